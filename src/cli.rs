@@ -1,0 +1,102 @@
+//! The clap command tree, built from the registry: one subcommand per spec (grouped
+//! under its first word for `tx commit`-style names), plus the global options. clap
+//! never prints: help and version are ours, and every parse error becomes an envelope.
+
+use crate::registry;
+use clap::{Arg, ArgAction, Command};
+
+pub const GLOBAL_OPTIONS_TAKING_VALUES: &[&str] = &["--root", "--lock-timeout"];
+
+fn globals(cmd: Command) -> Command {
+    cmd.arg(Arg::new("root").long("root").value_name("DIR").global(true).help("Workspace root (default: the enclosing git work tree, else the working directory)."))
+        .arg(
+            Arg::new("lock_timeout")
+                .long("lock-timeout")
+                .value_name("DURATION")
+                .global(true)
+                .help("How long a write, or recovery before a command, waits for the workspace lock (default 10s)."),
+        )
+}
+
+/// The whole tree.
+pub fn build() -> Command {
+    let mut root = globals(
+        Command::new("aitools")
+            .disable_help_flag(true)
+            .disable_version_flag(true)
+            .disable_help_subcommand(true)
+            .subcommand_required(true)
+            .arg_required_else_help(false),
+    );
+    let mut groups: Vec<(String, Command)> = Vec::new();
+    for spec in registry::all() {
+        match spec.name.split_once(' ') {
+            None => root = root.subcommand(spec.clap_command()),
+            Some((group, _)) => {
+                let pos = match groups.iter().position(|(g, _)| g == group) {
+                    Some(p) => p,
+                    None => {
+                        groups.push((
+                            group.to_string(),
+                            Command::new(group)
+                                .disable_help_flag(true)
+                                .disable_version_flag(true)
+                                .disable_help_subcommand(true)
+                                .subcommand_required(true),
+                        ));
+                        groups.len() - 1
+                    }
+                };
+                let (name, cmd) = groups.remove(pos);
+                groups.insert(pos, (name, cmd.subcommand(spec.clap_command())));
+            }
+        }
+    }
+    for (_, g) in groups {
+        root = root.subcommand(g);
+    }
+    root.arg(
+        Arg::new("help_flag")
+            .long("help")
+            .action(ArgAction::SetTrue)
+            .global(true)
+            .hide(true),
+    )
+}
+
+/// The command words of an argv (`["tx", "commit"]`), skipping global options.
+pub fn command_words(argv: &[String]) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut i = 0;
+    while i < argv.len() {
+        let a = &argv[i];
+        if a == "--" {
+            break;
+        }
+        if GLOBAL_OPTIONS_TAKING_VALUES.contains(&a.as_str()) {
+            i += 2;
+            continue;
+        }
+        if a.starts_with('-') {
+            // A command's own option ends the command words.
+            if words.is_empty() {
+                i += 1;
+                continue;
+            }
+            break;
+        }
+        words.push(a.clone());
+        let joined = words.join(" ");
+        if registry::find(&joined).is_some() {
+            return words;
+        }
+        if words.len() == 1 && !registry::groups().contains(&a.as_str()) {
+            return words;
+        }
+        if words.len() >= 2 {
+            return words;
+        }
+        i += 1;
+    }
+    words
+}

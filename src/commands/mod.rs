@@ -1,0 +1,5 @@
+//! The command families. Each family owns its commands' argument structs, handlers
+//! and registry entries, uses only the core (`protocol`, `workspace`, `text`,
+//! `store`), and never reaches into another family.
+
+pub mod inspect;

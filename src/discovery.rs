@@ -1,0 +1,193 @@
+//! Discovery, part of the composition root: `schema`, the command list of
+//! `aitools --help`, `--version`, and the unknown-command repairs.
+
+use crate::handler;
+use crate::protocol::correspondence;
+use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
+use crate::registry;
+use crate::workspace::Ctx;
+use clap::Args;
+
+#[derive(Args, Debug)]
+pub struct SchemaArgs {
+    /// Command names as typed, e.g. `read` or `tx commit`.
+    #[arg(value_name = "COMMAND", num_args = 0..)]
+    pub commands: Vec<String>,
+    /// Return every command's full detail.
+    #[arg(long)]
+    pub all: bool,
+}
+
+pub const SCHEMA: CommandSpec = CommandSpec {
+    name: "schema",
+    summary: "List implemented commands, or show one command's full schema.",
+    description: "With no arguments, list every command as {name, summary}. With command words (a group word followed by its subcommand, e.g. `schema tx commit`), return those commands' full detail; a group word alone returns its subcommands' detail. --all returns every command's detail.",
+    args: <SchemaArgs as clap::Args>::augment_args,
+    output_fields: &[field(
+        "commands",
+        "Array of {name, summary}, or of full detail objects.",
+    )],
+    error_codes: &[code::NOT_FOUND, code::ARGUMENT_INVALID],
+    writes: false,
+    workspace: false,
+    run: handler!(SchemaArgs, run_schema),
+};
+
+pub const COMMANDS: &[CommandSpec] = &[SCHEMA];
+
+#[derive(serde::Serialize)]
+struct SchemaOut {
+    commands: Json,
+}
+
+pub fn run_schema(_ctx: &Ctx, args: &SchemaArgs) -> Result<Output, CmdError> {
+    if args.all {
+        return Ok(Output::ok(&SchemaOut {
+            commands: Json::Arr(registry::all().map(|s| s.detail()).collect()),
+        }));
+    }
+    if args.commands.is_empty() {
+        return Ok(Output::ok(&SchemaOut {
+            commands: command_list(),
+        }));
+    }
+    let mut details = Vec::new();
+    let mut i = 0;
+    let words = &args.commands;
+    while i < words.len() {
+        // Accept `tx commit` as two words or one quoted word.
+        let two = words.get(i + 1).map(|w| format!("{} {}", words[i], w));
+        if let Some(spec) = two.as_deref().and_then(registry::find) {
+            details.push(spec.detail());
+            i += 2;
+        } else if let Some(spec) = registry::find(&words[i]) {
+            details.push(spec.detail());
+            i += 1;
+        } else if registry::groups().contains(&words[i].as_str()) {
+            let prefix = format!("{} ", words[i]);
+            details.extend(
+                registry::all()
+                    .filter(|s| s.name.starts_with(&prefix))
+                    .map(|s| s.detail()),
+            );
+            i += 1;
+        } else {
+            return Err(
+                unknown_command_error(&words[i], &[]).with_first_repair(Repair::new(
+                    "schema",
+                    "List every command and its summary.",
+                    "aitools schema",
+                )),
+            );
+        }
+    }
+    Ok(Output::ok(&SchemaOut {
+        commands: Json::Arr(details),
+    }))
+}
+
+/// `[{name, summary}]` of every command.
+pub fn command_list() -> Json {
+    Json::Arr(registry::all().map(|s| s.brief()).collect())
+}
+
+/// Edit distance, for near-miss candidates.
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The error for a first word that names no command, in the spec's order: a bare
+/// group, a group's subcommand typed alone, a shell command, anything else.
+pub fn unknown_command_error(word: &str, rest: &[String]) -> CmdError {
+    if registry::groups().contains(&word) {
+        let subs: Vec<&str> = registry::all()
+            .filter_map(|s| s.name.strip_prefix(&format!("{word} ")))
+            .collect();
+        return CmdError::new(
+            code::ARGUMENT_INVALID,
+            format!("{word} requires a subcommand: one of {}.", subs.join(", ")),
+            Repair::new(
+                "schema",
+                format!("Show the {word} subcommands and their arguments."),
+                format!("aitools schema {word}"),
+            ),
+        );
+    }
+    let grouped: Vec<&CommandSpec> = registry::all()
+        .filter(|s| s.name.split_once(' ').is_some_and(|(_, sub)| sub == word))
+        .collect();
+    if !grouped.is_empty() {
+        let mut err: Option<CmdError> = None;
+        for spec in grouped {
+            let mut words: Vec<String> = spec.name.split(' ').map(str::to_string).collect();
+            words.extend(rest.iter().cloned());
+            let repair = Repair::new(
+                "run-instead",
+                format!(
+                    "{word} is a subcommand of {}.",
+                    spec.name.split(' ').next().unwrap_or("")
+                ),
+                shell::aitools(&words),
+            );
+            err = Some(match err {
+                None => CmdError::new(
+                    code::ARGUMENT_INVALID,
+                    format!("Unknown command {word}; it is a subcommand of a group."),
+                    repair,
+                ),
+                Some(e) => e.with_repair(repair),
+            });
+        }
+        if let Some(e) = err {
+            return e;
+        }
+    }
+    if let Some(row) = correspondence::lookup(word) {
+        return CmdError::new(
+            code::ARGUMENT_INVALID,
+            format!(
+                "{word} is a shell command, not an aitools command; use {} instead.",
+                row.command
+            ),
+            Repair::new("run-instead", row.why, row.command),
+        )
+        .with_repair(Repair::new(
+            "schema",
+            "List every command.",
+            "aitools schema",
+        ));
+    }
+    let mut near: Vec<(usize, &str)> = registry::all()
+        .map(|s| (distance(word, s.name), s.name))
+        .filter(|(d, _)| *d <= 2)
+        .collect();
+    near.sort();
+    let err = CmdError::new(
+        code::ARGUMENT_INVALID,
+        format!("Unknown command {word}."),
+        Repair::new(
+            "schema",
+            "List every command and its summary.",
+            "aitools schema",
+        ),
+    );
+    if near.is_empty() {
+        err
+    } else {
+        err.with_candidates(Json::Arr(
+            near.into_iter().map(|(_, n)| Json::str(n)).collect(),
+        ))
+    }
+}

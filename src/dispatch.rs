@@ -1,0 +1,260 @@
+//! The dispatcher: the only code that reads argv, writes to stdout or stderr, or
+//! picks an exit code. parse → recover → run → one envelope, on every path:
+//! clap errors, `--help`, `--version`, panics and a closed stdout included.
+
+use crate::cli;
+use crate::discovery;
+use crate::protocol::envelope::{self, Rendered};
+use crate::protocol::{CmdError, Json, Output, Repair, code, values};
+use crate::registry;
+use crate::store::recovery;
+use crate::workspace::Ctx;
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use std::ffi::OsString;
+use std::io::Write;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::process::ExitCode;
+use std::time::Duration;
+
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The process entry point (`main.rs` calls only this).
+pub fn main() -> ExitCode {
+    // Panic text must never reach the agent: the envelope below reports it.
+    std::panic::set_hook(Box::new(|_| {}));
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    let rendered = match catch_unwind(AssertUnwindSafe(|| invoke(&args))) {
+        Ok(r) => r,
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_string());
+            let argv = lossy(&args);
+            let words = cli::command_words(&argv);
+            let command = if words.is_empty() {
+                "aitools".to_string()
+            } else {
+                words.join(" ")
+            };
+            envelope::render_error(
+                &command,
+                &CmdError::internal(format!("aitools failed unexpectedly: {what}.")),
+            )
+        }
+    };
+    emit(rendered)
+}
+
+fn emit(r: Rendered) -> ExitCode {
+    let result = if r.to_stderr {
+        let mut err = std::io::stderr().lock();
+        err.write_all(r.text.as_bytes()).and_then(|_| err.flush())
+    } else {
+        let mut out = std::io::stdout().lock();
+        out.write_all(r.text.as_bytes()).and_then(|_| out.flush())
+    };
+    // A closed stdout (`aitools read x | head -c0`) ends quietly: nobody is listening.
+    let _ = result;
+    ExitCode::from(r.exit_code.clamp(0, 255) as u8)
+}
+
+fn lossy(args: &[OsString]) -> Vec<String> {
+    args.iter()
+        .map(|a| a.to_string_lossy().to_string())
+        .collect()
+}
+
+/// Runs one invocation to its envelope.
+pub fn invoke(args: &[OsString]) -> Rendered {
+    let argv = lossy(args);
+    let head: Vec<&str> = argv
+        .iter()
+        .take_while(|a| *a != "--")
+        .map(String::as_str)
+        .collect();
+    let words = cli::command_words(&argv);
+
+    if head.contains(&"--help") {
+        return help(&words, &argv);
+    }
+    if head.contains(&"--version") && words.is_empty() {
+        let mut v = Json::obj();
+        v.push("name", Json::str("aitools"));
+        v.push("version", Json::str(VERSION));
+        return envelope::render_ok("version", Output::from_json(v, false), vec![], None);
+    }
+    if words.is_empty() {
+        let err = CmdError::new(
+            code::ARGUMENT_INVALID,
+            "No command given.",
+            Repair::new(
+                "help",
+                "List the commands, rules and skills.",
+                "aitools --help",
+            ),
+        );
+        return envelope::render_error("aitools", &err);
+    }
+
+    let full = std::iter::once(OsString::from("aitools")).chain(args.iter().cloned());
+    let matches = match cli::build().try_get_matches_from(full) {
+        Ok(m) => m,
+        Err(e) => return clap_error(e, &words, &argv),
+    };
+    let Some((first, mut leaf)) = matches.subcommand() else {
+        return envelope::render_error(
+            "aitools",
+            &discovery::unknown_command_error(&words[0], &[]),
+        );
+    };
+    let mut name = first.to_string();
+    if let Some((sub, m)) = leaf.subcommand() {
+        name = format!("{first} {sub}");
+        leaf = m;
+    }
+    let Some(spec) = registry::find(&name) else {
+        return envelope::render_error("aitools", &discovery::unknown_command_error(&name, &[]));
+    };
+
+    let lock_timeout = match leaf.get_one::<String>("lock_timeout") {
+        Some(v) => match values::parse_duration(v) {
+            Ok(d) => d,
+            Err(m) => {
+                return envelope::render_error(
+                    &name,
+                    &CmdError::invalid_argument(&name, format!("--lock-timeout: {m}")),
+                );
+            }
+        },
+        None => Duration::from_secs(10),
+    };
+    let root = leaf.get_one::<String>("root").map(String::as_str);
+    let ctx = match Ctx::new(&name, argv.clone(), root, lock_timeout) {
+        Ok(c) => c,
+        Err(e) => return envelope::render_error(&name, &e),
+    };
+    let recovered = if spec.workspace {
+        match recovery::recover(&ctx) {
+            Ok(r) => r,
+            Err(e) => return envelope::render_error(&name, &e),
+        }
+    } else {
+        Vec::new()
+    };
+    match (spec.run)(&ctx, leaf) {
+        Ok(out) => envelope::render_ok(&name, out, vec![], recovery::report(&recovered)),
+        Err(e) => envelope::render_error(&name, &e),
+    }
+}
+
+/// `aitools --help` (the command list) or `aitools <cmd> --help` (its schema detail).
+fn help(words: &[String], argv: &[String]) -> Rendered {
+    if words.is_empty() {
+        let mut v = Json::obj();
+        v.push("help", Json::str(BRIEF));
+        v.push("commands", discovery::command_list());
+        return envelope::render_ok("help", Output::from_json(v, false), vec![], None);
+    }
+    let name = words.join(" ");
+    if let Some(spec) = registry::find(&name) {
+        return envelope::render_bare(spec.detail());
+    }
+    let _ = argv;
+    envelope::render_error(
+        "aitools",
+        &discovery::unknown_command_error(&words[0], &words[1..]),
+    )
+}
+
+const BRIEF: &str = "aitools is one binary an agent calls instead of cat, grep, sed, find and patch: every call prints one JSON object, reads are bounded and say how to continue, writes are guarded, atomic and undoable, and secrets are masked. Start with `aitools schema`.";
+
+fn context_text(e: &clap::Error, kind: ContextKind) -> Option<String> {
+    e.get(kind).map(|v| match v {
+        ContextValue::String(s) => s.clone(),
+        ContextValue::Strings(v) => v.join(", "),
+        ContextValue::Number(n) => n.to_string(),
+        other => other.to_string(),
+    })
+}
+
+/// Turns a clap parse error into our envelope (clap never prints).
+fn clap_error(e: clap::Error, words: &[String], argv: &[String]) -> Rendered {
+    let known = registry::find(&words.join(" ")).map(|s| s.name.to_string());
+    let command = known.clone().unwrap_or_else(|| "aitools".to_string());
+    let arg = context_text(&e, ContextKind::InvalidArg).unwrap_or_default();
+    let value = context_text(&e, ContextKind::InvalidValue).unwrap_or_default();
+    let err = match e.kind() {
+        ErrorKind::InvalidSubcommand
+        | ErrorKind::MissingSubcommand
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let word = context_text(&e, ContextKind::InvalidSubcommand)
+                .unwrap_or_else(|| words.last().cloned().unwrap_or_default());
+            let rest: Vec<String> = argv
+                .iter()
+                .skip_while(|a| **a != word)
+                .skip(1)
+                .cloned()
+                .collect();
+            if registry::groups().contains(&word.as_str()) || known.is_none() {
+                discovery::unknown_command_error(&word, &rest)
+            } else {
+                CmdError::invalid_argument(&command, format!("Unknown subcommand {word}."))
+            }
+        }
+        ErrorKind::UnknownArgument => {
+            let mut err =
+                CmdError::invalid_argument(&command, format!("{command} does not accept {arg}."));
+            if let Some(s) = context_text(&e, ContextKind::SuggestedArg) {
+                err = err.with_candidates(Json::Arr(vec![Json::str(s)]));
+            }
+            err
+        }
+        ErrorKind::MissingRequiredArgument => {
+            CmdError::invalid_argument(&command, format!("{command} needs {arg}."))
+        }
+        ErrorKind::InvalidValue => {
+            let valid = context_text(&e, ContextKind::ValidValue).unwrap_or_default();
+            let msg = if value.is_empty() {
+                format!("{arg} needs a value.")
+            } else if valid.is_empty() {
+                format!("{arg} does not accept {value:?}.")
+            } else {
+                format!("{arg} does not accept {value:?}; use one of {valid}.")
+            };
+            CmdError::invalid_argument(&command, msg)
+        }
+        ErrorKind::ValueValidation => CmdError::invalid_argument(
+            &command,
+            format!(
+                "{arg}: {value:?} is not a valid value (whole numbers are ASCII digits, no sign)."
+            ),
+        ),
+        ErrorKind::InvalidUtf8 => CmdError::invalid_argument(
+            &command,
+            "An argument is not valid UTF-8; pass paths and text as UTF-8.",
+        ),
+        ErrorKind::TooManyValues | ErrorKind::WrongNumberOfValues | ErrorKind::TooFewValues => {
+            CmdError::invalid_argument(&command, format!("{arg} got the wrong number of values."))
+        }
+        ErrorKind::ArgumentConflict => {
+            let other = context_text(&e, ContextKind::PriorArg).unwrap_or_default();
+            CmdError::invalid_argument(&command, format!("{arg} cannot be used with {other}."))
+        }
+        ErrorKind::NoEquals => {
+            CmdError::invalid_argument(&command, format!("{arg} needs its value after '='."))
+        }
+        _ => {
+            let text = e.to_string();
+            let first = text
+                .lines()
+                .next()
+                .unwrap_or("the arguments do not parse")
+                .trim_start_matches("error: ")
+                .to_string();
+            CmdError::invalid_argument(&command, format!("{first}."))
+        }
+    };
+    envelope::render_error(&command, &err)
+}

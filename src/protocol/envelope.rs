@@ -1,0 +1,189 @@
+//! The envelope: what a handler returns (`Output`), and the one function that turns
+//! an output or an error into the exact bytes printed, in the fixed member order
+//! `schema_version, status, command, <fields>, recovered?, redactions?`.
+//!
+//! The secret mask runs over the whole object here, so no command can forget it.
+
+use super::error::{CmdError, Repair, code};
+use super::json::Json;
+use super::redact;
+use serde::Serialize;
+
+/// Envelopes above this many characters are refused (`refusal.too-large`).
+pub const MAX_ENVELOPE_CHARS: usize = 16 * 1024 * 1024;
+
+/// A handler's success: its fields in schema order, and whether a limit cut them.
+#[derive(Debug, Clone)]
+pub struct Output {
+    pub fields: Json,
+    pub partial: bool,
+}
+
+impl Output {
+    /// A complete result (`status: ok`, exit 0).
+    pub fn ok<T: Serialize + ?Sized>(value: &T) -> Output {
+        Output {
+            fields: Json::from_serialize(value),
+            partial: false,
+        }
+    }
+
+    /// `ok` or `partial` (exit 3) depending on whether a limit cut the result.
+    pub fn cut<T: Serialize + ?Sized>(value: &T, partial: bool) -> Output {
+        Output {
+            fields: Json::from_serialize(value),
+            partial,
+        }
+    }
+
+    pub fn from_json(fields: Json, partial: bool) -> Output {
+        Output { fields, partial }
+    }
+}
+
+/// Bytes ready to print, and where and with which exit code.
+#[derive(Debug)]
+pub struct Rendered {
+    pub text: String,
+    pub exit_code: i32,
+    pub to_stderr: bool,
+}
+
+fn header(status: &str, command: &str) -> Json {
+    let mut env = Json::obj();
+    env.push("schema_version", Json::Int(1));
+    env.push("status", Json::str(status));
+    env.push("command", Json::str(command));
+    env
+}
+
+/// Masks, counts and serializes; refuses an envelope over the size cap.
+fn finish(mut env: Json, command: &str) -> Result<String, CmdError> {
+    let redactions = redact::mask_tree(&mut env);
+    if redactions > 0 {
+        env.push("redactions", Json::UInt(redactions as u64));
+    }
+    let mut text = env.to_string_compact();
+    if text.len() > MAX_ENVELOPE_CHARS && text.chars().count() > MAX_ENVELOPE_CHARS {
+        return Err(CmdError::new(
+            code::TOO_LARGE,
+            format!(
+                "The answer would be {} characters, over the {MAX_ENVELOPE_CHARS}-character limit of one envelope.",
+                text.chars().count()
+            ),
+            Repair::new(
+                "narrow",
+                "Ask for less: a smaller --range, --max-lines or --limit.",
+                format!("aitools schema {command}"),
+            ),
+        ));
+    }
+    text.push('\n');
+    Ok(text)
+}
+
+/// A success envelope. `extra` members follow the command fields (inline context);
+/// `recovered` is the recovery report, omitted when empty.
+pub fn render_ok(
+    command: &str,
+    out: Output,
+    extra: Vec<(String, Json)>,
+    recovered: Option<Json>,
+) -> Rendered {
+    let mut env = header(if out.partial { "partial" } else { "ok" }, command);
+    if let Json::Obj(members) = out.fields {
+        for (k, v) in members {
+            // An empty next_commands is omitted (spec: "omitted when empty").
+            if k == "next_commands" && matches!(&v, Json::Arr(a) if a.is_empty()) {
+                continue;
+            }
+            env.push(&k, v);
+        }
+    }
+    for (k, v) in extra {
+        env.push(&k, v);
+    }
+    if let Some(r) = recovered {
+        env.push("recovered", r);
+    }
+    match finish(env, command) {
+        Ok(text) => Rendered {
+            text,
+            exit_code: if out.partial { 3 } else { 0 },
+            to_stderr: false,
+        },
+        Err(e) => render_error(command, &e),
+    }
+}
+
+/// An error envelope, for stderr, with the catalog's exit code.
+pub fn render_error(command: &str, err: &CmdError) -> Rendered {
+    let mut env = header("error", command);
+    env.push("error", err.to_json());
+    let text = match finish(env, command) {
+        Ok(t) => t,
+        Err(too_large) => {
+            // The error itself is too large (huge candidates): drop the extras.
+            let mut slim = header("error", command);
+            slim.push("error", too_large.to_json());
+            let mut t = slim.to_string_compact();
+            t.push('\n');
+            t
+        }
+    };
+    Rendered {
+        text,
+        exit_code: err.exit_code(),
+        to_stderr: true,
+    }
+}
+
+/// A bare object (no envelope header), masked: `aitools <cmd> --help` prints the schema this way.
+pub fn render_bare(mut value: Json) -> Rendered {
+    let n = redact::mask_tree(&mut value);
+    if n > 0 {
+        value.push("redactions", Json::UInt(n as u64));
+    }
+    let mut text = value.to_string_compact();
+    text.push('\n');
+    Rendered {
+        text,
+        exit_code: 0,
+        to_stderr: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[derive(Serialize)]
+    struct R {
+        path: &'static str,
+        next_commands: Vec<String>,
+    }
+    #[test]
+    fn order_and_redactions() {
+        let r = render_ok(
+            "read",
+            Output::ok(&R {
+                path: "password=x",
+                next_commands: vec![],
+            }),
+            vec![],
+            None,
+        );
+        assert_eq!(
+            r.text,
+            "{\"schema_version\":1,\"status\":\"ok\",\"command\":\"read\",\"path\":\"password=[REDACTED_SECRET]\",\"redactions\":1}\n"
+        );
+        assert_eq!(r.exit_code, 0);
+    }
+    #[test]
+    fn error_shape() {
+        let e = CmdError::invalid_argument("read", "bad");
+        let r = render_error("read", &e);
+        assert!(r.to_stderr);
+        assert_eq!(r.exit_code, 1);
+        assert!(r.text.starts_with("{\"schema_version\":1,\"status\":\"error\",\"command\":\"read\",\"error\":{\"code\":\"argument.invalid\",\"message\":\"bad\",\"exit_code\":1,\"repairs\":[{\"action\":\"schema\""));
+    }
+}

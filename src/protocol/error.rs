@@ -1,0 +1,238 @@
+//! `CmdError`: the one error type every command returns.
+//!
+//! It cannot be built without a repair (the constructor takes the first one), and
+//! it carries a catalog code rather than an exit code: the dispatcher asks the
+//! catalog for the exit code.
+
+use super::json::Json;
+use serde::Serialize;
+
+/// Error codes, spelled once. Each must be a row of `data/errors.tsv` (a test checks).
+pub mod code {
+    pub const ARGUMENT_INVALID: &str = "argument.invalid";
+    pub const NOT_FOUND: &str = "input.not-found";
+    pub const NOT_UTF8: &str = "input.not-utf8";
+    pub const UNSUPPORTED_FORMAT: &str = "input.unsupported-format";
+    pub const UNSUPPORTED_LANGUAGE: &str = "input.unsupported-language";
+    pub const SYNTAX_ERROR: &str = "input.syntax-error";
+    pub const NO_MATCH: &str = "selection.no-match";
+    pub const AMBIGUOUS: &str = "selection.ambiguous";
+    pub const COUNT_MISMATCH: &str = "selection.count-mismatch";
+    pub const TARGET_CHANGED: &str = "refusal.target-changed";
+    pub const REDACTED_INPUT: &str = "refusal.redacted-input";
+    pub const OUTSIDE_WORKSPACE: &str = "refusal.outside-workspace";
+    pub const EXISTS: &str = "refusal.exists";
+    pub const NOT_A_FILE: &str = "refusal.not-a-file";
+    pub const TOO_LARGE: &str = "refusal.too-large";
+    pub const IO: &str = "environment.io";
+    pub const BUSY: &str = "environment.busy";
+    pub const TIMEOUT: &str = "environment.timeout";
+    pub const UNAVAILABLE: &str = "environment.unavailable";
+    pub const INTERNAL: &str = "internal.unexpected";
+
+    pub const ALL: &[&str] = &[
+        ARGUMENT_INVALID,
+        NOT_FOUND,
+        NOT_UTF8,
+        UNSUPPORTED_FORMAT,
+        UNSUPPORTED_LANGUAGE,
+        SYNTAX_ERROR,
+        NO_MATCH,
+        AMBIGUOUS,
+        COUNT_MISMATCH,
+        TARGET_CHANGED,
+        REDACTED_INPUT,
+        OUTSIDE_WORKSPACE,
+        EXISTS,
+        NOT_A_FILE,
+        TOO_LARGE,
+        IO,
+        BUSY,
+        TIMEOUT,
+        UNAVAILABLE,
+        INTERNAL,
+    ];
+}
+
+/// What to run next: `{action, detail, command}`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Repair {
+    pub action: String,
+    pub detail: String,
+    pub command: String,
+}
+
+impl Repair {
+    pub fn new(
+        action: impl Into<String>,
+        detail: impl Into<String>,
+        command: impl Into<String>,
+    ) -> Repair {
+        Repair {
+            action: action.into(),
+            detail: detail.into(),
+            command: command.into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct CmdError {
+    pub code: &'static str,
+    pub message: String,
+    repairs: Vec<Repair>,
+    pub candidates: Option<Json>,
+    pub diagnostics: Option<Json>,
+    pub conflicts: Option<Json>,
+}
+
+impl CmdError {
+    /// The only constructor: an error always has at least one repair.
+    pub fn new(code: &'static str, message: impl Into<String>, repair: Repair) -> CmdError {
+        CmdError {
+            code,
+            message: message.into(),
+            repairs: vec![repair],
+            candidates: None,
+            diagnostics: None,
+            conflicts: None,
+        }
+    }
+
+    /// `argument.invalid` whose repair is the command's schema.
+    pub fn invalid_argument(command: &str, message: impl Into<String>) -> CmdError {
+        CmdError::new(code::ARGUMENT_INVALID, message, schema_repair(command))
+    }
+
+    /// `internal.unexpected`: a bug; the repair is filing feedback.
+    pub fn internal(message: impl Into<String>) -> CmdError {
+        CmdError::new(
+            code::INTERNAL,
+            message,
+            Repair::new(
+                "report",
+                "This is a bug in aitools; file it so it gets fixed, then retry the call.",
+                "aitools feedback create --type bug --message '<what you ran and what happened>'",
+            ),
+        )
+    }
+
+    pub fn with_repair(mut self, repair: Repair) -> CmdError {
+        self.repairs.push(repair);
+        self
+    }
+
+    /// Puts a repair first (the one an agent should try before the others).
+    pub fn with_first_repair(mut self, repair: Repair) -> CmdError {
+        self.repairs.insert(0, repair);
+        self
+    }
+
+    pub fn with_candidates(mut self, candidates: Json) -> CmdError {
+        self.candidates = Some(candidates);
+        self
+    }
+
+    pub fn with_diagnostics(mut self, diagnostics: Json) -> CmdError {
+        self.diagnostics = Some(diagnostics);
+        self
+    }
+
+    pub fn with_conflicts(mut self, conflicts: Json) -> CmdError {
+        self.conflicts = Some(conflicts);
+        self
+    }
+
+    pub fn repairs(&self) -> &[Repair] {
+        &self.repairs
+    }
+
+    /// The exit code the catalog gives this code (an unknown code is a bug: 1).
+    pub fn exit_code(&self) -> i32 {
+        super::catalog::exit_code(self.code).unwrap_or(1)
+    }
+
+    /// `{code, message, exit_code, repairs, feedback, candidates?, diagnostics?, conflicts?}`.
+    pub fn to_json(&self) -> Json {
+        let mut obj = Json::obj();
+        obj.push("code", Json::str(self.code));
+        obj.push("message", Json::str(self.message.clone()));
+        obj.push("exit_code", Json::Int(self.exit_code().into()));
+        obj.push("repairs", Json::from_serialize(&self.repairs));
+        obj.push("feedback", Json::str(super::FEEDBACK_LINE));
+        if let Some(c) = &self.candidates {
+            obj.push("candidates", c.clone());
+        }
+        if let Some(d) = &self.diagnostics {
+            obj.push("diagnostics", d.clone());
+        }
+        if let Some(c) = &self.conflicts {
+            obj.push("conflicts", c.clone());
+        }
+        obj
+    }
+}
+
+/// The repair of last resort: the command's own schema.
+pub fn schema_repair(command: &str) -> Repair {
+    if command.is_empty() || command == "aitools" {
+        Repair::new(
+            "schema",
+            "List the commands and their summaries.",
+            "aitools schema",
+        )
+    } else {
+        Repair::new(
+            "schema",
+            format!("Show the arguments `{command}` accepts."),
+            format!("aitools schema {command}"),
+        )
+    }
+}
+
+/// Maps an I/O error on `display_path` to the right catalog code.
+pub fn io_error(command: &str, display_path: &str, err: &std::io::Error) -> CmdError {
+    use std::io::ErrorKind;
+    let quoted = super::shell::quote(display_path);
+    match err.kind() {
+        ErrorKind::NotFound => CmdError::new(
+            code::NOT_FOUND,
+            format!("{display_path} does not exist."),
+            Repair::new("find", "Look for the file by name.", "aitools find ."),
+        ),
+        _ => CmdError::new(
+            code::IO,
+            format!("{display_path}: {}.", err_text(err)),
+            Repair::new(
+                "info",
+                "Check the path's kind and mode.",
+                format!("aitools info {quoted}"),
+            ),
+        )
+        .with_repair(schema_repair(command)),
+    }
+}
+
+/// An io::Error's text without the "(os error N)" suffix.
+pub fn err_text(err: &std::io::Error) -> String {
+    let s = err.to_string();
+    match s.find(" (os error") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn every_code_is_in_the_catalog() {
+        for c in code::ALL {
+            assert!(
+                super::super::catalog::exit_code(c).is_some(),
+                "{c} missing from data/errors.tsv"
+            );
+        }
+        assert_eq!(super::super::catalog::entries().count(), code::ALL.len());
+    }
+}

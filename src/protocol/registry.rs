@@ -1,0 +1,177 @@
+//! The command registry's types: each command declares itself once (`CommandSpec`),
+//! and its schema (arguments read off its clap definition, output fields, error
+//! codes) is generated from that one declaration for `schema`, `--help`, and the
+//! machine modes.
+
+use super::envelope::Output;
+use super::error::CmdError;
+use super::json::Json;
+use crate::workspace::Ctx;
+use clap::{ArgAction, ArgMatches};
+
+/// The one handler shape: parsed arguments in, output or error out.
+pub type Handler = fn(&Ctx, &ArgMatches) -> Result<Output, CmdError>;
+
+/// An output field and what it means.
+pub struct Field {
+    pub name: &'static str,
+    pub description: &'static str,
+}
+
+/// Shorthand for a `Field` in a const table.
+pub const fn field(name: &'static str, description: &'static str) -> Field {
+    Field { name, description }
+}
+
+/// Everything aitools knows about one command.
+pub struct CommandSpec {
+    /// As typed: `read`, `code outline`, `tx commit`.
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub description: &'static str,
+    /// Adds the command's arguments (`XArgs::augment_args`).
+    pub args: fn(clap::Command) -> clap::Command,
+    pub output_fields: &'static [Field],
+    pub error_codes: &'static [&'static str],
+    /// Writes to the workspace (journaled, accepts --dry-run/--tx where declared).
+    pub writes: bool,
+    /// Needs the workspace (root, recovery). `schema` and friends do not.
+    pub workspace: bool,
+    pub run: Handler,
+}
+
+/// Builds a `Handler` from an args type and a `fn(&Ctx, &Args) -> Result<Output, CmdError>`.
+#[macro_export]
+macro_rules! handler {
+    ($args:ty, $run:path) => {
+        |ctx: &$crate::workspace::Ctx, m: &clap::ArgMatches| {
+            let args = <$args as clap::FromArgMatches>::from_arg_matches(m).map_err(|e| {
+                $crate::protocol::CmdError::invalid_argument(&ctx.command, e.to_string())
+            })?;
+            $run(ctx, &args)
+        }
+    };
+}
+
+/// Global options every command accepts; not part of a command's own schema.
+pub const GLOBAL_ARG_IDS: &[&str] = &["root", "lock_timeout", "help", "version", "brief"];
+
+/// The schema type of an argument, from its action and value name.
+fn arg_type(arg: &clap::Arg) -> String {
+    if matches!(
+        arg.get_action(),
+        ArgAction::SetTrue | ArgAction::SetFalse | ArgAction::Count
+    ) {
+        return "flag".to_string();
+    }
+    let values: Vec<String> = arg
+        .get_possible_values()
+        .iter()
+        .map(|v| v.get_name().to_string())
+        .collect();
+    if !values.is_empty() {
+        return "enum".to_string();
+    }
+    let name = arg
+        .get_value_names()
+        .and_then(|n| n.first().map(|s| s.to_string()))
+        .unwrap_or_default();
+    let base = match name.as_str() {
+        "N" | "INT" | "LINE" | "COUNT" => "integer",
+        "SIZE" => "size",
+        "DURATION" => "duration",
+        "PATH" | "FILE" | "DIR" => "path",
+        _ => "string",
+    };
+    match arg.get_num_args() {
+        Some(r) if r.min_values() == 2 && r.max_values() == 2 => format!("{base}, 2 values"),
+        _ => base.to_string(),
+    }
+}
+
+/// The schema of one argument: `{name, type, values?, required, repeatable, default, description}`.
+fn arg_schema(arg: &clap::Arg) -> Json {
+    let mut obj = Json::obj();
+    let positional = arg.is_positional();
+    let name = match arg.get_long() {
+        Some(long) if !positional => format!("--{long}"),
+        _ => arg.get_id().as_str().to_string(),
+    };
+    obj.push("name", Json::str(name));
+    obj.push("type", Json::str(arg_type(arg)));
+    let values: Vec<Json> = arg
+        .get_possible_values()
+        .iter()
+        .map(|v| Json::str(v.get_name()))
+        .collect();
+    if !values.is_empty() {
+        obj.push("values", Json::Arr(values));
+    }
+    obj.push("positional", Json::Bool(positional));
+    obj.push("required", Json::Bool(arg.is_required_set()));
+    let repeatable = matches!(arg.get_action(), ArgAction::Append)
+        || (positional && arg.get_num_args().is_some_and(|r| r.max_values() > 1));
+    obj.push("repeatable", Json::Bool(repeatable));
+    let default = arg
+        .get_default_values()
+        .first()
+        .map(|v| Json::str(v.to_string_lossy()));
+    obj.push("default", default.unwrap_or(Json::Null));
+    obj.push(
+        "description",
+        Json::str(arg.get_help().map(|h| h.to_string()).unwrap_or_default()),
+    );
+    obj
+}
+
+impl CommandSpec {
+    /// The clap command for this spec, leaf only (named by its last word).
+    pub fn clap_command(&self) -> clap::Command {
+        let leaf = self.name.rsplit(' ').next().unwrap_or(self.name);
+        (self.args)(
+            clap::Command::new(leaf)
+                .disable_help_flag(true)
+                .disable_version_flag(true),
+        )
+    }
+
+    /// The full detail object: `{name, summary, description, args, output_fields, error_codes}`.
+    pub fn detail(&self) -> Json {
+        let mut obj = Json::obj();
+        obj.push("name", Json::str(self.name));
+        obj.push("summary", Json::str(self.summary));
+        obj.push("description", Json::str(self.description));
+        let cmd = self.clap_command();
+        let args: Vec<Json> = cmd
+            .get_arguments()
+            .filter(|a| !a.is_hide_set() && !GLOBAL_ARG_IDS.contains(&a.get_id().as_str()))
+            .map(arg_schema)
+            .collect();
+        obj.push("args", Json::Arr(args));
+        let fields: Vec<Json> = self
+            .output_fields
+            .iter()
+            .map(|f| {
+                let mut o = Json::obj();
+                o.push("name", Json::str(f.name));
+                o.push("description", Json::str(f.description));
+                o
+            })
+            .collect();
+        obj.push("output_fields", Json::Arr(fields));
+        obj.push(
+            "error_codes",
+            Json::Arr(self.error_codes.iter().map(|c| Json::str(*c)).collect()),
+        );
+        obj.push("writes", Json::Bool(self.writes));
+        obj
+    }
+
+    /// `{name, summary}`.
+    pub fn brief(&self) -> Json {
+        let mut obj = Json::obj();
+        obj.push("name", Json::str(self.name));
+        obj.push("summary", Json::str(self.summary));
+        obj
+    }
+}

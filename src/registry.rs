@@ -1,0 +1,29 @@
+//! The one list of every command aitools has, gathered from the families (and the
+//! composition root's own `schema`). Parsing, `schema`, `--help` and the machine
+//! modes all read this list; nothing else enumerates commands.
+
+use crate::commands;
+use crate::protocol::registry::CommandSpec;
+
+/// Every registered command, in the order `schema` lists them.
+pub fn all() -> impl Iterator<Item = &'static CommandSpec> {
+    let families: [&'static [CommandSpec]; 2] =
+        [commands::inspect::COMMANDS, crate::discovery::COMMANDS];
+    families.into_iter().flatten()
+}
+
+/// The spec named exactly `name` (`read`, `tx commit`).
+pub fn find(name: &str) -> Option<&'static CommandSpec> {
+    all().find(|s| s.name == name)
+}
+
+/// Group words (`tx`, `code`): first words of multi-word command names.
+pub fn groups() -> Vec<&'static str> {
+    let mut g: Vec<&'static str> = all()
+        .filter_map(|s| s.name.split_once(' ').map(|(a, _)| a))
+        .collect();
+    g.dedup();
+    g.sort();
+    g.dedup();
+    g
+}

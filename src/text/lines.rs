@@ -1,0 +1,262 @@
+//! One streaming pass over a file that hashes every byte, counts lines, and hands
+//! back only the lines asked for, so a read of the middle of a 150 MB file holds a
+//! chunk and the wanted lines in memory, never the file.
+//!
+//! Line rules: LF ends a line; a CR right before LF is not part of the line; a final
+//! line without LF counts; a UTF-8 BOM is never part of line 1.
+
+use super::{BOM, MAX_LINE_BYTES};
+use sha2::{Digest, Sha256};
+use std::io::{self, Read};
+
+/// What the pass learned about the whole file.
+#[derive(Debug, Clone, Default)]
+pub struct Scan {
+    pub total_lines: u64,
+    pub size: u64,
+    pub hash: String,
+    pub bom: bool,
+    pub trailing_newline: bool,
+}
+
+/// A line handed to the sink: its number, the byte offset where it starts, its
+/// bytes (at most `MAX_LINE_BYTES`, without CR LF), and whether it was cut.
+pub struct Line<'a> {
+    pub number: u64,
+    pub offset: u64,
+    pub bytes: &'a [u8],
+    pub cut: bool,
+}
+
+/// Which lines the sink wants.
+pub trait Want {
+    fn wants(&mut self, line: u64) -> bool;
+    /// True when no line at or after `line` is wanted (collection can stop; hashing goes on).
+    fn done_after(&self, line: u64) -> bool;
+}
+
+/// Lines `first..=last`.
+pub struct Span {
+    pub first: u64,
+    pub last: u64,
+}
+
+impl Want for Span {
+    fn wants(&mut self, line: u64) -> bool {
+        line >= self.first && line <= self.last
+    }
+    fn done_after(&self, line: u64) -> bool {
+        line > self.last
+    }
+}
+
+/// Every line (the sink filters).
+pub struct All;
+impl Want for All {
+    fn wants(&mut self, _: u64) -> bool {
+        true
+    }
+    fn done_after(&self, _: u64) -> bool {
+        false
+    }
+}
+
+pub const CHUNK: usize = 1 << 20;
+
+/// Hex of a SHA-256 digest.
+pub fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        s.push(DIGITS[(b >> 4) as usize] as char);
+        s.push(DIGITS[(b & 15) as usize] as char);
+    }
+    s
+}
+
+/// SHA-256 hex of a byte slice.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+/// Streams `reader`, hashing everything and calling `sink` for each wanted line.
+pub fn scan<R: Read, W: Want>(
+    mut reader: R,
+    want: &mut W,
+    mut sink: impl FnMut(Line<'_>),
+) -> io::Result<Scan> {
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; CHUNK];
+    let mut size: u64 = 0;
+    let mut line_no: u64 = 1; // number of the line in progress
+    let mut line_start: u64 = 0; // file offset of the line in progress
+    let mut current: Vec<u8> = Vec::new(); // wanted line in progress (capped)
+    let mut current_len: u64 = 0; // its true length
+    let mut in_progress_wanted = want.wants(1);
+    let mut collecting = true;
+    let mut first_chunk = true;
+    let mut bom = false;
+    let mut last_byte: Option<u8> = None;
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let mut chunk = &buf[..n];
+        hasher.update(chunk);
+        let chunk_offset = size;
+        size += n as u64;
+        last_byte = chunk.last().copied();
+        let mut skip = 0usize;
+        if first_chunk {
+            first_chunk = false;
+            // A BOM split across reads is vanishingly rare from a file; treat a short
+            // first read as having none.
+            if chunk.starts_with(BOM) {
+                bom = true;
+                skip = 3;
+                line_start = 3;
+            }
+        }
+        chunk = &chunk[skip..];
+        let base = chunk_offset + skip as u64;
+        if !collecting {
+            line_no += memchr::memchr_iter(b'\n', chunk).count() as u64;
+            continue;
+        }
+        let mut pos = 0usize;
+        for nl in memchr::memchr_iter(b'\n', chunk) {
+            if in_progress_wanted {
+                append_capped(&mut current, &chunk[pos..nl]);
+                current_len += (nl - pos) as u64;
+                emit(
+                    &mut sink,
+                    line_no,
+                    line_start,
+                    &mut current,
+                    current_len,
+                    true,
+                );
+            }
+            current.clear();
+            current_len = 0;
+            line_no += 1;
+            line_start = base + nl as u64 + 1;
+            pos = nl + 1;
+            if collecting && want.done_after(line_no) {
+                collecting = false;
+                in_progress_wanted = false;
+                line_no += memchr::memchr_iter(b'\n', &chunk[pos..]).count() as u64;
+                break;
+            }
+            in_progress_wanted = want.wants(line_no);
+        }
+        if collecting && in_progress_wanted {
+            append_capped(&mut current, &chunk[pos..]);
+            current_len += (chunk.len() - pos) as u64;
+        }
+    }
+    let content_len = size - if bom { 3 } else { 0 };
+    let trailing_newline = last_byte == Some(b'\n');
+    // A final line without LF counts; an empty file (or BOM only) has 0 lines.
+    let total_lines = if content_len == 0 {
+        0
+    } else if trailing_newline {
+        line_no - 1
+    } else {
+        if collecting && in_progress_wanted && size > line_start {
+            emit(
+                &mut sink,
+                line_no,
+                line_start,
+                &mut current,
+                current_len,
+                false,
+            );
+        }
+        line_no
+    };
+    Ok(Scan {
+        total_lines,
+        size,
+        hash: hex(&hasher.finalize()),
+        bom,
+        trailing_newline,
+    })
+}
+
+fn append_capped(current: &mut Vec<u8>, bytes: &[u8]) {
+    // Keep one byte past the cap so a CR at the cap can still be told from a cut.
+    let room = (MAX_LINE_BYTES + 1).saturating_sub(current.len());
+    current.extend_from_slice(&bytes[..bytes.len().min(room)]);
+}
+
+fn emit(
+    sink: &mut impl FnMut(Line<'_>),
+    number: u64,
+    offset: u64,
+    current: &mut Vec<u8>,
+    true_len: u64,
+    had_lf: bool,
+) {
+    let mut len = true_len;
+    if had_lf && len > 0 && (len as usize) <= current.len() && current.last() == Some(&b'\r') {
+        len -= 1;
+    }
+    let cut = len > MAX_LINE_BYTES as u64;
+    let keep = (len as usize).min(MAX_LINE_BYTES).min(current.len());
+    // Never cut inside a UTF-8 sequence: back off to a character boundary.
+    let mut end = keep;
+    if cut {
+        while end > 0 && (current[end] & 0xC0) == 0x80 {
+            end -= 1;
+        }
+    }
+    sink(Line {
+        number,
+        offset,
+        bytes: &current[..end],
+        cut,
+    });
+}
+
+/// Counts of an in-memory text: lines as `scan` counts them.
+pub fn count_lines(bytes: &[u8]) -> u64 {
+    let body = bytes.strip_prefix(BOM).unwrap_or(bytes);
+    if body.is_empty() {
+        return 0;
+    }
+    let n = memchr::memchr_iter(b'\n', body).count() as u64;
+    if body.ends_with(b"\n") { n } else { n + 1 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    fn lines_of(data: &[u8], first: u64, last: u64) -> (Vec<String>, Scan) {
+        let mut out = Vec::new();
+        let s = scan(data, &mut Span { first, last }, |l| {
+            out.push(String::from_utf8_lossy(l.bytes).to_string())
+        })
+        .unwrap();
+        (out, s)
+    }
+    #[test]
+    fn rules() {
+        let (l, s) = lines_of(b"\xEF\xBB\xBFa\r\nb\nc", 1, 10);
+        assert_eq!(l, vec!["a", "b", "c"]);
+        assert_eq!(s.total_lines, 3);
+        assert!(s.bom);
+        let (l, s) = lines_of(b"a\nb\n", 2, 2);
+        assert_eq!(l, vec!["b"]);
+        assert_eq!(s.total_lines, 2);
+        let (l, s) = lines_of(b"", 1, 10);
+        assert!(l.is_empty());
+        assert_eq!(s.total_lines, 0);
+        let (l, _) = lines_of(b"x\r\ry\n", 1, 1);
+        assert_eq!(l, vec!["x\r\ry"]);
+        assert_eq!(count_lines(b"a\nb"), 2);
+    }
+}

@@ -1,0 +1,11 @@
+//! The text core: how bytes become lines (BOM, CR LF, long lines), whether bytes are
+//! binary, how other encodings decode, and token estimates.
+
+pub mod lines;
+pub mod sniff;
+
+/// The longest line returned whole; longer lines are cut here and listed in `cut_lines`.
+pub const MAX_LINE_BYTES: usize = 16384;
+
+/// The UTF-8 byte order mark.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";

@@ -1,0 +1,120 @@
+//! The invocation context: working directory, workspace root, global options.
+//!
+//! The root is `--root`, else the enclosing git work tree, else the working
+//! directory. Relative path arguments resolve against the working directory.
+
+use super::paths;
+use crate::protocol::{CmdError, Repair, code, shell};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// What every handler receives.
+#[derive(Debug, Clone)]
+pub struct Ctx {
+    /// The command as typed (`read`, `tx commit`).
+    pub command: String,
+    /// The whole argv after `aitools`, for the journal.
+    pub argv: Vec<String>,
+    pub cwd: PathBuf,
+    /// The workspace root with symlinks resolved.
+    pub root: PathBuf,
+    pub lock_timeout: Duration,
+}
+
+impl Ctx {
+    /// Builds the context; fails on a `--root` that is not a directory.
+    pub fn new(
+        command: &str,
+        argv: Vec<String>,
+        root_arg: Option<&str>,
+        lock_timeout: Duration,
+    ) -> Result<Ctx, CmdError> {
+        let cwd = std::env::current_dir().map_err(|e| {
+            CmdError::new(
+                code::IO,
+                format!(
+                    "The working directory cannot be read: {}.",
+                    crate::protocol::error::err_text(&e)
+                ),
+                Repair::new(
+                    "cd",
+                    "Run aitools from an existing directory, or pass --root.",
+                    "aitools --root <dir> overview",
+                ),
+            )
+        })?;
+        let root = match root_arg {
+            Some(r) => {
+                let given = cwd.join(r);
+                match std::fs::canonicalize(&given) {
+                    Ok(real) if real.is_dir() => real,
+                    _ => {
+                        return Err(CmdError::new(
+                            code::ARGUMENT_INVALID,
+                            format!("--root {r} is not an existing directory."),
+                            Repair::new(
+                                "root",
+                                "Pass an existing directory as --root, or leave it out to use the enclosing git work tree.",
+                                shell::aitools([command]),
+                            ),
+                        ));
+                    }
+                }
+            }
+            None => discover_root(&cwd),
+        };
+        Ok(Ctx {
+            command: command.to_string(),
+            argv,
+            cwd,
+            root,
+            lock_timeout,
+        })
+    }
+
+    /// A path argument as an absolute, lexically normalized path.
+    pub fn resolve(&self, arg: &str) -> PathBuf {
+        paths::normalize(&self.cwd.join(arg))
+    }
+
+    /// A path argument, checked (not empty) and resolved like `resolve`.
+    pub fn path_arg(&self, value: &str) -> Result<PathBuf, CmdError> {
+        if value.is_empty() {
+            return Err(CmdError::new(
+                code::ARGUMENT_INVALID,
+                "The path argument is empty.",
+                Repair::new("find", "Find the file to name.", "aitools find ."),
+            )
+            .with_repair(crate::protocol::error::schema_repair(&self.command)));
+        }
+        Ok(self.resolve(value))
+    }
+
+    /// How a read reports a path: root-relative when its real path is inside the
+    /// root, else the absolute real path.
+    pub fn display_path(&self, abs: &Path) -> String {
+        let real = paths::real_path(abs);
+        match paths::relative_to(&real, &self.root) {
+            Some(rel) => rel,
+            None => paths::display(&real),
+        }
+    }
+
+    /// Whether a real path is inside the workspace root.
+    pub fn inside(&self, real: &Path) -> bool {
+        real.starts_with(&self.root)
+    }
+}
+
+/// The enclosing git work tree's root (a `.git` directory or file), else `cwd`.
+pub fn discover_root(cwd: &Path) -> PathBuf {
+    let start = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    let mut cur: Option<&Path> = Some(start.as_path());
+    while let Some(dir) = cur {
+        if dir.join(".git").exists() {
+            return dir.to_path_buf();
+        }
+        cur = dir.parent();
+    }
+    start
+}

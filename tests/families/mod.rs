@@ -1,0 +1,4 @@
+//! One module per command family, plus the protocol rules every command shares.
+
+mod inspect;
+mod protocol;

@@ -1,0 +1,185 @@
+//! The test environment every black-box test uses: a temporary git repository, an
+//! isolated state directory, a fixed clock and seed, and a runner that checks the
+//! one-envelope rule on every call.
+
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+pub fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_aitools"))
+}
+
+pub struct TestEnv {
+    pub dir: tempfile::TempDir,
+    pub state: tempfile::TempDir,
+}
+
+/// One call's result: the exit code and the one JSON object it printed.
+#[derive(Debug)]
+pub struct Run {
+    pub code: i32,
+    pub json: Value,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn field(&self, key: &str) -> &Value {
+        &self.json[key]
+    }
+    pub fn error_code(&self) -> &str {
+        self.json["error"]["code"].as_str().unwrap_or("")
+    }
+    pub fn lines(&self) -> Vec<String> {
+        self.json["lines"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|v| v.as_str().unwrap_or("").to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+impl TestEnv {
+    /// A fresh git repository.
+    pub fn new() -> TestEnv {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let state = tempfile::tempdir().expect("tempdir");
+        let ok = Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(dir.path())
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
+        assert!(ok, "git init failed");
+        TestEnv { dir, state }
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.path(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).expect("mkdir");
+        }
+        std::fs::write(&p, content).expect("write");
+        p
+    }
+
+    pub fn read(&self, rel: &str) -> Vec<u8> {
+        std::fs::read(self.path(rel)).expect("read")
+    }
+
+    /// The command with the isolated environment, run from the repository root.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(bin());
+        c.args(args)
+            .current_dir(self.dir.path())
+            .env("XDG_STATE_HOME", self.state.path())
+            .env("AITOOLS_FIXED_TIME", "1796000000")
+            .env("AITOOLS_SEED", "42")
+            .env_remove("AITOOLS_INLINE_CONTEXT")
+            .env_remove("AITOOLS_FEEDBACK_DIR")
+            .stdin(Stdio::null());
+        c
+    }
+
+    pub fn run(&self, args: &[&str]) -> Run {
+        let out = self.command(args).output().expect("spawn aitools");
+        parse(out)
+    }
+
+    pub fn run_in(&self, cwd: &Path, args: &[&str]) -> Run {
+        let out = self
+            .command(args)
+            .current_dir(cwd)
+            .output()
+            .expect("spawn aitools");
+        parse(out)
+    }
+
+    pub fn run_stdin(&self, args: &[&str], input: &[u8]) -> Run {
+        use std::io::Write;
+        let mut child = self
+            .command(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = stdin.write_all(input);
+        }
+        parse(child.wait_with_output().expect("wait"))
+    }
+}
+
+/// Checks the one-envelope rule and parses the object.
+pub fn parse(out: Output) -> Run {
+    let code = out.status.code().unwrap_or(-1);
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    let (text, other) = if code == 0 || code == 3 {
+        (&stdout, &stderr)
+    } else {
+        (&stderr, &stdout)
+    };
+    assert!(
+        other.is_empty(),
+        "exit {code}: the other stream must be empty, got: {other}"
+    );
+    assert!(
+        text.ends_with('\n') && text.matches('\n').count() == 1,
+        "exit {code}: exactly one line expected, got: {text:?}"
+    );
+    let json: Value =
+        serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"));
+    assert_eq!(json["schema_version"], 1, "{text}");
+    let status = json["status"].as_str().unwrap_or("");
+    match code {
+        0 => assert_eq!(status, "ok", "{text}"),
+        3 => assert_eq!(status, "partial", "{text}"),
+        _ => {
+            assert_eq!(status, "error", "{text}");
+            assert_eq!(json["error"]["exit_code"], code, "{text}");
+            let repairs = json["error"]["repairs"].as_array().expect("repairs");
+            assert!(!repairs.is_empty(), "{text}");
+            for r in repairs {
+                assert!(
+                    r["command"].as_str().unwrap_or("").starts_with("aitools"),
+                    "{text}"
+                );
+            }
+        }
+    }
+    Run {
+        code,
+        json,
+        stdout,
+        stderr,
+    }
+}
+
+/// SHA-256 of a file, from `sha256sum` (the oracle).
+pub fn sha256sum(path: &Path) -> String {
+    let out = Command::new("sha256sum")
+        .arg(path)
+        .output()
+        .expect("sha256sum");
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_string()
+}
