@@ -5,6 +5,9 @@
 use crate::commands;
 use crate::protocol::registry::CommandSpec;
 
+/// One line per family, so adding a family is a one-line change.
+const FAMILIES: &[&[CommandSpec]] = &[commands::inspect::COMMANDS, crate::discovery::COMMANDS];
+
 /// Every registered command, in the order `schema` lists them.
 pub fn all() -> impl Iterator<Item = &'static CommandSpec> {
     let families: [&'static [CommandSpec]; 2] =

@@ -4,3 +4,4 @@
 
 pub mod recovery;
 pub mod state_dir;
+pub mod write;

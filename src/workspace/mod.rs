@@ -3,5 +3,6 @@
 
 pub mod paths;
 pub mod root;
+pub mod scan;
 
 pub use root::Ctx;
