@@ -6,13 +6,15 @@ use crate::commands;
 use crate::protocol::registry::CommandSpec;
 
 /// One line per family, so adding a family is a one-line change.
-const FAMILIES: &[&[CommandSpec]] = &[commands::inspect::COMMANDS, crate::discovery::COMMANDS];
+#[rustfmt::skip]
+const FAMILIES: &[&[CommandSpec]] = &[
+    commands::inspect::COMMANDS,
+    crate::discovery::COMMANDS,
+];
 
 /// Every registered command, in the order `schema` lists them.
 pub fn all() -> impl Iterator<Item = &'static CommandSpec> {
-    let families: [&'static [CommandSpec]; 2] =
-        [commands::inspect::COMMANDS, crate::discovery::COMMANDS];
-    families.into_iter().flatten()
+    FAMILIES.iter().flat_map(|f| f.iter())
 }
 
 /// The spec named exactly `name` (`read`, `tx commit`).
