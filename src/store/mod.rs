@@ -2,6 +2,7 @@
 //! workspace lock, blobs, intent records, the write protocol, recovery, the journal
 //! and transactions. No command writes a workspace file except through here.
 
+pub mod guard;
 pub mod recovery;
 pub mod state_dir;
 pub mod write;

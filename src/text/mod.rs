@@ -2,6 +2,7 @@
 //! binary, how other encodings decode, and token estimates.
 
 pub mod lines;
+pub mod outline;
 pub mod sniff;
 
 /// The longest line returned whole; longer lines are cut here and listed in `cut_lines`.

@@ -1,0 +1,177 @@
+//! Guards: what a write names as the state it expects (`--expect-hash`,
+//! `--expect-count`), the refusal of inputs holding the redaction placeholder, and
+//! the errors (with the repair that obtains the missing value) when a guard is
+//! missing or does not hold.
+
+use crate::protocol::{CmdError, Repair, code, redact, shell};
+
+/// `--expect-hash HASH` (guards the first target) and `--expect-hash PATH=HASH`.
+#[derive(Debug, Clone, Default)]
+pub struct ExpectHash {
+    pub first: Option<String>,
+    pub by_path: Vec<(String, String)>,
+}
+
+fn is_hash(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Parses the repeatable `--expect-hash` values.
+pub fn parse_expect_hash(command: &str, values: &[String]) -> Result<ExpectHash, CmdError> {
+    let mut out = ExpectHash::default();
+    for v in values {
+        let v = v.trim();
+        if is_hash(v) {
+            if out.first.is_some() {
+                return Err(CmdError::invalid_argument(
+                    command,
+                    "A bare --expect-hash may be given once; name other files as PATH=HASH.",
+                ));
+            }
+            out.first = Some(v.to_ascii_lowercase());
+            continue;
+        }
+        match v.rsplit_once('=') {
+            Some((path, hash)) if !path.is_empty() && is_hash(hash) => out
+                .by_path
+                .push((path.to_string(), hash.to_ascii_lowercase())),
+            _ => {
+                return Err(CmdError::invalid_argument(
+                    command,
+                    format!("--expect-hash {v:?} is not a SHA-256 hex digest or PATH=HASH."),
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+impl ExpectHash {
+    pub fn is_empty(&self) -> bool {
+        self.first.is_none() && self.by_path.is_empty()
+    }
+
+    /// The hash expected for a target named `arg` on the command line (or shown as
+    /// `display`); a bare hash applies only when `is_first_target`.
+    pub fn for_target(&self, arg: &str, display: &str, is_first_target: bool) -> Option<&str> {
+        self.by_path
+            .iter()
+            .find(|(p, _)| p == arg || p == display)
+            .map(|(_, h)| h.as_str())
+            .or(if is_first_target {
+                self.first.as_deref()
+            } else {
+                None
+            })
+    }
+}
+
+/// `refusal.target-changed` when the file's current hash is not the expected one.
+pub fn check_hash(display: &str, expected: &str, actual: Option<&str>) -> Result<(), CmdError> {
+    if actual == Some(expected) {
+        return Ok(());
+    }
+    let now = actual.unwrap_or("(missing)");
+    Err(CmdError::new(
+        code::TARGET_CHANGED,
+        format!("{display} changed: --expect-hash is {expected} but the file's hash is now {now}."),
+        Repair::new(
+            "read",
+            "Read the file again, then redo the write against what it holds now.",
+            shell::aitools(["read", display]),
+        ),
+    ))
+}
+
+/// `argument.invalid` for a write that needs `--expect-hash` and has none; the
+/// repair obtains the hash.
+pub fn missing_hash(command: &str, display: &str, why: &str) -> CmdError {
+    CmdError::new(
+        code::ARGUMENT_INVALID,
+        format!("{why} requires --expect-hash with {display}'s current hash."),
+        Repair::new(
+            "info",
+            "Get the file's current hash, then pass it as --expect-hash.",
+            shell::aitools(["info", display]),
+        ),
+    )
+    .with_repair(crate::protocol::error::schema_repair(command))
+}
+
+/// Checks `--expect-count` against what was selected. Without the guard, a dry run
+/// passes (it reports the count); a real write fails with a repair that runs the
+/// same command with --dry-run to learn the count.
+pub fn check_count(
+    command: &str,
+    argv: &[String],
+    expected: Option<u64>,
+    actual: u64,
+    dry_run: bool,
+) -> Result<(), CmdError> {
+    match expected {
+        Some(n) if n == actual => Ok(()),
+        Some(n) => Err(CmdError::new(
+            code::COUNT_MISMATCH,
+            format!("--expect-count is {n} but the selection matches {actual} time(s) now."),
+            Repair::new(
+                "dry-run",
+                "See what the selection matches now, then pass that count.",
+                dry_run_command(argv),
+            ),
+        )),
+        None if dry_run => Ok(()),
+        None => Err(CmdError::new(
+            code::ARGUMENT_INVALID,
+            format!(
+                "This selection can match more than once; {command} requires --expect-count (it matches {actual} now)."
+            ),
+            Repair::new(
+                "dry-run",
+                "Run it with --dry-run: it writes nothing and reports expect_count.",
+                dry_run_command(argv),
+            ),
+        )),
+    }
+}
+
+/// The same invocation with `--dry-run` added (and any `--expect-count` dropped).
+pub fn dry_run_command(argv: &[String]) -> String {
+    let mut words: Vec<String> = Vec::new();
+    let mut skip = false;
+    for a in argv {
+        if skip {
+            skip = false;
+            continue;
+        }
+        if a == "--expect-count" {
+            skip = true;
+            continue;
+        }
+        if a.starts_with("--expect-count=") || a == "--dry-run" {
+            continue;
+        }
+        words.push(a.clone());
+    }
+    words.push("--dry-run".to_string());
+    shell::aitools(&words)
+}
+
+/// `refusal.redacted-input` when an input holds `[REDACTED_SECRET]`: writing it
+/// back would replace a real secret with the mask.
+pub fn refuse_redacted(what: &str, input: &[u8]) -> Result<(), CmdError> {
+    if !redact::contains_placeholder(input) {
+        return Ok(());
+    }
+    Err(CmdError::new(
+        code::REDACTED_INPUT,
+        format!(
+            "{what} contains {}, the mask aitools prints in place of a secret; writing it would destroy the real value.",
+            redact::PLACEHOLDER
+        ),
+        Repair::new(
+            "edit-around",
+            "Select text that does not include the masked secret, and leave the secret's line unchanged.",
+            "aitools schema edit",
+        ),
+    ))
+}
