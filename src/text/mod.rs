@@ -1,8 +1,10 @@
 //! The text core: how bytes become lines (BOM, CR LF, long lines), whether bytes are
 //! binary, how other encodings decode, and token estimates.
 
+pub mod doc;
 pub mod lines;
 pub mod outline;
+pub mod select;
 pub mod sniff;
 
 /// The longest line returned whole; longer lines are cut here and listed in `cut_lines`.
