@@ -117,11 +117,20 @@ pub fn run(
     }
     if !opts.dry_run {
         for c in &changes {
-            if let Change::Put { path, bytes, .. } = c {
-                std::fs::write(path, bytes)
-                    .map_err(|e| error::io_error(&ctx.command, &ctx.display_path(path), &e))?;
-            } else {
-                return Err(CmdError::internal("the store skeleton only writes files"));
+            let io = |path: &std::path::Path, e: std::io::Error| {
+                error::io_error(&ctx.command, &ctx.display_path(path), &e)
+            };
+            match c {
+                Change::Put { path, bytes, mode } => {
+                    std::fs::write(path, bytes).map_err(|e| io(path, e))?;
+                    if let Some(m) = mode {
+                        use std::os::unix::fs::PermissionsExt;
+                        std::fs::set_permissions(path, std::fs::Permissions::from_mode(*m))
+                            .map_err(|e| io(path, e))?;
+                    }
+                }
+                Change::Delete { path } => std::fs::remove_file(path).map_err(|e| io(path, e))?,
+                _ => return Err(CmdError::internal("the store skeleton only writes files")),
             }
         }
     }

@@ -377,6 +377,14 @@ pub struct HunkError {
 pub fn apply(doc: &Doc, hunks: &[Hunk], fuzz: usize) -> Result<Doc, HunkError> {
     let n = doc.line_count();
     let eol = doc.dominant_eol();
+    // A patch that carries CRs says exactly which ending each added line has; one
+    // without any (an LF diff against a CR LF file) takes the file's ending.
+    let exact_eol = hunks.iter().any(|h| h.lines.iter().any(|l| l.cr));
+    let lf_or = |l: &HunkLine| match (l.cr, exact_eol) {
+        (true, _) => "\r\n",
+        (false, true) => "\n",
+        (false, false) => eol,
+    };
     let mut out = String::with_capacity(doc.text.len() + 256);
     let mut pos = 0usize;
     let mut drift: isize = 0;
@@ -397,7 +405,7 @@ pub fn apply(doc: &Doc, hunks: &[Hunk], fuzz: usize) -> Result<Doc, HunkError> {
             let p = p as usize;
             old.iter()
                 .enumerate()
-                .all(|(k, l)| doc.content(p + k) == l.text)
+                .all(|(k, l)| doc.content(p + k) == without_bom(doc, p + k, &l.text))
         };
         let mut found: Option<usize> = None;
         for d in 0..=fuzz as isize {
@@ -470,11 +478,16 @@ pub fn apply(doc: &Doc, hunks: &[Hunk], fuzz: usize) -> Result<Doc, HunkError> {
                     if open_line {
                         out.push_str(eol);
                     }
-                    out.push_str(&l.text);
+                    let text = if out.is_empty() {
+                        without_bom(doc, 0, &l.text)
+                    } else {
+                        &l.text
+                    };
+                    out.push_str(text);
                     if l.no_eol {
                         open_line = true;
                     } else {
-                        out.push_str(if l.cr { "\r\n" } else { eol });
+                        out.push_str(lf_or(l));
                         open_line = false;
                     }
                 }
@@ -493,6 +506,15 @@ pub fn apply(doc: &Doc, hunks: &[Hunk], fuzz: usize) -> Result<Doc, HunkError> {
     Ok(Doc::from_text(doc.bom, out))
 }
 
+/// A diff of a file with a BOM shows it on line 1; the document keeps it apart.
+fn without_bom<'a>(doc: &Doc, line: usize, text: &'a str) -> &'a str {
+    if doc.bom && line == 0 {
+        text.strip_prefix('\u{feff}').unwrap_or(text)
+    } else {
+        text
+    }
+}
+
 /// Appends copied file text, ending a previous unterminated line first.
 fn push_text(out: &mut String, s: &str, open_line: &mut bool, eol: &str) {
     if s.is_empty() {
@@ -508,6 +530,7 @@ fn push_text(out: &mut String, s: &str, open_line: &mut bool, eol: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::text::doc::with_eol;
 
     fn doc(s: &str) -> Doc {
         Doc::from_text(false, s.to_string())
@@ -576,6 +599,63 @@ mod tests {
         let ps = parse("--- a/f\n+++ b/f\n@@ -3,1 +3,1 @@\n-x\n+y\n").unwrap();
         let e = apply(&doc("x\n_\n_\n_\nx\n"), &ps[0].hunks, 2).unwrap_err();
         assert!(e.ambiguous);
+    }
+
+    fn lines_strategy() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        (
+            prop::collection::vec(prop::sample::select(vec!["a", "b", "c", "", " x"]), 0..14),
+            any::<bool>(),
+        )
+            .prop_map(|(v, cut)| {
+                let mut s: String = v.iter().map(|t| format!("{t}\n")).collect();
+                if cut && s.ends_with('\n') {
+                    s.pop();
+                    if s.ends_with('\r') {
+                        s.pop();
+                    }
+                }
+                s
+            })
+    }
+
+    fn gnu_diff(old: &str, new: &str, radius: usize) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a"), old).unwrap();
+        std::fs::write(dir.path().join("b"), new).unwrap();
+        let out = std::process::Command::new("diff")
+            .arg(format!("-U{radius}"))
+            .args(["a", "b"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 96, .. Default::default() })]
+        /// Whatever GNU `diff -U N` writes applies to the old text and gives the
+        /// new one byte for byte; reversed, it gives the old one back.
+        #[test]
+        fn similar_diffs_roundtrip(old in lines_strategy(), new in lines_strategy(), radius in 0usize..4, crlf: bool) {
+            let (old, new) = if crlf {
+                (with_eol(&old, "\r\n"), with_eol(&new, "\r\n"))
+            } else {
+                (old, new)
+            };
+            let diff = gnu_diff(&old, &new, radius);
+            if diff.is_empty() {
+                return Ok(());
+            }
+            let ps = parse(&diff).unwrap();
+            proptest::prop_assert_eq!(ps.len(), 1);
+            let out = apply(&doc(&old), &ps[0].hunks, 0).unwrap();
+            proptest::prop_assert_eq!(&out.text, &new);
+            let mut r = ps[0].clone();
+            r.reverse();
+            let back = apply(&doc(&new), &r.hunks, 0).unwrap();
+            proptest::prop_assert_eq!(&back.text, &old);
+        }
     }
 
     #[test]
