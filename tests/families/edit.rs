@@ -830,3 +830,57 @@ proptest! {
         prop_assert_eq!(env.read("p.txt"), expected.into_bytes());
     }
 }
+
+#[test]
+fn replace_newer_filters_the_scan_by_a_reference_file() {
+    let env = TestEnv::new();
+    env.write("d/old.txt", "v1\n");
+    env.write("d/new.txt", "v1\n");
+    env.write("ref", "");
+    sh(
+        &env,
+        "touch -d 2000-01-01 ref && touch -d 1999-01-01 d/old.txt",
+    );
+    let r = env.run(&[
+        "replace",
+        "v1",
+        "v2",
+        "d",
+        "--newer",
+        "ref",
+        "--expect-count",
+        "1",
+    ]);
+    ok(&r);
+    assert_eq!(r.json["changes"][0]["path"], "d/new.txt");
+    assert_eq!(env.read("d/old.txt"), b"v1\n");
+    assert_eq!(env.read("d/new.txt"), b"v2\n");
+}
+
+#[test]
+fn edit_old_with_a_count_guard_other_than_one_is_refused() {
+    let env = TestEnv::new();
+    env.write("c.txt", "a\n");
+    let r = env.run(&[
+        "edit",
+        "c.txt",
+        "--old",
+        "a",
+        "--new",
+        "b",
+        "--expect-count",
+        "2",
+    ]);
+    assert_eq!((r.code, r.error_code()), (2, "selection.count-mismatch"));
+    ok(&env.run(&[
+        "edit",
+        "c.txt",
+        "--old",
+        "a",
+        "--new",
+        "b",
+        "--expect-count",
+        "1",
+    ]));
+    assert_eq!(env.read("c.txt"), b"b\n");
+}

@@ -152,6 +152,18 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
                             "--old is empty; name the text to replace.",
                         ));
                     }
+                    // --old selects one place; a count guard can only say 1.
+                    if let Some(n) = expect_count.filter(|n| *n != 1) {
+                        return Err(CmdError::new(
+                            code::COUNT_MISMATCH,
+                            format!("--expect-count is {n}, but --old selects exactly one place."),
+                            Repair::new(
+                                "match",
+                                "To change every line matching a pattern, use --match with --expect-count, or replace.",
+                                "aitools schema replace",
+                            ),
+                        ));
+                    }
                     vec![Step::Old {
                         old: old.clone(),
                         new,

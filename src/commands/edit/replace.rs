@@ -52,6 +52,9 @@ pub struct ReplaceArgs {
     /// Skip larger files.
     #[arg(long, value_name = "SIZE", default_value = "10MiB")]
     pub skip_larger_than: String,
+    /// Only files newer than PATH or a duration ago.
+    #[arg(long, value_name = "PATH|DURATION")]
+    pub newer: Option<String>,
     /// Read the input from standard input (never read otherwise).
     #[arg(long)]
     pub stdin: bool,
@@ -72,7 +75,7 @@ pub struct ReplaceArgs {
 pub const SPEC: CommandSpec = CommandSpec {
     name: "replace",
     summary: "Regex (or --fixed) replace across files or within one file's selection, with $1/${name} replacement templates.",
-    description: "Rust regex syntax. Replaces every non-overlapping match per line (whole file with --multiline, where ^ and $ match at line ends, CR LF included). Templates: $0 $1 $name ${name} $$ and ${1:filter:...} with upper lower capitalize snake camel kebab trim inc dec padN (padN zero-pads digits, space-pads other text). \\1-style references are refused unless --literal-replacement, which inserts the replacement verbatim. Directories are scanned with the workspace ignore rules; binary and non-UTF-8 files found by a scan are skipped, a named one is refused. All files are validated before anything is written. Requires --expect-count (the total) unless --dry-run, which reports it. --stdin reads {\"pattern\",\"replacement\"}; positionals are then all paths.",
+    description: "Rust regex syntax. Replaces every non-overlapping match per line (whole file with --multiline, where ^ and $ match at line ends, CR LF included). Templates: $0 $1 $name ${name} $$ and ${1:filter:...} with upper lower capitalize snake camel kebab trim inc dec padN (padN zero-pads digits, space-pads other text). \\1-style references are refused unless --literal-replacement, which inserts the replacement verbatim. Directories are scanned with the workspace ignore rules (--glob, --no-ignore, --skip-larger-than, --newer filter the scan); binary and non-UTF-8 files found by a scan are skipped, a named one is refused. All files are validated before anything is written. Requires --expect-count (the total) unless --dry-run, which reports it. --stdin reads {\"pattern\",\"replacement\"}; positionals are then all paths.",
     args: <ReplaceArgs as clap::Args>::augment_args,
     output_fields: &[
         field(
@@ -195,6 +198,10 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
     }
     let limit = values::parse_size(&args.skip_larger_than)
         .map_err(|m| CmdError::invalid_argument(cmd, m))?;
+    let newer = match &args.newer {
+        Some(v) => Some(newer_than(ctx, v)?),
+        None => None,
+    };
     let input = common::read_input(cmd, args.stdin, args.stdin_data.as_deref())?;
     let (pattern, replacement, path_args) = match input {
         Some(json) => {
@@ -283,7 +290,7 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
             dry_run: args.dry_run,
         },
         || {
-            let targets = collect(ctx, &path_args, &scan_opts, limit, sel.is_some())?;
+            let targets = collect(ctx, &path_args, &scan_opts, limit, newer, sel.is_some())?;
             let mut changes: Vec<Change> = Vec::new();
             for (k, t) in targets.iter().enumerate() {
                 common::check_target_hash(&expect, t, k == 0)?;
@@ -338,6 +345,7 @@ fn collect(
     path_args: &[String],
     opts: &ScanOptions,
     limit: u64,
+    newer: Option<std::time::SystemTime>,
     one_file: bool,
 ) -> Result<Vec<Target>, CmdError> {
     let mut out: Vec<Target> = Vec::new();
@@ -350,10 +358,11 @@ fn collect(
             let files = scan::files(&ctx.root, &[abs.clone()], opts)
                 .map_err(|e| crate::protocol::error::io_error(&ctx.command, arg, &e))?;
             for f in files {
-                if std::fs::metadata(&f)
-                    .map(|m| m.len() > limit)
-                    .unwrap_or(true)
-                {
+                let Ok(meta) = std::fs::metadata(&f) else {
+                    continue;
+                };
+                let old = newer.is_some_and(|t| meta.modified().map(|m| m <= t).unwrap_or(true));
+                if meta.len() > limit || old {
                     continue;
                 }
                 // Absolute, so it resolves the same from any working directory.
@@ -372,6 +381,19 @@ fn collect(
     out.sort_by(|a, b| a.display.cmp(&b.display));
     out.dedup_by(|a, b| a.real == b.real);
     Ok(out)
+}
+
+/// `--newer`: a duration ago (by the aitools clock), or a path's mtime.
+fn newer_than(ctx: &Ctx, v: &str) -> Result<std::time::SystemTime, CmdError> {
+    if let Ok(d) = values::parse_duration(v) {
+        let (secs, nanos) = crate::protocol::time::now();
+        let now = std::time::UNIX_EPOCH + std::time::Duration::new(secs.max(0) as u64, nanos);
+        return Ok(now.checked_sub(d).unwrap_or(std::time::UNIX_EPOCH));
+    }
+    let abs = ctx.path_arg(v)?;
+    std::fs::metadata(&abs)
+        .and_then(|m| m.modified())
+        .map_err(|e| common::not_found_or_io(ctx, v, &e))
 }
 
 /// `{"pattern","replacement"}` from the input.
