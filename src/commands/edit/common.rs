@@ -253,7 +253,7 @@ pub fn load(ctx: &Ctx, arg: &str) -> Result<Target, CmdError> {
     }
     let bytes = std::fs::read(&real).map_err(|e| error::io_error(&ctx.command, &display, &e))?;
     let hash = sha256_hex(&bytes);
-    let doc = decode(&display, &bytes)?;
+    let doc = Doc::decode_owned(bytes).map_err(|e| decode_error(&display, e))?;
     Ok(Target {
         arg: arg.to_string(),
         real,
@@ -263,9 +263,9 @@ pub fn load(ctx: &Ctx, arg: &str) -> Result<Target, CmdError> {
     })
 }
 
-/// Bytes as an editable document, or the refusal that says why not.
-pub fn decode(display: &str, bytes: &[u8]) -> Result<Doc, CmdError> {
-    Doc::decode(bytes).map_err(|e| match e {
+/// The refusal that says why bytes are not editable text.
+fn decode_error(display: &str, e: DecodeError) -> CmdError {
+    match e {
         DecodeError::Binary => not_a_file(display, "is binary; text edits would corrupt it"),
         DecodeError::NotUtf8(at) => CmdError::new(
             code::NOT_UTF8,
@@ -283,7 +283,7 @@ pub fn decode(display: &str, bytes: &[u8]) -> Result<Doc, CmdError> {
             "See the file's encoding.",
             shell::aitools(["info", display]),
         )),
-    })
+    }
 }
 
 fn not_a_file(display: &str, why: &str) -> CmdError {
