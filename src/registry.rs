@@ -10,6 +10,7 @@ use crate::protocol::registry::CommandSpec;
 const FAMILIES: &[&[CommandSpec]] = &[
     commands::inspect::COMMANDS,
     crate::discovery::COMMANDS,
+    commands::agent::COMMANDS,
 ];
 
 /// Every registered command, in the order `schema` lists them.

@@ -2,4 +2,5 @@
 //! and registry entries, uses only the core (`protocol`, `workspace`, `text`,
 //! `store`), and never reaches into another family.
 
+pub mod agent;
 pub mod inspect;
