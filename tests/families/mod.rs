@@ -2,5 +2,6 @@
 
 mod agent;
 mod agent_examples;
+mod conformance;
 mod inspect;
 mod protocol;
