@@ -685,3 +685,44 @@ fn every_agent_file_is_compiled_in() {
     assert_eq!(names(&help.json["rules"]), want_rules);
     assert_eq!(names(&help.json["skills"]), want_skills);
 }
+
+#[test]
+fn shell_command_repairs_name_only_registered_commands() {
+    // An agent told "find is a shell command, use aitools find" while `find` is not
+    // registered would loop; such rows fall back to `aitools schema`.
+    let env = TestEnv::new();
+    let schema = env.run(&["schema"]);
+    let names: Vec<String> = schema.json["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap().to_string())
+        .collect();
+    let table = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/correspondence.tsv"),
+    )
+    .unwrap();
+    let mut checked = 0;
+    for line in table
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let word = line.split('\t').next().unwrap();
+        if names
+            .iter()
+            .any(|n| n == word || n.starts_with(&format!("{word} ")))
+        {
+            continue;
+        }
+        let r = env.run(&[word, "x"]);
+        assert_eq!(r.error_code(), "argument.invalid", "{word}");
+        for rep in r.json["error"]["repairs"].as_array().unwrap() {
+            let cmd = rep["command"].as_str().unwrap();
+            let words: Vec<&str> = cmd.split(' ').skip(1).collect();
+            let known = (1..=words.len().min(2)).any(|n| names.contains(&words[..n].join(" ")));
+            assert!(known, "{word}: repair {cmd} names no registered command");
+            checked += 1;
+        }
+    }
+    assert!(checked > 0);
+}
