@@ -196,15 +196,40 @@ fn clap_error(e: clap::Error, words: &[String], argv: &[String]) -> Rendered {
         ErrorKind::InvalidSubcommand
         | ErrorKind::MissingSubcommand
         | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            let word = context_text(&e, ContextKind::InvalidSubcommand)
-                .unwrap_or_else(|| words.last().cloned().unwrap_or_default());
+            // For a missing subcommand clap's context names the parent as a path
+            // (`aitools tx`); the group is the last command word.
+            let word = match e.kind() {
+                ErrorKind::InvalidSubcommand => context_text(&e, ContextKind::InvalidSubcommand),
+                _ => None,
+            }
+            .unwrap_or_else(|| words.last().cloned().unwrap_or_default());
             let rest: Vec<String> = argv
                 .iter()
                 .skip_while(|a| **a != word)
                 .skip(1)
                 .cloned()
                 .collect();
-            if registry::groups().contains(&word.as_str()) || known.is_none() {
+            let group = words
+                .first()
+                .filter(|g| registry::groups().contains(&g.as_str()));
+            if let Some(group) = group.filter(|g| **g != word) {
+                let prefix = format!("{group} ");
+                let subs: Vec<&str> = registry::all()
+                    .filter_map(|s| s.name.strip_prefix(&prefix))
+                    .collect();
+                CmdError::new(
+                    code::ARGUMENT_INVALID,
+                    format!(
+                        "{group} has no subcommand {word}; it has {}.",
+                        subs.join(", ")
+                    ),
+                    Repair::new(
+                        "schema",
+                        format!("Show the {group} subcommands and their arguments."),
+                        format!("aitools schema {group}"),
+                    ),
+                )
+            } else if registry::groups().contains(&word.as_str()) || known.is_none() {
                 discovery::unknown_command_error(&word, &rest)
             } else {
                 CmdError::invalid_argument(&command, format!("Unknown subcommand {word}."))
