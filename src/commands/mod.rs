@@ -3,3 +3,4 @@
 //! `store`), and never reaches into another family.
 
 pub mod inspect;
+pub mod search;
