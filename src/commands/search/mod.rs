@@ -3,19 +3,29 @@
 //! workspace core; this module holds the arguments and conversions the commands
 //! share.
 
+use crate::protocol::code as codes;
 use crate::protocol::registry::CommandSpec;
-use crate::protocol::{CmdError, Repair, code, error, shell, values};
+use crate::protocol::{CmdError, Repair, error, shell, values};
 use crate::workspace::Ctx;
 use crate::workspace::scan::{ScanError, ScanOptions};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+pub mod code;
 pub mod find;
 pub mod overview;
 pub mod search;
 
-pub const COMMANDS: &[CommandSpec] = &[search::SPEC, find::SPEC, overview::SPEC];
+#[rustfmt::skip]
+pub const COMMANDS: &[CommandSpec] = &[
+    search::SPEC,
+    find::SPEC,
+    overview::SPEC,
+    code::OUTLINE,
+    code::DEFS,
+    code::REFS,
+];
 
 /// The scan filters `search` and `find` share.
 #[derive(Args, Debug, Clone)]
@@ -72,7 +82,7 @@ fn newer_threshold(ctx: &Ctx, value: &str) -> Result<SystemTime, CmdError> {
     match std::fs::metadata(&p).and_then(|m| m.modified()) {
         Ok(t) => Ok(t),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(CmdError::new(
-            code::ARGUMENT_INVALID,
+            codes::ARGUMENT_INVALID,
             format!(
                 "--newer {value:?} is neither a duration (<n>ms|s|m|h|d) nor an existing path."
             ),
@@ -90,7 +100,7 @@ fn newer_threshold(ctx: &Ctx, value: &str) -> Result<SystemTime, CmdError> {
 pub fn scan_error(command: &str, e: &ScanError) -> CmdError {
     match e {
         ScanError::BadGlob { .. } => CmdError::new(
-            code::ARGUMENT_INVALID,
+            codes::ARGUMENT_INVALID,
             e.message(),
             Repair::new(
                 "glob",
@@ -99,7 +109,7 @@ pub fn scan_error(command: &str, e: &ScanError) -> CmdError {
             ),
         ),
         ScanError::UnknownLang(_) => CmdError::new(
-            code::ARGUMENT_INVALID,
+            codes::ARGUMENT_INVALID,
             e.message(),
             Repair::new(
                 "lang",
