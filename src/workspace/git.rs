@@ -18,12 +18,15 @@ pub struct GitState {
     pub tracked: Vec<String>,
 }
 
-/// The enclosing repository of `dir`, if any.
-pub fn read(dir: &Path) -> Option<GitState> {
-    let work_tree = dir
-        .ancestors()
-        .find(|a| a.join(".git").exists())?
-        .to_path_buf();
+/// The work tree enclosing `dir`: the nearest ancestor holding `.git`.
+pub fn work_tree(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .find(|a| a.join(".git").exists())
+        .map(Path::to_path_buf)
+}
+
+/// The repository directory and the common directory (they differ in a worktree).
+fn git_dirs(work_tree: &Path) -> Option<(PathBuf, PathBuf)> {
     let dot_git = work_tree.join(".git");
     let git_dir = if dot_git.is_dir() {
         dot_git
@@ -36,6 +39,46 @@ pub fn read(dir: &Path) -> Option<GitState> {
         Ok(c) => git_dir.join(c.trim()),
         Err(_) => git_dir.clone(),
     };
+    Some((git_dir, common))
+}
+
+/// `core.excludesFile` from the repository's own config (not the user's), with
+/// `~/` expanded; relative paths are taken from the work tree, as git does.
+pub fn repo_excludes_file(work_tree: &Path) -> Option<PathBuf> {
+    let (_, common) = git_dirs(work_tree)?;
+    let text = std::fs::read_to_string(common.join("config")).ok()?;
+    let mut in_core = false;
+    let mut found = None;
+    for line in text.lines() {
+        let t = line.trim();
+        if t.starts_with('[') {
+            in_core = t
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .trim()
+                .eq_ignore_ascii_case("core");
+            continue;
+        }
+        if !in_core {
+            continue;
+        }
+        if let Some((k, v)) = t.split_once('=') {
+            if k.trim().eq_ignore_ascii_case("excludesfile") {
+                let v = v.trim().trim_matches('"');
+                found = Some(match v.strip_prefix("~/") {
+                    Some(rest) => PathBuf::from(std::env::var_os("HOME")?).join(rest),
+                    None => work_tree.join(v),
+                });
+            }
+        }
+    }
+    found
+}
+
+/// The enclosing repository of `dir`, if any.
+pub fn read(dir: &Path) -> Option<GitState> {
+    let work_tree = work_tree(dir)?;
+    let (git_dir, common) = git_dirs(&work_tree)?;
     let head_text = std::fs::read_to_string(git_dir.join("HEAD")).unwrap_or_default();
     let head_text = head_text.trim();
     let (branch, head) = match head_text.strip_prefix("ref:") {

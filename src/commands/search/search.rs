@@ -235,14 +235,14 @@ fn syntax_error(ctx: &Ctx, pattern: &str, message: &str) -> CmdError {
     let unsupported = message.contains("look-around") || message.contains("backreference");
     let detail = if unsupported {
         "Backreferences and look-around are not supported (Rust regex syntax). Rewrite the pattern without them, or search the text literally and narrow the result."
-    } else if message.contains("'\\n'") || message.contains("line terminator") {
+    } else if message.contains("is not allowed") {
         "A pattern that matches a line end needs --multiline."
     } else {
         "Fix the pattern (Rust regex syntax), or search its text literally with --fixed."
     };
     let first_line = message.lines().last().unwrap_or(message).trim();
     let first_line = first_line.strip_prefix("error: ").unwrap_or(first_line);
-    let repair = if message.contains("'\\n'") {
+    let repair = if message.contains("is not allowed") {
         shell::aitools(["search", "--multiline", "--pattern", pattern])
     } else {
         shell::aitools(["search", "--fixed", "--pattern", pattern])
@@ -298,7 +298,11 @@ fn compile(ctx: &Ctx, args: &SearchArgs, raw: &[String]) -> Result<Patterns, Cmd
     b.case_insensitive(args.ignore_case)
         .multi_line(true)
         .crlf(true);
-    if !args.multiline {
+    // crlf() also sets a CRLF line terminator; the searcher works on LF lines,
+    // and multiline matching must not have `\n` stripped from the pattern.
+    if args.multiline {
+        b.line_terminator(None);
+    } else {
         b.line_terminator(Some(b'\n'));
     }
     let matcher = b
