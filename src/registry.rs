@@ -9,6 +9,7 @@ use crate::protocol::registry::CommandSpec;
 #[rustfmt::skip]
 const FAMILIES: &[&[CommandSpec]] = &[
     commands::inspect::COMMANDS,
+    commands::search::COMMANDS,
     crate::discovery::COMMANDS,
     commands::agent::COMMANDS,
 ];

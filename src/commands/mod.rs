@@ -4,3 +4,4 @@
 
 pub mod agent;
 pub mod inspect;
+pub mod search;
