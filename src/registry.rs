@@ -9,8 +9,10 @@ use crate::protocol::registry::CommandSpec;
 #[rustfmt::skip]
 const FAMILIES: &[&[CommandSpec]] = &[
     commands::inspect::COMMANDS,
+    commands::search::COMMANDS,
     commands::edit::COMMANDS,
     crate::discovery::COMMANDS,
+    commands::agent::COMMANDS,
 ];
 
 /// Every registered command, in the order `schema` lists them.

@@ -46,6 +46,9 @@ pub struct ReplaceArgs {
     /// Only paths matching this glob; repeatable.
     #[arg(long)]
     pub glob: Vec<String>,
+    /// Only files of this language (the `code` language table).
+    #[arg(long, value_name = "LANG")]
+    pub lang: Option<String>,
     /// Include ignored files.
     #[arg(long)]
     pub no_ignore: bool,
@@ -75,7 +78,7 @@ pub struct ReplaceArgs {
 pub const SPEC: CommandSpec = CommandSpec {
     name: "replace",
     summary: "Regex (or --fixed) replace across files or within one file's selection, with $1/${name} replacement templates.",
-    description: "Rust regex syntax. Replaces every non-overlapping match per line (whole file with --multiline, where ^ and $ match at line ends, CR LF included). Templates: $0 $1 $name ${name} $$ and ${1:filter:...} with upper lower capitalize snake camel kebab trim inc dec padN (padN zero-pads digits, space-pads other text). \\1-style references are refused unless --literal-replacement, which inserts the replacement verbatim. Directories are scanned with the workspace ignore rules (--glob, --no-ignore, --skip-larger-than, --newer filter the scan); binary and non-UTF-8 files found by a scan are skipped, a named one is refused. All files are validated before anything is written. Requires --expect-count (the total) unless --dry-run, which reports it. --stdin reads {\"pattern\",\"replacement\"}; positionals are then all paths.",
+    description: "Rust regex syntax. Replaces every non-overlapping match per line (whole file with --multiline, where ^ and $ match at line ends, CR LF included). Templates: $0 $1 $name ${name} $$ and ${1:filter:...} with upper lower capitalize snake camel kebab trim inc dec padN (padN zero-pads digits, space-pads other text). \\1-style references are refused unless --literal-replacement, which inserts the replacement verbatim. Directories are scanned with the workspace ignore rules (--glob, --lang, --no-ignore, --skip-larger-than, --newer filter the scan); binary and non-UTF-8 files found by a scan are skipped, a named one is refused. All files are validated before anything is written. Requires --expect-count (the total) unless --dry-run, which reports it. --stdin reads {\"pattern\",\"replacement\"}; positionals are then all paths.",
     args: <ReplaceArgs as clap::Args>::augment_args,
     output_fields: &[
         field(
@@ -280,6 +283,10 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
     let scan_opts = ScanOptions {
         no_ignore: args.no_ignore,
         globs: args.glob.clone(),
+        lang: args.lang.clone(),
+        skip_larger_than: Some(limit),
+        newer,
+        ..ScanOptions::default()
     };
 
     let mut counts: Vec<(String, u64)> = Vec::new();
@@ -290,7 +297,7 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
             dry_run: args.dry_run,
         },
         || {
-            let targets = collect(ctx, &path_args, &scan_opts, limit, newer, sel.is_some())?;
+            let targets = collect(ctx, &path_args, &scan_opts, sel.is_some())?;
             let mut changes: Vec<Change> = Vec::new();
             for (k, t) in targets.iter().enumerate() {
                 common::check_target_hash(&expect, t, k == 0)?;
@@ -344,8 +351,6 @@ fn collect(
     ctx: &Ctx,
     path_args: &[String],
     opts: &ScanOptions,
-    limit: u64,
-    newer: Option<std::time::SystemTime>,
     one_file: bool,
 ) -> Result<Vec<Target>, CmdError> {
     let mut out: Vec<Target> = Vec::new();
@@ -355,16 +360,14 @@ fn collect(
         if meta.is_dir() && !one_file {
             let real = crate::workspace::paths::real_path(&abs);
             common::check_inside(ctx, &real, &ctx.display_path(&abs))?;
-            let files = scan::files(&ctx.root, &[abs.clone()], opts)
-                .map_err(|e| crate::protocol::error::io_error(&ctx.command, arg, &e))?;
-            for f in files {
-                let Ok(meta) = std::fs::metadata(&f) else {
-                    continue;
-                };
-                let old = newer.is_some_and(|t| meta.modified().map(|m| m <= t).unwrap_or(true));
-                if meta.len() > limit || old {
-                    continue;
+            let files = scan::files(&ctx.root, &[abs.clone()], opts).map_err(|e| {
+                if e.kind() == std::io::ErrorKind::InvalidInput {
+                    CmdError::invalid_argument(&ctx.command, e.to_string())
+                } else {
+                    crate::protocol::error::io_error(&ctx.command, arg, &e)
                 }
+            })?;
+            for f in files {
                 // Absolute, so it resolves the same from any working directory.
                 match common::load(ctx, &f.to_string_lossy()) {
                     Ok(t) => out.push(t),
