@@ -884,3 +884,55 @@ fn edit_old_with_a_count_guard_other_than_one_is_refused() {
     ]));
     assert_eq!(env.read("c.txt"), b"b\n");
 }
+
+#[test]
+fn edit_and_insert_by_symbol() {
+    let env = TestEnv::new();
+    let p = env.write(
+        "u.rs",
+        "pub fn add(a: i32) -> i32 {\r\n    a + 1\r\n}\r\n\r\nfn other() {}\r\n",
+    );
+    let r = env.run(&["edit", "u.rs", "--symbol", "add", "--new", "fn add() {}"]);
+    assert_eq!(r.error_code(), "argument.invalid");
+    let h = sha256sum(&p);
+    ok(&env.run(&[
+        "edit",
+        "u.rs",
+        "--symbol",
+        "add",
+        "--new",
+        "fn add() {}\n",
+        "--expect-hash",
+        &h,
+    ]));
+    assert_eq!(env.read("u.rs"), b"fn add() {}\r\n\r\nfn other() {}\r\n");
+    let h = sha256sum(&p);
+    let r = env.run(&[
+        "edit",
+        "u.rs",
+        "--symbol",
+        "nope",
+        "--new",
+        "x",
+        "--expect-hash",
+        &h,
+    ]);
+    assert_eq!((r.code, r.error_code()), (2, "selection.no-match"));
+    let r = env.run(&[
+        "insert",
+        "u.rs",
+        "--after",
+        "--symbol",
+        "other",
+        "--content",
+        "// end",
+        "--expect-hash",
+        &h,
+    ]);
+    ok(&r);
+    assert_eq!(r.json["inserted_at"], serde_json::json!([4]));
+    assert_eq!(
+        env.read("u.rs"),
+        b"fn add() {}\r\n\r\nfn other() {}\r\n// end\r\n"
+    );
+}
