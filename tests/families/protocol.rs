@@ -177,3 +177,14 @@ fn closed_stdout_exits_quietly() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn help_typed_as_a_command_points_at_the_flag() {
+    let env = TestEnv::new();
+    let r = env.run(&["help", "read"]);
+    assert_eq!(r.error_code(), "argument.invalid");
+    assert_eq!(
+        r.json["error"]["repairs"][0]["command"],
+        "aitools read --help"
+    );
+}
