@@ -9,6 +9,8 @@ use crate::protocol::registry::CommandSpec;
 #[rustfmt::skip]
 const FAMILIES: &[&[CommandSpec]] = &[
     commands::inspect::COMMANDS,
+    commands::edit::COMMANDS,
+    commands::journal::COMMANDS,
     crate::discovery::COMMANDS,
 ];
 

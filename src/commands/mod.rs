@@ -2,4 +2,6 @@
 //! and registry entries, uses only the core (`protocol`, `workspace`, `text`,
 //! `store`), and never reaches into another family.
 
+pub mod edit;
 pub mod inspect;
+pub mod journal;

@@ -17,8 +17,8 @@ pub struct Lock {
 /// Takes the lock of the workspace whose state directory is `state`.
 pub fn acquire(ctx: &Ctx, state: &Path) -> Result<Lock, CmdError> {
     let path = state.join("lock");
-    let file =
-        fsx::open_append(&path, 0o600).map_err(|e| super::io_err(ctx, "the workspace lock", &e))?;
+    let file = fsx::open_append(&path, 0o600)
+        .map_err(|e| super::io_error(ctx, "the workspace lock", &e))?;
     let start = Instant::now();
     let mut pause = Duration::from_millis(1);
     loop {
@@ -26,7 +26,7 @@ pub fn acquire(ctx: &Ctx, state: &Path) -> Result<Lock, CmdError> {
             Ok(()) => return Ok(Lock { _file: file }),
             Err(std::fs::TryLockError::WouldBlock) => {}
             Err(std::fs::TryLockError::Error(e)) => {
-                return Err(super::io_err(ctx, "the workspace lock", &e));
+                return Err(super::io_error(ctx, "the workspace lock", &e));
             }
         }
         let waited = start.elapsed();

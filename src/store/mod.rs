@@ -18,7 +18,7 @@ use crate::protocol::{CmdError, Repair, code, error, shell};
 use crate::workspace::Ctx;
 
 /// `environment.io` for the store's own files (state directory, journal, records).
-pub(crate) fn io_err(ctx: &Ctx, what: &str, e: &std::io::Error) -> CmdError {
+pub fn io_error(ctx: &Ctx, what: &str, e: &std::io::Error) -> CmdError {
     CmdError::new(
         code::IO,
         format!("{what}: {}.", error::err_text(e)),

@@ -44,17 +44,18 @@ pub fn recover(ctx: &Ctx) -> Result<Vec<Recovered>, CmdError> {
 pub fn recover_locked(ctx: &Ctx, state: &Path) -> Result<Vec<Recovered>, CmdError> {
     let mut out = Vec::new();
     for path in pending(state) {
-        let rec = intent::read_record(&path).map_err(|e| super::io_err(ctx, "recovery", &e))?;
+        let rec = intent::read_record(&path).map_err(|e| super::io_error(ctx, "recovery", &e))?;
         let action = match (&rec.intent, rec.complete) {
             (Some(i), true) => {
-                super::write::finish(state, i).map_err(|e| super::io_err(ctx, "recovery", &e))?;
+                super::write::finish(state, i).map_err(|e| super::io_error(ctx, "recovery", &e))?;
                 "rolled-forward"
             }
             (i, _) => {
                 if let Some(i) = i {
-                    intent::discard(i).map_err(|e| super::io_err(ctx, "recovery", &e))?;
+                    intent::discard(i).map_err(|e| super::io_error(ctx, "recovery", &e))?;
                 }
-                std::fs::remove_file(&rec.path).map_err(|e| super::io_err(ctx, "recovery", &e))?;
+                std::fs::remove_file(&rec.path)
+                    .map_err(|e| super::io_error(ctx, "recovery", &e))?;
                 "discarded"
             }
         };

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 /// The op `op_id`, or `input.not-found` whose repair lists the journal.
 pub fn find(ctx: &Ctx, state: &Path, op_id: &str) -> Result<Entry, CmdError> {
-    let found = journal::find(state, op_id).map_err(|e| super::io_err(ctx, "the journal", &e))?;
+    let found = journal::find(state, op_id).map_err(|e| super::io_error(ctx, "the journal", &e))?;
     found.ok_or_else(|| {
         CmdError::new(
             code::NOT_FOUND,

@@ -133,14 +133,14 @@ pub fn run_with(
     more: &MoreOptions,
     build: impl FnOnce() -> Result<Vec<Change>, CmdError>,
 ) -> Result<Committed, CmdError> {
-    let state =
-        state_dir::ensure(&ctx.root).map_err(|e| super::io_err(ctx, "the state directory", &e))?;
+    let state = state_dir::ensure(&ctx.root)
+        .map_err(|e| super::io_error(ctx, "the state directory", &e))?;
     let _lock = lock::acquire(ctx, &state)?;
     // A writer killed since this command's own recovery ran is finished first, so
     // ops reach the journal in the order they happened.
     super::recovery::recover_locked(ctx, &state)?;
     let changes = build()?;
-    let seq = journal::next_seq(&state).map_err(|e| super::io_err(ctx, "the journal", &e))?;
+    let seq = journal::next_seq(&state).map_err(|e| super::io_error(ctx, "the journal", &e))?;
     let op_id = journal::new_op_id(&state, seq);
     let mut plan = Plan::new(ctx, &state, &op_id);
     for c in changes {
@@ -239,14 +239,13 @@ impl View {
     fn state(&self) -> State {
         match self {
             View::Missing => State::missing(),
-            View::File {
-                hash, mode, mtime, ..
-            } => State {
+            // The mtime is part of a state only where `touch` sets it.
+            View::File { hash, mode, .. } => State {
                 kind: "file".into(),
                 hash: Some(hash.clone()),
                 mode: Some(*mode),
                 target: None,
-                mtime: *mtime,
+                mtime: None,
             },
             View::Dir { mode } => State {
                 kind: "dir".into(),
@@ -908,7 +907,8 @@ impl<'a> Plan<'a> {
                     mtime: Some(mtime),
                     content: Some(content),
                 };
-                let st = after.state();
+                let mut st = after.state();
+                st.mtime = Some(mtime);
                 self.record(&rel, "created", None, None, State::missing(), st, None);
                 self.view.insert(target, after);
             }
@@ -931,7 +931,9 @@ impl<'a> Plan<'a> {
                     mtime: Some(mtime),
                     content,
                 };
-                let (bs, as_) = (before.state(), after.state());
+                let (mut bs, mut as_) = (before.state(), after.state());
+                bs.mtime = old;
+                as_.mtime = Some(mtime);
                 self.record(&rel, "modified", None, None, bs, as_, None);
                 self.view.insert(target, after);
             }
@@ -960,7 +962,7 @@ impl<'a> Plan<'a> {
         };
         let mut record = intent::write_first_line(state, &intent).map_err(|e| {
             let _ = std::fs::remove_file(intent::record_path(state, &intent.op_id));
-            super::io_err(ctx, "the intent record", &e)
+            super::io_error(ctx, "the intent record", &e)
         })?;
         let prepared = (|| -> std::io::Result<()> {
             let mut new_blobs = false;
@@ -1002,11 +1004,11 @@ impl<'a> Plan<'a> {
             if intent::discard(&intent).is_ok() {
                 let _ = std::fs::remove_file(intent::record_path(state, &intent.op_id));
             }
-            return Err(super::io_err(ctx, "the write (nothing was changed)", &e));
+            return Err(super::io_error(ctx, "the write (nothing was changed)", &e));
         }
         drop(record);
         finish(state, &intent).map_err(|e| {
-            super::io_err(
+            super::io_error(
                 ctx,
                 "the write (it is committed; the next aitools command in this workspace completes it)",
                 &e,
@@ -1051,4 +1053,34 @@ fn in_the_way(rel: &str) -> CmdError {
             shell::aitools(["info", rel]),
         ),
     )
+}
+
+/// The output fields every write shares, for command specs.
+pub const FIELD_CHANGES: crate::protocol::registry::Field = crate::protocol::registry::field(
+    "changes",
+    "[{path,action,from?,hash_before,hash_after,diff?,diff_truncated?}]; action is created, modified, deleted, moved, mode-changed or linked; diff is cut at 200 lines.",
+);
+pub const FIELD_OP_ID: crate::protocol::registry::Field = crate::protocol::registry::field(
+    "op_id",
+    "The journal op (undo with `aitools undo <op_id>`); null when nothing changed.",
+);
+pub const FIELD_DRY_RUN: crate::protocol::registry::Field =
+    crate::protocol::registry::field("dry_run", "With --dry-run: true; nothing was written.");
+pub const FIELD_NEXT: crate::protocol::registry::Field = crate::protocol::registry::field(
+    "next_commands",
+    "`aitools diff --op <op_id>` when a diff was cut.",
+);
+
+/// The current hash `--expect-hash` compares: the regular file the path leads to
+/// (symlinks followed), else a symlink's target text; `None` when nothing is there.
+pub fn current_hash(path: &Path) -> std::io::Result<Option<String>> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => return Ok(Some(snapshot::load(path)?.hash.clone())),
+        Ok(_) => return Ok(None),
+        Err(_) => {}
+    }
+    match std::fs::read_link(path) {
+        Ok(t) => Ok(Some(sha256_hex(t.as_os_str().as_encoded_bytes()))),
+        Err(_) => Ok(None),
+    }
 }
