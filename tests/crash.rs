@@ -168,16 +168,6 @@ impl Case {
         cp(&self.tmpl.path().join("ws"), self.ws());
         cp(&self.tmpl.path().join("state"), self.state());
     }
-    fn command(&self, args: &[String]) -> Command {
-        let mut c = Command::new(bin());
-        c.args(args)
-            .current_dir(self.ws())
-            .env("XDG_STATE_HOME", self.state())
-            .env("AITOOLS_FIXED_TIME", "1796000000")
-            .env("AITOOLS_SEED", "42")
-            .stdin(Stdio::null());
-        c
-    }
     /// Runs `aitools args` under strace with extra options; returns (exit code, stdout).
     fn strace(&self, opts: &[String], args: &[String], stdin: Option<&[u8]>) -> (i32, String) {
         let mut c = Command::new("strace");
