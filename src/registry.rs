@@ -11,7 +11,9 @@ const FAMILIES: &[&[CommandSpec]] = &[
     commands::inspect::COMMANDS,
     commands::edit::COMMANDS,
     commands::journal::COMMANDS,
+    commands::search::COMMANDS,
     crate::discovery::COMMANDS,
+    commands::agent::COMMANDS,
 ];
 
 /// Every registered command, in the order `schema` lists them.

@@ -2,6 +2,8 @@
 //! and registry entries, uses only the core (`protocol`, `workspace`, `text`,
 //! `store`), and never reaches into another family.
 
+pub mod agent;
 pub mod edit;
 pub mod inspect;
 pub mod journal;
+pub mod search;
