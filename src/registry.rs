@@ -11,6 +11,7 @@ const FAMILIES: &[&[CommandSpec]] = &[
     commands::inspect::COMMANDS,
     commands::search::COMMANDS,
     commands::edit::COMMANDS,
+    commands::journal::COMMANDS,
     crate::discovery::COMMANDS,
     commands::agent::COMMANDS,
 ];
@@ -34,4 +35,16 @@ pub fn groups() -> Vec<&'static str> {
     g.sort();
     g.dedup();
     g
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_command_is_registered_once() {
+        let mut names: Vec<&str> = super::all().map(|s| s.name).collect();
+        let n = names.len();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), n, "a command is registered twice");
+    }
 }

@@ -5,4 +5,5 @@
 pub mod agent;
 pub mod edit;
 pub mod inspect;
+pub mod journal;
 pub mod search;

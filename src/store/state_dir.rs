@@ -25,3 +25,19 @@ pub fn for_root(root: &Path) -> PathBuf {
         .unwrap_or_else(|| "root".to_string());
     state_home().join(format!("{name}-{hex}"))
 }
+
+/// Creates the workspace's state directory and its parts (`commit/`, `journal/`,
+/// `journal/ids/`, `blobs/`), each 0700, and returns it.
+pub fn ensure(root: &Path) -> std::io::Result<PathBuf> {
+    let state = for_root(root);
+    super::fsx::ensure_private_dir_all(&state)?;
+    let mut created = false;
+    for sub in ["commit", "journal", "journal/ids", "blobs"] {
+        created |= super::fsx::ensure_private_dir(&state.join(sub))?;
+    }
+    if created {
+        super::fsx::sync_dir(&state)?;
+        super::fsx::sync_dir(&state.join("journal"))?;
+    }
+    Ok(state)
+}

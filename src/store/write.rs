@@ -1,20 +1,39 @@
-//! The write protocol's API: a command computes the changes it wants while the
-//! workspace lock is held (validation under the lock), and hands them here.
+//! The write protocol. A command computes the changes it wants while the workspace
+//! lock is held (validation under the lock) and hands them here; the store plans
+//! them against a view of the tree (boundary, before-states, no-ops dropped),
+//! then commits them all or none:
 //!
-//! SKELETON: the signatures below are the contract the edit commands build on. The
-//! implementation is deliberately naive (direct writes, no lock, no journal) until
-//! the store lands: intent record, blobs, temp files, fsync order, recovery, journal.
+//! lock → plan → intent line 1 (fsync file + `commit/`) → blobs (fsync, `blobs/`)
+//! → temp files beside their targets (fsync) → checksum line (fsync: the commit
+//! point) → apply the steps → fsync the directories → journal line (fdatasync) →
+//! remove the record. Recovery (`recovery.rs`) finishes or discards a record a
+//! killed process left.
 
-use crate::protocol::{CmdError, Json, Output, code, error};
-use crate::workspace::Ctx;
+use super::blobs;
+use super::intent::{self, Intent, Step};
+use super::journal::{self, Entry, EntryChange, State};
+use super::snapshot::{self, Snapshot};
+use super::{fsx, lock, state_dir};
+use crate::protocol::{CmdError, Json, Output, Repair, code, redact, shell, time};
+use crate::text::diff::{self, DiffOptions};
+use crate::text::lines::sha256_hex;
+use crate::workspace::boundary::{self, Final};
+use crate::workspace::{Ctx, paths};
 use serde::Serialize;
-use std::path::PathBuf;
+use std::collections::{BTreeMap, BTreeSet};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Diff lines shown per change before `diff_truncated`.
+pub const MAX_DIFF_LINES: usize = 200;
 
 /// One change a command wants made. Paths are absolute (from `Ctx::path_arg`).
 #[derive(Debug, Clone)]
 pub enum Change {
-    /// Create or replace a regular file. `mode` applies to a new file (an existing
-    /// file keeps its mode unless `mode` is given).
+    /// Create or replace a regular file (through a symlink to the file it leads
+    /// to). `mode` applies to a new file (an existing file keeps its mode unless
+    /// `mode` is given). Missing parent directories are created.
     Put {
         path: PathBuf,
         bytes: Vec<u8>,
@@ -22,15 +41,16 @@ pub enum Change {
     },
     /// Remove a file, a symlink, or an empty directory.
     Delete { path: PathBuf },
-    /// Rename (never merges into an existing directory).
+    /// Rename (never merges into an existing directory; replaces a file or symlink).
     Move { from: PathBuf, to: PathBuf },
-    /// Create a directory (parents too).
+    /// Create a directory (parents too); an existing directory is a no-op.
     Mkdir { path: PathBuf },
     /// Set permission bits.
     Chmod { path: PathBuf, mode: u32 },
-    /// Create a symlink at `path` whose text is `target`.
+    /// Create (or replace a symlink with) a symlink at `path` whose text is `target`.
     Symlink { path: PathBuf, target: String },
-    /// Set a file's modification time (seconds since the epoch).
+    /// Set a file's modification time (seconds since the epoch); creates an empty
+    /// file when missing.
     Touch { path: PathBuf, mtime: i64 },
 }
 
@@ -39,6 +59,15 @@ pub enum Change {
 pub struct WriteOptions {
     /// Validate and show the diff; write nothing.
     pub dry_run: bool,
+}
+
+/// What the journal and output need beyond `WriteOptions` (used by `undo`).
+#[derive(Debug, Clone, Default)]
+pub struct MoreOptions {
+    /// The op this one reverts (`undo`).
+    pub undoes: Option<String>,
+    /// Diff lines per change (default `MAX_DIFF_LINES`).
+    pub max_diff_lines: Option<usize>,
 }
 
 /// `changes[]` of the write output.
@@ -54,7 +83,7 @@ pub struct ChangeReport {
     pub diff: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diff_truncated: Option<bool>,
-    /// Per-file replacement count (`replace`).
+    /// Per-file replacement count (`replace`): the caller fills it after `run`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub count: Option<u64>,
 }
@@ -80,7 +109,9 @@ impl Committed {
         for (k, v) in extra {
             obj.push(k, v);
         }
-        obj.push("next_commands", Json::from_serialize(&self.next_commands));
+        if !self.next_commands.is_empty() {
+            obj.push("next_commands", Json::from_serialize(&self.next_commands));
+        }
         Output::from_json(obj, false)
     }
 }
@@ -92,53 +123,964 @@ pub fn run(
     opts: &WriteOptions,
     build: impl FnOnce() -> Result<Vec<Change>, CmdError>,
 ) -> Result<Committed, CmdError> {
+    run_with(ctx, opts, &MoreOptions::default(), build)
+}
+
+/// `run` with the journal extras.
+pub fn run_with(
+    ctx: &Ctx,
+    opts: &WriteOptions,
+    more: &MoreOptions,
+    build: impl FnOnce() -> Result<Vec<Change>, CmdError>,
+) -> Result<Committed, CmdError> {
+    let state = state_dir::ensure(&ctx.root)
+        .map_err(|e| super::io_error(ctx, "the state directory", &e))?;
+    let _lock = lock::acquire(ctx, &state)?;
+    // A writer killed since this command's own recovery ran is finished first, so
+    // ops reach the journal in the order they happened.
+    super::recovery::recover_locked(ctx, &state)?;
     let changes = build()?;
+    let seq = journal::next_seq(&state).map_err(|e| super::io_error(ctx, "the journal", &e))?;
+    let op_id = journal::new_op_id(&state, seq);
+    let mut plan = Plan::new(ctx, &state, &op_id);
+    for c in changes {
+        plan.add(c)?;
+    }
+    let max_diff = more.max_diff_lines.unwrap_or(MAX_DIFF_LINES);
+    let mut next_commands = Vec::new();
     let mut reports = Vec::new();
-    for c in &changes {
-        let (path, action) = match c {
-            Change::Put { path, .. } => (path, if path.exists() { "modified" } else { "created" }),
-            Change::Delete { path } => (path, "deleted"),
-            Change::Move { to, .. } => (to, "moved"),
-            Change::Mkdir { path } => (path, "created"),
-            Change::Chmod { path, .. } => (path, "mode-changed"),
-            Change::Symlink { path, .. } => (path, "linked"),
-            Change::Touch { path, .. } => (path, "modified"),
-        };
-        reports.push(ChangeReport {
-            path: ctx.display_path(path),
-            action,
-            from: None,
-            hash_before: None,
-            hash_after: None,
-            diff: None,
-            diff_truncated: None,
-            count: None,
+    let mut any_cut = false;
+    for r in plan.reports.drain(..) {
+        let (report, cut) = r.finish(max_diff);
+        any_cut |= cut;
+        reports.push(report);
+    }
+    if plan.entry_changes.is_empty() {
+        return Ok(Committed {
+            changes: Vec::new(),
+            op_id: None,
+            dry_run: opts.dry_run,
+            next_commands,
         });
     }
-    if !opts.dry_run {
-        for c in &changes {
-            let io = |path: &std::path::Path, e: std::io::Error| {
-                error::io_error(&ctx.command, &ctx.display_path(path), &e)
-            };
-            match c {
-                Change::Put { path, bytes, mode } => {
-                    std::fs::write(path, bytes).map_err(|e| io(path, e))?;
-                    if let Some(m) = mode {
-                        use std::os::unix::fs::PermissionsExt;
-                        std::fs::set_permissions(path, std::fs::Permissions::from_mode(*m))
-                            .map_err(|e| io(path, e))?;
-                    }
-                }
-                Change::Delete { path } => std::fs::remove_file(path).map_err(|e| io(path, e))?,
-                _ => return Err(CmdError::internal("the store skeleton only writes files")),
-            }
-        }
+    if opts.dry_run {
+        return Ok(Committed {
+            changes: reports,
+            op_id: None,
+            dry_run: true,
+            next_commands,
+        });
     }
-    let _ = code::IO;
+    if any_cut {
+        next_commands.push(shell::aitools(["diff", "--op", &op_id]));
+    }
+    let entry = Entry {
+        seq,
+        op_id: op_id.clone(),
+        time: time::iso8601(time::now().0),
+        command: ctx.command.clone(),
+        argv: ctx
+            .argv
+            .iter()
+            .map(|a| {
+                redact::mask_str(a)
+                    .map(|(s, _)| s)
+                    .unwrap_or_else(|| a.clone())
+            })
+            .collect(),
+        undoes: more.undoes.clone(),
+        changes: std::mem::take(&mut plan.entry_changes),
+    };
+    plan.commit(entry)?;
+    snapshot::clear();
     Ok(Committed {
         changes: reports,
-        op_id: None,
-        dry_run: opts.dry_run,
-        next_commands: Vec::new(),
+        op_id: Some(op_id),
+        dry_run: false,
+        next_commands,
     })
+}
+
+/// Where a file's bytes are, while planning.
+#[derive(Clone)]
+enum Content {
+    Snap(Arc<Snapshot>),
+    Owned(Arc<Vec<u8>>),
+}
+
+impl Content {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Content::Snap(s) => &s.bytes,
+            Content::Owned(b) => b,
+        }
+    }
+}
+
+/// A path's state in the view the plan builds (the disk with this op's changes so far).
+#[derive(Clone)]
+enum View {
+    Missing,
+    File {
+        hash: String,
+        mode: u32,
+        mtime: Option<i64>,
+        content: Option<Content>,
+    },
+    Dir {
+        mode: u32,
+    },
+    Symlink {
+        target: String,
+    },
+}
+
+impl View {
+    fn state(&self) -> State {
+        match self {
+            View::Missing => State::missing(),
+            // The mtime is part of a state only where `touch` sets it.
+            View::File { hash, mode, .. } => State {
+                kind: "file".into(),
+                hash: Some(hash.clone()),
+                mode: Some(*mode),
+                target: None,
+                mtime: None,
+            },
+            View::Dir { mode } => State {
+                kind: "dir".into(),
+                mode: Some(*mode),
+                ..State::default()
+            },
+            View::Symlink { target } => State {
+                kind: "symlink".into(),
+                hash: Some(sha256_hex(target.as_bytes())),
+                target: Some(target.clone()),
+                ..State::default()
+            },
+        }
+    }
+    fn hash(&self) -> Option<String> {
+        self.state().hash
+    }
+}
+
+enum TempKind {
+    File {
+        content: Content,
+        mode: u32,
+        mtime: Option<i64>,
+    },
+    Symlink {
+        target: String,
+    },
+}
+
+struct Temp {
+    path: PathBuf,
+    kind: TempKind,
+}
+
+struct BlobJob {
+    hash: String,
+    /// The tree file holding the bytes, when they are on disk (may be hard-linked).
+    disk: Option<PathBuf>,
+    content: Option<Content>,
+    tmp: PathBuf,
+}
+
+/// A report whose diff is computed once the plan is done.
+struct PendingReport {
+    report: ChangeReport,
+    diff_of: Option<(Option<Content>, Option<Content>)>,
+}
+
+impl PendingReport {
+    fn finish(mut self, max_lines: usize) -> (ChangeReport, bool) {
+        let mut cut = false;
+        if let Some((before, after)) = self.diff_of.take() {
+            let empty: &[u8] = b"";
+            let old = before.as_ref().map(|c| c.bytes()).unwrap_or(empty);
+            let new = after.as_ref().map(|c| c.bytes()).unwrap_or(empty);
+            let binary = crate::text::sniff::is_binary(old) || crate::text::sniff::is_binary(new);
+            if !binary {
+                let a = if before.is_some() {
+                    format!("a/{}", self.report.path)
+                } else {
+                    "/dev/null".to_string()
+                };
+                let b = if after.is_some() {
+                    format!("b/{}", self.report.path)
+                } else {
+                    "/dev/null".to_string()
+                };
+                let d = diff::unified(old, new, &a, &b, &DiffOptions::default());
+                if !d.text.is_empty() {
+                    let (text, was_cut) = diff::cut_lines(&d.text, max_lines);
+                    cut = was_cut;
+                    self.report.diff = Some(text);
+                    if was_cut {
+                        self.report.diff_truncated = Some(true);
+                    }
+                }
+            }
+        }
+        (self.report, cut)
+    }
+}
+
+struct Plan<'a> {
+    ctx: &'a Ctx,
+    state: &'a Path,
+    op_id: &'a str,
+    view: BTreeMap<PathBuf, View>,
+    steps: Vec<Step>,
+    temps: Vec<Temp>,
+    blobs: Vec<BlobJob>,
+    blob_hashes: BTreeSet<String>,
+    sync_dirs: BTreeSet<PathBuf>,
+    reports: Vec<PendingReport>,
+    entry_changes: Vec<EntryChange>,
+    default_file_mode: u32,
+    default_dir_mode: u32,
+}
+
+fn parent_of(p: &Path) -> PathBuf {
+    p.parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("/"))
+}
+
+impl<'a> Plan<'a> {
+    fn new(ctx: &'a Ctx, state: &'a Path, op_id: &'a str) -> Plan<'a> {
+        let umask = fsx::umask();
+        Plan {
+            ctx,
+            state,
+            op_id,
+            view: BTreeMap::new(),
+            steps: Vec::new(),
+            temps: Vec::new(),
+            blobs: Vec::new(),
+            blob_hashes: BTreeSet::new(),
+            sync_dirs: BTreeSet::new(),
+            reports: Vec::new(),
+            entry_changes: Vec::new(),
+            default_file_mode: 0o666 & !umask,
+            default_dir_mode: 0o777 & !umask,
+        }
+    }
+
+    fn rel(&self, p: &Path) -> String {
+        paths::relative_to(p, &self.ctx.root).unwrap_or_else(|| paths::display(p))
+    }
+
+    fn io(&self, p: &Path, e: &std::io::Error) -> CmdError {
+        crate::protocol::error::io_error(&self.ctx.command, &self.rel(p), e)
+    }
+
+    /// The view of `p` (no final symlink followed); files are read when `content`.
+    fn look(&mut self, p: &Path, content: bool) -> Result<View, CmdError> {
+        if let Some(v) = self.view.get(p) {
+            let needs = matches!(v, View::File { content: None, .. });
+            if !(content && needs) {
+                return Ok(v.clone());
+            }
+        } else if self.under_removed(p) {
+            return Ok(View::Missing);
+        }
+        let meta = match std::fs::symlink_metadata(p) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(View::Missing),
+            Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) => return Ok(View::Missing),
+            Err(e) => return Err(self.io(p, &e)),
+        };
+        let ft = meta.file_type();
+        let v = if ft.is_symlink() {
+            let t = std::fs::read_link(p).map_err(|e| self.io(p, &e))?;
+            View::Symlink {
+                target: t.to_string_lossy().into_owned(),
+            }
+        } else if ft.is_dir() {
+            View::Dir {
+                mode: meta.mode() & 0o7777,
+            }
+        } else if ft.is_file() {
+            let snap = snapshot::load(p).map_err(|e| self.io(p, &e))?;
+            View::File {
+                hash: snap.hash.clone(),
+                mode: snap.mode,
+                mtime: Some(snap.mtime),
+                content: Some(Content::Snap(snap)),
+            }
+        } else {
+            return Err(not_a_file(&self.rel(p)));
+        };
+        self.view.insert(p.to_path_buf(), v.clone());
+        Ok(v)
+    }
+
+    /// Whether an ancestor of `p` was removed or moved away earlier in this op.
+    fn under_removed(&self, p: &Path) -> bool {
+        p.ancestors()
+            .skip(1)
+            .any(|a| matches!(self.view.get(a), Some(View::Missing)))
+    }
+
+    fn exists_on_disk(&self, p: &Path) -> bool {
+        fsx::exists_nofollow(p)
+    }
+
+    /// Where a temp file for `target` goes: its directory, or the nearest ancestor
+    /// that exists on disk now (same filesystem, so the rename is atomic).
+    fn temp_path(&mut self, target: &Path) -> PathBuf {
+        let mut dir = parent_of(target);
+        while !std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+            match dir.parent() {
+                Some(p) => dir = p.to_path_buf(),
+                None => break,
+            }
+        }
+        let n = self.temps.len();
+        let p = dir.join(format!(".aitools-{}-{n}.tmp", self.op_id));
+        self.sync_dirs.insert(dir);
+        p
+    }
+
+    /// Creates the missing directories above `target` (each one a journaled change).
+    fn ensure_parents(&mut self, target: &Path) -> Result<(), CmdError> {
+        let mut missing = Vec::new();
+        let mut cur = parent_of(target);
+        loop {
+            match self.look(&cur, false)? {
+                View::Dir { .. } => break,
+                View::Missing => {
+                    missing.push(cur.clone());
+                    match cur.parent() {
+                        Some(p) => cur = p.to_path_buf(),
+                        None => break,
+                    }
+                }
+                View::Symlink { .. } => {
+                    // An existing symlink to a directory was resolved by the boundary;
+                    // a dangling one (or one to a file) blocks the path.
+                    if std::fs::metadata(&cur).is_ok_and(|m| m.is_dir()) {
+                        break;
+                    }
+                    return Err(in_the_way(&self.rel(&cur)));
+                }
+                View::File { .. } => return Err(in_the_way(&self.rel(&cur))),
+            }
+        }
+        for d in missing.into_iter().rev() {
+            self.mkdir_one(&d);
+        }
+        Ok(())
+    }
+
+    fn mkdir_one(&mut self, d: &Path) {
+        let mode = self.default_dir_mode;
+        self.steps.push(Step::Mkdir {
+            path: d.to_path_buf(),
+            mode: None,
+        });
+        self.sync_dirs.insert(parent_of(d));
+        self.sync_dirs.insert(d.to_path_buf());
+        self.view.insert(d.to_path_buf(), View::Dir { mode });
+        let rel = self.rel(d);
+        self.record(
+            &rel,
+            "created",
+            None,
+            None,
+            View::Missing.state(),
+            View::Dir { mode }.state(),
+            None,
+        );
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &mut self,
+        rel: &str,
+        action: &'static str,
+        from: Option<(String, State)>,
+        hashes: Option<(Option<String>, Option<String>)>,
+        before: State,
+        after: State,
+        diff_of: Option<(Option<Content>, Option<Content>)>,
+    ) {
+        let (hb, ha) = hashes.unwrap_or((before.hash.clone(), after.hash.clone()));
+        self.reports.push(PendingReport {
+            report: ChangeReport {
+                path: rel.to_string(),
+                action,
+                from: from.as_ref().map(|(f, _)| f.clone()),
+                hash_before: hb,
+                hash_after: ha,
+                diff: None,
+                diff_truncated: None,
+                count: None,
+            },
+            diff_of,
+        });
+        self.entry_changes.push(EntryChange {
+            path: rel.to_string(),
+            action: action.to_string(),
+            from_before: from.as_ref().map(|(_, s)| s.clone()),
+            from: from.map(|(f, _)| f),
+            before,
+            after,
+        });
+    }
+
+    /// Keeps the before-content of a file this op replaces or removes.
+    fn keep_blob(&mut self, p: &Path, v: &View) {
+        let View::File { hash, content, .. } = v else {
+            return;
+        };
+        if self.blob_hashes.contains(hash) || blobs::exists(self.state, hash) {
+            return;
+        }
+        self.blob_hashes.insert(hash.clone());
+        let on_disk = matches!(content, Some(Content::Snap(_)));
+        let n = self.blobs.len();
+        self.blobs.push(BlobJob {
+            hash: hash.clone(),
+            disk: on_disk.then(|| p.to_path_buf()),
+            content: content.clone(),
+            tmp: blobs::dir(self.state).join(format!(".{}-{n}.tmp", self.op_id)),
+        });
+    }
+
+    fn add(&mut self, c: Change) -> Result<(), CmdError> {
+        match c {
+            Change::Put { path, bytes, mode } => self.put(&path, bytes, mode),
+            Change::Delete { path } => self.delete(&path),
+            Change::Move { from, to } => self.mv(&from, &to),
+            Change::Mkdir { path } => self.mkdir(&path),
+            Change::Chmod { path, mode } => self.chmod(&path, mode),
+            Change::Symlink { path, target } => self.symlink(&path, target),
+            Change::Touch { path, mtime } => self.touch(&path, mtime),
+        }
+    }
+
+    fn put(&mut self, path: &Path, bytes: Vec<u8>, mode: Option<u32>) -> Result<(), CmdError> {
+        let target = boundary::resolve(self.ctx, path, Final::Follow)?;
+        let before = self.look(&target, true)?;
+        let rel = self.rel(&target);
+        let hash = sha256_hex(&bytes);
+        let (old_mode, old_content) = match &before {
+            View::Dir { .. } => return Err(not_a_file(&rel)),
+            View::File {
+                hash: h,
+                mode: m,
+                content,
+                ..
+            } => {
+                if *h == hash && mode.is_none_or(|x| x == *m) {
+                    return Ok(());
+                }
+                (Some(*m), content.clone())
+            }
+            _ => (None, None),
+        };
+        let new_mode = mode.or(old_mode).unwrap_or(self.default_file_mode) & 0o7777;
+        self.ensure_parents(&target)?;
+        let content = Content::Owned(Arc::new(bytes));
+        let tmp = self.temp_path(&target);
+        self.temps.push(Temp {
+            path: tmp.clone(),
+            kind: TempKind::File {
+                content: content.clone(),
+                mode: new_mode,
+                mtime: None,
+            },
+        });
+        self.steps.push(Step::Rename {
+            tmp,
+            to: target.clone(),
+        });
+        self.sync_dirs.insert(parent_of(&target));
+        self.keep_blob(&target, &before);
+        let after = View::File {
+            hash,
+            mode: new_mode,
+            mtime: None,
+            content: Some(content.clone()),
+        };
+        let action = if matches!(before, View::Missing) {
+            "created"
+        } else {
+            "modified"
+        };
+        let diff_of = Some((old_content, Some(content)));
+        let (bs, as_) = (before.state(), after.state());
+        self.record(&rel, action, None, None, bs, as_, diff_of);
+        self.view.insert(target, after);
+        Ok(())
+    }
+
+    fn identity(&self, p: &Path) -> Result<(u64, u64), CmdError> {
+        fsx::identity(p).ok_or_else(|| {
+            CmdError::new(
+                code::ARGUMENT_INVALID,
+                format!(
+                    "{} is created by this same operation and cannot also be removed or moved by it.",
+                    self.rel(p)
+                ),
+                crate::protocol::error::schema_repair(&self.ctx.command),
+            )
+        })
+    }
+
+    fn delete(&mut self, path: &Path) -> Result<(), CmdError> {
+        let target = boundary::resolve(self.ctx, path, Final::Entry)?;
+        let before = self.look(&target, true)?;
+        let rel = self.rel(&target);
+        let (dev, ino) = match &before {
+            View::Missing => {
+                return Err(crate::protocol::error::io_error(
+                    &self.ctx.command,
+                    &rel,
+                    &std::io::Error::from(std::io::ErrorKind::NotFound),
+                ));
+            }
+            _ => self.identity(&target)?,
+        };
+        match &before {
+            View::Dir { .. } => {
+                if !self.dir_is_empty(&target)? {
+                    return Err(CmdError::new(
+                        code::NOT_A_FILE,
+                        format!(
+                            "{rel} is a directory that is not empty; delete removes only files, symlinks and empty directories."
+                        ),
+                        Repair::new(
+                            "list",
+                            "See what the directory holds; delete its entries first.",
+                            shell::aitools(["find", &rel]),
+                        ),
+                    ));
+                }
+                self.steps.push(Step::Rmdir {
+                    path: target.clone(),
+                    dev,
+                    ino,
+                });
+            }
+            _ => {
+                self.keep_blob(&target, &before);
+                self.steps.push(Step::Unlink {
+                    path: target.clone(),
+                    dev,
+                    ino,
+                });
+            }
+        }
+        self.sync_dirs.insert(parent_of(&target));
+        let bs = before.state();
+        self.record(&rel, "deleted", None, None, bs, State::missing(), None);
+        self.view.insert(target, View::Missing);
+        Ok(())
+    }
+
+    /// Empty in the view: every entry on disk is gone in the view, and the view adds none.
+    fn dir_is_empty(&mut self, dir: &Path) -> Result<bool, CmdError> {
+        let rd = std::fs::read_dir(dir).map_err(|e| self.io(dir, &e))?;
+        for e in rd {
+            let e = e.map_err(|e| self.io(dir, &e))?;
+            if !matches!(self.view.get(&e.path()), Some(View::Missing)) {
+                return Ok(false);
+            }
+        }
+        let added = self.view.iter().any(|(p, v)| {
+            p.parent() == Some(dir) && !matches!(v, View::Missing) && !self.exists_on_disk(p)
+        });
+        Ok(!added)
+    }
+
+    fn mv(&mut self, from: &Path, to: &Path) -> Result<(), CmdError> {
+        let src = boundary::resolve(self.ctx, from, Final::Entry)?;
+        let dst = boundary::resolve(self.ctx, to, Final::Entry)?;
+        let srel = self.rel(&src);
+        let drel = self.rel(&dst);
+        if src == dst {
+            return Ok(());
+        }
+        if dst.starts_with(&src) {
+            return Err(CmdError::invalid_argument(
+                &self.ctx.command,
+                format!("{drel} is inside {srel}; a directory cannot move into itself."),
+            ));
+        }
+        let moving = self.look(&src, true)?;
+        if matches!(moving, View::Missing) {
+            return Err(crate::protocol::error::io_error(
+                &self.ctx.command,
+                &srel,
+                &std::io::Error::from(std::io::ErrorKind::NotFound),
+            ));
+        }
+        let (dev, ino) = self.identity(&src)?;
+        let before = self.look(&dst, true)?;
+        if let View::Dir { .. } = before {
+            return Err(CmdError::new(
+                code::EXISTS,
+                format!("{drel} is an existing directory; move never merges into one."),
+                Repair::new(
+                    "rename",
+                    "Name the destination path in full, including the new name.",
+                    shell::aitools([
+                        "move",
+                        &srel,
+                        &format!(
+                            "{drel}/{}",
+                            src.file_name()
+                                .map(|n| n.to_string_lossy().into_owned())
+                                .unwrap_or_default()
+                        ),
+                    ]),
+                ),
+            ));
+        }
+        self.ensure_parents(&dst)?;
+        self.keep_blob(&dst, &before);
+        self.steps.push(Step::Move {
+            from: src.clone(),
+            to: dst.clone(),
+            dev,
+            ino,
+        });
+        self.sync_dirs.insert(parent_of(&src));
+        self.sync_dirs.insert(parent_of(&dst));
+        let h = moving.hash();
+        let ms = moving.state();
+        let after = match &moving {
+            View::File {
+                hash,
+                mode,
+                content,
+                ..
+            } => View::File {
+                hash: hash.clone(),
+                mode: *mode,
+                mtime: None,
+                content: content.clone(),
+            },
+            other => other.clone(),
+        };
+        let bs = before.state();
+        self.record(
+            &drel,
+            "moved",
+            Some((srel, ms.clone())),
+            Some((h.clone(), h)),
+            bs,
+            after.state(),
+            None,
+        );
+        self.view.insert(src, View::Missing);
+        self.view.insert(dst, after);
+        Ok(())
+    }
+
+    fn mkdir(&mut self, path: &Path) -> Result<(), CmdError> {
+        let target = boundary::resolve(self.ctx, path, Final::Follow)?;
+        match self.look(&target, false)? {
+            View::Dir { .. } => Ok(()),
+            View::Missing => {
+                self.ensure_parents(&target)?;
+                self.mkdir_one(&target);
+                Ok(())
+            }
+            _ => Err(in_the_way(&self.rel(&target))),
+        }
+    }
+
+    fn chmod(&mut self, path: &Path, mode: u32) -> Result<(), CmdError> {
+        let target = boundary::resolve(self.ctx, path, Final::Follow)?;
+        let before = self.look(&target, false)?;
+        let rel = self.rel(&target);
+        let mode = mode & 0o7777;
+        let after = match &before {
+            View::Missing => {
+                return Err(crate::protocol::error::io_error(
+                    &self.ctx.command,
+                    &rel,
+                    &std::io::Error::from(std::io::ErrorKind::NotFound),
+                ));
+            }
+            View::File { mode: m, .. } | View::Dir { mode: m } if *m == mode => return Ok(()),
+            View::File {
+                hash,
+                mtime,
+                content,
+                ..
+            } => View::File {
+                hash: hash.clone(),
+                mode,
+                mtime: *mtime,
+                content: content.clone(),
+            },
+            View::Dir { .. } => View::Dir { mode },
+            View::Symlink { .. } => return Err(not_a_file(&rel)),
+        };
+        self.steps.push(Step::Chmod {
+            path: target.clone(),
+            mode,
+        });
+        self.sync_dirs.insert(parent_of(&target));
+        let (bs, as_) = (before.state(), after.state());
+        self.record(&rel, "mode-changed", None, None, bs, as_, None);
+        self.view.insert(target, after);
+        Ok(())
+    }
+
+    fn symlink(&mut self, path: &Path, text: String) -> Result<(), CmdError> {
+        let target = boundary::resolve(self.ctx, path, Final::Entry)?;
+        let before = self.look(&target, false)?;
+        let rel = self.rel(&target);
+        match &before {
+            View::Symlink { target: t } if *t == text => return Ok(()),
+            View::Missing | View::Symlink { .. } => {}
+            _ => {
+                return Err(CmdError::new(
+                    code::EXISTS,
+                    format!(
+                        "{rel} exists and is not a symlink; link never replaces a file or directory."
+                    ),
+                    Repair::new(
+                        "delete",
+                        "Pick another link path, or delete the entry first.",
+                        shell::aitools(["info", &rel]),
+                    ),
+                ));
+            }
+        }
+        self.ensure_parents(&target)?;
+        let tmp = self.temp_path(&target);
+        self.temps.push(Temp {
+            path: tmp.clone(),
+            kind: TempKind::Symlink {
+                target: text.clone(),
+            },
+        });
+        self.steps.push(Step::Rename {
+            tmp,
+            to: target.clone(),
+        });
+        self.sync_dirs.insert(parent_of(&target));
+        let after = View::Symlink { target: text };
+        let (bs, as_) = (before.state(), after.state());
+        self.record(&rel, "linked", None, None, bs, as_, None);
+        self.view.insert(target, after);
+        Ok(())
+    }
+
+    fn touch(&mut self, path: &Path, mtime: i64) -> Result<(), CmdError> {
+        let target = boundary::resolve(self.ctx, path, Final::Follow)?;
+        let before = self.look(&target, false)?;
+        let rel = self.rel(&target);
+        match before.clone() {
+            View::Missing => {
+                self.ensure_parents(&target)?;
+                let content = Content::Owned(Arc::new(Vec::new()));
+                let mode = self.default_file_mode;
+                let tmp = self.temp_path(&target);
+                self.temps.push(Temp {
+                    path: tmp.clone(),
+                    kind: TempKind::File {
+                        content: content.clone(),
+                        mode,
+                        mtime: Some(mtime),
+                    },
+                });
+                self.steps.push(Step::Rename {
+                    tmp,
+                    to: target.clone(),
+                });
+                self.sync_dirs.insert(parent_of(&target));
+                let after = View::File {
+                    hash: sha256_hex(b""),
+                    mode,
+                    mtime: Some(mtime),
+                    content: Some(content),
+                };
+                let mut st = after.state();
+                st.mtime = Some(mtime);
+                self.record(&rel, "created", None, None, State::missing(), st, None);
+                self.view.insert(target, after);
+            }
+            View::File {
+                hash,
+                mode,
+                mtime: old,
+                content,
+            } => {
+                if old == Some(mtime) {
+                    return Ok(());
+                }
+                self.steps.push(Step::Utime {
+                    path: target.clone(),
+                    mtime,
+                });
+                let after = View::File {
+                    hash,
+                    mode,
+                    mtime: Some(mtime),
+                    content,
+                };
+                let (mut bs, mut as_) = (before.state(), after.state());
+                bs.mtime = old;
+                as_.mtime = Some(mtime);
+                self.record(&rel, "modified", None, None, bs, as_, None);
+                self.view.insert(target, after);
+            }
+            _ => return Err(not_a_file(&rel)),
+        }
+        Ok(())
+    }
+
+    /// The commit: intent, blobs, temps, commit point, apply, journal.
+    fn commit(mut self, entry: Entry) -> Result<(), CmdError> {
+        let ctx = self.ctx;
+        let state = self.state;
+        let intent = Intent {
+            op_id: self.op_id.to_string(),
+            temps: self.temps.iter().map(|t| t.path.clone()).collect(),
+            blob_tmps: self.blobs.iter().map(|b| b.tmp.clone()).collect(),
+            links: self
+                .blobs
+                .iter()
+                .filter(|b| b.disk.is_some())
+                .map(|b| blobs::path(state, &b.hash))
+                .collect(),
+            steps: std::mem::take(&mut self.steps),
+            sync_dirs: std::mem::take(&mut self.sync_dirs).into_iter().collect(),
+            entry,
+        };
+        let mut record = intent::write_first_line(state, &intent).map_err(|e| {
+            let _ = std::fs::remove_file(intent::record_path(state, &intent.op_id));
+            super::io_error(ctx, "the intent record", &e)
+        })?;
+        let prepared = (|| -> std::io::Result<()> {
+            let mut new_blobs = false;
+            for b in &self.blobs {
+                let bytes = b.content.as_ref().map(|c| c.bytes());
+                let stored = match &b.disk {
+                    Some(src) => blobs::store_file(state, &b.hash, src, bytes, &b.tmp)?,
+                    None => blobs::store_bytes(state, &b.hash, bytes.unwrap_or_default(), &b.tmp)?,
+                };
+                new_blobs |= stored != blobs::Stored::Existing;
+            }
+            if new_blobs {
+                fsx::sync_dir(&blobs::dir(state))?;
+            }
+            for t in &self.temps {
+                match &t.kind {
+                    TempKind::File {
+                        content,
+                        mode,
+                        mtime,
+                    } => {
+                        use std::io::Write;
+                        let mut f = fsx::create_new(&t.path, *mode)?;
+                        f.write_all(content.bytes())?;
+                        if let Some(m) = mtime {
+                            f.set_modified(fsx::to_system_time(*m))?;
+                        }
+                        f.sync_all()?;
+                    }
+                    TempKind::Symlink { target } => {
+                        std::os::unix::fs::symlink(target, &t.path)?;
+                    }
+                }
+            }
+            intent::write_commit_line(&mut record, &intent)
+        })();
+        if let Err(e) = prepared {
+            // Never committed: the tree was not touched. Remove what was prepared.
+            if intent::discard(&intent).is_ok() {
+                let _ = std::fs::remove_file(intent::record_path(state, &intent.op_id));
+            }
+            return Err(super::io_error(ctx, "the write (nothing was changed)", &e));
+        }
+        drop(record);
+        finish(state, &intent).map_err(|e| {
+            super::io_error(
+                ctx,
+                "the write (it is committed; the next aitools command in this workspace completes it)",
+                &e,
+            )
+        })
+    }
+}
+
+/// Applies a committed intent, journals it once, and removes its record.
+pub(crate) fn finish(state: &Path, intent: &Intent) -> std::io::Result<()> {
+    intent::apply_all(intent)?;
+    if !journal::last_is(state, &intent.op_id)? {
+        journal::append(state, &intent.entry)?;
+    }
+    for t in &intent.blob_tmps {
+        let _ = std::fs::remove_file(t);
+    }
+    std::fs::remove_file(intent::record_path(state, &intent.op_id))
+}
+
+fn not_a_file(rel: &str) -> CmdError {
+    CmdError::new(
+        code::NOT_A_FILE,
+        format!("{rel} is not a regular file."),
+        Repair::new(
+            "info",
+            "Check what the path is.",
+            shell::aitools(["info", rel]),
+        ),
+    )
+}
+
+fn in_the_way(rel: &str) -> CmdError {
+    CmdError::new(
+        code::EXISTS,
+        format!(
+            "{rel} exists and is not a directory, so nothing can be created there or below it."
+        ),
+        Repair::new(
+            "info",
+            "Check what the path is; pick another path or move the entry away first.",
+            shell::aitools(["info", rel]),
+        ),
+    )
+}
+
+/// The output fields every write shares, for command specs.
+pub const FIELD_CHANGES: crate::protocol::registry::Field = crate::protocol::registry::field(
+    "changes",
+    "[{path,action,from?,hash_before,hash_after,diff?,diff_truncated?}]; action is created, modified, deleted, moved, mode-changed or linked; diff is cut at 200 lines.",
+);
+pub const FIELD_OP_ID: crate::protocol::registry::Field = crate::protocol::registry::field(
+    "op_id",
+    "The journal op (undo with `aitools undo <op_id>`); null when nothing changed.",
+);
+pub const FIELD_DRY_RUN: crate::protocol::registry::Field =
+    crate::protocol::registry::field("dry_run", "With --dry-run: true; nothing was written.");
+pub const FIELD_NEXT: crate::protocol::registry::Field = crate::protocol::registry::field(
+    "next_commands",
+    "`aitools diff --op <op_id>` when a diff was cut.",
+);
+
+/// The current hash `--expect-hash` compares: the regular file the path leads to
+/// (symlinks followed), else a symlink's target text; `None` when nothing is there.
+pub fn current_hash(path: &Path) -> std::io::Result<Option<String>> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => return Ok(Some(snapshot::load(path)?.hash.clone())),
+        Ok(_) => return Ok(None),
+        Err(_) => {}
+    }
+    match std::fs::read_link(path) {
+        Ok(t) => Ok(Some(sha256_hex(t.as_os_str().as_encoded_bytes()))),
+        Err(_) => Ok(None),
+    }
 }

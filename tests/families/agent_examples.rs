@@ -25,27 +25,6 @@ use std::process::Stdio;
 
 /// Commands other branches are building; the lead empties this after merging them.
 const PENDING_COMMANDS: &[&str] = &[
-    "search",
-    "find",
-    "overview",
-    "code outline",
-    "code defs",
-    "code refs",
-    "write",
-    "edit",
-    "insert",
-    "replace",
-    "apply",
-    "delete",
-    "move",
-    "copy",
-    "mkdir",
-    "chmod",
-    "link",
-    "touch",
-    "history",
-    "undo",
-    "diff",
     "tx begin",
     "tx status",
     "tx diff",
@@ -65,6 +44,15 @@ const PENDING_FLAGS: &[(&str, &str)] = &[
     ("insert", "--tx"),
     ("replace", "--tx"),
     ("apply", "--tx"),
+    ("diff", "--tx"),
+    ("write", "--tx"),
+    ("delete", "--tx"),
+    ("move", "--tx"),
+    ("copy", "--tx"),
+    ("mkdir", "--tx"),
+    ("chmod", "--tx"),
+    ("link", "--tx"),
+    ("touch", "--tx"),
 ];
 
 const PLACEHOLDERS: &[&str] = &["op_id", "hash", "tx", "id", "expect_count"];
@@ -562,8 +550,8 @@ fn the_example_runner_catches_drift() {
         .is_ok()
     );
     assert_eq!(
-        check_static(&reg, &words("aitools undo op-1")).unwrap(),
-        Some("undo".to_string())
+        check_static(&reg, &words("aitools tx begin")).unwrap(),
+        Some("tx begin".to_string())
     );
     assert_eq!(
         split("aitools x 'a b' \"c\\\"d\"  # expect input.not-found").unwrap(),

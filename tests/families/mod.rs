@@ -7,3 +7,4 @@ mod edit;
 mod inspect;
 mod protocol;
 mod search;
+mod store;

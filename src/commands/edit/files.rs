@@ -1,0 +1,723 @@
+//! File and directory operations: `delete`, `move`, `copy`, `mkdir`, `chmod`,
+//! `link`, `touch`. Each validates under the workspace lock and hands its changes
+//! to the store's write protocol.
+
+use crate::handler;
+use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::{CmdError, Json, Output, Repair, code, error, shell, time, values};
+use crate::store::guard::{self, ExpectHash};
+use crate::store::write::{self, Change, WriteOptions};
+use crate::workspace::{Ctx, boundary, paths};
+use clap::Args;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+const ERRORS: &[&str] = &[
+    code::ARGUMENT_INVALID,
+    code::NOT_FOUND,
+    code::OUTSIDE_WORKSPACE,
+    code::REDACTED_INPUT,
+    code::EXISTS,
+    code::NOT_A_FILE,
+    code::BUSY,
+    code::IO,
+    code::INTERNAL,
+    code::TARGET_CHANGED,
+];
+
+fn opts(dry_run: bool) -> WriteOptions {
+    WriteOptions { dry_run }
+}
+
+fn exists_entry(p: &Path) -> bool {
+    std::fs::symlink_metadata(p).is_ok()
+}
+
+fn not_found(command: &str, shown: &str) -> CmdError {
+    error::io_error(
+        command,
+        shown,
+        &std::io::Error::from(std::io::ErrorKind::NotFound),
+    )
+}
+
+/// Checks an optional guard on `arg` (bare hash when it is the first target).
+fn guard_path(
+    command: &str,
+    expect: &ExpectHash,
+    arg: &str,
+    abs: &Path,
+    shown: &str,
+    first: bool,
+) -> Result<(), CmdError> {
+    if let Some(h) = expect.for_target(arg, shown, first) {
+        let now = write::current_hash(abs).map_err(|e| error::io_error(command, shown, &e))?;
+        guard::check_hash(shown, h, now.as_deref())?;
+    }
+    Ok(())
+}
+
+fn exists_error(shown: &str, detail: &str, command: String) -> CmdError {
+    CmdError::new(
+        code::EXISTS,
+        format!("{shown} already exists."),
+        Repair::new("overwrite", detail, command),
+    )
+}
+
+// ---------------------------------------------------------------- delete
+
+#[derive(Args, Debug)]
+pub struct DeleteArgs {
+    #[arg(value_name = "PATH")]
+    pub path: String,
+    /// Guard: HASH (the target) or PATH=HASH; refusal.target-changed when it differs.
+    #[arg(long)]
+    pub expect_hash: Vec<String>,
+    /// Validate and show the diff; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+pub const DELETE: CommandSpec = CommandSpec {
+    name: "delete",
+    summary: "Delete a file, a symlink, or an empty directory.",
+    description: "A symlink is removed, never what it leads to. Journaled: undo puts the file back.",
+    args: <DeleteArgs as clap::Args>::augment_args,
+    output_fields: &[
+        write::FIELD_CHANGES,
+        write::FIELD_OP_ID,
+        write::FIELD_DRY_RUN,
+    ],
+    error_codes: ERRORS,
+    writes: true,
+    workspace: true,
+    run: handler!(DeleteArgs, delete),
+};
+
+pub fn delete(ctx: &Ctx, a: &DeleteArgs) -> Result<Output, CmdError> {
+    let expect = guard::parse_expect_hash("delete", &a.expect_hash)?;
+    let abs = ctx.path_arg(&a.path)?;
+    let done = write::run(ctx, &opts(a.dry_run), || {
+        let shown = ctx.display_path(&abs);
+        if !exists_entry(&abs) {
+            return Err(not_found("delete", &a.path));
+        }
+        guard_path("delete", &expect, &a.path, &abs, &shown, true)?;
+        Ok(vec![Change::Delete { path: abs.clone() }])
+    })?;
+    Ok(done.into_output(vec![]))
+}
+
+// ---------------------------------------------------------------- move
+
+#[derive(Args, Debug)]
+pub struct MoveArgs {
+    #[arg(value_name = "PATH")]
+    pub src: String,
+    #[arg(value_name = "PATH")]
+    pub dst: String,
+    /// Replace an existing destination file (needs --expect-hash dst=hash).
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Guard: HASH (the destination when replacing it) or PATH=HASH.
+    #[arg(long)]
+    pub expect_hash: Vec<String>,
+    /// Validate and show the diff; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+pub const MOVE: CommandSpec = CommandSpec {
+    name: "move",
+    summary: "Move or rename a file or directory; never merges into an existing directory.",
+    description: "Missing parent directories of the destination are created. An existing destination file is replaced only with --overwrite and its hash.",
+    args: <MoveArgs as clap::Args>::augment_args,
+    output_fields: &[
+        write::FIELD_CHANGES,
+        write::FIELD_OP_ID,
+        write::FIELD_DRY_RUN,
+    ],
+    error_codes: ERRORS,
+    writes: true,
+    workspace: true,
+    run: handler!(MoveArgs, mv),
+};
+
+/// Checks the destination of a move or copy: free, or a file replaced with its hash.
+fn check_destination(
+    ctx: &Ctx,
+    command: &str,
+    expect: &ExpectHash,
+    dst_arg: &str,
+    dst: &Path,
+    overwrite: bool,
+) -> Result<(), CmdError> {
+    let shown = ctx.display_path(dst);
+    let Ok(meta) = std::fs::symlink_metadata(dst) else {
+        return Ok(());
+    };
+    if meta.is_dir() {
+        return Err(CmdError::new(
+            code::EXISTS,
+            format!("{shown} is an existing directory; {command} never merges into one."),
+            Repair::new(
+                "rename",
+                "Name the destination in full, including the new name.",
+                shell::aitools(["find", &shown, "--depth", "1"]),
+            ),
+        ));
+    }
+    let now = write::current_hash(dst).map_err(|e| error::io_error(command, &shown, &e))?;
+    if !overwrite {
+        let mut words = ctx.argv.clone();
+        words.push("--overwrite".into());
+        words.push("--expect-hash".into());
+        words.push(format!("{dst_arg}={}", now.clone().unwrap_or_default()));
+        return Err(exists_error(
+            &shown,
+            "Replace it, guarded by the hash it has now.",
+            shell::aitools(&words),
+        ));
+    }
+    match expect.for_target(dst_arg, &shown, true) {
+        Some(h) => guard::check_hash(&shown, h, now.as_deref()),
+        None => Err(guard::missing_hash(command, &shown, "--overwrite")),
+    }
+}
+
+pub fn mv(ctx: &Ctx, a: &MoveArgs) -> Result<Output, CmdError> {
+    let expect = guard::parse_expect_hash("move", &a.expect_hash)?;
+    let src = ctx.path_arg(&a.src)?;
+    let dst = ctx.path_arg(&a.dst)?;
+    let done = write::run(ctx, &opts(a.dry_run), || {
+        if !exists_entry(&src) {
+            return Err(not_found("move", &a.src));
+        }
+        let shown = ctx.display_path(&src);
+        guard_path("move", &expect, &a.src, &src, &shown, false)?;
+        if paths::real_path(&src) != paths::real_path(&dst) {
+            check_destination(ctx, "move", &expect, &a.dst, &dst, a.overwrite)?;
+        }
+        Ok(vec![Change::Move {
+            from: src.clone(),
+            to: dst.clone(),
+        }])
+    })?;
+    Ok(done.into_output(vec![]))
+}
+
+// ---------------------------------------------------------------- copy
+
+#[derive(Args, Debug)]
+pub struct CopyArgs {
+    #[arg(value_name = "PATH")]
+    pub src: String,
+    #[arg(value_name = "PATH")]
+    pub dst: String,
+    /// Replace an existing destination file (needs --expect-hash dst=hash).
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Copy a directory tree.
+    #[arg(long)]
+    pub recursive: bool,
+    /// Largest total size copied.
+    #[arg(long, value_name = "SIZE", default_value = "1GiB")]
+    pub max_bytes: String,
+    /// Guard: HASH (the destination when replacing it) or PATH=HASH.
+    #[arg(long)]
+    pub expect_hash: Vec<String>,
+    /// Validate and show the diff; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+pub const COPY: CommandSpec = CommandSpec {
+    name: "copy",
+    summary: "Copy a file, or a directory with --recursive, byte for byte.",
+    description: "--recursive copies everything, ignore rules included, into a destination that does not exist yet; symlinks leading outside the workspace are skipped and listed. Modes are kept.",
+    args: <CopyArgs as clap::Args>::augment_args,
+    output_fields: &[
+        write::FIELD_CHANGES,
+        write::FIELD_OP_ID,
+        write::FIELD_DRY_RUN,
+        field("files", "Files copied."),
+        field("skipped", "[{path,reason}] entries not copied."),
+    ],
+    error_codes: &[
+        code::ARGUMENT_INVALID,
+        code::NOT_FOUND,
+        code::OUTSIDE_WORKSPACE,
+        code::REDACTED_INPUT,
+        code::EXISTS,
+        code::NOT_A_FILE,
+        code::BUSY,
+        code::IO,
+        code::INTERNAL,
+        code::TARGET_CHANGED,
+        code::TOO_LARGE,
+    ],
+    writes: true,
+    workspace: true,
+    run: handler!(CopyArgs, copy),
+};
+
+#[derive(serde::Serialize)]
+struct Skipped {
+    path: String,
+    reason: &'static str,
+}
+
+pub fn copy(ctx: &Ctx, a: &CopyArgs) -> Result<Output, CmdError> {
+    let expect = guard::parse_expect_hash("copy", &a.expect_hash)?;
+    let max = values::parse_size(&a.max_bytes)
+        .map_err(|m| CmdError::invalid_argument("copy", format!("--max-bytes: {m}")))?;
+    let src = ctx.path_arg(&a.src)?;
+    let dst = ctx.path_arg(&a.dst)?;
+    let mut files = 0u64;
+    let mut skipped: Vec<Skipped> = Vec::new();
+    let done = write::run(ctx, &opts(a.dry_run), || {
+        let meta = std::fs::metadata(&src).map_err(|e| error::io_error("copy", &a.src, &e))?;
+        if meta.is_file() {
+            check_destination(ctx, "copy", &expect, &a.dst, &dst, a.overwrite)?;
+            if meta.len() > max {
+                return Err(too_large(meta.len(), max));
+            }
+            let bytes = std::fs::read(&src).map_err(|e| error::io_error("copy", &a.src, &e))?;
+            files = 1;
+            return Ok(vec![Change::Put {
+                path: dst.clone(),
+                bytes,
+                mode: Some(meta.permissions().mode() & 0o7777),
+            }]);
+        }
+        if !meta.is_dir() {
+            return Err(CmdError::new(
+                code::NOT_A_FILE,
+                format!("{} is neither a file nor a directory.", a.src),
+                Repair::new(
+                    "info",
+                    "Check what the path is.",
+                    shell::aitools(["info", &a.src]),
+                ),
+            ));
+        }
+        if !a.recursive {
+            let mut words = ctx.argv.clone();
+            words.push("--recursive".into());
+            return Err(CmdError::new(
+                code::NOT_A_FILE,
+                format!(
+                    "{} is a directory; copying a tree needs --recursive.",
+                    a.src
+                ),
+                Repair::new("recursive", "Copy the whole tree.", shell::aitools(&words)),
+            ));
+        }
+        let shown = ctx.display_path(&dst);
+        if exists_entry(&dst) {
+            return Err(exists_error(
+                &shown,
+                "Copy into a path that does not exist yet.",
+                shell::aitools(["info", &shown]),
+            ));
+        }
+        let real_src = paths::real_path(&src);
+        if paths::real_path(&dst).starts_with(&real_src) {
+            return Err(CmdError::invalid_argument(
+                "copy",
+                format!(
+                    "{shown} is inside {}; a tree cannot be copied into itself.",
+                    a.src
+                ),
+            ));
+        }
+        let mut changes = vec![Change::Mkdir { path: dst.clone() }];
+        let mut total = 0u64;
+        let mut stack: Vec<(PathBuf, PathBuf)> = vec![(real_src, dst.clone())];
+        while let Some((from, to)) = stack.pop() {
+            let mut entries: Vec<PathBuf> = std::fs::read_dir(&from)
+                .map_err(|e| error::io_error("copy", &paths::display(&from), &e))?
+                .flatten()
+                .map(|e| e.path())
+                .collect();
+            entries.sort();
+            let mut dirs = Vec::new();
+            for p in entries {
+                let Some(name) = p.file_name() else { continue };
+                let target = to.join(name);
+                let m = std::fs::symlink_metadata(&p)
+                    .map_err(|e| error::io_error("copy", &paths::display(&p), &e))?;
+                let ft = m.file_type();
+                if ft.is_symlink() {
+                    let text = std::fs::read_link(&p)
+                        .map_err(|e| error::io_error("copy", &paths::display(&p), &e))?;
+                    let lands = paths::real_path(&from.join(&text));
+                    if lands.starts_with(&ctx.root) {
+                        changes.push(Change::Symlink {
+                            path: target,
+                            target: text.to_string_lossy().into_owned(),
+                        });
+                    } else {
+                        skipped.push(Skipped {
+                            path: ctx.display_path(&p),
+                            reason: "symlink leading outside the workspace",
+                        });
+                    }
+                } else if ft.is_dir() {
+                    changes.push(Change::Mkdir {
+                        path: target.clone(),
+                    });
+                    if m.permissions().mode() & 0o7777 != 0o755 {
+                        changes.push(Change::Chmod {
+                            path: target.clone(),
+                            mode: m.permissions().mode() & 0o7777,
+                        });
+                    }
+                    dirs.push((p.clone(), target));
+                } else if ft.is_file() {
+                    total += m.len();
+                    if total > max {
+                        return Err(too_large(total, max));
+                    }
+                    let bytes = std::fs::read(&p)
+                        .map_err(|e| error::io_error("copy", &paths::display(&p), &e))?;
+                    files += 1;
+                    changes.push(Change::Put {
+                        path: target,
+                        bytes,
+                        mode: Some(m.permissions().mode() & 0o7777),
+                    });
+                } else {
+                    skipped.push(Skipped {
+                        path: ctx.display_path(&p),
+                        reason: "not a file, directory or symlink",
+                    });
+                }
+            }
+            // Depth-first in name order: push in reverse so the first name pops first.
+            stack.extend(dirs.into_iter().rev());
+        }
+        Ok(changes)
+    })?;
+    Ok(done.into_output(vec![
+        ("files", Json::UInt(files)),
+        ("skipped", Json::from_serialize(&skipped)),
+    ]))
+}
+
+fn too_large(size: u64, max: u64) -> CmdError {
+    CmdError::new(
+        code::TOO_LARGE,
+        format!("The copy is {size} bytes or more, over --max-bytes {max}."),
+        Repair::new(
+            "raise",
+            "Raise --max-bytes if copying this much is intended.",
+            "aitools schema copy",
+        ),
+    )
+}
+
+// ---------------------------------------------------------------- mkdir
+
+#[derive(Args, Debug)]
+pub struct MkdirArgs {
+    #[arg(value_name = "PATH")]
+    pub path: String,
+    /// Validate and show the diff; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+pub const MKDIR: CommandSpec = CommandSpec {
+    name: "mkdir",
+    summary: "Create a directory and its parents; an existing directory is a no-op.",
+    description: "Each directory created is one change; undo removes them.",
+    args: <MkdirArgs as clap::Args>::augment_args,
+    output_fields: &[
+        write::FIELD_CHANGES,
+        write::FIELD_OP_ID,
+        write::FIELD_DRY_RUN,
+    ],
+    error_codes: ERRORS,
+    writes: true,
+    workspace: true,
+    run: handler!(MkdirArgs, mkdir),
+};
+
+pub fn mkdir(ctx: &Ctx, a: &MkdirArgs) -> Result<Output, CmdError> {
+    let abs = ctx.path_arg(&a.path)?;
+    let done = write::run(ctx, &opts(a.dry_run), || {
+        Ok(vec![Change::Mkdir { path: abs.clone() }])
+    })?;
+    Ok(done.into_output(vec![]))
+}
+
+// ---------------------------------------------------------------- chmod
+
+#[derive(Args, Debug)]
+pub struct ChmodArgs {
+    #[arg(value_name = "PATH")]
+    pub path: String,
+    /// Add execute permission.
+    #[arg(long)]
+    pub exec: bool,
+    /// Remove execute permission.
+    #[arg(long)]
+    pub no_exec: bool,
+    /// Octal mode, such as 644.
+    #[arg(long)]
+    pub mode: Option<String>,
+    /// Validate and show the diff; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+pub const CHMOD: CommandSpec = CommandSpec {
+    name: "chmod",
+    summary: "Set or clear the executable bits, or set an octal mode.",
+    description: "One of --exec, --no-exec, --mode. --exec adds x where r is set.",
+    args: <ChmodArgs as clap::Args>::augment_args,
+    output_fields: &[
+        write::FIELD_CHANGES,
+        write::FIELD_OP_ID,
+        write::FIELD_DRY_RUN,
+        field("previous_mode", "The octal mode before the change."),
+    ],
+    error_codes: ERRORS,
+    writes: true,
+    workspace: true,
+    run: handler!(ChmodArgs, chmod),
+};
+
+pub fn chmod(ctx: &Ctx, a: &ChmodArgs) -> Result<Output, CmdError> {
+    let chosen = [a.exec, a.no_exec, a.mode.is_some()]
+        .iter()
+        .filter(|x| **x)
+        .count();
+    if chosen != 1 {
+        return Err(CmdError::invalid_argument(
+            "chmod",
+            "chmod needs exactly one of --exec, --no-exec, --mode.",
+        ));
+    }
+    let explicit = match &a.mode {
+        Some(m) => Some(
+            u32::from_str_radix(m.trim_start_matches("0o"), 8)
+                .ok()
+                .filter(|v| *v <= 0o7777)
+                .ok_or_else(|| {
+                    CmdError::invalid_argument(
+                        "chmod",
+                        format!("--mode {m:?} is not an octal mode such as 644 or 0755."),
+                    )
+                })?,
+        ),
+        None => None,
+    };
+    let abs = ctx.path_arg(&a.path)?;
+    let mut previous = 0u32;
+    let done = write::run(ctx, &opts(a.dry_run), || {
+        let meta = std::fs::metadata(&abs).map_err(|e| error::io_error("chmod", &a.path, &e))?;
+        previous = meta.permissions().mode() & 0o7777;
+        let mode = match explicit {
+            Some(m) => m,
+            None if a.exec => previous | ((previous & 0o444) >> 2),
+            None => previous & !0o111,
+        };
+        Ok(vec![Change::Chmod {
+            path: abs.clone(),
+            mode,
+        }])
+    })?;
+    Ok(done.into_output(vec![(
+        "previous_mode",
+        Json::str(format!("{previous:04o}")),
+    )]))
+}
+
+// ---------------------------------------------------------------- link
+
+#[derive(Args, Debug)]
+pub struct LinkArgs {
+    /// What the link points at (stored as given; it must lead inside the workspace).
+    #[arg(value_name = "PATH")]
+    pub target: String,
+    /// The symlink to create.
+    #[arg(value_name = "PATH")]
+    pub link: String,
+    /// Replace an existing symlink (not a file).
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Guard: HASH (the existing link) or PATH=HASH.
+    #[arg(long)]
+    pub expect_hash: Vec<String>,
+    /// Validate and show the diff; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+pub const LINK: CommandSpec = CommandSpec {
+    name: "link",
+    summary: "Create a symlink LINK pointing at TARGET inside the workspace.",
+    description: "TARGET is stored as given and read relative to the link's directory, as the kernel does; it must lead inside the workspace. An existing symlink is replaced only with --overwrite.",
+    args: <LinkArgs as clap::Args>::augment_args,
+    output_fields: &[
+        write::FIELD_CHANGES,
+        write::FIELD_OP_ID,
+        write::FIELD_DRY_RUN,
+    ],
+    error_codes: ERRORS,
+    writes: true,
+    workspace: true,
+    run: handler!(LinkArgs, link),
+};
+
+pub fn link(ctx: &Ctx, a: &LinkArgs) -> Result<Output, CmdError> {
+    let expect = guard::parse_expect_hash("link", &a.expect_hash)?;
+    let abs = ctx.path_arg(&a.link)?;
+    if a.target.is_empty() {
+        return Err(CmdError::invalid_argument(
+            "link",
+            "The link target is empty.",
+        ));
+    }
+    let done = write::run(ctx, &opts(a.dry_run), || {
+        let dir = abs.parent().map(Path::to_path_buf).unwrap_or_default();
+        let lands = paths::normalize(&dir.join(&a.target));
+        boundary::check(ctx, Path::new(&a.target), &paths::real_path(&lands))?;
+        let shown = ctx.display_path(&abs);
+        if let Ok(m) = std::fs::symlink_metadata(&abs) {
+            if !m.file_type().is_symlink() {
+                return Err(CmdError::new(
+                    code::EXISTS,
+                    format!("{shown} exists and is not a symlink; link never replaces it."),
+                    Repair::new(
+                        "info",
+                        "Pick another link path.",
+                        shell::aitools(["info", &shown]),
+                    ),
+                ));
+            }
+            if !a.overwrite {
+                let mut words = ctx.argv.clone();
+                words.push("--overwrite".into());
+                return Err(exists_error(
+                    &shown,
+                    "Replace the symlink.",
+                    shell::aitools(&words),
+                ));
+            }
+        }
+        guard_path("link", &expect, &a.link, &abs, &shown, true)?;
+        Ok(vec![Change::Symlink {
+            path: abs.clone(),
+            target: a.target.clone(),
+        }])
+    })?;
+    Ok(done.into_output(vec![]))
+}
+
+// ---------------------------------------------------------------- touch
+
+#[derive(Args, Debug)]
+pub struct TouchArgs {
+    #[arg(value_name = "PATH")]
+    pub path: String,
+    /// Unix seconds, @seconds, or ISO 8601 (default now).
+    #[arg(long)]
+    pub mtime: Option<String>,
+    /// Validate and show the diff; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+pub const TOUCH: CommandSpec = CommandSpec {
+    name: "touch",
+    summary: "Create an empty file, or set an existing file's modification time.",
+    description: "Journaled like every write: undo deletes a file touch created, or sets an existing file's previous modification time back (refusal.target-changed when its content, mode or mtime changed since).",
+    args: <TouchArgs as clap::Args>::augment_args,
+    output_fields: &[
+        write::FIELD_CHANGES,
+        write::FIELD_OP_ID,
+        write::FIELD_DRY_RUN,
+        field("mtime", "The modification time set (ISO 8601 UTC)."),
+    ],
+    error_codes: ERRORS,
+    writes: true,
+    workspace: true,
+    run: handler!(TouchArgs, touch),
+};
+
+/// Unix seconds, `@seconds`, or `YYYY-MM-DDTHH:MM:SS[Z]` / `YYYY-MM-DD`.
+pub fn parse_time(s: &str) -> Option<i64> {
+    let t = s.trim();
+    if let Ok(n) = t.trim_start_matches('@').parse::<i64>() {
+        return Some(n);
+    }
+    let t = t.trim_end_matches('Z');
+    let (date, clock) = t.split_once(['T', ' ']).unwrap_or((t, "00:00:00"));
+    let d: Vec<i64> = date
+        .split('-')
+        .map(|x| x.parse().ok())
+        .collect::<Option<_>>()?;
+    let c: Vec<i64> = clock
+        .split(':')
+        .map(|x| x.parse().ok())
+        .collect::<Option<_>>()?;
+    let [y, mo, da] = d[..] else {
+        return None;
+    };
+    let (h, mi, se) = match c[..] {
+        [h, mi] => (h, mi, 0),
+        [h, mi, se] => (h, mi, se),
+        _ => return None,
+    };
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&da) || h > 23 || mi > 59 || se > 60 {
+        return None;
+    }
+    // Days from civil (Howard Hinnant).
+    let y2 = if mo <= 2 { y - 1 } else { y };
+    let era = y2.div_euclid(400);
+    let yoe = y2 - era * 400;
+    let mp = (mo + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + da - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400 + h * 3600 + mi * 60 + se)
+}
+
+pub fn touch(ctx: &Ctx, a: &TouchArgs) -> Result<Output, CmdError> {
+    let mtime = match &a.mtime {
+        Some(s) => parse_time(s).ok_or_else(|| {
+            CmdError::invalid_argument(
+                "touch",
+                format!("--mtime {s:?} is not Unix seconds, @seconds or ISO 8601 (2026-01-31T12:00:00Z)."),
+            )
+        })?,
+        None => time::now().0,
+    };
+    let abs = ctx.path_arg(&a.path)?;
+    let done = write::run(ctx, &opts(a.dry_run), || {
+        Ok(vec![Change::Touch {
+            path: abs.clone(),
+            mtime,
+        }])
+    })?;
+    Ok(done.into_output(vec![("mtime", Json::str(time::iso8601(mtime)))]))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn times() {
+        assert_eq!(super::parse_time("@5"), Some(5));
+        assert_eq!(super::parse_time("1796000000"), Some(1_796_000_000));
+        assert_eq!(
+            super::parse_time("2026-11-30T00:53:20Z"),
+            Some(1_796_000_000)
+        );
+        assert_eq!(super::parse_time("1970-01-01"), Some(0));
+        assert_eq!(super::parse_time("yesterday"), None);
+    }
+}

@@ -1,0 +1,154 @@
+//! `write`: create a file (or, with `--overwrite` and its hash, replace one) from
+//! `--content`, `--content-file` or `--stdin`.
+
+use crate::handler;
+use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::{CmdError, Json, Output, Repair, code, error, shell};
+use crate::store::guard;
+use crate::store::write::{self, Change, WriteOptions};
+use crate::workspace::Ctx;
+use clap::Args;
+use std::io::Read;
+
+#[derive(Args, Debug)]
+pub struct WriteArgs {
+    #[arg(value_name = "PATH")]
+    pub path: String,
+    /// Inserted between concatenated inputs.
+    #[arg(long)]
+    pub separator: Option<String>,
+    /// Replace an existing file (needs --expect-hash).
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Content text; repeat to concatenate.
+    #[arg(long)]
+    pub content: Vec<String>,
+    /// Content bytes from this file; repeat to concatenate.
+    #[arg(long, value_name = "FILE")]
+    pub content_file: Vec<String>,
+    /// Read the input from standard input (never read otherwise).
+    #[arg(long)]
+    pub stdin: bool,
+    /// The --stdin input given inline; history records --stdin writes this way.
+    #[arg(long)]
+    pub stdin_data: Option<String>,
+    /// Guard: HASH (the target) or PATH=HASH; refusal.target-changed when it differs. The hash is the one `aitools info PATH` reports.
+    #[arg(long)]
+    pub expect_hash: Vec<String>,
+    /// Validate and show the diff; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+pub const SPEC: CommandSpec = CommandSpec {
+    name: "write",
+    summary: "Create a file from --content, --content-file (repeatable, concatenated) or --stdin.",
+    description: "Missing parent directories are created. An existing file is replaced only with --overwrite and --expect-hash (its current hash, from `aitools info`). Inputs holding the redaction mask are refused.",
+    args: <WriteArgs as clap::Args>::augment_args,
+    output_fields: &[
+        write::FIELD_CHANGES,
+        write::FIELD_OP_ID,
+        write::FIELD_DRY_RUN,
+        field("bytes", "Bytes written."),
+        write::FIELD_NEXT,
+    ],
+    error_codes: &[
+        code::ARGUMENT_INVALID,
+        code::NOT_FOUND,
+        code::OUTSIDE_WORKSPACE,
+        code::REDACTED_INPUT,
+        code::EXISTS,
+        code::NOT_A_FILE,
+        code::BUSY,
+        code::IO,
+        code::INTERNAL,
+        code::TARGET_CHANGED,
+    ],
+    writes: true,
+    workspace: true,
+    run: handler!(WriteArgs, run),
+};
+
+/// The input bytes, concatenated in the order given by kind.
+fn input(ctx: &Ctx, a: &WriteArgs) -> Result<Vec<u8>, CmdError> {
+    let mut parts: Vec<Vec<u8>> = a.content.iter().map(|c| c.as_bytes().to_vec()).collect();
+    for f in &a.content_file {
+        let p = ctx.path_arg(f)?;
+        parts.push(std::fs::read(&p).map_err(|e| error::io_error("write", f, &e))?);
+    }
+    if let Some(d) = &a.stdin_data {
+        parts.push(d.as_bytes().to_vec());
+    } else if a.stdin {
+        let mut buf = Vec::new();
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut buf)
+            .map_err(|e| error::io_error("write", "standard input", &e))?;
+        parts.push(buf);
+    }
+    if parts.is_empty() {
+        return Err(CmdError::invalid_argument(
+            "write",
+            "write needs its content: --content TEXT, --content-file FILE or --stdin.",
+        ));
+    }
+    let sep = a.separator.as_deref().unwrap_or("").as_bytes();
+    Ok(parts.join(sep))
+}
+
+pub fn run(ctx: &Ctx, a: &WriteArgs) -> Result<Output, CmdError> {
+    let expect = guard::parse_expect_hash("write", &a.expect_hash)?;
+    let bytes = input(ctx, a)?;
+    guard::refuse_redacted("The content", &bytes)?;
+    let abs = ctx.path_arg(&a.path)?;
+    let len = bytes.len();
+    let done = write::run(ctx, &WriteOptions { dry_run: a.dry_run }, || {
+        let shown = ctx.display_path(&abs);
+        let meta = std::fs::metadata(&abs);
+        if let Ok(m) = &meta {
+            if !m.is_file() {
+                return Err(CmdError::new(
+                    code::NOT_A_FILE,
+                    format!("{shown} is a directory or special file, not a regular file."),
+                    Repair::new(
+                        "info",
+                        "Check what the path is.",
+                        shell::aitools(["info", &shown]),
+                    ),
+                ));
+            }
+        }
+        let now = write::current_hash(&abs).map_err(|e| error::io_error("write", &shown, &e))?;
+        if let (Ok(_), Some(hash)) = (&meta, &now) {
+            if !a.overwrite {
+                let mut words = ctx.argv.clone();
+                words.push("--overwrite".into());
+                words.push("--expect-hash".into());
+                words.push(hash.clone());
+                return Err(CmdError::new(
+                    code::EXISTS,
+                    format!(
+                        "{shown} already exists; write replaces a file only with --overwrite and its current hash."
+                    ),
+                    Repair::new(
+                        "overwrite",
+                        "Replace it, guarded by the hash it has now (read it first if you have not).",
+                        shell::aitools(&words),
+                    ),
+                ));
+            }
+            match expect.for_target(&a.path, &shown, true) {
+                Some(h) => guard::check_hash(&shown, h, now.as_deref())?,
+                None => return Err(guard::missing_hash("write", &shown, "--overwrite")),
+            }
+        } else if let Some(h) = expect.for_target(&a.path, &shown, true) {
+            guard::check_hash(&shown, h, now.as_deref())?;
+        }
+        Ok(vec![Change::Put {
+            path: abs.clone(),
+            bytes,
+            mode: None,
+        }])
+    })?;
+    Ok(done.into_output(vec![("bytes", Json::UInt(len as u64))]))
+}

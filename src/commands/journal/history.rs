@@ -1,0 +1,134 @@
+//! `history`: journaled ops, newest first, optionally only those touching a path.
+//! Reads the journal backwards from its end and takes no lock.
+
+use crate::handler;
+use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::{CmdError, Output, code, shell};
+use crate::store::journal::{self, Entry, ReverseLines};
+use crate::store::state_dir;
+use crate::workspace::{Ctx, paths};
+use clap::Args;
+use serde::Serialize;
+
+#[derive(Args, Debug)]
+pub struct HistoryArgs {
+    /// Only ops touching this path (absolute or relative to the working directory).
+    #[arg(value_name = "PATH")]
+    pub path: Option<String>,
+    /// Ops returned.
+    #[arg(long, value_name = "N", default_value = "50")]
+    pub limit: u64,
+}
+
+pub const SPEC: CommandSpec = CommandSpec {
+    name: "history",
+    summary: "List journaled operations (op_id, command, paths, time), newest first.",
+    description: "Every committed write and undo is one op. With a path, only ops that touched it or anything under it (a move's source counts). More ops than --limit make the result partial (exit 3) with the command that lists them all in next_commands. Reads take no lock.",
+    args: <HistoryArgs as clap::Args>::augment_args,
+    output_fields: &[
+        field(
+            "items",
+            "[{op_id, command, paths, time, undoes?}], newest first; undoes names the op an undo reverted.",
+        ),
+        field("total", "Ops matching, before --limit."),
+        field("truncated", "True when --limit cut the list."),
+        field(
+            "next_commands",
+            "The command listing every matching op, when cut.",
+        ),
+    ],
+    error_codes: &[code::ARGUMENT_INVALID, code::IO],
+    writes: false,
+    workspace: true,
+    run: handler!(HistoryArgs, run),
+};
+
+#[derive(Serialize)]
+struct Item {
+    op_id: String,
+    command: String,
+    paths: Vec<String>,
+    time: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    undoes: Option<String>,
+}
+
+#[derive(Serialize)]
+struct HistoryOut {
+    items: Vec<Item>,
+    total: u64,
+    truncated: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    next_commands: Vec<String>,
+}
+
+fn touches(e: &Entry, rel: &str) -> bool {
+    rel == "."
+        || e.paths()
+            .iter()
+            .any(|p| p == rel || (p.starts_with(rel) && p.as_bytes().get(rel.len()) == Some(&b'/')))
+}
+
+pub fn run(ctx: &Ctx, a: &HistoryArgs) -> Result<Output, CmdError> {
+    let state = state_dir::for_root(&ctx.root);
+    let rel = match &a.path {
+        Some(p) => {
+            let abs = ctx.path_arg(p)?;
+            let real = paths::real_path(&abs);
+            Some(paths::relative_to(&real, &ctx.root).unwrap_or_else(|| paths::display(&real)))
+        }
+        None => None,
+    };
+    let io = |e: std::io::Error| crate::store::io_error(ctx, "the journal", &e);
+    let mut items = Vec::new();
+    let mut total = 0u64;
+    if let Some(mut lines) = ReverseLines::open(&state).map_err(io)? {
+        while let Some(line) = lines.next_line().map_err(io)? {
+            let Ok(e) = serde_json::from_str::<Entry>(&line) else {
+                continue;
+            };
+            if let Some(r) = &rel {
+                if !touches(&e, r) {
+                    continue;
+                }
+            } else if items.len() as u64 >= a.limit {
+                // Without a filter the count is the newest seq + 1: no need to read on.
+                total = total.max(e.seq + 1 + items.len() as u64);
+                break;
+            }
+            total += 1;
+            if (items.len() as u64) < a.limit {
+                items.push(Item {
+                    paths: e.paths(),
+                    op_id: e.op_id,
+                    command: e.command,
+                    time: e.time,
+                    undoes: e.undoes,
+                });
+            }
+        }
+    }
+    if rel.is_none() {
+        total = total.max(journal::next_seq(&state).map_err(io)?);
+    }
+    let truncated = total > items.len() as u64;
+    let mut next_commands = Vec::new();
+    if truncated {
+        let mut words = vec!["history".to_string()];
+        if let Some(p) = &a.path {
+            words.push(p.clone());
+        }
+        words.push("--limit".into());
+        words.push(total.to_string());
+        next_commands.push(shell::aitools(&words));
+    }
+    Ok(Output::cut(
+        &HistoryOut {
+            items,
+            total,
+            truncated,
+            next_commands,
+        },
+        truncated,
+    ))
+}

@@ -1,0 +1,9 @@
+//! The journal family: `history` (what was written, newest first) and `undo`
+//! (revert one op as a new op).
+
+use crate::protocol::registry::CommandSpec;
+
+pub mod history;
+pub mod undo;
+
+pub const COMMANDS: &[CommandSpec] = &[history::SPEC, undo::SPEC];

@@ -1,0 +1,66 @@
+//! `undo`: revert one journaled op as a new op (`undoes`), refusing with the
+//! conflicting paths when any of them changed since.
+
+use crate::handler;
+use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::{CmdError, Json, Output, code};
+use crate::store::write::{self, MoreOptions, WriteOptions};
+use crate::store::{state_dir, undo};
+use crate::workspace::Ctx;
+use clap::Args;
+
+#[derive(Args, Debug)]
+pub struct UndoArgs {
+    /// The op to revert, from aitools history.
+    #[arg(value_name = "OP_ID")]
+    pub op_id: String,
+    /// Validate and compute the changes without writing or journaling.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Diff lines shown per change; longer diffs are cut and marked diff_truncated.
+    #[arg(long, value_name = "N", default_value = "200")]
+    pub max_diff_lines: u64,
+}
+
+pub const SPEC: CommandSpec = CommandSpec {
+    name: "undo",
+    summary: "Revert one journaled op, checking first that none of its paths changed since.",
+    description: "op_id is required (see aitools history). If any path of the op is no longer in the state the op left it in, nothing is written and the changed paths come back as conflicts (exit 2). The undo is itself a new op with undoes = op_id, so undoing it redoes the original. Takes the workspace lock (--lock-timeout).",
+    args: <UndoArgs as clap::Args>::augment_args,
+    output_fields: &[
+        field(
+            "changes",
+            "[{path, action, from?, hash_before, hash_after, diff?, diff_truncated?}], as every write reports.",
+        ),
+        field(
+            "op_id",
+            "The new op recording the undo (null with --dry-run).",
+        ),
+        field("dry_run", "True with --dry-run."),
+        field("undoes", "The reverted op_id."),
+        write::FIELD_NEXT,
+    ],
+    error_codes: &[
+        code::ARGUMENT_INVALID,
+        code::NOT_FOUND,
+        code::TARGET_CHANGED,
+        code::BUSY,
+        code::IO,
+    ],
+    writes: true,
+    workspace: true,
+    run: handler!(UndoArgs, run),
+};
+
+pub fn run(ctx: &Ctx, a: &UndoArgs) -> Result<Output, CmdError> {
+    let state = state_dir::for_root(&ctx.root);
+    let more = MoreOptions {
+        undoes: Some(a.op_id.clone()),
+        max_diff_lines: Some(a.max_diff_lines.max(1) as usize),
+    };
+    let done = write::run_with(ctx, &WriteOptions { dry_run: a.dry_run }, &more, || {
+        let entry = undo::find(ctx, &state, &a.op_id)?;
+        undo::inverse(ctx, &state, &entry)
+    })?;
+    Ok(done.into_output(vec![("undoes", Json::str(a.op_id.clone()))]))
+}

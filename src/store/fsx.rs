@@ -1,0 +1,131 @@
+//! The store's file primitives: creating files and directories that cannot be
+//! redirected by a planted symlink (`O_NOFOLLOW`, `O_EXCL`, exact modes), fsync of
+//! files and directories, and a path's identity (device, inode) for idempotent steps.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::Path;
+
+/// Creates a new file (never follows or replaces anything) with exactly `mode`.
+pub fn create_new(path: &Path, mode: u32) -> io::Result<File> {
+    let f = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)?;
+    // The umask may have cleared bits the caller asked for.
+    f.set_permissions(std::fs::Permissions::from_mode(mode))?;
+    Ok(f)
+}
+
+/// Opens an existing file for appending, refusing a symlink.
+pub fn open_append(path: &Path, create_mode: u32) -> io::Result<File> {
+    OpenOptions::new()
+        .append(true)
+        .read(true)
+        .create(true)
+        .mode(create_mode)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+}
+
+/// Opens a file for reading without following a final symlink.
+pub fn open_read_nofollow(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+}
+
+/// Writes `bytes` to a new file with `mode` and fsyncs it.
+pub fn write_new_synced(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
+    let mut f = create_new(path, mode)?;
+    f.write_all(bytes)?;
+    f.sync_all()
+}
+
+/// fsync of a directory, so the entries created, renamed or removed in it last.
+pub fn sync_dir(dir: &Path) -> io::Result<()> {
+    let f = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_CLOEXEC)
+        .open(dir)?;
+    f.sync_all()
+}
+
+/// Creates `dir` (0700) if missing; refuses anything at that path but a real directory.
+/// Returns whether it was created (its parent then needs an fsync).
+pub fn ensure_private_dir(dir: &Path) -> io::Result<bool> {
+    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            let meta = std::fs::symlink_metadata(dir)?;
+            if meta.file_type().is_dir() {
+                Ok(false)
+            } else {
+                Err(io::Error::other(format!(
+                    "{} exists and is not a directory",
+                    dir.display()
+                )))
+            }
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Like `ensure_private_dir` for a whole chain of missing ancestors.
+pub fn ensure_private_dir_all(dir: &Path) -> io::Result<()> {
+    if std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
+        return Ok(());
+    }
+    if let Some(parent) = dir.parent() {
+        ensure_private_dir_all(parent)?;
+    }
+    if ensure_private_dir(dir)? {
+        if let Some(parent) = dir.parent() {
+            sync_dir(parent)?;
+        }
+    }
+    Ok(())
+}
+
+/// (device, inode) of the path itself (a symlink is not followed), if it exists.
+pub fn identity(path: &Path) -> Option<(u64, u64)> {
+    std::fs::symlink_metadata(path)
+        .ok()
+        .map(|m| (m.dev(), m.ino()))
+}
+
+/// Whether anything (even a dangling symlink) is at `path`.
+pub fn exists_nofollow(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok()
+}
+
+/// Sets a path's modification time (and access time to the same), following symlinks.
+pub fn set_mtime(path: &Path, secs: i64) -> io::Result<()> {
+    let t = std::fs::FileTimes::new().set_modified(to_system_time(secs));
+    let f = File::options().write(false).read(true).open(path)?;
+    f.set_times(t)
+}
+
+/// Seconds since the epoch as a `SystemTime` (negative values before it).
+pub fn to_system_time(secs: i64) -> std::time::SystemTime {
+    if secs >= 0 {
+        std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs as u64)
+    } else {
+        std::time::UNIX_EPOCH - std::time::Duration::from_secs(secs.unsigned_abs())
+    }
+}
+
+/// The process umask, read without leaving it changed.
+pub fn umask() -> u32 {
+    // SAFETY: umask only swaps a process attribute; we restore it immediately and
+    // aitools does its file work on one thread.
+    unsafe {
+        let old = libc::umask(0o022);
+        libc::umask(old);
+        old as u32
+    }
+}

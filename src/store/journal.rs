@@ -1,0 +1,342 @@
+//! The operation journal: `journal/journal.jsonl`, one JSON line per committed op
+//! (`seq` first, then op id, time, command, redacted argv, `undoes`, and each
+//! change's before/after states), and `journal/ids/<op_id>` files holding
+//! `seq offset length` so an op is found without reading the journal. The ids are
+//! derived data: a missing or stale one is rebuilt from a scan.
+
+use super::fsx;
+use crate::protocol::time;
+use crate::text::lines::sha256_hex;
+use serde::{Deserialize, Serialize};
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+/// A path's state before or after a change; file bytes are in `blobs/<hash>` (or,
+/// for an after-state, in the tree until a later op stores them there).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct State {
+    /// file, dir, symlink or missing.
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hash: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<u32>,
+    /// A symlink's target text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    /// Modification time (seconds), recorded by `touch`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mtime: Option<i64>,
+}
+
+impl State {
+    pub fn missing() -> State {
+        State {
+            kind: "missing".into(),
+            ..State::default()
+        }
+    }
+    pub fn is_missing(&self) -> bool {
+        self.kind == "missing"
+    }
+}
+
+/// One change of an op, paths relative to the workspace root.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EntryChange {
+    pub path: String,
+    pub action: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// For a move: the source's state before (its state after is missing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_before: Option<State>,
+    pub before: State,
+    pub after: State,
+}
+
+/// One journal line.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Entry {
+    pub seq: u64,
+    pub op_id: String,
+    pub time: String,
+    pub command: String,
+    pub argv: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undoes: Option<String>,
+    pub changes: Vec<EntryChange>,
+}
+
+impl Entry {
+    /// Every path the op touched (a move's source too), in order, once each.
+    pub fn paths(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for c in &self.changes {
+            for p in c.from.iter().chain(std::iter::once(&c.path)) {
+                if !out.contains(p) {
+                    out.push(p.clone());
+                }
+            }
+        }
+        out
+    }
+}
+
+pub fn dir(state: &Path) -> PathBuf {
+    state.join("journal")
+}
+
+pub fn file(state: &Path) -> PathBuf {
+    dir(state).join("journal.jsonl")
+}
+
+fn id_file(state: &Path, op_id: &str) -> PathBuf {
+    dir(state).join("ids").join(op_id)
+}
+
+/// Whether `s` has the op id shape (`op-<compact time>-<8 hex>`), so it is safe as a file name.
+pub fn is_op_id(s: &str) -> bool {
+    let b = s.as_bytes();
+    s.len() == 28
+        && s.starts_with("op-")
+        && b[19] == b'-'
+        && s[3..19].bytes().all(|c| c.is_ascii_alphanumeric())
+        && s[20..].bytes().all(|c| c.is_ascii_hexdigit())
+}
+
+/// Reads the last complete line, or `None` for an empty journal.
+pub fn last_line(state: &Path) -> io::Result<Option<String>> {
+    let f = match File::open(file(state)) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let mut lines = ReverseLines::new(f)?;
+    lines.next_line()
+}
+
+/// The next sequence number (the last line's `seq` + 1).
+pub fn next_seq(state: &Path) -> io::Result<u64> {
+    Ok(match last_line(state)? {
+        Some(line) => parse_seq(&line).map(|s| s + 1).unwrap_or(0),
+        None => 0,
+    })
+}
+
+fn parse_seq(line: &str) -> Option<u64> {
+    let rest = line.strip_prefix("{\"seq\":")?;
+    let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+    digits.parse().ok()
+}
+
+/// A new op id for sequence `seq`: `op-<UTC time>-<8 hex>`. With `AITOOLS_SEED`
+/// the hex is derived from the seed and `seq` (reproducible, unique per journal).
+pub fn new_op_id(state: &Path, seq: u64) -> String {
+    let (secs, nanos) = time::now();
+    let seed = std::env::var("AITOOLS_SEED").ok();
+    for salt in 0u32.. {
+        let material = match &seed {
+            Some(s) => format!("seed:{s}:{seq}:{salt}"),
+            None => format!("{secs}:{nanos}:{}:{seq}:{salt}", std::process::id()),
+        };
+        let h = sha256_hex(material.as_bytes());
+        let id = format!("op-{}-{}", time::compact(secs), &h[..8]);
+        if salt > 1000 || !fsx::exists_nofollow(&id_file(state, &id)) {
+            return id;
+        }
+    }
+    String::new()
+}
+
+/// Appends the op's line (cutting off a torn last line a killed append left first),
+/// fdatasyncs, and writes its id file.
+pub fn append(state: &Path, entry: &Entry) -> io::Result<()> {
+    let path = file(state);
+    let existed = fsx::exists_nofollow(&path);
+    let mut f = fsx::open_append(&path, 0o600)?;
+    let mut len = f.metadata()?.len();
+    if len > 0 {
+        let mut last = [0u8; 1];
+        f.read_exact_at(&mut last, len - 1)?;
+        if last[0] != b'\n' {
+            let keep = last_newline_end(&f, len)?;
+            f.set_len(keep)?;
+            len = keep;
+        }
+    }
+    let mut line = serde_json::to_string(entry).map_err(io::Error::other)?;
+    line.push('\n');
+    f.write_all(line.as_bytes())?;
+    f.sync_data()?;
+    if !existed {
+        fsx::sync_dir(&dir(state))?;
+    }
+    write_id(state, &entry.op_id, entry.seq, len, line.len() as u64);
+    Ok(())
+}
+
+/// Byte offset just after the last LF before `len` (0 when there is none).
+fn last_newline_end(f: &File, len: u64) -> io::Result<u64> {
+    let mut end = len;
+    let mut buf = vec![0u8; 64 * 1024];
+    while end > 0 {
+        let start = end.saturating_sub(buf.len() as u64);
+        let chunk = &mut buf[..(end - start) as usize];
+        f.read_exact_at(chunk, start)?;
+        if let Some(i) = memchr::memrchr(b'\n', chunk) {
+            return Ok(start + i as u64 + 1);
+        }
+        end = start;
+    }
+    Ok(0)
+}
+
+fn write_id(state: &Path, op_id: &str, seq: u64, offset: u64, len: u64) {
+    let ids = dir(state).join("ids");
+    let _ = fsx::ensure_private_dir(&ids);
+    let tmp = ids.join(format!(".{op_id}.tmp"));
+    let _ = std::fs::remove_file(&tmp);
+    if fsx::create_new(&tmp, 0o600)
+        .and_then(|mut f| f.write_all(format!("{seq} {offset} {len}\n").as_bytes()))
+        .is_ok()
+    {
+        let _ = std::fs::rename(&tmp, id_file(state, op_id));
+    }
+}
+
+/// Whether the journal's last line is the op `op_id` (recovery: never a second line).
+pub fn last_is(state: &Path, op_id: &str) -> io::Result<bool> {
+    Ok(match last_line(state)? {
+        Some(line) => line.contains(&format!("\"op_id\":\"{op_id}\"")),
+        None => false,
+    })
+}
+
+/// Finds an op by id through its id file; falls back to a scan (rebuilding the id).
+pub fn find(state: &Path, op_id: &str) -> io::Result<Option<Entry>> {
+    if !is_op_id(op_id) {
+        return Ok(None);
+    }
+    let f = match File::open(file(state)) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    if let Ok(text) = std::fs::read_to_string(id_file(state, op_id)) {
+        let nums: Vec<u64> = text
+            .split_whitespace()
+            .filter_map(|n| n.parse().ok())
+            .collect();
+        if let [_, offset, len] = nums[..] {
+            let mut buf = vec![0u8; len as usize];
+            if f.read_exact_at(&mut buf, offset).is_ok() {
+                if let Ok(e) = serde_json::from_slice::<Entry>(&buf) {
+                    if e.op_id == op_id {
+                        return Ok(Some(e));
+                    }
+                }
+            }
+        }
+    }
+    // The id file is missing or stale: scan, and write it back.
+    let needle = format!("\"op_id\":\"{op_id}\"");
+    let mut offset = 0u64;
+    let mut reader = io::BufReader::new(f);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = io::BufRead::read_until(&mut reader, b'\n', &mut line)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        if line.ends_with(b"\n") && memchr::memmem::find(&line, needle.as_bytes()).is_some() {
+            if let Ok(e) = serde_json::from_slice::<Entry>(&line) {
+                if e.op_id == op_id {
+                    write_id(state, op_id, e.seq, offset, n as u64);
+                    return Ok(Some(e));
+                }
+            }
+        }
+        offset += n as u64;
+    }
+}
+
+/// Complete journal lines from the end backwards, read in chunks.
+pub struct ReverseLines {
+    file: File,
+    /// Bytes before `pos` are unread.
+    pos: u64,
+    /// Unconsumed bytes that follow `pos`, ending at a line end.
+    buf: Vec<u8>,
+}
+
+impl ReverseLines {
+    pub fn new(mut file: File) -> io::Result<ReverseLines> {
+        let len = file.seek(SeekFrom::End(0))?;
+        let mut r = ReverseLines {
+            file,
+            pos: len,
+            buf: Vec::new(),
+        };
+        // A torn last line (no LF) is not an entry.
+        let keep = last_newline_end(&r.file, len)?;
+        r.pos = keep;
+        Ok(r)
+    }
+
+    pub fn open(state: &Path) -> io::Result<Option<ReverseLines>> {
+        match File::open(file(state)) {
+            Ok(f) => Ok(Some(ReverseLines::new(f)?)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The previous line (without its LF), or `None` at the start.
+    pub fn next_line(&mut self) -> io::Result<Option<String>> {
+        loop {
+            // buf holds "...\n" for the lines after pos; find the start of the last one.
+            let body_end = self.buf.len().saturating_sub(1);
+            if !self.buf.is_empty() {
+                if let Some(i) = memchr::memrchr(b'\n', &self.buf[..body_end]) {
+                    let line = self.buf[i + 1..body_end].to_vec();
+                    self.buf.truncate(i + 1);
+                    return Ok(Some(String::from_utf8_lossy(&line).into_owned()));
+                }
+                if self.pos == 0 {
+                    let line = self.buf[..body_end].to_vec();
+                    self.buf.clear();
+                    return Ok(Some(String::from_utf8_lossy(&line).into_owned()));
+                }
+            } else if self.pos == 0 {
+                return Ok(None);
+            }
+            let start = self.pos.saturating_sub(64 * 1024);
+            let mut chunk = vec![0u8; (self.pos - start) as usize];
+            self.file.read_exact_at(&mut chunk, start)?;
+            chunk.extend_from_slice(&self.buf);
+            self.buf = chunk;
+            self.pos = start;
+        }
+    }
+}
+
+/// Every entry, oldest first (for scans that need them all).
+pub fn read_all(state: &Path) -> io::Result<Vec<Entry>> {
+    let mut text = String::new();
+    match File::open(file(state)) {
+        Ok(mut f) => {
+            f.read_to_string(&mut text)?;
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    }
+    Ok(text
+        .split_inclusive('\n')
+        .filter(|l| l.ends_with('\n'))
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect())
+}

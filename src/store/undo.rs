@@ -1,0 +1,242 @@
+//! Undo: find a journaled op, check that every path it touched is still in the
+//! state the op left it in, and compute the changes that put the before-states
+//! back (run through the write protocol as a new op with `undoes`).
+
+use super::blobs;
+use super::journal::{self, Entry, State};
+use super::snapshot;
+use super::write::Change;
+use crate::protocol::{CmdError, Json, Repair, code, shell};
+use crate::workspace::Ctx;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+/// The op `op_id`, or `input.not-found` whose repair lists the journal.
+pub fn find(ctx: &Ctx, state: &Path, op_id: &str) -> Result<Entry, CmdError> {
+    let found = journal::find(state, op_id).map_err(|e| super::io_error(ctx, "the journal", &e))?;
+    found.ok_or_else(|| {
+        CmdError::new(
+            code::NOT_FOUND,
+            format!("No journaled op has the id {op_id}."),
+            Repair::new(
+                "history",
+                "List the journaled ops and their ids.",
+                "aitools history",
+            ),
+        )
+    })
+}
+
+/// The state at `p` now (no final symlink followed).
+pub fn current(p: &Path) -> std::io::Result<State> {
+    let meta = match std::fs::symlink_metadata(p) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(State::missing()),
+        Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) => return Ok(State::missing()),
+        Err(e) => return Err(e),
+    };
+    let ft = meta.file_type();
+    Ok(if ft.is_symlink() {
+        let t = std::fs::read_link(p)?.to_string_lossy().into_owned();
+        State {
+            kind: "symlink".into(),
+            hash: Some(crate::text::lines::sha256_hex(t.as_bytes())),
+            target: Some(t),
+            ..State::default()
+        }
+    } else if ft.is_dir() {
+        State {
+            kind: "dir".into(),
+            mode: Some(meta.mode() & 0o7777),
+            ..State::default()
+        }
+    } else if ft.is_file() {
+        let s = snapshot::load(p)?;
+        State {
+            kind: "file".into(),
+            hash: Some(s.hash.clone()),
+            mode: Some(s.mode),
+            mtime: Some(s.mtime),
+            target: None,
+        }
+    } else {
+        State {
+            kind: "other".into(),
+            ..State::default()
+        }
+    })
+}
+
+/// How `now` differs from `want`, if it does.
+fn difference(want: &State, now: &State) -> Option<&'static str> {
+    if want.kind != now.kind {
+        return Some(match (want.is_missing(), now.is_missing()) {
+            (true, _) => "created",
+            (_, true) => "deleted",
+            _ => "type-changed",
+        });
+    }
+    match want.kind.as_str() {
+        "file" if want.hash != now.hash => Some("modified"),
+        "symlink" if want.target != now.target => Some("modified"),
+        "file" | "dir" if want.mode.is_some() && want.mode != now.mode => Some("mode-changed"),
+        "file" if want.mtime.is_some() && want.mtime != now.mtime => Some("mtime-changed"),
+        _ => None,
+    }
+}
+
+fn describe(s: &State) -> Json {
+    match (&s.hash, s.kind.as_str()) {
+        (Some(h), _) => Json::str(h.clone()),
+        (None, "missing") => Json::Null,
+        (None, k) => Json::str(k),
+    }
+}
+
+/// The changes that revert `entry`, or `refusal.target-changed` with `conflicts`
+/// when a path is no longer as the op left it.
+pub fn inverse(ctx: &Ctx, state: &Path, entry: &Entry) -> Result<Vec<Change>, CmdError> {
+    let abs = |rel: &str| -> PathBuf { ctx.root.join(rel) };
+    // The state each path was left in: the last change touching it decides.
+    let mut expected: Vec<(String, State)> = Vec::new();
+    let mut set = |p: &str, s: State| match expected.iter_mut().find(|(q, _)| q == p) {
+        Some(slot) => slot.1 = s,
+        None => expected.push((p.to_string(), s)),
+    };
+    for c in &entry.changes {
+        if let Some(f) = &c.from {
+            set(f, State::missing());
+        }
+        set(&c.path, c.after.clone());
+    }
+    let mut conflicts = Vec::new();
+    for (rel, want) in &expected {
+        let now = current(&abs(rel))
+            .map_err(|e| crate::protocol::error::io_error(&ctx.command, rel, &e))?;
+        if let Some(kind) = difference(want, &now) {
+            let mut c = Json::obj();
+            c.push("path", Json::str(rel.clone()));
+            c.push("kind", Json::str(kind));
+            c.push("base", describe(want));
+            c.push("current", describe(&now));
+            conflicts.push(c);
+        }
+    }
+    if !conflicts.is_empty() {
+        let first = conflicts
+            .first()
+            .and_then(|c| c.get("path"))
+            .and_then(|p| p.as_str())
+            .unwrap_or(".")
+            .to_string();
+        return Err(CmdError::new(
+            code::TARGET_CHANGED,
+            format!(
+                "{} path(s) of {} changed since it ran; undo writes nothing.",
+                conflicts.len(),
+                entry.op_id
+            ),
+            Repair::new(
+                "history",
+                "See which later ops touched the path; undo those first (newest first), or leave it.",
+                shell::aitools(["history", &first]),
+            ),
+        )
+        .with_repair(Repair::new(
+            "diff",
+            "See what the op changed.",
+            shell::aitools(["diff", "--op", &entry.op_id]),
+        ))
+        .with_conflicts(Json::Arr(conflicts)));
+    }
+    let mut out = Vec::new();
+    for c in entry.changes.iter().rev() {
+        let p = abs(&c.path);
+        if let Some(from) = &c.from {
+            out.push(Change::Move {
+                from: p.clone(),
+                to: abs(from),
+            });
+            out.extend(restore(ctx, state, &p, &c.before, &State::missing())?);
+        } else {
+            out.extend(restore(ctx, state, &p, &c.before, &c.after)?);
+        }
+    }
+    Ok(out)
+}
+
+fn blob(ctx: &Ctx, state: &Path, p: &Path, hash: Option<&String>) -> Result<Vec<u8>, CmdError> {
+    let h = hash.cloned().unwrap_or_default();
+    blobs::read(state, &h).map_err(|e| {
+        CmdError::new(
+            code::IO,
+            format!(
+                "The earlier content of {} (blob {h}) is not in the state directory: {}.",
+                p.display(),
+                crate::protocol::error::err_text(&e)
+            ),
+            Repair::new("history", "List the journal's ops.", "aitools history"),
+        )
+        .with_repair(crate::protocol::error::schema_repair(&ctx.command))
+    })
+}
+
+/// The changes that take `p` from `after` back to `before`.
+fn restore(
+    ctx: &Ctx,
+    state: &Path,
+    p: &Path,
+    before: &State,
+    after: &State,
+) -> Result<Vec<Change>, CmdError> {
+    let path = p.to_path_buf();
+    let mut out = Vec::new();
+    match before.kind.as_str() {
+        "missing" => {
+            if !after.is_missing() {
+                out.push(Change::Delete { path });
+            }
+        }
+        "file" => {
+            if after.kind == "file" && after.hash == before.hash {
+                if let Some(m) = before.mode.filter(|m| Some(*m) != after.mode) {
+                    out.push(Change::Chmod {
+                        path: path.clone(),
+                        mode: m,
+                    });
+                }
+                if let Some(t) = before.mtime.filter(|t| Some(*t) != after.mtime) {
+                    out.push(Change::Touch { path, mtime: t });
+                }
+            } else {
+                if after.kind == "dir" || after.kind == "symlink" {
+                    out.push(Change::Delete { path: path.clone() });
+                }
+                out.push(Change::Put {
+                    bytes: blob(ctx, state, p, before.hash.as_ref())?,
+                    path,
+                    mode: before.mode,
+                });
+            }
+        }
+        "symlink" => {
+            if !after.is_missing() && after.kind != "symlink" {
+                out.push(Change::Delete { path: path.clone() });
+            }
+            out.push(Change::Symlink {
+                path,
+                target: before.target.clone().unwrap_or_default(),
+            });
+        }
+        "dir" => {
+            if after.is_missing() {
+                out.push(Change::Mkdir { path: path.clone() });
+            }
+            if let Some(m) = before.mode.filter(|m| Some(*m) != after.mode) {
+                out.push(Change::Chmod { path, mode: m });
+            }
+        }
+        _ => {}
+    }
+    Ok(out)
+}

@@ -1,0 +1,66 @@
+//! The write boundary: every path a write touches must resolve (symlinks of its
+//! existing ancestors followed) to a place inside the workspace root and outside
+//! any `.git` directory. Reads are not confined; writes are.
+
+use super::{Ctx, paths};
+use crate::protocol::{CmdError, Repair, code, shell};
+use std::path::{Component, Path, PathBuf};
+
+/// Whether the last component of the path is followed when it is a symlink.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Final {
+    /// Write through a symlink to the file it leads to (content writes, chmod).
+    Follow,
+    /// Act on the entry itself (delete, move, link).
+    Entry,
+}
+
+/// The real path a write lands on, or `refusal.outside-workspace`.
+pub fn resolve(ctx: &Ctx, path: &Path, last: Final) -> Result<PathBuf, CmdError> {
+    let norm = paths::normalize(path);
+    let real = match last {
+        Final::Follow => paths::real_path(&norm),
+        Final::Entry => match (norm.parent(), norm.file_name()) {
+            (Some(parent), Some(name)) => paths::real_path(parent).join(name),
+            _ => norm.clone(),
+        },
+    };
+    check(ctx, path, &real)?;
+    Ok(real)
+}
+
+/// Refuses a real path outside the root, the root itself, or inside `.git`.
+pub fn check(ctx: &Ctx, shown: &Path, real: &Path) -> Result<(), CmdError> {
+    let inside = real.starts_with(&ctx.root) && real != ctx.root;
+    let in_git = real
+        .strip_prefix(&ctx.root)
+        .map(|rel| {
+            rel.components()
+                .any(|c| matches!(c, Component::Normal(n) if n == ".git"))
+        })
+        .unwrap_or(false);
+    if inside && !in_git {
+        return Ok(());
+    }
+    let what = paths::display(shown);
+    let why = if in_git {
+        "is inside .git, which aitools never writes".to_string()
+    } else if real == ctx.root {
+        "is the workspace root itself".to_string()
+    } else {
+        format!(
+            "resolves to {}, outside the workspace root {}",
+            paths::display(real),
+            paths::display(&ctx.root)
+        )
+    };
+    Err(CmdError::new(
+        code::OUTSIDE_WORKSPACE,
+        format!("{what} {why}; writes stay inside the workspace."),
+        Repair::new(
+            "root",
+            "Write to a path inside the workspace, or run from (or pass --root for) the workspace that holds it.",
+            shell::aitools(["info", &what]),
+        ),
+    ))
+}
