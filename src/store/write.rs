@@ -1075,7 +1075,10 @@ pub const FIELD_NEXT: crate::protocol::registry::Field = crate::protocol::regist
 /// (symlinks followed), else a symlink's target text; `None` when nothing is there.
 pub fn current_hash(path: &Path) -> std::io::Result<Option<String>> {
     match std::fs::metadata(path) {
-        Ok(m) if m.is_file() => return Ok(Some(snapshot::load(path)?.hash.clone())),
+        // Keyed by the real path, as the plan looks it up: the write reuses this read.
+        Ok(m) if m.is_file() => {
+            return Ok(Some(snapshot::load(&paths::real_path(path))?.hash.clone()));
+        }
         Ok(_) => return Ok(None),
         Err(_) => {}
     }

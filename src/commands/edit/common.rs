@@ -5,8 +5,8 @@
 use crate::protocol::values;
 use crate::protocol::{CmdError, Repair, code, error, shell};
 use crate::store::guard::{self, ExpectHash};
+use crate::store::snapshot;
 use crate::text::doc::{DecodeError, Doc};
-use crate::text::lines::sha256_hex;
 use crate::text::select::Selector;
 use crate::workspace::{Ctx, paths};
 use clap::Args;
@@ -251,14 +251,15 @@ pub fn load(ctx: &Ctx, arg: &str) -> Result<Target, CmdError> {
     if !meta.is_file() {
         return Err(not_a_file(&display, "is not a regular file"));
     }
-    let bytes = std::fs::read(&real).map_err(|e| error::io_error(&ctx.command, &display, &e))?;
-    let hash = sha256_hex(&bytes);
-    let doc = Doc::decode_owned(bytes).map_err(|e| decode_error(&display, e))?;
+    // Through the store's snapshot: the write that follows reuses these bytes and
+    // this hash for its before-state, blob and diff instead of reading again.
+    let snap = snapshot::load(&real).map_err(|e| error::io_error(&ctx.command, &display, &e))?;
+    let doc = Doc::decode(&snap.bytes).map_err(|e| decode_error(&display, e))?;
     Ok(Target {
         arg: arg.to_string(),
         real,
         display,
-        hash,
+        hash: snap.hash.clone(),
         doc,
     })
 }
