@@ -2,9 +2,11 @@
 //!
 //! The common prefix and suffix are skipped with byte comparisons before any line
 //! is split, so a one-line change to a large file costs a memcmp, not a line diff
-//! of the whole file. The middle is diffed with `similar` (Myers, with a deadline).
+//! of the whole file. The middle is diffed with `similar` (Myers, with a deadline);
+//! hunks and their headers are built here from the ops' lengths alone, since
+//! `similar` misreports some op indices.
 
-use similar::{Algorithm, DiffOp, DiffTag};
+use similar::{Algorithm, DiffOp};
 use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone)]
@@ -188,7 +190,8 @@ pub fn unified(old: &[u8], new: &[u8], a_name: &str, b_name: &str, o: &DiffOptio
         &new_keys,
         Some(deadline),
     );
-    let changed = ops.iter().any(|op| !matches!(op, DiffOp::Equal { .. }));
+    let runs = runs(&ops, &old_keys, &new_keys);
+    let changed = runs.iter().any(|r| !r.equal);
     let mut out = Unified {
         identical: !changed,
         ..Unified::default()
@@ -197,37 +200,156 @@ pub fn unified(old: &[u8], new: &[u8], a_name: &str, b_name: &str, o: &DiffOptio
         return out;
     }
     out.text = format!("--- {a_name}\n+++ {b_name}\n");
-    for group in similar::group_diff_ops(ops, o.context) {
-        let (Some(first), Some(last)) = (group.first(), group.last()) else {
+    for h in hunks(&runs, o.context) {
+        let (Some(first), Some(last)) = (runs.get(h.start), runs.get(h.end - 1)) else {
             continue;
         };
-        let (os, ns) = (first.old_range().start, first.new_range().start);
-        let (oe, ne) = (last.old_range().end, last.new_range().end);
+        // Context cut from the equal runs at either end of the hunk.
+        let lead = if first.equal {
+            first.old_len().min(o.context)
+        } else {
+            0
+        };
+        let trail = if last.equal {
+            last.old_len().min(o.context)
+        } else {
+            0
+        };
+        let os = if first.equal {
+            first.old.end - lead
+        } else {
+            first.old.start
+        };
+        let ns = if first.equal {
+            first.new.end - lead
+        } else {
+            first.new.start
+        };
+        let oe = if last.equal {
+            last.old.start + trail
+        } else {
+            last.old.end
+        };
+        let ne = if last.equal {
+            last.new.start + trail
+        } else {
+            last.new.end
+        };
         out.hunks += 1;
         out.text.push_str(&format!(
             "@@ -{} +{} @@\n",
             range_header(offset + os, oe - os),
             range_header(offset + ns, ne - ns)
         ));
-        for op in &group {
-            let (tag, or, nr) = op.as_tag_tuple();
-            match tag {
-                DiffTag::Equal => {
-                    for l in &old_lines[or] {
-                        push_line(&mut out.text, ' ', l);
-                    }
+        for r in &runs[h.clone()] {
+            if r.equal {
+                let from = r.old.start.max(os);
+                let to = r.old.end.min(oe);
+                for l in old_lines.get(from..to).unwrap_or_default() {
+                    push_line(&mut out.text, ' ', l);
                 }
-                DiffTag::Delete | DiffTag::Insert | DiffTag::Replace => {
-                    for l in &old_lines[or.clone()] {
-                        push_line(&mut out.text, '-', l);
-                    }
-                    for l in &new_lines[nr.clone()] {
-                        push_line(&mut out.text, '+', l);
-                    }
-                    out.deleted += or.len() as u64;
-                    out.added += nr.len() as u64;
+            } else {
+                for l in old_lines.get(r.old.clone()).unwrap_or_default() {
+                    push_line(&mut out.text, '-', l);
                 }
+                for l in new_lines.get(r.new.clone()).unwrap_or_default() {
+                    push_line(&mut out.text, '+', l);
+                }
+                out.deleted += r.old_len() as u64;
+                out.added += r.new_len() as u64;
             }
+        }
+    }
+    out
+}
+
+/// A run of equal lines, or of changed lines (the old ones replaced by the new).
+#[derive(Debug, Clone, PartialEq)]
+struct Run {
+    equal: bool,
+    old: std::ops::Range<usize>,
+    new: std::ops::Range<usize>,
+}
+
+impl Run {
+    fn old_len(&self) -> usize {
+        self.old.len()
+    }
+    fn new_len(&self) -> usize {
+        self.new.len()
+    }
+}
+
+/// The diff as alternating equal and changed runs, positions counted from the
+/// ops' lengths. `similar`'s own indices are not used: it reports some of them
+/// wrong (a `Delete` at the start of a slice says `new_index: 1`, which made its
+/// and our hunk headers wrong). When the ops do not add up to both sides, or an
+/// equal run is not equal, the whole span is one change — still a correct diff.
+fn runs<T: PartialEq>(ops: &[DiffOp], old: &[T], new: &[T]) -> Vec<Run> {
+    let mut out: Vec<Run> = Vec::new();
+    let (mut o, mut n) = (0usize, 0usize);
+    let mut sound = true;
+    for op in ops {
+        let (equal, ol, nl) = match *op {
+            DiffOp::Equal { len, .. } => (true, len, len),
+            DiffOp::Delete { old_len, .. } => (false, old_len, 0),
+            DiffOp::Insert { new_len, .. } => (false, 0, new_len),
+            DiffOp::Replace {
+                old_len, new_len, ..
+            } => (false, old_len, new_len),
+        };
+        if ol == 0 && nl == 0 {
+            continue;
+        }
+        if equal && old.get(o..o + ol) != new.get(n..n + nl) {
+            sound = false;
+            break;
+        }
+        match out.last_mut() {
+            Some(last) if last.equal == equal => {
+                last.old.end = o + ol;
+                last.new.end = n + nl;
+            }
+            _ => out.push(Run {
+                equal,
+                old: o..o + ol,
+                new: n..n + nl,
+            }),
+        }
+        o += ol;
+        n += nl;
+    }
+    if !sound || o != old.len() || n != new.len() {
+        return vec![Run {
+            equal: false,
+            old: 0..old.len(),
+            new: 0..new.len(),
+        }];
+    }
+    out
+}
+
+/// The runs each hunk spans: changed runs joined when the equal run between them
+/// is at most twice the context, with the equal runs on either side included.
+fn hunks(runs: &[Run], context: usize) -> Vec<std::ops::Range<usize>> {
+    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+    for (i, r) in runs.iter().enumerate() {
+        if r.equal {
+            continue;
+        }
+        let start = if i > 0 { i - 1 } else { i };
+        let end = if i + 1 < runs.len() { i + 2 } else { i + 1 };
+        match out.last_mut() {
+            // The equal run between two changes is shared: join when it is short.
+            Some(h)
+                if h.end == i
+                    && i.checked_sub(1)
+                        .and_then(|k| runs.get(k))
+                        .is_some_and(|e| e.old_len() <= 2 * context) =>
+            {
+                h.end = end;
+            }
+            _ => out.push(start..end),
         }
     }
     out
@@ -290,6 +412,38 @@ mod tests {
         assert_eq!(d.text, "--- a\n+++ b\n@@ -1,2 +1,3 @@\n a\n b\n+c\n");
         let d = unified(b"k\n", b"k\nk\n", "a", "b", &DiffOptions::default());
         assert_eq!((d.added, d.deleted), (1, 0));
+    }
+
+    #[test]
+    fn headers_count_from_the_ops_lengths() {
+        // similar 2.7 reports the leading Delete here with new_index 1.
+        let old = b"c\na\nc\nee\nbb\nc\nee\naa\ncc\ndd\n";
+        let new = b"a\na\nee\nbb\nc\nee\nx\naa\ncc\ndd\n";
+        let o = DiffOptions {
+            context: 2,
+            ..DiffOptions::default()
+        };
+        let d = unified(old, new, "a", "b", &o);
+        assert!(d.text.contains("@@ -1,9 +1,9 @@\n"), "{}", d.text);
+        let d = unified(
+            b"a\nb\nc\n",
+            b"b\nc\n",
+            "a",
+            "b",
+            &DiffOptions {
+                context: 0,
+                ..o.clone()
+            },
+        );
+        assert_eq!(d.text, "--- a\n+++ b\n@@ -1 +0,0 @@\n-a\n");
+        let d = unified(
+            b"a\nb\n",
+            b"x\na\nb\n",
+            "a",
+            "b",
+            &DiffOptions { context: 0, ..o },
+        );
+        assert_eq!(d.text, "--- a\n+++ b\n@@ -0,0 +1 @@\n+x\n");
     }
 
     #[test]

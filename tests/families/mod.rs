@@ -8,3 +8,4 @@ mod inspect;
 mod protocol;
 mod search;
 mod store;
+mod write_diffs;
