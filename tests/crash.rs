@@ -118,7 +118,84 @@ fn scenarios() -> Vec<Scenario> {
             },
             stdin: None,
         },
+        Scenario {
+            name: "edit one file",
+            setup: |c| {
+                let body: String = (1..=200).map(|i| format!("line {i}\n")).collect();
+                c.put("e.txt", &body);
+                c.put("other.txt", "untouched\n");
+                argv(&[
+                    "edit",
+                    "e.txt",
+                    "--old",
+                    "line 120\n",
+                    "--new",
+                    "edited\nline\n",
+                ])
+            },
+            stdin: None,
+        },
+        Scenario {
+            name: "replace across three files (multi-file)",
+            setup: |c| {
+                c.put("r/a.rs", "let old_name = 1;\nold_name += 2;\n");
+                c.put("r/sub/b.rs", "fn old_name() {}\r\n");
+                c.put("r/c.rs", "// old_name\nno match\nold_name");
+                c.put("r/none.rs", "nothing here\n");
+                argv(&[
+                    "replace",
+                    "old_(\\w+)",
+                    "new_$1",
+                    "r",
+                    "--expect-count",
+                    "5",
+                ])
+            },
+            stdin: None,
+        },
+        Scenario {
+            name: "apply that creates, modifies and deletes (multi-file)",
+            setup: |c| {
+                c.put("keep.txt", "k1\nk2\nk3\n");
+                c.put("gone.txt", "bye\n");
+                argv(&["apply", "--stdin"])
+            },
+            stdin: Some(
+                concat!(
+                    "diff --git a/keep.txt b/keep.txt\n",
+                    "--- a/keep.txt\n",
+                    "+++ b/keep.txt\n",
+                    "@@ -1,3 +1,3 @@\n",
+                    " k1\n",
+                    "-k2\n",
+                    "+K2\n",
+                    " k3\n",
+                    "diff --git a/gone.txt b/gone.txt\n",
+                    "deleted file mode 100644\n",
+                    "--- a/gone.txt\n",
+                    "+++ /dev/null\n",
+                    "@@ -1 +0,0 @@\n",
+                    "-bye\n",
+                    "diff --git a/made/new.sh b/made/new.sh\n",
+                    "new file mode 100755\n",
+                    "--- /dev/null\n",
+                    "+++ b/made/new.sh\n",
+                    "@@ -0,0 +1,2 @@\n",
+                    "+#!/bin/sh\n",
+                    "+echo hi\n",
+                )
+                .as_bytes(),
+            ),
+        },
     ]
+}
+
+/// The scenario of that name.
+fn scenario(name: &str) -> Scenario {
+    scenarios()
+        .into_iter()
+        .find(|s| s.name == name)
+        .unwrap_or_else(|| panic!("no scenario {name:?}"))
 }
 
 fn argv(a: &[&str]) -> Vec<String> {
@@ -419,8 +496,7 @@ fn sigkill_at_every_syscall_leaves_before_or_after() {
 
 #[test]
 fn a_kill_inside_recovery_is_recovered_too() {
-    let all = scenarios();
-    let s = &all[2];
+    let s = &scenario("copy a tree (multi-file)");
     let c = Case::new();
     let b = baseline(&c, s);
     let pts = points(&b.counts, usize::MAX);
@@ -479,8 +555,14 @@ fn a_kill_inside_recovery_is_recovered_too() {
 
 #[test]
 fn eio_on_any_fsync_is_never_success() {
-    let all = scenarios();
-    for s in [&all[1], &all[2], &all[4]] {
+    for name in [
+        "overwrite one file from stdin",
+        "copy a tree (multi-file)",
+        "undo of a multi-file op",
+        "edit one file",
+        "apply that creates, modifies and deletes (multi-file)",
+    ] {
+        let s = &scenario(name);
         let c = Case::new();
         let b = baseline(&c, s);
         for sys in ["fsync", "fdatasync"] {
@@ -637,4 +719,78 @@ fn a_held_lock_gives_busy_within_the_timeout() {
     assert!(!env.path("c.txt").exists());
     // Free again: the same command succeeds.
     assert_eq!(env.run(&["write", "c.txt", "--content", "c"]).code, 0);
+}
+
+#[test]
+fn a_write_reads_its_target_once() {
+    let c = Case::new();
+    let body: String = (1..=3000).map(|i| format!("line {i}\n")).collect();
+    let patch = "--- a/t.txt\n+++ b/t.txt\n@@ -2 +2 @@\n-line 2\n+two\n";
+    let cases: Vec<(Vec<String>, Option<&[u8]>)> = vec![
+        (
+            argv(&["edit", "t.txt", "--old", "line 7\n", "--new", "x\n"]),
+            None,
+        ),
+        (
+            argv(&["insert", "t.txt", "--at", "end", "--content", "end"]),
+            None,
+        ),
+        (
+            argv(&[
+                "replace",
+                "^line 9$",
+                "nine",
+                "t.txt",
+                "--expect-count",
+                "1",
+            ]),
+            None,
+        ),
+        (argv(&["apply", "--stdin"]), Some(patch.as_bytes())),
+        (
+            argv(&[
+                "write",
+                "t.txt",
+                "--overwrite",
+                "--expect-hash",
+                "HASH",
+                "--content",
+                "new\n",
+            ]),
+            None,
+        ),
+    ];
+    for (mut args, stdin) in cases {
+        c.put("t.txt", &body);
+        let hash = c.run(&["info", "t.txt"]).json["hash"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        for a in &mut args {
+            if a == "HASH" {
+                *a = hash.clone();
+            }
+        }
+        let log = c.tmpl.path().join("opens.log");
+        let (code, out) = c.strace(
+            &[
+                "-o".into(),
+                log.display().to_string(),
+                "-e".into(),
+                "trace=openat,open".into(),
+            ],
+            &args,
+            stdin,
+        );
+        assert_eq!(code, 0, "{args:?}: {out}");
+        let text = std::fs::read_to_string(&log).unwrap();
+        let reads = text
+            .lines()
+            .filter(|l| l.contains("/t.txt\"") && l.contains("O_RDONLY"))
+            .count();
+        assert_eq!(
+            reads, 1,
+            "{args:?} opened t.txt for reading {reads} times:\n{text}"
+        );
+    }
 }
