@@ -6,5 +6,6 @@ pub mod git;
 pub mod paths;
 pub mod root;
 pub mod scan;
+pub mod scan_args;
 
 pub use root::Ctx;

@@ -6,6 +6,7 @@ mod conformance;
 mod edit;
 mod inspect;
 mod protocol;
+mod scan_args;
 mod search;
 mod store;
 mod write_diffs;

@@ -8,17 +8,19 @@ use super::edit_cmd::put_if_changed;
 use super::template::Template;
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
-use crate::protocol::{CmdError, Json, Output, Repair, code, shell, values};
+use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
 use crate::store::guard;
 use crate::store::write::{self, Change, WriteOptions};
 use crate::text::doc::Doc;
 use crate::text::select::{self, Block};
 use crate::workspace::Ctx;
 use crate::workspace::scan::{self, ScanOptions};
+use crate::workspace::scan_args::ScanArgs;
 use clap::Args;
 use regex::{Regex, RegexBuilder};
 
 #[derive(Args, Debug)]
+#[command(mut_args(replace_defaults))]
 pub struct ReplaceArgs {
     /// PATTERN REPLACEMENT [PATH...]; with --stdin, all are paths. Paths default to the working directory.
     #[arg(id = "pattern replacement [path...]", value_name = "ARG", num_args = 0..)]
@@ -43,21 +45,8 @@ pub struct ReplaceArgs {
     pub literal_replacement: bool,
     #[command(flatten)]
     pub sel: SelectorArgs,
-    /// Only paths matching this glob; repeatable.
-    #[arg(long)]
-    pub glob: Vec<String>,
-    /// Only files of this language (the `code` language table).
-    #[arg(long, value_name = "LANG")]
-    pub lang: Option<String>,
-    /// Include ignored files.
-    #[arg(long)]
-    pub no_ignore: bool,
-    /// Skip larger files.
-    #[arg(long, value_name = "SIZE", default_value = "10MiB")]
-    pub skip_larger_than: String,
-    /// Only files newer than PATH or a duration ago.
-    #[arg(long, value_name = "PATH|DURATION")]
-    pub newer: Option<String>,
+    #[command(flatten)]
+    pub scan: ScanArgs,
     /// Read the input from standard input (never read otherwise).
     #[arg(long)]
     pub stdin: bool,
@@ -73,6 +62,16 @@ pub struct ReplaceArgs {
     /// Validate and show the diff; write nothing.
     #[arg(long)]
     pub dry_run: bool,
+}
+
+/// replace skips large files unless told otherwise: a scan rarely means to
+/// rewrite them. (`mut_args` keeps the arguments in their declared order.)
+fn replace_defaults(a: clap::Arg) -> clap::Arg {
+    if a.get_id() == "skip_larger_than" {
+        a.default_value("10MiB")
+    } else {
+        a
+    }
 }
 
 pub const SPEC: CommandSpec = CommandSpec {
@@ -199,12 +198,7 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
     if nth == Some(0) {
         return Err(CmdError::invalid_argument(cmd, "--nth counts from 1."));
     }
-    let limit = values::parse_size(&args.skip_larger_than)
-        .map_err(|m| CmdError::invalid_argument(cmd, m))?;
-    let newer = match &args.newer {
-        Some(v) => Some(newer_than(ctx, v)?),
-        None => None,
-    };
+    let scan_opts = args.scan.options(ctx)?;
     let input = common::read_input(cmd, args.stdin, args.stdin_data.as_deref())?;
     let (pattern, replacement, path_args) = match input {
         Some(json) => {
@@ -280,14 +274,6 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
         ));
     }
     common::require_hash(cmd, sel.as_ref(), &expect, &path_args[0])?;
-    let scan_opts = ScanOptions {
-        no_ignore: args.no_ignore,
-        globs: args.glob.clone(),
-        lang: args.lang.clone(),
-        skip_larger_than: Some(limit),
-        newer,
-        ..ScanOptions::default()
-    };
 
     let mut counts: Vec<(String, u64)> = Vec::new();
     let mut total = 0u64;
@@ -384,19 +370,6 @@ fn collect(
     out.sort_by(|a, b| a.display.cmp(&b.display));
     out.dedup_by(|a, b| a.real == b.real);
     Ok(out)
-}
-
-/// `--newer`: a duration ago (by the aitools clock), or a path's mtime.
-fn newer_than(ctx: &Ctx, v: &str) -> Result<std::time::SystemTime, CmdError> {
-    if let Ok(d) = values::parse_duration(v) {
-        let (secs, nanos) = crate::protocol::time::now();
-        let now = std::time::UNIX_EPOCH + std::time::Duration::new(secs.max(0) as u64, nanos);
-        return Ok(now.checked_sub(d).unwrap_or(std::time::UNIX_EPOCH));
-    }
-    let abs = ctx.path_arg(v)?;
-    std::fs::metadata(&abs)
-        .and_then(|m| m.modified())
-        .map_err(|e| common::not_found_or_io(ctx, v, &e))
 }
 
 /// `{"pattern","replacement"}` from the input.

@@ -1,0 +1,124 @@
+//! The scan filter arguments every scanning command takes (`--glob`, `--lang`,
+//! `--no-ignore`, `--skip-larger-than`, `--newer`), their conversion into
+//! `ScanOptions`, and the error a bad filter gives. Shared by the search family
+//! and `replace`, which may not import each other.
+
+use super::Ctx;
+use super::scan::{ScanError, ScanOptions};
+use crate::protocol::{CmdError, Repair, code, error, shell, values};
+use clap::Args;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// The scan filters.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ScanArgs {
+    /// Only paths matching this glob (wildmatch; `!` excludes; no `/` matches the base name, with `/` the workspace-relative path).
+    #[arg(long, value_name = "GLOB", action = clap::ArgAction::Append)]
+    pub glob: Vec<String>,
+    /// Only files of this language (the `code` language table).
+    #[arg(long, value_name = "LANG")]
+    pub lang: Option<String>,
+    /// Do not apply .gitignore or the builtin excludes. `.git` and `.aitools-*.tmp` are always skipped.
+    #[arg(long)]
+    pub no_ignore: bool,
+    /// Skip files above this size (<n>, <n>KiB, <n>MiB, <n>GiB).
+    #[arg(long, value_name = "SIZE")]
+    pub skip_larger_than: Option<String>,
+    /// Only entries modified after this path's mtime, or within this duration (<n>ms|s|m|h|d) of now.
+    #[arg(long, value_name = "PATH|DURATION")]
+    pub newer: Option<String>,
+}
+
+impl ScanArgs {
+    /// The scan options these arguments select.
+    pub fn options(&self, ctx: &Ctx) -> Result<ScanOptions, CmdError> {
+        let skip_larger_than = match &self.skip_larger_than {
+            Some(s) => Some(values::parse_size(s).map_err(|m| {
+                CmdError::invalid_argument(&ctx.command, format!("--skip-larger-than: {m}"))
+            })?),
+            None => None,
+        };
+        let newer = match &self.newer {
+            Some(v) => Some(newer_threshold(ctx, v)?),
+            None => None,
+        };
+        Ok(ScanOptions {
+            no_ignore: self.no_ignore,
+            globs: self.glob.clone(),
+            lang: self.lang.clone(),
+            skip_larger_than,
+            newer,
+            ..ScanOptions::default()
+        })
+    }
+}
+
+/// `--newer`: a duration back from now (by the aitools clock), else a path whose
+/// mtime is the threshold.
+pub fn newer_threshold(ctx: &Ctx, value: &str) -> Result<SystemTime, CmdError> {
+    if let Ok(d) = values::parse_duration(value) {
+        let (secs, nanos) = crate::protocol::time::now();
+        let now = UNIX_EPOCH + Duration::new(secs.max(0) as u64, nanos);
+        return Ok(now.checked_sub(d).unwrap_or(UNIX_EPOCH));
+    }
+    let p = ctx.resolve(value);
+    match std::fs::metadata(&p).and_then(|m| m.modified()) {
+        Ok(t) => Ok(t),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(CmdError::new(
+            code::ARGUMENT_INVALID,
+            format!(
+                "--newer {value:?} is neither a duration (<n>ms|s|m|h|d) nor an existing path."
+            ),
+            Repair::new(
+                "newer",
+                "Give a duration such as 1h, or a path whose mtime is the threshold.",
+                shell::aitools(with_newer(&ctx.argv, "1h")),
+            ),
+        )),
+        Err(e) => Err(error::io_error(&ctx.command, value, &e)),
+    }
+}
+
+/// The call again with every `--newer` value set to `value`.
+fn with_newer(argv: &[String], value: &str) -> Vec<String> {
+    let mut out = Vec::with_capacity(argv.len());
+    let mut next_is_value = false;
+    for a in argv {
+        if next_is_value {
+            out.push(value.to_string());
+            next_is_value = false;
+        } else if a == "--newer" {
+            out.push(a.clone());
+            next_is_value = true;
+        } else if a.starts_with("--newer=") {
+            out.push(format!("--newer={value}"));
+        } else {
+            out.push(a.clone());
+        }
+    }
+    out
+}
+
+/// A scan filter error as the command's error.
+pub fn scan_error(command: &str, e: &ScanError) -> CmdError {
+    match e {
+        ScanError::BadGlob { .. } => CmdError::new(
+            code::ARGUMENT_INVALID,
+            e.message(),
+            Repair::new(
+                "glob",
+                "Use wildmatch syntax: * within a name, ** across directories, [abc], ?, and a leading ! to exclude.",
+                shell::aitools([command, "<pattern>", "--glob", "*.rs"]),
+            ),
+        ),
+        ScanError::UnknownLang(_) => CmdError::new(
+            code::ARGUMENT_INVALID,
+            e.message(),
+            Repair::new(
+                "lang",
+                "Pick a language name from the message, or filter by extension with --glob.",
+                shell::aitools([command, "<pattern>", "--glob", "*.py"]),
+            ),
+        ),
+    }
+}
