@@ -171,3 +171,26 @@ fn replace_keeps_its_size_default_and_search_has_none() {
         ["d/big.txt", "d/small.txt"]
     );
 }
+
+#[test]
+fn replace_takes_a_file_named_twice_once() {
+    let env = TestEnv::new();
+    env.write("f.txt", "a x\nb x\n");
+    env.write("e.txt", "no match\n");
+    std::fs::create_dir_all(env.path("d")).unwrap();
+    std::os::unix::fs::symlink("../f.txt", env.path("d/link.txt")).unwrap();
+    // d/link.txt, e.txt, f.txt: the two names of f.txt do not sort side by side.
+    let r = env.run(&[
+        "replace",
+        "x",
+        "y",
+        "d/link.txt",
+        "e.txt",
+        "f.txt",
+        "--expect-count",
+        "2",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.json["changes"].as_array().unwrap().len(), 1);
+    assert_eq!(env.read("f.txt"), b"a y\nb y\n");
+}

@@ -368,7 +368,10 @@ fn collect(
         }
     }
     out.sort_by(|a, b| a.display.cmp(&b.display));
-    out.dedup_by(|a, b| a.real == b.real);
+    // One file named twice (a symlink, `dir` and `dir/f`) is replaced in once, even
+    // when its names do not sort next to each other.
+    let mut seen = std::collections::BTreeSet::new();
+    out.retain(|t| seen.insert(t.real.clone()));
     Ok(out)
 }
 
