@@ -40,14 +40,41 @@ pub struct Unified {
     pub identical: bool,
 }
 
-fn line_start_after_prefix(old: &[u8], new: &[u8]) -> usize {
-    let n = old.len().min(new.len());
-    let p = old
+/// Length of the common prefix: equal 4 KiB blocks are compared as slices (a
+/// vectorised memcmp), then the first unequal block byte by byte.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 4096;
+    let n = a.len().min(b.len());
+    let mut at = 0;
+    while at + BLOCK <= n && a[at..at + BLOCK] == b[at..at + BLOCK] {
+        at += BLOCK;
+    }
+    at + a[at..n]
         .iter()
-        .zip(new.iter())
-        .take(n)
-        .position(|(a, b)| a != b)
-        .unwrap_or(n);
+        .zip(&b[at..n])
+        .position(|(x, y)| x != y)
+        .unwrap_or(n - at)
+}
+
+/// Length of the common suffix, the same way from the end.
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 4096;
+    let n = a.len().min(b.len());
+    let (la, lb) = (a.len(), b.len());
+    let mut k = 0;
+    while k + BLOCK <= n && a[la - k - BLOCK..la - k] == b[lb - k - BLOCK..lb - k] {
+        k += BLOCK;
+    }
+    k + a[..la - k]
+        .iter()
+        .rev()
+        .zip(b[..lb - k].iter().rev())
+        .position(|(x, y)| x != y)
+        .unwrap_or(n - k)
+}
+
+fn line_start_after_prefix(old: &[u8], new: &[u8]) -> usize {
+    let p = common_prefix(old, new);
     if p == old.len() && p == new.len() {
         return p;
     }
@@ -60,14 +87,7 @@ fn line_start_after_prefix(old: &[u8], new: &[u8]) -> usize {
 
 fn suffix_len(old: &[u8], new: &[u8], p: usize) -> usize {
     let (a, b) = (&old[p..], &new[p..]);
-    let n = a.len().min(b.len());
-    let s = a
-        .iter()
-        .rev()
-        .zip(b.iter().rev())
-        .take(n)
-        .position(|(x, y)| x != y)
-        .unwrap_or(n);
+    let s = common_suffix(a, b);
     // The suffix must start at a line start in both: skip to just after its first LF,
     // unless it already starts right after a LF (or at p) on both sides.
     let starts_line = |buf: &[u8], len: usize| {
@@ -444,6 +464,21 @@ mod tests {
             &DiffOptions { context: 0, ..o },
         );
         assert_eq!(d.text, "--- a\n+++ b\n@@ -0,0 +1 @@\n+x\n");
+    }
+
+    #[test]
+    fn prefix_and_suffix_across_blocks() {
+        let a: Vec<u8> = (0..10_000u32).map(|i| (i % 251) as u8).collect();
+        for at in [0, 1, 4095, 4096, 4097, 8191, 9999] {
+            let mut b = a.clone();
+            b[at] ^= 0xff;
+            assert_eq!(common_prefix(&a, &b), at);
+            assert_eq!(common_suffix(&a, &b), a.len() - at - 1);
+        }
+        assert_eq!(common_prefix(&a, &a[..5000]), 5000);
+        assert_eq!(common_suffix(&a, &a[5000..]), 5000);
+        assert_eq!(common_prefix(b"", b"x"), 0);
+        assert_eq!(common_suffix(b"", b""), 0);
     }
 
     #[test]

@@ -79,6 +79,14 @@ impl Doc {
         out
     }
 
+    /// `to_bytes` without copying the body when there is no BOM to put back.
+    pub fn into_bytes(self) -> Vec<u8> {
+        if self.bom {
+            return self.to_bytes();
+        }
+        self.text.into_bytes()
+    }
+
     pub fn line_count(&self) -> usize {
         self.lines.len()
     }
@@ -136,12 +144,47 @@ impl Doc {
     }
 
     /// `text` with `text[range]` replaced by `with`.
+    /// Only the lines the splice touches are split again: the ones before it are
+    /// copied and the ones after it shifted, so a one-line edit of a large file
+    /// does not scan the whole file for line ends a second time.
     pub fn splice(&self, range: std::ops::Range<usize>, with: &str) -> Doc {
-        let mut s = String::with_capacity(self.text.len() + with.len());
-        s.push_str(self.text.get(..range.start).unwrap_or(""));
+        let (Some(head), Some(tail)) = (self.text.get(..range.start), self.text.get(range.end..))
+        else {
+            let mut s = String::with_capacity(self.text.len() + with.len());
+            s.push_str(self.text.get(..range.start).unwrap_or(""));
+            s.push_str(with);
+            s.push_str(self.text.get(range.end..).unwrap_or(""));
+            return Doc::from_text(self.bom, s);
+        };
+        let mut s = String::with_capacity(head.len() + with.len() + tail.len());
+        s.push_str(head);
         s.push_str(with);
-        s.push_str(self.text.get(range.end..).unwrap_or(""));
-        Doc::from_text(self.bom, s)
+        s.push_str(tail);
+        let (rs, re) = (range.start, range.end.max(range.start));
+        // Lines wholly before: ended by a newline before the splice.
+        let mut k0 = self.lines.partition_point(|l| l.next <= rs);
+        if k0 > 0 && self.lines.get(k0 - 1).is_some_and(|l| l.next == l.end) {
+            k0 -= 1;
+        }
+        // Lines wholly after: starting past the splice, so the newline before them
+        // is the old text's too.
+        let k1 = self.lines.partition_point(|l| l.start <= re).max(k0);
+        let from = k0.checked_sub(1).map_or(0, |k| self.lines[k].next);
+        let shift = |x: usize| x + s.len() - self.text.len();
+        let to = self.lines.get(k1).map_or(s.len(), |l| shift(l.start));
+        let mut lines = Vec::with_capacity(self.lines.len() + 4);
+        lines.extend_from_slice(&self.lines[..k0]);
+        split_into(s.as_bytes(), from, to, &mut lines);
+        lines.extend(self.lines[k1..].iter().map(|l| LineSpan {
+            start: shift(l.start),
+            end: shift(l.end),
+            next: shift(l.next),
+        }));
+        Doc {
+            bom: self.bom,
+            text: s,
+            lines,
+        }
     }
 
     /// Byte range of lines `[s, e)` including their terminators.
@@ -210,10 +253,17 @@ impl Doc {
 }
 
 fn split_lines(text: &str) -> Vec<LineSpan> {
-    let bytes = text.as_bytes();
     let mut out = Vec::new();
-    let mut start = 0;
-    for nl in memchr::memchr_iter(b'\n', bytes) {
+    split_into(text.as_bytes(), 0, text.len(), &mut out);
+    out
+}
+
+/// The lines of `bytes[from..to]` (offsets into `bytes`), where `from` is a line
+/// start and `to` a line start or the end.
+fn split_into(bytes: &[u8], from: usize, to: usize, out: &mut Vec<LineSpan>) {
+    let region = bytes.get(from..to).unwrap_or_default();
+    let mut start = from;
+    for nl in memchr::memchr_iter(b'\n', region).map(|i| i + from) {
         let end = if nl > start && bytes.get(nl - 1) == Some(&b'\r') {
             nl - 1
         } else {
@@ -226,14 +276,13 @@ fn split_lines(text: &str) -> Vec<LineSpan> {
         });
         start = nl + 1;
     }
-    if start < bytes.len() {
+    if start < to {
         out.push(LineSpan {
             start,
-            end: bytes.len(),
-            next: bytes.len(),
+            end: to,
+            next: to,
         });
     }
-    out
 }
 
 /// `s` with every bare LF turned into `eol` (CR LF pairs already there are kept).
@@ -324,6 +373,33 @@ mod tests {
         assert_eq!(d.insert_lines(0, "t\n").text, "t\r\na\r\nb\r\nc");
         let e = Doc::from_text(false, String::new());
         assert_eq!(e.insert_lines(0, "t").text, "t\n");
+    }
+
+    #[test]
+    fn splice_keeps_the_lines_a_full_split_gives() {
+        let texts = [
+            "",
+            "a",
+            "a\n",
+            "a\r\nb\r\n",
+            "a\nb\nc",
+            "ab\r",
+            "\n\n\n",
+            "x\r\ny\nz\r",
+        ];
+        let withs = ["", "\n", "\r", "\r\n", "q", "q\n", "\nq", "1\n2\r\n3"];
+        for t in texts {
+            let d = Doc::from_text(false, t.to_string());
+            for a in 0..=t.len() {
+                for b in a..=t.len() {
+                    for w in withs {
+                        let got = d.splice(a..b, w);
+                        let want = Doc::from_text(false, got.text.clone());
+                        assert_eq!(got.lines, want.lines, "{t:?} {a}..{b} {w:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

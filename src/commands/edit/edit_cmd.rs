@@ -194,17 +194,20 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
         || {
             let t = common::load(ctx, &args.path)?;
             common::check_target_hash(&expect, &t, true)?;
-            let mut doc = t.doc.clone();
+            // The edited document, once a step has changed it (no copy of a large
+            // file before then).
+            let mut edited: Option<Doc> = None;
             for (i, step) in steps.iter().enumerate() {
+                let doc = edited.as_ref().unwrap_or(&t.doc);
                 let label = if steps.len() > 1 {
                     format!("edits[{i}]: ")
                 } else {
                     String::new()
                 };
-                doc = match step {
+                let next = match step {
                     Step::Old { old, new } => {
-                        let (d, s) = matching::edit_old(&doc, old, new)
-                            .map_err(|m| miss_error(&t, &doc, &label, old, m))?;
+                        let (d, s) = matching::edit_old(doc, old, new)
+                            .map_err(|m| miss_error(&t, doc, &label, old, m))?;
                         strategy = Some(match (strategy, s) {
                             (Some(Strategy::Whitespace), _) | (_, Strategy::Whitespace) => {
                                 Strategy::Whitespace
@@ -219,15 +222,16 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
                         expect_count,
                     } => {
                         let (d, n) =
-                            edit_selection(ctx, &t, &doc, sel, new, *expect_count, args.dry_run)?;
+                            edit_selection(ctx, &t, doc, sel, new, *expect_count, args.dry_run)?;
                         if sel.is_many() {
                             selected = Some(selected.unwrap_or(0) + n);
                         }
                         d
                     }
                 };
+                edited = Some(next);
             }
-            Ok(put_if_changed(&t, &doc))
+            Ok(edited.map(|d| put_if_changed(&t, d)).unwrap_or_default())
         },
     )?;
     let mut extra: Vec<(&str, Json)> = Vec::new();
@@ -241,14 +245,13 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
 }
 
 /// The change writing `doc` over the target, or none when nothing changed.
-pub fn put_if_changed(t: &Target, doc: &Doc) -> Vec<Change> {
-    let bytes = doc.to_bytes();
+pub fn put_if_changed(t: &Target, doc: Doc) -> Vec<Change> {
     if doc.text == t.doc.text && doc.bom == t.doc.bom {
         return Vec::new();
     }
     vec![Change::Put {
         path: t.real.clone(),
-        bytes,
+        bytes: doc.into_bytes(),
         mode: None,
     }]
 }
@@ -268,11 +271,11 @@ fn edit_selection(
     if sel.is_many() {
         let n = blocks.iter().map(|b| (b.end - b.start) as u64).sum();
         guard::check_count("edit", &ctx.argv, expect_count, n, dry_run)?;
-        let mut d = doc.clone();
+        let mut d: Option<Doc> = None;
         for b in blocks.iter().rev() {
-            d = d.replace_block(b.start, b.end, new);
+            d = Some(d.as_ref().unwrap_or(doc).replace_block(b.start, b.end, new));
         }
-        return Ok((d, n));
+        return Ok((d.unwrap_or_else(|| doc.clone()), n));
     }
     match blocks.as_slice() {
         [b] => Ok((

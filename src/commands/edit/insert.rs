@@ -8,6 +8,7 @@ use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, error, shell};
 use crate::store::guard;
 use crate::store::write::{self, WriteOptions};
+use crate::text::doc::Doc;
 use crate::text::doc::split_plain;
 use crate::text::select;
 use crate::workspace::Ctx;
@@ -185,16 +186,16 @@ pub fn run(ctx: &Ctx, args: &InsertArgs) -> Result<Output, CmdError> {
                 }
             };
             let per = split_plain(&content).len();
-            let mut d = doc.clone();
+            let mut d: Option<Doc> = None;
             for p in points.iter().rev() {
-                d = d.insert_lines(*p, &content);
+                d = Some(d.as_ref().unwrap_or(doc).insert_lines(*p, &content));
             }
             inserted_at = points
                 .iter()
                 .enumerate()
                 .map(|(k, p)| (p + k * per + 1) as u64)
                 .collect();
-            Ok(put_if_changed(&t, &d))
+            Ok(d.map(|d| put_if_changed(&t, d)).unwrap_or_default())
         },
     )?;
     let mut extra: Vec<(&str, Json)> = Vec::new();

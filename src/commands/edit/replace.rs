@@ -133,8 +133,8 @@ pub struct Replacer {
 
 impl Replacer {
     /// `doc` with the matches inside `blocks` (all lines when `None`) replaced,
-    /// and how many were.
-    pub fn apply(&self, doc: &Doc, blocks: Option<&[Block]>) -> Result<(Doc, u64), String> {
+    /// and how many were; `None` when nothing matched (no copy of the file).
+    pub fn apply(&self, doc: &Doc, blocks: Option<&[Block]>) -> Result<Option<(Doc, u64)>, String> {
         let segments = segments(doc, blocks, self.multiline);
         let mut out = String::with_capacity(doc.text.len());
         let mut last = 0;
@@ -156,10 +156,10 @@ impl Replacer {
             }
         }
         if count == 0 {
-            return Ok((doc.clone(), 0));
+            return Ok(None);
         }
         out.push_str(doc.text.get(last..).unwrap_or(""));
-        Ok((Doc::from_text(doc.bom, out), count))
+        Ok(Some((Doc::from_text(doc.bom, out), count)))
     }
 }
 
@@ -291,15 +291,15 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
                     Some(s) => Some(select::select(&t.doc, &t.display, s)?),
                     None => None,
                 };
-                let (doc, n) = replacer
+                let Some((doc, n)) = replacer
                     .apply(&t.doc, blocks.as_deref())
-                    .map_err(|m| CmdError::invalid_argument(cmd, format!("{}: {m}", t.display)))?;
-                if n == 0 {
+                    .map_err(|m| CmdError::invalid_argument(cmd, format!("{}: {m}", t.display)))?
+                else {
                     continue;
-                }
+                };
                 total += n;
                 counts.push((t.display.clone(), n));
-                changes.extend(put_if_changed(t, &doc));
+                changes.extend(put_if_changed(t, doc));
             }
             if total == 0 {
                 let shown: Vec<&str> = path_args.iter().map(String::as_str).collect();
@@ -413,8 +413,10 @@ mod tests {
             multiline,
             nth,
         };
-        let (d, n) = r.apply(&Doc::from_text(false, text.into()), None).unwrap();
-        (d.text, n)
+        match r.apply(&Doc::from_text(false, text.into()), None).unwrap() {
+            Some((d, n)) => (d.text, n),
+            None => (text.to_string(), 0),
+        }
     }
 
     #[test]
@@ -457,7 +459,7 @@ mod tests {
         };
         let d = Doc::from_text(false, "x\nx\nx\n".into());
         let blocks: Vec<Block> = vec![1..2];
-        let (out, n) = r.apply(&d, Some(&blocks)).unwrap();
+        let (out, n) = r.apply(&d, Some(&blocks)).unwrap().unwrap();
         assert_eq!((out.text.as_str(), n), ("x\ny\nx\n", 1));
     }
 }
