@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Store benchmarks: a one-line overwrite of a 44 MB file against sed -i (with and
-# without fsync), undo of the first op after 1 vs 1,000 later ops, and the fsync
+# Store benchmarks: a one-line overwrite and a one-line edit of a 44 MB file against
+# sed -i (with and without fsync), undo of the first op after 1 vs 1,000 later ops, and the fsync
 # count of a small write. Needs hyperfine and strace; builds --release.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +23,20 @@ hyperfine -N --warmup 1 --runs 20 \
   "sed -i 's/^line 00500000 .*/line 00500000 CHANGED/' copy.txt" \
   --prepare "cp orig.txt copy.txt" \
   "sh -c \"sed -i 's/^line 00500000 .*/line 00500000 CHANGED/' copy.txt && sync copy.txt\""
+
+echo "## 44 MB file, one-line edit (--old/--new) vs sed -i, durability included"
+hyperfine -N --warmup 1 --runs 20 \
+  --prepare "cp orig.txt big.txt" \
+  "$A edit big.txt --old 'line 00500000 of' --new 'line 00500000 CHANGED'" \
+  --prepare "cp orig.txt copy.txt" \
+  "sed -i 's/^line 00500000 of/line 00500000 CHANGED/' copy.txt" \
+  --prepare "cp orig.txt copy.txt" \
+  "sh -c \"sed -i 's/^line 00500000 of/line 00500000 CHANGED/' copy.txt && sync copy.txt\""
+cp orig.txt big.txt
+echo "syscalls of that edit (strace -c -f; the target is read once, written once):"
+strace -f -c -e trace=read,write,fsync,fdatasync,rename,linkat,openat \
+  "$A" edit big.txt --old 'line 00500000 of' --new 'line 00500000 CHANGED' 2>&1 >/dev/null \
+  | grep -E "calls|read|write|fsync|fdatasync|rename|linkat|openat|total"
 
 echo "## undo of the first op: after 1 later op vs after 1000"
 for n in 1 1000; do
@@ -53,5 +67,7 @@ echo "## fsync count of a small write"
 mkdir -p "$W/small" && cd "$W/small" && git init -q
 "$A" write warm.txt --content w > /dev/null
 echo "new file:"; strace -f -c -e trace=fsync,fdatasync,sync_file_range "$A" write a.txt --content "hello" 2>&1 >/dev/null | grep -E "fsync|fdatasync|total"
+H=$(sha256sum a.txt | cut -c1-64)
+echo "edit:"; strace -f -c -e trace=fsync,fdatasync,sync_file_range "$A" edit a.txt --old "hello" --new "hi" 2>&1 >/dev/null | grep -E "fsync|fdatasync|total"
 H=$(sha256sum a.txt | cut -c1-64)
 echo "overwrite:"; strace -f -c -e trace=fsync,fdatasync,sync_file_range "$A" write a.txt --overwrite --expect-hash "$H" --content "bye" 2>&1 >/dev/null | grep -E "fsync|fdatasync|total"
