@@ -326,6 +326,20 @@ fn key_value(s: &str, start: usize, end: usize) -> Option<Range<usize>> {
     Some(value_start..j)
 }
 
+/// The secret spans of raw bytes (a hex dump's window): bytes outside ASCII stand
+/// for themselves as an inert ASCII byte, so offsets are byte offsets and the
+/// ASCII-only formats match exactly as they would in text.
+pub fn secret_spans_bytes(bytes: &[u8]) -> Vec<Range<usize>> {
+    let ascii: Vec<u8> = bytes
+        .iter()
+        .map(|&b| if b < 0x80 { b } else { 0x01 })
+        .collect();
+    match std::str::from_utf8(&ascii) {
+        Ok(s) => secret_spans(s),
+        Err(_) => Vec::new(),
+    }
+}
+
 /// Replaces the secrets of `s`; `None` when there are none.
 pub fn mask_str(s: &str) -> Option<(String, usize)> {
     let spans = secret_spans(s);

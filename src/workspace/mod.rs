@@ -1,6 +1,7 @@
 //! The workspace core: where the root is, how path arguments resolve, how paths are
 //! shown, and the invocation context (`Ctx`) every handler receives.
 
+pub mod candidates;
 pub mod paths;
 pub mod root;
 pub mod scan;
