@@ -316,8 +316,29 @@ fn key_value(s: &str, start: usize, end: usize) -> Option<Range<usize>> {
     if j <= value_start {
         return None;
     }
-    if s.get(value_start..j) == Some(PLACEHOLDER) {
+    // Already masked (a file holding masked text, or a second pass): leave it.
+    if s[value_start..].starts_with(PLACEHOLDER) {
         return None;
+    }
+    // `auth_token: Bearer abc...`: the scheme word is not the secret, the token is.
+    if quote.is_none() {
+        let word = &bytes[value_start..j];
+        if word.eq_ignore_ascii_case(b"bearer") || word.eq_ignore_ascii_case(b"basic") {
+            let mut k = j;
+            while k < bytes.len() && (bytes[k] == b' ' || bytes[k] == b'\t') {
+                k += 1;
+            }
+            let tok = k;
+            while k < bytes.len()
+                && !bytes[k].is_ascii_whitespace()
+                && !b"\"'`,;&)]}<>".contains(&bytes[k])
+            {
+                k += 1;
+            }
+            if k > tok && s.is_char_boundary(k) {
+                j = k;
+            }
+        }
     }
     // Byte positions at ASCII delimiters are char boundaries; guard anyway.
     if !s.is_char_boundary(value_start) || !s.is_char_boundary(j) {
@@ -372,6 +393,14 @@ pub fn mask_tree(value: &mut Json) -> usize {
             let mut n = 0;
             for (k, v) in members.iter_mut() {
                 n += mask_in_place(k);
+                // `{"password": "hunter2"}` is the key=value format, serialized.
+                if let Json::Str(s) = v {
+                    if !s.is_empty() && s != PLACEHOLDER && is_secret_key(k) {
+                        *s = PLACEHOLDER.to_string();
+                        n += 1;
+                        continue;
+                    }
+                }
                 n += mask_tree(v);
             }
             n
@@ -390,43 +419,61 @@ fn mask_in_place(s: &mut String) -> usize {
     }
 }
 
+/// The text of an array element as the line-based pass sees it: a string, or the
+/// `text` member of an object (`read --as strings` items, search matches).
+fn line_text(item: &mut Json) -> Option<&mut String> {
+    match item {
+        Json::Str(s) => Some(s),
+        Json::Obj(_) => match item.get_mut("text") {
+            Some(Json::Str(s)) => Some(s),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// The line-based pass: a private-key block whose BEGIN line is in one string of an
-/// array and whose END line is in a later one (or missing) is masked across them.
+/// array and whose END line is in a later one (or missing: then to the array's end)
+/// is masked across them.
 fn mask_pem_across(items: &mut [Json]) -> usize {
     let mut count = 0;
     let mut i = 0;
     while i < items.len() {
-        let open_at = match &items[i] {
-            Json::Str(s) => open_block_start(s),
-            _ => None,
-        };
-        let Some(start) = open_at else {
+        let Some(s) = line_text(&mut items[i]) else {
             i += 1;
             continue;
         };
-        if let Json::Str(s) = &mut items[i] {
-            s.truncate(start);
-            s.push_str(PLACEHOLDER);
-        }
+        let Some(start) = open_block_start(s) else {
+            i += 1;
+            continue;
+        };
+        s.truncate(start);
+        s.push_str(PLACEHOLDER);
         count += 1;
         i += 1;
         while i < items.len() {
-            let Json::Str(s) = &mut items[i] else { break };
+            let Some(s) = line_text(&mut items[i]) else {
+                break;
+            };
+            i += 1;
             match pem_end(s, 0) {
                 Some(end) => {
                     let rest = s[end..].to_string();
                     *s = format!("{PLACEHOLDER}{rest}");
-                    i += 1;
                     break;
                 }
-                None => {
-                    *s = PLACEHOLDER.to_string();
-                    i += 1;
-                }
+                None => *s = PLACEHOLDER.to_string(),
             }
         }
     }
     count
+}
+
+/// Whether an object key names a secret (it ends with a key name of the table,
+/// case-insensitively): its string value is masked whole.
+fn is_secret_key(key: &str) -> bool {
+    let lower = key.to_ascii_lowercase();
+    formats().keys.iter().any(|k| lower.ends_with(k.as_str()))
 }
 
 /// The start of a private-key block in `s` that has no END after it in `s`.
@@ -495,6 +542,56 @@ mod tests {
         assert_eq!(m(pem), "a\n[REDACTED_SECRET]\nb");
         let cert = "-----BEGIN CERTIFICATE-----\nMIIE\n-----END CERTIFICATE-----";
         assert_eq!(m(cert), cert);
+    }
+    #[test]
+    fn idempotent_and_bearer_after_key() {
+        assert_eq!(
+            m("password=[REDACTED_SECRET]"),
+            "password=[REDACTED_SECRET]"
+        );
+        assert_eq!(
+            m("password = '[REDACTED_SECRET]'"),
+            "password = '[REDACTED_SECRET]'"
+        );
+        assert_eq!(
+            m("auth_token: Bearer abcdefghijkl123"),
+            "auth_token: [REDACTED_SECRET]"
+        );
+        assert!(mask_str("[REDACTED_SECRET]").is_none());
+    }
+    #[test]
+    fn keys_and_secret_named_members() {
+        let mut j = Json::obj();
+        j.push("password=hunter2", Json::str("x"));
+        j.push("DB_PASSWORD", Json::str("hunter3"));
+        j.push("approx_tokens", Json::UInt(3));
+        j.push("name", Json::str("token"));
+        assert_eq!(mask_tree(&mut j), 2);
+        assert_eq!(
+            j.to_string_compact(),
+            r#"{"password=[REDACTED_SECRET]":"x","DB_PASSWORD":"[REDACTED_SECRET]","approx_tokens":3,"name":"token"}"#
+        );
+    }
+    #[test]
+    fn pem_across_objects_with_text() {
+        let mut j = Json::Arr(vec![
+            Json::Obj(vec![
+                ("offset".into(), Json::UInt(0)),
+                ("text".into(), Json::str("-----BEGIN PRIVATE KEY-----")),
+            ]),
+            Json::Obj(vec![
+                ("offset".into(), Json::UInt(28)),
+                ("text".into(), Json::str("MIIEvQIBADANBgkqhkiG9w0BAQEFAASC")),
+            ]),
+        ]);
+        assert_eq!(mask_tree(&mut j), 1);
+        assert!(!j.to_string_compact().contains("MIIE"));
+    }
+    #[test]
+    fn bytes_spans_keep_offsets() {
+        let b = b"\xff\xfe password=abc\n";
+        let spans = secret_spans_bytes(b);
+        assert_eq!(spans, vec![12..15]);
     }
     #[test]
     fn pem_across_array() {

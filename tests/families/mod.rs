@@ -2,3 +2,4 @@
 
 mod inspect;
 mod protocol;
+mod redaction;
