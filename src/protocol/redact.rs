@@ -75,15 +75,14 @@ fn formats() -> &'static Formats {
         words.push("bearer".to_string());
         words.push("akia".to_string());
         words.push("asia".to_string());
-        // Overlapping search is not needed: at most one secret starts at a position,
-        // and key names that are suffixes of others ("token" in "access_token") are
-        // tried at every start the standard search reports.
+        // Lowercase words searched in lowercased text: without ascii_case_insensitive
+        // the automaton can use its SIMD (Teddy) prefilter.
+        let words: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
         let finder = AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
-            .match_kind(MatchKind::Standard)
+            .match_kind(MatchKind::LeftmostLongest)
             .build(&words)
             .unwrap_or_else(|_| {
-                AhoCorasick::new(["-----BEGIN "]).expect("a one-word automaton always builds")
+                AhoCorasick::new(["-----begin "]).expect("a one-word automaton always builds")
             });
         Formats {
             prefixes,
@@ -145,16 +144,29 @@ fn pem_end(s: &str, from: usize) -> Option<usize> {
 /// The spans of `s` that are secrets, sorted and non-overlapping. A PEM block whose
 /// END is not in `s` runs to the end of `s`.
 pub fn secret_spans(s: &str) -> Vec<Range<usize>> {
+    // The finder runs over an ASCII-lowercased copy (same offsets) so it can use its
+    // SIMD prefilter; case-sensitive formats are verified on the original.
+    thread_local! {
+        static FOLDED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    FOLDED.with(|cell| {
+        let mut folded = cell.borrow_mut();
+        folded.clear();
+        folded.extend(s.bytes().map(|b| b.to_ascii_lowercase()));
+        spans_in(s, &folded)
+    })
+}
+
+fn spans_in(s: &str, folded: &[u8]) -> Vec<Range<usize>> {
     let f = formats();
     let bytes = s.as_bytes();
     let mut spans: Vec<Range<usize>> = Vec::new();
-    let mut covered = 0usize;
-    for m in f.finder.find_overlapping_iter_safe(s) {
-        let (pattern, start, end) = m;
-        if start < covered {
-            continue;
-        }
-        let span = match f.trigger(pattern) {
+    let mut pos = 0usize;
+    while pos < folded.len() {
+        let input = aho_corasick::Input::new(folded).span(pos..folded.len());
+        let Some(m) = f.finder.find(input) else { break };
+        let (start, end) = (m.start(), m.end());
+        let span = match f.trigger(m.pattern().as_usize()) {
             Trigger::Pem => {
                 pem_begin(s, start).map(|body| start..pem_end(s, body).unwrap_or(s.len()))
             }
@@ -163,36 +175,18 @@ pub fn secret_spans(s: &str) -> Vec<Range<usize>> {
             Trigger::Prefix(i) => token(bytes, start, end, &f.prefixes[i]),
             Trigger::Key => key_value(s, start, end),
         };
-        if let Some(span) = span {
-            if span.start >= covered && span.end > span.start {
-                covered = span.end;
+        // Leftmost-longest finds `access_token` before the `token` inside it; when
+        // the longest trigger at a start fails, a shorter one at the same start
+        // cannot succeed (its next byte is the longer one's), so try one byte on.
+        match span {
+            Some(span) if span.start >= pos && span.end > span.start => {
+                pos = span.end.max(start + 1);
                 spans.push(span);
             }
+            _ => pos = start + 1,
         }
     }
     spans
-}
-
-trait SafeIter {
-    fn find_overlapping_iter_safe<'a>(&'a self, s: &'a str) -> Vec<(usize, usize, usize)>;
-}
-
-impl SafeIter for AhoCorasick {
-    fn find_overlapping_iter_safe<'a>(&'a self, s: &'a str) -> Vec<(usize, usize, usize)> {
-        // Overlapping matches let "token" inside "access_token" and a prefix inside a
-        // key both be tried; results come sorted by end, so sort by start.
-        let mut out: Vec<(usize, usize, usize)> = match self.try_find_overlapping_iter(s) {
-            Ok(it) => it
-                .map(|m| (m.pattern().as_usize(), m.start(), m.end()))
-                .collect(),
-            Err(_) => self
-                .find_iter(s)
-                .map(|m| (m.pattern().as_usize(), m.start(), m.end()))
-                .collect(),
-        };
-        out.sort_by_key(|&(p, s, _)| (s, p));
-        out
-    }
 }
 
 fn bearer(s: &str, start: usize, end: usize) -> Option<Range<usize>> {
@@ -379,33 +373,173 @@ pub fn mask_str(s: &str) -> Option<(String, usize)> {
 }
 
 /// Masks every string and key of the tree in place; returns the number of regions masked.
+///
+/// One finder pass runs over all the tree's strings at once (folded to lowercase
+/// and joined by LF, which no trigger contains), so a large envelope costs one SIMD
+/// scan rather than a search call per string; only the strings it hits are checked
+/// against the full formats.
 pub fn mask_tree(value: &mut Json) -> usize {
-    match value {
-        Json::Str(s) => mask_in_place(s),
-        Json::Arr(items) => {
-            let mut n = mask_pem_across(items);
-            for item in items.iter_mut() {
-                n += mask_tree(item);
-            }
-            n
+    let mut c = Collected::default();
+    c.collect(value);
+    c.flush();
+    if !c.any {
+        return 0;
+    }
+    let mut state = Walk {
+        hit: &c.hit,
+        next: 0,
+        arrays: &c.arrays,
+        next_array: 0,
+        pem_hits: &c.pem_hits,
+    };
+    state.mask(value)
+}
+
+/// A batch this large is searched at once: big enough that the per-search cost
+/// vanishes, small enough to stay in cache.
+const BATCH: usize = 64 * 1024;
+
+/// The strings of a tree in walk order, searched in batches (folded to lowercase,
+/// joined by LF); which of them the finder hit, and the string-index range of every
+/// array (in pre-order).
+#[derive(Default)]
+struct Collected {
+    joined: Vec<u8>,
+    /// Start of each string of the batch in `joined`.
+    starts: Vec<usize>,
+    /// Index of the batch's first string.
+    base: usize,
+    hit: Vec<bool>,
+    pem_hits: Vec<usize>,
+    any: bool,
+    arrays: Vec<(usize, usize)>,
+}
+
+impl Collected {
+    fn count(&self) -> usize {
+        self.base + self.starts.len()
+    }
+
+    fn add(&mut self, s: &str) {
+        self.starts.push(self.joined.len());
+        let from = self.joined.len();
+        self.joined.extend_from_slice(s.as_bytes());
+        self.joined[from..].make_ascii_lowercase();
+        self.joined.push(b'\n');
+        if self.joined.len() >= BATCH {
+            self.flush();
         }
-        Json::Obj(members) => {
-            let mut n = 0;
-            for (k, v) in members.iter_mut() {
-                n += mask_in_place(k);
-                // `{"password": "hunter2"}` is the key=value format, serialized.
-                if let Json::Str(s) = v {
-                    if !s.is_empty() && s != PLACEHOLDER && is_secret_key(k) {
-                        *s = PLACEHOLDER.to_string();
-                        n += 1;
-                        continue;
-                    }
+    }
+
+    fn flush(&mut self) {
+        let f = formats();
+        self.hit.resize(self.count(), false);
+        let mut idx = 0usize;
+        for m in f.finder.find_iter(&self.joined) {
+            while idx + 1 < self.starts.len() && self.starts[idx + 1] <= m.start() {
+                idx += 1;
+            }
+            if let Some(h) = self.hit.get_mut(self.base + idx) {
+                *h = true;
+                self.any = true;
+            }
+            if matches!(f.trigger(m.pattern().as_usize()), Trigger::Pem) {
+                self.pem_hits.push(self.base + idx);
+            }
+        }
+        self.base += self.starts.len();
+        self.starts.clear();
+        self.joined.clear();
+    }
+
+    fn collect(&mut self, value: &Json) {
+        match value {
+            Json::Str(s) => self.add(s),
+            Json::Arr(items) => {
+                let slot = self.arrays.len();
+                self.arrays.push((self.count(), 0));
+                for item in items {
+                    self.collect(item);
                 }
-                n += mask_tree(v);
+                self.arrays[slot].1 = self.count();
             }
-            n
+            Json::Obj(members) => {
+                for (k, v) in members {
+                    self.add(k);
+                    self.collect(v);
+                }
+            }
+            _ => {}
         }
-        _ => 0,
+    }
+}
+
+/// The masking walk: visits strings in `collect`'s order, touching only those hit.
+struct Walk<'a> {
+    hit: &'a [bool],
+    next: usize,
+    arrays: &'a [(usize, usize)],
+    next_array: usize,
+    pem_hits: &'a [usize],
+}
+
+impl Walk<'_> {
+    fn take(&mut self) -> bool {
+        let h = self.hit.get(self.next).copied().unwrap_or(false);
+        self.next += 1;
+        h
+    }
+
+    fn mask(&mut self, value: &mut Json) -> usize {
+        match value {
+            Json::Str(s) => {
+                if self.take() {
+                    mask_in_place(s)
+                } else {
+                    0
+                }
+            }
+            Json::Arr(items) => {
+                let (lo, hi) = self.arrays.get(self.next_array).copied().unwrap_or((0, 0));
+                self.next_array += 1;
+                // Only an array holding a BEGIN trigger can hold a block split across it.
+                let a = self.pem_hits.partition_point(|&p| p < lo);
+                let b = self.pem_hits.partition_point(|&p| p < hi);
+                let mut n = 0;
+                if a < b {
+                    // In an array of strings, item j is string lo + j.
+                    let plain = items.iter().all(|i| matches!(i, Json::Str(_)));
+                    let opens: Vec<usize> = self.pem_hits[a..b].iter().map(|p| p - lo).collect();
+                    n = mask_pem_across(items, plain.then_some(opens.as_slice()));
+                }
+                for item in items.iter_mut() {
+                    n += self.mask(item);
+                }
+                n
+            }
+            Json::Obj(members) => {
+                let mut n = 0;
+                for (k, v) in members.iter_mut() {
+                    let key_hit = self.take();
+                    if key_hit {
+                        n += mask_in_place(k);
+                        // `{"password": "hunter2"}` is the key=value format, serialized.
+                        if let Json::Str(s) = v {
+                            if !s.is_empty() && s != PLACEHOLDER && is_secret_key(k) {
+                                *s = PLACEHOLDER.to_string();
+                                n += 1;
+                                // Keep the walk in step with `collect`.
+                                self.next += 1;
+                                continue;
+                            }
+                        }
+                    }
+                    n += self.mask(v);
+                }
+                n
+            }
+            _ => 0,
+        }
     }
 }
 
@@ -435,11 +569,18 @@ fn line_text(item: &mut Json) -> Option<&mut String> {
 /// The line-based pass: a private-key block whose BEGIN line is in one string of an
 /// array and whose END line is in a later one (or missing: then to the array's end)
 /// is masked across them.
-fn mask_pem_across(items: &mut [Json]) -> usize {
+/// `opens`, when known, lists (ascending) the only items that can hold a BEGIN.
+fn mask_pem_across(items: &mut [Json], opens: Option<&[usize]>) -> usize {
     let mut count = 0;
     let mut i = 0;
     while i < items.len() {
-        let Some(s) = line_text(&mut items[i]) else {
+        if let Some(o) = opens {
+            match o.get(o.partition_point(|&x| x < i)) {
+                Some(&next) => i = next,
+                None => break,
+            }
+        }
+        let Some(s) = items.get_mut(i).and_then(line_text) else {
             i += 1;
             continue;
         };
@@ -472,15 +613,19 @@ fn mask_pem_across(items: &mut [Json]) -> usize {
 /// Whether an object key names a secret (it ends with a key name of the table,
 /// case-insensitively): its string value is masked whole.
 fn is_secret_key(key: &str) -> bool {
-    let lower = key.to_ascii_lowercase();
-    formats().keys.iter().any(|k| lower.ends_with(k.as_str()))
+    let key = key.as_bytes();
+    formats().keys.iter().any(|k| {
+        key.len() >= k.len() && key[key.len() - k.len()..].eq_ignore_ascii_case(k.as_bytes())
+    })
 }
 
 /// The start of a private-key block in `s` that has no END after it in `s`.
 fn open_block_start(s: &str) -> Option<usize> {
     let mut from = 0;
     let mut open = None;
-    while let Some(rel) = s[from..].find("-----BEGIN ") {
+    static BEGIN: OnceLock<memchr::memmem::Finder<'static>> = OnceLock::new();
+    let begin = BEGIN.get_or_init(|| memchr::memmem::Finder::new(b"-----BEGIN "));
+    while let Some(rel) = begin.find(&s.as_bytes()[from..]) {
         let at = from + rel;
         match pem_begin(s, at) {
             Some(body) => match pem_end(s, body) {

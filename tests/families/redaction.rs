@@ -261,3 +261,34 @@ fn a_few_random_cases_black_box() {
         assert_eq!(r.json["redactions"], 1);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+    /// The batched tree mask finds exactly what masking each string alone finds.
+    #[test]
+    fn tree_mask_equals_per_string_mask(
+        parts in proptest::collection::vec(
+            prop_oneof![
+                "\\PC{0,30}",
+                "[a-zA-Z_]{0,8}(password|TOKEN|Secret_Key|api_key)[ '\"]{0,2}[=:] ?[a-z0-9]{1,12}",
+                "x ghp_[A-Za-z0-9]{20} y",
+                "AKIA[A-Z0-9]{16}",
+            ],
+            0..40,
+        )
+    ) {
+        use aitools::protocol::{Json, redact};
+        let mut tree = Json::Arr(parts.iter().map(|p| Json::str(p.clone())).collect());
+        let n = redact::mask_tree(&mut tree);
+        let mut want = Vec::new();
+        let mut count = 0;
+        for p in &parts {
+            match redact::mask_str(p) {
+                Some((m, k)) => { want.push(Json::str(m)); count += k; }
+                None => want.push(Json::str(p.clone())),
+            }
+        }
+        prop_assert_eq!(n, count);
+        prop_assert_eq!(tree, Json::Arr(want));
+    }
+}
