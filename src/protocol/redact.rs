@@ -391,8 +391,103 @@ pub fn mask_tree(value: &mut Json) -> usize {
         arrays: &c.arrays,
         next_array: 0,
         pem_hits: &c.pem_hits,
+        changed: Vec::new(),
+        across: false,
     };
     state.mask(value)
+}
+
+/// The compact JSON text of `value` with every secret masked, and how many were.
+///
+/// The fast path for the whole envelope: serialize once while recording where each
+/// string's token lies, scan that text (contiguous, folded in cache-sized batches),
+/// and only when the scan hits walk the tree to verify and mask the strings it hit,
+/// splicing their new tokens into the text instead of serializing again.
+pub fn write_masked(value: &mut Json) -> (String, usize) {
+    let mut rec = super::json::Writer::recording();
+    rec.write(value);
+    let spans = std::mem::take(&mut rec.spans);
+    let arrays = std::mem::take(&mut rec.arrays);
+    let text = rec.into_string();
+    let f = formats();
+    let spans = &spans;
+    let mut hit = vec![false; spans.len()];
+    let mut pem_hits: Vec<usize> = Vec::new();
+    let mut any = false;
+    // Triggers are at most this long; batches overlap by it so none is split.
+    const OVERLAP: usize = 16;
+    let bytes = text.as_bytes();
+    let mut folded: Vec<u8> = Vec::with_capacity(BATCH + OVERLAP);
+    let mut from = 0usize;
+    while from < bytes.len() {
+        let to = (from + BATCH + OVERLAP).min(bytes.len());
+        folded.clear();
+        folded.extend_from_slice(&bytes[from..to]);
+        folded.make_ascii_lowercase();
+        for m in f.finder.find_iter(&folded) {
+            if m.start() >= BATCH {
+                break;
+            }
+            let at = from + m.start();
+            let i = spans.partition_point(|sp| sp.0 <= at);
+            let Some(i) = i.checked_sub(1) else { continue };
+            if at >= spans[i].1 {
+                continue;
+            }
+            hit[i] = true;
+            any = true;
+            if matches!(f.trigger(m.pattern().as_usize()), Trigger::Pem) {
+                pem_hits.push(i);
+            }
+        }
+        from += BATCH;
+    }
+    if !any {
+        return (text, 0);
+    }
+    pem_hits.dedup();
+    let mut walk = Walk {
+        hit: &hit,
+        next: 0,
+        arrays: &arrays,
+        next_array: 0,
+        pem_hits: &pem_hits,
+        changed: Vec::new(),
+        across: false,
+    };
+    let n = walk.mask(value);
+    if n == 0 {
+        return (text, 0);
+    }
+    if walk.across {
+        return (value.to_string_compact(), n);
+    }
+    let mut changed = walk.changed;
+    // Stable: a string changed twice (block pass, then its own formats) keeps its last token.
+    changed.sort_by_key(|c| c.0);
+    let mut last_of: Vec<(usize, String)> = Vec::with_capacity(changed.len());
+    for c in changed {
+        match last_of.last_mut() {
+            Some(prev) if prev.0 == c.0 => *prev = c,
+            _ => last_of.push(c),
+        }
+    }
+    let changed = last_of;
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut last = 0usize;
+    for (i, tok) in &changed {
+        let Some(&(a, b)) = spans.get(*i) else {
+            continue;
+        };
+        if a < last {
+            continue;
+        }
+        out.push_str(&text[last..a]);
+        out.push_str(tok);
+        last = b;
+    }
+    out.push_str(&text[last..]);
+    (out, n)
 }
 
 /// A batch this large is searched at once: big enough that the per-search cost
@@ -481,6 +576,14 @@ struct Walk<'a> {
     arrays: &'a [(usize, usize)],
     next_array: usize,
     pem_hits: &'a [usize],
+    /// Strings the walk changed: (index, new JSON token), for splicing into text.
+    changed: Vec<(usize, String)>,
+    /// A block masked across an array changed strings not listed in `changed`.
+    across: bool,
+}
+
+fn json_token(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
 }
 
 impl Walk<'_> {
@@ -493,8 +596,13 @@ impl Walk<'_> {
     fn mask(&mut self, value: &mut Json) -> usize {
         match value {
             Json::Str(s) => {
+                let at = self.next;
                 if self.take() {
-                    mask_in_place(s)
+                    let n = mask_in_place(s);
+                    if n > 0 {
+                        self.changed.push((at, json_token(s)));
+                    }
+                    n
                 } else {
                     0
                 }
@@ -510,7 +618,21 @@ impl Walk<'_> {
                     // In an array of strings, item j is string lo + j.
                     let plain = items.iter().all(|i| matches!(i, Json::Str(_)));
                     let opens: Vec<usize> = self.pem_hits[a..b].iter().map(|p| p - lo).collect();
-                    n = mask_pem_across(items, plain.then_some(opens.as_slice()));
+                    let mut touched = Vec::new();
+                    n = mask_pem_across_noting(
+                        items,
+                        plain.then_some(opens.as_slice()),
+                        &mut touched,
+                    );
+                    if plain {
+                        for j in touched {
+                            if let Some(Json::Str(s)) = items.get(j) {
+                                self.changed.push((lo + j, json_token(s)));
+                            }
+                        }
+                    } else {
+                        self.across |= n > 0;
+                    }
                 }
                 for item in items.iter_mut() {
                     n += self.mask(item);
@@ -520,14 +642,20 @@ impl Walk<'_> {
             Json::Obj(members) => {
                 let mut n = 0;
                 for (k, v) in members.iter_mut() {
+                    let at = self.next;
                     let key_hit = self.take();
                     if key_hit {
-                        n += mask_in_place(k);
+                        let masked = mask_in_place(k);
+                        if masked > 0 {
+                            self.changed.push((at, json_token(k)));
+                        }
+                        n += masked;
                         // `{"password": "hunter2"}` is the key=value format, serialized.
                         if let Json::Str(s) = v {
                             if !s.is_empty() && s != PLACEHOLDER && is_secret_key(k) {
                                 *s = PLACEHOLDER.to_string();
                                 n += 1;
+                                self.changed.push((self.next, json_token(s)));
                                 // Keep the walk in step with `collect`.
                                 self.next += 1;
                                 continue;
@@ -570,7 +698,12 @@ fn line_text(item: &mut Json) -> Option<&mut String> {
 /// array and whose END line is in a later one (or missing: then to the array's end)
 /// is masked across them.
 /// `opens`, when known, lists (ascending) the only items that can hold a BEGIN.
-fn mask_pem_across(items: &mut [Json], opens: Option<&[usize]>) -> usize {
+/// `touched` receives the indices of the items it changed.
+fn mask_pem_across_noting(
+    items: &mut [Json],
+    opens: Option<&[usize]>,
+    touched: &mut Vec<usize>,
+) -> usize {
     let mut count = 0;
     let mut i = 0;
     while i < items.len() {
@@ -590,12 +723,14 @@ fn mask_pem_across(items: &mut [Json], opens: Option<&[usize]>) -> usize {
         };
         s.truncate(start);
         s.push_str(PLACEHOLDER);
+        touched.push(i);
         count += 1;
         i += 1;
         while i < items.len() {
             let Some(s) = line_text(&mut items[i]) else {
                 break;
             };
+            touched.push(i);
             i += 1;
             match pem_end(s, 0) {
                 Some(end) => {
@@ -737,6 +872,24 @@ mod tests {
         let b = b"\xff\xfe password=abc\n";
         let spans = secret_spans_bytes(b);
         assert_eq!(spans, vec![12..15]);
+    }
+    #[test]
+    fn fused_writer_masks_after_a_block_end() {
+        let mut j = Json::obj();
+        j.push(
+            "lines",
+            Json::Arr(vec![
+                Json::str("password=abc -----BEGIN RSA PRIVATE KEY-----"),
+                Json::str("x"),
+                Json::str("-----END RSA PRIVATE KEY----- token: zz9"),
+            ]),
+        );
+        let (text, n) = write_masked(&mut j);
+        assert_eq!(n, 3, "{text}");
+        assert_eq!(
+            text,
+            r#"{"lines":["password=[REDACTED_SECRET] [REDACTED_SECRET]","[REDACTED_SECRET]","[REDACTED_SECRET] token: [REDACTED_SECRET]"]}"#
+        );
     }
     #[test]
     fn pem_across_array() {

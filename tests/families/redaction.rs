@@ -292,3 +292,51 @@ proptest! {
         prop_assert_eq!(tree, Json::Arr(want));
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+    /// The envelope writer's fused path (serialize, scan, splice) prints exactly what
+    /// masking the tree and serializing it prints.
+    #[test]
+    fn fused_writer_equals_mask_then_serialize(
+        parts in proptest::collection::vec(
+            prop_oneof![
+                "\\PC{0,20}",
+                Just("-----BEGIN RSA PRIVATE KEY-----".to_string()),
+                Just("-----END RSA PRIVATE KEY-----".to_string()),
+                Just("password=abc -----BEGIN RSA PRIVATE KEY-----".to_string()),
+                Just("-----END RSA PRIVATE KEY----- token: zz9".to_string()),
+                Just("-----BEGIN CERTIFICATE-----".to_string()),
+                "[a-z]{0,4}(password|Token)[\"' ]?[=:] ?\"?[a-z0-9]{1,8}",
+                "ghp_[A-Za-z0-9]{20}",
+            ],
+            0..30,
+        ),
+        key in prop_oneof![Just("name"), Just("DB_PASSWORD"), Just("api_key=abc123"), Just("text")],
+        with_objects in any::<bool>(),
+    ) {
+        use aitools::protocol::{Json, redact};
+        let mut tree = Json::obj();
+        tree.push("lines", Json::Arr(parts.iter().map(|p| Json::str(p.clone())).collect()));
+        let items = parts
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let mut o = Json::obj();
+                o.push("offset", Json::UInt(i as u64));
+                o.push("text", Json::str(p.clone()));
+                o
+            })
+            .collect();
+        if with_objects {
+            tree.push("strings", Json::Arr(items));
+        }
+        tree.push(key, Json::str(parts.first().cloned().unwrap_or_default()));
+        let mut a = tree.clone();
+        let n = redact::mask_tree(&mut a);
+        let mut b = tree.clone();
+        let (text, m) = redact::write_masked(&mut b);
+        prop_assert_eq!(n, m);
+        prop_assert_eq!(text, a.to_string_compact());
+    }
+}
