@@ -6,5 +6,6 @@ mod conformance;
 mod edit;
 mod inspect;
 mod protocol;
+mod redaction;
 mod search;
 mod store;
