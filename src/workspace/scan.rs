@@ -478,6 +478,35 @@ where
     })
 }
 
+/// Whether the scan's rules leave `path` (an existing path below `root`) out: it,
+/// or a directory above it, is not listed when its parent is walked. Each
+/// ancestor's listing is asked, so the answer is the scan's own, rule for rule.
+pub fn is_ignored(root: &Path, path: &Path) -> bool {
+    let Ok(rel) = path.strip_prefix(root) else {
+        return false;
+    };
+    let opts = ScanOptions {
+        include_dirs: true,
+        max_depth: Some(1),
+        threads: 1,
+        ..ScanOptions::default()
+    };
+    let mut dir = root.to_path_buf();
+    for name in rel.components() {
+        let next = dir.join(name);
+        let listed = walk(root, std::slice::from_ref(&dir), &opts, || {
+            |e: &Entry| (e.depth == 1).then_some(())
+        });
+        match listed {
+            Ok(w) if w.items.iter().any(|(p, ())| *p == next) => {}
+            Ok(_) => return true,
+            Err(_) => return false,
+        }
+        dir = next;
+    }
+    false
+}
+
 /// Regular files under `starts` (files are taken as they are), sorted by path.
 pub fn files(root: &Path, starts: &[PathBuf], opts: &ScanOptions) -> io::Result<Vec<PathBuf>> {
     for s in starts {

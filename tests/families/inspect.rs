@@ -679,3 +679,38 @@ fn info_symlinks_missing_paths_and_outside_files() {
     assert_eq!(l.json["relative"], "leaves");
     assert_eq!(l.json["inside_workspace"], false);
 }
+
+#[test]
+fn info_ignored_agrees_with_git_check_ignore() {
+    let env = TestEnv::new();
+    env.write(".gitignore", "*.log\nbuild/\n!keep.log\n");
+    env.write("sub/.gitignore", "local.txt\n");
+    for f in [
+        "a.log",
+        "keep.log",
+        "build/out.txt",
+        "src/main.rs",
+        "sub/local.txt",
+        "sub/other.txt",
+    ] {
+        env.write(f, "x\n");
+    }
+    for f in [
+        "a.log",
+        "keep.log",
+        "build/out.txt",
+        "build",
+        "src/main.rs",
+        "sub/local.txt",
+        "sub/other.txt",
+    ] {
+        let git = std::process::Command::new("git")
+            .args(["check-ignore", "-q", f])
+            .current_dir(env.root())
+            .status()
+            .unwrap()
+            .success();
+        let r = env.run(&["info", f]);
+        assert_eq!(r.json["ignored"], git, "{f}");
+    }
+}

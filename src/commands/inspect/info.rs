@@ -194,9 +194,10 @@ pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
     obj.push("exists", Json::Bool(true));
     obj.push("kind", Json::str(kind));
     obj.push("inside_workspace", Json::Bool(ctx.inside(&real)));
-    // The workspace ignore engine is not in the core yet; until it is, nothing
-    // is reported as ignored.
-    obj.push("ignored", Json::Bool(false));
+    obj.push(
+        "ignored",
+        Json::Bool(ctx.inside(&real) && crate::workspace::scan::is_ignored(&ctx.root, &real)),
+    );
     if !meta.is_file() {
         // Never opened: a FIFO would block, a device could be endless.
         obj.push("size", Json::UInt(meta.len()));
