@@ -154,7 +154,13 @@ pub fn unknown_command_error(word: &str, rest: &[String]) -> CmdError {
             return e;
         }
     }
-    if let Some(row) = correspondence::lookup(word) {
+    // A row whose aitools command is not registered (yet) would send the agent in a
+    // loop (`find` → "use aitools find"); fall through to the generic repair.
+    let registered = |row: &correspondence::Correspondence| {
+        let words: Vec<&str> = row.command.split(' ').skip(1).collect();
+        (1..=words.len().min(2)).any(|n| registry::find(&words[..n].join(" ")).is_some())
+    };
+    if let Some(row) = correspondence::lookup(word).filter(registered) {
         return CmdError::new(
             code::ARGUMENT_INVALID,
             format!(

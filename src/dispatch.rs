@@ -5,7 +5,7 @@
 use crate::cli;
 use crate::discovery;
 use crate::protocol::envelope::{self, Rendered};
-use crate::protocol::{CmdError, Json, Output, Repair, code, values};
+use crate::protocol::{CmdError, Json, Output, Repair, agent_docs, code, values};
 use crate::registry;
 use crate::store::recovery;
 use crate::workspace::Ctx;
@@ -79,6 +79,11 @@ pub fn invoke(args: &[OsString]) -> Rendered {
     if head.contains(&"--help") {
         return help(&words, &argv);
     }
+    if head.contains(&"--brief") && words.is_empty() {
+        let mut v = Json::obj();
+        v.push("brief", Json::str(agent_docs::BRIEF));
+        return envelope::render_ok("brief", Output::from_json(v, false), vec![], None);
+    }
     if head.contains(&"--version") && words.is_empty() {
         let mut v = Json::obj();
         v.push("name", Json::str("aitools"));
@@ -149,12 +154,16 @@ pub fn invoke(args: &[OsString]) -> Rendered {
     }
 }
 
-/// `aitools --help` (the command list) or `aitools <cmd> --help` (its schema detail).
+/// `aitools --help` (the brief, commands, rules, skills and the feedback line) or
+/// `aitools <cmd> --help` (its schema detail).
 fn help(words: &[String], argv: &[String]) -> Rendered {
     if words.is_empty() {
         let mut v = Json::obj();
-        v.push("help", Json::str(BRIEF));
+        v.push("help", Json::str(agent_docs::BRIEF));
         v.push("commands", discovery::command_list());
+        v.push("rules", agent_docs::rules_json());
+        v.push("skills", agent_docs::skills_json());
+        v.push("feedback", Json::str(agent_docs::FEEDBACK_LINE));
         return envelope::render_ok("help", Output::from_json(v, false), vec![], None);
     }
     let name = words.join(" ");
@@ -167,8 +176,6 @@ fn help(words: &[String], argv: &[String]) -> Rendered {
         &discovery::unknown_command_error(&words[0], &words[1..]),
     )
 }
-
-const BRIEF: &str = "aitools is one binary an agent calls instead of cat, grep, sed, find and patch: every call prints one JSON object, reads are bounded and say how to continue, writes are guarded, atomic and undoable, and secrets are masked. Start with `aitools schema`.";
 
 fn context_text(e: &clap::Error, kind: ContextKind) -> Option<String> {
     e.get(kind).map(|v| match v {
@@ -189,15 +196,40 @@ fn clap_error(e: clap::Error, words: &[String], argv: &[String]) -> Rendered {
         ErrorKind::InvalidSubcommand
         | ErrorKind::MissingSubcommand
         | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            let word = context_text(&e, ContextKind::InvalidSubcommand)
-                .unwrap_or_else(|| words.last().cloned().unwrap_or_default());
+            // For a missing subcommand clap's context names the parent as a path
+            // (`aitools tx`); the group is the last command word.
+            let word = match e.kind() {
+                ErrorKind::InvalidSubcommand => context_text(&e, ContextKind::InvalidSubcommand),
+                _ => None,
+            }
+            .unwrap_or_else(|| words.last().cloned().unwrap_or_default());
             let rest: Vec<String> = argv
                 .iter()
                 .skip_while(|a| **a != word)
                 .skip(1)
                 .cloned()
                 .collect();
-            if registry::groups().contains(&word.as_str()) || known.is_none() {
+            let group = words
+                .first()
+                .filter(|g| registry::groups().contains(&g.as_str()));
+            if let Some(group) = group.filter(|g| **g != word) {
+                let prefix = format!("{group} ");
+                let subs: Vec<&str> = registry::all()
+                    .filter_map(|s| s.name.strip_prefix(&prefix))
+                    .collect();
+                CmdError::new(
+                    code::ARGUMENT_INVALID,
+                    format!(
+                        "{group} has no subcommand {word}; it has {}.",
+                        subs.join(", ")
+                    ),
+                    Repair::new(
+                        "schema",
+                        format!("Show the {group} subcommands and their arguments."),
+                        format!("aitools schema {group}"),
+                    ),
+                )
+            } else if registry::groups().contains(&word.as_str()) || known.is_none() {
                 discovery::unknown_command_error(&word, &rest)
             } else {
                 CmdError::invalid_argument(&command, format!("Unknown subcommand {word}."))

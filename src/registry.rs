@@ -12,6 +12,7 @@ const FAMILIES: &[&[CommandSpec]] = &[
     commands::edit::COMMANDS,
     commands::journal::COMMANDS,
     crate::discovery::COMMANDS,
+    commands::agent::COMMANDS,
 ];
 
 /// Every registered command, in the order `schema` lists them.

@@ -3,5 +3,6 @@
 //! `store`), and never reaches into another family.
 
 pub mod edit;
+pub mod agent;
 pub mod inspect;
 pub mod journal;

@@ -82,6 +82,16 @@ fn finish(mut env: Json, command: &str) -> Result<String, CmdError> {
     Ok(text)
 }
 
+/// `AITOOLS_INLINE_CONTEXT=1`: rules, skills and feedback after the command fields of
+/// every envelope, except where the command already answered with one of them.
+fn push_inline_context(env: &mut Json) {
+    for (k, v) in super::agent_docs::inline_context() {
+        if env.get(k).is_none() {
+            env.push(k, v);
+        }
+    }
+}
+
 /// A success envelope. `extra` members follow the command fields (inline context);
 /// `recovered` is the recovery report, omitted when empty.
 pub fn render_ok(
@@ -103,6 +113,7 @@ pub fn render_ok(
     for (k, v) in extra {
         env.push(&k, v);
     }
+    push_inline_context(&mut env);
     if let Some(r) = recovered {
         env.push("recovered", r);
     }
@@ -120,6 +131,7 @@ pub fn render_ok(
 pub fn render_error(command: &str, err: &CmdError) -> Rendered {
     let mut env = header("error", command);
     env.push("error", err.to_json());
+    push_inline_context(&mut env);
     let text = match finish(env, command) {
         Ok(t) => t,
         Err(too_large) => {

@@ -2,6 +2,7 @@
 //! catalog, the secret mask, shell quoting, the clock and the shell-command table.
 //! Every command speaks through this module and none prints for itself.
 
+pub mod agent_docs;
 pub mod catalog;
 pub mod correspondence;
 pub mod envelope;
@@ -17,8 +18,9 @@ pub use envelope::Output;
 pub use error::{CmdError, Repair, code};
 pub use json::Json;
 
-/// The one-line instruction every error carries for reporting a problem with aitools.
-pub const FEEDBACK_LINE: &str = "Did aitools itself misbehave? File it first: aitools feedback create --type bug --message '<what you ran, expected, got>'";
+/// The one-line instruction every error carries for reporting a problem with aitools
+/// (the description of `agent/rules/writeback.md`).
+pub use agent_docs::FEEDBACK_LINE;
 
 /// `ceil(characters / 4)`, a multi-byte character counting once.
 pub fn approx_tokens_chars(chars: usize) -> usize {

@@ -316,7 +316,11 @@ fn key_value(s: &str, start: usize, end: usize) -> Option<Range<usize>> {
     if j <= value_start {
         return None;
     }
-    if s.get(value_start..j) == Some(PLACEHOLDER) {
+    // An already-masked value stays as it is: the unquoted scan stops at its `]`,
+    // so compare the prefix, or re-masking output would grow `]]` and count again.
+    if s.get(value_start..)
+        .is_some_and(|v| v.starts_with(PLACEHOLDER))
+    {
         return None;
     }
     // Byte positions at ASCII delimiters are char boundaries; guard anyway.
@@ -481,6 +485,16 @@ mod tests {
         assert_eq!(m(pem), "a\n[REDACTED_SECRET]\nb");
         let cert = "-----BEGIN CERTIFICATE-----\nMIIE\n-----END CERTIFICATE-----";
         assert_eq!(m(cert), cert);
+    }
+    #[test]
+    fn masked_text_masks_to_itself() {
+        for s in [
+            "password=[REDACTED_SECRET]",
+            "password=[REDACTED_SECRET] and more",
+            "api_key: [REDACTED_SECRET]",
+        ] {
+            assert_eq!(mask_str(s), None, "{s}");
+        }
     }
     #[test]
     fn pem_across_array() {

@@ -90,7 +90,9 @@ impl TestEnv {
             .env("AITOOLS_FIXED_TIME", "1796000000")
             .env("AITOOLS_SEED", "42")
             .env_remove("AITOOLS_INLINE_CONTEXT")
-            .env_remove("AITOOLS_FEEDBACK_DIR")
+            // Feedback goes to the temp state dir: a test must never file into the
+            // checkout's committed feedback/ (which is the default when unset).
+            .env("AITOOLS_FEEDBACK_DIR", self.state.path().join("feedback"))
             .stdin(Stdio::null());
         c
     }
