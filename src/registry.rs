@@ -11,6 +11,7 @@ const FAMILIES: &[&[CommandSpec]] = &[
     commands::inspect::COMMANDS,
     commands::edit::COMMANDS,
     commands::journal::COMMANDS,
+    commands::search::COMMANDS,
     crate::discovery::COMMANDS,
     commands::agent::COMMANDS,
 ];

@@ -6,3 +6,4 @@ pub mod edit;
 pub mod agent;
 pub mod inspect;
 pub mod journal;
+pub mod search;

@@ -2,6 +2,7 @@
 //! binary, how other encodings decode, and token estimates.
 
 pub mod diff;
+pub mod lang;
 pub mod lines;
 pub mod outline;
 pub mod sniff;

@@ -1,8 +1,18 @@
 //! Definitions in source files, found with the language table: what `code outline`
 //! lists and what `read --symbol` / `edit --symbol` select.
 //!
-//! SKELETON: the signatures are the contract; the language table and the scanner
-//! land with the navigation work.
+//! A definition starts on a line that a rule of `data/definitions.tsv` matches;
+//! its end line is estimated by the rule's (or the language's) end rule: balanced
+//! braces, indentation, balanced parentheses, or the next heading of the same or a
+//! higher level. This is a heuristic scanner, not a parser: strings and comments
+//! are skipped well enough for ordinary code, not for every corner of every
+//! grammar.
+
+use super::lang::{self, EndRule, Language};
+use regex::Regex;
+use std::sync::OnceLock;
+
+const RULES: &str = include_str!("../../data/definitions.tsv");
 
 /// One definition: its name, kind (function, struct, class, heading, ...) and lines.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -16,14 +26,136 @@ pub struct Definition {
 /// Why a file has no outline.
 #[derive(Debug, Clone)]
 pub enum OutlineError {
-    /// No language of the table covers this file name.
+    /// No language of the table with definition rules covers this file name.
     UnsupportedLanguage(String),
 }
 
+struct Rule {
+    lang: &'static str,
+    kind: &'static str,
+    end: Option<EndRule>,
+    re: Regex,
+}
+
+fn parse_rules(text: &'static str) -> Result<Vec<Rule>, String> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        let cols: Vec<&str> = line.splitn(4, '\t').collect();
+        let [lang_name, kind, end, re] = cols.as_slice() else {
+            return Err(format!(
+                "definitions.tsv line {}: expected 4 columns",
+                i + 1
+            ));
+        };
+        if lang::named(lang_name).is_none() {
+            return Err(format!(
+                "definitions.tsv line {}: unknown language {lang_name}",
+                i + 1
+            ));
+        }
+        let end = match *end {
+            "-" => None,
+            e => Some(
+                EndRule::parse(e)
+                    .ok_or_else(|| format!("definitions.tsv line {}: end {e:?}", i + 1))?,
+            ),
+        };
+        let re = Regex::new(re).map_err(|e| format!("definitions.tsv line {}: {e}", i + 1))?;
+        if !re.capture_names().any(|n| n == Some("name")) {
+            return Err(format!("definitions.tsv line {}: no `name` capture", i + 1));
+        }
+        out.push(Rule {
+            lang: lang_name,
+            kind,
+            end,
+            re,
+        });
+    }
+    Ok(out)
+}
+
+fn rules() -> &'static [Rule] {
+    static R: OnceLock<Vec<Rule>> = OnceLock::new();
+    // Compiled in and parsed by a unit test; an empty table is the no-panic fallback.
+    R.get_or_init(|| parse_rules(RULES).unwrap_or_default())
+}
+
+/// Whether the language has definition rules (`code outline` supports it).
+pub fn supports(language: &Language) -> bool {
+    rules().iter().any(|r| r.lang == language.name)
+}
+
+/// The language `code outline` would use for this file name.
+pub fn language_of(file_name: &str) -> Option<&'static Language> {
+    let base = file_name.rsplit('/').next().unwrap_or(file_name);
+    lang::of_file(base).filter(|l| supports(l))
+}
+
+/// Names a loose rule can catch that are statements, not definitions.
+const NOT_NAMES: &[&str] = &[
+    "if", "for", "while", "switch", "catch", "return", "else", "elif", "do", "try", "function",
+    "sizeof", "typeof", "match", "loop", "with", "when", "unless", "until", "case", "delete",
+    "throw", "await", "yield", "super", "this", "foreach", "using", "lock",
+];
+
 /// The definitions of `text`, the file being named `file_name` (for its language).
 pub fn outline(file_name: &str, text: &str) -> Result<Vec<Definition>, OutlineError> {
-    let _ = text;
-    Err(OutlineError::UnsupportedLanguage(file_name.to_string()))
+    let language = language_of(file_name)
+        .ok_or_else(|| OutlineError::UnsupportedLanguage(file_name.to_string()))?;
+    let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
+    let lines: Vec<&str> = text.lines().collect();
+    let my_rules: Vec<&Rule> = rules().iter().filter(|r| r.lang == language.name).collect();
+    let markdown = language.end == EndRule::Heading;
+    let mut fence: Option<&str> = None;
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if markdown {
+            let t = line.trim_start();
+            if let Some(f) = fence {
+                if t.starts_with(f) {
+                    fence = None;
+                }
+                continue;
+            }
+            if t.starts_with("```") || t.starts_with("~~~") {
+                fence = Some(if t.starts_with("```") { "```" } else { "~~~" });
+                continue;
+            }
+        }
+        for rule in &my_rules {
+            let Some(caps) = rule.re.captures(line) else {
+                continue;
+            };
+            let Some(name) = caps.name("name").map(|m| m.as_str().trim()) else {
+                continue;
+            };
+            if name.is_empty() || NOT_NAMES.contains(&name) {
+                continue;
+            }
+            let end_rule = rule.end.unwrap_or(language.end);
+            let end = match end_rule {
+                EndRule::Braces => end_braces(&lines, i),
+                EndRule::Indent => end_indent(&lines, i),
+                EndRule::Parens => end_parens(&lines, i),
+                EndRule::Heading => {
+                    let level = caps.name("level").map_or(1, |m| m.len());
+                    end_heading(&lines, i, level)
+                }
+                EndRule::None => end_continued(&lines, i),
+            };
+            out.push(Definition {
+                name: name.to_string(),
+                kind: rule.kind.to_string(),
+                start_line: i as u64 + 1,
+                end_line: end as u64 + 1,
+            });
+            break;
+        }
+    }
+    Ok(out)
 }
 
 /// The definitions named `symbol` (optionally of `kind`).
@@ -37,4 +169,333 @@ pub fn find_symbol(
         .into_iter()
         .filter(|d| d.name == symbol && kind.is_none_or(|k| d.kind == k))
         .collect())
+}
+
+/// A line ending in `\` continues on the next (C macros, shell).
+fn end_continued(lines: &[&str], i: usize) -> usize {
+    let mut j = i;
+    while lines.get(j).is_some_and(|l| l.trim_end().ends_with('\\')) && j + 1 < lines.len() {
+        j += 1;
+    }
+    j
+}
+
+/// How far a body's opening brace may be from the definition line.
+const MAX_HEADER_LINES: usize = 12;
+
+fn end_braces(lines: &[&str], i: usize) -> usize {
+    let mut depth = 0i64;
+    let mut opened = false;
+    let mut in_block = false;
+    let mut in_str: Option<char> = None;
+    for (j, line) in lines.iter().enumerate().skip(i) {
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
+            if in_block {
+                if c == '*' && chars.peek() == Some(&'/') {
+                    chars.next();
+                    in_block = false;
+                }
+                continue;
+            }
+            if let Some(q) = in_str {
+                if c == '\\' {
+                    chars.next();
+                } else if c == q {
+                    in_str = None;
+                }
+                continue;
+            }
+            match c {
+                '/' if chars.peek() == Some(&'/') => break,
+                '/' if chars.peek() == Some(&'*') => {
+                    chars.next();
+                    in_block = true;
+                }
+                '#' if j != i && line.trim_start().starts_with('#') && !opened => break,
+                '"' | '`' => in_str = Some(c),
+                '\'' => {
+                    // A char literal ('x', '\n'); a lone quote (a Rust lifetime) is skipped.
+                    let mut look = chars.clone();
+                    match look.next() {
+                        Some('\\') => {
+                            look.next();
+                            while let Some(x) = look.next() {
+                                if x == '\'' {
+                                    chars = look;
+                                    break;
+                                }
+                            }
+                        }
+                        Some(_) if look.next() == Some('\'') => {
+                            chars.next();
+                            chars.next();
+                        }
+                        _ => {}
+                    }
+                }
+                '{' => {
+                    depth += 1;
+                    opened = true;
+                }
+                '}' => {
+                    depth -= 1;
+                    if opened && depth <= 0 {
+                        return j;
+                    }
+                }
+                ';' if !opened && depth == 0 => return j,
+                _ => {}
+            }
+        }
+        // Strings in most brace languages end at the line end unless raw/template.
+        if in_str == Some('"') && !line.ends_with('\\') {
+            in_str = None;
+        }
+        if !opened && j >= i + MAX_HEADER_LINES {
+            return i;
+        }
+    }
+    if opened {
+        lines.len().saturating_sub(1)
+    } else {
+        i
+    }
+}
+
+fn indent_of(line: &str) -> usize {
+    line.chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .map(|c| if c == '\t' { 8 } else { 1 })
+        .sum()
+}
+
+fn bracket_balance(line: &str) -> i64 {
+    line.chars()
+        .map(|c| match c {
+            '(' | '[' | '{' => 1,
+            ')' | ']' | '}' => -1,
+            _ => 0,
+        })
+        .sum()
+}
+
+fn end_indent(lines: &[&str], i: usize) -> usize {
+    let Some(first) = lines.get(i) else { return i };
+    let base = indent_of(first);
+    let mut last = i;
+    let mut j = i + 1;
+    let mut depth = bracket_balance(first);
+    while depth > 0 && j < lines.len() {
+        depth += lines.get(j).map_or(0, |l| bracket_balance(l));
+        last = j;
+        j += 1;
+    }
+    let mut in_triple: Option<&str> = None;
+    while let Some(line) = lines.get(j) {
+        let t = line.trim();
+        let triple = ["\"\"\"", "'''"].into_iter().find(|q| line.contains(q));
+        if let Some(q) = in_triple {
+            if line.matches(q).count() % 2 == 1 {
+                in_triple = None;
+            }
+            last = j;
+            j += 1;
+            continue;
+        }
+        if t.is_empty() {
+            j += 1;
+            continue;
+        }
+        if indent_of(line) <= base {
+            let closer = t == "end" || t.starts_with("end ") || t.starts_with('}');
+            if closer && indent_of(line) == base {
+                last = j;
+            }
+            break;
+        }
+        if let Some(q) = triple {
+            if line.matches(q).count() % 2 == 1 {
+                in_triple = Some(q);
+            }
+        }
+        last = j;
+        j += 1;
+    }
+    last
+}
+
+fn end_parens(lines: &[&str], i: usize) -> usize {
+    let mut depth = 0i64;
+    let mut opened = false;
+    let mut in_str = false;
+    let mut in_block = false;
+    for (j, line) in lines.iter().enumerate().skip(i) {
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
+            if in_block {
+                if c == '|' && chars.peek() == Some(&'#') {
+                    chars.next();
+                    in_block = false;
+                }
+                continue;
+            }
+            if in_str {
+                if c == '\\' {
+                    chars.next();
+                } else if c == '"' {
+                    in_str = false;
+                }
+                continue;
+            }
+            match c {
+                ';' => break,
+                '"' => in_str = true,
+                '#' if chars.peek() == Some(&'|') => {
+                    chars.next();
+                    in_block = true;
+                }
+                '#' if chars.peek() == Some(&'\\') => {
+                    chars.next();
+                    chars.next();
+                }
+                '\\' => {
+                    chars.next();
+                }
+                '(' | '[' => {
+                    depth += 1;
+                    opened = true;
+                }
+                ')' | ']' => {
+                    depth -= 1;
+                    if opened && depth <= 0 {
+                        return j;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    if opened {
+        lines.len().saturating_sub(1)
+    } else {
+        i
+    }
+}
+
+fn end_heading(lines: &[&str], i: usize, level: usize) -> usize {
+    let mut fence: Option<&str> = None;
+    let mut last_text = i;
+    for (j, line) in lines.iter().enumerate().skip(i + 1) {
+        let t = line.trim_start();
+        if let Some(f) = fence {
+            if t.starts_with(f) {
+                fence = None;
+            }
+            last_text = j;
+            continue;
+        }
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fence = Some(if t.starts_with("```") { "```" } else { "~~~" });
+            last_text = j;
+            continue;
+        }
+        let hashes = t.chars().take_while(|c| *c == '#').count();
+        let is_heading = (1..=6).contains(&hashes)
+            && indent_of(line) < 4
+            && t[hashes..]
+                .chars()
+                .next()
+                .is_none_or(|c| c == ' ' || c == '\t');
+        if is_heading && hashes <= level {
+            return last_text;
+        }
+        if !t.is_empty() {
+            last_text = j;
+        }
+    }
+    last_text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(file: &str, text: &str) -> Vec<(String, String, u64, u64)> {
+        outline(file, text)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|d| (d.kind, d.name, d.start_line, d.end_line))
+            .collect()
+    }
+
+    #[test]
+    fn every_rule_parses() {
+        let rules = parse_rules(RULES).expect("definitions.tsv parses");
+        let rows = RULES
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .count();
+        assert_eq!(rules.len(), rows);
+    }
+
+    #[test]
+    fn rust_braces() {
+        let src = "pub struct A;\n\nimpl A {\n    pub fn new() -> A {\n        let s = \"}\";\n        A\n    }\n}\n\nfn tail<'a>(x: &'a str) -> char {\n    '}'\n}\n";
+        assert_eq!(
+            names("x.rs", src),
+            vec![
+                ("struct".into(), "A".into(), 1, 1),
+                ("impl".into(), "A".into(), 3, 8),
+                ("function".into(), "new".into(), 4, 7),
+                ("function".into(), "tail".into(), 10, 12),
+            ]
+        );
+    }
+
+    #[test]
+    fn python_indent() {
+        let src = "class C:\n    def m(\n        self,\n    ):\n        \"\"\"Doc\n\nstill doc\n\"\"\"\n        return 1\n\n    x = 2\n\ndef f():\n    pass\n";
+        assert_eq!(
+            names("m.py", src),
+            vec![
+                ("class".into(), "C".into(), 1, 11),
+                ("function".into(), "m".into(), 2, 9),
+                ("function".into(), "f".into(), 13, 14),
+            ]
+        );
+    }
+
+    #[test]
+    fn lisp_parens_and_markdown_headings() {
+        let src = "(defun foo (x)\n  \"a ) doc\"\n  (bar x)) ; )\n(defmacro m () `(q))\n";
+        assert_eq!(
+            names("a.lisp", src),
+            vec![
+                ("function".into(), "foo".into(), 1, 3),
+                ("macro".into(), "m".into(), 4, 4),
+            ]
+        );
+        let md = "# Top\ntext\n## Sub\n```\n# not a heading\n```\nmore\n\n# Next\n";
+        assert_eq!(
+            names("r.md", md),
+            vec![
+                ("heading".into(), "Top".into(), 1, 7),
+                ("heading".into(), "Sub".into(), 3, 7),
+                ("heading".into(), "Next".into(), 9, 9),
+            ]
+        );
+    }
+
+    #[test]
+    fn unsupported() {
+        assert!(outline("data.json", "{}").is_err());
+        assert!(outline("noext", "x").is_err());
+        assert_eq!(
+            find_symbol("a.go", "func F() {\n}\n", "F", None)
+                .map(|v| v.len())
+                .unwrap_or(0),
+            1
+        );
+    }
 }

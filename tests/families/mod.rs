@@ -5,3 +5,4 @@ mod agent_examples;
 mod conformance;
 mod inspect;
 mod protocol;
+mod search;

@@ -1,0 +1,464 @@
+//! `code outline`, `code defs`, `code refs`: definitions and mentions of names,
+//! found with the language table (`data/languages.tsv`, `data/definitions.tsv`)
+//! over the same scan as `search`.
+
+use super::{chars, scan_error, show, starts, with_limit};
+use crate::handler;
+use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::{CmdError, Output, Repair, code, error, shell};
+use crate::text::lang::{self, Language};
+use crate::text::outline::{self, Definition};
+use crate::text::{MAX_LINE_BYTES, sniff};
+use crate::workspace::Ctx;
+use crate::workspace::scan::{self, Entry, ScanOptions};
+use clap::Args;
+use serde::Serialize;
+use std::path::Path;
+
+#[derive(Args, Debug)]
+pub struct OutlineArgs {
+    /// The file.
+    #[arg(value_name = "PATH")]
+    pub path: String,
+    /// Symbols returned.
+    #[arg(long, value_name = "N", default_value = "200")]
+    pub limit: u64,
+}
+
+#[derive(Args, Debug)]
+pub struct DefsArgs {
+    /// The definition name.
+    #[arg(value_name = "NAME")]
+    pub name: String,
+    /// Where to look; default the working directory.
+    #[arg(value_name = "PATH")]
+    pub path: Option<String>,
+    /// Match names starting with NAME.
+    #[arg(long)]
+    pub prefix: bool,
+    /// Only this kind (function, macro, class, ...; see code outline).
+    #[arg(long, value_name = "KIND")]
+    pub kind: Option<String>,
+    /// Definitions returned.
+    #[arg(long, value_name = "N", default_value = "50")]
+    pub limit: u64,
+}
+
+#[derive(Args, Debug)]
+pub struct RefsArgs {
+    /// The name.
+    #[arg(value_name = "NAME")]
+    pub name: String,
+    /// Where to look; default the working directory.
+    #[arg(value_name = "PATH")]
+    pub path: Option<String>,
+    /// Lines returned.
+    #[arg(long, value_name = "N", default_value = "50")]
+    pub limit: u64,
+}
+
+const LANGS_DOC: &str = "Definitions come from the language table shared with read --symbol: Rust, Python, JavaScript, TypeScript, Go, C, C++, Java, Kotlin, C#, Ruby, Lua, shell, Markdown headings, Common Lisp, Emacs Lisp, Scheme, Clojure, Nix, Perl, PHP and Swift. end_line is estimated by balanced braces, indentation, balanced parentheses, or the next heading of the same or a higher level.";
+
+pub const OUTLINE: CommandSpec = CommandSpec {
+    name: "code outline",
+    summary: "List the definitions in one source file with their line ranges.",
+    description: LANGS_DOC,
+    args: <OutlineArgs as clap::Args>::augment_args,
+    output_fields: &[
+        field(
+            "path",
+            "The file, workspace-relative when inside the workspace.",
+        ),
+        field("lang", "The language."),
+        field("symbols", "[{line,end_line,kind,name}] in line order."),
+        field("total", "Definitions before --limit."),
+        field(
+            "truncated",
+            "True when --limit cut the list (status partial, exit 3).",
+        ),
+        field(
+            "next_commands",
+            "The call again with a --limit that lists every definition.",
+        ),
+    ],
+    error_codes: &[
+        code::UNSUPPORTED_LANGUAGE,
+        code::UNSUPPORTED_FORMAT,
+        code::NOT_FOUND,
+        code::INTERNAL,
+    ],
+    writes: false,
+    workspace: true,
+    run: handler!(OutlineArgs, run_outline),
+};
+
+pub const DEFS: CommandSpec = CommandSpec {
+    name: "code defs",
+    summary: "Find where a name is defined across the workspace's source files.",
+    description: "Every file of a language with definition rules (see code outline) below PATH, under the scan's ignore rules.",
+    args: <DefsArgs as clap::Args>::augment_args,
+    output_fields: &[
+        field(
+            "defs",
+            "[{path,line,end_line,kind,name}] in path and line order.",
+        ),
+        field("total", "Definitions before --limit."),
+        field(
+            "truncated",
+            "True when --limit cut the list (status partial, exit 3).",
+        ),
+        field(
+            "next_commands",
+            "The call again with a --limit that lists every definition.",
+        ),
+    ],
+    error_codes: &[code::ARGUMENT_INVALID, code::NOT_FOUND, code::INTERNAL],
+    writes: false,
+    workspace: true,
+    run: handler!(DefsArgs, run_defs),
+};
+
+pub const REFS: CommandSpec = CommandSpec {
+    name: "code refs",
+    summary: "Find the lines that mention a name as a whole identifier.",
+    description: "Every text file below PATH, under the scan's ignore rules. Identifier characters come from the file's language (Lisp names may hold -, *, ?, ...); files of no language use letters, digits and _.",
+    args: <RefsArgs as clap::Args>::augment_args,
+    output_fields: &[
+        field(
+            "refs",
+            "[{path,line,kind,text}]; kind is def on a line defining the name, else ref. An occurrence counts only when no identifier character of the file's language touches it.",
+        ),
+        field("total", "Lines before --limit."),
+        field(
+            "truncated",
+            "True when --limit cut the list (status partial, exit 3).",
+        ),
+        field("approx_tokens", "ceil(characters of returned text / 4)."),
+        field(
+            "next_commands",
+            "The call again with a --limit that lists every line.",
+        ),
+    ],
+    error_codes: &[code::ARGUMENT_INVALID, code::NOT_FOUND, code::INTERNAL],
+    writes: false,
+    workspace: true,
+    run: handler!(RefsArgs, run_refs),
+};
+
+#[derive(Serialize)]
+struct Symbol {
+    line: u64,
+    end_line: u64,
+    kind: String,
+    name: String,
+}
+
+#[derive(Serialize)]
+struct OutlineOut {
+    path: String,
+    lang: &'static str,
+    symbols: Vec<Symbol>,
+    total: u64,
+    truncated: bool,
+    next_commands: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct Def {
+    path: String,
+    line: u64,
+    end_line: u64,
+    kind: String,
+    name: String,
+}
+
+#[derive(Serialize)]
+struct DefsOut {
+    defs: Vec<Def>,
+    total: u64,
+    truncated: bool,
+    next_commands: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct Ref {
+    path: String,
+    line: u64,
+    kind: &'static str,
+    text: String,
+}
+
+#[derive(Serialize)]
+struct RefsOut {
+    refs: Vec<Ref>,
+    total: u64,
+    truncated: bool,
+    approx_tokens: usize,
+    next_commands: Vec<String>,
+}
+
+/// A text file's contents; `None` for binary or unreadable files.
+fn read_text(path: &Path) -> Option<String> {
+    let bytes = std::fs::read(path).ok()?;
+    if sniff::is_binary(&bytes) {
+        return None;
+    }
+    Some(match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    })
+}
+
+fn base_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+pub fn run_outline(ctx: &Ctx, args: &OutlineArgs) -> Result<Output, CmdError> {
+    let abs = ctx.path_arg(&args.path)?;
+    let shown = ctx.display_path(&abs);
+    let meta =
+        std::fs::metadata(&abs).map_err(|e| error::io_error("code outline", &args.path, &e))?;
+    if !meta.is_file() {
+        return Err(CmdError::new(
+            code::UNSUPPORTED_FORMAT,
+            format!("{} is not a regular file.", args.path),
+            Repair::new(
+                "find",
+                "Outline one file; list the directory's source files first.",
+                shell::aitools(["find", &args.path, "--type", "file"]),
+            ),
+        ));
+    }
+    let name = base_name(&abs);
+    let Some(language) = outline::language_of(&name) else {
+        let known = lang::all()
+            .iter()
+            .filter(|l| outline::supports(l))
+            .map(|l| l.name)
+            .collect::<Vec<_>>()
+            .join(", ");
+        return Err(CmdError::new(
+            code::UNSUPPORTED_LANGUAGE,
+            format!(
+                "No definition rules cover {} (languages with rules: {known}).",
+                args.path
+            ),
+            Repair::new(
+                "search",
+                "Search the file for the lines you want instead.",
+                shell::aitools(["search", "<pattern>", &args.path]),
+            ),
+        ));
+    };
+    let bytes = std::fs::read(&abs).map_err(|e| error::io_error("code outline", &args.path, &e))?;
+    if sniff::is_binary(&bytes) {
+        return Err(CmdError::new(
+            code::UNSUPPORTED_FORMAT,
+            format!("{} is binary.", args.path),
+            Repair::new(
+                "info",
+                "Check what the file is.",
+                shell::aitools(["info", &args.path]),
+            ),
+        ));
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let defs = outline::outline(&name, &text).unwrap_or_default();
+    let total = defs.len() as u64;
+    let truncated = total > args.limit;
+    let symbols = defs
+        .into_iter()
+        .take(args.limit as usize)
+        .map(|d| Symbol {
+            line: d.start_line,
+            end_line: d.end_line,
+            kind: d.kind,
+            name: d.name,
+        })
+        .collect();
+    let mut next_commands = Vec::new();
+    if truncated {
+        next_commands.push(with_limit(ctx, total, None));
+    }
+    let out = OutlineOut {
+        path: shown,
+        lang: language.name,
+        symbols,
+        total,
+        truncated,
+        next_commands,
+    };
+    Ok(Output::cut(&out, truncated))
+}
+
+fn scan_starts(ctx: &Ctx, path: &Option<String>) -> Result<Vec<std::path::PathBuf>, CmdError> {
+    starts(ctx, path.as_slice())
+}
+
+pub fn run_defs(ctx: &Ctx, args: &DefsArgs) -> Result<Output, CmdError> {
+    if args.name.is_empty() {
+        return Err(CmdError::invalid_argument("code defs", "NAME is empty."));
+    }
+    let starts = scan_starts(ctx, &args.path)?;
+    let name = args.name.as_str();
+    let walked = scan::walk(&ctx.root, &starts, &ScanOptions::default(), || {
+        |e: &Entry| {
+            let base = base_name(e.path);
+            outline::language_of(&base)?;
+            let text = read_text(e.path)?;
+            if !text.contains(name) {
+                return None;
+            }
+            let defs: Vec<Definition> = outline::outline(&base, &text)
+                .ok()?
+                .into_iter()
+                .filter(|d| {
+                    if args.prefix {
+                        d.name.starts_with(name)
+                    } else {
+                        d.name == name
+                    }
+                })
+                .filter(|d| args.kind.as_deref().is_none_or(|k| d.kind == k))
+                .collect();
+            (!defs.is_empty()).then_some(defs)
+        }
+    })
+    .map_err(|e| scan_error("code defs", &e))?;
+    let all: Vec<Def> = walked
+        .items
+        .into_iter()
+        .flat_map(|(p, defs)| {
+            let shown = show(&ctx.root, &p);
+            defs.into_iter().map(move |d| Def {
+                path: shown.clone(),
+                line: d.start_line,
+                end_line: d.end_line,
+                kind: d.kind,
+                name: d.name,
+            })
+        })
+        .collect();
+    let total = all.len() as u64;
+    let truncated = total > args.limit;
+    let defs = all.into_iter().take(args.limit as usize).collect();
+    let mut next_commands = Vec::new();
+    if truncated {
+        next_commands.push(with_limit(ctx, total, None));
+    }
+    Ok(Output::cut(
+        &DefsOut {
+            defs,
+            total,
+            truncated,
+            next_commands,
+        },
+        truncated,
+    ))
+}
+
+/// Whether `name` occurs in `line` with no identifier character touching it.
+fn mentions(line: &str, name: &str, language: Option<&Language>) -> bool {
+    let is_ident = |c: char| match language {
+        Some(l) => l.is_ident(c),
+        None => c.is_alphanumeric() || c == '_',
+    };
+    let mut from = 0;
+    while let Some(pos) = line.get(from..).and_then(|s| s.find(name)) {
+        let at = from + pos;
+        let end = at + name.len();
+        let before_ok = line
+            .get(..at)
+            .and_then(|s| s.chars().next_back())
+            .is_none_or(|c| !is_ident(c));
+        let after_ok = line
+            .get(end..)
+            .and_then(|s| s.chars().next())
+            .is_none_or(|c| !is_ident(c));
+        if before_ok && after_ok {
+            return true;
+        }
+        from = at
+            + line
+                .get(at..)
+                .and_then(|s| s.chars().next())
+                .map_or(1, char::len_utf8);
+    }
+    false
+}
+
+pub fn run_refs(ctx: &Ctx, args: &RefsArgs) -> Result<Output, CmdError> {
+    if args.name.is_empty() {
+        return Err(CmdError::invalid_argument("code refs", "NAME is empty."));
+    }
+    let starts = scan_starts(ctx, &args.path)?;
+    let name = args.name.as_str();
+    let walked = scan::walk(&ctx.root, &starts, &ScanOptions::default(), || {
+        |e: &Entry| {
+            let text = read_text(e.path)?;
+            if !text.contains(name) {
+                return None;
+            }
+            let base = base_name(e.path);
+            let language = lang::of_file(&base);
+            let def_lines: Vec<u64> = outline::outline(&base, &text)
+                .map(|defs| {
+                    defs.into_iter()
+                        .filter(|d| d.name == name)
+                        .map(|d| d.start_line)
+                        .collect()
+                })
+                .unwrap_or_default();
+            let text = text.strip_prefix('\u{FEFF}').unwrap_or(&text);
+            let hits: Vec<(u64, &'static str, String)> = text
+                .lines()
+                .enumerate()
+                .filter(|(_, l)| mentions(l, name, language))
+                .map(|(i, l)| {
+                    let n = i as u64 + 1;
+                    let kind = if def_lines.contains(&n) { "def" } else { "ref" };
+                    let cut = l.get(..MAX_LINE_BYTES.min(l.len())).unwrap_or(l);
+                    (n, kind, cut.to_string())
+                })
+                .collect();
+            (!hits.is_empty()).then_some(hits)
+        }
+    })
+    .map_err(|e| scan_error("code refs", &e))?;
+    let mut refs = Vec::new();
+    let mut total = 0u64;
+    let mut text_chars = 0usize;
+    for (p, hits) in walked.items {
+        let shown = show(&ctx.root, &p);
+        for (line, kind, text) in hits {
+            total += 1;
+            if refs.len() as u64 >= args.limit {
+                continue;
+            }
+            text_chars += chars(&text);
+            refs.push(Ref {
+                path: shown.clone(),
+                line,
+                kind,
+                text,
+            });
+        }
+    }
+    let truncated = total > args.limit;
+    let mut next_commands = Vec::new();
+    if truncated {
+        next_commands.push(with_limit(ctx, total, None));
+    }
+    Ok(Output::cut(
+        &RefsOut {
+            refs,
+            total,
+            truncated,
+            approx_tokens: crate::protocol::approx_tokens_chars(text_chars),
+            next_commands,
+        },
+        truncated,
+    ))
+}

@@ -1,0 +1,429 @@
+//! `find`: list files and directories by name or path pattern — ls, find, tree and
+//! du in one, over the same scan (and ignore rules) as `search`.
+
+use super::{ScanArgs, chars, default_start, scan_error, show, with_limit};
+use crate::handler;
+use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::{CmdError, Output, code, error, time, values};
+use crate::workspace::Ctx;
+use crate::workspace::scan::{self, Entry, Kind};
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+use std::collections::HashMap;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TypeArg {
+    File,
+    Dir,
+    Symlink,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SortArg {
+    Path,
+    Mtime,
+    Size,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FindOutput {
+    Flat,
+    Tree,
+}
+
+#[derive(Args, Debug)]
+pub struct FindArgs {
+    /// A glob (when it holds *, ?, or [) or a substring. Without `/` it matches the last path component; with `/`, the workspace-relative path. Omit to list everything.
+    #[arg(value_name = "PATTERN")]
+    pub pattern: Option<String>,
+    /// Where to start; default the working directory (or the root when it is outside the workspace).
+    #[arg(value_name = "PATH")]
+    pub path: Option<String>,
+    /// Only entries of this kind.
+    #[arg(long = "type", value_enum)]
+    pub kind: Option<TypeArg>,
+    /// Only entries at most this many levels below the start (1: its direct entries, like ls -la).
+    #[arg(long, value_name = "N")]
+    pub depth: Option<usize>,
+    /// path order; mtime newest first; size largest first. Flat output only.
+    #[arg(long, value_enum, default_value = "path")]
+    pub sort: SortArg,
+    /// Only entries at least this large (directories only with --sizes).
+    #[arg(long, value_name = "SIZE")]
+    pub min_size: Option<String>,
+    /// Only entries at most this large (directories only with --sizes).
+    #[arg(long, value_name = "SIZE")]
+    pub max_size: Option<String>,
+    /// Only empty files and directories with no listed entries.
+    #[arg(long)]
+    pub empty: bool,
+    /// Only files with an execute bit.
+    #[arg(long)]
+    pub executable: bool,
+    /// flat items, or a nested tree.
+    #[arg(long, value_enum, default_value = "flat")]
+    pub output: FindOutput,
+    /// Give directories the total size of the files listed below them (du).
+    #[arg(long)]
+    pub sizes: bool,
+    /// Entries returned.
+    #[arg(long, value_name = "N", default_value = "50")]
+    pub limit: u64,
+    #[command(flatten)]
+    pub scan: ScanArgs,
+}
+
+pub const SPEC: CommandSpec = CommandSpec {
+    name: "find",
+    summary: "List files and directories by name or path pattern; ls, find, tree, and du in one.",
+    description: "The scan of search (ignore rules, --glob, --lang, --newer). Symlinks are listed, never followed. The start itself is not listed. Entries come in path order unless --sort says otherwise; --output tree nests the first --limit entries in path order and counts the rest as omitted on the deepest listed directory above them.",
+    args: <FindArgs as clap::Args>::augment_args,
+    output_fields: &[
+        field("mode", "flat or tree."),
+        field(
+            "items",
+            "flat: [{path,kind,size,mode,mtime}]; kind is file, dir, symlink, or other; size is null for a directory without --sizes; mode is octal text; mtime is UTC ISO 8601.",
+        ),
+        field(
+            "tree",
+            "tree: {name,kind,size?,children[],omitted?}; omitted counts matching entries past --limit below that node.",
+        ),
+        field("total", "Matching entries before --limit."),
+        field(
+            "ignore_source",
+            "gitignore, builtin, or none (--no-ignore).",
+        ),
+        field(
+            "truncated",
+            "True when --limit cut the result (status partial, exit 3).",
+        ),
+        field("approx_tokens", "ceil(characters of returned paths / 4)."),
+        field(
+            "next_commands",
+            "The call again with a --limit that lists everything.",
+        ),
+    ],
+    error_codes: &[code::ARGUMENT_INVALID, code::NOT_FOUND, code::INTERNAL],
+    writes: false,
+    workspace: true,
+    run: handler!(FindArgs, run),
+};
+
+#[derive(Serialize)]
+struct Item {
+    path: String,
+    kind: &'static str,
+    size: Option<u64>,
+    mode: String,
+    mtime: String,
+}
+
+#[derive(Serialize)]
+struct Node {
+    name: String,
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    size: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    children: Option<Vec<Node>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    omitted: Option<u64>,
+}
+
+#[derive(Serialize)]
+struct FindOut {
+    mode: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    items: Option<Vec<Item>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tree: Option<Node>,
+    total: u64,
+    ignore_source: &'static str,
+    truncated: bool,
+    approx_tokens: usize,
+    next_commands: Vec<String>,
+}
+
+struct Raw {
+    kind: Kind,
+    size: u64,
+    mode: u32,
+    mtime: (i64, u32),
+}
+
+enum Pattern {
+    None,
+    Glob {
+        m: globset::GlobMatcher,
+        whole: bool,
+    },
+    Sub {
+        s: String,
+        whole: bool,
+    },
+}
+
+impl Pattern {
+    fn matches(&self, rel: &str, base: &str) -> bool {
+        match self {
+            Pattern::None => true,
+            Pattern::Glob { m, whole } => m.is_match(if *whole { rel } else { base }),
+            Pattern::Sub { s, whole } => (if *whole { rel } else { base }).contains(s.as_str()),
+        }
+    }
+}
+
+fn size_arg(command: &str, flag: &str, v: &Option<String>) -> Result<Option<u64>, CmdError> {
+    match v {
+        Some(s) => values::parse_size(s)
+            .map(Some)
+            .map_err(|m| CmdError::invalid_argument(command, format!("{flag}: {m}"))),
+        None => Ok(None),
+    }
+}
+
+pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
+    let min_size = size_arg("find", "--min-size", &args.min_size)?;
+    let max_size = size_arg("find", "--max-size", &args.max_size)?;
+    let pattern = match &args.pattern {
+        None => Pattern::None,
+        Some(p) => {
+            let whole = p.contains('/');
+            let body = p.trim_start_matches('/').to_string();
+            if p.contains(['*', '?', '[']) {
+                let m = globset::GlobBuilder::new(&body)
+                    .literal_separator(true)
+                    .backslash_escape(true)
+                    .build()
+                    .map_err(|e| {
+                        CmdError::invalid_argument(
+                            "find",
+                            format!("{p:?} is not a glob: {}.", e.kind()),
+                        )
+                    })?
+                    .compile_matcher();
+                Pattern::Glob { m, whole }
+            } else {
+                Pattern::Sub { s: body, whole }
+            }
+        }
+    };
+    let start = match &args.path {
+        Some(a) => {
+            let abs = ctx.path_arg(a)?;
+            std::fs::canonicalize(&abs).map_err(|e| error::io_error("find", a, &e))?
+        }
+        None => default_start(ctx),
+    };
+    let mut opts = args.scan.options(ctx)?;
+    opts.include_dirs = true;
+    opts.max_depth = args.depth;
+    let walked = scan::walk(&ctx.root, std::slice::from_ref(&start), &opts, || {
+        |e: &Entry| {
+            let m = e.metadata().ok()?;
+            let mtime = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                .map_or((0, 0), |d| (d.as_secs() as i64, d.subsec_nanos()));
+            Some(Raw {
+                kind: e.kind,
+                size: m.len(),
+                mode: m.permissions().mode(),
+                mtime,
+            })
+        }
+    })
+    .map_err(|e| scan_error("find", &e))?;
+
+    // Directory totals (du) and whether a directory has any listed entry.
+    let mut dir_size: HashMap<&Path, u64> = HashMap::new();
+    let mut has_child: HashMap<&Path, bool> = HashMap::new();
+    for (p, r) in &walked.items {
+        if let Some(parent) = p.parent() {
+            has_child.insert(parent, true);
+        }
+        if args.sizes && r.kind == Kind::File {
+            for a in p.ancestors().skip(1) {
+                if !a.starts_with(&start) || a == start {
+                    break;
+                }
+                *dir_size.entry(a).or_insert(0) += r.size;
+            }
+        }
+    }
+    let mut matched: Vec<(&PathBuf, &Raw, Option<u64>)> = Vec::new();
+    for (p, r) in &walked.items {
+        let rel = show(&ctx.root, p);
+        let base = p
+            .file_name()
+            .map(|b| b.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if !pattern.matches(&rel, &base) {
+            continue;
+        }
+        let kind_ok = match args.kind {
+            None => true,
+            Some(TypeArg::File) => r.kind == Kind::File,
+            Some(TypeArg::Dir) => r.kind == Kind::Dir,
+            Some(TypeArg::Symlink) => r.kind == Kind::Symlink,
+        };
+        if !kind_ok {
+            continue;
+        }
+        let size = match r.kind {
+            Kind::Dir if args.sizes => Some(dir_size.get(p.as_path()).copied().unwrap_or(0)),
+            Kind::Dir => None,
+            _ => Some(r.size),
+        };
+        if min_size.is_some() || max_size.is_some() {
+            let Some(s) = size else { continue };
+            if min_size.is_some_and(|m| s < m) || max_size.is_some_and(|m| s > m) {
+                continue;
+            }
+        }
+        if args.empty {
+            let empty = match r.kind {
+                Kind::Dir => !has_child.contains_key(p.as_path()),
+                Kind::File => r.size == 0,
+                _ => false,
+            };
+            if !empty {
+                continue;
+            }
+        }
+        if args.executable && !(r.kind == Kind::File && r.mode & 0o111 != 0) {
+            continue;
+        }
+        matched.push((p, r, size));
+    }
+    let total = matched.len() as u64;
+    let limit = args.limit as usize;
+    let truncated = matched.len() > limit;
+    let mut text_chars = 0usize;
+    let out = match args.output {
+        FindOutput::Flat => {
+            match args.sort {
+                SortArg::Path => {}
+                SortArg::Mtime => {
+                    matched.sort_by(|a, b| b.1.mtime.cmp(&a.1.mtime).then(a.0.cmp(b.0)))
+                }
+                SortArg::Size => matched.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(b.0))),
+            }
+            let items: Vec<Item> = matched
+                .iter()
+                .take(limit)
+                .map(|(p, r, size)| Item {
+                    path: show(&ctx.root, p),
+                    kind: r.kind.name(),
+                    size: *size,
+                    mode: format!("{:04o}", r.mode & 0o7777),
+                    mtime: time::iso8601(r.mtime.0),
+                })
+                .collect();
+            text_chars += items.iter().map(|i| chars(&i.path)).sum::<usize>();
+            FindOut {
+                mode: "flat",
+                items: Some(items),
+                tree: None,
+                total,
+                ignore_source: walked.ignore_source,
+                truncated,
+                approx_tokens: 0,
+                next_commands: Vec::new(),
+            }
+        }
+        FindOutput::Tree => {
+            let mut root = Node {
+                name: show(&ctx.root, &start),
+                kind: "dir",
+                size: None,
+                children: Some(Vec::new()),
+                omitted: None,
+            };
+            for (i, (p, r, size)) in matched.iter().enumerate() {
+                let rel: Vec<String> = p
+                    .strip_prefix(&start)
+                    .unwrap_or(p)
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                    .collect();
+                if i < limit {
+                    text_chars += rel.last().map_or(0, |n| chars(n));
+                    insert(&mut root, &rel, r.kind.name(), *size);
+                } else {
+                    omit(&mut root, &rel);
+                }
+            }
+            FindOut {
+                mode: "tree",
+                items: None,
+                tree: Some(root),
+                total,
+                ignore_source: walked.ignore_source,
+                truncated,
+                approx_tokens: 0,
+                next_commands: Vec::new(),
+            }
+        }
+    };
+    let mut out = out;
+    out.approx_tokens = crate::protocol::approx_tokens_chars(text_chars);
+    if truncated {
+        out.next_commands.push(with_limit(ctx, total, None));
+    }
+    Ok(Output::cut(&out, truncated))
+}
+
+/// Puts an entry at `rel` below `node`, creating the directories on the way.
+fn insert(node: &mut Node, rel: &[String], kind: &'static str, size: Option<u64>) {
+    let Some((first, rest)) = rel.split_first() else {
+        return;
+    };
+    let children = node.children.get_or_insert_with(Vec::new);
+    let pos = match children.iter().position(|c| &c.name == first) {
+        Some(p) => p,
+        None => {
+            let leaf = rest.is_empty();
+            children.push(Node {
+                name: first.clone(),
+                kind: if leaf { kind } else { "dir" },
+                size: if leaf { size } else { None },
+                children: if leaf && kind != "dir" {
+                    None
+                } else {
+                    Some(Vec::new())
+                },
+                omitted: None,
+            });
+            children.len() - 1
+        }
+    };
+    if let Some(child) = children.get_mut(pos) {
+        if rest.is_empty() {
+            child.kind = kind;
+            child.size = size;
+        } else {
+            insert(child, rest, kind, size);
+        }
+    }
+}
+
+/// Counts an entry past the limit on the deepest listed directory above it.
+fn omit(node: &mut Node, rel: &[String]) {
+    if let Some((first, rest)) = rel.split_first() {
+        if !rest.is_empty() {
+            if let Some(child) = node
+                .children
+                .as_mut()
+                .and_then(|c| c.iter_mut().find(|c| &c.name == first))
+            {
+                return omit(child, rest);
+            }
+        }
+    }
+    *node.omitted.get_or_insert(0) += 1;
+}

@@ -1,0 +1,336 @@
+//! `overview`: the workspace at a glance — root, git state (read from `.git`),
+//! languages by lines, build files, and the entries below the path.
+
+use super::show;
+use crate::handler;
+use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::{CmdError, Output, code, error};
+use crate::text::lang;
+use crate::workspace::scan::{self, Entry, Kind, ScanOptions};
+use crate::workspace::{Ctx, git};
+use clap::Args;
+use serde::Serialize;
+use std::collections::{BTreeMap, HashSet};
+use std::io::Read;
+
+#[derive(Args, Debug)]
+pub struct OverviewArgs {
+    /// Summarize below this directory; default the root.
+    #[arg(value_name = "PATH")]
+    pub path: Option<String>,
+    /// Languages returned.
+    #[arg(long, value_name = "N", default_value = "30")]
+    pub limit: u64,
+    /// Include ignored files.
+    #[arg(long)]
+    pub no_ignore: bool,
+}
+
+pub const SPEC: CommandSpec = CommandSpec {
+    name: "overview",
+    summary: "Summarize the workspace: root, git state, languages, build files, and top-level entries.",
+    description: "Languages come from the language table by file name; binary files are not counted. The git state is read from the .git files (HEAD, refs, packed-refs, index), never by running git.",
+    args: <OverviewArgs as clap::Args>::augment_args,
+    output_fields: &[
+        field("root", "The workspace root."),
+        field(
+            "path",
+            "The summarized directory, workspace-relative (\"\" for the root).",
+        ),
+        field("ignore_source", "gitignore, builtin, or none."),
+        field(
+            "git",
+            "{branch,head,untracked,deleted} read from .git without running git, or null outside a repository. branch is null on a detached HEAD. untracked and deleted count files below path; files modified in place are not counted.",
+        ),
+        field("languages", "[{lang,files,lines,bytes}], most lines first."),
+        field("languages_total", "Languages before --limit."),
+        field(
+            "build_files",
+            "Workspace-relative paths of build and project files (Cargo.toml, package.json, flake.nix, *.asd, ...), at most 100.",
+        ),
+        field(
+            "entries",
+            "[{name,kind}] directly below path (at most 200).",
+        ),
+        field(
+            "truncated",
+            "True when --limit cut the languages (status partial, exit 3).",
+        ),
+        field(
+            "next_commands",
+            "The call again with a --limit that lists every language.",
+        ),
+    ],
+    error_codes: &[code::NOT_FOUND, code::ARGUMENT_INVALID, code::INTERNAL],
+    writes: false,
+    workspace: true,
+    run: handler!(OverviewArgs, run),
+};
+
+const BUILD_NAMES: &[&str] = &[
+    "Cargo.toml",
+    "package.json",
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "go.mod",
+    "Makefile",
+    "GNUmakefile",
+    "CMakeLists.txt",
+    "meson.build",
+    "flake.nix",
+    "default.nix",
+    "shell.nix",
+    "build.gradle",
+    "build.gradle.kts",
+    "settings.gradle",
+    "pom.xml",
+    "Gemfile",
+    "composer.json",
+    "requirements.txt",
+    "Dockerfile",
+    "docker-compose.yml",
+    "compose.yaml",
+    "BUILD",
+    "BUILD.bazel",
+    "WORKSPACE",
+    "MODULE.bazel",
+    "stack.yaml",
+    "dune-project",
+    "mix.exs",
+    "deno.json",
+    "tsconfig.json",
+    "configure.ac",
+    "build.zig",
+    "Justfile",
+    "justfile",
+    "Pipfile",
+    "build.sbt",
+    "project.clj",
+    "deps.edn",
+    "Package.swift",
+];
+const BUILD_EXTS: &[&str] = &[
+    "asd", "cabal", "csproj", "fsproj", "sln", "gemspec", "nimble", "rockspec",
+];
+
+fn is_build_file(name: &str) -> bool {
+    BUILD_NAMES.contains(&name)
+        || name
+            .rsplit_once('.')
+            .is_some_and(|(_, e)| BUILD_EXTS.contains(&e))
+}
+
+#[derive(Serialize)]
+struct GitOut {
+    branch: Option<String>,
+    head: Option<String>,
+    untracked: u64,
+    deleted: u64,
+}
+
+#[derive(Serialize)]
+struct LangOut {
+    lang: &'static str,
+    files: u64,
+    lines: u64,
+    bytes: u64,
+}
+
+#[derive(Serialize)]
+struct EntryOut {
+    name: String,
+    kind: &'static str,
+}
+
+#[derive(Serialize)]
+struct OverviewOut {
+    root: String,
+    path: String,
+    ignore_source: &'static str,
+    git: Option<GitOut>,
+    languages: Vec<LangOut>,
+    languages_total: u64,
+    build_files: Vec<String>,
+    entries: Vec<EntryOut>,
+    truncated: bool,
+    next_commands: Vec<String>,
+}
+
+enum Seen {
+    Entry(Kind),
+    File {
+        lang: Option<&'static str>,
+        lines: u64,
+        bytes: u64,
+        depth: usize,
+    },
+}
+
+/// Lines and bytes of a text file; `None` for a binary or unreadable one.
+fn measure(path: &std::path::Path) -> Option<(u64, u64)> {
+    let mut f = std::fs::File::open(path).ok()?;
+    let mut buf = vec![0u8; 256 * 1024];
+    let (mut lines, mut bytes, mut last) = (0u64, 0u64, b'\n');
+    loop {
+        let n = match f.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return None,
+        };
+        let chunk = buf.get(..n)?;
+        if bytes == 0 && crate::text::sniff::is_binary(chunk) {
+            return None;
+        }
+        lines += memchr::memchr_iter(b'\n', chunk).count() as u64;
+        last = *chunk.last()?;
+        bytes += n as u64;
+    }
+    if bytes > 0 && last != b'\n' {
+        lines += 1;
+    }
+    Some((lines, bytes))
+}
+
+pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
+    let start = match &args.path {
+        Some(a) => {
+            let abs = ctx.path_arg(a)?;
+            std::fs::canonicalize(&abs).map_err(|e| error::io_error("overview", a, &e))?
+        }
+        None => ctx.root.clone(),
+    };
+    let opts = ScanOptions {
+        no_ignore: args.no_ignore,
+        include_dirs: true,
+        ..ScanOptions::default()
+    };
+    let walked = scan::walk(&ctx.root, std::slice::from_ref(&start), &opts, || {
+        |e: &Entry| {
+            if e.kind != Kind::File {
+                return (e.depth == 1).then_some(Seen::Entry(e.kind));
+            }
+            let name = e.path.file_name()?.to_string_lossy().into_owned();
+            let lang = lang::of_file(&name).map(|l| l.name);
+            let (lines, bytes) = match lang {
+                Some(_) => measure(e.path).unwrap_or((0, 0)),
+                None => (0, 0),
+            };
+            Some(Seen::File {
+                lang: lang.filter(|_| bytes > 0 || lines > 0).or(lang),
+                lines,
+                bytes,
+                depth: e.depth,
+            })
+        }
+    })
+    .map_err(|e| super::scan_error("overview", &e))?;
+
+    let mut langs: BTreeMap<&'static str, (u64, u64, u64)> = BTreeMap::new();
+    let mut build_files = Vec::new();
+    let mut entries = Vec::new();
+    let mut files_seen: Vec<&std::path::Path> = Vec::new();
+    for (p, s) in &walked.items {
+        match s {
+            Seen::Entry(kind) => entries.push(EntryOut {
+                name: p
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                kind: kind.name(),
+            }),
+            Seen::File {
+                lang,
+                lines,
+                bytes,
+                depth,
+            } => {
+                files_seen.push(p);
+                if *depth == 1 {
+                    entries.push(EntryOut {
+                        name: p
+                            .file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                            .unwrap_or_default(),
+                        kind: "file",
+                    });
+                }
+                if let Some(l) = lang {
+                    let e = langs.entry(l).or_insert((0, 0, 0));
+                    e.0 += 1;
+                    e.1 += lines;
+                    e.2 += bytes;
+                }
+                let name = p
+                    .file_name()
+                    .map(|n| n.to_string_lossy())
+                    .unwrap_or_default();
+                if build_files.len() < 100 && is_build_file(&name) {
+                    build_files.push(show(&ctx.root, p));
+                }
+            }
+        }
+    }
+    entries.truncate(200);
+    let mut languages: Vec<LangOut> = langs
+        .into_iter()
+        .map(|(lang, (files, lines, bytes))| LangOut {
+            lang,
+            files,
+            lines,
+            bytes,
+        })
+        .collect();
+    languages.sort_by(|a, b| b.lines.cmp(&a.lines).then(a.lang.cmp(b.lang)));
+    let languages_total = languages.len() as u64;
+    let truncated = languages_total > args.limit;
+    languages.truncate(args.limit as usize);
+
+    let git = git::read(&ctx.root).map(|g| {
+        let tracked: HashSet<&str> = g.tracked.iter().map(String::as_str).collect();
+        let rel = |p: &std::path::Path| {
+            p.strip_prefix(&g.work_tree)
+                .ok()
+                .map(|r| r.to_string_lossy().into_owned())
+        };
+        let untracked = files_seen
+            .iter()
+            .filter(|p| rel(p).is_some_and(|r| !tracked.contains(r.as_str())))
+            .count() as u64;
+        let below = rel(&start).unwrap_or_default();
+        let deleted = g
+            .tracked
+            .iter()
+            .filter(|t| below.is_empty() || t.starts_with(&format!("{below}/")))
+            .filter(|t| std::fs::symlink_metadata(g.work_tree.join(t)).is_err())
+            .count() as u64;
+        GitOut {
+            branch: g.branch,
+            head: g.head,
+            untracked,
+            deleted,
+        }
+    });
+    let path = match start.strip_prefix(&ctx.root) {
+        Ok(r) => r.to_string_lossy().into_owned(),
+        Err(_) => start.to_string_lossy().into_owned(),
+    };
+    let mut next_commands = Vec::new();
+    if truncated {
+        next_commands.push(super::with_limit(ctx, languages_total, None));
+    }
+    let out = OverviewOut {
+        root: ctx.root.to_string_lossy().into_owned(),
+        path,
+        ignore_source: walked.ignore_source,
+        git,
+        languages,
+        languages_total,
+        build_files,
+        entries,
+        truncated,
+        next_commands,
+    };
+    Ok(Output::cut(&out, truncated))
+}

@@ -1,0 +1,755 @@
+//! `search`: file contents against a regular expression, ripgrep's engine and
+//! counts, with results in path order.
+//!
+//! Two passes keep memory flat whatever the tree: a parallel pass counts selected
+//! lines (or matches) in every file, which gives the exact totals; a second,
+//! sequential pass re-reads only the first files in path order to collect the
+//! blocks or matches that fit under --limit.
+//!
+//! Regex syntax is Rust's `regex` crate (the reference uses cl-regex-kit): no
+//! backreferences or look-around — such a pattern is refused with
+//! input.syntax-error and a repair, rather than run on a slower engine.
+
+use super::{ScanArgs, chars, scan_error, show, starts, with_limit};
+use crate::handler;
+use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::{CmdError, Output, Repair, code, shell};
+use crate::text::MAX_LINE_BYTES;
+use crate::workspace::Ctx;
+use crate::workspace::scan::{self, Entry};
+use clap::{Args, ValueEnum};
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
+use regex::bytes::{Regex, RegexBuilder};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Mode {
+    Blocks,
+    Matches,
+    Count,
+    Files,
+    FilesWithoutMatch,
+}
+
+impl Mode {
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Blocks => "blocks",
+            Mode::Matches => "matches",
+            Mode::Count => "count",
+            Mode::Files => "files",
+            Mode::FilesWithoutMatch => "files-without-match",
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    /// The pattern. When --pattern or --stdin supplies the pattern, this positional is the first path instead.
+    #[arg(value_name = "PATTERN")]
+    pub pattern: Option<String>,
+    /// Files or directories to search; default the working directory (or the root when it is outside the workspace).
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<String>,
+    /// A pattern; repeat for lines matching any of them (`matches` items then carry pattern_index, 0-based).
+    #[arg(long = "pattern", value_name = "PATTERN", action = clap::ArgAction::Append)]
+    pub patterns: Vec<String>,
+    /// Read the pattern as raw UTF-8 text from standard input; one trailing newline is dropped.
+    #[arg(long)]
+    pub stdin: bool,
+    /// Treat the pattern as literal text.
+    #[arg(long)]
+    pub fixed: bool,
+    /// Case-insensitive matching (Unicode simple case folding).
+    #[arg(long)]
+    pub ignore_case: bool,
+    /// Match only at word boundaries (the pattern is wrapped in \b(?:...)\b).
+    #[arg(long)]
+    pub word: bool,
+    /// Match only whole lines.
+    #[arg(long)]
+    pub line_regexp: bool,
+    /// Select the lines that do not match. Not with --output matches.
+    #[arg(long)]
+    pub invert: bool,
+    /// Let matches span lines; each file is matched as one buffer.
+    #[arg(long)]
+    pub multiline: bool,
+    /// Context lines before and after each selected line.
+    #[arg(long, value_name = "N", default_value = "2")]
+    pub context: usize,
+    /// Context lines before; overrides --context.
+    #[arg(long, value_name = "N")]
+    pub before: Option<usize>,
+    /// Context lines after; overrides --context.
+    #[arg(long, value_name = "N")]
+    pub after: Option<usize>,
+    /// The result shape; `mode` repeats it.
+    #[arg(long, value_enum, default_value = "blocks")]
+    pub output: Mode,
+    /// Selected lines (blocks), matches (matches), or entries (count, files, files-without-match) returned.
+    #[arg(long, value_name = "N", default_value = "15")]
+    pub limit: u64,
+    #[command(flatten)]
+    pub scan: ScanArgs,
+}
+
+pub const SPEC: CommandSpec = CommandSpec {
+    name: "search",
+    summary: "Search file contents for a regular expression; results are grouped into blocks with context.",
+    description: "Rust regex syntax (the regex crate; ripgrep's engine and match counts). Backreferences and look-around are not supported: such a pattern fails with input.syntax-error. ^ and $ match at line ends (before CR LF too). Without --multiline no match crosses a line end. --ignore-case uses Unicode simple case folding; \\w is Unicode. A file is binary when a NUL byte appears (the search stops there, as ripgrep's does); a binary file with no selected line before the NUL is listed in skipped. Files come in path order whatever the thread count. Hidden files are searched; .gitignore applies inside a git work tree, data/excludes.txt outside one.",
+    args: <SearchArgs as clap::Args>::augment_args,
+    output_fields: &[
+        field("mode", "The --output value."),
+        field(
+            "blocks",
+            "blocks: [{path,start_line,lines[],match_lines[]}]; blocks whose context touches or overlaps are merged.",
+        ),
+        field(
+            "matches",
+            "matches: [{path,line,col,text,groups,named?,pattern_index?}]; col counts characters from 1; text is the matched text; groups lists captures in order, null for a group that did not participate; named maps capture names to text or null.",
+        ),
+        field(
+            "counts",
+            "count: [{path,count}] selected lines per file (what rg -c prints), files with none omitted.",
+        ),
+        field(
+            "paths",
+            "files / files-without-match: paths of text files with at least one / no selected line.",
+        ),
+        field(
+            "total_matches",
+            "Exact number of selected lines (matches mode: matches) in every scanned file, also past --limit.",
+        ),
+        field(
+            "total",
+            "count, files, files-without-match: number of entries before --limit.",
+        ),
+        field("files_scanned", "Text files searched."),
+        field(
+            "skipped",
+            "[{path,reason}]; reason is binary, too-large, or unreadable (at most 100 listed).",
+        ),
+        field(
+            "skipped_total",
+            "Skipped files, when more than the 100 listed.",
+        ),
+        field(
+            "ignore_source",
+            "gitignore, builtin, or none (--no-ignore).",
+        ),
+        field(
+            "truncated",
+            "True when --limit cut the result (status partial, exit 3; next_commands repeats the search with a sufficient --limit).",
+        ),
+        field("approx_tokens", "ceil(characters of returned text / 4)."),
+        field(
+            "next_commands",
+            "The search again with a --limit that returns everything.",
+        ),
+    ],
+    error_codes: &[
+        code::ARGUMENT_INVALID,
+        code::SYNTAX_ERROR,
+        code::NOT_FOUND,
+        code::IO,
+        code::INTERNAL,
+    ],
+    writes: false,
+    workspace: true,
+    run: handler!(SearchArgs, run),
+};
+
+const MAX_SKIPPED_LISTED: usize = 100;
+
+#[derive(Serialize)]
+struct Block {
+    path: String,
+    start_line: u64,
+    lines: Vec<String>,
+    match_lines: Vec<u64>,
+}
+
+#[derive(Serialize)]
+struct MatchItem {
+    path: String,
+    line: u64,
+    col: u64,
+    text: String,
+    groups: Vec<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    named: Option<BTreeMap<String, Option<String>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pattern_index: Option<usize>,
+}
+
+#[derive(Serialize)]
+struct CountItem {
+    path: String,
+    count: u64,
+}
+
+#[derive(Serialize)]
+struct Skipped {
+    path: String,
+    reason: &'static str,
+}
+
+#[derive(Serialize)]
+struct SearchOut {
+    mode: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    blocks: Option<Vec<Block>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    matches: Option<Vec<MatchItem>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    counts: Option<Vec<CountItem>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    paths: Option<Vec<String>>,
+    total_matches: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total: Option<u64>,
+    files_scanned: u64,
+    skipped: Vec<Skipped>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skipped_total: Option<u64>,
+    ignore_source: &'static str,
+    truncated: bool,
+    approx_tokens: usize,
+    next_commands: Vec<String>,
+}
+
+/// The compiled patterns: the searcher's matcher, and plain regexes for the
+/// details of a selected line (captures, which pattern matched).
+struct Patterns {
+    matcher: RegexMatcher,
+    combined: Regex,
+    each: Vec<Regex>,
+}
+
+fn syntax_error(ctx: &Ctx, pattern: &str, message: &str) -> CmdError {
+    let unsupported = message.contains("look-around") || message.contains("backreference");
+    let detail = if unsupported {
+        "Backreferences and look-around are not supported (Rust regex syntax). Rewrite the pattern without them, or search the text literally and narrow the result."
+    } else if message.contains("is not allowed") {
+        "A pattern that matches a line end needs --multiline."
+    } else {
+        "Fix the pattern (Rust regex syntax), or search its text literally with --fixed."
+    };
+    let first_line = message.lines().last().unwrap_or(message).trim();
+    let first_line = first_line.strip_prefix("error: ").unwrap_or(first_line);
+    let repair = if message.contains("is not allowed") {
+        shell::aitools(["search", "--multiline", "--pattern", pattern])
+    } else {
+        shell::aitools(["search", "--fixed", "--pattern", pattern])
+    };
+    CmdError::new(
+        code::SYNTAX_ERROR,
+        format!("The pattern {pattern:?} does not parse: {first_line}."),
+        Repair::new("pattern", detail, repair),
+    )
+    .with_repair(crate::protocol::error::schema_repair(&ctx.command))
+}
+
+fn compile(ctx: &Ctx, args: &SearchArgs, raw: &[String]) -> Result<Patterns, CmdError> {
+    let mut wrapped = Vec::new();
+    let mut each = Vec::new();
+    for p in raw {
+        let mut w = if args.fixed {
+            regex::escape(p)
+        } else {
+            p.clone()
+        };
+        if args.word {
+            w = format!(r"\b(?:{w})\b");
+        }
+        if args.line_regexp {
+            w = format!("^(?:{w})$");
+        }
+        let re = RegexBuilder::new(&w)
+            .case_insensitive(args.ignore_case)
+            .multi_line(true)
+            .crlf(true)
+            .build()
+            .map_err(|e| syntax_error(ctx, p, &e.to_string()))?;
+        each.push(re);
+        wrapped.push(w);
+    }
+    let combined_text = if wrapped.len() == 1 {
+        wrapped.first().cloned().unwrap_or_default()
+    } else {
+        wrapped
+            .iter()
+            .map(|w| format!("(?:{w})"))
+            .collect::<Vec<_>>()
+            .join("|")
+    };
+    let combined = RegexBuilder::new(&combined_text)
+        .case_insensitive(args.ignore_case)
+        .multi_line(true)
+        .crlf(true)
+        .build()
+        .map_err(|e| syntax_error(ctx, &raw.join("|"), &e.to_string()))?;
+    let mut b = RegexMatcherBuilder::new();
+    b.case_insensitive(args.ignore_case)
+        .multi_line(true)
+        .crlf(true);
+    // crlf() also sets a CRLF line terminator; the searcher works on LF lines,
+    // and multiline matching must not have `\n` stripped from the pattern.
+    if args.multiline {
+        b.line_terminator(None);
+    } else {
+        b.line_terminator(Some(b'\n'));
+    }
+    let matcher = b
+        .build(&combined_text)
+        .map_err(|e| syntax_error(ctx, &raw.join("|"), &e.to_string()))?;
+    Ok(Patterns {
+        matcher,
+        combined,
+        each,
+    })
+}
+
+fn searcher(args: &SearchArgs, before: usize, after: usize) -> Searcher {
+    SearcherBuilder::new()
+        .binary_detection(BinaryDetection::quit(b'\x00'))
+        .line_number(true)
+        .multi_line(args.multiline)
+        .invert_match(args.invert)
+        .before_context(before)
+        .after_context(after)
+        .build()
+}
+
+/// A line's text without its terminator, cut at MAX_LINE_BYTES.
+fn line_text(bytes: &[u8]) -> String {
+    let b = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    let b = b.strip_suffix(b"\r").unwrap_or(b);
+    let b = b.get(..MAX_LINE_BYTES).unwrap_or(b);
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Pass 1: selected lines (or matches) of one file.
+struct Counter<'a> {
+    count_matches: Option<&'a Regex>,
+    selected: u64,
+    binary: bool,
+}
+
+impl Sink for Counter<'_> {
+    type Error = std::io::Error;
+    fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, Self::Error> {
+        match self.count_matches {
+            Some(re) => {
+                for line in region_lines(mat.bytes()) {
+                    self.selected += re.find_iter(line).count() as u64;
+                }
+            }
+            None => self.selected += mat.lines().count() as u64,
+        }
+        Ok(true)
+    }
+    fn binary_data(&mut self, _: &Searcher, _: u64) -> Result<bool, Self::Error> {
+        self.binary = true;
+        Ok(false)
+    }
+}
+
+/// The lines of a match region; in multiline mode the region is one piece.
+fn region_lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    std::iter::once(bytes)
+}
+
+#[derive(Debug)]
+enum Counted {
+    Text(u64),
+    Binary(u64),
+    Unreadable,
+}
+
+/// Pass 2 (blocks): selected and context lines up to the limit plus the last
+/// selected line's after-context.
+struct Collector {
+    remaining: u64,
+    after: u64,
+    kept: u64,
+    last_kept: Option<u64>,
+    events: Vec<(u64, bool, String)>,
+}
+
+impl Collector {
+    fn past_window(&self, n: u64) -> bool {
+        self.kept >= self.remaining && self.last_kept.is_none_or(|l| n > l + self.after)
+    }
+}
+
+impl Sink for Collector {
+    type Error = std::io::Error;
+    fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, Self::Error> {
+        let first = mat.line_number().unwrap_or(0);
+        for (i, line) in mat.lines().enumerate() {
+            let n = first + i as u64;
+            if self.kept < self.remaining {
+                self.kept += 1;
+                self.last_kept = Some(n);
+                self.events.push((n, true, line_text(line)));
+            } else if self.past_window(n) {
+                return Ok(false);
+            } else {
+                self.events.push((n, false, line_text(line)));
+            }
+        }
+        Ok(true)
+    }
+    fn context(&mut self, _: &Searcher, ctx: &SinkContext<'_>) -> Result<bool, Self::Error> {
+        let n = ctx.line_number().unwrap_or(0);
+        if self.past_window(n) {
+            return Ok(false);
+        }
+        self.events.push((n, false, line_text(ctx.bytes())));
+        Ok(true)
+    }
+    fn binary_data(&mut self, _: &Searcher, _: u64) -> Result<bool, Self::Error> {
+        Ok(false)
+    }
+}
+
+/// Pass 2 (matches): the matches of the selected lines, up to the limit.
+struct MatchCollector<'a> {
+    pats: &'a Patterns,
+    multi: bool,
+    path: String,
+    remaining: u64,
+    out: Vec<MatchItem>,
+}
+
+impl Sink for MatchCollector<'_> {
+    type Error = std::io::Error;
+    fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, Self::Error> {
+        let first = mat.line_number().unwrap_or(0);
+        let region = mat.bytes();
+        let region = if self.multi {
+            region
+        } else {
+            let r = region.strip_suffix(b"\n").unwrap_or(region);
+            r.strip_suffix(b"\r").unwrap_or(r)
+        };
+        for caps in self.pats.combined.captures_iter(region) {
+            if self.out.len() as u64 >= self.remaining {
+                return Ok(false);
+            }
+            let Some(m0) = caps.get(0) else { continue };
+            let (pattern_index, caps) = if self.pats.each.len() > 1 {
+                let found = self.pats.each.iter().enumerate().find_map(|(i, re)| {
+                    re.captures_at(region, m0.start())
+                        .filter(|c| c.get(0).is_some_and(|m| m.start() == m0.start()))
+                        .map(|c| (i, c))
+                });
+                match found {
+                    Some((i, c)) => (Some(i), c),
+                    None => (Some(0), caps),
+                }
+            } else {
+                (None, caps)
+            };
+            let re = match pattern_index {
+                Some(i) => self.pats.each.get(i).unwrap_or(&self.pats.combined),
+                None => &self.pats.combined,
+            };
+            let before = region.get(..m0.start()).unwrap_or_default();
+            let line = first + memchr::memchr_iter(b'\n', before).count() as u64;
+            let line_start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
+            let col_text = String::from_utf8_lossy(before.get(line_start..).unwrap_or_default());
+            let text = |m: regex::bytes::Match| String::from_utf8_lossy(m.as_bytes()).into_owned();
+            let groups: Vec<Option<String>> = caps.iter().skip(1).map(|g| g.map(text)).collect();
+            let names: BTreeMap<String, Option<String>> = re
+                .capture_names()
+                .flatten()
+                .map(|n| (n.to_string(), caps.name(n).map(text)))
+                .collect();
+            self.out.push(MatchItem {
+                path: self.path.clone(),
+                line,
+                col: col_text.chars().count() as u64 + 1,
+                text: text(m0),
+                groups,
+                named: if names.is_empty() { None } else { Some(names) },
+                pattern_index,
+            });
+        }
+        Ok(true)
+    }
+    fn binary_data(&mut self, _: &Searcher, _: u64) -> Result<bool, Self::Error> {
+        Ok(false)
+    }
+}
+
+fn read_stdin_pattern() -> Result<String, CmdError> {
+    let mut buf = Vec::new();
+    std::io::stdin().read_to_end(&mut buf).map_err(|e| {
+        CmdError::new(
+            code::IO,
+            format!(
+                "Standard input cannot be read: {}.",
+                crate::protocol::error::err_text(&e)
+            ),
+            Repair::new(
+                "pattern",
+                "Pass the pattern as an argument instead.",
+                "aitools search --pattern '<pattern>'",
+            ),
+        )
+    })?;
+    let mut text = String::from_utf8(buf).map_err(|_| {
+        CmdError::new(
+            code::ARGUMENT_INVALID,
+            "The pattern on standard input is not valid UTF-8.",
+            Repair::new(
+                "pattern",
+                "Send the pattern as UTF-8 text.",
+                "aitools search --pattern '<pattern>'",
+            ),
+        )
+    })?;
+    if text.ends_with('\n') {
+        text.pop();
+        if text.ends_with('\r') {
+            text.pop();
+        }
+    }
+    Ok(text)
+}
+
+pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
+    if args.invert && args.output == Mode::Matches {
+        return Err(CmdError::invalid_argument(
+            "search",
+            "--invert selects lines that do not match, so they have no matches to list; use --output blocks.",
+        ));
+    }
+    let mut paths = args.paths.clone();
+    let mut stdin_pattern = None;
+    let raw: Vec<String> = if args.stdin || !args.patterns.is_empty() {
+        if let Some(p) = &args.pattern {
+            paths.insert(0, p.clone());
+        }
+        let mut v = args.patterns.clone();
+        if args.stdin {
+            let p = read_stdin_pattern()?;
+            stdin_pattern = Some(p.clone());
+            v.push(p);
+        }
+        v
+    } else {
+        match &args.pattern {
+            Some(p) => vec![p.clone()],
+            None => {
+                return Err(CmdError::new(
+                    code::ARGUMENT_INVALID,
+                    "search needs a pattern: a positional PATTERN, --pattern, or --stdin.",
+                    Repair::new(
+                        "pattern",
+                        "Give the pattern first.",
+                        "aitools search '<pattern>' .",
+                    ),
+                ));
+            }
+        }
+    };
+    let pats = compile(ctx, args, &raw)?;
+    let starts = starts(ctx, &paths)?;
+    let opts = args.scan.options(ctx)?;
+    let count_matches = (args.output == Mode::Matches).then_some(&pats.combined);
+
+    // Pass 1: exact totals, in parallel.
+    let walked = scan::walk(&ctx.root, &starts, &opts, || {
+        let mut s = searcher(args, 0, 0);
+        let matcher = pats.matcher.clone();
+        move |e: &Entry| {
+            let mut sink = Counter {
+                count_matches,
+                selected: 0,
+                binary: false,
+            };
+            Some(match s.search_path(&matcher, e.path, &mut sink) {
+                Err(_) => Counted::Unreadable,
+                Ok(()) if sink.binary => Counted::Binary(sink.selected),
+                Ok(()) => Counted::Text(sink.selected),
+            })
+        }
+    })
+    .map_err(|e| scan_error("search", &e))?;
+
+    let root = &ctx.root;
+    let mut skipped: Vec<(PathBuf, &'static str)> = walked
+        .skipped
+        .iter()
+        .map(|(p, r)| (p.clone(), r.name()))
+        .collect();
+    let mut files: Vec<(&Path, u64)> = Vec::new();
+    for (p, c) in &walked.items {
+        match c {
+            Counted::Text(n) => files.push((p, *n)),
+            Counted::Binary(0) => skipped.push((p.clone(), "binary")),
+            Counted::Binary(n) => files.push((p, *n)),
+            Counted::Unreadable => skipped.push((p.clone(), "unreadable")),
+        }
+    }
+    skipped.sort();
+    let total_matches: u64 = files.iter().map(|(_, n)| n).sum();
+    let mut out = SearchOut {
+        mode: args.output.name(),
+        blocks: None,
+        matches: None,
+        counts: None,
+        paths: None,
+        total_matches,
+        total: None,
+        files_scanned: files.len() as u64,
+        skipped: Vec::new(),
+        skipped_total: None,
+        ignore_source: walked.ignore_source,
+        truncated: false,
+        approx_tokens: 0,
+        next_commands: Vec::new(),
+    };
+    let mut text_chars = 0usize;
+    let mut full_limit = total_matches;
+    match args.output {
+        Mode::Count => {
+            let all: Vec<_> = files.iter().filter(|(_, n)| *n > 0).collect();
+            out.total = Some(all.len() as u64);
+            full_limit = all.len() as u64;
+            let items: Vec<CountItem> = all
+                .iter()
+                .take(args.limit as usize)
+                .map(|(p, n)| CountItem {
+                    path: show(root, p),
+                    count: *n,
+                })
+                .collect();
+            text_chars += items.iter().map(|i| chars(&i.path)).sum::<usize>();
+            out.truncated = (items.len() as u64) < full_limit;
+            out.counts = Some(items);
+        }
+        Mode::Files | Mode::FilesWithoutMatch => {
+            let want = args.output == Mode::Files;
+            let all: Vec<_> = files.iter().filter(|(_, n)| (*n > 0) == want).collect();
+            out.total = Some(all.len() as u64);
+            full_limit = all.len() as u64;
+            let items: Vec<String> = all
+                .iter()
+                .take(args.limit as usize)
+                .map(|(p, _)| show(root, p))
+                .collect();
+            text_chars += items.iter().map(|p| chars(p)).sum::<usize>();
+            out.truncated = (items.len() as u64) < full_limit;
+            out.paths = Some(items);
+        }
+        Mode::Blocks => {
+            let before = args.before.unwrap_or(args.context);
+            let after = args.after.unwrap_or(args.context);
+            let mut s = searcher(args, before, after);
+            let mut blocks = Vec::new();
+            let mut kept = 0u64;
+            for (p, n) in &files {
+                if kept >= args.limit {
+                    break;
+                }
+                if *n == 0 {
+                    continue;
+                }
+                let mut sink = Collector {
+                    remaining: args.limit - kept,
+                    after: after as u64,
+                    kept: 0,
+                    last_kept: None,
+                    events: Vec::new(),
+                };
+                if s.search_path(&pats.matcher, p, &mut sink).is_err() {
+                    continue;
+                }
+                kept += sink.kept;
+                let path = show(root, p);
+                let mut cur: Option<Block> = None;
+                for (ln, is_match, text) in sink.events {
+                    text_chars += chars(&text);
+                    let contiguous = cur
+                        .as_ref()
+                        .is_some_and(|b| b.start_line + b.lines.len() as u64 == ln);
+                    if !contiguous {
+                        if let Some(b) = cur.take() {
+                            blocks.push(b);
+                        }
+                        cur = Some(Block {
+                            path: path.clone(),
+                            start_line: ln,
+                            lines: Vec::new(),
+                            match_lines: Vec::new(),
+                        });
+                    }
+                    if let Some(b) = cur.as_mut() {
+                        b.lines.push(text);
+                        if is_match {
+                            b.match_lines.push(ln);
+                        }
+                    }
+                }
+                if let Some(b) = cur.take() {
+                    blocks.push(b);
+                }
+            }
+            out.truncated = kept < total_matches;
+            out.blocks = Some(blocks);
+        }
+        Mode::Matches => {
+            let mut s = searcher(args, 0, 0);
+            let mut items = Vec::new();
+            for (p, n) in &files {
+                if items.len() as u64 >= args.limit {
+                    break;
+                }
+                if *n == 0 {
+                    continue;
+                }
+                let mut sink = MatchCollector {
+                    pats: &pats,
+                    multi: args.multiline,
+                    path: show(root, p),
+                    remaining: args.limit - items.len() as u64,
+                    out: Vec::new(),
+                };
+                if s.search_path(&pats.matcher, p, &mut sink).is_err() {
+                    continue;
+                }
+                items.append(&mut sink.out);
+            }
+            text_chars += items.iter().map(|m| chars(&m.text)).sum::<usize>();
+            out.truncated = (items.len() as u64) < total_matches;
+            out.matches = Some(items);
+        }
+    }
+    if skipped.len() > MAX_SKIPPED_LISTED {
+        out.skipped_total = Some(skipped.len() as u64);
+    }
+    out.skipped = skipped
+        .into_iter()
+        .take(MAX_SKIPPED_LISTED)
+        .map(|(p, reason)| Skipped {
+            path: show(root, &p),
+            reason,
+        })
+        .collect();
+    out.approx_tokens = crate::protocol::approx_tokens_chars(text_chars);
+    if out.truncated {
+        out.next_commands
+            .push(with_limit(ctx, full_limit, stdin_pattern.as_deref()));
+    }
+    let partial = out.truncated;
+    Ok(Output::cut(&out, partial))
+}

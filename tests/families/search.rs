@@ -1,0 +1,859 @@
+//! The search family, black-box: `search` against ripgrep (counts, file lists),
+//! the scan against git (`git ls-files`, `git check-ignore`) on a tree that
+//! exercises every gitignore rule, determinism across thread counts, limits and
+//! continuation, and `find`, `overview`, `code outline/defs/refs`.
+
+use crate::support::{Run, TestEnv};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+fn tool(dir: &Path, prog: &str, args: &[&str], home: Option<&Path>) -> String {
+    let mut c = Command::new(prog);
+    c.args(args).current_dir(dir);
+    if let Some(h) = home {
+        c.env("HOME", h).env("XDG_CONFIG_HOME", h.join(".config"));
+    }
+    let out = c.output().unwrap_or_else(|e| panic!("{prog}: {e}"));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn sorted_lines(s: &str) -> Vec<String> {
+    let mut v: Vec<String> = s
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| l.strip_prefix("./").unwrap_or(l).to_string())
+        .collect();
+    v.sort();
+    v
+}
+
+fn strs(v: &Value) -> Vec<String> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .map(|x| x.as_str().unwrap_or("").to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn find_files(env: &TestEnv, extra: &[&str], home: &Path) -> Vec<String> {
+    let mut args = vec!["find", "--type", "file", "--limit", "100000"];
+    args.extend_from_slice(extra);
+    let out = env
+        .command(&args)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .output()
+        .expect("spawn");
+    let r = crate::support::parse(out);
+    let mut v: Vec<String> = r.json["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|i| i["path"].as_str().unwrap_or("").to_string())
+        .collect();
+    v.sort();
+    v
+}
+
+/// A tree for every gitignore rule: nested files, negation, anchoring,
+/// directory-only patterns, `**`, escapes, .git/info/exclude, core.excludesFile.
+fn ignore_fixture() -> (TestEnv, tempfile::TempDir) {
+    let env = TestEnv::new();
+    let home = tempfile::tempdir().expect("home");
+    env.write(
+        ".gitignore",
+        "# comment\n*.log\n!keep.log\n/anchored.txt\nbuild/\ndoc/*.tmp\n**/deep/*.gen\na/**/z.txt\ncache/\n\\#hash\n\\!bang\ntrail  \nspace\\ \n*.[oa]\n!lib.a\nnested/\n!nested/\n",
+    );
+    env.write(
+        "sub/.gitignore",
+        "*.txt\n!important.txt\n/local_only\nonlydir/\n",
+    );
+    env.write(".git/info/exclude", "excluded_by_info\n");
+    let excl = home.path().join("global-excludes");
+    std::fs::write(&excl, "*.globalign\n").expect("write");
+    std::fs::write(
+        home.path().join(".gitconfig"),
+        format!("[core]\n\texcludesFile = {}\n", excl.display()),
+    )
+    .expect("write");
+    for f in [
+        "x.log",
+        "keep.log",
+        "sub/keep.log",
+        "sub/x.log",
+        "anchored.txt",
+        "sub/anchored.txt",
+        "build/out.rs",
+        "build/keep.log",
+        "src/build/gen.rs",
+        "doc/a.tmp",
+        "doc/sub/a.tmp",
+        "p/deep/q.gen",
+        "deep/r.gen",
+        "p/deep/x/q.gen",
+        "a/z.txt",
+        "a/b/c/z.txt",
+        "cache/c.rs",
+        "src/cache",
+        "#hash",
+        "!bang",
+        "trail",
+        "space ",
+        "m.o",
+        "m.a",
+        "lib.a",
+        "sub/a.txt",
+        "sub/important.txt",
+        "sub/local_only",
+        "sub/deeper/local_only",
+        "sub/deeper/b.txt",
+        "sub/onlydir/f.rs",
+        "sub/onlydir2/f.rs",
+        "excluded_by_info",
+        "d/excluded_by_info",
+        "z.globalign",
+        "src/main.rs",
+        ".hidden/h.rs",
+        ".env",
+        "nested/n.rs",
+        "README.md",
+    ] {
+        env.write(f, format!("content of {f}\n"));
+    }
+    (env, home)
+}
+
+#[test]
+fn scan_matches_git_on_every_gitignore_rule() {
+    let (env, home) = ignore_fixture();
+    let git_listed = sorted_lines(&tool(
+        env.root(),
+        "git",
+        &["ls-files", "--others", "--exclude-standard"],
+        Some(home.path()),
+    ));
+    assert!(git_listed.contains(&"keep.log".to_string()));
+    assert!(!git_listed.contains(&"z.globalign".to_string()));
+    let ours = find_files(&env, &[], home.path());
+    assert_eq!(ours, git_listed);
+
+    // The same set from git check-ignore, path by path.
+    let all = find_files(&env, &["--no-ignore"], home.path());
+    let mut c = Command::new("git");
+    c.args(["check-ignore", "--stdin", "--no-index"])
+        .current_dir(env.root())
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path().join(".config"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    let mut child = c.spawn().expect("git check-ignore");
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().expect("stdin");
+        for p in &all {
+            writeln!(stdin, "{p}").expect("write");
+        }
+    }
+    let out = child.wait_with_output().expect("wait");
+    let ignored = sorted_lines(&String::from_utf8_lossy(&out.stdout));
+    assert!(!ignored.is_empty());
+    let expected: Vec<String> = all
+        .iter()
+        .filter(|p| !ignored.contains(p))
+        .cloned()
+        .collect();
+    assert_eq!(ours, expected);
+    assert!(
+        all.contains(&"x.log".to_string()),
+        "--no-ignore lists ignored files"
+    );
+    assert!(
+        !all.iter().any(|p| p.starts_with(".git/")),
+        ".git is always skipped"
+    );
+
+    // A repository-level core.excludesFile wins over the user's, as in git.
+    let local = home.path().join("local-excludes");
+    std::fs::write(&local, "*.md\n").expect("write");
+    tool(
+        env.root(),
+        "git",
+        &["config", "core.excludesFile", local.to_str().unwrap_or("")],
+        None,
+    );
+    let git_listed = sorted_lines(&tool(
+        env.root(),
+        "git",
+        &["ls-files", "--others", "--exclude-standard"],
+        Some(home.path()),
+    ));
+    assert!(git_listed.contains(&"z.globalign".to_string()));
+    assert_eq!(find_files(&env, &[], home.path()), git_listed);
+}
+
+#[test]
+fn builtin_excludes_apply_only_outside_git() {
+    let dir = tempfile::tempdir().expect("tmp");
+    for f in [
+        "node_modules/m/i.js",
+        "src/a.js",
+        "__pycache__/x.py",
+        ".aitools-1.tmp",
+        "venv/v.py",
+    ] {
+        let p = dir.path().join(f);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&p, "needle\n").expect("write");
+    }
+    let env = TestEnv::new();
+    let r = env.run(&[
+        "--root",
+        dir.path().to_str().unwrap_or(""),
+        "search",
+        "needle",
+        dir.path().to_str().unwrap_or(""),
+        "--output",
+        "files",
+    ]);
+    assert_eq!(r.json["ignore_source"], "builtin");
+    assert_eq!(strs(&r.json["paths"]), vec!["src/a.js", "venv/v.py"]);
+    let r = env.run(&[
+        "--root",
+        dir.path().to_str().unwrap_or(""),
+        "search",
+        "needle",
+        dir.path().to_str().unwrap_or(""),
+        "--output",
+        "files",
+        "--no-ignore",
+    ]);
+    assert_eq!(r.json["ignore_source"], "none");
+    assert_eq!(
+        strs(&r.json["paths"]),
+        vec![
+            "__pycache__/x.py",
+            "node_modules/m/i.js",
+            "src/a.js",
+            "venv/v.py"
+        ]
+    );
+    // Inside git, node_modules is searched unless .gitignore says otherwise.
+    env.write("node_modules/m/i.js", "needle\n");
+    env.write(".aitools-9.tmp", "needle\n");
+    let r = env.run(&["search", "needle", "--output", "files"]);
+    assert_eq!(r.json["ignore_source"], "gitignore");
+    assert_eq!(strs(&r.json["paths"]), vec!["node_modules/m/i.js"]);
+}
+
+/// A tree for comparing with ripgrep: CRLF, Unicode, a binary file, an ignored
+/// file, a hidden file, long lines.
+fn rg_fixture() -> TestEnv {
+    let env = TestEnv::new();
+    env.write(".gitignore", "ignored/\n");
+    env.write("ignored/x.txt", "ERR_TIMEOUT foo_1\n");
+    env.write(".hidden/h.rs", "let foo_12 = ERR_TIMEOUT;\n");
+    env.write("bin/blob.bin", b"ERR\x00ERR_TIMEOUT\n".as_slice());
+    env.write(
+        "crlf.txt",
+        "ERR_TIMEOUT here\r\nfoo_99 and foo_100\r\nnothing\r\nerr_timeout lower\r\n",
+    );
+    env.write(
+        "uni.md",
+        "naïve café ERR_TIMEOUT\nΩmega foo_7x foo_7\nстраße Err_Timeout\n2024 12345 99999999\n",
+    );
+    let long = format!("{}ERR_TIMEOUT\n", "x".repeat(30000));
+    env.write("long.txt", long);
+    for i in 0..30 {
+        let body: String = (0..50)
+            .map(|j| match (i * 50 + j) % 7 {
+                0 => format!("    log(\"ERR_TIMEOUT after {j}ms\");\n"),
+                1 => format!("    let foo_{j} = compute(a.b);\n"),
+                2 => "a+b (x) [y] $z ^w\n".to_string(),
+                _ => format!("plain line {j}\n"),
+            })
+            .collect();
+        env.write(&format!("src/d{}/f{i:02}.rs", i % 4), body);
+    }
+    env
+}
+
+fn rg_counts(env: &TestEnv, args: &[&str]) -> BTreeMap<String, u64> {
+    let mut a = vec!["-c", "--hidden", "--glob=!.git"];
+    a.extend_from_slice(args);
+    tool(env.root(), "rg", &a, None)
+        .lines()
+        .filter_map(|l| {
+            let (p, n) = l.rsplit_once(':')?;
+            Some((p.trim_start_matches("./").to_string(), n.parse().ok()?))
+        })
+        .collect()
+}
+
+fn our_counts(env: &TestEnv, args: &[&str]) -> (BTreeMap<String, u64>, Run) {
+    let mut a = vec!["search"];
+    a.extend_from_slice(args);
+    a.extend_from_slice(&["--output", "count", "--limit", "100000"]);
+    let r = env.run(&a);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let m = r.json["counts"]
+        .as_array()
+        .expect("counts")
+        .iter()
+        .map(|c| {
+            (
+                c["path"].as_str().unwrap_or("").to_string(),
+                c["count"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    (m, r)
+}
+
+#[test]
+fn counts_equal_ripgrep() {
+    let env = rg_fixture();
+    let cases: &[(&[&str], &[&str])] = &[
+        (&["ERR_TIMEOUT"], &["ERR_TIMEOUT"]),
+        (&[r"\bfoo_[0-9]+\b"], &[r"\bfoo_[0-9]+\b"]),
+        (&["--ignore-case", "err_timeout"], &["-i", "err_timeout"]),
+        (&["[0-9]{4,}"], &["[0-9]{4,}"]),
+        (&["--fixed", "a+b (x) [y] $z"], &["-F", "a+b (x) [y] $z"]),
+        (&["--word", "foo_7"], &["-w", "foo_7"]),
+        (&["--line-regexp", "plain line 3"], &["-x", "plain line 3"]),
+        (&["--invert", "plain"], &["-v", "plain"]),
+        (&["here$"], &["--crlf", "here$"]),
+        (
+            &["--pattern", "café", "--pattern", "foo_9+"],
+            &["-e", "café", "-e", "foo_9+"],
+        ),
+    ];
+    for (ours, theirs) in cases {
+        let expected = rg_counts(&env, theirs);
+        assert!(!expected.is_empty(), "{theirs:?} matches nothing");
+        let (got, r) = our_counts(&env, ours);
+        assert_eq!(got, expected, "{ours:?} vs rg {theirs:?}");
+        assert_eq!(
+            r.json["total_matches"].as_u64(),
+            Some(expected.values().sum::<u64>()),
+            "{ours:?}"
+        );
+        assert_eq!(r.json["total"].as_u64(), Some(expected.len() as u64));
+    }
+    // File lists.
+    let rg_files = sorted_lines(&tool(
+        env.root(),
+        "rg",
+        &["-l", "--hidden", "--glob=!.git", "ERR_TIMEOUT"],
+        None,
+    ));
+    let r = env.run(&[
+        "search",
+        "ERR_TIMEOUT",
+        "--output",
+        "files",
+        "--limit",
+        "1000",
+    ]);
+    assert_eq!(strs(&r.json["paths"]), rg_files);
+    let rg_without = sorted_lines(&tool(
+        env.root(),
+        "rg",
+        &[
+            "--files-without-match",
+            "--hidden",
+            "--glob=!.git",
+            "ERR_TIMEOUT",
+        ],
+        None,
+    ));
+    let r = env.run(&[
+        "search",
+        "ERR_TIMEOUT",
+        "--output",
+        "files-without-match",
+        "--limit",
+        "1000",
+    ]);
+    assert_eq!(strs(&r.json["paths"]), rg_without);
+    let skipped = r.json["skipped"].as_array().expect("skipped");
+    assert_eq!(skipped.len(), 1);
+    assert_eq!(skipped[0]["path"], "bin/blob.bin");
+    assert_eq!(skipped[0]["reason"], "binary");
+    // The file list of the scan is rg's.
+    let rg_all = sorted_lines(&tool(
+        env.root(),
+        "rg",
+        &["--files", "--hidden", "--glob=!.git"],
+        None,
+    ));
+    let mut ours = find_files(&env, &[], env.root());
+    ours.retain(|p| !p.ends_with(".gitignore"));
+    let mut rg_all = rg_all;
+    rg_all.retain(|p| !p.ends_with(".gitignore"));
+    assert_eq!(ours, rg_all);
+}
+
+#[test]
+fn glob_lang_size_filters() {
+    let env = rg_fixture();
+    let rg = sorted_lines(&tool(
+        env.root(),
+        "rg",
+        &[
+            "-l",
+            "--hidden",
+            "--glob=!.git",
+            "-g",
+            "*.rs",
+            "-g",
+            "!src/d1/**",
+            "ERR_TIMEOUT",
+        ],
+        None,
+    ));
+    let r = env.run(&[
+        "search",
+        "ERR_TIMEOUT",
+        "--glob",
+        "*.rs",
+        "--glob",
+        "!src/d1/**",
+        "--output",
+        "files",
+        "--limit",
+        "100",
+    ]);
+    assert_eq!(strs(&r.json["paths"]), rg);
+    let r = env.run(&[
+        "search",
+        "ERR_TIMEOUT",
+        "--lang",
+        "markdown",
+        "--output",
+        "files",
+    ]);
+    assert_eq!(strs(&r.json["paths"]), vec!["uni.md"]);
+    let r = env.run(&[
+        "search",
+        "ERR_TIMEOUT",
+        "--skip-larger-than",
+        "10KiB",
+        "--output",
+        "files",
+        "--limit",
+        "100",
+    ]);
+    assert!(!strs(&r.json["paths"]).contains(&"long.txt".to_string()));
+    assert!(
+        r.json["skipped"]
+            .as_array()
+            .expect("skipped")
+            .iter()
+            .any(|s| s["path"] == "long.txt" && s["reason"] == "too-large")
+    );
+    let bad = env.run(&["search", "x", "--lang", "klingon"]);
+    assert_eq!(bad.error_code(), "argument.invalid");
+    let bad = env.run(&["search", "x", "--glob", "a[b"]);
+    assert_eq!(bad.error_code(), "argument.invalid");
+}
+
+#[test]
+fn output_is_deterministic_across_threads() {
+    let env = rg_fixture();
+    let mut outs = Vec::new();
+    for threads in ["1", "8", "8", "3"] {
+        for args in [
+            &["search", "foo_[0-9]+", "--output", "count", "--limit", "5"][..],
+            &["search", "ERR_TIMEOUT", "--limit", "40"][..],
+            &[
+                "search",
+                "foo_(?P<n>[0-9]+)",
+                "--output",
+                "matches",
+                "--limit",
+                "30",
+            ][..],
+            &["find", "--limit", "500"][..],
+        ] {
+            let out = env
+                .command(args)
+                .env("AITOOLS_THREADS", threads)
+                .output()
+                .expect("spawn");
+            outs.push((args.join(" "), out.stdout));
+        }
+    }
+    let first: BTreeMap<_, _> = outs.iter().take(4).cloned().collect();
+    for (k, v) in &outs {
+        assert_eq!(first.get(k), Some(v), "{k} differs between runs");
+    }
+}
+
+#[test]
+fn blocks_merge_and_continue_exactly() {
+    let env = TestEnv::new();
+    let body: String = (1..=40)
+        .map(|i| {
+            if [5, 8, 20, 21, 39].contains(&i) {
+                format!("hit {i}\n")
+            } else {
+                format!("line {i}\n")
+            }
+        })
+        .collect();
+    env.write("a.txt", &body);
+    env.write("b.txt", "hit b1\n");
+    let r = env.run(&["search", "hit"]);
+    assert_eq!(r.code, 0);
+    let blocks = r.json["blocks"].as_array().expect("blocks");
+    // 5 and 8 with context 2 touch (3..7, 6..10) → one block; 20,21 → one; 39 → one.
+    let shape: Vec<(u64, usize, Vec<u64>)> = blocks
+        .iter()
+        .map(|b| {
+            (
+                b["start_line"].as_u64().unwrap_or(0),
+                b["lines"].as_array().map_or(0, |l| l.len()),
+                b["match_lines"]
+                    .as_array()
+                    .expect("ml")
+                    .iter()
+                    .filter_map(Value::as_u64)
+                    .collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shape,
+        vec![
+            (3, 8, vec![5, 8]),
+            (18, 6, vec![20, 21]),
+            (37, 4, vec![39]),
+            (1, 1, vec![1])
+        ]
+    );
+    assert_eq!(blocks[0]["lines"][2], "hit 5");
+    assert_eq!(r.json["total_matches"], 6);
+    // Cut at 3: partial, and the continuation returns everything.
+    let cut = env.run(&["search", "hit", "--limit", "3", "--context", "0"]);
+    assert_eq!(cut.code, 3);
+    assert_eq!(cut.json["status"], "partial");
+    assert_eq!(cut.json["truncated"], true);
+    assert_eq!(cut.json["total_matches"], 6);
+    let shown: usize = cut.json["blocks"]
+        .as_array()
+        .expect("b")
+        .iter()
+        .map(|b| b["match_lines"].as_array().map_or(0, |m| m.len()))
+        .sum();
+    assert_eq!(shown, 3);
+    let next = cut.json["next_commands"][0].as_str().expect("next");
+    assert_eq!(next, "aitools search hit --context 0 --limit 6");
+    let argv: Vec<&str> = next.split(' ').skip(1).collect();
+    let full = env.run(&argv);
+    assert_eq!(full.code, 0);
+    let shown: usize = full.json["blocks"]
+        .as_array()
+        .expect("b")
+        .iter()
+        .map(|b| b["match_lines"].as_array().map_or(0, |m| m.len()))
+        .sum();
+    assert_eq!(shown, 6);
+    // --before/--after override --context.
+    let r = env.run(&["search", "hit 39", "--before", "1", "--after", "0"]);
+    assert_eq!(r.json["blocks"][0]["start_line"], 38);
+    assert_eq!(
+        r.json["blocks"][0]["lines"].as_array().map(|a| a.len()),
+        Some(2)
+    );
+    // count mode limit.
+    let r = env.run(&["search", "hit", "--output", "count", "--limit", "1"]);
+    assert_eq!(r.code, 3);
+    assert_eq!(r.json["total"], 2);
+    assert_eq!(r.json["counts"].as_array().map(|a| a.len()), Some(1));
+}
+
+#[test]
+fn matches_carry_columns_groups_and_names() {
+    let env = TestEnv::new();
+    env.write("u.txt", "café x=1 y=\nzz x=22\n");
+    let r = env.run(&["search", r"x=(?P<num>\d+)|y=(\d*)", "--output", "matches"]);
+    let m = r.json["matches"].as_array().expect("matches");
+    assert_eq!(m.len(), 3);
+    assert_eq!(m[0]["line"], 1);
+    assert_eq!(m[0]["col"], 6, "characters, not bytes");
+    assert_eq!(m[0]["text"], "x=1");
+    assert_eq!(m[0]["groups"], serde_json::json!(["1", null]));
+    assert_eq!(m[0]["named"], serde_json::json!({"num": "1"}));
+    assert_eq!(m[1]["groups"], serde_json::json!([null, ""]));
+    assert_eq!(m[2]["line"], 2);
+    assert_eq!(m[2]["col"], 4);
+    assert!(m[0].get("pattern_index").is_none());
+    let r = env.run(&[
+        "search",
+        "--pattern",
+        "zz",
+        "--pattern",
+        "x=(\\d)",
+        "--output",
+        "matches",
+    ]);
+    let m = r.json["matches"].as_array().expect("matches");
+    let idx: Vec<u64> = m
+        .iter()
+        .filter_map(|x| x["pattern_index"].as_u64())
+        .collect();
+    assert_eq!(idx, vec![1, 0, 1]);
+    assert_eq!(m[1]["groups"], serde_json::json!([]));
+    // --stdin: the pattern from standard input; the positional is then a path.
+    let r = env.run_stdin(
+        &["search", "--stdin", "u.txt", "--output", "count"],
+        b"x=22\n",
+    );
+    assert_eq!(r.json["total_matches"], 1);
+    let r = env.run(&["search", "x", "--invert", "--output", "matches"]);
+    assert_eq!(r.error_code(), "argument.invalid");
+    // Multiline matches span lines.
+    let r = env.run(&["search", "--multiline", r"y=\nzz", "--output", "matches"]);
+    assert_eq!(r.json["total_matches"], 1);
+    assert_eq!(r.json["matches"][0]["line"], 1);
+}
+
+#[test]
+fn bad_regex_is_a_syntax_error_with_a_repair() {
+    let env = TestEnv::new();
+    env.write("a.txt", "a(b\n");
+    for pat in ["a(b", "(?<=a)b", r"(a)\1", "x{2,1}"] {
+        let r = env.run(&["search", pat]);
+        assert_eq!(r.code, 1);
+        assert_eq!(r.error_code(), "input.syntax-error", "{pat}");
+        let repair = r.json["error"]["repairs"][0]["command"]
+            .as_str()
+            .unwrap_or("");
+        assert!(repair.starts_with("aitools search --fixed"), "{repair}");
+    }
+    let fixed = env.run(&["search", "--fixed", "--pattern", "a(b", "--output", "count"]);
+    assert_eq!(fixed.json["total_matches"], 1);
+    let nl = env.run(&["search", r"a\nb"]);
+    assert_eq!(nl.error_code(), "input.syntax-error");
+    assert!(
+        nl.json["error"]["repairs"][0]["command"]
+            .as_str()
+            .unwrap_or("")
+            .contains("--multiline")
+    );
+    let missing = env.run(&["search", "x", "nope/"]);
+    assert_eq!(missing.error_code(), "input.not-found");
+}
+
+#[test]
+fn find_lists_sorts_and_nests() {
+    let env = TestEnv::new();
+    env.write("src/a.rs", "12345");
+    env.write("src/deep/b.rs", "1");
+    env.write("src/deep/c.txt", "");
+    env.write("top.md", "123");
+    std::fs::create_dir_all(env.path("emptydir")).expect("mkdir");
+    let r = env.run(&["find", "--depth", "1"]);
+    let paths: Vec<String> = r.json["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|i| i["path"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(paths, vec!["emptydir", "src", "top.md"]);
+    let r = env.run(&["find", "*.rs"]);
+    let items = r.json["items"].as_array().expect("items");
+    assert_eq!(items.len(), 2);
+    assert_eq!(items[0]["path"], "src/a.rs");
+    assert_eq!(items[0]["kind"], "file");
+    assert_eq!(items[0]["size"], 5);
+    assert_eq!(items[0]["mode"], "0644");
+    let r = env.run(&["find", "src/deep"]);
+    assert_eq!(
+        r.json["total"], 3,
+        "with / the pattern matches the relative path"
+    );
+    let r = env.run(&["find", "--empty"]);
+    let paths: Vec<&str> = r.json["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter_map(|i| i["path"].as_str())
+        .collect();
+    assert_eq!(paths, vec!["emptydir", "src/deep/c.txt"]);
+    let r = env.run(&["find", "--type", "file", "--sort", "size"]);
+    assert_eq!(r.json["items"][0]["path"], "src/a.rs");
+    let r = env.run(&["find", "--type", "dir", "--sizes"]);
+    let src = r.json["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .find(|i| i["path"] == "src")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(src["size"], 6);
+    let r = env.run(&["find", "--output", "tree", "--limit", "3"]);
+    assert_eq!(r.code, 3);
+    assert_eq!(r.json["total"], 7);
+    let tree = &r.json["tree"];
+    assert_eq!(tree["name"], ".");
+    let omitted = |n: &Value| -> u64 {
+        fn walk(n: &Value) -> u64 {
+            n["omitted"].as_u64().unwrap_or(0)
+                + n["children"]
+                    .as_array()
+                    .map_or(0, |c| c.iter().map(walk).sum())
+        }
+        walk(n)
+    };
+    assert_eq!(omitted(tree), 4);
+    let next = r.json["next_commands"][0].as_str().expect("next");
+    assert_eq!(next, "aitools find --output tree --limit 7");
+}
+
+#[test]
+fn overview_reads_git_without_git() {
+    let env = TestEnv::new();
+    env.write("Cargo.toml", "[package]\n");
+    env.write("src/main.rs", "fn main() {}\n// two\n");
+    env.write("tracked_then_deleted.py", "x = 1\n");
+    tool(env.root(), "git", &["add", "-A"], None);
+    tool(
+        env.root(),
+        "git",
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "init",
+        ],
+        None,
+    );
+    std::fs::remove_file(env.path("tracked_then_deleted.py")).expect("rm");
+    env.write("new.py", "print(1)\n");
+    let r = env.run(&["overview"]);
+    let head = tool(env.root(), "git", &["rev-parse", "HEAD"], None);
+    let branch = tool(env.root(), "git", &["branch", "--show-current"], None);
+    assert_eq!(r.json["git"]["head"], head.trim());
+    assert_eq!(r.json["git"]["branch"], branch.trim());
+    assert_eq!(r.json["git"]["untracked"], 1);
+    assert_eq!(r.json["git"]["deleted"], 1);
+    assert_eq!(r.json["languages"][0]["lang"], "rust");
+    assert_eq!(r.json["languages"][0]["lines"], 2);
+    assert_eq!(strs(&r.json["build_files"]), vec!["Cargo.toml"]);
+    let names: Vec<&str> = r.json["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .filter_map(|e| e["name"].as_str())
+        .collect();
+    assert_eq!(
+        names,
+        vec![".git", "Cargo.toml", "new.py", "src"]
+            .into_iter()
+            .filter(|n| *n != ".git")
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(r.json["path"], "");
+}
+
+#[test]
+fn code_outline_defs_refs() {
+    let env = TestEnv::new();
+    env.write(
+        "src/lib.rs",
+        "pub struct Parser {\n    pos: usize,\n}\n\nimpl Parser {\n    pub fn parse(&self) -> u32 {\n        helper(1)\n    }\n}\n\nfn helper(x: u32) -> u32 {\n    x\n}\n",
+    );
+    env.write(
+        "tool.py",
+        "def helper():\n    return 2\n\nclass Parser:\n    pass\n",
+    );
+    env.write("a.lisp", "(defun helper-fn (x)\n  (helper x))\n");
+    env.write("notes.md", "# Title\n\nhelper text\n\n## Section\nmore\n");
+    let r = env.run(&["code", "outline", "src/lib.rs"]);
+    assert_eq!(r.json["lang"], "rust");
+    let syms: Vec<(String, String, u64, u64)> = r.json["symbols"]
+        .as_array()
+        .expect("symbols")
+        .iter()
+        .map(|s| {
+            (
+                s["kind"].as_str().unwrap_or("").to_string(),
+                s["name"].as_str().unwrap_or("").to_string(),
+                s["line"].as_u64().unwrap_or(0),
+                s["end_line"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert_eq!(
+        syms,
+        vec![
+            ("struct".into(), "Parser".into(), 1, 3),
+            ("impl".into(), "Parser".into(), 5, 9),
+            ("function".into(), "parse".into(), 6, 8),
+            ("function".into(), "helper".into(), 11, 13),
+        ]
+    );
+    let r = env.run(&["code", "outline", "notes.md"]);
+    assert_eq!(r.json["symbols"][0]["end_line"], 6);
+    let r = env.run(&["code", "defs", "helper"]);
+    let defs: Vec<(String, u64)> = r.json["defs"]
+        .as_array()
+        .expect("defs")
+        .iter()
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap_or("").to_string(),
+                d["line"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert_eq!(
+        defs,
+        vec![("src/lib.rs".to_string(), 11), ("tool.py".to_string(), 1)]
+    );
+    let r = env.run(&["code", "defs", "Parser", "--kind", "class"]);
+    assert_eq!(r.json["total"], 1);
+    let r = env.run(&["code", "defs", "help", "--prefix"]);
+    assert_eq!(r.json["total"], 3);
+    let r = env.run(&["code", "refs", "helper"]);
+    let refs: Vec<(String, u64, String)> = r.json["refs"]
+        .as_array()
+        .expect("refs")
+        .iter()
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap_or("").to_string(),
+                d["line"].as_u64().unwrap_or(0),
+                d["kind"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    // `helper-fn` in Lisp is another identifier; `(helper x)` is a mention.
+    assert_eq!(
+        refs,
+        vec![
+            ("a.lisp".to_string(), 2, "ref".to_string()),
+            ("notes.md".to_string(), 3, "ref".to_string()),
+            ("src/lib.rs".to_string(), 7, "ref".to_string()),
+            ("src/lib.rs".to_string(), 11, "def".to_string()),
+            ("tool.py".to_string(), 1, "def".to_string()),
+        ]
+    );
+    let r = env.run(&["code", "refs", "helper", "--limit", "2"]);
+    assert_eq!(r.code, 3);
+    assert_eq!(
+        r.json["next_commands"][0],
+        "aitools code refs helper --limit 5"
+    );
+    env.write("data.json", "{}");
+    let r = env.run(&["code", "outline", "data.json"]);
+    assert_eq!(r.error_code(), "input.unsupported-language");
+}
