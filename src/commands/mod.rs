@@ -2,8 +2,9 @@
 //! and registry entries, uses only the core (`protocol`, `workspace`, `text`,
 //! `store`), and never reaches into another family.
 
-pub mod edit;
 pub mod agent;
+pub mod edit;
 pub mod inspect;
 pub mod journal;
 pub mod search;
+pub mod tx;

@@ -730,12 +730,19 @@ fn shell_command_repairs_name_only_registered_commands() {
 #[test]
 fn a_bare_or_wrong_group_names_its_subcommands() {
     let env = TestEnv::new();
-    for argv in [vec!["feedback"], vec!["--root", ".", "feedback"], vec!["feedback", "nope"]] {
+    for argv in [
+        vec!["feedback"],
+        vec!["--root", ".", "feedback"],
+        vec!["feedback", "nope"],
+    ] {
         let r = env.run(&argv);
         assert_eq!(r.error_code(), "argument.invalid", "{argv:?}");
         let msg = r.json["error"]["message"].as_str().unwrap();
         assert!(msg.starts_with("feedback "), "{argv:?}: {msg}");
-        assert!(msg.contains("create, list, show, transition"), "{argv:?}: {msg}");
+        assert!(
+            msg.contains("create, list, show, transition"),
+            "{argv:?}: {msg}"
+        );
         assert_eq!(
             r.json["error"]["repairs"][0]["command"],
             "aitools schema feedback"

@@ -3,6 +3,7 @@
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Output, code, error};
+use crate::store::view;
 use crate::text::lines;
 use crate::workspace::{Ctx, paths};
 use clap::Args;
@@ -41,6 +42,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         code::IO,
     ],
     writes: false,
+    tx: true,
     workspace: true,
     run: handler!(InfoArgs, run),
 };
@@ -57,8 +59,28 @@ struct InfoOut {
 
 pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
     let abs = ctx.path_arg(&args.path)?;
-    let meta = std::fs::metadata(&abs).map_err(|e| error::io_error("info", &args.path, &e))?;
     let real = paths::real_path(&abs);
+    if ctx.tx.is_some() {
+        let st = view::stat(ctx, &abs, true)?;
+        if st.kind == view::Kind::Missing {
+            let e = std::io::Error::from(std::io::ErrorKind::NotFound);
+            return Err(error::io_error("info", &args.path, &e));
+        }
+        view::record_read(ctx, &abs)?;
+        let hash = match st.kind {
+            view::Kind::File => Some(view::load(ctx, &abs)?.hash.clone()),
+            _ => None,
+        };
+        return Ok(Output::ok(&InfoOut {
+            absolute: paths::display(&abs),
+            relative: paths::relative_to(&real, &ctx.root),
+            real: paths::display(&real),
+            exists: true,
+            size: st.len,
+            hash,
+        }));
+    }
+    let meta = std::fs::metadata(&abs).map_err(|e| error::io_error("info", &args.path, &e))?;
     let hash = if meta.is_file() {
         let f = std::fs::File::open(&abs).map_err(|e| error::io_error("info", &args.path, &e))?;
         Some(

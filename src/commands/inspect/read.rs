@@ -3,11 +3,11 @@
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Output, Repair, code, error, shell};
+use crate::store::view;
 use crate::text::{self, lines};
 use crate::workspace::Ctx;
 use clap::Args;
 use serde::Serialize;
-use std::fs::File;
 use std::io::Read;
 
 #[derive(Args, Debug)]
@@ -71,6 +71,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         code::IO,
     ],
     writes: false,
+    tx: true,
     workspace: true,
     run: handler!(ReadArgs, run),
 };
@@ -121,8 +122,12 @@ pub fn run(ctx: &Ctx, args: &ReadArgs) -> Result<Output, CmdError> {
     };
     let abs = ctx.path_arg(&args.path)?;
     let shown = ctx.display_path(&abs);
-    let meta = std::fs::metadata(&abs).map_err(|e| error::io_error("read", &args.path, &e))?;
-    if !meta.is_file() {
+    let st = view::stat(ctx, &abs, true)?;
+    if st.kind == view::Kind::Missing {
+        let e = std::io::Error::from(std::io::ErrorKind::NotFound);
+        return Err(error::io_error("read", &args.path, &e));
+    }
+    if st.kind != view::Kind::File {
         return Err(CmdError::new(
             code::NOT_A_FILE,
             format!("{} is not a regular file.", args.path),
@@ -133,7 +138,21 @@ pub fn run(ctx: &Ctx, args: &ReadArgs) -> Result<Output, CmdError> {
             ),
         ));
     }
-    let mut file = File::open(&abs).map_err(|e| error::io_error("read", &args.path, &e))?;
+    view::record_read(ctx, &abs)?;
+    // A file the tx changed is read from its staged bytes.
+    let staged = match st.staged {
+        Some(_) => Some(view::load(ctx, &abs)?),
+        None => None,
+    };
+    let open = || -> Result<Box<dyn Read>, CmdError> {
+        match &staged {
+            Some(s) => Ok(Box::new(std::io::Cursor::new(s.bytes.clone()))),
+            None => Ok(Box::new(
+                std::fs::File::open(&abs).map_err(|e| error::io_error("read", &args.path, &e))?,
+            )),
+        }
+    };
+    let mut file = open()?;
     let mut head = vec![0u8; text::sniff::SNIFF_BYTES];
     let head_len =
         read_full(&mut file, &mut head).map_err(|e| error::io_error("read", &args.path, &e))?;
@@ -151,7 +170,7 @@ pub fn run(ctx: &Ctx, args: &ReadArgs) -> Result<Output, CmdError> {
             mode: "text",
             path: shown,
             binary: true,
-            size: meta.len(),
+            size: st.len,
             mime,
             hash,
         }));
@@ -168,7 +187,7 @@ pub fn run(ctx: &Ctx, args: &ReadArgs) -> Result<Output, CmdError> {
             )
             .map_err(|e| error::io_error("read", &args.path, &e))?
             .total_lines;
-            file = File::open(&abs).map_err(|e| error::io_error("read", &args.path, &e))?;
+            file = open()?;
             head.clear();
             (total.saturating_sub(n) + 1, u64::MAX)
         }
@@ -244,7 +263,7 @@ pub fn run(ctx: &Ctx, args: &ReadArgs) -> Result<Output, CmdError> {
 }
 
 /// Reads until `buf` is full or the file ends; returns the bytes read.
-fn read_full(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+fn read_full(file: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut n = 0;
     while n < buf.len() {
         match file.read(&mut buf[n..]) {
