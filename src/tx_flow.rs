@@ -178,7 +178,7 @@ pub fn rebase(ctx: &Ctx, a: &RebaseArgs) -> Result<Output, CmdError> {
     let mut blocked = Vec::new();
     let mut probe = dirty.clone();
     for r in &t.ops {
-        if r.paths.iter().any(|p| probe.contains(p)) {
+        if r.depends_on(&probe) {
             if let Some(why) = not_rerunnable(&r.argv) {
                 let mut d = Json::obj();
                 d.push("tx_op", Json::UInt(r.tx_op));
@@ -197,7 +197,7 @@ pub fn rebase(ctx: &Ctx, a: &RebaseArgs) -> Result<Output, CmdError> {
     let built = (|| -> Result<tx::Tx, CmdError> {
         let cwd = std::env::current_dir().ok();
         for (k, r) in t.ops.iter().enumerate() {
-            if r.paths.iter().any(|p| dirty.contains(p)) {
+            if r.depends_on(&dirty) {
                 if !r.cwd.is_empty() {
                     let _ = std::env::set_current_dir(&r.cwd);
                 }
@@ -354,8 +354,13 @@ fn skipped(argv: &[String]) -> Json {
 
 /// The batch's error: the first failure's code (and so exit code), every
 /// element's envelope in diagnostics.
-fn batch_error(first: (usize, &[String], &Json), results: Vec<Json>, atomic: bool) -> CmdError {
+fn batch_error(
+    first: (usize, &[String], &Json),
+    results: Vec<Json>,
+    tx_id: Option<&str>,
+) -> CmdError {
     let (n, argv, env) = first;
+    let atomic = tx_id.is_some();
     let what = if atomic {
         "nothing was written (the tx was aborted)"
     } else {
@@ -364,7 +369,7 @@ fn batch_error(first: (usize, &[String], &Json), results: Vec<Json>, atomic: boo
     let mut err = CmdError::new(
         code_of(env),
         format!(
-            "Batch element {} ({}) failed: {} {what}.",
+            "Batch element {} ({}) failed: {}; {what}.",
             n + 1,
             shell::aitools(argv),
             message_of(env).trim_end_matches('.')
@@ -378,7 +383,11 @@ fn batch_error(first: (usize, &[String], &Json), results: Vec<Json>, atomic: boo
     if let Some(Json::Arr(reps)) = env.get("error").and_then(|e| e.get("repairs")) {
         for r in reps {
             let get = |k: &str| r.get(k).and_then(|v| v.as_str()).unwrap_or("").to_string();
-            let command = get("command");
+            let mut command = get("command");
+            if let Some(id) = tx_id {
+                // The tx was aborted: a repair naming it would lead nowhere.
+                command = command.replace(&format!(" --tx {id}"), "");
+            }
             if command.starts_with("aitools") {
                 err = err.with_repair(Repair::new(get("action"), get("detail"), command));
             }
@@ -470,7 +479,7 @@ pub fn batch(ctx: &Ctx, a: &BatchArgs) -> Result<Output, CmdError> {
             let _ = tx::abort(ctx, id);
         }
         let argv = elements.get(i).cloned().unwrap_or_default();
-        return Err(batch_error((i, &argv, &env), results, a.atomic));
+        return Err(batch_error((i, &argv, &env), results, tx_id.as_deref()));
     }
     let mut out = Json::obj();
     out.push("results", Json::Arr(results.clone()));
@@ -484,7 +493,11 @@ pub fn batch(ctx: &Ctx, a: &BatchArgs) -> Result<Output, CmdError> {
                 let commit_argv = vec!["tx".to_string(), "commit".to_string(), id.clone()];
                 let mut all = results;
                 all.push(env.clone());
-                return Err(batch_error((elements.len(), &commit_argv, &env), all, true));
+                return Err(batch_error(
+                    (elements.len(), &commit_argv, &env),
+                    all,
+                    Some(id),
+                ));
             }
         };
         out.push("tx", Json::str(id.clone()));

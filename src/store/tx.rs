@@ -75,7 +75,20 @@ pub struct OpRecord {
     #[serde(default)]
     pub cwd: String,
     pub paths: Vec<String>,
+    /// Every path the op looked at through the tx's view (read or written).
+    #[serde(default)]
+    pub looked: Vec<String>,
     pub prior: Vec<Prior>,
+}
+
+impl OpRecord {
+    /// Whether the op wrote or read any of `paths`.
+    pub fn depends_on(&self, paths: &std::collections::BTreeSet<String>) -> bool {
+        self.paths
+            .iter()
+            .chain(&self.looked)
+            .any(|p| paths.contains(p))
+    }
 }
 
 /// An open tx as loaded.
@@ -470,6 +483,7 @@ impl Tx {
         command: &str,
         changes: &[EntryChange],
         contents: &BTreeMap<String, Vec<u8>>,
+        looked: Vec<String>,
     ) -> Result<u64, CmdError> {
         let n = self.index.last_op + 1;
         let mut index = self.index.clone();
@@ -522,6 +536,7 @@ impl Tx {
             argv: strip_tx(&ctx.argv),
             cwd: ctx.cwd.to_string_lossy().into_owned(),
             paths,
+            looked,
             prior,
         };
         let done = (|| -> io::Result<()> {
@@ -582,6 +597,7 @@ impl Tx {
             argv: from.argv.clone(),
             cwd: from.cwd.clone(),
             paths: from.paths.clone(),
+            looked: from.looked.clone(),
             prior,
         };
         let mut ops = self.ops.clone();

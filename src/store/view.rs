@@ -43,6 +43,34 @@ type Key = (String, u64, u64, i64, i64);
 
 static CACHE: Mutex<Option<(Key, Arc<Tx>)>> = Mutex::new(None);
 
+/// The tx paths a staging op looked at (`track`), so `tx rebase` knows which ops
+/// depend on a drifted path even when they only read it (a copy's source).
+static SEEN: Mutex<Option<std::collections::BTreeSet<String>>> = Mutex::new(None);
+
+/// Starts collecting the paths looked at through the view.
+pub fn track() {
+    if let Ok(mut s) = SEEN.lock() {
+        *s = Some(std::collections::BTreeSet::new());
+    }
+}
+
+/// Stops collecting; the paths looked at since `track`, sorted.
+pub fn tracked() -> Vec<String> {
+    SEEN.lock()
+        .ok()
+        .and_then(|mut s| s.take())
+        .map(|s| s.into_iter().collect())
+        .unwrap_or_default()
+}
+
+fn seen(rel: &str) {
+    if let Ok(mut s) = SEEN.lock() {
+        if let Some(set) = s.as_mut() {
+            set.insert(rel.to_string());
+        }
+    }
+}
+
 /// Forgets the cached tx (after a tx op changed it).
 pub fn forget() {
     if let Ok(mut c) = CACHE.lock() {
@@ -179,6 +207,7 @@ pub fn stat(ctx: &Ctx, abs: &Path, follow: bool) -> Result<Stat, CmdError> {
         |e: io::Error| crate::protocol::error::io_error(&ctx.command, &ctx.display_path(abs), &e);
     if let Some(t) = active(ctx)? {
         if let Some(rel) = key(ctx, abs, follow) {
+            seen(&rel);
             if let Some(s) = decide(&t, &rel) {
                 let mut st = from_state(&s);
                 if st.kind == Kind::File {
@@ -201,6 +230,7 @@ pub fn load(ctx: &Ctx, abs: &Path) -> Result<Arc<Snapshot>, CmdError> {
         |e: io::Error| crate::protocol::error::io_error(&ctx.command, &ctx.display_path(abs), &e);
     if let Some(t) = active(ctx)? {
         if let Some(rel) = key(ctx, abs, true) {
+            seen(&rel);
             if let Some(s) = decide(&t, &rel) {
                 if s.kind != "file" {
                     let e = if s.is_missing() {

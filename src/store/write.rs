@@ -236,11 +236,17 @@ fn stage(
     let _tlock = tx::open(ctx, id)?.lock(ctx)?;
     view::forget();
     let mut t = tx::open(ctx, id)?;
-    let changes = build()?;
-    let mut plan = Plan::new(ctx, &state, id);
-    for c in changes {
-        plan.add(c)?;
-    }
+    view::track();
+    let planned = (|| -> Result<Plan, CmdError> {
+        let changes = build()?;
+        let mut plan = Plan::new(ctx, &state, id);
+        for c in changes {
+            plan.add(c)?;
+        }
+        Ok(plan)
+    })();
+    let looked = view::tracked();
+    let mut plan = planned?;
     let max_diff = more.max_diff_lines.unwrap_or(MAX_DIFF_LINES);
     let mut next_commands = Vec::new();
     let mut reports = Vec::new();
@@ -288,7 +294,7 @@ fn stage(
         contents.insert(h, bytes);
     }
     let changes = std::mem::take(&mut plan.entry_changes);
-    let n = t.stage(ctx, &ctx.command, &changes, &contents)?;
+    let n = t.stage(ctx, &ctx.command, &changes, &contents, looked)?;
     view::forget();
     snapshot::clear();
     done.tx_op = Some(n);

@@ -6,3 +6,4 @@ mod conformance;
 mod inspect;
 mod protocol;
 mod search;
+mod tx;
