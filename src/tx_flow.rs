@@ -278,7 +278,7 @@ pub const BATCH: CommandSpec = CommandSpec {
         code::TARGET_CHANGED,
         code::BUSY,
     ],
-    writes: true,
+    writes: false,
     tx: false,
     workspace: true,
     run: handler!(BatchArgs, batch),
@@ -484,7 +484,7 @@ pub fn batch(ctx: &Ctx, a: &BatchArgs) -> Result<Output, CmdError> {
     let mut out = Json::obj();
     out.push("results", Json::Arr(results.clone()));
     if let Some(id) = &tx_id {
-        let done = match tx::commit(ctx, id, false, write::MAX_DIFF_LINES) {
+        let done = match tx::commit(ctx, id, false, write::MAX_DIFF_LINES, false) {
             Ok(d) => d,
             Err(e) => {
                 let _ = tx::abort(ctx, id);

@@ -830,6 +830,7 @@ pub fn commit(
     id: &str,
     ignore_stale_reads: bool,
     max_diff_lines: usize,
+    dry_run: bool,
 ) -> Result<Committed, CmdError> {
     let state = state_dir::ensure(&ctx.root).map_err(|e| io_err(ctx, &e))?;
     let _wlock = lock::acquire(ctx, &state)?;
@@ -847,6 +848,15 @@ pub fn commit(
     let changes = tx.changes(ctx)?;
     let mut plain = ctx.clone();
     plain.tx = None;
+    let more = MoreOptions {
+        undoes: None,
+        max_diff_lines: Some(max_diff_lines),
+    };
+    if dry_run {
+        return write::run_with(&plain, &WriteOptions { dry_run: true }, &more, || {
+            Ok(changes)
+        });
+    }
     let seq = journal::next_seq(&state).map_err(|e| io_err(ctx, &e))?;
     let marker = (|| -> io::Result<()> {
         let mut f = fsx::create_new(&tx.dir.join("committing"), 0o600)?;
@@ -855,10 +865,6 @@ pub fn commit(
         fsx::sync_dir(&tx.dir)
     })();
     marker.map_err(|e| io_err(ctx, &e))?;
-    let more = MoreOptions {
-        undoes: None,
-        max_diff_lines: Some(max_diff_lines),
-    };
     let done = write::run_with(&plain, &WriteOptions::default(), &more, || Ok(changes));
     match done {
         Ok(c) => {

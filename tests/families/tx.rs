@@ -451,6 +451,11 @@ fn two_transactions_on_one_file_the_later_commit_conflicts() {
         &t2,
     ]));
     assert_eq!(ok(env.run(&["tx", "status"])).json["total"], 2);
+    let dry = ok(env.run(&["tx", "commit", &t2, "--dry-run"]));
+    assert_eq!(dry.json["dry_run"], true);
+    assert_eq!(dry.json["op_id"], Value::Null);
+    assert_eq!(dry.json["changes"][0]["path"], "a.txt");
+    assert_eq!(env.read("a.txt"), b"base\n");
     ok(env.run(&["tx", "commit", &t1]));
     let c = env.run(&["tx", "commit", &t2]);
     assert_eq!(c.code, 2);

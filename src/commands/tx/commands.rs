@@ -408,6 +408,9 @@ pub struct CommitArgs {
     /// Diff lines shown per change.
     #[arg(long, value_name = "N", default_value = "200")]
     pub max_diff_lines: u64,
+    /// Check for conflicts and show the changes; write nothing and keep the tx.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 pub const COMMIT: CommandSpec = CommandSpec {
@@ -419,8 +422,9 @@ pub const COMMIT: CommandSpec = CommandSpec {
         write::FIELD_CHANGES,
         field(
             "op_id",
-            "The op recording the commit (undo reverts the whole tx); null for an empty tx.",
+            "The op recording the commit (undo reverts the whole tx); null for an empty tx or with --dry-run.",
         ),
+        write::FIELD_DRY_RUN,
         field(
             "next_commands",
             "`aitools diff --op <op_id>` when a diff was cut.",
@@ -439,6 +443,7 @@ pub fn commit(ctx: &Ctx, a: &CommitArgs) -> Result<Output, CmdError> {
         &a.tx,
         a.ignore_stale_reads,
         a.max_diff_lines.max(1) as usize,
+        a.dry_run,
     )?;
     Ok(done.into_output(vec![]))
 }
