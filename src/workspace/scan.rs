@@ -779,7 +779,11 @@ struct Ignorer {
 
 impl Ignorer {
     fn new(root: &Path, overlay: Option<Arc<Overlay>>) -> Ignorer {
-        let top = crate::workspace::git::work_tree(root).unwrap_or_else(|| root.to_path_buf());
+        // Only a scan with a tx's overlay evaluates ignore rules itself.
+        let top = match overlay {
+            Some(_) => crate::workspace::git::work_tree(root).unwrap_or_else(|| root.to_path_buf()),
+            None => root.to_path_buf(),
+        };
         Ignorer {
             top,
             overlay,
