@@ -112,6 +112,20 @@ fn distance(a: &str, b: &str) -> usize {
 /// The error for a first word that names no command, in the spec's order: a bare
 /// group, a group's subcommand typed alone, a shell command, anything else.
 pub fn unknown_command_error(word: &str, rest: &[String]) -> CmdError {
+    // `aitools help read` is what a person types; the flag form is ours.
+    if word == "help" {
+        let mut words: Vec<String> = rest.to_vec();
+        words.push("--help".to_string());
+        return CmdError::new(
+            code::ARGUMENT_INVALID,
+            "help is a flag, not a command: use --help.",
+            Repair::new(
+                "run-instead",
+                "Help is --help, after a command name or alone.",
+                shell::aitools(&words),
+            ),
+        );
+    }
     if registry::groups().contains(&word) {
         let subs: Vec<&str> = registry::all()
             .filter_map(|s| s.name.strip_prefix(&format!("{word} ")))

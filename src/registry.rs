@@ -9,9 +9,9 @@ use crate::protocol::registry::CommandSpec;
 #[rustfmt::skip]
 const FAMILIES: &[&[CommandSpec]] = &[
     commands::inspect::COMMANDS,
+    commands::search::COMMANDS,
     commands::edit::COMMANDS,
     commands::journal::COMMANDS,
-    commands::search::COMMANDS,
     crate::discovery::COMMANDS,
     commands::agent::COMMANDS,
     commands::tx::COMMANDS,
@@ -37,4 +37,16 @@ pub fn groups() -> Vec<&'static str> {
     g.sort();
     g.dedup();
     g
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_command_is_registered_once() {
+        let mut names: Vec<&str> = super::all().map(|s| s.name).collect();
+        let n = names.len();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), n, "a command is registered twice");
+    }
 }

@@ -365,3 +365,41 @@ pub fn overlay(ctx: &Ctx) -> Result<Option<Arc<Overlay>>, CmdError> {
     }
     Ok(Some(Arc::new(o)))
 }
+
+/// Where a command that reads a file by path should read `abs` from.
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// The disk decides: read `abs` itself.
+    Disk,
+    /// The tx staged this file: its bytes are the blob file at this path.
+    Staged(PathBuf),
+    /// The tx removed it.
+    Missing,
+    /// The tx made it a directory (`dir`) or a symlink.
+    NotFile { dir: bool },
+}
+
+/// The file to open for `abs` in the view (a final symlink followed). Commands
+/// that open files by path (read's views, info's statistics) open the blob of a
+/// staged file instead of `abs`, and keep showing `abs`.
+pub fn source(ctx: &Ctx, abs: &Path) -> Result<Source, CmdError> {
+    let Some(t) = active(ctx)? else {
+        return Ok(Source::Disk);
+    };
+    let Some(rel) = key(ctx, abs, true) else {
+        return Ok(Source::Disk);
+    };
+    seen(&rel);
+    Ok(match decide(&t, &rel) {
+        None => Source::Disk,
+        Some(s) => match s.kind.as_str() {
+            "file" => Source::Staged(super::blobs::path(
+                &t.state,
+                s.hash.as_deref().unwrap_or_default(),
+            )),
+            "missing" => Source::Missing,
+            "dir" => Source::NotFile { dir: true },
+            _ => Source::NotFile { dir: false },
+        },
+    })
+}

@@ -2,9 +2,11 @@
 //! binary, how other encodings decode, and token estimates.
 
 pub mod diff;
+pub mod doc;
 pub mod lang;
 pub mod lines;
 pub mod outline;
+pub mod select;
 pub mod sniff;
 
 /// The longest line returned whole; longer lines are cut here and listed in `cut_lines`.
@@ -12,3 +14,7 @@ pub const MAX_LINE_BYTES: usize = 16384;
 
 /// The UTF-8 byte order mark.
 pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+pub mod decode;
+pub mod invisible;
+pub mod stats;
+pub mod strings;

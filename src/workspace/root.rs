@@ -49,7 +49,8 @@ impl Ctx {
             Some(r) => {
                 let given = cwd.join(r);
                 match std::fs::canonicalize(&given) {
-                    Ok(real) if real.is_dir() => real,
+                    // An empty --root would silently mean the working directory.
+                    Ok(real) if real.is_dir() && !r.is_empty() => real,
                     _ => {
                         return Err(CmdError::new(
                             code::ARGUMENT_INVALID,

@@ -3,7 +3,10 @@
 mod agent;
 mod agent_examples;
 mod conformance;
+mod edit;
 mod inspect;
 mod protocol;
+mod redaction;
 mod search;
+mod store;
 mod tx;

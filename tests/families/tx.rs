@@ -574,3 +574,42 @@ fn batch_without_atomic_commits_each_and_can_continue() {
     ));
     assert_eq!(all_ok.json["results"][0]["lines"], serde_json::json!(["3"]));
 }
+
+#[test]
+fn rebase_re_runs_a_content_based_edit_on_the_current_file() {
+    let env = TestEnv::new();
+    env.write("app.py", "def greet():\n    return 1\n\nx = 2\n");
+    let t = begin(&env);
+    ok(env.run(&[
+        "edit",
+        "app.py",
+        "--old",
+        "def greet",
+        "--new",
+        "def welcome",
+        "--tx",
+        &t,
+    ]));
+    assert_eq!(
+        ok(env.run(&["read", "app.py", "--tx", &t])).lines()[0],
+        "def welcome():"
+    );
+    // Someone else changes another line of the same file.
+    env.write("app.py", "def greet():\n    return 1\n\nx = 3\n");
+    assert_eq!(env.run(&["tx", "commit", &t]).code, 2);
+    let r = ok(env.run(&["tx", "rebase", &t]));
+    assert_eq!(r.json["rebased"], serde_json::json!(["app.py"]));
+    // Rebase resolves write conflicts only: the earlier read is still stale.
+    let c = env.run(&["tx", "commit", &t]);
+    assert_eq!(c.json["error"]["conflicts"][0]["kind"], "read");
+    let again = ok(env.run(&["read", "app.py", "--tx", &t]));
+    assert_eq!(
+        again.lines(),
+        vec!["def welcome():", "    return 1", "", "x = 3"]
+    );
+    ok(env.run(&["tx", "commit", &t]));
+    assert_eq!(
+        env.read("app.py"),
+        b"def welcome():\n    return 1\n\nx = 3\n"
+    );
+}

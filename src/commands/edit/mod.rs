@@ -1,13 +1,25 @@
-//! The edit family: commands that write files (`write`, `delete`, `move`, `copy`,
-//! `mkdir`, `chmod`, `link`, `touch`, and the text edits). Every one goes through
-//! the store's write protocol.
+//! The edit family: commands that write files (`edit`, `insert`, `replace`,
+//! `apply`, `write`, `delete`, `move`, `copy`, `mkdir`, `chmod`, `link`, `touch`).
+//! Every one goes through the store's write protocol.
 
 use crate::protocol::registry::CommandSpec;
 
+pub mod apply;
+pub mod common;
+pub mod edit_cmd;
 pub mod files;
+pub mod insert;
+pub mod matching;
+pub mod patch;
+pub mod replace;
+pub mod template;
 pub mod write;
 
 pub const COMMANDS: &[CommandSpec] = &[
+    edit_cmd::SPEC,
+    insert::SPEC,
+    replace::SPEC,
+    apply::SPEC,
     write::SPEC,
     files::DELETE,
     files::MOVE,

@@ -1,0 +1,341 @@
+//! `apply`: a unified diff from `--stdin` (or `--stdin-data`) applied to the
+//! workspace — files created, modified and deleted — all of them or none.
+
+use super::common::{self, Target};
+use super::patch::{self, FilePatch};
+use crate::handler;
+use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
+use crate::store::guard;
+use crate::store::write::{self, Change, WriteOptions};
+use crate::text::doc::Doc;
+use crate::text::select;
+use crate::workspace::{Ctx, paths};
+use clap::Args;
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct ApplyArgs {
+    /// Lines around a hunk's recorded position searched for its context.
+    #[arg(long, value_name = "N", default_value = "3")]
+    pub fuzz: String,
+    /// Apply the inverse patch.
+    #[arg(long)]
+    pub reverse: bool,
+    /// Leading path components dropped; default drops a/ and b/.
+    #[arg(long, value_name = "N")]
+    pub strip: Option<String>,
+    /// Read the input from standard input (never read otherwise).
+    #[arg(long)]
+    pub stdin: bool,
+    /// The --stdin input given inline; history records --stdin writes this way.
+    #[arg(long, allow_hyphen_values = true)]
+    pub stdin_data: Option<String>,
+    /// Guard: HASH (the target) or PATH=HASH; refusal.target-changed when it differs.
+    #[arg(long)]
+    pub expect_hash: Vec<String>,
+    /// Validate and show the diff; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+pub const SPEC: CommandSpec = CommandSpec {
+    name: "apply",
+    summary: "Apply a unified diff from --stdin to the workspace, all files or none.",
+    description: "Reads diff -u or git diff output (several files; /dev/null creates or deletes; new file mode sets the mode; \\ No newline at end of file honoured). Paths resolve against the working directory after --strip. Each hunk is looked for at its recorded line (moved by the offset of earlier hunks), then up to --fuzz lines either side; a hunk that fits nowhere is selection.no-match with diagnostics naming the hunk and where it was expected. Unchanged lines keep their bytes; added lines take the file's line ending.",
+    args: <ApplyArgs as clap::Args>::augment_args,
+    output_fields: &[
+        field(
+            "changes",
+            "[{path,action,from?,hash_before,hash_after,diff?,diff_truncated?}]; diff is cut at 200 lines.",
+        ),
+        field(
+            "op_id",
+            "The journal op (undo with `aitools undo <op_id>`); null when nothing changed.",
+        ),
+        field("dry_run", "With --dry-run: true; nothing was written."),
+        field("applied_hunks", "Hunks applied across all files."),
+        field(
+            "next_commands",
+            "Commands that continue (the whole diff when it was cut).",
+        ),
+    ],
+    error_codes: &[
+        code::ARGUMENT_INVALID,
+        code::NOT_FOUND,
+        code::OUTSIDE_WORKSPACE,
+        code::REDACTED_INPUT,
+        code::EXISTS,
+        code::NOT_A_FILE,
+        code::BUSY,
+        code::IO,
+        code::INTERNAL,
+        code::TARGET_CHANGED,
+        code::NOT_UTF8,
+        code::NO_MATCH,
+        code::AMBIGUOUS,
+    ],
+    writes: true,
+    tx: true,
+    workspace: true,
+    run: handler!(ApplyArgs, run),
+};
+
+/// A path's state while the patch's files are applied in order.
+struct Slot {
+    real: PathBuf,
+    display: String,
+    /// The state before the op: content, or `None` when it did not exist.
+    before: Option<Target>,
+    now: Option<Doc>,
+    mode: Option<u32>,
+}
+
+pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
+    let cmd = "apply";
+    let expect = guard::parse_expect_hash(cmd, &args.expect_hash)?;
+    let fuzz = common::parse_count(cmd, "--fuzz", Some(&args.fuzz))?.unwrap_or(3) as usize;
+    let strip = common::parse_count(cmd, "--strip", args.strip.as_deref())?.map(|n| n as usize);
+    let Some(diff) = common::read_input(cmd, args.stdin, args.stdin_data.as_deref())? else {
+        return Err(CmdError::invalid_argument(
+            cmd,
+            "apply reads the diff from --stdin (or --stdin-data DIFF).",
+        ));
+    };
+    guard::refuse_redacted("The diff", diff.as_bytes())?;
+    let mut patches = patch::parse(&diff).map_err(|m| {
+        CmdError::invalid_argument(cmd, format!("The input is not a diff apply can use: {m}"))
+    })?;
+    if args.reverse {
+        patches.iter_mut().for_each(FilePatch::reverse);
+    }
+    for p in &mut patches {
+        p.old_path = p
+            .old_path
+            .take()
+            .map(|x| strip_path(cmd, &x, strip, "a/"))
+            .transpose()?;
+        p.new_path = p
+            .new_path
+            .take()
+            .map(|x| strip_path(cmd, &x, strip, "b/"))
+            .transpose()?;
+    }
+
+    let mut applied = 0u64;
+    let committed = write::run(
+        ctx,
+        &WriteOptions {
+            dry_run: args.dry_run,
+        },
+        || {
+            let mut slots: Vec<Slot> = Vec::new();
+            for (fi, p) in patches.iter().enumerate() {
+                let arg = target_arg(ctx, p)?;
+                let idx = slot(ctx, &mut slots, &arg, &expect)?;
+                let s = slots
+                    .get_mut(idx)
+                    .ok_or_else(|| CmdError::internal("apply: slot lost"))?;
+                let creating = p.old_path.is_none();
+                let current = match (&s.now, creating) {
+                    (Some(_), true) => {
+                        return Err(CmdError::new(
+                            code::EXISTS,
+                            format!("The diff creates {}, which already exists.", s.display),
+                            Repair::new(
+                                "reverse",
+                                "Check whether the patch is already applied: try it with --reverse --dry-run.",
+                                shell::aitools(["apply", "--stdin", "--reverse", "--dry-run"]),
+                            ),
+                        ));
+                    }
+                    (None, false) => {
+                        return Err(CmdError::new(
+                            code::NOT_FOUND,
+                            format!("The diff modifies {}, which does not exist.", s.display),
+                            Repair::new("find", "Look for the file by name.", "aitools find ."),
+                        ));
+                    }
+                    (Some(d), false) => d.clone(),
+                    (None, true) => Doc::from_text(false, String::new()),
+                };
+                let out = patch::apply(&current, &p.hunks, fuzz)
+                    .map_err(|e| hunk_error(&s.display, fi, &current, p, e))?;
+                applied += p.hunks.len() as u64;
+                if p.new_path.is_none() {
+                    if !out.text.is_empty() {
+                        return Err(CmdError::new(
+                            code::NO_MATCH,
+                            format!(
+                                "The diff deletes {}, but the file holds more than the diff removes.",
+                                s.display
+                            ),
+                            Repair::new(
+                                "read",
+                                "Read the file as it is now.",
+                                shell::aitools(["read", &s.display]),
+                            ),
+                        ));
+                    }
+                    s.now = None;
+                } else {
+                    s.now = Some(out);
+                    if creating {
+                        s.mode = p.new_mode;
+                    }
+                }
+            }
+            let mut changes = Vec::new();
+            for s in slots {
+                match (&s.before, s.now) {
+                    (Some(_), None) => changes.push(Change::Delete { path: s.real }),
+                    (None, Some(d)) => changes.push(Change::Put {
+                        path: s.real,
+                        bytes: d.to_bytes(),
+                        mode: s.mode,
+                    }),
+                    (Some(b), Some(d)) => {
+                        if d.text != b.doc.text || d.bom != b.doc.bom {
+                            changes.push(Change::Put {
+                                path: s.real,
+                                bytes: d.to_bytes(),
+                                mode: None,
+                            });
+                        }
+                    }
+                    (None, None) => {}
+                }
+            }
+            Ok(changes)
+        },
+    )?;
+    Ok(committed.into_output(vec![("applied_hunks", Json::UInt(applied))]))
+}
+
+/// A diff path with `--strip N` components dropped, or by default the `a/`/`b/`
+/// prefix git writes.
+fn strip_path(cmd: &str, p: &str, strip: Option<usize>, prefix: &str) -> Result<String, CmdError> {
+    match strip {
+        None => Ok(p.strip_prefix(prefix).unwrap_or(p).to_string()),
+        Some(n) => {
+            let parts: Vec<&str> = p.split('/').filter(|c| !c.is_empty()).collect();
+            if n >= parts.len() {
+                return Err(CmdError::invalid_argument(
+                    cmd,
+                    format!("--strip {n} leaves nothing of the diff path {p:?}."),
+                ));
+            }
+            Ok(parts.get(n..).unwrap_or(&[]).join("/"))
+        }
+    }
+}
+
+/// Which file a patch is for: the new name, or the old one when only it exists
+/// (`diff -u x x.new`) or the patch deletes.
+fn target_arg(ctx: &Ctx, p: &FilePatch) -> Result<String, CmdError> {
+    match (&p.old_path, &p.new_path) {
+        (Some(o), Some(n)) => {
+            if o != n && !ctx.resolve(n).exists() && ctx.resolve(o).exists() {
+                Ok(o.clone())
+            } else {
+                Ok(n.clone())
+            }
+        }
+        (None, Some(n)) => Ok(n.clone()),
+        (Some(o), None) => Ok(o.clone()),
+        (None, None) => Err(CmdError::invalid_argument(
+            "apply",
+            "A file section of the diff names no path on either side.",
+        )),
+    }
+}
+
+/// The slot for `arg`, loaded (and hash-checked) on first use.
+fn slot(
+    ctx: &Ctx,
+    slots: &mut Vec<Slot>,
+    arg: &str,
+    expect: &guard::ExpectHash,
+) -> Result<usize, CmdError> {
+    let abs = ctx.path_arg(arg)?;
+    let real = paths::real_path(&abs);
+    if let Some(i) = slots.iter().position(|s| s.real == real) {
+        return Ok(i);
+    }
+    let display = ctx.display_path(&abs);
+    common::check_inside(ctx, &real, &display)?;
+    let first = slots.is_empty();
+    let before = match crate::store::view::exists(ctx, &abs)? {
+        true => Some(common::load(ctx, arg)?),
+        false => None,
+    };
+    match &before {
+        Some(t) => common::check_target_hash(expect, t, first)?,
+        None => {
+            if let Some(h) = expect.for_target(arg, &display, first) {
+                guard::check_hash(&display, h, None)?;
+            }
+        }
+    }
+    slots.push(Slot {
+        real,
+        display,
+        now: before.as_ref().map(|t| t.doc.clone()),
+        before,
+        mode: None,
+    });
+    Ok(slots.len() - 1)
+}
+
+/// `selection.no-match` / `selection.ambiguous` naming the hunk, where it was
+/// expected, and the file lines nearest to its first old line.
+fn hunk_error(
+    display: &str,
+    file_index: usize,
+    doc: &Doc,
+    p: &FilePatch,
+    e: patch::HunkError,
+) -> CmdError {
+    let mut d = Json::obj();
+    d.push("path", Json::str(display));
+    d.push("file", Json::UInt(file_index as u64 + 1));
+    d.push("hunk", Json::UInt(e.hunk as u64 + 1));
+    if let Some(h) = p.hunks.get(e.hunk) {
+        d.push("header", Json::str(h.header.clone()));
+    }
+    d.push("expected_line", Json::UInt(e.expected_line as u64));
+    d.push("message", Json::str(e.message.clone()));
+    let from = e.expected_line.saturating_sub(5).max(1);
+    let repair = Repair::new(
+        "read",
+        "Read the lines where the hunk was expected and regenerate the diff against them.",
+        shell::aitools(["read", display, "--range", &format!("{from}:{}", from + 19)]),
+    );
+    let code = if e.ambiguous {
+        code::AMBIGUOUS
+    } else {
+        code::NO_MATCH
+    };
+    let mut err = CmdError::new(
+        code,
+        format!("Hunk {} of {display}: {}", e.hunk + 1, e.message),
+        repair,
+    )
+    .with_diagnostics(Json::Arr(vec![d]));
+    let first_old = p
+        .hunks
+        .get(e.hunk)
+        .and_then(|h| {
+            h.lines
+                .iter()
+                .find(|l| l.kind != patch::Kind::Add && !l.text.trim().is_empty())
+        })
+        .map(|l| l.text.clone());
+    if let Some(text) = first_old {
+        let near = select::nearest_lines(doc, &text, 3);
+        if !near.is_empty() {
+            err = err.with_candidates(select::candidates(doc, near));
+        }
+    }
+    err
+}

@@ -1,0 +1,374 @@
+//! What the text-editing commands share: the selector and guard arguments, the
+//! `--stdin`/`--stdin-data` input, and loading a target as editable text (inside
+//! the workspace, a regular file, not binary, valid UTF-8) under the write lock.
+
+use crate::protocol::values;
+use crate::protocol::{CmdError, Repair, code, error, shell};
+use crate::store::guard::{self, ExpectHash};
+use crate::text::doc::{DecodeError, Doc};
+use crate::text::select::Selector;
+use crate::workspace::{Ctx, paths};
+use clap::Args;
+use regex::{Regex, RegexBuilder};
+use std::path::PathBuf;
+
+/// The selectors: at most one per call.
+#[derive(Args, Debug, Default, Clone)]
+pub struct SelectorArgs {
+    /// Lines S:E, S: or N (1-based, inclusive).
+    #[arg(long)]
+    pub range: Option<String>,
+    /// The lines of a definition.
+    #[arg(long)]
+    pub symbol: Option<String>,
+    /// Definition kind for --symbol.
+    #[arg(long)]
+    pub kind: Option<String>,
+    /// START-RE END-RE: a start line through the next end line.
+    #[arg(long, num_args = 2, value_names = ["START", "END"], allow_hyphen_values = true)]
+    pub between: Option<Vec<String>>,
+    /// With --between: exclude both ends.
+    #[arg(long)]
+    pub exclusive: bool,
+    /// Every line matching RE.
+    #[arg(long = "match", value_name = "RE", allow_hyphen_values = true)]
+    pub match_re: Option<String>,
+    /// With --match: the lines that do not match.
+    #[arg(long)]
+    pub invert: bool,
+}
+
+impl SelectorArgs {
+    /// The one selector given, if any; `argument.invalid` for two, or for a
+    /// modifier (--kind, --exclusive, --invert) without its selector.
+    pub fn parse(&self, command: &str) -> Result<Option<Selector>, CmdError> {
+        let given: Vec<&str> = [
+            self.range.as_ref().map(|_| "--range"),
+            self.symbol.as_ref().map(|_| "--symbol"),
+            self.between.as_ref().map(|_| "--between"),
+            self.match_re.as_ref().map(|_| "--match"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if given.len() > 1 {
+            return Err(CmdError::invalid_argument(
+                command,
+                format!("{} are two selectors; use one.", given.join(" and ")),
+            ));
+        }
+        if self.kind.is_some() && self.symbol.is_none() {
+            return Err(CmdError::invalid_argument(
+                command,
+                "--kind goes with --symbol.",
+            ));
+        }
+        if self.exclusive && self.between.is_none() {
+            return Err(CmdError::invalid_argument(
+                command,
+                "--exclusive goes with --between.",
+            ));
+        }
+        if self.invert && self.match_re.is_none() {
+            return Err(CmdError::invalid_argument(
+                command,
+                "--invert goes with --match.",
+            ));
+        }
+        if let Some(r) = &self.range {
+            let r = values::parse_range(r).map_err(|m| CmdError::invalid_argument(command, m))?;
+            return Ok(Some(Selector::Range(r)));
+        }
+        if let Some(name) = &self.symbol {
+            if name.is_empty() {
+                return Err(CmdError::invalid_argument(command, "--symbol is empty."));
+            }
+            return Ok(Some(Selector::Symbol {
+                name: name.clone(),
+                kind: self.kind.clone(),
+            }));
+        }
+        if let Some(b) = &self.between {
+            let (Some(s), Some(e)) = (b.first(), b.get(1)) else {
+                return Err(CmdError::invalid_argument(
+                    command,
+                    "--between takes START and END.",
+                ));
+            };
+            return Ok(Some(Selector::Between {
+                start: compile(command, "--between START", s, false)?,
+                end: compile(command, "--between END", e, false)?,
+                exclusive: self.exclusive,
+            }));
+        }
+        if let Some(m) = &self.match_re {
+            return Ok(Some(Selector::Match {
+                re: compile(command, "--match", m, false)?,
+                invert: self.invert,
+            }));
+        }
+        Ok(None)
+    }
+
+    pub fn any(&self) -> bool {
+        self.range.is_some()
+            || self.symbol.is_some()
+            || self.between.is_some()
+            || self.match_re.is_some()
+    }
+}
+
+/// A regular expression from an argument; a syntax error is `input.syntax-error`.
+pub fn compile(
+    command: &str,
+    what: &str,
+    pattern: &str,
+    ignore_case: bool,
+) -> Result<Regex, CmdError> {
+    RegexBuilder::new(pattern)
+        .case_insensitive(ignore_case)
+        .size_limit(64 << 20)
+        .build()
+        .map_err(|e| {
+            CmdError::new(
+                code::SYNTAX_ERROR,
+                format!(
+                    "{what} {pattern:?} is not a valid regular expression: {}",
+                    first_line(&e.to_string())
+                ),
+                error::schema_repair(command),
+            )
+        })
+}
+
+pub fn first_line(s: &str) -> String {
+    s.lines().last().unwrap_or(s).trim().to_string()
+}
+
+/// `--expect-count N`: ASCII digits only.
+pub fn parse_count(command: &str, flag: &str, v: Option<&str>) -> Result<Option<u64>, CmdError> {
+    match v {
+        None => Ok(None),
+        Some(s) if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => {
+            s.parse().map(Some).map_err(|_| {
+                CmdError::invalid_argument(command, format!("{flag} {s:?} is too large."))
+            })
+        }
+        Some(s) => Err(CmdError::invalid_argument(
+            command,
+            format!("{flag} {s:?} is not a count (ASCII digits)."),
+        )),
+    }
+}
+
+/// The `--stdin` / `--stdin-data` payload: stdin is read only with `--stdin`.
+pub fn read_input(
+    command: &str,
+    stdin: bool,
+    stdin_data: Option<&str>,
+) -> Result<Option<String>, CmdError> {
+    match (stdin, stdin_data) {
+        (true, Some(_)) => Err(CmdError::invalid_argument(
+            command,
+            "--stdin and --stdin-data are two inputs; use one.",
+        )),
+        (false, Some(d)) => Ok(Some(d.to_string())),
+        (true, None) => {
+            use std::io::Read;
+            let mut buf = Vec::new();
+            std::io::stdin().lock().read_to_end(&mut buf).map_err(|e| {
+                CmdError::new(
+                    code::IO,
+                    format!("Standard input cannot be read: {}.", error::err_text(&e)),
+                    Repair::new(
+                        "stdin-data",
+                        "Pass the input inline with --stdin-data instead.",
+                        format!("aitools schema {command}"),
+                    ),
+                )
+            })?;
+            String::from_utf8(buf).map(Some).map_err(|e| {
+                CmdError::new(
+                    code::NOT_UTF8,
+                    format!(
+                        "Standard input is not valid UTF-8 (byte {}).",
+                        e.utf8_error().valid_up_to()
+                    ),
+                    Repair::new(
+                        "stdin-data",
+                        "Send UTF-8 text, or pass it inline with --stdin-data.",
+                        format!("aitools schema {command}"),
+                    ),
+                )
+            })
+        }
+        (false, None) => Ok(None),
+    }
+}
+
+/// An editable text file, read under the lock.
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// The path as given on the command line.
+    pub arg: String,
+    /// The file the path leads to (symlinks resolved): what is written.
+    pub real: PathBuf,
+    /// Root-relative form for output.
+    pub display: String,
+    pub hash: String,
+    pub doc: Doc,
+}
+
+/// `refusal.outside-workspace` unless `real` lies inside the root and outside `.git/`.
+pub fn check_inside(ctx: &Ctx, real: &std::path::Path, display: &str) -> Result<(), CmdError> {
+    let git = ctx.root.join(".git");
+    if ctx.inside(real) && !real.starts_with(&git) {
+        return Ok(());
+    }
+    Err(CmdError::new(
+        code::OUTSIDE_WORKSPACE,
+        format!(
+            "{display} is outside the workspace {} (or inside .git/); writes stay inside it.",
+            paths::display(&ctx.root)
+        ),
+        Repair::new(
+            "root",
+            "Run the command with --root set to the directory that holds the file.",
+            format!("aitools --root <dir> {}", shell::join(&ctx.argv)),
+        ),
+    ))
+}
+
+/// Reads `arg` as editable text: inside the workspace, a regular file, not binary,
+/// valid UTF-8.
+pub fn load(ctx: &Ctx, arg: &str) -> Result<Target, CmdError> {
+    let abs = ctx.path_arg(arg)?;
+    let real = paths::real_path(&abs);
+    let display = ctx.display_path(&abs);
+    // Through the view: with --tx, the tx's staged content where it has some.
+    let meta = crate::store::view::stat(ctx, &abs, true)?;
+    if meta.kind == crate::store::view::Kind::Missing {
+        let e = std::io::Error::from(std::io::ErrorKind::NotFound);
+        return Err(not_found_or_io(ctx, arg, &e));
+    }
+    check_inside(ctx, &real, &display)?;
+    if meta.kind != crate::store::view::Kind::File {
+        return Err(not_a_file(&display, "is not a regular file"));
+    }
+    let snap = crate::store::view::load(ctx, &abs)?;
+    let bytes = snap.bytes.clone();
+    let hash = snap.hash.clone();
+    let doc = Doc::decode_owned(bytes).map_err(|e| decode_error(&display, e))?;
+    Ok(Target {
+        arg: arg.to_string(),
+        real,
+        display,
+        hash,
+        doc,
+    })
+}
+
+/// The refusal that says why bytes are not editable text.
+fn decode_error(display: &str, e: DecodeError) -> CmdError {
+    match e {
+        DecodeError::Binary => not_a_file(display, "is binary; text edits would corrupt it"),
+        DecodeError::NotUtf8(at) => CmdError::new(
+            code::NOT_UTF8,
+            format!(
+                "{display} is not valid UTF-8 (byte {at}); editing it as text would corrupt it."
+            ),
+            Repair::new(
+                "transcode",
+                "Convert the file to UTF-8 first, then edit it.",
+                shell::aitools(["transcode", display, "--to", "utf-8"]),
+            ),
+        )
+        .with_repair(Repair::new(
+            "info",
+            "See the file's encoding.",
+            shell::aitools(["info", display]),
+        )),
+    }
+}
+
+fn not_a_file(display: &str, why: &str) -> CmdError {
+    CmdError::new(
+        code::NOT_A_FILE,
+        format!("{display} {why}."),
+        Repair::new(
+            "info",
+            "Check what the path is.",
+            shell::aitools(["info", display]),
+        ),
+    )
+}
+
+/// `input.not-found` with the candidates a `find` would give, or `environment.io`.
+pub fn not_found_or_io(ctx: &Ctx, arg: &str, e: &std::io::Error) -> CmdError {
+    let err = error::io_error(&ctx.command, arg, e);
+    if e.kind() != std::io::ErrorKind::NotFound {
+        return err;
+    }
+    let abs = ctx.resolve(arg);
+    let dir = abs
+        .parent()
+        .map(|p| p.to_path_buf())
+        .unwrap_or_else(|| ctx.cwd.clone());
+    let name = abs
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    let mut near: Vec<String> = std::fs::read_dir(&dir)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.file_name().to_string_lossy().to_string())
+                .filter(|n| {
+                    let l = n.to_lowercase();
+                    !name.is_empty()
+                        && (l.contains(&name) || name.contains(&l) || shares_stem(&l, &name))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    near.sort();
+    near.truncate(10);
+    if near.is_empty() {
+        return err;
+    }
+    let list = near
+        .into_iter()
+        .map(|n| crate::protocol::Json::str(ctx.display_path(&dir.join(n))))
+        .collect();
+    err.with_candidates(crate::protocol::Json::Arr(list))
+}
+
+fn shares_stem(a: &str, b: &str) -> bool {
+    let stem = |s: &str| s.split('.').next().unwrap_or("").to_string();
+    let (sa, sb) = (stem(a), stem(b));
+    !sa.is_empty() && sa == sb
+}
+
+/// Checks `--expect-hash` for a target (a bare hash guards the first one).
+pub fn check_target_hash(expect: &ExpectHash, t: &Target, first: bool) -> Result<(), CmdError> {
+    match expect.for_target(&t.arg, &t.display, first) {
+        Some(h) => guard::check_hash(&t.display, h, Some(&t.hash)),
+        None => Ok(()),
+    }
+}
+
+/// Refuses a position-based selector without `--expect-hash`.
+pub fn require_hash(
+    command: &str,
+    sel: Option<&Selector>,
+    expect: &ExpectHash,
+    arg: &str,
+) -> Result<(), CmdError> {
+    match sel {
+        Some(s) if s.is_positional() && expect.is_empty() => Err(guard::missing_hash(
+            command,
+            arg,
+            &format!("A position-based selector ({})", s.flag()),
+        )),
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,468 @@
+//! `edit`: replace the text `--old` names, or the lines a selector picks, with
+//! `--new` ('' deletes); or a list of content-selected edits from `--stdin`,
+//! applied in order, all or nothing.
+
+use super::common::{self, SelectorArgs, Target};
+use super::matching::{self, Miss, Strategy};
+use crate::handler;
+use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
+use crate::store::guard;
+use crate::store::write::{self, Change, WriteOptions};
+use crate::text::doc::Doc;
+use crate::text::select::{self, Selector};
+use crate::workspace::Ctx;
+use clap::Args;
+
+#[derive(Args, Debug)]
+pub struct EditArgs {
+    #[arg(value_name = "PATH")]
+    pub path: String,
+    /// Text to replace; exact, then whitespace-insensitive.
+    #[arg(long, allow_hyphen_values = true)]
+    pub old: Option<String>,
+    /// Replacement; '' deletes the selection.
+    #[arg(long, allow_hyphen_values = true)]
+    pub new: Option<String>,
+    #[command(flatten)]
+    pub sel: SelectorArgs,
+    /// Read the input from standard input (never read otherwise).
+    #[arg(long)]
+    pub stdin: bool,
+    /// The --stdin input given inline; history records --stdin writes this way.
+    #[arg(long, allow_hyphen_values = true)]
+    pub stdin_data: Option<String>,
+    /// Guard: HASH (the target) or PATH=HASH; refusal.target-changed when it differs.
+    #[arg(long)]
+    pub expect_hash: Vec<String>,
+    /// Guard: the number of selected lines or replacements.
+    #[arg(long, value_name = "N")]
+    pub expect_count: Option<String>,
+    /// Validate and show the diff; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+pub const SPEC: CommandSpec = CommandSpec {
+    name: "edit",
+    summary: "Replace text selected by --old or a selector; --new '' deletes it.",
+    description: "--old matches exactly first (also with the file's line endings), then line-wise ignoring leading and trailing whitespace, re-indenting --new from --old's indentation to the file's. More than one place is selection.ambiguous with candidates, never the first. Line selectors replace whole lines including their newline; --match replaces every selected line and needs --expect-count. --stdin reads {\"old\",\"new\"} or {\"edits\":[{old|between(+exclusive)|match(+invert,expect_count)..., new}]} applied in order, all or nothing; edits[] accept only content-based selectors. New text takes the line ending of the place it lands; BOM, other lines' endings and a missing final newline are kept.",
+    args: <EditArgs as clap::Args>::augment_args,
+    output_fields: &[
+        field(
+            "changes",
+            "[{path,action,from?,hash_before,hash_after,diff?,diff_truncated?}]; diff is cut at 200 lines.",
+        ),
+        field(
+            "op_id",
+            "The journal op (undo with `aitools undo <op_id>`); null when nothing changed.",
+        ),
+        field("dry_run", "With --dry-run: true; nothing was written."),
+        field(
+            "expect_count",
+            "With --dry-run of a --match selection: the lines it selected, the value a real run passes as --expect-count.",
+        ),
+        field("strategy", "exact or whitespace, for --old."),
+        field(
+            "next_commands",
+            "Commands that continue (the whole diff when it was cut).",
+        ),
+    ],
+    error_codes: &[
+        code::ARGUMENT_INVALID,
+        code::NOT_FOUND,
+        code::OUTSIDE_WORKSPACE,
+        code::REDACTED_INPUT,
+        code::EXISTS,
+        code::NOT_A_FILE,
+        code::BUSY,
+        code::IO,
+        code::INTERNAL,
+        code::TARGET_CHANGED,
+        code::COUNT_MISMATCH,
+        code::NO_MATCH,
+        code::AMBIGUOUS,
+        code::SYNTAX_ERROR,
+        code::UNSUPPORTED_LANGUAGE,
+        code::NOT_UTF8,
+    ],
+    writes: true,
+    tx: true,
+    workspace: true,
+    run: handler!(EditArgs, run),
+};
+
+/// One step of an edit.
+enum Step {
+    Old {
+        old: String,
+        new: String,
+    },
+    Select {
+        sel: Selector,
+        new: String,
+        expect_count: Option<u64>,
+    },
+}
+
+pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
+    let cmd = "edit";
+    let sel = args.sel.parse(cmd)?;
+    let input = common::read_input(cmd, args.stdin, args.stdin_data.as_deref())?;
+    let expect_count = common::parse_count(cmd, "--expect-count", args.expect_count.as_deref())?;
+    let expect = guard::parse_expect_hash(cmd, &args.expect_hash)?;
+    let sources = [args.old.is_some(), sel.is_some(), input.is_some()]
+        .iter()
+        .filter(|b| **b)
+        .count();
+    if sources != 1 {
+        return Err(CmdError::invalid_argument(
+            cmd,
+            if sources == 0 {
+                "Say what to replace: --old TEXT, a selector (--range, --symbol, --between, --match), or --stdin."
+            } else {
+                "--old, a selector and --stdin are different selections; use one."
+            },
+        ));
+    }
+    let steps = match input {
+        Some(json) => {
+            if args.new.is_some() {
+                return Err(CmdError::invalid_argument(
+                    cmd,
+                    "With --stdin the replacement is the input's \"new\"; drop --new.",
+                ));
+            }
+            guard::refuse_redacted("The --stdin input", json.as_bytes())?;
+            parse_stdin(cmd, &json, expect_count)?
+        }
+        None => {
+            let Some(new) = args.new.clone() else {
+                return Err(CmdError::invalid_argument(
+                    cmd,
+                    "--new is required ('' deletes the selection).",
+                ));
+            };
+            guard::refuse_redacted("--new", new.as_bytes())?;
+            match (&args.old, sel) {
+                (Some(old), _) => {
+                    guard::refuse_redacted("--old", old.as_bytes())?;
+                    if old.is_empty() {
+                        return Err(CmdError::invalid_argument(
+                            cmd,
+                            "--old is empty; name the text to replace.",
+                        ));
+                    }
+                    // --old selects one place; a count guard can only say 1.
+                    if let Some(n) = expect_count.filter(|n| *n != 1) {
+                        return Err(CmdError::new(
+                            code::COUNT_MISMATCH,
+                            format!("--expect-count is {n}, but --old selects exactly one place."),
+                            Repair::new(
+                                "match",
+                                "To change every line matching a pattern, use --match with --expect-count, or replace.",
+                                "aitools schema replace",
+                            ),
+                        ));
+                    }
+                    vec![Step::Old {
+                        old: old.clone(),
+                        new,
+                    }]
+                }
+                (None, Some(sel)) => {
+                    common::require_hash(cmd, Some(&sel), &expect, &args.path)?;
+                    vec![Step::Select {
+                        sel,
+                        new,
+                        expect_count,
+                    }]
+                }
+                (None, None) => {
+                    return Err(CmdError::internal("edit: no selection after validation"));
+                }
+            }
+        }
+    };
+
+    let mut strategy: Option<Strategy> = None;
+    let mut selected: Option<u64> = None;
+    let committed = write::run(
+        ctx,
+        &WriteOptions {
+            dry_run: args.dry_run,
+        },
+        || {
+            let t = common::load(ctx, &args.path)?;
+            common::check_target_hash(&expect, &t, true)?;
+            let mut doc = t.doc.clone();
+            for (i, step) in steps.iter().enumerate() {
+                let label = if steps.len() > 1 {
+                    format!("edits[{i}]: ")
+                } else {
+                    String::new()
+                };
+                doc = match step {
+                    Step::Old { old, new } => {
+                        let (d, s) = matching::edit_old(&doc, old, new)
+                            .map_err(|m| miss_error(&t, &doc, &label, old, m))?;
+                        strategy = Some(match (strategy, s) {
+                            (Some(Strategy::Whitespace), _) | (_, Strategy::Whitespace) => {
+                                Strategy::Whitespace
+                            }
+                            _ => Strategy::Exact,
+                        });
+                        d
+                    }
+                    Step::Select {
+                        sel,
+                        new,
+                        expect_count,
+                    } => {
+                        let (d, n) =
+                            edit_selection(ctx, &t, &doc, sel, new, *expect_count, args.dry_run)?;
+                        if sel.is_many() {
+                            selected = Some(selected.unwrap_or(0) + n);
+                        }
+                        d
+                    }
+                };
+            }
+            Ok(put_if_changed(&t, &doc))
+        },
+    )?;
+    let mut extra: Vec<(&str, Json)> = Vec::new();
+    if let (true, Some(n)) = (args.dry_run, selected) {
+        extra.push(("expect_count", Json::UInt(n)));
+    }
+    if let Some(s) = strategy {
+        extra.push(("strategy", Json::str(s.name())));
+    }
+    Ok(committed.into_output(extra))
+}
+
+/// The change writing `doc` over the target, or none when nothing changed.
+pub fn put_if_changed(t: &Target, doc: &Doc) -> Vec<Change> {
+    let bytes = doc.to_bytes();
+    if doc.text == t.doc.text && doc.bom == t.doc.bom {
+        return Vec::new();
+    }
+    vec![Change::Put {
+        path: t.real.clone(),
+        bytes,
+        mode: None,
+    }]
+}
+
+/// Replaces what a line selector picks; returns the new document and how many
+/// lines were selected.
+fn edit_selection(
+    ctx: &Ctx,
+    t: &Target,
+    doc: &Doc,
+    sel: &Selector,
+    new: &str,
+    expect_count: Option<u64>,
+    dry_run: bool,
+) -> Result<(Doc, u64), CmdError> {
+    let blocks = select::select(doc, &t.display, sel)?;
+    if sel.is_many() {
+        let n = blocks.iter().map(|b| (b.end - b.start) as u64).sum();
+        guard::check_count("edit", &ctx.argv, expect_count, n, dry_run)?;
+        let mut d = doc.clone();
+        for b in blocks.iter().rev() {
+            d = d.replace_block(b.start, b.end, new);
+        }
+        return Ok((d, n));
+    }
+    match blocks.as_slice() {
+        [b] => Ok((
+            doc.replace_block(b.start, b.end, new),
+            (b.end - b.start) as u64,
+        )),
+        _ => Err(CmdError::new(
+            code::AMBIGUOUS,
+            format!(
+                "{} selects {} places in {}; an edit changes one.",
+                sel.flag(),
+                blocks.len(),
+                t.display
+            ),
+            Repair::new(
+                "read",
+                "Read the places, then select one with --range (and --expect-hash).",
+                shell::aitools(["read", &t.display]),
+            ),
+        )
+        .with_candidates(select::candidates(doc, blocks.iter().map(|b| b.start)))),
+    }
+}
+
+/// `selection.no-match` (with the nearest lines) or `selection.ambiguous` (with
+/// every place) for `--old`.
+fn miss_error(t: &Target, doc: &Doc, label: &str, old: &str, miss: Miss) -> CmdError {
+    let read = Repair::new(
+        "read",
+        "Read the file to choose a unique, current selection.",
+        shell::aitools(["read", &t.display]),
+    );
+    match miss {
+        Miss::NoMatch => {
+            let near = select::nearest_lines(doc, old, 5);
+            let mut e = CmdError::new(
+                code::NO_MATCH,
+                format!(
+                    "{label}--old matches nothing in {}, exactly or ignoring leading and trailing whitespace.",
+                    t.display
+                ),
+                read,
+            );
+            if let Some(&first) = near.first() {
+                let from = first.saturating_sub(2) + 1;
+                e = e.with_first_repair(Repair::new(
+                    "read",
+                    "Read the lines around the nearest match and copy --old from them.",
+                    shell::aitools(["read", &t.display, "--range", &format!("{from}:{}", from + 9)]),
+                ));
+                e = e.with_candidates(select::candidates(doc, near));
+            }
+            e
+        }
+        Miss::Ambiguous(lines) => CmdError::new(
+            code::AMBIGUOUS,
+            format!(
+                "{label}--old matches {} places in {}; include surrounding lines to make it unique.",
+                lines.len(),
+                t.display
+            ),
+            read,
+        )
+        .with_candidates(select::candidates(doc, lines)),
+    }
+}
+
+/// `{"old","new"}` or `{"edits":[...]}` from the input.
+fn parse_stdin(cmd: &str, text: &str, expect_count: Option<u64>) -> Result<Vec<Step>, CmdError> {
+    let bad = |m: String| CmdError::invalid_argument(cmd, m);
+    let v: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| bad(format!("The --stdin input is not JSON: {e}.")))?;
+    let obj = v.as_object().ok_or_else(|| {
+        bad("The --stdin input must be an object: {\"old\",\"new\"} or {\"edits\":[...]}.".into())
+    })?;
+    let list: Vec<&serde_json::Value> = match obj.get("edits") {
+        Some(serde_json::Value::Array(a)) => {
+            if obj.len() != 1 {
+                return Err(bad("With \"edits\", the input has no other members.".into()));
+            }
+            a.iter().collect()
+        }
+        Some(_) => return Err(bad("\"edits\" must be an array.".into())),
+        None => vec![&v],
+    };
+    if list.is_empty() {
+        return Err(bad("\"edits\" is empty.".into()));
+    }
+    let single = list.len() == 1;
+    let mut steps = Vec::new();
+    for (i, e) in list.iter().enumerate() {
+        let at = if single {
+            String::new()
+        } else {
+            format!("edits[{i}]: ")
+        };
+        let o = e
+            .as_object()
+            .ok_or_else(|| bad(format!("{at}an edit is an object.")))?;
+        for k in o.keys() {
+            if ![
+                "old",
+                "new",
+                "between",
+                "exclusive",
+                "match",
+                "invert",
+                "expect_count",
+            ]
+            .contains(&k.as_str())
+            {
+                return Err(bad(format!(
+                    "{at}unknown member {k:?}; edits take old, between (+exclusive), match (+invert, expect_count), and new."
+                )));
+            }
+        }
+        let s = |k: &str| -> Result<Option<String>, CmdError> {
+            match o.get(k) {
+                None => Ok(None),
+                Some(serde_json::Value::String(s)) => Ok(Some(s.clone())),
+                Some(_) => Err(bad(format!("{at}\"{k}\" must be a string."))),
+            }
+        };
+        let flag = |k: &str| -> Result<bool, CmdError> {
+            match o.get(k) {
+                None => Ok(false),
+                Some(serde_json::Value::Bool(b)) => Ok(*b),
+                Some(_) => Err(bad(format!("{at}\"{k}\" must be true or false."))),
+            }
+        };
+        let new = s("new")?.ok_or_else(|| bad(format!("{at}\"new\" is required ('' deletes).")))?;
+        let between = match o.get("between") {
+            None => None,
+            Some(serde_json::Value::Array(a)) => match (
+                a.first().and_then(|x| x.as_str()),
+                a.get(1).and_then(|x| x.as_str()),
+            ) {
+                (Some(s), Some(e)) if a.len() == 2 => Some((s.to_string(), e.to_string())),
+                _ => return Err(bad(format!("{at}\"between\" is [START-RE, END-RE]."))),
+            },
+            Some(_) => return Err(bad(format!("{at}\"between\" is [START-RE, END-RE]."))),
+        };
+        let old = s("old")?;
+        let m = s("match")?;
+        let count = match o.get("expect_count") {
+            None => expect_count,
+            Some(n) => Some(
+                n.as_u64()
+                    .ok_or_else(|| bad(format!("{at}\"expect_count\" is a count.")))?,
+            ),
+        };
+        let n_sel = [old.is_some(), between.is_some(), m.is_some()]
+            .iter()
+            .filter(|b| **b)
+            .count();
+        if n_sel != 1 {
+            return Err(bad(format!("{at}give exactly one of old, between, match.")));
+        }
+        if flag("exclusive")? && between.is_none() {
+            return Err(bad(format!("{at}\"exclusive\" goes with \"between\".")));
+        }
+        if flag("invert")? && m.is_none() {
+            return Err(bad(format!("{at}\"invert\" goes with \"match\".")));
+        }
+        if let Some(old) = old {
+            if old.is_empty() {
+                return Err(bad(format!("{at}\"old\" is empty.")));
+            }
+            steps.push(Step::Old { old, new });
+        } else if let Some((s, e)) = between {
+            steps.push(Step::Select {
+                sel: Selector::Between {
+                    start: common::compile(cmd, "between START", &s, false)?,
+                    end: common::compile(cmd, "between END", &e, false)?,
+                    exclusive: flag("exclusive")?,
+                },
+                new,
+                expect_count: None,
+            });
+        } else if let Some(m) = m {
+            steps.push(Step::Select {
+                sel: Selector::Match {
+                    re: common::compile(cmd, "match", &m, false)?,
+                    invert: flag("invert")?,
+                },
+                new,
+                expect_count: count,
+            });
+        }
+    }
+    Ok(steps)
+}

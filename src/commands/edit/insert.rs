@@ -1,0 +1,252 @@
+//! `insert`: content as whole lines at the start or end of a file, or before or
+//! after the lines a selector picks (every `--match` line, guarded by a count).
+
+use super::common::{self, SelectorArgs};
+use super::edit_cmd::put_if_changed;
+use crate::handler;
+use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::{CmdError, Json, Output, Repair, code, error, shell};
+use crate::store::guard;
+use crate::store::write::{self, WriteOptions};
+use crate::text::doc::split_plain;
+use crate::text::select;
+use crate::workspace::Ctx;
+use clap::Args;
+
+#[derive(Args, Debug)]
+pub struct InsertArgs {
+    #[arg(value_name = "PATH")]
+    pub path: String,
+    /// start or end.
+    #[arg(long, value_parser = ["start", "end"])]
+    pub at: Option<String>,
+    /// Insert before the selection.
+    #[arg(long)]
+    pub before: bool,
+    /// Insert after the selection.
+    #[arg(long)]
+    pub after: bool,
+    #[command(flatten)]
+    pub sel: SelectorArgs,
+    /// Content text.
+    #[arg(long, allow_hyphen_values = true)]
+    pub content: Option<String>,
+    /// Content read as bytes from this file.
+    #[arg(long, value_name = "FILE")]
+    pub content_file: Option<String>,
+    /// Read the input from standard input (never read otherwise).
+    #[arg(long)]
+    pub stdin: bool,
+    /// The --stdin input given inline; history records --stdin writes this way.
+    #[arg(long, allow_hyphen_values = true)]
+    pub stdin_data: Option<String>,
+    /// Guard: HASH (the target) or PATH=HASH; refusal.target-changed when it differs.
+    #[arg(long)]
+    pub expect_hash: Vec<String>,
+    /// Guard: the number of selected lines or replacements.
+    #[arg(long, value_name = "N")]
+    pub expect_count: Option<String>,
+    /// Validate and show the diff; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+pub const SPEC: CommandSpec = CommandSpec {
+    name: "insert",
+    summary: "Insert content at the start or end of a file, or before/after the lines a selector picks.",
+    description: "Content is inserted as whole lines (a missing final newline is added) in the file's line ending; --at start goes after a BOM; --at end ends a last line lacking a newline before appending. --before/--after with --match inserts at every matching line and needs --expect-count; with --range or --symbol it needs --expect-hash.",
+    args: <InsertArgs as clap::Args>::augment_args,
+    output_fields: &[
+        field(
+            "changes",
+            "[{path,action,from?,hash_before,hash_after,diff?,diff_truncated?}]; diff is cut at 200 lines.",
+        ),
+        field(
+            "op_id",
+            "The journal op (undo with `aitools undo <op_id>`); null when nothing changed.",
+        ),
+        field("dry_run", "With --dry-run: true; nothing was written."),
+        field(
+            "expect_count",
+            "With --dry-run of a --match selection: the lines it selected, the value a real run passes as --expect-count.",
+        ),
+        field(
+            "inserted_at",
+            "Line numbers (after the write) where each inserted block starts.",
+        ),
+        field(
+            "next_commands",
+            "Commands that continue (the whole diff when it was cut).",
+        ),
+    ],
+    error_codes: &[
+        code::ARGUMENT_INVALID,
+        code::NOT_FOUND,
+        code::OUTSIDE_WORKSPACE,
+        code::REDACTED_INPUT,
+        code::EXISTS,
+        code::NOT_A_FILE,
+        code::BUSY,
+        code::IO,
+        code::INTERNAL,
+        code::TARGET_CHANGED,
+        code::COUNT_MISMATCH,
+        code::NO_MATCH,
+        code::AMBIGUOUS,
+        code::SYNTAX_ERROR,
+        code::UNSUPPORTED_LANGUAGE,
+        code::NOT_UTF8,
+    ],
+    writes: true,
+    tx: true,
+    workspace: true,
+    run: handler!(InsertArgs, run),
+};
+
+pub fn run(ctx: &Ctx, args: &InsertArgs) -> Result<Output, CmdError> {
+    let cmd = "insert";
+    let sel = args.sel.parse(cmd)?;
+    let expect = guard::parse_expect_hash(cmd, &args.expect_hash)?;
+    let expect_count = common::parse_count(cmd, "--expect-count", args.expect_count.as_deref())?;
+    let places = [args.at.is_some(), args.before, args.after]
+        .iter()
+        .filter(|b| **b)
+        .count();
+    if places != 1 {
+        return Err(CmdError::invalid_argument(
+            cmd,
+            "Say where: one of --at start|end, --before or --after (with a selector).",
+        ));
+    }
+    if args.at.is_some() && sel.is_some() {
+        return Err(CmdError::invalid_argument(
+            cmd,
+            "--at places by file end; a selector goes with --before or --after.",
+        ));
+    }
+    if (args.before || args.after) && sel.is_none() {
+        return Err(CmdError::invalid_argument(
+            cmd,
+            "--before/--after need a selector: --range, --symbol, --between or --match.",
+        ));
+    }
+    let content = content(ctx, args)?;
+    guard::refuse_redacted("The content", content.as_bytes())?;
+    if content.is_empty() {
+        return Err(CmdError::invalid_argument(
+            cmd,
+            "The content is empty; there is nothing to insert.",
+        ));
+    }
+    common::require_hash(cmd, sel.as_ref(), &expect, &args.path)?;
+
+    let mut inserted_at: Vec<u64> = Vec::new();
+    let mut selected: Option<u64> = None;
+    let committed = write::run(
+        ctx,
+        &WriteOptions {
+            dry_run: args.dry_run,
+        },
+        || {
+            let t = common::load(ctx, &args.path)?;
+            common::check_target_hash(&expect, &t, true)?;
+            let doc = &t.doc;
+            let points: Vec<usize> = match (&args.at, &sel) {
+                (Some(at), _) => vec![if at == "start" { 0 } else { doc.line_count() }],
+                (None, Some(s)) => {
+                    let blocks = select::select(doc, &t.display, s)?;
+                    if s.is_many() {
+                        let n = blocks.len() as u64;
+                        guard::check_count(cmd, &ctx.argv, expect_count, n, args.dry_run)?;
+                        selected = Some(n);
+                    } else if blocks.len() > 1 {
+                        return Err(CmdError::new(
+                            code::AMBIGUOUS,
+                            format!(
+                                "{} selects {} places in {}; insert at one.",
+                                s.flag(),
+                                blocks.len(),
+                                t.display
+                            ),
+                            Repair::new(
+                                "read",
+                                "Read the places, then pick one with --range (and --expect-hash).",
+                                shell::aitools(["read", &t.display]),
+                            ),
+                        )
+                        .with_candidates(select::candidates(doc, blocks.iter().map(|b| b.start))));
+                    }
+                    blocks
+                        .iter()
+                        .map(|b| if args.before { b.start } else { b.end })
+                        .collect()
+                }
+                (None, None) => {
+                    return Err(CmdError::internal("insert: no place after validation"));
+                }
+            };
+            let per = split_plain(&content).len();
+            let mut d = doc.clone();
+            for p in points.iter().rev() {
+                d = d.insert_lines(*p, &content);
+            }
+            inserted_at = points
+                .iter()
+                .enumerate()
+                .map(|(k, p)| (p + k * per + 1) as u64)
+                .collect();
+            Ok(put_if_changed(&t, &d))
+        },
+    )?;
+    let mut extra: Vec<(&str, Json)> = Vec::new();
+    if let (true, Some(n)) = (args.dry_run, selected) {
+        extra.push(("expect_count", Json::UInt(n)));
+    }
+    extra.push((
+        "inserted_at",
+        Json::Arr(inserted_at.into_iter().map(Json::UInt).collect()),
+    ));
+    Ok(committed.into_output(extra))
+}
+
+/// The one content source given.
+fn content(ctx: &Ctx, args: &InsertArgs) -> Result<String, CmdError> {
+    let cmd = "insert";
+    let n = [
+        args.content.is_some(),
+        args.content_file.is_some(),
+        args.stdin,
+        args.stdin_data.is_some(),
+    ]
+    .iter()
+    .filter(|b| **b)
+    .count();
+    if n != 1 {
+        return Err(CmdError::invalid_argument(
+            cmd,
+            "Give the content once: --content, --content-file, --stdin or --stdin-data.",
+        ));
+    }
+    if let Some(c) = &args.content {
+        return Ok(c.clone());
+    }
+    if let Some(f) = &args.content_file {
+        let abs = ctx.path_arg(f)?;
+        let bytes = std::fs::read(&abs).map_err(|e| error::io_error(cmd, f, &e))?;
+        return String::from_utf8(bytes).map_err(|e| {
+            CmdError::new(
+                code::NOT_UTF8,
+                format!(
+                    "--content-file {f} is not valid UTF-8 (byte {}).",
+                    e.utf8_error().valid_up_to()
+                ),
+                Repair::new(
+                    "info",
+                    "See the file's encoding.",
+                    shell::aitools(["info", f]),
+                ),
+            )
+        });
+    }
+    Ok(common::read_input(cmd, args.stdin, args.stdin_data.as_deref())?.unwrap_or_default())
+}

@@ -1,0 +1,493 @@
+//! `replace`: a regular expression (or `--fixed` text) replaced with a template
+//! across files and directories (through the workspace scan), or within one file's
+//! selection. Every file is read and checked before any is written, and the total
+//! must equal `--expect-count` (a `--dry-run` reports it).
+
+use super::common::{self, SelectorArgs, Target};
+use super::edit_cmd::put_if_changed;
+use super::template::Template;
+use crate::handler;
+use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::{CmdError, Json, Output, Repair, code, shell, values};
+use crate::store::guard;
+use crate::store::write::{self, Change, WriteOptions};
+use crate::text::doc::Doc;
+use crate::text::select::{self, Block};
+use crate::workspace::Ctx;
+use crate::workspace::scan::{self, ScanOptions};
+use clap::Args;
+use regex::{Regex, RegexBuilder};
+
+#[derive(Args, Debug)]
+pub struct ReplaceArgs {
+    /// PATTERN REPLACEMENT [PATH...]; with --stdin, all are paths. Paths default to the working directory.
+    #[arg(id = "pattern replacement [path...]", value_name = "ARG", num_args = 0..)]
+    pub words: Vec<String>,
+    /// PATTERN is a literal string.
+    #[arg(long)]
+    pub fixed: bool,
+    /// Case-insensitive match.
+    #[arg(long)]
+    pub ignore_case: bool,
+    /// Match whole words only.
+    #[arg(long)]
+    pub word: bool,
+    /// Match across lines; . still excludes newlines unless (?s).
+    #[arg(long)]
+    pub multiline: bool,
+    /// Replace only the Nth match of each file.
+    #[arg(long, value_name = "N")]
+    pub nth: Option<String>,
+    /// Insert REPLACEMENT verbatim, without template expansion.
+    #[arg(long)]
+    pub literal_replacement: bool,
+    #[command(flatten)]
+    pub sel: SelectorArgs,
+    /// Only paths matching this glob; repeatable.
+    #[arg(long)]
+    pub glob: Vec<String>,
+    /// Only files of this language (the `code` language table).
+    #[arg(long, value_name = "LANG")]
+    pub lang: Option<String>,
+    /// Include ignored files.
+    #[arg(long)]
+    pub no_ignore: bool,
+    /// Skip larger files.
+    #[arg(long, value_name = "SIZE", default_value = "10MiB")]
+    pub skip_larger_than: String,
+    /// Only files newer than PATH or a duration ago.
+    #[arg(long, value_name = "PATH|DURATION")]
+    pub newer: Option<String>,
+    /// Read the input from standard input (never read otherwise).
+    #[arg(long)]
+    pub stdin: bool,
+    /// The --stdin input given inline; history records --stdin writes this way.
+    #[arg(long, allow_hyphen_values = true)]
+    pub stdin_data: Option<String>,
+    /// Guard: HASH (the target) or PATH=HASH; refusal.target-changed when it differs.
+    #[arg(long)]
+    pub expect_hash: Vec<String>,
+    /// Guard: the number of selected lines or replacements.
+    #[arg(long, value_name = "N")]
+    pub expect_count: Option<String>,
+    /// Validate and show the diff; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+pub const SPEC: CommandSpec = CommandSpec {
+    name: "replace",
+    summary: "Regex (or --fixed) replace across files or within one file's selection, with $1/${name} replacement templates.",
+    description: "Rust regex syntax. Replaces every non-overlapping match per line (whole file with --multiline, where ^ and $ match at line ends, CR LF included). Templates: $0 $1 $name ${name} $$ and ${1:filter:...} with upper lower capitalize snake camel kebab trim inc dec padN (padN zero-pads digits, space-pads other text). \\1-style references are refused unless --literal-replacement, which inserts the replacement verbatim. Directories are scanned with the workspace ignore rules (--glob, --lang, --no-ignore, --skip-larger-than, --newer filter the scan); binary and non-UTF-8 files found by a scan are skipped, a named one is refused. All files are validated before anything is written. Requires --expect-count (the total) unless --dry-run, which reports it. --stdin reads {\"pattern\",\"replacement\"}; positionals are then all paths.",
+    args: <ReplaceArgs as clap::Args>::augment_args,
+    output_fields: &[
+        field(
+            "changes",
+            "[{path,action,from?,hash_before,hash_after,diff?,diff_truncated?,count}]; diff is cut at 200 lines.",
+        ),
+        field(
+            "op_id",
+            "The journal op (undo with `aitools undo <op_id>`); null when nothing changed.",
+        ),
+        field("dry_run", "With --dry-run: true; nothing was written."),
+        field(
+            "expect_count",
+            "With --dry-run: the replacements selected, the value a real run passes as --expect-count.",
+        ),
+        field("changes[].count", "Replacements made in that file."),
+        field(
+            "next_commands",
+            "Commands that continue (the whole diff when it was cut).",
+        ),
+    ],
+    error_codes: &[
+        code::ARGUMENT_INVALID,
+        code::NOT_FOUND,
+        code::OUTSIDE_WORKSPACE,
+        code::REDACTED_INPUT,
+        code::EXISTS,
+        code::NOT_A_FILE,
+        code::BUSY,
+        code::IO,
+        code::INTERNAL,
+        code::TARGET_CHANGED,
+        code::COUNT_MISMATCH,
+        code::NO_MATCH,
+        code::AMBIGUOUS,
+        code::SYNTAX_ERROR,
+        code::UNSUPPORTED_LANGUAGE,
+        code::NOT_UTF8,
+    ],
+    writes: true,
+    tx: true,
+    workspace: true,
+    run: handler!(ReplaceArgs, run),
+};
+
+/// How matches are found and replaced in one text.
+pub struct Replacer {
+    pub re: Regex,
+    pub template: Template,
+    pub multiline: bool,
+    /// Replace only the Nth match (1-based) of each file.
+    pub nth: Option<u64>,
+}
+
+impl Replacer {
+    /// `doc` with the matches inside `blocks` (all lines when `None`) replaced,
+    /// and how many were.
+    pub fn apply(&self, doc: &Doc, blocks: Option<&[Block]>) -> Result<(Doc, u64), String> {
+        let segments = segments(doc, blocks, self.multiline);
+        let mut out = String::with_capacity(doc.text.len());
+        let mut last = 0;
+        let mut seen = 0u64;
+        let mut count = 0u64;
+        for seg in segments {
+            let hay = doc.text.get(seg.clone()).unwrap_or("");
+            for caps in self.re.captures_iter(hay) {
+                let Some(m) = caps.get(0) else { continue };
+                seen += 1;
+                if self.nth.is_some_and(|n| n != seen) {
+                    continue;
+                }
+                let (s, e) = (seg.start + m.start(), seg.start + m.end());
+                out.push_str(doc.text.get(last..s).unwrap_or(""));
+                self.template.expand(&caps, &mut out)?;
+                last = e;
+                count += 1;
+            }
+        }
+        if count == 0 {
+            return Ok((doc.clone(), 0));
+        }
+        out.push_str(doc.text.get(last..).unwrap_or(""));
+        Ok((Doc::from_text(doc.bom, out), count))
+    }
+}
+
+/// The byte ranges matched separately: each line's content, or (multiline) each
+/// run of consecutive selected lines, or the whole text.
+fn segments(doc: &Doc, blocks: Option<&[Block]>, multiline: bool) -> Vec<std::ops::Range<usize>> {
+    let all = [0..doc.line_count()];
+    let blocks = blocks.unwrap_or(&all);
+    if multiline {
+        let mut merged: Vec<Block> = Vec::new();
+        for b in blocks {
+            match merged.last_mut() {
+                Some(m) if m.end == b.start => m.end = b.end,
+                _ => merged.push(b.clone()),
+            }
+        }
+        merged
+            .iter()
+            .map(|b| doc.block_bytes(b.start, b.end))
+            .collect()
+    } else {
+        blocks
+            .iter()
+            .flat_map(|b| b.clone())
+            .filter_map(|i| doc.lines.get(i).map(|l| l.start..l.end))
+            .collect()
+    }
+}
+
+pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
+    let cmd = "replace";
+    let sel = args.sel.parse(cmd)?;
+    let expect = guard::parse_expect_hash(cmd, &args.expect_hash)?;
+    let expect_count = common::parse_count(cmd, "--expect-count", args.expect_count.as_deref())?;
+    let nth = common::parse_count(cmd, "--nth", args.nth.as_deref())?;
+    if nth == Some(0) {
+        return Err(CmdError::invalid_argument(cmd, "--nth counts from 1."));
+    }
+    let limit = values::parse_size(&args.skip_larger_than)
+        .map_err(|m| CmdError::invalid_argument(cmd, m))?;
+    let newer = match &args.newer {
+        Some(v) => Some(newer_than(ctx, v)?),
+        None => None,
+    };
+    let input = common::read_input(cmd, args.stdin, args.stdin_data.as_deref())?;
+    let (pattern, replacement, path_args) = match input {
+        Some(json) => {
+            let (p, r) = parse_stdin(cmd, &json)?;
+            (p, r, args.words.clone())
+        }
+        None => match args.words.as_slice() {
+            [p, r, rest @ ..] => (p.clone(), r.clone(), rest.to_vec()),
+            _ => {
+                return Err(CmdError::invalid_argument(
+                    cmd,
+                    "replace takes PATTERN REPLACEMENT [PATH...] (or --stdin with {\"pattern\",\"replacement\"}).",
+                ));
+            }
+        },
+    };
+    guard::refuse_redacted("The pattern", pattern.as_bytes())?;
+    guard::refuse_redacted("The replacement", replacement.as_bytes())?;
+    if pattern.is_empty() {
+        return Err(CmdError::invalid_argument(cmd, "The pattern is empty."));
+    }
+    let mut source = if args.fixed {
+        regex::escape(&pattern)
+    } else {
+        pattern.clone()
+    };
+    if args.word {
+        source = format!(r"\b(?:{source})\b");
+    }
+    let re = RegexBuilder::new(&source)
+        .case_insensitive(args.ignore_case)
+        .multi_line(true)
+        .crlf(true)
+        .size_limit(64 << 20)
+        .build()
+        .map_err(|e| {
+            CmdError::new(
+                code::SYNTAX_ERROR,
+                format!(
+                    "{pattern:?} is not a valid regular expression: {}",
+                    common::first_line(&e.to_string())
+                ),
+                Repair::new(
+                    "fixed",
+                    "Escape the pattern, or pass --fixed to match it as literal text.",
+                    "aitools schema replace",
+                ),
+            )
+        })?;
+    let template = if args.literal_replacement {
+        Template::literal(&replacement)
+    } else {
+        let t = Template::parse(&replacement).map_err(|m| CmdError::invalid_argument(cmd, m))?;
+        t.check(&re)
+            .map_err(|m| CmdError::invalid_argument(cmd, m))?;
+        t
+    };
+    let replacer = Replacer {
+        re,
+        template,
+        multiline: args.multiline,
+        nth,
+    };
+    let path_args = if path_args.is_empty() {
+        vec![".".to_string()]
+    } else {
+        path_args
+    };
+    if sel.is_some() && path_args.len() != 1 {
+        return Err(CmdError::invalid_argument(
+            cmd,
+            "A selector works within one file; name exactly one file.",
+        ));
+    }
+    common::require_hash(cmd, sel.as_ref(), &expect, &path_args[0])?;
+    let scan_opts = ScanOptions {
+        no_ignore: args.no_ignore,
+        globs: args.glob.clone(),
+        lang: args.lang.clone(),
+        skip_larger_than: Some(limit),
+        newer,
+        overlay: crate::store::view::overlay(ctx)?,
+        ..ScanOptions::default()
+    };
+
+    let mut counts: Vec<(String, u64)> = Vec::new();
+    let mut total = 0u64;
+    let committed = write::run(
+        ctx,
+        &WriteOptions {
+            dry_run: args.dry_run,
+        },
+        || {
+            let targets = collect(ctx, &path_args, &scan_opts, sel.is_some())?;
+            let mut changes: Vec<Change> = Vec::new();
+            for (k, t) in targets.iter().enumerate() {
+                common::check_target_hash(&expect, t, k == 0)?;
+                let blocks = match &sel {
+                    Some(s) => Some(select::select(&t.doc, &t.display, s)?),
+                    None => None,
+                };
+                let (doc, n) = replacer
+                    .apply(&t.doc, blocks.as_deref())
+                    .map_err(|m| CmdError::invalid_argument(cmd, format!("{}: {m}", t.display)))?;
+                if n == 0 {
+                    continue;
+                }
+                total += n;
+                counts.push((t.display.clone(), n));
+                changes.extend(put_if_changed(t, &doc));
+            }
+            if total == 0 {
+                let shown: Vec<&str> = path_args.iter().map(String::as_str).collect();
+                let mut words = vec!["search", pattern.as_str()];
+                words.extend(shown.iter().copied());
+                return Err(CmdError::new(
+                    code::NO_MATCH,
+                    format!("{pattern:?} matches nothing in {}.", shown.join(" ")),
+                    Repair::new(
+                        "search",
+                        "Search for the text to see how it is written now.",
+                        shell::aitools(words),
+                    ),
+                ));
+            }
+            guard::check_count(cmd, &ctx.argv, expect_count, total, args.dry_run)?;
+            Ok(changes)
+        },
+    )?;
+    let mut committed = committed;
+    for c in &mut committed.changes {
+        c.count = counts.iter().find(|(p, _)| *p == c.path).map(|(_, n)| *n);
+    }
+    let mut extra: Vec<(&str, Json)> = Vec::new();
+    if args.dry_run {
+        extra.push(("expect_count", Json::UInt(total)));
+    }
+    Ok(committed.into_output(extra))
+}
+
+/// The files to replace in: named files strictly (binary, non-UTF-8 or a
+/// directory where one file is needed are errors), files found by scanning a
+/// directory leniently (binary, non-UTF-8 and too-large files are skipped).
+fn collect(
+    ctx: &Ctx,
+    path_args: &[String],
+    opts: &ScanOptions,
+    one_file: bool,
+) -> Result<Vec<Target>, CmdError> {
+    let mut out: Vec<Target> = Vec::new();
+    for arg in path_args {
+        let abs = ctx.path_arg(arg)?;
+        let meta = crate::store::view::stat(ctx, &abs, true)?;
+        if meta.kind == crate::store::view::Kind::Missing {
+            let e = std::io::Error::from(std::io::ErrorKind::NotFound);
+            return Err(common::not_found_or_io(ctx, arg, &e));
+        }
+        if meta.kind == crate::store::view::Kind::Dir && !one_file {
+            let real = crate::workspace::paths::real_path(&abs);
+            common::check_inside(ctx, &real, &ctx.display_path(&abs))?;
+            let files = scan::files(&ctx.root, &[abs.clone()], opts).map_err(|e| {
+                if e.kind() == std::io::ErrorKind::InvalidInput {
+                    CmdError::invalid_argument(&ctx.command, e.to_string())
+                } else {
+                    crate::protocol::error::io_error(&ctx.command, arg, &e)
+                }
+            })?;
+            for f in files {
+                // Absolute, so it resolves the same from any working directory.
+                match common::load(ctx, &f.to_string_lossy()) {
+                    Ok(t) => out.push(t),
+                    Err(e)
+                        if [code::NOT_A_FILE, code::NOT_UTF8, code::OUTSIDE_WORKSPACE]
+                            .contains(&e.code) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        } else {
+            out.push(common::load(ctx, arg)?);
+        }
+    }
+    out.sort_by(|a, b| a.display.cmp(&b.display));
+    out.dedup_by(|a, b| a.real == b.real);
+    Ok(out)
+}
+
+/// `--newer`: a duration ago (by the aitools clock), or a path's mtime.
+fn newer_than(ctx: &Ctx, v: &str) -> Result<std::time::SystemTime, CmdError> {
+    if let Ok(d) = values::parse_duration(v) {
+        let (secs, nanos) = crate::protocol::time::now();
+        let now = std::time::UNIX_EPOCH + std::time::Duration::new(secs.max(0) as u64, nanos);
+        return Ok(now.checked_sub(d).unwrap_or(std::time::UNIX_EPOCH));
+    }
+    let abs = ctx.path_arg(v)?;
+    std::fs::metadata(&abs)
+        .and_then(|m| m.modified())
+        .map_err(|e| common::not_found_or_io(ctx, v, &e))
+}
+
+/// `{"pattern","replacement"}` from the input.
+fn parse_stdin(cmd: &str, text: &str) -> Result<(String, String), CmdError> {
+    let bad = |m: &str| CmdError::invalid_argument(cmd, m.to_string());
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        CmdError::invalid_argument(cmd, format!("The --stdin input is not JSON: {e}."))
+    })?;
+    let o = v
+        .as_object()
+        .ok_or_else(|| bad("The --stdin input is {\"pattern\",\"replacement\"}."))?;
+    if o.keys().any(|k| k != "pattern" && k != "replacement") {
+        return Err(bad(
+            "The --stdin input has only \"pattern\" and \"replacement\".",
+        ));
+    }
+    let get = |k: &str| o.get(k).and_then(|x| x.as_str()).map(str::to_string);
+    match (get("pattern"), get("replacement")) {
+        (Some(p), Some(r)) => Ok((p, r)),
+        _ => Err(bad(
+            "The --stdin input needs string \"pattern\" and \"replacement\".",
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rep(pat: &str, tpl: &str, multiline: bool, nth: Option<u64>, text: &str) -> (String, u64) {
+        let r = Replacer {
+            re: RegexBuilder::new(pat)
+                .multi_line(true)
+                .crlf(true)
+                .build()
+                .unwrap(),
+            template: Template::parse(tpl).unwrap(),
+            multiline,
+            nth,
+        };
+        let (d, n) = r.apply(&Doc::from_text(false, text.into()), None).unwrap();
+        (d.text, n)
+    }
+
+    #[test]
+    fn per_line_keeps_crlf_and_anchors() {
+        assert_eq!(
+            rep("b$", "X", false, None, "ab\r\nb\r\nc"),
+            ("aX\r\nX\r\nc".into(), 2)
+        );
+        assert_eq!(rep("^", "> ", false, None, "a\nb"), ("> a\n> b".into(), 2));
+        assert_eq!(
+            rep(r"\s+", "", false, None, "a b\nc d\n"),
+            ("ab\ncd\n".into(), 2)
+        );
+    }
+
+    #[test]
+    fn multiline_crosses_lines() {
+        assert_eq!(rep(r"a\nb", "ab", true, None, "a\nb\n"), ("ab\n".into(), 1));
+        assert_eq!(
+            rep(r"a\nb", "ab", false, None, "a\nb\n"),
+            ("a\nb\n".into(), 0)
+        );
+    }
+
+    #[test]
+    fn nth_counts_across_the_file() {
+        assert_eq!(
+            rep("x", "y", false, Some(2), "x x\nx\n"),
+            ("x y\nx\n".into(), 1)
+        );
+    }
+
+    #[test]
+    fn selection_limits_lines() {
+        let r = Replacer {
+            re: Regex::new("x").unwrap(),
+            template: Template::parse("y").unwrap(),
+            multiline: false,
+            nth: None,
+        };
+        let d = Doc::from_text(false, "x\nx\nx\n".into());
+        let blocks: Vec<Block> = vec![1..2];
+        let (out, n) = r.apply(&d, Some(&blocks)).unwrap();
+        assert_eq!((out.text.as_str(), n), ("x\ny\nx\n", 1));
+    }
+}

@@ -1,0 +1,323 @@
+//! Line selectors shared by the commands that act on part of a file (`--range`,
+//! `--symbol`/`--kind`, `--between`/`--exclusive`, `--match`/`--invert`): which
+//! lines they pick, and the errors — with near-match candidates — when they pick
+//! nothing or, for a one-place selector, more than one place.
+
+use super::doc::Doc;
+use super::outline;
+use crate::protocol::values::LineRange;
+use crate::protocol::{CmdError, Json, Repair, code, shell};
+use regex::Regex;
+use std::ops::Range;
+
+/// A parsed selector.
+#[derive(Debug, Clone)]
+pub enum Selector {
+    Range(LineRange),
+    Symbol {
+        name: String,
+        kind: Option<String>,
+    },
+    Between {
+        start: Regex,
+        end: Regex,
+        exclusive: bool,
+    },
+    Match {
+        re: Regex,
+        invert: bool,
+    },
+}
+
+impl Selector {
+    /// Position-based selectors name lines by number, so a write through them
+    /// needs `--expect-hash`.
+    pub fn is_positional(&self) -> bool {
+        matches!(self, Selector::Range(_) | Selector::Symbol { .. })
+    }
+
+    /// `--match` picks every matching line, so a write through it needs
+    /// `--expect-count`.
+    pub fn is_many(&self) -> bool {
+        matches!(self, Selector::Match { .. })
+    }
+
+    pub fn flag(&self) -> &'static str {
+        match self {
+            Selector::Range(_) => "--range",
+            Selector::Symbol { .. } => "--symbol",
+            Selector::Between { .. } => "--between",
+            Selector::Match { .. } => "--match",
+        }
+    }
+}
+
+/// 0-based line indices `[start, end)`.
+pub type Block = Range<usize>;
+
+/// The blocks `sel` picks in `doc`: one block for `--range` and `--symbol`, one per
+/// START..END pair for `--between`, one single-line block per line for `--match`.
+/// Nothing picked is `selection.no-match`; a symbol defined twice is
+/// `selection.ambiguous`.
+pub fn select(doc: &Doc, display: &str, sel: &Selector) -> Result<Vec<Block>, CmdError> {
+    let total = doc.line_count();
+    let read = || {
+        Repair::new(
+            "read",
+            "Read the file to choose a current selection.",
+            shell::aitools(["read", display]),
+        )
+    };
+    match sel {
+        Selector::Range(r) => {
+            let start = r.start as usize;
+            if start > total {
+                return Err(CmdError::new(
+                    code::NO_MATCH,
+                    format!("{display} has {total} lines; line {start} does not exist."),
+                    Repair::new(
+                        "read",
+                        "Read the end of the file.",
+                        shell::aitools(["read", display, "--tail", "20"]),
+                    ),
+                ));
+            }
+            let end = r.end.map(|e| (e as usize).min(total)).unwrap_or(total);
+            Ok(vec![start - 1..end])
+        }
+        Selector::Symbol { name, kind } => {
+            let defs = outline::find_symbol(display, &doc.text, name, kind.as_deref()).map_err(
+                |outline::OutlineError::UnsupportedLanguage(f)| {
+                    CmdError::new(
+                        code::UNSUPPORTED_LANGUAGE,
+                        format!("No language of the outline table covers {f}, so --symbol cannot find definitions in it."),
+                        Repair::new(
+                            "range",
+                            "Read the file and select the lines with --range instead.",
+                            shell::aitools(["read", display]),
+                        ),
+                    )
+                },
+            )?;
+            let blocks: Vec<Block> = defs
+                .iter()
+                .map(|d| {
+                    let s = (d.start_line.max(1) as usize - 1).min(total);
+                    let e = (d.end_line as usize).clamp(s, total);
+                    s..e
+                })
+                .collect();
+            match blocks.len() {
+                0 => Err(CmdError::new(
+                    code::NO_MATCH,
+                    format!("{display} defines no {name}{}.", kind.as_ref().map(|k| format!(" of kind {k}")).unwrap_or_default()),
+                    Repair::new(
+                        "outline",
+                        "List the file's definitions and pick an existing name.",
+                        shell::aitools(["code", "outline", display]),
+                    ),
+                )),
+                1 => Ok(blocks),
+                n => Err(CmdError::new(
+                    code::AMBIGUOUS,
+                    format!("{display} defines {name} {n} times; --symbol must pick one."),
+                    Repair::new(
+                        "kind",
+                        "Add --kind to tell the definitions apart, or select the lines with --range.",
+                        shell::aitools(["code", "outline", display]),
+                    ),
+                )
+                .with_candidates(candidates(doc, blocks.iter().map(|b| b.start)))),
+            }
+        }
+        Selector::Between {
+            start,
+            end,
+            exclusive,
+        } => {
+            let mut blocks = Vec::new();
+            let mut i = 0;
+            let mut open: Option<usize> = None;
+            while i < total {
+                if start.is_match(doc.content(i)) {
+                    match (i + 1..total).find(|&j| end.is_match(doc.content(j))) {
+                        Some(j) => {
+                            blocks.push(if *exclusive { i + 1..j } else { i..j + 1 });
+                            i = j + 1;
+                            continue;
+                        }
+                        None => {
+                            open.get_or_insert(i);
+                            break;
+                        }
+                    }
+                }
+                i += 1;
+            }
+            if blocks.is_empty() {
+                let message = match open {
+                    Some(s) => format!(
+                        "--between: line {} of {display} matches START but no later line matches END.",
+                        s + 1
+                    ),
+                    None => format!("--between: no line of {display} matches START."),
+                };
+                return Err(CmdError::new(code::NO_MATCH, message, read()));
+            }
+            Ok(blocks)
+        }
+        Selector::Match { re, invert } => {
+            let blocks: Vec<Block> = (0..total)
+                .filter(|&i| re.is_match(doc.content(i)) != *invert)
+                .map(|i| i..i + 1)
+                .collect();
+            if blocks.is_empty() {
+                return Err(CmdError::new(
+                    code::NO_MATCH,
+                    format!(
+                        "--match selects no line of {display}{}.",
+                        if *invert { " (with --invert)" } else { "" }
+                    ),
+                    read(),
+                ));
+            }
+            Ok(blocks)
+        }
+    }
+}
+
+/// `[{line, text}]` for 0-based line indices (texts cut at 200 characters).
+pub fn candidates(doc: &Doc, lines: impl IntoIterator<Item = usize>) -> Json {
+    Json::Arr(
+        lines
+            .into_iter()
+            .take(20)
+            .map(|i| {
+                let mut o = Json::obj();
+                o.push("line", Json::UInt(i as u64 + 1));
+                o.push(
+                    "text",
+                    Json::str(doc.content(i).chars().take(200).collect::<String>()),
+                );
+                o
+            })
+            .collect(),
+    )
+}
+
+/// The `k` lines of `doc` most like any line of `needle` (character-bigram
+/// similarity of the trimmed texts), best first; lines sharing nothing are left out.
+pub fn nearest_lines(doc: &Doc, needle: &str, k: usize) -> Vec<usize> {
+    let wanted: Vec<Vec<(char, char)>> = super::doc::split_plain(needle)
+        .into_iter()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .take(8)
+        .map(bigrams)
+        .collect();
+    if wanted.is_empty() {
+        return Vec::new();
+    }
+    let mut scored: Vec<(u64, usize)> = Vec::new();
+    for i in 0..doc.line_count() {
+        let line = doc.content(i).trim();
+        if line.is_empty() {
+            continue;
+        }
+        let have = bigrams(line);
+        let best = wanted.iter().map(|w| dice(w, &have)).fold(0.0f64, f64::max);
+        if best > 0.0 {
+            scored.push(((best * 1e6) as u64, i));
+        }
+    }
+    // Best score first; among equals the earlier line, so output is deterministic.
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    scored.into_iter().take(k).map(|(_, i)| i).collect()
+}
+
+fn bigrams(s: &str) -> Vec<(char, char)> {
+    let chars: Vec<char> = s.chars().take(400).collect();
+    let mut v: Vec<(char, char)> = chars.windows(2).map(|w| (w[0], w[1])).collect();
+    if v.is_empty() {
+        if let Some(&c) = chars.first() {
+            v.push((c, c));
+        }
+    }
+    v.sort_unstable();
+    v
+}
+
+/// Dice coefficient of two sorted bigram multisets.
+fn dice(a: &[(char, char)], b: &[(char, char)]) -> f64 {
+    let (mut i, mut j, mut common) = (0, 0, 0usize);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                common += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    if a.is_empty() && b.is_empty() {
+        return 0.0;
+    }
+    2.0 * common as f64 / (a.len() + b.len()) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(s: &str) -> Doc {
+        Doc::from_text(false, s.to_string())
+    }
+
+    #[test]
+    fn between_and_match() {
+        let d = doc("a\nBEGIN\nx\nEND\nb\nBEGIN\ny\nEND\n");
+        let sel = Selector::Between {
+            start: Regex::new("BEGIN").unwrap(),
+            end: Regex::new("END").unwrap(),
+            exclusive: false,
+        };
+        assert_eq!(select(&d, "f", &sel).unwrap(), vec![1..4, 5..8]);
+        let ex = Selector::Between {
+            start: Regex::new("BEGIN").unwrap(),
+            end: Regex::new("END").unwrap(),
+            exclusive: true,
+        };
+        assert_eq!(select(&d, "f", &ex).unwrap(), vec![2..3, 6..7]);
+        let m = Selector::Match {
+            re: Regex::new("^[xy]$").unwrap(),
+            invert: false,
+        };
+        assert_eq!(select(&d, "f", &m).unwrap(), vec![2..3, 6..7]);
+        let none = Selector::Match {
+            re: Regex::new("zzz").unwrap(),
+            invert: false,
+        };
+        assert_eq!(select(&d, "f", &none).unwrap_err().code, code::NO_MATCH);
+    }
+
+    #[test]
+    fn ranges_clamp_the_end_and_refuse_a_missing_start() {
+        let d = doc("1\n2\n3\n");
+        let r = |s, e| Selector::Range(LineRange { start: s, end: e });
+        assert_eq!(select(&d, "f", &r(2, Some(9))).unwrap(), vec![1..3]);
+        assert_eq!(select(&d, "f", &r(3, None)).unwrap(), vec![2..3]);
+        assert_eq!(
+            select(&d, "f", &r(4, None)).unwrap_err().code,
+            code::NO_MATCH
+        );
+    }
+
+    #[test]
+    fn nearest_prefers_similar_lines() {
+        let d = doc("fn main() {\n    let x = 1;\n}\n");
+        assert_eq!(nearest_lines(&d, "let x = 2;", 1), vec![1]);
+        assert!(nearest_lines(&d, "   ", 3).is_empty());
+    }
+}

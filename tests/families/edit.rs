@@ -1,0 +1,938 @@
+//! `edit`, `insert`, `replace`, `apply`, black-box, with sed, perl, diff, patch and
+//! git apply as oracles, and text fidelity (BOM, CR LF, mixed endings, tabs, no
+//! final newline, mode) checked byte for byte.
+
+use crate::support::{Run, TestEnv, sha256sum};
+use proptest::prelude::*;
+use std::os::unix::fs::PermissionsExt;
+use std::process::Command;
+
+/// Runs a shell oracle in the test repository; panics when it fails.
+fn sh(env: &TestEnv, script: &str) -> Vec<u8> {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .current_dir(env.root())
+        .output()
+        .expect("sh");
+    assert!(
+        out.status.success() || out.status.code() == Some(1),
+        "{script}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+fn ok(r: &Run) {
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+}
+
+// ---------------------------------------------------------------- edit
+
+#[test]
+fn edit_old_matches_sed_and_reports_exact() {
+    let env = TestEnv::new();
+    let body = "alpha\nbeta gamma\ndelta\n";
+    env.write("a.txt", body);
+    env.write("b.txt", body);
+    let r = env.run(&["edit", "a.txt", "--old", "beta gamma", "--new", "BETA"]);
+    ok(&r);
+    assert_eq!(r.json["strategy"], "exact");
+    assert_eq!(r.json["changes"][0]["path"], "a.txt");
+    assert_eq!(r.json["changes"][0]["action"], "modified");
+    sh(&env, "sed -i 's/beta gamma/BETA/' b.txt");
+    assert_eq!(env.read("a.txt"), env.read("b.txt"));
+}
+
+#[test]
+fn edit_keeps_bom_crlf_tabs_no_final_newline_and_mode() {
+    let env = TestEnv::new();
+    let before = b"\xEF\xBB\xBFone\r\n\ttwo\r\nthree\nfour".to_vec();
+    let p = env.write("w.txt", &before);
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // A multi-line --old written with LF finds the CR LF lines, and the new text
+    // lands with CR LF.
+    let r = env.run(&[
+        "edit",
+        "w.txt",
+        "--old",
+        "one\n\ttwo",
+        "--new",
+        "1\n\t2\n\t2b",
+    ]);
+    ok(&r);
+    assert_eq!(
+        env.read("w.txt"),
+        b"\xEF\xBB\xBF1\r\n\t2\r\n\t2b\r\nthree\nfour"
+    );
+    let r = env.run(&["edit", "w.txt", "--old", "four", "--new", "4"]);
+    ok(&r);
+    assert_eq!(
+        env.read("w.txt"),
+        b"\xEF\xBB\xBF1\r\n\t2\r\n\t2b\r\nthree\n4"
+    );
+    let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o755);
+}
+
+#[test]
+fn edit_whitespace_fallback_reindents_and_keeps_inner_whitespace() {
+    let env = TestEnv::new();
+    env.write("f.py", "def f():\n\tif x:\n\t\treturn  1\n\treturn 2\n");
+    let r = env.run(&[
+        "edit",
+        "f.py",
+        "--old",
+        "    if x:\n        return  1",
+        "--new",
+        "    if y:\n        return  3  # two  spaces",
+    ]);
+    ok(&r);
+    assert_eq!(r.json["strategy"], "whitespace");
+    assert_eq!(
+        String::from_utf8(env.read("f.py")).unwrap(),
+        "def f():\n\tif y:\n\t    return  3  # two  spaces\n\treturn 2\n"
+    );
+}
+
+#[test]
+fn edit_ambiguous_and_no_match_write_nothing_and_show_candidates() {
+    let env = TestEnv::new();
+    let body = "x = 1\ny = 2\nx = 1\n";
+    let p = env.write("d.txt", body);
+    let hash = sha256sum(&p);
+    let r = env.run(&["edit", "d.txt", "--old", "x = 1", "--new", "x = 9"]);
+    assert_eq!(r.code, 2);
+    assert_eq!(r.error_code(), "selection.ambiguous");
+    let c = &r.json["error"]["candidates"];
+    assert_eq!(c[0]["line"], 1);
+    assert_eq!(c[1]["line"], 3);
+    assert_eq!(c[1]["text"], "x = 1");
+    let r = env.run(&["edit", "d.txt", "--old", "y = 3", "--new", "z"]);
+    assert_eq!(r.code, 2);
+    assert_eq!(r.error_code(), "selection.no-match");
+    assert_eq!(r.json["error"]["candidates"][0]["line"], 2);
+    assert_eq!(sha256sum(&p), hash);
+}
+
+#[test]
+fn edit_range_needs_hash_and_checks_it() {
+    let env = TestEnv::new();
+    let p = env.write("r.txt", "1\n2\n3\n4\n");
+    let r = env.run(&["edit", "r.txt", "--range", "2:3", "--new", "two-three"]);
+    assert_eq!(r.error_code(), "argument.invalid");
+    assert_eq!(
+        r.json["error"]["repairs"][0]["command"],
+        "aitools info r.txt"
+    );
+    let stale = "0".repeat(64);
+    let r = env.run(&[
+        "edit",
+        "r.txt",
+        "--range",
+        "2:3",
+        "--new",
+        "x",
+        "--expect-hash",
+        &stale,
+    ]);
+    assert_eq!((r.code, r.error_code()), (2, "refusal.target-changed"));
+    let h = sha256sum(&p);
+    env.write("oracle.txt", "1\n2\n3\n4\n");
+    let r = env.run(&[
+        "edit",
+        "r.txt",
+        "--range",
+        "2:3",
+        "--new",
+        "two-three",
+        "--expect-hash",
+        &h,
+    ]);
+    ok(&r);
+    sh(&env, "sed -i '2,3c\\two-three' oracle.txt");
+    assert_eq!(env.read("r.txt"), env.read("oracle.txt"));
+    // '' deletes whole lines.
+    let h = sha256sum(&p);
+    ok(&env.run(&[
+        "edit",
+        "r.txt",
+        "--range",
+        "1",
+        "--new",
+        "",
+        "--expect-hash",
+        &h,
+    ]));
+    assert_eq!(env.read("r.txt"), b"two-three\n4\n");
+}
+
+#[test]
+fn edit_match_needs_count_and_matches_sed_change() {
+    let env = TestEnv::new();
+    let body = "keep\nTODO a\nkeep\nTODO b\n";
+    env.write("m.txt", body);
+    env.write("o.txt", body);
+    let r = env.run(&["edit", "m.txt", "--match", "^TODO", "--new", "DONE"]);
+    assert_eq!(r.error_code(), "argument.invalid");
+    assert!(
+        r.json["error"]["repairs"][0]["command"]
+            .as_str()
+            .unwrap()
+            .ends_with("--dry-run")
+    );
+    let d = env.run(&[
+        "edit",
+        "m.txt",
+        "--match",
+        "^TODO",
+        "--new",
+        "DONE",
+        "--dry-run",
+    ]);
+    ok(&d);
+    assert_eq!(d.json["expect_count"], 2);
+    assert_eq!(d.json["dry_run"], true);
+    assert_eq!(env.read("m.txt"), body.as_bytes());
+    let r = env.run(&[
+        "edit",
+        "m.txt",
+        "--match",
+        "^TODO",
+        "--new",
+        "DONE",
+        "--expect-count",
+        "3",
+    ]);
+    assert_eq!((r.code, r.error_code()), (2, "selection.count-mismatch"));
+    ok(&env.run(&[
+        "edit",
+        "m.txt",
+        "--match",
+        "^TODO",
+        "--new",
+        "DONE",
+        "--expect-count",
+        "2",
+    ]));
+    sh(&env, "sed -i '/^TODO/c\\DONE' o.txt");
+    assert_eq!(env.read("m.txt"), env.read("o.txt"));
+}
+
+#[test]
+fn edit_between_matches_sed_range_delete() {
+    let env = TestEnv::new();
+    let body = "a\n<!-- begin -->\nx\ny\n<!-- end -->\nb\n";
+    env.write("h.md", body);
+    env.write("o.md", body);
+    ok(&env.run(&["edit", "h.md", "--between", "begin", "end", "--new", ""]));
+    sh(&env, "sed -i '/begin/,/end/d' o.md");
+    assert_eq!(env.read("h.md"), env.read("o.md"));
+    env.write("h.md", body);
+    ok(&env.run(&[
+        "edit",
+        "h.md",
+        "--between",
+        "begin",
+        "end",
+        "--exclusive",
+        "--new",
+        "z",
+    ]));
+    assert_eq!(env.read("h.md"), b"a\n<!-- begin -->\nz\n<!-- end -->\nb\n");
+}
+
+#[test]
+fn edit_stdin_edits_apply_in_order_all_or_nothing() {
+    let env = TestEnv::new();
+    let p = env.write("s.txt", "a\nb\nc\n");
+    let input = r#"{"edits":[{"old":"a","new":"A"},{"old":"A\nb","new":"AB"}]}"#;
+    ok(&env.run_stdin(&["edit", "s.txt", "--stdin"], input.as_bytes()));
+    assert_eq!(env.read("s.txt"), b"AB\nc\n");
+    let before = sha256sum(&p);
+    let bad = r#"{"edits":[{"old":"AB","new":"x"},{"old":"nope","new":"y"}]}"#;
+    let r = env.run(&["edit", "s.txt", "--stdin-data", bad]);
+    assert_eq!(r.error_code(), "selection.no-match");
+    assert!(
+        r.json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("edits[1]")
+    );
+    assert_eq!(sha256sum(&p), before);
+    ok(&env.run(&["edit", "s.txt", "--stdin-data", r#"{"old":"c","new":"C"}"#]));
+    assert_eq!(env.read("s.txt"), b"AB\nC\n");
+    // Position-based selectors are not accepted in edits[].
+    let r = env.run(&[
+        "edit",
+        "s.txt",
+        "--stdin-data",
+        r#"{"edits":[{"range":"1","new":"x"}]}"#,
+    ]);
+    assert_eq!(r.error_code(), "argument.invalid");
+}
+
+#[test]
+fn edit_refusals() {
+    let env = TestEnv::new();
+    env.write("k.env", "api_key=abc\n");
+    let r = env.run(&[
+        "edit",
+        "k.env",
+        "--old",
+        "api_key=[REDACTED_SECRET]",
+        "--new",
+        "api_key=[REDACTED_SECRET]x",
+    ]);
+    assert_eq!(r.error_code(), "refusal.redacted-input");
+    assert_eq!(env.read("k.env"), b"api_key=abc\n");
+    env.write("b.bin", b"ab\x00cd");
+    let r = env.run(&["edit", "b.bin", "--old", "ab", "--new", "x"]);
+    assert_eq!(r.error_code(), "refusal.not-a-file");
+    env.write("l1.txt", b"caf\xe9\n");
+    let r = env.run(&["edit", "l1.txt", "--old", "caf", "--new", "x"]);
+    assert_eq!(r.error_code(), "input.not-utf8");
+    assert_eq!(env.read("l1.txt"), b"caf\xe9\n");
+    let r = env.run(&["edit", "nope.txt", "--old", "a", "--new", "b"]);
+    assert_eq!(r.error_code(), "input.not-found");
+    let r = env.run(&["edit", "k.env", "--old", "a", "--new", "b", "--match", "x"]);
+    assert_eq!(r.error_code(), "argument.invalid");
+    let outside = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(outside.path(), "a\n").unwrap();
+    let r = env.run(&[
+        "edit",
+        outside.path().to_str().unwrap(),
+        "--old",
+        "a",
+        "--new",
+        "b",
+    ]);
+    assert_eq!(r.error_code(), "refusal.outside-workspace");
+    assert_eq!(std::fs::read(outside.path()).unwrap(), b"a\n");
+}
+
+#[test]
+fn edit_unchanged_text_changes_nothing() {
+    let env = TestEnv::new();
+    env.write("u.txt", "same\n");
+    let r = env.run(&["edit", "u.txt", "--old", "same", "--new", "same"]);
+    ok(&r);
+    assert_eq!(r.json["changes"], serde_json::json!([]));
+    assert_eq!(r.json["op_id"], serde_json::Value::Null);
+}
+
+// ---------------------------------------------------------------- insert
+
+#[test]
+fn insert_matches_sed_append_and_insert() {
+    let env = TestEnv::new();
+    let body = "import a\nimport b\ncode\n";
+    env.write("i.py", body);
+    env.write("o.py", body);
+    let r = env.run(&[
+        "insert",
+        "i.py",
+        "--after",
+        "--match",
+        "^import",
+        "--content",
+        "# x",
+        "--expect-count",
+        "2",
+    ]);
+    ok(&r);
+    assert_eq!(r.json["inserted_at"], serde_json::json!([2, 4]));
+    sh(&env, "sed -i '/^import/a\\# x' o.py");
+    assert_eq!(env.read("i.py"), env.read("o.py"));
+    let r = env.run(&[
+        "insert",
+        "i.py",
+        "--at",
+        "start",
+        "--content",
+        "#!/usr/bin/env python\n",
+    ]);
+    ok(&r);
+    assert_eq!(r.json["inserted_at"], serde_json::json!([1]));
+    sh(&env, "sed -i '1i\\#!/usr/bin/env python' o.py");
+    assert_eq!(env.read("i.py"), env.read("o.py"));
+    let h = sha256sum(&env.path("i.py"));
+    ok(&env.run(&[
+        "insert",
+        "i.py",
+        "--before",
+        "--range",
+        "3",
+        "--content",
+        "mid",
+        "--expect-hash",
+        &h,
+    ]));
+    sh(&env, "sed -i '3i\\mid' o.py");
+    assert_eq!(env.read("i.py"), env.read("o.py"));
+}
+
+#[test]
+fn insert_keeps_bom_and_crlf_and_ends_an_open_last_line() {
+    let env = TestEnv::new();
+    env.write("c.txt", b"\xEF\xBB\xBFa\r\nb");
+    ok(&env.run(&["insert", "c.txt", "--at", "start", "--content", "top"]));
+    assert_eq!(env.read("c.txt"), b"\xEF\xBB\xBFtop\r\na\r\nb");
+    let r = env.run(&["insert", "c.txt", "--at", "end", "--stdin-data", "x\ny"]);
+    ok(&r);
+    assert_eq!(r.json["inserted_at"], serde_json::json!([4]));
+    assert_eq!(
+        env.read("c.txt"),
+        b"\xEF\xBB\xBFtop\r\na\r\nb\r\nx\r\ny\r\n"
+    );
+    let r = env.run(&["insert", "c.txt", "--at", "end"]);
+    assert_eq!(r.error_code(), "argument.invalid");
+    let r = env.run(&[
+        "insert",
+        "c.txt",
+        "--before",
+        "--match",
+        "a",
+        "--content",
+        "z",
+    ]);
+    assert_eq!(r.error_code(), "argument.invalid");
+    let r = env.run(&[
+        "insert",
+        "c.txt",
+        "--at",
+        "end",
+        "--content",
+        "password=[REDACTED_SECRET]",
+    ]);
+    assert_eq!(r.error_code(), "refusal.redacted-input");
+}
+
+// ---------------------------------------------------------------- replace
+
+#[test]
+fn replace_matches_perl_across_a_directory() {
+    let env = TestEnv::new();
+    let files = [
+        ("src/a.rs", "let old_name = 1;\r\nold_name + old_name\r\n"),
+        ("src/sub/b.rs", "fn old_name() {}\nno match here\nold_name"),
+        ("src/c.txt", "\u{feff}old_name\tx\n"),
+    ];
+    for (p, body) in files {
+        env.write(p, body);
+        env.write(&format!("oracle/{p}"), body);
+    }
+    env.write("src/bin.dat", b"old_name\x00");
+    let d = env.run(&["replace", r"old_(\w+)", "new_$1", "src", "--dry-run"]);
+    ok(&d);
+    assert_eq!(d.json["expect_count"], 6);
+    let r = env.run(&[
+        "replace",
+        r"old_(\w+)",
+        "new_$1",
+        "src",
+        "--expect-count",
+        "6",
+    ]);
+    ok(&r);
+    let counts: Vec<(String, u64)> = r.json["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["path"].as_str().unwrap().to_string(),
+                c["count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        counts,
+        vec![
+            ("src/a.rs".to_string(), 3),
+            ("src/c.txt".to_string(), 1),
+            ("src/sub/b.rs".to_string(), 2)
+        ]
+    );
+    for (p, _) in files {
+        sh(
+            &env,
+            &format!("perl -pi -e 's/old_(\\w+)/new_$1/g' oracle/{p}"),
+        );
+        assert_eq!(env.read(p), env.read(&format!("oracle/{p}")), "{p}");
+    }
+    assert_eq!(env.read("src/bin.dat"), b"old_name\x00");
+}
+
+#[test]
+fn replace_case_filters_match_perl() {
+    let env = TestEnv::new();
+    let body = "user name: aLiCe\nuser name: bob smith\n";
+    env.write("t.txt", body);
+    for (tpl, perl) in [
+        ("${1:upper}", r"\U$1"),
+        ("${1:lower}", r"\L$1"),
+        ("${1:capitalize}", r"\u\L$1"),
+    ] {
+        env.write("t.txt", body);
+        env.write("o.txt", body);
+        ok(&env.run(&[
+            "replace",
+            r"name: (\w+)",
+            &format!("name: {tpl}"),
+            "t.txt",
+            "--expect-count",
+            "2",
+        ]));
+        sh(
+            &env,
+            &format!("perl -pi -e 's/name: (\\w+)/name: {perl}/g' o.txt"),
+        );
+        assert_eq!(env.read("t.txt"), env.read("o.txt"), "{tpl}");
+    }
+    env.write("t.txt", "getUserName parse_http_server\n");
+    ok(&env.run(&[
+        "replace",
+        r"(\w+)",
+        "${1:snake}|${1:kebab}|${1:camel}",
+        "t.txt",
+        "--expect-count",
+        "2",
+    ]));
+    assert_eq!(
+        env.read("t.txt"),
+        b"get_user_name|get-user-name|getUserName parse_http_server|parse-http-server|parseHttpServer\n"
+    );
+}
+
+#[test]
+fn replace_multiline_matches_perl_slurp_and_nth() {
+    let env = TestEnv::new();
+    let body = "a {\n  x\n}\nb {\n  y\n}\n";
+    env.write("m.txt", body);
+    env.write("o.txt", body);
+    ok(&env.run(&[
+        "replace",
+        r"\{\n  (\w)\n\}",
+        "{ $1 }",
+        "m.txt",
+        "--multiline",
+        "--expect-count",
+        "2",
+    ]));
+    sh(&env, r"perl -0pi -e 's/\{\n  (\w)\n\}/{ $1 }/g' o.txt");
+    assert_eq!(env.read("m.txt"), env.read("o.txt"));
+    env.write("n.txt", "x x\nx\n");
+    ok(&env.run(&[
+        "replace",
+        "x",
+        "y",
+        "n.txt",
+        "--nth",
+        "2",
+        "--expect-count",
+        "1",
+    ]));
+    assert_eq!(env.read("n.txt"), b"x y\nx\n");
+}
+
+#[test]
+fn replace_guards_and_refusals() {
+    let env = TestEnv::new();
+    let p = env.write("g.txt", "a a\na\n");
+    let before = sha256sum(&p);
+    let r = env.run(&["replace", "a", "b", "g.txt"]);
+    assert_eq!(r.error_code(), "argument.invalid");
+    assert_eq!(
+        r.json["error"]["repairs"][0]["command"],
+        "aitools replace a b g.txt --dry-run"
+    );
+    let r = env.run(&["replace", "a", "b", "g.txt", "--expect-count", "2"]);
+    assert_eq!((r.code, r.error_code()), (2, "selection.count-mismatch"));
+    let r = env.run(&["replace", "(a)", r"\1", "g.txt", "--expect-count", "3"]);
+    assert_eq!(r.error_code(), "argument.invalid");
+    let r = env.run(&["replace", "zzz", "b", "g.txt", "--expect-count", "0"]);
+    assert_eq!(r.error_code(), "selection.no-match");
+    let r = env.run(&["replace", "(", "b", "g.txt", "--expect-count", "1"]);
+    assert_eq!(r.error_code(), "input.syntax-error");
+    let r = env.run(&[
+        "replace",
+        "a",
+        "[REDACTED_SECRET]",
+        "g.txt",
+        "--expect-count",
+        "3",
+    ]);
+    assert_eq!(r.error_code(), "refusal.redacted-input");
+    assert_eq!(sha256sum(&p), before);
+    ok(&env.run(&[
+        "replace",
+        "(a)",
+        r"\1$$",
+        "g.txt",
+        "--literal-replacement",
+        "--expect-count",
+        "3",
+    ]));
+    assert_eq!(env.read("g.txt"), b"\\1$$ \\1$$\n\\1$$\n");
+}
+
+#[test]
+fn replace_validates_every_file_before_writing_any() {
+    let env = TestEnv::new();
+    let a = env.write("a.txt", "foo\n");
+    env.write("b.txt", "foo\n");
+    let hb = sha256sum(&env.path("b.txt"));
+    let stale = "1".repeat(64);
+    // b.txt's guard fails: a.txt (validated fine) must not be written either.
+    let r = env.run(&[
+        "replace",
+        "foo",
+        "bar",
+        "a.txt",
+        "b.txt",
+        "--expect-count",
+        "2",
+        "--expect-hash",
+        &format!("b.txt={stale}"),
+    ]);
+    assert_eq!(r.error_code(), "refusal.target-changed");
+    assert_eq!(env.read("a.txt"), b"foo\n");
+    let r = env.run(&[
+        "replace",
+        "foo",
+        "bar",
+        "a.txt",
+        "b.txt",
+        "--expect-count",
+        "2",
+        "--expect-hash",
+        &format!("b.txt={hb}"),
+    ]);
+    ok(&r);
+    assert_eq!(std::fs::read(a).unwrap(), b"bar\n");
+}
+
+#[test]
+fn replace_within_a_selection() {
+    let env = TestEnv::new();
+    let p = env.write("s.txt", "x\nx\nx\nx\n");
+    let h = sha256sum(&p);
+    ok(&env.run(&[
+        "replace",
+        "x",
+        "y",
+        "s.txt",
+        "--range",
+        "2:3",
+        "--expect-hash",
+        &h,
+        "--expect-count",
+        "2",
+    ]));
+    assert_eq!(env.read("s.txt"), b"x\ny\ny\nx\n");
+    let r = env.run(&["replace", "x", "y", "s.txt", "--range", "1"]);
+    assert_eq!(r.error_code(), "argument.invalid");
+}
+
+// ---------------------------------------------------------------- apply
+
+/// Writes `a` and `b` as `f`, makes `diff -u` between them, and checks that
+/// `aitools apply` on `a` gives exactly `b` (and `--reverse` on `b` gives `a`),
+/// and that `patch` agrees.
+fn roundtrip_with_diff_u(a: &[u8], b: &[u8]) {
+    let env = TestEnv::new();
+    env.write("old/f.txt", a);
+    env.write("new/f.txt", b);
+    let diff = sh(&env, "diff -u old/f.txt new/f.txt");
+    if diff.is_empty() {
+        return;
+    }
+    env.write("f.txt", a);
+    let r = env.run_stdin(&["apply", "--stdin", "--strip", "1"], &diff);
+    ok(&r);
+    assert_eq!(
+        env.read("f.txt"),
+        b,
+        "apply:\n{}",
+        String::from_utf8_lossy(&diff)
+    );
+    env.write("p.txt", a);
+    std::fs::write(env.path("d.patch"), &diff).unwrap();
+    sh(&env, "patch -s p.txt < d.patch");
+    assert_eq!(env.read("p.txt"), b, "patch disagrees");
+    let r = env.run_stdin(&["apply", "--stdin", "--strip", "1", "--reverse"], &diff);
+    ok(&r);
+    assert_eq!(env.read("f.txt"), a, "reverse");
+}
+
+#[test]
+fn apply_agrees_with_patch_on_fixed_cases() {
+    roundtrip_with_diff_u(b"a\nb\nc\n", b"a\nB\nc\n");
+    roundtrip_with_diff_u(b"a\r\nb\r\nc\r\n", b"a\r\nB\r\nb2\r\nc\r\n");
+    roundtrip_with_diff_u(b"a\nb", b"a\nb\n");
+    roundtrip_with_diff_u(b"a\nb\n", b"a\nb");
+    roundtrip_with_diff_u(b"\xEF\xBB\xBFx\n", b"\xEF\xBB\xBFx\ny\n");
+    let long: String = (1..=40).map(|i| format!("line {i}\n")).collect();
+    let changed = long
+        .replace("line 5\n", "five\n")
+        .replace("line 30\n", "thirty\nmore\n");
+    roundtrip_with_diff_u(long.as_bytes(), changed.as_bytes());
+}
+
+#[test]
+fn apply_git_diff_creates_modifies_and_deletes_all_or_none() {
+    let env = TestEnv::new();
+    env.write("keep.txt", "k1\nk2\n");
+    env.write("gone.txt", "bye\n");
+    sh(
+        &env,
+        "git add -A && git -c user.email=t@t -c user.name=t commit -qm base",
+    );
+    std::fs::write(env.path("keep.txt"), "k1\nK2\n").unwrap();
+    std::fs::remove_file(env.path("gone.txt")).unwrap();
+    env.write("new.sh", "echo hi\n");
+    std::fs::set_permissions(env.path("new.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    sh(&env, "git add -A");
+    let diff = sh(&env, "git diff --cached");
+    let want_keep = env.read("keep.txt");
+    sh(&env, "git reset -q --hard HEAD && git clean -qfd");
+    assert!(!env.path("new.sh").exists());
+    let r = env.run_stdin(&["apply", "--stdin"], &diff);
+    ok(&r);
+    assert_eq!(r.json["applied_hunks"], 3);
+    assert_eq!(env.read("keep.txt"), want_keep);
+    assert!(!env.path("gone.txt").exists());
+    assert_eq!(env.read("new.sh"), b"echo hi\n");
+    let mode = std::fs::metadata(env.path("new.sh"))
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_eq!(mode, 0o755);
+    // git agrees the tree now matches the diff: reversing it with git apply works.
+    let status = Command::new("git")
+        .args(["apply", "--check", "-R", "-"])
+        .current_dir(env.root())
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin.take().unwrap().write_all(&diff)?;
+            c.wait()
+        })
+        .unwrap();
+    assert!(status.success(), "git apply -R --check rejects the result");
+
+    // Now one hunk fails: nothing at all is written.
+    sh(&env, "git checkout -q -- . 2>/dev/null; true");
+    env.write("keep.txt", "k1\nchanged\n");
+    env.write("gone.txt", "bye\n");
+    std::fs::remove_file(env.path("new.sh")).unwrap();
+    let r = env.run_stdin(&["apply", "--stdin"], &diff);
+    assert_eq!((r.code, r.error_code()), (2, "selection.no-match"));
+    let diag = &r.json["error"]["diagnostics"][0];
+    assert_eq!(diag["path"], "keep.txt");
+    assert_eq!(diag["hunk"], 1);
+    assert_eq!(diag["expected_line"], 1);
+    assert!(!env.path("new.sh").exists());
+    assert!(env.path("gone.txt").exists());
+}
+
+#[test]
+fn apply_pure_insertion_honours_position_and_context() {
+    let env = TestEnv::new();
+    env.write("f.txt", "a\nb\nc\nb\n");
+    // -U0: no context, position only: after line 3.
+    let p = "--- a/f.txt\n+++ b/f.txt\n@@ -3,0 +4 @@\n+new\n";
+    ok(&env.run(&["apply", "--stdin-data", p]));
+    assert_eq!(env.read("f.txt"), b"a\nb\nc\nnew\nb\n");
+    // With context, the context decides even when the recorded line is off by one.
+    env.write("g.txt", "x\na\nb\nc\n");
+    let p = "--- a/g.txt\n+++ b/g.txt\n@@ -1,2 +1,3 @@\n a\n+mid\n b\n";
+    ok(&env.run(&["apply", "--stdin-data", p]));
+    assert_eq!(env.read("g.txt"), b"x\na\nmid\nb\nc\n");
+    // Out of --fuzz reach: no match, with the hunk named.
+    let far: String = (0..20).map(|_| "z\n").collect::<String>() + "a\nb\n";
+    env.write("h.txt", &far);
+    let p = "--- a/h.txt\n+++ b/h.txt\n@@ -1,2 +1,3 @@\n a\n+mid\n b\n";
+    let r = env.run(&["apply", "--stdin-data", p]);
+    assert_eq!(r.error_code(), "selection.no-match");
+    ok(&env.run(&["apply", "--stdin-data", p, "--fuzz", "20"]));
+}
+
+#[test]
+fn apply_refusals() {
+    let env = TestEnv::new();
+    env.write("e.txt", "x\n");
+    let create = "--- /dev/null\n+++ b/e.txt\n@@ -0,0 +1 @@\n+x\n";
+    let r = env.run(&["apply", "--stdin-data", create]);
+    assert_eq!(r.error_code(), "refusal.exists");
+    let r = env.run(&["apply", "--stdin-data", "not a diff"]);
+    assert_eq!(r.error_code(), "argument.invalid");
+    let r = env.run(&["apply"]);
+    assert_eq!(r.error_code(), "argument.invalid");
+    let secret = "--- a/e.txt\n+++ b/e.txt\n@@ -1 +1 @@\n-x\n+token=[REDACTED_SECRET]\n";
+    let r = env.run(&["apply", "--stdin-data", secret]);
+    assert_eq!(r.error_code(), "refusal.redacted-input");
+    let escape = "--- /dev/null\n+++ b/../escape.txt\n@@ -0,0 +1 @@\n+x\n";
+    let r = env.run(&["apply", "--stdin-data", escape]);
+    assert_eq!(r.error_code(), "refusal.outside-workspace");
+    assert_eq!(env.read("e.txt"), b"x\n");
+}
+
+// ---------------------------------------------------------------- properties
+
+fn mixed_file() -> impl Strategy<Value = Vec<(String, &'static str)>> {
+    prop::collection::vec(
+        (
+            "[a-z \t]{0,12}",
+            prop::sample::select(vec!["\n", "\r\n", "\n", ""]),
+        ),
+        1..12,
+    )
+}
+
+fn render(lines: &[(String, &'static str)]) -> Vec<(String, &'static str)> {
+    // Only the last line may lack a terminator.
+    let n = lines.len();
+    lines
+        .iter()
+        .enumerate()
+        .map(|(i, (t, e))| (t.clone(), if e.is_empty() && i + 1 < n { "\n" } else { *e }))
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+
+    /// An edit of one line's unique marker changes exactly that span: every other
+    /// byte (endings, tabs, a missing final newline) is as it was.
+    #[test]
+    fn an_edit_changes_only_its_span(lines in mixed_file(), pick in 0usize..100) {
+        let lines = render(&lines);
+        let k = pick % lines.len();
+        let mut file = String::new();
+        let mut expected = String::new();
+        for (i, (t, e)) in lines.iter().enumerate() {
+            if i == k {
+                file.push_str(&format!("{t}@MARK@{t}{e}"));
+                expected.push_str(&format!("{t}new{t}{e}"));
+            } else {
+                file.push_str(&format!("{t}{e}"));
+                expected.push_str(&format!("{t}{e}"));
+            }
+        }
+        let env = TestEnv::new();
+        env.write("p.txt", &file);
+        let r = env.run(&["edit", "p.txt", "--old", "@MARK@", "--new", "new"]);
+        prop_assert_eq!(r.code, 0);
+        prop_assert_eq!(env.read("p.txt"), expected.into_bytes());
+    }
+}
+
+#[test]
+fn replace_newer_filters_the_scan_by_a_reference_file() {
+    let env = TestEnv::new();
+    env.write("d/old.txt", "v1\n");
+    env.write("d/new.txt", "v1\n");
+    env.write("ref", "");
+    sh(
+        &env,
+        "touch -d 2000-01-01 ref && touch -d 1999-01-01 d/old.txt",
+    );
+    let r = env.run(&[
+        "replace",
+        "v1",
+        "v2",
+        "d",
+        "--newer",
+        "ref",
+        "--expect-count",
+        "1",
+    ]);
+    ok(&r);
+    assert_eq!(r.json["changes"][0]["path"], "d/new.txt");
+    assert_eq!(env.read("d/old.txt"), b"v1\n");
+    assert_eq!(env.read("d/new.txt"), b"v2\n");
+}
+
+#[test]
+fn edit_old_with_a_count_guard_other_than_one_is_refused() {
+    let env = TestEnv::new();
+    env.write("c.txt", "a\n");
+    let r = env.run(&[
+        "edit",
+        "c.txt",
+        "--old",
+        "a",
+        "--new",
+        "b",
+        "--expect-count",
+        "2",
+    ]);
+    assert_eq!((r.code, r.error_code()), (2, "selection.count-mismatch"));
+    ok(&env.run(&[
+        "edit",
+        "c.txt",
+        "--old",
+        "a",
+        "--new",
+        "b",
+        "--expect-count",
+        "1",
+    ]));
+    assert_eq!(env.read("c.txt"), b"b\n");
+}
+
+#[test]
+fn edit_and_insert_by_symbol() {
+    let env = TestEnv::new();
+    let p = env.write(
+        "u.rs",
+        "pub fn add(a: i32) -> i32 {\r\n    a + 1\r\n}\r\n\r\nfn other() {}\r\n",
+    );
+    let r = env.run(&["edit", "u.rs", "--symbol", "add", "--new", "fn add() {}"]);
+    assert_eq!(r.error_code(), "argument.invalid");
+    let h = sha256sum(&p);
+    ok(&env.run(&[
+        "edit",
+        "u.rs",
+        "--symbol",
+        "add",
+        "--new",
+        "fn add() {}\n",
+        "--expect-hash",
+        &h,
+    ]));
+    assert_eq!(env.read("u.rs"), b"fn add() {}\r\n\r\nfn other() {}\r\n");
+    let h = sha256sum(&p);
+    let r = env.run(&[
+        "edit",
+        "u.rs",
+        "--symbol",
+        "nope",
+        "--new",
+        "x",
+        "--expect-hash",
+        &h,
+    ]);
+    assert_eq!((r.code, r.error_code()), (2, "selection.no-match"));
+    let r = env.run(&[
+        "insert",
+        "u.rs",
+        "--after",
+        "--symbol",
+        "other",
+        "--content",
+        "// end",
+        "--expect-hash",
+        &h,
+    ]);
+    ok(&r);
+    assert_eq!(r.json["inserted_at"], serde_json::json!([4]));
+    assert_eq!(
+        env.read("u.rs"),
+        b"fn add() {}\r\n\r\nfn other() {}\r\n// end\r\n"
+    );
+}
