@@ -30,6 +30,7 @@ pub const SCHEMA: CommandSpec = CommandSpec {
     )],
     error_codes: &[code::NOT_FOUND, code::ARGUMENT_INVALID],
     writes: false,
+    tx: false,
     workspace: false,
     run: handler!(SchemaArgs, run_schema),
 };

@@ -19,6 +19,8 @@ pub struct Ctx {
     /// The workspace root with symlinks resolved.
     pub root: PathBuf,
     pub lock_timeout: Duration,
+    /// `--tx <TX>`: writes stage in this tx, reads and scans see its view.
+    pub tx: Option<String>,
 }
 
 impl Ctx {
@@ -70,6 +72,7 @@ impl Ctx {
             cwd,
             root,
             lock_timeout,
+            tx: None,
         })
     }
 

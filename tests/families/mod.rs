@@ -9,3 +9,4 @@ mod protocol;
 mod redaction;
 mod search;
 mod store;
+mod tx;

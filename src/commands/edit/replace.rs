@@ -119,6 +119,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         code::NOT_UTF8,
     ],
     writes: true,
+    tx: true,
     workspace: true,
     run: handler!(ReplaceArgs, run),
 };
@@ -286,6 +287,7 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
         lang: args.lang.clone(),
         skip_larger_than: Some(limit),
         newer,
+        overlay: crate::store::view::overlay(ctx)?,
         ..ScanOptions::default()
     };
 
@@ -356,8 +358,12 @@ fn collect(
     let mut out: Vec<Target> = Vec::new();
     for arg in path_args {
         let abs = ctx.path_arg(arg)?;
-        let meta = std::fs::metadata(&abs).map_err(|e| common::not_found_or_io(ctx, arg, &e))?;
-        if meta.is_dir() && !one_file {
+        let meta = crate::store::view::stat(ctx, &abs, true)?;
+        if meta.kind == crate::store::view::Kind::Missing {
+            let e = std::io::Error::from(std::io::ErrorKind::NotFound);
+            return Err(common::not_found_or_io(ctx, arg, &e));
+        }
+        if meta.kind == crate::store::view::Kind::Dir && !one_file {
             let real = crate::workspace::paths::real_path(&abs);
             common::check_inside(ctx, &real, &ctx.display_path(&abs))?;
             let files = scan::files(&ctx.root, &[abs.clone()], opts).map_err(|e| {

@@ -100,6 +100,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         code::IO,
     ],
     writes: false,
+    tx: true,
     workspace: true,
     run: handler!(InfoArgs, run),
 };
@@ -130,6 +131,13 @@ fn null_or<T: Into<Json>>(binary: bool, v: T) -> Json {
 
 pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
     let abs = ctx.path_arg(&args.path)?;
+    // With --tx a staged file's statistics come from its blob (the staged bytes).
+    let (content, gone) = match crate::store::view::source(ctx, &abs)? {
+        crate::store::view::Source::Staged(blob) => (blob, false),
+        crate::store::view::Source::Missing => (abs.clone(), true),
+        _ => (abs.clone(), false),
+    };
+    crate::store::view::record_read(ctx, &abs)?;
     let io = |e: std::io::Error| error::io_error("info", &args.path, &e);
     let missing = |e: &std::io::Error| {
         matches!(
@@ -137,12 +145,14 @@ pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
             std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
         )
     };
-    let link_meta = match std::fs::symlink_metadata(&abs) {
+    let link_meta = match std::fs::symlink_metadata(&content) {
+        _ if gone => None,
         Ok(m) => Some(m),
         Err(e) if missing(&e) => None,
         Err(e) => return Err(io(e)),
     };
-    let target_meta = match std::fs::metadata(&abs) {
+    let target_meta = match std::fs::metadata(&content) {
+        _ if gone => None,
         Ok(m) => Some(m),
         Err(e) if missing(&e) || link_meta.is_some() => None,
         Err(e) => return Err(io(e)),
@@ -210,7 +220,7 @@ pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
         return Ok(Output::from_json(obj, false));
     }
     let algorithm = args.digest.as_deref().and_then(Algorithm::from_name);
-    let file = std::fs::File::open(&abs).map_err(io)?;
+    let file = std::fs::File::open(&content).map_err(io)?;
     let st = stats::gather(file, algorithm).map_err(io)?;
     let bin = st.binary;
     obj.push("size", Json::UInt(st.size));

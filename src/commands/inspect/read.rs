@@ -8,6 +8,7 @@ use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::values::{self, LineRange};
 use crate::protocol::{CmdError, Json, Output, Repair, code, error, redact, shell};
+use crate::store::view;
 use crate::text::decode::{self, DecodeReader, Encoding};
 use crate::text::{self, MAX_LINE_BYTES, invisible, lines, outline, strings};
 use crate::workspace::{Ctx, candidates};
@@ -138,6 +139,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         code::IO,
     ],
     writes: false,
+    tx: true,
     workspace: true,
     run: handler!(ReadArgs, run),
 };
@@ -352,7 +354,17 @@ pub fn run(ctx: &Ctx, args: &ReadArgs) -> Result<Output, CmdError> {
         Some(b) => Some(values::parse_byte_span(b).map_err(invalid)?),
         None => None,
     };
-    let abs = ctx.path_arg(&args.path)?;
+    let shown_abs = ctx.path_arg(&args.path)?;
+    // With --tx, a file the tx staged is read from its blob (the staged bytes);
+    // the path shown, the read set and the language stay the path's.
+    let abs = match view::source(ctx, &shown_abs)? {
+        view::Source::Disk => shown_abs.clone(),
+        view::Source::Staged(blob) => blob,
+        view::Source::Missing => {
+            return Err(candidates::not_found(ctx, &args.path, &shown_abs));
+        }
+        view::Source::NotFile { dir } => return Err(not_a_file(&args.path, dir)),
+    };
     let meta = match std::fs::metadata(&abs) {
         Ok(m) => m,
         Err(e)
@@ -369,7 +381,8 @@ pub fn run(ctx: &Ctx, args: &ReadArgs) -> Result<Output, CmdError> {
     if !meta.is_file() {
         return Err(not_a_file(&args.path, meta.is_dir()));
     }
-    let shown = ctx.display_path(&abs);
+    view::record_read(ctx, &shown_abs)?;
+    let shown = ctx.display_path(&shown_abs);
     let io = |e: std::io::Error| error::io_error("read", &args.path, &e);
     match args.view.as_str() {
         "hex" => hex_view(
