@@ -289,3 +289,30 @@ fn secrets_in_arguments_never_come_back_unmasked() {
         assert!(!r.stderr.contains(secret), "{argv:?}: {}", r.stderr);
     }
 }
+
+#[test]
+fn a_shell_command_is_translated_with_its_operands() {
+    let env = TestEnv::new();
+    env.write("a.txt", "x\n");
+    let cat = env.run(&["cat", "a.txt"]);
+    assert_eq!(
+        cat.json["error"]["repairs"][0]["command"],
+        "aitools read a.txt"
+    );
+    let grep = env.run(&["grep", "foo bar", "src"]);
+    assert_eq!(
+        grep.json["error"]["repairs"][0]["command"],
+        "aitools search 'foo bar' src"
+    );
+    // A flag's meaning does not carry over, so nothing is guessed.
+    let flagged = env.run(&["grep", "-A", "3", "foo"]);
+    assert_eq!(
+        flagged.json["error"]["repairs"][0]["command"],
+        "aitools search"
+    );
+    let mv = env.run(&["mv", "a.txt", "b.txt"]);
+    assert_eq!(
+        mv.json["error"]["repairs"][0]["command"],
+        "aitools move a.txt b.txt"
+    );
+}
