@@ -94,7 +94,7 @@ fn unknown_commands_get_repairs_in_order() {
     let env = TestEnv::new();
     let cat = env.run(&["cat", "x"]);
     assert_eq!(cat.error_code(), "argument.invalid");
-    assert_eq!(cat.json["error"]["repairs"][0]["command"], "aitools read");
+    assert_eq!(cat.json["error"]["repairs"][0]["command"], "aitools read x");
     let other = env.run(&["frobnicate"]);
     assert_eq!(
         other.json["error"]["repairs"][0]["command"],
