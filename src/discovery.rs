@@ -30,6 +30,7 @@ pub const SCHEMA: CommandSpec = CommandSpec {
     )],
     error_codes: &[code::NOT_FOUND, code::ARGUMENT_INVALID],
     writes: false,
+    tx: false,
     workspace: false,
     run: handler!(SchemaArgs, run_schema),
 };
@@ -181,7 +182,7 @@ pub fn unknown_command_error(word: &str, rest: &[String]) -> CmdError {
                 "{word} is a shell command, not an aitools command; use {} instead.",
                 row.command
             ),
-            Repair::new("run-instead", row.why, row.command),
+            Repair::new("run-instead", row.why, row.command_for(rest)),
         )
         .with_repair(Repair::new(
             "schema",

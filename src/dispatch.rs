@@ -136,10 +136,17 @@ pub fn invoke(args: &[OsString]) -> Rendered {
         None => Duration::from_secs(10),
     };
     let root = leaf.get_one::<String>("root").map(String::as_str);
-    let ctx = match Ctx::new(&name, argv.clone(), root, lock_timeout) {
+    let mut ctx = match Ctx::new(&name, argv.clone(), root, lock_timeout) {
         Ok(c) => c,
         Err(e) => return envelope::render_error(&name, &e),
     };
+    if spec.tx {
+        ctx.tx = leaf
+            .try_get_one::<String>(crate::protocol::registry::TX_ARG)
+            .ok()
+            .flatten()
+            .cloned();
+    }
     let recovered = if spec.workspace {
         match recovery::recover(&ctx) {
             Ok(r) => r,

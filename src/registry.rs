@@ -14,6 +14,8 @@ const FAMILIES: &[&[CommandSpec]] = &[
     commands::journal::COMMANDS,
     crate::discovery::COMMANDS,
     commands::agent::COMMANDS,
+    commands::tx::COMMANDS,
+    crate::tx_flow::COMMANDS,
 ];
 
 /// Every registered command, in the order `schema` lists them.

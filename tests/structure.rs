@@ -6,7 +6,14 @@
 use std::path::{Path, PathBuf};
 
 const CORE: &[&str] = &["protocol", "workspace", "text", "store"];
-const ROOT_MODULES: &[&str] = &["commands", "cli", "registry", "dispatch", "discovery"];
+const ROOT_MODULES: &[&str] = &[
+    "commands",
+    "cli",
+    "registry",
+    "dispatch",
+    "discovery",
+    "tx_flow",
+];
 const PRINTS: &[&str] = &[
     "println!",
     "print!(",

@@ -7,3 +7,4 @@ pub mod edit;
 pub mod inspect;
 pub mod journal;
 pub mod search;
+pub mod tx;

@@ -59,11 +59,8 @@ fn header(status: &str, command: &str) -> Json {
 
 /// Masks, counts and serializes; refuses an envelope over the size cap.
 fn finish(mut env: Json, command: &str) -> Result<String, CmdError> {
-    let redactions = redact::mask_tree(&mut env);
-    if redactions > 0 {
-        env.push("redactions", Json::UInt(redactions as u64));
-    }
-    let mut text = env.to_string_compact();
+    let (mut text, redactions) = redact::write_masked(&mut env);
+    append_redactions(&mut text, redactions);
     if text.len() > MAX_ENVELOPE_CHARS && text.chars().count() > MAX_ENVELOPE_CHARS {
         return Err(CmdError::new(
             code::TOO_LARGE,
@@ -89,6 +86,15 @@ fn push_inline_context(env: &mut Json) {
         if env.get(k).is_none() {
             env.push(k, v);
         }
+    }
+}
+
+/// `redactions` goes last: before the object's closing brace.
+fn append_redactions(text: &mut String, redactions: usize) {
+    if redactions > 0 && text.ends_with('}') {
+        text.pop();
+        let sep = if text.ends_with('{') { "" } else { "," };
+        text.push_str(&format!("{sep}\"redactions\":{redactions}}}"));
     }
 }
 
@@ -152,11 +158,8 @@ pub fn render_error(command: &str, err: &CmdError) -> Rendered {
 
 /// A bare object (no envelope header), masked: `aitools <cmd> --help` prints the schema this way.
 pub fn render_bare(mut value: Json) -> Rendered {
-    let n = redact::mask_tree(&mut value);
-    if n > 0 {
-        value.push("redactions", Json::UInt(n as u64));
-    }
-    let mut text = value.to_string_compact();
+    let (mut text, n) = redact::write_masked(&mut value);
+    append_redactions(&mut text, n);
     text.push('\n');
     Rendered {
         text,

@@ -80,9 +80,101 @@ impl Json {
     }
 
     pub fn to_string_compact(&self) -> String {
-        // Serializing our own tree cannot fail: every variant maps to valid JSON
-        // (non-finite floats become null).
-        serde_json::to_string(self).unwrap_or_else(|_| "null".to_string())
+        let mut w = Writer::default();
+        w.write(self);
+        w.into_string()
+    }
+}
+
+/// The compact JSON writer (the same bytes serde_json prints for the tree, written
+/// directly). With `record`, it notes in walk order the byte span of every string
+/// token (values, and keys before their values) and the string-index range of every
+/// array, which is what the secret mask needs to scan the text instead of the tree.
+#[derive(Default)]
+pub struct Writer {
+    pub out: Vec<u8>,
+    pub record: bool,
+    pub spans: Vec<(usize, usize)>,
+    pub arrays: Vec<(usize, usize)>,
+    strings: usize,
+}
+
+impl Writer {
+    pub fn recording() -> Writer {
+        Writer {
+            record: true,
+            ..Writer::default()
+        }
+    }
+
+    pub fn into_string(self) -> String {
+        // Every piece written is valid UTF-8 (serde_json's string escaper, digits,
+        // punctuation).
+        String::from_utf8(self.out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    }
+
+    fn string(&mut self, s: &str) {
+        let a = self.out.len();
+        // Writing to a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut self.out, s);
+        if self.record {
+            self.spans.push((a, self.out.len()));
+        }
+        self.strings += 1;
+    }
+
+    pub fn write(&mut self, value: &Json) {
+        use std::io::Write;
+        match value {
+            Json::Null => self.out.extend_from_slice(b"null"),
+            Json::Bool(b) => self
+                .out
+                .extend_from_slice(if *b { b"true" } else { b"false" }),
+            Json::Int(n) => {
+                let _ = write!(self.out, "{n}");
+            }
+            Json::UInt(n) => {
+                let _ = write!(self.out, "{n}");
+            }
+            Json::Float(x) => {
+                if x.is_finite() {
+                    let _ = serde_json::to_writer(&mut self.out, x);
+                } else {
+                    self.out.extend_from_slice(b"null");
+                }
+            }
+            Json::Str(s) => self.string(s),
+            Json::Arr(items) => {
+                let slot = self.arrays.len();
+                if self.record {
+                    self.arrays.push((self.strings, 0));
+                }
+                self.out.push(b'[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(b',');
+                    }
+                    self.write(item);
+                }
+                self.out.push(b']');
+                if self.record {
+                    self.arrays[slot].1 = self.strings;
+                }
+            }
+            Json::Obj(members) => {
+                self.out.push(b'{');
+                for (i, (k, v)) in members.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(b',');
+                    }
+                    self.string(k);
+                    self.out.push(b':');
+                    self.write(v);
+                }
+                self.out.push(b'}');
+            }
+        }
     }
 }
 
@@ -448,6 +540,16 @@ impl ser::SerializeStructVariant for VariantMap {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[test]
+    fn writer_prints_what_serde_json_prints() {
+        let tree = Json::parse(
+            r#"{"a":[1,-2,3.5,1e300,0.1,null,true,false,"q\"\\\n\t\u0001é😀"],"b":{"":{}},"c":[],"d":18446744073709551615}"#,
+        )
+        .unwrap();
+        let mut t = tree.clone();
+        t.push("nan", Json::Float(f64::NAN));
+        assert_eq!(t.to_string_compact(), serde_json::to_string(&t).unwrap());
+    }
     use serde::Serialize;
     #[derive(Serialize)]
     struct S {

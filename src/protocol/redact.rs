@@ -75,15 +75,14 @@ fn formats() -> &'static Formats {
         words.push("bearer".to_string());
         words.push("akia".to_string());
         words.push("asia".to_string());
-        // Overlapping search is not needed: at most one secret starts at a position,
-        // and key names that are suffixes of others ("token" in "access_token") are
-        // tried at every start the standard search reports.
+        // Lowercase words searched in lowercased text: without ascii_case_insensitive
+        // the automaton can use its SIMD (Teddy) prefilter.
+        let words: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
         let finder = AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
-            .match_kind(MatchKind::Standard)
+            .match_kind(MatchKind::LeftmostLongest)
             .build(&words)
             .unwrap_or_else(|_| {
-                AhoCorasick::new(["-----BEGIN "]).expect("a one-word automaton always builds")
+                AhoCorasick::new(["-----begin "]).expect("a one-word automaton always builds")
             });
         Formats {
             prefixes,
@@ -145,16 +144,29 @@ fn pem_end(s: &str, from: usize) -> Option<usize> {
 /// The spans of `s` that are secrets, sorted and non-overlapping. A PEM block whose
 /// END is not in `s` runs to the end of `s`.
 pub fn secret_spans(s: &str) -> Vec<Range<usize>> {
+    // The finder runs over an ASCII-lowercased copy (same offsets) so it can use its
+    // SIMD prefilter; case-sensitive formats are verified on the original.
+    thread_local! {
+        static FOLDED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    FOLDED.with(|cell| {
+        let mut folded = cell.borrow_mut();
+        folded.clear();
+        folded.extend(s.bytes().map(|b| b.to_ascii_lowercase()));
+        spans_in(s, &folded)
+    })
+}
+
+fn spans_in(s: &str, folded: &[u8]) -> Vec<Range<usize>> {
     let f = formats();
     let bytes = s.as_bytes();
     let mut spans: Vec<Range<usize>> = Vec::new();
-    let mut covered = 0usize;
-    for m in f.finder.find_overlapping_iter_safe(s) {
-        let (pattern, start, end) = m;
-        if start < covered {
-            continue;
-        }
-        let span = match f.trigger(pattern) {
+    let mut pos = 0usize;
+    while pos < folded.len() {
+        let input = aho_corasick::Input::new(folded).span(pos..folded.len());
+        let Some(m) = f.finder.find(input) else { break };
+        let (start, end) = (m.start(), m.end());
+        let span = match f.trigger(m.pattern().as_usize()) {
             Trigger::Pem => {
                 pem_begin(s, start).map(|body| start..pem_end(s, body).unwrap_or(s.len()))
             }
@@ -163,36 +175,18 @@ pub fn secret_spans(s: &str) -> Vec<Range<usize>> {
             Trigger::Prefix(i) => token(bytes, start, end, &f.prefixes[i]),
             Trigger::Key => key_value(s, start, end),
         };
-        if let Some(span) = span {
-            if span.start >= covered && span.end > span.start {
-                covered = span.end;
+        // Leftmost-longest finds `access_token` before the `token` inside it; when
+        // the longest trigger at a start fails, a shorter one at the same start
+        // cannot succeed (its next byte is the longer one's), so try one byte on.
+        match span {
+            Some(span) if span.start >= pos && span.end > span.start => {
+                pos = span.end.max(start + 1);
                 spans.push(span);
             }
+            _ => pos = start + 1,
         }
     }
     spans
-}
-
-trait SafeIter {
-    fn find_overlapping_iter_safe<'a>(&'a self, s: &'a str) -> Vec<(usize, usize, usize)>;
-}
-
-impl SafeIter for AhoCorasick {
-    fn find_overlapping_iter_safe<'a>(&'a self, s: &'a str) -> Vec<(usize, usize, usize)> {
-        // Overlapping matches let "token" inside "access_token" and a prefix inside a
-        // key both be tried; results come sorted by end, so sort by start.
-        let mut out: Vec<(usize, usize, usize)> = match self.try_find_overlapping_iter(s) {
-            Ok(it) => it
-                .map(|m| (m.pattern().as_usize(), m.start(), m.end()))
-                .collect(),
-            Err(_) => self
-                .find_iter(s)
-                .map(|m| (m.pattern().as_usize(), m.start(), m.end()))
-                .collect(),
-        };
-        out.sort_by_key(|&(p, s, _)| (s, p));
-        out
-    }
 }
 
 fn bearer(s: &str, start: usize, end: usize) -> Option<Range<usize>> {
@@ -323,11 +317,45 @@ fn key_value(s: &str, start: usize, end: usize) -> Option<Range<usize>> {
     {
         return None;
     }
+    // `auth_token: Bearer abc...`: the scheme word is not the secret, the token is.
+    if quote.is_none() {
+        let word = &bytes[value_start..j];
+        if word.eq_ignore_ascii_case(b"bearer") || word.eq_ignore_ascii_case(b"basic") {
+            let mut k = j;
+            while k < bytes.len() && (bytes[k] == b' ' || bytes[k] == b'\t') {
+                k += 1;
+            }
+            let tok = k;
+            while k < bytes.len()
+                && !bytes[k].is_ascii_whitespace()
+                && !b"\"'`,;&)]}<>".contains(&bytes[k])
+            {
+                k += 1;
+            }
+            if k > tok && s.is_char_boundary(k) {
+                j = k;
+            }
+        }
+    }
     // Byte positions at ASCII delimiters are char boundaries; guard anyway.
     if !s.is_char_boundary(value_start) || !s.is_char_boundary(j) {
         return None;
     }
     Some(value_start..j)
+}
+
+/// The secret spans of raw bytes (a hex dump's window): bytes outside ASCII stand
+/// for themselves as an inert ASCII byte, so offsets are byte offsets and the
+/// ASCII-only formats match exactly as they would in text.
+pub fn secret_spans_bytes(bytes: &[u8]) -> Vec<Range<usize>> {
+    let ascii: Vec<u8> = bytes
+        .iter()
+        .map(|&b| if b < 0x80 { b } else { 0x01 })
+        .collect();
+    match std::str::from_utf8(&ascii) {
+        Ok(s) => secret_spans(s),
+        Err(_) => Vec::new(),
+    }
 }
 
 /// Replaces the secrets of `s`; `None` when there are none.
@@ -348,25 +376,301 @@ pub fn mask_str(s: &str) -> Option<(String, usize)> {
 }
 
 /// Masks every string and key of the tree in place; returns the number of regions masked.
+///
+/// One finder pass runs over all the tree's strings at once (folded to lowercase
+/// and joined by LF, which no trigger contains), so a large envelope costs one SIMD
+/// scan rather than a search call per string; only the strings it hits are checked
+/// against the full formats.
 pub fn mask_tree(value: &mut Json) -> usize {
-    match value {
-        Json::Str(s) => mask_in_place(s),
-        Json::Arr(items) => {
-            let mut n = mask_pem_across(items);
-            for item in items.iter_mut() {
-                n += mask_tree(item);
+    let mut c = Collected::default();
+    c.collect(value);
+    c.flush();
+    if !c.any {
+        return 0;
+    }
+    let mut state = Walk {
+        hit: &c.hit,
+        next: 0,
+        arrays: &c.arrays,
+        next_array: 0,
+        pem_hits: &c.pem_hits,
+        changed: Vec::new(),
+        across: false,
+    };
+    state.mask(value)
+}
+
+/// The compact JSON text of `value` with every secret masked, and how many were.
+///
+/// The fast path for the whole envelope: serialize once while recording where each
+/// string's token lies, scan that text (contiguous, folded in cache-sized batches),
+/// and only when the scan hits walk the tree to verify and mask the strings it hit,
+/// splicing their new tokens into the text instead of serializing again.
+pub fn write_masked(value: &mut Json) -> (String, usize) {
+    let mut rec = super::json::Writer::recording();
+    rec.write(value);
+    let spans = std::mem::take(&mut rec.spans);
+    let arrays = std::mem::take(&mut rec.arrays);
+    let text = rec.into_string();
+    let f = formats();
+    let spans = &spans;
+    let mut hit = vec![false; spans.len()];
+    let mut pem_hits: Vec<usize> = Vec::new();
+    let mut any = false;
+    // Triggers are at most this long; batches overlap by it so none is split.
+    const OVERLAP: usize = 16;
+    let bytes = text.as_bytes();
+    let mut folded: Vec<u8> = Vec::with_capacity(BATCH + OVERLAP);
+    let mut from = 0usize;
+    while from < bytes.len() {
+        let to = (from + BATCH + OVERLAP).min(bytes.len());
+        folded.clear();
+        folded.extend_from_slice(&bytes[from..to]);
+        folded.make_ascii_lowercase();
+        for m in f.finder.find_iter(&folded) {
+            if m.start() >= BATCH {
+                break;
             }
-            n
-        }
-        Json::Obj(members) => {
-            let mut n = 0;
-            for (k, v) in members.iter_mut() {
-                n += mask_in_place(k);
-                n += mask_tree(v);
+            let at = from + m.start();
+            let i = spans.partition_point(|sp| sp.0 <= at);
+            let Some(i) = i.checked_sub(1) else { continue };
+            if at >= spans[i].1 {
+                continue;
             }
-            n
+            hit[i] = true;
+            any = true;
+            if matches!(f.trigger(m.pattern().as_usize()), Trigger::Pem) {
+                pem_hits.push(i);
+            }
         }
-        _ => 0,
+        from += BATCH;
+    }
+    if !any {
+        return (text, 0);
+    }
+    pem_hits.dedup();
+    let mut walk = Walk {
+        hit: &hit,
+        next: 0,
+        arrays: &arrays,
+        next_array: 0,
+        pem_hits: &pem_hits,
+        changed: Vec::new(),
+        across: false,
+    };
+    let n = walk.mask(value);
+    if n == 0 {
+        return (text, 0);
+    }
+    if walk.across {
+        return (value.to_string_compact(), n);
+    }
+    let mut changed = walk.changed;
+    // Stable: a string changed twice (block pass, then its own formats) keeps its last token.
+    changed.sort_by_key(|c| c.0);
+    let mut last_of: Vec<(usize, String)> = Vec::with_capacity(changed.len());
+    for c in changed {
+        match last_of.last_mut() {
+            Some(prev) if prev.0 == c.0 => *prev = c,
+            _ => last_of.push(c),
+        }
+    }
+    let changed = last_of;
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut last = 0usize;
+    for (i, tok) in &changed {
+        let Some(&(a, b)) = spans.get(*i) else {
+            continue;
+        };
+        if a < last {
+            continue;
+        }
+        out.push_str(&text[last..a]);
+        out.push_str(tok);
+        last = b;
+    }
+    out.push_str(&text[last..]);
+    (out, n)
+}
+
+/// A batch this large is searched at once: big enough that the per-search cost
+/// vanishes, small enough to stay in cache.
+const BATCH: usize = 64 * 1024;
+
+/// The strings of a tree in walk order, searched in batches (folded to lowercase,
+/// joined by LF); which of them the finder hit, and the string-index range of every
+/// array (in pre-order).
+#[derive(Default)]
+struct Collected {
+    joined: Vec<u8>,
+    /// Start of each string of the batch in `joined`.
+    starts: Vec<usize>,
+    /// Index of the batch's first string.
+    base: usize,
+    hit: Vec<bool>,
+    pem_hits: Vec<usize>,
+    any: bool,
+    arrays: Vec<(usize, usize)>,
+}
+
+impl Collected {
+    fn count(&self) -> usize {
+        self.base + self.starts.len()
+    }
+
+    fn add(&mut self, s: &str) {
+        self.starts.push(self.joined.len());
+        let from = self.joined.len();
+        self.joined.extend_from_slice(s.as_bytes());
+        self.joined[from..].make_ascii_lowercase();
+        self.joined.push(b'\n');
+        if self.joined.len() >= BATCH {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        let f = formats();
+        self.hit.resize(self.count(), false);
+        let mut idx = 0usize;
+        for m in f.finder.find_iter(&self.joined) {
+            while idx + 1 < self.starts.len() && self.starts[idx + 1] <= m.start() {
+                idx += 1;
+            }
+            if let Some(h) = self.hit.get_mut(self.base + idx) {
+                *h = true;
+                self.any = true;
+            }
+            if matches!(f.trigger(m.pattern().as_usize()), Trigger::Pem) {
+                self.pem_hits.push(self.base + idx);
+            }
+        }
+        self.base += self.starts.len();
+        self.starts.clear();
+        self.joined.clear();
+    }
+
+    fn collect(&mut self, value: &Json) {
+        match value {
+            Json::Str(s) => self.add(s),
+            Json::Arr(items) => {
+                let slot = self.arrays.len();
+                self.arrays.push((self.count(), 0));
+                for item in items {
+                    self.collect(item);
+                }
+                self.arrays[slot].1 = self.count();
+            }
+            Json::Obj(members) => {
+                for (k, v) in members {
+                    self.add(k);
+                    self.collect(v);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The masking walk: visits strings in `collect`'s order, touching only those hit.
+struct Walk<'a> {
+    hit: &'a [bool],
+    next: usize,
+    arrays: &'a [(usize, usize)],
+    next_array: usize,
+    pem_hits: &'a [usize],
+    /// Strings the walk changed: (index, new JSON token), for splicing into text.
+    changed: Vec<(usize, String)>,
+    /// A block masked across an array changed strings not listed in `changed`.
+    across: bool,
+}
+
+fn json_token(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
+}
+
+impl Walk<'_> {
+    fn take(&mut self) -> bool {
+        let h = self.hit.get(self.next).copied().unwrap_or(false);
+        self.next += 1;
+        h
+    }
+
+    fn mask(&mut self, value: &mut Json) -> usize {
+        match value {
+            Json::Str(s) => {
+                let at = self.next;
+                if self.take() {
+                    let n = mask_in_place(s);
+                    if n > 0 {
+                        self.changed.push((at, json_token(s)));
+                    }
+                    n
+                } else {
+                    0
+                }
+            }
+            Json::Arr(items) => {
+                let (lo, hi) = self.arrays.get(self.next_array).copied().unwrap_or((0, 0));
+                self.next_array += 1;
+                // Only an array holding a BEGIN trigger can hold a block split across it.
+                let a = self.pem_hits.partition_point(|&p| p < lo);
+                let b = self.pem_hits.partition_point(|&p| p < hi);
+                let mut n = 0;
+                if a < b {
+                    // In an array of strings, item j is string lo + j.
+                    let plain = items.iter().all(|i| matches!(i, Json::Str(_)));
+                    let opens: Vec<usize> = self.pem_hits[a..b].iter().map(|p| p - lo).collect();
+                    let mut touched = Vec::new();
+                    n = mask_pem_across_noting(
+                        items,
+                        plain.then_some(opens.as_slice()),
+                        &mut touched,
+                    );
+                    if plain {
+                        for j in touched {
+                            if let Some(Json::Str(s)) = items.get(j) {
+                                self.changed.push((lo + j, json_token(s)));
+                            }
+                        }
+                    } else {
+                        self.across |= n > 0;
+                    }
+                }
+                for item in items.iter_mut() {
+                    n += self.mask(item);
+                }
+                n
+            }
+            Json::Obj(members) => {
+                let mut n = 0;
+                for (k, v) in members.iter_mut() {
+                    let at = self.next;
+                    let key_hit = self.take();
+                    if key_hit {
+                        let masked = mask_in_place(k);
+                        if masked > 0 {
+                            self.changed.push((at, json_token(k)));
+                        }
+                        n += masked;
+                        // `{"password": "hunter2"}` is the key=value format, serialized.
+                        if let Json::Str(s) = v {
+                            if !s.is_empty() && s != PLACEHOLDER && is_secret_key(k) {
+                                *s = PLACEHOLDER.to_string();
+                                n += 1;
+                                self.changed.push((self.next, json_token(s)));
+                                // Keep the walk in step with `collect`.
+                                self.next += 1;
+                                continue;
+                            }
+                        }
+                    }
+                    n += self.mask(v);
+                }
+                n
+            }
+            _ => 0,
+        }
     }
 }
 
@@ -380,50 +684,86 @@ fn mask_in_place(s: &mut String) -> usize {
     }
 }
 
+/// The text of an array element as the line-based pass sees it: a string, or the
+/// `text` member of an object (`read --as strings` items, search matches).
+fn line_text(item: &mut Json) -> Option<&mut String> {
+    match item {
+        Json::Str(s) => Some(s),
+        Json::Obj(_) => match item.get_mut("text") {
+            Some(Json::Str(s)) => Some(s),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// The line-based pass: a private-key block whose BEGIN line is in one string of an
-/// array and whose END line is in a later one (or missing) is masked across them.
-fn mask_pem_across(items: &mut [Json]) -> usize {
+/// array and whose END line is in a later one (or missing: then to the array's end)
+/// is masked across them.
+/// `opens`, when known, lists (ascending) the only items that can hold a BEGIN.
+/// `touched` receives the indices of the items it changed.
+fn mask_pem_across_noting(
+    items: &mut [Json],
+    opens: Option<&[usize]>,
+    touched: &mut Vec<usize>,
+) -> usize {
     let mut count = 0;
     let mut i = 0;
     while i < items.len() {
-        let open_at = match &items[i] {
-            Json::Str(s) => open_block_start(s),
-            _ => None,
-        };
-        let Some(start) = open_at else {
+        if let Some(o) = opens {
+            match o.get(o.partition_point(|&x| x < i)) {
+                Some(&next) => i = next,
+                None => break,
+            }
+        }
+        let Some(s) = items.get_mut(i).and_then(line_text) else {
             i += 1;
             continue;
         };
-        if let Json::Str(s) = &mut items[i] {
-            s.truncate(start);
-            s.push_str(PLACEHOLDER);
-        }
+        let Some(start) = open_block_start(s) else {
+            i += 1;
+            continue;
+        };
+        s.truncate(start);
+        s.push_str(PLACEHOLDER);
+        touched.push(i);
         count += 1;
         i += 1;
         while i < items.len() {
-            let Json::Str(s) = &mut items[i] else { break };
+            let Some(s) = line_text(&mut items[i]) else {
+                break;
+            };
+            touched.push(i);
+            i += 1;
             match pem_end(s, 0) {
                 Some(end) => {
                     let rest = s[end..].to_string();
                     *s = format!("{PLACEHOLDER}{rest}");
-                    i += 1;
                     break;
                 }
-                None => {
-                    *s = PLACEHOLDER.to_string();
-                    i += 1;
-                }
+                None => *s = PLACEHOLDER.to_string(),
             }
         }
     }
     count
 }
 
+/// Whether an object key names a secret (it ends with a key name of the table,
+/// case-insensitively): its string value is masked whole.
+fn is_secret_key(key: &str) -> bool {
+    let key = key.as_bytes();
+    formats().keys.iter().any(|k| {
+        key.len() >= k.len() && key[key.len() - k.len()..].eq_ignore_ascii_case(k.as_bytes())
+    })
+}
+
 /// The start of a private-key block in `s` that has no END after it in `s`.
 fn open_block_start(s: &str) -> Option<usize> {
     let mut from = 0;
     let mut open = None;
-    while let Some(rel) = s[from..].find("-----BEGIN ") {
+    static BEGIN: OnceLock<memchr::memmem::Finder<'static>> = OnceLock::new();
+    let begin = BEGIN.get_or_init(|| memchr::memmem::Finder::new(b"-----BEGIN "));
+    while let Some(rel) = begin.find(&s.as_bytes()[from..]) {
         let at = from + rel;
         match pem_begin(s, at) {
             Some(body) => match pem_end(s, body) {
@@ -495,6 +835,74 @@ mod tests {
         ] {
             assert_eq!(mask_str(s), None, "{s}");
         }
+    }
+    #[test]
+    fn idempotent_and_bearer_after_key() {
+        assert_eq!(
+            m("password=[REDACTED_SECRET]"),
+            "password=[REDACTED_SECRET]"
+        );
+        assert_eq!(
+            m("password = '[REDACTED_SECRET]'"),
+            "password = '[REDACTED_SECRET]'"
+        );
+        assert_eq!(
+            m("auth_token: Bearer abcdefghijkl123"),
+            "auth_token: [REDACTED_SECRET]"
+        );
+        assert!(mask_str("[REDACTED_SECRET]").is_none());
+    }
+    #[test]
+    fn keys_and_secret_named_members() {
+        let mut j = Json::obj();
+        j.push("password=hunter2", Json::str("x"));
+        j.push("DB_PASSWORD", Json::str("hunter3"));
+        j.push("approx_tokens", Json::UInt(3));
+        j.push("name", Json::str("token"));
+        assert_eq!(mask_tree(&mut j), 2);
+        assert_eq!(
+            j.to_string_compact(),
+            r#"{"password=[REDACTED_SECRET]":"x","DB_PASSWORD":"[REDACTED_SECRET]","approx_tokens":3,"name":"token"}"#
+        );
+    }
+    #[test]
+    fn pem_across_objects_with_text() {
+        let mut j = Json::Arr(vec![
+            Json::Obj(vec![
+                ("offset".into(), Json::UInt(0)),
+                ("text".into(), Json::str("-----BEGIN PRIVATE KEY-----")),
+            ]),
+            Json::Obj(vec![
+                ("offset".into(), Json::UInt(28)),
+                ("text".into(), Json::str("MIIEvQIBADANBgkqhkiG9w0BAQEFAASC")),
+            ]),
+        ]);
+        assert_eq!(mask_tree(&mut j), 1);
+        assert!(!j.to_string_compact().contains("MIIE"));
+    }
+    #[test]
+    fn bytes_spans_keep_offsets() {
+        let b = b"\xff\xfe password=abc\n";
+        let spans = secret_spans_bytes(b);
+        assert_eq!(spans, vec![12..15]);
+    }
+    #[test]
+    fn fused_writer_masks_after_a_block_end() {
+        let mut j = Json::obj();
+        j.push(
+            "lines",
+            Json::Arr(vec![
+                Json::str("password=abc -----BEGIN RSA PRIVATE KEY-----"),
+                Json::str("x"),
+                Json::str("-----END RSA PRIVATE KEY----- token: zz9"),
+            ]),
+        );
+        let (text, n) = write_masked(&mut j);
+        assert_eq!(n, 3, "{text}");
+        assert_eq!(
+            text,
+            r#"{"lines":["password=[REDACTED_SECRET] [REDACTED_SECRET]","[REDACTED_SECRET]","[REDACTED_SECRET] token: [REDACTED_SECRET]"]}"#
+        );
     }
     #[test]
     fn pem_across_array() {

@@ -35,6 +35,9 @@ pub struct CommandSpec {
     pub error_codes: &'static [&'static str],
     /// Writes to the workspace (journaled, accepts --dry-run/--tx where declared).
     pub writes: bool,
+    /// Accepts `--tx <TX>` (added here, so the schema shows it): a write stages in
+    /// the tx, a read or scan sees the tx's view (`store::view`).
+    pub tx: bool,
     /// Needs the workspace (root, recovery). `schema` and friends do not.
     pub workspace: bool,
     pub run: Handler,
@@ -52,6 +55,9 @@ macro_rules! handler {
         }
     };
 }
+
+/// The id of the `--tx` argument every tx-aware command gets.
+pub const TX_ARG: &str = "tx";
 
 /// Global options every command accepts; not part of a command's own schema.
 pub const GLOBAL_ARG_IDS: &[&str] = &["root", "lock_timeout", "help", "version", "brief"];
@@ -128,10 +134,25 @@ impl CommandSpec {
     /// The clap command for this spec, leaf only (named by its last word).
     pub fn clap_command(&self) -> clap::Command {
         let leaf = self.name.rsplit(' ').next().unwrap_or(self.name);
-        (self.args)(
+        let cmd = (self.args)(
             clap::Command::new(leaf)
                 .disable_help_flag(true)
                 .disable_version_flag(true),
+        );
+        if !self.tx {
+            return cmd;
+        }
+        let help = if self.writes {
+            "Stage the write in this tx (from `aitools tx begin`) instead of the working tree; answers tx and tx_op instead of op_id."
+        } else {
+            "See the working tree as this tx would leave it (from `aitools tx begin`); a single-file read records the file in the tx's read set."
+        };
+        cmd.arg(
+            clap::Arg::new(TX_ARG)
+                .long("tx")
+                .value_name("TX")
+                .action(ArgAction::Set)
+                .help(help),
         )
     }
 

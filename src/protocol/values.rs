@@ -152,3 +152,34 @@ mod tests {
         assert!(parse_size("1 MiB").is_err());
     }
 }
+
+/// A whole number in ASCII digits only (no sign, no blanks, no other script's
+/// digits), for every `N`-valued option; the message names the option.
+pub fn parse_count(s: &str) -> Result<u64, String> {
+    digits(s).ok_or_else(|| {
+        format!(
+            "{s:?} is not a whole number in ASCII digits (0 to {}).",
+            u64::MAX
+        )
+    })
+}
+
+/// A byte span `S:E` or `S:` (0-based, E exclusive); `None` for the end is "to the end".
+pub fn parse_byte_span(s: &str) -> Result<(u64, Option<u64>), String> {
+    let bad = || {
+        format!(
+            "--bytes {s:?} is not S:E or S: (0-based byte offsets in ASCII digits, E exclusive, S <= E)."
+        )
+    };
+    let (a, b) = s.split_once(':').ok_or_else(bad)?;
+    let start = digits(a).ok_or_else(bad)?;
+    let end = if b.is_empty() {
+        None
+    } else {
+        Some(digits(b).ok_or_else(bad)?)
+    };
+    if end.is_some_and(|e| e < start) {
+        return Err(bad());
+    }
+    Ok((start, end))
+}

@@ -1,32 +1,69 @@
-//! The workspace lock: one `lock` file in the state directory, created once and
-//! never replaced, held with an exclusive `flock` (std's `File::try_lock`) polled
-//! with back-off until `--lock-timeout`. Dropping the guard releases it.
+//! The workspace lock (`lock` in the state directory) and the per-tx locks
+//! (`tx/<id>/lock`): files created once and never replaced, held with an exclusive
+//! `flock` (std's `File::try_lock`) polled with back-off until `--lock-timeout`.
+//! Dropping the guard releases it. A lock this process already holds is granted
+//! again without a second `flock` (which would wait on itself): `tx commit`,
+//! `tx rebase` and `batch --atomic` run whole commands while holding locks.
 
 use super::fsx;
 use crate::protocol::{CmdError, Repair, code, shell};
 use crate::workspace::Ctx;
 use std::fs::File;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+/// The lock files this process holds now.
+static HELD: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 /// Held while alive.
 pub struct Lock {
-    _file: File,
+    _file: Option<File>,
+    path: Option<PathBuf>,
+}
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        if let Some(p) = self.path.take() {
+            if let Ok(mut held) = HELD.lock() {
+                if let Some(i) = held.iter().position(|h| *h == p) {
+                    held.remove(i);
+                }
+            }
+        }
+    }
 }
 
 /// Takes the lock of the workspace whose state directory is `state`.
 pub fn acquire(ctx: &Ctx, state: &Path) -> Result<Lock, CmdError> {
-    let path = state.join("lock");
-    let file = fsx::open_append(&path, 0o600)
-        .map_err(|e| super::io_error(ctx, "the workspace lock", &e))?;
+    acquire_file(ctx, &state.join("lock"), "the workspace lock")
+}
+
+/// Takes the exclusive lock on the lock file `path` (created 0600 when missing).
+pub fn acquire_file(ctx: &Ctx, path: &Path, what: &str) -> Result<Lock, CmdError> {
+    if HELD.lock().is_ok_and(|h| h.iter().any(|p| p == path)) {
+        return Ok(Lock {
+            _file: None,
+            path: None,
+        });
+    }
+    let file = fsx::open_append(path, 0o600).map_err(|e| super::io_error(ctx, what, &e))?;
     let start = Instant::now();
     let mut pause = Duration::from_millis(1);
     loop {
         match file.try_lock() {
-            Ok(()) => return Ok(Lock { _file: file }),
+            Ok(()) => {
+                if let Ok(mut held) = HELD.lock() {
+                    held.push(path.to_path_buf());
+                }
+                return Ok(Lock {
+                    _file: Some(file),
+                    path: Some(path.to_path_buf()),
+                });
+            }
             Err(std::fs::TryLockError::WouldBlock) => {}
             Err(std::fs::TryLockError::Error(e)) => {
-                return Err(super::io_error(ctx, "the workspace lock", &e));
+                return Err(super::io_error(ctx, what, &e));
             }
         }
         let waited = start.elapsed();

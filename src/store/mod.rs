@@ -1,5 +1,6 @@
 //! The store core: the state directory outside the tree, the workspace lock,
-//! blobs, intent records, the write protocol, recovery, the journal and undo. No
+//! blobs, intent records, the write protocol, recovery, the journal, undo, transactions (`tx`) and the view reads and
+//! validations go through (`view`). No
 //! command writes a workspace file except through here.
 
 pub mod blobs;
@@ -11,7 +12,9 @@ pub mod lock;
 pub mod recovery;
 pub mod snapshot;
 pub mod state_dir;
+pub mod tx;
 pub mod undo;
+pub mod view;
 pub mod write;
 
 use crate::protocol::{CmdError, Repair, code, error, shell};

@@ -13,7 +13,7 @@ use super::blobs;
 use super::intent::{self, Intent, Step};
 use super::journal::{self, Entry, EntryChange, State};
 use super::snapshot::{self, Snapshot};
-use super::{fsx, lock, state_dir};
+use super::{fsx, lock, state_dir, tx, view};
 use crate::protocol::{CmdError, Json, Output, Repair, code, redact, shell, time};
 use crate::text::diff::{self, DiffOptions};
 use crate::text::lines::sha256_hex;
@@ -95,6 +95,10 @@ pub struct Committed {
     pub op_id: Option<String>,
     pub dry_run: bool,
     pub next_commands: Vec<String>,
+    /// With `--tx`: the tx the write was staged in (it answers `tx`, `tx_op`).
+    pub tx: Option<String>,
+    /// The op's number inside the tx; `None` when nothing was staged.
+    pub tx_op: Option<u64>,
 }
 
 impl Committed {
@@ -102,7 +106,13 @@ impl Committed {
     pub fn into_output(self, extra: Vec<(&str, Json)>) -> Output {
         let mut obj = Json::obj();
         obj.push("changes", Json::from_serialize(&self.changes));
-        obj.push("op_id", self.op_id.map(Json::Str).unwrap_or(Json::Null));
+        match self.tx {
+            Some(t) => {
+                obj.push("tx", Json::Str(t));
+                obj.push("tx_op", self.tx_op.map(Json::UInt).unwrap_or(Json::Null));
+            }
+            None => obj.push("op_id", self.op_id.map(Json::Str).unwrap_or(Json::Null)),
+        }
         if self.dry_run {
             obj.push("dry_run", Json::Bool(true));
         }
@@ -133,6 +143,9 @@ pub fn run_with(
     more: &MoreOptions,
     build: impl FnOnce() -> Result<Vec<Change>, CmdError>,
 ) -> Result<Committed, CmdError> {
+    if let Some(id) = ctx.tx.clone() {
+        return stage(ctx, opts, more, &id, build);
+    }
     let state = state_dir::ensure(&ctx.root)
         .map_err(|e| super::io_error(ctx, "the state directory", &e))?;
     let _lock = lock::acquire(ctx, &state)?;
@@ -161,6 +174,8 @@ pub fn run_with(
             op_id: None,
             dry_run: opts.dry_run,
             next_commands,
+            tx: None,
+            tx_op: None,
         });
     }
     if opts.dry_run {
@@ -169,6 +184,8 @@ pub fn run_with(
             op_id: None,
             dry_run: true,
             next_commands,
+            tx: None,
+            tx_op: None,
         });
     }
     if any_cut {
@@ -198,7 +215,91 @@ pub fn run_with(
         op_id: Some(op_id),
         dry_run: false,
         next_commands,
+        tx: None,
+        tx_op: None,
     })
+}
+
+/// `run_with` under `--tx`: the same validation and planning against the tx's
+/// view, then the result is staged in the tx (one tx op) instead of the tree.
+fn stage(
+    ctx: &Ctx,
+    opts: &WriteOptions,
+    more: &MoreOptions,
+    id: &str,
+    build: impl FnOnce() -> Result<Vec<Change>, CmdError>,
+) -> Result<Committed, CmdError> {
+    let state = state_dir::ensure(&ctx.root)
+        .map_err(|e| super::io_error(ctx, "the state directory", &e))?;
+    let _lock = lock::acquire(ctx, &state)?;
+    super::recovery::recover_locked(ctx, &state)?;
+    let _tlock = tx::open(ctx, id)?.lock(ctx)?;
+    view::forget();
+    let mut t = tx::open(ctx, id)?;
+    view::track();
+    let planned = (|| -> Result<Plan, CmdError> {
+        let changes = build()?;
+        let mut plan = Plan::new(ctx, &state, id);
+        for c in changes {
+            plan.add(c)?;
+        }
+        Ok(plan)
+    })();
+    let looked = view::tracked();
+    let mut plan = planned?;
+    let max_diff = more.max_diff_lines.unwrap_or(MAX_DIFF_LINES);
+    let mut next_commands = Vec::new();
+    let mut reports = Vec::new();
+    let mut any_cut = false;
+    for r in plan.reports.drain(..) {
+        let (report, cut) = r.finish(max_diff);
+        any_cut |= cut;
+        reports.push(report);
+    }
+    let mut done = Committed {
+        changes: Vec::new(),
+        op_id: None,
+        dry_run: opts.dry_run,
+        next_commands: Vec::new(),
+        tx: Some(id.to_string()),
+        tx_op: None,
+    };
+    if plan.entry_changes.is_empty() {
+        return Ok(done);
+    }
+    done.changes = reports;
+    if opts.dry_run {
+        return Ok(done);
+    }
+    if any_cut {
+        next_commands.push(shell::aitools(["tx", "diff", id]));
+    }
+    // Every staged file state's bytes become a blob (the tx's staged content).
+    let mut contents: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    for c in &plan.entry_changes {
+        let Some(h) = c.after.hash.clone().filter(|_| c.after.kind == "file") else {
+            continue;
+        };
+        if contents.contains_key(&h) || blobs::exists(&state, &h) {
+            continue;
+        }
+        let abs = ctx.root.join(&c.path);
+        let bytes = match plan.view.get(&abs) {
+            Some(View::File {
+                content: Some(content),
+                ..
+            }) => content.bytes().to_vec(),
+            _ => view::load(ctx, &abs)?.bytes.clone(),
+        };
+        contents.insert(h, bytes);
+    }
+    let changes = std::mem::take(&mut plan.entry_changes);
+    let n = t.stage(ctx, &ctx.command, &changes, &contents, looked)?;
+    view::forget();
+    snapshot::clear();
+    done.tx_op = Some(n);
+    done.next_commands = next_commands;
+    Ok(done)
 }
 
 /// Where a file's bytes are, while planning.
@@ -389,6 +490,11 @@ impl<'a> Plan<'a> {
         } else if self.under_removed(p) {
             return Ok(View::Missing);
         }
+        if self.ctx.tx.is_some() {
+            let v = self.look_tx(p, content)?;
+            self.view.insert(p.to_path_buf(), v.clone());
+            return Ok(v);
+        }
         let meta = match std::fs::symlink_metadata(p) {
             Ok(m) => m,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(View::Missing),
@@ -418,6 +524,44 @@ impl<'a> Plan<'a> {
         };
         self.view.insert(p.to_path_buf(), v.clone());
         Ok(v)
+    }
+
+    /// `look` under `--tx`: the tx's view of `p` (staged state, else the disk).
+    fn look_tx(&mut self, p: &Path, content: bool) -> Result<View, CmdError> {
+        let st = view::stat(self.ctx, p, false)?;
+        Ok(match st.kind {
+            view::Kind::Missing => View::Missing,
+            view::Kind::Dir => View::Dir { mode: st.mode },
+            view::Kind::Symlink => View::Symlink {
+                target: match st.staged.and_then(|s| s.target) {
+                    Some(t) => t,
+                    None => std::fs::read_link(p)
+                        .map_err(|e| self.io(p, &e))?
+                        .to_string_lossy()
+                        .into_owned(),
+                },
+            },
+            view::Kind::File => {
+                let _ = content;
+                let snap = view::load(self.ctx, p)?;
+                let from_tx = st.staged.is_some();
+                View::File {
+                    hash: snap.hash.clone(),
+                    mode: snap.mode,
+                    mtime: if from_tx {
+                        st.staged.as_ref().and_then(|s| s.mtime)
+                    } else {
+                        Some(snap.mtime)
+                    },
+                    content: Some(if from_tx {
+                        Content::Owned(Arc::new(snap.bytes.clone()))
+                    } else {
+                        Content::Snap(snap)
+                    }),
+                }
+            }
+            view::Kind::Other => return Err(not_a_file(&self.rel(p))),
+        })
     }
 
     /// Whether an ancestor of `p` was removed or moved away earlier in this op.
@@ -622,6 +766,10 @@ impl<'a> Plan<'a> {
     }
 
     fn identity(&self, p: &Path) -> Result<(u64, u64), CmdError> {
+        if self.ctx.tx.is_some() {
+            // Staged, never applied: no step needs the entry's identity.
+            return Ok((0, 0));
+        }
         fsx::identity(p).ok_or_else(|| {
             CmdError::new(
                 code::ARGUMENT_INVALID,
@@ -687,6 +835,18 @@ impl<'a> Plan<'a> {
 
     /// Empty in the view: every entry on disk is gone in the view, and the view adds none.
     fn dir_is_empty(&mut self, dir: &Path) -> Result<bool, CmdError> {
+        if self.ctx.tx.is_some() {
+            for (p, _) in view::list_dir(self.ctx, dir)? {
+                if !matches!(self.view.get(&p), Some(View::Missing)) {
+                    return Ok(false);
+                }
+            }
+            let added = self
+                .view
+                .iter()
+                .any(|(p, v)| p.parent() == Some(dir) && !matches!(v, View::Missing));
+            return Ok(!added);
+        }
         let rd = std::fs::read_dir(dir).map_err(|e| self.io(dir, &e))?;
         for e in rd {
             let e = e.map_err(|e| self.io(dir, &e))?;
@@ -724,6 +884,9 @@ impl<'a> Plan<'a> {
         }
         let (dev, ino) = self.identity(&src)?;
         let before = self.look(&dst, true)?;
+        if let (Some(_), View::Dir { mode }, View::Missing) = (&self.ctx.tx, &moving, &before) {
+            return self.mv_tree_tx(&src, &dst, *mode);
+        }
         if let View::Dir { .. } = before {
             return Err(CmdError::new(
                 code::EXISTS,
@@ -783,6 +946,25 @@ impl<'a> Plan<'a> {
         self.view.insert(src, View::Missing);
         self.view.insert(dst, after);
         Ok(())
+    }
+
+    /// A directory move staged in a tx: the tx keys states by path, so the tree
+    /// is recreated at `dst` entry by entry and removed at `src`.
+    fn mv_tree_tx(&mut self, src: &Path, dst: &Path, mode: u32) -> Result<(), CmdError> {
+        self.ensure_parents(dst)?;
+        self.mkdir_one(dst);
+        if mode != self.default_dir_mode {
+            self.chmod(dst, mode)?;
+        }
+        for (child, _) in view::list_dir(self.ctx, src)? {
+            if matches!(self.view.get(&child), Some(View::Missing)) {
+                continue;
+            }
+            if let Some(name) = child.file_name() {
+                self.mv(&child, &dst.join(name))?;
+            }
+        }
+        self.delete(src)
     }
 
     fn mkdir(&mut self, path: &Path) -> Result<(), CmdError> {

@@ -20,12 +20,14 @@ pub struct Scan {
 }
 
 /// A line handed to the sink: its number, the byte offset where it starts, its
-/// bytes (at most `MAX_LINE_BYTES`, without CR LF), and whether it was cut.
+/// bytes (at most the cap, without CR LF), whether it was cut, and whether a CR
+/// before its LF was dropped (`--escape-invisible` shows it).
 pub struct Line<'a> {
     pub number: u64,
     pub offset: u64,
     pub bytes: &'a [u8],
     pub cut: bool,
+    pub had_cr: bool,
 }
 
 /// Which lines the sink wants.
@@ -81,8 +83,19 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 
 /// Streams `reader`, hashing everything and calling `sink` for each wanted line.
 pub fn scan<R: Read, W: Want>(
+    reader: R,
+    want: &mut W,
+    sink: impl FnMut(Line<'_>),
+) -> io::Result<Scan> {
+    scan_capped(reader, want, MAX_LINE_BYTES, sink)
+}
+
+/// `scan` with another cap on the bytes of one line handed to the sink (decoded
+/// text is cut by characters, so its caller asks for up to 4 bytes a character).
+pub fn scan_capped<R: Read, W: Want>(
     mut reader: R,
     want: &mut W,
+    cap: usize,
     mut sink: impl FnMut(Line<'_>),
 ) -> io::Result<Scan> {
     let mut hasher = Sha256::new();
@@ -129,7 +142,7 @@ pub fn scan<R: Read, W: Want>(
         let mut pos = 0usize;
         for nl in memchr::memchr_iter(b'\n', chunk) {
             if in_progress_wanted {
-                append_capped(&mut current, &chunk[pos..nl]);
+                append_capped(&mut current, &chunk[pos..nl], cap);
                 current_len += (nl - pos) as u64;
                 emit(
                     &mut sink,
@@ -138,6 +151,7 @@ pub fn scan<R: Read, W: Want>(
                     &mut current,
                     current_len,
                     true,
+                    cap,
                 );
             }
             current.clear();
@@ -154,7 +168,7 @@ pub fn scan<R: Read, W: Want>(
             in_progress_wanted = want.wants(line_no);
         }
         if collecting && in_progress_wanted {
-            append_capped(&mut current, &chunk[pos..]);
+            append_capped(&mut current, &chunk[pos..], cap);
             current_len += (chunk.len() - pos) as u64;
         }
     }
@@ -174,6 +188,7 @@ pub fn scan<R: Read, W: Want>(
                 &mut current,
                 current_len,
                 false,
+                cap,
             );
         }
         line_no
@@ -187,9 +202,9 @@ pub fn scan<R: Read, W: Want>(
     })
 }
 
-fn append_capped(current: &mut Vec<u8>, bytes: &[u8]) {
+fn append_capped(current: &mut Vec<u8>, bytes: &[u8], cap: usize) {
     // Keep one byte past the cap so a CR at the cap can still be told from a cut.
-    let room = (MAX_LINE_BYTES + 1).saturating_sub(current.len());
+    let room = (cap + 1).saturating_sub(current.len());
     current.extend_from_slice(&bytes[..bytes.len().min(room)]);
 }
 
@@ -200,13 +215,16 @@ fn emit(
     current: &mut Vec<u8>,
     true_len: u64,
     had_lf: bool,
+    cap: usize,
 ) {
     let mut len = true_len;
+    let mut had_cr = false;
     if had_lf && len > 0 && (len as usize) <= current.len() && current.last() == Some(&b'\r') {
         len -= 1;
+        had_cr = true;
     }
-    let cut = len > MAX_LINE_BYTES as u64;
-    let keep = (len as usize).min(MAX_LINE_BYTES).min(current.len());
+    let cut = len > cap as u64;
+    let keep = (len as usize).min(cap).min(current.len());
     // Never cut inside a UTF-8 sequence: back off to a character boundary.
     let mut end = keep;
     if cut {
@@ -219,6 +237,7 @@ fn emit(
         offset,
         bytes: &current[..end],
         cut,
+        had_cr,
     });
 }
 

@@ -14,3 +14,7 @@ pub const MAX_LINE_BYTES: usize = 16384;
 
 /// The UTF-8 byte order mark.
 pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+pub mod decode;
+pub mod invisible;
+pub mod stats;
+pub mod strings;

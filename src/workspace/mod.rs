@@ -2,6 +2,7 @@
 //! shown, and the invocation context (`Ctx`) every handler receives.
 
 pub mod boundary;
+pub mod candidates;
 pub mod git;
 pub mod paths;
 pub mod root;

@@ -19,6 +19,8 @@ pub struct Ctx {
     /// The workspace root with symlinks resolved.
     pub root: PathBuf,
     pub lock_timeout: Duration,
+    /// `--tx <TX>`: writes stage in this tx, reads and scans see its view.
+    pub tx: Option<String>,
 }
 
 impl Ctx {
@@ -47,7 +49,8 @@ impl Ctx {
             Some(r) => {
                 let given = cwd.join(r);
                 match std::fs::canonicalize(&given) {
-                    Ok(real) if real.is_dir() => real,
+                    // An empty --root would silently mean the working directory.
+                    Ok(real) if real.is_dir() && !r.is_empty() => real,
                     _ => {
                         return Err(CmdError::new(
                             code::ARGUMENT_INVALID,
@@ -69,6 +72,7 @@ impl Ctx {
             cwd,
             root,
             lock_timeout,
+            tx: None,
         })
     }
 

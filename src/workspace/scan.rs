@@ -12,13 +12,59 @@
 //!
 //! A path given as a start is taken as it is: a file start is scanned even when an
 //! ignore rule covers it, as ripgrep does; the other filters still apply.
+//!
+//! With an `Overlay` (a tx's changes, `--tx`), the disk walk skips what the tx
+//! removed or replaced, and the tx's files are visited from their staged bytes
+//! (`Entry::content`), passing the same filters. When the tx changes a
+//! `.gitignore`, the ignore rules are evaluated here from the tx's view of every
+//! `.gitignore` instead of by the walker.
 
 use globset::{GlobBuilder, GlobMatcher};
+use std::collections::{BTreeMap, HashMap};
 use std::fs::Metadata;
 use std::io;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
+
+/// A tx's changes as a scan sees them, by absolute path.
+#[derive(Debug, Default)]
+pub struct Overlay {
+    pub nodes: BTreeMap<PathBuf, OverlayNode>,
+}
+
+/// A path's staged state.
+#[derive(Debug, Clone)]
+pub enum OverlayNode {
+    Missing,
+    File { bytes: Arc<Vec<u8>>, mode: u32 },
+    Dir,
+    Symlink,
+}
+
+impl Overlay {
+    /// The overlay's verdict on `p`: its node, or `Missing` under a removed or
+    /// replaced ancestor; `None` when the disk decides.
+    pub fn node(&self, p: &Path) -> Option<&OverlayNode> {
+        if let Some(n) = self.nodes.get(p) {
+            return Some(n);
+        }
+        for a in p.ancestors().skip(1) {
+            match self.nodes.get(a) {
+                Some(OverlayNode::Dir) | None => {}
+                Some(_) => return Some(&OverlayNode::Missing),
+            }
+        }
+        None
+    }
+
+    fn touches_gitignore(&self) -> bool {
+        self.nodes
+            .keys()
+            .any(|p| p.file_name().is_some_and(|n| n == ".gitignore"))
+    }
+}
 
 const EXCLUDES: &str = include_str!("../../data/excludes.txt");
 
@@ -42,6 +88,8 @@ pub struct ScanOptions {
     pub include_dirs: bool,
     /// Worker threads; 0 picks from `AITOOLS_THREADS` or the machine.
     pub threads: usize,
+    /// A tx's changes to scan as if they were on disk (`--tx`).
+    pub overlay: Option<Arc<Overlay>>,
 }
 
 /// What an entry is (symlinks are never followed).
@@ -72,16 +120,73 @@ pub struct Entry<'a> {
     /// Levels below its start (0 for a start itself).
     pub depth: usize,
     meta: Option<Metadata>,
-    dent: &'a ignore::DirEntry,
+    dent: Option<&'a ignore::DirEntry>,
+    staged: Option<&'a OverlayNode>,
+}
+
+/// Size, mode and modification time of an entry (disk or staged).
+#[derive(Debug, Clone, Copy)]
+pub struct EntryStat {
+    pub len: u64,
+    pub mode: u32,
+    /// Seconds and nanoseconds since the epoch (now, for a staged entry).
+    pub mtime: (i64, u32),
 }
 
 impl Entry<'_> {
-    /// The entry's own metadata (a symlink's, not its target's).
+    /// The entry's own metadata (a symlink's, not its target's); an error for an
+    /// entry only a tx has (use `stat`).
     pub fn metadata(&self) -> io::Result<Metadata> {
         if let Some(m) = &self.meta {
             return Ok(m.clone());
         }
-        self.dent.metadata().map_err(into_io)
+        match self.dent {
+            Some(d) => d.metadata().map_err(into_io),
+            None => Err(io::Error::other("staged in a tx")),
+        }
+    }
+
+    /// Size, mode and mtime, for disk and staged entries alike.
+    pub fn stat(&self) -> io::Result<EntryStat> {
+        match self.staged {
+            Some(node) => {
+                let (len, mode) = match node {
+                    OverlayNode::File { bytes, mode } => (bytes.len() as u64, *mode),
+                    OverlayNode::Dir => (0, 0o755),
+                    _ => (0, 0o777),
+                };
+                let (s, n) = crate::protocol::time::now();
+                Ok(EntryStat {
+                    len,
+                    mode,
+                    mtime: (s, n),
+                })
+            }
+            None => {
+                let m = self.metadata()?;
+                Ok(EntryStat {
+                    len: m.len(),
+                    mode: m.mode(),
+                    mtime: (m.mtime(), m.mtime_nsec().clamp(0, 999_999_999) as u32),
+                })
+            }
+        }
+    }
+
+    /// The staged bytes of a file a tx changed; `None` for a file on disk.
+    pub fn content(&self) -> Option<&[u8]> {
+        match self.staged {
+            Some(OverlayNode::File { bytes, .. }) => Some(bytes.as_slice()),
+            _ => None,
+        }
+    }
+
+    /// The file's bytes: staged, or read from disk.
+    pub fn read(&self) -> io::Result<Vec<u8>> {
+        match self.content() {
+            Some(b) => Ok(b.to_vec()),
+            None => std::fs::read(self.path),
+        }
     }
 }
 
@@ -245,16 +350,48 @@ impl Filters {
 
     /// Whether a walked entry (below a start) is pruned with everything below it.
     fn prune(&self, dent: &ignore::DirEntry) -> bool {
-        let base = dent.file_name();
-        let rel = self.rel(dent.path());
+        let is_dir = dent.file_type().is_some_and(|t| t.is_dir());
+        self.prune_path(dent.path(), is_dir)
+    }
+
+    fn prune_path(&self, path: &Path, is_dir: bool) -> bool {
+        let Some(base) = path.file_name() else {
+            return false;
+        };
+        let rel = self.rel(path);
         if self.always.iter().any(|g| g.is_match(rel, base)) {
             return true;
         }
-        let is_dir = dent.file_type().is_some_and(|t| t.is_dir());
         if is_dir && self.builtin_dirs.iter().any(|g| g.is_match(rel, base)) {
             return true;
         }
         self.excludes.iter().any(|g| g.is_match(rel, base))
+    }
+
+    /// The filters `Local::handle` applies after pruning, for a staged entry.
+    fn admits(&self, path: &Path, kind: Kind, len: u64) -> Option<bool> {
+        if kind != Kind::File && !self.include_dirs {
+            return None;
+        }
+        let base = path.file_name()?;
+        let rel = self.rel(path);
+        if !self.includes.is_empty() && !self.includes.iter().any(|g| g.is_match(rel, base)) {
+            return None;
+        }
+        if let Some(lang) = self.lang {
+            let name = base.to_string_lossy();
+            if kind != Kind::File
+                || crate::text::lang::of_file(&name).is_none_or(|l| l.name != lang.name)
+            {
+                return None;
+            }
+        }
+        if let (Some(max), Kind::File) = (self.skip_larger_than, kind) {
+            if len > max {
+                return Some(false);
+            }
+        }
+        Some(true)
     }
 }
 
@@ -365,7 +502,8 @@ impl<T, V: FnMut(&Entry) -> Option<T>> Local<'_, T, V> {
             kind,
             depth: dent.depth(),
             meta,
-            dent: &dent,
+            dent: Some(&dent),
+            staged: None,
         };
         if let Some(t) = (self.visit)(&entry) {
             self.acc.items.push((path.to_path_buf(), t));
@@ -406,10 +544,41 @@ where
         items: Vec::new(),
         skipped: Vec::new(),
     });
-    let Some((first, rest)) = starts.split_first() else {
-        return Ok(Walked {
+    let overlay = opts.overlay.clone();
+    // Starts the tx removed, replaced or created are not walked on disk.
+    let disk_starts: Vec<PathBuf> = starts
+        .iter()
+        .filter(|s| match overlay.as_ref().and_then(|o| o.node(s)) {
+            None | Some(OverlayNode::Dir) => fsx_exists(s),
+            Some(_) => false,
+        })
+        .cloned()
+        .collect();
+    let manual = overlay
+        .as_ref()
+        .is_some_and(|o| o.touches_gitignore() && !opts.no_ignore && in_git);
+    let ignorer = Arc::new(Ignorer::new(root, overlay.clone()));
+    let Some((first, rest)) = disk_starts.split_first() else {
+        let mut acc = Acc {
             items: Vec::new(),
             skipped: Vec::new(),
+        };
+        if let Some(o) = &overlay {
+            visit_staged(
+                o,
+                starts,
+                opts,
+                &filters,
+                &ignorer,
+                !opts.no_ignore && in_git,
+                &make_visitor,
+                &mut acc,
+            );
+        }
+        acc.items.sort_by(|a, b| a.0.cmp(&b.0));
+        return Ok(Walked {
+            items: acc.items,
+            skipped: acc.skipped,
             ignore_source: source,
         });
     };
@@ -435,8 +604,8 @@ where
     }
     b.hidden(false)
         .ignore(false)
-        .parents(use_git)
-        .git_ignore(use_git)
+        .parents(use_git && !manual)
+        .git_ignore(use_git && !manual)
         .git_global(use_git && repo_excludes.is_none())
         .git_exclude(use_git)
         .require_git(true)
@@ -444,7 +613,21 @@ where
         .max_depth(opts.max_depth)
         .threads(thread_count(opts));
     let prune_filters = Filters::new(root, opts, !opts.no_ignore && !in_git)?;
-    b.filter_entry(move |d| d.depth() == 0 || !prune_filters.prune(d));
+    let prune_overlay = overlay.clone();
+    let prune_ignorer = ignorer.clone();
+    b.filter_entry(move |d| {
+        if let Some(o) = &prune_overlay {
+            match o.node(d.path()) {
+                None | Some(OverlayNode::Dir) => {}
+                Some(_) => return false,
+            }
+            let is_dir = d.file_type().is_some_and(|t| t.is_dir());
+            if manual && d.depth() > 0 && prune_ignorer.ignored_one(d.path(), is_dir) {
+                return false;
+            }
+        }
+        d.depth() == 0 || !prune_filters.prune(d)
+    });
     let filters_ref = &filters;
     let shared_ref = &shared;
     let make_ref = &make_visitor;
@@ -467,6 +650,18 @@ where
         Ok(a) => a,
         Err(poisoned) => poisoned.into_inner(),
     };
+    if let Some(o) = &overlay {
+        visit_staged(
+            o,
+            starts,
+            opts,
+            &filters,
+            &ignorer,
+            !opts.no_ignore && in_git,
+            &make_visitor,
+            &mut acc,
+        );
+    }
     acc.items.sort_by(|a, b| a.0.cmp(&b.0));
     acc.items.dedup_by(|a, b| a.0 == b.0);
     acc.skipped.sort_by(|a, b| a.0.cmp(&b.0));
@@ -476,6 +671,196 @@ where
         skipped: acc.skipped,
         ignore_source: source,
     })
+}
+
+/// Whether the scan's rules leave `path` (an existing path below `root`) out: it,
+/// or a directory above it, is not listed when its parent is walked. Each
+/// ancestor's listing is asked, so the answer is the scan's own, rule for rule.
+pub fn is_ignored(root: &Path, path: &Path) -> bool {
+    let Ok(rel) = path.strip_prefix(root) else {
+        return false;
+    };
+    let opts = ScanOptions {
+        include_dirs: true,
+        max_depth: Some(1),
+        threads: 1,
+        ..ScanOptions::default()
+    };
+    let mut dir = root.to_path_buf();
+    for name in rel.components() {
+        let next = dir.join(name);
+        let listed = walk(root, std::slice::from_ref(&dir), &opts, || {
+            |e: &Entry| (e.depth == 1).then_some(())
+        });
+        match listed {
+            Ok(w) if w.items.iter().any(|(p, ())| *p == next) => {}
+            Ok(_) => return true,
+            Err(_) => return false,
+        }
+        dir = next;
+    }
+    false
+}
+
+fn fsx_exists(p: &Path) -> bool {
+    std::fs::symlink_metadata(p).is_ok()
+}
+
+/// Visits the overlay's files (and, with `include_dirs`, its new directories and
+/// symlinks) below the starts, through the same filters as the disk walk.
+#[allow(clippy::too_many_arguments)]
+fn visit_staged<T, B, V>(
+    o: &Overlay,
+    starts: &[PathBuf],
+    opts: &ScanOptions,
+    filters: &Filters,
+    ignorer: &Ignorer,
+    use_git: bool,
+    make_visitor: &B,
+    acc: &mut Acc<T>,
+) where
+    B: Fn() -> V,
+    V: FnMut(&Entry) -> Option<T>,
+{
+    let mut visit = make_visitor();
+    for (p, node) in &o.nodes {
+        let kind = match node {
+            OverlayNode::Missing => continue,
+            OverlayNode::File { .. } => Kind::File,
+            OverlayNode::Symlink => Kind::Symlink,
+            OverlayNode::Dir => {
+                if fsx_exists(p) {
+                    continue;
+                }
+                Kind::Dir
+            }
+        };
+        // Under a removed ancestor, or replaced by a later node: not there.
+        if p.ancestors()
+            .skip(1)
+            .any(|a| matches!(o.nodes.get(a), Some(n) if !matches!(n, OverlayNode::Dir)))
+        {
+            continue;
+        }
+        let Some(start) = starts.iter().find(|s| p.starts_with(s)) else {
+            continue;
+        };
+        let depth = p
+            .strip_prefix(start)
+            .map(|r| r.components().count())
+            .unwrap_or(0);
+        if depth == 0 && kind == Kind::Dir {
+            continue;
+        }
+        if opts.max_depth.is_some_and(|m| depth > m) {
+            continue;
+        }
+        // Pruning rules on every level below the start, as the walk applies them.
+        let mut pruned = false;
+        for a in p.ancestors() {
+            if a == start.as_path() || !a.starts_with(start) {
+                break;
+            }
+            let is_dir = a != p.as_path() || kind == Kind::Dir;
+            if filters.prune_path(a, is_dir)
+                || (use_git && ignorer.ignored_one(a, is_dir) && a != start.as_path())
+            {
+                pruned = true;
+                break;
+            }
+        }
+        if pruned && p != start {
+            continue;
+        }
+        let len = match node {
+            OverlayNode::File { bytes, .. } => bytes.len() as u64,
+            _ => 0,
+        };
+        match filters.admits(p, kind, len) {
+            None => continue,
+            Some(false) => {
+                acc.skipped.push((p.clone(), SkipReason::TooLarge));
+                continue;
+            }
+            Some(true) => {}
+        }
+        let entry = Entry {
+            path: p,
+            kind,
+            depth,
+            meta: None,
+            dent: None,
+            staged: Some(node),
+        };
+        if let Some(t) = visit(&entry) {
+            acc.items.push((p.clone(), t));
+        }
+    }
+}
+
+/// `.gitignore` rules evaluated from the tx's view of every `.gitignore` (the
+/// staged one where the tx has one, else the disk's), deepest directory first.
+struct Ignorer {
+    top: PathBuf,
+    overlay: Option<Arc<Overlay>>,
+    cache: Mutex<HashMap<PathBuf, Arc<ignore::gitignore::Gitignore>>>,
+}
+
+impl Ignorer {
+    fn new(root: &Path, overlay: Option<Arc<Overlay>>) -> Ignorer {
+        // Only a scan with a tx's overlay evaluates ignore rules itself.
+        let top = match overlay {
+            Some(_) => crate::workspace::git::work_tree(root).unwrap_or_else(|| root.to_path_buf()),
+            None => root.to_path_buf(),
+        };
+        Ignorer {
+            top,
+            overlay,
+            cache: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn matcher(&self, dir: &Path) -> Arc<ignore::gitignore::Gitignore> {
+        if let Some(m) = self.cache.lock().ok().and_then(|c| c.get(dir).cloned()) {
+            return m;
+        }
+        let file = dir.join(".gitignore");
+        let text: Option<Vec<u8>> = match self.overlay.as_ref().and_then(|o| o.node(&file)) {
+            Some(OverlayNode::File { bytes, .. }) => Some(bytes.to_vec()),
+            Some(_) => None,
+            None => std::fs::read(&file).ok(),
+        };
+        let mut b = ignore::gitignore::GitignoreBuilder::new(dir);
+        if let Some(t) = text {
+            for line in String::from_utf8_lossy(&t).lines() {
+                let _ = b.add_line(None, line);
+            }
+        }
+        let m = Arc::new(
+            b.build()
+                .unwrap_or_else(|_| ignore::gitignore::Gitignore::empty()),
+        );
+        if let Ok(mut c) = self.cache.lock() {
+            c.insert(dir.to_path_buf(), m.clone());
+        }
+        m
+    }
+
+    /// Whether `.gitignore` rules ignore `p` itself (its ancestors not considered).
+    fn ignored_one(&self, p: &Path, is_dir: bool) -> bool {
+        for dir in p.ancestors().skip(1) {
+            if !dir.starts_with(&self.top) {
+                break;
+            }
+            let m = self.matcher(dir);
+            match m.matched(p, is_dir) {
+                ignore::Match::Ignore(_) => return true,
+                ignore::Match::Whitelist(_) => return false,
+                ignore::Match::None => {}
+            }
+        }
+        false
+    }
 }
 
 /// Regular files under `starts` (files are taken as they are), sorted by path.

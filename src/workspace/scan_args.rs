@@ -4,9 +4,10 @@
 //! and `replace`, which may not import each other.
 
 use super::Ctx;
-use super::scan::{ScanError, ScanOptions};
+use super::scan::{Overlay, ScanError, ScanOptions};
 use crate::protocol::{CmdError, Repair, code, error, shell, values};
 use clap::Args;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// The scan filters.
@@ -30,8 +31,13 @@ pub struct ScanArgs {
 }
 
 impl ScanArgs {
-    /// The scan options these arguments select.
-    pub fn options(&self, ctx: &Ctx) -> Result<ScanOptions, CmdError> {
+    /// The scan options these arguments select, seeing `overlay` (a tx's changes,
+    /// from `store::view::overlay`) over the disk.
+    pub fn options(
+        &self,
+        ctx: &Ctx,
+        overlay: Option<Arc<Overlay>>,
+    ) -> Result<ScanOptions, CmdError> {
         let skip_larger_than = match &self.skip_larger_than {
             Some(s) => Some(values::parse_size(s).map_err(|m| {
                 CmdError::invalid_argument(&ctx.command, format!("--skip-larger-than: {m}"))
@@ -43,6 +49,7 @@ impl ScanArgs {
             None => None,
         };
         Ok(ScanOptions {
+            overlay,
             no_ignore: self.no_ignore,
             globs: self.glob.clone(),
             lang: self.lang.clone(),

@@ -61,3 +61,656 @@ fn paths_relative_to_cwd_reported_relative_to_root() {
     let real = std::fs::canonicalize(outside.path()).unwrap();
     assert_eq!(o.json["path"], real.to_str().unwrap());
 }
+
+// ---- read: selectors, views, encodings, cuts, refusals ------------------------
+
+use std::process::Command;
+
+/// stdout of an oracle command, run in `dir`.
+fn oracle(dir: &std::path::Path, cmd: &str, args: &[&str]) -> String {
+    let out = Command::new(cmd)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap_or_else(|e| panic!("{cmd}: {e}"));
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+/// Runs a `next_commands` entry (our commands quote with POSIX rules) through sh.
+fn run_next(env: &TestEnv, command: &str) -> crate::support::Run {
+    let rest = command
+        .strip_prefix("aitools ")
+        .expect("an aitools command");
+    let script = format!("exec \"$AITOOLS\" {rest}");
+    let out = Command::new("sh")
+        .args(["-c", &script])
+        .env("AITOOLS", crate::support::bin())
+        .current_dir(env.root())
+        .env("XDG_STATE_HOME", env.state.path())
+        .env("AITOOLS_FIXED_TIME", "1796000000")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    crate::support::parse(out)
+}
+
+#[test]
+fn match_returns_line_numbers_like_grep_and_continues_exactly() {
+    let env = TestEnv::new();
+    let body: String = (1..=300).map(|i| format!("row {i}\n")).collect();
+    env.write("rows.txt", &body);
+    let grep = oracle(env.root(), "grep", &["-n", "-E", "7$", "rows.txt"]);
+    let want: Vec<(u64, String)> = grep
+        .lines()
+        .map(|l| {
+            let (n, t) = l.split_once(':').unwrap();
+            (n.parse().unwrap(), t.to_string())
+        })
+        .collect();
+    assert_eq!(want.len(), 30);
+    let mut got: Vec<(u64, String)> = Vec::new();
+    let mut r = env.run(&["read", "rows.txt", "--match", "7$", "--max-lines", "7"]);
+    loop {
+        let nums = r.json["line_numbers"].as_array().unwrap().clone();
+        assert_eq!(r.json["start_line"], nums[0]);
+        for (n, t) in nums.iter().zip(r.lines()) {
+            got.push((n.as_u64().unwrap(), t));
+        }
+        match r.json["next_commands"][0].as_str() {
+            Some(next) => {
+                assert_eq!(r.code, 3);
+                assert!(
+                    next.contains("--from-line") && next.contains("--max-lines 7"),
+                    "{next}"
+                );
+                r = run_next(&env, next);
+            }
+            None => break,
+        }
+    }
+    assert_eq!(got, want);
+    let inv = env.run(&["read", "rows.txt", "--match", "[0-9]", "--invert"]);
+    assert_eq!(inv.error_code(), "selection.no-match");
+    assert_eq!(inv.code, 2);
+    let inv = env.run(&[
+        "read",
+        "rows.txt",
+        "--match",
+        "^row [0-9]{3}$",
+        "--invert",
+        "--max-lines",
+        "500",
+    ]);
+    assert_eq!(inv.json["line_numbers"].as_array().unwrap().len(), 99);
+    let bad = env.run(&["read", "rows.txt", "--match", "("]);
+    assert_eq!(bad.error_code(), "argument.invalid");
+}
+
+#[test]
+fn between_and_exclusive_and_continuation() {
+    let env = TestEnv::new();
+    env.write("b.txt", "a\nBEGIN\nx1\nx2\nx3\nx4\nEND\nz\nEND\n");
+    let r = env.run(&["read", "b.txt", "--between", "^BEGIN$", "^END$"]);
+    assert_eq!(r.lines(), vec!["BEGIN", "x1", "x2", "x3", "x4", "END"]);
+    assert_eq!(r.json["start_line"], 2);
+    let e = env.run(&[
+        "read",
+        "b.txt",
+        "--between",
+        "^BEGIN$",
+        "^END$",
+        "--exclusive",
+        "--max-lines",
+        "3",
+    ]);
+    assert_eq!(e.code, 3);
+    assert_eq!(e.lines(), vec!["x1", "x2", "x3"]);
+    let next = e.json["next_commands"][0].as_str().unwrap();
+    assert_eq!(next, "aitools read b.txt --range 6:6 --max-lines 3");
+    let n = run_next(&env, next);
+    assert_eq!(n.lines(), vec!["x4"]);
+    let missing_end = env.run(&["read", "b.txt", "--between", "^x1$", "^nope$"]);
+    assert_eq!(missing_end.error_code(), "selection.no-match");
+    assert_eq!(
+        missing_end.json["error"]["repairs"][0]["command"],
+        "aitools read b.txt --range 3:"
+    );
+}
+
+#[test]
+fn one_selector_per_call_and_flag_pairs() {
+    let env = TestEnv::new();
+    env.write("a.txt", "1\n2\n");
+    for argv in [
+        vec!["read", "a.txt", "--range", "1", "--tail", "1"],
+        vec!["read", "a.txt", "--match", "1", "--range", "1:2"],
+        vec!["read", "a.txt", "--between", "1", "2", "--symbol", "f"],
+        vec!["read", "a.txt", "--symbol", "f", "--tail", "2"],
+        vec!["read", "a.txt", "--invert"],
+        vec!["read", "a.txt", "--exclusive"],
+        vec!["read", "a.txt", "--kind", "function"],
+        vec!["read", "a.txt", "--between", "1"],
+        vec!["read", "a.txt", "--bytes", "0:4"],
+        vec!["read", "a.txt", "--as", "hex", "--range", "1"],
+        vec!["read", "a.txt", "--as", "hex", "--bytes", "5:2"],
+        vec!["read", "a.txt", "--as", "hex", "--bytes", "-1:"],
+        vec!["read", "a.txt", "--as", "strings", "--encoding", "euc-jp"],
+        vec!["read", "a.txt", "--encoding", "koi8-r"],
+        vec!["read", "a.txt", "--tail", "0"],
+        vec!["read", "a.txt", "--tail", "+3"],
+    ] {
+        let r = env.run(&argv);
+        assert_eq!(r.error_code(), "argument.invalid", "{argv:?}: {}", r.stderr);
+    }
+}
+
+#[test]
+fn hex_rows_match_od_and_continue() {
+    let env = TestEnv::new();
+    let bytes: Vec<u8> = (0..1000u32).map(|i| (i * 7 % 251) as u8).collect();
+    std::fs::write(env.path("d.bin"), &bytes).unwrap();
+    let r = env.run(&[
+        "read",
+        "d.bin",
+        "--as",
+        "hex",
+        "--bytes",
+        "100:",
+        "--max-lines",
+        "4",
+    ]);
+    assert_eq!(r.code, 3);
+    assert_eq!(r.json["mode"], "hex");
+    assert_eq!(r.json["size"], 1000);
+    let od = oracle(
+        env.root(),
+        "od",
+        &[
+            "-An", "-tx1", "-v", "-w16", "-j", "100", "-N", "64", "d.bin",
+        ],
+    );
+    let want: Vec<String> = od.lines().map(|l| l.trim().to_string()).collect();
+    let rows = r.json["rows"].as_array().unwrap();
+    let got: Vec<String> = rows
+        .iter()
+        .map(|r| r["hex"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(rows[1]["offset"], 116);
+    let next = r.json["next_commands"][0].as_str().unwrap();
+    assert_eq!(
+        next,
+        "aitools read d.bin --as hex --bytes 164: --max-lines 4"
+    );
+    let dflt = env.run(&["read", "d.bin", "--as", "hex"]);
+    assert_eq!(dflt.json["rows"].as_array().unwrap().len(), 16);
+    assert_eq!(dflt.json["end"], 256);
+    assert_eq!(
+        dflt.json["next_commands"][0],
+        "aitools read d.bin --as hex --bytes 256:512"
+    );
+}
+
+#[test]
+fn strings_match_gnu_strings_on_ascii() {
+    let env = TestEnv::new();
+    let mut data = Vec::new();
+    for i in 0..50u32 {
+        data.extend_from_slice(format!("word{i} with\ttab").as_bytes());
+        data.extend_from_slice(&[0, 1, 0x80 + (i % 40) as u8, 2]);
+        data.extend_from_slice(b"ab\x00");
+    }
+    std::fs::write(env.path("s.bin"), &data).unwrap();
+    let gnu = oracle(
+        env.root(),
+        "strings",
+        &["-a", "-n", "4", "-t", "d", "s.bin"],
+    );
+    let want: Vec<(u64, String)> = gnu
+        .lines()
+        .map(|l| {
+            let l = l.trim_start();
+            let (o, t) = l.split_once(' ').unwrap();
+            (o.parse().unwrap(), t.to_string())
+        })
+        .collect();
+    let mut got = Vec::new();
+    let mut r = env.run(&["read", "s.bin", "--as", "strings", "--max-lines", "15"]);
+    loop {
+        for s in r.json["strings"].as_array().unwrap() {
+            got.push((
+                s["offset"].as_u64().unwrap(),
+                s["text"].as_str().unwrap().to_string(),
+            ));
+        }
+        match r.json["next_commands"][0].as_str() {
+            Some(n) => r = run_next(&env, n),
+            None => break,
+        }
+    }
+    assert_eq!(got, want);
+}
+
+#[test]
+fn escape_invisible_shows_what_cat_a_would() {
+    let env = TestEnv::new();
+    env.write("i.txt", "a\u{200B}b\u{A0}c\u{3000}d\te\r\nplain\n");
+    let r = env.run(&["read", "i.txt", "--escape-invisible"]);
+    assert_eq!(
+        r.lines(),
+        vec![
+            "a\\u{200B}b\\u{00A0}c\\u{3000}d\\u{0009}e\\u{000D}".to_string(),
+            "plain".to_string()
+        ]
+    );
+    let plain = env.run(&["read", "i.txt"]);
+    assert_eq!(plain.lines()[0], "a\u{200B}b\u{A0}c\u{3000}d\te");
+}
+
+#[test]
+fn encodings_decode_to_the_same_text_as_iconv() {
+    let env = TestEnv::new();
+    let text = "日本語の行\nカタカナ ｶﾀｶﾅ\nascii\n";
+    for (enc, iconv_name) in [
+        ("shift_jis", "SHIFT_JIS"),
+        ("euc-jp", "EUC-JP"),
+        ("utf-16le", "UTF-16LE"),
+        ("utf-16be", "UTF-16BE"),
+    ] {
+        let out = Command::new("sh")
+            .args([
+                "-c",
+                &format!("printf '%s' \"$T\" | iconv -f UTF-8 -t {iconv_name}"),
+            ])
+            .env("T", text)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let name = format!("{enc}.txt");
+        let p = env.write(&name, &out.stdout);
+        let r = env.run(&["read", &name, "--encoding", enc]);
+        assert_eq!(
+            r.lines(),
+            vec!["日本語の行", "カタカナ ｶﾀｶﾅ", "ascii"],
+            "{enc}"
+        );
+        assert_eq!(r.json["encoding"], enc);
+        assert_eq!(r.json["encoding_errors"], 0);
+        assert_eq!(
+            r.json["hash"],
+            sha256sum(&p),
+            "{enc}: hash is of the raw bytes"
+        );
+        let info = env.run(&["info", &name]);
+        assert_eq!(info.json["encoding_guess"], enc, "{enc}");
+    }
+    // True Latin-1: 0x80 is U+0080, not the euro sign of windows-1252.
+    env.write("l1.txt", b"caf\xe9 \x80\n");
+    let l = env.run(&["read", "l1.txt", "--encoding", "iso-8859-1"]);
+    assert_eq!(l.lines(), vec!["café \u{80}"]);
+    let bad = env.run(&["read", "l1.txt"]);
+    assert_eq!(bad.json["encoding_errors"], 2);
+}
+
+#[test]
+fn long_lines_are_cut_and_the_rest_is_a_hex_dump_away() {
+    let env = TestEnv::new();
+    let long: String = (0..20000)
+        .map(|i| (b'a' + (i % 26) as u8) as char)
+        .collect();
+    let p = env.write("long.txt", format!("short\n{long}\nafter\n"));
+    let r = env.run(&["read", "long.txt"]);
+    assert_eq!(r.code, 3);
+    assert_eq!(r.json["cut_lines"], serde_json::json!([2]));
+    assert_eq!(r.json["truncated"], true);
+    assert_eq!(r.lines()[1].len(), 16384);
+    assert_eq!(r.lines()[2], "after");
+    let next = r.json["next_commands"][0].as_str().unwrap();
+    let cut_at = 6 + 16384;
+    assert_eq!(
+        next,
+        format!(
+            "aitools read long.txt --as hex --bytes {cut_at}:{}",
+            cut_at + 256
+        )
+    );
+    let h = run_next(&env, next);
+    let first = h.json["rows"][0]["hex"].as_str().unwrap().replace(' ', "");
+    let bytes = std::fs::read(&p).unwrap();
+    let want: String = bytes[cut_at..cut_at + 16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(first, want);
+}
+
+#[test]
+fn missing_files_get_candidates() {
+    let env = TestEnv::new();
+    env.write("src/main.rs", "fn main() {}\n");
+    env.write("docs/deep/config.toml", "x = 1\n");
+    let r = env.run(&["read", "src/mian.rs"]);
+    assert_eq!(r.error_code(), "input.not-found");
+    assert_eq!(r.json["error"]["candidates"][0], "src/main.rs");
+    assert_eq!(
+        r.json["error"]["repairs"][0]["command"],
+        "aitools read src/main.rs"
+    );
+    let elsewhere = env.run(&["read", "config.toml", "--max-lines", "5"]);
+    assert_eq!(
+        elsewhere.json["error"]["candidates"][0],
+        "docs/deep/config.toml"
+    );
+    assert_eq!(
+        elsewhere.json["error"]["repairs"][0]["command"],
+        "aitools read docs/deep/config.toml --max-lines 5"
+    );
+    let none = env.run(&["info", "zzzzqqq.bin"]);
+    assert_eq!(none.error_code(), "input.not-found");
+    assert!(none.json["error"].get("candidates").is_none());
+}
+
+#[test]
+fn fifos_devices_and_directories_are_refused_without_opening() {
+    let env = TestEnv::new();
+    assert!(
+        Command::new("mkfifo")
+            .arg(env.path("pipe"))
+            .status()
+            .unwrap()
+            .success()
+    );
+    // Opening the FIFO for reading would block forever: a timeout catches that.
+    let out = Command::new("timeout")
+        .args(["5", crate::support::bin().to_str().unwrap(), "read", "pipe"])
+        .current_dir(env.root())
+        .env("XDG_STATE_HOME", env.state.path())
+        .output()
+        .unwrap();
+    let r = crate::support::parse(out);
+    assert_eq!(r.error_code(), "refusal.not-a-file");
+    for argv in [
+        vec!["read", "pipe", "--as", "hex"],
+        vec!["read", "/dev/null"],
+        vec!["read", "."],
+    ] {
+        let r = env.run(&argv);
+        assert_eq!(r.error_code(), "refusal.not-a-file", "{argv:?}");
+    }
+    let out = Command::new("timeout")
+        .args(["5", crate::support::bin().to_str().unwrap(), "info", "pipe"])
+        .current_dir(env.root())
+        .env("XDG_STATE_HOME", env.state.path())
+        .output()
+        .unwrap();
+    let i = crate::support::parse(out);
+    assert_eq!(i.json["kind"], "other");
+    assert!(i.json.get("hash").is_none());
+}
+
+#[test]
+fn symbol_reports_the_outline_contract_errors() {
+    let env = TestEnv::new();
+    env.write("notes.zzz", "nothing here\n");
+    let r = env.run(&["read", "notes.zzz", "--symbol", "main"]);
+    assert_eq!(r.error_code(), "input.unsupported-language");
+    assert_eq!(
+        r.json["error"]["repairs"][0]["command"],
+        "aitools read notes.zzz --match main"
+    );
+}
+
+#[test]
+fn range_continuations_keep_the_flags() {
+    let env = TestEnv::new();
+    let body: String = (1..=10).map(|i| format!("l{i}\r\n")).collect();
+    env.write("c.txt", &body);
+    let r = env.run(&[
+        "read",
+        "c.txt",
+        "--range",
+        "2:9",
+        "--max-lines",
+        "3",
+        "--escape-invisible",
+    ]);
+    assert_eq!(r.lines(), vec!["l2\\u{000D}", "l3\\u{000D}", "l4\\u{000D}"]);
+    assert_eq!(
+        r.json["next_commands"][0],
+        "aitools read c.txt --range 5:7 --escape-invisible --max-lines 3"
+    );
+    let t = env.run(&["read", "c.txt", "--tail", "5", "--max-lines", "2"]);
+    assert_eq!(t.lines(), vec!["l6", "l7"]);
+    assert_eq!(
+        t.json["next_commands"][0],
+        "aitools read c.txt --range 8:9 --max-lines 2"
+    );
+    let beyond = env.run(&["read", "c.txt", "--range", "11:"]);
+    assert_eq!(beyond.error_code(), "selection.no-match");
+}
+
+// ---- info ---------------------------------------------------------------------
+
+fn wc(env: &TestEnv, flag: &str, name: &str) -> u64 {
+    oracle(env.root(), "wc", &[flag, name])
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn info_counts_match_wc_and_digests_match_the_sum_tools() {
+    let env = TestEnv::new();
+    let cases: Vec<(&str, &[u8])> = vec![
+        ("a.txt", b"one two  three\nfour\n\n  five six\n"),
+        ("nofinal.txt", b"alpha beta\ngamma"),
+        ("crlf.txt", b"x y\r\nz\r\n"),
+        ("mixed.txt", b"x\r\ny\nz"),
+        ("empty.txt", b""),
+        ("vt.txt", b"a\x0bb\x0cc d\n"),
+    ];
+    for (name, content) in &cases {
+        let p = env.write(name, content);
+        let r = env.run(&["info", name, "--digest", "sha1"]);
+        assert_eq!(r.code, 0);
+        let wl = wc(&env, "-l", name);
+        let final_line = u64::from(!content.is_empty() && !content.ends_with(b"\n"));
+        assert_eq!(r.json["lines"], wl + final_line, "{name}");
+        assert_eq!(r.json["words"], wc(&env, "-w", name), "{name}");
+        assert_eq!(r.json["size"], wc(&env, "-c", name), "{name}");
+        if !content.contains(&b'\r') && !content.contains(&0x0b) && !content.contains(&0x0c) {
+            assert_eq!(r.json["max_line_chars"], wc(&env, "-L", name), "{name}");
+        }
+        assert_eq!(r.json["hash"], sha256sum(&p), "{name}");
+        let sha1 = oracle(env.root(), "sha1sum", &[name]);
+        assert_eq!(r.json["digest"]["algorithm"], "sha1");
+        assert_eq!(
+            r.json["digest"]["value"],
+            sha1.split_whitespace().next().unwrap()
+        );
+    }
+    let md5 = env.run(&["info", "a.txt", "--digest", "md5"]);
+    let want = oracle(env.root(), "md5sum", &["a.txt"]);
+    assert_eq!(
+        md5.json["digest"]["value"],
+        want.split_whitespace().next().unwrap()
+    );
+    let s256 = env.run(&["info", "a.txt", "--digest", "sha256"]);
+    assert_eq!(s256.json["digest"]["value"], s256.json["hash"]);
+    let le = |n: &str| env.run(&["info", n]).json["line_ending"].clone();
+    assert_eq!(le("a.txt"), "lf");
+    assert_eq!(le("crlf.txt"), "crlf");
+    assert_eq!(le("mixed.txt"), "mixed");
+    assert_eq!(le("empty.txt"), "none");
+    let nf = env.run(&["info", "nofinal.txt"]);
+    assert_eq!(nf.json["trailing_newline"], false);
+    assert_eq!(nf.json["approx_tokens"], 4); // "alpha beta\ngamma" = 16 characters
+}
+
+#[test]
+fn info_fields_in_order_with_stat_as_oracle() {
+    let env = TestEnv::new();
+    let p = env.write("f.txt", "\u{FEFF}hello\n");
+    assert!(
+        Command::new("chmod")
+            .args(["0640", p.to_str().unwrap()])
+            .status()
+            .unwrap()
+            .success()
+    );
+    assert!(
+        Command::new("touch")
+            .args(["-d", "@1700000000", p.to_str().unwrap()])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let r = env.run(&["info", "f.txt"]);
+    // serde_json sorts keys: read the order off the printed text.
+    let order = [
+        "schema_version",
+        "status",
+        "command",
+        "absolute",
+        "real",
+        "relative",
+        "exists",
+        "kind",
+        "inside_workspace",
+        "ignored",
+        "size",
+        "lines",
+        "words",
+        "max_line_chars",
+        "binary",
+        "mime",
+        "utf8_valid",
+        "encoding_guess",
+        "line_ending",
+        "trailing_newline",
+        "bom",
+        "mode",
+        "mtime",
+        "hash",
+        "approx_tokens",
+    ];
+    let at: Vec<usize> = order
+        .iter()
+        .map(|k| {
+            r.stdout
+                .find(&format!("\"{k}\":"))
+                .unwrap_or_else(|| panic!("{k}"))
+        })
+        .collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{}", r.stdout);
+    assert_eq!(r.json.as_object().unwrap().len(), order.len());
+    assert_eq!(
+        r.json["mode"],
+        format!(
+            "0{}",
+            oracle(env.root(), "stat", &["-c", "%a", "f.txt"]).trim()
+        )
+    );
+    assert_eq!(r.json["mtime"], "2023-11-14T22:13:20Z");
+    assert_eq!(r.json["bom"], true);
+    assert_eq!(r.json["lines"], 1);
+    assert_eq!(r.json["max_line_chars"], 5);
+    assert_eq!(r.json["relative"], "f.txt");
+    assert_eq!(r.json["inside_workspace"], true);
+    let real = std::fs::canonicalize(&p).unwrap();
+    assert_eq!(r.json["real"], real.to_str().unwrap());
+    env.write("bin.dat", b"\x7fELF\x00\x01\x02");
+    let b = env.run(&["info", "bin.dat"]);
+    assert_eq!(b.json["binary"], true);
+    assert_eq!(b.json["lines"], serde_json::Value::Null);
+    assert_eq!(b.json["words"], serde_json::Value::Null);
+    assert_eq!(b.json["line_ending"], serde_json::Value::Null);
+    assert_eq!(b.json["approx_tokens"], serde_json::Value::Null);
+    assert_eq!(b.json["mime"], "application/x-executable");
+}
+
+#[test]
+fn info_symlinks_missing_paths_and_outside_files() {
+    let env = TestEnv::new();
+    let p = env.write("target.txt", "t\n");
+    std::fs::create_dir(env.path("dir")).unwrap();
+    std::os::unix::fs::symlink("target.txt", env.path("to-file")).unwrap();
+    std::os::unix::fs::symlink("dir", env.path("to-dir")).unwrap();
+    std::os::unix::fs::symlink("nowhere", env.path("dangling")).unwrap();
+    let f = env.run(&["info", "to-file"]);
+    assert_eq!(f.json["kind"], "file");
+    assert_eq!(f.json["hash"], sha256sum(&p));
+    assert_eq!(f.json["relative"], "to-file");
+    let text_hash = |t: &str| {
+        let out = Command::new("sh")
+            .args(["-c", "printf '%s' \"$T\" | sha256sum"])
+            .env("T", t)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout)
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let d = env.run(&["info", "to-dir"]);
+    assert_eq!(d.json["kind"], "directory");
+    assert_eq!(d.json["hash"], text_hash("dir"));
+    let plain_dir = env.run(&["info", "dir"]);
+    assert!(plain_dir.json.get("hash").is_none());
+    let dangling = env.run(&["info", "dangling"]);
+    assert_eq!(dangling.error_code(), "input.not-found");
+    let dm = env.run(&["info", "dangling", "--allow-missing"]);
+    assert_eq!(dm.json["exists"], false);
+    assert_eq!(dm.json["kind"], "symlink");
+    assert_eq!(dm.json["hash"], text_hash("nowhere"));
+    let m = env.run(&["info", "no/such", "--allow-missing"]);
+    assert_eq!(m.json["exists"], false);
+    assert_eq!(m.json["kind"], serde_json::Value::Null);
+    assert!(m.json.get("size").is_none() && m.json.get("hash").is_none());
+    let outside = tempfile::NamedTempFile::new().unwrap();
+    let o = env.run(&["info", outside.path().to_str().unwrap()]);
+    assert_eq!(o.json["relative"], serde_json::Value::Null);
+    assert_eq!(o.json["inside_workspace"], false);
+    std::os::unix::fs::symlink(outside.path(), env.path("leaves")).unwrap();
+    let l = env.run(&["info", "leaves"]);
+    assert_eq!(l.json["relative"], "leaves");
+    assert_eq!(l.json["inside_workspace"], false);
+}
+
+#[test]
+fn info_ignored_agrees_with_git_check_ignore() {
+    let env = TestEnv::new();
+    env.write(".gitignore", "*.log\nbuild/\n!keep.log\n");
+    env.write("sub/.gitignore", "local.txt\n");
+    for f in [
+        "a.log",
+        "keep.log",
+        "build/out.txt",
+        "src/main.rs",
+        "sub/local.txt",
+        "sub/other.txt",
+    ] {
+        env.write(f, "x\n");
+    }
+    for f in [
+        "a.log",
+        "keep.log",
+        "build/out.txt",
+        "build",
+        "src/main.rs",
+        "sub/local.txt",
+        "sub/other.txt",
+    ] {
+        let git = std::process::Command::new("git")
+            .args(["check-ignore", "-q", f])
+            .current_dir(env.root())
+            .status()
+            .unwrap()
+            .success();
+        let r = env.run(&["info", f]);
+        assert_eq!(r.json["ignored"], git, "{f}");
+    }
+}

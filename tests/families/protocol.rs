@@ -94,7 +94,7 @@ fn unknown_commands_get_repairs_in_order() {
     let env = TestEnv::new();
     let cat = env.run(&["cat", "x"]);
     assert_eq!(cat.error_code(), "argument.invalid");
-    assert_eq!(cat.json["error"]["repairs"][0]["command"], "aitools read");
+    assert_eq!(cat.json["error"]["repairs"][0]["command"], "aitools read x");
     let other = env.run(&["frobnicate"]);
     assert_eq!(
         other.json["error"]["repairs"][0]["command"],
@@ -186,5 +186,133 @@ fn help_typed_as_a_command_points_at_the_flag() {
     assert_eq!(
         r.json["error"]["repairs"][0]["command"],
         "aitools read --help"
+    );
+}
+
+#[test]
+fn more_garbage_argv_for_read_and_info() {
+    let env = TestEnv::new();
+    env.write("a.txt", "1\n2\n3\n");
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["read", "a.txt", "--tail", ""],
+        vec!["read", "a.txt", "--tail", "٣"],
+        vec!["read", "a.txt", "--tail", "+3"],
+        vec!["read", "a.txt", "--tail", "3 "],
+        vec!["read", "a.txt", "--tail", "18446744073709551616"],
+        vec!["read", "a.txt", "--max-lines", ""],
+        vec!["read", "a.txt", "--max-lines", "0"],
+        vec!["read", "a.txt", "--max-lines", "１０"],
+        vec!["read", "a.txt", "--range", ""],
+        vec!["read", "a.txt", "--range", ":"],
+        vec!["read", "a.txt", "--range", "0:1"],
+        vec!["read", "a.txt", "--from-line", "2"],
+        vec!["read", "a.txt", "--as"],
+        vec!["read", "a.txt", "--as", "bogus"],
+        vec!["read", "a.txt", "--as", "hex", "--bytes", ""],
+        vec!["read", "a.txt", "--as", "hex", "--bytes", "5:2"],
+        vec!["read", "a.txt", "--as", "hex", "--bytes", "٣:"],
+        vec![
+            "read",
+            "a.txt",
+            "--as",
+            "hex",
+            "--bytes",
+            "99999999999999999999:",
+        ],
+        vec!["read", "a.txt", "--as", "strings", "--min-length", "0"],
+        vec!["read", "a.txt", "--between"],
+        vec!["read", "a.txt", "--between", "x"],
+        vec!["read", "a.txt", "--match"],
+        vec!["read", "a.txt", "--match", "a{99999999}"],
+        vec!["read", "a.txt", "--encoding", ""],
+        vec!["read", "", "--tail", "1"],
+        vec!["info", ""],
+        vec!["info"],
+        vec!["info", "a.txt", "--digest"],
+        vec!["info", "a.txt", "--digest", "crc32"],
+        vec!["info", "a.txt", "--root", ""],
+        vec!["info", "a.txt", "--root", "a.txt"],
+        vec!["info", "a.txt", "--lock-timeout", "-1s"],
+        vec!["read", "a.txt", "--lock-timeout", "٣s"],
+    ];
+    for argv in cases {
+        let r = env.run(&argv);
+        assert_eq!(r.code, 1, "{argv:?}: {}", r.stderr);
+        assert_eq!(r.error_code(), "argument.invalid", "{argv:?}: {}", r.stderr);
+        assert!(
+            !r.stderr.contains("Usage") && !r.stderr.contains("panicked"),
+            "{}",
+            r.stderr
+        );
+    }
+}
+
+#[test]
+fn non_utf8_bytes_anywhere_in_argv_give_one_envelope() {
+    use std::os::unix::ffi::OsStrExt;
+    let env = TestEnv::new();
+    env.write("a.txt", "x\n");
+    for argv in [
+        vec![&b"read"[..], b"a\xff\xfe.txt"],
+        vec![&b"read"[..], b"a.txt", b"--match", b"\xff"],
+        vec![&b"info"[..], b"a.txt", b"--root", b"/tmp/\xc3"],
+        vec![&b"\xff"[..]],
+    ] {
+        let mut c = env.command(&[]);
+        for a in &argv {
+            c.arg(std::ffi::OsStr::from_bytes(a));
+        }
+        let r = crate::support::parse(c.output().unwrap());
+        assert_eq!(r.code, 1, "{argv:?}");
+        assert_eq!(r.error_code(), "argument.invalid", "{argv:?}: {}", r.stderr);
+    }
+}
+
+#[test]
+fn secrets_in_arguments_never_come_back_unmasked() {
+    let env = TestEnv::new();
+    env.write("a.txt", "x\n");
+    let secret = "AKIAIOSFODNN7EXAMPLE";
+    for argv in [
+        vec!["--root", "/no/password=hunter2", "read", "a.txt"],
+        vec!["read", "a.txt", "--range", "api_key=hunter2"],
+        vec!["read", "a.txt", "--match", "token: hunter2 ("],
+        vec!["read", secret],
+        vec!["info", secret],
+        vec!["read", "a.txt", "--bogus", secret],
+        vec!["read", "a.txt", "--as", secret],
+        vec![secret],
+    ] {
+        let r = env.run(&argv);
+        assert_eq!(r.code, 1, "{argv:?}");
+        assert!(!r.stderr.contains("hunter2"), "{argv:?}: {}", r.stderr);
+        assert!(!r.stderr.contains(secret), "{argv:?}: {}", r.stderr);
+    }
+}
+
+#[test]
+fn a_shell_command_is_translated_with_its_operands() {
+    let env = TestEnv::new();
+    env.write("a.txt", "x\n");
+    let cat = env.run(&["cat", "a.txt"]);
+    assert_eq!(
+        cat.json["error"]["repairs"][0]["command"],
+        "aitools read a.txt"
+    );
+    let grep = env.run(&["grep", "foo bar", "src"]);
+    assert_eq!(
+        grep.json["error"]["repairs"][0]["command"],
+        "aitools search 'foo bar' src"
+    );
+    // A flag's meaning does not carry over, so nothing is guessed.
+    let flagged = env.run(&["grep", "-A", "3", "foo"]);
+    assert_eq!(
+        flagged.json["error"]["repairs"][0]["command"],
+        "aitools search"
+    );
+    let mv = env.run(&["mv", "a.txt", "b.txt"]);
+    assert_eq!(
+        mv.json["error"]["repairs"][0]["command"],
+        "aitools move a.txt b.txt"
     );
 }

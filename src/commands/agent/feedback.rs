@@ -75,6 +75,7 @@ pub const CREATE: CommandSpec = CommandSpec {
     ],
     error_codes: &[code::ARGUMENT_INVALID, code::BUSY, code::IO],
     writes: false,
+    tx: false,
     workspace: false,
     run: handler!(CreateArgs, create),
 };
@@ -106,6 +107,7 @@ pub const LIST: CommandSpec = CommandSpec {
     ],
     error_codes: &[code::ARGUMENT_INVALID, code::IO],
     writes: false,
+    tx: false,
     workspace: false,
     run: handler!(ListArgs, list),
 };
@@ -127,6 +129,7 @@ pub const SHOW: CommandSpec = CommandSpec {
         code::IO,
     ],
     writes: false,
+    tx: false,
     workspace: false,
     run: handler!(ShowArgs, show),
 };
@@ -150,6 +153,7 @@ pub const TRANSITION: CommandSpec = CommandSpec {
         code::IO,
     ],
     writes: false,
+    tx: false,
     workspace: false,
     run: handler!(TransitionArgs, transition),
 };

@@ -34,6 +34,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     ],
     error_codes: &[code::ARGUMENT_INVALID, code::NOT_FOUND],
     writes: false,
+    tx: false,
     workspace: false,
     run: handler!(SkillsArgs, run),
 };

@@ -76,6 +76,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         code::AMBIGUOUS,
     ],
     writes: true,
+    tx: true,
     workspace: true,
     run: handler!(ApplyArgs, run),
 };
@@ -264,10 +265,9 @@ fn slot(
     let display = ctx.display_path(&abs);
     common::check_inside(ctx, &real, &display)?;
     let first = slots.is_empty();
-    let before = match std::fs::symlink_metadata(&abs) {
-        Ok(_) => Some(common::load(ctx, arg)?),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(crate::protocol::error::io_error("apply", &display, &e)),
+    let before = match crate::store::view::exists(ctx, &abs)? {
+        true => Some(common::load(ctx, arg)?),
+        false => None,
     };
     match &before {
         Some(t) => common::check_target_hash(expect, t, first)?,

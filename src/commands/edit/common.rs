@@ -5,7 +5,6 @@
 use crate::protocol::values;
 use crate::protocol::{CmdError, Repair, code, error, shell};
 use crate::store::guard::{self, ExpectHash};
-use crate::store::snapshot;
 use crate::text::doc::{DecodeError, Doc};
 use crate::text::select::Selector;
 use crate::workspace::{Ctx, paths};
@@ -246,14 +245,20 @@ pub fn load(ctx: &Ctx, arg: &str) -> Result<Target, CmdError> {
     let abs = ctx.path_arg(arg)?;
     let real = paths::real_path(&abs);
     let display = ctx.display_path(&abs);
-    let meta = std::fs::metadata(&abs).map_err(|e| not_found_or_io(ctx, arg, &e))?;
+    // Through the view: with --tx, the tx's staged content where it has some.
+    let meta = crate::store::view::stat(ctx, &abs, true)?;
+    if meta.kind == crate::store::view::Kind::Missing {
+        let e = std::io::Error::from(std::io::ErrorKind::NotFound);
+        return Err(not_found_or_io(ctx, arg, &e));
+    }
     check_inside(ctx, &real, &display)?;
-    if !meta.is_file() {
+    if meta.kind != crate::store::view::Kind::File {
         return Err(not_a_file(&display, "is not a regular file"));
     }
-    // Through the store's snapshot: the write that follows reuses these bytes and
-    // this hash for its before-state, blob and diff instead of reading again.
-    let snap = snapshot::load(&real).map_err(|e| error::io_error(&ctx.command, &display, &e))?;
+    // Through the store's view (the tx's staged content, else the disk's snapshot):
+    // the write that follows reuses these bytes and this hash for its before-state,
+    // blob and diff instead of reading the file again.
+    let snap = crate::store::view::load(ctx, &abs)?;
     let doc = Doc::decode(&snap.bytes).map_err(|e| decode_error(&display, e))?;
     Ok(Target {
         arg: arg.to_string(),

@@ -87,6 +87,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         code::NOT_UTF8,
     ],
     writes: true,
+    tx: true,
     workspace: true,
     run: handler!(EditArgs, run),
 };

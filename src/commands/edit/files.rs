@@ -6,10 +6,10 @@ use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, error, shell, time, values};
 use crate::store::guard::{self, ExpectHash};
+use crate::store::view::{self, Kind};
 use crate::store::write::{self, Change, WriteOptions};
 use crate::workspace::{Ctx, boundary, paths};
 use clap::Args;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 const ERRORS: &[&str] = &[
@@ -29,8 +29,9 @@ fn opts(dry_run: bool) -> WriteOptions {
     WriteOptions { dry_run }
 }
 
-fn exists_entry(p: &Path) -> bool {
-    std::fs::symlink_metadata(p).is_ok()
+/// Whether anything is at `p` in the command's view (the tx's, with --tx).
+fn exists_entry(ctx: &Ctx, p: &Path) -> Result<bool, CmdError> {
+    view::exists(ctx, p)
 }
 
 fn not_found(command: &str, shown: &str) -> CmdError {
@@ -43,7 +44,7 @@ fn not_found(command: &str, shown: &str) -> CmdError {
 
 /// Checks an optional guard on `arg` (bare hash when it is the first target).
 fn guard_path(
-    command: &str,
+    ctx: &Ctx,
     expect: &ExpectHash,
     arg: &str,
     abs: &Path,
@@ -51,7 +52,7 @@ fn guard_path(
     first: bool,
 ) -> Result<(), CmdError> {
     if let Some(h) = expect.for_target(arg, shown, first) {
-        let now = write::current_hash(abs).map_err(|e| error::io_error(command, shown, &e))?;
+        let now = view::current_hash(ctx, abs)?;
         guard::check_hash(shown, h, now.as_deref())?;
     }
     Ok(())
@@ -91,6 +92,7 @@ pub const DELETE: CommandSpec = CommandSpec {
     ],
     error_codes: ERRORS,
     writes: true,
+    tx: true,
     workspace: true,
     run: handler!(DeleteArgs, delete),
 };
@@ -100,10 +102,10 @@ pub fn delete(ctx: &Ctx, a: &DeleteArgs) -> Result<Output, CmdError> {
     let abs = ctx.path_arg(&a.path)?;
     let done = write::run(ctx, &opts(a.dry_run), || {
         let shown = ctx.display_path(&abs);
-        if !exists_entry(&abs) {
+        if !exists_entry(ctx, &abs)? {
             return Err(not_found("delete", &a.path));
         }
-        guard_path("delete", &expect, &a.path, &abs, &shown, true)?;
+        guard_path(ctx, &expect, &a.path, &abs, &shown, true)?;
         Ok(vec![Change::Delete { path: abs.clone() }])
     })?;
     Ok(done.into_output(vec![]))
@@ -140,6 +142,7 @@ pub const MOVE: CommandSpec = CommandSpec {
     ],
     error_codes: ERRORS,
     writes: true,
+    tx: true,
     workspace: true,
     run: handler!(MoveArgs, mv),
 };
@@ -154,10 +157,11 @@ fn check_destination(
     overwrite: bool,
 ) -> Result<(), CmdError> {
     let shown = ctx.display_path(dst);
-    let Ok(meta) = std::fs::symlink_metadata(dst) else {
+    let meta = view::stat(ctx, dst, false)?;
+    if meta.kind == Kind::Missing {
         return Ok(());
-    };
-    if meta.is_dir() {
+    }
+    if meta.kind == Kind::Dir {
         return Err(CmdError::new(
             code::EXISTS,
             format!("{shown} is an existing directory; {command} never merges into one."),
@@ -168,7 +172,7 @@ fn check_destination(
             ),
         ));
     }
-    let now = write::current_hash(dst).map_err(|e| error::io_error(command, &shown, &e))?;
+    let now = view::current_hash(ctx, dst)?;
     if !overwrite {
         let mut words = ctx.argv.clone();
         words.push("--overwrite".into());
@@ -191,11 +195,11 @@ pub fn mv(ctx: &Ctx, a: &MoveArgs) -> Result<Output, CmdError> {
     let src = ctx.path_arg(&a.src)?;
     let dst = ctx.path_arg(&a.dst)?;
     let done = write::run(ctx, &opts(a.dry_run), || {
-        if !exists_entry(&src) {
+        if !exists_entry(ctx, &src)? {
             return Err(not_found("move", &a.src));
         }
         let shown = ctx.display_path(&src);
-        guard_path("move", &expect, &a.src, &src, &shown, false)?;
+        guard_path(ctx, &expect, &a.src, &src, &shown, false)?;
         if paths::real_path(&src) != paths::real_path(&dst) {
             check_destination(ctx, "move", &expect, &a.dst, &dst, a.overwrite)?;
         }
@@ -258,6 +262,7 @@ pub const COPY: CommandSpec = CommandSpec {
         code::TOO_LARGE,
     ],
     writes: true,
+    tx: true,
     workspace: true,
     run: handler!(CopyArgs, copy),
 };
@@ -277,21 +282,24 @@ pub fn copy(ctx: &Ctx, a: &CopyArgs) -> Result<Output, CmdError> {
     let mut files = 0u64;
     let mut skipped: Vec<Skipped> = Vec::new();
     let done = write::run(ctx, &opts(a.dry_run), || {
-        let meta = std::fs::metadata(&src).map_err(|e| error::io_error("copy", &a.src, &e))?;
-        if meta.is_file() {
+        let meta = view::stat(ctx, &src, true)?;
+        if meta.kind == Kind::Missing {
+            return Err(not_found("copy", &a.src));
+        }
+        if meta.kind == Kind::File {
             check_destination(ctx, "copy", &expect, &a.dst, &dst, a.overwrite)?;
-            if meta.len() > max {
-                return Err(too_large(meta.len(), max));
+            if meta.len > max {
+                return Err(too_large(meta.len, max));
             }
-            let bytes = std::fs::read(&src).map_err(|e| error::io_error("copy", &a.src, &e))?;
+            let snap = view::load(ctx, &src)?;
             files = 1;
             return Ok(vec![Change::Put {
                 path: dst.clone(),
-                bytes,
-                mode: Some(meta.permissions().mode() & 0o7777),
+                bytes: snap.bytes.clone(),
+                mode: Some(snap.mode & 0o7777),
             }]);
         }
-        if !meta.is_dir() {
+        if meta.kind != Kind::Dir {
             return Err(CmdError::new(
                 code::NOT_A_FILE,
                 format!("{} is neither a file nor a directory.", a.src),
@@ -315,7 +323,7 @@ pub fn copy(ctx: &Ctx, a: &CopyArgs) -> Result<Output, CmdError> {
             ));
         }
         let shown = ctx.display_path(&dst);
-        if exists_entry(&dst) {
+        if exists_entry(ctx, &dst)? {
             return Err(exists_error(
                 &shown,
                 "Copy into a path that does not exist yet.",
@@ -336,22 +344,18 @@ pub fn copy(ctx: &Ctx, a: &CopyArgs) -> Result<Output, CmdError> {
         let mut total = 0u64;
         let mut stack: Vec<(PathBuf, PathBuf)> = vec![(real_src, dst.clone())];
         while let Some((from, to)) = stack.pop() {
-            let mut entries: Vec<PathBuf> = std::fs::read_dir(&from)
-                .map_err(|e| error::io_error("copy", &paths::display(&from), &e))?
-                .flatten()
-                .map(|e| e.path())
-                .collect();
-            entries.sort();
+            let entries = view::list_dir(ctx, &from)?;
             let mut dirs = Vec::new();
-            for p in entries {
+            for (p, kind) in entries {
                 let Some(name) = p.file_name() else { continue };
                 let target = to.join(name);
-                let m = std::fs::symlink_metadata(&p)
-                    .map_err(|e| error::io_error("copy", &paths::display(&p), &e))?;
-                let ft = m.file_type();
-                if ft.is_symlink() {
-                    let text = std::fs::read_link(&p)
-                        .map_err(|e| error::io_error("copy", &paths::display(&p), &e))?;
+                let m = view::stat(ctx, &p, false)?;
+                if kind == Kind::Symlink {
+                    let text = match m.staged.as_ref().and_then(|s| s.target.clone()) {
+                        Some(t) => PathBuf::from(t),
+                        None => std::fs::read_link(&p)
+                            .map_err(|e| error::io_error("copy", &paths::display(&p), &e))?,
+                    };
                     let lands = paths::real_path(&from.join(&text));
                     if lands.starts_with(&ctx.root) {
                         changes.push(Change::Symlink {
@@ -364,29 +368,28 @@ pub fn copy(ctx: &Ctx, a: &CopyArgs) -> Result<Output, CmdError> {
                             reason: "symlink leading outside the workspace",
                         });
                     }
-                } else if ft.is_dir() {
+                } else if kind == Kind::Dir {
                     changes.push(Change::Mkdir {
                         path: target.clone(),
                     });
-                    if m.permissions().mode() & 0o7777 != 0o755 {
+                    if m.mode & 0o7777 != 0o755 {
                         changes.push(Change::Chmod {
                             path: target.clone(),
-                            mode: m.permissions().mode() & 0o7777,
+                            mode: m.mode & 0o7777,
                         });
                     }
                     dirs.push((p.clone(), target));
-                } else if ft.is_file() {
-                    total += m.len();
+                } else if kind == Kind::File {
+                    total += m.len;
                     if total > max {
                         return Err(too_large(total, max));
                     }
-                    let bytes = std::fs::read(&p)
-                        .map_err(|e| error::io_error("copy", &paths::display(&p), &e))?;
+                    let snap = view::load(ctx, &p)?;
                     files += 1;
                     changes.push(Change::Put {
                         path: target,
-                        bytes,
-                        mode: Some(m.permissions().mode() & 0o7777),
+                        bytes: snap.bytes.clone(),
+                        mode: Some(snap.mode & 0o7777),
                     });
                 } else {
                     skipped.push(Skipped {
@@ -441,6 +444,7 @@ pub const MKDIR: CommandSpec = CommandSpec {
     ],
     error_codes: ERRORS,
     writes: true,
+    tx: true,
     workspace: true,
     run: handler!(MkdirArgs, mkdir),
 };
@@ -486,6 +490,7 @@ pub const CHMOD: CommandSpec = CommandSpec {
     ],
     error_codes: ERRORS,
     writes: true,
+    tx: true,
     workspace: true,
     run: handler!(ChmodArgs, chmod),
 };
@@ -518,8 +523,11 @@ pub fn chmod(ctx: &Ctx, a: &ChmodArgs) -> Result<Output, CmdError> {
     let abs = ctx.path_arg(&a.path)?;
     let mut previous = 0u32;
     let done = write::run(ctx, &opts(a.dry_run), || {
-        let meta = std::fs::metadata(&abs).map_err(|e| error::io_error("chmod", &a.path, &e))?;
-        previous = meta.permissions().mode() & 0o7777;
+        let meta = view::stat(ctx, &abs, true)?;
+        if meta.kind == Kind::Missing {
+            return Err(not_found("chmod", &a.path));
+        }
+        previous = meta.mode & 0o7777;
         let mode = match explicit {
             Some(m) => m,
             None if a.exec => previous | ((previous & 0o444) >> 2),
@@ -569,6 +577,7 @@ pub const LINK: CommandSpec = CommandSpec {
     ],
     error_codes: ERRORS,
     writes: true,
+    tx: true,
     workspace: true,
     run: handler!(LinkArgs, link),
 };
@@ -587,8 +596,9 @@ pub fn link(ctx: &Ctx, a: &LinkArgs) -> Result<Output, CmdError> {
         let lands = paths::normalize(&dir.join(&a.target));
         boundary::check(ctx, Path::new(&a.target), &paths::real_path(&lands))?;
         let shown = ctx.display_path(&abs);
-        if let Ok(m) = std::fs::symlink_metadata(&abs) {
-            if !m.file_type().is_symlink() {
+        let m = view::stat(ctx, &abs, false)?;
+        if m.kind != Kind::Missing {
+            if m.kind != Kind::Symlink {
                 return Err(CmdError::new(
                     code::EXISTS,
                     format!("{shown} exists and is not a symlink; link never replaces it."),
@@ -609,7 +619,7 @@ pub fn link(ctx: &Ctx, a: &LinkArgs) -> Result<Output, CmdError> {
                 ));
             }
         }
-        guard_path("link", &expect, &a.link, &abs, &shown, true)?;
+        guard_path(ctx, &expect, &a.link, &abs, &shown, true)?;
         Ok(vec![Change::Symlink {
             path: abs.clone(),
             target: a.target.clone(),
@@ -645,6 +655,7 @@ pub const TOUCH: CommandSpec = CommandSpec {
     ],
     error_codes: ERRORS,
     writes: true,
+    tx: true,
     workspace: true,
     run: handler!(TouchArgs, touch),
 };

@@ -99,6 +99,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         code::NOT_UTF8,
     ],
     writes: true,
+    tx: true,
     workspace: true,
     run: handler!(InsertArgs, run),
 };

@@ -118,6 +118,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         code::NOT_UTF8,
     ],
     writes: true,
+    tx: true,
     workspace: true,
     run: handler!(ReplaceArgs, run),
 };
@@ -198,7 +199,7 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
     if nth == Some(0) {
         return Err(CmdError::invalid_argument(cmd, "--nth counts from 1."));
     }
-    let scan_opts = args.scan.options(ctx)?;
+    let scan_opts = args.scan.options(ctx, crate::store::view::overlay(ctx)?)?;
     let input = common::read_input(cmd, args.stdin, args.stdin_data.as_deref())?;
     let (pattern, replacement, path_args) = match input {
         Some(json) => {
@@ -342,8 +343,12 @@ fn collect(
     let mut out: Vec<Target> = Vec::new();
     for arg in path_args {
         let abs = ctx.path_arg(arg)?;
-        let meta = std::fs::metadata(&abs).map_err(|e| common::not_found_or_io(ctx, arg, &e))?;
-        if meta.is_dir() && !one_file {
+        let meta = crate::store::view::stat(ctx, &abs, true)?;
+        if meta.kind == crate::store::view::Kind::Missing {
+            let e = std::io::Error::from(std::io::ErrorKind::NotFound);
+            return Err(common::not_found_or_io(ctx, arg, &e));
+        }
+        if meta.kind == crate::store::view::Kind::Dir && !one_file {
             let real = crate::workspace::paths::real_path(&abs);
             common::check_inside(ctx, &real, &ctx.display_path(&abs))?;
             let files = scan::files(&ctx.root, &[abs.clone()], opts).map_err(|e| {

@@ -4,8 +4,8 @@
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, error, shell};
-use crate::store::guard;
 use crate::store::write::{self, Change, WriteOptions};
+use crate::store::{guard, view};
 use crate::workspace::Ctx;
 use clap::Args;
 use std::io::Read;
@@ -65,6 +65,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         code::TARGET_CHANGED,
     ],
     writes: true,
+    tx: true,
     workspace: true,
     run: handler!(WriteArgs, run),
 };
@@ -104,9 +105,10 @@ pub fn run(ctx: &Ctx, a: &WriteArgs) -> Result<Output, CmdError> {
     let len = bytes.len();
     let done = write::run(ctx, &WriteOptions { dry_run: a.dry_run }, || {
         let shown = ctx.display_path(&abs);
-        let meta = std::fs::metadata(&abs);
-        if let Ok(m) = &meta {
-            if !m.is_file() {
+        let meta = view::stat(ctx, &abs, true)?;
+        let exists = meta.kind != view::Kind::Missing;
+        if exists {
+            if meta.kind != view::Kind::File {
                 return Err(CmdError::new(
                     code::NOT_A_FILE,
                     format!("{shown} is a directory or special file, not a regular file."),
@@ -118,8 +120,8 @@ pub fn run(ctx: &Ctx, a: &WriteArgs) -> Result<Output, CmdError> {
                 ));
             }
         }
-        let now = write::current_hash(&abs).map_err(|e| error::io_error("write", &shown, &e))?;
-        if let (Ok(_), Some(hash)) = (&meta, &now) {
+        let now = view::current_hash(ctx, &abs)?;
+        if let (true, Some(hash)) = (exists, &now) {
             if !a.overwrite {
                 let mut words = ctx.argv.clone();
                 words.push("--overwrite".into());

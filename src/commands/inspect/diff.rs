@@ -5,7 +5,7 @@ use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Output, Repair, code, error, shell};
 use crate::store::journal::{EntryChange, State};
-use crate::store::{blobs, state_dir, undo};
+use crate::store::{blobs, state_dir, undo, view};
 use crate::text::diff::{self, DiffOptions};
 use crate::workspace::{Ctx, paths};
 use clap::{Args, ValueEnum};
@@ -82,6 +82,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     ],
     error_codes: &[code::ARGUMENT_INVALID, code::NOT_FOUND, code::IO],
     writes: false,
+    tx: true,
     workspace: true,
     run: handler!(DiffArgs, run),
 };
@@ -153,12 +154,20 @@ pub fn run(ctx: &Ctx, a: &DiffArgs) -> Result<Output, CmdError> {
 
 fn paths_diff(ctx: &Ctx, a: &DiffArgs, x: &str, y: &str) -> Result<Output, CmdError> {
     let (pa, pb) = (ctx.path_arg(x)?, ctx.path_arg(y)?);
-    let ma = std::fs::metadata(&pa).map_err(|e| error::io_error("diff", x, &e))?;
-    let mb = std::fs::metadata(&pb).map_err(|e| error::io_error("diff", y, &e))?;
-    if ma.is_dir() && mb.is_dir() {
-        return dir_diff(a, &pa, &pb);
+    let kind = |p: &Path, arg: &str| -> Result<view::Kind, CmdError> {
+        let k = view::stat(ctx, p, true)?.kind;
+        if k == view::Kind::Missing {
+            let e = std::io::Error::from(std::io::ErrorKind::NotFound);
+            return Err(error::io_error("diff", arg, &e));
+        }
+        Ok(k)
+    };
+    let (ka, kb) = (kind(&pa, x)?, kind(&pb, y)?);
+    let (da, db) = (ka == view::Kind::Dir, kb == view::Kind::Dir);
+    if da && db {
+        return dir_diff(ctx, a, &pa, &pb);
     }
-    if ma.is_dir() != mb.is_dir() {
+    if da != db {
         return Err(CmdError::new(
             code::NOT_A_FILE,
             format!("{x} and {y} are not both files or both directories."),
@@ -169,8 +178,8 @@ fn paths_diff(ctx: &Ctx, a: &DiffArgs, x: &str, y: &str) -> Result<Output, CmdEr
             ),
         ));
     }
-    let ba = std::fs::read(&pa).map_err(|e| error::io_error("diff", x, &e))?;
-    let bb = std::fs::read(&pb).map_err(|e| error::io_error("diff", y, &e))?;
+    let ba = view::load(ctx, &pa)?.bytes.clone();
+    let bb = view::load(ctx, &pb)?.bytes.clone();
     let o = options(a);
     let mut out = DiffOut::default();
     match a.output {
@@ -252,10 +261,52 @@ fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, PathBuf>) {
     }
 }
 
-fn dir_diff(a: &DiffArgs, pa: &Path, pb: &Path) -> Result<Output, CmdError> {
+/// `walk` through a tx's view (`--tx`).
+fn walk_view(
+    ctx: &Ctx,
+    root: &Path,
+    dir: &Path,
+    out: &mut BTreeMap<String, PathBuf>,
+) -> Result<(), CmdError> {
+    for (p, k) in view::list_dir(ctx, dir)? {
+        if p.file_name().is_some_and(|n| n == ".git") {
+            continue;
+        }
+        if k == view::Kind::Dir {
+            walk_view(ctx, root, &p, out)?;
+        } else if let Some(rel) = paths::relative_to(&p, root) {
+            out.insert(rel, p);
+        }
+    }
+    Ok(())
+}
+
+/// A directory entry's content for comparison, in the tx's view.
+fn content_view(ctx: &Ctx, p: &Path) -> Option<Vec<u8>> {
+    let st = view::stat(ctx, p, false).ok()?;
+    match st.kind {
+        view::Kind::Symlink => Some(match st.staged.and_then(|s| s.target) {
+            Some(t) => t.into_bytes(),
+            None => std::fs::read_link(p)
+                .ok()?
+                .as_os_str()
+                .as_encoded_bytes()
+                .to_vec(),
+        }),
+        view::Kind::File => view::load(ctx, p).ok().map(|s| s.bytes.clone()),
+        _ => None,
+    }
+}
+
+fn dir_diff(ctx: &Ctx, a: &DiffArgs, pa: &Path, pb: &Path) -> Result<Output, CmdError> {
     let (mut fa, mut fb) = (BTreeMap::new(), BTreeMap::new());
-    walk(pa, pa, &mut fa);
-    walk(pb, pb, &mut fb);
+    if ctx.tx.is_some() {
+        walk_view(ctx, pa, pa, &mut fa)?;
+        walk_view(ctx, pb, pb, &mut fb)?;
+    } else {
+        walk(pa, pa, &mut fa);
+        walk(pb, pb, &mut fb);
+    }
     let mut added = Vec::new();
     let mut removed = Vec::new();
     let mut modified = Vec::new();
@@ -264,11 +315,17 @@ fn dir_diff(a: &DiffArgs, pa: &Path, pb: &Path) -> Result<Output, CmdError> {
         match fb.get(rel) {
             None => removed.push(rel.clone()),
             Some(q) => {
-                let equal = match (std::fs::symlink_metadata(p), std::fs::symlink_metadata(q)) {
-                    (Ok(x), Ok(y)) if x.file_type().is_symlink() || y.file_type().is_symlink() => {
-                        std::fs::read_link(p).ok() == std::fs::read_link(q).ok()
+                let equal = if ctx.tx.is_some() {
+                    content_view(ctx, p) == content_view(ctx, q)
+                } else {
+                    match (std::fs::symlink_metadata(p), std::fs::symlink_metadata(q)) {
+                        (Ok(x), Ok(y))
+                            if x.file_type().is_symlink() || y.file_type().is_symlink() =>
+                        {
+                            std::fs::read_link(p).ok() == std::fs::read_link(q).ok()
+                        }
+                        _ => std::fs::read(p).ok() == std::fs::read(q).ok(),
                     }
-                    _ => std::fs::read(p).ok() == std::fs::read(q).ok(),
                 };
                 if equal {
                     same += 1;

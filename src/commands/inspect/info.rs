@@ -1,24 +1,33 @@
-//! `info`: what a path is, where it really is, and what its bytes look like.
+//! `info`: what a path is, where it really is, and what its bytes look like (the
+//! `stat`, `wc`, `file`, `realpath` and `sha256sum` replacement), from one pass.
 
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
-use crate::protocol::{CmdError, Output, code, error};
+use crate::protocol::{CmdError, Json, Output, code, error, time};
 use crate::text::lines;
-use crate::workspace::{Ctx, paths};
+use crate::text::stats::{self, Algorithm};
+use crate::workspace::{Ctx, candidates, paths};
 use clap::Args;
-use serde::Serialize;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
 
 #[derive(Args, Debug)]
 pub struct InfoArgs {
     /// Path to describe.
     #[arg(value_name = "PATH")]
     pub path: String,
+    /// Add {algorithm,value} for this digest of the file bytes.
+    #[arg(long, value_parser = ["sha256", "sha1", "md5"])]
+    pub digest: Option<String>,
+    /// Succeed with exists:false when the path does not exist.
+    #[arg(long)]
+    pub allow_missing: bool,
 }
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "info",
     summary: "Describe a path: location, kind, size, lines, words, encoding, mode, hash, and digests.",
-    description: "Path fields always; content fields for an existing file.",
+    description: "Path fields always; content fields for an existing file, counted in one pass over its bytes. --allow-missing turns a missing path into exists:false with the path fields only. digest uses a standard algorithm (compare with sha256sum and friends); hash is the change-detection hash. A FIFO or device is described from its metadata and never opened.",
     args: <InfoArgs as clap::Args>::augment_args,
     output_fields: &[
         field("absolute", "Lexical absolute path."),
@@ -31,8 +40,58 @@ pub const SPEC: CommandSpec = CommandSpec {
             "exists",
             "Whether the path exists (a dangling symlink does not).",
         ),
+        field(
+            "kind",
+            "file, directory, symlink (dangling), other, or null.",
+        ),
+        field(
+            "inside_workspace",
+            "Whether the real path is below the real workspace root.",
+        ),
+        field(
+            "ignored",
+            "Whether the workspace ignore rules exclude the path.",
+        ),
         field("size", "Bytes."),
-        field("hash", "SHA-256 of the file bytes."),
+        field(
+            "lines",
+            "Line count (a final line without a newline counts); null for binary files.",
+        ),
+        field(
+            "words",
+            "Whitespace-separated words, as wc -w; null for binary files.",
+        ),
+        field(
+            "max_line_chars",
+            "Characters in the longest line; null for binary files.",
+        ),
+        field("binary", "NUL in the first 8 KiB."),
+        field("mime", "MIME type from magic bytes, then the extension."),
+        field("utf8_valid", "Whether the bytes are valid UTF-8."),
+        field(
+            "encoding_guess",
+            "utf-8, shift_jis, euc-jp, utf-16le, utf-16be, or unknown.",
+        ),
+        field(
+            "line_ending",
+            "lf, crlf, mixed, or none; null for binary files.",
+        ),
+        field(
+            "trailing_newline",
+            "Whether the file ends with a line feed.",
+        ),
+        field("bom", "Whether the file starts with a UTF-8 BOM."),
+        field("mode", "Permission bits as four octal digits."),
+        field("mtime", "Modification time, ISO 8601 UTC."),
+        field(
+            "hash",
+            "SHA-256 of the bytes of the regular file the path leads to (the value --expect-hash compares); for a symlink that leads to no regular file (dangling, or to a directory), SHA-256 of its target text; absent for a directory.",
+        ),
+        field(
+            "approx_tokens",
+            "ceil(characters / 4); null for binary files.",
+        ),
+        field("digest", "{algorithm,value} with --digest."),
     ],
     error_codes: &[
         code::ARGUMENT_INVALID,
@@ -41,40 +100,157 @@ pub const SPEC: CommandSpec = CommandSpec {
         code::IO,
     ],
     writes: false,
+    tx: true,
     workspace: true,
     run: handler!(InfoArgs, run),
 };
 
-#[derive(Serialize)]
-struct InfoOut {
-    absolute: String,
-    real: String,
-    relative: Option<String>,
-    exists: bool,
-    size: u64,
-    hash: Option<String>,
+fn link_hash(abs: &Path) -> Option<String> {
+    std::fs::read_link(abs)
+        .ok()
+        .map(|t| lines::sha256_hex(t.as_os_str().as_encoded_bytes()))
+}
+
+fn stat_fields(obj: &mut Json, meta: &std::fs::Metadata) {
+    obj.push(
+        "mode",
+        Json::str(format!("{:04o}", meta.permissions().mode() & 0o7777)),
+    );
+    let mtime = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| Json::str(time::iso8601(d.as_secs() as i64)))
+        .unwrap_or(Json::Null);
+    obj.push("mtime", mtime);
+}
+
+fn null_or<T: Into<Json>>(binary: bool, v: T) -> Json {
+    if binary { Json::Null } else { v.into() }
 }
 
 pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
     let abs = ctx.path_arg(&args.path)?;
-    let meta = std::fs::metadata(&abs).map_err(|e| error::io_error("info", &args.path, &e))?;
-    let real = paths::real_path(&abs);
-    let hash = if meta.is_file() {
-        let f = std::fs::File::open(&abs).map_err(|e| error::io_error("info", &args.path, &e))?;
-        Some(
-            lines::scan(f, &mut lines::Span { first: 0, last: 0 }, |_| {})
-                .map_err(|e| error::io_error("info", &args.path, &e))?
-                .hash,
-        )
-    } else {
-        None
+    // With --tx a staged file's statistics come from its blob (the staged bytes).
+    let (content, gone) = match crate::store::view::source(ctx, &abs)? {
+        crate::store::view::Source::Staged(blob) => (blob, false),
+        crate::store::view::Source::Missing => (abs.clone(), true),
+        _ => (abs.clone(), false),
     };
-    Ok(Output::ok(&InfoOut {
-        absolute: paths::display(&abs),
-        relative: paths::relative_to(&real, &ctx.root),
-        real: paths::display(&real),
-        exists: true,
-        size: meta.len(),
-        hash,
-    }))
+    crate::store::view::record_read(ctx, &abs)?;
+    let io = |e: std::io::Error| error::io_error("info", &args.path, &e);
+    let missing = |e: &std::io::Error| {
+        matches!(
+            e.kind(),
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+        )
+    };
+    let link_meta = match std::fs::symlink_metadata(&content) {
+        _ if gone => None,
+        Ok(m) => Some(m),
+        Err(e) if missing(&e) => None,
+        Err(e) => return Err(io(e)),
+    };
+    let target_meta = match std::fs::metadata(&content) {
+        _ if gone => None,
+        Ok(m) => Some(m),
+        Err(e) if missing(&e) || link_meta.is_some() => None,
+        Err(e) => return Err(io(e)),
+    };
+    let is_link = link_meta
+        .as_ref()
+        .is_some_and(|m| m.file_type().is_symlink());
+    let real = paths::real_path(&abs);
+    let mut obj = Json::obj();
+    obj.push("absolute", Json::str(paths::display(&abs)));
+    obj.push("real", Json::str(paths::display(&real)));
+    obj.push(
+        "relative",
+        paths::relative_to(&abs, &ctx.root).map_or(Json::Null, Json::Str),
+    );
+    let Some(meta) = target_meta else {
+        if !args.allow_missing {
+            let mut err = candidates::not_found(ctx, &args.path, &abs);
+            if is_link {
+                err.message = format!("{} is a symlink to a path that does not exist.", args.path);
+            }
+            return Err(err);
+        }
+        obj.push("exists", Json::Bool(false));
+        obj.push(
+            "kind",
+            if is_link {
+                Json::str("symlink")
+            } else {
+                Json::Null
+            },
+        );
+        obj.push("inside_workspace", Json::Bool(ctx.inside(&real)));
+        obj.push("ignored", Json::Bool(false));
+        if is_link {
+            if let Some(h) = link_hash(&abs) {
+                obj.push("hash", Json::str(h));
+            }
+        }
+        return Ok(Output::from_json(obj, false));
+    };
+    let kind = if meta.is_file() {
+        "file"
+    } else if meta.is_dir() {
+        "directory"
+    } else {
+        "other"
+    };
+    obj.push("exists", Json::Bool(true));
+    obj.push("kind", Json::str(kind));
+    obj.push("inside_workspace", Json::Bool(ctx.inside(&real)));
+    obj.push(
+        "ignored",
+        Json::Bool(ctx.inside(&real) && crate::workspace::scan::is_ignored(&ctx.root, &real)),
+    );
+    if !meta.is_file() {
+        // Never opened: a FIFO would block, a device could be endless.
+        obj.push("size", Json::UInt(meta.len()));
+        stat_fields(&mut obj, &meta);
+        if is_link && meta.is_dir() {
+            if let Some(h) = link_hash(&abs) {
+                obj.push("hash", Json::str(h));
+            }
+        }
+        return Ok(Output::from_json(obj, false));
+    }
+    let algorithm = args.digest.as_deref().and_then(Algorithm::from_name);
+    let file = std::fs::File::open(&content).map_err(io)?;
+    let st = stats::gather(file, algorithm).map_err(io)?;
+    let bin = st.binary;
+    obj.push("size", Json::UInt(st.size));
+    obj.push("lines", null_or(bin, st.lines));
+    obj.push("words", null_or(bin, st.words));
+    obj.push("max_line_chars", null_or(bin, st.max_line_chars));
+    obj.push("binary", Json::Bool(bin));
+    obj.push(
+        "mime",
+        Json::str(crate::text::sniff::mime(&st.head, &args.path, bin)),
+    );
+    obj.push("utf8_valid", Json::Bool(st.utf8_valid));
+    obj.push("encoding_guess", Json::str(st.encoding_guess));
+    obj.push("line_ending", null_or(bin, st.line_ending()));
+    obj.push("trailing_newline", Json::Bool(st.trailing_newline));
+    obj.push("bom", Json::Bool(st.bom));
+    stat_fields(&mut obj, &meta);
+    obj.push("hash", Json::str(st.hash.clone()));
+    obj.push(
+        "approx_tokens",
+        null_or(
+            bin,
+            crate::protocol::approx_tokens_chars(st.chars as usize) as u64,
+        ),
+    );
+    if let (Some(a), Some(value)) = (algorithm, st.digest) {
+        let mut d = Json::obj();
+        d.push("algorithm", Json::str(a.name()));
+        d.push("value", Json::str(value));
+        obj.push("digest", d);
+    }
+    Ok(Output::from_json(obj, false))
 }

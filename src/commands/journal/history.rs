@@ -39,6 +39,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     ],
     error_codes: &[code::ARGUMENT_INVALID, code::IO],
     writes: false,
+    tx: false,
     workspace: true,
     run: handler!(HistoryArgs, run),
 };

@@ -48,6 +48,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         code::IO,
     ],
     writes: true,
+    tx: false,
     workspace: true,
     run: handler!(UndoArgs, run),
 };

@@ -88,6 +88,7 @@ pub const OUTLINE: CommandSpec = CommandSpec {
         code::INTERNAL,
     ],
     writes: false,
+    tx: true,
     workspace: true,
     run: handler!(OutlineArgs, run_outline),
 };
@@ -114,6 +115,7 @@ pub const DEFS: CommandSpec = CommandSpec {
     ],
     error_codes: &[code::ARGUMENT_INVALID, code::NOT_FOUND, code::INTERNAL],
     writes: false,
+    tx: true,
     workspace: true,
     run: handler!(DefsArgs, run_defs),
 };
@@ -141,6 +143,7 @@ pub const REFS: CommandSpec = CommandSpec {
     ],
     error_codes: &[code::ARGUMENT_INVALID, code::NOT_FOUND, code::INTERNAL],
     writes: false,
+    tx: true,
     workspace: true,
     run: handler!(RefsArgs, run_refs),
 };
@@ -198,8 +201,8 @@ struct RefsOut {
 }
 
 /// A text file's contents; `None` for binary or unreadable files.
-fn read_text(path: &Path) -> Option<String> {
-    let bytes = std::fs::read(path).ok()?;
+fn read_text(e: &Entry) -> Option<String> {
+    let bytes = e.read().ok()?;
     if sniff::is_binary(&bytes) {
         return None;
     }
@@ -303,11 +306,15 @@ pub fn run_defs(ctx: &Ctx, args: &DefsArgs) -> Result<Output, CmdError> {
     }
     let starts = scan_starts(ctx, &args.path)?;
     let name = args.name.as_str();
-    let walked = scan::walk(&ctx.root, &starts, &ScanOptions::default(), || {
+    let opts = ScanOptions {
+        overlay: crate::store::view::overlay(ctx)?,
+        ..ScanOptions::default()
+    };
+    let walked = scan::walk(&ctx.root, &starts, &opts, || {
         |e: &Entry| {
             let base = base_name(e.path);
             outline::language_of(&base)?;
-            let text = read_text(e.path)?;
+            let text = read_text(e)?;
             if !text.contains(name) {
                 return None;
             }
@@ -395,9 +402,13 @@ pub fn run_refs(ctx: &Ctx, args: &RefsArgs) -> Result<Output, CmdError> {
     }
     let starts = scan_starts(ctx, &args.path)?;
     let name = args.name.as_str();
-    let walked = scan::walk(&ctx.root, &starts, &ScanOptions::default(), || {
+    let opts = ScanOptions {
+        overlay: crate::store::view::overlay(ctx)?,
+        ..ScanOptions::default()
+    };
+    let walked = scan::walk(&ctx.root, &starts, &opts, || {
         |e: &Entry| {
-            let text = read_text(e.path)?;
+            let text = read_text(e)?;
             if !text.contains(name) {
                 return None;
             }

@@ -4,15 +4,13 @@
 use super::{ScanArgs, chars, default_start, scan_error, show, with_limit};
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
-use crate::protocol::{CmdError, Output, code, error, time, values};
+use crate::protocol::{CmdError, Output, code, time, values};
 use crate::workspace::Ctx;
 use crate::workspace::scan::{self, Entry, Kind};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 use std::collections::HashMap;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum TypeArg {
@@ -108,6 +106,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     ],
     error_codes: &[code::ARGUMENT_INVALID, code::NOT_FOUND, code::INTERNAL],
     writes: false,
+    tx: true,
     workspace: true,
     run: handler!(FindArgs, run),
 };
@@ -212,28 +211,20 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
         }
     };
     let start = match &args.path {
-        Some(a) => {
-            let abs = ctx.path_arg(a)?;
-            std::fs::canonicalize(&abs).map_err(|e| error::io_error("find", a, &e))?
-        }
+        Some(a) => super::start_path(ctx, a)?,
         None => default_start(ctx),
     };
-    let mut opts = args.scan.options(ctx)?;
+    let mut opts = args.scan.options(ctx, crate::store::view::overlay(ctx)?)?;
     opts.include_dirs = true;
     opts.max_depth = args.depth;
     let walked = scan::walk(&ctx.root, std::slice::from_ref(&start), &opts, || {
         |e: &Entry| {
-            let m = e.metadata().ok()?;
-            let mtime = m
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-                .map_or((0, 0), |d| (d.as_secs() as i64, d.subsec_nanos()));
+            let m = e.stat().ok()?;
             Some(Raw {
                 kind: e.kind,
-                size: m.len(),
-                mode: m.permissions().mode(),
-                mtime,
+                size: m.len,
+                mode: m.mode,
+                mtime: m.mtime,
             })
         }
     })

@@ -45,13 +45,26 @@ pub fn starts(ctx: &Ctx, args: &[String]) -> Result<Vec<PathBuf>, CmdError> {
     }
     let mut out = Vec::new();
     for a in args {
-        let abs = ctx.path_arg(a)?;
-        match std::fs::canonicalize(&abs) {
-            Ok(real) => out.push(real),
-            Err(e) => return Err(error::io_error(&ctx.command, a, &e)),
-        }
+        out.push(start_path(ctx, a)?);
     }
     Ok(out)
+}
+
+/// A scan start: its real path; under `--tx` a path only the tx has counts too.
+pub fn start_path(ctx: &Ctx, arg: &str) -> Result<PathBuf, CmdError> {
+    let abs = ctx.path_arg(arg)?;
+    match std::fs::canonicalize(&abs) {
+        Ok(real) if ctx.tx.is_none() => Ok(real),
+        Err(e) if ctx.tx.is_none() => Err(error::io_error(&ctx.command, arg, &e)),
+        _ => {
+            let st = crate::store::view::stat(ctx, &abs, true)?;
+            if st.kind == crate::store::view::Kind::Missing {
+                let e = std::io::Error::from(std::io::ErrorKind::NotFound);
+                return Err(error::io_error(&ctx.command, arg, &e));
+            }
+            Ok(crate::workspace::paths::real_path(&abs))
+        }
+    }
 }
 
 /// How a scanned path is shown: root-relative inside the workspace, else absolute.

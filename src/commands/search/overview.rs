@@ -4,7 +4,7 @@
 use super::show;
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
-use crate::protocol::{CmdError, Output, code, error};
+use crate::protocol::{CmdError, Output, code};
 use crate::text::lang;
 use crate::workspace::scan::{self, Entry, Kind, ScanOptions};
 use crate::workspace::{Ctx, git};
@@ -63,6 +63,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     ],
     error_codes: &[code::NOT_FOUND, code::ARGUMENT_INVALID, code::INTERNAL],
     writes: false,
+    tx: true,
     workspace: true,
     run: handler!(OverviewArgs, run),
 };
@@ -168,8 +169,7 @@ enum Seen {
 }
 
 /// Lines and bytes of a text file; `None` for a binary or unreadable one.
-fn measure(path: &std::path::Path) -> Option<(u64, u64)> {
-    let mut f = std::fs::File::open(path).ok()?;
+fn measure(mut f: impl Read) -> Option<(u64, u64)> {
     let mut buf = vec![0u8; 256 * 1024];
     let (mut lines, mut bytes, mut last) = (0u64, 0u64, b'\n');
     loop {
@@ -195,13 +195,11 @@ fn measure(path: &std::path::Path) -> Option<(u64, u64)> {
 
 pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
     let start = match &args.path {
-        Some(a) => {
-            let abs = ctx.path_arg(a)?;
-            std::fs::canonicalize(&abs).map_err(|e| error::io_error("overview", a, &e))?
-        }
+        Some(a) => super::start_path(ctx, a)?,
         None => ctx.root.clone(),
     };
     let opts = ScanOptions {
+        overlay: crate::store::view::overlay(ctx)?,
         no_ignore: args.no_ignore,
         include_dirs: true,
         ..ScanOptions::default()
@@ -214,7 +212,13 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
             let name = e.path.file_name()?.to_string_lossy().into_owned();
             let lang = lang::of_file(&name).map(|l| l.name);
             let (lines, bytes) = match lang {
-                Some(_) => measure(e.path).unwrap_or((0, 0)),
+                Some(_) => match e.content() {
+                    Some(b) => measure(b).unwrap_or((0, 0)),
+                    None => std::fs::File::open(e.path)
+                        .ok()
+                        .and_then(measure)
+                        .unwrap_or((0, 0)),
+                },
                 None => (0, 0),
             };
             Some(Seen::File {

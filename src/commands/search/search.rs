@@ -160,6 +160,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         code::INTERNAL,
     ],
     writes: false,
+    tx: true,
     workspace: true,
     run: handler!(SearchArgs, run),
 };
@@ -563,7 +564,8 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
     };
     let pats = compile(ctx, args, &raw)?;
     let starts = starts(ctx, &paths)?;
-    let opts = args.scan.options(ctx)?;
+    let opts = args.scan.options(ctx, crate::store::view::overlay(ctx)?)?;
+    let overlay = opts.overlay.as_deref();
     let count_matches = (args.output == Mode::Matches).then_some(&pats.combined);
 
     // Pass 1: exact totals, in parallel.
@@ -576,7 +578,11 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
                 selected: 0,
                 binary: false,
             };
-            Some(match s.search_path(&matcher, e.path, &mut sink) {
+            let res = match e.content() {
+                Some(b) => s.search_slice(&matcher, b, &mut sink),
+                None => s.search_path(&matcher, e.path, &mut sink),
+            };
+            Some(match res {
                 Err(_) => Counted::Unreadable,
                 Ok(()) if sink.binary => Counted::Binary(sink.selected),
                 Ok(()) => Counted::Text(sink.selected),
@@ -671,7 +677,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
                     last_kept: None,
                     events: Vec::new(),
                 };
-                if s.search_path(&pats.matcher, p, &mut sink).is_err() {
+                if search_in(&mut s, &pats.matcher, p, overlay, &mut sink).is_err() {
                     continue;
                 }
                 kept += sink.kept;
@@ -724,7 +730,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
                     remaining: args.limit - items.len() as u64,
                     out: Vec::new(),
                 };
-                if s.search_path(&pats.matcher, p, &mut sink).is_err() {
+                if search_in(&mut s, &pats.matcher, p, overlay, &mut sink).is_err() {
                     continue;
                 }
                 items.append(&mut sink.out);
@@ -752,4 +758,18 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
     }
     let partial = out.truncated;
     Ok(Output::cut(&out, partial))
+}
+
+/// Searches a file's staged bytes when a tx changed it, else the file on disk.
+fn search_in<S: Sink>(
+    s: &mut Searcher,
+    m: &RegexMatcher,
+    p: &Path,
+    overlay: Option<&scan::Overlay>,
+    sink: S,
+) -> Result<(), S::Error> {
+    match overlay.and_then(|o| o.nodes.get(p)) {
+        Some(scan::OverlayNode::File { bytes, .. }) => s.search_slice(m, bytes, sink),
+        _ => s.search_path(m, p, sink),
+    }
 }

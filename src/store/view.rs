@@ -1,0 +1,405 @@
+//! The view every read and write validation goes through: a path's state and bytes
+//! as the command should see them. Without `--tx` that is the disk (one branch, no
+//! extra cost); with `--tx <tx>` it is the tx's staged state where the tx has one,
+//! else the disk. Single-file reads record the file's disk hash in the tx's read
+//! set (`record_read`); scans get the tx's changes as a `scan::Overlay`.
+//!
+//! Paths are keyed in a tx by their root-relative real path (existing ancestors'
+//! symlinks resolved), the form the write protocol records.
+
+use super::journal::State;
+use super::snapshot::{self, Snapshot};
+use super::tx::{self, Tx};
+use crate::protocol::CmdError;
+use crate::workspace::scan::{Overlay, OverlayNode};
+use crate::workspace::{Ctx, paths};
+use std::io;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// What a path is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Missing,
+    File,
+    Dir,
+    Symlink,
+    Other,
+}
+
+/// A path's state in the view.
+#[derive(Debug, Clone)]
+pub struct Stat {
+    pub kind: Kind,
+    /// Bytes of a file (0 otherwise).
+    pub len: u64,
+    pub mode: u32,
+    /// The tx's staged state, when the tx decides this path.
+    pub staged: Option<State>,
+}
+
+type Key = (String, u64, u64, i64, i64);
+
+static CACHE: Mutex<Option<(Key, Arc<Tx>)>> = Mutex::new(None);
+
+/// The tx paths a staging op looked at (`track`), so `tx rebase` knows which ops
+/// depend on a drifted path even when they only read it (a copy's source).
+static SEEN: Mutex<Option<std::collections::BTreeSet<String>>> = Mutex::new(None);
+
+/// Starts collecting the paths looked at through the view.
+pub fn track() {
+    if let Ok(mut s) = SEEN.lock() {
+        *s = Some(std::collections::BTreeSet::new());
+    }
+}
+
+/// Stops collecting; the paths looked at since `track`, sorted.
+pub fn tracked() -> Vec<String> {
+    SEEN.lock()
+        .ok()
+        .and_then(|mut s| s.take())
+        .map(|s| s.into_iter().collect())
+        .unwrap_or_default()
+}
+
+fn seen(rel: &str) {
+    if let Ok(mut s) = SEEN.lock() {
+        if let Some(set) = s.as_mut() {
+            set.insert(rel.to_string());
+        }
+    }
+}
+
+/// Forgets the cached tx (after a tx op changed it).
+pub fn forget() {
+    if let Ok(mut c) = CACHE.lock() {
+        *c = None;
+    }
+}
+
+/// The tx named by `--tx`, loaded (and cached while its index is unchanged).
+pub fn active(ctx: &Ctx) -> Result<Option<Arc<Tx>>, CmdError> {
+    let Some(id) = &ctx.tx else {
+        return Ok(None);
+    };
+    let state = super::state_dir::for_root(&ctx.root);
+    let index = tx::root_dir(&state).join(id).join("index.json");
+    let key = std::fs::metadata(&index)
+        .ok()
+        .filter(|_| tx::is_tx_id(id))
+        .map(|m| (id.clone(), m.ino(), m.size(), m.mtime(), m.mtime_nsec()));
+    if let (Some(k), Ok(c)) = (&key, CACHE.lock()) {
+        if let Some((ck, t)) = c.as_ref() {
+            if ck == k {
+                return Ok(Some(t.clone()));
+            }
+        }
+    }
+    let t = Arc::new(tx::open(ctx, id)?);
+    if let (Some(k), Ok(mut c)) = (key, CACHE.lock()) {
+        *c = Some((k, t.clone()));
+    }
+    Ok(Some(t))
+}
+
+/// The root-relative key of `abs` (final symlink followed when `follow`), or
+/// `None` outside the root.
+pub fn key(ctx: &Ctx, abs: &Path, follow: bool) -> Option<String> {
+    let norm = paths::normalize(abs);
+    let real = if follow {
+        paths::real_path(&norm)
+    } else {
+        match (norm.parent(), norm.file_name()) {
+            (Some(parent), Some(name)) => paths::real_path(parent).join(name),
+            _ => norm.clone(),
+        }
+    };
+    let rel = real.strip_prefix(&ctx.root).ok()?;
+    let s = rel.to_string_lossy().into_owned();
+    (!s.is_empty()).then_some(s)
+}
+
+/// The tx's decision for `rel`: its staged state, or missing when an ancestor is
+/// staged as anything but a directory; `None` when the disk decides.
+pub fn decide(t: &Tx, rel: &str) -> Option<State> {
+    if let Some(e) = t.index.paths.get(rel) {
+        return Some(e.staged.clone());
+    }
+    let mut cur = Path::new(rel);
+    while let Some(parent) = cur.parent() {
+        if parent.as_os_str().is_empty() {
+            break;
+        }
+        if let Some(e) = t.index.paths.get(&*parent.to_string_lossy()) {
+            if e.staged.kind != "dir" {
+                return Some(State::missing());
+            }
+        }
+        cur = parent;
+    }
+    None
+}
+
+fn from_state(s: &State) -> Stat {
+    let kind = match s.kind.as_str() {
+        "missing" => Kind::Missing,
+        "file" => Kind::File,
+        "dir" => Kind::Dir,
+        "symlink" => Kind::Symlink,
+        _ => Kind::Other,
+    };
+    Stat {
+        kind,
+        len: 0,
+        mode: s.mode.unwrap_or(0),
+        staged: Some(s.clone()),
+    }
+}
+
+fn disk_stat(abs: &Path, follow: bool) -> io::Result<Stat> {
+    let m = if follow {
+        std::fs::metadata(abs)
+    } else {
+        std::fs::symlink_metadata(abs)
+    };
+    let m = match m {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Ok(Stat {
+                kind: Kind::Missing,
+                len: 0,
+                mode: 0,
+                staged: None,
+            });
+        }
+        Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) => {
+            return Ok(Stat {
+                kind: Kind::Missing,
+                len: 0,
+                mode: 0,
+                staged: None,
+            });
+        }
+        Err(e) => return Err(e),
+    };
+    let ft = m.file_type();
+    let kind = if ft.is_file() {
+        Kind::File
+    } else if ft.is_dir() {
+        Kind::Dir
+    } else if ft.is_symlink() {
+        Kind::Symlink
+    } else {
+        Kind::Other
+    };
+    Ok(Stat {
+        kind,
+        len: m.len(),
+        mode: m.mode() & 0o7777,
+        staged: None,
+    })
+}
+
+/// What `abs` is in the view (`follow`: a final symlink is followed, as `stat`).
+pub fn stat(ctx: &Ctx, abs: &Path, follow: bool) -> Result<Stat, CmdError> {
+    let io =
+        |e: io::Error| crate::protocol::error::io_error(&ctx.command, &ctx.display_path(abs), &e);
+    if let Some(t) = active(ctx)? {
+        if let Some(rel) = key(ctx, abs, follow) {
+            seen(&rel);
+            if let Some(s) = decide(&t, &rel) {
+                let mut st = from_state(&s);
+                if st.kind == Kind::File {
+                    let h = s.hash.clone().unwrap_or_default();
+                    st.len = super::blobs::path(&t.state, &h)
+                        .metadata()
+                        .map(|m| m.len())
+                        .map_err(io)?;
+                }
+                return Ok(st);
+            }
+        }
+    }
+    disk_stat(abs, follow).map_err(io)
+}
+
+/// The bytes, hash and mode of the file `abs` leads to, in the view.
+pub fn load(ctx: &Ctx, abs: &Path) -> Result<Arc<Snapshot>, CmdError> {
+    let io =
+        |e: io::Error| crate::protocol::error::io_error(&ctx.command, &ctx.display_path(abs), &e);
+    if let Some(t) = active(ctx)? {
+        if let Some(rel) = key(ctx, abs, true) {
+            seen(&rel);
+            if let Some(s) = decide(&t, &rel) {
+                if s.kind != "file" {
+                    let e = if s.is_missing() {
+                        io::Error::from(io::ErrorKind::NotFound)
+                    } else {
+                        io::Error::other("not a regular file")
+                    };
+                    return Err(io(e));
+                }
+                let hash = s.hash.clone().unwrap_or_default();
+                let bytes = t.blob(&hash).map_err(io)?;
+                return Ok(Arc::new(Snapshot {
+                    bytes,
+                    hash,
+                    mode: s.mode.unwrap_or(0o644),
+                    mtime: s.mtime.unwrap_or(0),
+                }));
+            }
+        }
+    }
+    snapshot::load(abs).map_err(io)
+}
+
+/// Whether anything (a dangling symlink too) is at `abs` in the view.
+pub fn exists(ctx: &Ctx, abs: &Path) -> Result<bool, CmdError> {
+    Ok(stat(ctx, abs, false)?.kind != Kind::Missing)
+}
+
+/// The hash `--expect-hash` compares, in the view: the file the path leads to,
+/// else a symlink's target text; `None` when nothing is there.
+pub fn current_hash(ctx: &Ctx, abs: &Path) -> Result<Option<String>, CmdError> {
+    if ctx.tx.is_none() {
+        return super::write::current_hash(abs).map_err(|e| {
+            crate::protocol::error::io_error(&ctx.command, &ctx.display_path(abs), &e)
+        });
+    }
+    let entry = stat(ctx, abs, false)?;
+    match entry.kind {
+        Kind::Missing | Kind::Dir | Kind::Other => Ok(None),
+        Kind::File => Ok(Some(load(ctx, abs)?.hash.clone())),
+        Kind::Symlink => {
+            let followed = stat(ctx, abs, true)?;
+            if followed.kind == Kind::File {
+                return Ok(Some(load(ctx, abs)?.hash.clone()));
+            }
+            let target = match entry.staged.and_then(|s| s.target) {
+                Some(t) => t,
+                None => std::fs::read_link(abs)
+                    .map(|t| t.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+            };
+            Ok(Some(crate::text::lines::sha256_hex(target.as_bytes())))
+        }
+    }
+}
+
+/// The entries of directory `abs` in the view (name order): the disk's, minus
+/// what the tx removed, plus what it added.
+pub fn list_dir(ctx: &Ctx, abs: &Path) -> Result<Vec<(PathBuf, Kind)>, CmdError> {
+    let io =
+        |e: io::Error| crate::protocol::error::io_error(&ctx.command, &ctx.display_path(abs), &e);
+    let mut out: std::collections::BTreeMap<PathBuf, Kind> = std::collections::BTreeMap::new();
+    if let Ok(rd) = std::fs::read_dir(abs) {
+        for e in rd {
+            let e = e.map_err(io)?;
+            let p = e.path();
+            let k = stat(ctx, &p, false)?.kind;
+            if k != Kind::Missing {
+                out.insert(p, k);
+            }
+        }
+    }
+    if let Some(t) = active(ctx)? {
+        if let Some(dir_rel) = key(ctx, abs, true) {
+            for (rel, e) in &t.index.paths {
+                let p = Path::new(rel);
+                if p.parent().map(|x| x.to_string_lossy().into_owned()) != Some(dir_rel.clone()) {
+                    continue;
+                }
+                let st = from_state(&e.staged);
+                let full = ctx.root.join(rel);
+                if st.kind == Kind::Missing {
+                    out.remove(&abs.join(p.file_name().unwrap_or_default()));
+                    out.remove(&full);
+                } else {
+                    out.insert(abs.join(p.file_name().unwrap_or_default()), st.kind);
+                }
+            }
+        }
+    }
+    Ok(out.into_iter().collect())
+}
+
+/// A single-file read with `--tx`: records the file's disk hash in the read set.
+pub fn record_read(ctx: &Ctx, abs: &Path) -> Result<(), CmdError> {
+    let Some(id) = &ctx.tx else {
+        return Ok(());
+    };
+    let Some(rel) = key(ctx, abs, true) else {
+        return Ok(());
+    };
+    let t = tx::open(ctx, id)?;
+    let _lock = t.lock(ctx)?;
+    let mut t = tx::open(ctx, id)?;
+    t.record_read(ctx, &rel)
+}
+
+/// The tx's changes for a scan (`None` without `--tx`).
+pub fn overlay(ctx: &Ctx) -> Result<Option<Arc<Overlay>>, CmdError> {
+    let Some(t) = active(ctx)? else {
+        return Ok(None);
+    };
+    let mut o = Overlay::default();
+    for (rel, e) in &t.index.paths {
+        let s = &e.staged;
+        let node = match s.kind.as_str() {
+            "file" => {
+                let h = s.hash.clone().unwrap_or_default();
+                let bytes = t
+                    .blob(&h)
+                    .map_err(|er| super::io_error(ctx, "a staged file", &er))?;
+                OverlayNode::File {
+                    bytes: Arc::new(bytes),
+                    mode: s.mode.unwrap_or(0o644),
+                }
+            }
+            "dir" => OverlayNode::Dir,
+            "symlink" => OverlayNode::Symlink,
+            _ => OverlayNode::Missing,
+        };
+        o.nodes.insert(ctx.root.join(rel), node);
+    }
+    Ok(Some(Arc::new(o)))
+}
+
+/// Where a command that reads a file by path should read `abs` from.
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// The disk decides: read `abs` itself.
+    Disk,
+    /// The tx staged this file: its bytes are the blob file at this path.
+    Staged(PathBuf),
+    /// The tx removed it.
+    Missing,
+    /// The tx made it a directory (`dir`) or a symlink.
+    NotFile { dir: bool },
+}
+
+/// The file to open for `abs` in the view (a final symlink followed). Commands
+/// that open files by path (read's views, info's statistics) open the blob of a
+/// staged file instead of `abs`, and keep showing `abs`.
+pub fn source(ctx: &Ctx, abs: &Path) -> Result<Source, CmdError> {
+    let Some(t) = active(ctx)? else {
+        return Ok(Source::Disk);
+    };
+    let Some(rel) = key(ctx, abs, true) else {
+        return Ok(Source::Disk);
+    };
+    seen(&rel);
+    Ok(match decide(&t, &rel) {
+        None => Source::Disk,
+        Some(s) => match s.kind.as_str() {
+            "file" => Source::Staged(super::blobs::path(
+                &t.state,
+                s.hash.as_deref().unwrap_or_default(),
+            )),
+            "missing" => Source::Missing,
+            "dir" => Source::NotFile { dir: true },
+            _ => Source::NotFile { dir: false },
+        },
+    })
+}

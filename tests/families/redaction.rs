@@ -1,0 +1,342 @@
+//! The secret mask, proved from outside: every format the contract names is masked
+//! in `read` output (lines, hex, strings) and in error messages, the look-alikes it
+//! must leave alone are left alone, `redactions` counts the masked regions, and a
+//! property test embeds known secrets in random text.
+
+use crate::support::TestEnv;
+use proptest::prelude::*;
+
+const P: &str = "[REDACTED_SECRET]";
+
+const PEM_RSA: &str = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAwJ1mbodyline1\nQ2hpY2tlbnNvdXBib2R5bGluZTI=\n-----END RSA PRIVATE KEY-----";
+const PGP: &str = "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBGPgpbodyline1xyz\n=AbCd\n-----END PGP PRIVATE KEY BLOCK-----";
+
+fn read_all(env: &TestEnv, name: &str, content: &str) -> crate::support::Run {
+    env.write(name, content);
+    env.run(&["read", name, "--max-lines", "1000"])
+}
+
+#[test]
+fn pem_blocks_split_across_read_lines_are_masked_whole() {
+    let env = TestEnv::new();
+    let body = format!("before\n{PEM_RSA}\nafter password=x1\n");
+    let r = read_all(&env, "k.pem", &body);
+    assert_eq!(r.code, 0);
+    assert_eq!(
+        r.lines(),
+        vec!["before", P, P, P, P, &format!("after password={P}")]
+    );
+    assert_eq!(r.json["redactions"], 2);
+    assert!(!r.stdout.contains("MIIEow") && !r.stdout.contains("Q2hpY2tl"));
+    // A window that starts on BEGIN but ends before END is masked to its end.
+    let part = env.run(&["read", "k.pem", "--range", "2:3"]);
+    assert_eq!(part.lines(), vec![P, P]);
+    // A window inside the block, without its BEGIN line, still hides nothing? The
+    // body alone is base64 with no format: the contract masks formats only.
+    let pgp = read_all(&env, "k.asc", &format!("{PGP}\n"));
+    assert!(pgp.lines().iter().all(|l| l == P), "{}", pgp.stdout);
+    assert_eq!(pgp.json["redactions"], 1);
+    assert!(!pgp.stdout.contains("lQOYBG"));
+}
+
+#[test]
+fn pem_block_inside_one_string_is_masked() {
+    let env = TestEnv::new();
+    // A path argument is one string: the not-found message holds the whole block.
+    let r = env.run(&["read", PEM_RSA]);
+    assert_eq!(r.code, 1);
+    assert!(!r.stderr.contains("MIIEow"), "{}", r.stderr);
+    assert!(!r.stderr.contains("Q2hpY2tl"), "{}", r.stderr);
+    assert!(r.json["redactions"].as_u64().unwrap() >= 1);
+}
+
+#[test]
+fn token_formats_are_masked() {
+    let env = TestEnv::new();
+    let secrets = [
+        "ghp_aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5",
+        "gho_16charsAtLeast0123456789",
+        "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
+        "sk-proj0123456789abcdefghijKLMN",
+        "xoxb-123456789012-abcdefghij",
+        "xoxp-123456789012-abcdefghij",
+        "xoxa-123456789012-abcdefghij",
+        "xoxr-123456789012-abcdefghij",
+        "xoxs-123456789012-abcdefghij",
+        "xoxo-123456789012-abcdefghij",
+        "AKIAIOSFODNN7EXAMPLE",
+        "ASIAY34FZKBOKMUTVV7A",
+    ];
+    let body: String = secrets.iter().map(|s| format!("x {s} y\n")).collect();
+    let r = read_all(&env, "t.txt", &body);
+    for s in secrets {
+        assert!(!r.stdout.contains(s), "{s} leaked: {}", r.stdout);
+    }
+    assert!(
+        r.lines().iter().all(|l| *l == format!("x {P} y")),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(r.json["redactions"], secrets.len());
+    let b = read_all(
+        &env,
+        "h.txt",
+        "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.abc.def\n",
+    );
+    assert_eq!(b.lines(), vec![format!("Authorization: Bearer {P}")]);
+}
+
+#[test]
+fn every_key_name_in_every_spelling() {
+    let env = TestEnv::new();
+    let keys = [
+        "password",
+        "passwd",
+        "secret",
+        "token",
+        "api_key",
+        "apikey",
+        "access_key",
+        "access_token",
+        "auth_token",
+        "client_secret",
+        "secret_key",
+        "private_key",
+    ];
+    let shapes: [fn(&str, &str) -> String; 8] = [
+        |k, v| format!("{k}={v}"),
+        |k, v| format!("{k}: {v}"),
+        |k, v| format!("\"{k}\": \"{v}\","),
+        |k, v| format!("{k} = '{v}'"),
+        |k, v| format!("{k}\t:\t{v}"),
+        |k, v| format!("{}={v}", k.to_uppercase()),
+        |k, v| format!("export MY_{}=\"{v}\"", k.to_uppercase()),
+        |k, v| format!("{k}   =   `{v}`"),
+    ];
+    let mut body = String::new();
+    let mut values = Vec::new();
+    for (i, k) in keys.iter().enumerate() {
+        for (j, shape) in shapes.iter().enumerate() {
+            let v = format!("Val{i}x{j}Q");
+            body.push_str(&shape(k, &v));
+            body.push('\n');
+            values.push(v);
+        }
+    }
+    let r = read_all(&env, "cfg.env", &body);
+    for v in &values {
+        assert!(!r.stdout.contains(v.as_str()), "{v} leaked: {}", r.stdout);
+    }
+    assert_eq!(r.json["redactions"], values.len());
+    assert!(r.lines().iter().all(|l| l.contains(P)));
+}
+
+#[test]
+fn look_alikes_are_not_masked() {
+    let env = TestEnv::new();
+    let body = "-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBa\n-----END CERTIFICATE-----\n\
+-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----\n\
+commit 3b18e512dba79e4c8300dd08aeb37f8e728b8dad\n\
+id 123e4567-e89b-12d3-a456-426614174000\n\
+the risk-assessment-framework-document is ready\n\
+tokens: 5\nif password == other:\nask-me-anything-0123456789\nAKIAIOSFODNN7EXAMPLEX\n";
+    let r = read_all(&env, "plain.txt", body);
+    assert_eq!(r.code, 0);
+    assert!(r.json.get("redactions").is_none(), "{}", r.stdout);
+    let want: Vec<&str> = body.lines().collect();
+    assert_eq!(r.lines(), want);
+}
+
+#[test]
+fn error_messages_and_arguments_are_masked() {
+    let env = TestEnv::new();
+    let r = env.run(&["read", "missing-password=hunter2.txt"]);
+    assert_eq!(r.error_code(), "input.not-found");
+    assert!(!r.stderr.contains("hunter2"), "{}", r.stderr);
+    let bad = env.run(&["read", "x", "--match", "(ghp_aB3dE5gH7jK9mN1pQ3sT5vX7zA9"]);
+    assert_eq!(bad.error_code(), "argument.invalid");
+    assert!(
+        !bad.stderr.contains("ghp_aB3dE5gH7jK9mN1pQ3sT5vX7zA9"),
+        "{}",
+        bad.stderr
+    );
+}
+
+#[test]
+fn hex_and_strings_views_are_masked() {
+    let env = TestEnv::new();
+    let secret = "ghp_aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5";
+    let mut content = vec![0u8; 40];
+    content.extend_from_slice(format!("key {secret} end\n").as_bytes());
+    content.extend_from_slice(PEM_RSA.as_bytes());
+    content.push(b'\n');
+    std::fs::write(env.path("blob.bin"), &content).unwrap();
+    let hexed: String = secret.bytes().map(|b| format!("{b:02x}")).collect();
+    // The window starts inside the token: the mask still sees it whole.
+    let h = env.run(&["read", "blob.bin", "--as", "hex", "--bytes", "50:400"]);
+    let all: String = h.json["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["hex"].as_str().unwrap().replace(' ', ""))
+        .collect();
+    assert!(!all.contains(&hexed[20..]), "{all}");
+    assert!(all.contains("2a2a2a2a"), "{all}");
+    // The PEM body lines are masked too.
+    let body_hex: String = "MIIEowIBAAKC".bytes().map(|b| format!("{b:02x}")).collect();
+    assert!(!all.contains(&body_hex), "{all}");
+    assert!(
+        all.contains(&"656e64".to_string()),
+        "the text around stays: {all}"
+    );
+    let s = env.run(&["read", "blob.bin", "--as", "strings"]);
+    assert!(!s.stdout.contains(secret), "{}", s.stdout);
+    assert!(!s.stdout.contains("MIIEow"), "{}", s.stdout);
+    assert!(!s.stdout.contains("Q2hpY2tl"), "{}", s.stdout);
+}
+
+fn secret_strategy() -> impl Strategy<Value = String> {
+    let alnum = "[A-Za-z0-9]{36}";
+    prop_oneof![
+        alnum.prop_map(|b| format!("ghp_{b}")),
+        "[A-Z0-9]{16}".prop_map(|b| format!("AKIA{b}")),
+        "[a-z]{10}[0-9]{10}".prop_map(|b| format!("sk-{b}")),
+        "[0-9]{10}-[a-z]{10}".prop_map(|b| format!("xoxb-{b}")),
+        "[A-Za-z0-9]{20}".prop_map(|b| format!("Bearer {b}")),
+        "[A-Za-z0-9]{12}".prop_map(|b| format!("api_key={b}")),
+        "[A-Za-z0-9]{12}".prop_map(|b| format!("\"client_secret\": \"{b}\"")),
+        "[A-Za-z0-9+/]{40}".prop_map(|b| format!(
+            "-----BEGIN EC PRIVATE KEY-----\n{b}\n-----END EC PRIVATE KEY-----"
+        )),
+    ]
+}
+
+/// The part of a secret that must never appear (the scheme or key name may).
+fn body_of(secret: &str) -> &str {
+    for sep in ["Bearer ", "api_key=", "\"client_secret\": \""] {
+        if let Some(rest) = secret.strip_prefix(sep) {
+            return rest.trim_end_matches('"');
+        }
+    }
+    if let Some(rest) = secret.strip_prefix("-----BEGIN EC PRIVATE KEY-----\n") {
+        return &rest[..40];
+    }
+    secret
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+    #[test]
+    fn masked_output_never_holds_an_embedded_secret(
+        before in "\\PC{0,40}",
+        after in "\\PC{0,40}",
+        secret in secret_strategy(),
+        sep in prop_oneof![Just(" "), Just("\n"), Just("\t"), Just(" ; ")],
+    ) {
+        let text = format!("{before}{sep}{secret}{sep}{after}");
+        let mut tree = aitools::protocol::Json::Arr(vec![
+            aitools::protocol::Json::str(text.clone()),
+            aitools::protocol::Json::Arr(text.split('\n').map(aitools::protocol::Json::str).collect()),
+        ]);
+        let n = aitools::protocol::redact::mask_tree(&mut tree);
+        let out = tree.to_string_compact();
+        prop_assert!(n >= 2);
+        prop_assert!(!out.contains(body_of(&secret)), "{} leaked in {}", secret, out);
+    }
+}
+
+#[test]
+fn a_few_random_cases_black_box() {
+    // The same property through the binary, on a handful of fixed seeds.
+    let env = TestEnv::new();
+    let cases = [
+        ("héllo wörld", "ghp_ZZZZaaaa1111bbbb2222cccc3333dddd4444"),
+        ("日本語のテキスト", "AKIAZZZZ1111YYYY2222"),
+        ("{\"a\":1}", "sk-abcdefghij0123456789"),
+    ];
+    for (i, (noise, secret)) in cases.iter().enumerate() {
+        let name = format!("r{i}.txt");
+        let r = read_all(&env, &name, &format!("{noise} {secret} {noise}\n"));
+        assert!(!r.stdout.contains(secret), "{}", r.stdout);
+        assert_eq!(r.json["redactions"], 1);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+    /// The batched tree mask finds exactly what masking each string alone finds.
+    #[test]
+    fn tree_mask_equals_per_string_mask(
+        parts in proptest::collection::vec(
+            prop_oneof![
+                "\\PC{0,30}",
+                "[a-zA-Z_]{0,8}(password|TOKEN|Secret_Key|api_key)[ '\"]{0,2}[=:] ?[a-z0-9]{1,12}",
+                "x ghp_[A-Za-z0-9]{20} y",
+                "AKIA[A-Z0-9]{16}",
+            ],
+            0..40,
+        )
+    ) {
+        use aitools::protocol::{Json, redact};
+        let mut tree = Json::Arr(parts.iter().map(|p| Json::str(p.clone())).collect());
+        let n = redact::mask_tree(&mut tree);
+        let mut want = Vec::new();
+        let mut count = 0;
+        for p in &parts {
+            match redact::mask_str(p) {
+                Some((m, k)) => { want.push(Json::str(m)); count += k; }
+                None => want.push(Json::str(p.clone())),
+            }
+        }
+        prop_assert_eq!(n, count);
+        prop_assert_eq!(tree, Json::Arr(want));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+    /// The envelope writer's fused path (serialize, scan, splice) prints exactly what
+    /// masking the tree and serializing it prints.
+    #[test]
+    fn fused_writer_equals_mask_then_serialize(
+        parts in proptest::collection::vec(
+            prop_oneof![
+                "\\PC{0,20}",
+                Just("-----BEGIN RSA PRIVATE KEY-----".to_string()),
+                Just("-----END RSA PRIVATE KEY-----".to_string()),
+                Just("password=abc -----BEGIN RSA PRIVATE KEY-----".to_string()),
+                Just("-----END RSA PRIVATE KEY----- token: zz9".to_string()),
+                Just("-----BEGIN CERTIFICATE-----".to_string()),
+                "[a-z]{0,4}(password|Token)[\"' ]?[=:] ?\"?[a-z0-9]{1,8}",
+                "ghp_[A-Za-z0-9]{20}",
+            ],
+            0..30,
+        ),
+        key in prop_oneof![Just("name"), Just("DB_PASSWORD"), Just("api_key=abc123"), Just("text")],
+        with_objects in any::<bool>(),
+    ) {
+        use aitools::protocol::{Json, redact};
+        let mut tree = Json::obj();
+        tree.push("lines", Json::Arr(parts.iter().map(|p| Json::str(p.clone())).collect()));
+        let items = parts
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let mut o = Json::obj();
+                o.push("offset", Json::UInt(i as u64));
+                o.push("text", Json::str(p.clone()));
+                o
+            })
+            .collect();
+        if with_objects {
+            tree.push("strings", Json::Arr(items));
+        }
+        tree.push(key, Json::str(parts.first().cloned().unwrap_or_default()));
+        let mut a = tree.clone();
+        let n = redact::mask_tree(&mut a);
+        let mut b = tree.clone();
+        let (text, m) = redact::write_masked(&mut b);
+        prop_assert_eq!(n, m);
+        prop_assert_eq!(text, a.to_string_compact());
+    }
+}

@@ -1,0 +1,615 @@
+//! Transactions, black-box: staging across files (creates, deletes, moves), reads
+//! and scans through the tx, commit as one op and its undo, write conflicts and
+//! rebase, stale reads, drop, abort, two transactions on one file, and `batch`.
+//! Oracles: sha256sum for every hash, the tree itself before and after, and the
+//! scans of the committed tree for the scans through the tx.
+
+use crate::support::{Run, TestEnv, sha256sum};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+fn begin(env: &TestEnv) -> String {
+    let r = env.run(&["tx", "begin", "--name", "t"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let id = r.json["tx"].as_str().unwrap().to_string();
+    assert!(id.starts_with("tx-") && id.len() == 28, "{id}");
+    assert_eq!(r.json["name"], "t");
+    id
+}
+
+fn ok(r: Run) -> Run {
+    assert!(r.code == 0 || r.code == 3, "{} {}", r.stdout, r.stderr);
+    r
+}
+
+/// Every file under the root (not .git) with its bytes.
+fn tree(env: &TestEnv) -> BTreeMap<String, Vec<u8>> {
+    fn walk(root: &std::path::Path, dir: &std::path::Path, out: &mut BTreeMap<String, Vec<u8>>) {
+        let mut es: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().collect();
+        es.sort_by_key(|e| e.file_name());
+        for e in es {
+            if e.file_name() == ".git" {
+                continue;
+            }
+            let p = e.path();
+            let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+            if p.is_dir() {
+                out.insert(format!("{rel}/"), Vec::new());
+                walk(root, &p, out);
+            } else {
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    let mut t = BTreeMap::new();
+    walk(env.root(), env.root(), &mut t);
+    t
+}
+
+fn hash_of(env: &TestEnv, rel: &str) -> String {
+    sha256sum(&env.path(rel))
+}
+
+fn paths_of(v: &Value, key: &str) -> Vec<String> {
+    v[key]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["path"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn stage_read_scan_commit_and_undo_across_files() {
+    let env = TestEnv::new();
+    env.write("a.txt", "alpha\nbeta\n");
+    env.write("b.txt", "one\n");
+    env.write("c.txt", "gone\n");
+    env.write("src/lib.rs", "fn keep() {}\n");
+    let before = tree(&env);
+    let t = begin(&env);
+    let ha = hash_of(&env, "a.txt");
+    let w = ok(env.run(&[
+        "write",
+        "a.txt",
+        "--overwrite",
+        "--expect-hash",
+        &ha,
+        "--content",
+        "alpha\nBETA\n",
+        "--tx",
+        &t,
+    ]));
+    assert_eq!(w.json["tx"], t.as_str());
+    assert_eq!(w.json["tx_op"], 1);
+    assert!(w.json.get("op_id").is_none(), "a staged write has no op_id");
+    ok(env.run(&[
+        "write",
+        "new/d.rs",
+        "--content",
+        "fn added() {}\n",
+        "--tx",
+        &t,
+    ]));
+    ok(env.run(&["delete", "c.txt", "--tx", &t]));
+    ok(env.run(&["move", "b.txt", "moved/b.txt", "--tx", &t]));
+    let cp = ok(env.run(&["copy", "moved/b.txt", "copy.txt", "--tx", &t]));
+    assert_eq!(cp.json["tx_op"], 5);
+    // Nothing reached the tree.
+    assert_eq!(tree(&env), before);
+
+    // Reads see the tx; its hash is the staged content's (sha256 of the bytes).
+    let r = ok(env.run(&["read", "a.txt", "--tx", &t]));
+    assert_eq!(r.lines(), vec!["alpha", "BETA"]);
+    env.write("oracle", "alpha\nBETA\n");
+    assert_eq!(r.json["hash"], hash_of(&env, "oracle"));
+    std::fs::remove_file(env.path("oracle")).unwrap();
+    let i = ok(env.run(&["info", "copy.txt", "--tx", &t]));
+    assert_eq!(i.json["hash"], ha_of_text(&env, "one\n"));
+    assert_eq!(
+        env.run(&["read", "c.txt", "--tx", &t]).error_code(),
+        "input.not-found"
+    );
+    assert_eq!(
+        env.run(&["read", "b.txt", "--tx", &t]).error_code(),
+        "input.not-found"
+    );
+    // Without --tx the disk is unchanged.
+    assert_eq!(
+        ok(env.run(&["read", "a.txt"])).lines(),
+        vec!["alpha", "beta"]
+    );
+
+    // Scans through the tx, kept to compare with the committed tree's.
+    let find_tx = ok(env.run(&["find", ".", "--type", "file", "--tx", &t]));
+    let search_tx = ok(env.run(&["search", "BETA|one|fn", "--tx", &t]));
+    let defs_tx = ok(env.run(&["code", "defs", "added", "--tx", &t]));
+    assert_eq!(defs_tx.json["total"], 1, "{}", defs_tx.stdout);
+
+    let st = ok(env.run(&["tx", "status", &t]));
+    assert_eq!(st.json["ops"].as_array().unwrap().len(), 5);
+    assert_eq!(st.json["drift"], serde_json::json!([]));
+    let d = ok(env.run(&["tx", "diff", &t]));
+    assert!(d.stdout.contains("-beta\\n+BETA"), "{}", d.stdout);
+
+    let c = ok(env.run(&["tx", "commit", &t]));
+    let op = c.json["op_id"].as_str().unwrap().to_string();
+    assert_eq!(env.read("a.txt"), b"alpha\nBETA\n");
+    assert_eq!(env.read("moved/b.txt"), b"one\n");
+    assert_eq!(env.read("copy.txt"), b"one\n");
+    assert_eq!(env.read("new/d.rs"), b"fn added() {}\n");
+    assert!(!env.path("c.txt").exists() && !env.path("b.txt").exists());
+    // One journal op for the whole tx; the tx is gone.
+    let h = ok(env.run(&["history"]));
+    assert_eq!(h.json["total"], 1);
+    assert_eq!(h.json["items"][0]["op_id"], op.as_str());
+    assert_eq!(
+        env.run(&["tx", "status", &t]).error_code(),
+        "input.not-found"
+    );
+
+    // The scans through the tx saw exactly what the committed tree holds.
+    let find_now = ok(env.run(&["find", ".", "--type", "file"]));
+    assert_eq!(
+        paths_of(&find_tx.json, "items"),
+        paths_of(&find_now.json, "items")
+    );
+    let search_now = ok(env.run(&["search", "BETA|one|fn"]));
+    assert_eq!(search_tx.json["blocks"], search_now.json["blocks"]);
+    assert_eq!(
+        search_tx.json["total_matches"],
+        search_now.json["total_matches"]
+    );
+
+    let u = ok(env.run(&["undo", &op]));
+    assert_eq!(u.json["undoes"], op.as_str());
+    assert_eq!(tree(&env), before);
+}
+
+fn ha_of_text(env: &TestEnv, text: &str) -> String {
+    env.write("oracle.tmp", text);
+    let h = hash_of(env, "oracle.tmp");
+    std::fs::remove_file(env.path("oracle.tmp")).unwrap();
+    h
+}
+
+#[test]
+fn expect_hash_compares_with_the_tx_view() {
+    let env = TestEnv::new();
+    env.write("a.txt", "v1\n");
+    let disk = hash_of(&env, "a.txt");
+    let t = begin(&env);
+    ok(env.run(&[
+        "write",
+        "a.txt",
+        "--overwrite",
+        "--expect-hash",
+        &disk,
+        "--content",
+        "v2\n",
+        "--tx",
+        &t,
+    ]));
+    // The disk's hash no longer guards a write in the tx; the tx view's does.
+    let stale = env.run(&[
+        "write",
+        "a.txt",
+        "--overwrite",
+        "--expect-hash",
+        &disk,
+        "--content",
+        "v3\n",
+        "--tx",
+        &t,
+    ]);
+    assert_eq!(stale.error_code(), "refusal.target-changed");
+    let staged = ok(env.run(&["read", "a.txt", "--tx", &t])).json["hash"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(staged, ha_of_text(&env, "v2\n"));
+    ok(env.run(&[
+        "write",
+        "a.txt",
+        "--overwrite",
+        "--expect-hash",
+        &staged,
+        "--content",
+        "v3\n",
+        "--tx",
+        &t,
+    ]));
+    // A write that fails in the tx stages nothing.
+    assert_eq!(
+        ok(env.run(&["tx", "status", &t])).json["ops"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    ok(env.run(&["tx", "commit", &t]));
+    assert_eq!(env.read("a.txt"), b"v3\n");
+}
+
+#[test]
+fn write_conflict_then_rebase_then_commit() {
+    let env = TestEnv::new();
+    env.write("a.txt", "old\n");
+    env.write("c.txt", "to delete\n");
+    let t = begin(&env);
+    ok(env.run(&["move", "a.txt", "m.txt", "--tx", &t]));
+    ok(env.run(&["copy", "m.txt", "m2.txt", "--tx", &t]));
+    ok(env.run(&["delete", "c.txt", "--tx", &t]));
+    // Someone changes a moved and a deleted file outside the tx.
+    env.write("a.txt", "new\n");
+    env.write("c.txt", "changed\n");
+    let before = tree(&env);
+    let c = env.run(&["tx", "commit", &t]);
+    assert_eq!(c.code, 2);
+    assert_eq!(c.error_code(), "refusal.target-changed");
+    assert_eq!(tree(&env), before, "a conflicting commit writes nothing");
+    let conflicts = c.json["error"]["conflicts"].as_array().unwrap();
+    assert_eq!(conflicts.len(), 2);
+    assert_eq!(conflicts[0]["path"], "a.txt");
+    assert_eq!(conflicts[0]["kind"], "write");
+    assert_eq!(conflicts[0]["current"], hash_of(&env, "a.txt"));
+    assert_eq!(
+        c.json["error"]["repairs"][0]["command"],
+        format!("aitools tx rebase {t}")
+    );
+    let st = ok(env.run(&["tx", "status", &t]));
+    assert_eq!(st.json["drift"], serde_json::json!(["a.txt", "c.txt"]));
+
+    let r = ok(env.run(&["tx", "rebase", &t]));
+    assert_eq!(r.json["rebased"], serde_json::json!(["a.txt", "c.txt"]));
+    // The copy read the moved file: it was re-run too, with the new content.
+    assert_eq!(
+        ok(env.run(&["read", "m2.txt", "--tx", &t])).lines(),
+        vec!["new"]
+    );
+    assert_eq!(
+        ok(env.run(&["tx", "status", &t])).json["drift"],
+        serde_json::json!([])
+    );
+    ok(env.run(&["tx", "commit", &t]));
+    assert_eq!(env.read("m.txt"), b"new\n");
+    assert_eq!(env.read("m2.txt"), b"new\n");
+    assert!(!env.path("a.txt").exists() && !env.path("c.txt").exists());
+}
+
+#[test]
+fn a_hash_guarded_op_on_a_drifted_path_makes_rebase_a_conflict() {
+    let env = TestEnv::new();
+    env.write("a.txt", "v1\n");
+    let h = hash_of(&env, "a.txt");
+    let t = begin(&env);
+    ok(env.run(&[
+        "write",
+        "a.txt",
+        "--overwrite",
+        "--expect-hash",
+        &h,
+        "--content",
+        "mine\n",
+        "--tx",
+        &t,
+    ]));
+    env.write("a.txt", "theirs\n");
+    let status_before = ok(env.run(&["tx", "status", &t])).stdout;
+    let r = env.run(&["tx", "rebase", &t]);
+    assert_eq!(r.code, 2);
+    assert_eq!(r.error_code(), "refusal.target-changed");
+    assert_eq!(r.json["error"]["diagnostics"][0]["tx_op"], 1);
+    let cmds: Vec<&str> = r.json["error"]["repairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["command"].as_str().unwrap())
+        .collect();
+    assert!(
+        cmds.contains(&format!("aitools tx abort {t}").as_str()),
+        "{cmds:?}"
+    );
+    assert_eq!(
+        ok(env.run(&["tx", "status", &t])).stdout,
+        status_before,
+        "tx unchanged"
+    );
+    assert_eq!(env.read("a.txt"), b"theirs\n");
+}
+
+#[test]
+fn a_stale_read_refuses_until_reread_or_ignored() {
+    let env = TestEnv::new();
+    env.write("a.txt", "a\n");
+    env.write("b.txt", "b\n");
+    let t = begin(&env);
+    ok(env.run(&["read", "b.txt", "--tx", &t]));
+    ok(env.run(&["write", "new.txt", "--content", "n\n", "--tx", &t]));
+    env.write("b.txt", "b changed\n");
+    let st = ok(env.run(&["tx", "status", &t]));
+    assert_eq!(st.json["stale_reads"], serde_json::json!(["b.txt"]));
+    let c = env.run(&["tx", "commit", &t]);
+    assert_eq!(c.code, 2);
+    assert_eq!(c.error_code(), "refusal.target-changed");
+    let conflict = &c.json["error"]["conflicts"][0];
+    assert_eq!(conflict["kind"], "read");
+    assert_eq!(conflict["path"], "b.txt");
+    assert_eq!(conflict["current"], hash_of(&env, "b.txt"));
+    let cmds: Vec<&str> = c.json["error"]["repairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["command"].as_str().unwrap())
+        .collect();
+    assert!(cmds.contains(&format!("aitools read b.txt --tx {t}").as_str()));
+    assert!(cmds.contains(&format!("aitools tx commit {t} --ignore-stale-reads").as_str()));
+    assert!(!env.path("new.txt").exists());
+    let done = ok(env.run(&["tx", "commit", &t, "--ignore-stale-reads"]));
+    assert!(done.json["op_id"].is_string());
+    assert_eq!(env.read("new.txt"), b"n\n");
+
+    // A re-read refreshes the read set instead.
+    let t2 = begin(&env);
+    ok(env.run(&["info", "a.txt", "--tx", &t2]));
+    ok(env.run(&["write", "n2.txt", "--content", "x", "--tx", &t2]));
+    env.write("a.txt", "a2\n");
+    assert_eq!(env.run(&["tx", "commit", &t2]).code, 2);
+    ok(env.run(&["read", "a.txt", "--tx", &t2]));
+    ok(env.run(&["tx", "commit", &t2]));
+    assert_eq!(env.read("n2.txt"), b"x");
+}
+
+#[test]
+fn drop_restores_the_state_before_an_op_and_abort_discards() {
+    let env = TestEnv::new();
+    env.write("a.txt", "1\n");
+    let before = tree(&env);
+    let t = begin(&env);
+    let h1 = hash_of(&env, "a.txt");
+    ok(env.run(&[
+        "write",
+        "a.txt",
+        "--overwrite",
+        "--expect-hash",
+        &h1,
+        "--content",
+        "2\n",
+        "--tx",
+        &t,
+    ]));
+    let h2 = ha_of_text(&env, "2\n");
+    ok(env.run(&[
+        "write",
+        "a.txt",
+        "--overwrite",
+        "--expect-hash",
+        &h2,
+        "--content",
+        "3\n",
+        "--tx",
+        &t,
+    ]));
+    ok(env.run(&["write", "b.txt", "--content", "b\n", "--tx", &t]));
+    let bad = env.run(&["tx", "drop", &t, "9"]);
+    assert_eq!(bad.error_code(), "argument.invalid");
+    let d = ok(env.run(&["tx", "drop", &t, "2"]));
+    assert_eq!(d.json["dropped"], serde_json::json!([2, 3]));
+    assert_eq!(
+        ok(env.run(&["read", "a.txt", "--tx", &t])).lines(),
+        vec!["2"]
+    );
+    assert_eq!(
+        env.run(&["read", "b.txt", "--tx", &t]).error_code(),
+        "input.not-found"
+    );
+    let st = ok(env.run(&["tx", "status", &t]));
+    assert_eq!(st.json["ops"].as_array().unwrap().len(), 1);
+    assert_eq!(paths_of(&st.json, "paths"), vec!["a.txt"]);
+    // The next op takes number 2 again.
+    let w = ok(env.run(&["write", "c.txt", "--content", "c", "--tx", &t]));
+    assert_eq!(w.json["tx_op"], 2);
+    let a = ok(env.run(&["tx", "abort", &t]));
+    assert_eq!(a.json["discarded"], serde_json::json!(["a.txt", "c.txt"]));
+    assert_eq!(tree(&env), before);
+    assert_eq!(
+        env.run(&["tx", "commit", &t]).error_code(),
+        "input.not-found"
+    );
+    assert_eq!(ok(env.run(&["tx", "status"])).json["total"], 0);
+    assert_eq!(ok(env.run(&["history"])).json["total"], 0);
+}
+
+#[test]
+fn two_transactions_on_one_file_the_later_commit_conflicts() {
+    let env = TestEnv::new();
+    env.write("a.txt", "base\n");
+    let h = hash_of(&env, "a.txt");
+    let t1 = begin(&env);
+    let t2 = begin(&env);
+    assert_ne!(t1, t2);
+    ok(env.run(&[
+        "write",
+        "a.txt",
+        "--overwrite",
+        "--expect-hash",
+        &h,
+        "--content",
+        "one\n",
+        "--tx",
+        &t1,
+    ]));
+    ok(env.run(&[
+        "write",
+        "a.txt",
+        "--overwrite",
+        "--expect-hash",
+        &h,
+        "--content",
+        "two\n",
+        "--tx",
+        &t2,
+    ]));
+    assert_eq!(ok(env.run(&["tx", "status"])).json["total"], 2);
+    let dry = ok(env.run(&["tx", "commit", &t2, "--dry-run"]));
+    assert_eq!(dry.json["dry_run"], true);
+    assert_eq!(dry.json["op_id"], Value::Null);
+    assert_eq!(dry.json["changes"][0]["path"], "a.txt");
+    assert_eq!(env.read("a.txt"), b"base\n");
+    ok(env.run(&["tx", "commit", &t1]));
+    let c = env.run(&["tx", "commit", &t2]);
+    assert_eq!(c.code, 2);
+    assert_eq!(c.json["error"]["conflicts"][0]["path"], "a.txt");
+    assert_eq!(c.json["error"]["conflicts"][0]["base"], h.as_str());
+    assert_eq!(env.read("a.txt"), b"one\n");
+}
+
+#[test]
+fn an_empty_commit_has_a_null_op_id() {
+    let env = TestEnv::new();
+    let t = begin(&env);
+    let c = ok(env.run(&["tx", "commit", &t]));
+    assert_eq!(c.json["op_id"], Value::Null);
+    assert_eq!(c.json["changes"], serde_json::json!([]));
+}
+
+#[test]
+fn a_staged_gitignore_applies_to_scans_through_the_tx() {
+    let env = TestEnv::new();
+    env.write("keep.txt", "needle\n");
+    env.write("logs/x.log", "needle\n");
+    let t = begin(&env);
+    ok(env.run(&["write", ".gitignore", "--content", "*.log\n", "--tx", &t]));
+    let s = ok(env.run(&["search", "needle", "--output", "files", "--tx", &t]));
+    let plain = ok(env.run(&["search", "needle", "--output", "files"]));
+    assert_ne!(s.json, plain.json);
+    ok(env.run(&["tx", "commit", &t]));
+    let after = ok(env.run(&["search", "needle", "--output", "files"]));
+    assert_eq!(s.json["files"], after.json["files"], "{}", s.stdout);
+}
+
+#[test]
+fn every_write_and_read_command_takes_tx() {
+    let env = TestEnv::new();
+    for cmd in [
+        "write", "delete", "move", "copy", "mkdir", "chmod", "link", "touch", "read", "info",
+        "diff", "search", "find", "overview",
+    ] {
+        let s = ok(env.run(&["schema", cmd]));
+        let args = s.json["commands"][0]["args"].as_array().unwrap();
+        assert!(args.iter().any(|a| a["name"] == "--tx"), "{cmd} lacks --tx");
+    }
+    let s = ok(env.run(&["schema", "undo"]));
+    let args = s.json["commands"][0]["args"].as_array().unwrap();
+    assert!(!args.iter().any(|a| a["name"] == "--tx"));
+    let r = env.run(&["read", "x", "--tx", "tx-nope"]);
+    assert_eq!(r.error_code(), "input.not-found");
+}
+
+#[test]
+fn batch_atomic_writes_everything_as_one_op_or_nothing() {
+    let env = TestEnv::new();
+    env.write("a.txt", "a\n");
+    let before = tree(&env);
+    let input = br#"[["write","x.txt","--content","1"],["read","x.txt"],["write","x.txt","--content","2"],["write","y.txt","--content","3"]]"#;
+    let r = env.run_stdin(&["batch", "--stdin", "--atomic"], input);
+    assert_eq!(r.error_code(), "refusal.exists");
+    assert_eq!(r.code, 1);
+    let diag = r.json["error"]["diagnostics"].as_array().unwrap();
+    assert_eq!(diag.len(), 4);
+    assert_eq!(diag[0]["status"], "ok");
+    assert_eq!(diag[2]["error"]["code"], "refusal.exists");
+    assert_eq!(diag[3]["status"], "skipped");
+    assert_eq!(tree(&env), before, "a failing atomic batch writes nothing");
+    assert_eq!(ok(env.run(&["tx", "status"])).json["total"], 0);
+    assert_eq!(ok(env.run(&["history"])).json["total"], 0);
+
+    let good = br#"[["write","x.txt","--content","1"],["read","x.txt"],["delete","a.txt"]]"#;
+    let r = ok(env.run_stdin(&["batch", "--stdin", "--atomic"], good));
+    assert_eq!(r.json["results"].as_array().unwrap().len(), 3);
+    assert_eq!(r.json["results"][1]["lines"], serde_json::json!(["1"]));
+    let op = r.json["op_id"].as_str().unwrap().to_string();
+    assert!(r.json["tx"].as_str().unwrap().starts_with("tx-"));
+    assert_eq!(r.json["changes"].as_array().unwrap().len(), 2);
+    assert_eq!(env.read("x.txt"), b"1");
+    assert_eq!(ok(env.run(&["history"])).json["total"], 1);
+    ok(env.run(&["undo", &op]));
+    assert_eq!(tree(&env), before);
+
+    let bad = env.run_stdin(
+        &["batch", "--stdin", "--atomic", "--continue-on-error"],
+        good,
+    );
+    assert_eq!(bad.error_code(), "argument.invalid");
+    let no_json = env.run_stdin(&["batch", "--stdin"], b"[oops");
+    assert_eq!(no_json.error_code(), "input.syntax-error");
+    let nested = env.run_stdin(
+        &["batch", "--stdin", "--atomic"],
+        br#"[["write","q","--content","1","--tx","tx-x"]]"#,
+    );
+    assert_eq!(nested.error_code(), "argument.invalid");
+}
+
+#[test]
+fn batch_without_atomic_commits_each_and_can_continue() {
+    let env = TestEnv::new();
+    let input = br#"[["write","p.txt","--content","1"],["write","p.txt","--content","2"],["write","q.txt","--content","3"]]"#;
+    let r = env.run_stdin(&["batch", "--stdin"], input);
+    assert_eq!(r.error_code(), "refusal.exists");
+    let diag = r.json["error"]["diagnostics"].as_array().unwrap();
+    assert!(diag[0]["op_id"].is_string());
+    assert_eq!(diag[2]["status"], "skipped");
+    assert_eq!(
+        diag[2]["argv"],
+        serde_json::json!(["write", "q.txt", "--content", "3"])
+    );
+    assert!(env.path("p.txt").exists() && !env.path("q.txt").exists());
+    std::fs::remove_file(env.path("p.txt")).unwrap();
+    let r = env.run_stdin(&["batch", "--stdin", "--continue-on-error"], input);
+    assert_eq!(r.error_code(), "refusal.exists");
+    assert!(env.path("q.txt").exists());
+    let all_ok = ok(env.run_stdin(
+        &["batch", "--stdin"],
+        br#"[["read","q.txt"],["info","q.txt"]]"#,
+    ));
+    assert_eq!(all_ok.json["results"][0]["lines"], serde_json::json!(["3"]));
+}
+
+#[test]
+fn rebase_re_runs_a_content_based_edit_on_the_current_file() {
+    let env = TestEnv::new();
+    env.write("app.py", "def greet():\n    return 1\n\nx = 2\n");
+    let t = begin(&env);
+    ok(env.run(&[
+        "edit",
+        "app.py",
+        "--old",
+        "def greet",
+        "--new",
+        "def welcome",
+        "--tx",
+        &t,
+    ]));
+    assert_eq!(
+        ok(env.run(&["read", "app.py", "--tx", &t])).lines()[0],
+        "def welcome():"
+    );
+    // Someone else changes another line of the same file.
+    env.write("app.py", "def greet():\n    return 1\n\nx = 3\n");
+    assert_eq!(env.run(&["tx", "commit", &t]).code, 2);
+    let r = ok(env.run(&["tx", "rebase", &t]));
+    assert_eq!(r.json["rebased"], serde_json::json!(["app.py"]));
+    // Rebase resolves write conflicts only: the earlier read is still stale.
+    let c = env.run(&["tx", "commit", &t]);
+    assert_eq!(c.json["error"]["conflicts"][0]["kind"], "read");
+    let again = ok(env.run(&["read", "app.py", "--tx", &t]));
+    assert_eq!(
+        again.lines(),
+        vec!["def welcome():", "    return 1", "", "x = 3"]
+    );
+    ok(env.run(&["tx", "commit", &t]));
+    assert_eq!(
+        env.read("app.py"),
+        b"def welcome():\n    return 1\n\nx = 3\n"
+    );
+}
