@@ -4,7 +4,8 @@
 //! the file a second time. Entries are keyed by the file's identity and change
 //! time, so a file changed since is read again.
 
-use crate::text::lines::sha256_hex;
+use crate::text::lines::{hex, sha256_hex};
+use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::io::{self, Read};
 use std::os::unix::fs::MetadataExt;
@@ -12,12 +13,48 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 /// A regular file's content as read.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Snapshot {
     pub bytes: Vec<u8>,
     pub hash: String,
     pub mode: u32,
     pub mtime: i64,
+    /// SHA-256 states at every `MIDSTATE_EVERY` bytes of a large file, so the hash
+    /// of an edited copy only re-hashes from the first changed block on.
+    pub midstates: Vec<(usize, Sha256)>,
+}
+
+/// Distance between kept hash states (large files only).
+const MIDSTATE_EVERY: usize = 1 << 20;
+
+/// The SHA-256 of `bytes`, and its midstates when the file is large.
+pub fn hash_with_midstates(bytes: &[u8]) -> (String, Vec<(usize, Sha256)>) {
+    if bytes.len() < 2 * MIDSTATE_EVERY {
+        return (sha256_hex(bytes), Vec::new());
+    }
+    let mut h = Sha256::new();
+    let mut mids = Vec::with_capacity(bytes.len() / MIDSTATE_EVERY + 1);
+    for (i, chunk) in bytes.chunks(MIDSTATE_EVERY).enumerate() {
+        mids.push((i * MIDSTATE_EVERY, h.clone()));
+        h.update(chunk);
+    }
+    (hex(&h.finalize()), mids)
+}
+
+impl Snapshot {
+    /// The SHA-256 of `new`, a successor of these bytes: the blocks it shares with
+    /// them from the start are not hashed again.
+    pub fn hash_of_successor(&self, new: &[u8]) -> String {
+        let shared = crate::text::diff::common_prefix(&self.bytes, new);
+        match self.midstates.iter().rev().find(|(at, _)| *at <= shared) {
+            Some((at, state)) if *at > 0 => {
+                let mut h = state.clone();
+                h.update(&new[*at..]);
+                hex(&h.finalize())
+            }
+            _ => sha256_hex(new),
+        }
+    }
 }
 
 type Key = (u64, u64, u64, i64, i64, i64, i64);
@@ -53,8 +90,10 @@ pub fn load(path: &Path) -> io::Result<Arc<Snapshot>> {
     let mut f = std::fs::File::open(path)?;
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     f.read_to_end(&mut bytes)?;
+    let (hash, midstates) = hash_with_midstates(&bytes);
     let snap = Arc::new(Snapshot {
-        hash: sha256_hex(&bytes),
+        hash,
+        midstates,
         bytes,
         mode: meta.mode() & 0o7777,
         mtime: meta.mtime(),
@@ -74,5 +113,46 @@ pub fn load(path: &Path) -> io::Result<Arc<Snapshot>> {
 pub fn clear() {
     if let Ok(mut guard) = CACHE.lock() {
         *guard = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn a_successor_hash_equals_a_full_hash() {
+        let old: Vec<u8> = (0..5 * MIDSTATE_EVERY + 123)
+            .map(|i| (i % 251) as u8)
+            .collect();
+        let (h, mids) = hash_with_midstates(&old);
+        assert_eq!(h, sha256_hex(&old));
+        let snap = Snapshot {
+            bytes: old.clone(),
+            hash: h,
+            mode: 0o644,
+            mtime: 0,
+            midstates: mids,
+        };
+        for at in [
+            0,
+            1,
+            MIDSTATE_EVERY - 1,
+            MIDSTATE_EVERY,
+            3 * MIDSTATE_EVERY + 7,
+            old.len() - 1,
+        ] {
+            let mut new = old.clone();
+            new[at] ^= 0xff;
+            assert_eq!(snap.hash_of_successor(&new), sha256_hex(&new), "{at}");
+            let mut longer = old.clone();
+            longer.splice(at..at, b"inserted".iter().copied());
+            assert_eq!(snap.hash_of_successor(&longer), sha256_hex(&longer), "{at}");
+            assert_eq!(
+                snap.hash_of_successor(&old[..at]),
+                sha256_hex(&old[..at]),
+                "{at}"
+            );
+        }
+        assert_eq!(snap.hash_of_successor(&old), sha256_hex(&old));
     }
 }

@@ -245,6 +245,7 @@ pub fn load(ctx: &Ctx, abs: &Path) -> Result<Arc<Snapshot>, CmdError> {
                 return Ok(Arc::new(Snapshot {
                     bytes,
                     hash,
+                    midstates: Vec::new(),
                     mode: s.mode.unwrap_or(0o644),
                     mtime: s.mtime.unwrap_or(0),
                 }));

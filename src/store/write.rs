@@ -713,7 +713,13 @@ impl<'a> Plan<'a> {
         let target = boundary::resolve(self.ctx, path, Final::Follow)?;
         let before = self.look(&target, true)?;
         let rel = self.rel(&target);
-        let hash = sha256_hex(&bytes);
+        let hash = match &before {
+            View::File {
+                content: Some(Content::Snap(snap)),
+                ..
+            } => snap.hash_of_successor(&bytes),
+            _ => sha256_hex(&bytes),
+        };
         let (old_mode, old_content) = match &before {
             View::Dir { .. } => return Err(not_a_file(&rel)),
             View::File {

@@ -42,7 +42,7 @@ pub struct Unified {
 
 /// Length of the common prefix: equal 4 KiB blocks are compared as slices (a
 /// vectorised memcmp), then the first unequal block byte by byte.
-fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+pub fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     const BLOCK: usize = 4096;
     let n = a.len().min(b.len());
     let mut at = 0;
