@@ -12,9 +12,10 @@
 //!   leftovers of a killed op and are ignored.
 //! - `reads.json`: the read set (path → disk hash when read, null when missing).
 //! - `lock`: serializes operations on the tx (taken after the workspace lock).
-//! - `committing`: present only while `tx commit` runs; names the journal seq the
-//!   commit takes, so a commit killed after its write protocol's commit point is
-//!   recognised (the tx is then gone) and one killed before it is not (the tx stays).
+//! - `committing`: present only while `tx commit` runs; names the journal seq and
+//!   op id the commit takes, so a commit killed after its write protocol's commit
+//!   point is recognised (the tx is then gone) and one killed before it is not (the
+//!   tx stays) — also when `batch --atomic`, whose argv does not name the tx, commits.
 //!
 //! File contents are blobs in the workspace's shared `blobs/`, written and synced
 //! before the ops log and index that name them.
@@ -333,9 +334,11 @@ fn settle_commit(ctx: &Ctx, state: &Path, dir: &Path) -> Result<(), CmdError> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let seq: Option<u64> = text.trim().parse().ok();
+    let mut words = text.split_whitespace();
+    let seq: Option<u64> = words.next().and_then(|w| w.parse().ok());
+    let op_id = words.next();
     let done = match seq {
-        Some(seq) => journal_has_commit(state, seq, &id).map_err(|e| io_err(ctx, &e))?,
+        Some(seq) => journal_has_commit(state, seq, &id, op_id).map_err(|e| io_err(ctx, &e))?,
         None => false,
     };
     if done {
@@ -347,7 +350,9 @@ fn settle_commit(ctx: &Ctx, state: &Path, dir: &Path) -> Result<(), CmdError> {
     Ok(())
 }
 
-fn journal_has_commit(state: &Path, seq: u64, id: &str) -> io::Result<bool> {
+/// Whether the journal's line `seq` is the commit: the op the marker names, or
+/// (a marker without one) a `tx commit` of this tx.
+fn journal_has_commit(state: &Path, seq: u64, id: &str, op_id: Option<&str>) -> io::Result<bool> {
     let Some(mut lines) = journal::ReverseLines::open(state)? else {
         return Ok(false);
     };
@@ -359,7 +364,10 @@ fn journal_has_commit(state: &Path, seq: u64, id: &str) -> io::Result<bool> {
             return Ok(false);
         }
         if e.seq == seq {
-            return Ok(e.command == "tx commit" && e.argv.iter().any(|a| a == id));
+            return Ok(match op_id {
+                Some(op) => e.op_id == op,
+                None => e.command == "tx commit" && e.argv.iter().any(|a| a == id),
+            });
         }
     }
     Ok(false)
@@ -857,15 +865,24 @@ pub fn commit(
             Ok(changes)
         });
     }
+    // The marker names the journal op the commit will be: the command that
+    // journals it may be `batch`, whose argv does not name the tx.
     let seq = journal::next_seq(&state).map_err(|e| io_err(ctx, &e))?;
+    let op_id = journal::new_op_id(&state, seq);
     let marker = (|| -> io::Result<()> {
         let mut f = fsx::create_new(&tx.dir.join("committing"), 0o600)?;
-        f.write_all(format!("{seq}\n").as_bytes())?;
+        f.write_all(format!("{seq} {op_id}\n").as_bytes())?;
         f.sync_all()?;
         fsx::sync_dir(&tx.dir)
     })();
     marker.map_err(|e| io_err(ctx, &e))?;
-    let done = write::run_with(&plain, &WriteOptions::default(), &more, || Ok(changes));
+    let done = write::run_as(
+        &plain,
+        &WriteOptions::default(),
+        &more,
+        Some(&op_id),
+        || Ok(changes),
+    );
     match done {
         Ok(c) => {
             remove_dir(&state, &tx.dir, id).map_err(|e| io_err(ctx, &e))?;
@@ -921,4 +938,40 @@ pub fn referenced_blobs(state: &Path) -> Vec<String> {
     out.sort();
     out.dedup();
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(seq: u64, op_id: &str, command: &str, argv: &[&str]) -> journal::Entry {
+        journal::Entry {
+            seq,
+            op_id: op_id.into(),
+            time: "2026-01-01T00:00:00Z".into(),
+            command: command.into(),
+            argv: argv.iter().map(|s| s.to_string()).collect(),
+            undoes: None,
+            changes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_commit_marker_is_matched_by_its_op_id_or_by_a_tx_commit_argv() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path();
+        std::fs::create_dir_all(journal::dir(state)).unwrap();
+        let t = "tx-20260101T000000Z-0000aaaa";
+        // A batch commit (argv without the tx), then an unrelated write.
+        journal::append(state, &entry(0, "op-a", "batch", &["batch", "--atomic"])).unwrap();
+        journal::append(state, &entry(1, "op-b", "write", &["write", "x"])).unwrap();
+        journal::append(state, &entry(2, "op-c", "tx commit", &["tx", "commit", t])).unwrap();
+        assert!(journal_has_commit(state, 0, t, Some("op-a")).unwrap());
+        // The seq taken by another op: the commit never reached the journal.
+        assert!(!journal_has_commit(state, 1, t, Some("op-x")).unwrap());
+        assert!(!journal_has_commit(state, 3, t, Some("op-d")).unwrap());
+        // A marker from before op ids were recorded.
+        assert!(journal_has_commit(state, 2, t, None).unwrap());
+        assert!(!journal_has_commit(state, 0, t, None).unwrap());
+    }
 }

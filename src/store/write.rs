@@ -143,6 +143,19 @@ pub fn run_with(
     more: &MoreOptions,
     build: impl FnOnce() -> Result<Vec<Change>, CmdError>,
 ) -> Result<Committed, CmdError> {
+    run_as(ctx, opts, more, None, build)
+}
+
+/// `run_with` under an op id the caller chose (with `journal::new_op_id`, under
+/// the workspace lock it still holds) and recorded first: `tx commit`'s marker
+/// names the op it is about to journal.
+pub fn run_as(
+    ctx: &Ctx,
+    opts: &WriteOptions,
+    more: &MoreOptions,
+    op_id: Option<&str>,
+    build: impl FnOnce() -> Result<Vec<Change>, CmdError>,
+) -> Result<Committed, CmdError> {
     if let Some(id) = ctx.tx.clone() {
         return stage(ctx, opts, more, &id, build);
     }
@@ -154,7 +167,10 @@ pub fn run_with(
     super::recovery::recover_locked(ctx, &state)?;
     let changes = build()?;
     let seq = journal::next_seq(&state).map_err(|e| super::io_error(ctx, "the journal", &e))?;
-    let op_id = journal::new_op_id(&state, seq);
+    let op_id = match op_id {
+        Some(id) => id.to_string(),
+        None => journal::new_op_id(&state, seq),
+    };
     let mut plan = Plan::new(ctx, &state, &op_id);
     for c in changes {
         plan.add(c)?;
