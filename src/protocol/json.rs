@@ -125,24 +125,9 @@ impl Writer {
     }
 
     pub fn write(&mut self, value: &Json) {
-        use std::io::Write;
         match value {
-            Json::Null => self.out.extend_from_slice(b"null"),
-            Json::Bool(b) => self
-                .out
-                .extend_from_slice(if *b { b"true" } else { b"false" }),
-            Json::Int(n) => {
-                let _ = write!(self.out, "{n}");
-            }
-            Json::UInt(n) => {
-                let _ = write!(self.out, "{n}");
-            }
-            Json::Float(x) => {
-                if x.is_finite() {
-                    let _ = serde_json::to_writer(&mut self.out, x);
-                } else {
-                    self.out.extend_from_slice(b"null");
-                }
+            Json::Null | Json::Bool(_) | Json::Int(_) | Json::UInt(_) | Json::Float(_) => {
+                write_scalar(&mut self.out, value)
             }
             Json::Str(s) => self.string(s),
             Json::Arr(items) => {
@@ -175,6 +160,30 @@ impl Writer {
                 self.out.push(b'}');
             }
         }
+    }
+}
+
+/// The text of a number, boolean or null (non-finite floats print as null, as
+/// serde_json prints them); strings and containers print nothing here.
+pub fn write_scalar(out: &mut Vec<u8>, value: &Json) {
+    use std::io::Write;
+    match value {
+        Json::Null => out.extend_from_slice(b"null"),
+        Json::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+        Json::Int(n) => {
+            let _ = write!(out, "{n}");
+        }
+        Json::UInt(n) => {
+            let _ = write!(out, "{n}");
+        }
+        Json::Float(x) => {
+            if x.is_finite() {
+                let _ = serde_json::to_writer(&mut *out, x);
+            } else {
+                out.extend_from_slice(b"null");
+            }
+        }
+        Json::Str(_) | Json::Arr(_) | Json::Obj(_) => {}
     }
 }
 

@@ -1,9 +1,13 @@
 //! The secret mask: finds known secret formats in text and replaces each with
 //! `[REDACTED_SECRET]`. It runs over every string and key of every envelope.
 //!
-//! Speed matters because it runs on everything: one Aho-Corasick pass over the
-//! trigger words (case-insensitive) finds candidate positions, and only those are
-//! checked against the full format. The format lists are in `data/redaction.txt`.
+//! Per string (`mask_str`, `secret_spans`): one Aho-Corasick pass over the trigger
+//! words (case-insensitive) finds candidate positions, and only those are checked
+//! against the full formats. Per envelope (`write_masked`) the mask runs while the
+//! JSON text is written: each few KiB of text is scanned with SIMD for byte triples
+//! every format needs (no copy, no lowercasing), and only strings holding one go
+//! through `mask_str`. `mask_tree` is the plain tree pass, and the reference the
+//! envelope writer is tested against. The format lists are in `data/redaction.txt`.
 
 use super::json::Json;
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
@@ -134,8 +138,10 @@ fn pem_begin(s: &str, at: usize) -> Option<usize> {
 
 /// End of the `-----END ...PRIVATE KEY-----` line after `from`, if present.
 fn pem_end(s: &str, from: usize) -> Option<usize> {
+    static END: OnceLock<memchr::memmem::Finder<'static>> = OnceLock::new();
+    let end = END.get_or_init(|| memchr::memmem::Finder::new(b"-----END "));
     let rest = &s[from..];
-    let i = rest.find("-----END ")?;
+    let i = end.find(rest.as_bytes())?;
     let after = &rest[i + 9..];
     let close = after.find("-----")?;
     Some(from + i + 9 + close + 5)
@@ -394,103 +400,712 @@ pub fn mask_tree(value: &mut Json) -> usize {
         arrays: &c.arrays,
         next_array: 0,
         pem_hits: &c.pem_hits,
-        changed: Vec::new(),
-        across: false,
     };
     state.mask(value)
 }
 
 /// The compact JSON text of `value` with every secret masked, and how many were.
+/// Prints exactly what `mask_tree` then serializing prints; the tree is not changed.
 ///
-/// The fast path for the whole envelope: serialize once while recording where each
-/// string's token lies, scan that text (contiguous, folded in cache-sized batches),
-/// and only when the scan hits walk the tree to verify and mask the strings it hit,
-/// splicing their new tokens into the text instead of serializing again.
+/// The fast path for the whole envelope masks while it serializes: the text is
+/// written in windows of a few KiB, each scanned while still in cache for the pairs
+/// of bytes every format needs (`scan`), and only the strings holding a candidate
+/// are checked against the full formats and re-written within the window. A
+/// private-key block left open at the end of a string may continue in the next
+/// strings of its array; that rare case takes the tree pass (`mask_tree`).
 pub fn write_masked(value: &mut Json) -> (String, usize) {
-    let mut rec = super::json::Writer::recording();
-    rec.write(value);
-    let spans = std::mem::take(&mut rec.spans);
-    let arrays = std::mem::take(&mut rec.arrays);
-    let text = rec.into_string();
-    let f = formats();
-    let spans = &spans;
-    let mut hit = vec![false; spans.len()];
-    let mut pem_hits: Vec<usize> = Vec::new();
-    let mut any = false;
-    // Triggers are at most this long; batches overlap by it so none is split.
-    const OVERLAP: usize = 16;
-    let bytes = text.as_bytes();
-    let mut folded: Vec<u8> = Vec::with_capacity(BATCH + OVERLAP);
-    let mut from = 0usize;
-    while from < bytes.len() {
-        let to = (from + BATCH + OVERLAP).min(bytes.len());
-        folded.clear();
-        folded.extend_from_slice(&bytes[from..to]);
-        folded.make_ascii_lowercase();
-        for m in f.finder.find_iter(&folded) {
-            if m.start() >= BATCH {
-                break;
-            }
-            let at = from + m.start();
-            let i = spans.partition_point(|sp| sp.0 <= at);
-            let Some(i) = i.checked_sub(1) else { continue };
-            if at >= spans[i].1 {
-                continue;
-            }
-            hit[i] = true;
-            any = true;
-            if matches!(f.trigger(m.pattern().as_usize()), Trigger::Pem) {
-                pem_hits.push(i);
-            }
-        }
-        from += BATCH;
-    }
-    if !any {
-        return (text, 0);
-    }
-    pem_hits.dedup();
-    let mut walk = Walk {
-        hit: &hit,
-        next: 0,
-        arrays: &arrays,
-        next_array: 0,
-        pem_hits: &pem_hits,
-        changed: Vec::new(),
-        across: false,
-    };
-    let n = walk.mask(value);
-    if n == 0 {
-        return (text, 0);
-    }
-    if walk.across {
+    let mut w = MaskWriter::default();
+    w.write(value);
+    w.flush();
+    #[cfg(test)]
+    TOOK_TREE_PASS.with(|t| t.set(w.bail || w.unwind));
+    if w.bail || w.unwind {
+        let n = mask_tree(value);
         return (value.to_string_compact(), n);
     }
-    let mut changed = walk.changed;
-    // Stable: a string changed twice (block pass, then its own formats) keeps its last token.
-    changed.sort_by_key(|c| c.0);
-    let mut last_of: Vec<(usize, String)> = Vec::with_capacity(changed.len());
-    for c in changed {
-        match last_of.last_mut() {
-            Some(prev) if prev.0 == c.0 => *prev = c,
-            _ => last_of.push(c),
+    // Every piece written is valid UTF-8 (serde_json's escaper, digits, punctuation).
+    let text = String::from_utf8(w.out)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    (text, w.count)
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Whether the last `write_masked` fell back to the tree pass.
+    static TOOK_TREE_PASS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Scanned and re-written as one piece: small enough to stay in cache.
+const WINDOW: usize = 8 * 1024;
+
+/// Where a line text that opens a private-key block sits: its array's depth in
+/// `frames`, the item's index, and where the item starts in `out`.
+#[derive(Clone, Copy)]
+struct Tag {
+    depth: usize,
+    item: usize,
+    start: usize,
+}
+
+/// A string token written in the current window: its bytes in `out`, and its text.
+struct Pending<'a> {
+    start: usize,
+    end: usize,
+    text: &'a str,
+}
+
+/// An array being written.
+struct Frame<'a> {
+    items: &'a [Json],
+    /// The item being written, and where it starts in `out`.
+    item: usize,
+    start: usize,
+    /// A private-key block opens at this item: write it again from there.
+    restart: Option<usize>,
+    /// (item, start) of the object items begun in the current window.
+    objects: Vec<(usize, usize)>,
+}
+
+#[derive(Default)]
+struct MaskWriter<'a> {
+    out: Vec<u8>,
+    count: usize,
+    /// Start of the window not yet scanned (always a token boundary).
+    window: usize,
+    pending: Vec<Pending<'a>>,
+    candidates: Vec<Candidate>,
+    blocks: Vec<(usize, u64)>,
+    scratch: Vec<u8>,
+    frames: Vec<Frame<'a>>,
+    /// Set by a window that cut the text back to an item: return up to its array.
+    unwind: bool,
+    /// Something the streaming path cannot place: take the tree pass.
+    bail: bool,
+}
+
+fn write_str(out: &mut Vec<u8>, s: &str) {
+    // Writing to a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, s);
+}
+
+impl<'a> MaskWriter<'a> {
+    fn string(&mut self, s: &'a str) {
+        let start = self.out.len();
+        write_str(&mut self.out, s);
+        self.pending.push(Pending {
+            start,
+            end: self.out.len(),
+            text: s,
+        });
+        if self.out.len() - self.window >= WINDOW {
+            self.flush();
         }
     }
-    let changed = last_of;
-    let mut out = String::with_capacity(text.len() + 64);
-    let mut last = 0usize;
-    for (i, tok) in &changed {
-        let Some(&(a, b)) = spans.get(*i) else {
-            continue;
+
+    fn stop(&self) -> bool {
+        self.unwind || self.bail
+    }
+
+    fn write(&mut self, value: &'a Json) {
+        match value {
+            Json::Str(s) => self.string(s),
+            Json::Arr(items) => self.array(items),
+            Json::Obj(members) => self.object(members),
+            scalar => super::json::write_scalar(&mut self.out, scalar),
+        }
+    }
+
+    fn array(&mut self, items: &'a [Json]) {
+        self.out.push(b'[');
+        let depth = self.frames.len();
+        self.frames.push(Frame {
+            items,
+            item: 0,
+            start: self.out.len(),
+            restart: None,
+            objects: Vec::new(),
+        });
+        let mut j = 0;
+        let mut comma = false;
+        loop {
+            if j == items.len() {
+                // A block opening in this array must be found while it is open:
+                // scan now if a line text of it is still in the window.
+                if !items.is_empty() && self.frames[depth].start >= self.window {
+                    self.flush();
+                }
+                if !self.unwind {
+                    break;
+                }
+            } else {
+                if comma {
+                    self.out.push(b',');
+                }
+                let f = &mut self.frames[depth];
+                f.item = j;
+                f.start = self.out.len();
+                if matches!(items[j], Json::Obj(_)) {
+                    f.objects.push((j, f.start));
+                }
+                self.write(&items[j]);
+                comma = true;
+                j += 1;
+            }
+            if self.bail {
+                return;
+            }
+            if self.unwind {
+                match self.frames[depth].restart.take() {
+                    Some(k) => {
+                        self.unwind = false;
+                        j = self.across(items, k);
+                        if self.bail {
+                            return;
+                        }
+                    }
+                    None => {
+                        self.frames.pop();
+                        return;
+                    }
+                }
+            }
+        }
+        self.out.push(b']');
+        self.frames.pop();
+    }
+
+    /// Items `k..` of an array, from the item that opens a private-key block to the
+    /// one that closes it, as the tree pass writes them (`mask_pem_across`, then
+    /// each item masked); returns the item after them. Only these items are cloned.
+    fn across(&mut self, items: &[Json], k: usize) -> usize {
+        let mut i = k;
+        while let Some(item) = items.get(i) {
+            let Some(text) = line_text_ref(item) else {
+                break;
+            };
+            if i > k {
+                self.out.push(b',');
+            }
+            // The line text as the block pass leaves it; None: the placeholder alone.
+            let mut done = false;
+            let line = if i == k {
+                let Some(start) = open_block_start(text) else {
+                    self.bail = true;
+                    return i;
+                };
+                self.count += 1;
+                Some(format!("{}{PLACEHOLDER}", &text[..start]))
+            } else {
+                pem_end(text, 0).map(|end| {
+                    done = true;
+                    format!("{PLACEHOLDER}{}", &text[end..])
+                })
+            };
+            match item {
+                // Most lines of a block: no copy of the item, and nothing left to mask.
+                Json::Str(_) => match line {
+                    // The placeholder masks to itself (`idempotent_and_bearer_after_key`).
+                    None => write_str(&mut self.out, PLACEHOLDER),
+                    Some(line) => match mask_str(&line) {
+                        Some((masked, n)) => {
+                            self.count += n;
+                            write_str(&mut self.out, &masked);
+                        }
+                        None => write_str(&mut self.out, &line),
+                    },
+                },
+                _ => {
+                    let mut item = item.clone();
+                    if let Some(s) = line_text(&mut item) {
+                        *s = line.unwrap_or_else(|| PLACEHOLDER.to_string());
+                    }
+                    self.count += mask_tree(&mut item);
+                    let mut w = super::json::Writer::default();
+                    w.out = std::mem::take(&mut self.out);
+                    w.write(&item);
+                    self.out = w.out;
+                }
+            }
+            self.window = self.out.len();
+            i += 1;
+            if done {
+                break;
+            }
+        }
+        i
+    }
+
+    fn object(&mut self, members: &'a [(String, Json)]) {
+        self.out.push(b'{');
+        for (i, (k, v)) in members.iter().enumerate() {
+            if i > 0 {
+                self.out.push(b',');
+            }
+            // `{"password": "hunter2"}`: the key=value format, serialized. The tree
+            // pass decides on the masked key, so this does too.
+            if let Json::Str(s) = v {
+                if !s.is_empty() && s != PLACEHOLDER && is_secret_key(k) {
+                    let (key, n) = mask_str(k).unwrap_or_else(|| (k.clone(), 0));
+                    if is_secret_key(&key) {
+                        write_str(&mut self.out, &key);
+                        self.out.push(b':');
+                        write_str(&mut self.out, PLACEHOLDER);
+                        self.count += n + 1;
+                        continue;
+                    }
+                }
+            }
+            self.string(k);
+            if self.stop() {
+                return;
+            }
+            self.out.push(b':');
+            self.write(v);
+            if self.stop() {
+                return;
+            }
+        }
+        self.out.push(b'}');
+    }
+
+    /// The array item whose line text is `p` (a string of the window), if any.
+    fn item_of(&self, p: &Pending<'a>) -> Option<Tag> {
+        // At most this many items fit in the window (a digit and a comma each).
+        let span = (self.out.len() - self.window) / 2 + 2;
+        for (depth, f) in self.frames.iter().enumerate().rev() {
+            let lo = f.item.saturating_sub(span);
+            for k in (lo..=f.item).rev() {
+                let Some(item) = f.items.get(k) else { continue };
+                if line_text_ref(item).is_some_and(|s| std::ptr::eq(s, p.text)) {
+                    let start = match item {
+                        Json::Str(_) => p.start,
+                        _ if k == f.item => f.start,
+                        // An object item begun before the window cannot be cut to.
+                        _ => f
+                            .objects
+                            .iter()
+                            .rev()
+                            .find(|o| o.0 == k)
+                            .map_or(usize::MAX, |o| o.1),
+                    };
+                    return Some(Tag {
+                        depth,
+                        item: k,
+                        start,
+                    });
+                }
+            }
+        }
+        None
+    }
+
+    /// Scans the window, masks the strings with a candidate and re-writes the window
+    /// from the first one changed. A line text that opens a private-key block cuts
+    /// the window back to its item, for its array to write again (`across`).
+    fn flush(&mut self) {
+        let end = self.out.len();
+        let window = self.window;
+        let mut candidates = std::mem::take(&mut self.candidates);
+        candidates.clear();
+        scan(
+            &self.out[window..end],
+            window,
+            &mut candidates,
+            &mut self.blocks,
+        );
+        let pending = std::mem::take(&mut self.pending);
+        let at = |c: &Candidate| {
+            let i = pending.partition_point(|p| p.end <= c.at);
+            pending.get(i).filter(|p| p.start <= c.at).map(|p| (i, p))
         };
-        if a < last {
-            continue;
+        let mut cut: Option<Tag> = None;
+        for c in candidates.iter().filter(|c| c.pem) {
+            let Some((_, p)) = at(c) else { continue };
+            if open_block_start(p.text).is_none() {
+                continue;
+            }
+            if let Some(tag) = self.item_of(p) {
+                if tag.start < window || tag.start > end {
+                    self.bail = true;
+                }
+                cut = Some(tag);
+                break;
+            }
         }
-        out.push_str(&text[last..a]);
-        out.push_str(tok);
-        last = b;
+        let stop = cut.map_or(end, |t| t.start.min(end));
+        let mut replaced: Vec<(usize, usize, String)> = Vec::new();
+        let mut last_hit = usize::MAX;
+        for c in candidates.iter().take_while(|c| c.at < stop) {
+            let Some((i, p)) = at(c) else { continue };
+            if i == last_hit {
+                continue;
+            }
+            last_hit = i;
+            if let Some((masked, n)) = mask_str(p.text) {
+                self.count += n;
+                replaced.push((p.start, p.end, masked));
+            }
+        }
+        self.candidates = candidates;
+        self.pending = pending;
+        self.pending.clear();
+        if self.bail {
+            return;
+        }
+        // From the last, so the earlier offsets stay put: each moves only the
+        // window's tail, which is in cache.
+        self.out.truncate(stop);
+        for (a, b, masked) in replaced.iter().rev() {
+            self.scratch.clear();
+            write_str(&mut self.scratch, masked);
+            self.out.splice(*a..*b, self.scratch.iter().copied());
+        }
+        self.window = self.out.len();
+        for f in &mut self.frames {
+            f.objects.clear();
+        }
+        if let Some(tag) = cut {
+            if let Some(f) = self.frames.get_mut(tag.depth) {
+                f.restart = Some(tag.item);
+                self.unwind = true;
+            }
+        }
     }
-    out.push_str(&text[last..]);
-    (out, n)
+}
+
+/// `line_text` without changing anything.
+fn line_text_ref(item: &Json) -> Option<&str> {
+    match item {
+        Json::Str(s) => Some(s),
+        Json::Obj(_) => item.get("text").and_then(Json::as_str),
+        _ => None,
+    }
+}
+
+/// A place in the JSON text where a secret may start: inside the string token that
+/// may hold it. `pem`: a `-----BEGIN ` line.
+struct Candidate {
+    at: usize,
+    pem: bool,
+}
+
+/// Byte triples, as nibble classes: bit b of `LO[x & 15] & HI[x >> 4]` of the table
+/// for a position says byte x may be at that position of pattern b, and a triple
+/// (t[i-1], t[i], t[i+1]) is a candidate when some bit is set at all three. Every
+/// secret format has one of these triples, in the serialized (escaped) text too:
+/// 0: g h/i o/p/t (ghp_, gho_, github_pat_); 1: s/x k/o -/x (sk-, xox);
+/// 3: - - - (-----BEGIN); 4: A/B K/S/e I/a (AKIA, ASIA, Bearer);
+/// then a key name, blanks or quotes (`\t` and `\"` escaped), `=` or `:`:
+/// 5: the key's last two letters (r w e, or the `\` of `\t`, then d t n y), the sign;
+/// 6: its last letter, a blank or quote, the sign; 7: two blanks or quotes, the sign;
+/// 2: the `\` of `\"`, the quote, the sign.
+/// Nibble products admit a few more bytes than listed (harmless: `verify` decides);
+/// `tests::triples_cover_the_table` keeps this in step with `data/redaction.txt`.
+struct Triples {
+    lo: [[u8; 16]; 3],
+    hi: [[u8; 16]; 3],
+}
+
+const fn triples() -> Triples {
+    const fn set(table: &mut [u8; 16], nibbles: &[u8], bit: u8) {
+        let mut i = 0;
+        while i < nibbles.len() {
+            table[nibbles[i] as usize] |= 1 << bit;
+            i += 1;
+        }
+    }
+    let mut t = Triples {
+        lo: [[0; 16]; 3],
+        hi: [[0; 16]; 3],
+    };
+    const LETTERS: &[u8] = &[0x4, 0x5, 0x6, 0x7];
+    const SIGN: (&[u8], &[u8]) = (&[0xa, 0xd], &[0x3]);
+    const KEY_END: (&[u8], &[u8]) = (&[0x4, 0x9, 0xe], LETTERS);
+    const BLANK: (&[u8], &[u8]) = (&[0x0, 0x2, 0x7], &[0x2, 0x6]);
+    // (bit, [(lo nibbles, hi nibbles) at i-1, i, i+1])
+    let rows: [(u8, [(&[u8], &[u8]); 3]); 8] = [
+        (
+            0,
+            [
+                (&[0x7], &[0x6]),
+                (&[0x8, 0x9], &[0x6]),
+                (&[0x0, 0x4, 0xf], &[0x6, 0x7]),
+            ],
+        ),
+        (
+            1,
+            [
+                (&[0x3, 0x8], &[0x7]),
+                (&[0xb, 0xf], &[0x6]),
+                (&[0x8, 0xd], &[0x2, 0x7]),
+            ],
+        ),
+        (2, [(&[0xc], &[0x5]), BLANK, SIGN]),
+        (3, [(&[0xd], &[0x2]), (&[0xd], &[0x2]), (&[0xd], &[0x2])]),
+        (
+            4,
+            [
+                (&[0x1, 0x2], &[0x4]),
+                (&[0x3, 0x5, 0xb], &[0x4, 0x5, 0x6]),
+                (&[0x1, 0x9], &[0x4, 0x6]),
+            ],
+        ),
+        (5, [(&[0x2, 0x5, 0x7, 0xc], LETTERS), KEY_END, SIGN]),
+        (6, [KEY_END, BLANK, SIGN]),
+        (7, [BLANK, BLANK, SIGN]),
+    ];
+    let mut r = 0;
+    while r < rows.len() {
+        let (bit, cols) = rows[r];
+        let mut c = 0;
+        while c < 3 {
+            set(&mut t.lo[c], cols[c].0, bit);
+            set(&mut t.hi[c], cols[c].1, bit);
+            c += 1;
+        }
+        r += 1;
+    }
+    t
+}
+
+static TRIPLES: Triples = triples();
+
+/// Candidates of `t` (the window of text at offset `base`), in order. `hits` is
+/// scratch space for the SIMD paths.
+fn scan(t: &[u8], base: usize, out: &mut Vec<Candidate>, hits: &mut Vec<(usize, u64)>) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512bw") {
+            // SAFETY: AVX-512BW is present (checked just above).
+            unsafe { scan_avx512(t, base, out, hits) };
+            return;
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: AVX2 is present (checked just above).
+            unsafe { scan_avx2(t, base, out, hits) };
+            return;
+        }
+    }
+    scan_scalar(t, base, out);
+}
+
+fn triple_class(t: &[u8], i: usize) -> u8 {
+    let x = &TRIPLES;
+    let mut c = 0xff;
+    for (k, &b) in t[i - 1..=i + 1].iter().enumerate() {
+        c &= x.lo[k][usize::from(b & 15)] & x.hi[k][usize::from(b >> 4)];
+    }
+    c
+}
+
+/// The triples checked one at a time: where no SIMD is available.
+fn scan_scalar(t: &[u8], base: usize, out: &mut Vec<Candidate>) {
+    for i in 1..t.len().saturating_sub(1) {
+        if triple_class(t, i) != 0 {
+            verify(t, i, base, out);
+        }
+    }
+}
+
+/// Runs `$block` (a SIMD block of `$w` triples centred at `p + 1 ..`, reading
+/// `p .. p + $w + 2`) over all of `t`: in place while blocks fit, then over a
+/// zero-padded copy of the tail (a zero byte is in no triple). Verifies the bits
+/// found after the blocks, so the loop keeps its registers.
+macro_rules! scan_blocks {
+    ($t:expr, $base:expr, $out:expr, $hits:expr, $w:expr, $block:expr) => {{
+        let t: &[u8] = $t;
+        // One slot per block, written every time and kept when it has bits: no
+        // branch on what the text holds.
+        let hits: &mut Vec<(usize, u64)> = $hits;
+        hits.clear();
+        hits.resize(t.len() / $w + 4, (0, 0));
+        let mut n = 0usize;
+        let mut i = 1usize;
+        while i + $w + 1 <= t.len() {
+            // SAFETY: t[i - 1 .. i + $w + 1] is in bounds.
+            let bits: u64 = unsafe { $block(t.as_ptr().add(i - 1)) };
+            if let Some(slot) = hits.get_mut(n) {
+                *slot = (i, bits);
+            }
+            n += usize::from(bits != 0);
+            i += $w;
+        }
+        hits.truncate(n);
+        if i + 1 < t.len() {
+            let mut pad = [0u8; 2 * $w + 2];
+            let rest = &t[i - 1..];
+            pad[..rest.len()].copy_from_slice(rest);
+            let mut j = 0;
+            while j + 2 < rest.len() {
+                // SAFETY: pad[j .. j + $w + 2] is in bounds (rest.len() <= $w + 1).
+                let bits: u64 = unsafe { $block(pad.as_ptr().add(j)) };
+                if bits != 0 {
+                    hits.push((i + j, bits));
+                }
+                j += $w;
+            }
+        }
+        for &(at, mut bits) in hits.iter() {
+            while bits != 0 {
+                let c = at + bits.trailing_zeros() as usize;
+                if c + 1 < t.len() {
+                    verify(t, c, $base, $out);
+                }
+                bits &= bits - 1;
+            }
+        }
+    }};
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn scan_avx2(t: &[u8], base: usize, out: &mut Vec<Candidate>, hits: &mut Vec<(usize, u64)>) {
+    use std::arch::x86_64::*;
+    let x = &TRIPLES;
+    // Macros, not closures: the intrinsics must inline into this AVX2 function.
+    macro_rules! table {
+        ($x:expr) => {
+            // SAFETY: a 16-byte table.
+            _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128($x.as_ptr().cast()) })
+        };
+    }
+    let lo = [table!(x.lo[0]), table!(x.lo[1]), table!(x.lo[2])];
+    let hi = [table!(x.hi[0]), table!(x.hi[1]), table!(x.hi[2])];
+    let nib = _mm256_set1_epi8(0x0f);
+    let zero = _mm256_setzero_si256();
+    let block = |p: *const u8| {
+        let class = |k: usize| {
+            // SAFETY: the caller makes p[k .. k + 32] readable.
+            let v = unsafe { _mm256_loadu_si256(p.add(k).cast()) };
+            let l = _mm256_shuffle_epi8(lo[k], _mm256_and_si256(v, nib));
+            let h = _mm256_shuffle_epi8(hi[k], _mm256_and_si256(_mm256_srli_epi16(v, 4), nib));
+            _mm256_and_si256(l, h)
+        };
+        let c = _mm256_and_si256(_mm256_and_si256(class(0), class(1)), class(2));
+        u64::from(!(_mm256_movemask_epi8(_mm256_cmpeq_epi8(c, zero)) as u32))
+    };
+    scan_blocks!(t, base, out, hits, 32, block);
+}
+
+/// `scan_avx2` 64 bytes at a time.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw")]
+unsafe fn scan_avx512(
+    t: &[u8],
+    base: usize,
+    out: &mut Vec<Candidate>,
+    hits: &mut Vec<(usize, u64)>,
+) {
+    use std::arch::x86_64::*;
+    let x = &TRIPLES;
+    macro_rules! table {
+        ($x:expr) => {
+            // SAFETY: a 16-byte table.
+            _mm512_broadcast_i32x4(unsafe { _mm_loadu_si128($x.as_ptr().cast()) })
+        };
+    }
+    let lo = [table!(x.lo[0]), table!(x.lo[1]), table!(x.lo[2])];
+    let hi = [table!(x.hi[0]), table!(x.hi[1]), table!(x.hi[2])];
+    let nib = _mm512_set1_epi8(0x0f);
+    let block = |p: *const u8| {
+        let nibbles = |k: usize| {
+            // SAFETY: the caller makes p[k .. k + 64] readable.
+            let v = unsafe { _mm512_loadu_si512(p.add(k).cast()) };
+            (
+                _mm512_and_si512(v, nib),
+                _mm512_and_si512(_mm512_srli_epi16(v, 4), nib),
+            )
+        };
+        let (l0, h0) = nibbles(0);
+        let (l1, h1) = nibbles(1);
+        let (l2, h2) = nibbles(2);
+        // 0x80: a AND b AND c.
+        let a = _mm512_ternarylogic_epi32::<0x80>(
+            _mm512_shuffle_epi8(lo[0], l0),
+            _mm512_shuffle_epi8(hi[0], h0),
+            _mm512_shuffle_epi8(lo[1], l1),
+        );
+        let b = _mm512_ternarylogic_epi32::<0x80>(
+            _mm512_shuffle_epi8(hi[1], h1),
+            _mm512_shuffle_epi8(lo[2], l2),
+            _mm512_shuffle_epi8(hi[2], h2),
+        );
+        _mm512_test_epi8_mask(a, b)
+    };
+    scan_blocks!(t, base, out, hits, 64, block);
+}
+
+/// Checks the triple centred at `i` of `t` (the text at `base`): a format's literal
+/// starting at `i - 1`, or a key name before blanks/quotes (maybe escaped) and a
+/// single `=` or `:` at `i + 1`.
+fn verify(t: &[u8], i: usize, base: usize, out: &mut Vec<Candidate>) {
+    let Some(&sign) = t.get(i + 1) else { return };
+    if sign != b'=' && sign != b':' {
+        const LITERALS: [&[u8]; 8] = [
+            b"ghp_",
+            b"gho_",
+            b"github_pat_",
+            b"sk-",
+            b"xox",
+            b"Bearer",
+            b"AKIA",
+            b"ASIA",
+        ];
+        let Some(rest) = i.checked_sub(1).and_then(|s| t.get(s..)) else {
+            return;
+        };
+        if rest.starts_with(b"-----BEGIN ") {
+            out.push(Candidate {
+                at: base + i - 1,
+                pem: true,
+            });
+        } else if LITERALS.iter().any(|l| rest.starts_with(l)) {
+            out.push(Candidate {
+                at: base + i - 1,
+                pem: false,
+            });
+        }
+        return;
+    }
+    // `==` and `::` are code, never an assignment.
+    if let Some(&next) = t.get(i + 2) {
+        if next == b'=' || (sign == b':' && next == b':') {
+            return;
+        }
+    }
+    // Back from the sign over what `key_value` allows between key and sign, as
+    // escaped in JSON (`\t`, `\"`); a key name may end at any of these stops.
+    let mut k = i + 1;
+    loop {
+        if let Some(len) = key_name_before(&t[..k]) {
+            out.push(Candidate {
+                at: base + k - len,
+                pem: false,
+            });
+            return;
+        }
+        match k.checked_sub(1).map(|j| t[j]) {
+            Some(b' ' | b'"' | b'\'' | b'`' | b'\\') => k -= 1,
+            Some(b't') if k >= 2 && t[k - 2] == b'\\' => k -= 2,
+            _ => return,
+        }
+    }
+}
+
+/// The length of the key name `t` ends with, ignoring case.
+fn key_name_before(t: &[u8]) -> Option<usize> {
+    // Every key name ends in one of r/w/e then d/t/n/y: most stops fail here.
+    let [.., before, last] = t else { return None };
+    if !matches!(last | 0x20, b'd' | b't' | b'n' | b'y')
+        || !matches!(before | 0x20, b'r' | b'w' | b'e')
+    {
+        return None;
+    }
+    formats()
+        .keys
+        .iter()
+        .find(|k| t.len() >= k.len() && t[t.len() - k.len()..].eq_ignore_ascii_case(k.as_bytes()))
+        .map(String::len)
 }
 
 /// A batch this large is searched at once: big enough that the per-search cost
@@ -579,14 +1194,6 @@ struct Walk<'a> {
     arrays: &'a [(usize, usize)],
     next_array: usize,
     pem_hits: &'a [usize],
-    /// Strings the walk changed: (index, new JSON token), for splicing into text.
-    changed: Vec<(usize, String)>,
-    /// A block masked across an array changed strings not listed in `changed`.
-    across: bool,
-}
-
-fn json_token(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_default()
 }
 
 impl Walk<'_> {
@@ -599,13 +1206,8 @@ impl Walk<'_> {
     fn mask(&mut self, value: &mut Json) -> usize {
         match value {
             Json::Str(s) => {
-                let at = self.next;
                 if self.take() {
-                    let n = mask_in_place(s);
-                    if n > 0 {
-                        self.changed.push((at, json_token(s)));
-                    }
-                    n
+                    mask_in_place(s)
                 } else {
                     0
                 }
@@ -621,21 +1223,7 @@ impl Walk<'_> {
                     // In an array of strings, item j is string lo + j.
                     let plain = items.iter().all(|i| matches!(i, Json::Str(_)));
                     let opens: Vec<usize> = self.pem_hits[a..b].iter().map(|p| p - lo).collect();
-                    let mut touched = Vec::new();
-                    n = mask_pem_across_noting(
-                        items,
-                        plain.then_some(opens.as_slice()),
-                        &mut touched,
-                    );
-                    if plain {
-                        for j in touched {
-                            if let Some(Json::Str(s)) = items.get(j) {
-                                self.changed.push((lo + j, json_token(s)));
-                            }
-                        }
-                    } else {
-                        self.across |= n > 0;
-                    }
+                    n = mask_pem_across(items, plain.then_some(opens.as_slice()));
                 }
                 for item in items.iter_mut() {
                     n += self.mask(item);
@@ -645,20 +1233,14 @@ impl Walk<'_> {
             Json::Obj(members) => {
                 let mut n = 0;
                 for (k, v) in members.iter_mut() {
-                    let at = self.next;
                     let key_hit = self.take();
                     if key_hit {
-                        let masked = mask_in_place(k);
-                        if masked > 0 {
-                            self.changed.push((at, json_token(k)));
-                        }
-                        n += masked;
+                        n += mask_in_place(k);
                         // `{"password": "hunter2"}` is the key=value format, serialized.
                         if let Json::Str(s) = v {
                             if !s.is_empty() && s != PLACEHOLDER && is_secret_key(k) {
                                 *s = PLACEHOLDER.to_string();
                                 n += 1;
-                                self.changed.push((self.next, json_token(s)));
                                 // Keep the walk in step with `collect`.
                                 self.next += 1;
                                 continue;
@@ -701,12 +1283,7 @@ fn line_text(item: &mut Json) -> Option<&mut String> {
 /// array and whose END line is in a later one (or missing: then to the array's end)
 /// is masked across them.
 /// `opens`, when known, lists (ascending) the only items that can hold a BEGIN.
-/// `touched` receives the indices of the items it changed.
-fn mask_pem_across_noting(
-    items: &mut [Json],
-    opens: Option<&[usize]>,
-    touched: &mut Vec<usize>,
-) -> usize {
+fn mask_pem_across(items: &mut [Json], opens: Option<&[usize]>) -> usize {
     let mut count = 0;
     let mut i = 0;
     while i < items.len() {
@@ -726,14 +1303,12 @@ fn mask_pem_across_noting(
         };
         s.truncate(start);
         s.push_str(PLACEHOLDER);
-        touched.push(i);
         count += 1;
         i += 1;
         while i < items.len() {
             let Some(s) = line_text(&mut items[i]) else {
                 break;
             };
-            touched.push(i);
             i += 1;
             match pem_end(s, 0) {
                 Some(end) => {
@@ -751,10 +1326,7 @@ fn mask_pem_across_noting(
 /// Whether an object key names a secret (it ends with a key name of the table,
 /// case-insensitively): its string value is masked whole.
 fn is_secret_key(key: &str) -> bool {
-    let key = key.as_bytes();
-    formats().keys.iter().any(|k| {
-        key.len() >= k.len() && key[key.len() - k.len()..].eq_ignore_ascii_case(k.as_bytes())
-    })
+    key_name_before(key.as_bytes()).is_some()
 }
 
 /// The start of a private-key block in `s` that has no END after it in `s`.
@@ -917,6 +1489,136 @@ mod tests {
         assert_eq!(
             j.to_string_compact(),
             r#"["x","[REDACTED_SECRET]","[REDACTED_SECRET]","[REDACTED_SECRET]","y"]"#
+        );
+    }
+
+    /// The scanner's byte triples are written for the table's current formats: a
+    /// key name, prefix or label added to `data/redaction.txt` that they do not
+    /// cover fails here, not silently in the field.
+    #[test]
+    fn triples_cover_the_table() {
+        let f = super::formats();
+        let found = |text: &str| {
+            let mut c = Vec::new();
+            scan_scalar(text.as_bytes(), 0, &mut c);
+            c
+        };
+        for k in &f.keys {
+            let b = k.as_bytes();
+            assert!(
+                b.len() >= 2 && matches!(b[b.len() - 2], b'r' | b'w' | b'e'),
+                "{k}"
+            );
+            let upper = k.to_ascii_uppercase();
+            for key in [k.clone(), upper] {
+                // As escaped in JSON text: `\t` and `\"` between key and sign.
+                for gap in [
+                    "", " ", "  ", "'", "`", "\\\"", "\\t", " \\t", "\\t ", "' ", "\\\" ",
+                ] {
+                    for sign in ["=", ":"] {
+                        let text = format!("[\"{key}{gap}{sign}v\"]");
+                        assert!(
+                            found(&text)
+                                .iter()
+                                .any(|c| (2..2 + key.len()).contains(&c.at)),
+                            "{text}: no candidate in the key"
+                        );
+                    }
+                }
+            }
+        }
+        for p in &f.prefixes {
+            let text = format!("[\"x {}abc\"]", p.prefix);
+            assert!(found(&text).iter().any(|c| c.at == 4), "{text}");
+        }
+        for word in ["Bearer", "AKIA", "ASIA"] {
+            let text = format!("[\"x {word}\"]");
+            assert!(found(&text).iter().any(|c| c.at == 4), "{text}");
+        }
+        for l in &f.pem_labels {
+            let text = format!("[\"-----BEGIN {l}-----\"]");
+            assert!(found(&text).iter().any(|c| c.at == 2 && c.pem), "{text}");
+        }
+    }
+
+    /// The SIMD scans find exactly what the one-at-a-time scan finds, at every
+    /// length and alignment (the padded tail included).
+    #[test]
+    fn simd_scan_equals_scalar_scan() {
+        let alphabet: &[u8] = b"ab tdnyeErRwWgGhisk-xoAKSIBea=:\\\"'`_ \n-----BEGIN token Password";
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for round in 0..400 {
+            let len = (next() % 700) as usize + round % 3;
+            let text: Vec<u8> = (0..len)
+                .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                .collect();
+            let mut want = Vec::new();
+            scan_scalar(&text, 7, &mut want);
+            let mut got = Vec::new();
+            scan(&text, 7, &mut got, &mut Vec::new());
+            let key = |c: &Vec<Candidate>| c.iter().map(|c| (c.at, c.pem)).collect::<Vec<_>>();
+            assert_eq!(key(&got), key(&want), "{}", String::from_utf8_lossy(&text));
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                let mut avx2 = Vec::new();
+                // SAFETY: AVX2 is present (checked just above).
+                unsafe { scan_avx2(&text, 7, &mut avx2, &mut Vec::new()) };
+                assert_eq!(key(&avx2), key(&want));
+            }
+        }
+    }
+
+    /// A window boundary, a block across many windows, and an object item whose
+    /// `text` opens a block: the streaming writer still prints what the tree pass
+    /// prints.
+    #[test]
+    fn fused_writer_across_windows() {
+        let mut lines = Vec::new();
+        for i in 0..3000 {
+            lines.push(Json::str(match i % 700 {
+                // Built, so a `read` of this file does not open a block here.
+                5 => format!("x -----{} RSA PRIVATE KEY-----", "BEGIN"),
+                6..=400 => format!("MIIE{i}abcdefghij token=zz{i}"),
+                401 => "-----END RSA PRIVATE KEY----- Api_Key\t= 'k1'".to_string(),
+                402 if i < 700 => format!("PASSWORD\"  :\"p\" -----{} PRIVATE KEY-----", "BEGIN"),
+                _ => format!("line {i} secret_key = v{i} tokens=1 x == y a::b"),
+            }));
+        }
+        let items: Vec<Json> = (0..400)
+            .map(|i| {
+                let mut o = Json::obj();
+                o.push("offset", Json::UInt(i));
+                o.push(
+                    "text",
+                    Json::str(if i % 97 == 3 {
+                        format!("-----{} OPENSSH PRIVATE KEY-----", "BEGIN")
+                    } else {
+                        format!("text {i} auth_token: abc{i}")
+                    }),
+                );
+                o
+            })
+            .collect();
+        let mut tree = Json::obj();
+        tree.push("lines", Json::Arr(lines));
+        tree.push("strings", Json::Arr(items));
+        tree.push("DB_PASSWORD", Json::str("hunter2"));
+        let mut a = tree.clone();
+        let n = mask_tree(&mut a);
+        let mut b = tree.clone();
+        let (text, m) = write_masked(&mut b);
+        assert_eq!(text, a.to_string_compact());
+        assert_eq!(n, m);
+        assert!(n > 800, "{n}");
+        assert!(
+            !TOOK_TREE_PASS.with(|t| t.get()),
+            "the streaming path gave up"
         );
     }
 }

@@ -340,3 +340,54 @@ proptest! {
         prop_assert_eq!(text, a.to_string_compact());
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+    /// The streaming writer on envelopes larger than its scan window, with keys in
+    /// any case, tabs and quotes between key and sign (escaped in JSON), blocks
+    /// opened in one window and closed in another, and object items with `text`:
+    /// byte for byte what masking the tree and serializing it prints.
+    #[test]
+    fn streaming_writer_equals_tree_pass_on_large_envelopes(
+        parts in proptest::collection::vec(
+            prop_oneof![
+                6 => "[ -~]{0,60}",
+                2 => "[a-z ]{0,10}(pAsSwOrD|TOKEN|Api_Key|client_SECRET|passwd|x_token|tokens)[ \t\"'`]{0,3}[=:]{1,2}[ \t]?[\"']?[a-z0-9]{0,10}",
+                1 => "[a-z ]{0,6}(ghp_|sk-|xoxb-|AKIA|Bearer |github_pat_)[A-Za-z0-9]{0,24}",
+                1 => Just("k -----BEGIN RSA PRIVATE KEY-----".to_string()),
+                1 => Just("-----END RSA PRIVATE KEY----- token: t1".to_string()),
+                1 => Just("-----BEGIN PGP PRIVATE KEY BLOCK----- -----END PGP x-----".to_string()),
+            ],
+            150..400,
+        ),
+        copies in 1usize..4,
+        with_objects in any::<bool>(),
+    ) {
+        use aitools::protocol::{Json, redact};
+        let lines: Vec<String> = (0..copies).flat_map(|_| parts.iter().cloned()).collect();
+        let mut tree = Json::obj();
+        tree.push("path", Json::str("a.rs"));
+        tree.push("lines", Json::Arr(lines.iter().map(|p| Json::str(p.clone())).collect()));
+        if with_objects {
+            let items = lines
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    let mut o = Json::obj();
+                    o.push("line", Json::UInt(i as u64));
+                    o.push("text", Json::str(p.clone()));
+                    o.push("context", Json::Arr(vec![Json::str(p.clone()), Json::Int(1)]));
+                    o
+                })
+                .collect();
+            tree.push("matches", Json::Arr(items));
+        }
+        tree.push("Secret_Key", Json::str("v"));
+        let mut a = tree.clone();
+        let n = redact::mask_tree(&mut a);
+        let mut b = tree.clone();
+        let (text, m) = redact::write_masked(&mut b);
+        prop_assert_eq!(text, a.to_string_compact());
+        prop_assert_eq!(n, m);
+    }
+}
