@@ -12,18 +12,7 @@ use crate::workspace::{Ctx, boundary, paths};
 use clap::Args;
 use std::path::{Path, PathBuf};
 
-const ERRORS: &[&str] = &[
-    code::ARGUMENT_INVALID,
-    code::NOT_FOUND,
-    code::OUTSIDE_WORKSPACE,
-    code::REDACTED_INPUT,
-    code::EXISTS,
-    code::NOT_A_FILE,
-    code::BUSY,
-    code::IO,
-    code::INTERNAL,
-    code::TARGET_CHANGED,
-];
+const ERRORS: &[&str] = crate::write_error_codes![];
 
 fn opts(dry_run: bool) -> WriteOptions {
     WriteOptions { dry_run }
@@ -248,19 +237,7 @@ pub const COPY: CommandSpec = CommandSpec {
         field("files", "Files copied."),
         field("skipped", "[{path,reason}] entries not copied."),
     ],
-    error_codes: &[
-        code::ARGUMENT_INVALID,
-        code::NOT_FOUND,
-        code::OUTSIDE_WORKSPACE,
-        code::REDACTED_INPUT,
-        code::EXISTS,
-        code::NOT_A_FILE,
-        code::BUSY,
-        code::IO,
-        code::INTERNAL,
-        code::TARGET_CHANGED,
-        code::TOO_LARGE,
-    ],
+    error_codes: crate::write_error_codes![code::TOO_LARGE],
     writes: true,
     tx: true,
     workspace: true,
