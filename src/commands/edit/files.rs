@@ -18,11 +18,6 @@ fn opts(dry_run: bool) -> WriteOptions {
     WriteOptions { dry_run }
 }
 
-/// Whether anything is at `p` in the command's view (the tx's, with --tx).
-fn exists_entry(ctx: &Ctx, p: &Path) -> Result<bool, CmdError> {
-    view::exists(ctx, p)
-}
-
 fn not_found(command: &str, shown: &str) -> CmdError {
     error::io_error(
         command,
@@ -91,7 +86,7 @@ pub fn delete(ctx: &Ctx, a: &DeleteArgs) -> Result<Output, CmdError> {
     let abs = ctx.path_arg(&a.path)?;
     let done = write::run(ctx, &opts(a.dry_run), || {
         let shown = ctx.display_path(&abs);
-        if !exists_entry(ctx, &abs)? {
+        if !view::exists(ctx, &abs)? {
             return Err(not_found("delete", &a.path));
         }
         guard_path(ctx, &expect, &a.path, &abs, &shown, true)?;
@@ -184,7 +179,7 @@ pub fn mv(ctx: &Ctx, a: &MoveArgs) -> Result<Output, CmdError> {
     let src = ctx.path_arg(&a.src)?;
     let dst = ctx.path_arg(&a.dst)?;
     let done = write::run(ctx, &opts(a.dry_run), || {
-        if !exists_entry(ctx, &src)? {
+        if !view::exists(ctx, &src)? {
             return Err(not_found("move", &a.src));
         }
         let shown = ctx.display_path(&src);
@@ -300,7 +295,7 @@ pub fn copy(ctx: &Ctx, a: &CopyArgs) -> Result<Output, CmdError> {
             ));
         }
         let shown = ctx.display_path(&dst);
-        if exists_entry(ctx, &dst)? {
+        if view::exists(ctx, &dst)? {
             return Err(exists_error(
                 &shown,
                 "Copy into a path that does not exist yet.",
