@@ -2,6 +2,7 @@
 //! under its first word for `tx commit`-style names), plus the global options. clap
 //! never prints: help and version are ours, and every parse error becomes an envelope.
 
+use crate::protocol::registry::CommandSpec;
 use crate::registry;
 use clap::{Arg, ArgAction, Command};
 
@@ -20,6 +21,20 @@ fn globals(cmd: Command) -> Command {
 
 /// The whole tree.
 pub fn build() -> Command {
+    build_from(registry::all())
+}
+
+/// The tree for one call: when the command words name a registered command, only
+/// that command (under its group) is built, which is most of a call's start-up;
+/// otherwise the whole tree, so clap's errors for unknown words stay the same.
+pub fn build_for(words: &[String]) -> Command {
+    match registry::find(&words.join(" ")) {
+        Some(spec) => build_from(std::iter::once(spec)),
+        None => build(),
+    }
+}
+
+fn build_from(specs: impl Iterator<Item = &'static CommandSpec>) -> Command {
     let mut root = globals(
         Command::new("aitools")
             .disable_help_flag(true)
@@ -29,7 +44,7 @@ pub fn build() -> Command {
             .arg_required_else_help(false),
     );
     let mut groups: Vec<(String, Command)> = Vec::new();
-    for spec in registry::all() {
+    for spec in specs {
         match spec.name.split_once(' ') {
             None => root = root.subcommand(spec.clap_command()),
             Some((group, _)) => {
@@ -90,7 +105,7 @@ pub fn command_words(argv: &[String]) -> Vec<String> {
         if registry::find(&joined).is_some() {
             return words;
         }
-        if words.len() == 1 && !registry::groups().contains(&a.as_str()) {
+        if words.len() == 1 && !registry::is_group(a) {
             return words;
         }
         if words.len() >= 2 {

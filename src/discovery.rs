@@ -65,7 +65,7 @@ pub fn run_schema(_ctx: &Ctx, args: &SchemaArgs) -> Result<Output, CmdError> {
         } else if let Some(spec) = registry::find(&words[i]) {
             details.push(spec.detail());
             i += 1;
-        } else if registry::groups().contains(&words[i].as_str()) {
+        } else if registry::is_group(&words[i]) {
             let prefix = format!("{} ", words[i]);
             details.extend(
                 registry::all()
@@ -126,7 +126,7 @@ pub fn unknown_command_error(word: &str, rest: &[String]) -> CmdError {
             ),
         );
     }
-    if registry::groups().contains(&word) {
+    if registry::is_group(word) {
         let subs: Vec<&str> = registry::all()
             .filter_map(|s| s.name.strip_prefix(&format!("{word} ")))
             .collect();

@@ -104,7 +104,7 @@ pub fn invoke(args: &[OsString]) -> Rendered {
     }
 
     let full = std::iter::once(OsString::from("aitools")).chain(args.iter().cloned());
-    let matches = match cli::build().try_get_matches_from(full) {
+    let matches = match cli::build_for(&words).try_get_matches_from(full) {
         Ok(m) => m,
         Err(e) => return clap_error(e, &words, &argv),
     };
@@ -216,9 +216,7 @@ fn clap_error(e: clap::Error, words: &[String], argv: &[String]) -> Rendered {
                 .skip(1)
                 .cloned()
                 .collect();
-            let group = words
-                .first()
-                .filter(|g| registry::groups().contains(&g.as_str()));
+            let group = words.first().filter(|g| registry::is_group(g));
             if let Some(group) = group.filter(|g| **g != word) {
                 let prefix = format!("{group} ");
                 let subs: Vec<&str> = registry::all()
@@ -236,7 +234,7 @@ fn clap_error(e: clap::Error, words: &[String], argv: &[String]) -> Rendered {
                         format!("aitools schema {group}"),
                     ),
                 )
-            } else if registry::groups().contains(&word.as_str()) || known.is_none() {
+            } else if registry::is_group(&word) || known.is_none() {
                 discovery::unknown_command_error(&word, &rest)
             } else {
                 CmdError::invalid_argument(&command, format!("Unknown subcommand {word}."))

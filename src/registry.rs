@@ -28,15 +28,10 @@ pub fn find(name: &str) -> Option<&'static CommandSpec> {
     all().find(|s| s.name == name)
 }
 
-/// Group words (`tx`, `code`): first words of multi-word command names.
-pub fn groups() -> Vec<&'static str> {
-    let mut g: Vec<&'static str> = all()
-        .filter_map(|s| s.name.split_once(' ').map(|(a, _)| a))
-        .collect();
-    g.dedup();
-    g.sort();
-    g.dedup();
-    g
+/// Whether `word` is a group word (`tx`, `code`): the first word of a multi-word
+/// command name.
+pub fn is_group(word: &str) -> bool {
+    all().any(|s| s.name.split_once(' ').is_some_and(|(g, _)| g == word))
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 //! envelope writer is tested against. The format lists are in `data/redaction.txt`.
 
 use super::json::Json;
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use std::ops::Range;
 use std::sync::OnceLock;
 
@@ -82,8 +82,11 @@ fn formats() -> &'static Formats {
         // Lowercase words searched in lowercased text: without ascii_case_insensitive
         // the automaton can use its SIMD (Teddy) prefilter.
         let words: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
+        // A contiguous NFA: the default DFA costs more to build than a typical
+        // call's whole envelope takes to scan, and every call builds it once.
         let finder = AhoCorasickBuilder::new()
             .match_kind(MatchKind::LeftmostLongest)
+            .kind(Some(AhoCorasickKind::ContiguousNFA))
             .build(&words)
             .unwrap_or_else(|_| {
                 AhoCorasick::new(["-----begin "]).expect("a one-word automaton always builds")

@@ -1259,6 +1259,28 @@ fn in_the_way(rel: &str) -> CmdError {
     )
 }
 
+/// The error codes every write can answer (arguments, paths, the guard, the lock,
+/// the commit), then the command's own, for command specs:
+/// `error_codes: crate::write_error_codes![code::NO_MATCH]`.
+#[macro_export]
+macro_rules! write_error_codes {
+    ($($extra:expr),* $(,)?) => {
+        &[
+            $crate::protocol::code::ARGUMENT_INVALID,
+            $crate::protocol::code::NOT_FOUND,
+            $crate::protocol::code::OUTSIDE_WORKSPACE,
+            $crate::protocol::code::REDACTED_INPUT,
+            $crate::protocol::code::EXISTS,
+            $crate::protocol::code::NOT_A_FILE,
+            $crate::protocol::code::BUSY,
+            $crate::protocol::code::IO,
+            $crate::protocol::code::INTERNAL,
+            $crate::protocol::code::TARGET_CHANGED,
+            $($extra),*
+        ]
+    };
+}
+
 /// The output fields every write shares, for command specs.
 pub const FIELD_CHANGES: crate::protocol::registry::Field = crate::protocol::registry::field(
     "changes",

@@ -260,17 +260,21 @@ pub fn ignore_source(root: &Path, no_ignore: bool) -> &'static str {
 }
 
 struct Glob {
-    matcher: GlobMatcher,
+    /// `None` for a glob without wildcards, which matches its own text exactly: most
+    /// exclude rows are names, and compiling one to a regex costs more than a scan
+    /// of a small tree.
+    matcher: Option<GlobMatcher>,
+    text: String,
     /// Matches the workspace-relative path rather than the base name.
     whole: bool,
 }
 
 impl Glob {
     fn is_match(&self, rel: &Path, base: &std::ffi::OsStr) -> bool {
-        if self.whole {
-            self.matcher.is_match(rel)
-        } else {
-            self.matcher.is_match(base)
+        let subject = if self.whole { rel.as_os_str() } else { base };
+        match &self.matcher {
+            Some(m) => m.is_match(subject),
+            None => subject.as_encoded_bytes() == self.text.as_bytes(),
         }
     }
 }
@@ -279,6 +283,13 @@ fn compile_glob(text: &str) -> Result<Glob, ScanError> {
     let body = text.trim_end_matches('/');
     let whole = body.contains('/');
     let body = body.trim_start_matches('/');
+    if !body.contains(['*', '?', '[', ']', '{', '}', '\\']) {
+        return Ok(Glob {
+            matcher: None,
+            text: body.to_string(),
+            whole,
+        });
+    }
     let matcher = GlobBuilder::new(body)
         .literal_separator(true)
         .backslash_escape(true)
@@ -288,7 +299,11 @@ fn compile_glob(text: &str) -> Result<Glob, ScanError> {
             message: e.kind().to_string(),
         })?
         .compile_matcher();
-    Ok(Glob { matcher, whole })
+    Ok(Glob {
+        matcher: Some(matcher),
+        text: String::new(),
+        whole,
+    })
 }
 
 /// The compiled filters of one scan.
@@ -903,5 +918,17 @@ mod tests {
             .map_err(|e| e.message())
             .expect("glob");
         assert!(g.is_match(Path::new("src/a/b/c.rs"), std::ffi::OsStr::new("c.rs")));
+        let g = compile_glob("src/main.rs")
+            .map_err(|e| e.message())
+            .expect("glob");
+        assert!(g.matcher.is_none());
+        assert!(g.is_match(Path::new("src/main.rs"), std::ffi::OsStr::new("main.rs")));
+        assert!(!g.is_match(Path::new("main.rs"), std::ffi::OsStr::new("main.rs")));
+        assert!(!g.is_match(Path::new("src/main.rsx"), std::ffi::OsStr::new("main.rsx")));
+        let g = compile_glob(".git/")
+            .map_err(|e| e.message())
+            .expect("glob");
+        assert!(g.is_match(Path::new("a/.git"), std::ffi::OsStr::new(".git")));
+        assert!(!g.is_match(Path::new("a/.gitx"), std::ffi::OsStr::new(".gitx")));
     }
 }

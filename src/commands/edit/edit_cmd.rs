@@ -49,15 +49,9 @@ pub const SPEC: CommandSpec = CommandSpec {
     description: "--old matches exactly first (also with the file's line endings), then line-wise ignoring leading and trailing whitespace, re-indenting --new from --old's indentation to the file's. More than one place is selection.ambiguous with candidates, never the first. Line selectors replace whole lines including their newline; --match replaces every selected line and needs --expect-count. --stdin reads {\"old\",\"new\"} or {\"edits\":[{old|between(+exclusive)|match(+invert,expect_count)..., new}]} applied in order, all or nothing; edits[] accept only content-based selectors. New text takes the line ending of the place it lands; BOM, other lines' endings and a missing final newline are kept.",
     args: <EditArgs as clap::Args>::augment_args,
     output_fields: &[
-        field(
-            "changes",
-            "[{path,action,from?,hash_before,hash_after,diff?,diff_truncated?}]; diff is cut at 200 lines.",
-        ),
-        field(
-            "op_id",
-            "The journal op (undo with `aitools undo <op_id>`); null when nothing changed.",
-        ),
-        field("dry_run", "With --dry-run: true; nothing was written."),
+        write::FIELD_CHANGES,
+        write::FIELD_OP_ID,
+        write::FIELD_DRY_RUN,
         field(
             "expect_count",
             "With --dry-run of a --match selection: the lines it selected, the value a real run passes as --expect-count.",
@@ -68,23 +62,13 @@ pub const SPEC: CommandSpec = CommandSpec {
             "Commands that continue (the whole diff when it was cut).",
         ),
     ],
-    error_codes: &[
-        code::ARGUMENT_INVALID,
-        code::NOT_FOUND,
-        code::OUTSIDE_WORKSPACE,
-        code::REDACTED_INPUT,
-        code::EXISTS,
-        code::NOT_A_FILE,
-        code::BUSY,
-        code::IO,
-        code::INTERNAL,
-        code::TARGET_CHANGED,
+    error_codes: crate::write_error_codes![
         code::COUNT_MISMATCH,
         code::NO_MATCH,
         code::AMBIGUOUS,
         code::SYNTAX_ERROR,
         code::UNSUPPORTED_LANGUAGE,
-        code::NOT_UTF8,
+        code::NOT_UTF8
     ],
     writes: true,
     tx: true,

@@ -12,26 +12,10 @@ use crate::workspace::{Ctx, boundary, paths};
 use clap::Args;
 use std::path::{Path, PathBuf};
 
-const ERRORS: &[&str] = &[
-    code::ARGUMENT_INVALID,
-    code::NOT_FOUND,
-    code::OUTSIDE_WORKSPACE,
-    code::REDACTED_INPUT,
-    code::EXISTS,
-    code::NOT_A_FILE,
-    code::BUSY,
-    code::IO,
-    code::INTERNAL,
-    code::TARGET_CHANGED,
-];
+const ERRORS: &[&str] = crate::write_error_codes![];
 
 fn opts(dry_run: bool) -> WriteOptions {
     WriteOptions { dry_run }
-}
-
-/// Whether anything is at `p` in the command's view (the tx's, with --tx).
-fn exists_entry(ctx: &Ctx, p: &Path) -> Result<bool, CmdError> {
-    view::exists(ctx, p)
 }
 
 fn not_found(command: &str, shown: &str) -> CmdError {
@@ -102,7 +86,7 @@ pub fn delete(ctx: &Ctx, a: &DeleteArgs) -> Result<Output, CmdError> {
     let abs = ctx.path_arg(&a.path)?;
     let done = write::run(ctx, &opts(a.dry_run), || {
         let shown = ctx.display_path(&abs);
-        if !exists_entry(ctx, &abs)? {
+        if !view::exists(ctx, &abs)? {
             return Err(not_found("delete", &a.path));
         }
         guard_path(ctx, &expect, &a.path, &abs, &shown, true)?;
@@ -195,7 +179,7 @@ pub fn mv(ctx: &Ctx, a: &MoveArgs) -> Result<Output, CmdError> {
     let src = ctx.path_arg(&a.src)?;
     let dst = ctx.path_arg(&a.dst)?;
     let done = write::run(ctx, &opts(a.dry_run), || {
-        if !exists_entry(ctx, &src)? {
+        if !view::exists(ctx, &src)? {
             return Err(not_found("move", &a.src));
         }
         let shown = ctx.display_path(&src);
@@ -248,19 +232,7 @@ pub const COPY: CommandSpec = CommandSpec {
         field("files", "Files copied."),
         field("skipped", "[{path,reason}] entries not copied."),
     ],
-    error_codes: &[
-        code::ARGUMENT_INVALID,
-        code::NOT_FOUND,
-        code::OUTSIDE_WORKSPACE,
-        code::REDACTED_INPUT,
-        code::EXISTS,
-        code::NOT_A_FILE,
-        code::BUSY,
-        code::IO,
-        code::INTERNAL,
-        code::TARGET_CHANGED,
-        code::TOO_LARGE,
-    ],
+    error_codes: crate::write_error_codes![code::TOO_LARGE],
     writes: true,
     tx: true,
     workspace: true,
@@ -323,7 +295,7 @@ pub fn copy(ctx: &Ctx, a: &CopyArgs) -> Result<Output, CmdError> {
             ));
         }
         let shown = ctx.display_path(&dst);
-        if exists_entry(ctx, &dst)? {
+        if view::exists(ctx, &dst)? {
             return Err(exists_error(
                 &shown,
                 "Copy into a path that does not exist yet.",

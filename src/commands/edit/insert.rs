@@ -58,15 +58,9 @@ pub const SPEC: CommandSpec = CommandSpec {
     description: "Content is inserted as whole lines (a missing final newline is added) in the file's line ending; --at start goes after a BOM; --at end ends a last line lacking a newline before appending. --before/--after with --match inserts at every matching line and needs --expect-count; with --range or --symbol it needs --expect-hash.",
     args: <InsertArgs as clap::Args>::augment_args,
     output_fields: &[
-        field(
-            "changes",
-            "[{path,action,from?,hash_before,hash_after,diff?,diff_truncated?}]; diff is cut at 200 lines.",
-        ),
-        field(
-            "op_id",
-            "The journal op (undo with `aitools undo <op_id>`); null when nothing changed.",
-        ),
-        field("dry_run", "With --dry-run: true; nothing was written."),
+        write::FIELD_CHANGES,
+        write::FIELD_OP_ID,
+        write::FIELD_DRY_RUN,
         field(
             "expect_count",
             "With --dry-run of a --match selection: the lines it selected, the value a real run passes as --expect-count.",
@@ -80,23 +74,13 @@ pub const SPEC: CommandSpec = CommandSpec {
             "Commands that continue (the whole diff when it was cut).",
         ),
     ],
-    error_codes: &[
-        code::ARGUMENT_INVALID,
-        code::NOT_FOUND,
-        code::OUTSIDE_WORKSPACE,
-        code::REDACTED_INPUT,
-        code::EXISTS,
-        code::NOT_A_FILE,
-        code::BUSY,
-        code::IO,
-        code::INTERNAL,
-        code::TARGET_CHANGED,
+    error_codes: crate::write_error_codes![
         code::COUNT_MISMATCH,
         code::NO_MATCH,
         code::AMBIGUOUS,
         code::SYNTAX_ERROR,
         code::UNSUPPORTED_LANGUAGE,
-        code::NOT_UTF8,
+        code::NOT_UTF8
     ],
     writes: true,
     tx: true,
