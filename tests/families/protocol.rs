@@ -316,3 +316,18 @@ fn a_shell_command_is_translated_with_its_operands() {
         "aitools move a.txt b.txt"
     );
 }
+
+#[test]
+fn an_envelope_over_16_mi_characters_is_refused_whole() {
+    let env = TestEnv::new();
+    // 1100 lines of 16000 characters: 17.6 Mi characters of lines, over the cap.
+    let line = format!("{}\n", "a".repeat(16000));
+    env.write("wide.txt", line.repeat(1100));
+    let r = env.run(&["read", "wide.txt", "--max-lines", "2000"]);
+    assert_eq!(r.code, 1);
+    assert_eq!(r.error_code(), "refusal.too-large");
+    assert!(r.stderr.len() < 4096, "the refusal itself is small");
+    // Just under the cap is fine.
+    let ok = env.run(&["read", "wide.txt", "--max-lines", "1000"]);
+    assert_eq!(ok.code, 3);
+}
