@@ -68,6 +68,11 @@ fn lossy(args: &[OsString]) -> Vec<String> {
 
 /// Runs one invocation to its envelope.
 pub fn invoke(args: &[OsString]) -> Rendered {
+    // Debug builds only: lets the tests prove a panic still ends in one envelope.
+    #[cfg(debug_assertions)]
+    if std::env::var_os("AITOOLS_TEST_PANIC").is_some() {
+        panic!("a panic forced by AITOOLS_TEST_PANIC");
+    }
     let argv = lossy(args);
     let head: Vec<&str> = argv
         .iter()

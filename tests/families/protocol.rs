@@ -331,3 +331,19 @@ fn an_envelope_over_16_mi_characters_is_refused_whole() {
     let ok = env.run(&["read", "wide.txt", "--max-lines", "1000"]);
     assert_eq!(ok.code, 3);
 }
+
+#[test]
+fn a_panic_ends_in_one_internal_error_envelope() {
+    let env = TestEnv::new();
+    env.write("a.txt", "x\n");
+    let out = env
+        .command(&["read", "a.txt"])
+        .env("AITOOLS_TEST_PANIC", "1")
+        .output()
+        .unwrap();
+    let r = crate::support::parse(out);
+    assert_eq!(r.code, 1);
+    assert_eq!(r.error_code(), "internal.unexpected");
+    assert_eq!(r.json["command"], "read");
+    assert!(!r.stderr.contains("panicked at"), "{}", r.stderr);
+}
