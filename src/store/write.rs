@@ -804,17 +804,20 @@ impl<'a> Plan<'a> {
         })
     }
 
+    /// A step's source is gone: the same `input.not-found` (with candidates) the
+    /// commands give before they reach the store.
+    fn not_found(&self, shown: &str, abs: &Path) -> CmdError {
+        use crate::workspace::candidates::{self, Offer};
+        candidates::not_found(self.ctx, shown, abs, Offer::Look)
+    }
+
     fn delete(&mut self, path: &Path) -> Result<(), CmdError> {
         let target = boundary::resolve(self.ctx, path, Final::Entry)?;
         let before = self.look(&target, true)?;
         let rel = self.rel(&target);
         let (dev, ino) = match &before {
             View::Missing => {
-                return Err(crate::protocol::error::io_error(
-                    &self.ctx.command,
-                    &rel,
-                    &std::io::Error::from(std::io::ErrorKind::NotFound),
-                ));
+                return Err(self.not_found(&rel, &target));
             }
             _ => self.identity(&target)?,
         };
@@ -898,11 +901,7 @@ impl<'a> Plan<'a> {
         }
         let moving = self.look(&src, true)?;
         if matches!(moving, View::Missing) {
-            return Err(crate::protocol::error::io_error(
-                &self.ctx.command,
-                &srel,
-                &std::io::Error::from(std::io::ErrorKind::NotFound),
-            ));
+            return Err(self.not_found(&srel, &src));
         }
         let (dev, ino) = self.identity(&src)?;
         let before = self.look(&dst, true)?;
@@ -1009,11 +1008,7 @@ impl<'a> Plan<'a> {
         let mode = mode & 0o7777;
         let after = match &before {
             View::Missing => {
-                return Err(crate::protocol::error::io_error(
-                    &self.ctx.command,
-                    &rel,
-                    &std::io::Error::from(std::io::ErrorKind::NotFound),
-                ));
+                return Err(self.not_found(&rel, &target));
             }
             View::File { mode: m, .. } | View::Dir { mode: m } if *m == mode => return Ok(()),
             View::File {

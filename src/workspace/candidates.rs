@@ -1,12 +1,19 @@
 //! Near matches for a path that does not exist: names in the same directory a
-//! few edits away, and files with the same base name elsewhere in the workspace.
-//! The work is bounded (entries visited, depth) so a huge tree costs little.
+//! few edits away (or sharing a stem), and files with the same base name elsewhere
+//! in the workspace. The work is bounded (entries visited, depth) so a huge tree
+//! costs little. Every command's `input.not-found` for a missing path is built
+//! here, so they all carry the same message and `candidates`.
 
 use std::path::{Path, PathBuf};
 
 /// Directory entries looked at in all, across both searches.
 const MAX_VISITS: usize = 20_000;
 const MAX_DEPTH: usize = 12;
+/// Paths listed as `candidates` at most.
+const MAX_CANDIDATES: usize = 5;
+/// A name contained in another counts as near only from this many characters on
+/// (below it, `a` would match nearly everything).
+const MIN_CONTAINED: usize = 3;
 /// Directories never worth descending into for a lost file.
 const SKIP_DIRS: &[&str] = &[".git", "node_modules", "target", ".hg", ".svn"];
 
@@ -54,13 +61,8 @@ pub fn similar_paths(root: &Path, missing: &Path, limit: usize) -> Vec<PathBuf> 
                     break;
                 }
                 let other = e.file_name().to_string_lossy().to_string();
-                let d = if other.eq_ignore_ascii_case(&name) {
-                    Some(0)
-                } else {
-                    edit_distance(&name.to_lowercase(), &other.to_lowercase(), max_edits)
-                };
-                if let Some(d) = d {
-                    near.push((d, other));
+                if let Some(rank) = sibling_rank(&name, &other, max_edits) {
+                    near.push((rank, other));
                 }
             }
             near.sort();
@@ -79,6 +81,32 @@ pub fn similar_paths(root: &Path, missing: &Path, limit: usize) -> Vec<PathBuf> 
     }
     out.truncate(limit);
     out
+}
+
+/// How near a sibling's name `other` is to the missing `name`: its edit distance
+/// when within `max_edits`, else one past that when the two share a stem (the name
+/// up to its first dot: `config.yml` for `config.yaml`, `README.md` for `README`) or
+/// one holds the other (`utils.rs` for `util`); `None` when it is not near at all.
+fn sibling_rank(name: &str, other: &str, max_edits: usize) -> Option<usize> {
+    let (a, b) = (name.to_lowercase(), other.to_lowercase());
+    if a == b {
+        return Some(0);
+    }
+    if let Some(d) = edit_distance(&a, &b, max_edits) {
+        return Some(d);
+    }
+    let stem = |s: &str| s.split('.').next().unwrap_or("").to_string();
+    let shares_stem = {
+        let (sa, sb) = (stem(&a), stem(&b));
+        !sa.is_empty() && sa == sb
+    };
+    let (short, long) = if a.chars().count() <= b.chars().count() {
+        (&a, &b)
+    } else {
+        (&b, &a)
+    };
+    let contained = short.chars().count() >= MIN_CONTAINED && long.contains(short.as_str());
+    (shares_stem || contained).then_some(max_edits + 1)
 }
 
 fn walk(dir: &Path, depth: usize, name: &str, visits: &mut usize, out: &mut Vec<PathBuf>) {
@@ -119,14 +147,40 @@ mod tests {
         assert_eq!(edit_distance("a", "abcdef", 2), None);
         assert_eq!(edit_distance("read.rs", "read.rs", 0), Some(0));
     }
+    #[test]
+    fn sibling_ranks() {
+        assert_eq!(sibling_rank("Main.rs", "main.rs", 2), Some(0));
+        assert_eq!(sibling_rank("mian.rs", "main.rs", 2), Some(2));
+        assert_eq!(sibling_rank("README", "README.md", 2), Some(3));
+        assert_eq!(sibling_rank("config.yaml", "config.json", 3), Some(4));
+        assert_eq!(sibling_rank("util", "utils_test.rs", 1), Some(2));
+        assert_eq!(sibling_rank("main.rs", "a", 2), None);
+        assert_eq!(sibling_rank("lib.rs", "notes.txt", 2), None);
+    }
+}
+
+/// What a missing-path error offers as its first repair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Offer {
+    /// A reading command: the same invocation on the nearest path (rerunning a read
+    /// on a guess costs nothing).
+    Retry,
+    /// A writing command: never a write on a guessed path. `find` stays first and
+    /// the nearest path gets an `info` to check it before the write is rerun.
+    Look,
 }
 
 /// `input.not-found` for the path argument `arg` (resolved to `abs`), with near
-/// matches as `candidates` (shown as reads show paths) and, when there is one, the
-/// same invocation on the nearest as the first repair.
-pub fn not_found(ctx: &super::Ctx, arg: &str, abs: &Path) -> crate::protocol::CmdError {
+/// matches as `candidates` (shown as reads show paths). `offer` picks the first
+/// repair: the same invocation on the nearest, or `find` for writes.
+pub fn not_found(
+    ctx: &super::Ctx,
+    arg: &str,
+    abs: &Path,
+    offer: Offer,
+) -> crate::protocol::CmdError {
     use crate::protocol::{CmdError, Json, Repair, code, shell};
-    let near = similar_paths(&ctx.root, abs, 5);
+    let near = similar_paths(&ctx.root, abs, MAX_CANDIDATES);
     let mut err = CmdError::new(
         code::NOT_FOUND,
         format!("{arg} does not exist."),
@@ -136,39 +190,66 @@ pub fn not_found(ctx: &super::Ctx, arg: &str, abs: &Path) -> crate::protocol::Cm
             "aitools find .",
         ),
     );
-    if let Some(best) = near.first() {
-        let as_arg = match best.strip_prefix(&ctx.cwd) {
-            Ok(rel) => rel.to_string_lossy().to_string(),
-            Err(_) => best.to_string_lossy().to_string(),
-        };
-        let mut replaced = false;
-        let argv: Vec<String> = ctx
-            .argv
-            .iter()
-            .map(|a| {
-                if !replaced && a == arg {
-                    replaced = true;
-                    as_arg.clone()
-                } else {
-                    a.clone()
-                }
-            })
-            .collect();
-        let command = if replaced {
-            shell::aitools(&argv)
-        } else {
-            shell::aitools([ctx.command.as_str(), as_arg.as_str()])
-        };
-        err = err.with_first_repair(Repair::new(
-            "retry",
-            "The nearest existing path, in the same invocation.",
-            command,
-        ));
-        err = err.with_candidates(Json::Arr(
-            near.iter()
-                .map(|p| Json::str(ctx.display_path(p)))
-                .collect(),
-        ));
+    let Some(best) = near.first() else {
+        return err;
+    };
+    let as_arg = match best.strip_prefix(&ctx.cwd) {
+        Ok(rel) => rel.to_string_lossy().to_string(),
+        Err(_) => best.to_string_lossy().to_string(),
+    };
+    match offer {
+        Offer::Retry => {
+            let mut replaced = false;
+            let argv: Vec<String> = ctx
+                .argv
+                .iter()
+                .map(|a| {
+                    if !replaced && a == arg {
+                        replaced = true;
+                        as_arg.clone()
+                    } else {
+                        a.clone()
+                    }
+                })
+                .collect();
+            let command = if replaced {
+                shell::aitools(&argv)
+            } else {
+                shell::aitools([ctx.command.as_str(), as_arg.as_str()])
+            };
+            err = err.with_first_repair(Repair::new(
+                "retry",
+                "The nearest existing path, in the same invocation.",
+                command,
+            ));
+        }
+        Offer::Look => {
+            err = err.with_repair(Repair::new(
+                "info",
+                "The nearest existing path: check it is the one meant, then run the write on it.",
+                shell::aitools(["info", as_arg.as_str()]),
+            ));
+        }
     }
-    err
+    err.with_candidates(Json::Arr(
+        near.iter()
+            .map(|p| Json::str(ctx.display_path(p)))
+            .collect(),
+    ))
+}
+
+/// `not_found` for an ENOENT from `io` on `arg`; any other failure keeps its own
+/// code through `io_error`.
+pub fn not_found_or_io(
+    ctx: &super::Ctx,
+    arg: &str,
+    abs: &Path,
+    io: &std::io::Error,
+    offer: Offer,
+) -> crate::protocol::CmdError {
+    if io.kind() == std::io::ErrorKind::NotFound {
+        not_found(ctx, arg, abs, offer)
+    } else {
+        crate::protocol::error::io_error(&ctx.command, arg, io)
+    }
 }

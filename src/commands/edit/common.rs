@@ -7,6 +7,7 @@ use crate::protocol::{CmdError, Repair, code, error, shell};
 use crate::store::guard::{self, ExpectHash};
 use crate::text::doc::{DecodeError, Doc};
 use crate::text::select::Selector;
+use crate::workspace::candidates::{self, Offer};
 use crate::workspace::{Ctx, paths};
 use clap::Args;
 use regex::{Regex, RegexBuilder};
@@ -304,49 +305,10 @@ fn not_a_file(display: &str, why: &str) -> CmdError {
     )
 }
 
-/// `input.not-found` with the candidates a `find` would give, or `environment.io`.
+/// `input.not-found` (with near paths as candidates) for a missing `arg`, or
+/// `environment.io` for any other failure.
 pub fn not_found_or_io(ctx: &Ctx, arg: &str, e: &std::io::Error) -> CmdError {
-    let err = error::io_error(&ctx.command, arg, e);
-    if e.kind() != std::io::ErrorKind::NotFound {
-        return err;
-    }
-    let abs = ctx.resolve(arg);
-    let dir = abs
-        .parent()
-        .map(|p| p.to_path_buf())
-        .unwrap_or_else(|| ctx.cwd.clone());
-    let name = abs
-        .file_name()
-        .map(|n| n.to_string_lossy().to_lowercase())
-        .unwrap_or_default();
-    let mut near: Vec<String> = std::fs::read_dir(&dir)
-        .map(|rd| {
-            rd.flatten()
-                .map(|e| e.file_name().to_string_lossy().to_string())
-                .filter(|n| {
-                    let l = n.to_lowercase();
-                    !name.is_empty()
-                        && (l.contains(&name) || name.contains(&l) || shares_stem(&l, &name))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    near.sort();
-    near.truncate(10);
-    if near.is_empty() {
-        return err;
-    }
-    let list = near
-        .into_iter()
-        .map(|n| crate::protocol::Json::str(ctx.display_path(&dir.join(n))))
-        .collect();
-    err.with_candidates(crate::protocol::Json::Arr(list))
-}
-
-fn shares_stem(a: &str, b: &str) -> bool {
-    let stem = |s: &str| s.split('.').next().unwrap_or("").to_string();
-    let (sa, sb) = (stem(a), stem(b));
-    !sa.is_empty() && sa == sb
+    candidates::not_found_or_io(ctx, arg, &ctx.resolve(arg), e, Offer::Look)
 }
 
 /// Checks `--expect-hash` for a target (a bare hash guards the first one).

@@ -8,6 +8,7 @@ use crate::protocol::{CmdError, Json, Output, Repair, code, error, shell, time, 
 use crate::store::guard::{self, ExpectHash};
 use crate::store::view::{self, Kind};
 use crate::store::write::{self, Change, WriteOptions};
+use crate::workspace::candidates::{self, Offer};
 use crate::workspace::{Ctx, boundary, paths};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -18,12 +19,8 @@ fn opts(dry_run: bool) -> WriteOptions {
     WriteOptions { dry_run }
 }
 
-fn not_found(command: &str, shown: &str) -> CmdError {
-    error::io_error(
-        command,
-        shown,
-        &std::io::Error::from(std::io::ErrorKind::NotFound),
-    )
+fn not_found(ctx: &Ctx, arg: &str, abs: &Path) -> CmdError {
+    candidates::not_found(ctx, arg, abs, Offer::Look)
 }
 
 /// Checks an optional guard on `arg` (bare hash when it is the first target).
@@ -87,7 +84,7 @@ pub fn delete(ctx: &Ctx, a: &DeleteArgs) -> Result<Output, CmdError> {
     let done = write::run(ctx, &opts(a.dry_run), || {
         let shown = ctx.display_path(&abs);
         if !view::exists(ctx, &abs)? {
-            return Err(not_found("delete", &a.path));
+            return Err(not_found(ctx, &a.path, &abs));
         }
         guard_path(ctx, &expect, &a.path, &abs, &shown, true)?;
         Ok(vec![Change::Delete { path: abs.clone() }])
@@ -180,7 +177,7 @@ pub fn mv(ctx: &Ctx, a: &MoveArgs) -> Result<Output, CmdError> {
     let dst = ctx.path_arg(&a.dst)?;
     let done = write::run(ctx, &opts(a.dry_run), || {
         if !view::exists(ctx, &src)? {
-            return Err(not_found("move", &a.src));
+            return Err(not_found(ctx, &a.src, &src));
         }
         let shown = ctx.display_path(&src);
         guard_path(ctx, &expect, &a.src, &src, &shown, false)?;
@@ -256,7 +253,7 @@ pub fn copy(ctx: &Ctx, a: &CopyArgs) -> Result<Output, CmdError> {
     let done = write::run(ctx, &opts(a.dry_run), || {
         let meta = view::stat(ctx, &src, true)?;
         if meta.kind == Kind::Missing {
-            return Err(not_found("copy", &a.src));
+            return Err(not_found(ctx, &a.src, &src));
         }
         if meta.kind == Kind::File {
             check_destination(ctx, "copy", &expect, &a.dst, &dst, a.overwrite)?;
@@ -497,7 +494,7 @@ pub fn chmod(ctx: &Ctx, a: &ChmodArgs) -> Result<Output, CmdError> {
     let done = write::run(ctx, &opts(a.dry_run), || {
         let meta = view::stat(ctx, &abs, true)?;
         if meta.kind == Kind::Missing {
-            return Err(not_found("chmod", &a.path));
+            return Err(not_found(ctx, &a.path, &abs));
         }
         previous = meta.mode & 0o7777;
         let mode = match explicit {

@@ -5,13 +5,14 @@ use super::common::{self, SelectorArgs};
 use super::edit_cmd::put_if_changed;
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
-use crate::protocol::{CmdError, Json, Output, Repair, code, error, shell};
+use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
 use crate::store::guard;
 use crate::store::write::{self, WriteOptions};
 use crate::text::doc::Doc;
 use crate::text::doc::split_plain;
 use crate::text::select;
 use crate::workspace::Ctx;
+use crate::workspace::candidates::{self, Offer};
 use clap::Args;
 
 #[derive(Args, Debug)]
@@ -217,7 +218,8 @@ fn content(ctx: &Ctx, args: &InsertArgs) -> Result<String, CmdError> {
     }
     if let Some(f) = &args.content_file {
         let abs = ctx.path_arg(f)?;
-        let bytes = std::fs::read(&abs).map_err(|e| error::io_error(cmd, f, &e))?;
+        let bytes = std::fs::read(&abs)
+            .map_err(|e| candidates::not_found_or_io(ctx, f, &abs, &e, Offer::Look))?;
         return String::from_utf8(bytes).map_err(|e| {
             CmdError::new(
                 code::NOT_UTF8,

@@ -7,6 +7,7 @@ use crate::protocol::{CmdError, Json, Output, Repair, code, error, shell};
 use crate::store::write::{self, Change, WriteOptions};
 use crate::store::{guard, view};
 use crate::workspace::Ctx;
+use crate::workspace::candidates::{self, Offer};
 use clap::Args;
 use std::io::Read;
 
@@ -64,7 +65,10 @@ fn input(ctx: &Ctx, a: &WriteArgs) -> Result<Vec<u8>, CmdError> {
     let mut parts: Vec<Vec<u8>> = a.content.iter().map(|c| c.as_bytes().to_vec()).collect();
     for f in &a.content_file {
         let p = ctx.path_arg(f)?;
-        parts.push(std::fs::read(&p).map_err(|e| error::io_error("write", f, &e))?);
+        parts.push(
+            std::fs::read(&p)
+                .map_err(|e| candidates::not_found_or_io(ctx, f, &p, &e, Offer::Look))?,
+        );
     }
     if let Some(d) = &a.stdin_data {
         parts.push(d.as_bytes().to_vec());

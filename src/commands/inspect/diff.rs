@@ -3,10 +3,11 @@
 
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
-use crate::protocol::{CmdError, Output, Repair, code, error, shell};
+use crate::protocol::{CmdError, Output, Repair, code, shell};
 use crate::store::journal::{EntryChange, State};
 use crate::store::{blobs, state_dir, undo, view};
 use crate::text::diff::{self, DiffOptions};
+use crate::workspace::candidates::{self, Offer};
 use crate::workspace::{Ctx, paths};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
@@ -157,8 +158,7 @@ fn paths_diff(ctx: &Ctx, a: &DiffArgs, x: &str, y: &str) -> Result<Output, CmdEr
     let kind = |p: &Path, arg: &str| -> Result<view::Kind, CmdError> {
         let k = view::stat(ctx, p, true)?.kind;
         if k == view::Kind::Missing {
-            let e = std::io::Error::from(std::io::ErrorKind::NotFound);
-            return Err(error::io_error("diff", arg, &e));
+            return Err(candidates::not_found(ctx, arg, p, Offer::Retry));
         }
         Ok(k)
     };

@@ -6,7 +6,8 @@ use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Json, Output, code, error, time};
 use crate::text::lines;
 use crate::text::stats::{self, Algorithm};
-use crate::workspace::{Ctx, candidates, paths};
+use crate::workspace::candidates::{self, Offer};
+use crate::workspace::{Ctx, paths};
 use clap::Args;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -170,7 +171,7 @@ pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
     );
     let Some(meta) = target_meta else {
         if !args.allow_missing {
-            let mut err = candidates::not_found(ctx, &args.path, &abs);
+            let mut err = candidates::not_found(ctx, &args.path, &abs, Offer::Retry);
             if is_link {
                 err.message = format!("{} is a symlink to a path that does not exist.", args.path);
             }

@@ -11,7 +11,8 @@ use crate::protocol::{CmdError, Json, Output, Repair, code, error, redact, shell
 use crate::store::view;
 use crate::text::decode::{self, DecodeReader, Encoding};
 use crate::text::{self, MAX_LINE_BYTES, invisible, lines, outline, strings};
-use crate::workspace::{Ctx, candidates};
+use crate::workspace::Ctx;
+use crate::workspace::candidates::{self, Offer};
 use clap::Args;
 use regex::bytes::{Regex, RegexBuilder};
 use serde::Serialize;
@@ -361,7 +362,12 @@ pub fn run(ctx: &Ctx, args: &ReadArgs) -> Result<Output, CmdError> {
         view::Source::Disk => shown_abs.clone(),
         view::Source::Staged(blob) => blob,
         view::Source::Missing => {
-            return Err(candidates::not_found(ctx, &args.path, &shown_abs));
+            return Err(candidates::not_found(
+                ctx,
+                &args.path,
+                &shown_abs,
+                Offer::Retry,
+            ));
         }
         view::Source::NotFile { dir } => return Err(not_a_file(&args.path, dir)),
     };
@@ -373,7 +379,7 @@ pub fn run(ctx: &Ctx, args: &ReadArgs) -> Result<Output, CmdError> {
                 std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
             ) =>
         {
-            return Err(candidates::not_found(ctx, &args.path, &abs));
+            return Err(candidates::not_found(ctx, &args.path, &abs, Offer::Retry));
         }
         Err(e) => return Err(error::io_error("read", &args.path, &e)),
     };

@@ -10,6 +10,7 @@ use crate::text::lang::{self, Language};
 use crate::text::outline::{self, Definition};
 use crate::text::{MAX_LINE_BYTES, sniff};
 use crate::workspace::Ctx;
+use crate::workspace::candidates::{self, Offer};
 use crate::workspace::scan::{self, Entry, ScanOptions};
 use clap::Args;
 use serde::Serialize;
@@ -221,8 +222,8 @@ fn base_name(path: &Path) -> String {
 pub fn run_outline(ctx: &Ctx, args: &OutlineArgs) -> Result<Output, CmdError> {
     let abs = ctx.path_arg(&args.path)?;
     let shown = ctx.display_path(&abs);
-    let meta =
-        std::fs::metadata(&abs).map_err(|e| error::io_error("code outline", &args.path, &e))?;
+    let meta = std::fs::metadata(&abs)
+        .map_err(|e| candidates::not_found_or_io(ctx, &args.path, &abs, &e, Offer::Retry))?;
     if !meta.is_file() {
         return Err(CmdError::new(
             code::UNSUPPORTED_FORMAT,

@@ -4,8 +4,9 @@
 //! commands share.
 
 use crate::protocol::registry::CommandSpec;
-use crate::protocol::{CmdError, error, shell};
+use crate::protocol::{CmdError, shell};
 use crate::workspace::Ctx;
+use crate::workspace::candidates::{self, Offer};
 use std::path::{Path, PathBuf};
 
 /// The scan filters live in the workspace core (`replace` takes them too).
@@ -55,12 +56,17 @@ pub fn start_path(ctx: &Ctx, arg: &str) -> Result<PathBuf, CmdError> {
     let abs = ctx.path_arg(arg)?;
     match std::fs::canonicalize(&abs) {
         Ok(real) if ctx.tx.is_none() => Ok(real),
-        Err(e) if ctx.tx.is_none() => Err(error::io_error(&ctx.command, arg, &e)),
+        Err(e) if ctx.tx.is_none() => Err(candidates::not_found_or_io(
+            ctx,
+            arg,
+            &abs,
+            &e,
+            Offer::Retry,
+        )),
         _ => {
             let st = crate::store::view::stat(ctx, &abs, true)?;
             if st.kind == crate::store::view::Kind::Missing {
-                let e = std::io::Error::from(std::io::ErrorKind::NotFound);
-                return Err(error::io_error(&ctx.command, arg, &e));
+                return Err(candidates::not_found(ctx, arg, &abs, Offer::Retry));
             }
             Ok(crate::workspace::paths::real_path(&abs))
         }
