@@ -8,26 +8,19 @@
 //!
 //! Scenarios are rows of a table: add one by adding a row to `scenarios()`.
 
+#[path = "support/crash.rs"]
+mod harness;
 #[path = "support/mod.rs"]
 mod support;
 
-use serde_json::Value;
-use std::collections::BTreeMap;
+use harness::{Baseline, Case, argv, counts, inject, points};
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use support::{TestEnv, bin};
 
-/// The syscalls a kill or fault is injected into.
-const SYSCALLS: &str = "openat,open,creat,write,pwrite64,writev,fsync,fdatasync,rename,renameat,renameat2,unlink,unlinkat,mkdir,mkdirat,rmdir,link,linkat,symlink,symlinkat,fchmod,fchmodat,chmod,utimensat,ftruncate,flock,close";
-
-/// Kill points per scenario when the op has more syscalls than this (an even
-/// sample); `AITOOLS_CRASH_POINTS` lowers it for a quick local run.
+/// Kill points per scenario (`AITOOLS_CRASH_POINTS` overrides).
 fn max_points() -> usize {
-    std::env::var("AITOOLS_CRASH_POINTS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(240)
+    harness::max_points(240)
 }
 
 /// One crash scenario: prepares the workspace (files, earlier ops) and returns the
@@ -198,216 +191,13 @@ fn scenario(name: &str) -> Scenario {
         .unwrap_or_else(|| panic!("no scenario {name:?}"))
 }
 
-fn argv(a: &[&str]) -> Vec<String> {
-    a.iter().map(|s| s.to_string()).collect()
-}
-
-/// A scenario's workspace at a fixed path, restorable from its template.
-struct Case {
-    env: TestEnv,
-    tmpl: tempfile::TempDir,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-enum Node {
-    File(Vec<u8>, u32),
-    Dir(u32),
-    Link(PathBuf),
-}
-
-type Tree = BTreeMap<String, Node>;
-
-impl Case {
-    fn new() -> Case {
-        Case {
-            env: TestEnv::new(),
-            tmpl: tempfile::tempdir().unwrap(),
-        }
-    }
-    fn ws(&self) -> &Path {
-        self.env.root()
-    }
-    fn state(&self) -> &Path {
-        self.env.state.path()
-    }
-    fn put(&self, rel: &str, body: &str) {
-        self.env.write(rel, body);
-    }
-    fn run(&self, args: &[&str]) -> support::Run {
-        self.env.run(args)
-    }
-    /// Saves the workspace and state as the template every kill point starts from.
-    fn save(&self) {
-        cp(self.ws(), &self.tmpl.path().join("ws"));
-        cp(self.state(), &self.tmpl.path().join("state"));
-    }
-    fn restore(&self) {
-        cp(&self.tmpl.path().join("ws"), self.ws());
-        cp(&self.tmpl.path().join("state"), self.state());
-    }
-    /// Runs `aitools args` under strace with extra options; returns (exit code, stdout).
-    fn strace(&self, opts: &[String], args: &[String], stdin: Option<&[u8]>) -> (i32, String) {
-        let mut c = Command::new("strace");
-        c.args(["-f", "-qq"])
-            .args(opts)
-            .arg("--")
-            .arg(bin())
-            .args(args);
-        c.current_dir(self.ws())
-            .env("XDG_STATE_HOME", self.state())
-            .env("AITOOLS_FIXED_TIME", "1796000000")
-            .env("AITOOLS_SEED", "42")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .stdin(if stdin.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            });
-        let mut child = c
-            .spawn()
-            .expect("strace (install it: apt-get install strace)");
-        if let (Some(data), Some(mut si)) = (stdin, child.stdin.take()) {
-            use std::io::Write;
-            let _ = si.write_all(data);
-        }
-        let out = child.wait_with_output().unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-        )
-    }
-    fn tree(&self) -> Tree {
-        let mut t = Tree::new();
-        walk(self.ws(), self.ws(), &mut t);
-        t
-    }
-    fn journal(&self) -> String {
-        let dir = self.state().join("aitools");
-        let Some(ws) = std::fs::read_dir(&dir).ok().and_then(|mut r| r.next()) else {
-            return String::new();
-        };
-        std::fs::read_to_string(ws.unwrap().path().join("journal/journal.jsonl"))
-            .unwrap_or_default()
-    }
-    fn pending_records(&self) -> usize {
-        let dir = self.state().join("aitools");
-        std::fs::read_dir(&dir)
-            .ok()
-            .and_then(|mut r| r.next())
-            .and_then(|ws| std::fs::read_dir(ws.unwrap().path().join("commit")).ok())
-            .map(|r| r.count())
-            .unwrap_or(0)
-    }
-}
-
-fn cp(from: &Path, to: &Path) {
-    let _ = std::fs::remove_dir_all(to);
-    let ok = Command::new("cp")
-        .arg("-a")
-        .arg(from)
-        .arg(to)
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "cp -a {} {}", from.display(), to.display());
-}
-
-fn walk(root: &Path, dir: &Path, out: &mut Tree) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().collect();
-    entries.sort_by_key(|e| e.file_name());
-    for e in entries {
-        if e.file_name() == ".git" {
-            continue;
-        }
-        let p = e.path();
-        let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
-        let m = std::fs::symlink_metadata(&p).unwrap();
-        let mode = m.permissions().mode() & 0o7777;
-        if m.file_type().is_symlink() {
-            out.insert(rel, Node::Link(std::fs::read_link(&p).unwrap()));
-        } else if m.is_dir() {
-            out.insert(rel, Node::Dir(mode));
-            walk(root, &p, out);
-        } else {
-            out.insert(rel, Node::File(std::fs::read(&p).unwrap(), mode));
-        }
-    }
-}
-
-/// Per-syscall invocation counts of a strace log.
-fn counts(log: &Path) -> BTreeMap<String, usize> {
-    let text = std::fs::read_to_string(log).unwrap();
-    let mut out = BTreeMap::new();
-    for line in text.lines() {
-        let rest = line
-            .split_once(' ')
-            .map(|x| x.1)
-            .unwrap_or(line)
-            .trim_start();
-        if rest.starts_with("<...") || rest.starts_with("+++") || rest.starts_with("---") {
-            continue;
-        }
-        if let Some(i) = rest.find('(') {
-            let name = &rest[..i];
-            if name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !name.is_empty() {
-                *out.entry(name.to_string()).or_insert(0) += 1;
-            }
-        }
-    }
-    out
-}
-
-/// Every (syscall, invocation) point, or an even sample of `max` of them.
-fn points(counts: &BTreeMap<String, usize>, max: usize) -> Vec<(String, usize)> {
-    let all: Vec<(String, usize)> = counts
-        .iter()
-        .flat_map(|(s, n)| (1..=*n).map(move |i| (s.clone(), i)))
-        .collect();
-    if all.len() <= max {
-        return all;
-    }
-    (0..max).map(|k| all[k * all.len() / max].clone()).collect()
-}
-
-/// What a scenario looks like when run cleanly.
-struct Baseline {
-    argv: Vec<String>,
-    before: Tree,
-    after: Tree,
-    op_id: String,
-    counts: BTreeMap<String, usize>,
-}
-
+/// Prepares the scenario, then runs it cleanly under trace and restores.
 fn baseline(c: &Case, s: &Scenario) -> Baseline {
     let argv = (s.setup)(c);
     c.save();
-    let before = c.tree();
-    let log = c.tmpl.path().join("trace.log");
-    let (code, out) = c.strace(
-        &[
-            "-o".into(),
-            log.display().to_string(),
-            "-e".into(),
-            format!("trace={SYSCALLS}"),
-        ],
-        &argv,
-        s.stdin,
-    );
-    assert_eq!(code, 0, "{}: the clean run failed: {out}", s.name);
-    let v: Value = serde_json::from_str(&out).unwrap();
-    let op_id = v["op_id"].as_str().expect("op_id").to_string();
-    let after = c.tree();
-    assert_ne!(before, after, "{}: the op changed nothing", s.name);
-    let counts = counts(&log);
+    let b = c.baseline(argv, s.stdin, s.name);
     c.restore();
-    Baseline {
-        argv,
-        before,
-        after,
-        op_id,
-        counts,
-    }
+    b
 }
 
 /// The invariant after a disturbed run and one recovering command; true when the
@@ -415,53 +205,11 @@ fn baseline(c: &Case, s: &Scenario) -> Baseline {
 fn check(c: &Case, b: &Baseline, label: &str) -> bool {
     let r = c.run(&["info", "."]);
     assert_eq!(r.code, 0, "{label}: the next command failed: {}", r.stderr);
-    assert_eq!(
-        c.pending_records(),
-        0,
-        "{label}: an intent record survived recovery"
-    );
-    let now = c.tree();
-    let temps: Vec<&String> = now.keys().filter(|k| k.contains(".aitools-")).collect();
-    assert!(temps.is_empty(), "{label}: temp files left: {temps:?}");
-    let journaled = c
-        .journal()
-        .matches(&format!("\"op_id\":\"{}\"", b.op_id))
-        .count();
-    if now == b.after {
-        assert_eq!(
-            journaled, 1,
-            "{label}: files show the op, the journal has it {journaled} times"
-        );
-        let u = c.run(&["undo", &b.op_id]);
-        assert_eq!(u.code, 0, "{label}: undo failed: {}", u.stderr);
-        assert_eq!(
-            c.tree(),
-            b.before,
-            "{label}: undo did not restore the before-state"
-        );
-        true
-    } else {
-        assert_eq!(
-            now, b.before,
-            "{label}: the tree is neither wholly before nor wholly after"
-        );
-        assert_eq!(
-            journaled, 0,
-            "{label}: files do not show the op, the journal has it"
-        );
-        false
+    let after = c.before_or_after(b, label);
+    if after {
+        c.undo_restores(b, label);
     }
-}
-
-fn inject_kill(sys: &str, n: usize) -> Vec<String> {
-    vec![
-        "-o".into(),
-        "/dev/null".into(),
-        "-e".into(),
-        format!("trace={SYSCALLS}"),
-        "-e".into(),
-        format!("inject={sys}:signal=KILL:when={n}"),
-    ]
+    after
 }
 
 #[test]
@@ -470,11 +218,12 @@ fn sigkill_at_every_syscall_leaves_before_or_after() {
     for s in scenarios() {
         let c = Case::new();
         let b = baseline(&c, &s);
-        let pts = points(&b.counts, max_points());
+        let counts = counts(&b.seq);
+        let pts = points(&counts, max_points());
         let (mut saw_before, mut saw_after) = (0, 0);
         for (sys, n) in &pts {
             c.restore();
-            let (code, _) = c.strace(&inject_kill(sys, *n), &b.argv, s.stdin);
+            let code = c.kill_at(sys, *n, &b.argv, s.stdin);
             let label = format!("{} / kill at {sys} #{n} (exit {code})", s.name);
             if check(&c, &b, &label) {
                 saw_after += 1;
@@ -482,7 +231,7 @@ fn sigkill_at_every_syscall_leaves_before_or_after() {
                 saw_before += 1;
             }
         }
-        let total: usize = b.counts.values().sum();
+        let total = b.seq.len();
         report.push(format!(
             "{}: {total} syscalls, {} kill points ({saw_before} ended before, {saw_after} ended after)",
             s.name,
@@ -499,13 +248,13 @@ fn a_kill_inside_recovery_is_recovered_too() {
     let s = &scenario("copy a tree (multi-file)");
     let c = Case::new();
     let b = baseline(&c, s);
-    let pts = points(&b.counts, usize::MAX);
+    let pts = points(&counts(&b.seq), usize::MAX);
     // Kill points that leave an intent record behind (some before, some after the commit point).
     let mut pending = Vec::new();
     for (sys, n) in &pts {
         c.restore();
-        c.strace(&inject_kill(sys, *n), &b.argv, s.stdin);
-        if c.pending_records() > 0 {
+        c.kill_at(sys, *n, &b.argv, s.stdin);
+        if !c.intent_records().is_empty() {
             pending.push((sys.clone(), *n, c.tree() != b.before));
         }
     }
@@ -522,26 +271,14 @@ fn a_kill_inside_recovery_is_recovered_too() {
     let mut kills = 0;
     for (sys, n, _) in chosen {
         c.restore();
-        c.strace(&inject_kill(&sys, n), &b.argv, s.stdin);
-        let log = c.tmpl.path().join("recovery.log");
-        cp(c.ws(), &c.tmpl.path().join("ws2"));
-        cp(c.state(), &c.tmpl.path().join("state2"));
+        c.kill_at(&sys, n, &b.argv, s.stdin);
+        c.save_as("2");
         let info = argv(&["info", "."]);
-        c.strace(
-            &[
-                "-o".into(),
-                log.display().to_string(),
-                "-e".into(),
-                format!("trace={SYSCALLS}"),
-            ],
-            &info,
-            None,
-        );
-        let rec_points = points(&counts(&log), 40);
+        let (_, _, rec) = c.trace(&info, None);
+        let rec_points = points(&counts(&rec), 40);
         for (rs, rn) in rec_points {
-            cp(&c.tmpl.path().join("ws2"), c.ws());
-            cp(&c.tmpl.path().join("state2"), c.state());
-            c.strace(&inject_kill(&rs, rn), &info, None);
+            c.restore_from("2");
+            c.kill_at(&rs, rn, &info, None);
             kills += 1;
             let _ = check(
                 &c,
@@ -565,19 +302,13 @@ fn eio_on_any_fsync_is_never_success() {
         let s = &scenario(name);
         let c = Case::new();
         let b = baseline(&c, s);
+        let counts = counts(&b.seq);
         for sys in ["fsync", "fdatasync"] {
-            let n = b.counts.get(sys).copied().unwrap_or(0);
+            let n = counts.get(sys).copied().unwrap_or(0);
             for k in 1..=n {
                 c.restore();
                 let (code, out) = c.strace(
-                    &[
-                        "-o".into(),
-                        "/dev/null".into(),
-                        "-e".into(),
-                        format!("trace={SYSCALLS}"),
-                        "-e".into(),
-                        format!("inject={sys}:error=EIO:when={k}"),
-                    ],
+                    &inject(&format!("{sys}:error=EIO:when={k}")),
                     &b.argv,
                     s.stdin,
                 );
@@ -590,12 +321,12 @@ fn eio_on_any_fsync_is_never_success() {
             }
         }
         assert!(
-            b.counts.get("fsync").copied().unwrap_or(0)
-                + b.counts.get("fdatasync").copied().unwrap_or(0)
+            counts.get("fsync").copied().unwrap_or(0)
+                + counts.get("fdatasync").copied().unwrap_or(0)
                 >= 3,
             "{}: {:?}",
             s.name,
-            b.counts
+            counts
         );
     }
 }
@@ -771,19 +502,8 @@ fn a_write_reads_its_target_once() {
                 *a = hash.clone();
             }
         }
-        let log = c.tmpl.path().join("opens.log");
-        let (code, out) = c.strace(
-            &[
-                "-o".into(),
-                log.display().to_string(),
-                "-e".into(),
-                "trace=openat,open".into(),
-            ],
-            &args,
-            stdin,
-        );
+        let (code, out, text) = c.trace_log("openat,open", &args, stdin);
         assert_eq!(code, 0, "{args:?}: {out}");
-        let text = std::fs::read_to_string(&log).unwrap();
         let reads = text
             .lines()
             .filter(|l| l.contains("/t.txt\"") && l.contains("O_RDONLY"))

@@ -20,143 +20,25 @@
 //! recovery scenario takes `max(2, N/45)` first kills of each kind and up to
 //! `max(40, N)` recovery kill points after each).
 
+#[path = "support/crash.rs"]
+mod harness;
 #[path = "support/mod.rs"]
 mod support;
 
+use harness::{Baseline, Case, argv as args, counts, in_order, points, sample};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
-use std::collections::BTreeMap;
-use std::io::Write;
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use support::{TestEnv, bin};
-
-const SYSCALLS: &str = "openat,open,creat,write,pwrite64,writev,fsync,fdatasync,rename,renameat,renameat2,unlink,unlinkat,mkdir,mkdirat,rmdir,link,linkat,symlink,symlinkat,fchmod,fchmodat,chmod,utimensat,ftruncate,flock,close";
 
 fn max_points() -> usize {
-    std::env::var("AITOOLS_CRASH_POINTS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(90)
+    harness::max_points(90)
 }
 
-#[derive(Debug, Clone, PartialEq)]
-enum Node {
-    File(Vec<u8>, u32),
-    Dir(u32),
-    Link(PathBuf),
+/// What only transactions ask of a case.
+trait TxCase {
+    fn commit_marker(&self) -> bool;
+    fn status(&self, tx: &str) -> Value;
 }
 
-type Tree = BTreeMap<String, Node>;
-
-struct Case {
-    env: TestEnv,
-    tmpl: tempfile::TempDir,
-}
-
-impl Case {
-    fn new() -> Case {
-        Case {
-            env: TestEnv::new(),
-            tmpl: tempfile::tempdir().unwrap(),
-        }
-    }
-    fn ws(&self) -> &Path {
-        self.env.root()
-    }
-    fn state(&self) -> &Path {
-        self.env.state.path()
-    }
-    fn run(&self, args: &[&str]) -> support::Run {
-        self.env.run(args)
-    }
-    fn ok(&self, args: &[&str]) -> Value {
-        let r = self.run(args);
-        assert_eq!(r.code, 0, "{args:?}: {} {}", r.stdout, r.stderr);
-        r.json
-    }
-    fn save(&self) {
-        cp(self.ws(), &self.tmpl.path().join("ws"));
-        cp(self.state(), &self.tmpl.path().join("state"));
-    }
-    fn restore(&self) {
-        cp(&self.tmpl.path().join("ws"), self.ws());
-        cp(&self.tmpl.path().join("state"), self.state());
-    }
-    fn strace(&self, opts: &[String], args: &[String]) -> (i32, String) {
-        self.strace_in(opts, args, None)
-    }
-    /// `strace` with `stdin` fed to the traced command.
-    fn strace_in(&self, opts: &[String], args: &[String], stdin: Option<&[u8]>) -> (i32, String) {
-        let mut child = Command::new("strace")
-            .args(["-f", "-qq"])
-            .args(opts)
-            .arg("--")
-            .arg(bin())
-            .args(args)
-            .current_dir(self.ws())
-            .env("XDG_STATE_HOME", self.state())
-            .env("AITOOLS_FIXED_TIME", "1796000000")
-            .env("AITOOLS_SEED", "42")
-            .env("AITOOLS_FEEDBACK_DIR", self.state().join("feedback"))
-            .stdin(if stdin.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            })
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("strace (install it: apt-get install strace)");
-        if let Some(bytes) = stdin {
-            // A kill before the command reads its input breaks the pipe: not an error.
-            let _ = child.stdin.take().unwrap().write_all(bytes);
-        }
-        let out = child.wait_with_output().unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-        )
-    }
-    fn tree(&self) -> Tree {
-        let mut t = Tree::new();
-        walk(self.ws(), self.ws(), &mut t);
-        t
-    }
-    /// The workspace's state directory (`<state>/aitools/ws-*`), once it exists.
-    fn ws_state(&self) -> Option<PathBuf> {
-        let dir = self.state().join("aitools");
-        std::fs::read_dir(&dir)
-            .ok()
-            .and_then(|mut r| r.next())
-            .map(|e| e.unwrap().path())
-    }
-    fn journal(&self) -> String {
-        let Some(ws) = self.ws_state() else {
-            return String::new();
-        };
-        std::fs::read_to_string(ws.join("journal/journal.jsonl")).unwrap_or_default()
-    }
-    /// The intent records in `commit/`: for each, whether it is complete (its
-    /// second line is the SHA-256 of its first).
-    fn intent_records(&self) -> Vec<bool> {
-        let Some(rd) = self
-            .ws_state()
-            .and_then(|ws| std::fs::read_dir(ws.join("commit")).ok())
-        else {
-            return Vec::new();
-        };
-        rd.flatten()
-            .map(|e| {
-                let bytes = std::fs::read(e.path()).unwrap();
-                let mut parts = bytes.splitn(3, |b| *b == b'\n');
-                let first = parts.next().unwrap_or_default();
-                let want = format!("{:x}", Sha256::digest(first));
-                parts.next() == Some(want.as_bytes())
-            })
-            .collect()
-    }
+impl TxCase for Case {
     /// Whether some tx has a `committing` marker (a killed `tx commit` left it).
     fn commit_marker(&self) -> bool {
         let Some(rd) = self
@@ -181,173 +63,6 @@ impl Case {
             Value::String(r.error_code().to_string())
         }
     }
-}
-
-fn cp(from: &Path, to: &Path) {
-    let _ = std::fs::remove_dir_all(to);
-    let ok = Command::new("cp")
-        .arg("-a")
-        .arg(from)
-        .arg(to)
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "cp -a {} {}", from.display(), to.display());
-}
-
-fn walk(root: &Path, dir: &Path, out: &mut Tree) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().collect();
-    entries.sort_by_key(|e| e.file_name());
-    for e in entries {
-        if e.file_name() == ".git" {
-            continue;
-        }
-        let p = e.path();
-        let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
-        let m = std::fs::symlink_metadata(&p).unwrap();
-        let mode = m.permissions().mode() & 0o7777;
-        if m.file_type().is_symlink() {
-            out.insert(rel, Node::Link(std::fs::read_link(&p).unwrap()));
-        } else if m.is_dir() {
-            out.insert(rel, Node::Dir(mode));
-            walk(root, &p, out);
-        } else {
-            out.insert(rel, Node::File(std::fs::read(&p).unwrap(), mode));
-        }
-    }
-}
-
-fn counts(log: &Path) -> BTreeMap<String, usize> {
-    let text = std::fs::read_to_string(log).unwrap();
-    let mut out = BTreeMap::new();
-    for line in text.lines() {
-        let rest = line
-            .split_once(' ')
-            .map(|x| x.1)
-            .unwrap_or(line)
-            .trim_start();
-        if rest.starts_with("<...") || rest.starts_with("+++") || rest.starts_with("---") {
-            continue;
-        }
-        if let Some(i) = rest.find('(') {
-            let name = &rest[..i];
-            if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-                *out.entry(name.to_string()).or_insert(0) += 1;
-            }
-        }
-    }
-    out
-}
-
-fn points(counts: &BTreeMap<String, usize>, max: usize) -> Vec<(String, usize)> {
-    let all: Vec<(String, usize)> = counts
-        .iter()
-        .flat_map(|(s, n)| (1..=*n).map(move |i| (s.clone(), i)))
-        .collect();
-    if all.len() <= max {
-        return all;
-    }
-    (0..max).map(|k| all[k * all.len() / max].clone()).collect()
-}
-
-/// Every traced syscall in order: its name, which invocation of that name it is
-/// (the `when=` of an injection), and its log line.
-fn sequence(log: &Path) -> Vec<(String, usize, String)> {
-    let text = std::fs::read_to_string(log).unwrap();
-    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let rest = line
-            .split_once(' ')
-            .map(|x| x.1)
-            .unwrap_or(line)
-            .trim_start();
-        if rest.starts_with("<...") || rest.starts_with("+++") || rest.starts_with("---") {
-            continue;
-        }
-        if let Some(i) = rest.find('(') {
-            let name = &rest[..i];
-            if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-                let n = seen.entry(name.to_string()).or_insert(0);
-                *n += 1;
-                out.push((name.to_string(), *n, rest.to_string()));
-            }
-        }
-    }
-    out
-}
-
-/// An even sample of `max` items (all of them when there are fewer), keeping
-/// the first and the last.
-fn sample<T: Clone>(all: &[T], max: usize) -> Vec<T> {
-    if all.len() <= max {
-        return all.to_vec();
-    }
-    if max <= 1 {
-        return all.last().cloned().into_iter().collect();
-    }
-    (0..max)
-        .map(|k| all[k * (all.len() - 1) / (max - 1)].clone())
-        .collect()
-}
-
-/// A traced run: exit code, stdout and the syscall sequence.
-fn trace_seq(
-    c: &Case,
-    argv: &[String],
-    stdin: Option<&[u8]>,
-) -> (i32, String, Vec<(String, usize, String)>) {
-    let log = c.tmpl.path().join("trace.log");
-    let (code, out) = c.strace_in(
-        &[
-            "-o".into(),
-            log.display().to_string(),
-            "-e".into(),
-            format!("trace={SYSCALLS}"),
-        ],
-        argv,
-        stdin,
-    );
-    (code, out, sequence(&log))
-}
-
-fn trace(c: &Case, argv: &[String]) -> (i32, String, BTreeMap<String, usize>) {
-    let log = c.tmpl.path().join("trace.log");
-    let (code, out) = c.strace(
-        &[
-            "-o".into(),
-            log.display().to_string(),
-            "-e".into(),
-            format!("trace={SYSCALLS}"),
-        ],
-        argv,
-    );
-    (code, out, counts(&log))
-}
-
-fn inject_kill(sys: &str, n: usize) -> Vec<String> {
-    vec![
-        "-o".into(),
-        "/dev/null".into(),
-        "-e".into(),
-        format!("trace={SYSCALLS}"),
-        "-e".into(),
-        format!("inject={sys}:signal=KILL:when={n}"),
-    ]
-}
-
-fn args(a: &[&str]) -> Vec<String> {
-    a.iter().map(|s| s.to_string()).collect()
-}
-
-fn no_temps(c: &Case, label: &str) {
-    let temps: Vec<String> = c
-        .tree()
-        .keys()
-        .filter(|k| k.contains(".aitools-"))
-        .cloned()
-        .collect();
-    assert!(temps.is_empty(), "{label}: temp files left: {temps:?}");
 }
 
 /// A tx with three staged ops over several files: modify, create in a new
@@ -380,38 +95,21 @@ fn staged_tx(c: &Case) -> String {
 /// A clean `tx commit` of `staged_tx`, and what it did.
 struct Commit {
     t: String,
-    argv: Vec<String>,
-    op: String,
-    before: Tree,
-    after: Tree,
     status_before: Value,
-    seq: Vec<(String, usize, String)>,
+    run: Baseline,
 }
 
 /// Stages the tx, saves the case, commits cleanly under strace, and restores.
 fn commit_baseline(c: &Case) -> Commit {
     let t = staged_tx(c);
     c.save();
-    let before = c.tree();
     let status_before = c.status(&t);
-    let argv = args(&["tx", "commit", &t]);
-    let (code, out, seq) = trace_seq(c, &argv, None);
-    assert_eq!(code, 0, "clean commit failed: {out}");
-    let op: String = serde_json::from_str::<Value>(&out).unwrap()["op_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let after = c.tree();
-    assert_ne!(before, after);
+    let run = c.baseline(args(&["tx", "commit", &t]), None, "tx commit");
     c.restore();
     Commit {
         t,
-        argv,
-        op,
-        before,
-        after,
         status_before,
-        seq,
+        run,
     }
 }
 
@@ -419,39 +117,15 @@ fn commit_baseline(c: &Case) -> Commit {
 /// what `tx status` said then): true when the commit ended up applied (it was
 /// then undone), false when it did not (it was then committed again).
 fn check_commit(c: &Case, b: &Commit, st: &Value, label: &str) -> bool {
-    no_temps(c, label);
-    assert!(
-        c.intent_records().is_empty(),
-        "{label}: an intent record survived recovery"
-    );
-    let journaled = c
-        .journal()
-        .matches(&format!("\"op_id\":\"{}\"", b.op))
-        .count();
-    let now = c.tree();
-    if now == b.after {
-        assert_eq!(
-            journaled, 1,
-            "{label}: the journal has the op {journaled} times"
-        );
+    if c.before_or_after(&b.run, label) {
         assert_eq!(
             *st,
             Value::from("input.not-found"),
             "{label}: the tx survived its commit"
         );
-        let u = c.run(&["undo", &b.op]);
-        assert_eq!(u.code, 0, "{label}: undo failed: {}", u.stderr);
-        assert_eq!(c.tree(), b.before, "{label}: undo did not restore the tree");
+        c.undo_restores(&b.run, label);
         true
     } else {
-        assert_eq!(
-            now, b.before,
-            "{label}: neither wholly before nor wholly after"
-        );
-        assert_eq!(
-            journaled, 0,
-            "{label}: the journal has an op the files do not show"
-        );
         assert_eq!(*st, b.status_before, "{label}: the tx is not as it was");
         let again = c.run(&["tx", "commit", &b.t]);
         assert_eq!(
@@ -459,7 +133,7 @@ fn check_commit(c: &Case, b: &Commit, st: &Value, label: &str) -> bool {
             "{label}: commit after the kill failed: {}",
             again.stderr
         );
-        assert_eq!(c.tree(), b.after, "{label}: the second commit differs");
+        assert_eq!(c.tree(), b.run.after, "{label}: the second commit differs");
         false
     }
 }
@@ -468,12 +142,11 @@ fn check_commit(c: &Case, b: &Commit, st: &Value, label: &str) -> bool {
 fn sigkill_during_tx_commit_leaves_before_or_after() {
     let c = Case::new();
     let b = commit_baseline(&c);
-    let pts: Vec<(String, usize)> = b.seq.iter().map(|(s, n, _)| (s.clone(), *n)).collect();
-    let pts = sample(&pts, max_points());
+    let pts = sample(&in_order(&b.run.seq), max_points());
     let (mut n_before, mut n_after) = (0, 0);
     for (sys, n) in &pts {
         c.restore();
-        let (code, _) = c.strace(&inject_kill(sys, *n), &b.argv);
+        let code = c.kill_at(sys, *n, &b.run.argv, None);
         let label = format!("tx commit / kill at {sys} #{n} (exit {code})");
         // The next command runs recovery (and settles a half-done commit).
         let st = c.status(&b.t);
@@ -485,7 +158,7 @@ fn sigkill_during_tx_commit_leaves_before_or_after() {
     }
     eprintln!(
         "tx commit: {} syscalls, {} kill points ({n_before} before, {n_after} after)",
-        b.seq.len(),
+        b.run.seq.len(),
         pts.len()
     );
     assert!(
@@ -500,7 +173,7 @@ fn sigkill_during_tx_commit_leaves_before_or_after() {
 /// leaves it, complete); it is complete from just after the write of its
 /// 65-byte checksum line.
 fn record_points(b: &Commit) -> (Vec<(String, usize)>, Vec<(String, usize)>) {
-    let seq = &b.seq;
+    let seq = &b.run.seq;
     let open = seq
         .iter()
         .position(|(s, _, l)| s == "openat" && l.contains(".intent\"") && l.contains("O_CREAT"))
@@ -545,29 +218,25 @@ fn a_kill_inside_the_recovery_after_a_killed_tx_commit_is_recovered_too() {
     let (mut n_before, mut n_after, mut kills) = (0, 0, 0);
     for ((sys, n), complete) in &firsts {
         c.restore();
-        c.strace(&inject_kill(sys, *n), &b.argv);
+        c.kill_at(sys, *n, &b.run.argv, None);
         assert_eq!(
             c.intent_records(),
             vec![*complete],
             "tx commit killed at {sys} #{n}: not the intent record expected"
         );
-        let (_, _, rec) = trace_seq(&c, &next, None);
+        let (_, _, rec) = c.trace(&next, None);
         // Its recovery: from the first look into commit/ to the end.
         let start = rec
             .iter()
             .position(|(_, _, l)| l.contains("/commit\"") || l.contains("/commit/"))
             .expect("the next command looks into commit/");
-        let rec_pts: Vec<(String, usize)> = rec[start..]
-            .iter()
-            .map(|(s, k, _)| (s.clone(), *k))
-            .collect();
-        let rec_pts = sample(&rec_pts, per_first);
+        let rec_pts = sample(&in_order(&rec[start..]), per_first);
         for (rs, rn) in &rec_pts {
             // The first kill again rather than a copy of its result: the record's
             // steps name files by inode, which a copy would not keep.
             c.restore();
-            c.strace(&inject_kill(sys, *n), &b.argv);
-            let (code, _) = c.strace(&inject_kill(rs, *rn), &next);
+            c.kill_at(sys, *n, &b.run.argv, None);
+            let code = c.kill_at(rs, *rn, &next, None);
             let label = format!(
                 "tx commit killed at {sys} #{n} ({}), then its recovery at {rs} #{rn} (exit {code})",
                 if *complete {
@@ -617,7 +286,8 @@ fn sigkill_during_a_tx_write_leaves_the_tx_as_after_the_previous_op_or_this_one(
     let tree = c.tree();
     let status_before = c.status(&t);
     let argv = args(&["copy", "new/dir/d.txt", "other/e.txt", "--tx", &t]);
-    let (code, out, cnt) = trace(&c, &argv);
+    let (code, out, seq) = c.trace(&argv, None);
+    let cnt = counts(&seq);
     assert_eq!(code, 0, "clean staged write failed: {out}");
     let status_after = c.status(&t);
     assert_ne!(status_before, status_after);
@@ -636,11 +306,11 @@ fn sigkill_during_a_tx_write_leaves_the_tx_as_after_the_previous_op_or_this_one(
     let (mut n_before, mut n_after) = (0, 0);
     for (sys, n) in &pts {
         c.restore();
-        let (code, _) = c.strace(&inject_kill(sys, *n), &argv);
+        let code = c.kill_at(sys, *n, &argv, None);
         let label = format!("--tx write / kill at {sys} #{n} (exit {code})");
         let st = c.status(&t);
         assert_eq!(c.tree(), tree, "{label}: the tree changed");
-        no_temps(&c, &label);
+        c.no_temps(&label);
         let want = if st == status_after {
             n_after += 1;
             &after_commit
@@ -654,7 +324,7 @@ fn sigkill_during_a_tx_write_leaves_the_tx_as_after_the_previous_op_or_this_one(
         };
         assert_eq!(&commit_tree(&c), want, "{label}: the commit differs");
     }
-    let total: usize = cnt.values().sum();
+    let total = seq.len();
     eprintln!(
         "--tx write: {total} syscalls, {} kill points ({n_before} before, {n_after} after)",
         pts.len()
@@ -680,7 +350,7 @@ fn sigkill_during_tx_rebase_leaves_the_tx_as_before_or_after_the_rebase() {
     let tree = c.tree();
     let status_before = c.status(&t);
     let argv = args(&["tx", "rebase", &t]);
-    let (code, out, seq) = trace_seq(&c, &argv, None);
+    let (code, out, seq) = c.trace(&argv, None);
     assert_eq!(code, 0, "clean rebase failed: {out}");
     let status_after = c.status(&t);
     assert_ne!(status_before, status_after);
@@ -697,16 +367,15 @@ fn sigkill_during_tx_rebase_leaves_the_tx_as_before_or_after_the_rebase() {
     let r = c.run(&["tx", "commit", &t]);
     assert_eq!(r.error_code(), "refusal.target-changed", "{}", r.stderr);
     assert_eq!(c.tree(), tree);
-    let pts: Vec<(String, usize)> = seq.iter().map(|(s, n, _)| (s.clone(), *n)).collect();
-    let pts = sample(&pts, max_points());
+    let pts = sample(&in_order(&seq), max_points());
     let (mut n_before, mut n_after) = (0, 0);
     for (sys, n) in &pts {
         c.restore();
-        let (code, _) = c.strace(&inject_kill(sys, *n), &argv);
+        let code = c.kill_at(sys, *n, &argv, None);
         let label = format!("tx rebase / kill at {sys} #{n} (exit {code})");
         let st = c.status(&t);
         assert_eq!(c.tree(), tree, "{label}: the tree changed");
-        no_temps(&c, &label);
+        c.no_temps(&label);
         if st == status_after {
             n_after += 1;
         } else {
@@ -753,57 +422,30 @@ fn sigkill_during_an_atomic_batch_writes_all_or_nothing() {
     c.env.write("keep.txt", "keep\n");
     let input: &[u8] = br#"[["write","new/dir/d.txt","--content","new\n"],["edit","a.txt","--old","beta","--new","BETA"],["delete","c.txt"]]"#;
     c.save();
-    let before = c.tree();
-    let argv = args(&["batch", "--stdin", "--atomic"]);
-    let (code, out, seq) = trace_seq(&c, &argv, Some(input));
-    assert_eq!(code, 0, "clean batch failed: {out}");
-    let op = serde_json::from_str::<Value>(&out).unwrap()["op_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let after = c.tree();
-    assert_ne!(before, after);
-    let pts: Vec<(String, usize)> = seq.iter().map(|(s, n, _)| (s.clone(), *n)).collect();
-    let pts = sample(&pts, max_points());
+    let b = c.baseline(
+        args(&["batch", "--stdin", "--atomic"]),
+        Some(input),
+        "batch",
+    );
+    let pts = sample(&in_order(&b.seq), max_points());
     let (mut n_before, mut n_after, mut n_settled) = (0, 0, 0);
     for (sys, n) in &pts {
         c.restore();
-        let (code, _) = c.strace_in(&inject_kill(sys, *n), &argv, Some(input));
+        let code = c.kill_at(sys, *n, &b.argv, Some(input));
         let label = format!("batch --atomic / kill at {sys} #{n} (exit {code})");
         let marker = c.commit_marker();
         // The next command runs recovery and settles every tx it lists.
         let list = c.ok(&["tx", "status"]);
-        no_temps(&c, &label);
-        assert!(
-            c.intent_records().is_empty(),
-            "{label}: an intent record survived recovery"
-        );
-        let journaled = c.journal().matches(&format!("\"op_id\":\"{op}\"")).count();
-        let now = c.tree();
-        if now == after {
+        if c.before_or_after(&b, &label) {
             n_after += 1;
             n_settled += usize::from(marker);
-            assert_eq!(
-                journaled, 1,
-                "{label}: the journal has the op {journaled} times"
-            );
             assert_eq!(
                 list["total"], 0,
                 "{label}: the batch's tx survived its commit: {list}"
             );
-            let u = c.run(&["undo", &op]);
-            assert_eq!(u.code, 0, "{label}: undo failed: {}", u.stderr);
-            assert_eq!(c.tree(), before, "{label}: undo did not restore the tree");
+            c.undo_restores(&b, &label);
         } else {
             n_before += 1;
-            assert_eq!(
-                now, before,
-                "{label}: neither wholly before nor wholly after"
-            );
-            assert_eq!(
-                journaled, 0,
-                "{label}: the journal has an op the files do not show"
-            );
             // A batch killed before its commit leaves its tx behind (nothing
             // can tell it from a batch still running); it aborts cleanly.
             for item in list["items"].as_array().unwrap() {
@@ -811,12 +453,12 @@ fn sigkill_during_an_atomic_batch_writes_all_or_nothing() {
                 let r = c.run(&["tx", "abort", id]);
                 assert_eq!(r.code, 0, "{label}: abort failed: {}", r.stderr);
             }
-            assert_eq!(c.tree(), before, "{label}: abort changed the tree");
+            assert_eq!(c.tree(), b.before, "{label}: abort changed the tree");
         }
     }
     eprintln!(
         "batch --atomic: {} syscalls, {} kill points ({n_before} before, {n_after} after, {n_settled} of them with the commit marker left)",
-        seq.len(),
+        b.seq.len(),
         pts.len()
     );
     assert!(
