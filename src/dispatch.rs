@@ -82,7 +82,7 @@ pub fn invoke(args: &[OsString]) -> Rendered {
     let words = cli::command_words(&argv);
 
     if head.contains(&"--help") {
-        return help(&words, &argv);
+        return help(&words);
     }
     if head.contains(&"--brief") && words.is_empty() {
         let mut v = Json::obj();
@@ -168,7 +168,7 @@ pub fn invoke(args: &[OsString]) -> Rendered {
 
 /// `aitools --help` (the brief, commands, rules, skills and the feedback line) or
 /// `aitools <cmd> --help` (its schema detail).
-fn help(words: &[String], argv: &[String]) -> Rendered {
+fn help(words: &[String]) -> Rendered {
     if words.is_empty() {
         let mut v = Json::obj();
         v.push("help", Json::str(agent_docs::BRIEF));
@@ -182,7 +182,6 @@ fn help(words: &[String], argv: &[String]) -> Rendered {
     if let Some(spec) = registry::find(&name) {
         return envelope::render_bare(spec.detail());
     }
-    let _ = argv;
     envelope::render_error(
         "aitools",
         &discovery::unknown_command_error(&words[0], &words[1..]),

@@ -138,8 +138,7 @@ fn not_rerunnable(argv: &[String]) -> Option<&'static str> {
     None
 }
 
-fn rebase_conflict(ctx: &Ctx, id: &str, drift: &[tx::Conflict], diag: Json) -> CmdError {
-    let _ = ctx;
+fn rebase_conflict(id: &str, drift: &[tx::Conflict], diag: Json) -> CmdError {
     CmdError::new(
         code::TARGET_CHANGED,
         format!("tx {id} cannot be rebased onto the current files; it is unchanged."),
@@ -190,7 +189,7 @@ pub fn rebase(ctx: &Ctx, a: &RebaseArgs) -> Result<Output, CmdError> {
         }
     }
     if !blocked.is_empty() {
-        return Err(rebase_conflict(ctx, id, &drift, Json::Arr(blocked)));
+        return Err(rebase_conflict(id, &drift, Json::Arr(blocked)));
     }
     let scratch_meta = tx::begin_scratch(ctx, id)?;
     let sid = scratch_meta.tx.clone();
@@ -211,7 +210,7 @@ pub fn rebase(ctx: &Ctx, a: &RebaseArgs) -> Result<Output, CmdError> {
                     d.push("command", Json::str(shell::aitools(&r.argv)));
                     d.push("reason", Json::str("re-running it failed"));
                     d.push("envelope", env);
-                    return Err(rebase_conflict(ctx, id, &drift, Json::Arr(vec![d])));
+                    return Err(rebase_conflict(id, &drift, Json::Arr(vec![d])));
                 }
                 dirty.extend(r.paths.iter().cloned());
             } else {

@@ -182,7 +182,7 @@ fn spans_in(s: &str, folded: &[u8]) -> Vec<Range<usize>> {
             Trigger::Bearer => bearer(s, start, end),
             Trigger::Aws => aws(bytes, start, end),
             Trigger::Prefix(i) => token(bytes, start, end, &f.prefixes[i]),
-            Trigger::Key => key_value(s, start, end),
+            Trigger::Key => key_value(s, end),
         };
         // Leftmost-longest finds `access_token` before the `token` inside it; when
         // the longest trigger at a start fails, a shorter one at the same start
@@ -270,10 +270,10 @@ fn token(bytes: &[u8], start: usize, end: usize, p: &TokenPrefix) -> Option<Rang
     Some(start..i)
 }
 
-fn key_value(s: &str, start: usize, end: usize) -> Option<Range<usize>> {
+fn key_value(s: &str, end: usize) -> Option<Range<usize>> {
     let bytes = s.as_bytes();
-    // The key name must end the identifier: `tokens=` is not `token=`.
-    let _ = start;
+    // The key name must end the identifier: `tokens=` is not `token=` (the sign
+    // or a blank/quote must follow it directly).
     let mut i = end;
     while i < bytes.len() && matches!(bytes[i], b' ' | b'\t' | b'"' | b'\'' | b'`') {
         i += 1;

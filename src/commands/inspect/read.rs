@@ -886,7 +886,6 @@ fn text_view(
                         if invert { "fails to match" } else { "matches" },
                         args.pattern.as_deref().unwrap_or_default()
                     ),
-                    scan.total_lines,
                 )
                 .into());
             }
@@ -954,7 +953,7 @@ fn text_view(
                         pats.get(1).cloned().unwrap_or_default()
                     ),
                 };
-                let mut err = no_match(args, msg, scan.total_lines);
+                let mut err = no_match(args, msg);
                 if let Some(b) = begin {
                     err = err.with_first_repair(Repair::new(
                         "read",
@@ -1067,8 +1066,7 @@ fn beyond_end(args: &ReadArgs, first: u64, total: u64) -> CmdError {
     )
 }
 
-fn no_match(args: &ReadArgs, message: String, total: u64) -> CmdError {
-    let _ = total;
+fn no_match(args: &ReadArgs, message: String) -> CmdError {
     CmdError::new(
         code::NO_MATCH,
         message,
