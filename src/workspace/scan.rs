@@ -260,21 +260,34 @@ pub fn ignore_source(root: &Path, no_ignore: bool) -> &'static str {
 }
 
 struct Glob {
-    /// `None` for a glob without wildcards, which matches its own text exactly: most
-    /// exclude rows are names, and compiling one to a regex costs more than a scan
-    /// of a small tree.
-    matcher: Option<GlobMatcher>,
-    text: String,
+    how: GlobMatch,
     /// Matches the workspace-relative path rather than the base name.
     whole: bool,
+}
+
+/// Most globs are names (`.git`) or one star between literals (`.aitools-*.tmp`,
+/// `*.rs`); compiling those to a regex costs more than a scan of a small tree, so
+/// only the rest go to globset.
+enum GlobMatch {
+    Exact(String),
+    /// `prefix*suffix` with no `/` (a star does not cross a separator).
+    Star(String, String),
+    Compiled(GlobMatcher),
 }
 
 impl Glob {
     fn is_match(&self, rel: &Path, base: &std::ffi::OsStr) -> bool {
         let subject = if self.whole { rel.as_os_str() } else { base };
-        match &self.matcher {
-            Some(m) => m.is_match(subject),
-            None => subject.as_encoded_bytes() == self.text.as_bytes(),
+        let bytes = subject.as_encoded_bytes();
+        match &self.how {
+            GlobMatch::Exact(text) => bytes == text.as_bytes(),
+            GlobMatch::Star(pre, suf) => {
+                bytes.len() >= pre.len() + suf.len()
+                    && bytes.starts_with(pre.as_bytes())
+                    && bytes.ends_with(suf.as_bytes())
+                    && !bytes[pre.len()..bytes.len() - suf.len()].contains(&b'/')
+            }
+            GlobMatch::Compiled(m) => m.is_match(subject),
         }
     }
 }
@@ -283,12 +296,20 @@ fn compile_glob(text: &str) -> Result<Glob, ScanError> {
     let body = text.trim_end_matches('/');
     let whole = body.contains('/');
     let body = body.trim_start_matches('/');
-    if !body.contains(['*', '?', '[', ']', '{', '}', '\\']) {
+    let meta = |c: char| matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\');
+    if !body.contains(meta) {
         return Ok(Glob {
-            matcher: None,
-            text: body.to_string(),
+            how: GlobMatch::Exact(body.to_string()),
             whole,
         });
+    }
+    if let Some((pre, suf)) = body.split_once('*') {
+        if !pre.contains(meta) && !suf.contains(meta) && !pre.contains('/') && !suf.contains('/') {
+            return Ok(Glob {
+                how: GlobMatch::Star(pre.to_string(), suf.to_string()),
+                whole,
+            });
+        }
     }
     let matcher = GlobBuilder::new(body)
         .literal_separator(true)
@@ -300,8 +321,7 @@ fn compile_glob(text: &str) -> Result<Glob, ScanError> {
         })?
         .compile_matcher();
     Ok(Glob {
-        matcher: Some(matcher),
-        text: String::new(),
+        how: GlobMatch::Compiled(matcher),
         whole,
     })
 }
@@ -554,7 +574,8 @@ where
 {
     let in_git = in_git_repo(root);
     let source = ignore_source(root, opts.no_ignore);
-    let filters = Filters::new(root, opts, !opts.no_ignore && !in_git)?;
+    // Built once: the walk's per-entry filter and its directory pruning share it.
+    let filters = std::sync::Arc::new(Filters::new(root, opts, !opts.no_ignore && !in_git)?);
     let shared = Mutex::new(Acc {
         items: Vec::new(),
         skipped: Vec::new(),
@@ -627,7 +648,7 @@ where
         .follow_links(false)
         .max_depth(opts.max_depth)
         .threads(thread_count(opts));
-    let prune_filters = Filters::new(root, opts, !opts.no_ignore && !in_git)?;
+    let prune_filters = filters.clone();
     let prune_overlay = overlay.clone();
     let prune_ignorer = ignorer.clone();
     b.filter_entry(move |d| {
@@ -643,7 +664,7 @@ where
         }
         d.depth() == 0 || !prune_filters.prune(d)
     });
-    let filters_ref = &filters;
+    let filters_ref = &*filters;
     let shared_ref = &shared;
     let make_ref = &make_visitor;
     b.build_parallel().run(|| {
@@ -921,7 +942,7 @@ mod tests {
         let g = compile_glob("src/main.rs")
             .map_err(|e| e.message())
             .expect("glob");
-        assert!(g.matcher.is_none());
+        assert!(matches!(g.how, GlobMatch::Exact(_)));
         assert!(g.is_match(Path::new("src/main.rs"), std::ffi::OsStr::new("main.rs")));
         assert!(!g.is_match(Path::new("main.rs"), std::ffi::OsStr::new("main.rs")));
         assert!(!g.is_match(Path::new("src/main.rsx"), std::ffi::OsStr::new("main.rsx")));
@@ -930,5 +951,45 @@ mod tests {
             .expect("glob");
         assert!(g.is_match(Path::new("a/.git"), std::ffi::OsStr::new(".git")));
         assert!(!g.is_match(Path::new("a/.gitx"), std::ffi::OsStr::new(".gitx")));
+    }
+    #[test]
+    fn one_star_globs_match_as_globset_does() {
+        let names = [
+            "",
+            "a",
+            ".aitools-op-1.tmp",
+            ".aitools-.tmp",
+            ".aitools-x.tmpx",
+            "x.aitools-1.tmp",
+            "main.rs",
+            ".rs",
+            "rs",
+            "a.rs.bak",
+            "sub/a.rs",
+            "a.r",
+            "README",
+            "READ.ME",
+        ];
+        for pat in ["*.rs", ".aitools-*.tmp", "*", "READ*", "*ME", "/*.rs"] {
+            let ours = compile_glob(pat).map_err(|e| e.message()).expect("glob");
+            assert!(matches!(ours.how, GlobMatch::Star(..)), "{pat}");
+            let body = pat.trim_start_matches('/');
+            let reference = GlobBuilder::new(body)
+                .literal_separator(true)
+                .backslash_escape(true)
+                .build()
+                .expect("glob")
+                .compile_matcher();
+            for n in names {
+                let path = Path::new(n);
+                let base = path.file_name().unwrap_or_default();
+                let subject = if ours.whole { path.as_os_str() } else { base };
+                assert_eq!(
+                    ours.is_match(path, base),
+                    reference.is_match(subject),
+                    "{pat} on {n:?}"
+                );
+            }
+        }
     }
 }
