@@ -146,6 +146,42 @@ pub fn first_line(s: &str) -> String {
     s.lines().last().unwrap_or(s).trim().to_string()
 }
 
+/// The input and guard options the text edits share (`edit`, `insert`, `replace`),
+/// declared once so their flags, help and order cannot drift apart.
+#[derive(Args, Debug)]
+pub struct GuardedInput {
+    /// Read the input from standard input (never read otherwise).
+    #[arg(long)]
+    pub stdin: bool,
+    /// The --stdin input given inline; history records --stdin writes this way.
+    #[arg(long, allow_hyphen_values = true)]
+    pub stdin_data: Option<String>,
+    /// Guard: HASH (the target) or PATH=HASH; refusal.target-changed when it differs.
+    #[arg(long)]
+    pub expect_hash: Vec<String>,
+    /// Guard: the number of selected lines or replacements.
+    #[arg(long, value_name = "N")]
+    pub expect_count: Option<String>,
+    /// Validate and show the diff; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+impl GuardedInput {
+    /// The `--stdin` / `--stdin-data` payload, if any.
+    pub fn input(&self, command: &str) -> Result<Option<String>, CmdError> {
+        read_input(command, self.stdin, self.stdin_data.as_deref())
+    }
+
+    pub fn expect_hash(&self, command: &str) -> Result<ExpectHash, CmdError> {
+        guard::parse_expect_hash(command, &self.expect_hash)
+    }
+
+    pub fn expect_count(&self, command: &str) -> Result<Option<u64>, CmdError> {
+        parse_count(command, "--expect-count", self.expect_count.as_deref())
+    }
+}
+
 /// `--expect-count N`: ASCII digits only.
 pub fn parse_count(command: &str, flag: &str, v: Option<&str>) -> Result<Option<u64>, CmdError> {
     match v {

@@ -26,21 +26,8 @@ pub struct EditArgs {
     pub new: Option<String>,
     #[command(flatten)]
     pub sel: SelectorArgs,
-    /// Read the input from standard input (never read otherwise).
-    #[arg(long)]
-    pub stdin: bool,
-    /// The --stdin input given inline; history records --stdin writes this way.
-    #[arg(long, allow_hyphen_values = true)]
-    pub stdin_data: Option<String>,
-    /// Guard: HASH (the target) or PATH=HASH; refusal.target-changed when it differs.
-    #[arg(long)]
-    pub expect_hash: Vec<String>,
-    /// Guard: the number of selected lines or replacements.
-    #[arg(long, value_name = "N")]
-    pub expect_count: Option<String>,
-    /// Validate and show the diff; write nothing.
-    #[arg(long)]
-    pub dry_run: bool,
+    #[command(flatten)]
+    pub guarded: common::GuardedInput,
 }
 
 pub const SPEC: CommandSpec = CommandSpec {
@@ -92,9 +79,9 @@ enum Step {
 pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
     let cmd = "edit";
     let sel = args.sel.parse(cmd)?;
-    let input = common::read_input(cmd, args.stdin, args.stdin_data.as_deref())?;
-    let expect_count = common::parse_count(cmd, "--expect-count", args.expect_count.as_deref())?;
-    let expect = guard::parse_expect_hash(cmd, &args.expect_hash)?;
+    let input = args.guarded.input(cmd)?;
+    let expect_count = args.guarded.expect_count(cmd)?;
+    let expect = args.guarded.expect_hash(cmd)?;
     let sources = [args.old.is_some(), sel.is_some(), input.is_some()]
         .iter()
         .filter(|b| **b)
@@ -174,7 +161,7 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
     let committed = write::run(
         ctx,
         &WriteOptions {
-            dry_run: args.dry_run,
+            dry_run: args.guarded.dry_run,
         },
         || {
             let t = common::load(ctx, &args.path)?;
@@ -206,8 +193,15 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
                         new,
                         expect_count,
                     } => {
-                        let (d, n) =
-                            edit_selection(ctx, &t, doc, sel, new, *expect_count, args.dry_run)?;
+                        let (d, n) = edit_selection(
+                            ctx,
+                            &t,
+                            doc,
+                            sel,
+                            new,
+                            *expect_count,
+                            args.guarded.dry_run,
+                        )?;
                         if sel.is_many() {
                             selected = Some(selected.unwrap_or(0) + n);
                         }
@@ -220,7 +214,7 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
         },
     )?;
     let mut extra: Vec<(&str, Json)> = Vec::new();
-    if let (true, Some(n)) = (args.dry_run, selected) {
+    if let (true, Some(n)) = (args.guarded.dry_run, selected) {
         extra.push(("expect_count", Json::UInt(n)));
     }
     if let Some(s) = strategy {

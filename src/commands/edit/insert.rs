@@ -36,21 +36,8 @@ pub struct InsertArgs {
     /// Content read as bytes from this file.
     #[arg(long, value_name = "FILE")]
     pub content_file: Option<String>,
-    /// Read the input from standard input (never read otherwise).
-    #[arg(long)]
-    pub stdin: bool,
-    /// The --stdin input given inline; history records --stdin writes this way.
-    #[arg(long, allow_hyphen_values = true)]
-    pub stdin_data: Option<String>,
-    /// Guard: HASH (the target) or PATH=HASH; refusal.target-changed when it differs.
-    #[arg(long)]
-    pub expect_hash: Vec<String>,
-    /// Guard: the number of selected lines or replacements.
-    #[arg(long, value_name = "N")]
-    pub expect_count: Option<String>,
-    /// Validate and show the diff; write nothing.
-    #[arg(long)]
-    pub dry_run: bool,
+    #[command(flatten)]
+    pub guarded: common::GuardedInput,
 }
 
 pub const SPEC: CommandSpec = CommandSpec {
@@ -92,8 +79,8 @@ pub const SPEC: CommandSpec = CommandSpec {
 pub fn run(ctx: &Ctx, args: &InsertArgs) -> Result<Output, CmdError> {
     let cmd = "insert";
     let sel = args.sel.parse(cmd)?;
-    let expect = guard::parse_expect_hash(cmd, &args.expect_hash)?;
-    let expect_count = common::parse_count(cmd, "--expect-count", args.expect_count.as_deref())?;
+    let expect = args.guarded.expect_hash(cmd)?;
+    let expect_count = args.guarded.expect_count(cmd)?;
     let places = [args.at.is_some(), args.before, args.after]
         .iter()
         .filter(|b| **b)
@@ -131,7 +118,7 @@ pub fn run(ctx: &Ctx, args: &InsertArgs) -> Result<Output, CmdError> {
     let committed = write::run(
         ctx,
         &WriteOptions {
-            dry_run: args.dry_run,
+            dry_run: args.guarded.dry_run,
         },
         || {
             let t = common::load(ctx, &args.path)?;
@@ -143,7 +130,7 @@ pub fn run(ctx: &Ctx, args: &InsertArgs) -> Result<Output, CmdError> {
                     let blocks = select::select(doc, &t.display, s)?;
                     if s.is_many() {
                         let n = blocks.len() as u64;
-                        guard::check_count(cmd, &ctx.argv, expect_count, n, args.dry_run)?;
+                        guard::check_count(cmd, &ctx.argv, expect_count, n, args.guarded.dry_run)?;
                         selected = Some(n);
                     } else if blocks.len() > 1 {
                         return Err(CmdError::new(
@@ -185,7 +172,7 @@ pub fn run(ctx: &Ctx, args: &InsertArgs) -> Result<Output, CmdError> {
         },
     )?;
     let mut extra: Vec<(&str, Json)> = Vec::new();
-    if let (true, Some(n)) = (args.dry_run, selected) {
+    if let (true, Some(n)) = (args.guarded.dry_run, selected) {
         extra.push(("expect_count", Json::UInt(n)));
     }
     extra.push((
@@ -201,8 +188,8 @@ fn content(ctx: &Ctx, args: &InsertArgs) -> Result<String, CmdError> {
     let n = [
         args.content.is_some(),
         args.content_file.is_some(),
-        args.stdin,
-        args.stdin_data.is_some(),
+        args.guarded.stdin,
+        args.guarded.stdin_data.is_some(),
     ]
     .iter()
     .filter(|b| **b)
@@ -235,5 +222,5 @@ fn content(ctx: &Ctx, args: &InsertArgs) -> Result<String, CmdError> {
             )
         });
     }
-    Ok(common::read_input(cmd, args.stdin, args.stdin_data.as_deref())?.unwrap_or_default())
+    Ok(args.guarded.input(cmd)?.unwrap_or_default())
 }

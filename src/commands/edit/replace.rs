@@ -47,21 +47,8 @@ pub struct ReplaceArgs {
     pub sel: SelectorArgs,
     #[command(flatten)]
     pub scan: ScanArgs,
-    /// Read the input from standard input (never read otherwise).
-    #[arg(long)]
-    pub stdin: bool,
-    /// The --stdin input given inline; history records --stdin writes this way.
-    #[arg(long, allow_hyphen_values = true)]
-    pub stdin_data: Option<String>,
-    /// Guard: HASH (the target) or PATH=HASH; refusal.target-changed when it differs.
-    #[arg(long)]
-    pub expect_hash: Vec<String>,
-    /// Guard: the number of selected lines or replacements.
-    #[arg(long, value_name = "N")]
-    pub expect_count: Option<String>,
-    /// Validate and show the diff; write nothing.
-    #[arg(long)]
-    pub dry_run: bool,
+    #[command(flatten)]
+    pub guarded: common::GuardedInput,
 }
 
 /// replace skips large files unless told otherwise: a scan rarely means to
@@ -180,14 +167,14 @@ fn segments(doc: &Doc, blocks: Option<&[Block]>, multiline: bool) -> Vec<std::op
 pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
     let cmd = "replace";
     let sel = args.sel.parse(cmd)?;
-    let expect = guard::parse_expect_hash(cmd, &args.expect_hash)?;
-    let expect_count = common::parse_count(cmd, "--expect-count", args.expect_count.as_deref())?;
+    let expect = args.guarded.expect_hash(cmd)?;
+    let expect_count = args.guarded.expect_count(cmd)?;
     let nth = common::parse_count(cmd, "--nth", args.nth.as_deref())?;
     if nth == Some(0) {
         return Err(CmdError::invalid_argument(cmd, "--nth counts from 1."));
     }
     let scan_opts = args.scan.options(ctx, crate::store::view::overlay(ctx)?)?;
-    let input = common::read_input(cmd, args.stdin, args.stdin_data.as_deref())?;
+    let input = args.guarded.input(cmd)?;
     let (pattern, replacement, path_args) = match input {
         Some(json) => {
             let (p, r) = parse_stdin(cmd, &json)?;
@@ -268,7 +255,7 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
     let committed = write::run(
         ctx,
         &WriteOptions {
-            dry_run: args.dry_run,
+            dry_run: args.guarded.dry_run,
         },
         || {
             let targets = collect(ctx, &path_args, &scan_opts, sel.is_some())?;
@@ -303,7 +290,7 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
                     ),
                 ));
             }
-            guard::check_count(cmd, &ctx.argv, expect_count, total, args.dry_run)?;
+            guard::check_count(cmd, &ctx.argv, expect_count, total, args.guarded.dry_run)?;
             Ok(changes)
         },
     )?;
@@ -312,7 +299,7 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
         c.count = counts.iter().find(|(p, _)| *p == c.path).map(|(_, n)| *n);
     }
     let mut extra: Vec<(&str, Json)> = Vec::new();
-    if args.dry_run {
+    if args.guarded.dry_run {
         extra.push(("expect_count", Json::UInt(total)));
     }
     Ok(committed.into_output(extra))
