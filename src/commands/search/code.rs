@@ -297,29 +297,53 @@ pub fn run_outline(ctx: &Ctx, args: &OutlineArgs) -> Result<Output, CmdError> {
     Ok(Output::cut(&out, truncated))
 }
 
-fn scan_starts(ctx: &Ctx, path: &Option<String>) -> Result<Vec<std::path::PathBuf>, CmdError> {
-    starts(ctx, path.as_slice())
-}
-
-pub fn run_defs(ctx: &Ctx, args: &DefsArgs) -> Result<Output, CmdError> {
-    if args.name.is_empty() {
-        return Err(CmdError::invalid_argument("code defs", "NAME is empty."));
+/// The scan `code defs` and `code refs` share: every file under PATH (default the
+/// workspace) whose base name passes `wanted` and whose text contains `name`, handed
+/// to `visit` as (base name, text); results in path order.
+fn scan_mentions<T: Send>(
+    ctx: &Ctx,
+    command: &str,
+    name: &str,
+    path: &Option<String>,
+    wanted: fn(&str) -> bool,
+    visit: impl Fn(&str, &str) -> Option<T> + Sync,
+) -> Result<Vec<(std::path::PathBuf, T)>, CmdError> {
+    if name.is_empty() {
+        return Err(CmdError::invalid_argument(command, "NAME is empty."));
     }
-    let starts = scan_starts(ctx, &args.path)?;
-    let name = args.name.as_str();
+    let starts = starts(ctx, path.as_slice())?;
     let opts = ScanOptions {
         overlay: crate::store::view::overlay(ctx)?,
         ..ScanOptions::default()
     };
+    let visit = &visit;
     let walked = scan::walk(&ctx.root, &starts, &opts, || {
-        |e: &Entry| {
+        move |e: &Entry| {
             let base = base_name(e.path);
-            outline::language_of(&base)?;
+            if !wanted(&base) {
+                return None;
+            }
             let text = read_text(e)?;
             if !text.contains(name) {
                 return None;
             }
-            let defs: Vec<Definition> = outline::outline(&base, &text)
+            visit(&base, &text)
+        }
+    })
+    .map_err(|e| scan_error(command, &e))?;
+    Ok(walked.items)
+}
+
+pub fn run_defs(ctx: &Ctx, args: &DefsArgs) -> Result<Output, CmdError> {
+    let name = args.name.as_str();
+    let items = scan_mentions(
+        ctx,
+        "code defs",
+        name,
+        &args.path,
+        |base| outline::language_of(base).is_some(),
+        |base, text| {
+            let defs: Vec<Definition> = outline::outline(base, text)
                 .ok()?
                 .into_iter()
                 .filter(|d| {
@@ -332,11 +356,9 @@ pub fn run_defs(ctx: &Ctx, args: &DefsArgs) -> Result<Output, CmdError> {
                 .filter(|d| args.kind.as_deref().is_none_or(|k| d.kind == k))
                 .collect();
             (!defs.is_empty()).then_some(defs)
-        }
-    })
-    .map_err(|e| scan_error("code defs", &e))?;
-    let all: Vec<Def> = walked
-        .items
+        },
+    )?;
+    let all: Vec<Def> = items
         .into_iter()
         .flat_map(|(p, defs)| {
             let shown = show(&ctx.root, &p);
@@ -398,24 +420,16 @@ fn mentions(line: &str, name: &str, language: Option<&Language>) -> bool {
 }
 
 pub fn run_refs(ctx: &Ctx, args: &RefsArgs) -> Result<Output, CmdError> {
-    if args.name.is_empty() {
-        return Err(CmdError::invalid_argument("code refs", "NAME is empty."));
-    }
-    let starts = scan_starts(ctx, &args.path)?;
     let name = args.name.as_str();
-    let opts = ScanOptions {
-        overlay: crate::store::view::overlay(ctx)?,
-        ..ScanOptions::default()
-    };
-    let walked = scan::walk(&ctx.root, &starts, &opts, || {
-        |e: &Entry| {
-            let text = read_text(e)?;
-            if !text.contains(name) {
-                return None;
-            }
-            let base = base_name(e.path);
-            let language = lang::of_file(&base);
-            let def_lines: Vec<u64> = outline::outline(&base, &text)
+    let items = scan_mentions(
+        ctx,
+        "code refs",
+        name,
+        &args.path,
+        |_| true,
+        |base, text| {
+            let language = lang::of_file(base);
+            let def_lines: Vec<u64> = outline::outline(base, text)
                 .map(|defs| {
                     defs.into_iter()
                         .filter(|d| d.name == name)
@@ -423,7 +437,7 @@ pub fn run_refs(ctx: &Ctx, args: &RefsArgs) -> Result<Output, CmdError> {
                         .collect()
                 })
                 .unwrap_or_default();
-            let text = text.strip_prefix('\u{FEFF}').unwrap_or(&text);
+            let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
             let hits: Vec<(u64, &'static str, String)> = text
                 .lines()
                 .enumerate()
@@ -436,13 +450,12 @@ pub fn run_refs(ctx: &Ctx, args: &RefsArgs) -> Result<Output, CmdError> {
                 })
                 .collect();
             (!hits.is_empty()).then_some(hits)
-        }
-    })
-    .map_err(|e| scan_error("code refs", &e))?;
+        },
+    )?;
     let mut refs = Vec::new();
     let mut total = 0u64;
     let mut text_chars = 0usize;
-    for (p, hits) in walked.items {
+    for (p, hits) in items {
         let shown = show(&ctx.root, &p);
         for (line, kind, text) in hits {
             total += 1;
