@@ -347,3 +347,66 @@ fn a_panic_ends_in_one_internal_error_envelope() {
     assert_eq!(r.json["command"], "read");
     assert!(!r.stderr.contains("panicked at"), "{}", r.stderr);
 }
+
+#[test]
+fn stdin_is_never_read_without_the_stdin_flag() {
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let env = TestEnv::new();
+    env.write("a.txt", "alpha\nbeta\n");
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["read", "a.txt"],
+        vec!["search", "alpha"],
+        vec![
+            "edit",
+            "a.txt",
+            "--old",
+            "alpha",
+            "--new",
+            "ALPHA",
+            "--dry-run",
+        ],
+        vec!["replace", "beta", "BETA", "a.txt", "--dry-run"],
+        vec![
+            "insert",
+            "a.txt",
+            "--at",
+            "end",
+            "--content",
+            "gamma",
+            "--dry-run",
+        ],
+        vec!["write", "b.txt", "--content", "x", "--dry-run"],
+        vec!["apply", "--dry-run"],
+        vec!["batch"],
+    ];
+    for argv in cases {
+        // Standard input is a pipe nobody writes to or closes: a read would block.
+        let mut child = env
+            .command(&argv)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let held = child.stdin.take();
+        let start = Instant::now();
+        let done = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break Some(status);
+            }
+            if start.elapsed() > Duration::from_secs(10) {
+                let _ = child.kill();
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        drop(held);
+        assert!(
+            done.is_some(),
+            "{argv:?} waited on standard input without --stdin"
+        );
+        let r = crate::support::parse(child.wait_with_output().unwrap());
+        assert!(r.code == 0 || r.code == 1, "{argv:?}: {}", r.stderr);
+    }
+}
