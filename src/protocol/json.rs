@@ -86,27 +86,14 @@ impl Json {
     }
 }
 
-/// The compact JSON writer (the same bytes serde_json prints for the tree, written
-/// directly). With `record`, it notes in walk order the byte span of every string
-/// token (values, and keys before their values) and the string-index range of every
-/// array, which is what the secret mask needs to scan the text instead of the tree.
+/// The compact JSON writer: the same bytes serde_json prints for the tree, written
+/// directly.
 #[derive(Default)]
 pub struct Writer {
     pub out: Vec<u8>,
-    pub record: bool,
-    pub spans: Vec<(usize, usize)>,
-    pub arrays: Vec<(usize, usize)>,
-    strings: usize,
 }
 
 impl Writer {
-    pub fn recording() -> Writer {
-        Writer {
-            record: true,
-            ..Writer::default()
-        }
-    }
-
     pub fn into_string(self) -> String {
         // Every piece written is valid UTF-8 (serde_json's string escaper, digits,
         // punctuation).
@@ -115,13 +102,8 @@ impl Writer {
     }
 
     fn string(&mut self, s: &str) {
-        let a = self.out.len();
         // Writing to a Vec cannot fail.
         let _ = serde_json::to_writer(&mut self.out, s);
-        if self.record {
-            self.spans.push((a, self.out.len()));
-        }
-        self.strings += 1;
     }
 
     pub fn write(&mut self, value: &Json) {
@@ -131,10 +113,6 @@ impl Writer {
             }
             Json::Str(s) => self.string(s),
             Json::Arr(items) => {
-                let slot = self.arrays.len();
-                if self.record {
-                    self.arrays.push((self.strings, 0));
-                }
                 self.out.push(b'[');
                 for (i, item) in items.iter().enumerate() {
                     if i > 0 {
@@ -143,9 +121,6 @@ impl Writer {
                     self.write(item);
                 }
                 self.out.push(b']');
-                if self.record {
-                    self.arrays[slot].1 = self.strings;
-                }
             }
             Json::Obj(members) => {
                 self.out.push(b'{');
