@@ -917,29 +917,6 @@ pub fn abort(ctx: &Ctx, id: &str) -> Result<Vec<String>, CmdError> {
     Ok(paths)
 }
 
-/// Every blob hash an open tx references (for blob collection).
-pub fn referenced_blobs(state: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let Ok(rd) = std::fs::read_dir(root_dir(state)) else {
-        return out;
-    };
-    for e in rd.flatten() {
-        let p = e.path().join("index.json");
-        if let Ok(idx) = read_json::<Index>(&p) {
-            for pe in idx.paths.values() {
-                for s in [&pe.base, &pe.staged] {
-                    if let Some(h) = s.hash.as_ref().filter(|_| s.kind == "file") {
-                        out.push(h.clone());
-                    }
-                }
-            }
-        }
-    }
-    out.sort();
-    out.dedup();
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

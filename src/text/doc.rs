@@ -48,21 +48,6 @@ impl Doc {
         Ok(Doc::from_text(bom, text.to_string()))
     }
 
-    /// `decode` without copying the bytes when they are valid.
-    pub fn decode_owned(mut bytes: Vec<u8>) -> Result<Doc, DecodeError> {
-        if super::sniff::is_binary(&bytes) {
-            return Err(DecodeError::Binary);
-        }
-        let bom = bytes.starts_with(BOM);
-        if bom {
-            bytes.drain(..BOM.len());
-        }
-        let text = String::from_utf8(bytes).map_err(|e| {
-            DecodeError::NotUtf8(e.utf8_error().valid_up_to() + if bom { 3 } else { 0 })
-        })?;
-        Ok(Doc::from_text(bom, text))
-    }
-
     /// A document from an already decoded body.
     pub fn from_text(bom: bool, text: String) -> Doc {
         let lines = split_lines(&text);

@@ -108,11 +108,6 @@ impl Template {
         Ok(())
     }
 
-    /// Whether the template is one literal (no group is read).
-    pub fn is_literal(&self) -> bool {
-        self.0.iter().all(|p| matches!(p, Piece::Lit(_)))
-    }
-
     /// Appends the expansion for one match to `out`.
     pub fn expand(&self, caps: &Captures, out: &mut String) -> Result<(), String> {
         for p in &self.0 {
