@@ -42,11 +42,49 @@ fn git_dirs(work_tree: &Path) -> Option<(PathBuf, PathBuf)> {
     Some((git_dir, common))
 }
 
-/// `core.excludesFile` from the repository's own config (not the user's), with
-/// `~/` expanded; relative paths are taken from the work tree, as git does.
-pub fn repo_excludes_file(work_tree: &Path) -> Option<PathBuf> {
-    let (_, common) = git_dirs(work_tree)?;
-    let text = std::fs::read_to_string(common.join("config")).ok()?;
+/// Where the excludes file of a scan comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExcludesFile {
+    /// The ignore crate finds it itself in the user's `~/.gitconfig` (or the XDG
+    /// config), as git does when nothing overrides that.
+    UserConfig,
+    /// This file, matched from the top of the work tree.
+    Path(PathBuf),
+}
+
+/// The excludes file git would use for `work_tree`: the repository config's
+/// `core.excludesFile` first; then, when `GIT_CONFIG_GLOBAL` replaces the user's
+/// config (the ignore crate does not read that variable), that file's
+/// `core.excludesFile` or git's default `$XDG_CONFIG_HOME/git/ignore`; else the
+/// user's config as the ignore crate reads it.
+pub fn excludes_file(work_tree: &Path) -> ExcludesFile {
+    let repo = git_dirs(work_tree)
+        .and_then(|(_, common)| config_excludes_file(&common.join("config"), work_tree));
+    if let Some(p) = repo {
+        return ExcludesFile::Path(p);
+    }
+    match std::env::var_os("GIT_CONFIG_GLOBAL") {
+        Some(global) => ExcludesFile::Path(
+            config_excludes_file(Path::new(&global), work_tree).unwrap_or_else(xdg_git_ignore),
+        ),
+        None => ExcludesFile::UserConfig,
+    }
+}
+
+/// git's default excludes file when no config names one.
+fn xdg_git_ignore() -> PathBuf {
+    match std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {
+        Some(x) => PathBuf::from(x).join("git/ignore"),
+        None => {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".config/git/ignore")
+        }
+    }
+}
+
+/// `core.excludesFile` from one config file, with `~/` expanded; relative paths
+/// are taken from the work tree, as git does.
+fn config_excludes_file(config: &Path, work_tree: &Path) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(config).ok()?;
     let mut in_core = false;
     let mut found = None;
     for line in text.lines() {

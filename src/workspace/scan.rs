@@ -623,26 +623,31 @@ where
         b.add(s);
     }
     let use_git = !opts.no_ignore;
-    // Git reads core.excludesFile from the repository's config before the user's,
-    // and matches it from the top of the work tree; the ignore crate only reads the
-    // user's and matches from the process cwd.
-    let repo_excludes = if use_git {
+    // Git reads core.excludesFile from the repository's config before the user's
+    // (and honours GIT_CONFIG_GLOBAL), and matches it from the top of the work
+    // tree; the ignore crate only reads the user's and matches from the process cwd.
+    let excludes = if use_git {
         crate::workspace::git::work_tree(root).map(|wt| {
             b.current_dir(&wt);
-            crate::workspace::git::repo_excludes_file(&wt)
+            crate::workspace::git::excludes_file(&wt)
         })
     } else {
         None
     };
-    let repo_excludes = repo_excludes.flatten();
-    if let Some(f) = &repo_excludes {
-        let _ = b.add_ignore(f);
-    }
+    let explicit_excludes = match &excludes {
+        Some(crate::workspace::git::ExcludesFile::Path(f)) => {
+            if f.is_file() {
+                let _ = b.add_ignore(f);
+            }
+            true
+        }
+        _ => false,
+    };
     b.hidden(false)
         .ignore(false)
         .parents(use_git && !manual)
         .git_ignore(use_git && !manual)
-        .git_global(use_git && repo_excludes.is_none())
+        .git_global(use_git && !explicit_excludes)
         .git_exclude(use_git)
         .require_git(true)
         .follow_links(false)

@@ -13,7 +13,10 @@ fn tool(dir: &Path, prog: &str, args: &[&str], home: Option<&Path>) -> String {
     let mut c = Command::new(prog);
     c.args(args).current_dir(dir);
     if let Some(h) = home {
-        c.env("HOME", h).env("XDG_CONFIG_HOME", h.join(".config"));
+        // GIT_CONFIG_GLOBAL would replace the fake home's .gitconfig (for git and us).
+        c.env("HOME", h)
+            .env("XDG_CONFIG_HOME", h.join(".config"))
+            .env_remove("GIT_CONFIG_GLOBAL");
     }
     let out = c.output().unwrap_or_else(|e| panic!("{prog}: {e}"));
     String::from_utf8_lossy(&out.stdout).into_owned()
@@ -46,6 +49,7 @@ fn find_files(env: &TestEnv, extra: &[&str], home: &Path) -> Vec<String> {
         .command(&args)
         .env("HOME", home)
         .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env_remove("GIT_CONFIG_GLOBAL")
         .output()
         .expect("spawn");
     let r = crate::support::parse(out);
@@ -148,6 +152,7 @@ fn scan_matches_git_on_every_gitignore_rule() {
         .current_dir(env.root())
         .env("HOME", home.path())
         .env("XDG_CONFIG_HOME", home.path().join(".config"))
+        .env_remove("GIT_CONFIG_GLOBAL")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped());
     let mut child = c.spawn().expect("git check-ignore");
@@ -193,6 +198,67 @@ fn scan_matches_git_on_every_gitignore_rule() {
     ));
     assert!(git_listed.contains(&"z.globalign".to_string()));
     assert_eq!(find_files(&env, &[], home.path()), git_listed);
+}
+
+/// `GIT_CONFIG_GLOBAL` replaces the user's config for git; the scan follows it:
+/// its `core.excludesFile` applies, the home's does not, and without one git's
+/// default `$XDG_CONFIG_HOME/git/ignore` does.
+#[test]
+fn scan_follows_git_config_global() {
+    let (env, home) = ignore_fixture();
+    env.write("y.otherign", "y\n");
+    let other = home.path().join("other-excludes");
+    std::fs::write(&other, "*.otherign\n").expect("write");
+    let global = home.path().join("global-config");
+    std::fs::write(
+        &global,
+        format!("[core]\n\texcludesFile = {}\n", other.display()),
+    )
+    .expect("write");
+    let xdg_ignore = home.path().join(".config/git/ignore");
+    std::fs::create_dir_all(xdg_ignore.parent().expect("parent")).expect("mkdir");
+    std::fs::write(&xdg_ignore, "README.md\n").expect("write");
+    let listed = |config: &Path| {
+        let out = Command::new("git")
+            .args(["ls-files", "--others", "--exclude-standard"])
+            .current_dir(env.root())
+            .env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path().join(".config"))
+            .env("GIT_CONFIG_GLOBAL", config)
+            .output()
+            .expect("git");
+        let git = sorted_lines(&String::from_utf8_lossy(&out.stdout));
+        let out = env
+            .command(&["find", "--type", "file", "--limit", "100000"])
+            .env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path().join(".config"))
+            .env("GIT_CONFIG_GLOBAL", config)
+            .output()
+            .expect("spawn");
+        let r = crate::support::parse(out);
+        let mut ours: Vec<String> = r.json["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .map(|i| i["path"].as_str().unwrap_or("").to_string())
+            .collect();
+        ours.sort();
+        (git, ours)
+    };
+    let (git, ours) = listed(&global);
+    assert!(
+        git.contains(&"z.globalign".to_string()),
+        "home config unread"
+    );
+    assert!(!git.contains(&"y.otherign".to_string()));
+    assert_eq!(ours, git);
+    let (git, ours) = listed(Path::new("/dev/null"));
+    assert!(git.contains(&"y.otherign".to_string()));
+    assert!(
+        !git.contains(&"README.md".to_string()),
+        "XDG default applies"
+    );
+    assert_eq!(ours, git);
 }
 
 #[test]
