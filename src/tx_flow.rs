@@ -445,10 +445,13 @@ pub fn batch(ctx: &Ctx, a: &BatchArgs) -> Result<Output, CmdError> {
         _ => return Err(shape()),
     };
     let pre = globals(&ctx.argv);
-    let tx_id = if a.atomic {
-        Some(tx::begin(ctx, Some("batch --atomic".into()))?.tx)
+    // The owner lock lives until this function returns: a batch killed before its
+    // commit or abort leaves a tx that is not listed and is swept later.
+    let (tx_id, _owner) = if a.atomic {
+        let (meta, owner) = tx::begin_owned(ctx, Some("batch --atomic".into()))?;
+        (Some(meta.tx), Some(owner))
     } else {
-        None
+        (None, None)
     };
     let mut results: Vec<Json> = Vec::new();
     let mut first_failure: Option<(usize, Json)> = None;

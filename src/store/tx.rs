@@ -12,6 +12,9 @@
 //!   leftovers of a killed op and are ignored.
 //! - `reads.json`: the read set (path → disk hash when read, null when missing).
 //! - `lock`: serializes operations on the tx (taken after the workspace lock).
+//! - `owner`: only in the tx of a `batch --atomic`, flocked by the batch for its
+//!   whole run. Free means the batch died before committing or aborting: such a tx
+//!   is not listed and the next `tx begin` sweeps it.
 //! - `committing`: present only while `tx commit` runs; names the journal seq and
 //!   op id the commit takes, so a commit killed after its write protocol's commit
 //!   point is recognised (the tx is then gone) and one killed before it is not (the
@@ -41,6 +44,23 @@ pub struct Meta {
     /// Set on the scratch tx `tx rebase` rebuilds a tx in (never listed; swept).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scratch_for: Option<String>,
+    /// Set on the tx of a `batch --atomic`: it lives while its `owner` lock is held.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub owned: bool,
+}
+
+/// Held by the process that owns a tx (a `batch --atomic`) for as long as it runs.
+pub struct Owner {
+    _file: std::fs::File,
+}
+
+/// Whether the owner of an owned tx is gone (its `owner` lock is free or missing).
+/// A lock this process holds counts as held: `flock` locks belong to the open file.
+fn owner_gone(dir: &Path) -> bool {
+    match fsx::open_read_nofollow(&dir.join("owner")) {
+        Ok(f) => f.try_lock().is_ok(),
+        Err(e) => e.kind() == io::ErrorKind::NotFound,
+    }
 }
 
 /// One path of the write set.
@@ -193,8 +213,9 @@ fn new_id(state: &Path) -> io::Result<String> {
     Err(io::Error::other("no free tx id"))
 }
 
-/// Removes what killed `begin`s and finished commits left (dirs without an index,
-/// `.done-*`, `.rebase-*`). Called with the workspace lock held.
+/// Removes what killed `begin`s, finished commits, rebases and batches left (dirs
+/// without an index, `.done-*`, scratch txs, owned txs whose owner is gone).
+/// Called with the workspace lock held.
 fn sweep(state: &Path) {
     let Ok(rd) = std::fs::read_dir(root_dir(state)) else {
         return;
@@ -205,11 +226,15 @@ fn sweep(state: &Path) {
         if !p.is_dir() {
             continue;
         }
-        let scratch = read_json::<Meta>(&p.join("meta.json"))
-            .map(|m| m.scratch_for.is_some())
-            .unwrap_or(false);
+        let meta = read_json::<Meta>(&p.join("meta.json")).ok();
+        let scratch = meta.as_ref().is_some_and(|m| m.scratch_for.is_some());
+        // A dead batch's tx; one with a commit marker is settled by `open` instead.
+        let orphan = meta.as_ref().is_some_and(|m| m.owned)
+            && !p.join("committing").exists()
+            && owner_gone(&p);
         let stale = name.starts_with(".done-")
             || scratch
+            || orphan
             || (is_tx_id(&name) && !p.join("index.json").exists());
         if stale {
             let _ = std::fs::remove_dir_all(&p);
@@ -219,18 +244,36 @@ fn sweep(state: &Path) {
 
 /// `tx begin`: creates the tx (the index is written last: its rename makes the tx exist).
 pub fn begin(ctx: &Ctx, name: Option<String>) -> Result<Meta, CmdError> {
-    create(ctx, name, None)
+    create(ctx, name, None, false).map(|(meta, _)| meta)
+}
+
+/// The tx of a `batch --atomic`: it exists only while the returned [`Owner`] lives
+/// (a batch killed before it commits or aborts leaves a tx nobody lists).
+pub fn begin_owned(ctx: &Ctx, name: Option<String>) -> Result<(Meta, Owner), CmdError> {
+    let (meta, owner) = create(ctx, name, None, true)?;
+    match owner {
+        Some(o) => Ok((meta, o)),
+        None => Err(io_err(
+            ctx,
+            &io::Error::other("the tx owner lock was not taken"),
+        )),
+    }
 }
 
 /// The scratch tx `tx rebase` rebuilds `of` in.
 pub fn begin_scratch(ctx: &Ctx, of: &str) -> Result<Meta, CmdError> {
-    create(ctx, None, Some(of.to_string()))
+    create(ctx, None, Some(of.to_string()), false).map(|(meta, _)| meta)
 }
 
-fn create(ctx: &Ctx, name: Option<String>, scratch_for: Option<String>) -> Result<Meta, CmdError> {
+fn create(
+    ctx: &Ctx,
+    name: Option<String>,
+    scratch_for: Option<String>,
+    owned: bool,
+) -> Result<(Meta, Option<Owner>), CmdError> {
     let state = state_dir::ensure(&ctx.root).map_err(|e| io_err(ctx, &e))?;
     let _lock = lock::acquire(ctx, &state)?;
-    let made = (|| -> io::Result<Meta> {
+    let made = (|| -> io::Result<(Meta, Option<Owner>)> {
         if fsx::ensure_private_dir(&root_dir(&state))? {
             fsx::sync_dir(&state)?;
         }
@@ -239,15 +282,24 @@ fn create(ctx: &Ctx, name: Option<String>, scratch_for: Option<String>) -> Resul
         let dir = root_dir(&state).join(&id);
         fsx::ensure_private_dir(&dir)?;
         fsx::sync_dir(&root_dir(&state))?;
+        // Locked before the index makes the tx exist, so no one sees it ownerless.
+        let owner = if owned {
+            let file = fsx::create_new(&dir.join("owner"), 0o600)?;
+            file.try_lock().map_err(io::Error::from)?;
+            Some(Owner { _file: file })
+        } else {
+            None
+        };
         let meta = Meta {
             tx: id,
             name,
             created: time::iso8601(time::now().0),
             scratch_for,
+            owned,
         };
         write_atomic(&dir, "meta.json", &to_json(&meta)?)?;
         write_atomic(&dir, "index.json", &to_json(&Index::default())?)?;
-        Ok(meta)
+        Ok((meta, owner))
     })();
     made.map_err(|e| io_err(ctx, &e))
 }
@@ -312,6 +364,7 @@ pub fn list(ctx: &Ctx) -> Result<Vec<Tx>, CmdError> {
     for id in ids {
         match open(ctx, &id) {
             Ok(t) if t.meta.scratch_for.is_some() => {}
+            Ok(t) if t.meta.owned && owner_gone(&t.dir) => {}
             Ok(t) => out.push(t),
             Err(e) if e.code == code::NOT_FOUND => {}
             Err(e) => return Err(e),
