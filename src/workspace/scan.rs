@@ -195,6 +195,9 @@ impl Entry<'_> {
 pub enum SkipReason {
     TooLarge,
     Unreadable,
+    /// A path that is not UTF-8: no argument (they are UTF-8) could name it, an
+    /// answer could only show it mangled, and the journal cannot record it.
+    NonUtf8Name,
 }
 
 impl SkipReason {
@@ -202,6 +205,7 @@ impl SkipReason {
         match self {
             SkipReason::TooLarge => "too-large",
             SkipReason::Unreadable => "unreadable",
+            SkipReason::NonUtf8Name => "non-utf8-name",
         }
     }
 }
@@ -496,6 +500,12 @@ impl<T, V: FnMut(&Entry) -> Option<T>> Local<'_, T, V> {
         let path = dent.path();
         let base = dent.file_name();
         let rel = f.rel(path);
+        if rel.to_str().is_none() {
+            self.acc
+                .skipped
+                .push((path.to_path_buf(), SkipReason::NonUtf8Name));
+            return;
+        }
         if !f.includes.is_empty() && !f.includes.iter().any(|g| g.is_match(rel, base)) {
             return;
         }

@@ -923,3 +923,60 @@ fn code_outline_defs_refs() {
     let r = env.run(&["code", "outline", "data.json"]);
     assert_eq!(r.error_code(), "input.unsupported-language");
 }
+
+/// A path that is not UTF-8 cannot be named by any argument nor shown intact:
+/// every scan passes over it and says so (`skipped`, reason `non-utf8-name`)
+/// instead of showing a mangled name or failing the whole call.
+#[test]
+fn scans_pass_over_non_utf8_names_and_say_so() {
+    use std::os::unix::ffi::OsStrExt;
+    let env = TestEnv::new();
+    env.write("b.txt", "hello\n");
+    let odd = env.root().join(std::ffi::OsStr::from_bytes(b"a\xff.txt"));
+    std::fs::write(&odd, "hello\n").expect("write");
+    let odd_dir = env.root().join(std::ffi::OsStr::from_bytes(b"d\xfe"));
+    std::fs::create_dir(&odd_dir).expect("mkdir");
+    std::fs::write(odd_dir.join("c.txt"), "hello\n").expect("write");
+
+    let s = env.run(&["search", "hello", "--output", "count"]);
+    assert_eq!(s.code, 0, "{}", s.stderr);
+    assert_eq!(s.json["total_matches"], 1);
+    let reasons: Vec<&str> = s.json["skipped"]
+        .as_array()
+        .expect("skipped")
+        .iter()
+        .map(|k| k["reason"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(reasons, vec!["non-utf8-name", "non-utf8-name"]);
+
+    let f = env.run(&["find", "*"]);
+    assert_eq!(f.code, 0, "{}", f.stderr);
+    assert_eq!(
+        strs(
+            &f.json["items"]
+                .as_array()
+                .expect("items")
+                .iter()
+                .map(|i| i["path"].clone())
+                .collect()
+        ),
+        vec!["b.txt"]
+    );
+    assert_eq!(f.json["skipped"].as_array().map(Vec::len), Some(3));
+    // Without such a path, find's answer has no skipped field at all.
+    let plain = env.run(&["find", "b*"]);
+    assert!(plain.json.get("skipped").is_none(), "{}", plain.stdout);
+
+    // replace over the workspace edits what it can name and leaves the rest.
+    let r = env.run(&["replace", "hello", "bye", "--expect-count", "1"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        std::fs::read_to_string(env.path("b.txt")).expect("read"),
+        "bye\n"
+    );
+    assert_eq!(std::fs::read_to_string(&odd).expect("read"), "hello\n");
+    for args in [&["overview"][..], &["code", "refs", "hello"][..]] {
+        let o = env.run(args);
+        assert_eq!(o.code, 0, "{args:?}: {}", o.stderr);
+    }
+}

@@ -1,7 +1,7 @@
 //! `find`: list files and directories by name or path pattern — ls, find, tree and
 //! du in one, over the same scan (and ignore rules) as `search`.
 
-use super::{ScanArgs, chars, default_start, scan_error, show, with_limit};
+use super::{ScanArgs, Skipped, chars, default_start, scan_error, show, skipped_list, with_limit};
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Output, code, time, values};
@@ -91,6 +91,14 @@ pub const SPEC: CommandSpec = CommandSpec {
         ),
         field("total", "Matching entries before --limit."),
         field(
+            "skipped",
+            "Only when a path was passed over: [{path,reason}]; reason is non-utf8-name (a path aitools cannot name), unreadable, or too-large (--skip-larger-than); at most 100 listed.",
+        ),
+        field(
+            "skipped_total",
+            "Skipped paths, when more than the 100 listed.",
+        ),
+        field(
             "ignore_source",
             "gitignore, builtin, or none (--no-ignore).",
         ),
@@ -140,6 +148,10 @@ struct FindOut {
     #[serde(skip_serializing_if = "Option::is_none")]
     tree: Option<Node>,
     total: u64,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    skipped: Vec<Skipped>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skipped_total: Option<u64>,
     ignore_source: &'static str,
     truncated: bool,
     approx_tokens: usize,
@@ -321,6 +333,8 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
                 items: Some(items),
                 tree: None,
                 total,
+                skipped: Vec::new(),
+                skipped_total: None,
                 ignore_source: walked.ignore_source,
                 truncated,
                 approx_tokens: 0,
@@ -354,6 +368,8 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
                 items: None,
                 tree: Some(root),
                 total,
+                skipped: Vec::new(),
+                skipped_total: None,
                 ignore_source: walked.ignore_source,
                 truncated,
                 approx_tokens: 0,
@@ -362,6 +378,17 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
         }
     };
     let mut out = out;
+    // A skipped path is reported when its (lossily shown) name fits the pattern.
+    let skipped = walked
+        .skipped
+        .iter()
+        .filter(|(p, _)| {
+            let base = p.file_name().map(|b| b.to_string_lossy().into_owned());
+            pattern.matches(&show(&ctx.root, p), &base.unwrap_or_default())
+        })
+        .map(|(p, r)| (p.clone(), r.name()))
+        .collect();
+    (out.skipped, out.skipped_total) = skipped_list(&ctx.root, skipped);
     out.approx_tokens = crate::protocol::approx_tokens_chars(text_chars);
     if truncated {
         out.next_commands.push(with_limit(ctx, total, None));

@@ -73,6 +73,33 @@ pub fn start_path(ctx: &Ctx, arg: &str) -> Result<PathBuf, CmdError> {
     }
 }
 
+/// A path a scan skipped, and why.
+#[derive(serde::Serialize)]
+pub struct Skipped {
+    path: String,
+    reason: &'static str,
+}
+
+/// At most this many skipped paths are listed; `skipped_total` counts them all.
+const MAX_SKIPPED_LISTED: usize = 100;
+
+/// The `skipped` list (sorted by the caller) and, past the listed ones, the total.
+pub fn skipped_list(
+    root: &Path,
+    skipped: Vec<(PathBuf, &'static str)>,
+) -> (Vec<Skipped>, Option<u64>) {
+    let total = (skipped.len() > MAX_SKIPPED_LISTED).then_some(skipped.len() as u64);
+    let listed = skipped
+        .into_iter()
+        .take(MAX_SKIPPED_LISTED)
+        .map(|(p, reason)| Skipped {
+            path: show(root, &p),
+            reason,
+        })
+        .collect();
+    (listed, total)
+}
+
 /// How a scanned path is shown: root-relative inside the workspace, else absolute.
 pub fn show(root: &Path, path: &Path) -> String {
     match path.strip_prefix(root) {

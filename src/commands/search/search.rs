@@ -10,7 +10,7 @@
 //! backreferences or look-around — such a pattern is refused with
 //! input.syntax-error and a repair, rather than run on a slower engine.
 
-use super::{ScanArgs, chars, scan_error, show, starts, with_limit};
+use super::{ScanArgs, Skipped, chars, scan_error, show, skipped_list, starts, with_limit};
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Output, Repair, code, shell};
@@ -132,7 +132,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         field("files_scanned", "Text files searched."),
         field(
             "skipped",
-            "[{path,reason}]; reason is binary, too-large, or unreadable (at most 100 listed).",
+            "[{path,reason}]; reason is binary, too-large, unreadable, or non-utf8-name (a path aitools cannot name; at most 100 listed).",
         ),
         field(
             "skipped_total",
@@ -165,8 +165,6 @@ pub const SPEC: CommandSpec = CommandSpec {
     run: handler!(SearchArgs, run),
 };
 
-const MAX_SKIPPED_LISTED: usize = 100;
-
 #[derive(Serialize)]
 struct Block {
     path: String,
@@ -192,12 +190,6 @@ struct MatchItem {
 struct CountItem {
     path: String,
     count: u64,
-}
-
-#[derive(Serialize)]
-struct Skipped {
-    path: String,
-    reason: &'static str,
 }
 
 #[derive(Serialize)]
@@ -740,17 +732,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
             out.matches = Some(items);
         }
     }
-    if skipped.len() > MAX_SKIPPED_LISTED {
-        out.skipped_total = Some(skipped.len() as u64);
-    }
-    out.skipped = skipped
-        .into_iter()
-        .take(MAX_SKIPPED_LISTED)
-        .map(|(p, reason)| Skipped {
-            path: show(root, &p),
-            reason,
-        })
-        .collect();
+    (out.skipped, out.skipped_total) = skipped_list(root, skipped);
     out.approx_tokens = crate::protocol::approx_tokens_chars(text_chars);
     if out.truncated {
         out.next_commands
