@@ -936,3 +936,36 @@ fn edit_and_insert_by_symbol() {
         b"fn add() {}\r\n\r\nfn other() {}\r\n// end\r\n"
     );
 }
+
+/// An empty --old is refused; the first repair is the insert that adds the text,
+/// and running it does (an empty file has nothing an edit could select).
+#[test]
+fn empty_old_repairs_to_an_insert_that_runs() {
+    let env = TestEnv::new();
+    env.write("empty.txt", "");
+    let r = env.run(&["edit", "empty.txt", "--old", "", "--new", "it's new"]);
+    assert_eq!(r.error_code(), "argument.invalid", "{}", r.stderr);
+    let repair = r.json["error"]["repairs"][0]["command"]
+        .as_str()
+        .expect("repair");
+    assert_eq!(
+        repair,
+        "aitools insert empty.txt --at end --content 'it'\\''s new'"
+    );
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(repair.replacen("aitools", &crate::support::bin().display().to_string(), 1))
+        .current_dir(env.root())
+        .env("XDG_STATE_HOME", env.state.path())
+        .output()
+        .expect("sh");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(env.path("empty.txt")).expect("read"),
+        "it's new\n"
+    );
+}

@@ -119,10 +119,26 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
                 (Some(old), _) => {
                     guard::refuse_redacted("--old", old.as_bytes())?;
                     if old.is_empty() {
+                        // Empty --old usually means "add text" (an empty file has
+                        // nothing to select): insert is the command for that.
+                        let insert = crate::protocol::shell::join([
+                            "aitools",
+                            "insert",
+                            args.path.as_str(),
+                            "--at",
+                            "end",
+                            "--content",
+                            new.as_str(),
+                        ]);
                         return Err(CmdError::invalid_argument(
                             cmd,
                             "--old is empty; name the text to replace.",
-                        ));
+                        )
+                        .with_first_repair(Repair::new(
+                            "insert",
+                            "To add text rather than replace some, insert it (--at start|end, or --before/--after a selector).",
+                            insert,
+                        )));
                     }
                     // --old selects one place; a count guard can only say 1.
                     if let Some(n) = expect_count.filter(|n| *n != 1) {
