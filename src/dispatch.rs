@@ -245,8 +245,20 @@ fn clap_error(e: clap::Error, words: &[String], argv: &[String]) -> Rendered {
             }
         }
         ErrorKind::UnknownArgument => {
-            let mut err =
-                CmdError::invalid_argument(&command, format!("{command} does not accept {arg}."));
+            // A value that starts with '-' (a pattern, a replacement) reads as an
+            // option; clap names only its first letter (`-f` of `-foo`).
+            let word = argv
+                .iter()
+                .take_while(|a| *a != "--")
+                .find(|a| a.len() > 2 && !a.starts_with("--") && a.starts_with(arg.as_str()))
+                .filter(|_| arg.len() == 2 && arg.starts_with('-'));
+            let msg = match word {
+                Some(w) => format!(
+                    "{command} does not accept {arg} (of {w}). If {w} is a value, not options: put the options first, then -- and the positional values (aitools {command} [options] -- <values>); a flag's value can be joined with = (--flag={w})."
+                ),
+                None => format!("{command} does not accept {arg}."),
+            };
+            let mut err = CmdError::invalid_argument(&command, msg);
             if let Some(s) = context_text(&e, ContextKind::SuggestedArg) {
                 err = err.with_candidates(Json::Arr(vec![Json::str(s)]));
             }

@@ -137,7 +137,9 @@ impl CommandSpec {
         let cmd = (self.args)(
             clap::Command::new(leaf)
                 .disable_help_flag(true)
-                .disable_version_flag(true),
+                .disable_version_flag(true)
+                // `search -5`, `replace 5 -6`: a number is a value, never an option.
+                .allow_negative_numbers(true),
         );
         if !self.tx {
             return cmd;

@@ -14,6 +14,39 @@ pub fn quote(word: &str) -> String {
     }
 }
 
+/// The same call rewritten: options named in `drop_valued` (with their value, or
+/// as `--opt=value`) and in `drop_bare` are removed, and `add` is placed among the
+/// options. Words after a `--` are values, never options: they are kept as they
+/// are, and `add` goes before that `--` (appended after it, an option would be read
+/// as a value).
+pub fn rerun(
+    argv: &[String],
+    drop_valued: &[&str],
+    drop_bare: &[&str],
+    add: &[String],
+) -> Vec<String> {
+    let end = argv.iter().position(|a| a == "--").unwrap_or(argv.len());
+    let mut out: Vec<String> = Vec::with_capacity(argv.len() + add.len());
+    let mut i = 0;
+    while i < end {
+        let a = &argv[i];
+        if drop_valued.contains(&a.as_str()) {
+            i += 2;
+            continue;
+        }
+        let valued_eq = drop_valued
+            .iter()
+            .any(|d| a.strip_prefix(d).is_some_and(|r| r.starts_with('=')));
+        if !valued_eq && !drop_bare.contains(&a.as_str()) {
+            out.push(a.clone());
+        }
+        i += 1;
+    }
+    out.extend(add.iter().cloned());
+    out.extend(argv[end.min(argv.len())..].iter().cloned());
+    out
+}
+
 /// Joins words into one shell-safe command line.
 pub fn join<I, S>(words: I) -> String
 where
@@ -53,6 +86,33 @@ mod tests {
         assert_eq!(
             aitools(["read", "x y", "--range", "3:5"]),
             "aitools read 'x y' --range 3:5"
+        );
+    }
+
+    #[test]
+    fn rerun_keeps_values_after_double_dash() {
+        let w = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let argv = w(&[
+            "replace",
+            "--expect-count=2",
+            "--dry-run",
+            "--",
+            "--expect-count",
+            "-x",
+        ]);
+        assert_eq!(
+            rerun(
+                &argv,
+                &["--expect-count"],
+                &["--dry-run"],
+                &w(&["--dry-run"])
+            ),
+            w(&["replace", "--dry-run", "--", "--expect-count", "-x"])
+        );
+        let argv = w(&["search", "--limit", "3", "x"]);
+        assert_eq!(
+            rerun(&argv, &["--limit"], &[], &w(&["--limit", "9"])),
+            w(&["search", "x", "--limit", "9"])
         );
     }
 }

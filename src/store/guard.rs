@@ -136,24 +136,12 @@ pub fn check_count(
 
 /// The same invocation with `--dry-run` added (and any `--expect-count` dropped).
 pub fn dry_run_command(argv: &[String]) -> String {
-    let mut words: Vec<String> = Vec::new();
-    let mut skip = false;
-    for a in argv {
-        if skip {
-            skip = false;
-            continue;
-        }
-        if a == "--expect-count" {
-            skip = true;
-            continue;
-        }
-        if a.starts_with("--expect-count=") || a == "--dry-run" {
-            continue;
-        }
-        words.push(a.clone());
-    }
-    words.push("--dry-run".to_string());
-    shell::aitools(&words)
+    shell::aitools(shell::rerun(
+        argv,
+        &["--expect-count"],
+        &["--dry-run"],
+        &["--dry-run".to_string()],
+    ))
 }
 
 /// `refusal.redacted-input` when an input holds `[REDACTED_SECRET]`: writing it

@@ -90,7 +90,12 @@ pub fn newer_threshold(ctx: &Ctx, value: &str) -> Result<SystemTime, CmdError> {
 fn with_newer(argv: &[String], value: &str) -> Vec<String> {
     let mut out = Vec::with_capacity(argv.len());
     let mut next_is_value = false;
-    for a in argv {
+    for (i, a) in argv.iter().enumerate() {
+        // After `--` every word is a value.
+        if a == "--" {
+            out.extend(argv[i..].iter().cloned());
+            break;
+        }
         if next_is_value {
             out.push(value.to_string());
             next_is_value = false;

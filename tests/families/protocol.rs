@@ -410,3 +410,97 @@ fn stdin_is_never_read_without_the_stdin_flag() {
         assert!(r.code == 0 || r.code == 1, "{argv:?}: {}", r.stderr);
     }
 }
+
+/// Values that start with '-' reach the command: negative numbers anywhere, and
+/// text after the flags that take free text. A '-word' positional is refused with
+/// a message naming the whole word and the `--` that passes it.
+#[test]
+fn values_starting_with_a_dash_are_values() {
+    let env = TestEnv::new();
+    env.write("n.txt", "x = -5\n-7\n");
+    let s = env.run(&["search", "-5", "--output", "count"]);
+    assert_eq!(s.code, 0, "{}", s.stderr);
+    assert_eq!(s.json["total_matches"], 1);
+    let s = env.run(&["search", "--pattern", "-7", "--output", "count"]);
+    assert_eq!(s.json["total_matches"], 1, "{}", s.stderr);
+    let r = env.run(&["read", "n.txt", "--match", "-7"]);
+    assert_eq!(r.json["line_numbers"][0], 2, "{}", r.stderr);
+    let r = env.run(&["replace", "5", "-6", "n.txt", "--expect-count", "1"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        std::fs::read_to_string(env.path("n.txt")).expect("read"),
+        "x = --6\n-7\n"
+    );
+    let w = env.run(&["write", "m.txt", "--content", "-x"]);
+    assert_eq!(w.code, 0, "{}", w.stderr);
+    assert_eq!(
+        std::fs::read_to_string(env.path("m.txt")).expect("read"),
+        "-x"
+    );
+    let f = env.run(&[
+        "feedback",
+        "create",
+        "--type",
+        "bug",
+        "--message",
+        "-x broke",
+    ]);
+    assert_eq!(f.code, 0, "{}", f.stderr);
+
+    let bad = env.run(&["find", "--depth", "-1"]);
+    assert_eq!(bad.error_code(), "argument.invalid");
+    let dash = env.run(&["search", "-foo"]);
+    assert_eq!(dash.error_code(), "argument.invalid");
+    let msg = dash.json["error"]["message"].as_str().unwrap_or("");
+    assert!(msg.contains("-foo") && msg.contains("--"), "{msg}");
+    let ok = env.run(&["search", "--output", "count", "--", "-7"]);
+    assert_eq!(ok.json["total_matches"], 1, "{}", ok.stderr);
+}
+
+/// A call that ends its options with `--` gets repairs and next_commands whose
+/// added options sit before that `--` (after it they would be values), and a
+/// path that starts with '-' is continued after `--`. Each one runs.
+#[test]
+fn repairs_and_next_commands_keep_options_before_double_dash() {
+    let env = TestEnv::new();
+    env.write("two.txt", "-x\n-x\n-x\n");
+    let lines: String = (1..=50).map(|i| format!("{i}\n")).collect();
+    env.write("-n.txt", &lines);
+    let run_line = |line: &str| {
+        let argv: Vec<String> = shell_words(line);
+        assert_eq!(argv[0], "aitools", "{line}");
+        let args: Vec<&str> = argv[1..].iter().map(String::as_str).collect();
+        env.run(&args)
+    };
+
+    let s = env.run(&["search", "--limit", "1", "--output", "matches", "--", "-x"]);
+    let next = s.json["next_commands"][0].as_str().expect("next");
+    assert_eq!(next, "aitools search --output matches --limit 3 -- -x");
+    assert_eq!(run_line(next).json["total_matches"], 3);
+
+    let r = env.run(&["replace", "--", "-x", "-y", "two.txt"]);
+    let repair = r.json["error"]["repairs"][0]["command"]
+        .as_str()
+        .expect("repair");
+    assert_eq!(repair, "aitools replace --dry-run -- -x -y two.txt");
+    assert_eq!(run_line(repair).json["expect_count"], 3);
+
+    let rd = env.run(&["read", "--max-lines", "5", "--", "-n.txt"]);
+    let next = rd.json["next_commands"][0].as_str().expect("next");
+    assert_eq!(next, "aitools read --range 6:10 --max-lines 5 -- -n.txt");
+    assert_eq!(run_line(next).json["lines"][0], "6");
+}
+
+/// Splits the POSIX-quoted command lines aitools hands back (single quotes only).
+fn shell_words(line: &str) -> Vec<String> {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!("for w in {line}; do printf '%s\\0' \"$w\"; done"))
+        .output()
+        .expect("sh");
+    String::from_utf8_lossy(&out.stdout)
+        .split('\0')
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}

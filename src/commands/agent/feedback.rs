@@ -19,7 +19,7 @@ pub struct CreateArgs {
     #[arg(long = "type", value_name = "TYPE", value_parser = TYPES.to_vec())]
     pub kind: String,
     /// What you ran, what you expected, what you got. Secrets are masked before it is stored.
-    #[arg(long, value_name = "TEXT")]
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     pub message: String,
     /// The aitools command the problem is about.
     #[arg(long = "context-command", value_name = "CMD")]

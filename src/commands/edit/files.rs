@@ -147,10 +147,16 @@ fn check_destination(
     }
     let now = view::current_hash(ctx, dst)?;
     if !overwrite {
-        let mut words = ctx.argv.clone();
-        words.push("--overwrite".into());
-        words.push("--expect-hash".into());
-        words.push(format!("{dst_arg}={}", now.clone().unwrap_or_default()));
+        let words = shell::rerun(
+            &ctx.argv,
+            &[],
+            &[],
+            &[
+                "--overwrite".into(),
+                "--expect-hash".into(),
+                format!("{dst_arg}={}", now.clone().unwrap_or_default()),
+            ],
+        );
         return Err(exists_error(
             &shown,
             "Replace it, guarded by the hash it has now.",
@@ -272,8 +278,7 @@ pub fn copy(ctx: &Ctx, a: &CopyArgs) -> Result<Output, CmdError> {
             ));
         }
         if !a.recursive {
-            let mut words = ctx.argv.clone();
-            words.push("--recursive".into());
+            let words = shell::rerun(&ctx.argv, &[], &[], &["--recursive".into()]);
             return Err(CmdError::new(
                 code::NOT_A_FILE,
                 format!(
@@ -563,8 +568,7 @@ pub fn link(ctx: &Ctx, a: &LinkArgs) -> Result<Output, CmdError> {
                 ));
             }
             if !a.overwrite {
-                let mut words = ctx.argv.clone();
-                words.push("--overwrite".into());
+                let words = shell::rerun(&ctx.argv, &[], &[], &["--overwrite".into()]);
                 return Err(exists_error(
                     &shown,
                     "Replace the symlink.",

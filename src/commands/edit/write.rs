@@ -22,7 +22,7 @@ pub struct WriteArgs {
     #[arg(long)]
     pub overwrite: bool,
     /// Content text; repeat to concatenate.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub content: Vec<String>,
     /// Content bytes from this file; repeat to concatenate.
     #[arg(long, value_name = "FILE")]
@@ -31,7 +31,7 @@ pub struct WriteArgs {
     #[arg(long)]
     pub stdin: bool,
     /// The --stdin input given inline; history records --stdin writes this way.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub stdin_data: Option<String>,
     /// Guard: HASH (the target) or PATH=HASH; refusal.target-changed when it differs. The hash is the one `aitools info PATH` reports.
     #[arg(long)]
@@ -116,10 +116,12 @@ pub fn run(ctx: &Ctx, a: &WriteArgs) -> Result<Output, CmdError> {
         let now = view::current_hash(ctx, &abs)?;
         if let (true, Some(hash)) = (exists, &now) {
             if !a.overwrite {
-                let mut words = ctx.argv.clone();
-                words.push("--overwrite".into());
-                words.push("--expect-hash".into());
-                words.push(hash.clone());
+                let words = shell::rerun(
+                    &ctx.argv,
+                    &[],
+                    &[],
+                    &["--overwrite".into(), "--expect-hash".into(), hash.clone()],
+                );
                 return Err(CmdError::new(
                     code::EXISTS,
                     format!(

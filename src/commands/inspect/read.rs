@@ -34,7 +34,7 @@ pub struct ReadArgs {
     #[arg(long, value_name = "N", value_parser = values::parse_count)]
     pub tail: Option<u64>,
     /// Selector: every line matching the regular expression (Rust regex syntax, per line).
-    #[arg(long = "match", value_name = "RE")]
+    #[arg(long = "match", value_name = "RE", allow_hyphen_values = true)]
     pub pattern: Option<String>,
     /// With --match: the lines that do not match.
     #[arg(long)]
@@ -471,7 +471,7 @@ fn global_words(ctx: &Ctx) -> Vec<String> {
 
 /// `aitools read <path> <words> <kept flags> <globals>`.
 fn next_command(ctx: &Ctx, args: &ReadArgs, words: &[String], text_flags: bool) -> String {
-    let mut all = vec!["read".to_string(), args.path.clone()];
+    let mut all = vec!["read".to_string()];
     all.extend(words.iter().cloned());
     if text_flags {
         if args.escape_invisible {
@@ -487,20 +487,31 @@ fn next_command(ctx: &Ctx, args: &ReadArgs, words: &[String], text_flags: bool) 
         all.push(args.max_lines.to_string());
     }
     all.extend(global_words(ctx));
-    shell::aitools(&all)
+    with_path(all, &args.path)
 }
 
 fn hex_dump_command(ctx: &Ctx, args: &ReadArgs, start: u64, end: u64) -> String {
     let mut all = vec![
         "read".to_string(),
-        args.path.clone(),
         "--as".into(),
         "hex".into(),
         "--bytes".into(),
         format!("{start}:{end}"),
     ];
     all.extend(global_words(ctx));
-    shell::aitools(&all)
+    with_path(all, &args.path)
+}
+
+/// `aitools read <path> <options>`; a path that starts with '-' goes last, after
+/// `--`, where it cannot read as an option.
+fn with_path(mut words: Vec<String>, path: &str) -> String {
+    if path.starts_with('-') {
+        words.push("--".into());
+        words.push(path.to_string());
+    } else {
+        words.insert(1.min(words.len()), path.to_string());
+    }
+    shell::aitools(&words)
 }
 
 fn read_at(file: &mut File, offset: u64, len: u64) -> std::io::Result<Vec<u8>> {

@@ -112,32 +112,19 @@ pub fn show(root: &Path, path: &Path) -> String {
 /// The call again with `--limit` set to `limit` (and `--stdin` replaced by the
 /// pattern it read, which stdin cannot give twice).
 pub fn with_limit(ctx: &Ctx, limit: u64, stdin_pattern: Option<&str>) -> String {
-    let mut words: Vec<String> = Vec::new();
-    let mut skip_next = false;
-    for w in &ctx.argv {
-        if skip_next {
-            skip_next = false;
-            continue;
-        }
-        if w == "--limit" {
-            skip_next = true;
-            continue;
-        }
-        if w.starts_with("--limit=") {
-            continue;
-        }
-        if w == "--stdin" {
-            if let Some(p) = stdin_pattern {
-                words.push("--pattern".to_string());
-                words.push(p.to_string());
-            }
-            continue;
-        }
-        words.push(w.clone());
+    let mut add = Vec::new();
+    if let Some(p) = stdin_pattern {
+        add.push("--pattern".to_string());
+        add.push(p.to_string());
     }
-    words.push("--limit".to_string());
-    words.push(limit.to_string());
-    shell::aitools(&words)
+    add.push("--limit".to_string());
+    add.push(limit.to_string());
+    let stdin: &[&str] = if stdin_pattern.is_some() {
+        &["--stdin"]
+    } else {
+        &[]
+    };
+    shell::aitools(shell::rerun(&ctx.argv, &["--limit"], stdin, &add))
 }
 
 /// Characters of text, for approx_tokens.

@@ -56,7 +56,7 @@ pub struct SearchArgs {
     #[arg(value_name = "PATH")]
     pub paths: Vec<String>,
     /// A pattern; repeat for lines matching any of them (`matches` items then carry pattern_index, 0-based).
-    #[arg(long = "pattern", value_name = "PATTERN", action = clap::ArgAction::Append)]
+    #[arg(long = "pattern", value_name = "PATTERN", action = clap::ArgAction::Append, allow_hyphen_values = true)]
     pub patterns: Vec<String>,
     /// Read the pattern as raw UTF-8 text from standard input; one trailing newline is dropped.
     #[arg(long)]
