@@ -94,6 +94,19 @@ impl Ctx {
         Ok(self.resolve(value))
     }
 
+    /// A path argument a write changes: resolved and, before any other check could
+    /// send the agent elsewhere (to `--overwrite`, say), refused when it lands
+    /// outside the workspace or inside `.git` (the store checks again at the write).
+    pub fn write_path_arg(
+        &self,
+        value: &str,
+        last: super::boundary::Final,
+    ) -> Result<PathBuf, CmdError> {
+        let abs = self.path_arg(value)?;
+        super::boundary::resolve(self, &abs, last)?;
+        Ok(abs)
+    }
+
     /// How a read reports a path: root-relative when its real path is inside the
     /// root, else the absolute real path.
     pub fn display_path(&self, abs: &Path) -> String {

@@ -358,3 +358,38 @@ fn output_is_reproducible() {
     };
     assert_eq!(run(), run());
 }
+
+/// Every file command refuses a path in .git (or outside) first, before any
+/// other check could send the agent elsewhere: an existing `.git/config` is not
+/// "exists, add --overwrite", it is outside what aitools writes. Nothing changes.
+#[test]
+fn file_commands_refuse_git_paths_before_anything_else() {
+    let env = TestEnv::new();
+    env.write("a.txt", "a\n");
+    let config = std::fs::read(env.path(".git/config")).expect("config");
+    for args in [
+        &["write", ".git/config", "--content", "x"][..],
+        &["touch", ".git/config"],
+        &["chmod", ".git/config", "--mode", "600"],
+        &["copy", "a.txt", ".git/config"],
+        &["move", "a.txt", ".git/config"],
+        &["move", ".git/config", "b.txt"],
+        &["mkdir", ".git/hooks"],
+        &["delete", ".git/config"],
+        &["link", "a.txt", ".git/config"],
+        &["write", "../outside.txt", "--content", "x"],
+    ] {
+        let r = env.run(args);
+        assert_eq!(
+            r.error_code(),
+            "refusal.outside-workspace",
+            "{args:?}: {}",
+            r.stderr
+        );
+    }
+    assert_eq!(
+        std::fs::read(env.path(".git/config")).expect("config"),
+        config
+    );
+    assert!(env.path("a.txt").exists());
+}

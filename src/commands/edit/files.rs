@@ -8,6 +8,7 @@ use crate::protocol::{CmdError, Json, Output, Repair, code, error, shell, time, 
 use crate::store::guard::{self, ExpectHash};
 use crate::store::view::{self, Kind};
 use crate::store::write::{self, Change, WriteOptions};
+use crate::workspace::boundary::Final;
 use crate::workspace::candidates::{self, Offer};
 use crate::workspace::{Ctx, boundary, paths};
 use clap::Args;
@@ -76,7 +77,7 @@ pub const DELETE: CommandSpec = CommandSpec {
 
 pub fn delete(ctx: &Ctx, a: &DeleteArgs) -> Result<Output, CmdError> {
     let expect = guard::parse_expect_hash("delete", &a.expect_hash)?;
-    let abs = ctx.path_arg(&a.path)?;
+    let abs = ctx.write_path_arg(&a.path, Final::Entry)?;
     let done = write::run(ctx, &opts(a.dry_run), || {
         let shown = ctx.display_path(&abs);
         if !view::exists(ctx, &abs)? {
@@ -171,8 +172,8 @@ fn check_destination(
 
 pub fn mv(ctx: &Ctx, a: &MoveArgs) -> Result<Output, CmdError> {
     let expect = guard::parse_expect_hash("move", &a.expect_hash)?;
-    let src = ctx.path_arg(&a.src)?;
-    let dst = ctx.path_arg(&a.dst)?;
+    let src = ctx.write_path_arg(&a.src, Final::Entry)?;
+    let dst = ctx.write_path_arg(&a.dst, Final::Entry)?;
     let done = write::run(ctx, &opts(a.dry_run), || {
         if !view::exists(ctx, &src)? {
             return Err(not_found(ctx, &a.src, &src));
@@ -245,7 +246,7 @@ pub fn copy(ctx: &Ctx, a: &CopyArgs) -> Result<Output, CmdError> {
     let max = values::parse_size(&a.max_bytes)
         .map_err(|m| CmdError::invalid_argument("copy", format!("--max-bytes: {m}")))?;
     let src = ctx.path_arg(&a.src)?;
-    let dst = ctx.path_arg(&a.dst)?;
+    let dst = ctx.write_path_arg(&a.dst, Final::Follow)?;
     let mut files = 0u64;
     let mut skipped: Vec<Skipped> = Vec::new();
     let done = write::run(ctx, &opts(a.dry_run), || {
@@ -412,7 +413,7 @@ pub const MKDIR: CommandSpec = CommandSpec {
 };
 
 pub fn mkdir(ctx: &Ctx, a: &MkdirArgs) -> Result<Output, CmdError> {
-    let abs = ctx.path_arg(&a.path)?;
+    let abs = ctx.write_path_arg(&a.path, Final::Follow)?;
     let done = write::run(ctx, &opts(a.dry_run), || {
         Ok(vec![Change::Mkdir { path: abs.clone() }])
     })?;
@@ -482,7 +483,7 @@ pub fn chmod(ctx: &Ctx, a: &ChmodArgs) -> Result<Output, CmdError> {
         ),
         None => None,
     };
-    let abs = ctx.path_arg(&a.path)?;
+    let abs = ctx.write_path_arg(&a.path, Final::Follow)?;
     let mut previous = 0u32;
     let done = write::run(ctx, &opts(a.dry_run), || {
         let meta = view::stat(ctx, &abs, true)?;
@@ -542,7 +543,7 @@ pub const LINK: CommandSpec = CommandSpec {
 
 pub fn link(ctx: &Ctx, a: &LinkArgs) -> Result<Output, CmdError> {
     let expect = guard::parse_expect_hash("link", &a.expect_hash)?;
-    let abs = ctx.path_arg(&a.link)?;
+    let abs = ctx.write_path_arg(&a.link, Final::Entry)?;
     if a.target.is_empty() {
         return Err(CmdError::invalid_argument(
             "link",
@@ -665,7 +666,7 @@ pub fn touch(ctx: &Ctx, a: &TouchArgs) -> Result<Output, CmdError> {
         })?,
         None => time::now().0,
     };
-    let abs = ctx.path_arg(&a.path)?;
+    let abs = ctx.write_path_arg(&a.path, Final::Follow)?;
     let done = write::run(ctx, &opts(a.dry_run), || {
         Ok(vec![Change::Touch {
             path: abs.clone(),

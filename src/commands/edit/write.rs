@@ -7,6 +7,7 @@ use crate::protocol::{CmdError, Json, Output, Repair, code, error, shell};
 use crate::store::write::{self, Change, WriteOptions};
 use crate::store::{guard, view};
 use crate::workspace::Ctx;
+use crate::workspace::boundary::Final;
 use crate::workspace::candidates::{self, Offer};
 use clap::Args;
 use std::io::Read;
@@ -94,7 +95,7 @@ pub fn run(ctx: &Ctx, a: &WriteArgs) -> Result<Output, CmdError> {
     let expect = guard::parse_expect_hash("write", &a.expect_hash)?;
     let bytes = input(ctx, a)?;
     guard::refuse_redacted("The content", &bytes)?;
-    let abs = ctx.path_arg(&a.path)?;
+    let abs = ctx.write_path_arg(&a.path, Final::Follow)?;
     let len = bytes.len();
     let done = write::run(ctx, &WriteOptions { dry_run: a.dry_run }, || {
         let shown = ctx.display_path(&abs);
