@@ -182,20 +182,14 @@ impl GuardedInput {
     }
 }
 
-/// `--expect-count N`: ASCII digits only.
+/// A count flag (`--expect-count`, `--nth`, `--fuzz`, `--strip`): the one count
+/// syntax of every command, with the flag named in the message.
 pub fn parse_count(command: &str, flag: &str, v: Option<&str>) -> Result<Option<u64>, CmdError> {
-    match v {
-        None => Ok(None),
-        Some(s) if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => {
-            s.parse().map(Some).map_err(|_| {
-                CmdError::invalid_argument(command, format!("{flag} {s:?} is too large."))
-            })
-        }
-        Some(s) => Err(CmdError::invalid_argument(
-            command,
-            format!("{flag} {s:?} is not a count (ASCII digits)."),
-        )),
-    }
+    v.map(|s| {
+        crate::protocol::values::parse_count(s)
+            .map_err(|m| CmdError::invalid_argument(command, format!("{flag} {m}")))
+    })
+    .transpose()
 }
 
 /// The `--stdin` / `--stdin-data` payload: stdin is read only with `--stdin`.
