@@ -16,10 +16,12 @@ fn read_pages_and_continues_exactly() {
     assert_eq!(first.json["hash"], sha256sum(&p));
     assert_eq!(first.json["approx_tokens"], 2);
     let next = first.json["next_commands"][0].as_str().unwrap();
-    assert_eq!(next, "aitools read nums.txt --range 4:6 --max-lines 3");
+    // The continuation keeps the selection's end: it is partial again until done.
+    assert_eq!(next, "aitools read nums.txt --range 4:200 --max-lines 3");
     let argv: Vec<&str> = next.split(' ').skip(1).collect();
     let second = env.run(&argv);
     assert_eq!(second.lines(), vec!["4", "5", "6"]);
+    assert_eq!(second.code, 3);
     let tail = env.run(&["read", "nums.txt", "--tail", "2"]);
     assert_eq!(tail.code, 0);
     assert_eq!(tail.lines(), vec!["199", "200"]);
@@ -477,13 +479,13 @@ fn range_continuations_keep_the_flags() {
     assert_eq!(r.lines(), vec!["l2\\u{000D}", "l3\\u{000D}", "l4\\u{000D}"]);
     assert_eq!(
         r.json["next_commands"][0],
-        "aitools read c.txt --range 5:7 --escape-invisible --max-lines 3"
+        "aitools read c.txt --range 5:9 --escape-invisible --max-lines 3"
     );
     let t = env.run(&["read", "c.txt", "--tail", "5", "--max-lines", "2"]);
     assert_eq!(t.lines(), vec!["l6", "l7"]);
     assert_eq!(
         t.json["next_commands"][0],
-        "aitools read c.txt --range 8:9 --max-lines 2"
+        "aitools read c.txt --range 8:10 --max-lines 2"
     );
     let beyond = env.run(&["read", "c.txt", "--range", "11:"]);
     assert_eq!(beyond.error_code(), "selection.no-match");
@@ -712,5 +714,72 @@ fn info_ignored_agrees_with_git_check_ignore() {
             .success();
         let r = env.run(&["info", f]);
         assert_eq!(r.json["ignored"], git, "{f}");
+    }
+}
+
+/// Following next_commands while the answer is partial returns every line of the
+/// selection exactly once (sed -n is the oracle), for each selector.
+#[test]
+fn following_continuations_reads_each_selection_exactly() {
+    let env = TestEnv::new();
+    let body: String = (1..=60).map(|i| format!("row {i}\n")).collect();
+    env.write("rows.txt", &body);
+    env.write(
+        "m.py",
+        "import os\n\nclass Greeter:\n    def a(self):\n        return 1\n\n    def b(self):\n        return 2\n\nx = 1\n",
+    );
+    let cases: Vec<(Vec<&str>, &str, &str)> = vec![
+        (
+            vec!["rows.txt", "--range", "10:20", "--max-lines", "4"],
+            "rows.txt",
+            "10,20p",
+        ),
+        (vec!["rows.txt", "--max-lines", "7"], "rows.txt", "1,60p"),
+        (
+            vec!["rows.txt", "--tail", "10", "--max-lines", "4"],
+            "rows.txt",
+            "51,60p",
+        ),
+        (
+            vec![
+                "rows.txt",
+                "--between",
+                "^row 12$",
+                "^row 25$",
+                "--max-lines",
+                "5",
+            ],
+            "rows.txt",
+            "12,25p",
+        ),
+        (
+            vec!["m.py", "--symbol", "Greeter", "--max-lines", "2"],
+            "m.py",
+            "3,8p",
+        ),
+    ];
+    for (args, file, sed) in cases {
+        let mut argv = vec!["read"];
+        argv.extend(args.iter().copied());
+        let mut r = env.run(&argv);
+        let mut lines: Vec<String> = Vec::new();
+        let mut calls = 0;
+        loop {
+            assert!(r.code == 0 || r.code == 3, "{args:?}: {}", r.stderr);
+            lines.extend(r.lines());
+            if r.code == 0 {
+                break;
+            }
+            calls += 1;
+            assert!(calls < 40, "{args:?}: no end");
+            let next = r.json["next_commands"][0]
+                .as_str()
+                .expect("next")
+                .to_string();
+            r = run_next(&env, &next);
+        }
+        let want = oracle(env.root(), "sed", &["-n", sed, file]);
+        let want: Vec<&str> = want.lines().collect();
+        assert_eq!(lines, want, "{args:?}");
     }
 }

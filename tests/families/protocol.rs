@@ -487,7 +487,7 @@ fn repairs_and_next_commands_keep_options_before_double_dash() {
 
     let rd = env.run(&["read", "--max-lines", "5", "--", "-n.txt"]);
     let next = rd.json["next_commands"][0].as_str().expect("next");
-    assert_eq!(next, "aitools read --range 6:10 --max-lines 5 -- -n.txt");
+    assert_eq!(next, "aitools read --range 6:50 --max-lines 5 -- -n.txt");
     assert_eq!(run_line(next).json["lines"][0], "6");
 }
 

@@ -809,8 +809,10 @@ fn text_view(
             let returned_last = first + got.len() as u64 - 1;
             truncated = !got.is_empty() && returned_last < wanted_last;
             if got.len() as u64 > 0 && returned_last < scan.total_lines {
+                // A cut selection continues to its own end (the next call pages it
+                // again, partial until done); a complete one offers the next page.
                 let end = if truncated {
-                    wanted_last.min(returned_last + max)
+                    wanted_last
                 } else {
                     scan.total_lines.min(returned_last + max)
                 };
@@ -859,11 +861,7 @@ fn text_view(
             if truncated {
                 next_words = Some(vec![
                     "--range".into(),
-                    format!(
-                        "{}:{}",
-                        returned_last + 1,
-                        scan.total_lines.min(returned_last + max)
-                    ),
+                    format!("{}:{}", returned_last + 1, scan.total_lines),
                 ]);
             }
         }
@@ -981,7 +979,7 @@ fn text_view(
             if truncated {
                 next_words = Some(vec![
                     "--range".into(),
-                    format!("{}:{}", returned_last + 1, last.min(returned_last + max)),
+                    format!("{}:{last}", returned_last + 1),
                 ]);
             }
         }
