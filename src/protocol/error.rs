@@ -198,7 +198,11 @@ pub fn io_error(command: &str, display_path: &str, err: &std::io::Error) -> CmdE
         ErrorKind::NotFound => CmdError::new(
             code::NOT_FOUND,
             format!("{display_path} does not exist."),
-            Repair::new("find", "Look for the file by name.", "aitools find ."),
+            Repair::new(
+                "find",
+                "Look for the file by name.",
+                "aitools find --type file",
+            ),
         ),
         _ => CmdError::new(
             code::IO,

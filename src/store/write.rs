@@ -832,7 +832,7 @@ impl<'a> Plan<'a> {
                         Repair::new(
                             "list",
                             "See what the directory holds; delete its entries first.",
-                            shell::aitools(["find", &rel]),
+                            shell::aitools(["find", "*", &rel]),
                         ),
                     ));
                 }

@@ -187,7 +187,7 @@ pub fn not_found(
         Repair::new(
             "find",
             "List the workspace's files to find the right name.",
-            "aitools find .",
+            "aitools find --type file",
         ),
     );
     let Some(best) = near.first() else {

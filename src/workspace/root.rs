@@ -87,7 +87,7 @@ impl Ctx {
             return Err(CmdError::new(
                 code::ARGUMENT_INVALID,
                 "The path argument is empty.",
-                Repair::new("find", "Find the file to name.", "aitools find ."),
+                Repair::new("find", "Find the file to name.", "aitools find --type file"),
             )
             .with_repair(crate::protocol::error::schema_repair(&self.command)));
         }

@@ -783,3 +783,45 @@ fn following_continuations_reads_each_selection_exactly() {
         assert_eq!(lines, want, "{args:?}");
     }
 }
+
+/// The repairs that list a directory name it as find's START, not its pattern
+/// (`find src` would list names containing "src"): run as given, they list the
+/// directory's entries. The not-found repair lists files, not names holding a dot.
+#[test]
+fn directory_listing_repairs_list_the_directory() {
+    let env = TestEnv::new();
+    env.write("lib/inner/x.rs", "fn x() {}\n");
+    env.write("lib/y.rs", "fn y() {}\n");
+    env.write("other/lib_notes", "n\n");
+    env.write("Makefile", "all:\n");
+    let r = env.run(&["read", "lib"]);
+    let repair = r.json["error"]["repairs"][0]["command"]
+        .as_str()
+        .expect("repair")
+        .to_string();
+    let listed = run_next(&env, &repair);
+    let paths: Vec<&str> = listed.json["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter_map(|i| i["path"].as_str())
+        .collect();
+    assert_eq!(paths, vec!["lib/inner", "lib/y.rs"], "{repair}");
+    let missing = env.run(&["read", "nope.txt"]);
+    let repairs = missing.json["error"]["repairs"]
+        .as_array()
+        .expect("repairs");
+    let find = repairs
+        .iter()
+        .find(|x| x["action"] == "find")
+        .and_then(|x| x["command"].as_str())
+        .expect("find repair");
+    let all = run_next(&env, find);
+    let files: Vec<&str> = all.json["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter_map(|i| i["path"].as_str())
+        .collect();
+    assert!(files.contains(&"Makefile"), "{find}: {files:?}");
+}

@@ -97,7 +97,11 @@ fn writes_list_the_nearest_and_write_nothing() {
         let r = env.run(&call);
         assert_not_found(&r, "src/confg.rs", "src/config.rs");
         // A write is never rerun on a guessed path: find first, the guess to check.
-        assert_eq!(first_repair(&r), ("find", "aitools find ."), "{call:?}");
+        assert_eq!(
+            first_repair(&r),
+            ("find", "aitools find --type file"),
+            "{call:?}"
+        );
         let repairs = r.json["error"]["repairs"].as_array().unwrap();
         assert!(
             repairs

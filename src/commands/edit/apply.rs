@@ -133,7 +133,11 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
                         return Err(CmdError::new(
                             code::NOT_FOUND,
                             format!("The diff modifies {}, which does not exist.", s.display),
-                            Repair::new("find", "Look for the file by name.", "aitools find ."),
+                            Repair::new(
+                                "find",
+                                "Look for the file by name.",
+                                "aitools find --type file",
+                            ),
                         ));
                     }
                     (Some(d), false) => d.clone(),

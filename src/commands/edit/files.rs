@@ -142,7 +142,7 @@ fn check_destination(
             Repair::new(
                 "rename",
                 "Name the destination in full, including the new name.",
-                shell::aitools(["find", &shown, "--depth", "1"]),
+                shell::aitools(["find", "*", &shown, "--depth", "1"]),
             ),
         ));
     }

@@ -428,7 +428,7 @@ fn not_a_file(arg: &str, dir: bool) -> CmdError {
             Repair::new(
                 "find",
                 "List the directory's entries instead.",
-                shell::aitools(["find", arg, "--depth", "1"]),
+                shell::aitools(["find", "*", arg, "--depth", "1"]),
             ),
         )
     } else {

@@ -231,7 +231,7 @@ pub fn run_outline(ctx: &Ctx, args: &OutlineArgs) -> Result<Output, CmdError> {
             Repair::new(
                 "find",
                 "Outline one file; list the directory's source files first.",
-                shell::aitools(["find", &args.path, "--type", "file"]),
+                shell::aitools(["find", "*", &args.path, "--type", "file"]),
             ),
         ));
     }
