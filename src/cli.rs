@@ -19,6 +19,20 @@ fn globals(cmd: Command) -> Command {
         )
 }
 
+/// The long options a command accepts (its own, `--tx` where it has one, and the
+/// global ones), for "did you mean" on an unknown option.
+pub fn long_options(command: &str) -> Vec<String> {
+    let mut out = vec!["--root".to_string(), "--lock-timeout".to_string()];
+    if let Some(spec) = registry::find(command) {
+        out.extend(
+            spec.clap_command()
+                .get_arguments()
+                .filter_map(|a| a.get_long().map(|l| format!("--{l}"))),
+        );
+    }
+    out
+}
+
 /// The whole tree.
 pub fn build() -> Command {
     build_from(registry::all())

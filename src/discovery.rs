@@ -93,8 +93,116 @@ pub fn command_list() -> Json {
     Json::Arr(registry::all().map(|s| s.brief()).collect())
 }
 
+/// `sed [-i] [-E] 's/PAT/REP/[g]' FILE...` → the `replace` that does it (a dry run
+/// first: it shows the diff and the count the real call must guard with).
+fn sed_substitution(rest: &[String]) -> Option<CmdError> {
+    let mut script: Option<&str> = None;
+    let mut files: Vec<String> = Vec::new();
+    let mut extended = false;
+    for a in rest {
+        match a.as_str() {
+            "-E" | "-r" => extended = true,
+            "-i" | "--in-place" | "-e" => {}
+            s if s.starts_with('-') => return None,
+            s if script.is_none() => script = Some(s),
+            s => files.push(s.to_string()),
+        }
+    }
+    let script = script?;
+    let mut chars = script.chars();
+    if chars.next()? != 's' {
+        return None;
+    }
+    let delim = chars.next()?;
+    if delim.is_alphanumeric() || delim == '\\' {
+        return None;
+    }
+    let parts: Vec<&str> = script[1 + delim.len_utf8()..].split(delim).collect();
+    let [pattern, replacement, flags] = parts.as_slice() else {
+        return None;
+    };
+    if pattern.is_empty() || !flags.chars().all(|c| c == 'g') {
+        return None;
+    }
+    // sed's & and \1 are $0 and $1 here.
+    let mut rep = String::new();
+    let mut it = replacement.chars().peekable();
+    while let Some(c) = it.next() {
+        match c {
+            '&' => rep.push_str("${0}"),
+            '\\' if it.peek().is_some_and(char::is_ascii_digit) => {
+                rep.push_str("${");
+                rep.extend(it.next());
+                rep.push('}');
+            }
+            '$' => rep.push_str("$$"),
+            c => rep.push(c),
+        }
+    }
+    let pattern = if extended {
+        pattern.to_string()
+    } else {
+        bre_to_ere(pattern)
+    };
+    let mut words = vec!["replace".to_string(), pattern, rep];
+    words.extend(files);
+    words.push("--dry-run".to_string());
+    Some(
+        CmdError::new(
+            code::ARGUMENT_INVALID,
+            "sed is a shell command, not an aitools command; replace does substitutions.",
+            Repair::new(
+                "run-instead",
+                "The same substitution as a dry run (every match in each file; patterns are Rust regex syntax, not sed's); it reports expect_count for the real call.",
+                shell::aitools(&words),
+            ),
+        )
+        .with_repair(Repair::new(
+            "schema",
+            "Show what replace accepts.",
+            "aitools schema replace",
+        )),
+    )
+}
+
+/// sed's basic regex to the extended form Rust's regex reads: `\(` groups, `(` is
+/// literal; the same for `{}` `+` `?` `|`.
+fn bre_to_ere(bre: &str) -> String {
+    let mut out = String::new();
+    let mut it = bre.chars();
+    while let Some(c) = it.next() {
+        match c {
+            '\\' => match it.next() {
+                Some(n @ ('(' | ')' | '{' | '}' | '+' | '?' | '|')) => out.push(n),
+                Some(n) => {
+                    out.push('\\');
+                    out.push(n);
+                }
+                None => out.push('\\'),
+            },
+            '(' | ')' | '{' | '}' | '+' | '?' | '|' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `{name, summary}` of a group's subcommands (`aitools tx --help`).
+pub fn group_list(group: &str) -> Json {
+    let prefix = format!("{group} ");
+    Json::Arr(
+        registry::all()
+            .filter(|s| s.name.starts_with(&prefix))
+            .map(|s| s.brief())
+            .collect(),
+    )
+}
+
 /// Edit distance, for near-miss candidates.
-fn distance(a: &str, b: &str) -> usize {
+pub fn distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {
@@ -114,6 +222,15 @@ fn distance(a: &str, b: &str) -> usize {
 pub fn unknown_command_error(word: &str, rest: &[String]) -> CmdError {
     // `aitools help read` is what a person types; the flag form is ours.
     if word == "help" {
+        // `help nosuch`: the unknown word is the problem, not the word help.
+        if let Some(first) = rest.first() {
+            let known = registry::is_group(first)
+                || registry::find(first).is_some()
+                || (rest.len() > 1 && registry::find(&rest[..2].join(" ")).is_some());
+            if !known {
+                return unknown_command_error(first, &rest[1..]);
+            }
+        }
         let mut words: Vec<String> = rest.to_vec();
         words.push("--help".to_string());
         return CmdError::new(
@@ -175,6 +292,11 @@ pub fn unknown_command_error(word: &str, rest: &[String]) -> CmdError {
         let words: Vec<&str> = row.command.split(' ').skip(1).collect();
         (1..=words.len().min(2)).any(|n| registry::find(&words[..n].join(" ")).is_some())
     };
+    if word == "sed" {
+        if let Some(err) = sed_substitution(rest) {
+            return err;
+        }
+    }
     if let Some(row) = correspondence::lookup(word).filter(registered) {
         return CmdError::new(
             code::ARGUMENT_INVALID,

@@ -5,7 +5,7 @@
 use crate::cli;
 use crate::discovery;
 use crate::protocol::envelope::{self, Rendered};
-use crate::protocol::{CmdError, Json, Output, Repair, agent_docs, code, values};
+use crate::protocol::{CmdError, Json, Output, Repair, agent_docs, code, shell, values};
 use crate::registry;
 use crate::store::recovery;
 use crate::workspace::Ctx;
@@ -180,7 +180,20 @@ fn help(words: &[String]) -> Rendered {
     }
     let name = words.join(" ");
     if let Some(spec) = registry::find(&name) {
-        return envelope::render_bare(spec.detail());
+        // The schema detail's fields inside the envelope every call prints.
+        return envelope::render_ok(
+            "help",
+            Output::from_json(spec.detail(), false),
+            vec![],
+            None,
+        );
+    }
+    if words.len() == 1 && registry::is_group(&name) {
+        // `aitools tx --help`: the group's subcommands, as `schema tx` lists them.
+        let mut v = Json::obj();
+        v.push("name", Json::str(name.clone()));
+        v.push("commands", discovery::group_list(&name));
+        return envelope::render_ok("help", Output::from_json(v, false), vec![], None);
     }
     envelope::render_error(
         "aitools",
@@ -258,8 +271,49 @@ fn clap_error(e: clap::Error, words: &[String], argv: &[String]) -> Rendered {
                 ),
                 None => format!("{command} does not accept {arg}."),
             };
+            // The nearest option it does accept: a prefix (`--max-line`) or a typo.
+            let flag = arg.split('=').next().unwrap_or(&arg);
+            let nearest = if flag.starts_with("--") {
+                cli::long_options(&command)
+                    .into_iter()
+                    .map(|o| {
+                        let d = if o.starts_with(flag) {
+                            0
+                        } else {
+                            discovery::distance(flag, &o)
+                        };
+                        (d, o)
+                    })
+                    .filter(|(d, _)| *d <= 2)
+                    .min()
+                    .map(|(_, o)| o)
+            } else {
+                None
+            };
+            let suggested = nearest.or_else(|| context_text(&e, ContextKind::SuggestedArg));
+            let msg = match &suggested {
+                Some(s) => format!("{msg} Did you mean {s}?"),
+                None => msg,
+            };
             let mut err = CmdError::invalid_argument(&command, msg);
-            if let Some(s) = context_text(&e, ContextKind::SuggestedArg) {
+            if let Some(s) = suggested {
+                // The same call with the option spelled as suggested.
+                let fixed: Vec<String> = argv
+                    .iter()
+                    .map(|a| match a.strip_prefix(flag) {
+                        Some(rest) if rest.is_empty() || rest.starts_with('=') => {
+                            format!("{s}{rest}")
+                        }
+                        _ => a.clone(),
+                    })
+                    .collect();
+                if fixed != argv && s.starts_with("--") {
+                    err = err.with_first_repair(Repair::new(
+                        "retry",
+                        format!("The same call with {s}."),
+                        shell::aitools(&fixed),
+                    ));
+                }
                 err = err.with_candidates(Json::Arr(vec![Json::str(s)]));
             }
             err

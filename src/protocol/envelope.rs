@@ -156,18 +156,6 @@ pub fn render_error(command: &str, err: &CmdError) -> Rendered {
     }
 }
 
-/// A bare object (no envelope header), masked: `aitools <cmd> --help` prints the schema this way.
-pub fn render_bare(mut value: Json) -> Rendered {
-    let (mut text, n) = redact::write_masked(&mut value);
-    append_redactions(&mut text, n);
-    text.push('\n');
-    Rendered {
-        text,
-        exit_code: 0,
-        to_stderr: false,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

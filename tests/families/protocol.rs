@@ -25,6 +25,10 @@ fn version_and_help_are_envelopes() {
         .unwrap();
     let detail: serde_json::Value = serde_json::from_slice(&rh.stdout).unwrap();
     assert_eq!(detail["name"], "read");
+    // The detail comes in the envelope like every other answer.
+    assert_eq!(detail["schema_version"], 1);
+    assert_eq!(detail["status"], "ok");
+    assert_eq!(detail["command"], "help");
     assert!(rh.stderr.is_empty());
 }
 
@@ -503,4 +507,62 @@ fn shell_words(line: &str) -> Vec<String> {
         .filter(|w| !w.is_empty())
         .map(str::to_string)
         .collect()
+}
+
+/// Help and near-miss calls answer with something that runs: a group's --help
+/// lists its subcommands, `help <unknown>` names the unknown word, a misspelt
+/// option gets the same call spelt right, and `sed s///` becomes the replace
+/// that does what sed does (sed is the oracle).
+#[test]
+fn near_misses_repair_to_calls_that_run() {
+    let env = TestEnv::new();
+    env.write("f.txt", "ab abb cab\nnone\n");
+    let tx = env.run(&["tx", "--help"]);
+    assert_eq!(tx.code, 0, "{}", tx.stderr);
+    assert_eq!(tx.json["command"], "help");
+    assert!(tx.json["commands"].as_array().expect("commands").len() >= 7);
+
+    let h = env.run(&["help", "nosuch"]);
+    let msg = h.json["error"]["message"].as_str().unwrap_or("");
+    assert!(msg.contains("nosuch") && !msg.contains("--help"), "{msg}");
+
+    let typo = env.run(&["read", "f.txt", "--max-line", "1"]);
+    let fix = typo.json["error"]["repairs"][0]["command"]
+        .as_str()
+        .expect("repair");
+    assert_eq!(fix, "aitools read f.txt --max-lines 1");
+    let args: Vec<&str> = fix.split(' ').skip(1).collect();
+    assert_eq!(env.run(&args).lines(), vec!["ab abb cab"]);
+
+    let sed = env.run(&["sed", "-i", r"s/a\(b\)/X\1&/g", "f.txt"]);
+    let repair = sed.json["error"]["repairs"][0]["command"]
+        .as_str()
+        .expect("repair");
+    assert_eq!(
+        repair,
+        r"aitools replace 'a(b)' 'X${1}${0}' f.txt --dry-run"
+    );
+    let dry = env.run(&["replace", "a(b)", "X${1}${0}", "f.txt", "--dry-run"]);
+    let n = dry.json["expect_count"]
+        .as_u64()
+        .expect("expect_count")
+        .to_string();
+    let done = env.run(&[
+        "replace",
+        "a(b)",
+        "X${1}${0}",
+        "f.txt",
+        "--expect-count",
+        &n,
+    ]);
+    assert_eq!(done.code, 0, "{}", done.stderr);
+    let by_sed = Command::new("sh")
+        .arg("-c")
+        .arg(r"printf 'ab abb cab\nnone\n' | sed 's/a\(b\)/X\1&/g'")
+        .output()
+        .expect("sed");
+    assert_eq!(
+        std::fs::read(env.path("f.txt")).expect("read"),
+        by_sed.stdout
+    );
 }
