@@ -347,7 +347,12 @@ fn clap_error(e: clap::Error, words: &[String], argv: &[String]) -> Rendered {
         }
         ErrorKind::ArgumentConflict => {
             let other = context_text(&e, ContextKind::PriorArg).unwrap_or_default();
-            CmdError::invalid_argument(&command, format!("{arg} cannot be used with {other}."))
+            let msg = if other == arg {
+                format!("{arg} is given more than once; it takes one value (or one pair).")
+            } else {
+                format!("{arg} cannot be used with {other}.")
+            };
+            CmdError::invalid_argument(&command, msg)
         }
         ErrorKind::NoEquals => {
             CmdError::invalid_argument(&command, format!("{arg} needs its value after '='."))

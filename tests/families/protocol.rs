@@ -566,3 +566,33 @@ fn near_misses_repair_to_calls_that_run() {
         by_sed.stdout
     );
 }
+
+/// An option that takes one value (or one pair) given twice is refused, saying
+/// so; it is not silently read as its first use.
+#[test]
+fn a_single_valued_option_given_twice_is_refused() {
+    let env = TestEnv::new();
+    env.write("f.txt", "a\nb\nc\nd\n");
+    let r = env.run(&[
+        "read",
+        "f.txt",
+        "--between",
+        "a",
+        "b",
+        "--between",
+        "c",
+        "d",
+    ]);
+    assert_eq!(r.error_code(), "argument.invalid", "{}", r.stdout);
+    let msg = r.json["error"]["message"].as_str().unwrap_or("");
+    assert!(msg.contains("more than once"), "{msg}");
+    let schema = env.run(&["schema", "read"]);
+    let between = schema.json["commands"][0]["args"]
+        .as_array()
+        .expect("args")
+        .iter()
+        .find(|a| a["name"] == "--between")
+        .cloned()
+        .expect("--between");
+    assert_eq!(between["repeatable"], false);
+}

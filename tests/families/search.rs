@@ -699,8 +699,27 @@ fn bad_regex_is_a_syntax_error_with_a_repair() {
         let repair = r.json["error"]["repairs"][0]["command"]
             .as_str()
             .unwrap_or("");
-        assert!(repair.starts_with("aitools search --fixed"), "{repair}");
+        assert!(
+            repair.starts_with("aitools search") && repair.ends_with(" --fixed"),
+            "{repair}"
+        );
     }
+    // The repair is the same call with --fixed: paths and flags are kept.
+    env.write("src/x.rs", "let v = add(1);\n");
+    let r = env.run(&[
+        "search", "add(", "src", "--output", "count", "--glob", "*.rs",
+    ]);
+    let repair = r.json["error"]["repairs"][0]["command"]
+        .as_str()
+        .unwrap_or("");
+    assert_eq!(
+        repair,
+        "aitools search 'add(' src --output count --glob '*.rs' --fixed"
+    );
+    let again = env.run(&[
+        "search", "add(", "src", "--output", "count", "--glob", "*.rs", "--fixed",
+    ]);
+    assert_eq!(again.json["total_matches"], 1);
     let fixed = env.run(&["search", "--fixed", "--pattern", "a(b", "--output", "count"]);
     assert_eq!(fixed.json["total_matches"], 1);
     let nl = env.run(&["search", r"a\nb"]);
@@ -979,4 +998,37 @@ fn scans_pass_over_non_utf8_names_and_say_so() {
         let o = env.run(args);
         assert_eq!(o.code, 0, "{args:?}: {}", o.stderr);
     }
+}
+
+/// `find --sizes` totals every file below a directory whatever `--depth` lists
+/// (du -d1 as an agent uses it): the same sizes with and without --depth.
+#[test]
+fn find_sizes_count_below_the_listed_depth() {
+    let env = TestEnv::new();
+    env.write("src/a/b/n.txt", "x".repeat(1000));
+    env.write("src/top.txt", "12345");
+    env.write("doc/readme", "abc");
+    let sizes = |extra: &[&str]| -> BTreeMap<String, u64> {
+        let mut args = vec!["find", "--sizes", "--type", "dir"];
+        args.extend_from_slice(extra);
+        let r = env.run(&args);
+        r.json["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .map(|i| {
+                (
+                    i["path"].as_str().unwrap_or("").to_string(),
+                    i["size"].as_u64().unwrap_or(0),
+                )
+            })
+            .collect()
+    };
+    let shallow = sizes(&["--depth", "1"]);
+    assert_eq!(shallow.len(), 2, "{shallow:?}");
+    assert_eq!(shallow["src"], 1005);
+    assert_eq!(shallow["doc"], 3);
+    let deep = sizes(&[]);
+    assert_eq!(deep["src"], shallow["src"]);
+    assert_eq!(deep["src/a/b"], 1000);
 }

@@ -26,7 +26,7 @@ pub struct SelectorArgs {
     #[arg(long)]
     pub kind: Option<String>,
     /// START-RE END-RE: a start line through the next end line.
-    #[arg(long, num_args = 2, value_names = ["START", "END"], allow_hyphen_values = true)]
+    #[arg(long, num_args = 2, value_names = ["START", "END"], allow_hyphen_values = true, action = clap::ArgAction::Set)]
     pub between: Option<Vec<String>>,
     /// With --between: exclude both ends.
     #[arg(long)]

@@ -40,7 +40,7 @@ pub struct ReadArgs {
     #[arg(long)]
     pub invert: bool,
     /// Selector: START-RE END-RE; from a line matching START to the first later line matching END.
-    #[arg(long, num_args = 2, value_names = ["START", "END"], allow_hyphen_values = true)]
+    #[arg(long, num_args = 2, value_names = ["START", "END"], allow_hyphen_values = true, action = clap::ArgAction::Set)]
     pub between: Option<Vec<String>>,
     /// With --between: leave out the two boundary lines.
     #[arg(long)]

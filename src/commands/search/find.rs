@@ -228,7 +228,9 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
     };
     let mut opts = args.scan.options(ctx, crate::store::view::overlay(ctx)?)?;
     opts.include_dirs = true;
-    opts.max_depth = args.depth;
+    // A directory's --sizes total counts every file below it, however deep:
+    // the walk goes all the way down and --depth only limits what is listed.
+    opts.max_depth = if args.sizes { None } else { args.depth };
     let walked = scan::walk(&ctx.root, std::slice::from_ref(&start), &opts, || {
         |e: &Entry| {
             let m = e.stat().ok()?;
@@ -259,7 +261,17 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
         }
     }
     let mut matched: Vec<(&PathBuf, &Raw, Option<u64>)> = Vec::new();
+    let too_deep = |p: &Path| {
+        args.depth.is_some_and(|d| {
+            p.strip_prefix(&start)
+                .map_or(0, |rel| rel.components().count())
+                > d
+        })
+    };
     for (p, r) in &walked.items {
+        if args.sizes && too_deep(p) {
+            continue;
+        }
         let rel = show(&ctx.root, p);
         let base = p
             .file_name()

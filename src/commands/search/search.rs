@@ -235,11 +235,25 @@ fn syntax_error(ctx: &Ctx, pattern: &str, message: &str) -> CmdError {
     };
     let first_line = message.lines().last().unwrap_or(message).trim();
     let first_line = first_line.strip_prefix("error: ").unwrap_or(first_line);
-    let repair = if message.contains("is not allowed") {
-        shell::aitools(["search", "--multiline", "--pattern", pattern])
+    // The same call (paths, filters, output mode kept) with the flag that fixes it;
+    // a pattern read from --stdin is passed inline, as stdin cannot give it twice.
+    let flag = if message.contains("is not allowed") {
+        "--multiline"
     } else {
-        shell::aitools(["search", "--fixed", "--pattern", pattern])
+        "--fixed"
     };
+    let from_stdin = ctx
+        .argv
+        .iter()
+        .take_while(|a| *a != "--")
+        .any(|a| a == "--stdin");
+    let mut add = Vec::new();
+    if from_stdin {
+        add.extend(["--pattern".to_string(), pattern.to_string()]);
+    }
+    add.push(flag.to_string());
+    let stdin: &[&str] = if from_stdin { &["--stdin"] } else { &[] };
+    let repair = shell::aitools(shell::rerun(&ctx.argv, &[], stdin, &add));
     CmdError::new(
         code::SYNTAX_ERROR,
         format!("The pattern {pattern:?} does not parse: {first_line}."),
