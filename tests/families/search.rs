@@ -1032,3 +1032,20 @@ fn find_sizes_count_below_the_listed_depth() {
     assert_eq!(deep["src"], shallow["src"]);
     assert_eq!(deep["src/a/b"], 1000);
 }
+
+/// A binary file the scan finds stops at its NUL (ripgrep prints nothing for it);
+/// one named on the command line is searched whole, and its count is ripgrep's.
+#[test]
+fn a_named_binary_file_is_searched_whole_like_ripgrep() {
+    let env = TestEnv::new();
+    let mut body = b"needle\n".to_vec();
+    body.extend_from_slice(b"x\nx\nx\n\x00\nneedle\nneedle again\n");
+    env.write("late.bin", &body);
+    let rg = tool(env.root(), "rg", &["-c", "needle", "late.bin"], None);
+    let named = env.run(&["search", "needle", "late.bin", "--output", "count"]);
+    assert_eq!(named.json["total_matches"].to_string(), rg.trim());
+    assert_eq!(named.json["total_matches"], 3);
+    let scanned = env.run(&["search", "needle", "--output", "count"]);
+    assert_eq!(scanned.json["total_matches"], 0);
+    assert_eq!(scanned.json["skipped"][0]["reason"], "binary");
+}

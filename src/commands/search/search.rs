@@ -101,7 +101,7 @@ pub struct SearchArgs {
 pub const SPEC: CommandSpec = CommandSpec {
     name: "search",
     summary: "Search file contents for a regular expression; results are grouped into blocks with context.",
-    description: "Rust regex syntax (the regex crate; ripgrep's engine and match counts). Backreferences and look-around are not supported: such a pattern fails with input.syntax-error. ^ and $ match at line ends (before CR LF too). Without --multiline no match crosses a line end. --ignore-case uses Unicode simple case folding; \\w is Unicode. A file is binary when a NUL byte appears (the search stops there, as ripgrep's does); a binary file with no selected line before the NUL is listed in skipped. Files come in path order whatever the thread count. Hidden files are searched; .gitignore applies inside a git work tree, data/excludes.txt outside one.",
+    description: "Rust regex syntax (the regex crate; ripgrep's engine and match counts). Backreferences and look-around are not supported: such a pattern fails with input.syntax-error. ^ and $ match at line ends (before CR LF too). Without --multiline no match crosses a line end. --ignore-case uses Unicode simple case folding; \\w is Unicode. A file the scan finds is binary when a NUL byte appears (the search stops there, as ripgrep's does); a binary file with no selected line before the NUL is listed in skipped. A file named as a PATH is searched whole, its NUL bytes read as line ends (ripgrep does the same). Files come in path order whatever the thread count. Hidden files are searched; .gitignore applies inside a git work tree, data/excludes.txt outside one.",
     args: <SearchArgs as clap::Args>::augment_args,
     output_fields: &[
         field("mode", "The --output value."),
@@ -322,9 +322,16 @@ fn compile(ctx: &Ctx, args: &SearchArgs, raw: &[String]) -> Result<Patterns, Cmd
     })
 }
 
-fn searcher(args: &SearchArgs, before: usize, after: usize) -> Searcher {
+/// A file the scan found stops at its first NUL (binary); a file named on the
+/// command line is searched whole, as ripgrep does, its NULs read as line ends.
+fn searcher(args: &SearchArgs, before: usize, after: usize, named: bool) -> Searcher {
+    let binary = if named {
+        BinaryDetection::convert(b'\x00')
+    } else {
+        BinaryDetection::quit(b'\x00')
+    };
     SearcherBuilder::new()
-        .binary_detection(BinaryDetection::quit(b'\x00'))
+        .binary_detection(binary)
         .line_number(true)
         .multi_line(args.multiline)
         .invert_match(args.invert)
@@ -361,9 +368,10 @@ impl Sink for Counter<'_> {
         }
         Ok(true)
     }
-    fn binary_data(&mut self, _: &Searcher, _: u64) -> Result<bool, Self::Error> {
+    fn binary_data(&mut self, s: &Searcher, _: u64) -> Result<bool, Self::Error> {
         self.binary = true;
-        Ok(false)
+        // A named file is searched to its end (convert mode); a scanned one stops.
+        Ok(s.binary_detection().convert_byte().is_some())
     }
 }
 
@@ -421,8 +429,8 @@ impl Sink for Collector {
         self.events.push((n, false, line_text(ctx.bytes())));
         Ok(true)
     }
-    fn binary_data(&mut self, _: &Searcher, _: u64) -> Result<bool, Self::Error> {
-        Ok(false)
+    fn binary_data(&mut self, s: &Searcher, _: u64) -> Result<bool, Self::Error> {
+        Ok(s.binary_detection().convert_byte().is_some())
     }
 }
 
@@ -491,8 +499,8 @@ impl Sink for MatchCollector<'_> {
         }
         Ok(true)
     }
-    fn binary_data(&mut self, _: &Searcher, _: u64) -> Result<bool, Self::Error> {
-        Ok(false)
+    fn binary_data(&mut self, s: &Searcher, _: u64) -> Result<bool, Self::Error> {
+        Ok(s.binary_detection().convert_byte().is_some())
     }
 }
 
@@ -575,14 +583,21 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
     let count_matches = (args.output == Mode::Matches).then_some(&pats.combined);
 
     // Pass 1: exact totals, in parallel.
+    let named = |p: &Path| starts.iter().any(|s| s.as_path() == p);
     let walked = scan::walk(&ctx.root, &starts, &opts, || {
-        let mut s = searcher(args, 0, 0);
+        let mut scanned = searcher(args, 0, 0, false);
+        let mut whole = searcher(args, 0, 0, true);
         let matcher = pats.matcher.clone();
         move |e: &Entry| {
             let mut sink = Counter {
                 count_matches,
                 selected: 0,
                 binary: false,
+            };
+            let s = if named(e.path) {
+                &mut whole
+            } else {
+                &mut scanned
             };
             let res = match e.content() {
                 Some(b) => s.search_slice(&matcher, b, &mut sink),
@@ -666,7 +681,8 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
         Mode::Blocks => {
             let before = args.before.unwrap_or(args.context);
             let after = args.after.unwrap_or(args.context);
-            let mut s = searcher(args, before, after);
+            let mut scanned = searcher(args, before, after, false);
+            let mut whole = searcher(args, before, after, true);
             let mut blocks = Vec::new();
             let mut kept = 0u64;
             for (p, n) in &files {
@@ -683,7 +699,8 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
                     last_kept: None,
                     events: Vec::new(),
                 };
-                if search_in(&mut s, &pats.matcher, p, overlay, &mut sink).is_err() {
+                let s = if named(p) { &mut whole } else { &mut scanned };
+                if search_in(s, &pats.matcher, p, overlay, &mut sink).is_err() {
                     continue;
                 }
                 kept += sink.kept;
@@ -720,7 +737,8 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
             out.blocks = Some(blocks);
         }
         Mode::Matches => {
-            let mut s = searcher(args, 0, 0);
+            let mut scanned = searcher(args, 0, 0, false);
+            let mut whole = searcher(args, 0, 0, true);
             let mut items = Vec::new();
             for (p, n) in &files {
                 if items.len() as u64 >= args.limit {
@@ -736,7 +754,8 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
                     remaining: args.limit - items.len() as u64,
                     out: Vec::new(),
                 };
-                if search_in(&mut s, &pats.matcher, p, overlay, &mut sink).is_err() {
+                let s = if named(p) { &mut whole } else { &mut scanned };
+                if search_in(s, &pats.matcher, p, overlay, &mut sink).is_err() {
                     continue;
                 }
                 items.append(&mut sink.out);
