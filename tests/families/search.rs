@@ -1049,3 +1049,32 @@ fn a_named_binary_file_is_searched_whole_like_ripgrep() {
     assert_eq!(scanned.json["total_matches"], 0);
     assert_eq!(scanned.json["skipped"][0]["reason"], "binary");
 }
+
+/// A match far into a line over the cap is shown: the block's line is a window
+/// holding the match, and cut_lines says at which column it starts (the match's
+/// column from --output matches agrees).
+#[test]
+fn a_match_deep_in_a_long_line_is_in_the_window() {
+    let env = TestEnv::new();
+    env.write(
+        "long.txt",
+        format!("{}NEEDLE tail\nshort\n", "é".repeat(50_000)),
+    );
+    let b = env.run(&["search", "NEEDLE", "long.txt"]);
+    let block = &b.json["blocks"][0];
+    let line = block["lines"][0].as_str().expect("line");
+    let at = line.find("NEEDLE").expect("match shown");
+    let col = block["cut_lines"][0]["col"].as_u64().expect("col");
+    let m = env.run(&["search", "NEEDLE", "long.txt", "--output", "matches"]);
+    let shown_col = line[..at].chars().count() as u64 + col;
+    assert_eq!(
+        shown_col,
+        m.json["matches"][0]["col"].as_u64().expect("col")
+    );
+    assert_eq!(shown_col, 50_001);
+    let short = env.run(&["search", "short", "long.txt"]);
+    assert!(
+        short.json["blocks"][0].get("cut_lines").is_some(),
+        "the long context line is marked"
+    );
+}

@@ -107,7 +107,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         field("mode", "The --output value."),
         field(
             "blocks",
-            "blocks: [{path,start_line,lines[],match_lines[]}]; blocks whose context touches or overlaps are merged.",
+            "blocks: [{path,start_line,lines[],match_lines[],cut_lines?}]; blocks whose context touches or overlaps are merged. A line over 16384 bytes is shown as a 16384-byte window: cut_lines [{line,col}] gives the 1-based character column the window starts at (a match line's window holds its first match).",
         ),
         field(
             "matches",
@@ -171,6 +171,16 @@ struct Block {
     start_line: u64,
     lines: Vec<String>,
     match_lines: Vec<u64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    cut_lines: Vec<CutLine>,
+}
+
+/// A line longer than the line cap: `lines` shows a window of it starting at
+/// character column `col` (1-based), around the first match of a match line.
+#[derive(Serialize)]
+struct CutLine {
+    line: u64,
+    col: u64,
 }
 
 #[derive(Serialize)]
@@ -340,6 +350,36 @@ fn searcher(args: &SearchArgs, before: usize, after: usize, named: bool) -> Sear
         .build()
 }
 
+/// A match line's text, and for a line over the cap the 1-based column its shown
+/// window starts at: the window holds the line's first match (a long minified line
+/// would otherwise show only its start).
+fn match_window(bytes: &[u8], find: &Regex) -> (String, Option<u64>) {
+    let b = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    let b = b.strip_suffix(b"\r").unwrap_or(b);
+    if b.len() <= MAX_LINE_BYTES {
+        return (String::from_utf8_lossy(b).into_owned(), None);
+    }
+    let at = find.find(b).map_or(0, |m| m.start());
+    let mut start = at.saturating_sub(MAX_LINE_BYTES / 4);
+    // Start on a character, not inside one.
+    while start > 0 && b.get(start).is_some_and(|c| (c & 0xC0) == 0x80) {
+        start -= 1;
+    }
+    let end = (start + MAX_LINE_BYTES).min(b.len());
+    let col = String::from_utf8_lossy(&b[..start]).chars().count() as u64 + 1;
+    (
+        String::from_utf8_lossy(&b[start..end]).into_owned(),
+        Some(col),
+    )
+}
+
+/// Column 1 for a context line over the cap (its shown text is its start).
+fn over_cap(bytes: &[u8]) -> Option<u64> {
+    let b = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    let b = b.strip_suffix(b"\r").unwrap_or(b);
+    (b.len() > MAX_LINE_BYTES).then_some(1)
+}
+
 /// A line's text without its terminator, cut at MAX_LINE_BYTES.
 fn line_text(bytes: &[u8]) -> String {
     let b = bytes.strip_suffix(b"\n").unwrap_or(bytes);
@@ -389,21 +429,23 @@ enum Counted {
 
 /// Pass 2 (blocks): selected and context lines up to the limit plus the last
 /// selected line's after-context.
-struct Collector {
+struct Collector<'a> {
+    find: &'a Regex,
     remaining: u64,
     after: u64,
     kept: u64,
     last_kept: Option<u64>,
-    events: Vec<(u64, bool, String)>,
+    /// (line, is a match line, text, window column of a cut line)
+    events: Vec<(u64, bool, String, Option<u64>)>,
 }
 
-impl Collector {
+impl Collector<'_> {
     fn past_window(&self, n: u64) -> bool {
         self.kept >= self.remaining && self.last_kept.is_none_or(|l| n > l + self.after)
     }
 }
 
-impl Sink for Collector {
+impl Sink for Collector<'_> {
     type Error = std::io::Error;
     fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, Self::Error> {
         let first = mat.line_number().unwrap_or(0);
@@ -412,11 +454,13 @@ impl Sink for Collector {
             if self.kept < self.remaining {
                 self.kept += 1;
                 self.last_kept = Some(n);
-                self.events.push((n, true, line_text(line)));
+                let (text, col) = match_window(line, self.find);
+                self.events.push((n, true, text, col));
             } else if self.past_window(n) {
                 return Ok(false);
             } else {
-                self.events.push((n, false, line_text(line)));
+                self.events
+                    .push((n, false, line_text(line), over_cap(line)));
             }
         }
         Ok(true)
@@ -426,7 +470,8 @@ impl Sink for Collector {
         if self.past_window(n) {
             return Ok(false);
         }
-        self.events.push((n, false, line_text(ctx.bytes())));
+        self.events
+            .push((n, false, line_text(ctx.bytes()), over_cap(ctx.bytes())));
         Ok(true)
     }
     fn binary_data(&mut self, s: &Searcher, _: u64) -> Result<bool, Self::Error> {
@@ -693,6 +738,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
                     continue;
                 }
                 let mut sink = Collector {
+                    find: &pats.combined,
                     remaining: args.limit - kept,
                     after: after as u64,
                     kept: 0,
@@ -706,7 +752,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
                 kept += sink.kept;
                 let path = show(root, p);
                 let mut cur: Option<Block> = None;
-                for (ln, is_match, text) in sink.events {
+                for (ln, is_match, text, cut_col) in sink.events {
                     text_chars += chars(&text);
                     let contiguous = cur
                         .as_ref()
@@ -720,12 +766,16 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
                             start_line: ln,
                             lines: Vec::new(),
                             match_lines: Vec::new(),
+                            cut_lines: Vec::new(),
                         });
                     }
                     if let Some(b) = cur.as_mut() {
                         b.lines.push(text);
                         if is_match {
                             b.match_lines.push(ln);
+                        }
+                        if let Some(col) = cut_col {
+                            b.cut_lines.push(CutLine { line: ln, col });
                         }
                     }
                 }
