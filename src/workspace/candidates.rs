@@ -180,16 +180,34 @@ pub fn not_found(
     offer: Offer,
 ) -> crate::protocol::CmdError {
     use crate::protocol::{CmdError, Json, Repair, code, shell};
-    let near = similar_paths(&ctx.root, abs, MAX_CANDIDATES);
+    // The path itself is never its own candidate (a dangling symlink, or a path a
+    // tx deleted, still has an entry): retrying it would fail the same way.
+    let near: Vec<_> = similar_paths(&ctx.root, abs, MAX_CANDIDATES + 1)
+        .into_iter()
+        .filter(|p| p.as_path() != abs)
+        .take(MAX_CANDIDATES)
+        .collect();
+    let dangling = std::fs::symlink_metadata(abs).is_ok_and(|m| m.file_type().is_symlink());
     let mut err = CmdError::new(
         code::NOT_FOUND,
-        format!("{arg} does not exist."),
+        if dangling {
+            format!("{arg} is a symlink whose target does not exist.")
+        } else {
+            format!("{arg} does not exist.")
+        },
         Repair::new(
             "find",
             "List the workspace's files to find the right name.",
             "aitools find --type file",
         ),
     );
+    if dangling {
+        err = err.with_first_repair(Repair::new(
+            "info",
+            "Describe the link itself (its hash is that of its target text).",
+            shell::aitools(["info", arg, "--allow-missing"]),
+        ));
+    }
     let Some(best) = near.first() else {
         return err;
     };

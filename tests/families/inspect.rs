@@ -825,3 +825,30 @@ fn directory_listing_repairs_list_the_directory() {
         .collect();
     assert!(files.contains(&"Makefile"), "{find}: {files:?}");
 }
+
+/// A dangling symlink: read and info say what it is and repair to the info that
+/// describes it (exists false, kind symlink), never to retrying themselves.
+#[test]
+fn a_dangling_symlink_is_described_not_retried() {
+    let env = TestEnv::new();
+    std::os::unix::fs::symlink("nowhere", env.path("dangling")).expect("symlink");
+    for cmd in ["read", "info"] {
+        let r = env.run(&[cmd, "dangling"]);
+        assert_eq!(r.error_code(), "input.not-found");
+        let msg = r.json["error"]["message"].as_str().unwrap_or("");
+        assert!(msg.contains("symlink"), "{msg}");
+        let repairs: Vec<&str> = r.json["error"]["repairs"]
+            .as_array()
+            .expect("repairs")
+            .iter()
+            .filter_map(|x| x["command"].as_str())
+            .collect();
+        assert_eq!(repairs[0], "aitools info dangling --allow-missing");
+        assert!(
+            !repairs.contains(&format!("aitools {cmd} dangling").as_str()),
+            "{repairs:?}"
+        );
+        let i = env.run(&["info", "dangling", "--allow-missing"]);
+        assert_eq!(i.json["kind"], "symlink");
+    }
+}
