@@ -1078,3 +1078,21 @@ fn a_match_deep_in_a_long_line_is_in_the_window() {
         "the long context line is marked"
     );
 }
+
+/// --multiline counts are ripgrep's `-U -c`: a pattern that can match a line end
+/// counts matches (one spanning lines counts once); a line-bound one counts lines.
+#[test]
+fn multiline_counts_equal_ripgrep() {
+    let env = TestEnv::new();
+    env.write("m.txt", "a\n\nb\n\n\nc\n\n");
+    env.write("g.py", "class G:\n    \"\"\"doc\"\"\"\n");
+    env.write("t.txt", "a a a\nb\na\n");
+    for file in ["m.txt", "g.py", "t.txt"] {
+        for pat in [r"\n\n", r#"class G:\n\s+""""#, "a", r"\n", r"a\n"] {
+            let rg = tool(env.root(), "rg", &["-U", "-c", pat, file], None);
+            let rg: u64 = rg.trim().parse().unwrap_or(0);
+            let ours = env.run(&["search", pat, file, "--multiline", "--output", "count"]);
+            assert_eq!(ours.json["total_matches"], rg, "{file} {pat}");
+        }
+    }
+}

@@ -625,7 +625,12 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
     let starts = starts(ctx, &paths)?;
     let opts = args.scan.options(ctx, crate::store::view::overlay(ctx)?)?;
     let overlay = opts.overlay.as_deref();
-    let count_matches = (args.output == Mode::Matches).then_some(&pats.combined);
+    // Matches are counted one by one in --output matches, and when a --multiline
+    // pattern can match a line end: one match then spans lines and adjacent ones
+    // share a region (ripgrep -U -c counts them so; a line-bound pattern counts lines).
+    let spans_lines = searcher(args, 0, 0, false).multi_line_with_matcher(&pats.matcher);
+    let count_matches =
+        (args.output == Mode::Matches || (spans_lines && !args.invert)).then_some(&pats.combined);
 
     // Pass 1: exact totals, in parallel.
     let named = |p: &Path| starts.iter().any(|s| s.as_path() == p);
