@@ -613,3 +613,66 @@ fn rebase_re_runs_a_content_based_edit_on_the_current_file() {
         b"def welcome():\n    return 1\n\nx = 3\n"
     );
 }
+
+/// Runs an `aitools ...` command line we were handed (its words are all plain).
+fn follow(env: &TestEnv, line: &str) -> Run {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(words[0], "aitools", "{line}");
+    env.run(&words[1..])
+}
+
+#[test]
+fn commands_handed_back_inside_a_tx_stay_in_it() {
+    let env = TestEnv::new();
+    env.write("k.txt", "keep\n");
+    env.write("b.txt", "one\ntwo\nthree\n");
+    let t = begin(&env);
+    ok(env.run(&[
+        "insert",
+        "k.txt",
+        "--at",
+        "end",
+        "--content",
+        "x",
+        "--tx",
+        &t,
+    ]));
+    // The continuation of a cut read reads the tx's file, not the tree's.
+    let r = env.run(&["read", "k.txt", "--tx", &t, "--max-lines", "1"]);
+    assert_eq!(r.code, 3, "{}", r.stdout);
+    let next = r.json["next_commands"][0].as_str().unwrap().to_string();
+    assert!(next.ends_with(&format!("--tx {t}")), "{next}");
+    assert_eq!(ok(follow(&env, &next)).lines(), vec!["x"]);
+    // A hash-mismatch repair reads the hash the tx compares against.
+    ok(env.run(&["edit", "b.txt", "--old", "one", "--new", "1", "--tx", &t]));
+    let stale = sha256sum(&env.path("b.txt"));
+    let e = env.run(&[
+        "edit",
+        "b.txt",
+        "--old",
+        "two",
+        "--new",
+        "2",
+        "--expect-hash",
+        &stale,
+        "--tx",
+        &t,
+    ]);
+    assert_eq!(e.error_code(), "refusal.target-changed");
+    let fix = e.json["error"]["repairs"][0]["command"].as_str().unwrap();
+    let reread = ok(follow(&env, fix));
+    assert_eq!(reread.lines()[0], "1");
+    assert_ne!(reread.json["hash"].as_str().unwrap(), stale);
+    // A not-found repair searches the tx's files, and a `--` stays last.
+    ok(env.run(&["write", "new.txt", "--content", "n\n", "--tx", &t]));
+    let nf = env.run(&["read", "nosuch", "--tx", &t]);
+    let cmds: Vec<String> = nf.json["error"]["repairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["command"].as_str().unwrap().to_string())
+        .collect();
+    let find = cmds.iter().find(|c| c.starts_with("aitools find")).unwrap();
+    let found = ok(follow(&env, find));
+    assert!(found.stdout.contains("new.txt"), "{}", found.stdout);
+}
