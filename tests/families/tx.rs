@@ -676,3 +676,85 @@ fn commands_handed_back_inside_a_tx_stay_in_it() {
     let found = ok(follow(&env, find));
     assert!(found.stdout.contains("new.txt"), "{}", found.stdout);
 }
+
+/// Every `aitools` command an envelope hands back, nested envelopes included.
+fn handed_back(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, val) in m {
+                match val {
+                    Value::String(s) if k == "command" && s.starts_with("aitools") => {
+                        out.push(s.clone())
+                    }
+                    Value::Array(a) if k == "next_commands" => {
+                        out.extend(a.iter().filter_map(|s| s.as_str().map(String::from)))
+                    }
+                    _ => handed_back(val, out),
+                }
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|i| handed_back(i, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn repairs_never_name_a_tx_that_is_gone() {
+    let env = TestEnv::new();
+    env.write("k.txt", "keep\nmore\n");
+    env.write("b.txt", "one\ntwo\nthree\n");
+    // An atomic batch's tx is aborted when its failure is reported.
+    let r = env.run_stdin(
+        &["batch", "--stdin", "--atomic"],
+        br#"[["read","k.txt","--max-lines","1"],["edit","b.txt","--old","nomatch","--new","y"]]"#,
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    let mut cmds = Vec::new();
+    handed_back(&r.json, &mut cmds);
+    assert!(
+        cmds.iter().any(|c| c.starts_with("aitools read b.txt")),
+        "{cmds:?}"
+    );
+    assert!(cmds.iter().all(|c| !c.contains("--tx")), "{cmds:?}");
+    // A rebase's failing re-run names the tx being rebased, not its scratch copy.
+    let t = begin(&env);
+    ok(env.run(&["edit", "b.txt", "--old", "two", "--new", "2", "--tx", &t]));
+    env.write("b.txt", "one\nTWO\nthree\n");
+    let rb = env.run(&["tx", "rebase", &t]);
+    assert_eq!(rb.error_code(), "refusal.target-changed");
+    let ids: std::collections::BTreeSet<&str> = rb
+        .stderr
+        .match_indices("tx-")
+        .map(|(i, _)| &rb.stderr[i..(i + 28).min(rb.stderr.len())])
+        .collect();
+    assert_eq!(ids.into_iter().collect::<Vec<_>>(), vec![t.as_str()]);
+}
+
+#[test]
+fn batch_is_partial_when_an_element_was_cut_and_says_what_ran() {
+    let env = TestEnv::new();
+    env.write("k.txt", "keep\nmore\n");
+    let r = env.run_stdin(
+        &["batch", "--stdin"],
+        br#"[["read","k.txt","--max-lines","1"],["info","k.txt"]]"#,
+    );
+    assert_eq!(r.code, 3, "{}", r.stdout);
+    assert_eq!(r.json["status"], "partial");
+    assert_eq!(r.json["results"][0]["status"], "partial");
+    // The first element fails, the later ones run and keep their effects.
+    let r = env.run_stdin(
+        &["batch", "--stdin", "--continue-on-error"],
+        br#"[["edit","k.txt","--old","nomatch","--new","y"],["write","p.txt","--content","1"]]"#,
+    );
+    assert!(env.path("p.txt").exists());
+    let msg = r.json["error"]["message"].as_str().unwrap();
+    assert!(!msg.contains("before it"), "{msg}");
+    assert!(msg.contains("element 2 succeeded"), "{msg}");
+    let r = env.run_stdin(
+        &["batch", "--stdin"],
+        br#"[["edit","k.txt","--old","nomatch","--new","y"],["write","q.txt","--content","1"]]"#,
+    );
+    assert!(!env.path("q.txt").exists());
+    let msg = r.json["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("no other element succeeded"), "{msg}");
+}
