@@ -758,3 +758,75 @@ fn batch_is_partial_when_an_element_was_cut_and_says_what_ran() {
     let msg = r.json["error"]["message"].as_str().unwrap();
     assert!(msg.contains("no other element succeeded"), "{msg}");
 }
+
+#[test]
+fn info_through_a_tx_reports_the_tx_view() {
+    let env = TestEnv::new();
+    env.write("run.sh", "#!/bin/sh\n");
+    std::fs::set_permissions(
+        env.path("run.sh"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    env.write("k.txt", "keep\n");
+    env.write(".gitignore", "*.log\n");
+    let t = begin(&env);
+    ok(env.run(&["chmod", "run.sh", "--mode", "644", "--tx", &t]));
+    ok(env.run(&["move", "k.txt", "k2.txt", "--tx", &t]));
+    ok(env.run(&["write", "x.log", "--content", "y\n", "--tx", &t]));
+    let found = ok(env.run(&["find", ".", "--tx", &t]));
+    let listed = found.stdout.clone();
+    for (path, mode, ignored) in [
+        ("run.sh", "0644", false),
+        ("k2.txt", "0644", false),
+        ("x.log", "0644", true),
+    ] {
+        let i = ok(env.run(&["info", path, "--tx", &t]));
+        assert_eq!(i.json["mode"], mode, "{path}: {}", i.stdout);
+        assert_eq!(i.json["ignored"], ignored, "{path}: {}", i.stdout);
+        if !ignored {
+            // The same mode and mtime as the scan through the tx reports.
+            let row = format!(
+                "\"path\":\"{path}\",\"kind\":\"file\",\"size\":{},\"mode\":\"{mode}\",\"mtime\":{}",
+                i.json["size"], i.json["mtime"]
+            );
+            assert!(listed.contains(&row), "{row} in {listed}");
+        }
+    }
+}
+
+#[test]
+fn paths_removed_moved_or_linked_in_a_tx() {
+    let env = TestEnv::new();
+    env.write("bin.dat", b"\x00\x01");
+    env.write("k.txt", "keep\n");
+    env.write("crlf.txt", "a\r\nb\r\n");
+    let t = begin(&env);
+    ok(env.run(&["delete", "bin.dat", "--tx", &t]));
+    ok(env.run(&["move", "k.txt", "k2.txt", "--tx", &t]));
+    ok(env.run(&["link", "crlf.txt", "lnk2", "--tx", &t]));
+    let r = env.run(&["read", "bin.dat", "--tx", &t]);
+    assert_eq!(r.error_code(), "input.not-found");
+    let msg = r.json["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("removed in tx"), "{msg}");
+    let cmds: Vec<&str> = r.json["error"]["repairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["command"].as_str().unwrap())
+        .collect();
+    assert_eq!(cmds, vec![format!("aitools tx diff {t}").as_str()]);
+    // A moved path answers its new name, and the retry works.
+    let m = env.run(&["read", "k.txt", "--tx", &t]);
+    assert_eq!(m.json["error"]["candidates"], serde_json::json!(["k2.txt"]));
+    let retry = m.json["error"]["repairs"][0]["command"].as_str().unwrap();
+    assert_eq!(ok(follow(&env, retry)).lines(), vec!["keep"]);
+    // A link made in the tx is followed as it will be on disk.
+    let l = ok(env.run(&["read", "lnk2", "--tx", &t]));
+    assert_eq!(l.lines(), vec!["a", "b"]);
+    let i = ok(env.run(&["info", "lnk2", "--tx", &t]));
+    assert_eq!(i.json["hash"].as_str().unwrap(), hash_of(&env, "crlf.txt"));
+    ok(env.run(&["tx", "commit", &t]));
+    let after = ok(env.run(&["read", "lnk2"]));
+    assert_eq!(after.lines(), l.lines());
+}
