@@ -830,3 +830,29 @@ fn paths_removed_moved_or_linked_in_a_tx() {
     let after = ok(env.run(&["read", "lnk2"]));
     assert_eq!(after.lines(), l.lines());
 }
+
+#[test]
+fn a_directory_the_tx_moves_that_gains_entries_outside_it_is_drift() {
+    let env = TestEnv::new();
+    env.write("dir/a.txt", "a\n");
+    let t = begin(&env);
+    ok(env.run(&["move", "dir", "dir2", "--tx", &t]));
+    env.write("dir/new.txt", "new\n");
+    let s = ok(env.run(&["tx", "status", &t]));
+    assert_eq!(s.json["drift"], serde_json::json!(["dir"]), "{}", s.stdout);
+    let c = env.run(&["tx", "commit", &t]);
+    assert_eq!(c.error_code(), "refusal.target-changed", "{}", c.stderr);
+    assert_eq!(c.code, 2);
+    assert_eq!(
+        c.json["error"]["conflicts"][0]["unknown_entries"],
+        serde_json::json!(["dir/new.txt"])
+    );
+    assert_eq!(env.read("dir/new.txt"), b"new\n");
+    // The first repair (rebase) re-runs the move over the current directory.
+    let fix = c.json["error"]["repairs"][0]["command"].as_str().unwrap();
+    ok(follow(&env, fix));
+    ok(env.run(&["tx", "commit", &t]));
+    assert!(!env.path("dir").exists());
+    assert_eq!(env.read("dir2/new.txt"), b"new\n");
+    assert_eq!(env.read("dir2/a.txt"), b"a\n");
+}
