@@ -160,10 +160,72 @@ pub fn invoke(args: &[OsString]) -> Rendered {
     } else {
         Vec::new()
     };
-    match (spec.run)(&ctx, leaf) {
+    match keep_tx_in_follow_ups(&ctx, (spec.run)(&ctx, leaf)) {
         Ok(out) => envelope::render_ok(&name, out, vec![], recovery::report(&recovered)),
         Err(e) => envelope::render_error(&name, &e),
     }
+}
+
+/// Inside a tx, the commands an answer hands back (`next_commands`,
+/// `repairs[].command`) stay inside it: each tx-aware `aitools` command that
+/// lacks `--tx` gets `--tx <id>` among its options. Followed without it, a
+/// continuation would read or change the working tree instead of the tx.
+fn keep_tx_in_follow_ups(ctx: &Ctx, result: Result<Output, CmdError>) -> Result<Output, CmdError> {
+    let Some(id) = ctx.tx.as_deref() else {
+        return result;
+    };
+    // A tx that does not exist (the error says so) is not one to stay in.
+    if crate::store::view::active(ctx).is_err() {
+        return result;
+    }
+    match result {
+        Ok(mut out) => {
+            if let Some(Json::Arr(cmds)) = out.fields.get_mut("next_commands") {
+                for c in cmds.iter_mut() {
+                    if let Json::Str(s) = c {
+                        if let Some(n) = with_tx_option(s, id) {
+                            *s = n;
+                        }
+                    }
+                }
+            }
+            Ok(out)
+        }
+        Err(mut e) => {
+            for r in e.repairs_mut() {
+                if let Some(n) = with_tx_option(&r.command, id) {
+                    r.command = n;
+                }
+            }
+            Err(e)
+        }
+    }
+}
+
+/// `command` with `--tx <id>` inserted before its `--` (or at its end), when it is
+/// an `aitools` call of a tx-aware command without `--tx`. The text is spliced, not
+/// re-quoted, so `<...>` placeholders stay as they were written.
+fn with_tx_option(command: &str, id: &str) -> Option<String> {
+    let spans = crate::protocol::shell::split_spans(command)?;
+    let (first, rest) = spans.split_first()?;
+    if first.1 != "aitools" {
+        return None;
+    }
+    let words: Vec<String> = rest.iter().map(|(_, w)| w.clone()).collect();
+    let spec = registry::find(&cli::command_words(&words).join(" "))?;
+    if !spec.tx {
+        return None;
+    }
+    let dd = words.iter().position(|w| w == "--");
+    let opts = &words[..dd.unwrap_or(words.len())];
+    if opts.iter().any(|w| w == "--tx" || w.starts_with("--tx=")) {
+        return None;
+    }
+    let add = format!("--tx {}", crate::protocol::shell::quote(id));
+    Some(match dd.and_then(|k| rest.get(k)) {
+        Some((span, _)) => format!("{}{add} {}", &command[..span.start], &command[span.start..]),
+        None => format!("{} {add}", command.trim_end()),
+    })
 }
 
 /// `aitools --help` (the brief, commands, rules, skills and the feedback line) or
@@ -369,4 +431,25 @@ fn clap_error(e: clap::Error, words: &[String], argv: &[String]) -> Rendered {
         }
     };
     envelope::render_error(&command, &err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_tx_option;
+
+    #[test]
+    fn tx_goes_among_the_options_of_tx_aware_commands_only() {
+        let id = "tx-20260101T000000Z-0000abcd";
+        assert_eq!(
+            with_tx_option("aitools read 'a b' -- -x", id).as_deref(),
+            Some("aitools read 'a b' --tx tx-20260101T000000Z-0000abcd -- -x")
+        );
+        assert_eq!(
+            with_tx_option("aitools edit <path> --old '<text>'", id).as_deref(),
+            Some("aitools edit <path> --old '<text>' --tx tx-20260101T000000Z-0000abcd")
+        );
+        assert_eq!(with_tx_option("aitools tx diff x", id), None);
+        assert_eq!(with_tx_option("aitools read a --tx=other", id), None);
+        assert_eq!(with_tx_option("git status", id), None);
+    }
 }

@@ -76,6 +76,44 @@ fn with_tx(argv: &[String], id: &str) -> Vec<String> {
     out
 }
 
+/// Rewrites, through a whole envelope, the commands it hands back (`next_commands`
+/// entries and every `command` that is an `aitools` call).
+fn map_commands(v: &mut Json, f: &dyn Fn(&str) -> String) {
+    match v {
+        Json::Obj(members) => {
+            for (k, val) in members.iter_mut() {
+                match val {
+                    Json::Str(s) if k == "command" && s.starts_with("aitools") => *s = f(s),
+                    Json::Arr(items) if k == "next_commands" => {
+                        for i in items.iter_mut() {
+                            if let Json::Str(s) = i {
+                                *s = f(s);
+                            }
+                        }
+                    }
+                    _ => map_commands(val, f),
+                }
+            }
+        }
+        Json::Arr(items) => items.iter_mut().for_each(|i| map_commands(i, f)),
+        _ => {}
+    }
+}
+
+/// Every string of an envelope with `from` replaced by `to`.
+fn replace_everywhere(v: &mut Json, from: &str, to: &str) {
+    match v {
+        Json::Str(s) if s.contains(from) => *s = s.replace(from, to),
+        Json::Obj(members) => members
+            .iter_mut()
+            .for_each(|(_, val)| replace_everywhere(val, from, to)),
+        Json::Arr(items) => items
+            .iter_mut()
+            .for_each(|i| replace_everywhere(i, from, to)),
+        _ => {}
+    }
+}
+
 fn has_flag(argv: &[String], flag: &str) -> bool {
     let eq = format!("{flag}=");
     argv.iter()
@@ -200,7 +238,9 @@ pub fn rebase(ctx: &Ctx, a: &RebaseArgs) -> Result<Output, CmdError> {
                 if !r.cwd.is_empty() {
                     let _ = std::env::set_current_dir(&r.cwd);
                 }
-                let (exit, env) = run_argv(&with_tx(&r.argv, &sid));
+                let (exit, mut env) = run_argv(&with_tx(&r.argv, &sid));
+                // The scratch tx is discarded below: name the tx the agent knows.
+                replace_everywhere(&mut env, &sid, id);
                 if let Some(c) = &cwd {
                     let _ = std::env::set_current_dir(c);
                 }
@@ -357,13 +397,36 @@ fn batch_error(
     first: (usize, &[String], &Json),
     results: Vec<Json>,
     tx_id: Option<&str>,
+    continued: bool,
 ) -> CmdError {
     let (n, argv, env) = first;
     let atomic = tx_id.is_some();
+    let status_of = |r: &Json| r.get("status").and_then(|s| s.as_str()).map(String::from);
+    let ran: Vec<String> = results
+        .iter()
+        .enumerate()
+        .filter(|(k, r)| *k != n && matches!(status_of(r).as_deref(), Some("ok" | "partial")))
+        .map(|(k, _)| (k + 1).to_string())
+        .collect();
     let what = if atomic {
-        "nothing was written (the tx was aborted)"
+        "nothing was written (the tx was aborted)".to_string()
+    } else if ran.is_empty() {
+        "no other element succeeded, so none has effects to reverse".to_string()
     } else {
-        "elements before it kept their effects (undo their op_id to reverse them)"
+        let later = if continued && n + 1 < results.len() {
+            "; the elements after it ran too (--continue-on-error)"
+        } else {
+            ""
+        };
+        let which = if ran.len() == 1 {
+            "element"
+        } else {
+            "elements"
+        };
+        format!(
+            "{which} {} succeeded and their effects stay (undo their op_id to reverse them){later}",
+            ran.join(", ")
+        )
     };
     let mut err = CmdError::new(
         code_of(env),
@@ -455,12 +518,13 @@ pub fn batch(ctx: &Ctx, a: &BatchArgs) -> Result<Output, CmdError> {
     };
     let mut results: Vec<Json> = Vec::new();
     let mut first_failure: Option<(usize, Json)> = None;
+    let mut any_partial = false;
     for (i, el) in elements.iter().enumerate() {
         if first_failure.is_some() && !a.continue_on_error {
             results.push(skipped(el));
             continue;
         }
-        let (exit, env) = match element_problem(el, a.atomic) {
+        let (exit, mut env) = match element_problem(el, a.atomic) {
             Some(why) => (1, element_refusal(el, why)),
             None => {
                 let mut argv = pre.clone();
@@ -471,6 +535,13 @@ pub fn batch(ctx: &Ctx, a: &BatchArgs) -> Result<Output, CmdError> {
                 run_argv(&argv)
             }
         };
+        if let Some(id) = &tx_id {
+            // The batch's tx is committed or aborted when the batch answers: a
+            // command naming it would lead nowhere.
+            let drop = format!(" --tx {id}");
+            map_commands(&mut env, &|c: &str| c.replace(&drop, ""));
+        }
+        any_partial |= exit == 3;
         if exit != 0 && exit != 3 && first_failure.is_none() {
             first_failure = Some((i, env.clone()));
         }
@@ -481,7 +552,12 @@ pub fn batch(ctx: &Ctx, a: &BatchArgs) -> Result<Output, CmdError> {
             let _ = tx::abort(ctx, id);
         }
         let argv = elements.get(i).cloned().unwrap_or_default();
-        return Err(batch_error((i, &argv, &env), results, tx_id.as_deref()));
+        return Err(batch_error(
+            (i, &argv, &env),
+            results,
+            tx_id.as_deref(),
+            a.continue_on_error,
+        ));
     }
     let mut out = Json::obj();
     out.push("results", Json::Arr(results.clone()));
@@ -499,6 +575,7 @@ pub fn batch(ctx: &Ctx, a: &BatchArgs) -> Result<Output, CmdError> {
                     (elements.len(), &commit_argv, &env),
                     all,
                     Some(id),
+                    false,
                 ));
             }
         };
@@ -506,5 +583,7 @@ pub fn batch(ctx: &Ctx, a: &BatchArgs) -> Result<Output, CmdError> {
         out.push("changes", Json::from_serialize(&done.changes));
         out.push("op_id", done.op_id.map(Json::Str).unwrap_or(Json::Null));
     }
-    Ok(Output::from_json(out, false))
+    // An element cut by a limit makes the batch partial: its continuation is
+    // in that element's next_commands.
+    Ok(Output::from_json(out, any_partial))
 }

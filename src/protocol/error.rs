@@ -147,6 +147,11 @@ impl CmdError {
         &self.repairs
     }
 
+    /// The repairs, to rewrite in place (a slice: an error keeps at least one).
+    pub fn repairs_mut(&mut self) -> &mut [Repair] {
+        &mut self.repairs
+    }
+
     /// The exit code the catalog gives this code (an unknown code is a bug: 1).
     pub fn exit_code(&self) -> i32 {
         super::catalog::exit_code(self.code).unwrap_or(1)

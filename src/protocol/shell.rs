@@ -60,6 +60,50 @@ where
         .join(" ")
 }
 
+/// Splits a command line in our own quoting (bare words, `'...'` parts, `\x`
+/// escapes outside quotes, so `'\''` for a quote) back into its words, each with
+/// the byte range it spans in `line`. `None` when the line is not in that form
+/// (an unbalanced quote, a double quote): such a line is left as it is.
+pub fn split_spans(line: &str) -> Option<Vec<(std::ops::Range<usize>, String)>> {
+    let mut out = Vec::new();
+    let mut cur: Option<(usize, String)> = None;
+    let mut chars = line.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            ' ' | '\t' | '\n' => {
+                if let Some((s, w)) = cur.take() {
+                    out.push((s..i, w));
+                }
+            }
+            '\'' => {
+                let (_, w) = cur.get_or_insert((i, String::new()));
+                loop {
+                    match chars.next() {
+                        Some((_, '\'')) => break,
+                        Some((_, ch)) => w.push(ch),
+                        None => return None,
+                    }
+                }
+            }
+            '\\' => {
+                let (_, w) = cur.get_or_insert((i, String::new()));
+                w.push(chars.next()?.1);
+            }
+            '"' => return None,
+            _ => cur.get_or_insert((i, String::new())).1.push(c),
+        }
+    }
+    if let Some((s, w)) = cur.take() {
+        out.push((s..line.len(), w));
+    }
+    Some(out)
+}
+
+/// The words of a command line in our own quoting (see `split_spans`).
+pub fn split(line: &str) -> Option<Vec<String>> {
+    split_spans(line).map(|v| v.into_iter().map(|(_, w)| w).collect())
+}
+
 /// `aitools` followed by the quoted words.
 pub fn aitools<I, S>(words: I) -> String
 where
@@ -87,6 +131,25 @@ mod tests {
             aitools(["read", "x y", "--range", "3:5"]),
             "aitools read 'x y' --range 3:5"
         );
+    }
+
+    #[test]
+    fn split_inverts_join() {
+        let cases: Vec<Vec<&str>> = vec![
+            vec!["read", "a.txt", "--range", "3:5"],
+            vec!["edit", "x y", "--old", "it's", "--new", ""],
+            vec!["write", "--content", "a\nb\tc '' \\ \"q\"", "--", "-x"],
+            vec!["feedback", "--message", "<what you ran>", "é ü"],
+            vec![],
+        ];
+        for c in cases {
+            let words: Vec<String> = c.iter().map(|s| s.to_string()).collect();
+            assert_eq!(split(&join(&words)).as_deref(), Some(&words[..]), "{c:?}");
+        }
+        let line = "aitools read 'a b' -- x";
+        let spans = split_spans(line).unwrap();
+        assert_eq!(&line[spans[3].0.clone()], "--");
+        assert_eq!(split("read 'open"), None);
     }
 
     #[test]

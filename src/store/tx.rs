@@ -131,6 +131,10 @@ pub struct Conflict {
     pub kind: &'static str,
     pub base: Option<String>,
     pub current: Option<String>,
+    /// A directory the tx removes or replaces: the entries now in it that the
+    /// tx never saw (they would be lost or block the commit).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unknown_entries: Vec<String>,
 }
 
 pub fn root_dir(state: &Path) -> PathBuf {
@@ -497,15 +501,41 @@ impl Tx {
         let mut out = Vec::new();
         for (rel, e) in &self.index.paths {
             let now = disk_state(&ctx.root, rel).map_err(|er| io_err(ctx, &er))?;
-            if differs(&e.base, &now) {
+            let unknown =
+                if !differs(&e.base, &now) && e.base.kind == "dir" && e.staged.kind != "dir" {
+                    self.unknown_entries(ctx, rel)?
+                } else {
+                    Vec::new()
+                };
+            if differs(&e.base, &now) || !unknown.is_empty() {
                 out.push(Conflict {
                     path: rel.clone(),
                     kind: "write",
                     base: describe(&e.base),
                     current: describe(&now),
+                    unknown_entries: unknown,
                 });
             }
         }
+        Ok(out)
+    }
+
+    /// Entries of the disk directory `rel` the tx has no entry for (added
+    /// outside it after it staged the directory's removal), sorted.
+    fn unknown_entries(&self, ctx: &Ctx, rel: &str) -> Result<Vec<String>, CmdError> {
+        let rd = match std::fs::read_dir(ctx.root.join(rel)) {
+            Ok(rd) => rd,
+            Err(_) => return Ok(Vec::new()),
+        };
+        let mut out = Vec::new();
+        for d in rd {
+            let d = d.map_err(|er| io_err(ctx, &er))?;
+            let child = format!("{rel}/{}", d.file_name().to_string_lossy());
+            if !self.index.paths.contains_key(&child) {
+                out.push(child);
+            }
+        }
+        out.sort();
         Ok(out)
     }
 
@@ -521,6 +551,7 @@ impl Tx {
                     kind: "read",
                     base: h.clone(),
                     current: cur,
+                    unknown_entries: Vec::new(),
                 });
             }
         }

@@ -120,6 +120,27 @@ pub fn key(ctx: &Ctx, abs: &Path, follow: bool) -> Option<String> {
     (!s.is_empty()).then_some(s)
 }
 
+/// `key` in the tx's view: with `follow`, a final symlink the tx staged is
+/// followed too, so a link made in the tx leads where it will after the commit.
+fn tx_key(ctx: &Ctx, t: &Tx, abs: &Path, follow: bool) -> Option<String> {
+    let mut rel = key(ctx, abs, follow)?;
+    if !follow {
+        return Some(rel);
+    }
+    // The kernel's bound on symlink hops (ELOOP).
+    for _ in 0..40 {
+        let Some(target) = decide(t, &rel)
+            .filter(|s| s.kind == "symlink")
+            .and_then(|s| s.target)
+        else {
+            return Some(rel);
+        };
+        let at = ctx.root.join(&rel);
+        rel = key(ctx, &at.parent()?.join(target), true)?;
+    }
+    Some(rel)
+}
+
 /// The tx's decision for `rel`: its staged state, or missing when an ancestor is
 /// staged as anything but a directory; `None` when the disk decides.
 pub fn decide(t: &Tx, rel: &str) -> Option<State> {
@@ -206,7 +227,7 @@ pub fn stat(ctx: &Ctx, abs: &Path, follow: bool) -> Result<Stat, CmdError> {
     let io =
         |e: io::Error| crate::protocol::error::io_error(&ctx.command, &ctx.display_path(abs), &e);
     if let Some(t) = active(ctx)? {
-        if let Some(rel) = key(ctx, abs, follow) {
+        if let Some(rel) = tx_key(ctx, &t, abs, follow) {
             seen(&rel);
             if let Some(s) = decide(&t, &rel) {
                 let mut st = from_state(&s);
@@ -229,7 +250,7 @@ pub fn load(ctx: &Ctx, abs: &Path) -> Result<Arc<Snapshot>, CmdError> {
     let io =
         |e: io::Error| crate::protocol::error::io_error(&ctx.command, &ctx.display_path(abs), &e);
     if let Some(t) = active(ctx)? {
-        if let Some(rel) = key(ctx, abs, true) {
+        if let Some(rel) = tx_key(ctx, &t, abs, true) {
             seen(&rel);
             if let Some(s) = decide(&t, &rel) {
                 if s.kind != "file" {
@@ -249,6 +270,9 @@ pub fn load(ctx: &Ctx, abs: &Path) -> Result<Arc<Snapshot>, CmdError> {
                     mode: s.mode.unwrap_or(0o644),
                     mtime: s.mtime.unwrap_or(0),
                 }));
+            }
+            if key(ctx, abs, true).as_deref() != Some(rel.as_str()) {
+                return snapshot::load(&ctx.root.join(&rel)).map_err(io);
             }
         }
     }
@@ -330,7 +354,7 @@ pub fn record_read(ctx: &Ctx, abs: &Path) -> Result<(), CmdError> {
     let Some(id) = &ctx.tx else {
         return Ok(());
     };
-    let Some(rel) = key(ctx, abs, true) else {
+    let Some(rel) = active(ctx)?.and_then(|t| tx_key(ctx, &t, abs, true)) else {
         return Ok(());
     };
     let t = tx::open(ctx, id)?;
@@ -372,7 +396,8 @@ pub fn overlay(ctx: &Ctx) -> Result<Option<Arc<Overlay>>, CmdError> {
 pub enum Source {
     /// The disk decides: read `abs` itself.
     Disk,
-    /// The tx staged this file: its bytes are the blob file at this path.
+    /// Open this path instead: the blob of a file the tx staged, or the file on
+    /// disk a symlink the tx staged leads to.
     Staged(PathBuf),
     /// The tx removed it.
     Missing,
@@ -387,11 +412,14 @@ pub fn source(ctx: &Ctx, abs: &Path) -> Result<Source, CmdError> {
     let Some(t) = active(ctx)? else {
         return Ok(Source::Disk);
     };
-    let Some(rel) = key(ctx, abs, true) else {
+    let Some(rel) = tx_key(ctx, &t, abs, true) else {
         return Ok(Source::Disk);
     };
     seen(&rel);
     Ok(match decide(&t, &rel) {
+        None if key(ctx, abs, true).as_deref() != Some(rel.as_str()) => {
+            Source::Staged(ctx.root.join(&rel))
+        }
         None => Source::Disk,
         Some(s) => match s.kind.as_str() {
             "file" => Source::Staged(super::blobs::path(
@@ -403,4 +431,111 @@ pub fn source(ctx: &Ctx, abs: &Path) -> Result<Source, CmdError> {
             _ => Source::NotFile { dir: false },
         },
     })
+}
+
+/// Where a `move` op took `rel` (root-relative), from the tx's index: the op's
+/// removed and added top-level paths pair up by count or by name.
+fn moved_to(t: &Tx, op: &tx::OpRecord, rel: &str) -> Option<String> {
+    let staged_missing = |p: &str| t.index.paths.get(p).map(|e| e.staged.is_missing());
+    let tops = |want_missing: bool| -> Vec<&String> {
+        let set: Vec<&String> = op
+            .paths
+            .iter()
+            .filter(|p| staged_missing(p) == Some(want_missing))
+            .collect();
+        set.iter()
+            .filter(|p| {
+                !set.iter()
+                    .any(|q| q != *p && Path::new(p.as_str()).starts_with(q.as_str()))
+            })
+            .copied()
+            .collect()
+    };
+    let from = tops(true)
+        .into_iter()
+        .find(|s| Path::new(rel).starts_with(s.as_str()))?;
+    let added = tops(false);
+    let to = match added.as_slice() {
+        [one] => *one,
+        many => many
+            .iter()
+            .find(|d| Path::new(d.as_str()).file_name() == Path::new(from.as_str()).file_name())
+            .copied()?,
+    };
+    let rest = Path::new(rel).strip_prefix(from.as_str()).ok()?;
+    if rest.as_os_str().is_empty() {
+        return Some(to.clone());
+    }
+    Some(Path::new(to).join(rest).to_string_lossy().into_owned())
+}
+
+/// The answer for a path the tx removed (`Source::Missing`, a missing `stat`):
+/// which op removed it, and for a move where it went, instead of a "nearest
+/// path" that is the same name (still on disk) and loops.
+pub fn removed_error(ctx: &Ctx, arg: &str, abs: &Path) -> Result<CmdError, CmdError> {
+    use crate::protocol::{Json, Repair, code, shell};
+    let id = ctx.tx.clone().unwrap_or_default();
+    let diff = Repair::new(
+        "diff",
+        "See what the tx changed so far.",
+        shell::aitools(["tx", "diff", id.as_str()]),
+    );
+    let t = active(ctx)?;
+    let found = t.as_ref().and_then(|t| {
+        let rel = tx_key(ctx, t, abs, true)?;
+        let op = t.ops.iter().rev().find(|op| {
+            op.paths
+                .iter()
+                .any(|p| Path::new(&rel).starts_with(p.as_str()))
+        })?;
+        let to = (op.command == "move")
+            .then(|| moved_to(t, op, &rel))
+            .flatten();
+        Some((op.clone(), to))
+    });
+    let Some((op, to)) = found else {
+        return Ok(CmdError::new(
+            code::NOT_FOUND,
+            format!("{arg} does not exist in tx {id}."),
+            diff,
+        ));
+    };
+    let by = format!("op {}: {}", op.tx_op, shell::aitools(&op.argv));
+    let Some(to) = to else {
+        return Ok(CmdError::new(
+            code::NOT_FOUND,
+            format!("{arg} was removed in tx {id} ({by}); it exists only outside the tx."),
+            diff,
+        ));
+    };
+    let new_abs = ctx.root.join(&to);
+    let as_arg = match new_abs.strip_prefix(&ctx.cwd) {
+        Ok(r) => r.to_string_lossy().into_owned(),
+        Err(_) => new_abs.to_string_lossy().into_owned(),
+    };
+    let mut replaced = false;
+    let argv: Vec<String> = ctx
+        .argv
+        .iter()
+        .map(|a| {
+            if !replaced && a == arg {
+                replaced = true;
+                as_arg.clone()
+            } else {
+                a.clone()
+            }
+        })
+        .collect();
+    let retry = if replaced {
+        shell::aitools(&argv)
+    } else {
+        shell::aitools(["info", as_arg.as_str(), "--tx", id.as_str()])
+    };
+    Ok(CmdError::new(
+        code::NOT_FOUND,
+        format!("{arg} was moved to {to} in tx {id} ({by})."),
+        Repair::new("retry", "The same call on the path's new name.", retry),
+    )
+    .with_repair(diff)
+    .with_candidates(Json::Arr(vec![Json::str(to)])))
 }

@@ -738,8 +738,25 @@ pub fn is_ignored(root: &Path, path: &Path) -> bool {
         ..ScanOptions::default()
     };
     let mut dir = root.to_path_buf();
-    for name in rel.components() {
+    let mut names = rel.components().peekable();
+    while let Some(name) = names.next() {
         let next = dir.join(name);
+        if !fsx_exists(&next) {
+            // Not on disk (a path a tx creates): no walk lists it, so its
+            // `.gitignore` rules decide, as they will once it exists.
+            let rules = Ignorer::new(root, None);
+            let mut p = next;
+            loop {
+                let last = names.peek().is_none();
+                if rules.ignored_one(&p, !last) {
+                    return true;
+                }
+                match names.next() {
+                    Some(n) => p = p.join(n),
+                    None => return false,
+                }
+            }
+        }
         let listed = walk(root, std::slice::from_ref(&dir), &opts, || {
             |e: &Entry| (e.depth == 1).then_some(())
         });

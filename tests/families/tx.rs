@@ -613,3 +613,246 @@ fn rebase_re_runs_a_content_based_edit_on_the_current_file() {
         b"def welcome():\n    return 1\n\nx = 3\n"
     );
 }
+
+/// Runs an `aitools ...` command line we were handed (its words are all plain).
+fn follow(env: &TestEnv, line: &str) -> Run {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(words[0], "aitools", "{line}");
+    env.run(&words[1..])
+}
+
+#[test]
+fn commands_handed_back_inside_a_tx_stay_in_it() {
+    let env = TestEnv::new();
+    env.write("k.txt", "keep\n");
+    env.write("b.txt", "one\ntwo\nthree\n");
+    let t = begin(&env);
+    ok(env.run(&[
+        "insert",
+        "k.txt",
+        "--at",
+        "end",
+        "--content",
+        "x",
+        "--tx",
+        &t,
+    ]));
+    // The continuation of a cut read reads the tx's file, not the tree's.
+    let r = env.run(&["read", "k.txt", "--tx", &t, "--max-lines", "1"]);
+    assert_eq!(r.code, 3, "{}", r.stdout);
+    let next = r.json["next_commands"][0].as_str().unwrap().to_string();
+    assert!(next.ends_with(&format!("--tx {t}")), "{next}");
+    assert_eq!(ok(follow(&env, &next)).lines(), vec!["x"]);
+    // A hash-mismatch repair reads the hash the tx compares against.
+    ok(env.run(&["edit", "b.txt", "--old", "one", "--new", "1", "--tx", &t]));
+    let stale = sha256sum(&env.path("b.txt"));
+    let e = env.run(&[
+        "edit",
+        "b.txt",
+        "--old",
+        "two",
+        "--new",
+        "2",
+        "--expect-hash",
+        &stale,
+        "--tx",
+        &t,
+    ]);
+    assert_eq!(e.error_code(), "refusal.target-changed");
+    let fix = e.json["error"]["repairs"][0]["command"].as_str().unwrap();
+    let reread = ok(follow(&env, fix));
+    assert_eq!(reread.lines()[0], "1");
+    assert_ne!(reread.json["hash"].as_str().unwrap(), stale);
+    // A not-found repair searches the tx's files, and a `--` stays last.
+    ok(env.run(&["write", "new.txt", "--content", "n\n", "--tx", &t]));
+    let nf = env.run(&["read", "nosuch", "--tx", &t]);
+    let cmds: Vec<String> = nf.json["error"]["repairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["command"].as_str().unwrap().to_string())
+        .collect();
+    let find = cmds.iter().find(|c| c.starts_with("aitools find")).unwrap();
+    let found = ok(follow(&env, find));
+    assert!(found.stdout.contains("new.txt"), "{}", found.stdout);
+}
+
+/// Every `aitools` command an envelope hands back, nested envelopes included.
+fn handed_back(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, val) in m {
+                match val {
+                    Value::String(s) if k == "command" && s.starts_with("aitools") => {
+                        out.push(s.clone())
+                    }
+                    Value::Array(a) if k == "next_commands" => {
+                        out.extend(a.iter().filter_map(|s| s.as_str().map(String::from)))
+                    }
+                    _ => handed_back(val, out),
+                }
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|i| handed_back(i, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn repairs_never_name_a_tx_that_is_gone() {
+    let env = TestEnv::new();
+    env.write("k.txt", "keep\nmore\n");
+    env.write("b.txt", "one\ntwo\nthree\n");
+    // An atomic batch's tx is aborted when its failure is reported.
+    let r = env.run_stdin(
+        &["batch", "--stdin", "--atomic"],
+        br#"[["read","k.txt","--max-lines","1"],["edit","b.txt","--old","nomatch","--new","y"]]"#,
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    let mut cmds = Vec::new();
+    handed_back(&r.json, &mut cmds);
+    assert!(
+        cmds.iter().any(|c| c.starts_with("aitools read b.txt")),
+        "{cmds:?}"
+    );
+    assert!(cmds.iter().all(|c| !c.contains("--tx")), "{cmds:?}");
+    // A rebase's failing re-run names the tx being rebased, not its scratch copy.
+    let t = begin(&env);
+    ok(env.run(&["edit", "b.txt", "--old", "two", "--new", "2", "--tx", &t]));
+    env.write("b.txt", "one\nTWO\nthree\n");
+    let rb = env.run(&["tx", "rebase", &t]);
+    assert_eq!(rb.error_code(), "refusal.target-changed");
+    let ids: std::collections::BTreeSet<&str> = rb
+        .stderr
+        .match_indices("tx-")
+        .map(|(i, _)| &rb.stderr[i..(i + 28).min(rb.stderr.len())])
+        .collect();
+    assert_eq!(ids.into_iter().collect::<Vec<_>>(), vec![t.as_str()]);
+}
+
+#[test]
+fn batch_is_partial_when_an_element_was_cut_and_says_what_ran() {
+    let env = TestEnv::new();
+    env.write("k.txt", "keep\nmore\n");
+    let r = env.run_stdin(
+        &["batch", "--stdin"],
+        br#"[["read","k.txt","--max-lines","1"],["info","k.txt"]]"#,
+    );
+    assert_eq!(r.code, 3, "{}", r.stdout);
+    assert_eq!(r.json["status"], "partial");
+    assert_eq!(r.json["results"][0]["status"], "partial");
+    // The first element fails, the later ones run and keep their effects.
+    let r = env.run_stdin(
+        &["batch", "--stdin", "--continue-on-error"],
+        br#"[["edit","k.txt","--old","nomatch","--new","y"],["write","p.txt","--content","1"]]"#,
+    );
+    assert!(env.path("p.txt").exists());
+    let msg = r.json["error"]["message"].as_str().unwrap();
+    assert!(!msg.contains("before it"), "{msg}");
+    assert!(msg.contains("element 2 succeeded"), "{msg}");
+    let r = env.run_stdin(
+        &["batch", "--stdin"],
+        br#"[["edit","k.txt","--old","nomatch","--new","y"],["write","q.txt","--content","1"]]"#,
+    );
+    assert!(!env.path("q.txt").exists());
+    let msg = r.json["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("no other element succeeded"), "{msg}");
+}
+
+#[test]
+fn info_through_a_tx_reports_the_tx_view() {
+    let env = TestEnv::new();
+    env.write("run.sh", "#!/bin/sh\n");
+    std::fs::set_permissions(
+        env.path("run.sh"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    env.write("k.txt", "keep\n");
+    env.write(".gitignore", "*.log\n");
+    let t = begin(&env);
+    ok(env.run(&["chmod", "run.sh", "--mode", "644", "--tx", &t]));
+    ok(env.run(&["move", "k.txt", "k2.txt", "--tx", &t]));
+    ok(env.run(&["write", "x.log", "--content", "y\n", "--tx", &t]));
+    let found = ok(env.run(&["find", ".", "--tx", &t]));
+    let listed = found.stdout.clone();
+    for (path, mode, ignored) in [
+        ("run.sh", "0644", false),
+        ("k2.txt", "0644", false),
+        ("x.log", "0644", true),
+    ] {
+        let i = ok(env.run(&["info", path, "--tx", &t]));
+        assert_eq!(i.json["mode"], mode, "{path}: {}", i.stdout);
+        assert_eq!(i.json["ignored"], ignored, "{path}: {}", i.stdout);
+        if !ignored {
+            // The same mode and mtime as the scan through the tx reports.
+            let row = format!(
+                "\"path\":\"{path}\",\"kind\":\"file\",\"size\":{},\"mode\":\"{mode}\",\"mtime\":{}",
+                i.json["size"], i.json["mtime"]
+            );
+            assert!(listed.contains(&row), "{row} in {listed}");
+        }
+    }
+}
+
+#[test]
+fn paths_removed_moved_or_linked_in_a_tx() {
+    let env = TestEnv::new();
+    env.write("bin.dat", b"\x00\x01");
+    env.write("k.txt", "keep\n");
+    env.write("crlf.txt", "a\r\nb\r\n");
+    let t = begin(&env);
+    ok(env.run(&["delete", "bin.dat", "--tx", &t]));
+    ok(env.run(&["move", "k.txt", "k2.txt", "--tx", &t]));
+    ok(env.run(&["link", "crlf.txt", "lnk2", "--tx", &t]));
+    let r = env.run(&["read", "bin.dat", "--tx", &t]);
+    assert_eq!(r.error_code(), "input.not-found");
+    let msg = r.json["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("removed in tx"), "{msg}");
+    let cmds: Vec<&str> = r.json["error"]["repairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["command"].as_str().unwrap())
+        .collect();
+    assert_eq!(cmds, vec![format!("aitools tx diff {t}").as_str()]);
+    // A moved path answers its new name, and the retry works.
+    let m = env.run(&["read", "k.txt", "--tx", &t]);
+    assert_eq!(m.json["error"]["candidates"], serde_json::json!(["k2.txt"]));
+    let retry = m.json["error"]["repairs"][0]["command"].as_str().unwrap();
+    assert_eq!(ok(follow(&env, retry)).lines(), vec!["keep"]);
+    // A link made in the tx is followed as it will be on disk.
+    let l = ok(env.run(&["read", "lnk2", "--tx", &t]));
+    assert_eq!(l.lines(), vec!["a", "b"]);
+    let i = ok(env.run(&["info", "lnk2", "--tx", &t]));
+    assert_eq!(i.json["hash"].as_str().unwrap(), hash_of(&env, "crlf.txt"));
+    ok(env.run(&["tx", "commit", &t]));
+    let after = ok(env.run(&["read", "lnk2"]));
+    assert_eq!(after.lines(), l.lines());
+}
+
+#[test]
+fn a_directory_the_tx_moves_that_gains_entries_outside_it_is_drift() {
+    let env = TestEnv::new();
+    env.write("dir/a.txt", "a\n");
+    let t = begin(&env);
+    ok(env.run(&["move", "dir", "dir2", "--tx", &t]));
+    env.write("dir/new.txt", "new\n");
+    let s = ok(env.run(&["tx", "status", &t]));
+    assert_eq!(s.json["drift"], serde_json::json!(["dir"]), "{}", s.stdout);
+    let c = env.run(&["tx", "commit", &t]);
+    assert_eq!(c.error_code(), "refusal.target-changed", "{}", c.stderr);
+    assert_eq!(c.code, 2);
+    assert_eq!(
+        c.json["error"]["conflicts"][0]["unknown_entries"],
+        serde_json::json!(["dir/new.txt"])
+    );
+    assert_eq!(env.read("dir/new.txt"), b"new\n");
+    // The first repair (rebase) re-runs the move over the current directory.
+    let fix = c.json["error"]["repairs"][0]["command"].as_str().unwrap();
+    ok(follow(&env, fix));
+    ok(env.run(&["tx", "commit", &t]));
+    assert!(!env.path("dir").exists());
+    assert_eq!(env.read("dir2/new.txt"), b"new\n");
+    assert_eq!(env.read("dir2/a.txt"), b"a\n");
+}

@@ -4,6 +4,7 @@
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Json, Output, code, error, time};
+use crate::store::journal::State;
 use crate::text::lines;
 use crate::text::stats::{self, Algorithm};
 use crate::workspace::candidates::{self, Offer};
@@ -112,18 +113,27 @@ fn link_hash(abs: &Path) -> Option<String> {
         .map(|t| lines::sha256_hex(t.as_os_str().as_encoded_bytes()))
 }
 
-fn stat_fields(obj: &mut Json, meta: &std::fs::Metadata) {
+/// Mode and mtime: the tx's staged state for a path it staged (the blob file's
+/// own metadata is the store's, not the path's), else the file's.
+fn stat_fields(obj: &mut Json, meta: &std::fs::Metadata, staged: Option<&State>) {
+    let mode = match staged.and_then(|s| s.mode) {
+        Some(m) => m,
+        None => meta.permissions().mode(),
+    };
+    obj.push("mode", Json::str(format!("{:04o}", mode & 0o7777)));
+    let secs = match staged {
+        // As a scan through the tx reports a staged entry: touch's time, else now.
+        Some(s) => Some(s.mtime.unwrap_or_else(|| time::now().0)),
+        None => meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_secs() as i64),
+    };
     obj.push(
-        "mode",
-        Json::str(format!("{:04o}", meta.permissions().mode() & 0o7777)),
+        "mtime",
+        secs.map_or(Json::Null, |s| Json::str(time::iso8601(s))),
     );
-    let mtime = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map(|d| Json::str(time::iso8601(d.as_secs() as i64)))
-        .unwrap_or(Json::Null);
-    obj.push("mtime", mtime);
 }
 
 fn null_or<T: Into<Json>>(binary: bool, v: T) -> Json {
@@ -139,6 +149,10 @@ pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
         _ => (abs.clone(), false),
     };
     crate::store::view::record_read(ctx, &abs)?;
+    let staged = match ctx.tx {
+        Some(_) => crate::store::view::stat(ctx, &abs, true)?.staged,
+        None => None,
+    };
     let io = |e: std::io::Error| error::io_error("info", &args.path, &e);
     let missing = |e: &std::io::Error| {
         matches!(
@@ -171,6 +185,9 @@ pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
     );
     let Some(meta) = target_meta else {
         if !args.allow_missing {
+            if gone {
+                return Err(crate::store::view::removed_error(ctx, &args.path, &abs)?);
+            }
             let mut err = candidates::not_found(ctx, &args.path, &abs, Offer::Retry);
             if is_link {
                 err.message = format!("{} is a symlink to a path that does not exist.", args.path);
@@ -212,7 +229,7 @@ pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
     if !meta.is_file() {
         // Never opened: a FIFO would block, a device could be endless.
         obj.push("size", Json::UInt(meta.len()));
-        stat_fields(&mut obj, &meta);
+        stat_fields(&mut obj, &meta, staged.as_ref());
         if is_link && meta.is_dir() {
             if let Some(h) = link_hash(&abs) {
                 obj.push("hash", Json::str(h));
@@ -238,7 +255,7 @@ pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
     obj.push("line_ending", null_or(bin, st.line_ending()));
     obj.push("trailing_newline", Json::Bool(st.trailing_newline));
     obj.push("bom", Json::Bool(st.bom));
-    stat_fields(&mut obj, &meta);
+    stat_fields(&mut obj, &meta, staged.as_ref());
     obj.push("hash", Json::str(st.hash.clone()));
     obj.push(
         "approx_tokens",

@@ -361,14 +361,7 @@ pub fn run(ctx: &Ctx, args: &ReadArgs) -> Result<Output, CmdError> {
     let abs = match view::source(ctx, &shown_abs)? {
         view::Source::Disk => shown_abs.clone(),
         view::Source::Staged(blob) => blob,
-        view::Source::Missing => {
-            return Err(candidates::not_found(
-                ctx,
-                &args.path,
-                &shown_abs,
-                Offer::Retry,
-            ));
-        }
+        view::Source::Missing => return Err(view::removed_error(ctx, &args.path, &shown_abs)?),
         view::Source::NotFile { dir } => return Err(not_a_file(&args.path, dir)),
     };
     let meta = match std::fs::metadata(&abs) {
