@@ -969,3 +969,49 @@ fn empty_old_repairs_to_an_insert_that_runs() {
         "it's new\n"
     );
 }
+
+// ---------------------------------------------------------------- fix round
+
+fn git(env: &TestEnv, args: &str) -> Vec<u8> {
+    sh(
+        env,
+        &format!("git -c user.email=t@t -c user.name=t -c core.autocrlf=false {args}"),
+    )
+}
+
+/// The working tree's files (outside .git) with their bytes, sorted.
+fn tree(env: &TestEnv) -> Vec<(String, Vec<u8>)> {
+    let list = sh(env, "find . -path ./.git -prune -o -type f -print | sort");
+    String::from_utf8_lossy(&list)
+        .lines()
+        .map(|p| (p.to_string(), env.read(p)))
+        .collect()
+}
+
+#[test]
+fn apply_reverse_strips_git_prefixes_like_git_apply_r() {
+    let env = TestEnv::new();
+    env.write("del.txt", "gone\n");
+    env.write("f.txt", "one\ntwo\n");
+    git(&env, "add -A");
+    git(&env, "commit -qm base");
+    std::fs::remove_file(env.path("del.txt")).unwrap();
+    env.write("f.txt", "one\nTWO\n");
+    env.write("brand.txt", "new\n");
+    git(&env, "add -A");
+    git(&env, "commit -qm after");
+    for file in ["del.txt", "brand.txt", "f.txt"] {
+        let diff = git(&env, &format!("diff HEAD~1 HEAD -- {file}"));
+        std::fs::write(env.path("../d.patch"), &diff).unwrap();
+        git(&env, "apply -R ../d.patch");
+        let want = tree(&env);
+        git(&env, "reset -q --hard HEAD");
+        git(&env, "clean -qfd");
+        let r = env.run_stdin(&["apply", "--stdin", "--reverse"], &diff);
+        ok(&r);
+        assert_eq!(tree(&env), want, "{file}");
+        assert!(!env.path("a").exists() && !env.path("b").exists());
+        git(&env, "reset -q --hard HEAD");
+        git(&env, "clean -qfd");
+    }
+}

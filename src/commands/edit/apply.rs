@@ -86,9 +86,8 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
     let mut patches = patch::parse(&diff).map_err(|m| {
         CmdError::invalid_argument(cmd, format!("The input is not a diff apply can use: {m}"))
     })?;
-    if args.reverse {
-        patches.iter_mut().for_each(FilePatch::reverse);
-    }
+    // Strip before reversing: the a/ prefix belongs to the diff's old side
+    // whichever way it is applied.
     for p in &mut patches {
         p.old_path = p
             .old_path
@@ -100,6 +99,9 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
             .take()
             .map(|x| strip_path(cmd, &x, strip, "b/"))
             .transpose()?;
+    }
+    if args.reverse {
+        patches.iter_mut().for_each(FilePatch::reverse);
     }
 
     let mut applied = 0u64;
