@@ -1015,3 +1015,42 @@ fn apply_reverse_strips_git_prefixes_like_git_apply_r() {
         git(&env, "clean -qfd");
     }
 }
+
+#[test]
+fn new_text_takes_the_line_ending_where_it_lands() {
+    let env = TestEnv::new();
+    env.write("src/index.js", "const a = 1;\nconst b = 2;\n");
+    let r = env.run(&[
+        "edit",
+        "src/index.js",
+        "--old",
+        "const b = 2;",
+        "--new",
+        "const b = 2;\r\nconst c = 3;",
+    ]);
+    ok(&r);
+    assert_eq!(
+        env.read("src/index.js"),
+        b"const a = 1;\nconst b = 2;\nconst c = 3;\n"
+    );
+    // replace: a CR LF file gets CR LF in the replacement's newlines.
+    env.write("crlf.txt", "line1\r\nline2\r\n");
+    let r = env.run(&[
+        "replace",
+        "line1",
+        "line1\nnew",
+        "crlf.txt",
+        "--expect-count",
+        "1",
+    ]);
+    ok(&r);
+    assert_eq!(env.read("crlf.txt"), b"line1\r\nnew\r\nline2\r\n");
+    // An LF file gets LF even when the replacement says CR LF.
+    env.write("lf.txt", "a\nb\n");
+    ok(&env.run(&["replace", "a", "a\r\nz", "lf.txt", "--expect-count", "1"]));
+    assert_eq!(env.read("lf.txt"), b"a\nz\nb\n");
+    // A file that mixes endings gets the replacement as written.
+    env.write("mixed.txt", "a\r\nb\nc\n");
+    ok(&env.run(&["replace", "b", "b\nq", "mixed.txt", "--expect-count", "1"]));
+    assert_eq!(env.read("mixed.txt"), b"a\r\nb\nq\nc\n");
+}

@@ -11,7 +11,7 @@ use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
 use crate::store::guard;
 use crate::store::write::{self, Change, WriteOptions};
-use crate::text::doc::Doc;
+use crate::text::doc::{Doc, with_eol};
 use crate::text::select::{self, Block};
 use crate::workspace::Ctx;
 use crate::workspace::scan::{self, ScanOptions};
@@ -64,7 +64,7 @@ fn replace_defaults(a: clap::Arg) -> clap::Arg {
 pub const SPEC: CommandSpec = CommandSpec {
     name: "replace",
     summary: "Regex (or --fixed) replace across files or within one file's selection, with $1/${name} replacement templates.",
-    description: "Rust regex syntax. Replaces every non-overlapping match per line (whole file with --multiline, where ^ and $ match at line ends, CR LF included). Templates: $0 $1 $name ${name} $$ and ${1:filter:...} with upper lower capitalize snake camel kebab trim inc dec padN (padN zero-pads digits, space-pads other text). \\1-style references are refused unless --literal-replacement, which inserts the replacement verbatim. Directories are scanned with the workspace ignore rules (--glob, --lang, --no-ignore, --skip-larger-than, --newer filter the scan); binary and non-UTF-8 files found by a scan are skipped, a named one is refused. All files are validated before anything is written. Requires --expect-count (the total) unless --dry-run, which reports it. --stdin reads {\"pattern\",\"replacement\"}; positionals are then all paths.",
+    description: "Rust regex syntax. Replaces every non-overlapping match per line (whole file with --multiline, where ^ and $ match at line ends, CR LF included). Newlines in the expanded replacement take the file's line ending when all its lines end alike (LF or CR LF); in a file that mixes them they are written as given. Templates: $0 $1 $name ${name} $$ and ${1:filter:...} with upper lower capitalize snake camel kebab trim inc dec padN (padN zero-pads digits, space-pads other text). \\1-style references are refused unless --literal-replacement, which inserts the replacement verbatim. Directories are scanned with the workspace ignore rules (--glob, --lang, --no-ignore, --skip-larger-than, --newer filter the scan); binary and non-UTF-8 files found by a scan are skipped, a named one is refused. All files are validated before anything is written. Requires --expect-count (the total) unless --dry-run, which reports it. --stdin reads {\"pattern\",\"replacement\"}; positionals are then all paths.",
     args: <ReplaceArgs as clap::Args>::augment_args,
     output_fields: &[
         field(
@@ -115,6 +115,10 @@ impl Replacer {
         let mut last = 0;
         let mut seen = 0u64;
         let mut count = 0u64;
+        // A file whose lines all end alike gets the replacement's newlines in
+        // that ending; a mixed one gets them as written.
+        let eol = doc.uniform_eol();
+        let mut piece = String::new();
         for seg in segments {
             let hay = doc.text.get(seg.clone()).unwrap_or("");
             for caps in self.re.captures_iter(hay) {
@@ -125,7 +129,12 @@ impl Replacer {
                 }
                 let (s, e) = (seg.start + m.start(), seg.start + m.end());
                 out.push_str(doc.text.get(last..s).unwrap_or(""));
-                self.template.expand(&caps, &mut out)?;
+                piece.clear();
+                self.template.expand(&caps, &mut piece)?;
+                match eol {
+                    Some(eol) if piece.contains('\n') => out.push_str(&with_eol(&piece, eol)),
+                    _ => out.push_str(&piece),
+                }
                 last = e;
                 count += 1;
             }
