@@ -1054,3 +1054,50 @@ fn new_text_takes_the_line_ending_where_it_lands() {
     ok(&env.run(&["replace", "b", "b\nq", "mixed.txt", "--expect-count", "1"]));
     assert_eq!(env.read("mixed.txt"), b"a\r\nb\nq\nc\n");
 }
+
+#[test]
+fn trailing_slash_names_a_directory_as_in_the_shell() {
+    let env = TestEnv::new();
+    env.write("run.sh", "echo\n");
+    env.write("b.txt", "b\n");
+    env.write("d/keep", "k\n");
+    // The shell refuses both: a trailing '/' on a missing path.
+    let shell_refuses = |script: &str| {
+        let st = Command::new("sh")
+            .args(["-c", script])
+            .current_dir(env.root())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(!st.success(), "{script}");
+    };
+    shell_refuses("echo x > newdir/");
+    shell_refuses("mv run.sh sub/");
+    let r = env.run(&["write", "newdir/", "--content", "x"]);
+    assert_eq!(r.error_code(), "argument.invalid");
+    assert_eq!(
+        r.json["error"]["repairs"][0]["command"],
+        "aitools mkdir newdir"
+    );
+    assert!(!env.path("newdir").exists());
+    let r = env.run(&["move", "run.sh", "sub/"]);
+    assert_eq!(r.error_code(), "argument.invalid");
+    assert!(!env.path("sub").exists() && env.path("run.sh").exists());
+    let repair = r.json["error"]["repairs"][0]["command"].as_str().unwrap();
+    assert_eq!(repair, "aitools move run.sh sub/run.sh");
+    ok(&env.run(&["move", "run.sh", "sub/run.sh"]));
+    assert_eq!(env.read("sub/run.sh"), b"echo\n");
+    // A file followed by '/' is not a directory.
+    let r = env.run(&["write", "b.txt/", "--content", "x"]);
+    assert_eq!(r.error_code(), "refusal.not-a-file");
+    // Into an existing directory: under the source's name, as mv and cp do.
+    ok(&env.run(&["copy", "b.txt", "d/"]));
+    assert_eq!(env.read("d/b.txt"), b"b\n");
+    ok(&env.run(&["move", "sub/run.sh", "d/"]));
+    sh(
+        &env,
+        "mkdir -p twin/d twin/sub && echo echo > twin/sub/run.sh && mv twin/sub/run.sh twin/d/",
+    );
+    assert_eq!(env.read("d/run.sh"), env.read("twin/d/run.sh"));
+    assert!(!env.path("sub/run.sh").exists());
+}

@@ -2,6 +2,7 @@
 //! `link`, `touch`. Each validates under the workspace lock and hands its changes
 //! to the store's write protocol.
 
+use super::common;
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, error, shell, time, values};
@@ -111,7 +112,7 @@ pub struct MoveArgs {
 pub const MOVE: CommandSpec = CommandSpec {
     name: "move",
     summary: "Move or rename a file or directory; never merges into an existing directory.",
-    description: "Missing parent directories of the destination are created. An existing destination file is replaced only with --overwrite and its hash.",
+    description: "Missing parent directories of the destination are created. A destination ending in '/' is a directory: an existing one receives the source under its own name (as mv does), a missing one or a file is refused. An existing destination file is replaced only with --overwrite and its hash.",
     args: <MoveArgs as clap::Args>::augment_args,
     output_fields: write::WRITE_FIELDS,
     error_codes: ERRORS,
@@ -173,7 +174,9 @@ fn check_destination(
 pub fn mv(ctx: &Ctx, a: &MoveArgs) -> Result<Output, CmdError> {
     let expect = guard::parse_expect_hash("move", &a.expect_hash)?;
     let src = ctx.write_path_arg(&a.src, Final::Entry)?;
-    let dst = ctx.write_path_arg(&a.dst, Final::Entry)?;
+    ctx.write_path_arg(&a.dst, Final::Entry)?;
+    let dst_arg = common::into_dir(ctx, "move", &a.src, &a.dst)?.unwrap_or_else(|| a.dst.clone());
+    let dst = ctx.write_path_arg(&dst_arg, Final::Entry)?;
     let done = write::run(ctx, &opts(a.dry_run), || {
         if !view::exists(ctx, &src)? {
             return Err(not_found(ctx, &a.src, &src));
@@ -181,7 +184,7 @@ pub fn mv(ctx: &Ctx, a: &MoveArgs) -> Result<Output, CmdError> {
         let shown = ctx.display_path(&src);
         guard_path(ctx, &expect, &a.src, &src, &shown, false)?;
         if paths::real_path(&src) != paths::real_path(&dst) {
-            check_destination(ctx, "move", &expect, &a.dst, &dst, a.overwrite)?;
+            check_destination(ctx, "move", &expect, &dst_arg, &dst, a.overwrite)?;
         }
         Ok(vec![Change::Move {
             from: src.clone(),
@@ -219,7 +222,7 @@ pub struct CopyArgs {
 pub const COPY: CommandSpec = CommandSpec {
     name: "copy",
     summary: "Copy a file, or a directory with --recursive, byte for byte.",
-    description: "--recursive copies everything, ignore rules included, into a destination that does not exist yet; symlinks leading outside the workspace are skipped and listed. Modes are kept.",
+    description: "A destination ending in '/' is a directory: an existing one receives the copy under the source's name (as cp does), a missing one or a file is refused. --recursive copies everything, ignore rules included, into a destination that does not exist yet; symlinks leading outside the workspace are skipped and listed. Modes are kept.",
     args: <CopyArgs as clap::Args>::augment_args,
     output_fields: &[
         write::FIELD_CHANGES,
@@ -246,7 +249,9 @@ pub fn copy(ctx: &Ctx, a: &CopyArgs) -> Result<Output, CmdError> {
     let max = values::parse_size(&a.max_bytes)
         .map_err(|m| CmdError::invalid_argument("copy", format!("--max-bytes: {m}")))?;
     let src = ctx.path_arg(&a.src)?;
-    let dst = ctx.write_path_arg(&a.dst, Final::Follow)?;
+    ctx.write_path_arg(&a.dst, Final::Follow)?;
+    let dst_arg = common::into_dir(ctx, "copy", &a.src, &a.dst)?.unwrap_or_else(|| a.dst.clone());
+    let dst = ctx.write_path_arg(&dst_arg, Final::Follow)?;
     let mut files = 0u64;
     let mut skipped: Vec<Skipped> = Vec::new();
     let done = write::run(ctx, &opts(a.dry_run), || {
@@ -255,7 +260,7 @@ pub fn copy(ctx: &Ctx, a: &CopyArgs) -> Result<Output, CmdError> {
             return Err(not_found(ctx, &a.src, &src));
         }
         if meta.kind == Kind::File {
-            check_destination(ctx, "copy", &expect, &a.dst, &dst, a.overwrite)?;
+            check_destination(ctx, "copy", &expect, &dst_arg, &dst, a.overwrite)?;
             if meta.len > max {
                 return Err(too_large(meta.len, max));
             }
@@ -551,6 +556,7 @@ pub fn link(ctx: &Ctx, a: &LinkArgs) -> Result<Output, CmdError> {
         ));
     }
     let done = write::run(ctx, &opts(a.dry_run), || {
+        common::refuse_dir_slash(ctx, "link", &a.link, false)?;
         let dir = abs.parent().map(Path::to_path_buf).unwrap_or_default();
         let lands = paths::normalize(&dir.join(&a.target));
         boundary::check(ctx, Path::new(&a.target), &paths::real_path(&lands))?;
@@ -668,6 +674,7 @@ pub fn touch(ctx: &Ctx, a: &TouchArgs) -> Result<Output, CmdError> {
     };
     let abs = ctx.write_path_arg(&a.path, Final::Follow)?;
     let done = write::run(ctx, &opts(a.dry_run), || {
+        common::refuse_dir_slash(ctx, "touch", &a.path, true)?;
         Ok(vec![Change::Touch {
             path: abs.clone(),
             mtime,
