@@ -1101,3 +1101,55 @@ fn trailing_slash_names_a_directory_as_in_the_shell() {
     assert_eq!(env.read("d/run.sh"), env.read("twin/d/run.sh"));
     assert!(!env.path("sub/run.sh").exists());
 }
+
+fn py_compiles(env: &TestEnv, rel: &str) -> bool {
+    Command::new("python3")
+        .args(["-m", "py_compile", rel])
+        .current_dir(env.root())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap()
+        .success()
+}
+
+#[test]
+fn whitespace_old_and_symbol_reindent_new_keeping_its_nesting() {
+    let app = "class A:\n    def foo(self):\n        return 0\n\n    def bar(self):\n        x = 1\n        return x\n";
+    let new = "x = 1\nif x:\n    return x";
+    let want = "class A:\n    def foo(self):\n        return 0\n\n    def bar(self):\n        x = 1\n        if x:\n            return x\n";
+    // --old at 4 spaces, at 2, at 0; --new at 0 and at 8.
+    for (old, new) in [
+        ("    x = 1\n    return x", new.to_string()),
+        ("x = 1\nreturn x", new.to_string()),
+        (
+            "  x = 1\n  return x",
+            new.lines().map(|l| format!("        {l}\n")).collect(),
+        ),
+    ] {
+        let env = TestEnv::new();
+        env.write("src/app.py", app);
+        ok(&env.run(&["edit", "src/app.py", "--old", old, "--new", &new]));
+        assert!(py_compiles(&env, "src/app.py"), "{old:?}");
+        assert_eq!(env.read("src/app.py"), want.as_bytes(), "{old:?}");
+    }
+    // --symbol: a method's replacement written at column 0 lands in the class.
+    let env = TestEnv::new();
+    let p = env.write("src/app.py", app);
+    let h = sha256sum(&p);
+    let r = env.run(&[
+        "edit",
+        "src/app.py",
+        "--symbol",
+        "bar",
+        "--new",
+        "def bar(self):\n    return 2",
+        "--expect-hash",
+        &h,
+    ]);
+    ok(&r);
+    assert!(py_compiles(&env, "src/app.py"));
+    assert_eq!(
+        env.read("src/app.py"),
+        b"class A:\n    def foo(self):\n        return 0\n\n    def bar(self):\n        return 2\n"
+    );
+}
