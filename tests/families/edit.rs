@@ -1002,8 +1002,10 @@ fn apply_reverse_strips_git_prefixes_like_git_apply_r() {
     git(&env, "commit -qm after");
     for file in ["del.txt", "brand.txt", "f.txt"] {
         let diff = git(&env, &format!("diff HEAD~1 HEAD -- {file}"));
-        std::fs::write(env.path("../d.patch"), &diff).unwrap();
-        git(&env, "apply -R ../d.patch");
+        let tmp = tempfile::tempdir().unwrap();
+        let patch_file = tmp.path().join("d.patch");
+        std::fs::write(&patch_file, &diff).unwrap();
+        git(&env, &format!("apply -R {}", patch_file.display()));
         let want = tree(&env);
         git(&env, "reset -q --hard HEAD");
         git(&env, "clean -qfd");
@@ -1152,4 +1154,90 @@ fn whitespace_old_and_symbol_reindent_new_keeping_its_nesting() {
         env.read("src/app.py"),
         b"class A:\n    def foo(self):\n        return 0\n\n    def bar(self):\n        return 2\n"
     );
+}
+
+fn repair_commands(r: &Run) -> Vec<String> {
+    r.json["error"]["repairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["command"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn messages_and_repairs_name_the_real_problem() {
+    let env = TestEnv::new();
+    // --nth past the matches says how many there are.
+    env.write("n1.txt", "foo\nfoo foo\n");
+    let r = env.run(&["replace", "foo", "X", "n1.txt", "--nth", "5", "--dry-run"]);
+    assert_eq!(r.error_code(), "selection.no-match");
+    let msg = r.json["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("only 3 time"), "{msg}");
+    // A second link names the link, not its target.
+    env.write("tgt.txt", "t\n");
+    ok(&env.run(&["link", "tgt.txt", "newlink"]));
+    let r = env.run(&["link", "tgt.txt", "newlink"]);
+    assert_eq!(r.error_code(), "refusal.exists");
+    assert_eq!(r.json["error"]["message"], "newlink already exists.");
+    // Non-UTF-8: the repair is a command that exists and runs.
+    env.write("latin.txt", b"caf\xe9 TODO\n");
+    let r = env.run(&["replace", "TODO", "DONE", "latin.txt"]);
+    assert_eq!(r.error_code(), "input.not-utf8");
+    let cmds = repair_commands(&r);
+    assert_eq!(cmds[0], "aitools read latin.txt --encoding iso-8859-1");
+    let words: Vec<&str> = cmds[0].split(' ').skip(1).collect();
+    let read = env.run(&words);
+    ok(&read);
+    assert_eq!(read.json["lines"][0], "café TODO");
+}
+
+#[test]
+fn apply_repairs_suggest_the_strip_and_fuzz_that_apply() {
+    let env = TestEnv::new();
+    env.write("old/src/m.txt", "a\nb\n");
+    env.write("new/src/m.txt", "a\nB\n");
+    env.write("new/src/n.txt", "n\n");
+    let diff = sh(&env, "diff -ruN old new");
+    let tmp = tempfile::tempdir().unwrap();
+    let patch_file = tmp.path().join("ruN.patch");
+    std::fs::write(&patch_file, &diff).unwrap();
+    sh(
+        &env,
+        &format!(
+            "cp -r old ref && cd ref && patch -s -p1 < {}",
+            patch_file.display()
+        ),
+    );
+    sh(&env, "mkdir src && cp old/src/m.txt src/ && rm -r old new");
+    let r = env.run_stdin(&["apply", "--stdin"], &diff);
+    assert_eq!(r.error_code(), "input.not-found");
+    let cmd = &repair_commands(&r)[0];
+    assert_eq!(cmd, "aitools apply --stdin --strip 1");
+    let words: Vec<&str> = cmd.split(' ').skip(1).collect();
+    ok(&env.run_stdin(&words, &diff));
+    // patch -p1 agrees, the file diff -N created included.
+    assert_eq!(env.read("src/m.txt"), env.read("ref/src/m.txt"));
+    assert_eq!(env.read("src/n.txt"), env.read("ref/src/n.txt"));
+
+    // A hunk 9 lines off: the repair is the --fuzz that applies it, like patch.
+    let body: String = (1..=9).map(|i| format!("pad{i}\n")).collect::<String>() + "a\nb\nc\n";
+    env.write("off.txt", &body);
+    env.write("ref/off.txt", &body);
+    let p = "--- a/off.txt\n+++ b/off.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n";
+    let patch_file = tmp.path().join("off.patch");
+    std::fs::write(&patch_file, p).unwrap();
+    sh(
+        &env,
+        &format!("cd ref && patch -s off.txt < {}", patch_file.display()),
+    );
+    let r = env.run(&["apply", "--stdin-data", p]);
+    assert_eq!(r.error_code(), "selection.no-match");
+    assert!(
+        repair_commands(&r)[0].ends_with(" --fuzz 9"),
+        "{:?}",
+        repair_commands(&r)
+    );
+    ok(&env.run(&["apply", "--stdin-data", p, "--fuzz", "9"]));
+    assert_eq!(env.read("off.txt"), env.read("ref/off.txt"));
 }

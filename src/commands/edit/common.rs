@@ -310,9 +310,9 @@ fn decode_error(display: &str, e: DecodeError) -> CmdError {
                 "{display} is not valid UTF-8 (byte {at}); editing it as text would corrupt it."
             ),
             Repair::new(
-                "transcode",
-                "Convert the file to UTF-8 first, then edit it.",
-                shell::aitools(["transcode", display, "--to", "utf-8"]),
+                "read",
+                "Read it decoded (ISO-8859-1 here; `aitools info` may name another encoding). Text edits need UTF-8: to convert it, write the decoded text back with `aitools write --overwrite`.",
+                shell::aitools(["read", display, "--encoding", "iso-8859-1"]),
             ),
         )
         .with_repair(Repair::new(

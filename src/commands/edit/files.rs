@@ -41,6 +41,24 @@ fn guard_path(
     Ok(())
 }
 
+/// How output names an entry itself: its directory resolved, its last component
+/// kept (`display_path` would name what a symlink leads to).
+fn entry_display(ctx: &Ctx, abs: &Path) -> String {
+    let norm = paths::normalize(abs);
+    match (norm.parent(), norm.file_name()) {
+        (Some(dir), Some(name)) => {
+            let dir = ctx.display_path(dir);
+            let name = name.to_string_lossy();
+            if dir.is_empty() || dir == "." {
+                name.into_owned()
+            } else {
+                format!("{dir}/{name}")
+            }
+        }
+        _ => ctx.display_path(abs),
+    }
+}
+
 fn exists_error(shown: &str, detail: &str, command: String) -> CmdError {
     CmdError::new(
         code::EXISTS,
@@ -560,7 +578,7 @@ pub fn link(ctx: &Ctx, a: &LinkArgs) -> Result<Output, CmdError> {
         let dir = abs.parent().map(Path::to_path_buf).unwrap_or_default();
         let lands = paths::normalize(&dir.join(&a.target));
         boundary::check(ctx, Path::new(&a.target), &paths::real_path(&lands))?;
-        let shown = ctx.display_path(&abs);
+        let shown = entry_display(ctx, &abs);
         let m = view::stat(ctx, &abs, false)?;
         if m.kind != Kind::Missing {
             if m.kind != Kind::Symlink {

@@ -109,7 +109,13 @@ pub struct Replacer {
 impl Replacer {
     /// `doc` with the matches inside `blocks` (all lines when `None`) replaced,
     /// and how many were; `None` when nothing matched (no copy of the file).
-    pub fn apply(&self, doc: &Doc, blocks: Option<&[Block]>) -> Result<Option<(Doc, u64)>, String> {
+    /// `matches` gains every match found, replaced or not (--nth skips some).
+    pub fn apply(
+        &self,
+        doc: &Doc,
+        blocks: Option<&[Block]>,
+        matches: &mut u64,
+    ) -> Result<Option<(Doc, u64)>, String> {
         let segments = segments(doc, blocks, self.multiline);
         let mut out = String::with_capacity(doc.text.len());
         let mut last = 0;
@@ -139,6 +145,7 @@ impl Replacer {
                 count += 1;
             }
         }
+        *matches += seen;
         if count == 0 {
             return Ok(None);
         }
@@ -261,6 +268,9 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
 
     let mut counts: Vec<(String, u64)> = Vec::new();
     let mut total = 0u64;
+    // Matches found, --nth or not: says why an --nth past them replaced nothing.
+    let mut found = 0u64;
+    let mut most = String::new();
     let committed = write::run(
         ctx,
         &WriteOptions {
@@ -275,15 +285,40 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
                     Some(s) => Some(select::select(&t.doc, &t.display, s)?),
                     None => None,
                 };
-                let Some((doc, n)) = replacer
-                    .apply(&t.doc, blocks.as_deref())
-                    .map_err(|m| CmdError::invalid_argument(cmd, format!("{}: {m}", t.display)))?
-                else {
+                let mut seen = 0;
+                let applied = replacer
+                    .apply(&t.doc, blocks.as_deref(), &mut seen)
+                    .map_err(|m| CmdError::invalid_argument(cmd, format!("{}: {m}", t.display)))?;
+                if seen > found {
+                    found = seen;
+                    most = t.display.clone();
+                }
+                let Some((doc, n)) = applied else {
                     continue;
                 };
                 total += n;
                 counts.push((t.display.clone(), n));
                 changes.extend(put_if_changed(t, doc));
+            }
+            if let (0, Some(n), 1..) = (total, nth, found) {
+                let dry =
+                    shell::rerun(&ctx.argv, &["--nth"], &["--dry-run"], &["--dry-run".into()]);
+                return Err(CmdError::new(
+                    code::NO_MATCH,
+                    format!(
+                        "--nth {n} is past the matches: {pattern:?} matches only {found} time(s) in {most}{}.",
+                        if targets.len() > 1 {
+                            ", the most of any file (--nth counts within each file)"
+                        } else {
+                            ""
+                        }
+                    ),
+                    Repair::new(
+                        "nth",
+                        "See every match, then pick one that exists with --nth.",
+                        shell::aitools(&dry),
+                    ),
+                ));
             }
             if total == 0 {
                 let shown: Vec<&str> = path_args.iter().map(String::as_str).collect();
@@ -401,7 +436,10 @@ mod tests {
             multiline,
             nth,
         };
-        match r.apply(&Doc::from_text(false, text.into()), None).unwrap() {
+        match r
+            .apply(&Doc::from_text(false, text.into()), None, &mut 0)
+            .unwrap()
+        {
             Some((d, n)) => (d.text, n),
             None => (text.to_string(), 0),
         }
@@ -447,7 +485,7 @@ mod tests {
         };
         let d = Doc::from_text(false, "x\nx\nx\n".into());
         let blocks: Vec<Block> = vec![1..2];
-        let (out, n) = r.apply(&d, Some(&blocks)).unwrap().unwrap();
+        let (out, n) = r.apply(&d, Some(&blocks), &mut 0).unwrap().unwrap();
         assert_eq!((out.text.as_str(), n), ("x\ny\nx\n", 1));
     }
 }
