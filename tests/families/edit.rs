@@ -1241,3 +1241,53 @@ fn apply_repairs_suggest_the_strip_and_fuzz_that_apply() {
     ok(&env.run(&["apply", "--stdin-data", p, "--fuzz", "9"]));
     assert_eq!(env.read("off.txt"), env.read("ref/off.txt"));
 }
+
+#[test]
+fn replace_lists_the_files_its_scan_skipped() {
+    let env = TestEnv::new();
+    env.write("t/a.txt", "TODO a\n");
+    env.write("t/b.bin", b"\x00\x01TODO\x00\xff");
+    env.write("t/c.bin", b"\x00\x01none\x00");
+    env.write("t/latin.txt", b"caf\xe9 TODO\n");
+    env.write("t/big.txt", "TODO ".repeat(400));
+    let r = env.run(&[
+        "replace",
+        "TODO",
+        "DONE",
+        "t",
+        "--skip-larger-than",
+        "1KiB",
+        "--dry-run",
+    ]);
+    ok(&r);
+    let skipped: Vec<(String, String)> = r.json["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["path"].as_str().unwrap().to_string(),
+                s["reason"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        skipped,
+        [
+            ("t/b.bin", "binary"),
+            ("t/big.txt", "too-large"),
+            ("t/latin.txt", "not-utf8"),
+        ]
+        .map(|(p, r)| (p.to_string(), r.to_string()))
+    );
+    // grep agrees on which files hold the pattern: the changed ones and the skipped.
+    let mut held: Vec<String> = vec![r.json["changes"][0]["path"].as_str().unwrap().into()];
+    held.extend(skipped.iter().map(|(p, _)| p.clone()));
+    held.sort();
+    let grep = String::from_utf8(sh(&env, "grep -rl TODO t | sort")).unwrap();
+    assert_eq!(held, grep.lines().collect::<Vec<_>>());
+    // Nothing skipped: no field.
+    let r = env.run(&["replace", "TODO", "DONE", "t/a.txt", "--dry-run"]);
+    ok(&r);
+    assert!(r.json.get("skipped").is_none());
+}
