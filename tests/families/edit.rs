@@ -1291,3 +1291,38 @@ fn replace_lists_the_files_its_scan_skipped() {
     ok(&r);
     assert!(r.json.get("skipped").is_none());
 }
+
+#[test]
+fn write_separator_takes_dashes_and_chmod_no_exec_keeps_directories_enterable() {
+    let env = TestEnv::new();
+    let r = env.run(&[
+        "write",
+        "s.txt",
+        "--content",
+        "a",
+        "--content",
+        "b",
+        "--separator",
+        "--",
+    ]);
+    ok(&r);
+    sh(&env, "printf 'a--b' > want.txt");
+    assert_eq!(
+        sha256sum(&env.path("s.txt")),
+        sha256sum(&env.path("want.txt"))
+    );
+    env.write("d/f", "x\n");
+    std::fs::set_permissions(env.path("d"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let r = env.run(&["chmod", "d", "--no-exec"]);
+    assert_eq!(r.error_code(), "refusal.not-a-file");
+    let mode = std::fs::metadata(env.path("d"))
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_eq!(mode, 0o755);
+    assert_eq!(
+        r.json["error"]["repairs"][0]["command"],
+        "aitools chmod d --mode 755"
+    );
+}

@@ -466,7 +466,7 @@ pub struct ChmodArgs {
 pub const CHMOD: CommandSpec = CommandSpec {
     name: "chmod",
     summary: "Set or clear the executable bits, or set an octal mode.",
-    description: "One of --exec, --no-exec, --mode. --exec adds x where r is set.",
+    description: "One of --exec, --no-exec, --mode. --exec adds x where r is set. --no-exec on a directory is refused (refusal.not-a-file): a directory needs x to be entered; --mode sets one explicitly.",
     args: <ChmodArgs as clap::Args>::augment_args,
     output_fields: &[
         write::FIELD_CHANGES,
@@ -514,6 +514,20 @@ pub fn chmod(ctx: &Ctx, a: &ChmodArgs) -> Result<Output, CmdError> {
             return Err(not_found(ctx, &a.path, &abs));
         }
         previous = meta.mode & 0o7777;
+        if a.no_exec && meta.kind == Kind::Dir {
+            let shown = ctx.display_path(&abs);
+            return Err(CmdError::new(
+                code::NOT_A_FILE,
+                format!(
+                    "{shown} is a directory; without x it could not be entered, so --no-exec leaves directories alone."
+                ),
+                Repair::new(
+                    "mode",
+                    "To set a directory's mode anyway, give it in full (--mode).",
+                    shell::aitools(["chmod", &shown, "--mode", &format!("{previous:o}")]),
+                ),
+            ));
+        }
         let mode = match explicit {
             Some(m) => m,
             None if a.exec => previous | ((previous & 0o444) >> 2),
