@@ -1102,6 +1102,9 @@ fn trailing_slash_names_a_directory_as_in_the_shell() {
     );
     assert_eq!(env.read("d/run.sh"), env.read("twin/d/run.sh"));
     assert!(!env.path("sub/run.sh").exists());
+    // The workspace root as ./ is a directory to move into.
+    ok(&env.run(&["move", "d/run.sh", "./"]));
+    assert_eq!(env.read("run.sh"), b"echo\n");
 }
 
 fn py_compiles(env: &TestEnv, rel: &str) -> bool {

@@ -189,11 +189,30 @@ fn check_destination(
     }
 }
 
+/// The destination argument of a move or copy, with `dir/` taken into that
+/// directory; a refused `dir/` answers the boundary refusal first when there is
+/// one (the workspace root as `./` is a directory to move into, not a target).
+fn dir_destination(
+    ctx: &Ctx,
+    command: &str,
+    src: &str,
+    dst: &str,
+    last: Final,
+) -> Result<String, CmdError> {
+    match common::into_dir(ctx, command, src, dst) {
+        Ok(Some(inside)) => Ok(inside),
+        Ok(None) => Ok(dst.to_string()),
+        Err(e) => {
+            ctx.write_path_arg(dst, last)?;
+            Err(e)
+        }
+    }
+}
+
 pub fn mv(ctx: &Ctx, a: &MoveArgs) -> Result<Output, CmdError> {
     let expect = guard::parse_expect_hash("move", &a.expect_hash)?;
     let src = ctx.write_path_arg(&a.src, Final::Entry)?;
-    ctx.write_path_arg(&a.dst, Final::Entry)?;
-    let dst_arg = common::into_dir(ctx, "move", &a.src, &a.dst)?.unwrap_or_else(|| a.dst.clone());
+    let dst_arg = dir_destination(ctx, "move", &a.src, &a.dst, Final::Entry)?;
     let dst = ctx.write_path_arg(&dst_arg, Final::Entry)?;
     let done = write::run(ctx, &opts(a.dry_run), || {
         if !view::exists(ctx, &src)? {
@@ -267,8 +286,7 @@ pub fn copy(ctx: &Ctx, a: &CopyArgs) -> Result<Output, CmdError> {
     let max = values::parse_size(&a.max_bytes)
         .map_err(|m| CmdError::invalid_argument("copy", format!("--max-bytes: {m}")))?;
     let src = ctx.path_arg(&a.src)?;
-    ctx.write_path_arg(&a.dst, Final::Follow)?;
-    let dst_arg = common::into_dir(ctx, "copy", &a.src, &a.dst)?.unwrap_or_else(|| a.dst.clone());
+    let dst_arg = dir_destination(ctx, "copy", &a.src, &a.dst, Final::Follow)?;
     let dst = ctx.write_path_arg(&dst_arg, Final::Follow)?;
     let mut files = 0u64;
     let mut skipped: Vec<Skipped> = Vec::new();
