@@ -99,6 +99,18 @@ impl Doc {
         if crlf > lf { "\r\n" } else { "\n" }
     }
 
+    /// The one line ending every terminated line uses, `None` for a file that
+    /// mixes them or has none.
+    pub fn uniform_eol(&self) -> Option<&'static str> {
+        let mut terminated = self.lines.iter().filter(|l| l.next > l.end).peekable();
+        let first = terminated.peek().map(|l| l.next - l.end)?;
+        if terminated.all(|l| l.next - l.end == first) {
+            Some(if first == 2 { "\r\n" } else { "\n" })
+        } else {
+            None
+        }
+    }
+
     /// The ending new text should use at line `i`: that line's own, or the file's
     /// dominant one when the line has none (the last line) or does not exist.
     pub fn eol_at(&self, i: usize) -> &str {
@@ -270,12 +282,16 @@ fn split_into(bytes: &[u8], from: usize, to: usize, out: &mut Vec<LineSpan>) {
     }
 }
 
-/// `s` with every bare LF turned into `eol` (CR LF pairs already there are kept).
-/// With `eol == "\n"` the text is returned unchanged: an LF file takes what it is
-/// given.
+/// `s` with every line ending made `eol`: with CR LF, bare LFs gain a CR (pairs
+/// already there are kept); with LF, CR LF pairs lose their CR. A lone CR is
+/// not a line ending and stays.
 pub fn with_eol(s: &str, eol: &str) -> String {
     if eol != "\r\n" {
-        return s.to_string();
+        return if eol == "\n" && s.contains("\r\n") {
+            s.replace("\r\n", "\n")
+        } else {
+            s.to_string()
+        };
     }
     let mut out = String::with_capacity(s.len() + s.len() / 16);
     let mut prev_cr = false;
@@ -342,6 +358,11 @@ mod tests {
     fn eol_conversion() {
         assert_eq!(with_eol("a\nb\r\nc\n", "\r\n"), "a\r\nb\r\nc\r\n");
         assert_eq!(with_eol("a\nb", "\n"), "a\nb");
+        assert_eq!(with_eol("a\r\nb\rc\n", "\n"), "a\nb\rc\n");
+        let d = Doc::from_text(false, "a\r\nb\r\nc".into());
+        assert_eq!(d.uniform_eol(), Some("\r\n"));
+        assert_eq!(Doc::from_text(false, "a\r\nb\n".into()).uniform_eol(), None);
+        assert_eq!(Doc::from_text(false, "a".into()).uniform_eol(), None);
         assert_eq!(split_plain("a\r\nb\n"), vec!["a", "b"]);
         assert_eq!(split_plain("a\n\n"), vec!["a", ""]);
         assert_eq!(split_plain(""), vec![""]);

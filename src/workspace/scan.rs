@@ -933,6 +933,16 @@ impl Ignorer {
 
 /// Regular files under `starts` (files are taken as they are), sorted by path.
 pub fn files(root: &Path, starts: &[PathBuf], opts: &ScanOptions) -> io::Result<Vec<PathBuf>> {
+    files_and_skipped(root, starts, opts).map(|(f, _)| f)
+}
+
+/// [`files`], with the files the walk skipped and why.
+#[allow(clippy::type_complexity)]
+pub fn files_and_skipped(
+    root: &Path,
+    starts: &[PathBuf],
+    opts: &ScanOptions,
+) -> io::Result<(Vec<PathBuf>, Vec<(PathBuf, SkipReason)>)> {
     for s in starts {
         std::fs::symlink_metadata(s)?;
     }
@@ -940,7 +950,10 @@ pub fn files(root: &Path, starts: &[PathBuf], opts: &ScanOptions) -> io::Result<
     o.include_dirs = false;
     let walked = walk(root, starts, &o, || |_: &Entry| Some(()))
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.message()))?;
-    Ok(walked.items.into_iter().map(|(p, ())| p).collect())
+    Ok((
+        walked.items.into_iter().map(|(p, ())| p).collect(),
+        walked.skipped,
+    ))
 }
 
 #[cfg(test)]

@@ -969,3 +969,363 @@ fn empty_old_repairs_to_an_insert_that_runs() {
         "it's new\n"
     );
 }
+
+// ---------------------------------------------------------------- fix round
+
+fn git(env: &TestEnv, args: &str) -> Vec<u8> {
+    sh(
+        env,
+        &format!("git -c user.email=t@t -c user.name=t -c core.autocrlf=false {args}"),
+    )
+}
+
+/// The working tree's files (outside .git) with their bytes, sorted.
+fn tree(env: &TestEnv) -> Vec<(String, Vec<u8>)> {
+    let list = sh(env, "find . -path ./.git -prune -o -type f -print | sort");
+    String::from_utf8_lossy(&list)
+        .lines()
+        .map(|p| (p.to_string(), env.read(p)))
+        .collect()
+}
+
+#[test]
+fn apply_reverse_strips_git_prefixes_like_git_apply_r() {
+    let env = TestEnv::new();
+    env.write("del.txt", "gone\n");
+    env.write("f.txt", "one\ntwo\n");
+    git(&env, "add -A");
+    git(&env, "commit -qm base");
+    std::fs::remove_file(env.path("del.txt")).unwrap();
+    env.write("f.txt", "one\nTWO\n");
+    env.write("brand.txt", "new\n");
+    git(&env, "add -A");
+    git(&env, "commit -qm after");
+    for file in ["del.txt", "brand.txt", "f.txt"] {
+        let diff = git(&env, &format!("diff HEAD~1 HEAD -- {file}"));
+        let tmp = tempfile::tempdir().unwrap();
+        let patch_file = tmp.path().join("d.patch");
+        std::fs::write(&patch_file, &diff).unwrap();
+        git(&env, &format!("apply -R {}", patch_file.display()));
+        let want = tree(&env);
+        git(&env, "reset -q --hard HEAD");
+        git(&env, "clean -qfd");
+        let r = env.run_stdin(&["apply", "--stdin", "--reverse"], &diff);
+        ok(&r);
+        assert_eq!(tree(&env), want, "{file}");
+        assert!(!env.path("a").exists() && !env.path("b").exists());
+        git(&env, "reset -q --hard HEAD");
+        git(&env, "clean -qfd");
+    }
+}
+
+#[test]
+fn new_text_takes_the_line_ending_where_it_lands() {
+    let env = TestEnv::new();
+    env.write("src/index.js", "const a = 1;\nconst b = 2;\n");
+    let r = env.run(&[
+        "edit",
+        "src/index.js",
+        "--old",
+        "const b = 2;",
+        "--new",
+        "const b = 2;\r\nconst c = 3;",
+    ]);
+    ok(&r);
+    assert_eq!(
+        env.read("src/index.js"),
+        b"const a = 1;\nconst b = 2;\nconst c = 3;\n"
+    );
+    // replace: a CR LF file gets CR LF in the replacement's newlines.
+    env.write("crlf.txt", "line1\r\nline2\r\n");
+    let r = env.run(&[
+        "replace",
+        "line1",
+        "line1\nnew",
+        "crlf.txt",
+        "--expect-count",
+        "1",
+    ]);
+    ok(&r);
+    assert_eq!(env.read("crlf.txt"), b"line1\r\nnew\r\nline2\r\n");
+    // An LF file gets LF even when the replacement says CR LF.
+    env.write("lf.txt", "a\nb\n");
+    ok(&env.run(&["replace", "a", "a\r\nz", "lf.txt", "--expect-count", "1"]));
+    assert_eq!(env.read("lf.txt"), b"a\nz\nb\n");
+    // A file that mixes endings gets the replacement as written.
+    env.write("mixed.txt", "a\r\nb\nc\n");
+    ok(&env.run(&["replace", "b", "b\nq", "mixed.txt", "--expect-count", "1"]));
+    assert_eq!(env.read("mixed.txt"), b"a\r\nb\nq\nc\n");
+}
+
+#[test]
+fn trailing_slash_names_a_directory_as_in_the_shell() {
+    let env = TestEnv::new();
+    env.write("run.sh", "echo\n");
+    env.write("b.txt", "b\n");
+    env.write("d/keep", "k\n");
+    // The shell refuses both: a trailing '/' on a missing path.
+    let shell_refuses = |script: &str| {
+        let st = Command::new("sh")
+            .args(["-c", script])
+            .current_dir(env.root())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(!st.success(), "{script}");
+    };
+    shell_refuses("echo x > newdir/");
+    shell_refuses("mv run.sh sub/");
+    let r = env.run(&["write", "newdir/", "--content", "x"]);
+    assert_eq!(r.error_code(), "argument.invalid");
+    assert_eq!(
+        r.json["error"]["repairs"][0]["command"],
+        "aitools mkdir newdir"
+    );
+    assert!(!env.path("newdir").exists());
+    let r = env.run(&["move", "run.sh", "sub/"]);
+    assert_eq!(r.error_code(), "argument.invalid");
+    assert!(!env.path("sub").exists() && env.path("run.sh").exists());
+    let repair = r.json["error"]["repairs"][0]["command"].as_str().unwrap();
+    assert_eq!(repair, "aitools move run.sh sub/run.sh");
+    ok(&env.run(&["move", "run.sh", "sub/run.sh"]));
+    assert_eq!(env.read("sub/run.sh"), b"echo\n");
+    // A file followed by '/' is not a directory.
+    let r = env.run(&["write", "b.txt/", "--content", "x"]);
+    assert_eq!(r.error_code(), "refusal.not-a-file");
+    // Into an existing directory: under the source's name, as mv and cp do.
+    ok(&env.run(&["copy", "b.txt", "d/"]));
+    assert_eq!(env.read("d/b.txt"), b"b\n");
+    ok(&env.run(&["move", "sub/run.sh", "d/"]));
+    sh(
+        &env,
+        "mkdir -p twin/d twin/sub && echo echo > twin/sub/run.sh && mv twin/sub/run.sh twin/d/",
+    );
+    assert_eq!(env.read("d/run.sh"), env.read("twin/d/run.sh"));
+    assert!(!env.path("sub/run.sh").exists());
+    // The workspace root as ./ is a directory to move into.
+    ok(&env.run(&["move", "d/run.sh", "./"]));
+    assert_eq!(env.read("run.sh"), b"echo\n");
+}
+
+fn py_compiles(env: &TestEnv, rel: &str) -> bool {
+    Command::new("python3")
+        .args(["-m", "py_compile", rel])
+        .current_dir(env.root())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap()
+        .success()
+}
+
+#[test]
+fn whitespace_old_and_symbol_reindent_new_keeping_its_nesting() {
+    let app = "class A:\n    def foo(self):\n        return 0\n\n    def bar(self):\n        x = 1\n        return x\n";
+    let new = "x = 1\nif x:\n    return x";
+    let want = "class A:\n    def foo(self):\n        return 0\n\n    def bar(self):\n        x = 1\n        if x:\n            return x\n";
+    // --old at 4 spaces, at 2, at 0; --new at 0 and at 8.
+    for (old, new) in [
+        ("    x = 1\n    return x", new.to_string()),
+        ("x = 1\nreturn x", new.to_string()),
+        (
+            "  x = 1\n  return x",
+            new.lines().map(|l| format!("        {l}\n")).collect(),
+        ),
+    ] {
+        let env = TestEnv::new();
+        env.write("src/app.py", app);
+        ok(&env.run(&["edit", "src/app.py", "--old", old, "--new", &new]));
+        assert!(py_compiles(&env, "src/app.py"), "{old:?}");
+        assert_eq!(env.read("src/app.py"), want.as_bytes(), "{old:?}");
+    }
+    // --symbol: a method's replacement written at column 0 lands in the class.
+    let env = TestEnv::new();
+    let p = env.write("src/app.py", app);
+    let h = sha256sum(&p);
+    let r = env.run(&[
+        "edit",
+        "src/app.py",
+        "--symbol",
+        "bar",
+        "--new",
+        "def bar(self):\n    return 2",
+        "--expect-hash",
+        &h,
+    ]);
+    ok(&r);
+    assert!(py_compiles(&env, "src/app.py"));
+    assert_eq!(
+        env.read("src/app.py"),
+        b"class A:\n    def foo(self):\n        return 0\n\n    def bar(self):\n        return 2\n"
+    );
+}
+
+fn repair_commands(r: &Run) -> Vec<String> {
+    r.json["error"]["repairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["command"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn messages_and_repairs_name_the_real_problem() {
+    let env = TestEnv::new();
+    // --nth past the matches says how many there are.
+    env.write("n1.txt", "foo\nfoo foo\n");
+    let r = env.run(&["replace", "foo", "X", "n1.txt", "--nth", "5", "--dry-run"]);
+    assert_eq!(r.error_code(), "selection.no-match");
+    let msg = r.json["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("only 3 time"), "{msg}");
+    // A second link names the link, not its target.
+    env.write("tgt.txt", "t\n");
+    ok(&env.run(&["link", "tgt.txt", "newlink"]));
+    let r = env.run(&["link", "tgt.txt", "newlink"]);
+    assert_eq!(r.error_code(), "refusal.exists");
+    assert_eq!(r.json["error"]["message"], "newlink already exists.");
+    // Non-UTF-8: the repair is a command that exists and runs.
+    env.write("latin.txt", b"caf\xe9 TODO\n");
+    let r = env.run(&["replace", "TODO", "DONE", "latin.txt"]);
+    assert_eq!(r.error_code(), "input.not-utf8");
+    let cmds = repair_commands(&r);
+    assert_eq!(cmds[0], "aitools read latin.txt --encoding iso-8859-1");
+    let words: Vec<&str> = cmds[0].split(' ').skip(1).collect();
+    let read = env.run(&words);
+    ok(&read);
+    assert_eq!(read.json["lines"][0], "café TODO");
+}
+
+#[test]
+fn apply_repairs_suggest_the_strip_and_fuzz_that_apply() {
+    let env = TestEnv::new();
+    env.write("old/src/m.txt", "a\nb\n");
+    env.write("new/src/m.txt", "a\nB\n");
+    env.write("new/src/n.txt", "n\n");
+    let diff = sh(&env, "diff -ruN old new");
+    let tmp = tempfile::tempdir().unwrap();
+    let patch_file = tmp.path().join("ruN.patch");
+    std::fs::write(&patch_file, &diff).unwrap();
+    sh(
+        &env,
+        &format!(
+            "cp -r old ref && cd ref && patch -s -p1 < {}",
+            patch_file.display()
+        ),
+    );
+    sh(&env, "mkdir src && cp old/src/m.txt src/ && rm -r old new");
+    let r = env.run_stdin(&["apply", "--stdin"], &diff);
+    assert_eq!(r.error_code(), "input.not-found");
+    let cmd = &repair_commands(&r)[0];
+    assert_eq!(cmd, "aitools apply --stdin --strip 1");
+    let words: Vec<&str> = cmd.split(' ').skip(1).collect();
+    ok(&env.run_stdin(&words, &diff));
+    // patch -p1 agrees, the file diff -N created included.
+    assert_eq!(env.read("src/m.txt"), env.read("ref/src/m.txt"));
+    assert_eq!(env.read("src/n.txt"), env.read("ref/src/n.txt"));
+
+    // A hunk 9 lines off: the repair is the --fuzz that applies it, like patch.
+    let body: String = (1..=9).map(|i| format!("pad{i}\n")).collect::<String>() + "a\nb\nc\n";
+    env.write("off.txt", &body);
+    env.write("ref/off.txt", &body);
+    let p = "--- a/off.txt\n+++ b/off.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n";
+    let patch_file = tmp.path().join("off.patch");
+    std::fs::write(&patch_file, p).unwrap();
+    sh(
+        &env,
+        &format!("cd ref && patch -s off.txt < {}", patch_file.display()),
+    );
+    let r = env.run(&["apply", "--stdin-data", p]);
+    assert_eq!(r.error_code(), "selection.no-match");
+    assert!(
+        repair_commands(&r)[0].ends_with(" --fuzz 9"),
+        "{:?}",
+        repair_commands(&r)
+    );
+    ok(&env.run(&["apply", "--stdin-data", p, "--fuzz", "9"]));
+    assert_eq!(env.read("off.txt"), env.read("ref/off.txt"));
+}
+
+#[test]
+fn replace_lists_the_files_its_scan_skipped() {
+    let env = TestEnv::new();
+    env.write("t/a.txt", "TODO a\n");
+    env.write("t/b.bin", b"\x00\x01TODO\x00\xff");
+    env.write("t/c.bin", b"\x00\x01none\x00");
+    env.write("t/latin.txt", b"caf\xe9 TODO\n");
+    env.write("t/big.txt", "TODO ".repeat(400));
+    let r = env.run(&[
+        "replace",
+        "TODO",
+        "DONE",
+        "t",
+        "--skip-larger-than",
+        "1KiB",
+        "--dry-run",
+    ]);
+    ok(&r);
+    let skipped: Vec<(String, String)> = r.json["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["path"].as_str().unwrap().to_string(),
+                s["reason"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        skipped,
+        [
+            ("t/b.bin", "binary"),
+            ("t/big.txt", "too-large"),
+            ("t/latin.txt", "not-utf8"),
+        ]
+        .map(|(p, r)| (p.to_string(), r.to_string()))
+    );
+    // grep agrees on which files hold the pattern: the changed ones and the skipped.
+    let mut held: Vec<String> = vec![r.json["changes"][0]["path"].as_str().unwrap().into()];
+    held.extend(skipped.iter().map(|(p, _)| p.clone()));
+    held.sort();
+    let grep = String::from_utf8(sh(&env, "grep -rl TODO t | sort")).unwrap();
+    assert_eq!(held, grep.lines().collect::<Vec<_>>());
+    // Nothing skipped: no field.
+    let r = env.run(&["replace", "TODO", "DONE", "t/a.txt", "--dry-run"]);
+    ok(&r);
+    assert!(r.json.get("skipped").is_none());
+}
+
+#[test]
+fn write_separator_takes_dashes_and_chmod_no_exec_keeps_directories_enterable() {
+    let env = TestEnv::new();
+    let r = env.run(&[
+        "write",
+        "s.txt",
+        "--content",
+        "a",
+        "--content",
+        "b",
+        "--separator",
+        "--",
+    ]);
+    ok(&r);
+    sh(&env, "printf 'a--b' > want.txt");
+    assert_eq!(
+        sha256sum(&env.path("s.txt")),
+        sha256sum(&env.path("want.txt"))
+    );
+    env.write("d/f", "x\n");
+    std::fs::set_permissions(env.path("d"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let r = env.run(&["chmod", "d", "--no-exec"]);
+    assert_eq!(r.error_code(), "refusal.not-a-file");
+    let mode = std::fs::metadata(env.path("d"))
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_eq!(mode, 0o755);
+    assert_eq!(
+        r.json["error"]["repairs"][0]["command"],
+        "aitools chmod d --mode 755"
+    );
+}

@@ -86,9 +86,13 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
     let mut patches = patch::parse(&diff).map_err(|m| {
         CmdError::invalid_argument(cmd, format!("The input is not a diff apply can use: {m}"))
     })?;
-    if args.reverse {
-        patches.iter_mut().for_each(FilePatch::reverse);
-    }
+    // The paths as the diff wrote them, for the --strip a missing file suggests.
+    let raw: Vec<Vec<String>> = patches
+        .iter()
+        .map(|p| p.old_path.iter().chain(&p.new_path).cloned().collect())
+        .collect();
+    // Strip before reversing: the a/ prefix belongs to the diff's old side
+    // whichever way it is applied.
     for p in &mut patches {
         p.old_path = p
             .old_path
@@ -100,6 +104,9 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
             .take()
             .map(|x| strip_path(cmd, &x, strip, "b/"))
             .transpose()?;
+    }
+    if args.reverse {
+        patches.iter_mut().for_each(FilePatch::reverse);
     }
 
     let mut applied = 0u64;
@@ -130,7 +137,7 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
                         ));
                     }
                     (None, false) => {
-                        return Err(CmdError::new(
+                        let e = CmdError::new(
                             code::NOT_FOUND,
                             format!("The diff modifies {}, which does not exist.", s.display),
                             Repair::new(
@@ -138,13 +145,32 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
                                 "Look for the file by name.",
                                 "aitools find --type file",
                             ),
-                        ));
+                        );
+                        let paths = raw.get(fi).map(Vec::as_slice).unwrap_or(&[]);
+                        return Err(match better_strip(ctx, paths, strip) {
+                            Some(n) => {
+                                let words = shell::rerun(
+                                    &ctx.argv,
+                                    &["--strip"],
+                                    &[],
+                                    &["--strip".into(), n.to_string()],
+                                );
+                                e.with_first_repair(Repair::new(
+                                    "strip",
+                                    format!(
+                                        "With --strip {n} the diff's paths name files that exist."
+                                    ),
+                                    shell::aitools(&words),
+                                ))
+                            }
+                            None => e,
+                        });
                     }
                     (Some(d), false) => d.clone(),
                     (None, true) => Doc::from_text(false, String::new()),
                 };
                 let out = patch::apply(&current, &p.hunks, fuzz)
-                    .map_err(|e| hunk_error(&s.display, fi, &current, p, e))?;
+                    .map_err(|e| hunk_error(&ctx.argv, &s.display, fi, &current, p, fuzz, e))?;
                 applied += p.hunks.len() as u64;
                 if p.new_path.is_none() {
                     if !out.text.is_empty() {
@@ -214,6 +240,43 @@ fn strip_path(cmd: &str, p: &str, strip: Option<usize>, prefix: &str) -> Result<
     }
 }
 
+/// The `--strip` (other than the one used) under which one of a file section's
+/// paths names an existing file.
+fn better_strip(ctx: &Ctx, paths: &[String], used: Option<usize>) -> Option<usize> {
+    (0..=3usize).filter(|n| Some(*n) != used).find(|&n| {
+        paths.iter().any(|p| {
+            let parts: Vec<&str> = p.split('/').filter(|c| !c.is_empty()).collect();
+            parts
+                .get(n..)
+                .filter(|r| !r.is_empty())
+                .is_some_and(|r| ctx.resolve(&r.join("/")).is_file())
+        })
+    })
+}
+
+/// The least `--fuzz` above `used` (up to 500) with which every hunk of `p`
+/// applies, if any.
+/// A hunk is placed at the nearest fit, so a fuzz that works keeps working when
+/// raised: the least one is found by bisection.
+fn fuzz_that_fits(doc: &Doc, p: &FilePatch, used: usize) -> Option<usize> {
+    // Past a few hundred lines, a diff for another version is likelier than an
+    // offset, and the search is not worth its time on the error path.
+    let max = doc.line_count().min(500);
+    if max <= used || patch::apply(doc, &p.hunks, max).is_err() {
+        return None;
+    }
+    let (mut lo, mut hi) = (used + 1, max);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if patch::apply(doc, &p.hunks, mid).is_ok() {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    Some(lo)
+}
+
 /// Which file a patch is for: the new name, or the old one when only it exists
 /// (`diff -u x x.new`) or the patch deletes.
 fn target_arg(ctx: &Ctx, p: &FilePatch) -> Result<String, CmdError> {
@@ -274,10 +337,12 @@ fn slot(
 /// `selection.no-match` / `selection.ambiguous` naming the hunk, where it was
 /// expected, and the file lines nearest to its first old line.
 fn hunk_error(
+    argv: &[String],
     display: &str,
     file_index: usize,
     doc: &Doc,
     p: &FilePatch,
+    fuzz: usize,
     e: patch::HunkError,
 ) -> CmdError {
     let mut d = Json::obj();
@@ -306,6 +371,14 @@ fn hunk_error(
         repair,
     )
     .with_diagnostics(Json::Arr(vec![d]));
+    if let (false, Some(n)) = (e.ambiguous, fuzz_that_fits(doc, p, fuzz)) {
+        let words = shell::rerun(argv, &["--fuzz"], &[], &["--fuzz".into(), n.to_string()]);
+        err = err.with_first_repair(Repair::new(
+            "fuzz",
+            format!("Every hunk fits within {n} lines of its recorded place; check with --dry-run first if unsure."),
+            shell::aitools(&words),
+        ));
+    }
     let first_old = p
         .hunks
         .get(e.hunk)

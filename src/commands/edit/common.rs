@@ -310,9 +310,9 @@ fn decode_error(display: &str, e: DecodeError) -> CmdError {
                 "{display} is not valid UTF-8 (byte {at}); editing it as text would corrupt it."
             ),
             Repair::new(
-                "transcode",
-                "Convert the file to UTF-8 first, then edit it.",
-                shell::aitools(["transcode", display, "--to", "utf-8"]),
+                "read",
+                "Read it decoded (ISO-8859-1 here; `aitools info` may name another encoding). Text edits need UTF-8: to convert it, write the decoded text back with `aitools write --overwrite`.",
+                shell::aitools(["read", display, "--encoding", "iso-8859-1"]),
             ),
         )
         .with_repair(Repair::new(
@@ -363,5 +363,126 @@ pub fn require_hash(
             &format!("A position-based selector ({})", s.flag()),
         )),
         _ => Ok(()),
+    }
+}
+
+/// The call with one word (a positional argument) swapped for another.
+fn with_word(argv: &[String], old: &str, new: &str) -> Vec<String> {
+    let mut out = argv.to_vec();
+    if let Some(w) = out.iter_mut().rev().find(|w| *w == old) {
+        *w = new.to_string();
+    }
+    out
+}
+
+/// A path that ends in '/' names a directory, as the shell reads it: a command
+/// that makes a file or a symlink there (`write`, `touch`, `link`) refuses it
+/// instead of dropping the '/' and making `dir` a file.
+/// `allow_dir` lets an existing directory through (`touch dir/` sets its time).
+pub fn refuse_dir_slash(
+    ctx: &Ctx,
+    command: &str,
+    arg: &str,
+    allow_dir: bool,
+) -> Result<(), CmdError> {
+    let Some(trimmed) = arg.strip_suffix('/').filter(|t| !t.is_empty()) else {
+        return Ok(());
+    };
+    let abs = ctx.resolve(arg);
+    let shown = ctx.display_path(&abs);
+    match crate::store::view::stat(ctx, &abs, true)?.kind {
+        crate::store::view::Kind::Dir if allow_dir => Ok(()),
+        crate::store::view::Kind::Dir => Err(CmdError::new(
+            code::NOT_A_FILE,
+            format!("{shown} is a directory; {command} needs a file path inside it, such as {arg}NAME."),
+            Repair::new(
+                "find",
+                "See what the directory holds, then name the file in full.",
+                shell::aitools(["find", &shown, "--depth", "1"]),
+            ),
+        )),
+        crate::store::view::Kind::Missing => Err(CmdError::new(
+            code::ARGUMENT_INVALID,
+            format!(
+                "{arg} ends in '/', which names a directory, but {trimmed} does not exist and {command} does not create directories."
+            ),
+            Repair::new(
+                "mkdir",
+                format!("To make the directory, create it (then name a path inside it, {arg}NAME)."),
+                shell::aitools(["mkdir", trimmed]),
+            ),
+        )
+        .with_repair(Repair::new(
+            "file",
+            format!("To make a file named {trimmed}, drop the '/'."),
+            shell::aitools(&with_word(&ctx.argv, arg, trimmed)),
+        ))),
+        _ => Err(CmdError::new(
+            code::NOT_A_FILE,
+            format!("{arg} ends in '/', but {shown} is not a directory."),
+            Repair::new(
+                "info",
+                "Check what the path is.",
+                shell::aitools(["info", &shown]),
+            ),
+        )),
+    }
+}
+
+/// The destination of a `move`/`copy` whose argument ends in '/': inside that
+/// existing directory, under the source's name (as `mv`/`cp` do). A '/' after a
+/// missing path or a file is refused rather than dropped.
+pub fn into_dir(
+    ctx: &Ctx,
+    command: &str,
+    src_arg: &str,
+    dst_arg: &str,
+) -> Result<Option<String>, CmdError> {
+    let Some(trimmed) = dst_arg.strip_suffix('/').filter(|t| !t.is_empty()) else {
+        return Ok(None);
+    };
+    let name = std::path::Path::new(src_arg)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
+    let abs = ctx.resolve(dst_arg);
+    let shown = ctx.display_path(&abs);
+    match crate::store::view::stat(ctx, &abs, true)?.kind {
+        crate::store::view::Kind::Dir => match name {
+            Some(n) => Ok(Some(format!("{dst_arg}{n}"))),
+            None => Err(CmdError::invalid_argument(
+                command,
+                format!(
+                    "{src_arg} has no name to give it inside {shown}; name the destination in full."
+                ),
+            )),
+        },
+        crate::store::view::Kind::Missing => {
+            let full = format!("{dst_arg}{}", name.as_deref().unwrap_or("NAME"));
+            Err(CmdError::new(
+                code::ARGUMENT_INVALID,
+                format!(
+                    "{dst_arg} ends in '/', which names a directory, but {trimmed} does not exist; {command} does not rename onto a path ending in '/'."
+                ),
+                Repair::new(
+                    "into",
+                    format!("Put it inside a new directory {trimmed} (missing parents are created)."),
+                    shell::aitools(&with_word(&ctx.argv, dst_arg, &full)),
+                ),
+            )
+            .with_repair(Repair::new(
+                "rename",
+                format!("To rename it to {trimmed}, drop the '/'."),
+                shell::aitools(&with_word(&ctx.argv, dst_arg, trimmed)),
+            )))
+        }
+        _ => Err(CmdError::new(
+            code::NOT_A_FILE,
+            format!("{dst_arg} ends in '/', but {shown} is not a directory."),
+            Repair::new(
+                "info",
+                "Check what the path is.",
+                shell::aitools(["info", &shown]),
+            ),
+        )),
     }
 }

@@ -33,7 +33,7 @@ pub struct EditArgs {
 pub const SPEC: CommandSpec = CommandSpec {
     name: "edit",
     summary: "Replace text selected by --old or a selector; --new '' deletes it.",
-    description: "--old matches exactly first (also with the file's line endings), then line-wise ignoring leading and trailing whitespace, re-indenting --new from --old's indentation to the file's. More than one place is selection.ambiguous with candidates, never the first. Line selectors replace whole lines including their newline; --match replaces every selected line and needs --expect-count. --stdin reads {\"old\",\"new\"} or {\"edits\":[{old|between(+exclusive)|match(+invert,expect_count)..., new}]} applied in order, all or nothing; edits[] accept only content-based selectors. New text takes the line ending of the place it lands; BOM, other lines' endings and a missing final newline are kept.",
+    description: "--old matches exactly first (also with the file's line endings), then line-wise ignoring leading and trailing whitespace, re-indenting --new so its least indented lines take the indentation of the file line --old's least indented line matched, its own nesting kept. --symbol re-indents --new the same way to the definition's indentation. More than one place is selection.ambiguous with candidates, never the first. Line selectors replace whole lines including their newline; --match replaces every selected line and needs --expect-count. --stdin reads {\"old\",\"new\"} or {\"edits\":[{old|between(+exclusive)|match(+invert,expect_count)..., new}]} applied in order, all or nothing; edits[] accept only content-based selectors. New text takes the line ending of the place it lands; BOM, other lines' endings and a missing final newline are kept. The file is replaced by a new one renamed over it (atomic), mode kept: another hard link to it keeps the old content.",
     args: <EditArgs as clap::Args>::augment_args,
     output_fields: &[
         write::FIELD_CHANGES,
@@ -273,10 +273,20 @@ fn edit_selection(
         return Ok((d.unwrap_or_else(|| doc.clone()), n));
     }
     match blocks.as_slice() {
-        [b] => Ok((
-            doc.replace_block(b.start, b.end, new),
-            (b.end - b.start) as u64,
-        )),
+        [b] => {
+            // A definition's replacement lands at the definition's depth (a
+            // method's --new may be written at column 0), its nesting kept.
+            let new = match sel {
+                Selector::Symbol { .. } => {
+                    matching::shift_to(new, crate::text::doc::indent_of(doc.content(b.start)))
+                }
+                _ => new.to_string(),
+            };
+            Ok((
+                doc.replace_block(b.start, b.end, &new),
+                (b.end - b.start) as u64,
+            ))
+        }
         _ => Err(CmdError::new(
             code::AMBIGUOUS,
             format!(

@@ -2,6 +2,7 @@
 //! `link`, `touch`. Each validates under the workspace lock and hands its changes
 //! to the store's write protocol.
 
+use super::common;
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, error, shell, time, values};
@@ -38,6 +39,24 @@ fn guard_path(
         guard::check_hash(shown, h, now.as_deref())?;
     }
     Ok(())
+}
+
+/// How output names an entry itself: its directory resolved, its last component
+/// kept (`display_path` would name what a symlink leads to).
+fn entry_display(ctx: &Ctx, abs: &Path) -> String {
+    let norm = paths::normalize(abs);
+    match (norm.parent(), norm.file_name()) {
+        (Some(dir), Some(name)) => {
+            let dir = ctx.display_path(dir);
+            let name = name.to_string_lossy();
+            if dir.is_empty() || dir == "." {
+                name.into_owned()
+            } else {
+                format!("{dir}/{name}")
+            }
+        }
+        _ => ctx.display_path(abs),
+    }
 }
 
 fn exists_error(shown: &str, detail: &str, command: String) -> CmdError {
@@ -111,7 +130,7 @@ pub struct MoveArgs {
 pub const MOVE: CommandSpec = CommandSpec {
     name: "move",
     summary: "Move or rename a file or directory; never merges into an existing directory.",
-    description: "Missing parent directories of the destination are created. An existing destination file is replaced only with --overwrite and its hash.",
+    description: "Missing parent directories of the destination are created. A destination ending in '/' is a directory: an existing one receives the source under its own name (as mv does), a missing one or a file is refused. An existing destination file is replaced only with --overwrite and its hash.",
     args: <MoveArgs as clap::Args>::augment_args,
     output_fields: write::WRITE_FIELDS,
     error_codes: ERRORS,
@@ -170,10 +189,31 @@ fn check_destination(
     }
 }
 
+/// The destination argument of a move or copy, with `dir/` taken into that
+/// directory; a refused `dir/` answers the boundary refusal first when there is
+/// one (the workspace root as `./` is a directory to move into, not a target).
+fn dir_destination(
+    ctx: &Ctx,
+    command: &str,
+    src: &str,
+    dst: &str,
+    last: Final,
+) -> Result<String, CmdError> {
+    match common::into_dir(ctx, command, src, dst) {
+        Ok(Some(inside)) => Ok(inside),
+        Ok(None) => Ok(dst.to_string()),
+        Err(e) => {
+            ctx.write_path_arg(dst, last)?;
+            Err(e)
+        }
+    }
+}
+
 pub fn mv(ctx: &Ctx, a: &MoveArgs) -> Result<Output, CmdError> {
     let expect = guard::parse_expect_hash("move", &a.expect_hash)?;
     let src = ctx.write_path_arg(&a.src, Final::Entry)?;
-    let dst = ctx.write_path_arg(&a.dst, Final::Entry)?;
+    let dst_arg = dir_destination(ctx, "move", &a.src, &a.dst, Final::Entry)?;
+    let dst = ctx.write_path_arg(&dst_arg, Final::Entry)?;
     let done = write::run(ctx, &opts(a.dry_run), || {
         if !view::exists(ctx, &src)? {
             return Err(not_found(ctx, &a.src, &src));
@@ -181,7 +221,7 @@ pub fn mv(ctx: &Ctx, a: &MoveArgs) -> Result<Output, CmdError> {
         let shown = ctx.display_path(&src);
         guard_path(ctx, &expect, &a.src, &src, &shown, false)?;
         if paths::real_path(&src) != paths::real_path(&dst) {
-            check_destination(ctx, "move", &expect, &a.dst, &dst, a.overwrite)?;
+            check_destination(ctx, "move", &expect, &dst_arg, &dst, a.overwrite)?;
         }
         Ok(vec![Change::Move {
             from: src.clone(),
@@ -219,7 +259,7 @@ pub struct CopyArgs {
 pub const COPY: CommandSpec = CommandSpec {
     name: "copy",
     summary: "Copy a file, or a directory with --recursive, byte for byte.",
-    description: "--recursive copies everything, ignore rules included, into a destination that does not exist yet; symlinks leading outside the workspace are skipped and listed. Modes are kept.",
+    description: "A destination ending in '/' is a directory: an existing one receives the copy under the source's name (as cp does), a missing one or a file is refused. --recursive copies everything, ignore rules included, into a destination that does not exist yet; symlinks leading outside the workspace are skipped and listed. Modes are kept.",
     args: <CopyArgs as clap::Args>::augment_args,
     output_fields: &[
         write::FIELD_CHANGES,
@@ -246,7 +286,8 @@ pub fn copy(ctx: &Ctx, a: &CopyArgs) -> Result<Output, CmdError> {
     let max = values::parse_size(&a.max_bytes)
         .map_err(|m| CmdError::invalid_argument("copy", format!("--max-bytes: {m}")))?;
     let src = ctx.path_arg(&a.src)?;
-    let dst = ctx.write_path_arg(&a.dst, Final::Follow)?;
+    let dst_arg = dir_destination(ctx, "copy", &a.src, &a.dst, Final::Follow)?;
+    let dst = ctx.write_path_arg(&dst_arg, Final::Follow)?;
     let mut files = 0u64;
     let mut skipped: Vec<Skipped> = Vec::new();
     let done = write::run(ctx, &opts(a.dry_run), || {
@@ -255,7 +296,7 @@ pub fn copy(ctx: &Ctx, a: &CopyArgs) -> Result<Output, CmdError> {
             return Err(not_found(ctx, &a.src, &src));
         }
         if meta.kind == Kind::File {
-            check_destination(ctx, "copy", &expect, &a.dst, &dst, a.overwrite)?;
+            check_destination(ctx, "copy", &expect, &dst_arg, &dst, a.overwrite)?;
             if meta.len > max {
                 return Err(too_large(meta.len, max));
             }
@@ -443,7 +484,7 @@ pub struct ChmodArgs {
 pub const CHMOD: CommandSpec = CommandSpec {
     name: "chmod",
     summary: "Set or clear the executable bits, or set an octal mode.",
-    description: "One of --exec, --no-exec, --mode. --exec adds x where r is set.",
+    description: "One of --exec, --no-exec, --mode. --exec adds x where r is set. --no-exec on a directory is refused (refusal.not-a-file): a directory needs x to be entered; --mode sets one explicitly.",
     args: <ChmodArgs as clap::Args>::augment_args,
     output_fields: &[
         write::FIELD_CHANGES,
@@ -491,6 +532,20 @@ pub fn chmod(ctx: &Ctx, a: &ChmodArgs) -> Result<Output, CmdError> {
             return Err(not_found(ctx, &a.path, &abs));
         }
         previous = meta.mode & 0o7777;
+        if a.no_exec && meta.kind == Kind::Dir {
+            let shown = ctx.display_path(&abs);
+            return Err(CmdError::new(
+                code::NOT_A_FILE,
+                format!(
+                    "{shown} is a directory; without x it could not be entered, so --no-exec leaves directories alone."
+                ),
+                Repair::new(
+                    "mode",
+                    "To set a directory's mode anyway, give it in full (--mode).",
+                    shell::aitools(["chmod", &shown, "--mode", &format!("{previous:o}")]),
+                ),
+            ));
+        }
         let mode = match explicit {
             Some(m) => m,
             None if a.exec => previous | ((previous & 0o444) >> 2),
@@ -551,10 +606,11 @@ pub fn link(ctx: &Ctx, a: &LinkArgs) -> Result<Output, CmdError> {
         ));
     }
     let done = write::run(ctx, &opts(a.dry_run), || {
+        common::refuse_dir_slash(ctx, "link", &a.link, false)?;
         let dir = abs.parent().map(Path::to_path_buf).unwrap_or_default();
         let lands = paths::normalize(&dir.join(&a.target));
         boundary::check(ctx, Path::new(&a.target), &paths::real_path(&lands))?;
-        let shown = ctx.display_path(&abs);
+        let shown = entry_display(ctx, &abs);
         let m = view::stat(ctx, &abs, false)?;
         if m.kind != Kind::Missing {
             if m.kind != Kind::Symlink {
@@ -668,6 +724,7 @@ pub fn touch(ctx: &Ctx, a: &TouchArgs) -> Result<Output, CmdError> {
     };
     let abs = ctx.write_path_arg(&a.path, Final::Follow)?;
     let done = write::run(ctx, &opts(a.dry_run), || {
+        common::refuse_dir_slash(ctx, "touch", &a.path, true)?;
         Ok(vec![Change::Touch {
             path: abs.clone(),
             mtime,

@@ -124,21 +124,55 @@ fn whitespace(doc: &Doc, old: &str) -> Result<(usize, usize), Miss> {
     }
 }
 
-/// `new` moved from `old`'s indentation to the file's: the indentation of `old`'s
-/// first non-blank line is swapped for that of the file line it matched, on every
-/// non-blank line of `new`. Nothing else in `new` changes.
+/// `new` moved to the file's indentation, its own nesting kept: `old`'s least
+/// indented line (the first of them) is found in the file, and `new`'s least
+/// indented lines take that file line's indentation; every other line keeps its
+/// depth relative to them. `--old` and `--new` may thus be written at any base
+/// indentation, independently. Nothing else in `new` changes.
 pub fn reindent(doc: &Doc, start: usize, old: &str, new: &str) -> String {
     let old_lines = split_plain(old);
-    let Some(k) = old_lines.iter().position(|l| !l.trim().is_empty()) else {
+    let Some(k) = base_line(&old_lines) else {
         return new.to_string();
     };
-    let from = indent_of(old_lines.get(k).copied().unwrap_or(""));
-    let to = indent_of(doc.content(start + k));
-    if from == to || new.is_empty() {
+    shift_to(new, indent_of(doc.content(start + k)))
+}
+
+/// The first of the least indented non-blank lines.
+fn base_line(lines: &[&str]) -> Option<usize> {
+    lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .min_by_key(|(i, l)| (indent_of(l).len(), *i))
+        .map(|(i, _)| i)
+}
+
+/// `new` with its base indentation (the leading blanks all its non-blank lines
+/// share) replaced by `to`.
+pub fn shift_to(new: &str, to: &str) -> String {
+    let lines = split_plain(new);
+    let mut base: Option<&str> = None;
+    for l in lines.iter().filter(|l| !l.trim().is_empty()) {
+        let ind = indent_of(l);
+        base = Some(match base {
+            None => ind,
+            Some(b) => {
+                let n = b
+                    .bytes()
+                    .zip(ind.bytes())
+                    .take_while(|(x, y)| x == y)
+                    .count();
+                b.get(..n).unwrap_or("")
+            }
+        });
+    }
+    let Some(base) = base else {
+        return new.to_string();
+    };
+    if base == to {
         return new.to_string();
     }
     let mut out = String::with_capacity(new.len() + 16);
-    let lines = split_plain(new);
     for (i, l) in lines.iter().enumerate() {
         if i > 0 {
             out.push('\n');
@@ -147,13 +181,12 @@ pub fn reindent(doc: &Doc, start: usize, old: &str, new: &str) -> String {
             out.push_str(l);
             continue;
         }
-        let common = indent_of(l)
-            .bytes()
-            .zip(from.bytes())
-            .take_while(|(a, b)| a == b)
-            .count();
         out.push_str(to);
-        out.push_str(l.get(common..).unwrap_or(l));
+        out.push_str(l.get(base.len()..).unwrap_or(l));
+    }
+    // split_plain drops one final newline; `new` keeps it.
+    if new.ends_with('\n') && !lines.is_empty() {
+        out.push('\n');
     }
     out
 }
@@ -215,6 +248,36 @@ mod tests {
         let d = doc("    a  =  1\nb\n");
         let (out, _) = edit_old(&d, "a  =  1 ", "a  =\t2   ").unwrap();
         assert_eq!(out.text, "    a  =\t2   \nb\n");
+    }
+
+    #[test]
+    fn reindent_keeps_the_nesting_of_new() {
+        let d = doc("class A:\n    def bar(self):\n        x = 1\n        return x\n");
+        let want =
+            "class A:\n    def bar(self):\n        x = 1\n        if x:\n            return x\n";
+        for old in [
+            "    x = 1\n    return x",
+            "x = 1\nreturn x",
+            "  x = 1\n  return x",
+        ] {
+            let (out, s) = edit_old(&d, old, "x = 1\nif x:\n    return x").unwrap();
+            assert_eq!(
+                (out.text.as_str(), s),
+                (want, Strategy::Whitespace),
+                "{old:?}"
+            );
+        }
+        let (out, _) = edit_old(
+            &d,
+            "  x = 1\n  return x",
+            "        x = 1\n        if x:\n            return x",
+        )
+        .unwrap();
+        assert_eq!(out.text, want);
+        // --old's least indented line anchors, not its first.
+        let d = doc("            body\n        end\n");
+        let (out, _) = edit_old(&d, "        body\n    end", "        body2\n    end").unwrap();
+        assert_eq!(out.text, "            body2\n        end\n");
     }
 
     #[test]

@@ -150,6 +150,14 @@ pub fn parse(diff: &str) -> Result<Vec<FilePatch>, String> {
                 if fp.hunks.is_empty() {
                     return Err(format!("line {}: {} has no hunks.", i, new.trim()));
                 }
+                // `diff -N` names a missing side with the epoch as its time: an
+                // empty side there is a file created or deleted, as patch reads it.
+                if epoch(old) && fp.hunks.iter().all(|h| h.old_len == 0) {
+                    fp.old_path = None;
+                }
+                if epoch(new) && fp.hunks.iter().all(|h| h.new_len == 0) {
+                    fp.new_path = None;
+                }
                 out.push(fp);
                 continue;
             }
@@ -170,6 +178,14 @@ pub fn parse(diff: &str) -> Result<Vec<FilePatch>, String> {
         );
     }
     Ok(out)
+}
+
+/// Whether a `---`/`+++` header's timestamp is the Unix epoch (in any zone).
+fn epoch(header: &str) -> bool {
+    header
+        .split_once('\t')
+        .map(|(_, t)| t.trim_start())
+        .is_some_and(|t| t.starts_with("1970-01-01") || t.starts_with("1969-12-31"))
 }
 
 fn parse_mode(m: &str) -> Option<u32> {

@@ -11,7 +11,7 @@ use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
 use crate::store::guard;
 use crate::store::write::{self, Change, WriteOptions};
-use crate::text::doc::Doc;
+use crate::text::doc::{Doc, with_eol};
 use crate::text::select::{self, Block};
 use crate::workspace::Ctx;
 use crate::workspace::scan::{self, ScanOptions};
@@ -64,7 +64,7 @@ fn replace_defaults(a: clap::Arg) -> clap::Arg {
 pub const SPEC: CommandSpec = CommandSpec {
     name: "replace",
     summary: "Regex (or --fixed) replace across files or within one file's selection, with $1/${name} replacement templates.",
-    description: "Rust regex syntax. Replaces every non-overlapping match per line (whole file with --multiline, where ^ and $ match at line ends, CR LF included). Templates: $0 $1 $name ${name} $$ and ${1:filter:...} with upper lower capitalize snake camel kebab trim inc dec padN (padN zero-pads digits, space-pads other text). \\1-style references are refused unless --literal-replacement, which inserts the replacement verbatim. Directories are scanned with the workspace ignore rules (--glob, --lang, --no-ignore, --skip-larger-than, --newer filter the scan); binary and non-UTF-8 files found by a scan are skipped, a named one is refused. All files are validated before anything is written. Requires --expect-count (the total) unless --dry-run, which reports it. --stdin reads {\"pattern\",\"replacement\"}; positionals are then all paths.",
+    description: "Rust regex syntax. Replaces every non-overlapping match per line (whole file with --multiline, where ^ and $ match at line ends, CR LF included). Newlines in the expanded replacement take the file's line ending when all its lines end alike (LF or CR LF); in a file that mixes them they are written as given. Templates: $0 $1 $name ${name} $$ and ${1:filter:...} with upper lower capitalize snake camel kebab trim inc dec padN (padN zero-pads digits, space-pads other text). \\1-style references are refused unless --literal-replacement, which inserts the replacement verbatim. Directories are scanned with the workspace ignore rules (--glob, --lang, --no-ignore, --skip-larger-than, --newer filter the scan); binary, non-UTF-8 and too-large files found by a scan are skipped (listed in skipped; binary and non-UTF-8 ones when they hold the pattern), a named one is refused. All files are validated before anything is written. Requires --expect-count (the total) unless --dry-run, which reports it. --stdin reads {\"pattern\",\"replacement\"}; positionals are then all paths.",
     args: <ReplaceArgs as clap::Args>::augment_args,
     output_fields: &[
         field(
@@ -78,6 +78,10 @@ pub const SPEC: CommandSpec = CommandSpec {
             "With --dry-run: the replacements selected, the value a real run passes as --expect-count.",
         ),
         field("changes[].count", "Replacements made in that file."),
+        field(
+            "skipped",
+            "[{path,reason}] files a directory scan passed over, present only when some were: binary or not-utf8 files whose bytes match the pattern, and too-large (over --skip-larger-than) or unreadable ones.",
+        ),
         field(
             "next_commands",
             "Commands that continue (the whole diff when it was cut).",
@@ -109,12 +113,22 @@ pub struct Replacer {
 impl Replacer {
     /// `doc` with the matches inside `blocks` (all lines when `None`) replaced,
     /// and how many were; `None` when nothing matched (no copy of the file).
-    pub fn apply(&self, doc: &Doc, blocks: Option<&[Block]>) -> Result<Option<(Doc, u64)>, String> {
+    /// `matches` gains every match found, replaced or not (--nth skips some).
+    pub fn apply(
+        &self,
+        doc: &Doc,
+        blocks: Option<&[Block]>,
+        matches: &mut u64,
+    ) -> Result<Option<(Doc, u64)>, String> {
         let segments = segments(doc, blocks, self.multiline);
         let mut out = String::with_capacity(doc.text.len());
         let mut last = 0;
         let mut seen = 0u64;
         let mut count = 0u64;
+        // A file whose lines all end alike gets the replacement's newlines in
+        // that ending; a mixed one gets them as written.
+        let eol = doc.uniform_eol();
+        let mut piece = String::new();
         for seg in segments {
             let hay = doc.text.get(seg.clone()).unwrap_or("");
             for caps in self.re.captures_iter(hay) {
@@ -125,11 +139,17 @@ impl Replacer {
                 }
                 let (s, e) = (seg.start + m.start(), seg.start + m.end());
                 out.push_str(doc.text.get(last..s).unwrap_or(""));
-                self.template.expand(&caps, &mut out)?;
+                piece.clear();
+                self.template.expand(&caps, &mut piece)?;
+                match eol {
+                    Some(eol) if piece.contains('\n') => out.push_str(&with_eol(&piece, eol)),
+                    _ => out.push_str(&piece),
+                }
                 last = e;
                 count += 1;
             }
         }
+        *matches += seen;
         if count == 0 {
             return Ok(None);
         }
@@ -250,15 +270,34 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
     }
     common::require_hash(cmd, sel.as_ref(), &expect, &path_args[0])?;
 
+    // The same pattern over bytes: which skipped binary or non-UTF-8 files hold it.
+    let bytes_re = regex::bytes::RegexBuilder::new(&source)
+        .case_insensitive(args.ignore_case)
+        .multi_line(true)
+        .crlf(true)
+        .size_limit(64 << 20)
+        .build()
+        .ok();
+    let mut skipped: Vec<Skipped> = Vec::new();
     let mut counts: Vec<(String, u64)> = Vec::new();
     let mut total = 0u64;
+    // Matches found, --nth or not: says why an --nth past them replaced nothing.
+    let mut found = 0u64;
+    let mut most = String::new();
     let committed = write::run(
         ctx,
         &WriteOptions {
             dry_run: args.guarded.dry_run,
         },
         || {
-            let targets = collect(ctx, &path_args, &scan_opts, sel.is_some())?;
+            let targets = collect(
+                ctx,
+                &path_args,
+                &scan_opts,
+                sel.is_some(),
+                bytes_re.as_ref(),
+                &mut skipped,
+            )?;
             let mut changes: Vec<Change> = Vec::new();
             for (k, t) in targets.iter().enumerate() {
                 common::check_target_hash(&expect, t, k == 0)?;
@@ -266,23 +305,61 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
                     Some(s) => Some(select::select(&t.doc, &t.display, s)?),
                     None => None,
                 };
-                let Some((doc, n)) = replacer
-                    .apply(&t.doc, blocks.as_deref())
-                    .map_err(|m| CmdError::invalid_argument(cmd, format!("{}: {m}", t.display)))?
-                else {
+                let mut seen = 0;
+                let applied = replacer
+                    .apply(&t.doc, blocks.as_deref(), &mut seen)
+                    .map_err(|m| CmdError::invalid_argument(cmd, format!("{}: {m}", t.display)))?;
+                if seen > found {
+                    found = seen;
+                    most = t.display.clone();
+                }
+                let Some((doc, n)) = applied else {
                     continue;
                 };
                 total += n;
                 counts.push((t.display.clone(), n));
                 changes.extend(put_if_changed(t, doc));
             }
+            if let (0, Some(n), 1..) = (total, nth, found) {
+                let dry =
+                    shell::rerun(&ctx.argv, &["--nth"], &["--dry-run"], &["--dry-run".into()]);
+                return Err(CmdError::new(
+                    code::NO_MATCH,
+                    format!(
+                        "--nth {n} is past the matches: {pattern:?} matches only {found} time(s) in {most}{}.",
+                        if targets.len() > 1 {
+                            ", the most of any file (--nth counts within each file)"
+                        } else {
+                            ""
+                        }
+                    ),
+                    Repair::new(
+                        "nth",
+                        "See every match, then pick one that exists with --nth.",
+                        shell::aitools(&dry),
+                    ),
+                ));
+            }
             if total == 0 {
                 let shown: Vec<&str> = path_args.iter().map(String::as_str).collect();
                 let mut words = vec!["search", pattern.as_str()];
                 words.extend(shown.iter().copied());
+                let held: Vec<String> = skipped
+                    .iter()
+                    .filter(|s| s.reason == "binary" || s.reason == "not-utf8")
+                    .map(|s| format!("{} ({})", s.path, s.reason))
+                    .collect();
+                let also = if held.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; files skipped as not editable text hold it: {}",
+                        held.join(", ")
+                    )
+                };
                 return Err(CmdError::new(
                     code::NO_MATCH,
-                    format!("{pattern:?} matches nothing in {}.", shown.join(" ")),
+                    format!("{pattern:?} matches nothing in {}{also}.", shown.join(" ")),
                     Repair::new(
                         "search",
                         "Search for the text to see how it is written now.",
@@ -302,17 +379,31 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
     if args.guarded.dry_run {
         extra.push(("expect_count", Json::UInt(total)));
     }
+    if !skipped.is_empty() {
+        extra.push(("skipped", Json::from_serialize(&skipped)));
+    }
     Ok(committed.into_output(extra))
+}
+
+/// A file a scan passed over, and why.
+#[derive(serde::Serialize)]
+struct Skipped {
+    path: String,
+    reason: &'static str,
 }
 
 /// The files to replace in: named files strictly (binary, non-UTF-8 or a
 /// directory where one file is needed are errors), files found by scanning a
-/// directory leniently (binary, non-UTF-8 and too-large files are skipped).
+/// directory leniently (binary, non-UTF-8 and too-large files are skipped and
+/// listed in `skipped`; binary and non-UTF-8 ones only when `bytes_re` matches
+/// them, as a file without the pattern would be left alone anyway).
 fn collect(
     ctx: &Ctx,
     path_args: &[String],
     opts: &ScanOptions,
     one_file: bool,
+    bytes_re: Option<&regex::bytes::Regex>,
+    skipped: &mut Vec<Skipped>,
 ) -> Result<Vec<Target>, CmdError> {
     let mut out: Vec<Target> = Vec::new();
     for arg in path_args {
@@ -325,20 +416,41 @@ fn collect(
         if meta.kind == crate::store::view::Kind::Dir && !one_file {
             let real = crate::workspace::paths::real_path(&abs);
             common::check_inside(ctx, &real, &ctx.display_path(&abs))?;
-            let files = scan::files(&ctx.root, &[abs.clone()], opts).map_err(|e| {
-                if e.kind() == std::io::ErrorKind::InvalidInput {
-                    CmdError::invalid_argument(&ctx.command, e.to_string())
-                } else {
-                    crate::protocol::error::io_error(&ctx.command, arg, &e)
-                }
-            })?;
+            let (files, passed) = scan::files_and_skipped(&ctx.root, &[abs.clone()], opts)
+                .map_err(|e| {
+                    if e.kind() == std::io::ErrorKind::InvalidInput {
+                        CmdError::invalid_argument(&ctx.command, e.to_string())
+                    } else {
+                        crate::protocol::error::io_error(&ctx.command, arg, &e)
+                    }
+                })?;
+            for (p, why) in passed {
+                skipped.push(Skipped {
+                    path: ctx.display_path(&p),
+                    reason: why.name(),
+                });
+            }
             for f in files {
                 // Absolute, so it resolves the same from any working directory.
                 match common::load(ctx, &f.to_string_lossy()) {
                     Ok(t) => out.push(t),
-                    Err(e)
-                        if [code::NOT_A_FILE, code::NOT_UTF8, code::OUTSIDE_WORKSPACE]
-                            .contains(&e.code) => {}
+                    Err(e) if [code::NOT_A_FILE, code::NOT_UTF8].contains(&e.code) => {
+                        let holds = match (bytes_re, crate::store::view::load(ctx, &f)) {
+                            (Some(re), Ok(snap)) => re.is_match(&snap.bytes),
+                            _ => false,
+                        };
+                        if holds {
+                            skipped.push(Skipped {
+                                path: ctx.display_path(&f),
+                                reason: if e.code == code::NOT_UTF8 {
+                                    "not-utf8"
+                                } else {
+                                    "binary"
+                                },
+                            });
+                        }
+                    }
+                    Err(e) if e.code == code::OUTSIDE_WORKSPACE => {}
                     Err(e) => return Err(e),
                 }
             }
@@ -347,6 +459,8 @@ fn collect(
         }
     }
     out.sort_by(|a, b| a.display.cmp(&b.display));
+    skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    skipped.dedup_by(|a, b| a.path == b.path);
     // One file named twice (a symlink, `dir` and `dir/f`) is replaced in once, even
     // when its names do not sort next to each other.
     let mut seen = std::collections::BTreeSet::new();
@@ -392,7 +506,10 @@ mod tests {
             multiline,
             nth,
         };
-        match r.apply(&Doc::from_text(false, text.into()), None).unwrap() {
+        match r
+            .apply(&Doc::from_text(false, text.into()), None, &mut 0)
+            .unwrap()
+        {
             Some((d, n)) => (d.text, n),
             None => (text.to_string(), 0),
         }
@@ -438,7 +555,7 @@ mod tests {
         };
         let d = Doc::from_text(false, "x\nx\nx\n".into());
         let blocks: Vec<Block> = vec![1..2];
-        let (out, n) = r.apply(&d, Some(&blocks)).unwrap().unwrap();
+        let (out, n) = r.apply(&d, Some(&blocks), &mut 0).unwrap().unwrap();
         assert_eq!((out.text.as_str(), n), ("x\ny\nx\n", 1));
     }
 }

@@ -17,7 +17,7 @@ pub struct WriteArgs {
     #[arg(value_name = "PATH")]
     pub path: String,
     /// Inserted between concatenated inputs.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub separator: Option<String>,
     /// Replace an existing file (needs --expect-hash).
     #[arg(long)]
@@ -45,7 +45,7 @@ pub struct WriteArgs {
 pub const SPEC: CommandSpec = CommandSpec {
     name: "write",
     summary: "Create a file from --content, --content-file (repeatable, concatenated) or --stdin.",
-    description: "Missing parent directories are created. An existing file is replaced only with --overwrite and --expect-hash (its current hash, from `aitools info`). Inputs holding the redaction mask are refused.",
+    description: "Missing parent directories are created; a PATH ending in '/' names a directory and is refused. An existing file is replaced only with --overwrite and --expect-hash (its current hash, from `aitools info`). Inputs holding the redaction mask are refused. A file is replaced by a new one renamed over it (atomic): another hard link to it keeps the old content.",
     args: <WriteArgs as clap::Args>::augment_args,
     output_fields: &[
         write::FIELD_CHANGES,
@@ -98,6 +98,7 @@ pub fn run(ctx: &Ctx, a: &WriteArgs) -> Result<Output, CmdError> {
     let abs = ctx.write_path_arg(&a.path, Final::Follow)?;
     let len = bytes.len();
     let done = write::run(ctx, &WriteOptions { dry_run: a.dry_run }, || {
+        super::common::refuse_dir_slash(ctx, "write", &a.path, false)?;
         let shown = ctx.display_path(&abs);
         let meta = view::stat(ctx, &abs, true)?;
         let exists = meta.kind != view::Kind::Missing;
