@@ -147,7 +147,7 @@ impl CommandSpec {
         let help = if self.writes {
             "Stage the write in this tx (from `aitools tx begin`) instead of the working tree; answers tx and tx_op instead of op_id."
         } else {
-            "See the working tree as this tx would leave it (from `aitools tx begin`); a single-file read records the file in the tx's read set."
+            "See the working tree as this tx would leave it (from `aitools tx begin`); `read` and `info` also record the file in the tx's read set (tx commit refuses when it changed since; scans and diffs record nothing)."
         };
         cmd.arg(
             clap::Arg::new(TX_ARG)

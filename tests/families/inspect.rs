@@ -852,3 +852,21 @@ fn a_dangling_symlink_is_described_not_retried() {
         assert_eq!(i.json["kind"], "symlink");
     }
 }
+
+/// A UTF-16 file (BOM) reads as binary to a UTF-8 reader; the answer names the
+/// read that decodes it, and that read gives iconv's text.
+#[test]
+fn a_utf16_file_points_at_its_encoding() {
+    let env = TestEnv::new();
+    let mut bytes = vec![0xFF, 0xFE];
+    for u in "héllo\nworld\n".encode_utf16() {
+        bytes.extend_from_slice(&u.to_le_bytes());
+    }
+    env.write("u16.txt", &bytes);
+    let r = env.run(&["read", "u16.txt"]);
+    assert_eq!(r.json["binary"], true);
+    let next = r.json["next_commands"][0].as_str().expect("next");
+    assert_eq!(next, "aitools read u16.txt --encoding utf-16le");
+    let decoded = run_next(&env, next);
+    assert_eq!(decoded.lines(), vec!["héllo", "world"]);
+}

@@ -182,6 +182,9 @@ struct BinaryOut {
     size: u64,
     mime: &'static str,
     hash: String,
+    /// A UTF-16 file (by its BOM) looks binary to a UTF-8 reader: the read that decodes it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    next_commands: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -761,6 +764,15 @@ fn text_view(
                 &mut lines::Span { first: 0, last: 0 },
                 |_| {},
             )?;
+            let utf16 = match head.get(..2) {
+                Some([0xFF, 0xFE]) => Some("utf-16le"),
+                Some([0xFE, 0xFF]) => Some("utf-16be"),
+                _ => None,
+            };
+            let next_commands = utf16
+                .map(|e| next_command(ctx, args, &["--encoding".into(), e.into()], false))
+                .into_iter()
+                .collect();
             return Ok(Output::ok(&BinaryOut {
                 mode: "text",
                 path: shown,
@@ -768,6 +780,7 @@ fn text_view(
                 size: scan.size,
                 mime: text::sniff::mime(&head, &args.path, true),
                 hash: scan.hash,
+                next_commands,
             }));
         }
     }
