@@ -93,6 +93,29 @@ fn describe(s: &State) -> Json {
     }
 }
 
+/// The newest later op that undid `entry`, if any (read back to `entry` only, on
+/// the error path).
+fn undone_by(state: &Path, entry: &Entry) -> Option<String> {
+    let mut lines = super::journal::ReverseLines::open(state).ok()??;
+    // Undos that a newer op undid in turn (a redo) no longer count.
+    let mut redone: Vec<String> = Vec::new();
+    while let Ok(Some(line)) = lines.next_line() {
+        let Ok(e) = serde_json::from_str::<Entry>(&line) else {
+            continue;
+        };
+        if e.seq <= entry.seq {
+            return None;
+        }
+        if e.undoes.as_deref() == Some(entry.op_id.as_str()) {
+            return (!redone.contains(&e.op_id)).then_some(e.op_id);
+        }
+        if let Some(u) = e.undoes {
+            redone.push(u);
+        }
+    }
+    None
+}
+
 /// The changes that revert `entry`, or `refusal.target-changed` with `conflicts`
 /// when a path is no longer as the op left it.
 pub fn inverse(ctx: &Ctx, state: &Path, entry: &Entry) -> Result<Vec<Change>, CmdError> {
@@ -123,6 +146,22 @@ pub fn inverse(ctx: &Ctx, state: &Path, entry: &Entry) -> Result<Vec<Change>, Cm
         }
     }
     if !conflicts.is_empty() {
+        // Undoing twice: the first undo moved every path back, so all differ.
+        if let Some(by) = undone_by(state, entry) {
+            return Err(CmdError::new(
+                code::TARGET_CHANGED,
+                format!(
+                    "{} was already undone by {by}; undo writes nothing.",
+                    entry.op_id
+                ),
+                Repair::new(
+                    "redo",
+                    format!("To redo {}, undo its undo.", entry.op_id),
+                    shell::aitools(["undo", &by]),
+                ),
+            )
+            .with_conflicts(Json::Arr(conflicts)));
+        }
         let first = conflicts
             .first()
             .and_then(|c| c.get("path"))

@@ -393,3 +393,42 @@ fn file_commands_refuse_git_paths_before_anything_else() {
     );
     assert!(env.path("a.txt").exists());
 }
+
+/// Undoing an op twice names the undo that already reverted it and repairs to
+/// undoing that undo (a redo); after a redo the op can be undone again.
+#[test]
+fn undoing_twice_names_the_first_undo() {
+    let env = TestEnv::new();
+    env.write("u.txt", "one\n");
+    let e = env.run(&["edit", "u.txt", "--old", "one", "--new", "two"]);
+    let a = op(&e);
+    let b = env.run(&["undo", &a]);
+    let b_id = op(&b);
+    let again = env.run(&["undo", &a]);
+    assert_eq!(again.error_code(), "refusal.target-changed");
+    let msg = again.json["error"]["message"].as_str().unwrap_or("");
+    assert!(
+        msg.contains("already undone") && msg.contains(&b_id),
+        "{msg}"
+    );
+    let redo = again.json["error"]["repairs"][0]["command"]
+        .as_str()
+        .expect("repair");
+    assert_eq!(redo, format!("aitools undo {b_id}"));
+    let r = env.run(&["undo", &b_id]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        std::fs::read_to_string(env.path("u.txt")).expect("read"),
+        "two\n"
+    );
+    let third = env.run(&["undo", &a]);
+    assert_eq!(
+        third.code, 0,
+        "after a redo the op undoes again: {}",
+        third.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(env.path("u.txt")).expect("read"),
+        "one\n"
+    );
+}
