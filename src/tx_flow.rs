@@ -21,7 +21,10 @@ pub const COMMANDS: &[CommandSpec] = &[REBASE, BATCH];
 /// Runs one argv as a standalone call would run; its exit code and envelope.
 fn run_argv(argv: &[String]) -> (i32, Json) {
     let os: Vec<OsString> = argv.iter().map(OsString::from).collect();
-    let rendered = match catch_unwind(AssertUnwindSafe(|| crate::dispatch::invoke(&os))) {
+    crate::protocol::agent_docs::set_nested(true);
+    let result = catch_unwind(AssertUnwindSafe(|| crate::dispatch::invoke(&os)));
+    crate::protocol::agent_docs::set_nested(false);
+    let rendered = match result {
         Ok(r) => r,
         Err(_) => {
             let words = crate::cli::command_words(argv);

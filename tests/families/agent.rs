@@ -269,6 +269,27 @@ fn inline_context_adds_rules_skills_feedback_to_every_envelope() {
         assert_eq!(dedup.len(), k.len(), "{argv:?}: {k:?}");
         assert!(k.contains(&"rules".to_string()) && k.contains(&"skills".to_string()));
     }
+    // A batch carries the context once, on its own envelope, not in each element.
+    let batch = parse(
+        env.command(&["batch", "--stdin"])
+            .env("AITOOLS_INLINE_CONTEXT", "yes")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut c| {
+                use std::io::Write;
+                c.stdin
+                    .take()
+                    .map(|mut s| s.write_all(br#"[["read","a.txt"],["read","a.txt"]]"#));
+                c.wait_with_output()
+            })
+            .unwrap(),
+    );
+    assert!(batch.json.get("rules").is_some(), "{}", batch.stdout);
+    for el in batch.json["results"].as_array().expect("results") {
+        assert!(el.get("rules").is_none(), "{el}");
+    }
     // Off by default, and for any other value.
     let plain = env.run(&["read", "a.txt"]);
     assert!(plain.json.get("rules").is_none());
