@@ -284,8 +284,11 @@ pub fn rebase(ctx: &Ctx, a: &RebaseArgs) -> Result<Output, CmdError> {
 #[derive(Args, Debug)]
 pub struct BatchArgs {
     /// Read the argv arrays (a JSON array of arrays of strings) from standard input.
-    #[arg(long, required = true)]
+    #[arg(long, required_unless_present = "stdin_data")]
     pub stdin: bool,
+    /// The same JSON input given inline instead of on standard input.
+    #[arg(long, allow_hyphen_values = true, conflicts_with = "stdin")]
+    pub stdin_data: Option<String>,
     /// Keep running after a failed element; not with --atomic.
     #[arg(long)]
     pub continue_on_error: bool,
@@ -453,7 +456,8 @@ fn batch_error(
                 // The tx was aborted: a repair naming it would lead nowhere.
                 command = command.replace(&format!(" --tx {id}"), "");
             }
-            if command.starts_with("aitools") {
+            let listed = err.repairs().iter().any(|x| x.command == command);
+            if command.starts_with("aitools") && !listed {
                 err = err.with_repair(Repair::new(get("action"), get("detail"), command));
             }
         }
@@ -471,11 +475,17 @@ pub fn batch(ctx: &Ctx, a: &BatchArgs) -> Result<Output, CmdError> {
             "--atomic and --continue-on-error exclude each other: an atomic batch stops at the first failure.",
         ));
     }
-    let mut text = String::new();
-    std::io::stdin()
-        .lock()
-        .read_to_string(&mut text)
-        .map_err(|e| crate::protocol::error::io_error("batch", "standard input", &e))?;
+    let text = match &a.stdin_data {
+        Some(t) => t.clone(),
+        None => {
+            let mut text = String::new();
+            std::io::stdin()
+                .lock()
+                .read_to_string(&mut text)
+                .map_err(|e| crate::protocol::error::io_error("batch", "standard input", &e))?;
+            text
+        }
+    };
     let parsed: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
         CmdError::new(
             code::SYNTAX_ERROR,
@@ -487,29 +497,38 @@ pub fn batch(ctx: &Ctx, a: &BatchArgs) -> Result<Output, CmdError> {
             ),
         )
     })?;
-    let shape = || {
+    let shape = |what: String| {
         CmdError::invalid_argument(
             "batch",
-            "The batch input must be a non-empty JSON array of arrays of strings.",
+            format!(
+                "The batch input must be a non-empty JSON array of non-empty arrays of strings; {what}."
+            ),
         )
     };
-    let elements: Vec<Vec<String>> = match parsed {
-        serde_json::Value::Array(items) if !items.is_empty() => items
-            .into_iter()
-            .map(|e| match e {
-                serde_json::Value::Array(words) => words
-                    .into_iter()
-                    .map(|w| match w {
-                        serde_json::Value::String(s) => Some(s),
-                        _ => None,
-                    })
-                    .collect::<Option<Vec<String>>>(),
-                _ => None,
-            })
-            .collect::<Option<Vec<_>>>()
-            .ok_or_else(shape)?,
-        _ => return Err(shape()),
+    let serde_json::Value::Array(items) = parsed else {
+        return Err(shape("it is not an array".into()));
     };
+    if items.is_empty() {
+        return Err(shape("it is empty".into()));
+    }
+    let mut elements: Vec<Vec<String>> = Vec::with_capacity(items.len());
+    for (i, e) in items.into_iter().enumerate() {
+        let bad = |why: &str| shape(format!("element {} {why}", i + 1));
+        let serde_json::Value::Array(words) = e else {
+            return Err(bad("is not an array"));
+        };
+        if words.is_empty() {
+            return Err(bad("is empty"));
+        }
+        let mut argv = Vec::with_capacity(words.len());
+        for w in words {
+            match w {
+                serde_json::Value::String(s) => argv.push(s),
+                other => return Err(bad(&format!("holds {other}, not a string"))),
+            }
+        }
+        elements.push(argv);
+    }
     let pre = globals(&ctx.argv);
     // The owner lock lives until this function returns: a batch killed before its
     // commit or abort leaves a tx that is not listed and is swept later.

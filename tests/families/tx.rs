@@ -856,3 +856,25 @@ fn a_directory_the_tx_moves_that_gains_entries_outside_it_is_drift() {
     assert_eq!(env.read("dir2/new.txt"), b"new\n");
     assert_eq!(env.read("dir2/a.txt"), b"a\n");
 }
+
+/// batch takes its input inline too (--stdin-data), and a malformed input names
+/// the element that is wrong.
+#[test]
+fn batch_takes_stdin_data_and_names_a_bad_element() {
+    let env = TestEnv::new();
+    env.write("a.txt", "one\n");
+    let r = env.run(&["batch", "--stdin-data", r#"[["read","a.txt"]]"#]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.json["results"][0]["lines"][0], "one");
+    for (input, says) in [
+        (r#"[["read","a.txt"],["read",1]]"#, "element 2 holds 1"),
+        (r#"[["read","a.txt"],[]]"#, "element 2 is empty"),
+        (r#"[["read","a.txt"],"read"]"#, "element 2 is not an array"),
+        ("[]", "it is empty"),
+    ] {
+        let bad = env.run(&["batch", "--stdin-data", input]);
+        assert_eq!(bad.error_code(), "argument.invalid", "{input}");
+        let msg = bad.json["error"]["message"].as_str().unwrap_or("");
+        assert!(msg.contains(says), "{input}: {msg}");
+    }
+}
