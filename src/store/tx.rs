@@ -905,7 +905,13 @@ pub fn conflict_error(id: &str, conflicts: &[Conflict]) -> CmdError {
         code::TARGET_CHANGED,
         format!(
             "{} path(s) changed outside tx {id}; nothing was written.",
-            conflicts.len()
+            {
+                // A path both written and read is one path, listed once per kind.
+                let mut paths: Vec<&str> = conflicts.iter().map(|c| c.path.as_str()).collect();
+                paths.sort_unstable();
+                paths.dedup();
+                paths.len()
+            }
         ),
         first,
     );

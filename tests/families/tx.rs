@@ -878,3 +878,30 @@ fn batch_takes_stdin_data_and_names_a_bad_element() {
         assert!(msg.contains(says), "{input}: {msg}");
     }
 }
+
+/// A path both read and written through a tx and changed outside it is one
+/// changed path (listed once per conflict kind), and tx drop's operand is named
+/// as the schema names it.
+#[test]
+fn a_conflicting_path_is_counted_once() {
+    let env = TestEnv::new();
+    env.write("a.txt", "one\n");
+    let t = env.run(&["tx", "begin"]);
+    let t = t.json["tx"].as_str().expect("tx").to_string();
+    env.run(&["read", "a.txt", "--tx", &t]);
+    let e = env.run(&["edit", "a.txt", "--old", "one", "--new", "two", "--tx", &t]);
+    assert_eq!(e.code, 0, "{}", e.stderr);
+    env.write("a.txt", "changed\n");
+    let c = env.run(&["tx", "commit", &t]);
+    assert_eq!(c.error_code(), "refusal.target-changed");
+    let msg = c.json["error"]["message"].as_str().unwrap_or("");
+    assert!(msg.starts_with("1 path(s) changed"), "{msg}");
+    assert_eq!(
+        c.json["error"]["conflicts"].as_array().map(Vec::len),
+        Some(2)
+    );
+    let d = env.run(&["tx", "drop", &t]);
+    let msg = d.json["error"]["message"].as_str().unwrap_or("");
+    assert!(msg.contains("TX_OP"), "{msg}");
+    env.run(&["tx", "abort", &t]);
+}

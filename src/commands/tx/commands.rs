@@ -336,7 +336,7 @@ pub struct DropArgs {
     #[arg(value_name = "TX")]
     pub tx: String,
     /// The first operation to drop, from tx status.
-    #[arg(value_name = "N")]
+    #[arg(value_name = "TX_OP")]
     pub tx_op: u64,
 }
 
