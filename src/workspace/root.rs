@@ -41,7 +41,7 @@ impl Ctx {
                 Repair::new(
                     "cd",
                     "Run aitools from an existing directory, or pass --root.",
-                    "aitools --root <dir> overview",
+                    "aitools --root '<dir>' overview",
                 ),
             )
         })?;

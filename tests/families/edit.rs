@@ -1329,3 +1329,30 @@ fn write_separator_takes_dashes_and_chmod_no_exec_keeps_directories_enterable() 
         "aitools chmod d --mode 755"
     );
 }
+
+/// An edit in .git is refused as such, with no --root repair (no root helps);
+/// outside the workspace the --root repair's placeholder is quoted, so a shell
+/// never reads `<dir>` as a redirection.
+#[test]
+fn boundary_refusals_of_edits_repair_sensibly() {
+    let env = TestEnv::new();
+    let g = env.run(&["edit", ".git/config", "--old", "[core]", "--new", "x"]);
+    assert_eq!(g.error_code(), "refusal.outside-workspace");
+    let text = g.stderr.clone();
+    assert!(!text.contains("--root"), "{text}");
+    let outside = tempfile::NamedTempFile::new().expect("tmp");
+    std::fs::write(outside.path(), "x\n").expect("write");
+    let o = env.run(&[
+        "edit",
+        outside.path().to_str().unwrap_or(""),
+        "--old",
+        "x",
+        "--new",
+        "y",
+    ]);
+    assert_eq!(o.error_code(), "refusal.outside-workspace");
+    let first = o.json["error"]["repairs"][0]["command"]
+        .as_str()
+        .unwrap_or("");
+    assert!(first.starts_with("aitools --root '<dir>' edit "), "{first}");
+}

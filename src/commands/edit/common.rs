@@ -250,24 +250,25 @@ pub struct Target {
     pub doc: Doc,
 }
 
-/// `refusal.outside-workspace` unless `real` lies inside the root and outside `.git/`.
+/// `refusal.outside-workspace` unless `real` is the root or lies inside it, outside `.git/`.
 pub fn check_inside(ctx: &Ctx, real: &std::path::Path, display: &str) -> Result<(), CmdError> {
-    let git = ctx.root.join(".git");
-    if ctx.inside(real) && !real.starts_with(&git) {
+    // The root itself is fine here: a scan (`replace x y .`) starts there.
+    if real == ctx.root {
         return Ok(());
     }
-    Err(CmdError::new(
-        code::OUTSIDE_WORKSPACE,
-        format!(
-            "{display} is outside the workspace {} (or inside .git/); writes stay inside it.",
-            paths::display(&ctx.root)
-        ),
-        Repair::new(
-            "root",
-            "Run the command with --root set to the directory that holds the file.",
-            format!("aitools --root <dir> {}", shell::join(&ctx.argv)),
-        ),
-    ))
+    // The workspace boundary's own refusal (outside, inside .git); for a path
+    // outside, the other workspace that holds it is a way forward.
+    crate::workspace::boundary::check(ctx, std::path::Path::new(display), real).map_err(|e| {
+        if ctx.inside(real) {
+            e
+        } else {
+            e.with_first_repair(Repair::new(
+                "root",
+                "Run the command with --root set to the directory that holds the file (fill in the placeholder).",
+                format!("aitools --root '<dir>' {}", shell::join(&ctx.argv)),
+            ))
+        }
+    })
 }
 
 /// Reads `arg` as editable text: inside the workspace, a regular file, not binary,
