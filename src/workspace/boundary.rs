@@ -54,13 +54,14 @@ pub fn check(ctx: &Ctx, shown: &Path, real: &Path) -> Result<(), CmdError> {
             paths::display(&ctx.root)
         )
     };
+    let detail = if in_git {
+        "Git's own files are changed with git, not aitools; check which path was meant."
+    } else {
+        "Write to a path inside the workspace, or run from (or pass --root for) the workspace that holds it."
+    };
     Err(CmdError::new(
         code::OUTSIDE_WORKSPACE,
         format!("{what} {why}; writes stay inside the workspace."),
-        Repair::new(
-            "root",
-            "Write to a path inside the workspace, or run from (or pass --root for) the workspace that holds it.",
-            shell::aitools(["info", &what]),
-        ),
+        Repair::new("root", detail, shell::aitools(["info", &what])),
     ))
 }
