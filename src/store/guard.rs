@@ -161,5 +161,10 @@ pub fn refuse_redacted(what: &str, input: &[u8]) -> Result<(), CmdError> {
             "Select text that does not include the masked secret, and leave the secret's line unchanged.",
             "aitools schema edit",
         ),
-    ))
+    )
+    .with_repair(Repair::new(
+        "select-by-line",
+        "To change or delete the secret's line itself, select it by number or by a pattern that avoids the secret (--range N or --match 'KEY_NAME'), with --new '' to delete it.",
+        "aitools edit '<path>' --range '<N>' --new '' --expect-hash '<hash>'",
+    )))
 }
