@@ -152,10 +152,13 @@ pub fn is_tx_id(s: &str) -> bool {
 }
 
 /// `input.not-found` for a tx id that names no open tx.
-pub fn not_found(id: &str) -> CmdError {
+pub fn not_found(ctx: &Ctx, id: &str) -> CmdError {
     CmdError::new(
         code::NOT_FOUND,
-        format!("No open tx has the id {id:?} (committed and aborted transactions are gone)."),
+        format!(
+            "No open tx of the workspace {} has the id {id:?} (committed and aborted transactions are gone; a tx belongs to the workspace it began in: run from there or pass --root).",
+            crate::workspace::paths::display(&ctx.root)
+        ),
         Repair::new("list", "List the open transactions.", "aitools tx status"),
     )
     .with_repair(Repair::new(
@@ -311,7 +314,7 @@ fn create(
 /// Loads the tx `id`; first settles a commit a killed process left behind.
 pub fn open(ctx: &Ctx, id: &str) -> Result<Tx, CmdError> {
     if !is_tx_id(id) {
-        return Err(not_found(id));
+        return Err(not_found(ctx, id));
     }
     let state = state_dir::for_root(&ctx.root);
     let dir = root_dir(&state).join(id);
@@ -319,7 +322,7 @@ pub fn open(ctx: &Ctx, id: &str) -> Result<Tx, CmdError> {
         settle_commit(ctx, &state, &dir)?;
     }
     load(&state, &dir, id).map_err(|e| match e.kind() {
-        io::ErrorKind::NotFound => not_found(id),
+        io::ErrorKind::NotFound => not_found(ctx, id),
         _ => io_err(ctx, &e),
     })
 }

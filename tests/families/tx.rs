@@ -905,3 +905,19 @@ fn a_conflicting_path_is_counted_once() {
     assert!(msg.contains("TX_OP"), "{msg}");
     env.run(&["tx", "abort", &t]);
 }
+
+/// A tx id used from another workspace is not found there, and the message says
+/// which workspace was looked in and that a tx belongs to the one it began in.
+#[test]
+fn a_tx_from_another_workspace_is_named_as_such() {
+    let a = TestEnv::new();
+    let b = TestEnv::new();
+    b.write("x.txt", "x\n");
+    let t = a.run(&["tx", "begin"]);
+    let t = t.json["tx"].as_str().expect("tx").to_string();
+    let r = b.run(&["read", "x.txt", "--tx", &t]);
+    assert_eq!(r.error_code(), "input.not-found");
+    let msg = r.json["error"]["message"].as_str().unwrap_or("");
+    assert!(msg.contains("workspace it began in"), "{msg}");
+    a.run(&["tx", "abort", &t]);
+}
