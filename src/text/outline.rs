@@ -158,17 +158,80 @@ pub fn outline(file_name: &str, text: &str) -> Result<Vec<Definition>, OutlineEr
     Ok(out)
 }
 
-/// The definitions named `symbol` (optionally of `kind`).
+/// The definitions named `symbol` (optionally of `kind`). A name no definition
+/// has exactly may be qualified by the definitions around it: `Greeter.run` or
+/// `Greeter::run` is the `run` whose lines lie inside a `Greeter`'s.
 pub fn find_symbol(
     file_name: &str,
     text: &str,
     symbol: &str,
     kind: Option<&str>,
 ) -> Result<Vec<Definition>, OutlineError> {
-    Ok(outline(file_name, text)?
-        .into_iter()
+    let all = outline(file_name, text)?;
+    let exact: Vec<Definition> = all
+        .iter()
         .filter(|d| d.name == symbol && kind.is_none_or(|k| d.kind == k))
+        .cloned()
+        .collect();
+    if !exact.is_empty() {
+        return Ok(exact);
+    }
+    let parts: Vec<&str> = symbol
+        .split("::")
+        .flat_map(|p| p.split('.'))
+        .filter(|p| !p.is_empty())
+        .collect();
+    let Some((last, outer)) = parts.split_last() else {
+        return Ok(Vec::new());
+    };
+    if outer.is_empty() {
+        return Ok(Vec::new());
+    }
+    let inside = |inner: &Definition, outer: &Definition| {
+        outer.start_line <= inner.start_line
+            && inner.end_line <= outer.end_line
+            && (outer.start_line, outer.end_line) != (inner.start_line, inner.end_line)
+    };
+    Ok(all
+        .iter()
+        .filter(|d| d.name == *last && kind.is_none_or(|k| d.kind == k))
+        .filter(|d| {
+            // Walk outwards: each qualifier names a definition around the previous one.
+            let mut scope = (*d).clone();
+            outer.iter().rev().all(|name| {
+                let around = all
+                    .iter()
+                    .filter(|c| c.name == *name && inside(&scope, c))
+                    .min_by_key(|c| c.end_line - c.start_line);
+                match around {
+                    Some(c) => {
+                        scope = c.clone();
+                        true
+                    }
+                    None => false,
+                }
+            })
+        })
+        .cloned()
         .collect())
+}
+
+/// For each of `defs`, `Outer.name` when a definition encloses it (the nearest
+/// one): the qualified name `--symbol` accepts to pick it among same-named ones.
+pub fn qualified_names(file_name: &str, text: &str, defs: &[Definition]) -> Vec<Option<String>> {
+    let all = outline(file_name, text).unwrap_or_default();
+    defs.iter()
+        .map(|d| {
+            all.iter()
+                .filter(|c| {
+                    c.start_line <= d.start_line
+                        && d.end_line <= c.end_line
+                        && (c.start_line, c.end_line) != (d.start_line, d.end_line)
+                })
+                .min_by_key(|c| c.end_line - c.start_line)
+                .map(|c| format!("{}.{}", c.name, d.name))
+        })
+        .collect()
 }
 
 /// A line ending in `\` continues on the next (C macros, shell).

@@ -120,10 +120,23 @@ pub fn select(doc: &Doc, display: &str, sel: &Selector) -> Result<Vec<Block>, Cm
                 1 => Ok(blocks),
                 n => Err(CmdError::new(
                     code::AMBIGUOUS,
-                    format!("{display} defines {name} {n} times; --symbol must pick one."),
+                    format!(
+                        "{display} defines {name} {n} times; --symbol must pick one{}.",
+                        {
+                            let q: Vec<String> = outline::qualified_names(display, &doc.text, &defs)
+                                .into_iter()
+                                .flatten()
+                                .collect();
+                            if q.len() == n {
+                                format!(" (qualify it by the definition around it: {})", q.join(", "))
+                            } else {
+                                String::new()
+                            }
+                        }
+                    ),
                     Repair::new(
                         "kind",
-                        "Add --kind to tell the definitions apart, or select the lines with --range.",
+                        "Qualify the name (Outer.name), add --kind to tell the definitions apart, or select the lines with --range.",
                         shell::aitools(["code", "outline", display]),
                     ),
                 )

@@ -870,3 +870,52 @@ fn a_utf16_file_points_at_its_encoding() {
     let decoded = run_next(&env, next);
     assert_eq!(decoded.lines(), vec!["héllo", "world"]);
 }
+
+/// Same-named definitions inside different ones (methods of two classes): the
+/// name qualified by the enclosing one picks each, for read and edit, and the
+/// ambiguity error offers those qualified names.
+#[test]
+fn qualified_symbols_pick_among_same_named_definitions() {
+    let env = TestEnv::new();
+    env.write(
+        "ab.py",
+        "class A:\n    def run(self):\n        return 1\n\nclass B:\n    def run(self):\n        return 2\n",
+    );
+    let amb = env.run(&["read", "ab.py", "--symbol", "run"]);
+    assert_eq!(amb.error_code(), "selection.ambiguous");
+    let cmds: Vec<&str> = amb.json["error"]["repairs"]
+        .as_array()
+        .expect("repairs")
+        .iter()
+        .filter_map(|r| r["command"].as_str())
+        .collect();
+    assert!(
+        cmds.contains(&"aitools read ab.py --symbol B.run"),
+        "{cmds:?}"
+    );
+    let b = env.run(&["read", "ab.py", "--symbol", "B.run"]);
+    assert_eq!(b.lines(), vec!["    def run(self):", "        return 2"]);
+    let a = env.run(&["read", "ab.py", "--symbol", "A::run"]);
+    assert_eq!(a.json["start_line"], 2);
+    let hash = env.run(&["info", "ab.py"]).json["hash"]
+        .as_str()
+        .expect("hash")
+        .to_string();
+    let e = env.run(&[
+        "edit",
+        "ab.py",
+        "--symbol",
+        "B.run",
+        "--new",
+        "def run(self):\n    return 3",
+        "--expect-hash",
+        &hash,
+    ]);
+    assert_eq!(e.code, 0, "{}", e.stderr);
+    let text = std::fs::read_to_string(env.path("ab.py")).expect("read");
+    assert!(
+        text.ends_with("class B:\n    def run(self):\n        return 3\n"),
+        "{text}"
+    );
+    assert!(text.contains("return 1"));
+}

@@ -19,7 +19,7 @@ pub struct SelectorArgs {
     /// Lines S:E, S: or N (1-based, inclusive).
     #[arg(long)]
     pub range: Option<String>,
-    /// The lines of a definition.
+    /// The lines of a definition (Outer.name picks it by the definition around it).
     #[arg(long)]
     pub symbol: Option<String>,
     /// Definition kind for --symbol.

@@ -45,7 +45,7 @@ pub struct ReadArgs {
     /// With --between: leave out the two boundary lines.
     #[arg(long)]
     pub exclusive: bool,
-    /// Selector: a definition's lines, found with the `code outline` language table.
+    /// Selector: a definition's lines, found with the `code outline` language table; Outer.name picks a definition by the one around it.
     #[arg(long)]
     pub symbol: Option<String>,
     /// With --symbol: only definitions of this kind (function, struct, ...).
@@ -1179,6 +1179,18 @@ fn symbol_span(
                 ),
             )
             .with_candidates(Json::Arr(list));
+            // Same-named definitions inside different ones: the qualified names.
+            let mut qualified = outline::qualified_names(&args.path, text, &defs);
+            qualified.dedup();
+            if qualified.len() == defs.len() && qualified.iter().all(Option::is_some) {
+                for q in qualified.into_iter().flatten() {
+                    err = err.with_repair(Repair::new(
+                        "qualify",
+                        "Pick the definition by the one around it.",
+                        shell::aitools(["read", &args.path, "--symbol", &q]),
+                    ));
+                }
+            }
             if kinds.len() > 1 && args.kind.is_none() {
                 err = err.with_repair(Repair::new(
                     "narrow",
