@@ -109,9 +109,27 @@ pub fn outline(file_name: &str, text: &str) -> Result<Vec<Definition>, OutlineEr
     let lines: Vec<&str> = text.lines().collect();
     let my_rules: Vec<&Rule> = rules().iter().filter(|r| r.lang == language.name).collect();
     let markdown = language.end == EndRule::Heading;
+    // Decorators and triple-quoted strings are Python's (Ruby's `@x = 1` is no decorator).
+    let python = language.name == "python";
     let mut fence: Option<&str> = None;
+    // Inside a triple-quoted string (Python): its lines define nothing.
+    let mut in_triple: Option<&str> = None;
     let mut out = Vec::new();
     for (i, line) in lines.iter().enumerate() {
+        if python {
+            if let Some(q) = in_triple {
+                if line.matches(q).count() % 2 == 1 {
+                    in_triple = None;
+                }
+                continue;
+            }
+            let opens = ["\"\"\"", "'''"].into_iter().find(|q| line.contains(q));
+            if let Some(q) = opens {
+                if line.matches(q).count() % 2 == 1 {
+                    in_triple = Some(q);
+                }
+            }
+        }
         if markdown {
             let t = line.trim_start();
             if let Some(f) = fence {
@@ -146,10 +164,22 @@ pub fn outline(file_name: &str, text: &str) -> Result<Vec<Definition>, OutlineEr
                 }
                 EndRule::None => end_continued(&lines, i),
             };
+            // Decorators directly above (`@app.route(...)`) belong to the definition.
+            let mut start = i;
+            if python {
+                let indent = indent_of(line);
+                while start > 0
+                    && lines
+                        .get(start - 1)
+                        .is_some_and(|l| l.trim_start().starts_with('@') && indent_of(l) == indent)
+                {
+                    start -= 1;
+                }
+            }
             out.push(Definition {
                 name: name.to_string(),
                 kind: rule.kind.to_string(),
-                start_line: i as u64 + 1,
+                start_line: start as u64 + 1,
                 end_line: end as u64 + 1,
             });
             break;
@@ -366,7 +396,8 @@ fn end_indent(lines: &[&str], i: usize) -> usize {
             j += 1;
             continue;
         }
-        if t.is_empty() {
+        // Blank lines and comments (at any indentation) neither end nor extend a body.
+        if t.is_empty() || t.starts_with('#') {
             j += 1;
             continue;
         }
@@ -527,6 +558,23 @@ mod tests {
                 ("function".into(), "f".into(), 13, 14),
             ]
         );
+    }
+
+    #[test]
+    fn python_decorators_strings_and_column_0_comments() {
+        let src = "@decorator\ndef decorated(x):\n    s = \"\"\"\ndef fake():\n    pass\n\"\"\"\n    return s\n\nclass A:\n    def m(self):\n        pass\n# comment at col 0\n    def n(self):\n        pass\n";
+        assert_eq!(
+            names("e.py", src),
+            vec![
+                ("function".into(), "decorated".into(), 1, 7),
+                ("class".into(), "A".into(), 9, 14),
+                ("function".into(), "m".into(), 10, 11),
+                ("function".into(), "n".into(), 13, 14),
+            ]
+        );
+        // Ruby's `@x = 1` above a def is an assignment, not a decorator.
+        let rb = "class K\n  @x = 1\n  def run\n    1\n  end\nend\n";
+        assert_eq!(names("k.rb", rb)[1], ("method".into(), "run".into(), 3, 5));
     }
 
     #[test]
