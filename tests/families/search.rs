@@ -1096,3 +1096,14 @@ fn multiline_counts_equal_ripgrep() {
         }
     }
 }
+
+/// --sort orders flat output only: with --output tree it is refused, not ignored.
+#[test]
+fn find_tree_refuses_a_sort_it_would_ignore() {
+    let env = TestEnv::new();
+    env.write("a.txt", "a\n");
+    let r = env.run(&["find", "--output", "tree", "--sort", "size"]);
+    assert_eq!(r.error_code(), "argument.invalid");
+    let ok = env.run(&["find", "--output", "tree", "--sort", "path"]);
+    assert_eq!(ok.code, 0, "{}", ok.stderr);
+}

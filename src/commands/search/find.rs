@@ -197,6 +197,12 @@ fn size_arg(command: &str, flag: &str, v: &Option<String>) -> Result<Option<u64>
 }
 
 pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
+    if matches!(args.output, FindOutput::Tree) && !matches!(args.sort, SortArg::Path) {
+        return Err(CmdError::invalid_argument(
+            "find",
+            "--sort applies to --output flat only; a tree is always in path order.",
+        ));
+    }
     let min_size = size_arg("find", "--min-size", &args.min_size)?;
     let max_size = size_arg("find", "--max-size", &args.max_size)?;
     let pattern = match &args.pattern {
