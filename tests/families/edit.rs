@@ -1358,3 +1358,58 @@ fn boundary_refusals_of_edits_repair_sensibly() {
         .unwrap_or("");
     assert!(first.starts_with("aitools --root '<dir>' edit "), "{first}");
 }
+
+/// A git diff's mode changes (`old mode`/`new mode`) are applied as git apply
+/// applies them, and reversed; a rename git detected is refused with the way to
+/// make a diff apply takes (`git diff --no-renames`), which then applies.
+#[test]
+fn git_mode_changes_apply_and_renames_say_how() {
+    let env = TestEnv::new();
+    env.write("s.sh", "echo hi\n");
+    env.write("f.txt", "a\nb\n");
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .current_dir(env.root())
+            .output()
+            .expect("git");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "i"]);
+    let mode = |p: &str| {
+        std::fs::metadata(env.path(p))
+            .expect("meta")
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    std::fs::set_permissions(env.path("s.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    env.write("f.txt", "a\nB\n");
+    let diff = git(&["diff"]);
+    assert!(diff.contains("old mode 100644"), "{diff}");
+    git(&["checkout", "-q", "."]);
+    std::fs::set_permissions(env.path("s.sh"), std::fs::Permissions::from_mode(0o644)).unwrap();
+    let r = env.run(&["apply", "--stdin-data", &diff]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(mode("s.sh"), 0o755);
+    assert_eq!(
+        std::fs::read_to_string(env.path("f.txt")).unwrap(),
+        "a\nB\n"
+    );
+    let back = env.run(&["apply", "--stdin-data", &diff, "--reverse"]);
+    assert_eq!(back.code, 0, "{}", back.stderr);
+    assert_eq!(mode("s.sh"), 0o644);
+
+    git(&["mv", "f.txt", "g.txt"]);
+    let renamed = git(&["diff", "--cached", "-M"]);
+    let plain = git(&["diff", "--cached", "--no-renames"]);
+    git(&["reset", "-q", "--hard"]);
+    let refused = env.run(&["apply", "--stdin-data", &renamed]);
+    let msg = refused.json["error"]["message"].as_str().unwrap_or("");
+    assert!(msg.contains("--no-renames"), "{msg}");
+    let ok = env.run(&["apply", "--stdin-data", &plain]);
+    assert_eq!(ok.code, 0, "{}", ok.stderr);
+    assert!(env.path("g.txt").exists() && !env.path("f.txt").exists());
+}

@@ -69,6 +69,8 @@ struct Slot {
     before: Option<Target>,
     now: Option<Doc>,
     mode: Option<u32>,
+    /// `old mode`/`new mode` of a git diff: the bits to set on the existing file.
+    chmod: Option<u32>,
 }
 
 pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
@@ -193,6 +195,9 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
                     if creating {
                         s.mode = p.new_mode;
                     }
+                    if let Some((_, new)) = p.mode_change {
+                        s.chmod = Some(new & 0o7777);
+                    }
                 }
             }
             let mut changes = Vec::new();
@@ -207,10 +212,13 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
                     (Some(b), Some(d)) => {
                         if d.text != b.doc.text || d.bom != b.doc.bom {
                             changes.push(Change::Put {
-                                path: s.real,
+                                path: s.real.clone(),
                                 bytes: d.to_bytes(),
                                 mode: None,
                             });
+                        }
+                        if let Some(mode) = s.chmod {
+                            changes.push(Change::Chmod { path: s.real, mode });
                         }
                     }
                     (None, None) => {}
@@ -330,6 +338,7 @@ fn slot(
         now: before.as_ref().map(|t| t.doc.clone()),
         before,
         mode: None,
+        chmod: None,
     });
     Ok(slots.len() - 1)
 }

@@ -45,6 +45,8 @@ pub struct FilePatch {
     pub new_mode: Option<u32>,
     /// `deleted file mode` (git), kept so a reversed patch recreates the mode.
     pub deleted_mode: Option<u32>,
+    /// `old mode` / `new mode` (git): the file's permission bits change.
+    pub mode_change: Option<(u32, u32)>,
     pub hunks: Vec<Hunk>,
 }
 
@@ -59,29 +61,41 @@ pub fn parse(diff: &str) -> Result<Vec<FilePatch>, String> {
     let mut git: Option<(Option<String>, Option<String>)> = None;
     let mut new_mode = None;
     let mut deleted_mode = None;
+    let mut old_mode: Option<u32> = None;
+    let mut mode_change: Option<(u32, u32)> = None;
     let flush_git = |out: &mut Vec<FilePatch>,
                      git: &mut Option<(Option<String>, Option<String>)>,
                      new_mode: &mut Option<u32>,
-                     deleted_mode: &mut Option<u32>| {
-        // A git section with no ---/+++ (an empty file created or deleted).
+                     deleted_mode: &mut Option<u32>,
+                     mode_change: &mut Option<(u32, u32)>| {
+        // A git section with no ---/+++ (an empty file created or deleted, or
+        // only its mode changed).
         if let Some((a, b)) = git.take() {
-            if new_mode.is_some() || deleted_mode.is_some() {
+            if new_mode.is_some() || deleted_mode.is_some() || mode_change.is_some() {
                 out.push(FilePatch {
                     old_path: if new_mode.is_some() { None } else { a },
                     new_path: if deleted_mode.is_some() { None } else { b },
                     new_mode: new_mode.take(),
                     deleted_mode: deleted_mode.take(),
+                    mode_change: mode_change.take(),
                     hunks: Vec::new(),
                 });
             }
         }
         *new_mode = None;
         *deleted_mode = None;
+        *mode_change = None;
     };
     while i < lines.len() {
         let line = lines[i].strip_suffix('\r').unwrap_or(lines[i]);
         if let Some(rest) = line.strip_prefix("diff --git ") {
-            flush_git(&mut out, &mut git, &mut new_mode, &mut deleted_mode);
+            flush_git(
+                &mut out,
+                &mut git,
+                &mut new_mode,
+                &mut deleted_mode,
+                &mut mode_change,
+            );
             git = Some(split_git_paths(rest));
             i += 1;
             continue;
@@ -91,12 +105,13 @@ pub fn parse(diff: &str) -> Result<Vec<FilePatch>, String> {
                 new_mode = parse_mode(m);
             } else if let Some(m) = line.strip_prefix("deleted file mode ") {
                 deleted_mode = parse_mode(m);
-            } else if line.starts_with("rename from ")
-                || line.starts_with("copy from ")
-                || line.starts_with("old mode ")
-            {
+            } else if let Some(m) = line.strip_prefix("old mode ") {
+                old_mode = parse_mode(m);
+            } else if let Some(m) = line.strip_prefix("new mode ") {
+                mode_change = old_mode.zip(parse_mode(m));
+            } else if line.starts_with("rename from ") || line.starts_with("copy from ") {
                 return Err(format!(
-                    "line {}: renames, copies and mode changes are not applied; use aitools move / chmod for those.",
+                    "line {}: renames and copies are not applied (git detected them); make the diff with `git diff --no-renames` (a rename is then a deletion and a creation, which apply takes), or use aitools move / copy.",
                     i + 1
                 ));
             }
@@ -120,6 +135,7 @@ pub fn parse(diff: &str) -> Result<Vec<FilePatch>, String> {
                     new_path,
                     new_mode: new_mode.take(),
                     deleted_mode: deleted_mode.take(),
+                    mode_change: mode_change.take(),
                     hunks: Vec::new(),
                 };
                 if fp.old_path.is_none() && fp.new_path.is_none() {
@@ -170,7 +186,13 @@ pub fn parse(diff: &str) -> Result<Vec<FilePatch>, String> {
         }
         i += 1;
     }
-    flush_git(&mut out, &mut git, &mut new_mode, &mut deleted_mode);
+    flush_git(
+        &mut out,
+        &mut git,
+        &mut new_mode,
+        &mut deleted_mode,
+        &mut mode_change,
+    );
     if out.is_empty() {
         return Err(
             "no file header (--- / +++) and no hunk found; the input is not a unified diff."
@@ -360,6 +382,7 @@ impl FilePatch {
     pub fn reverse(&mut self) {
         std::mem::swap(&mut self.old_path, &mut self.new_path);
         std::mem::swap(&mut self.new_mode, &mut self.deleted_mode);
+        self.mode_change = self.mode_change.map(|(old, new)| (new, old));
         for h in &mut self.hunks {
             std::mem::swap(&mut h.old_start, &mut h.new_start);
             std::mem::swap(&mut h.old_len, &mut h.new_len);
