@@ -702,9 +702,16 @@ thread_local! {
 /// Shortest value searched for again: shorter ones are words, not secrets.
 const RECORD_MIN: usize = 8;
 
-/// Notes a masked value for `write_masked`'s second pass.
+/// Notes a masked value for `write_masked`'s second pass. Only a value that
+/// looks like a secret is searched again: one word (no blank) holding a digit, so
+/// a plain word a key name caught (`token = "password"`, `secret: none`) is not
+/// masked all over the envelope.
 fn record(v: &str) {
-    if v.len() < RECORD_MIN || v.len() > 512 || v.contains('\n') {
+    if v.len() < RECORD_MIN
+        || v.len() > 512
+        || !v.bytes().any(|b| b.is_ascii_digit())
+        || v.bytes().any(|b| b.is_ascii_whitespace())
+    {
         return;
     }
     RECORDED.with(|r| {
@@ -724,7 +731,7 @@ fn mask_recorded(text: String, values: Vec<String>) -> (String, usize) {
     }
 }
 
-/// A case-insensitive search for the recorded values, as JSON-escaped (`json`) or
+/// A case-insensitive search (in lowercased text) for the recorded values, as JSON-escaped (`json`) or
 /// raw. A value made only of the characters JSON writes outside strings (digits,
 /// `true`, `,`...) is left out, so a match in JSON text is always inside a string
 /// and the text stays valid JSON; so are values inside the placeholder.
@@ -751,14 +758,16 @@ fn recorded_finder(values: &[String], json: bool) -> Option<AhoCorasick> {
                 .to_string()
         })
         .filter(|v| !v.is_empty())
+        .map(|v| v.to_ascii_lowercase())
         .collect();
     if words.is_empty() {
         return None;
     }
     words.sort();
     words.dedup();
+    // Lowercase words in lowercased text, like the trigger finder: the SIMD
+    // prefilter stays on, which an ASCII-case-insensitive automaton loses.
     AhoCorasickBuilder::new()
-        .ascii_case_insensitive(true)
         .match_kind(MatchKind::LeftmostLongest)
         .build(&words)
         .ok()
@@ -768,12 +777,13 @@ fn recorded_finder(values: &[String], json: bool) -> Option<AhoCorasick> {
 /// start a character of a string, not follow an escaping backslash.
 fn replace_recorded(text: &str, finder: &AhoCorasick, json: bool) -> Option<(String, usize)> {
     let bytes = text.as_bytes();
+    let folded = bytes.to_ascii_lowercase();
     let mut out = String::new();
     let mut last = 0;
     let mut n = 0;
     let mut pos = 0;
     while pos < bytes.len() {
-        let input = aho_corasick::Input::new(bytes).span(pos..bytes.len());
+        let input = aho_corasick::Input::new(&folded).span(pos..folded.len());
         let Some(m) = finder.find(input) else { break };
         let escaped = json
             && bytes[..m.start()]
