@@ -540,6 +540,41 @@ pub fn secret_spans_bytes(bytes: &[u8]) -> Vec<Range<usize>> {
     }
 }
 
+/// The secret spans of raw bytes read as UTF-16 (either byte order, either
+/// alignment): a code unit whose other byte is zero stands for its ASCII byte.
+/// Offsets are byte offsets of `bytes`; empty when there is no zero byte.
+pub fn secret_spans_wide(bytes: &[u8]) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    if memchr::memchr(0, bytes).is_none() {
+        return out;
+    }
+    for first in 0..2 {
+        // Units starting at `first`, `first + 2`, ...; each byte of a unit is
+        // tried as the character (little- then big-endian).
+        for low in 0..2 {
+            let narrow: Vec<u8> = bytes
+                .get(first..)
+                .unwrap_or_default()
+                .chunks_exact(2)
+                .map(|u| {
+                    let (c, z) = (u[low], u[1 - low]);
+                    if z == 0 && c != 0 && c < 0x80 {
+                        c
+                    } else {
+                        0x01
+                    }
+                })
+                .collect();
+            if let Ok(text) = std::str::from_utf8(&narrow) {
+                for r in secret_spans(text) {
+                    out.push(first + 2 * r.start..first + 2 * r.end);
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The text of `part` of `whole` with the secret `spans` of `whole` (its
 /// `secret_spans_bytes`) masked where they overlap it: a piece cut from a line
 /// (a search match or group) masked by what the whole line shows.

@@ -605,3 +605,47 @@ fn url_credentials_and_stripe_keys_are_masked() {
     let r = env.run(&["read", "u.txt"]);
     assert!(!r.stdout.contains(P), "{}", r.stdout);
 }
+
+#[test]
+fn hex_of_utf16_text_is_masked() {
+    let env = TestEnv::new();
+    let text = "id = 1\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\npassword = \"hunter2hunter2\"\n";
+    for (name, bom, unit) in [
+        (
+            "le.txt",
+            [0xff, 0xfe],
+            (|c: u16| c.to_le_bytes()) as fn(u16) -> [u8; 2],
+        ),
+        ("be.txt", [0xfe, 0xff], |c: u16| c.to_be_bytes()),
+    ] {
+        let mut bytes = bom.to_vec();
+        for c in text.encode_utf16() {
+            bytes.extend_from_slice(&unit(c));
+        }
+        std::fs::write(env.path(name), &bytes).unwrap();
+        let h = env.run(&["read", name, "--as", "hex", "--bytes", "0:400"]);
+        assert_eq!(h.code, 0, "{}", h.stderr);
+        let all: String = h.json["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["hex"].as_str().unwrap().replace(' ', ""))
+            .collect();
+        for secret in ["AKIAIOSFODNN7EXAMPLE", "hunter2hunter2"] {
+            let wide: String = secret
+                .encode_utf16()
+                .flat_map(unit)
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            assert!(!all.contains(&wide[8..24]), "{name} {secret}: {all}");
+        }
+        assert!(all.contains("2a2a2a2a"), "{all}");
+        // The text around stays readable: "id = 1".
+        let id: String = "id"
+            .encode_utf16()
+            .flat_map(unit)
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert!(all.contains(&id), "{all}");
+    }
+}

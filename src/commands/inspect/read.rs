@@ -546,6 +546,14 @@ fn hex_view(
         // Whole lines around the window, so a secret crossing its edge is seen whole.
         let ws = memchr::memrchr(b'\n', &buf[..a]).map_or(0, |i| i + 1);
         let we = memchr::memchr(b'\n', &buf[b..]).map_or(buf.len(), |i| b + i);
+        // UTF-16 text (`41 00 4b 00 ...`) has its zero bytes, not its newlines,
+        // between characters: it is masked over the whole margin.
+        let wide = redact::secret_spans_wide(&buf);
+        for span in wide {
+            for byte in buf.get_mut(span).unwrap_or_default() {
+                *byte = b'*';
+            }
+        }
         for span in redact::secret_spans_bytes(&buf[ws..we]) {
             for byte in &mut buf[ws + span.start..ws + span.end] {
                 *byte = b'*';
