@@ -191,10 +191,12 @@ const BODY_MIN: usize = 40;
 const BODY_MAX: usize = 76;
 
 /// The base64 part of `line` when the whole line is one run of 40 to 76 base64
-/// characters (`=` padding at its end) holding an upper-case letter, a lower-case
-/// letter and a digit, maybe after a diff's one-character `+`, `-` or ` ` prefix:
-/// a private key's body line seen without its BEGIN line. Lower-case hex (hashes,
-/// commit ids) and words without digits are never one.
+/// characters (`=` padding at its end) holding at least 6 upper-case letters, 6
+/// lower-case letters and 3 digits (a random 64-character line has about 26, 26
+/// and 10), maybe after a diff's one-character `+`, `-` or ` ` prefix: a private
+/// key's body line seen without its BEGIN line. Lower-case hex (hashes, commit
+/// ids), words without digits and paths (`libs/p3d/Jamfile`: few capitals) are
+/// never one.
 fn key_body(line: &[u8]) -> Option<Range<usize>> {
     let from = match line.first() {
         Some(b'+' | b'-' | b' ') if line.len() > BODY_MIN => 1,
@@ -208,17 +210,17 @@ fn key_body(line: &[u8]) -> Option<Range<usize>> {
     if body.len() - run > 2 {
         return None;
     }
-    let (mut upper, mut lower, mut digit) = (false, false, false);
+    let (mut upper, mut lower, mut digit) = (0, 0, 0);
     for &b in &body[..run] {
         match b {
-            b'A'..=b'Z' => upper = true,
-            b'a'..=b'z' => lower = true,
-            b'0'..=b'9' => digit = true,
+            b'A'..=b'Z' => upper += 1,
+            b'a'..=b'z' => lower += 1,
+            b'0'..=b'9' => digit += 1,
             b'+' | b'/' => {}
             _ => return None,
         }
     }
-    (upper && lower && digit).then_some(from..line.len())
+    (upper >= 6 && lower >= 6 && digit >= 3).then_some(from..line.len())
 }
 
 /// Whether some line of `s` is a key body line (`key_body`): cheap for strings with
@@ -1895,6 +1897,7 @@ mod tests {
         for keep in [
             sha,
             "ThisIsAVeryLongIdentifierWithoutAnyDigitsInItAtAll",
+            "libs/geometry/index/test/rtree/generated/p3d/Jamfile",
             &body[..39],
             &format!("{body}QUJDRAQUJDRAQ"),
             &format!("  {body}"),
