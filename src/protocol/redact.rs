@@ -230,6 +230,17 @@ fn has_key_body_line(s: &str) -> bool {
     if b.len() < BODY_MIN {
         return false;
     }
+    if b.len() <= BODY_MAX + 2 {
+        // A run of 40 in a string this short covers every byte from len - 40
+        // to 39: one blank or sign there (most code lines) rules it out.
+        let core = b.get(b.len() - BODY_MIN..BODY_MIN).unwrap_or_default();
+        if !core
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'='))
+        {
+            return false;
+        }
+    }
     if b.len() <= BODY_MAX + 2 && memchr::memchr(b'\n', b).is_none() {
         return key_body(b.strip_suffix(b"\r").unwrap_or(b)).is_some();
     }
