@@ -28,7 +28,8 @@ struct Formats {
     prefixes: Vec<TokenPrefix>,
     keys: Vec<String>,
     pem_labels: Vec<String>,
-    /// Triggers, in this order: prefixes, keys, "-----BEGIN ", "bearer", "akia", "asia".
+    /// Triggers, in this order: prefixes, keys, "-----BEGIN ", "bearer", "akia", "asia",
+    /// "://".
     finder: AhoCorasick,
 }
 
@@ -39,6 +40,7 @@ enum Trigger {
     Pem,
     Bearer,
     Aws,
+    Url,
 }
 
 fn formats() -> &'static Formats {
@@ -79,6 +81,7 @@ fn formats() -> &'static Formats {
         words.push("bearer".to_string());
         words.push("akia".to_string());
         words.push("asia".to_string());
+        words.push("://".to_string());
         // Lowercase words searched in lowercased text: without ascii_case_insensitive
         // the automaton can use its SIMD (Teddy) prefilter.
         let words: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
@@ -112,7 +115,8 @@ impl Formats {
             match pattern - np - nk {
                 0 => Trigger::Pem,
                 1 => Trigger::Bearer,
-                _ => Trigger::Aws,
+                2 | 3 => Trigger::Aws,
+                _ => Trigger::Url,
             }
         }
     }
@@ -153,6 +157,11 @@ fn pem_end(s: &str, from: usize) -> Option<usize> {
 /// The spans of `s` that are secrets, sorted and non-overlapping. A PEM block whose
 /// END is not in `s` runs to the end of `s`.
 pub fn secret_spans(s: &str) -> Vec<Range<usize>> {
+    spans_of(s, true)
+}
+
+/// `secret_spans`, without the key body lines when `bodies` is false.
+fn spans_of(s: &str, bodies: bool) -> Vec<Range<usize>> {
     // The finder runs over an ASCII-lowercased copy (same offsets) so it can use its
     // SIMD prefilter; case-sensitive formats are verified on the original.
     thread_local! {
@@ -162,8 +171,157 @@ pub fn secret_spans(s: &str) -> Vec<Range<usize>> {
         let mut folded = cell.borrow_mut();
         folded.clear();
         folded.extend(s.bytes().map(|b| b.to_ascii_lowercase()));
-        spans_in(s, &folded)
+        let mut spans = spans_in(s, &folded);
+        if bodies && has_key_body_line(s) {
+            let mut lines = Vec::new();
+            key_body_lines(s, &mut lines);
+            lines.retain(|l| !spans.iter().any(|x| x.start < l.end && l.start < x.end));
+            if !lines.is_empty() {
+                spans.extend(lines);
+                spans.sort_by_key(|r| r.start);
+            }
+        }
+        spans
     })
+}
+
+/// Shortest and longest base64 run a key body line is taken for (PEM wraps at 64,
+/// MIME at 76; a block's shorter last line is not matched).
+const BODY_MIN: usize = 40;
+const BODY_MAX: usize = 76;
+
+/// The base64 part of `line` when the whole line is one run of 40 to 76 base64
+/// characters (`=` padding at its end) holding at least 6 upper-case letters, 6
+/// lower-case letters and 3 digits (a random 64-character line has about 26, 26
+/// and 10), maybe after a diff's one-character `+`, `-` or ` ` prefix: a private
+/// key's body line seen without its BEGIN line. Lower-case hex (hashes, commit
+/// ids), words without digits and paths (`libs/p3d/Jamfile`: few capitals) are
+/// never one.
+fn key_body(line: &[u8]) -> Option<Range<usize>> {
+    let from = match line.first() {
+        Some(b'+' | b'-' | b' ') if line.len() > BODY_MIN => 1,
+        _ => 0,
+    };
+    let body = &line[from..];
+    if body.len() < BODY_MIN || body.len() > BODY_MAX {
+        return None;
+    }
+    let run = body.len() - body.iter().rev().take_while(|&&b| b == b'=').count();
+    if body.len() - run > 2 {
+        return None;
+    }
+    let (mut upper, mut lower, mut digit) = (0, 0, 0);
+    for &b in &body[..run] {
+        match b {
+            b'A'..=b'Z' => upper += 1,
+            b'a'..=b'z' => lower += 1,
+            b'0'..=b'9' => digit += 1,
+            b'+' | b'/' => {}
+            _ => return None,
+        }
+    }
+    (upper >= 6 && lower >= 6 && digit >= 3).then_some(from..line.len())
+}
+
+/// Whether some line of `s` is a key body line (`key_body`): cheap for strings with
+/// no line near the right length.
+fn has_key_body_line(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() < BODY_MIN {
+        return false;
+    }
+    if b.len() <= BODY_MAX + 2 {
+        // A run of 40 in a string this short covers every byte from len - 40
+        // to 39: one blank or sign there (most code lines) rules it out.
+        let core = b.get(b.len() - BODY_MIN..BODY_MIN).unwrap_or_default();
+        if !core
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'='))
+        {
+            return false;
+        }
+    }
+    if b.len() <= BODY_MAX + 2 && memchr::memchr(b'\n', b).is_none() {
+        return key_body(b.strip_suffix(b"\r").unwrap_or(b)).is_some();
+    }
+    let mut found = false;
+    for_lines(b, |_, line| {
+        found = found || key_body(line).is_some();
+    });
+    found
+}
+
+/// Calls `f(offset, line)` for each line of `b` (without its LF or CR LF) whose
+/// length could hold a key body line.
+fn for_lines(b: &[u8], mut f: impl FnMut(usize, &[u8])) {
+    let mut start = 0;
+    let ends = memchr::memchr_iter(b'\n', b).chain(std::iter::once(b.len()));
+    for end in ends {
+        let line = &b[start..end];
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.len() >= BODY_MIN && line.len() <= BODY_MAX + 1 {
+            f(start, line);
+        }
+        start = end + 1;
+    }
+}
+
+/// The spans of `s`'s key body lines (`key_body`), except those of a public
+/// block (`-----BEGIN CERTIFICATE-----` and the body lines right after it).
+fn key_body_lines(s: &str, out: &mut Vec<Range<usize>>) {
+    let b = s.as_bytes();
+    let mut public = false;
+    let mut start = 0;
+    let ends = memchr::memchr_iter(b'\n', b).chain(std::iter::once(b.len()));
+    for end in ends {
+        let line = &b[start..end];
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        match key_body(line) {
+            Some(r) if !public => out.push(start + r.start..start + r.end),
+            Some(_) => {}
+            None => public = public_begin(line),
+        }
+        start = end + 1;
+    }
+}
+
+/// Whether `line` (maybe after a diff's one-character prefix) begins a PEM block
+/// that is not a secret (a certificate, a public key): its body lines stay shown.
+fn public_begin(line: &[u8]) -> bool {
+    let at = match line {
+        [b'-', b'-', b'-', b'-', b'-', ..] => 0,
+        [_, rest @ ..] if rest.starts_with(b"-----") => 1,
+        _ => return false,
+    };
+    let Some(after) = line[at..].strip_prefix(b"-----BEGIN ".as_slice()) else {
+        return false;
+    };
+    let Some(close) = memchr::memmem::find(after, b"-----") else {
+        return false;
+    };
+    let label = &after[..close];
+    !formats()
+        .pem_labels
+        .iter()
+        .any(|l| label.ends_with(l.as_bytes()))
+}
+
+/// Whether item `j` of an array is a key body line shown right after a public
+/// BEGIN line (past other body lines): the array's lines are one file's lines.
+fn in_public_block(items: &[Json], j: usize) -> bool {
+    let mut k = j;
+    while k > 0 && j - k < 512 {
+        k -= 1;
+        let Some(t) = items.get(k).and_then(line_text_ref) else {
+            return false;
+        };
+        let line = t.as_bytes();
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if key_body(line).is_none() {
+            return public_begin(line);
+        }
+    }
+    false
 }
 
 fn spans_in(s: &str, folded: &[u8]) -> Vec<Range<usize>> {
@@ -183,6 +341,7 @@ fn spans_in(s: &str, folded: &[u8]) -> Vec<Range<usize>> {
             Trigger::Aws => aws(bytes, start, end),
             Trigger::Prefix(i) => token(bytes, start, end, &f.prefixes[i]),
             Trigger::Key => key_value(s, end),
+            Trigger::Url => url_password(bytes, start, end),
         };
         // Leftmost-longest finds `access_token` before the `token` inside it; when
         // the longest trigger at a start fails, a shorter one at the same start
@@ -249,6 +408,33 @@ fn aws(bytes: &[u8], start: usize, end: usize) -> Option<Range<usize>> {
         return None;
     }
     Some(start..body_end)
+}
+
+/// `scheme://user:password@host`: the password, as URLs carry it in configs and
+/// connection strings; the scheme, user and host stay readable.
+fn url_password(bytes: &[u8], start: usize, end: usize) -> Option<Range<usize>> {
+    let scheme = bytes[..start]
+        .iter()
+        .rev()
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-'))
+        .count();
+    if scheme == 0 {
+        return None;
+    }
+    let auth_len = bytes[end..]
+        .iter()
+        .take_while(|b| !b.is_ascii_whitespace() && !b"/?#@\"'`<>".contains(b))
+        .count();
+    let at = end + auth_len;
+    if bytes.get(at) != Some(&b'@') {
+        return None;
+    }
+    let colon = end + bytes[end..at].iter().position(|&b| b == b':')?;
+    let pw = colon + 1..at;
+    if pw.is_empty() || &bytes[pw.clone()] == PLACEHOLDER.as_bytes() {
+        return None;
+    }
+    Some(pw)
 }
 
 fn token(bytes: &[u8], start: usize, end: usize, p: &TokenPrefix) -> Option<Range<usize>> {
@@ -367,15 +553,79 @@ pub fn secret_spans_bytes(bytes: &[u8]) -> Vec<Range<usize>> {
     }
 }
 
+/// The secret spans of raw bytes read as UTF-16 (either byte order, either
+/// alignment): a code unit whose other byte is zero stands for its ASCII byte.
+/// Offsets are byte offsets of `bytes`; empty when there is no zero byte.
+pub fn secret_spans_wide(bytes: &[u8]) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    if memchr::memchr(0, bytes).is_none() {
+        return out;
+    }
+    for first in 0..2 {
+        // Units starting at `first`, `first + 2`, ...; each byte of a unit is
+        // tried as the character (little- then big-endian).
+        for low in 0..2 {
+            let narrow: Vec<u8> = bytes
+                .get(first..)
+                .unwrap_or_default()
+                .chunks_exact(2)
+                .map(|u| {
+                    let (c, z) = (u[low], u[1 - low]);
+                    if z == 0 && c != 0 && c < 0x80 {
+                        c
+                    } else {
+                        0x01
+                    }
+                })
+                .collect();
+            if let Ok(text) = std::str::from_utf8(&narrow) {
+                for r in secret_spans(text) {
+                    out.push(first + 2 * r.start..first + 2 * r.end);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The text of `part` of `whole` with the secret `spans` of `whole` (its
+/// `secret_spans_bytes`) masked where they overlap it: a piece cut from a line
+/// (a search match or group) masked by what the whole line shows.
+pub fn mask_part(whole: &[u8], spans: &[Range<usize>], part: Range<usize>) -> String {
+    let text = |r: Range<usize>| String::from_utf8_lossy(whole.get(r).unwrap_or_default());
+    let mut out = String::new();
+    let mut last = part.start;
+    for span in spans {
+        if span.end <= part.start || span.start >= part.end {
+            continue;
+        }
+        if span.start > last {
+            out.push_str(&text(last..span.start));
+        }
+        out.push_str(PLACEHOLDER);
+        last = span.end;
+    }
+    if last < part.end {
+        out.push_str(&text(last..part.end));
+    }
+    out
+}
+
 /// Replaces the secrets of `s`; `None` when there are none.
 pub fn mask_str(s: &str) -> Option<(String, usize)> {
-    let spans = secret_spans(s);
+    mask_with(s, true)
+}
+
+/// `mask_str`; key body lines are masked only when `bodies`.
+fn mask_with(s: &str, bodies: bool) -> Option<(String, usize)> {
+    let spans = spans_of(s, bodies);
     if spans.is_empty() {
         return None;
     }
     let mut out = String::with_capacity(s.len());
     let mut last = 0;
     for span in &spans {
+        record(&s[span.clone()]);
         out.push_str(&s[last..span.start]);
         out.push_str(PLACEHOLDER);
         last = span.end;
@@ -390,7 +640,50 @@ pub fn mask_str(s: &str) -> Option<(String, usize)> {
 /// and joined by LF, which no trigger contains), so a large envelope costs one SIMD
 /// scan rather than a search call per string; only the strings it hits are checked
 /// against the full formats.
+///
+/// Then every other occurrence of a value it masked is masked (`write_masked`).
 pub fn mask_tree(value: &mut Json) -> usize {
+    // Nested in `write_masked` (its fallback, or an item of `across`): keep what
+    // the outer pass recorded, and give it this pass's values too.
+    let outer = RECORDED.with(|r| r.borrow_mut().replace(Vec::new()));
+    let n = mask_tree_once(value);
+    let values = RECORDED.with(|r| r.borrow_mut().take()).unwrap_or_default();
+    let mut m = 0;
+    if !values.is_empty() {
+        if let Some(finder) = recorded_finder(&values, false) {
+            m = mask_recorded_tree(value, &finder);
+        }
+    }
+    if let Some(mut outer) = outer {
+        outer.extend(values);
+        RECORDED.with(|r| *r.borrow_mut() = Some(outer));
+    }
+    n + m
+}
+
+fn mask_recorded_tree(value: &mut Json, finder: &AhoCorasick) -> usize {
+    let one = |s: &mut String| match replace_recorded(s, finder, false) {
+        Some((masked, n)) => {
+            *s = masked;
+            n
+        }
+        None => 0,
+    };
+    match value {
+        Json::Str(s) => one(s),
+        Json::Arr(items) => items
+            .iter_mut()
+            .map(|i| mask_recorded_tree(i, finder))
+            .sum(),
+        Json::Obj(members) => members
+            .iter_mut()
+            .map(|(k, v)| one(k) + mask_recorded_tree(v, finder))
+            .sum(),
+        _ => 0,
+    }
+}
+
+fn mask_tree_once(value: &mut Json) -> usize {
     let mut c = Collected::default();
     c.collect(value);
     c.flush();
@@ -403,6 +696,7 @@ pub fn mask_tree(value: &mut Json) -> usize {
         arrays: &c.arrays,
         next_array: 0,
         pem_hits: &c.pem_hits,
+        public: &c.public,
     };
     state.mask(value)
 }
@@ -416,7 +710,22 @@ pub fn mask_tree(value: &mut Json) -> usize {
 /// are checked against the full formats and re-written within the window. A
 /// private-key block left open at the end of a string may continue in the next
 /// strings of its array; that rare case takes the tree pass (`mask_tree`).
+///
+/// A second pass masks every other occurrence (ignoring ASCII case) of a secret
+/// value the first one masked: a value shown without its key (a search group, the
+/// `+` line of a diff that moved or lower-cased it) is still the secret.
 pub fn write_masked(value: &mut Json) -> (String, usize) {
+    RECORDED.with(|r| *r.borrow_mut() = Some(Vec::new()));
+    let (text, n) = write_masked_once(value);
+    let values = RECORDED.with(|r| r.borrow_mut().take()).unwrap_or_default();
+    if values.is_empty() {
+        return (text, n);
+    }
+    let (text, m) = mask_recorded(text, values);
+    (text, n + m)
+}
+
+fn write_masked_once(value: &mut Json) -> (String, usize) {
     let mut w = MaskWriter::default();
     w.write(value);
     w.flush();
@@ -430,6 +739,123 @@ pub fn write_masked(value: &mut Json) -> (String, usize) {
     let text = String::from_utf8(w.out)
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     (text, w.count)
+}
+
+thread_local! {
+    /// The secret values masked while an envelope is written (`write_masked`).
+    static RECORDED: std::cell::RefCell<Option<Vec<String>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Shortest value searched for again: shorter ones are words, not secrets.
+const RECORD_MIN: usize = 8;
+
+/// Notes a masked value for `write_masked`'s second pass. Only a value that
+/// looks like a secret is searched again: one word (no blank) holding a digit, so
+/// a plain word a key name caught (`token = "password"`, `secret: none`) is not
+/// masked all over the envelope.
+fn record(v: &str) {
+    if v.len() < RECORD_MIN
+        || v.len() > 512
+        || !v.bytes().any(|b| b.is_ascii_digit())
+        || v.bytes().any(|b| b.is_ascii_whitespace())
+    {
+        return;
+    }
+    RECORDED.with(|r| {
+        if let Some(list) = r.borrow_mut().as_mut() {
+            if list.len() < 1024 {
+                list.push(v.to_string());
+            }
+        }
+    });
+}
+
+/// The envelope text with every occurrence of a recorded value masked.
+fn mask_recorded(text: String, values: Vec<String>) -> (String, usize) {
+    match recorded_finder(&values, true).and_then(|f| replace_recorded(&text, &f, true)) {
+        Some((masked, n)) => (masked, n),
+        None => (text, 0),
+    }
+}
+
+/// A case-insensitive search (in lowercased text) for the recorded values, as JSON-escaped (`json`) or
+/// raw. A value made only of the characters JSON writes outside strings (digits,
+/// `true`, `,`...) is left out, so a match in JSON text is always inside a string
+/// and the text stays valid JSON; so are values inside the placeholder.
+fn recorded_finder(values: &[String], json: bool) -> Option<AhoCorasick> {
+    let placeholder = PLACEHOLDER.to_ascii_lowercase();
+    let mut words: Vec<String> = values
+        .iter()
+        .filter(|v| {
+            let low = v.to_ascii_lowercase();
+            !placeholder.contains(&low)
+                && !low.contains(&placeholder)
+                && low
+                    .bytes()
+                    .any(|b| !b"0123456789.-+e,:[]{}truefalsn \t".contains(&b))
+        })
+        .map(|v| {
+            if !json {
+                return v.clone();
+            }
+            let quoted = serde_json::to_string(v).unwrap_or_default();
+            quoted
+                .get(1..quoted.len().saturating_sub(1))
+                .unwrap_or_default()
+                .to_string()
+        })
+        .filter(|v| !v.is_empty())
+        .map(|v| v.to_ascii_lowercase())
+        .collect();
+    if words.is_empty() {
+        return None;
+    }
+    words.sort();
+    words.dedup();
+    // Lowercase words in lowercased text, like the trigger finder: the SIMD
+    // prefilter stays on, which an ASCII-case-insensitive automaton loses.
+    AhoCorasickBuilder::new()
+        .match_kind(MatchKind::LeftmostLongest)
+        .build(&words)
+        .ok()
+}
+
+/// `text` with every match of `finder` masked; in JSON text (`json`) a match must
+/// start a character of a string, not follow an escaping backslash.
+fn replace_recorded(text: &str, finder: &AhoCorasick, json: bool) -> Option<(String, usize)> {
+    let bytes = text.as_bytes();
+    let folded = bytes.to_ascii_lowercase();
+    let mut out = String::new();
+    let mut last = 0;
+    let mut n = 0;
+    let mut pos = 0;
+    while pos < bytes.len() {
+        let input = aho_corasick::Input::new(&folded).span(pos..folded.len());
+        let Some(m) = finder.find(input) else { break };
+        let escaped = json
+            && bytes[..m.start()]
+                .iter()
+                .rev()
+                .take_while(|&&b| b == b'\\')
+                .count()
+                % 2
+                == 1;
+        if escaped || !text.is_char_boundary(m.start()) || !text.is_char_boundary(m.end()) {
+            pos = m.start() + 1;
+            continue;
+        }
+        out.push_str(&text[last..m.start()]);
+        out.push_str(PLACEHOLDER);
+        last = m.end();
+        pos = m.end();
+        n += 1;
+    }
+    if n == 0 {
+        return None;
+    }
+    out.push_str(&text[last..]);
+    Some((out, n))
 }
 
 #[cfg(test)]
@@ -455,6 +881,8 @@ struct Pending<'a> {
     start: usize,
     end: usize,
     text: &'a str,
+    /// An array item in a public block (`in_public_block`): its body lines stay.
+    public: bool,
 }
 
 /// An array being written.
@@ -477,6 +905,8 @@ struct MaskWriter<'a> {
     window: usize,
     pending: Vec<Pending<'a>>,
     candidates: Vec<Candidate>,
+    /// Strings of the window that hold a key body line (`has_key_body_line`).
+    forced: Vec<Candidate>,
     blocks: Vec<(usize, u64)>,
     scratch: Vec<u8>,
     frames: Vec<Frame<'a>>,
@@ -495,10 +925,28 @@ impl<'a> MaskWriter<'a> {
     fn string(&mut self, s: &'a str) {
         let start = self.out.len();
         write_str(&mut self.out, s);
+        // A key body line has no trigger bytes: the string is a candidate as a whole.
+        let mut public = false;
+        if has_key_body_line(s) {
+            public = self.frames.last().is_some_and(|f| {
+                f.items
+                    .get(f.item)
+                    .and_then(line_text_ref)
+                    .is_some_and(|t| std::ptr::eq(t, s))
+                    && in_public_block(f.items, f.item)
+            });
+            if !public {
+                self.forced.push(Candidate {
+                    at: start + 1,
+                    pem: false,
+                });
+            }
+        }
         self.pending.push(Pending {
             start,
             end: self.out.len(),
             text: s,
+            public,
         });
         if self.out.len() - self.window >= WINDOW {
             self.flush();
@@ -650,6 +1098,7 @@ impl<'a> MaskWriter<'a> {
                 if !s.is_empty() && s != PLACEHOLDER && is_secret_key(k) {
                     let (key, n) = mask_str(k).unwrap_or_else(|| (k.clone(), 0));
                     if is_secret_key(&key) {
+                        record(s);
                         write_str(&mut self.out, &key);
                         self.out.push(b':');
                         write_str(&mut self.out, PLACEHOLDER);
@@ -716,6 +1165,10 @@ impl<'a> MaskWriter<'a> {
             &mut candidates,
             &mut self.blocks,
         );
+        if !self.forced.is_empty() {
+            candidates.append(&mut self.forced);
+            candidates.sort_by_key(|c| c.at);
+        }
         let pending = std::mem::take(&mut self.pending);
         let at = |c: &Candidate| {
             let i = pending.partition_point(|p| p.end <= c.at);
@@ -744,7 +1197,7 @@ impl<'a> MaskWriter<'a> {
                 continue;
             }
             last_hit = i;
-            if let Some((masked, n)) = mask_str(p.text) {
+            if let Some((masked, n)) = mask_with(p.text, !p.public) {
                 self.count += n;
                 replaced.push((p.start, p.end, masked));
             }
@@ -796,8 +1249,8 @@ struct Candidate {
 /// for a position says byte x may be at that position of pattern b, and a triple
 /// (t[i-1], t[i], t[i+1]) is a candidate when some bit is set at all three. Every
 /// secret format has one of these triples, in the serialized (escaped) text too:
-/// 0: g h/i o/p/t (ghp_, gho_, github_pat_); 1: s/x k/o -/x (sk-, xox);
-/// 3: - - - (-----BEGIN); 4: A/B K/S/e I/a (AKIA, ASIA, Bearer);
+/// 0: g h/i o/p/t (ghp_, gho_, github_pat_); 1: s/x/r k/o -/x/_ (sk-, xox, sk_live_,
+/// rk_live_); 3: -/: -// -// (-----BEGIN, ://); 4: A/B K/S/e I/a (AKIA, ASIA, Bearer);
 /// then a key name, blanks or quotes (`\t` and `\"` escaped), `=` or `:`:
 /// 5: the key's last two letters (r w e, or the `\` of `\t`, then d t n y), the sign;
 /// 6: its last letter, a blank or quote, the sign; 7: two blanks or quotes, the sign;
@@ -838,13 +1291,20 @@ const fn triples() -> Triples {
         (
             1,
             [
-                (&[0x3, 0x8], &[0x7]),
+                (&[0x2, 0x3, 0x8], &[0x7]),
                 (&[0xb, 0xf], &[0x6]),
-                (&[0x8, 0xd], &[0x2, 0x7]),
+                (&[0x8, 0xd, 0xf], &[0x2, 0x5, 0x7]),
             ],
         ),
         (2, [(&[0xc], &[0x5]), BLANK, SIGN]),
-        (3, [(&[0xd], &[0x2]), (&[0xd], &[0x2]), (&[0xd], &[0x2])]),
+        (
+            3,
+            [
+                (&[0xa, 0xd], &[0x2, 0x3]),
+                (&[0xd, 0xf], &[0x2]),
+                (&[0xd, 0xf], &[0x2]),
+            ],
+        ),
         (
             4,
             [
@@ -1044,11 +1504,14 @@ unsafe fn scan_avx512(
 fn verify(t: &[u8], i: usize, base: usize, out: &mut Vec<Candidate>) {
     let Some(&sign) = t.get(i + 1) else { return };
     if sign != b'=' && sign != b':' {
-        const LITERALS: [&[u8]; 8] = [
+        const LITERALS: [&[u8]; 11] = [
             b"ghp_",
             b"gho_",
             b"github_pat_",
             b"sk-",
+            b"sk_live_",
+            b"rk_live_",
+            b"://",
             b"xox",
             b"Bearer",
             b"AKIA",
@@ -1127,6 +1590,12 @@ struct Collected {
     base: usize,
     hit: Vec<bool>,
     pem_hits: Vec<usize>,
+    /// Strings holding a key body line, which the finder cannot see.
+    forced: Vec<usize>,
+    /// Array items in a public block (`in_public_block`), ascending; `gate`: the
+    /// next one, to be added.
+    public: Vec<usize>,
+    gate: Option<*const u8>,
     any: bool,
     arrays: Vec<(usize, usize)>,
 }
@@ -1137,6 +1606,12 @@ impl Collected {
     }
 
     fn add(&mut self, s: &str) {
+        if self.gate.is_some_and(|g| std::ptr::eq(g, s.as_ptr())) {
+            self.gate = None;
+            self.public.push(self.count());
+        } else if has_key_body_line(s) {
+            self.forced.push(self.count());
+        }
         self.starts.push(self.joined.len());
         let from = self.joined.len();
         self.joined.extend_from_slice(s.as_bytes());
@@ -1150,6 +1625,12 @@ impl Collected {
     fn flush(&mut self) {
         let f = formats();
         self.hit.resize(self.count(), false);
+        for i in self.forced.drain(..) {
+            if let Some(h) = self.hit.get_mut(i) {
+                *h = true;
+                self.any = true;
+            }
+        }
         let mut idx = 0usize;
         for m in f.finder.find_iter(&self.joined) {
             while idx + 1 < self.starts.len() && self.starts[idx + 1] <= m.start() {
@@ -1174,7 +1655,12 @@ impl Collected {
             Json::Arr(items) => {
                 let slot = self.arrays.len();
                 self.arrays.push((self.count(), 0));
-                for item in items {
+                for (j, item) in items.iter().enumerate() {
+                    if let Some(t) = line_text_ref(item) {
+                        if has_key_body_line(t) && in_public_block(items, j) {
+                            self.gate = Some(t.as_ptr());
+                        }
+                    }
                     self.collect(item);
                 }
                 self.arrays[slot].1 = self.count();
@@ -1197,6 +1683,7 @@ struct Walk<'a> {
     arrays: &'a [(usize, usize)],
     next_array: usize,
     pem_hits: &'a [usize],
+    public: &'a [usize],
 }
 
 impl Walk<'_> {
@@ -1209,8 +1696,15 @@ impl Walk<'_> {
     fn mask(&mut self, value: &mut Json) -> usize {
         match value {
             Json::Str(s) => {
+                let public = self.public.binary_search(&self.next).is_ok();
                 if self.take() {
-                    mask_in_place(s)
+                    match mask_with(s, !public) {
+                        Some((masked, n)) => {
+                            *s = masked;
+                            n
+                        }
+                        None => 0,
+                    }
                 } else {
                     0
                 }
@@ -1242,6 +1736,7 @@ impl Walk<'_> {
                         // `{"password": "hunter2"}` is the key=value format, serialized.
                         if let Json::Str(s) = v {
                             if !s.is_empty() && s != PLACEHOLDER && is_secret_key(k) {
+                                record(s);
                                 *s = PLACEHOLDER.to_string();
                                 n += 1;
                                 // Keep the walk in step with `collect`.
@@ -1402,11 +1897,102 @@ mod tests {
         assert_eq!(m(cert), cert);
     }
     #[test]
+    fn key_body_lines_and_their_look_alikes() {
+        let body = "MIIERIgP/58waM+Dx3A5idNoDCDBwb2Dc4/dsdc6lC1MXlPq2Ymk/yE9fz1WuvL4";
+        assert_eq!(m(body), PLACEHOLDER);
+        assert_eq!(
+            m(&format!("a\n+{body}\r\nb")),
+            format!("a\n+{PLACEHOLDER}\r\nb")
+        );
+        let sha = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+        for keep in [
+            sha,
+            "ThisIsAVeryLongIdentifierWithoutAnyDigitsInItAtAll",
+            "libs/geometry/index/test/rtree/generated/p3d/Jamfile",
+            &body[..39],
+            &format!("{body}QUJDRAQUJDRAQ"),
+            &format!("  {body}"),
+        ] {
+            assert_eq!(m(keep), keep);
+        }
+        let cert = format!(
+            "-----BEGIN CERTIFICATE-----\n{body}\n{body}\n-----END CERTIFICATE-----\n{body}"
+        );
+        assert_eq!(
+            m(&cert),
+            format!(
+                "-----BEGIN CERTIFICATE-----\n{body}\n{body}\n-----END CERTIFICATE-----\n{PLACEHOLDER}"
+            )
+        );
+        // Lines of an array: the same, in both passes.
+        let pub_ = "MIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBa";
+        let lines = Json::Arr(vec![
+            Json::str("-----BEGIN CERTIFICATE-----"),
+            Json::str(pub_),
+            Json::str(pub_),
+            Json::str("-----END CERTIFICATE-----"),
+            Json::str(body),
+        ]);
+        let mut a = lines.clone();
+        assert_eq!(mask_tree(&mut a), 1);
+        let mut b = lines.clone();
+        let (text, n) = write_masked(&mut b);
+        assert_eq!((text.as_str(), n), (a.to_string_compact().as_str(), 1));
+        assert!(text.ends_with(&format!(r#""-----END CERTIFICATE-----","{PLACEHOLDER}"]"#)));
+    }
+    #[test]
+    fn a_masked_value_is_masked_elsewhere_in_the_envelope() {
+        let mut j = Json::obj();
+        j.push("text", Json::str("password = \"hunter2hunter2\""));
+        j.push(
+            "groups",
+            Json::Arr(vec![
+                Json::str("HUNTER2HUNTER2"),
+                Json::str("x\\hunter2hunter2"),
+            ]),
+        );
+        j.push("short", Json::str("pw: abc then abc"));
+        j.push("n", Json::UInt(12345678));
+        let mut a = j.clone();
+        let (text, n) = write_masked(&mut a);
+        assert_eq!(
+            text,
+            r#"{"text":"password = \"[REDACTED_SECRET]\"","groups":["[REDACTED_SECRET]","x\\[REDACTED_SECRET]"],"short":"pw: abc then abc","n":12345678}"#
+        );
+        assert_eq!(n, 3);
+        let mut b = j.clone();
+        assert_eq!(mask_tree(&mut b), 3);
+        assert_eq!(b.to_string_compact(), text);
+    }
+    #[test]
+    fn url_passwords_and_stripe_keys() {
+        assert_eq!(
+            m("postgres://admin:Sup3rS3cret@db.example/x"),
+            format!("postgres://admin:{PLACEHOLDER}@db.example/x")
+        );
+        for keep in [
+            "https://user@example.com/a",
+            "http://example.com:8080/b",
+            "a://b",
+        ] {
+            assert_eq!(m(keep), keep);
+        }
+        assert_eq!(
+            m("k sk_live_51H8abcdefGHIJKLmnop"),
+            format!("k {PLACEHOLDER}")
+        );
+        assert_eq!(
+            m("k rk_live_51H8abcdefGHIJKLmnop"),
+            format!("k {PLACEHOLDER}")
+        );
+    }
+    #[test]
     fn masked_text_masks_to_itself() {
         for s in [
             "password=[REDACTED_SECRET]",
             "password=[REDACTED_SECRET] and more",
             "api_key: [REDACTED_SECRET]",
+            "postgres://admin:[REDACTED_SECRET]@db",
         ] {
             assert_eq!(mask_str(s), None, "{s}");
         }
@@ -1534,7 +2120,7 @@ mod tests {
             let text = format!("[\"x {}abc\"]", p.prefix);
             assert!(found(&text).iter().any(|c| c.at == 4), "{text}");
         }
-        for word in ["Bearer", "AKIA", "ASIA"] {
+        for word in ["Bearer", "AKIA", "ASIA", "://"] {
             let text = format!("[\"x {word}\"]");
             assert!(found(&text).iter().any(|c| c.at == 4), "{text}");
         }

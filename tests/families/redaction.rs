@@ -307,6 +307,10 @@ proptest! {
                 Just("password=abc -----BEGIN RSA PRIVATE KEY-----".to_string()),
                 Just("-----END RSA PRIVATE KEY----- token: zz9".to_string()),
                 Just("-----BEGIN CERTIFICATE-----".to_string()),
+                Just(BODY1.to_string()),
+                Just(format!("+{BODY2}")),
+                Just("password = \"Hunter2Hunter2\" and".to_string()),
+                Just("hunter2hunter2 again HUNTER2HUNTER2".to_string()),
                 "[a-z]{0,4}(password|Token)[\"' ]?[=:] ?\"?[a-z0-9]{1,8}",
                 "ghp_[A-Za-z0-9]{20}",
             ],
@@ -422,4 +426,226 @@ fn secrets_in_files_never_come_back_from_writes_searches_diffs_or_undo() {
     check(&env.run(&["tx", "diff", &id]));
     // The file itself keeps the secret: only output is masked.
     assert!(String::from_utf8_lossy(&env.read("c.txt")).contains(token));
+}
+
+/// Two 64-character body lines, as a real RSA key has them.
+const BODY1: &str = "MIIERIgP/58waM+Dx3A5idNoDCDBwb2Dc4/dsdc6lC1MXlPq2Ymk/yE9fz1WuvL4";
+const BODY2: &str = "MIIENUyv+D8FnyVVdBZdzst6iAxQa2H9uZ0+t1sAq6DdWXLgEJKC5BjfiOXslIVU";
+
+/// The exploratory test's repository: `secrets.txt` (a key block, an AWS key id and
+/// a password; `hunter2hunter2` starts at byte 258) and `key.pem`, committed.
+fn leak_env() -> TestEnv {
+    let env = TestEnv::new();
+    let pem = format!(
+        "-----BEGIN RSA PRIVATE KEY-----\n{BODY1}\n{BODY2}\n-----END RSA PRIVATE KEY-----\n"
+    );
+    env.write(
+        "secrets.txt",
+        format!(
+            "config start\n{pem}aws_access_key_id = AKIAIOSFODNN7EXAMPLE\npassword = \"hunter2hunter2\"\n"
+        ),
+    );
+    env.write("key.pem", &pem);
+    env
+}
+
+/// None of `secrets` (nor the lower-case spelling) appears on stdout or stderr.
+fn hides(r: &crate::support::Run, secrets: &[&str]) {
+    for s in secrets {
+        for form in [s.to_string(), s.to_ascii_lowercase()] {
+            assert!(
+                !r.stdout.contains(&form) && !r.stderr.contains(&form),
+                "{form} leaked:\n{}{}",
+                r.stdout,
+                r.stderr
+            );
+        }
+    }
+}
+
+const KNOWN: [&str; 5] = [
+    "hunter2hunter2",
+    "AKIAIOSFODNN7EXAMPLE",
+    "IOSFODNN7EXAMPLE",
+    BODY1,
+    BODY2,
+];
+
+#[test]
+fn search_matches_are_masked_by_their_whole_line() {
+    let env = leak_env();
+    for pat in [
+        "hunter2hunter2",
+        r#"password = "(?P<pw>.*)""#,
+        r"AKIA(\w+)",
+        "MIIE.*",
+    ] {
+        let r = env.run(&["search", pat, "--output", "matches"]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert!(r.stdout.contains(P), "{pat}: {}", r.stdout);
+        hides(&r, &KNOWN);
+    }
+}
+
+#[test]
+fn a_masked_value_is_masked_wherever_else_it_appears() {
+    let env = leak_env();
+    env.write(
+        "src/app.py",
+        "password = \"hunter2hunter2\"\nAWS_KEY = \"AKIAIOSFODNN7EXAMPLE\"\n",
+    );
+    let r = env.run(&[
+        "replace",
+        r#"^(\w+) = "(.*)"$"#,
+        r#"$1 = os.environ.get("$1", "$2")"#,
+        "src/app.py",
+        "--dry-run",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    hides(&r, &KNOWN);
+    let r = env.run(&[
+        "replace",
+        r#"= "(.*)""#,
+        r#"= "${1:lower}""#,
+        "src/app.py",
+        "--dry-run",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    hides(&r, &KNOWN);
+}
+
+#[test]
+fn key_body_lines_are_masked_without_their_begin_line() {
+    let env = leak_env();
+    let runs = [
+        env.run(&["read", "key.pem", "--range", "3:4"]),
+        env.run(&["read", "secrets.txt", "--match", "MIIE"]),
+        env.run(&["search", "MIIE", "--context", "0"]),
+        env.run(&[
+            "edit",
+            "key.pem",
+            "--old",
+            "-----END RSA",
+            "--new",
+            "-----END  RSA",
+            "--dry-run",
+        ]),
+    ];
+    for r in &runs {
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        hides(r, &KNOWN);
+        hides(r, &["MIIERIgP", "MIIENUyv"]);
+    }
+    // A hex window inside a body line shows only stars.
+    let h = env.run(&["read", "key.pem", "--as", "hex", "--bytes", "50:60"]);
+    let rows = h.json["rows"].as_array().unwrap();
+    assert!(!rows.is_empty());
+    for row in rows {
+        let hex = row["hex"].as_str().unwrap();
+        assert!(hex.split(' ').all(|b| b == "2a"), "{hex}");
+    }
+    // Lower-case hex (a sha256, a commit id) and prose lines stay as they are.
+    let sha = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+    let commit = "1ac2068f4d5e6b7c8d9e0f1a2b3c4d5e6f7a8b9c";
+    let plain = "ThisIsAVeryLongIdentifierWithoutAnyDigitsInItAtAll";
+    env.write("h.txt", format!("{sha}\n{commit}\n{plain}\n"));
+    let r = env.run(&["read", "h.txt"]);
+    assert_eq!(r.lines(), vec![sha, commit, plain]);
+}
+
+#[test]
+fn strings_window_inside_a_secret_is_masked() {
+    let env = leak_env();
+    let r = env.run(&[
+        "read",
+        "secrets.txt",
+        "--as",
+        "strings",
+        "--bytes",
+        "258:272",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    hides(&r, &["hunter2hunter2", "hunter2"]);
+    let r = env.run(&[
+        "read",
+        "secrets.txt",
+        "--as",
+        "strings",
+        "--bytes",
+        "226:240",
+    ]);
+    hides(&r, &["KIAIOSFODNN7EX", "IOSFODNN7"]);
+}
+
+#[test]
+fn url_credentials_and_stripe_keys_are_masked() {
+    let env = TestEnv::new();
+    let url = "postgres://admin:Sup3rS3cret@db.example/x";
+    let live = "sk_live_51H8abcdefGHIJKLmnopQRST0123";
+    let restricted = "rk_live_51H8abcdefGHIJKLmnopQRST0123";
+    env.write(
+        "c.txt",
+        format!("db {url}\nstripe {live}\nr {restricted}\n"),
+    );
+    let r = env.run(&["read", "c.txt"]);
+    hides(&r, &["Sup3rS3cret", live, restricted]);
+    assert_eq!(
+        r.lines(),
+        vec![
+            format!("db postgres://admin:{P}@db.example/x"),
+            format!("stripe {P}"),
+            format!("r {P}"),
+        ]
+    );
+    // A URL without a password is left alone.
+    env.write(
+        "u.txt",
+        "see https://user@example.com/a and http://example.com:8080/b\n",
+    );
+    let r = env.run(&["read", "u.txt"]);
+    assert!(!r.stdout.contains(P), "{}", r.stdout);
+}
+
+#[test]
+fn hex_of_utf16_text_is_masked() {
+    let env = TestEnv::new();
+    let text = "id = 1\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\npassword = \"hunter2hunter2\"\n";
+    for (name, bom, unit) in [
+        (
+            "le.txt",
+            [0xff, 0xfe],
+            (|c: u16| c.to_le_bytes()) as fn(u16) -> [u8; 2],
+        ),
+        ("be.txt", [0xfe, 0xff], |c: u16| c.to_be_bytes()),
+    ] {
+        let mut bytes = bom.to_vec();
+        for c in text.encode_utf16() {
+            bytes.extend_from_slice(&unit(c));
+        }
+        std::fs::write(env.path(name), &bytes).unwrap();
+        let h = env.run(&["read", name, "--as", "hex", "--bytes", "0:400"]);
+        assert_eq!(h.code, 0, "{}", h.stderr);
+        let all: String = h.json["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["hex"].as_str().unwrap().replace(' ', ""))
+            .collect();
+        for secret in ["AKIAIOSFODNN7EXAMPLE", "hunter2hunter2"] {
+            let wide: String = secret
+                .encode_utf16()
+                .flat_map(unit)
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            assert!(!all.contains(&wide[8..24]), "{name} {secret}: {all}");
+        }
+        assert!(all.contains("2a2a2a2a"), "{all}");
+        // The text around stays readable: "id = 1".
+        let id: String = "id"
+            .encode_utf16()
+            .flat_map(unit)
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert!(all.contains(&id), "{all}");
+    }
 }

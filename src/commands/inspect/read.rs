@@ -542,6 +542,14 @@ fn hex_view(
         // Whole lines around the window, so a secret crossing its edge is seen whole.
         let ws = memchr::memrchr(b'\n', &buf[..a]).map_or(0, |i| i + 1);
         let we = memchr::memchr(b'\n', &buf[b..]).map_or(buf.len(), |i| b + i);
+        // UTF-16 text (`41 00 4b 00 ...`) has its zero bytes, not its newlines,
+        // between characters: it is masked over the whole margin.
+        let wide = redact::secret_spans_wide(&buf);
+        for span in wide {
+            for byte in buf.get_mut(span).unwrap_or_default() {
+                *byte = b'*';
+            }
+        }
         for span in redact::secret_spans_bytes(&buf[ws..we]) {
             for byte in &mut buf[ws + span.start..ws + span.end] {
                 *byte = b'*';
@@ -591,6 +599,49 @@ fn hex_view(
     Ok(Output::cut(&out, truncated))
 }
 
+/// The runs cut by the window's edges (the first, the last) lose the context that
+/// makes their text a secret (`password = "` before a window that starts in the
+/// value): mask them by the whole lines around them, as `hex_view` does. Runs
+/// inside the window are whole and the envelope mask sees them as they are.
+fn mask_edge_runs(
+    file: &mut File,
+    items: &mut [StringItem],
+    start: u64,
+    stop_at: u64,
+    size: u64,
+) -> std::io::Result<()> {
+    let n = items.len();
+    for i in [0, n.saturating_sub(1)] {
+        let Some(item) = items.get_mut(i) else {
+            continue;
+        };
+        let len = item.text.len() as u64;
+        let run_end = item.offset.saturating_add(len);
+        let at_edge = (item.offset == start && start > 0) || (run_end >= stop_at && stop_at < size);
+        if !at_edge || (i > 0 && n == 1) {
+            continue;
+        }
+        let low = item.offset.saturating_sub(HEX_MARGIN);
+        let high = run_end.saturating_add(HEX_MARGIN).min(size);
+        let buf = read_at(file, low, high.saturating_sub(low))?;
+        let (a, b) = ((item.offset - low) as usize, (run_end - low) as usize);
+        // Only a run whose text is its bytes can be masked in place; others whole.
+        if buf.get(a..b) != Some(item.text.as_bytes()) {
+            continue;
+        }
+        let ws = memchr::memrchr(b'\n', &buf[..a]).map_or(0, |k| k + 1);
+        let we = memchr::memchr(b'\n', &buf[b..]).map_or(buf.len(), |k| b + k);
+        let spans: Vec<std::ops::Range<usize>> = redact::secret_spans_bytes(&buf[ws..we])
+            .into_iter()
+            .map(|r| r.start + ws..r.end + ws)
+            .collect();
+        if spans.iter().any(|r| r.start < b && a < r.end) {
+            item.text = redact::mask_part(&buf, &spans, a..b);
+        }
+    }
+    Ok(())
+}
+
 fn strings_view(
     ctx: &Ctx,
     args: &ReadArgs,
@@ -638,6 +689,8 @@ fn strings_view(
             break;
         }
     }
+    let mut file = reader.into_inner();
+    mask_edge_runs(&mut file, &mut items, start, stop_at, size).map_err(io)?;
     let truncated = resume.is_some() || first_cut.is_some();
     let mut next_commands = Vec::new();
     if let Some(at) = resume {

@@ -13,7 +13,7 @@
 use super::{ScanArgs, Skipped, chars, scan_error, show, skipped_list, starts, with_limit};
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
-use crate::protocol::{CmdError, Output, Repair, code, shell};
+use crate::protocol::{CmdError, Output, Repair, code, redact, shell};
 use crate::text::MAX_LINE_BYTES;
 use crate::workspace::Ctx;
 use crate::workspace::scan::{self, Entry};
@@ -499,6 +499,9 @@ impl Sink for MatchCollector<'_> {
             let r = region.strip_suffix(b"\n").unwrap_or(region);
             r.strip_suffix(b"\r").unwrap_or(r)
         };
+        // A match or group cut from a line loses the key name that marks its secret:
+        // mask the pieces by the whole region's secrets.
+        let mut spans: Option<Vec<std::ops::Range<usize>>> = None;
         for caps in self.pats.combined.captures_iter(region) {
             if self.out.len() as u64 >= self.remaining {
                 return Ok(false);
@@ -525,7 +528,8 @@ impl Sink for MatchCollector<'_> {
             let line = first + memchr::memchr_iter(b'\n', before).count() as u64;
             let line_start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
             let col_text = String::from_utf8_lossy(before.get(line_start..).unwrap_or_default());
-            let text = |m: regex::bytes::Match| String::from_utf8_lossy(m.as_bytes()).into_owned();
+            let spans = spans.get_or_insert_with(|| redact::secret_spans_bytes(region));
+            let text = |m: regex::bytes::Match| redact::mask_part(region, spans, m.range());
             let groups: Vec<Option<String>> = caps.iter().skip(1).map(|g| g.map(text)).collect();
             let names: BTreeMap<String, Option<String>> = re
                 .capture_names()
