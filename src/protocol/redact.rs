@@ -883,7 +883,89 @@ struct Pending<'a> {
     text: &'a str,
     /// An array item in a public block (`in_public_block`): its body lines stay.
     public: bool,
+    /// The array and item being written when the string was (for `public`).
+    item: Option<(&'a [Json], usize)>,
 }
+
+/// Whether `t` (serialized JSON text) holds a run of `BODY_MIN` bytes a key body
+/// line is made of (base64 and `=`; a JSON escape's letter counts, so this only
+/// over-approximates). Without AVX2, always true: every string gets the test.
+fn may_hold_body_line(t: &[u8]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        static AVX2: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        if *AVX2.get_or_init(|| std::arch::is_x86_feature_detected!("avx2")) {
+            // SAFETY: the CPU has AVX2 (checked above).
+            return unsafe { base64_run_avx2(t) };
+        }
+    }
+    true
+}
+
+/// `may_hold_body_line` 32 bytes at a time: a byte class mask per block, and the
+/// run of set bits carried from block to block.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn base64_run_avx2(t: &[u8]) -> bool {
+    use std::arch::x86_64::*;
+    let in_range = |v: __m256i, lo: u8, hi: u8| {
+        // Signed compares: bytes >= 0x80 are negative, so never in an ASCII range.
+        _mm256_and_si256(
+            _mm256_cmpgt_epi8(v, _mm256_set1_epi8(lo as i8 - 1)),
+            _mm256_cmpgt_epi8(_mm256_set1_epi8(hi as i8 + 1), v),
+        )
+    };
+    let mut run = 0u32;
+    let mut i = 0;
+    while i + 32 <= t.len() {
+        // SAFETY: i + 32 <= t.len(); loadu reads unaligned.
+        let v = unsafe { _mm256_loadu_si256(t.as_ptr().add(i).cast::<__m256i>()) };
+        let letters = _mm256_or_si256(in_range(v, b'A', b'Z'), in_range(v, b'a', b'z'));
+        let digits = in_range(v, b'0', b'9');
+        let signs = _mm256_or_si256(
+            _mm256_or_si256(
+                _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'+' as i8)),
+                _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'/' as i8)),
+            ),
+            _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'=' as i8)),
+        );
+        let all = _mm256_or_si256(_mm256_or_si256(letters, digits), signs);
+        let bits = _mm256_movemask_epi8(all) as u32;
+        if bits == u32::MAX {
+            run += 32;
+        } else {
+            // Bit 0 is the block's first byte: the run goes on through its low ones.
+            // A run inside one block is under 32 bytes, too short to matter.
+            if run + bits.trailing_ones() >= BODY_MIN as u32 {
+                return true;
+            }
+            run = bits.leading_ones();
+        }
+        if run >= BODY_MIN as u32 {
+            return true;
+        }
+        i += 32;
+    }
+    for &c in t.get(i..).unwrap_or_default() {
+        run = if BASE64_BYTE[c as usize] { run + 1 } else { 0 };
+        if run >= BODY_MIN as u32 {
+            return true;
+        }
+    }
+    false
+}
+
+/// The bytes of a key body line: base64 and its `=` padding.
+static BASE64_BYTE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric() || b == b'+' || b == b'/' || b == b'=';
+        c += 1;
+    }
+    t
+};
 
 /// An array being written.
 struct Frame<'a> {
@@ -925,28 +1007,14 @@ impl<'a> MaskWriter<'a> {
     fn string(&mut self, s: &'a str) {
         let start = self.out.len();
         write_str(&mut self.out, s);
-        // A key body line has no trigger bytes: the string is a candidate as a whole.
-        let mut public = false;
-        if has_key_body_line(s) {
-            public = self.frames.last().is_some_and(|f| {
-                f.items
-                    .get(f.item)
-                    .and_then(line_text_ref)
-                    .is_some_and(|t| std::ptr::eq(t, s))
-                    && in_public_block(f.items, f.item)
-            });
-            if !public {
-                self.forced.push(Candidate {
-                    at: start + 1,
-                    pem: false,
-                });
-            }
-        }
+        // Whether it is a key body line is decided per window (`flush`): most
+        // windows hold no run of 40 base64 bytes, and then no string needs the test.
         self.pending.push(Pending {
             start,
             end: self.out.len(),
             text: s,
-            public,
+            public: false,
+            item: self.frames.last().map(|f| (f.items, f.item)),
         });
         if self.out.len() - self.window >= WINDOW {
             self.flush();
@@ -1165,6 +1233,28 @@ impl<'a> MaskWriter<'a> {
             &mut candidates,
             &mut self.blocks,
         );
+        // A key body line has no trigger bytes: such a string is a candidate as a
+        // whole, unless it is a line of a public block (a certificate's body).
+        if may_hold_body_line(&self.out[window..end]) {
+            for p in &mut self.pending {
+                if !has_key_body_line(p.text) {
+                    continue;
+                }
+                p.public = p.item.is_some_and(|(items, i)| {
+                    items
+                        .get(i)
+                        .and_then(line_text_ref)
+                        .is_some_and(|t| std::ptr::eq(t, p.text))
+                        && in_public_block(items, i)
+                });
+                if !p.public {
+                    self.forced.push(Candidate {
+                        at: p.start + 1,
+                        pem: false,
+                    });
+                }
+            }
+        }
         if !self.forced.is_empty() {
             candidates.append(&mut self.forced);
             candidates.sort_by_key(|c| c.at);
@@ -1859,6 +1949,43 @@ pub fn contains_placeholder(s: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_window_prefilter_finds_every_run_of_40_base64_bytes() {
+        // Reference: the longest run of body-line bytes, byte by byte.
+        let longest = |t: &[u8]| {
+            let (mut run, mut best) = (0usize, 0usize);
+            for &c in t {
+                run = if BASE64_BYTE[c as usize] { run + 1 } else { 0 };
+                best = best.max(run);
+            }
+            best
+        };
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        for _ in 0..4000 {
+            let len = next() % 300;
+            let mut t: Vec<u8> = (0..len).map(|_| b" \",:\\{}[]-"[next() % 10]).collect();
+            // A few runs of base64 bytes of lengths around the threshold, anywhere.
+            for _ in 0..next() % 4 {
+                let run = 30 + next() % 20;
+                let at = next() % (t.len() + 1);
+                let piece: Vec<u8> = (0..run).map(|k| b"aZ09+/=Q"[(k + at) % 8]).collect();
+                t.splice(at..at, piece);
+            }
+            assert_eq!(
+                may_hold_body_line(&t),
+                longest(&t) >= BODY_MIN,
+                "{:?}",
+                String::from_utf8_lossy(&t)
+            );
+        }
+    }
+
     use super::*;
     fn m(s: &str) -> String {
         mask_str(s).map(|(o, _)| o).unwrap_or_else(|| s.to_string())
