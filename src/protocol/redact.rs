@@ -806,15 +806,22 @@ fn recorded_finder(values: &[String], json: bool) -> Option<AhoCorasick> {
                 .to_string()
         })
         .filter(|v| !v.is_empty())
-        .map(|v| v.to_ascii_lowercase())
+        // The value as masked and as a template would re-case it (lower, upper,
+        // capitalized): the text is searched as it is, with no lowercased copy.
+        .flat_map(|v| {
+            let lower = v.to_ascii_lowercase();
+            let mut cap = lower.clone();
+            if let Some(first) = cap.get_mut(..1) {
+                first.make_ascii_uppercase();
+            }
+            [v.to_ascii_uppercase(), cap, lower, v]
+        })
         .collect();
     if words.is_empty() {
         return None;
     }
     words.sort();
     words.dedup();
-    // Lowercase words in lowercased text, like the trigger finder: the SIMD
-    // prefilter stays on, which an ASCII-case-insensitive automaton loses.
     AhoCorasickBuilder::new()
         .match_kind(MatchKind::LeftmostLongest)
         .build(&words)
@@ -825,13 +832,12 @@ fn recorded_finder(values: &[String], json: bool) -> Option<AhoCorasick> {
 /// start a character of a string, not follow an escaping backslash.
 fn replace_recorded(text: &str, finder: &AhoCorasick, json: bool) -> Option<(String, usize)> {
     let bytes = text.as_bytes();
-    let folded = bytes.to_ascii_lowercase();
     let mut out = String::new();
     let mut last = 0;
     let mut n = 0;
     let mut pos = 0;
     while pos < bytes.len() {
-        let input = aho_corasick::Input::new(&folded).span(pos..folded.len());
+        let input = aho_corasick::Input::new(bytes).span(pos..bytes.len());
         let Some(m) = finder.find(input) else { break };
         let escaped = json
             && bytes[..m.start()]
