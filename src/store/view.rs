@@ -513,24 +513,8 @@ pub fn removed_error(ctx: &Ctx, arg: &str, abs: &Path) -> Result<CmdError, CmdEr
         Ok(r) => r.to_string_lossy().into_owned(),
         Err(_) => new_abs.to_string_lossy().into_owned(),
     };
-    let mut replaced = false;
-    let argv: Vec<String> = ctx
-        .argv
-        .iter()
-        .map(|a| {
-            if !replaced && a == arg {
-                replaced = true;
-                as_arg.clone()
-            } else {
-                a.clone()
-            }
-        })
-        .collect();
-    let retry = if replaced {
-        shell::aitools(&argv)
-    } else {
-        shell::aitools(["info", as_arg.as_str(), "--tx", id.as_str()])
-    };
+    let retry = crate::workspace::candidates::same_call_on(ctx, arg, &as_arg)
+        .unwrap_or_else(|| shell::aitools(["info", as_arg.as_str(), "--tx", id.as_str()]));
     Ok(CmdError::new(
         code::NOT_FOUND,
         format!("{arg} was moved to {to} in tx {id} ({by})."),

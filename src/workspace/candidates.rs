@@ -170,6 +170,15 @@ pub enum Offer {
     Look,
 }
 
+/// This invocation again with the path argument `arg` replaced by `path` (its
+/// first occurrence), or `None` when `arg` is not a word of the call.
+pub fn same_call_on(ctx: &super::Ctx, arg: &str, path: &str) -> Option<String> {
+    let at = ctx.argv.iter().position(|a| a == arg)?;
+    let mut argv = ctx.argv.clone();
+    *argv.get_mut(at)? = path.to_string();
+    Some(crate::protocol::shell::aitools(&argv))
+}
+
 /// `input.not-found` for the path argument `arg` (resolved to `abs`), with near
 /// matches as `candidates` (shown as reads show paths). `offer` picks the first
 /// repair: the same invocation on the nearest, or `find` for writes.
@@ -217,24 +226,8 @@ pub fn not_found(
     };
     match offer {
         Offer::Retry => {
-            let mut replaced = false;
-            let argv: Vec<String> = ctx
-                .argv
-                .iter()
-                .map(|a| {
-                    if !replaced && a == arg {
-                        replaced = true;
-                        as_arg.clone()
-                    } else {
-                        a.clone()
-                    }
-                })
-                .collect();
-            let command = if replaced {
-                shell::aitools(&argv)
-            } else {
-                shell::aitools([ctx.command.as_str(), as_arg.as_str()])
-            };
+            let command = same_call_on(ctx, arg, &as_arg)
+                .unwrap_or_else(|| shell::aitools([ctx.command.as_str(), as_arg.as_str()]));
             err = err.with_first_repair(Repair::new(
                 "retry",
                 "The nearest existing path, in the same invocation.",
