@@ -1359,11 +1359,11 @@ fn boundary_refusals_of_edits_repair_sensibly() {
     assert!(first.starts_with("aitools --root '<dir>' edit "), "{first}");
 }
 
-/// A git diff's mode changes (`old mode`/`new mode`) are applied as git apply
-/// applies them, and reversed; a rename git detected is refused with the way to
-/// make a diff apply takes (`git diff --no-renames`), which then applies.
+/// A git diff's mode changes (`old mode`/`new mode`) and the renames git detects
+/// (`rename from`/`rename to`, with or without a content change) are applied as
+/// git apply applies them, and reversed.
 #[test]
-fn git_mode_changes_apply_and_renames_say_how() {
+fn git_mode_changes_and_renames_apply_like_git() {
     let env = TestEnv::new();
     env.write("s.sh", "echo hi\n");
     env.write("f.txt", "a\nb\n");
@@ -1402,14 +1402,34 @@ fn git_mode_changes_apply_and_renames_say_how() {
     assert_eq!(back.code, 0, "{}", back.stderr);
     assert_eq!(mode("s.sh"), 0o644);
 
+    // Renames git detected (one with a content change, one pure, of an
+    // executable): applied as git applies them, mode kept, and reversed.
+    let ten: String = (1..=10).map(|i| format!("line {i}\n")).collect();
+    env.write("f.txt", &ten);
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "ten"]);
     git(&["mv", "f.txt", "g.txt"]);
+    env.write("g.txt", ten.replace("line 5\n", "line five\n"));
+    git(&["mv", "s.sh", "run.sh"]);
+    git(&["add", "-A"]);
     let renamed = git(&["diff", "--cached", "-M"]);
-    let plain = git(&["diff", "--cached", "--no-renames"]);
+    assert!(renamed.contains("rename from f.txt"), "{renamed}");
+    let want_g = std::fs::read(env.path("g.txt")).unwrap();
     git(&["reset", "-q", "--hard"]);
-    let refused = env.run(&["apply", "--stdin-data", &renamed]);
-    let msg = refused.json["error"]["message"].as_str().unwrap_or("");
-    assert!(msg.contains("--no-renames"), "{msg}");
-    let ok = env.run(&["apply", "--stdin-data", &plain]);
+    std::fs::set_permissions(env.path("s.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let ok = env.run(&["apply", "--stdin-data", &renamed]);
     assert_eq!(ok.code, 0, "{}", ok.stderr);
-    assert!(env.path("g.txt").exists() && !env.path("f.txt").exists());
+    assert!(!env.path("f.txt").exists() && !env.path("s.sh").exists());
+    assert_eq!(std::fs::read(env.path("g.txt")).unwrap(), want_g);
+    assert_eq!(mode("run.sh"), 0o755);
+    let back = env.run(&["apply", "--stdin-data", &renamed, "--reverse"]);
+    assert_eq!(back.code, 0, "{}", back.stderr);
+    assert!(env.path("f.txt").exists() && !env.path("g.txt").exists());
+    assert_eq!(std::fs::read_to_string(env.path("f.txt")).unwrap(), ten);
+    assert_eq!(mode("s.sh"), 0o755);
+    // A rename onto an existing file is refused, and nothing is written.
+    env.write("g.txt", "in the way\n");
+    let clash = env.run(&["apply", "--stdin-data", &renamed]);
+    assert_eq!(clash.error_code(), "refusal.exists", "{}", clash.stdout);
+    assert!(env.path("f.txt").exists() && env.path("s.sh").exists());
 }

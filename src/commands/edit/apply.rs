@@ -120,6 +120,12 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
         || {
             let mut slots: Vec<Slot> = Vec::new();
             for (fi, p) in patches.iter().enumerate() {
+                if let (true, Some(from), Some(to)) = (p.renamed, &p.old_path, &p.new_path) {
+                    if from != to {
+                        applied += rename(ctx, &mut slots, &expect, (from, to), p, fuzz, fi)?;
+                        continue;
+                    }
+                }
                 let arg = target_arg(ctx, p)?;
                 let idx = slot(ctx, &mut slots, &arg, &expect)?;
                 let s = slots
@@ -283,6 +289,66 @@ fn fuzz_that_fits(doc: &Doc, p: &FilePatch, used: usize) -> Option<usize> {
         }
     }
     Some(lo)
+}
+
+/// A git rename: the hunks applied to `from`'s content, written to `to` (which
+/// must not exist) with `from`'s mode (or the diff's new mode), and `from` removed.
+fn rename(
+    ctx: &Ctx,
+    slots: &mut Vec<Slot>,
+    expect: &guard::ExpectHash,
+    (from, to): (&String, &String),
+    p: &FilePatch,
+    fuzz: usize,
+    fi: usize,
+) -> Result<u64, CmdError> {
+    let src = slot(ctx, slots, from, expect)?;
+    let dst = slot(ctx, slots, to, expect)?;
+    let lost = || CmdError::internal("apply: slot lost");
+    let (current, src_display, src_real) = {
+        let s = slots.get(src).ok_or_else(lost)?;
+        let Some(d) = s.now.clone() else {
+            return Err(CmdError::new(
+                code::NOT_FOUND,
+                format!("The diff renames {}, which does not exist.", s.display),
+                Repair::new(
+                    "find",
+                    "Look for the file by name.",
+                    "aitools find --type file",
+                ),
+            ));
+        };
+        (d, s.display.clone(), s.real.clone())
+    };
+    if let Some(d) = slots.get(dst).filter(|d| d.now.is_some()) {
+        return Err(CmdError::new(
+            code::EXISTS,
+            format!(
+                "The diff renames {src_display} to {}, which already exists.",
+                d.display
+            ),
+            Repair::new(
+                "reverse",
+                "Check whether the patch is already applied: try it with --reverse --dry-run.",
+                shell::aitools(["apply", "--stdin", "--reverse", "--dry-run"]),
+            ),
+        ));
+    }
+    let out = patch::apply(&current, &p.hunks, fuzz)
+        .map_err(|e| hunk_error(&ctx.argv, &src_display, fi, &current, p, fuzz, e))?;
+    let mode = match p.mode_change {
+        Some((_, new)) => new & 0o7777,
+        None => std::fs::metadata(&src_real)
+            .map(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o7777)
+            .unwrap_or(0o644),
+    };
+    if let Some(s) = slots.get_mut(src) {
+        s.now = None;
+    }
+    let d = slots.get_mut(dst).ok_or_else(lost)?;
+    d.now = Some(out);
+    d.mode = Some(mode);
+    Ok(p.hunks.len() as u64)
 }
 
 /// Which file a patch is for: the new name, or the old one when only it exists

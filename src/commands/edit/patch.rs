@@ -47,7 +47,43 @@ pub struct FilePatch {
     pub deleted_mode: Option<u32>,
     /// `old mode` / `new mode` (git): the file's permission bits change.
     pub mode_change: Option<(u32, u32)>,
+    /// `rename from` / `rename to` (git): the file moves from `old_path` to
+    /// `new_path`, with the hunks applied on the way.
+    pub renamed: bool,
     pub hunks: Vec<Hunk>,
+}
+
+/// What a `diff --git` section's extended header lines said, until its ---/+++.
+#[derive(Default)]
+struct GitHeader {
+    /// The paths of the `diff --git a/X b/Y` line.
+    paths: Option<(Option<String>, Option<String>)>,
+    new_mode: Option<u32>,
+    deleted_mode: Option<u32>,
+    old_mode: Option<u32>,
+    mode_change: Option<(u32, u32)>,
+    renamed: bool,
+}
+
+impl GitHeader {
+    /// A section with no ---/+++ (an empty file created or deleted, a mode change
+    /// or a rename with no content change) becomes a patch of its own.
+    fn flush(&mut self, out: &mut Vec<FilePatch>) {
+        let h = std::mem::take(self);
+        let Some((a, b)) = h.paths else { return };
+        if h.new_mode.is_some() || h.deleted_mode.is_some() || h.mode_change.is_some() || h.renamed
+        {
+            out.push(FilePatch {
+                old_path: if h.new_mode.is_some() { None } else { a },
+                new_path: if h.deleted_mode.is_some() { None } else { b },
+                new_mode: h.new_mode,
+                deleted_mode: h.deleted_mode,
+                mode_change: h.mode_change,
+                renamed: h.renamed,
+                hunks: Vec::new(),
+            });
+        }
+    }
 }
 
 /// Parses a diff; the error names the diff line (1-based) that is wrong.
@@ -58,60 +94,31 @@ pub fn parse(diff: &str) -> Result<Vec<FilePatch>, String> {
     let mut out: Vec<FilePatch> = Vec::new();
     let mut i = 0;
     // git header state for the file being described.
-    let mut git: Option<(Option<String>, Option<String>)> = None;
-    let mut new_mode = None;
-    let mut deleted_mode = None;
-    let mut old_mode: Option<u32> = None;
-    let mut mode_change: Option<(u32, u32)> = None;
-    let flush_git = |out: &mut Vec<FilePatch>,
-                     git: &mut Option<(Option<String>, Option<String>)>,
-                     new_mode: &mut Option<u32>,
-                     deleted_mode: &mut Option<u32>,
-                     mode_change: &mut Option<(u32, u32)>| {
-        // A git section with no ---/+++ (an empty file created or deleted, or
-        // only its mode changed).
-        if let Some((a, b)) = git.take() {
-            if new_mode.is_some() || deleted_mode.is_some() || mode_change.is_some() {
-                out.push(FilePatch {
-                    old_path: if new_mode.is_some() { None } else { a },
-                    new_path: if deleted_mode.is_some() { None } else { b },
-                    new_mode: new_mode.take(),
-                    deleted_mode: deleted_mode.take(),
-                    mode_change: mode_change.take(),
-                    hunks: Vec::new(),
-                });
-            }
-        }
-        *new_mode = None;
-        *deleted_mode = None;
-        *mode_change = None;
-    };
+    let mut git = GitHeader::default();
     while i < lines.len() {
         let line = lines[i].strip_suffix('\r').unwrap_or(lines[i]);
         if let Some(rest) = line.strip_prefix("diff --git ") {
-            flush_git(
-                &mut out,
-                &mut git,
-                &mut new_mode,
-                &mut deleted_mode,
-                &mut mode_change,
-            );
-            git = Some(split_git_paths(rest));
+            git.flush(&mut out);
+            git.paths = Some(split_git_paths(rest));
             i += 1;
             continue;
         }
-        if git.is_some() {
+        if git.paths.is_some() {
             if let Some(m) = line.strip_prefix("new file mode ") {
-                new_mode = parse_mode(m);
+                git.new_mode = parse_mode(m);
             } else if let Some(m) = line.strip_prefix("deleted file mode ") {
-                deleted_mode = parse_mode(m);
+                git.deleted_mode = parse_mode(m);
             } else if let Some(m) = line.strip_prefix("old mode ") {
-                old_mode = parse_mode(m);
+                git.old_mode = parse_mode(m);
             } else if let Some(m) = line.strip_prefix("new mode ") {
-                mode_change = old_mode.zip(parse_mode(m));
-            } else if line.starts_with("rename from ") || line.starts_with("copy from ") {
+                git.mode_change = git.old_mode.zip(parse_mode(m));
+            } else if line.starts_with("rename from ") {
+                // The paths are the `diff --git` line's (their a/ b/ prefixes are
+                // stripped with the others); `rename to` says nothing more.
+                git.renamed = true;
+            } else if line.starts_with("copy from ") {
                 return Err(format!(
-                    "line {}: renames and copies are not applied (git detected them); make the diff with `git diff --no-renames` (a rename is then a deletion and a creation, which apply takes), or use aitools move / copy.",
+                    "line {}: copies are not applied (git detected them); make the diff with `git diff --no-renames` (a copy is then a creation, which apply takes), or use aitools copy.",
                     i + 1
                 ));
             }
@@ -127,15 +134,17 @@ pub fn parse(diff: &str) -> Result<Vec<FilePatch>, String> {
         if let Some(old) = line.strip_prefix("--- ") {
             let next = lines.get(i + 1).map(|l| l.strip_suffix('\r').unwrap_or(l));
             if let Some(new) = next.and_then(|n| n.strip_prefix("+++ ")) {
-                let header_git = git.take();
+                let header = std::mem::take(&mut git);
+                let header_git = header.paths;
                 let old_path = parse_path(old);
                 let new_path = parse_path(new);
                 let mut fp = FilePatch {
                     old_path,
                     new_path,
-                    new_mode: new_mode.take(),
-                    deleted_mode: deleted_mode.take(),
-                    mode_change: mode_change.take(),
+                    new_mode: header.new_mode,
+                    deleted_mode: header.deleted_mode,
+                    mode_change: header.mode_change,
+                    renamed: header.renamed,
                     hunks: Vec::new(),
                 };
                 if fp.old_path.is_none() && fp.new_path.is_none() {
@@ -186,13 +195,7 @@ pub fn parse(diff: &str) -> Result<Vec<FilePatch>, String> {
         }
         i += 1;
     }
-    flush_git(
-        &mut out,
-        &mut git,
-        &mut new_mode,
-        &mut deleted_mode,
-        &mut mode_change,
-    );
+    git.flush(&mut out);
     if out.is_empty() {
         return Err(
             "no file header (--- / +++) and no hunk found; the input is not a unified diff."
