@@ -49,10 +49,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         write::FIELD_OP_ID,
         write::FIELD_DRY_RUN,
         field("applied_hunks", "Hunks applied across all files."),
-        field(
-            "next_commands",
-            "Commands that continue (the whole diff when it was cut).",
-        ),
+        write::FIELD_NEXT,
     ],
     error_codes: crate::write_error_codes![code::NOT_UTF8, code::NO_MATCH, code::AMBIGUOUS],
     writes: true,

@@ -182,6 +182,17 @@ impl GuardedInput {
     }
 }
 
+/// The error codes of the commands that change text inside files (edit, insert,
+/// replace): every write's, and those of their selections and guards.
+pub const TEXT_EDIT_ERRORS: &[&str] = crate::write_error_codes![
+    code::COUNT_MISMATCH,
+    code::NO_MATCH,
+    code::AMBIGUOUS,
+    code::SYNTAX_ERROR,
+    code::UNSUPPORTED_LANGUAGE,
+    code::NOT_UTF8
+];
+
 /// A count flag (`--expect-count`, `--nth`, `--fuzz`, `--strip`): the one count
 /// syntax of every command, with the flag named in the message.
 pub fn parse_count(command: &str, flag: &str, v: Option<&str>) -> Result<Option<u64>, CmdError> {

@@ -44,19 +44,9 @@ pub const SPEC: CommandSpec = CommandSpec {
             "With --dry-run of a --match selection: the lines it selected, the value a real run passes as --expect-count.",
         ),
         field("strategy", "exact or whitespace, for --old."),
-        field(
-            "next_commands",
-            "Commands that continue (the whole diff when it was cut).",
-        ),
+        write::FIELD_NEXT,
     ],
-    error_codes: crate::write_error_codes![
-        code::COUNT_MISMATCH,
-        code::NO_MATCH,
-        code::AMBIGUOUS,
-        code::SYNTAX_ERROR,
-        code::UNSUPPORTED_LANGUAGE,
-        code::NOT_UTF8
-    ],
+    error_codes: common::TEXT_EDIT_ERRORS,
     writes: true,
     tx: true,
     workspace: true,

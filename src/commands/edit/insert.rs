@@ -57,19 +57,9 @@ pub const SPEC: CommandSpec = CommandSpec {
             "inserted_at",
             "Line numbers (after the write) where each inserted block starts.",
         ),
-        field(
-            "next_commands",
-            "Commands that continue (the whole diff when it was cut).",
-        ),
+        write::FIELD_NEXT,
     ],
-    error_codes: crate::write_error_codes![
-        code::COUNT_MISMATCH,
-        code::NO_MATCH,
-        code::AMBIGUOUS,
-        code::SYNTAX_ERROR,
-        code::UNSUPPORTED_LANGUAGE,
-        code::NOT_UTF8
-    ],
+    error_codes: common::TEXT_EDIT_ERRORS,
     writes: true,
     tx: true,
     workspace: true,

@@ -82,19 +82,9 @@ pub const SPEC: CommandSpec = CommandSpec {
             "skipped",
             "[{path,reason}] files a directory scan passed over, present only when some were: binary or not-utf8 files whose bytes match the pattern, and too-large (over --skip-larger-than) or unreadable ones.",
         ),
-        field(
-            "next_commands",
-            "Commands that continue (the whole diff when it was cut).",
-        ),
+        write::FIELD_NEXT,
     ],
-    error_codes: crate::write_error_codes![
-        code::COUNT_MISMATCH,
-        code::NO_MATCH,
-        code::AMBIGUOUS,
-        code::SYNTAX_ERROR,
-        code::UNSUPPORTED_LANGUAGE,
-        code::NOT_UTF8
-    ],
+    error_codes: common::TEXT_EDIT_ERRORS,
     writes: true,
     tx: true,
     workspace: true,
