@@ -329,31 +329,6 @@ pub const BATCH: CommandSpec = CommandSpec {
     run: handler!(BatchArgs, batch),
 };
 
-/// The global options batch was given, to place before every element.
-fn globals(argv: &[String]) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < argv.len() {
-        let a = &argv[i];
-        if a == "--" {
-            break;
-        }
-        if a == "--root" || a == "--lock-timeout" {
-            if let Some(v) = argv.get(i + 1) {
-                out.push(a.clone());
-                out.push(v.clone());
-            }
-            i += 2;
-            continue;
-        }
-        if a.starts_with("--root=") || a.starts_with("--lock-timeout=") {
-            out.push(a.clone());
-        }
-        i += 1;
-    }
-    out
-}
-
 fn element_refusal(argv: &[String], message: String) -> Json {
     let words = crate::cli::command_words(argv);
     let command = if words.is_empty() {
@@ -529,7 +504,7 @@ pub fn batch(ctx: &Ctx, a: &BatchArgs) -> Result<Output, CmdError> {
         }
         elements.push(argv);
     }
-    let pre = globals(&ctx.argv);
+    let pre = shell::global_options(&ctx.argv);
     // The owner lock lives until this function returns: a batch killed before its
     // commit or abort leaves a tx that is not listed and is swept later.
     let (tx_id, _owner) = if a.atomic {

@@ -14,6 +14,30 @@ pub fn quote(word: &str) -> String {
     }
 }
 
+/// The global options that take a value (`--root DIR`, `--lock-timeout D`).
+pub const GLOBAL_OPTIONS_TAKING_VALUES: &[&str] = &["--root", "--lock-timeout"];
+
+/// The global options of `argv` (before a `--`), with their values: what a
+/// command handed back, or run on the call's behalf, must keep.
+pub fn global_options(argv: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut words = argv.iter().take_while(|a| *a != "--");
+    while let Some(a) = words.next() {
+        if GLOBAL_OPTIONS_TAKING_VALUES.contains(&a.as_str()) {
+            if let Some(v) = words.next() {
+                out.push(a.clone());
+                out.push(v.clone());
+            }
+        } else if GLOBAL_OPTIONS_TAKING_VALUES
+            .iter()
+            .any(|g| a.strip_prefix(g).is_some_and(|r| r.starts_with('=')))
+        {
+            out.push(a.clone());
+        }
+    }
+    out
+}
+
 /// The same call rewritten: options named in `drop_valued` (with their value, or
 /// as `--opt=value`) and in `drop_bare` are removed, and `add` is placed among the
 /// options. Words after a `--` are values, never options: they are kept as they
@@ -150,6 +174,26 @@ mod tests {
         let spans = split_spans(line).unwrap();
         assert_eq!(&line[spans[3].0.clone()], "--");
         assert_eq!(split("read 'open"), None);
+    }
+
+    #[test]
+    fn global_options_keep_their_values_and_stop_at_double_dash() {
+        let w = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let argv = w(&[
+            "--root",
+            "/r",
+            "read",
+            "a",
+            "--lock-timeout=2s",
+            "--",
+            "--root",
+            "x",
+        ]);
+        assert_eq!(
+            global_options(&argv),
+            w(&["--root", "/r", "--lock-timeout=2s"])
+        );
+        assert!(global_options(&w(&["read", "a", "--root"])).is_empty());
     }
 
     #[test]

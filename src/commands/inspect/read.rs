@@ -440,31 +440,6 @@ fn not_a_file(arg: &str, dir: bool) -> CmdError {
     }
 }
 
-/// The global options of this invocation, kept in every next command.
-fn global_words(ctx: &Ctx) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < ctx.argv.len() {
-        let a = &ctx.argv[i];
-        if a == "--" {
-            break;
-        }
-        if a == "--root" || a == "--lock-timeout" {
-            if let Some(v) = ctx.argv.get(i + 1) {
-                out.push(a.clone());
-                out.push(v.clone());
-            }
-            i += 2;
-            continue;
-        }
-        if a.starts_with("--root=") || a.starts_with("--lock-timeout=") {
-            out.push(a.clone());
-        }
-        i += 1;
-    }
-    out
-}
-
 /// `aitools read <path> <words> <kept flags> <globals>`.
 fn next_command(ctx: &Ctx, args: &ReadArgs, words: &[String], text_flags: bool) -> String {
     let mut all = vec!["read".to_string()];
@@ -482,7 +457,7 @@ fn next_command(ctx: &Ctx, args: &ReadArgs, words: &[String], text_flags: bool) 
         all.push("--max-lines".into());
         all.push(args.max_lines.to_string());
     }
-    all.extend(global_words(ctx));
+    all.extend(shell::global_options(&ctx.argv));
     with_path(all, &args.path)
 }
 
@@ -494,7 +469,7 @@ fn hex_dump_command(ctx: &Ctx, args: &ReadArgs, start: u64, end: u64) -> String 
         "--bytes".into(),
         format!("{start}:{end}"),
     ];
-    all.extend(global_words(ctx));
+    all.extend(shell::global_options(&ctx.argv));
     with_path(all, &args.path)
 }
 
