@@ -621,12 +621,7 @@ where
                 &mut acc,
             );
         }
-        acc.items.sort_by(|a, b| a.0.cmp(&b.0));
-        return Ok(Walked {
-            items: acc.items,
-            skipped: acc.skipped,
-            ignore_source: source,
-        });
+        return Ok(finish(acc, source));
     };
     let mut b = ignore::WalkBuilder::new(first);
     for s in rest {
@@ -713,15 +708,21 @@ where
             &mut acc,
         );
     }
+    Ok(finish(acc, source))
+}
+
+/// The walk's results in path order, each path once (a path under two starts, or
+/// both on disk and staged, is visited twice).
+fn finish<T>(mut acc: Acc<T>, ignore_source: &'static str) -> Walked<T> {
     acc.items.sort_by(|a, b| a.0.cmp(&b.0));
     acc.items.dedup_by(|a, b| a.0 == b.0);
     acc.skipped.sort_by(|a, b| a.0.cmp(&b.0));
     acc.skipped.dedup_by(|a, b| a.0 == b.0);
-    Ok(Walked {
+    Walked {
         items: acc.items,
         skipped: acc.skipped,
-        ignore_source: source,
-    })
+        ignore_source,
+    }
 }
 
 /// Whether the scan's rules leave `path` (an existing path below `root`) out: it,
