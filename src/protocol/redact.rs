@@ -1983,12 +1983,14 @@ mod tests {
                 let piece: Vec<u8> = (0..run).map(|k| b"aZ09+/=Q"[(k + at) % 8]).collect();
                 t.splice(at..at, piece);
             }
-            assert_eq!(
-                may_hold_body_line(&t),
-                longest(&t) >= BODY_MIN,
-                "{:?}",
-                String::from_utf8_lossy(&t)
-            );
+            let has_run = longest(&t) >= BODY_MIN;
+            let said = may_hold_body_line(&t);
+            // Never a run missed; without AVX2 the prefilter passes everything.
+            assert!(said || !has_run, "{:?}", String::from_utf8_lossy(&t));
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                assert_eq!(said, has_run, "{:?}", String::from_utf8_lossy(&t));
+            }
         }
     }
 
