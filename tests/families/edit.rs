@@ -952,18 +952,8 @@ fn empty_old_repairs_to_an_insert_that_runs() {
         repair,
         "aitools insert empty.txt --at end --content 'it'\\''s new'"
     );
-    let out = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(repair.replacen("aitools", &crate::support::bin().display().to_string(), 1))
-        .current_dir(env.root())
-        .env("XDG_STATE_HOME", env.state.path())
-        .output()
-        .expect("sh");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = env.run_line(repair);
+    assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(
         std::fs::read_to_string(env.path("empty.txt")).expect("read"),
         "it's new\n"

@@ -78,22 +78,9 @@ fn oracle(dir: &std::path::Path, cmd: &str, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).to_string()
 }
 
-/// Runs a `next_commands` entry (our commands quote with POSIX rules) through sh.
+/// Runs a `next_commands` entry through sh, as an agent would.
 fn run_next(env: &TestEnv, command: &str) -> crate::support::Run {
-    let rest = command
-        .strip_prefix("aitools ")
-        .expect("an aitools command");
-    let script = format!("exec \"$AITOOLS\" {rest}");
-    let out = Command::new("sh")
-        .args(["-c", &script])
-        .env("AITOOLS", crate::support::bin())
-        .current_dir(env.root())
-        .env("XDG_STATE_HOME", env.state.path())
-        .env("AITOOLS_FIXED_TIME", "1796000000")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
-    crate::support::parse(out)
+    env.run_line(command)
 }
 
 #[test]

@@ -470,13 +470,7 @@ fn repairs_and_next_commands_keep_options_before_double_dash() {
     env.write("two.txt", "-x\n-x\n-x\n");
     let lines: String = (1..=50).map(|i| format!("{i}\n")).collect();
     env.write("-n.txt", &lines);
-    let run_line = |line: &str| {
-        let argv: Vec<String> = shell_words(line);
-        assert_eq!(argv[0], "aitools", "{line}");
-        let args: Vec<&str> = argv[1..].iter().map(String::as_str).collect();
-        env.run(&args)
-    };
-
+    let run_line = |line: &str| env.run_line(line);
     let s = env.run(&["search", "--limit", "1", "--output", "matches", "--", "-x"]);
     let next = s.json["next_commands"][0].as_str().expect("next");
     assert_eq!(next, "aitools search --output matches --limit 3 -- -x");
@@ -493,20 +487,6 @@ fn repairs_and_next_commands_keep_options_before_double_dash() {
     let next = rd.json["next_commands"][0].as_str().expect("next");
     assert_eq!(next, "aitools read --range 6:50 --max-lines 5 -- -n.txt");
     assert_eq!(run_line(next).json["lines"][0], "6");
-}
-
-/// Splits the POSIX-quoted command lines aitools hands back (single quotes only).
-fn shell_words(line: &str) -> Vec<String> {
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(format!("for w in {line}; do printf '%s\\0' \"$w\"; done"))
-        .output()
-        .expect("sh");
-    String::from_utf8_lossy(&out.stdout)
-        .split('\0')
-        .filter(|w| !w.is_empty())
-        .map(str::to_string)
-        .collect()
 }
 
 /// Help and near-miss calls answer with something that runs: a group's --help

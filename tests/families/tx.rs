@@ -886,8 +886,7 @@ fn batch_takes_stdin_data_and_names_a_bad_element() {
 fn a_conflicting_path_is_counted_once() {
     let env = TestEnv::new();
     env.write("a.txt", "one\n");
-    let t = env.run(&["tx", "begin"]);
-    let t = t.json["tx"].as_str().expect("tx").to_string();
+    let t = begin(&env);
     env.run(&["read", "a.txt", "--tx", &t]);
     let e = env.run(&["edit", "a.txt", "--old", "one", "--new", "two", "--tx", &t]);
     assert_eq!(e.code, 0, "{}", e.stderr);
@@ -913,8 +912,7 @@ fn a_tx_from_another_workspace_is_named_as_such() {
     let a = TestEnv::new();
     let b = TestEnv::new();
     b.write("x.txt", "x\n");
-    let t = a.run(&["tx", "begin"]);
-    let t = t.json["tx"].as_str().expect("tx").to_string();
+    let t = begin(&a);
     let r = b.run(&["read", "x.txt", "--tx", &t]);
     assert_eq!(r.error_code(), "input.not-found");
     let msg = r.json["error"]["message"].as_str().unwrap_or("");

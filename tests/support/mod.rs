@@ -84,8 +84,25 @@ impl TestEnv {
     /// The command with the isolated environment, run from the repository root.
     pub fn command(&self, args: &[&str]) -> Command {
         let mut c = Command::new(bin());
-        c.args(args)
-            .current_dir(self.dir.path())
+        c.args(args);
+        self.isolate(c)
+    }
+
+    /// Runs a command line aitools handed back (`next_commands`, a repair's
+    /// `command`: `aitools ...`, quoted for a POSIX shell) through sh, as an agent
+    /// would, in the same isolated environment.
+    pub fn run_line(&self, line: &str) -> Run {
+        let rest = line
+            .strip_prefix("aitools ")
+            .expect("an aitools command line");
+        let mut c = Command::new("sh");
+        c.args(["-c", &format!("exec \"$AITOOLS\" {rest}")])
+            .env("AITOOLS", bin());
+        parse(self.isolate(c).output().expect("spawn sh"))
+    }
+
+    fn isolate(&self, mut c: Command) -> Command {
+        c.current_dir(self.dir.path())
             .env("XDG_STATE_HOME", self.state.path())
             .env("AITOOLS_FIXED_TIME", "1796000000")
             .env("AITOOLS_SEED", "42")
