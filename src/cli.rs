@@ -6,7 +6,7 @@ use crate::protocol::registry::CommandSpec;
 use crate::registry;
 use clap::{Arg, ArgAction, Command};
 
-pub use crate::protocol::shell::GLOBAL_OPTIONS_TAKING_VALUES;
+use crate::protocol::shell::GLOBAL_OPTIONS_TAKING_VALUES;
 
 fn globals(cmd: Command) -> Command {
     cmd.arg(Arg::new("root").long("root").value_name("DIR").global(true).help("Workspace root (default: the enclosing git work tree, else the working directory)."))
