@@ -23,6 +23,7 @@ pub mod code {
     pub const OUTSIDE_WORKSPACE: &str = "refusal.outside-workspace";
     pub const EXISTS: &str = "refusal.exists";
     pub const NOT_A_FILE: &str = "refusal.not-a-file";
+    pub const HARD_LINK: &str = "refusal.hard-link";
     pub const TOO_LARGE: &str = "refusal.too-large";
     pub const IO: &str = "environment.io";
     pub const BUSY: &str = "environment.busy";
@@ -45,6 +46,7 @@ pub mod code {
         OUTSIDE_WORKSPACE,
         EXISTS,
         NOT_A_FILE,
+        HARD_LINK,
         TOO_LARGE,
         IO,
         BUSY,

@@ -4,12 +4,13 @@
 //! second line, the SHA-256 of the first, is the commit point. Every step is
 //! idempotent, so rolling a complete record forward twice is harmless.
 
+use super::beneath::{self, Tree};
 use super::fsx;
 use super::journal::Entry;
 use crate::text::lines::sha256_hex;
 use serde::{Deserialize, Serialize};
 use std::io::{self, Write};
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// One apply step. Identity checks (`dev`/`ino`) make re-running a step that already
@@ -32,9 +33,10 @@ pub enum Step {
     Unlink { path: PathBuf, dev: u64, ino: u64 },
     /// Remove the empty directory with this identity.
     Rmdir { path: PathBuf, dev: u64, ino: u64 },
-    /// Set permission bits (symlinks followed).
+    /// Set permission bits (the path is the real path the plan resolved; a
+    /// symlink found there now is refused, not followed).
     Chmod { path: PathBuf, mode: u32 },
-    /// Set the modification time (symlinks followed).
+    /// Set the modification time (as `Chmod`, never through a symlink).
     Utime { path: PathBuf, mtime: i64 },
 }
 
@@ -116,79 +118,69 @@ pub fn read_record(path: &Path) -> io::Result<Record> {
 
 fn ignore_missing(r: io::Result<()>) -> io::Result<()> {
     match r {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) if beneath::is_absent(&e) => Ok(()),
         other => other,
     }
 }
 
-fn same(path: &Path, dev: u64, ino: u64) -> bool {
-    fsx::identity(path) == Some((dev, ino))
-}
-
-/// Runs one step; a step whose effect is already there does nothing.
-pub fn apply(step: &Step) -> io::Result<()> {
+/// Runs one step, acting beneath the workspace root `tree`; a step whose effect is
+/// already there does nothing. `links` are the op's blobs that may share an inode
+/// with a tree file (they do not count as other names of it).
+pub fn apply(tree: &Tree, step: &Step, links: &[PathBuf]) -> io::Result<()> {
+    let accounted = |dev: u64, ino: u64| -> u64 {
+        links
+            .iter()
+            .filter(|l| fsx::identity(l) == Some((dev, ino)))
+            .count() as u64
+    };
     match step {
         Step::Mkdir { path, mode } => {
-            match std::fs::create_dir(path) {
-                Ok(()) => {}
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                    if !std::fs::symlink_metadata(path)?.is_dir() {
-                        return Err(e);
-                    }
-                }
-                Err(e) => return Err(e),
-            }
+            tree.mkdir(path)?;
             if let Some(m) = mode {
-                std::fs::set_permissions(path, std::fs::Permissions::from_mode(*m))?;
+                tree.set_mode(path, *m, &accounted)?;
             }
             Ok(())
         }
         Step::Rename { tmp, to } => {
-            if fsx::exists_nofollow(tmp) {
-                std::fs::rename(tmp, to)?;
+            if tree.lstat(tmp)?.is_some() {
+                tree.rename(tmp, to)?;
             }
             Ok(())
         }
         Step::Move { from, to, dev, ino } => {
-            if same(from, *dev, *ino) {
-                std::fs::rename(from, to)?;
-            }
+            tree.rename_if(from, (*dev, *ino), to)?;
             Ok(())
         }
-        Step::Unlink { path, dev, ino } => {
-            if same(path, *dev, *ino) {
-                ignore_missing(std::fs::remove_file(path))?;
-            }
-            Ok(())
-        }
-        Step::Rmdir { path, dev, ino } => {
-            if same(path, *dev, *ino) {
-                ignore_missing(std::fs::remove_dir(path))?;
-            }
-            Ok(())
-        }
-        Step::Chmod { path, mode } => {
-            std::fs::set_permissions(path, std::fs::Permissions::from_mode(*mode))
-        }
-        Step::Utime { path, mtime } => fsx::set_mtime(path, *mtime),
+        Step::Unlink { path, dev, ino } => tree.remove_if(path, (*dev, *ino), false),
+        Step::Rmdir { path, dev, ino } => tree.remove_if(path, (*dev, *ino), true),
+        Step::Chmod { path, mode } => tree.set_mode(path, *mode, &accounted),
+        Step::Utime { path, mtime } => tree.set_mtime(path, *mtime, &accounted),
     }
 }
 
-/// Applies every step, then fsyncs the directories they touched.
-pub fn apply_all(intent: &Intent) -> io::Result<()> {
+/// Applies every step beneath `root`, then fsyncs the directories they touched.
+pub fn apply_all(root: &Path, intent: &Intent) -> io::Result<()> {
+    let tree = Tree::open(root)?;
     for s in &intent.steps {
-        apply(s)?;
+        apply(&tree, s, &intent.links)?;
     }
     for d in &intent.sync_dirs {
-        ignore_missing(fsx::sync_dir(d))?;
+        ignore_missing(tree.sync_dir(d))?;
     }
     Ok(())
 }
 
 /// Undoes the preparation of an op that never reached its commit point: removes
-/// its temp files and blob temps, and blob links that still share a tree file.
-pub fn discard(intent: &Intent) -> io::Result<()> {
-    for t in intent.temps.iter().chain(&intent.blob_tmps) {
+/// its temp files (beneath `root`) and blob temps, and blob links that still share
+/// a tree file.
+pub fn discard(root: &Path, intent: &Intent) -> io::Result<()> {
+    if !intent.temps.is_empty() {
+        let tree = Tree::open(root)?;
+        for t in &intent.temps {
+            tree.remove_file(t)?;
+        }
+    }
+    for t in &intent.blob_tmps {
         ignore_missing(std::fs::remove_file(t))?;
     }
     for l in &intent.links {

@@ -3,6 +3,7 @@
 //! validations go through (`view`). No
 //! command writes a workspace file except through here.
 
+pub mod beneath;
 pub mod blobs;
 pub mod fsx;
 pub mod guard;

@@ -47,12 +47,14 @@ pub fn recover_locked(ctx: &Ctx, state: &Path) -> Result<Vec<Recovered>, CmdErro
         let rec = intent::read_record(&path).map_err(|e| super::io_error(ctx, "recovery", &e))?;
         let action = match (&rec.intent, rec.complete) {
             (Some(i), true) => {
-                super::write::finish(state, i).map_err(|e| super::io_error(ctx, "recovery", &e))?;
+                super::write::finish(&ctx.root, state, i)
+                    .map_err(|e| super::io_error(ctx, "recovery", &e))?;
                 "rolled-forward"
             }
             (i, _) => {
                 if let Some(i) = i {
-                    intent::discard(i).map_err(|e| super::io_error(ctx, "recovery", &e))?;
+                    intent::discard(&ctx.root, i)
+                        .map_err(|e| super::io_error(ctx, "recovery", &e))?;
                 }
                 std::fs::remove_file(&rec.path)
                     .map_err(|e| super::io_error(ctx, "recovery", &e))?;

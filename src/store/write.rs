@@ -9,6 +9,7 @@
 //! remove the record. Recovery (`recovery.rs`) finishes or discards a record a
 //! killed process left.
 
+use super::beneath::Tree;
 use super::blobs;
 use super::intent::{self, Intent, Step};
 use super::journal::{self, Entry, EntryChange, State};
@@ -804,6 +805,56 @@ impl<'a> Plan<'a> {
         })
     }
 
+    /// Refuses a mode or time change of an on-disk regular file with another hard
+    /// link: the inode's metadata is shared by every name, and another name may be
+    /// outside the workspace. The store checks again when it acts.
+    fn refuse_hard_link(&self, target: &Path, rel: &str, before: &View) -> Result<(), CmdError> {
+        let View::File {
+            hash,
+            content: Some(Content::Snap(_)),
+            ..
+        } = before
+        else {
+            return Ok(());
+        };
+        let nlink = match std::fs::symlink_metadata(target) {
+            Ok(m) if m.is_file() => m.nlink(),
+            _ => return Ok(()),
+        };
+        if nlink <= 1 {
+            return Ok(());
+        }
+        let copy = format!("{rel}.unlinked");
+        Err(CmdError::new(
+            code::HARD_LINK,
+            format!(
+                "{rel} is a file with {nlink} hard links; changing its mode or time would change it under every name, and another name may be outside the workspace."
+            ),
+            Repair::new(
+                "copy",
+                "Step 1 of 2 to give this name a file of its own: copy its bytes and mode to a new file.",
+                shell::aitools(["copy", rel, &copy]),
+            ),
+        )
+        .with_repair(Repair::new(
+            "replace",
+            "Step 2 of 2: move the copy over this name (the other names keep the old file).",
+            shell::aitools([
+                "move",
+                &copy,
+                rel,
+                "--overwrite",
+                "--expect-hash",
+                &format!("{rel}={hash}"),
+            ]),
+        ))
+        .with_repair(Repair::new(
+            "retry",
+            "Then run the command again.",
+            shell::aitools(&self.ctx.argv),
+        )))
+    }
+
     /// A step's source is gone: the same `input.not-found` (with candidates) the
     /// commands give before they reach the store.
     fn not_found(&self, shown: &str, abs: &Path) -> CmdError {
@@ -1025,6 +1076,7 @@ impl<'a> Plan<'a> {
             View::Dir { .. } => View::Dir { mode },
             View::Symlink { .. } => return Err(not_a_file(&rel)),
         };
+        self.refuse_hard_link(&target, &rel, &before)?;
         self.steps.push(Step::Chmod {
             path: target.clone(),
             mode,
@@ -1120,6 +1172,7 @@ impl<'a> Plan<'a> {
                 if old == Some(mtime) {
                     return Ok(());
                 }
+                self.refuse_hard_link(&target, &rel, &before)?;
                 self.steps.push(Step::Utime {
                     path: target.clone(),
                     mtime,
@@ -1164,6 +1217,8 @@ impl<'a> Plan<'a> {
             super::io_error(ctx, "the intent record", &e)
         })?;
         let prepared = (|| -> std::io::Result<()> {
+            // Temp files are created beneath the root's descriptor, as the steps act.
+            let tree = Tree::open(&ctx.root)?;
             let mut new_blobs = false;
             for b in &self.blobs {
                 let bytes = b.content.as_ref().map(|c| c.bytes());
@@ -1184,7 +1239,7 @@ impl<'a> Plan<'a> {
                         mtime,
                     } => {
                         use std::io::Write;
-                        let mut f = fsx::create_new(&t.path, *mode)?;
+                        let mut f = tree.create_new(&t.path, *mode)?;
                         f.write_all(content.bytes())?;
                         if let Some(m) = mtime {
                             f.set_modified(fsx::to_system_time(*m))?;
@@ -1192,7 +1247,7 @@ impl<'a> Plan<'a> {
                         f.sync_all()?;
                     }
                     TempKind::Symlink { target } => {
-                        std::os::unix::fs::symlink(target, &t.path)?;
+                        tree.symlink(std::ffi::OsStr::new(target), &t.path)?;
                     }
                 }
             }
@@ -1200,13 +1255,13 @@ impl<'a> Plan<'a> {
         })();
         if let Err(e) = prepared {
             // Never committed: the tree was not touched. Remove what was prepared.
-            if intent::discard(&intent).is_ok() {
+            if intent::discard(&ctx.root, &intent).is_ok() {
                 let _ = std::fs::remove_file(intent::record_path(state, &intent.op_id));
             }
             return Err(super::io_error(ctx, "the write (nothing was changed)", &e));
         }
         drop(record);
-        finish(state, &intent).map_err(|e| {
+        finish(&ctx.root, state, &intent).map_err(|e| {
             super::io_error(
                 ctx,
                 "the write (it is committed; the next aitools command in this workspace completes it)",
@@ -1216,9 +1271,10 @@ impl<'a> Plan<'a> {
     }
 }
 
-/// Applies a committed intent, journals it once, and removes its record.
-pub(crate) fn finish(state: &Path, intent: &Intent) -> std::io::Result<()> {
-    intent::apply_all(intent)?;
+/// Applies a committed intent beneath the workspace `root`, journals it once, and
+/// removes its record.
+pub(crate) fn finish(root: &Path, state: &Path, intent: &Intent) -> std::io::Result<()> {
+    intent::apply_all(root, intent)?;
     if !journal::last_is(state, &intent.op_id)? {
         journal::append(state, &intent.entry)?;
     }

@@ -66,6 +66,7 @@ impl Ctx {
             }
             None => discover_root(&cwd),
         };
+        refuse_git_dir(&argv, root_arg, &root)?;
         Ok(Ctx {
             command: command.to_string(),
             argv,
@@ -134,4 +135,59 @@ pub fn discover_root(cwd: &Path) -> PathBuf {
         cur = dir.parent();
     }
     start
+}
+
+/// Refuses a root inside a `.git` directory or that is a git directory itself:
+/// writes there would be git's own files (a hook written and made executable runs
+/// at the next commit), which the boundary keeps out of every workspace.
+fn refuse_git_dir(argv: &[String], root_arg: Option<&str>, root: &Path) -> Result<(), CmdError> {
+    let in_dot_git = root
+        .ancestors()
+        .find(|a| a.file_name().is_some_and(|n| n == ".git"));
+    if in_dot_git.is_none() && !is_git_dir(root) {
+        return Ok(());
+    }
+    let shown = root_arg.map_or_else(|| paths::display(root), str::to_string);
+    let (why, repair) = match in_dot_git.and_then(Path::parent) {
+        Some(work_tree) => (
+            "is inside a .git directory",
+            Repair::new(
+                "root",
+                "Use the work tree that holds this .git directory as the root (git's own files are changed with git).",
+                shell::aitools(
+                    ["--root".to_string(), paths::display(work_tree)]
+                        .into_iter()
+                        .chain(shell::rerun(argv, &["--root"], &[], &[])),
+                ),
+            ),
+        ),
+        None => (
+            "is a git directory (a bare repository)",
+            Repair::new(
+                "root",
+                "Work in a checkout of the repository instead (git worktree add, or git clone), and pass it as --root.",
+                "aitools --root '<work tree>' overview",
+            ),
+        ),
+    };
+    Err(CmdError::new(
+        code::ARGUMENT_INVALID,
+        format!(
+            "The workspace root {shown} {why}; aitools never writes git's own files, so it does not work there."
+        ),
+        repair,
+    ))
+}
+
+/// A git directory: `HEAD` naming a ref or a commit, with `objects/` and `refs/`.
+fn is_git_dir(dir: &Path) -> bool {
+    if !(dir.join("objects").is_dir() && dir.join("refs").is_dir()) {
+        return false;
+    }
+    let Ok(head) = std::fs::read(dir.join("HEAD")) else {
+        return false;
+    };
+    let head = head.trim_ascii();
+    head.starts_with(b"ref: ")
+        || ((head.len() == 40 || head.len() == 64) && head.iter().all(u8::is_ascii_hexdigit))
 }

@@ -1,0 +1,699 @@
+//! Acting on the working tree from beneath its root. Every tree entry a write
+//! creates, renames, removes or changes the metadata of is reached through
+//! directory file descriptors opened from the workspace root's descriptor — never
+//! through a path the kernel resolves again from `/` — so a directory swapped for a
+//! symlink between planning and acting cannot carry the effect out of the root.
+//!
+//! Directories are opened with `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)`
+//! where the kernel has it, else by a component walk (`openat` with `O_NOFOLLOW |
+//! O_DIRECTORY`, one component at a time). The final component is never followed:
+//! creation is `O_EXCL | O_NOFOLLOW`, rename/unlink/mkdir act on the entry, and
+//! mode and time changes go through an `O_PATH | O_NOFOLLOW` descriptor of the
+//! inode that was checked (not a symlink; a regular file with no other hard link
+//! than those the caller accounts for).
+//!
+//! `AITOOLS_NO_OPENAT2=1` forces the component walk (tests run both ways).
+
+use std::ffi::{CString, OsStr};
+use std::fs::File;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// The workspace root, opened once; every operation takes absolute paths below it.
+pub struct Tree {
+    root: PathBuf,
+    fd: OwnedFd,
+    /// Try openat2 first (else walk every time).
+    openat2: bool,
+}
+
+/// What `lstat` reports about an entry (the final component not followed).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Stat {
+    pub dev: u64,
+    pub ino: u64,
+    pub mode: u32,
+    pub nlink: u64,
+}
+
+impl Stat {
+    fn of(st: &libc::stat) -> Stat {
+        Stat {
+            dev: st.st_dev,
+            ino: st.st_ino,
+            mode: st.st_mode,
+            nlink: st.st_nlink,
+        }
+    }
+    pub fn is_dir(&self) -> bool {
+        self.mode & libc::S_IFMT == libc::S_IFDIR
+    }
+    pub fn is_file(&self) -> bool {
+        self.mode & libc::S_IFMT == libc::S_IFREG
+    }
+    pub fn is_symlink(&self) -> bool {
+        self.mode & libc::S_IFMT == libc::S_IFLNK
+    }
+}
+
+/// Whether an error means "nothing is there" (a missing entry, or a file where a
+/// directory of the path would be), as `symlink_metadata` reports absence.
+pub fn is_absent(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::NotFound || e.raw_os_error() == Some(libc::ENOTDIR)
+}
+
+fn last_err() -> io::Error {
+    io::Error::last_os_error()
+}
+
+fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {
+    if r < 0 { Err(last_err()) } else { Ok(r) }
+}
+
+fn cstr(s: &OsStr) -> io::Result<CString> {
+    CString::new(s.as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a path holds a NUL byte"))
+}
+
+/// A symlink where a directory (or the entry acted on) should be.
+#[derive(Debug)]
+struct SymlinkOnWay(String);
+
+impl std::fmt::Display for SymlinkOnWay {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SymlinkOnWay {}
+
+/// A symlink (or a swap) on the way: refused, never followed.
+fn symlink_on_way(path: &Path) -> io::Error {
+    io::Error::other(SymlinkOnWay(format!(
+        "{}: a directory on its way is now a symlink (it changed while aitools worked); \
+         aitools does not follow it, so nothing was written outside the workspace",
+        path.display()
+    )))
+}
+
+/// Whether the error is the refusal to follow a symlink on the way.
+pub fn is_symlink_on_way(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|r| r.is::<SymlinkOnWay>())
+}
+
+/// Refusal to change the metadata of an inode that has other names.
+pub fn hard_linked(path: &Path, nlink: u64) -> io::Error {
+    io::Error::other(format!(
+        "{}: the file has {nlink} hard links; changing its mode or time would change \
+         every name of it, including names outside the workspace",
+        path.display()
+    ))
+}
+
+/// Whether openat2 works here: 0 not yet known, 1 yes, 2 no.
+static OPENAT2: AtomicU8 = AtomicU8::new(0);
+
+fn openat2_usable() -> bool {
+    match OPENAT2.load(Ordering::Relaxed) {
+        1 => true,
+        2 => false,
+        _ => {
+            let off = std::env::var_os("AITOOLS_NO_OPENAT2").is_some_and(|v| v == "1");
+            OPENAT2.store(if off { 2 } else { 1 }, Ordering::Relaxed);
+            !off
+        }
+    }
+}
+
+#[repr(C)]
+struct OpenHow {
+    flags: u64,
+    mode: u64,
+    resolve: u64,
+}
+
+fn openat(
+    dir: RawFd,
+    name: &CString,
+    flags: libc::c_int,
+    mode: libc::mode_t,
+) -> io::Result<OwnedFd> {
+    // SAFETY: `name` is a valid C string; the returned descriptor is owned here.
+    let fd = unsafe {
+        libc::openat(
+            dir,
+            name.as_ptr(),
+            flags | libc::O_CLOEXEC,
+            mode as libc::c_uint,
+        )
+    };
+    cvt(fd)?;
+    // SAFETY: a fresh descriptor nobody else owns.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+fn fstatat(dir: RawFd, name: &CString, flags: libc::c_int) -> io::Result<libc::stat> {
+    // SAFETY: stat is plain data, filled by the kernel.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: valid descriptor, C string and out-pointer.
+    cvt(unsafe { libc::fstatat(dir, name.as_ptr(), &mut st, flags) })?;
+    Ok(st)
+}
+
+fn fstat(fd: RawFd) -> io::Result<libc::stat> {
+    // SAFETY: as in `fstatat`.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: valid descriptor and out-pointer.
+    cvt(unsafe { libc::fstat(fd, &mut st) })?;
+    Ok(st)
+}
+
+fn proc_fd(fd: RawFd) -> CString {
+    CString::new(format!("/proc/self/fd/{fd}")).unwrap_or_default()
+}
+
+impl Tree {
+    /// Opens the workspace root (itself not followed if it became a symlink).
+    pub fn open(root: &Path) -> io::Result<Tree> {
+        let c = cstr(root.as_os_str())?;
+        let fd = openat(
+            libc::AT_FDCWD,
+            &c,
+            libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW,
+            0,
+        )?;
+        Ok(Tree {
+            root: root.to_path_buf(),
+            fd,
+            openat2: true,
+        })
+    }
+
+    /// `open`, then only ever the component walk (for tests of the fallback).
+    pub fn open_walking(root: &Path) -> io::Result<Tree> {
+        let mut t = Tree::open(root)?;
+        t.openat2 = false;
+        Ok(t)
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The components of `path` below the root; anything else is refused.
+    fn parts<'p>(&self, path: &'p Path) -> io::Result<Vec<&'p OsStr>> {
+        let outside = || {
+            io::Error::other(format!(
+                "{} is not inside the workspace root {}; aitools writes only beneath it",
+                path.display(),
+                self.root.display()
+            ))
+        };
+        let rel = path.strip_prefix(&self.root).map_err(|_| outside())?;
+        rel.components()
+            .map(|c| match c {
+                Component::Normal(n) => Ok(n),
+                _ => Err(outside()),
+            })
+            .collect()
+    }
+
+    /// Opens the directory named by `comps` below the root with `flags`
+    /// (`O_DIRECTORY` is added); no component, the last included, may be a symlink.
+    fn open_dir(&self, comps: &[&OsStr], flags: libc::c_int, shown: &Path) -> io::Result<OwnedFd> {
+        let flags = flags | libc::O_DIRECTORY;
+        if self.openat2 && openat2_usable() {
+            let rel: PathBuf = if comps.is_empty() {
+                PathBuf::from(".")
+            } else {
+                comps.iter().collect()
+            };
+            let c = cstr(rel.as_os_str())?;
+            let how = OpenHow {
+                flags: (flags | libc::O_CLOEXEC) as u64,
+                mode: 0,
+                resolve: libc::RESOLVE_BENEATH | libc::RESOLVE_NO_SYMLINKS,
+            };
+            // SAFETY: valid descriptor, C string and `open_how` of the size passed.
+            let r = unsafe {
+                libc::syscall(
+                    libc::SYS_openat2,
+                    self.fd.as_raw_fd(),
+                    c.as_ptr(),
+                    &how as *const OpenHow,
+                    std::mem::size_of::<OpenHow>(),
+                )
+            };
+            if r >= 0 {
+                // SAFETY: a fresh descriptor nobody else owns.
+                return Ok(unsafe { OwnedFd::from_raw_fd(r as RawFd) });
+            }
+            let e = last_err();
+            match e.raw_os_error() {
+                Some(libc::ELOOP) | Some(libc::EXDEV) => return Err(symlink_on_way(shown)),
+                // No openat2 (old kernel, or a seccomp filter): walk from now on.
+                Some(libc::ENOSYS) | Some(libc::EPERM) => OPENAT2.store(2, Ordering::Relaxed),
+                // A concurrent rename the kernel could not rule out: walk this once.
+                Some(libc::EAGAIN) => {}
+                _ => return Err(e),
+            }
+        }
+        self.walk(comps, flags, shown)
+    }
+
+    /// The component walk: each directory opened from its parent's descriptor.
+    fn walk(&self, comps: &[&OsStr], flags: libc::c_int, shown: &Path) -> io::Result<OwnedFd> {
+        let dot = CString::new(".").unwrap_or_default();
+        let Some((last, ancestors)) = comps.split_last() else {
+            return openat(self.fd.as_raw_fd(), &dot, flags, 0);
+        };
+        let mut cur: Option<OwnedFd> = None;
+        let step = |dir: RawFd, name: &OsStr, flags: libc::c_int| -> io::Result<OwnedFd> {
+            let c = cstr(name)?;
+            openat(dir, &c, flags | libc::O_NOFOLLOW, 0).map_err(|e| {
+                let symlink = matches!(e.raw_os_error(), Some(libc::ENOTDIR) | Some(libc::ELOOP))
+                    && fstatat(dir, &c, libc::AT_SYMLINK_NOFOLLOW)
+                        .is_ok_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFLNK);
+                if symlink { symlink_on_way(shown) } else { e }
+            })
+        };
+        for name in ancestors {
+            let dir = cur.as_ref().map_or(self.fd.as_raw_fd(), |f| f.as_raw_fd());
+            cur = Some(step(dir, name, libc::O_PATH | libc::O_DIRECTORY)?);
+        }
+        let dir = cur.as_ref().map_or(self.fd.as_raw_fd(), |f| f.as_raw_fd());
+        step(dir, last, flags)
+    }
+
+    /// The parent directory's descriptor and the final name of `path`.
+    fn at(&self, path: &Path) -> io::Result<(OwnedFd, CString)> {
+        let comps = self.parts(path)?;
+        let Some((name, parent)) = comps.split_last() else {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{} is the workspace root itself", path.display()),
+            ));
+        };
+        let dir = self.open_dir(parent, libc::O_PATH, path)?;
+        Ok((dir, cstr(name)?))
+    }
+
+    /// The entry at `path` (not followed), `None` when nothing is there.
+    pub fn lstat(&self, path: &Path) -> io::Result<Option<Stat>> {
+        let r = self
+            .at(path)
+            .and_then(|(dir, name)| fstatat(dir.as_raw_fd(), &name, libc::AT_SYMLINK_NOFOLLOW));
+        match r {
+            Ok(st) => Ok(Some(Stat::of(&st))),
+            Err(e) if is_absent(&e) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// (device, inode) of the entry, `None` when nothing is there.
+    pub fn identity(&self, path: &Path) -> io::Result<Option<(u64, u64)>> {
+        Ok(self.lstat(path)?.map(|s| (s.dev, s.ino)))
+    }
+
+    /// Creates a new file with exactly `mode` (never follows or replaces anything).
+    pub fn create_new(&self, path: &Path, mode: u32) -> io::Result<File> {
+        let (dir, name) = self.at(path)?;
+        let fd = openat(
+            dir.as_raw_fd(),
+            &name,
+            libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW,
+            mode as libc::mode_t,
+        )?;
+        let f = File::from(fd);
+        // The umask may have cleared bits the caller asked for.
+        // SAFETY: a valid descriptor of the file just created.
+        cvt(unsafe { libc::fchmod(f.as_raw_fd(), mode as libc::mode_t) })?;
+        Ok(f)
+    }
+
+    /// Creates a symlink at `path` whose text is `target`.
+    pub fn symlink(&self, target: &OsStr, path: &Path) -> io::Result<()> {
+        let (dir, name) = self.at(path)?;
+        let t = cstr(target)?;
+        // SAFETY: valid C strings and descriptor.
+        cvt(unsafe { libc::symlinkat(t.as_ptr(), dir.as_raw_fd(), name.as_ptr()) })?;
+        Ok(())
+    }
+
+    /// Renames the entry `from` to `to` (replacing a file or symlink there).
+    pub fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        let (fdir, fname) = self.at(from)?;
+        let (tdir, tname) = self.at(to)?;
+        // SAFETY: valid C strings and descriptors.
+        cvt(unsafe {
+            libc::renameat(
+                fdir.as_raw_fd(),
+                fname.as_ptr(),
+                tdir.as_raw_fd(),
+                tname.as_ptr(),
+            )
+        })?;
+        Ok(())
+    }
+
+    /// Renames `from` to `to` when the entry at `from` has this identity; returns
+    /// whether it did (a step already done finds another entry, or none).
+    pub fn rename_if(&self, from: &Path, id: (u64, u64), to: &Path) -> io::Result<bool> {
+        let (fdir, fname) = match self.at(from) {
+            Ok(x) => x,
+            Err(e) if is_absent(&e) => return Ok(false),
+            Err(e) => return Err(e),
+        };
+        match fstatat(fdir.as_raw_fd(), &fname, libc::AT_SYMLINK_NOFOLLOW) {
+            Ok(st) if (st.st_dev, st.st_ino) == id => {}
+            Ok(_) => return Ok(false),
+            Err(e) if is_absent(&e) => return Ok(false),
+            Err(e) => return Err(e),
+        }
+        let (tdir, tname) = self.at(to)?;
+        // SAFETY: valid C strings and descriptors.
+        cvt(unsafe {
+            libc::renameat(
+                fdir.as_raw_fd(),
+                fname.as_ptr(),
+                tdir.as_raw_fd(),
+                tname.as_ptr(),
+            )
+        })?;
+        Ok(true)
+    }
+
+    /// Removes the file or symlink (`dir` false) or empty directory (`dir` true) at
+    /// `path` when it has this identity; nothing there is fine.
+    pub fn remove_if(&self, path: &Path, id: (u64, u64), dir: bool) -> io::Result<()> {
+        let (pdir, name) = match self.at(path) {
+            Ok(x) => x,
+            Err(e) if is_absent(&e) => return Ok(()),
+            Err(e) => return Err(e),
+        };
+        match fstatat(pdir.as_raw_fd(), &name, libc::AT_SYMLINK_NOFOLLOW) {
+            Ok(st) if (st.st_dev, st.st_ino) == id => {}
+            Ok(_) => return Ok(()),
+            Err(e) if is_absent(&e) => return Ok(()),
+            Err(e) => return Err(e),
+        }
+        let flags = if dir { libc::AT_REMOVEDIR } else { 0 };
+        // SAFETY: valid C string and descriptor.
+        match cvt(unsafe { libc::unlinkat(pdir.as_raw_fd(), name.as_ptr(), flags) }) {
+            Ok(_) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Removes the file or symlink at `path` if one is there. A path whose way
+    /// holds a symlink has nothing of ours beneath the root: that is fine too.
+    pub fn remove_file(&self, path: &Path) -> io::Result<()> {
+        let (pdir, name) = match self.at(path) {
+            Ok(x) => x,
+            Err(e) if is_absent(&e) => return Ok(()),
+            Err(e) if is_symlink_on_way(&e) => return Ok(()),
+            Err(e) => return Err(e),
+        };
+        // SAFETY: valid C string and descriptor.
+        match cvt(unsafe { libc::unlinkat(pdir.as_raw_fd(), name.as_ptr(), 0) }) {
+            Ok(_) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Creates the directory `path` (an existing directory is fine; anything else
+    /// there is an error).
+    pub fn mkdir(&self, path: &Path) -> io::Result<()> {
+        let (dir, name) = self.at(path)?;
+        // SAFETY: valid C string and descriptor.
+        match cvt(unsafe { libc::mkdirat(dir.as_raw_fd(), name.as_ptr(), 0o777) }) {
+            Ok(_) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                let st = fstatat(dir.as_raw_fd(), &name, libc::AT_SYMLINK_NOFOLLOW)?;
+                if st.st_mode & libc::S_IFMT == libc::S_IFDIR {
+                    Ok(())
+                } else {
+                    Err(e)
+                }
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Opens the inode at `path` without following it, refusing a symlink and a
+    /// regular file with more links than `1 + accounted(dev, ino)`.
+    fn pinned(
+        &self,
+        path: &Path,
+        accounted: &dyn Fn(u64, u64) -> u64,
+    ) -> io::Result<(OwnedFd, CString, OwnedFd)> {
+        let (dir, name) = self.at(path)?;
+        let fd = openat(dir.as_raw_fd(), &name, libc::O_PATH | libc::O_NOFOLLOW, 0)?;
+        let st = fstat(fd.as_raw_fd())?;
+        let s = Stat::of(&st);
+        if s.is_symlink() {
+            return Err(symlink_on_way(path));
+        }
+        if s.is_file() && s.nlink > 1 + accounted(s.dev, s.ino) {
+            return Err(hard_linked(path, s.nlink));
+        }
+        Ok((dir, name, fd))
+    }
+
+    /// Sets the permission bits of the file or directory at `path` (never through a
+    /// symlink; refused on a file with other hard links than those `accounted`).
+    pub fn set_mode(
+        &self,
+        path: &Path,
+        mode: u32,
+        accounted: &dyn Fn(u64, u64) -> u64,
+    ) -> io::Result<()> {
+        let (dir, name, fd) = self.pinned(path, accounted)?;
+        let empty = CString::default();
+        // SAFETY: valid descriptor and C string; fchmodat2 acts on the pinned inode.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_fchmodat2,
+                fd.as_raw_fd(),
+                empty.as_ptr(),
+                mode as libc::c_uint,
+                libc::AT_EMPTY_PATH,
+            )
+        };
+        if r == 0 {
+            return Ok(());
+        }
+        let e = last_err();
+        if !matches!(
+            e.raw_os_error(),
+            Some(libc::ENOSYS) | Some(libc::EINVAL) | Some(libc::EOPNOTSUPP)
+        ) {
+            return Err(e);
+        }
+        // Older kernels: the descriptor's /proc name reaches the same inode.
+        let p = proc_fd(fd.as_raw_fd());
+        // SAFETY: valid C string.
+        match cvt(unsafe { libc::chmod(p.as_ptr(), mode as libc::mode_t) }) {
+            Ok(_) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                // No /proc: by name, the final component still not followed.
+                // SAFETY: valid C string and descriptor.
+                cvt(unsafe {
+                    libc::fchmodat(
+                        dir.as_raw_fd(),
+                        name.as_ptr(),
+                        mode as libc::mode_t,
+                        libc::AT_SYMLINK_NOFOLLOW,
+                    )
+                })
+                .map(|_| ())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Sets the modification time of the file at `path` (access time kept; never
+    /// through a symlink; refused on a file with other hard links than `accounted`).
+    pub fn set_mtime(
+        &self,
+        path: &Path,
+        secs: i64,
+        accounted: &dyn Fn(u64, u64) -> u64,
+    ) -> io::Result<()> {
+        let (dir, name, fd) = self.pinned(path, accounted)?;
+        let times = [
+            libc::timespec {
+                tv_sec: 0,
+                tv_nsec: libc::UTIME_OMIT,
+            },
+            libc::timespec {
+                tv_sec: secs as libc::time_t,
+                tv_nsec: 0,
+            },
+        ];
+        let empty = CString::default();
+        // SAFETY: valid descriptor, C string and two timespecs.
+        let r = unsafe {
+            libc::utimensat(
+                fd.as_raw_fd(),
+                empty.as_ptr(),
+                times.as_ptr(),
+                libc::AT_EMPTY_PATH,
+            )
+        };
+        if r == 0 {
+            return Ok(());
+        }
+        let e = last_err();
+        if !matches!(
+            e.raw_os_error(),
+            Some(libc::EINVAL) | Some(libc::ENOENT) | Some(libc::EBADF)
+        ) {
+            return Err(e);
+        }
+        let p = proc_fd(fd.as_raw_fd());
+        // SAFETY: valid C string and timespecs.
+        match cvt(unsafe { libc::utimensat(libc::AT_FDCWD, p.as_ptr(), times.as_ptr(), 0) }) {
+            Ok(_) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                // SAFETY: valid C string, descriptor and timespecs.
+                cvt(unsafe {
+                    libc::utimensat(
+                        dir.as_raw_fd(),
+                        name.as_ptr(),
+                        times.as_ptr(),
+                        libc::AT_SYMLINK_NOFOLLOW,
+                    )
+                })
+                .map(|_| ())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// fsync of the directory at `path` (the root included).
+    pub fn sync_dir(&self, path: &Path) -> io::Result<()> {
+        let comps = self.parts(path)?;
+        let fd = self.open_dir(&comps, libc::O_RDONLY, path)?;
+        File::from(fd).sync_all()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn setup() -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let t = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(t.path()).unwrap();
+        let root = base.join("ws");
+        let out = base.join("out");
+        std::fs::create_dir_all(root.join("d")).unwrap();
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::write(out.join("f"), "outside").unwrap();
+        std::fs::set_permissions(out.join("f"), std::fs::Permissions::from_mode(0o644)).unwrap();
+        (t, root, out)
+    }
+
+    /// Every operation refuses to pass a symlinked directory, both ways of opening.
+    fn refuses_symlinked_dirs(walk: bool) {
+        let (_t, root, out) = setup();
+        std::os::unix::fs::symlink(&out, root.join("l")).unwrap();
+        let tree = if walk {
+            Tree::open_walking(&root).unwrap()
+        } else {
+            Tree::open(&root).unwrap()
+        };
+        // Directly, and one level further down.
+        std::fs::create_dir(out.join("sub")).unwrap();
+        for d in [root.join("l"), root.join("l/sub")] {
+            let f = d.join("f");
+            let comps = tree.parts(&f).unwrap();
+            let opened = tree.open_dir(&comps[..comps.len() - 1], libc::O_PATH, &f);
+            assert!(opened.as_ref().is_err_and(is_symlink_on_way), "{opened:?}");
+            assert!(tree.create_new(&d.join("new"), 0o644).is_err());
+            assert!(tree.create_new(&d.join("new"), 0o644).is_err());
+            assert!(tree.set_mode(&f, 0o600, &|_, _| 0).is_err());
+            assert!(tree.set_mtime(&f, 5, &|_, _| 0).is_err());
+            assert!(tree.mkdir(&d.join("nd")).is_err());
+            assert!(tree.rename(&f, &root.join("g")).is_err());
+            assert!(tree.lstat(&f).is_err());
+            assert!(tree.sync_dir(&d).is_err());
+        }
+        let m = std::fs::metadata(out.join("f")).unwrap();
+        assert_eq!(m.permissions().mode() & 0o7777, 0o644);
+        assert_eq!(std::fs::read(out.join("f")).unwrap(), b"outside");
+        assert_eq!(std::fs::read_dir(&out).unwrap().count(), 2);
+        // The entry itself a symlink: mode and time are refused, not followed.
+        std::os::unix::fs::symlink(out.join("f"), root.join("d/s")).unwrap();
+        assert!(tree.set_mode(&root.join("d/s"), 0o600, &|_, _| 0).is_err());
+        assert!(tree.set_mtime(&root.join("d/s"), 5, &|_, _| 0).is_err());
+        let m = std::fs::metadata(out.join("f")).unwrap();
+        assert_eq!(m.permissions().mode() & 0o7777, 0o644);
+    }
+
+    #[test]
+    fn openat2_refuses_a_symlinked_directory() {
+        refuses_symlinked_dirs(false);
+    }
+
+    #[test]
+    fn the_walk_refuses_a_symlinked_directory() {
+        refuses_symlinked_dirs(true);
+    }
+
+    #[test]
+    fn the_walk_and_openat2_act_beneath_the_root() {
+        for walk in [false, true] {
+            acts_beneath(walk);
+        }
+    }
+
+    fn acts_beneath(walk: bool) {
+        let (_t, root, _out) = setup();
+        let tree = if walk {
+            Tree::open_walking(&root).unwrap()
+        } else {
+            Tree::open(&root).unwrap()
+        };
+        let f = root.join("d/a");
+        {
+            use std::io::Write;
+            let mut h = tree.create_new(&f, 0o640).unwrap();
+            h.write_all(b"x").unwrap();
+        }
+        assert_eq!(std::fs::read(&f).unwrap(), b"x");
+        tree.set_mode(&f, 0o600, &|_, _| 0).unwrap();
+        tree.set_mtime(&f, 1000, &|_, _| 0).unwrap();
+        let m = std::fs::metadata(&f).unwrap();
+        assert_eq!(m.permissions().mode() & 0o7777, 0o600);
+        assert_eq!(std::os::unix::fs::MetadataExt::mtime(&m), 1000);
+        tree.mkdir(&root.join("d/e")).unwrap();
+        tree.mkdir(&root.join("d/e")).unwrap();
+        tree.rename(&f, &root.join("d/e/b")).unwrap();
+        let id = tree.identity(&root.join("d/e/b")).unwrap().unwrap();
+        tree.remove_if(&root.join("d/e/b"), id, false).unwrap();
+        assert!(tree.lstat(&root.join("d/e/b")).unwrap().is_none());
+        tree.sync_dir(&root).unwrap();
+        assert!(tree.create_new(Path::new("/etc/x"), 0o600).is_err());
+    }
+
+    #[test]
+    fn a_hard_linked_file_keeps_its_metadata() {
+        let (_t, root, out) = setup();
+        std::fs::hard_link(out.join("f"), root.join("hl")).unwrap();
+        let tree = Tree::open(&root).unwrap();
+        assert!(tree.set_mode(&root.join("hl"), 0o666, &|_, _| 0).is_err());
+        assert!(tree.set_mtime(&root.join("hl"), 7, &|_, _| 0).is_err());
+        let m = std::fs::metadata(out.join("f")).unwrap();
+        assert_eq!(m.permissions().mode() & 0o7777, 0o644);
+        // A link the caller accounts for (its own blob) is allowed.
+        tree.set_mode(&root.join("hl"), 0o600, &|_, _| 1).unwrap();
+    }
+}
