@@ -95,7 +95,11 @@ pub fn key_strength(key: &[u8]) -> Option<Strength> {
             strong = true;
             break;
         }
-        if !weak && p.weak_by_letter[slot].iter().any(hit) {
+        // A weak word must be a whole part of the name: `api_key`, `apiKey`, not
+        // `monkey`, `path`, `keyboard`.
+        let starts = i == 0 || !key[i - 1].is_ascii_alphabetic() || key[i].is_ascii_uppercase();
+        let whole = |w: &&str| hit(w) && !key.get(i + w.len()).is_some_and(u8::is_ascii_lowercase);
+        if !weak && starts && p.weak_by_letter[slot].iter().any(whole) {
             weak = true;
         }
     }
