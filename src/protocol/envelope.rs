@@ -169,7 +169,7 @@ mod tests {
         let r = render_ok(
             "read",
             Output::ok(&R {
-                path: "password=x",
+                path: "password=hunter2",
                 next_commands: vec![],
             }),
             vec![],

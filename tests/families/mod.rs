@@ -11,6 +11,7 @@ mod protocol;
 mod redaction;
 mod scan_args;
 mod search;
+mod secret_corpus;
 mod store;
 mod tx;
 mod write_diffs;

@@ -1,0 +1,358 @@
+//! Provider token formats (`data/secret-formats.tsv`): a prefix, the body's alphabet
+//! and length, and GitHub's CRC32 checksum. A token is recognized at any word start,
+//! with or without a key name before it. Also the structured tokens no prefix table
+//! can describe: JWTs, Telegram bot tokens, Azure AD client secrets.
+
+use std::ops::Range;
+use std::sync::OnceLock;
+
+const TABLE: &str = include_str!("../../../data/secret-formats.tsv");
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Alphabet {
+    B62,
+    B62u,
+    B64url,
+    B64,
+    Hex,
+    Hexi,
+    HexiDash,
+    Upnum,
+    Lownum,
+    Alnumi,
+    Alpha,
+    Dotted,
+    Path,
+    Any,
+}
+
+impl Alphabet {
+    fn parse(s: &str) -> Option<Alphabet> {
+        Some(match s {
+            "b62" => Alphabet::B62,
+            "b62u" => Alphabet::B62u,
+            "b64url" => Alphabet::B64url,
+            "b64" => Alphabet::B64,
+            "hex" => Alphabet::Hex,
+            "hexi" => Alphabet::Hexi,
+            "hexi-" => Alphabet::HexiDash,
+            "upnum" => Alphabet::Upnum,
+            "lownum" => Alphabet::Lownum,
+            "alnumi" => Alphabet::Alnumi,
+            "alpha" => Alphabet::Alpha,
+            "dotted" => Alphabet::Dotted,
+            "path" => Alphabet::Path,
+            "any" => Alphabet::Any,
+            _ => return None,
+        })
+    }
+
+    fn has(self, b: u8) -> bool {
+        match self {
+            Alphabet::B62 | Alphabet::Alnumi => b.is_ascii_alphanumeric(),
+            Alphabet::B62u => b.is_ascii_alphanumeric() || b == b'_',
+            Alphabet::B64url => b.is_ascii_alphanumeric() || b == b'_' || b == b'-',
+            Alphabet::B64 => b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='),
+            Alphabet::Hex => b.is_ascii_digit() || (b'a'..=b'f').contains(&b),
+            Alphabet::Hexi => b.is_ascii_hexdigit(),
+            Alphabet::HexiDash => b.is_ascii_hexdigit() || b == b'-',
+            Alphabet::Upnum => b.is_ascii_uppercase() || b.is_ascii_digit(),
+            Alphabet::Lownum => b.is_ascii_lowercase() || b.is_ascii_digit(),
+            Alphabet::Alpha => b.is_ascii_alphabetic(),
+            Alphabet::Dotted => b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'=' | b'-'),
+            Alphabet::Path => b.is_ascii_alphanumeric() || matches!(b, b'_' | b'/' | b'-'),
+            Alphabet::Any => {
+                b.is_ascii_alphanumeric()
+                    || matches!(b, b'_' | b'.' | b'~' | b'+' | b'/' | b'=' | b'-' | b'@')
+            }
+        }
+    }
+}
+
+#[derive(Debug)]
+pub(super) struct Format {
+    pub name: &'static str,
+    pub prefix: &'static [u8],
+    alphabet: Alphabet,
+    min: usize,
+    max: usize,
+    crc32: bool,
+    show: bool,
+}
+
+pub(super) struct Table {
+    /// Sorted by prefix, longest first among equal first two bytes.
+    pub formats: Vec<Format>,
+    /// Bit `a * 256 + b` set when some prefix starts with bytes `a`, `b`.
+    first2: Vec<u64>,
+}
+
+pub(super) fn table() -> &'static Table {
+    static T: OnceLock<Table> = OnceLock::new();
+    T.get_or_init(|| {
+        let mut formats = Vec::new();
+        for line in TABLE.lines() {
+            if line.starts_with('#') || line.starts_with("name\t") || line.trim().is_empty() {
+                continue;
+            }
+            let cols: Vec<&'static str> = line.split('\t').collect();
+            let [name, prefix, alphabet, min, max, flags] = cols[..] else {
+                continue;
+            };
+            let (Some(alphabet), Ok(min), Ok(max)) =
+                (Alphabet::parse(alphabet), min.parse(), max.parse())
+            else {
+                continue;
+            };
+            if prefix.len() < 2 {
+                continue;
+            }
+            formats.push(Format {
+                name,
+                prefix: prefix.as_bytes(),
+                alphabet,
+                min,
+                max,
+                crc32: flags.contains("crc32"),
+                show: flags.contains("show"),
+            });
+        }
+        formats.sort_by(|a, b| {
+            a.prefix[..2]
+                .cmp(&b.prefix[..2])
+                .then(b.prefix.len().cmp(&a.prefix.len()))
+        });
+        let mut first2 = vec![0u64; 1024];
+        for f in &formats {
+            let k = usize::from(f.prefix[0]) << 8 | usize::from(f.prefix[1]);
+            first2[k / 64] |= 1 << (k % 64);
+        }
+        Table { formats, first2 }
+    })
+}
+
+/// The bytes a word is made of (a token's left edge is a byte outside this set).
+pub(super) fn is_word(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+impl Table {
+    #[inline]
+    pub fn may_start(&self, a: u8, b: u8) -> bool {
+        let k = usize::from(a) << 8 | usize::from(b);
+        self.first2[k / 64] >> (k % 64) & 1 == 1
+    }
+
+    /// The token of a format starting at `i` of `b` (a word start), as the range to mask.
+    pub fn at(&self, b: &[u8], i: usize) -> Option<Range<usize>> {
+        let (a, c) = (*b.get(i)?, *b.get(i + 1)?);
+        let lo = self.formats.partition_point(|f| f.prefix[..2] < [a, c][..]);
+        for f in &self.formats[lo..] {
+            if f.prefix[..2] != [a, c] {
+                break;
+            }
+            if let Some(r) = f.matches(b, i) {
+                return Some(r);
+            }
+        }
+        None
+    }
+}
+
+impl Format {
+    fn matches(&self, b: &[u8], i: usize) -> Option<Range<usize>> {
+        let rest = b.get(i..)?;
+        if !rest.starts_with(self.prefix) {
+            return None;
+        }
+        let from = i + self.prefix.len();
+        let mut end = from;
+        while end < b.len() && self.alphabet.has(b[end]) {
+            end += 1;
+        }
+        // A token in a sentence ends before its full stop.
+        while end > from
+            && matches!(b[end - 1], b'.' | b'-' | b'/')
+            && self.alphabet != Alphabet::B64
+        {
+            end -= 1;
+        }
+        let body = &b[from..end];
+        // A token cut short (a line cut at its length limit, an error message quoting
+        // part of it) is still a secret: half of the minimum is enough.
+        if body.len() < (self.min / 2).max(8).min(self.min) || body.len() > self.max {
+            return None;
+        }
+        // A longer word is another thing (`AKIA...` with a 17th letter).
+        if b.get(end).is_some_and(|&n| is_word(n)) {
+            return None;
+        }
+        if !(self.crc32 && crc32_ok(body)) && !random_body(body, self.alphabet) {
+            return None;
+        }
+        Some(if self.show { from..end } else { i..end })
+    }
+}
+
+/// Whether a token body is machine-made rather than a word or a name: it mixes
+/// character classes and is not one character repeated.
+fn random_body(body: &[u8], alphabet: Alphabet) -> bool {
+    let (mut lower, mut upper, mut digit) = (false, false, false);
+    let mut distinct = [false; 128];
+    let mut n = 0;
+    for &c in body {
+        match c {
+            b'a'..=b'z' => lower = true,
+            b'A'..=b'Z' => upper = true,
+            b'0'..=b'9' => digit = true,
+            _ => {}
+        }
+        if c < 128 && !distinct[usize::from(c)] {
+            distinct[usize::from(c)] = true;
+            n += 1;
+        }
+    }
+    if n < 4.min(body.len()) {
+        return false;
+    }
+    match alphabet {
+        Alphabet::Alpha => lower && upper,
+        Alphabet::Hex
+        | Alphabet::Hexi
+        | Alphabet::HexiDash
+        | Alphabet::Upnum
+        | Alphabet::Lownum => digit || body.len() < 12,
+        _ => usize::from(lower) + usize::from(upper) + usize::from(digit) >= 2,
+    }
+}
+
+/// GitHub's token checksum: the last six characters are the CRC32 of the others,
+/// in base62 (`0-9A-Za-z`), zero-padded.
+fn crc32_ok(body: &[u8]) -> bool {
+    if body.len() < 7 {
+        return false;
+    }
+    let (data, sum) = body.split_at(body.len() - 6);
+    let mut crc = 0xffff_ffffu32;
+    for &b in data {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xedb8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    let mut v = u64::from(!crc);
+    const DIGITS: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    let mut enc = [b'0'; 6];
+    for slot in enc.iter_mut().rev() {
+        *slot = DIGITS[(v % 62) as usize];
+        v /= 62;
+    }
+    enc == sum
+}
+
+/// A JWT at `i` (`eyJ` header, `.`, payload, `.`, optional signature): its range.
+pub(super) fn jwt(b: &[u8], i: usize) -> Option<Range<usize>> {
+    if !b.get(i..)?.starts_with(b"eyJ") {
+        return None;
+    }
+    let seg = |from: usize| {
+        let mut e = from;
+        while e < b.len() && (b[e].is_ascii_alphanumeric() || b[e] == b'_' || b[e] == b'-') {
+            e += 1;
+        }
+        e
+    };
+    let h = seg(i);
+    if h - i < 10 || b.get(h) != Some(&b'.') {
+        return None;
+    }
+    let p = seg(h + 1);
+    if p - h - 1 < 10 {
+        return None;
+    }
+    let mut end = p;
+    if b.get(p) == Some(&b'.') {
+        end = seg(p + 1);
+    }
+    while end < b.len() && b[end] == b'=' {
+        end += 1;
+    }
+    Some(i..end)
+}
+
+/// A Telegram bot token at `i`: 8-10 digits, `:`, `AA` and 33 URL-safe characters.
+pub(super) fn telegram(b: &[u8], i: usize) -> Option<Range<usize>> {
+    let digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+    if !(8..=10).contains(&digits) {
+        return None;
+    }
+    let c = i + digits;
+    if b.get(c..c + 3)? != b":AA" {
+        return None;
+    }
+    let mut e = c + 1;
+    while e < b.len() && (b[e].is_ascii_alphanumeric() || b[e] == b'_' || b[e] == b'-') {
+        e += 1;
+    }
+    (e - c - 1 == 35 && !b.get(e).is_some_and(|&n| is_word(n))).then_some(i..e)
+}
+
+/// An Azure AD client secret at `i`: three word characters, a digit, `Q~`, and 31-34
+/// more of `[A-Za-z0-9_.~-]`.
+pub(super) fn azure_secret(b: &[u8], i: usize) -> Option<Range<usize>> {
+    let w = b.get(i..i + 6)?;
+    if !(w[..3].iter().all(|&c| is_word(c)) && w[3].is_ascii_digit() && &w[4..6] == b"Q~") {
+        return None;
+    }
+    let mut e = i + 6;
+    while e < b.len() && (b[e].is_ascii_alphanumeric() || matches!(b[e], b'_' | b'.' | b'~' | b'-'))
+    {
+        e += 1;
+    }
+    ((31..=34).contains(&(e - i - 6)) && !b.get(e).is_some_and(|&n| is_word(n))).then_some(i..e)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_row_of_the_table_parses() {
+        let rows = super::TABLE
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.starts_with("name\t") && !l.trim().is_empty())
+            .count();
+        assert_eq!(super::table().formats.len(), rows);
+    }
+
+    #[test]
+    fn github_checksum() {
+        // A token built with the checksum rule: 30 characters and their CRC32 in base62.
+        let data = b"aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1";
+        let mut crc = 0xffff_ffffu32;
+        for &b in data.iter() {
+            crc ^= u32::from(b);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 {
+                    (crc >> 1) ^ 0xedb8_8320
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        let mut v = u64::from(!crc);
+        let digits = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+        let mut enc = [b'0'; 6];
+        for slot in enc.iter_mut().rev() {
+            *slot = digits[(v % 62) as usize];
+            v /= 62;
+        }
+        let mut body = data.to_vec();
+        body.extend_from_slice(&enc);
+        assert!(super::crc32_ok(&body));
+        body[0] = b'x';
+        assert!(!super::crc32_ok(&body));
+    }
+}

@@ -1,0 +1,326 @@
+//! Key-named values: a value after a key that names a secret, in the syntaxes code and
+//! configuration write it (`.env`, `export`, YAML with block scalars, TOML, INI, JSON,
+//! XML attributes and elements, assignments and struct literals of Python, JS, Go,
+//! Rust, Java), HTTP `Authorization` headers, connection-string members
+//! (`AccountKey=...;`), `curl -u user:password`, and URL userinfo passwords.
+//! The value is judged by `policy` (code, placeholder, random enough).
+
+use super::policy::{self, Strength};
+use std::ops::Range;
+
+fn is_key_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'$' | b'@')
+}
+
+/// Spans of `b[lo..hi]` (one line) that are key-named values, appended to `out`.
+/// Returns the line's indentation when it opens a YAML block scalar (`password: |`)
+/// under a secret key: the lines indented deeper are the value.
+pub(super) fn line(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) -> Option<usize> {
+    let mut block = None;
+    let mut i = lo;
+    while i < hi {
+        let Some(rel) = memchr::memchr3(b'=', b':', b'>', &b[i..hi]) else {
+            break;
+        };
+        let p = i + rel;
+        i = p + 1;
+        let sign = b[p];
+        let next = b.get(p + 1).copied().filter(|_| p + 1 < hi);
+        let prev = if p > lo { Some(b[p - 1]) } else { None };
+        let mut after = p + 1;
+        match sign {
+            b'=' => {
+                if matches!(next, Some(b'=' | b'~'))
+                    || matches!(
+                        prev,
+                        Some(
+                            b'=' | b'!'
+                                | b'<'
+                                | b'>'
+                                | b'+'
+                                | b'-'
+                                | b'*'
+                                | b'/'
+                                | b'%'
+                                | b'&'
+                                | b'|'
+                                | b'^'
+                        )
+                    )
+                {
+                    if next == Some(b'=') {
+                        i = p + 2;
+                    }
+                    continue;
+                }
+                if next == Some(b'>') {
+                    after = p + 2;
+                }
+            }
+            b':' => {
+                if next == Some(b':') || prev == Some(b':') {
+                    i = p + 2;
+                    continue;
+                }
+                if next == Some(b'=') {
+                    after = p + 2;
+                }
+                // `scheme://`: a URL, handled by `url_password`.
+                if next == Some(b'/') {
+                    continue;
+                }
+            }
+            _ => {
+                // `<password>value</password>`: an XML element.
+                if let Some(r) = xml_element(b, lo, p, hi) {
+                    out.push(r);
+                }
+                continue;
+            }
+        }
+        // The key: back over blanks and a closing quote, then the identifier.
+        let mut k = p;
+        while k > lo && matches!(b[k - 1], b' ' | b'\t') {
+            k -= 1;
+        }
+        let quoted_key = k > lo && matches!(b[k - 1], b'"' | b'\'' | b'`');
+        if quoted_key {
+            k -= 1;
+        }
+        let ke = k;
+        while k > lo && is_key_byte(b[k - 1]) {
+            k -= 1;
+        }
+        if k == ke {
+            continue;
+        }
+        let key = &b[k..ke];
+        if key.eq_ignore_ascii_case(b"authorization")
+            || key.eq_ignore_ascii_case(b"proxy-authorization")
+        {
+            if let Some(r) = authorization(b, after, hi) {
+                out.push(r);
+            }
+            continue;
+        }
+        let Some(strength) = policy::key_strength(key) else {
+            continue;
+        };
+        // The value.
+        let mut v = after;
+        while v < hi && matches!(b[v], b' ' | b'\t') {
+            v += 1;
+        }
+        if v >= hi {
+            continue;
+        }
+        let q = b[v];
+        if matches!(q, b'"' | b'\'' | b'`') {
+            let start = v + 1;
+            let mut e = start;
+            while e < hi && b[e] != q {
+                if b[e] == b'\\' {
+                    e += 1;
+                }
+                e += 1;
+            }
+            let e = e.min(hi);
+            let value = &b[start..e];
+            // `"password": "` then `+ x`: a string built at run time.
+            if policy::is_secret_value(value, true, strength) && !value.contains(&b'\n') {
+                out.push(start..e);
+            }
+            i = (e + 1).max(i);
+            continue;
+        }
+        if matches!(q, b'|' | b'>') && sign == b':' {
+            let rest = &b[v + 1..hi];
+            if rest
+                .iter()
+                .all(|c| matches!(c, b'-' | b'+' | b'0'..=b'9' | b' ' | b'\t' | b'\r'))
+            {
+                if strength == Strength::Strong {
+                    block = Some(
+                        b[lo..hi]
+                            .iter()
+                            .take_while(|c| matches!(c, b' ' | b'\t'))
+                            .count(),
+                    );
+                }
+                continue;
+            }
+        }
+        let start = v;
+        let mut e = v;
+        while e < hi
+            && !b[e].is_ascii_whitespace()
+            && !matches!(
+                b[e],
+                b',' | b';' | b'&' | b')' | b']' | b'}' | b'"' | b'\'' | b'`' | b'<' | b'>'
+            )
+        {
+            e += 1;
+        }
+        // Keep a trailing `(` call or `[` index in view for `is_code`.
+        let value = &b[start..e];
+        let follows = b.get(e).copied().filter(|_| e < hi);
+        let called = matches!(follows, Some(b'(' | b'[' | b'<'));
+        let names_itself = ["pass", "secret", "token", "key", "cred"].iter().any(|w| {
+            value.len() >= w.len()
+                && value
+                    .windows(w.len())
+                    .any(|x| x.eq_ignore_ascii_case(w.as_bytes()))
+        });
+        if !called && !names_itself && !value.is_empty() {
+            let (s, e2) = scheme_token(b, start, e, hi);
+            let tight = sign == b'=' && after == p + 1 && ke == p && start == after;
+            if policy::is_secret_value_in(&b[s..e2], false, tight, strength) {
+                out.push(s..e2);
+                i = e2.max(i);
+            }
+        }
+    }
+    // `curl -u user:password`, `--user user:password`.
+    for flag in [&b" -u "[..], b" --user "] {
+        if let Some(at) = memchr::memmem::find(&b[lo..hi], flag) {
+            let v = lo + at + flag.len();
+            let e = v + b[v..hi]
+                .iter()
+                .take_while(|c| !c.is_ascii_whitespace())
+                .count();
+            let cred = &b[v..e];
+            let cred_start = usize::from(matches!(cred.first(), Some(b'"' | b'\'')));
+            if let Some(c) = cred.iter().position(|&x| x == b':') {
+                let end =
+                    e - usize::from(matches!(cred.last(), Some(b'"' | b'\'')) && cred.len() > 1);
+                if c + 1 < end - v && c > cred_start && !policy::is_placeholder(&b[v + c + 1..end])
+                {
+                    out.push(v + c + 1..end);
+                }
+            }
+        }
+    }
+    url_passwords(b, lo, hi, out);
+    block
+}
+
+/// `auth_token: Bearer abc...`: the scheme word is not the secret, the token after it is.
+fn scheme_token(b: &[u8], s: usize, e: usize, hi: usize) -> (usize, usize) {
+    let word = &b[s..e];
+    if ["bearer", "basic", "token"]
+        .iter()
+        .any(|w| word.eq_ignore_ascii_case(w.as_bytes()))
+    {
+        let mut k = e;
+        while k < hi && matches!(b[k], b' ' | b'\t') {
+            k += 1;
+        }
+        let t = k;
+        while k < hi
+            && !b[k].is_ascii_whitespace()
+            && !matches!(b[k], b'"' | b'\'' | b'`' | b',' | b';')
+        {
+            k += 1;
+        }
+        if k > t {
+            return (t, k);
+        }
+    }
+    (s, e)
+}
+
+/// The credential of an `Authorization:` header value starting at `v`: after the
+/// scheme word (`Basic`, `Bearer`, `Token`, ...) when there is one.
+fn authorization(b: &[u8], v: usize, hi: usize) -> Option<Range<usize>> {
+    let mut i = v;
+    while i < hi && matches!(b[i], b' ' | b'\t' | b'"' | b'\'') {
+        i += 1;
+    }
+    let w = i;
+    while i < hi && b[i].is_ascii_alphanumeric() {
+        i += 1;
+    }
+    let mut t = w;
+    if i < hi && b[i] == b' ' && i - w <= 12 {
+        t = i;
+        while t < hi && b[t] == b' ' {
+            t += 1;
+        }
+    }
+    let mut e = t;
+    while e < hi
+        && !b[e].is_ascii_whitespace()
+        && !matches!(b[e], b'"' | b'\'' | b'`' | b',' | b';')
+    {
+        e += 1;
+    }
+    let value = &b[t..e];
+    (e > t && value.len() >= 6 && !policy::is_placeholder(value) && !policy::is_code(value))
+        .then_some(t..e)
+}
+
+/// `<password>value</password>`: the value of an element whose tag names a secret.
+fn xml_element(b: &[u8], lo: usize, p: usize, hi: usize) -> Option<Range<usize>> {
+    let mut k = p;
+    while k > lo && (b[k - 1].is_ascii_alphanumeric() || matches!(b[k - 1], b'_' | b'-' | b':')) {
+        k -= 1;
+    }
+    if k == p || k == lo || b[k - 1] != b'<' {
+        return None;
+    }
+    policy::key_strength(&b[k..p])?;
+    let start = p + 1;
+    let e = start + memchr::memchr(b'<', &b[start..hi])?;
+    let value = &b[start..e];
+    (policy::is_secret_value(value, true, policy::key_strength(&b[k..p])?)).then_some(start..e)
+}
+
+/// `scheme://user:password@host`: the password (any characters up to the last `@`
+/// of the authority), as URLs carry it in configs and connection strings.
+fn url_passwords(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) {
+    let mut from = lo;
+    while let Some(rel) = memchr::memmem::find(&b[from..hi], b"://") {
+        let at = from + rel;
+        from = at + 3;
+        let scheme = b[lo..at]
+            .iter()
+            .rev()
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'.' | b'-'))
+            .count();
+        if scheme == 0 {
+            continue;
+        }
+        let start = at + 3;
+        let end = start
+            + b[start..hi]
+                .iter()
+                .take_while(|c| {
+                    !c.is_ascii_whitespace() && !matches!(c, b'"' | b'\'' | b'`' | b'<' | b'>')
+                })
+                .count();
+        let auth = &b[start..end];
+        let Some(colon) = memchr::memchr(b':', auth) else {
+            continue;
+        };
+        if auth[..colon].contains(&b'/') || auth[..colon].contains(&b'@') {
+            continue;
+        }
+        let Some(last_at) = memchr::memrchr(b'@', auth) else {
+            continue;
+        };
+        if last_at <= colon {
+            continue;
+        }
+        let pass = &auth[colon + 1..last_at];
+        // `host:8080/path@x`: a port, not a password.
+        let digits = pass.iter().take_while(|c| c.is_ascii_digit()).count();
+        if digits > 0 && matches!(pass.get(digits), None | Some(b'/')) {
+            continue;
+        }
+        if pass.is_empty() || policy::is_placeholder(pass) {
+            continue;
+        }
+        out.push(start + colon + 1..start + last_at);
+        from = start + last_at;
+    }
+}

@@ -1,0 +1,369 @@
+//! The line pass: every detector run over one line, and the state a line leaves for
+//! the next (inside a private key, a public block, a YAML block scalar, a PuTTY key's
+//! private lines). The same machine runs over the lines of one string and across the
+//! line items of an array (a file's lines, a diff's lines), so a key split across
+//! strings is masked as it is within one.
+
+use super::{formats, keyed, pem, prefilter};
+use std::ops::Range;
+
+/// A masked region; `counted`: it is a secret of its own (the `redactions` count),
+/// not the continuation of one already counted (a key's later lines).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub range: Range<usize>,
+    pub counted: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum State {
+    #[default]
+    Normal,
+    /// After the BEGIN line of a private key, before its END.
+    Private,
+    /// Inside a certificate, a public key or base64 image data.
+    Public,
+    /// After a lone key body line: the key's further lines (its short last line).
+    Body,
+    /// A YAML block scalar under a secret key, indented deeper than the key.
+    Block { indent: usize, counted: bool },
+    /// PuTTY `Private-Lines: N`: this many lines are the private key.
+    Putty(usize),
+}
+
+/// The line machine.
+#[derive(Clone, Debug, Default)]
+pub struct Lines {
+    pub state: State,
+}
+
+impl Lines {
+    /// Spans of `s[a..e]` (one line, without its line end), appended to `out`.
+    pub fn line(&mut self, s: &[u8], a: usize, e: usize, out: &mut Vec<Span>) {
+        let line = &s[a..e];
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let e = a + line.len();
+        match self.state {
+            State::Normal => {}
+            State::Private => {
+                if let Some(end) = pem::end(line) {
+                    out.push(Span {
+                        range: a..a + end,
+                        counted: false,
+                    });
+                    self.state = State::Normal;
+                    return self.normal(s, a + end, e, out);
+                }
+                if let Some((x, y)) = pem::body_core(line) {
+                    out.push(Span {
+                        range: a + x..a + y,
+                        counted: false,
+                    });
+                    return;
+                }
+                if line.iter().all(|c| c.is_ascii_whitespace()) {
+                    return;
+                }
+                // An unterminated BEGIN: the block ends where its lines stop.
+                self.state = State::Normal;
+            }
+            State::Public => {
+                if pem::end(line).is_some() {
+                    self.state = State::Normal;
+                    return;
+                }
+                if pem::body_core(line).is_some() {
+                    return;
+                }
+                self.state = State::Normal;
+            }
+            State::Body => {
+                if let Some(end) = pem::end(line) {
+                    out.push(Span {
+                        range: a..a + end,
+                        counted: true,
+                    });
+                    self.state = State::Normal;
+                    return self.normal(s, a + end, e, out);
+                }
+                if pem::key_body(line).is_none() {
+                    if let Some((x, y)) = pem::body_core(line) {
+                        if pem::key_tail(&line[x..y]) {
+                            out.push(Span {
+                                range: a + x..a + y,
+                                counted: true,
+                            });
+                            self.state = State::Normal;
+                            return;
+                        }
+                    }
+                    self.state = State::Normal;
+                }
+            }
+            State::Block { indent, counted } => {
+                let blank = line.iter().all(|c| c.is_ascii_whitespace());
+                let depth = line
+                    .iter()
+                    .take_while(|c| matches!(c, b' ' | b'\t'))
+                    .count();
+                if blank {
+                    return;
+                }
+                if depth > indent {
+                    out.push(Span {
+                        range: a + depth..e,
+                        counted: !counted,
+                    });
+                    self.state = State::Block {
+                        indent,
+                        counted: true,
+                    };
+                    return;
+                }
+                self.state = State::Normal;
+            }
+            State::Putty(n) => {
+                out.push(Span {
+                    range: a..e,
+                    counted: false,
+                });
+                self.state = if n > 1 {
+                    State::Putty(n - 1)
+                } else {
+                    State::Normal
+                };
+                return;
+            }
+        }
+        self.normal(s, a, e, out);
+    }
+
+    fn normal(&mut self, s: &[u8], a: usize, e: usize, out: &mut Vec<Span>) {
+        let line = &s[a..e];
+        if let Some((at, marker_end, private)) = pem::begin(line) {
+            let before = out.len();
+            self.detect(s, a, a + at, out);
+            if private {
+                match pem::end(&line[marker_end..]) {
+                    Some(end) => {
+                        out.push(Span {
+                            range: a + at..a + marker_end + end,
+                            counted: true,
+                        });
+                        self.detect(s, a + marker_end + end, e, out);
+                    }
+                    None => {
+                        out.push(Span {
+                            range: a + at..e,
+                            counted: true,
+                        });
+                        self.state = State::Private;
+                    }
+                }
+            } else {
+                let closed = pem::end(&line[marker_end..]).is_some();
+                if !closed {
+                    self.state = State::Public;
+                }
+                self.detect(s, a + marker_end, e, out);
+            }
+            let _ = before;
+            return;
+        }
+        if line.len() >= pem::BODY_MIN && line.len() <= pem::BODY_MAX + 1 {
+            if let Some((x, y)) = pem::key_body(line) {
+                if pem::image_start(&line[x..])
+                    || line.get(x..).is_some_and(|l| {
+                        pem::image_start(&l[usize::from(l.first() == Some(&b' '))..])
+                    })
+                {
+                    self.state = State::Public;
+                    return;
+                }
+                out.push(Span {
+                    range: a + x..a + y,
+                    counted: true,
+                });
+                self.state = State::Body;
+                return;
+            }
+        }
+        if line.starts_with(b"PuTTY-User-Key-File-") {
+            return;
+        }
+        if let Some(rest) = line.strip_prefix(b"Private-Lines:") {
+            let n: usize = std::str::from_utf8(rest)
+                .ok()
+                .and_then(|t| t.trim().parse().ok())
+                .unwrap_or(0);
+            if n > 0 {
+                self.state = State::Putty(n.min(4096));
+            }
+            return;
+        }
+        if let Some(rest) = line.strip_prefix(b"Private-MAC:") {
+            let v = rest.iter().take_while(|c| **c == b' ').count();
+            if v < rest.len() {
+                out.push(Span {
+                    range: e - rest.len() + v..e,
+                    counted: true,
+                });
+            }
+            return;
+        }
+        self.detect(s, a, e, out);
+    }
+
+    /// Token formats and key-named values in `s[a..e]`.
+    fn detect(&mut self, s: &[u8], a: usize, e: usize, out: &mut Vec<Span>) {
+        let start = out.len();
+        tokens(s, a, e, out);
+        let mut ranges = Vec::new();
+        if let Some(indent) = keyed::line(s, a, e, &mut ranges) {
+            self.state = State::Block {
+                indent,
+                counted: false,
+            };
+        }
+        out.extend(ranges.into_iter().map(|range| Span {
+            range,
+            counted: true,
+        }));
+        if out.len() - start > 1 {
+            let mine = &mut out[start..];
+            mine.sort_by(|x, y| {
+                x.range
+                    .start
+                    .cmp(&y.range.start)
+                    .then(y.range.end.cmp(&x.range.end))
+            });
+            let mut kept: Vec<Span> = Vec::with_capacity(mine.len());
+            for sp in mine.iter() {
+                match kept.last_mut() {
+                    Some(last) if sp.range.start < last.range.end => {
+                        last.range.end = last.range.end.max(sp.range.end);
+                    }
+                    _ => kept.push(sp.clone()),
+                }
+            }
+            out.truncate(start);
+            out.extend(kept);
+        }
+    }
+}
+
+/// Provider tokens, JWTs, Bearer/Basic credentials and the other structured tokens at
+/// the word starts of `s[a..e]`.
+fn tokens(s: &[u8], a: usize, e: usize, out: &mut Vec<Span>) {
+    let t = formats::table();
+    let b = &s[..e];
+    let mut i = a;
+    while i + 1 < e {
+        let c = b[i];
+        if !formats::is_word(c) || (i > a && (formats::is_word(b[i - 1]) || b[i - 1] == b'-')) {
+            i += 1;
+            continue;
+        }
+        let found = if t.may_start(c, b[i + 1]) {
+            t.at(b, i)
+        } else {
+            None
+        }
+        .or_else(|| match c {
+            b'e' => formats::jwt(b, i),
+            b'0'..=b'9' => formats::telegram(b, i),
+            b'B' => bearer(b, i, e),
+            _ => None,
+        })
+        .or_else(|| formats::azure_secret(b, i));
+        match found {
+            Some(r) => {
+                i = r.end.max(i + 1);
+                out.push(Span {
+                    range: r,
+                    counted: true,
+                });
+            }
+            None => {
+                // On to the next word start.
+                i += 1;
+                while i < e && formats::is_word(b[i]) {
+                    i += 1;
+                }
+            }
+        }
+    }
+}
+
+/// `Bearer <token>` / `Basic <base64>` (case-sensitive scheme words as sent in headers).
+fn bearer(b: &[u8], i: usize, e: usize) -> Option<Range<usize>> {
+    let rest = &b[i..e];
+    let word = if rest.starts_with(b"Bearer ") {
+        7
+    } else if rest.starts_with(b"Basic ") {
+        6
+    } else {
+        return None;
+    };
+    let mut t = i + word;
+    while t < e && b[t] == b' ' {
+        t += 1;
+    }
+    let mut k = t;
+    while k < e && (b[k].is_ascii_alphanumeric() || b"-._~+/".contains(&b[k])) {
+        k += 1;
+    }
+    while k < e && b[k] == b'=' {
+        k += 1;
+    }
+    let tok = &b[t..k];
+    (tok.len() >= prefilter::RUN as usize
+        && tok
+            .iter()
+            .any(|c| c.is_ascii_digit() || c.is_ascii_uppercase())
+        && !super::policy::is_placeholder(tok))
+    .then_some(t..k)
+}
+
+/// Runs the machine over the lines of `s`, from `lines`'s state.
+pub fn spans_in(s: &str, lines: &mut Lines) -> Vec<Span> {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', b).chain(std::iter::once(b.len())) {
+        lines.line(b, start, end, &mut out);
+        start = end + 1;
+    }
+    // Spans must cut at character boundaries (every detector stops at ASCII).
+    out.retain(|sp| {
+        sp.range.start < sp.range.end
+            && s.is_char_boundary(sp.range.start)
+            && s.is_char_boundary(sp.range.end)
+    });
+    merge_blocks(b, &mut out);
+    out
+}
+
+/// A counted span followed by uncounted ones on the next lines (a key's lines, a
+/// block scalar's lines), separated only by line ends, becomes one span.
+fn merge_blocks(b: &[u8], out: &mut Vec<Span>) {
+    if out.len() < 2 {
+        return;
+    }
+    let mut merged: Vec<Span> = Vec::with_capacity(out.len());
+    for sp in out.drain(..) {
+        if let Some(last) = merged.last_mut() {
+            let gap = b.get(last.range.end..sp.range.start).unwrap_or(b"x");
+            if !sp.counted
+                && last.range.end <= sp.range.start
+                && gap.iter().all(|c| matches!(c, b'\n' | b'\r'))
+                && !gap.is_empty()
+            {
+                last.range.end = sp.range.end;
+                continue;
+            }
+        }
+        merged.push(sp);
+    }
+    *out = merged;
+}

@@ -1,0 +1,71 @@
+//! The secret mask: finds secrets in text and replaces each with `[REDACTED_SECRET]`.
+//! It runs over every string and key of every envelope.
+//!
+//! - `policy`: what is masked and the mask text; key words and value judgement
+//!   (`data/redaction.txt`).
+//! - detectors: `formats` (provider tokens by prefix, alphabet, length and checksum,
+//!   `data/secret-formats.tsv`; JWTs and other structured tokens), `keyed` (values
+//!   after secret-named keys in every common syntax, headers, URL userinfo),
+//!   `pem` (private keys, lone key body lines).
+//! - `lines`: the line machine running every detector over a line and carrying a
+//!   key block from line to line.
+//! - `tree`: the reference pass over a JSON tree; `writer`: the streaming pass that
+//!   masks while it writes (property-tested against `tree`); `prefilter`: the SIMD
+//!   check that lets the writer skip strings (the only unsafe code); `second`: a
+//!   masked value masked wherever else it appears, as an explicit value.
+//! - `bytes`: byte, UTF-16 and part-of-a-line variants.
+
+use super::json;
+use std::ops::Range;
+
+mod bytes;
+mod formats;
+mod keyed;
+mod lines;
+mod pem;
+mod policy;
+mod prefilter;
+mod second;
+mod tree;
+mod writer;
+
+pub use bytes::{mask_part, secret_spans_bytes, secret_spans_wide};
+pub use policy::PLACEHOLDER;
+
+/// The spans of `s` that are secrets, sorted and non-overlapping.
+pub fn secret_spans(s: &str) -> Vec<Range<usize>> {
+    lines::spans_in(s, &mut lines::Lines::default())
+        .into_iter()
+        .map(|sp| sp.range)
+        .collect()
+}
+
+/// Replaces the secrets of `s`; `None` when there are none. The count is of secrets
+/// (a key's block counts once).
+pub fn mask_str(s: &str) -> Option<(String, usize)> {
+    let mut m = tree::Masker::default();
+    let masked = m.string(s, &mut lines::Lines::default())?;
+    Some((masked, m.count.max(1)))
+}
+
+/// Masks every string and key of the tree in place; returns the number of regions masked.
+pub fn mask_tree(value: &mut json::Json) -> usize {
+    tree::mask_tree(value)
+}
+
+/// The compact JSON text of `value` with every secret masked, and how many were.
+/// Prints exactly what `mask_tree` then serializing prints.
+pub fn write_masked(value: &mut json::Json) -> (String, usize) {
+    writer::write_masked(value)
+}
+
+/// True when an input to a write holds the mask in any spelling (any case, JSON or
+/// URL escapes): writing it would destroy a secret.
+pub fn contains_placeholder(s: &[u8]) -> bool {
+    policy::contains_mask_spelling(s)
+}
+
+/// The provider format names of the table (for tests and documentation).
+pub fn format_names() -> Vec<&'static str> {
+    formats::table().formats.iter().map(|f| f.name).collect()
+}

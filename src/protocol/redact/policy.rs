@@ -1,0 +1,342 @@
+//! What the mask hides and what it prints instead: the mask text, the key words that
+//! name a secret (`data/redaction.txt`), and the judgement of a value found after such
+//! a key (code, placeholder, or secret). Also every spelling of the mask a write must
+//! refuse.
+
+use std::sync::OnceLock;
+
+pub const PLACEHOLDER: &str = "[REDACTED_SECRET]";
+
+const TABLE: &str = include_str!("../../../data/redaction.txt");
+
+/// How strongly a key name says its value is a secret.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Strength {
+    /// `password`, `token`...: any value that is not code or a placeholder.
+    Strong,
+    /// `key`, `api`...: only a value that looks random.
+    Weak,
+}
+
+pub(super) struct Policy {
+    strong_by_letter: Vec<Vec<&'static str>>,
+    weak_by_letter: Vec<Vec<&'static str>>,
+    placeholders: Vec<&'static str>,
+    types: Vec<&'static str>,
+    pub pem_labels: Vec<&'static str>,
+}
+
+pub(super) fn policy() -> &'static Policy {
+    static P: OnceLock<Policy> = OnceLock::new();
+    P.get_or_init(|| {
+        let mut p = Policy {
+            strong_by_letter: vec![Vec::new(); 26],
+            weak_by_letter: vec![Vec::new(); 26],
+            placeholders: Vec::new(),
+            types: Vec::new(),
+            pem_labels: Vec::new(),
+        };
+        let mut section = "";
+        for line in TABLE.lines() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            if line.starts_with('[') {
+                section = line;
+                continue;
+            }
+            match section {
+                "[strong-key-words]" | "[weak-key-words]" => {
+                    let Some(first) = line.bytes().next().filter(u8::is_ascii_lowercase) else {
+                        continue;
+                    };
+                    let list = if section == "[strong-key-words]" {
+                        &mut p.strong_by_letter
+                    } else {
+                        &mut p.weak_by_letter
+                    };
+                    list[usize::from(first - b'a')].push(line);
+                }
+                "[placeholder-values]" => p.placeholders.push(line),
+                "[type-words]" => p.types.push(line),
+                "[pem-labels]" => p.pem_labels.push(line),
+                _ => {}
+            }
+        }
+        p
+    })
+}
+
+fn contains_ci(hay: &[u8], needle: &str) -> bool {
+    let n = needle.as_bytes();
+    n.len() <= hay.len() && hay.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
+}
+
+/// How strongly the key name `key` names a secret, if at all.
+pub fn key_strength(key: &[u8]) -> Option<Strength> {
+    // Longer runs are data (a base64 line before its `=` padding), not key names.
+    if key.len() < 2 || key.len() > 48 {
+        return None;
+    }
+    let p = policy();
+    let mut strong = false;
+    let mut weak = false;
+    for i in 0..key.len() {
+        let c = key[i].to_ascii_lowercase();
+        if !c.is_ascii_lowercase() {
+            continue;
+        }
+        let rest = &key[i..];
+        let hit =
+            |w: &&str| rest.len() >= w.len() && rest[..w.len()].eq_ignore_ascii_case(w.as_bytes());
+        let slot = usize::from(c - b'a');
+        if p.strong_by_letter[slot].iter().any(hit) {
+            strong = true;
+            break;
+        }
+        // A weak word must be a whole part of the name: `api_key`, `apiKey`, not
+        // `monkey`, `path`, `keyboard`.
+        let starts = i == 0 || !key[i - 1].is_ascii_alphabetic() || key[i].is_ascii_uppercase();
+        let whole = |w: &&str| hit(w) && !key.get(i + w.len()).is_some_and(u8::is_ascii_lowercase);
+        if !weak && starts && p.weak_by_letter[slot].iter().any(whole) {
+            weak = true;
+        }
+    }
+    if strong {
+        // `tokens`, `tokenizer`, `token_count`, `password_hash`: words about secrets,
+        // not secrets; their values are judged as for a weak key.
+        let low = key.to_ascii_lowercase();
+        let about = [
+            "tokens",
+            "tokeniz",
+            "token_count",
+            "token_type",
+            "tokentype",
+            "_len",
+            "length",
+            "hash",
+            "_url",
+            "_uri",
+            "_path",
+            "_file",
+            "name",
+            "_id",
+            "expire",
+            "policy",
+            "_min",
+            "_max",
+            "salt",
+            "field",
+            "prompt",
+            "label",
+            "header",
+            "_env",
+            "count",
+            "_ttl",
+            "timeout",
+            "_type",
+            "validator",
+            "input",
+            "_regex",
+            "pattern",
+        ];
+        if about
+            .iter()
+            .any(|a| low.windows(a.len()).any(|w| w == a.as_bytes()))
+        {
+            return Some(Strength::Weak);
+        }
+        return Some(Strength::Strong);
+    }
+    weak.then_some(Strength::Weak)
+}
+
+/// Whether `v` stands for a secret without being one: empty, a template or variable
+/// reference (`${X}`, `{{ x }}`, `%(x)s`, `<your-key>`), one repeated character
+/// (`****`, `xxxxxxxx`), the mask itself, or a word of the table.
+pub fn is_placeholder(v: &[u8]) -> bool {
+    let Some(&first) = v.first() else { return true };
+    if matches!(first, b'$' | b'%' | b'{' | b'<') || v.starts_with(b"#{") {
+        return true;
+    }
+    if v.iter().all(|&b| b == first) || v.len() < 2 {
+        return true;
+    }
+    if contains_ci(v, PLACEHOLDER) || contains_ci(v, "REDACTED") {
+        return true;
+    }
+    if v.windows(3).any(|w| w == b"...") {
+        return true;
+    }
+    let p = policy();
+    p.placeholders
+        .iter()
+        .any(|w| v.eq_ignore_ascii_case(w.as_bytes()))
+        || (contains_ci(v, "your")
+            && (contains_ci(v, "key")
+                || contains_ci(v, "token")
+                || contains_ci(v, "pass")
+                || contains_ci(v, "secret")))
+}
+
+/// Whether an unquoted value is code rather than data: a call or index
+/// (`get_password(u)`, `os.environ["X"]`), a type (`String`, `Optional[str]`,
+/// `&str`, `Option<String>`), or a variable or attribute path without digits
+/// (`user.password`, `self::TOKEN`, `secretValue`).
+pub fn is_code(v: &[u8]) -> bool {
+    is_code_in(v, false)
+}
+
+/// `is_code`; `tight`: written `KEY=value` with no blank (`.env`, shell), where one
+/// mixed-case word is a value, not a variable.
+pub fn is_code_in(v: &[u8], tight: bool) -> bool {
+    if v.iter()
+        .any(|b| matches!(b, b'(' | b'[' | b'<' | b'&' | b'*' | b'?'))
+    {
+        return true;
+    }
+    let core: &[u8] = {
+        let mut c = v;
+        while let [rest @ .., b',' | b';' | b'|'] = c {
+            c = rest;
+        }
+        c
+    };
+    let p = policy();
+    if p.types
+        .iter()
+        .any(|t| core.eq_ignore_ascii_case(t.as_bytes()))
+    {
+        return true;
+    }
+    let ident = |b: &u8| b.is_ascii_alphabetic() || *b == b'_' || *b == b'.' || *b == b':';
+    if !core.is_empty()
+        && core.iter().all(ident)
+        && core.first().is_some_and(u8::is_ascii_alphabetic)
+    {
+        // A path or a multi-word identifier is a name; one plain word may be a password.
+        let path = core.contains(&b'.') || core.contains(&b':') || core.contains(&b'_');
+        // `userPassword`, `secretValue`: lower-case start, a few capitals.
+        let uppers = core.iter().filter(|b| b.is_ascii_uppercase()).count();
+        let camel =
+            !tight && core[0].is_ascii_lowercase() && uppers > 0 && uppers * 4 <= core.len();
+        return path || camel;
+    }
+    false
+}
+
+/// Whether `v` looks like a machine-made secret: at least 10 characters, with both
+/// letters and digits (or all hex and 16+ long), and not one word.
+pub fn looks_random(v: &[u8]) -> bool {
+    if v.len() < 10 {
+        return false;
+    }
+    let (mut lower, mut upper, mut digit, mut other) = (0usize, 0usize, 0usize, 0usize);
+    for &b in v {
+        match b {
+            b'a'..=b'z' => lower += 1,
+            b'A'..=b'Z' => upper += 1,
+            b'0'..=b'9' => digit += 1,
+            b' ' => return false,
+            _ => other += 1,
+        }
+    }
+    let letters = lower + upper;
+    (letters > 0 && digit > 0) || (lower > 0 && upper > 0 && v.len() >= 16 && other < v.len() / 4)
+}
+
+/// Whether `v`, found after a key of `strength`, is a secret (`quoted`: written in quotes).
+pub fn is_secret_value(v: &[u8], quoted: bool, strength: Strength) -> bool {
+    is_secret_value_in(v, quoted, false, strength)
+}
+
+/// `is_secret_value`; `tight` as for `is_code_in`.
+pub fn is_secret_value_in(v: &[u8], quoted: bool, tight: bool, strength: Strength) -> bool {
+    if is_placeholder(v) {
+        return false;
+    }
+    if !quoted && is_code_in(v, tight) {
+        return false;
+    }
+    // A number short enough to be a count, a port or a flag.
+    if v.len() < 6 && v.iter().all(u8::is_ascii_digit) {
+        return false;
+    }
+    match strength {
+        Strength::Strong => {
+            if quoted {
+                return true;
+            }
+            // One plain word unquoted (`token: refresh`, `password = hunter`) is taken
+            // for a secret only when it holds a digit or a capital.
+            v.len() >= 4 || v.iter().any(|b| b.is_ascii_digit())
+        }
+        Strength::Weak => looks_random(v) && !is_uuid_like_identifier(v),
+    }
+}
+
+fn is_uuid_like_identifier(v: &[u8]) -> bool {
+    // `some-package-name-2` and `v1.2.3`: version strings, not keys.
+    v.iter().filter(|&&b| b == b'.').count() >= 2
+        && v.iter()
+            .all(|b| b.is_ascii_digit() || *b == b'.' || *b == b'v')
+}
+
+/// Whether `s` holds the mask in any spelling a write could carry back into a file:
+/// any ASCII case, JSON `\uXXXX` escapes for any of its characters, or HTML/URL escapes
+/// of its brackets.
+pub fn contains_mask_spelling(s: &[u8]) -> bool {
+    static WORD: OnceLock<memchr::memmem::Finder<'static>> = OnceLock::new();
+    // Cheap filter: the inner word, any case, must be there in some form.
+    let folded: Vec<u8> = decode_escapes(s)
+        .iter()
+        .map(u8::to_ascii_uppercase)
+        .collect();
+    let finder = WORD.get_or_init(|| memchr::memmem::Finder::new(PLACEHOLDER.as_bytes()));
+    finder.find(&folded).is_some()
+}
+
+/// `s` with `\uXXXX`, `\xXX`, `&#NN;`, `&#xNN;` and `%XX` escapes of ASCII decoded.
+fn decode_escapes(s: &[u8]) -> Vec<u8> {
+    let hex = |d: &[u8]| -> Option<u8> {
+        let t = std::str::from_utf8(d).ok()?;
+        u32::from_str_radix(t, 16)
+            .ok()
+            .filter(|v| *v < 0x80)
+            .map(|v| v as u8)
+    };
+    let mut out = Vec::with_capacity(s.len());
+    let mut i = 0;
+    while i < s.len() {
+        let rest = &s[i..];
+        let decoded = match rest {
+            [b'\\', b'u' | b'U', ..] if rest.len() >= 6 => hex(&rest[2..6]).map(|c| (c, 6)),
+            [b'\\', b'x', ..] if rest.len() >= 4 => hex(&rest[2..4]).map(|c| (c, 4)),
+            [b'%', ..] if rest.len() >= 3 => hex(&rest[1..3]).map(|c| (c, 3)),
+            [b'&', b'#', b'x' | b'X', ..] => rest
+                .iter()
+                .position(|&b| b == b';')
+                .and_then(|e| hex(&rest[3..e]).map(|c| (c, e + 1))),
+            [b'&', b'#', ..] => rest.iter().position(|&b| b == b';').and_then(|e| {
+                std::str::from_utf8(&rest[2..e])
+                    .ok()
+                    .and_then(|t| t.parse::<u32>().ok())
+                    .filter(|v| *v < 0x80)
+                    .map(|v| (v as u8, e + 1))
+            }),
+            _ => None,
+        };
+        match decoded {
+            Some((c, n)) => {
+                out.push(c);
+                i += n;
+            }
+            None => {
+                out.push(s[i]);
+                i += 1;
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,120 @@
+//! The masking pass over a JSON tree, and the rules both passes share: which strings
+//! are one file's lines (one line machine across an array's line items), which object
+//! members are `key: value` pairs (a secret-named key masks its string value). The
+//! tree pass (`mask_tree`) is the plain reference the streaming writer is tested against.
+
+use super::json::Json;
+use super::lines::{self, Lines};
+use super::second::Recorded;
+use super::{PLACEHOLDER, policy};
+
+/// Counts and values of one masking pass.
+#[derive(Default)]
+pub struct Masker {
+    pub recorded: Recorded,
+    pub count: usize,
+}
+
+impl Masker {
+    /// `s` masked, continuing `lines`'s state; `None` when nothing is masked.
+    pub fn string(&mut self, s: &str, lines: &mut Lines) -> Option<String> {
+        let spans = lines::spans_in(s, lines);
+        if spans.is_empty() {
+            return None;
+        }
+        let mut out = String::with_capacity(s.len());
+        let mut last = 0;
+        for sp in &spans {
+            if sp.counted {
+                self.count += 1;
+            }
+            self.recorded.note(&s[sp.range.clone()]);
+            out.push_str(&s[last..sp.range.start]);
+            out.push_str(PLACEHOLDER);
+            last = sp.range.end;
+        }
+        out.push_str(&s[last..]);
+        Some(out)
+    }
+
+    /// Whether the member `key: value` is a secret as a pair (`{"password": "x"}`);
+    /// then the value is masked whole. Notes the value.
+    pub fn member(&mut self, key: &str, value: &Json) -> bool {
+        let Json::Str(v) = value else { return false };
+        let Some(strength) = policy::key_strength(key.as_bytes()) else {
+            return false;
+        };
+        if v.contains('\n') || !policy::is_secret_value(v.as_bytes(), true, strength) {
+            return false;
+        }
+        self.recorded.note(v);
+        self.count += 1;
+        true
+    }
+}
+
+/// The text of an array element as the line machine sees it: a string, or the `text`
+/// member of an object (`read --as strings` items, search matches).
+pub fn line_text(item: &Json) -> bool {
+    match item {
+        Json::Str(_) => true,
+        Json::Obj(_) => matches!(item.get("text"), Some(Json::Str(_))),
+        _ => false,
+    }
+}
+
+/// Masks every string and key of the tree in place, then every other occurrence of a
+/// masked value; returns how many regions were masked.
+pub fn mask_tree(value: &mut Json) -> usize {
+    let mut m = Masker::default();
+    walk(value, &mut m, None);
+    let again = m.recorded.mask_tree(value);
+    m.count + again
+}
+
+fn mask_in_place(s: &mut String, m: &mut Masker, lines: &mut Lines) {
+    if let Some(masked) = m.string(s, lines) {
+        *s = masked;
+    }
+}
+
+/// `lines`: the machine of the array whose line item `value` is.
+fn walk(value: &mut Json, m: &mut Masker, lines: Option<&mut Lines>) {
+    match value {
+        Json::Str(s) => match lines {
+            Some(l) => mask_in_place(s, m, l),
+            None => mask_in_place(s, m, &mut Lines::default()),
+        },
+        Json::Arr(items) => {
+            let mut l = Lines::default();
+            for item in items.iter_mut() {
+                if line_text(item) {
+                    walk(item, m, Some(&mut l));
+                } else {
+                    l = Lines::default();
+                    walk(item, m, None);
+                }
+            }
+        }
+        Json::Obj(members) => {
+            let mut lines = lines;
+            for (k, v) in members.iter_mut() {
+                let pair = m.member(k, v);
+                mask_in_place(k, m, &mut Lines::default());
+                if pair {
+                    *v = Json::str(PLACEHOLDER);
+                    continue;
+                }
+                if k == "text" && matches!(v, Json::Str(_)) {
+                    if let Some(l) = lines.as_deref_mut() {
+                        walk(v, m, Some(l));
+                        continue;
+                    }
+                }
+                walk(v, m, None);
+            }
+            let _ = lines.take();
+        }
+        _ => {}
+    }
+}

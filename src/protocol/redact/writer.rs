@@ -1,0 +1,100 @@
+//! The streaming writer: the compact JSON text of an envelope with every secret
+//! masked, written in one walk with no copy of the tree. Each string is checked by
+//! the SIMD prefilter first; only strings it cannot rule out run the detectors. The
+//! walk follows `tree`'s rules (array line items share one line machine, secret-named
+//! members mask their value), then the second pass runs over the text.
+
+use super::json::{self, Json};
+use super::lines::{Lines, State};
+use super::tree::{Masker, line_text};
+use super::{PLACEHOLDER, prefilter};
+
+fn write_str(out: &mut Vec<u8>, s: &str) {
+    // Writing to a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, s);
+}
+
+struct Writer {
+    out: Vec<u8>,
+    m: Masker,
+}
+
+impl Writer {
+    fn string(&mut self, s: &str, lines: &mut Lines) {
+        // In a normal state a string the prefilter rules out has no secret and leaves
+        // the machine as it was.
+        if lines.state == State::Normal && !prefilter::may_hold_secret(s.as_bytes()) {
+            write_str(&mut self.out, s);
+            return;
+        }
+        match self.m.string(s, lines) {
+            Some(masked) => write_str(&mut self.out, &masked),
+            None => write_str(&mut self.out, s),
+        }
+    }
+
+    fn value(&mut self, value: &Json, lines: Option<&mut Lines>) {
+        match value {
+            Json::Str(s) => match lines {
+                Some(l) => self.string(s, l),
+                None => self.string(s, &mut Lines::default()),
+            },
+            Json::Arr(items) => {
+                self.out.push(b'[');
+                let mut l = Lines::default();
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(b',');
+                    }
+                    if line_text(item) {
+                        self.value(item, Some(&mut l));
+                    } else {
+                        l = Lines::default();
+                        self.value(item, None);
+                    }
+                }
+                self.out.push(b']');
+            }
+            Json::Obj(members) => {
+                let mut lines = lines;
+                self.out.push(b'{');
+                for (i, (k, v)) in members.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(b',');
+                    }
+                    let pair = self.m.member(k, v);
+                    self.string(k, &mut Lines::default());
+                    self.out.push(b':');
+                    if pair {
+                        write_str(&mut self.out, PLACEHOLDER);
+                        continue;
+                    }
+                    if k == "text" && matches!(v, Json::Str(_)) {
+                        if let Some(l) = lines.as_deref_mut() {
+                            self.value(v, Some(l));
+                            continue;
+                        }
+                    }
+                    self.value(v, None);
+                }
+                self.out.push(b'}');
+            }
+            scalar => json::write_scalar(&mut self.out, scalar),
+        }
+    }
+}
+
+/// The compact JSON text of `value` with every secret masked, and how many were.
+/// Prints exactly what `mask_tree` then serializing prints; the tree is not changed.
+pub fn write_masked(value: &Json) -> (String, usize) {
+    let mut w = Writer {
+        out: Vec::new(),
+        m: Masker::default(),
+    };
+    w.value(value, None);
+    // Every piece written is valid UTF-8 (serde_json's escaper, digits, punctuation).
+    let text = String::from_utf8(w.out)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    let (text, again) = w.m.recorded.mask_text(text);
+    (text, w.m.count + again)
+}
