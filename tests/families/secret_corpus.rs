@@ -825,6 +825,85 @@ fn secret_corpus_rules_masked_in_every_context() {
             }
         }
     }
+    // Two more search paths. The value as the pattern (an agent looking a
+    // token up): the answer's next_commands repeat the pattern. And matches
+    // mode over KEY=value lines with a pattern that matches the value only.
+    let mut other: BTreeMap<(&str, Group), Tally> = BTreeMap::new();
+    let alone_items: Vec<&Item> = items
+        .iter()
+        .filter(|it| it.group != Group::NoFormat)
+        .collect();
+    env.write(
+        "ctx/twice.txt",
+        alone_items
+            .iter()
+            .map(|it| format!("{0}\n{0}\n", it.value))
+            .collect::<String>(),
+    );
+    let mut args = vec!["search", "--fixed"];
+    for it in &alone_items {
+        args.extend_from_slice(&["--pattern", it.value.as_str()]);
+    }
+    args.extend_from_slice(&["ctx/twice.txt", "--limit", "1", "--context", "0"]);
+    let echo = env.run(&args);
+    assert!(
+        echo.json["next_commands"]
+            .as_array()
+            .is_some_and(|a| !a.is_empty()),
+        "no next_commands: {}",
+        echo.stdout
+    );
+    for it in &alone_items {
+        other
+            .entry(("search: value as pattern", it.group))
+            .or_default()
+            .add(!leaked(&echo.stdout, &it.value, it.prefix), &it.id);
+    }
+    let m = env.run(&[
+        "search",
+        "=[^=]+$",
+        "ctx/app.env",
+        "--output",
+        "matches",
+        "--limit",
+        "1000000",
+    ]);
+    let mut texts: BTreeMap<usize, String> = BTreeMap::new();
+    for x in m.json["matches"].as_array().into_iter().flatten() {
+        let line = x["line"].as_u64().unwrap_or(0) as usize;
+        texts.insert(line, x["text"].as_str().unwrap_or("").to_string());
+    }
+    for p in probes.iter().filter(|p| p.file == "ctx/app.env") {
+        let text = texts.get(&(p.line + 1)).map(String::as_str).unwrap_or("");
+        other
+            .entry(("search: matches, env", p.group))
+            .or_default()
+            .add(!leaked(text, &p.needle, p.prefix), &p.id);
+    }
+    report.push_str("other output paths\n");
+    for ((name, group), t) in &other {
+        report.push_str(&format!(
+            "{:<24} {:<10} {:>15}  {}\n",
+            name,
+            group.name(),
+            t.cell(),
+            t.leak_list()
+        ));
+        let class = if name.contains("pattern") {
+            Class::Neutral
+        } else {
+            Class::KeyNamed
+        };
+        let min = threshold(class, *group);
+        if t.frac() < min {
+            failures.push(format!(
+                "{name} [{}]: {:.1}% < {:.1}%",
+                group.name(),
+                100.0 * t.frac(),
+                100.0 * min
+            ));
+        }
+    }
     // The headline figure: rules masked with no key name, all rules.
     let alone = ctxs
         .iter()
