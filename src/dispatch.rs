@@ -152,6 +152,13 @@ pub fn invoke(args: &[OsString]) -> Rendered {
             .flatten()
             .cloned();
     }
+    if spec.writes {
+        ctx.max_diff_lines = leaf
+            .try_get_one::<u64>(crate::protocol::registry::MAX_DIFF_ARG)
+            .ok()
+            .flatten()
+            .map(|n| usize::try_from(*n).unwrap_or(usize::MAX));
+    }
     let recovered = if spec.workspace {
         match recovery::recover(&ctx) {
             Ok(r) => r,

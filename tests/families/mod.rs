@@ -11,5 +11,6 @@ mod redaction;
 mod scan_args;
 mod search;
 mod store;
+mod token_budget;
 mod tx;
 mod write_diffs;
