@@ -107,6 +107,10 @@ fn arg_schema(arg: &clap::Arg) -> Json {
         _ => arg.get_id().as_str().to_string(),
     };
     obj.push("name", Json::str(name));
+    // grep's and ripgrep's one-letter habits (`-i`, `-C 3`), declared with the flag.
+    if let Some(c) = arg.get_short().filter(|_| !positional) {
+        obj.push("short", Json::str(format!("-{c}")));
+    }
     obj.push("type", Json::str(arg_type(arg)));
     let values: Vec<Json> = arg
         .get_possible_values()

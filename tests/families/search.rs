@@ -1292,3 +1292,96 @@ fn search_context_is_capped_at_10() {
         assert_eq!(env.run_line(fix).code, 3);
     }
 }
+
+#[test]
+fn grep_short_flags_are_aliases_of_the_long_ones() {
+    let env = TestEnv::new();
+    env.write("a.txt", "Alpha beta\nalphabet\nGamma\nalpha\n-x dash\n");
+    env.write("b.txt", "beta\nALPHA\n");
+    let same = |short: &[&str], long: &[&str]| {
+        let s = env.run(short);
+        let l = env.run(long);
+        assert_eq!(s.code, l.code, "{short:?}: {}", s.stderr);
+        assert!(s.code == 0 || s.code == 3, "{short:?}: {}", s.stderr);
+        assert_eq!(s.stdout, l.stdout, "{short:?} vs {long:?}");
+    };
+    let pairs: &[(&[&str], &[&str])] = &[
+        (&["-i", "alpha"], &["--ignore-case", "alpha"]),
+        (&["-w", "alpha"], &["--word", "alpha"]),
+        (&["-F", "a.p"], &["--fixed", "a.p"]),
+        (&["-v", "alpha"], &["--invert", "alpha"]),
+        (&["-c", "alpha"], &["--output", "count", "alpha"]),
+        (&["-l", "alpha"], &["--output", "files", "alpha"]),
+        (&["-C", "1", "Gamma"], &["--context", "1", "Gamma"]),
+        (&["-A", "1", "Gamma"], &["--after", "1", "Gamma"]),
+        (&["-B", "1", "Gamma"], &["--before", "1", "Gamma"]),
+        (&["-e", "-x"], &["--pattern", "-x"]),
+        (&["-n", "alpha"], &["alpha"]),
+        (&["-inw", "alpha"], &["--ignore-case", "--word", "alpha"]),
+    ];
+    for (short, long) in pairs {
+        same(
+            &[&["search"][..], short].concat(),
+            &[&["search"][..], long].concat(),
+        );
+    }
+    env.write("r.txt", "one\ntwo\nthree\n");
+    same(
+        &["read", "r.txt", "-e", "^t"],
+        &["read", "r.txt", "--match", "^t"],
+    );
+    same(
+        &["read", "r.txt", "-e", "^t", "-v"],
+        &["read", "r.txt", "--match", "^t", "--invert"],
+    );
+    // Declared once, with the flag: the schema shows each.
+    let schema = env.run(&["schema", "search"]);
+    let args = schema.json["commands"][0]["args"].as_array().unwrap();
+    let short_of = |name: &str| {
+        args.iter()
+            .find(|a| a["name"] == name)
+            .map(|a| a["short"].clone())
+            .unwrap()
+    };
+    for (s, l) in [
+        ("-i", "--ignore-case"),
+        ("-w", "--word"),
+        ("-F", "--fixed"),
+        ("-v", "--invert"),
+        ("-c", "--count"),
+        ("-l", "--files-with-matches"),
+        ("-C", "--context"),
+        ("-A", "--after"),
+        ("-B", "--before"),
+        ("-e", "--pattern"),
+        ("-n", "--line-number"),
+    ] {
+        assert_eq!(short_of(l), s, "{l}");
+    }
+}
+
+#[test]
+fn an_unknown_short_flag_names_what_to_use_instead() {
+    let env = TestEnv::new();
+    env.write("a.txt", "alpha\n");
+    // -r: recursion is the default; the repair is the call without it.
+    let r = env.run(&["search", "-r", "alpha", "."]);
+    assert_eq!(r.error_code(), "argument.invalid");
+    let msg = r.json["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("recursion is the default"), "{msg}");
+    let repairs = r.json["error"]["repairs"].as_array().unwrap();
+    assert_eq!(repairs.len(), 1, "{}", r.stderr);
+    assert_eq!(repairs[0]["command"], "aitools search alpha .");
+    assert_eq!(
+        env.run_line(repairs[0]["command"].as_str().unwrap()).code,
+        0
+    );
+    // -o: the long option that does it.
+    let o = env.run(&["search", "-o", "alp", "a.txt"]);
+    let fix = o.json["error"]["repairs"][0]["command"].as_str().unwrap();
+    assert_eq!(fix, "aitools search --output matches alp a.txt");
+    assert_eq!(o.json["error"]["candidates"][0], "--output matches");
+    let fixed = env.run_line(fix);
+    assert_eq!(fixed.json["matches"][0]["text"], "alp");
+    assert!(!o.stderr.contains("aitools schema"), "{}", o.stderr);
+}

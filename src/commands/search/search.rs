@@ -56,41 +56,50 @@ pub struct SearchArgs {
     #[arg(value_name = "PATH")]
     pub paths: Vec<String>,
     /// A pattern; repeat for lines matching any of them (`matches` items then carry pattern_index, 0-based).
-    #[arg(long = "pattern", value_name = "PATTERN", action = clap::ArgAction::Append, allow_hyphen_values = true)]
+    #[arg(long = "pattern", short = 'e', value_name = "PATTERN", action = clap::ArgAction::Append, allow_hyphen_values = true)]
     pub patterns: Vec<String>,
     /// Read the pattern as raw UTF-8 text from standard input; one trailing newline is dropped.
     #[arg(long)]
     pub stdin: bool,
     /// Treat the pattern as literal text.
-    #[arg(long)]
+    #[arg(long, short = 'F')]
     pub fixed: bool,
     /// Case-insensitive matching (Unicode simple case folding).
-    #[arg(long)]
+    #[arg(long, short = 'i')]
     pub ignore_case: bool,
     /// Match only at word boundaries (the pattern is wrapped in \b(?:...)\b).
-    #[arg(long)]
+    #[arg(long, short = 'w')]
     pub word: bool,
     /// Match only whole lines.
     #[arg(long)]
     pub line_regexp: bool,
     /// Select the lines that do not match. Not with --output matches.
-    #[arg(long)]
+    #[arg(long, short = 'v')]
     pub invert: bool,
     /// Let matches span lines; each file is matched as one buffer.
     #[arg(long)]
     pub multiline: bool,
     /// Context lines before and after each selected line (at most 10; read --range shows more).
-    #[arg(long, value_name = "N", default_value = "2")]
+    #[arg(long, short = 'C', value_name = "N", default_value = "2")]
     pub context: usize,
     /// Context lines before; overrides --context (at most 10).
-    #[arg(long, value_name = "N")]
+    #[arg(long, short = 'B', value_name = "N")]
     pub before: Option<usize>,
     /// Context lines after; overrides --context (at most 10).
-    #[arg(long, value_name = "N")]
+    #[arg(long, short = 'A', value_name = "N")]
     pub after: Option<usize>,
     /// The result shape; `mode` repeats it.
     #[arg(long, value_enum, default_value = "blocks")]
     pub output: Mode,
+    /// Same as --output count (rg -c).
+    #[arg(long, short = 'c', conflicts_with_all = ["output", "files_with_matches"])]
+    pub count: bool,
+    /// Same as --output files (rg -l).
+    #[arg(long, short = 'l', conflicts_with = "output")]
+    pub files_with_matches: bool,
+    /// Accepted for grep's -n and ignored: lines always carry their numbers.
+    #[arg(long, short = 'n')]
+    pub line_number: bool,
     /// Selected lines (blocks), matches (matches), or entries (count, files, files-without-match) returned.
     #[arg(long, value_name = "N", default_value = "15")]
     pub limit: u64,
@@ -637,7 +646,14 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
             ),
         ));
     }
-    if args.invert && args.output == Mode::Matches {
+    let output = if args.count {
+        Mode::Count
+    } else if args.files_with_matches {
+        Mode::Files
+    } else {
+        args.output
+    };
+    if args.invert && output == Mode::Matches {
         return Err(CmdError::invalid_argument(
             "search",
             "--invert selects lines that do not match, so they have no matches to list; use --output blocks.",
@@ -681,7 +697,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
     // share a region (ripgrep -U -c counts them so; a line-bound pattern counts lines).
     let spans_lines = searcher(args, 0, 0, false).multi_line_with_matcher(&pats.matcher);
     let count_matches =
-        (args.output == Mode::Matches || (spans_lines && !args.invert)).then_some(&pats.combined);
+        (output == Mode::Matches || (spans_lines && !args.invert)).then_some(&pats.combined);
 
     // Pass 1: exact totals, in parallel.
     let named = |p: &Path| starts.iter().any(|s| s.as_path() == p);
@@ -730,7 +746,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
     }
     let total_matches: u64 = files.iter().map(|(_, n)| n).sum();
     let mut out = SearchOut {
-        mode: args.output.name(),
+        mode: output.name(),
         blocks: None,
         matches: None,
         counts: None,
@@ -748,7 +764,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
     let mut full_limit = total_matches;
     let offset = usize::try_from(args.offset).unwrap_or(usize::MAX);
     let shown: u64;
-    match args.output {
+    match output {
         Mode::Count => {
             let all: Vec<_> = files.iter().filter(|(_, n)| *n > 0).collect();
             out.total = Some(all.len() as u64);
@@ -767,7 +783,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
             out.counts = Some(items);
         }
         Mode::Files | Mode::FilesWithoutMatch => {
-            let want = args.output == Mode::Files;
+            let want = output == Mode::Files;
             let all: Vec<_> = files.iter().filter(|(_, n)| (*n > 0) == want).collect();
             out.total = Some(all.len() as u64);
             full_limit = all.len() as u64;
