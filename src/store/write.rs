@@ -205,6 +205,9 @@ pub fn run_as(
         });
     }
     if opts.dry_run {
+        if any_cut {
+            next_commands.push(budget.rerun(ctx));
+        }
         return Ok(Committed {
             changes: reports,
             op_id: None,
@@ -295,6 +298,9 @@ fn stage(
     }
     done.changes = reports;
     if opts.dry_run {
+        if any_cut {
+            done.next_commands.push(budget.rerun(ctx));
+        }
         return Ok(done);
     }
     if any_cut {
@@ -464,6 +470,8 @@ struct DiffBudget {
     whole_hunks: bool,
     /// `--max-diff-lines 0`: no diff was asked for, so nothing is reported cut.
     none: bool,
+    /// Diff lines of every change, shown or not.
+    needed: usize,
 }
 
 impl DiffBudget {
@@ -474,18 +482,28 @@ impl DiffBudget {
                 bytes: usize::MAX,
                 whole_hunks: false,
                 none: n == 0,
+                needed: 0,
             },
             None => DiffBudget {
                 lines: DEFAULT_DIFF_LINES,
                 bytes: DEFAULT_DIFF_BYTES,
                 whole_hunks: true,
                 none: false,
+                needed: 0,
             },
         }
     }
 
+    /// A dry run has no op to show the rest: the same call with a budget that
+    /// holds every line.
+    fn rerun(&self, ctx: &Ctx) -> String {
+        let add = ["--max-diff-lines".to_string(), self.needed.to_string()];
+        shell::aitools(shell::rerun(&ctx.argv, &["--max-diff-lines"], &[], &add))
+    }
+
     /// The part of `hunks` that fits, and whether any was left out.
     fn take(&mut self, hunks: &str) -> (String, bool) {
+        self.needed += hunks.lines().count();
         if self.none {
             return (String::new(), false);
         }
@@ -1379,7 +1397,7 @@ pub const FIELD_DRY_RUN: crate::protocol::registry::Field =
     crate::protocol::registry::field("dry_run", "With --dry-run: true; nothing was written.");
 pub const FIELD_NEXT: crate::protocol::registry::Field = crate::protocol::registry::field(
     "next_commands",
-    "`aitools diff --op <op_id>` (the full diff with context) when a diff was cut.",
+    "`aitools diff --op <op_id>` (the full diff with context) when a diff was cut; with --dry-run, the same call with a --max-diff-lines that shows it all.",
 );
 
 /// The output fields of a write with nothing of its own to add.

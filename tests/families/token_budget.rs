@@ -105,6 +105,29 @@ fn a_cut_diff_continues_with_the_whole_diff() {
         (c["added"].as_u64(), c["deleted"].as_u64()),
         (Some(40), Some(40))
     );
+    // A dry run has no op: its continuation is the same call with a budget for all.
+    let dry = ok(env.run(&[
+        "write",
+        "m.py",
+        "--overwrite",
+        "--expect-hash",
+        &sha256sum(&env.path("m.py")),
+        "--content",
+        &before,
+        "--dry-run",
+    ]));
+    assert_eq!(dry.json["changes"][0]["diff_truncated"], true);
+    let next = dry.json["next_commands"][0].as_str().unwrap();
+    assert!(next.ends_with(" --dry-run --max-diff-lines 81"), "{next}");
+    let all = ok(env.run_line(next));
+    let c = &all.json["changes"][0];
+    assert!(c.get("diff_truncated").is_none(), "{}", all.stdout);
+    assert_eq!(c["diff"].as_str().unwrap().lines().count(), 81);
+    assert_eq!(
+        env.read("m.py"),
+        after.as_bytes(),
+        "a dry run writes nothing"
+    );
     env.write("m.before", &before);
     let gnu = std::process::Command::new("diff")
         .args(["-u", "m.before", "m.py"])
