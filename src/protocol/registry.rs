@@ -156,7 +156,7 @@ impl CommandSpec {
                     .value_name("N")
                     .value_parser(clap::value_parser!(u64))
                     .action(ArgAction::Set)
-                    .help("Diff lines the answer shows over all changes (0: none); default a small budget of whole hunks, the rest via `aitools diff --op <op_id>`"),
+                    .help("Diff lines shown in all (0: none); default a small budget, the rest via diff --op"),
             )
         } else {
             cmd
