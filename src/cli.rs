@@ -33,6 +33,40 @@ pub fn long_options(command: &str) -> Vec<String> {
     out
 }
 
+/// grep's and ripgrep's one-letter flags that aitools does not take.
+const SHORT_FLAGS: &str = include_str!("../data/short_flags.tsv");
+
+/// Rows of `data/short_flags.tsv`: (flag, commands, long option or "", why).
+fn short_flag_rows() -> impl Iterator<Item = [&'static str; 4]> {
+    SHORT_FLAGS
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .filter_map(|l| {
+            let mut it = l.split('\t');
+            Some([it.next()?, it.next()?, it.next()?, it.next()?])
+        })
+}
+
+/// A one-letter habit `command` does not take: the long option to use instead
+/// (`None`: leave the flag out) and why. Only a long option the command has.
+pub fn short_flag_habit(command: &str, flag: &str) -> Option<(Option<String>, &'static str)> {
+    let longs = long_options(command);
+    short_flag_rows().find_map(|[short, cmds, long, why]| {
+        let applies = cmds == "*" || cmds.split(',').any(|c| c == command);
+        if short != flag || !applies {
+            return None;
+        }
+        if long.is_empty() {
+            return Some((None, why));
+        }
+        let first = long.split(' ').next().unwrap_or(long);
+        longs
+            .iter()
+            .any(|o| o == first)
+            .then(|| (Some(long.to_string()), why))
+    })
+}
+
 /// The whole tree.
 pub fn build() -> Command {
     build_from(registry::all())
@@ -128,4 +162,42 @@ pub fn command_words(argv: &[String]) -> Vec<String> {
         i += 1;
     }
     words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_short_flag_row_parses_and_names_real_options() {
+        let mut n = 0;
+        for line in SHORT_FLAGS
+            .lines()
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        {
+            assert_eq!(line.split('\t').count(), 4, "{line}");
+        }
+        for [short, cmds, long, why] in short_flag_rows() {
+            n += 1;
+            assert!(short.len() == 2 && short.starts_with('-'), "{short}");
+            assert!(!why.is_empty(), "{short}");
+            if cmds == "*" {
+                assert!(long.is_empty(), "{short}: a long option differs by command");
+                continue;
+            }
+            for c in cmds.split(',') {
+                assert!(registry::find(c).is_some(), "{short}: no command {c}");
+                let got = short_flag_habit(c, short);
+                assert!(got.is_some(), "{short}: {c} has no {long}");
+                // The flag is not one the command takes already.
+                let taken = registry::find(c).is_some_and(|s| {
+                    s.clap_command()
+                        .get_arguments()
+                        .any(|a| a.get_short().is_some_and(|x| format!("-{x}") == short))
+                });
+                assert!(!taken, "{short} is {c}'s own");
+            }
+        }
+        assert!(n >= 10);
+    }
 }

@@ -152,6 +152,13 @@ pub fn invoke(args: &[OsString]) -> Rendered {
             .flatten()
             .cloned();
     }
+    if spec.writes {
+        ctx.max_diff_lines = leaf
+            .try_get_one::<u64>(crate::protocol::registry::MAX_DIFF_ARG)
+            .ok()
+            .flatten()
+            .map(|n| usize::try_from(*n).unwrap_or(usize::MAX));
+    }
     let recovered = if spec.workspace {
         match recovery::recover(&ctx) {
             Ok(r) => r,
@@ -263,6 +270,50 @@ fn help(words: &[String]) -> Rendered {
     )
 }
 
+/// A grep or ripgrep one-letter flag the command does not take: why, and the same
+/// call with the long option in its place (or without it), not the whole schema.
+fn short_habit_error(
+    command: &str,
+    argv: &[String],
+    flag: &str,
+    long: Option<String>,
+    why: &str,
+) -> CmdError {
+    let instead: Vec<String> = long
+        .as_deref()
+        .map(|l| l.split(' ').map(str::to_string).collect())
+        .unwrap_or_default();
+    let end = argv.iter().position(|a| a == "--").unwrap_or(argv.len());
+    let mut fixed: Vec<String> = Vec::with_capacity(argv.len() + 1);
+    let mut found = false;
+    for (i, a) in argv.iter().enumerate() {
+        if i < end && a == flag && !found {
+            found = true;
+            fixed.extend(instead.iter().cloned());
+        } else {
+            fixed.push(a.clone());
+        }
+    }
+    let message = match &long {
+        Some(_) => format!("{command} does not take {flag}: {why}."),
+        None => format!("{command} does not take {flag}: {why}; leave it out."),
+    };
+    let repair = if found {
+        let detail = match &long {
+            Some(l) => format!("The same call with {l} instead of {flag}."),
+            None => format!("The same call without {flag}."),
+        };
+        Repair::new("retry", detail, shell::aitools(&fixed))
+    } else {
+        crate::protocol::error::schema_repair(command)
+    };
+    let err = CmdError::new(code::ARGUMENT_INVALID, message, repair);
+    match long {
+        Some(l) => err.with_candidates(Json::Arr(vec![Json::str(l)])),
+        None => err,
+    }
+}
+
 fn context_text(e: &clap::Error, kind: ContextKind) -> Option<String> {
     e.get(kind).map(|v| match v {
         ContextValue::String(s) => s.clone(),
@@ -327,6 +378,15 @@ fn clap_error(e: clap::Error, words: &[String], argv: &[String]) -> Rendered {
                 .take_while(|a| *a != "--")
                 .find(|a| a.len() > 2 && !a.starts_with("--") && a.starts_with(arg.as_str()))
                 .filter(|_| arg.len() == 2 && arg.starts_with('-'));
+            let habit = (word.is_none() && arg.len() == 2 && !arg.starts_with("--"))
+                .then(|| cli::short_flag_habit(&command, &arg))
+                .flatten();
+            if let Some((long, why)) = habit {
+                return envelope::render_error(
+                    &command,
+                    &short_habit_error(&command, argv, &arg, long, why),
+                );
+            }
             let msg = match word {
                 Some(w) => format!(
                     "{command} does not accept {arg} (of {w}). If {w} is a value, not options: put the options first, then -- and the positional values (aitools {command} [options] -- <values>); a flag's value can be joined with = (--flag={w})."

@@ -8,7 +8,7 @@ use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, envelope, shell};
 use crate::store::tx::{self, PathEntry};
-use crate::store::{lock, state_dir, view, write};
+use crate::store::{lock, state_dir, view};
 use crate::workspace::Ctx;
 use clap::Args;
 use std::collections::BTreeSet;
@@ -310,7 +310,7 @@ pub const BATCH: CommandSpec = CommandSpec {
         field("tx", "--atomic: the tx the elements were staged in."),
         field(
             "changes",
-            "--atomic: the committed tx's changes, in the standard write output shape.",
+            "--atomic: the committed tx's changes, in the standard write output shape without diffs (each element showed its own).",
         ),
         field(
             "op_id",
@@ -559,7 +559,7 @@ pub fn batch(ctx: &Ctx, a: &BatchArgs) -> Result<Output, CmdError> {
     let mut out = Json::obj();
     out.push("results", Json::Arr(results.clone()));
     if let Some(id) = &tx_id {
-        let done = match tx::commit(ctx, id, false, write::MAX_DIFF_LINES, false) {
+        let done = match tx::commit(ctx, id, false, 0, false) {
             Ok(d) => d,
             Err(e) => {
                 let _ = tx::abort(ctx, id);

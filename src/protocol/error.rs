@@ -159,14 +159,19 @@ impl CmdError {
         super::catalog::exit_code(self.code).unwrap_or(1)
     }
 
-    /// `{code, message, exit_code, repairs, feedback, candidates?, diagnostics?, conflicts?}`.
+    /// `{code, message, exit_code, repairs, feedback?, candidates?, diagnostics?, conflicts?}`.
     pub fn to_json(&self) -> Json {
         let mut obj = Json::obj();
         obj.push("code", Json::str(self.code));
         obj.push("message", Json::str(self.message.clone()));
         obj.push("exit_code", Json::Int(self.exit_code().into()));
         obj.push("repairs", Json::from_serialize(&self.repairs));
-        obj.push("feedback", Json::str(super::FEEDBACK_LINE));
+        // Only a fault of aitools itself is worth a report; a guard refusing or a
+        // mistyped call is the tool working, and the line would be paid for on
+        // every one of them.
+        if self.code.starts_with("internal.") {
+            obj.push("feedback", Json::str(ERROR_FEEDBACK));
+        }
         if let Some(c) = &self.candidates {
             obj.push("candidates", c.clone());
         }
@@ -179,6 +184,10 @@ impl CmdError {
         obj
     }
 }
+
+/// `error.feedback` of an internal error: at most 100 bytes.
+pub const ERROR_FEEDBACK: &str =
+    "A bug in aitools: aitools feedback create --type bug --message '<command; expected; got>'";
 
 /// The repair of last resort: the command's own schema.
 pub fn schema_repair(command: &str) -> Repair {

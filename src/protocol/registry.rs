@@ -59,6 +59,9 @@ macro_rules! handler {
 /// The id of the `--tx` argument every tx-aware command gets.
 pub const TX_ARG: &str = "tx";
 
+/// The id of the `--max-diff-lines` argument every write gets.
+pub const MAX_DIFF_ARG: &str = "max_diff_lines";
+
 /// Global options every command accepts; not part of a command's own schema.
 pub const GLOBAL_ARG_IDS: &[&str] = &["root", "lock_timeout", "help", "version", "brief"];
 
@@ -104,6 +107,10 @@ fn arg_schema(arg: &clap::Arg) -> Json {
         _ => arg.get_id().as_str().to_string(),
     };
     obj.push("name", Json::str(name));
+    // grep's and ripgrep's one-letter habits (`-i`, `-C 3`), declared with the flag.
+    if let Some(c) = arg.get_short().filter(|_| !positional) {
+        obj.push("short", Json::str(format!("-{c}")));
+    }
     obj.push("type", Json::str(arg_type(arg)));
     let values: Vec<Json> = arg
         .get_possible_values()
@@ -141,6 +148,19 @@ impl CommandSpec {
                 // `search -5`, `replace 5 -6`: a number is a value, never an option.
                 .allow_negative_numbers(true),
         );
+        // Declared here once for every write: the store applies it to the answer.
+        let cmd = if self.writes {
+            cmd.arg(
+                clap::Arg::new(MAX_DIFF_ARG)
+                    .long("max-diff-lines")
+                    .value_name("N")
+                    .value_parser(clap::value_parser!(u64))
+                    .action(ArgAction::Set)
+                    .help("Diff lines shown in all (0: none); default a small budget, the rest via diff --op"),
+            )
+        } else {
+            cmd
+        };
         if !self.tx {
             return cmd;
         }

@@ -926,6 +926,7 @@ pub fn conflict_error(id: &str, conflicts: &[Conflict]) -> CmdError {
 
 /// `tx commit`: checks the write and read sets, then writes every staged path
 /// through the write protocol as one journal op and removes the tx.
+/// `max_diff_lines` is the diff shown when the call gave no `--max-diff-lines`.
 pub fn commit(
     ctx: &Ctx,
     id: &str,

@@ -26,8 +26,12 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Diff lines shown per change before `diff_truncated`.
-pub const MAX_DIFF_LINES: usize = 200;
+/// The diff a write's answer shows by default, over all its changes: whole hunks
+/// (no context lines) while they fit both limits, so a one-line edit's whole answer
+/// stays under 500 bytes; the rest is one `aitools diff --op <op_id>` away.
+pub const DEFAULT_DIFF_LINES: usize = 16;
+/// Bytes of the shown diff as printed (JSON-escaped), by default.
+pub const DEFAULT_DIFF_BYTES: usize = 190;
 
 /// One change a command wants made. Paths are absolute (from `Ctx::path_arg`).
 #[derive(Debug, Clone)]
@@ -67,7 +71,8 @@ pub struct WriteOptions {
 pub struct MoreOptions {
     /// The op this one reverts (`undo`).
     pub undoes: Option<String>,
-    /// Diff lines per change (default `MAX_DIFF_LINES`).
+    /// Diff lines the answer shows when `--max-diff-lines` is not given (`None`:
+    /// the default budget; `tx commit` says `Some(0)`: its ops showed theirs).
     pub max_diff_lines: Option<usize>,
 }
 
@@ -78,8 +83,13 @@ pub struct ChangeReport {
     pub action: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub from: Option<String>,
-    pub hash_before: Option<String>,
     pub hash_after: Option<String>,
+    /// Lines added and deleted by a text change (absent for other changes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub added: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deleted: Option<u64>,
+    /// The change's hunks without context lines or ---/+++ headers, within the budget.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diff: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -176,12 +186,12 @@ pub fn run_as(
     for c in changes {
         plan.add(c)?;
     }
-    let max_diff = more.max_diff_lines.unwrap_or(MAX_DIFF_LINES);
+    let mut budget = DiffBudget::of(ctx, more);
     let mut next_commands = Vec::new();
     let mut reports = Vec::new();
     let mut any_cut = false;
     for r in plan.reports.drain(..) {
-        let (report, cut) = r.finish(max_diff);
+        let (report, cut) = r.finish(&mut budget);
         any_cut |= cut;
         reports.push(report);
     }
@@ -196,6 +206,9 @@ pub fn run_as(
         });
     }
     if opts.dry_run {
+        if any_cut {
+            next_commands.push(budget.rerun(ctx));
+        }
         return Ok(Committed {
             changes: reports,
             op_id: None,
@@ -264,12 +277,12 @@ fn stage(
     })();
     let looked = view::tracked();
     let mut plan = planned?;
-    let max_diff = more.max_diff_lines.unwrap_or(MAX_DIFF_LINES);
+    let mut budget = DiffBudget::of(ctx, more);
     let mut next_commands = Vec::new();
     let mut reports = Vec::new();
     let mut any_cut = false;
     for r in plan.reports.drain(..) {
-        let (report, cut) = r.finish(max_diff);
+        let (report, cut) = r.finish(&mut budget);
         any_cut |= cut;
         reports.push(report);
     }
@@ -286,6 +299,9 @@ fn stage(
     }
     done.changes = reports;
     if opts.dry_run {
+        if any_cut {
+            done.next_commands.push(budget.rerun(ctx));
+        }
         return Ok(done);
     }
     if any_cut {
@@ -414,7 +430,7 @@ struct PendingReport {
 }
 
 impl PendingReport {
-    fn finish(mut self, max_lines: usize) -> (ChangeReport, bool) {
+    fn finish(mut self, budget: &mut DiffBudget) -> (ChangeReport, bool) {
         let mut cut = false;
         if let Some((before, after)) = self.diff_of.take() {
             let empty: &[u8] = b"";
@@ -422,21 +438,21 @@ impl PendingReport {
             let new = after.as_ref().map(|c| c.bytes()).unwrap_or(empty);
             let binary = crate::text::sniff::is_binary(old) || crate::text::sniff::is_binary(new);
             if !binary {
-                let a = if before.is_some() {
-                    format!("a/{}", self.report.path)
-                } else {
-                    "/dev/null".to_string()
+                let opts = DiffOptions {
+                    context: 0,
+                    ..DiffOptions::default()
                 };
-                let b = if after.is_some() {
-                    format!("b/{}", self.report.path)
-                } else {
-                    "/dev/null".to_string()
-                };
-                let d = diff::unified(old, new, &a, &b, &DiffOptions::default());
-                if !d.text.is_empty() {
-                    let (text, was_cut) = diff::cut_lines(&d.text, max_lines);
+                let d = diff::unified(old, new, "a", "b", &opts);
+                self.report.added = Some(d.added);
+                self.report.deleted = Some(d.deleted);
+                // The path is the change's own field; the headers would repeat it.
+                let hunks = d.text.find("\n@@").map_or("", |i| &d.text[i + 1..]);
+                if !hunks.is_empty() {
+                    let (text, was_cut) = budget.take(hunks);
                     cut = was_cut;
-                    self.report.diff = Some(text);
+                    if !text.is_empty() {
+                        self.report.diff = Some(text);
+                    }
                     if was_cut {
                         self.report.diff_truncated = Some(true);
                     }
@@ -445,6 +461,97 @@ impl PendingReport {
         }
         (self.report, cut)
     }
+}
+
+/// What is left of the diff an answer may show, spent change by change in order.
+struct DiffBudget {
+    lines: usize,
+    bytes: usize,
+    /// The default budget shows whole hunks only; `--max-diff-lines N` cuts at a line.
+    whole_hunks: bool,
+    /// `--max-diff-lines 0`: no diff was asked for, so nothing is reported cut.
+    none: bool,
+    /// Diff lines of every change, shown or not.
+    needed: usize,
+}
+
+impl DiffBudget {
+    fn of(ctx: &Ctx, more: &MoreOptions) -> DiffBudget {
+        match ctx.max_diff_lines.or(more.max_diff_lines) {
+            Some(n) => DiffBudget {
+                lines: n,
+                bytes: usize::MAX,
+                whole_hunks: false,
+                none: n == 0,
+                needed: 0,
+            },
+            None => DiffBudget {
+                lines: DEFAULT_DIFF_LINES,
+                bytes: DEFAULT_DIFF_BYTES,
+                whole_hunks: true,
+                none: false,
+                needed: 0,
+            },
+        }
+    }
+
+    /// A dry run has no op to show the rest: the same call with a budget that
+    /// holds every line.
+    fn rerun(&self, ctx: &Ctx) -> String {
+        let add = ["--max-diff-lines".to_string(), self.needed.to_string()];
+        shell::aitools(shell::rerun(&ctx.argv, &["--max-diff-lines"], &[], &add))
+    }
+
+    /// The part of `hunks` that fits, and whether any was left out.
+    fn take(&mut self, hunks: &str) -> (String, bool) {
+        self.needed += hunks.lines().count();
+        if self.none {
+            return (String::new(), false);
+        }
+        let mut out = String::new();
+        let mut hunk = String::new();
+        let (mut hunk_lines, mut hunk_bytes) = (0usize, 0usize);
+        let mut lines = hunks.split_inclusive('\n').peekable();
+        while let Some(line) = lines.next() {
+            let cost = escaped_len(line);
+            if !self.whole_hunks {
+                // A hunk header is worth nothing without a line after it.
+                let need = if line.starts_with("@@") { 2 } else { 1 };
+                if self.lines < need {
+                    return (out, true);
+                }
+                self.lines -= 1;
+                out.push_str(line);
+                continue;
+            }
+            hunk.push_str(line);
+            hunk_lines += 1;
+            hunk_bytes += cost;
+            if lines.peek().is_none_or(|l| l.starts_with("@@")) {
+                if hunk_lines > self.lines || hunk_bytes > self.bytes {
+                    return (out, true);
+                }
+                self.lines -= hunk_lines;
+                self.bytes -= hunk_bytes;
+                out.push_str(&hunk);
+                hunk.clear();
+                hunk_lines = 0;
+                hunk_bytes = 0;
+            }
+        }
+        (out, false)
+    }
+}
+
+/// The bytes `s` takes inside a JSON string.
+fn escaped_len(s: &str) -> usize {
+    s.bytes()
+        .map(|b| match b {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
+            0..=0x1f => 6,
+            _ => 1,
+        })
+        .sum()
 }
 
 struct Plan<'a> {
@@ -671,14 +778,15 @@ impl<'a> Plan<'a> {
         after: State,
         diff_of: Option<(Option<Content>, Option<Content>)>,
     ) {
-        let (hb, ha) = hashes.unwrap_or((before.hash.clone(), after.hash.clone()));
+        let ha = hashes.map_or_else(|| after.hash.clone(), |(_, a)| a);
         self.reports.push(PendingReport {
             report: ChangeReport {
                 path: rel.to_string(),
                 action,
                 from: from.as_ref().map(|(f, _)| f.clone()),
-                hash_before: hb,
                 hash_after: ha,
+                added: None,
+                deleted: None,
                 diff: None,
                 diff_truncated: None,
                 count: None,
@@ -1335,7 +1443,7 @@ macro_rules! write_error_codes {
 /// The output fields every write shares, for command specs.
 pub const FIELD_CHANGES: crate::protocol::registry::Field = crate::protocol::registry::field(
     "changes",
-    "[{path,action,from?,hash_before,hash_after,diff?,diff_truncated?}]; action is created, modified, deleted, moved, mode-changed or linked; diff is cut at 200 lines.",
+    "[{path,action,from?,hash_after,added?,deleted?,diff?,diff_truncated?}]; action is created, modified, deleted, moved, mode-changed or linked; added/deleted count a text change's lines; diff is its hunks without context or headers, within --max-diff-lines (default: whole hunks up to 16 lines and 190 bytes over the answer).",
 );
 pub const FIELD_OP_ID: crate::protocol::registry::Field = crate::protocol::registry::field(
     "op_id",
@@ -1345,7 +1453,7 @@ pub const FIELD_DRY_RUN: crate::protocol::registry::Field =
     crate::protocol::registry::field("dry_run", "With --dry-run: true; nothing was written.");
 pub const FIELD_NEXT: crate::protocol::registry::Field = crate::protocol::registry::field(
     "next_commands",
-    "`aitools diff --op <op_id>` when a diff was cut.",
+    "`aitools diff --op <op_id>` (the full diff with context) when a diff was cut; with --dry-run, the same call with a --max-diff-lines that shows it all.",
 );
 
 /// The output fields of a write with nothing of its own to add.

@@ -21,6 +21,9 @@ pub struct Ctx {
     pub lock_timeout: Duration,
     /// `--tx <TX>`: writes stage in this tx, reads and scans see its view.
     pub tx: Option<String>,
+    /// `--max-diff-lines N` of a write: the diff lines its answer shows (0: none);
+    /// `None` keeps the write's default budget.
+    pub max_diff_lines: Option<usize>,
 }
 
 impl Ctx {
@@ -74,6 +77,7 @@ impl Ctx {
             root,
             lock_timeout,
             tx: None,
+            max_diff_lines: None,
         })
     }
 

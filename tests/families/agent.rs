@@ -212,25 +212,51 @@ fn skills_list_and_show() {
 }
 
 #[test]
-fn every_error_carries_the_feedback_line_after_repairs() {
+fn only_internal_errors_invite_feedback_in_at_most_100_bytes() {
     let env = TestEnv::new();
-    let help = env.run(&["--help"]);
-    let line = help.json["feedback"].as_str().unwrap().to_string();
+    env.write("a.txt", "one\none\n");
+    // Guard outcomes and ordinary input errors are the tool working: no invitation.
     for argv in [
         vec!["read", "missing.txt"],
         vec!["no-such-command"],
         vec!["read"],
         vec!["feedback", "show", "42"],
         vec![],
+        vec!["edit", "a.txt", "--old", "two", "--new", "2"],
+        vec!["edit", "a.txt", "--old", "one", "--new", "1"],
+        vec![
+            "write",
+            "a.txt",
+            "--overwrite",
+            "--expect-hash",
+            &"0".repeat(64),
+            "--content",
+            "x",
+        ],
     ] {
         let r = env.run(&argv);
         assert_ne!(r.code, 0, "{argv:?}");
-        assert_eq!(r.json["error"]["feedback"], line.as_str(), "{argv:?}");
-        let inner = &r.stderr[r.stderr.find("\"error\":").unwrap() + 8..];
-        let order = printed_keys(inner);
-        let pos = |k: &str| order.iter().position(|x| x == k).unwrap();
-        assert_eq!(pos("feedback"), pos("repairs") + 1, "{argv:?}: {order:?}");
+        assert!(
+            r.json["error"].get("feedback").is_none(),
+            "{argv:?}: {}",
+            r.stderr
+        );
     }
+    // An internal error carries a short one, right after the repairs.
+    let out = env
+        .command(&["read", "a.txt"])
+        .env("AITOOLS_TEST_PANIC", "1")
+        .output()
+        .unwrap();
+    let r = parse(out);
+    assert_eq!(r.error_code(), "internal.unexpected");
+    let line = r.json["error"]["feedback"].as_str().unwrap();
+    assert!(line.len() <= 100, "{line}");
+    assert!(line.contains("aitools feedback create"), "{line}");
+    let inner = &r.stderr[r.stderr.find("\"error\":").unwrap() + 8..];
+    let order = printed_keys(inner);
+    let pos = |k: &str| order.iter().position(|x| x == k).unwrap();
+    assert_eq!(pos("feedback"), pos("repairs") + 1, "{order:?}");
 }
 
 #[test]

@@ -13,5 +13,6 @@ mod scan_args;
 mod search;
 mod secret_corpus;
 mod store;
+mod token_budget;
 mod tx;
 mod write_diffs;

@@ -403,8 +403,8 @@ proptest! {
 
 #[test]
 fn secrets_in_files_never_come_back_from_writes_searches_diffs_or_undo() {
-    // The contract masks every envelope, not only read's: a secret on a line next to
-    // an edit travels in the diff context, in search lines, in diff and tx diff, and
+    // The contract masks every envelope, not only read's: a secret on an edited
+    // line travels in the write's diff, in search lines, in diff and tx diff, and
     // in undo's diff.
     let env = TestEnv::new();
     let token = "ghp_aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5";
@@ -415,7 +415,7 @@ fn secrets_in_files_never_come_back_from_writes_searches_diffs_or_undo() {
         assert!(!r.stderr.contains(token), "{}", r.stderr);
         assert!(r.stdout.contains(P) || r.stderr.contains(P), "{}", r.stdout);
     };
-    let edit = env.run(&["edit", "c.txt", "--old", "three", "--new", "3"]);
+    let edit = env.run(&["edit", "c.txt", "--old", "token =", "--new", "tok ="]);
     assert_eq!(edit.code, 0, "{}", edit.stderr);
     check(&edit);
     let op = edit.json["op_id"].as_str().unwrap().to_string();
@@ -425,7 +425,9 @@ fn secrets_in_files_never_come_back_from_writes_searches_diffs_or_undo() {
     check(&env.run(&["undo", &op, "--dry-run"]));
     let tx = env.run(&["tx", "begin"]);
     let id = tx.json["tx"].as_str().unwrap().to_string();
-    let staged = env.run(&["edit", "d.txt", "--old", "one", "--new", "1", "--tx", &id]);
+    let staged = env.run(&[
+        "edit", "d.txt", "--old", "token =", "--new", "tok =", "--tx", &id,
+    ]);
     assert_eq!(staged.code, 0, "{}", staged.stderr);
     check(&staged);
     check(&env.run(&["tx", "diff", &id]));

@@ -447,8 +447,9 @@ fn counts_equal_ripgrep() {
     assert_eq!(strs(&r.json["paths"]), rg_without);
     let skipped = r.json["skipped"].as_array().expect("skipped");
     assert_eq!(skipped.len(), 1);
-    assert_eq!(skipped[0]["path"], "bin/blob.bin");
+    assert_eq!(skipped[0]["examples"], serde_json::json!(["bin/blob.bin"]));
     assert_eq!(skipped[0]["reason"], "binary");
+    assert_eq!(skipped[0]["count"], 1);
     // The file list of the scan is rg's.
     let rg_all = sorted_lines(&tool(
         env.root(),
@@ -519,7 +520,7 @@ fn glob_lang_size_filters() {
             .as_array()
             .expect("skipped")
             .iter()
-            .any(|s| s["path"] == "long.txt" && s["reason"] == "too-large")
+            .any(|s| s["examples"][0] == "long.txt" && s["reason"] == "too-large")
     );
     let bad = env.run(&["search", "x", "--lang", "klingon"]);
     assert_eq!(bad.error_code(), "argument.invalid");
@@ -603,7 +604,7 @@ fn blocks_merge_and_continue_exactly() {
     );
     assert_eq!(blocks[0]["lines"][2], "hit 5");
     assert_eq!(r.json["total_matches"], 6);
-    // Cut at 3: partial, and the continuation returns everything.
+    // Cut at 3: partial, and the continuation returns the rest, 3 at a time.
     let cut = env.run(&["search", "hit", "--limit", "3", "--context", "0"]);
     assert_eq!(cut.code, 3);
     assert_eq!(cut.json["status"], "partial");
@@ -617,7 +618,7 @@ fn blocks_merge_and_continue_exactly() {
         .sum();
     assert_eq!(shown, 3);
     let next = cut.json["next_commands"][0].as_str().expect("next");
-    assert_eq!(next, "aitools search hit --context 0 --limit 6");
+    assert_eq!(next, "aitools search hit --limit 3 --context 0 --offset 3");
     let argv: Vec<&str> = next.split(' ').skip(1).collect();
     let full = env.run(&argv);
     assert_eq!(full.code, 0);
@@ -627,7 +628,7 @@ fn blocks_merge_and_continue_exactly() {
         .iter()
         .map(|b| b["match_lines"].as_array().map_or(0, |m| m.len()))
         .sum();
-    assert_eq!(shown, 6);
+    assert_eq!(shown, 3);
     // --before/--after override --context.
     let r = env.run(&["search", "hit 39", "--before", "1", "--after", "0"]);
     assert_eq!(r.json["blocks"][0]["start_line"], 38);
@@ -960,13 +961,18 @@ fn scans_pass_over_non_utf8_names_and_say_so() {
     let s = env.run(&["search", "hello", "--output", "count"]);
     assert_eq!(s.code, 0, "{}", s.stderr);
     assert_eq!(s.json["total_matches"], 1);
-    let reasons: Vec<&str> = s.json["skipped"]
+    let reasons: Vec<(&str, u64)> = s.json["skipped"]
         .as_array()
         .expect("skipped")
         .iter()
-        .map(|k| k["reason"].as_str().unwrap_or(""))
+        .map(|k| {
+            (
+                k["reason"].as_str().unwrap_or(""),
+                k["count"].as_u64().unwrap_or(0),
+            )
+        })
         .collect();
-    assert_eq!(reasons, vec!["non-utf8-name", "non-utf8-name"]);
+    assert_eq!(reasons, vec![("non-utf8-name", 2)]);
 
     let f = env.run(&["find", "*"]);
     assert_eq!(f.code, 0, "{}", f.stderr);
@@ -981,7 +987,7 @@ fn scans_pass_over_non_utf8_names_and_say_so() {
         ),
         vec!["b.txt"]
     );
-    assert_eq!(f.json["skipped"].as_array().map(Vec::len), Some(3));
+    assert_eq!(f.json["skipped"][0]["count"], 3);
     // Without such a path, find's answer has no skipped field at all.
     let plain = env.run(&["find", "b*"]);
     assert!(plain.json.get("skipped").is_none(), "{}", plain.stdout);
@@ -1106,4 +1112,276 @@ fn find_tree_refuses_a_sort_it_would_ignore() {
     assert_eq!(r.error_code(), "argument.invalid");
     let ok = env.run(&["find", "--output", "tree", "--sort", "path"]);
     assert_eq!(ok.code, 0, "{}", ok.stderr);
+}
+
+/// Follows a search's next_commands to the end; every page keeps the first
+/// page's --limit (never raised to the total).
+fn pages(env: &TestEnv, first: &[&str]) -> Vec<Run> {
+    let mut out = vec![env.run(first)];
+    while let Some(next) = out.last().and_then(|r| r.json["next_commands"][0].as_str()) {
+        assert!(next.contains("--limit 4 "), "{next}");
+        let r = env.run_line(next);
+        assert!(r.code == 0 || r.code == 3, "{}", r.stderr);
+        out.push(r);
+        assert!(out.len() < 100, "no end");
+    }
+    assert_eq!(out.last().map(|r| r.code), Some(0));
+    out
+}
+
+#[test]
+fn partial_searches_continue_from_where_they_stopped_to_exactly_rgs_matches() {
+    let env = rg_fixture();
+    // Close matches (touching context), files with one, and lines with two.
+    env.write(
+        "close.txt",
+        "ERR_TIMEOUT\nERR_TIMEOUT x\nno\nERR_TIMEOUT ERR_TIMEOUT\n",
+    );
+    let rg = tool(
+        env.root(),
+        "rg",
+        &[
+            "--hidden",
+            "--glob=!.git",
+            "-n",
+            "--no-heading",
+            "ERR_TIMEOUT",
+        ],
+        None,
+    );
+    let mut want: Vec<String> = rg
+        .lines()
+        .map(|l| {
+            let mut it = l.splitn(3, ':');
+            format!("{}:{}", it.next().unwrap(), it.next().unwrap())
+        })
+        .collect();
+    want.sort();
+    assert!(want.len() > 8, "{want:?}");
+    let mut got = Vec::new();
+    for r in pages(
+        &env,
+        &["search", "ERR_TIMEOUT", "--limit", "4", "--context", "2"],
+    ) {
+        for b in r.json["blocks"].as_array().unwrap() {
+            for m in b["match_lines"].as_array().unwrap() {
+                got.push(format!("{}:{}", b["path"].as_str().unwrap(), m));
+            }
+            // Context around a match is the file's own lines.
+            let start = b["start_line"].as_u64().unwrap();
+            let body = env.read(b["path"].as_str().unwrap());
+            let text = String::from_utf8_lossy(&body);
+            let file: Vec<&str> = text.lines().collect();
+            // (A line over the cap is a window: cut_lines; not compared here.)
+            for (i, l) in b["lines"].as_array().unwrap().iter().enumerate() {
+                let want = file[start as usize - 1 + i];
+                if want.len() < 1000 {
+                    assert!(l == want, "{}:{}", b["path"], start as usize + i);
+                }
+            }
+        }
+    }
+    got.sort();
+    assert_eq!(got, want, "every selected line once, no more");
+
+    // matches: each match once (rg's columns count bytes, ours characters: lines compared).
+    let rg = tool(
+        env.root(),
+        "rg",
+        &[
+            "--hidden",
+            "--glob=!.git",
+            "-n",
+            "--column",
+            "-o",
+            "--no-heading",
+            "ERR_TIMEOUT",
+        ],
+        None,
+    );
+    let mut want: Vec<String> = rg
+        .lines()
+        .map(|l| {
+            let mut it = l.splitn(3, ':');
+            format!("{}:{}", it.next().unwrap(), it.next().unwrap())
+        })
+        .collect();
+    want.sort();
+    let mut got = Vec::new();
+    for r in pages(
+        &env,
+        &[
+            "search",
+            "ERR_TIMEOUT",
+            "--output",
+            "matches",
+            "--limit",
+            "4",
+        ],
+    ) {
+        for m in r.json["matches"].as_array().unwrap() {
+            got.push(format!("{}:{}", m["path"].as_str().unwrap(), m["line"]));
+        }
+    }
+    got.sort();
+    assert_eq!(got, want);
+
+    // files: rg -l, page by page.
+    let want = sorted_lines(&tool(
+        env.root(),
+        "rg",
+        &["--hidden", "--glob=!.git", "-l", "ERR_TIMEOUT"],
+        None,
+    ));
+    let mut got = Vec::new();
+    for r in pages(
+        &env,
+        &["search", "ERR_TIMEOUT", "--output", "files", "--limit", "4"],
+    ) {
+        got.extend(strs(&r.json["paths"]));
+    }
+    got.sort();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn skipped_files_are_counted_by_reason_with_three_examples() {
+    let env = TestEnv::new();
+    env.write("a.txt", "needle\n");
+    for i in 0..150 {
+        env.write(
+            &format!("img/p{i:03}.png"),
+            b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
+        );
+    }
+    env.write("big.txt", "needle\n".repeat(2000));
+    let r = env.run(&["search", "needle", "--skip-larger-than", "1KiB"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        r.json["skipped"],
+        serde_json::json!([
+            {"reason": "binary", "count": 150, "examples": ["img/p000.png", "img/p001.png", "img/p002.png"]},
+            {"reason": "too-large", "count": 1, "examples": ["big.txt"]}
+        ])
+    );
+    assert!(
+        r.stdout.len() < 600,
+        "{} bytes: {}",
+        r.stdout.len(),
+        r.stdout
+    );
+    // Nothing passed over: no skipped field.
+    let plain = env.run(&["search", "needle", "a.txt"]);
+    assert!(plain.json.get("skipped").is_none(), "{}", plain.stdout);
+}
+
+#[test]
+fn search_context_is_capped_at_10() {
+    let env = TestEnv::new();
+    env.write("a.txt", "x\n".repeat(50));
+    assert_eq!(
+        env.run(&["search", "x", "--context", "10", "--limit", "1"])
+            .code,
+        3
+    );
+    for flag in ["--context", "--before", "--after"] {
+        let r = env.run(&["search", "x", flag, "11"]);
+        assert_eq!(r.error_code(), "argument.invalid", "{flag}");
+        let fix = r.json["error"]["repairs"][0]["command"].as_str().unwrap();
+        assert_eq!(fix, "aitools search x --context 10");
+        assert_eq!(env.run_line(fix).code, 3);
+    }
+}
+
+#[test]
+fn grep_short_flags_are_aliases_of_the_long_ones() {
+    let env = TestEnv::new();
+    env.write("a.txt", "Alpha beta\nalphabet\nGamma\nalpha\n-x dash\n");
+    env.write("b.txt", "beta\nALPHA\n");
+    let same = |short: &[&str], long: &[&str]| {
+        let s = env.run(short);
+        let l = env.run(long);
+        assert_eq!(s.code, l.code, "{short:?}: {}", s.stderr);
+        assert!(s.code == 0 || s.code == 3, "{short:?}: {}", s.stderr);
+        assert_eq!(s.stdout, l.stdout, "{short:?} vs {long:?}");
+    };
+    let pairs: &[(&[&str], &[&str])] = &[
+        (&["-i", "alpha"], &["--ignore-case", "alpha"]),
+        (&["-w", "alpha"], &["--word", "alpha"]),
+        (&["-F", "a.p"], &["--fixed", "a.p"]),
+        (&["-v", "alpha"], &["--invert", "alpha"]),
+        (&["-c", "alpha"], &["--output", "count", "alpha"]),
+        (&["-l", "alpha"], &["--output", "files", "alpha"]),
+        (&["-C", "1", "Gamma"], &["--context", "1", "Gamma"]),
+        (&["-A", "1", "Gamma"], &["--after", "1", "Gamma"]),
+        (&["-B", "1", "Gamma"], &["--before", "1", "Gamma"]),
+        (&["-e", "-x"], &["--pattern", "-x"]),
+        (&["-n", "alpha"], &["alpha"]),
+        (&["-inw", "alpha"], &["--ignore-case", "--word", "alpha"]),
+    ];
+    for (short, long) in pairs {
+        same(
+            &[&["search"][..], short].concat(),
+            &[&["search"][..], long].concat(),
+        );
+    }
+    env.write("r.txt", "one\ntwo\nthree\n");
+    same(
+        &["read", "r.txt", "-e", "^t"],
+        &["read", "r.txt", "--match", "^t"],
+    );
+    same(
+        &["read", "r.txt", "-e", "^t", "-v"],
+        &["read", "r.txt", "--match", "^t", "--invert"],
+    );
+    // Declared once, with the flag: the schema shows each.
+    let schema = env.run(&["schema", "search"]);
+    let args = schema.json["commands"][0]["args"].as_array().unwrap();
+    let short_of = |name: &str| {
+        args.iter()
+            .find(|a| a["name"] == name)
+            .map(|a| a["short"].clone())
+            .unwrap()
+    };
+    for (s, l) in [
+        ("-i", "--ignore-case"),
+        ("-w", "--word"),
+        ("-F", "--fixed"),
+        ("-v", "--invert"),
+        ("-c", "--count"),
+        ("-l", "--files-with-matches"),
+        ("-C", "--context"),
+        ("-A", "--after"),
+        ("-B", "--before"),
+        ("-e", "--pattern"),
+        ("-n", "--line-number"),
+    ] {
+        assert_eq!(short_of(l), s, "{l}");
+    }
+}
+
+#[test]
+fn an_unknown_short_flag_names_what_to_use_instead() {
+    let env = TestEnv::new();
+    env.write("a.txt", "alpha\n");
+    // -r: recursion is the default; the repair is the call without it.
+    let r = env.run(&["search", "-r", "alpha", "."]);
+    assert_eq!(r.error_code(), "argument.invalid");
+    let msg = r.json["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("recursion is the default"), "{msg}");
+    let repairs = r.json["error"]["repairs"].as_array().unwrap();
+    assert_eq!(repairs.len(), 1, "{}", r.stderr);
+    assert_eq!(repairs[0]["command"], "aitools search alpha .");
+    assert_eq!(
+        env.run_line(repairs[0]["command"].as_str().unwrap()).code,
+        0
+    );
+    // -o: the long option that does it.
+    let o = env.run(&["search", "-o", "alp", "a.txt"]);
+    let fix = o.json["error"]["repairs"][0]["command"].as_str().unwrap();
+    assert_eq!(fix, "aitools search --output matches alp a.txt");
+    assert_eq!(o.json["error"]["candidates"][0], "--output matches");
+    let fixed = env.run_line(fix);
+    assert_eq!(fixed.json["matches"][0]["text"], "alp");
+    assert!(!o.stderr.contains("aitools schema"), "{}", o.stderr);
 }

@@ -40,9 +40,10 @@ fn write_creates_guards_and_undoes() {
     assert_eq!(file["path"], "d/e/a.txt");
     assert_eq!(file["action"], "created");
     assert_eq!(file["hash_after"], sha256sum(&env.path("d/e/a.txt")));
+    assert_eq!(file["diff"], "@@ -0,0 +1,2 @@\n+one\n+two\n");
     assert_eq!(
-        file["diff"],
-        "--- /dev/null\n+++ b/d/e/a.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n"
+        (file["added"].as_u64(), file["deleted"].as_u64()),
+        (Some(2), Some(0))
     );
 
     // Existing file: refused without --overwrite; the repair carries the hash.
@@ -314,7 +315,8 @@ fn diffs_match_gnu_diff_and_long_ones_are_cut() {
         (Some(2), Some(2))
     );
 
-    // A write whose diff is over 200 lines: cut, and the op's full diff is one command away.
+    // A write whose diff is over --max-diff-lines 200: cut, and the op's full diff
+    // is one command away.
     let h = sha256sum(&env.path("old.txt"));
     let big: String = (1..=500).map(|i| format!("changed {i}\n")).collect();
     let w = env.run(&[
@@ -325,9 +327,15 @@ fn diffs_match_gnu_diff_and_long_ones_are_cut() {
         &h,
         "--content",
         &big,
+        "--max-diff-lines",
+        "200",
     ]);
     let c = &w.json["changes"][0];
     assert_eq!(c["diff_truncated"], true);
+    assert_eq!(
+        (c["added"].as_u64(), c["deleted"].as_u64()),
+        (Some(500), Some(500))
+    );
     assert_eq!(c["diff"].as_str().unwrap().lines().count(), 200);
     let next = w.json["next_commands"][0].as_str().unwrap();
     assert_eq!(next, format!("aitools diff --op {}", op(&w)));

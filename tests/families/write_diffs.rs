@@ -1,4 +1,5 @@
-//! The diffs writes report (`changes[].diff`) and `diff` prints are real patches:
+//! The diffs writes report (`changes[].diff`: hunks without context or headers)
+//! and `diff` prints (also `diff --op`, a write's full diff) are real patches:
 //! applied to the before-file by `patch`, by `git apply`, and by a strict applier
 //! here that refuses any hunk whose header is off by a line (patch and git apply
 //! both search for a misplaced hunk and would hide a wrong header), they give the
@@ -178,6 +179,32 @@ fn check_diff(env: &TestEnv, before: &[u8], after: &[u8], diff: &str, what: &str
     );
 }
 
+/// A write's whole patch two ways: its answer's hunks (asked unbounded) under
+/// the ---/+++ headers they leave out, and `diff --op`'s full diff.
+fn write_patches(env: &TestEnv, r: &crate::support::Run) -> Vec<String> {
+    let c = &r.json["changes"][0];
+    let path = c["path"].as_str().unwrap();
+    let hunks = c["diff"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no diff in {}", r.stdout));
+    assert!(c["diff_truncated"].is_null(), "{}", r.stdout);
+    let from = if c["action"] == "created" {
+        "/dev/null".to_string()
+    } else {
+        format!("a/{path}")
+    };
+    let op = r.json["op_id"].as_str().unwrap();
+    let full = env.run(&["diff", "--op", op]);
+    assert_eq!(full.code, 0, "{}", full.stderr);
+    vec![
+        format!("--- {from}\n+++ b/{path}\n{hunks}"),
+        full.json["changes"][0]["diff"]
+            .as_str()
+            .unwrap()
+            .to_string(),
+    ]
+}
+
 /// Overwrites `f.txt` (holding `before`) with `after` and checks the reported diff.
 fn write_and_check(env: &TestEnv, before: &[u8], after: &[u8], what: &str) {
     env.write("f.txt", before);
@@ -191,6 +218,8 @@ fn write_and_check(env: &TestEnv, before: &[u8], after: &[u8], what: &str) {
             "--expect-hash",
             &hash,
             "--stdin",
+            "--max-diff-lines",
+            "100000",
         ],
         after,
     );
@@ -199,10 +228,9 @@ fn write_and_check(env: &TestEnv, before: &[u8], after: &[u8], what: &str) {
     if before == after {
         return;
     }
-    let diff = r.json["changes"][0]["diff"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{what}: no diff in {}", r.stdout));
-    check_diff(env, before, after, diff, what);
+    for diff in write_patches(env, &r) {
+        check_diff(env, before, after, &diff, what);
+    }
 }
 
 /// Before/after pairs that cover the edges of a line diff.
@@ -278,12 +306,17 @@ fn a_created_file_diff_applies_from_nothing() {
     let env = TestEnv::new();
     let r = env.run(&["write", "n.txt", "--content", "one\ntwo"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let diff = r.json["changes"][0]["diff"].as_str().unwrap();
-    assert!(
-        diff.starts_with("--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1,2 @@\n"),
-        "{diff}"
+    assert_eq!(
+        r.json["changes"][0]["diff"],
+        "@@ -0,0 +1,2 @@\n+one\n+two\n\\ No newline at end of file\n"
     );
-    check_diff(&env, b"", b"one\ntwo", diff, "created");
+    for diff in write_patches(&env, &r) {
+        assert!(
+            diff.starts_with("--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1,2 @@\n"),
+            "{diff}"
+        );
+        check_diff(&env, b"", b"one\ntwo", &diff, "created");
+    }
 }
 
 #[test]
@@ -297,9 +330,10 @@ fn edit_insert_replace_and_apply_diffs_apply_too() {
             None => env.run(args),
         };
         assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
-        let diff = r.json["changes"][0]["diff"].as_str().unwrap().to_string();
         let after = env.read("e.txt");
-        check_diff(&env, before.as_bytes(), &after, &diff, &format!("{args:?}"));
+        for diff in write_patches(&env, &r) {
+            check_diff(&env, before.as_bytes(), &after, &diff, &format!("{args:?}"));
+        }
     };
     run(
         &["edit", "e.txt", "--old", "fn a() {}", "--new", "fn a0() {}"],

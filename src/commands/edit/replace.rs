@@ -69,7 +69,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     output_fields: &[
         field(
             "changes",
-            "[{path,action,from?,hash_before,hash_after,diff?,diff_truncated?,count}]; diff is cut at 200 lines.",
+            "[{path,action,from?,hash_after,added?,deleted?,diff?,diff_truncated?,count}], as every write reports.",
         ),
         write::FIELD_OP_ID,
         write::FIELD_DRY_RUN,

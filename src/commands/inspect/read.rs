@@ -34,10 +34,15 @@ pub struct ReadArgs {
     #[arg(long, value_name = "N", value_parser = values::parse_count)]
     pub tail: Option<u64>,
     /// Selector: every line matching the regular expression (Rust regex syntax, per line).
-    #[arg(long = "match", value_name = "RE", allow_hyphen_values = true)]
+    #[arg(
+        long = "match",
+        short = 'e',
+        value_name = "RE",
+        allow_hyphen_values = true
+    )]
     pub pattern: Option<String>,
     /// With --match: the lines that do not match.
-    #[arg(long)]
+    #[arg(long, short = 'v')]
     pub invert: bool,
     /// Selector: START-RE END-RE; from a line matching START to the first later line matching END.
     #[arg(long, num_args = 2, value_names = ["START", "END"], allow_hyphen_values = true, action = clap::ArgAction::Set)]

@@ -17,9 +17,6 @@ pub struct UndoArgs {
     /// Validate and compute the changes without writing or journaling.
     #[arg(long)]
     pub dry_run: bool,
-    /// Diff lines shown per change; longer diffs are cut and marked diff_truncated.
-    #[arg(long, value_name = "N", default_value = "200")]
-    pub max_diff_lines: u64,
 }
 
 pub const SPEC: CommandSpec = CommandSpec {
@@ -30,7 +27,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     output_fields: &[
         field(
             "changes",
-            "[{path, action, from?, hash_before, hash_after, diff?, diff_truncated?}], as every write reports.",
+            "[{path, action, from?, hash_after, added?, deleted?, diff?, diff_truncated?}], as every write reports.",
         ),
         field(
             "op_id",
@@ -57,7 +54,7 @@ pub fn run(ctx: &Ctx, a: &UndoArgs) -> Result<Output, CmdError> {
     let state = state_dir::for_root(&ctx.root);
     let more = MoreOptions {
         undoes: Some(a.op_id.clone()),
-        max_diff_lines: Some(a.max_diff_lines.max(1) as usize),
+        max_diff_lines: None,
     };
     let done = write::run_with(ctx, &WriteOptions { dry_run: a.dry_run }, &more, || {
         let entry = undo::find(ctx, &state, &a.op_id)?;

@@ -92,11 +92,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         field("total", "Matching entries before --limit."),
         field(
             "skipped",
-            "Only when a path was passed over: [{path,reason}]; reason is non-utf8-name (a path aitools cannot name), unreadable, or too-large (--skip-larger-than); at most 100 listed.",
-        ),
-        field(
-            "skipped_total",
-            "Skipped paths, when more than the 100 listed.",
+            "Only when a path was passed over: [{reason,count,examples}], one per reason, examples the first 3 paths; reason is non-utf8-name (a path aitools cannot name), unreadable, or too-large (--skip-larger-than).",
         ),
         field(
             "ignore_source",
@@ -150,8 +146,6 @@ struct FindOut {
     total: u64,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     skipped: Vec<Skipped>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    skipped_total: Option<u64>,
     ignore_source: &'static str,
     truncated: bool,
     approx_tokens: usize,
@@ -352,7 +346,6 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
                 tree: None,
                 total,
                 skipped: Vec::new(),
-                skipped_total: None,
                 ignore_source: walked.ignore_source,
                 truncated,
                 approx_tokens: 0,
@@ -387,7 +380,6 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
                 tree: Some(root),
                 total,
                 skipped: Vec::new(),
-                skipped_total: None,
                 ignore_source: walked.ignore_source,
                 truncated,
                 approx_tokens: 0,
@@ -406,7 +398,7 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
         })
         .map(|(p, r)| (p.clone(), r.name()))
         .collect();
-    (out.skipped, out.skipped_total) = skipped_list(&ctx.root, skipped);
+    out.skipped = skipped_list(&ctx.root, skipped);
     out.approx_tokens = crate::protocol::approx_tokens_chars(text_chars);
     if truncated {
         out.next_commands.push(with_limit(ctx, total, None));

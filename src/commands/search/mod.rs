@@ -73,31 +73,40 @@ pub fn start_path(ctx: &Ctx, arg: &str) -> Result<PathBuf, CmdError> {
     }
 }
 
-/// A path a scan skipped, and why.
+/// The paths a scan passed over for one reason: how many, and the first few.
 #[derive(serde::Serialize)]
 pub struct Skipped {
-    path: String,
     reason: &'static str,
+    count: u64,
+    examples: Vec<String>,
 }
 
-/// At most this many skipped paths are listed; `skipped_total` counts them all.
-const MAX_SKIPPED_LISTED: usize = 100;
+/// Example paths shown per reason: 150 skipped images cost one line, not 150.
+const SKIPPED_EXAMPLES: usize = 3;
 
-/// The `skipped` list (sorted by the caller) and, past the listed ones, the total.
-pub fn skipped_list(
-    root: &Path,
-    skipped: Vec<(PathBuf, &'static str)>,
-) -> (Vec<Skipped>, Option<u64>) {
-    let total = (skipped.len() > MAX_SKIPPED_LISTED).then_some(skipped.len() as u64);
-    let listed = skipped
-        .into_iter()
-        .take(MAX_SKIPPED_LISTED)
-        .map(|(p, reason)| Skipped {
-            path: show(root, &p),
+/// The `skipped` groups, one per reason (sorted by reason), each with its first
+/// paths in path order.
+pub fn skipped_list(root: &Path, mut skipped: Vec<(PathBuf, &'static str)>) -> Vec<Skipped> {
+    skipped.sort();
+    let mut groups: Vec<Skipped> = Vec::new();
+    let mut order: Vec<&'static str> = skipped.iter().map(|(_, r)| *r).collect();
+    order.sort_unstable();
+    order.dedup();
+    for reason in order {
+        let mut g = Skipped {
             reason,
-        })
-        .collect();
-    (listed, total)
+            count: 0,
+            examples: Vec::new(),
+        };
+        for (p, _) in skipped.iter().filter(|(_, r)| *r == reason) {
+            g.count += 1;
+            if g.examples.len() < SKIPPED_EXAMPLES {
+                g.examples.push(show(root, p));
+            }
+        }
+        groups.push(g);
+    }
+    groups
 }
 
 /// How a scanned path is shown: root-relative inside the workspace, else absolute.

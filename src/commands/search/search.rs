@@ -10,7 +10,7 @@
 //! backreferences or look-around — such a pattern is refused with
 //! input.syntax-error and a repair, rather than run on a slower engine.
 
-use super::{ScanArgs, Skipped, chars, scan_error, show, skipped_list, starts, with_limit};
+use super::{ScanArgs, Skipped, chars, scan_error, show, skipped_list, starts};
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Output, Repair, code, redact, shell};
@@ -56,47 +56,64 @@ pub struct SearchArgs {
     #[arg(value_name = "PATH")]
     pub paths: Vec<String>,
     /// A pattern; repeat for lines matching any of them (`matches` items then carry pattern_index, 0-based).
-    #[arg(long = "pattern", value_name = "PATTERN", action = clap::ArgAction::Append, allow_hyphen_values = true)]
+    #[arg(long = "pattern", short = 'e', value_name = "PATTERN", action = clap::ArgAction::Append, allow_hyphen_values = true)]
     pub patterns: Vec<String>,
     /// Read the pattern as raw UTF-8 text from standard input; one trailing newline is dropped.
     #[arg(long)]
     pub stdin: bool,
     /// Treat the pattern as literal text.
-    #[arg(long)]
+    #[arg(long, short = 'F')]
     pub fixed: bool,
     /// Case-insensitive matching (Unicode simple case folding).
-    #[arg(long)]
+    #[arg(long, short = 'i')]
     pub ignore_case: bool,
     /// Match only at word boundaries (the pattern is wrapped in \b(?:...)\b).
-    #[arg(long)]
+    #[arg(long, short = 'w')]
     pub word: bool,
     /// Match only whole lines.
     #[arg(long)]
     pub line_regexp: bool,
     /// Select the lines that do not match. Not with --output matches.
-    #[arg(long)]
+    #[arg(long, short = 'v')]
     pub invert: bool,
     /// Let matches span lines; each file is matched as one buffer.
     #[arg(long)]
     pub multiline: bool,
-    /// Context lines before and after each selected line.
-    #[arg(long, value_name = "N", default_value = "2")]
+    /// Context lines before and after each selected line (at most 10; read --range shows more).
+    #[arg(long, short = 'C', value_name = "N", default_value = "2")]
     pub context: usize,
-    /// Context lines before; overrides --context.
-    #[arg(long, value_name = "N")]
+    /// Context lines before; overrides --context (at most 10).
+    #[arg(long, short = 'B', value_name = "N")]
     pub before: Option<usize>,
-    /// Context lines after; overrides --context.
-    #[arg(long, value_name = "N")]
+    /// Context lines after; overrides --context (at most 10).
+    #[arg(long, short = 'A', value_name = "N")]
     pub after: Option<usize>,
     /// The result shape; `mode` repeats it.
     #[arg(long, value_enum, default_value = "blocks")]
     pub output: Mode,
+    /// Same as --output count (rg -c).
+    #[arg(long, short = 'c', conflicts_with_all = ["output", "files_with_matches"])]
+    pub count: bool,
+    /// Same as --output files (rg -l).
+    #[arg(long, short = 'l', conflicts_with = "output")]
+    pub files_with_matches: bool,
+    /// Accepted for grep's -n and ignored: lines always carry their numbers.
+    #[arg(long, short = 'n')]
+    pub line_number: bool,
     /// Selected lines (blocks), matches (matches), or entries (count, files, files-without-match) returned.
     #[arg(long, value_name = "N", default_value = "15")]
     pub limit: u64,
+    /// Skip the first N of what --limit counts, in path order: a cut answer's
+    /// next_commands continues with the same --limit from where it stopped.
+    #[arg(long, value_name = "N", default_value = "0")]
+    pub offset: u64,
     #[command(flatten)]
     pub scan: ScanArgs,
 }
+
+/// The most context lines a block shows on either side: past that, a match is
+/// better read with `read --range`, and every block would grow by it.
+pub const MAX_CONTEXT: usize = 10;
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "search",
@@ -132,11 +149,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         field("files_scanned", "Text files searched."),
         field(
             "skipped",
-            "[{path,reason}]; reason is binary, too-large, unreadable, or non-utf8-name (a path aitools cannot name; at most 100 listed).",
-        ),
-        field(
-            "skipped_total",
-            "Skipped files, when more than the 100 listed.",
+            "Only when a file was passed over: [{reason,count,examples}], one per reason, examples the first 3 paths; reason is binary, too-large, unreadable, or non-utf8-name (a path aitools cannot name).",
         ),
         field(
             "ignore_source",
@@ -144,12 +157,12 @@ pub const SPEC: CommandSpec = CommandSpec {
         ),
         field(
             "truncated",
-            "True when --limit cut the result (status partial, exit 3; next_commands repeats the search with a sufficient --limit).",
+            "True when --limit cut the result (status partial, exit 3; next_commands continues it).",
         ),
         field("approx_tokens", "ceil(characters of returned text / 4)."),
         field(
             "next_commands",
-            "The search again with a --limit that returns everything.",
+            "The search again with the same --limit and the --offset where this answer stopped.",
         ),
     ],
     error_codes: &[
@@ -217,9 +230,8 @@ struct SearchOut {
     #[serde(skip_serializing_if = "Option::is_none")]
     total: Option<u64>,
     files_scanned: u64,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     skipped: Vec<Skipped>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    skipped_total: Option<u64>,
     ignore_source: &'static str,
     truncated: bool,
     approx_tokens: usize,
@@ -431,10 +443,13 @@ enum Counted {
 /// selected line's after-context.
 struct Collector<'a> {
     find: &'a Regex,
+    /// Selected lines an earlier page showed: passed over, shown only as context.
+    skip: u64,
     remaining: u64,
     after: u64,
     kept: u64,
     last_kept: Option<u64>,
+    first_kept: Option<u64>,
     /// (line, is a match line, text, window column of a cut line)
     events: Vec<(u64, bool, String, Option<u64>)>,
 }
@@ -451,9 +466,14 @@ impl Sink for Collector<'_> {
         let first = mat.line_number().unwrap_or(0);
         for (i, line) in mat.lines().enumerate() {
             let n = first + i as u64;
-            if self.kept < self.remaining {
+            if self.skip > 0 {
+                self.skip -= 1;
+                self.events
+                    .push((n, false, line_text(line), over_cap(line)));
+            } else if self.kept < self.remaining {
                 self.kept += 1;
                 self.last_kept = Some(n);
+                self.first_kept.get_or_insert(n);
                 let (text, col) = match_window(line, self.find);
                 self.events.push((n, true, text, col));
             } else if self.past_window(n) {
@@ -484,6 +504,8 @@ struct MatchCollector<'a> {
     pats: &'a Patterns,
     multi: bool,
     path: String,
+    /// Matches an earlier page showed.
+    skip: u64,
     remaining: u64,
     out: Vec<MatchItem>,
 }
@@ -507,6 +529,10 @@ impl Sink for MatchCollector<'_> {
                 return Ok(false);
             }
             let Some(m0) = caps.get(0) else { continue };
+            if self.skip > 0 {
+                self.skip -= 1;
+                continue;
+            }
             let (pattern_index, caps) = if self.pats.each.len() > 1 {
                 let found = self.pats.each.iter().enumerate().find_map(|(i, re)| {
                     re.captures_at(region, m0.start())
@@ -590,7 +616,44 @@ fn read_stdin_pattern() -> Result<String, CmdError> {
 }
 
 pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
-    if args.invert && args.output == Mode::Matches {
+    let wide = [
+        ("--context", Some(args.context)),
+        ("--before", args.before),
+        ("--after", args.after),
+    ];
+    if let Some((flag, Some(n))) = wide
+        .iter()
+        .find(|(_, n)| n.is_some_and(|n| n > MAX_CONTEXT))
+    {
+        let capped = MAX_CONTEXT.to_string();
+        let fixed = shell::rerun(
+            &ctx.argv,
+            &["--context", "--before", "--after", "-C", "-A", "-B"],
+            &[],
+            &["--context".to_string(), capped],
+        );
+        return Err(CmdError::new(
+            code::ARGUMENT_INVALID,
+            format!(
+                "{flag} {n} is over the cap of {MAX_CONTEXT} context lines; read a match's surroundings with read --range."
+            ),
+            Repair::new(
+                "context",
+                format!(
+                    "Search with {MAX_CONTEXT} lines of context, then read more around a match with `aitools read <path> --range S:E`."
+                ),
+                shell::aitools(fixed),
+            ),
+        ));
+    }
+    let output = if args.count {
+        Mode::Count
+    } else if args.files_with_matches {
+        Mode::Files
+    } else {
+        args.output
+    };
+    if args.invert && output == Mode::Matches {
         return Err(CmdError::invalid_argument(
             "search",
             "--invert selects lines that do not match, so they have no matches to list; use --output blocks.",
@@ -634,7 +697,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
     // share a region (ripgrep -U -c counts them so; a line-bound pattern counts lines).
     let spans_lines = searcher(args, 0, 0, false).multi_line_with_matcher(&pats.matcher);
     let count_matches =
-        (args.output == Mode::Matches || (spans_lines && !args.invert)).then_some(&pats.combined);
+        (output == Mode::Matches || (spans_lines && !args.invert)).then_some(&pats.combined);
 
     // Pass 1: exact totals, in parallel.
     let named = |p: &Path| starts.iter().any(|s| s.as_path() == p);
@@ -681,10 +744,9 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
             Counted::Unreadable => skipped.push((p.clone(), "unreadable")),
         }
     }
-    skipped.sort();
     let total_matches: u64 = files.iter().map(|(_, n)| n).sum();
     let mut out = SearchOut {
-        mode: args.output.name(),
+        mode: output.name(),
         blocks: None,
         matches: None,
         counts: None,
@@ -693,7 +755,6 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
         total: None,
         files_scanned: files.len() as u64,
         skipped: Vec::new(),
-        skipped_total: None,
         ignore_source: walked.ignore_source,
         truncated: false,
         approx_tokens: 0,
@@ -701,13 +762,16 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
     };
     let mut text_chars = 0usize;
     let mut full_limit = total_matches;
-    match args.output {
+    let offset = usize::try_from(args.offset).unwrap_or(usize::MAX);
+    let shown: u64;
+    match output {
         Mode::Count => {
             let all: Vec<_> = files.iter().filter(|(_, n)| *n > 0).collect();
             out.total = Some(all.len() as u64);
             full_limit = all.len() as u64;
             let items: Vec<CountItem> = all
                 .iter()
+                .skip(offset)
                 .take(args.limit as usize)
                 .map(|(p, n)| CountItem {
                     path: show(root, p),
@@ -715,21 +779,22 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
                 })
                 .collect();
             text_chars += items.iter().map(|i| chars(&i.path)).sum::<usize>();
-            out.truncated = (items.len() as u64) < full_limit;
+            shown = items.len() as u64;
             out.counts = Some(items);
         }
         Mode::Files | Mode::FilesWithoutMatch => {
-            let want = args.output == Mode::Files;
+            let want = output == Mode::Files;
             let all: Vec<_> = files.iter().filter(|(_, n)| (*n > 0) == want).collect();
             out.total = Some(all.len() as u64);
             full_limit = all.len() as u64;
             let items: Vec<String> = all
                 .iter()
+                .skip(offset)
                 .take(args.limit as usize)
                 .map(|(p, _)| show(root, p))
                 .collect();
             text_chars += items.iter().map(|p| chars(p)).sum::<usize>();
-            out.truncated = (items.len() as u64) < full_limit;
+            shown = items.len() as u64;
             out.paths = Some(items);
         }
         Mode::Blocks => {
@@ -739,21 +804,26 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
             let mut whole = searcher(args, before, after, true);
             let mut blocks = Vec::new();
             let mut kept = 0u64;
+            let mut skip = args.offset;
             for (p, n) in &files {
                 if kept >= args.limit {
                     break;
                 }
-                if *n == 0 {
+                if *n <= skip {
+                    skip -= n;
                     continue;
                 }
                 let mut sink = Collector {
                     find: &pats.combined,
+                    skip,
                     remaining: args.limit - kept,
                     after: after as u64,
                     kept: 0,
                     last_kept: None,
+                    first_kept: None,
                     events: Vec::new(),
                 };
+                skip = 0;
                 let s = if named(p) { &mut whole } else { &mut scanned };
                 if search_in(s, &pats.matcher, p, overlay, &mut sink).is_err() {
                     continue;
@@ -761,7 +831,15 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
                 kept += sink.kept;
                 let path = show(root, p);
                 let mut cur: Option<Block> = None;
+                // The lines before the first kept one belong to the skipped part,
+                // except its own before-context.
+                let from = sink
+                    .first_kept
+                    .map_or(u64::MAX, |f| f.saturating_sub(before as u64));
                 for (ln, is_match, text, cut_col) in sink.events {
+                    if ln < from {
+                        continue;
+                    }
                     text_chars += chars(&text);
                     let contiguous = cur
                         .as_ref()
@@ -792,27 +870,31 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
                     blocks.push(b);
                 }
             }
-            out.truncated = kept < total_matches;
+            shown = kept;
             out.blocks = Some(blocks);
         }
         Mode::Matches => {
             let mut scanned = searcher(args, 0, 0, false);
             let mut whole = searcher(args, 0, 0, true);
             let mut items = Vec::new();
+            let mut skip = args.offset;
             for (p, n) in &files {
                 if items.len() as u64 >= args.limit {
                     break;
                 }
-                if *n == 0 {
+                if *n <= skip {
+                    skip -= n;
                     continue;
                 }
                 let mut sink = MatchCollector {
                     pats: &pats,
                     multi: args.multiline,
                     path: show(root, p),
+                    skip,
                     remaining: args.limit - items.len() as u64,
                     out: Vec::new(),
                 };
+                skip = 0;
                 let s = if named(p) { &mut whole } else { &mut scanned };
                 if search_in(s, &pats.matcher, p, overlay, &mut sink).is_err() {
                     continue;
@@ -820,18 +902,38 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
                 items.append(&mut sink.out);
             }
             text_chars += items.iter().map(|m| chars(&m.text)).sum::<usize>();
-            out.truncated = (items.len() as u64) < total_matches;
+            shown = items.len() as u64;
             out.matches = Some(items);
         }
     }
-    (out.skipped, out.skipped_total) = skipped_list(root, skipped);
+    out.skipped = skipped_list(root, skipped);
     out.approx_tokens = crate::protocol::approx_tokens_chars(text_chars);
+    let next = args.offset.saturating_add(shown);
+    out.truncated = next < full_limit;
     if out.truncated {
         out.next_commands
-            .push(with_limit(ctx, full_limit, stdin_pattern.as_deref()));
+            .push(with_offset(ctx, next, stdin_pattern.as_deref()));
     }
     let partial = out.truncated;
     Ok(Output::cut(&out, partial))
+}
+
+/// The call again from `offset` (same --limit), with `--stdin` replaced by the
+/// pattern it read, which stdin cannot give twice.
+fn with_offset(ctx: &Ctx, offset: u64, stdin_pattern: Option<&str>) -> String {
+    let mut add = Vec::new();
+    if let Some(p) = stdin_pattern {
+        add.push("--pattern".to_string());
+        add.push(p.to_string());
+    }
+    add.push("--offset".to_string());
+    add.push(offset.to_string());
+    let stdin: &[&str] = if stdin_pattern.is_some() {
+        &["--stdin"]
+    } else {
+        &[]
+    };
+    shell::aitools(shell::rerun(&ctx.argv, &["--offset"], stdin, &add))
 }
 
 /// Searches a file's staged bytes when a tx changed it, else the file on disk.

@@ -225,7 +225,7 @@ pub const DIFF: CommandSpec = CommandSpec {
         field("tx", "The tx."),
         field(
             "changes",
-            "[{path, action, hash_before, hash_after, diff?, diff_truncated?}].",
+            "[{path, action, hash_after, added?, deleted?, diff?, diff_truncated?}]; diff is the full unified diff with ---/+++ headers.",
         ),
         field(
             "next_commands",
@@ -263,8 +263,9 @@ pub fn diff(ctx: &Ctx, a: &DiffArgs) -> Result<Output, CmdError> {
             path: rel.clone(),
             action: action(&e.base, &e.staged),
             from: None,
-            hash_before: tx::file_hash(&e.base),
             hash_after: tx::file_hash(&e.staged),
+            added: None,
+            deleted: None,
             diff: None,
             diff_truncated: None,
             count: None,
@@ -299,6 +300,8 @@ pub fn diff(ctx: &Ctx, a: &DiffArgs) -> Result<Output, CmdError> {
                 &bn,
                 &DiffOptions::default(),
             );
+            r.added = Some(d.added);
+            r.deleted = Some(d.deleted);
             if !d.text.is_empty() {
                 longest = longest.max(d.text.lines().count());
                 let (text, cut) = diff::cut_lines(&d.text, max);
@@ -405,9 +408,6 @@ pub struct CommitArgs {
     /// Commit despite read conflicts.
     #[arg(long)]
     pub ignore_stale_reads: bool,
-    /// Diff lines shown per change.
-    #[arg(long, value_name = "N", default_value = "200")]
-    pub max_diff_lines: u64,
     /// Check for conflicts and show the changes; write nothing and keep the tx.
     #[arg(long)]
     pub dry_run: bool,
@@ -442,7 +442,8 @@ pub fn commit(ctx: &Ctx, a: &CommitArgs) -> Result<Output, CmdError> {
         ctx,
         &a.tx,
         a.ignore_stale_reads,
-        a.max_diff_lines.max(1) as usize,
+        // Each staged op showed its diff: the commit summarizes unless asked.
+        0,
         a.dry_run,
     )?;
     Ok(done.into_output(vec![]))
