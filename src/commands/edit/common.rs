@@ -153,7 +153,7 @@ pub struct GuardedInput {
     /// Read the input from standard input (never read otherwise).
     #[arg(long)]
     pub stdin: bool,
-    /// The --stdin input given inline; history records --stdin writes this way.
+    /// The --stdin input given inline (history records --stdin writes this way).
     #[arg(long, allow_hyphen_values = true)]
     pub stdin_data: Option<String>,
     /// Guard: HASH (the target) or PATH=HASH; refusal.target-changed when it differs.

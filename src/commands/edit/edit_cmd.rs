@@ -32,7 +32,7 @@ pub struct EditArgs {
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "edit",
-    summary: "Replace text selected by --old or a selector; --new '' deletes it.",
+    summary: "Replace text chosen by --old or a selector (sed -i).",
     description: "--old matches exactly first (also with the file's line endings), then line-wise ignoring leading and trailing whitespace, re-indenting --new so its least indented lines take the indentation of the file line --old's least indented line matched, its own nesting kept. --symbol re-indents --new the same way to the definition's indentation. More than one place is selection.ambiguous with candidates, never the first. Line selectors replace whole lines including their newline; --match replaces every selected line and needs --expect-count. --stdin reads {\"old\",\"new\"} or {\"edits\":[{old|between(+exclusive)|match(+invert,expect_count)..., new}]} applied in order, all or nothing; edits[] accept only content-based selectors. New text takes the line ending of the place it lands; BOM, other lines' endings and a missing final newline are kept. The file is replaced by a new one renamed over it (atomic), mode kept: another hard link to it keeps the old content.",
     args: <EditArgs as clap::Args>::augment_args,
     output_fields: &[

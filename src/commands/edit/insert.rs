@@ -42,7 +42,7 @@ pub struct InsertArgs {
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "insert",
-    summary: "Insert content at the start or end of a file, or before/after the lines a selector picks.",
+    summary: "Insert lines at an end or around a selection.",
     description: "Content is inserted as whole lines (a missing final newline is added) in the file's line ending; --at start goes after a BOM; --at end ends a last line lacking a newline before appending. --before/--after with --match inserts at every matching line and needs --expect-count; with --range or --symbol it needs --expect-hash.",
     args: <InsertArgs as clap::Args>::augment_args,
     output_fields: &[

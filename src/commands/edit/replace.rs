@@ -40,7 +40,7 @@ pub struct ReplaceArgs {
     /// Replace only the Nth match of each file.
     #[arg(long, value_name = "N")]
     pub nth: Option<String>,
-    /// Insert REPLACEMENT verbatim, without template expansion.
+    /// Insert REPLACEMENT as is (no $1/${name} template expansion).
     #[arg(long)]
     pub literal_replacement: bool,
     #[command(flatten)]
@@ -63,7 +63,7 @@ fn replace_defaults(a: clap::Arg) -> clap::Arg {
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "replace",
-    summary: "Regex (or --fixed) replace across files or within one file's selection, with $1/${name} replacement templates.",
+    summary: "Regex replace across files (sed -i s/a/b/g).",
     description: "Rust regex syntax. Replaces every non-overlapping match per line (whole file with --multiline, where ^ and $ match at line ends, CR LF included). Newlines in the expanded replacement take the file's line ending when all its lines end alike (LF or CR LF); in a file that mixes them they are written as given. Templates: $0 $1 $name ${name} $$ and ${1:filter:...} with upper lower capitalize snake camel kebab trim inc dec padN (padN zero-pads digits, space-pads other text). \\1-style references are refused unless --literal-replacement, which inserts the replacement verbatim. Directories are scanned with the workspace ignore rules (--glob, --lang, --no-ignore, --skip-larger-than, --newer filter the scan); binary, non-UTF-8 and too-large files found by a scan are skipped (listed in skipped; binary and non-UTF-8 ones when they hold the pattern), a named one is refused. All files are validated before anything is written. Requires --expect-count (the total) unless --dry-run, which reports it. --stdin reads {\"pattern\",\"replacement\"}; positionals are then all paths.",
     args: <ReplaceArgs as clap::Args>::augment_args,
     output_fields: &[

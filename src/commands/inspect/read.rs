@@ -76,7 +76,7 @@ pub struct ReadArgs {
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "read",
-    summary: "Read a file's lines with line numbers, a selector, and a line limit.",
+    summary: "Numbered lines of a file, bounded (cat, head, tail).",
     description: "At most one selector (--range, --tail, --match, --between, --symbol). --max-lines always applies; when the output stops before the end of what was asked, next_commands holds the exact command that continues, with the same flags. A binary file read as text returns {binary,size,mime} instead of lines. With --match, line_numbers lists each returned line's number. A UTF-8 BOM is never part of line 1 and a CR before LF is never part of a line. A line longer than 16384 bytes (16384 characters under another --encoding) is cut there and listed in cut_lines; the result is partial, and next_commands names the --as hex --bytes dump of the bytes after the cut. --as hex shows 16 bytes a row with secrets overwritten by * (2a); --as strings lists printable runs, a run over 16384 characters cut and marked cut:true. FIFOs, devices and directories are refused without being opened.",
     args: <ReadArgs as clap::Args>::augment_args,
     output_fields: &[

@@ -62,7 +62,7 @@ const LANGS_DOC: &str = "Definitions come from the language table shared with re
 
 pub const OUTLINE: CommandSpec = CommandSpec {
     name: "code outline",
-    summary: "List the definitions in one source file with their line ranges.",
+    summary: "The definitions in one source file, with line ranges.",
     description: LANGS_DOC,
     args: <OutlineArgs as clap::Args>::augment_args,
     output_fields: &[
@@ -96,7 +96,7 @@ pub const OUTLINE: CommandSpec = CommandSpec {
 
 pub const DEFS: CommandSpec = CommandSpec {
     name: "code defs",
-    summary: "Find where a name is defined across the workspace's source files.",
+    summary: "Where a name (or Container.name) is defined.",
     description: "Every file of a language with definition rules (see code outline) below PATH, under the scan's ignore rules.",
     args: <DefsArgs as clap::Args>::augment_args,
     output_fields: &[
@@ -123,7 +123,7 @@ pub const DEFS: CommandSpec = CommandSpec {
 
 pub const REFS: CommandSpec = CommandSpec {
     name: "code refs",
-    summary: "Find the lines that mention a name as a whole identifier.",
+    summary: "The lines that use a name as a whole identifier.",
     description: "Every text file below PATH, under the scan's ignore rules. Identifier characters come from the file's language (Lisp names may hold -, *, ?, ...); files of no language use letters, digits and _.",
     args: <RefsArgs as clap::Args>::augment_args,
     output_fields: &[
