@@ -1181,11 +1181,23 @@ fn symbol_span(
                     .unwrap_or_default()
             ),
             Repair::new(
-                "read",
-                "Look for the name in the file's lines.",
-                shell::aitools(["read", &args.path, "--match", name]),
+                "outline",
+                "List the file's definitions (name, kind, container) and pick one.",
+                shell::aitools(["code", "outline", &args.path]),
             ),
         )
+        .with_repair(Repair::new(
+            "defs",
+            "Look for the definition in the other files.",
+            shell::aitools([
+                "code",
+                "defs",
+                outline::qualified_parts(name)
+                    .last()
+                    .copied()
+                    .unwrap_or(name),
+            ]),
+        ))
         .into()),
         [first, ..] => {
             let list: Vec<Json> = defs.iter().map(Json::from_serialize).collect();
@@ -1208,7 +1220,7 @@ fn symbol_span(
             )
             .with_candidates(Json::Arr(list));
             // Same-named definitions inside different ones: the qualified names.
-            let mut qualified = outline::qualified_names(&args.path, text, &defs);
+            let mut qualified = outline::qualified_names(&defs);
             qualified.dedup();
             if qualified.len() == defs.len() && qualified.iter().all(Option::is_some) {
                 for q in qualified.into_iter().flatten() {
