@@ -25,7 +25,7 @@ pub struct SchemaArgs {
 pub const SCHEMA: CommandSpec = CommandSpec {
     name: "schema",
     summary: "Commands, or one command's args, fields and errors.",
-    description: "With no arguments, list every command as {name, summary}. With command words (a group word followed by its subcommand, e.g. `schema tx commit`), return those commands' detail; a group word alone returns its subcommands' detail; --all returns every command's. The detail is compact ({name, summary, args [{name, short?, values?, type? (none for a flag), required?, repeatable?, default?, help?}], output_fields as names, error_codes, writes, full}); --full gives {name, summary, description, args [{name, type, values?, positional, required, repeatable, default, description}], output_fields [{name, description}], error_codes, writes}.",
+    description: "With no arguments, list every command as {name, summary}. With command words (a group word followed by its subcommand, e.g. `schema tx commit`), return those commands' detail; a group word alone returns its subcommands' detail; --all returns every command's. The detail is compact ({name, summary, args [{name, short?, values?, type? (none for a flag or an enum), required?, repeatable?, default?, help?}], output_fields as names, error_codes but for the ones any command may answer (argument.invalid, environment.io, environment.busy, internal.unexpected), writes, full}); --full gives {name, summary, description, args [{name, type, values?, positional, required, repeatable, default, description}], output_fields [{name, description}], error_codes, writes}.",
     args: <SchemaArgs as clap::Args>::augment_args,
     output_fields: &[field(
         "commands",

@@ -62,6 +62,15 @@ pub const TX_ARG: &str = "tx";
 /// Global options every command accepts; not part of a command's own schema.
 pub const GLOBAL_ARG_IDS: &[&str] = &["root", "lock_timeout", "help", "version", "brief"];
 
+/// Error codes any command may answer with (a bad argument, the disk, the lock, a
+/// bug): the compact schema lists only the others, the full one lists all.
+pub const ANY_COMMAND_CODES: &[&str] = &[
+    "argument.invalid",
+    "environment.io",
+    "environment.busy",
+    "internal.unexpected",
+];
+
 /// Arguments that `history` and `batch` write for replays and an agent never types
 /// (it passes `--stdin`): the full schema lists them, the compact one does not.
 const REPLAY_ARG_IDS: &[&str] = &["stdin_data"];
@@ -195,8 +204,9 @@ fn arg_compact(arg: &clap::Arg) -> Json {
             Json::Arr(values.iter().map(|v| Json::str(v.get_name())).collect()),
         );
     }
-    // Most arguments are flags: a flag is the one without a type.
-    if ty != "flag" {
+    // Most arguments are flags: a flag is the one without a type; an enum's values
+    // say it is one.
+    if ty != "flag" && ty != "enum" {
         obj.push("type", Json::str(ty));
     }
     if arg.is_required_set() {
@@ -234,7 +244,7 @@ impl CommandSpec {
             return cmd;
         }
         let help = if self.writes {
-            "Stage the write in this tx; the working tree is untouched (`aitools tx begin` opens a tx) and the answer carries tx and tx_op instead of op_id."
+            "Stage the write in this tx. The working tree is untouched (`aitools tx begin` opens a tx) and the answer carries tx and tx_op instead of op_id."
         } else {
             "See the working tree as this tx would leave it (from `aitools tx begin`); `read` and `info` also record the file in the tx's read set (tx commit refuses when it changed since; scans and diffs record nothing)."
         };
@@ -280,8 +290,9 @@ impl CommandSpec {
     }
 
     /// The compact detail `schema <cmd>` and `<cmd> --help` answer with: `{name,
-    /// summary, args (compact), output_fields (names), error_codes, writes, full}`,
-    /// `full` being the call that shows every description.
+    /// summary, args (compact), output_fields (names), error_codes (without
+    /// `ANY_COMMAND_CODES`), writes, full}`, `full` being the call that shows every
+    /// description.
     pub fn compact(&self) -> Json {
         let mut obj = Json::obj();
         obj.push("name", Json::str(self.name));
@@ -303,9 +314,13 @@ impl CommandSpec {
                     .collect(),
             ),
         );
+        let own = self
+            .error_codes
+            .iter()
+            .filter(|c| !ANY_COMMAND_CODES.contains(c));
         obj.push(
             "error_codes",
-            Json::Arr(self.error_codes.iter().map(|c| Json::str(*c)).collect()),
+            Json::Arr(own.map(|c| Json::str(*c)).collect()),
         );
         obj.push("writes", Json::Bool(self.writes));
         obj.push(

@@ -19,7 +19,7 @@ pub struct ScanArgs {
     /// Only files of this language (the `code` language table).
     #[arg(long, value_name = "LANG")]
     pub lang: Option<String>,
-    /// Do not apply .gitignore or the builtin excludes. `.git` and `.aitools-*.tmp` are always skipped.
+    /// Apply no .gitignore or builtin excludes. `.git` and `.aitools-*.tmp` are always skipped.
     #[arg(long)]
     pub no_ignore: bool,
     /// Skip files above this size (<n>, <n>KiB, <n>MiB, <n>GiB).

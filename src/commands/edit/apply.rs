@@ -25,7 +25,7 @@ pub struct ApplyArgs {
     /// Leading path components dropped; default drops a/ and b/.
     #[arg(long, value_name = "N")]
     pub strip: Option<String>,
-    /// Read the input from standard input (never read otherwise).
+    /// Read the input from stdin (never read otherwise).
     #[arg(long)]
     pub stdin: bool,
     /// The --stdin input given inline (history records --stdin writes this way).
@@ -384,7 +384,7 @@ fn slot(
     common::check_inside(ctx, &real, &display)?;
     let first = slots.is_empty();
     let before = match crate::store::view::exists(ctx, &abs)? {
-        true => Some(common::load(ctx, arg)?),
+        true => Some(common::load(ctx, arg, None)?),
         false => None,
     };
     match &before {

@@ -170,7 +170,7 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
             dry_run: args.guarded.dry_run,
         },
         || {
-            let t = common::load(ctx, &args.path)?;
+            let t = common::load(ctx, &args.path, args.sel.encoding())?;
             common::check_target_hash(&expect, &t, true)?;
             // The edited document, once a step has changed it (no copy of a large
             // file before then).
@@ -216,7 +216,10 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
                 };
                 edited = Some(next);
             }
-            Ok(edited.map(|d| put_if_changed(&t, d)).unwrap_or_default())
+            match edited {
+                Some(d) => put_if_changed(&t, d),
+                None => Ok(Vec::new()),
+            }
         },
     )?;
     let mut extra: Vec<(&str, Json)> = Vec::new();
@@ -229,16 +232,17 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
     Ok(committed.into_output(extra))
 }
 
-/// The change writing `doc` over the target, or none when nothing changed.
-pub fn put_if_changed(t: &Target, doc: Doc) -> Vec<Change> {
+/// The change writing `doc` over the target (in its `--encoding`), or none when
+/// nothing changed.
+pub fn put_if_changed(t: &Target, doc: Doc) -> Result<Vec<Change>, CmdError> {
     if doc.text == t.doc.text && doc.bom == t.doc.bom {
-        return Vec::new();
+        return Ok(Vec::new());
     }
-    vec![Change::Put {
+    Ok(vec![Change::Put {
         path: t.real.clone(),
-        bytes: doc.into_bytes(),
+        bytes: t.encoded(doc)?,
         mode: None,
-    }]
+    }])
 }
 
 /// Replaces what a line selector picks; returns the new document and how many

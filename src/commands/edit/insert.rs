@@ -111,7 +111,7 @@ pub fn run(ctx: &Ctx, args: &InsertArgs) -> Result<Output, CmdError> {
             dry_run: args.guarded.dry_run,
         },
         || {
-            let t = common::load(ctx, &args.path)?;
+            let t = common::load(ctx, &args.path, args.sel.encoding())?;
             common::check_target_hash(&expect, &t, true)?;
             let doc = &t.doc;
             let points: Vec<usize> = match (&args.at, &sel) {
@@ -158,7 +158,10 @@ pub fn run(ctx: &Ctx, args: &InsertArgs) -> Result<Output, CmdError> {
                 .enumerate()
                 .map(|(k, p)| (p + k * per + 1) as u64)
                 .collect();
-            Ok(d.map(|d| put_if_changed(&t, d)).unwrap_or_default())
+            match d {
+                Some(d) => put_if_changed(&t, d),
+                None => Ok(Vec::new()),
+            }
         },
     )?;
     let mut extra: Vec<(&str, Json)> = Vec::new();

@@ -37,7 +37,7 @@ pub struct ReplaceArgs {
     /// Match across lines; . still excludes newlines unless (?s).
     #[arg(long)]
     pub multiline: bool,
-    /// Replace only the Nth match of each file.
+    /// Only the Nth match in each file.
     #[arg(long, value_name = "N")]
     pub nth: Option<String>,
     /// Insert REPLACEMENT as is (no $1/${name} template expansion).
@@ -287,6 +287,7 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
                 sel.is_some(),
                 bytes_re.as_ref(),
                 &mut skipped,
+                args.sel.encoding(),
             )?;
             let mut changes: Vec<Change> = Vec::new();
             for (k, t) in targets.iter().enumerate() {
@@ -308,7 +309,7 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
                 };
                 total += n;
                 counts.push((t.display.clone(), n));
-                changes.extend(put_if_changed(t, doc));
+                changes.extend(put_if_changed(t, doc)?);
             }
             if let (0, Some(n), 1..) = (total, nth, found) {
                 let dry =
@@ -394,6 +395,7 @@ fn collect(
     one_file: bool,
     bytes_re: Option<&regex::bytes::Regex>,
     skipped: &mut Vec<Skipped>,
+    enc: Option<crate::text::decode::Encoding>,
 ) -> Result<Vec<Target>, CmdError> {
     let mut out: Vec<Target> = Vec::new();
     for arg in path_args {
@@ -422,7 +424,7 @@ fn collect(
             }
             for f in files {
                 // Absolute, so it resolves the same from any working directory.
-                match common::load(ctx, &f.to_string_lossy()) {
+                match common::load(ctx, &f.to_string_lossy(), enc) {
                     Ok(t) => out.push(t),
                     Err(e) if [code::NOT_A_FILE, code::NOT_UTF8].contains(&e.code) => {
                         let holds = match (bytes_re, crate::store::view::load(ctx, &f)) {
@@ -445,7 +447,7 @@ fn collect(
                 }
             }
         } else {
-            out.push(common::load(ctx, arg)?);
+            out.push(common::load(ctx, arg, enc)?);
         }
     }
     out.sort_by(|a, b| a.display.cmp(&b.display));

@@ -28,7 +28,7 @@ pub struct WriteArgs {
     /// Content bytes from this file; repeat to concatenate.
     #[arg(long, value_name = "FILE")]
     pub content_file: Vec<String>,
-    /// Read the input from standard input (never read otherwise).
+    /// Read the input from stdin (never read otherwise).
     #[arg(long)]
     pub stdin: bool,
     /// The --stdin input given inline (history records --stdin writes this way).
