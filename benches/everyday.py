@@ -94,7 +94,7 @@ def t_definition():
 
     def ai(r):
         d = r.aitools("code", "defs", "Flask.get_send_file_max_age")
-        path = d.get("defs", [{}])[0].get("path", "src/flask/app.py")
+        path = (d.get("defs") or [{}])[0].get("path", "src/flask/app.py")
         r.aitools("read", path, "--symbol", "Flask.get_send_file_max_age")
         r.ok = want.decode() in r.last.stdout.decode()
 
