@@ -14,19 +14,22 @@ pub struct SchemaArgs {
     /// Command names as typed, e.g. `read` or `tx commit`.
     #[arg(value_name = "COMMAND", num_args = 0..)]
     pub commands: Vec<String>,
-    /// Return every command's full detail.
+    /// Every command.
     #[arg(long)]
     pub all: bool,
+    /// Every description in full (arguments, output fields); the default is compact.
+    #[arg(long)]
+    pub full: bool,
 }
 
 pub const SCHEMA: CommandSpec = CommandSpec {
     name: "schema",
-    summary: "List implemented commands, or show one command's full schema.",
-    description: "With no arguments, list every command as {name, summary}. With command words (a group word followed by its subcommand, e.g. `schema tx commit`), return those commands' full detail; a group word alone returns its subcommands' detail. --all returns every command's detail.",
+    summary: "Commands, or one command's args, fields and errors.",
+    description: "With no arguments, list every command as {name, summary}. With command words (a group word followed by its subcommand, e.g. `schema tx commit`), return those commands' detail; a group word alone returns its subcommands' detail; --all returns every command's. The detail is compact ({name, summary, args [{name, short?, values?, type? (none for a flag or an enum), required?, repeatable?, default?, help?}], output_fields as names, error_codes but for the ones any command may answer (argument.invalid, environment.io, environment.busy, internal.unexpected), writes, full}); --full gives {name, summary, description, args [{name, type, values?, positional, required, repeatable, default, description}], output_fields [{name, description}], error_codes, writes}.",
     args: <SchemaArgs as clap::Args>::augment_args,
     output_fields: &[field(
         "commands",
-        "Array of {name, summary}, or of full detail objects.",
+        "Array of {name, summary}, or of detail objects (compact, or full with --full).",
     )],
     error_codes: &[code::NOT_FOUND, code::ARGUMENT_INVALID],
     writes: false,
@@ -43,9 +46,10 @@ struct SchemaOut {
 }
 
 pub fn run_schema(_ctx: &Ctx, args: &SchemaArgs) -> Result<Output, CmdError> {
+    let detail = |s: &CommandSpec| if args.full { s.detail() } else { s.compact() };
     if args.all {
         return Ok(Output::ok(&SchemaOut {
-            commands: Json::Arr(registry::all().map(|s| s.detail()).collect()),
+            commands: Json::Arr(registry::all().map(detail).collect()),
         }));
     }
     if args.commands.is_empty() {
@@ -60,17 +64,17 @@ pub fn run_schema(_ctx: &Ctx, args: &SchemaArgs) -> Result<Output, CmdError> {
         // Accept `tx commit` as two words or one quoted word.
         let two = words.get(i + 1).map(|w| format!("{} {}", words[i], w));
         if let Some(spec) = two.as_deref().and_then(registry::find) {
-            details.push(spec.detail());
+            details.push(detail(spec));
             i += 2;
         } else if let Some(spec) = registry::find(&words[i]) {
-            details.push(spec.detail());
+            details.push(detail(spec));
             i += 1;
         } else if registry::is_group(&words[i]) {
             let prefix = format!("{} ", words[i]);
             details.extend(
                 registry::all()
                     .filter(|s| s.name.starts_with(&prefix))
-                    .map(|s| s.detail()),
+                    .map(detail),
             );
             i += 1;
         } else {
@@ -91,6 +95,54 @@ pub fn run_schema(_ctx: &Ctx, args: &SchemaArgs) -> Result<Output, CmdError> {
 /// `[{name, summary}]` of every command.
 pub fn command_list() -> Json {
     Json::Arr(registry::all().map(|s| s.brief()).collect())
+}
+
+/// What a group word stands for in `aitools --help`, where a group is one entry.
+const GROUPS: &[(&str, &str)] = &[
+    (
+        "code",
+        "Definitions: outline (one file), defs (where), refs (uses).",
+    ),
+    (
+        "feedback",
+        "Report aitools problems: create, list, show, transition.",
+    ),
+    (
+        "tx",
+        "Transactions: begin, status, diff, drop, commit, abort, rebase.",
+    ),
+];
+
+/// `aitools --help`'s list: `[{name, summary}]` of every command, a group's
+/// subcommands folded into one entry (`aitools schema <group>` lists them), so the
+/// first answer an agent reads stays small.
+pub fn help_list() -> Json {
+    let mut out: Vec<Json> = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for spec in registry::all() {
+        let Some((group, _)) = spec.name.split_once(' ') else {
+            out.push(spec.brief());
+            continue;
+        };
+        if seen.contains(&group) {
+            continue;
+        }
+        seen.push(group);
+        let summary = match GROUPS.iter().find(|(g, _)| *g == group) {
+            Some((_, s)) => (*s).to_string(),
+            None => {
+                let subs: Vec<&str> = registry::all()
+                    .filter_map(|s| s.name.strip_prefix(group)?.strip_prefix(' '))
+                    .collect();
+                format!("Subcommands: {}.", subs.join(", "))
+            }
+        };
+        let mut obj = Json::obj();
+        obj.push("name", Json::str(group));
+        obj.push("summary", Json::str(summary));
+        out.push(obj);
+    }
+    Json::Arr(out)
 }
 
 /// `sed [-i] [-E] 's/PAT/REP/[g]' FILE...` → the `replace` that does it (a dry run

@@ -241,7 +241,7 @@ fn help(words: &[String]) -> Rendered {
     if words.is_empty() {
         let mut v = Json::obj();
         v.push("help", Json::str(agent_docs::BRIEF));
-        v.push("commands", discovery::command_list());
+        v.push("commands", discovery::help_list());
         v.push("rules", agent_docs::rules_json());
         v.push("skills", agent_docs::skills_json());
         v.push("feedback", Json::str(agent_docs::FEEDBACK_LINE));
@@ -249,10 +249,10 @@ fn help(words: &[String]) -> Rendered {
     }
     let name = words.join(" ");
     if let Some(spec) = registry::find(&name) {
-        // The schema detail's fields inside the envelope every call prints.
+        // The compact schema detail inside the envelope every call prints.
         return envelope::render_ok(
             "help",
-            Output::from_json(spec.detail(), false),
+            Output::from_json(spec.compact(), false),
             vec![],
             None,
         );

@@ -135,7 +135,7 @@ pub struct RebaseArgs {
 
 pub const REBASE: CommandSpec = CommandSpec {
     name: "tx rebase",
-    summary: "Re-apply a tx's operations onto files that changed outside it, moving its base forward.",
+    summary: "Re-apply a tx onto files changed outside it.",
     description: "Only operations touching drifted paths (or paths an earlier re-applied operation rewrote) are re-run, from their recorded arguments, against the current files. Content-based operations search again; position-based ones (--range, --symbol) and hash-guarded ones (--expect-hash), and --stdin input, are not re-run and make the rebase a conflict. On any conflict the tx is left unchanged (exit 2). Stale reads are not resolved here: re-read, or commit with --ignore-stale-reads.",
     args: <RebaseArgs as clap::Args>::augment_args,
     output_fields: &[
@@ -299,7 +299,7 @@ pub struct BatchArgs {
 
 pub const BATCH: CommandSpec = CommandSpec {
     name: "batch",
-    summary: "Run several aitools invocations from one JSON input, optionally as one tx.",
+    summary: "Run several calls from one JSON input.",
     description: "--stdin is a JSON array of argv arrays without the leading aitools, e.g. [[\"read\",\"a.txt\"],[\"write\",\"b.txt\",\"--content\",\"x\"]]. Each element is parsed and validated exactly as a standalone call, with batch's --root and --lock-timeout placed before it. Elements run in order; after the first failure the rest are skipped unless --continue-on-error. Without --atomic each write commits on its own: undo the successful elements' op_id values to reverse a partial batch. --atomic runs tx begin, every element with --tx <tx>, then tx commit, as one op; a failing element or a conflicting commit aborts the tx and writes nothing. An element may not be a batch, may not read --stdin (batch has consumed it; pass --content or --stdin-data), and under --atomic may not carry --tx. On failure the answer is an error with the first failing element's error.code and exit code, and results[] in error.diagnostics.",
     args: <BatchArgs as clap::Args>::augment_args,
     output_fields: &[

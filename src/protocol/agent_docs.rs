@@ -35,12 +35,7 @@ pub fn rules_json() -> Json {
     )
 }
 
-/// The command that shows one skill.
-pub fn skill_command(name: &str) -> String {
-    format!("aitools skills {name}")
-}
-
-/// `[{name, description, command}]` of every skill.
+/// `[{name, description}]` of every skill (`aitools skills <name>` shows one).
 pub fn skills_json() -> Json {
     Json::Arr(
         SKILLS
@@ -49,7 +44,6 @@ pub fn skills_json() -> Json {
                 let mut o = Json::obj();
                 o.push("name", Json::str(s.name));
                 o.push("description", Json::str(s.description));
-                o.push("command", Json::str(skill_command(s.name)));
                 o
             })
             .collect(),

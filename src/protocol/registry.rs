@@ -65,6 +65,19 @@ pub const MAX_DIFF_ARG: &str = "max_diff_lines";
 /// Global options every command accepts; not part of a command's own schema.
 pub const GLOBAL_ARG_IDS: &[&str] = &["root", "lock_timeout", "help", "version", "brief"];
 
+/// Error codes any command may answer with (a bad argument, the disk, the lock, a
+/// bug): the compact schema lists only the others, the full one lists all.
+pub const ANY_COMMAND_CODES: &[&str] = &[
+    "argument.invalid",
+    "environment.io",
+    "environment.busy",
+    "internal.unexpected",
+];
+
+/// Arguments that `history` and `batch` write for replays and an agent never types
+/// (it passes `--stdin`): the full schema lists them, the compact one does not.
+const REPLAY_ARG_IDS: &[&str] = &["stdin_data"];
+
 /// The schema type of an argument, from its action and value name.
 fn arg_type(arg: &clap::Arg) -> String {
     if matches!(
@@ -137,6 +150,92 @@ fn arg_schema(arg: &clap::Arg) -> Json {
     obj
 }
 
+/// A help text's short form for the compact schema (the full form has the rest):
+/// its first sentence (up to `. ` or `; ` outside brackets and backticks) without
+/// its parenthetical remarks.
+fn short_help(text: &str) -> String {
+    let mut out = String::new();
+    let mut depth = 0i32;
+    let mut quoted = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '`' if depth == 0 => quoted = !quoted,
+            '(' if !quoted => {
+                depth += 1;
+                continue;
+            }
+            ')' if !quoted && depth > 0 => {
+                depth -= 1;
+                continue;
+            }
+            '.' | ';' if !quoted && depth == 0 && chars.peek() == Some(&' ') => break,
+            _ => {}
+        }
+        if depth == 0 {
+            out.push(c);
+        }
+    }
+    // "the size (<n>, ...) of" leaves a double space; "a glob (...)." a trailing one.
+    let mut short = out
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace(" ,", ",")
+        .replace(" :", ":");
+    while short.ends_with(['.', ' ', ',', ':']) {
+        short.pop();
+    }
+    short
+}
+
+/// One argument in the compact schema: `{name, short?, values?, type?, required?,
+/// repeatable?, default?, help?}`, members that say nothing left out (false, null,
+/// a flag's type and true/false values, a help that repeats the name).
+fn arg_compact(arg: &clap::Arg) -> Json {
+    let mut obj = Json::obj();
+    let positional = arg.is_positional();
+    let name = match arg.get_long() {
+        Some(long) if !positional => format!("--{long}"),
+        _ => arg.get_id().as_str().to_string(),
+    };
+    obj.push("name", Json::str(name));
+    if let Some(c) = arg.get_short() {
+        obj.push("short", Json::str(format!("-{c}")));
+    }
+    let ty = arg_type(arg);
+    if ty == "enum" {
+        let values = arg.get_possible_values();
+        obj.push(
+            "values",
+            Json::Arr(values.iter().map(|v| Json::str(v.get_name())).collect()),
+        );
+    }
+    // Most arguments are flags: a flag is the one without a type; an enum's values
+    // say it is one.
+    if ty != "flag" && ty != "enum" {
+        obj.push("type", Json::str(ty));
+    }
+    if arg.is_required_set() {
+        obj.push("required", Json::Bool(true));
+    }
+    let repeatable = matches!(arg.get_action(), ArgAction::Append)
+        || (positional && arg.get_num_args().is_some_and(|r| r.max_values() > 1));
+    if repeatable {
+        obj.push("repeatable", Json::Bool(true));
+    }
+    if let Some(v) = arg.get_default_values().first() {
+        obj.push("default", Json::str(v.to_string_lossy()));
+    }
+    let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+    let help = short_help(&help);
+    // A positional's help that only spells its name again says nothing.
+    if !help.eq_ignore_ascii_case(arg.get_id().as_str()) && !help.is_empty() {
+        obj.push("help", Json::str(help));
+    }
+    obj
+}
+
 impl CommandSpec {
     /// The clap command for this spec, leaf only (named by its last word).
     pub fn clap_command(&self) -> clap::Command {
@@ -165,7 +264,7 @@ impl CommandSpec {
             return cmd;
         }
         let help = if self.writes {
-            "Stage the write in this tx (from `aitools tx begin`) instead of the working tree; answers tx and tx_op instead of op_id."
+            "Stage the write in this tx. The working tree is untouched (`aitools tx begin` opens a tx) and the answer carries tx and tx_op instead of op_id."
         } else {
             "See the working tree as this tx would leave it (from `aitools tx begin`); `read` and `info` also record the file in the tx's read set (tx commit refuses when it changed since; scans and diffs record nothing)."
         };
@@ -207,6 +306,47 @@ impl CommandSpec {
             Json::Arr(self.error_codes.iter().map(|c| Json::str(*c)).collect()),
         );
         obj.push("writes", Json::Bool(self.writes));
+        obj
+    }
+
+    /// The compact detail `schema <cmd>` and `<cmd> --help` answer with: `{name,
+    /// summary, args (compact), output_fields (names), error_codes (without
+    /// `ANY_COMMAND_CODES`), writes, full}`, `full` being the call that shows every
+    /// description.
+    pub fn compact(&self) -> Json {
+        let mut obj = Json::obj();
+        obj.push("name", Json::str(self.name));
+        obj.push("summary", Json::str(self.summary));
+        let cmd = self.clap_command();
+        let args: Vec<Json> = cmd
+            .get_arguments()
+            .filter(|a| !a.is_hide_set() && !GLOBAL_ARG_IDS.contains(&a.get_id().as_str()))
+            .filter(|a| !REPLAY_ARG_IDS.contains(&a.get_id().as_str()))
+            .map(arg_compact)
+            .collect();
+        obj.push("args", Json::Arr(args));
+        obj.push(
+            "output_fields",
+            Json::Arr(
+                self.output_fields
+                    .iter()
+                    .map(|f| Json::str(f.name))
+                    .collect(),
+            ),
+        );
+        let own = self
+            .error_codes
+            .iter()
+            .filter(|c| !ANY_COMMAND_CODES.contains(c));
+        obj.push(
+            "error_codes",
+            Json::Arr(own.map(|c| Json::str(*c)).collect()),
+        );
+        obj.push("writes", Json::Bool(self.writes));
+        obj.push(
+            "full",
+            Json::str(format!("aitools schema {} --full", self.name)),
+        );
         obj
     }
 

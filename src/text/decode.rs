@@ -76,6 +76,45 @@ pub fn decode_all(bytes: &[u8], enc: Encoding) -> (String, u64) {
     (String::from_utf8(out).unwrap_or_default(), errors)
 }
 
+/// The BOM `enc` writes at the start of a file, when `bytes` starts with it (the
+/// decoder drops it, so a re-encoded file needs it back).
+pub fn bom_of(bytes: &[u8], enc: Encoding) -> &'static [u8] {
+    let bom: &'static [u8] = match enc {
+        Encoding::Utf16Le => &[0xFF, 0xFE],
+        Encoding::Utf16Be => &[0xFE, 0xFF],
+        Encoding::Utf8 => &[0xEF, 0xBB, 0xBF],
+        _ => &[],
+    };
+    if bytes.starts_with(bom) { bom } else { &[] }
+}
+
+/// Encodes `text` in `enc`; `Err` holds the first character `enc` has no bytes for.
+pub fn encode_all(text: &str, enc: Encoding) -> Result<Vec<u8>, char> {
+    match enc {
+        Encoding::Utf8 => Ok(text.as_bytes().to_vec()),
+        Encoding::Latin1 => text
+            .chars()
+            .map(|c| u8::try_from(u32::from(c)).map_err(|_| c))
+            .collect(),
+        // encoding_rs encodes UTF-16 as UTF-8 (the WHATWG rule), so by hand.
+        Encoding::Utf16Le => Ok(text.encode_utf16().flat_map(u16::to_le_bytes).collect()),
+        Encoding::Utf16Be => Ok(text.encode_utf16().flat_map(u16::to_be_bytes).collect()),
+        Encoding::ShiftJis | Encoding::EucJp => {
+            let rs = enc.rs().unwrap_or(encoding_rs::UTF_8);
+            let (bytes, _, unmappable) = rs.encode(text);
+            if !unmappable {
+                return Ok(bytes.into_owned());
+            }
+            // Which character: the first one that does not encode on its own.
+            let bad = text
+                .chars()
+                .find(|c| rs.encode(c.encode_utf8(&mut [0; 4])).2)
+                .unwrap_or('\u{FFFD}');
+            Err(bad)
+        }
+    }
+}
+
 /// A reader that yields the UTF-8 text of `inner` decoded from `enc`. It hashes the
 /// raw bytes it reads so the caller gets the file's SHA-256 from the same pass.
 pub struct DecodeReader<R: Read> {

@@ -14,13 +14,17 @@ use std::sync::OnceLock;
 
 const RULES: &str = include_str!("../../data/definitions.tsv");
 
-/// One definition: its name, kind (function, struct, class, heading, ...) and lines.
+/// One definition: its name, kind (function, method, struct, class, heading, ...),
+/// lines, and container: the type a Go method's receiver or a C++ `Type::name`
+/// names, else the nearest definition whose lines enclose it.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Definition {
     pub name: String,
     pub kind: String,
     pub start_line: u64,
     pub end_line: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub container: Option<String>,
 }
 
 /// Why a file has no outline.
@@ -176,90 +180,153 @@ pub fn outline(file_name: &str, text: &str) -> Result<Vec<Definition>, OutlineEr
                     start -= 1;
                 }
             }
+            // `void Foo::bar()` (C++) defines bar in Foo.
+            let explicit = caps.name("container").map(|m| m.as_str().to_string());
+            let (container, name) = match (explicit, name.rsplit_once("::")) {
+                (Some(c), _) => (Some(c), name),
+                (None, Some((c, n))) if !c.is_empty() && !n.is_empty() => (Some(c.to_string()), n),
+                (None, _) => (None, name),
+            };
             out.push(Definition {
                 name: name.to_string(),
                 kind: rule.kind.to_string(),
                 start_line: start as u64 + 1,
                 end_line: end as u64 + 1,
+                container,
             });
             break;
         }
     }
+    set_containers(&mut out, python);
     Ok(out)
 }
 
-/// The definitions named `symbol` (optionally of `kind`). A name no definition
-/// has exactly may be qualified by the definitions around it: `Greeter.run` or
-/// `Greeter::run` is the `run` whose lines lie inside a `Greeter`'s.
+/// Whether `outer`'s lines enclose `inner`'s (and are not the same lines).
+fn encloses(outer: &Definition, inner: &Definition) -> bool {
+    outer.start_line <= inner.start_line
+        && inner.end_line <= outer.end_line
+        && (outer.start_line, outer.end_line) != (inner.start_line, inner.end_line)
+}
+
+/// Gives each definition without one the nearest enclosing definition as its
+/// container; a Python function directly in a class is a method.
+fn set_containers(defs: &mut [Definition], python: bool) {
+    // Definitions come in start order, so the open ones form a stack.
+    let mut open: Vec<usize> = Vec::new();
+    for i in 0..defs.len() {
+        while let Some(&top) = open.last() {
+            if encloses(&defs[top], &defs[i]) {
+                break;
+            }
+            open.pop();
+        }
+        if let Some(&top) = open.last() {
+            if defs[i].container.is_none() {
+                defs[i].container = Some(defs[top].name.clone());
+            }
+            if python && defs[i].kind == "function" && defs[top].kind == "class" {
+                defs[i].kind = "method".to_string();
+            }
+        }
+        open.push(i);
+    }
+}
+
+/// The names around `d`, innermost first: its container's parts (`a::B` gives B,
+/// a), then, while a definition of that name encloses the scope, that one's.
+fn scope_names<'a>(all: &'a [Definition], d: &'a Definition) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    let mut scope = d;
+    for _ in 0..all.len() {
+        let Some(c) = scope.container.as_deref() else {
+            break;
+        };
+        out.extend(qualified_parts(c).into_iter().rev());
+        let last = c.rsplit("::").next().unwrap_or(c);
+        let last = last.rsplit('.').next().unwrap_or(last);
+        match all
+            .iter()
+            .filter(|x| x.name == last && encloses(x, scope))
+            .min_by_key(|x| x.end_line - x.start_line)
+        {
+            Some(x) => scope = x,
+            None => break,
+        }
+    }
+    out
+}
+
+/// The definitions of `all` that `symbol` names (optionally of `kind`): the ones
+/// named exactly `symbol` (or starting with it, with `prefix`); when none is, a
+/// qualified `Outer.name` / `Outer::name` picks the `name`s whose scope names
+/// hold the qualifiers, innermost first, in order (`Detector.DetectFiles` is the Go
+/// method with a `Detector` receiver, `Greeter.run` the `run` inside `Greeter`).
+pub fn pick(all: &[Definition], symbol: &str, kind: Option<&str>, prefix: bool) -> Vec<Definition> {
+    let named = |d: &Definition, want: &str| {
+        if prefix {
+            d.name.starts_with(want)
+        } else {
+            d.name == want
+        }
+    };
+    let of_kind = |d: &Definition| kind.is_none_or(|k| d.kind == k);
+    let exact: Vec<Definition> = all
+        .iter()
+        .filter(|d| named(d, symbol) && of_kind(d))
+        .cloned()
+        .collect();
+    if !exact.is_empty() {
+        return exact;
+    }
+    let parts: Vec<&str> = qualified_parts(symbol);
+    let Some((last, outer)) = parts.split_last() else {
+        return Vec::new();
+    };
+    if outer.is_empty() {
+        return Vec::new();
+    }
+    all.iter()
+        .filter(|d| named(d, last) && of_kind(d))
+        .filter(|d| {
+            let scope = scope_names(all, d);
+            let mut at = scope.iter();
+            outer.iter().rev().all(|q| at.any(|s| s == q))
+        })
+        .cloned()
+        .collect()
+}
+
+/// `a::B.c` → [a, B, c].
+pub fn qualified_parts(symbol: &str) -> Vec<&str> {
+    symbol
+        .split("::")
+        .flat_map(|p| p.split('.'))
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
+/// The definitions named `symbol` (optionally of `kind`) in a file: see `pick`.
 pub fn find_symbol(
     file_name: &str,
     text: &str,
     symbol: &str,
     kind: Option<&str>,
 ) -> Result<Vec<Definition>, OutlineError> {
-    let all = outline(file_name, text)?;
-    let exact: Vec<Definition> = all
-        .iter()
-        .filter(|d| d.name == symbol && kind.is_none_or(|k| d.kind == k))
-        .cloned()
-        .collect();
-    if !exact.is_empty() {
-        return Ok(exact);
-    }
-    let parts: Vec<&str> = symbol
-        .split("::")
-        .flat_map(|p| p.split('.'))
-        .filter(|p| !p.is_empty())
-        .collect();
-    let Some((last, outer)) = parts.split_last() else {
-        return Ok(Vec::new());
-    };
-    if outer.is_empty() {
-        return Ok(Vec::new());
-    }
-    let inside = |inner: &Definition, outer: &Definition| {
-        outer.start_line <= inner.start_line
-            && inner.end_line <= outer.end_line
-            && (outer.start_line, outer.end_line) != (inner.start_line, inner.end_line)
-    };
-    Ok(all
-        .iter()
-        .filter(|d| d.name == *last && kind.is_none_or(|k| d.kind == k))
-        .filter(|d| {
-            // Walk outwards: each qualifier names a definition around the previous one.
-            let mut scope = (*d).clone();
-            outer.iter().rev().all(|name| {
-                let around = all
-                    .iter()
-                    .filter(|c| c.name == *name && inside(&scope, c))
-                    .min_by_key(|c| c.end_line - c.start_line);
-                match around {
-                    Some(c) => {
-                        scope = c.clone();
-                        true
-                    }
-                    None => false,
-                }
-            })
-        })
-        .cloned()
-        .collect())
+    Ok(pick(&outline(file_name, text)?, symbol, kind, false))
 }
 
-/// For each of `defs`, `Outer.name` when a definition encloses it (the nearest
-/// one): the qualified name `--symbol` accepts to pick it among same-named ones.
-pub fn qualified_names(file_name: &str, text: &str, defs: &[Definition]) -> Vec<Option<String>> {
-    let all = outline(file_name, text).unwrap_or_default();
+/// For each of `defs`, `Container.name` when it has a container: the qualified
+/// name `--symbol` accepts to pick it among same-named ones.
+pub fn qualified_names(defs: &[Definition]) -> Vec<Option<String>> {
     defs.iter()
         .map(|d| {
-            all.iter()
-                .filter(|c| {
-                    c.start_line <= d.start_line
-                        && d.end_line <= c.end_line
-                        && (c.start_line, c.end_line) != (d.start_line, d.end_line)
-                })
-                .min_by_key(|c| c.end_line - c.start_line)
-                .map(|c| format!("{}.{}", c.name, d.name))
+            let c = d.container.as_deref()?;
+            let last = c.rsplit("::").next().unwrap_or(c);
+            Some(format!(
+                "{}.{}",
+                last.rsplit('.').next().unwrap_or(last),
+                d.name
+            ))
         })
         .collect()
 }
@@ -554,7 +621,7 @@ mod tests {
             names("m.py", src),
             vec![
                 ("class".into(), "C".into(), 1, 11),
-                ("function".into(), "m".into(), 2, 9),
+                ("method".into(), "m".into(), 2, 9),
                 ("function".into(), "f".into(), 13, 14),
             ]
         );
@@ -568,8 +635,8 @@ mod tests {
             vec![
                 ("function".into(), "decorated".into(), 1, 7),
                 ("class".into(), "A".into(), 9, 14),
-                ("function".into(), "m".into(), 10, 11),
-                ("function".into(), "n".into(), 13, 14),
+                ("method".into(), "m".into(), 10, 11),
+                ("method".into(), "n".into(), 13, 14),
             ]
         );
         // Ruby's `@x = 1` above a def is an assignment, not a decorator.
@@ -608,5 +675,42 @@ mod tests {
                 .unwrap_or(0),
             1
         );
+    }
+
+    #[test]
+    fn containers_and_qualified_picks() {
+        let go = "type Detector struct {\n}\n\nfunc (d *Detector) DetectFiles(p []string) error {\n\treturn nil\n}\n\nfunc (Set[T]) Add() {}\n\nfunc DetectFiles() {}\n";
+        let all = outline("d.go", go).unwrap();
+        let c: Vec<(&str, Option<&str>)> = all
+            .iter()
+            .map(|d| (d.name.as_str(), d.container.as_deref()))
+            .collect();
+        assert_eq!(
+            c,
+            [
+                ("Detector", None),
+                ("DetectFiles", Some("Detector")),
+                ("Add", Some("Set")),
+                ("DetectFiles", None)
+            ]
+        );
+        let picked = pick(&all, "Detector.DetectFiles", None, false);
+        assert_eq!(picked.len(), 1);
+        assert_eq!(picked[0].start_line, 4);
+        assert_eq!(pick(&all, "DetectFiles", None, false).len(), 2);
+        assert!(pick(&all, "Nope.DetectFiles", None, false).is_empty());
+        let rs = "mod m {\n    impl A {\n        fn new() {}\n    }\n}\nfn new() {}\n";
+        let all = outline("x.rs", rs).unwrap();
+        assert_eq!(pick(&all, "A::new", None, false).len(), 1);
+        assert_eq!(pick(&all, "m::A::new", None, false).len(), 1);
+        assert_eq!(pick(&all, "m::new", None, false).len(), 1);
+        assert!(pick(&all, "A::m::new", None, false).is_empty());
+        let cpp = "void ns::Foo::bar(int x) {\n}\n";
+        let all = outline("a.cpp", cpp).unwrap();
+        assert_eq!(all[0].name, "bar");
+        assert_eq!(all[0].container.as_deref(), Some("ns::Foo"));
+        assert_eq!(pick(&all, "Foo::bar", None, false).len(), 1);
+        assert_eq!(pick(&all, "ns::Foo::bar", None, false).len(), 1);
+        assert_eq!(qualified_names(&all), [Some("Foo.bar".to_string())]);
     }
 }

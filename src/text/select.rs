@@ -123,7 +123,7 @@ pub fn select(doc: &Doc, display: &str, sel: &Selector) -> Result<Vec<Block>, Cm
                     format!(
                         "{display} defines {name} {n} times; --symbol must pick one{}.",
                         {
-                            let q: Vec<String> = outline::qualified_names(display, &doc.text, &defs)
+                            let q: Vec<String> = outline::qualified_names(&defs)
                                 .into_iter()
                                 .flatten()
                                 .collect();

@@ -19,13 +19,13 @@ pub struct ScanArgs {
     /// Only files of this language (the `code` language table).
     #[arg(long, value_name = "LANG")]
     pub lang: Option<String>,
-    /// Do not apply .gitignore or the builtin excludes. `.git` and `.aitools-*.tmp` are always skipped.
+    /// Apply no .gitignore or builtin excludes. `.git` and `.aitools-*.tmp` are always skipped.
     #[arg(long)]
     pub no_ignore: bool,
     /// Skip files above this size (<n>, <n>KiB, <n>MiB, <n>GiB).
     #[arg(long, value_name = "SIZE")]
     pub skip_larger_than: Option<String>,
-    /// Only entries modified after this path's mtime, or within this duration (<n>ms|s|m|h|d) of now.
+    /// Only entries newer than this path or duration; a path compares its mtime, a duration (<n>ms|s|m|h|d) counts back from now.
     #[arg(long, value_name = "PATH|DURATION")]
     pub newer: Option<String>,
 }

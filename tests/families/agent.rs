@@ -149,7 +149,7 @@ fn help_carries_brief_commands_rules_skills_feedback() {
     for (s, d) in listed.iter().zip(&skills) {
         assert_eq!(s["name"], d.name.as_str());
         assert_eq!(s["description"], d.description.as_str());
-        assert_eq!(s["command"], format!("aitools skills {}", d.name).as_str());
+        assert_eq!(keys(s), ["description", "name"]);
     }
     for required in [
         "getting-started",
@@ -165,9 +165,35 @@ fn help_carries_brief_commands_rules_skills_feedback() {
     let writeback = rules.iter().find(|d| d.name == "writeback").unwrap();
     assert_eq!(r.json["feedback"], writeback.description.as_str());
     assert!(writeback.description.contains("MANDATORY"));
-    // The commands list is the schema list.
+    // The commands list is the schema list, a group's subcommands folded into one
+    // entry named by the group word.
     let schema = env.run(&["schema"]);
-    assert_eq!(r.json["commands"], schema.json["commands"]);
+    let mut folded: Vec<String> = Vec::new();
+    for c in schema.json["commands"].as_array().unwrap() {
+        let name = c["name"].as_str().unwrap();
+        let word = name.split(' ').next().unwrap().to_string();
+        if !folded.contains(&word) {
+            folded.push(word);
+        }
+    }
+    let listed: Vec<&str> = r.json["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, folded);
+    for c in r.json["commands"].as_array().unwrap() {
+        assert!(!c["summary"].as_str().unwrap().is_empty(), "{c}");
+        if let Some(one) = schema.json["commands"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == c["name"])
+        {
+            assert_eq!(one, c);
+        }
+    }
 }
 
 #[test]
@@ -181,13 +207,13 @@ fn skills_list_and_show() {
     for d in docs("skills") {
         let one = env.run(&["skills", &d.name]);
         assert_eq!(one.code, 0, "{}", one.stdout);
+        // The rules come once, with --help, never again with a skill.
         assert_eq!(
             printed_keys(&one.stdout)[3..],
-            ["name", "description", "content", "rules"]
+            ["name", "description", "content"]
         );
         assert_eq!(one.json["content"], d.body.as_str());
         assert_eq!(one.json["description"], d.description.as_str());
-        assert_eq!(one.json["rules"], help.json["rules"]);
         assert!(
             one.json.get("redactions").is_none(),
             "{}: {}",
@@ -795,4 +821,80 @@ fn a_bare_or_wrong_group_names_its_subcommands() {
             "aitools schema feedback"
         );
     }
+}
+
+#[test]
+fn discovery_fits_its_byte_budgets() {
+    // Every byte aitools prints is the caller's context: first contact stays small,
+    // and the full detail is one flag away.
+    let env = TestEnv::new();
+    let help = env.run(&["--help"]);
+    assert!(
+        help.stdout.len() <= 4096,
+        "--help is {} bytes",
+        help.stdout.len()
+    );
+    let rules = help.json["rules"].as_array().unwrap().clone();
+    for d in docs("skills") {
+        let one = env.run(&["skills", &d.name]);
+        assert!(one.json.get("rules").is_none(), "{}", d.name);
+        for r in &rules {
+            let body = r["content"].as_str().unwrap();
+            assert!(
+                !one.stdout.contains(&body[..body.len().min(60)]),
+                "{}",
+                d.name
+            );
+        }
+    }
+    let list = env.run(&["schema"]);
+    for c in list.json["commands"].as_array().unwrap() {
+        let name = c["name"].as_str().unwrap();
+        let words: Vec<&str> = name.split(' ').collect();
+        let mut argv = vec!["schema"];
+        argv.extend(&words);
+        let compact = env.run(&argv);
+        assert!(
+            compact.stdout.len() <= 2560,
+            "schema {name} is {} bytes",
+            compact.stdout.len()
+        );
+        let detail = &compact.json["commands"][0];
+        assert!(detail.get("description").is_none(), "{name}");
+        assert_eq!(
+            detail["full"],
+            format!("aitools schema {name} --full").as_str()
+        );
+        // `<cmd> --help` answers with the same compact detail.
+        let mut argv: Vec<&str> = words.clone();
+        argv.push("--help");
+        let h = env.run(&argv);
+        assert_eq!(&h.json["args"], &detail["args"], "{name} --help");
+        // The full form is one flag away and has every description.
+        let mut argv = vec!["schema"];
+        argv.extend(&words);
+        argv.push("--full");
+        let full = env.run(&argv);
+        let full = &full.json["commands"][0];
+        assert!(full["description"].is_string(), "{name}");
+        assert_eq!(
+            full["args"].as_array().unwrap().len(),
+            detail["args"].as_array().unwrap().len()
+                + full["args"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|a| a["name"] == "--stdin-data")
+                    .count(),
+            "{name}"
+        );
+    }
+    // What an agent reads to do the everyday tasks (read, search, edit, rename,
+    // patch, undo, find a definition): --help and one schema call.
+    let learn = env.run(&[
+        "schema", "read", "search", "edit", "replace", "apply", "undo", "code", "defs",
+    ]);
+    assert_eq!(learn.json["commands"].as_array().unwrap().len(), 7);
+    let total = help.stdout.len() + learn.stdout.len();
+    assert!(total <= 15 * 1024, "learning costs {total} bytes");
 }

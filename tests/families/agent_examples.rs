@@ -195,7 +195,7 @@ struct Registry {
 
 impl Registry {
     fn load(env: &TestEnv) -> Registry {
-        let all = env.run(&["schema", "--all"]);
+        let all = env.run(&["schema", "--all", "--full"]);
         let mut commands = BTreeMap::new();
         for c in all.json["commands"].as_array().unwrap() {
             let mut flags = BTreeMap::new();

@@ -294,7 +294,7 @@ fn check(rule: &str) {
             }
         }
         "S1" => {
-            let all = env.run(&["schema", "--all"]);
+            let all = env.run(&["schema", "--all", "--full"]);
             for c in all.json["commands"].as_array().unwrap() {
                 let args: Vec<&str> = c["args"]
                     .as_array()

@@ -1178,8 +1178,12 @@ fn messages_and_repairs_name_the_real_problem() {
     let r = env.run(&["replace", "TODO", "DONE", "latin.txt"]);
     assert_eq!(r.error_code(), "input.not-utf8");
     let cmds = repair_commands(&r);
-    assert_eq!(cmds[0], "aitools read latin.txt --encoding iso-8859-1");
-    let words: Vec<&str> = cmds[0].split(' ').skip(1).collect();
+    assert_eq!(
+        cmds[0],
+        "aitools replace TODO DONE latin.txt --encoding iso-8859-1"
+    );
+    assert_eq!(cmds[1], "aitools read latin.txt --encoding iso-8859-1");
+    let words: Vec<&str> = cmds[1].split(' ').skip(1).collect();
     let read = env.run(&words);
     ok(&read);
     assert_eq!(read.json["lines"][0], "café TODO");
@@ -1422,4 +1426,133 @@ fn git_mode_changes_and_renames_apply_like_git() {
     let clash = env.run(&["apply", "--stdin-data", &renamed]);
     assert_eq!(clash.error_code(), "refusal.exists", "{}", clash.stdout);
     assert!(env.path("f.txt").exists() && env.path("s.sh").exists());
+}
+
+// ---------------------------------------------------------------- --encoding
+
+#[test]
+fn encoded_files_are_edited_in_place_byte_exact_like_iconv_and_sed() {
+    let env = TestEnv::new();
+    // Latin-1 (0x80-0x9F included, which windows-1252 would map elsewhere), Shift-JIS,
+    // EUC-JP and UTF-16LE with its BOM; each edited by edit, insert and replace.
+    for (enc, iconv) in [
+        ("iso-8859-1", "ISO-8859-1"),
+        ("shift_jis", "SHIFT_JIS"),
+        ("euc-jp", "EUC-JP"),
+        ("utf-16le", "UTF-16LE"),
+    ] {
+        let text = if enc == "iso-8859-1" {
+            "caf\u{e9} \u{80} one\r\nna\u{ef}ve two\nlast"
+        } else {
+            "日本語 one\r\nｶﾀｶﾅ two\nlast"
+        };
+        let name = format!("{enc}.txt");
+        let bom = if enc == "utf-16le" {
+            "printf '\\377\\376'; "
+        } else {
+            ""
+        };
+        let make = |t: &str| {
+            sh(
+                &env,
+                &format!("{{ {bom}printf '%s' '{t}' | iconv -f UTF-8 -t {iconv}; }}"),
+            )
+        };
+        std::fs::write(env.path(&name), make(text)).unwrap();
+        let r = env.run(&[
+            "edit",
+            &name,
+            "--old",
+            "two",
+            "--new",
+            "deux",
+            "--encoding",
+            enc,
+        ]);
+        ok(&r);
+        let r = env.run(&[
+            "insert",
+            &name,
+            "--at",
+            "start",
+            "--content",
+            "first",
+            "--encoding",
+            enc,
+        ]);
+        ok(&r);
+        let r = env.run(&[
+            "replace",
+            "one",
+            "un",
+            &name,
+            "--encoding",
+            enc,
+            "--expect-count",
+            "1",
+        ]);
+        ok(&r);
+        // The oracle: the same edits on the UTF-8 text (sed), encoded by iconv; the
+        // inserted line takes the CRLF of the line it lands on.
+        let want = sh(
+            &env,
+            &format!(
+                "{{ {bom}printf '%s' '{text}' | sed -e 's/two/deux/' -e 's/one/un/' -e '1s/^/first\\r\\n/' | iconv -f UTF-8 -t {iconv}; }}"
+            ),
+        );
+        assert_eq!(env.read(&name), want, "{enc}");
+        assert_eq!(
+            r.json["changes"][0]["hash_after"],
+            sha256sum(&env.path(&name))
+        );
+    }
+}
+
+#[test]
+fn encoding_refuses_what_it_cannot_write_back_and_names_the_way_in() {
+    let env = TestEnv::new();
+    let bytes = b"caf\xe9 one\nsecond\n".to_vec();
+    env.write("l1.txt", &bytes);
+    // New text Latin-1 has no byte for: refused, nothing written.
+    let r = env.run(&[
+        "edit",
+        "l1.txt",
+        "--old",
+        "one",
+        "--new",
+        "\u{20ac}",
+        "--encoding",
+        "iso-8859-1",
+    ]);
+    assert_eq!(r.error_code(), "argument.invalid", "{}", r.stderr);
+    assert!(
+        r.json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("U+20AC")
+    );
+    assert_eq!(env.read("l1.txt"), bytes);
+    // Bytes that are not valid Shift-JIS would not come back the same: refused.
+    let r = env.run(&[
+        "edit",
+        "l1.txt",
+        "--old",
+        "one",
+        "--new",
+        "1",
+        "--encoding",
+        "shift_jis",
+    ]);
+    assert_eq!(r.error_code(), "input.unsupported-format", "{}", r.stderr);
+    assert_eq!(env.read("l1.txt"), bytes);
+    // Without --encoding, the first repair is the call with it, and it works.
+    let r = env.run(&["edit", "l1.txt", "--old", "one", "--new", "1"]);
+    assert_eq!(r.error_code(), "input.not-utf8");
+    let first = r.json["error"]["repairs"][0]["command"].as_str().unwrap();
+    assert_eq!(
+        first,
+        "aitools edit l1.txt --old one --new 1 --encoding iso-8859-1"
+    );
+    ok(&env.run_line(first));
+    assert_eq!(env.read("l1.txt"), b"caf\xe9 1\nsecond\n");
 }

@@ -172,7 +172,10 @@ fn one_selector_per_call_and_flag_pairs() {
     env.write("a.txt", "1\n2\n");
     for argv in [
         vec!["read", "a.txt", "--range", "1", "--tail", "1"],
-        vec!["read", "a.txt", "--match", "1", "--range", "1:2"],
+        vec!["read", "a.txt", "--match", "1", "--tail", "1"],
+        vec![
+            "read", "a.txt", "--match", "1", "--range", "1:2", "--symbol", "f",
+        ],
         vec!["read", "a.txt", "--between", "1", "2", "--symbol", "f"],
         vec!["read", "a.txt", "--symbol", "f", "--tail", "2"],
         vec!["read", "a.txt", "--invert"],
@@ -905,4 +908,106 @@ fn qualified_symbols_pick_among_same_named_definitions() {
         "{text}"
     );
     assert!(text.contains("return 1"));
+}
+
+#[test]
+fn range_bounds_match_like_sed_and_continues_within_it() {
+    let env = TestEnv::new();
+    let body: String = (1..=300).map(|i| format!("row {i}\n")).collect();
+    env.write("rows.txt", &body);
+    for (range, sed_range, max) in [
+        ("40:200", "40,200", "4"),
+        ("95:", "95,$", "5"),
+        ("17", "17,17", "3"),
+        ("1:300", "1,300", "80"),
+    ] {
+        let want: Vec<(u64, String)> = {
+            let nums = oracle(
+                env.root(),
+                "sed",
+                &["-n", &format!("{sed_range}{{/7$/=}}"), "rows.txt"],
+            );
+            let text = oracle(
+                env.root(),
+                "sed",
+                &["-n", &format!("{sed_range}{{/7$/p}}"), "rows.txt"],
+            );
+            nums.lines()
+                .map(|n| n.parse().unwrap())
+                .zip(text.lines().map(str::to_string))
+                .collect()
+        };
+        let mut got: Vec<(u64, String)> = Vec::new();
+        let mut r = env.run(&[
+            "read",
+            "rows.txt",
+            "--range",
+            range,
+            "--match",
+            "7$",
+            "--max-lines",
+            max,
+        ]);
+        if want.is_empty() {
+            assert_eq!(r.error_code(), "selection.no-match", "{range}");
+            continue;
+        }
+        loop {
+            assert!(
+                r.code == 0 || r.code == 3,
+                "{range}: {} {}",
+                r.stdout,
+                r.stderr
+            );
+            let nums = r.json["line_numbers"].as_array().unwrap().clone();
+            for (n, t) in nums.iter().zip(r.lines()) {
+                got.push((n.as_u64().unwrap(), t));
+            }
+            match r.json["next_commands"][0].as_str() {
+                Some(next) => {
+                    assert_eq!(r.code, 3, "{range}");
+                    assert!(next.contains("--range"), "{next}");
+                    r = run_next(&env, next);
+                }
+                None => break,
+            }
+        }
+        assert_eq!(got, want, "{range}");
+    }
+    // The range's end bounds the match even when the file goes on matching.
+    let r = env.run(&[
+        "read",
+        "rows.txt",
+        "--range",
+        "60:70",
+        "--match",
+        "^row",
+        "--max-lines",
+        "11",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.json["line_numbers"].as_array().unwrap().len(), 11);
+    assert!(r.json.get("next_commands").is_none());
+}
+
+#[test]
+fn a_whole_symbol_read_offers_nothing_past_it() {
+    let env = TestEnv::new();
+    env.write(
+        "app.py",
+        "class Greeter:\n    def run(self):\n        a = 1\n        b = 2\n        return a + b\n\n\ndef other():\n    pass\n",
+    );
+    let r = env.run(&["read", "app.py", "--symbol", "run"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.json["start_line"], 2);
+    assert_eq!(r.lines().len(), 4);
+    assert!(r.json.get("next_commands").is_none(), "{}", r.stdout);
+    // Cut, it continues to the definition's end and no further.
+    let cut = env.run(&["read", "app.py", "--symbol", "run", "--max-lines", "2"]);
+    assert_eq!(cut.code, 3);
+    let next = cut.json["next_commands"][0].as_str().unwrap();
+    assert_eq!(next, "aitools read app.py --range 4:5 --max-lines 2");
+    let rest = run_next(&env, next);
+    assert_eq!(rest.code, 0);
+    assert_eq!(rest.lines(), ["        b = 2", "        return a + b"]);
 }

@@ -49,7 +49,7 @@ fn output_is_byte_identical_for_the_same_input() {
 fn schema_lists_exactly_what_the_parser_accepts() {
     let env = TestEnv::new();
     env.write("f.txt", "x\n");
-    let all = env.run(&["schema", "--all"]);
+    let all = env.run(&["schema", "--all", "--full"]);
     let commands = all.json["commands"].as_array().unwrap().clone();
     assert!(!commands.is_empty());
     let list = env.run(&["schema"]);
@@ -88,7 +88,7 @@ fn schema_lists_exactly_what_the_parser_accepts() {
         assert_eq!(r.code, 1, "{name}");
         assert_eq!(r.error_code(), "argument.invalid", "{name}");
         // The parser's own list of options equals the schema's.
-        let detail = env.run(&["schema", name]);
+        let detail = env.run(&["schema", name, "--full"]);
         assert_eq!(&detail.json["commands"][0], cmd);
     }
 }
@@ -568,7 +568,7 @@ fn a_single_valued_option_given_twice_is_refused() {
     assert_eq!(r.error_code(), "argument.invalid", "{}", r.stdout);
     let msg = r.json["error"]["message"].as_str().unwrap_or("");
     assert!(msg.contains("more than once"), "{msg}");
-    let schema = env.run(&["schema", "read"]);
+    let schema = env.run(&["schema", "read", "--full"]);
     let between = schema.json["commands"][0]["args"]
         .as_array()
         .expect("args")

@@ -1384,4 +1384,130 @@ fn an_unknown_short_flag_names_what_to_use_instead() {
     let fixed = env.run_line(fix);
     assert_eq!(fixed.json["matches"][0]["text"], "alp");
     assert!(!o.stderr.contains("aitools schema"), "{}", o.stderr);
+#[test]
+fn code_defs_finds_qualified_names_and_carries_containers() {
+    let env = TestEnv::new();
+    env.write(
+        "det.go",
+        "package detect\n\ntype Detector struct {\n\tn int\n}\n\nfunc (d *Detector) DetectFiles(paths []string) error {\n\treturn nil\n}\n\nfunc DetectFiles() {}\n",
+    );
+    env.write(
+        "app.py",
+        "class Greeter:\n    def run(self):\n        return 1\n\ndef run():\n    pass\n",
+    );
+    env.write(
+        "lib.rs",
+        "struct A;\nimpl A {\n    fn new() -> A {\n        A\n    }\n}\nfn new() {}\n",
+    );
+    let one = |argv: &[&str]| {
+        let r = env.run(argv);
+        assert_eq!(r.code, 0, "{argv:?}: {}", r.stdout);
+        let defs = r.json["defs"].as_array().unwrap().clone();
+        assert_eq!(defs.len(), 1, "{argv:?}: {}", r.stdout);
+        defs[0].clone()
+    };
+    let go = one(&["code", "defs", "Detector.DetectFiles"]);
+    assert_eq!(
+        (go["path"].as_str(), go["line"].as_u64()),
+        (Some("det.go"), Some(7))
+    );
+    assert_eq!(go["container"], "Detector");
+    assert_eq!(go["kind"], "method");
+    let py = one(&["code", "defs", "Greeter.run"]);
+    assert_eq!(
+        (py["line"].as_u64(), py["kind"].as_str()),
+        (Some(2), Some("method"))
+    );
+    assert_eq!(py["container"], "Greeter");
+    let rs = one(&["code", "defs", "A::new"]);
+    assert_eq!(
+        (rs["path"].as_str(), rs["line"].as_u64()),
+        (Some("lib.rs"), Some(3))
+    );
+    assert_eq!(rs["container"], "A");
+    // The unqualified name finds both, each with its container (or none).
+    let all = env.run(&["code", "defs", "run"]);
+    let defs = all.json["defs"].as_array().unwrap();
+    assert_eq!(defs.len(), 2);
+    assert_eq!(defs[1]["kind"], "function");
+    assert!(defs[1].get("container").is_none());
+    // read --symbol takes the Go receiver the same way.
+    let r = env.run(&["read", "det.go", "--symbol", "Detector.DetectFiles"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.json["start_line"], 7);
+    assert_eq!(r.json["lines"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn every_no_definition_repair_runs() {
+    let env = TestEnv::new();
+    env.write(
+        "det.go",
+        "package d\n\nfunc (d *Detector) DetectFiles() {}\n",
+    );
+    env.write("other.go", "package d\n\nfunc Elsewhere() {}\n");
+    let hash = env.run(&["read", "det.go"]).json["hash"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for argv in [
+        vec!["read", "det.go", "--symbol", "Nope.DetectFiles"],
+        vec!["read", "det.go", "--symbol", "Elsewhere"],
+        vec!["read", "det.go", "--symbol", "Detector.Missing"],
+        vec![
+            "read",
+            "det.go",
+            "--symbol",
+            "DetectFiles",
+            "--kind",
+            "function",
+        ],
+        vec![
+            "edit",
+            "det.go",
+            "--symbol",
+            "Nope.DetectFiles",
+            "--new",
+            "x",
+            "--expect-hash",
+            &hash,
+        ],
+    ] {
+        let r = env.run(&argv);
+        assert_eq!(
+            r.error_code(),
+            "selection.no-match",
+            "{argv:?}: {}",
+            r.stderr
+        );
+        let repairs = r.json["error"]["repairs"].as_array().unwrap();
+        for rep in repairs {
+            let line = rep["command"].as_str().unwrap();
+            if line.contains('<') {
+                continue;
+            }
+            let follow = env.run_line(line);
+            assert!(
+                follow.code == 0 || follow.code == 3,
+                "{argv:?} → {line}: {} {}",
+                follow.stdout,
+                follow.stderr
+            );
+        }
+    }
+    // The defs repair finds the definition in the other file.
+    let r = env.run(&["read", "det.go", "--symbol", "Elsewhere"]);
+    let defs = r.json["error"]["repairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| {
+            x["command"]
+                .as_str()
+                .unwrap()
+                .starts_with("aitools code defs")
+        })
+        .map(|x| env.run_line(x["command"].as_str().unwrap()))
+        .unwrap();
+    assert_eq!(defs.json["defs"][0]["path"], "other.go");
 }

@@ -64,7 +64,7 @@ const DIR: &str = "The feedback directory used: $AITOOLS_FEEDBACK_DIR, else the 
 
 pub const CREATE: CommandSpec = CommandSpec {
     name: "feedback create",
-    summary: "File a problem with aitools itself: one JSON file per entry, message redacted.",
+    summary: "File a problem with aitools itself.",
     description: "Writes <dir>/<id>.json with status open; the id is the next zero-padded number (001, 002, ...), taken under a lock on the directory, and the file is written to a temp name and renamed, so concurrent agents never share an id or see half a file. Known secret formats in the message and the context command are masked before they are stored.",
     args: <CreateArgs as clap::Args>::augment_args,
     output_fields: &[
@@ -82,7 +82,7 @@ pub const CREATE: CommandSpec = CommandSpec {
 
 pub const LIST: CommandSpec = CommandSpec {
     name: "feedback list",
-    summary: "List feedback entries, newest first, filtered by --type and --status.",
+    summary: "List feedback entries, newest first.",
     description: "Entries whose file does not parse are listed in skipped rather than failing the list.",
     args: <ListArgs as clap::Args>::augment_args,
     output_fields: &[
@@ -136,7 +136,7 @@ pub const SHOW: CommandSpec = CommandSpec {
 
 pub const TRANSITION: CommandSpec = CommandSpec {
     name: "feedback transition",
-    summary: "Move a feedback entry to another status (open, in-progress, resolved, closed).",
+    summary: "Change a feedback entry's status.",
     description: "Rewrites the entry with the new status and updated_at, atomically and under the directory lock. A move the status rules do not allow, or to the status the entry already has, is argument.invalid with the moves that are allowed.",
     args: <TransitionArgs as clap::Args>::augment_args,
     output_fields: &[

@@ -1,5 +1,5 @@
-//! `skills`: list the skills of `agent/skills/`, or return one in full with the
-//! rules, so a skill read on its own still carries the behaviour contract.
+//! `skills`: list the skills of `agent/skills/`, or return one in full. The rules
+//! come once, with `aitools --help`, never again with each skill.
 
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
@@ -16,13 +16,13 @@ pub struct SkillsArgs {
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "skills",
-    summary: "List the skills (deeper guides to aitools), or show one with the rules.",
-    description: "Without NAME: skills as [{name, description, command}]. With NAME: {name, description, content, rules}, content being the whole guide and rules [{name, content}] the behaviour rules every agent follows.",
+    summary: "List the guides, or show one.",
+    description: "Without NAME: skills as [{name, description}]. With NAME: {name, description, content}, content being the whole guide (the rules come with `aitools --help`).",
     args: <SkillsArgs as clap::Args>::augment_args,
     output_fields: &[
         field(
             "skills",
-            "Without NAME: [{name, description, command}], command showing that skill.",
+            "Without NAME: [{name, description}]; `aitools skills <name>` shows one.",
         ),
         field("name", "With NAME: the skill."),
         field(
@@ -30,7 +30,6 @@ pub const SPEC: CommandSpec = CommandSpec {
             "With NAME: when and why to read it (its front matter).",
         ),
         field("content", "With NAME: the guide, Markdown."),
-        field("rules", "With NAME: [{name, content}] of every rule."),
     ],
     error_codes: &[code::ARGUMENT_INVALID, code::NOT_FOUND],
     writes: false,
@@ -64,6 +63,5 @@ pub fn run(_ctx: &Ctx, args: &SkillsArgs) -> Result<Output, CmdError> {
     out.push("name", Json::str(skill.name));
     out.push("description", Json::str(skill.description));
     out.push("content", Json::str(skill.content));
-    out.push("rules", agent_docs::rules_json());
     Ok(Output::from_json(out, false))
 }

@@ -25,10 +25,10 @@ pub struct ApplyArgs {
     /// Leading path components dropped; default drops a/ and b/.
     #[arg(long, value_name = "N")]
     pub strip: Option<String>,
-    /// Read the input from standard input (never read otherwise).
+    /// Read the input from stdin (never read otherwise).
     #[arg(long)]
     pub stdin: bool,
-    /// The --stdin input given inline; history records --stdin writes this way.
+    /// The --stdin input given inline (history records --stdin writes this way).
     #[arg(long, allow_hyphen_values = true)]
     pub stdin_data: Option<String>,
     /// Guard: HASH (the target) or PATH=HASH; refusal.target-changed when it differs.
@@ -41,7 +41,7 @@ pub struct ApplyArgs {
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "apply",
-    summary: "Apply a unified diff from --stdin to the workspace, all files or none.",
+    summary: "Apply a unified diff, all files or none (patch).",
     description: "Reads diff -u or git diff output (several files; /dev/null creates or deletes; new file mode sets the mode; git's old mode/new mode and rename from/rename to are applied (a copy is refused); \\ No newline at end of file honoured). Paths resolve against the working directory after --strip. Each hunk is looked for at its recorded line (moved by the offset of earlier hunks), then up to --fuzz lines either side; a hunk that fits nowhere is selection.no-match with diagnostics naming the hunk and where it was expected. Unchanged lines keep their bytes; added lines take the file's line ending.",
     args: <ApplyArgs as clap::Args>::augment_args,
     output_fields: &[
@@ -384,7 +384,7 @@ fn slot(
     common::check_inside(ctx, &real, &display)?;
     let first = slots.is_empty();
     let before = match crate::store::view::exists(ctx, &abs)? {
-        true => Some(common::load(ctx, arg)?),
+        true => Some(common::load(ctx, arg, None)?),
         false => None,
     };
     match &before {

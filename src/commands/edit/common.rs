@@ -1,10 +1,12 @@
 //! What the text-editing commands share: the selector and guard arguments, the
 //! `--stdin`/`--stdin-data` input, and loading a target as editable text (inside
-//! the workspace, a regular file, not binary, valid UTF-8) under the write lock.
+//! the workspace, a regular file, not binary, valid UTF-8 or decoded from its
+//! `--encoding` and encoded back) under the write lock.
 
 use crate::protocol::values;
 use crate::protocol::{CmdError, Repair, code, error, shell};
 use crate::store::guard::{self, ExpectHash};
+use crate::text::decode::{self, Encoding};
 use crate::text::doc::{DecodeError, Doc};
 use crate::text::select::Selector;
 use crate::workspace::candidates::{self, Offer};
@@ -37,6 +39,9 @@ pub struct SelectorArgs {
     /// With --match: the lines that do not match.
     #[arg(long)]
     pub invert: bool,
+    /// The file's encoding when not UTF-8 (as read takes it). It is decoded to edit and encoded back, byte for byte elsewhere.
+    #[arg(long, value_parser = decode::NAMES.to_vec())]
+    pub encoding: Option<String>,
 }
 
 impl SelectorArgs {
@@ -111,6 +116,14 @@ impl SelectorArgs {
         Ok(None)
     }
 
+    /// The `--encoding` given, UTF-8 being no encoding at all.
+    pub fn encoding(&self) -> Option<Encoding> {
+        self.encoding
+            .as_deref()
+            .and_then(Encoding::from_name)
+            .filter(|e| *e != Encoding::Utf8)
+    }
+
     pub fn any(&self) -> bool {
         self.range.is_some()
             || self.symbol.is_some()
@@ -150,10 +163,10 @@ pub fn first_line(s: &str) -> String {
 /// declared once so their flags, help and order cannot drift apart.
 #[derive(Args, Debug)]
 pub struct GuardedInput {
-    /// Read the input from standard input (never read otherwise).
+    /// Read the input from stdin (never read otherwise).
     #[arg(long)]
     pub stdin: bool,
-    /// The --stdin input given inline; history records --stdin writes this way.
+    /// The --stdin input given inline (history records --stdin writes this way).
     #[arg(long, allow_hyphen_values = true)]
     pub stdin_data: Option<String>,
     /// Guard: HASH (the target) or PATH=HASH; refusal.target-changed when it differs.
@@ -190,7 +203,8 @@ pub const TEXT_EDIT_ERRORS: &[&str] = crate::write_error_codes![
     code::AMBIGUOUS,
     code::SYNTAX_ERROR,
     code::UNSUPPORTED_LANGUAGE,
-    code::NOT_UTF8
+    code::NOT_UTF8,
+    code::UNSUPPORTED_FORMAT
 ];
 
 /// A count flag (`--expect-count`, `--nth`, `--fuzz`, `--strip`): the one count
@@ -259,6 +273,40 @@ pub struct Target {
     pub display: String,
     pub hash: String,
     pub doc: Doc,
+    /// With `--encoding`: the file's encoding and BOM; the doc holds the decoded
+    /// text and a change is encoded back (`encoded`).
+    pub encoding: Option<(Encoding, &'static [u8])>,
+}
+
+impl Target {
+    /// The bytes that write `doc` to this file: UTF-8, or encoded back into the
+    /// file's `--encoding`, `argument.invalid` when the new text has a character
+    /// that encoding lacks.
+    pub fn encoded(&self, doc: Doc) -> Result<Vec<u8>, CmdError> {
+        let Some((enc, bom)) = self.encoding else {
+            return Ok(doc.into_bytes());
+        };
+        let text = doc.into_bytes();
+        let text = String::from_utf8_lossy(&text);
+        decode::encode_all(&text, enc)
+            .map(|body| [bom, &body[..]].concat())
+            .map_err(|c| {
+                CmdError::new(
+                    code::ARGUMENT_INVALID,
+                    format!(
+                        "The new text has {c:?} (U+{:04X}), which {} cannot encode; {} is unchanged.",
+                        u32::from(c),
+                        enc.name(),
+                        self.display
+                    ),
+                    Repair::new(
+                        "read",
+                        "Read the file decoded, then write text its encoding can hold.",
+                        shell::aitools(["read", &self.display, "--encoding", enc.name()]),
+                    ),
+                )
+            })
+    }
 }
 
 /// `refusal.outside-workspace` unless `real` is the root or lies inside it, outside `.git/`.
@@ -283,8 +331,9 @@ pub fn check_inside(ctx: &Ctx, real: &std::path::Path, display: &str) -> Result<
 }
 
 /// Reads `arg` as editable text: inside the workspace, a regular file, not binary,
-/// valid UTF-8.
-pub fn load(ctx: &Ctx, arg: &str) -> Result<Target, CmdError> {
+/// valid UTF-8, or valid in `enc` (decoded, and only when encoding the text again
+/// gives the file's bytes back, so what an edit leaves alone stays byte for byte).
+pub fn load(ctx: &Ctx, arg: &str, enc: Option<Encoding>) -> Result<Target, CmdError> {
     let abs = ctx.path_arg(arg)?;
     let real = paths::real_path(&abs);
     let display = ctx.display_path(&abs);
@@ -302,28 +351,58 @@ pub fn load(ctx: &Ctx, arg: &str) -> Result<Target, CmdError> {
     // the write that follows reuses these bytes and this hash for its before-state,
     // blob and diff instead of reading the file again.
     let snap = crate::store::view::load(ctx, &abs)?;
-    let doc = Doc::decode(&snap.bytes).map_err(|e| decode_error(&display, e))?;
+    let Some(enc) = enc else {
+        let doc = Doc::decode(&snap.bytes).map_err(|e| decode_error(ctx, &display, e))?;
+        return Ok(Target {
+            arg: arg.to_string(),
+            real,
+            display,
+            hash: snap.hash.clone(),
+            doc,
+            encoding: None,
+        });
+    };
+    let bom = decode::bom_of(&snap.bytes, enc);
+    let (text, errors) = decode::decode_all(&snap.bytes, enc);
+    let back = decode::encode_all(&text, enc).map(|b| [bom, &b[..]].concat());
+    if errors > 0 || back.as_deref() != Ok(&snap.bytes[..]) {
+        return Err(CmdError::new(
+            code::UNSUPPORTED_FORMAT,
+            format!(
+                "{display} is not {} that decodes and encodes back to the same bytes; editing it in {} would change more than the edit.",
+                enc.name(),
+                enc.name()
+            ),
+            Repair::new(
+                "info",
+                "See which encoding the file looks like.",
+                shell::aitools(["info", &display]),
+            ),
+        ));
+    }
+    let doc = Doc::decode(text.as_bytes()).map_err(|e| decode_error(ctx, &display, e))?;
     Ok(Target {
         arg: arg.to_string(),
         real,
         display,
         hash: snap.hash.clone(),
         doc,
+        encoding: Some((enc, bom)),
     })
 }
 
 /// The refusal that says why bytes are not editable text.
-fn decode_error(display: &str, e: DecodeError) -> CmdError {
+fn decode_error(ctx: &Ctx, display: &str, e: DecodeError) -> CmdError {
     match e {
         DecodeError::Binary => not_a_file(display, "is binary; text edits would corrupt it"),
-        DecodeError::NotUtf8(at) => CmdError::new(
+        DecodeError::NotUtf8(at) => with_encoding_repair(ctx, CmdError::new(
             code::NOT_UTF8,
             format!(
                 "{display} is not valid UTF-8 (byte {at}); editing it as text would corrupt it."
             ),
             Repair::new(
                 "read",
-                "Read it decoded (ISO-8859-1 here; `aitools info` may name another encoding). Text edits need UTF-8: to convert it, write the decoded text back with `aitools write --overwrite`.",
+                "Read it decoded (ISO-8859-1 here; `aitools info` may name another encoding); edit, insert and replace take the same --encoding.",
                 shell::aitools(["read", display, "--encoding", "iso-8859-1"]),
             ),
         )
@@ -331,8 +410,27 @@ fn decode_error(display: &str, e: DecodeError) -> CmdError {
             "info",
             "See the file's encoding.",
             shell::aitools(["info", display]),
-        )),
+        ))),
     }
+}
+
+/// The same call with `--encoding iso-8859-1`, first, for the commands that take it:
+/// every byte is a Latin-1 character, so the edit lands and the rest stays as it is.
+fn with_encoding_repair(ctx: &Ctx, err: CmdError) -> CmdError {
+    let takes = ["edit", "insert", "replace"].contains(&ctx.command.as_str());
+    if !takes
+        || ctx
+            .argv
+            .iter()
+            .any(|a| a == "--" || a.starts_with("--encoding"))
+    {
+        return err;
+    }
+    err.with_first_repair(Repair::new(
+        "encoding",
+        "Edit it in place as ISO-8859-1 (`aitools info` may name its real encoding).",
+        format!("aitools {} --encoding iso-8859-1", shell::join(&ctx.argv)),
+    ))
 }
 
 fn not_a_file(display: &str, why: &str) -> CmdError {

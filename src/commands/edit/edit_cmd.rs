@@ -32,7 +32,7 @@ pub struct EditArgs {
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "edit",
-    summary: "Replace text selected by --old or a selector; --new '' deletes it.",
+    summary: "Replace text chosen by --old or a selector (sed -i).",
     description: "--old matches exactly first (also with the file's line endings), then line-wise ignoring leading and trailing whitespace, re-indenting --new so its least indented lines take the indentation of the file line --old's least indented line matched, its own nesting kept. --symbol re-indents --new the same way to the definition's indentation. More than one place is selection.ambiguous with candidates, never the first. Line selectors replace whole lines including their newline; --match replaces every selected line and needs --expect-count. --stdin reads {\"old\",\"new\"} or {\"edits\":[{old|between(+exclusive)|match(+invert,expect_count)..., new}]} applied in order, all or nothing; edits[] accept only content-based selectors. New text takes the line ending of the place it lands; BOM, other lines' endings and a missing final newline are kept. The file is replaced by a new one renamed over it (atomic), mode kept: another hard link to it keeps the old content.",
     args: <EditArgs as clap::Args>::augment_args,
     output_fields: &[
@@ -170,7 +170,7 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
             dry_run: args.guarded.dry_run,
         },
         || {
-            let t = common::load(ctx, &args.path)?;
+            let t = common::load(ctx, &args.path, args.sel.encoding())?;
             common::check_target_hash(&expect, &t, true)?;
             // The edited document, once a step has changed it (no copy of a large
             // file before then).
@@ -216,7 +216,10 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
                 };
                 edited = Some(next);
             }
-            Ok(edited.map(|d| put_if_changed(&t, d)).unwrap_or_default())
+            match edited {
+                Some(d) => put_if_changed(&t, d),
+                None => Ok(Vec::new()),
+            }
         },
     )?;
     let mut extra: Vec<(&str, Json)> = Vec::new();
@@ -229,16 +232,17 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
     Ok(committed.into_output(extra))
 }
 
-/// The change writing `doc` over the target, or none when nothing changed.
-pub fn put_if_changed(t: &Target, doc: Doc) -> Vec<Change> {
+/// The change writing `doc` over the target (in its `--encoding`), or none when
+/// nothing changed.
+pub fn put_if_changed(t: &Target, doc: Doc) -> Result<Vec<Change>, CmdError> {
     if doc.text == t.doc.text && doc.bom == t.doc.bom {
-        return Vec::new();
+        return Ok(Vec::new());
     }
-    vec![Change::Put {
+    Ok(vec![Change::Put {
         path: t.real.clone(),
-        bytes: doc.into_bytes(),
+        bytes: t.encoded(doc)?,
         mode: None,
-    }]
+    }])
 }
 
 /// Replaces what a line selector picks; returns the new document and how many

@@ -83,7 +83,7 @@ pub struct DeleteArgs {
 
 pub const DELETE: CommandSpec = CommandSpec {
     name: "delete",
-    summary: "Delete a file, a symlink, or an empty directory.",
+    summary: "Delete a file, symlink or empty directory (rm).",
     description: "A symlink is removed, never what it leads to. Journaled: undo puts the file back.",
     args: <DeleteArgs as clap::Args>::augment_args,
     output_fields: write::WRITE_FIELDS,
@@ -129,7 +129,7 @@ pub struct MoveArgs {
 
 pub const MOVE: CommandSpec = CommandSpec {
     name: "move",
-    summary: "Move or rename a file or directory; never merges into an existing directory.",
+    summary: "Move or rename (mv).",
     description: "Missing parent directories of the destination are created. A destination ending in '/' is a directory: an existing one receives the source under its own name (as mv does), a missing one or a file is refused. An existing destination file is replaced only with --overwrite and its hash.",
     args: <MoveArgs as clap::Args>::augment_args,
     output_fields: write::WRITE_FIELDS,
@@ -258,7 +258,7 @@ pub struct CopyArgs {
 
 pub const COPY: CommandSpec = CommandSpec {
     name: "copy",
-    summary: "Copy a file, or a directory with --recursive, byte for byte.",
+    summary: "Copy a file or directory (cp).",
     description: "A destination ending in '/' is a directory: an existing one receives the copy under the source's name (as cp does), a missing one or a file is refused. --recursive copies everything, ignore rules included, into a destination that does not exist yet; symlinks leading outside the workspace are skipped and listed. Modes are kept.",
     args: <CopyArgs as clap::Args>::augment_args,
     output_fields: &[
@@ -442,7 +442,7 @@ pub struct MkdirArgs {
 
 pub const MKDIR: CommandSpec = CommandSpec {
     name: "mkdir",
-    summary: "Create a directory and its parents; an existing directory is a no-op.",
+    summary: "Create a directory and its parents (mkdir -p).",
     description: "Each directory created is one change; undo removes them.",
     args: <MkdirArgs as clap::Args>::augment_args,
     output_fields: write::WRITE_FIELDS,
@@ -483,7 +483,7 @@ pub struct ChmodArgs {
 
 pub const CHMOD: CommandSpec = CommandSpec {
     name: "chmod",
-    summary: "Set or clear the executable bits, or set an octal mode.",
+    summary: "Set or clear executable bits, or a mode (chmod).",
     description: "One of --exec, --no-exec, --mode. --exec adds x where r is set. --no-exec on a directory is refused (refusal.not-a-file): a directory needs x to be entered; --mode sets one explicitly.",
     args: <ChmodArgs as clap::Args>::augment_args,
     output_fields: &[
@@ -585,7 +585,7 @@ pub struct LinkArgs {
 
 pub const LINK: CommandSpec = CommandSpec {
     name: "link",
-    summary: "Create a symlink LINK pointing at TARGET inside the workspace.",
+    summary: "Create a symlink (ln -s).",
     description: "TARGET is stored as given and read relative to the link's directory, as the kernel does; it must lead inside the workspace. An existing symlink is replaced only with --overwrite.",
     args: <LinkArgs as clap::Args>::augment_args,
     output_fields: write::WRITE_FIELDS,
@@ -658,7 +658,7 @@ pub struct TouchArgs {
 
 pub const TOUCH: CommandSpec = CommandSpec {
     name: "touch",
-    summary: "Create an empty file, or set an existing file's modification time.",
+    summary: "Create an empty file or set its mtime (touch).",
     description: "Journaled like every write: undo deletes a file touch created, or sets an existing file's previous modification time back (refusal.target-changed when its content, mode or mtime changed since).",
     args: <TouchArgs as clap::Args>::augment_args,
     output_fields: &[

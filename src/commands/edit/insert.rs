@@ -42,7 +42,7 @@ pub struct InsertArgs {
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "insert",
-    summary: "Insert content at the start or end of a file, or before/after the lines a selector picks.",
+    summary: "Insert lines at an end or around a selection.",
     description: "Content is inserted as whole lines (a missing final newline is added) in the file's line ending; --at start goes after a BOM; --at end ends a last line lacking a newline before appending. --before/--after with --match inserts at every matching line and needs --expect-count; with --range or --symbol it needs --expect-hash.",
     args: <InsertArgs as clap::Args>::augment_args,
     output_fields: &[
@@ -111,7 +111,7 @@ pub fn run(ctx: &Ctx, args: &InsertArgs) -> Result<Output, CmdError> {
             dry_run: args.guarded.dry_run,
         },
         || {
-            let t = common::load(ctx, &args.path)?;
+            let t = common::load(ctx, &args.path, args.sel.encoding())?;
             common::check_target_hash(&expect, &t, true)?;
             let doc = &t.doc;
             let points: Vec<usize> = match (&args.at, &sel) {
@@ -158,7 +158,10 @@ pub fn run(ctx: &Ctx, args: &InsertArgs) -> Result<Output, CmdError> {
                 .enumerate()
                 .map(|(k, p)| (p + k * per + 1) as u64)
                 .collect();
-            Ok(d.map(|d| put_if_changed(&t, d)).unwrap_or_default())
+            match d {
+                Some(d) => put_if_changed(&t, d),
+                None => Ok(Vec::new()),
+            }
         },
     )?;
     let mut extra: Vec<(&str, Json)> = Vec::new();

@@ -37,10 +37,10 @@ pub struct ReplaceArgs {
     /// Match across lines; . still excludes newlines unless (?s).
     #[arg(long)]
     pub multiline: bool,
-    /// Replace only the Nth match of each file.
+    /// Only the Nth match in each file.
     #[arg(long, value_name = "N")]
     pub nth: Option<String>,
-    /// Insert REPLACEMENT verbatim, without template expansion.
+    /// Insert REPLACEMENT as is (no $1/${name} template expansion).
     #[arg(long)]
     pub literal_replacement: bool,
     #[command(flatten)]
@@ -63,7 +63,7 @@ fn replace_defaults(a: clap::Arg) -> clap::Arg {
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "replace",
-    summary: "Regex (or --fixed) replace across files or within one file's selection, with $1/${name} replacement templates.",
+    summary: "Regex replace across files (sed -i s/a/b/g).",
     description: "Rust regex syntax. Replaces every non-overlapping match per line (whole file with --multiline, where ^ and $ match at line ends, CR LF included). Newlines in the expanded replacement take the file's line ending when all its lines end alike (LF or CR LF); in a file that mixes them they are written as given. Templates: $0 $1 $name ${name} $$ and ${1:filter:...} with upper lower capitalize snake camel kebab trim inc dec padN (padN zero-pads digits, space-pads other text). \\1-style references are refused unless --literal-replacement, which inserts the replacement verbatim. Directories are scanned with the workspace ignore rules (--glob, --lang, --no-ignore, --skip-larger-than, --newer filter the scan); binary, non-UTF-8 and too-large files found by a scan are skipped (listed in skipped; binary and non-UTF-8 ones when they hold the pattern), a named one is refused. All files are validated before anything is written. Requires --expect-count (the total) unless --dry-run, which reports it. --stdin reads {\"pattern\",\"replacement\"}; positionals are then all paths.",
     args: <ReplaceArgs as clap::Args>::augment_args,
     output_fields: &[
@@ -287,6 +287,7 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
                 sel.is_some(),
                 bytes_re.as_ref(),
                 &mut skipped,
+                args.sel.encoding(),
             )?;
             let mut changes: Vec<Change> = Vec::new();
             for (k, t) in targets.iter().enumerate() {
@@ -308,7 +309,7 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
                 };
                 total += n;
                 counts.push((t.display.clone(), n));
-                changes.extend(put_if_changed(t, doc));
+                changes.extend(put_if_changed(t, doc)?);
             }
             if let (0, Some(n), 1..) = (total, nth, found) {
                 let dry =
@@ -394,6 +395,7 @@ fn collect(
     one_file: bool,
     bytes_re: Option<&regex::bytes::Regex>,
     skipped: &mut Vec<Skipped>,
+    enc: Option<crate::text::decode::Encoding>,
 ) -> Result<Vec<Target>, CmdError> {
     let mut out: Vec<Target> = Vec::new();
     for arg in path_args {
@@ -422,7 +424,7 @@ fn collect(
             }
             for f in files {
                 // Absolute, so it resolves the same from any working directory.
-                match common::load(ctx, &f.to_string_lossy()) {
+                match common::load(ctx, &f.to_string_lossy(), enc) {
                     Ok(t) => out.push(t),
                     Err(e) if [code::NOT_A_FILE, code::NOT_UTF8].contains(&e.code) => {
                         let holds = match (bytes_re, crate::store::view::load(ctx, &f)) {
@@ -445,7 +447,7 @@ fn collect(
                 }
             }
         } else {
-            out.push(common::load(ctx, arg)?);
+            out.push(common::load(ctx, arg, enc)?);
         }
     }
     out.sort_by(|a, b| a.display.cmp(&b.display));

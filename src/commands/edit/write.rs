@@ -28,10 +28,10 @@ pub struct WriteArgs {
     /// Content bytes from this file; repeat to concatenate.
     #[arg(long, value_name = "FILE")]
     pub content_file: Vec<String>,
-    /// Read the input from standard input (never read otherwise).
+    /// Read the input from stdin (never read otherwise).
     #[arg(long)]
     pub stdin: bool,
-    /// The --stdin input given inline; history records --stdin writes this way.
+    /// The --stdin input given inline (history records --stdin writes this way).
     #[arg(long, allow_hyphen_values = true)]
     pub stdin_data: Option<String>,
     /// Guard: HASH (the target) or PATH=HASH; refusal.target-changed when it differs. The hash is the one `aitools info PATH` reports.
@@ -44,7 +44,7 @@ pub struct WriteArgs {
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "write",
-    summary: "Create a file from --content, --content-file (repeatable, concatenated) or --stdin.",
+    summary: "Create or overwrite a file (echo >, tee).",
     description: "Missing parent directories are created; a PATH ending in '/' names a directory and is refused. An existing file is replaced only with --overwrite and --expect-hash (its current hash, from `aitools info`). Inputs holding the redaction mask are refused. A file is replaced by a new one renamed over it (atomic): another hard link to it keeps the old content.",
     args: <WriteArgs as clap::Args>::augment_args,
     output_fields: &[

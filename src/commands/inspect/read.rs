@@ -27,7 +27,7 @@ pub struct ReadArgs {
     /// File to read (relative to the working directory).
     #[arg(value_name = "PATH")]
     pub path: String,
-    /// Selector: lines S:E, S: (to the end), or N (1-based, inclusive).
+    /// Selector: lines S:E, S: (to the end), or N (1-based, inclusive); with --match, the lines it searches.
     #[arg(long)]
     pub range: Option<String>,
     /// The last N lines.
@@ -81,8 +81,8 @@ pub struct ReadArgs {
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "read",
-    summary: "Read a file's lines with line numbers, a selector, and a line limit.",
-    description: "At most one selector (--range, --tail, --match, --between, --symbol). --max-lines always applies; when the output stops before the end of what was asked, next_commands holds the exact command that continues, with the same flags. A binary file read as text returns {binary,size,mime} instead of lines. With --match, line_numbers lists each returned line's number. A UTF-8 BOM is never part of line 1 and a CR before LF is never part of a line. A line longer than 16384 bytes (16384 characters under another --encoding) is cut there and listed in cut_lines; the result is partial, and next_commands names the --as hex --bytes dump of the bytes after the cut. --as hex shows 16 bytes a row with secrets overwritten by * (2a); --as strings lists printable runs, a run over 16384 characters cut and marked cut:true. FIFOs, devices and directories are refused without being opened.",
+    summary: "Numbered lines of a file, bounded (cat, head, tail).",
+    description: "At most one selector (--range, --tail, --match, --between, --symbol), except that --range bounds a --match (only the range's lines are matched; a cut result continues with the rest of the range). --max-lines always applies; when the output stops before the end of what was asked, next_commands holds the exact command that continues, with the same flags; a whole --symbol definition offers nothing past it. A binary file read as text returns {binary,size,mime} instead of lines. With --match, line_numbers lists each returned line's number. A UTF-8 BOM is never part of line 1 and a CR before LF is never part of a line. A line longer than 16384 bytes (16384 characters under another --encoding) is cut there and listed in cut_lines; the result is partial, and next_commands names the --as hex --bytes dump of the bytes after the cut. --as hex shows 16 bytes a row with secrets overwritten by * (2a); --as strings lists printable runs, a run over 16384 characters cut and marked cut:true. FIFOs, devices and directories are refused without being opened.",
     args: <ReadArgs as clap::Args>::augment_args,
     output_fields: &[
         field("mode", "text, hex, or strings (the --as value)."),
@@ -239,6 +239,8 @@ enum Selector {
         re: Regex,
         invert: bool,
         from: u64,
+        /// With --range: the range, whose end bounds the match.
+        within: Option<LineRange>,
     },
     Between {
         start: Regex,
@@ -278,7 +280,9 @@ fn selector(args: &ReadArgs) -> Result<Selector, CmdError> {
     .filter(|(_, on)| *on)
     .map(|(n, _)| *n)
     .collect();
-    if given.len() > 1 {
+    // --range bounds a --match: the one pair of selectors that combine.
+    let bounded = given == ["--range", "--match"];
+    if given.len() > 1 && !bounded {
         return Err(invalid(format!(
             "{} are separate selections; use one per call.",
             given.join(" and ")
@@ -308,37 +312,48 @@ fn selector(args: &ReadArgs) -> Result<Selector, CmdError> {
         )));
     }
     let from = args.from_line.unwrap_or(1);
-    Ok(if let Some(r) = &args.range {
-        Selector::Range(values::parse_range(r).map_err(invalid)?)
-    } else if let Some(n) = args.tail {
-        if n == 0 {
-            return Err(invalid("--tail must be at least 1."));
-        }
-        Selector::Tail(n)
-    } else if let Some(p) = &args.pattern {
-        Selector::Match {
-            re: compile("--match", p)?,
-            invert: args.invert,
-            from,
-        }
-    } else if let Some(b) = &args.between {
-        let (Some(s), Some(e)) = (b.first(), b.get(1)) else {
-            return Err(invalid("--between takes two values: START-RE END-RE."));
-        };
-        Selector::Between {
-            start: compile("--between", s)?,
-            end: compile("--between", e)?,
-            exclusive: args.exclusive,
-            from,
-        }
-    } else if let Some(s) = &args.symbol {
-        if s.is_empty() {
-            return Err(invalid("--symbol needs a name."));
-        }
-        Selector::Symbol(s.clone())
-    } else {
-        Selector::All
-    })
+    Ok(
+        if let (true, Some(r), Some(p)) = (bounded, &args.range, &args.pattern) {
+            let within = values::parse_range(r).map_err(invalid)?;
+            Selector::Match {
+                re: compile("--match", p)?,
+                invert: args.invert,
+                from: from.max(within.start),
+                within: Some(within),
+            }
+        } else if let Some(r) = &args.range {
+            Selector::Range(values::parse_range(r).map_err(invalid)?)
+        } else if let Some(n) = args.tail {
+            if n == 0 {
+                return Err(invalid("--tail must be at least 1."));
+            }
+            Selector::Tail(n)
+        } else if let Some(p) = &args.pattern {
+            Selector::Match {
+                re: compile("--match", p)?,
+                invert: args.invert,
+                from,
+                within: None,
+            }
+        } else if let Some(b) = &args.between {
+            let (Some(s), Some(e)) = (b.first(), b.get(1)) else {
+                return Err(invalid("--between takes two values: START-RE END-RE."));
+            };
+            Selector::Between {
+                start: compile("--between", s)?,
+                end: compile("--between", e)?,
+                exclusive: args.exclusive,
+                from,
+            }
+        } else if let Some(s) = &args.symbol {
+            if s.is_empty() {
+                return Err(invalid("--symbol needs a name."));
+            }
+            Selector::Symbol(s.clone())
+        } else {
+            Selector::All
+        },
+    )
 }
 
 pub fn run(ctx: &Ctx, args: &ReadArgs) -> Result<Output, CmdError> {
@@ -847,7 +862,9 @@ fn text_view(
             let wanted_last = last.min(scan.total_lines);
             let returned_last = first + got.len() as u64 - 1;
             truncated = !got.is_empty() && returned_last < wanted_last;
-            if got.len() as u64 > 0 && returned_last < scan.total_lines {
+            // A whole definition is the answer: nothing past it is offered.
+            let whole_symbol = matches!(sel, Selector::Symbol(_)) && !truncated;
+            if got.len() as u64 > 0 && returned_last < scan.total_lines && !whole_symbol {
                 // A cut selection continues to its own end (the next call pages it
                 // again, partial until done); a complete one offers the next page.
                 let end = if truncated {
@@ -904,11 +921,21 @@ fn text_view(
                 ]);
             }
         }
-        Selector::Match { re, invert, from } => {
+        Selector::Match {
+            re,
+            invert,
+            from,
+            within,
+        } => {
             let stop = Cell::new(false);
             let mut more = false;
             let mut numbers = Vec::new();
+            let last = within.and_then(|r| r.end).unwrap_or(u64::MAX);
             scan = pass(abs, enc, &mut Until { from, stop: &stop }, |l| {
+                if l.number > last {
+                    stop.set(true);
+                    return;
+                }
                 if re.is_match(l.bytes) == invert {
                     return;
                 }
@@ -925,10 +952,10 @@ fn text_view(
                     args,
                     format!(
                         "No line{} of {} {} /{}/.",
-                        if from > 1 {
-                            format!(" from {from} on")
-                        } else {
-                            String::new()
+                        match (from > 1, last) {
+                            (_, u64::MAX) if from > 1 => format!(" from {from} on"),
+                            (_, u64::MAX) => String::new(),
+                            _ => format!(" from {from} to {last}"),
                         },
                         args.path,
                         if invert { "fails to match" } else { "matches" },
@@ -947,8 +974,18 @@ fn text_view(
                 if invert {
                     words.push("--invert".into());
                 }
-                words.push("--from-line".into());
-                words.push((numbers.last().copied().unwrap_or(0) + 1).to_string());
+                let next = numbers.last().copied().unwrap_or(0) + 1;
+                if let Some(r) = within {
+                    // The rest of the range, the same bound.
+                    words.push("--range".into());
+                    words.push(match r.end {
+                        Some(e) => format!("{next}:{e}"),
+                        None => format!("{next}:"),
+                    });
+                } else {
+                    words.push("--from-line".into());
+                    words.push(next.to_string());
+                }
                 next_words = Some(words);
             }
             line_numbers = Some(numbers);
@@ -1186,11 +1223,23 @@ fn symbol_span(
                     .unwrap_or_default()
             ),
             Repair::new(
-                "read",
-                "Look for the name in the file's lines.",
-                shell::aitools(["read", &args.path, "--match", name]),
+                "outline",
+                "List the file's definitions (name, kind, container) and pick one.",
+                shell::aitools(["code", "outline", &args.path]),
             ),
         )
+        .with_repair(Repair::new(
+            "defs",
+            "Look for the definition in the other files.",
+            shell::aitools([
+                "code",
+                "defs",
+                outline::qualified_parts(name)
+                    .last()
+                    .copied()
+                    .unwrap_or(name),
+            ]),
+        ))
         .into()),
         [first, ..] => {
             let list: Vec<Json> = defs.iter().map(Json::from_serialize).collect();
@@ -1213,7 +1262,7 @@ fn symbol_span(
             )
             .with_candidates(Json::Arr(list));
             // Same-named definitions inside different ones: the qualified names.
-            let mut qualified = outline::qualified_names(&args.path, text, &defs);
+            let mut qualified = outline::qualified_names(&defs);
             qualified.dedup();
             if qualified.len() == defs.len() && qualified.iter().all(Option::is_some) {
                 for q in qualified.into_iter().flatten() {

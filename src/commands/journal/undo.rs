@@ -21,7 +21,7 @@ pub struct UndoArgs {
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "undo",
-    summary: "Revert one journaled op, checking first that none of its paths changed since.",
+    summary: "Revert one write by its op_id.",
     description: "op_id is required (see aitools history). If any path of the op is no longer in the state the op left it in, nothing is written and the changed paths come back as conflicts (exit 2). The undo is itself a new op with undoes = op_id, so undoing it redoes the original. Takes the workspace lock (--lock-timeout).",
     args: <UndoArgs as clap::Args>::augment_args,
     output_fields: &[

@@ -28,7 +28,8 @@ pub struct OutlineArgs {
 
 #[derive(Args, Debug)]
 pub struct DefsArgs {
-    /// The definition name.
+    /// The definition name, or qualified by its container: `Class.method`,
+    /// `Receiver.Method` (Go), `Type::method`.
     #[arg(value_name = "NAME")]
     pub name: String,
     /// Where to look; default the working directory.
@@ -62,7 +63,7 @@ const LANGS_DOC: &str = "Definitions come from the language table shared with re
 
 pub const OUTLINE: CommandSpec = CommandSpec {
     name: "code outline",
-    summary: "List the definitions in one source file with their line ranges.",
+    summary: "The definitions in one source file, with line ranges.",
     description: LANGS_DOC,
     args: <OutlineArgs as clap::Args>::augment_args,
     output_fields: &[
@@ -71,7 +72,10 @@ pub const OUTLINE: CommandSpec = CommandSpec {
             "The file, workspace-relative when inside the workspace.",
         ),
         field("lang", "The language."),
-        field("symbols", "[{line,end_line,kind,name}] in line order."),
+        field(
+            "symbols",
+            "[{line,end_line,kind,name,container?}] in line order; container is the type a Go receiver or C++ `Type::name` names, else the nearest definition around it.",
+        ),
         field("total", "Definitions before --limit."),
         field(
             "truncated",
@@ -96,13 +100,13 @@ pub const OUTLINE: CommandSpec = CommandSpec {
 
 pub const DEFS: CommandSpec = CommandSpec {
     name: "code defs",
-    summary: "Find where a name is defined across the workspace's source files.",
+    summary: "Where a name (or Container.name) is defined.",
     description: "Every file of a language with definition rules (see code outline) below PATH, under the scan's ignore rules.",
     args: <DefsArgs as clap::Args>::augment_args,
     output_fields: &[
         field(
             "defs",
-            "[{path,line,end_line,kind,name}] in path and line order.",
+            "[{path,line,end_line,kind,name,container?}] in path and line order; container as in code outline.",
         ),
         field("total", "Definitions before --limit."),
         field(
@@ -123,7 +127,7 @@ pub const DEFS: CommandSpec = CommandSpec {
 
 pub const REFS: CommandSpec = CommandSpec {
     name: "code refs",
-    summary: "Find the lines that mention a name as a whole identifier.",
+    summary: "The lines that use a name as a whole identifier.",
     description: "Every text file below PATH, under the scan's ignore rules. Identifier characters come from the file's language (Lisp names may hold -, *, ?, ...); files of no language use letters, digits and _.",
     args: <RefsArgs as clap::Args>::augment_args,
     output_fields: &[
@@ -155,6 +159,8 @@ struct Symbol {
     end_line: u64,
     kind: String,
     name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    container: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -174,6 +180,8 @@ struct Def {
     end_line: u64,
     kind: String,
     name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    container: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -280,6 +288,7 @@ pub fn run_outline(ctx: &Ctx, args: &OutlineArgs) -> Result<Output, CmdError> {
             end_line: d.end_line,
             kind: d.kind,
             name: d.name,
+            container: d.container,
         })
         .collect();
     let mut next_commands = Vec::new();
@@ -304,6 +313,8 @@ fn scan_mentions<T: Send>(
     ctx: &Ctx,
     command: &str,
     name: &str,
+    // What a file's text must contain to be visited (a qualified name's last part).
+    needle: &str,
     path: &Option<String>,
     wanted: fn(&str) -> bool,
     visit: impl Fn(&str, &str) -> Option<T> + Sync,
@@ -324,7 +335,7 @@ fn scan_mentions<T: Send>(
                 return None;
             }
             let text = read_text(e)?;
-            if !text.contains(name) {
+            if !text.contains(needle) {
                 return None;
             }
             visit(&base, &text)
@@ -336,25 +347,19 @@ fn scan_mentions<T: Send>(
 
 pub fn run_defs(ctx: &Ctx, args: &DefsArgs) -> Result<Output, CmdError> {
     let name = args.name.as_str();
+    let parts = outline::qualified_parts(name);
+    let needle = parts.last().copied().unwrap_or(name);
     let items = scan_mentions(
         ctx,
         "code defs",
         name,
+        needle,
         &args.path,
         |base| outline::language_of(base).is_some(),
         |base, text| {
-            let defs: Vec<Definition> = outline::outline(base, text)
-                .ok()?
-                .into_iter()
-                .filter(|d| {
-                    if args.prefix {
-                        d.name.starts_with(name)
-                    } else {
-                        d.name == name
-                    }
-                })
-                .filter(|d| args.kind.as_deref().is_none_or(|k| d.kind == k))
-                .collect();
+            let all = outline::outline(base, text).ok()?;
+            let defs: Vec<Definition> =
+                outline::pick(&all, name, args.kind.as_deref(), args.prefix);
             (!defs.is_empty()).then_some(defs)
         },
     )?;
@@ -368,6 +373,7 @@ pub fn run_defs(ctx: &Ctx, args: &DefsArgs) -> Result<Output, CmdError> {
                 end_line: d.end_line,
                 kind: d.kind,
                 name: d.name,
+                container: d.container,
             })
         })
         .collect();
@@ -424,6 +430,7 @@ pub fn run_refs(ctx: &Ctx, args: &RefsArgs) -> Result<Output, CmdError> {
     let items = scan_mentions(
         ctx,
         "code refs",
+        name,
         name,
         &args.path,
         |_| true,

@@ -76,7 +76,7 @@ pub struct FindArgs {
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "find",
-    summary: "List files and directories by name or path pattern; ls, find, tree, and du in one.",
+    summary: "List paths by name or glob (find, ls, tree, du).",
     description: "The scan of search (ignore rules, --glob, --lang, --newer). Symlinks are listed, never followed. The start itself is not listed. Entries come in path order unless --sort says otherwise; --output tree nests the first --limit entries in path order and counts the rest as omitted on the deepest listed directory above them.",
     args: <FindArgs as clap::Args>::augment_args,
     output_fields: &[

@@ -117,7 +117,7 @@ pub const MAX_CONTEXT: usize = 10;
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "search",
-    summary: "Search file contents for a regular expression; results are grouped into blocks with context.",
+    summary: "Regex search in files, with context (grep, rg).",
     description: "Rust regex syntax (the regex crate; ripgrep's engine and match counts). Backreferences and look-around are not supported: such a pattern fails with input.syntax-error. ^ and $ match at line ends (before CR LF too). Without --multiline no match crosses a line end. --ignore-case uses Unicode simple case folding; \\w is Unicode. A file the scan finds is binary when a NUL byte appears (the search stops there, as ripgrep's does); a binary file with no selected line before the NUL is listed in skipped. A file named as a PATH is searched whole, its NUL bytes read as line ends (ripgrep does the same). Files come in path order whatever the thread count. Hidden files are searched; .gitignore applies inside a git work tree, data/excludes.txt outside one.",
     args: <SearchArgs as clap::Args>::augment_args,
     output_fields: &[

@@ -23,7 +23,7 @@ pub struct BeginArgs {
 
 pub const BEGIN: CommandSpec = CommandSpec {
     name: "tx begin",
-    summary: "Open a transaction: --tx writes stack up in it without touching the working tree.",
+    summary: "Open a transaction; --tx writes stage in it.",
     description: "Writes given --tx <tx> are validated against the tx's view and staged in it; reads and scans given --tx see that view. Nothing reaches the files until tx commit. Open transactions never expire.",
     args: <BeginArgs as clap::Args>::augment_args,
     output_fields: &[
@@ -62,7 +62,7 @@ pub struct StatusArgs {
 
 pub const STATUS: CommandSpec = CommandSpec {
     name: "tx status",
-    summary: "List open transactions, or show one tx's operations, paths, drift and stale reads.",
+    summary: "List open transactions, or one tx's ops and drift.",
     description: "drift lists written paths whose file changed outside the tx since the tx first touched it (commit would conflict; see tx rebase); stale_reads lists files read through the tx that changed since (commit would conflict unless re-read or --ignore-stale-reads). A path's base and staged are content hashes, null for a missing file, directory or symlink.",
     args: <StatusArgs as clap::Args>::augment_args,
     output_fields: &[
@@ -218,7 +218,7 @@ pub struct DiffArgs {
 
 pub const DIFF: CommandSpec = CommandSpec {
     name: "tx diff",
-    summary: "Show what committing a tx would change, as write-output changes without an op_id.",
+    summary: "What committing a tx would change.",
     description: "Compares each path's base (its state when the tx first touched it) with its staged state. A cut diff is marked diff_truncated and next_commands repeats this command with a limit that fits.",
     args: <DiffArgs as clap::Args>::augment_args,
     output_fields: &[
@@ -345,7 +345,7 @@ pub struct DropArgs {
 
 pub const DROP: CommandSpec = CommandSpec {
     name: "tx drop",
-    summary: "Undo one tx operation and every later one, restoring the tx state before it.",
+    summary: "Undo a tx op and every later one.",
     description: "Later operations build on earlier ones, so dropping one drops everything after it too.",
     args: <DropArgs as clap::Args>::augment_args,
     output_fields: &[
@@ -415,7 +415,7 @@ pub struct CommitArgs {
 
 pub const COMMIT: CommandSpec = CommandSpec {
     name: "tx commit",
-    summary: "Write a whole tx to the working tree as one journaled op, or report its conflicts.",
+    summary: "Write a tx to the working tree as one undoable op.",
     description: "Atomically writes every staged path through the write protocol. A written path whose file changed since the tx first touched it is a write conflict (repair: tx rebase); a file read through the tx that changed since is a read conflict (repair: read it again with --tx, or --ignore-stale-reads). Any conflict writes nothing (exit 2). The op_id undoes the whole tx; the tx is gone after a commit.",
     args: <CommitArgs as clap::Args>::augment_args,
     output_fields: &[
@@ -460,7 +460,7 @@ pub struct AbortArgs {
 
 pub const ABORT: CommandSpec = CommandSpec {
     name: "tx abort",
-    summary: "Discard a tx without touching the working tree.",
+    summary: "Discard a tx.",
     description: "Takes the tx lock and deletes the tx; returns the paths it had staged.",
     args: <AbortArgs as clap::Args>::augment_args,
     output_fields: &[

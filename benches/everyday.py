@@ -1,0 +1,354 @@
+#!/usr/bin/env python3
+"""Everyday agent tasks replayed through aitools and through the shell, on a real
+repository: calls, failed calls, silent failures and bytes printed per task.
+
+Usage: benches/everyday.py REPO [--bin PATH/TO/aitools]
+
+REPO is a checkout of a Python project (the tasks are written for pallets/flask:
+`git clone https://github.com/pallets/flask /tmp/flask`); it is copied, never
+changed. Without REPO the script says so and exits 0. The binary defaults to
+target/release/aitools, else target/debug/aitools.
+
+Every byte a call prints (stdout + stderr) is context an agent pays for, so bytes
+are the measure; a call fails when it exits non-zero (aitools' 3, a partial answer,
+is not a failure); a write that exits 0 and changes nothing is a silent failure; each
+route's end state is checked (ok / WRONG). The shell route is what a careful agent
+types: it checks its writes with grep, as nothing tells it a sed did nothing.
+"""
+
+import hashlib
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+FLASK_HELPERS = "src/flask/helpers.py"
+
+
+class Route:
+    """One task run through one route in its own copy of the repository."""
+
+    def __init__(self, repo, tool, state):
+        self.root = repo
+        self.tool = tool
+        self.state = state
+        self.calls = 0
+        self.failed = 0
+        self.silent = 0
+        self.bytes = 0
+        self.last = None
+
+    def _run(self, argv, stdin=None, shell=False, writes=None, extra=None):
+        before = self.digest(writes) if writes else None
+        env = dict(os.environ, XDG_STATE_HOME=self.state, **(extra or {}))
+        p = subprocess.run(
+            argv,
+            input=stdin,
+            cwd=self.root,
+            env=env,
+            shell=shell,
+            capture_output=True,
+        )
+        self.calls += 1
+        self.bytes += len(p.stdout) + len(p.stderr)
+        if p.returncode not in (0, 3):
+            self.failed += 1
+        elif writes and self.digest(writes) == before:
+            self.silent += 1
+        self.last = p
+        return p
+
+    def aitools(self, *args, stdin=None, writes=None):
+        p = self._run([self.tool, *args], stdin=stdin, writes=writes)
+        text = p.stdout if p.stdout else p.stderr
+        try:
+            return json.loads(text)
+        except ValueError:
+            return {}
+
+    def sh(self, script, stdin=None, writes=None):
+        return self._run(script, stdin=stdin, shell=True, writes=writes)
+
+    def digest(self, paths):
+        h = hashlib.sha256()
+        for p in paths:
+            with open(os.path.join(self.root, p), "rb") as f:
+                h.update(f.read())
+        return h.hexdigest()
+
+    def read(self, path):
+        with open(os.path.join(self.root, path), "rb") as f:
+            return f.read()
+
+
+# ------------------------------------------------------------------ the tasks
+# Each task: setup(root) prepares the copy, aitools(r) and shell(r) are the two
+# routes, check(r) says whether the end state is right.
+
+
+def t_definition():
+    want = b"def get_send_file_max_age(self, filename: str | None) -> int | None:"
+
+    def ai(r):
+        d = r.aitools("code", "defs", "Flask.get_send_file_max_age")
+        path = (d.get("defs") or [{}])[0].get("path", "src/flask/app.py")
+        r.aitools("read", path, "--symbol", "Flask.get_send_file_max_age")
+        r.ok = want.decode() in r.last.stdout.decode()
+
+    def sh(r):
+        p = r.sh("grep -rn 'def get_send_file_max_age' src")
+        first = p.stdout.decode().splitlines()[0]
+        path, line = first.split(":")[:2]
+        # The end is not known: an agent reads a screenful.
+        r.sh(f"sed -n '{line},{int(line) + 40}p' {path}")
+        r.ok = want in r.last.stdout
+
+    return "find and read a definition", None, ai, sh, lambda r: r.ok
+
+
+def t_rename():
+    old, new = "get_debug_flag", "is_debug_enabled"
+
+    def ai(r):
+        d = r.aitools("replace", f"\\b{old}\\b", new, "src", "tests", "--dry-run")
+        n = str(d.get("expect_count", 0))
+        r.aitools("replace", f"\\b{old}\\b", new, "src", "tests", "--expect-count", n)
+
+    def sh(r):
+        r.sh(f"grep -rlw {old} src tests | xargs sed -i 's/\\b{old}\\b/{new}/g'")
+        r.sh(f"grep -rnw {new} src tests")
+
+    def check(r):
+        left = subprocess.run(["grep", "-rlw", old, "src", "tests"], cwd=r.root, capture_output=True)
+        done = subprocess.run(["grep", "-rlw", new, "src", "tests"], cwd=r.root, capture_output=True)
+        return not left.stdout and len(done.stdout.decode().split()) == 5
+
+    return "rename a helper across 5 files", None, ai, sh, check
+
+
+def t_indentation():
+    remembered_old = 'val = os.environ.get("FLASK_DEBUG")\nreturn bool(val and val.lower() not in {"0", "false", "no"})'
+    remembered_new = 'val = os.environ.get("FLASK_DEBUG")\nreturn bool(val and val.lower() not in {"0", "false", "no", "off"})'
+    want = b'    return bool(val and val.lower() not in {"0", "false", "no", "off"})\n'
+
+    def ai(r):
+        r.aitools("edit", FLASK_HELPERS, "--old", remembered_old, "--new", remembered_new, writes=[FLASK_HELPERS])
+
+    def sh(r):
+        # The remembered text, as an agent would pass it to perl: no match, exit 0.
+        r._run(
+            ["perl", "-0pi", "-e", "s/\\Q$ENV{OLD}\\E/$ENV{NEW}/", FLASK_HELPERS],
+            writes=[FLASK_HELPERS],
+            extra={"OLD": remembered_old, "NEW": remembered_new},
+        )
+        r.sh(f"grep -n '\"off\"' {FLASK_HELPERS}")
+        r.sh(f"sed -n '28,34p' {FLASK_HELPERS}")
+        r.sh(
+            f"perl -pi -e 's/\\Q\"false\", \"no\"}}\\E/\"false\", \"no\", \"off\"}}/' {FLASK_HELPERS}",
+            writes=[FLASK_HELPERS],
+        )
+
+    return "an edit remembered with the wrong indentation", None, ai, sh, lambda r: want in r.read(FLASK_HELPERS)
+
+
+PATCHED = ["src/flask/globals.py", "src/flask/signals.py", "src/flask/views.py"]
+
+
+def t_patch():
+    def setup(root):
+        for p in PATCHED:
+            full = os.path.join(root, p)
+            with open(full, "rb") as f:
+                text = f.read()
+            with open(full, "wb") as f:
+                f.write(b"# Patched by the everyday benchmark.\n" + text)
+        diff = subprocess.run(["git", "diff"], cwd=root, capture_output=True).stdout
+        subprocess.run(["git", "checkout", "-q", "--", *PATCHED], cwd=root, check=True)
+        with open(os.path.join(root, "..", "patch.diff"), "wb") as f:
+            f.write(diff)
+
+    def patch(r):
+        with open(os.path.join(r.root, "..", "patch.diff"), "rb") as f:
+            return f.read()
+
+    def ai(r):
+        r.aitools("apply", "--stdin", stdin=patch(r), writes=PATCHED)
+
+    def sh(r):
+        r._run(["git", "apply"], stdin=patch(r), writes=PATCHED)
+
+    def check(r):
+        return all(r.read(p).startswith(b"# Patched by the everyday benchmark.\n") for p in PATCHED)
+
+    return "a multi-file patch (3 files)", setup, ai, sh, check
+
+
+LOG = "app.log"
+NEEDLE = "ERROR req=777777"
+
+
+def t_log():
+    def setup(root):
+        rnd = random.Random(7)
+        paths = ["/", "/login", "/api/items", "/static/app.js", "/health"]
+        lines = []
+        size = 0
+        i = 0
+        while size < 50 * 1024 * 1024:
+            if i == 300000:
+                line = f"2024-05-01T12:00:{i % 60:02d}.{i % 1000:03d} {NEEDLE} path=/api/items status=500 error=KeyError('id')\n"
+            else:
+                line = (
+                    f"2024-05-01T12:{(i // 60) % 60:02d}:{i % 60:02d}.{i % 1000:03d} INFO req={i} "
+                    f"path={rnd.choice(paths)} status=200 ms={rnd.randint(1, 400)}\n"
+                )
+            lines.append(line)
+            size += len(line)
+            i += 1
+        with open(os.path.join(root, LOG), "w") as f:
+            f.writelines(lines)
+
+    def ai(r):
+        r.aitools("search", NEEDLE, LOG, "--context", "10")
+        r.ok = NEEDLE in r.last.stdout.decode()
+
+    def sh(r):
+        r.sh(f"grep -n -C10 '{NEEDLE}' {LOG}")
+        r.ok = NEEDLE.encode() in r.last.stdout
+
+    return "a section of a 50 MB log", setup, ai, sh, lambda r: r.ok
+
+
+def t_restore():
+    good_old, good_new = "The default is ``False``.", "The default is ``False`` (off)."
+    bad_old, bad_new = 'val = os.environ.get("FLASK_DEBUG")', "val = None"
+
+    def ai(r):
+        r.aitools("edit", FLASK_HELPERS, "--old", good_old, "--new", good_new, writes=[FLASK_HELPERS])
+        d = r.aitools("edit", FLASK_HELPERS, "--old", bad_old, "--new", bad_new, writes=[FLASK_HELPERS])
+        r.aitools("undo", d.get("op_id") or "none", writes=[FLASK_HELPERS])
+
+    def sh(r):
+        r.sh(f"sed -i 's/{good_old}/{good_new}/' {FLASK_HELPERS}", writes=[FLASK_HELPERS])
+        r.sh(f"sed -i 's/{bad_old}/{bad_new}/' {FLASK_HELPERS}", writes=[FLASK_HELPERS])
+        # What an agent reaches for to undo its last change.
+        r.sh(f"git checkout -- {FLASK_HELPERS}", writes=[FLASK_HELPERS])
+
+    def check(r):
+        t = r.read(FLASK_HELPERS)
+        return good_new.encode() in t and bad_old.encode() in t
+
+    return "restoring after a bad change", None, ai, sh, check
+
+
+INI = "config.ini"
+
+
+def t_crlf():
+    def setup(root):
+        with open(os.path.join(root, INI), "wb") as f:
+            f.write(b"\xef\xbb\xbf[server]\r\nport = 8080\r\nhost = localhost\r\n")
+
+    def ai(r):
+        r.aitools("edit", INI, "--old", "port = 8080", "--new", "port = 9090", writes=[INI])
+
+    def sh(r):
+        r.sh(f"sed -i 's/^port = 8080$/port = 9090/' {INI}", writes=[INI])
+        r.sh(f"grep -n 'port = 9090' {INI}")
+        r.sh(f"cat -A {INI}")
+        r.sh(f"sed -i 's/^port = 8080\\r$/port = 9090\\r/' {INI}", writes=[INI])
+
+    def check(r):
+        return r.read(INI) == b"\xef\xbb\xbf[server]\r\nport = 9090\r\nhost = localhost\r\n"
+
+    return "a CRLF+BOM edit", setup, ai, sh, check
+
+
+TASKS = [t_definition, t_rename, t_indentation, t_patch, t_log, t_restore, t_crlf]
+
+
+def copy_repo(src, dst):
+    shutil.copytree(src, dst, symlinks=True, ignore=shutil.ignore_patterns(".venv", "node_modules"))
+    if not os.path.isdir(os.path.join(dst, ".git")):
+        subprocess.run(["git", "init", "-q"], cwd=dst, check=True)
+        subprocess.run(["git", "add", "-A"], cwd=dst, check=True)
+        subprocess.run(
+            ["git", "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "base"],
+            cwd=dst,
+            check=True,
+        )
+
+
+def main():
+    args = sys.argv[1:]
+    tool = None
+    if "--bin" in args:
+        i = args.index("--bin")
+        tool = os.path.abspath(args[i + 1])
+        del args[i : i + 2]
+    if not args or not os.path.isdir(args[0]):
+        print("everyday.py: no repository given; skipping. Usage: benches/everyday.py REPO [--bin aitools]")
+        print("e.g. git clone https://github.com/pallets/flask /tmp/flask && benches/everyday.py /tmp/flask")
+        return 0
+    repo = os.path.abspath(args[0])
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for cand in [tool, f"{here}/target/release/aitools", f"{here}/target/debug/aitools", shutil.which("aitools")]:
+        if cand and os.path.exists(cand):
+            tool = cand
+            break
+    if not tool:
+        print("everyday.py: no aitools binary (cargo build --release); skipping.")
+        return 0
+    if not os.path.exists(os.path.join(repo, FLASK_HELPERS)):
+        print(f"everyday.py: {repo} is not a flask checkout (no {FLASK_HELPERS}); the tasks name its files.")
+        return 0
+
+    work = tempfile.mkdtemp(prefix="everyday-")
+    rows = []
+    try:
+        # What an agent reads first to use aitools for these tasks.
+        learn = Route(repo, tool, os.path.join(work, "learn-state"))
+        learn.aitools("--help")
+        learn.aitools("schema", "read", "search", "edit", "replace", "apply", "undo", "code", "defs")
+        for make in TASKS:
+            name, setup, ai, sh, check = make()
+            result = []
+            for label, route in (("aitools", ai), ("shell", sh)):
+                base = os.path.join(work, f"{make.__name__}-{label}")
+                os.makedirs(base)
+                root = os.path.join(base, "repo")
+                copy_repo(repo, root)
+                if setup:
+                    setup(root)
+                r = Route(root, tool, os.path.join(base, "state"))
+                r.ok = False
+                route(r)
+                result.append((r.calls, r.failed, r.silent, r.bytes, check(r)))
+            rows.append((name, result))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    print(f"aitools: {tool}\nrepository: {repo}\n")
+    head = f"{'task':<46} | {'aitools calls/fail/silent':>24} {'bytes':>7} {'end':>5} | {'shell calls/fail/silent':>23} {'bytes':>7} {'end':>5}"
+    print(head)
+    print("-" * len(head))
+    tot = [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]]
+    for name, res in rows:
+        cells = []
+        for k, (c, f, s, b, ok) in enumerate(res):
+            cells.append(f"{f'{c}/{f}/{s}':>24} {b:>7} {'ok' if ok else 'WRONG':>5}")
+            for j, v in enumerate((c, f, s, b, 0 if ok else 1)):
+                tot[k][j] += v
+        print(f"{name:<46} | {cells[0]} | {cells[1][1:]}")
+    print("-" * len(head))
+    t = [f"{f'{c}/{f}/{s}':>24} {b:>7} {f'{w} bad':>5}" for c, f, s, b, w in tot]
+    print(f"{'total':<46} | {t[0]} | {t[1][1:]}")
+    print(f"\nlearning aitools (--help + one schema call for read search edit replace apply undo code defs): {learn.bytes} bytes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
