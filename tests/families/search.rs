@@ -1384,6 +1384,8 @@ fn an_unknown_short_flag_names_what_to_use_instead() {
     let fixed = env.run_line(fix);
     assert_eq!(fixed.json["matches"][0]["text"], "alp");
     assert!(!o.stderr.contains("aitools schema"), "{}", o.stderr);
+}
+
 #[test]
 fn code_defs_finds_qualified_names_and_carries_containers() {
     let env = TestEnv::new();
