@@ -473,7 +473,10 @@ fn repairs_and_next_commands_keep_options_before_double_dash() {
     let run_line = |line: &str| env.run_line(line);
     let s = env.run(&["search", "--limit", "1", "--output", "matches", "--", "-x"]);
     let next = s.json["next_commands"][0].as_str().expect("next");
-    assert_eq!(next, "aitools search --limit 1 --output matches --offset 1 -- -x");
+    assert_eq!(
+        next,
+        "aitools search --limit 1 --output matches --offset 1 -- -x"
+    );
     let page = run_line(next);
     assert_eq!(page.json["total_matches"], 3);
     assert_eq!(page.json["matches"][0]["line"], 2);

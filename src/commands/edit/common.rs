@@ -21,16 +21,16 @@ pub struct SelectorArgs {
     /// Lines S:E, S: or N (1-based, inclusive).
     #[arg(long)]
     pub range: Option<String>,
-    /// The lines of a definition (Outer.name picks it by the definition around it).
+    /// A definition's lines (Outer.name picks it by the definition around it).
     #[arg(long)]
     pub symbol: Option<String>,
     /// Definition kind for --symbol.
     #[arg(long)]
     pub kind: Option<String>,
-    /// START-RE END-RE: a start line through the next end line.
+    /// From a START-RE line to the next END-RE line.
     #[arg(long, num_args = 2, value_names = ["START", "END"], allow_hyphen_values = true, action = clap::ArgAction::Set)]
     pub between: Option<Vec<String>>,
-    /// With --between: exclude both ends.
+    /// With --between: no end lines.
     #[arg(long)]
     pub exclusive: bool,
     /// Every line matching RE.
@@ -39,7 +39,7 @@ pub struct SelectorArgs {
     /// With --match: the lines that do not match.
     #[arg(long)]
     pub invert: bool,
-    /// The file's encoding when not UTF-8 (as read takes it). It is decoded to edit and encoded back, byte for byte elsewhere.
+    /// A non-UTF-8 file's encoding. Decoded as read does it; it is decoded to edit and encoded back, byte for byte elsewhere.
     #[arg(long, value_parser = decode::NAMES.to_vec())]
     pub encoding: Option<String>,
 }
@@ -172,7 +172,7 @@ pub struct GuardedInput {
     /// Guard: HASH (the target) or PATH=HASH; refusal.target-changed when it differs.
     #[arg(long)]
     pub expect_hash: Vec<String>,
-    /// Guard: the number of selected lines or replacements.
+    /// Guard: how many lines or matches are selected.
     #[arg(long, value_name = "N")]
     pub expect_count: Option<String>,
     /// Validate and show the diff; write nothing.

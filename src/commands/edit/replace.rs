@@ -37,7 +37,7 @@ pub struct ReplaceArgs {
     /// Match across lines; . still excludes newlines unless (?s).
     #[arg(long)]
     pub multiline: bool,
-    /// Only the Nth match in each file.
+    /// Only each file's Nth match.
     #[arg(long, value_name = "N")]
     pub nth: Option<String>,
     /// Insert REPLACEMENT as is (no $1/${name} template expansion).

@@ -97,14 +97,14 @@ pub struct SearchArgs {
     /// Same as --output files (rg -l).
     #[arg(long, short = 'l', conflicts_with = "output")]
     pub files_with_matches: bool,
-    /// Accepted for grep's -n and ignored: lines always carry their numbers.
+    /// Ignored (grep's -n). Lines always carry their numbers.
     #[arg(long, short = 'n')]
     pub line_number: bool,
     /// Selected lines (blocks), matches (matches), or entries (count, files, files-without-match) returned.
     #[arg(long, value_name = "N", default_value = "15")]
     pub limit: u64,
-    /// Skip the first N of what --limit counts, in path order: a cut answer's
-    /// next_commands continues with the same --limit from where it stopped.
+    /// Skip the first N results. N counts what --limit counts, in path order; a cut
+    /// answer's next_commands continue with the same --limit from where it stopped.
     #[arg(long, value_name = "N", default_value = "0")]
     pub offset: u64,
     #[command(flatten)]
