@@ -28,6 +28,11 @@ use std::sync::Arc;
 /// Diff lines shown per change before `diff_truncated`.
 pub const MAX_DIFF_LINES: usize = 200;
 
+/// Diff bytes shown across all changes of one write. The answer is built after
+/// the commit point, where a refusal would misreport a done write; JSON escaping
+/// can grow text 6×, so this keeps every diff well inside the envelope cap.
+pub const MAX_DIFF_BYTES: usize = 2 * 1024 * 1024;
+
 /// One change a command wants made. Paths are absolute (from `Ctx::path_arg`).
 #[derive(Debug, Clone)]
 pub enum Change {
@@ -179,8 +184,9 @@ pub fn run_as(
     let mut next_commands = Vec::new();
     let mut reports = Vec::new();
     let mut any_cut = false;
+    let mut diff_budget = MAX_DIFF_BYTES;
     for r in plan.reports.drain(..) {
-        let (report, cut) = r.finish(max_diff);
+        let (report, cut) = r.finish(max_diff, &mut diff_budget);
         any_cut |= cut;
         reports.push(report);
     }
@@ -267,8 +273,9 @@ fn stage(
     let mut next_commands = Vec::new();
     let mut reports = Vec::new();
     let mut any_cut = false;
+    let mut diff_budget = MAX_DIFF_BYTES;
     for r in plan.reports.drain(..) {
-        let (report, cut) = r.finish(max_diff);
+        let (report, cut) = r.finish(max_diff, &mut diff_budget);
         any_cut |= cut;
         reports.push(report);
     }
@@ -413,7 +420,7 @@ struct PendingReport {
 }
 
 impl PendingReport {
-    fn finish(mut self, max_lines: usize) -> (ChangeReport, bool) {
+    fn finish(mut self, max_lines: usize, budget: &mut usize) -> (ChangeReport, bool) {
         let mut cut = false;
         if let Some((before, after)) = self.diff_of.take() {
             let empty: &[u8] = b"";
@@ -433,7 +440,10 @@ impl PendingReport {
                 };
                 let d = diff::unified(old, new, &a, &b, &DiffOptions::default());
                 if !d.text.is_empty() {
-                    let (text, was_cut) = diff::cut_lines(&d.text, max_lines);
+                    let (text, by_lines) = diff::cut_lines(&d.text, max_lines);
+                    let (text, by_bytes) = diff::cut_bytes(&text, *budget);
+                    *budget -= text.len();
+                    let was_cut = by_lines || by_bytes;
                     cut = was_cut;
                     self.report.diff = Some(text);
                     if was_cut {

@@ -3,6 +3,7 @@
 mod agent;
 mod agent_examples;
 mod conformance;
+mod durable;
 mod edit;
 mod inspect;
 mod notfound;
