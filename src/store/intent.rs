@@ -81,37 +81,177 @@ pub fn write_commit_line(f: &mut std::fs::File, intent: &Intent) -> io::Result<(
     f.sync_data()
 }
 
-/// A record read back: its intent when the first line parses, and whether the
-/// checksum line makes it complete.
+/// A record read back: its intent when the first line parses, whether the
+/// checksum line makes it complete, and why it must not run, if it must not.
 pub struct Record {
     pub path: PathBuf,
     pub op_id: String,
     pub intent: Option<Intent>,
     pub complete: bool,
+    /// Set when the record is not the caller's, not 0600, not a regular file, or
+    /// its lines are not what `write_first_line`/`write_commit_line` write: such a
+    /// record is never run, discarded or deleted, only reported.
+    pub distrust: Option<String>,
 }
 
+/// Reads a record without following a symlink and judges it (see `Record`). A
+/// first line with no newline yet is a kill mid-write: `intent` is `None`, it is
+/// trusted and names nothing, so it can be removed.
 pub fn read_record(path: &Path) -> io::Result<Record> {
-    let bytes = std::fs::read(path)?;
+    use std::io::Read;
     let op_id = path
         .file_name()
         .map(|n| n.to_string_lossy().trim_end_matches(".intent").to_string())
         .unwrap_or_default();
-    let mut parts = bytes.splitn(3, |b| *b == b'\n');
-    let first = parts.next().unwrap_or_default();
-    let second = parts.next();
-    let intent: Option<Intent> = serde_json::from_slice(first).ok();
-    let complete = intent.is_some()
-        && second.is_some_and(|s| {
-            let want = sha256_hex(first);
-            s == want.as_bytes()
-        })
-        && bytes.len() > first.len() + 1 + 64;
-    Ok(Record {
+    let mut rec = Record {
         path: path.to_path_buf(),
         op_id,
-        intent,
-        complete,
-    })
+        intent: None,
+        complete: false,
+        distrust: None,
+    };
+    let mut f = match fsx::open_read_nofollow(path) {
+        Ok(f) => f,
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            rec.distrust = Some("is a symbolic link".to_string());
+            return Ok(rec);
+        }
+        Err(e) => return Err(e),
+    };
+    let meta = f.metadata()?;
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    let mode = meta.mode() & 0o7777;
+    rec.distrust = if !meta.file_type().is_file() {
+        Some("is not a regular file".to_string())
+    } else if meta.uid() != me {
+        Some(format!(
+            "is owned by uid {}, not by you (uid {me})",
+            meta.uid()
+        ))
+    } else if mode != 0o600 {
+        Some(format!("has mode {mode:04o}, not 0600"))
+    } else {
+        None
+    };
+    if rec.distrust.is_some() {
+        return Ok(rec);
+    }
+    let mut bytes = Vec::new();
+    f.read_to_end(&mut bytes)?;
+    let Some(nl) = bytes.iter().position(|b| *b == b'\n') else {
+        return Ok(rec);
+    };
+    let (first, rest) = (&bytes[..nl], &bytes[nl + 1..]);
+    let want = format!("{}\n", sha256_hex(first));
+    let intent = match serde_json::from_slice::<Intent>(first) {
+        Ok(i) => i,
+        Err(_) => {
+            rec.distrust = Some("has a first line that is not an intent".to_string());
+            return Ok(rec);
+        }
+    };
+    if intent.op_id != rec.op_id {
+        rec.distrust = Some(format!(
+            "names op {} in a file of another name",
+            intent.op_id
+        ));
+    } else if rest == want.as_bytes() {
+        rec.complete = true;
+    } else if !want.as_bytes().starts_with(rest) {
+        // A kill mid-append leaves a prefix of the checksum line; anything else
+        // was not written by aitools.
+        rec.distrust = Some("has a checksum line that does not match its first line".to_string());
+    }
+    rec.intent = Some(intent);
+    Ok(rec)
+}
+
+/// Every path the record would act on, with whether it is the entry itself
+/// (`false`: a symlink there is followed, as chmod and utime do).
+pub fn named_paths(intent: &Intent) -> Vec<(&Path, bool)> {
+    let mut out: Vec<(&Path, bool)> = Vec::new();
+    for t in &intent.temps {
+        out.push((t, true));
+    }
+    for s in &intent.steps {
+        match s {
+            Step::Mkdir { path, .. } => out.push((path, true)),
+            Step::Rename { tmp, to } => {
+                out.push((tmp, true));
+                out.push((to, true));
+            }
+            Step::Move { from, to, .. } => {
+                out.push((from, true));
+                out.push((to, true));
+            }
+            Step::Unlink { path, .. } | Step::Rmdir { path, .. } => out.push((path, true)),
+            Step::Chmod { path, .. } | Step::Utime { path, .. } => out.push((path, false)),
+        }
+    }
+    out
+}
+
+/// The checks that need no workspace: temp files are `.aitools-<op_id>-<n>.tmp`
+/// names the record lists, blob files are in `blobs/`, and no path has `..`.
+pub fn check_shape(intent: &Intent, blobs_dir: &Path) -> Result<(), String> {
+    let plain = |p: &Path| {
+        p.is_absolute()
+            && !p.components().any(|c| {
+                matches!(
+                    c,
+                    std::path::Component::ParentDir | std::path::Component::CurDir
+                )
+            })
+    };
+    let prefix = format!(".aitools-{}-", intent.op_id);
+    for t in &intent.temps {
+        let name = t
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
+        if !plain(t) || !name.starts_with(&prefix) || !name.ends_with(".tmp") {
+            return Err(format!(
+                "names {} as a temp file, which is not one of its own",
+                t.display()
+            ));
+        }
+    }
+    for s in &intent.steps {
+        if let Step::Rename { tmp, .. } = s {
+            if !intent.temps.contains(tmp) {
+                return Err(format!(
+                    "renames {}, which is not one of its temp files",
+                    tmp.display()
+                ));
+            }
+        }
+    }
+    for b in intent.blob_tmps.iter().chain(&intent.links) {
+        if !plain(b) || b.parent() != Some(blobs_dir) {
+            return Err(format!(
+                "names {} as a blob, outside the blob store",
+                b.display()
+            ));
+        }
+    }
+    for (p, _) in named_paths(intent) {
+        if !plain(p) {
+            return Err(format!(
+                "names {}, which is not a plain absolute path",
+                p.display()
+            ));
+        }
+    }
+    for d in &intent.sync_dirs {
+        if !plain(d) {
+            return Err(format!(
+                "names {}, which is not a plain absolute path",
+                d.display()
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn ignore_missing(r: io::Result<()>) -> io::Result<()> {
@@ -189,7 +329,11 @@ pub fn apply_all(intent: &Intent) -> io::Result<()> {
 /// its temp files and blob temps, and blob links that still share a tree file.
 pub fn discard(intent: &Intent) -> io::Result<()> {
     for t in intent.temps.iter().chain(&intent.blob_tmps) {
-        ignore_missing(std::fs::remove_file(t))?;
+        // Never created (the prepare failed first): nothing to remove, and a
+        // read-only file system refuses even the unlink of a missing name.
+        if fsx::exists_nofollow(t) {
+            ignore_missing(std::fs::remove_file(t))?;
+        }
     }
     for l in &intent.links {
         if std::fs::symlink_metadata(l).is_ok_and(|m| m.nlink() > 1) {

@@ -1216,12 +1216,16 @@ impl<'a> Plan<'a> {
             return Err(super::io_error(ctx, "the write (nothing was changed)", &e));
         }
         drop(record);
+        // Committed but not applied: the record stays pending, and the repairs are
+        // the ones that clear it (finish once the cause is fixed, or set aside).
         finish(state, &intent).map_err(|e| {
-            super::io_error(
-                ctx,
-                "the write (it is committed; the next aitools command in this workspace completes it)",
-                &e,
-            )
+            super::recovery::pending_error(&[super::recovery::stuck(
+                &intent.op_id,
+                format!(
+                    "it is committed but could not be finished: {}.",
+                    crate::protocol::error::err_text(&e)
+                ),
+            )])
         })
     }
 }
