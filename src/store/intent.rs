@@ -129,8 +129,6 @@ pub fn read_record(path: &Path) -> io::Result<Record> {
             "is owned by uid {}, not by you (uid {me})",
             meta.uid()
         ))
-    } else if mode != 0o600 {
-        Some(format!("has mode {mode:04o}, not 0600"))
     } else {
         None
     };
@@ -140,8 +138,14 @@ pub fn read_record(path: &Path) -> io::Result<Record> {
     let mut bytes = Vec::new();
     f.read_to_end(&mut bytes)?;
     let Some(nl) = bytes.iter().position(|b| *b == b'\n') else {
+        // Killed before its first line was whole (perhaps before the chmod to
+        // 0600 that follows the create): it names nothing, whatever its mode.
         return Ok(rec);
     };
+    if mode != 0o600 {
+        rec.distrust = Some(format!("has mode {mode:04o}, not 0600"));
+        return Ok(rec);
+    }
     let (first, rest) = (&bytes[..nl], &bytes[nl + 1..]);
     let want = format!("{}\n", sha256_hex(first));
     let intent = match serde_json::from_slice::<Intent>(first) {
@@ -341,4 +345,48 @@ pub fn discard(intent: &Intent) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn record(dir: &Path, name: &str, bytes: &[u8], mode: u32) -> Record {
+        let p = dir.join(format!("{name}.intent"));
+        let _ = std::fs::remove_file(&p);
+        std::fs::write(&p, bytes).expect("write");
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).expect("chmod");
+        read_record(&p).expect("read")
+    }
+
+    #[test]
+    fn records_are_judged_by_owner_mode_and_checksum() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let first = r#"{"op_id":"op-x","temps":[],"blob_tmps":[],"links":[],"steps":[],"sync_dirs":[],"entry":{"seq":0,"op_id":"op-x","time":"t","command":"c","argv":[],"changes":[]}}"#;
+        let sum = sha256_hex(first.as_bytes());
+        let whole = format!("{first}\n{sum}\n");
+        let r = record(t.path(), "op-x", whole.as_bytes(), 0o600);
+        assert!(r.complete && r.distrust.is_none());
+        // Killed mid-append of the checksum line: incomplete, trusted.
+        let r = record(
+            t.path(),
+            "op-x",
+            &whole.as_bytes()[..first.len() + 10],
+            0o600,
+        );
+        assert!(!r.complete && r.distrust.is_none() && r.intent.is_some());
+        // Killed before the first line was whole, even before its chmod: harmless.
+        let r = record(t.path(), "op-x", &first.as_bytes()[..20], 0o400);
+        assert!(r.intent.is_none() && r.distrust.is_none());
+        let r = record(t.path(), "op-x", whole.as_bytes(), 0o644);
+        assert!(r.distrust.is_some_and(|d| d.contains("0644")));
+        let bad = format!("{first}\n{}\n", "0".repeat(64));
+        let r = record(t.path(), "op-x", bad.as_bytes(), 0o600);
+        assert!(!r.complete && r.distrust.is_some());
+        let r = record(t.path(), "op-y", whole.as_bytes(), 0o600);
+        assert!(r.distrust.is_some());
+        let r = record(t.path(), "op-x", b"not json\n", 0o600);
+        assert!(r.distrust.is_some());
+    }
 }
