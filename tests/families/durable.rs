@@ -504,3 +504,64 @@ fn a_failure_before_the_commit_point_leaves_no_record() {
     let w = env.run(&["write", "d/new", "--content", "x"]);
     assert_eq!(w.code, 0, "{}", w.stderr);
 }
+
+/// The issue's own case, `delete` in a 0555 directory, run as a user 0555 stops:
+/// root (which these tests run as) drops to nobody with setpriv.
+#[test]
+fn delete_in_a_0555_directory_leaves_reads_working() {
+    let env = TestEnv::new();
+    env.write("d/a", "a\n");
+    env.write("c.txt", "c\n");
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    if !root || !run_ok(&["setpriv", "--version"]) {
+        println!("skipped: dropping to another uid needs root and setpriv");
+        return;
+    }
+    for p in [env.root(), env.state.path()] {
+        assert!(run_ok(&[
+            "chown",
+            "-R",
+            "65534:65534",
+            &p.to_string_lossy()
+        ]));
+    }
+    std::fs::set_permissions(env.path("d"), std::fs::Permissions::from_mode(0o555)).expect("chmod");
+    // The isolated environment of `env.command`, around setpriv.
+    let as_nobody = |args: &[&str]| {
+        let isolated = env.command(args);
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+            .arg(isolated.get_program())
+            .args(args)
+            .current_dir(env.root())
+            .stdin(std::process::Stdio::null());
+        for (k, v) in isolated.get_envs() {
+            match v {
+                Some(v) => c.env(k, v),
+                None => c.env_remove(k),
+            };
+        }
+        crate::support::parse(c.output().expect("spawn"))
+    };
+    let del = as_nobody(&["delete", "d/a"]);
+    assert_eq!(
+        del.error_code(),
+        "environment.recovery-pending",
+        "{}",
+        del.stderr
+    );
+    assert!(env.path("d/a").exists());
+    for args in [&["read", "c.txt"][..], &["history"][..]] {
+        let r = as_nobody(args);
+        assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+        assert_eq!(r.json["pending_recovery"].as_array().map(Vec::len), Some(1));
+    }
+    let w = as_nobody(&["write", "n.txt", "--content", "x"]);
+    assert_eq!(w.error_code(), "environment.recovery-pending");
+    std::fs::set_permissions(env.path("d"), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let fixed = as_nobody(&["recover"]);
+    assert_eq!(fixed.code, 0, "{}", fixed.stderr);
+    assert!(!env.path("d/a").exists());
+    assert_eq!(as_nobody(&["write", "n.txt", "--content", "x"]).code, 0);
+}
