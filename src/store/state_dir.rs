@@ -212,7 +212,8 @@ pub fn verify(root: &Path) -> Result<PathBuf, Untrusted> {
 /// denied, with `Untrusted`'s text) a state directory someone else can write.
 pub fn ensure(root: &Path) -> std::io::Result<PathBuf> {
     let untrusted = |u: Untrusted| std::io::Error::new(std::io::ErrorKind::PermissionDenied, u);
-    let state = verify(root).map_err(untrusted)?;
+    base().map_err(untrusted)?;
+    let state = for_root(root);
     super::fsx::ensure_private_dir_all(&state)?;
     let mut created = false;
     for sub in PARTS {
@@ -222,7 +223,8 @@ pub fn ensure(root: &Path) -> std::io::Result<PathBuf> {
         super::fsx::sync_dir(&state)?;
         super::fsx::sync_dir(&state.join("journal"))?;
     }
-    // What existed before the creation raced it is checked again now it all exists.
+    // Checked once everything exists, so a directory someone made first (or
+    // between our mkdir and now) is judged too.
     verify(root).map_err(untrusted)?;
     Ok(state)
 }
