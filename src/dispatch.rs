@@ -18,6 +18,9 @@ use std::time::Duration;
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// The command that runs recovery as its own work (and may set a record aside).
+const RECOVER: &str = "recover";
+
 /// The process entry point (`main.rs` calls only this).
 pub fn main() -> ExitCode {
     // Panic text must never reach the agent: the envelope below reports it.
@@ -87,13 +90,13 @@ pub fn invoke(args: &[OsString]) -> Rendered {
     if head.contains(&"--brief") && words.is_empty() {
         let mut v = Json::obj();
         v.push("brief", Json::str(agent_docs::BRIEF));
-        return envelope::render_ok("brief", Output::from_json(v, false), vec![], None);
+        return envelope::render_ok("brief", Output::from_json(v, false), vec![], vec![]);
     }
     if head.contains(&"--version") && words.is_empty() {
         let mut v = Json::obj();
         v.push("name", Json::str("aitools"));
         v.push("version", Json::str(VERSION));
-        return envelope::render_ok("version", Output::from_json(v, false), vec![], None);
+        return envelope::render_ok("version", Output::from_json(v, false), vec![], vec![]);
     }
     if words.is_empty() {
         let err = CmdError::new(
@@ -159,13 +162,16 @@ pub fn invoke(args: &[OsString]) -> Rendered {
             .flatten()
             .map(|n| usize::try_from(*n).unwrap_or(usize::MAX));
     }
-    let recovered = if spec.workspace {
+    // A record that cannot run is reported (`pending_recovery`), not an error:
+    // reads go on, and the write path refuses while it is pending. `recover`
+    // runs the pass itself, so its answer reflects what it did.
+    let recovered = if spec.workspace && name != RECOVER {
         match recovery::recover(&ctx) {
             Ok(r) => r,
             Err(e) => return envelope::render_error(&name, &e),
         }
     } else {
-        Vec::new()
+        recovery::Report::default()
     };
     match keep_tx_in_follow_ups(&ctx, (spec.run)(&ctx, leaf)) {
         Ok(out) => envelope::render_ok(&name, out, vec![], recovery::report(&recovered)),
@@ -245,7 +251,7 @@ fn help(words: &[String]) -> Rendered {
         v.push("rules", agent_docs::rules_json());
         v.push("skills", agent_docs::skills_json());
         v.push("feedback", Json::str(agent_docs::FEEDBACK_LINE));
-        return envelope::render_ok("help", Output::from_json(v, false), vec![], None);
+        return envelope::render_ok("help", Output::from_json(v, false), vec![], vec![]);
     }
     let name = words.join(" ");
     if let Some(spec) = registry::find(&name) {
@@ -254,7 +260,7 @@ fn help(words: &[String]) -> Rendered {
             "help",
             Output::from_json(spec.compact(), false),
             vec![],
-            None,
+            vec![],
         );
     }
     if words.len() == 1 && registry::is_group(&name) {
@@ -262,7 +268,7 @@ fn help(words: &[String]) -> Rendered {
         let mut v = Json::obj();
         v.push("name", Json::str(name.clone()));
         v.push("commands", discovery::group_list(&name));
-        return envelope::render_ok("help", Output::from_json(v, false), vec![], None);
+        return envelope::render_ok("help", Output::from_json(v, false), vec![], vec![]);
     }
     envelope::render_error(
         "aitools",

@@ -1,6 +1,7 @@
 //! The envelope: what a handler returns (`Output`), and the one function that turns
 //! an output or an error into the exact bytes printed, in the fixed member order
-//! `schema_version, status, command, <fields>, recovered?, redactions?`.
+//! `schema_version, status, command, <fields>, recovered?, pending_recovery?,
+//! redactions?`.
 //!
 //! The secret mask runs over the whole object here, so no command can forget it.
 
@@ -99,12 +100,13 @@ fn append_redactions(text: &mut String, redactions: usize) {
 }
 
 /// A success envelope. `extra` members follow the command fields (inline context);
-/// `recovered` is the recovery report, omitted when empty.
+/// `recovery` is the recovery report (`recovered`, `pending_recovery`), each
+/// member omitted when empty.
 pub fn render_ok(
     command: &str,
     out: Output,
     extra: Vec<(String, Json)>,
-    recovered: Option<Json>,
+    recovery: Vec<(String, Json)>,
 ) -> Rendered {
     let mut env = header(if out.partial { "partial" } else { "ok" }, command);
     if let Json::Obj(members) = out.fields {
@@ -120,8 +122,8 @@ pub fn render_ok(
         env.push(&k, v);
     }
     push_inline_context(&mut env);
-    if let Some(r) = recovered {
-        env.push("recovered", r);
+    for (k, v) in recovery {
+        env.push(&k, v);
     }
     match finish(env, command) {
         Ok(text) => Rendered {
@@ -173,7 +175,7 @@ mod tests {
                 next_commands: vec![],
             }),
             vec![],
-            None,
+            vec![],
         );
         assert_eq!(
             r.text,

@@ -29,6 +29,8 @@ pub mod code {
     pub const BUSY: &str = "environment.busy";
     pub const TIMEOUT: &str = "environment.timeout";
     pub const UNAVAILABLE: &str = "environment.unavailable";
+    pub const RECOVERY_PENDING: &str = "environment.recovery-pending";
+    pub const STATE_UNTRUSTED: &str = "environment.state-untrusted";
     pub const INTERNAL: &str = "internal.unexpected";
 
     pub const ALL: &[&str] = &[
@@ -52,6 +54,8 @@ pub mod code {
         BUSY,
         TIMEOUT,
         UNAVAILABLE,
+        RECOVERY_PENDING,
+        STATE_UNTRUSTED,
         INTERNAL,
     ];
 }

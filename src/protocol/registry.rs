@@ -235,6 +235,17 @@ fn arg_compact(arg: &clap::Arg) -> Json {
     }
     obj
 }
+/// The recovery report every workspace command's envelope may carry.
+const RECOVERY_FIELDS: &[Field] = &[
+    field(
+        "recovered",
+        "[{op_id, action}], only when this call finished (rolled-forward) or discarded writes a killed process left.",
+    ),
+    field(
+        "pending_recovery",
+        "[{op_id, error, repairs}], only when an interrupted write could not be finished or its record is not trusted; writes refuse (environment.recovery-pending) until `aitools recover` clears it.",
+    ),
+];
 
 impl CommandSpec {
     /// The clap command for this spec, leaf only (named by its last word).
@@ -290,9 +301,16 @@ impl CommandSpec {
             .map(arg_schema)
             .collect();
         obj.push("args", Json::Arr(args));
+        // Every workspace command's envelope may carry the recovery report.
+        let recovery: &[Field] = if self.workspace { RECOVERY_FIELDS } else { &[] };
         let fields: Vec<Json> = self
             .output_fields
             .iter()
+            .chain(
+                recovery
+                    .iter()
+                    .filter(|r| !self.output_fields.iter().any(|f| f.name == r.name)),
+            )
             .map(|f| {
                 let mut o = Json::obj();
                 o.push("name", Json::str(f.name));

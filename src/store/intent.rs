@@ -83,37 +83,181 @@ pub fn write_commit_line(f: &mut std::fs::File, intent: &Intent) -> io::Result<(
     f.sync_data()
 }
 
-/// A record read back: its intent when the first line parses, and whether the
-/// checksum line makes it complete.
+/// A record read back: its intent when the first line parses, whether the
+/// checksum line makes it complete, and why it must not run, if it must not.
 pub struct Record {
     pub path: PathBuf,
     pub op_id: String,
     pub intent: Option<Intent>,
     pub complete: bool,
+    /// Set when the record is not the caller's, not 0600, not a regular file, or
+    /// its lines are not what `write_first_line`/`write_commit_line` write: such a
+    /// record is never run, discarded or deleted, only reported.
+    pub distrust: Option<String>,
 }
 
+/// Reads a record without following a symlink and judges it (see `Record`). A
+/// first line with no newline yet is a kill mid-write: `intent` is `None`, it is
+/// trusted and names nothing, so it can be removed.
 pub fn read_record(path: &Path) -> io::Result<Record> {
-    let bytes = std::fs::read(path)?;
+    use std::io::Read;
     let op_id = path
         .file_name()
         .map(|n| n.to_string_lossy().trim_end_matches(".intent").to_string())
         .unwrap_or_default();
-    let mut parts = bytes.splitn(3, |b| *b == b'\n');
-    let first = parts.next().unwrap_or_default();
-    let second = parts.next();
-    let intent: Option<Intent> = serde_json::from_slice(first).ok();
-    let complete = intent.is_some()
-        && second.is_some_and(|s| {
-            let want = sha256_hex(first);
-            s == want.as_bytes()
-        })
-        && bytes.len() > first.len() + 1 + 64;
-    Ok(Record {
+    let mut rec = Record {
         path: path.to_path_buf(),
         op_id,
-        intent,
-        complete,
-    })
+        intent: None,
+        complete: false,
+        distrust: None,
+    };
+    let mut f = match fsx::open_read_nofollow(path) {
+        Ok(f) => f,
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            rec.distrust = Some("is a symbolic link".to_string());
+            return Ok(rec);
+        }
+        Err(e) => return Err(e),
+    };
+    let meta = f.metadata()?;
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    let mode = meta.mode() & 0o7777;
+    rec.distrust = if !meta.file_type().is_file() {
+        Some("is not a regular file".to_string())
+    } else if meta.uid() != me {
+        Some(format!(
+            "is owned by uid {}, not by you (uid {me})",
+            meta.uid()
+        ))
+    } else {
+        None
+    };
+    if rec.distrust.is_some() {
+        return Ok(rec);
+    }
+    let mut bytes = Vec::new();
+    f.read_to_end(&mut bytes)?;
+    let Some(nl) = bytes.iter().position(|b| *b == b'\n') else {
+        // Killed before its first line was whole (perhaps before the chmod to
+        // 0600 that follows the create): it names nothing, whatever its mode.
+        return Ok(rec);
+    };
+    if mode != 0o600 {
+        rec.distrust = Some(format!("has mode {mode:04o}, not 0600"));
+        return Ok(rec);
+    }
+    let (first, rest) = (&bytes[..nl], &bytes[nl + 1..]);
+    let want = format!("{}\n", sha256_hex(first));
+    let intent = match serde_json::from_slice::<Intent>(first) {
+        Ok(i) => i,
+        Err(_) => {
+            rec.distrust = Some("has a first line that is not an intent".to_string());
+            return Ok(rec);
+        }
+    };
+    if intent.op_id != rec.op_id {
+        rec.distrust = Some(format!(
+            "names op {} in a file of another name",
+            intent.op_id
+        ));
+    } else if rest == want.as_bytes() {
+        rec.complete = true;
+    } else if !want.as_bytes().starts_with(rest) {
+        // A kill mid-append leaves a prefix of the checksum line; anything else
+        // was not written by aitools.
+        rec.distrust = Some("has a checksum line that does not match its first line".to_string());
+    }
+    rec.intent = Some(intent);
+    Ok(rec)
+}
+
+/// Every path the record would act on, with whether it is the entry itself
+/// (`false`: a symlink there is followed, as chmod and utime do).
+pub fn named_paths(intent: &Intent) -> Vec<(&Path, bool)> {
+    let mut out: Vec<(&Path, bool)> = Vec::new();
+    for t in &intent.temps {
+        out.push((t, true));
+    }
+    for s in &intent.steps {
+        match s {
+            Step::Mkdir { path, .. } => out.push((path, true)),
+            Step::Rename { tmp, to } => {
+                out.push((tmp, true));
+                out.push((to, true));
+            }
+            Step::Move { from, to, .. } => {
+                out.push((from, true));
+                out.push((to, true));
+            }
+            Step::Unlink { path, .. } | Step::Rmdir { path, .. } => out.push((path, true)),
+            Step::Chmod { path, .. } | Step::Utime { path, .. } => out.push((path, false)),
+        }
+    }
+    out
+}
+
+/// The checks that need no workspace: temp files are `.aitools-<op_id>-<n>.tmp`
+/// names the record lists, blob files are in `blobs/`, and no path has `..`.
+pub fn check_shape(intent: &Intent, blobs_dir: &Path) -> Result<(), String> {
+    let plain = |p: &Path| {
+        p.is_absolute()
+            && !p.components().any(|c| {
+                matches!(
+                    c,
+                    std::path::Component::ParentDir | std::path::Component::CurDir
+                )
+            })
+    };
+    let prefix = format!(".aitools-{}-", intent.op_id);
+    for t in &intent.temps {
+        let name = t
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
+        if !plain(t) || !name.starts_with(&prefix) || !name.ends_with(".tmp") {
+            return Err(format!(
+                "names {} as a temp file, which is not one of its own",
+                t.display()
+            ));
+        }
+    }
+    for s in &intent.steps {
+        if let Step::Rename { tmp, .. } = s {
+            if !intent.temps.contains(tmp) {
+                return Err(format!(
+                    "renames {}, which is not one of its temp files",
+                    tmp.display()
+                ));
+            }
+        }
+    }
+    for b in intent.blob_tmps.iter().chain(&intent.links) {
+        if !plain(b) || b.parent() != Some(blobs_dir) {
+            return Err(format!(
+                "names {} as a blob, outside the blob store",
+                b.display()
+            ));
+        }
+    }
+    for (p, _) in named_paths(intent) {
+        if !plain(p) {
+            return Err(format!(
+                "names {}, which is not a plain absolute path",
+                p.display()
+            ));
+        }
+    }
+    for d in &intent.sync_dirs {
+        if !plain(d) {
+            return Err(format!(
+                "names {}, which is not a plain absolute path",
+                d.display()
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn ignore_missing(r: io::Result<()>) -> io::Result<()> {
@@ -172,16 +316,21 @@ pub fn apply_all(root: &Path, intent: &Intent) -> io::Result<()> {
 
 /// Undoes the preparation of an op that never reached its commit point: removes
 /// its temp files (beneath `root`) and blob temps, and blob links that still share
-/// a tree file.
+/// a tree file. A temp never created (the prepare failed first) is passed over: a
+/// read-only file system refuses even the unlink of a missing name.
 pub fn discard(root: &Path, intent: &Intent) -> io::Result<()> {
     if !intent.temps.is_empty() {
         let tree = Tree::open(root)?;
         for t in &intent.temps {
-            tree.remove_file(t)?;
+            if tree.lstat(t)?.is_some() {
+                tree.remove_file(t)?;
+            }
         }
     }
     for t in &intent.blob_tmps {
-        ignore_missing(std::fs::remove_file(t))?;
+        if fsx::exists_nofollow(t) {
+            ignore_missing(std::fs::remove_file(t))?;
+        }
     }
     for l in &intent.links {
         if std::fs::symlink_metadata(l).is_ok_and(|m| m.nlink() > 1) {
@@ -189,4 +338,48 @@ pub fn discard(root: &Path, intent: &Intent) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn record(dir: &Path, name: &str, bytes: &[u8], mode: u32) -> Record {
+        let p = dir.join(format!("{name}.intent"));
+        let _ = std::fs::remove_file(&p);
+        std::fs::write(&p, bytes).expect("write");
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).expect("chmod");
+        read_record(&p).expect("read")
+    }
+
+    #[test]
+    fn records_are_judged_by_owner_mode_and_checksum() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let first = r#"{"op_id":"op-x","temps":[],"blob_tmps":[],"links":[],"steps":[],"sync_dirs":[],"entry":{"seq":0,"op_id":"op-x","time":"t","command":"c","argv":[],"changes":[]}}"#;
+        let sum = sha256_hex(first.as_bytes());
+        let whole = format!("{first}\n{sum}\n");
+        let r = record(t.path(), "op-x", whole.as_bytes(), 0o600);
+        assert!(r.complete && r.distrust.is_none());
+        // Killed mid-append of the checksum line: incomplete, trusted.
+        let r = record(
+            t.path(),
+            "op-x",
+            &whole.as_bytes()[..first.len() + 10],
+            0o600,
+        );
+        assert!(!r.complete && r.distrust.is_none() && r.intent.is_some());
+        // Killed before the first line was whole, even before its chmod: harmless.
+        let r = record(t.path(), "op-x", &first.as_bytes()[..20], 0o400);
+        assert!(r.intent.is_none() && r.distrust.is_none());
+        let r = record(t.path(), "op-x", whole.as_bytes(), 0o644);
+        assert!(r.distrust.is_some_and(|d| d.contains("0644")));
+        let bad = format!("{first}\n{}\n", "0".repeat(64));
+        let r = record(t.path(), "op-x", bad.as_bytes(), 0o600);
+        assert!(!r.complete && r.distrust.is_some());
+        let r = record(t.path(), "op-y", whole.as_bytes(), 0o600);
+        assert!(r.distrust.is_some());
+        let r = record(t.path(), "op-x", b"not json\n", 0o600);
+        assert!(r.distrust.is_some());
+    }
 }

@@ -1,43 +1,255 @@
 //! Where a workspace's state lives: `$XDG_STATE_HOME/aitools/<name>-<16 hex>/`
-//! (default `~/.local/state/aitools/`), the id taken from the root's real path.
+//! (default `~/.local/state/aitools/`), the id taken from the root's real path, and
+//! whether it can be trusted. Intent records in it rename, chmod and unlink tree
+//! files, so a directory another user can write is refused (checked as ssh checks
+//! its files: owner and group/other write bits of every existing directory), and
+//! there is no shared fallback such as /tmp when neither variable is set.
 
 use sha2::{Digest, Sha256};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-/// The directory that holds every workspace's state directory.
-pub fn state_home() -> PathBuf {
-    if let Some(x) = std::env::var_os("XDG_STATE_HOME").filter(|v| !v.is_empty()) {
-        return PathBuf::from(x).join("aitools");
-    }
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/tmp"));
-    home.join(".local/state/aitools")
+/// The parts of a workspace's state directory that hold state.
+pub const PARTS: &[&str] = &["commit", "journal", "journal/ids", "blobs"];
+
+/// Why the state directory cannot be used.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Untrusted {
+    /// Neither `XDG_STATE_HOME` nor `HOME` names a directory (as an absolute path).
+    NoHome,
+    /// A directory on the way is not private to the caller; `shared` when it is
+    /// meant to be shared (sticky, as /tmp), so the fix is another directory.
+    Unsafe {
+        path: PathBuf,
+        why: String,
+        shared: bool,
+    },
 }
 
-/// The state directory of the workspace whose real root is `root`.
+impl Untrusted {
+    pub fn message(&self) -> String {
+        match self {
+            Untrusted::NoHome => "Neither XDG_STATE_HOME nor HOME is set to an absolute path, so aitools has no private place for its journal and intent records (it never falls back to a shared directory such as /tmp).".to_string(),
+            Untrusted::Unsafe { path, why, .. } => format!(
+                "The state directory {} {why}; another user could plant records that make aitools change files, so it is not used.",
+                path.display()
+            ),
+        }
+    }
+
+    /// What to do about it, in words (the repair's command is the same call).
+    pub fn fix(&self) -> String {
+        match self {
+            Untrusted::NoHome => "Set XDG_STATE_HOME to a private directory you own (mode 0700), e.g. `export XDG_STATE_HOME=\"$HOME/.local/state\"`, then run the command again.".to_string(),
+            Untrusted::Unsafe { shared: true, path, .. } => format!(
+                "{} is shared by design; set XDG_STATE_HOME to a private directory you own (mode 0700), e.g. `mkdir -m 700 -p \"$HOME/.local/state\"; export XDG_STATE_HOME=\"$HOME/.local/state\"`, then run the command again.",
+                path.display()
+            ),
+            Untrusted::Unsafe { path, .. } => format!(
+                "Make it yours and private (`chown \"$(id -u)\" {p}; chmod 700 {p}`), or set XDG_STATE_HOME to a private directory you own, then run the command again.",
+                p = crate::protocol::shell::quote(&path.to_string_lossy())
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Untrusted {}
+
+impl std::fmt::Display for Untrusted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message())
+    }
+}
+
+/// The base directory (`$XDG_STATE_HOME`, else `$HOME/.local/state`); a relative
+/// value is ignored, as the XDG spec says.
+fn base() -> Result<PathBuf, Untrusted> {
+    let absolute = |name: &str| {
+        std::env::var_os(name)
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    if let Some(x) = absolute("XDG_STATE_HOME") {
+        return Ok(x);
+    }
+    absolute("HOME")
+        .map(|h| h.join(".local/state"))
+        .ok_or(Untrusted::NoHome)
+}
+
+/// The directory that holds every workspace's state directory.
+pub fn state_home() -> Result<PathBuf, Untrusted> {
+    base().map(|b| b.join("aitools"))
+}
+
+/// Stands for the state home when there is none: nothing can be created under it.
+pub const NO_HOME: &str = "/proc/self/no-state-home";
+
+/// The state directory of the workspace whose real root is `root`. Callers run
+/// after `verify` (dispatch's recovery runs it before every workspace command).
 pub fn for_root(root: &Path) -> PathBuf {
+    let home = state_home().unwrap_or_else(|_| PathBuf::from(NO_HOME));
+    home.join(workspace_id(root))
+}
+
+fn workspace_id(root: &Path) -> String {
     let digest = Sha256::digest(root.as_os_str().as_encoded_bytes());
     let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
     let name = root
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_else(|| "root".to_string());
-    state_home().join(format!("{name}-{hex}"))
+    format!("{name}-{hex}")
+}
+
+fn euid() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// One existing directory at or below the base: a real directory (not a symlink),
+/// owned by the caller or root, writable by nobody else.
+fn check_private(path: &Path, meta: &std::fs::Metadata, me: u32) -> Result<(), Untrusted> {
+    let unsafe_ = |why: String| Untrusted::Unsafe {
+        path: path.to_path_buf(),
+        why,
+        shared: meta.mode() & 0o1000 != 0,
+    };
+    if !meta.file_type().is_dir() {
+        return Err(unsafe_("is not a directory".to_string()));
+    }
+    if meta.uid() != me && meta.uid() != 0 {
+        return Err(unsafe_(format!(
+            "is owned by uid {}, not by you (uid {me})",
+            meta.uid()
+        )));
+    }
+    let mode = meta.mode() & 0o7777;
+    if mode & 0o022 != 0 {
+        return Err(unsafe_(format!(
+            "has mode {mode:04o}: group or others can write it"
+        )));
+    }
+    Ok(())
+}
+
+/// An ancestor of the base: owned by the caller or root; writable by others only
+/// when sticky (as /tmp is), so nobody else can rename what is inside.
+fn check_ancestor(path: &Path, meta: &std::fs::Metadata, me: u32) -> Result<(), Untrusted> {
+    let mode = meta.mode() & 0o7777;
+    let bad = if meta.uid() != me && meta.uid() != 0 {
+        Some(format!(
+            "is owned by uid {}, not by you (uid {me})",
+            meta.uid()
+        ))
+    } else if mode & 0o022 != 0 && mode & 0o1000 == 0 {
+        Some(format!(
+            "has mode {mode:04o}: group or others can write it and it is not sticky"
+        ))
+    } else {
+        None
+    };
+    match bad {
+        Some(why) => Err(Untrusted::Unsafe {
+            path: path.to_path_buf(),
+            why,
+            shared: false,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Checks every existing directory from `/` down to the workspace's state
+/// directory and its parts; a missing one is fine (it will be created 0700).
+pub fn verify(root: &Path) -> Result<PathBuf, Untrusted> {
+    let base = base()?;
+    let me = euid();
+    // The real path of the deepest existing ancestor: a symlinked home is judged
+    // by where it leads, and each real ancestor above it by the ancestor rule.
+    let mut existing = base.as_path();
+    let mut rest = Vec::new();
+    let real = loop {
+        match std::fs::canonicalize(existing) {
+            Ok(r) => break r,
+            Err(_) => match (existing.parent(), existing.file_name()) {
+                (Some(p), Some(n)) => {
+                    rest.push(n.to_os_string());
+                    existing = p;
+                }
+                _ => break existing.to_path_buf(),
+            },
+        }
+    };
+    let mut up = real.parent();
+    while let Some(a) = up {
+        if let Ok(m) = std::fs::metadata(a) {
+            check_ancestor(a, &m, me)?;
+        }
+        up = a.parent();
+    }
+    let mut chain = vec![real.clone()];
+    let mut p = real;
+    for n in rest.into_iter().rev() {
+        p = p.join(n);
+        chain.push(p.clone());
+    }
+    let state = for_root(root);
+    chain.push(state.parent().map(Path::to_path_buf).unwrap_or_default());
+    chain.push(state.clone());
+    chain.extend(PARTS.iter().map(|s| state.join(s)));
+    chain.push(state.join("tx"));
+    for d in &chain {
+        match std::fs::symlink_metadata(d) {
+            Ok(m) => check_private(d, &m, me)?,
+            Err(_) => continue,
+        }
+    }
+    Ok(state)
 }
 
 /// Creates the workspace's state directory and its parts (`commit/`, `journal/`,
-/// `journal/ids/`, `blobs/`), each 0700, and returns it.
+/// `journal/ids/`, `blobs/`), each 0700, and returns it; refuses (permission
+/// denied, with `Untrusted`'s text) a state directory someone else can write.
 pub fn ensure(root: &Path) -> std::io::Result<PathBuf> {
+    let untrusted = |u: Untrusted| std::io::Error::new(std::io::ErrorKind::PermissionDenied, u);
+    base().map_err(untrusted)?;
     let state = for_root(root);
     super::fsx::ensure_private_dir_all(&state)?;
     let mut created = false;
-    for sub in ["commit", "journal", "journal/ids", "blobs"] {
+    for sub in PARTS {
         created |= super::fsx::ensure_private_dir(&state.join(sub))?;
     }
     if created {
         super::fsx::sync_dir(&state)?;
         super::fsx::sync_dir(&state.join("journal"))?;
     }
+    // Checked once everything exists, so a directory someone made first (or
+    // between our mkdir and now) is judged too.
+    verify(root).map_err(untrusted)?;
     Ok(state)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn group_writable_is_refused_sticky_ancestor_is_not() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let me = euid();
+        let d = t.path().join("d");
+        std::fs::create_dir(&d).expect("mkdir");
+        std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o770)).expect("chmod");
+        let m = std::fs::metadata(&d).expect("stat");
+        assert!(check_private(&d, &m, me).is_err());
+        assert!(check_ancestor(&d, &m, me).is_err());
+        std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o1777)).expect("chmod");
+        let m = std::fs::metadata(&d).expect("stat");
+        assert!(check_private(&d, &m, me).is_err());
+        assert!(check_ancestor(&d, &m, me).is_ok());
+        std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o700)).expect("chmod");
+        let m = std::fs::metadata(&d).expect("stat");
+        assert!(check_private(&d, &m, me).is_ok());
+    }
 }

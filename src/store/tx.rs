@@ -385,7 +385,13 @@ pub fn list(ctx: &Ctx) -> Result<Vec<Tx>, CmdError> {
 /// any write a killed commit left), whether the commit reached the journal.
 fn settle_commit(ctx: &Ctx, state: &Path, dir: &Path) -> Result<(), CmdError> {
     let _lock = lock::acquire(ctx, state)?;
-    super::recovery::recover_locked(ctx, state)?;
+    match super::recovery::recover_locked(ctx, state) {
+        Ok(_) => {}
+        // A write still pending leaves the question open: the marker stays for a
+        // later open, reads go on with the tx as staged, and writes refuse anyway.
+        Err(e) if e.code == code::RECOVERY_PENDING => return Ok(()),
+        Err(e) => return Err(e),
+    }
     let marker = dir.join("committing");
     let Ok(text) = std::fs::read_to_string(&marker) else {
         return Ok(());

@@ -33,6 +33,11 @@ pub const DEFAULT_DIFF_LINES: usize = 16;
 /// Bytes of the shown diff as printed (JSON-escaped), by default.
 pub const DEFAULT_DIFF_BYTES: usize = 190;
 
+/// Diff bytes shown across all changes of one write. The answer is built after
+/// the commit point, where a refusal would misreport a done write; JSON escaping
+/// can grow text 6×, so this keeps every diff well inside the envelope cap.
+pub const MAX_DIFF_BYTES: usize = 2 * 1024 * 1024;
+
 /// One change a command wants made. Paths are absolute (from `Ctx::path_arg`).
 #[derive(Debug, Clone)]
 pub enum Change {
@@ -480,7 +485,7 @@ impl DiffBudget {
         match ctx.max_diff_lines.or(more.max_diff_lines) {
             Some(n) => DiffBudget {
                 lines: n,
-                bytes: usize::MAX,
+                bytes: MAX_DIFF_BYTES,
                 whole_hunks: false,
                 none: n == 0,
                 needed: 0,
@@ -517,10 +522,13 @@ impl DiffBudget {
             if !self.whole_hunks {
                 // A hunk header is worth nothing without a line after it.
                 let need = if line.starts_with("@@") { 2 } else { 1 };
-                if self.lines < need {
+                // The bytes too: the answer is built after the commit point, where
+                // an envelope over its cap would misreport a done write.
+                if self.lines < need || cost > self.bytes {
                     return (out, true);
                 }
                 self.lines -= 1;
+                self.bytes -= cost;
                 out.push_str(line);
                 continue;
             }
@@ -1369,12 +1377,16 @@ impl<'a> Plan<'a> {
             return Err(super::io_error(ctx, "the write (nothing was changed)", &e));
         }
         drop(record);
+        // Committed but not applied: the record stays pending, and the repairs are
+        // the ones that clear it (finish once the cause is fixed, or set aside).
         finish(&ctx.root, state, &intent).map_err(|e| {
-            super::io_error(
-                ctx,
-                "the write (it is committed; the next aitools command in this workspace completes it)",
-                &e,
-            )
+            super::recovery::pending_error(&[super::recovery::stuck(
+                &intent.op_id,
+                format!(
+                    "it is committed but could not be finished: {}.",
+                    crate::protocol::error::err_text(&e)
+                ),
+            )])
         })
     }
 }

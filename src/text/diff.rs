@@ -383,9 +383,31 @@ pub fn cut_lines(text: &str, max: usize) -> (String, bool) {
     }
 }
 
+/// The longest prefix of `text` made of whole lines and at most `max` bytes, and
+/// whether anything was left out. A write's answer is built after its commit
+/// point, so its diff is cut to fit rather than let the envelope cap refuse it.
+pub fn cut_bytes(text: &str, max: usize) -> (String, bool) {
+    if text.len() <= max {
+        return (text.to_string(), false);
+    }
+    let end = text.as_bytes()[..max]
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map(|i| i + 1)
+        .unwrap_or(0);
+    (text[..end].to_string(), true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cut_bytes_keeps_whole_lines() {
+        assert_eq!(cut_bytes("ab\ncd\n", 10), ("ab\ncd\n".to_string(), false));
+        assert_eq!(cut_bytes("ab\ncd\n", 5), ("ab\n".to_string(), true));
+        assert_eq!(cut_bytes("abcdef\n", 3), (String::new(), true));
+    }
 
     #[test]
     fn one_line_change_in_the_middle() {

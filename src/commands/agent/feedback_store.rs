@@ -61,7 +61,7 @@ pub fn dir(cwd: &Path) -> PathBuf {
         std::env::var_os("AITOOLS_FEEDBACK_DIR"),
         cwd,
         Path::new(CHECKOUT_FEEDBACK),
-        &state_dir::state_home(),
+        &state_dir::state_home().unwrap_or_else(|_| PathBuf::from(state_dir::NO_HOME)),
     )
 }
 

@@ -1,9 +1,11 @@
-//! The journal family: `history` (what was written, newest first) and `undo`
-//! (revert one op as a new op).
+//! The journal family: `history` (what was written, newest first), `undo`
+//! (revert one op as a new op) and `recover` (finish or set aside the writes an
+//! interruption left pending).
 
 use crate::protocol::registry::CommandSpec;
 
 pub mod history;
+pub mod recover;
 pub mod undo;
 
-pub const COMMANDS: &[CommandSpec] = &[history::SPEC, undo::SPEC];
+pub const COMMANDS: &[CommandSpec] = &[history::SPEC, undo::SPEC, recover::SPEC];
