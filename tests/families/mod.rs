@@ -4,6 +4,7 @@ mod agent;
 mod agent_examples;
 mod conformance;
 mod edit;
+mod inputs;
 mod inspect;
 mod notfound;
 mod protocol;
