@@ -45,3 +45,171 @@ fn match_sees_the_whole_long_line_and_cuts_only_the_display() {
     let r = env.run(&["read", "long.txt", "--between", "NEEDLE", "last"]);
     assert_eq!(r.json["start_line"], 2, "{}", r.json["error"]);
 }
+
+/// Runs aitools with `feed` writing its standard input (until the pipe breaks),
+/// and kills it after `secs`: `None` when it had to be killed (it hung).
+fn run_bounded(
+    env: &TestEnv,
+    args: &[&str],
+    feed: Option<fn(std::process::ChildStdin)>,
+    secs: u64,
+) -> Option<crate::support::Run> {
+    use std::process::Stdio;
+    let mut cmd = env.command(args);
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    if feed.is_some() {
+        cmd.stdin(Stdio::piped());
+    }
+    let mut child = cmd.spawn().expect("spawn aitools");
+    if let (Some(f), Some(stdin)) = (feed, child.stdin.take()) {
+        std::thread::spawn(move || f(stdin));
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    loop {
+        if child.try_wait().expect("wait").is_some() {
+            return Some(crate::support::parse(
+                child.wait_with_output().expect("output"),
+            ));
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// An endless producer of zeros (`yes`-like): writes until the reader goes away.
+fn zeros(mut w: std::process::ChildStdin) {
+    use std::io::Write;
+    let block = vec![0u8; 1 << 16];
+    while w.write_all(&block).is_ok() {}
+}
+
+fn mkfifo(env: &TestEnv, name: &str) {
+    let ok = Command::new("mkfifo")
+        .arg(name)
+        .current_dir(env.root())
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "mkfifo");
+}
+
+#[test]
+fn content_files_that_never_end_are_refused_before_being_opened() {
+    let env = TestEnv::new();
+    mkfifo(&env, "pipe");
+    for (cmd, src) in [
+        (&["write", "out.txt", "--content-file"][..], "/dev/zero"),
+        (&["write", "out.txt", "--content-file"][..], "pipe"),
+        (
+            &["write", "out.txt", "--content-file"][..],
+            "/proc/self/status",
+        ),
+        (
+            &["insert", "t.txt", "--at", "end", "--content-file"][..],
+            "pipe",
+        ),
+    ] {
+        env.write("t.txt", "x\n");
+        let mut args = cmd.to_vec();
+        args.push(src);
+        let r = run_bounded(&env, &args, None, 20)
+            .unwrap_or_else(|| panic!("{args:?} hung (killed after 20 s)"));
+        assert_eq!(
+            r.error_code(),
+            "refusal.not-a-file",
+            "{args:?}: {}",
+            r.stderr
+        );
+        let msg = r.json["error"]["message"].as_str().unwrap_or("");
+        assert!(msg.contains("not opened"), "{msg}");
+        assert!(!env.path("out.txt").exists());
+        assert_eq!(env.read("t.txt"), b"x\n");
+    }
+}
+
+#[test]
+fn endless_standard_input_is_cut_at_the_input_limit() {
+    let env = TestEnv::new();
+    // The default limit (256 MiB) holds against an endless producer.
+    let r = run_bounded(&env, &["write", "out.txt", "--stdin"], Some(zeros), 60)
+        .expect("write --stdin from an endless producer hung (killed after 60 s)");
+    assert_eq!(r.error_code(), "refusal.too-large", "{}", r.stderr);
+    let repair = r.json["error"]["repairs"][0]["command"]
+        .as_str()
+        .unwrap_or("");
+    assert!(repair.contains("--max-input"), "{repair}");
+    assert!(!env.path("out.txt").exists());
+    // Every reader of standard input takes the same option.
+    for args in [
+        &["write", "out.txt", "--stdin", "--max-input", "64KiB"][..],
+        &["edit", "t.txt", "--stdin", "--max-input", "64KiB"][..],
+        &["apply", "--stdin", "--max-input", "64KiB"][..],
+        &["search", "--stdin", "--max-input", "64KiB"][..],
+        &["batch", "--stdin", "--max-input", "64KiB"][..],
+    ] {
+        let r = run_bounded(&env, args, Some(zeros), 20)
+            .unwrap_or_else(|| panic!("{args:?} hung (killed after 20 s)"));
+        assert_eq!(
+            r.error_code(),
+            "refusal.too-large",
+            "{args:?}: {}",
+            r.stderr
+        );
+    }
+}
+
+#[test]
+fn an_input_at_the_limit_is_taken_and_one_byte_more_is_not() {
+    let env = TestEnv::new();
+    let body = vec![b'a'; 1024];
+    let ok = env.run_stdin(&["write", "a.txt", "--stdin", "--max-input", "1KiB"], &body);
+    assert_eq!(ok.code, 0, "{}", ok.stderr);
+    assert_eq!(env.read("a.txt"), body);
+    env.write("big.txt", vec![b'b'; 1025]);
+    let r = env.run(&[
+        "write",
+        "b.txt",
+        "--content-file",
+        "big.txt",
+        "--max-input",
+        "1KiB",
+    ]);
+    assert_eq!(r.error_code(), "refusal.too-large");
+    // The repair raises the limit enough for this file, and works.
+    let repair = r.json["error"]["repairs"][0]["command"]
+        .as_str()
+        .unwrap_or("");
+    assert!(repair.contains("--max-input 1MiB"), "{repair}");
+    let again = env.run_line(repair);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert_eq!(env.read("b.txt").len(), 1025);
+    let bad = env.run(&["write", "c.txt", "--content", "x", "--max-input", "lots"]);
+    assert_eq!(bad.error_code(), "argument.invalid");
+    // The option shows in the schema of every command that reads an input.
+    for cmd in [
+        "write", "edit", "insert", "replace", "apply", "search", "batch",
+    ] {
+        let s = env.run(&["schema", cmd]);
+        assert!(s.stdout.contains("\"--max-input\""), "{cmd}: {}", s.stdout);
+    }
+}
+
+#[test]
+fn reads_of_procfs_files_never_block() {
+    let env = TestEnv::new();
+    for p in ["/proc/self/status", "/proc/kmsg"] {
+        if std::fs::symlink_metadata(p).is_err() {
+            continue;
+        }
+        let r = run_bounded(&env, &["read", p], None, 20)
+            .unwrap_or_else(|| panic!("read {p} hung (killed after 20 s)"));
+        assert_eq!(r.error_code(), "refusal.not-a-file", "{p}: {}", r.stderr);
+        let info = run_bounded(&env, &["info", p], None, 20)
+            .unwrap_or_else(|| panic!("info {p} hung (killed after 20 s)"));
+        assert_eq!(info.code, 0, "{p}: {}", info.stderr);
+        assert_eq!(info.json["kind"], "file");
+    }
+}

@@ -15,6 +15,7 @@ use crate::text::{
 };
 use crate::workspace::Ctx;
 use crate::workspace::candidates::{self, Offer};
+use crate::workspace::input;
 use clap::Args;
 use regex::bytes::{Regex, RegexBuilder};
 use serde::Serialize;
@@ -79,7 +80,7 @@ pub struct ReadArgs {
 pub const SPEC: CommandSpec = CommandSpec {
     name: "read",
     summary: "Read a file's lines with line numbers, a selector, and a line limit.",
-    description: "At most one selector (--range, --tail, --match, --between, --symbol). --max-lines always applies; when the output stops before the end of what was asked, next_commands holds the exact command that continues, with the same flags. A binary file read as text returns {binary,size,mime} instead of lines. With --match, line_numbers lists each returned line's number; --match and --between match a whole line (its first 64 MiB), however long, even where its display is cut. A UTF-8 BOM is never part of line 1 and a CR before LF is never part of a line. A line longer than 16384 bytes (16384 characters under another --encoding) is cut there and listed in cut_lines; the result is partial, and next_commands names the --as hex --bytes dump of the bytes after the cut. --as hex shows 16 bytes a row with secrets overwritten by * (2a); --as strings lists printable runs, a run over 16384 characters cut and marked cut:true. FIFOs, devices and directories are refused without being opened.",
+    description: "At most one selector (--range, --tail, --match, --between, --symbol). --max-lines always applies; when the output stops before the end of what was asked, next_commands holds the exact command that continues, with the same flags. A binary file read as text returns {binary,size,mime} instead of lines. With --match, line_numbers lists each returned line's number; --match and --between match a whole line (its first 64 MiB), however long, even where its display is cut. A UTF-8 BOM is never part of line 1 and a CR before LF is never part of a line. A line longer than 16384 bytes (16384 characters under another --encoding) is cut there and listed in cut_lines; the result is partial, and next_commands names the --as hex --bytes dump of the bytes after the cut. --as hex shows 16 bytes a row with secrets overwritten by * (2a); --as strings lists printable runs, a run over 16384 characters cut and marked cut:true. FIFOs, sockets, devices, directories and procfs/sysfs files (they report size 0 and a read may block, as /proc/kmsg does) are refused without being opened.",
     args: <ReadArgs as clap::Args>::augment_args,
     output_fields: &[
         field("mode", "text, hex, or strings (the --as value)."),
@@ -381,9 +382,13 @@ pub fn run(ctx: &Ctx, args: &ReadArgs) -> Result<Output, CmdError> {
         }
         Err(e) => return Err(error::io_error("read", &args.path, &e)),
     };
-    // Decided on metadata alone: opening a FIFO for reading would block.
-    if !meta.is_file() {
-        return Err(not_a_file(&args.path, meta.is_dir()));
+    // Decided on metadata alone: opening a FIFO for reading would block, and a
+    // procfs file (size 0) such as /proc/kmsg blocks on its read.
+    if meta.is_dir() {
+        return Err(not_a_file(&args.path, true));
+    }
+    if let Some(kind) = input::special_kind(&abs, &meta) {
+        return Err(input::not_openable(&args.path, kind));
     }
     view::record_read(ctx, &shown_abs)?;
     let shown = ctx.display_path(&shown_abs);

@@ -23,7 +23,6 @@ use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContex
 use regex::bytes::{Regex, RegexBuilder};
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -61,6 +60,8 @@ pub struct SearchArgs {
     /// Read the pattern as raw UTF-8 text from standard input; one trailing newline is dropped.
     #[arg(long)]
     pub stdin: bool,
+    #[command(flatten)]
+    pub input_limit: crate::workspace::input::InputLimit,
     /// Treat the pattern as literal text.
     #[arg(long)]
     pub fixed: bool,
@@ -157,6 +158,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         code::SYNTAX_ERROR,
         code::NOT_FOUND,
         code::IO,
+        code::TOO_LARGE,
         code::INTERNAL,
     ],
     writes: false,
@@ -553,22 +555,9 @@ impl Sink for MatchCollector<'_> {
     }
 }
 
-fn read_stdin_pattern() -> Result<String, CmdError> {
-    let mut buf = Vec::new();
-    std::io::stdin().read_to_end(&mut buf).map_err(|e| {
-        CmdError::new(
-            code::IO,
-            format!(
-                "Standard input cannot be read: {}.",
-                crate::protocol::error::err_text(&e)
-            ),
-            Repair::new(
-                "pattern",
-                "Pass the pattern as an argument instead.",
-                "aitools search --pattern '<pattern>'",
-            ),
-        )
-    })?;
+fn read_stdin_pattern(ctx: &Ctx, args: &SearchArgs) -> Result<String, CmdError> {
+    let limit = args.input_limit.bytes("search")?;
+    let buf = crate::workspace::input::read_stdin(ctx, limit)?;
     let mut text = String::from_utf8(buf).map_err(|_| {
         CmdError::new(
             code::ARGUMENT_INVALID,
@@ -604,7 +593,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
         }
         let mut v = args.patterns.clone();
         if args.stdin {
-            let p = read_stdin_pattern()?;
+            let p = read_stdin_pattern(ctx, args)?;
             stdin_pattern = Some(p.clone());
             v.push(p);
         }
