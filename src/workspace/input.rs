@@ -67,7 +67,7 @@ pub fn special_kind(path: &Path, meta: &Metadata) -> Option<&'static str> {
 
 /// Kernel file systems whose files report a size they do not have (procfs,
 /// sysfs and friends): reading one may block or have effects.
-fn pseudo_fs(path: &Path) -> Option<&'static str> {
+pub fn pseudo_fs(path: &Path) -> Option<&'static str> {
     use std::os::unix::ffi::OsStrExt;
     let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
     // SAFETY: `c` is a valid NUL-terminated path; `st` is plain data the call fills.

@@ -213,3 +213,88 @@ fn reads_of_procfs_files_never_block() {
         assert_eq!(info.json["kind"], "file");
     }
 }
+
+/// A tree outside the workspace: `dirs` directories of `per` small text files.
+fn outside_tree(dirs: usize, per: usize) -> tempfile::TempDir {
+    let t = tempfile::tempdir().expect("tempdir");
+    for d in 0..dirs {
+        let dir = t.path().join(format!("d{d:03}"));
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        for f in 0..per {
+            std::fs::write(dir.join(format!("f{f:03}.py")), "x = 1\nprint(x)\n").expect("write");
+        }
+    }
+    t
+}
+
+#[test]
+fn scans_outside_the_workspace_stop_at_their_budget_and_say_so() {
+    let env = TestEnv::new();
+    let tree = outside_tree(10, 30);
+    let dir = tree.path().to_str().expect("utf-8 temp path");
+    for cmd in [
+        &["overview", dir][..],
+        &["search", "print", dir][..],
+        &["code", "refs", "x", dir][..],
+        &["code", "defs", "x", dir][..],
+        &["find", "*.py", dir][..],
+    ] {
+        let mut args = cmd.to_vec();
+        args.extend(["--max-files", "100"]);
+        let r = run_bounded(&env, &args, None, 60).unwrap_or_else(|| panic!("{args:?} hung"));
+        assert_eq!(r.code, 3, "{args:?}: {}", r.stdout);
+        assert_eq!(r.json["truncated"], true, "{args:?}");
+        assert_eq!(
+            r.json["scan_cut"]["budget"], "files",
+            "{args:?}: {}",
+            r.stdout
+        );
+        assert_eq!(r.json["scan_cut"]["files"], 100, "{args:?}");
+        let next = r.json["next_commands"][0].as_str().unwrap_or("");
+        assert!(next.contains("--max-files 400"), "{args:?}: {next}");
+        // The continuation (300 files fit in 400) is complete.
+        let again = env.run_line(next);
+        assert!(
+            again.json.get("scan_cut").is_none(),
+            "{next}: {}",
+            again.stdout
+        );
+    }
+    // The time budget cuts too.
+    let r = run_bounded(&env, &["overview", dir, "--scan-timeout", "1ms"], None, 60)
+        .expect("overview --scan-timeout 1ms hung");
+    assert_eq!(r.code, 3, "{}", r.stdout);
+    assert_eq!(r.json["scan_cut"]["budget"], "time");
+    let next = r.json["next_commands"][0].as_str().unwrap_or("");
+    assert!(next.contains("--scan-timeout 4ms"), "{next}");
+    // Without the options, an ordinary tree is scanned whole.
+    let r = env.run(&["overview", dir]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.json["languages"][0]["files"], 300);
+}
+
+#[test]
+fn a_scan_of_the_whole_file_system_ends_within_its_default_budget() {
+    let env = TestEnv::new();
+    let started = std::time::Instant::now();
+    let r = run_bounded(&env, &["overview", "/"], None, 90)
+        .expect("overview / still ran after 90 s (the default budget is 10 s)");
+    // A host small enough to be scanned whole in the budget answers ok; any
+    // other answer is cut, says by which budget, and continues.
+    if r.code == 3 {
+        assert!(r.json["scan_cut"]["budget"].is_string(), "{}", r.stdout);
+        let next = r.json["next_commands"][0].as_str().unwrap_or("");
+        assert!(next.starts_with("aitools overview / --"), "{next}");
+    } else {
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    }
+    assert!(started.elapsed() < std::time::Duration::from_secs(90));
+    // Kernel file systems are passed over, never read.
+    let r = run_bounded(&env, &["search", "qzxqzx", "/proc/self"], None, 60)
+        .expect("search in /proc hung");
+    let reasons: Vec<&str> = r.json["skipped"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|s| s["reason"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(reasons, vec!["special"], "{}", r.stdout);
+}

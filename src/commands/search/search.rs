@@ -97,6 +97,8 @@ pub struct SearchArgs {
     pub limit: u64,
     #[command(flatten)]
     pub scan: ScanArgs,
+    #[command(flatten)]
+    pub budget: crate::workspace::scan_args::BudgetArgs,
 }
 
 pub const SPEC: CommandSpec = CommandSpec {
@@ -133,7 +135,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         field("files_scanned", "Text files searched."),
         field(
             "skipped",
-            "[{path,reason}]; reason is binary, too-large, unreadable, or non-utf8-name (a path aitools cannot name; at most 100 listed).",
+            "[{path,reason}]; reason is binary, too-large, unreadable, non-utf8-name (a path aitools cannot name), or special (a procfs/sysfs directory, never scanned); at most 100 listed.",
         ),
         field(
             "skipped_total",
@@ -148,9 +150,10 @@ pub const SPEC: CommandSpec = CommandSpec {
             "True when --limit cut the result (status partial, exit 3; next_commands repeats the search with a sufficient --limit).",
         ),
         field("approx_tokens", "ceil(characters of returned text / 4)."),
+        crate::workspace::scan_args::FIELD_SCAN_CUT,
         field(
             "next_commands",
-            "The search again with a --limit that returns everything.",
+            "The search again with a --limit that returns everything, or (scan_cut) with the spent scan budget raised.",
         ),
     ],
     error_codes: &[
@@ -225,6 +228,8 @@ struct SearchOut {
     ignore_source: &'static str,
     truncated: bool,
     approx_tokens: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scan_cut: Option<scan::Cut>,
     next_commands: Vec<String>,
 }
 
@@ -616,7 +621,9 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
     };
     let pats = compile(ctx, args, &raw)?;
     let starts = starts(ctx, &paths)?;
-    let opts = args.scan.options(ctx, crate::store::view::overlay(ctx)?)?;
+    let budget = args.budget.budget("search")?;
+    let mut opts = args.scan.options(ctx, crate::store::view::overlay(ctx)?)?;
+    opts.budget = budget;
     let overlay = opts.overlay.as_deref();
     // Matches are counted one by one in --output matches, and when a --multiline
     // pattern can match a line end: one match then spans lines and adjacent ones
@@ -686,6 +693,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
         ignore_source: walked.ignore_source,
         truncated: false,
         approx_tokens: 0,
+        scan_cut: walked.cut.clone(),
         next_commands: Vec::new(),
     };
     let mut text_chars = 0usize;
@@ -815,7 +823,12 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
     }
     (out.skipped, out.skipped_total) = skipped_list(root, skipped);
     out.approx_tokens = crate::protocol::approx_tokens_chars(text_chars);
-    if out.truncated {
+    // A cut scan's totals are partial: its continuation raises the budget.
+    if let Some(cut) = &walked.cut {
+        out.truncated = true;
+        out.next_commands
+            .push(crate::workspace::scan_args::raise_budget(ctx, &budget, cut));
+    } else if out.truncated {
         out.next_commands
             .push(with_limit(ctx, full_limit, stdin_pattern.as_deref()));
     }
