@@ -211,6 +211,10 @@ fn reads_of_procfs_files_never_block() {
             .unwrap_or_else(|| panic!("info {p} hung (killed after 20 s)"));
         assert_eq!(info.code, 0, "{p}: {}", info.stderr);
         assert_eq!(info.json["kind"], "file");
+        env.write("t.txt", "x\n");
+        let d = run_bounded(&env, &["diff", p, "t.txt"], None, 20)
+            .unwrap_or_else(|| panic!("diff {p} hung (killed after 20 s)"));
+        assert_eq!(d.error_code(), "refusal.not-a-file", "{p}: {}", d.stderr);
     }
 }
 
