@@ -177,10 +177,17 @@ impl BudgetArgs {
 /// kept): the continuation of a cut scan.
 pub fn raise_budget(ctx: &Ctx, budget: &Budget, cut: &Cut) -> String {
     let (flag, value) = match cut.budget {
-        "files" => ("--max-files", budget.files.saturating_mul(4).to_string()),
+        // At least 1 (and 1 MiB): a zero budget raised fourfold would stay zero.
+        "files" => (
+            "--max-files",
+            budget.files.saturating_mul(4).max(1).to_string(),
+        ),
         "bytes" => (
             "--max-scan-bytes",
-            format!("{}MiB", budget.bytes.saturating_mul(4).div_ceil(1 << 20)),
+            format!(
+                "{}MiB",
+                budget.bytes.saturating_mul(4).div_ceil(1 << 20).max(1)
+            ),
         ),
         _ => {
             let ms = budget.time.as_millis().saturating_mul(4).max(1);
