@@ -13,7 +13,6 @@ use crate::workspace::Ctx;
 use clap::Args;
 use std::collections::BTreeSet;
 use std::ffi::OsString;
-use std::io::Read;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 pub const COMMANDS: &[CommandSpec] = &[REBASE, BATCH];
@@ -295,6 +294,8 @@ pub struct BatchArgs {
     /// All elements in one tx, committed at the end, or nothing; not with --continue-on-error.
     #[arg(long)]
     pub atomic: bool,
+    #[command(flatten)]
+    pub input_limit: crate::workspace::input::InputLimit,
 }
 
 pub const BATCH: CommandSpec = CommandSpec {
@@ -322,6 +323,7 @@ pub const BATCH: CommandSpec = CommandSpec {
         code::SYNTAX_ERROR,
         code::TARGET_CHANGED,
         code::BUSY,
+        code::TOO_LARGE,
     ],
     writes: false,
     tx: false,
@@ -453,12 +455,22 @@ pub fn batch(ctx: &Ctx, a: &BatchArgs) -> Result<Output, CmdError> {
     let text = match &a.stdin_data {
         Some(t) => t.clone(),
         None => {
-            let mut text = String::new();
-            std::io::stdin()
-                .lock()
-                .read_to_string(&mut text)
-                .map_err(|e| crate::protocol::error::io_error("batch", "standard input", &e))?;
-            text
+            let limit = a.input_limit.bytes("batch")?;
+            let bytes = crate::workspace::input::read_stdin(ctx, limit)?;
+            String::from_utf8(bytes).map_err(|e| {
+                CmdError::new(
+                    code::SYNTAX_ERROR,
+                    format!(
+                        "The batch input is not UTF-8 (byte {}).",
+                        e.utf8_error().valid_up_to()
+                    ),
+                    Repair::new(
+                        "schema",
+                        "Pass a JSON array of argv arrays, e.g. [[\"read\",\"a.txt\"]].",
+                        "aitools schema batch",
+                    ),
+                )
+            })?
         }
     };
     let parsed: serde_json::Value = serde_json::from_str(&text).map_err(|e| {

@@ -78,6 +78,17 @@ pub const ANY_COMMAND_CODES: &[&str] = &[
 /// (it passes `--stdin`): the full schema lists them, the compact one does not.
 const REPLAY_ARG_IDS: &[&str] = &["stdin_data"];
 
+/// Limits an agent raises only when an answer tells it to (a cut answer's
+/// next_commands or a refusal's repair names the option and its new value): the
+/// compact schema names them in `limits`, the full form describes them.
+const LIMIT_ARG_IDS: &[&str] = &[
+    "max_input",
+    "max_files",
+    "max_scan_bytes",
+    "scan_timeout",
+    MAX_DIFF_ARG,
+];
+
 /// The schema type of an argument, from its action and value name.
 fn arg_type(arg: &clap::Arg) -> String {
     if matches!(
@@ -340,9 +351,18 @@ impl CommandSpec {
             .get_arguments()
             .filter(|a| !a.is_hide_set() && !GLOBAL_ARG_IDS.contains(&a.get_id().as_str()))
             .filter(|a| !REPLAY_ARG_IDS.contains(&a.get_id().as_str()))
+            .filter(|a| !LIMIT_ARG_IDS.contains(&a.get_id().as_str()))
             .map(arg_compact)
             .collect();
         obj.push("args", Json::Arr(args));
+        let limits: Vec<Json> = cmd
+            .get_arguments()
+            .filter(|a| LIMIT_ARG_IDS.contains(&a.get_id().as_str()))
+            .filter_map(|a| a.get_long().map(|l| Json::str(format!("--{l}"))))
+            .collect();
+        if !limits.is_empty() {
+            obj.push("limits", Json::Arr(limits));
+        }
         obj.push(
             "output_fields",
             Json::Arr(

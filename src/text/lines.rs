@@ -26,6 +26,10 @@ pub struct Line<'a> {
     pub number: u64,
     pub offset: u64,
     pub bytes: &'a [u8],
+    /// The line up to the pass's hold (without CR LF): what a pattern is matched
+    /// against, so a match past the display cap is still found. Equal to `bytes`
+    /// when the hold is the cap.
+    pub whole: &'a [u8],
     pub cut: bool,
     pub had_cr: bool,
 }
@@ -93,11 +97,25 @@ pub fn scan<R: Read, W: Want>(
 /// `scan` with another cap on the bytes of one line handed to the sink (decoded
 /// text is cut by characters, so its caller asks for up to 4 bytes a character).
 pub fn scan_capped<R: Read, W: Want>(
+    reader: R,
+    want: &mut W,
+    cap: usize,
+    sink: impl FnMut(Line<'_>),
+) -> io::Result<Scan> {
+    scan_holding(reader, want, cap, cap, sink)
+}
+
+/// `scan_capped` that also holds each wanted line up to `hold` bytes (at least
+/// the cap) and hands it over as `Line::whole`: a selector matches the line,
+/// while only its display is cut at the cap.
+pub fn scan_holding<R: Read, W: Want>(
     mut reader: R,
     want: &mut W,
     cap: usize,
+    hold: usize,
     mut sink: impl FnMut(Line<'_>),
 ) -> io::Result<Scan> {
+    let hold = hold.max(cap);
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; CHUNK];
     let mut size: u64 = 0;
@@ -142,7 +160,7 @@ pub fn scan_capped<R: Read, W: Want>(
         let mut pos = 0usize;
         for nl in memchr::memchr_iter(b'\n', chunk) {
             if in_progress_wanted {
-                append_capped(&mut current, &chunk[pos..nl], cap);
+                append_capped(&mut current, &chunk[pos..nl], hold);
                 current_len += (nl - pos) as u64;
                 emit(
                     &mut sink,
@@ -168,7 +186,7 @@ pub fn scan_capped<R: Read, W: Want>(
             in_progress_wanted = want.wants(line_no);
         }
         if collecting && in_progress_wanted {
-            append_capped(&mut current, &chunk[pos..], cap);
+            append_capped(&mut current, &chunk[pos..], hold);
             current_len += (chunk.len() - pos) as u64;
         }
     }
@@ -223,6 +241,7 @@ fn emit(
         len -= 1;
         had_cr = true;
     }
+    let whole = &current[..(len as usize).min(current.len())];
     let cut = len > cap as u64;
     let keep = (len as usize).min(cap).min(current.len());
     // Never cut inside a UTF-8 sequence: back off to a character boundary.
@@ -236,6 +255,7 @@ fn emit(
         number,
         offset,
         bytes: &current[..end],
+        whole,
         cut,
         had_cr,
     });
@@ -277,5 +297,16 @@ mod tests {
         let (l, _) = lines_of(b"x\r\ry\n", 1, 1);
         assert_eq!(l, vec!["x\r\ry"]);
         assert_eq!(count_lines(b"a\nb"), 2);
+    }
+    #[test]
+    fn a_held_line_is_whole_while_its_display_is_cut() {
+        let mut data = vec![b'a'; 100];
+        data.extend_from_slice(b"XY\r\nnext\n");
+        let mut seen = Vec::new();
+        scan_holding(&data[..], &mut All, 10, 1000, |l| {
+            seen.push((l.bytes.len(), l.whole.len(), l.cut))
+        })
+        .unwrap();
+        assert_eq!(seen, vec![(10, 102, true), (4, 4, false)]);
     }
 }

@@ -12,6 +12,10 @@ pub mod sniff;
 /// The longest line returned whole; longer lines are cut here and listed in `cut_lines`.
 pub const MAX_LINE_BYTES: usize = 16384;
 
+/// How much of one line a streaming `--match`/`--between` holds to match against:
+/// the display is cut at `MAX_LINE_BYTES`, the pattern sees this much.
+pub const MAX_MATCHED_LINE_BYTES: usize = 64 * 1024 * 1024;
+
 /// The UTF-8 byte order mark.
 pub const BOM: &[u8] = b"\xEF\xBB\xBF";
 pub mod decode;

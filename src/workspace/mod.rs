@@ -4,6 +4,7 @@
 pub mod boundary;
 pub mod candidates;
 pub mod git;
+pub mod input;
 pub mod paths;
 pub mod root;
 pub mod scan;

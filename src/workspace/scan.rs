@@ -13,6 +13,11 @@
 //! A path given as a start is taken as it is: a file start is scanned even when an
 //! ignore rule covers it, as ripgrep does; the other filters still apply.
 //!
+//! A walk spends a `Budget` (files visited, their bytes, wall time; unlimited
+//! unless the caller sets one) and stops when it is spent, reporting `Walked::cut`.
+//! A walk that leaves the workspace passes over procfs/sysfs directories
+//! (`SkipReason::Special`): their files report size 0 and a read may block.
+//!
 //! With an `Overlay` (a tx's changes, `--tx`), the disk walk skips what the tx
 //! removed or replaced, and the tx's files are visited from their staged bytes
 //! (`Entry::content`), passing the same filters. When the tx changes a
@@ -25,8 +30,9 @@ use std::fs::Metadata;
 use std::io;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::SystemTime;
+use std::time::{Duration, Instant, SystemTime};
 
 /// A tx's changes as a scan sees them, by absolute path.
 #[derive(Debug, Default)]
@@ -90,6 +96,121 @@ pub struct ScanOptions {
     pub threads: usize,
     /// A tx's changes to scan as if they were on disk (`--tx`).
     pub overlay: Option<Arc<Overlay>>,
+    /// How much the walk may do before it stops and reports `Walked::cut`;
+    /// unlimited by default (a write scan, such as replace's, must see everything).
+    pub budget: Budget,
+}
+
+/// What one scan may spend: files visited, bytes of those files, wall time.
+/// The read-only scans (search, find, overview, code) take [`Budget::DEFAULT`]
+/// inside and outside the workspace alike, so `overview /` ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    pub files: u64,
+    pub bytes: u64,
+    pub time: Duration,
+}
+
+impl Budget {
+    pub const UNLIMITED: Budget = Budget {
+        files: u64::MAX,
+        bytes: u64::MAX,
+        time: Duration::MAX,
+    };
+    /// Far above a large repository (a few seconds of ripgrep-speed work); a
+    /// whole file system is cut.
+    pub const DEFAULT: Budget = Budget {
+        files: 200_000,
+        bytes: 16 << 30,
+        time: Duration::from_secs(10),
+    };
+}
+
+impl Default for Budget {
+    fn default() -> Budget {
+        Budget::UNLIMITED
+    }
+}
+
+/// Which budget a walk spent, and what it had visited when it stopped.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Cut {
+    /// `files`, `bytes` or `time`.
+    pub budget: &'static str,
+    pub files: u64,
+    pub bytes: u64,
+}
+
+/// The walk's spending against its budget, shared by the workers.
+struct Meter {
+    budget: Budget,
+    start: Instant,
+    files: AtomicU64,
+    bytes: AtomicU64,
+    /// 0 while within budget, else 1 + the index in `REASONS`.
+    stop: AtomicU8,
+}
+
+const REASONS: [&str; 3] = ["files", "bytes", "time"];
+
+impl Meter {
+    fn new(budget: Budget) -> Meter {
+        Meter {
+            budget,
+            start: Instant::now(),
+            files: AtomicU64::new(0),
+            bytes: AtomicU64::new(0),
+            stop: AtomicU8::new(0),
+        }
+    }
+
+    fn halt(&self, reason: usize) {
+        let _ = self
+            .stop
+            .compare_exchange(0, reason as u8 + 1, Ordering::SeqCst, Ordering::SeqCst);
+    }
+
+    /// Whether the walk must stop: a budget is spent or the time is up.
+    fn spent(&self) -> bool {
+        if self.stop.load(Ordering::Relaxed) != 0 {
+            return true;
+        }
+        if self.budget.time != Duration::MAX && self.start.elapsed() > self.budget.time {
+            self.halt(2);
+            return true;
+        }
+        false
+    }
+
+    /// Charges one file of `len` bytes before it is visited; false (and the walk
+    /// stops) when it would overspend.
+    fn charge(&self, len: u64) -> bool {
+        if self.spent() {
+            return false;
+        }
+        if self.files.fetch_add(1, Ordering::SeqCst) >= self.budget.files {
+            self.files.fetch_sub(1, Ordering::SeqCst);
+            self.halt(0);
+            return false;
+        }
+        let before = self.bytes.fetch_add(len, Ordering::SeqCst);
+        if before.saturating_add(len) > self.budget.bytes {
+            self.bytes.fetch_sub(len, Ordering::SeqCst);
+            self.files.fetch_sub(1, Ordering::SeqCst);
+            self.halt(1);
+            return false;
+        }
+        true
+    }
+
+    fn cut(&self) -> Option<Cut> {
+        let r = self.stop.load(Ordering::SeqCst);
+        (r != 0).then(|| Cut {
+            budget: REASONS[(r as usize - 1).min(2)],
+            files: self.files.load(Ordering::SeqCst),
+            bytes: self.bytes.load(Ordering::SeqCst),
+        })
+    }
 }
 
 /// What an entry is (symlinks are never followed).
@@ -198,6 +319,9 @@ pub enum SkipReason {
     /// A path that is not UTF-8: no argument (they are UTF-8) could name it, an
     /// answer could only show it mangled, and the journal cannot record it.
     NonUtf8Name,
+    /// A procfs/sysfs directory or file (a scan outside the workspace reached a
+    /// kernel file system): its files report size 0 and a read may block.
+    Special,
 }
 
 impl SkipReason {
@@ -206,6 +330,7 @@ impl SkipReason {
             SkipReason::TooLarge => "too-large",
             SkipReason::Unreadable => "unreadable",
             SkipReason::NonUtf8Name => "non-utf8-name",
+            SkipReason::Special => "special",
         }
     }
 }
@@ -217,6 +342,9 @@ pub struct Walked<T> {
     pub skipped: Vec<(PathBuf, SkipReason)>,
     /// `gitignore`, `builtin`, or `none` (with --no-ignore).
     pub ignore_source: &'static str,
+    /// Set when the walk stopped at its budget: the items are then a part of
+    /// what the starts hold.
+    pub cut: Option<Cut>,
 }
 
 /// A filter the caller got wrong.
@@ -460,6 +588,7 @@ struct Acc<T> {
 struct Local<'s, T, V> {
     visit: V,
     filters: &'s Filters,
+    meter: &'s Meter,
     acc: Acc<T>,
     shared: &'s Mutex<Acc<T>>,
 }
@@ -474,7 +603,19 @@ impl<T, V> Drop for Local<'_, T, V> {
 }
 
 impl<T, V: FnMut(&Entry) -> Option<T>> Local<'_, T, V> {
-    fn handle(&mut self, res: Result<ignore::DirEntry, ignore::Error>) {
+    fn handle(&mut self, res: Result<ignore::DirEntry, ignore::Error>) -> ignore::WalkState {
+        if self.meter.spent() {
+            return ignore::WalkState::Quit;
+        }
+        self.handle_entry(res);
+        if self.meter.spent() {
+            ignore::WalkState::Quit
+        } else {
+            ignore::WalkState::Continue
+        }
+    }
+
+    fn handle_entry(&mut self, res: Result<ignore::DirEntry, ignore::Error>) {
         let dent = match res {
             Ok(d) => d,
             Err(e) => {
@@ -518,7 +659,8 @@ impl<T, V: FnMut(&Entry) -> Option<T>> Local<'_, T, V> {
             }
         }
         let mut meta = None;
-        if f.newer.is_some() || (kind == Kind::File && f.skip_larger_than.is_some()) {
+        let metered = kind == Kind::File && self.meter.budget.bytes != u64::MAX;
+        if f.newer.is_some() || (kind == Kind::File && f.skip_larger_than.is_some()) || metered {
             match dent.metadata() {
                 Ok(m) => meta = Some(m),
                 Err(_) => {
@@ -541,6 +683,9 @@ impl<T, V: FnMut(&Entry) -> Option<T>> Local<'_, T, V> {
                     .push((path.to_path_buf(), SkipReason::TooLarge));
                 return;
             }
+        }
+        if kind == Kind::File && !self.meter.charge(meta.as_ref().map_or(0, |m| m.len())) {
+            return;
         }
         let entry = Entry {
             path,
@@ -591,6 +736,12 @@ where
         skipped: Vec::new(),
     });
     let overlay = opts.overlay.clone();
+    let meter = Meter::new(opts.budget);
+    // A scan that leaves the workspace (or a workspace at /) may reach a kernel
+    // file system; those directories are checked and passed over. In-tree scans
+    // skip the per-directory statfs.
+    let guard_pseudo = root == Path::new("/") || starts.iter().any(|s| !s.starts_with(root));
+    let mut special: Vec<PathBuf> = Vec::new();
     // Starts the tx removed, replaced or created are not walked on disk.
     let disk_starts: Vec<PathBuf> = starts
         .iter()
@@ -598,8 +749,16 @@ where
             None | Some(OverlayNode::Dir) => fsx_exists(s),
             Some(_) => false,
         })
+        .filter(|s| {
+            let pseudo = guard_pseudo && super::input::pseudo_fs(s).is_some();
+            if pseudo {
+                special.push(s.to_path_buf());
+            }
+            !pseudo
+        })
         .cloned()
         .collect();
+    let special = Arc::new(Mutex::new(special));
     let manual = overlay
         .as_ref()
         .is_some_and(|o| o.touches_gitignore() && !opts.no_ignore && in_git);
@@ -621,7 +780,10 @@ where
                 &mut acc,
             );
         }
-        return Ok(finish(acc, source));
+        let special = special.lock().map(|v| v.clone()).unwrap_or_default();
+        acc.skipped
+            .extend(special.into_iter().map(|p| (p, SkipReason::Special)));
+        return Ok(finish(acc, source, meter.cut()));
     };
     let mut b = ignore::WalkBuilder::new(first);
     for s in rest {
@@ -661,7 +823,17 @@ where
     let prune_filters = filters.clone();
     let prune_overlay = overlay.clone();
     let prune_ignorer = ignorer.clone();
+    let special_ref = special.clone();
     b.filter_entry(move |d| {
+        if guard_pseudo
+            && d.file_type().is_some_and(|t| t.is_dir())
+            && super::input::pseudo_fs(d.path()).is_some()
+        {
+            if let Ok(mut v) = special_ref.lock() {
+                v.push(d.path().to_path_buf());
+            }
+            return false;
+        }
         if let Some(o) = &prune_overlay {
             match o.node(d.path()) {
                 None | Some(OverlayNode::Dir) => {}
@@ -677,20 +849,19 @@ where
     let filters_ref = &*filters;
     let shared_ref = &shared;
     let make_ref = &make_visitor;
+    let meter_ref = &meter;
     b.build_parallel().run(|| {
         let mut local = Local {
             visit: make_ref(),
             filters: filters_ref,
+            meter: meter_ref,
             acc: Acc {
                 items: Vec::new(),
                 skipped: Vec::new(),
             },
             shared: shared_ref,
         };
-        Box::new(move |res| {
-            local.handle(res);
-            ignore::WalkState::Continue
-        })
+        Box::new(move |res| local.handle(res))
     });
     let mut acc = match shared.into_inner() {
         Ok(a) => a,
@@ -708,12 +879,15 @@ where
             &mut acc,
         );
     }
-    Ok(finish(acc, source))
+    let special = special.lock().map(|v| v.clone()).unwrap_or_default();
+    acc.skipped
+        .extend(special.into_iter().map(|p| (p, SkipReason::Special)));
+    Ok(finish(acc, source, meter.cut()))
 }
 
 /// The walk's results in path order, each path once (a path under two starts, or
 /// both on disk and staged, is visited twice).
-fn finish<T>(mut acc: Acc<T>, ignore_source: &'static str) -> Walked<T> {
+fn finish<T>(mut acc: Acc<T>, ignore_source: &'static str, cut: Option<Cut>) -> Walked<T> {
     acc.items.sort_by(|a, b| a.0.cmp(&b.0));
     acc.items.dedup_by(|a, b| a.0 == b.0);
     acc.skipped.sort_by(|a, b| a.0.cmp(&b.0));
@@ -722,6 +896,7 @@ fn finish<T>(mut acc: Acc<T>, ignore_source: &'static str) -> Walked<T> {
         items: acc.items,
         skipped: acc.skipped,
         ignore_source,
+        cut,
     }
 }
 

@@ -1,10 +1,13 @@
 //! The scan filter arguments every scanning command takes (`--glob`, `--lang`,
 //! `--no-ignore`, `--skip-larger-than`, `--newer`), their conversion into
 //! `ScanOptions`, and the error a bad filter gives. Shared by the search family
-//! and `replace`, which may not import each other.
+//! and `replace`, which may not import each other. Also the scan budget options
+//! of the read-only scans (`--max-files`, `--max-scan-bytes`, `--scan-timeout`)
+//! and the continuation a cut scan hands back.
 
 use super::Ctx;
-use super::scan::{Overlay, ScanError, ScanOptions};
+use super::scan::{Budget, Cut, Overlay, ScanError, ScanOptions};
+use crate::protocol::registry::{Field, field};
 use crate::protocol::{CmdError, Repair, code, error, shell, values};
 use clap::Args;
 use std::sync::Arc;
@@ -134,3 +137,78 @@ pub fn scan_error(command: &str, e: &ScanError) -> CmdError {
         ),
     }
 }
+
+/// The scan budget of a read-only scan, declared once for every command that
+/// has one. A scan that spends it stops, answers partial (exit 3) with `scan_cut`,
+/// and `next_commands` holds the call again with the spent budget raised.
+#[derive(Args, Debug, Clone, Default)]
+pub struct BudgetArgs {
+    /// Stop the scan after visiting this many files (default 200000); the answer is then partial.
+    #[arg(long, value_name = "N")]
+    pub max_files: Option<String>,
+    /// Stop the scan before the files visited exceed this many bytes (default 16GiB); the answer is then partial.
+    #[arg(long, value_name = "SIZE")]
+    pub max_scan_bytes: Option<String>,
+    /// Stop the scan after this long (default 10s); the answer is then partial.
+    #[arg(long, value_name = "DURATION")]
+    pub scan_timeout: Option<String>,
+}
+
+impl BudgetArgs {
+    /// The budget these options select, over [`Budget::DEFAULT`].
+    pub fn budget(&self, command: &str) -> Result<Budget, CmdError> {
+        let bad =
+            |flag: &str, m: String| CmdError::invalid_argument(command, format!("{flag}: {m}"));
+        let mut b = Budget::DEFAULT;
+        if let Some(v) = &self.max_files {
+            b.files = values::parse_count(v).map_err(|m| bad("--max-files", m))?;
+        }
+        if let Some(v) = &self.max_scan_bytes {
+            b.bytes = values::parse_size(v).map_err(|m| bad("--max-scan-bytes", m))?;
+        }
+        if let Some(v) = &self.scan_timeout {
+            b.time = values::parse_duration(v).map_err(|m| bad("--scan-timeout", m))?;
+        }
+        Ok(b)
+    }
+}
+
+/// The call again with the budget `cut` spent raised fourfold (other options
+/// kept): the continuation of a cut scan.
+pub fn raise_budget(ctx: &Ctx, budget: &Budget, cut: &Cut) -> String {
+    let (flag, value) = match cut.budget {
+        // At least 1 (and 1 MiB): a zero budget raised fourfold would stay zero.
+        "files" => (
+            "--max-files",
+            budget.files.saturating_mul(4).max(1).to_string(),
+        ),
+        "bytes" => (
+            "--max-scan-bytes",
+            format!(
+                "{}MiB",
+                budget.bytes.saturating_mul(4).div_ceil(1 << 20).max(1)
+            ),
+        ),
+        _ => {
+            let ms = budget.time.as_millis().saturating_mul(4).max(1);
+            let v = if ms % 1000 == 0 {
+                format!("{}s", ms / 1000)
+            } else {
+                format!("{ms}ms")
+            };
+            ("--scan-timeout", v)
+        }
+    };
+    shell::aitools(shell::rerun(
+        &ctx.argv,
+        &[flag],
+        &[],
+        &[flag.to_string(), value],
+    ))
+}
+
+/// The output field of a scan with a budget.
+pub const FIELD_SCAN_CUT: Field = field(
+    "scan_cut",
+    "Only when the scan stopped at its budget: {budget,files,bytes}, budget being files (--max-files), bytes (--max-scan-bytes) or time (--scan-timeout); the result then covers part of the path (status partial, exit 3, truncated true) and next_commands raises that budget.",
+);

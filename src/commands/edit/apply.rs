@@ -37,6 +37,8 @@ pub struct ApplyArgs {
     /// Validate and show the diff; write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    #[command(flatten)]
+    pub input_limit: crate::workspace::input::InputLimit,
 }
 
 pub const SPEC: CommandSpec = CommandSpec {
@@ -51,7 +53,12 @@ pub const SPEC: CommandSpec = CommandSpec {
         field("applied_hunks", "Hunks applied across all files."),
         write::FIELD_NEXT,
     ],
-    error_codes: crate::write_error_codes![code::NOT_UTF8, code::NO_MATCH, code::AMBIGUOUS],
+    error_codes: crate::write_error_codes![
+        code::NOT_UTF8,
+        code::NO_MATCH,
+        code::AMBIGUOUS,
+        code::TOO_LARGE
+    ],
     writes: true,
     tx: true,
     workspace: true,
@@ -75,7 +82,14 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
     let expect = guard::parse_expect_hash(cmd, &args.expect_hash)?;
     let fuzz = common::parse_count(cmd, "--fuzz", Some(&args.fuzz))?.unwrap_or(3) as usize;
     let strip = common::parse_count(cmd, "--strip", args.strip.as_deref())?.map(|n| n as usize);
-    let Some(diff) = common::read_input(cmd, args.stdin, args.stdin_data.as_deref())? else {
+    let Some(diff) = common::read_input(
+        ctx,
+        cmd,
+        args.stdin,
+        args.stdin_data.as_deref(),
+        &args.input_limit,
+    )?
+    else {
         return Err(CmdError::invalid_argument(
             cmd,
             "apply reads the diff from --stdin (or --stdin-data DIFF).",

@@ -10,6 +10,7 @@ use crate::text::decode::{self, Encoding};
 use crate::text::doc::{DecodeError, Doc};
 use crate::text::select::Selector;
 use crate::workspace::candidates::{self, Offer};
+use crate::workspace::input::{self, InputLimit};
 use crate::workspace::{Ctx, paths};
 use clap::Args;
 use regex::{Regex, RegexBuilder};
@@ -178,12 +179,20 @@ pub struct GuardedInput {
     /// Validate and show the diff; write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    #[command(flatten)]
+    pub input_limit: InputLimit,
 }
 
 impl GuardedInput {
     /// The `--stdin` / `--stdin-data` payload, if any.
-    pub fn input(&self, command: &str) -> Result<Option<String>, CmdError> {
-        read_input(command, self.stdin, self.stdin_data.as_deref())
+    pub fn input(&self, ctx: &Ctx, command: &str) -> Result<Option<String>, CmdError> {
+        read_input(
+            ctx,
+            command,
+            self.stdin,
+            self.stdin_data.as_deref(),
+            &self.input_limit,
+        )
     }
 
     pub fn expect_hash(&self, command: &str) -> Result<ExpectHash, CmdError> {
@@ -198,6 +207,7 @@ impl GuardedInput {
 /// The error codes of the commands that change text inside files (edit, insert,
 /// replace): every write's, and those of their selections and guards.
 pub const TEXT_EDIT_ERRORS: &[&str] = crate::write_error_codes![
+    code::TOO_LARGE,
     code::COUNT_MISMATCH,
     code::NO_MATCH,
     code::AMBIGUOUS,
@@ -217,11 +227,14 @@ pub fn parse_count(command: &str, flag: &str, v: Option<&str>) -> Result<Option<
     .transpose()
 }
 
-/// The `--stdin` / `--stdin-data` payload: stdin is read only with `--stdin`.
+/// The `--stdin` / `--stdin-data` payload: stdin is read only with `--stdin`,
+/// and at most `--max-input` of it.
 pub fn read_input(
+    ctx: &Ctx,
     command: &str,
     stdin: bool,
     stdin_data: Option<&str>,
+    limit: &InputLimit,
 ) -> Result<Option<String>, CmdError> {
     match (stdin, stdin_data) {
         (true, Some(_)) => Err(CmdError::invalid_argument(
@@ -230,19 +243,7 @@ pub fn read_input(
         )),
         (false, Some(d)) => Ok(Some(d.to_string())),
         (true, None) => {
-            use std::io::Read;
-            let mut buf = Vec::new();
-            std::io::stdin().lock().read_to_end(&mut buf).map_err(|e| {
-                CmdError::new(
-                    code::IO,
-                    format!("Standard input cannot be read: {}.", error::err_text(&e)),
-                    Repair::new(
-                        "stdin-data",
-                        "Pass the input inline with --stdin-data instead.",
-                        format!("aitools schema {command}"),
-                    ),
-                )
-            })?;
+            let buf = input::read_stdin(ctx, limit.bytes(command)?)?;
             String::from_utf8(buf).map(Some).map_err(|e| {
                 CmdError::new(
                     code::NOT_UTF8,

@@ -69,7 +69,7 @@ enum Step {
 pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
     let cmd = "edit";
     let sel = args.sel.parse(cmd)?;
-    let input = args.guarded.input(cmd)?;
+    let input = args.guarded.input(ctx, cmd)?;
     let expect_count = args.guarded.expect_count(cmd)?;
     let expect = args.guarded.expect_hash(cmd)?;
     let sources = [args.old.is_some(), sel.is_some(), input.is_some()]

@@ -12,7 +12,6 @@ use crate::text::doc::Doc;
 use crate::text::doc::split_plain;
 use crate::text::select;
 use crate::workspace::Ctx;
-use crate::workspace::candidates::{self, Offer};
 use clap::Args;
 
 #[derive(Args, Debug)]
@@ -198,8 +197,8 @@ fn content(ctx: &Ctx, args: &InsertArgs) -> Result<String, CmdError> {
     }
     if let Some(f) = &args.content_file {
         let abs = ctx.path_arg(f)?;
-        let bytes = std::fs::read(&abs)
-            .map_err(|e| candidates::not_found_or_io(ctx, f, &abs, &e, Offer::Look))?;
+        let limit = args.guarded.input_limit.bytes(cmd)?;
+        let bytes = crate::workspace::input::read_file(ctx, f, &abs, limit)?;
         return String::from_utf8(bytes).map_err(|e| {
             CmdError::new(
                 code::NOT_UTF8,
@@ -215,5 +214,5 @@ fn content(ctx: &Ctx, args: &InsertArgs) -> Result<String, CmdError> {
             )
         });
     }
-    Ok(args.guarded.input(cmd)?.unwrap_or_default())
+    Ok(args.guarded.input(ctx, cmd)?.unwrap_or_default())
 }

@@ -184,7 +184,7 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
         return Err(CmdError::invalid_argument(cmd, "--nth counts from 1."));
     }
     let scan_opts = args.scan.options(ctx, crate::store::view::overlay(ctx)?)?;
-    let input = args.guarded.input(cmd)?;
+    let input = args.guarded.input(ctx, cmd)?;
     let (pattern, replacement, path_args) = match input {
         Some(json) => {
             let (p, r) = parse_stdin(cmd, &json)?;

@@ -3,14 +3,13 @@
 
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
-use crate::protocol::{CmdError, Json, Output, Repair, code, error, shell};
+use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
 use crate::store::write::{self, Change, WriteOptions};
 use crate::store::{guard, view};
 use crate::workspace::Ctx;
 use crate::workspace::boundary::Final;
-use crate::workspace::candidates::{self, Offer};
+use crate::workspace::input::{self, InputLimit};
 use clap::Args;
-use std::io::Read;
 
 #[derive(Args, Debug)]
 pub struct WriteArgs {
@@ -40,6 +39,8 @@ pub struct WriteArgs {
     /// Validate and show the diff; write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    #[command(flatten)]
+    pub input_limit: InputLimit,
 }
 
 pub const SPEC: CommandSpec = CommandSpec {
@@ -54,7 +55,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         field("bytes", "Bytes written."),
         write::FIELD_NEXT,
     ],
-    error_codes: crate::write_error_codes![],
+    error_codes: crate::write_error_codes![code::TOO_LARGE],
     writes: true,
     tx: true,
     workspace: true,
@@ -63,24 +64,18 @@ pub const SPEC: CommandSpec = CommandSpec {
 
 /// The input bytes, concatenated in the order given by kind.
 fn input(ctx: &Ctx, a: &WriteArgs) -> Result<Vec<u8>, CmdError> {
+    let limit = a.input_limit.bytes("write")?;
     let mut parts: Vec<Vec<u8>> = a.content.iter().map(|c| c.as_bytes().to_vec()).collect();
     for f in &a.content_file {
         let p = ctx.path_arg(f)?;
-        parts.push(
-            std::fs::read(&p)
-                .map_err(|e| candidates::not_found_or_io(ctx, f, &p, &e, Offer::Look))?,
-        );
+        parts.push(input::read_file(ctx, f, &p, limit)?);
     }
     if let Some(d) = &a.stdin_data {
         parts.push(d.as_bytes().to_vec());
     } else if a.stdin {
-        let mut buf = Vec::new();
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut buf)
-            .map_err(|e| error::io_error("write", "standard input", &e))?;
-        parts.push(buf);
+        parts.push(input::read_stdin(ctx, limit)?);
     }
+
     if parts.is_empty() {
         return Err(CmdError::invalid_argument(
             "write",
@@ -88,7 +83,18 @@ fn input(ctx: &Ctx, a: &WriteArgs) -> Result<Vec<u8>, CmdError> {
         ));
     }
     let sep = a.separator.as_deref().unwrap_or("").as_bytes();
-    Ok(parts.join(sep))
+    let all = parts.join(sep);
+    // The limit bounds the whole content, not only each part of it.
+    if all.len() as u64 > limit {
+        let need = Some(all.len() as u64);
+        return Err(input::too_large(
+            ctx,
+            "The concatenated content",
+            limit,
+            need,
+        ));
+    }
+    Ok(all)
 }
 
 pub fn run(ctx: &Ctx, a: &WriteArgs) -> Result<Output, CmdError> {

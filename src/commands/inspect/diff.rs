@@ -81,7 +81,12 @@ pub const SPEC: CommandSpec = CommandSpec {
             "True when --limit cut a list (status partial, exit 3).",
         ),
     ],
-    error_codes: &[code::ARGUMENT_INVALID, code::NOT_FOUND, code::IO],
+    error_codes: &[
+        code::ARGUMENT_INVALID,
+        code::NOT_FOUND,
+        code::NOT_A_FILE,
+        code::IO,
+    ],
     writes: false,
     tx: true,
     workspace: true,
@@ -177,6 +182,14 @@ fn paths_diff(ctx: &Ctx, a: &DiffArgs, x: &str, y: &str) -> Result<Output, CmdEr
                 shell::aitools(["info", x]),
             ),
         ));
+    }
+    // A procfs/sysfs file passes as a regular file, and reading it may block.
+    for (p, arg) in [(&pa, x), (&pb, y)] {
+        if let Ok(m) = std::fs::metadata(p) {
+            if let Some(kind) = crate::workspace::input::special_kind(p, &m) {
+                return Err(crate::workspace::input::not_openable(arg, kind));
+            }
+        }
     }
     let ba = view::load(ctx, &pa)?.bytes.clone();
     let bb = view::load(ctx, &pb)?.bytes.clone();

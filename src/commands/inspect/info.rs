@@ -29,7 +29,7 @@ pub struct InfoArgs {
 pub const SPEC: CommandSpec = CommandSpec {
     name: "info",
     summary: "Size, lines, encoding, mode and hash (wc, stat, file).",
-    description: "Path fields always; content fields for an existing file, counted in one pass over its bytes. --allow-missing turns a missing path into exists:false with the path fields only. digest uses a standard algorithm (compare with sha256sum and friends); hash is the change-detection hash. A FIFO or device is described from its metadata and never opened.",
+    description: "Path fields always; content fields for an existing file, counted in one pass over its bytes. --allow-missing turns a missing path into exists:false with the path fields only. digest uses a standard algorithm (compare with sha256sum and friends); hash is the change-detection hash. A FIFO, device or procfs/sysfs file is described from its metadata and never opened.",
     args: <InfoArgs as clap::Args>::augment_args,
     output_fields: &[
         field("absolute", "Lexical absolute path."),
@@ -226,8 +226,9 @@ pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
         "ignored",
         Json::Bool(ctx.inside(&real) && crate::workspace::scan::is_ignored(&ctx.root, &real)),
     );
-    if !meta.is_file() {
-        // Never opened: a FIFO would block, a device could be endless.
+    if !meta.is_file() || crate::workspace::input::special_kind(&content, &meta).is_some() {
+        // Never opened: a FIFO would block, a device could be endless, a procfs
+        // file (/proc/kmsg) can block on its read.
         obj.push("size", Json::UInt(meta.len()));
         stat_fields(&mut obj, &meta, staged.as_ref());
         if is_link && meta.is_dir() {

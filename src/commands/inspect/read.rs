@@ -10,9 +10,12 @@ use crate::protocol::values::{self, LineRange};
 use crate::protocol::{CmdError, Json, Output, Repair, code, error, redact, shell};
 use crate::store::view;
 use crate::text::decode::{self, DecodeReader, Encoding};
-use crate::text::{self, MAX_LINE_BYTES, invisible, lines, outline, strings};
+use crate::text::{
+    self, MAX_LINE_BYTES, MAX_MATCHED_LINE_BYTES, invisible, lines, outline, strings,
+};
 use crate::workspace::Ctx;
 use crate::workspace::candidates::{self, Offer};
+use crate::workspace::input;
 use clap::Args;
 use regex::bytes::{Regex, RegexBuilder};
 use serde::Serialize;
@@ -82,7 +85,7 @@ pub struct ReadArgs {
 pub const SPEC: CommandSpec = CommandSpec {
     name: "read",
     summary: "Numbered lines of a file, bounded (cat, head, tail).",
-    description: "At most one selector (--range, --tail, --match, --between, --symbol), except that --range bounds a --match (only the range's lines are matched; a cut result continues with the rest of the range). --max-lines always applies; when the output stops before the end of what was asked, next_commands holds the exact command that continues, with the same flags; a whole --symbol definition offers nothing past it. A binary file read as text returns {binary,size,mime} instead of lines. With --match, line_numbers lists each returned line's number. A UTF-8 BOM is never part of line 1 and a CR before LF is never part of a line. A line longer than 16384 bytes (16384 characters under another --encoding) is cut there and listed in cut_lines; the result is partial, and next_commands names the --as hex --bytes dump of the bytes after the cut. --as hex shows 16 bytes a row with secrets overwritten by * (2a); --as strings lists printable runs, a run over 16384 characters cut and marked cut:true. FIFOs, devices and directories are refused without being opened.",
+    description: "At most one selector (--range, --tail, --match, --between, --symbol), except that --range bounds a --match (only the range's lines are matched; a cut result continues with the rest of the range). --max-lines always applies; when the output stops before the end of what was asked, next_commands holds the exact command that continues, with the same flags; a whole --symbol definition offers nothing past it. A binary file read as text returns {binary,size,mime} instead of lines. With --match, line_numbers lists each returned line's number; --match and --between match a whole line (its first 64 MiB), however long, even where its display is cut. A UTF-8 BOM is never part of line 1 and a CR before LF is never part of a line. A line longer than 16384 bytes (16384 characters under another --encoding) is cut there and listed in cut_lines; the result is partial, and next_commands names the --as hex --bytes dump of the bytes after the cut. --as hex shows 16 bytes a row with secrets overwritten by * (2a); --as strings lists printable runs, a run over 16384 characters cut and marked cut:true. FIFOs, sockets, devices, directories and procfs/sysfs files (they report size 0 and a read may block, as /proc/kmsg does) are refused without being opened.",
     args: <ReadArgs as clap::Args>::augment_args,
     output_fields: &[
         field("mode", "text, hex, or strings (the --as value)."),
@@ -399,9 +402,13 @@ pub fn run(ctx: &Ctx, args: &ReadArgs) -> Result<Output, CmdError> {
         }
         Err(e) => return Err(error::io_error("read", &args.path, &e)),
     };
-    // Decided on metadata alone: opening a FIFO for reading would block.
-    if !meta.is_file() {
-        return Err(not_a_file(&args.path, meta.is_dir()));
+    // Decided on metadata alone: opening a FIFO for reading would block, and a
+    // procfs file (size 0) such as /proc/kmsg blocks on its read.
+    if meta.is_dir() {
+        return Err(not_a_file(&args.path, true));
+    }
+    if let Some(kind) = input::special_kind(&abs, &meta) {
+        return Err(input::not_openable(&args.path, kind));
     }
     view::record_read(ctx, &shown_abs)?;
     let shown = ctx.display_path(&shown_abs);
@@ -779,13 +786,25 @@ fn pass<W: lines::Want>(
     want: &mut W,
     sink: impl FnMut(lines::Line<'_>),
 ) -> std::io::Result<lines::Scan> {
+    pass_holding(abs, enc, 0, want, sink)
+}
+
+/// `pass` whose lines carry up to `hold` bytes in `Line::whole` (what a
+/// selector's pattern is matched against; the display is still cut).
+fn pass_holding<W: lines::Want>(
+    abs: &Path,
+    enc: Option<Encoding>,
+    hold: usize,
+    want: &mut W,
+    sink: impl FnMut(lines::Line<'_>),
+) -> std::io::Result<lines::Scan> {
     let file = File::open(abs)?;
     match enc {
-        None => lines::scan(file, want, sink),
+        None => lines::scan_holding(file, want, MAX_LINE_BYTES, hold, sink),
         Some(e) => {
             let mut dec = DecodeReader::new(file, e);
             // Decoded lines are cut by characters: up to 4 bytes each.
-            let mut scan = lines::scan_capped(&mut dec, want, 4 * MAX_LINE_BYTES, sink)?;
+            let mut scan = lines::scan_holding(&mut dec, want, 4 * MAX_LINE_BYTES, hold, sink)?;
             scan.hash = dec.hash();
             scan.size = dec.size();
             Ok(scan)
@@ -931,12 +950,14 @@ fn text_view(
             let mut more = false;
             let mut numbers = Vec::new();
             let last = within.and_then(|r| r.end).unwrap_or(u64::MAX);
-            scan = pass(abs, enc, &mut Until { from, stop: &stop }, |l| {
+            let want = &mut Until { from, stop: &stop };
+            scan = pass_holding(abs, enc, MAX_MATCHED_LINE_BYTES, want, |l| {
                 if l.number > last {
                     stop.set(true);
                     return;
                 }
-                if re.is_match(l.bytes) == invert {
+                // The whole line is matched; only its display is cut.
+                if re.is_match(l.whole) == invert {
                     return;
                 }
                 if (got.len() as u64) < max {
@@ -999,13 +1020,14 @@ fn text_view(
             let stop = Cell::new(false);
             let mut begin: Option<u64> = None;
             let mut finish: Option<u64> = None;
-            scan = pass(
+            scan = pass_holding(
                 abs,
                 enc,
+                MAX_MATCHED_LINE_BYTES,
                 &mut Until { from, stop: &stop },
                 |l| match begin {
                     None => {
-                        if start.is_match(l.bytes) {
+                        if start.is_match(l.whole) {
                             begin = Some(l.number);
                             if !exclusive {
                                 got.push(Got::of(&l));
@@ -1013,7 +1035,7 @@ fn text_view(
                         }
                     }
                     Some(_) => {
-                        if end.is_match(l.bytes) {
+                        if end.is_match(l.whole) {
                             finish = Some(l.number);
                             if !exclusive && (got.len() as u64) < max {
                                 got.push(Got::of(&l));

@@ -11,7 +11,8 @@ use crate::text::outline::{self, Definition};
 use crate::text::{MAX_LINE_BYTES, sniff};
 use crate::workspace::Ctx;
 use crate::workspace::candidates::{self, Offer};
-use crate::workspace::scan::{self, Entry, ScanOptions};
+use crate::workspace::scan::{self, Budget, Entry, ScanOptions};
+use crate::workspace::scan_args::{BudgetArgs, FIELD_SCAN_CUT, raise_budget};
 use clap::Args;
 use serde::Serialize;
 use std::path::Path;
@@ -44,6 +45,8 @@ pub struct DefsArgs {
     /// Definitions returned.
     #[arg(long, value_name = "N", default_value = "50")]
     pub limit: u64,
+    #[command(flatten)]
+    pub budget: BudgetArgs,
 }
 
 #[derive(Args, Debug)]
@@ -57,6 +60,8 @@ pub struct RefsArgs {
     /// Lines returned.
     #[arg(long, value_name = "N", default_value = "50")]
     pub limit: u64,
+    #[command(flatten)]
+    pub budget: BudgetArgs,
 }
 
 const LANGS_DOC: &str = "Definitions come from the language table shared with read --symbol: Rust, Python, JavaScript, TypeScript, Go, C, C++, Java, Kotlin, C#, Ruby, Lua, shell, Markdown headings, Common Lisp, Emacs Lisp, Scheme, Clojure, Nix, Perl, PHP and Swift. end_line is estimated by balanced braces, indentation, balanced parentheses, or the next heading of the same or a higher level.";
@@ -111,11 +116,12 @@ pub const DEFS: CommandSpec = CommandSpec {
         field("total", "Definitions before --limit."),
         field(
             "truncated",
-            "True when --limit cut the list (status partial, exit 3).",
+            "True when --limit cut the list, or the scan budget cut the scan (status partial, exit 3).",
         ),
+        FIELD_SCAN_CUT,
         field(
             "next_commands",
-            "The call again with a --limit that lists every definition.",
+            "The call again with a --limit that lists every definition, or with the spent scan budget raised.",
         ),
     ],
     error_codes: &[code::ARGUMENT_INVALID, code::NOT_FOUND, code::INTERNAL],
@@ -138,12 +144,13 @@ pub const REFS: CommandSpec = CommandSpec {
         field("total", "Lines before --limit."),
         field(
             "truncated",
-            "True when --limit cut the list (status partial, exit 3).",
+            "True when --limit cut the list, or the scan budget cut the scan (status partial, exit 3).",
         ),
         field("approx_tokens", "ceil(characters of returned text / 4)."),
+        FIELD_SCAN_CUT,
         field(
             "next_commands",
-            "The call again with a --limit that lists every line.",
+            "The call again with a --limit that lists every line, or with the spent scan budget raised.",
         ),
     ],
     error_codes: &[code::ARGUMENT_INVALID, code::NOT_FOUND, code::INTERNAL],
@@ -189,6 +196,8 @@ struct DefsOut {
     defs: Vec<Def>,
     total: u64,
     truncated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scan_cut: Option<scan::Cut>,
     next_commands: Vec<String>,
 }
 
@@ -206,6 +215,8 @@ struct RefsOut {
     total: u64,
     truncated: bool,
     approx_tokens: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scan_cut: Option<scan::Cut>,
     next_commands: Vec<String>,
 }
 
@@ -309,6 +320,7 @@ pub fn run_outline(ctx: &Ctx, args: &OutlineArgs) -> Result<Output, CmdError> {
 /// The scan `code defs` and `code refs` share: every file under PATH (default the
 /// workspace) whose base name passes `wanted` and whose text contains `name`, handed
 /// to `visit` as (base name, text); results in path order.
+#[allow(clippy::type_complexity)]
 fn scan_mentions<T: Send>(
     ctx: &Ctx,
     command: &str,
@@ -316,15 +328,17 @@ fn scan_mentions<T: Send>(
     // What a file's text must contain to be visited (a qualified name's last part).
     needle: &str,
     path: &Option<String>,
+    budget: Budget,
     wanted: fn(&str) -> bool,
     visit: impl Fn(&str, &str) -> Option<T> + Sync,
-) -> Result<Vec<(std::path::PathBuf, T)>, CmdError> {
+) -> Result<(Vec<(std::path::PathBuf, T)>, Option<scan::Cut>), CmdError> {
     if name.is_empty() {
         return Err(CmdError::invalid_argument(command, "NAME is empty."));
     }
     let starts = starts(ctx, path.as_slice())?;
     let opts = ScanOptions {
         overlay: crate::store::view::overlay(ctx)?,
+        budget,
         ..ScanOptions::default()
     };
     let visit = &visit;
@@ -342,19 +356,21 @@ fn scan_mentions<T: Send>(
         }
     })
     .map_err(|e| scan_error(command, &e))?;
-    Ok(walked.items)
+    Ok((walked.items, walked.cut))
 }
 
 pub fn run_defs(ctx: &Ctx, args: &DefsArgs) -> Result<Output, CmdError> {
     let name = args.name.as_str();
     let parts = outline::qualified_parts(name);
     let needle = parts.last().copied().unwrap_or(name);
-    let items = scan_mentions(
+    let budget = args.budget.budget("code defs")?;
+    let (items, cut) = scan_mentions(
         ctx,
         "code defs",
         name,
         needle,
         &args.path,
+        budget,
         |base| outline::language_of(base).is_some(),
         |base, text| {
             let all = outline::outline(base, text).ok()?;
@@ -380,15 +396,13 @@ pub fn run_defs(ctx: &Ctx, args: &DefsArgs) -> Result<Output, CmdError> {
     let total = all.len() as u64;
     let truncated = total > args.limit;
     let defs = all.into_iter().take(args.limit as usize).collect();
-    let mut next_commands = Vec::new();
-    if truncated {
-        next_commands.push(with_limit(ctx, total, None));
-    }
+    let (truncated, next_commands) = continuation(ctx, &budget, &cut, truncated, total);
     Ok(Output::cut(
         &DefsOut {
             defs,
             total,
             truncated,
+            scan_cut: cut,
             next_commands,
         },
         truncated,
@@ -427,12 +441,14 @@ fn mentions(line: &str, name: &str, language: Option<&Language>) -> bool {
 
 pub fn run_refs(ctx: &Ctx, args: &RefsArgs) -> Result<Output, CmdError> {
     let name = args.name.as_str();
-    let items = scan_mentions(
+    let budget = args.budget.budget("code refs")?;
+    let (items, cut) = scan_mentions(
         ctx,
         "code refs",
         name,
         name,
         &args.path,
+        budget,
         |_| true,
         |base, text| {
             let language = lang::of_file(base);
@@ -479,18 +495,33 @@ pub fn run_refs(ctx: &Ctx, args: &RefsArgs) -> Result<Output, CmdError> {
         }
     }
     let truncated = total > args.limit;
-    let mut next_commands = Vec::new();
-    if truncated {
-        next_commands.push(with_limit(ctx, total, None));
-    }
+    let (truncated, next_commands) = continuation(ctx, &budget, &cut, truncated, total);
     Ok(Output::cut(
         &RefsOut {
             refs,
             total,
             truncated,
             approx_tokens: crate::protocol::approx_tokens_chars(text_chars),
+            scan_cut: cut,
             next_commands,
         },
         truncated,
     ))
+}
+
+/// `truncated` and `next_commands` of a list: a cut scan continues with its
+/// budget raised (its totals are partial), a full one cut by --limit with the
+/// --limit that lists everything.
+fn continuation(
+    ctx: &Ctx,
+    budget: &Budget,
+    cut: &Option<scan::Cut>,
+    limited: bool,
+    total: u64,
+) -> (bool, Vec<String>) {
+    match cut {
+        Some(c) => (true, vec![raise_budget(ctx, budget, c)]),
+        None if limited => (true, vec![with_limit(ctx, total, None)]),
+        None => (false, Vec::new()),
+    }
 }

@@ -72,6 +72,8 @@ pub struct FindArgs {
     pub limit: u64,
     #[command(flatten)]
     pub scan: ScanArgs,
+    #[command(flatten)]
+    pub budget: crate::workspace::scan_args::BudgetArgs,
 }
 
 pub const SPEC: CommandSpec = CommandSpec {
@@ -92,7 +94,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         field("total", "Matching entries before --limit."),
         field(
             "skipped",
-            "Only when a path was passed over: [{reason,count,examples}], one per reason, examples the first 3 paths; reason is non-utf8-name (a path aitools cannot name), unreadable, or too-large (--skip-larger-than).",
+            "Only when a path was passed over: [{reason,count,examples}], one per reason, examples the first 3 paths; reason is non-utf8-name (a path aitools cannot name), unreadable, too-large (--skip-larger-than), or special (a procfs/sysfs directory, never scanned).",
         ),
         field(
             "ignore_source",
@@ -103,9 +105,10 @@ pub const SPEC: CommandSpec = CommandSpec {
             "True when --limit cut the result (status partial, exit 3).",
         ),
         field("approx_tokens", "ceil(characters of returned paths / 4)."),
+        crate::workspace::scan_args::FIELD_SCAN_CUT,
         field(
             "next_commands",
-            "The call again with a --limit that lists everything.",
+            "The call again with a --limit that lists everything, or (scan_cut) with the spent scan budget raised.",
         ),
     ],
     error_codes: &[code::ARGUMENT_INVALID, code::NOT_FOUND, code::INTERNAL],
@@ -149,6 +152,8 @@ struct FindOut {
     ignore_source: &'static str,
     truncated: bool,
     approx_tokens: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scan_cut: Option<scan::Cut>,
     next_commands: Vec<String>,
 }
 
@@ -226,8 +231,10 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
         Some(a) => super::start_path(ctx, a)?,
         None => default_start(ctx),
     };
+    let budget = args.budget.budget("find")?;
     let mut opts = args.scan.options(ctx, crate::store::view::overlay(ctx)?)?;
     opts.include_dirs = true;
+    opts.budget = budget;
     // A directory's --sizes total counts every file below it, however deep:
     // the walk goes all the way down and --depth only limits what is listed.
     opts.max_depth = if args.sizes { None } else { args.depth };
@@ -349,6 +356,7 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
                 ignore_source: walked.ignore_source,
                 truncated,
                 approx_tokens: 0,
+                scan_cut: None,
                 next_commands: Vec::new(),
             }
         }
@@ -383,6 +391,7 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
                 ignore_source: walked.ignore_source,
                 truncated,
                 approx_tokens: 0,
+                scan_cut: None,
                 next_commands: Vec::new(),
             }
         }
@@ -400,9 +409,15 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
         .collect();
     out.skipped = skipped_list(&ctx.root, skipped);
     out.approx_tokens = crate::protocol::approx_tokens_chars(text_chars);
-    if truncated {
+    if let Some(cut) = &walked.cut {
+        out.scan_cut = Some(cut.clone());
+        out.truncated = true;
+        out.next_commands
+            .push(crate::workspace::scan_args::raise_budget(ctx, &budget, cut));
+    } else if truncated {
         out.next_commands.push(with_limit(ctx, total, None));
     }
+    let truncated = out.truncated;
     Ok(Output::cut(&out, truncated))
 }
 

@@ -7,6 +7,7 @@ use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Output, code};
 use crate::text::lang;
 use crate::workspace::scan::{self, Entry, Kind, ScanOptions};
+use crate::workspace::scan_args::{BudgetArgs, FIELD_SCAN_CUT, raise_budget};
 use crate::workspace::{Ctx, git};
 use clap::Args;
 use serde::Serialize;
@@ -24,6 +25,8 @@ pub struct OverviewArgs {
     /// Include ignored files.
     #[arg(long)]
     pub no_ignore: bool,
+    #[command(flatten)]
+    pub budget: BudgetArgs,
 }
 
 pub const SPEC: CommandSpec = CommandSpec {
@@ -54,11 +57,12 @@ pub const SPEC: CommandSpec = CommandSpec {
         ),
         field(
             "truncated",
-            "True when --limit cut the languages (status partial, exit 3).",
+            "True when --limit cut the languages, or the scan budget cut the scan (status partial, exit 3).",
         ),
+        FIELD_SCAN_CUT,
         field(
             "next_commands",
-            "The call again with a --limit that lists every language.",
+            "The call again with a --limit that lists every language, or with the spent scan budget raised.",
         ),
     ],
     error_codes: &[code::NOT_FOUND, code::ARGUMENT_INVALID, code::INTERNAL],
@@ -155,6 +159,8 @@ struct OverviewOut {
     build_files: Vec<String>,
     entries: Vec<EntryOut>,
     truncated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scan_cut: Option<scan::Cut>,
     next_commands: Vec<String>,
 }
 
@@ -198,10 +204,12 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
         Some(a) => super::start_path(ctx, a)?,
         None => ctx.root.clone(),
     };
+    let budget = args.budget.budget("overview")?;
     let opts = ScanOptions {
         overlay: crate::store::view::overlay(ctx)?,
         no_ignore: args.no_ignore,
         include_dirs: true,
+        budget,
         ..ScanOptions::default()
     };
     let walked = scan::walk(&ctx.root, std::slice::from_ref(&start), &opts, || {
@@ -321,9 +329,12 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
         Err(_) => start.to_string_lossy().into_owned(),
     };
     let mut next_commands = Vec::new();
-    if truncated {
+    if let Some(cut) = &walked.cut {
+        next_commands.push(raise_budget(ctx, &budget, cut));
+    } else if truncated {
         next_commands.push(super::with_limit(ctx, languages_total, None));
     }
+    let truncated = truncated || walked.cut.is_some();
     let out = OverviewOut {
         root: ctx.root.to_string_lossy().into_owned(),
         path,
@@ -334,6 +345,7 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
         build_files,
         entries,
         truncated,
+        scan_cut: walked.cut.clone(),
         next_commands,
     };
     Ok(Output::cut(&out, truncated))

@@ -23,7 +23,6 @@ use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContex
 use regex::bytes::{Regex, RegexBuilder};
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -58,9 +57,11 @@ pub struct SearchArgs {
     /// A pattern; repeat for lines matching any of them (`matches` items then carry pattern_index, 0-based).
     #[arg(long = "pattern", short = 'e', value_name = "PATTERN", action = clap::ArgAction::Append, allow_hyphen_values = true)]
     pub patterns: Vec<String>,
-    /// Read the pattern as raw UTF-8 text from standard input; one trailing newline is dropped.
+    /// Read the pattern from stdin, as raw UTF-8; one trailing newline is dropped.
     #[arg(long)]
     pub stdin: bool,
+    #[command(flatten)]
+    pub input_limit: crate::workspace::input::InputLimit,
     /// Treat the pattern as literal text.
     #[arg(long, short = 'F')]
     pub fixed: bool,
@@ -73,13 +74,13 @@ pub struct SearchArgs {
     /// Match only whole lines.
     #[arg(long)]
     pub line_regexp: bool,
-    /// Select the lines that do not match. Not with --output matches.
+    /// Lines that do not match. Not with --output matches.
     #[arg(long, short = 'v')]
     pub invert: bool,
     /// Let matches span lines; each file is matched as one buffer.
     #[arg(long)]
     pub multiline: bool,
-    /// Context lines before and after each selected line (at most 10; read --range shows more).
+    /// Lines shown around each selected line (at most 10; read --range shows more).
     #[arg(long, short = 'C', value_name = "N", default_value = "2")]
     pub context: usize,
     /// Context lines before; overrides --context (at most 10).
@@ -109,6 +110,8 @@ pub struct SearchArgs {
     pub offset: u64,
     #[command(flatten)]
     pub scan: ScanArgs,
+    #[command(flatten)]
+    pub budget: crate::workspace::scan_args::BudgetArgs,
 }
 
 /// The most context lines a block shows on either side: past that, a match is
@@ -149,7 +152,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         field("files_scanned", "Text files searched."),
         field(
             "skipped",
-            "Only when a file was passed over: [{reason,count,examples}], one per reason, examples the first 3 paths; reason is binary, too-large, unreadable, or non-utf8-name (a path aitools cannot name).",
+            "Only when a file was passed over: [{reason,count,examples}], one per reason, examples the first 3 paths; reason is binary, too-large, unreadable, non-utf8-name (a path aitools cannot name), or special (a procfs/sysfs directory, never scanned).",
         ),
         field(
             "ignore_source",
@@ -160,9 +163,10 @@ pub const SPEC: CommandSpec = CommandSpec {
             "True when --limit cut the result (status partial, exit 3; next_commands continues it).",
         ),
         field("approx_tokens", "ceil(characters of returned text / 4)."),
+        crate::workspace::scan_args::FIELD_SCAN_CUT,
         field(
             "next_commands",
-            "The search again with the same --limit and the --offset where this answer stopped.",
+            "The search again with the same --limit and the --offset where this answer stopped, or (scan_cut) with the spent scan budget raised.",
         ),
     ],
     error_codes: &[
@@ -170,6 +174,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         code::SYNTAX_ERROR,
         code::NOT_FOUND,
         code::IO,
+        code::TOO_LARGE,
         code::INTERNAL,
     ],
     writes: false,
@@ -235,6 +240,8 @@ struct SearchOut {
     ignore_source: &'static str,
     truncated: bool,
     approx_tokens: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scan_cut: Option<scan::Cut>,
     next_commands: Vec<String>,
 }
 
@@ -579,22 +586,9 @@ impl Sink for MatchCollector<'_> {
     }
 }
 
-fn read_stdin_pattern() -> Result<String, CmdError> {
-    let mut buf = Vec::new();
-    std::io::stdin().read_to_end(&mut buf).map_err(|e| {
-        CmdError::new(
-            code::IO,
-            format!(
-                "Standard input cannot be read: {}.",
-                crate::protocol::error::err_text(&e)
-            ),
-            Repair::new(
-                "pattern",
-                "Pass the pattern as an argument instead.",
-                "aitools search --pattern '<pattern>'",
-            ),
-        )
-    })?;
+fn read_stdin_pattern(ctx: &Ctx, args: &SearchArgs) -> Result<String, CmdError> {
+    let limit = args.input_limit.bytes("search")?;
+    let buf = crate::workspace::input::read_stdin(ctx, limit)?;
     let mut text = String::from_utf8(buf).map_err(|_| {
         CmdError::new(
             code::ARGUMENT_INVALID,
@@ -667,7 +661,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
         }
         let mut v = args.patterns.clone();
         if args.stdin {
-            let p = read_stdin_pattern()?;
+            let p = read_stdin_pattern(ctx, args)?;
             stdin_pattern = Some(p.clone());
             v.push(p);
         }
@@ -690,7 +684,9 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
     };
     let pats = compile(ctx, args, &raw)?;
     let starts = starts(ctx, &paths)?;
-    let opts = args.scan.options(ctx, crate::store::view::overlay(ctx)?)?;
+    let budget = args.budget.budget("search")?;
+    let mut opts = args.scan.options(ctx, crate::store::view::overlay(ctx)?)?;
+    opts.budget = budget;
     let overlay = opts.overlay.as_deref();
     // Matches are counted one by one in --output matches, and when a --multiline
     // pattern can match a line end: one match then spans lines and adjacent ones
@@ -758,6 +754,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
         ignore_source: walked.ignore_source,
         truncated: false,
         approx_tokens: 0,
+        scan_cut: walked.cut.clone(),
         next_commands: Vec::new(),
     };
     let mut text_chars = 0usize;
@@ -910,7 +907,12 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
     out.approx_tokens = crate::protocol::approx_tokens_chars(text_chars);
     let next = args.offset.saturating_add(shown);
     out.truncated = next < full_limit;
-    if out.truncated {
+    // A cut scan's totals are partial: its continuation raises the budget.
+    if let Some(cut) = &walked.cut {
+        out.truncated = true;
+        out.next_commands
+            .push(crate::workspace::scan_args::raise_budget(ctx, &budget, cut));
+    } else if out.truncated {
         out.next_commands
             .push(with_offset(ctx, next, stdin_pattern.as_deref()));
     }

@@ -1,0 +1,217 @@
+//! Inputs a user names (`--content-file`, `--stdin`, a file `read` or `info`
+//! opens): what may be opened at all, and how much of it is read.
+//!
+//! A FIFO would block the open or the read, a device can be endless
+//! (`/dev/zero`), and a procfs or sysfs file reports size 0 while a read of it
+//! may block (`/proc/kmsg`) or consume what another reader was owed. Such paths
+//! are refused from their metadata, before any open; the open itself is
+//! non-blocking and re-checked on the descriptor, so a path swapped for a FIFO
+//! between the check and the open cannot hang the call. Every read stops one
+//! byte past `--max-input` (default [`DEFAULT_MAX_INPUT`]) and is refused with
+//! `refusal.too-large` naming that option.
+
+use super::Ctx;
+use crate::protocol::{CmdError, Repair, code, shell, values};
+use clap::Args;
+use std::fs::{File, Metadata};
+use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+
+/// The input size read when `--max-input` is not given: far above any source
+/// file, and a bound on the memory one call can be made to take.
+pub const DEFAULT_MAX_INPUT: u64 = 256 * 1024 * 1024;
+
+/// The `--max-input` option of every command that reads a content file or
+/// standard input, declared once.
+#[derive(Args, Debug, Clone, Default)]
+pub struct InputLimit {
+    /// The most bytes read from one input (--content-file, --stdin): <n>, <n>KiB, <n>MiB or <n>GiB; default 256MiB. A larger input is refusal.too-large.
+    #[arg(long, value_name = "SIZE")]
+    pub max_input: Option<String>,
+}
+
+impl InputLimit {
+    /// The limit in bytes.
+    pub fn bytes(&self, command: &str) -> Result<u64, CmdError> {
+        match &self.max_input {
+            None => Ok(DEFAULT_MAX_INPUT),
+            Some(s) => values::parse_size(s)
+                .map_err(|m| CmdError::invalid_argument(command, format!("--max-input: {m}"))),
+        }
+    }
+}
+
+/// What kind of not-to-be-opened path `meta` (followed) and `path` describe:
+/// `None` for a regular file on an ordinary file system.
+pub fn special_kind(path: &Path, meta: &Metadata) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    let ft = meta.file_type();
+    if ft.is_dir() {
+        return Some("a directory");
+    }
+    if ft.is_fifo() {
+        return Some("a FIFO");
+    }
+    if ft.is_socket() {
+        return Some("a socket");
+    }
+    if ft.is_char_device() || ft.is_block_device() {
+        return Some("a device");
+    }
+    if !ft.is_file() {
+        return Some("not a regular file");
+    }
+    pseudo_fs(path)
+}
+
+/// Kernel file systems whose files report a size they do not have (procfs,
+/// sysfs and friends): reading one may block or have effects.
+pub fn pseudo_fs(path: &Path) -> Option<&'static str> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: `c` is a valid NUL-terminated path; `st` is plain data the call fills.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    let rc = unsafe { libc::statfs(c.as_ptr(), &mut st) };
+    if rc != 0 {
+        return None;
+    }
+    fs_name(st.f_type as i64)
+}
+
+fn fs_name(f_type: i64) -> Option<&'static str> {
+    match f_type {
+        0x9fa0 => Some("a procfs file"),
+        0x6265_6572 => Some("a sysfs file"),
+        0x6462_6720 => Some("a debugfs file"),
+        0x7472_6163 => Some("a tracefs file"),
+        0x7363_6673 => Some("a securityfs file"),
+        0x6265_6570 => Some("a configfs file"),
+        _ => None,
+    }
+}
+
+/// The refusal for a path [`special_kind`] named.
+pub fn not_openable(arg: &str, kind: &str) -> CmdError {
+    CmdError::new(
+        code::NOT_A_FILE,
+        format!(
+            "{arg} is {kind}, not a regular file on disk: its size is unknown and reading it could block or never end; it was not opened."
+        ),
+        Repair::new(
+            "info",
+            "See what kind of path it is.",
+            shell::aitools(["info", arg]),
+        ),
+    )
+}
+
+/// `refusal.too-large` for an input over `limit`, with the call again under a
+/// limit that fits (`need`, when the size is known).
+pub fn too_large(ctx: &Ctx, what: &str, limit: u64, need: Option<u64>) -> CmdError {
+    let raise = need
+        .unwrap_or(limit.saturating_mul(4))
+        .max(limit.saturating_add(1));
+    let mib = raise.div_ceil(1024 * 1024);
+    let words = shell::rerun(
+        &ctx.argv,
+        &["--max-input"],
+        &[],
+        &["--max-input".into(), format!("{mib}MiB")],
+    );
+    CmdError::new(
+        code::TOO_LARGE,
+        format!(
+            "{what} is larger than the input limit of {limit} bytes (--max-input, default 256MiB)."
+        ),
+        Repair::new(
+            "max-input",
+            "Raise --max-input if an input this large is intended.",
+            shell::aitools(words),
+        ),
+    )
+}
+
+/// A named input file's bytes: refused when it is not a regular file on an
+/// ordinary file system, or larger than `limit`. `arg` is the path as given.
+pub fn read_file(ctx: &Ctx, arg: &str, abs: &Path, limit: u64) -> Result<Vec<u8>, CmdError> {
+    let io = |e: std::io::Error| {
+        super::candidates::not_found_or_io(ctx, arg, abs, &e, super::candidates::Offer::Look)
+    };
+    let meta = std::fs::metadata(abs).map_err(io)?;
+    if let Some(kind) = special_kind(abs, &meta) {
+        return Err(not_openable(arg, kind));
+    }
+    if meta.len() > limit {
+        return Err(too_large(ctx, arg, limit, Some(meta.len())));
+    }
+    let file = open_regular(abs).map_err(io)?;
+    // Re-checked on what was opened: the path may have been replaced since.
+    let meta = file.metadata().map_err(io)?;
+    if let Some(kind) = special_kind(abs, &meta) {
+        return Err(not_openable(arg, kind));
+    }
+    read_capped(file, limit)
+        .map_err(io)?
+        .ok_or_else(|| too_large(ctx, arg, limit, None))
+}
+
+/// Opens for reading without blocking on a FIFO and without taking a terminal.
+pub fn open_regular(abs: &Path) -> std::io::Result<File> {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
+        .open(abs)
+}
+
+/// Standard input's bytes, at most `limit` of them (`--stdin`).
+pub fn read_stdin(ctx: &Ctx, limit: u64) -> Result<Vec<u8>, CmdError> {
+    let stdin = std::io::stdin();
+    match read_capped(stdin.lock(), limit) {
+        Ok(Some(b)) => Ok(b),
+        Ok(None) => Err(too_large(ctx, "The standard input", limit, None)),
+        Err(e) => Err(CmdError::new(
+            code::IO,
+            format!(
+                "Standard input cannot be read: {}.",
+                crate::protocol::error::err_text(&e)
+            ),
+            Repair::new(
+                "schema",
+                "Check how this command takes its input.",
+                shell::aitools(["schema", &ctx.command]),
+            ),
+        )),
+    }
+}
+
+/// Everything `r` gives up to `limit` bytes; `None` when there is more.
+pub fn read_capped(r: impl Read, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
+    let mut buf = Vec::new();
+    r.take(limit.saturating_add(1)).read_to_end(&mut buf)?;
+    Ok((buf.len() as u64 <= limit).then_some(buf))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn capped_reads_stop_one_byte_past_the_limit() {
+        assert_eq!(
+            read_capped(&b"abc"[..], 3).ok().flatten(),
+            Some(b"abc".to_vec())
+        );
+        assert_eq!(read_capped(&b"abcd"[..], 3).ok().flatten(), None);
+        assert_eq!(
+            read_capped(std::io::repeat(0), 10).ok().flatten(),
+            None,
+            "an endless reader ends"
+        );
+    }
+    #[test]
+    fn kernel_file_systems_are_named() {
+        assert_eq!(fs_name(0x9fa0), Some("a procfs file"));
+        assert_eq!(fs_name(0x6265_6572), Some("a sysfs file"));
+        assert_eq!(fs_name(0xEF53), None);
+    }
+}
