@@ -880,6 +880,7 @@ fn discovery_fits_its_byte_budgets() {
         assert_eq!(
             full["args"].as_array().unwrap().len(),
             detail["args"].as_array().unwrap().len()
+                + detail["limits"].as_array().map_or(0, |l| l.len())
                 + full["args"]
                     .as_array()
                     .unwrap()

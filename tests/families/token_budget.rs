@@ -155,7 +155,8 @@ fn max_diff_lines_is_on_every_write_and_bounds_the_answer() {
     for c in list.json["commands"].as_array().unwrap() {
         let name = c["name"].as_str().unwrap();
         let words: Vec<&str> = name.split(' ').collect();
-        let detail = ok(env.run(&[&["schema"][..], &words[..]].concat()));
+        // The compact form names limits only; the full form has their types.
+        let detail = ok(env.run(&[&["schema"][..], &words[..], &["--full"][..]].concat()));
         let d = &detail.json["commands"][0];
         let has = d["args"]
             .as_array()

@@ -155,6 +155,14 @@ fn check_diff(env: &TestEnv, before: &[u8], after: &[u8], diff: &str, what: &str
         "{what}: patch rejects\n{diff}"
     );
     assert_eq!(env.read("chk/p.txt"), after, "{what}: patch gives\n{diff}");
+    // git apply --unidiff-zero mis-applies a zero-context hunk that deletes a last
+    // line without a newline: it strips the end of the line before it as well
+    // (`patch` and the strict apply above agree on the right result). Such a diff
+    // is checked by git through its `diff --op` form, which has context.
+    let zero_context = !diff.lines().any(|l| l.starts_with(' '));
+    if zero_context && diff.contains("\\ No newline at end of file") {
+        return;
+    }
     // git apply needs the names it patches: rewrite the headers to chk/g.txt.
     env.write("chk/g.txt", before);
     let (a, b) = if before.is_empty() && diff.starts_with("--- /dev/null") {
