@@ -462,8 +462,9 @@ fn check_root(p: &Path) -> Result<PathBuf, String> {
 /// A cut result's remaining items, served by `more`.
 struct Pending {
     id: String,
-    template: Map<String, Value>,
-    key: String,
+    template: Value,
+    /// Where in `template` the remaining items go back (a JSON pointer).
+    pointer: String,
     rest: Vec<Value>,
 }
 
@@ -776,20 +777,20 @@ impl Server {
                 envelope::render_error(spec.name, &err).text
             }
         };
-        Ok(self.result(spec.name, text.trim_end().to_string()))
+        Ok(self.result(text.trim_end().to_string()))
     }
 
     /// The tool result for an envelope, cut to `RESULT_LIMIT` when over it.
-    fn result(&mut self, command: &str, text: String) -> Value {
+    fn result(&mut self, text: String) -> Value {
         let value: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
         let is_error = value.get("status").and_then(Value::as_str) == Some("error");
         if text.len() <= RESULT_LIMIT {
             return tool_result(text, value, is_error);
         }
-        let Value::Object(env) = value else {
+        if !value.is_object() {
             return tool_result(text, Value::Null, is_error);
-        };
-        match self.cut(command, env, None) {
+        }
+        match self.cut(value, None) {
             Some(v) => {
                 let t = serde_json::to_string(&v).unwrap_or_default();
                 tool_result(t, v, is_error)
@@ -801,37 +802,28 @@ impl Server {
         }
     }
 
-    /// Cuts the envelope's largest array to what fits, keeping the rest for `more`.
-    fn cut(
-        &mut self,
-        _command: &str,
-        env: Map<String, Value>,
-        key: Option<String>,
-    ) -> Option<Value> {
-        let key = key.or_else(|| {
-            env.iter()
-                .filter(|(_, v)| v.is_array())
-                .max_by_key(|(_, v)| serde_json::to_string(v).map(|s| s.len()).unwrap_or(0))
-                .map(|(k, _)| k.clone())
-        })?;
+    /// Cuts the envelope's largest array (found by descending into the largest
+    /// field: search's one block holding every line) to what fits, keeping the
+    /// rest for `more`.
+    fn cut(&mut self, env: Value, pointer: Option<String>) -> Option<Value> {
+        let pointer = pointer.or_else(|| largest_array(&env, String::new()))?;
         let mut template = env;
-        let items = match template.remove(&key) {
+        let items = match template.pointer_mut(&pointer).map(Value::take) {
             Some(Value::Array(a)) => a,
             _ => return None,
         };
         self.next_id += 1;
         let id = format!("c{}", self.next_id);
-        let page = |n: usize, template: &Map<String, Value>| {
+        let page = |n: usize| {
             let mut m = template.clone();
-            m.insert(key.clone(), Value::Array(items[..n].to_vec()));
-            if n < items.len() {
-                m.insert("status".into(), json!("partial"));
-                m.insert(
-                    "mcp_continuation".into(),
-                    json!({"tool": MORE_TOOL, "arguments": {"cursor": id}, "remaining": items.len() - n}),
-                );
+            if let Some(slot) = m.pointer_mut(&pointer) {
+                *slot = Value::Array(items[..n].to_vec());
             }
-            Value::Object(m)
+            if n < items.len() {
+                m["status"] = json!("partial");
+                m["mcp_continuation"] = json!({"tool": MORE_TOOL, "arguments": {"cursor": id}, "remaining": items.len() - n});
+            }
+            m
         };
         let fits = |v: &Value| {
             serde_json::to_string(v)
@@ -843,19 +835,19 @@ impl Server {
         let (mut lo, mut hi) = (1usize, items.len());
         while lo < hi {
             let mid = (lo + hi).div_ceil(2);
-            if fits(&page(mid, &template)) {
+            if fits(&page(mid)) {
                 lo = mid;
             } else {
                 hi = mid - 1;
             }
         }
         let n = lo.min(items.len());
-        let v = page(n, &template);
+        let v = page(n);
         if n < items.len() {
             self.pending.push_back(Pending {
                 id,
                 template,
-                key,
+                pointer,
                 rest: items[n..].to_vec(),
             });
             // A host that never asks for the rest must not grow the server.
@@ -886,34 +878,49 @@ impl Server {
                 ),
             );
             let text = envelope::render_error("more", &err).text;
-            return Ok(self.result("more", text.trim_end().to_string()));
+            return Ok(self.result(text.trim_end().to_string()));
         };
         let Some(p) = self.pending.remove(pos) else {
             return Err((INVALID_PARAMS, "cursor vanished".into()));
         };
         let mut env = p.template;
-        env.insert("status".into(), json!("ok"));
-        env.insert(p.key.clone(), Value::Array(p.rest));
-        let command = env
-            .get("command")
-            .and_then(Value::as_str)
-            .unwrap_or("more")
-            .to_string();
-        let v = Value::Object(env);
-        let text = serde_json::to_string(&v).unwrap_or_default();
-        if text.len() <= RESULT_LIMIT {
-            return Ok(tool_result(text, v, false));
+        env["status"] = json!("ok");
+        if let Some(slot) = env.pointer_mut(&p.pointer) {
+            *slot = Value::Array(p.rest);
         }
-        let Value::Object(env) = v else {
-            return Ok(tool_result(text, Value::Null, false));
-        };
-        match self.cut(&command, env, Some(p.key)) {
+        let text = serde_json::to_string(&env).unwrap_or_default();
+        if text.len() <= RESULT_LIMIT {
+            return Ok(tool_result(text, env, false));
+        }
+        match self.cut(env, Some(p.pointer)) {
             Some(v) => {
                 let t = serde_json::to_string(&v).unwrap_or_default();
                 Ok(tool_result(t, v, false))
             }
             None => Ok(tool_result(text, Value::Null, false)),
         }
+    }
+}
+
+/// The JSON pointer of the array to cut: the largest field, descended into
+/// while it is an object or a one-item array.
+fn largest_array(v: &Value, at: String) -> Option<String> {
+    let size = |v: &Value| serde_json::to_string(v).map(|s| s.len()).unwrap_or(0);
+    match v {
+        Value::Array(a) if a.len() > 1 => Some(at),
+        Value::Array(a) => a.first().and_then(|x| largest_array(x, format!("{at}/0"))),
+        Value::Object(m) => {
+            let mut fields: Vec<(&String, &Value)> = m
+                .iter()
+                .filter(|(_, x)| x.is_array() || x.is_object())
+                .collect();
+            fields.sort_by_key(|(_, x)| std::cmp::Reverse(size(x)));
+            fields.into_iter().find_map(|(k, x)| {
+                let key = k.replace('~', "~0").replace('/', "~1");
+                largest_array(x, format!("{at}/{key}"))
+            })
+        }
+        _ => None,
     }
 }
 

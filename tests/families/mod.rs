@@ -5,6 +5,7 @@ mod agent_examples;
 mod conformance;
 mod edit;
 mod inspect;
+mod mcp;
 mod notfound;
 mod protocol;
 mod redaction;
