@@ -439,3 +439,90 @@ fn client_roots_set_the_root_when_none_is_given() {
     let read = envelope(by_id(&replies, 2));
     assert_eq!(read["lines"], json!(["inside"]), "{read}");
 }
+
+/// One request at a time over a live server, so the test can act between calls.
+struct Live {
+    child: std::process::Child,
+    out: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl Live {
+    fn start(env: &TestEnv, extra_env: &[(&str, &str)]) -> Live {
+        let mut c = env.command(&["mcp", "--root", "."]);
+        for (k, v) in extra_env {
+            c.env(k, v);
+        }
+        let mut child = c
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn aitools mcp");
+        let out = std::io::BufReader::new(child.stdout.take().unwrap());
+        Live { child, out }
+    }
+
+    fn ask(&mut self, msg: Value) -> Value {
+        use std::io::BufRead;
+        let stdin = self.child.stdin.as_mut().unwrap();
+        writeln!(stdin, "{msg}").unwrap();
+        stdin.flush().unwrap();
+        let mut line = String::new();
+        self.out.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    }
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn state_a_call_caches_does_not_reach_the_next() {
+    let env = TestEnv::new();
+    env.write("a.txt", "old\n");
+    let mut s = Live::start(&env, &[]);
+    let first = s.ask(call(1, "read", json!({"path": "a.txt"})));
+    assert_eq!(envelope(&first)["lines"], json!(["old"]));
+    // Changed behind the server's back, same size: the next read sees it.
+    env.write("a.txt", "new\n");
+    let second = s.ask(call(2, "read", json!({"path": "a.txt"})));
+    assert_eq!(envelope(&second)["lines"], json!(["new"]));
+
+    // A tx through MCP: staged, invisible to the tree, then committed.
+    let begin = s.ask(call(3, "tx_begin", json!({})));
+    let tx = envelope(&begin)["tx"].as_str().unwrap().to_string();
+    let staged = s.ask(call(
+        4,
+        "edit",
+        json!({"path": "a.txt", "old": "new", "new": "tx", "tx": tx}),
+    ));
+    assert_eq!(envelope(&staged)["status"], "ok", "{staged}");
+    let tree = s.ask(call(5, "read", json!({"path": "a.txt"})));
+    assert_eq!(envelope(&tree)["lines"], json!(["new"]));
+    let inside = s.ask(call(6, "read", json!({"path": "a.txt", "tx": tx})));
+    assert_eq!(envelope(&inside)["lines"], json!(["tx"]));
+    let commit = s.ask(call(7, "tx_commit", json!({"tx": tx})));
+    assert_eq!(envelope(&commit)["status"], "ok", "{commit}");
+    assert_eq!(env.read("a.txt"), b"tx\n");
+    let after = s.ask(call(8, "read", json!({"path": "a.txt"})));
+    assert_eq!(envelope(&after)["lines"], json!(["tx"]));
+}
+
+#[test]
+fn a_panicking_call_is_an_error_result_and_the_server_goes_on() {
+    let env = TestEnv::new();
+    env.write("a.txt", "x\n");
+    // Debug builds only: AITOOLS_TEST_PANIC makes every command panic.
+    let mut s = Live::start(&env, &[("AITOOLS_TEST_PANIC", "1")]);
+    let r = s.ask(call(1, "read", json!({"path": "a.txt"})));
+    if cfg!(debug_assertions) {
+        assert_eq!(r["result"]["isError"], true, "{r}");
+        assert_eq!(envelope(&r)["error"]["code"], "internal.unexpected");
+    }
+    let p = s.ask(req(2, "ping", json!({})));
+    assert_eq!(p["id"], 2);
+}
