@@ -645,16 +645,10 @@ impl Server {
                     r["resultType"] = json!("complete");
                     r["_meta"] = json!({META_SERVER_INFO: server_info()});
                 }
-                let mut out = vec![json!({"jsonrpc": "2.0", "id": id, "result": r})];
-                out.extend(self.after(method));
-                out
+                vec![json!({"jsonrpc": "2.0", "id": id, "result": r})]
             }
             Err((code, message)) => vec![error(id, code, &message, None)],
         }
-    }
-
-    fn after(&mut self, _method: &str) -> Vec<Value> {
-        Vec::new()
     }
 
     fn initialize(&mut self, id: Value, params: &Value) -> Value {
@@ -981,12 +975,13 @@ fn trim(line: &[u8]) -> &[u8] {
 
 fn percent_decode(s: &str) -> String {
     let b = s.as_bytes();
+    let hex = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() + 0 && i + 2 <= b.len() - 1 {
-            if let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
-                out.push(v);
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
+                out.push(h * 16 + l);
                 i += 3;
                 continue;
             }
@@ -1114,6 +1109,13 @@ mod tests {
             Kind::List { integer: true } => json!([1, 2]),
             Kind::List { .. } => json!(["x", "-y"]),
         }
+    }
+
+    #[test]
+    fn root_uris_decode_without_panicking() {
+        assert_eq!(percent_decode("/a%20b/%C3%A9"), "/a b/é");
+        assert_eq!(percent_decode("/x%é%2"), "/x%é%2");
+        assert_eq!(percent_decode("%"), "%");
     }
 
     #[test]
