@@ -26,6 +26,9 @@ pub fn main() -> ExitCode {
     // Panic text must never reach the agent: the envelope below reports it.
     std::panic::set_hook(Box::new(|_| {}));
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    if let Some(code) = serve_mcp(&args) {
+        return code;
+    }
     let rendered = match catch_unwind(AssertUnwindSafe(|| invoke(&args))) {
         Ok(r) => r,
         Err(payload) => {
@@ -48,6 +51,28 @@ pub fn main() -> ExitCode {
         }
     };
     emit(rendered)
+}
+
+/// `aitools mcp`: the one call whose stdout is a protocol stream, not an
+/// envelope. Only a call that parses runs the server; any other (a typo, `--help`)
+/// gets its envelope from `invoke` like every command.
+fn serve_mcp(args: &[OsString]) -> Option<ExitCode> {
+    let argv = lossy(args);
+    let words = cli::command_words(&argv);
+    if words != ["mcp"] || argv.iter().any(|a| a == "--help") {
+        return None;
+    }
+    let full = std::iter::once(OsString::from("aitools")).chain(args.iter().cloned());
+    let matches = cli::build_for(&words).try_get_matches_from(full).ok()?;
+    let root = matches
+        .subcommand()
+        .and_then(|(_, leaf)| leaf.get_one::<String>("root").cloned());
+    let mut server = crate::mcp::Server::new(root.as_deref());
+    let mut input = std::io::stdin().lock();
+    let mut out = std::io::stdout().lock();
+    // A closed stdout or stdin ends the session: the host is gone.
+    let _ = server.serve(&mut input, &mut out);
+    Some(ExitCode::SUCCESS)
 }
 
 fn emit(r: Rendered) -> ExitCode {

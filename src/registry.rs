@@ -16,6 +16,7 @@ const FAMILIES: &[&[CommandSpec]] = &[
     commands::agent::COMMANDS,
     commands::tx::COMMANDS,
     crate::tx_flow::COMMANDS,
+    crate::mcp::COMMANDS,
 ];
 
 /// Every registered command, in the order `schema` lists them.

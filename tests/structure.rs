@@ -13,6 +13,7 @@ const ROOT_MODULES: &[&str] = &[
     "dispatch",
     "discovery",
     "tx_flow",
+    "mcp",
 ];
 const PRINTS: &[&str] = &[
     "println!",

@@ -8,6 +8,7 @@ mod durable;
 mod edit;
 mod inputs;
 mod inspect;
+mod mcp;
 mod notfound;
 mod protocol;
 mod redaction;

@@ -1,0 +1,1135 @@
+//! `aitools mcp`: a Model Context Protocol server over stdio, generated from the one
+//! command registry. It owns the wire (JSON-RPC 2.0, one message per line), both
+//! protocol eras (2026-07-28's stateless requests with `_meta` and
+//! `server/discover`; the legacy `initialize` handshake of 2025-11-25 and
+//! earlier), the tool schemas derived from each spec's clap arguments, and turning
+//! a `tools/call` into an argv for `dispatch::invoke`. It never touches stdin or
+//! stdout itself: `dispatch` hands it a reader and a writer.
+
+use crate::protocol::envelope;
+use crate::protocol::registry::{CommandSpec, GLOBAL_ARG_IDS};
+use crate::protocol::{CmdError, Output, Repair, code};
+use crate::registry;
+use crate::workspace::Ctx;
+use clap::ArgAction;
+use serde_json::{Map, Value, json};
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+
+/// The modern revision: every request carries its version and capabilities.
+pub const MODERN_VERSIONS: &[&str] = &["2026-07-28"];
+/// The handshake revisions `initialize` negotiates, newest first.
+pub const LEGACY_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+const META_CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
+const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+const PARSE_ERROR: i64 = -32700;
+const INVALID_REQUEST: i64 = -32600;
+const METHOD_NOT_FOUND: i64 = -32601;
+const INVALID_PARAMS: i64 = -32602;
+const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+
+/// A host's tool-result limit is 25k tokens; at ~4 bytes a token, an envelope
+/// over this many bytes is cut and continued with the `more` tool.
+pub const RESULT_LIMIT: usize = 100_000;
+
+/// The tool (not a registry command) that hands out the rest of a cut result.
+pub const MORE_TOOL: &str = "more";
+
+/// Commands that only add (a new directory, a new tx): not destructive.
+const ADDITIVE: &[&str] = &["mkdir", "tx begin", "feedback create"];
+/// Writes that leave the same state when repeated with the same arguments.
+const IDEMPOTENT_WRITES: &[&str] = &["mkdir", "chmod", "write"];
+/// Registry commands that change state outside the files without `writes`
+/// (a tx, feedback): not read-only, though they touch no workspace file.
+const STATEFUL: &[&str] = &[
+    "tx begin",
+    "tx drop",
+    "tx abort",
+    "tx rebase",
+    "feedback create",
+    "feedback transition",
+    "batch",
+];
+
+#[derive(clap::Args)]
+pub struct McpArgs {}
+
+pub const SPEC: CommandSpec = CommandSpec {
+    name: "mcp",
+    summary: "Serve every command as a Model Context Protocol tool over stdio (for agent hosts).",
+    description: "JSON-RPC 2.0, one message per line on stdin/stdout; exits at end of input. Speaks the 2026-07-28 revision (stateless requests with _meta, server/discover) and the initialize handshake of 2025-11-25 and earlier. Tools are the commands, snake_case (code_outline, tx_commit); structuredContent is the command's envelope. The workspace root is --root, else the working directory (never / or the home directory), else the first root the client offers. Started by a host, not called as a command.",
+    args: <McpArgs as clap::Args>::augment_args,
+    output_fields: &[],
+    error_codes: &[code::ARGUMENT_INVALID],
+    writes: false,
+    tx: false,
+    workspace: false,
+    run: crate::handler!(McpArgs, run_as_command),
+};
+
+pub const COMMANDS: &[CommandSpec] = &[SPEC];
+
+/// Reached only when `mcp` is run inside another answer (batch): a server needs
+/// the process's own stdin and stdout.
+fn run_as_command(_ctx: &Ctx, _a: &McpArgs) -> Result<Output, CmdError> {
+    Err(CmdError::new(
+        code::ARGUMENT_INVALID,
+        "mcp is a server an agent host starts on its own stdin and stdout; it cannot run inside another call.",
+        Repair::new(
+            "host",
+            "Add `aitools mcp --root .` to the host's MCP servers, or call the commands directly.",
+            "aitools skills mcp",
+        ),
+    ))
+}
+
+/// The MCP tool name of a registry command: `code outline` → `code_outline`.
+pub fn tool_name(spec: &CommandSpec) -> String {
+    spec.name.replace([' ', '-'], "_")
+}
+
+/// The commands served as tools (all but `mcp` itself).
+fn served() -> impl Iterator<Item = &'static CommandSpec> {
+    registry::all().filter(|s| s.name != "mcp")
+}
+
+/// How one tool property maps back onto the command line.
+#[derive(Debug, Clone)]
+pub struct Prop {
+    pub name: String,
+    pub id: String,
+    /// `--long` for options; None for positionals.
+    pub long: Option<String>,
+    pub kind: Kind,
+    pub required: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Kind {
+    Flag,
+    Scalar {
+        integer: bool,
+    },
+    /// An option taking exactly two values (`--between START END`).
+    Pair,
+    List {
+        integer: bool,
+    },
+}
+
+fn is_integer(arg: &clap::Arg) -> bool {
+    let name = arg
+        .get_value_names()
+        .and_then(|n| n.first().map(|s| s.to_string()))
+        .unwrap_or_default();
+    matches!(name.as_str(), "N" | "INT" | "LINE" | "COUNT")
+}
+
+fn identifier(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// The properties of a command's tool, in declaration order: its own clap
+/// arguments (global options and `--stdin`, which is the protocol's stream here,
+/// left out). A positional keeps its name; an option whose name a positional
+/// already took gets `_option` (`search`'s `pattern` and `--pattern`).
+pub fn props(spec: &CommandSpec) -> Vec<Prop> {
+    let cmd = spec.clap_command();
+    let args: Vec<&clap::Arg> = cmd
+        .get_arguments()
+        .filter(|a| !a.is_hide_set() && !GLOBAL_ARG_IDS.contains(&a.get_id().as_str()))
+        .filter(|a| a.get_long() != Some("stdin"))
+        .collect();
+    let mut out: Vec<Prop> = Vec::new();
+    let positional_names: Vec<String> = args
+        .iter()
+        .filter(|a| a.is_positional())
+        .map(|a| positional_name(a))
+        .collect();
+    for a in args {
+        let integer = is_integer(a);
+        let multi_values = a.get_num_args().is_some_and(|r| r.max_values() > 1);
+        let kind = if matches!(
+            a.get_action(),
+            ArgAction::SetTrue | ArgAction::SetFalse | ArgAction::Count
+        ) {
+            Kind::Flag
+        } else if matches!(a.get_action(), ArgAction::Append) || (a.is_positional() && multi_values)
+        {
+            Kind::List { integer }
+        } else if a
+            .get_num_args()
+            .is_some_and(|r| r.min_values() == 2 && r.max_values() == 2)
+        {
+            Kind::Pair
+        } else {
+            Kind::Scalar { integer }
+        };
+        let (name, long) = if a.is_positional() {
+            (positional_name(a), None)
+        } else {
+            let long = a.get_long().unwrap_or(a.get_id().as_str()).to_string();
+            let mut n = long.replace('-', "_");
+            if positional_names.contains(&n) {
+                n.push_str("_option");
+            }
+            (n, Some(format!("--{long}")))
+        };
+        out.push(Prop {
+            name,
+            id: a.get_id().to_string(),
+            long,
+            kind,
+            required: a.is_required_set(),
+        });
+    }
+    out
+}
+
+fn positional_name(a: &clap::Arg) -> String {
+    let id = a.get_id().as_str();
+    if identifier(id) {
+        return id.to_string();
+    }
+    // `replace`'s one positional holds PATTERN REPLACEMENT [PATH...].
+    "args".to_string()
+}
+
+fn scalar_schema(integer: bool) -> Value {
+    if integer {
+        json!({"type": "integer"})
+    } else {
+        json!({"type": "string"})
+    }
+}
+
+/// The tool's `inputSchema`: a flat object (no combinators, no `$ref`).
+pub fn input_schema(spec: &CommandSpec) -> Value {
+    let cmd = spec.clap_command();
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for p in props(spec) {
+        let Some(arg) = cmd.get_arguments().find(|a| a.get_id().as_str() == p.id) else {
+            continue;
+        };
+        let mut s = match p.kind {
+            Kind::Flag => json!({"type": "boolean"}),
+            Kind::Scalar { integer } => scalar_schema(integer),
+            Kind::Pair => {
+                json!({"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2})
+            }
+            Kind::List { integer } => json!({"type": "array", "items": scalar_schema(integer)}),
+        };
+        let values: Vec<Value> = arg
+            .get_possible_values()
+            .iter()
+            .map(|v| Value::String(v.get_name().to_string()))
+            .collect();
+        if !values.is_empty() && matches!(p.kind, Kind::Scalar { .. }) {
+            s["enum"] = Value::Array(values);
+        }
+        let mut help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+        if let Some(long) = &p.long {
+            help = format!("{long}: {help}");
+        }
+        s["description"] = Value::String(help);
+        if let Some(d) = arg.get_default_values().first() {
+            let d = d.to_string_lossy().to_string();
+            s["default"] = match p.kind {
+                Kind::Scalar { integer: true } => d
+                    .parse::<i64>()
+                    .map(Value::from)
+                    .unwrap_or(Value::String(d)),
+                Kind::Flag => Value::Bool(d == "true"),
+                _ => Value::String(d),
+            };
+        }
+        if p.required {
+            required.push(Value::String(p.name.clone()));
+        }
+        properties.insert(p.name, s);
+    }
+    let mut schema =
+        json!({"type": "object", "properties": properties, "additionalProperties": false});
+    if !required.is_empty() {
+        schema["required"] = Value::Array(required);
+    }
+    schema
+}
+
+/// The tool's `outputSchema`: the envelope, success or error, as one object.
+pub fn output_schema(spec: &CommandSpec) -> Value {
+    let mut properties = Map::new();
+    properties.insert("schema_version".into(), json!({"type": "integer"}));
+    properties.insert(
+        "status".into(),
+        json!({"type": "string", "enum": ["ok", "partial", "error"]}),
+    );
+    properties.insert("command".into(), json!({"type": "string"}));
+    for f in spec.output_fields {
+        properties.insert(f.name.into(), json!({"description": f.description}));
+    }
+    properties.insert(
+        "error".into(),
+        json!({"type": "object", "description": "On status error: code, message, exit_code, repairs (aitools commands to run next)."}),
+    );
+    json!({
+        "type": "object",
+        "properties": properties,
+        "required": ["schema_version", "status", "command"],
+    })
+}
+
+/// `readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`.
+pub fn annotations(spec: &CommandSpec) -> Value {
+    let read_only = !spec.writes && !STATEFUL.contains(&spec.name);
+    let mut a = json!({
+        "title": title(spec),
+        "readOnlyHint": read_only,
+        "openWorldHint": false,
+    });
+    if !read_only {
+        a["destructiveHint"] = Value::Bool(spec.writes && !ADDITIVE.contains(&spec.name));
+        a["idempotentHint"] = Value::Bool(IDEMPOTENT_WRITES.contains(&spec.name));
+    } else {
+        a["idempotentHint"] = Value::Bool(true);
+    }
+    a
+}
+
+fn title(spec: &CommandSpec) -> String {
+    let mut t = String::from("aitools ");
+    t.push_str(spec.name);
+    t
+}
+
+fn tool(spec: &CommandSpec) -> Value {
+    json!({
+        "name": tool_name(spec),
+        "title": title(spec),
+        "description": format!("{} {}", spec.summary, spec.description),
+        "inputSchema": input_schema(spec),
+        "outputSchema": output_schema(spec),
+        "annotations": annotations(spec),
+    })
+}
+
+fn more_tool() -> Value {
+    json!({
+        "name": MORE_TOOL,
+        "title": "aitools: the rest of a cut result",
+        "description": "A tool result over the host's size limit comes back partial, with mcp_continuation.arguments.cursor; call this with that cursor for the next part (same envelope shape).",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"cursor": {"type": "string", "description": "mcp_continuation.arguments.cursor of the cut result."}},
+            "required": ["cursor"],
+            "additionalProperties": false,
+        },
+        "annotations": {"title": "aitools: the rest of a cut result", "readOnlyHint": true, "idempotentHint": true, "openWorldHint": false},
+    })
+}
+
+/// Every tool, as `tools/list` answers.
+pub fn tools() -> Vec<Value> {
+    let mut v: Vec<Value> = served().map(tool).collect();
+    v.push(more_tool());
+    v
+}
+
+/// The argv (without `aitools`) for a tool call, or why the arguments do not fit
+/// the tool's `inputSchema`.
+pub fn argv_for(spec: &CommandSpec, args: &Map<String, Value>) -> Result<Vec<String>, String> {
+    let props = props(spec);
+    for k in args.keys() {
+        if !props.iter().any(|p| &p.name == k) {
+            let names: Vec<&str> = props.iter().map(|p| p.name.as_str()).collect();
+            return Err(format!(
+                "{} has no argument {k}; it takes: {}.",
+                tool_name(spec),
+                names.join(", ")
+            ));
+        }
+    }
+    let mut argv: Vec<String> = spec.name.split(' ').map(String::from).collect();
+    let mut positionals: Vec<String> = Vec::new();
+    for p in &props {
+        let Some(v) = args.get(&p.name) else {
+            if p.required {
+                return Err(format!(
+                    "{} requires the argument {}.",
+                    tool_name(spec),
+                    p.name
+                ));
+            }
+            continue;
+        };
+        if v.is_null() {
+            continue;
+        }
+        let bad = |want: &str| format!("{}: {} must be {want}.", tool_name(spec), p.name);
+        let values: Vec<String> = match p.kind {
+            Kind::Flag => match v {
+                Value::Bool(true) => {
+                    argv.push(p.long.clone().unwrap_or_default());
+                    continue;
+                }
+                Value::Bool(false) => continue,
+                _ => return Err(bad("a boolean")),
+            },
+            Kind::Scalar { .. } => vec![scalar(v).ok_or_else(|| bad("a string or number"))?],
+            Kind::Pair => match v.as_array() {
+                Some(a) if a.len() == 2 => a
+                    .iter()
+                    .map(scalar)
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| bad("an array of two strings"))?,
+                _ => return Err(bad("an array of two strings")),
+            },
+            Kind::List { .. } => match v {
+                Value::Array(a) => a
+                    .iter()
+                    .map(scalar)
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| bad("an array of strings"))?,
+                other => vec![scalar(other).ok_or_else(|| bad("an array of strings"))?],
+            },
+        };
+        match &p.long {
+            None => positionals.extend(values),
+            Some(long) if p.kind == Kind::Pair => {
+                argv.push(long.clone());
+                argv.extend(values);
+            }
+            Some(long) => {
+                // `--flag=value`: a value that starts with '-' stays a value.
+                for v in values {
+                    argv.push(format!("{long}={v}"));
+                }
+            }
+        }
+    }
+    if !positionals.is_empty() {
+        argv.push("--".to_string());
+        argv.extend(positionals);
+    }
+    Ok(argv)
+}
+
+fn scalar(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// Where the server's calls run.
+enum Root {
+    Dir(PathBuf),
+    /// None usable yet (the working directory is / or the home directory, and no
+    /// client root was offered): calls answer an error saying so.
+    Refused(String),
+}
+
+fn home() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .and_then(|h| std::fs::canonicalize(h).ok())
+}
+
+fn check_root(p: &Path) -> Result<PathBuf, String> {
+    let real = std::fs::canonicalize(p)
+        .ok()
+        .filter(|r| r.is_dir())
+        .ok_or_else(|| format!("{} is not an existing directory", p.display()))?;
+    if real == Path::new("/") {
+        return Err("the workspace root may not be /".into());
+    }
+    if home().as_deref() == Some(real.as_path()) {
+        return Err("the workspace root may not be the home directory".into());
+    }
+    Ok(real)
+}
+
+/// A cut result's remaining items, served by `more`.
+struct Pending {
+    id: String,
+    template: Value,
+    /// Where in `template` the remaining items go back (a JSON pointer).
+    pointer: String,
+    rest: Vec<Value>,
+}
+
+/// One server: the stdio session's state (the legacy handshake, the root, the
+/// cut results not yet fetched).
+pub struct Server {
+    root: Root,
+    /// Given by `--root`: client roots do not override it.
+    fixed_root: bool,
+    legacy: Option<String>,
+    client_roots: bool,
+    next_id: u64,
+    pending: VecDeque<Pending>,
+}
+
+impl Server {
+    pub fn new(root_arg: Option<&str>) -> Server {
+        let (root, fixed) = match root_arg {
+            Some(r) => (check_root(Path::new(r)), true),
+            None => (
+                std::env::current_dir()
+                    .map_err(|e| e.to_string())
+                    .and_then(|d| check_root(&d)),
+                false,
+            ),
+        };
+        let root = match root {
+            Ok(d) => {
+                // Relative paths in tool arguments resolve against the root.
+                let _ = std::env::set_current_dir(&d);
+                Root::Dir(d)
+            }
+            Err(m) => Root::Refused(m),
+        };
+        Server {
+            root,
+            fixed_root: fixed,
+            legacy: None,
+            client_roots: false,
+            next_id: 0,
+            pending: VecDeque::new(),
+        }
+    }
+
+    /// Reads messages until end of input, answering each on `out`.
+    pub fn serve(&mut self, input: &mut dyn BufRead, out: &mut dyn Write) -> std::io::Result<()> {
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            if input.read_until(b'\n', &mut line)? == 0 {
+                return Ok(());
+            }
+            let text = trim(&line);
+            if text.is_empty() {
+                continue;
+            }
+            for reply in self.handle(text) {
+                let mut s = serde_json::to_string(&reply).unwrap_or_default();
+                s.push('\n');
+                out.write_all(s.as_bytes())?;
+                out.flush()?;
+            }
+        }
+    }
+
+    /// The messages one incoming line produces (none for a notification).
+    pub fn handle(&mut self, text: &[u8]) -> Vec<Value> {
+        let msg: Value = match serde_json::from_slice(text) {
+            Ok(v) => v,
+            Err(e) => {
+                return vec![error(
+                    Value::Null,
+                    PARSE_ERROR,
+                    &format!("Parse error: {e}."),
+                    None,
+                )];
+            }
+        };
+        let Value::Object(msg) = msg else {
+            return vec![error(
+                Value::Null,
+                INVALID_REQUEST,
+                "A message is one JSON object (batches are not part of MCP).",
+                None,
+            )];
+        };
+        let id = msg.get("id").cloned();
+        let Some(method) = msg.get("method").and_then(Value::as_str) else {
+            // A response to our own request (roots/list).
+            if msg.contains_key("result") || msg.contains_key("error") {
+                return self.on_response(&msg);
+            }
+            return vec![error(
+                id.unwrap_or(Value::Null),
+                INVALID_REQUEST,
+                "The message has no method.",
+                None,
+            )];
+        };
+        let params = msg.get("params").cloned().unwrap_or(Value::Null);
+        let Some(id) = id.filter(|i| !i.is_null()) else {
+            return self.on_notification(method, &params);
+        };
+        if !(id.is_string() || id.is_i64() || id.is_u64())
+            || msg.get("jsonrpc") != Some(&json!("2.0"))
+        {
+            return vec![error(
+                id,
+                INVALID_REQUEST,
+                "A request needs jsonrpc \"2.0\" and a string or integer id.",
+                None,
+            )];
+        }
+        if !(params.is_object() || params.is_null()) {
+            return vec![error(id, INVALID_PARAMS, "params must be an object.", None)];
+        }
+        let meta_version = params
+            .get("_meta")
+            .and_then(|m| m.get(META_VERSION))
+            .cloned();
+        let modern = match meta_version {
+            Some(Value::String(v)) => {
+                if !MODERN_VERSIONS.contains(&v.as_str()) {
+                    return vec![unsupported(id, &v)];
+                }
+                if params
+                    .get("_meta")
+                    .and_then(|m| m.get(META_CAPS))
+                    .is_none_or(|c| !c.is_object())
+                {
+                    return vec![error(
+                        id,
+                        INVALID_PARAMS,
+                        &format!("params._meta must carry {META_CAPS} (an object; {{}} for none)."),
+                        None,
+                    )];
+                }
+                true
+            }
+            Some(_) => {
+                return vec![error(
+                    id,
+                    INVALID_PARAMS,
+                    &format!("params._meta.{META_VERSION} must be a string."),
+                    None,
+                )];
+            }
+            None => false,
+        };
+        let result = match method {
+            "initialize" => return vec![self.initialize(id, &params)],
+            "ping" => Ok(json!({})),
+            "server/discover" => Ok(discover()),
+            "tools/list" | "tools/call" if !modern && self.legacy.is_none() => {
+                return vec![error(
+                    id,
+                    INVALID_PARAMS,
+                    &format!(
+                        "No protocol version: send params._meta.{META_VERSION} (2026-07-28) and {META_CAPS}, or initialize first."
+                    ),
+                    Some(json!({"supported": supported()})),
+                )];
+            }
+            "tools/list" => Ok(self.list(modern)),
+            "tools/call" => self.call(&params),
+            other => {
+                return vec![error(
+                    id,
+                    METHOD_NOT_FOUND,
+                    &format!("Method not found: {other}."),
+                    None,
+                )];
+            }
+        };
+        match result {
+            Ok(mut r) => {
+                if modern {
+                    r["resultType"] = json!("complete");
+                    r["_meta"] = json!({META_SERVER_INFO: server_info()});
+                }
+                vec![json!({"jsonrpc": "2.0", "id": id, "result": r})]
+            }
+            Err((code, message)) => vec![error(id, code, &message, None)],
+        }
+    }
+
+    fn initialize(&mut self, id: Value, params: &Value) -> Value {
+        let asked = params.get("protocolVersion").and_then(Value::as_str);
+        let Some(asked) = asked else {
+            return error(
+                id,
+                INVALID_PARAMS,
+                "initialize needs params.protocolVersion.",
+                Some(json!({"supported": supported()})),
+            );
+        };
+        // Negotiation: the same version when we speak it, else our newest legacy one.
+        let version = if LEGACY_VERSIONS.contains(&asked) {
+            asked
+        } else {
+            LEGACY_VERSIONS[0]
+        };
+        self.legacy = Some(version.to_string());
+        self.client_roots = params
+            .get("capabilities")
+            .and_then(|c| c.get("roots"))
+            .is_some_and(Value::is_object);
+        json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "result": {
+                "protocolVersion": version,
+                "capabilities": {"tools": {"listChanged": false}},
+                "serverInfo": server_info(),
+                "instructions": INSTRUCTIONS,
+            }
+        })
+    }
+
+    fn on_notification(&mut self, method: &str, _params: &Value) -> Vec<Value> {
+        match method {
+            "notifications/initialized" | "notifications/roots/list_changed"
+                if self.client_roots && !self.fixed_root =>
+            {
+                self.next_id += 1;
+                vec![json!({
+                    "jsonrpc": "2.0",
+                    "id": format!("aitools-roots-{}", self.next_id),
+                    "method": "roots/list",
+                })]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// The client's answer to `roots/list`: its first usable `file://` root
+    /// becomes the workspace root (unless `--root` fixed it).
+    fn on_response(&mut self, msg: &Map<String, Value>) -> Vec<Value> {
+        let roots = msg
+            .get("result")
+            .and_then(|r| r.get("roots"))
+            .and_then(Value::as_array);
+        for r in roots.into_iter().flatten() {
+            let Some(path) = r
+                .get("uri")
+                .and_then(Value::as_str)
+                .and_then(|u| u.strip_prefix("file://"))
+                .map(percent_decode)
+            else {
+                continue;
+            };
+            if let Ok(d) = check_root(Path::new(&path)) {
+                let _ = std::env::set_current_dir(&d);
+                self.root = Root::Dir(d);
+                break;
+            }
+        }
+        Vec::new()
+    }
+
+    fn list(&self, modern: bool) -> Value {
+        let mut r = json!({"tools": tools()});
+        if modern {
+            r["ttlMs"] = json!(3_600_000);
+            r["cacheScope"] = json!("public");
+        }
+        r
+    }
+
+    fn call(&mut self, params: &Value) -> Result<Value, (i64, String)> {
+        let Some(name) = params.get("name").and_then(Value::as_str) else {
+            return Err((
+                INVALID_PARAMS,
+                "tools/call needs params.name (a string).".into(),
+            ));
+        };
+        let empty = Map::new();
+        let args = match params.get("arguments") {
+            None | Some(Value::Null) => &empty,
+            Some(Value::Object(m)) => m,
+            Some(_) => {
+                return Err((INVALID_PARAMS, "params.arguments must be an object.".into()));
+            }
+        };
+        if name == MORE_TOOL {
+            return self.more(args);
+        }
+        let Some(spec) = served().find(|s| tool_name(s) == name) else {
+            return Err((INVALID_PARAMS, format!("Unknown tool: {name}.")));
+        };
+        let argv = argv_for(spec, args).map_err(|m| (INVALID_PARAMS, m))?;
+        let text = match &self.root {
+            Root::Dir(d) => run(argv, d),
+            Root::Refused(why) => {
+                let err = CmdError::new(
+                    code::ARGUMENT_INVALID,
+                    format!("No workspace root: {why}."),
+                    Repair::new(
+                        "root",
+                        "Start the server on a project directory (the host's MCP server arguments).",
+                        "aitools mcp --root '<project dir>'",
+                    ),
+                );
+                envelope::render_error(spec.name, &err).text
+            }
+        };
+        Ok(self.result(text.trim_end().to_string()))
+    }
+
+    /// The tool result for an envelope, cut to `RESULT_LIMIT` when over it.
+    fn result(&mut self, text: String) -> Value {
+        let value: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        let is_error = value.get("status").and_then(Value::as_str) == Some("error");
+        if text.len() <= RESULT_LIMIT {
+            return tool_result(text, value, is_error);
+        }
+        if !value.is_object() {
+            return tool_result(text, Value::Null, is_error);
+        }
+        match self.cut(value, None) {
+            Some(v) => {
+                let t = serde_json::to_string(&v).unwrap_or_default();
+                tool_result(t, v, is_error)
+            }
+            None => {
+                let v = serde_json::from_str(&text).unwrap_or(Value::Null);
+                tool_result(text, v, is_error)
+            }
+        }
+    }
+
+    /// Cuts the envelope's largest array (found by descending into the largest
+    /// field: search's one block holding every line) to what fits, keeping the
+    /// rest for `more`.
+    fn cut(&mut self, env: Value, pointer: Option<String>) -> Option<Value> {
+        let pointer = pointer.or_else(|| largest_array(&env, String::new()))?;
+        let mut template = env;
+        let items = match template.pointer_mut(&pointer).map(Value::take) {
+            Some(Value::Array(a)) => a,
+            _ => return None,
+        };
+        self.next_id += 1;
+        let id = format!("c{}", self.next_id);
+        let page = |n: usize| {
+            let mut m = template.clone();
+            if let Some(slot) = m.pointer_mut(&pointer) {
+                *slot = Value::Array(items[..n].to_vec());
+            }
+            if n < items.len() {
+                m["status"] = json!("partial");
+                m["mcp_continuation"] = json!({"tool": MORE_TOOL, "arguments": {"cursor": id}, "remaining": items.len() - n});
+            }
+            m
+        };
+        let fits = |v: &Value| {
+            serde_json::to_string(v)
+                .map(|s| s.len())
+                .unwrap_or(usize::MAX)
+                <= RESULT_LIMIT
+        };
+        // The largest prefix that fits (at least one item, so `more` always moves on).
+        let (mut lo, mut hi) = (1usize, items.len());
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            if fits(&page(mid)) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        let n = lo.min(items.len());
+        let v = page(n);
+        if n < items.len() {
+            self.pending.push_back(Pending {
+                id,
+                template,
+                pointer,
+                rest: items[n..].to_vec(),
+            });
+            // A host that never asks for the rest must not grow the server.
+            while self.pending.len() > 8 {
+                self.pending.pop_front();
+            }
+        }
+        Some(v)
+    }
+
+    fn more(&mut self, args: &Map<String, Value>) -> Result<Value, (i64, String)> {
+        let Some(cursor) = args.get("cursor").and_then(Value::as_str) else {
+            return Err((
+                INVALID_PARAMS,
+                "more needs arguments.cursor (a string).".into(),
+            ));
+        };
+        let Some(pos) = self.pending.iter().position(|p| p.id == cursor) else {
+            let err = CmdError::new(
+                code::ARGUMENT_INVALID,
+                format!(
+                    "No cut result {cursor} is pending (each part is handed out once, and only the last 8 are kept)."
+                ),
+                Repair::new(
+                    "rerun",
+                    "Run the original call again, with a narrower scope or limit.",
+                    "aitools schema",
+                ),
+            );
+            let text = envelope::render_error("more", &err).text;
+            return Ok(self.result(text.trim_end().to_string()));
+        };
+        let Some(p) = self.pending.remove(pos) else {
+            return Err((INVALID_PARAMS, "cursor vanished".into()));
+        };
+        let mut env = p.template;
+        env["status"] = json!("ok");
+        if let Some(slot) = env.pointer_mut(&p.pointer) {
+            *slot = Value::Array(p.rest);
+        }
+        let text = serde_json::to_string(&env).unwrap_or_default();
+        if text.len() <= RESULT_LIMIT {
+            return Ok(tool_result(text, env, false));
+        }
+        match self.cut(env, Some(p.pointer)) {
+            Some(v) => {
+                let t = serde_json::to_string(&v).unwrap_or_default();
+                Ok(tool_result(t, v, false))
+            }
+            None => Ok(tool_result(text, Value::Null, false)),
+        }
+    }
+}
+
+/// The JSON pointer of the array to cut: the largest field, descended into
+/// while it is an object or a one-item array.
+fn largest_array(v: &Value, at: String) -> Option<String> {
+    let size = |v: &Value| serde_json::to_string(v).map(|s| s.len()).unwrap_or(0);
+    match v {
+        Value::Array(a) if a.len() > 1 => Some(at),
+        Value::Array(a) => a.first().and_then(|x| largest_array(x, format!("{at}/0"))),
+        Value::Object(m) => {
+            let mut fields: Vec<(&String, &Value)> = m
+                .iter()
+                .filter(|(_, x)| x.is_array() || x.is_object())
+                .collect();
+            fields.sort_by_key(|(_, x)| std::cmp::Reverse(size(x)));
+            fields.into_iter().find_map(|(k, x)| {
+                let key = k.replace('~', "~0").replace('/', "~1");
+                largest_array(x, format!("{at}/{key}"))
+            })
+        }
+        _ => None,
+    }
+}
+
+fn tool_result(text: String, structured: Value, is_error: bool) -> Value {
+    let mut r = json!({
+        "content": [{"type": "text", "text": text}],
+        "isError": is_error,
+    });
+    if structured.is_object() {
+        r["structuredContent"] = structured;
+    }
+    r
+}
+
+/// Runs one command in this process, exactly as `aitools <argv> --root <dir>`
+/// would, with nothing a previous call cached carried over.
+fn run(mut argv: Vec<String>, root: &Path) -> String {
+    let at = argv.iter().position(|a| a == "--").unwrap_or(argv.len());
+    // The server sits in the root (set_current_dir), so `.` is the root; follow-up
+    // commands in the answer stay short and still name it.
+    let _ = root;
+    argv.insert(at, "--root=.".to_string());
+    forget_process_state();
+    let os: Vec<OsString> = argv.iter().map(OsString::from).collect();
+    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        crate::dispatch::invoke(&os)
+    }));
+    forget_process_state();
+    match out {
+        Ok(r) => r.text,
+        Err(_) => {
+            let words = crate::cli::command_words(&argv);
+            envelope::render_error(
+                &words.join(" "),
+                &CmdError::internal("aitools failed unexpectedly inside the MCP server."),
+            )
+            .text
+        }
+    }
+}
+
+/// The process-wide caches a command keeps for its one call (file snapshots, the
+/// loaded tx, a rebase's tracked paths, batch's nesting flag).
+fn forget_process_state() {
+    crate::store::snapshot::clear();
+    crate::store::view::forget();
+    let _ = crate::store::view::tracked();
+    crate::protocol::agent_docs::set_nested(false);
+}
+
+fn trim(line: &[u8]) -> &[u8] {
+    let mut end = line.len();
+    while end > 0 && matches!(line[end - 1], b'\n' | b'\r' | b' ' | b'\t') {
+        end -= 1;
+    }
+    &line[..end]
+}
+
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let hex = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
+                out.push(h * 16 + l);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+const INSTRUCTIONS: &str = "aitools: bounded reads, content search, guarded atomic journaled edits with undo. Every tool answers one envelope (structuredContent): status ok/partial/error; on error, error.repairs lists aitools commands to run next (the same tool, snake_case). Read before editing; pass expect_hash from a read to guard writes; undo takes an op_id from a write.";
+
+fn server_info() -> Value {
+    json!({"name": "aitools", "title": "aitools", "version": crate::dispatch::VERSION})
+}
+
+fn supported() -> Vec<&'static str> {
+    MODERN_VERSIONS
+        .iter()
+        .chain(LEGACY_VERSIONS)
+        .copied()
+        .collect()
+}
+
+fn discover() -> Value {
+    json!({
+        "supportedVersions": supported(),
+        "capabilities": {"tools": {}},
+        "instructions": INSTRUCTIONS,
+        "ttlMs": 3_600_000,
+        "cacheScope": "public",
+    })
+}
+
+fn unsupported(id: Value, requested: &str) -> Value {
+    error(
+        id,
+        UNSUPPORTED_PROTOCOL_VERSION,
+        "Unsupported protocol version",
+        Some(json!({"supported": supported(), "requested": requested})),
+    )
+}
+
+fn error(id: Value, code: i64, message: &str, data: Option<Value>) -> Value {
+    let mut e = json!({"code": code, "message": message});
+    if let Some(d) = data {
+        e["data"] = d;
+    }
+    json!({"jsonrpc": "2.0", "id": id, "error": e})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every tool's inputSchema and the parser agree: each property, given a
+    /// value, becomes an argv clap accepts for that command, and every argument
+    /// the command declares (but the globals and --stdin) is a property.
+    #[test]
+    fn every_tool_schema_matches_its_parser() {
+        for spec in served() {
+            let schema = input_schema(spec);
+            let props_obj = schema["properties"].as_object().unwrap();
+            let cmd = spec.clap_command();
+            let declared: Vec<String> = cmd
+                .get_arguments()
+                .filter(|a| !a.is_hide_set() && !GLOBAL_ARG_IDS.contains(&a.get_id().as_str()))
+                .filter(|a| a.get_long() != Some("stdin"))
+                .map(|a| a.get_id().to_string())
+                .collect();
+            let ps = props(spec);
+            assert_eq!(ps.len(), declared.len(), "{}", spec.name);
+            assert_eq!(
+                ps.len(),
+                props_obj.len(),
+                "{} has two properties of one name",
+                spec.name
+            );
+            for p in &ps {
+                assert!(declared.contains(&p.id), "{}", spec.name);
+                let s = &props_obj[&p.name];
+                assert!(s.get("oneOf").is_none() && s.get("$ref").is_none());
+                let mut args = Map::new();
+                args.insert(p.name.clone(), sample(p, &props_obj[&p.name]));
+                // Required arguments need a value for the parse to get to this one.
+                for q in &ps {
+                    if q.required && q.name != p.name {
+                        args.insert(q.name.clone(), sample(q, &props_obj[&q.name]));
+                    }
+                }
+                let argv = argv_for(spec, &args).unwrap();
+                let full = std::iter::once("aitools".to_string()).chain(argv.clone());
+                let parsed = crate::cli::build_for(&crate::cli::command_words(&argv))
+                    .try_get_matches_from(full);
+                if let Err(e) = parsed {
+                    use clap::error::ErrorKind::*;
+                    assert!(
+                        !matches!(
+                            e.kind(),
+                            UnknownArgument | TooManyValues | WrongNumberOfValues | InvalidValue
+                        ),
+                        "{}: {} as {argv:?}: {e}",
+                        spec.name,
+                        p.name
+                    );
+                }
+            }
+            for top in ["oneOf", "anyOf", "allOf", "$ref"] {
+                assert!(schema.get(top).is_none());
+            }
+            assert_eq!(schema["type"], "object");
+        }
+    }
+
+    fn sample(p: &Prop, s: &Value) -> Value {
+        match p.kind {
+            Kind::Flag => json!(true),
+            Kind::Scalar { integer: true } => json!(3),
+            Kind::Scalar { .. } => s
+                .get("enum")
+                .and_then(|e| e.get(0))
+                .cloned()
+                .unwrap_or(json!("-x y")),
+            Kind::Pair => json!(["a", "b"]),
+            Kind::List { integer: true } => json!([1, 2]),
+            Kind::List { .. } => json!(["x", "-y"]),
+        }
+    }
+
+    #[test]
+    fn root_uris_decode_without_panicking() {
+        assert_eq!(percent_decode("/a%20b/%C3%A9"), "/a b/é");
+        assert_eq!(percent_decode("/x%é%2"), "/x%é%2");
+        assert_eq!(percent_decode("%"), "%");
+    }
+
+    #[test]
+    fn tool_names_are_snake_case_and_unique() {
+        let mut names: Vec<String> = tools()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect();
+        assert!(names.contains(&"code_outline".to_string()));
+        assert!(names.contains(&"tx_commit".to_string()));
+        assert!(names.iter().all(|n| identifier(n)));
+        let n = names.len();
+        names.sort();
+        names.dedup();
+        assert_eq!(n, names.len());
+    }
+}
