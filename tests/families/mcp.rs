@@ -526,3 +526,26 @@ fn a_panicking_call_is_an_error_result_and_the_server_goes_on() {
     let p = s.ask(req(2, "ping", json!({})));
     assert_eq!(p["id"], 2);
 }
+
+/// The Python SDK's client (PyPI `mcp`, installed by .ci/run into a venv named by
+/// AITOOLS_MCP_SDK_PYTHON) lists, reads, edits and undoes through `aitools mcp` in
+/// both protocol eras. Without that interpreter the test says it was skipped.
+#[test]
+fn the_python_sdk_client_drives_the_server_in_both_eras() {
+    let Some(python) = std::env::var_os("AITOOLS_MCP_SDK_PYTHON") else {
+        eprintln!("skipped: AITOOLS_MCP_SDK_PYTHON is not set (.ci/run installs the SDK)");
+        return;
+    };
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_sdk/client_check.py");
+    let out = std::process::Command::new(python)
+        .arg(script)
+        .arg(crate::support::bin())
+        .output()
+        .expect("run the python client");
+    assert!(
+        out.status.success(),
+        "python sdk client failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
