@@ -35,6 +35,22 @@ pub enum State {
 #[derive(Clone, Debug, Default)]
 pub struct Lines {
     pub state: State,
+    /// Set by a line holding a private key's END with no BEGIN before it in this
+    /// machine (a read range starting inside a key): the key lines just before it
+    /// are to be masked too (`retro`).
+    pub closed_unopened: bool,
+}
+
+/// Whether a line (a string) can be one of a key's lines, masked after the fact when
+/// the key's END line follows it: the range its key text takes.
+pub fn retro(line: &str) -> Option<Range<usize>> {
+    let b = line.as_bytes();
+    let b = b.strip_suffix(b"\r").unwrap_or(b);
+    if b.contains(&b'\n') {
+        return None;
+    }
+    let (x, y) = pem::body_core(b)?;
+    (pem::key_tail(&b[x..y]) || pem::key_body(b).is_some()).then_some(x..y)
 }
 
 impl Lines {
@@ -93,7 +109,6 @@ impl Lines {
                                 range: a + x..a + y,
                                 counted: true,
                             });
-                            self.state = State::Normal;
                             return;
                         }
                     }
@@ -170,6 +185,14 @@ impl Lines {
             let _ = before;
             return;
         }
+        if let Some((at, end, true)) = pem::end_marker(line) {
+            out.push(Span {
+                range: a + at..a + end,
+                counted: true,
+            });
+            self.closed_unopened = true;
+            return self.detect(s, a + end, e, out);
+        }
         if line.len() >= pem::BODY_MIN && line.len() <= pem::BODY_MAX + 1 {
             if let Some((x, y)) = pem::key_body(line) {
                 if pem::image_start(&line[x..])
@@ -200,6 +223,18 @@ impl Lines {
                 self.state = State::Putty(n.min(4096));
             }
             return;
+        }
+        // A PuTTY key file inside one line (a JSON string with `\n` escapes): from
+        // its private lines to the end of the line.
+        if let Some(at) = memchr::memmem::find(line, b"Private-Lines:") {
+            if at > 0 {
+                self.detect(s, a, a + at, out);
+                out.push(Span {
+                    range: a + at..e,
+                    counted: true,
+                });
+                return;
+            }
         }
         if let Some(rest) = line.strip_prefix(b"Private-MAC:") {
             let v = rest.iter().take_while(|c| **c == b' ').count();
@@ -271,11 +306,12 @@ fn tokens(s: &[u8], a: usize, e: usize, out: &mut Vec<Span>) {
         }
         .or_else(|| match c {
             b'e' => formats::jwt(b, i),
-            b'0'..=b'9' => formats::telegram(b, i),
+            b'0'..=b'9' => formats::telegram(b, i).or_else(|| formats::app_token(b, i)),
             b'B' => bearer(b, i, e),
             _ => None,
         })
-        .or_else(|| formats::azure_secret(b, i));
+        .or_else(|| formats::azure_secret(b, i))
+        .or_else(|| formats::suffixed(b, i));
         match found {
             Some(r) => {
                 i = r.end.max(i + 1);
@@ -330,10 +366,28 @@ pub fn spans_in(s: &str, lines: &mut Lines) -> Vec<Span> {
     let b = s.as_bytes();
     let mut out = Vec::new();
     let mut start = 0;
+    // Key lines of this string not masked yet, right before the current line.
+    let mut tail: Vec<Range<usize>> = Vec::new();
     for end in memchr::memchr_iter(b'\n', b).chain(std::iter::once(b.len())) {
+        let before = out.len();
+        lines.closed_unopened = false;
         lines.line(b, start, end, &mut out);
+        if lines.closed_unopened {
+            out.extend(tail.drain(..).map(|range| Span {
+                range,
+                counted: false,
+            }));
+        } else if out.len() == before {
+            match s.get(start..end).and_then(retro) {
+                Some(r) => tail.push(start + r.start..start + r.end),
+                None => tail.clear(),
+            }
+        } else {
+            tail.clear();
+        }
         start = end + 1;
     }
+    out.sort_by_key(|sp| sp.range.start);
     // Spans must cut at character boundaries (every detector stops at ASCII).
     out.retain(|sp| {
         sp.range.start < sp.range.end

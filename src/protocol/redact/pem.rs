@@ -37,6 +37,22 @@ pub(super) fn begin(b: &[u8]) -> Option<(usize, usize, bool)> {
     Some((at, at + 11 + close + 5, private))
 }
 
+/// The first `-----END <label>-----` marker in `b`: (its start, its end, private?).
+pub(super) fn end_marker(b: &[u8]) -> Option<(usize, usize, bool)> {
+    let at = finder("end").find(b)?;
+    let after = &b[at + 9..];
+    let close = memchr::memmem::find(after, b"-----")?;
+    if close > 100 {
+        return None;
+    }
+    let label = &after[..close];
+    let private = policy()
+        .pem_labels
+        .iter()
+        .any(|l| label.ends_with(l.as_bytes()));
+    Some((at, at + 9 + close + 5, private))
+}
+
 /// The end of the first `-----END <label>-----` marker in `b`.
 pub(super) fn end(b: &[u8]) -> Option<usize> {
     let at = finder("end").find(b)?;

@@ -87,12 +87,36 @@ fn walk(value: &mut Json, m: &mut Masker, lines: Option<&mut Lines>) {
         },
         Json::Arr(items) => {
             let mut l = Lines::default();
-            for item in items.iter_mut() {
-                if line_text(item) {
-                    walk(item, m, Some(&mut l));
-                } else {
+            // Key lines just before the current item, shown so far (`retro`).
+            let mut pending: Vec<usize> = Vec::new();
+            for i in 0..items.len() {
+                if !line_text(&items[i]) {
                     l = Lines::default();
-                    walk(item, m, None);
+                    pending.clear();
+                    walk(&mut items[i], m, None);
+                    continue;
+                }
+                let before = match &items[i] {
+                    Json::Str(s) if lines::retro(s).is_some() => Some(s.clone()),
+                    _ => None,
+                };
+                l.closed_unopened = false;
+                walk(&mut items[i], m, Some(&mut l));
+                if l.closed_unopened {
+                    for &p in &pending {
+                        if let Json::Str(s) = &mut items[p] {
+                            if let Some(r) = lines::retro(s) {
+                                s.replace_range(r, PLACEHOLDER);
+                            }
+                        }
+                    }
+                    pending.clear();
+                } else if before.is_some()
+                    && matches!(&items[i], Json::Str(s) if Some(s) == before.as_ref())
+                {
+                    pending.push(i);
+                } else {
+                    pending.clear();
                 }
             }
         }

@@ -5,7 +5,7 @@
 //! members mask their value), then the second pass runs over the text.
 
 use super::json::{self, Json};
-use super::lines::{Lines, State};
+use super::lines::{self, Lines, State};
 use super::tree::{Masker, line_text};
 use super::{PLACEHOLDER, prefilter};
 
@@ -42,15 +42,55 @@ impl Writer {
             Json::Arr(items) => {
                 self.out.push(b'[');
                 let mut l = Lines::default();
+                // Key lines just before the current item, written in clear so far
+                // (where each starts in `out`, its index): `tree`'s `pending`.
+                let mut pending: Vec<(usize, usize)> = Vec::new();
                 for (i, item) in items.iter().enumerate() {
                     if i > 0 {
                         self.out.push(b',');
                     }
-                    if line_text(item) {
-                        self.value(item, Some(&mut l));
-                    } else {
+                    let start = self.out.len();
+                    if !line_text(item) {
                         l = Lines::default();
+                        pending.clear();
                         self.value(item, None);
+                        continue;
+                    }
+                    l.closed_unopened = false;
+                    self.value(item, Some(&mut l));
+                    if l.closed_unopened {
+                        if let Some(&(first, _)) = pending.first() {
+                            let tail = self.out.split_off(first);
+                            for (k, &(_, p)) in pending.iter().enumerate() {
+                                if k > 0 {
+                                    self.out.push(b',');
+                                }
+                                if let Json::Str(s) = &items[p] {
+                                    let mut masked = s.clone();
+                                    if let Some(r) = lines::retro(s) {
+                                        masked.replace_range(r, PLACEHOLDER);
+                                    }
+                                    write_str(&mut self.out, &masked);
+                                }
+                            }
+                            self.out.push(b',');
+                            self.out
+                                .extend_from_slice(tail.get(start - first..).unwrap_or_default());
+                        }
+                        pending.clear();
+                    } else if let Json::Str(s) = item {
+                        let clear = lines::retro(s).is_some() && {
+                            let mut plain = Vec::new();
+                            write_str(&mut plain, s);
+                            self.out.get(start..) == Some(plain.as_slice())
+                        };
+                        if clear {
+                            pending.push((start, i));
+                        } else {
+                            pending.clear();
+                        }
+                    } else {
+                        pending.clear();
                     }
                 }
                 self.out.push(b']');
