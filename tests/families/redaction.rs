@@ -654,3 +654,34 @@ fn hex_of_utf16_text_is_masked() {
         assert!(all.contains(&id), "{all}");
     }
 }
+
+#[test]
+fn every_spelling_of_the_mask_is_refused_on_write() {
+    let env = TestEnv::new();
+    env.write("a.txt", "token = SECRET\n");
+    for new in [
+        "[redacted_secret]",
+        "[Redacted_Secret]",
+        "\\u005bREDACTED_SECRET\\u005d",
+        "\\u005Bredacted_secret]",
+        "%5BREDACTED_SECRET%5D",
+    ] {
+        let r = env.run(&["edit", "a.txt", "--old", "SECRET", "--new", new]);
+        assert_eq!(
+            r.error_code(),
+            "refusal.redacted-input",
+            "{new}: {}",
+            r.stdout
+        );
+    }
+    // A template that builds the mask from the file's own text.
+    let r = env.run(&["replace", "(SECRET)", "[REDACTED_$1]", "a.txt"]);
+    assert_eq!(r.error_code(), "refusal.redacted-input", "{}", r.stdout);
+    let r = env.run(&["replace", "S(ECRET)", "[redacted_s$1]", "a.txt"]);
+    assert_eq!(r.error_code(), "refusal.redacted-input", "{}", r.stdout);
+    assert_eq!(env.read("a.txt"), b"token = SECRET\n");
+    // A file that already holds the mask can still be edited elsewhere.
+    env.write("doc.md", "The mask is [REDACTED_SECRET].\nold\n");
+    let r = env.run(&["replace", "old", "new", "doc.md", "--expect-count", "1"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}

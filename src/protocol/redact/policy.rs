@@ -338,14 +338,27 @@ fn is_uuid_like_identifier(v: &[u8]) -> bool {
 /// any ASCII case, JSON `\uXXXX` escapes for any of its characters, or HTML/URL escapes
 /// of its brackets.
 pub fn contains_mask_spelling(s: &[u8]) -> bool {
+    mask_spellings(s) > 0
+}
+
+/// How many times `s` holds the mask, in any of `contains_mask_spelling`'s spellings.
+pub fn mask_spellings(s: &[u8]) -> usize {
     static WORD: OnceLock<memchr::memmem::Finder<'static>> = OnceLock::new();
-    // Cheap filter: the inner word, any case, must be there in some form.
-    let folded: Vec<u8> = decode_escapes(s)
-        .iter()
-        .map(u8::to_ascii_uppercase)
-        .collect();
     let finder = WORD.get_or_init(|| memchr::memmem::Finder::new(PLACEHOLDER.as_bytes()));
-    finder.find(&folded).is_some()
+    // Most inputs hold no escape and no bracket: search them as they are.
+    let plain = !s.iter().any(|b| matches!(b, b'\\' | b'%' | b'&'));
+    if plain && memchr::memchr(b'[', s).is_none() {
+        return 0;
+    }
+    let folded: Vec<u8> = if plain {
+        s.to_ascii_uppercase()
+    } else {
+        decode_escapes(s)
+            .iter()
+            .map(u8::to_ascii_uppercase)
+            .collect()
+    };
+    finder.find_iter(&folded).count()
 }
 
 /// `s` with `\uXXXX`, `\xXX`, `&#NN;`, `&#xNN;` and `%XX` escapes of ASCII decoded.
