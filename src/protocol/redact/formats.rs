@@ -180,7 +180,18 @@ impl Format {
         let body = &b[from..end];
         // A token cut short (a line cut at its length limit, an error message quoting
         // part of it) is still a secret: half of the minimum is enough.
-        if body.len() < (self.min / 2).max(8).min(self.min) || body.len() > self.max {
+        // At the end of the text (a line cut at its length limit) any 4 characters
+        // after the prefix are the start of a token.
+        let least = if end == b.len() {
+            // At least the prefilter's run (`prefilter::RUN`) in all.
+            8usize
+                .saturating_sub(self.prefix.len())
+                .max(4)
+                .min(self.min)
+        } else {
+            (self.min / 2).max(8).min(self.min)
+        };
+        if body.len() < least || body.len() > self.max {
             return None;
         }
         // A longer word is another thing (`AKIA...` with a 17th letter).
@@ -283,6 +294,10 @@ pub(super) fn jwt(b: &[u8], i: usize) -> Option<Range<usize>> {
         e
     };
     let h = seg(i);
+    // A header running to the end of the text: a token cut at a line's limit.
+    if h == b.len() && h - i >= 16 {
+        return Some(i..h);
+    }
     if h - i < 10 || b.get(h) != Some(&b'.') {
         return None;
     }

@@ -25,6 +25,8 @@ pub enum State {
     Public,
     /// After a lone key body line: the key's further lines (its short last line).
     Body,
+    /// After a key's short last line: only an armor checksum (`=AbCd`) or the END.
+    Tail,
     /// A YAML block scalar under a secret key, indented deeper than the key.
     Block { indent: usize, counted: bool },
     /// PuTTY `Private-Lines: N`: this many lines are the private key.
@@ -103,16 +105,37 @@ impl Lines {
                     return self.normal(s, a + end, e, out);
                 }
                 if pem::key_body(line).is_none() {
+                    // A key's shorter last line (hashes and ids of full length are not).
                     if let Some((x, y)) = pem::body_core(line) {
-                        if pem::key_tail(&line[x..y]) {
+                        if y - x < pem::BODY_MIN && pem::key_tail(&line[x..y]) {
                             out.push(Span {
                                 range: a + x..a + y,
                                 counted: true,
                             });
+                            self.state = State::Tail;
                             return;
                         }
                     }
                     self.state = State::Normal;
+                }
+            }
+            State::Tail => {
+                self.state = State::Normal;
+                if let Some(end) = pem::end(line) {
+                    out.push(Span {
+                        range: a..a + end,
+                        counted: true,
+                    });
+                    return self.normal(s, a + end, e, out);
+                }
+                if let Some((x, y)) = pem::body_core(line) {
+                    if line[x] == b'=' && y - x <= 8 {
+                        out.push(Span {
+                            range: a + x..a + y,
+                            counted: false,
+                        });
+                        return;
+                    }
                 }
             }
             State::Block { indent, counted } => {
@@ -295,7 +318,7 @@ fn tokens(s: &[u8], a: usize, e: usize, out: &mut Vec<Span>) {
     let mut i = a;
     while i + 1 < e {
         let c = b[i];
-        if !formats::is_word(c) || (i > a && (formats::is_word(b[i - 1]) || b[i - 1] == b'-')) {
+        if !formats::is_word(c) || (i > a && formats::is_word(b[i - 1])) {
             i += 1;
             continue;
         }
