@@ -208,12 +208,18 @@ pub(super) fn line(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) 
             || value
                 .windows(2)
                 .any(|w| w == b"()" || w == b"(\"" || w == b"('");
-        let names_itself = ["pass", "secret", "token", "key", "cred"].iter().any(|w| {
-            value.len() >= w.len()
-                && value
-                    .windows(w.len())
-                    .any(|x| x.eq_ignore_ascii_case(w.as_bytes()))
-        });
+        // `process.env.API_KEY`, `settings.secret`, `mytoken`: a name holding the key
+        // word, not a value (a random value may hold the letters too: it has capitals
+        // or digits and no `.`/`_`).
+        let names_itself = (value.contains(&b'.')
+            || value.contains(&b'_')
+            || value.iter().all(u8::is_ascii_lowercase))
+            && ["pass", "secret", "token", "key", "cred"].iter().any(|w| {
+                value.len() >= w.len()
+                    && value
+                        .windows(w.len())
+                        .any(|x| x.eq_ignore_ascii_case(w.as_bytes()))
+            });
         if !called && !names_itself && !value.is_empty() {
             let (s, e2) = scheme_token(b, start, e, hi);
             let tight = sign == b'=' && after == p + 1 && ke == p && start == after;

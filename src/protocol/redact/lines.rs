@@ -13,6 +13,9 @@ use std::ops::Range;
 pub struct Span {
     pub range: Range<usize>,
     pub counted: bool,
+    /// A value found by its context (a key name): searched again wherever else it
+    /// appears in the envelope (`second`). A format is found anywhere by itself.
+    pub again: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -68,6 +71,7 @@ impl Lines {
                     out.push(Span {
                         range: a..a + end,
                         counted: false,
+                        again: false,
                     });
                     self.state = State::Normal;
                     return self.normal(s, a + end, e, out);
@@ -76,6 +80,7 @@ impl Lines {
                     out.push(Span {
                         range: a + x..a + y,
                         counted: false,
+                        again: false,
                     });
                     return;
                 }
@@ -100,6 +105,7 @@ impl Lines {
                     out.push(Span {
                         range: a..a + end,
                         counted: true,
+                        again: false,
                     });
                     self.state = State::Normal;
                     return self.normal(s, a + end, e, out);
@@ -111,6 +117,7 @@ impl Lines {
                             out.push(Span {
                                 range: a + x..a + y,
                                 counted: true,
+                                again: false,
                             });
                             self.state = State::Tail;
                             return;
@@ -125,6 +132,7 @@ impl Lines {
                     out.push(Span {
                         range: a..a + end,
                         counted: true,
+                        again: false,
                     });
                     return self.normal(s, a + end, e, out);
                 }
@@ -133,6 +141,7 @@ impl Lines {
                         out.push(Span {
                             range: a + x..a + y,
                             counted: false,
+                            again: false,
                         });
                         return;
                     }
@@ -151,6 +160,7 @@ impl Lines {
                     out.push(Span {
                         range: a + depth..e,
                         counted: !counted,
+                        again: true,
                     });
                     self.state = State::Block {
                         indent,
@@ -164,6 +174,7 @@ impl Lines {
                 out.push(Span {
                     range: a..e,
                     counted: false,
+                    again: false,
                 });
                 self.state = if n > 1 {
                     State::Putty(n - 1)
@@ -187,6 +198,7 @@ impl Lines {
                         out.push(Span {
                             range: a + at..a + marker_end + end,
                             counted: true,
+                            again: false,
                         });
                         self.detect(s, a + marker_end + end, e, out);
                     }
@@ -194,6 +206,7 @@ impl Lines {
                         out.push(Span {
                             range: a + at..e,
                             counted: true,
+                            again: false,
                         });
                         self.state = State::Private;
                     }
@@ -212,6 +225,7 @@ impl Lines {
             out.push(Span {
                 range: a + at..a + end,
                 counted: true,
+                again: false,
             });
             self.closed_unopened = true;
             return self.detect(s, a + end, e, out);
@@ -229,6 +243,7 @@ impl Lines {
                 out.push(Span {
                     range: a + x..a + y,
                     counted: true,
+                    again: false,
                 });
                 self.state = State::Body;
                 return;
@@ -255,6 +270,7 @@ impl Lines {
                 out.push(Span {
                     range: a + at..e,
                     counted: true,
+                    again: false,
                 });
                 return;
             }
@@ -265,6 +281,7 @@ impl Lines {
                 out.push(Span {
                     range: e - rest.len() + v..e,
                     counted: true,
+                    again: false,
                 });
             }
             return;
@@ -286,6 +303,7 @@ impl Lines {
         out.extend(ranges.into_iter().map(|range| Span {
             range,
             counted: true,
+            again: true,
         }));
         if out.len() - start > 1 {
             let mine = &mut out[start..];
@@ -300,6 +318,7 @@ impl Lines {
                 match kept.last_mut() {
                     Some(last) if sp.range.start < last.range.end => {
                         last.range.end = last.range.end.max(sp.range.end);
+                        last.again |= sp.again;
                     }
                     _ => kept.push(sp.clone()),
                 }
@@ -338,9 +357,11 @@ fn tokens(s: &[u8], a: usize, e: usize, out: &mut Vec<Span>) {
         match found {
             Some(r) => {
                 i = r.end.max(i + 1);
+                // A token re-cased elsewhere (`${1:lower}`) no longer has its format.
                 out.push(Span {
                     range: r,
                     counted: true,
+                    again: true,
                 });
             }
             None => {
@@ -399,6 +420,7 @@ pub fn spans_in(s: &str, lines: &mut Lines) -> Vec<Span> {
             out.extend(tail.drain(..).map(|range| Span {
                 range,
                 counted: false,
+                again: false,
             }));
         } else if out.len() == before {
             match s.get(start..end).and_then(retro) {

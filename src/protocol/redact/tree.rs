@@ -28,7 +28,9 @@ impl Masker {
             if sp.counted {
                 self.count += 1;
             }
-            self.recorded.note(&s[sp.range.clone()]);
+            if sp.again {
+                self.recorded.note(&s[sp.range.clone()]);
+            }
             out.push_str(&s[last..sp.range.start]);
             out.push_str(PLACEHOLDER);
             last = sp.range.end;
