@@ -281,6 +281,10 @@ pub fn looks_random(v: &[u8]) -> bool {
         return false;
     }
     let (mut lower, mut upper, mut digit, mut other) = (0usize, 0usize, 0usize, 0usize);
+    // Switches between letters and digits: `sidekiq-secret:23` has one, a machine-made
+    // `biff7qxggbrg5ic7q5up` several.
+    let mut switches = 0usize;
+    let mut last: Option<bool> = None;
     for &b in v {
         match b {
             b'a'..=b'z' => lower += 1,
@@ -289,11 +293,18 @@ pub fn looks_random(v: &[u8]) -> bool {
             b' ' => return false,
             _ => other += 1,
         }
+        if b.is_ascii_alphanumeric() {
+            let is_digit = b.is_ascii_digit();
+            if last.is_some_and(|l| l != is_digit) {
+                switches += 1;
+            }
+            last = Some(is_digit);
+        }
     }
     let letters = lower + upper;
     // An id or key of 12+ digits (client ids, account numbers paired with a key name).
     (letters == 0 && other == 0 && digit >= 12)
-        || (letters > 0 && digit > 0)
+        || (letters > 0 && digit > 0 && switches >= 2)
         || (lower > 0 && upper > 0 && v.len() >= 16 && other <= v.len() / 3)
 }
 
