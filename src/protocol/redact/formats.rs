@@ -8,6 +8,10 @@ use std::sync::OnceLock;
 
 const TABLE: &str = include_str!("../../../data/secret-formats.tsv");
 
+/// A text at least this long may be a line cut at its length limit (16,384 bytes):
+/// a token at its very end may be cut short.
+const CUT_MIN: usize = 4096;
+
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Alphabet {
     B62,
@@ -182,7 +186,7 @@ impl Format {
         // part of it) is still a secret: half of the minimum is enough.
         // At the end of the text (a line cut at its length limit) any 4 characters
         // after the prefix are the start of a token.
-        let least = if end == b.len() {
+        let least = if end == b.len() && b.len() >= CUT_MIN {
             // At least the prefilter's run (`prefilter::RUN`) in all.
             8usize
                 .saturating_sub(self.prefix.len())
@@ -295,7 +299,7 @@ pub(super) fn jwt(b: &[u8], i: usize) -> Option<Range<usize>> {
     };
     let h = seg(i);
     // A header running to the end of the text: a token cut at a line's limit.
-    if h == b.len() && h - i >= 16 {
+    if h == b.len() && b.len() >= CUT_MIN && h - i >= 16 {
         return Some(i..h);
     }
     if h - i < 10 || b.get(h) != Some(&b'.') {

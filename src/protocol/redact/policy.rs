@@ -231,9 +231,21 @@ pub fn is_code_in(v: &[u8], tight: bool) -> bool {
             return true;
         }
     }
-    // `str = ""`, `String = String::new()`: an annotation, then the assignment.
-    if memchr::memmem::find(v, b" = ").is_some() {
-        return true;
+    // `str = ""`, `String = String::new()`: an annotation, then the assignment;
+    // `passwd + '@'`, `x or ''`: an expression.
+    for op in [
+        &b" = "[..],
+        b" + ",
+        b" or ",
+        b" and ",
+        b" if ",
+        b" || ",
+        b" && ",
+        b" ?? ",
+    ] {
+        if memchr::memmem::find(v, op).is_some() {
+            return true;
+        }
     }
     // `load()?`, `string?`: Rust's and TypeScript's trailing `?`.
     if v.ends_with(b"?")
@@ -269,7 +281,8 @@ pub fn is_code_in(v: &[u8], tight: bool) -> bool {
         let uppers = core.iter().filter(|b| b.is_ascii_uppercase()).count();
         let camel =
             !tight && core[0].is_ascii_lowercase() && uppers > 0 && uppers * 4 <= core.len();
-        return path || camel;
+        // In code (not `KEY=value`), a bare word is a variable: `password = user`.
+        return path || camel || !tight;
     }
     false
 }
@@ -305,7 +318,8 @@ pub fn looks_random(v: &[u8]) -> bool {
     // An id or key of 12+ digits (client ids, account numbers paired with a key name).
     (letters == 0 && other == 0 && digit >= 12)
         || (letters > 0 && digit > 0 && switches >= 2)
-        || (lower > 0 && upper > 0 && v.len() >= 16 && other <= v.len() / 3)
+        // Letters only: random case (`Proxy-Authorization` has two capitals in 19).
+        || (lower * 5 >= v.len() && upper * 5 >= v.len() && v.len() >= 16 && other <= v.len() / 3)
 }
 
 /// Whether `v`, found after a key of `strength`, is a secret (`quoted`: written in quotes).
