@@ -814,3 +814,35 @@ fn feedback_is_stored_masked_and_private() {
     let mode = std::fs::metadata(&path).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o600, "{mode:o}");
 }
+
+#[test]
+fn code_that_names_secrets_is_not_masked() {
+    let env = TestEnv::new();
+    let body = "self.user, self.password = user, password\n\
+userid = passwd = acct = ''\n\
+passwd = passwd + 'anonymous@'\n\
+auth_header = 'Proxy-Authorization'\n\
+from nturl2path import url2pathname, pathname2url\n\
+Author: Test User\n\
+pub password: String,\n\
+token: string;\n\
+password = get_password(u)\n\
+api_key: Optional[str] = None\n\
+const apiKey = process.env.API_KEY;\n\
+password: str = \"\"\n\
+Fingerprint: cd5226711335c68be1e720b318b7bc3135a30eb2:rules/sidekiq.go:sidekiq-secret:23\n\
+    \"token\": \"REPLACE_ME\",\n\
+s := \"-----BEGIN RSA PRIVATE KEY-----\"\n\
+fmt.Println(s)\n";
+    let r = read_all(&env, "code.txt", body);
+    assert_eq!(r.code, 0);
+    let want: Vec<&str> = body.lines().collect();
+    let got = r.lines();
+    for (g, w) in got.iter().zip(&want) {
+        if w.contains("BEGIN RSA") {
+            continue;
+        }
+        assert_eq!(g, w);
+    }
+    assert_eq!(r.json["redactions"], 1, "{}", r.stdout);
+}
