@@ -7,6 +7,7 @@
 
 use super::policy;
 use std::ops::Range;
+use std::sync::OnceLock;
 
 fn is_key_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'$' | b'@')
@@ -230,8 +231,16 @@ pub(super) fn line(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) 
         }
     }
     // `curl -u user:password`, `--user user:password`.
-    for flag in [&b" -u "[..], b" --user "] {
-        if let Some(at) = memchr::memmem::find(&b[lo..hi], flag) {
+    static FLAGS: OnceLock<[memchr::memmem::Finder<'static>; 2]> = OnceLock::new();
+    let flags = FLAGS.get_or_init(|| {
+        [
+            memchr::memmem::Finder::new(b" -u "),
+            memchr::memmem::Finder::new(b" --user "),
+        ]
+    });
+    for finder in flags {
+        let flag = finder.needle();
+        if let Some(at) = finder.find(&b[lo..hi]) {
             let v = lo + at + flag.len();
             let e = v + b[v..hi]
                 .iter()
@@ -343,7 +352,9 @@ fn xml_element(b: &[u8], lo: usize, p: usize, hi: usize) -> Option<Range<usize>>
 /// of the authority), as URLs carry it in configs and connection strings.
 fn url_passwords(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) {
     let mut from = lo;
-    while let Some(rel) = memchr::memmem::find(&b[from..hi], b"://") {
+    static SCHEME: OnceLock<memchr::memmem::Finder<'static>> = OnceLock::new();
+    let scheme_end = SCHEME.get_or_init(|| memchr::memmem::Finder::new(b"://"));
+    while let Some(rel) = scheme_end.find(&b[from..hi]) {
         let at = from + rel;
         from = at + 3;
         let scheme = b[lo..at]

@@ -46,6 +46,27 @@ pub struct Lines {
     pub closed_unopened: bool,
 }
 
+/// The key lines (`retro`) at the end of the lines of `s[from..to]` (the lines
+/// before a lone END line), as uncounted spans.
+fn retro_lines(s: &str, from: usize, to: usize, out: &mut Vec<Span>) {
+    let mut end = to.saturating_sub(1);
+    while end > from {
+        let start = s.as_bytes()[from..end]
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(from, |p| from + p + 1);
+        match s.get(start..end).and_then(retro) {
+            Some(r) => out.push(Span {
+                range: start + r.start..start + r.end,
+                counted: false,
+                again: false,
+            }),
+            None => break,
+        }
+        end = start.saturating_sub(1);
+    }
+}
+
 /// Whether a line (a string) can be one of a key's lines, masked after the fact when
 /// the key's END line follows it: the range its key text takes.
 pub fn retro(line: &str) -> Option<Range<usize>> {
@@ -410,25 +431,22 @@ pub fn spans_in(s: &str, lines: &mut Lines) -> Vec<Span> {
     let b = s.as_bytes();
     let mut out = Vec::new();
     let mut start = 0;
-    // Key lines of this string not masked yet, right before the current line.
-    let mut tail: Vec<Range<usize>> = Vec::new();
+    // Where the run of lines with nothing masked began, right before the current
+    // line: a lone END line masks the key lines at its end (`retro`).
+    let mut quiet: Option<usize> = None;
     for end in memchr::memchr_iter(b'\n', b).chain(std::iter::once(b.len())) {
         let before = out.len();
         lines.closed_unopened = false;
         lines.line(b, start, end, &mut out);
         if lines.closed_unopened {
-            out.extend(tail.drain(..).map(|range| Span {
-                range,
-                counted: false,
-                again: false,
-            }));
-        } else if out.len() == before {
-            match s.get(start..end).and_then(retro) {
-                Some(r) => tail.push(start + r.start..start + r.end),
-                None => tail.clear(),
+            if let Some(q) = quiet {
+                retro_lines(s, q, start, &mut out);
             }
+            quiet = None;
+        } else if out.len() == before {
+            quiet.get_or_insert(start);
         } else {
-            tail.clear();
+            quiet = None;
         }
         start = end + 1;
     }

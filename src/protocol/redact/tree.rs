@@ -98,13 +98,30 @@ fn walk(value: &mut Json, m: &mut Masker, lines: Option<&mut Lines>) {
                     walk(&mut items[i], m, None);
                     continue;
                 }
-                let before = match &items[i] {
-                    Json::Str(s) if lines::retro(s).is_some() => Some(s.clone()),
-                    _ => None,
-                };
                 l.closed_unopened = false;
-                walk(&mut items[i], m, Some(&mut l));
+                let changed = match &mut items[i] {
+                    Json::Str(s) => match m.string(s, &mut l) {
+                        Some(masked) => {
+                            *s = masked;
+                            true
+                        }
+                        None => false,
+                    },
+                    item => {
+                        walk(item, m, Some(&mut l));
+                        true
+                    }
+                };
                 if l.closed_unopened {
+                    // The key lines are the last pending items that are key lines.
+                    let keep = pending
+                        .iter()
+                        .rev()
+                        .take_while(
+                            |&&p| matches!(&items[p], Json::Str(s) if lines::retro(s).is_some()),
+                        )
+                        .count();
+                    pending.drain(..pending.len() - keep);
                     for &p in &pending {
                         if let Json::Str(s) = &mut items[p] {
                             if let Some(r) = lines::retro(s) {
@@ -113,9 +130,11 @@ fn walk(value: &mut Json, m: &mut Masker, lines: Option<&mut Lines>) {
                         }
                     }
                     pending.clear();
-                } else if before.is_some()
-                    && matches!(&items[i], Json::Str(s) if Some(s) == before.as_ref())
-                {
+                } else if !changed {
+                    // Only the last few can be a key's lines.
+                    if pending.len() >= 128 {
+                        pending.drain(..64);
+                    }
                     pending.push(i);
                 } else {
                     pending.clear();

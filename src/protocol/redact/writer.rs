@@ -20,25 +20,34 @@ struct Writer {
 }
 
 impl Writer {
-    fn string(&mut self, s: &str, lines: &mut Lines) {
+    /// Writes `s` masked; whether anything was.
+    fn string(&mut self, s: &str, lines: &mut Lines) -> bool {
         // In a normal state a string the prefilter rules out has no secret and leaves
         // the machine as it was.
         if lines.state == State::Normal && !prefilter::may_hold_secret(s.as_bytes()) {
             write_str(&mut self.out, s);
-            return;
+            return false;
         }
         match self.m.string(s, lines) {
-            Some(masked) => write_str(&mut self.out, &masked),
-            None => write_str(&mut self.out, s),
+            Some(masked) => {
+                write_str(&mut self.out, &masked);
+                true
+            }
+            None => {
+                write_str(&mut self.out, s);
+                false
+            }
         }
     }
 
     fn value(&mut self, value: &Json, lines: Option<&mut Lines>) {
         match value {
-            Json::Str(s) => match lines {
-                Some(l) => self.string(s, l),
-                None => self.string(s, &mut Lines::default()),
-            },
+            Json::Str(s) => {
+                match lines {
+                    Some(l) => self.string(s, l),
+                    None => self.string(s, &mut Lines::default()),
+                };
+            }
             Json::Arr(items) => {
                 self.out.push(b'[');
                 let mut l = Lines::default();
@@ -57,8 +66,21 @@ impl Writer {
                         continue;
                     }
                     l.closed_unopened = false;
-                    self.value(item, Some(&mut l));
+                    let changed = match item {
+                        Json::Str(s) => self.string(s, &mut l),
+                        _ => {
+                            self.value(item, Some(&mut l));
+                            true
+                        }
+                    };
                     if l.closed_unopened {
+                        // The key lines are the last pending items that are key lines.
+                        let keep = pending
+                            .iter()
+                            .rev()
+                            .take_while(|&&(_, p)| matches!(&items[p], Json::Str(s) if lines::retro(s).is_some()))
+                            .count();
+                        pending.drain(..pending.len() - keep);
                         if let Some(&(first, _)) = pending.first() {
                             let tail = self.out.split_off(first);
                             for (k, &(_, p)) in pending.iter().enumerate() {
@@ -78,17 +100,13 @@ impl Writer {
                                 .extend_from_slice(tail.get(start - first..).unwrap_or_default());
                         }
                         pending.clear();
-                    } else if let Json::Str(s) = item {
-                        let clear = lines::retro(s).is_some() && {
-                            let mut plain = Vec::new();
-                            write_str(&mut plain, s);
-                            self.out.get(start..) == Some(plain.as_slice())
-                        };
-                        if clear {
-                            pending.push((start, i));
-                        } else {
-                            pending.clear();
+                    } else if !changed {
+                        // Judged (`retro`) only when an END line asks: most items
+                        // are never looked at again.
+                        if pending.len() >= 128 {
+                            pending.drain(..64);
                         }
+                        pending.push((start, i));
                     } else {
                         pending.clear();
                     }
