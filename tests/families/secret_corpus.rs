@@ -283,15 +283,31 @@ struct Context {
     file: &'static str,
     head: &'static [&'static str],
     tail: &'static [&'static str],
-    /// The key names the provider only (`GITLAB=...`): format-less secrets
-    /// are not placed here.
-    provider_only: bool,
+    /// The groups placed here (format-less secrets only behind key names; the
+    /// 16 KiB lines only for values that carry their format, to keep it cheap).
+    groups: &'static [Group],
     render: fn(&Item) -> (Vec<String>, String),
+}
+
+/// Reads cut a line at 16,384 bytes: the value is placed, with no key name (a
+/// minified bundle), so that the cut falls in the middle of its secret part;
+/// compare with `neutral/alone` for what the cut itself costs.
+fn cut_line(it: &Item) -> String {
+    const CUT: usize = 16_384;
+    let rest = it.value.len() - it.prefix;
+    let start = CUT.saturating_sub(it.prefix + rest.div_ceil(2));
+    let filler_len = start.saturating_sub(1);
+    let filler: String = "filler ".repeat(filler_len / 7 + 1)[..filler_len].to_string();
+    format!("{filler} {} end", it.value)
 }
 
 fn one(line: String, it: &Item) -> (Vec<String>, String) {
     (vec![line], it.value.clone())
 }
+
+const ALL: &[Group] = &[Group::Prefixed, Group::Keyed, Group::NoFormat];
+/// Alone, a password is just a word: format-less secrets go behind key names.
+const RULE_GROUPS: &[Group] = &[Group::Prefixed, Group::Keyed];
 
 fn contexts() -> Vec<Context> {
     use Class::*;
@@ -302,7 +318,7 @@ fn contexts() -> Vec<Context> {
             file: "ctx/alone.txt",
             head: &[],
             tail: &[],
-            provider_only: false,
+            groups: RULE_GROUPS,
             render: |it| one(it.value.clone(), it),
         },
         Context {
@@ -311,7 +327,7 @@ fn contexts() -> Vec<Context> {
             file: "ctx/comment.rs",
             head: &["fn main() {}"],
             tail: &[],
-            provider_only: false,
+            groups: RULE_GROUPS,
             render: |it| one(format!("// was {} before the rotation", it.value), it),
         },
         Context {
@@ -320,7 +336,7 @@ fn contexts() -> Vec<Context> {
             file: "ctx/sentence.md",
             head: &["# Notes"],
             tail: &[],
-            provider_only: false,
+            groups: RULE_GROUPS,
             render: |it| {
                 one(
                     format!("The staging deploy used {} until Friday.", it.value),
@@ -334,7 +350,7 @@ fn contexts() -> Vec<Context> {
             file: "ctx/native.txt",
             head: &[],
             tail: &[],
-            provider_only: false,
+            groups: ALL,
             render: |it| {
                 (
                     it.sample.split('\n').map(str::to_string).collect(),
@@ -348,7 +364,7 @@ fn contexts() -> Vec<Context> {
             file: "ctx/app.env",
             head: &[],
             tail: &[],
-            provider_only: false,
+            groups: ALL,
             render: |it| one(format!("{}={}", it.key, it.value), it),
         },
         Context {
@@ -357,7 +373,7 @@ fn contexts() -> Vec<Context> {
             file: "ctx/provider.env",
             head: &[],
             tail: &[],
-            provider_only: true,
+            groups: RULE_GROUPS,
             render: |it| one(format!("{}={}", provider_key(&it.key), it.value), it),
         },
         Context {
@@ -366,7 +382,7 @@ fn contexts() -> Vec<Context> {
             file: "ctx/env.sh",
             head: &["#!/bin/sh", "set -eu"],
             tail: &[],
-            provider_only: false,
+            groups: ALL,
             render: |it| one(format!("export {}=\"{}\"", it.key, it.value), it),
         },
         Context {
@@ -375,7 +391,7 @@ fn contexts() -> Vec<Context> {
             file: "ctx/config.yaml",
             head: &["service:"],
             tail: &[],
-            provider_only: false,
+            groups: ALL,
             render: |it| one(format!("  {}: {}", snake(&it.key), it.value), it),
         },
         Context {
@@ -384,7 +400,7 @@ fn contexts() -> Vec<Context> {
             file: "ctx/block.yaml",
             head: &["secrets:"],
             tail: &[],
-            provider_only: false,
+            groups: ALL,
             render: |it| {
                 (
                     vec![
@@ -401,7 +417,7 @@ fn contexts() -> Vec<Context> {
             file: "ctx/config.toml",
             head: &["[service]"],
             tail: &[],
-            provider_only: false,
+            groups: ALL,
             render: |it| one(format!("{} = \"{}\"", snake(&it.key), it.value), it),
         },
         Context {
@@ -410,7 +426,7 @@ fn contexts() -> Vec<Context> {
             file: "ctx/config.ini",
             head: &["[service]"],
             tail: &[],
-            provider_only: false,
+            groups: ALL,
             render: |it| one(format!("{} = {}", snake(&it.key), it.value), it),
         },
         Context {
@@ -419,7 +435,7 @@ fn contexts() -> Vec<Context> {
             file: "ctx/config.json",
             head: &["{"],
             tail: &["  \"enabled\": true", "}"],
-            provider_only: false,
+            groups: ALL,
             render: |it| one(format!("  \"{}\": \"{}\",", snake(&it.key), it.value), it),
         },
         Context {
@@ -428,7 +444,7 @@ fn contexts() -> Vec<Context> {
             file: "ctx/app.config",
             head: &["<configuration>", "  <appSettings>"],
             tail: &["  </appSettings>", "</configuration>"],
-            provider_only: false,
+            groups: ALL,
             render: |it| {
                 one(
                     format!("    <add key=\"{}\" value=\"{}\" />", it.key, it.value),
@@ -442,7 +458,7 @@ fn contexts() -> Vec<Context> {
             file: "ctx/settings.py",
             head: &["import os"],
             tail: &[],
-            provider_only: false,
+            groups: ALL,
             render: |it| one(format!("{} = \"{}\"", it.key, it.value), it),
         },
         Context {
@@ -451,7 +467,7 @@ fn contexts() -> Vec<Context> {
             file: "ctx/config.js",
             head: &["'use strict';"],
             tail: &[],
-            provider_only: false,
+            groups: ALL,
             render: |it| one(format!("const {} = '{}';", camel(&it.key), it.value), it),
         },
         Context {
@@ -460,7 +476,7 @@ fn contexts() -> Vec<Context> {
             file: "ctx/config.mjs",
             head: &["export default {"],
             tail: &["};"],
-            provider_only: false,
+            groups: ALL,
             render: |it| one(format!("  {}: \"{}\",", camel(&it.key), it.value), it),
         },
         Context {
@@ -469,7 +485,7 @@ fn contexts() -> Vec<Context> {
             file: "ctx/config.go",
             head: &["package config", "", "func load() {"],
             tail: &["}"],
-            provider_only: false,
+            groups: ALL,
             render: |it| one(format!("\t{} := \"{}\"", camel(&it.key), it.value), it),
         },
         Context {
@@ -478,7 +494,7 @@ fn contexts() -> Vec<Context> {
             file: "ctx/client.go",
             head: &["package config", "", "var cfg = Config{"],
             tail: &["}"],
-            provider_only: false,
+            groups: ALL,
             render: |it| one(format!("\t{}: \"{}\",", pascal(&it.key), it.value), it),
         },
         Context {
@@ -487,7 +503,7 @@ fn contexts() -> Vec<Context> {
             file: "ctx/config.rs",
             head: &["fn load() {"],
             tail: &["}"],
-            provider_only: false,
+            groups: ALL,
             render: |it| {
                 one(
                     format!("    let {} = \"{}\";", snake(&it.key), it.value),
@@ -501,7 +517,7 @@ fn contexts() -> Vec<Context> {
             file: "ctx/client.rs",
             head: &["fn config() -> Config {", "    Config {"],
             tail: &["    }", "}"],
-            provider_only: false,
+            groups: ALL,
             render: |it| {
                 one(
                     format!("        {}: \"{}\".to_string(),", snake(&it.key), it.value),
@@ -515,7 +531,7 @@ fn contexts() -> Vec<Context> {
             file: "ctx/Config.java",
             head: &["public final class Config {"],
             tail: &["}"],
-            provider_only: false,
+            groups: ALL,
             render: |it| {
                 one(
                     format!(
@@ -532,7 +548,7 @@ fn contexts() -> Vec<Context> {
             file: "ctx/bearer.http",
             head: &["GET /v1/items HTTP/1.1", "Host: api.example.com"],
             tail: &[],
-            provider_only: false,
+            groups: ALL,
             render: |it| one(format!("Authorization: Bearer {}", it.value), it),
         },
         Context {
@@ -541,7 +557,7 @@ fn contexts() -> Vec<Context> {
             file: "ctx/token.http",
             head: &["GET /v1/items HTTP/1.1"],
             tail: &[],
-            provider_only: false,
+            groups: ALL,
             render: |it| one(format!("Authorization: Token {}", it.value), it),
         },
         Context {
@@ -550,7 +566,7 @@ fn contexts() -> Vec<Context> {
             file: "ctx/basic.http",
             head: &["GET /v1/items HTTP/1.1"],
             tail: &[],
-            provider_only: false,
+            groups: ALL,
             render: |it| {
                 let enc = b64(format!("deploy:{}", it.value).as_bytes());
                 (vec![format!("Authorization: Basic {enc}")], enc)
@@ -562,7 +578,7 @@ fn contexts() -> Vec<Context> {
             file: "ctx/storage.txt",
             head: &[],
             tail: &[],
-            provider_only: false,
+            groups: ALL,
             render: |it| {
                 one(
                     format!(
@@ -579,7 +595,7 @@ fn contexts() -> Vec<Context> {
             file: "ctx/db.txt",
             head: &[],
             tail: &[],
-            provider_only: false,
+            groups: ALL,
             render: |it| {
                 one(
                     format!(
@@ -591,12 +607,21 @@ fn contexts() -> Vec<Context> {
             },
         },
         Context {
+            name: "line cut at 16 KiB",
+            class: Neutral,
+            file: "ctx/long.txt",
+            head: &[],
+            tail: &[],
+            groups: &[Group::Prefixed],
+            render: |it| one(cut_line(it), it),
+        },
+        Context {
             name: "url userinfo",
             class: KeyNamed,
             file: "ctx/remotes.txt",
             head: &[],
             tail: &[],
-            provider_only: false,
+            groups: ALL,
             render: |it| {
                 one(
                     format!(
@@ -625,7 +650,8 @@ struct Probe {
 fn read_lines(env: &TestEnv, file: &str, n: usize) -> (Vec<String>, String) {
     let max = (n + 10).to_string();
     let r = env.run(&["read", file, "--max-lines", &max]);
-    assert_eq!(r.code, 0, "{}", r.stdout);
+    // 3: partial, when a line is cut.
+    assert!(r.code == 0 || r.code == 3, "{}", r.stdout);
     (r.lines(), r.stdout)
 }
 
@@ -635,7 +661,7 @@ fn search_lines(env: &TestEnv, files: &[&str]) -> (BTreeMap<String, Vec<String>>
     args.extend_from_slice(files);
     args.extend_from_slice(&["--context", "0", "--limit", "1000000"]);
     let r = env.run(&args);
-    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert!(r.code == 0 || r.code == 3, "{}", r.stdout);
     let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for b in r.json["blocks"].as_array().into_iter().flatten() {
         let path = b["path"].as_str().unwrap_or("").to_string();
@@ -723,9 +749,7 @@ fn secret_corpus_rules_masked_in_every_context() {
     for c in &ctxs {
         let mut lines: Vec<String> = c.head.iter().map(|s| s.to_string()).collect();
         for it in &items {
-            // Format-less secrets are measured behind key names only: alone,
-            // a password is just a word.
-            if it.group == Group::NoFormat && (c.class == Class::Neutral || c.provider_only) {
+            if !c.groups.contains(&it.group) {
                 continue;
             }
             let (rendered, needle) = (c.render)(it);
@@ -803,6 +827,85 @@ fn secret_corpus_rules_masked_in_every_context() {
             }
         }
     }
+    // Two more search paths. The value as the pattern (an agent looking a
+    // token up): the answer's next_commands repeat the pattern. And matches
+    // mode over KEY=value lines with a pattern that matches the value only.
+    let mut other: BTreeMap<(&str, Group), Tally> = BTreeMap::new();
+    let alone_items: Vec<&Item> = items
+        .iter()
+        .filter(|it| it.group != Group::NoFormat)
+        .collect();
+    env.write(
+        "ctx/twice.txt",
+        alone_items
+            .iter()
+            .map(|it| format!("{0}\n{0}\n", it.value))
+            .collect::<String>(),
+    );
+    let mut args = vec!["search", "--fixed"];
+    for it in &alone_items {
+        args.extend_from_slice(&["--pattern", it.value.as_str()]);
+    }
+    args.extend_from_slice(&["ctx/twice.txt", "--limit", "1", "--context", "0"]);
+    let echo = env.run(&args);
+    assert!(
+        echo.json["next_commands"]
+            .as_array()
+            .is_some_and(|a| !a.is_empty()),
+        "no next_commands: {}",
+        echo.stdout
+    );
+    for it in &alone_items {
+        other
+            .entry(("search: value as pattern", it.group))
+            .or_default()
+            .add(!leaked(&echo.stdout, &it.value, it.prefix), &it.id);
+    }
+    let m = env.run(&[
+        "search",
+        "=[^=]+$",
+        "ctx/app.env",
+        "--output",
+        "matches",
+        "--limit",
+        "1000000",
+    ]);
+    let mut texts: BTreeMap<usize, String> = BTreeMap::new();
+    for x in m.json["matches"].as_array().into_iter().flatten() {
+        let line = x["line"].as_u64().unwrap_or(0) as usize;
+        texts.insert(line, x["text"].as_str().unwrap_or("").to_string());
+    }
+    for p in probes.iter().filter(|p| p.file == "ctx/app.env") {
+        let text = texts.get(&(p.line + 1)).map(String::as_str).unwrap_or("");
+        other
+            .entry(("search: matches, env", p.group))
+            .or_default()
+            .add(!leaked(text, &p.needle, p.prefix), &p.id);
+    }
+    report.push_str("other output paths\n");
+    for ((name, group), t) in &other {
+        report.push_str(&format!(
+            "{:<24} {:<10} {:>15}  {}\n",
+            name,
+            group.name(),
+            t.cell(),
+            t.leak_list()
+        ));
+        let class = if name.contains("pattern") {
+            Class::Neutral
+        } else {
+            Class::KeyNamed
+        };
+        let min = threshold(class, *group);
+        if t.frac() < min {
+            failures.push(format!(
+                "{name} [{}]: {:.1}% < {:.1}%",
+                group.name(),
+                100.0 * t.frac(),
+                100.0 * min
+            ));
+        }
+    }
     // The headline figure: rules masked with no key name, all rules.
     let alone = ctxs
         .iter()
@@ -815,6 +918,19 @@ fn secret_corpus_rules_masked_in_every_context() {
     report.push_str(&format!(
         "rules masked standing alone (all rules): {m}/{t}; one rule (pkcs12-file) names a file type and is not measurable as text\n"
     ));
+    // What the 16 KiB cut itself costs: masked standing alone, shown when cut.
+    let cut = ctxs.iter().position(|c| c.name == "line cut at 16 KiB");
+    let cut_t = cut.and_then(|c| table.get(&(c, Group::Prefixed)));
+    if let (Some((cut_t, _)), Some((alone_t, _))) = (cut_t, table.get(&(alone, Group::Prefixed))) {
+        let lost: Vec<&String> = cut_t
+            .leaks
+            .iter()
+            .filter(|id| !alone_t.leaks.contains(id))
+            .collect();
+        report.push_str(&format!(
+            "masked standing alone but shown when the line is cut (read): {lost:?}\n"
+        ));
+    }
     println!("{report}");
     assert!(
         failures.is_empty(),
@@ -972,6 +1088,8 @@ struct NonSecret {
 }
 
 #[test]
+// The bound is a tunable constant that is 0 today.
+#[allow(clippy::absurd_extreme_comparisons)]
 fn nonsecret_corpus_left_alone() {
     let env = TestEnv::new();
     let items: Vec<NonSecret> = rows(NONSECRETS, 4)
