@@ -10,7 +10,7 @@ const TABLE: &str = include_str!("../../../data/secret-formats.tsv");
 
 /// A text at least this long may be a line cut at its length limit (16,384 bytes):
 /// a token at its very end may be cut short.
-const CUT_MIN: usize = 4096;
+pub(super) const CUT_MIN: usize = 4096;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Alphabet {
@@ -202,7 +202,9 @@ impl Format {
         if b.get(end).is_some_and(|&n| is_word(n)) {
             return None;
         }
-        if !(self.crc32 && crc32_ok(body)) && !random_body(body, self.alphabet) {
+        // Cut at the end of a long line: too little is left to judge; the prefix says it.
+        let cut = end == b.len() && b.len() >= CUT_MIN;
+        if !cut && !(self.crc32 && crc32_ok(body)) && !random_body(body, self.alphabet) {
             return None;
         }
         if self.show {

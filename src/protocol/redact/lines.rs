@@ -353,6 +353,33 @@ impl Lines {
 /// Provider tokens, JWTs, Bearer/Basic credentials and the other structured tokens at
 /// the word starts of `s[a..e]`.
 fn tokens(s: &[u8], a: usize, e: usize, out: &mut Vec<Span>) {
+    let before = out.len();
+    format_tokens(s, a, e, out);
+    // The end of a long text may be a line cut at its length limit: a machine-made
+    // word cut there is the start of a token whatever its format.
+    if e == s.len() && s.len() >= formats::CUT_MIN {
+        let run = s[a..e]
+            .iter()
+            .rev()
+            .take_while(|&&c| c.is_ascii_alphanumeric() || b"_.~+/=%-".contains(&c))
+            .count();
+        let from = e - run;
+        let covered = out[before..].iter().any(|sp| sp.range.end == e);
+        let word = &s[from..e];
+        let mixed = word.len() >= 10
+            && word.iter().any(u8::is_ascii_digit)
+            && word.iter().any(u8::is_ascii_alphabetic);
+        if !covered && (mixed || super::policy::looks_random(word)) {
+            out.push(Span {
+                range: from..e,
+                counted: true,
+                again: false,
+            });
+        }
+    }
+}
+
+fn format_tokens(s: &[u8], a: usize, e: usize, out: &mut Vec<Span>) {
     let t = formats::table();
     let b = &s[..e];
     let mut i = a;
