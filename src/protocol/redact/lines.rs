@@ -210,7 +210,9 @@ impl Lines {
 
     fn normal(&mut self, s: &[u8], a: usize, e: usize, out: &mut Vec<Span>) {
         let line = &s[a..e];
-        if let Some((at, marker_end, private)) = pem::begin(line) {
+        // BEGIN and END markers both hold five dashes: one search rules both out.
+        let dashes = pem::has_dashes(line);
+        if let Some((at, marker_end, private)) = dashes.then(|| pem::begin(line)).flatten() {
             let before = out.len();
             self.detect(s, a, a + at, out);
             if private {
@@ -242,7 +244,7 @@ impl Lines {
             let _ = before;
             return;
         }
-        if let Some((at, end, true)) = pem::end_marker(line) {
+        if let Some((at, end, true)) = dashes.then(|| pem::end_marker(line)).flatten() {
             out.push(Span {
                 range: a + at..a + end,
                 counted: true,
@@ -379,16 +381,30 @@ fn tokens(s: &[u8], a: usize, e: usize, out: &mut Vec<Span>) {
     }
 }
 
+/// Word bytes (`formats::is_word`) as a table: the loop below visits every byte.
+static WORD: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric() || b == b'_';
+        c += 1;
+    }
+    t
+};
+
 fn format_tokens(s: &[u8], a: usize, e: usize, out: &mut Vec<Span>) {
     let t = formats::table();
     let b = &s[..e];
     let mut i = a;
-    while i + 1 < e {
-        let c = b[i];
-        if !formats::is_word(c) || (i > a && formats::is_word(b[i - 1])) {
+    loop {
+        while i < e && !WORD[usize::from(b[i])] {
             i += 1;
-            continue;
         }
+        if i + 1 >= e {
+            break;
+        }
+        let c = b[i];
         let found = if t.may_start(c, b[i + 1]) {
             t.at(b, i)
         } else {
@@ -411,11 +427,15 @@ fn format_tokens(s: &[u8], a: usize, e: usize, out: &mut Vec<Span>) {
                     counted: true,
                     again: true,
                 });
+                // Past the rest of a word the token ended inside.
+                while i < e && i > 0 && WORD[usize::from(b[i - 1])] && WORD[usize::from(b[i])] {
+                    i += 1;
+                }
             }
             None => {
                 // On to the next word start.
                 i += 1;
-                while i < e && formats::is_word(b[i]) {
+                while i < e && WORD[usize::from(b[i])] {
                     i += 1;
                 }
             }

@@ -21,6 +21,15 @@ fn finder(which: &'static str) -> &'static memchr::memmem::Finder<'static> {
     }
 }
 
+/// Whether `b` holds five dashes (every BEGIN and END marker does).
+pub(super) fn has_dashes(b: &[u8]) -> bool {
+    static DASHES: OnceLock<memchr::memmem::Finder<'static>> = OnceLock::new();
+    DASHES
+        .get_or_init(|| memchr::memmem::Finder::new(b"-----"))
+        .find(b)
+        .is_some()
+}
+
 /// A `-----BEGIN <label>-----` in `b`: (its start, the end of its marker, private?).
 pub(super) fn begin(b: &[u8]) -> Option<(usize, usize, bool)> {
     let at = finder("begin").find(b)?;
