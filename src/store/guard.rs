@@ -144,6 +144,15 @@ pub fn dry_run_command(argv: &[String]) -> String {
     ))
 }
 
+/// `refusal.redacted-input` when a write's result holds the mask more often than the
+/// text it replaces: a replacement template (`[REDACTED_$1]`) built it from parts.
+pub fn refuse_built_mask(what: &str, before: &[u8], after: &[u8]) -> Result<(), CmdError> {
+    if redact::mask_spellings(after) <= redact::mask_spellings(before) {
+        return Ok(());
+    }
+    refuse_redacted(what, redact::PLACEHOLDER.as_bytes())
+}
+
 /// `refusal.redacted-input` when an input holds `[REDACTED_SECRET]`: writing it
 /// back would replace a real secret with the mask.
 pub fn refuse_redacted(what: &str, input: &[u8]) -> Result<(), CmdError> {

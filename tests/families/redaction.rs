@@ -366,6 +366,15 @@ proptest! {
                 1 => Just("k -----BEGIN RSA PRIVATE KEY-----".to_string()),
                 1 => Just("-----END RSA PRIVATE KEY----- token: t1".to_string()),
                 1 => Just("-----BEGIN PGP PRIVATE KEY BLOCK----- -----END PGP x-----".to_string()),
+                1 => Just("  password: |".to_string()),
+                1 => "    [A-Za-z0-9]{4,12}",
+                1 => Just("AwEH".to_string()),
+                1 => Just("-----END EC PRIVATE KEY-----".to_string()),
+                1 => Just(BODY1.to_string()),
+                1 => Just("=+eCu".to_string()),
+                1 => "(Authorization: (Basic|Bearer|Token) |GITLAB=glpat-|x-ghs_|AccountKey=)[A-Za-z0-9+/=]{2,24};?",
+                1 => "(db|https)://[a-z]{1,5}:[!-~]{1,10}@[a-z.]{1,10}",
+                1 => "<add key=\"(DB_PASSWORD|name)\" value=\"[a-z0-9]{1,10}\" />",
             ],
             150..400,
         ),
@@ -655,4 +664,187 @@ fn hex_of_utf16_text_is_masked() {
             .collect();
         assert!(all.contains(&id), "{all}");
     }
+}
+
+#[test]
+fn every_spelling_of_the_mask_is_refused_on_write() {
+    let env = TestEnv::new();
+    env.write("a.txt", "token = SECRET\n");
+    for new in [
+        "[redacted_secret]",
+        "[Redacted_Secret]",
+        "\\u005bREDACTED_SECRET\\u005d",
+        "\\u005Bredacted_secret]",
+        "%5BREDACTED_SECRET%5D",
+    ] {
+        let r = env.run(&["edit", "a.txt", "--old", "SECRET", "--new", new]);
+        assert_eq!(
+            r.error_code(),
+            "refusal.redacted-input",
+            "{new}: {}",
+            r.stdout
+        );
+    }
+    // A template that builds the mask from the file's own text.
+    let r = env.run(&["replace", "(SECRET)", "[REDACTED_$1]", "a.txt"]);
+    assert_eq!(r.error_code(), "refusal.redacted-input", "{}", r.stdout);
+    let r = env.run(&["replace", "S(ECRET)", "[redacted_s$1]", "a.txt"]);
+    assert_eq!(r.error_code(), "refusal.redacted-input", "{}", r.stdout);
+    assert_eq!(env.read("a.txt"), b"token = SECRET\n");
+    // A file that already holds the mask can still be edited elsewhere.
+    env.write("doc.md", "The mask is [REDACTED_SECRET].\nold\n");
+    let r = env.run(&["replace", "old", "new", "doc.md", "--expect-count", "1"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}
+
+/// A GitHub token in the format's length, a GitLab token, HTTP Basic credentials and
+/// a PKCS#8 key whose last body line is short: one set every output path must hide.
+const GH: &str = "ghs_R7kQ2mX9pL4vN8sT1wY6zB3cD5fH0jK2aQ9e";
+const GL: &str = "glpat-aB3dE5gH7jK9mN1pQ3sT";
+const BASIC: &str = "dXNlcjpodW50ZXIyMjI5OTk=";
+const TAIL: &str = "Zk3q9XwA";
+
+fn paths_env() -> TestEnv {
+    let env = TestEnv::new();
+    env.write(
+        "s.txt",
+        format!(
+            "line one\nGITLAB={GL}\nAuthorization: Basic {BASIC}\n-----BEGIN PRIVATE KEY-----\n{BODY1}\n{BODY2}\n{TAIL}\n-----END PRIVATE KEY-----\nlast '{GH}'\n"
+        ),
+    );
+    env
+}
+
+#[test]
+fn every_output_path_masks_the_same_set() {
+    let env = paths_env();
+    let all = [GH, GL, BASIC, BODY1, BODY2];
+    // read: text (counting every mask), --tail, a range ending inside the key (its
+    // short last line), hex, strings.
+    let r = env.run(&["read", "s.txt"]);
+    hides(&r, &all);
+    assert!(!r.lines().iter().any(|l| l == TAIL), "{}", r.stdout);
+    assert_eq!(r.json["redactions"], 4, "{}", r.stdout);
+    for args in [
+        &["read", "s.txt", "--tail", "4"][..],
+        &["read", "s.txt", "--range", "6:7"],
+        &["read", "s.txt", "--range", "7:8"],
+        &["read", "s.txt", "--as", "hex"],
+        &["read", "s.txt", "--as", "strings"],
+    ] {
+        let r = env.run(args);
+        assert!(r.code == 0 || r.code == 3, "{args:?}: {}", r.stderr);
+        hides(&r, &all);
+        assert!(
+            !r.lines().iter().any(|l| l == TAIL),
+            "{args:?}: {}",
+            r.stdout
+        );
+    }
+    // search: matches, groups, and next_commands quoting the pattern (the secret).
+    env.write("t.txt", format!("again '{GH}'\nand {GH}\n"));
+    for pat in [GH, "ghs_\\w+", "GITLAB=(\\S+)"] {
+        let r = env.run(&["search", pat, "--limit", "1"]);
+        assert!(r.code == 0 || r.code == 3, "{pat}: {}", r.stderr);
+        hides(&r, &all);
+    }
+    // An error message echoing an argument.
+    let r = env.run(&["read", &format!("no-such-{GH}.txt")]);
+    assert_eq!(r.error_code(), "input.not-found");
+    hides(&r, &all);
+    // A write, its diff, history and undo.
+    let r = env.run(&[
+        "edit",
+        "s.txt",
+        "--old",
+        "line one",
+        "--new",
+        &format!("line {GL}"),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    hides(&r, &all);
+    let op = r.json["op_id"].as_str().unwrap().to_string();
+    for args in [&["history"][..], &["undo", &op]] {
+        let r = env.run(args);
+        assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+        hides(&r, &all);
+    }
+    // batch: each element's answer is masked like a call of its own.
+    let input = format!(r#"[["read","s.txt"],["search","{GH}"]]"#);
+    let r = env.run_stdin(&["batch", "--stdin"], input.as_bytes());
+    hides(&r, &all);
+    assert!(r.stdout.contains(P), "{}", r.stdout);
+}
+
+#[test]
+fn a_line_cut_at_its_limit_does_not_show_half_a_token() {
+    let env = TestEnv::new();
+    // The cut (16,384 bytes) falls 8 bytes into the token.
+    let line = format!("{} {GH} tail", "a".repeat(16_375));
+    env.write("long.txt", format!("{line}\n"));
+    let r = env.run(&["read", "long.txt"]);
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    assert!(
+        !r.stdout.contains(&GH[..8]),
+        "{}",
+        &r.stdout[r.stdout.len().saturating_sub(300)..]
+    );
+    assert!(r.stdout.contains(P));
+    assert_eq!(r.json["redactions"], 1);
+}
+
+#[test]
+fn feedback_is_stored_masked_and_private() {
+    let env = TestEnv::new();
+    let r = env.run(&[
+        "feedback",
+        "create",
+        "--type",
+        "bug",
+        "--message",
+        &format!("read printed GITLAB={GL} and {GH}"),
+        "--context-command",
+        &format!("aitools read x --match {GH}"),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    hides(&r, &[GH, GL]);
+    let path = std::path::PathBuf::from(r.json["path"].as_str().unwrap());
+    let stored = std::fs::read_to_string(&path).unwrap();
+    assert!(!stored.contains(GH) && !stored.contains(GL), "{stored}");
+    assert!(stored.contains(P), "{stored}");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+}
+
+#[test]
+fn code_that_names_secrets_is_not_masked() {
+    let env = TestEnv::new();
+    let body = "self.user, self.password = user, password\n\
+userid = passwd = acct = ''\n\
+passwd = passwd + 'anonymous@'\n\
+auth_header = 'Proxy-Authorization'\n\
+from nturl2path import url2pathname, pathname2url\n\
+Author: Test User\n\
+pub password: String,\n\
+token: string;\n\
+password = get_password(u)\n\
+api_key: Optional[str] = None\n\
+const apiKey = process.env.API_KEY;\n\
+password: str = \"\"\n\
+Fingerprint: cd5226711335c68be1e720b318b7bc3135a30eb2:rules/sidekiq.go:sidekiq-secret:23\n\
+    \"token\": \"REPLACE_ME\",\n\
+s := \"-----BEGIN RSA PRIVATE KEY-----\"\n\
+fmt.Println(s)\n";
+    let r = read_all(&env, "code.txt", body);
+    assert_eq!(r.code, 0);
+    let want: Vec<&str> = body.lines().collect();
+    let got = r.lines();
+    for (g, w) in got.iter().zip(&want) {
+        if w.contains("BEGIN RSA") {
+            continue;
+        }
+        assert_eq!(g, w);
+    }
+    assert_eq!(r.json["redactions"], 1, "{}", r.stdout);
 }

@@ -15,15 +15,17 @@ use std::collections::BTreeMap;
 
 // --- thresholds (fractions of the measured values that must be masked) --------
 
-/// The target for every context.
-const TARGET: f64 = 0.98;
+/// The target for every context is 0.98; the mask reaches every value of
+/// these groups (branch `secrets`), so any loss fails.
+const TARGET: f64 = 1.0;
 /// A value standing alone whose format identifies it (the scanner's own rule
 /// finds it without a key name: a prefix, a structure).
 const MIN_NEUTRAL_PREFIXED: f64 = TARGET;
 /// A value standing alone whose rule needs a key name to tell it from data (32
 /// hex digits, 20 lower-case alphanumerics): reported, not required — masking
 /// these alone would mask the hashes and ids the non-secret corpus holds.
-const MIN_NEUTRAL_KEYED: f64 = 0.0;
+/// Reached: 13-19 of 106 (format-shaped values such as `dnkey-`, `NRAK-`, `live_`).
+const MIN_NEUTRAL_KEYED: f64 = 0.12;
 /// Any rule's value behind a telling key name, in every syntax.
 const MIN_KEY_NAMED: f64 = TARGET;
 /// The line the rule's own samples put the value in (`{I}_TOKEN = "..."`, the

@@ -177,10 +177,12 @@ pub fn store(command: &str, dir: &Path, entry: &Entry) -> Result<PathBuf, CmdErr
         .map_err(|e| CmdError::internal(format!("A feedback entry did not serialize: {e}.")))?;
     text.push('\n');
     let written = (|| {
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
+        let mut opts = std::fs::OpenOptions::new();
+        opts.write(true).create_new(true);
+        // Entries quote what agents ran and saw: readable by their owner only.
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+        let mut f = opts.open(&tmp)?;
         f.write_all(text.as_bytes())?;
         f.sync_all()?;
         std::fs::rename(&tmp, &target)?;

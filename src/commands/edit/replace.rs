@@ -307,6 +307,11 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
                 let Some((doc, n)) = applied else {
                     continue;
                 };
+                guard::refuse_built_mask(
+                    "The replacement, as expanded,",
+                    t.doc.text.as_bytes(),
+                    doc.text.as_bytes(),
+                )?;
                 total += n;
                 counts.push((t.display.clone(), n));
                 changes.extend(put_if_changed(t, doc)?);

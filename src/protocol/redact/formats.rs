@@ -8,6 +8,10 @@ use std::sync::OnceLock;
 
 const TABLE: &str = include_str!("../../../data/secret-formats.tsv");
 
+/// A text at least this long may be a line cut at its length limit (16,384 bytes):
+/// a token at its very end may be cut short.
+pub(super) const CUT_MIN: usize = 4096;
+
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Alphabet {
     B62,
@@ -180,17 +184,46 @@ impl Format {
         let body = &b[from..end];
         // A token cut short (a line cut at its length limit, an error message quoting
         // part of it) is still a secret: half of the minimum is enough.
-        if body.len() < (self.min / 2).max(8).min(self.min) || body.len() > self.max {
+        // At the end of the text (a line cut at its length limit) any 4 characters
+        // after the prefix are the start of a token.
+        let least = if end == b.len() && b.len() >= CUT_MIN {
+            // At least the prefilter's run (`prefilter::RUN`) in all.
+            8usize
+                .saturating_sub(self.prefix.len())
+                .max(4)
+                .min(self.min)
+        } else {
+            (self.min / 2).max(8).min(self.min)
+        };
+        if body.len() < least || body.len() > self.max {
             return None;
         }
         // A longer word is another thing (`AKIA...` with a 17th letter).
         if b.get(end).is_some_and(|&n| is_word(n)) {
             return None;
         }
-        if !(self.crc32 && crc32_ok(body)) && !random_body(body, self.alphabet) {
+        // Cut at the end of a long line: too little is left to judge; the prefix says it.
+        let cut = end == b.len() && b.len() >= CUT_MIN;
+        if !cut && !(self.crc32 && crc32_ok(body)) && !random_body(body, self.alphabet) {
             return None;
         }
-        Some(if self.show { from..end } else { i..end })
+        if self.show {
+            return Some(from..end);
+        }
+        // `<14 chars>.atlasv1.<...>`, `<tenant>.webhook.office.com/...`: a label
+        // before the prefix belongs to the token.
+        let mut start = i;
+        if i > 0 && b[i - 1] == b'.' {
+            let label = b[..i - 1]
+                .iter()
+                .rev()
+                .take_while(|c| c.is_ascii_alphanumeric() || **c == b'-')
+                .count();
+            if label >= 8 {
+                start = i - 1 - label;
+            }
+        }
+        Some(start..end)
     }
 }
 
@@ -216,7 +249,7 @@ fn random_body(body: &[u8], alphabet: Alphabet) -> bool {
         return false;
     }
     match alphabet {
-        Alphabet::Alpha => lower && upper,
+        Alphabet::Alpha => (lower && upper) || n >= 12,
         Alphabet::Hex
         | Alphabet::Hexi
         | Alphabet::HexiDash
@@ -267,6 +300,10 @@ pub(super) fn jwt(b: &[u8], i: usize) -> Option<Range<usize>> {
         e
     };
     let h = seg(i);
+    // A header running to the end of the text: a token cut at a line's limit.
+    if h == b.len() && b.len() >= CUT_MIN && h - i >= 16 {
+        return Some(i..h);
+    }
     if h - i < 10 || b.get(h) != Some(&b'.') {
         return None;
     }
@@ -355,4 +392,33 @@ mod tests {
         body[0] = b'x';
         assert!(!super::crc32_ok(&body));
     }
+}
+
+/// A Facebook app access token at `i`: the 15-16 digit app id, `|` or `%`, and 27-40
+/// of `[0-9a-z_-]`.
+pub(super) fn app_token(b: &[u8], i: usize) -> Option<Range<usize>> {
+    let digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+    if !(15..=16).contains(&digits) || !matches!(b.get(i + digits), Some(b'|' | b'%')) {
+        return None;
+    }
+    let from = i + digits + 1;
+    let n = b[from..]
+        .iter()
+        .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'_' | b'-'))
+        .count();
+    ((27..=40).contains(&n) && !b.get(from + n).is_some_and(|&c| is_word(c))).then_some(i..from + n)
+}
+
+/// A MaxMind license key at `i`: 6 characters, `_`, 29 characters, `_mmk`.
+pub(super) fn suffixed(b: &[u8], i: usize) -> Option<Range<usize>> {
+    let w = b.get(i..i + 40)?;
+    if w[6] != b'_' || &w[36..] != b"_mmk" || b.get(i + 40).is_some_and(|&c| is_word(c)) {
+        return None;
+    }
+    (w[..6]
+        .iter()
+        .chain(&w[7..36])
+        .all(u8::is_ascii_alphanumeric)
+        && random_body(&w[7..36], Alphabet::B62))
+    .then_some(i..i + 40)
 }

@@ -5,8 +5,9 @@
 //! (`AccountKey=...;`), `curl -u user:password`, and URL userinfo passwords.
 //! The value is judged by `policy` (code, placeholder, random enough).
 
-use super::policy::{self, Strength};
+use super::policy;
 use std::ops::Range;
+use std::sync::OnceLock;
 
 fn is_key_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'$' | b'@')
@@ -94,7 +95,21 @@ pub(super) fn line(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) 
         if k == ke {
             continue;
         }
-        let key = &b[k..ke];
+        let mut key = &b[k..ke];
+        // `<add key="ClearTextPassword" value="..." />`: the value's name is the
+        // `key`/`name` attribute before it.
+        if key.eq_ignore_ascii_case(b"value") {
+            if let Some(named) = attribute_name(&b[lo..k]) {
+                key = named;
+            }
+        }
+        // `read -p "Password: " PASSWORD`: the key and sign are inside a string (a
+        // prompt, a message); the quote after them closes it.
+        let opener = if k > lo && !quoted_key {
+            Some(b[k - 1])
+        } else {
+            None
+        };
         if key.eq_ignore_ascii_case(b"authorization")
             || key.eq_ignore_ascii_case(b"proxy-authorization")
         {
@@ -115,6 +130,9 @@ pub(super) fn line(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) 
             continue;
         }
         let q = b[v];
+        if matches!(q, b'"' | b'\'' | b'`') && opener == Some(q) {
+            continue;
+        }
         if matches!(q, b'"' | b'\'' | b'`') {
             let start = v + 1;
             let mut e = start;
@@ -139,7 +157,7 @@ pub(super) fn line(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) 
                 .iter()
                 .all(|c| matches!(c, b'-' | b'+' | b'0'..=b'9' | b' ' | b'\t' | b'\r'))
             {
-                if strength == Strength::Strong {
+                {
                     block = Some(
                         b[lo..hi]
                             .iter()
@@ -152,25 +170,57 @@ pub(super) fn line(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) 
         }
         let start = v;
         let mut e = v;
-        while e < hi
-            && !b[e].is_ascii_whitespace()
-            && !matches!(
-                b[e],
-                b',' | b';' | b'&' | b')' | b']' | b'}' | b'"' | b'\'' | b'`' | b'<' | b'>'
-            )
+        // Where the value ends: a key first on its line (`.env`, YAML, INI, `export`)
+        // has the rest of the line (less a ` #` comment); a connection-string member
+        // (`;Password=...;`) runs to the next `;`; elsewhere the value is one word.
+        let head = &b[lo..k];
+        let line_start = head.iter().all(|c| matches!(c, b' ' | b'\t' | b'-'))
+            || head.trim_ascii_start() == b"export "
+            || head.trim_ascii_start() == b"set ";
+        let member = k > lo && b[k - 1] == b';';
+        if line_start {
+            e = hi;
+            if let Some(c) = memchr::memmem::find(&b[v..hi], b" #") {
+                e = v + c;
+            }
+            while e > v && b[e - 1].is_ascii_whitespace() {
+                e -= 1;
+            }
+        } else if member || (sign == b'=' && b[v..hi].contains(&b';') && !b[v..hi].contains(&b' '))
         {
-            e += 1;
+            while e < hi && b[e] != b';' {
+                e += 1;
+            }
+        } else {
+            while e < hi
+                && !b[e].is_ascii_whitespace()
+                && !matches!(
+                    b[e],
+                    b',' | b';' | b'&' | b')' | b']' | b'}' | b'"' | b'\'' | b'`' | b'<' | b'>'
+                )
+            {
+                e += 1;
+            }
         }
         // Keep a trailing `(` call or `[` index in view for `is_code`.
         let value = &b[start..e];
         let follows = b.get(e).copied().filter(|_| e < hi);
-        let called = matches!(follows, Some(b'(' | b'[' | b'<'));
-        let names_itself = ["pass", "secret", "token", "key", "cred"].iter().any(|w| {
-            value.len() >= w.len()
-                && value
-                    .windows(w.len())
-                    .any(|x| x.eq_ignore_ascii_case(w.as_bytes()))
-        });
+        let called = matches!(follows, Some(b'(' | b'[' | b'<'))
+            || value
+                .windows(2)
+                .any(|w| w == b"()" || w == b"(\"" || w == b"('");
+        // `process.env.API_KEY`, `settings.secret`, `mytoken`: a name holding the key
+        // word, not a value (a random value may hold the letters too: it has capitals
+        // or digits and no `.`/`_`).
+        let names_itself = (value.contains(&b'.')
+            || value.contains(&b'_')
+            || value.iter().all(u8::is_ascii_lowercase))
+            && ["pass", "secret", "token", "key", "cred"].iter().any(|w| {
+                value.len() >= w.len()
+                    && value
+                        .windows(w.len())
+                        .any(|x| x.eq_ignore_ascii_case(w.as_bytes()))
+            });
         if !called && !names_itself && !value.is_empty() {
             let (s, e2) = scheme_token(b, start, e, hi);
             let tight = sign == b'=' && after == p + 1 && ke == p && start == after;
@@ -181,8 +231,16 @@ pub(super) fn line(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) 
         }
     }
     // `curl -u user:password`, `--user user:password`.
-    for flag in [&b" -u "[..], b" --user "] {
-        if let Some(at) = memchr::memmem::find(&b[lo..hi], flag) {
+    static FLAGS: OnceLock<[memchr::memmem::Finder<'static>; 2]> = OnceLock::new();
+    let flags = FLAGS.get_or_init(|| {
+        [
+            memchr::memmem::Finder::new(b" -u "),
+            memchr::memmem::Finder::new(b" --user "),
+        ]
+    });
+    for finder in flags {
+        let flag = finder.needle();
+        if let Some(at) = finder.find(&b[lo..hi]) {
             let v = lo + at + flag.len();
             let e = v + b[v..hi]
                 .iter()
@@ -233,30 +291,45 @@ fn scheme_token(b: &[u8], s: usize, e: usize, hi: usize) -> (usize, usize) {
 /// scheme word (`Basic`, `Bearer`, `Token`, ...) when there is one.
 fn authorization(b: &[u8], v: usize, hi: usize) -> Option<Range<usize>> {
     let mut i = v;
-    while i < hi && matches!(b[i], b' ' | b'\t' | b'"' | b'\'') {
+    while i < hi && matches!(b[i], b' ' | b'\t') {
         i += 1;
     }
+    // A quoted header value ends at its quote; a bare one (an HTTP message, a curl
+    // `-H` argument's rest) at the line's end.
+    let quote = b
+        .get(i)
+        .copied()
+        .filter(|q| matches!(q, b'"' | b'\'' | b'`'));
+    if quote.is_some() {
+        i += 1;
+    }
+    let end = match quote {
+        Some(q) => i + memchr::memchr(q, &b[i..hi]).unwrap_or(hi - i),
+        None => {
+            let mut e = i + b[i..hi]
+                .iter()
+                .position(|c| matches!(c, b'"' | b'\'' | b'`'))
+                .unwrap_or(hi - i);
+            while e > i && b[e - 1].is_ascii_whitespace() {
+                e -= 1;
+            }
+            e
+        }
+    };
     let w = i;
-    while i < hi && b[i].is_ascii_alphanumeric() {
+    while i < end && b[i].is_ascii_alphanumeric() {
         i += 1;
     }
     let mut t = w;
-    if i < hi && b[i] == b' ' && i - w <= 12 {
+    if i < end && b[i] == b' ' && i - w <= 12 {
         t = i;
-        while t < hi && b[t] == b' ' {
+        while t < end && b[t] == b' ' {
             t += 1;
         }
     }
-    let mut e = t;
-    while e < hi
-        && !b[e].is_ascii_whitespace()
-        && !matches!(b[e], b'"' | b'\'' | b'`' | b',' | b';')
-    {
-        e += 1;
-    }
-    let value = &b[t..e];
-    (e > t && value.len() >= 6 && !policy::is_placeholder(value) && !policy::is_code(value))
-        .then_some(t..e)
+    let value = &b[t..end];
+    (end > t && value.len() >= 6 && !policy::is_placeholder(value) && !policy::is_code(value))
+        .then_some(t..end)
 }
 
 /// `<password>value</password>`: the value of an element whose tag names a secret.
@@ -279,7 +352,9 @@ fn xml_element(b: &[u8], lo: usize, p: usize, hi: usize) -> Option<Range<usize>>
 /// of the authority), as URLs carry it in configs and connection strings.
 fn url_passwords(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) {
     let mut from = lo;
-    while let Some(rel) = memchr::memmem::find(&b[from..hi], b"://") {
+    static SCHEME: OnceLock<memchr::memmem::Finder<'static>> = OnceLock::new();
+    let scheme_end = SCHEME.get_or_init(|| memchr::memmem::Finder::new(b"://"));
+    while let Some(rel) = scheme_end.find(&b[from..hi]) {
         let at = from + rel;
         from = at + 3;
         let scheme = b[lo..at]
@@ -314,13 +389,40 @@ fn url_passwords(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) {
         let pass = &auth[colon + 1..last_at];
         // `host:8080/path@x`: a port, not a password.
         let digits = pass.iter().take_while(|c| c.is_ascii_digit()).count();
-        if digits > 0 && matches!(pass.get(digits), None | Some(b'/')) {
+        if digits > 0 && pass.get(digits) == Some(&b'/') {
             continue;
         }
         if pass.is_empty() || policy::is_placeholder(pass) {
             continue;
         }
-        out.push(start + colon + 1..start + last_at);
+        // A machine-made user (`8275a52c:...`, a token id) is half the credential.
+        let user = &auth[..colon];
+        let mask_from = if user.len() >= 6
+            && user.iter().any(u8::is_ascii_digit)
+            && user.iter().all(u8::is_ascii_alphanumeric)
+        {
+            start
+        } else {
+            start + colon + 1
+        };
+        out.push(mask_from..start + last_at);
         from = start + last_at;
     }
+}
+
+/// The name in a `key="..."` or `name="..."` attribute of `b` (the text before a
+/// `value=` attribute).
+fn attribute_name(b: &[u8]) -> Option<&[u8]> {
+    for attr in [&b"key="[..], b"name=", b"Key=", b"Name="] {
+        if let Some(at) = memchr::memmem::rfind(b, attr) {
+            let q = *b.get(at + attr.len())?;
+            if !matches!(q, b'"' | b'\'') {
+                continue;
+            }
+            let from = at + attr.len() + 1;
+            let len = memchr::memchr(q, &b[from..])?;
+            return Some(&b[from..from + len]);
+        }
+    }
+    None
 }

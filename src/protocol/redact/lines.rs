@@ -13,6 +13,9 @@ use std::ops::Range;
 pub struct Span {
     pub range: Range<usize>,
     pub counted: bool,
+    /// A value found by its context (a key name): searched again wherever else it
+    /// appears in the envelope (`second`). A format is found anywhere by itself.
+    pub again: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -25,6 +28,8 @@ pub enum State {
     Public,
     /// After a lone key body line: the key's further lines (its short last line).
     Body,
+    /// After a key's short last line: only an armor checksum (`=AbCd`) or the END.
+    Tail,
     /// A YAML block scalar under a secret key, indented deeper than the key.
     Block { indent: usize, counted: bool },
     /// PuTTY `Private-Lines: N`: this many lines are the private key.
@@ -35,6 +40,43 @@ pub enum State {
 #[derive(Clone, Debug, Default)]
 pub struct Lines {
     pub state: State,
+    /// Set by a line holding a private key's END with no BEGIN before it in this
+    /// machine (a read range starting inside a key): the key lines just before it
+    /// are to be masked too (`retro`).
+    pub closed_unopened: bool,
+}
+
+/// The key lines (`retro`) at the end of the lines of `s[from..to]` (the lines
+/// before a lone END line), as uncounted spans.
+fn retro_lines(s: &str, from: usize, to: usize, out: &mut Vec<Span>) {
+    let mut end = to.saturating_sub(1);
+    while end > from {
+        let start = s.as_bytes()[from..end]
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(from, |p| from + p + 1);
+        match s.get(start..end).and_then(retro) {
+            Some(r) => out.push(Span {
+                range: start + r.start..start + r.end,
+                counted: false,
+                again: false,
+            }),
+            None => break,
+        }
+        end = start.saturating_sub(1);
+    }
+}
+
+/// Whether a line (a string) can be one of a key's lines, masked after the fact when
+/// the key's END line follows it: the range its key text takes.
+pub fn retro(line: &str) -> Option<Range<usize>> {
+    let b = line.as_bytes();
+    let b = b.strip_suffix(b"\r").unwrap_or(b);
+    if b.contains(&b'\n') {
+        return None;
+    }
+    let (x, y) = pem::body_core(b)?;
+    (pem::key_tail(&b[x..y]) || pem::key_body(b).is_some()).then_some(x..y)
 }
 
 impl Lines {
@@ -50,6 +92,7 @@ impl Lines {
                     out.push(Span {
                         range: a..a + end,
                         counted: false,
+                        again: false,
                     });
                     self.state = State::Normal;
                     return self.normal(s, a + end, e, out);
@@ -58,6 +101,7 @@ impl Lines {
                     out.push(Span {
                         range: a + x..a + y,
                         counted: false,
+                        again: false,
                     });
                     return;
                 }
@@ -82,22 +126,46 @@ impl Lines {
                     out.push(Span {
                         range: a..a + end,
                         counted: true,
+                        again: false,
                     });
                     self.state = State::Normal;
                     return self.normal(s, a + end, e, out);
                 }
                 if pem::key_body(line).is_none() {
+                    // A key's shorter last line (hashes and ids of full length are not).
                     if let Some((x, y)) = pem::body_core(line) {
-                        if pem::key_tail(&line[x..y]) {
+                        if y - x < pem::BODY_MIN && pem::key_tail(&line[x..y]) {
                             out.push(Span {
                                 range: a + x..a + y,
                                 counted: true,
+                                again: false,
                             });
-                            self.state = State::Normal;
+                            self.state = State::Tail;
                             return;
                         }
                     }
                     self.state = State::Normal;
+                }
+            }
+            State::Tail => {
+                self.state = State::Normal;
+                if let Some(end) = pem::end(line) {
+                    out.push(Span {
+                        range: a..a + end,
+                        counted: true,
+                        again: false,
+                    });
+                    return self.normal(s, a + end, e, out);
+                }
+                if let Some((x, y)) = pem::body_core(line) {
+                    if line[x] == b'=' && y - x <= 8 {
+                        out.push(Span {
+                            range: a + x..a + y,
+                            counted: false,
+                            again: false,
+                        });
+                        return;
+                    }
                 }
             }
             State::Block { indent, counted } => {
@@ -113,6 +181,7 @@ impl Lines {
                     out.push(Span {
                         range: a + depth..e,
                         counted: !counted,
+                        again: true,
                     });
                     self.state = State::Block {
                         indent,
@@ -126,6 +195,7 @@ impl Lines {
                 out.push(Span {
                     range: a..e,
                     counted: false,
+                    again: false,
                 });
                 self.state = if n > 1 {
                     State::Putty(n - 1)
@@ -140,7 +210,9 @@ impl Lines {
 
     fn normal(&mut self, s: &[u8], a: usize, e: usize, out: &mut Vec<Span>) {
         let line = &s[a..e];
-        if let Some((at, marker_end, private)) = pem::begin(line) {
+        // BEGIN and END markers both hold five dashes: one search rules both out.
+        let dashes = pem::has_dashes(line);
+        if let Some((at, marker_end, private)) = dashes.then(|| pem::begin(line)).flatten() {
             let before = out.len();
             self.detect(s, a, a + at, out);
             if private {
@@ -149,6 +221,7 @@ impl Lines {
                         out.push(Span {
                             range: a + at..a + marker_end + end,
                             counted: true,
+                            again: false,
                         });
                         self.detect(s, a + marker_end + end, e, out);
                     }
@@ -156,6 +229,7 @@ impl Lines {
                         out.push(Span {
                             range: a + at..e,
                             counted: true,
+                            again: false,
                         });
                         self.state = State::Private;
                     }
@@ -170,6 +244,15 @@ impl Lines {
             let _ = before;
             return;
         }
+        if let Some((at, end, true)) = dashes.then(|| pem::end_marker(line)).flatten() {
+            out.push(Span {
+                range: a + at..a + end,
+                counted: true,
+                again: false,
+            });
+            self.closed_unopened = true;
+            return self.detect(s, a + end, e, out);
+        }
         if line.len() >= pem::BODY_MIN && line.len() <= pem::BODY_MAX + 1 {
             if let Some((x, y)) = pem::key_body(line) {
                 if pem::image_start(&line[x..])
@@ -183,6 +266,7 @@ impl Lines {
                 out.push(Span {
                     range: a + x..a + y,
                     counted: true,
+                    again: false,
                 });
                 self.state = State::Body;
                 return;
@@ -201,12 +285,26 @@ impl Lines {
             }
             return;
         }
+        // A PuTTY key file inside one line (a JSON string with `\n` escapes): from
+        // its private lines to the end of the line.
+        if let Some(at) = memchr::memmem::find(line, b"Private-Lines:") {
+            if at > 0 {
+                self.detect(s, a, a + at, out);
+                out.push(Span {
+                    range: a + at..e,
+                    counted: true,
+                    again: false,
+                });
+                return;
+            }
+        }
         if let Some(rest) = line.strip_prefix(b"Private-MAC:") {
             let v = rest.iter().take_while(|c| **c == b' ').count();
             if v < rest.len() {
                 out.push(Span {
                     range: e - rest.len() + v..e,
                     counted: true,
+                    again: false,
                 });
             }
             return;
@@ -228,6 +326,7 @@ impl Lines {
         out.extend(ranges.into_iter().map(|range| Span {
             range,
             counted: true,
+            again: true,
         }));
         if out.len() - start > 1 {
             let mine = &mut out[start..];
@@ -242,6 +341,7 @@ impl Lines {
                 match kept.last_mut() {
                     Some(last) if sp.range.start < last.range.end => {
                         last.range.end = last.range.end.max(sp.range.end);
+                        last.again |= sp.again;
                     }
                     _ => kept.push(sp.clone()),
                 }
@@ -255,15 +355,56 @@ impl Lines {
 /// Provider tokens, JWTs, Bearer/Basic credentials and the other structured tokens at
 /// the word starts of `s[a..e]`.
 fn tokens(s: &[u8], a: usize, e: usize, out: &mut Vec<Span>) {
+    let before = out.len();
+    format_tokens(s, a, e, out);
+    // The end of a long text may be a line cut at its length limit: a machine-made
+    // word cut there is the start of a token whatever its format.
+    if e == s.len() && s.len() >= formats::CUT_MIN {
+        let run = s[a..e]
+            .iter()
+            .rev()
+            .take_while(|&&c| c.is_ascii_alphanumeric() || b"_.~+/=%-".contains(&c))
+            .count();
+        let from = e - run;
+        let covered = out[before..].iter().any(|sp| sp.range.end == e);
+        let word = &s[from..e];
+        let mixed = word.len() >= 10
+            && word.iter().any(u8::is_ascii_digit)
+            && word.iter().any(u8::is_ascii_alphabetic);
+        if !covered && (mixed || super::policy::looks_random(word)) {
+            out.push(Span {
+                range: from..e,
+                counted: true,
+                again: false,
+            });
+        }
+    }
+}
+
+/// Word bytes (`formats::is_word`) as a table: the loop below visits every byte.
+static WORD: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric() || b == b'_';
+        c += 1;
+    }
+    t
+};
+
+fn format_tokens(s: &[u8], a: usize, e: usize, out: &mut Vec<Span>) {
     let t = formats::table();
     let b = &s[..e];
     let mut i = a;
-    while i + 1 < e {
-        let c = b[i];
-        if !formats::is_word(c) || (i > a && (formats::is_word(b[i - 1]) || b[i - 1] == b'-')) {
+    loop {
+        while i < e && !WORD[usize::from(b[i])] {
             i += 1;
-            continue;
         }
+        if i + 1 >= e {
+            break;
+        }
+        let c = b[i];
         let found = if t.may_start(c, b[i + 1]) {
             t.at(b, i)
         } else {
@@ -271,23 +412,30 @@ fn tokens(s: &[u8], a: usize, e: usize, out: &mut Vec<Span>) {
         }
         .or_else(|| match c {
             b'e' => formats::jwt(b, i),
-            b'0'..=b'9' => formats::telegram(b, i),
+            b'0'..=b'9' => formats::telegram(b, i).or_else(|| formats::app_token(b, i)),
             b'B' => bearer(b, i, e),
             _ => None,
         })
-        .or_else(|| formats::azure_secret(b, i));
+        .or_else(|| formats::azure_secret(b, i))
+        .or_else(|| formats::suffixed(b, i));
         match found {
             Some(r) => {
                 i = r.end.max(i + 1);
+                // A token re-cased elsewhere (`${1:lower}`) no longer has its format.
                 out.push(Span {
                     range: r,
                     counted: true,
+                    again: true,
                 });
+                // Past the rest of a word the token ended inside.
+                while i < e && i > 0 && WORD[usize::from(b[i - 1])] && WORD[usize::from(b[i])] {
+                    i += 1;
+                }
             }
             None => {
                 // On to the next word start.
                 i += 1;
-                while i < e && formats::is_word(b[i]) {
+                while i < e && WORD[usize::from(b[i])] {
                     i += 1;
                 }
             }
@@ -330,10 +478,26 @@ pub fn spans_in(s: &str, lines: &mut Lines) -> Vec<Span> {
     let b = s.as_bytes();
     let mut out = Vec::new();
     let mut start = 0;
+    // Where the run of lines with nothing masked began, right before the current
+    // line: a lone END line masks the key lines at its end (`retro`).
+    let mut quiet: Option<usize> = None;
     for end in memchr::memchr_iter(b'\n', b).chain(std::iter::once(b.len())) {
+        let before = out.len();
+        lines.closed_unopened = false;
         lines.line(b, start, end, &mut out);
+        if lines.closed_unopened {
+            if let Some(q) = quiet {
+                retro_lines(s, q, start, &mut out);
+            }
+            quiet = None;
+        } else if out.len() == before {
+            quiet.get_or_insert(start);
+        } else {
+            quiet = None;
+        }
         start = end + 1;
     }
+    out.sort_by_key(|sp| sp.range.start);
     // Spans must cut at character boundaries (every detector stops at ASCII).
     out.retain(|sp| {
         sp.range.start < sp.range.end

@@ -65,6 +65,12 @@ pub fn contains_placeholder(s: &[u8]) -> bool {
     policy::contains_mask_spelling(s)
 }
 
+/// How many times `s` holds the mask in any spelling (`contains_placeholder`): a
+/// write whose result holds more than its input built the mask from parts.
+pub fn mask_spellings(s: &[u8]) -> usize {
+    policy::mask_spellings(s)
+}
+
 /// The provider format names of the table (for tests and documentation).
 pub fn format_names() -> Vec<&'static str> {
     formats::table().formats.iter().map(|f| f.name).collect()

@@ -21,6 +21,15 @@ fn finder(which: &'static str) -> &'static memchr::memmem::Finder<'static> {
     }
 }
 
+/// Whether `b` holds five dashes (every BEGIN and END marker does).
+pub(super) fn has_dashes(b: &[u8]) -> bool {
+    static DASHES: OnceLock<memchr::memmem::Finder<'static>> = OnceLock::new();
+    DASHES
+        .get_or_init(|| memchr::memmem::Finder::new(b"-----"))
+        .find(b)
+        .is_some()
+}
+
 /// A `-----BEGIN <label>-----` in `b`: (its start, the end of its marker, private?).
 pub(super) fn begin(b: &[u8]) -> Option<(usize, usize, bool)> {
     let at = finder("begin").find(b)?;
@@ -35,6 +44,22 @@ pub(super) fn begin(b: &[u8]) -> Option<(usize, usize, bool)> {
         .iter()
         .any(|l| label.ends_with(l.as_bytes()));
     Some((at, at + 11 + close + 5, private))
+}
+
+/// The first `-----END <label>-----` marker in `b`: (its start, its end, private?).
+pub(super) fn end_marker(b: &[u8]) -> Option<(usize, usize, bool)> {
+    let at = finder("end").find(b)?;
+    let after = &b[at + 9..];
+    let close = memchr::memmem::find(after, b"-----")?;
+    if close > 100 {
+        return None;
+    }
+    let label = &after[..close];
+    let private = policy()
+        .pem_labels
+        .iter()
+        .any(|l| label.ends_with(l.as_bytes()));
+    Some((at, at + 9 + close + 5, private))
 }
 
 /// The end of the first `-----END <label>-----` marker in `b`.

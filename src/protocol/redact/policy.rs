@@ -30,8 +30,8 @@ pub(super) fn policy() -> &'static Policy {
     static P: OnceLock<Policy> = OnceLock::new();
     P.get_or_init(|| {
         let mut p = Policy {
-            strong_by_letter: vec![Vec::new(); 26],
-            weak_by_letter: vec![Vec::new(); 26],
+            strong_by_letter: vec![Vec::new(); 36],
+            weak_by_letter: vec![Vec::new(); 36],
             placeholders: Vec::new(),
             types: Vec::new(),
             pem_labels: Vec::new(),
@@ -47,8 +47,8 @@ pub(super) fn policy() -> &'static Policy {
                 continue;
             }
             match section {
-                "[strong-key-words]" | "[weak-key-words]" => {
-                    let Some(first) = line.bytes().next().filter(u8::is_ascii_lowercase) else {
+                "[strong-key-words]" | "[weak-key-words]" | "[provider-words]" => {
+                    let Some(first) = line.bytes().next().filter(u8::is_ascii_alphanumeric) else {
                         continue;
                     };
                     let list = if section == "[strong-key-words]" {
@@ -56,7 +56,9 @@ pub(super) fn policy() -> &'static Policy {
                     } else {
                         &mut p.weak_by_letter
                     };
-                    list[usize::from(first - b'a')].push(line);
+                    if let Some(k) = slot(first) {
+                        list[k].push(line);
+                    }
                 }
                 "[placeholder-values]" => p.placeholders.push(line),
                 "[type-words]" => p.types.push(line),
@@ -73,6 +75,15 @@ fn contains_ci(hay: &[u8], needle: &str) -> bool {
     n.len() <= hay.len() && hay.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
 }
 
+/// The list a key word starting with byte `c` is in (a letter in any case, a digit).
+fn slot(c: u8) -> Option<usize> {
+    match c.to_ascii_lowercase() {
+        c @ b'a'..=b'z' => Some(usize::from(c - b'a')),
+        c @ b'0'..=b'9' => Some(26 + usize::from(c - b'0')),
+        _ => None,
+    }
+}
+
 /// How strongly the key name `key` names a secret, if at all.
 pub fn key_strength(key: &[u8]) -> Option<Strength> {
     // Longer runs are data (a base64 line before its `=` padding), not key names.
@@ -83,14 +94,12 @@ pub fn key_strength(key: &[u8]) -> Option<Strength> {
     let mut strong = false;
     let mut weak = false;
     for i in 0..key.len() {
-        let c = key[i].to_ascii_lowercase();
-        if !c.is_ascii_lowercase() {
+        let Some(slot) = slot(key[i]) else {
             continue;
-        }
+        };
         let rest = &key[i..];
         let hit =
             |w: &&str| rest.len() >= w.len() && rest[..w.len()].eq_ignore_ascii_case(w.as_bytes());
-        let slot = usize::from(c - b'a');
         if p.strong_by_letter[slot].iter().any(hit) {
             strong = true;
             break;
@@ -122,7 +131,7 @@ pub fn key_strength(key: &[u8]) -> Option<Strength> {
             "_file",
             "name",
             "_id",
-            "expire",
+            "expir",
             "policy",
             "_min",
             "_max",
@@ -132,7 +141,9 @@ pub fn key_strength(key: &[u8]) -> Option<Strength> {
             "label",
             "header",
             "_env",
-            "count",
+            "_count",
+            "count_",
+            "counter",
             "_ttl",
             "timeout",
             "_type",
@@ -169,6 +180,19 @@ pub fn is_placeholder(v: &[u8]) -> bool {
     if v.windows(3).any(|w| w == b"...") {
         return true;
     }
+    for w in [
+        "replace",
+        "changeme",
+        "change_me",
+        "change-me",
+        "example",
+        "dummy",
+        "placeholder",
+    ] {
+        if contains_ci(v, w) {
+            return true;
+        }
+    }
     let p = policy();
     p.placeholders
         .iter()
@@ -191,8 +215,44 @@ pub fn is_code(v: &[u8]) -> bool {
 /// `is_code`; `tight`: written `KEY=value` with no blank (`.env`, shell), where one
 /// mixed-case word is a value, not a variable.
 pub fn is_code_in(v: &[u8], tight: bool) -> bool {
-    if v.iter()
-        .any(|b| matches!(b, b'(' | b'[' | b'<' | b'&' | b'*' | b'?'))
+    // `&str`, `*const u8`: a reference or pointer type.
+    if matches!(v.first(), Some(b'&' | b'*')) && v.get(1).is_some_and(|b| b.is_ascii_alphabetic()) {
+        return true;
+    }
+    // `get_password(u)`, `os.environ["X"]`, `Optional[str]`, `Option<String>`: a call,
+    // an index or a generic type after a name.
+    if let Some(open) = v.iter().position(|b| matches!(b, b'(' | b'[' | b'<')) {
+        let name = &v[..open];
+        if name.is_empty()
+            || name
+                .iter()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'$'))
+        {
+            return true;
+        }
+    }
+    // `str = ""`, `String = String::new()`: an annotation, then the assignment;
+    // `passwd + '@'`, `x or ''`: an expression.
+    for op in [
+        &b" = "[..],
+        b" + ",
+        b" or ",
+        b" and ",
+        b" if ",
+        b" || ",
+        b" && ",
+        b" ?? ",
+    ] {
+        if memchr::memmem::find(v, op).is_some() {
+            return true;
+        }
+    }
+    // `load()?`, `string?`: Rust's and TypeScript's trailing `?`.
+    if v.ends_with(b"?")
+        && v.len() > 1
+        && v[..v.len() - 1]
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b')'))
     {
         return true;
     }
@@ -221,7 +281,8 @@ pub fn is_code_in(v: &[u8], tight: bool) -> bool {
         let uppers = core.iter().filter(|b| b.is_ascii_uppercase()).count();
         let camel =
             !tight && core[0].is_ascii_lowercase() && uppers > 0 && uppers * 4 <= core.len();
-        return path || camel;
+        // In code (not `KEY=value`), a bare word is a variable: `password = user`.
+        return path || camel || !tight;
     }
     false
 }
@@ -233,6 +294,10 @@ pub fn looks_random(v: &[u8]) -> bool {
         return false;
     }
     let (mut lower, mut upper, mut digit, mut other) = (0usize, 0usize, 0usize, 0usize);
+    // Switches between letters and digits: `sidekiq-secret:23` has one, a machine-made
+    // `biff7qxggbrg5ic7q5up` several.
+    let mut switches = 0usize;
+    let mut last: Option<bool> = None;
     for &b in v {
         match b {
             b'a'..=b'z' => lower += 1,
@@ -241,9 +306,20 @@ pub fn looks_random(v: &[u8]) -> bool {
             b' ' => return false,
             _ => other += 1,
         }
+        if b.is_ascii_alphanumeric() {
+            let is_digit = b.is_ascii_digit();
+            if last.is_some_and(|l| l != is_digit) {
+                switches += 1;
+            }
+            last = Some(is_digit);
+        }
     }
     let letters = lower + upper;
-    (letters > 0 && digit > 0) || (lower > 0 && upper > 0 && v.len() >= 16 && other < v.len() / 4)
+    // An id or key of 12+ digits (client ids, account numbers paired with a key name).
+    (letters == 0 && other == 0 && digit >= 12)
+        || (letters > 0 && digit > 0 && switches >= 2)
+        // Letters only: random case (`Proxy-Authorization` has two capitals in 19).
+        || (lower * 5 >= v.len() && upper * 5 >= v.len() && v.len() >= 16 && other <= v.len() / 3)
 }
 
 /// Whether `v`, found after a key of `strength`, is a secret (`quoted`: written in quotes).
@@ -287,14 +363,27 @@ fn is_uuid_like_identifier(v: &[u8]) -> bool {
 /// any ASCII case, JSON `\uXXXX` escapes for any of its characters, or HTML/URL escapes
 /// of its brackets.
 pub fn contains_mask_spelling(s: &[u8]) -> bool {
+    mask_spellings(s) > 0
+}
+
+/// How many times `s` holds the mask, in any of `contains_mask_spelling`'s spellings.
+pub fn mask_spellings(s: &[u8]) -> usize {
     static WORD: OnceLock<memchr::memmem::Finder<'static>> = OnceLock::new();
-    // Cheap filter: the inner word, any case, must be there in some form.
-    let folded: Vec<u8> = decode_escapes(s)
-        .iter()
-        .map(u8::to_ascii_uppercase)
-        .collect();
     let finder = WORD.get_or_init(|| memchr::memmem::Finder::new(PLACEHOLDER.as_bytes()));
-    finder.find(&folded).is_some()
+    // Most inputs hold no escape and no bracket: search them as they are.
+    let plain = !s.iter().any(|b| matches!(b, b'\\' | b'%' | b'&'));
+    if plain && memchr::memchr(b'[', s).is_none() {
+        return 0;
+    }
+    let folded: Vec<u8> = if plain {
+        s.to_ascii_uppercase()
+    } else {
+        decode_escapes(s)
+            .iter()
+            .map(u8::to_ascii_uppercase)
+            .collect()
+    };
+    finder.find_iter(&folded).count()
 }
 
 /// `s` with `\uXXXX`, `\xXX`, `&#NN;`, `&#xNN;` and `%XX` escapes of ASCII decoded.

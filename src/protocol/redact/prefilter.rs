@@ -1,11 +1,11 @@
 //! The SIMD prefilter (the mask's only unsafe code): whether a string can hold a
 //! secret at all. Every detector needs either a sign byte (`=`, `:`, `>`, `@`: key
 //! names, URLs, headers, PuTTY lines) or a run of at least `RUN` token bytes
-//! (`[A-Za-z0-9_.+/~=-]`: every provider token, JWT, key body line and BEGIN marker is
-//! longer). A string with neither is written as it is.
+//! (`[A-Za-z0-9_.+/~=-]`: every provider token, JWT, key body line and BEGIN/END marker
+//! is at least that long). A string with neither is written as it is.
 
 /// The shortest run of token bytes any detector matches without a sign byte.
-pub const RUN: u32 = 10;
+pub const RUN: u32 = 8;
 
 /// The bytes of a token run.
 static TOKEN_BYTE: [bool; 256] = {

@@ -28,7 +28,9 @@ impl Masker {
             if sp.counted {
                 self.count += 1;
             }
-            self.recorded.note(&s[sp.range.clone()]);
+            if sp.again {
+                self.recorded.note(&s[sp.range.clone()]);
+            }
             out.push_str(&s[last..sp.range.start]);
             out.push_str(PLACEHOLDER);
             last = sp.range.end;
@@ -87,12 +89,55 @@ fn walk(value: &mut Json, m: &mut Masker, lines: Option<&mut Lines>) {
         },
         Json::Arr(items) => {
             let mut l = Lines::default();
-            for item in items.iter_mut() {
-                if line_text(item) {
-                    walk(item, m, Some(&mut l));
-                } else {
+            // Key lines just before the current item, shown so far (`retro`).
+            let mut pending: Vec<usize> = Vec::new();
+            for i in 0..items.len() {
+                if !line_text(&items[i]) {
                     l = Lines::default();
-                    walk(item, m, None);
+                    pending.clear();
+                    walk(&mut items[i], m, None);
+                    continue;
+                }
+                l.closed_unopened = false;
+                let changed = match &mut items[i] {
+                    Json::Str(s) => match m.string(s, &mut l) {
+                        Some(masked) => {
+                            *s = masked;
+                            true
+                        }
+                        None => false,
+                    },
+                    item => {
+                        walk(item, m, Some(&mut l));
+                        true
+                    }
+                };
+                if l.closed_unopened {
+                    // The key lines are the last pending items that are key lines.
+                    let keep = pending
+                        .iter()
+                        .rev()
+                        .take_while(
+                            |&&p| matches!(&items[p], Json::Str(s) if lines::retro(s).is_some()),
+                        )
+                        .count();
+                    pending.drain(..pending.len() - keep);
+                    for &p in &pending {
+                        if let Json::Str(s) = &mut items[p] {
+                            if let Some(r) = lines::retro(s) {
+                                s.replace_range(r, PLACEHOLDER);
+                            }
+                        }
+                    }
+                    pending.clear();
+                } else if !changed {
+                    // Only the last few can be a key's lines.
+                    if pending.len() >= 128 {
+                        pending.drain(..64);
+                    }
+                    pending.push(i);
+                } else {
+                    pending.clear();
                 }
             }
         }

@@ -5,7 +5,7 @@
 //! members mask their value), then the second pass runs over the text.
 
 use super::json::{self, Json};
-use super::lines::{Lines, State};
+use super::lines::{self, Lines, State};
 use super::tree::{Masker, line_text};
 use super::{PLACEHOLDER, prefilter};
 
@@ -20,37 +20,95 @@ struct Writer {
 }
 
 impl Writer {
-    fn string(&mut self, s: &str, lines: &mut Lines) {
+    /// Writes `s` masked; whether anything was.
+    fn string(&mut self, s: &str, lines: &mut Lines) -> bool {
         // In a normal state a string the prefilter rules out has no secret and leaves
         // the machine as it was.
         if lines.state == State::Normal && !prefilter::may_hold_secret(s.as_bytes()) {
             write_str(&mut self.out, s);
-            return;
+            return false;
         }
         match self.m.string(s, lines) {
-            Some(masked) => write_str(&mut self.out, &masked),
-            None => write_str(&mut self.out, s),
+            Some(masked) => {
+                write_str(&mut self.out, &masked);
+                true
+            }
+            None => {
+                write_str(&mut self.out, s);
+                false
+            }
         }
     }
 
     fn value(&mut self, value: &Json, lines: Option<&mut Lines>) {
         match value {
-            Json::Str(s) => match lines {
-                Some(l) => self.string(s, l),
-                None => self.string(s, &mut Lines::default()),
-            },
+            Json::Str(s) => {
+                match lines {
+                    Some(l) => self.string(s, l),
+                    None => self.string(s, &mut Lines::default()),
+                };
+            }
             Json::Arr(items) => {
                 self.out.push(b'[');
                 let mut l = Lines::default();
+                // Key lines just before the current item, written in clear so far
+                // (where each starts in `out`, its index): `tree`'s `pending`.
+                let mut pending: Vec<(usize, usize)> = Vec::new();
                 for (i, item) in items.iter().enumerate() {
                     if i > 0 {
                         self.out.push(b',');
                     }
-                    if line_text(item) {
-                        self.value(item, Some(&mut l));
-                    } else {
+                    let start = self.out.len();
+                    if !line_text(item) {
                         l = Lines::default();
+                        pending.clear();
                         self.value(item, None);
+                        continue;
+                    }
+                    l.closed_unopened = false;
+                    let changed = match item {
+                        Json::Str(s) => self.string(s, &mut l),
+                        _ => {
+                            self.value(item, Some(&mut l));
+                            true
+                        }
+                    };
+                    if l.closed_unopened {
+                        // The key lines are the last pending items that are key lines.
+                        let keep = pending
+                            .iter()
+                            .rev()
+                            .take_while(|&&(_, p)| matches!(&items[p], Json::Str(s) if lines::retro(s).is_some()))
+                            .count();
+                        pending.drain(..pending.len() - keep);
+                        if let Some(&(first, _)) = pending.first() {
+                            let tail = self.out.split_off(first);
+                            for (k, &(_, p)) in pending.iter().enumerate() {
+                                if k > 0 {
+                                    self.out.push(b',');
+                                }
+                                if let Json::Str(s) = &items[p] {
+                                    let mut masked = s.clone();
+                                    if let Some(r) = lines::retro(s) {
+                                        masked.replace_range(r, PLACEHOLDER);
+                                    }
+                                    write_str(&mut self.out, &masked);
+                                }
+                            }
+                            self.out.push(b',');
+                            self.out
+                                .extend_from_slice(tail.get(start - first..).unwrap_or_default());
+                        }
+                        pending.clear();
+                    } else if !changed {
+                        // Judged (`retro`) only when an END line asks: most items
+                        // are never looked at again.
+                        if pending.len() >= 128 {
+                            pending.drain(..64);
+                        }
+                        pending.push((start, i));
+                    } else {
+                        pending.clear();
                     }
                 }
                 self.out.push(b']');
