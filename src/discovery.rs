@@ -99,14 +99,8 @@ pub fn command_list() -> Json {
 
 /// What a group word stands for in `aitools --help`, where a group is one entry.
 const GROUPS: &[(&str, &str)] = &[
-    (
-        "code",
-        "Definitions: outline (one file), defs (where), refs (uses).",
-    ),
-    (
-        "feedback",
-        "Report aitools problems: create, list, show, transition.",
-    ),
+    ("code", "Definitions: outline, defs (where), refs (uses)."),
+    ("feedback", "Report problems with aitools."),
     (
         "tx",
         "Transactions: begin, status, diff, drop, commit, abort, rebase.",

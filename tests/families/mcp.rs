@@ -289,7 +289,7 @@ fn a_secret_in_a_file_never_leaves_unmasked() {
 #[test]
 fn every_schema_argument_is_a_tool_property() {
     let env = TestEnv::new();
-    let all = env.run(&["schema", "--all"]);
+    let all = env.run(&["schema", "--all", "--full"]);
     let replies = session(&env, &[req(1, "tools/list", json!({}))]);
     let tools = by_id(&replies, 1)["result"]["tools"]
         .as_array()

@@ -83,7 +83,7 @@ pub struct DeleteArgs {
 
 pub const DELETE: CommandSpec = CommandSpec {
     name: "delete",
-    summary: "Delete a file, symlink or empty directory (rm).",
+    summary: "Delete a file, symlink or empty dir (rm).",
     description: "A symlink is removed, never what it leads to. Journaled: undo puts the file back.",
     args: <DeleteArgs as clap::Args>::augment_args,
     output_fields: write::WRITE_FIELDS,
@@ -483,7 +483,7 @@ pub struct ChmodArgs {
 
 pub const CHMOD: CommandSpec = CommandSpec {
     name: "chmod",
-    summary: "Set or clear executable bits, or a mode (chmod).",
+    summary: "Set exec bits or a mode (chmod).",
     description: "One of --exec, --no-exec, --mode. --exec adds x where r is set. --no-exec on a directory is refused (refusal.not-a-file): a directory needs x to be entered; --mode sets one explicitly.",
     args: <ChmodArgs as clap::Args>::augment_args,
     output_fields: &[

@@ -51,7 +51,7 @@ pub struct DiffArgs {
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "diff",
-    summary: "Compare files or directories, or show an op (diff).",
+    summary: "Compare files or dirs, or show an op (diff).",
     description: "Files: unified (identical, diff), stat (added, deleted), or set (only_a, only_b, both_count: comm over distinct lines). Directories: added, removed, modified, identical_count (recursive, .git skipped). --op <op_id>: every change of that journal op with its full diff.",
     args: <DiffArgs as clap::Args>::augment_args,
     output_fields: &[

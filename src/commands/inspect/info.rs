@@ -28,7 +28,7 @@ pub struct InfoArgs {
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "info",
-    summary: "Size, lines, encoding, mode and hash (wc, stat, file).",
+    summary: "Size, lines, encoding, mode, hash (wc, stat).",
     description: "Path fields always; content fields for an existing file, counted in one pass over its bytes. --allow-missing turns a missing path into exists:false with the path fields only. digest uses a standard algorithm (compare with sha256sum and friends); hash is the change-detection hash. A FIFO, device or procfs/sysfs file is described from its metadata and never opened.",
     args: <InfoArgs as clap::Args>::augment_args,
     output_fields: &[

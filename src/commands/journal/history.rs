@@ -22,7 +22,7 @@ pub struct HistoryArgs {
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "history",
-    summary: "The journaled writes, newest first.",
+    summary: "Journaled writes, newest first.",
     description: "Every committed write and undo is one op. With a path, only ops that touched it or anything under it (a move's source counts). More ops than --limit make the result partial (exit 3) with the command that lists them all in next_commands. Reads take no lock.",
     args: <HistoryArgs as clap::Args>::augment_args,
     output_fields: &[

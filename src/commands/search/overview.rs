@@ -31,7 +31,7 @@ pub struct OverviewArgs {
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "overview",
-    summary: "The workspace: git state, languages, top entries.",
+    summary: "Git state, languages, top entries.",
     description: "Languages come from the language table by file name; binary files are not counted. The git state is read from the .git files (HEAD, refs, packed-refs, index), never by running git.",
     args: <OverviewArgs as clap::Args>::augment_args,
     output_fields: &[
