@@ -29,6 +29,8 @@ pub mod code {
     pub const TIMEOUT: &str = "environment.timeout";
     pub const UNAVAILABLE: &str = "environment.unavailable";
     pub const INTERNAL: &str = "internal.unexpected";
+    pub const OP_COLLECTED: &str = "refusal.op-collected";
+    pub const BLOB_CORRUPT: &str = "integrity.blob-corrupt";
 
     pub const ALL: &[&str] = &[
         ARGUMENT_INVALID,
@@ -51,6 +53,8 @@ pub mod code {
         TIMEOUT,
         UNAVAILABLE,
         INTERNAL,
+        OP_COLLECTED,
+        BLOB_CORRUPT,
     ];
 }
 

@@ -1023,6 +1023,7 @@ mod tests {
             argv: argv.iter().map(|s| s.to_string()).collect(),
             undoes: None,
             changes: Vec::new(),
+            appends: Vec::new(),
         }
     }
 

@@ -99,6 +99,8 @@ pub struct Committed {
     pub tx: Option<String>,
     /// The op's number inside the tx; `None` when nothing was staged.
     pub tx_op: Option<u64>,
+    /// Bytes another program appended to a replaced file meanwhile (`appends`).
+    pub concurrent_appends: Option<Json>,
 }
 
 impl Committed {
@@ -118,6 +120,9 @@ impl Committed {
         }
         for (k, v) in extra {
             obj.push(k, v);
+        }
+        if let Some(a) = self.concurrent_appends {
+            obj.push("concurrent_appends", a);
         }
         if !self.next_commands.is_empty() {
             obj.push("next_commands", Json::from_serialize(&self.next_commands));
@@ -192,6 +197,7 @@ pub fn run_as(
             next_commands,
             tx: None,
             tx_op: None,
+            concurrent_appends: None,
         });
     }
     if opts.dry_run {
@@ -202,6 +208,7 @@ pub fn run_as(
             next_commands,
             tx: None,
             tx_op: None,
+            concurrent_appends: None,
         });
     }
     if any_cut {
@@ -223,9 +230,18 @@ pub fn run_as(
             .collect(),
         undoes: more.undoes.clone(),
         changes: std::mem::take(&mut plan.entry_changes),
+        appends: Vec::new(),
     };
-    plan.commit(entry)?;
+    let added = plan.blob_bytes();
+    let appended = plan.commit(entry)?;
+    super::gc::after_write(&state, added);
     snapshot::clear();
+    let concurrent_appends = (!appended.is_empty()).then(|| {
+        for a in appended.iter().filter(|a| !a.hash.is_empty()) {
+            next_commands.push(super::appends::reapply(&state, a));
+        }
+        super::appends::report(&state, &appended)
+    });
     Ok(Committed {
         changes: reports,
         op_id: Some(op_id),
@@ -233,6 +249,7 @@ pub fn run_as(
         next_commands,
         tx: None,
         tx_op: None,
+        concurrent_appends,
     })
 }
 
@@ -279,6 +296,7 @@ fn stage(
         next_commands: Vec::new(),
         tx: Some(id.to_string()),
         tx_op: None,
+        concurrent_appends: None,
     };
     if plan.entry_changes.is_empty() {
         return Ok(done);
@@ -458,6 +476,8 @@ struct Plan<'a> {
     sync_dirs: BTreeSet<PathBuf>,
     reports: Vec<PendingReport>,
     entry_changes: Vec<EntryChange>,
+    /// Files this op replaces, as read (checked again before the commit point).
+    watch: Vec<super::appends::Target>,
     default_file_mode: u32,
     default_dir_mode: u32,
 }
@@ -483,6 +503,7 @@ impl<'a> Plan<'a> {
             sync_dirs: BTreeSet::new(),
             reports: Vec::new(),
             entry_changes: Vec::new(),
+            watch: Vec::new(),
             default_file_mode: 0o666 & !umask,
             default_dir_mode: 0o777 & !umask,
         }
@@ -769,6 +790,14 @@ impl<'a> Plan<'a> {
         });
         self.sync_dirs.insert(parent_of(&target));
         self.keep_blob(&target, &before);
+        if let View::File {
+            content: Some(Content::Snap(snap)),
+            ..
+        } = &before
+        {
+            let read = snapshot::first_read(&target).unwrap_or_else(|| snap.clone());
+            self.watch.push((target.clone(), rel.clone(), read));
+        }
         let after = View::File {
             hash,
             mode: new_mode,
@@ -1141,8 +1170,17 @@ impl<'a> Plan<'a> {
         Ok(())
     }
 
-    /// The commit: intent, blobs, temps, commit point, apply, journal.
-    fn commit(mut self, entry: Entry) -> Result<(), CmdError> {
+    /// Bytes of the blobs this op stores (the usage counter of `gc`).
+    fn blob_bytes(&self) -> u64 {
+        self.blobs
+            .iter()
+            .map(|b| b.content.as_ref().map_or(0, |c| c.bytes().len() as u64))
+            .sum()
+    }
+
+    /// The commit: intent, blobs, temps, commit point, apply, journal. Returns
+    /// what other programs appended to replaced files meanwhile.
+    fn commit(mut self, entry: Entry) -> Result<Vec<journal::Appended>, CmdError> {
         let ctx = self.ctx;
         let state = self.state;
         let intent = Intent {
@@ -1196,31 +1234,59 @@ impl<'a> Plan<'a> {
                     }
                 }
             }
-            intent::write_commit_line(&mut record, &intent)
+            Ok(())
         })();
-        if let Err(e) = prepared {
-            // Never committed: the tree was not touched. Remove what was prepared.
-            if intent::discard(&intent).is_ok() {
-                let _ = std::fs::remove_file(intent::record_path(state, &intent.op_id));
+        let unchanged =
+            |e: std::io::Error| super::io_error(ctx, "the write (nothing was changed)", &e);
+        // The targets are checked again as late as possible before the commit point.
+        let armed = prepared.map_err(unchanged).and_then(|()| {
+            let watch = super::appends::arm(&self.watch, &ctx.argv)?;
+            intent::write_commit_line(&mut record, &intent).map_err(unchanged)?;
+            Ok(watch)
+        });
+        let watch = match armed {
+            Ok(w) => w,
+            Err(err) => {
+                // Never committed: the tree was not touched. Remove what was prepared.
+                if intent::discard(&intent).is_ok() {
+                    let _ = std::fs::remove_file(intent::record_path(state, &intent.op_id));
+                }
+                return Err(err);
             }
-            return Err(super::io_error(ctx, "the write (nothing was changed)", &e));
-        }
+        };
         drop(record);
-        finish(state, &intent).map_err(|e| {
+        let mut appended = Vec::new();
+        finish_with(state, &intent, |entry| {
+            appended = watch.settle(state, &entry.op_id);
+            entry.appends = appended.clone();
+        })
+        .map_err(|e| {
             super::io_error(
                 ctx,
                 "the write (it is committed; the next aitools command in this workspace completes it)",
                 &e,
             )
-        })
+        })?;
+        Ok(appended)
     }
 }
 
 /// Applies a committed intent, journals it once, and removes its record.
 pub(crate) fn finish(state: &Path, intent: &Intent) -> std::io::Result<()> {
+    finish_with(state, intent, |_| {})
+}
+
+/// `finish`, with `applied` completing the journal entry once the steps ran.
+fn finish_with(
+    state: &Path,
+    intent: &Intent,
+    applied: impl FnOnce(&mut Entry),
+) -> std::io::Result<()> {
     intent::apply_all(intent)?;
     if !journal::last_is(state, &intent.op_id)? {
-        journal::append(state, &intent.entry)?;
+        let mut entry = intent.entry.clone();
+        applied(&mut entry);
+        journal::append(state, &entry)?;
     }
     for t in &intent.blob_tmps {
         let _ = std::fs::remove_file(t);

@@ -8,6 +8,7 @@ mod inspect;
 mod notfound;
 mod protocol;
 mod redaction;
+mod retention;
 mod scan_args;
 mod search;
 mod store;
