@@ -26,7 +26,7 @@ pub type Target = (PathBuf, String, Arc<Snapshot>);
 
 struct Held {
     rel: String,
-    /// The old inode, open across the rename.
+    /// The old inode (`O_PATH`), open across the rename.
     file: File,
     size: u64,
 }
@@ -49,7 +49,24 @@ fn as_read(f: &File, now: &Stamp, snap: &Snapshot) -> bool {
         return true;
     }
     let mut prefix = vec![0u8; snap.bytes.len()];
-    f.read_exact_at(&mut prefix, 0).is_ok() && prefix == snap.bytes
+    reopen(f).is_ok_and(|r| r.read_exact_at(&mut prefix, 0).is_ok()) && prefix == snap.bytes
+}
+
+/// The file at `p` as an `O_PATH` descriptor: it pins the inode and answers
+/// fstat without reading anything (a write still reads its target once).
+fn open_path(p: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(p)
+}
+
+/// The inode an `O_PATH` descriptor pins, opened for reading (through
+/// `/proc/self/fd`, so it is that inode even after a rename replaced its name).
+fn reopen(f: &File) -> std::io::Result<File> {
+    use std::os::fd::AsRawFd;
+    File::open(format!("/proc/self/fd/{}", f.as_raw_fd()))
 }
 
 /// Checks that every target still holds what was read (an appended tail
@@ -61,7 +78,7 @@ pub fn arm(targets: &[Target], argv: &[String]) -> Result<Watch, CmdError> {
         if snap.stamp == Stamp::default() {
             continue;
         }
-        let now = fsx::open_read_nofollow(abs).and_then(|f| {
+        let now = open_path(abs).and_then(|f| {
             let m = f.metadata()?;
             Ok((f, Stamp::of(&m)))
         });
@@ -124,7 +141,8 @@ impl Watch {
                 continue;
             }
             let mut tail = vec![0u8; (now - h.size) as usize];
-            let hash = match h.file.read_exact_at(&mut tail, h.size) {
+            let read = reopen(&h.file).and_then(|r| r.read_exact_at(&mut tail, h.size));
+            let hash = match read {
                 Ok(()) => {
                     let hash = sha256_hex(&tail);
                     let tmp = blobs::dir(state).join(format!(".{op_id}-tail-{i}.tmp"));
