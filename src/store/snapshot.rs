@@ -103,6 +103,14 @@ static CACHE: Mutex<Option<HashMap<PathBuf, (Key, Arc<Snapshot>)>>> = Mutex::new
 /// another program changed it (see `appends`).
 static FIRST: Mutex<Option<HashMap<PathBuf, Arc<Snapshot>>>> = Mutex::new(None);
 
+/// Starts a new record of first reads (a write's validation begins; reads an
+/// earlier command of the same process made are not what this one computed from).
+pub fn forget_first() {
+    if let Ok(mut first) = FIRST.lock() {
+        *first = None;
+    }
+}
+
 /// The first snapshot of `path` taken since the last `clear`.
 pub fn first_read(path: &Path) -> Option<Arc<Snapshot>> {
     FIRST.lock().ok()?.as_ref()?.get(path).cloned()

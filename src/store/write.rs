@@ -170,6 +170,7 @@ pub fn run_as(
     // A writer killed since this command's own recovery ran is finished first, so
     // ops reach the journal in the order they happened.
     super::recovery::recover_locked(ctx, &state)?;
+    snapshot::forget_first();
     let changes = build()?;
     let seq = journal::next_seq(&state).map_err(|e| super::io_error(ctx, "the journal", &e))?;
     let op_id = match op_id {
