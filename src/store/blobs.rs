@@ -82,13 +82,21 @@ pub fn store_file(
     }
     let _ = std::fs::remove_file(tmp);
     let mut out = create_rw(tmp)?;
-    let copied = match fsx::open_read_nofollow(src) {
-        Ok(from) => {
+    // Opening the target again is only worth it where a reflink can work (or there
+    // are no bytes in memory to write).
+    let try_src = bytes.is_none() || reflinks(&dir(state));
+    let opened = if try_src {
+        fsx::open_read_nofollow(src).ok()
+    } else {
+        None
+    };
+    let copied = match opened {
+        Some(from) => {
             let ok = reflink(&from, &out).is_ok()
                 || (bytes.is_none() && copy_range(&from, &out).is_ok());
             ok && hash_of(&mut out)? == hash
         }
-        Err(_) => false,
+        None => false,
     };
     if !copied {
         let Some(b) = bytes else {
@@ -119,6 +127,23 @@ pub fn store_bytes(state: &Path, hash: &str, bytes: &[u8], tmp: &Path) -> io::Re
     fsx::write_new_synced(tmp, bytes, 0o600)?;
     std::fs::rename(tmp, dst)?;
     Ok(Stored::Written)
+}
+
+/// Whether the file system holding `dir` has reflinks (btrfs, XFS, bcachefs).
+fn reflinks(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: statfs fills the zeroed struct it is given; the path is a valid C string.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
+        return false;
+    }
+    const BTRFS: i64 = 0x9123_683e;
+    const XFS: i64 = 0x5846_5342;
+    const BCACHEFS: i64 = 0xca45_1a4e;
+    matches!(st.f_type as i64, BTRFS | XFS | BCACHEFS)
 }
 
 /// Makes `to` share `from`'s extents (copy on write): no data is copied and the
