@@ -4,9 +4,10 @@
 //! then commits them all or none:
 //!
 //! lock → plan → intent line 1 (fsync file + `commit/`) → blobs (fsync, `blobs/`)
-//! → temp files beside their targets (fsync) → checksum line (fsync: the commit
-//! point) → apply the steps → fsync the directories → journal line (fdatasync) →
-//! remove the record. Recovery (`recovery.rs`) finishes or discards a record a
+//! → temp files beside their targets (fsync) → the replaced files re-checked
+//! (`appends::arm`) → checksum line (fsync: the commit point) → apply the steps →
+//! fsync the directories → tails appended meanwhile kept (`appends`) → journal
+//! line (fdatasync) → remove the record → `gc` when the blobs are over budget. Recovery (`recovery.rs`) finishes or discards a record a
 //! killed process left.
 
 use super::blobs;
@@ -795,7 +796,9 @@ impl<'a> Plan<'a> {
             content: Some(Content::Snap(snap)),
             ..
         } = &before
+            && fsx::identity(&target) == Some((snap.stamp.dev, snap.stamp.ino))
         {
+            // Read at this path (not content an earlier step of the op moved here).
             let read = snapshot::first_read(&target).unwrap_or_else(|| snap.clone());
             self.watch.push((target.clone(), rel.clone(), read));
         }
