@@ -128,12 +128,14 @@ pub fn arm(targets: &[Target], argv: &[String]) -> Result<Watch, CmdError> {
 }
 
 impl Watch {
-    /// After the renames: the tails appended to the old inodes since `arm`, each
-    /// stored as a blob (best effort: a tail that cannot be stored is still
-    /// reported, with its size).
-    pub fn settle(&self, state: &Path, op_id: &str) -> Vec<Appended> {
+    /// After the renames: the tails appended to the old inodes since `arm` (or
+    /// the previous call), each stored as a blob (best effort: a tail that cannot
+    /// be stored is still reported, with its size). Called once before the journal
+    /// line and once more when the write is done, for an appender that opened the
+    /// old file just before the rename and wrote just after the first look.
+    pub fn settle(&mut self, state: &Path, op_id: &str) -> Vec<Appended> {
         let mut out = Vec::new();
-        for (i, h) in self.held.iter().enumerate() {
+        for (i, h) in self.held.iter_mut().enumerate() {
             let Ok(now) = h.file.metadata().map(|m| m.len()) else {
                 continue;
             };
@@ -145,7 +147,7 @@ impl Watch {
             let hash = match read {
                 Ok(()) => {
                     let hash = sha256_hex(&tail);
-                    let tmp = blobs::dir(state).join(format!(".{op_id}-tail-{i}.tmp"));
+                    let tmp = blobs::dir(state).join(format!(".{op_id}-tail-{i}-{}.tmp", h.size));
                     let kept = blobs::store_bytes(state, &hash, &tail, &tmp)
                         .and_then(|_| fsx::sync_dir(&blobs::dir(state)));
                     if kept.is_ok() { hash } else { String::new() }
@@ -157,6 +159,7 @@ impl Watch {
                 bytes: now - h.size,
                 hash,
             });
+            h.size = now;
         }
         out
     }

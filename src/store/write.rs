@@ -235,8 +235,10 @@ pub fn run_as(
         appends: Vec::new(),
     };
     let added = plan.blob_bytes();
-    let appended = plan.commit(entry)?;
+    let (mut appended, mut watch) = plan.commit(entry)?;
     super::gc::after_write(&state, added);
+    // A last look once the write is done (in the answer only: the journal line is written).
+    appended.extend(watch.settle(&state, &op_id));
     snapshot::clear();
     let concurrent_appends = (!appended.is_empty()).then(|| {
         for a in appended.iter().filter(|a| !a.hash.is_empty()) {
@@ -1183,8 +1185,12 @@ impl<'a> Plan<'a> {
     }
 
     /// The commit: intent, blobs, temps, commit point, apply, journal. Returns
-    /// what other programs appended to replaced files meanwhile.
-    fn commit(mut self, entry: Entry) -> Result<Vec<journal::Appended>, CmdError> {
+    /// what other programs appended to replaced files meanwhile, and the watch
+    /// on them for a last look.
+    fn commit(
+        mut self,
+        entry: Entry,
+    ) -> Result<(Vec<journal::Appended>, super::appends::Watch), CmdError> {
         let ctx = self.ctx;
         let state = self.state;
         let intent = Intent {
@@ -1248,7 +1254,7 @@ impl<'a> Plan<'a> {
             intent::write_commit_line(&mut record, &intent).map_err(unchanged)?;
             Ok(watch)
         });
-        let watch = match armed {
+        let mut watch = match armed {
             Ok(w) => w,
             Err(err) => {
                 // Never committed: the tree was not touched. Remove what was prepared.
@@ -1271,7 +1277,7 @@ impl<'a> Plan<'a> {
                 &e,
             )
         })?;
-        Ok(appended)
+        Ok((appended, watch))
     }
 }
 
