@@ -32,6 +32,8 @@ pub mod code {
     pub const RECOVERY_PENDING: &str = "environment.recovery-pending";
     pub const STATE_UNTRUSTED: &str = "environment.state-untrusted";
     pub const INTERNAL: &str = "internal.unexpected";
+    pub const OP_COLLECTED: &str = "refusal.op-collected";
+    pub const BLOB_CORRUPT: &str = "integrity.blob-corrupt";
 
     pub const ALL: &[&str] = &[
         ARGUMENT_INVALID,
@@ -57,6 +59,8 @@ pub mod code {
         RECOVERY_PENDING,
         STATE_UNTRUSTED,
         INTERNAL,
+        OP_COLLECTED,
+        BLOB_CORRUPT,
     ];
 }
 

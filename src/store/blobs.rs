@@ -1,11 +1,17 @@
 //! Blobs: file contents named by their SHA-256, shared by the journal (before-states
 //! that undo writes back) and transactions. A blob is written once and never
-//! changed; a before-state whose file is about to be replaced is preferably
-//! hard-linked (its inode leaves the tree with the replace), else copied.
+//! changed, and never shares an inode with a file anyone can still write: a process
+//! holding the old file open (`exec 3>>f`) would otherwise change the undo copy
+//! under its hash. So a blob is a reflink (`FICLONE`, shared extents copied on
+//! write) where the file system has them, else a copy; it is 0600 in the 0700
+//! `blobs/`, and its hash is checked when undo reads it back.
 
 use super::fsx;
-use std::io;
-use std::os::unix::fs::MetadataExt;
+use crate::text::lines::sha256_hex;
+use sha2::{Digest, Sha256};
+use std::io::{self, Read, Seek, Write};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 pub fn dir(state: &Path) -> PathBuf {
@@ -16,17 +22,38 @@ pub fn path(state: &Path, hash: &str) -> PathBuf {
     dir(state).join(hash)
 }
 
+/// Whether a blob of that name is there (sound or not).
 pub fn exists(state: &Path, hash: &str) -> bool {
     fsx::exists_nofollow(&path(state, hash))
 }
 
+/// Whether the blob at `p` may be reused as is: a private regular file with one
+/// name. A blob an older version hard-linked to a tree file fails this and is
+/// written again.
+fn sound(p: &Path) -> bool {
+    std::fs::symlink_metadata(p)
+        .is_ok_and(|m| m.is_file() && m.nlink() == 1 && m.mode() & 0o077 == 0)
+}
+
 /// Reads a blob's bytes.
 pub fn read(state: &Path, hash: &str) -> io::Result<Vec<u8>> {
-    use std::io::Read;
     let mut f = fsx::open_read_nofollow(&path(state, hash))?;
     let mut out = Vec::new();
     f.read_to_end(&mut out)?;
     Ok(out)
+}
+
+/// Reads a blob and checks that its bytes still hash to its name
+/// (`InvalidData` when they do not).
+pub fn read_verified(state: &Path, hash: &str) -> io::Result<Vec<u8>> {
+    let bytes = read(state, hash)?;
+    if sha256_hex(&bytes) != hash {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("blob {hash} no longer holds the bytes its name is the hash of"),
+        ));
+    }
+    Ok(bytes)
 }
 
 /// How a blob came to exist.
@@ -34,14 +61,14 @@ pub fn read(state: &Path, hash: &str) -> io::Result<Vec<u8>> {
 pub enum Stored {
     /// It was there already.
     Existing,
-    /// Hard-linked to the tree file (the dir entry needs an fsync).
-    Linked,
-    /// Written from bytes through `tmp` and fsynced (the dir entry needs an fsync).
+    /// Written (reflinked or copied) through `tmp` and fsynced (the dir entry
+    /// needs an fsync).
     Written,
 }
 
 /// Stores the content of the regular file `src` (whose hash is `hash`) as a blob.
-/// `bytes` is used for the copy when linking is not possible.
+/// `bytes` (the content as read and hashed) is written when a reflink is not
+/// possible or does not hash to `hash` (the file changed since it was read).
 pub fn store_file(
     state: &Path,
     hash: &str,
@@ -50,39 +77,140 @@ pub fn store_file(
     tmp: &Path,
 ) -> io::Result<Stored> {
     let dst = path(state, hash);
-    if fsx::exists_nofollow(&dst) {
+    if sound(&dst) {
         return Ok(Stored::Existing);
     }
-    // Only a file with no other name may be linked: another name in the tree could
-    // later be rewritten in place and change the blob under its hash.
-    let single = std::fs::symlink_metadata(src).is_ok_and(|m| m.is_file() && m.nlink() == 1);
-    if single && std::fs::hard_link(src, &dst).is_ok() {
-        return Ok(Stored::Linked);
-    }
-    match bytes {
-        Some(b) => store_bytes_via(&dst, b, tmp),
-        None => {
-            let _ = std::fs::remove_file(tmp);
-            std::fs::copy(src, tmp)?;
-            std::fs::File::open(tmp)?.sync_all()?;
-            std::fs::rename(tmp, &dst)?;
-            Ok(Stored::Written)
+    let _ = std::fs::remove_file(tmp);
+    let mut out = create_rw(tmp)?;
+    // Opening the target again is only worth it where a reflink can work (or there
+    // are no bytes in memory to write).
+    let try_src = bytes.is_none() || reflinks(&dir(state));
+    let opened = if try_src {
+        fsx::open_read_nofollow(src).ok()
+    } else {
+        None
+    };
+    let copied = match opened {
+        Some(from) => {
+            let ok = reflink(&from, &out).is_ok()
+                || (bytes.is_none() && copy_range(&from, &out).is_ok());
+            ok && hash_of(&mut out)? == hash
         }
+        None => false,
+    };
+    if !copied {
+        let Some(b) = bytes else {
+            drop(out);
+            let _ = std::fs::remove_file(tmp);
+            return Err(io::Error::other(format!(
+                "{} changed while its earlier content was being kept",
+                src.display()
+            )));
+        };
+        out.set_len(0)?;
+        out.rewind()?;
+        out.write_all(b)?;
     }
+    out.sync_all()?;
+    drop(out);
+    std::fs::rename(tmp, &dst)?;
+    Ok(Stored::Written)
 }
 
 /// Stores bytes as a blob.
 pub fn store_bytes(state: &Path, hash: &str, bytes: &[u8], tmp: &Path) -> io::Result<Stored> {
     let dst = path(state, hash);
-    if fsx::exists_nofollow(&dst) {
+    if sound(&dst) {
         return Ok(Stored::Existing);
     }
-    store_bytes_via(&dst, bytes, tmp)
-}
-
-fn store_bytes_via(dst: &Path, bytes: &[u8], tmp: &Path) -> io::Result<Stored> {
     let _ = std::fs::remove_file(tmp);
     fsx::write_new_synced(tmp, bytes, 0o600)?;
     std::fs::rename(tmp, dst)?;
     Ok(Stored::Written)
+}
+
+/// Whether the file system holding `dir` has reflinks (btrfs, XFS, bcachefs).
+fn reflinks(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: statfs fills the zeroed struct it is given; the path is a valid C string.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
+        return false;
+    }
+    const BTRFS: i64 = 0x9123_683e;
+    const XFS: i64 = 0x5846_5342;
+    const BCACHEFS: i64 = 0xca45_1a4e;
+    matches!(st.f_type as i64, BTRFS | XFS | BCACHEFS)
+}
+
+/// Makes `to` share `from`'s extents (copy on write): no data is copied and the
+/// two inodes stay independent. Fails where the file system has no reflinks.
+fn reflink(from: &std::fs::File, to: &std::fs::File) -> io::Result<()> {
+    // SAFETY: FICLONE takes the source descriptor as its argument; both
+    // descriptors are open for the duration of the call.
+    let r = unsafe { libc::ioctl(to.as_raw_fd(), libc::FICLONE, from.as_raw_fd()) };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// Copies `from` into `to` in the kernel (`copy_file_range`), from offset 0.
+fn copy_range(from: &std::fs::File, to: &std::fs::File) -> io::Result<()> {
+    let len = from.metadata()?.len();
+    let (mut off_in, mut off_out): (libc::loff_t, libc::loff_t) = (0, 0);
+    while (off_in as u64) < len {
+        let want = (len - off_in as u64).min(1 << 30) as usize;
+        // SAFETY: both descriptors are open; the offsets are valid pointers to
+        // locals the kernel updates.
+        let n = unsafe {
+            libc::copy_file_range(
+                from.as_raw_fd(),
+                &mut off_in,
+                to.as_raw_fd(),
+                &mut off_out,
+                want,
+                0,
+            )
+        };
+        match n {
+            n if n < 0 => return Err(io::Error::last_os_error()),
+            0 => break,
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The SHA-256 of a file's whole content, read from the start.
+fn hash_of(f: &mut std::fs::File) -> io::Result<String> {
+    f.rewind()?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 256 * 1024];
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    Ok(crate::text::lines::hex(&h.finalize()))
+}
+
+/// A new private file opened for reading and writing (its copy is hashed back).
+fn create_rw(p: &Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(p)?;
+    f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    Ok(f)
 }

@@ -68,6 +68,19 @@ pub struct Entry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub undoes: Option<String>,
     pub changes: Vec<EntryChange>,
+    /// Bytes another program appended to a replaced file's old inode while the op
+    /// ran (kept as blobs so they can be re-applied; see `appends`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub appends: Vec<Appended>,
+}
+
+/// A tail appended to a file's old inode after it was validated: its bytes are
+/// in `blobs/<hash>`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Appended {
+    pub path: String,
+    pub bytes: u64,
+    pub hash: String,
 }
 
 impl Entry {

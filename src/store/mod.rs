@@ -3,9 +3,11 @@
 //! validations go through (`view`). No
 //! command writes a workspace file except through here.
 
+pub mod appends;
 pub mod beneath;
 pub mod blobs;
 pub mod fsx;
+pub mod gc;
 pub mod guard;
 pub mod intent;
 pub mod journal;

@@ -444,6 +444,7 @@ pub fn set_aside(ctx: &Ctx, op_id: &str, dry_run: bool) -> Result<SetAside, CmdE
         argv: ctx.argv.clone(),
         undoes: None,
         changes: Vec::new(),
+        appends: Vec::new(),
     };
     journal::append(&state, &entry).map_err(io)?;
     Ok(SetAside {

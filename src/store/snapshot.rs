@@ -22,6 +22,31 @@ pub struct Snapshot {
     /// SHA-256 states at every `MIDSTATE_EVERY` bytes of a large file, so the hash
     /// of an edited copy only re-hashes from the first changed block on.
     pub midstates: Vec<(usize, Sha256)>,
+    /// The file's metadata when it was read: a write checks it again just before
+    /// its commit point (`appends`).
+    pub stamp: Stamp,
+}
+
+/// What a file's metadata said when its bytes were read.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Stamp {
+    pub dev: u64,
+    pub ino: u64,
+    pub size: u64,
+    pub mtime_ns: i128,
+    pub ctime_ns: i128,
+}
+
+impl Stamp {
+    pub fn of(m: &std::fs::Metadata) -> Stamp {
+        Stamp {
+            dev: m.dev(),
+            ino: m.ino(),
+            size: m.size(),
+            mtime_ns: m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128,
+            ctime_ns: m.ctime() as i128 * 1_000_000_000 + m.ctime_nsec() as i128,
+        }
+    }
 }
 
 /// Distance between kept hash states (large files only).
@@ -73,6 +98,24 @@ fn key(m: &std::fs::Metadata) -> Key {
 
 static CACHE: Mutex<Option<HashMap<PathBuf, (Key, Arc<Snapshot>)>>> = Mutex::new(None);
 
+/// The first read of each path since the last `clear`: what a command computed
+/// its change from, even when the write protocol read the file again after
+/// another program changed it (see `appends`).
+static FIRST: Mutex<Option<HashMap<PathBuf, Arc<Snapshot>>>> = Mutex::new(None);
+
+/// Starts a new record of first reads (a write's validation begins; reads an
+/// earlier command of the same process made are not what this one computed from).
+pub fn forget_first() {
+    if let Ok(mut first) = FIRST.lock() {
+        *first = None;
+    }
+}
+
+/// The first snapshot of `path` taken since the last `clear`.
+pub fn first_read(path: &Path) -> Option<Arc<Snapshot>> {
+    FIRST.lock().ok()?.as_ref()?.get(path).cloned()
+}
+
 /// The bytes, SHA-256 and mode of the regular file at `path` (symlinks followed).
 pub fn load(path: &Path) -> io::Result<Arc<Snapshot>> {
     let meta = std::fs::metadata(path)?;
@@ -97,7 +140,14 @@ pub fn load(path: &Path) -> io::Result<Arc<Snapshot>> {
         bytes,
         mode: meta.mode() & 0o7777,
         mtime: meta.mtime(),
+        stamp: Stamp::of(&meta),
     });
+    if let Ok(mut first) = FIRST.lock() {
+        first
+            .get_or_insert_with(HashMap::new)
+            .entry(path.to_path_buf())
+            .or_insert_with(|| snap.clone());
+    }
     let after = f.metadata().map(|m| key(&m)).unwrap_or(k);
     if after == k {
         if let Ok(mut guard) = CACHE.lock() {
@@ -113,6 +163,9 @@ pub fn load(path: &Path) -> io::Result<Arc<Snapshot>> {
 pub fn clear() {
     if let Ok(mut guard) = CACHE.lock() {
         *guard = None;
+    }
+    if let Ok(mut first) = FIRST.lock() {
+        *first = None;
     }
 }
 
@@ -132,6 +185,7 @@ mod tests {
             mode: 0o644,
             mtime: 0,
             midstates: mids,
+            stamp: Stamp::default(),
         };
         for at in [
             0,

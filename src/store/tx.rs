@@ -1030,6 +1030,7 @@ mod tests {
             argv: argv.iter().map(|s| s.to_string()).collect(),
             undoes: None,
             changes: Vec::new(),
+            appends: Vec::new(),
         }
     }
 

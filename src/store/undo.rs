@@ -1,6 +1,8 @@
 //! Undo: find a journaled op, check that every path it touched is still in the
 //! state the op left it in, and compute the changes that put the before-states
-//! back (run through the write protocol as a new op with `undoes`).
+//! back (run through the write protocol as a new op with `undoes`). An op that
+//! `gc` collected is refused, and a blob is used only when its bytes still hash
+//! to its name.
 
 use super::blobs;
 use super::journal::{self, Entry, State};
@@ -14,6 +16,11 @@ use std::path::{Path, PathBuf};
 /// The op `op_id`, or `input.not-found` whose repair lists the journal.
 pub fn find(ctx: &Ctx, state: &Path, op_id: &str) -> Result<Entry, CmdError> {
     let found = journal::find(state, op_id).map_err(|e| super::io_error(ctx, "the journal", &e))?;
+    if let Some(e) = &found {
+        if super::gc::is_collected(state, e.seq) {
+            return Err(collected(e));
+        }
+    }
     found.ok_or_else(|| {
         CmdError::new(
             code::NOT_FOUND,
@@ -25,6 +32,30 @@ pub fn find(ctx: &Ctx, state: &Path, op_id: &str) -> Result<Entry, CmdError> {
             ),
         )
     })
+}
+
+/// `refusal.op-collected` for an op whose blobs retention let go.
+fn collected(e: &Entry) -> CmdError {
+    let first = e.paths().into_iter().next().unwrap_or_else(|| ".".into());
+    CmdError::new(
+        code::OP_COLLECTED,
+        format!(
+            "{} is older than the {} newest ops kept for its paths and its earlier contents were collected to keep the state directory within its budget ({}); it can no longer be undone.",
+            e.op_id,
+            super::gc::KEEP_GENERATIONS,
+            super::gc::BUDGET_ENV
+        ),
+        Repair::new(
+            "history",
+            "List the newer ops of the path; those can still be undone.",
+            shell::aitools(["history", &first]),
+        ),
+    )
+    .with_repair(Repair::new(
+        "dry-run",
+        "See what collection keeps and removes now (a larger AITOOLS_STATE_BUDGET keeps more ops).",
+        "aitools gc --dry-run",
+    ))
 }
 
 /// The state at `p` now (no final symlink followed).
@@ -196,17 +227,51 @@ pub fn inverse(ctx: &Ctx, state: &Path, entry: &Entry) -> Result<Vec<Change>, Cm
                 from: p.clone(),
                 to: abs(from),
             });
-            out.extend(restore(ctx, state, &p, &c.before, &State::missing())?);
+            out.extend(restore(
+                ctx,
+                state,
+                entry,
+                &p,
+                &c.before,
+                &State::missing(),
+            )?);
         } else {
-            out.extend(restore(ctx, state, &p, &c.before, &c.after)?);
+            out.extend(restore(ctx, state, entry, &p, &c.before, &c.after)?);
         }
     }
     Ok(out)
 }
 
-fn blob(ctx: &Ctx, state: &Path, p: &Path, hash: Option<&String>) -> Result<Vec<u8>, CmdError> {
+fn blob(
+    ctx: &Ctx,
+    state: &Path,
+    entry: &Entry,
+    p: &Path,
+    hash: Option<&String>,
+) -> Result<Vec<u8>, CmdError> {
     let h = hash.cloned().unwrap_or_default();
-    blobs::read(state, &h).map_err(|e| {
+    blobs::read_verified(state, &h).map_err(|e| {
+        let rel = crate::workspace::paths::relative_to(p, &ctx.root)
+            .unwrap_or_else(|| crate::workspace::paths::display(p));
+        if e.kind() == std::io::ErrorKind::InvalidData {
+            return CmdError::new(
+                code::BLOB_CORRUPT,
+                format!(
+                    "The earlier content of {rel} kept for {} (blob {h}) was changed after it was stored; undo writes nothing rather than restore the wrong bytes.",
+                    entry.op_id
+                ),
+                Repair::new(
+                    "diff",
+                    "See what the op changed, then put the earlier lines back with an edit.",
+                    shell::aitools(["diff", "--op", &entry.op_id]),
+                ),
+            )
+            .with_repair(Repair::new(
+                "history",
+                "Find an older op of the path whose undo can serve instead.",
+                shell::aitools(["history", &rel]),
+            ));
+        }
         CmdError::new(
             code::IO,
             format!(
@@ -224,6 +289,7 @@ fn blob(ctx: &Ctx, state: &Path, p: &Path, hash: Option<&String>) -> Result<Vec<
 fn restore(
     ctx: &Ctx,
     state: &Path,
+    entry: &Entry,
     p: &Path,
     before: &State,
     after: &State,
@@ -252,7 +318,7 @@ fn restore(
                     out.push(Change::Delete { path: path.clone() });
                 }
                 out.push(Change::Put {
-                    bytes: blob(ctx, state, p, before.hash.as_ref())?,
+                    bytes: blob(ctx, state, entry, p, before.hash.as_ref())?,
                     path,
                     mode: before.mode,
                 });

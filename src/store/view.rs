@@ -269,6 +269,7 @@ pub fn load(ctx: &Ctx, abs: &Path) -> Result<Arc<Snapshot>, CmdError> {
                     midstates: Vec::new(),
                     mode: s.mode.unwrap_or(0o644),
                     mtime: s.mtime.unwrap_or(0),
+                    stamp: Default::default(),
                 }));
             }
             if key(ctx, abs, true).as_deref() != Some(rel.as_str()) {

@@ -4,9 +4,10 @@
 //! then commits them all or none:
 //!
 //! lock → plan → intent line 1 (fsync file + `commit/`) → blobs (fsync, `blobs/`)
-//! → temp files beside their targets (fsync) → checksum line (fsync: the commit
-//! point) → apply the steps → fsync the directories → journal line (fdatasync) →
-//! remove the record. Recovery (`recovery.rs`) finishes or discards a record a
+//! → temp files beside their targets (fsync) → the replaced files re-checked
+//! (`appends::arm`) → checksum line (fsync: the commit point) → apply the steps →
+//! fsync the directories → tails appended meanwhile kept (`appends`) → journal
+//! line (fdatasync) → remove the record → `gc` when the blobs are over budget. Recovery (`recovery.rs`) finishes or discards a record a
 //! killed process left.
 
 use super::beneath::Tree;
@@ -115,6 +116,8 @@ pub struct Committed {
     pub tx: Option<String>,
     /// The op's number inside the tx; `None` when nothing was staged.
     pub tx_op: Option<u64>,
+    /// Bytes another program appended to a replaced file meanwhile (`appends`).
+    pub concurrent_appends: Option<Json>,
 }
 
 impl Committed {
@@ -134,6 +137,9 @@ impl Committed {
         }
         for (k, v) in extra {
             obj.push(k, v);
+        }
+        if let Some(a) = self.concurrent_appends {
+            obj.push("concurrent_appends", a);
         }
         if !self.next_commands.is_empty() {
             obj.push("next_commands", Json::from_serialize(&self.next_commands));
@@ -181,6 +187,7 @@ pub fn run_as(
     // A writer killed since this command's own recovery ran is finished first, so
     // ops reach the journal in the order they happened.
     super::recovery::recover_locked(ctx, &state)?;
+    snapshot::forget_first();
     let changes = build()?;
     let seq = journal::next_seq(&state).map_err(|e| super::io_error(ctx, "the journal", &e))?;
     let op_id = match op_id {
@@ -208,6 +215,7 @@ pub fn run_as(
             next_commands,
             tx: None,
             tx_op: None,
+            concurrent_appends: None,
         });
     }
     if opts.dry_run {
@@ -221,6 +229,7 @@ pub fn run_as(
             next_commands,
             tx: None,
             tx_op: None,
+            concurrent_appends: None,
         });
     }
     if any_cut {
@@ -242,9 +251,20 @@ pub fn run_as(
             .collect(),
         undoes: more.undoes.clone(),
         changes: std::mem::take(&mut plan.entry_changes),
+        appends: Vec::new(),
     };
-    plan.commit(entry)?;
+    let added = plan.blob_bytes();
+    let (mut appended, mut watch) = plan.commit(entry)?;
+    super::gc::after_write(&state, added);
+    // A last look once the write is done (in the answer only: the journal line is written).
+    appended.extend(watch.settle(&state, &op_id));
     snapshot::clear();
+    let concurrent_appends = (!appended.is_empty()).then(|| {
+        for a in appended.iter().filter(|a| !a.hash.is_empty()) {
+            next_commands.push(super::appends::reapply(&state, a));
+        }
+        super::appends::report(&state, &appended)
+    });
     Ok(Committed {
         changes: reports,
         op_id: Some(op_id),
@@ -252,6 +272,7 @@ pub fn run_as(
         next_commands,
         tx: None,
         tx_op: None,
+        concurrent_appends,
     })
 }
 
@@ -298,6 +319,7 @@ fn stage(
         next_commands: Vec::new(),
         tx: Some(id.to_string()),
         tx_op: None,
+        concurrent_appends: None,
     };
     if plan.entry_changes.is_empty() {
         return Ok(done);
@@ -574,6 +596,8 @@ struct Plan<'a> {
     sync_dirs: BTreeSet<PathBuf>,
     reports: Vec<PendingReport>,
     entry_changes: Vec<EntryChange>,
+    /// Files this op replaces, as read (checked again before the commit point).
+    watch: Vec<super::appends::Target>,
     default_file_mode: u32,
     default_dir_mode: u32,
 }
@@ -599,6 +623,7 @@ impl<'a> Plan<'a> {
             sync_dirs: BTreeSet::new(),
             reports: Vec::new(),
             entry_changes: Vec::new(),
+            watch: Vec::new(),
             default_file_mode: 0o666 & !umask,
             default_dir_mode: 0o777 & !umask,
         }
@@ -886,6 +911,16 @@ impl<'a> Plan<'a> {
         });
         self.sync_dirs.insert(parent_of(&target));
         self.keep_blob(&target, &before);
+        if let View::File {
+            content: Some(Content::Snap(snap)),
+            ..
+        } = &before
+            && fsx::identity(&target) == Some((snap.stamp.dev, snap.stamp.ino))
+        {
+            // Read at this path (not content an earlier step of the op moved here).
+            let read = snapshot::first_read(&target).unwrap_or_else(|| snap.clone());
+            self.watch.push((target.clone(), rel.clone(), read));
+        }
         let after = View::File {
             hash,
             mode: new_mode,
@@ -1310,8 +1345,21 @@ impl<'a> Plan<'a> {
         Ok(())
     }
 
-    /// The commit: intent, blobs, temps, commit point, apply, journal.
-    fn commit(mut self, entry: Entry) -> Result<(), CmdError> {
+    /// Bytes of the blobs this op stores (the usage counter of `gc`).
+    fn blob_bytes(&self) -> u64 {
+        self.blobs
+            .iter()
+            .map(|b| b.content.as_ref().map_or(0, |c| c.bytes().len() as u64))
+            .sum()
+    }
+
+    /// The commit: intent, blobs, temps, commit point, apply, journal. Returns
+    /// what other programs appended to replaced files meanwhile, and the watch
+    /// on them for a last look.
+    fn commit(
+        mut self,
+        entry: Entry,
+    ) -> Result<(Vec<journal::Appended>, super::appends::Watch), CmdError> {
         let ctx = self.ctx;
         let state = self.state;
         let intent = Intent {
@@ -1367,19 +1415,35 @@ impl<'a> Plan<'a> {
                     }
                 }
             }
-            intent::write_commit_line(&mut record, &intent)
+            Ok(())
         })();
-        if let Err(e) = prepared {
-            // Never committed: the tree was not touched. Remove what was prepared.
-            if intent::discard(&ctx.root, &intent).is_ok() {
-                let _ = std::fs::remove_file(intent::record_path(state, &intent.op_id));
+        let unchanged =
+            |e: std::io::Error| super::io_error(ctx, "the write (nothing was changed)", &e);
+        // The targets are checked again as late as possible before the commit point.
+        let armed = prepared.map_err(unchanged).and_then(|()| {
+            let watch = super::appends::arm(&self.watch, &ctx.argv)?;
+            intent::write_commit_line(&mut record, &intent).map_err(unchanged)?;
+            Ok(watch)
+        });
+        let mut watch = match armed {
+            Ok(w) => w,
+            Err(err) => {
+                // Never committed: the tree was not touched. Remove what was prepared.
+                if intent::discard(&ctx.root, &intent).is_ok() {
+                    let _ = std::fs::remove_file(intent::record_path(state, &intent.op_id));
+                }
+                return Err(err);
             }
-            return Err(super::io_error(ctx, "the write (nothing was changed)", &e));
-        }
+        };
         drop(record);
+        let mut appended = Vec::new();
         // Committed but not applied: the record stays pending, and the repairs are
         // the ones that clear it (finish once the cause is fixed, or set aside).
-        finish(&ctx.root, state, &intent).map_err(|e| {
+        finish_with(&ctx.root, state, &intent, |entry| {
+            appended = watch.settle(state, &entry.op_id);
+            entry.appends = appended.clone();
+        })
+        .map_err(|e| {
             super::recovery::pending_error(&[super::recovery::stuck(
                 &intent.op_id,
                 format!(
@@ -1387,16 +1451,29 @@ impl<'a> Plan<'a> {
                     crate::protocol::error::err_text(&e)
                 ),
             )])
-        })
+        })?;
+        Ok((appended, watch))
     }
 }
 
 /// Applies a committed intent beneath the workspace `root`, journals it once, and
 /// removes its record.
 pub(crate) fn finish(root: &Path, state: &Path, intent: &Intent) -> std::io::Result<()> {
+    finish_with(root, state, intent, |_| {})
+}
+
+/// `finish`, with `applied` completing the journal entry once the steps ran.
+fn finish_with(
+    root: &Path,
+    state: &Path,
+    intent: &Intent,
+    applied: impl FnOnce(&mut Entry),
+) -> std::io::Result<()> {
     intent::apply_all(root, intent)?;
     if !journal::last_is(state, &intent.op_id)? {
-        journal::append(state, &intent.entry)?;
+        let mut entry = intent.entry.clone();
+        applied(&mut entry);
+        journal::append(state, &entry)?;
     }
     for t in &intent.blob_tmps {
         let _ = std::fs::remove_file(t);

@@ -12,6 +12,7 @@ mod mcp;
 mod notfound;
 mod protocol;
 mod redaction;
+mod retention;
 mod scan_args;
 mod search;
 mod secret_corpus;

@@ -1,0 +1,66 @@
+//! `gc`: collect the state directory now, under the retention policy every write
+//! also applies when the blobs grow over budget (see `store::gc`).
+
+use crate::handler;
+use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::{CmdError, Json, Output, code, values};
+use crate::store::{gc, lock, recovery, state_dir};
+use crate::workspace::Ctx;
+use clap::Args;
+
+#[derive(Args, Debug)]
+pub struct GcArgs {
+    /// Size the kept blobs may take: <n>, <n>KiB, <n>MiB or <n>GiB (default AITOOLS_STATE_BUDGET, else 512MiB). 0 collects every op outside the newest 20 per path.
+    #[arg(long, value_name = "SIZE")]
+    pub budget: Option<String>,
+    /// Report what would be collected; remove nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+pub const SPEC: CommandSpec = CommandSpec {
+    name: "gc",
+    summary: "Collect the state directory: drop blobs nothing needs, then the oldest ops beyond the budget.",
+    description: "Blobs that no journaled op, open tx or pending write names are removed. While the remaining blobs exceed the budget, the oldest ops are collected (undo of them then answers refusal.op-collected) and the blobs only they named removed; the 20 newest ops touching each path, open transactions and pending writes are always kept. Writes run the same collection on their own when the blobs grow over budget. Takes the workspace lock (--lock-timeout).",
+    args: <GcArgs as clap::Args>::augment_args,
+    output_fields: &[
+        field("ops_collected", "Ops newly collected (no longer undoable)."),
+        field("blobs_removed", "Blob files removed."),
+        field("bytes_freed", "Bytes those blobs took."),
+        field("bytes_before", "Blob bytes before the collection."),
+        field("bytes_after", "Blob bytes after it."),
+        field("budget", "The budget applied, in bytes."),
+        field("dry_run", "True with --dry-run: nothing was removed."),
+    ],
+    error_codes: &[code::ARGUMENT_INVALID, code::BUSY, code::IO],
+    writes: false,
+    tx: false,
+    workspace: true,
+    run: handler!(GcArgs, run),
+};
+
+pub fn run(ctx: &Ctx, a: &GcArgs) -> Result<Output, CmdError> {
+    let budget = match &a.budget {
+        Some(s) => {
+            values::parse_size(s).map_err(|m| CmdError::invalid_argument(&ctx.command, m))?
+        }
+        None => gc::budget(),
+    };
+    let state = state_dir::ensure(&ctx.root)
+        .map_err(|e| crate::store::io_error(ctx, "the state directory", &e))?;
+    let _lock = lock::acquire(ctx, &state)?;
+    recovery::recover_locked(ctx, &state)?;
+    let r = gc::collect(&state, budget, budget, a.dry_run)
+        .map_err(|e| crate::store::io_error(ctx, "the collection", &e))?;
+    let mut obj = Json::obj();
+    obj.push("ops_collected", Json::UInt(r.ops_collected));
+    obj.push("blobs_removed", Json::UInt(r.blobs_removed));
+    obj.push("bytes_freed", Json::UInt(r.bytes_freed));
+    obj.push("bytes_before", Json::UInt(r.bytes_before));
+    obj.push("bytes_after", Json::UInt(r.bytes_after));
+    obj.push("budget", Json::UInt(r.budget));
+    if a.dry_run {
+        obj.push("dry_run", Json::Bool(true));
+    }
+    Ok(Output::from_json(obj, false))
+}

@@ -1,0 +1,199 @@
+//! Concurrent appenders. A write replaces a file by renaming a new one over it;
+//! bytes another program appends to the old inode after the file was read would
+//! vanish with that inode. Two checks make such a loss never silent:
+//!
+//! - `arm`, just before the commit point: every file the op replaces must still
+//!   hold what was read (same inode; same metadata, or bytes equal to the ones
+//!   read followed by an appended tail); otherwise the op refuses with
+//!   `refusal.target-changed` and nothing is written. It keeps the old inode open.
+//! - `settle`, after the renames: an old inode that grew since has its new tail
+//!   kept as a blob, named in the journal entry (`appends`) and in the answer
+//!   (`concurrent_appends`) with the command that appends it again.
+
+use super::blobs;
+use super::fsx;
+use super::journal::Appended;
+use super::snapshot::{Snapshot, Stamp};
+use crate::protocol::{CmdError, Json, Repair, code, shell};
+use crate::text::lines::sha256_hex;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// A file the op replaces, as it was read (absolute path, path shown, snapshot).
+pub type Target = (PathBuf, String, Arc<Snapshot>);
+
+struct Held {
+    rel: String,
+    /// The old inode (`O_PATH`), open across the rename.
+    file: File,
+    size: u64,
+}
+
+/// The old inodes of the files an op replaces, held open across its renames.
+#[derive(Default)]
+pub struct Watch {
+    held: Vec<Held>,
+}
+
+/// Whether the open file still holds what was read: the same inode, unchanged,
+/// or grown by a tail after bytes equal to the ones read (an appender's work,
+/// which `settle` reports once the op is done).
+fn as_read(f: &File, now: &Stamp, snap: &Snapshot) -> bool {
+    let was = &snap.stamp;
+    if (now.dev, now.ino) != (was.dev, was.ino) || now.size < was.size {
+        return false;
+    }
+    if now == was {
+        return true;
+    }
+    let mut prefix = vec![0u8; snap.bytes.len()];
+    reopen(f).is_ok_and(|r| r.read_exact_at(&mut prefix, 0).is_ok()) && prefix == snap.bytes
+}
+
+/// The file at `p` as an `O_PATH` descriptor: it pins the inode and answers
+/// fstat without reading anything (a write still reads its target once).
+fn open_path(p: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(p)
+}
+
+/// The inode an `O_PATH` descriptor pins, opened for reading (through
+/// `/proc/self/fd`, so it is that inode even after a rename replaced its name).
+fn reopen(f: &File) -> std::io::Result<File> {
+    use std::os::fd::AsRawFd;
+    File::open(format!("/proc/self/fd/{}", f.as_raw_fd()))
+}
+
+/// Checks that every target still holds what was read (an appended tail
+/// aside); keeps each one open.
+pub fn arm(targets: &[Target], argv: &[String]) -> Result<Watch, CmdError> {
+    let mut held = Vec::new();
+    let mut changed = Vec::new();
+    for (abs, rel, snap) in targets {
+        if snap.stamp == Stamp::default() {
+            continue;
+        }
+        let now = open_path(abs).and_then(|f| {
+            let m = f.metadata()?;
+            Ok((f, Stamp::of(&m)))
+        });
+        let was = snap.stamp.size;
+        match now {
+            Ok((file, stamp)) if as_read(&file, &stamp, snap) => held.push(Held {
+                rel: rel.clone(),
+                file,
+                size: was,
+            }),
+            Ok((_, stamp)) => changed.push((rel.clone(), stamp.size, was)),
+            Err(_) => changed.push((rel.clone(), 0, was)),
+        }
+    }
+    if changed.is_empty() {
+        return Ok(Watch { held });
+    }
+    let conflicts: Vec<Json> = changed
+        .iter()
+        .map(|(rel, now, was)| {
+            let mut c = Json::obj();
+            c.push("path", Json::str(rel.clone()));
+            c.push("kind", Json::str("modified"));
+            c.push("size_read", Json::UInt(*was));
+            c.push("size_now", Json::UInt(*now));
+            c
+        })
+        .collect();
+    let first = changed[0].0.clone();
+    Err(CmdError::new(
+        code::TARGET_CHANGED,
+        format!(
+            "{first} changed while this write was being prepared (another program wrote to it); nothing was written."
+        ),
+        Repair::new(
+            "retry",
+            "Run the same command again: it reads the file as it is now.",
+            shell::aitools(argv),
+        ),
+    )
+    .with_repair(Repair::new(
+        "info",
+        "See the file as it is now.",
+        shell::aitools(["info", &first]),
+    ))
+    .with_conflicts(Json::Arr(conflicts)))
+}
+
+impl Watch {
+    /// After the renames: the tails appended to the old inodes since `arm` (or
+    /// the previous call), each stored as a blob (best effort: a tail that cannot
+    /// be stored is still reported, with its size). Called once before the journal
+    /// line and once more when the write is done, for an appender that opened the
+    /// old file just before the rename and wrote just after the first look.
+    pub fn settle(&mut self, state: &Path, op_id: &str) -> Vec<Appended> {
+        let mut out = Vec::new();
+        for (i, h) in self.held.iter_mut().enumerate() {
+            let Ok(now) = h.file.metadata().map(|m| m.len()) else {
+                continue;
+            };
+            if now <= h.size {
+                continue;
+            }
+            let mut tail = vec![0u8; (now - h.size) as usize];
+            let read = reopen(&h.file).and_then(|r| r.read_exact_at(&mut tail, h.size));
+            let hash = match read {
+                Ok(()) => {
+                    let hash = sha256_hex(&tail);
+                    let tmp = blobs::dir(state).join(format!(".{op_id}-tail-{i}-{}.tmp", h.size));
+                    let kept = blobs::store_bytes(state, &hash, &tail, &tmp)
+                        .and_then(|_| fsx::sync_dir(&blobs::dir(state)));
+                    if kept.is_ok() { hash } else { String::new() }
+                }
+                Err(_) => String::new(),
+            };
+            out.push(Appended {
+                path: h.rel.clone(),
+                bytes: now - h.size,
+                hash,
+            });
+            h.size = now;
+        }
+        out
+    }
+}
+
+/// The answer's `concurrent_appends`: each tail with the command that appends it
+/// to the file again.
+pub fn report(state: &Path, appends: &[Appended]) -> Json {
+    Json::Arr(
+        appends
+            .iter()
+            .map(|a| {
+                let mut o = Json::obj();
+                o.push("path", Json::str(a.path.clone()));
+                o.push("bytes", Json::UInt(a.bytes));
+                if !a.hash.is_empty() {
+                    o.push("blob", Json::str(a.hash.clone()));
+                    o.push("command", Json::str(reapply(state, a)));
+                }
+                o
+            })
+            .collect(),
+    )
+}
+
+/// The command that appends a kept tail to its file again.
+pub fn reapply(state: &Path, a: &Appended) -> String {
+    let blob = blobs::path(state, &a.hash);
+    shell::aitools([
+        "insert",
+        &a.path,
+        "--at",
+        "end",
+        "--content-file",
+        &blob.to_string_lossy(),
+    ])
+}
