@@ -20,7 +20,7 @@ pub struct GcArgs {
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "gc",
-    summary: "Collect the state directory: drop blobs nothing needs, then the oldest ops beyond the budget.",
+    summary: "Collect old undo data beyond the budget.",
     description: "Blobs that no journaled op, open tx or pending write names are removed. While the remaining blobs exceed the budget, the oldest ops are collected (undo of them then answers refusal.op-collected) and the blobs only they named removed; the 20 newest ops touching each path, open transactions and pending writes are always kept. Writes run the same collection on their own when the blobs grow over budget. Takes the workspace lock (--lock-timeout).",
     args: <GcArgs as clap::Args>::augment_args,
     output_fields: &[
