@@ -62,7 +62,7 @@ fn corpus(synthetic_secrets: bool) -> Vec<String> {
     let base: Vec<&str> = src.lines().collect();
     while size < 10 * 1024 * 1024 {
         let mut l = base[i % base.len()].to_string();
-        if synthetic_secrets && i % 5000 == 0 {
+        if synthetic_secrets && i.is_multiple_of(5000) {
             l.push_str(" api_key=abcdef123456 ghp_aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5");
         }
         size += l.len() + 3;

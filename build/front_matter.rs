@@ -112,15 +112,14 @@ pub fn check_rules(rules: &[Doc]) -> Result<(), String> {
             return Err(format!("agent/rules/{required}.md is missing"));
         }
     }
-    if let Some(w) = rules.iter().find(|r| r.name == "writeback") {
-        if !w.description.contains("MANDATORY")
-            || !w.description.contains("aitools feedback create")
-        {
-            return Err(
+    if let Some(w) = rules.iter().find(|r| r.name == "writeback")
+        && (!w.description.contains("MANDATORY")
+            || !w.description.contains("aitools feedback create"))
+    {
+        return Err(
                 "writeback.md's description must say MANDATORY and give the `aitools feedback create` command"
                     .to_string(),
             );
-        }
     }
     Ok(())
 }

@@ -338,10 +338,10 @@ pub fn unknown_command_error(word: &str, rest: &[String]) -> CmdError {
         let words: Vec<&str> = row.command.split(' ').skip(1).collect();
         (1..=words.len().min(2)).any(|n| registry::find(&words[..n].join(" ")).is_some())
     };
-    if word == "sed" {
-        if let Some(err) = sed_substitution(rest) {
-            return err;
-        }
+    if word == "sed"
+        && let Some(err) = sed_substitution(rest)
+    {
+        return err;
     }
     if let Some(row) = correspondence::lookup(word).filter(registered) {
         return CmdError::new(

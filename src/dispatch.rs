@@ -220,10 +220,10 @@ fn keep_tx_in_follow_ups(ctx: &Ctx, result: Result<Output, CmdError>) -> Result<
         Ok(mut out) => {
             if let Some(Json::Arr(cmds)) = out.fields.get_mut("next_commands") {
                 for c in cmds.iter_mut() {
-                    if let Json::Str(s) = c {
-                        if let Some(n) = with_tx_option(s, id) {
-                            *s = n;
-                        }
+                    if let Json::Str(s) = c
+                        && let Some(n) = with_tx_option(s, id)
+                    {
+                        *s = n;
                     }
                 }
             }

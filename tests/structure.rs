@@ -66,29 +66,29 @@ fn violations(src: &Path) -> Vec<String> {
                 }
             }
         }
-        if let Some(rest) = rel.strip_prefix("commands/") {
-            if let Some((family, _)) = rest.split_once('/') {
-                for (i, _) in code.match_indices("crate::commands::") {
-                    let after = &code[i + "crate::commands::".len()..];
-                    let other: String = after
-                        .chars()
-                        .take_while(|c| c.is_alphanumeric() || *c == '_')
-                        .collect();
-                    if other != family {
-                        found.push(format!("{rel}: family {family} reaches into {other}"));
-                    }
+        if let Some(rest) = rel.strip_prefix("commands/")
+            && let Some((family, _)) = rest.split_once('/')
+        {
+            for (i, _) in code.match_indices("crate::commands::") {
+                let after = &code[i + "crate::commands::".len()..];
+                let other: String = after
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if other != family {
+                    found.push(format!("{rel}: family {family} reaches into {other}"));
                 }
-                if code.contains("super::super::") {
+            }
+            if code.contains("super::super::") {
+                found.push(format!(
+                    "{rel}: family {family} reaches a sibling through super::super"
+                ));
+            }
+            for m in ["cli", "dispatch", "registry::", "discovery"] {
+                if code.contains(&format!("crate::{m}")) {
                     found.push(format!(
-                        "{rel}: family {family} reaches a sibling through super::super"
+                        "{rel}: family uses the composition root crate::{m}"
                     ));
-                }
-                for m in ["cli", "dispatch", "registry::", "discovery"] {
-                    if code.contains(&format!("crate::{m}")) {
-                        found.push(format!(
-                            "{rel}: family uses the composition root crate::{m}"
-                        ));
-                    }
                 }
             }
         }

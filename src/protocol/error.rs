@@ -86,8 +86,14 @@ impl Repair {
     }
 }
 
+/// Boxed so a `Result<T, CmdError>` stays one pointer wide on the success path;
+/// the fields are reached through `Deref`.
 #[derive(Debug, Clone)]
-pub struct CmdError {
+pub struct CmdError(Box<ErrorBody>);
+
+/// What a `CmdError` carries.
+#[derive(Debug, Clone)]
+pub struct ErrorBody {
     pub code: &'static str,
     pub message: String,
     repairs: Vec<Repair>,
@@ -96,17 +102,30 @@ pub struct CmdError {
     pub conflicts: Option<Json>,
 }
 
+impl std::ops::Deref for CmdError {
+    type Target = ErrorBody;
+    fn deref(&self) -> &ErrorBody {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for CmdError {
+    fn deref_mut(&mut self) -> &mut ErrorBody {
+        &mut self.0
+    }
+}
+
 impl CmdError {
     /// The only constructor: an error always has at least one repair.
     pub fn new(code: &'static str, message: impl Into<String>, repair: Repair) -> CmdError {
-        CmdError {
+        CmdError(Box::new(ErrorBody {
             code,
             message: message.into(),
             repairs: vec![repair],
             candidates: None,
             diagnostics: None,
             conflicts: None,
-        }
+        }))
     }
 
     /// `argument.invalid` whose repair is the command's schema.

@@ -5,10 +5,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Seconds and nanoseconds since the epoch, honouring `AITOOLS_FIXED_TIME`.
 pub fn now() -> (i64, u32) {
-    if let Ok(v) = std::env::var("AITOOLS_FIXED_TIME") {
-        if let Ok(secs) = v.trim().parse::<i64>() {
-            return (secs, 0);
-        }
+    if let Ok(v) = std::env::var("AITOOLS_FIXED_TIME")
+        && let Ok(secs) = v.trim().parse::<i64>()
+    {
+        return (secs, 0);
     }
     match SystemTime::now().duration_since(UNIX_EPOCH) {
         Ok(d) => (d.as_secs() as i64, d.subsec_nanos()),

@@ -34,12 +34,12 @@ pub fn parse_range(s: &str) -> Result<LineRange, String> {
     if start == 0 || end == Some(0) {
         return Err(format!("--range {s:?}: line numbers start at 1."));
     }
-    if let Some(e) = end {
-        if e < start {
-            return Err(format!(
-                "--range {s:?} ends before it starts; write it as {e}:{start}."
-            ));
-        }
+    if let Some(e) = end
+        && e < start
+    {
+        return Err(format!(
+            "--range {s:?} ends before it starts; write it as {e}:{start}."
+        ));
     }
     Ok(LineRange { start, end })
 }
@@ -100,6 +100,37 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     Ok(v as u64)
 }
 
+/// A whole number in ASCII digits only (no sign, no blanks, no other script's
+/// digits), for every `N`-valued option; the message names the option.
+pub fn parse_count(s: &str) -> Result<u64, String> {
+    digits(s).ok_or_else(|| {
+        format!(
+            "{s:?} is not a whole number in ASCII digits (0 to {}).",
+            u64::MAX
+        )
+    })
+}
+
+/// A byte span `S:E` or `S:` (0-based, E exclusive); `None` for the end is "to the end".
+pub fn parse_byte_span(s: &str) -> Result<(u64, Option<u64>), String> {
+    let bad = || {
+        format!(
+            "--bytes {s:?} is not S:E or S: (0-based byte offsets in ASCII digits, E exclusive, S <= E)."
+        )
+    };
+    let (a, b) = s.split_once(':').ok_or_else(bad)?;
+    let start = digits(a).ok_or_else(bad)?;
+    let end = if b.is_empty() {
+        None
+    } else {
+        Some(digits(b).ok_or_else(bad)?)
+    };
+    if end.is_some_and(|e| e < start) {
+        return Err(bad());
+    }
+    Ok((start, end))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,35 +182,4 @@ mod tests {
         assert_eq!(parse_size("1.5MiB"), Ok(1572864));
         assert!(parse_size("1 MiB").is_err());
     }
-}
-
-/// A whole number in ASCII digits only (no sign, no blanks, no other script's
-/// digits), for every `N`-valued option; the message names the option.
-pub fn parse_count(s: &str) -> Result<u64, String> {
-    digits(s).ok_or_else(|| {
-        format!(
-            "{s:?} is not a whole number in ASCII digits (0 to {}).",
-            u64::MAX
-        )
-    })
-}
-
-/// A byte span `S:E` or `S:` (0-based, E exclusive); `None` for the end is "to the end".
-pub fn parse_byte_span(s: &str) -> Result<(u64, Option<u64>), String> {
-    let bad = || {
-        format!(
-            "--bytes {s:?} is not S:E or S: (0-based byte offsets in ASCII digits, E exclusive, S <= E)."
-        )
-    };
-    let (a, b) = s.split_once(':').ok_or_else(bad)?;
-    let start = digits(a).ok_or_else(bad)?;
-    let end = if b.is_empty() {
-        None
-    } else {
-        Some(digits(b).ok_or_else(bad)?)
-    };
-    if end.is_some_and(|e| e < start) {
-        return Err(bad());
-    }
-    Ok((start, end))
 }

@@ -83,10 +83,10 @@ pub fn ensure_private_dir_all(dir: &Path) -> io::Result<()> {
     if let Some(parent) = dir.parent() {
         ensure_private_dir_all(parent)?;
     }
-    if ensure_private_dir(dir)? {
-        if let Some(parent) = dir.parent() {
-            sync_dir(parent)?;
-        }
+    if ensure_private_dir(dir)?
+        && let Some(parent) = dir.parent()
+    {
+        sync_dir(parent)?;
     }
     Ok(())
 }

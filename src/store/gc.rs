@@ -255,11 +255,11 @@ pub fn collect(state: &Path, budget: u64, target: u64, dry_run: bool) -> io::Res
     let mut remove: Vec<String> = Vec::new();
     let mut freed = 0u64;
     let free = |h: &str, remove: &mut Vec<String>, freed: &mut u64| {
-        if let Some(len) = sizes.get(h) {
-            if !pinned.contains(h) {
-                remove.push(h.to_string());
-                *freed += len;
-            }
+        if let Some(len) = sizes.get(h)
+            && !pinned.contains(h)
+        {
+            remove.push(h.to_string());
+            *freed += len;
         }
     };
     for h in sizes.keys() {

@@ -224,13 +224,13 @@ pub fn check_shape(intent: &Intent, blobs_dir: &Path) -> Result<(), String> {
         }
     }
     for s in &intent.steps {
-        if let Step::Rename { tmp, .. } = s {
-            if !intent.temps.contains(tmp) {
-                return Err(format!(
-                    "renames {}, which is not one of its temp files",
-                    tmp.display()
-                ));
-            }
+        if let Step::Rename { tmp, .. } = s
+            && !intent.temps.contains(tmp)
+        {
+            return Err(format!(
+                "renames {}, which is not one of its temp files",
+                tmp.display()
+            ));
         }
     }
     for b in intent.blob_tmps.iter().chain(&intent.links) {

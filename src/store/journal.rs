@@ -245,12 +245,11 @@ pub fn find(state: &Path, op_id: &str) -> io::Result<Option<Entry>> {
             .collect();
         if let [_, offset, len] = nums[..] {
             let mut buf = vec![0u8; len as usize];
-            if f.read_exact_at(&mut buf, offset).is_ok() {
-                if let Ok(e) = serde_json::from_slice::<Entry>(&buf) {
-                    if e.op_id == op_id {
-                        return Ok(Some(e));
-                    }
-                }
+            if f.read_exact_at(&mut buf, offset).is_ok()
+                && let Ok(e) = serde_json::from_slice::<Entry>(&buf)
+                && e.op_id == op_id
+            {
+                return Ok(Some(e));
             }
         }
     }
@@ -265,13 +264,13 @@ pub fn find(state: &Path, op_id: &str) -> io::Result<Option<Entry>> {
         if n == 0 {
             return Ok(None);
         }
-        if line.ends_with(b"\n") && memchr::memmem::find(&line, needle.as_bytes()).is_some() {
-            if let Ok(e) = serde_json::from_slice::<Entry>(&line) {
-                if e.op_id == op_id {
-                    write_id(state, op_id, e.seq, offset, n as u64);
-                    return Ok(Some(e));
-                }
-            }
+        if line.ends_with(b"\n")
+            && memchr::memmem::find(&line, needle.as_bytes()).is_some()
+            && let Ok(e) = serde_json::from_slice::<Entry>(&line)
+            && e.op_id == op_id
+        {
+            write_id(state, op_id, e.seq, offset, n as u64);
+            return Ok(Some(e));
         }
         offset += n as u64;
     }

@@ -24,12 +24,11 @@ pub struct Lock {
 
 impl Drop for Lock {
     fn drop(&mut self) {
-        if let Some(p) = self.path.take() {
-            if let Ok(mut held) = HELD.lock() {
-                if let Some(i) = held.iter().position(|h| *h == p) {
-                    held.remove(i);
-                }
-            }
+        if let Some(p) = self.path.take()
+            && let Ok(mut held) = HELD.lock()
+            && let Some(i) = held.iter().position(|h| *h == p)
+        {
+            held.remove(i);
         }
     }
 }

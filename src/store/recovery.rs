@@ -181,10 +181,10 @@ fn check_paths(ctx: &Ctx, state: &Path, i: &intent::Intent) -> Result<(), String
         }
     }
     for d in &i.sync_dirs {
-        if *d != ctx.root {
-            if let Err(e) = boundary::resolve(ctx, d, Final::Follow) {
-                return Err(format!("names {}: {}", d.display(), e.message));
-            }
+        if *d != ctx.root
+            && let Err(e) = boundary::resolve(ctx, d, Final::Follow)
+        {
+            return Err(format!("names {}: {}", d.display(), e.message));
         }
     }
     Ok(())
@@ -404,10 +404,10 @@ pub fn set_aside(ctx: &Ctx, op_id: &str, dry_run: bool) -> Result<SetAside, CmdE
                 .into_iter()
                 .flatten()
             {
-                if let Some(h) = s.hash.as_deref() {
-                    if !hashes.contains(&h) {
-                        hashes.push(h);
-                    }
+                if let Some(h) = s.hash.as_deref()
+                    && !hashes.contains(&h)
+                {
+                    hashes.push(h);
                 }
             }
         }
@@ -422,10 +422,10 @@ pub fn set_aside(ctx: &Ctx, op_id: &str, dry_run: bool) -> Result<SetAside, CmdE
             }
         }
         for b in &i.blob_tmps {
-            if let (true, Some(name)) = (fsx::exists_nofollow(b), b.file_name()) {
-                if b.parent() == Some(blobs.as_path()) {
-                    std::fs::rename(b, kept_blobs.join(name)).map_err(io)?;
-                }
+            if let (true, Some(name)) = (fsx::exists_nofollow(b), b.file_name())
+                && b.parent() == Some(blobs.as_path())
+            {
+                std::fs::rename(b, kept_blobs.join(name)).map_err(io)?;
             }
         }
         fsx::sync_dir(&kept_blobs).map_err(io)?;

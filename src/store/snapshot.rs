@@ -123,12 +123,11 @@ pub fn load(path: &Path) -> io::Result<Arc<Snapshot>> {
         return Err(io::Error::other("not a regular file"));
     }
     let k = key(&meta);
-    if let Ok(guard) = CACHE.lock() {
-        if let Some((ck, snap)) = guard.as_ref().and_then(|m| m.get(path)) {
-            if *ck == k {
-                return Ok(snap.clone());
-            }
-        }
+    if let Ok(guard) = CACHE.lock()
+        && let Some((ck, snap)) = guard.as_ref().and_then(|m| m.get(path))
+        && *ck == k
+    {
+        return Ok(snap.clone());
     }
     let mut f = std::fs::File::open(path)?;
     let mut bytes = Vec::with_capacity(meta.len() as usize);
@@ -149,12 +148,12 @@ pub fn load(path: &Path) -> io::Result<Arc<Snapshot>> {
             .or_insert_with(|| snap.clone());
     }
     let after = f.metadata().map(|m| key(&m)).unwrap_or(k);
-    if after == k {
-        if let Ok(mut guard) = CACHE.lock() {
-            guard
-                .get_or_insert_with(HashMap::new)
-                .insert(path.to_path_buf(), (k, snap.clone()));
-        }
+    if after == k
+        && let Ok(mut guard) = CACHE.lock()
+    {
+        guard
+            .get_or_insert_with(HashMap::new)
+            .insert(path.to_path_buf(), (k, snap.clone()));
     }
     Ok(snap)
 }

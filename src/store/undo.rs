@@ -16,10 +16,10 @@ use std::path::{Path, PathBuf};
 /// The op `op_id`, or `input.not-found` whose repair lists the journal.
 pub fn find(ctx: &Ctx, state: &Path, op_id: &str) -> Result<Entry, CmdError> {
     let found = journal::find(state, op_id).map_err(|e| super::io_error(ctx, "the journal", &e))?;
-    if let Some(e) = &found {
-        if super::gc::is_collected(state, e.seq) {
-            return Err(collected(e));
-        }
+    if let Some(e) = &found
+        && super::gc::is_collected(state, e.seq)
+    {
+        return Err(collected(e));
     }
     found.ok_or_else(|| {
         CmdError::new(
@@ -297,10 +297,8 @@ fn restore(
     let path = p.to_path_buf();
     let mut out = Vec::new();
     match before.kind.as_str() {
-        "missing" => {
-            if !after.is_missing() {
-                out.push(Change::Delete { path });
-            }
+        "missing" if !after.is_missing() => {
+            out.push(Change::Delete { path });
         }
         "file" => {
             if after.kind == "file" && after.hash == before.hash {

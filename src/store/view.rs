@@ -64,10 +64,10 @@ pub fn tracked() -> Vec<String> {
 }
 
 fn seen(rel: &str) {
-    if let Ok(mut s) = SEEN.lock() {
-        if let Some(set) = s.as_mut() {
-            set.insert(rel.to_string());
-        }
+    if let Ok(mut s) = SEEN.lock()
+        && let Some(set) = s.as_mut()
+    {
+        set.insert(rel.to_string());
     }
 }
 
@@ -89,12 +89,11 @@ pub fn active(ctx: &Ctx) -> Result<Option<Arc<Tx>>, CmdError> {
         .ok()
         .filter(|_| tx::is_tx_id(id))
         .map(|m| (id.clone(), m.ino(), m.size(), m.mtime(), m.mtime_nsec()));
-    if let (Some(k), Ok(c)) = (&key, CACHE.lock()) {
-        if let Some((ck, t)) = c.as_ref() {
-            if ck == k {
-                return Ok(Some(t.clone()));
-            }
-        }
+    if let (Some(k), Ok(c)) = (&key, CACHE.lock())
+        && let Some((ck, t)) = c.as_ref()
+        && ck == k
+    {
+        return Ok(Some(t.clone()));
     }
     let t = Arc::new(tx::open(ctx, id)?);
     if let (Some(k), Ok(mut c)) = (key, CACHE.lock()) {
@@ -152,10 +151,10 @@ pub fn decide(t: &Tx, rel: &str) -> Option<State> {
         if parent.as_os_str().is_empty() {
             break;
         }
-        if let Some(e) = t.index.paths.get(&*parent.to_string_lossy()) {
-            if e.staged.kind != "dir" {
-                return Some(State::missing());
-            }
+        if let Some(e) = t.index.paths.get(&*parent.to_string_lossy())
+            && e.staged.kind != "dir"
+        {
+            return Some(State::missing());
         }
         cur = parent;
     }
@@ -226,20 +225,20 @@ fn disk_stat(abs: &Path, follow: bool) -> io::Result<Stat> {
 pub fn stat(ctx: &Ctx, abs: &Path, follow: bool) -> Result<Stat, CmdError> {
     let io =
         |e: io::Error| crate::protocol::error::io_error(&ctx.command, &ctx.display_path(abs), &e);
-    if let Some(t) = active(ctx)? {
-        if let Some(rel) = tx_key(ctx, &t, abs, follow) {
-            seen(&rel);
-            if let Some(s) = decide(&t, &rel) {
-                let mut st = from_state(&s);
-                if st.kind == Kind::File {
-                    let h = s.hash.clone().unwrap_or_default();
-                    st.len = super::blobs::path(&t.state, &h)
-                        .metadata()
-                        .map(|m| m.len())
-                        .map_err(io)?;
-                }
-                return Ok(st);
+    if let Some(t) = active(ctx)?
+        && let Some(rel) = tx_key(ctx, &t, abs, follow)
+    {
+        seen(&rel);
+        if let Some(s) = decide(&t, &rel) {
+            let mut st = from_state(&s);
+            if st.kind == Kind::File {
+                let h = s.hash.clone().unwrap_or_default();
+                st.len = super::blobs::path(&t.state, &h)
+                    .metadata()
+                    .map(|m| m.len())
+                    .map_err(io)?;
             }
+            return Ok(st);
         }
     }
     disk_stat(abs, follow).map_err(io)
@@ -249,32 +248,32 @@ pub fn stat(ctx: &Ctx, abs: &Path, follow: bool) -> Result<Stat, CmdError> {
 pub fn load(ctx: &Ctx, abs: &Path) -> Result<Arc<Snapshot>, CmdError> {
     let io =
         |e: io::Error| crate::protocol::error::io_error(&ctx.command, &ctx.display_path(abs), &e);
-    if let Some(t) = active(ctx)? {
-        if let Some(rel) = tx_key(ctx, &t, abs, true) {
-            seen(&rel);
-            if let Some(s) = decide(&t, &rel) {
-                if s.kind != "file" {
-                    let e = if s.is_missing() {
-                        io::Error::from(io::ErrorKind::NotFound)
-                    } else {
-                        io::Error::other("not a regular file")
-                    };
-                    return Err(io(e));
-                }
-                let hash = s.hash.clone().unwrap_or_default();
-                let bytes = t.blob(&hash).map_err(io)?;
-                return Ok(Arc::new(Snapshot {
-                    bytes,
-                    hash,
-                    midstates: Vec::new(),
-                    mode: s.mode.unwrap_or(0o644),
-                    mtime: s.mtime.unwrap_or(0),
-                    stamp: Default::default(),
-                }));
+    if let Some(t) = active(ctx)?
+        && let Some(rel) = tx_key(ctx, &t, abs, true)
+    {
+        seen(&rel);
+        if let Some(s) = decide(&t, &rel) {
+            if s.kind != "file" {
+                let e = if s.is_missing() {
+                    io::Error::from(io::ErrorKind::NotFound)
+                } else {
+                    io::Error::other("not a regular file")
+                };
+                return Err(io(e));
             }
-            if key(ctx, abs, true).as_deref() != Some(rel.as_str()) {
-                return snapshot::load(&ctx.root.join(&rel)).map_err(io);
-            }
+            let hash = s.hash.clone().unwrap_or_default();
+            let bytes = t.blob(&hash).map_err(io)?;
+            return Ok(Arc::new(Snapshot {
+                bytes,
+                hash,
+                midstates: Vec::new(),
+                mode: s.mode.unwrap_or(0o644),
+                mtime: s.mtime.unwrap_or(0),
+                stamp: Default::default(),
+            }));
+        }
+        if key(ctx, abs, true).as_deref() != Some(rel.as_str()) {
+            return snapshot::load(&ctx.root.join(&rel)).map_err(io);
         }
     }
     snapshot::load(abs).map_err(io)
@@ -329,21 +328,21 @@ pub fn list_dir(ctx: &Ctx, abs: &Path) -> Result<Vec<(PathBuf, Kind)>, CmdError>
             }
         }
     }
-    if let Some(t) = active(ctx)? {
-        if let Some(dir_rel) = key(ctx, abs, true) {
-            for (rel, e) in &t.index.paths {
-                let p = Path::new(rel);
-                if p.parent().map(|x| x.to_string_lossy().into_owned()) != Some(dir_rel.clone()) {
-                    continue;
-                }
-                let st = from_state(&e.staged);
-                let full = ctx.root.join(rel);
-                if st.kind == Kind::Missing {
-                    out.remove(&abs.join(p.file_name().unwrap_or_default()));
-                    out.remove(&full);
-                } else {
-                    out.insert(abs.join(p.file_name().unwrap_or_default()), st.kind);
-                }
+    if let Some(t) = active(ctx)?
+        && let Some(dir_rel) = key(ctx, abs, true)
+    {
+        for (rel, e) in &t.index.paths {
+            let p = Path::new(rel);
+            if p.parent().map(|x| x.to_string_lossy().into_owned()) != Some(dir_rel.clone()) {
+                continue;
+            }
+            let st = from_state(&e.staged);
+            let full = ctx.root.join(rel);
+            if st.kind == Kind::Missing {
+                out.remove(&abs.join(p.file_name().unwrap_or_default()));
+                out.remove(&full);
+            } else {
+                out.insert(abs.join(p.file_name().unwrap_or_default()), st.kind);
             }
         }
     }

@@ -274,10 +274,10 @@ impl Guesser {
         // Only a file that is not UTF-8 needs the legacy guesses, but whether it is
         // is known only at the end; the decoders drop out at their first error.
         for slot in [&mut self.sjis, &mut self.euc] {
-            if let Some(dec) = slot {
-                if !feed(dec, chunk, &mut self.scratch, false) {
-                    *slot = None;
-                }
+            if let Some(dec) = slot
+                && !feed(dec, chunk, &mut self.scratch, false)
+            {
+                *slot = None;
             }
         }
     }
@@ -318,10 +318,10 @@ impl Guesser {
             self.utf8_valid = false;
         }
         for slot in [&mut self.sjis, &mut self.euc] {
-            if let Some(dec) = slot {
-                if !feed(dec, &[], &mut self.scratch, true) {
-                    *slot = None;
-                }
+            if let Some(dec) = slot
+                && !feed(dec, &[], &mut self.scratch, true)
+            {
+                *slot = None;
             }
         }
     }
@@ -429,7 +429,7 @@ mod tests {
             guess_of(&["あ".as_bytes()[..1].as_ref(), "あ".as_bytes()[1..].as_ref()]),
             ("utf-8", true)
         );
-        assert_eq!(guess_of(&[b"\xE3", b"\x81"]).1, false);
+        assert!(!guess_of(&[b"\xE3", b"\x81"]).1);
         assert_eq!(guess_of(&[b"\x82\xA0\x82\xA2"]).0, "shift_jis");
         assert_eq!(guess_of(&[b"\xA4\xA2\xA4\xA4"]).0, "euc-jp");
         assert_eq!(guess_of(&[b"a\x00b\x00c\x00"]).0, "utf-16le");

@@ -230,7 +230,7 @@ fn emit(
     sink: &mut impl FnMut(Line<'_>),
     number: u64,
     offset: u64,
-    current: &mut Vec<u8>,
+    current: &mut [u8],
     true_len: u64,
     had_lf: bool,
     cap: usize,

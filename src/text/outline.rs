@@ -128,10 +128,10 @@ pub fn outline(file_name: &str, text: &str) -> Result<Vec<Definition>, OutlineEr
                 continue;
             }
             let opens = ["\"\"\"", "'''"].into_iter().find(|q| line.contains(q));
-            if let Some(q) = opens {
-                if line.matches(q).count() % 2 == 1 {
-                    in_triple = Some(q);
-                }
+            if let Some(q) = opens
+                && line.matches(q).count() % 2 == 1
+            {
+                in_triple = Some(q);
             }
         }
         if markdown {
@@ -475,10 +475,10 @@ fn end_indent(lines: &[&str], i: usize) -> usize {
             }
             break;
         }
-        if let Some(q) = triple {
-            if line.matches(q).count() % 2 == 1 {
-                in_triple = Some(q);
-            }
+        if let Some(q) = triple
+            && line.matches(q).count() % 2 == 1
+        {
+            in_triple = Some(q);
         }
         last = j;
         j += 1;

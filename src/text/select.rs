@@ -251,10 +251,10 @@ pub fn nearest_lines(doc: &Doc, needle: &str, k: usize) -> Vec<usize> {
 fn bigrams(s: &str) -> Vec<(char, char)> {
     let chars: Vec<char> = s.chars().take(400).collect();
     let mut v: Vec<(char, char)> = chars.windows(2).map(|w| (w[0], w[1])).collect();
-    if v.is_empty() {
-        if let Some(&c) = chars.first() {
-            v.push((c, c));
-        }
+    if v.is_empty()
+        && let Some(&c) = chars.first()
+    {
+        v.push((c, c));
     }
     v.sort_unstable();
     v

@@ -279,7 +279,7 @@ mod tests {
         assert_eq!((s.lines, s.words, s.max_line_chars), (4, 5, 10));
         assert_eq!(s.line_ending(), "mixed");
         assert!(!s.trailing_newline);
-        assert_eq!(s.chars, 7 + 5 + 0 + 10 + 3);
+        assert_eq!(s.chars, (7 + 5) + 10 + 3);
         let s = st("\u{FEFF}a\u{3000}b\u{3042}\n".as_bytes());
         assert_eq!((s.lines, s.words, s.max_line_chars), (1, 2, 4));
         assert!(s.bom);

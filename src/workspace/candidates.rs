@@ -52,22 +52,22 @@ pub fn similar_paths(root: &Path, missing: &Path, limit: usize) -> Vec<PathBuf> 
     let mut visits = 0usize;
     let mut out: Vec<PathBuf> = Vec::new();
     let max_edits = (name.chars().count() / 3).clamp(1, 3);
-    if let Some(dir) = missing.parent() {
-        if let Ok(entries) = std::fs::read_dir(dir) {
-            let mut near: Vec<(usize, String)> = Vec::new();
-            for e in entries.flatten() {
-                visits += 1;
-                if visits > MAX_VISITS {
-                    break;
-                }
-                let other = e.file_name().to_string_lossy().to_string();
-                if let Some(rank) = sibling_rank(&name, &other, max_edits) {
-                    near.push((rank, other));
-                }
+    if let Some(dir) = missing.parent()
+        && let Ok(entries) = std::fs::read_dir(dir)
+    {
+        let mut near: Vec<(usize, String)> = Vec::new();
+        for e in entries.flatten() {
+            visits += 1;
+            if visits > MAX_VISITS {
+                break;
             }
-            near.sort();
-            out.extend(near.into_iter().map(|(_, n)| dir.join(n)));
+            let other = e.file_name().to_string_lossy().to_string();
+            if let Some(rank) = sibling_rank(&name, &other, max_edits) {
+                near.push((rank, other));
+            }
         }
+        near.sort();
+        out.extend(near.into_iter().map(|(_, n)| dir.join(n)));
     }
     if root.is_dir() {
         let mut same = Vec::new();

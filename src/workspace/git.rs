@@ -100,14 +100,14 @@ fn config_excludes_file(config: &Path, work_tree: &Path) -> Option<PathBuf> {
         if !in_core {
             continue;
         }
-        if let Some((k, v)) = t.split_once('=') {
-            if k.trim().eq_ignore_ascii_case("excludesfile") {
-                let v = v.trim().trim_matches('"');
-                found = Some(match v.strip_prefix("~/") {
-                    Some(rest) => PathBuf::from(std::env::var_os("HOME")?).join(rest),
-                    None => work_tree.join(v),
-                });
-            }
+        if let Some((k, v)) = t.split_once('=')
+            && k.trim().eq_ignore_ascii_case("excludesfile")
+        {
+            let v = v.trim().trim_matches('"');
+            found = Some(match v.strip_prefix("~/") {
+                Some(rest) => PathBuf::from(std::env::var_os("HOME")?).join(rest),
+                None => work_tree.join(v),
+            });
         }
     }
     found

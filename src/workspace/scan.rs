@@ -435,13 +435,16 @@ fn compile_glob(text: &str) -> Result<Glob, ScanError> {
             whole,
         });
     }
-    if let Some((pre, suf)) = body.split_once('*') {
-        if !pre.contains(meta) && !suf.contains(meta) && !pre.contains('/') && !suf.contains('/') {
-            return Ok(Glob {
-                how: GlobMatch::Star(pre.to_string(), suf.to_string()),
-                whole,
-            });
-        }
+    if let Some((pre, suf)) = body.split_once('*')
+        && !pre.contains(meta)
+        && !suf.contains(meta)
+        && !pre.contains('/')
+        && !suf.contains('/')
+    {
+        return Ok(Glob {
+            how: GlobMatch::Star(pre.to_string(), suf.to_string()),
+            whole,
+        });
     }
     let matcher = GlobBuilder::new(body)
         .literal_separator(true)
@@ -553,10 +556,10 @@ impl Filters {
                 return None;
             }
         }
-        if let (Some(max), Kind::File) = (self.skip_larger_than, kind) {
-            if len > max {
-                return Some(false);
-            }
+        if let (Some(max), Kind::File) = (self.skip_larger_than, kind)
+            && len > max
+        {
+            return Some(false);
         }
         Some(true)
     }
@@ -671,18 +674,18 @@ impl<T, V: FnMut(&Entry) -> Option<T>> Local<'_, T, V> {
                 }
             }
         }
-        if let (Some(t), Some(m)) = (f.newer, &meta) {
-            if m.modified().map_or(true, |mt| mt <= t) {
-                return;
-            }
+        if let (Some(t), Some(m)) = (f.newer, &meta)
+            && m.modified().map_or(true, |mt| mt <= t)
+        {
+            return;
         }
-        if let (Some(max), Some(m), Kind::File) = (f.skip_larger_than, &meta, kind) {
-            if m.len() > max {
-                self.acc
-                    .skipped
-                    .push((path.to_path_buf(), SkipReason::TooLarge));
-                return;
-            }
+        if let (Some(max), Some(m), Kind::File) = (f.skip_larger_than, &meta, kind)
+            && m.len() > max
+        {
+            self.acc
+                .skipped
+                .push((path.to_path_buf(), SkipReason::TooLarge));
+            return;
         }
         if kind == Kind::File && !self.meter.charge(meta.as_ref().map_or(0, |m| m.len())) {
             return;

@@ -191,7 +191,7 @@ pub fn raise_budget(ctx: &Ctx, budget: &Budget, cut: &Cut) -> String {
         ),
         _ => {
             let ms = budget.time.as_millis().saturating_mul(4).max(1);
-            let v = if ms % 1000 == 0 {
+            let v = if ms.is_multiple_of(1000) {
                 format!("{}s", ms / 1000)
             } else {
                 format!("{ms}ms")

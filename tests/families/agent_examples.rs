@@ -321,13 +321,15 @@ fn substitute(
             }
             if out.contains('<') && out.contains('>') && !w.starts_with("<<") {
                 let bad = out.clone();
-                if let (Some(a), Some(b)) = (bad.find('<'), bad.rfind('>')) {
-                    if a < b && !bad[a + 1..b].contains(' ') && w.starts_with('<') {
-                        return Err(format!(
-                            "unknown placeholder {bad:?}; runnable examples may use <{}>",
-                            PLACEHOLDERS.join(">, <")
-                        ));
-                    }
+                if let (Some(a), Some(b)) = (bad.find('<'), bad.rfind('>'))
+                    && a < b
+                    && !bad[a + 1..b].contains(' ')
+                    && w.starts_with('<')
+                {
+                    return Err(format!(
+                        "unknown placeholder {bad:?}; runnable examples may use <{}>",
+                        PLACEHOLDERS.join(">, <")
+                    ));
                 }
             }
             Ok(out)

@@ -278,7 +278,7 @@ pub fn list(ctx: &Ctx, args: &ListArgs) -> Result<Output, CmdError> {
             Ok(None) => {}
             Err(err) => skipped.push(Skipped {
                 path: fs::path_of(&dir, &id).to_string_lossy().to_string(),
-                reason: err.message,
+                reason: err.message.clone(),
             }),
         }
     }

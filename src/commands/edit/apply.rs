@@ -131,11 +131,11 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
         || {
             let mut slots: Vec<Slot> = Vec::new();
             for (fi, p) in patches.iter().enumerate() {
-                if let (true, Some(from), Some(to)) = (p.renamed, &p.old_path, &p.new_path) {
-                    if from != to {
-                        applied += rename(ctx, &mut slots, &expect, (from, to), p, fuzz, fi)?;
-                        continue;
-                    }
+                if let (true, Some(from), Some(to)) = (p.renamed, &p.old_path, &p.new_path)
+                    && from != to
+                {
+                    applied += rename(ctx, &mut slots, &expect, (from, to), p, fuzz, fi)?;
+                    continue;
                 }
                 let arg = target_arg(ctx, p)?;
                 let idx = slot(ctx, &mut slots, &arg, &expect)?;

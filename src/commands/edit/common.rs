@@ -526,7 +526,7 @@ pub fn refuse_dir_slash(
         .with_repair(Repair::new(
             "file",
             format!("To make a file named {trimmed}, drop the '/'."),
-            shell::aitools(&with_word(&ctx.argv, arg, trimmed)),
+            shell::aitools(with_word(&ctx.argv, arg, trimmed)),
         ))),
         _ => Err(CmdError::new(
             code::NOT_A_FILE,
@@ -577,13 +577,13 @@ pub fn into_dir(
                 Repair::new(
                     "into",
                     format!("Put it inside a new directory {trimmed} (missing parents are created)."),
-                    shell::aitools(&with_word(&ctx.argv, dst_arg, &full)),
+                    shell::aitools(with_word(&ctx.argv, dst_arg, &full)),
                 ),
             )
             .with_repair(Repair::new(
                 "rename",
                 format!("To rename it to {trimmed}, drop the '/'."),
-                shell::aitools(&with_word(&ctx.argv, dst_arg, trimmed)),
+                shell::aitools(with_word(&ctx.argv, dst_arg, trimmed)),
             )))
         }
         _ => Err(CmdError::new(

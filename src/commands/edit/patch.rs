@@ -147,11 +147,12 @@ pub fn parse(diff: &str) -> Result<Vec<FilePatch>, String> {
                     renamed: header.renamed,
                     hunks: Vec::new(),
                 };
-                if fp.old_path.is_none() && fp.new_path.is_none() {
-                    if let Some((a, b)) = header_git {
-                        fp.old_path = a;
-                        fp.new_path = b;
-                    }
+                if fp.old_path.is_none()
+                    && fp.new_path.is_none()
+                    && let Some((a, b)) = header_git
+                {
+                    fp.old_path = a;
+                    fp.new_path = b;
                 }
                 i += 2;
                 while let Some(h) = lines.get(i).filter(|l| l.starts_with("@@ ")) {
@@ -219,18 +220,18 @@ fn parse_mode(m: &str) -> Option<u32> {
 
 /// `a/x b/x` from a `diff --git` line (paths without spaces; quoted ones decoded).
 fn split_git_paths(rest: &str) -> (Option<String>, Option<String>) {
-    if rest.starts_with('"') {
-        if let Some((a, used)) = unquote(rest) {
-            let b = rest.get(used..).unwrap_or("").trim_start();
-            return (Some(a), parse_path(b));
-        }
+    if rest.starts_with('"')
+        && let Some((a, used)) = unquote(rest)
+    {
+        let b = rest.get(used..).unwrap_or("").trim_start();
+        return (Some(a), parse_path(b));
     }
     // Split in the middle where both halves are the same path after the prefix.
     let half = rest.len() / 2;
-    if let (Some(a), Some(b)) = (rest.get(..half), rest.get(half + 1..)) {
-        if rest.as_bytes().get(half) == Some(&b' ') {
-            return (Some(a.to_string()), Some(b.to_string()));
-        }
+    if let (Some(a), Some(b)) = (rest.get(..half), rest.get(half + 1..))
+        && rest.as_bytes().get(half) == Some(&b' ')
+    {
+        return (Some(a.to_string()), Some(b.to_string()));
     }
     match rest.split_once(' ') {
         Some((a, b)) => (Some(a.to_string()), Some(b.to_string())),
@@ -369,13 +370,13 @@ fn parse_hunk(lines: &[&str], at: usize, header: &str) -> Result<(Hunk, usize), 
         i += 1;
     }
     // A marker right after the last line belongs to it.
-    if let Some(next) = lines.get(i) {
-        if next.starts_with('\\') {
-            if let Some(last) = h.lines.last_mut() {
-                last.no_eol = true;
-            }
-            i += 1;
+    if let Some(next) = lines.get(i)
+        && next.starts_with('\\')
+    {
+        if let Some(last) = h.lines.last_mut() {
+            last.no_eol = true;
         }
+        i += 1;
     }
     Ok((h, i - at))
 }

@@ -413,14 +413,16 @@ fn collect(
         if meta.kind == crate::store::view::Kind::Dir && !one_file {
             let real = crate::workspace::paths::real_path(&abs);
             common::check_inside(ctx, &real, &ctx.display_path(&abs))?;
-            let (files, passed) = scan::files_and_skipped(&ctx.root, &[abs.clone()], opts)
-                .map_err(|e| {
-                    if e.kind() == std::io::ErrorKind::InvalidInput {
-                        CmdError::invalid_argument(&ctx.command, e.to_string())
-                    } else {
-                        crate::protocol::error::io_error(&ctx.command, arg, &e)
-                    }
-                })?;
+            let (files, passed) =
+                scan::files_and_skipped(&ctx.root, std::slice::from_ref(&abs), opts).map_err(
+                    |e| {
+                        if e.kind() == std::io::ErrorKind::InvalidInput {
+                            CmdError::invalid_argument(&ctx.command, e.to_string())
+                        } else {
+                            crate::protocol::error::io_error(&ctx.command, arg, &e)
+                        }
+                    },
+                )?;
             for (p, why) in passed {
                 skipped.push(Skipped {
                     path: ctx.display_path(&p),

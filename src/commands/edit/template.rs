@@ -49,12 +49,12 @@ impl Template {
         while let Some((i, c)) = chars.next() {
             match c {
                 '\\' => {
-                    if let Some(&(_, d)) = chars.peek() {
-                        if d.is_ascii_digit() {
-                            return Err(format!(
-                                "\\{d} is a sed-style reference; write ${d} (or pass --literal-replacement to insert the text as is)."
-                            ));
-                        }
+                    if let Some(&(_, d)) = chars.peek()
+                        && d.is_ascii_digit()
+                    {
+                        return Err(format!(
+                            "\\{d} is a sed-style reference; write ${d} (or pass --literal-replacement to insert the text as is)."
+                        ));
                     }
                     lit.push(c);
                 }

@@ -108,18 +108,16 @@ pub fn run(ctx: &Ctx, a: &WriteArgs) -> Result<Output, CmdError> {
         let shown = ctx.display_path(&abs);
         let meta = view::stat(ctx, &abs, true)?;
         let exists = meta.kind != view::Kind::Missing;
-        if exists {
-            if meta.kind != view::Kind::File {
-                return Err(CmdError::new(
-                    code::NOT_A_FILE,
-                    format!("{shown} is a directory or special file, not a regular file."),
-                    Repair::new(
-                        "info",
-                        "Check what the path is.",
-                        shell::aitools(["info", &shown]),
-                    ),
-                ));
-            }
+        if exists && meta.kind != view::Kind::File {
+            return Err(CmdError::new(
+                code::NOT_A_FILE,
+                format!("{shown} is a directory or special file, not a regular file."),
+                Repair::new(
+                    "info",
+                    "Check what the path is.",
+                    shell::aitools(["info", &shown]),
+                ),
+            ));
         }
         let now = view::current_hash(ctx, &abs)?;
         if let (true, Some(hash)) = (exists, &now) {

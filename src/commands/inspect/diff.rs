@@ -185,10 +185,10 @@ fn paths_diff(ctx: &Ctx, a: &DiffArgs, x: &str, y: &str) -> Result<Output, CmdEr
     }
     // A procfs/sysfs file passes as a regular file, and reading it may block.
     for (p, arg) in [(&pa, x), (&pb, y)] {
-        if let Ok(m) = std::fs::metadata(p) {
-            if let Some(kind) = crate::workspace::input::special_kind(p, &m) {
-                return Err(crate::workspace::input::not_openable(arg, kind));
-            }
+        if let Ok(m) = std::fs::metadata(p)
+            && let Some(kind) = crate::workspace::input::special_kind(p, &m)
+        {
+            return Err(crate::workspace::input::not_openable(arg, kind));
         }
     }
     let ba = view::load(ctx, &pa)?.bytes.clone();

@@ -205,10 +205,8 @@ pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
         );
         obj.push("inside_workspace", Json::Bool(ctx.inside(&real)));
         obj.push("ignored", Json::Bool(false));
-        if is_link {
-            if let Some(h) = link_hash(&abs) {
-                obj.push("hash", Json::str(h));
-            }
+        if is_link && let Some(h) = link_hash(&abs) {
+            obj.push("hash", Json::str(h));
         }
         return Ok(Output::from_json(obj, false));
     };
@@ -231,10 +229,11 @@ pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
         // file (/proc/kmsg) can block on its read.
         obj.push("size", Json::UInt(meta.len()));
         stat_fields(&mut obj, &meta, staged.as_ref());
-        if is_link && meta.is_dir() {
-            if let Some(h) = link_hash(&abs) {
-                obj.push("hash", Json::str(h));
-            }
+        if is_link
+            && meta.is_dir()
+            && let Some(h) = link_hash(&abs)
+        {
+            obj.push("hash", Json::str(h));
         }
         return Ok(Output::from_json(obj, false));
     }

@@ -900,17 +900,17 @@ fn text_view(
         Selector::Tail(n) if n <= max => {
             let mut ring: VecDeque<Got> = VecDeque::with_capacity(n as usize);
             scan = pass(abs, enc, &mut lines::All, |l| {
-                if ring.len() as u64 == n {
-                    if let Some(mut slot) = ring.pop_front() {
-                        slot.number = l.number;
-                        slot.offset = l.offset;
-                        slot.bytes.clear();
-                        slot.bytes.extend_from_slice(l.bytes);
-                        slot.cut = l.cut;
-                        slot.cr = l.had_cr;
-                        ring.push_back(slot);
-                        return;
-                    }
+                if ring.len() as u64 == n
+                    && let Some(mut slot) = ring.pop_front()
+                {
+                    slot.number = l.number;
+                    slot.offset = l.offset;
+                    slot.bytes.clear();
+                    slot.bytes.extend_from_slice(l.bytes);
+                    slot.cut = l.cut;
+                    slot.cr = l.had_cr;
+                    ring.push_back(slot);
+                    return;
                 }
                 ring.push_back(Got::of(&l));
             })?;

@@ -457,16 +457,14 @@ fn insert(node: &mut Node, rel: &[String], kind: &'static str, size: Option<u64>
 
 /// Counts an entry past the limit on the deepest listed directory above it.
 fn omit(node: &mut Node, rel: &[String]) {
-    if let Some((first, rest)) = rel.split_first() {
-        if !rest.is_empty() {
-            if let Some(child) = node
-                .children
-                .as_mut()
-                .and_then(|c| c.iter_mut().find(|c| &c.name == first))
-            {
-                return omit(child, rest);
-            }
-        }
+    if let Some((first, rest)) = rel.split_first()
+        && !rest.is_empty()
+        && let Some(child) = node
+            .children
+            .as_mut()
+            .and_then(|c| c.iter_mut().find(|c| &c.name == first))
+    {
+        return omit(child, rest);
     }
     *node.omitted.get_or_insert(0) += 1;
 }

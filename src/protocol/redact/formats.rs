@@ -353,6 +353,35 @@ pub(super) fn azure_secret(b: &[u8], i: usize) -> Option<Range<usize>> {
     ((31..=34).contains(&(e - i - 6)) && !b.get(e).is_some_and(|&n| is_word(n))).then_some(i..e)
 }
 
+/// A Facebook app access token at `i`: the 15-16 digit app id, `|` or `%`, and 27-40
+/// of `[0-9a-z_-]`.
+pub(super) fn app_token(b: &[u8], i: usize) -> Option<Range<usize>> {
+    let digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+    if !(15..=16).contains(&digits) || !matches!(b.get(i + digits), Some(b'|' | b'%')) {
+        return None;
+    }
+    let from = i + digits + 1;
+    let n = b[from..]
+        .iter()
+        .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'_' | b'-'))
+        .count();
+    ((27..=40).contains(&n) && !b.get(from + n).is_some_and(|&c| is_word(c))).then_some(i..from + n)
+}
+
+/// A MaxMind license key at `i`: 6 characters, `_`, 29 characters, `_mmk`.
+pub(super) fn suffixed(b: &[u8], i: usize) -> Option<Range<usize>> {
+    let w = b.get(i..i + 40)?;
+    if w[6] != b'_' || &w[36..] != b"_mmk" || b.get(i + 40).is_some_and(|&c| is_word(c)) {
+        return None;
+    }
+    (w[..6]
+        .iter()
+        .chain(&w[7..36])
+        .all(u8::is_ascii_alphanumeric)
+        && random_body(&w[7..36], Alphabet::B62))
+    .then_some(i..i + 40)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -392,33 +421,4 @@ mod tests {
         body[0] = b'x';
         assert!(!super::crc32_ok(&body));
     }
-}
-
-/// A Facebook app access token at `i`: the 15-16 digit app id, `|` or `%`, and 27-40
-/// of `[0-9a-z_-]`.
-pub(super) fn app_token(b: &[u8], i: usize) -> Option<Range<usize>> {
-    let digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
-    if !(15..=16).contains(&digits) || !matches!(b.get(i + digits), Some(b'|' | b'%')) {
-        return None;
-    }
-    let from = i + digits + 1;
-    let n = b[from..]
-        .iter()
-        .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'_' | b'-'))
-        .count();
-    ((27..=40).contains(&n) && !b.get(from + n).is_some_and(|&c| is_word(c))).then_some(i..from + n)
-}
-
-/// A MaxMind license key at `i`: 6 characters, `_`, 29 characters, `_mmk`.
-pub(super) fn suffixed(b: &[u8], i: usize) -> Option<Range<usize>> {
-    let w = b.get(i..i + 40)?;
-    if w[6] != b'_' || &w[36..] != b"_mmk" || b.get(i + 40).is_some_and(|&c| is_word(c)) {
-        return None;
-    }
-    (w[..6]
-        .iter()
-        .chain(&w[7..36])
-        .all(u8::is_ascii_alphanumeric)
-        && random_body(&w[7..36], Alphabet::B62))
-    .then_some(i..i + 40)
 }

@@ -98,10 +98,10 @@ pub(super) fn line(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) 
         let mut key = &b[k..ke];
         // `<add key="ClearTextPassword" value="..." />`: the value's name is the
         // `key`/`name` attribute before it.
-        if key.eq_ignore_ascii_case(b"value") {
-            if let Some(named) = attribute_name(&b[lo..k]) {
-                key = named;
-            }
+        if key.eq_ignore_ascii_case(b"value")
+            && let Some(named) = attribute_name(&b[lo..k])
+        {
+            key = named;
         }
         // `read -p "Password: " PASSWORD`: the key and sign are inside a string (a
         // prompt, a message); the quote after them closes it.

@@ -133,16 +133,17 @@ impl Lines {
                 }
                 if pem::key_body(line).is_none() {
                     // A key's shorter last line (hashes and ids of full length are not).
-                    if let Some((x, y)) = pem::body_core(line) {
-                        if y - x < pem::BODY_MIN && pem::key_tail(&line[x..y]) {
-                            out.push(Span {
-                                range: a + x..a + y,
-                                counted: true,
-                                again: false,
-                            });
-                            self.state = State::Tail;
-                            return;
-                        }
+                    if let Some((x, y)) = pem::body_core(line)
+                        && y - x < pem::BODY_MIN
+                        && pem::key_tail(&line[x..y])
+                    {
+                        out.push(Span {
+                            range: a + x..a + y,
+                            counted: true,
+                            again: false,
+                        });
+                        self.state = State::Tail;
+                        return;
                     }
                     self.state = State::Normal;
                 }
@@ -157,15 +158,16 @@ impl Lines {
                     });
                     return self.normal(s, a + end, e, out);
                 }
-                if let Some((x, y)) = pem::body_core(line) {
-                    if line[x] == b'=' && y - x <= 8 {
-                        out.push(Span {
-                            range: a + x..a + y,
-                            counted: false,
-                            again: false,
-                        });
-                        return;
-                    }
+                if let Some((x, y)) = pem::body_core(line)
+                    && line[x] == b'='
+                    && y - x <= 8
+                {
+                    out.push(Span {
+                        range: a + x..a + y,
+                        counted: false,
+                        again: false,
+                    });
+                    return;
                 }
             }
             State::Block { indent, counted } => {
@@ -253,24 +255,25 @@ impl Lines {
             self.closed_unopened = true;
             return self.detect(s, a + end, e, out);
         }
-        if line.len() >= pem::BODY_MIN && line.len() <= pem::BODY_MAX + 1 {
-            if let Some((x, y)) = pem::key_body(line) {
-                if pem::image_start(&line[x..])
-                    || line.get(x..).is_some_and(|l| {
-                        pem::image_start(&l[usize::from(l.first() == Some(&b' '))..])
-                    })
-                {
-                    self.state = State::Public;
-                    return;
-                }
-                out.push(Span {
-                    range: a + x..a + y,
-                    counted: true,
-                    again: false,
-                });
-                self.state = State::Body;
+        if line.len() >= pem::BODY_MIN
+            && line.len() <= pem::BODY_MAX + 1
+            && let Some((x, y)) = pem::key_body(line)
+        {
+            if pem::image_start(&line[x..])
+                || line
+                    .get(x..)
+                    .is_some_and(|l| pem::image_start(&l[usize::from(l.first() == Some(&b' '))..]))
+            {
+                self.state = State::Public;
                 return;
             }
+            out.push(Span {
+                range: a + x..a + y,
+                counted: true,
+                again: false,
+            });
+            self.state = State::Body;
+            return;
         }
         if line.starts_with(b"PuTTY-User-Key-File-") {
             return;
@@ -287,16 +290,16 @@ impl Lines {
         }
         // A PuTTY key file inside one line (a JSON string with `\n` escapes): from
         // its private lines to the end of the line.
-        if let Some(at) = memchr::memmem::find(line, b"Private-Lines:") {
-            if at > 0 {
-                self.detect(s, a, a + at, out);
-                out.push(Span {
-                    range: a + at..e,
-                    counted: true,
-                    again: false,
-                });
-                return;
-            }
+        if let Some(at) = memchr::memmem::find(line, b"Private-Lines:")
+            && at > 0
+        {
+            self.detect(s, a, a + at, out);
+            out.push(Span {
+                range: a + at..e,
+                counted: true,
+                again: false,
+            });
+            return;
         }
         if let Some(rest) = line.strip_prefix(b"Private-MAC:") {
             let v = rest.iter().take_while(|c| **c == b' ').count();

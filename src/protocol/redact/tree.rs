@@ -123,10 +123,10 @@ fn walk(value: &mut Json, m: &mut Masker, lines: Option<&mut Lines>) {
                         .count();
                     pending.drain(..pending.len() - keep);
                     for &p in &pending {
-                        if let Json::Str(s) = &mut items[p] {
-                            if let Some(r) = lines::retro(s) {
-                                s.replace_range(r, PLACEHOLDER);
-                            }
+                        if let Json::Str(s) = &mut items[p]
+                            && let Some(r) = lines::retro(s)
+                        {
+                            s.replace_range(r, PLACEHOLDER);
                         }
                     }
                     pending.clear();
@@ -150,11 +150,12 @@ fn walk(value: &mut Json, m: &mut Masker, lines: Option<&mut Lines>) {
                     *v = Json::str(PLACEHOLDER);
                     continue;
                 }
-                if k == "text" && matches!(v, Json::Str(_)) {
-                    if let Some(l) = lines.as_deref_mut() {
-                        walk(v, m, Some(l));
-                        continue;
-                    }
+                if k == "text"
+                    && matches!(v, Json::Str(_))
+                    && let Some(l) = lines.as_deref_mut()
+                {
+                    walk(v, m, Some(l));
+                    continue;
                 }
                 walk(v, m, None);
             }

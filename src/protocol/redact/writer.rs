@@ -127,11 +127,12 @@ impl Writer {
                         write_str(&mut self.out, PLACEHOLDER);
                         continue;
                     }
-                    if k == "text" && matches!(v, Json::Str(_)) {
-                        if let Some(l) = lines.as_deref_mut() {
-                            self.value(v, Some(l));
-                            continue;
-                        }
+                    if k == "text"
+                        && matches!(v, Json::Str(_))
+                        && let Some(l) = lines.as_deref_mut()
+                    {
+                        self.value(v, Some(l));
+                        continue;
                     }
                     self.value(v, None);
                 }
