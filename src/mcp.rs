@@ -1026,12 +1026,29 @@ fn unsupported(id: Value, requested: &str) -> Value {
     )
 }
 
+/// A JSON-RPC error reply. It echoes what the client sent (a tool name, an
+/// argument key, a version), so its strings pass the mask like every envelope's.
 fn error(id: Value, code: i64, message: &str, data: Option<Value>) -> Value {
     let mut e = json!({"code": code, "message": message});
     if let Some(d) = data {
         e["data"] = d;
     }
+    mask_strings(&mut e);
     json!({"jsonrpc": "2.0", "id": id, "error": e})
+}
+
+/// Masks every string in `v` in place.
+fn mask_strings(v: &mut Value) {
+    match v {
+        Value::String(s) => {
+            if let Some((masked, _)) = crate::protocol::redact::mask_str(s) {
+                *s = masked;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(mask_strings),
+        Value::Object(map) => map.values_mut().for_each(mask_strings),
+        _ => {}
+    }
 }
 
 #[cfg(test)]

@@ -287,6 +287,27 @@ fn a_secret_in_a_file_never_leaves_unmasked() {
 }
 
 #[test]
+fn error_replies_that_echo_a_secret_mask_it() {
+    let env = TestEnv::new();
+    let secret = "ghp_aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5";
+    let lines = [
+        call(1, secret, json!({})),
+        call(2, "read", json!({ secret: "x" })),
+    ];
+    let replies = session(&env, &lines);
+    assert_eq!(replies.len(), 2);
+    for id in [1, 2] {
+        let reply = by_id(&replies, id);
+        assert!(reply["error"].is_object(), "{reply}");
+        let raw = reply.to_string();
+        assert!(
+            !raw.contains("aB3dE5gH7jK9"),
+            "the secret left the server: {raw}"
+        );
+    }
+}
+
+#[test]
 fn every_schema_argument_is_a_tool_property() {
     let env = TestEnv::new();
     let all = env.run(&["schema", "--all", "--full"]);
