@@ -373,11 +373,20 @@ pub fn set_aside(ctx: &Ctx, op_id: &str, dry_run: bool) -> Result<SetAside, CmdE
         let blobs = super::blobs::dir(&state);
         let tmps = kept.join("temps");
         fsx::ensure_private_dir(&tmps).map_err(io)?;
+        // Removed beneath the root: a directory swapped for a symlink meanwhile
+        // must not make an unlink act outside the workspace.
+        let tree = super::beneath::Tree::open(&ctx.root).map_err(io)?;
         for (n, t) in i.temps.iter().enumerate() {
             if !fsx::exists_nofollow(t) {
                 continue;
             }
             let to = tmps.join(format!("{n}"));
+            // A set-aside killed after this copy left it behind: the copy below
+            // creates its file exclusively, so the retry starts from nothing.
+            match std::fs::remove_file(&to) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(e)),
+                _ => {}
+            }
             let copied = match std::fs::symlink_metadata(t) {
                 Ok(m) if m.file_type().is_symlink() => {
                     std::fs::read_link(t).and_then(|target| std::os::unix::fs::symlink(target, &to))
@@ -385,11 +394,7 @@ pub fn set_aside(ctx: &Ctx, op_id: &str, dry_run: bool) -> Result<SetAside, CmdE
                 _ => copy_private(t, &to),
             };
             copied.map_err(io)?;
-            // Removed beneath the root: a directory swapped for a symlink meanwhile
-            // must not make this unlink act outside the workspace.
-            let removed =
-                super::beneath::Tree::open(&ctx.root).and_then(|tree| tree.remove_file(t));
-            if removed.is_err() {
+            if tree.remove_file(t).is_err() {
                 left_in_tree.push(
                     crate::workspace::paths::relative_to(t, &ctx.root)
                         .unwrap_or_else(|| t.display().to_string()),
