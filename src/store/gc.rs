@@ -186,7 +186,7 @@ fn hex_tokens(bytes: &[u8], out: &mut BTreeSet<String>) {
 }
 
 /// The blob hashes an op names (before and after states, appended tails).
-fn hashes(e: &Entry) -> Vec<&str> {
+pub(super) fn hashes(e: &Entry) -> Vec<&str> {
     let mut out = Vec::new();
     for c in &e.changes {
         for s in [Some(&c.before), Some(&c.after), c.from_before.as_ref()]

@@ -403,19 +403,9 @@ pub fn set_aside(ctx: &Ctx, op_id: &str, dry_run: bool) -> Result<SetAside, CmdE
         }
         let kept_blobs = kept.join("blobs");
         fsx::ensure_private_dir(&kept_blobs).map_err(io)?;
-        let mut hashes: Vec<&str> = Vec::new();
-        for c in &i.entry.changes {
-            for s in [Some(&c.before), Some(&c.after), c.from_before.as_ref()]
-                .into_iter()
-                .flatten()
-            {
-                if let Some(h) = s.hash.as_deref()
-                    && !hashes.contains(&h)
-                {
-                    hashes.push(h);
-                }
-            }
-        }
+        let mut hashes = super::gc::hashes(&i.entry);
+        hashes.sort_unstable();
+        hashes.dedup();
         for h in hashes {
             let b = super::blobs::path(&state, h);
             let to = kept_blobs.join(h);
