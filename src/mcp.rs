@@ -877,8 +877,9 @@ impl Server {
         let Some(p) = self.pending.remove(pos) else {
             return Err((INVALID_PARAMS, "cursor vanished".into()));
         };
+        // The template keeps the command's own status: a search cut at its --limit
+        // stays partial on the last page, with its next_commands.
         let mut env = p.template;
-        env["status"] = json!("ok");
         if let Some(slot) = env.pointer_mut(&p.pointer) {
             *slot = Value::Array(p.rest);
         }
@@ -886,12 +887,12 @@ impl Server {
         if text.len() <= RESULT_LIMIT {
             return Ok(tool_result(text, env, false));
         }
-        match self.cut(env, Some(p.pointer)) {
+        match self.cut(env.clone(), Some(p.pointer)) {
             Some(v) => {
                 let t = serde_json::to_string(&v).unwrap_or_default();
                 Ok(tool_result(t, v, false))
             }
-            None => Ok(tool_result(text, Value::Null, false)),
+            None => Ok(tool_result(text, env, false)),
         }
     }
 }

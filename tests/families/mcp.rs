@@ -409,6 +409,41 @@ fn an_oversized_result_comes_back_partial_and_continues() {
     assert_eq!(by_id(&replies, 3)["result"]["isError"], true);
 }
 
+/// A command's own partial answer (cut at its --limit) stays partial on the last
+/// page `more` hands out, and keeps its continuation.
+#[test]
+fn the_last_page_keeps_the_commands_own_status() {
+    let env = TestEnv::new();
+    let line = "match this line with some padding to make it long enough to count";
+    let body: String = (0..4000).map(|i| format!("{line} {i}\n")).collect();
+    env.write("big.txt", &body);
+    let search = call(
+        1,
+        "search",
+        json!({"pattern": "match this", "paths": ["big.txt"], "limit": 3000}),
+    );
+    let replies = session(&env, &[search.clone()]);
+    let first = envelope(by_id(&replies, 1)).clone();
+    let cursor = first["mcp_continuation"]["arguments"]["cursor"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut lines = vec![search];
+    lines.push(call(2, "more", json!({ "cursor": cursor })));
+    let replies = session(&env, &lines);
+    let mut page = envelope(by_id(&replies, 2)).clone();
+    let mut id = 2;
+    while let Some(c) = page["mcp_continuation"]["arguments"]["cursor"].as_str() {
+        id += 1;
+        lines.push(call(id, "more", json!({ "cursor": c })));
+        let replies = session(&env, &lines);
+        page = envelope(by_id(&replies, id)).clone();
+        assert!(id < 20, "no end");
+    }
+    assert_eq!(page["status"], "partial", "{page}");
+    assert!(page["next_commands"][0].is_string(), "{page}");
+}
+
 #[test]
 fn the_root_is_never_slash_or_home() {
     let env = TestEnv::new();
