@@ -68,10 +68,10 @@ pub const GLOBAL_ARG_IDS: &[&str] = &["root", "lock_timeout", "help", "version",
 /// Error codes any command may answer with (a bad argument, the disk, the lock, a
 /// bug): the compact schema lists only the others, the full one lists all.
 pub const ANY_COMMAND_CODES: &[&str] = &[
-    "argument.invalid",
-    "environment.io",
-    "environment.busy",
-    "internal.unexpected",
+    super::error::code::ARGUMENT_INVALID,
+    super::error::code::IO,
+    super::error::code::BUSY,
+    super::error::code::INTERNAL,
 ];
 
 /// Arguments that `history` and `batch` write for replays and an agent never types
@@ -122,15 +122,19 @@ fn arg_type(arg: &clap::Arg) -> String {
     }
 }
 
+/// How schema names an argument: `--long` for an option, the id for a positional.
+fn arg_name(arg: &clap::Arg) -> String {
+    match arg.get_long() {
+        Some(long) if !arg.is_positional() => format!("--{long}"),
+        _ => arg.get_id().as_str().to_string(),
+    }
+}
+
 /// The schema of one argument: `{name, type, values?, required, repeatable, default, description}`.
 fn arg_schema(arg: &clap::Arg) -> Json {
     let mut obj = Json::obj();
     let positional = arg.is_positional();
-    let name = match arg.get_long() {
-        Some(long) if !positional => format!("--{long}"),
-        _ => arg.get_id().as_str().to_string(),
-    };
-    obj.push("name", Json::str(name));
+    obj.push("name", Json::str(arg_name(arg)));
     // grep's and ripgrep's one-letter habits (`-i`, `-C 3`), declared with the flag.
     if let Some(c) = arg.get_short().filter(|_| !positional) {
         obj.push("short", Json::str(format!("-{c}")));
@@ -206,11 +210,7 @@ fn short_help(text: &str) -> String {
 fn arg_compact(arg: &clap::Arg) -> Json {
     let mut obj = Json::obj();
     let positional = arg.is_positional();
-    let name = match arg.get_long() {
-        Some(long) if !positional => format!("--{long}"),
-        _ => arg.get_id().as_str().to_string(),
-    };
-    obj.push("name", Json::str(name));
+    obj.push("name", Json::str(arg_name(arg)));
     if let Some(c) = arg.get_short() {
         obj.push("short", Json::str(format!("-{c}")));
     }
