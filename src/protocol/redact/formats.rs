@@ -395,28 +395,9 @@ mod tests {
 
     #[test]
     fn github_checksum() {
-        // A token built with the checksum rule: 30 characters and their CRC32 in base62.
-        let data = b"aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1";
-        let mut crc = 0xffff_ffffu32;
-        for &b in data.iter() {
-            crc ^= u32::from(b);
-            for _ in 0..8 {
-                crc = if crc & 1 == 1 {
-                    (crc >> 1) ^ 0xedb8_8320
-                } else {
-                    crc >> 1
-                };
-            }
-        }
-        let mut v = u64::from(!crc);
-        let digits = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-        let mut enc = [b'0'; 6];
-        for slot in enc.iter_mut().rev() {
-            *slot = digits[(v % 62) as usize];
-            v /= 62;
-        }
-        let mut body = data.to_vec();
-        body.extend_from_slice(&enc);
+        // Its checksum computed apart, by Python's zlib.crc32 in base62, so the test
+        // does not check the code against a copy of itself.
+        let mut body = b"aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE12QM6Ej".to_vec();
         assert!(super::crc32_ok(&body));
         body[0] = b'x';
         assert!(!super::crc32_ok(&body));
