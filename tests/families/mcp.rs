@@ -422,7 +422,7 @@ fn the_last_page_keeps_the_commands_own_status() {
         "search",
         json!({"pattern": "match this", "paths": ["big.txt"], "limit": 3000}),
     );
-    let replies = session(&env, &[search.clone()]);
+    let replies = session(&env, std::slice::from_ref(&search));
     let first = envelope(by_id(&replies, 1)).clone();
     let cursor = first["mcp_continuation"]["arguments"]["cursor"]
         .as_str()
