@@ -1,0 +1,454 @@
+//! Transactions: writes staged outside the tree, committed later as one journal op.
+//!
+//! A tx lives in `<state>/tx/<tx-id>/`:
+//! - `index.json`: per path its `base` (the disk state when the tx first touched
+//!   it) and `staged` state, the last applied `tx_op` and the ops log generation.
+//!   Replacing it (write temp, fsync, rename, fsync dir) is every tx op's commit
+//!   point: a kill before the rename leaves the tx as it was after the previous op.
+//! - `meta.json`: id, name, creation time (written once, at `begin`).
+//! - `ops.<generation>.jsonl`: one record per op (`tx_op`, command, argv, paths,
+//!   and each path's index entry before the op, which `drop` restores). Rewritten
+//!   whole by rename before the index; records past the index's `last_op` are
+//!   leftovers of a killed op and are ignored.
+//! - `reads.json`: the read set (path → disk hash when read, null when missing).
+//! - `lock`: serializes operations on the tx (taken after the workspace lock).
+//! - `owner`: only in the tx of a `batch --atomic`, flocked by the batch for its
+//!   whole run. Free means the batch died before committing or aborting: such a tx
+//!   is not listed and the next `tx begin` sweeps it.
+//! - `committing`: present only while `tx commit` runs; names the journal seq and
+//!   op id the commit takes, so a commit killed after its write protocol's commit
+//!   point is recognised (the tx is then gone) and one killed before it is not (the
+//!   tx stays) — also when `batch --atomic`, whose argv does not name the tx, commits.
+//!
+//! File contents are blobs in the workspace's shared `blobs/`, written and synced
+//! before the ops log and index that name them.
+
+use super::journal::{self, EntryChange, State};
+use super::lock::{self, Lock};
+use super::write::{self, Change, Committed, MoreOptions, WriteOptions};
+use super::{blobs, fsx, state_dir};
+use crate::protocol::{CmdError, Json, Repair, code, shell, time};
+use crate::text::lines::sha256_hex;
+use crate::workspace::Ctx;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+mod commit;
+mod drift;
+mod markers;
+mod staging;
+
+use super::{recovery, undo, view};
+pub use commit::{abort, commit, discard};
+pub use drift::{conflict_error, differs, disk_state, file_hash};
+use markers::{remove_dir, settle_commit};
+
+/// `meta.json`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Meta {
+    pub tx: String,
+    pub name: Option<String>,
+    pub created: String,
+    /// Set on the scratch tx `tx rebase` rebuilds a tx in (never listed; swept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scratch_for: Option<String>,
+    /// Set on the tx of a `batch --atomic`: it lives while its `owner` lock is held.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub owned: bool,
+}
+
+/// Held by the process that owns a tx (a `batch --atomic`) for as long as it runs.
+pub struct Owner {
+    _file: std::fs::File,
+}
+
+/// Whether the owner of an owned tx is gone (its `owner` lock is free or missing).
+/// A lock this process holds counts as held: `flock` locks belong to the open file.
+fn owner_gone(dir: &Path) -> bool {
+    match fsx::open_read_nofollow(&dir.join("owner")) {
+        Ok(f) => f.try_lock().is_ok(),
+        Err(e) => e.kind() == io::ErrorKind::NotFound,
+    }
+}
+
+/// One path of the write set.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PathEntry {
+    pub base: State,
+    pub staged: State,
+}
+
+/// `index.json`.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+pub struct Index {
+    pub last_op: u64,
+    pub generation: u64,
+    pub paths: BTreeMap<String, PathEntry>,
+}
+
+/// A path's index entry before an op (`None`: the tx had not touched it).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Prior {
+    pub path: String,
+    pub entry: Option<PathEntry>,
+}
+
+/// One line of the ops log.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OpRecord {
+    pub tx_op: u64,
+    pub command: String,
+    /// The argv as given, `--tx` removed (what `tx rebase` re-runs).
+    pub argv: Vec<String>,
+    /// The working directory the argv's relative paths were given in.
+    #[serde(default)]
+    pub cwd: String,
+    pub paths: Vec<String>,
+    /// Every path the op looked at through the tx's view (read or written).
+    #[serde(default)]
+    pub looked: Vec<String>,
+    pub prior: Vec<Prior>,
+}
+
+impl OpRecord {
+    /// Whether the op wrote or read any of `paths`.
+    pub fn depends_on(&self, paths: &std::collections::BTreeSet<String>) -> bool {
+        self.paths
+            .iter()
+            .chain(&self.looked)
+            .any(|p| paths.contains(p))
+    }
+}
+
+/// An open tx as loaded.
+#[derive(Debug, Clone)]
+pub struct Tx {
+    pub id: String,
+    pub dir: PathBuf,
+    pub state: PathBuf,
+    pub meta: Meta,
+    pub index: Index,
+    pub ops: Vec<OpRecord>,
+    pub reads: BTreeMap<String, Option<String>>,
+}
+
+/// A write conflict (drift) or stale read.
+#[derive(Debug, Clone, Serialize)]
+pub struct Conflict {
+    pub path: String,
+    pub kind: &'static str,
+    pub base: Option<String>,
+    pub current: Option<String>,
+    /// A directory the tx removes or replaces: the entries now in it that the
+    /// tx never saw (they would be lost or block the commit).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unknown_entries: Vec<String>,
+}
+
+pub fn root_dir(state: &Path) -> PathBuf {
+    state.join("tx")
+}
+
+/// Whether `s` has the tx id shape (`tx-<compact UTC>-<8 hex>`), so it is safe as a name.
+pub fn is_tx_id(s: &str) -> bool {
+    let b = s.as_bytes();
+    s.len() == 28
+        && s.starts_with("tx-")
+        && b.get(19) == Some(&b'-')
+        && s[3..19].bytes().all(|c| c.is_ascii_alphanumeric())
+        && s[20..].bytes().all(|c| c.is_ascii_hexdigit())
+}
+
+/// `input.not-found` for a tx id that names no open tx.
+pub fn not_found(ctx: &Ctx, id: &str) -> CmdError {
+    CmdError::new(
+        code::NOT_FOUND,
+        format!(
+            "No open tx of the workspace {} has the id {id:?} (committed and aborted transactions are gone; a tx belongs to the workspace it began in: run from there or pass --root).",
+            crate::workspace::paths::display(&ctx.root)
+        ),
+        Repair::new("list", "List the open transactions.", "aitools tx status"),
+    )
+    .with_repair(Repair::new(
+        "begin",
+        "Start a new transaction.",
+        "aitools tx begin",
+    ))
+}
+
+fn io_err(ctx: &Ctx, e: &io::Error) -> CmdError {
+    super::io_error(ctx, "the transaction", e)
+}
+
+/// Writes `bytes` to `dir/name` by temp file, fsync and rename (then fsyncs `dir`).
+pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<()> {
+    let tmp = dir.join(format!(".{name}.tmp"));
+    let _ = std::fs::remove_file(&tmp);
+    fsx::write_new_synced(&tmp, bytes, 0o600)?;
+    std::fs::rename(&tmp, dir.join(name))?;
+    fsx::sync_dir(dir)
+}
+
+fn to_json<T: Serialize>(v: &T) -> io::Result<Vec<u8>> {
+    serde_json::to_vec(v).map_err(io::Error::other)
+}
+
+fn read_json<T: for<'de> Deserialize<'de>>(p: &Path) -> io::Result<T> {
+    let bytes = std::fs::read(p)?;
+    serde_json::from_slice(&bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+}
+
+fn ops_name(generation: u64) -> String {
+    format!("ops.{generation}.jsonl")
+}
+
+/// A new tx id: `tx-<UTC>-<8 hex>`; under `AITOOLS_SEED` derived from the seed and
+/// a per-workspace counter (reproducible, never repeated).
+fn new_id(state: &Path) -> io::Result<String> {
+    let dir = root_dir(state);
+    let counter_path = dir.join("counter");
+    let n: u64 = std::fs::read_to_string(&counter_path)
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(0);
+    write_atomic(&dir, "counter", format!("{}\n", n + 1).as_bytes())?;
+    let (secs, nanos) = time::now();
+    let seed = std::env::var("AITOOLS_SEED").ok();
+    for salt in 0u32..10_000 {
+        let material = match &seed {
+            Some(s) => format!("seed:{s}:tx:{n}:{salt}"),
+            None => format!("{secs}:{nanos}:{}:tx:{n}:{salt}", std::process::id()),
+        };
+        let h = sha256_hex(material.as_bytes());
+        let id = format!("tx-{}-{}", time::compact(secs), &h[..8]);
+        if !fsx::exists_nofollow(&dir.join(&id)) {
+            return Ok(id);
+        }
+    }
+    Err(io::Error::other("no free tx id"))
+}
+
+/// Removes what killed `begin`s, finished commits, rebases and batches left (dirs
+/// without an index, `.done-*`, scratch txs, owned txs whose owner is gone).
+/// Called with the workspace lock held.
+fn sweep(state: &Path) {
+    let Ok(rd) = std::fs::read_dir(root_dir(state)) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let p = e.path();
+        if !p.is_dir() {
+            continue;
+        }
+        let meta = read_json::<Meta>(&p.join("meta.json")).ok();
+        let scratch = meta.as_ref().is_some_and(|m| m.scratch_for.is_some());
+        // A dead batch's tx; one with a commit marker is settled by `open` instead.
+        let orphan = meta.as_ref().is_some_and(|m| m.owned)
+            && !p.join("committing").exists()
+            && owner_gone(&p);
+        let stale = name.starts_with(".done-")
+            || scratch
+            || orphan
+            || (is_tx_id(&name) && !p.join("index.json").exists());
+        if stale {
+            let _ = std::fs::remove_dir_all(&p);
+        }
+    }
+}
+
+/// `tx begin`: creates the tx (the index is written last: its rename makes the tx exist).
+pub fn begin(ctx: &Ctx, name: Option<String>) -> Result<Meta, CmdError> {
+    create(ctx, name, None, false).map(|(meta, _)| meta)
+}
+
+/// The tx of a `batch --atomic`: it exists only while the returned [`Owner`] lives
+/// (a batch killed before it commits or aborts leaves a tx nobody lists).
+pub fn begin_owned(ctx: &Ctx, name: Option<String>) -> Result<(Meta, Owner), CmdError> {
+    let (meta, owner) = create(ctx, name, None, true)?;
+    match owner {
+        Some(o) => Ok((meta, o)),
+        None => Err(io_err(
+            ctx,
+            &io::Error::other("the tx owner lock was not taken"),
+        )),
+    }
+}
+
+/// The scratch tx `tx rebase` rebuilds `of` in.
+pub fn begin_scratch(ctx: &Ctx, of: &str) -> Result<Meta, CmdError> {
+    create(ctx, None, Some(of.to_string()), false).map(|(meta, _)| meta)
+}
+
+fn create(
+    ctx: &Ctx,
+    name: Option<String>,
+    scratch_for: Option<String>,
+    owned: bool,
+) -> Result<(Meta, Option<Owner>), CmdError> {
+    let state = state_dir::ensure(&ctx.root).map_err(|e| io_err(ctx, &e))?;
+    let _lock = lock::acquire(ctx, &state)?;
+    let made = (|| -> io::Result<(Meta, Option<Owner>)> {
+        if fsx::ensure_private_dir(&root_dir(&state))? {
+            fsx::sync_dir(&state)?;
+        }
+        sweep(&state);
+        let id = new_id(&state)?;
+        let dir = root_dir(&state).join(&id);
+        fsx::ensure_private_dir(&dir)?;
+        fsx::sync_dir(&root_dir(&state))?;
+        // Locked before the index makes the tx exist, so no one sees it ownerless.
+        let owner = if owned {
+            let file = fsx::create_new(&dir.join("owner"), 0o600)?;
+            file.try_lock().map_err(io::Error::from)?;
+            Some(Owner { _file: file })
+        } else {
+            None
+        };
+        let meta = Meta {
+            tx: id,
+            name,
+            created: time::iso8601(time::now().0),
+            scratch_for,
+            owned,
+        };
+        write_atomic(&dir, "meta.json", &to_json(&meta)?)?;
+        write_atomic(&dir, "index.json", &to_json(&Index::default())?)?;
+        Ok((meta, owner))
+    })();
+    made.map_err(|e| io_err(ctx, &e))
+}
+
+/// Loads the tx `id`; first settles a commit a killed process left behind.
+pub fn open(ctx: &Ctx, id: &str) -> Result<Tx, CmdError> {
+    if !is_tx_id(id) {
+        return Err(not_found(ctx, id));
+    }
+    let state = state_dir::for_root(&ctx.root);
+    let dir = root_dir(&state).join(id);
+    if dir.join("committing").exists() {
+        settle_commit(ctx, &state, &dir)?;
+    }
+    load(&state, &dir, id).map_err(|e| match e.kind() {
+        io::ErrorKind::NotFound => not_found(ctx, id),
+        _ => io_err(ctx, &e),
+    })
+}
+
+fn load(state: &Path, dir: &Path, id: &str) -> io::Result<Tx> {
+    let index: Index = read_json(&dir.join("index.json"))?;
+    let meta: Meta = read_json(&dir.join("meta.json"))?;
+    let reads = match read_json(&dir.join("reads.json")) {
+        Ok(r) => r,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => BTreeMap::new(),
+        Err(e) => return Err(e),
+    };
+    let ops = match std::fs::read_to_string(dir.join(ops_name(index.generation))) {
+        Ok(text) => text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<OpRecord>(l).ok())
+            .filter(|r| r.tx_op <= index.last_op)
+            .collect(),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(e),
+    };
+    Ok(Tx {
+        id: id.to_string(),
+        dir: dir.to_path_buf(),
+        state: state.to_path_buf(),
+        meta,
+        index,
+        ops,
+        reads,
+    })
+}
+
+/// Every open tx, oldest first.
+pub fn list(ctx: &Ctx) -> Result<Vec<Tx>, CmdError> {
+    let state = state_dir::for_root(&ctx.root);
+    let Ok(rd) = std::fs::read_dir(root_dir(&state)) else {
+        return Ok(Vec::new());
+    };
+    let mut ids: Vec<String> = rd
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| is_tx_id(n))
+        .collect();
+    ids.sort();
+    let mut out = Vec::new();
+    for id in ids {
+        match open(ctx, &id) {
+            Ok(t) if t.meta.scratch_for.is_some() => {}
+            Ok(t) if t.meta.owned && owner_gone(&t.dir) => {}
+            Ok(t) => out.push(t),
+            Err(e) if e.code == code::NOT_FOUND => {}
+            Err(e) => return Err(e),
+        }
+    }
+    out.sort_by(|a, b| (&a.meta.created, &a.id).cmp(&(&b.meta.created, &b.id)));
+    Ok(out)
+}
+
+/// The argv without `--tx X` / `--tx=X` (what an op records and rebase re-runs).
+pub fn strip_tx(argv: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut skip = false;
+    for a in argv {
+        if skip {
+            skip = false;
+            continue;
+        }
+        if a == "--" {
+            skip = false;
+        }
+        if a == "--tx" {
+            skip = true;
+            continue;
+        }
+        if a.starts_with("--tx=") {
+            continue;
+        }
+        out.push(a.clone());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::markers::journal_has_commit;
+    use super::*;
+
+    fn entry(seq: u64, op_id: &str, command: &str, argv: &[&str]) -> journal::Entry {
+        journal::Entry {
+            seq,
+            op_id: op_id.into(),
+            time: "2026-01-01T00:00:00Z".into(),
+            command: command.into(),
+            argv: argv.iter().map(|s| s.to_string()).collect(),
+            undoes: None,
+            changes: Vec::new(),
+            appends: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_commit_marker_is_matched_by_its_op_id_or_by_a_tx_commit_argv() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path();
+        std::fs::create_dir_all(journal::dir(state)).unwrap();
+        let t = "tx-20260101T000000Z-0000aaaa";
+        // A batch commit (argv without the tx), then an unrelated write.
+        journal::append(state, &entry(0, "op-a", "batch", &["batch", "--atomic"])).unwrap();
+        journal::append(state, &entry(1, "op-b", "write", &["write", "x"])).unwrap();
+        journal::append(state, &entry(2, "op-c", "tx commit", &["tx", "commit", t])).unwrap();
+        assert!(journal_has_commit(state, 0, t, Some("op-a")).unwrap());
+        // The seq taken by another op: the commit never reached the journal.
+        assert!(!journal_has_commit(state, 1, t, Some("op-x")).unwrap());
+        assert!(!journal_has_commit(state, 3, t, Some("op-d")).unwrap());
+        // A marker from before op ids were recorded.
+        assert!(journal_has_commit(state, 2, t, None).unwrap());
+        assert!(!journal_has_commit(state, 0, t, None).unwrap());
+    }
+}

@@ -1,0 +1,302 @@
+//! Staging: recording an op's changes, the ops log, drop and the staged view.
+
+use super::*;
+
+impl Tx {
+    pub(super) fn save_ops(&self, generation: u64, ops: &[OpRecord]) -> io::Result<()> {
+        let mut text = Vec::new();
+        for r in ops {
+            text.extend(to_json(r)?);
+            text.push(b'\n');
+        }
+        write_atomic(&self.dir, &ops_name(generation), &text)
+    }
+
+    /// Stages one op: blobs, then the ops log, then the index (the commit point).
+    /// `contents` are the bytes of every staged file state (by hash).
+    pub fn stage(
+        &mut self,
+        ctx: &Ctx,
+        command: &str,
+        changes: &[EntryChange],
+        contents: &BTreeMap<String, Vec<u8>>,
+        looked: Vec<String>,
+    ) -> Result<u64, CmdError> {
+        let n = self.index.last_op + 1;
+        let mut index = self.index.clone();
+        let mut prior: Vec<Prior> = Vec::new();
+        let mut paths: Vec<String> = Vec::new();
+        let mut touch = |p: &str, index: &Index| {
+            if !paths.iter().any(|q| q == p) {
+                paths.push(p.to_string());
+                prior.push(Prior {
+                    path: p.to_string(),
+                    entry: index.paths.get(p).cloned(),
+                });
+            }
+        };
+        for c in changes {
+            if let Some(f) = &c.from {
+                touch(f, &index);
+                let base = index
+                    .paths
+                    .get(f)
+                    .map(|e| e.base.clone())
+                    .or_else(|| c.from_before.clone())
+                    .unwrap_or_else(State::missing);
+                index.paths.insert(
+                    f.clone(),
+                    PathEntry {
+                        base,
+                        staged: State::missing(),
+                    },
+                );
+            }
+            touch(&c.path, &index);
+            let base = index
+                .paths
+                .get(&c.path)
+                .map(|e| e.base.clone())
+                .unwrap_or_else(|| c.before.clone());
+            index.paths.insert(
+                c.path.clone(),
+                PathEntry {
+                    base,
+                    staged: c.after.clone(),
+                },
+            );
+        }
+        index.last_op = n;
+        let record = OpRecord {
+            tx_op: n,
+            command: command.to_string(),
+            argv: strip_tx(&ctx.argv),
+            cwd: ctx.cwd.to_string_lossy().into_owned(),
+            paths,
+            looked,
+            prior,
+        };
+        let done = (|| -> io::Result<()> {
+            let mut wrote = false;
+            for (i, (hash, bytes)) in contents.iter().enumerate() {
+                let tmp = blobs::dir(&self.state).join(format!(".{}-{n}-{i}.tmp", self.id));
+                wrote |=
+                    blobs::store_bytes(&self.state, hash, bytes, &tmp)? != blobs::Stored::Existing;
+            }
+            if wrote {
+                fsx::sync_dir(&blobs::dir(&self.state))?;
+            }
+            let mut ops = self.ops.clone();
+            ops.push(record.clone());
+            self.save_ops(index.generation, &ops)?;
+            write_atomic(&self.dir, "index.json", &to_json(&index)?)?;
+            self.ops = ops;
+            Ok(())
+        })();
+        done.map_err(|e| io_err(ctx, &e))?;
+        self.index = index;
+        Ok(n)
+    }
+
+    /// Stages an op of another tx as it was (`tx rebase` keeping an op it need not
+    /// re-run): `entries` are the op's resulting entries for its paths.
+    pub fn copy_op(
+        &mut self,
+        ctx: &Ctx,
+        from: &OpRecord,
+        entries: Vec<(String, PathEntry)>,
+    ) -> Result<u64, CmdError> {
+        let n = self.index.last_op + 1;
+        let mut index = self.index.clone();
+        let mut prior = Vec::new();
+        for (p, e) in entries {
+            prior.push(Prior {
+                path: p.clone(),
+                entry: index.paths.get(&p).cloned(),
+            });
+            let base = index
+                .paths
+                .get(&p)
+                .map(|x| x.base.clone())
+                .unwrap_or(e.base);
+            index.paths.insert(
+                p,
+                PathEntry {
+                    base,
+                    staged: e.staged,
+                },
+            );
+        }
+        index.last_op = n;
+        let record = OpRecord {
+            tx_op: n,
+            command: from.command.clone(),
+            argv: from.argv.clone(),
+            cwd: from.cwd.clone(),
+            paths: from.paths.clone(),
+            looked: from.looked.clone(),
+            prior,
+        };
+        let mut ops = self.ops.clone();
+        ops.push(record);
+        let done = (|| -> io::Result<()> {
+            self.save_ops(index.generation, &ops)?;
+            write_atomic(&self.dir, "index.json", &to_json(&index)?)
+        })();
+        done.map_err(|e| io_err(ctx, &e))?;
+        self.index = index;
+        self.ops = ops;
+        Ok(n)
+    }
+
+    /// The entry `path` had right after op number `k` (index into `ops`).
+    pub fn entry_after(&self, k: usize, path: &str) -> Option<PathEntry> {
+        for later in self.ops.iter().skip(k + 1) {
+            if let Some(p) = later.prior.iter().find(|p| p.path == path) {
+                return p.entry.clone();
+            }
+        }
+        self.index.paths.get(path).cloned()
+    }
+
+    /// Removes op `n` and every later one, restoring each path's entry from before.
+    pub fn drop_from(&mut self, ctx: &Ctx, n: u64) -> Result<Vec<u64>, CmdError> {
+        let mut index = self.index.clone();
+        let mut dropped = Vec::new();
+        for r in self.ops.iter().rev().filter(|r| r.tx_op >= n) {
+            for p in &r.prior {
+                match &p.entry {
+                    Some(e) => {
+                        index.paths.insert(p.path.clone(), e.clone());
+                    }
+                    None => {
+                        index.paths.remove(&p.path);
+                    }
+                }
+            }
+            dropped.push(r.tx_op);
+        }
+        dropped.sort_unstable();
+        index.last_op = n.saturating_sub(1);
+        let keep: Vec<OpRecord> = self.ops.iter().filter(|r| r.tx_op < n).cloned().collect();
+        let done = (|| -> io::Result<()> {
+            write_atomic(&self.dir, "index.json", &to_json(&index)?)?;
+            self.save_ops(index.generation, &keep)
+        })();
+        done.map_err(|e| io_err(ctx, &e))?;
+        self.index = index;
+        self.ops = keep;
+        Ok(dropped)
+    }
+
+    /// Records a single-file read: the file's disk hash now (null when missing).
+    pub fn record_read(&mut self, ctx: &Ctx, rel: &str) -> Result<(), CmdError> {
+        let now = disk_state(&ctx.root, rel).map_err(|e| io_err(ctx, &e))?;
+        let h = file_hash(&now);
+        if self.reads.get(rel) == Some(&h) {
+            return Ok(());
+        }
+        self.reads.insert(rel.to_string(), h);
+        let bytes = to_json(&self.reads).map_err(|e| io_err(ctx, &e))?;
+        write_atomic(&self.dir, "reads.json", &bytes).map_err(|e| io_err(ctx, &e))
+    }
+
+    /// Replaces the whole write set and ops log (rebase): a new ops generation,
+    /// then the index that names it.
+    pub fn replace(
+        &mut self,
+        ctx: &Ctx,
+        paths: BTreeMap<String, PathEntry>,
+        ops: Vec<OpRecord>,
+    ) -> Result<(), CmdError> {
+        let old = self.index.generation;
+        let index = Index {
+            last_op: ops.last().map(|r| r.tx_op).unwrap_or(0),
+            generation: old + 1,
+            paths,
+        };
+        let done = (|| -> io::Result<()> {
+            self.save_ops(index.generation, &ops)?;
+            write_atomic(&self.dir, "index.json", &to_json(&index)?)?;
+            let _ = std::fs::remove_file(self.dir.join(ops_name(old)));
+            Ok(())
+        })();
+        done.map_err(|e| io_err(ctx, &e))?;
+        self.index = index;
+        self.ops = ops;
+        Ok(())
+    }
+
+    /// The bytes of a staged file state.
+    pub fn blob(&self, hash: &str) -> io::Result<Vec<u8>> {
+        blobs::read(&self.state, hash)
+    }
+
+    /// The paths whose staged state differs from the base, sorted.
+    pub fn changed_paths(&self) -> Vec<String> {
+        self.index
+            .paths
+            .iter()
+            .filter(|(_, e)| e.base != e.staged)
+            .map(|(p, _)| p.clone())
+            .collect()
+    }
+
+    /// The changes that take the tree from the bases to the staged states:
+    /// removals deepest first, then creations and modifications shallowest first.
+    pub fn changes(&self, ctx: &Ctx) -> Result<Vec<Change>, CmdError> {
+        let mut removals: Vec<Change> = Vec::new();
+        let mut puts: Vec<Change> = Vec::new();
+        let abs = |rel: &str| ctx.root.join(rel);
+        for (rel, e) in &self.index.paths {
+            let (b, s) = (&e.base, &e.staged);
+            if b == s {
+                continue;
+            }
+            let p = abs(rel);
+            let replaces_kind = !b.is_missing() && b.kind != s.kind;
+            if s.is_missing() || replaces_kind || (b.kind == "symlink" && s.kind != "symlink") {
+                removals.push(Change::Delete { path: p.clone() });
+            }
+            match s.kind.as_str() {
+                "file" => {
+                    let same_bytes = b.kind == "file" && b.hash == s.hash;
+                    if !same_bytes {
+                        let h = s.hash.clone().unwrap_or_default();
+                        let bytes = self.blob(&h).map_err(|er| io_err(ctx, &er))?;
+                        puts.push(Change::Put {
+                            path: p.clone(),
+                            bytes,
+                            mode: s.mode,
+                        });
+                    } else if let Some(m) = s.mode.filter(|m| Some(*m) != b.mode) {
+                        puts.push(Change::Chmod {
+                            path: p.clone(),
+                            mode: m,
+                        });
+                    }
+                    if let Some(t) = s.mtime.filter(|t| Some(*t) != b.mtime) {
+                        puts.push(Change::Touch { path: p, mtime: t });
+                    }
+                }
+                "dir" => {
+                    if b.kind != "dir" {
+                        puts.push(Change::Mkdir { path: p.clone() });
+                    }
+                    if let Some(m) = s.mode.filter(|m| Some(*m) != b.mode) {
+                        puts.push(Change::Chmod { path: p, mode: m });
+                    }
+                }
+                "symlink" => puts.push(Change::Symlink {
+                    path: p,
+                    target: s.target.clone().unwrap_or_default(),
+                }),
+                _ => {}
+            }
+        }
+        // Deepest first: a child sorts after its parent, so reverse path order.
+        removals.reverse();
+        removals.extend(puts);
+        Ok(removals)
+    }
+}

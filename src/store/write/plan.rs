@@ -1,0 +1,447 @@
+//! The plan: the view of the tree an op builds while its changes are checked, and the steps, temp files and blobs it needs.
+
+use super::*;
+
+/// Where a file's bytes are, while planning.
+#[derive(Clone)]
+pub(super) enum Content {
+    Snap(Arc<Snapshot>),
+    Owned(Arc<Vec<u8>>),
+}
+
+impl Content {
+    pub(super) fn bytes(&self) -> &[u8] {
+        match self {
+            Content::Snap(s) => &s.bytes,
+            Content::Owned(b) => b,
+        }
+    }
+}
+
+/// A path's state in the view the plan builds (the disk with this op's changes so far).
+#[derive(Clone)]
+pub(super) enum View {
+    Missing,
+    File {
+        hash: String,
+        mode: u32,
+        mtime: Option<i64>,
+        content: Option<Content>,
+    },
+    Dir {
+        mode: u32,
+    },
+    Symlink {
+        target: String,
+    },
+}
+
+impl View {
+    pub(super) fn state(&self) -> State {
+        match self {
+            View::Missing => State::missing(),
+            // The mtime is part of a state only where `touch` sets it.
+            View::File { hash, mode, .. } => State {
+                kind: "file".into(),
+                hash: Some(hash.clone()),
+                mode: Some(*mode),
+                target: None,
+                mtime: None,
+            },
+            View::Dir { mode } => State {
+                kind: "dir".into(),
+                mode: Some(*mode),
+                ..State::default()
+            },
+            View::Symlink { target } => State {
+                kind: "symlink".into(),
+                hash: Some(sha256_hex(target.as_bytes())),
+                target: Some(target.clone()),
+                ..State::default()
+            },
+        }
+    }
+    pub(super) fn hash(&self) -> Option<String> {
+        self.state().hash
+    }
+}
+
+pub(super) enum TempKind {
+    File {
+        content: Content,
+        mode: u32,
+        mtime: Option<i64>,
+    },
+    Symlink {
+        target: String,
+    },
+}
+
+pub(super) struct Temp {
+    pub(super) path: PathBuf,
+    pub(super) kind: TempKind,
+}
+
+pub(super) struct BlobJob {
+    pub(super) hash: String,
+    /// The tree file holding the bytes, when they are on disk (may be hard-linked).
+    pub(super) disk: Option<PathBuf>,
+    pub(super) content: Option<Content>,
+    pub(super) tmp: PathBuf,
+}
+
+pub(super) struct Plan<'a> {
+    pub(super) ctx: &'a Ctx,
+    pub(super) state: &'a Path,
+    pub(super) op_id: &'a str,
+    pub(super) view: BTreeMap<PathBuf, View>,
+    pub(super) steps: Vec<Step>,
+    pub(super) temps: Vec<Temp>,
+    pub(super) blobs: Vec<BlobJob>,
+    pub(super) blob_hashes: BTreeSet<String>,
+    pub(super) sync_dirs: BTreeSet<PathBuf>,
+    pub(super) reports: Vec<PendingReport>,
+    pub(super) entry_changes: Vec<EntryChange>,
+    /// Files this op replaces, as read (checked again before the commit point).
+    pub(super) watch: Vec<super::appends::Target>,
+    pub(super) default_file_mode: u32,
+    pub(super) default_dir_mode: u32,
+}
+
+pub(super) fn parent_of(p: &Path) -> PathBuf {
+    p.parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("/"))
+}
+
+impl<'a> Plan<'a> {
+    pub(super) fn new(ctx: &'a Ctx, state: &'a Path, op_id: &'a str) -> Plan<'a> {
+        let umask = fsx::umask();
+        Plan {
+            ctx,
+            state,
+            op_id,
+            view: BTreeMap::new(),
+            steps: Vec::new(),
+            temps: Vec::new(),
+            blobs: Vec::new(),
+            blob_hashes: BTreeSet::new(),
+            sync_dirs: BTreeSet::new(),
+            reports: Vec::new(),
+            entry_changes: Vec::new(),
+            watch: Vec::new(),
+            default_file_mode: 0o666 & !umask,
+            default_dir_mode: 0o777 & !umask,
+        }
+    }
+
+    pub(super) fn rel(&self, p: &Path) -> String {
+        paths::relative_to(p, &self.ctx.root).unwrap_or_else(|| paths::display(p))
+    }
+
+    pub(super) fn io(&self, p: &Path, e: &std::io::Error) -> CmdError {
+        crate::protocol::error::io_error(&self.ctx.command, &self.rel(p), e)
+    }
+
+    /// The view of `p` (no final symlink followed); files are read when `content`.
+    pub(super) fn look(&mut self, p: &Path, content: bool) -> Result<View, CmdError> {
+        if let Some(v) = self.view.get(p) {
+            let needs = matches!(v, View::File { content: None, .. });
+            if !(content && needs) {
+                return Ok(v.clone());
+            }
+        } else if self.under_removed(p) {
+            return Ok(View::Missing);
+        }
+        if self.ctx.tx.is_some() {
+            let v = self.look_tx(p, content)?;
+            self.view.insert(p.to_path_buf(), v.clone());
+            return Ok(v);
+        }
+        let meta = match std::fs::symlink_metadata(p) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(View::Missing),
+            Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) => return Ok(View::Missing),
+            Err(e) => return Err(self.io(p, &e)),
+        };
+        let ft = meta.file_type();
+        let v = if ft.is_symlink() {
+            let t = std::fs::read_link(p).map_err(|e| self.io(p, &e))?;
+            View::Symlink {
+                target: t.to_string_lossy().into_owned(),
+            }
+        } else if ft.is_dir() {
+            View::Dir {
+                mode: meta.mode() & 0o7777,
+            }
+        } else if ft.is_file() {
+            let snap = snapshot::load(p).map_err(|e| self.io(p, &e))?;
+            View::File {
+                hash: snap.hash.clone(),
+                mode: snap.mode,
+                mtime: Some(snap.mtime),
+                content: Some(Content::Snap(snap)),
+            }
+        } else {
+            return Err(not_a_file(&self.rel(p)));
+        };
+        self.view.insert(p.to_path_buf(), v.clone());
+        Ok(v)
+    }
+
+    /// `look` under `--tx`: the tx's view of `p` (staged state, else the disk).
+    pub(super) fn look_tx(&mut self, p: &Path, content: bool) -> Result<View, CmdError> {
+        let st = view::stat(self.ctx, p, false)?;
+        Ok(match st.kind {
+            view::Kind::Missing => View::Missing,
+            view::Kind::Dir => View::Dir { mode: st.mode },
+            view::Kind::Symlink => View::Symlink {
+                target: match st.staged.and_then(|s| s.target) {
+                    Some(t) => t,
+                    None => std::fs::read_link(p)
+                        .map_err(|e| self.io(p, &e))?
+                        .to_string_lossy()
+                        .into_owned(),
+                },
+            },
+            view::Kind::File => {
+                let _ = content;
+                let snap = view::load(self.ctx, p)?;
+                let from_tx = st.staged.is_some();
+                View::File {
+                    hash: snap.hash.clone(),
+                    mode: snap.mode,
+                    mtime: if from_tx {
+                        st.staged.as_ref().and_then(|s| s.mtime)
+                    } else {
+                        Some(snap.mtime)
+                    },
+                    content: Some(if from_tx {
+                        Content::Owned(Arc::new(snap.bytes.clone()))
+                    } else {
+                        Content::Snap(snap)
+                    }),
+                }
+            }
+            view::Kind::Other => return Err(not_a_file(&self.rel(p))),
+        })
+    }
+
+    /// Whether an ancestor of `p` was removed or moved away earlier in this op.
+    pub(super) fn under_removed(&self, p: &Path) -> bool {
+        p.ancestors()
+            .skip(1)
+            .any(|a| matches!(self.view.get(a), Some(View::Missing)))
+    }
+
+    pub(super) fn exists_on_disk(&self, p: &Path) -> bool {
+        fsx::exists_nofollow(p)
+    }
+
+    /// Where a temp file for `target` goes: its directory, or the nearest ancestor
+    /// that exists on disk now (same filesystem, so the rename is atomic).
+    pub(super) fn temp_path(&mut self, target: &Path) -> PathBuf {
+        let mut dir = parent_of(target);
+        while !std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+            match dir.parent() {
+                Some(p) => dir = p.to_path_buf(),
+                None => break,
+            }
+        }
+        let n = self.temps.len();
+        let p = dir.join(format!(".aitools-{}-{n}.tmp", self.op_id));
+        self.sync_dirs.insert(dir);
+        p
+    }
+
+    /// Creates the missing directories above `target` (each one a journaled change).
+    pub(super) fn ensure_parents(&mut self, target: &Path) -> Result<(), CmdError> {
+        let mut missing = Vec::new();
+        let mut cur = parent_of(target);
+        loop {
+            match self.look(&cur, false)? {
+                View::Dir { .. } => break,
+                View::Missing => {
+                    missing.push(cur.clone());
+                    match cur.parent() {
+                        Some(p) => cur = p.to_path_buf(),
+                        None => break,
+                    }
+                }
+                View::Symlink { .. } => {
+                    // An existing symlink to a directory was resolved by the boundary;
+                    // a dangling one (or one to a file) blocks the path.
+                    if std::fs::metadata(&cur).is_ok_and(|m| m.is_dir()) {
+                        break;
+                    }
+                    return Err(in_the_way(&self.rel(&cur)));
+                }
+                View::File { .. } => return Err(in_the_way(&self.rel(&cur))),
+            }
+        }
+        for d in missing.into_iter().rev() {
+            self.mkdir_one(&d);
+        }
+        Ok(())
+    }
+
+    pub(super) fn mkdir_one(&mut self, d: &Path) {
+        let mode = self.default_dir_mode;
+        self.steps.push(Step::Mkdir {
+            path: d.to_path_buf(),
+            mode: None,
+        });
+        self.sync_dirs.insert(parent_of(d));
+        self.sync_dirs.insert(d.to_path_buf());
+        self.view.insert(d.to_path_buf(), View::Dir { mode });
+        let rel = self.rel(d);
+        self.record(
+            &rel,
+            "created",
+            None,
+            None,
+            View::Missing.state(),
+            View::Dir { mode }.state(),
+            None,
+        );
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn record(
+        &mut self,
+        rel: &str,
+        action: &'static str,
+        from: Option<(String, State)>,
+        hashes: Option<(Option<String>, Option<String>)>,
+        before: State,
+        after: State,
+        diff_of: Option<(Option<Content>, Option<Content>)>,
+    ) {
+        let ha = hashes.map_or_else(|| after.hash.clone(), |(_, a)| a);
+        self.reports.push(PendingReport {
+            report: ChangeReport {
+                path: rel.to_string(),
+                action,
+                from: from.as_ref().map(|(f, _)| f.clone()),
+                hash_after: ha,
+                added: None,
+                deleted: None,
+                diff: None,
+                diff_truncated: None,
+                count: None,
+            },
+            diff_of,
+        });
+        self.entry_changes.push(EntryChange {
+            path: rel.to_string(),
+            action: action.to_string(),
+            from_before: from.as_ref().map(|(_, s)| s.clone()),
+            from: from.map(|(f, _)| f),
+            before,
+            after,
+        });
+    }
+
+    /// Keeps the before-content of a file this op replaces or removes.
+    pub(super) fn keep_blob(&mut self, p: &Path, v: &View) {
+        let View::File { hash, content, .. } = v else {
+            return;
+        };
+        if self.blob_hashes.contains(hash) || blobs::exists(self.state, hash) {
+            return;
+        }
+        self.blob_hashes.insert(hash.clone());
+        let on_disk = matches!(content, Some(Content::Snap(_)));
+        let n = self.blobs.len();
+        self.blobs.push(BlobJob {
+            hash: hash.clone(),
+            disk: on_disk.then(|| p.to_path_buf()),
+            content: content.clone(),
+            tmp: blobs::dir(self.state).join(format!(".{}-{n}.tmp", self.op_id)),
+        });
+    }
+
+    pub(super) fn add(&mut self, c: Change) -> Result<(), CmdError> {
+        match c {
+            Change::Put { path, bytes, mode } => self.put(&path, bytes, mode),
+            Change::Delete { path } => self.delete(&path),
+            Change::Move { from, to } => self.mv(&from, &to),
+            Change::Mkdir { path } => self.mkdir(&path),
+            Change::Chmod { path, mode } => self.chmod(&path, mode),
+            Change::Symlink { path, target } => self.symlink(&path, target),
+            Change::Touch { path, mtime } => self.touch(&path, mtime),
+        }
+    }
+
+    fn put(&mut self, path: &Path, bytes: Vec<u8>, mode: Option<u32>) -> Result<(), CmdError> {
+        let target = boundary::resolve(self.ctx, path, Final::Follow)?;
+        let before = self.look(&target, true)?;
+        let rel = self.rel(&target);
+        let hash = match &before {
+            View::File {
+                content: Some(Content::Snap(snap)),
+                ..
+            } => snap.hash_of_successor(&bytes),
+            _ => sha256_hex(&bytes),
+        };
+        let (old_mode, old_content) = match &before {
+            View::Dir { .. } => return Err(not_a_file(&rel)),
+            View::File {
+                hash: h,
+                mode: m,
+                content,
+                ..
+            } => {
+                if *h == hash && mode.is_none_or(|x| x == *m) {
+                    return Ok(());
+                }
+                (Some(*m), content.clone())
+            }
+            _ => (None, None),
+        };
+        let new_mode = mode.or(old_mode).unwrap_or(self.default_file_mode) & 0o7777;
+        self.ensure_parents(&target)?;
+        let content = Content::Owned(Arc::new(bytes));
+        let tmp = self.temp_path(&target);
+        self.temps.push(Temp {
+            path: tmp.clone(),
+            kind: TempKind::File {
+                content: content.clone(),
+                mode: new_mode,
+                mtime: None,
+            },
+        });
+        self.steps.push(Step::Rename {
+            tmp,
+            to: target.clone(),
+        });
+        self.sync_dirs.insert(parent_of(&target));
+        self.keep_blob(&target, &before);
+        if let View::File {
+            content: Some(Content::Snap(snap)),
+            ..
+        } = &before
+            && fsx::identity(&target) == Some((snap.stamp.dev, snap.stamp.ino))
+        {
+            // Read at this path (not content an earlier step of the op moved here).
+            let read = snapshot::first_read(&target).unwrap_or_else(|| snap.clone());
+            self.watch.push((target.clone(), rel.clone(), read));
+        }
+        let after = View::File {
+            hash,
+            mode: new_mode,
+            mtime: None,
+            content: Some(content.clone()),
+        };
+        let action = if matches!(before, View::Missing) {
+            "created"
+        } else {
+            "modified"
+        };
+        let diff_of = Some((old_content, Some(content)));
+        let (bs, as_) = (before.state(), after.state());
+        self.record(&rel, action, None, None, bs, as_, diff_of);
+        self.view.insert(target, after);
+        Ok(())
+    }
+}

@@ -1,0 +1,115 @@
+//! The commit itself: intent, blobs, temps, commit point, apply, journal.
+
+use super::*;
+
+impl<'a> Plan<'a> {
+    /// Bytes of the blobs this op stores (the usage counter of `gc`).
+    pub(super) fn blob_bytes(&self) -> u64 {
+        self.blobs
+            .iter()
+            .map(|b| b.content.as_ref().map_or(0, |c| c.bytes().len() as u64))
+            .sum()
+    }
+
+    /// The commit: intent, blobs, temps, commit point, apply, journal. Returns
+    /// what other programs appended to replaced files meanwhile, and the watch
+    /// on them for a last look.
+    pub(super) fn commit(
+        mut self,
+        entry: Entry,
+    ) -> Result<(Vec<journal::Appended>, super::appends::Watch), CmdError> {
+        let ctx = self.ctx;
+        let state = self.state;
+        let intent = Intent {
+            op_id: self.op_id.to_string(),
+            temps: self.temps.iter().map(|t| t.path.clone()).collect(),
+            blob_tmps: self.blobs.iter().map(|b| b.tmp.clone()).collect(),
+            links: self
+                .blobs
+                .iter()
+                .filter(|b| b.disk.is_some())
+                .map(|b| blobs::path(state, &b.hash))
+                .collect(),
+            steps: std::mem::take(&mut self.steps),
+            sync_dirs: std::mem::take(&mut self.sync_dirs).into_iter().collect(),
+            entry,
+        };
+        let mut record = intent::write_first_line(state, &intent).map_err(|e| {
+            let _ = std::fs::remove_file(intent::record_path(state, &intent.op_id));
+            super::io_error(ctx, "the intent record", &e)
+        })?;
+        let prepared = (|| -> std::io::Result<()> {
+            // Temp files are created beneath the root's descriptor, as the steps act.
+            let tree = Tree::open(&ctx.root)?;
+            let mut new_blobs = false;
+            for b in &self.blobs {
+                let bytes = b.content.as_ref().map(|c| c.bytes());
+                let stored = match &b.disk {
+                    Some(src) => blobs::store_file(state, &b.hash, src, bytes, &b.tmp)?,
+                    None => blobs::store_bytes(state, &b.hash, bytes.unwrap_or_default(), &b.tmp)?,
+                };
+                new_blobs |= stored != blobs::Stored::Existing;
+            }
+            if new_blobs {
+                fsx::sync_dir(&blobs::dir(state))?;
+            }
+            for t in &self.temps {
+                match &t.kind {
+                    TempKind::File {
+                        content,
+                        mode,
+                        mtime,
+                    } => {
+                        use std::io::Write;
+                        let mut f = tree.create_new(&t.path, *mode)?;
+                        f.write_all(content.bytes())?;
+                        if let Some(m) = mtime {
+                            f.set_modified(fsx::to_system_time(*m))?;
+                        }
+                        f.sync_all()?;
+                    }
+                    TempKind::Symlink { target } => {
+                        tree.symlink(std::ffi::OsStr::new(target), &t.path)?;
+                    }
+                }
+            }
+            Ok(())
+        })();
+        let unchanged =
+            |e: std::io::Error| super::io_error(ctx, "the write (nothing was changed)", &e);
+        // The targets are checked again as late as possible before the commit point.
+        let armed = prepared.map_err(unchanged).and_then(|()| {
+            let watch = super::appends::arm(&self.watch, &ctx.argv)?;
+            intent::write_commit_line(&mut record, &intent).map_err(unchanged)?;
+            Ok(watch)
+        });
+        let mut watch = match armed {
+            Ok(w) => w,
+            Err(err) => {
+                // Never committed: the tree was not touched. Remove what was prepared.
+                if intent::discard(&ctx.root, &intent).is_ok() {
+                    let _ = std::fs::remove_file(intent::record_path(state, &intent.op_id));
+                }
+                return Err(err);
+            }
+        };
+        drop(record);
+        let mut appended = Vec::new();
+        // Committed but not applied: the record stays pending, and the repairs are
+        // the ones that clear it (finish once the cause is fixed, or set aside).
+        finish_with(&ctx.root, state, &intent, |entry| {
+            appended = watch.settle(state, &entry.op_id);
+            entry.appends = appended.clone();
+        })
+        .map_err(|e| {
+            super::recovery::pending_error(&[super::recovery::stuck(
+                &intent.op_id,
+                format!(
+                    "it is committed but could not be finished: {}.",
+                    crate::protocol::error::err_text(&e)
+                ),
+            )])
+        })?;
+        Ok((appended, watch))
+    }
+}
