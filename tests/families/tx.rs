@@ -919,3 +919,60 @@ fn a_tx_from_another_workspace_is_named_as_such() {
     assert!(msg.contains("workspace it began in"), "{msg}");
     a.run(&["tx", "abort", &t]);
 }
+
+/// `code outline --tx` outlines the staged file, as `read --tx` and `code defs
+/// --tx` see it: a file only the tx created, a staged edit of a file on disk, and
+/// a file the tx removed. Oracle: the staged text's definitions as `read --tx`
+/// shows them, and the disk still holding the old definition.
+#[test]
+fn code_outline_sees_the_staged_file() {
+    let env = TestEnv::new();
+    env.write("a.py", "def old_name():\n    pass\n");
+    env.write("gone.py", "def bye():\n    pass\n");
+    let t = begin(&env);
+    let ha = hash_of(&env, "a.py");
+    ok(env.run(&[
+        "write",
+        "a.py",
+        "--overwrite",
+        "--expect-hash",
+        &ha,
+        "--content",
+        "def new_name():\n    pass\n",
+        "--tx",
+        &t,
+    ]));
+    ok(env.run(&[
+        "write",
+        "b.py",
+        "--content",
+        "class Fresh:\n    pass\n",
+        "--tx",
+        &t,
+    ]));
+    ok(env.run(&["delete", "gone.py", "--tx", &t]));
+    let names = |r: &Run| -> Vec<String> {
+        r.json["symbols"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s["name"].as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let staged = ok(env.run(&["read", "a.py", "--tx", &t]));
+    assert!(staged.stdout.contains("new_name"), "{}", staged.stdout);
+    let a = ok(env.run(&["code", "outline", "a.py", "--tx", &t]));
+    assert_eq!(names(&a), ["new_name"], "{}", a.stdout);
+    let b = ok(env.run(&["code", "outline", "b.py", "--tx", &t]));
+    assert_eq!(names(&b), ["Fresh"], "{}", b.stdout);
+    let gone = env.run(&["code", "outline", "gone.py", "--tx", &t]);
+    assert_eq!(gone.error_code(), "input.not-found", "{}", gone.stdout);
+    // Without --tx the disk is what it was.
+    let disk = ok(env.run(&["code", "outline", "a.py"]));
+    assert_eq!(names(&disk), ["old_name"], "{}", disk.stdout);
+    // code defs --tx finds the staged definition too.
+    let defs = ok(env.run(&["code", "defs", "new_name", "--tx", &t]));
+    assert!(defs.stdout.contains("a.py"), "{}", defs.stdout);
+}

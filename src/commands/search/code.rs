@@ -5,7 +5,8 @@
 use super::{chars, scan_error, show, starts, with_limit};
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
-use crate::protocol::{CmdError, Output, Repair, code, error, shell};
+use crate::protocol::{CmdError, Output, Repair, code, shell};
+use crate::store::view;
 use crate::text::lang::{self, Language};
 use crate::text::outline::{self, Definition};
 use crate::text::{MAX_LINE_BYTES, sniff};
@@ -241,9 +242,22 @@ fn base_name(path: &Path) -> String {
 pub fn run_outline(ctx: &Ctx, args: &OutlineArgs) -> Result<Output, CmdError> {
     let abs = ctx.path_arg(&args.path)?;
     let shown = ctx.display_path(&abs);
-    let meta = std::fs::metadata(&abs)
-        .map_err(|e| candidates::not_found_or_io(ctx, &args.path, &abs, &e, Offer::Retry))?;
-    if !meta.is_file() {
+    // Through the view: with --tx the staged file (or the tx's removal) decides.
+    if let view::Source::Missing = view::source(ctx, &abs)? {
+        return Err(view::removed_error(ctx, &args.path, &abs)?);
+    }
+    let kind = view::stat(ctx, &abs, true)?.kind;
+    if kind == view::Kind::Missing {
+        let gone = std::io::Error::from(std::io::ErrorKind::NotFound);
+        return Err(candidates::not_found_or_io(
+            ctx,
+            &args.path,
+            &abs,
+            &gone,
+            Offer::Retry,
+        ));
+    }
+    if kind != view::Kind::File {
         return Err(CmdError::new(
             code::UNSUPPORTED_FORMAT,
             format!("{} is not a regular file.", args.path),
@@ -275,7 +289,9 @@ pub fn run_outline(ctx: &Ctx, args: &OutlineArgs) -> Result<Output, CmdError> {
             ),
         ));
     };
-    let bytes = std::fs::read(&abs).map_err(|e| error::io_error("code outline", &args.path, &e))?;
+    let snap = view::load(ctx, &abs)?;
+    view::record_read(ctx, &abs)?;
+    let bytes = &snap.bytes;
     if sniff::is_binary(&bytes) {
         return Err(CmdError::new(
             code::UNSUPPORTED_FORMAT,
