@@ -1,0 +1,7 @@
+//! The process family: `run` (a program to its end, its output trimmed), `bg
+//! start|logs|status|stop` (programs that outlive the call, their state under the
+//! workspace's state directory) and `wait` (until a condition holds).
+
+use crate::protocol::registry::CommandSpec;
+
+pub const COMMANDS: &[CommandSpec] = &[];
