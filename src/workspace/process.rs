@@ -65,13 +65,38 @@ pub fn signal_group(pgid: u32, sig: i32) {
     }
 }
 
-/// Whether a process group still has a member.
+/// Whether a process group still has a member that is not a zombie: where the
+/// init process does not reap orphans (some containers), a group's dead members
+/// stay as zombies and would look alive forever.
 pub fn group_alive(pgid: u32) -> bool {
     let Ok(pid) = i32::try_from(pgid) else {
         return false;
     };
     // SAFETY: signal 0 only checks existence and permission.
-    unsafe { libc::kill(-pid, 0) == 0 }
+    if unsafe { libc::kill(-pid, 0) } != 0 {
+        return false;
+    }
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return true;
+    };
+    dir.filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
+        .any(|stat| {
+            // `pid (comm) state ppid pgrp ...`; comm may hold spaces and parentheses.
+            let Some(after) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+                return false;
+            };
+            let mut f = after.split_whitespace();
+            let state = f.next().unwrap_or("Z");
+            let _ppid = f.next();
+            let pgrp = f.next().and_then(|g| g.parse::<u32>().ok());
+            pgrp == Some(pgid) && state != "Z" && state != "X"
+        })
 }
 
 fn reader(

@@ -4,4 +4,16 @@
 
 use crate::protocol::registry::CommandSpec;
 
-pub const COMMANDS: &[CommandSpec] = &[];
+pub mod bg;
+pub mod output;
+pub mod run;
+pub mod wait;
+
+pub const COMMANDS: &[CommandSpec] = &[
+    run::SPEC,
+    wait::SPEC,
+    bg::START,
+    bg::LOGS,
+    bg::STATUS,
+    bg::STOP,
+];
