@@ -6,6 +6,7 @@ mod conformance;
 mod containment;
 mod durable;
 mod edit;
+mod git;
 mod inputs;
 mod inspect;
 mod mcp;

@@ -74,6 +74,7 @@ const MAX_FILES_PER_COMMIT: usize = 50;
 fn unborn(e: &CmdError) -> bool {
     e.code == code::NOT_FOUND
         && (e.message.contains("does not have any commits")
+            || e.message.contains("bad revision 'HEAD'")
             || e.message.contains("bad default revision"))
 }
 
