@@ -11,6 +11,7 @@ mod inputs;
 mod inspect;
 mod mcp;
 mod notfound;
+mod process;
 mod protocol;
 mod redaction;
 mod retention;
