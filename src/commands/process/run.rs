@@ -46,7 +46,7 @@ pub struct RunArgs {
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "run",
-    summary: "Run a program, no shell; status and trimmed output.",
+    summary: "Run a program, no shell: status, trimmed output.",
     description: "Runs argv directly (no shell: pipes, globs and $VARS are not expanded; run `sh -c '...'` for that), stdin closed, in its own process group, in the working directory. The exit code is 0 whenever the program started, also on a timeout or a failure: the program's own status is exit_code/signal/timed_out. Each stream is cleaned (ANSI escapes removed, a carriage-return redraw keeps its last state, unless --no-strip-ansi), masked (secrets become [REDACTED_SECRET] before --grep sees them) and cut to --head and --tail lines with total_lines; a line over 4096 characters is cut (cut_lines). At most 64 MiB per stream is captured (capture_capped). When the program ends, what it left running in its process group is killed.",
     args: <RunArgs as clap::Args>::augment_args,
     output_fields: &[
