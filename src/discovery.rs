@@ -97,44 +97,47 @@ pub fn command_list() -> Json {
     Json::Arr(registry::all().map(|s| s.brief()).collect())
 }
 
-/// What a group word stands for in `aitools --help`, where a group is one entry.
+/// What a group stands for in `aitools --help`, where its subcommands share one
+/// line; a group not listed here shows its first subcommand's summary.
 const GROUPS: &[(&str, &str)] = &[
-    ("code", "Definitions: outline, defs (where), refs (uses)."),
+    ("code", "Definitions: where, uses."),
     ("feedback", "Report problems with aitools."),
-    (
-        "tx",
-        "Transactions: begin, status, diff, drop, commit, abort, rebase.",
-    ),
+    ("tx", "Transactions: stage writes, commit as one op."),
+    ("git", "Read-only git."),
+    ("bg", "Programs that outlive the call."),
 ];
 
-/// `aitools --help`'s list: `[{name, summary}]` of every command, a group's
-/// subcommands folded into one entry (`aitools schema <group>` lists them), so the
-/// first answer an agent reads stays small.
+/// `aitools --help`'s list: one line per command, `NAME  SUMMARY`; a group's
+/// subcommands share one line, `GROUP SUB1|SUB2|...  SUMMARY` (`aitools schema
+/// <group>` details them), so the first answer an agent reads stays small.
 pub fn help_list() -> Json {
     let mut out: Vec<Json> = Vec::new();
     let mut seen: Vec<&str> = Vec::new();
     for spec in registry::all() {
         let Some((group, _)) = spec.name.split_once(' ') else {
-            out.push(spec.brief());
+            out.push(Json::str(format!("{}  {}", spec.name, spec.summary)));
             continue;
         };
         if seen.contains(&group) {
             continue;
         }
         seen.push(group);
+        let subs: Vec<&CommandSpec> = registry::all()
+            .filter(|s| {
+                s.name
+                    .strip_prefix(group)
+                    .is_some_and(|r| r.starts_with(' '))
+            })
+            .collect();
         let summary = match GROUPS.iter().find(|(g, _)| *g == group) {
-            Some((_, s)) => (*s).to_string(),
-            None => {
-                let subs: Vec<&str> = registry::all()
-                    .filter_map(|s| s.name.strip_prefix(group)?.strip_prefix(' '))
-                    .collect();
-                format!("Subcommands: {}.", subs.join(", "))
-            }
+            Some((_, s)) => *s,
+            None => subs.first().map(|s| s.summary).unwrap_or(""),
         };
-        let mut obj = Json::obj();
-        obj.push("name", Json::str(group));
-        obj.push("summary", Json::str(summary));
-        out.push(obj);
+        let words: Vec<&str> = subs
+            .iter()
+            .filter_map(|s| s.name.split_once(' ').map(|(_, w)| w))
+            .collect();
+        out.push(Json::str(format!("{group} {}  {summary}", words.join("|"))));
     }
     Json::Arr(out)
 }

@@ -15,6 +15,8 @@ const FAMILIES: &[&[CommandSpec]] = &[
     crate::discovery::COMMANDS,
     commands::agent::COMMANDS,
     commands::tx::COMMANDS,
+    commands::git::COMMANDS,
+    commands::process::COMMANDS,
     crate::tx_flow::COMMANDS,
     crate::mcp::COMMANDS,
 ];

@@ -4,7 +4,9 @@
 
 pub mod agent;
 pub mod edit;
+pub mod git;
 pub mod inspect;
 pub mod journal;
+pub mod process;
 pub mod search;
 pub mod tx;

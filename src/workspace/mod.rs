@@ -6,6 +6,7 @@ pub mod candidates;
 pub mod git;
 pub mod input;
 pub mod paths;
+pub mod process;
 pub mod root;
 pub mod scan;
 pub mod scan_args;

@@ -1,0 +1,205 @@
+//! `git blame`: who last changed each line of a line range of a work-tree file,
+//! from `git blame --porcelain`.
+
+use super::git;
+use crate::handler;
+use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::{CmdError, Output, Repair, code, shell, values};
+use crate::workspace::Ctx;
+use clap::Args;
+use serde::Serialize;
+use std::collections::HashMap;
+
+#[derive(Args, Debug)]
+pub struct BlameArgs {
+    /// File to blame (relative to the working directory).
+    pub path: String,
+    /// Lines S:E, S: or N. Without it, the first --max-lines lines.
+    #[arg(long, value_name = "RANGE")]
+    pub range: Option<String>,
+    /// Blame as of this revision instead of the work tree.
+    #[arg(long, value_name = "REV")]
+    pub rev: Option<String>,
+    /// Maximum lines returned.
+    #[arg(long, value_name = "N", default_value = "80", value_parser = values::parse_count)]
+    pub max_lines: u64,
+}
+
+pub const SPEC: CommandSpec = CommandSpec {
+    name: "git blame",
+    summary: "Who last changed each line of a file range.",
+    description: "Runs git blame --porcelain over --range (default: from line 1), at most --max-lines lines; a cut result's next_commands continues. Lines changed in the work tree and not committed have the all-zero sha and author \"Not Committed Yet\". date is ISO 8601 in the author's offset.",
+    args: <BlameArgs as clap::Args>::augment_args,
+    output_fields: &[
+        field("path", "The file, relative to the workspace root."),
+        field("start_line", "First returned line number."),
+        field("lines", "[{n,sha,author,date,text}]."),
+        field("total_lines", "Lines in the file."),
+        field(
+            "truncated",
+            "True when --max-lines ended before the range did (status partial, exit 3).",
+        ),
+        field("next_commands", "The call that continues, when cut."),
+    ],
+    error_codes: &[
+        code::ARGUMENT_INVALID,
+        code::NOT_FOUND,
+        code::NO_MATCH,
+        code::UNAVAILABLE,
+        code::TIMEOUT,
+        code::IO,
+    ],
+    writes: false,
+    tx: false,
+    workspace: true,
+    run: handler!(BlameArgs, run),
+};
+
+#[derive(Serialize, Debug, Clone)]
+pub struct Line {
+    pub n: u64,
+    pub sha: String,
+    pub author: String,
+    pub date: String,
+    pub text: String,
+}
+
+/// Parses porcelain blame output.
+pub fn parse(text: &str) -> Vec<Line> {
+    let mut out = Vec::new();
+    let mut known: HashMap<String, (String, i64, String)> = HashMap::new();
+    let mut sha = String::new();
+    let mut n = 0u64;
+    for raw in text.split('\n') {
+        if let Some(t) = raw.strip_prefix('\t') {
+            let (author, time, tz) = known.get(&sha).cloned().unwrap_or_default();
+            out.push(Line {
+                n,
+                sha: sha.clone(),
+                author,
+                date: super::iso_in_offset(time, &tz),
+                text: t.strip_suffix('\r').unwrap_or(t).to_string(),
+            });
+            continue;
+        }
+        let mut words = raw.split(' ');
+        let first = words.next().unwrap_or("");
+        if first.len() >= 40 && first.bytes().all(|b| b.is_ascii_hexdigit()) {
+            sha = first.to_string();
+            let _orig = words.next();
+            n = words.next().and_then(|w| w.parse().ok()).unwrap_or(0);
+            known.entry(sha.clone()).or_default();
+            continue;
+        }
+        let entry = known.entry(sha.clone()).or_default();
+        if let Some(a) = raw.strip_prefix("author ") {
+            entry.0 = a.to_string();
+        } else if let Some(t) = raw.strip_prefix("author-time ") {
+            entry.1 = t.parse().unwrap_or(0);
+        } else if let Some(z) = raw.strip_prefix("author-tz ") {
+            entry.2 = z.to_string();
+        }
+    }
+    out
+}
+
+pub fn run(ctx: &Ctx, a: &BlameArgs) -> Result<Output, CmdError> {
+    let abs = ctx.path_arg(&a.path)?;
+    let shown = ctx.display_path(&abs);
+    let range = match &a.range {
+        Some(r) => {
+            Some(values::parse_range(r).map_err(|m| CmdError::invalid_argument(&ctx.command, m))?)
+        }
+        None => None,
+    };
+    // The total comes from the file blamed: the work tree's, or the revision's blob.
+    let total = match &a.rev {
+        None => match std::fs::read(&abs) {
+            Ok(b) => crate::text::lines::count_lines(&b),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(CmdError::new(
+                    code::NOT_FOUND,
+                    format!("{shown} does not exist."),
+                    Repair::new(
+                        "find",
+                        "Look for the file.",
+                        shell::aitools(["find", "--name", &a.path]),
+                    ),
+                ));
+            }
+            Err(e) => return Err(crate::protocol::error::io_error("git blame", &shown, &e)),
+        },
+        Some(_) => 0,
+    };
+    let start = range.map(|r| r.start).unwrap_or(1);
+    if a.rev.is_none() && start > total {
+        return Err(CmdError::new(
+            code::NO_MATCH,
+            format!("--range starts at line {start}, past the end of {shown} ({total} lines)."),
+            Repair::new(
+                "blame",
+                "Blame from the top.",
+                shell::aitools(["git", "blame", &shown]),
+            ),
+        ));
+    }
+    let want_end = range.and_then(|r| r.end);
+    // One line past the window tells whether there is more.
+    let window_end = start.saturating_add(a.max_lines);
+    let end = want_end.map_or(window_end, |e| e.min(window_end));
+    let end = if a.rev.is_none() { end.min(total) } else { end };
+    let mut args = vec![
+        "blame".to_string(),
+        "--porcelain".into(),
+        "-L".into(),
+        format!("{start},{end}"),
+    ];
+    if let Some(r) = &a.rev {
+        if r.starts_with('-') {
+            return Err(CmdError::invalid_argument(
+                &ctx.command,
+                format!("--rev {r:?} is not a revision."),
+            ));
+        }
+        args.push(r.clone());
+    }
+    args.push("--".into());
+    args.push(abs.to_string_lossy().into_owned());
+    let out = git(ctx, &args, &format!("read {}", shell::quote(&shown)))?;
+    let (text, _) = super::lossy(&out.stdout);
+    let mut lines = parse(&text);
+    let max = usize::try_from(a.max_lines).unwrap_or(usize::MAX);
+    let cut = lines.len() > max;
+    lines.truncate(max);
+    let mut next = Vec::new();
+    if cut {
+        let from = lines.last().map(|l| l.n + 1).unwrap_or(start);
+        let r = match want_end {
+            Some(e) => format!("{from}:{e}"),
+            None => format!("{from}:"),
+        };
+        let words = shell::rerun(&ctx.argv, &["--range"], &[], &["--range".into(), r]);
+        next.push(shell::aitools(&words));
+    }
+    #[derive(Serialize)]
+    struct Out {
+        path: String,
+        start_line: u64,
+        lines: Vec<Line>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        total_lines: Option<u64>,
+        truncated: bool,
+        next_commands: Vec<String>,
+    }
+    Ok(Output::cut(
+        &Out {
+            path: shown,
+            start_line: start,
+            lines,
+            total_lines: a.rev.is_none().then_some(total),
+            truncated: cut,
+            next_commands: next,
+        },
+        cut,
+    ))
+}

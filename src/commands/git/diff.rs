@@ -1,0 +1,305 @@
+//! `git diff`: changed files with line counts and, in hunks mode, their hunks, cut
+//! to a line budget; a file the budget leaves out keeps its counts and gets its own
+//! continuation command.
+
+use super::git;
+use crate::handler;
+use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::{CmdError, Output, code, shell, values};
+use crate::workspace::Ctx;
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+use std::path::Path;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Mode {
+    Hunks,
+    Stat,
+}
+
+#[derive(Args, Debug)]
+pub struct DiffArgs {
+    /// Only these paths (relative to the working directory).
+    pub path: Vec<String>,
+    /// Compare the index with HEAD instead of the work tree with the index.
+    #[arg(long)]
+    pub staged: bool,
+    /// A revision (the work tree against it, or the index with --staged) or a range A..B.
+    #[arg(long, value_name = "REV")]
+    pub r#ref: Option<String>,
+    /// hunks adds each file's hunks; stat gives counts only.
+    #[arg(long, value_enum, default_value = "hunks")]
+    pub output: Mode,
+    /// Hunk lines returned before later files become mode summary.
+    #[arg(long, value_name = "N", default_value = "400", value_parser = values::parse_count)]
+    pub max_lines: u64,
+    /// Most files listed.
+    #[arg(long, value_name = "N", default_value = "500", value_parser = values::parse_count)]
+    pub limit: u64,
+}
+
+pub const SPEC: CommandSpec = CommandSpec {
+    name: "git diff",
+    summary: "Changed files with line counts and hunks.",
+    description: "The work tree against the index (git diff), the index against HEAD (--staged), or --ref REV / A..B; renames are detected. Paths are relative to the repository's top level. In hunks mode each file carries its hunks (each a header line and its lines, 3 lines of context) until --max-lines hunk lines are used; every later file is mode summary (counts only), the result is partial and next_commands holds one call per summarized file (up to 10) that shows it whole. Binary files have binary:true and no hunks. Untracked files are not part of a diff (see git status).",
+    args: <DiffArgs as clap::Args>::augment_args,
+    output_fields: &[
+        field("mode", "hunks or stat."),
+        field(
+            "files",
+            "[{path,from?,mode,added,deleted,binary?,hunks?}]; file mode is hunks, stat, or summary (over --max-lines).",
+        ),
+        field("total_files", "Files changed (files stops at --limit)."),
+        field(
+            "truncated",
+            "True when a file was summarized or the list cut (status partial, exit 3).",
+        ),
+        field("approx_tokens", "ceil(characters of returned hunks / 4)."),
+        field(
+            "next_commands",
+            "Per summarized file, the call that shows it.",
+        ),
+    ],
+    error_codes: &[
+        code::ARGUMENT_INVALID,
+        code::NOT_FOUND,
+        code::UNAVAILABLE,
+        code::TIMEOUT,
+        code::IO,
+    ],
+    writes: false,
+    tx: false,
+    workspace: true,
+    run: handler!(DiffArgs, run),
+};
+
+#[derive(Serialize, Debug)]
+pub struct FileOut {
+    pub path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    pub mode: &'static str,
+    pub added: u64,
+    pub deleted: u64,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub binary: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hunks: Option<Vec<String>>,
+}
+
+/// `git diff --numstat -z` records.
+fn numstat(text: &str) -> Vec<FileOut> {
+    let mut out = Vec::new();
+    let mut it = text.split('\0');
+    while let Some(rec) = it.next() {
+        if rec.is_empty() {
+            continue;
+        }
+        let mut f = rec.splitn(3, '\t');
+        let (a, d, p) = (
+            f.next().unwrap_or(""),
+            f.next().unwrap_or(""),
+            f.next().unwrap_or(""),
+        );
+        let binary = a == "-" && d == "-";
+        let (path, from) = if p.is_empty() {
+            // A rename or copy: source and destination follow as their own records.
+            let from = it.next().unwrap_or("").to_string();
+            (it.next().unwrap_or("").to_string(), Some(from))
+        } else {
+            (p.to_string(), None)
+        };
+        out.push(FileOut {
+            path,
+            from,
+            mode: "stat",
+            added: a.parse().unwrap_or(0),
+            deleted: d.parse().unwrap_or(0),
+            binary,
+            hunks: None,
+        });
+    }
+    out
+}
+
+/// The hunks of each file section of a patch, in order.
+fn patch_hunks(text: &str) -> Vec<Vec<String>> {
+    let mut files: Vec<Vec<String>> = Vec::new();
+    let mut cur: Option<String> = None;
+    for line in text.split_inclusive('\n') {
+        if line.starts_with("diff --git ") || line.starts_with("diff --cc ") {
+            if let (Some(h), Some(f)) = (cur.take(), files.last_mut()) {
+                f.push(h);
+            }
+            files.push(Vec::new());
+            continue;
+        }
+        if line.starts_with("@@") {
+            if let (Some(h), Some(f)) = (cur.take(), files.last_mut()) {
+                f.push(h);
+            }
+            cur = Some(String::new());
+        }
+        if let Some(h) = cur.as_mut() {
+            h.push_str(line);
+        }
+    }
+    if let (Some(h), Some(f)) = (cur.take(), files.last_mut()) {
+        f.push(h);
+    }
+    for f in &mut files {
+        for h in f.iter_mut() {
+            if h.ends_with('\n') {
+                h.pop();
+            }
+        }
+    }
+    files
+}
+
+fn line_count(hunks: &[String]) -> u64 {
+    hunks.iter().map(|h| h.split('\n').count() as u64).sum()
+}
+
+pub fn run(ctx: &Ctx, a: &DiffArgs) -> Result<Output, CmdError> {
+    let mut base = vec![
+        "diff".to_string(),
+        "--no-ext-diff".into(),
+        "--no-textconv".into(),
+        "-M".into(),
+    ];
+    if a.staged {
+        base.push("--cached".into());
+    }
+    if let Some(r) = &a.r#ref {
+        if r.starts_with('-') || r.is_empty() {
+            return Err(CmdError::invalid_argument(
+                &ctx.command,
+                format!("--ref {r:?} is not a revision or A..B range."),
+            ));
+        }
+        base.push(r.clone());
+    }
+    let mut tail = vec!["--".to_string()];
+    for p in &a.path {
+        tail.push(super::pathspec(ctx, p)?);
+    }
+    let mut ns = base.clone();
+    ns.extend(["--numstat".to_string(), "-z".into()]);
+    ns.extend(tail.iter().cloned());
+    let out = git(ctx, &ns, "history")?;
+    let (text, _) = super::lossy(&out.stdout);
+    let mut files = numstat(&text);
+    let total_files = files.len() as u64;
+    let limit = usize::try_from(a.limit).unwrap_or(usize::MAX);
+    let mut cut = files.len() > limit;
+    files.truncate(limit);
+    let mut chars = 0usize;
+    let mut next = Vec::new();
+    if a.output == Mode::Hunks && !files.is_empty() {
+        let mut p = base.clone();
+        p.push("-U3".into());
+        p.extend(tail.iter().cloned());
+        let patch = git(ctx, &p, "history")?;
+        let (ptext, _) = super::lossy(&patch.stdout);
+        let sections = patch_hunks(&ptext);
+        let mut used = 0u64;
+        let mut over = false;
+        let mut summarized = Vec::new();
+        for (f, hunks) in files.iter_mut().zip(sections) {
+            if f.binary {
+                f.mode = "hunks";
+                continue;
+            }
+            let n = line_count(&hunks);
+            if !over && used + n <= a.max_lines {
+                used += n;
+                chars += hunks.iter().map(|h| h.chars().count()).sum::<usize>();
+                f.mode = "hunks";
+                f.hunks = Some(hunks);
+            } else {
+                over = true;
+                f.mode = "summary";
+                summarized.push((f.path.clone(), n));
+            }
+        }
+        if !summarized.is_empty() {
+            cut = true;
+            let top = toplevel(ctx);
+            for (path, n) in summarized.iter().take(10) {
+                next.push(file_command(ctx, a, top.as_deref(), path, *n));
+            }
+        }
+    }
+    if files.len() < total_files as usize && next.is_empty() {
+        let words = shell::rerun(
+            &ctx.argv,
+            &["--limit"],
+            &[],
+            &["--limit".into(), (a.limit.saturating_mul(4)).to_string()],
+        );
+        next.push(shell::aitools(&words));
+    }
+    #[derive(Serialize)]
+    struct Out {
+        mode: &'static str,
+        files: Vec<FileOut>,
+        total_files: u64,
+        truncated: bool,
+        approx_tokens: usize,
+        next_commands: Vec<String>,
+    }
+    Ok(Output::cut(
+        &Out {
+            mode: match a.output {
+                Mode::Hunks => "hunks",
+                Mode::Stat => "stat",
+            },
+            files,
+            total_files,
+            truncated: cut,
+            approx_tokens: chars.div_ceil(4),
+            next_commands: next,
+        },
+        cut,
+    ))
+}
+
+/// The repository's top level, for turning git's paths into arguments.
+fn toplevel(ctx: &Ctx) -> Option<String> {
+    let out = git(
+        ctx,
+        &["rev-parse".into(), "--show-toplevel".into()],
+        "history",
+    )
+    .ok()?;
+    Some(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// The same diff narrowed to one file, with a budget that holds it.
+fn file_command(ctx: &Ctx, a: &DiffArgs, top: Option<&str>, path: &str, lines: u64) -> String {
+    let arg = match top {
+        Some(t) => {
+            let abs = Path::new(t).join(path);
+            match abs.strip_prefix(&ctx.cwd) {
+                Ok(rel) if !rel.as_os_str().is_empty() => rel.to_string_lossy().into_owned(),
+                _ => abs.to_string_lossy().into_owned(),
+            }
+        }
+        None => path.to_string(),
+    };
+    let mut words = vec!["git".to_string(), "diff".into()];
+    if a.staged {
+        words.push("--staged".into());
+    }
+    if let Some(r) = &a.r#ref {
+        words.push("--ref".into());
+        words.push(r.clone());
+    }
+    words.push("--max-lines".into());
+    words.push(lines.max(a.max_lines).to_string());
+    words.extend(shell::global_options(&ctx.argv));
+    words.push("--".into());
+    words.push(arg);
+    shell::aitools(&words)
+}

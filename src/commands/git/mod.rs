@@ -1,0 +1,236 @@
+//! The git family: read-only views of the repository (`git status`, `git diff`,
+//! `git log`, `git show`, `git blame`). Each runs the `git` program without a shell
+//! (`workspace::process`), with a deadline and `GIT_OPTIONAL_LOCKS=0` so a read never
+//! takes the index lock, and turns its machine-readable output into fields.
+
+use crate::protocol::registry::CommandSpec;
+use crate::protocol::{CmdError, Repair, code};
+use crate::workspace::Ctx;
+use crate::workspace::process::{self, Limits, StartError};
+use std::process::Command;
+use std::time::Duration;
+
+pub mod blame;
+pub mod diff;
+pub mod log;
+pub mod show;
+pub mod status;
+
+pub const COMMANDS: &[CommandSpec] =
+    &[status::SPEC, diff::SPEC, log::SPEC, show::SPEC, blame::SPEC];
+
+/// The longest one git call may take.
+const GIT_TIMEOUT: Duration = Duration::from_secs(60);
+/// The most bytes kept from one git stream (a diff or a blob); the commands cut far
+/// below this, so reaching it only makes an answer partial.
+const GIT_CAP: usize = 64 * 1024 * 1024;
+
+/// Where git runs: the working directory when it is inside the workspace (so a
+/// relative pathspec means what it means in a shell), else the root.
+fn git_dir(ctx: &Ctx) -> &std::path::Path {
+    if ctx.cwd.starts_with(&ctx.root) {
+        &ctx.cwd
+    } else {
+        &ctx.root
+    }
+}
+
+/// What git said on stdout, once it succeeded.
+pub struct GitOut {
+    pub stdout: Vec<u8>,
+    pub capped: bool,
+}
+
+/// `aitools <fallback>` answers what the failed git call was for without git.
+fn unavailable(message: String, fallback: &str) -> CmdError {
+    let err = CmdError::new(
+        code::UNAVAILABLE,
+        message,
+        Repair::new(
+            "inspect",
+            "See the workspace root and whether it is a git work tree (pass --root <repository> to use another).",
+            "aitools overview",
+        ),
+    );
+    if fallback == "overview" {
+        return err;
+    }
+    err.with_repair(Repair::new(
+        "fallback",
+        "Do it without git.",
+        format!("aitools {fallback}"),
+    ))
+}
+
+/// Runs `git <args>`; a failure becomes the matching error. `fallback` is the
+/// aitools command that does the same job without git (for the repair).
+pub fn git(ctx: &Ctx, args: &[String], fallback: &str) -> Result<GitOut, CmdError> {
+    let mut cmd = Command::new("git");
+    cmd.args([
+        "--no-pager",
+        "-c",
+        "core.quotepath=false",
+        "-c",
+        "color.ui=false",
+        "-c",
+        "diff.external=",
+    ])
+    .args(args)
+    .current_dir(git_dir(ctx))
+    .env("GIT_OPTIONAL_LOCKS", "0")
+    .env("GIT_TERMINAL_PROMPT", "0")
+    .env("LC_ALL", "C")
+    .env_remove("GIT_EXTERNAL_DIFF");
+    let limits = Limits {
+        timeout: GIT_TIMEOUT,
+        grace: Duration::from_secs(1),
+        cap: GIT_CAP,
+    };
+    let done = match process::run(cmd, limits) {
+        Ok(d) => d,
+        Err(StartError::NotFound) | Err(StartError::Denied) => {
+            return Err(unavailable(
+                "git is not installed or not on PATH.".into(),
+                fallback,
+            ));
+        }
+        Err(StartError::Other(e)) => {
+            return Err(unavailable(
+                format!(
+                    "git could not be started: {}.",
+                    crate::protocol::error::err_text(&e)
+                ),
+                fallback,
+            ));
+        }
+    };
+    if done.timed_out {
+        return Err(CmdError::new(
+            code::TIMEOUT,
+            format!(
+                "git {} ran past {}s and was stopped.",
+                args.first().map(String::as_str).unwrap_or(""),
+                GIT_TIMEOUT.as_secs()
+            ),
+            Repair::new(
+                "narrow",
+                "Ask for less (a path, a revision range).",
+                format!("aitools schema {}", ctx.command),
+            ),
+        ));
+    }
+    if done.exit_code == Some(0) {
+        return Ok(GitOut {
+            stdout: done.stdout.bytes,
+            capped: done.stdout.capped,
+        });
+    }
+    let err = String::from_utf8_lossy(&done.stderr.bytes);
+    let first = err
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("git failed")
+        .trim()
+        .trim_start_matches("fatal: ")
+        .trim_start_matches("error: ")
+        .to_string();
+    let lower = err.to_ascii_lowercase();
+    if lower.contains("not a git repository") {
+        return Err(unavailable(
+            format!("{} is not inside a git work tree.", git_dir(ctx).display()),
+            fallback,
+        ));
+    }
+    let missing = [
+        "unknown revision",
+        "bad revision",
+        "invalid object name",
+        "does not exist",
+        "exists on disk, but not in",
+        "not a valid object name",
+        "no such path",
+        "no such ref",
+        "ambiguous argument",
+        "bad object",
+        "outside repository",
+        "does not have any commits",
+    ];
+    if missing.iter().any(|m| lower.contains(m)) {
+        return Err(CmdError::new(
+            code::NOT_FOUND,
+            format!("git: {first}"),
+            Repair::new(
+                "list",
+                "See the revisions there are (and the paths they touch).",
+                "aitools git log",
+            ),
+        )
+        .with_repair(Repair::new(
+            "status",
+            "See the paths git knows.",
+            "aitools git status",
+        )));
+    }
+    Err(CmdError::new(
+        code::IO,
+        format!("git failed: {first}"),
+        Repair::new(
+            "status",
+            "Check the repository's state.",
+            "aitools git status",
+        ),
+    ))
+}
+
+/// A path argument as git should see it: absolute, so it means the same file
+/// wherever git runs.
+pub fn pathspec(ctx: &Ctx, arg: &str) -> Result<String, CmdError> {
+    let abs = ctx.path_arg(arg)?;
+    Ok(abs.to_string_lossy().into_owned())
+}
+
+/// `(text, malformed sequences replaced)`.
+pub fn lossy(bytes: &[u8]) -> (String, u64) {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => (s.to_string(), 0),
+        Err(_) => {
+            let s = String::from_utf8_lossy(bytes).into_owned();
+            let n = s.matches('\u{FFFD}').count() as u64;
+            (s, n)
+        }
+    }
+}
+
+/// An ISO 8601 time in the author's offset (`+0100` as git writes it), as `%aI` prints.
+pub fn iso_in_offset(secs: i64, tz: &str) -> String {
+    let sign = if tz.starts_with('-') { -1 } else { 1 };
+    let digits = tz.trim_start_matches(['+', '-']);
+    let (h, m) = match (digits.get(..2), digits.get(2..4)) {
+        (Some(h), Some(m)) => (h.parse::<i64>().unwrap_or(0), m.parse::<i64>().unwrap_or(0)),
+        _ => (0, 0),
+    };
+    let off = sign * (h * 3600 + m * 60);
+    let utc = crate::protocol::time::iso8601(secs + off);
+    let stem = utc.trim_end_matches('Z');
+    // git's %aI writes a zero offset as Z.
+    if off == 0 && sign > 0 {
+        return format!("{stem}Z");
+    }
+    let s = if sign < 0 { '-' } else { '+' };
+    format!("{stem}{s}{h:02}:{m:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn offsets_print_like_git() {
+        assert_eq!(
+            super::iso_in_offset(0, "+0130"),
+            "1970-01-01T01:30:00+01:30"
+        );
+        assert_eq!(
+            super::iso_in_offset(0, "-0500"),
+            "1969-12-31T19:00:00-05:00"
+        );
+    }
+}

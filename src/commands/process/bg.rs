@@ -1,0 +1,568 @@
+//! `bg start|logs|status|stop`: programs that keep running after the call. Each
+//! lives in `<state>/bg/bg-<n>/` (`meta.json`, `log` with both streams, `exit`
+//! written when it ends); logs are read a bounded window at a time by byte offset;
+//! stop ends the whole process group.
+
+use super::output;
+use super::run::{compile_grep, not_started};
+use crate::handler;
+use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::{CmdError, Json, Output, Repair, code, error, shell, values};
+use crate::store::state_dir;
+use crate::workspace::Ctx;
+use crate::workspace::process::{self as proc, StartError};
+use clap::Args;
+use serde::{Deserialize, Serialize};
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The supervisor: runs the program as `"$@"` (never parsed by the shell) and
+/// records its status atomically when it ends.
+const SUPERVISOR: &str = r#"e=$1; shift; "$@"; s=$?; echo "$s" >"$e.tmp" && mv -f "$e.tmp" "$e""#;
+/// Most bytes of a log one `bg logs` call reads.
+const MAX_LOG_WINDOW: u64 = 4 * 1024 * 1024;
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct Meta {
+    pub id: String,
+    pub name: Option<String>,
+    pub pid: u32,
+    pub argv: Vec<String>,
+    pub started: String,
+}
+
+/// A bg process as the state directory knows it.
+pub struct Job {
+    pub dir: PathBuf,
+    pub meta: Meta,
+}
+
+impl Job {
+    pub fn log(&self) -> PathBuf {
+        self.dir.join("log")
+    }
+
+    /// `(exit_code, signal)` once it ended with a record.
+    pub fn exit(&self) -> Option<(Option<i32>, Option<i32>)> {
+        let text = std::fs::read_to_string(self.dir.join("exit")).ok()?;
+        let t = text.trim();
+        if let Some(sig) = t.strip_prefix("signal ") {
+            return Some((None, sig.parse().ok()));
+        }
+        let n: i32 = t.parse().ok()?;
+        // The shell reports a signal's end as 128 + the signal.
+        Some(if n > 128 && n < 128 + 65 {
+            (None, Some(n - 128))
+        } else {
+            (Some(n), None)
+        })
+    }
+
+    pub fn running(&self) -> bool {
+        self.exit().is_none() && proc::group_alive(self.meta.pid)
+    }
+}
+
+fn bg_dir(ctx: &Ctx) -> Result<PathBuf, CmdError> {
+    let state = state_dir::ensure(&ctx.root).map_err(|e| {
+        CmdError::new(
+            code::UNAVAILABLE,
+            format!(
+                "The state directory is not usable: {}.",
+                error::err_text(&e)
+            ),
+            Repair::new(
+                "run",
+                "Run the program in the foreground instead.",
+                "aitools schema run",
+            ),
+        )
+    })?;
+    Ok(state.join("bg"))
+}
+
+fn io(what: &str, e: &std::io::Error) -> CmdError {
+    error::io_error("bg", what, e)
+}
+
+/// The job named `id`, or `input.not-found` listing the way to see them.
+pub fn job(ctx: &Ctx, id: &str) -> Result<Job, CmdError> {
+    let dir = bg_dir(ctx)?;
+    let valid = id
+        .strip_prefix("bg-")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    let path = dir.join(id);
+    let meta = valid
+        .then(|| std::fs::read(path.join("meta.json")).ok())
+        .flatten()
+        .and_then(|b| serde_json::from_slice::<Meta>(&b).ok());
+    match meta {
+        Some(meta) => Ok(Job { dir: path, meta }),
+        None => Err(CmdError::new(
+            code::NOT_FOUND,
+            format!("No bg process {id} in this workspace."),
+            Repair::new(
+                "list",
+                "List the bg processes started here.",
+                "aitools bg status",
+            ),
+        )),
+    }
+}
+
+fn all_jobs(ctx: &Ctx) -> Result<Vec<Job>, CmdError> {
+    let dir = bg_dir(ctx)?;
+    let mut ids: Vec<u64> = match std::fs::read_dir(&dir) {
+        Ok(rd) => rd
+            .filter_map(|e| e.ok())
+            .filter_map(|e| e.file_name().to_str()?.strip_prefix("bg-")?.parse().ok())
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    ids.sort_unstable();
+    Ok(ids
+        .into_iter()
+        .filter_map(|n| job(ctx, &format!("bg-{n}")).ok())
+        .collect())
+}
+
+/// Whether `prog` can be found the way exec would (a path, or on PATH).
+fn findable(prog: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let exec = |p: &Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if prog.contains('/') {
+        return exec(Path::new(prog));
+    }
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|d| exec(&d.join(prog))))
+}
+
+// ---- bg start ----
+
+#[derive(Args, Debug)]
+pub struct StartArgs {
+    /// Program and arguments (after --).
+    #[arg(required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGV")]
+    pub argv: Vec<String>,
+    /// Label shown by bg status (1-64 characters).
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+}
+
+pub const START: CommandSpec = CommandSpec {
+    name: "bg start",
+    summary: "Start a program that outlives the call; logs kept.",
+    description: "Starts argv in its own process group, stdin closed, both streams appended to one log under the workspace's state directory; it keeps running after aitools exits. A small sh supervisor records its exit status; argv reaches it only as \"$@\", never parsed by a shell. Read the log with bg logs, wait for a line or the exit with wait --bg, end it with bg stop.",
+    args: <StartArgs as clap::Args>::augment_args,
+    output_fields: &[
+        field(
+            "id",
+            "bg ID (bg-<n>) for bg logs/status/stop and wait --bg.",
+        ),
+        field("name", "The --name label, or null."),
+        field(
+            "pid",
+            "PID of the supervisor, which leads the process group.",
+        ),
+        field("log", "Absolute path of the combined stdout/stderr log."),
+    ],
+    error_codes: &[code::ARGUMENT_INVALID, code::UNAVAILABLE, code::IO],
+    writes: false,
+    tx: false,
+    workspace: true,
+    run: handler!(StartArgs, start),
+};
+
+pub fn start(ctx: &Ctx, a: &StartArgs) -> Result<Output, CmdError> {
+    if let Some(n) = &a.name
+        && (n.is_empty() || n.chars().count() > 64)
+    {
+        return Err(CmdError::invalid_argument(
+            &ctx.command,
+            "--name is 1 to 64 characters.",
+        ));
+    }
+    let Some(prog) = a.argv.first() else {
+        return Err(CmdError::invalid_argument(
+            &ctx.command,
+            "bg start needs a program.",
+        ));
+    };
+    if !findable(prog) {
+        return Err(not_started(prog, StartError::NotFound));
+    }
+    let dir = bg_dir(ctx)?;
+    std::fs::create_dir_all(&dir).map_err(|e| io("bg", &e))?;
+    let next = all_jobs(ctx)?
+        .iter()
+        .filter_map(|j| j.meta.id.strip_prefix("bg-")?.parse::<u64>().ok())
+        .max()
+        .unwrap_or(0);
+    // Two starts at once: the directory's creation decides who has which number.
+    let (id, jdir) = (next + 1..next + 1000)
+        .find_map(|n| {
+            let id = format!("bg-{n}");
+            let d = dir.join(&id);
+            std::fs::create_dir(&d).ok().map(|_| (id, d))
+        })
+        .ok_or_else(|| CmdError::internal("no free bg id"))?;
+    let log_path = jdir.join("log");
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log_path)
+        .map_err(|e| io("log", &e))?;
+    let log2 = log.try_clone().map_err(|e| io("log", &e))?;
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(SUPERVISOR)
+        .arg("sh")
+        .arg(jdir.join("exit"))
+        .args(&a.argv)
+        .current_dir(&ctx.cwd)
+        .stdin(Stdio::null())
+        .stdout(log)
+        .stderr(log2)
+        .process_group(0);
+    let child = cmd.spawn().map_err(|e| {
+        not_started(
+            "sh",
+            match e.kind() {
+                std::io::ErrorKind::NotFound => StartError::NotFound,
+                _ => StartError::Other(e),
+            },
+        )
+    })?;
+    let (secs, _) = crate::protocol::time::now();
+    let meta = Meta {
+        id: id.clone(),
+        name: a.name.clone(),
+        pid: child.id(),
+        argv: a.argv.clone(),
+        started: crate::protocol::time::iso8601(secs),
+    };
+    let text = serde_json::to_vec(&meta).map_err(|e| CmdError::internal(e.to_string()))?;
+    let tmp = jdir.join("meta.json.tmp");
+    std::fs::write(&tmp, text)
+        .and_then(|_| std::fs::rename(&tmp, jdir.join("meta.json")))
+        .map_err(|e| io("meta.json", &e))?;
+    let mut o = Json::obj();
+    o.push("id", Json::str(&id));
+    o.push("name", a.name.clone().map(Json::Str).unwrap_or(Json::Null));
+    o.push("pid", Json::UInt(u64::from(meta.pid)));
+    o.push("log", Json::str(log_path.to_string_lossy()));
+    Ok(Output::from_json(o, false))
+}
+
+// ---- bg logs ----
+
+#[derive(Args, Debug)]
+pub struct LogsArgs {
+    /// bg ID.
+    pub id: String,
+    /// Lines returned.
+    #[arg(long, value_name = "N", default_value = "100", value_parser = values::parse_count)]
+    pub tail: u64,
+    /// Byte offset to read from, usually a previous next_offset.
+    #[arg(long, value_name = "N", value_parser = values::parse_count)]
+    pub from: Option<u64>,
+    /// Only lines matching this regex (after masking).
+    #[arg(long, value_name = "RE")]
+    pub grep: Option<String>,
+    /// Keep ANSI escapes and carriage-return redraws.
+    #[arg(long)]
+    pub no_strip_ansi: bool,
+}
+
+pub const LOGS: CommandSpec = CommandSpec {
+    name: "bg logs",
+    summary: "A bg log's last lines, or lines from a byte offset.",
+    description: "Without --from, the last --tail lines. With --from, up to --tail lines starting at that byte offset; next_offset continues exactly after the last line returned (a line still being written is left for the next call). At most 4 MiB of log is read per call. Lines are cleaned and masked as run's are.",
+    args: <LogsArgs as clap::Args>::augment_args,
+    output_fields: &[
+        field("id", "bg ID."),
+        field("running", "Whether the process is still running."),
+        field("lines", "Log lines."),
+        field(
+            "truncated",
+            "True when lines were left out (status partial, exit 3; next_commands reads them).",
+        ),
+        field("next_offset", "Byte offset for the next --from."),
+        field("next_commands", "The call reading what was left out."),
+    ],
+    error_codes: &[
+        code::ARGUMENT_INVALID,
+        code::SYNTAX_ERROR,
+        code::NOT_FOUND,
+        code::UNAVAILABLE,
+        code::IO,
+    ],
+    writes: false,
+    tx: false,
+    workspace: true,
+    run: handler!(LogsArgs, logs),
+};
+
+/// Complete lines of `path` from `from` (at most `MAX_LOG_WINDOW` bytes): each
+/// line's raw bytes and the offset just past it.
+pub fn lines_from(path: &Path, from: u64) -> std::io::Result<(Vec<(Vec<u8>, u64)>, u64)> {
+    let mut f = std::fs::File::open(path)?;
+    let size = f.metadata()?.len();
+    let from = from.min(size);
+    f.seek(SeekFrom::Start(from))?;
+    let mut buf = Vec::new();
+    f.take(MAX_LOG_WINDOW).read_to_end(&mut buf)?;
+    let mut out = Vec::new();
+    let mut pos = 0usize;
+    while let Some(i) = memchr::memchr(b'\n', &buf[pos..]) {
+        out.push((buf[pos..pos + i].to_vec(), from + (pos + i + 1) as u64));
+        pos += i + 1;
+    }
+    Ok((out, size))
+}
+
+fn clean_one(raw: &[u8], strip: bool) -> String {
+    output::clean_lines(raw, strip)
+        .0
+        .into_iter()
+        .next()
+        .unwrap_or_default()
+}
+
+pub fn logs(ctx: &Ctx, a: &LogsArgs) -> Result<Output, CmdError> {
+    let j = job(ctx, &a.id)?;
+    let grep = match &a.grep {
+        Some(p) => Some(compile_grep(&ctx.argv, "--grep", p)?),
+        None => None,
+    };
+    let strip = !a.no_strip_ansi;
+    let tail = usize::try_from(a.tail).unwrap_or(usize::MAX);
+    let log = j.log();
+    let size = std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0);
+    let start = match a.from {
+        Some(f) => f,
+        None => size.saturating_sub(MAX_LOG_WINDOW),
+    };
+    let (raw, _) = lines_from(&log, start).map_err(|e| io("log", &e))?;
+    // Tail mode starting mid-file: the first piece is part of an earlier line.
+    let skip_first = a.from.is_none() && start > 0;
+    let mut next = Vec::new();
+    let lines: Vec<String>;
+    let next_offset;
+    let left_out;
+    if a.from.is_some() {
+        let mut picked = Vec::new();
+        let mut consumed = start;
+        let mut cut = false;
+        for (bytes, end) in &raw {
+            let text = clean_one(bytes, strip);
+            if grep.as_ref().is_none_or(|r| r.is_match(&text)) {
+                if picked.len() == tail {
+                    cut = true;
+                    break;
+                }
+                picked.push(text);
+            }
+            consumed = *end;
+        }
+        next_offset = consumed;
+        // A full window that did not reach the end of the log leaves lines too.
+        left_out = cut || (next_offset < size && start + MAX_LOG_WINDOW <= size);
+        lines = picked;
+    } else {
+        let mut picked: Vec<String> = Vec::new();
+        for (i, (bytes, _)) in raw.iter().enumerate() {
+            if i == 0 && skip_first {
+                continue;
+            }
+            let text = clean_one(bytes, strip);
+            if grep.as_ref().is_none_or(|r| r.is_match(&text)) {
+                picked.push(text);
+            }
+        }
+        next_offset = raw.last().map(|l| l.1).unwrap_or(start);
+        left_out = skip_first || picked.len() > tail;
+        let drop = picked.len().saturating_sub(tail);
+        lines = picked.into_iter().skip(drop).collect();
+    }
+    if left_out {
+        let words = shell::rerun(
+            &ctx.argv,
+            &["--from"],
+            &[],
+            &[
+                "--from".into(),
+                if a.from.is_some() { next_offset } else { 0 }.to_string(),
+            ],
+        );
+        next.push(shell::aitools(&words));
+    }
+    let mut o = Json::obj();
+    o.push("id", Json::str(&j.meta.id));
+    o.push("running", Json::Bool(j.running()));
+    o.push(
+        "lines",
+        Json::Arr(lines.into_iter().map(Json::Str).collect()),
+    );
+    o.push("truncated", Json::Bool(left_out));
+    o.push("next_offset", Json::UInt(next_offset));
+    o.push(
+        "next_commands",
+        Json::Arr(next.into_iter().map(Json::Str).collect()),
+    );
+    Ok(Output::from_json(o, left_out))
+}
+
+// ---- bg status ----
+
+#[derive(Args, Debug)]
+pub struct StatusArgs {
+    /// Only this bg ID.
+    pub id: Option<String>,
+}
+
+pub const STATUS: CommandSpec = CommandSpec {
+    name: "bg status",
+    summary: "The bg processes started in this workspace.",
+    description: "Every bg process this workspace's state directory records (or the one named), oldest first, whether it still runs and how it ended.",
+    args: <StatusArgs as clap::Args>::augment_args,
+    output_fields: &[
+        field(
+            "items",
+            "[{id,name,pid,argv,running,exit_code,signal,started}]; started is UTC RFC 3339.",
+        ),
+        field("total", "Number of items."),
+    ],
+    error_codes: &[code::NOT_FOUND, code::UNAVAILABLE, code::IO],
+    writes: false,
+    tx: false,
+    workspace: true,
+    run: handler!(StatusArgs, status),
+};
+
+fn item(j: &Job) -> Json {
+    let (code, sig) = j.exit().unwrap_or((None, None));
+    let mut o = Json::obj();
+    o.push("id", Json::str(&j.meta.id));
+    o.push(
+        "name",
+        j.meta.name.clone().map(Json::Str).unwrap_or(Json::Null),
+    );
+    o.push("pid", Json::UInt(u64::from(j.meta.pid)));
+    o.push(
+        "argv",
+        Json::Arr(j.meta.argv.iter().map(|s| Json::str(s)).collect()),
+    );
+    o.push("running", Json::Bool(j.running()));
+    o.push(
+        "exit_code",
+        code.map(|c| Json::Int(i64::from(c))).unwrap_or(Json::Null),
+    );
+    o.push(
+        "signal",
+        sig.map(|s| Json::Int(i64::from(s))).unwrap_or(Json::Null),
+    );
+    o.push("started", Json::str(&j.meta.started));
+    o
+}
+
+pub fn status(ctx: &Ctx, a: &StatusArgs) -> Result<Output, CmdError> {
+    let jobs = match &a.id {
+        Some(id) => vec![job(ctx, id)?],
+        None => all_jobs(ctx)?,
+    };
+    let mut o = Json::obj();
+    o.push("items", Json::Arr(jobs.iter().map(item).collect()));
+    o.push("total", Json::UInt(jobs.len() as u64));
+    Ok(Output::from_json(o, false))
+}
+
+// ---- bg stop ----
+
+#[derive(Args, Debug)]
+pub struct StopArgs {
+    /// bg ID.
+    pub id: String,
+    /// Time between SIGTERM and SIGKILL.
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = values::parse_duration)]
+    pub grace: Duration,
+}
+
+pub const STOP: CommandSpec = CommandSpec {
+    name: "bg stop",
+    summary: "Stop a bg process group: TERM, then KILL after --grace.",
+    description: "Sends SIGTERM to the whole process group (the program and what it started), SIGKILL when any member outlives --grace, and records how it ended. A process that had already ended answers stopped:false with its status.",
+    args: <StopArgs as clap::Args>::augment_args,
+    output_fields: &[
+        field("id", "bg ID."),
+        field("stopped", "False when the process had already ended."),
+        field("exit_code", "Exit code, or null."),
+        field(
+            "signal",
+            "Ending signal (15 or 9 when stopped here), or null.",
+        ),
+    ],
+    error_codes: &[
+        code::ARGUMENT_INVALID,
+        code::NOT_FOUND,
+        code::UNAVAILABLE,
+        code::IO,
+    ],
+    writes: false,
+    tx: false,
+    workspace: true,
+    run: handler!(StopArgs, stop),
+};
+
+fn wait_gone(pgid: u32, until: Instant) -> bool {
+    while Instant::now() < until {
+        if !proc::group_alive(pgid) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    !proc::group_alive(pgid)
+}
+
+pub fn stop(ctx: &Ctx, a: &StopArgs) -> Result<Output, CmdError> {
+    let j = job(ctx, &a.id)?;
+    let mut o = Json::obj();
+    o.push("id", Json::str(&j.meta.id));
+    let stopped = j.running();
+    let mut sig_sent = None;
+    if stopped {
+        proc::signal_group(j.meta.pid, libc::SIGTERM);
+        sig_sent = Some(libc::SIGTERM);
+        if !wait_gone(j.meta.pid, Instant::now() + a.grace) {
+            proc::signal_group(j.meta.pid, libc::SIGKILL);
+            sig_sent = Some(libc::SIGKILL);
+            wait_gone(j.meta.pid, Instant::now() + Duration::from_secs(2));
+        }
+    }
+    // The supervisor may have recorded a status on its way out; keep it if so.
+    let (code, sig) = match (j.exit(), sig_sent) {
+        (Some(e), _) => e,
+        (None, Some(s)) => {
+            let tmp = j.dir.join("exit.tmp");
+            let _ = std::fs::write(&tmp, format!("signal {s}\n"))
+                .and_then(|_| std::fs::rename(&tmp, j.dir.join("exit")));
+            (None, Some(s))
+        }
+        (None, None) => (None, None),
+    };
+    o.push("stopped", Json::Bool(stopped));
+    o.push(
+        "exit_code",
+        code.map(|c| Json::Int(i64::from(c))).unwrap_or(Json::Null),
+    );
+    o.push(
+        "signal",
+        sig.map(|s| Json::Int(i64::from(s))).unwrap_or(Json::Null),
+    );
+    Ok(Output::from_json(o, false))
+}

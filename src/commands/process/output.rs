@@ -1,0 +1,183 @@
+//! What a program printed, made readable and bounded: ANSI escapes and carriage-
+//! return redraws stripped, secrets masked (before any `--grep` sees a line), then
+//! a head and a tail window with the totals.
+
+use crate::protocol::redact;
+use regex::Regex;
+use serde::Serialize;
+
+/// A line longer than this is cut (a minified bundle, a progress bar without CRs).
+pub const MAX_LINE_CHARS: usize = 4096;
+
+/// Removes ANSI escape sequences (CSI, OSC, and two-byte escapes).
+pub fn strip_ansi(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut it = s.chars().peekable();
+    while let Some(c) = it.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        match it.next() {
+            // CSI: parameters and intermediates up to a final byte in @..~.
+            Some('[') => {
+                for d in it.by_ref() {
+                    if ('@'..='~').contains(&d) {
+                        break;
+                    }
+                }
+            }
+            // OSC (and DCS, APC, PM, SOS): up to BEL or ESC \.
+            Some(']') | Some('P') | Some('_') | Some('^') | Some('X') => {
+                while let Some(d) = it.next() {
+                    if d == '\u{7}' {
+                        break;
+                    }
+                    if d == '\u{1b}' && it.peek() == Some(&'\\') {
+                        it.next();
+                        break;
+                    }
+                }
+            }
+            // A charset designation takes one more character.
+            Some('(') | Some(')') | Some('*') | Some('+') => {
+                it.next();
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A line redrawn with carriage returns keeps only what the terminal would show
+/// last: the text after the last CR that is not at the line's end.
+pub fn last_redraw(line: &str) -> &str {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    match line.rfind('\r') {
+        Some(i) => &line[i + 1..],
+        None => line,
+    }
+}
+
+/// The lines of `bytes`, cleaned and masked. A final line without a newline counts.
+pub fn clean_lines(bytes: &[u8], strip: bool) -> (Vec<String>, bool) {
+    let text = String::from_utf8_lossy(bytes);
+    let text = if strip {
+        std::borrow::Cow::Owned(strip_ansi(&text))
+    } else {
+        text
+    };
+    // The mask runs over the whole text, so a key block across lines is seen whole.
+    let text = match redact::mask_str(&text) {
+        Some((masked, _)) => std::borrow::Cow::Owned(masked),
+        None => text,
+    };
+    let body = text.strip_suffix('\n').unwrap_or(&text);
+    if body.is_empty() && text.is_empty() {
+        return (Vec::new(), false);
+    }
+    let mut cut = false;
+    let lines = body
+        .split('\n')
+        .map(|l| {
+            let l = if strip {
+                last_redraw(l)
+            } else {
+                l.strip_suffix('\r').unwrap_or(l)
+            };
+            match l.char_indices().nth(MAX_LINE_CHARS) {
+                Some((i, _)) => {
+                    cut = true;
+                    format!("{}…", &l[..i])
+                }
+                None => l.to_string(),
+            }
+        })
+        .collect();
+    (lines, cut)
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct Match {
+    pub n: u64,
+    pub text: String,
+}
+
+/// One stream's report: `{head, tail, total_lines, truncated, matches?, total_matches?}`.
+#[derive(Serialize, Debug, Default)]
+pub struct Window {
+    pub head: Vec<String>,
+    pub tail: Vec<String>,
+    pub total_lines: u64,
+    pub truncated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matches: Option<Vec<Match>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_matches: Option<u64>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub cut_lines: bool,
+}
+
+/// Head and tail windows that never overlap, and the grep matches over every line.
+pub fn window(
+    lines: Vec<String>,
+    head: usize,
+    tail: usize,
+    grep: Option<(&Regex, usize)>,
+) -> Window {
+    let total = lines.len();
+    let mut w = Window {
+        total_lines: total as u64,
+        ..Window::default()
+    };
+    if let Some((re, limit)) = grep {
+        let mut found = Vec::new();
+        let mut count = 0u64;
+        for (i, l) in lines.iter().enumerate() {
+            if re.is_match(l) {
+                count += 1;
+                if found.len() < limit {
+                    found.push(Match {
+                        n: i as u64 + 1,
+                        text: l.clone(),
+                    });
+                }
+            }
+        }
+        w.matches = Some(found);
+        w.total_matches = Some(count);
+    }
+    let h = head.min(total);
+    let t = tail.min(total - h);
+    w.truncated = h + t < total;
+    let mut lines = lines;
+    w.tail = lines.split_off(total - t);
+    lines.truncate(h);
+    w.head = lines;
+    w
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_and_redraws_go() {
+        assert_eq!(strip_ansi("\u{1b}[1;31mred\u{1b}[0m"), "red");
+        assert_eq!(strip_ansi("\u{1b}]0;title\u{7}x"), "x");
+        assert_eq!(last_redraw("10%\r50%\r100%"), "100%");
+        assert_eq!(last_redraw("done\r"), "done");
+    }
+
+    #[test]
+    fn windows_do_not_overlap() {
+        let lines: Vec<String> = (1..=10).map(|i| i.to_string()).collect();
+        let w = window(lines, 3, 4, None);
+        assert_eq!(w.head, ["1", "2", "3"]);
+        assert_eq!(w.tail, ["7", "8", "9", "10"]);
+        assert!(w.truncated);
+        let w = window(vec!["a".into()], 3, 4, None);
+        assert_eq!(w.head, ["a"]);
+        assert!(w.tail.is_empty() && !w.truncated);
+    }
+}

@@ -1,0 +1,405 @@
+//! `git status|diff|log|show|blame`, checked against git's own porcelain output.
+
+use crate::support::{TestEnv, sha256sum};
+use std::collections::BTreeSet;
+use std::process::Command;
+
+fn git(env: &TestEnv, args: &[&str]) -> Vec<u8> {
+    let out = Command::new("git")
+        .args(["-c", "user.name=Tester", "-c", "user.email=t@example.com"])
+        .args(["-c", "core.quotepath=false"])
+        .args(args)
+        .current_dir(env.root())
+        .env("GIT_AUTHOR_DATE", "1796000000 +0130")
+        .env("GIT_COMMITTER_DATE", "1796000000 +0130")
+        .output()
+        .expect("git");
+    assert!(out.status.success(), "git {args:?}: {:?}", out);
+    out.stdout
+}
+
+fn git_text(env: &TestEnv, args: &[&str]) -> String {
+    String::from_utf8(git(env, args)).unwrap()
+}
+
+/// A repository with history and every kind of change.
+fn repo() -> TestEnv {
+    let env = TestEnv::new();
+    env.write("a.txt", "one\ntwo\nthree\n");
+    env.write("b c.txt", "spaced\n");
+    env.write("gone.txt", "bye\n");
+    env.write("old.txt", "moved content\nline 2\nline 3\n");
+    git(&env, &["add", "."]);
+    git(&env, &["commit", "-qm", "first"]);
+    env.write("a.txt", "one\n2\nthree\nfour\n");
+    git(&env, &["commit", "-qam", "second: a"]);
+    // Staged modify, then an unstaged change on top (MM).
+    env.write("a.txt", "one\n2\nthree\nfour\nfive\n");
+    git(&env, &["add", "a.txt"]);
+    env.write("a.txt", "zero\none\n2\nthree\nfour\nfive\n");
+    git(&env, &["mv", "old.txt", "new.txt"]);
+    env.write("added.txt", "new file\n");
+    git(&env, &["add", "added.txt"]);
+    std::fs::remove_file(env.path("gone.txt")).unwrap();
+    env.write("b c.txt", "spaced\nmore\n");
+    env.write("untracked.txt", "u\n");
+    env.write("newdir/x.txt", "x\n");
+    env
+}
+
+#[test]
+fn git_status_matches_porcelain() {
+    let env = repo();
+    let r = env.run(&["git", "status"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let raw = git_text(&env, &["status", "--porcelain", "-z"]);
+    let mut staged = BTreeSet::new();
+    let mut unstaged = BTreeSet::new();
+    let mut untracked = BTreeSet::new();
+    let mut recs = raw.split('\0').filter(|s| !s.is_empty());
+    while let Some(rec) = recs.next() {
+        let (xy, path) = rec.split_at(3);
+        let (x, y) = (&xy[0..1], &xy[1..2]);
+        if xy.starts_with("??") {
+            untracked.insert(path.to_string());
+            continue;
+        }
+        let from = if x == "R" || x == "C" {
+            recs.next().map(str::to_string)
+        } else {
+            None
+        };
+        if x != " " {
+            staged.insert((path.to_string(), x.to_string(), from));
+        }
+        if y != " " {
+            unstaged.insert((path.to_string(), y.to_string()));
+        }
+    }
+    let ours_staged: BTreeSet<_> = r.json["staged"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["path"].as_str().unwrap().to_string(),
+                e["status"].as_str().unwrap().to_string(),
+                e["from"].as_str().map(str::to_string),
+            )
+        })
+        .collect();
+    let ours_unstaged: BTreeSet<_> = r.json["unstaged"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["path"].as_str().unwrap().to_string(),
+                e["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let ours_untracked: BTreeSet<_> = r.json["untracked"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ours_staged, staged);
+    assert_eq!(ours_unstaged, unstaged);
+    assert_eq!(ours_untracked, untracked);
+    assert!(
+        staged
+            .iter()
+            .any(|(p, s, f)| p == "new.txt" && s == "R" && f.as_deref() == Some("old.txt"))
+    );
+    let branch = git_text(&env, &["branch", "--show-current"]);
+    assert_eq!(r.json["branch"], branch.trim());
+    assert_eq!(r.json["upstream"], serde_json::Value::Null);
+}
+
+#[test]
+fn git_status_takes_no_index_lock_and_leaves_the_index_alone() {
+    let env = repo();
+    git(&env, &["add", "-A"]);
+    // Same content, new mtime: a plain `git status` refreshes (rewrites) the index.
+    let idx = env.path(".git/index");
+    let before = std::fs::read(&idx).unwrap();
+    let t = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+    std::fs::File::options()
+        .write(true)
+        .open(env.path("a.txt"))
+        .unwrap()
+        .set_modified(t)
+        .unwrap();
+    let r = env.run(&["git", "status"]);
+    assert_eq!(r.code, 0);
+    assert_eq!(
+        std::fs::read(&idx).unwrap(),
+        before,
+        "aitools rewrote the index"
+    );
+    // The oracle: git itself, without GIT_OPTIONAL_LOCKS=0, does rewrite it.
+    git(&env, &["status", "--porcelain"]);
+    assert_ne!(std::fs::read(&idx).unwrap(), before);
+}
+
+#[test]
+fn git_diff_matches_numstat_and_patch() {
+    let env = repo();
+    for (ours, theirs) in [
+        (vec!["git", "diff"], vec!["diff"]),
+        (vec!["git", "diff", "--staged"], vec!["diff", "--cached"]),
+        (
+            vec!["git", "diff", "--ref", "HEAD~1..HEAD"],
+            vec!["diff", "HEAD~1..HEAD"],
+        ),
+        (
+            vec!["git", "diff", "--ref", "HEAD~1"],
+            vec!["diff", "HEAD~1"],
+        ),
+    ] {
+        let r = env.run(&ours);
+        assert_eq!(r.code, 0, "{ours:?}: {}", r.stdout);
+        let mut ns = theirs.clone();
+        ns.extend(["-M", "--numstat"]);
+        let numstat = git_text(&env, &ns);
+        let files = r.json["files"].as_array().unwrap();
+        assert_eq!(files.len(), numstat.lines().count(), "{ours:?}");
+        for (f, line) in files.iter().zip(numstat.lines()) {
+            let mut cols = line.split('\t');
+            assert_eq!(f["added"].to_string(), cols.next().unwrap(), "{line}");
+            assert_eq!(f["deleted"].to_string(), cols.next().unwrap(), "{line}");
+            let path = cols.next().unwrap();
+            // A rename's numstat path is "old => new".
+            assert!(path.ends_with(f["path"].as_str().unwrap()), "{path} vs {f}");
+        }
+        let mut pt = theirs.clone();
+        pt.push("-M");
+        let patch = git_text(&env, &pt);
+        let want: Vec<&str> = patch
+            .lines()
+            .filter(|l| {
+                l.starts_with("@@")
+                    || l.starts_with('+') && !l.starts_with("+++")
+                    || l.starts_with('-') && !l.starts_with("---")
+                    || l.starts_with(' ')
+            })
+            .collect();
+        let got: Vec<String> = files
+            .iter()
+            .flat_map(|f| f["hunks"].as_array().cloned().unwrap_or_default())
+            .flat_map(|h| {
+                h.as_str()
+                    .unwrap()
+                    .split('\n')
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert_eq!(got, want, "{ours:?}");
+    }
+    let stat = env.run(&["git", "diff", "--output", "stat"]);
+    assert!(stat.json["files"][0].get("hunks").is_none());
+    assert_eq!(stat.json["files"][0]["mode"], "stat");
+}
+
+#[test]
+fn git_diff_cuts_to_its_budget_with_a_continuation_per_file() {
+    let env = TestEnv::new();
+    for i in 0..4 {
+        env.write(&format!("f{i}.txt"), "x\n".repeat(20));
+    }
+    git(&env, &["add", "."]);
+    git(&env, &["commit", "-qm", "base"]);
+    for i in 0..4 {
+        env.write(&format!("f{i}.txt"), "y\n".repeat(20));
+    }
+    let r = env.run(&["git", "diff", "--max-lines", "45"]);
+    assert_eq!(r.code, 3, "{}", r.stdout);
+    assert_eq!(r.json["status"], "partial");
+    let files = r.json["files"].as_array().unwrap();
+    assert_eq!(files[0]["mode"], "hunks");
+    assert!(files[1..].iter().all(|f| f["mode"] == "summary"));
+    assert!(files[1..].iter().all(|f| f["added"] == 20));
+    let next = r.json["next_commands"].as_array().unwrap();
+    assert_eq!(next.len(), 3);
+    let one = env.run_line(next[0].as_str().unwrap());
+    assert_eq!(one.code, 0, "{}", one.stdout);
+    assert_eq!(one.json["files"].as_array().unwrap().len(), 1);
+    assert_eq!(one.json["files"][0]["path"], "f1.txt");
+    assert_eq!(one.json["files"][0]["mode"], "hunks");
+}
+
+#[test]
+fn git_log_matches_git_log_and_pages() {
+    let env = repo();
+    git(&env, &["commit", "-qm", "third"]);
+    let r = env.run(&["git", "log"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let want = git_text(&env, &["log", "--format=%H%x09%an%x09%aI%x09%s"]);
+    let got: Vec<String> = r.json["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            format!(
+                "{}\t{}\t{}\t{}",
+                i["sha"].as_str().unwrap(),
+                i["author"].as_str().unwrap(),
+                i["date"].as_str().unwrap(),
+                i["subject"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(got, want.lines().collect::<Vec<_>>());
+    assert_eq!(r.json["total"], 3);
+    // A page, and the command that continues it.
+    let p = env.run(&["git", "log", "--limit", "2"]);
+    assert_eq!(p.code, 3);
+    let rest = env.run_line(p.json["next_commands"][0].as_str().unwrap());
+    assert_eq!(rest.code, 0);
+    assert_eq!(rest.json["items"][0]["subject"], "first");
+    // Only commits touching a path, with the paths each changed.
+    let a = env.run(&["git", "log", "a.txt", "--files"]);
+    let want = git_text(&env, &["log", "--format=%s", "--", "a.txt"]);
+    let subjects: Vec<&str> = a.json["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["subject"].as_str().unwrap())
+        .collect();
+    assert_eq!(subjects, want.lines().collect::<Vec<_>>());
+    assert_eq!(a.json["items"][0]["files"][0], "a.txt");
+    // An empty repository has no commits, not an error.
+    let empty = TestEnv::new();
+    let e = empty.run(&["git", "log"]);
+    assert_eq!(e.code, 0, "{}", e.stderr);
+    assert_eq!(e.json["total"], 0);
+}
+
+#[test]
+fn git_show_reads_a_blob_like_git_show() {
+    let env = repo();
+    let r = env.run(&["git", "show", "HEAD~1:a.txt"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let want = git(&env, &["show", "HEAD~1:a.txt"]);
+    let text = String::from_utf8(want.clone()).unwrap();
+    assert_eq!(
+        r.json["lines"].as_array().unwrap().len(),
+        text.lines().count()
+    );
+    let lines: Vec<&str> = r.json["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert_eq!(lines, text.lines().collect::<Vec<_>>());
+    std::fs::write(env.path("blob.out"), &want).unwrap();
+    assert_eq!(r.json["hash"], sha256sum(&env.path("blob.out")));
+    // A window, then its continuation.
+    let w = env.run(&["git", "show", "HEAD~1:a.txt", "--max-lines", "1"]);
+    assert_eq!(w.code, 3);
+    assert_eq!(w.json["lines"][0], "one");
+    let more = env.run_line(w.json["next_commands"][0].as_str().unwrap());
+    assert_eq!(more.json["start_line"], 2);
+    assert_eq!(more.json["lines"][0], "two");
+    let m = env.run(&["git", "show", "HEAD:a.txt", "--match", "^f"]);
+    assert_eq!(m.json["line_numbers"], serde_json::json!([4]));
+    let missing = env.run(&["git", "show", "HEAD:nope.txt"]);
+    assert_eq!(missing.error_code(), "input.not-found");
+    let bad = env.run(&["git", "show", "a.txt"]);
+    assert_eq!(bad.error_code(), "argument.invalid");
+}
+
+#[test]
+fn git_blame_matches_git_blame() {
+    let env = repo();
+    git(&env, &["add", "-A"]);
+    git(&env, &["commit", "-qm", "all"]);
+    env.write("a.txt", "zero\nONE\n2\nthree\nfour\nfive\n");
+    let r = env.run(&["git", "blame", "a.txt"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let want = git_text(&env, &["blame", "-l", "-s", "--", "a.txt"]);
+    let want: Vec<(String, String)> = want
+        .lines()
+        .map(|l| {
+            let sha = l[..40].trim_start_matches('^').to_string();
+            let text = l.split_once(") ").unwrap().1.to_string();
+            (sha, text)
+        })
+        .collect();
+    let got: Vec<(String, String)> = r.json["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                l["sha"].as_str().unwrap().to_string(),
+                l["text"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    // `git blame -l` writes a boundary commit's sha as ^ + 39 characters.
+    for ((gs, gt), (ws, wt)) in got.iter().zip(&want) {
+        assert!(gs.starts_with(ws.as_str()), "{gs} vs {ws}");
+        assert_eq!(gt, wt);
+    }
+    assert_eq!(got.len(), want.len());
+    assert_eq!(got[1].0, "0".repeat(40));
+    assert_eq!(r.json["lines"][0]["date"], "2026-11-30T02:23:20+01:30");
+    let w = env.run(&[
+        "git",
+        "blame",
+        "a.txt",
+        "--range",
+        "2:5",
+        "--max-lines",
+        "2",
+    ]);
+    assert_eq!(w.code, 3);
+    assert_eq!(w.json["lines"][0]["n"], 2);
+    let more = env.run_line(w.json["next_commands"][0].as_str().unwrap());
+    assert_eq!(more.code, 0);
+    assert_eq!(more.json["lines"][0]["n"], 4);
+    assert_eq!(more.json["lines"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn outside_a_repository_or_without_git_is_environment_unavailable() {
+    let env = TestEnv::new();
+    let outside = tempfile::tempdir().unwrap();
+    let root = outside.path().to_str().unwrap();
+    for cmd in [
+        vec!["git", "status"],
+        vec!["git", "diff"],
+        vec!["git", "log"],
+        vec!["git", "show", "HEAD:x"],
+    ] {
+        let mut argv = vec!["--root", root];
+        argv.extend(&cmd);
+        let r = env.run_in(outside.path(), &argv);
+        assert_eq!(r.error_code(), "environment.unavailable", "{cmd:?}");
+        assert!(
+            r.json["error"]["repairs"][0]["command"]
+                .as_str()
+                .unwrap()
+                .starts_with("aitools ")
+        );
+    }
+    let empty = tempfile::tempdir().unwrap();
+    let out = env
+        .command(&["git", "status"])
+        .env("PATH", empty.path())
+        .output()
+        .unwrap();
+    let r = crate::support::parse(out);
+    assert_eq!(r.error_code(), "environment.unavailable");
+    assert!(
+        r.json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not installed")
+    );
+}
