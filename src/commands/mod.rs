@@ -6,5 +6,6 @@ pub mod agent;
 pub mod edit;
 pub mod inspect;
 pub mod journal;
+pub mod json;
 pub mod search;
 pub mod tx;
