@@ -12,6 +12,7 @@ const FAMILIES: &[&[CommandSpec]] = &[
     commands::search::COMMANDS,
     commands::edit::COMMANDS,
     commands::journal::COMMANDS,
+    commands::json::COMMANDS,
     crate::discovery::COMMANDS,
     commands::agent::COMMANDS,
     commands::tx::COMMANDS,

@@ -7,6 +7,7 @@ pub mod edit;
 pub mod git;
 pub mod inspect;
 pub mod journal;
+pub mod json;
 pub mod process;
 pub mod search;
 pub mod tx;

@@ -3,6 +3,7 @@
 
 pub mod diff;
 pub mod doc;
+pub mod json_doc;
 pub mod lang;
 pub mod lines;
 pub mod outline;

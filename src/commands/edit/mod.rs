@@ -1,5 +1,5 @@
 //! The edit family: commands that write files (`edit`, `insert`, `replace`,
-//! `apply`, `write`, `delete`, `move`, `copy`, `mkdir`, `chmod`, `link`, `touch`).
+//! `apply`, `transform`, `move-lines`, `write`, `delete`, `move`, `copy`, `mkdir`, `chmod`, `link`, `touch`).
 //! Every one goes through the store's write protocol.
 
 use crate::protocol::registry::CommandSpec;
@@ -10,9 +10,11 @@ pub mod edit_cmd;
 pub mod files;
 pub mod insert;
 pub mod matching;
+pub mod move_lines;
 pub mod patch;
 pub mod replace;
 pub mod template;
+pub mod transform;
 pub mod write;
 
 pub const COMMANDS: &[CommandSpec] = &[
@@ -20,6 +22,8 @@ pub const COMMANDS: &[CommandSpec] = &[
     insert::SPEC,
     replace::SPEC,
     apply::SPEC,
+    transform::SPEC,
+    move_lines::SPEC,
     write::SPEC,
     files::DELETE,
     files::MOVE,

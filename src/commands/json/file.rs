@@ -1,0 +1,153 @@
+//! Loading a JSON file for the json family: through the store's view (a tx's
+//! staged bytes when `--tx` is given), UTF-8 with an optional BOM, parsed with
+//! spans; a syntax error carries its line and column.
+
+use crate::protocol::{CmdError, Json, Repair, code, shell};
+use crate::store::view;
+use crate::text::json_doc::{self, Node};
+use crate::workspace::Ctx;
+use crate::workspace::candidates::{self, Offer};
+use std::path::PathBuf;
+
+pub struct JsonFile {
+    pub abs: PathBuf,
+    pub display: String,
+    pub hash: String,
+    pub bom: bool,
+    pub text: String,
+    pub root: Node,
+}
+
+impl JsonFile {
+    /// The bytes a write puts back: the BOM kept when the file had one.
+    pub fn bytes_of(&self, text: &str) -> Vec<u8> {
+        let mut b = Vec::with_capacity(text.len() + 3);
+        if self.bom {
+            b.extend_from_slice(b"\xEF\xBB\xBF");
+        }
+        b.extend_from_slice(text.as_bytes());
+        b
+    }
+}
+
+pub fn not_json(display: &str, text: &str, e: &json_doc::SyntaxError, what: &str) -> CmdError {
+    let mut d = Json::obj();
+    d.push("line", Json::UInt(e.line as u64));
+    d.push("column", Json::UInt(e.column as u64));
+    d.push("message", Json::str(e.message.clone()));
+    let _ = text;
+    CmdError::new(
+        code::SYNTAX_ERROR,
+        format!(
+            "{what} is not valid JSON: {} at line {}, column {}.",
+            e.message, e.line, e.column
+        ),
+        Repair::new(
+            "read",
+            "Read the lines around the error.",
+            shell::aitools([
+                "read",
+                display,
+                "--range",
+                &format!("{}:{}", e.line.saturating_sub(2).max(1), e.line + 2),
+            ]),
+        ),
+    )
+    .with_diagnostics(Json::Arr(vec![d]))
+}
+
+/// Reads and parses `arg` (a write calls this inside its closure, under the lock).
+pub fn load(ctx: &Ctx, arg: &str, abs: PathBuf) -> Result<JsonFile, CmdError> {
+    let display = ctx.display_path(&abs);
+    let meta = view::stat(ctx, &abs, true)?;
+    match meta.kind {
+        view::Kind::Missing => {
+            let e = std::io::Error::from(std::io::ErrorKind::NotFound);
+            return Err(candidates::not_found_or_io(ctx, arg, &abs, &e, Offer::Look));
+        }
+        view::Kind::File => {}
+        _ => {
+            return Err(CmdError::new(
+                code::NOT_A_FILE,
+                format!("{display} is not a regular file."),
+                Repair::new(
+                    "info",
+                    "Check what the path is.",
+                    shell::aitools(["info", &display]),
+                ),
+            ));
+        }
+    }
+    let snap = view::load(ctx, &abs)?;
+    let (bom, body) = match snap.bytes.strip_prefix(b"\xEF\xBB\xBF") {
+        Some(rest) => (true, rest),
+        None => (false, &snap.bytes[..]),
+    };
+    let text = String::from_utf8(body.to_vec()).map_err(|e| {
+        CmdError::new(
+            code::NOT_UTF8,
+            format!(
+                "{display} is not valid UTF-8 (byte {}); JSON is UTF-8.",
+                e.utf8_error().valid_up_to()
+            ),
+            Repair::new(
+                "info",
+                "See the file's encoding.",
+                shell::aitools(["info", &display]),
+            ),
+        )
+    })?;
+    let root = json_doc::parse(&text).map_err(|e| not_json(&display, &text, &e, &display))?;
+    Ok(JsonFile {
+        abs,
+        display,
+        hash: snap.hash.clone(),
+        bom,
+        text,
+        root,
+    })
+}
+
+/// `argument.invalid` for a pointer that does not resolve: the part that did, and
+/// the keys found there.
+pub fn no_such_pointer(ctx: &Ctx, f: &JsonFile, tokens: &[String], resolved: usize) -> CmdError {
+    let good = json_doc::pointer_of(&tokens[..resolved]);
+    let shown = json_doc::pointer_of(tokens);
+    let at = json_doc::lookup(&f.root, &tokens[..resolved]).ok();
+    let keys: Vec<Json> = match at.map(|n| &n.kind) {
+        Some(json_doc::Kind::Obj(m)) => m
+            .iter()
+            .take(20)
+            .map(|x| Json::str(x.key.clone()))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let what = match at {
+        Some(n) => format!("{} at {:?}", n.type_name(), good),
+        None => format!("{good:?}"),
+    };
+    CmdError::new(
+        code::ARGUMENT_INVALID,
+        format!(
+            "{} has nothing at {shown:?}: the pointer stops at the {what} (token {:?}).",
+            f.display,
+            tokens.get(resolved).map(String::as_str).unwrap_or("")
+        ),
+        Repair::new(
+            "keys",
+            "List what is there.",
+            shell::aitools(["json", "get", &f.display, &good, "--keys"]),
+        ),
+    )
+    .with_candidates(Json::Arr(keys))
+    .with_repair(Repair::new(
+        "schema",
+        "Check how pointers are written (RFC 6901: /key/0, ~1 for /, ~0 for ~).",
+        shell::aitools(["schema", &ctx.command]),
+    ))
+}
+
+/// Parses a pointer argument (`argument.invalid` naming the rule it breaks).
+pub fn pointer(ctx: &Ctx, p: &str) -> Result<Vec<String>, CmdError> {
+    json_doc::parse_pointer(p).map_err(|m| CmdError::invalid_argument(&ctx.command, m))
+}

@@ -1,0 +1,526 @@
+//! `json get` (the value at a pointer, bounded, with child-pointer continuations)
+//! and `json select` (filter, sort and project an array's elements).
+
+use super::file::{self, JsonFile};
+use crate::handler;
+use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::{CmdError, Json, Output, code, shell, values};
+use crate::store::view;
+use crate::text::json_doc::{self, Kind, Node};
+use crate::workspace::Ctx;
+use clap::Args;
+use serde::Serialize;
+use std::cmp::Ordering;
+
+const READ_CODES: &[&str] = &[
+    code::ARGUMENT_INVALID,
+    code::NOT_FOUND,
+    code::SYNTAX_ERROR,
+    code::NOT_UTF8,
+    code::UNSUPPORTED_FORMAT,
+    code::NOT_A_FILE,
+    code::BUSY,
+    code::IO,
+];
+
+/// Children offered as continuations when a value is cut.
+const MAX_CHILD_COMMANDS: usize = 8;
+
+#[derive(Args, Debug)]
+pub struct GetArgs {
+    /// JSON file.
+    #[arg(value_name = "PATH")]
+    pub path: String,
+    /// RFC 6901 pointer ("" is the whole document).
+    #[arg(value_name = "POINTER", allow_hyphen_values = true)]
+    pub pointer: String,
+    /// Largest rendered value returned: <n>, <n>KiB, <n>MiB.
+    #[arg(long, default_value = "16KiB")]
+    pub max_bytes: String,
+    /// Return the object's keys or the array's indexes instead of the value.
+    #[arg(long)]
+    pub keys: bool,
+    /// Return text: a string unescaped, anything else as JSON text.
+    #[arg(long)]
+    pub raw: bool,
+}
+
+pub const GET: CommandSpec = CommandSpec {
+    name: "json get",
+    summary: "Value at a JSON pointer, its keys, length or raw text (jq '.a.b').",
+    description: "RFC 6901 pointers: \"\" is the whole document, ~1 is / and ~0 is ~. length counts an array's elements, an object's keys or a string's characters. A value whose compact JSON is longer than --max-bytes comes back as value_preview with truncated:true (status partial, exit 3), and next_commands reads its children by pointer.",
+    args: <GetArgs as clap::Args>::augment_args,
+    output_fields: &[
+        field("path", "The file read."),
+        field("pointer", "The pointer asked for."),
+        field("type", "object, array, string, number, boolean or null."),
+        field(
+            "length",
+            "Elements, keys or characters; null for other types.",
+        ),
+        field("value", "The value (default)."),
+        field("keys", "With --keys: member names, or indexes of an array."),
+        field("text", "With --raw."),
+        field(
+            "value_preview",
+            "The start of the compact value when --max-bytes cut it.",
+        ),
+        field("truncated", "True when --max-bytes cut the value."),
+        field(
+            "approx_tokens",
+            "ceil(characters of the returned value / 4).",
+        ),
+        field(
+            "next_commands",
+            "Reads of the children, when the value was cut.",
+        ),
+    ],
+    error_codes: READ_CODES,
+    writes: false,
+    tx: true,
+    workspace: true,
+    run: handler!(GetArgs, get),
+};
+
+fn load_read(ctx: &Ctx, arg: &str) -> Result<JsonFile, CmdError> {
+    let abs = ctx.path_arg(arg)?;
+    let f = file::load(ctx, arg, abs)?;
+    view::record_read(ctx, &f.abs)?;
+    Ok(f)
+}
+
+/// The longest prefix of `s` within `max` bytes, cut at a character boundary.
+fn cut(s: &str, max: usize) -> &str {
+    let mut e = max.min(s.len());
+    while !s.is_char_boundary(e) {
+        e -= 1;
+    }
+    &s[..e]
+}
+
+#[derive(Serialize)]
+struct GetOut {
+    path: String,
+    pointer: String,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    length: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    value: Option<Json>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    keys: Option<Vec<Json>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    value_preview: Option<String>,
+    truncated: bool,
+    approx_tokens: usize,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    next_commands: Vec<String>,
+}
+
+pub fn get(ctx: &Ctx, a: &GetArgs) -> Result<Output, CmdError> {
+    let max = values::parse_size(&a.max_bytes)
+        .map_err(|m| CmdError::invalid_argument(&ctx.command, format!("--max-bytes: {m}")))?
+        as usize;
+    if a.keys && a.raw {
+        return Err(CmdError::invalid_argument(
+            &ctx.command,
+            "--keys and --raw are two different answers; give one.",
+        ));
+    }
+    let tokens = file::pointer(ctx, &a.pointer)?;
+    let f = load_read(ctx, &a.path)?;
+    let n = json_doc::lookup(&f.root, &tokens)
+        .map_err(|k| file::no_such_pointer(ctx, &f, &tokens, k))?;
+    let mut out = GetOut {
+        path: f.display.clone(),
+        pointer: a.pointer.clone(),
+        kind: n.type_name(),
+        length: n.length(),
+        value: None,
+        keys: None,
+        text: None,
+        value_preview: None,
+        truncated: false,
+        approx_tokens: 0,
+        next_commands: Vec::new(),
+    };
+    let returned: String;
+    if a.keys {
+        let keys: Vec<Json> = match &n.kind {
+            Kind::Obj(m) => m.iter().map(|x| Json::str(x.key.clone())).collect(),
+            Kind::Arr(v) => (0..v.len()).map(|i| Json::UInt(i as u64)).collect(),
+            _ => {
+                return Err(CmdError::invalid_argument(
+                    &ctx.command,
+                    format!(
+                        "{:?} is a {}; only objects and arrays have keys.",
+                        a.pointer,
+                        n.type_name()
+                    ),
+                ));
+            }
+        };
+        returned = Json::Arr(keys.clone()).to_string_compact();
+        out.keys = Some(keys);
+    } else {
+        let compact = n.to_json(&f.text).to_string_compact();
+        let text = match (&n.kind, a.raw) {
+            (Kind::Str(s), true) => s.clone(),
+            _ => compact.clone(),
+        };
+        if text.len() > max {
+            let preview = cut(&text, max).to_string();
+            returned = preview.clone();
+            out.value_preview = Some(preview);
+            out.truncated = true;
+            out.next_commands = children(&f, &tokens, n);
+        } else if a.raw {
+            returned = text.clone();
+            out.text = Some(text);
+        } else {
+            returned = compact;
+            out.value = Some(n.to_json(&f.text));
+        }
+    }
+    out.approx_tokens = returned.chars().count().div_ceil(4);
+    let partial = out.truncated;
+    Ok(Output::cut(&out, partial))
+}
+
+/// `json get` of each child (the first few), then `--keys` for the rest.
+fn children(f: &JsonFile, tokens: &[String], n: &Node) -> Vec<String> {
+    let names: Vec<String> = match &n.kind {
+        Kind::Obj(m) => m.iter().map(|x| x.key.clone()).collect(),
+        Kind::Arr(v) => (0..v.len()).map(|i| i.to_string()).collect(),
+        _ => return Vec::new(),
+    };
+    let mut out: Vec<String> = names
+        .iter()
+        .take(MAX_CHILD_COMMANDS)
+        .map(|k| {
+            let mut t = tokens.to_vec();
+            t.push(k.clone());
+            shell::aitools(["json", "get", &f.display, &json_doc::pointer_of(&t)])
+        })
+        .collect();
+    if names.len() > MAX_CHILD_COMMANDS {
+        out.push(shell::aitools([
+            "json",
+            "get",
+            &f.display,
+            &json_doc::pointer_of(tokens),
+            "--keys",
+        ]));
+    }
+    out
+}
+
+#[derive(Args, Debug)]
+pub struct SelectArgs {
+    /// JSON file.
+    #[arg(value_name = "PATH")]
+    pub path: String,
+    /// Pointer to the array.
+    #[arg(value_name = "POINTER", allow_hyphen_values = true)]
+    pub pointer: String,
+    /// Condition on each element: <rel-pointer><op><value>, op = != < <= > >= or ~ (regex); repeat for AND.
+    #[arg(long)]
+    pub r#where: Vec<String>,
+    /// Return {pointer: value} for these relative pointers instead of the element.
+    #[arg(long)]
+    pub pick: Vec<String>,
+    /// Relative pointer to order by (null first, then booleans, numbers, strings).
+    #[arg(long)]
+    pub sort_by: Option<String>,
+    /// Descending order.
+    #[arg(long)]
+    pub desc: bool,
+    /// items or count; sets mode.
+    #[arg(long, value_parser = ["items", "count"], default_value = "items")]
+    pub output: String,
+    /// Maximum items returned.
+    #[arg(long, default_value_t = 50)]
+    pub limit: usize,
+}
+
+pub const SELECT: CommandSpec = CommandSpec {
+    name: "json select",
+    summary: "Filter, sort and project a JSON array's elements (jq 'map(select(..))').",
+    description: "--where <rel-pointer><op><value> (repeat for AND); op is = != < <= > >= or ~ (regex on strings). The right side is JSON when it parses as JSON, else a string. A missing member satisfies only !=. Ordering compares numbers with numbers and strings with strings. More matches than --limit make the result partial (exit 3); next_commands reads them all.",
+    args: <SelectArgs as clap::Args>::augment_args,
+    output_fields: &[
+        field("path", "The file read."),
+        field("mode", "items or count."),
+        field("items", "[{pointer,value}] of the selected elements."),
+        field("count", "Selected elements, in count mode."),
+        field("total", "Selected elements, in items mode."),
+        field(
+            "truncated",
+            "True when --limit cut items (status partial, exit 3).",
+        ),
+        field(
+            "next_commands",
+            "The command returning every selected element.",
+        ),
+    ],
+    error_codes: READ_CODES,
+    writes: false,
+    tx: true,
+    workspace: true,
+    run: handler!(SelectArgs, select),
+};
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Op {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Re,
+}
+
+struct Cond {
+    tokens: Vec<String>,
+    op: Op,
+    rhs_text: String,
+    rhs: Option<Node>,
+    re: Option<regex::Regex>,
+}
+
+fn parse_where(ctx: &Ctx, w: &str) -> Result<Cond, CmdError> {
+    let bad = |m: String| CmdError::invalid_argument(&ctx.command, format!("--where {w:?}: {m}"));
+    let p = w
+        .find(['=', '!', '<', '>', '~'])
+        .ok_or_else(|| bad("no operator (= != < <= > >= ~)".into()))?;
+    let rest = &w[p..];
+    let (op, len) = if rest.starts_with("!=") {
+        (Op::Ne, 2)
+    } else if rest.starts_with("<=") {
+        (Op::Le, 2)
+    } else if rest.starts_with(">=") {
+        (Op::Ge, 2)
+    } else {
+        match rest.as_bytes()[0] {
+            b'=' => (Op::Eq, 1),
+            b'<' => (Op::Lt, 1),
+            b'>' => (Op::Gt, 1),
+            b'~' => (Op::Re, 1),
+            _ => return Err(bad("'!' must be followed by '='".into())),
+        }
+    };
+    let tokens = json_doc::parse_pointer(&w[..p]).map_err(bad)?;
+    let rhs_raw = &w[p + len..];
+    let (rhs_text, rhs) = match json_doc::parse(rhs_raw) {
+        Ok(n) => (rhs_raw.to_string(), Some(n)),
+        Err(_) => {
+            let t = serde_json::to_string(rhs_raw).unwrap_or_default();
+            let n = json_doc::parse(&t).ok();
+            (t, n)
+        }
+    };
+    let re = if op == Op::Re {
+        let pat = match rhs.as_ref().map(|n| &n.kind) {
+            Some(Kind::Str(s)) => s.clone(),
+            _ => rhs_raw.to_string(),
+        };
+        Some(regex::Regex::new(&pat).map_err(|e| bad(format!("bad regex: {e}")))?)
+    } else {
+        None
+    };
+    Ok(Cond {
+        tokens,
+        op,
+        rhs_text,
+        rhs,
+        re,
+    })
+}
+
+fn holds(c: &Cond, el: &Node, src: &str) -> bool {
+    let Ok(v) = json_doc::lookup(el, &c.tokens) else {
+        return c.op == Op::Ne;
+    };
+    let Some(rhs) = &c.rhs else { return false };
+    match c.op {
+        Op::Eq => json_doc::equal(v, src, rhs, &c.rhs_text),
+        Op::Ne => !json_doc::equal(v, src, rhs, &c.rhs_text),
+        Op::Re => match &v.kind {
+            Kind::Str(s) => c.re.as_ref().is_some_and(|r| r.is_match(s)),
+            _ => false,
+        },
+        _ => {
+            let ord = match (&v.kind, &rhs.kind) {
+                (Kind::Num, Kind::Num) => num(v, src).partial_cmp(&num(rhs, &c.rhs_text)),
+                (Kind::Str(a), Kind::Str(b)) => Some(a.cmp(b)),
+                _ => None,
+            };
+            match (ord, c.op) {
+                (Some(o), Op::Lt) => o == Ordering::Less,
+                (Some(o), Op::Le) => o != Ordering::Greater,
+                (Some(o), Op::Gt) => o == Ordering::Greater,
+                (Some(o), Op::Ge) => o != Ordering::Less,
+                _ => false,
+            }
+        }
+    }
+}
+
+fn num(n: &Node, src: &str) -> f64 {
+    src[n.start..n.end].parse().unwrap_or(0.0)
+}
+
+/// Sort rank: missing and null first, then booleans, numbers, strings, containers.
+fn sort_cmp(a: Option<&Node>, b: Option<&Node>, src: &str) -> Ordering {
+    fn rank(n: Option<&Node>) -> u8 {
+        match n.map(|n| &n.kind) {
+            None | Some(Kind::Null) => 0,
+            Some(Kind::Bool(_)) => 1,
+            Some(Kind::Num) => 2,
+            Some(Kind::Str(_)) => 3,
+            Some(Kind::Arr(_)) => 4,
+            Some(Kind::Obj(_)) => 5,
+        }
+    }
+    match (a, b) {
+        (Some(x), Some(y)) => match (&x.kind, &y.kind) {
+            (Kind::Bool(p), Kind::Bool(q)) => p.cmp(q),
+            (Kind::Num, Kind::Num) => num(x, src)
+                .partial_cmp(&num(y, src))
+                .unwrap_or(Ordering::Equal),
+            (Kind::Str(p), Kind::Str(q)) => p.cmp(q),
+            _ => rank(a).cmp(&rank(b)),
+        },
+        _ => rank(a).cmp(&rank(b)),
+    }
+}
+
+#[derive(Serialize)]
+struct SelectOut {
+    path: String,
+    mode: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    items: Option<Vec<Json>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    count: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total: Option<usize>,
+    truncated: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    next_commands: Vec<String>,
+}
+
+pub fn select(ctx: &Ctx, a: &SelectArgs) -> Result<Output, CmdError> {
+    let tokens = file::pointer(ctx, &a.pointer)?;
+    let conds = a
+        .r#where
+        .iter()
+        .map(|w| parse_where(ctx, w))
+        .collect::<Result<Vec<_>, _>>()?;
+    let picks = a
+        .pick
+        .iter()
+        .map(|p| file::pointer(ctx, p).map(|t| (p.clone(), t)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let sort_by = a
+        .sort_by
+        .as_deref()
+        .map(|p| file::pointer(ctx, p))
+        .transpose()?;
+    let f = load_read(ctx, &a.path)?;
+    let n = json_doc::lookup(&f.root, &tokens)
+        .map_err(|k| file::no_such_pointer(ctx, &f, &tokens, k))?;
+    let Kind::Arr(elems) = &n.kind else {
+        return Err(CmdError::invalid_argument(
+            &ctx.command,
+            format!(
+                "{:?} in {} is a {}, not an array; json select filters arrays (json get reads the rest).",
+                a.pointer,
+                f.display,
+                n.type_name()
+            ),
+        ));
+    };
+    let src = &f.text;
+    let mut chosen: Vec<(usize, &Node)> = elems
+        .iter()
+        .enumerate()
+        .filter(|(_, el)| conds.iter().all(|c| holds(c, el, src)))
+        .collect();
+    if let Some(key) = &sort_by {
+        chosen.sort_by(|(_, x), (_, y)| {
+            let o = sort_cmp(
+                json_doc::lookup(x, key).ok(),
+                json_doc::lookup(y, key).ok(),
+                src,
+            );
+            if a.desc { o.reverse() } else { o }
+        });
+    } else if a.desc {
+        chosen.reverse();
+    }
+    let total = chosen.len();
+    if a.output == "count" {
+        let out = SelectOut {
+            path: f.display,
+            mode: "count",
+            items: None,
+            count: Some(total),
+            total: None,
+            truncated: false,
+            next_commands: Vec::new(),
+        };
+        return Ok(Output::ok(&out));
+    }
+    let items: Vec<Json> = chosen
+        .iter()
+        .take(a.limit)
+        .map(|(i, el)| {
+            let mut t = tokens.clone();
+            t.push(i.to_string());
+            let value = if picks.is_empty() {
+                el.to_json(src)
+            } else {
+                Json::Obj(
+                    picks
+                        .iter()
+                        .map(|(p, pt)| {
+                            let v = json_doc::lookup(el, pt)
+                                .map(|v| v.to_json(src))
+                                .unwrap_or(Json::Null);
+                            (p.clone(), v)
+                        })
+                        .collect(),
+                )
+            };
+            let mut o = Json::obj();
+            o.push("pointer", Json::str(json_doc::pointer_of(&t)));
+            o.push("value", value);
+            o
+        })
+        .collect();
+    let truncated = total > items.len();
+    let next_commands = if truncated {
+        vec![shell::aitools(shell::rerun(
+            &ctx.argv,
+            &["--limit"],
+            &[],
+            &["--limit".into(), total.to_string()],
+        ))]
+    } else {
+        Vec::new()
+    };
+    let out = SelectOut {
+        path: f.display,
+        mode: "items",
+        items: Some(items),
+        count: None,
+        total: Some(total),
+        truncated,
+        next_commands,
+    };
+    Ok(Output::cut(&out, truncated))
+}
