@@ -456,7 +456,7 @@ fn item(j: &Job) -> Json {
     o.push("pid", Json::UInt(u64::from(j.meta.pid)));
     o.push(
         "argv",
-        Json::Arr(j.meta.argv.iter().map(|s| Json::str(s)).collect()),
+        Json::Arr(j.meta.argv.iter().map(Json::str).collect()),
     );
     o.push("running", Json::Bool(j.running()));
     o.push(

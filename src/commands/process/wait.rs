@@ -11,7 +11,7 @@ use crate::workspace::Ctx;
 use clap::Args;
 use regex::Regex;
 use std::net::{SocketAddr, TcpStream};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 #[derive(Args, Debug)]
@@ -87,7 +87,7 @@ struct Follower {
 }
 
 impl Follower {
-    fn next_match(&mut self, path: &PathBuf, re: &Regex) -> Option<String> {
+    fn next_match(&mut self, path: &Path, re: &Regex) -> Option<String> {
         let Ok((lines, _)) = bg::lines_from(path, self.offset) else {
             return None;
         };
@@ -188,7 +188,7 @@ pub fn run(ctx: &Ctx, a: &WaitArgs) -> Result<Output, CmdError> {
         let hit = match &cond {
             Cond::Line(p, re) => follower.next_match(p, re).map(|l| ("line", Json::Str(l))),
             Cond::Port(p) => port_open(*p).then(|| ("port", Json::UInt(u64::from(*p)))),
-            Cond::Exit(j) => (!j.running()).then(|| ("exit", Json::Null)),
+            Cond::Exit(j) => (!j.running()).then_some(("exit", Json::Null)),
             Cond::Sleep(d) => {
                 std::thread::sleep(*d);
                 Some((
