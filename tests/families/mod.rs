@@ -8,6 +8,8 @@ mod durable;
 mod edit;
 mod inputs;
 mod inspect;
+mod json;
+mod lines;
 mod mcp;
 mod notfound;
 mod protocol;
