@@ -101,40 +101,36 @@ pub fn command_list() -> Json {
 const GROUPS: &[(&str, &str)] = &[
     ("code", "Definitions: outline, defs (where), refs (uses)."),
     ("feedback", "Report problems with aitools."),
+    ("json", "Read and edit JSON by pointer (jq)."),
     (
         "tx",
         "Transactions: begin, status, diff, drop, commit, abort, rebase.",
     ),
 ];
 
-/// `aitools --help`'s list: `[{name, summary}]` of every command, a group's
-/// subcommands folded into one entry (`aitools schema <group>` lists them), so the
-/// first answer an agent reads stays small.
+/// `aitools --help`'s list: one `"name  summary"` line per command, a group's
+/// subcommands folded into one line (`json get|select|...  summary`; `aitools
+/// schema <group>` lists them), so the first answer an agent reads stays small.
 pub fn help_list() -> Json {
     let mut out: Vec<Json> = Vec::new();
     let mut seen: Vec<&str> = Vec::new();
     for spec in registry::all() {
         let Some((group, _)) = spec.name.split_once(' ') else {
-            out.push(spec.brief());
+            out.push(Json::str(format!("{}  {}", spec.name, spec.summary)));
             continue;
         };
         if seen.contains(&group) {
             continue;
         }
         seen.push(group);
+        let subs: Vec<&str> = registry::all()
+            .filter_map(|s| s.name.strip_prefix(group)?.strip_prefix(' '))
+            .collect();
         let summary = match GROUPS.iter().find(|(g, _)| *g == group) {
             Some((_, s)) => (*s).to_string(),
-            None => {
-                let subs: Vec<&str> = registry::all()
-                    .filter_map(|s| s.name.strip_prefix(group)?.strip_prefix(' '))
-                    .collect();
-                format!("Subcommands: {}.", subs.join(", "))
-            }
+            None => String::new(),
         };
-        let mut obj = Json::obj();
-        obj.push("name", Json::str(group));
-        obj.push("summary", Json::str(summary));
-        out.push(obj);
+        out.push(Json::str(format!("{group} {}  {summary}", subs.join("|"))));
     }
     Json::Arr(out)
 }

@@ -24,7 +24,7 @@ pub struct CheckArgs {
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "check",
-    summary: "Check syntax (JSON, TOML, YAML) or delimiter balance (source files).",
+    summary: "Syntax check: JSON, TOML, YAML, brackets.",
     description: "JSON is checked strictly (RFC 8259), TOML by its grammar, escapes and duplicate keys, YAML structurally (tabs in indentation, quotes, flow brackets; not a full YAML parser). Source files (by language) have their (), [], {} balance checked outside strings, comments and character literals. Any problem is input.syntax-error with diagnostics [{path,line,column,message}] for every file checked.",
     args: <CheckArgs as clap::Args>::augment_args,
     output_fields: &[
