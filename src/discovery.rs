@@ -103,6 +103,7 @@ const GROUPS: &[(&str, &str)] = &[
     ("code", "Definitions: where, uses."),
     ("feedback", "Report problems with aitools."),
     ("tx", "Transactions: stage writes, commit as one op."),
+    ("json", "Read and edit JSON by pointer (jq)."),
     ("git", "Read-only git."),
     ("bg", "Programs that outlive the call."),
 ];

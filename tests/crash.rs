@@ -180,6 +180,54 @@ fn scenarios() -> Vec<Scenario> {
                 .as_bytes(),
             ),
         },
+        Scenario {
+            name: "json set a member (span edit)",
+            setup: |c| {
+                c.put("cfg.json", "{\n  \"a\": 1,\n  \"b\": [true, false]\n}\n");
+                argv(&["json", "set", "cfg.json", "/b/1", "{\"x\": null}"])
+            },
+            stdin: None,
+        },
+        Scenario {
+            name: "json patch from stdin",
+            setup: |c| {
+                c.put("p.json", "{\"keep\": 0, \"list\": [1, 2, 3]}");
+                argv(&["json", "patch", "p.json", "--stdin"])
+            },
+            stdin: Some(
+                br#"[{"op":"remove","path":"/list/0"},{"op":"add","path":"/new","value":"v"}]"#,
+            ),
+        },
+        Scenario {
+            name: "transform sort and unique",
+            setup: |c| {
+                let body: String = (1..=120)
+                    .rev()
+                    .map(|i| format!("line {}\r\n", i % 40))
+                    .collect();
+                c.put("t.txt", &body);
+                argv(&["transform", "t.txt", "--op", "sort", "--op", "unique"])
+            },
+            stdin: None,
+        },
+        Scenario {
+            name: "move-lines into another file (multi-file)",
+            setup: |c| {
+                c.put("from.txt", "a\nmove me\nb\nmove me too\nc");
+                c.put("into.txt", "x\ny\n");
+                argv(&[
+                    "move-lines",
+                    "from.txt",
+                    "--match",
+                    "^move",
+                    "--expect-count",
+                    "2",
+                    "--to",
+                    "into.txt",
+                ])
+            },
+            stdin: None,
+        },
     ]
 }
 

@@ -23,3 +23,4 @@ pub mod decode;
 pub mod invisible;
 pub mod stats;
 pub mod strings;
+pub mod syntax;

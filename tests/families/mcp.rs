@@ -321,7 +321,7 @@ fn every_schema_argument_is_a_tool_property() {
         if name == "mcp" {
             continue;
         }
-        let tool_name = name.replace(' ', "_");
+        let tool_name = name.replace([' ', '-'], "_");
         let tool = tools
             .iter()
             .find(|t| t["name"] == json!(tool_name))

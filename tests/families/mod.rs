@@ -9,6 +9,8 @@ mod edit;
 mod git;
 mod inputs;
 mod inspect;
+mod json;
+mod lines;
 mod mcp;
 mod notfound;
 mod process;

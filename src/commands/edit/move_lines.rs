@@ -38,7 +38,7 @@ pub struct MoveLinesArgs {
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "move-lines",
-    summary: "Move selected lines elsewhere in the file or into another file.",
+    summary: "Move lines, within or across files.",
     description: "A selector is required. Positions count the destination's lines before the move; a place inside the moved lines is refused. Moved lines take the destination's line ending; a file lacking a final newline still lacks it after. With --to, both files change in one op (one undo).",
     args: <MoveLinesArgs as clap::Args>::augment_args,
     output_fields: &[

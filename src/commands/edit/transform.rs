@@ -74,7 +74,7 @@ pub struct TransformArgs {
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "transform",
-    summary: "Line ops on a file or selection: sort, unique, indent, comment, wrap, eol (sort, uniq, sed).",
+    summary: "Sort, uniq, indent, comment, wrap lines.",
     description: "--op repeats and applies in order, to the whole file or to each selected block (each --match line is its own block, so sorting needs a contiguous selector). sort and unique compare bytes (LC_ALL=C sort); unique keeps each line's first occurrence; sort-numeric orders by the leading number as sort -n does. comment/uncomment use the file's language line comment (#, //, --, ;;). wrap breaks lines longer than --columns at spaces, keeping their indent. Whole-file ops take no selector.",
     args: <TransformArgs as clap::Args>::augment_args,
     output_fields: &[

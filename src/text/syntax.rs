@@ -1,0 +1,498 @@
+//! Syntax checks that need no project build: JSON (our own strict parser), TOML
+//! (the toml_parser crate's grammar plus scalar decoding, and duplicate keys),
+//! YAML (structural checks: tabs in indentation, quotes, flow brackets), and
+//! delimiter balance of source files that skips their strings and comments.
+//! Each problem is a `Diag` with a 1-based line and character column.
+
+use super::json_doc::{self, line_col};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diag {
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+fn at(text: &str, offset: usize, message: impl Into<String>) -> Diag {
+    let (line, column) = line_col(text, offset);
+    Diag {
+        line,
+        column,
+        message: message.into(),
+    }
+}
+
+/// At most this many problems are reported per file.
+const MAX_DIAGS: usize = 20;
+
+pub fn json(text: &str) -> Vec<Diag> {
+    match json_doc::parse(text) {
+        Ok(_) => Vec::new(),
+        Err(e) => vec![Diag {
+            line: e.line,
+            column: e.column,
+            message: e.message,
+        }],
+    }
+}
+
+pub fn toml(text: &str) -> Vec<Diag> {
+    use toml_parser::parser::{EventKind, parse_document};
+    let src = toml_parser::Source::new(text);
+    let tokens = src.lex().into_vec();
+    let mut events: Vec<toml_parser::parser::Event> = Vec::new();
+    let mut errors: Vec<toml_parser::ParseError> = Vec::new();
+    parse_document(&tokens, &mut events, &mut errors);
+    for ev in &events {
+        if ev.kind() == EventKind::Scalar
+            && let Some(raw) = src.get(ev)
+        {
+            let mut out = String::new();
+            let _ = raw.decode_scalar(&mut out, &mut errors);
+        }
+    }
+    let mut diags: Vec<Diag> = errors
+        .iter()
+        .map(|e| {
+            let off = e
+                .unexpected()
+                .or(e.context())
+                .map(|s| s.start())
+                .unwrap_or(0);
+            at(text, off, e.description().to_string())
+        })
+        .collect();
+    if diags.is_empty() {
+        diags.extend(toml_duplicates(text, &events, &src));
+    }
+    diags.sort_by_key(|d| (d.line, d.column));
+    diags.dedup();
+    diags.truncate(MAX_DIAGS);
+    diags
+}
+
+/// Keys defined twice in one table (a `[table]` header seen twice included),
+/// which TOML forbids and the grammar alone does not see.
+fn toml_duplicates(
+    text: &str,
+    events: &[toml_parser::parser::Event],
+    src: &toml_parser::Source,
+) -> Vec<Diag> {
+    use toml_parser::parser::EventKind as K;
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut table = String::new();
+    let mut key: Vec<String> = Vec::new();
+    let mut in_header = false;
+    let mut array_header = false;
+    let mut depth = 0usize;
+    let mut out = Vec::new();
+    for ev in events {
+        let name = || {
+            src.get(ev)
+                .map(|r| {
+                    let mut s = String::new();
+                    r.decode_key(&mut s, &mut ());
+                    s
+                })
+                .unwrap_or_default()
+        };
+        match ev.kind() {
+            K::StdTableOpen | K::ArrayTableOpen => {
+                in_header = true;
+                array_header = ev.kind() == K::ArrayTableOpen;
+                key.clear();
+            }
+            K::StdTableClose | K::ArrayTableClose => {
+                in_header = false;
+                table = key.join("\u{1}");
+                if array_header {
+                    // Each [[t]] starts a new element: its keys are fresh.
+                    table.push_str(&format!("\u{2}{}", ev.span().start()));
+                } else if !seen.insert(format!("[{table}]")) {
+                    out.push(at(text, ev.span().start(), "table defined twice"));
+                }
+                key.clear();
+            }
+            K::SimpleKey if depth == 0 => key.push(name()),
+            K::KeyValSep if depth == 0 && !in_header => {
+                let full = format!("{table}\u{0}{}", key.join("\u{1}"));
+                if !seen.insert(full) {
+                    out.push(at(text, ev.span().start(), "key defined twice"));
+                }
+                key.clear();
+            }
+            K::InlineTableOpen | K::ArrayOpen => depth += 1,
+            K::InlineTableClose | K::ArrayClose => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    out
+}
+
+pub fn yaml(text: &str) -> Vec<Diag> {
+    let mut out = Vec::new();
+    let mut offset = 0;
+    let mut block_scalar: Option<usize> = None;
+    let mut stack: Vec<(char, usize)> = Vec::new();
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        let ind = body.len() - body.trim_start_matches(' ').len();
+        let rest = &body[ind..];
+        if let Some(bi) = block_scalar {
+            if rest.is_empty() || ind > bi {
+                offset += line.len();
+                continue;
+            }
+            block_scalar = None;
+        }
+        if rest.starts_with('\t') && stack.is_empty() {
+            out.push(at(
+                text,
+                offset + ind,
+                "tab in indentation (YAML indents with spaces)",
+            ));
+        }
+        let mut quote: Option<(char, usize)> = None;
+        let mut prev = ' ';
+        let mut chars = rest.char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            let pos = offset + ind + i;
+            match quote {
+                Some(('\'', _)) if c == '\'' => {
+                    if chars.peek().map(|x| x.1) == Some('\'') {
+                        chars.next();
+                    } else {
+                        quote = None;
+                    }
+                }
+                Some(('"', _)) if c == '\\' => {
+                    chars.next();
+                }
+                Some(('"', _)) if c == '"' => quote = None,
+                Some(_) => {}
+                None => match c {
+                    '#' if prev == ' ' || prev == '\t' || i == 0 => break,
+                    '"' | '\'' if i == 0 || " \t[{,:-?".contains(prev) => quote = Some((c, pos)),
+                    '[' | '{' if i == 0 || !stack.is_empty() || " \t:-,".contains(prev) => {
+                        stack.push((c, pos))
+                    }
+                    ']' | '}' if !stack.is_empty() => {
+                        let want = if c == ']' { '[' } else { '{' };
+                        match stack.pop() {
+                            Some((o, _)) if o == want => {}
+                            Some((o, p)) => {
+                                let (l, col) = line_col(text, p);
+                                out.push(at(
+                                    text,
+                                    pos,
+                                    format!(
+                                        "'{c}' closes the '{o}' opened at line {l}, column {col}"
+                                    ),
+                                ));
+                            }
+                            None => {}
+                        }
+                    }
+                    '|' | '>' if stack.is_empty() && (prev == ' ' || i == 0) => {
+                        let tail = rest[i + 1..].trim_start_matches([
+                            '+', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9',
+                        ]);
+                        if tail.trim().is_empty() || tail.trim_start().starts_with('#') {
+                            block_scalar = Some(ind);
+                        }
+                    }
+                    _ => {}
+                },
+            }
+            prev = c;
+        }
+        // A double-quoted scalar may continue on the next line; a single-quoted
+        // or plain one inside flow brackets may too. Only an unclosed quote at the
+        // end of the file is an error, found below.
+        if let Some((q, p)) = quote {
+            let mut closed = false;
+            let after = &text[(offset + line.len()).min(text.len())..];
+            let mut esc = false;
+            let mut k = 0;
+            for (j, ch) in after.char_indices() {
+                if esc {
+                    esc = false;
+                    continue;
+                }
+                if q == '"' && ch == '\\' {
+                    esc = true;
+                } else if ch == q {
+                    closed = true;
+                    k = j;
+                    break;
+                }
+            }
+            if !closed {
+                out.push(at(text, p, format!("unterminated {q}-quoted scalar")));
+                return out;
+            }
+            // Skip to the closing quote's line.
+            let skip = &after[..k];
+            let lines_skipped = skip.matches('\n').count();
+            offset += line.len();
+            let mut it = text[offset..].split_inclusive('\n');
+            for _ in 0..lines_skipped {
+                if let Some(l) = it.next() {
+                    offset += l.len();
+                }
+            }
+            // The rest of the closing line is taken as it is.
+            if let Some(l) = text[offset..].split_inclusive('\n').next() {
+                offset += l.len();
+            }
+            continue;
+        }
+        offset += line.len();
+        if out.len() >= MAX_DIAGS {
+            break;
+        }
+    }
+    for (c, p) in stack.into_iter().rev() {
+        out.push(at(text, p, format!("'{c}' is never closed")));
+    }
+    out.truncate(MAX_DIAGS);
+    out
+}
+
+/// How a language spells comments and strings, for the balance scan.
+#[derive(Clone, Copy)]
+pub struct Lexis {
+    pub line_comments: &'static [&'static str],
+    pub block: Option<(&'static str, &'static str)>,
+    pub nested_block: bool,
+    /// Quote characters that open a string closed by the same character.
+    pub quotes: &'static str,
+    /// `'` opens a character literal only when it closes within 2 characters
+    /// (Rust lifetimes, Lisp quote).
+    pub tick_is_char: bool,
+    pub triple_quotes: bool,
+    /// Lisp character literals: `#\(` (Common Lisp, Scheme), `\(` (Clojure), `?(` (Emacs Lisp).
+    pub char_prefix: &'static [&'static str],
+}
+
+pub fn lexis_of(lang: &str) -> Option<Lexis> {
+    let c_like = Lexis {
+        line_comments: &["//"],
+        block: Some(("/*", "*/")),
+        nested_block: false,
+        quotes: "\"'`",
+        tick_is_char: false,
+        triple_quotes: false,
+        char_prefix: &[],
+    };
+    let hash = Lexis {
+        line_comments: &["#"],
+        block: None,
+        nested_block: false,
+        quotes: "\"'",
+        tick_is_char: false,
+        triple_quotes: false,
+        char_prefix: &[],
+    };
+    let lisp = |prefix: &'static [&'static str], block| Lexis {
+        line_comments: &[";"],
+        block,
+        nested_block: true,
+        quotes: "\"",
+        tick_is_char: false,
+        triple_quotes: false,
+        char_prefix: prefix,
+    };
+    Some(match lang {
+        "rust" => Lexis {
+            nested_block: true,
+            quotes: "\"",
+            tick_is_char: true,
+            ..c_like
+        },
+        "javascript" | "typescript" | "go" | "c" | "cpp" | "java" | "kotlin" | "csharp"
+        | "swift" | "php" | "css" => c_like,
+        "python" => Lexis {
+            triple_quotes: true,
+            ..hash
+        },
+        "ruby" | "perl" | "nix" | "cmake" => hash,
+        // A shell ' inside a word ("don't" in a comment is skipped anyway) is rare
+        // enough; `case x in a)` is not, so shell is not checked.
+        "common-lisp" | "scheme" => lisp(&["#\\"], Some(("#|", "|#"))),
+        "clojure" => lisp(&["\\"], None),
+        "emacs-lisp" => lisp(&["?\\", "?"], None),
+        "lua" => Lexis {
+            line_comments: &["--"],
+            block: None,
+            quotes: "\"'",
+            ..c_like
+        },
+        _ => return None,
+    })
+}
+
+/// Unbalanced (), [], {} outside strings and comments.
+pub fn balance(text: &str, lx: &Lexis) -> Vec<Diag> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    let mut stack: Vec<(u8, usize)> = Vec::new();
+    let mut out = Vec::new();
+    let starts = |i: usize, s: &str| b[i..].starts_with(s.as_bytes());
+    'scan: while i < b.len() {
+        for p in lx.char_prefix {
+            if starts(i, p) && i + p.len() < b.len() {
+                // The prefix and the one character after it.
+                let ch_len = text[i + p.len()..].chars().next().map_or(1, char::len_utf8);
+                i += p.len() + ch_len;
+                continue 'scan;
+            }
+        }
+        if lx.line_comments.iter().any(|c| starts(i, c)) {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+            continue;
+        }
+        if let Some((open, close)) = lx.block
+            && starts(i, open)
+        {
+            let from = i;
+            let mut depth = 1;
+            i += open.len();
+            while i < b.len() && depth > 0 {
+                if starts(i, close) {
+                    depth -= 1;
+                    i += close.len();
+                } else if lx.nested_block && starts(i, open) {
+                    depth += 1;
+                    i += open.len();
+                } else {
+                    i += 1;
+                }
+            }
+            if depth > 0 {
+                out.push(at(text, from, format!("unterminated comment {open}")));
+                return out;
+            }
+            continue;
+        }
+        let c = b[i];
+        if lx.tick_is_char && c == b'\'' {
+            // 'x', '\n', '\u{..}' are characters; 'a (a lifetime) is not.
+            let rest = &text[i + 1..];
+            let mut it = rest.char_indices();
+            match it.next() {
+                Some((_, '\\')) => {
+                    if let Some(end) = rest[1..].find('\'') {
+                        i += 1 + 1 + end + 1;
+                        continue;
+                    }
+                }
+                Some((_, ch)) => {
+                    if rest[ch.len_utf8()..].starts_with('\'') {
+                        i += 1 + ch.len_utf8() + 1;
+                        continue;
+                    }
+                }
+                None => {}
+            }
+            i += 1;
+            continue;
+        }
+        if lx.quotes.as_bytes().contains(&c) {
+            let from = i;
+            let triple = lx.triple_quotes && b[i..].starts_with(&[c, c, c]);
+            let q_len = if triple { 3 } else { 1 };
+            i += q_len;
+            loop {
+                if i >= b.len() {
+                    out.push(at(text, from, "unterminated string"));
+                    return out;
+                }
+                if b[i] == b'\\' {
+                    i += 2;
+                    continue;
+                }
+                if triple {
+                    if b[i..].starts_with(&[c, c, c]) {
+                        i += 3;
+                        break;
+                    }
+                } else if b[i] == c {
+                    i += 1;
+                    break;
+                } else if b[i] == b'\n' && c != b'`' && lx.quotes != "\"" {
+                    // Only Lisp, Rust and template strings span lines.
+                    out.push(at(text, from, "unterminated string"));
+                    return out;
+                }
+                i += 1;
+            }
+            continue;
+        }
+        match c {
+            b'(' | b'[' | b'{' => stack.push((c, i)),
+            b')' | b']' | b'}' => {
+                let want = match c {
+                    b')' => b'(',
+                    b']' => b'[',
+                    _ => b'{',
+                };
+                match stack.pop() {
+                    Some((o, _)) if o == want => {}
+                    Some((o, p)) => {
+                        let (l, col) = line_col(text, p);
+                        out.push(at(
+                            text,
+                            i,
+                            format!(
+                                "'{}' does not close the '{}' opened at line {l}, column {col}",
+                                c as char, o as char
+                            ),
+                        ));
+                        return out;
+                    }
+                    None => {
+                        out.push(at(text, i, format!("'{}' closes nothing", c as char)));
+                        return out;
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    for (o, p) in stack.into_iter().rev().take(MAX_DIAGS) {
+        out.push(at(text, p, format!("'{}' is never closed", o as char)));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn balance_skips_strings_comments_and_lifetimes() {
+        let rs = lexis_of("rust").unwrap();
+        assert!(balance("fn f<'a>(x: &'a str) { let c = '}'; /* ) */ \"(\" }", &rs).is_empty());
+        let d = balance("fn f() {\n  let x = (1;\n}\n", &rs);
+        assert_eq!((d[0].line, d[0].column), (3, 1));
+        let lisp = lexis_of("common-lisp").unwrap();
+        assert!(balance("(a #\\( \"(\" ; (\n b)", &lisp).is_empty());
+        assert_eq!(balance("(a (b)", &lisp)[0].column, 1);
+    }
+
+    #[test]
+    fn toml_and_yaml_errors_have_positions() {
+        assert!(toml("a = 1\n[t]\nb = \"x\"\n").is_empty());
+        assert_eq!(toml("a = 1\nb = \n").first().map(|d| d.line), Some(2));
+        assert_eq!(toml("a = 1\na = 2\n").first().map(|d| d.line), Some(2));
+        assert_eq!(toml("s = \"\\q\"\n").len(), 1);
+        assert!(yaml("a: [1, 2]\nb: |\n  text: [\nc: 'it''s'\n").is_empty());
+        assert_eq!(yaml("a: [1, 2\n").first().map(|d| d.line), Some(1));
+        assert_eq!(yaml("a:\n\tb: 1\n").first().map(|d| d.line), Some(2));
+        assert_eq!(yaml("a: \"open\n").len(), 1);
+    }
+}
