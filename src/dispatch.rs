@@ -94,8 +94,21 @@ fn lossy(args: &[OsString]) -> Vec<String> {
         .collect()
 }
 
+/// What a command run inside another (`batch`, `tx rebase`) inherits: the
+/// caller's session (its locks and caches) and the directory its paths are
+/// relative to.
+pub struct Nested {
+    pub session: std::sync::Arc<crate::store::session::Session>,
+    pub cwd: Option<std::path::PathBuf>,
+}
+
 /// Runs one invocation to its envelope.
 pub fn invoke(args: &[OsString]) -> Rendered {
+    invoke_in(args, None)
+}
+
+/// `invoke`, inside another command when `nested` says so.
+pub fn invoke_in(args: &[OsString], nested: Option<&Nested>) -> Rendered {
     // Debug builds only: lets the tests prove a panic still ends in one envelope.
     #[cfg(debug_assertions)]
     if std::env::var_os("AITOOLS_TEST_PANIC").is_some() {
@@ -169,7 +182,18 @@ pub fn invoke(args: &[OsString]) -> Rendered {
         None => Duration::from_secs(10),
     };
     let root = leaf.get_one::<String>("root").map(String::as_str);
-    let mut ctx = match Ctx::new(&name, argv.clone(), root, lock_timeout) {
+    let made = match nested {
+        Some(n) => Ctx::new_in(
+            &name,
+            argv.clone(),
+            root,
+            lock_timeout,
+            n.cwd.as_deref(),
+            n.session.clone(),
+        ),
+        None => Ctx::new(&name, argv.clone(), root, lock_timeout),
+    };
+    let mut ctx = match made {
         Ok(c) => c,
         Err(e) => return envelope::render_error(&name, &e),
     };

@@ -957,12 +957,9 @@ fn run(mut argv: Vec<String>, root: &Path) -> String {
     }
 }
 
-/// The process-wide caches a command keeps for its one call (file snapshots, the
-/// loaded tx, a rebase's tracked paths, batch's nesting flag).
+/// The process-wide state a command could leave behind (batch's nesting flag);
+/// caches live in each call's own session.
 fn forget_process_state() {
-    crate::store::snapshot::clear();
-    crate::store::view::forget();
-    let _ = crate::store::view::tracked();
     crate::protocol::agent_docs::set_nested(false);
 }
 

@@ -18,10 +18,17 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 pub const COMMANDS: &[CommandSpec] = &[REBASE, BATCH];
 
 /// Runs one argv as a standalone call would run; its exit code and envelope.
-fn run_argv(argv: &[String]) -> (i32, Json) {
+/// It shares `ctx`'s session (the locks held) and runs in `cwd` when given.
+fn run_argv(ctx: &Ctx, argv: &[String], cwd: Option<&str>) -> (i32, Json) {
     let os: Vec<OsString> = argv.iter().map(OsString::from).collect();
+    let nested = crate::dispatch::Nested {
+        session: ctx.session.clone(),
+        cwd: cwd.map(std::path::PathBuf::from),
+    };
     crate::protocol::agent_docs::set_nested(true);
-    let result = catch_unwind(AssertUnwindSafe(|| crate::dispatch::invoke(&os)));
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        crate::dispatch::invoke_in(&os, Some(&nested))
+    }));
     crate::protocol::agent_docs::set_nested(false);
     let rendered = match result {
         Ok(r) => r,
@@ -234,18 +241,13 @@ pub fn rebase(ctx: &Ctx, a: &RebaseArgs) -> Result<Output, CmdError> {
     let scratch_meta = tx::begin_scratch(ctx, id)?;
     let sid = scratch_meta.tx.clone();
     let built = (|| -> Result<tx::Tx, CmdError> {
-        let cwd = std::env::current_dir().ok();
         for (k, r) in t.ops.iter().enumerate() {
             if r.depends_on(&dirty) {
-                if !r.cwd.is_empty() {
-                    let _ = std::env::set_current_dir(&r.cwd);
-                }
-                let (exit, mut env) = run_argv(&with_tx(&r.argv, &sid));
+                let cwd = (!r.cwd.is_empty() && std::path::Path::new(&r.cwd).is_dir())
+                    .then_some(r.cwd.as_str());
+                let (exit, mut env) = run_argv(ctx, &with_tx(&r.argv, &sid), cwd);
                 // The scratch tx is discarded below: name the tx the agent knows.
                 replace_everywhere(&mut env, &sid, id);
-                if let Some(c) = &cwd {
-                    let _ = std::env::set_current_dir(c);
-                }
                 if exit != 0 && exit != 3 {
                     let mut d = Json::obj();
                     d.push("tx_op", Json::UInt(r.tx_op));
@@ -272,7 +274,7 @@ pub fn rebase(ctx: &Ctx, a: &RebaseArgs) -> Result<Output, CmdError> {
         Err(e) => Err(e),
     };
     let _ = tx::discard(ctx, &sid);
-    view::forget();
+    view::forget(ctx);
     result?;
     out.push("rebased", Json::from_serialize(&rebased));
     Ok(Output::from_json(out, false))
@@ -541,7 +543,7 @@ pub fn batch(ctx: &Ctx, a: &BatchArgs) -> Result<Output, CmdError> {
                     Some(id) => argv.extend(with_tx(el, id)),
                     None => argv.extend(el.iter().cloned()),
                 }
-                run_argv(&argv)
+                run_argv(ctx, &argv, None)
             }
         };
         if let Some(id) = &tx_id {

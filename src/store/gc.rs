@@ -19,18 +19,7 @@ use std::path::{Path, PathBuf};
 
 /// Ops per path that are never collected, newest first.
 pub const KEEP_GENERATIONS: usize = 20;
-/// The default size budget of `blobs/`.
-pub const DEFAULT_BUDGET: u64 = 512 << 20;
-/// The environment variable that sets the budget (`<n>`, `<n>KiB|MiB|GiB`).
-pub const BUDGET_ENV: &str = "AITOOLS_STATE_BUDGET";
-
-/// The budget in force: `AITOOLS_STATE_BUDGET` when it parses, else the default.
-pub fn budget() -> u64 {
-    std::env::var(BUDGET_ENV)
-        .ok()
-        .and_then(|v| crate::protocol::values::parse_size(v.trim()).ok())
-        .unwrap_or(DEFAULT_BUDGET)
-}
+pub use super::session::{BUDGET_ENV, DEFAULT_BUDGET};
 
 /// Seq ranges (inclusive) of collected ops.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -328,7 +317,7 @@ pub fn low_water(budget: u64) -> u64 {
 /// collects when the blobs are over budget and have grown by a sixteenth of it
 /// since the last collection (a store whose protected generations alone exceed
 /// the budget is not re-walked on every write). Never fails the write.
-pub fn after_write(state: &Path, added: u64) {
+pub fn after_write(state: &Path, added: u64, budget: u64) {
     let (now, last) = match read_usage(state) {
         Some((n, l)) => (n.saturating_add(added), l),
         None => match blob_sizes(state) {
@@ -336,7 +325,7 @@ pub fn after_write(state: &Path, added: u64) {
             Err(_) => return,
         },
     };
-    let b = budget();
+    let b = budget;
     if now > b && now.saturating_sub(last) >= (b / 16).max(1) {
         if collect(state, b, low_water(b), false).is_err() {
             write_usage(state, now, now);

@@ -147,11 +147,10 @@ fn parse_seq(line: &str) -> Option<u64> {
 
 /// A new op id for sequence `seq`: `op-<UTC time>-<8 hex>`. With `AITOOLS_SEED`
 /// the hex is derived from the seed and `seq` (reproducible, unique per journal).
-pub fn new_op_id(state: &Path, seq: u64) -> String {
+pub fn new_op_id(state: &Path, seq: u64, seed: Option<&str>) -> String {
     let (secs, nanos) = time::now();
-    let seed = std::env::var("AITOOLS_SEED").ok();
     for salt in 0u32.. {
-        let material = match &seed {
+        let material = match seed {
             Some(s) => format!("seed:{s}:{seq}:{salt}"),
             None => format!("{secs}:{nanos}:{}:{seq}:{salt}", std::process::id()),
         };

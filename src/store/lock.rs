@@ -2,30 +2,30 @@
 //! (`tx/<id>/lock`): files created once and never replaced, held with an exclusive
 //! `flock` (std's `File::try_lock`) polled with back-off until `--lock-timeout`.
 //! Dropping the guard releases it. A lock this process already holds is granted
-//! again without a second `flock` (which would wait on itself): `tx commit`,
-//! `tx rebase` and `batch --atomic` run whole commands while holding locks.
+//! again in the same session without a second `flock` (which would wait on
+//! itself): `tx commit`, `tx rebase` and `batch --atomic` run whole commands, which
+//! share their session, while holding locks.
 
 use super::fsx;
 use crate::protocol::{CmdError, Repair, code, shell};
 use crate::workspace::Ctx;
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-/// The lock files this process holds now.
-static HELD: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 /// Held while alive.
 pub struct Lock {
     _file: Option<File>,
     path: Option<PathBuf>,
+    /// The session's list of held locks, which this one leaves when dropped.
+    held: Arc<Mutex<Vec<PathBuf>>>,
 }
 
 impl Drop for Lock {
     fn drop(&mut self) {
         if let Some(p) = self.path.take()
-            && let Ok(mut held) = HELD.lock()
+            && let Ok(mut held) = self.held.lock()
             && let Some(i) = held.iter().position(|h| *h == p)
         {
             held.remove(i);
@@ -40,10 +40,12 @@ pub fn acquire(ctx: &Ctx, state: &Path) -> Result<Lock, CmdError> {
 
 /// Takes the exclusive lock on the lock file `path` (created 0600 when missing).
 pub fn acquire_file(ctx: &Ctx, path: &Path, what: &str) -> Result<Lock, CmdError> {
-    if HELD.lock().is_ok_and(|h| h.iter().any(|p| p == path)) {
+    let held = ctx.session.held.clone();
+    if held.lock().is_ok_and(|h| h.iter().any(|p| p == path)) {
         return Ok(Lock {
             _file: None,
             path: None,
+            held,
         });
     }
     let file = fsx::open_append(path, 0o600).map_err(|e| super::io_error(ctx, what, &e))?;
@@ -52,12 +54,13 @@ pub fn acquire_file(ctx: &Ctx, path: &Path, what: &str) -> Result<Lock, CmdError
     loop {
         match file.try_lock() {
             Ok(()) => {
-                if let Ok(mut held) = HELD.lock() {
-                    held.push(path.to_path_buf());
+                if let Ok(mut h) = held.lock() {
+                    h.push(path.to_path_buf());
                 }
                 return Ok(Lock {
                     _file: Some(file),
                     path: Some(path.to_path_buf()),
+                    held,
                 });
             }
             Err(std::fs::TryLockError::WouldBlock) => {}

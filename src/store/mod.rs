@@ -13,6 +13,7 @@ pub mod intent;
 pub mod journal;
 pub mod lock;
 pub mod recovery;
+pub mod session;
 pub mod snapshot;
 pub mod state_dir;
 pub mod tx;

@@ -430,7 +430,7 @@ pub fn set_aside(ctx: &Ctx, op_id: &str, dry_run: bool) -> Result<SetAside, CmdE
     fsx::sync_dir(&kept).map_err(io)?;
     fsx::sync_dir(&intent::dir(&state)).map_err(io)?;
     let seq = journal::next_seq(&state).map_err(io)?;
-    let journal_op = journal::new_op_id(&state, seq);
+    let journal_op = journal::new_op_id(&state, seq, ctx.session.settings.seed.as_deref());
     let entry = journal::Entry {
         seq,
         op_id: journal_op.clone(),

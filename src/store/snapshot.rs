@@ -96,75 +96,76 @@ fn key(m: &std::fs::Metadata) -> Key {
     )
 }
 
-static CACHE: Mutex<Option<HashMap<PathBuf, (Key, Arc<Snapshot>)>>> = Mutex::new(None);
-
-/// The first read of each path since the last `clear`: what a command computed
-/// its change from, even when the write protocol read the file again after
-/// another program changed it (see `appends`).
-static FIRST: Mutex<Option<HashMap<PathBuf, Arc<Snapshot>>>> = Mutex::new(None);
-
-/// Starts a new record of first reads (a write's validation begins; reads an
-/// earlier command of the same process made are not what this one computed from).
-pub fn forget_first() {
-    if let Ok(mut first) = FIRST.lock() {
-        *first = None;
-    }
+/// The snapshots one session took: the cache by path (valid while the file's
+/// identity and times are unchanged) and the first read of each path.
+#[derive(Default)]
+pub struct Cache {
+    by_path: Mutex<HashMap<PathBuf, (Key, Arc<Snapshot>)>>,
+    /// The first read of each path since the last `clear`: what a command computed
+    /// its change from, even when the write protocol read the file again after
+    /// another program changed it (see `appends`).
+    first: Mutex<HashMap<PathBuf, Arc<Snapshot>>>,
 }
 
-/// The first snapshot of `path` taken since the last `clear`.
-pub fn first_read(path: &Path) -> Option<Arc<Snapshot>> {
-    FIRST.lock().ok()?.as_ref()?.get(path).cloned()
-}
+impl Cache {
+    /// Starts a new record of first reads (a write's validation begins; reads an
+    /// earlier command of the same session made are not what this one computed from).
+    pub fn forget_first(&self) {
+        if let Ok(mut first) = self.first.lock() {
+            first.clear();
+        }
+    }
 
-/// The bytes, SHA-256 and mode of the regular file at `path` (symlinks followed).
-pub fn load(path: &Path) -> io::Result<Arc<Snapshot>> {
-    let meta = std::fs::metadata(path)?;
-    if !meta.is_file() {
-        return Err(io::Error::other("not a regular file"));
+    /// The first snapshot of `path` taken since the last `clear`.
+    pub fn first_read(&self, path: &Path) -> Option<Arc<Snapshot>> {
+        self.first.lock().ok()?.get(path).cloned()
     }
-    let k = key(&meta);
-    if let Ok(guard) = CACHE.lock()
-        && let Some((ck, snap)) = guard.as_ref().and_then(|m| m.get(path))
-        && *ck == k
-    {
-        return Ok(snap.clone());
-    }
-    let mut f = std::fs::File::open(path)?;
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    f.read_to_end(&mut bytes)?;
-    let (hash, midstates) = hash_with_midstates(&bytes);
-    let snap = Arc::new(Snapshot {
-        hash,
-        midstates,
-        bytes,
-        mode: meta.mode() & 0o7777,
-        mtime: meta.mtime(),
-        stamp: Stamp::of(&meta),
-    });
-    if let Ok(mut first) = FIRST.lock() {
-        first
-            .get_or_insert_with(HashMap::new)
-            .entry(path.to_path_buf())
-            .or_insert_with(|| snap.clone());
-    }
-    let after = f.metadata().map(|m| key(&m)).unwrap_or(k);
-    if after == k
-        && let Ok(mut guard) = CACHE.lock()
-    {
-        guard
-            .get_or_insert_with(HashMap::new)
-            .insert(path.to_path_buf(), (k, snap.clone()));
-    }
-    Ok(snap)
-}
 
-/// Forgets everything (after a write the cached content is stale anyway).
-pub fn clear() {
-    if let Ok(mut guard) = CACHE.lock() {
-        *guard = None;
+    /// Forgets everything (after a write the cached content is stale anyway).
+    pub fn clear(&self) {
+        if let Ok(mut guard) = self.by_path.lock() {
+            guard.clear();
+        }
+        self.forget_first();
     }
-    if let Ok(mut first) = FIRST.lock() {
-        *first = None;
+
+    /// The bytes, SHA-256 and mode of the regular file at `path` (symlinks followed).
+    pub fn load(&self, path: &Path) -> io::Result<Arc<Snapshot>> {
+        let meta = std::fs::metadata(path)?;
+        if !meta.is_file() {
+            return Err(io::Error::other("not a regular file"));
+        }
+        let k = key(&meta);
+        if let Ok(guard) = self.by_path.lock()
+            && let Some((ck, snap)) = guard.get(path)
+            && *ck == k
+        {
+            return Ok(snap.clone());
+        }
+        let mut f = std::fs::File::open(path)?;
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        f.read_to_end(&mut bytes)?;
+        let (hash, midstates) = hash_with_midstates(&bytes);
+        let snap = Arc::new(Snapshot {
+            hash,
+            midstates,
+            bytes,
+            mode: meta.mode() & 0o7777,
+            mtime: meta.mtime(),
+            stamp: Stamp::of(&meta),
+        });
+        if let Ok(mut first) = self.first.lock() {
+            first
+                .entry(path.to_path_buf())
+                .or_insert_with(|| snap.clone());
+        }
+        let after = f.metadata().map(|m| key(&m)).unwrap_or(k);
+        if after == k
+            && let Ok(mut guard) = self.by_path.lock()
+        {
+            guard.insert(path.to_path_buf(), (k, snap.clone()));
+        }
+        Ok(snap)
     }
 }
 

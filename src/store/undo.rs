@@ -6,7 +6,6 @@
 
 use super::blobs;
 use super::journal::{self, Entry, State};
-use super::snapshot;
 use super::write::Change;
 use crate::protocol::{CmdError, Json, Repair, code, shell};
 use crate::workspace::Ctx;
@@ -59,7 +58,7 @@ fn collected(e: &Entry) -> CmdError {
 }
 
 /// The state at `p` now (no final symlink followed).
-pub fn current(p: &Path) -> std::io::Result<State> {
+pub fn current(snapshots: &super::snapshot::Cache, p: &Path) -> std::io::Result<State> {
     let meta = match std::fs::symlink_metadata(p) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(State::missing()),
@@ -82,7 +81,7 @@ pub fn current(p: &Path) -> std::io::Result<State> {
             ..State::default()
         }
     } else if ft.is_file() {
-        let s = snapshot::load(p)?;
+        let s = snapshots.load(p)?;
         State {
             kind: "file".into(),
             hash: Some(s.hash.clone()),
@@ -165,7 +164,7 @@ pub fn inverse(ctx: &Ctx, state: &Path, entry: &Entry) -> Result<Vec<Change>, Cm
     }
     let mut conflicts = Vec::new();
     for (rel, want) in &expected {
-        let now = current(&abs(rel))
+        let now = current(&ctx.session.snapshots, &abs(rel))
             .map_err(|e| crate::protocol::error::io_error(&ctx.command, rel, &e))?;
         if let Some(kind) = difference(want, &now) {
             let mut c = Json::obj();

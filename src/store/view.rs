@@ -8,7 +8,7 @@
 //! symlinks resolved), the form the write protocol records.
 
 use super::journal::State;
-use super::snapshot::{self, Snapshot};
+use super::snapshot::Snapshot;
 use super::tx::{self, Tx};
 use crate::protocol::CmdError;
 use crate::workspace::scan::{Overlay, OverlayNode};
@@ -16,7 +16,7 @@ use crate::workspace::{Ctx, paths};
 use std::io;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// What a path is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,41 +39,35 @@ pub struct Stat {
     pub staged: Option<State>,
 }
 
-type Key = (String, u64, u64, i64, i64);
-
-static CACHE: Mutex<Option<(Key, Arc<Tx>)>> = Mutex::new(None);
-
-/// The tx paths a staging op looked at (`track`), so `tx rebase` knows which ops
-/// depend on a drifted path even when they only read it (a copy's source).
-static SEEN: Mutex<Option<std::collections::BTreeSet<String>>> = Mutex::new(None);
-
 /// Starts collecting the paths looked at through the view.
-pub fn track() {
-    if let Ok(mut s) = SEEN.lock() {
+pub fn track(ctx: &Ctx) {
+    if let Ok(mut s) = ctx.session.seen.lock() {
         *s = Some(std::collections::BTreeSet::new());
     }
 }
 
 /// Stops collecting; the paths looked at since `track`, sorted.
-pub fn tracked() -> Vec<String> {
-    SEEN.lock()
+pub fn tracked(ctx: &Ctx) -> Vec<String> {
+    ctx.session
+        .seen
+        .lock()
         .ok()
         .and_then(|mut s| s.take())
         .map(|s| s.into_iter().collect())
         .unwrap_or_default()
 }
 
-fn seen(rel: &str) {
-    if let Ok(mut s) = SEEN.lock()
+fn seen(ctx: &Ctx, rel: &str) {
+    if let Ok(mut s) = ctx.session.seen.lock()
         && let Some(set) = s.as_mut()
     {
         set.insert(rel.to_string());
     }
 }
 
-/// Forgets the cached tx (after a tx op changed it).
-pub fn forget() {
-    if let Ok(mut c) = CACHE.lock() {
+/// Forgets the loaded tx (after a tx op changed it).
+pub fn forget(ctx: &Ctx) {
+    if let Ok(mut c) = ctx.session.tx.lock() {
         *c = None;
     }
 }
@@ -89,14 +83,14 @@ pub fn active(ctx: &Ctx) -> Result<Option<Arc<Tx>>, CmdError> {
         .ok()
         .filter(|_| tx::is_tx_id(id))
         .map(|m| (id.clone(), m.ino(), m.size(), m.mtime(), m.mtime_nsec()));
-    if let (Some(k), Ok(c)) = (&key, CACHE.lock())
+    if let (Some(k), Ok(c)) = (&key, ctx.session.tx.lock())
         && let Some((ck, t)) = c.as_ref()
         && ck == k
     {
         return Ok(Some(t.clone()));
     }
     let t = Arc::new(tx::open(ctx, id)?);
-    if let (Some(k), Ok(mut c)) = (key, CACHE.lock()) {
+    if let (Some(k), Ok(mut c)) = (key, ctx.session.tx.lock()) {
         *c = Some((k, t.clone()));
     }
     Ok(Some(t))
@@ -228,7 +222,7 @@ pub fn stat(ctx: &Ctx, abs: &Path, follow: bool) -> Result<Stat, CmdError> {
     if let Some(t) = active(ctx)?
         && let Some(rel) = tx_key(ctx, &t, abs, follow)
     {
-        seen(&rel);
+        seen(ctx, &rel);
         if let Some(s) = decide(&t, &rel) {
             let mut st = from_state(&s);
             if st.kind == Kind::File {
@@ -251,7 +245,7 @@ pub fn load(ctx: &Ctx, abs: &Path) -> Result<Arc<Snapshot>, CmdError> {
     if let Some(t) = active(ctx)?
         && let Some(rel) = tx_key(ctx, &t, abs, true)
     {
-        seen(&rel);
+        seen(ctx, &rel);
         if let Some(s) = decide(&t, &rel) {
             if s.kind != "file" {
                 let e = if s.is_missing() {
@@ -273,10 +267,10 @@ pub fn load(ctx: &Ctx, abs: &Path) -> Result<Arc<Snapshot>, CmdError> {
             }));
         }
         if key(ctx, abs, true).as_deref() != Some(rel.as_str()) {
-            return snapshot::load(&ctx.root.join(&rel)).map_err(io);
+            return ctx.session.snapshots.load(&ctx.root.join(&rel)).map_err(io);
         }
     }
-    snapshot::load(abs).map_err(io)
+    ctx.session.snapshots.load(abs).map_err(io)
 }
 
 /// Whether anything (a dangling symlink too) is at `abs` in the view.
@@ -288,7 +282,7 @@ pub fn exists(ctx: &Ctx, abs: &Path) -> Result<bool, CmdError> {
 /// else a symlink's target text; `None` when nothing is there.
 pub fn current_hash(ctx: &Ctx, abs: &Path) -> Result<Option<String>, CmdError> {
     if ctx.tx.is_none() {
-        return super::write::current_hash(abs).map_err(|e| {
+        return super::write::current_hash(&ctx.session.snapshots, abs).map_err(|e| {
             crate::protocol::error::io_error(&ctx.command, &ctx.display_path(abs), &e)
         });
     }
@@ -415,7 +409,7 @@ pub fn source(ctx: &Ctx, abs: &Path) -> Result<Source, CmdError> {
     let Some(rel) = tx_key(ctx, &t, abs, true) else {
         return Ok(Source::Disk);
     };
-    seen(&rel);
+    seen(ctx, &rel);
     Ok(match decide(&t, &rel) {
         None if key(ctx, abs, true).as_deref() != Some(rel.as_str()) => {
             Source::Staged(ctx.root.join(&rel))

@@ -5,7 +5,9 @@
 
 use super::paths;
 use crate::protocol::{CmdError, Repair, code, shell};
+use crate::store::session::Session;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// What every handler receives.
@@ -24,6 +26,9 @@ pub struct Ctx {
     /// `--max-diff-lines N` of a write: the diff lines its answer shows (0: none);
     /// `None` keeps the write's default budget.
     pub max_diff_lines: Option<usize>,
+    /// What the invocation knows beyond its arguments (caches, locks held,
+    /// settings from the environment); shared by the commands it runs inside itself.
+    pub session: Arc<Session>,
 }
 
 impl Ctx {
@@ -34,20 +39,43 @@ impl Ctx {
         root_arg: Option<&str>,
         lock_timeout: Duration,
     ) -> Result<Ctx, CmdError> {
-        let cwd = std::env::current_dir().map_err(|e| {
-            CmdError::new(
-                code::IO,
-                format!(
-                    "The working directory cannot be read: {}.",
-                    crate::protocol::error::err_text(&e)
-                ),
-                Repair::new(
-                    "cd",
-                    "Run aitools from an existing directory, or pass --root.",
-                    "aitools --root '<dir>' overview",
-                ),
-            )
-        })?;
+        Ctx::new_in(
+            command,
+            argv,
+            root_arg,
+            lock_timeout,
+            None,
+            Session::start(),
+        )
+    }
+
+    /// `new` for a command run inside another: it shares the caller's `session`
+    /// and gives its paths relative to `cwd` (else the process's directory).
+    pub fn new_in(
+        command: &str,
+        argv: Vec<String>,
+        root_arg: Option<&str>,
+        lock_timeout: Duration,
+        cwd: Option<&Path>,
+        session: Arc<Session>,
+    ) -> Result<Ctx, CmdError> {
+        let cwd = cwd
+            .map(|c| Ok(c.to_path_buf()))
+            .unwrap_or_else(std::env::current_dir)
+            .map_err(|e| {
+                CmdError::new(
+                    code::IO,
+                    format!(
+                        "The working directory cannot be read: {}.",
+                        crate::protocol::error::err_text(&e)
+                    ),
+                    Repair::new(
+                        "cd",
+                        "Run aitools from an existing directory, or pass --root.",
+                        "aitools --root '<dir>' overview",
+                    ),
+                )
+            })?;
         let root = match root_arg {
             Some(r) => {
                 let given = cwd.join(r);
@@ -78,6 +106,7 @@ impl Ctx {
             lock_timeout,
             tx: None,
             max_diff_lines: None,
+            session,
         })
     }
 

@@ -44,7 +44,7 @@ pub fn run(ctx: &Ctx, a: &GcArgs) -> Result<Output, CmdError> {
         Some(s) => {
             values::parse_size(s).map_err(|m| CmdError::invalid_argument(&ctx.command, m))?
         }
-        None => gc::budget(),
+        None => ctx.session.settings.gc_budget,
     };
     let state = state_dir::ensure(&ctx.root)
         .map_err(|e| crate::store::io_error(ctx, "the state directory", &e))?;

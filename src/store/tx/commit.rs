@@ -40,7 +40,7 @@ pub fn commit(
     // The marker names the journal op the commit will be: the command that
     // journals it may be `batch`, whose argv does not name the tx.
     let seq = journal::next_seq(&state).map_err(|e| io_err(ctx, &e))?;
-    let op_id = journal::new_op_id(&state, seq);
+    let op_id = journal::new_op_id(&state, seq, ctx.session.settings.seed.as_deref());
     let marker = (|| -> io::Result<()> {
         let mut f = fsx::create_new(&tx.dir.join("committing"), 0o600)?;
         f.write_all(format!("{seq} {op_id}\n").as_bytes())?;
@@ -58,7 +58,7 @@ pub fn commit(
     match done {
         Ok(c) => {
             remove_dir(&state, &tx.dir, id).map_err(|e| io_err(ctx, &e))?;
-            super::view::forget();
+            super::view::forget(ctx);
             Ok(c)
         }
         Err(e) => {
@@ -73,7 +73,7 @@ pub fn discard(ctx: &Ctx, id: &str) -> Result<(), CmdError> {
     let state = state_dir::for_root(&ctx.root);
     let dir = root_dir(&state).join(id);
     remove_dir(&state, &dir, id).map_err(|e| io_err(ctx, &e))?;
-    super::view::forget();
+    super::view::forget(ctx);
     Ok(())
 }
 
@@ -85,6 +85,6 @@ pub fn abort(ctx: &Ctx, id: &str) -> Result<Vec<String>, CmdError> {
     let _tlock = tx.lock(ctx)?;
     let paths = tx.changed_paths();
     remove_dir(&state, &tx.dir, id).map_err(|e| io_err(ctx, &e))?;
-    super::view::forget();
+    super::view::forget(ctx);
     Ok(paths)
 }

@@ -3,8 +3,8 @@
 use super::*;
 
 /// The current state at a root-relative path (no final symlink followed).
-pub fn disk_state(root: &Path, rel: &str) -> io::Result<State> {
-    super::undo::current(&root.join(rel))
+pub fn disk_state(ctx: &Ctx, rel: &str) -> io::Result<State> {
+    super::undo::current(&ctx.session.snapshots, &ctx.root.join(rel))
 }
 
 /// Whether two states differ for conflict purposes (content, kind, link target, mode).
@@ -38,7 +38,7 @@ impl Tx {
     pub fn drift(&self, ctx: &Ctx) -> Result<Vec<Conflict>, CmdError> {
         let mut out = Vec::new();
         for (rel, e) in &self.index.paths {
-            let now = disk_state(&ctx.root, rel).map_err(|er| io_err(ctx, &er))?;
+            let now = disk_state(ctx, rel).map_err(|er| io_err(ctx, &er))?;
             let unknown =
                 if !differs(&e.base, &now) && e.base.kind == "dir" && e.staged.kind != "dir" {
                     self.unknown_entries(ctx, rel)?
@@ -81,7 +81,7 @@ impl Tx {
     pub fn stale_reads(&self, ctx: &Ctx) -> Result<Vec<Conflict>, CmdError> {
         let mut out = Vec::new();
         for (rel, h) in &self.reads {
-            let now = disk_state(&ctx.root, rel).map_err(|er| io_err(ctx, &er))?;
+            let now = disk_state(ctx, rel).map_err(|er| io_err(ctx, &er))?;
             let cur = file_hash(&now);
             if cur != *h {
                 out.push(Conflict {

@@ -38,26 +38,14 @@ use std::path::{Path, PathBuf};
 mod commit;
 mod drift;
 mod markers;
+pub mod model;
 mod staging;
 
 use super::{recovery, undo, view};
 pub use commit::{abort, commit, discard};
 pub use drift::{conflict_error, differs, disk_state, file_hash};
 use markers::{remove_dir, settle_commit};
-
-/// `meta.json`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Meta {
-    pub tx: String,
-    pub name: Option<String>,
-    pub created: String,
-    /// Set on the scratch tx `tx rebase` rebuilds a tx in (never listed; swept).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scratch_for: Option<String>,
-    /// Set on the tx of a `batch --atomic`: it lives while its `owner` lock is held.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub owned: bool,
-}
+pub use model::{Index, Meta, OpRecord, PathEntry, Prior, Tx};
 
 /// Held by the process that owns a tx (a `batch --atomic`) for as long as it runs.
 pub struct Owner {
@@ -71,67 +59,6 @@ fn owner_gone(dir: &Path) -> bool {
         Ok(f) => f.try_lock().is_ok(),
         Err(e) => e.kind() == io::ErrorKind::NotFound,
     }
-}
-
-/// One path of the write set.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct PathEntry {
-    pub base: State,
-    pub staged: State,
-}
-
-/// `index.json`.
-#[derive(Debug, Clone, Serialize, Deserialize, Default)]
-pub struct Index {
-    pub last_op: u64,
-    pub generation: u64,
-    pub paths: BTreeMap<String, PathEntry>,
-}
-
-/// A path's index entry before an op (`None`: the tx had not touched it).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Prior {
-    pub path: String,
-    pub entry: Option<PathEntry>,
-}
-
-/// One line of the ops log.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct OpRecord {
-    pub tx_op: u64,
-    pub command: String,
-    /// The argv as given, `--tx` removed (what `tx rebase` re-runs).
-    pub argv: Vec<String>,
-    /// The working directory the argv's relative paths were given in.
-    #[serde(default)]
-    pub cwd: String,
-    pub paths: Vec<String>,
-    /// Every path the op looked at through the tx's view (read or written).
-    #[serde(default)]
-    pub looked: Vec<String>,
-    pub prior: Vec<Prior>,
-}
-
-impl OpRecord {
-    /// Whether the op wrote or read any of `paths`.
-    pub fn depends_on(&self, paths: &std::collections::BTreeSet<String>) -> bool {
-        self.paths
-            .iter()
-            .chain(&self.looked)
-            .any(|p| paths.contains(p))
-    }
-}
-
-/// An open tx as loaded.
-#[derive(Debug, Clone)]
-pub struct Tx {
-    pub id: String,
-    pub dir: PathBuf,
-    pub state: PathBuf,
-    pub meta: Meta,
-    pub index: Index,
-    pub ops: Vec<OpRecord>,
-    pub reads: BTreeMap<String, Option<String>>,
 }
 
 /// A write conflict (drift) or stale read.
@@ -206,7 +133,7 @@ fn ops_name(generation: u64) -> String {
 
 /// A new tx id: `tx-<UTC>-<8 hex>`; under `AITOOLS_SEED` derived from the seed and
 /// a per-workspace counter (reproducible, never repeated).
-fn new_id(state: &Path) -> io::Result<String> {
+fn new_id(state: &Path, seed: Option<&str>) -> io::Result<String> {
     let dir = root_dir(state);
     let counter_path = dir.join("counter");
     let n: u64 = std::fs::read_to_string(&counter_path)
@@ -215,9 +142,8 @@ fn new_id(state: &Path) -> io::Result<String> {
         .unwrap_or(0);
     write_atomic(&dir, "counter", format!("{}\n", n + 1).as_bytes())?;
     let (secs, nanos) = time::now();
-    let seed = std::env::var("AITOOLS_SEED").ok();
     for salt in 0u32..10_000 {
-        let material = match &seed {
+        let material = match seed {
             Some(s) => format!("seed:{s}:tx:{n}:{salt}"),
             None => format!("{secs}:{nanos}:{}:tx:{n}:{salt}", std::process::id()),
         };
@@ -295,7 +221,7 @@ fn create(
             fsx::sync_dir(&state)?;
         }
         sweep(&state);
-        let id = new_id(&state)?;
+        let id = new_id(&state, ctx.session.settings.seed.as_deref())?;
         let dir = root_dir(&state).join(&id);
         fsx::ensure_private_dir(&dir)?;
         fsx::sync_dir(&root_dir(&state))?;

@@ -191,7 +191,7 @@ impl Tx {
 
     /// Records a single-file read: the file's disk hash now (null when missing).
     pub fn record_read(&mut self, ctx: &Ctx, rel: &str) -> Result<(), CmdError> {
-        let now = disk_state(&ctx.root, rel).map_err(|e| io_err(ctx, &e))?;
+        let now = disk_state(ctx, rel).map_err(|e| io_err(ctx, &e))?;
         let h = file_hash(&now);
         if self.reads.get(rel) == Some(&h) {
             return Ok(());

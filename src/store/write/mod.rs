@@ -196,12 +196,12 @@ pub fn run_as(
     // A writer killed since this command's own recovery ran is finished first, so
     // ops reach the journal in the order they happened.
     super::recovery::recover_locked(ctx, &state)?;
-    snapshot::forget_first();
+    ctx.session.snapshots.forget_first();
     let changes = build()?;
     let seq = journal::next_seq(&state).map_err(|e| super::io_error(ctx, "the journal", &e))?;
     let op_id = match op_id {
         Some(id) => id.to_string(),
-        None => journal::new_op_id(&state, seq),
+        None => journal::new_op_id(&state, seq, ctx.session.settings.seed.as_deref()),
     };
     let mut plan = Plan::new(ctx, &state, &op_id);
     for c in changes {
@@ -264,10 +264,10 @@ pub fn run_as(
     };
     let added = plan.blob_bytes();
     let (mut appended, mut watch) = plan.commit(entry)?;
-    super::gc::after_write(&state, added);
+    super::gc::after_write(&state, added, ctx.session.settings.gc_budget);
     // A last look once the write is done (in the answer only: the journal line is written).
     appended.extend(watch.settle(&state, &op_id));
-    snapshot::clear();
+    ctx.session.snapshots.clear();
     let concurrent_appends = (!appended.is_empty()).then(|| {
         for a in appended.iter().filter(|a| !a.hash.is_empty()) {
             next_commands.push(super::appends::reapply(&state, a));
@@ -299,9 +299,9 @@ fn stage(
     let _lock = lock::acquire(ctx, &state)?;
     super::recovery::recover_locked(ctx, &state)?;
     let _tlock = tx::open(ctx, id)?.lock(ctx)?;
-    view::forget();
+    view::forget(ctx);
     let mut t = tx::open(ctx, id)?;
-    view::track();
+    view::track(ctx);
     let planned = (|| -> Result<Plan, CmdError> {
         let changes = build()?;
         let mut plan = Plan::new(ctx, &state, id);
@@ -310,7 +310,7 @@ fn stage(
         }
         Ok(plan)
     })();
-    let looked = view::tracked();
+    let looked = view::tracked(ctx);
     let mut plan = planned?;
     let mut budget = DiffBudget::of(ctx, more);
     let mut next_commands = Vec::new();
@@ -364,8 +364,8 @@ fn stage(
     }
     let changes = std::mem::take(&mut plan.entry_changes);
     let n = t.stage(ctx, &ctx.command, &changes, &contents, looked)?;
-    view::forget();
-    snapshot::clear();
+    view::forget(ctx);
+    ctx.session.snapshots.clear();
     done.tx_op = Some(n);
     done.next_commands = next_commands;
     Ok(done)
@@ -466,11 +466,11 @@ pub const WRITE_FIELDS: &[crate::protocol::registry::Field] =
 
 /// The current hash `--expect-hash` compares: the regular file the path leads to
 /// (symlinks followed), else a symlink's target text; `None` when nothing is there.
-pub fn current_hash(path: &Path) -> std::io::Result<Option<String>> {
+pub fn current_hash(snapshots: &snapshot::Cache, path: &Path) -> std::io::Result<Option<String>> {
     match std::fs::metadata(path) {
         // Keyed by the real path, as the plan looks it up: the write reuses this read.
         Ok(m) if m.is_file() => {
-            return Ok(Some(snapshot::load(&paths::real_path(path))?.hash.clone()));
+            return Ok(Some(snapshots.load(&paths::real_path(path))?.hash.clone()));
         }
         Ok(_) => return Ok(None),
         Err(_) => {}

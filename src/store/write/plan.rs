@@ -175,7 +175,12 @@ impl<'a> Plan<'a> {
                 mode: meta.mode() & 0o7777,
             }
         } else if ft.is_file() {
-            let snap = snapshot::load(p).map_err(|e| self.io(p, &e))?;
+            let snap = self
+                .ctx
+                .session
+                .snapshots
+                .load(p)
+                .map_err(|e| self.io(p, &e))?;
             View::File {
                 hash: snap.hash.clone(),
                 mode: snap.mode,
@@ -424,7 +429,12 @@ impl<'a> Plan<'a> {
             && fsx::identity(&target) == Some((snap.stamp.dev, snap.stamp.ino))
         {
             // Read at this path (not content an earlier step of the op moved here).
-            let read = snapshot::first_read(&target).unwrap_or_else(|| snap.clone());
+            let read = self
+                .ctx
+                .session
+                .snapshots
+                .first_read(&target)
+                .unwrap_or_else(|| snap.clone());
             self.watch.push((target.clone(), rel.clone(), read));
         }
         let after = View::File {

@@ -1,0 +1,74 @@
+//! The session: what one invocation knows beyond its arguments, carried in `Ctx`
+//! as a value instead of process-wide state. It holds the snapshots taken, the
+//! loaded tx, the paths a staging op looked at, the locks held, and the settings
+//! read from the environment once at start. Commands a command runs inside itself
+//! (`batch`, `tx rebase`) share their caller's session: they run under locks it
+//! holds, which are granted again without a second `flock`.
+
+use super::snapshot;
+use super::tx::model::Tx;
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+/// The default size budget of `blobs/`.
+pub const DEFAULT_BUDGET: u64 = 512 << 20;
+/// The environment variable that sets the budget (`<n>`, `<n>KiB|MiB|GiB`).
+pub const BUDGET_ENV: &str = "AITOOLS_STATE_BUDGET";
+
+/// The identity of a loaded tx's index file (id, inode, size, mtime).
+pub type TxKey = (String, u64, u64, i64, i64);
+
+/// Settings the environment gives, read once when the session starts.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    /// `AITOOLS_SEED`: op and tx ids derived from it (reproducible runs).
+    pub seed: Option<String>,
+    /// `AITOOLS_STATE_BUDGET` parsed, else `DEFAULT_BUDGET`.
+    pub gc_budget: u64,
+}
+
+impl Settings {
+    pub fn from_env() -> Settings {
+        Settings {
+            seed: std::env::var("AITOOLS_SEED").ok(),
+            gc_budget: std::env::var(BUDGET_ENV)
+                .ok()
+                .and_then(|v| crate::protocol::values::parse_size(v.trim()).ok())
+                .unwrap_or(DEFAULT_BUDGET),
+        }
+    }
+}
+
+/// One invocation's state (shared by the commands it runs inside itself).
+#[derive(Default)]
+pub struct Session {
+    pub settings: Settings,
+    /// The files read, by path, and each path's first read.
+    pub snapshots: snapshot::Cache,
+    /// The tx named by `--tx`, loaded, with its index's identity.
+    pub(crate) tx: Mutex<Option<(TxKey, Arc<Tx>)>>,
+    /// The tx paths a staging op looked at (`view::track`), so `tx rebase` knows
+    /// which ops depend on a drifted path even when they only read it.
+    pub(crate) seen: Mutex<Option<BTreeSet<String>>>,
+    /// The lock files held now (shared with each `Lock`, which removes itself).
+    pub(crate) held: Arc<Mutex<Vec<PathBuf>>>,
+}
+
+impl Session {
+    /// A session whose settings come from the environment.
+    pub fn start() -> Arc<Session> {
+        Arc::new(Session {
+            settings: Settings::from_env(),
+            ..Session::default()
+        })
+    }
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}

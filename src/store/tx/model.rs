@@ -1,0 +1,82 @@
+//! The tx's records as stored (`meta.json`, `index.json`, the ops log) and an
+//! open tx as loaded: data only, so the session can hold a loaded tx.
+
+use crate::store::journal::State;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// `meta.json`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Meta {
+    pub tx: String,
+    pub name: Option<String>,
+    pub created: String,
+    /// Set on the scratch tx `tx rebase` rebuilds a tx in (never listed; swept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scratch_for: Option<String>,
+    /// Set on the tx of a `batch --atomic`: it lives while its `owner` lock is held.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub owned: bool,
+}
+
+/// One path of the write set.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PathEntry {
+    pub base: State,
+    pub staged: State,
+}
+
+/// `index.json`.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+pub struct Index {
+    pub last_op: u64,
+    pub generation: u64,
+    pub paths: BTreeMap<String, PathEntry>,
+}
+
+/// A path's index entry before an op (`None`: the tx had not touched it).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Prior {
+    pub path: String,
+    pub entry: Option<PathEntry>,
+}
+
+/// One line of the ops log.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OpRecord {
+    pub tx_op: u64,
+    pub command: String,
+    /// The argv as given, `--tx` removed (what `tx rebase` re-runs).
+    pub argv: Vec<String>,
+    /// The working directory the argv's relative paths were given in.
+    #[serde(default)]
+    pub cwd: String,
+    pub paths: Vec<String>,
+    /// Every path the op looked at through the tx's view (read or written).
+    #[serde(default)]
+    pub looked: Vec<String>,
+    pub prior: Vec<Prior>,
+}
+
+impl OpRecord {
+    /// Whether the op wrote or read any of `paths`.
+    pub fn depends_on(&self, paths: &std::collections::BTreeSet<String>) -> bool {
+        self.paths
+            .iter()
+            .chain(&self.looked)
+            .any(|p| paths.contains(p))
+    }
+}
+
+/// An open tx as loaded.
+#[derive(Debug, Clone)]
+pub struct Tx {
+    pub id: String,
+    pub dir: PathBuf,
+    pub state: PathBuf,
+    pub meta: Meta,
+    pub index: Index,
+    pub ops: Vec<OpRecord>,
+    pub reads: BTreeMap<String, Option<String>>,
+}
