@@ -11,6 +11,7 @@ mod inspect;
 mod mcp;
 mod notfound;
 mod protocol;
+mod read_cache;
 mod redaction;
 mod retention;
 mod scan_args;

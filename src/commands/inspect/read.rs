@@ -27,6 +27,7 @@ use std::path::Path;
 
 mod bytes;
 mod lines_view;
+mod tail;
 #[allow(unused_imports)]
 use bytes::*;
 #[allow(unused_imports)]
@@ -121,7 +122,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         field("total_lines", "text: lines in the file."),
         field(
             "hash",
-            "text: SHA-256 of the file bytes (the value --expect-hash compares).",
+            "text: SHA-256 of the file bytes (the value --expect-hash compares); null on a --tail of a file over 16 MiB whose hash is not cached yet (next_commands: info, which hashes it).",
         ),
         field(
             "truncated",
@@ -180,7 +181,7 @@ struct TextOut {
     #[serde(skip_serializing_if = "Option::is_none")]
     cut_lines: Option<Vec<u64>>,
     total_lines: u64,
-    hash: String,
+    hash: Option<String>,
     truncated: bool,
     encoding_errors: u64,
     #[serde(skip_serializing_if = "Option::is_none")]

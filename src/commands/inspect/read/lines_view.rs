@@ -23,15 +23,15 @@ impl From<CmdError> for Fail {
 
 /// A collected line, before decoding.
 pub(super) struct Got {
-    number: u64,
-    offset: u64,
-    bytes: Vec<u8>,
-    cut: bool,
-    cr: bool,
+    pub(super) number: u64,
+    pub(super) offset: u64,
+    pub(super) bytes: Vec<u8>,
+    pub(super) cut: bool,
+    pub(super) cr: bool,
 }
 
 impl Got {
-    fn of(l: &lines::Line<'_>) -> Got {
+    pub(super) fn of(l: &lines::Line<'_>) -> Got {
         Got {
             number: l.number,
             offset: l.offset,
@@ -135,6 +135,8 @@ pub(super) fn text_view(
     let mut next_words: Option<Vec<String>> = None;
     let scan;
     let start_line;
+    // Set by the short --tail path: the cached hash, or null when not known yet.
+    let mut fast_hash: Option<Option<String>> = None;
     let mut truncated = false;
     match sel {
         Selector::All | Selector::Range(_) | Selector::Symbol(_) => {
@@ -177,24 +179,44 @@ pub(super) fn text_view(
             }
         }
         Selector::Tail(n) if n <= max => {
-            let mut ring: VecDeque<Got> = VecDeque::with_capacity(n as usize);
-            scan = pass(abs, enc, &mut lines::All, |l| {
-                if ring.len() as u64 == n
-                    && let Some(mut slot) = ring.pop_front()
-                {
-                    slot.number = l.number;
-                    slot.offset = l.offset;
-                    slot.bytes.clear();
-                    slot.bytes.extend_from_slice(l.bytes);
-                    slot.cut = l.cut;
-                    slot.cr = l.had_cr;
-                    ring.push_back(slot);
-                    return;
+            let short = match enc {
+                Some(_) => tail::Tail::Forward(None),
+                None => tail::fast(ctx, abs, n)?,
+            };
+            match short {
+                tail::Tail::Done(f) => {
+                    fast_hash = Some(f.hash);
+                    got = f.got;
+                    start_line = f.start_line;
+                    scan = lines::Scan {
+                        total_lines: f.total_lines,
+                        ..Default::default()
+                    };
                 }
-                ring.push_back(Got::of(&l));
-            })?;
-            got = ring.into_iter().collect();
-            start_line = got.first().map_or(1, |g| g.number);
+                tail::Tail::Forward(pending) => {
+                    let mut ring: VecDeque<Got> = VecDeque::with_capacity(n as usize);
+                    scan = pass(abs, enc, &mut lines::All, |l| {
+                        if ring.len() as u64 == n
+                            && let Some(mut slot) = ring.pop_front()
+                        {
+                            slot.number = l.number;
+                            slot.offset = l.offset;
+                            slot.bytes.clear();
+                            slot.bytes.extend_from_slice(l.bytes);
+                            slot.cut = l.cut;
+                            slot.cr = l.had_cr;
+                            ring.push_back(slot);
+                            return;
+                        }
+                        ring.push_back(Got::of(&l));
+                    })?;
+                    got = ring.into_iter().collect();
+                    start_line = got.first().map_or(1, |g| g.number);
+                    if let Some(p) = pending {
+                        tail::remember(p, abs, &scan);
+                    }
+                }
+            }
         }
         Selector::Tail(n) => {
             let total = pass(abs, enc, &mut lines::Span { first: 0, last: 0 }, |_| {})?.total_lines;
@@ -397,6 +419,13 @@ pub(super) fn text_view(
     if let Some(words) = next_words {
         next_commands.push(next_command(ctx, args, &words, true));
     }
+    let hash = match fast_hash {
+        Some(h) => h,
+        None => Some(scan.hash),
+    };
+    if hash.is_none() {
+        next_commands.push(shell::aitools(["info", &args.path]));
+    }
     if let Some(off) = first_cut_offset {
         next_commands.push(hex_dump_command(ctx, args, off, off + 256));
     }
@@ -411,7 +440,7 @@ pub(super) fn text_view(
         line_numbers,
         cut_lines: (!cut_lines.is_empty()).then_some(cut_lines),
         total_lines: scan.total_lines,
-        hash: scan.hash,
+        hash,
         truncated,
         encoding_errors,
         encoding: enc.map(Encoding::name),
