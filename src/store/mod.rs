@@ -9,6 +9,7 @@ pub mod blobs;
 pub mod fsx;
 pub mod gc;
 pub mod guard;
+pub mod hashcache;
 pub mod intent;
 pub mod journal;
 pub mod lock;

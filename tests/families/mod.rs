@@ -15,6 +15,7 @@ mod mcp;
 mod notfound;
 mod process;
 mod protocol;
+mod read_cache;
 mod redaction;
 mod retention;
 mod scan_args;

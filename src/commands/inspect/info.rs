@@ -238,8 +238,13 @@ pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
         return Ok(Output::from_json(obj, false));
     }
     let algorithm = args.digest.as_deref().and_then(Algorithm::from_name);
+    let stamp_ns = crate::store::hashcache::now_ns();
     let file = std::fs::File::open(&content).map_err(io)?;
+    let key = file
+        .metadata()
+        .map(|m| crate::store::hashcache::Key::of(&m));
     let st = stats::gather(file, algorithm).map_err(io)?;
+    remember_hash(ctx, &content, key, stamp_ns, &st.hash);
     let bin = st.binary;
     obj.push("size", Json::UInt(st.size));
     obj.push("lines", null_or(bin, st.lines));
@@ -271,4 +276,31 @@ pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
         obj.push("digest", d);
     }
     Ok(Output::from_json(obj, false))
+}
+
+/// Leaves a large file's hash in the store's hash cache (what a `read --tail`
+/// that answered hash null sends the caller here for), unless it changed under us.
+fn remember_hash(
+    ctx: &Ctx,
+    content: &Path,
+    key: std::io::Result<crate::store::hashcache::Key>,
+    stamp_ns: i128,
+    hash: &str,
+) {
+    use crate::store::hashcache::{Facts, HashCache, Key};
+    let Ok(key) = key else { return };
+    if key.size < 1 << 20 {
+        return;
+    }
+    let same = std::fs::metadata(content).map(|m| Key::of(&m) == key);
+    if let (Ok(true), Some(cache)) = (same, HashCache::open(&ctx.root)) {
+        cache.put(
+            &key,
+            stamp_ns,
+            Facts {
+                lines: None,
+                hash: Some(hash.to_string()),
+            },
+        );
+    }
 }

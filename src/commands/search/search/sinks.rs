@@ -1,0 +1,222 @@
+//! `search`'s ripgrep sinks: the counting pass, the block and match collectors
+//! of the listing pass, and the cut of an over-long line around its match.
+
+#[allow(unused_imports)]
+use super::*;
+
+/// A match line's text, and for a line over the cap the 1-based column its shown
+/// window starts at: the window holds the line's first match (a long minified line
+/// would otherwise show only its start).
+pub(super) fn match_window(bytes: &[u8], find: &Regex) -> (String, Option<u64>) {
+    let b = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    let b = b.strip_suffix(b"\r").unwrap_or(b);
+    if b.len() <= MAX_LINE_BYTES {
+        return (String::from_utf8_lossy(b).into_owned(), None);
+    }
+    let at = find.find(b).map_or(0, |m| m.start());
+    let mut start = at.saturating_sub(MAX_LINE_BYTES / 4);
+    // Start on a character, not inside one.
+    while start > 0 && b.get(start).is_some_and(|c| (c & 0xC0) == 0x80) {
+        start -= 1;
+    }
+    let end = (start + MAX_LINE_BYTES).min(b.len());
+    let col = String::from_utf8_lossy(&b[..start]).chars().count() as u64 + 1;
+    (
+        String::from_utf8_lossy(&b[start..end]).into_owned(),
+        Some(col),
+    )
+}
+
+/// Column 1 for a context line over the cap (its shown text is its start).
+pub(super) fn over_cap(bytes: &[u8]) -> Option<u64> {
+    let b = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    let b = b.strip_suffix(b"\r").unwrap_or(b);
+    (b.len() > MAX_LINE_BYTES).then_some(1)
+}
+
+/// A line's text without its terminator, cut at MAX_LINE_BYTES.
+pub(super) fn line_text(bytes: &[u8]) -> String {
+    let b = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    let b = b.strip_suffix(b"\r").unwrap_or(b);
+    let b = b.get(..MAX_LINE_BYTES).unwrap_or(b);
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Pass 1: selected lines (or matches) of one file.
+pub(super) struct Counter<'a> {
+    pub(super) count_matches: Option<&'a Regex>,
+    pub(super) selected: u64,
+    pub(super) binary: bool,
+}
+
+impl Sink for Counter<'_> {
+    type Error = std::io::Error;
+    fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, Self::Error> {
+        match self.count_matches {
+            Some(re) => {
+                for line in region_lines(mat.bytes()) {
+                    self.selected += re.find_iter(line).count() as u64;
+                }
+            }
+            None => self.selected += mat.lines().count() as u64,
+        }
+        Ok(true)
+    }
+    fn binary_data(&mut self, s: &Searcher, _: u64) -> Result<bool, Self::Error> {
+        self.binary = true;
+        // A named file is searched to its end (convert mode); a scanned one stops.
+        Ok(s.binary_detection().convert_byte().is_some())
+    }
+}
+
+/// The lines of a match region; in multiline mode the region is one piece.
+pub(super) fn region_lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    std::iter::once(bytes)
+}
+
+#[derive(Debug)]
+pub(super) enum Counted {
+    Text(u64),
+    Binary(u64),
+    Unreadable,
+}
+
+/// Pass 2 (blocks): selected and context lines up to the limit plus the last
+/// selected line's after-context.
+pub(super) struct Collector<'a> {
+    pub(super) find: &'a Regex,
+    /// Selected lines an earlier page showed: passed over, shown only as context.
+    pub(super) skip: u64,
+    pub(super) remaining: u64,
+    pub(super) after: u64,
+    pub(super) kept: u64,
+    pub(super) last_kept: Option<u64>,
+    pub(super) first_kept: Option<u64>,
+    /// (line, is a match line, text, window column of a cut line)
+    pub(super) events: Vec<(u64, bool, String, Option<u64>)>,
+}
+
+impl Collector<'_> {
+    pub(super) fn past_window(&self, n: u64) -> bool {
+        self.kept >= self.remaining && self.last_kept.is_none_or(|l| n > l + self.after)
+    }
+}
+
+impl Sink for Collector<'_> {
+    type Error = std::io::Error;
+    fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, Self::Error> {
+        let first = mat.line_number().unwrap_or(0);
+        for (i, line) in mat.lines().enumerate() {
+            let n = first + i as u64;
+            if self.skip > 0 {
+                self.skip -= 1;
+                self.events
+                    .push((n, false, line_text(line), over_cap(line)));
+            } else if self.kept < self.remaining {
+                self.kept += 1;
+                self.last_kept = Some(n);
+                self.first_kept.get_or_insert(n);
+                let (text, col) = match_window(line, self.find);
+                self.events.push((n, true, text, col));
+            } else if self.past_window(n) {
+                return Ok(false);
+            } else {
+                self.events
+                    .push((n, false, line_text(line), over_cap(line)));
+            }
+        }
+        Ok(true)
+    }
+    fn context(&mut self, _: &Searcher, ctx: &SinkContext<'_>) -> Result<bool, Self::Error> {
+        let n = ctx.line_number().unwrap_or(0);
+        if self.past_window(n) {
+            return Ok(false);
+        }
+        self.events
+            .push((n, false, line_text(ctx.bytes()), over_cap(ctx.bytes())));
+        Ok(true)
+    }
+    fn binary_data(&mut self, s: &Searcher, _: u64) -> Result<bool, Self::Error> {
+        Ok(s.binary_detection().convert_byte().is_some())
+    }
+}
+
+/// Pass 2 (matches): the matches of the selected lines, up to the limit.
+pub(super) struct MatchCollector<'a> {
+    pub(super) pats: &'a Patterns,
+    pub(super) multi: bool,
+    pub(super) path: String,
+    /// Matches an earlier page showed.
+    pub(super) skip: u64,
+    pub(super) remaining: u64,
+    pub(super) out: Vec<MatchItem>,
+}
+
+impl Sink for MatchCollector<'_> {
+    type Error = std::io::Error;
+    fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, Self::Error> {
+        let first = mat.line_number().unwrap_or(0);
+        let region = mat.bytes();
+        let region = if self.multi {
+            region
+        } else {
+            let r = region.strip_suffix(b"\n").unwrap_or(region);
+            r.strip_suffix(b"\r").unwrap_or(r)
+        };
+        // A match or group cut from a line loses the key name that marks its secret:
+        // mask the pieces by the whole region's secrets.
+        let mut spans: Option<Vec<std::ops::Range<usize>>> = None;
+        for caps in self.pats.combined.captures_iter(region) {
+            if self.out.len() as u64 >= self.remaining {
+                return Ok(false);
+            }
+            let Some(m0) = caps.get(0) else { continue };
+            if self.skip > 0 {
+                self.skip -= 1;
+                continue;
+            }
+            let (pattern_index, caps) = if self.pats.each.len() > 1 {
+                let found = self.pats.each.iter().enumerate().find_map(|(i, re)| {
+                    re.captures_at(region, m0.start())
+                        .filter(|c| c.get(0).is_some_and(|m| m.start() == m0.start()))
+                        .map(|c| (i, c))
+                });
+                match found {
+                    Some((i, c)) => (Some(i), c),
+                    None => (Some(0), caps),
+                }
+            } else {
+                (None, caps)
+            };
+            let re = match pattern_index {
+                Some(i) => self.pats.each.get(i).unwrap_or(&self.pats.combined),
+                None => &self.pats.combined,
+            };
+            let before = region.get(..m0.start()).unwrap_or_default();
+            let line = first + memchr::memchr_iter(b'\n', before).count() as u64;
+            let line_start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
+            let col_text = String::from_utf8_lossy(before.get(line_start..).unwrap_or_default());
+            let spans = spans.get_or_insert_with(|| redact::secret_spans_bytes(region));
+            let text = |m: regex::bytes::Match| redact::mask_part(region, spans, m.range());
+            let groups: Vec<Option<String>> = caps.iter().skip(1).map(|g| g.map(text)).collect();
+            let names: BTreeMap<String, Option<String>> = re
+                .capture_names()
+                .flatten()
+                .map(|n| (n.to_string(), caps.name(n).map(text)))
+                .collect();
+            self.out.push(MatchItem {
+                path: self.path.clone(),
+                line,
+                col: col_text.chars().count() as u64 + 1,
+                text: text(m0),
+                groups,
+                named: if names.is_empty() { None } else { Some(names) },
+                pattern_index,
+            });
+        }
+        Ok(true)
+    }
+    fn binary_data(&mut self, s: &Searcher, _: u64) -> Result<bool, Self::Error> {
+        Ok(s.binary_detection().convert_byte().is_some())
+    }
+}
