@@ -114,15 +114,15 @@ pub const SPEC: CommandSpec = CommandSpec {
         field("total_lines", "text: lines in the file."),
         field(
             "hash",
-            "text: SHA-256 of the file bytes (the value --expect-hash compares).",
+            "text: the first 16 hex digits of the file's SHA-256 (--expect-hash takes them; info shows all 64).",
         ),
         field(
             "truncated",
-            "True when --max-lines cut the output or a line or string was cut (status partial, exit 3).",
+            "true when --max-lines cut the output or a line or string was cut (status partial, exit 3); absent when nothing was.",
         ),
         field(
             "encoding_errors",
-            "text: malformed sequences replaced by U+FFFD in the returned lines.",
+            "text: malformed sequences replaced by U+FFFD in the returned lines (absent when none).",
         ),
         field("encoding", "text with --encoding: the encoding decoded."),
         field(
@@ -175,6 +175,7 @@ struct TextOut {
     total_lines: u64,
     hash: String,
     truncated: bool,
+    #[serde(skip_serializing_if = "is_zero")]
     encoding_errors: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     encoding: Option<&'static str>,
@@ -1132,7 +1133,7 @@ fn text_view(
         line_numbers,
         cut_lines: (!cut_lines.is_empty()).then_some(cut_lines),
         total_lines: scan.total_lines,
-        hash: scan.hash,
+        hash: crate::protocol::compact::shown_hash(scan.hash),
         truncated,
         encoding_errors,
         encoding: enc.map(Encoding::name),
@@ -1305,4 +1306,8 @@ fn symbol_span(
             Err(err.into())
         }
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
