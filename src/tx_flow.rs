@@ -593,6 +593,8 @@ pub fn batch(ctx: &Ctx, a: &BatchArgs) -> Result<Output, CmdError> {
         out.push("tx", Json::str(id.clone()));
         out.push("changes", Json::from_serialize(&done.changes));
         out.push("op_id", done.op_id.map(Json::Str).unwrap_or(Json::Null));
+        // The same shape as every write answer's changes.
+        crate::protocol::compact::compact(&mut out, false);
     }
     // An element cut by a limit makes the batch partial: its continuation is
     // in that element's next_commands.

@@ -115,6 +115,10 @@ pub fn render_ok(
             if k == "next_commands" && matches!(&v, Json::Arr(a) if a.is_empty()) {
                 continue;
             }
+            // `truncated` is news only when true: status ok already says nothing was cut.
+            if k == "truncated" && v == Json::Bool(false) {
+                continue;
+            }
             env.push(&k, v);
         }
     }

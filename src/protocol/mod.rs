@@ -4,6 +4,7 @@
 
 pub mod agent_docs;
 pub mod catalog;
+pub mod compact;
 pub mod correspondence;
 pub mod envelope;
 pub mod error;

@@ -74,6 +74,18 @@ pub const ANY_COMMAND_CODES: &[&str] = &[
     super::error::code::INTERNAL,
 ];
 
+/// Error codes of the write protocol itself (the path, the guard, the input's
+/// mask, the target's kind), which any write may answer: a write's compact schema
+/// leaves them out too (its `writes: true` says them), the full one lists them.
+pub const WRITE_CODES: &[&str] = &[
+    super::error::code::NOT_FOUND,
+    super::error::code::OUTSIDE_WORKSPACE,
+    super::error::code::REDACTED_INPUT,
+    super::error::code::EXISTS,
+    super::error::code::NOT_A_FILE,
+    super::error::code::TARGET_CHANGED,
+];
+
 /// Arguments that `history` and `batch` write for replays and an agent never types
 /// (it passes `--stdin`): the full schema lists them, the compact one does not.
 const REPLAY_ARG_IDS: &[&str] = &["stdin_data"];
@@ -340,7 +352,7 @@ impl CommandSpec {
 
     /// The compact detail `schema <cmd>` and `<cmd> --help` answer with: `{name,
     /// summary, args (compact), output_fields (names), error_codes (without
-    /// `ANY_COMMAND_CODES`), writes, full}`, `full` being the call that shows every
+    /// `ANY_COMMAND_CODES`, nor a write's `WRITE_CODES`), writes, full}`, `full` being the call that shows every
     /// description.
     pub fn compact(&self) -> Json {
         let mut obj = Json::obj();
@@ -375,7 +387,8 @@ impl CommandSpec {
         let own = self
             .error_codes
             .iter()
-            .filter(|c| !ANY_COMMAND_CODES.contains(c));
+            .filter(|c| !ANY_COMMAND_CODES.contains(c))
+            .filter(|c| !(self.writes && WRITE_CODES.contains(c)));
         obj.push(
             "error_codes",
             Json::Arr(own.map(|c| Json::str(*c)).collect()),

@@ -12,8 +12,15 @@ pub struct ExpectHash {
     pub by_path: Vec<(String, String)>,
 }
 
+/// The shortest `--expect-hash` taken: 12 hex digits are 48 bits, so a change the
+/// guard should catch slips through only if the new content's SHA-256 happens to
+/// share them (1 in 2^48; 2^64 for the 16 a write answer shows). The guard is
+/// against stale views, not forgers, who could write the file anyway.
+pub const MIN_HASH_PREFIX: usize = 12;
+
+/// A SHA-256 hex digest or a prefix of at least `MIN_HASH_PREFIX` digits of one.
 fn is_hash(s: &str) -> bool {
-    s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit())
+    (MIN_HASH_PREFIX..=64).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// Parses the repeatable `--expect-hash` values.
@@ -38,7 +45,9 @@ pub fn parse_expect_hash(command: &str, values: &[String]) -> Result<ExpectHash,
             _ => {
                 return Err(CmdError::invalid_argument(
                     command,
-                    format!("--expect-hash {v:?} is not a SHA-256 hex digest or PATH=HASH."),
+                    format!(
+                        "--expect-hash {v:?} is not a SHA-256 hex digest (or its first {MIN_HASH_PREFIX}+ digits) or PATH=HASH."
+                    ),
                 ));
             }
         }
@@ -66,9 +75,10 @@ impl ExpectHash {
     }
 }
 
-/// `refusal.target-changed` when the file's current hash is not the expected one.
+/// `refusal.target-changed` when the file's current hash does not start with the
+/// expected one (a whole digest or a prefix, as write answers show).
 pub fn check_hash(display: &str, expected: &str, actual: Option<&str>) -> Result<(), CmdError> {
-    if actual == Some(expected) {
+    if actual.is_some_and(|a| a.starts_with(expected)) {
         return Ok(());
     }
     let now = actual.unwrap_or("(missing)");

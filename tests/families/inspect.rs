@@ -13,7 +13,7 @@ fn read_pages_and_continues_exactly() {
     assert_eq!(first.lines(), vec!["1", "2", "3"]);
     assert_eq!(first.json["total_lines"], 200);
     assert_eq!(first.json["truncated"], true);
-    assert_eq!(first.json["hash"], sha256sum(&p));
+    assert_eq!(first.json["hash"], sha256sum(&p)[..16]);
     assert_eq!(first.json["approx_tokens"], 2);
     let next = first.json["next_commands"][0].as_str().unwrap();
     // The continuation keeps the selection's end: it is partial again until done.
@@ -327,10 +327,10 @@ fn encodings_decode_to_the_same_text_as_iconv() {
             "{enc}"
         );
         assert_eq!(r.json["encoding"], enc);
-        assert_eq!(r.json["encoding_errors"], 0);
+        assert!(r.json.get("encoding_errors").is_none(), "{}", r.stdout);
         assert_eq!(
             r.json["hash"],
-            sha256sum(&p),
+            sha256sum(&p)[..16],
             "{enc}: hash is of the raw bytes"
         );
         let info = env.run(&["info", &name]);

@@ -47,7 +47,10 @@ fn a_one_line_edit_answers_in_at_most_500_bytes_with_its_diff() {
         (c["added"].as_u64(), c["deleted"].as_u64()),
         (Some(1), Some(1))
     );
-    assert_eq!(c["hash_after"], sha256sum(&env.path("src/app/models.py")));
+    assert_eq!(
+        c["hash_after"],
+        sha256sum(&env.path("src/app/models.py"))[..16]
+    );
     assert!(c.get("hash_before").is_none() && c.get("diff_truncated").is_none());
     assert!(r.json.get("next_commands").is_none(), "{}", r.stdout);
 }
@@ -66,7 +69,7 @@ fn a_cut_diff_continues_with_the_whole_diff() {
         r.stdout
     );
     let c = &r.json["changes"][0];
-    assert_eq!(c["diff_truncated"], true);
+    assert_eq!(r.json["diff_truncated"], true);
     assert_eq!(
         (c["added"].as_u64(), c["deleted"].as_u64()),
         (Some(1), Some(1))
@@ -99,7 +102,7 @@ fn a_cut_diff_continues_with_the_whole_diff() {
     ]));
     assert!(w.stdout.len() <= 500, "{}", w.stdout);
     let c = &w.json["changes"][0];
-    assert_eq!(c["diff_truncated"], true);
+    assert_eq!(w.json["diff_truncated"], true);
     assert!(c.get("diff").is_none(), "{}", w.stdout);
     assert_eq!(
         (c["added"].as_u64(), c["deleted"].as_u64()),
@@ -116,7 +119,7 @@ fn a_cut_diff_continues_with_the_whole_diff() {
         &before,
         "--dry-run",
     ]));
-    assert_eq!(dry.json["changes"][0]["diff_truncated"], true);
+    assert_eq!(dry.json["diff_truncated"], true);
     let next = dry.json["next_commands"][0].as_str().unwrap();
     assert!(next.ends_with(" --dry-run --max-diff-lines 81"), "{next}");
     let all = ok(env.run_line(next));
@@ -202,7 +205,7 @@ fn max_diff_lines_is_on_every_write_and_bounds_the_answer() {
     let three = ok(range("3"));
     let c = &three.json["changes"][0];
     assert_eq!(c["diff"].as_str().unwrap().lines().count(), 3);
-    assert_eq!(c["diff_truncated"], true);
+    assert_eq!(three.json["diff_truncated"], true);
     assert!(
         three.json["next_commands"][0]
             .as_str()
@@ -267,4 +270,271 @@ fn tx_commit_and_atomic_batch_summarize_the_staged_diffs() {
     ]));
     assert_eq!(summary(&b.json["changes"]), 2);
     assert_eq!(env.read("a.txt"), b"1\ntwo\n");
+}
+
+/// A 16-hex-digit hash: what answers show of a SHA-256.
+fn is_shown_hash(v: &Value) -> bool {
+    v.as_str()
+        .is_some_and(|h| h.len() == 16 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+#[test]
+fn a_write_answer_leaves_out_what_the_caller_knows_and_its_short_hash_guards() {
+    let env = TestEnv::new();
+    env.write(
+        "app/config.ini",
+        "[server]\nport = 8080\nhost = localhost\n",
+    );
+    let r = ok(env.run(&[
+        "edit",
+        "app/config.ini",
+        "--old",
+        "port = 8080",
+        "--new",
+        "port = 9090",
+    ]));
+    // Envelope, path, 16-digit hash, counts, the one-line diff and the op: no
+    // action (modified), strategy (exact), diff_truncated (false), hash_before.
+    assert!(
+        r.stdout.len() <= 250,
+        "{} bytes: {}",
+        r.stdout.len(),
+        r.stdout
+    );
+    let c = &r.json["changes"][0];
+    let keys: Vec<&str> = c.as_object().unwrap().keys().map(String::as_str).collect();
+    // (serde_json sorts the keys.)
+    assert_eq!(
+        keys,
+        ["added", "deleted", "diff", "hash_after", "path"],
+        "{}",
+        r.stdout
+    );
+    assert!(r.json.get("strategy").is_none() && r.json.get("diff_truncated").is_none());
+    assert!(is_shown_hash(&c["hash_after"]), "{}", r.stdout);
+    let full = sha256sum(&env.path("app/config.ini"));
+    assert!(full.starts_with(c["hash_after"].as_str().unwrap()));
+    // What `info` shows in full, and what the answer shows, both guard.
+    assert_eq!(
+        env.run(&["info", "app/config.ini"]).json["hash"],
+        full.as_str()
+    );
+    let short = c["hash_after"].as_str().unwrap().to_string();
+    let w = ok(env.run(&[
+        "write",
+        "app/config.ini",
+        "--overwrite",
+        "--expect-hash",
+        &short,
+        "--content",
+        "[server]\nport = 9091\n",
+    ]));
+    assert_eq!(w.json["changes"][0]["deleted"], 2);
+    // The same prefix is stale now: refused, nothing written.
+    let stale = env.run(&[
+        "edit",
+        "app/config.ini",
+        "--old",
+        "9091",
+        "--new",
+        "9092",
+        "--expect-hash",
+        &short,
+    ]);
+    assert_eq!(
+        stale.error_code(),
+        "refusal.target-changed",
+        "{}",
+        stale.stderr
+    );
+    assert_eq!(env.read("app/config.ini"), b"[server]\nport = 9091\n");
+    // Fewer than 12 digits (48 bits) is not a guard.
+    let now = sha256sum(&env.path("app/config.ini"));
+    let eleven = env.run(&[
+        "edit",
+        "app/config.ini",
+        "--old",
+        "9091",
+        "--new",
+        "9092",
+        "--expect-hash",
+        &now[..11],
+    ]);
+    assert_eq!(eleven.error_code(), "argument.invalid", "{}", eleven.stderr);
+    ok(env.run(&[
+        "edit",
+        "app/config.ini",
+        "--old",
+        "9091",
+        "--new",
+        "9092",
+        "--expect-hash",
+        &now[..12],
+    ]));
+    // A created file says so; undo answers without echoing the op it was given.
+    let created = ok(env.run(&["write", "app/new.txt", "--content", "x\n"]));
+    assert_eq!(created.json["changes"][0]["action"], "created");
+    let op = created.json["op_id"].as_str().unwrap().to_string();
+    let u = ok(env.run(&["undo", &op]));
+    assert!(u.json.get("undoes").is_none(), "{}", u.stdout);
+    assert_eq!(u.json["changes"][0]["action"], "deleted");
+}
+
+/// Five files calling a helper, as in the everyday benchmark's rename.
+fn five_callers(env: &TestEnv) {
+    env.write(
+        "pkg/helpers.py",
+        "def get_flag():\n    return True\n\n\ndef other():\n    return get_flag()\n",
+    );
+    for name in ["app", "cli", "views", "test_app"] {
+        env.write(
+            &format!("pkg/{name}.py"),
+            format!("from .helpers import get_flag\n\n\ndef {name}():\n    return get_flag()\n"),
+        );
+    }
+}
+
+#[test]
+fn a_rename_previews_once_and_the_guarded_run_answers_counts_and_hashes() {
+    let env = TestEnv::new();
+    five_callers(&env);
+    let dry = ok(env.run(&[
+        "replace",
+        "\\bget_flag\\b",
+        "is_flag_set",
+        "pkg",
+        "--dry-run",
+    ]));
+    assert_eq!(dry.json["expect_count"], 10);
+    // A dry run wrote nothing: no hashes, no op; one diff budget for the answer.
+    assert!(dry.json.get("op_id").is_none(), "{}", dry.stdout);
+    let changes = dry.json["changes"].as_array().unwrap();
+    assert_eq!(changes.len(), 5);
+    assert!(changes.iter().all(|c| c.get("hash_after").is_none()
+        && c.get("action").is_none()
+        && c.get("diff_truncated").is_none()));
+    assert!(
+        dry.stdout.len() <= 900,
+        "{} bytes: {}",
+        dry.stdout.len(),
+        dry.stdout
+    );
+
+    let real = ok(env.run(&[
+        "replace",
+        "\\bget_flag\\b",
+        "is_flag_set",
+        "pkg",
+        "--expect-count",
+        "10",
+    ]));
+    // The dry run showed the diff: the real run answers counts, hashes and the op.
+    let changes = real.json["changes"].as_array().unwrap();
+    assert!(
+        changes
+            .iter()
+            .all(|c| c.get("diff").is_none() && is_shown_hash(&c["hash_after"]))
+    );
+    assert!(real.json.get("diff_truncated").is_none() && real.json.get("next_commands").is_none());
+    assert!(
+        real.stdout.len() <= 650,
+        "{} bytes: {}",
+        real.stdout.len(),
+        real.stdout
+    );
+    let op = real.json["op_id"].as_str().unwrap();
+    let all = ok(env.run(&["diff", "--op", op]));
+    assert_eq!(all.json["changes"].as_array().unwrap().len(), 5);
+    // Asked for, the diff is there.
+    let shown = ok(env.run(&[
+        "replace",
+        "\\bis_flag_set\\b",
+        "get_flag",
+        "pkg",
+        "--expect-count",
+        "10",
+        "--max-diff-lines",
+        "100",
+    ]));
+    assert!(
+        shown.json["changes"][0]["diff"].is_string(),
+        "{}",
+        shown.stdout
+    );
+}
+
+#[test]
+fn apply_shows_no_hunk_the_caller_wrote_unless_one_moved() {
+    let env = TestEnv::new();
+    env.write("a.py", "one\ntwo\nthree\n");
+    env.write("b.py", "alpha\nbeta\n");
+    let patch = "--- a/a.py\n+++ b/a.py\n@@ -2 +2 @@\n-two\n+TWO\n--- a/b.py\n+++ b/b.py\n@@ -1 +1 @@\n-alpha\n+ALPHA\n";
+    let r = ok(env.run_stdin(&["apply", "--stdin"], patch.as_bytes()));
+    assert_eq!(env.read("a.py"), b"one\nTWO\nthree\n");
+    let changes = r.json["changes"].as_array().unwrap();
+    assert!(
+        changes
+            .iter()
+            .all(|c| c.get("diff").is_none() && c["added"] == 1)
+    );
+    assert!(r.json.get("next_commands").is_none(), "{}", r.stdout);
+    assert!(
+        r.stdout.len() <= 300,
+        "{} bytes: {}",
+        r.stdout.len(),
+        r.stdout
+    );
+    // Two lines above the hunk now: it lands at line 4, which the patch did not say.
+    ok(env.run(&["undo", r.json["op_id"].as_str().unwrap()]));
+    env.write("a.py", "zero\nzero\none\ntwo\nthree\n");
+    let moved = ok(env.run_stdin(&["apply", "--stdin"], patch.as_bytes()));
+    assert_eq!(
+        moved.json["changes"][0]["diff"],
+        "@@ -4 +4 @@\n-two\n+TWO\n"
+    );
+}
+
+#[test]
+fn a_read_leaves_out_its_defaults_and_its_short_hash_guards() {
+    let env = TestEnv::new();
+    env.write("notes.txt", "a\nb\n");
+    let r = ok(env.run(&["read", "notes.txt"]));
+    assert!(
+        r.json.get("truncated").is_none() && r.json.get("encoding_errors").is_none(),
+        "{}",
+        r.stdout
+    );
+    assert!(is_shown_hash(&r.json["hash"]), "{}", r.stdout);
+    let cut = env.run(&["read", "notes.txt", "--max-lines", "1"]);
+    assert_eq!((cut.code, &cut.json["truncated"]), (3, &Value::Bool(true)));
+    let h = r.json["hash"].as_str().unwrap();
+    ok(env.run(&[
+        "edit",
+        "notes.txt",
+        "--old",
+        "b",
+        "--new",
+        "c",
+        "--expect-hash",
+        h,
+    ]));
+}
+
+#[test]
+fn a_write_compact_schema_leaves_the_write_protocol_codes_to_full() {
+    let env = TestEnv::new();
+    let compact = ok(env.run(&["schema", "edit"]));
+    let codes = compact.json["commands"][0]["error_codes"].to_string();
+    assert!(!codes.contains("refusal.target-changed"), "{codes}");
+    assert!(codes.contains("selection.no-match"), "{codes}");
+    let full = ok(env.run(&["schema", "edit", "--full"]));
+    let codes = full.json["commands"][0]["error_codes"].to_string();
+    assert!(codes.contains("refusal.target-changed"), "{codes}");
+    // A read keeps input.not-found: it is not a write.
+    let read = ok(env.run(&["schema", "read"]));
+    assert!(
+        read.json["commands"][0]["error_codes"]
+            .to_string()
+            .contains("input.not-found")
+    );
 }

@@ -367,12 +367,19 @@ fn edit_insert_replace_and_apply_diffs_apply_too() {
             "e.txt",
             "--expect-count",
             "2",
+            // A real replace shows no diff by default (its dry run did).
+            "--max-diff-lines",
+            "100",
         ],
         None,
     );
     let patch =
         "--- a/e.txt\n+++ b/e.txt\n@@ -1,2 +1 @@\n-fn a() {}\r\n-let x = 1;\r\n+let z = 0;\r\n";
-    run(&["apply", "--stdin"], Some(patch.as_bytes()));
+    // apply shows no diff by default (the caller wrote it).
+    run(
+        &["apply", "--stdin", "--max-diff-lines", "100"],
+        Some(patch.as_bytes()),
+    );
 }
 
 #[test]

@@ -123,6 +123,7 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
     }
 
     let mut applied = 0u64;
+    let mut moved = false;
     let committed = write::run(
         ctx,
         &WriteOptions {
@@ -134,7 +135,9 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
                 if let (true, Some(from), Some(to)) = (p.renamed, &p.old_path, &p.new_path)
                     && from != to
                 {
-                    applied += rename(ctx, &mut slots, &expect, (from, to), p, fuzz, fi)?;
+                    let (n, m) = rename(ctx, &mut slots, &expect, (from, to), p, fuzz, fi)?;
+                    applied += n;
+                    moved |= m;
                     continue;
                 }
                 let arg = target_arg(ctx, p)?;
@@ -188,9 +191,10 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
                     (Some(d), false) => d.clone(),
                     (None, true) => Doc::from_text(false, String::new()),
                 };
-                let out = patch::apply(&current, &p.hunks, fuzz)
+                let (out, m) = patch::apply_placed(&current, &p.hunks, fuzz)
                     .map_err(|e| hunk_error(&ctx.argv, &s.display, fi, &current, p, fuzz, e))?;
                 applied += p.hunks.len() as u64;
+                moved |= m;
                 if p.new_path.is_none() {
                     if !out.text.is_empty() {
                         return Err(CmdError::new(
@@ -244,7 +248,13 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
             Ok(changes)
         },
     )?;
-    Ok(committed.into_output(vec![("applied_hunks", Json::UInt(applied))]))
+    let mut out = committed.into_output(vec![("applied_hunks", Json::UInt(applied))]);
+    // The caller wrote these hunks: shown back they say nothing new, unless one
+    // landed away from its recorded line or the caller asked for them.
+    if !moved && ctx.max_diff_lines.is_none() {
+        crate::protocol::compact::drop_diffs(&mut out.fields);
+    }
+    Ok(out)
 }
 
 /// A diff path with `--strip N` components dropped, or by default the `a/`/`b/`
@@ -312,7 +322,7 @@ fn rename(
     p: &FilePatch,
     fuzz: usize,
     fi: usize,
-) -> Result<u64, CmdError> {
+) -> Result<(u64, bool), CmdError> {
     let src = slot(ctx, slots, from, expect)?;
     let dst = slot(ctx, slots, to, expect)?;
     let lost = || CmdError::internal("apply: slot lost");
@@ -345,7 +355,7 @@ fn rename(
             ),
         ));
     }
-    let out = patch::apply(&current, &p.hunks, fuzz)
+    let (out, moved) = patch::apply_placed(&current, &p.hunks, fuzz)
         .map_err(|e| hunk_error(&ctx.argv, &src_display, fi, &current, p, fuzz, e))?;
     let mode = match p.mode_change {
         Some((_, new)) => new & 0o7777,
@@ -359,7 +369,7 @@ fn rename(
     let d = slots.get_mut(dst).ok_or_else(lost)?;
     d.now = Some(out);
     d.mode = Some(mode);
-    Ok(p.hunks.len() as u64)
+    Ok((p.hunks.len() as u64, moved))
 }
 
 /// Which file a patch is for: the new name, or the old one when only it exists

@@ -43,7 +43,10 @@ pub const SPEC: CommandSpec = CommandSpec {
             "expect_count",
             "With --dry-run of a --match selection: the lines it selected, the value a real run passes as --expect-count.",
         ),
-        field("strategy", "exact or whitespace, for --old."),
+        field(
+            "strategy",
+            "whitespace when --old matched only with other indentation (absent when exact).",
+        ),
         write::FIELD_NEXT,
     ],
     error_codes: common::TEXT_EDIT_ERRORS,
@@ -226,7 +229,8 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
     if let (true, Some(n)) = (args.guarded.dry_run, selected) {
         extra.push(("expect_count", Json::UInt(n)));
     }
-    if let Some(s) = strategy {
+    // `exact` is what --old asks for; only another strategy is news.
+    if let Some(s) = strategy.filter(|s| s.name() != "exact") {
         extra.push(("strategy", Json::str(s.name())));
     }
     Ok(committed.into_output(extra))

@@ -418,6 +418,13 @@ pub struct HunkError {
 
 /// Applies `hunks` in order to `doc`.
 pub fn apply(doc: &Doc, hunks: &[Hunk], fuzz: usize) -> Result<Doc, HunkError> {
+    apply_placed(doc, hunks, fuzz).map(|(d, _)| d)
+}
+
+/// `apply`, and whether a hunk fitted away from the line the diff recorded (the
+/// diff no longer says where the change landed).
+pub fn apply_placed(doc: &Doc, hunks: &[Hunk], fuzz: usize) -> Result<(Doc, bool), HunkError> {
+    let mut moved = false;
     let n = doc.line_count();
     let eol = doc.dominant_eol();
     // A patch that carries CRs says exactly which ending each added line has; one
@@ -537,6 +544,7 @@ pub fn apply(doc: &Doc, hunks: &[Hunk], fuzz: usize) -> Result<Doc, HunkError> {
             }
         }
         pos = k;
+        moved |= p != recorded;
         drift = p as isize - recorded as isize;
     }
     let rest = doc.block_bytes(pos, n);
@@ -546,7 +554,7 @@ pub fn apply(doc: &Doc, hunks: &[Hunk], fuzz: usize) -> Result<Doc, HunkError> {
         &mut open_line,
         eol,
     );
-    Ok(Doc::from_text(doc.bom, out))
+    Ok((Doc::from_text(doc.bom, out), moved))
 }
 
 /// A diff of a file with a BOM shows it on line 1; the document keeps it apart.

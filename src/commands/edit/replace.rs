@@ -69,7 +69,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     output_fields: &[
         field(
             "changes",
-            "[{path,action,from?,hash_after,added?,deleted?,diff?,diff_truncated?,count}], as every write reports.",
+            "[{path,action?,from?,hash_after?,added?,deleted?,diff?,count}], as every write reports; a real run shows no diff (its dry run did) unless --max-diff-lines N.",
         ),
         write::FIELD_OP_ID,
         write::FIELD_DRY_RUN,
@@ -274,11 +274,19 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
     // Matches found, --nth or not: says why an --nth past them replaced nothing.
     let mut found = 0u64;
     let mut most = String::new();
-    let committed = write::run(
+    // A real run carries the --expect-count its dry run reported, and that dry run
+    // showed the diff: the answer does not show it again (`--max-diff-lines N` or
+    // `aitools diff --op <op_id>` does).
+    let more = write::MoreOptions {
+        max_diff_lines: (!args.guarded.dry_run).then_some(0),
+        ..write::MoreOptions::default()
+    };
+    let committed = write::run_with(
         ctx,
         &WriteOptions {
             dry_run: args.guarded.dry_run,
         },
+        &more,
         || {
             let targets = collect(
                 ctx,

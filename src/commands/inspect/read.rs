@@ -122,15 +122,15 @@ pub const SPEC: CommandSpec = CommandSpec {
         field("total_lines", "text: lines in the file."),
         field(
             "hash",
-            "text: SHA-256 of the file bytes (the value --expect-hash compares); null on a --tail of a file over 16 MiB whose hash is not cached yet (next_commands: info, which hashes it).",
+            "text: the first 16 hex digits of the file's SHA-256 (--expect-hash takes them; info shows all 64); null on a --tail of a file over 16 MiB whose hash is not cached yet (next_commands: info, which hashes it).",
         ),
         field(
             "truncated",
-            "True when --max-lines cut the output or a line or string was cut (status partial, exit 3).",
+            "true when --max-lines cut the output or a line or string was cut (status partial, exit 3); absent when nothing was.",
         ),
         field(
             "encoding_errors",
-            "text: malformed sequences replaced by U+FFFD in the returned lines.",
+            "text: malformed sequences replaced by U+FFFD in the returned lines (absent when none).",
         ),
         field("encoding", "text with --encoding: the encoding decoded."),
         field(
@@ -183,6 +183,7 @@ struct TextOut {
     total_lines: u64,
     hash: Option<String>,
     truncated: bool,
+    #[serde(skip_serializing_if = "is_zero")]
     encoding_errors: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     encoding: Option<&'static str>,
@@ -518,4 +519,8 @@ fn with_path(mut words: Vec<String>, path: &str) -> String {
         words.insert(1.min(words.len()), path.to_string());
     }
     shell::aitools(&words)
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

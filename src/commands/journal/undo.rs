@@ -1,9 +1,9 @@
-//! `undo`: revert one journaled op as a new op (`undoes`), refusing with the
+//! `undo`: revert one journaled op as a new op (journaled with `undoes`), refusing with the
 //! conflicting paths when any of them changed since.
 
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
-use crate::protocol::{CmdError, Json, Output, code};
+use crate::protocol::{CmdError, Output, code};
 use crate::store::write::{self, MoreOptions, WriteOptions};
 use crate::store::{state_dir, undo};
 use crate::workspace::Ctx;
@@ -27,14 +27,13 @@ pub const SPEC: CommandSpec = CommandSpec {
     output_fields: &[
         field(
             "changes",
-            "[{path, action, from?, hash_after, added?, deleted?, diff?, diff_truncated?}], as every write reports.",
+            "[{path,action?,from?,hash_after?,added?,deleted?,diff?}], as every write reports.",
         ),
         field(
             "op_id",
-            "The new op recording the undo (null with --dry-run).",
+            "The new op recording the undo, whose journal entry names the op it undoes (absent with --dry-run).",
         ),
         field("dry_run", "True with --dry-run."),
-        field("undoes", "The reverted op_id."),
         write::FIELD_NEXT,
     ],
     error_codes: &[
@@ -60,5 +59,6 @@ pub fn run(ctx: &Ctx, a: &UndoArgs) -> Result<Output, CmdError> {
         let entry = undo::find(ctx, &state, &a.op_id)?;
         undo::inverse(ctx, &state, &entry)
     })?;
-    Ok(done.into_output(vec![("undoes", Json::str(a.op_id.clone()))]))
+    // The reverted op is the one the caller named; `history` shows the link.
+    Ok(done.into_output(vec![]))
 }

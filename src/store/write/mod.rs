@@ -153,6 +153,7 @@ impl Committed {
         if !self.next_commands.is_empty() {
             obj.push("next_commands", Json::from_serialize(&self.next_commands));
         }
+        crate::protocol::compact::compact(&mut obj, self.dry_run);
         Output::from_json(obj, false)
     }
 }
@@ -447,11 +448,11 @@ macro_rules! write_error_codes {
 /// The output fields every write shares, for command specs.
 pub const FIELD_CHANGES: crate::protocol::registry::Field = crate::protocol::registry::field(
     "changes",
-    "[{path,action,from?,hash_after,added?,deleted?,diff?,diff_truncated?}]; action is created, modified, deleted, moved, mode-changed or linked; added/deleted count a text change's lines; diff is its hunks without context or headers, within --max-diff-lines (default: whole hunks up to 16 lines and 190 bytes over the answer).",
+    "[{path,action?,from?,hash_after?,added?,deleted?,diff?}]; action is created, deleted, moved, mode-changed or linked (absent: modified); hash_after is the first 16 hex digits of the new SHA-256 (--expect-hash takes them; absent in a dry run); added/deleted count a text change's lines; diff is its hunks without context or headers, within --max-diff-lines (default: whole hunks up to 16 lines and 190 bytes over the answer), and diff_truncated:true follows op_id when one was cut.",
 );
 pub const FIELD_OP_ID: crate::protocol::registry::Field = crate::protocol::registry::field(
     "op_id",
-    "The journal op (undo with `aitools undo <op_id>`); null when nothing changed.",
+    "The journal op (undo with `aitools undo <op_id>`); null when nothing changed; absent in a dry run.",
 );
 pub const FIELD_DRY_RUN: crate::protocol::registry::Field =
     crate::protocol::registry::field("dry_run", "With --dry-run: true; nothing was written.");

@@ -440,7 +440,7 @@ pub(super) fn text_view(
         line_numbers,
         cut_lines: (!cut_lines.is_empty()).then_some(cut_lines),
         total_lines: scan.total_lines,
-        hash,
+        hash: hash.map(crate::protocol::compact::shown_hash),
         truncated,
         encoding_errors,
         encoding: enc.map(Encoding::name),

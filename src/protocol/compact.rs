@@ -1,0 +1,116 @@
+//! What answers leave out because the caller already knows it. The store reports
+//! everything it knows about each change; a write's answer keeps what is news: a
+//! field at its usual value is left out (`action` when `modified`, a dry run's
+//! `op_id`), a hash is shown by its first `SHOWN_HASH` digits (`--expect-hash` takes
+//! a prefix; `aitools info` gives the whole digest), a dry run shows no hashes
+//! (nothing was written), and a cut diff is said once for the answer, not per
+//! change.
+
+use super::Json;
+
+/// Hex digits of a hash an answer shows (`hash_after`, `read`'s `hash`): 64 bits,
+/// enough for a guard (see `store::guard::MIN_HASH_PREFIX`) at a quarter of the
+/// bytes.
+pub const SHOWN_HASH: usize = 16;
+
+/// The first `SHOWN_HASH` digits of a hex digest.
+pub fn shown_hash(mut hash: String) -> String {
+    hash.truncate(SHOWN_HASH);
+    hash
+}
+
+/// Compacts a write answer's members in place; `dry_run` when nothing was written.
+pub fn compact(fields: &mut Json, dry_run: bool) {
+    let mut cut = false;
+    if let Some(Json::Arr(changes)) = fields.get_mut("changes") {
+        for c in changes.iter_mut() {
+            cut |= compact_change(c, dry_run);
+        }
+    }
+    if dry_run && matches!(fields.get("op_id"), Some(Json::Null)) {
+        fields.remove("op_id");
+    }
+    if cut {
+        insert_before(fields, "next_commands", "diff_truncated", Json::Bool(true));
+    }
+}
+
+/// One `changes[]` entry; true when its diff was cut.
+fn compact_change(c: &mut Json, dry_run: bool) -> bool {
+    if c.get("action").and_then(Json::as_str) == Some("modified") {
+        c.remove("action");
+    }
+    if dry_run {
+        c.remove("hash_after");
+    } else if let Some(Json::Str(h)) = c.get_mut("hash_after") {
+        h.truncate(SHOWN_HASH);
+    }
+    matches!(c.remove("diff_truncated"), Some(Json::Bool(true)))
+}
+
+/// Puts `key` just before `before` (at the end when `before` is absent), so
+/// `next_commands` stays last among the command's fields.
+fn insert_before(fields: &mut Json, before: &str, key: &str, value: Json) {
+    if let Json::Obj(members) = fields {
+        let at = members
+            .iter()
+            .position(|(k, _)| k == before)
+            .unwrap_or(members.len());
+        members.insert(at, (key.to_string(), value));
+    }
+}
+
+/// Drops every change's diff (the caller wrote it, as `apply`'s patch) and the
+/// continuation that would show it.
+pub fn drop_diffs(fields: &mut Json) {
+    if let Some(Json::Arr(changes)) = fields.get_mut("changes") {
+        for c in changes.iter_mut() {
+            c.remove("diff");
+        }
+    }
+    fields.remove("diff_truncated");
+    if let Some(Json::Arr(cmds)) = fields.get_mut("next_commands") {
+        // The op's full diff, or (a dry run) the same call with a larger budget.
+        cmds.retain(|c| {
+            !c.as_str().is_some_and(|s| {
+                s.starts_with("aitools diff --op ") || s.contains(" --max-diff-lines ")
+            })
+        });
+        if cmds.is_empty() {
+            fields.remove("next_commands");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> Json {
+        Json::parse(s).unwrap_or(Json::Null)
+    }
+
+    #[test]
+    fn defaults_go_and_the_cut_is_said_once() {
+        let mut j = parse(
+            r#"{"changes":[{"path":"a","action":"modified","hash_after":"0123456789abcdef0123","added":1,"deleted":1,"diff_truncated":true},{"path":"b","action":"created","hash_after":"fedcba9876543210ff","added":1,"deleted":0}],"op_id":"op-1","next_commands":["aitools diff --op op-1"]}"#,
+        );
+        compact(&mut j, false);
+        assert_eq!(
+            j.to_string_compact(),
+            r#"{"changes":[{"path":"a","hash_after":"0123456789abcdef","added":1,"deleted":1},{"path":"b","action":"created","hash_after":"fedcba9876543210","added":1,"deleted":0}],"op_id":"op-1","diff_truncated":true,"next_commands":["aitools diff --op op-1"]}"#
+        );
+    }
+
+    #[test]
+    fn a_dry_run_has_no_hashes_and_no_op() {
+        let mut j = parse(
+            r#"{"changes":[{"path":"a","action":"modified","hash_after":"0123456789abcdef0123"}],"op_id":null,"dry_run":true}"#,
+        );
+        compact(&mut j, true);
+        assert_eq!(
+            j.to_string_compact(),
+            r#"{"changes":[{"path":"a"}],"dry_run":true}"#
+        );
+    }
+}
