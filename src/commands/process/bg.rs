@@ -179,6 +179,7 @@ pub const START: CommandSpec = CommandSpec {
 };
 
 pub fn start(ctx: &Ctx, a: &StartArgs) -> Result<Output, CmdError> {
+    super::run::refuse_option_as_program(ctx, &a.argv)?;
     if let Some(n) = &a.name
         && (n.is_empty() || n.chars().count() > 64)
     {

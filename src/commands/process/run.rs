@@ -99,6 +99,23 @@ pub fn argv_with_dashes(ctx: &Ctx, program_words: usize) -> Vec<String> {
     argv
 }
 
+/// A first program word that looks like an option and came without `--` is a
+/// mistyped aitools option, not a program named `--x`.
+pub fn refuse_option_as_program(ctx: &Ctx, argv: &[String]) -> Result<(), CmdError> {
+    match argv.first() {
+        Some(w) if w.starts_with('-') && !ctx.argv.iter().any(|a| a == "--") => {
+            Err(CmdError::invalid_argument(
+                &ctx.command,
+                format!(
+                    "{} does not accept {w}; a program and its arguments go after --.",
+                    ctx.command
+                ),
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
 pub fn compile_grep(argv: &[String], flag: &str, p: &str) -> Result<Regex, CmdError> {
     Regex::new(p).map_err(|e| {
         CmdError::new(
@@ -152,6 +169,7 @@ pub fn not_started(prog: &str, err: StartError) -> CmdError {
 }
 
 pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Output, CmdError> {
+    refuse_option_as_program(ctx, &a.argv)?;
     let grep = match &a.grep {
         Some(p) => Some(compile_grep(
             &argv_with_dashes(ctx, a.argv.len()),
