@@ -181,14 +181,12 @@ fn fs_in_commands(rel: &str, code: &str, known: &[&str]) -> Option<String> {
 /// Files of src/commands/ that still touch the file system directly.
 const FS_DEBT: &[&str] = &[
     "commands/agent/feedback_store.rs",
-    "commands/edit/apply.rs",
     "commands/edit/files.rs",
     "commands/inspect/diff.rs",
     "commands/inspect/info.rs",
     "commands/inspect/read.rs",
     "commands/search/mod.rs",
     "commands/search/overview.rs",
-    "commands/tx/commands.rs",
 ];
 
 /// The store keeps no process-wide state: no `static` item (a Mutex, Atomic or
