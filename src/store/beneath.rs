@@ -12,22 +12,23 @@
 //! inode that was checked (not a symlink; a regular file with no other hard link
 //! than those the caller accounts for).
 //!
-//! `AITOOLS_NO_OPENAT2=1` forces the component walk (tests run both ways).
+//! A kernel without openat2 (or a seccomp filter refusing it) is found out by the
+//! first call of each `Tree` (one failed syscall per write), which then walks.
 
+use std::cell::Cell;
 use std::ffi::{CString, OsStr};
 use std::fs::File;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicU8, Ordering};
 
 /// The workspace root, opened once; every operation takes absolute paths below it.
 pub struct Tree {
     root: PathBuf,
     fd: OwnedFd,
-    /// Try openat2 first (else walk every time).
-    openat2: bool,
+    /// Try openat2 first (else walk every time); cleared when the kernel refuses it.
+    openat2: Cell<bool>,
 }
 
 /// What `lstat` reports about an entry (the final component not followed).
@@ -113,21 +114,6 @@ pub fn hard_linked(path: &Path, nlink: u64) -> io::Error {
     ))
 }
 
-/// Whether openat2 works here: 0 not yet known, 1 yes, 2 no.
-static OPENAT2: AtomicU8 = AtomicU8::new(0);
-
-fn openat2_usable() -> bool {
-    match OPENAT2.load(Ordering::Relaxed) {
-        1 => true,
-        2 => false,
-        _ => {
-            let off = std::env::var_os("AITOOLS_NO_OPENAT2").is_some_and(|v| v == "1");
-            OPENAT2.store(if off { 2 } else { 1 }, Ordering::Relaxed);
-            !off
-        }
-    }
-}
-
 #[repr(C)]
 struct OpenHow {
     flags: u64,
@@ -188,14 +174,14 @@ impl Tree {
         Ok(Tree {
             root: root.to_path_buf(),
             fd,
-            openat2: true,
+            openat2: Cell::new(true),
         })
     }
 
     /// `open`, then only ever the component walk (for tests of the fallback).
     pub fn open_walking(root: &Path) -> io::Result<Tree> {
-        let mut t = Tree::open(root)?;
-        t.openat2 = false;
+        let t = Tree::open(root)?;
+        t.openat2.set(false);
         Ok(t)
     }
 
@@ -225,7 +211,7 @@ impl Tree {
     /// (`O_DIRECTORY` is added); no component, the last included, may be a symlink.
     fn open_dir(&self, comps: &[&OsStr], flags: libc::c_int, shown: &Path) -> io::Result<OwnedFd> {
         let flags = flags | libc::O_DIRECTORY;
-        if self.openat2 && openat2_usable() {
+        if self.openat2.get() {
             let rel: PathBuf = if comps.is_empty() {
                 PathBuf::from(".")
             } else {
@@ -255,7 +241,7 @@ impl Tree {
             match e.raw_os_error() {
                 Some(libc::ELOOP) | Some(libc::EXDEV) => return Err(symlink_on_way(shown)),
                 // No openat2 (old kernel, or a seccomp filter): walk from now on.
-                Some(libc::ENOSYS) | Some(libc::EPERM) => OPENAT2.store(2, Ordering::Relaxed),
+                Some(libc::ENOSYS) | Some(libc::EPERM) => self.openat2.set(false),
                 // A concurrent rename the kernel could not rule out: walk this once.
                 Some(libc::EAGAIN) => {}
                 _ => return Err(e),

@@ -359,9 +359,11 @@ fn rename(
         .map_err(|e| hunk_error(&ctx.argv, &src_display, fi, &current, p, fuzz, e))?;
     let mode = match p.mode_change {
         Some((_, new)) => new & 0o7777,
-        None => std::fs::metadata(&src_real)
-            .map(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o7777)
-            .unwrap_or(0o644),
+        // In the view: with --tx a mode the tx staged counts.
+        None => crate::store::view::stat(ctx, &src_real, true)
+            .ok()
+            .filter(|s| s.kind == crate::store::view::Kind::File)
+            .map_or(0o644, |s| s.mode),
     };
     if let Some(s) = slots.get_mut(src) {
         s.now = None;

@@ -292,7 +292,7 @@ pub fn run_outline(ctx: &Ctx, args: &OutlineArgs) -> Result<Output, CmdError> {
     let snap = view::load(ctx, &abs)?;
     view::record_read(ctx, &abs)?;
     let bytes = &snap.bytes;
-    if sniff::is_binary(&bytes) {
+    if sniff::is_binary(bytes) {
         return Err(CmdError::new(
             code::UNSUPPORTED_FORMAT,
             format!("{} is binary.", args.path),
@@ -303,7 +303,7 @@ pub fn run_outline(ctx: &Ctx, args: &OutlineArgs) -> Result<Output, CmdError> {
             ),
         ));
     }
-    let text = String::from_utf8_lossy(&bytes);
+    let text = String::from_utf8_lossy(bytes);
     let defs = outline::outline(&name, &text).unwrap_or_default();
     let total = defs.len() as u64;
     let truncated = total > args.limit;

@@ -246,8 +246,8 @@ fn base_bytes(ctx: &Ctx, t: &Tx, rel: &str, s: &State) -> Option<Vec<u8>> {
     if let Ok(b) = blobs::read(&t.state, h) {
         return Some(b);
     }
-    let b = std::fs::read(ctx.root.join(rel)).ok()?;
-    (crate::text::lines::sha256_hex(&b) == *h).then_some(b)
+    let snap = ctx.session.snapshots.load(&ctx.root.join(rel)).ok()?;
+    (snap.hash == *h).then(|| snap.bytes.clone())
 }
 
 pub fn diff(ctx: &Ctx, a: &DiffArgs) -> Result<Output, CmdError> {
