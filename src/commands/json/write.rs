@@ -120,7 +120,9 @@ fn set_at(text: &str, tokens: &[String], v: &Value, insert: bool) -> Result<Stri
         };
         return Ok(json_doc::apply(text, &s));
     }
-    let (last, up) = tokens.split_last().unwrap_or((&tokens[0], &[]));
+    let Some((last, up)) = tokens.split_last() else {
+        return Ok(text.to_string());
+    };
     let parent = json_doc::lookup(&root, up).map_err(|k| Miss {
         resolved: k,
         why: "its parent does not exist".into(),
