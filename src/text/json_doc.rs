@@ -90,6 +90,12 @@ impl Node {
     }
 }
 
+/// "an object", "a string": a type name for a message.
+pub fn with_article(t: &str) -> String {
+    let an = t.starts_with(['a', 'e', 'i', 'o', 'u']);
+    format!("{} {t}", if an { "an" } else { "a" })
+}
+
 /// A JSON number's text as the output tree's closest number.
 pub fn number(t: &str) -> Json {
     if let Ok(i) = t.parse::<i64>() {

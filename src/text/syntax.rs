@@ -389,13 +389,11 @@ pub fn balance(text: &str, lx: &Lexis) -> Vec<Diag> {
                         continue;
                     }
                 }
-                Some((_, ch)) => {
-                    if rest[ch.len_utf8()..].starts_with('\'') {
-                        i += 1 + ch.len_utf8() + 1;
-                        continue;
-                    }
+                Some((_, ch)) if rest[ch.len_utf8()..].starts_with('\'') => {
+                    i += 1 + ch.len_utf8() + 1;
+                    continue;
                 }
-                None => {}
+                _ => {}
             }
             i += 1;
             continue;

@@ -123,13 +123,13 @@ pub fn no_such_pointer(ctx: &Ctx, f: &JsonFile, tokens: &[String], resolved: usi
         _ => Vec::new(),
     };
     let what = match at {
-        Some(n) => format!("{} at {:?}", n.type_name(), good),
+        Some(n) => format!("{} at {:?}", json_doc::with_article(n.type_name()), good),
         None => format!("{good:?}"),
     };
     CmdError::new(
         code::ARGUMENT_INVALID,
         format!(
-            "{} has nothing at {shown:?}: the pointer stops at the {what} (token {:?}).",
+            "{} has nothing at {shown:?}: the pointer stops at {what} (token {:?}).",
             f.display,
             tokens.get(resolved).map(String::as_str).unwrap_or("")
         ),

@@ -155,9 +155,9 @@ pub fn get(ctx: &Ctx, a: &GetArgs) -> Result<Output, CmdError> {
                 return Err(CmdError::invalid_argument(
                     &ctx.command,
                     format!(
-                        "{:?} is a {}; only objects and arrays have keys.",
+                        "{:?} is {}; only objects and arrays have keys.",
                         a.pointer,
-                        n.type_name()
+                        json_doc::with_article(n.type_name())
                     ),
                 ));
             }
@@ -437,10 +437,10 @@ pub fn select(ctx: &Ctx, a: &SelectArgs) -> Result<Output, CmdError> {
         return Err(CmdError::invalid_argument(
             &ctx.command,
             format!(
-                "{:?} in {} is a {}, not an array; json select filters arrays (json get reads the rest).",
+                "{:?} in {} is {}, not an array; json select filters arrays (json get reads the rest).",
                 a.pointer,
                 f.display,
-                n.type_name()
+                json_doc::with_article(n.type_name())
             ),
         ));
     };

@@ -120,7 +120,9 @@ fn set_at(text: &str, tokens: &[String], v: &Value, insert: bool) -> Result<Stri
         };
         return Ok(json_doc::apply(text, &s));
     }
-    let (last, up) = tokens.split_last().unwrap_or((&tokens[0], &[]));
+    let Some((last, up)) = tokens.split_last() else {
+        return Ok(text.to_string());
+    };
     let parent = json_doc::lookup(&root, up).map_err(|k| Miss {
         resolved: k,
         why: "its parent does not exist".into(),
@@ -153,7 +155,10 @@ fn set_at(text: &str, tokens: &[String], v: &Value, insert: bool) -> Result<Stri
         _ => {
             return Err(Miss {
                 resolved: up.len(),
-                why: format!("its parent is a {}, not a container", parent.type_name()),
+                why: format!(
+                    "its parent is {}, not a container",
+                    json_doc::with_article(parent.type_name())
+                ),
             });
         }
     };
@@ -224,8 +229,9 @@ fn miss_error(
     m: Miss,
     code_: &'static str,
 ) -> CmdError {
-    let base = file::no_such_pointer(ctx, f, tokens, m.resolved);
+    let mut base = file::no_such_pointer(ctx, f, tokens, m.resolved);
     if code_ == code::ARGUMENT_INVALID {
+        base.message = format!("{}; {}.", base.message.trim_end_matches('.'), m.why);
         return base;
     }
     CmdError::new(
@@ -337,6 +343,17 @@ pub const DELETE: CommandSpec = CommandSpec {
 
 pub fn delete(ctx: &Ctx, a: &DeleteArgs) -> Result<Output, CmdError> {
     let tokens = file::pointer(ctx, &a.pointer)?;
+    if tokens.is_empty() {
+        return Err(CmdError::new(
+            code::ARGUMENT_INVALID,
+            "json delete removes a member or an element; the pointer \"\" is the whole document.",
+            Repair::new(
+                "delete",
+                "Delete the file itself instead.",
+                shell::aitools(["delete", &a.path]),
+            ),
+        ));
+    }
     write_json(ctx, &a.path, &a.guarded, |f| {
         remove_at(&f.text, &tokens)
             .map_err(|m| miss_error(ctx, f, &tokens, m, code::ARGUMENT_INVALID))
