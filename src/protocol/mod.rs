@@ -7,6 +7,7 @@ pub mod catalog;
 pub mod correspondence;
 pub mod envelope;
 pub mod error;
+pub mod events;
 pub mod json;
 pub mod redact;
 pub mod registry;

@@ -24,6 +24,8 @@ pub struct Ctx {
     /// `--max-diff-lines N` of a write: the diff lines its answer shows (0: none);
     /// `None` keeps the write's default budget.
     pub max_diff_lines: Option<usize>,
+    /// Where a handler streams its domain events (none in the envelope mode).
+    pub events: crate::protocol::events::Events,
 }
 
 impl Ctx {
@@ -78,6 +80,7 @@ impl Ctx {
             lock_timeout,
             tx: None,
             max_diff_lines: None,
+            events: Default::default(),
         })
     }
 
