@@ -400,8 +400,12 @@ fn summary_tail(stream: &Stream, s: &mut Json, truncated: bool, extra: Option<Js
     s.push("truncated", Json::Bool(truncated));
     s.push("elapsed_ms", Json::UInt(stream.elapsed_ms()));
     let mut props = extra.unwrap_or_else(Json::obj);
-    if c.redactions > 0 {
-        props.push("redactions", Json::UInt(c.redactions));
+    let before = props
+        .remove("redactions")
+        .and_then(|r| as_u64(&r))
+        .unwrap_or(0);
+    if c.redactions + before > 0 {
+        props.push("redactions", Json::UInt(c.redactions + before));
     }
     if !matches!(&props, Json::Obj(m) if m.is_empty()) {
         s.push("properties", props);
@@ -446,8 +450,11 @@ fn finish(
             props.push(k, v);
         }
     }
-    // The envelope's own mask count; the stream adds what it masks again.
-    env.remove("redactions");
+    // What the envelope masked (replayed events are already masked); the stream
+    // adds what it masks itself.
+    if let Some(r) = env.remove("redactions") {
+        props.push("redactions", r);
+    }
     let next = env.remove("next_commands");
     let dry_run = matches!(env.get("dry_run"), Some(Json::Bool(true)));
     let op_id = env.get("op_id").cloned();

@@ -32,6 +32,9 @@ struct Inner {
     /// Domain event types a handler streamed (their envelope lists are then not
     /// replayed at the end).
     streamed: Vec<&'static str>,
+    /// One mask over the whole stream: a secret masked in one event is masked in
+    /// every later one, as in one envelope.
+    mask: redact::StreamMask,
 }
 
 pub struct Stream {
@@ -49,6 +52,7 @@ impl Stream {
                 closed: false,
                 ended: false,
                 streamed: Vec::new(),
+                mask: redact::StreamMask::default(),
             }),
             run: ulid(),
             start: Instant::now(),
@@ -128,7 +132,8 @@ impl Stream {
                 obj.push(&k, v);
             }
         }
-        let (mut text, masked) = redact::write_masked(&mut obj);
+        let masked = g.mask.mask(&mut obj);
+        let mut text = obj.to_string_compact();
         text.push('\n');
         g.counts.events += 1;
         g.counts.redactions += masked as u64;

@@ -103,3 +103,59 @@ pub fn destructive(command: &str) -> bool {
         .map(str::trim)
         .any(|l| !l.starts_with('#') && l == command)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_error_code_has_one_category_row() {
+        let rows: Vec<Category> = categories().collect();
+        let lines = CATEGORIES
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .count();
+        assert_eq!(
+            rows.len(),
+            lines,
+            "a malformed row in data/aoi-categories.tsv"
+        );
+        for e in crate::protocol::catalog::entries() {
+            let n = rows.iter().filter(|r| r.code == e.code).count();
+            assert_eq!(
+                n, 1,
+                "{} needs exactly one row in data/aoi-categories.tsv",
+                e.code
+            );
+        }
+        for r in &rows {
+            assert!(
+                crate::protocol::catalog::exit_code(r.code).is_some(),
+                "{} is not a code of data/errors.tsv",
+                r.code
+            );
+            assert!(
+                CATEGORY_NAMES.contains(&r.category),
+                "{}: {}",
+                r.code,
+                r.category
+            );
+            assert!(r.retryable || r.retry_after_ms.is_none(), "{}", r.code);
+            assert!(r.exit > 0, "{}", r.code);
+        }
+    }
+
+    #[test]
+    fn event_rows_and_destructive_names_are_commands() {
+        for r in event_rows() {
+            assert!(
+                r.command == "@writes" || crate::registry::find(r.command).is_some(),
+                "{}",
+                r.command
+            );
+        }
+        for l in DESTRUCTIVE.lines().filter(|l| !l.starts_with('#')) {
+            assert!(crate::registry::find(l.trim()).is_some(), "{l}");
+        }
+    }
+}
