@@ -82,9 +82,6 @@ pub fn event_types(spec: &CommandSpec) -> Vec<String> {
     if spec.writes && has_arg(spec, "dry_run") {
         v.push("aoi:plan".to_string());
     }
-    if spec.name == "doctor" {
-        v.push("aoi:check".to_string());
-    }
     for e in ["result", "aoi:error", "aoi:summary"] {
         v.push(e.to_string());
     }
