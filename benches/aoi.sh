@@ -9,7 +9,7 @@
 # The corpus is made with /work/shared/bench/make-corpus.py under a temp dir.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -q
+[ -n "${SKIP_BUILD:-}" ] || cargo build --release -q
 BIN="$PWD/target/release/aitools"
 CORPUS_SCRIPT="${CORPUS_SCRIPT:-/work/shared/bench/make-corpus.py}"
 PATTERN="${PATTERN:-ERR_TIMEOUT}"

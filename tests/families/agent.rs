@@ -172,7 +172,8 @@ fn help_carries_brief_commands_rules_skills_feedback() {
     for c in schema.json["commands"].as_array().unwrap() {
         let name = c["name"].as_str().unwrap();
         let word = name.split(' ').next().unwrap().to_string();
-        if !folded.contains(&word) {
+        // The AOI discovery commands are found by the seed's names, not --help.
+        if !folded.contains(&word) && !["capabilities", "doctor"].contains(&name) {
             folded.push(word);
         }
     }
