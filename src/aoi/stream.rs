@@ -83,7 +83,7 @@ impl Stream {
     }
 
     pub fn streamed(&self, kind: &str) -> bool {
-        self.lock().streamed.iter().any(|k| *k == kind)
+        self.lock().streamed.contains(&kind)
     }
 
     /// Writes one event line; `fields` (an object) follow `type` and `aoi`.
