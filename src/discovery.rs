@@ -115,6 +115,13 @@ pub fn help_list() -> Json {
     let mut out: Vec<Json> = Vec::new();
     let mut seen: Vec<&str> = Vec::new();
     for spec in registry::all() {
+        // AOI discovery commands: consumers find them by the seed's names.
+        if crate::aoi::commands::COMMANDS
+            .iter()
+            .any(|c| c.name == spec.name)
+        {
+            continue;
+        }
         let Some((group, _)) = spec.name.split_once(' ') else {
             out.push(Json::str(format!("{}  {}", spec.name, spec.summary)));
             continue;

@@ -29,6 +29,10 @@ pub fn main() -> ExitCode {
     if let Some(code) = serve_mcp(&args) {
         return code;
     }
+    // `--output jsonl` (AOI-CLI): the same invocation, framed as an event stream.
+    if let Some(req) = crate::aoi::request(&args) {
+        return ExitCode::from(crate::aoi::main(req, Box::new(std::io::stdout())));
+    }
     let rendered = match catch_unwind(AssertUnwindSafe(|| invoke(&args))) {
         Ok(r) => r,
         Err(payload) => {
@@ -104,11 +108,24 @@ pub struct Nested {
 
 /// Runs one invocation to its envelope.
 pub fn invoke(args: &[OsString]) -> Rendered {
-    invoke_in(args, None)
+    invoke_full(args, None, crate::protocol::events::Events::default())
 }
 
 /// `invoke`, inside another command when `nested` says so.
 pub fn invoke_in(args: &[OsString], nested: Option<&Nested>) -> Rendered {
+    invoke_full(args, nested, crate::protocol::events::Events::default())
+}
+
+/// `invoke` with an event sink in the command's `Ctx` (the AOI JSONL mode).
+pub fn invoke_with(args: &[OsString], events: crate::protocol::events::Events) -> Rendered {
+    invoke_full(args, None, events)
+}
+
+fn invoke_full(
+    args: &[OsString],
+    nested: Option<&Nested>,
+    events: crate::protocol::events::Events,
+) -> Rendered {
     // Debug builds only: lets the tests prove a panic still ends in one envelope.
     #[cfg(debug_assertions)]
     if std::env::var_os("AITOOLS_TEST_PANIC").is_some() {
@@ -197,6 +214,7 @@ pub fn invoke_in(args: &[OsString], nested: Option<&Nested>) -> Rendered {
         Ok(c) => c,
         Err(e) => return envelope::render_error(&name, &e),
     };
+    ctx.events = events;
     if spec.tx {
         ctx.tx = leaf
             .try_get_one::<String>(crate::protocol::registry::TX_ARG)

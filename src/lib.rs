@@ -2,7 +2,7 @@
 //!
 //! Core modules (`protocol`, `workspace`, `text`, `store`) never name a command
 //! family; families (`commands::*`) use only the core; the composition root
-//! (`cli`, `registry`, `discovery`, `dispatch`, `tx_flow`, `mcp`) wires them together, and only
+//! (`cli`, `registry`, `discovery`, `dispatch`, `tx_flow`, `mcp`, `aoi`) wires them together, and only
 //! `dispatch` prints or picks an exit code.
 
 pub mod protocol;
@@ -12,6 +12,7 @@ pub mod workspace;
 
 pub mod commands;
 
+pub mod aoi;
 pub mod cli;
 pub mod discovery;
 pub mod dispatch;

@@ -20,6 +20,7 @@ const FAMILIES: &[&[CommandSpec]] = &[
     commands::process::COMMANDS,
     crate::tx_flow::COMMANDS,
     crate::mcp::COMMANDS,
+    crate::aoi::commands::COMMANDS,
 ];
 
 /// Every registered command, in the order `schema` lists them.

@@ -34,6 +34,7 @@ pub mod code {
     pub const INTERNAL: &str = "internal.unexpected";
     pub const OP_COLLECTED: &str = "refusal.op-collected";
     pub const BLOB_CORRUPT: &str = "integrity.blob-corrupt";
+    pub const CONFIRM_REQUIRED: &str = "refusal.confirm-required";
 
     pub const ALL: &[&str] = &[
         ARGUMENT_INVALID,
@@ -61,6 +62,7 @@ pub mod code {
         INTERNAL,
         OP_COLLECTED,
         BLOB_CORRUPT,
+        CONFIRM_REQUIRED,
     ];
 }
 

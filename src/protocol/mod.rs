@@ -8,6 +8,7 @@ pub mod compact;
 pub mod correspondence;
 pub mod envelope;
 pub mod error;
+pub mod events;
 pub mod json;
 pub mod redact;
 pub mod registry;

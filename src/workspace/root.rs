@@ -29,6 +29,8 @@ pub struct Ctx {
     /// What the invocation knows beyond its arguments (caches, locks held,
     /// settings from the environment); shared by the commands it runs inside itself.
     pub session: Arc<Session>,
+    /// Where a handler streams its domain events (none in the envelope mode).
+    pub events: crate::protocol::events::Events,
 }
 
 impl Ctx {
@@ -107,6 +109,7 @@ impl Ctx {
             tx: None,
             max_diff_lines: None,
             session,
+            events: Default::default(),
         })
     }
 

@@ -171,6 +171,10 @@ fn help_carries_brief_commands_rules_skills_feedback() {
     let mut folded: Vec<String> = Vec::new();
     for c in schema.json["commands"].as_array().unwrap() {
         let name = c["name"].as_str().unwrap();
+        // The AOI discovery commands are found by the seed's names, not --help.
+        if ["capabilities", "doctor"].contains(&name) {
+            continue;
+        }
         let (word, sub) = name.split_once(' ').unwrap_or((name, ""));
         match folded
             .iter_mut()

@@ -2,6 +2,7 @@
 
 mod agent;
 mod agent_examples;
+mod aoi;
 mod conformance;
 mod containment;
 mod durable;

@@ -587,6 +587,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
             let mut scanned = searcher(args, before, after, false);
             let mut whole = searcher(args, before, after, true);
             let mut blocks = Vec::new();
+            let mut streamed = 0usize;
             let mut kept = 0u64;
             let mut skip = args.offset;
             for (p, n) in &files {
@@ -653,6 +654,11 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
                 if let Some(b) = cur.take() {
                     blocks.push(b);
                 }
+                // A file's blocks go out as soon as they are collected.
+                for b in &blocks[streamed..] {
+                    ctx.events.emit("block", b);
+                }
+                streamed = blocks.len();
             }
             shown = kept;
             out.blocks = Some(blocks);
@@ -682,6 +688,9 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
                 let s = if named(p) { &mut whole } else { &mut scanned };
                 if search_in(s, &pats.matcher, p, overlay, &mut sink).is_err() {
                     continue;
+                }
+                for m in &sink.out {
+                    ctx.events.emit("match", m);
                 }
                 items.append(&mut sink.out);
             }

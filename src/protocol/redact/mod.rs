@@ -53,6 +53,17 @@ pub fn mask_tree(value: &mut json::Json) -> usize {
     tree::mask_tree(value)
 }
 
+/// Masks values written one after another (the AOI event stream): each as
+/// `mask_tree` does, and a value masked in one is masked in every later one.
+#[derive(Default)]
+pub struct StreamMask(tree::Masker);
+
+impl StreamMask {
+    pub fn mask(&mut self, value: &mut json::Json) -> usize {
+        tree::mask_with(&mut self.0, value)
+    }
+}
+
 /// The compact JSON text of `value` with every secret masked, and how many were.
 /// Prints exactly what `mask_tree` then serializing prints.
 pub fn write_masked(value: &mut json::Json) -> (String, usize) {

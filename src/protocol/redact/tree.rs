@@ -74,6 +74,15 @@ pub fn mask_tree(value: &mut Json) -> usize {
     m.count + again
 }
 
+/// `mask_tree` continuing `m`: values it masked before are masked here too (the
+/// AOI stream masks event after event).
+pub fn mask_with(m: &mut Masker, value: &mut Json) -> usize {
+    let before = m.count;
+    walk(value, m, None);
+    let again = m.recorded.mask_tree(value);
+    m.count - before + again
+}
+
 fn mask_in_place(s: &mut String, m: &mut Masker, lines: &mut Lines) {
     if let Some(masked) = m.string(s, lines) {
         *s = masked;

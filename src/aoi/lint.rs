@@ -1,0 +1,344 @@
+//! `aitools doctor --lint`: the seed's conformance checks (section 18.2) run
+//! in-process against every command of the registry, each reported as one check.
+//! Calls that would change the workspace are never made: every command is run
+//! malformed (a usage error), the read-only discovery and listing commands run for
+//! real, and the destructive ones without --confirm (a refusal). The project's
+//! tests (`tests/families/aoi.rs`) run the same checks with a full JSON Schema
+//! validator, the closed pipe and the signals included.
+
+use super::commands::check;
+use super::{schema, table};
+use crate::protocol::Json;
+use crate::registry;
+use crate::workspace::Ctx;
+
+/// A captured stream: its exit code and lines (`None`: a line that is not a JSON
+/// object with a string `type`).
+struct Captured {
+    code: u8,
+    raw: String,
+    lines: Vec<Option<Json>>,
+}
+
+fn capture(args: &[&str]) -> Captured {
+    let mut v: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let at = v.iter().position(|a| a == "--").unwrap_or(v.len());
+    v.insert(at, "jsonl".into());
+    v.insert(at, "--output".into());
+    let (bytes, code) = super::run_captured(&v);
+    let raw = String::from_utf8_lossy(&bytes).into_owned();
+    let lines = raw
+        .lines()
+        .map(|l| {
+            Json::parse(l).ok().filter(|j| {
+                matches!(j, Json::Obj(_)) && j.get("type").and_then(Json::as_str).is_some()
+            })
+        })
+        .collect();
+    Captured { code, raw, lines }
+}
+
+fn kind(j: &Json) -> &str {
+    j.get("type").and_then(Json::as_str).unwrap_or("")
+}
+
+fn uint(j: Option<&Json>) -> Option<u64> {
+    match j? {
+        Json::UInt(n) => Some(*n),
+        Json::Int(n) => u64::try_from(*n).ok(),
+        _ => None,
+    }
+}
+
+/// The declared schema's checks that matter for framework events: required
+/// members, enums and consts of top-level members, the if/then rules.
+fn conforms(doc: &Json, ev: &Json) -> Result<(), String> {
+    let Some(def) = doc.get("$defs").and_then(|d| d.get(kind(ev))) else {
+        return Ok(());
+    };
+    fn holds(def: &Json, ev: &Json) -> Result<(), String> {
+        if let Some(Json::Arr(req)) = def.get("required") {
+            for r in req {
+                if let Some(k) = r.as_str()
+                    && ev.get(k).is_none()
+                {
+                    return Err(format!("{} lacks {k}", kind(ev)));
+                }
+            }
+        }
+        if let Some(Json::Obj(props)) = def.get("properties") {
+            for (k, p) in props {
+                let Some(v) = ev.get(k) else { continue };
+                if let Some(Json::Arr(vals)) = p.get("enum")
+                    && !vals.contains(v)
+                {
+                    return Err(format!("{}.{k} is not one of its values", kind(ev)));
+                }
+                if let Some(c) = p.get("const")
+                    && c != v
+                {
+                    return Err(format!("{}.{k} differs from its const", kind(ev)));
+                }
+            }
+        }
+        Ok(())
+    }
+    holds(def, ev)?;
+    if let (Some(cond), Some(then)) = (def.get("if"), def.get("then"))
+        && holds(cond, ev).is_ok()
+    {
+        if let Some(not) = then.get("not") {
+            if holds(not, ev).is_ok() {
+                return Err(format!("{} breaks a rule of its schema", kind(ev)));
+            }
+        } else {
+            holds(then, ev)?;
+        }
+    }
+    Ok(())
+}
+
+/// The framing rules every stream keeps (checks 2, 3, 4, 5, 14, 15); the first
+/// broken one.
+fn framing(doc: &Json, c: &Captured) -> Result<(), String> {
+    if !c.raw.ends_with('\n') {
+        return Err("the last line lacks its line feed".into());
+    }
+    if c.raw.contains('\u{1b}') {
+        return Err("an ANSI escape on stdout".into());
+    }
+    let mut evs = Vec::new();
+    for (i, l) in c.lines.iter().enumerate() {
+        match l {
+            Some(j) => evs.push(j),
+            None => return Err(format!("line {i} is not a JSON object with type")),
+        }
+    }
+    let (Some(first), Some(last)) = (evs.first(), evs.last()) else {
+        return Err("no lines".into());
+    };
+    if kind(first) != "aoi:meta" || kind(last) != "aoi:summary" {
+        return Err("meta first and summary last".into());
+    }
+    let run = first.get("aoi").and_then(|a| a.get("run")).cloned();
+    for (i, e) in evs.iter().enumerate() {
+        if uint(e.get("aoi").and_then(|a| a.get("seq"))) != Some(i as u64) {
+            return Err(format!("seq is not contiguous at line {i}"));
+        }
+        if e.get("aoi").and_then(|a| a.get("run")).cloned() != run {
+            return Err(format!("run differs at line {i}"));
+        }
+        let k = kind(e);
+        if (k == "aoi:meta" && i != 0) || (k == "aoi:summary" && i != evs.len() - 1) {
+            return Err(format!("a second {k}"));
+        }
+        conforms(doc, e)?;
+    }
+    if uint(last.get("event_count")) != Some(evs.len() as u64) {
+        return Err("event_count does not match the lines".into());
+    }
+    let ok = matches!(last.get("ok"), Some(Json::Bool(true)));
+    if ok != (c.code == 0) {
+        return Err(format!("ok {ok} with exit {}", c.code));
+    }
+    Ok(())
+}
+
+fn report(name: &str, what: &str, result: Result<(), String>) -> Json {
+    match result {
+        Ok(()) => check(name, true, "error", what),
+        Err(e) => check(name, false, "error", format!("{what}: {e}")),
+    }
+}
+
+fn not_applicable(name: &str, why: &str) -> Json {
+    check(name, true, "info", format!("not applicable: {why}"))
+}
+
+pub fn run(_ctx: &Ctx) -> Vec<Json> {
+    let doc = schema::document();
+    let mut out = Vec::new();
+
+    // 1: discovery.
+    let disc = (|| {
+        let (s, code) = super::run_captured(&["schema".into(), "--output".into(), "json".into()]);
+        let s = Json::parse(String::from_utf8_lossy(&s).trim_end()).map_err(|e| e.to_string())?;
+        if code != 0 || s.get("$defs").is_none() {
+            return Err("schema --output json is not a schema".to_string());
+        }
+        let (c, code) =
+            super::run_captured(&["capabilities".into(), "--output".into(), "json".into()]);
+        let c = Json::parse(String::from_utf8_lossy(&c).trim_end()).map_err(|e| e.to_string())?;
+        if code != 0 || c.get("commands").is_none() {
+            return Err("capabilities --output json lacks commands".to_string());
+        }
+        Ok(())
+    })();
+    out.push(report(
+        "aoi_lint_01_discovery",
+        "schema and capabilities",
+        disc,
+    ));
+
+    // 2, 4, 5, 14, 15: every command, malformed.
+    let mut broken: Option<String> = None;
+    let mut errors_ok: Option<String> = None;
+    for spec in registry::all() {
+        let mut args: Vec<&str> = spec.name.split(' ').collect();
+        args.push("--aoi-lint-no-such-option");
+        let c = capture(&args);
+        if let Err(e) = framing(&doc, &c) {
+            broken.get_or_insert(format!("{}: {e}", spec.name));
+        }
+        let err = c.lines.iter().flatten().find(|e| kind(e) == "aoi:error");
+        let fine = c.code != 0
+            && err.is_some_and(|e| {
+                ["category", "code", "message", "retryable"]
+                    .iter()
+                    .all(|k| e.get(k).is_some())
+                    && e.get("category").and_then(Json::as_str) != Some("partial")
+                    && !(matches!(e.get("retryable"), Some(Json::Bool(false)))
+                        && e.get("retry_after_ms").is_some())
+            });
+        if !fine {
+            errors_ok.get_or_insert(spec.name.to_string());
+        }
+    }
+    let n = registry::all().count();
+    let every = format!("every command ({n})");
+    out.push(report(
+        "aoi_lint_02_jsonl_only",
+        &every,
+        broken.clone().map_or(Ok(()), Err),
+    ));
+    // 3, 11: real read-only calls.
+    let mut success: Option<String> = None;
+    let mut bounded: Option<String> = None;
+    for args in [
+        &["schema"][..],
+        &["capabilities"][..],
+        &["history", "--limit", "1"][..],
+        &["find", "--limit", "1"][..],
+        &["overview"][..],
+    ] {
+        let c = capture(args);
+        let last = c.lines.last().cloned().flatten();
+        if framing(&doc, &c).is_err() || c.code != 0 {
+            success.get_or_insert(args.join(" "));
+        }
+        if let Some(l) = last {
+            let truncated = matches!(l.get("truncated"), Some(Json::Bool(true)));
+            if truncated != l.get("next_cursor").is_some() {
+                bounded.get_or_insert(args.join(" "));
+            }
+        }
+    }
+    out.push(report(
+        "aoi_lint_03_success_summary",
+        "finite reads end in ok:true and exit 0",
+        success.map_or(Ok(()), |s| Err(format!("{s} did not"))),
+    ));
+    out.push(report(
+        "aoi_lint_04_framework_schema",
+        &format!("{every}: framework events match the declared schema"),
+        broken.clone().map_or(Ok(()), Err),
+    ));
+    out.push(report(
+        "aoi_lint_05_usage_errors",
+        &format!("{every}: malformed usage exits non-zero with a full aoi:error"),
+        errors_ok.map_or(Ok(()), |s| Err(format!("{s} did not"))),
+    ));
+    // 6: destructive commands refuse without --confirm.
+    let mut refused: Option<String> = None;
+    for spec in registry::all().filter(|s| table::destructive(s.name)) {
+        let mut args: Vec<&str> = spec.name.split(' ').collect();
+        args.push("aoi-lint-target");
+        let c = capture(&args);
+        let code = c
+            .lines
+            .iter()
+            .flatten()
+            .find(|e| kind(e) == "aoi:error")
+            .and_then(|e| e.get("code").and_then(Json::as_str).map(str::to_string));
+        if code.as_deref() != Some("REFUSAL_CONFIRM_REQUIRED") {
+            refused.get_or_insert(spec.name.to_string());
+        }
+    }
+    out.push(report(
+        "aoi_lint_06_confirm",
+        "destructive commands refuse without --confirm",
+        refused.map_or(Ok(()), |s| Err(format!("{s} ran"))),
+    ));
+    out.push(check(
+        "aoi_lint_07_idempotency_key",
+        false,
+        "warning",
+        "not claimed: no command takes --idempotency-key (capabilities says supports_idempotency_key false); a write is guarded by --expect-hash instead",
+    ));
+    let change = doc.get("$defs").and_then(|d| d.get("change"));
+    let ids = change
+        .and_then(|c| c.get("required"))
+        .is_some_and(|r| matches!(r, Json::Arr(a) if a.contains(&Json::str("op_id"))));
+    out.push(report(
+        "aoi_lint_08_stable_ids",
+        "every change event names its path and op_id",
+        if ids {
+            Ok(())
+        } else {
+            Err("change lacks op_id".into())
+        },
+    ));
+    let secret = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+    let c = capture(&["read", secret]);
+    out.push(report(
+        "aoi_lint_09_secret_args",
+        "a secret-looking argument is not echoed",
+        if c.raw.contains(secret) {
+            Err("echoed".into())
+        } else {
+            Ok(())
+        },
+    ));
+    out.push(check(
+        "aoi_lint_10_pipe_and_signals",
+        true,
+        "info",
+        "not run in-process (it needs a child process): tests/families/aoi.rs closes the pipe and sends SIGINT and SIGTERM",
+    ));
+    out.push(report(
+        "aoi_lint_11_bounds",
+        "truncated and next_cursor agree",
+        bounded.map_or(Ok(()), |s| Err(format!("{s} disagrees"))),
+    ));
+    out.push(not_applicable(
+        "aoi_lint_12_input_jsonl",
+        "no command reads JSONL input (capabilities input_modes is empty)",
+    ));
+    let v1 = capture(&["schema", "--schema-version", "1"]);
+    let v9 = capture(&["schema", "--schema-version", "9"]);
+    let negotiated = v1.code == 0 && v9.code != 0;
+    out.push(report(
+        "aoi_lint_13_schema_version",
+        "schema_version in meta; --schema-version 1 honoured, 9 refused",
+        if negotiated {
+            Ok(())
+        } else {
+            Err("not honoured".into())
+        },
+    ));
+    out.push(report(
+        "aoi_lint_14_one_meta_one_summary",
+        &every,
+        broken.clone().map_or(Ok(()), Err),
+    ));
+    out.push(report(
+        "aoi_lint_15_seq",
+        &format!("{every}: seq contiguous, one run, event_count reconciles"),
+        broken.map_or(Ok(()), Err),
+    ));
+    out.push(not_applicable(
+        "aoi_lint_16_upstream",
+        "aitools is a source: it never reads or forwards an upstream stream",
+    ));
+    out
+}

@@ -1,0 +1,570 @@
+//! AOI-CLI machine mode (seed 000, `../shared/spec/04-machine-modes.md`):
+//! `--output jsonl` (alias `--format jsonl`) on every command of the registry. The
+//! command runs exactly as in the envelope mode (`dispatch::invoke_with`), with an
+//! event sink in its `Ctx` that writes each streamed domain event as a line; what
+//! it did not stream is read off its answer through `data/aoi-events.tsv`. This
+//! module frames the stream (`aoi:meta` first, `aoi:summary` last), maps errors to
+//! the seed's categories (`data/aoi-categories.tsv`), and handles a closed pipe and
+//! SIGINT/SIGTERM. `schema --output json` and `capabilities --output json` answer
+//! with one JSON object. It never prints: the dispatcher hands it the writer.
+
+pub mod commands;
+pub mod lint;
+pub mod schema;
+pub mod stream;
+pub mod table;
+
+use crate::protocol::events::Events;
+use crate::protocol::{CmdError, Json, Repair, code, shell};
+use crate::registry;
+use std::ffi::OsString;
+use std::io::Write;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::time::Duration;
+use stream::Stream;
+
+pub const AOI_VERSION: &str = "1.0-alpha";
+pub const SCHEMA_NAME: &str = "io.github.aitools.events";
+pub const SCHEMA_VERSION: &str = "1.0.0";
+pub const TOOL: &str = "aitools";
+
+/// What a call asked of this module, its mode options taken out of argv.
+pub enum Request {
+    /// `--output jsonl` / `--format jsonl`.
+    Jsonl(Mode),
+    /// `schema --output json` / `capabilities --output json`: one JSON object.
+    Json { command: String },
+}
+
+/// The options this mode adds to every command.
+pub struct Mode {
+    /// argv without the mode options.
+    pub args: Vec<OsString>,
+    pub confirm: bool,
+    pub schema_version: Option<String>,
+}
+
+fn lossy(args: &[OsString]) -> Vec<String> {
+    args.iter()
+        .map(|a| a.to_string_lossy().to_string())
+        .collect()
+}
+
+/// The request in argv, if any: only before `--`, and only the values `jsonl` (any
+/// command) and `json` (schema, capabilities), so a command's own `--output MODE`
+/// (search, find) is left alone.
+pub fn request(args: &[OsString]) -> Option<Request> {
+    let argv = lossy(args);
+    let end = argv.iter().position(|a| a == "--").unwrap_or(argv.len());
+    let mut value: Option<String> = None;
+    let mut drop = vec![false; argv.len()];
+    let mut i = 0;
+    while i < end {
+        let a = argv[i].as_str();
+        let (flag, inline) = match a.split_once('=') {
+            Some((f, v)) => (f, Some(v.to_string())),
+            None => (a, None),
+        };
+        if flag == "--output" || flag == "--format" {
+            let v = inline.clone().or_else(|| argv.get(i + 1).cloned());
+            if matches!(v.as_deref(), Some("jsonl") | Some("json")) {
+                value = v;
+                drop[i] = true;
+                if inline.is_none() {
+                    drop[i + 1] = true;
+                    i += 1;
+                }
+            }
+        }
+        i += 1;
+    }
+    let value = value?;
+    let kept: Vec<OsString> = args
+        .iter()
+        .zip(&drop)
+        .filter(|(_, d)| !**d)
+        .map(|(a, _)| a.clone())
+        .collect();
+    let words = crate::cli::command_words(&lossy(&kept));
+    if value == "json" {
+        let command = words.join(" ");
+        return matches!(command.as_str(), "schema" | "capabilities")
+            .then_some(Request::Json { command });
+    }
+    // The mode's own options (seed 16.1), before `--` only.
+    let kept_s = lossy(&kept);
+    let end = kept_s
+        .iter()
+        .position(|a| a == "--")
+        .unwrap_or(kept_s.len());
+    let mut out = Vec::new();
+    let mut confirm = false;
+    let mut schema_version = None;
+    let mut j = 0;
+    while j < kept.len() {
+        let a = kept_s[j].as_str();
+        if j < end {
+            if a == "--confirm" {
+                confirm = true;
+                j += 1;
+                continue;
+            }
+            if let Some(v) = a.strip_prefix("--schema-version=") {
+                schema_version = Some(v.to_string());
+                j += 1;
+                continue;
+            }
+            if a == "--schema-version" {
+                schema_version = Some(kept_s.get(j + 1).cloned().unwrap_or_default());
+                j += 2;
+                continue;
+            }
+        }
+        out.push(kept[j].clone());
+        j += 1;
+    }
+    Some(Request::Jsonl(Mode {
+        args: out,
+        confirm,
+        schema_version,
+    }))
+}
+
+/// Runs a request to its end, writing to `out`; returns the exit code.
+pub fn main(req: Request, out: Box<dyn Write + Send>) -> u8 {
+    match req {
+        Request::Json { command } => {
+            let doc = if command == "schema" {
+                schema::document()
+            } else {
+                commands::capabilities()
+            };
+            let (mut text, _) = crate::protocol::redact::write_masked(&mut doc.clone());
+            text.push('\n');
+            let mut out = out;
+            let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
+            0
+        }
+        Request::Jsonl(mode) => {
+            signals::install();
+            run(mode, out, true)
+        }
+    }
+}
+
+/// Runs one call in this mode into any writer (the lint runs commands this way).
+pub fn run_captured(args: &[String]) -> (Vec<u8>, u8) {
+    let os: Vec<OsString> = args.iter().map(OsString::from).collect();
+    let buf = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let code = match request(&os) {
+        Some(Request::Jsonl(mode)) => run(mode, Box::new(Shared(buf.clone())), false),
+        Some(req) => main(req, Box::new(Shared(buf.clone()))),
+        None => 2,
+    };
+    let bytes = buf.lock().map(|b| b.clone()).unwrap_or_default();
+    (bytes, code)
+}
+
+struct Shared(Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl Write for Shared {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        if let Ok(mut v) = self.0.lock() {
+            v.extend_from_slice(b);
+        }
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The identity every meta and summary carries (seed section 5).
+fn identity(obj: &mut Json) {
+    obj.push("tool", Json::str(TOOL));
+    obj.push("tool_version", Json::str(crate::dispatch::VERSION));
+    obj.push("aoi_version", Json::str(AOI_VERSION));
+    obj.push("schema_name", Json::str(SCHEMA_NAME));
+    obj.push("schema_version", Json::str(SCHEMA_VERSION));
+}
+
+/// Exit codes of this mode outside the category table (seed section 6).
+const EXIT_SIGINT: u8 = 130;
+const EXIT_SIGTERM: u8 = 143;
+const EXIT_PIPE: u8 = 141;
+
+fn run(mode: Mode, out: Box<dyn Write + Send>, watch_signals: bool) -> u8 {
+    let argv = lossy(&mode.args);
+    let head: Vec<&str> = argv
+        .iter()
+        .take_while(|a| *a != "--")
+        .map(String::as_str)
+        .collect();
+    let words = crate::cli::command_words(&argv);
+    let spec = registry::find(&words.join(" "));
+    if head.contains(&"--help") {
+        // The seed's rule: --help is human-readable help, even in this mode.
+        let mut out = out;
+        let _ = out
+            .write_all(commands::help_text(spec).as_bytes())
+            .and_then(|_| out.flush());
+        return 0;
+    }
+    let command = spec.map_or("aitools", |s| s.name);
+    let stream = Arc::new(Stream::new(out));
+    let mut meta = Json::obj();
+    identity(&mut meta);
+    meta.push("command", Json::str(command));
+    meta.push("args_redacted", Json::Bool(true));
+    stream.line("aoi:meta", meta);
+
+    if let Some(v) = &mode.schema_version
+        && !(v == "1" || v == SCHEMA_VERSION || v == "1.0")
+    {
+        let err = CmdError::new(
+            code::ARGUMENT_INVALID,
+            format!(
+                "--schema-version {v} is not supported; this aitools speaks {SCHEMA_NAME} {SCHEMA_VERSION}."
+            ),
+            Repair::new(
+                "schema",
+                "Show the supported schema versions.",
+                "aitools capabilities --output json",
+            ),
+        );
+        return fail(&stream, &err, "unsupported");
+    }
+    let dry_run = head.contains(&"--dry-run");
+    if let Some(s) = spec
+        && table::destructive(s.name)
+        && !mode.confirm
+        && !dry_run
+    {
+        let mut again = argv.clone();
+        let at = again.iter().position(|a| a == "--").unwrap_or(again.len());
+        again.insert(at, "--confirm".to_string());
+        again.insert(at, "jsonl".to_string());
+        again.insert(at, "--output".to_string());
+        let err = CmdError::new(
+            code::CONFIRM_REQUIRED,
+            format!(
+                "{} is destructive: with --output jsonl it runs only with --confirm.",
+                s.name
+            ),
+            Repair::new(
+                "confirm",
+                "Run it, confirming the destruction.",
+                shell::aitools(&again),
+            ),
+        );
+        return fail(&stream, &err, "");
+    }
+
+    let events = Events::new(stream.clone());
+    let (tx, rx) = std::sync::mpsc::channel();
+    let args = mode.args.clone();
+    let spawned = std::thread::Builder::new()
+        .name("aitools-command".into())
+        .stack_size(64 << 20)
+        .spawn(move || {
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                crate::dispatch::invoke_with(&args, events)
+            }));
+            let _ = tx.send(r);
+        });
+    if spawned.is_err() {
+        return fail(
+            &stream,
+            &CmdError::internal("aitools could not start the command thread."),
+            "",
+        );
+    }
+    let writes = spec.is_some_and(|s| s.writes);
+    let rendered = loop {
+        match rx.recv_timeout(Duration::from_millis(10)) {
+            Ok(Ok(r)) => break r,
+            Ok(Err(_)) => {
+                return fail(
+                    &stream,
+                    &CmdError::internal("aitools failed unexpectedly."),
+                    "",
+                );
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                if watch_signals && let Some(sig) = signals::caught() {
+                    return cancelled(&stream, sig);
+                }
+                // Nobody reads a read-only command's events any more: stop now. A
+                // write finishes (it is short) so its journal and lock close cleanly.
+                if !writes && stream.closed() {
+                    return EXIT_PIPE;
+                }
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                return fail(
+                    &stream,
+                    &CmdError::internal("the command thread ended without an answer."),
+                    "",
+                );
+            }
+        }
+    };
+    let code = finish(&stream, spec, &rendered.text);
+    if stream.closed() { EXIT_PIPE } else { code }
+}
+
+fn cancelled(stream: &Stream, sig: i32) -> u8 {
+    let mut s = Json::obj();
+    s.push("ok", Json::Bool(false));
+    s.push("reason", Json::str("cancelled"));
+    summary_tail(stream, &mut s, false, None);
+    stream.end(s);
+    if sig == libc::SIGTERM {
+        EXIT_SIGTERM
+    } else {
+        EXIT_SIGINT
+    }
+}
+
+/// The aoi:error of an aitools error object (`details` keeps it whole).
+fn error_event(error: &Json) -> (Json, table::Category) {
+    let code = error.get("code").and_then(Json::as_str).unwrap_or("");
+    let cat = table::category(code);
+    let mut e = Json::obj();
+    e.push("scope", Json::str("process"));
+    e.push("category", Json::str(cat.category));
+    e.push(
+        "code",
+        Json::str(code.replace(['.', '-'], "_").to_uppercase()),
+    );
+    e.push("domain", Json::str(TOOL));
+    let message = error
+        .get("message")
+        .and_then(Json::as_str)
+        .unwrap_or("aitools failed.")
+        .replace(['\n', '\r'], " ");
+    e.push("message", Json::str(message));
+    e.push("retryable", Json::Bool(cat.retryable));
+    if cat.retryable
+        && let Some(ms) = cat.retry_after_ms
+    {
+        e.push("retry_after_ms", Json::UInt(ms));
+    }
+    let hint = match error.get("repairs") {
+        Some(Json::Arr(r)) => r.first().and_then(|r| r.get("command")).cloned(),
+        _ => None,
+    };
+    if let Some(h) = hint {
+        e.push("hint", h);
+    }
+    e.push("details", error.clone());
+    (e, cat)
+}
+
+/// An error before or instead of the command: aoi:error, then the summary.
+fn fail(stream: &Stream, err: &CmdError, category_override: &str) -> u8 {
+    let (mut e, cat) = error_event(&err.to_json());
+    if !category_override.is_empty()
+        && let Some(c) = e.get_mut("category")
+    {
+        *c = Json::str(category_override);
+    }
+    stream.line("aoi:error", e);
+    let mut s = Json::obj();
+    s.push("ok", Json::Bool(false));
+    s.push("reason", Json::str(reason(cat.category)));
+    summary_tail(stream, &mut s, false, None);
+    stream.end(s);
+    cat.exit
+}
+
+fn reason(category: &str) -> &'static str {
+    match category {
+        "authz" | "authn" => "denied",
+        "timeout" => "timeout",
+        "cancelled" => "cancelled",
+        _ => "failed",
+    }
+}
+
+/// The summary's counters, bounds and properties (seed 8.3, 15).
+fn summary_tail(stream: &Stream, s: &mut Json, truncated: bool, extra: Option<Json>) {
+    let c = stream.counts();
+    identity(s);
+    s.push("count", Json::UInt(c.domain));
+    s.push("event_count", Json::UInt(0));
+    s.push("warning_count", Json::UInt(c.warnings));
+    s.push("error_count", Json::UInt(c.errors));
+    s.push("partial", Json::Bool(false));
+    s.push("truncated", Json::Bool(truncated));
+    s.push("elapsed_ms", Json::UInt(stream.elapsed_ms()));
+    let mut props = extra.unwrap_or_else(Json::obj);
+    let before = props
+        .remove("redactions")
+        .and_then(|r| as_u64(&r))
+        .unwrap_or(0);
+    if c.redactions + before > 0 {
+        props.push("redactions", Json::UInt(c.redactions + before));
+    }
+    if !matches!(&props, Json::Obj(m) if m.is_empty()) {
+        s.push("properties", props);
+    }
+}
+
+/// Turns the command's envelope into its remaining events and the summary.
+fn finish(
+    stream: &Stream,
+    spec: Option<&crate::protocol::registry::CommandSpec>,
+    text: &str,
+) -> u8 {
+    let Ok(mut env) = Json::parse(text.trim_end()) else {
+        return fail(
+            stream,
+            &CmdError::internal("the command's answer did not parse."),
+            "",
+        );
+    };
+    let status = env
+        .get("status")
+        .and_then(Json::as_str)
+        .unwrap_or("error")
+        .to_string();
+    if status == "error" {
+        let error = env.remove("error").unwrap_or_else(Json::obj);
+        let (e, cat) = error_event(&error);
+        stream.line("aoi:error", e);
+        let mut s = Json::obj();
+        s.push("ok", Json::Bool(false));
+        s.push("reason", Json::str(reason(cat.category)));
+        summary_tail(stream, &mut s, false, None);
+        stream.end(s);
+        return cat.exit;
+    }
+    for k in ["schema_version", "status", "command"] {
+        env.remove(k);
+    }
+    let mut props = Json::obj();
+    for k in ["recovered", "pending_recovery"] {
+        if let Some(v) = env.remove(k) {
+            props.push(k, v);
+        }
+    }
+    // What the envelope masked (replayed events are already masked); the stream
+    // adds what it masks itself.
+    if let Some(r) = env.remove("redactions") {
+        props.push("redactions", r);
+    }
+    let next = env.remove("next_commands");
+    let dry_run = matches!(env.get("dry_run"), Some(Json::Bool(true)));
+    let op_id = env.get("op_id").cloned();
+    if let Some(spec) = spec {
+        for row in table::events_of(spec.name, spec.writes) {
+            if stream.streamed(row.event) {
+                env.remove(row.field);
+                continue;
+            }
+            let Some(Json::Arr(items)) = env.remove(row.field) else {
+                continue;
+            };
+            let start = env.get("start_line").and_then(as_u64).unwrap_or(1);
+            let path = env.get("path").cloned();
+            for (i, item) in items.into_iter().enumerate() {
+                let mut ev = match (row.shape, item) {
+                    ("line", Json::Str(t)) => {
+                        let mut o = Json::obj();
+                        if let Some(p) = &path {
+                            o.push("path", p.clone());
+                        }
+                        o.push("line_number", Json::UInt(start + i as u64));
+                        o.push("text", Json::Str(t));
+                        o
+                    }
+                    (_, o @ Json::Obj(_)) => o,
+                    (_, v) => {
+                        let mut o = Json::obj();
+                        o.push("value", v);
+                        o
+                    }
+                };
+                if row.event == "change" {
+                    if let Some(id) = &op_id {
+                        ev.push("op_id", id.clone());
+                    }
+                    if dry_run {
+                        // A dry run's changes are the plan (seed 14.2).
+                        let mut plan = Json::obj();
+                        let action = ev.get("action").cloned().unwrap_or(Json::Null);
+                        let target = ev.get("path").cloned().unwrap_or(Json::Null);
+                        plan.push("action", action);
+                        plan.push("target", target);
+                        plan.push("properties", ev);
+                        stream.line("aoi:plan", plan);
+                        continue;
+                    }
+                }
+                stream.line(row.event, ev);
+            }
+        }
+    }
+    // A check that failed (doctor) makes the run not ok.
+    let checks_ok = !matches!(env.get("ok"), Some(Json::Bool(false)));
+    let truncated = status == "partial" || matches!(env.get("truncated"), Some(Json::Bool(true)));
+    if !matches!(&env, Json::Obj(m) if m.is_empty()) {
+        stream.line("result", env);
+    }
+    let mut s = Json::obj();
+    s.push("ok", Json::Bool(checks_ok));
+    if !checks_ok {
+        s.push("reason", Json::str("failed"));
+    }
+    let cursor = match &next {
+        Some(Json::Arr(a)) if truncated => a.first().cloned(),
+        _ => None,
+    };
+    if let Some(n) = next.filter(|n| matches!(n, Json::Arr(a) if !a.is_empty())) {
+        props.push("next_commands", n);
+    }
+    summary_tail(stream, &mut s, truncated, Some(props));
+    if let Some(c) = cursor {
+        s.push("next_cursor", c);
+    }
+    stream.end(s);
+    if checks_ok { 0 } else { 1 }
+}
+
+fn as_u64(j: &Json) -> Option<u64> {
+    match j {
+        Json::UInt(n) => Some(*n),
+        Json::Int(n) => u64::try_from(*n).ok(),
+        _ => None,
+    }
+}
+
+/// SIGINT and SIGTERM in this mode: noted, so the main thread can end the stream
+/// with a cancelled summary while the command thread is cut off.
+mod signals {
+    use super::*;
+
+    static CAUGHT: AtomicI32 = AtomicI32::new(0);
+
+    extern "C" fn on_signal(sig: libc::c_int) {
+        CAUGHT.store(sig, Ordering::SeqCst);
+    }
+
+    pub fn install() {
+        let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        // SAFETY: the handler only stores into an atomic, which is async-signal-safe.
+        unsafe {
+            libc::signal(libc::SIGINT, handler);
+            libc::signal(libc::SIGTERM, handler);
+        }
+    }
+
+    pub fn caught() -> Option<i32> {
+        match CAUGHT.load(Ordering::SeqCst) {
+            0 => None,
+            s => Some(s),
+        }
+    }
+}
