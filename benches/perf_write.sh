@@ -40,7 +40,7 @@ for i in range(1000):
         for j in range(40):
             f.write(f"line {j} of file {i} with oldword here\n" if j == 7 else f"plain text {j} of {i}\n")
 PY
-  )
+  git add -A && git -c user.name=b -c user.email=b@b commit -qm tree)
 }
 
 row_replace() {
