@@ -346,12 +346,14 @@ fn eio_on_any_fsync_is_never_success() {
         "undo of a multi-file op",
         "edit one file",
         "apply that creates, modifies and deletes (multi-file)",
+        // Six files to sync: one syncfs instead of an fsync each.
+        "replace across three files (multi-file)",
     ] {
         let s = &scenario(name);
         let c = Case::new();
         let b = baseline(&c, s);
         let counts = counts(&b.seq);
-        for sys in ["fsync", "fdatasync"] {
+        for sys in ["fsync", "fdatasync", "syncfs"] {
             let n = counts.get(sys).copied().unwrap_or(0);
             for k in 1..=n {
                 c.restore();

@@ -568,6 +568,22 @@ impl Tree {
         let fd = self.open_dir(&comps, libc::O_RDONLY, path)?;
         File::from(fd).sync_all()
     }
+
+    /// Makes the entries of every directory in `dirs` durable: fsync of each, or
+    /// for many, one `syncfs` per filesystem they are on (`fsx::Batch`). A
+    /// directory that is gone is passed over.
+    pub fn sync_dirs(&self, dirs: &[PathBuf]) -> io::Result<()> {
+        let mut batch = super::fsx::Batch::new(dirs.len());
+        for d in dirs {
+            let comps = self.parts(d)?;
+            match self.open_dir(&comps, libc::O_RDONLY, d) {
+                Ok(fd) => batch.written(File::from(fd))?,
+                Err(e) if is_absent(&e) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        batch.sync()
+    }
 }
 
 #[cfg(test)]

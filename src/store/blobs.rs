@@ -76,6 +76,31 @@ pub fn store_file(
     bytes: Option<&[u8]>,
     tmp: &Path,
 ) -> io::Result<Stored> {
+    let mut batch = fsx::Batch::new(1);
+    let stored = stage_file(state, hash, src, bytes, tmp, &mut batch)?;
+    batch.sync()?;
+    publish(state, hash, tmp, stored)
+}
+
+/// Names a staged blob (`stage_file`, `stage_bytes`) once its batch is synced.
+pub fn publish(state: &Path, hash: &str, tmp: &Path, stored: Stored) -> io::Result<Stored> {
+    if stored == Stored::Written {
+        std::fs::rename(tmp, path(state, hash))?;
+    }
+    Ok(stored)
+}
+
+/// `store_file` up to the sync: the temp file is written and handed to `batch`;
+/// `publish` names it once the batch is synced (a blob is never named before its
+/// bytes are durable: a later op would take a named blob as sound).
+pub fn stage_file(
+    state: &Path,
+    hash: &str,
+    src: &Path,
+    bytes: Option<&[u8]>,
+    tmp: &Path,
+    batch: &mut fsx::Batch,
+) -> io::Result<Stored> {
     let dst = path(state, hash);
     if sound(&dst) {
         return Ok(Stored::Existing);
@@ -111,21 +136,33 @@ pub fn store_file(
         out.rewind()?;
         out.write_all(b)?;
     }
-    out.sync_all()?;
-    drop(out);
-    std::fs::rename(tmp, &dst)?;
+    batch.written(out)?;
     Ok(Stored::Written)
 }
 
 /// Stores bytes as a blob.
 pub fn store_bytes(state: &Path, hash: &str, bytes: &[u8], tmp: &Path) -> io::Result<Stored> {
-    let dst = path(state, hash);
-    if sound(&dst) {
+    let mut batch = fsx::Batch::new(1);
+    let stored = stage_bytes(state, hash, bytes, tmp, &mut batch)?;
+    batch.sync()?;
+    publish(state, hash, tmp, stored)
+}
+
+/// `store_bytes` up to the sync, as `stage_file`.
+pub fn stage_bytes(
+    state: &Path,
+    hash: &str,
+    bytes: &[u8],
+    tmp: &Path,
+    batch: &mut fsx::Batch,
+) -> io::Result<Stored> {
+    if sound(&path(state, hash)) {
         return Ok(Stored::Existing);
     }
     let _ = std::fs::remove_file(tmp);
-    fsx::write_new_synced(tmp, bytes, 0o600)?;
-    std::fs::rename(tmp, dst)?;
+    let mut f = fsx::create_new(tmp, 0o600)?;
+    f.write_all(bytes)?;
+    batch.written(f)?;
     Ok(Stored::Written)
 }
 

@@ -304,14 +304,13 @@ pub fn apply(tree: &Tree, step: &Step, links: &[PathBuf]) -> io::Result<()> {
 
 /// Applies every step beneath `root`, then fsyncs the directories they touched.
 pub fn apply_all(root: &Path, intent: &Intent) -> io::Result<()> {
+    // The steps change the tree: directory real paths resolved so far may go stale.
+    crate::workspace::paths::forget_dirs();
     let tree = Tree::open(root)?;
     for s in &intent.steps {
         apply(&tree, s, &intent.links)?;
     }
-    for d in &intent.sync_dirs {
-        ignore_missing(tree.sync_dir(d))?;
-    }
-    Ok(())
+    tree.sync_dirs(&intent.sync_dirs)
 }
 
 /// Undoes the preparation of an op that never reached its commit point: removes

@@ -38,6 +38,73 @@ pub struct Unified {
     pub deleted: u64,
     pub hunks: usize,
     pub identical: bool,
+    /// Lines of the hunks (`@@` headers, body lines and no-newline markers), counted
+    /// whether or not `text` holds them.
+    pub lines: usize,
+    /// `unified_within` went past its limit: `text` holds no line after the one
+    /// that crossed it.
+    pub cut: bool,
+}
+
+/// How much of the diff text `unified_within` builds. The counts (`added`,
+/// `deleted`, `lines`) always cover the whole diff.
+#[derive(Debug, Clone, Copy)]
+pub struct TextLimit {
+    /// Hunk lines kept in `text`; the line that goes past it is kept too, so a
+    /// caller measuring the text against this budget sees that it does not fit.
+    pub lines: usize,
+    /// Bytes of hunk lines kept, the same way (the line that crosses it is kept).
+    pub bytes: usize,
+}
+
+impl TextLimit {
+    pub const NONE: TextLimit = TextLimit {
+        lines: usize::MAX,
+        bytes: usize::MAX,
+    };
+}
+
+/// Where the text of a diff goes, within its limit.
+struct Sink<'a> {
+    out: &'a mut Unified,
+    limit: TextLimit,
+    bytes: usize,
+}
+
+impl Sink<'_> {
+    fn full(&self) -> bool {
+        self.out.cut
+    }
+    /// Counts one line and keeps it while the limit has room.
+    fn push(&mut self, line: &str) {
+        self.out.lines += 1;
+        if self.out.cut {
+            return;
+        }
+        self.out.text.push_str(line);
+        self.bytes += line.len();
+        if self.out.lines > self.limit.lines || self.bytes > self.limit.bytes {
+            self.out.cut = true;
+        }
+    }
+    fn line(&mut self, mark: char, line: &[u8]) {
+        let missing_eol = !line.ends_with(b"\n");
+        if self.full() {
+            self.out.lines += 1 + usize::from(missing_eol);
+            return;
+        }
+        let mut s = String::with_capacity(line.len() + 2);
+        push_line(&mut s, mark, line);
+        match s.find('\n') {
+            // The body line and its no-newline marker are counted (and cut) one by one.
+            Some(i) if missing_eol => {
+                let (body, marker) = s.split_at(i + 1);
+                self.push(body);
+                self.push(marker);
+            }
+            _ => self.push(&s),
+        }
+    }
 }
 
 /// Length of the common prefix: equal 4 KiB blocks are compared as slices (a
@@ -118,7 +185,10 @@ pub fn split_lines(bytes: &[u8]) -> Vec<&[u8]> {
     out
 }
 
-fn key(line: &[u8], o: &DiffOptions) -> Vec<u8> {
+fn key<'l>(line: &'l [u8], o: &DiffOptions) -> std::borrow::Cow<'l, [u8]> {
+    if !o.ignore_eol && !o.ignore_whitespace {
+        return std::borrow::Cow::Borrowed(line);
+    }
     let mut l = line;
     if o.ignore_eol || o.ignore_whitespace {
         if let Some(x) = l.strip_suffix(b"\n") {
@@ -132,9 +202,10 @@ fn key(line: &[u8], o: &DiffOptions) -> Vec<u8> {
         l.iter()
             .copied()
             .filter(|b| !b.is_ascii_whitespace())
-            .collect()
+            .collect::<Vec<u8>>()
+            .into()
     } else {
-        l.to_vec()
+        l.into()
     }
 }
 
@@ -187,6 +258,19 @@ fn push_line(out: &mut String, mark: char, line: &[u8]) {
 
 /// The unified diff of `old` → `new`, with `---`/`+++` headers `a_name`, `b_name`.
 pub fn unified(old: &[u8], new: &[u8], a_name: &str, b_name: &str, o: &DiffOptions) -> Unified {
+    unified_within(old, new, a_name, b_name, o, TextLimit::NONE)
+}
+
+/// `unified` with its text built only to `limit` (the counts cover the whole
+/// diff): a write's answer shows a few lines of a diff that may have millions.
+pub fn unified_within(
+    old: &[u8],
+    new: &[u8],
+    a_name: &str,
+    b_name: &str,
+    o: &DiffOptions,
+    limit: TextLimit,
+) -> Unified {
     if old == new {
         return Unified {
             identical: true,
@@ -201,16 +285,25 @@ pub fn unified(old: &[u8], new: &[u8], a_name: &str, b_name: &str, o: &DiffOptio
     let offset = memchr::memchr_iter(b'\n', &old[..p0]).count();
     let old_lines = split_lines(&old[p0..old_end]);
     let new_lines = split_lines(&new[p0..new_end]);
-    let old_keys: Vec<Vec<u8>> = old_lines.iter().map(|l| key(l, o)).collect();
-    let new_keys: Vec<Vec<u8>> = new_lines.iter().map(|l| key(l, o)).collect();
-    let deadline = Instant::now() + Duration::from_secs(5);
-    let ops = similar::capture_diff_slices_deadline(
-        Algorithm::Myers,
-        &old_keys,
-        &new_keys,
-        Some(deadline),
-    );
-    let runs = runs(&ops, &old_keys, &new_keys);
+    let runs = if old_lines.is_empty() || new_lines.is_empty() {
+        // All added or all removed: nothing to align.
+        vec![Run {
+            equal: false,
+            old: 0..old_lines.len(),
+            new: 0..new_lines.len(),
+        }]
+    } else {
+        let old_keys: Vec<_> = old_lines.iter().map(|l| key(l, o)).collect();
+        let new_keys: Vec<_> = new_lines.iter().map(|l| key(l, o)).collect();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let ops = similar::capture_diff_slices_deadline(
+            Algorithm::Myers,
+            &old_keys,
+            &new_keys,
+            Some(deadline),
+        );
+        runs(&ops, &old_keys, &new_keys)
+    };
     let changed = runs.iter().any(|r| !r.equal);
     let mut out = Unified {
         identical: !changed,
@@ -220,6 +313,11 @@ pub fn unified(old: &[u8], new: &[u8], a_name: &str, b_name: &str, o: &DiffOptio
         return out;
     }
     out.text = format!("--- {a_name}\n+++ {b_name}\n");
+    let mut sink = Sink {
+        out: &mut out,
+        limit,
+        bytes: 0,
+    };
     for h in hunks(&runs, o.context) {
         let (Some(first), Some(last)) = (runs.get(h.start), runs.get(h.end - 1)) else {
             continue;
@@ -255,8 +353,8 @@ pub fn unified(old: &[u8], new: &[u8], a_name: &str, b_name: &str, o: &DiffOptio
         } else {
             last.new.end
         };
-        out.hunks += 1;
-        out.text.push_str(&format!(
+        sink.out.hunks += 1;
+        sink.push(&format!(
             "@@ -{} +{} @@\n",
             range_header(offset + os, oe - os),
             range_header(offset + ns, ne - ns)
@@ -266,17 +364,17 @@ pub fn unified(old: &[u8], new: &[u8], a_name: &str, b_name: &str, o: &DiffOptio
                 let from = r.old.start.max(os);
                 let to = r.old.end.min(oe);
                 for l in old_lines.get(from..to).unwrap_or_default() {
-                    push_line(&mut out.text, ' ', l);
+                    sink.line(' ', l);
                 }
             } else {
                 for l in old_lines.get(r.old.clone()).unwrap_or_default() {
-                    push_line(&mut out.text, '-', l);
+                    sink.line('-', l);
                 }
                 for l in new_lines.get(r.new.clone()).unwrap_or_default() {
-                    push_line(&mut out.text, '+', l);
+                    sink.line('+', l);
                 }
-                out.deleted += r.old_len() as u64;
-                out.added += r.new_len() as u64;
+                sink.out.deleted += r.old_len() as u64;
+                sink.out.added += r.new_len() as u64;
             }
         }
     }
@@ -507,5 +605,45 @@ mod tests {
     fn cutting() {
         assert_eq!(cut_lines("a\nb\nc\n", 2), ("a\nb\n".to_string(), true));
         assert_eq!(cut_lines("a\nb\n", 2), ("a\nb\n".to_string(), false));
+    }
+
+    #[test]
+    fn within_a_limit_the_counts_are_whole_and_the_text_a_prefix() {
+        let old: Vec<u8> = (0..200)
+            .flat_map(|i| format!("l{i}\n").into_bytes())
+            .collect();
+        let mut new = old.clone();
+        new.extend_from_slice(b"tail without newline");
+        new.splice(0..0, b"head\n".iter().copied());
+        let cases = [
+            (&old[..0], &new[..]),
+            (&old[..], &new[..]),
+            (&old[..], &old[..50]),
+        ];
+        for (a, b) in cases {
+            let full = unified(a, b, "a", "b", &DiffOptions::default());
+            let hunk_lines = full.text.lines().count() - 2;
+            assert_eq!(full.lines, hunk_lines);
+            assert!(!full.cut);
+            for (lines, bytes) in [(0, usize::MAX), (3, usize::MAX), (usize::MAX, 40), (5, 10)] {
+                let lim = TextLimit { lines, bytes };
+                let d = unified_within(a, b, "a", "b", &DiffOptions::default(), lim);
+                assert_eq!(
+                    (d.added, d.deleted, d.hunks, d.lines),
+                    (full.added, full.deleted, full.hunks, full.lines)
+                );
+                assert!(full.text.starts_with(&d.text));
+                let kept = d.text.lines().count() - 2;
+                let kept_bytes = d.text.len() - "--- a\n+++ b\n".len();
+                // Cut only past the limit, and then with the line that crossed it kept.
+                assert_eq!(
+                    d.cut,
+                    kept < full.lines || kept > lines || kept_bytes > bytes
+                );
+                if kept < full.lines {
+                    assert!(kept > lines || kept_bytes > bytes);
+                }
+            }
+        }
     }
 }

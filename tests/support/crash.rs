@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// The syscalls a kill or fault is injected into.
-pub const SYSCALLS: &str = "openat,open,creat,write,pwrite64,writev,fsync,fdatasync,rename,renameat,renameat2,unlink,unlinkat,mkdir,mkdirat,rmdir,link,linkat,symlink,symlinkat,fchmod,fchmodat,chmod,utimensat,ftruncate,flock,close";
+pub const SYSCALLS: &str = "openat,open,creat,write,pwrite64,writev,fsync,fdatasync,syncfs,rename,renameat,renameat2,unlink,unlinkat,mkdir,mkdirat,rmdir,link,linkat,symlink,symlinkat,fchmod,fchmodat,chmod,utimensat,ftruncate,flock,close";
 
 /// Kill points per scenario (an even sample when the op has more syscalls);
 /// `AITOOLS_CRASH_POINTS` overrides each binary's `default`, e.g. lower for a

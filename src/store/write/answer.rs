@@ -21,7 +21,10 @@ impl PendingReport {
                     context: 0,
                     ..DiffOptions::default()
                 };
-                let d = diff::unified(old, new, "a", "b", &opts);
+                // Only the lines the budget can still show are built; the counts
+                // cover the whole diff.
+                let d = diff::unified_within(old, new, "a", "b", &opts, budget.limit());
+                budget.needed += d.lines;
                 self.report.added = Some(d.added);
                 self.report.deleted = Some(d.deleted);
                 // The path is the change's own field; the headers would repeat it.
@@ -81,9 +84,18 @@ impl DiffBudget {
         shell::aitools(shell::rerun(&ctx.argv, &["--max-diff-lines"], &[], &add))
     }
 
-    /// The part of `hunks` that fits, and whether any was left out.
+    /// What `take` can still accept, for `diff::unified_within`: text past it
+    /// would be cut anyway.
+    pub(super) fn limit(&self) -> diff::TextLimit {
+        diff::TextLimit {
+            lines: if self.none { 0 } else { self.lines },
+            bytes: self.bytes,
+        }
+    }
+
+    /// The part of `hunks` that fits, and whether any was left out. `hunks` may
+    /// stop early (`limit`) only past what fits, so the cut is still reported.
     pub(super) fn take(&mut self, hunks: &str) -> (String, bool) {
-        self.needed += hunks.lines().count();
         if self.none {
             return (String::new(), false);
         }

@@ -41,17 +41,29 @@ impl<'a> Plan<'a> {
         let prepared = (|| -> std::io::Result<()> {
             // Temp files are created beneath the root's descriptor, as the steps act.
             let tree = Tree::open(&ctx.root)?;
-            let mut new_blobs = false;
+            // Every blob and temp file is written first, then all are synced together
+            // (`fsx::Batch`), then the blobs are named: all before the commit point.
+            let files = self.blobs.len()
+                + self
+                    .temps
+                    .iter()
+                    .filter(|t| matches!(t.kind, TempKind::File { .. }))
+                    .count();
+            let mut batch = fsx::Batch::new(files);
+            let mut staged = Vec::new();
             for b in &self.blobs {
                 let bytes = b.content.as_ref().map(|c| c.bytes());
                 let stored = match &b.disk {
-                    Some(src) => blobs::store_file(state, &b.hash, src, bytes, &b.tmp)?,
-                    None => blobs::store_bytes(state, &b.hash, bytes.unwrap_or_default(), &b.tmp)?,
+                    Some(src) => blobs::stage_file(state, &b.hash, src, bytes, &b.tmp, &mut batch)?,
+                    None => blobs::stage_bytes(
+                        state,
+                        &b.hash,
+                        bytes.unwrap_or_default(),
+                        &b.tmp,
+                        &mut batch,
+                    )?,
                 };
-                new_blobs |= stored != blobs::Stored::Existing;
-            }
-            if new_blobs {
-                fsx::sync_dir(&blobs::dir(state))?;
+                staged.push(stored);
             }
             for t in &self.temps {
                 match &t.kind {
@@ -66,12 +78,21 @@ impl<'a> Plan<'a> {
                         if let Some(m) = mtime {
                             f.set_modified(fsx::to_system_time(*m))?;
                         }
-                        f.sync_all()?;
+                        batch.written(f)?;
                     }
                     TempKind::Symlink { target } => {
                         tree.symlink(std::ffi::OsStr::new(target), &t.path)?;
                     }
                 }
+            }
+            batch.sync()?;
+            let mut new_blobs = false;
+            for (b, stored) in self.blobs.iter().zip(staged) {
+                new_blobs |=
+                    blobs::publish(state, &b.hash, &b.tmp, stored)? != blobs::Stored::Existing;
+            }
+            if new_blobs {
+                fsx::sync_dir(&blobs::dir(state))?;
             }
             Ok(())
         })();
