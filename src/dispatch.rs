@@ -5,10 +5,12 @@
 use crate::cli;
 use crate::discovery;
 use crate::protocol::envelope::{self, Rendered};
+use crate::protocol::registry::GlobalArgs;
 use crate::protocol::{CmdError, Json, Output, Repair, agent_docs, code, shell, values};
 use crate::registry;
 use crate::store::recovery;
 use crate::workspace::Ctx;
+use clap::FromArgMatches;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use std::ffi::OsString;
 use std::io::Write;
@@ -66,7 +68,8 @@ fn serve_mcp(args: &[OsString]) -> Option<ExitCode> {
     let matches = cli::build_for(&words).try_get_matches_from(full).ok()?;
     let root = matches
         .subcommand()
-        .and_then(|(_, leaf)| leaf.get_one::<String>("root").cloned());
+        .and_then(|(_, leaf)| GlobalArgs::from_arg_matches(leaf).ok())
+        .and_then(|g| g.root);
     let mut server = crate::mcp::Server::new(root.as_deref());
     let mut input = std::io::stdin().lock();
     let mut out = std::io::stdout().lock();
@@ -156,7 +159,8 @@ pub fn invoke(args: &[OsString]) -> Rendered {
         return envelope::render_error("aitools", &discovery::unknown_command_error(&name, &[]));
     };
 
-    let lock_timeout = match leaf.get_one::<String>("lock_timeout") {
+    let globals = GlobalArgs::from_arg_matches(leaf).unwrap_or_default();
+    let lock_timeout = match globals.lock_timeout.as_deref() {
         Some(v) => match values::parse_duration(v) {
             Ok(d) => d,
             Err(m) => {
@@ -168,7 +172,7 @@ pub fn invoke(args: &[OsString]) -> Rendered {
         },
         None => Duration::from_secs(10),
     };
-    let root = leaf.get_one::<String>("root").map(String::as_str);
+    let root = globals.root.as_deref();
     let mut ctx = match Ctx::new(&name, argv.clone(), root, lock_timeout) {
         Ok(c) => c,
         Err(e) => return envelope::render_error(&name, &e),
@@ -273,6 +277,10 @@ fn help(words: &[String]) -> Rendered {
         let mut v = Json::obj();
         v.push("help", Json::str(agent_docs::BRIEF));
         v.push("commands", discovery::help_list());
+        v.push(
+            "globals",
+            Json::str(crate::protocol::registry::global_options_line()),
+        );
         v.push("rules", agent_docs::rules_json());
         v.push("skills", agent_docs::skills_json());
         v.push("feedback", Json::str(agent_docs::FEEDBACK_LINE));

@@ -7,7 +7,7 @@
 //! stdout itself: `dispatch` hands it a reader and a writer.
 
 use crate::protocol::envelope;
-use crate::protocol::registry::{CommandSpec, GLOBAL_ARG_IDS};
+use crate::protocol::registry::{CommandSpec, is_global_arg};
 use crate::protocol::{CmdError, Output, Repair, code};
 use crate::registry;
 use crate::workspace::Ctx;
@@ -144,7 +144,7 @@ pub fn props(spec: &CommandSpec) -> Vec<Prop> {
     let cmd = spec.clap_command();
     let args: Vec<&clap::Arg> = cmd
         .get_arguments()
-        .filter(|a| !a.is_hide_set() && !GLOBAL_ARG_IDS.contains(&a.get_id().as_str()))
+        .filter(|a| !a.is_hide_set() && !is_global_arg(a.get_id().as_str()))
         .filter(|a| a.get_long() != Some("stdin"))
         .collect();
     let mut out: Vec<Prop> = Vec::new();
@@ -1067,7 +1067,7 @@ mod tests {
             let cmd = spec.clap_command();
             let declared: Vec<String> = cmd
                 .get_arguments()
-                .filter(|a| !a.is_hide_set() && !GLOBAL_ARG_IDS.contains(&a.get_id().as_str()))
+                .filter(|a| !a.is_hide_set() && !is_global_arg(a.get_id().as_str()))
                 .filter(|a| a.get_long() != Some("stdin"))
                 .map(|a| a.get_id().to_string())
                 .collect();

@@ -3,6 +3,7 @@
 //! Every command speaks through this module and none prints for itself.
 
 pub mod agent_docs;
+pub mod args;
 pub mod catalog;
 pub mod correspondence;
 pub mod envelope;

@@ -62,8 +62,67 @@ pub const TX_ARG: &str = "tx";
 /// The id of the `--max-diff-lines` argument every write gets.
 pub const MAX_DIFF_ARG: &str = "max_diff_lines";
 
-/// Global options every command accepts; not part of a command's own schema.
-pub const GLOBAL_ARG_IDS: &[&str] = &["root", "lock_timeout", "help", "version", "brief"];
+/// The options every command accepts, declared here once: the clap tree adds them
+/// (global, so they go before or after the command words), dispatch reads them back
+/// with `from_arg_matches`, `schema` and `--help` show them, and argv rewriting
+/// (`shell::global_options`) knows them from `global_options_taking_values`.
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct GlobalArgs {
+    /// Workspace root (default: the enclosing git work tree, else the working directory).
+    #[arg(long, value_name = "DIR", global = true)]
+    pub root: Option<String>,
+    /// How long a write, or recovery before a command, waits for the workspace lock (default 10s).
+    #[arg(long, value_name = "DURATION", global = true)]
+    pub lock_timeout: Option<String>,
+}
+
+/// The global options, as clap arguments (in declaration order).
+pub fn global_args() -> Vec<clap::Arg> {
+    <GlobalArgs as clap::Args>::augment_args(clap::Command::new("aitools"))
+        .get_arguments()
+        .cloned()
+        .collect()
+}
+
+/// `--root`, `--lock-timeout`: the global options (every one takes a value).
+pub fn global_options_taking_values() -> &'static [String] {
+    static LONGS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    LONGS.get_or_init(|| {
+        global_args()
+            .iter()
+            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+            .collect()
+    })
+}
+
+/// Whether `id` is a global option's id (or one of the flags dispatch answers
+/// itself): not part of a command's own schema.
+pub fn is_global_arg(id: &str) -> bool {
+    ["help", "help_flag", "version", "brief"].contains(&id)
+        || global_args().iter().any(|a| a.get_id().as_str() == id)
+}
+
+/// The global options in the compact schema form (`schema`, `--help`).
+pub fn global_options_compact() -> Json {
+    Json::Arr(global_args().iter().map(arg_compact).collect())
+}
+
+/// `--root DIR, --lock-timeout DURATION`: the global options in one line (`--help`).
+pub fn global_options_line() -> String {
+    global_args()
+        .iter()
+        .filter_map(|a| {
+            let value = a.get_value_names()?.first()?.to_string();
+            Some(format!("--{} {value}", a.get_long()?))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The global options in the full schema form (`schema <cmd> --full`).
+pub fn global_options_full() -> Json {
+    Json::Arr(global_args().iter().map(arg_schema).collect())
+}
 
 /// Error codes any command may answer with (a bad argument, the disk, the lock, a
 /// bug): the compact schema lists only the others, the full one lists all.
@@ -258,6 +317,15 @@ const RECOVERY_FIELDS: &[Field] = &[
     ),
 ];
 
+/// What a write staged with `--tx` answers instead of `op_id`.
+const TX_WRITE_FIELDS: &[Field] = &[
+    field("tx", "With --tx: the tx the write was staged in."),
+    field(
+        "tx_op",
+        "With --tx: the staged op's number in the tx (`aitools tx drop <tx> <tx_op>` removes it).",
+    ),
+];
+
 impl CommandSpec {
     /// The clap command for this spec, leaf only (named by its last word).
     pub fn clap_command(&self) -> clap::Command {
@@ -308,18 +376,25 @@ impl CommandSpec {
         let cmd = self.clap_command();
         let args: Vec<Json> = cmd
             .get_arguments()
-            .filter(|a| !a.is_hide_set() && !GLOBAL_ARG_IDS.contains(&a.get_id().as_str()))
+            .filter(|a| !a.is_hide_set() && !is_global_arg(a.get_id().as_str()))
             .map(arg_schema)
             .collect();
         obj.push("args", Json::Arr(args));
-        // Every workspace command's envelope may carry the recovery report.
+        // Every workspace command's envelope may carry the recovery report; a
+        // write staged in a tx answers tx and tx_op.
         let recovery: &[Field] = if self.workspace { RECOVERY_FIELDS } else { &[] };
+        let staged: &[Field] = if self.tx && self.writes {
+            TX_WRITE_FIELDS
+        } else {
+            &[]
+        };
         let fields: Vec<Json> = self
             .output_fields
             .iter()
             .chain(
-                recovery
+                staged
                     .iter()
+                    .chain(recovery)
                     .filter(|r| !self.output_fields.iter().any(|f| f.name == r.name)),
             )
             .map(|f| {
@@ -349,7 +424,7 @@ impl CommandSpec {
         let cmd = self.clap_command();
         let args: Vec<Json> = cmd
             .get_arguments()
-            .filter(|a| !a.is_hide_set() && !GLOBAL_ARG_IDS.contains(&a.get_id().as_str()))
+            .filter(|a| !a.is_hide_set() && !is_global_arg(a.get_id().as_str()))
             .filter(|a| !REPLAY_ARG_IDS.contains(&a.get_id().as_str()))
             .filter(|a| !LIMIT_ARG_IDS.contains(&a.get_id().as_str()))
             .map(arg_compact)

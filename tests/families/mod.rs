@@ -4,6 +4,7 @@ mod agent;
 mod agent_examples;
 mod conformance;
 mod containment;
+mod contract;
 mod durable;
 mod edit;
 mod inputs;

@@ -3,6 +3,7 @@
 //! the workspace, a regular file, not binary, valid UTF-8 or decoded from its
 //! `--encoding` and encoded back) under the write lock.
 
+use crate::protocol::args::Guard;
 use crate::protocol::values;
 use crate::protocol::{CmdError, Repair, code, error, shell};
 use crate::store::guard::{self, ExpectHash};
@@ -170,15 +171,11 @@ pub struct GuardedInput {
     /// The --stdin input given inline (history records --stdin writes this way).
     #[arg(long, allow_hyphen_values = true)]
     pub stdin_data: Option<String>,
-    /// Guard: HASH (the target) or PATH=HASH; refusal.target-changed when it differs.
-    #[arg(long)]
-    pub expect_hash: Vec<String>,
     /// Guard: how many lines or matches are selected.
     #[arg(long, value_name = "N")]
     pub expect_count: Option<String>,
-    /// Validate and show the diff; write nothing.
-    #[arg(long)]
-    pub dry_run: bool,
+    #[command(flatten)]
+    pub guard: Guard,
     #[command(flatten)]
     pub input_limit: InputLimit,
 }
@@ -196,7 +193,7 @@ impl GuardedInput {
     }
 
     pub fn expect_hash(&self, command: &str) -> Result<ExpectHash, CmdError> {
-        guard::parse_expect_hash(command, &self.expect_hash)
+        guard::parse_expect_hash(command, &self.guard.expect_hash)
     }
 
     pub fn expect_count(&self, command: &str) -> Result<Option<u64>, CmdError> {

@@ -167,7 +167,7 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
     let committed = write::run(
         ctx,
         &WriteOptions {
-            dry_run: args.guarded.dry_run,
+            dry_run: args.guarded.guard.dry.dry_run,
         },
         || {
             let t = common::load(ctx, &args.path, args.sel.encoding())?;
@@ -206,7 +206,7 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
                             sel,
                             new,
                             *expect_count,
-                            args.guarded.dry_run,
+                            args.guarded.guard.dry.dry_run,
                         )?;
                         if sel.is_many() {
                             selected = Some(selected.unwrap_or(0) + n);
@@ -223,7 +223,7 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
         },
     )?;
     let mut extra: Vec<(&str, Json)> = Vec::new();
-    if let (true, Some(n)) = (args.guarded.dry_run, selected) {
+    if let (true, Some(n)) = (args.guarded.guard.dry.dry_run, selected) {
         extra.push(("expect_count", Json::UInt(n)));
     }
     if let Some(s) = strategy {

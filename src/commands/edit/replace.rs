@@ -277,7 +277,7 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
     let committed = write::run(
         ctx,
         &WriteOptions {
-            dry_run: args.guarded.dry_run,
+            dry_run: args.guarded.guard.dry.dry_run,
         },
         || {
             let targets = collect(
@@ -363,7 +363,13 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
                     ),
                 ));
             }
-            guard::check_count(cmd, &ctx.argv, expect_count, total, args.guarded.dry_run)?;
+            guard::check_count(
+                cmd,
+                &ctx.argv,
+                expect_count,
+                total,
+                args.guarded.guard.dry.dry_run,
+            )?;
             Ok(changes)
         },
     )?;
@@ -372,7 +378,7 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
         c.count = counts.iter().find(|(p, _)| *p == c.path).map(|(_, n)| *n);
     }
     let mut extra: Vec<(&str, Json)> = Vec::new();
-    if args.guarded.dry_run {
+    if args.guarded.guard.dry.dry_run {
         extra.push(("expect_count", Json::UInt(total)));
     }
     if !skipped.is_empty() {

@@ -2,6 +2,7 @@
 //! conflicting paths when any of them changed since.
 
 use crate::handler;
+use crate::protocol::args::DryRun;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Json, Output, code};
 use crate::store::write::{self, MoreOptions, WriteOptions};
@@ -14,9 +15,8 @@ pub struct UndoArgs {
     /// The op to revert, from aitools history.
     #[arg(value_name = "OP_ID")]
     pub op_id: String,
-    /// Validate and compute the changes without writing or journaling.
-    #[arg(long)]
-    pub dry_run: bool,
+    #[command(flatten)]
+    pub dry: DryRun,
 }
 
 pub const SPEC: CommandSpec = CommandSpec {
@@ -56,9 +56,16 @@ pub fn run(ctx: &Ctx, a: &UndoArgs) -> Result<Output, CmdError> {
         undoes: Some(a.op_id.clone()),
         max_diff_lines: None,
     };
-    let done = write::run_with(ctx, &WriteOptions { dry_run: a.dry_run }, &more, || {
-        let entry = undo::find(ctx, &state, &a.op_id)?;
-        undo::inverse(ctx, &state, &entry)
-    })?;
+    let done = write::run_with(
+        ctx,
+        &WriteOptions {
+            dry_run: a.dry.dry_run,
+        },
+        &more,
+        || {
+            let entry = undo::find(ctx, &state, &a.op_id)?;
+            undo::inverse(ctx, &state, &entry)
+        },
+    )?;
     Ok(done.into_output(vec![("undoes", Json::str(a.op_id.clone()))]))
 }
