@@ -2,7 +2,7 @@
 //!
 //! Core modules (`protocol`, `workspace`, `text`, `store`) never name a command
 //! family; families (`commands::*`) use only the core; the composition root
-//! (`cli`, `registry`, `discovery`, `dispatch`, `tx_flow`, `mcp`) wires them together, and only
+//! (`cli`, `registry`, `discovery`, `dispatch`, `mcp`) wires them together, and only
 //! `dispatch` prints or picks an exit code.
 
 pub mod protocol;
@@ -17,4 +17,3 @@ pub mod discovery;
 pub mod dispatch;
 pub mod mcp;
 pub mod registry;
-pub mod tx_flow;

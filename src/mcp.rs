@@ -958,12 +958,11 @@ fn run(mut argv: Vec<String>, root: &Path) -> String {
 }
 
 /// The process-wide caches a command keeps for its one call (file snapshots, the
-/// loaded tx, a rebase's tracked paths, batch's nesting flag).
+/// loaded tx, a rebase's tracked paths).
 fn forget_process_state() {
     crate::store::snapshot::clear();
     crate::store::view::forget();
     let _ = crate::store::view::tracked();
-    crate::protocol::agent_docs::set_nested(false);
 }
 
 fn trim(line: &[u8]) -> &[u8] {

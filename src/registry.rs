@@ -15,7 +15,6 @@ const FAMILIES: &[&[CommandSpec]] = &[
     crate::discovery::COMMANDS,
     commands::agent::COMMANDS,
     commands::tx::COMMANDS,
-    crate::tx_flow::COMMANDS,
     crate::mcp::COMMANDS,
 ];
 

@@ -12,7 +12,6 @@ const ROOT_MODULES: &[&str] = &[
     "registry",
     "dispatch",
     "discovery",
-    "tx_flow",
     "mcp",
 ];
 const PRINTS: &[&str] = &[

@@ -8,6 +8,7 @@ pub mod catalog;
 pub mod correspondence;
 pub mod envelope;
 pub mod error;
+pub mod invoke;
 pub mod json;
 pub mod redact;
 pub mod registry;

@@ -24,6 +24,8 @@ pub struct Ctx {
     /// `--max-diff-lines N` of a write: the diff lines its answer shows (0: none);
     /// `None` keeps the write's default budget.
     pub max_diff_lines: Option<usize>,
+    /// How `batch` and `tx rebase` run other commands (set by the dispatcher).
+    pub invoker: Option<crate::protocol::invoke::Invoker>,
 }
 
 impl Ctx {
@@ -78,6 +80,7 @@ impl Ctx {
             lock_timeout,
             tx: None,
             max_diff_lines: None,
+            invoker: None,
         })
     }
 

@@ -2,6 +2,8 @@
 //! under its first word for `tx commit`-style names), plus the global options. clap
 //! never prints: help and version are ours, and every parse error becomes an envelope.
 
+pub mod errors;
+
 use crate::protocol::registry::CommandSpec;
 use crate::registry;
 use clap::{Arg, ArgAction, Command};
@@ -27,7 +29,7 @@ pub fn long_options(command: &str) -> Vec<String> {
 }
 
 /// grep's and ripgrep's one-letter flags that aitools does not take.
-const SHORT_FLAGS: &str = include_str!("../data/short_flags.tsv");
+const SHORT_FLAGS: &str = include_str!("../../data/short_flags.tsv");
 
 /// Rows of `data/short_flags.tsv`: (flag, commands, long option or "", why).
 fn short_flag_rows() -> impl Iterator<Item = [&'static str; 4]> {
