@@ -6,9 +6,9 @@
 
 use crate::cli;
 use crate::discovery;
+use crate::protocol::args::GlobalArgs;
 use crate::protocol::envelope::{self, Rendered};
 use crate::protocol::invoke::{Invoked, Invoker};
-use crate::protocol::registry::GlobalArgs;
 use crate::protocol::{CmdError, Json, Output, Repair, agent_docs, code, values};
 use crate::registry;
 use crate::store::recovery;

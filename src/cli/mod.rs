@@ -8,7 +8,7 @@ use crate::protocol::registry::CommandSpec;
 use crate::registry;
 use clap::{Arg, ArgAction, Command};
 
-use crate::protocol::registry::{GlobalArgs, global_options_taking_values};
+use crate::protocol::args::{GlobalArgs, global_options_taking_values};
 
 fn globals(cmd: Command) -> Command {
     <GlobalArgs as clap::Args>::augment_args(cmd)

@@ -62,54 +62,23 @@ pub const TX_ARG: &str = "tx";
 /// The id of the `--max-diff-lines` argument every write gets.
 pub const MAX_DIFF_ARG: &str = "max_diff_lines";
 
-/// The options every command accepts, declared here once: the clap tree adds them
-/// (global, so they go before or after the command words), dispatch reads them back
-/// with `from_arg_matches`, `schema` and `--help` show them, and argv rewriting
-/// (`shell::global_options`) knows them from `global_options_taking_values`.
-#[derive(clap::Args, Debug, Default, Clone)]
-pub struct GlobalArgs {
-    /// Workspace root (default: the enclosing git work tree, else the working directory).
-    #[arg(long, value_name = "DIR", global = true)]
-    pub root: Option<String>,
-    /// How long a write, or recovery before a command, waits for the workspace lock (default 10s).
-    #[arg(long, value_name = "DURATION", global = true)]
-    pub lock_timeout: Option<String>,
-}
-
-/// The global options, as clap arguments (in declaration order).
-pub fn global_args() -> Vec<clap::Arg> {
-    <GlobalArgs as clap::Args>::augment_args(clap::Command::new("aitools"))
-        .get_arguments()
-        .cloned()
-        .collect()
-}
-
-/// `--root`, `--lock-timeout`: the global options (every one takes a value).
-pub fn global_options_taking_values() -> &'static [String] {
-    static LONGS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
-    LONGS.get_or_init(|| {
-        global_args()
-            .iter()
-            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
-            .collect()
-    })
-}
-
 /// Whether `id` is a global option's id (or one of the flags dispatch answers
 /// itself): not part of a command's own schema.
 pub fn is_global_arg(id: &str) -> bool {
     ["help", "help_flag", "version", "brief"].contains(&id)
-        || global_args().iter().any(|a| a.get_id().as_str() == id)
+        || super::args::global_args()
+            .iter()
+            .any(|a| a.get_id().as_str() == id)
 }
 
 /// The global options in the compact schema form (`schema`, `--help`).
 pub fn global_options_compact() -> Json {
-    Json::Arr(global_args().iter().map(arg_compact).collect())
+    Json::Arr(super::args::global_args().iter().map(arg_compact).collect())
 }
 
 /// `--root DIR, --lock-timeout DURATION`: the global options in one line (`--help`).
 pub fn global_options_line() -> String {
-    global_args()
+    super::args::global_args()
         .iter()
         .filter_map(|a| {
             let value = a.get_value_names()?.first()?.to_string();
@@ -121,7 +90,7 @@ pub fn global_options_line() -> String {
 
 /// The global options in the full schema form (`schema <cmd> --full`).
 pub fn global_options_full() -> Json {
-    Json::Arr(global_args().iter().map(arg_schema).collect())
+    Json::Arr(super::args::global_args().iter().map(arg_schema).collect())
 }
 
 /// Error codes any command may answer with (a bad argument, the disk, the lock, a

@@ -18,7 +18,7 @@ pub fn quote(word: &str) -> String {
 /// command handed back, or run on the call's behalf, must keep.
 pub fn global_options(argv: &[String]) -> Vec<String> {
     let mut out = Vec::new();
-    let globals = super::registry::global_options_taking_values();
+    let globals = super::args::global_options_taking_values();
     let mut words = argv.iter().take_while(|a| *a != "--");
     while let Some(a) = words.next() {
         if globals.contains(a) {
