@@ -431,9 +431,9 @@ mod tests {
 
     #[test]
     fn root_uris_decode_without_panicking() {
-        assert_eq!(percent_decode("/a%20b/%C3%A9"), "/a b/é");
-        assert_eq!(percent_decode("/x%é%2"), "/x%é%2");
-        assert_eq!(percent_decode("%"), "%");
+        assert_eq!(crate::mcp::percent_decode("/a%20b/%C3%A9"), "/a b/é");
+        assert_eq!(crate::mcp::percent_decode("/x%é%2"), "/x%é%2");
+        assert_eq!(crate::mcp::percent_decode("%"), "%");
     }
 
     #[test]
