@@ -87,10 +87,7 @@ fn run_as_command(_ctx: &Ctx, _a: &McpArgs) -> Result<Output, CmdError> {
 }
 
 mod tools;
-use tools::served;
-pub use tools::{
-    Kind, Prop, annotations, argv_for, input_schema, output_schema, props, tool_name, tools,
-};
+use tools::{argv_for, served, tool_name, tools};
 
 /// Where the server's calls run.
 enum Root {

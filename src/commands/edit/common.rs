@@ -125,13 +125,6 @@ impl SelectorArgs {
             .and_then(Encoding::from_name)
             .filter(|e| *e != Encoding::Utf8)
     }
-
-    pub fn any(&self) -> bool {
-        self.range.is_some()
-            || self.symbol.is_some()
-            || self.between.is_some()
-            || self.match_re.is_some()
-    }
 }
 
 /// A regular expression from an argument; a syntax error is `input.syntax-error`.
