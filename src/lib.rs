@@ -16,6 +16,7 @@ pub mod workspace;
 pub(crate) mod commands;
 
 pub(crate) mod cli;
+mod command_error;
 pub(crate) mod discovery;
 pub mod dispatch;
 pub(crate) mod mcp;

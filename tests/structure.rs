@@ -9,6 +9,7 @@ const CORE: &[&str] = &["protocol", "workspace", "text", "store"];
 const ROOT_MODULES: &[&str] = &[
     "commands",
     "cli",
+    "command_error",
     "registry",
     "dispatch",
     "discovery",

@@ -286,6 +286,12 @@ const RECOVERY_FIELDS: &[Field] = &[
     ),
 ];
 
+/// What every write may answer besides its own fields.
+const WRITE_FIELDS: &[Field] = &[field(
+    "concurrent_appends",
+    "Only when another program appended to a file while this write ran: each tail, with the command that appends it again.",
+)];
+
 /// What a write staged with `--tx` answers instead of `op_id`.
 const TX_WRITE_FIELDS: &[Field] = &[
     field("tx", "With --tx: the tx the write was staged in."),
@@ -336,6 +342,24 @@ impl CommandSpec {
         )
     }
 
+    /// The spec's error codes and the ones its kind implies: a workspace command
+    /// checks the state directory (`environment.state-untrusted`), a write refuses
+    /// while a record waits for recovery (`environment.recovery-pending`). The
+    /// compact form leaves the implied ones out, like `ANY_COMMAND_CODES`.
+    pub fn implied_codes(&self) -> impl Iterator<Item = &'static str> + '_ {
+        let workspace = self
+            .workspace
+            .then_some(super::error::code::STATE_UNTRUSTED);
+        let writes = self.writes.then_some(super::error::code::RECOVERY_PENDING);
+        let own = self.error_codes;
+        own.iter().copied().chain(
+            [workspace, writes]
+                .into_iter()
+                .flatten()
+                .filter(move |c| !own.contains(c)),
+        )
+    }
+
     /// The full detail object: `{name, summary, description, args, output_fields, error_codes}`.
     pub fn detail(&self) -> Json {
         let mut obj = Json::obj();
@@ -357,12 +381,14 @@ impl CommandSpec {
         } else {
             &[]
         };
+        let written: &[Field] = if self.writes { WRITE_FIELDS } else { &[] };
         let fields: Vec<Json> = self
             .output_fields
             .iter()
             .chain(
-                staged
+                written
                     .iter()
+                    .chain(staged)
                     .chain(recovery)
                     .filter(|r| !self.output_fields.iter().any(|f| f.name == r.name)),
             )
@@ -376,7 +402,7 @@ impl CommandSpec {
         obj.push("output_fields", Json::Arr(fields));
         obj.push(
             "error_codes",
-            Json::Arr(self.error_codes.iter().map(|c| Json::str(*c)).collect()),
+            Json::Arr(self.implied_codes().map(Json::str).collect()),
         );
         obj.push("writes", Json::Bool(self.writes));
         obj

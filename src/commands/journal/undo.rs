@@ -41,6 +41,8 @@ pub const SPEC: CommandSpec = CommandSpec {
         code::ARGUMENT_INVALID,
         code::NOT_FOUND,
         code::TARGET_CHANGED,
+        code::OP_COLLECTED,
+        code::BLOB_CORRUPT,
         code::BUSY,
         code::IO,
     ],
