@@ -311,7 +311,10 @@ mod tests {
             re: Regex::new("zzz").unwrap(),
             invert: false,
         };
-        assert_eq!(select(&d, "f", &none).unwrap_err().code, code::NO_MATCH);
+        assert!(matches!(
+            *select(&d, "f", &none).unwrap_err(),
+            SelectError::NoMatch { invert: false, .. }
+        ));
     }
 
     #[test]
@@ -320,10 +323,14 @@ mod tests {
         let r = |s, e| Selector::Range(LineRange { start: s, end: e });
         assert_eq!(select(&d, "f", &r(2, Some(9))).unwrap(), vec![1..3]);
         assert_eq!(select(&d, "f", &r(3, None)).unwrap(), vec![2..3]);
-        assert_eq!(
-            select(&d, "f", &r(4, None)).unwrap_err().code,
-            code::NO_MATCH
-        );
+        assert!(matches!(
+            *select(&d, "f", &r(4, None)).unwrap_err(),
+            SelectError::PastEnd {
+                total: 3,
+                start: 4,
+                ..
+            }
+        ));
     }
 
     #[test]
