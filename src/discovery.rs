@@ -3,7 +3,7 @@
 
 use crate::handler;
 use crate::protocol::correspondence;
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, field, global_options_compact, global_options_full};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
 use crate::registry;
 use crate::workspace::Ctx;
@@ -27,10 +27,16 @@ pub const SCHEMA: CommandSpec = CommandSpec {
     summary: "Commands, or one command's args, fields and errors.",
     description: "With no arguments, list every command as {name, summary}. With command words (a group word followed by its subcommand, e.g. `schema tx commit`), return those commands' detail; a group word alone returns its subcommands' detail; --all returns every command's. The detail is compact ({name, summary, args [{name, short?, values?, type? (none for a flag or an enum), required?, repeatable?, default?, help?}], output_fields as names, error_codes but for the ones any command may answer (argument.invalid, environment.io, environment.busy, internal.unexpected) and, for a write, the write protocol's (input.not-found, refusal.outside-workspace, refusal.redacted-input, refusal.exists, refusal.not-a-file, refusal.target-changed), writes, full}); --full gives {name, summary, description, args [{name, type, values?, positional, required, repeatable, default, description}], output_fields [{name, description}], error_codes, writes}.",
     args: <SchemaArgs as clap::Args>::augment_args,
-    output_fields: &[field(
-        "commands",
-        "Array of {name, summary}, or of detail objects (compact, or full with --full).",
-    )],
+    output_fields: &[
+        field(
+            "commands",
+            "Array of {name, summary}, or of detail objects (compact, or full with --full).",
+        ),
+        field(
+            "global_options",
+            "The options every command accepts (--root, --lock-timeout), as args: in the list and with --full.",
+        ),
+    ],
     error_codes: &[code::NOT_FOUND, code::ARGUMENT_INVALID],
     writes: false,
     tx: false,
@@ -43,18 +49,25 @@ pub const COMMANDS: &[CommandSpec] = &[SCHEMA];
 #[derive(serde::Serialize)]
 struct SchemaOut {
     commands: Json,
+    /// The options every command accepts: in the list and in `--full` answers (a
+    /// compact detail stays within its budget; `aitools schema` shows them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    global_options: Option<Json>,
 }
 
 pub fn run_schema(_ctx: &Ctx, args: &SchemaArgs) -> Result<Output, CmdError> {
     let detail = |s: &CommandSpec| if args.full { s.detail() } else { s.compact() };
+    let full_globals = args.full.then(global_options_full);
     if args.all {
         return Ok(Output::ok(&SchemaOut {
             commands: Json::Arr(registry::all().map(detail).collect()),
+            global_options: full_globals,
         }));
     }
     if args.commands.is_empty() {
         return Ok(Output::ok(&SchemaOut {
             commands: command_list(),
+            global_options: Some(full_globals.unwrap_or_else(global_options_compact)),
         }));
     }
     let mut details = Vec::new();
@@ -89,6 +102,7 @@ pub fn run_schema(_ctx: &Ctx, args: &SchemaArgs) -> Result<Output, CmdError> {
     }
     Ok(Output::ok(&SchemaOut {
         commands: Json::Arr(details),
+        global_options: full_globals,
     }))
 }
 

@@ -1,15 +1,20 @@
 //! The dispatcher: the only code that reads argv, writes to stdout or stderr, or
-//! picks an exit code. parse → recover → run → one envelope, on every path:
-//! clap errors, `--help`, `--version`, panics and a closed stdout included.
+//! picks an exit code. argv → parse → recover → run (`run`, a typed `Invoked`) →
+//! render (`render`, one envelope), on every path: clap errors, `--help`,
+//! `--version`, panics and a closed stdout included. `run` is also the invoker
+//! that `batch` and `tx rebase` get in `Ctx` (`INVOKER`).
 
 use crate::cli;
 use crate::discovery;
+use crate::protocol::args::GlobalArgs;
 use crate::protocol::envelope::{self, Rendered};
-use crate::protocol::{CmdError, Json, Output, Repair, agent_docs, code, shell, values};
+use crate::protocol::invoke::Invoked;
+use crate::workspace::root::Invoker;
+use crate::protocol::{CmdError, Json, Output, Repair, agent_docs, code, values};
 use crate::registry;
 use crate::store::recovery;
 use crate::workspace::Ctx;
-use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::FromArgMatches;
 use std::ffi::OsString;
 use std::io::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -33,7 +38,7 @@ pub fn main() -> ExitCode {
     if let Some(req) = crate::aoi::request(&args) {
         return ExitCode::from(crate::aoi::main(req, Box::new(std::io::stdout())));
     }
-    let rendered = match catch_unwind(AssertUnwindSafe(|| invoke(&args))) {
+    let invoked = match catch_unwind(AssertUnwindSafe(|| run(&args))) {
         Ok(r) => r,
         Err(payload) => {
             let what = payload
@@ -48,13 +53,15 @@ pub fn main() -> ExitCode {
             } else {
                 words.join(" ")
             };
-            envelope::render_error(
-                &command,
-                &CmdError::internal(format!("aitools failed unexpectedly: {what}.")),
+            Invoked::new(
+                command,
+                Err(CmdError::internal(format!(
+                    "aitools failed unexpectedly: {what}."
+                ))),
             )
         }
     };
-    emit(rendered)
+    emit(render(invoked))
 }
 
 /// `aitools mcp`: the one call whose stdout is a protocol stream, not an
@@ -70,7 +77,8 @@ fn serve_mcp(args: &[OsString]) -> Option<ExitCode> {
     let matches = cli::build_for(&words).try_get_matches_from(full).ok()?;
     let root = matches
         .subcommand()
-        .and_then(|(_, leaf)| leaf.get_one::<String>("root").cloned());
+        .and_then(|(_, leaf)| GlobalArgs::from_arg_matches(leaf).ok())
+        .and_then(|g| g.root);
     let mut server = crate::mcp::Server::new(root.as_deref());
     let mut input = std::io::stdin().lock();
     let mut out = std::io::stdout().lock();
@@ -98,34 +106,86 @@ fn lossy(args: &[OsString]) -> Vec<String> {
         .collect()
 }
 
-/// What a command run inside another (`batch`, `tx rebase`) inherits: the
-/// caller's session (its locks and caches) and the directory its paths are
-/// relative to.
-pub struct Nested {
-    pub session: std::sync::Arc<crate::store::session::Session>,
-    pub cwd: Option<std::path::PathBuf>,
-}
-
-/// Runs one invocation to its envelope.
+/// Runs one invocation to its envelope (`mcp` renders each tool call this way).
 pub fn invoke(args: &[OsString]) -> Rendered {
-    invoke_full(args, None, crate::protocol::events::Events::default())
-}
-
-/// `invoke`, inside another command when `nested` says so.
-pub fn invoke_in(args: &[OsString], nested: Option<&Nested>) -> Rendered {
-    invoke_full(args, nested, crate::protocol::events::Events::default())
+    render(run(args))
 }
 
 /// `invoke` with an event sink in the command's `Ctx` (the AOI JSONL mode).
 pub fn invoke_with(args: &[OsString], events: crate::protocol::events::Events) -> Rendered {
-    invoke_full(args, None, events)
+    render(run_in(args, None, events))
 }
 
-fn invoke_full(
+/// What a command run inside another (`batch`, `tx rebase`) inherits: the
+/// caller's session (its locks and caches) and the directory its paths are
+/// relative to.
+struct Nested {
+    session: std::sync::Arc<crate::store::session::Session>,
+    cwd: Option<std::path::PathBuf>,
+}
+
+/// The one place an answer becomes bytes: a render mode plugs in here.
+pub fn render(i: Invoked) -> Rendered {
+    match i.result {
+        Ok(out) => envelope::render_ok(&i.command, out, vec![], i.recovery),
+        Err(e) => envelope::render_error(&i.command, &e),
+    }
+}
+
+/// What `batch` and `tx rebase` run other commands through.
+pub const INVOKER: Invoker = Invoker {
+    run: run_nested,
+    command_name,
+};
+
+/// One inner call, a panic included, as its typed result. It shares `ctx`'s
+/// session (the locks held) and runs in `cwd` when given.
+fn run_nested(ctx: &Ctx, argv: &[String], cwd: Option<&std::path::Path>) -> Invoked {
+    let os: Vec<OsString> = argv.iter().map(OsString::from).collect();
+    let nested = Nested {
+        session: ctx.session.clone(),
+        cwd: cwd.map(std::path::Path::to_path_buf),
+    };
+    let events = crate::protocol::events::Events::default();
+    catch_unwind(AssertUnwindSafe(|| run_in(&os, Some(&nested), events))).unwrap_or_else(|_| {
+        Invoked::new(
+            command_name(argv),
+            Err(CmdError::internal(
+                "aitools failed unexpectedly in a call run by another command.",
+            )),
+        )
+    })
+}
+
+/// The command an argv names (`tx commit`), else `aitools`.
+fn command_name(argv: &[String]) -> String {
+    let words = cli::command_words(argv);
+    if words.is_empty() {
+        "aitools".to_string()
+    } else {
+        words.join(" ")
+    }
+}
+
+fn answer(command: &str, v: Json) -> Invoked {
+    Invoked::new(command, Ok(Output::from_json(v, false)))
+}
+
+/// argv → parse → recover → run: one call's typed result.
+pub fn run(args: &[OsString]) -> Invoked {
+    run_in(args, None, crate::protocol::events::Events::default())
+}
+
+fn run_in(
     args: &[OsString],
     nested: Option<&Nested>,
     events: crate::protocol::events::Events,
-) -> Rendered {
+) -> Invoked {
+    // Directory real paths cached by an earlier call of this process (an MCP
+    // session) may be stale: another process can have changed the tree since.
+    if nested.is_none() {
+        crate::workspace::paths::forget_dirs();
+    }
     // Debug builds only: lets the tests prove a panic still ends in one envelope.
     #[cfg(debug_assertions)]
     if std::env::var_os("AITOOLS_TEST_PANIC").is_some() {
@@ -145,13 +205,13 @@ fn invoke_full(
     if head.contains(&"--brief") && words.is_empty() {
         let mut v = Json::obj();
         v.push("brief", Json::str(agent_docs::BRIEF));
-        return envelope::render_ok("brief", Output::from_json(v, false), vec![], vec![]);
+        return answer("brief", v);
     }
     if head.contains(&"--version") && words.is_empty() {
         let mut v = Json::obj();
         v.push("name", Json::str("aitools"));
         v.push("version", Json::str(VERSION));
-        return envelope::render_ok("version", Output::from_json(v, false), vec![], vec![]);
+        return answer("version", v);
     }
     if words.is_empty() {
         let err = CmdError::new(
@@ -163,19 +223,20 @@ fn invoke_full(
                 "aitools --help",
             ),
         );
-        return envelope::render_error("aitools", &err);
+        return Invoked::new("aitools", Err(err));
     }
 
     let full = std::iter::once(OsString::from("aitools")).chain(args.iter().cloned());
     let matches = match cli::build_for(&words).try_get_matches_from(full) {
         Ok(m) => m,
-        Err(e) => return clap_error(e, &words, &argv),
+        Err(e) => {
+            let (command, err) = cli::errors::parse_error(e, &words, &argv);
+            return Invoked::new(command, Err(err));
+        }
     };
     let Some((first, mut leaf)) = matches.subcommand() else {
-        return envelope::render_error(
-            "aitools",
-            &discovery::unknown_command_error(&words[0], &[]),
-        );
+        let err = discovery::unknown_command_error(&words[0], &[]);
+        return Invoked::new("aitools", Err(err));
     };
     let mut name = first.to_string();
     if let Some((sub, m)) = leaf.subcommand() {
@@ -183,22 +244,22 @@ fn invoke_full(
         leaf = m;
     }
     let Some(spec) = registry::find(&name) else {
-        return envelope::render_error("aitools", &discovery::unknown_command_error(&name, &[]));
+        let err = discovery::unknown_command_error(&name, &[]);
+        return Invoked::new("aitools", Err(err));
     };
 
-    let lock_timeout = match leaf.get_one::<String>("lock_timeout") {
+    let globals = GlobalArgs::from_arg_matches(leaf).unwrap_or_default();
+    let lock_timeout = match globals.lock_timeout.as_deref() {
         Some(v) => match values::parse_duration(v) {
             Ok(d) => d,
             Err(m) => {
-                return envelope::render_error(
-                    &name,
-                    &CmdError::invalid_argument(&name, format!("--lock-timeout: {m}")),
-                );
+                let err = CmdError::invalid_argument(&name, format!("--lock-timeout: {m}"));
+                return Invoked::new(name, Err(err));
             }
         },
         None => Duration::from_secs(10),
     };
-    let root = leaf.get_one::<String>("root").map(String::as_str);
+    let root = globals.root.as_deref();
     let made = match nested {
         Some(n) => Ctx::new_in(
             &name,
@@ -212,9 +273,10 @@ fn invoke_full(
     };
     let mut ctx = match made {
         Ok(c) => c,
-        Err(e) => return envelope::render_error(&name, &e),
+        Err(e) => return Invoked::new(name, Err(e)),
     };
     ctx.events = events;
+    ctx.invoker = Some(INVOKER);
     if spec.tx {
         ctx.tx = leaf
             .try_get_one::<String>(crate::protocol::registry::TX_ARG)
@@ -235,51 +297,30 @@ fn invoke_full(
     let recovered = if spec.workspace && name != RECOVER {
         match recovery::recover(&ctx) {
             Ok(r) => r,
-            Err(e) => return envelope::render_error(&name, &e),
+            Err(e) => return Invoked::new(name, Err(e)),
         }
     } else {
         recovery::Report::default()
     };
-    match keep_tx_in_follow_ups(&ctx, (spec.run)(&ctx, leaf)) {
-        Ok(out) => envelope::render_ok(&name, out, vec![], recovery::report(&recovered)),
-        Err(e) => envelope::render_error(&name, &e),
-    }
+    let mut done = Invoked::new(name, (spec.run)(&ctx, leaf));
+    keep_tx_in_follow_ups(&ctx, &mut done);
+    done.recovery = recovery::report(&recovered);
+    done
 }
 
 /// Inside a tx, the commands an answer hands back (`next_commands`,
 /// `repairs[].command`) stay inside it: each tx-aware `aitools` command that
 /// lacks `--tx` gets `--tx <id>` among its options. Followed without it, a
 /// continuation would read or change the working tree instead of the tx.
-fn keep_tx_in_follow_ups(ctx: &Ctx, result: Result<Output, CmdError>) -> Result<Output, CmdError> {
+fn keep_tx_in_follow_ups(ctx: &Ctx, done: &mut Invoked) {
     let Some(id) = ctx.tx.as_deref() else {
-        return result;
+        return;
     };
     // A tx that does not exist (the error says so) is not one to stay in.
     if crate::store::view::active(ctx).is_err() {
-        return result;
+        return;
     }
-    match result {
-        Ok(mut out) => {
-            if let Some(Json::Arr(cmds)) = out.fields.get_mut("next_commands") {
-                for c in cmds.iter_mut() {
-                    if let Json::Str(s) = c
-                        && let Some(n) = with_tx_option(s, id)
-                    {
-                        *s = n;
-                    }
-                }
-            }
-            Ok(out)
-        }
-        Err(mut e) => {
-            for r in e.repairs_mut() {
-                if let Some(n) = with_tx_option(&r.command, id) {
-                    r.command = n;
-                }
-            }
-            Err(e)
-        }
-    }
+    done.map_commands(&|c: &str| with_tx_option(c, id));
 }
 
 /// `command` with `--tx <id>` inserted before its `--` (or at its end), when it is
@@ -310,260 +351,34 @@ fn with_tx_option(command: &str, id: &str) -> Option<String> {
 
 /// `aitools --help` (the brief, commands, rules, skills and the feedback line) or
 /// `aitools <cmd> --help` (its schema detail).
-fn help(words: &[String]) -> Rendered {
+fn help(words: &[String]) -> Invoked {
     if words.is_empty() {
         let mut v = Json::obj();
         v.push("help", Json::str(agent_docs::BRIEF));
         v.push("commands", discovery::help_list());
+        v.push(
+            "globals",
+            Json::str(crate::protocol::registry::global_options_line()),
+        );
         v.push("rules", agent_docs::rules_json());
         v.push("skills", agent_docs::skills_json());
         v.push("feedback", Json::str(agent_docs::FEEDBACK_LINE));
-        return envelope::render_ok("help", Output::from_json(v, false), vec![], vec![]);
+        return answer("help", v);
     }
     let name = words.join(" ");
     if let Some(spec) = registry::find(&name) {
         // The compact schema detail inside the envelope every call prints.
-        return envelope::render_ok(
-            "help",
-            Output::from_json(spec.compact(), false),
-            vec![],
-            vec![],
-        );
+        return answer("help", spec.compact());
     }
     if words.len() == 1 && registry::is_group(&name) {
         // `aitools tx --help`: the group's subcommands, as `schema tx` lists them.
         let mut v = Json::obj();
         v.push("name", Json::str(name.clone()));
         v.push("commands", discovery::group_list(&name));
-        return envelope::render_ok("help", Output::from_json(v, false), vec![], vec![]);
+        return answer("help", v);
     }
-    envelope::render_error(
-        "aitools",
-        &discovery::unknown_command_error(&words[0], &words[1..]),
-    )
-}
-
-/// A grep or ripgrep one-letter flag the command does not take: why, and the same
-/// call with the long option in its place (or without it), not the whole schema.
-fn short_habit_error(
-    command: &str,
-    argv: &[String],
-    flag: &str,
-    long: Option<String>,
-    why: &str,
-) -> CmdError {
-    let instead: Vec<String> = long
-        .as_deref()
-        .map(|l| l.split(' ').map(str::to_string).collect())
-        .unwrap_or_default();
-    let end = argv.iter().position(|a| a == "--").unwrap_or(argv.len());
-    let mut fixed: Vec<String> = Vec::with_capacity(argv.len() + 1);
-    let mut found = false;
-    for (i, a) in argv.iter().enumerate() {
-        if i < end && a == flag && !found {
-            found = true;
-            fixed.extend(instead.iter().cloned());
-        } else {
-            fixed.push(a.clone());
-        }
-    }
-    let message = match &long {
-        Some(_) => format!("{command} does not take {flag}: {why}."),
-        None => format!("{command} does not take {flag}: {why}; leave it out."),
-    };
-    let repair = if found {
-        let detail = match &long {
-            Some(l) => format!("The same call with {l} instead of {flag}."),
-            None => format!("The same call without {flag}."),
-        };
-        Repair::new("retry", detail, shell::aitools(&fixed))
-    } else {
-        crate::protocol::error::schema_repair(command)
-    };
-    let err = CmdError::new(code::ARGUMENT_INVALID, message, repair);
-    match long {
-        Some(l) => err.with_candidates(Json::Arr(vec![Json::str(l)])),
-        None => err,
-    }
-}
-
-fn context_text(e: &clap::Error, kind: ContextKind) -> Option<String> {
-    e.get(kind).map(|v| match v {
-        ContextValue::String(s) => s.clone(),
-        ContextValue::Strings(v) => v.join(", "),
-        ContextValue::Number(n) => n.to_string(),
-        other => other.to_string(),
-    })
-}
-
-/// Turns a clap parse error into our envelope (clap never prints).
-fn clap_error(e: clap::Error, words: &[String], argv: &[String]) -> Rendered {
-    let known = registry::find(&words.join(" ")).map(|s| s.name.to_string());
-    let command = known.clone().unwrap_or_else(|| "aitools".to_string());
-    let arg = context_text(&e, ContextKind::InvalidArg).unwrap_or_default();
-    let value = context_text(&e, ContextKind::InvalidValue).unwrap_or_default();
-    let err = match e.kind() {
-        ErrorKind::InvalidSubcommand
-        | ErrorKind::MissingSubcommand
-        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            // For a missing subcommand clap's context names the parent as a path
-            // (`aitools tx`); the group is the last command word.
-            let word = match e.kind() {
-                ErrorKind::InvalidSubcommand => context_text(&e, ContextKind::InvalidSubcommand),
-                _ => None,
-            }
-            .unwrap_or_else(|| words.last().cloned().unwrap_or_default());
-            let rest: Vec<String> = argv
-                .iter()
-                .skip_while(|a| **a != word)
-                .skip(1)
-                .cloned()
-                .collect();
-            let group = words.first().filter(|g| registry::is_group(g));
-            if let Some(group) = group.filter(|g| **g != word) {
-                let prefix = format!("{group} ");
-                let subs: Vec<&str> = registry::all()
-                    .filter_map(|s| s.name.strip_prefix(&prefix))
-                    .collect();
-                CmdError::new(
-                    code::ARGUMENT_INVALID,
-                    format!(
-                        "{group} has no subcommand {word}; it has {}.",
-                        subs.join(", ")
-                    ),
-                    Repair::new(
-                        "schema",
-                        format!("Show the {group} subcommands and their arguments."),
-                        format!("aitools schema {group}"),
-                    ),
-                )
-            } else if registry::is_group(&word) || known.is_none() {
-                discovery::unknown_command_error(&word, &rest)
-            } else {
-                CmdError::invalid_argument(&command, format!("Unknown subcommand {word}."))
-            }
-        }
-        ErrorKind::UnknownArgument => {
-            // A value that starts with '-' (a pattern, a replacement) reads as an
-            // option; clap names only its first letter (`-f` of `-foo`).
-            let word = argv
-                .iter()
-                .take_while(|a| *a != "--")
-                .find(|a| a.len() > 2 && !a.starts_with("--") && a.starts_with(arg.as_str()))
-                .filter(|_| arg.len() == 2 && arg.starts_with('-'));
-            let habit = (word.is_none() && arg.len() == 2 && !arg.starts_with("--"))
-                .then(|| cli::short_flag_habit(&command, &arg))
-                .flatten();
-            if let Some((long, why)) = habit {
-                return envelope::render_error(
-                    &command,
-                    &short_habit_error(&command, argv, &arg, long, why),
-                );
-            }
-            let msg = match word {
-                Some(w) => format!(
-                    "{command} does not accept {arg} (of {w}). If {w} is a value, not options: put the options first, then -- and the positional values (aitools {command} [options] -- <values>); a flag's value can be joined with = (--flag={w})."
-                ),
-                None => format!("{command} does not accept {arg}."),
-            };
-            // The nearest option it does accept: a prefix (`--max-line`) or a typo.
-            let flag = arg.split('=').next().unwrap_or(&arg);
-            let nearest = if flag.starts_with("--") {
-                cli::long_options(&command)
-                    .into_iter()
-                    .map(|o| {
-                        let d = if o.starts_with(flag) {
-                            0
-                        } else {
-                            discovery::distance(flag, &o)
-                        };
-                        (d, o)
-                    })
-                    .filter(|(d, _)| *d <= 2)
-                    .min()
-                    .map(|(_, o)| o)
-            } else {
-                None
-            };
-            let suggested = nearest.or_else(|| context_text(&e, ContextKind::SuggestedArg));
-            let msg = match &suggested {
-                Some(s) => format!("{msg} Did you mean {s}?"),
-                None => msg,
-            };
-            let mut err = CmdError::invalid_argument(&command, msg);
-            if let Some(s) = suggested {
-                // The same call with the option spelled as suggested.
-                let fixed: Vec<String> = argv
-                    .iter()
-                    .map(|a| match a.strip_prefix(flag) {
-                        Some(rest) if rest.is_empty() || rest.starts_with('=') => {
-                            format!("{s}{rest}")
-                        }
-                        _ => a.clone(),
-                    })
-                    .collect();
-                if fixed != argv && s.starts_with("--") {
-                    err = err.with_first_repair(Repair::new(
-                        "retry",
-                        format!("The same call with {s}."),
-                        shell::aitools(&fixed),
-                    ));
-                }
-                err = err.with_candidates(Json::Arr(vec![Json::str(s)]));
-            }
-            err
-        }
-        ErrorKind::MissingRequiredArgument => {
-            CmdError::invalid_argument(&command, format!("{command} needs {arg}."))
-        }
-        ErrorKind::InvalidValue => {
-            let valid = context_text(&e, ContextKind::ValidValue).unwrap_or_default();
-            let msg = if value.is_empty() {
-                format!("{arg} needs a value.")
-            } else if valid.is_empty() {
-                format!("{arg} does not accept {value:?}.")
-            } else {
-                format!("{arg} does not accept {value:?}; use one of {valid}.")
-            };
-            CmdError::invalid_argument(&command, msg)
-        }
-        ErrorKind::ValueValidation => CmdError::invalid_argument(
-            &command,
-            format!(
-                "{arg}: {value:?} is not a valid value (whole numbers are ASCII digits, no sign)."
-            ),
-        ),
-        ErrorKind::InvalidUtf8 => CmdError::invalid_argument(
-            &command,
-            "An argument is not valid UTF-8; pass paths and text as UTF-8.",
-        ),
-        ErrorKind::TooManyValues | ErrorKind::WrongNumberOfValues | ErrorKind::TooFewValues => {
-            CmdError::invalid_argument(&command, format!("{arg} got the wrong number of values."))
-        }
-        ErrorKind::ArgumentConflict => {
-            let other = context_text(&e, ContextKind::PriorArg).unwrap_or_default();
-            let msg = if other == arg {
-                format!("{arg} is given more than once; it takes one value (or one pair).")
-            } else {
-                format!("{arg} cannot be used with {other}.")
-            };
-            CmdError::invalid_argument(&command, msg)
-        }
-        ErrorKind::NoEquals => {
-            CmdError::invalid_argument(&command, format!("{arg} needs its value after '='."))
-        }
-        _ => {
-            let text = e.to_string();
-            let first = text
-                .lines()
-                .next()
-                .unwrap_or("the arguments do not parse")
-                .trim_start_matches("error: ")
-                .to_string();
-            CmdError::invalid_argument(&command, format!("{first}."))
-        }
-    };
-    envelope::render_error(&command, &err)
+    let err = discovery::unknown_command_error(&words[0], &words[1..]);
+    Invoked::new("aitools", Err(err))
 }
 
 #[cfg(test)]

@@ -2,20 +2,23 @@
 //!
 //! Core modules (`protocol`, `workspace`, `text`, `store`) never name a command
 //! family; families (`commands::*`) use only the core; the composition root
-//! (`cli`, `registry`, `discovery`, `dispatch`, `tx_flow`, `mcp`, `aoi`) wires them together, and only
+//! (`cli`, `registry`, `discovery`, `dispatch`, `mcp`, `aoi`) wires them together, and only
 //! `dispatch` prints or picks an exit code.
 
+// Visibility follows the layers: the tests use `protocol` (the mask, the JSON
+// tree) and `main.rs` uses `dispatch`; the core stays `pub` as the library's
+// surface; families and the composition root are the crate's own.
 pub mod protocol;
 pub mod store;
 pub mod text;
 pub mod workspace;
 
-pub mod commands;
+pub(crate) mod commands;
 
 pub mod aoi;
-pub mod cli;
-pub mod discovery;
+pub(crate) mod cli;
+mod command_error;
+pub(crate) mod discovery;
 pub mod dispatch;
-pub mod mcp;
-pub mod registry;
-pub mod tx_flow;
+pub(crate) mod mcp;
+pub(crate) mod registry;

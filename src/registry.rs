@@ -18,7 +18,6 @@ const FAMILIES: &[&[CommandSpec]] = &[
     commands::tx::COMMANDS,
     commands::git::COMMANDS,
     commands::process::COMMANDS,
-    crate::tx_flow::COMMANDS,
     crate::mcp::COMMANDS,
     crate::aoi::commands::COMMANDS,
 ];

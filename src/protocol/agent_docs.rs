@@ -53,22 +53,12 @@ pub fn skills_json() -> Json {
 /// Whether `AITOOLS_INLINE_CONTEXT` asks for the rules on every envelope. Off by
 /// default: it adds thousands of tokens to every call.
 pub fn inline_enabled() -> bool {
-    !NESTED.load(std::sync::atomic::Ordering::Relaxed)
-        && std::env::var("AITOOLS_INLINE_CONTEXT").is_ok_and(|v| {
-            matches!(
-                v.trim().to_ascii_lowercase().as_str(),
-                "1" | "true" | "yes" | "on"
-            )
-        })
-}
-
-/// Set while `batch` or `tx rebase` runs calls inside one answer: the context goes
-/// once, on the outer envelope, not again in every element.
-static NESTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Marks the calls made from now on as nested (or not) in another answer.
-pub fn set_nested(nested: bool) {
-    NESTED.store(nested, std::sync::atomic::Ordering::Relaxed);
+    std::env::var("AITOOLS_INLINE_CONTEXT").is_ok_and(|v| {
+        matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "1" | "true" | "yes" | "on"
+        )
+    })
 }
 
 /// `rules`, `skills`, `feedback` when inline context is on, else nothing.

@@ -99,16 +99,18 @@ fn append_redactions(text: &mut String, redactions: usize) {
     }
 }
 
-/// A success envelope. `extra` members follow the command fields (inline context);
-/// `recovery` is the recovery report (`recovered`, `pending_recovery`), each
-/// member omitted when empty.
-pub fn render_ok(
-    command: &str,
-    out: Output,
-    extra: Vec<(String, Json)>,
-    recovery: Vec<(String, Json)>,
-) -> Rendered {
+/// A success envelope's tree, unmasked and without inline context: what an
+/// outer answer (batch's `results`) nests, and what `render_ok` prints.
+pub fn ok_tree(command: &str, out: Output, recovery: Vec<(String, Json)>) -> Json {
     let mut env = header(if out.partial { "partial" } else { "ok" }, command);
+    push_fields(&mut env, out);
+    for (k, v) in recovery {
+        env.push(&k, v);
+    }
+    env
+}
+
+fn push_fields(env: &mut Json, out: Output) {
     if let Json::Obj(members) = out.fields {
         for (k, v) in members {
             // An empty next_commands is omitted (spec: "omitted when empty").
@@ -122,6 +124,27 @@ pub fn render_ok(
             env.push(&k, v);
         }
     }
+}
+
+/// An error envelope's tree, unmasked and without inline context.
+pub fn error_tree(command: &str, err: &CmdError) -> Json {
+    let mut env = header("error", command);
+    env.push("error", err.to_json());
+    env
+}
+
+/// A success envelope. `extra` members follow the command fields (inline context);
+/// `recovery` is the recovery report (`recovered`, `pending_recovery`), each
+/// member omitted when empty.
+pub fn render_ok(
+    command: &str,
+    out: Output,
+    extra: Vec<(String, Json)>,
+    recovery: Vec<(String, Json)>,
+) -> Rendered {
+    let exit_code = if out.partial { 3 } else { 0 };
+    let mut env = header(if out.partial { "partial" } else { "ok" }, command);
+    push_fields(&mut env, out);
     for (k, v) in extra {
         env.push(&k, v);
     }
@@ -132,7 +155,7 @@ pub fn render_ok(
     match finish(env, command) {
         Ok(text) => Rendered {
             text,
-            exit_code: if out.partial { 3 } else { 0 },
+            exit_code,
             to_stderr: false,
         },
         Err(e) => render_error(command, &e),
@@ -141,8 +164,7 @@ pub fn render_ok(
 
 /// An error envelope, for stderr, with the catalog's exit code.
 pub fn render_error(command: &str, err: &CmdError) -> Rendered {
-    let mut env = header("error", command);
-    env.push("error", err.to_json());
+    let mut env = error_tree(command, err);
     push_inline_context(&mut env);
     let text = match finish(env, command) {
         Ok(t) => t,

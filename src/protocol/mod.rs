@@ -3,12 +3,14 @@
 //! Every command speaks through this module and none prints for itself.
 
 pub mod agent_docs;
+pub mod args;
 pub mod catalog;
 pub mod compact;
 pub mod correspondence;
 pub mod envelope;
 pub mod error;
 pub mod events;
+pub mod invoke;
 pub mod json;
 pub mod redact;
 pub mod registry;

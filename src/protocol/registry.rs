@@ -62,8 +62,36 @@ pub const TX_ARG: &str = "tx";
 /// The id of the `--max-diff-lines` argument every write gets.
 pub const MAX_DIFF_ARG: &str = "max_diff_lines";
 
-/// Global options every command accepts; not part of a command's own schema.
-pub const GLOBAL_ARG_IDS: &[&str] = &["root", "lock_timeout", "help", "version", "brief"];
+/// Whether `id` is a global option's id (or one of the flags dispatch answers
+/// itself): not part of a command's own schema.
+pub fn is_global_arg(id: &str) -> bool {
+    ["help", "help_flag", "version", "brief"].contains(&id)
+        || super::args::global_args()
+            .iter()
+            .any(|a| a.get_id().as_str() == id)
+}
+
+/// The global options in the compact schema form (`schema`, `--help`).
+pub fn global_options_compact() -> Json {
+    Json::Arr(super::args::global_args().iter().map(arg_compact).collect())
+}
+
+/// `--root DIR, --lock-timeout DURATION`: the global options in one line (`--help`).
+pub fn global_options_line() -> String {
+    super::args::global_args()
+        .iter()
+        .filter_map(|a| {
+            let value = a.get_value_names()?.first()?.to_string();
+            Some(format!("--{} {value}", a.get_long()?))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The global options in the full schema form (`schema <cmd> --full`).
+pub fn global_options_full() -> Json {
+    Json::Arr(super::args::global_args().iter().map(arg_schema).collect())
+}
 
 /// Error codes any command may answer with (a bad argument, the disk, the lock, a
 /// bug): the compact schema lists only the others, the full one lists all.
@@ -270,6 +298,21 @@ const RECOVERY_FIELDS: &[Field] = &[
     ),
 ];
 
+/// What every write may answer besides its own fields.
+const WRITE_FIELDS: &[Field] = &[field(
+    "concurrent_appends",
+    "Only when another program appended to a file while this write ran: each tail, with the command that appends it again.",
+)];
+
+/// What a write staged with `--tx` answers instead of `op_id`.
+const TX_WRITE_FIELDS: &[Field] = &[
+    field("tx", "With --tx: the tx the write was staged in."),
+    field(
+        "tx_op",
+        "With --tx: the staged op's number in the tx (`aitools tx drop <tx> <tx_op>` removes it).",
+    ),
+];
+
 impl CommandSpec {
     /// The clap command for this spec, leaf only (named by its last word).
     pub fn clap_command(&self) -> clap::Command {
@@ -311,6 +354,24 @@ impl CommandSpec {
         )
     }
 
+    /// The spec's error codes and the ones its kind implies: a workspace command
+    /// checks the state directory (`environment.state-untrusted`), a write refuses
+    /// while a record waits for recovery (`environment.recovery-pending`). The
+    /// compact form leaves the implied ones out, like `ANY_COMMAND_CODES`.
+    pub fn implied_codes(&self) -> impl Iterator<Item = &'static str> + '_ {
+        let workspace = self
+            .workspace
+            .then_some(super::error::code::STATE_UNTRUSTED);
+        let writes = self.writes.then_some(super::error::code::RECOVERY_PENDING);
+        let own = self.error_codes;
+        own.iter().copied().chain(
+            [workspace, writes]
+                .into_iter()
+                .flatten()
+                .filter(move |c| !own.contains(c)),
+        )
+    }
+
     /// The full detail object: `{name, summary, description, args, output_fields, error_codes}`.
     pub fn detail(&self) -> Json {
         let mut obj = Json::obj();
@@ -320,18 +381,27 @@ impl CommandSpec {
         let cmd = self.clap_command();
         let args: Vec<Json> = cmd
             .get_arguments()
-            .filter(|a| !a.is_hide_set() && !GLOBAL_ARG_IDS.contains(&a.get_id().as_str()))
+            .filter(|a| !a.is_hide_set() && !is_global_arg(a.get_id().as_str()))
             .map(arg_schema)
             .collect();
         obj.push("args", Json::Arr(args));
-        // Every workspace command's envelope may carry the recovery report.
+        // Every workspace command's envelope may carry the recovery report; a
+        // write staged in a tx answers tx and tx_op.
         let recovery: &[Field] = if self.workspace { RECOVERY_FIELDS } else { &[] };
+        let staged: &[Field] = if self.tx && self.writes {
+            TX_WRITE_FIELDS
+        } else {
+            &[]
+        };
+        let written: &[Field] = if self.writes { WRITE_FIELDS } else { &[] };
         let fields: Vec<Json> = self
             .output_fields
             .iter()
             .chain(
-                recovery
+                written
                     .iter()
+                    .chain(staged)
+                    .chain(recovery)
                     .filter(|r| !self.output_fields.iter().any(|f| f.name == r.name)),
             )
             .map(|f| {
@@ -344,7 +414,7 @@ impl CommandSpec {
         obj.push("output_fields", Json::Arr(fields));
         obj.push(
             "error_codes",
-            Json::Arr(self.error_codes.iter().map(|c| Json::str(*c)).collect()),
+            Json::Arr(self.implied_codes().map(Json::str).collect()),
         );
         obj.push("writes", Json::Bool(self.writes));
         obj
@@ -361,7 +431,7 @@ impl CommandSpec {
         let cmd = self.clap_command();
         let args: Vec<Json> = cmd
             .get_arguments()
-            .filter(|a| !a.is_hide_set() && !GLOBAL_ARG_IDS.contains(&a.get_id().as_str()))
+            .filter(|a| !a.is_hide_set() && !is_global_arg(a.get_id().as_str()))
             .filter(|a| !REPLAY_ARG_IDS.contains(&a.get_id().as_str()))
             .filter(|a| !LIMIT_ARG_IDS.contains(&a.get_id().as_str()))
             .map(arg_compact)

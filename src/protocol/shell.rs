@@ -14,21 +14,19 @@ pub fn quote(word: &str) -> String {
     }
 }
 
-/// The global options that take a value (`--root DIR`, `--lock-timeout D`).
-pub const GLOBAL_OPTIONS_TAKING_VALUES: &[&str] = &["--root", "--lock-timeout"];
-
 /// The global options of `argv` (before a `--`), with their values: what a
 /// command handed back, or run on the call's behalf, must keep.
 pub fn global_options(argv: &[String]) -> Vec<String> {
     let mut out = Vec::new();
+    let globals = super::args::global_options_taking_values();
     let mut words = argv.iter().take_while(|a| *a != "--");
     while let Some(a) = words.next() {
-        if GLOBAL_OPTIONS_TAKING_VALUES.contains(&a.as_str()) {
+        if globals.contains(a) {
             if let Some(v) = words.next() {
                 out.push(a.clone());
                 out.push(v.clone());
             }
-        } else if GLOBAL_OPTIONS_TAKING_VALUES
+        } else if globals
             .iter()
             .any(|g| a.strip_prefix(g).is_some_and(|r| r.starts_with('=')))
         {

@@ -1,12 +1,13 @@
 //! Line selectors shared by the commands that act on part of a file (`--range`,
 //! `--symbol`/`--kind`, `--between`/`--exclusive`, `--match`/`--invert`): which
-//! lines they pick, and the errors — with near-match candidates — when they pick
-//! nothing or, for a one-place selector, more than one place.
+//! lines they pick, and why — as a typed `SelectError`, with near-match
+//! candidates — they pick nothing or, for a one-place selector, more than one
+//! place. The code, message and repairs are `src/command_error.rs`'s.
 
 use super::doc::Doc;
 use super::outline;
+use crate::protocol::Json;
 use crate::protocol::values::LineRange;
-use crate::protocol::{CmdError, Json, Repair, code, shell};
 use regex::Regex;
 use std::ops::Range;
 
@@ -57,46 +58,66 @@ pub type Block = Range<usize>;
 
 /// The blocks `sel` picks in `doc`: one block for `--range` and `--symbol`, one per
 /// START..END pair for `--between`, one single-line block per line for `--match`.
+/// Why a selector picked nothing, or a one-place selector more than one place.
+#[derive(Debug)]
+pub enum SelectError {
+    /// `--range` starts past the last line.
+    PastEnd {
+        display: String,
+        total: usize,
+        start: usize,
+    },
+    /// `--symbol` in a file no outline language covers.
+    UnsupportedLanguage { display: String, file: String },
+    NoSymbol {
+        display: String,
+        name: String,
+        kind: Option<String>,
+    },
+    /// `--symbol` names several definitions; `qualified` are their qualified
+    /// names when every one has one.
+    Ambiguous {
+        display: String,
+        name: String,
+        count: usize,
+        qualified: Vec<String>,
+        candidates: Json,
+    },
+    /// `--between`: a START line (`start_line`, 1-based) and no END after it, or
+    /// (None) no START line.
+    Between {
+        display: String,
+        start_line: Option<usize>,
+    },
+    /// `--match` selects no line.
+    NoMatch { display: String, invert: bool },
+}
+
 /// Nothing picked is `selection.no-match`; a symbol defined twice is
 /// `selection.ambiguous`.
-pub fn select(doc: &Doc, display: &str, sel: &Selector) -> Result<Vec<Block>, CmdError> {
+pub fn select(doc: &Doc, display: &str, sel: &Selector) -> Result<Vec<Block>, Box<SelectError>> {
     let total = doc.line_count();
-    let read = || {
-        Repair::new(
-            "read",
-            "Read the file to choose a current selection.",
-            shell::aitools(["read", display]),
-        )
-    };
+    let display_ = || display.to_string();
     match sel {
         Selector::Range(r) => {
             let start = r.start as usize;
             if start > total {
-                return Err(CmdError::new(
-                    code::NO_MATCH,
-                    format!("{display} has {total} lines; line {start} does not exist."),
-                    Repair::new(
-                        "read",
-                        "Read the end of the file.",
-                        shell::aitools(["read", display, "--tail", "20"]),
-                    ),
-                ));
+                return Err(Box::new(SelectError::PastEnd {
+                    display: display_(),
+                    total,
+                    start,
+                }));
             }
             let end = r.end.map(|e| (e as usize).min(total)).unwrap_or(total);
             Ok(vec![start - 1..end])
         }
         Selector::Symbol { name, kind } => {
             let defs = outline::find_symbol(display, &doc.text, name, kind.as_deref()).map_err(
-                |outline::OutlineError::UnsupportedLanguage(f)| {
-                    CmdError::new(
-                        code::UNSUPPORTED_LANGUAGE,
-                        format!("No language of the outline table covers {f}, so --symbol cannot find definitions in it."),
-                        Repair::new(
-                            "range",
-                            "Read the file and select the lines with --range instead.",
-                            shell::aitools(["read", display]),
-                        ),
-                    )
+                |outline::OutlineError::UnsupportedLanguage(file)| {
+                    Box::new(SelectError::UnsupportedLanguage {
+                        display: display_(),
+                        file,
+                    })
                 },
             )?;
             let blocks: Vec<Block> = defs
@@ -108,39 +129,25 @@ pub fn select(doc: &Doc, display: &str, sel: &Selector) -> Result<Vec<Block>, Cm
                 })
                 .collect();
             match blocks.len() {
-                0 => Err(CmdError::new(
-                    code::NO_MATCH,
-                    format!("{display} defines no {name}{}.", kind.as_ref().map(|k| format!(" of kind {k}")).unwrap_or_default()),
-                    Repair::new(
-                        "outline",
-                        "List the file's definitions and pick an existing name.",
-                        shell::aitools(["code", "outline", display]),
-                    ),
-                )),
+                0 => Err(Box::new(SelectError::NoSymbol {
+                    display: display_(),
+                    name: name.clone(),
+                    kind: kind.clone(),
+                })),
                 1 => Ok(blocks),
-                n => Err(CmdError::new(
-                    code::AMBIGUOUS,
-                    format!(
-                        "{display} defines {name} {n} times; --symbol must pick one{}.",
-                        {
-                            let q: Vec<String> = outline::qualified_names(&defs)
-                                .into_iter()
-                                .flatten()
-                                .collect();
-                            if q.len() == n {
-                                format!(" (qualify it by the definition around it: {})", q.join(", "))
-                            } else {
-                                String::new()
-                            }
-                        }
-                    ),
-                    Repair::new(
-                        "kind",
-                        "Qualify the name (Outer.name), add --kind to tell the definitions apart, or select the lines with --range.",
-                        shell::aitools(["code", "outline", display]),
-                    ),
-                )
-                .with_candidates(candidates(doc, blocks.iter().map(|b| b.start)))),
+                count => {
+                    let q: Vec<String> = outline::qualified_names(&defs)
+                        .into_iter()
+                        .flatten()
+                        .collect();
+                    Err(Box::new(SelectError::Ambiguous {
+                        display: display_(),
+                        name: name.clone(),
+                        count,
+                        qualified: if q.len() == count { q } else { Vec::new() },
+                        candidates: candidates(doc, blocks.iter().map(|b| b.start)),
+                    }))
+                }
             }
         }
         Selector::Between {
@@ -168,14 +175,10 @@ pub fn select(doc: &Doc, display: &str, sel: &Selector) -> Result<Vec<Block>, Cm
                 i += 1;
             }
             if blocks.is_empty() {
-                let message = match open {
-                    Some(s) => format!(
-                        "--between: line {} of {display} matches START but no later line matches END.",
-                        s + 1
-                    ),
-                    None => format!("--between: no line of {display} matches START."),
-                };
-                return Err(CmdError::new(code::NO_MATCH, message, read()));
+                return Err(Box::new(SelectError::Between {
+                    display: display_(),
+                    start_line: open.map(|s| s + 1),
+                }));
             }
             Ok(blocks)
         }
@@ -185,14 +188,10 @@ pub fn select(doc: &Doc, display: &str, sel: &Selector) -> Result<Vec<Block>, Cm
                 .map(|i| i..i + 1)
                 .collect();
             if blocks.is_empty() {
-                return Err(CmdError::new(
-                    code::NO_MATCH,
-                    format!(
-                        "--match selects no line of {display}{}.",
-                        if *invert { " (with --invert)" } else { "" }
-                    ),
-                    read(),
-                ));
+                return Err(Box::new(SelectError::NoMatch {
+                    display: display_(),
+                    invert: *invert,
+                }));
             }
             Ok(blocks)
         }
@@ -312,7 +311,10 @@ mod tests {
             re: Regex::new("zzz").unwrap(),
             invert: false,
         };
-        assert_eq!(select(&d, "f", &none).unwrap_err().code, code::NO_MATCH);
+        assert!(matches!(
+            *select(&d, "f", &none).unwrap_err(),
+            SelectError::NoMatch { invert: false, .. }
+        ));
     }
 
     #[test]
@@ -321,10 +323,14 @@ mod tests {
         let r = |s, e| Selector::Range(LineRange { start: s, end: e });
         assert_eq!(select(&d, "f", &r(2, Some(9))).unwrap(), vec![1..3]);
         assert_eq!(select(&d, "f", &r(3, None)).unwrap(), vec![2..3]);
-        assert_eq!(
-            select(&d, "f", &r(4, None)).unwrap_err().code,
-            code::NO_MATCH
-        );
+        assert!(matches!(
+            *select(&d, "f", &r(4, None)).unwrap_err(),
+            SelectError::PastEnd {
+                total: 3,
+                start: 4,
+                ..
+            }
+        ));
     }
 
     #[test]

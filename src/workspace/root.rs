@@ -31,6 +31,19 @@ pub struct Ctx {
     pub session: Arc<Session>,
     /// Where a handler streams its domain events (none in the envelope mode).
     pub events: crate::protocol::events::Events,
+    /// How `batch` and `tx rebase` run other commands (set by the dispatcher).
+    pub invoker: Option<Invoker>,
+}
+
+/// What the composition root hands a command that runs other commands (`batch`,
+/// `tx rebase`).
+#[derive(Debug, Clone, Copy)]
+pub struct Invoker {
+    /// Runs an argv (without `aitools`) through parse → recover → run, sharing
+    /// the caller's session, in the given directory when there is one.
+    pub run: fn(&Ctx, &[String], Option<&Path>) -> crate::protocol::invoke::Invoked,
+    /// The command an argv names (`tx commit`), else `aitools`.
+    pub command_name: fn(&[String]) -> String,
 }
 
 impl Ctx {
@@ -110,6 +123,7 @@ impl Ctx {
             max_diff_lines: None,
             session,
             events: Default::default(),
+            invoker: None,
         })
     }
 

@@ -112,6 +112,7 @@ fn help_carries_brief_commands_rules_skills_feedback() {
             "command",
             "help",
             "commands",
+            "globals",
             "rules",
             "skills",
             "feedback"

@@ -5,6 +5,7 @@ mod agent_examples;
 mod aoi;
 mod conformance;
 mod containment;
+mod contract;
 mod durable;
 mod edit;
 mod git;

@@ -1,12 +1,15 @@
 //! The test environment every black-box test uses: a temporary git repository, an
 //! isolated state directory, a fixed clock and seed, and a runner that checks the
-//! one-envelope rule on every call.
+//! one-envelope rule on every call, and the declared contract (each member among
+//! the command's `output_fields`, each error code among its `error_codes`).
 
 #![allow(dead_code)]
 
 use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
 
 pub fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_aitools"))
@@ -144,7 +147,96 @@ impl TestEnv {
     }
 }
 
-/// Checks the one-envelope rule and parses the object.
+/// Members any envelope may carry whatever the command (the recovery report, the
+/// mask's count, `AITOOLS_INLINE_CONTEXT`'s rules, skills and feedback).
+const ENVELOPE_MEMBERS: &[&str] = &[
+    "schema_version",
+    "status",
+    "command",
+    "error",
+    "redactions",
+    "recovered",
+    "pending_recovery",
+    "rules",
+    "skills",
+    "feedback",
+];
+
+/// Codes any command may answer with (`schema`'s description names them).
+const ANY_COMMAND_CODES: &[&str] = &[
+    "argument.invalid",
+    "environment.io",
+    "environment.busy",
+    "internal.unexpected",
+];
+
+/// Each command's declared top-level output members and error codes, read once
+/// per test process from `schema --all --full`.
+pub struct Declared {
+    pub fields: BTreeMap<String, BTreeSet<String>>,
+    pub codes: BTreeMap<String, BTreeSet<String>>,
+}
+
+pub fn declared() -> &'static Declared {
+    static DECLARED: OnceLock<Declared> = OnceLock::new();
+    DECLARED.get_or_init(|| {
+        let out = Command::new(bin())
+            .args(["schema", "--all", "--full"])
+            .env_remove("AITOOLS_INLINE_CONTEXT")
+            .output()
+            .expect("spawn aitools schema");
+        let all: Value = serde_json::from_slice(&out.stdout).expect("schema JSON");
+        let mut fields = BTreeMap::new();
+        let mut codes = BTreeMap::new();
+        for c in all["commands"].as_array().expect("commands") {
+            let name = c["name"].as_str().unwrap_or("").to_string();
+            // `changes[].count` names a member of `changes`: the top level is `changes`.
+            let f: BTreeSet<String> = c["output_fields"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|f| f["name"].as_str())
+                .map(|n| n.split(['.', '[']).next().unwrap_or(n).to_string())
+                .collect();
+            let e: BTreeSet<String> = c["error_codes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|e| e.as_str().map(str::to_string))
+                .collect();
+            fields.insert(name.clone(), f);
+            codes.insert(name, e);
+        }
+        Declared { fields, codes }
+    })
+}
+
+/// Checks an envelope against its command's declaration (a registered command's:
+/// `help`, `version`, `brief` and `aitools` answer for no command).
+pub fn check_contract(json: &Value) {
+    let d = declared();
+    let name = json["command"].as_str().unwrap_or("");
+    let Some(fields) = d.fields.get(name) else {
+        return;
+    };
+    for k in json.as_object().into_iter().flatten().map(|(k, _)| k) {
+        assert!(
+            ENVELOPE_MEMBERS.contains(&k.as_str()) || fields.contains(k),
+            "{name} answered member {k:?}, not among its output_fields {fields:?}: {json}"
+        );
+    }
+    if let Some(code) = json["error"]["code"].as_str() {
+        // batch answers with its first failing element's code (its description
+        // says so): any command's code.
+        let relayed = name == "batch" && d.codes.values().any(|c| c.contains(code));
+        assert!(
+            relayed || ANY_COMMAND_CODES.contains(&code) || d.codes[name].contains(code),
+            "{name} answered error code {code}, not among its error_codes: {json}"
+        );
+    }
+}
+
+/// Checks the one-envelope rule and the declared contract, and parses the object.
 pub fn parse(out: Output) -> Run {
     let code = out.status.code().unwrap_or(-1);
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
@@ -182,6 +274,7 @@ pub fn parse(out: Output) -> Run {
             }
         }
     }
+    check_contract(&json);
     Run {
         code,
         json,

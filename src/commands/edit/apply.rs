@@ -4,6 +4,7 @@
 use super::common::{self, Target};
 use super::patch::{self, FilePatch};
 use crate::handler;
+use crate::protocol::args::Guard;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
 use crate::store::guard;
@@ -31,12 +32,8 @@ pub struct ApplyArgs {
     /// The --stdin input given inline (history records --stdin writes this way).
     #[arg(long, allow_hyphen_values = true)]
     pub stdin_data: Option<String>,
-    /// Guard: HASH (the target) or PATH=HASH; refusal.target-changed when it differs.
-    #[arg(long)]
-    pub expect_hash: Vec<String>,
-    /// Validate and show the diff; write nothing.
-    #[arg(long)]
-    pub dry_run: bool,
+    #[command(flatten)]
+    pub guard: Guard,
     #[command(flatten)]
     pub input_limit: crate::workspace::input::InputLimit,
 }
@@ -79,7 +76,7 @@ struct Slot {
 
 pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
     let cmd = "apply";
-    let expect = guard::parse_expect_hash(cmd, &args.expect_hash)?;
+    let expect = guard::parse_expect_hash(cmd, &args.guard.expect_hash)?;
     let fuzz = common::parse_count(cmd, "--fuzz", Some(&args.fuzz))?.unwrap_or(3) as usize;
     let strip = common::parse_count(cmd, "--strip", args.strip.as_deref())?.map(|n| n as usize);
     let Some(diff) = common::read_input(
@@ -127,7 +124,7 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
     let committed = write::run(
         ctx,
         &WriteOptions {
-            dry_run: args.dry_run,
+            dry_run: args.guard.dry.dry_run,
         },
         || {
             let mut slots: Vec<Slot> = Vec::new();

@@ -3,6 +3,7 @@
 //! the workspace, a regular file, not binary, valid UTF-8 or decoded from its
 //! `--encoding` and encoded back) under the write lock.
 
+use crate::protocol::args::Guard;
 use crate::protocol::values;
 use crate::protocol::{CmdError, Repair, code, error, shell};
 use crate::store::guard::{self, ExpectHash};
@@ -124,13 +125,6 @@ impl SelectorArgs {
             .and_then(Encoding::from_name)
             .filter(|e| *e != Encoding::Utf8)
     }
-
-    pub fn any(&self) -> bool {
-        self.range.is_some()
-            || self.symbol.is_some()
-            || self.between.is_some()
-            || self.match_re.is_some()
-    }
 }
 
 /// A regular expression from an argument; a syntax error is `input.syntax-error`.
@@ -170,15 +164,11 @@ pub struct GuardedInput {
     /// The --stdin input given inline (history records --stdin writes this way).
     #[arg(long, allow_hyphen_values = true)]
     pub stdin_data: Option<String>,
-    /// Guard: HASH (the target) or PATH=HASH; refusal.target-changed when it differs.
-    #[arg(long)]
-    pub expect_hash: Vec<String>,
     /// Guard: how many lines or matches are selected.
     #[arg(long, value_name = "N")]
     pub expect_count: Option<String>,
-    /// Validate and show the diff; write nothing.
-    #[arg(long)]
-    pub dry_run: bool,
+    #[command(flatten)]
+    pub guard: Guard,
     #[command(flatten)]
     pub input_limit: InputLimit,
 }
@@ -196,7 +186,7 @@ impl GuardedInput {
     }
 
     pub fn expect_hash(&self, command: &str) -> Result<ExpectHash, CmdError> {
-        guard::parse_expect_hash(command, &self.expect_hash)
+        guard::parse_expect_hash(command, &self.guard.expect_hash)
     }
 
     pub fn expect_count(&self, command: &str) -> Result<Option<u64>, CmdError> {

@@ -170,7 +170,7 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
     let committed = write::run(
         ctx,
         &WriteOptions {
-            dry_run: args.guarded.dry_run,
+            dry_run: args.guarded.guard.dry.dry_run,
         },
         || {
             let t = common::load(ctx, &args.path, args.sel.encoding())?;
@@ -209,7 +209,7 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
                             sel,
                             new,
                             *expect_count,
-                            args.guarded.dry_run,
+                            args.guarded.guard.dry.dry_run,
                         )?;
                         if sel.is_many() {
                             selected = Some(selected.unwrap_or(0) + n);
@@ -226,7 +226,7 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
         },
     )?;
     let mut extra: Vec<(&str, Json)> = Vec::new();
-    if let (true, Some(n)) = (args.guarded.dry_run, selected) {
+    if let (true, Some(n)) = (args.guarded.guard.dry.dry_run, selected) {
         extra.push(("expect_count", Json::UInt(n)));
     }
     // `exact` is what --old asks for; only another strategy is news.

@@ -4,6 +4,7 @@
 
 use super::common;
 use crate::handler;
+use crate::protocol::args::{DryRun, Guard};
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, error, shell, time, values};
 use crate::store::guard::{self, ExpectHash};
@@ -73,12 +74,8 @@ fn exists_error(shown: &str, detail: &str, command: String) -> CmdError {
 pub struct DeleteArgs {
     #[arg(value_name = "PATH")]
     pub path: String,
-    /// Guard: HASH (the target) or PATH=HASH; refusal.target-changed when it differs.
-    #[arg(long)]
-    pub expect_hash: Vec<String>,
-    /// Validate and show the diff; write nothing.
-    #[arg(long)]
-    pub dry_run: bool,
+    #[command(flatten)]
+    pub guard: Guard,
 }
 
 pub const DELETE: CommandSpec = CommandSpec {
@@ -95,9 +92,9 @@ pub const DELETE: CommandSpec = CommandSpec {
 };
 
 pub fn delete(ctx: &Ctx, a: &DeleteArgs) -> Result<Output, CmdError> {
-    let expect = guard::parse_expect_hash("delete", &a.expect_hash)?;
+    let expect = guard::parse_expect_hash("delete", &a.guard.expect_hash)?;
     let abs = ctx.write_path_arg(&a.path, Final::Entry)?;
-    let done = write::run(ctx, &opts(a.dry_run), || {
+    let done = write::run(ctx, &opts(a.guard.dry.dry_run), || {
         let shown = ctx.display_path(&abs);
         if !view::exists(ctx, &abs)? {
             return Err(not_found(ctx, &a.path, &abs));
@@ -119,12 +116,8 @@ pub struct MoveArgs {
     /// Replace an existing destination file (needs --expect-hash dst=hash).
     #[arg(long)]
     pub overwrite: bool,
-    /// Guard: HASH (the destination when replacing it) or PATH=HASH.
-    #[arg(long)]
-    pub expect_hash: Vec<String>,
-    /// Validate and show the diff; write nothing.
-    #[arg(long)]
-    pub dry_run: bool,
+    #[command(flatten)]
+    pub guard: Guard,
 }
 
 pub const MOVE: CommandSpec = CommandSpec {
@@ -210,11 +203,11 @@ fn dir_destination(
 }
 
 pub fn mv(ctx: &Ctx, a: &MoveArgs) -> Result<Output, CmdError> {
-    let expect = guard::parse_expect_hash("move", &a.expect_hash)?;
+    let expect = guard::parse_expect_hash("move", &a.guard.expect_hash)?;
     let src = ctx.write_path_arg(&a.src, Final::Entry)?;
     let dst_arg = dir_destination(ctx, "move", &a.src, &a.dst, Final::Entry)?;
     let dst = ctx.write_path_arg(&dst_arg, Final::Entry)?;
-    let done = write::run(ctx, &opts(a.dry_run), || {
+    let done = write::run(ctx, &opts(a.guard.dry.dry_run), || {
         if !view::exists(ctx, &src)? {
             return Err(not_found(ctx, &a.src, &src));
         }
@@ -248,12 +241,8 @@ pub struct CopyArgs {
     /// Largest total size copied.
     #[arg(long, value_name = "SIZE", default_value = "1GiB")]
     pub max_bytes: String,
-    /// Guard: HASH (the destination when replacing it) or PATH=HASH.
-    #[arg(long)]
-    pub expect_hash: Vec<String>,
-    /// Validate and show the diff; write nothing.
-    #[arg(long)]
-    pub dry_run: bool,
+    #[command(flatten)]
+    pub guard: Guard,
 }
 
 pub const COPY: CommandSpec = CommandSpec {
@@ -282,7 +271,7 @@ struct Skipped {
 }
 
 pub fn copy(ctx: &Ctx, a: &CopyArgs) -> Result<Output, CmdError> {
-    let expect = guard::parse_expect_hash("copy", &a.expect_hash)?;
+    let expect = guard::parse_expect_hash("copy", &a.guard.expect_hash)?;
     let max = values::parse_size(&a.max_bytes)
         .map_err(|m| CmdError::invalid_argument("copy", format!("--max-bytes: {m}")))?;
     let src = ctx.path_arg(&a.src)?;
@@ -290,7 +279,7 @@ pub fn copy(ctx: &Ctx, a: &CopyArgs) -> Result<Output, CmdError> {
     let dst = ctx.write_path_arg(&dst_arg, Final::Follow)?;
     let mut files = 0u64;
     let mut skipped: Vec<Skipped> = Vec::new();
-    let done = write::run(ctx, &opts(a.dry_run), || {
+    let done = write::run(ctx, &opts(a.guard.dry.dry_run), || {
         let meta = view::stat(ctx, &src, true)?;
         if meta.kind == Kind::Missing {
             return Err(not_found(ctx, &a.src, &src));
@@ -435,9 +424,8 @@ fn too_large(size: u64, max: u64) -> CmdError {
 pub struct MkdirArgs {
     #[arg(value_name = "PATH")]
     pub path: String,
-    /// Validate and show the diff; write nothing.
-    #[arg(long)]
-    pub dry_run: bool,
+    #[command(flatten)]
+    pub dry: DryRun,
 }
 
 pub const MKDIR: CommandSpec = CommandSpec {
@@ -455,7 +443,7 @@ pub const MKDIR: CommandSpec = CommandSpec {
 
 pub fn mkdir(ctx: &Ctx, a: &MkdirArgs) -> Result<Output, CmdError> {
     let abs = ctx.write_path_arg(&a.path, Final::Follow)?;
-    let done = write::run(ctx, &opts(a.dry_run), || {
+    let done = write::run(ctx, &opts(a.dry.dry_run), || {
         Ok(vec![Change::Mkdir { path: abs.clone() }])
     })?;
     Ok(done.into_output(vec![]))
@@ -476,9 +464,8 @@ pub struct ChmodArgs {
     /// Octal mode, such as 644.
     #[arg(long)]
     pub mode: Option<String>,
-    /// Validate and show the diff; write nothing.
-    #[arg(long)]
-    pub dry_run: bool,
+    #[command(flatten)]
+    pub dry: DryRun,
 }
 
 pub const CHMOD: CommandSpec = CommandSpec {
@@ -526,7 +513,7 @@ pub fn chmod(ctx: &Ctx, a: &ChmodArgs) -> Result<Output, CmdError> {
     };
     let abs = ctx.write_path_arg(&a.path, Final::Follow)?;
     let mut previous = 0u32;
-    let done = write::run(ctx, &opts(a.dry_run), || {
+    let done = write::run(ctx, &opts(a.dry.dry_run), || {
         let meta = view::stat(ctx, &abs, true)?;
         if meta.kind == Kind::Missing {
             return Err(not_found(ctx, &a.path, &abs));
@@ -575,12 +562,8 @@ pub struct LinkArgs {
     /// Replace an existing symlink (not a file).
     #[arg(long)]
     pub overwrite: bool,
-    /// Guard: HASH (the existing link) or PATH=HASH.
-    #[arg(long)]
-    pub expect_hash: Vec<String>,
-    /// Validate and show the diff; write nothing.
-    #[arg(long)]
-    pub dry_run: bool,
+    #[command(flatten)]
+    pub guard: Guard,
 }
 
 pub const LINK: CommandSpec = CommandSpec {
@@ -597,7 +580,7 @@ pub const LINK: CommandSpec = CommandSpec {
 };
 
 pub fn link(ctx: &Ctx, a: &LinkArgs) -> Result<Output, CmdError> {
-    let expect = guard::parse_expect_hash("link", &a.expect_hash)?;
+    let expect = guard::parse_expect_hash("link", &a.guard.expect_hash)?;
     let abs = ctx.write_path_arg(&a.link, Final::Entry)?;
     if a.target.is_empty() {
         return Err(CmdError::invalid_argument(
@@ -605,7 +588,7 @@ pub fn link(ctx: &Ctx, a: &LinkArgs) -> Result<Output, CmdError> {
             "The link target is empty.",
         ));
     }
-    let done = write::run(ctx, &opts(a.dry_run), || {
+    let done = write::run(ctx, &opts(a.guard.dry.dry_run), || {
         common::refuse_dir_slash(ctx, "link", &a.link, false)?;
         let dir = abs.parent().map(Path::to_path_buf).unwrap_or_default();
         let lands = paths::normalize(&dir.join(&a.target));
@@ -651,9 +634,8 @@ pub struct TouchArgs {
     /// Unix seconds, @seconds, or ISO 8601 (default now).
     #[arg(long)]
     pub mtime: Option<String>,
-    /// Validate and show the diff; write nothing.
-    #[arg(long)]
-    pub dry_run: bool,
+    #[command(flatten)]
+    pub dry: DryRun,
 }
 
 pub const TOUCH: CommandSpec = CommandSpec {
@@ -723,7 +705,7 @@ pub fn touch(ctx: &Ctx, a: &TouchArgs) -> Result<Output, CmdError> {
         None => time::now().0,
     };
     let abs = ctx.write_path_arg(&a.path, Final::Follow)?;
-    let done = write::run(ctx, &opts(a.dry_run), || {
+    let done = write::run(ctx, &opts(a.dry.dry_run), || {
         common::refuse_dir_slash(ctx, "touch", &a.path, true)?;
         Ok(vec![Change::Touch {
             path: abs.clone(),

@@ -107,7 +107,7 @@ pub fn run(ctx: &Ctx, args: &InsertArgs) -> Result<Output, CmdError> {
     let committed = write::run(
         ctx,
         &WriteOptions {
-            dry_run: args.guarded.dry_run,
+            dry_run: args.guarded.guard.dry.dry_run,
         },
         || {
             let t = common::load(ctx, &args.path, args.sel.encoding())?;
@@ -119,7 +119,13 @@ pub fn run(ctx: &Ctx, args: &InsertArgs) -> Result<Output, CmdError> {
                     let blocks = select::select(doc, &t.display, s)?;
                     if s.is_many() {
                         let n = blocks.len() as u64;
-                        guard::check_count(cmd, &ctx.argv, expect_count, n, args.guarded.dry_run)?;
+                        guard::check_count(
+                            cmd,
+                            &ctx.argv,
+                            expect_count,
+                            n,
+                            args.guarded.guard.dry.dry_run,
+                        )?;
                         selected = Some(n);
                     } else if blocks.len() > 1 {
                         return Err(CmdError::new(
@@ -164,7 +170,7 @@ pub fn run(ctx: &Ctx, args: &InsertArgs) -> Result<Output, CmdError> {
         },
     )?;
     let mut extra: Vec<(&str, Json)> = Vec::new();
-    if let (true, Some(n)) = (args.guarded.dry_run, selected) {
+    if let (true, Some(n)) = (args.guarded.guard.dry.dry_run, selected) {
         extra.push(("expect_count", Json::UInt(n)));
     }
     extra.push((

@@ -278,13 +278,13 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
     // showed the diff: the answer does not show it again (`--max-diff-lines N` or
     // `aitools diff --op <op_id>` does).
     let more = write::MoreOptions {
-        max_diff_lines: (!args.guarded.dry_run).then_some(0),
+        max_diff_lines: (!args.guarded.guard.dry.dry_run).then_some(0),
         ..write::MoreOptions::default()
     };
     let committed = write::run_with(
         ctx,
         &WriteOptions {
-            dry_run: args.guarded.dry_run,
+            dry_run: args.guarded.guard.dry.dry_run,
         },
         &more,
         || {
@@ -371,7 +371,13 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
                     ),
                 ));
             }
-            guard::check_count(cmd, &ctx.argv, expect_count, total, args.guarded.dry_run)?;
+            guard::check_count(
+                cmd,
+                &ctx.argv,
+                expect_count,
+                total,
+                args.guarded.guard.dry.dry_run,
+            )?;
             Ok(changes)
         },
     )?;
@@ -380,7 +386,7 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
         c.count = counts.iter().find(|(p, _)| *p == c.path).map(|(_, n)| *n);
     }
     let mut extra: Vec<(&str, Json)> = Vec::new();
-    if args.guarded.dry_run {
+    if args.guarded.guard.dry.dry_run {
         extra.push(("expect_count", Json::UInt(total)));
     }
     if !skipped.is_empty() {

@@ -2,6 +2,7 @@
 //! `--content`, `--content-file` or `--stdin`.
 
 use crate::handler;
+use crate::protocol::args::Guard;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
 use crate::store::write::{self, Change, WriteOptions};
@@ -33,12 +34,8 @@ pub struct WriteArgs {
     /// The --stdin input given inline (history records --stdin writes this way).
     #[arg(long, allow_hyphen_values = true)]
     pub stdin_data: Option<String>,
-    /// Guard: HASH (the target) or PATH=HASH; refusal.target-changed when it differs. The hash is the one `aitools info PATH` reports.
-    #[arg(long)]
-    pub expect_hash: Vec<String>,
-    /// Validate and show the diff; write nothing.
-    #[arg(long)]
-    pub dry_run: bool,
+    #[command(flatten)]
+    pub guard: Guard,
     #[command(flatten)]
     pub input_limit: InputLimit,
 }
@@ -98,60 +95,66 @@ fn input(ctx: &Ctx, a: &WriteArgs) -> Result<Vec<u8>, CmdError> {
 }
 
 pub fn run(ctx: &Ctx, a: &WriteArgs) -> Result<Output, CmdError> {
-    let expect = guard::parse_expect_hash("write", &a.expect_hash)?;
+    let expect = guard::parse_expect_hash("write", &a.guard.expect_hash)?;
     let bytes = input(ctx, a)?;
     guard::refuse_redacted("The content", &bytes)?;
     let abs = ctx.write_path_arg(&a.path, Final::Follow)?;
     let len = bytes.len();
-    let done = write::run(ctx, &WriteOptions { dry_run: a.dry_run }, || {
-        super::common::refuse_dir_slash(ctx, "write", &a.path, false)?;
-        let shown = ctx.display_path(&abs);
-        let meta = view::stat(ctx, &abs, true)?;
-        let exists = meta.kind != view::Kind::Missing;
-        if exists && meta.kind != view::Kind::File {
-            return Err(CmdError::new(
-                code::NOT_A_FILE,
-                format!("{shown} is a directory or special file, not a regular file."),
-                Repair::new(
-                    "info",
-                    "Check what the path is.",
-                    shell::aitools(["info", &shown]),
-                ),
-            ));
-        }
-        let now = view::current_hash(ctx, &abs)?;
-        if let (true, Some(hash)) = (exists, &now) {
-            if !a.overwrite {
-                let words = shell::rerun(
-                    &ctx.argv,
-                    &[],
-                    &[],
-                    &["--overwrite".into(), "--expect-hash".into(), hash.clone()],
-                );
+    let done = write::run(
+        ctx,
+        &WriteOptions {
+            dry_run: a.guard.dry.dry_run,
+        },
+        || {
+            super::common::refuse_dir_slash(ctx, "write", &a.path, false)?;
+            let shown = ctx.display_path(&abs);
+            let meta = view::stat(ctx, &abs, true)?;
+            let exists = meta.kind != view::Kind::Missing;
+            if exists && meta.kind != view::Kind::File {
                 return Err(CmdError::new(
-                    code::EXISTS,
-                    format!(
-                        "{shown} already exists; write replaces a file only with --overwrite and its current hash."
-                    ),
+                    code::NOT_A_FILE,
+                    format!("{shown} is a directory or special file, not a regular file."),
                     Repair::new(
-                        "overwrite",
-                        "Replace it, guarded by the hash it has now (read it first if you have not).",
-                        shell::aitools(&words),
+                        "info",
+                        "Check what the path is.",
+                        shell::aitools(["info", &shown]),
                     ),
                 ));
             }
-            match expect.for_target(&a.path, &shown, true) {
-                Some(h) => guard::check_hash(&shown, h, now.as_deref())?,
-                None => return Err(guard::missing_hash("write", &shown, "--overwrite")),
+            let now = view::current_hash(ctx, &abs)?;
+            if let (true, Some(hash)) = (exists, &now) {
+                if !a.overwrite {
+                    let words = shell::rerun(
+                        &ctx.argv,
+                        &[],
+                        &[],
+                        &["--overwrite".into(), "--expect-hash".into(), hash.clone()],
+                    );
+                    return Err(CmdError::new(
+                        code::EXISTS,
+                        format!(
+                            "{shown} already exists; write replaces a file only with --overwrite and its current hash."
+                        ),
+                        Repair::new(
+                            "overwrite",
+                            "Replace it, guarded by the hash it has now (read it first if you have not).",
+                            shell::aitools(&words),
+                        ),
+                    ));
+                }
+                match expect.for_target(&a.path, &shown, true) {
+                    Some(h) => guard::check_hash(&shown, h, now.as_deref())?,
+                    None => return Err(guard::missing_hash("write", &shown, "--overwrite")),
+                }
+            } else if let Some(h) = expect.for_target(&a.path, &shown, true) {
+                guard::check_hash(&shown, h, now.as_deref())?;
             }
-        } else if let Some(h) = expect.for_target(&a.path, &shown, true) {
-            guard::check_hash(&shown, h, now.as_deref())?;
-        }
-        Ok(vec![Change::Put {
-            path: abs.clone(),
-            bytes,
-            mode: None,
-        }])
-    })?;
+            Ok(vec![Change::Put {
+                path: abs.clone(),
+                bytes,
+                mode: None,
+            }])
+        },
+    )?;
     Ok(done.into_output(vec![("bytes", Json::UInt(len as u64))]))
 }

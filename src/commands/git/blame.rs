@@ -47,6 +47,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         code::NO_MATCH,
         code::UNAVAILABLE,
         code::TIMEOUT,
+        code::TOO_LARGE,
         code::IO,
     ],
     writes: false,

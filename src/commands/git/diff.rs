@@ -65,6 +65,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         code::NOT_FOUND,
         code::UNAVAILABLE,
         code::TIMEOUT,
+        code::TOO_LARGE,
         code::IO,
     ],
     writes: false,

@@ -38,7 +38,6 @@ fn git_dir(ctx: &Ctx) -> &std::path::Path {
 /// What git said on stdout, once it succeeded.
 pub struct GitOut {
     pub stdout: Vec<u8>,
-    pub capped: bool,
 }
 
 /// `aitools <fallback>` answers what the failed git call was for without git.
@@ -119,10 +118,24 @@ pub fn git(ctx: &Ctx, args: &[String], fallback: &str) -> Result<GitOut, CmdErro
             ),
         ));
     }
+    // Output cut at the capture cap would be answered as if it were whole.
+    if done.exit_code == Some(0) && done.stdout.capped {
+        return Err(CmdError::new(
+            code::TOO_LARGE,
+            format!(
+                "git {} printed more than aitools keeps of one call.",
+                args.first().map(String::as_str).unwrap_or("")
+            ),
+            Repair::new(
+                "narrow",
+                "Ask for less (a path, a revision range).",
+                format!("aitools schema {}", ctx.command),
+            ),
+        ));
+    }
     if done.exit_code == Some(0) {
         return Ok(GitOut {
             stdout: done.stdout.bytes,
-            capped: done.stdout.capped,
         });
     }
     let err = String::from_utf8_lossy(&done.stderr.bytes);

@@ -65,6 +65,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         code::SYNTAX_ERROR,
         code::UNAVAILABLE,
         code::TIMEOUT,
+        code::TOO_LARGE,
         code::IO,
     ],
     writes: false,

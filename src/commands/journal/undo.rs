@@ -2,6 +2,7 @@
 //! conflicting paths when any of them changed since.
 
 use crate::handler;
+use crate::protocol::args::DryRun;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Output, code};
 use crate::store::write::{self, MoreOptions, WriteOptions};
@@ -14,9 +15,8 @@ pub struct UndoArgs {
     /// The op to revert, from aitools history.
     #[arg(value_name = "OP_ID")]
     pub op_id: String,
-    /// Validate and compute the changes without writing or journaling.
-    #[arg(long)]
-    pub dry_run: bool,
+    #[command(flatten)]
+    pub dry: DryRun,
 }
 
 pub const SPEC: CommandSpec = CommandSpec {
@@ -40,6 +40,8 @@ pub const SPEC: CommandSpec = CommandSpec {
         code::ARGUMENT_INVALID,
         code::NOT_FOUND,
         code::TARGET_CHANGED,
+        code::OP_COLLECTED,
+        code::BLOB_CORRUPT,
         code::BUSY,
         code::IO,
     ],
@@ -55,10 +57,17 @@ pub fn run(ctx: &Ctx, a: &UndoArgs) -> Result<Output, CmdError> {
         undoes: Some(a.op_id.clone()),
         max_diff_lines: None,
     };
-    let done = write::run_with(ctx, &WriteOptions { dry_run: a.dry_run }, &more, || {
-        let entry = undo::find(ctx, &state, &a.op_id)?;
-        undo::inverse(ctx, &state, &entry)
-    })?;
+    let done = write::run_with(
+        ctx,
+        &WriteOptions {
+            dry_run: a.dry.dry_run,
+        },
+        &more,
+        || {
+            let entry = undo::find(ctx, &state, &a.op_id)?;
+            undo::inverse(ctx, &state, &entry)
+        },
+    )?;
     // The reverted op is the one the caller named; `history` shows the link.
     Ok(done.into_output(vec![]))
 }

@@ -1,10 +1,13 @@
 //! The tx family: `tx begin`, `tx status`, `tx diff`, `tx drop`, `tx commit`,
-//! `tx abort`. The storage, staging and commit are the store's (`store::tx`);
-//! `tx rebase` re-runs commands, so it lives in the composition root (`tx_flow`).
+//! `tx abort`, `tx rebase` and `batch`. The storage, staging and commit are the
+//! store's (`store::tx`); rebase and batch run other commands through the invoker
+//! the dispatcher puts in `Ctx` (`protocol::invoke`).
 
 use crate::protocol::registry::CommandSpec;
 
+pub mod batch;
 pub mod commands;
+pub mod rebase;
 
 pub const COMMANDS: &[CommandSpec] = &[
     commands::BEGIN,
@@ -13,4 +16,6 @@ pub const COMMANDS: &[CommandSpec] = &[
     commands::DROP,
     commands::COMMIT,
     commands::ABORT,
+    rebase::REBASE,
+    batch::BATCH,
 ];

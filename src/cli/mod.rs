@@ -2,27 +2,22 @@
 //! under its first word for `tx commit`-style names), plus the global options. clap
 //! never prints: help and version are ours, and every parse error becomes an envelope.
 
+pub mod errors;
+
 use crate::protocol::registry::CommandSpec;
 use crate::registry;
 use clap::{Arg, ArgAction, Command};
 
-use crate::protocol::shell::GLOBAL_OPTIONS_TAKING_VALUES;
+use crate::protocol::args::{GlobalArgs, global_options_taking_values};
 
 fn globals(cmd: Command) -> Command {
-    cmd.arg(Arg::new("root").long("root").value_name("DIR").global(true).help("Workspace root (default: the enclosing git work tree, else the working directory)."))
-        .arg(
-            Arg::new("lock_timeout")
-                .long("lock-timeout")
-                .value_name("DURATION")
-                .global(true)
-                .help("How long a write, or recovery before a command, waits for the workspace lock (default 10s)."),
-        )
+    <GlobalArgs as clap::Args>::augment_args(cmd)
 }
 
 /// The long options a command accepts (its own, `--tx` where it has one, and the
 /// global ones), for "did you mean" on an unknown option.
 pub fn long_options(command: &str) -> Vec<String> {
-    let mut out = vec!["--root".to_string(), "--lock-timeout".to_string()];
+    let mut out = global_options_taking_values().to_vec();
     if let Some(spec) = registry::find(command) {
         out.extend(
             spec.clap_command()
@@ -34,7 +29,7 @@ pub fn long_options(command: &str) -> Vec<String> {
 }
 
 /// grep's and ripgrep's one-letter flags that aitools does not take.
-const SHORT_FLAGS: &str = include_str!("../data/short_flags.tsv");
+const SHORT_FLAGS: &str = include_str!("../../data/short_flags.tsv");
 
 /// Rows of `data/short_flags.tsv`: (flag, commands, long option or "", why).
 fn short_flag_rows() -> impl Iterator<Item = [&'static str; 4]> {
@@ -136,7 +131,7 @@ pub fn command_words(argv: &[String]) -> Vec<String> {
         if a == "--" {
             break;
         }
-        if GLOBAL_OPTIONS_TAKING_VALUES.contains(&a.as_str()) {
+        if global_options_taking_values().contains(a) {
             i += 2;
             continue;
         }

@@ -1,0 +1,229 @@
+//! clap's parse errors mapped to ours: the message, the nearest option, the same
+//! call corrected (`retry`), and grep's one-letter habits (data/short_flags.tsv).
+
+use crate::discovery;
+use crate::protocol::{CmdError, Json, Repair, code, shell};
+use crate::registry;
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+
+/// A grep or ripgrep one-letter flag the command does not take: why, and the same
+/// call with the long option in its place (or without it), not the whole schema.
+fn short_habit_error(
+    command: &str,
+    argv: &[String],
+    flag: &str,
+    long: Option<String>,
+    why: &str,
+) -> CmdError {
+    let instead: Vec<String> = long
+        .as_deref()
+        .map(|l| l.split(' ').map(str::to_string).collect())
+        .unwrap_or_default();
+    let end = argv.iter().position(|a| a == "--").unwrap_or(argv.len());
+    let mut fixed: Vec<String> = Vec::with_capacity(argv.len() + 1);
+    let mut found = false;
+    for (i, a) in argv.iter().enumerate() {
+        if i < end && a == flag && !found {
+            found = true;
+            fixed.extend(instead.iter().cloned());
+        } else {
+            fixed.push(a.clone());
+        }
+    }
+    let message = match &long {
+        Some(_) => format!("{command} does not take {flag}: {why}."),
+        None => format!("{command} does not take {flag}: {why}; leave it out."),
+    };
+    let repair = if found {
+        let detail = match &long {
+            Some(l) => format!("The same call with {l} instead of {flag}."),
+            None => format!("The same call without {flag}."),
+        };
+        Repair::new("retry", detail, shell::aitools(&fixed))
+    } else {
+        crate::protocol::error::schema_repair(command)
+    };
+    let err = CmdError::new(code::ARGUMENT_INVALID, message, repair);
+    match long {
+        Some(l) => err.with_candidates(Json::Arr(vec![Json::str(l)])),
+        None => err,
+    }
+}
+
+fn context_text(e: &clap::Error, kind: ContextKind) -> Option<String> {
+    e.get(kind).map(|v| match v {
+        ContextValue::String(s) => s.clone(),
+        ContextValue::Strings(v) => v.join(", "),
+        ContextValue::Number(n) => n.to_string(),
+        other => other.to_string(),
+    })
+}
+
+/// Turns a clap parse error into the command it concerns (`aitools` when none)
+/// and our error (clap never prints).
+pub fn parse_error(e: clap::Error, words: &[String], argv: &[String]) -> (String, CmdError) {
+    let known = registry::find(&words.join(" ")).map(|s| s.name.to_string());
+    let command = known.clone().unwrap_or_else(|| "aitools".to_string());
+    let arg = context_text(&e, ContextKind::InvalidArg).unwrap_or_default();
+    let value = context_text(&e, ContextKind::InvalidValue).unwrap_or_default();
+    let err = match e.kind() {
+        ErrorKind::InvalidSubcommand
+        | ErrorKind::MissingSubcommand
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            // For a missing subcommand clap's context names the parent as a path
+            // (`aitools tx`); the group is the last command word.
+            let word = match e.kind() {
+                ErrorKind::InvalidSubcommand => context_text(&e, ContextKind::InvalidSubcommand),
+                _ => None,
+            }
+            .unwrap_or_else(|| words.last().cloned().unwrap_or_default());
+            let rest: Vec<String> = argv
+                .iter()
+                .skip_while(|a| **a != word)
+                .skip(1)
+                .cloned()
+                .collect();
+            let group = words.first().filter(|g| registry::is_group(g));
+            if let Some(group) = group.filter(|g| **g != word) {
+                let prefix = format!("{group} ");
+                let subs: Vec<&str> = registry::all()
+                    .filter_map(|s| s.name.strip_prefix(&prefix))
+                    .collect();
+                CmdError::new(
+                    code::ARGUMENT_INVALID,
+                    format!(
+                        "{group} has no subcommand {word}; it has {}.",
+                        subs.join(", ")
+                    ),
+                    Repair::new(
+                        "schema",
+                        format!("Show the {group} subcommands and their arguments."),
+                        format!("aitools schema {group}"),
+                    ),
+                )
+            } else if registry::is_group(&word) || known.is_none() {
+                discovery::unknown_command_error(&word, &rest)
+            } else {
+                CmdError::invalid_argument(&command, format!("Unknown subcommand {word}."))
+            }
+        }
+        ErrorKind::UnknownArgument => {
+            // A value that starts with '-' (a pattern, a replacement) reads as an
+            // option; clap names only its first letter (`-f` of `-foo`).
+            let word = argv
+                .iter()
+                .take_while(|a| *a != "--")
+                .find(|a| a.len() > 2 && !a.starts_with("--") && a.starts_with(arg.as_str()))
+                .filter(|_| arg.len() == 2 && arg.starts_with('-'));
+            let habit = (word.is_none() && arg.len() == 2 && !arg.starts_with("--"))
+                .then(|| super::short_flag_habit(&command, &arg))
+                .flatten();
+            if let Some((long, why)) = habit {
+                let err = short_habit_error(&command, argv, &arg, long, why);
+                return (command, err);
+            }
+            let msg = match word {
+                Some(w) => format!(
+                    "{command} does not accept {arg} (of {w}). If {w} is a value, not options: put the options first, then -- and the positional values (aitools {command} [options] -- <values>); a flag's value can be joined with = (--flag={w})."
+                ),
+                None => format!("{command} does not accept {arg}."),
+            };
+            // The nearest option it does accept: a prefix (`--max-line`) or a typo.
+            let flag = arg.split('=').next().unwrap_or(&arg);
+            let nearest = if flag.starts_with("--") {
+                super::long_options(&command)
+                    .into_iter()
+                    .map(|o| {
+                        let d = if o.starts_with(flag) {
+                            0
+                        } else {
+                            discovery::distance(flag, &o)
+                        };
+                        (d, o)
+                    })
+                    .filter(|(d, _)| *d <= 2)
+                    .min()
+                    .map(|(_, o)| o)
+            } else {
+                None
+            };
+            let suggested = nearest.or_else(|| context_text(&e, ContextKind::SuggestedArg));
+            let msg = match &suggested {
+                Some(s) => format!("{msg} Did you mean {s}?"),
+                None => msg,
+            };
+            let mut err = CmdError::invalid_argument(&command, msg);
+            if let Some(s) = suggested {
+                // The same call with the option spelled as suggested.
+                let fixed: Vec<String> = argv
+                    .iter()
+                    .map(|a| match a.strip_prefix(flag) {
+                        Some(rest) if rest.is_empty() || rest.starts_with('=') => {
+                            format!("{s}{rest}")
+                        }
+                        _ => a.clone(),
+                    })
+                    .collect();
+                if fixed != argv && s.starts_with("--") {
+                    err = err.with_first_repair(Repair::new(
+                        "retry",
+                        format!("The same call with {s}."),
+                        shell::aitools(&fixed),
+                    ));
+                }
+                err = err.with_candidates(Json::Arr(vec![Json::str(s)]));
+            }
+            err
+        }
+        ErrorKind::MissingRequiredArgument => {
+            CmdError::invalid_argument(&command, format!("{command} needs {arg}."))
+        }
+        ErrorKind::InvalidValue => {
+            let valid = context_text(&e, ContextKind::ValidValue).unwrap_or_default();
+            let msg = if value.is_empty() {
+                format!("{arg} needs a value.")
+            } else if valid.is_empty() {
+                format!("{arg} does not accept {value:?}.")
+            } else {
+                format!("{arg} does not accept {value:?}; use one of {valid}.")
+            };
+            CmdError::invalid_argument(&command, msg)
+        }
+        ErrorKind::ValueValidation => CmdError::invalid_argument(
+            &command,
+            format!(
+                "{arg}: {value:?} is not a valid value (whole numbers are ASCII digits, no sign)."
+            ),
+        ),
+        ErrorKind::InvalidUtf8 => CmdError::invalid_argument(
+            &command,
+            "An argument is not valid UTF-8; pass paths and text as UTF-8.",
+        ),
+        ErrorKind::TooManyValues | ErrorKind::WrongNumberOfValues | ErrorKind::TooFewValues => {
+            CmdError::invalid_argument(&command, format!("{arg} got the wrong number of values."))
+        }
+        ErrorKind::ArgumentConflict => {
+            let other = context_text(&e, ContextKind::PriorArg).unwrap_or_default();
+            let msg = if other == arg {
+                format!("{arg} is given more than once; it takes one value (or one pair).")
+            } else {
+                format!("{arg} cannot be used with {other}.")
+            };
+            CmdError::invalid_argument(&command, msg)
+        }
+        ErrorKind::NoEquals => {
+            CmdError::invalid_argument(&command, format!("{arg} needs its value after '='."))
+        }
+        _ => {
+            let text = e.to_string();
+            let first = text
+                .lines()
+                .next()
+                .unwrap_or("the arguments do not parse")
+                .trim_start_matches("error: ")
+                .to_string();
+            CmdError::invalid_argument(&command, format!("{first}."))
+        }
+    };
+    (command, err)
+}

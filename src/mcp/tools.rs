@@ -1,0 +1,453 @@
+//! The MCP tools, generated from the registry: each command's `inputSchema`,
+//! `outputSchema` and annotations read off its clap arguments and spec, and a
+//! `tools/call`'s arguments turned back into an argv.
+
+use super::{ADDITIVE, IDEMPOTENT_WRITES, MORE_TOOL, STATEFUL};
+use crate::protocol::registry::{CommandSpec, is_global_arg};
+use crate::registry;
+use clap::ArgAction;
+use serde_json::{Map, Value, json};
+
+/// The MCP tool name of a registry command: `code outline` → `code_outline`.
+pub fn tool_name(spec: &CommandSpec) -> String {
+    spec.name.replace([' ', '-'], "_")
+}
+
+/// The commands served as tools (all but `mcp` itself).
+pub(super) fn served() -> impl Iterator<Item = &'static CommandSpec> {
+    registry::all().filter(|s| s.name != "mcp")
+}
+
+/// How one tool property maps back onto the command line.
+#[derive(Debug, Clone)]
+pub struct Prop {
+    pub name: String,
+    pub id: String,
+    /// `--long` for options; None for positionals.
+    pub long: Option<String>,
+    pub kind: Kind,
+    pub required: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Kind {
+    Flag,
+    Scalar {
+        integer: bool,
+    },
+    /// An option taking exactly two values (`--between START END`).
+    Pair,
+    List {
+        integer: bool,
+    },
+}
+
+fn is_integer(arg: &clap::Arg) -> bool {
+    let name = arg
+        .get_value_names()
+        .and_then(|n| n.first().map(|s| s.to_string()))
+        .unwrap_or_default();
+    matches!(name.as_str(), "N" | "INT" | "LINE" | "COUNT")
+}
+
+fn identifier(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// The properties of a command's tool, in declaration order: its own clap
+/// arguments (global options and `--stdin`, which is the protocol's stream here,
+/// left out). A positional keeps its name; an option whose name a positional
+/// already took gets `_option` (`search`'s `pattern` and `--pattern`).
+pub fn props(spec: &CommandSpec) -> Vec<Prop> {
+    let cmd = spec.clap_command();
+    let args: Vec<&clap::Arg> = cmd
+        .get_arguments()
+        .filter(|a| !a.is_hide_set() && !is_global_arg(a.get_id().as_str()))
+        .filter(|a| a.get_long() != Some("stdin"))
+        .collect();
+    let mut out: Vec<Prop> = Vec::new();
+    let positional_names: Vec<String> = args
+        .iter()
+        .filter(|a| a.is_positional())
+        .map(|a| positional_name(a))
+        .collect();
+    for a in args {
+        let integer = is_integer(a);
+        let multi_values = a.get_num_args().is_some_and(|r| r.max_values() > 1);
+        let kind = if matches!(
+            a.get_action(),
+            ArgAction::SetTrue | ArgAction::SetFalse | ArgAction::Count
+        ) {
+            Kind::Flag
+        } else if matches!(a.get_action(), ArgAction::Append) || (a.is_positional() && multi_values)
+        {
+            Kind::List { integer }
+        } else if a
+            .get_num_args()
+            .is_some_and(|r| r.min_values() == 2 && r.max_values() == 2)
+        {
+            Kind::Pair
+        } else {
+            Kind::Scalar { integer }
+        };
+        let (name, long) = if a.is_positional() {
+            (positional_name(a), None)
+        } else {
+            let long = a.get_long().unwrap_or(a.get_id().as_str()).to_string();
+            let mut n = long.replace('-', "_");
+            if positional_names.contains(&n) {
+                n.push_str("_option");
+            }
+            (n, Some(format!("--{long}")))
+        };
+        out.push(Prop {
+            name,
+            id: a.get_id().to_string(),
+            long,
+            kind,
+            required: a.is_required_set(),
+        });
+    }
+    out
+}
+
+fn positional_name(a: &clap::Arg) -> String {
+    let id = a.get_id().as_str();
+    if identifier(id) {
+        return id.to_string();
+    }
+    // `replace`'s one positional holds PATTERN REPLACEMENT [PATH...].
+    "args".to_string()
+}
+
+fn scalar_schema(integer: bool) -> Value {
+    if integer {
+        json!({"type": "integer"})
+    } else {
+        json!({"type": "string"})
+    }
+}
+
+/// The tool's `inputSchema`: a flat object (no combinators, no `$ref`).
+pub fn input_schema(spec: &CommandSpec) -> Value {
+    let cmd = spec.clap_command();
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for p in props(spec) {
+        let Some(arg) = cmd.get_arguments().find(|a| a.get_id().as_str() == p.id) else {
+            continue;
+        };
+        let mut s = match p.kind {
+            Kind::Flag => json!({"type": "boolean"}),
+            Kind::Scalar { integer } => scalar_schema(integer),
+            Kind::Pair => {
+                json!({"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2})
+            }
+            Kind::List { integer } => json!({"type": "array", "items": scalar_schema(integer)}),
+        };
+        let values: Vec<Value> = arg
+            .get_possible_values()
+            .iter()
+            .map(|v| Value::String(v.get_name().to_string()))
+            .collect();
+        if !values.is_empty() && matches!(p.kind, Kind::Scalar { .. }) {
+            s["enum"] = Value::Array(values);
+        }
+        let mut help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+        if let Some(long) = &p.long {
+            help = format!("{long}: {help}");
+        }
+        s["description"] = Value::String(help);
+        if let Some(d) = arg.get_default_values().first() {
+            let d = d.to_string_lossy().to_string();
+            s["default"] = match p.kind {
+                Kind::Scalar { integer: true } => d
+                    .parse::<i64>()
+                    .map(Value::from)
+                    .unwrap_or(Value::String(d)),
+                Kind::Flag => Value::Bool(d == "true"),
+                _ => Value::String(d),
+            };
+        }
+        if p.required {
+            required.push(Value::String(p.name.clone()));
+        }
+        properties.insert(p.name, s);
+    }
+    let mut schema =
+        json!({"type": "object", "properties": properties, "additionalProperties": false});
+    if !required.is_empty() {
+        schema["required"] = Value::Array(required);
+    }
+    schema
+}
+
+/// The tool's `outputSchema`: the envelope, success or error, as one object.
+pub fn output_schema(spec: &CommandSpec) -> Value {
+    let mut properties = Map::new();
+    properties.insert("schema_version".into(), json!({"type": "integer"}));
+    properties.insert(
+        "status".into(),
+        json!({"type": "string", "enum": ["ok", "partial", "error"]}),
+    );
+    properties.insert("command".into(), json!({"type": "string"}));
+    for f in spec.output_fields {
+        properties.insert(f.name.into(), json!({"description": f.description}));
+    }
+    properties.insert(
+        "error".into(),
+        json!({"type": "object", "description": "On status error: code, message, exit_code, repairs (aitools commands to run next)."}),
+    );
+    json!({
+        "type": "object",
+        "properties": properties,
+        "required": ["schema_version", "status", "command"],
+    })
+}
+
+/// `readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`.
+pub fn annotations(spec: &CommandSpec) -> Value {
+    let read_only = !spec.writes && !STATEFUL.contains(&spec.name);
+    let mut a = json!({
+        "title": title(spec),
+        "readOnlyHint": read_only,
+        "openWorldHint": false,
+    });
+    if !read_only {
+        a["destructiveHint"] = Value::Bool(spec.writes && !ADDITIVE.contains(&spec.name));
+        a["idempotentHint"] = Value::Bool(IDEMPOTENT_WRITES.contains(&spec.name));
+    } else {
+        a["idempotentHint"] = Value::Bool(true);
+    }
+    a
+}
+
+fn title(spec: &CommandSpec) -> String {
+    let mut t = String::from("aitools ");
+    t.push_str(spec.name);
+    t
+}
+
+fn tool(spec: &CommandSpec) -> Value {
+    json!({
+        "name": tool_name(spec),
+        "title": title(spec),
+        "description": format!("{} {}", spec.summary, spec.description),
+        "inputSchema": input_schema(spec),
+        "outputSchema": output_schema(spec),
+        "annotations": annotations(spec),
+    })
+}
+
+fn more_tool() -> Value {
+    json!({
+        "name": MORE_TOOL,
+        "title": "aitools: the rest of a cut result",
+        "description": "A tool result over the host's size limit comes back partial, with mcp_continuation.arguments.cursor; call this with that cursor for the next part (same envelope shape).",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"cursor": {"type": "string", "description": "mcp_continuation.arguments.cursor of the cut result."}},
+            "required": ["cursor"],
+            "additionalProperties": false,
+        },
+        "annotations": {"title": "aitools: the rest of a cut result", "readOnlyHint": true, "idempotentHint": true, "openWorldHint": false},
+    })
+}
+
+/// Every tool, as `tools/list` answers.
+pub fn tools() -> Vec<Value> {
+    let mut v: Vec<Value> = served().map(tool).collect();
+    v.push(more_tool());
+    v
+}
+
+/// The argv (without `aitools`) for a tool call, or why the arguments do not fit
+/// the tool's `inputSchema`.
+pub fn argv_for(spec: &CommandSpec, args: &Map<String, Value>) -> Result<Vec<String>, String> {
+    let props = props(spec);
+    for k in args.keys() {
+        if !props.iter().any(|p| &p.name == k) {
+            let names: Vec<&str> = props.iter().map(|p| p.name.as_str()).collect();
+            return Err(format!(
+                "{} has no argument {k}; it takes: {}.",
+                tool_name(spec),
+                names.join(", ")
+            ));
+        }
+    }
+    let mut argv: Vec<String> = spec.name.split(' ').map(String::from).collect();
+    let mut positionals: Vec<String> = Vec::new();
+    for p in &props {
+        let Some(v) = args.get(&p.name) else {
+            if p.required {
+                return Err(format!(
+                    "{} requires the argument {}.",
+                    tool_name(spec),
+                    p.name
+                ));
+            }
+            continue;
+        };
+        if v.is_null() {
+            continue;
+        }
+        let bad = |want: &str| format!("{}: {} must be {want}.", tool_name(spec), p.name);
+        let values: Vec<String> = match p.kind {
+            Kind::Flag => match v {
+                Value::Bool(true) => {
+                    argv.push(p.long.clone().unwrap_or_default());
+                    continue;
+                }
+                Value::Bool(false) => continue,
+                _ => return Err(bad("a boolean")),
+            },
+            Kind::Scalar { .. } => vec![scalar(v).ok_or_else(|| bad("a string or number"))?],
+            Kind::Pair => match v.as_array() {
+                Some(a) if a.len() == 2 => a
+                    .iter()
+                    .map(scalar)
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| bad("an array of two strings"))?,
+                _ => return Err(bad("an array of two strings")),
+            },
+            Kind::List { .. } => match v {
+                Value::Array(a) => a
+                    .iter()
+                    .map(scalar)
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| bad("an array of strings"))?,
+                other => vec![scalar(other).ok_or_else(|| bad("an array of strings"))?],
+            },
+        };
+        match &p.long {
+            None => positionals.extend(values),
+            Some(long) if p.kind == Kind::Pair => {
+                argv.push(long.clone());
+                argv.extend(values);
+            }
+            Some(long) => {
+                // `--flag=value`: a value that starts with '-' stays a value.
+                for v in values {
+                    argv.push(format!("{long}={v}"));
+                }
+            }
+        }
+    }
+    if !positionals.is_empty() {
+        argv.push("--".to_string());
+        argv.extend(positionals);
+    }
+    Ok(argv)
+}
+
+fn scalar(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every tool's inputSchema and the parser agree: each property, given a
+    /// value, becomes an argv clap accepts for that command, and every argument
+    /// the command declares (but the globals and --stdin) is a property.
+    #[test]
+    fn every_tool_schema_matches_its_parser() {
+        for spec in served() {
+            let schema = input_schema(spec);
+            let props_obj = schema["properties"].as_object().unwrap();
+            let cmd = spec.clap_command();
+            let declared: Vec<String> = cmd
+                .get_arguments()
+                .filter(|a| !a.is_hide_set() && !is_global_arg(a.get_id().as_str()))
+                .filter(|a| a.get_long() != Some("stdin"))
+                .map(|a| a.get_id().to_string())
+                .collect();
+            let ps = props(spec);
+            assert_eq!(ps.len(), declared.len(), "{}", spec.name);
+            assert_eq!(
+                ps.len(),
+                props_obj.len(),
+                "{} has two properties of one name",
+                spec.name
+            );
+            for p in &ps {
+                assert!(declared.contains(&p.id), "{}", spec.name);
+                let s = &props_obj[&p.name];
+                assert!(s.get("oneOf").is_none() && s.get("$ref").is_none());
+                let mut args = Map::new();
+                args.insert(p.name.clone(), sample(p, &props_obj[&p.name]));
+                // Required arguments need a value for the parse to get to this one.
+                for q in &ps {
+                    if q.required && q.name != p.name {
+                        args.insert(q.name.clone(), sample(q, &props_obj[&q.name]));
+                    }
+                }
+                let argv = argv_for(spec, &args).unwrap();
+                let full = std::iter::once("aitools".to_string()).chain(argv.clone());
+                let parsed = crate::cli::build_for(&crate::cli::command_words(&argv))
+                    .try_get_matches_from(full);
+                if let Err(e) = parsed {
+                    use clap::error::ErrorKind::*;
+                    assert!(
+                        !matches!(
+                            e.kind(),
+                            UnknownArgument | TooManyValues | WrongNumberOfValues | InvalidValue
+                        ),
+                        "{}: {} as {argv:?}: {e}",
+                        spec.name,
+                        p.name
+                    );
+                }
+            }
+            for top in ["oneOf", "anyOf", "allOf", "$ref"] {
+                assert!(schema.get(top).is_none());
+            }
+            assert_eq!(schema["type"], "object");
+        }
+    }
+
+    fn sample(p: &Prop, s: &Value) -> Value {
+        match p.kind {
+            Kind::Flag => json!(true),
+            Kind::Scalar { integer: true } => json!(3),
+            Kind::Scalar { .. } => s
+                .get("enum")
+                .and_then(|e| e.get(0))
+                .cloned()
+                .unwrap_or(json!("-x y")),
+            Kind::Pair => json!(["a", "b"]),
+            Kind::List { integer: true } => json!([1, 2]),
+            Kind::List { .. } => json!(["x", "-y"]),
+        }
+    }
+
+    #[test]
+    fn root_uris_decode_without_panicking() {
+        assert_eq!(crate::mcp::percent_decode("/a%20b/%C3%A9"), "/a b/é");
+        assert_eq!(crate::mcp::percent_decode("/x%é%2"), "/x%é%2");
+        assert_eq!(crate::mcp::percent_decode("%"), "%");
+    }
+
+    #[test]
+    fn tool_names_are_snake_case_and_unique() {
+        let mut names: Vec<String> = tools()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect();
+        assert!(names.contains(&"code_outline".to_string()));
+        assert!(names.contains(&"tx_commit".to_string()));
+        assert!(names.iter().all(|n| identifier(n)));
+        let n = names.len();
+        names.sort();
+        names.dedup();
+        assert_eq!(n, names.len());
+    }
+}

@@ -1,0 +1,55 @@
+//! Argument groups several commands share, declared once so every command that
+//! takes one shows the same flag with the same help (`#[command(flatten)]`).
+
+use clap::Args;
+
+/// The write guards every single-target write takes.
+#[derive(Args, Debug, Clone, Default)]
+pub struct Guard {
+    /// Guard: HASH (the file the call changes or replaces) or PATH=HASH; refusal.target-changed when it differs. The hash is the one `aitools info PATH` reports.
+    #[arg(long)]
+    pub expect_hash: Vec<String>,
+    #[command(flatten)]
+    pub dry: DryRun,
+}
+
+/// `--dry-run` for a write.
+#[derive(Args, Debug, Clone, Default)]
+pub struct DryRun {
+    /// Validate and show the diff; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// The options every command accepts, declared here once: the clap tree adds them
+/// (global, so they go before or after the command words), dispatch reads them back
+/// with `from_arg_matches`, `schema` and `--help` show them, and argv rewriting
+/// (`shell::global_options`) knows them from `global_options_taking_values`.
+#[derive(Args, Debug, Default, Clone)]
+pub struct GlobalArgs {
+    /// Workspace root (default: the enclosing git work tree, else the working directory).
+    #[arg(long, value_name = "DIR", global = true)]
+    pub root: Option<String>,
+    /// How long a write, or recovery before a command, waits for the workspace lock (default 10s).
+    #[arg(long, value_name = "DURATION", global = true)]
+    pub lock_timeout: Option<String>,
+}
+
+/// The global options, as clap arguments (in declaration order).
+pub fn global_args() -> Vec<clap::Arg> {
+    <GlobalArgs as clap::Args>::augment_args(clap::Command::new("aitools"))
+        .get_arguments()
+        .cloned()
+        .collect()
+}
+
+/// `--root`, `--lock-timeout`: the global options (every one takes a value).
+pub fn global_options_taking_values() -> &'static [String] {
+    static LONGS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    LONGS.get_or_init(|| {
+        global_args()
+            .iter()
+            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+            .collect()
+    })
+}

@@ -1,0 +1,186 @@
+//! The declared contract against real answers. Every black-box call checks its
+//! envelope (`support::check_contract`: members among the command's
+//! `output_fields`, error codes among its `error_codes`); this script runs every
+//! registered command once on a temp repository, and every command must be run by
+//! some test of tests/families/.
+
+use crate::support::{Run, TestEnv, declared};
+use serde_json::Value;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+
+fn field(r: &Run, k: &str) -> String {
+    r.json[k].as_str().unwrap_or_default().to_string()
+}
+
+#[test]
+fn every_command_answers_only_declared_fields_and_codes() {
+    let env = TestEnv::new();
+    let d = declared();
+    env.write("a.txt", "alpha\nbeta\n");
+    env.write("src/lib.rs", "fn keep() {}\nfn other() { keep(); }\n");
+    let ran: RefCell<BTreeSet<String>> = RefCell::default();
+    let run = |args: &[&str]| -> Run {
+        let r = env.run(args);
+        ran.borrow_mut().insert(field(&r, "command"));
+        r
+    };
+    let run_stdin = |args: &[&str], input: &[u8]| -> Run {
+        let r = env.run_stdin(args, input);
+        ran.borrow_mut().insert(field(&r, "command"));
+        r
+    };
+    let w = run(&["write", "b.txt", "--content", "one\ntwo\n"]);
+    let op = field(&w, "op_id");
+    let hash = field(&run(&["info", "a.txt"]), "hash");
+    run(&["read", "a.txt"]);
+    run(&["read", "missing.txt"]);
+    run(&["diff", "a.txt", "b.txt"]);
+    run(&["diff", "--op", &op]);
+    run(&["search", "alpha"]);
+    run(&["search", "("]);
+    run(&["find", "--type", "file"]);
+    run(&["overview"]);
+    run(&["code", "outline", "src/lib.rs"]);
+    run(&["code", "defs", "keep"]);
+    run(&["code", "refs", "keep"]);
+    run(&["edit", "a.txt", "--old", "beta", "--new", "gamma"]);
+    run(&["edit", "a.txt", "--old", "nothing", "--new", "x"]);
+    run(&["insert", "a.txt", "--at", "end", "--content", "tail"]);
+    run(&["replace", "alpha", "ALPHA", "a.txt", "--dry-run"]);
+    run(&["replace", "alpha", "ALPHA", "a.txt", "--expect-count", "1"]);
+    run(&["write", "a.txt", "--content", "x\n", "--expect-hash", &hash]);
+    let patch = "--- a/b.txt\n+++ b/b.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+three\n";
+    run_stdin(&["apply", "--stdin"], patch.as_bytes());
+    run(&["copy", "b.txt", "c.txt"]);
+    run(&["move", "c.txt", "d.txt"]);
+    run(&["delete", "d.txt"]);
+    run(&["mkdir", "dir/sub"]);
+    run(&["chmod", "b.txt", "--exec"]);
+    run(&["link", "b.txt", "l.txt"]);
+    run(&["touch", "e.txt"]);
+    run(&["history"]);
+    run(&["undo", &op, "--dry-run"]);
+    run(&["recover"]);
+    run(&["gc", "--dry-run"]);
+    run(&["schema"]);
+    run(&["schema", "read"]);
+    run(&["schema", "nosuch"]);
+    run(&["skills"]);
+    let f = run(&[
+        "feedback",
+        "create",
+        "--type",
+        "bug",
+        "--message",
+        "contract test",
+    ]);
+    let id = f.json["id"].as_str().unwrap_or_default().to_string();
+    run(&["feedback", "list"]);
+    run(&["feedback", "show", &id]);
+    run(&["feedback", "transition", &id, "--status", "triaged"]);
+    let t = run(&["tx", "begin"]);
+    let tx = field(&t, "tx");
+    run(&["write", "f.txt", "--content", "staged\n", "--tx", &tx]);
+    run(&["read", "f.txt", "--tx", &tx]);
+    run(&["tx", "status"]);
+    run(&["tx", "status", &tx]);
+    run(&["tx", "diff", &tx]);
+    run(&["tx", "rebase", &tx]);
+    run(&["tx", "commit", &tx]);
+    let t2 = field(&run(&["tx", "begin"]), "tx");
+    run(&["tx", "drop", &t2, "1"]);
+    run(&["tx", "abort", &t2]);
+    run_stdin(&["batch", "--stdin"], br#"[["read","b.txt"]]"#);
+    run_stdin(&["batch", "--stdin"], br#"[["read","nope"]]"#);
+    // `mcp` serves a protocol stream, not an envelope (tests/families/mcp.rs).
+    ran.borrow_mut().insert("mcp".into());
+    let ran = ran.into_inner();
+    let missing: Vec<&String> = d.fields.keys().filter(|c| !ran.contains(*c)).collect();
+    assert!(
+        missing.is_empty(),
+        "commands this test never ran: {missing:?}"
+    );
+}
+
+/// Every registered command is named by some test under tests/families/ (its
+/// words as string literals, `"tx", "commit"`), so each has a run that
+/// `check_contract` checks.
+#[test]
+fn every_command_is_run_by_some_test() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/families");
+    let mut text = String::new();
+    for e in std::fs::read_dir(&dir).expect("tests/families").flatten() {
+        if e.file_name() != "contract.rs" {
+            text.push_str(&std::fs::read_to_string(e.path()).unwrap_or_default());
+        }
+    }
+    let missing: Vec<&String> = declared()
+        .fields
+        .keys()
+        .filter(|name| {
+            let quoted: Vec<String> = name.split(' ').map(|w| format!("\"{w}\"")).collect();
+            !text.contains(&quoted.join(", ")) && !text.contains(&format!("\"{name}\""))
+        })
+        .collect();
+    assert!(missing.is_empty(), "commands no test runs: {missing:?}");
+}
+
+#[test]
+fn schema_shows_the_global_options_and_help_names_them() {
+    let env = TestEnv::new();
+    let list = env.run(&["schema"]);
+    let names: Vec<&str> = list.json["global_options"]
+        .as_array()
+        .expect("global_options")
+        .iter()
+        .filter_map(|a| a["name"].as_str())
+        .collect();
+    assert_eq!(names, ["--root", "--lock-timeout"]);
+    let full = env.run(&["schema", "read", "--full"]);
+    assert_eq!(full.json["global_options"][1]["type"], "duration");
+    let help = env.run(&["--help"]);
+    assert_eq!(help.json["globals"], "--root DIR, --lock-timeout DURATION");
+    // Globals are accepted before and after the command words alike.
+    env.write("a.txt", "x\n");
+    let root = env.root().to_string_lossy().to_string();
+    for args in [
+        vec!["--root", root.as_str(), "read", "a.txt"],
+        vec![
+            "read",
+            "a.txt",
+            "--lock-timeout",
+            "2s",
+            "--root",
+            root.as_str(),
+        ],
+    ] {
+        assert_eq!(env.run(&args).code, 0, "{args:?}");
+    }
+}
+
+#[test]
+fn shared_flag_groups_have_one_help() {
+    let env = TestEnv::new();
+    let all = env.run(&["schema", "--all", "--full"]);
+    let mut help: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for c in all.json["commands"].as_array().expect("commands") {
+        let writes = c["writes"].as_bool().unwrap_or(false);
+        for a in c["args"].as_array().into_iter().flatten() {
+            let n = a["name"].as_str().unwrap_or_default();
+            // --dry-run of a write; recover and gc report what they would do, tx
+            // commit checks for conflicts: their --dry-run says so.
+            let own = ["recover", "tx commit"].contains(&c["name"].as_str().unwrap_or(""));
+            if (n == "--dry-run" && writes && !own) || n == "--expect-hash" {
+                let text: &Value = &a["description"];
+                help.entry(n.to_string())
+                    .or_default()
+                    .insert(text.as_str().unwrap_or_default().to_string());
+            }
+        }
+    }
+    for (flag, texts) in &help {
+        assert_eq!(texts.len(), 1, "{flag} has several helps: {texts:?}");
+    }
+    assert_eq!(help.len(), 2);
+}
