@@ -121,7 +121,7 @@ pub fn invoke(args: &[OsString]) -> Rendered {
         let mut v = Json::obj();
         v.push("name", Json::str("aitools"));
         v.push("version", Json::str(VERSION));
-        return envelope::render_ok("version", Output::from_json(v, false), vec![], vec![]);
+        return envelope::render_constant("version", Output::from_json(v, false));
     }
     if words.is_empty() {
         let err = CmdError::new(
