@@ -4,7 +4,7 @@
 # checked identical first. Prints one ratio per row (aitools / reference).
 #
 #   benches/perf_read.sh                 # builds --release, corpus under $TMPDIR
-#   BIN=/other/aitools BIG=/tmp/big RUNS=10 benches/perf_read.sh
+#   BIN=/other/aitools BIG=/tmp/big CORPUS=/tmp/c BIG_FILES=f165.log RUNS=10 benches/perf_read.sh
 #
 # Rows: read --tail 20 on a 165 MB and a ~1 GB file (first read: a fresh state
 # dir, vs sha256sum; repeat read: warm hash cache, vs tail -n 20 and in ms);
@@ -52,7 +52,7 @@ row() { # name, aitools command, reference command [, extra hyperfine args]
 same() { if [ "$1" != "$2" ]; then echo "RESULTS DIFFER: $3" >&2; exit 1; fi; }
 
 # 1. read --tail 20
-for f in f165.log f1g.log; do
+for f in ${BIG_FILES:-f165.log f1g.log}; do
   p="$BIG/$f"
   got=$(cd "$BIG" && "$BIN" read "$f" --tail 20 | python3 -c 'import json,sys; print("\n".join(json.load(sys.stdin)["lines"]))')
   same "$got" "$(tail -n 20 "$p")" "read --tail 20 $f"
@@ -67,9 +67,9 @@ done
 # 2-3. find and overview vs rg --files
 cd "$CORPUS"
 same "$("$BIN" find --type file --limit 1000000 | python3 -c 'import json,sys; print(json.load(sys.stdin)["total"])')" \
-     "$(rg --files | wc -l)" "find --type file count"
-row "find --type file / rg --files" "$BIN find --type file --limit 1000000" "rg --files"
-row "overview / rg --files" "$BIN overview" "rg --files"
+     "$(rg --files --hidden -g '!.git' | wc -l)" "find --type file count"
+row "find --type file / rg --files" "$BIN find --type file" "rg --files --hidden -g !.git"
+row "overview / rg --files" "$BIN overview" "rg --files --hidden -g !.git"
 
 # 4. search listing every block vs rg --json -C2
 same "$("$BIN" search ERR_TIMEOUT --limit 1000000 | python3 -c 'import json,sys; print(json.load(sys.stdin)["total_matches"])')" \
