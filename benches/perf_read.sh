@@ -44,8 +44,8 @@ ratio() { python3 -c 'import sys; print("%.2f" % (float(sys.argv[1]) / float(sys
 ms() { python3 -c 'import sys; print("%.1f" % (float(sys.argv[1]) * 1000))' "$1"; }
 row() { # name, aitools command, reference command [, extra hyperfine args]
   local name="$1" a="$2" b="$3"; shift 3
-  hyperfine -N -w 2 -r "$RUNS" "$@" --export-json "$TMP/h.json" "$a" "$b" >/dev/null 2>&1 ||
-    hyperfine -w 2 -r "$RUNS" "$@" --export-json "$TMP/h.json" "$a" "$b" >/dev/null
+  hyperfine -N -i -w 2 -r "$RUNS" "$@" --export-json "$TMP/h.json" "$a" "$b" >/dev/null 2>&1 ||
+    hyperfine -i -w 2 -r "$RUNS" "$@" --export-json "$TMP/h.json" "$a" "$b" >/dev/null
   local ta tb; ta=$(median "$TMP/h.json" 0); tb=$(median "$TMP/h.json" 1)
   printf '%-34s aitools %9s ms  ref %9s ms  ratio %s\n' "$name" "$(ms "$ta")" "$(ms "$tb")" "$(ratio "$ta" "$tb")"
 }
@@ -80,4 +80,4 @@ rb=$(/usr/bin/time -f %M rg --json -C2 ERR_TIMEOUT 2>&1 >/dev/null | tail -1)
 printf '%-34s aitools %9s KiB ref %9s KiB ratio %s\n' "search all blocks peak RSS" "$ra" "$rb" "$(ratio "$ra" "$rb")"
 
 # 5. --version
-row "--version / rg --version" "$BIN --version" "rg --version" -r $((RUNS * 10))
+RUNS=$((RUNS * 10)) row "--version / rg --version" "$BIN --version" "rg --version"
