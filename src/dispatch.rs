@@ -127,6 +127,8 @@ struct Nested {
 /// The one place an answer becomes bytes: a render mode plugs in here.
 pub fn render(i: Invoked) -> Rendered {
     match i.result {
+        // Only the binary's own constants: no mask needed (start-up cost).
+        Ok(out) if i.command == "version" => envelope::render_constant(&i.command, out),
         Ok(out) => envelope::render_ok(&i.command, out, vec![], i.recovery),
         Err(e) => envelope::render_error(&i.command, &e),
     }

@@ -133,6 +133,28 @@ pub fn error_tree(command: &str, err: &CmdError) -> Json {
     env
 }
 
+/// An answer made only of the binary's own constants (`--version`): nothing in
+/// it can hold a secret, so it skips the mask, whose tables are half the cost of
+/// a start-up. With the inline context on, the ordinary (masked) path.
+pub fn render_constant(command: &str, out: Output) -> Rendered {
+    if super::agent_docs::inline_enabled() {
+        return render_ok(command, out, vec![], vec![]);
+    }
+    let mut env = header("ok", command);
+    if let Json::Obj(members) = out.fields {
+        for (k, v) in members {
+            env.push(&k, v);
+        }
+    }
+    let mut text = env.to_string_compact();
+    text.push('\n');
+    Rendered {
+        text,
+        exit_code: 0,
+        to_stderr: false,
+    }
+}
+
 /// A success envelope. `extra` members follow the command fields (inline context);
 /// `recovery` is the recovery report (`recovered`, `pending_recovery`), each
 /// member omitted when empty.
@@ -192,6 +214,20 @@ mod tests {
         path: &'static str,
         next_commands: Vec<String>,
     }
+    #[test]
+    fn a_constant_answer_reads_as_the_masked_one() {
+        let version = || {
+            let mut v = Json::obj();
+            v.push("name", Json::str("aitools"));
+            v.push("version", Json::str(env!("CARGO_PKG_VERSION")));
+            Output::from_json(v, false)
+        };
+        let masked = render_ok("version", version(), vec![], vec![]);
+        let constant = render_constant("version", version());
+        assert_eq!(constant.text, masked.text);
+        assert_eq!(constant.exit_code, masked.exit_code);
+    }
+
     #[test]
     fn order_and_redactions() {
         let r = render_ok(

@@ -10,6 +10,7 @@ use crate::workspace::scan::{self, Entry, Kind};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 use std::collections::HashMap;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -162,6 +163,9 @@ struct Raw {
     size: u64,
     mode: u32,
     mtime: (i64, u32),
+    /// False when the walk left the stat to the listing (only listed entries
+    /// need size, mode and mtime).
+    stated: bool,
 }
 
 enum Pattern {
@@ -238,14 +242,35 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
     // A directory's --sizes total counts every file below it, however deep:
     // the walk goes all the way down and --depth only limits what is listed.
     opts.max_depth = if args.sizes { None } else { args.depth };
+    // Only a filter or an order on size, mode or mtime needs every entry's stat;
+    // otherwise only the entries listed are stat'ed (a tx's staged entries
+    // carry theirs in the walk).
+    let stat_all = args.sizes
+        || min_size.is_some()
+        || max_size.is_some()
+        || args.empty
+        || args.executable
+        || !matches!(args.sort, SortArg::Path)
+        || !matches!(args.output, FindOutput::Flat)
+        || opts.overlay.is_some();
     let walked = scan::walk(&ctx.root, std::slice::from_ref(&start), &opts, || {
-        |e: &Entry| {
+        move |e: &Entry| {
+            if !stat_all {
+                return Some(Raw {
+                    kind: e.kind,
+                    size: 0,
+                    mode: 0,
+                    mtime: (0, 0),
+                    stated: false,
+                });
+            }
             let m = e.stat().ok()?;
             Some(Raw {
                 kind: e.kind,
                 size: m.len,
                 mode: m.mode,
                 mtime: m.mtime,
+                stated: true,
             })
         }
     })
@@ -338,12 +363,18 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
             let items: Vec<Item> = matched
                 .iter()
                 .take(limit)
-                .map(|(p, r, size)| Item {
-                    path: show(&ctx.root, p),
-                    kind: r.kind.name(),
-                    size: *size,
-                    mode: format!("{:04o}", r.mode & 0o7777),
-                    mtime: time::iso8601(r.mtime.0),
+                .map(|(p, r, size)| {
+                    let (size, mode, mtime) = match (r.stated, std::fs::symlink_metadata(p)) {
+                        (true, _) | (false, Err(_)) => (*size, r.mode, r.mtime.0),
+                        (false, Ok(m)) => (size.map(|_| m.len()), m.mode(), m.mtime()),
+                    };
+                    Item {
+                        path: show(&ctx.root, p),
+                        kind: r.kind.name(),
+                        size,
+                        mode: format!("{:04o}", mode & 0o7777),
+                        mtime: time::iso8601(mtime),
+                    }
                 })
                 .collect();
             text_chars += items.iter().map(|i| chars(&i.path)).sum::<usize>();
