@@ -116,7 +116,7 @@ pub fn command_list() -> Json {
 const GROUPS: &[(&str, &str)] = &[
     ("code", "Definitions: where, uses."),
     ("feedback", "Report problems with aitools."),
-    ("tx", "Transactions: stage writes, commit as one op."),
+    ("tx", "Stage writes, commit them as one op."),
     ("json", "Read and edit JSON by pointer (jq)."),
     ("git", "Read-only git."),
     ("bg", "Programs that outlive the call."),

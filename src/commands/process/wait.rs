@@ -41,7 +41,7 @@ pub struct WaitArgs {
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "wait",
-    summary: "Until a log line, a port, an exit or a time.",
+    summary: "Until a log line, port, exit or time.",
     description: "Exactly one condition: --file with --pattern (a line of the file, present or to come), --port, --bg with --pattern (a log line) or --exit, or --duration. Polls every 50 ms; past --timeout it fails with environment.timeout (nothing matched). Lines are cleaned and masked as run's are before the pattern sees them.",
     args: <WaitArgs as clap::Args>::augment_args,
     output_fields: &[
