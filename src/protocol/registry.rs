@@ -299,10 +299,16 @@ const RECOVERY_FIELDS: &[Field] = &[
 ];
 
 /// What every write may answer besides its own fields.
-const WRITE_FIELDS: &[Field] = &[field(
-    "concurrent_appends",
-    "Only when another program appended to a file while this write ran: each tail, with the command that appends it again.",
-)];
+const WRITE_FIELDS: &[Field] = &[
+    field(
+        "diff_truncated",
+        "Only when a change's diff was cut to the answer's budget: true (next_commands shows it all).",
+    ),
+    field(
+        "concurrent_appends",
+        "Only when another program appended to a file while this write ran: each tail, with the command that appends it again.",
+    ),
+];
 
 /// What a write staged with `--tx` answers instead of `op_id`.
 const TX_WRITE_FIELDS: &[Field] = &[
