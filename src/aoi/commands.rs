@@ -29,9 +29,14 @@ pub const CAPABILITIES: CommandSpec = CommandSpec {
     args: <CapabilitiesArgs as clap::Args>::augment_args,
     output_fields: &[
         field("tool", "aitools."),
+        field("tool_version", "The binary's version."),
         field("aoi_versions", "AOI versions spoken."),
         field("outputs", "Machine outputs (jsonl)."),
+        field("output_flags", "The flags that select them."),
         field("schemas", "[{name,versions,default}]."),
+        field("input_modes", "Streamed input modes (none)."),
+        field("auth", "Credentials needed (none)."),
+        field("exit_codes", "What each exit code means in the jsonl mode."),
         field(
             "commands",
             "[{name,read_only,destructive,...,event_types}].",
@@ -88,6 +93,21 @@ pub fn event_types(spec: &CommandSpec) -> Vec<String> {
     v
 }
 
+/// Commands that are not writes of the tree but are not read-only either.
+const SIDE_EFFECTS: &[&str] = &[
+    "run",
+    "bg start",
+    "bg stop",
+    "batch",
+    "tx begin",
+    "tx drop",
+    "tx abort",
+    "tx rebase",
+    "feedback create",
+    "feedback transition",
+    "gc",
+];
+
 /// The manifest (seed section 17).
 pub fn capabilities() -> Json {
     let mut o = Json::obj();
@@ -119,7 +139,10 @@ pub fn capabilities() -> Json {
         .map(|spec| {
             let mut c = Json::obj();
             c.push("name", Json::str(spec.name));
-            c.push("read_only", Json::Bool(!spec.writes));
+            // Commands outside the write protocol that still change something:
+            // programs run, processes started or stopped, tx and feedback records.
+            let acts = spec.writes || SIDE_EFFECTS.contains(&spec.name);
+            c.push("read_only", Json::Bool(!acts));
             let destructive = table::destructive(spec.name);
             c.push("destructive", Json::Bool(destructive));
             c.push("requires_confirm", Json::Bool(destructive));

@@ -488,6 +488,11 @@ fn finish(
                     }
                 };
                 if row.event == "change" {
+                    // The envelope leaves out `action` when it is `modified`; an
+                    // event says it, so a consumer needs no default rule.
+                    if ev.get("action").is_none() {
+                        ev.push("action", Json::str("modified"));
+                    }
                     if let Some(id) = &op_id {
                         ev.push("op_id", id.clone());
                     }

@@ -159,24 +159,10 @@ fn check_ancestor(path: &Path, meta: &std::fs::Metadata, me: u32) -> Result<(), 
     }
 }
 
-/// The root whose state directory this process verified last, complete (every
-/// part existed): `ensure` then need not judge the same chain again.
-static VERIFIED: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
-
 /// Checks every existing directory from `/` down to the workspace's state
 /// directory and its parts; a missing one is fine (it will be created 0700).
 pub fn verify(root: &Path) -> Result<PathBuf, Untrusted> {
-    if let Ok(mut v) = VERIFIED.lock() {
-        *v = None;
-    }
-    let state = verify_chain(root)?;
-    let complete = PARTS
-        .iter()
-        .all(|p| std::fs::symlink_metadata(state.join(p)).is_ok_and(|m| m.is_dir()));
-    if complete && let Ok(mut v) = VERIFIED.lock() {
-        *v = Some(root.to_path_buf());
-    }
-    Ok(state)
+    verify_chain(root)
 }
 
 fn verify_chain(root: &Path) -> Result<PathBuf, Untrusted> {
@@ -242,12 +228,8 @@ pub fn ensure(root: &Path) -> std::io::Result<PathBuf> {
         super::fsx::sync_dir(&state.join("journal"))?;
     }
     // Checked once everything exists, so a directory someone made first (or
-    // between our mkdir and now) is judged too — unless this process already judged
-    // the whole chain, every part there, and created nothing since.
-    let judged = !created && VERIFIED.lock().is_ok_and(|v| v.as_deref() == Some(root));
-    if !judged {
-        verify(root).map_err(untrusted)?;
-    }
+    // between our mkdir and now) is judged too.
+    verify(root).map_err(untrusted)?;
     Ok(state)
 }
 

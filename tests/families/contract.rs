@@ -93,6 +93,41 @@ fn every_command_answers_only_declared_fields_and_codes() {
     run(&["tx", "abort", &t2]);
     run_stdin(&["batch", "--stdin"], br#"[["read","b.txt"]]"#);
     run_stdin(&["batch", "--stdin"], br#"[["read","nope"]]"#);
+    env.write("c.json", "{\"a\": 1, \"b\": [{\"n\": 1}, {\"n\": 2}]}\n");
+    env.write("s.txt", "b\na\n");
+    run(&["json", "get", "c.json", "/a"]);
+    run(&["json", "select", "c.json", "/b"]);
+    run(&["json", "set", "c.json", "/a", "2"]);
+    run_stdin(&["json", "merge", "c.json", "--stdin"], br#"{"z":1}"#);
+    run_stdin(
+        &["json", "patch", "c.json", "--stdin"],
+        br#"[{"op":"add","path":"/y","value":1}]"#,
+    );
+    run(&["json", "delete", "c.json", "/a"]);
+    run(&["json", "fmt", "c.json", "--indent", "2"]);
+    run(&["check", "c.json"]);
+    run(&["transform", "s.txt", "--op", "sort"]);
+    run(&[
+        "move-lines",
+        "s.txt",
+        "--range",
+        "1:1",
+        "--to-position",
+        "end",
+    ]);
+    run(&["git", "status"]);
+    run(&["git", "log"]);
+    run(&["git", "diff"]);
+    run(&["git", "show", "HEAD:a.txt"]);
+    run(&["git", "blame", "a.txt"]);
+    run(&["run", "--", "echo", "hi"]);
+    run(&["wait", "--duration", "10ms"]);
+    let bg = field(&run(&["bg", "start", "--", "sleep", "5"]), "id");
+    run(&["bg", "status"]);
+    run(&["bg", "logs", &bg]);
+    run(&["bg", "stop", &bg]);
+    run(&["capabilities"]);
+    run(&["doctor"]);
     // `mcp` serves a protocol stream, not an envelope (tests/families/mcp.rs).
     ran.borrow_mut().insert("mcp".into());
     let ran = ran.into_inner();

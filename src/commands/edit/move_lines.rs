@@ -25,15 +25,11 @@ pub struct MoveLinesArgs {
     pub to_position: String,
     #[command(flatten)]
     pub sel: SelectorArgs,
-    /// Guard: HASH (the source) or PATH=HASH; a --to file placed by line number needs its own PATH=HASH.
-    #[arg(long)]
-    pub expect_hash: Vec<String>,
     /// Guard: how many lines a --match selects.
     #[arg(long, value_name = "N")]
     pub expect_count: Option<String>,
-    /// Validate and show the diff; write nothing.
-    #[arg(long)]
-    pub dry_run: bool,
+    #[command(flatten)]
+    pub guard: crate::protocol::args::Guard,
 }
 
 pub const SPEC: CommandSpec = CommandSpec {
@@ -193,7 +189,7 @@ pub fn run(ctx: &Ctx, a: &MoveLinesArgs) -> Result<Output, CmdError> {
         ));
     };
     let place = parse_place(&a.to_position)?;
-    let expect = guard::parse_expect_hash(cmd, &a.expect_hash)?;
+    let expect = guard::parse_expect_hash(cmd, &a.guard.expect_hash)?;
     let expect_count = common::parse_count(cmd, "--expect-count", a.expect_count.as_deref())?;
     common::require_hash(cmd, Some(&sel), &expect, &a.src)?;
     let to_abs =
@@ -202,123 +198,129 @@ pub fn run(ctx: &Ctx, a: &MoveLinesArgs) -> Result<Output, CmdError> {
             .transpose()?;
     let mut selected = None;
     let mut moved = 0usize;
-    let committed = write::run(ctx, &WriteOptions { dry_run: a.dry_run }, || {
-        let t = common::load(ctx, &a.src, None)?;
-        common::check_target_hash(&expect, &t, true)?;
-        let blocks = select::select(&t.doc, &t.display, &sel)?;
-        if sel.is_many() {
-            let n = blocks.iter().map(|r| (r.end - r.start) as u64).sum();
-            guard::check_count(cmd, &ctx.argv, expect_count, n, a.dry_run)?;
-            selected = Some(n);
-        }
-        let mut is_moved = vec![false; t.doc.line_count()];
-        for b in &blocks {
-            for f in is_moved.iter_mut().take(b.end).skip(b.start) {
-                *f = true;
+    let committed = write::run(
+        ctx,
+        &WriteOptions {
+            dry_run: a.guard.dry.dry_run,
+        },
+        || {
+            let t = common::load(ctx, &a.src, None)?;
+            common::check_target_hash(&expect, &t, true)?;
+            let blocks = select::select(&t.doc, &t.display, &sel)?;
+            if sel.is_many() {
+                let n = blocks.iter().map(|r| (r.end - r.start) as u64).sum();
+                guard::check_count(cmd, &ctx.argv, expect_count, n, a.guard.dry.dry_run)?;
+                selected = Some(n);
             }
-        }
-        let src_lines = raw_lines(&t.doc);
-        let taken: Vec<String> = src_lines
-            .iter()
-            .zip(&is_moved)
-            .filter(|(_, m)| **m)
-            .map(|(l, _)| l.clone())
-            .collect();
-        moved = taken.len();
-        let same = match &to_abs {
-            None => true,
-            Some(p) => crate::workspace::paths::real_path(p) == t.real,
-        };
-        if same {
-            let at = resolve(&t.doc, &t.display, &place)?;
-            let inside = (at > 0 && at < is_moved.len() && is_moved[at - 1] && is_moved[at])
-                || blocks.iter().any(|b| at > b.start && at < b.end);
-            if inside {
-                return Err(CmdError::invalid_argument(
-                    cmd,
-                    format!(
-                        "--to-position {} is inside the lines being moved.",
-                        a.to_position
-                    ),
-                ));
+            let mut is_moved = vec![false; t.doc.line_count()];
+            for b in &blocks {
+                for f in is_moved.iter_mut().take(b.end).skip(b.start) {
+                    *f = true;
+                }
             }
-            let mut out = Vec::with_capacity(src_lines.len());
-            for (i, l) in src_lines.iter().enumerate() {
-                if i == at {
+            let src_lines = raw_lines(&t.doc);
+            let taken: Vec<String> = src_lines
+                .iter()
+                .zip(&is_moved)
+                .filter(|(_, m)| **m)
+                .map(|(l, _)| l.clone())
+                .collect();
+            moved = taken.len();
+            let same = match &to_abs {
+                None => true,
+                Some(p) => crate::workspace::paths::real_path(p) == t.real,
+            };
+            if same {
+                let at = resolve(&t.doc, &t.display, &place)?;
+                let inside = (at > 0 && at < is_moved.len() && is_moved[at - 1] && is_moved[at])
+                    || blocks.iter().any(|b| at > b.start && at < b.end);
+                if inside {
+                    return Err(CmdError::invalid_argument(
+                        cmd,
+                        format!(
+                            "--to-position {} is inside the lines being moved.",
+                            a.to_position
+                        ),
+                    ));
+                }
+                let mut out = Vec::with_capacity(src_lines.len());
+                for (i, l) in src_lines.iter().enumerate() {
+                    if i == at {
+                        out.extend(taken.iter().cloned());
+                    }
+                    if !is_moved[i] {
+                        out.push(l.clone());
+                    }
+                }
+                if at >= src_lines.len() {
                     out.extend(taken.iter().cloned());
                 }
-                if !is_moved[i] {
-                    out.push(l.clone());
+                return super::edit_cmd::put_if_changed(&t, join(&t.doc, &out));
+            }
+            let Some(to_arg) = a.to.as_deref() else {
+                return Err(CmdError::internal("move-lines: no destination"));
+            };
+            let Some(to_abs) = to_abs.clone() else {
+                return Err(CmdError::internal("move-lines: no destination path"));
+            };
+            let kept: Vec<String> = src_lines
+                .iter()
+                .zip(&is_moved)
+                .filter(|(_, m)| !**m)
+                .map(|(l, _)| l.clone())
+                .collect();
+            let src_doc = join(&t.doc, &kept);
+            let exists = crate::store::view::exists(ctx, &to_abs)?;
+            let (dst_bytes, dst_display) = if exists {
+                let d = common::load(ctx, to_arg, None)?;
+                common::check_target_hash(&expect, &d, false)?;
+                if matches!(place, Place::After(_) | Place::Before(_))
+                    && expect.for_target(to_arg, &d.display, false).is_none()
+                {
+                    return Err(guard::missing_hash(
+                        cmd,
+                        &d.display,
+                        "A --to file placed by line number",
+                    )
+                    .with_first_repair(Repair::new(
+                        "hash",
+                        "Get the destination's hash, then pass --expect-hash PATH=HASH.",
+                        shell::aitools(["info", &d.display]),
+                    )));
                 }
-            }
-            if at >= src_lines.len() {
-                out.extend(taken.iter().cloned());
-            }
-            return super::edit_cmd::put_if_changed(&t, join(&t.doc, &out));
-        }
-        let Some(to_arg) = a.to.as_deref() else {
-            return Err(CmdError::internal("move-lines: no destination"));
-        };
-        let Some(to_abs) = to_abs.clone() else {
-            return Err(CmdError::internal("move-lines: no destination path"));
-        };
-        let kept: Vec<String> = src_lines
-            .iter()
-            .zip(&is_moved)
-            .filter(|(_, m)| !**m)
-            .map(|(l, _)| l.clone())
-            .collect();
-        let src_doc = join(&t.doc, &kept);
-        let exists = crate::store::view::exists(ctx, &to_abs)?;
-        let (dst_bytes, dst_display) = if exists {
-            let d = common::load(ctx, to_arg, None)?;
-            common::check_target_hash(&expect, &d, false)?;
-            if matches!(place, Place::After(_) | Place::Before(_))
-                && expect.for_target(to_arg, &d.display, false).is_none()
-            {
-                return Err(guard::missing_hash(
-                    cmd,
-                    &d.display,
-                    "A --to file placed by line number",
+                let at = resolve(&d.doc, &d.display, &place)?;
+                let mut lines = raw_lines(&d.doc);
+                let new = retarget(&taken, &d.doc);
+                lines.splice(at..at, new);
+                let doc = join(&d.doc, &lines);
+                (d.encoded(doc)?, d.display)
+            } else {
+                if !matches!(place, Place::Start | Place::End) {
+                    return Err(CmdError::invalid_argument(
+                        cmd,
+                        format!(
+                            "{to_arg} does not exist yet; only start or end places lines in a new file."
+                        ),
+                    ));
+                }
+                let doc = Doc::from_text(false, String::new());
+                (
+                    retarget(&taken, &doc).concat().into_bytes(),
+                    ctx.display_path(&to_abs),
                 )
-                .with_first_repair(Repair::new(
-                    "hash",
-                    "Get the destination's hash, then pass --expect-hash PATH=HASH.",
-                    shell::aitools(["info", &d.display]),
-                )));
-            }
-            let at = resolve(&d.doc, &d.display, &place)?;
-            let mut lines = raw_lines(&d.doc);
-            let new = retarget(&taken, &d.doc);
-            lines.splice(at..at, new);
-            let doc = join(&d.doc, &lines);
-            (d.encoded(doc)?, d.display)
-        } else {
-            if !matches!(place, Place::Start | Place::End) {
-                return Err(CmdError::invalid_argument(
-                    cmd,
-                    format!(
-                        "{to_arg} does not exist yet; only start or end places lines in a new file."
-                    ),
-                ));
-            }
-            let doc = Doc::from_text(false, String::new());
-            (
-                retarget(&taken, &doc).concat().into_bytes(),
-                ctx.display_path(&to_abs),
-            )
-        };
-        let _ = dst_display;
-        let mut changes = super::edit_cmd::put_if_changed(&t, src_doc)?;
-        changes.push(Change::Put {
-            path: crate::workspace::paths::real_path(&to_abs),
-            bytes: dst_bytes,
-            mode: None,
-        });
-        Ok(changes)
-    })?;
+            };
+            let _ = dst_display;
+            let mut changes = super::edit_cmd::put_if_changed(&t, src_doc)?;
+            changes.push(Change::Put {
+                path: crate::workspace::paths::real_path(&to_abs),
+                bytes: dst_bytes,
+                mode: None,
+            });
+            Ok(changes)
+        },
+    )?;
     let mut extra: Vec<(&str, Json)> = Vec::new();
-    if let (true, Some(n)) = (a.dry_run, selected) {
+    if let (true, Some(n)) = (a.guard.dry.dry_run, selected) {
         extra.push(("expect_count", Json::UInt(n)));
     }
     extra.push(("moved_lines", Json::UInt(moved as u64)));

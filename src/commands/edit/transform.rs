@@ -61,15 +61,11 @@ pub struct TransformArgs {
     pub columns: usize,
     #[command(flatten)]
     pub sel: SelectorArgs,
-    /// Guard: HASH (the target) or PATH=HASH; refusal.target-changed when it differs.
-    #[arg(long)]
-    pub expect_hash: Vec<String>,
     /// Guard: how many lines a --match selects.
     #[arg(long, value_name = "N")]
     pub expect_count: Option<String>,
-    /// Validate and show the diff; write nothing.
-    #[arg(long)]
-    pub dry_run: bool,
+    #[command(flatten)]
+    pub guard: crate::protocol::args::Guard,
 }
 
 pub const SPEC: CommandSpec = CommandSpec {
@@ -322,7 +318,7 @@ fn file_op(doc: Doc, op: &str) -> Doc {
 pub fn run(ctx: &Ctx, a: &TransformArgs) -> Result<Output, CmdError> {
     let cmd = "transform";
     let sel = a.sel.parse(cmd)?;
-    let expect = guard::parse_expect_hash(cmd, &a.expect_hash)?;
+    let expect = guard::parse_expect_hash(cmd, &a.guard.expect_hash)?;
     let expect_count = common::parse_count(cmd, "--expect-count", a.expect_count.as_deref())?;
     for op in &a.op {
         if !LINE_OPS.contains(&op.as_str()) && !FILE_OPS.contains(&op.as_str()) {
@@ -378,54 +374,60 @@ pub fn run(ctx: &Ctx, a: &TransformArgs) -> Result<Output, CmdError> {
         removed: 0,
     };
     let mut selected = None;
-    let committed = write::run(ctx, &WriteOptions { dry_run: a.dry_run }, || {
-        let t = common::load(ctx, &a.path, a.sel.encoding())?;
-        common::check_target_hash(&expect, &t, true)?;
-        let mut doc = t.doc.clone();
-        let blocks: Vec<std::ops::Range<usize>> = match &sel {
-            None => vec![0..doc.line_count()],
-            Some(s) => {
-                let b = select::select(&doc, &t.display, s)?;
-                if s.is_many() {
-                    let n = b.iter().map(|r| (r.end - r.start) as u64).sum();
-                    guard::check_count(cmd, &ctx.argv, expect_count, n, a.dry_run)?;
-                    selected = Some(n);
+    let committed = write::run(
+        ctx,
+        &WriteOptions {
+            dry_run: a.guard.dry.dry_run,
+        },
+        || {
+            let t = common::load(ctx, &a.path, a.sel.encoding())?;
+            common::check_target_hash(&expect, &t, true)?;
+            let mut doc = t.doc.clone();
+            let blocks: Vec<std::ops::Range<usize>> = match &sel {
+                None => vec![0..doc.line_count()],
+                Some(s) => {
+                    let b = select::select(&doc, &t.display, s)?;
+                    if s.is_many() {
+                        let n = b.iter().map(|r| (r.end - r.start) as u64).sum();
+                        guard::check_count(cmd, &ctx.argv, expect_count, n, a.guard.dry.dry_run)?;
+                        selected = Some(n);
+                    }
+                    b.into_iter().map(|r| r.start..r.end).collect()
                 }
-                b.into_iter().map(|r| r.start..r.end).collect()
-            }
-        };
-        c.removed = 0;
-        let line_ops: Vec<&String> =
-            a.op.iter()
-                .filter(|o| LINE_OPS.contains(&o.as_str()))
-                .collect();
-        if !line_ops.is_empty() {
-            for b in blocks.iter().rev() {
-                let mut lines: Vec<String> = (b.start..b.end)
-                    .map(|i| doc.content(i).to_string())
+            };
+            c.removed = 0;
+            let line_ops: Vec<&String> =
+                a.op.iter()
+                    .filter(|o| LINE_OPS.contains(&o.as_str()))
                     .collect();
-                for op in &line_ops {
-                    lines = apply_op(&mut c, op, lines);
+            if !line_ops.is_empty() {
+                for b in blocks.iter().rev() {
+                    let mut lines: Vec<String> = (b.start..b.end)
+                        .map(|i| doc.content(i).to_string())
+                        .collect();
+                    for op in &line_ops {
+                        lines = apply_op(&mut c, op, lines);
+                    }
+                    let mut new = lines.join("\n");
+                    if !lines.is_empty() {
+                        new.push('\n');
+                    }
+                    doc = doc.replace_block(b.start, b.end, &new);
                 }
-                let mut new = lines.join("\n");
-                if !lines.is_empty() {
-                    new.push('\n');
-                }
-                doc = doc.replace_block(b.start, b.end, &new);
             }
-        }
-        for op in a.op.iter().filter(|o| FILE_OPS.contains(&o.as_str())) {
-            doc = file_op(doc, op);
-        }
-        guard::refuse_built_mask(
-            "The transformed text",
-            t.doc.text.as_bytes(),
-            doc.text.as_bytes(),
-        )?;
-        put_if_changed(&t, doc)
-    })?;
+            for op in a.op.iter().filter(|o| FILE_OPS.contains(&o.as_str())) {
+                doc = file_op(doc, op);
+            }
+            guard::refuse_built_mask(
+                "The transformed text",
+                t.doc.text.as_bytes(),
+                doc.text.as_bytes(),
+            )?;
+            put_if_changed(&t, doc)
+        },
+    )?;
     let mut extra: Vec<(&str, Json)> = Vec::new();
-    if let (true, Some(n)) = (a.dry_run, selected) {
+    if let (true, Some(n)) = (a.guard.dry.dry_run, selected) {
         extra.push(("expect_count", Json::UInt(n)));
     }
     extra.push(("removed_lines", Json::UInt(c.removed as u64)));

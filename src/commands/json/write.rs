@@ -28,15 +28,8 @@ const PATCH_CODES: &[&str] = crate::write_error_codes![
     code::TOO_LARGE,
 ];
 
-#[derive(Args, Debug)]
-pub struct Guarded {
-    /// Guard: HASH (the target) or PATH=HASH; refusal.target-changed when it differs. The hash is the one `aitools info PATH` reports.
-    #[arg(long)]
-    pub expect_hash: Vec<String>,
-    /// Validate and show the diff; write nothing.
-    #[arg(long)]
-    pub dry_run: bool,
-}
+/// The shared write guards (`--expect-hash`, `--dry-run`), declared once.
+pub type Guarded = crate::protocol::args::Guard;
 
 #[derive(Args, Debug)]
 pub struct StdinInput {
@@ -203,22 +196,28 @@ fn write_json(
 ) -> Result<Output, CmdError> {
     let expect = guard::parse_expect_hash(&ctx.command, &g.expect_hash)?;
     let abs = ctx.write_path_arg(path, Final::Follow)?;
-    let done = write::run(ctx, &WriteOptions { dry_run: g.dry_run }, || {
-        let f = file::load(ctx, path, abs.clone())?;
-        if let Some(h) = expect.for_target(path, &f.display, true) {
-            guard::check_hash(&f.display, h, Some(&f.hash))?;
-        }
-        let new = edit(&f)?;
-        if new == f.text {
-            return Ok(Vec::new());
-        }
-        guard::refuse_built_mask("The new JSON", f.text.as_bytes(), new.as_bytes())?;
-        Ok(vec![Change::Put {
-            path: crate::workspace::paths::real_path(&f.abs),
-            bytes: f.bytes_of(&new),
-            mode: None,
-        }])
-    })?;
+    let done = write::run(
+        ctx,
+        &WriteOptions {
+            dry_run: g.dry.dry_run,
+        },
+        || {
+            let f = file::load(ctx, path, abs.clone())?;
+            if let Some(h) = expect.for_target(path, &f.display, true) {
+                guard::check_hash(&f.display, h, Some(&f.hash))?;
+            }
+            let new = edit(&f)?;
+            if new == f.text {
+                return Ok(Vec::new());
+            }
+            guard::refuse_built_mask("The new JSON", f.text.as_bytes(), new.as_bytes())?;
+            Ok(vec![Change::Put {
+                path: crate::workspace::paths::real_path(&f.abs),
+                bytes: f.bytes_of(&new),
+                mode: None,
+            }])
+        },
+    )?;
     Ok(done.into_output(Vec::new()))
 }
 

@@ -463,7 +463,7 @@ pub const FIELD_NEXT: crate::protocol::registry::Field = crate::protocol::regist
 
 /// The output fields of a write with nothing of its own to add.
 pub const WRITE_FIELDS: &[crate::protocol::registry::Field] =
-    &[FIELD_CHANGES, FIELD_OP_ID, FIELD_DRY_RUN];
+    &[FIELD_CHANGES, FIELD_OP_ID, FIELD_DRY_RUN, FIELD_NEXT];
 
 /// The current hash `--expect-hash` compares: the regular file the path leads to
 /// (symlinks followed), else a symlink's target text; `None` when nothing is there.
