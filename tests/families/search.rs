@@ -850,6 +850,52 @@ fn overview_reads_git_without_git() {
     assert_eq!(r.json["path"], "");
 }
 
+/// Issue 12: a language with many files (or one large file) is counted from a
+/// sample scaled by sizes and says so; a small one stays exact.
+#[test]
+fn overview_estimates_lines_of_large_languages() {
+    let env = TestEnv::new();
+    // 200 Go files of 3 to 7 lines, each line 11 bytes: every byte is known.
+    let mut lines = 0u64;
+    let mut bytes = 0u64;
+    for i in 0..200u64 {
+        let n = 3 + i % 5;
+        env.write(&format!("g/f{i:03}.go"), &"// go line\n".repeat(n as usize));
+        lines += n;
+        bytes += n * 11;
+    }
+    env.write("a.py", "x = 1\ny = 2\n");
+    // One JSON file over the 1 MiB read cap: scaled from its prefix.
+    env.write("big.json", &"[1,2,3,4]\n".repeat(150_000));
+    let r = env.run(&["overview"]);
+    let lang = |name: &str| {
+        r.json["languages"]
+            .as_array()
+            .expect("languages")
+            .iter()
+            .find(|l| l["lang"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {name}: {}", r.stdout))
+    };
+    let go = lang("go");
+    assert_eq!(go["files"], 200);
+    assert_eq!(go["estimated"], true, "{go}");
+    assert_eq!(go["bytes"], bytes);
+    let got = go["lines"].as_u64().expect("lines");
+    assert!(got.abs_diff(lines) * 10 <= lines, "{got} vs {lines}");
+    let py = lang("python");
+    assert_eq!(py["estimated"], false);
+    assert_eq!(
+        (py["lines"].as_u64(), py["bytes"].as_u64()),
+        (Some(2), Some(12))
+    );
+    let json = lang("json");
+    assert_eq!(json["estimated"], true);
+    let got = json["lines"].as_u64().expect("lines");
+    assert!(got.abs_diff(150_000) <= 150, "{got}");
+    assert_eq!(json["bytes"], 1_500_000);
+}
+
 #[test]
 fn code_outline_defs_refs() {
     let env = TestEnv::new();

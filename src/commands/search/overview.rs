@@ -1,5 +1,7 @@
 //! `overview`: the workspace at a glance — root, git state (read from `.git`),
-//! languages by lines, build files, and the entries below the path.
+//! languages by lines, build files, and the entries below the path. Line counts
+//! come from a fixed sample of each language's files, scaled by file sizes, so
+//! the cost follows the number of files, not their bytes.
 
 use super::show;
 use crate::handler;
@@ -32,7 +34,7 @@ pub struct OverviewArgs {
 pub const SPEC: CommandSpec = CommandSpec {
     name: "overview",
     summary: "Git state, languages, top entries.",
-    description: "Languages come from the language table by file name; binary files are not counted. The git state is read from the .git files (HEAD, refs, packed-refs, index), never by running git.",
+    description: "Languages come from the language table by file name; binary files are not counted. Lines and bytes of a language with many or large files are estimated from a sample (estimated: true). The git state is read from the .git files (HEAD, refs, packed-refs, index), never by running git.",
     args: <OverviewArgs as clap::Args>::augment_args,
     output_fields: &[
         field("root", "The workspace root."),
@@ -45,7 +47,10 @@ pub const SPEC: CommandSpec = CommandSpec {
             "git",
             "{branch,head,untracked,deleted} read from .git without running git, or null outside a repository. branch is null on a detached HEAD. untracked and deleted count files below path; files modified in place are not counted.",
         ),
-        field("languages", "[{lang,files,lines,bytes}], most lines first."),
+        field(
+            "languages",
+            "[{lang,files,lines,bytes,estimated}], most lines first. files is exact; lines and bytes are exact when estimated is false, else scaled from a sample of up to 64 files read (1 MiB each) by the sizes of the rest.",
+        ),
         field("languages_total", "Languages before --limit."),
         field(
             "build_files",
@@ -140,6 +145,7 @@ struct LangOut {
     files: u64,
     lines: u64,
     bytes: u64,
+    estimated: bool,
 }
 
 #[derive(Serialize)]
@@ -168,17 +174,56 @@ enum Seen {
     Entry(Kind),
     File {
         lang: Option<&'static str>,
-        lines: u64,
-        bytes: u64,
+        size: Size,
         depth: usize,
     },
 }
 
-/// Lines and bytes of a text file; `None` for a binary or unreadable one.
-fn measure(mut f: impl Read) -> Option<(u64, u64)> {
+enum Size {
+    /// Measured already (a file a tx staged): lines and bytes, zero if binary.
+    Exact(u64, u64),
+    /// On disk, this many bytes; read only if sampled.
+    Disk(u64),
+}
+
+/// Files read per language; the rest are scaled from them by size.
+const SAMPLE_FILES: usize = 64;
+/// Bytes read per sampled file; a longer file is scaled from its prefix.
+const SAMPLE_BYTES: u64 = 1 << 20;
+
+/// What reading (a prefix of) a file found.
+struct Measured {
+    lines: u64,
+    bytes: u64,
+    binary: bool,
+    /// The whole file was read.
+    whole: bool,
+}
+
+/// Lines and bytes of up to `cap` bytes of a file; `None` if unreadable.
+fn measure(mut f: impl Read, cap: u64) -> Option<Measured> {
     let mut buf = vec![0u8; 256 * 1024];
     let (mut lines, mut bytes, mut last) = (0u64, 0u64, b'\n');
     loop {
+        if bytes >= cap {
+            let mut probe = [0u8; 1];
+            let more = loop {
+                match f.read(&mut probe) {
+                    Ok(n) => break n > 0,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(_) => return None,
+                }
+            };
+            if more {
+                return Some(Measured {
+                    lines,
+                    bytes,
+                    binary: false,
+                    whole: false,
+                });
+            }
+            break;
+        }
         let n = match f.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => n,
@@ -187,7 +232,12 @@ fn measure(mut f: impl Read) -> Option<(u64, u64)> {
         };
         let chunk = buf.get(..n)?;
         if bytes == 0 && crate::text::sniff::is_binary(chunk) {
-            return None;
+            return Some(Measured {
+                lines: 0,
+                bytes: 0,
+                binary: true,
+                whole: true,
+            });
         }
         lines += memchr::memchr_iter(b'\n', chunk).count() as u64;
         last = *chunk.last()?;
@@ -196,7 +246,71 @@ fn measure(mut f: impl Read) -> Option<(u64, u64)> {
     if bytes > 0 && last != b'\n' {
         lines += 1;
     }
-    Some((lines, bytes))
+    Some(Measured {
+        lines,
+        bytes,
+        binary: false,
+        whole: true,
+    })
+}
+
+/// Per-language totals: exact for the files read whole, scaled for the rest.
+#[derive(Default)]
+struct Tally {
+    files: u64,
+    lines: u64,
+    bytes: u64,
+    /// Sampled bytes read (text) and their lines: the lines-per-byte rate.
+    rate_bytes: u64,
+    rate_lines: u64,
+    /// Sizes of sampled files, text and all: the share of bytes that is text.
+    text_size: u64,
+    sampled_size: u64,
+    /// Sizes of files not read whole.
+    rest: u64,
+    estimated: bool,
+}
+
+impl Tally {
+    fn sample(&mut self, path: &std::path::Path, size: u64) {
+        let m = std::fs::File::open(path)
+            .ok()
+            .and_then(|f| measure(f, SAMPLE_BYTES));
+        let Some(m) = m else {
+            // Unreadable files counted zero before any sampling; keep that.
+            return;
+        };
+        self.sampled_size += size;
+        if m.binary {
+            return;
+        }
+        self.text_size += size;
+        self.rate_bytes += m.bytes;
+        self.rate_lines += m.lines;
+        if m.whole {
+            self.lines += m.lines;
+            self.bytes += m.bytes;
+        } else {
+            self.rest += size;
+            self.estimated = true;
+        }
+    }
+
+    fn finish(&self) -> (u64, u64) {
+        if self.rest == 0 || self.sampled_size == 0 {
+            return (self.lines, self.bytes);
+        }
+        let text = self.rest as f64 * self.text_size as f64 / self.sampled_size as f64;
+        let lines = if self.rate_bytes == 0 {
+            0.0
+        } else {
+            text * self.rate_lines as f64 / self.rate_bytes as f64
+        };
+        (
+            self.lines + lines.round() as u64,
+            self.bytes + text.round() as u64,
+        )
+    }
 }
 
 pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
@@ -219,27 +333,29 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
             }
             let name = e.path.file_name()?.to_string_lossy().into_owned();
             let lang = lang::of_file(&name).map(|l| l.name);
-            let (lines, bytes) = match lang {
-                Some(_) => match e.content() {
-                    Some(b) => measure(b).unwrap_or((0, 0)),
-                    None => std::fs::File::open(e.path)
-                        .ok()
-                        .and_then(measure)
-                        .unwrap_or((0, 0)),
-                },
-                None => (0, 0),
+            let size = match e.content() {
+                Some(b) => {
+                    let m = measure(b, u64::MAX);
+                    let (l, n) = m
+                        .filter(|m| !m.binary)
+                        .map_or((0, 0), |m| (m.lines, m.bytes));
+                    Size::Exact(l, n)
+                }
+                // Sizes only for files a language is counted for.
+                None if lang.is_some() => Size::Disk(e.stat().map_or(0, |s| s.len)),
+                None => Size::Disk(0),
             };
             Some(Seen::File {
-                lang: lang.filter(|_| bytes > 0 || lines > 0).or(lang),
-                lines,
-                bytes,
+                lang,
+                size,
                 depth: e.depth,
             })
         }
     })
     .map_err(|e| super::scan_error("overview", &e))?;
 
-    let mut langs: BTreeMap<&'static str, (u64, u64, u64)> = BTreeMap::new();
+    let mut langs: BTreeMap<&'static str, Tally> = BTreeMap::new();
+    let mut disk: BTreeMap<&'static str, Vec<(&std::path::Path, u64)>> = BTreeMap::new();
     let mut build_files = Vec::new();
     let mut entries = Vec::new();
     let mut files_seen: Vec<&std::path::Path> = Vec::new();
@@ -252,12 +368,7 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
                     .unwrap_or_default(),
                 kind: kind.name(),
             }),
-            Seen::File {
-                lang,
-                lines,
-                bytes,
-                depth,
-            } => {
+            Seen::File { lang, size, depth } => {
                 files_seen.push(p);
                 if *depth == 1 {
                     entries.push(EntryOut {
@@ -269,10 +380,15 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
                     });
                 }
                 if let Some(l) = lang {
-                    let e = langs.entry(l).or_insert((0, 0, 0));
-                    e.0 += 1;
-                    e.1 += lines;
-                    e.2 += bytes;
+                    let t = langs.entry(l).or_default();
+                    t.files += 1;
+                    match size {
+                        Size::Exact(lines, bytes) => {
+                            t.lines += lines;
+                            t.bytes += bytes;
+                        }
+                        Size::Disk(n) => disk.entry(l).or_default().push((p, *n)),
+                    }
                 }
                 let name = p
                     .file_name()
@@ -285,13 +401,35 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
         }
     }
     entries.truncate(200);
+    // An even spread of each language's files (in path order, so the answer does
+    // not depend on thread timing) is read; the others count by size.
+    for (l, files) in &disk {
+        let t = langs.entry(l).or_default();
+        let n = files.len();
+        let k = n.min(SAMPLE_FILES);
+        let picks: Vec<usize> = (0..k).map(|i| i * n / k).collect();
+        let mut next = picks.iter().peekable();
+        for (i, (p, size)) in files.iter().enumerate() {
+            if next.peek() == Some(&&i) {
+                next.next();
+                t.sample(p, *size);
+            } else {
+                t.rest += size;
+                t.estimated = true;
+            }
+        }
+    }
     let mut languages: Vec<LangOut> = langs
         .into_iter()
-        .map(|(lang, (files, lines, bytes))| LangOut {
-            lang,
-            files,
-            lines,
-            bytes,
+        .map(|(lang, t)| {
+            let (lines, bytes) = t.finish();
+            LangOut {
+                lang,
+                files: t.files,
+                lines,
+                bytes,
+                estimated: t.estimated,
+            }
         })
         .collect();
     languages.sort_by(|a, b| b.lines.cmp(&a.lines).then(a.lang.cmp(b.lang)));
@@ -306,15 +444,18 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
                 .ok()
                 .map(|r| r.to_string_lossy().into_owned())
         };
-        let untracked = files_seen
+        let seen: HashSet<String> = files_seen.iter().filter_map(|p| rel(p)).collect();
+        let untracked = seen
             .iter()
-            .filter(|p| rel(p).is_some_and(|r| !tracked.contains(r.as_str())))
+            .filter(|r| !tracked.contains(r.as_str()))
             .count() as u64;
         let below = rel(&start).unwrap_or_default();
         let deleted = g
             .tracked
             .iter()
             .filter(|t| below.is_empty() || t.starts_with(&format!("{below}/")))
+            // A file the walk just saw exists; only the others need a stat.
+            .filter(|t| !seen.contains(t.as_str()))
             .filter(|t| std::fs::symlink_metadata(g.work_tree.join(t)).is_err())
             .count() as u64;
         GitOut {
