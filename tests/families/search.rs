@@ -851,7 +851,7 @@ fn overview_reads_git_without_git() {
 }
 
 /// Issue 12: a language with many files (or one large file) is counted from a
-/// sample scaled by sizes and says so; a small one stays exact.
+/// sample and says so; a small one stays exact.
 #[test]
 fn overview_estimates_lines_of_large_languages() {
     let env = TestEnv::new();
@@ -880,7 +880,8 @@ fn overview_estimates_lines_of_large_languages() {
     let go = lang("go");
     assert_eq!(go["files"], 200);
     assert_eq!(go["estimated"], true, "{go}");
-    assert_eq!(go["bytes"], bytes);
+    let got = go["bytes"].as_u64().expect("bytes");
+    assert!(got.abs_diff(bytes) * 10 <= bytes, "{got} vs {bytes}");
     let got = go["lines"].as_u64().expect("lines");
     assert!(got.abs_diff(lines) * 10 <= lines, "{got} vs {lines}");
     let py = lang("python");

@@ -1,7 +1,7 @@
 //! `overview`: the workspace at a glance — root, git state (read from `.git`),
-//! languages by lines, build files, and the entries below the path. Line counts
-//! come from a fixed sample of each language's files, scaled by file sizes, so
-//! the cost follows the number of files, not their bytes.
+//! languages by lines, build files, and the entries below the path. Lines and
+//! bytes of a large language come from a fixed sample of its files, so the cost
+//! follows the number of files (no stat, no read for the rest), not their bytes.
 
 use super::show;
 use crate::handler;
@@ -49,7 +49,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         ),
         field(
             "languages",
-            "[{lang,files,lines,bytes,estimated}], most lines first. files is exact; lines and bytes are exact when estimated is false, else scaled from a sample of up to 64 files read (1 MiB each) by the sizes of the rest.",
+            "[{lang,files,lines,bytes,estimated}], most lines first. files is exact; lines and bytes are exact when estimated is false, else the per-file mean of an even spread of 64 files read (a file over 1 MiB scaled from its first MiB by its size) times files.",
         ),
         field("languages_total", "Languages before --limit."),
         field(
@@ -182,8 +182,8 @@ enum Seen {
 enum Size {
     /// Measured already (a file a tx staged): lines and bytes, zero if binary.
     Exact(u64, u64),
-    /// On disk, this many bytes; read only if sampled.
-    Disk(u64),
+    /// On disk: read only if sampled, never stat'ed otherwise.
+    Disk,
 }
 
 /// Files read per language; the rest are scaled from them by size.
@@ -260,55 +260,55 @@ struct Tally {
     files: u64,
     lines: u64,
     bytes: u64,
-    /// Sampled bytes read (text) and their lines: the lines-per-byte rate.
-    rate_bytes: u64,
-    rate_lines: u64,
-    /// Sizes of sampled files, text and all: the share of bytes that is text.
-    text_size: u64,
-    sampled_size: u64,
-    /// Sizes of files not read whole.
+    /// Files read (whole or a prefix) and what they added: the per-file mean.
+    sampled: u64,
+    sampled_lines: f64,
+    sampled_bytes: f64,
+    /// Files not read.
     rest: u64,
     estimated: bool,
 }
 
 impl Tally {
-    fn sample(&mut self, path: &std::path::Path, size: u64) {
-        let m = std::fs::File::open(path)
-            .ok()
-            .and_then(|f| measure(f, SAMPLE_BYTES));
-        let Some(m) = m else {
-            // Unreadable files counted zero before any sampling; keep that.
+    fn sample(&mut self, path: &std::path::Path) {
+        let Ok(f) = std::fs::File::open(path) else {
+            // Unreadable files count zero, as a binary one does.
+            self.sampled += 1;
             return;
         };
-        self.sampled_size += size;
+        let size = f.metadata().map_or(0, |m| m.len());
+        self.sampled += 1;
+        let Some(m) = measure(f, SAMPLE_BYTES) else {
+            return;
+        };
         if m.binary {
             return;
         }
-        self.text_size += size;
-        self.rate_bytes += m.bytes;
-        self.rate_lines += m.lines;
-        if m.whole {
-            self.lines += m.lines;
-            self.bytes += m.bytes;
+        let (lines, bytes) = if m.whole {
+            (m.lines as f64, m.bytes as f64)
         } else {
-            self.rest += size;
+            // A prefix: its lines per byte over the whole size.
             self.estimated = true;
-        }
+            let rate = if m.bytes == 0 {
+                0.0
+            } else {
+                m.lines as f64 / m.bytes as f64
+            };
+            (size as f64 * rate, size as f64)
+        };
+        self.sampled_lines += lines;
+        self.sampled_bytes += bytes;
     }
 
     fn finish(&self) -> (u64, u64) {
-        if self.rest == 0 || self.sampled_size == 0 {
-            return (self.lines, self.bytes);
-        }
-        let text = self.rest as f64 * self.text_size as f64 / self.sampled_size as f64;
-        let lines = if self.rate_bytes == 0 {
+        let scale = if self.sampled == 0 {
             0.0
         } else {
-            text * self.rate_lines as f64 / self.rate_bytes as f64
+            (self.sampled + self.rest) as f64 / self.sampled as f64
         };
         (
-            self.lines + lines.round() as u64,
-            self.bytes + text.round() as u64,
+            self.lines + (self.sampled_lines * scale).round() as u64,
+            self.bytes + (self.sampled_bytes * scale).round() as u64,
         )
     }
 }
@@ -319,13 +319,18 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
         None => ctx.root.clone(),
     };
     let budget = args.budget.budget("overview")?;
-    let opts = ScanOptions {
+    let mut opts = ScanOptions {
         overlay: crate::store::view::overlay(ctx)?,
         no_ignore: args.no_ignore,
         include_dirs: true,
         budget,
         ..ScanOptions::default()
     };
+    // Only sampled files are read: the default bytes budget would cost a stat
+    // per file to guard nothing; an explicit --max-scan-bytes still binds.
+    if args.budget.max_scan_bytes.is_none() {
+        opts.budget.bytes = u64::MAX;
+    }
     let walked = scan::walk(&ctx.root, std::slice::from_ref(&start), &opts, || {
         |e: &Entry| {
             if e.kind != Kind::File {
@@ -341,9 +346,7 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
                         .map_or((0, 0), |m| (m.lines, m.bytes));
                     Size::Exact(l, n)
                 }
-                // Sizes only for files a language is counted for.
-                None if lang.is_some() => Size::Disk(e.stat().map_or(0, |s| s.len)),
-                None => Size::Disk(0),
+                None => Size::Disk,
             };
             Some(Seen::File {
                 lang,
@@ -355,7 +358,7 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
     .map_err(|e| super::scan_error("overview", &e))?;
 
     let mut langs: BTreeMap<&'static str, Tally> = BTreeMap::new();
-    let mut disk: BTreeMap<&'static str, Vec<(&std::path::Path, u64)>> = BTreeMap::new();
+    let mut disk: BTreeMap<&'static str, Vec<&std::path::Path>> = BTreeMap::new();
     let mut build_files = Vec::new();
     let mut entries = Vec::new();
     let mut files_seen: Vec<&std::path::Path> = Vec::new();
@@ -387,7 +390,7 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
                             t.lines += lines;
                             t.bytes += bytes;
                         }
-                        Size::Disk(n) => disk.entry(l).or_default().push((p, *n)),
+                        Size::Disk => disk.entry(l).or_default().push(p),
                     }
                 }
                 let name = p
@@ -402,19 +405,19 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
     }
     entries.truncate(200);
     // An even spread of each language's files (in path order, so the answer does
-    // not depend on thread timing) is read; the others count by size.
+    // not depend on thread timing) is read; the others count as its mean.
     for (l, files) in &disk {
         let t = langs.entry(l).or_default();
         let n = files.len();
         let k = n.min(SAMPLE_FILES);
         let picks: Vec<usize> = (0..k).map(|i| i * n / k).collect();
         let mut next = picks.iter().peekable();
-        for (i, (p, size)) in files.iter().enumerate() {
+        for (i, p) in files.iter().enumerate() {
             if next.peek() == Some(&&i) {
                 next.next();
-                t.sample(p, *size);
+                t.sample(p);
             } else {
-                t.rest += size;
+                t.rest += 1;
                 t.estimated = true;
             }
         }
