@@ -1151,6 +1151,30 @@ fn multiline_counts_equal_ripgrep() {
 }
 
 /// --sort orders flat output only: with --output tree it is refused, not ignored.
+/// Issue 12: find leaves the stat to the listed entries, yet an explicit
+/// --max-scan-bytes still binds (as it does for overview).
+#[test]
+fn find_and_overview_keep_an_explicit_bytes_budget() {
+    let env = TestEnv::new();
+    for i in 0..3 {
+        env.write(&format!("f{i}.txt"), &"x".repeat(100));
+    }
+    for args in [
+        &["find", "--type", "file", "--max-scan-bytes", "150"][..],
+        &["overview", "--max-scan-bytes", "150"][..],
+    ] {
+        let r = env.run(args);
+        assert_eq!(
+            r.json["scan_cut"]["budget"], "bytes",
+            "{args:?}: {}",
+            r.stdout
+        );
+        assert_eq!(r.code, 3, "{args:?}");
+    }
+    let r = env.run(&["find", "--type", "file"]);
+    assert_eq!(r.json["total"], 3);
+}
+
 #[test]
 fn find_tree_refuses_a_sort_it_would_ignore() {
     let env = TestEnv::new();
