@@ -860,13 +860,13 @@ fn overview_estimates_lines_of_large_languages() {
     let mut bytes = 0u64;
     for i in 0..200u64 {
         let n = 3 + i % 5;
-        env.write(&format!("g/f{i:03}.go"), &"// go line\n".repeat(n as usize));
+        env.write(&format!("g/f{i:03}.go"), "// go line\n".repeat(n as usize));
         lines += n;
         bytes += n * 11;
     }
     env.write("a.py", "x = 1\ny = 2\n");
     // One JSON file over the 1 MiB read cap: scaled from its prefix.
-    env.write("big.json", &"[1,2,3,4]\n".repeat(150_000));
+    env.write("big.json", "[1,2,3,4]\n".repeat(150_000));
     let r = env.run(&["overview"]);
     let lang = |name: &str| {
         r.json["languages"]
@@ -1157,7 +1157,7 @@ fn multiline_counts_equal_ripgrep() {
 fn find_and_overview_keep_an_explicit_bytes_budget() {
     let env = TestEnv::new();
     for i in 0..3 {
-        env.write(&format!("f{i}.txt"), &"x".repeat(100));
+        env.write(&format!("f{i}.txt"), "x".repeat(100));
     }
     for args in [
         &["find", "--type", "file", "--max-scan-bytes", "150"][..],
