@@ -850,6 +850,53 @@ fn overview_reads_git_without_git() {
     assert_eq!(r.json["path"], "");
 }
 
+/// Issue 12: a language with many files (or one large file) is counted from a
+/// sample and says so; a small one stays exact.
+#[test]
+fn overview_estimates_lines_of_large_languages() {
+    let env = TestEnv::new();
+    // 200 Go files of 3 to 7 lines, each line 11 bytes: every byte is known.
+    let mut lines = 0u64;
+    let mut bytes = 0u64;
+    for i in 0..200u64 {
+        let n = 3 + i % 5;
+        env.write(&format!("g/f{i:03}.go"), "// go line\n".repeat(n as usize));
+        lines += n;
+        bytes += n * 11;
+    }
+    env.write("a.py", "x = 1\ny = 2\n");
+    // One JSON file over the 1 MiB read cap: scaled from its prefix.
+    env.write("big.json", "[1,2,3,4]\n".repeat(150_000));
+    let r = env.run(&["overview"]);
+    let lang = |name: &str| {
+        r.json["languages"]
+            .as_array()
+            .expect("languages")
+            .iter()
+            .find(|l| l["lang"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {name}: {}", r.stdout))
+    };
+    let go = lang("go");
+    assert_eq!(go["files"], 200);
+    assert_eq!(go["estimated"], true, "{go}");
+    let got = go["bytes"].as_u64().expect("bytes");
+    assert!(got.abs_diff(bytes) * 10 <= bytes, "{got} vs {bytes}");
+    let got = go["lines"].as_u64().expect("lines");
+    assert!(got.abs_diff(lines) * 10 <= lines, "{got} vs {lines}");
+    let py = lang("python");
+    assert_eq!(py["estimated"], false);
+    assert_eq!(
+        (py["lines"].as_u64(), py["bytes"].as_u64()),
+        (Some(2), Some(12))
+    );
+    let json = lang("json");
+    assert_eq!(json["estimated"], true);
+    let got = json["lines"].as_u64().expect("lines");
+    assert!(got.abs_diff(150_000) <= 150, "{got}");
+    assert_eq!(json["bytes"], 1_500_000);
+}
+
 #[test]
 fn code_outline_defs_refs() {
     let env = TestEnv::new();
@@ -1104,6 +1151,30 @@ fn multiline_counts_equal_ripgrep() {
 }
 
 /// --sort orders flat output only: with --output tree it is refused, not ignored.
+/// Issue 12: find leaves the stat to the listed entries, yet an explicit
+/// --max-scan-bytes still binds (as it does for overview).
+#[test]
+fn find_and_overview_keep_an_explicit_bytes_budget() {
+    let env = TestEnv::new();
+    for i in 0..3 {
+        env.write(&format!("f{i}.txt"), "x".repeat(100));
+    }
+    for args in [
+        &["find", "--type", "file", "--max-scan-bytes", "150"][..],
+        &["overview", "--max-scan-bytes", "150"][..],
+    ] {
+        let r = env.run(args);
+        assert_eq!(
+            r.json["scan_cut"]["budget"], "bytes",
+            "{args:?}: {}",
+            r.stdout
+        );
+        assert_eq!(r.code, 3, "{args:?}");
+    }
+    let r = env.run(&["find", "--type", "file"]);
+    assert_eq!(r.json["total"], 3);
+}
+
 #[test]
 fn find_tree_refuses_a_sort_it_would_ignore() {
     let env = TestEnv::new();

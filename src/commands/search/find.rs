@@ -253,6 +253,11 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
         || !matches!(args.sort, SortArg::Path)
         || !matches!(args.output, FindOutput::Flat)
         || opts.overlay.is_some();
+    // find reads no content: without stats, the default bytes budget would cost
+    // a stat per file to guard nothing; an explicit --max-scan-bytes still binds.
+    if !stat_all && args.budget.max_scan_bytes.is_none() {
+        opts.budget.bytes = u64::MAX;
+    }
     let walked = scan::walk(&ctx.root, std::slice::from_ref(&start), &opts, || {
         move |e: &Entry| {
             if !stat_all {

@@ -1,5 +1,7 @@
 //! `overview`: the workspace at a glance — root, git state (read from `.git`),
-//! languages by lines, build files, and the entries below the path.
+//! languages by lines, build files, and the entries below the path. Lines and
+//! bytes of a large language come from a fixed sample of its files, so the cost
+//! follows the number of files (no stat, no read for the rest), not their bytes.
 
 use super::show;
 use crate::handler;
@@ -32,7 +34,7 @@ pub struct OverviewArgs {
 pub const SPEC: CommandSpec = CommandSpec {
     name: "overview",
     summary: "Git state, languages, top entries.",
-    description: "Languages come from the language table by file name; binary files are not counted. The git state is read from the .git files (HEAD, refs, packed-refs, index), never by running git.",
+    description: "Languages come from the language table by file name; binary files are not counted. Lines and bytes of a language with many or large files are estimated from a sample (estimated: true). The git state is read from the .git files (HEAD, refs, packed-refs, index), never by running git.",
     args: <OverviewArgs as clap::Args>::augment_args,
     output_fields: &[
         field("root", "The workspace root."),
@@ -45,7 +47,10 @@ pub const SPEC: CommandSpec = CommandSpec {
             "git",
             "{branch,head,untracked,deleted} read from .git without running git, or null outside a repository. branch is null on a detached HEAD. untracked and deleted count files below path; files modified in place are not counted.",
         ),
-        field("languages", "[{lang,files,lines,bytes}], most lines first."),
+        field(
+            "languages",
+            "[{lang,files,lines,bytes,estimated}], most lines first. files is exact; lines and bytes are exact when estimated is false, else the per-file mean of an even spread of 64 files read (a file over 1 MiB scaled from its first MiB by its size) times files.",
+        ),
         field("languages_total", "Languages before --limit."),
         field(
             "build_files",
@@ -140,6 +145,7 @@ struct LangOut {
     files: u64,
     lines: u64,
     bytes: u64,
+    estimated: bool,
 }
 
 #[derive(Serialize)]
@@ -168,17 +174,56 @@ enum Seen {
     Entry(Kind),
     File {
         lang: Option<&'static str>,
-        lines: u64,
-        bytes: u64,
+        size: Size,
         depth: usize,
     },
 }
 
-/// Lines and bytes of a text file; `None` for a binary or unreadable one.
-fn measure(mut f: impl Read) -> Option<(u64, u64)> {
+enum Size {
+    /// Measured already (a file a tx staged): lines and bytes, zero if binary.
+    Exact(u64, u64),
+    /// On disk: read only if sampled, never stat'ed otherwise.
+    Disk,
+}
+
+/// Files read per language; the rest are scaled from them by size.
+const SAMPLE_FILES: usize = 64;
+/// Bytes read per sampled file; a longer file is scaled from its prefix.
+const SAMPLE_BYTES: u64 = 1 << 20;
+
+/// What reading (a prefix of) a file found.
+struct Measured {
+    lines: u64,
+    bytes: u64,
+    binary: bool,
+    /// The whole file was read.
+    whole: bool,
+}
+
+/// Lines and bytes of up to `cap` bytes of a file; `None` if unreadable.
+fn measure(mut f: impl Read, cap: u64) -> Option<Measured> {
     let mut buf = vec![0u8; 256 * 1024];
     let (mut lines, mut bytes, mut last) = (0u64, 0u64, b'\n');
     loop {
+        if bytes >= cap {
+            let mut probe = [0u8; 1];
+            let more = loop {
+                match f.read(&mut probe) {
+                    Ok(n) => break n > 0,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(_) => return None,
+                }
+            };
+            if more {
+                return Some(Measured {
+                    lines,
+                    bytes,
+                    binary: false,
+                    whole: false,
+                });
+            }
+            break;
+        }
         let n = match f.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => n,
@@ -187,7 +232,12 @@ fn measure(mut f: impl Read) -> Option<(u64, u64)> {
         };
         let chunk = buf.get(..n)?;
         if bytes == 0 && crate::text::sniff::is_binary(chunk) {
-            return None;
+            return Some(Measured {
+                lines: 0,
+                bytes: 0,
+                binary: true,
+                whole: true,
+            });
         }
         lines += memchr::memchr_iter(b'\n', chunk).count() as u64;
         last = *chunk.last()?;
@@ -196,7 +246,71 @@ fn measure(mut f: impl Read) -> Option<(u64, u64)> {
     if bytes > 0 && last != b'\n' {
         lines += 1;
     }
-    Some((lines, bytes))
+    Some(Measured {
+        lines,
+        bytes,
+        binary: false,
+        whole: true,
+    })
+}
+
+/// Per-language totals: exact for the files read whole, scaled for the rest.
+#[derive(Default)]
+struct Tally {
+    files: u64,
+    lines: u64,
+    bytes: u64,
+    /// Files read (whole or a prefix) and what they added: the per-file mean.
+    sampled: u64,
+    sampled_lines: f64,
+    sampled_bytes: f64,
+    /// Files not read.
+    rest: u64,
+    estimated: bool,
+}
+
+impl Tally {
+    fn sample(&mut self, path: &std::path::Path) {
+        let Ok(f) = std::fs::File::open(path) else {
+            // Unreadable files count zero, as a binary one does.
+            self.sampled += 1;
+            return;
+        };
+        let size = f.metadata().map_or(0, |m| m.len());
+        self.sampled += 1;
+        let Some(m) = measure(f, SAMPLE_BYTES) else {
+            return;
+        };
+        if m.binary {
+            return;
+        }
+        let (lines, bytes) = if m.whole {
+            (m.lines as f64, m.bytes as f64)
+        } else {
+            // A prefix: its lines per byte over the whole size.
+            self.estimated = true;
+            let rate = if m.bytes == 0 {
+                0.0
+            } else {
+                m.lines as f64 / m.bytes as f64
+            };
+            (size as f64 * rate, size as f64)
+        };
+        self.sampled_lines += lines;
+        self.sampled_bytes += bytes;
+    }
+
+    fn finish(&self) -> (u64, u64) {
+        let scale = if self.sampled == 0 {
+            0.0
+        } else {
+            (self.sampled + self.rest) as f64 / self.sampled as f64
+        };
+        (
+            self.lines + (self.sampled_lines * scale).round() as u64,
+            self.bytes + (self.sampled_bytes * scale).round() as u64,
+        )
+    }
 }
 
 pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
@@ -205,13 +319,18 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
         None => ctx.root.clone(),
     };
     let budget = args.budget.budget("overview")?;
-    let opts = ScanOptions {
+    let mut opts = ScanOptions {
         overlay: crate::store::view::overlay(ctx)?,
         no_ignore: args.no_ignore,
         include_dirs: true,
         budget,
         ..ScanOptions::default()
     };
+    // Only sampled files are read: the default bytes budget would cost a stat
+    // per file to guard nothing; an explicit --max-scan-bytes still binds.
+    if args.budget.max_scan_bytes.is_none() {
+        opts.budget.bytes = u64::MAX;
+    }
     let walked = scan::walk(&ctx.root, std::slice::from_ref(&start), &opts, || {
         |e: &Entry| {
             if e.kind != Kind::File {
@@ -219,27 +338,27 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
             }
             let name = e.path.file_name()?.to_string_lossy().into_owned();
             let lang = lang::of_file(&name).map(|l| l.name);
-            let (lines, bytes) = match lang {
-                Some(_) => match e.content() {
-                    Some(b) => measure(b).unwrap_or((0, 0)),
-                    None => std::fs::File::open(e.path)
-                        .ok()
-                        .and_then(measure)
-                        .unwrap_or((0, 0)),
-                },
-                None => (0, 0),
+            let size = match e.content() {
+                Some(b) => {
+                    let m = measure(b, u64::MAX);
+                    let (l, n) = m
+                        .filter(|m| !m.binary)
+                        .map_or((0, 0), |m| (m.lines, m.bytes));
+                    Size::Exact(l, n)
+                }
+                None => Size::Disk,
             };
             Some(Seen::File {
-                lang: lang.filter(|_| bytes > 0 || lines > 0).or(lang),
-                lines,
-                bytes,
+                lang,
+                size,
                 depth: e.depth,
             })
         }
     })
     .map_err(|e| super::scan_error("overview", &e))?;
 
-    let mut langs: BTreeMap<&'static str, (u64, u64, u64)> = BTreeMap::new();
+    let mut langs: BTreeMap<&'static str, Tally> = BTreeMap::new();
+    let mut disk: BTreeMap<&'static str, Vec<&std::path::Path>> = BTreeMap::new();
     let mut build_files = Vec::new();
     let mut entries = Vec::new();
     let mut files_seen: Vec<&std::path::Path> = Vec::new();
@@ -252,12 +371,7 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
                     .unwrap_or_default(),
                 kind: kind.name(),
             }),
-            Seen::File {
-                lang,
-                lines,
-                bytes,
-                depth,
-            } => {
+            Seen::File { lang, size, depth } => {
                 files_seen.push(p);
                 if *depth == 1 {
                     entries.push(EntryOut {
@@ -269,10 +383,15 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
                     });
                 }
                 if let Some(l) = lang {
-                    let e = langs.entry(l).or_insert((0, 0, 0));
-                    e.0 += 1;
-                    e.1 += lines;
-                    e.2 += bytes;
+                    let t = langs.entry(l).or_default();
+                    t.files += 1;
+                    match size {
+                        Size::Exact(lines, bytes) => {
+                            t.lines += lines;
+                            t.bytes += bytes;
+                        }
+                        Size::Disk => disk.entry(l).or_default().push(p),
+                    }
                 }
                 let name = p
                     .file_name()
@@ -285,13 +404,35 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
         }
     }
     entries.truncate(200);
+    // An even spread of each language's files (in path order, so the answer does
+    // not depend on thread timing) is read; the others count as its mean.
+    for (l, files) in &disk {
+        let t = langs.entry(l).or_default();
+        let n = files.len();
+        let k = n.min(SAMPLE_FILES);
+        let picks: Vec<usize> = (0..k).map(|i| i * n / k).collect();
+        let mut next = picks.iter().peekable();
+        for (i, p) in files.iter().enumerate() {
+            if next.peek() == Some(&&i) {
+                next.next();
+                t.sample(p);
+            } else {
+                t.rest += 1;
+                t.estimated = true;
+            }
+        }
+    }
     let mut languages: Vec<LangOut> = langs
         .into_iter()
-        .map(|(lang, (files, lines, bytes))| LangOut {
-            lang,
-            files,
-            lines,
-            bytes,
+        .map(|(lang, t)| {
+            let (lines, bytes) = t.finish();
+            LangOut {
+                lang,
+                files: t.files,
+                lines,
+                bytes,
+                estimated: t.estimated,
+            }
         })
         .collect();
     languages.sort_by(|a, b| b.lines.cmp(&a.lines).then(a.lang.cmp(b.lang)));
@@ -306,15 +447,18 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
                 .ok()
                 .map(|r| r.to_string_lossy().into_owned())
         };
-        let untracked = files_seen
+        let seen: HashSet<String> = files_seen.iter().filter_map(|p| rel(p)).collect();
+        let untracked = seen
             .iter()
-            .filter(|p| rel(p).is_some_and(|r| !tracked.contains(r.as_str())))
+            .filter(|r| !tracked.contains(r.as_str()))
             .count() as u64;
         let below = rel(&start).unwrap_or_default();
         let deleted = g
             .tracked
             .iter()
             .filter(|t| below.is_empty() || t.starts_with(&format!("{below}/")))
+            // A file the walk just saw exists; only the others need a stat.
+            .filter(|t| !seen.contains(t.as_str()))
             .filter(|t| std::fs::symlink_metadata(g.work_tree.join(t)).is_err())
             .count() as u64;
         GitOut {
