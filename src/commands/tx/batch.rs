@@ -5,11 +5,11 @@
 
 use crate::handler;
 use crate::protocol::invoke::{Invoked, with_tx, without_tx};
-use crate::workspace::root::Invoker;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
 use crate::store::tx;
 use crate::workspace::Ctx;
+use crate::workspace::root::Invoker;
 use clap::Args;
 
 #[derive(Args, Debug)]

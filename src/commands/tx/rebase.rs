@@ -4,12 +4,12 @@
 
 use crate::handler;
 use crate::protocol::invoke::with_tx;
-use crate::workspace::root::Invoker;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
 use crate::store::tx::{self, PathEntry};
 use crate::store::{lock, state_dir, view};
 use crate::workspace::Ctx;
+use crate::workspace::root::Invoker;
 use clap::Args;
 use std::collections::BTreeSet;
 
