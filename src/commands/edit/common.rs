@@ -321,10 +321,20 @@ pub fn check_inside(ctx: &Ctx, real: &std::path::Path, display: &str) -> Result<
     })
 }
 
-/// Reads `arg` as editable text: inside the workspace, a regular file, not binary,
-/// valid UTF-8, or valid in `enc` (decoded, and only when encoding the text again
-/// gives the file's bytes back, so what an edit leaves alone stays byte for byte).
-pub fn load(ctx: &Ctx, arg: &str, enc: Option<Encoding>) -> Result<Target, CmdError> {
+/// The target's real path, display form and snapshot, refused unless it is a
+/// regular file inside the root; nothing decoded yet, so a caller that can work
+/// on the raw bytes holds no second copy of them.
+pub fn locate(
+    ctx: &Ctx,
+    arg: &str,
+) -> Result<
+    (
+        PathBuf,
+        String,
+        std::sync::Arc<crate::store::snapshot::Snapshot>,
+    ),
+    CmdError,
+> {
     let abs = ctx.path_arg(arg)?;
     let real = paths::real_path(&abs);
     let display = ctx.display_path(&abs);
@@ -342,6 +352,14 @@ pub fn load(ctx: &Ctx, arg: &str, enc: Option<Encoding>) -> Result<Target, CmdEr
     // the write that follows reuses these bytes and this hash for its before-state,
     // blob and diff instead of reading the file again.
     let snap = crate::store::view::load(ctx, &abs)?;
+    Ok((real, display, snap))
+}
+
+/// Reads `arg` as editable text: inside the workspace, a regular file, not binary,
+/// valid UTF-8, or valid in `enc` (decoded, and only when encoding the text again
+/// gives the file's bytes back, so what an edit leaves alone stays byte for byte).
+pub fn load(ctx: &Ctx, arg: &str, enc: Option<Encoding>) -> Result<Target, CmdError> {
+    let (real, display, snap) = locate(ctx, arg)?;
     let Some(enc) = enc else {
         let doc = Doc::decode(&snap.bytes).map_err(|e| decode_error(ctx, &display, e))?;
         return Ok(Target {

@@ -173,6 +173,24 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
             dry_run: args.guarded.guard.dry.dry_run,
         },
         || {
+            // One --old edit of a UTF-8 file: spliced into the bytes as read.
+            if let ([Step::Old { old, new }], None) = (steps.as_slice(), args.sel.encoding()) {
+                let (real, display, snap) = common::locate(ctx, &args.path)?;
+                if let Some(bytes) = splice_old(&snap.bytes, old, new) {
+                    if let Some(h) = expect.for_target(&args.path, &display, true) {
+                        guard::check_hash(&display, h, Some(&snap.hash))?;
+                    }
+                    strategy = Some(Strategy::Exact);
+                    return Ok(bytes
+                        .map(|bytes| Change::Put {
+                            path: real,
+                            bytes,
+                            mode: None,
+                        })
+                        .into_iter()
+                        .collect());
+                }
+            }
             let t = common::load(ctx, &args.path, args.sel.encoding())?;
             common::check_target_hash(&expect, &t, true)?;
             // The edited document, once a step has changed it (no copy of a large
@@ -234,6 +252,50 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
         extra.push(("strategy", Json::str(s.name())));
     }
     Ok(committed.into_output(extra))
+}
+
+/// A one `--old` edit done on the file's bytes, for a file `Doc::decode` takes
+/// and an `--old` that occurs exactly once: the same bytes the document path
+/// writes, without a decoded copy of the file or its line table and without
+/// copying the edited document again, so a large file is held twice (as read and
+/// as written), not four times. `Some(None)` when the edit changes nothing;
+/// `None` leaves the call to the document path (its errors, the whitespace
+/// strategy).
+fn splice_old(bytes: &[u8], old: &str, new: &str) -> Option<Option<Vec<u8>>> {
+    if crate::text::sniff::is_binary(bytes) {
+        return None;
+    }
+    let skip = if bytes.starts_with(crate::text::BOM) {
+        crate::text::BOM.len()
+    } else {
+        0
+    };
+    let text = std::str::from_utf8(bytes.get(skip..)?).ok()?;
+    let range = matching::unique_exact(text, old)?;
+    // The ending of the line the match starts on, or the file's dominant one
+    // when that line has none (as `Doc::eol_at`).
+    let eol = match memchr::memchr(b'\n', text.as_bytes().get(range.start..)?) {
+        Some(i) if range.start + i > 0 && text.as_bytes()[range.start + i - 1] == b'\r' => "\r\n",
+        Some(_) => "\n",
+        None => {
+            let crlf = memchr::memmem::find_iter(text.as_bytes(), b"\r\n").count();
+            let lf = memchr::memchr_iter(b'\n', text.as_bytes()).count() - crlf;
+            if crlf > lf { "\r\n" } else { "\n" }
+        }
+    };
+    let with = crate::text::doc::with_eol(new, eol);
+    if text.get(range.clone())? == with {
+        return Some(None);
+    }
+    let (head, tail) = (
+        bytes.get(..skip + range.start)?,
+        bytes.get(skip + range.end..)?,
+    );
+    let mut out = Vec::with_capacity(head.len() + with.len() + tail.len());
+    out.extend_from_slice(head);
+    out.extend_from_slice(with.as_bytes());
+    out.extend_from_slice(tail);
+    Some(Some(out))
 }
 
 /// The change writing `doc` over the target (in its `--encoding`), or none when
@@ -470,4 +532,52 @@ fn parse_stdin(cmd: &str, text: &str, expect_count: Option<u64>) -> Result<Vec<S
         }
     }
     Ok(steps)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The byte splice writes what the document path writes, or steps aside.
+    #[test]
+    fn splice_old_agrees_with_the_document_path() {
+        let files: [&[u8]; 6] = [
+            b"alpha\nbeta gamma\ndelta\n",
+            b"\xEF\xBB\xBFone\r\n\ttwo\r\nthree\nfour",
+            b"a\r\nb\r\nc\nlast",
+            b"x\ny\nlast",
+            b"\r\n\r\nq\r\n",
+            "caf\u{e9} \u{e9}t\u{e9}\nzz\n".as_bytes(),
+        ];
+        let edits = [
+            ("beta gamma", "BETA"),
+            ("one\n\ttwo", "1\n\t2\n\t2b"),
+            ("four", "4\n5"),
+            ("last", "L1\nL2"),
+            ("b\r\nc", "B\nC"),
+            ("q", "Q\nR"),
+            ("\u{e9}t", "E\n"),
+            ("y", "y"),
+            ("a", "A"),
+            ("zz", ""),
+            ("nowhere", "x"),
+        ];
+        for f in files {
+            for (old, new) in edits {
+                let by_doc = Doc::decode(f)
+                    .ok()
+                    .and_then(|d| matching::edit_old(&d, old, new).ok())
+                    .filter(|(_, s)| matches!(s, Strategy::Exact))
+                    .map(|(d, _)| d.into_bytes());
+                match splice_old(f, old, new) {
+                    Some(Some(bytes)) => assert_eq!(Some(bytes), by_doc, "{f:?} {old:?}"),
+                    Some(None) => assert_eq!(by_doc.as_deref(), Some(f), "{f:?} {old:?}"),
+                    None => {}
+                }
+            }
+        }
+        assert!(splice_old(b"a\0b", "a", "c").is_none());
+        assert!(splice_old(b"a a", "a", "c").is_none());
+        assert!(splice_old(b"\xffa", "a", "c").is_none());
+    }
 }

@@ -50,18 +50,7 @@ pub fn edit_old(doc: &Doc, old: &str, new: &str) -> Result<(Doc, Strategy), Miss
 /// The byte range of the one exact occurrence of `old` (or of `old` with its line
 /// endings turned into the file's), `None` when there is none.
 fn exact(doc: &Doc, old: &str) -> Result<Option<std::ops::Range<usize>>, Miss> {
-    let mut variants = vec![old.to_string()];
-    if old.contains('\n') {
-        let crlf = with_eol(old, "\r\n");
-        if crlf != old {
-            variants.push(crlf);
-        }
-        let lf = old.replace("\r\n", "\n");
-        if lf != old {
-            variants.push(lf);
-        }
-    }
-    for v in variants {
+    for v in variants(old) {
         let at = occurrences(&doc.text, &v);
         match at.len() {
             0 => continue,
@@ -74,6 +63,37 @@ fn exact(doc: &Doc, old: &str) -> Result<Option<std::ops::Range<usize>>, Miss> {
         }
     }
     Ok(None)
+}
+
+/// `old` as given, then with its line endings as CR LF, then as LF.
+fn variants(old: &str) -> Vec<String> {
+    let mut variants = vec![old.to_string()];
+    if old.contains('\n') {
+        let crlf = with_eol(old, "\r\n");
+        if crlf != old {
+            variants.push(crlf);
+        }
+        let lf = old.replace("\r\n", "\n");
+        if lf != old {
+            variants.push(lf);
+        }
+    }
+    variants
+}
+
+/// The byte range of `old` in `text` when `exact` would pick it: the first
+/// variant that occurs does so once. `None` for anything else (no match, several),
+/// which the caller leaves to the document path and its errors.
+pub fn unique_exact(text: &str, old: &str) -> Option<std::ops::Range<usize>> {
+    for v in variants(old) {
+        let at = occurrences(text, &v);
+        match at.as_slice() {
+            [] => continue,
+            [s] => return Some(*s..*s + v.len()),
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// Every start offset of `needle` in `hay`, overlapping ones included (two
