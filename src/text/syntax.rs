@@ -1,6 +1,6 @@
 //! Syntax checks that need no project build: JSON (our own strict parser), TOML
 //! (the toml_parser crate's grammar plus scalar decoding, and duplicate keys),
-//! YAML (structural checks: tabs in indentation, quotes, flow brackets), and
+//! YAML (saphyr-parser's YAML 1.2 event parser, positions of its first error), and
 //! delimiter balance of source files that skips their strings and comments.
 //! Each problem is a `Diag` with a 1-based line and character column.
 
@@ -129,134 +129,41 @@ fn toml_duplicates(
     out
 }
 
+/// YAML 1.2 syntax through saphyr-parser's event stream (no document is built,
+/// so aliases are never expanded). The parser stops at its first error, so a
+/// broken file gets one diagnostic, at the parser's 1-based line and 0-based
+/// character column (made 1-based here).
 pub fn yaml(text: &str) -> Vec<Diag> {
-    let mut out = Vec::new();
-    let mut offset = 0;
-    let mut block_scalar: Option<usize> = None;
-    let mut stack: Vec<(char, usize)> = Vec::new();
-    for line in text.split_inclusive('\n') {
-        let body = line.trim_end_matches(['\n', '\r']);
-        let ind = body.len() - body.trim_start_matches(' ').len();
-        let rest = &body[ind..];
-        if let Some(bi) = block_scalar {
-            if rest.is_empty() || ind > bi {
-                offset += line.len();
-                continue;
-            }
-            block_scalar = None;
-        }
-        if rest.starts_with('\t') && stack.is_empty() {
-            out.push(at(
-                text,
-                offset + ind,
-                "tab in indentation (YAML indents with spaces)",
-            ));
-        }
-        let mut quote: Option<(char, usize)> = None;
-        let mut prev = ' ';
-        let mut chars = rest.char_indices().peekable();
-        while let Some((i, c)) = chars.next() {
-            let pos = offset + ind + i;
-            match quote {
-                Some(('\'', _)) if c == '\'' => {
-                    if chars.peek().map(|x| x.1) == Some('\'') {
-                        chars.next();
-                    } else {
-                        quote = None;
-                    }
-                }
-                Some(('"', _)) if c == '\\' => {
-                    chars.next();
-                }
-                Some(('"', _)) if c == '"' => quote = None,
-                Some(_) => {}
-                None => match c {
-                    '#' if prev == ' ' || prev == '\t' || i == 0 => break,
-                    '"' | '\'' if i == 0 || " \t[{,:-?".contains(prev) => quote = Some((c, pos)),
-                    '[' | '{' if i == 0 || !stack.is_empty() || " \t:-,".contains(prev) => {
-                        stack.push((c, pos))
-                    }
-                    ']' | '}' if !stack.is_empty() => {
-                        let want = if c == ']' { '[' } else { '{' };
-                        match stack.pop() {
-                            Some((o, _)) if o == want => {}
-                            Some((o, p)) => {
-                                let (l, col) = line_col(text, p);
-                                out.push(at(
-                                    text,
-                                    pos,
-                                    format!(
-                                        "'{c}' closes the '{o}' opened at line {l}, column {col}"
-                                    ),
-                                ));
-                            }
-                            None => {}
-                        }
-                    }
-                    '|' | '>' if stack.is_empty() && (prev == ' ' || i == 0) => {
-                        let tail = rest[i + 1..].trim_start_matches([
-                            '+', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9',
-                        ]);
-                        if tail.trim().is_empty() || tail.trim_start().starts_with('#') {
-                            block_scalar = Some(ind);
-                        }
-                    }
-                    _ => {}
-                },
-            }
-            prev = c;
-        }
-        // A double-quoted scalar may continue on the next line; a single-quoted
-        // or plain one inside flow brackets may too. Only an unclosed quote at the
-        // end of the file is an error, found below.
-        if let Some((q, p)) = quote {
-            let mut closed = false;
-            let after = &text[(offset + line.len()).min(text.len())..];
-            let mut esc = false;
-            let mut k = 0;
-            for (j, ch) in after.char_indices() {
-                if esc {
-                    esc = false;
-                    continue;
-                }
-                if q == '"' && ch == '\\' {
-                    esc = true;
-                } else if ch == q {
-                    closed = true;
-                    k = j;
-                    break;
+    use saphyr_parser::{Event, Parser};
+    // The parser is third-party code fed with arbitrary input: a panic inside it
+    // becomes a diagnostic instead of ending the process.
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut parser = Parser::new_from_str(text);
+        while let Some(ev) = parser.next_event() {
+            match ev {
+                Ok((Event::StreamEnd, _)) => return None,
+                Ok(_) => {}
+                Err(e) => {
+                    let m = e.marker();
+                    return Some(Diag {
+                        line: m.line().max(1),
+                        column: m.col() + 1,
+                        message: e.info().to_string(),
+                    });
                 }
             }
-            if !closed {
-                out.push(at(text, p, format!("unterminated {q}-quoted scalar")));
-                return out;
-            }
-            // Skip to the closing quote's line.
-            let skip = &after[..k];
-            let lines_skipped = skip.matches('\n').count();
-            offset += line.len();
-            let mut it = text[offset..].split_inclusive('\n');
-            for _ in 0..lines_skipped {
-                if let Some(l) = it.next() {
-                    offset += l.len();
-                }
-            }
-            // The rest of the closing line is taken as it is.
-            if let Some(l) = text[offset..].split_inclusive('\n').next() {
-                offset += l.len();
-            }
-            continue;
         }
-        offset += line.len();
-        if out.len() >= MAX_DIAGS {
-            break;
-        }
+        None
+    }));
+    match outcome {
+        Ok(None) => Vec::new(),
+        Ok(Some(d)) => vec![d],
+        Err(_) => vec![Diag {
+            line: 1,
+            column: 1,
+            message: "the YAML parser failed on this file".into(),
+        }],
     }
-    for (c, p) in stack.into_iter().rev() {
-        out.push(at(text, p, format!("'{c}' is never closed")));
-    }
-    out.truncate(MAX_DIAGS);
-    out
 }
 
 /// How a language spells comments and strings, for the balance scan.
@@ -489,7 +396,11 @@ mod tests {
         assert_eq!(toml("a = 1\na = 2\n").first().map(|d| d.line), Some(2));
         assert_eq!(toml("s = \"\\q\"\n").len(), 1);
         assert!(yaml("a: [1, 2]\nb: |\n  text: [\nc: 'it''s'\n").is_empty());
-        assert_eq!(yaml("a: [1, 2\n").first().map(|d| d.line), Some(1));
+        assert_eq!(yaml("a: [1, 2\n").first().map(|d| d.line), Some(2));
+        assert_eq!(
+            yaml("k: v: w\n").first().map(|d| (d.line, d.column)),
+            Some((1, 5))
+        );
         assert_eq!(yaml("a:\n\tb: 1\n").first().map(|d| d.line), Some(2));
         assert_eq!(yaml("a: \"open\n").len(), 1);
     }

@@ -279,7 +279,7 @@ fn check_reports_line_and_column_per_format() {
     for (file, line, col) in [
         ("bad.json", 3, 1),
         ("bad.toml", 2, 3),
-        ("bad.yaml", 1, 4),
+        ("bad.yaml", 2, 1),
         ("bad.rs", 3, 1),
         ("bad.lisp", 1, 1),
     ] {
@@ -298,4 +298,41 @@ fn check_reports_line_and_column_per_format() {
         "python3 -c 'import json\ntry: json.load(open(\"bad.json\"))\nexcept json.JSONDecodeError as e: print(e.lineno, e.colno)'",
     );
     assert_eq!(py.trim(), "3 1");
+}
+
+#[test]
+fn check_yaml_is_a_real_parse_with_positions() {
+    let env = TestEnv::new();
+    // Neither file has a tab, a quote or a bracket: a structural scan passes
+    // them; a YAML parser does not.
+    env.write("indent.yaml", "a:\n  b: 1\n c: 2\n");
+    env.write("value.yaml", "key: value: other\n");
+    env.write("alias.yaml", "a: *nope\n");
+    env.write(
+        "ok.yaml",
+        "a: &x\n  b: [1, {c: d}]\nc: *x\nd: >-\n  folded: text\n",
+    );
+    ok(&env.run(&["check", "ok.yaml"]));
+    for (file, line, col) in [
+        ("indent.yaml", 3, 2),
+        ("value.yaml", 1, 11),
+        ("alias.yaml", 1, 4),
+    ] {
+        let r = env.run(&["check", file]);
+        assert_eq!(r.error_code(), "input.syntax-error", "{file}: {}", r.stdout);
+        let d = &r.json["error"]["diagnostics"][0];
+        assert_eq!(
+            (d["line"].as_u64(), d["column"].as_u64()),
+            (Some(line), Some(col)),
+            "{file}: {d}"
+        );
+    }
+    // PyYAML, when present, agrees on validity and on where the first two break.
+    let py = sh(
+        &env,
+        "python3 -c '\nimport sys\ntry: import yaml\nexcept ImportError: sys.exit(0)\nfor f in [\"ok.yaml\", \"indent.yaml\", \"value.yaml\"]:\n  try: yaml.safe_load(open(f)); print(f, \"ok\")\n  except yaml.YAMLError as e: print(f, e.problem_mark.line + 1, e.problem_mark.column + 1)'",
+    );
+    if !py.is_empty() {
+        assert_eq!(py, "ok.yaml ok\nindent.yaml 3 2\nvalue.yaml 1 11\n");
+    }
 }

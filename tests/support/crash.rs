@@ -167,7 +167,12 @@ impl Case {
         let (code, out, seq) = self.trace(&argv, stdin);
         assert_eq!(code, 0, "{label}: the clean run failed: {out}");
         let v: Value = serde_json::from_str(&out).unwrap();
-        let op = v["op_id"].as_str().expect("op_id").to_string();
+        // `run --stdout-to` answers its write's op under `stdout`.
+        let op = v["op_id"]
+            .as_str()
+            .or_else(|| v["stdout"]["op_id"].as_str())
+            .expect("op_id")
+            .to_string();
         let after = self.tree();
         assert_ne!(before, after, "{label}: the op changed nothing");
         Baseline {
