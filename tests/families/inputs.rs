@@ -264,9 +264,17 @@ fn scans_outside_the_workspace_stop_at_their_budget_and_say_so() {
             again.stdout
         );
     }
-    // The time budget cuts too.
-    let r = run_bounded(&env, &["overview", dir, "--scan-timeout", "1ms"], None, 60)
-        .expect("overview --scan-timeout 1ms hung");
+    // The time budget cuts too. overview no longer reads every file, so its walk
+    // of 300 files can end inside 1 ms: the tree here is big enough that it cannot.
+    let big = outside_tree(40, 100);
+    let big_dir = big.path().to_str().expect("utf-8 temp path");
+    let r = run_bounded(
+        &env,
+        &["overview", big_dir, "--scan-timeout", "1ms"],
+        None,
+        60,
+    )
+    .expect("overview --scan-timeout 1ms hung");
     assert_eq!(r.code, 3, "{}", r.stdout);
     assert_eq!(r.json["scan_cut"]["budget"], "time");
     let next = r.json["next_commands"][0].as_str().unwrap_or("");
