@@ -35,6 +35,15 @@ fn git_dir(ctx: &Ctx) -> &std::path::Path {
     }
 }
 
+/// The repair for a git call that asked for too much (ran too long, printed too much).
+fn narrow(ctx: &Ctx) -> Repair {
+    Repair::new(
+        "narrow",
+        "Ask for less (a path, a revision range).",
+        format!("aitools schema {}", ctx.command),
+    )
+}
+
 /// What git said on stdout, once it succeeded.
 pub struct GitOut {
     pub stdout: Vec<u8>,
@@ -111,11 +120,7 @@ pub fn git(ctx: &Ctx, args: &[String], fallback: &str) -> Result<GitOut, CmdErro
                 args.first().map(String::as_str).unwrap_or(""),
                 GIT_TIMEOUT.as_secs()
             ),
-            Repair::new(
-                "narrow",
-                "Ask for less (a path, a revision range).",
-                format!("aitools schema {}", ctx.command),
-            ),
+            narrow(ctx),
         ));
     }
     // Output cut at the capture cap would be answered as if it were whole.
@@ -126,11 +131,7 @@ pub fn git(ctx: &Ctx, args: &[String], fallback: &str) -> Result<GitOut, CmdErro
                 "git {} printed more than aitools keeps of one call.",
                 args.first().map(String::as_str).unwrap_or("")
             ),
-            Repair::new(
-                "narrow",
-                "Ask for less (a path, a revision range).",
-                format!("aitools schema {}", ctx.command),
-            ),
+            narrow(ctx),
         ));
     }
     if done.exit_code == Some(0) {
