@@ -117,8 +117,6 @@ const LONG_FILES: &[&str] = &[];
 /// group starts with one of an entry's prefixes. The test fails on an entry no
 /// cycle needs any more.
 const ALLOWED_CYCLES: &[&[&str]] = &[
-    // store engineer: store/{write,tx,view,recovery,undo,gc} (issue 13 item 1).
-    &["store::"],
     // contract engineer, left: the registry lists the commands that read it
     // (`schema`, `mcp`'s tools), and dispatch starts the mcp server that runs
     // dispatch for each tool call; the AOI mode likewise runs dispatch per call

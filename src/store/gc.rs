@@ -12,7 +12,8 @@
 //! to are removed by the next collection.
 
 use super::journal::{self, Entry};
-use super::{blobs, fsx, intent, tx};
+use super::tx::model as tx;
+use super::{blobs, fsx, intent};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};

@@ -6,7 +6,7 @@
 //! is pending.
 //!
 //! This module decides whether and when a record runs; the steps themselves are
-//! `intent::apply`/`write::finish`. A record runs only when the state directory is
+//! `intent::apply`/`finish`. A record runs only when the state directory is
 //! private to the caller and the record is trusted (the caller's, 0600, its lines
 //! as aitools writes them, every path it names inside the workspace). A record
 //! that cannot run — untrusted, or its step fails (read-only file system,
@@ -250,7 +250,7 @@ fn pass(ctx: &Ctx, state: &Path, dry: bool) -> Report {
             let finished = if dry {
                 Ok(())
             } else {
-                super::write::finish(&ctx.root, state, i)
+                finish(&ctx.root, state, i)
             };
             match finished {
                 Ok(()) => report.recovered.push(Recovered {
@@ -456,4 +456,29 @@ fn copy_private(from: &Path, to: &Path) -> std::io::Result<()> {
     let mut dst = fsx::create_new(to, 0o600)?;
     std::io::copy(&mut src, &mut dst)?;
     dst.sync_all()
+}
+
+/// Applies a committed intent beneath the workspace `root`, journals it once, and
+/// removes its record.
+pub fn finish(root: &Path, state: &Path, intent: &intent::Intent) -> std::io::Result<()> {
+    finish_with(root, state, intent, |_| {})
+}
+
+/// `finish`, with `applied` completing the journal entry once the steps ran.
+pub(crate) fn finish_with(
+    root: &Path,
+    state: &Path,
+    intent: &intent::Intent,
+    applied: impl FnOnce(&mut journal::Entry),
+) -> std::io::Result<()> {
+    intent::apply_all(root, intent)?;
+    if !journal::last_is(state, &intent.op_id)? {
+        let mut entry = intent.entry.clone();
+        applied(&mut entry);
+        journal::append(state, &entry)?;
+    }
+    for t in &intent.blob_tmps {
+        let _ = std::fs::remove_file(t);
+    }
+    std::fs::remove_file(intent::record_path(state, &intent.op_id))
 }

@@ -63,6 +63,13 @@ impl Session {
             ..Session::default()
         })
     }
+
+    /// Forgets the loaded tx (after a tx op changed it).
+    pub fn forget_tx(&self) {
+        if let Ok(mut c) = self.tx.lock() {
+            *c = None;
+        }
+    }
 }
 
 impl std::fmt::Debug for Session {

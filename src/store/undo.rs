@@ -6,10 +6,9 @@
 
 use super::blobs;
 use super::journal::{self, Entry, State};
-use super::write::Change;
+use super::request::Change;
 use crate::protocol::{CmdError, Json, Repair, code, shell};
 use crate::workspace::Ctx;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// The op `op_id`, or `input.not-found` whose repair lists the journal.
@@ -55,46 +54,6 @@ fn collected(e: &Entry) -> CmdError {
         "See what collection keeps and removes now (a larger AITOOLS_STATE_BUDGET keeps more ops).",
         "aitools gc --dry-run",
     ))
-}
-
-/// The state at `p` now (no final symlink followed).
-pub fn current(snapshots: &super::snapshot::Cache, p: &Path) -> std::io::Result<State> {
-    let meta = match std::fs::symlink_metadata(p) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(State::missing()),
-        Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) => return Ok(State::missing()),
-        Err(e) => return Err(e),
-    };
-    let ft = meta.file_type();
-    Ok(if ft.is_symlink() {
-        let t = std::fs::read_link(p)?.to_string_lossy().into_owned();
-        State {
-            kind: "symlink".into(),
-            hash: Some(crate::text::lines::sha256_hex(t.as_bytes())),
-            target: Some(t),
-            ..State::default()
-        }
-    } else if ft.is_dir() {
-        State {
-            kind: "dir".into(),
-            mode: Some(meta.mode() & 0o7777),
-            ..State::default()
-        }
-    } else if ft.is_file() {
-        let s = snapshots.load(p)?;
-        State {
-            kind: "file".into(),
-            hash: Some(s.hash.clone()),
-            mode: Some(s.mode),
-            mtime: Some(s.mtime),
-            target: None,
-        }
-    } else {
-        State {
-            kind: "other".into(),
-            ..State::default()
-        }
-    })
 }
 
 /// How `now` differs from `want`, if it does.
@@ -164,7 +123,7 @@ pub fn inverse(ctx: &Ctx, state: &Path, entry: &Entry) -> Result<Vec<Change>, Cm
     }
     let mut conflicts = Vec::new();
     for (rel, want) in &expected {
-        let now = current(&ctx.session.snapshots, &abs(rel))
+        let now = super::current::state(&ctx.session.snapshots, &abs(rel))
             .map_err(|e| crate::protocol::error::io_error(&ctx.command, rel, &e))?;
         if let Some(kind) = difference(want, &now) {
             let mut c = Json::obj();

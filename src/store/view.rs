@@ -67,9 +67,7 @@ fn seen(ctx: &Ctx, rel: &str) {
 
 /// Forgets the loaded tx (after a tx op changed it).
 pub fn forget(ctx: &Ctx) {
-    if let Ok(mut c) = ctx.session.tx.lock() {
-        *c = None;
-    }
+    ctx.session.forget_tx();
 }
 
 /// The tx named by `--tx`, loaded (and cached while its index is unchanged).
@@ -282,7 +280,7 @@ pub fn exists(ctx: &Ctx, abs: &Path) -> Result<bool, CmdError> {
 /// else a symlink's target text; `None` when nothing is there.
 pub fn current_hash(ctx: &Ctx, abs: &Path) -> Result<Option<String>, CmdError> {
     if ctx.tx.is_none() {
-        return super::write::current_hash(&ctx.session.snapshots, abs).map_err(|e| {
+        return super::current::hash(&ctx.session.snapshots, abs).map_err(|e| {
             crate::protocol::error::io_error(&ctx.command, &ctx.display_path(abs), &e)
         });
     }

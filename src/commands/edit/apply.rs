@@ -8,7 +8,7 @@ use crate::protocol::args::Guard;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
 use crate::store::guard;
-use crate::store::write::{self, Change, WriteOptions};
+use crate::store::write::{self, Change, WriteRequest};
 use crate::text::doc::Doc;
 use crate::text::select;
 use crate::workspace::{Ctx, paths};
@@ -121,11 +121,9 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
 
     let mut applied = 0u64;
     let mut moved = false;
-    let committed = write::run(
+    let committed = write::submit(
         ctx,
-        &WriteOptions {
-            dry_run: args.guard.dry.dry_run,
-        },
+        &WriteRequest::new(ctx).dry_run(args.guard.dry.dry_run),
         || {
             let mut slots: Vec<Slot> = Vec::new();
             for (fi, p) in patches.iter().enumerate() {

@@ -8,7 +8,7 @@ use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
 use crate::store::guard;
-use crate::store::write::{self, Change, WriteOptions};
+use crate::store::write::{self, Change, WriteRequest};
 use crate::text::doc::Doc;
 use crate::text::select::{self, Selector};
 use crate::workspace::Ctx;
@@ -167,11 +167,9 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
 
     let mut strategy: Option<Strategy> = None;
     let mut selected: Option<u64> = None;
-    let committed = write::run(
+    let committed = write::submit(
         ctx,
-        &WriteOptions {
-            dry_run: args.guarded.guard.dry.dry_run,
-        },
+        &WriteRequest::new(ctx).dry_run(args.guarded.guard.dry.dry_run),
         || {
             // One --old edit of a UTF-8 file: spliced into the bytes as read.
             if let ([Step::Old { old, new }], None) = (steps.as_slice(), args.sel.encoding()) {

@@ -9,7 +9,7 @@ use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, error, shell, time, values};
 use crate::store::guard::{self, ExpectHash};
 use crate::store::view::{self, Kind};
-use crate::store::write::{self, Change, WriteOptions};
+use crate::store::write::{self, Change, WriteRequest};
 use crate::workspace::boundary::Final;
 use crate::workspace::candidates::{self, Offer};
 use crate::workspace::{Ctx, boundary, paths};
@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 
 const ERRORS: &[&str] = crate::write_error_codes![];
 
-fn opts(dry_run: bool) -> WriteOptions {
-    WriteOptions { dry_run }
+fn opts(ctx: &Ctx, dry_run: bool) -> WriteRequest {
+    WriteRequest::new(ctx).dry_run(dry_run)
 }
 
 fn not_found(ctx: &Ctx, arg: &str, abs: &Path) -> CmdError {
@@ -94,7 +94,7 @@ pub const DELETE: CommandSpec = CommandSpec {
 pub fn delete(ctx: &Ctx, a: &DeleteArgs) -> Result<Output, CmdError> {
     let expect = guard::parse_expect_hash("delete", &a.guard.expect_hash)?;
     let abs = ctx.write_path_arg(&a.path, Final::Entry)?;
-    let done = write::run(ctx, &opts(a.guard.dry.dry_run), || {
+    let done = write::submit(ctx, &opts(ctx, a.guard.dry.dry_run), || {
         let shown = ctx.display_path(&abs);
         if !view::exists(ctx, &abs)? {
             return Err(not_found(ctx, &a.path, &abs));
@@ -207,7 +207,7 @@ pub fn mv(ctx: &Ctx, a: &MoveArgs) -> Result<Output, CmdError> {
     let src = ctx.write_path_arg(&a.src, Final::Entry)?;
     let dst_arg = dir_destination(ctx, "move", &a.src, &a.dst, Final::Entry)?;
     let dst = ctx.write_path_arg(&dst_arg, Final::Entry)?;
-    let done = write::run(ctx, &opts(a.guard.dry.dry_run), || {
+    let done = write::submit(ctx, &opts(ctx, a.guard.dry.dry_run), || {
         if !view::exists(ctx, &src)? {
             return Err(not_found(ctx, &a.src, &src));
         }
@@ -279,7 +279,7 @@ pub fn copy(ctx: &Ctx, a: &CopyArgs) -> Result<Output, CmdError> {
     let dst = ctx.write_path_arg(&dst_arg, Final::Follow)?;
     let mut files = 0u64;
     let mut skipped: Vec<Skipped> = Vec::new();
-    let done = write::run(ctx, &opts(a.guard.dry.dry_run), || {
+    let done = write::submit(ctx, &opts(ctx, a.guard.dry.dry_run), || {
         let meta = view::stat(ctx, &src, true)?;
         if meta.kind == Kind::Missing {
             return Err(not_found(ctx, &a.src, &src));
@@ -443,7 +443,7 @@ pub const MKDIR: CommandSpec = CommandSpec {
 
 pub fn mkdir(ctx: &Ctx, a: &MkdirArgs) -> Result<Output, CmdError> {
     let abs = ctx.write_path_arg(&a.path, Final::Follow)?;
-    let done = write::run(ctx, &opts(a.dry.dry_run), || {
+    let done = write::submit(ctx, &opts(ctx, a.dry.dry_run), || {
         Ok(vec![Change::Mkdir { path: abs.clone() }])
     })?;
     Ok(done.into_output(vec![]))
@@ -513,7 +513,7 @@ pub fn chmod(ctx: &Ctx, a: &ChmodArgs) -> Result<Output, CmdError> {
     };
     let abs = ctx.write_path_arg(&a.path, Final::Follow)?;
     let mut previous = 0u32;
-    let done = write::run(ctx, &opts(a.dry.dry_run), || {
+    let done = write::submit(ctx, &opts(ctx, a.dry.dry_run), || {
         let meta = view::stat(ctx, &abs, true)?;
         if meta.kind == Kind::Missing {
             return Err(not_found(ctx, &a.path, &abs));
@@ -588,7 +588,7 @@ pub fn link(ctx: &Ctx, a: &LinkArgs) -> Result<Output, CmdError> {
             "The link target is empty.",
         ));
     }
-    let done = write::run(ctx, &opts(a.guard.dry.dry_run), || {
+    let done = write::submit(ctx, &opts(ctx, a.guard.dry.dry_run), || {
         common::refuse_dir_slash(ctx, "link", &a.link, false)?;
         let dir = abs.parent().map(Path::to_path_buf).unwrap_or_default();
         let lands = paths::normalize(&dir.join(&a.target));
@@ -705,7 +705,7 @@ pub fn touch(ctx: &Ctx, a: &TouchArgs) -> Result<Output, CmdError> {
         None => time::now().0,
     };
     let abs = ctx.write_path_arg(&a.path, Final::Follow)?;
-    let done = write::run(ctx, &opts(a.dry.dry_run), || {
+    let done = write::submit(ctx, &opts(ctx, a.dry.dry_run), || {
         common::refuse_dir_slash(ctx, "touch", &a.path, true)?;
         Ok(vec![Change::Touch {
             path: abs.clone(),

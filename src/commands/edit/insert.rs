@@ -7,7 +7,7 @@ use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
 use crate::store::guard;
-use crate::store::write::{self, WriteOptions};
+use crate::store::write::{self, WriteRequest};
 use crate::text::doc::Doc;
 use crate::text::doc::split_plain;
 use crate::text::select;
@@ -104,11 +104,9 @@ pub fn run(ctx: &Ctx, args: &InsertArgs) -> Result<Output, CmdError> {
 
     let mut inserted_at: Vec<u64> = Vec::new();
     let mut selected: Option<u64> = None;
-    let committed = write::run(
+    let committed = write::submit(
         ctx,
-        &WriteOptions {
-            dry_run: args.guarded.guard.dry.dry_run,
-        },
+        &WriteRequest::new(ctx).dry_run(args.guarded.guard.dry.dry_run),
         || {
             let t = common::load(ctx, &args.path, args.sel.encoding())?;
             common::check_target_hash(&expect, &t, true)?;

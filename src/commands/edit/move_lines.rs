@@ -6,7 +6,7 @@ use crate::handler;
 use crate::protocol::registry::CommandSpec;
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
 use crate::store::guard;
-use crate::store::write::{self, Change, WriteOptions};
+use crate::store::write::{self, Change, WriteRequest};
 use crate::text::doc::Doc;
 use crate::text::select::{self, Selector};
 use crate::workspace::Ctx;
@@ -198,11 +198,9 @@ pub fn run(ctx: &Ctx, a: &MoveLinesArgs) -> Result<Output, CmdError> {
             .transpose()?;
     let mut selected = None;
     let mut moved = 0usize;
-    let committed = write::run(
+    let committed = write::submit(
         ctx,
-        &WriteOptions {
-            dry_run: a.guard.dry.dry_run,
-        },
+        &WriteRequest::new(ctx).dry_run(a.guard.dry.dry_run),
         || {
             let t = common::load(ctx, &a.src, None)?;
             common::check_target_hash(&expect, &t, true)?;

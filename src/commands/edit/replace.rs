@@ -10,7 +10,7 @@ use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
 use crate::store::guard;
-use crate::store::write::{self, Change, WriteOptions};
+use crate::store::write::{self, Change, WriteRequest};
 use crate::text::doc::{Doc, with_eol};
 use crate::text::select::{self, Block};
 use crate::workspace::Ctx;
@@ -277,110 +277,101 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
     // A real run carries the --expect-count its dry run reported, and that dry run
     // showed the diff: the answer does not show it again (`--max-diff-lines N` or
     // `aitools diff --op <op_id>` does).
-    let more = write::MoreOptions {
-        max_diff_lines: (!args.guarded.guard.dry.dry_run).then_some(0),
-        ..write::MoreOptions::default()
-    };
-    let committed = write::run_with(
-        ctx,
-        &WriteOptions {
-            dry_run: args.guarded.guard.dry.dry_run,
-        },
-        &more,
-        || {
-            let targets = collect(
-                ctx,
-                &path_args,
-                &scan_opts,
-                sel.is_some(),
-                bytes_re.as_ref(),
-                &mut skipped,
-                args.sel.encoding(),
+    let req = WriteRequest::new(ctx)
+        .dry_run(args.guarded.guard.dry.dry_run)
+        .max_diff_lines((!args.guarded.guard.dry.dry_run).then_some(0));
+    let committed = write::submit(ctx, &req, || {
+        let targets = collect(
+            ctx,
+            &path_args,
+            &scan_opts,
+            sel.is_some(),
+            bytes_re.as_ref(),
+            &mut skipped,
+            args.sel.encoding(),
+        )?;
+        let mut changes: Vec<Change> = Vec::new();
+        for (k, t) in targets.iter().enumerate() {
+            common::check_target_hash(&expect, t, k == 0)?;
+            let blocks = match &sel {
+                Some(s) => Some(select::select(&t.doc, &t.display, s)?),
+                None => None,
+            };
+            let mut seen = 0;
+            let applied = replacer
+                .apply(&t.doc, blocks.as_deref(), &mut seen)
+                .map_err(|m| CmdError::invalid_argument(cmd, format!("{}: {m}", t.display)))?;
+            if seen > found {
+                found = seen;
+                most = t.display.clone();
+            }
+            let Some((doc, n)) = applied else {
+                continue;
+            };
+            guard::refuse_built_mask(
+                "The replacement, as expanded,",
+                t.doc.text.as_bytes(),
+                doc.text.as_bytes(),
             )?;
-            let mut changes: Vec<Change> = Vec::new();
-            for (k, t) in targets.iter().enumerate() {
-                common::check_target_hash(&expect, t, k == 0)?;
-                let blocks = match &sel {
-                    Some(s) => Some(select::select(&t.doc, &t.display, s)?),
-                    None => None,
-                };
-                let mut seen = 0;
-                let applied = replacer
-                    .apply(&t.doc, blocks.as_deref(), &mut seen)
-                    .map_err(|m| CmdError::invalid_argument(cmd, format!("{}: {m}", t.display)))?;
-                if seen > found {
-                    found = seen;
-                    most = t.display.clone();
-                }
-                let Some((doc, n)) = applied else {
-                    continue;
-                };
-                guard::refuse_built_mask(
-                    "The replacement, as expanded,",
-                    t.doc.text.as_bytes(),
-                    doc.text.as_bytes(),
-                )?;
-                total += n;
-                counts.push((t.display.clone(), n));
-                changes.extend(put_if_changed(t, doc)?);
-            }
-            if let (0, Some(n), 1..) = (total, nth, found) {
-                let dry =
-                    shell::rerun(&ctx.argv, &["--nth"], &["--dry-run"], &["--dry-run".into()]);
-                return Err(CmdError::new(
-                    code::NO_MATCH,
-                    format!(
-                        "--nth {n} is past the matches: {pattern:?} matches only {found} time(s) in {most}{}.",
-                        if targets.len() > 1 {
-                            ", the most of any file (--nth counts within each file)"
-                        } else {
-                            ""
-                        }
-                    ),
-                    Repair::new(
-                        "nth",
-                        "See every match, then pick one that exists with --nth.",
-                        shell::aitools(&dry),
-                    ),
-                ));
-            }
-            if total == 0 {
-                let shown: Vec<&str> = path_args.iter().map(String::as_str).collect();
-                let mut words = vec!["search", pattern.as_str()];
-                words.extend(shown.iter().copied());
-                let held: Vec<String> = skipped
-                    .iter()
-                    .filter(|s| s.reason == "binary" || s.reason == "not-utf8")
-                    .map(|s| format!("{} ({})", s.path, s.reason))
-                    .collect();
-                let also = if held.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        "; files skipped as not editable text hold it: {}",
-                        held.join(", ")
-                    )
-                };
-                return Err(CmdError::new(
-                    code::NO_MATCH,
-                    format!("{pattern:?} matches nothing in {}{also}.", shown.join(" ")),
-                    Repair::new(
-                        "search",
-                        "Search for the text to see how it is written now.",
-                        shell::aitools(words),
-                    ),
-                ));
-            }
-            guard::check_count(
-                cmd,
-                &ctx.argv,
-                expect_count,
-                total,
-                args.guarded.guard.dry.dry_run,
-            )?;
-            Ok(changes)
-        },
-    )?;
+            total += n;
+            counts.push((t.display.clone(), n));
+            changes.extend(put_if_changed(t, doc)?);
+        }
+        if let (0, Some(n), 1..) = (total, nth, found) {
+            let dry = shell::rerun(&ctx.argv, &["--nth"], &["--dry-run"], &["--dry-run".into()]);
+            return Err(CmdError::new(
+                code::NO_MATCH,
+                format!(
+                    "--nth {n} is past the matches: {pattern:?} matches only {found} time(s) in {most}{}.",
+                    if targets.len() > 1 {
+                        ", the most of any file (--nth counts within each file)"
+                    } else {
+                        ""
+                    }
+                ),
+                Repair::new(
+                    "nth",
+                    "See every match, then pick one that exists with --nth.",
+                    shell::aitools(&dry),
+                ),
+            ));
+        }
+        if total == 0 {
+            let shown: Vec<&str> = path_args.iter().map(String::as_str).collect();
+            let mut words = vec!["search", pattern.as_str()];
+            words.extend(shown.iter().copied());
+            let held: Vec<String> = skipped
+                .iter()
+                .filter(|s| s.reason == "binary" || s.reason == "not-utf8")
+                .map(|s| format!("{} ({})", s.path, s.reason))
+                .collect();
+            let also = if held.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; files skipped as not editable text hold it: {}",
+                    held.join(", ")
+                )
+            };
+            return Err(CmdError::new(
+                code::NO_MATCH,
+                format!("{pattern:?} matches nothing in {}{also}.", shown.join(" ")),
+                Repair::new(
+                    "search",
+                    "Search for the text to see how it is written now.",
+                    shell::aitools(words),
+                ),
+            ));
+        }
+        guard::check_count(
+            cmd,
+            &ctx.argv,
+            expect_count,
+            total,
+            args.guarded.guard.dry.dry_run,
+        )?;
+        Ok(changes)
+    })?;
     let mut committed = committed;
     for c in &mut committed.changes {
         c.count = counts.iter().find(|(p, _)| *p == c.path).map(|(_, n)| *n);

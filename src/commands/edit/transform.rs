@@ -8,7 +8,7 @@ use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Json, Output, code};
 use crate::store::guard;
-use crate::store::write::{self, WriteOptions};
+use crate::store::write::{self, WriteRequest};
 use crate::text::doc::{Doc, indent_of, with_eol};
 use crate::text::{lang, select};
 use crate::workspace::Ctx;
@@ -374,11 +374,9 @@ pub fn run(ctx: &Ctx, a: &TransformArgs) -> Result<Output, CmdError> {
         removed: 0,
     };
     let mut selected = None;
-    let committed = write::run(
+    let committed = write::submit(
         ctx,
-        &WriteOptions {
-            dry_run: a.guard.dry.dry_run,
-        },
+        &WriteRequest::new(ctx).dry_run(a.guard.dry.dry_run),
         || {
             let t = common::load(ctx, &a.path, a.sel.encoding())?;
             common::check_target_hash(&expect, &t, true)?;

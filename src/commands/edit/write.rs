@@ -5,7 +5,7 @@ use crate::handler;
 use crate::protocol::args::Guard;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
-use crate::store::write::{self, Change, WriteOptions};
+use crate::store::write::{self, Change, WriteRequest};
 use crate::store::{guard, view};
 use crate::workspace::Ctx;
 use crate::workspace::boundary::Final;
@@ -100,11 +100,9 @@ pub fn run(ctx: &Ctx, a: &WriteArgs) -> Result<Output, CmdError> {
     guard::refuse_redacted("The content", &bytes)?;
     let abs = ctx.write_path_arg(&a.path, Final::Follow)?;
     let len = bytes.len();
-    let done = write::run(
+    let done = write::submit(
         ctx,
-        &WriteOptions {
-            dry_run: a.guard.dry.dry_run,
-        },
+        &WriteRequest::new(ctx).dry_run(a.guard.dry.dry_run),
         || {
             super::common::refuse_dir_slash(ctx, "write", &a.path, false)?;
             let shown = ctx.display_path(&abs);

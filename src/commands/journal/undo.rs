@@ -5,7 +5,7 @@ use crate::handler;
 use crate::protocol::args::DryRun;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Output, code};
-use crate::store::write::{self, MoreOptions, WriteOptions};
+use crate::store::write::{self, WriteRequest};
 use crate::store::{state_dir, undo};
 use crate::workspace::Ctx;
 use clap::Args;
@@ -53,21 +53,13 @@ pub const SPEC: CommandSpec = CommandSpec {
 
 pub fn run(ctx: &Ctx, a: &UndoArgs) -> Result<Output, CmdError> {
     let state = state_dir::for_root(&ctx.root);
-    let more = MoreOptions {
-        undoes: Some(a.op_id.clone()),
-        max_diff_lines: None,
-    };
-    let done = write::run_with(
-        ctx,
-        &WriteOptions {
-            dry_run: a.dry.dry_run,
-        },
-        &more,
-        || {
-            let entry = undo::find(ctx, &state, &a.op_id)?;
-            undo::inverse(ctx, &state, &entry)
-        },
-    )?;
+    let req = WriteRequest::new(ctx)
+        .dry_run(a.dry.dry_run)
+        .undoes(&a.op_id);
+    let done = write::submit(ctx, &req, || {
+        let entry = undo::find(ctx, &state, &a.op_id)?;
+        undo::inverse(ctx, &state, &entry)
+    })?;
     // The reverted op is the one the caller named; `history` shows the link.
     Ok(done.into_output(vec![]))
 }

@@ -7,7 +7,7 @@ use crate::handler;
 use crate::protocol::registry::CommandSpec;
 use crate::protocol::{CmdError, Output, Repair, code, shell};
 use crate::store::guard;
-use crate::store::write::{self, Change, WriteOptions};
+use crate::store::write::{self, Change, WriteRequest};
 use crate::text::json_doc::{self, Kind, Node, Style};
 use crate::workspace::Ctx;
 use crate::workspace::boundary::Final;
@@ -196,28 +196,22 @@ fn write_json(
 ) -> Result<Output, CmdError> {
     let expect = guard::parse_expect_hash(&ctx.command, &g.expect_hash)?;
     let abs = ctx.write_path_arg(path, Final::Follow)?;
-    let done = write::run(
-        ctx,
-        &WriteOptions {
-            dry_run: g.dry.dry_run,
-        },
-        || {
-            let f = file::load(ctx, path, abs.clone())?;
-            if let Some(h) = expect.for_target(path, &f.display, true) {
-                guard::check_hash(&f.display, h, Some(&f.hash))?;
-            }
-            let new = edit(&f)?;
-            if new == f.text {
-                return Ok(Vec::new());
-            }
-            guard::refuse_built_mask("The new JSON", f.text.as_bytes(), new.as_bytes())?;
-            Ok(vec![Change::Put {
-                path: crate::workspace::paths::real_path(&f.abs),
-                bytes: f.bytes_of(&new),
-                mode: None,
-            }])
-        },
-    )?;
+    let done = write::submit(ctx, &WriteRequest::new(ctx).dry_run(g.dry.dry_run), || {
+        let f = file::load(ctx, path, abs.clone())?;
+        if let Some(h) = expect.for_target(path, &f.display, true) {
+            guard::check_hash(&f.display, h, Some(&f.hash))?;
+        }
+        let new = edit(&f)?;
+        if new == f.text {
+            return Ok(Vec::new());
+        }
+        guard::refuse_built_mask("The new JSON", f.text.as_bytes(), new.as_bytes())?;
+        Ok(vec![Change::Put {
+            path: crate::workspace::paths::real_path(&f.abs),
+            bytes: f.bytes_of(&new),
+            mode: None,
+        }])
+    })?;
     Ok(done.into_output(Vec::new()))
 }
 

@@ -8,7 +8,7 @@ use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell, values};
 use crate::store::view;
-use crate::store::write::{self, Change, MoreOptions, WriteOptions};
+use crate::store::write::{self, Change, WriteRequest};
 use crate::workspace::Ctx;
 use crate::workspace::boundary::Final;
 use crate::workspace::process::{self, Limits, StartError};
@@ -224,14 +224,8 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Output, CmdError> {
             let bytes = done.stdout.bytes;
             let len = bytes.len() as u64;
             let arg = a.stdout_to.clone().unwrap_or_default();
-            let committed = write::run_with(
-                ctx,
-                &WriteOptions { dry_run: false },
-                &MoreOptions {
-                    max_diff_lines: Some(0),
-                    ..MoreOptions::default()
-                },
-                || {
+            let committed =
+                write::submit(ctx, &WriteRequest::new(ctx).max_diff_lines(Some(0)), || {
                     if view::exists(ctx, abs)? {
                         return Err(exists_error(ctx, a.argv.len(), &arg));
                     }
@@ -240,8 +234,7 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Output, CmdError> {
                         bytes,
                         mode: None,
                     }])
-                },
-            )?;
+                })?;
             let mut o = Json::obj();
             o.push("path", Json::str(ctx.display_path(abs)));
             o.push("bytes", Json::UInt(len));

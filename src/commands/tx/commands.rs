@@ -438,7 +438,7 @@ pub const COMMIT: CommandSpec = CommandSpec {
 };
 
 pub fn commit(ctx: &Ctx, a: &CommitArgs) -> Result<Output, CmdError> {
-    let done = tx::commit(
+    let done = tx::commit::run(
         ctx,
         &a.tx,
         a.ignore_stale_reads,

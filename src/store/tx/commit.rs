@@ -1,11 +1,14 @@
-//! `tx commit`, `discard` and `abort`.
+//! `tx commit`: the tx's staged changes through the write protocol, as one
+//! journal op. It sits above `write` (which stages through the rest of `tx`), so
+//! `tx`'s other files never name it.
 
 use super::*;
+use crate::store::write::{self, Committed, WriteRequest};
 
 /// `tx commit`: checks the write and read sets, then writes every staged path
 /// through the write protocol as one journal op and removes the tx.
 /// `max_diff_lines` is the diff shown when the call gave no `--max-diff-lines`.
-pub fn commit(
+pub fn run(
     ctx: &Ctx,
     id: &str,
     ignore_stale_reads: bool,
@@ -28,14 +31,11 @@ pub fn commit(
     let changes = tx.changes(ctx)?;
     let mut plain = ctx.clone();
     plain.tx = None;
-    let more = MoreOptions {
-        undoes: None,
-        max_diff_lines: Some(max_diff_lines),
-    };
+    let mut req = WriteRequest::new(&plain)
+        .dry_run(dry_run)
+        .max_diff_lines(Some(max_diff_lines));
     if dry_run {
-        return write::run_with(&plain, &WriteOptions { dry_run: true }, &more, || {
-            Ok(changes)
-        });
+        return write::submit(&plain, &req, || Ok(changes));
     }
     // The marker names the journal op the commit will be: the command that
     // journals it may be `batch`, whose argv does not name the tx.
@@ -48,17 +48,12 @@ pub fn commit(
         fsx::sync_dir(&tx.dir)
     })();
     marker.map_err(|e| io_err(ctx, &e))?;
-    let done = write::run_as(
-        &plain,
-        &WriteOptions::default(),
-        &more,
-        Some(&op_id),
-        || Ok(changes),
-    );
+    req.op_id = Some(op_id);
+    let done = write::submit(&plain, &req, || Ok(changes));
     match done {
         Ok(c) => {
             remove_dir(&state, &tx.dir, id).map_err(|e| io_err(ctx, &e))?;
-            super::view::forget(ctx);
+            ctx.session.forget_tx();
             Ok(c)
         }
         Err(e) => {
@@ -66,25 +61,4 @@ pub fn commit(
             Err(e)
         }
     }
-}
-
-/// Deletes a tx directory (the scratch of a rebase).
-pub fn discard(ctx: &Ctx, id: &str) -> Result<(), CmdError> {
-    let state = state_dir::for_root(&ctx.root);
-    let dir = root_dir(&state).join(id);
-    remove_dir(&state, &dir, id).map_err(|e| io_err(ctx, &e))?;
-    super::view::forget(ctx);
-    Ok(())
-}
-
-/// `tx abort`: deletes the tx; returns the paths it had staged.
-pub fn abort(ctx: &Ctx, id: &str) -> Result<Vec<String>, CmdError> {
-    let state = state_dir::ensure(&ctx.root).map_err(|e| io_err(ctx, &e))?;
-    let _wlock = lock::acquire(ctx, &state)?;
-    let tx = open(ctx, id)?;
-    let _tlock = tx.lock(ctx)?;
-    let paths = tx.changed_paths();
-    remove_dir(&state, &tx.dir, id).map_err(|e| io_err(ctx, &e))?;
-    super::view::forget(ctx);
-    Ok(paths)
 }

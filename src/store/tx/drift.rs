@@ -4,7 +4,7 @@ use super::*;
 
 /// The current state at a root-relative path (no final symlink followed).
 pub fn disk_state(ctx: &Ctx, rel: &str) -> io::Result<State> {
-    super::undo::current(&ctx.session.snapshots, &ctx.root.join(rel))
+    crate::store::current::state(&ctx.session.snapshots, &ctx.root.join(rel))
 }
 
 /// Whether two states differ for conflict purposes (content, kind, link target, mode).

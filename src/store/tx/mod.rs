@@ -25,7 +25,7 @@
 
 use super::journal::{self, EntryChange, State};
 use super::lock::{self, Lock};
-use super::write::{self, Change, Committed, MoreOptions, WriteOptions};
+use super::request::{Change, WriteRequest};
 use super::{blobs, fsx, state_dir};
 use crate::protocol::{CmdError, Json, Repair, code, shell, time};
 use crate::text::lines::sha256_hex;
@@ -33,19 +33,18 @@ use crate::workspace::Ctx;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-mod commit;
+pub mod commit;
 mod drift;
 mod markers;
 pub mod model;
 mod staging;
 
-use super::{recovery, undo, view};
-pub use commit::{abort, commit, discard};
+use super::recovery;
 pub use drift::{conflict_error, differs, disk_state, file_hash};
 use markers::{remove_dir, settle_commit};
-pub use model::{Index, Meta, OpRecord, PathEntry, Prior, Tx};
+pub use model::{Index, Meta, OpRecord, PathEntry, Prior, Tx, root_dir};
 
 /// Held by the process that owns a tx (a `batch --atomic`) for as long as it runs.
 pub struct Owner {
@@ -72,10 +71,6 @@ pub struct Conflict {
     /// tx never saw (they would be lost or block the commit).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unknown_entries: Vec<String>,
-}
-
-pub fn root_dir(state: &Path) -> PathBuf {
-    state.join("tx")
 }
 
 /// Whether `s` has the tx id shape (`tx-<compact UTC>-<8 hex>`), so it is safe as a name.
@@ -315,6 +310,27 @@ pub fn list(ctx: &Ctx) -> Result<Vec<Tx>, CmdError> {
     }
     out.sort_by(|a, b| (&a.meta.created, &a.id).cmp(&(&b.meta.created, &b.id)));
     Ok(out)
+}
+
+/// Deletes a tx directory (the scratch of a rebase).
+pub fn discard(ctx: &Ctx, id: &str) -> Result<(), CmdError> {
+    let state = state_dir::for_root(&ctx.root);
+    let dir = root_dir(&state).join(id);
+    remove_dir(&state, &dir, id).map_err(|e| io_err(ctx, &e))?;
+    ctx.session.forget_tx();
+    Ok(())
+}
+
+/// `tx abort`: deletes the tx; returns the paths it had staged.
+pub fn abort(ctx: &Ctx, id: &str) -> Result<Vec<String>, CmdError> {
+    let state = state_dir::ensure(&ctx.root).map_err(|e| io_err(ctx, &e))?;
+    let _wlock = lock::acquire(ctx, &state)?;
+    let tx = open(ctx, id)?;
+    let _tlock = tx.lock(ctx)?;
+    let paths = tx.changed_paths();
+    remove_dir(&state, &tx.dir, id).map_err(|e| io_err(ctx, &e))?;
+    ctx.session.forget_tx();
+    Ok(paths)
 }
 
 /// The argv without `--tx X` / `--tx=X` (what an op records and rebase re-runs).

@@ -4,7 +4,12 @@
 use crate::store::journal::State;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+/// Where the workspace's transactions live: `<state>/tx/`.
+pub fn root_dir(state: &Path) -> PathBuf {
+    state.join("tx")
+}
 
 /// `meta.json`.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -17,7 +17,7 @@ impl Tx {
     pub fn stage(
         &mut self,
         ctx: &Ctx,
-        command: &str,
+        req: &WriteRequest,
         changes: &[EntryChange],
         contents: &BTreeMap<String, Vec<u8>>,
         looked: Vec<String>,
@@ -69,8 +69,8 @@ impl Tx {
         index.last_op = n;
         let record = OpRecord {
             tx_op: n,
-            command: command.to_string(),
-            argv: strip_tx(&ctx.argv),
+            command: req.command.clone(),
+            argv: strip_tx(&req.argv),
             cwd: ctx.cwd.to_string_lossy().into_owned(),
             paths,
             looked,

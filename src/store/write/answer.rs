@@ -58,8 +58,8 @@ pub(super) struct DiffBudget {
 }
 
 impl DiffBudget {
-    pub(super) fn of(ctx: &Ctx, more: &MoreOptions) -> DiffBudget {
-        match ctx.max_diff_lines.or(more.max_diff_lines) {
+    pub(super) fn of(ctx: &Ctx, req: &WriteRequest) -> DiffBudget {
+        match ctx.max_diff_lines.or(req.max_diff_lines) {
             Some(n) => DiffBudget {
                 lines: n,
                 bytes: MAX_DIFF_BYTES,

@@ -14,14 +14,13 @@ use super::beneath::Tree;
 use super::blobs;
 use super::intent::{self, Intent, Step};
 use super::journal::{self, Entry, EntryChange, State};
-use super::snapshot::{self, Snapshot};
+use super::snapshot::Snapshot;
 use super::{fsx, lock, state_dir, tx, view};
-use crate::protocol::{CmdError, Json, Output, Repair, code, redact, shell, time};
+use crate::protocol::{CmdError, Repair, code, redact, shell, time};
 use crate::text::diff::{self, DiffOptions};
 use crate::text::lines::sha256_hex;
 use crate::workspace::boundary::{self, Final};
 use crate::workspace::{Ctx, paths};
-use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -31,6 +30,8 @@ mod answer;
 mod changes;
 mod plan;
 mod protocol;
+
+pub use super::request::{Change, ChangeReport, Committed, WriteRequest};
 
 use super::{appends, io_error, recovery};
 use answer::{DiffBudget, PendingReport};
@@ -48,149 +49,33 @@ pub const DEFAULT_DIFF_BYTES: usize = 190;
 /// can grow text 6×, so this keeps every diff well inside the envelope cap.
 pub const MAX_DIFF_BYTES: usize = 2 * 1024 * 1024;
 
-/// One change a command wants made. Paths are absolute (from `Ctx::path_arg`).
-#[derive(Debug, Clone)]
-pub enum Change {
-    /// Create or replace a regular file (through a symlink to the file it leads
-    /// to). `mode` applies to a new file (an existing file keeps its mode unless
-    /// `mode` is given). Missing parent directories are created.
-    Put {
-        path: PathBuf,
-        bytes: Vec<u8>,
-        mode: Option<u32>,
-    },
-    /// Remove a file, a symlink, or an empty directory.
-    Delete { path: PathBuf },
-    /// Rename (never merges into an existing directory; replaces a file or symlink).
-    Move { from: PathBuf, to: PathBuf },
-    /// Create a directory (parents too); an existing directory is a no-op.
-    Mkdir { path: PathBuf },
-    /// Set permission bits.
-    Chmod { path: PathBuf, mode: u32 },
-    /// Create (or replace a symlink with) a symlink at `path` whose text is `target`.
-    Symlink { path: PathBuf, target: String },
-    /// Set a file's modification time (seconds since the epoch); creates an empty
-    /// file when missing.
-    Touch { path: PathBuf, mtime: i64 },
-}
-
-/// How the write runs.
-#[derive(Debug, Clone, Default)]
-pub struct WriteOptions {
-    /// Validate and show the diff; write nothing.
-    pub dry_run: bool,
-}
-
-/// What the journal and output need beyond `WriteOptions` (used by `undo`).
-#[derive(Debug, Clone, Default)]
-pub struct MoreOptions {
-    /// The op this one reverts (`undo`).
-    pub undoes: Option<String>,
-    /// Diff lines the answer shows when `--max-diff-lines` is not given (`None`:
-    /// the default budget; `tx commit` says `Some(0)`: its ops showed theirs).
-    pub max_diff_lines: Option<usize>,
-}
-
-/// `changes[]` of the write output.
-#[derive(Debug, Clone, Serialize)]
-pub struct ChangeReport {
-    pub path: String,
-    pub action: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub from: Option<String>,
-    pub hash_after: Option<String>,
-    /// Lines added and deleted by a text change (absent for other changes).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub added: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub deleted: Option<u64>,
-    /// The change's hunks without context lines or ---/+++ headers, within the budget.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub diff: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub diff_truncated: Option<bool>,
-    /// Per-file replacement count (`replace`): the caller fills it after `run`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub count: Option<u64>,
-}
-
-/// What a finished (or dry-run) write reports.
-#[derive(Debug, Clone)]
-pub struct Committed {
-    pub changes: Vec<ChangeReport>,
-    pub op_id: Option<String>,
-    pub dry_run: bool,
-    pub next_commands: Vec<String>,
-    /// With `--tx`: the tx the write was staged in (it answers `tx`, `tx_op`).
-    pub tx: Option<String>,
-    /// The op's number inside the tx; `None` when nothing was staged.
-    pub tx_op: Option<u64>,
-    /// Bytes another program appended to a replaced file meanwhile (`appends`).
-    pub concurrent_appends: Option<Json>,
-}
-
-impl Committed {
-    /// The standard write output, then the command's own fields (`strategy`, ...).
-    pub fn into_output(self, extra: Vec<(&str, Json)>) -> Output {
-        let mut obj = Json::obj();
-        obj.push("changes", Json::from_serialize(&self.changes));
-        match self.tx {
-            Some(t) => {
-                obj.push("tx", Json::Str(t));
-                obj.push("tx_op", self.tx_op.map(Json::UInt).unwrap_or(Json::Null));
-            }
-            None => obj.push("op_id", self.op_id.map(Json::Str).unwrap_or(Json::Null)),
-        }
-        if self.dry_run {
-            obj.push("dry_run", Json::Bool(true));
-        }
-        for (k, v) in extra {
-            obj.push(k, v);
-        }
-        if let Some(a) = self.concurrent_appends {
-            obj.push("concurrent_appends", a);
-        }
-        if !self.next_commands.is_empty() {
-            obj.push("next_commands", Json::from_serialize(&self.next_commands));
-        }
-        crate::protocol::compact::compact(&mut obj, self.dry_run);
-        Output::from_json(obj, false)
+/// The one write entry. Takes the workspace lock, runs `build` (which reads and
+/// validates the targets as they are now and returns the changes), plans them
+/// against the view, then commits them all or none, or, when the request names a
+/// tx, stages them in it as one tx op.
+pub fn submit(
+    ctx: &Ctx,
+    req: &WriteRequest,
+    build: impl FnOnce() -> Result<Vec<Change>, CmdError>,
+) -> Result<Committed, CmdError> {
+    // The plan reads through `ctx`'s view: it must be the tx the request names.
+    if req.tx != ctx.tx {
+        return Err(CmdError::internal(
+            "write: the request names another tx than the view it reads through",
+        ));
+    }
+    match &req.tx {
+        Some(id) => stage(ctx, req, id, build),
+        None => commit(ctx, req, build),
     }
 }
 
-/// Takes the lock, runs `build` (which reads and validates the targets as they are
-/// now and returns the changes), then commits them all or none.
-pub fn run(
+/// `submit` without a tx: the write protocol on the tree, journaled as one op.
+fn commit(
     ctx: &Ctx,
-    opts: &WriteOptions,
+    req: &WriteRequest,
     build: impl FnOnce() -> Result<Vec<Change>, CmdError>,
 ) -> Result<Committed, CmdError> {
-    run_with(ctx, opts, &MoreOptions::default(), build)
-}
-
-/// `run` with the journal extras.
-pub fn run_with(
-    ctx: &Ctx,
-    opts: &WriteOptions,
-    more: &MoreOptions,
-    build: impl FnOnce() -> Result<Vec<Change>, CmdError>,
-) -> Result<Committed, CmdError> {
-    run_as(ctx, opts, more, None, build)
-}
-
-/// `run_with` under an op id the caller chose (with `journal::new_op_id`, under
-/// the workspace lock it still holds) and recorded first: `tx commit`'s marker
-/// names the op it is about to journal.
-pub fn run_as(
-    ctx: &Ctx,
-    opts: &WriteOptions,
-    more: &MoreOptions,
-    op_id: Option<&str>,
-    build: impl FnOnce() -> Result<Vec<Change>, CmdError>,
-) -> Result<Committed, CmdError> {
-    if let Some(id) = ctx.tx.clone() {
-        return stage(ctx, opts, more, &id, build);
-    }
     let state = state_dir::ensure(&ctx.root)
         .map_err(|e| super::io_error(ctx, "the state directory", &e))?;
     let _lock = lock::acquire(ctx, &state)?;
@@ -200,15 +85,15 @@ pub fn run_as(
     ctx.session.snapshots.forget_first();
     let changes = build()?;
     let seq = journal::next_seq(&state).map_err(|e| super::io_error(ctx, "the journal", &e))?;
-    let op_id = match op_id {
-        Some(id) => id.to_string(),
+    let op_id = match &req.op_id {
+        Some(id) => id.clone(),
         None => journal::new_op_id(&state, seq, ctx.session.settings.seed.as_deref()),
     };
     let mut plan = Plan::new(ctx, &state, &op_id);
     for c in changes {
         plan.add(c)?;
     }
-    let mut budget = DiffBudget::of(ctx, more);
+    let mut budget = DiffBudget::of(ctx, req);
     let mut next_commands = Vec::new();
     let mut reports = Vec::new();
     let mut any_cut = false;
@@ -221,14 +106,14 @@ pub fn run_as(
         return Ok(Committed {
             changes: Vec::new(),
             op_id: None,
-            dry_run: opts.dry_run,
+            dry_run: req.dry_run,
             next_commands,
             tx: None,
             tx_op: None,
             concurrent_appends: None,
         });
     }
-    if opts.dry_run {
+    if req.dry_run {
         if any_cut {
             next_commands.push(budget.rerun(ctx));
         }
@@ -249,8 +134,8 @@ pub fn run_as(
         seq,
         op_id: op_id.clone(),
         time: time::iso8601(time::now().0),
-        command: ctx.command.clone(),
-        argv: ctx
+        command: req.command.clone(),
+        argv: req
             .argv
             .iter()
             .map(|a| {
@@ -259,7 +144,7 @@ pub fn run_as(
                     .unwrap_or_else(|| a.clone())
             })
             .collect(),
-        undoes: more.undoes.clone(),
+        undoes: req.undoes.clone(),
         changes: std::mem::take(&mut plan.entry_changes),
         appends: Vec::new(),
     };
@@ -286,12 +171,11 @@ pub fn run_as(
     })
 }
 
-/// `run_with` under `--tx`: the same validation and planning against the tx's
-/// view, then the result is staged in the tx (one tx op) instead of the tree.
+/// `submit` with a tx: the same validation and planning against the tx's view,
+/// then the result is staged in the tx (one tx op) instead of the tree.
 fn stage(
     ctx: &Ctx,
-    opts: &WriteOptions,
-    more: &MoreOptions,
+    req: &WriteRequest,
     id: &str,
     build: impl FnOnce() -> Result<Vec<Change>, CmdError>,
 ) -> Result<Committed, CmdError> {
@@ -313,7 +197,7 @@ fn stage(
     })();
     let looked = view::tracked(ctx);
     let mut plan = planned?;
-    let mut budget = DiffBudget::of(ctx, more);
+    let mut budget = DiffBudget::of(ctx, req);
     let mut next_commands = Vec::new();
     let mut reports = Vec::new();
     let mut any_cut = false;
@@ -325,7 +209,7 @@ fn stage(
     let mut done = Committed {
         changes: Vec::new(),
         op_id: None,
-        dry_run: opts.dry_run,
+        dry_run: req.dry_run,
         next_commands: Vec::new(),
         tx: Some(id.to_string()),
         tx_op: None,
@@ -335,7 +219,7 @@ fn stage(
         return Ok(done);
     }
     done.changes = reports;
-    if opts.dry_run {
+    if req.dry_run {
         if any_cut {
             done.next_commands.push(budget.rerun(ctx));
         }
@@ -364,37 +248,12 @@ fn stage(
         contents.insert(h, bytes);
     }
     let changes = std::mem::take(&mut plan.entry_changes);
-    let n = t.stage(ctx, &ctx.command, &changes, &contents, looked)?;
+    let n = t.stage(ctx, req, &changes, &contents, looked)?;
     view::forget(ctx);
     ctx.session.snapshots.clear();
     done.tx_op = Some(n);
     done.next_commands = next_commands;
     Ok(done)
-}
-
-/// Applies a committed intent beneath the workspace `root`, journals it once, and
-/// removes its record.
-pub(crate) fn finish(root: &Path, state: &Path, intent: &Intent) -> std::io::Result<()> {
-    finish_with(root, state, intent, |_| {})
-}
-
-/// `finish`, with `applied` completing the journal entry once the steps ran.
-fn finish_with(
-    root: &Path,
-    state: &Path,
-    intent: &Intent,
-    applied: impl FnOnce(&mut Entry),
-) -> std::io::Result<()> {
-    intent::apply_all(root, intent)?;
-    if !journal::last_is(state, &intent.op_id)? {
-        let mut entry = intent.entry.clone();
-        applied(&mut entry);
-        journal::append(state, &entry)?;
-    }
-    for t in &intent.blob_tmps {
-        let _ = std::fs::remove_file(t);
-    }
-    std::fs::remove_file(intent::record_path(state, &intent.op_id))
 }
 
 fn not_a_file(rel: &str) -> CmdError {
@@ -464,20 +323,3 @@ pub const FIELD_NEXT: crate::protocol::registry::Field = crate::protocol::regist
 /// The output fields of a write with nothing of its own to add.
 pub const WRITE_FIELDS: &[crate::protocol::registry::Field] =
     &[FIELD_CHANGES, FIELD_OP_ID, FIELD_DRY_RUN, FIELD_NEXT];
-
-/// The current hash `--expect-hash` compares: the regular file the path leads to
-/// (symlinks followed), else a symlink's target text; `None` when nothing is there.
-pub fn current_hash(snapshots: &snapshot::Cache, path: &Path) -> std::io::Result<Option<String>> {
-    match std::fs::metadata(path) {
-        // Keyed by the real path, as the plan looks it up: the write reuses this read.
-        Ok(m) if m.is_file() => {
-            return Ok(Some(snapshots.load(&paths::real_path(path))?.hash.clone()));
-        }
-        Ok(_) => return Ok(None),
-        Err(_) => {}
-    }
-    match std::fs::read_link(path) {
-        Ok(t) => Ok(Some(sha256_hex(t.as_os_str().as_encoded_bytes()))),
-        Err(_) => Ok(None),
-    }
-}

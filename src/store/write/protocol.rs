@@ -118,7 +118,7 @@ impl<'a> Plan<'a> {
         let mut appended = Vec::new();
         // Committed but not applied: the record stays pending, and the repairs are
         // the ones that clear it (finish once the cause is fixed, or set aside).
-        finish_with(&ctx.root, state, &intent, |entry| {
+        recovery::finish_with(&ctx.root, state, &intent, |entry| {
             appended = watch.settle(state, &entry.op_id);
             entry.appends = appended.clone();
         })
