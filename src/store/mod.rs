@@ -10,7 +10,9 @@
 //!    `beneath`, `lock`, `intent`, `hashcache`, `appends`, and `request` (the
 //!    write request and answer types, `Change`, `WriteRequest`, `Committed`);
 //! 2. `current` (what is on disk now: a path's state and hash), `tx::model` (a
-//!    tx's records as data), `session` (the state an invocation carries);
+//!    tx's records as data), `session` (the state an invocation carries),
+//!    `error` (`StoreError`: what went wrong, as data; `src/command_error_store.rs`
+//!    words it as code, message and repairs);
 //! 3. `gc` (retention); over it `undo` (the changes that revert a journaled op,
 //!    which the `undo` command submits as a write) and `recovery` (finishing or
 //!    setting aside a record a killed writer left: `recovery::finish` applies
@@ -25,6 +27,7 @@ pub mod appends;
 pub mod beneath;
 pub mod blobs;
 pub mod current;
+pub mod error;
 pub mod fsx;
 pub mod gc;
 pub mod guard;
@@ -42,23 +45,15 @@ pub mod undo;
 pub mod view;
 pub mod write;
 
-use crate::protocol::{CmdError, Repair, code, error, shell};
+use crate::protocol::CmdError;
 use crate::workspace::Ctx;
 
 /// `environment.io` for the store's own files (state directory, journal, records).
 pub fn io_error(ctx: &Ctx, what: &str, e: &std::io::Error) -> CmdError {
-    CmdError::new(
-        code::IO,
-        format!("{what}: {}.", error::err_text(e)),
-        Repair::new(
-            "retry",
-            "Check the disk and the state directory's permissions, then run the command again.",
-            shell::aitools(&ctx.argv),
-        ),
-    )
-    .with_repair(Repair::new(
-        "history",
-        "See which writes the journal holds.",
-        "aitools history",
-    ))
+    error::StoreError::Io {
+        what: what.to_string(),
+        error: error::copy_io(e),
+        argv: ctx.argv.clone(),
+    }
+    .into()
 }

@@ -15,8 +15,9 @@
 //! until `aitools recover` finishes it or `aitools recover --set-aside` moves it,
 //! with every byte it references, to `set-aside/<op_id>/` and journals that.
 
+use super::error::StoreError;
 use super::{fsx, intent, journal, lock, state_dir};
-use crate::protocol::{CmdError, Json, Repair, code, error, shell, time};
+use crate::protocol::{CmdError, Json, Repair, error, shell, time};
 use crate::workspace::Ctx;
 use crate::workspace::boundary::{self, Final};
 use std::path::{Path, PathBuf};
@@ -59,11 +60,12 @@ fn pending_paths(state: &Path) -> Vec<PathBuf> {
 /// `environment.state-untrusted` for a state directory that is missing or not
 /// private; the repair is the same call once it is fixed.
 pub fn untrusted_error(ctx: &Ctx, u: &state_dir::Untrusted) -> CmdError {
-    CmdError::new(
-        code::STATE_UNTRUSTED,
-        u.message(),
-        Repair::new("secure", u.fix(), shell::aitools(&ctx.argv)),
-    )
+    StoreError::StateUntrusted {
+        message: u.message(),
+        fix: u.fix(),
+        argv: ctx.argv.clone(),
+    }
+    .into()
 }
 
 /// The state directory of this workspace once it is checked to be private.
@@ -110,24 +112,17 @@ pub fn recover_locked(ctx: &Ctx, state: &Path) -> Result<Vec<Recovered>, CmdErro
 /// record's (retry with `aitools recover`, or set it aside).
 pub fn pending_error(pending: &[Pending]) -> CmdError {
     let first = &pending[0];
-    let more = match pending.len() {
-        1 => String::new(),
-        n => format!(" ({} more pending)", n - 1),
-    };
-    let mut repairs = first.repairs.iter().cloned();
-    let lead = repairs.next().unwrap_or_else(|| retry_repair(&first.op_id));
-    let mut err = CmdError::new(
-        code::RECOVERY_PENDING,
-        format!(
-            "An interrupted write, {}, is still pending{more}: {} Writes wait until it is finished or set aside; reads still run.",
-            first.op_id, first.error
-        ),
-        lead,
-    );
-    for r in repairs {
-        err = err.with_repair(r);
+    let mut repairs = first.repairs.clone();
+    if repairs.is_empty() {
+        repairs.push(retry_repair(&first.op_id));
     }
-    err
+    StoreError::RecoveryPending {
+        op_id: first.op_id.clone(),
+        error: first.error.clone(),
+        more: pending.len() - 1,
+        repairs,
+    }
+    .into()
 }
 
 fn retry_repair(op_id: &str) -> Repair {
@@ -319,20 +314,11 @@ pub struct SetAside {
 }
 
 fn not_pending(ctx: &Ctx, op_id: &str) -> CmdError {
-    CmdError::new(
-        code::NOT_FOUND,
-        format!("No pending write {op_id} in this workspace."),
-        Repair::new(
-            "recover",
-            "List the writes still pending (pending_recovery).",
-            "aitools recover",
-        ),
-    )
-    .with_repair(Repair::new(
-        "retry",
-        "Run the same command again with an op id from pending_recovery.",
-        shell::aitools(&ctx.argv),
-    ))
+    StoreError::NotPending {
+        op_id: op_id.to_string(),
+        argv: ctx.argv.clone(),
+    }
+    .into()
 }
 
 /// Moves the pending record `op_id` to `set-aside/<op_id>/` without running it:

@@ -5,9 +5,10 @@
 //! to its name.
 
 use super::blobs;
+use super::error::StoreError;
 use super::journal::{self, Entry, State};
 use super::request::Change;
-use crate::protocol::{CmdError, Json, Repair, code, shell};
+use crate::protocol::{CmdError, Json};
 use crate::workspace::Ctx;
 use std::path::{Path, PathBuf};
 
@@ -20,40 +21,23 @@ pub fn find(ctx: &Ctx, state: &Path, op_id: &str) -> Result<Entry, CmdError> {
         return Err(collected(e));
     }
     found.ok_or_else(|| {
-        CmdError::new(
-            code::NOT_FOUND,
-            format!("No journaled op has the id {op_id}."),
-            Repair::new(
-                "history",
-                "List the journaled ops and their ids.",
-                "aitools history",
-            ),
-        )
+        StoreError::OpNotFound {
+            op_id: op_id.to_string(),
+        }
+        .into()
     })
 }
 
 /// `refusal.op-collected` for an op whose blobs retention let go.
 fn collected(e: &Entry) -> CmdError {
     let first = e.paths().into_iter().next().unwrap_or_else(|| ".".into());
-    CmdError::new(
-        code::OP_COLLECTED,
-        format!(
-            "{} is older than the {} newest ops kept for its paths and its earlier contents were collected to keep the state directory within its budget ({}); it can no longer be undone.",
-            e.op_id,
-            super::gc::KEEP_GENERATIONS,
-            super::gc::BUDGET_ENV
-        ),
-        Repair::new(
-            "history",
-            "List the newer ops of the path; those can still be undone.",
-            shell::aitools(["history", &first]),
-        ),
-    )
-    .with_repair(Repair::new(
-        "dry-run",
-        "See what collection keeps and removes now (a larger AITOOLS_STATE_BUDGET keeps more ops).",
-        "aitools gc --dry-run",
-    ))
+    StoreError::OpCollected {
+        op_id: e.op_id.clone(),
+        first,
+        keep: super::gc::KEEP_GENERATIONS,
+        budget_env: super::gc::BUDGET_ENV,
+    }
+    .into()
 }
 
 /// How `now` differs from `want`, if it does.
@@ -137,19 +121,12 @@ pub fn inverse(ctx: &Ctx, state: &Path, entry: &Entry) -> Result<Vec<Change>, Cm
     if !conflicts.is_empty() {
         // Undoing twice: the first undo moved every path back, so all differ.
         if let Some(by) = undone_by(state, entry) {
-            return Err(CmdError::new(
-                code::TARGET_CHANGED,
-                format!(
-                    "{} was already undone by {by}; undo writes nothing.",
-                    entry.op_id
-                ),
-                Repair::new(
-                    "redo",
-                    format!("To redo {}, undo its undo.", entry.op_id),
-                    shell::aitools(["undo", &by]),
-                ),
-            )
-            .with_conflicts(Json::Arr(conflicts)));
+            return Err(StoreError::AlreadyUndone {
+                op_id: entry.op_id.clone(),
+                by,
+                conflicts: Json::Arr(conflicts),
+            }
+            .into());
         }
         let first = conflicts
             .first()
@@ -157,25 +134,12 @@ pub fn inverse(ctx: &Ctx, state: &Path, entry: &Entry) -> Result<Vec<Change>, Cm
             .and_then(|p| p.as_str())
             .unwrap_or(".")
             .to_string();
-        return Err(CmdError::new(
-            code::TARGET_CHANGED,
-            format!(
-                "{} path(s) of {} changed since it ran; undo writes nothing.",
-                conflicts.len(),
-                entry.op_id
-            ),
-            Repair::new(
-                "history",
-                "See which later ops touched the path; undo those first (newest first), or leave it.",
-                shell::aitools(["history", &first]),
-            ),
-        )
-        .with_repair(Repair::new(
-            "diff",
-            "See what the op changed.",
-            shell::aitools(["diff", "--op", &entry.op_id]),
-        ))
-        .with_conflicts(Json::Arr(conflicts)));
+        return Err(StoreError::UndoConflicts {
+            op_id: entry.op_id.clone(),
+            first,
+            conflicts: Json::Arr(conflicts),
+        }
+        .into());
     }
     let mut out = Vec::new();
     for c in entry.changes.iter().rev() {
@@ -212,34 +176,20 @@ fn blob(
         let rel = crate::workspace::paths::relative_to(p, &ctx.root)
             .unwrap_or_else(|| crate::workspace::paths::display(p));
         if e.kind() == std::io::ErrorKind::InvalidData {
-            return CmdError::new(
-                code::BLOB_CORRUPT,
-                format!(
-                    "The earlier content of {rel} kept for {} (blob {h}) was changed after it was stored; undo writes nothing rather than restore the wrong bytes.",
-                    entry.op_id
-                ),
-                Repair::new(
-                    "diff",
-                    "See what the op changed, then put the earlier lines back with an edit.",
-                    shell::aitools(["diff", "--op", &entry.op_id]),
-                ),
-            )
-            .with_repair(Repair::new(
-                "history",
-                "Find an older op of the path whose undo can serve instead.",
-                shell::aitools(["history", &rel]),
-            ));
+            return StoreError::BlobCorrupt {
+                rel,
+                op_id: entry.op_id.clone(),
+                hash: h.clone(),
+            }
+            .into();
         }
-        CmdError::new(
-            code::IO,
-            format!(
-                "The earlier content of {} (blob {h}) is not in the state directory: {}.",
-                p.display(),
-                crate::protocol::error::err_text(&e)
-            ),
-            Repair::new("history", "List the journal's ops.", "aitools history"),
-        )
-        .with_repair(crate::protocol::error::schema_repair(&ctx.command))
+        StoreError::BlobMissing {
+            path: p.display().to_string(),
+            hash: h.clone(),
+            error: e,
+            command: ctx.command.clone(),
+        }
+        .into()
     })
 }
 

@@ -465,13 +465,8 @@ fn moved_to(t: &Tx, op: &tx::OpRecord, rel: &str) -> Option<String> {
 /// which op removed it, and for a move where it went, instead of a "nearest
 /// path" that is the same name (still on disk) and loops.
 pub fn removed_error(ctx: &Ctx, arg: &str, abs: &Path) -> Result<CmdError, CmdError> {
-    use crate::protocol::{Json, Repair, code, shell};
+    use super::error::StoreError;
     let id = ctx.tx.clone().unwrap_or_default();
-    let diff = Repair::new(
-        "diff",
-        "See what the tx changed so far.",
-        shell::aitools(["tx", "diff", id.as_str()]),
-    );
     let t = active(ctx)?;
     let found = t.as_ref().and_then(|t| {
         let rel = tx_key(ctx, t, abs, true)?;
@@ -480,38 +475,36 @@ pub fn removed_error(ctx: &Ctx, arg: &str, abs: &Path) -> Result<CmdError, CmdEr
                 .iter()
                 .any(|p| Path::new(&rel).starts_with(p.as_str()))
         })?;
-        let to = (op.command == "move")
-            .then(|| moved_to(t, op, &rel))
-            .flatten();
+        let to = op.moves.then(|| moved_to(t, op, &rel)).flatten();
         Some((op.clone(), to))
     });
+    let arg = arg.to_string();
     let Some((op, to)) = found else {
-        return Ok(CmdError::new(
-            code::NOT_FOUND,
-            format!("{arg} does not exist in tx {id}."),
-            diff,
-        ));
+        return Ok(StoreError::NotInTx { arg, id }.into());
     };
-    let by = format!("op {}: {}", op.tx_op, shell::aitools(&op.argv));
     let Some(to) = to else {
-        return Ok(CmdError::new(
-            code::NOT_FOUND,
-            format!("{arg} was removed in tx {id} ({by}); it exists only outside the tx."),
-            diff,
-        ));
+        return Ok(StoreError::RemovedInTx {
+            arg,
+            id,
+            op: op.tx_op,
+            op_argv: op.argv,
+        }
+        .into());
     };
     let new_abs = ctx.root.join(&to);
     let as_arg = match new_abs.strip_prefix(&ctx.cwd) {
         Ok(r) => r.to_string_lossy().into_owned(),
         Err(_) => new_abs.to_string_lossy().into_owned(),
     };
-    let retry = crate::workspace::candidates::same_call_on(ctx, arg, &as_arg)
-        .unwrap_or_else(|| shell::aitools(["info", as_arg.as_str(), "--tx", id.as_str()]));
-    Ok(CmdError::new(
-        code::NOT_FOUND,
-        format!("{arg} was moved to {to} in tx {id} ({by})."),
-        Repair::new("retry", "The same call on the path's new name.", retry),
-    )
-    .with_repair(diff)
-    .with_candidates(Json::Arr(vec![Json::str(to)])))
+    let retry = crate::workspace::candidates::same_call_on(ctx, &arg, &as_arg);
+    Ok(StoreError::MovedInTx {
+        arg,
+        id,
+        to,
+        op: op.tx_op,
+        op_argv: op.argv,
+        as_arg,
+        retry,
+    }
+    .into())
 }

@@ -107,57 +107,9 @@ pub(super) fn describe(s: &State) -> Option<String> {
 
 /// `refusal.target-changed` for a commit with conflicts.
 pub fn conflict_error(id: &str, conflicts: &[Conflict]) -> CmdError {
-    let writes = conflicts.iter().filter(|c| c.kind == "write").count();
-    let first_read = conflicts.iter().find(|c| c.kind == "read");
-    let mut repairs: Vec<Repair> = Vec::new();
-    if writes > 0 {
-        repairs.push(Repair::new(
-            "rebase",
-            "Re-apply the tx's content-based operations onto the current files.",
-            shell::aitools(["tx", "rebase", id]),
-        ));
+    StoreError::TxConflicts {
+        id: id.to_string(),
+        conflicts: conflicts.to_vec(),
     }
-    if let Some(r) = first_read {
-        repairs.push(Repair::new(
-            "reread",
-            "Read the changed file again through the tx to refresh the read set.",
-            shell::aitools(["read", &r.path, "--tx", id]),
-        ));
-        repairs.push(Repair::new(
-            "ignore-stale-reads",
-            "Commit even though files read through the tx have changed.",
-            shell::aitools(["tx", "commit", id, "--ignore-stale-reads"]),
-        ));
-    }
-    repairs.push(Repair::new(
-        "status",
-        "See the tx's operations, drift and stale reads.",
-        shell::aitools(["tx", "status", id]),
-    ));
-    let mut it = repairs.into_iter();
-    let first = it.next().unwrap_or_else(|| {
-        Repair::new(
-            "status",
-            "See the tx.",
-            shell::aitools(["tx", "status", id]),
-        )
-    });
-    let mut err = CmdError::new(
-        code::TARGET_CHANGED,
-        format!(
-            "{} path(s) changed outside tx {id}; nothing was written.",
-            {
-                // A path both written and read is one path, listed once per kind.
-                let mut paths: Vec<&str> = conflicts.iter().map(|c| c.path.as_str()).collect();
-                paths.sort_unstable();
-                paths.dedup();
-                paths.len()
-            }
-        ),
-        first,
-    );
-    for r in it {
-        err = err.with_repair(r);
-    }
-    err.with_conflicts(Json::from_serialize(&conflicts))
+    .into()
 }

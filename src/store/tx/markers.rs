@@ -38,7 +38,7 @@ pub(super) fn settle_commit(ctx: &Ctx, state: &Path, dir: &Path) -> Result<(), C
 }
 
 /// Whether the journal's line `seq` is the commit: the op the marker names, or
-/// (a marker without one) a `tx commit` of this tx.
+/// (a marker from before op ids were recorded) an op whose argv names the tx.
 pub(super) fn journal_has_commit(
     state: &Path,
     seq: u64,
@@ -58,7 +58,7 @@ pub(super) fn journal_has_commit(
         if e.seq == seq {
             return Ok(match op_id {
                 Some(op) => e.op_id == op,
-                None => e.command == "tx commit" && e.argv.iter().any(|a| a == id),
+                None => e.argv.iter().any(|a| a == id),
             });
         }
     }

@@ -23,11 +23,12 @@
 //! File contents are blobs in the workspace's shared `blobs/`, written and synced
 //! before the ops log and index that name them.
 
+use super::error::StoreError;
 use super::journal::{self, EntryChange, State};
 use super::lock::{self, Lock};
 use super::request::{Change, WriteRequest};
 use super::{blobs, fsx, state_dir};
-use crate::protocol::{CmdError, Json, Repair, code, shell, time};
+use crate::protocol::{CmdError, code, time};
 use crate::text::lines::sha256_hex;
 use crate::workspace::Ctx;
 use serde::{Deserialize, Serialize};
@@ -44,7 +45,7 @@ mod staging;
 use super::recovery;
 pub use drift::{conflict_error, differs, disk_state, file_hash};
 use markers::{remove_dir, settle_commit};
-pub use model::{Index, Meta, OpRecord, PathEntry, Prior, Tx, root_dir};
+pub use model::{Conflict, Index, Meta, OpRecord, PathEntry, Prior, Tx, root_dir};
 
 /// Held by the process that owns a tx (a `batch --atomic`) for as long as it runs.
 pub struct Owner {
@@ -60,19 +61,6 @@ fn owner_gone(dir: &Path) -> bool {
     }
 }
 
-/// A write conflict (drift) or stale read.
-#[derive(Debug, Clone, Serialize)]
-pub struct Conflict {
-    pub path: String,
-    pub kind: &'static str,
-    pub base: Option<String>,
-    pub current: Option<String>,
-    /// A directory the tx removes or replaces: the entries now in it that the
-    /// tx never saw (they would be lost or block the commit).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub unknown_entries: Vec<String>,
-}
-
 /// Whether `s` has the tx id shape (`tx-<compact UTC>-<8 hex>`), so it is safe as a name.
 pub fn is_tx_id(s: &str) -> bool {
     let b = s.as_bytes();
@@ -85,19 +73,11 @@ pub fn is_tx_id(s: &str) -> bool {
 
 /// `input.not-found` for a tx id that names no open tx.
 pub fn not_found(ctx: &Ctx, id: &str) -> CmdError {
-    CmdError::new(
-        code::NOT_FOUND,
-        format!(
-            "No open tx of the workspace {} has the id {id:?} (committed and aborted transactions are gone; a tx belongs to the workspace it began in: run from there or pass --root).",
-            crate::workspace::paths::display(&ctx.root)
-        ),
-        Repair::new("list", "List the open transactions.", "aitools tx status"),
-    )
-    .with_repair(Repair::new(
-        "begin",
-        "Start a new transaction.",
-        "aitools tx begin",
-    ))
+    StoreError::TxNotFound {
+        root: crate::workspace::paths::display(&ctx.root),
+        id: id.to_string(),
+    }
+    .into()
 }
 
 fn io_err(ctx: &Ctx, e: &io::Error) -> CmdError {

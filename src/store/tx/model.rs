@@ -62,6 +62,10 @@ pub struct OpRecord {
     #[serde(default)]
     pub looked: Vec<String>,
     pub prior: Vec<Prior>,
+    /// The op moved paths (a `Change::Move`): where a path it removed went is
+    /// found by pairing its removed and added paths.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub moves: bool,
 }
 
 impl OpRecord {
@@ -84,4 +88,17 @@ pub struct Tx {
     pub index: Index,
     pub ops: Vec<OpRecord>,
     pub reads: BTreeMap<String, Option<String>>,
+}
+
+/// A write conflict (drift) or stale read.
+#[derive(Debug, Clone, Serialize)]
+pub struct Conflict {
+    pub path: String,
+    pub kind: &'static str,
+    pub base: Option<String>,
+    pub current: Option<String>,
+    /// A directory the tx removes or replaces: the entries now in it that the
+    /// tx never saw (they would be lost or block the commit).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unknown_entries: Vec<String>,
 }

@@ -18,6 +18,7 @@ impl Tx {
         &mut self,
         ctx: &Ctx,
         req: &WriteRequest,
+        moves: bool,
         changes: &[EntryChange],
         contents: &BTreeMap<String, Vec<u8>>,
         looked: Vec<String>,
@@ -75,6 +76,7 @@ impl Tx {
             paths,
             looked,
             prior,
+            moves,
         };
         let done = (|| -> io::Result<()> {
             let mut wrote = false;
@@ -136,6 +138,7 @@ impl Tx {
             paths: from.paths.clone(),
             looked: from.looked.clone(),
             prior,
+            moves: from.moves,
         };
         let mut ops = self.ops.clone();
         ops.push(record);

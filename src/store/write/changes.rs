@@ -9,14 +9,11 @@ impl<'a> Plan<'a> {
             return Ok((0, 0));
         }
         fsx::identity(p).ok_or_else(|| {
-            CmdError::new(
-                code::ARGUMENT_INVALID,
-                format!(
-                    "{} is created by this same operation and cannot also be removed or moved by it.",
-                    self.rel(p)
-                ),
-                crate::protocol::error::schema_repair(&self.ctx.command),
-            )
+            StoreError::CreatedAndRemoved {
+                rel: self.rel(p),
+                command: self.ctx.command.clone(),
+            }
+            .into()
         })
     }
 
@@ -39,35 +36,13 @@ impl<'a> Plan<'a> {
         if nlink <= 1 {
             return Ok(());
         }
-        let copy = format!("{rel}.unlinked");
-        Err(CmdError::new(
-            code::HARD_LINK,
-            format!(
-                "{rel} is a file with {nlink} hard links; changing its mode or time would change it under every name, and another name may be outside the workspace."
-            ),
-            Repair::new(
-                "copy",
-                "Step 1 of 2 to give this name a file of its own: copy its bytes and mode to a new file.",
-                shell::aitools(["copy", rel, &copy]),
-            ),
-        )
-        .with_repair(Repair::new(
-            "replace",
-            "Step 2 of 2: move the copy over this name (the other names keep the old file).",
-            shell::aitools([
-                "move",
-                &copy,
-                rel,
-                "--overwrite",
-                "--expect-hash",
-                &format!("{rel}={hash}"),
-            ]),
-        ))
-        .with_repair(Repair::new(
-            "retry",
-            "Then run the command again.",
-            shell::aitools(&self.ctx.argv),
-        )))
+        Err(StoreError::HardLink {
+            rel: rel.to_string(),
+            nlink,
+            hash: hash.clone(),
+            argv: self.ctx.argv.clone(),
+        }
+        .into())
     }
 
     /// A step's source is gone: the same `input.not-found` (with candidates) the
@@ -90,17 +65,7 @@ impl<'a> Plan<'a> {
         match &before {
             View::Dir { .. } => {
                 if !self.dir_is_empty(&target)? {
-                    return Err(CmdError::new(
-                        code::NOT_A_FILE,
-                        format!(
-                            "{rel} is a directory that is not empty; delete removes only files, symlinks and empty directories."
-                        ),
-                        Repair::new(
-                            "list",
-                            "See what the directory holds; delete its entries first.",
-                            shell::aitools(["find", "*", &rel]),
-                        ),
-                    ));
+                    return Err(StoreError::DirNotEmpty { rel }.into());
                 }
                 self.steps.push(Step::Rmdir {
                     path: target.clone(),
@@ -175,24 +140,15 @@ impl<'a> Plan<'a> {
             return self.mv_tree_tx(&src, &dst, *mode);
         }
         if let View::Dir { .. } = before {
-            return Err(CmdError::new(
-                code::EXISTS,
-                format!("{drel} is an existing directory; move never merges into one."),
-                Repair::new(
-                    "rename",
-                    "Name the destination path in full, including the new name.",
-                    shell::aitools([
-                        "move",
-                        &srel,
-                        &format!(
-                            "{drel}/{}",
-                            src.file_name()
-                                .map(|n| n.to_string_lossy().into_owned())
-                                .unwrap_or_default()
-                        ),
-                    ]),
-                ),
-            ));
+            return Err(StoreError::MoveOntoDir {
+                src: srel,
+                dst: drel,
+                name: src
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+            }
+            .into());
         }
         self.ensure_parents(&dst)?;
         self.keep_blob(&dst, &before);
@@ -311,17 +267,7 @@ impl<'a> Plan<'a> {
             View::Symlink { target: t } if *t == text => return Ok(()),
             View::Missing | View::Symlink { .. } => {}
             _ => {
-                return Err(CmdError::new(
-                    code::EXISTS,
-                    format!(
-                        "{rel} exists and is not a symlink; link never replaces a file or directory."
-                    ),
-                    Repair::new(
-                        "delete",
-                        "Pick another link path, or delete the entry first.",
-                        shell::aitools(["info", &rel]),
-                    ),
-                ));
+                return Err(StoreError::NotASymlink { rel }.into());
             }
         }
         self.ensure_parents(&target)?;

@@ -12,11 +12,12 @@
 
 use super::beneath::Tree;
 use super::blobs;
+use super::error::StoreError;
 use super::intent::{self, Intent, Step};
 use super::journal::{self, Entry, EntryChange, State};
 use super::snapshot::Snapshot;
 use super::{fsx, lock, state_dir, tx, view};
-use crate::protocol::{CmdError, Repair, code, redact, shell, time};
+use crate::protocol::{CmdError, redact, shell, time};
 use crate::text::diff::{self, DiffOptions};
 use crate::text::lines::sha256_hex;
 use crate::workspace::boundary::{self, Final};
@@ -187,8 +188,10 @@ fn stage(
     view::forget(ctx);
     let mut t = tx::open(ctx, id)?;
     view::track(ctx);
+    let mut moves = false;
     let planned = (|| -> Result<Plan, CmdError> {
         let changes = build()?;
+        moves = changes.iter().any(|c| matches!(c, Change::Move { .. }));
         let mut plan = Plan::new(ctx, &state, id);
         for c in changes {
             plan.add(c)?;
@@ -248,7 +251,7 @@ fn stage(
         contents.insert(h, bytes);
     }
     let changes = std::mem::take(&mut plan.entry_changes);
-    let n = t.stage(ctx, req, &changes, &contents, looked)?;
+    let n = t.stage(ctx, req, moves, &changes, &contents, looked)?;
     view::forget(ctx);
     ctx.session.snapshots.clear();
     done.tx_op = Some(n);
@@ -257,29 +260,17 @@ fn stage(
 }
 
 fn not_a_file(rel: &str) -> CmdError {
-    CmdError::new(
-        code::NOT_A_FILE,
-        format!("{rel} is not a regular file."),
-        Repair::new(
-            "info",
-            "Check what the path is.",
-            shell::aitools(["info", rel]),
-        ),
-    )
+    StoreError::NotAFile {
+        rel: rel.to_string(),
+    }
+    .into()
 }
 
 fn in_the_way(rel: &str) -> CmdError {
-    CmdError::new(
-        code::EXISTS,
-        format!(
-            "{rel} exists and is not a directory, so nothing can be created there or below it."
-        ),
-        Repair::new(
-            "info",
-            "Check what the path is; pick another path or move the entry away first.",
-            shell::aitools(["info", rel]),
-        ),
-    )
+    StoreError::InTheWay {
+        rel: rel.to_string(),
+    }
+    .into()
 }
 
 /// The error codes every write can answer (arguments, paths, the guard, the lock,

@@ -1,0 +1,396 @@
+//! The store's typed errors (`store::error::StoreError`) in words: for each, the
+//! catalog code, the message and the repairs (`aitools ...` commands). The store
+//! names what went wrong as data; only this module says it to the user.
+
+use crate::protocol::{CmdError, Json, Repair, code, error, shell};
+use crate::store::error::StoreError;
+use crate::store::tx::Conflict;
+
+impl From<Box<StoreError>> for CmdError {
+    fn from(e: Box<StoreError>) -> CmdError {
+        CmdError::from(*e)
+    }
+}
+
+impl From<StoreError> for CmdError {
+    fn from(e: StoreError) -> CmdError {
+        match e {
+            StoreError::Io { what, error, argv } => CmdError::new(
+                code::IO,
+                format!("{what}: {}.", error::err_text(&error)),
+                Repair::new(
+                    "retry",
+                    "Check the disk and the state directory's permissions, then run the command again.",
+                    shell::aitools(&argv),
+                ),
+            )
+            .with_repair(Repair::new(
+                "history",
+                "See which writes the journal holds.",
+                "aitools history",
+            )),
+            StoreError::StateUntrusted { message, fix, argv } => CmdError::new(
+                code::STATE_UNTRUSTED,
+                message,
+                Repair::new("secure", fix, shell::aitools(&argv)),
+            ),
+            StoreError::RecoveryPending {
+                op_id,
+                error,
+                more,
+                repairs,
+            } => {
+                let more = match more {
+                    0 => String::new(),
+                    n => format!(" ({n} more pending)"),
+                };
+                let mut repairs = repairs.into_iter();
+                let lead = repairs.next().unwrap_or_else(|| {
+                    Repair::new(
+                        "recover",
+                        format!("Finish or list the pending write {op_id}."),
+                        "aitools recover",
+                    )
+                });
+                let mut err = CmdError::new(
+                    code::RECOVERY_PENDING,
+                    format!(
+                        "An interrupted write, {op_id}, is still pending{more}: {error} Writes wait until it is finished or set aside; reads still run."
+                    ),
+                    lead,
+                );
+                for r in repairs {
+                    err = err.with_repair(r);
+                }
+                err
+            }
+            StoreError::NotPending { op_id, argv } => CmdError::new(
+                code::NOT_FOUND,
+                format!("No pending write {op_id} in this workspace."),
+                Repair::new(
+                    "recover",
+                    "List the writes still pending (pending_recovery).",
+                    "aitools recover",
+                ),
+            )
+            .with_repair(Repair::new(
+                "retry",
+                "Run the same command again with an op id from pending_recovery.",
+                shell::aitools(&argv),
+            )),
+            StoreError::NotAFile { rel } => CmdError::new(
+                code::NOT_A_FILE,
+                format!("{rel} is not a regular file."),
+                Repair::new(
+                    "info",
+                    "Check what the path is.",
+                    shell::aitools(["info", &rel]),
+                ),
+            ),
+            StoreError::InTheWay { rel } => CmdError::new(
+                code::EXISTS,
+                format!(
+                    "{rel} exists and is not a directory, so nothing can be created there or below it."
+                ),
+                Repair::new(
+                    "info",
+                    "Check what the path is; pick another path or move the entry away first.",
+                    shell::aitools(["info", &rel]),
+                ),
+            ),
+            StoreError::CreatedAndRemoved { rel, command } => CmdError::new(
+                code::ARGUMENT_INVALID,
+                format!(
+                    "{rel} is created by this same operation and cannot also be removed or moved by it."
+                ),
+                error::schema_repair(&command),
+            ),
+            StoreError::HardLink {
+                rel,
+                nlink,
+                hash,
+                argv,
+            } => {
+                let copy = format!("{rel}.unlinked");
+                CmdError::new(
+                    code::HARD_LINK,
+                    format!(
+                        "{rel} is a file with {nlink} hard links; changing its mode or time would change it under every name, and another name may be outside the workspace."
+                    ),
+                    Repair::new(
+                        "copy",
+                        "Step 1 of 2 to give this name a file of its own: copy its bytes and mode to a new file.",
+                        shell::aitools(["copy", &rel, &copy]),
+                    ),
+                )
+                .with_repair(Repair::new(
+                    "replace",
+                    "Step 2 of 2: move the copy over this name (the other names keep the old file).",
+                    shell::aitools([
+                        "move",
+                        &copy,
+                        &rel,
+                        "--overwrite",
+                        "--expect-hash",
+                        &format!("{rel}={hash}"),
+                    ]),
+                ))
+                .with_repair(Repair::new(
+                    "retry",
+                    "Then run the command again.",
+                    shell::aitools(&argv),
+                ))
+            }
+            StoreError::DirNotEmpty { rel } => CmdError::new(
+                code::NOT_A_FILE,
+                format!(
+                    "{rel} is a directory that is not empty; delete removes only files, symlinks and empty directories."
+                ),
+                Repair::new(
+                    "list",
+                    "See what the directory holds; delete its entries first.",
+                    shell::aitools(["find", "*", &rel]),
+                ),
+            ),
+            StoreError::MoveOntoDir { src, dst, name } => CmdError::new(
+                code::EXISTS,
+                format!("{dst} is an existing directory; move never merges into one."),
+                Repair::new(
+                    "rename",
+                    "Name the destination path in full, including the new name.",
+                    shell::aitools(["move", &src, &format!("{dst}/{name}")]),
+                ),
+            ),
+            StoreError::NotASymlink { rel } => CmdError::new(
+                code::EXISTS,
+                format!(
+                    "{rel} exists and is not a symlink; link never replaces a file or directory."
+                ),
+                Repair::new(
+                    "delete",
+                    "Pick another link path, or delete the entry first.",
+                    shell::aitools(["info", &rel]),
+                ),
+            ),
+            StoreError::TxNotFound { root, id } => CmdError::new(
+                code::NOT_FOUND,
+                format!(
+                    "No open tx of the workspace {root} has the id {id:?} (committed and aborted transactions are gone; a tx belongs to the workspace it began in: run from there or pass --root)."
+                ),
+                Repair::new("list", "List the open transactions.", "aitools tx status"),
+            )
+            .with_repair(Repair::new(
+                "begin",
+                "Start a new transaction.",
+                "aitools tx begin",
+            )),
+            StoreError::TxConflicts { id, conflicts } => tx_conflicts(&id, &conflicts),
+            StoreError::NotInTx { arg, id } => CmdError::new(
+                code::NOT_FOUND,
+                format!("{arg} does not exist in tx {id}."),
+                tx_diff(&id),
+            ),
+            StoreError::RemovedInTx {
+                arg,
+                id,
+                op,
+                op_argv,
+            } => CmdError::new(
+                code::NOT_FOUND,
+                format!(
+                    "{arg} was removed in tx {id} (op {op}: {}); it exists only outside the tx.",
+                    shell::aitools(&op_argv)
+                ),
+                tx_diff(&id),
+            ),
+            StoreError::MovedInTx {
+                arg,
+                id,
+                to,
+                op,
+                op_argv,
+                as_arg,
+                retry,
+            } => {
+                let retry = retry.unwrap_or_else(|| {
+                    shell::aitools(["info", as_arg.as_str(), "--tx", id.as_str()])
+                });
+                CmdError::new(
+                    code::NOT_FOUND,
+                    format!(
+                        "{arg} was moved to {to} in tx {id} (op {op}: {}).",
+                        shell::aitools(&op_argv)
+                    ),
+                    Repair::new("retry", "The same call on the path's new name.", retry),
+                )
+                .with_repair(tx_diff(&id))
+                .with_candidates(Json::Arr(vec![Json::str(to)]))
+            }
+            StoreError::OpNotFound { op_id } => CmdError::new(
+                code::NOT_FOUND,
+                format!("No journaled op has the id {op_id}."),
+                Repair::new(
+                    "history",
+                    "List the journaled ops and their ids.",
+                    "aitools history",
+                ),
+            ),
+            StoreError::OpCollected {
+                op_id,
+                first,
+                keep,
+                budget_env,
+            } => CmdError::new(
+                code::OP_COLLECTED,
+                format!(
+                    "{op_id} is older than the {keep} newest ops kept for its paths and its earlier contents were collected to keep the state directory within its budget ({budget_env}); it can no longer be undone."
+                ),
+                Repair::new(
+                    "history",
+                    "List the newer ops of the path; those can still be undone.",
+                    shell::aitools(["history", &first]),
+                ),
+            )
+            .with_repair(Repair::new(
+                "dry-run",
+                "See what collection keeps and removes now (a larger AITOOLS_STATE_BUDGET keeps more ops).",
+                "aitools gc --dry-run",
+            )),
+            StoreError::AlreadyUndone {
+                op_id,
+                by,
+                conflicts,
+            } => CmdError::new(
+                code::TARGET_CHANGED,
+                format!("{op_id} was already undone by {by}; undo writes nothing."),
+                Repair::new(
+                    "redo",
+                    format!("To redo {op_id}, undo its undo."),
+                    shell::aitools(["undo", &by]),
+                ),
+            )
+            .with_conflicts(conflicts),
+            StoreError::UndoConflicts {
+                op_id,
+                first,
+                conflicts,
+            } => {
+                let n = match &conflicts {
+                    Json::Arr(a) => a.len(),
+                    _ => 0,
+                };
+                CmdError::new(
+                    code::TARGET_CHANGED,
+                    format!("{n} path(s) of {op_id} changed since it ran; undo writes nothing."),
+                    Repair::new(
+                        "history",
+                        "See which later ops touched the path; undo those first (newest first), or leave it.",
+                        shell::aitools(["history", &first]),
+                    ),
+                )
+                .with_repair(Repair::new(
+                    "diff",
+                    "See what the op changed.",
+                    shell::aitools(["diff", "--op", &op_id]),
+                ))
+                .with_conflicts(conflicts)
+            }
+            StoreError::BlobCorrupt { rel, op_id, hash } => CmdError::new(
+                code::BLOB_CORRUPT,
+                format!(
+                    "The earlier content of {rel} kept for {op_id} (blob {hash}) was changed after it was stored; undo writes nothing rather than restore the wrong bytes."
+                ),
+                Repair::new(
+                    "diff",
+                    "See what the op changed, then put the earlier lines back with an edit.",
+                    shell::aitools(["diff", "--op", &op_id]),
+                ),
+            )
+            .with_repair(Repair::new(
+                "history",
+                "Find an older op of the path whose undo can serve instead.",
+                shell::aitools(["history", &rel]),
+            )),
+            StoreError::BlobMissing {
+                path,
+                hash,
+                error,
+                command,
+            } => CmdError::new(
+                code::IO,
+                format!(
+                    "The earlier content of {path} (blob {hash}) is not in the state directory: {}.",
+                    error::err_text(&error)
+                ),
+                Repair::new("history", "List the journal's ops.", "aitools history"),
+            )
+            .with_repair(error::schema_repair(&command)),
+        }
+    }
+}
+
+/// The repair every tx path answer offers: what the tx changed so far.
+fn tx_diff(id: &str) -> Repair {
+    Repair::new(
+        "diff",
+        "See what the tx changed so far.",
+        shell::aitools(["tx", "diff", id]),
+    )
+}
+
+/// `refusal.target-changed` for a commit with conflicts.
+fn tx_conflicts(id: &str, conflicts: &[Conflict]) -> CmdError {
+    let writes = conflicts.iter().filter(|c| c.kind == "write").count();
+    let first_read = conflicts.iter().find(|c| c.kind == "read");
+    let mut repairs: Vec<Repair> = Vec::new();
+    if writes > 0 {
+        repairs.push(Repair::new(
+            "rebase",
+            "Re-apply the tx's content-based operations onto the current files.",
+            shell::aitools(["tx", "rebase", id]),
+        ));
+    }
+    if let Some(r) = first_read {
+        repairs.push(Repair::new(
+            "reread",
+            "Read the changed file again through the tx to refresh the read set.",
+            shell::aitools(["read", &r.path, "--tx", id]),
+        ));
+        repairs.push(Repair::new(
+            "ignore-stale-reads",
+            "Commit even though files read through the tx have changed.",
+            shell::aitools(["tx", "commit", id, "--ignore-stale-reads"]),
+        ));
+    }
+    repairs.push(Repair::new(
+        "status",
+        "See the tx's operations, drift and stale reads.",
+        shell::aitools(["tx", "status", id]),
+    ));
+    let mut it = repairs.into_iter();
+    let first = it.next().unwrap_or_else(|| {
+        Repair::new(
+            "status",
+            "See the tx.",
+            shell::aitools(["tx", "status", id]),
+        )
+    });
+    let mut err = CmdError::new(
+        code::TARGET_CHANGED,
+        format!(
+            "{} path(s) changed outside tx {id}; nothing was written.",
+            {
+                // A path both written and read is one path, listed once per kind.
+                let mut paths: Vec<&str> = conflicts.iter().map(|c| c.path.as_str()).collect();
+                paths.sort_unstable();
+                paths.dedup();
+                paths.len()
+            }
+        ),
+        first,
+    );
+    for r in it {
+        err = err.with_repair(r);
+    }
+    err.with_conflicts(Json::from_serialize(&conflicts))
+}

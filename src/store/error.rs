@@ -1,0 +1,131 @@
+//! What went wrong in the store, as data: the write protocol, transactions, the
+//! view, undo and recovery name the failure and its facts here; the wording, the
+//! catalog code and the repairs (`aitools ...` commands) are the composition
+//! root's (`src/command_error_store.rs`), so the store never spells a command
+//! line. Convert with `.into()` (or `?`) into the `CmdError` a command returns.
+
+use super::tx::model::Conflict;
+use crate::protocol::{Json, Repair};
+
+/// A store failure; boxed where it travels in a `Result`.
+#[derive(Debug)]
+pub enum StoreError {
+    /// `environment.io` on the store's own files (`what`: "the journal", ...);
+    /// the retry repair is the same call (`argv`).
+    Io {
+        what: String,
+        error: std::io::Error,
+        argv: Vec<String>,
+    },
+    /// The state directory is missing or not private (`message`, `fix` from
+    /// `state_dir::Untrusted`); the repair is the same call once fixed.
+    StateUntrusted {
+        message: String,
+        fix: String,
+        argv: Vec<String>,
+    },
+    /// A write is refused while the record `op_id` is pending (`more` others);
+    /// the record's own repairs (retry, set aside) lead.
+    RecoveryPending {
+        op_id: String,
+        error: String,
+        more: usize,
+        repairs: Vec<Repair>,
+    },
+    /// `recover --set-aside` names no pending record.
+    NotPending { op_id: String, argv: Vec<String> },
+    /// A write wants `rel` to be a regular file.
+    NotAFile { rel: String },
+    /// An entry that is not a directory stands where one must be created.
+    InTheWay { rel: String },
+    /// One op both creates `rel` and removes or moves it.
+    CreatedAndRemoved { rel: String, command: String },
+    /// A mode or time change of a file with `nlink` hard links.
+    HardLink {
+        rel: String,
+        nlink: u64,
+        hash: String,
+        argv: Vec<String>,
+    },
+    /// `delete` of a directory that is not empty.
+    DirNotEmpty { rel: String },
+    /// `move` onto an existing directory (`name`: the source's file name).
+    MoveOntoDir {
+        src: String,
+        dst: String,
+        name: String,
+    },
+    /// `link` where a file or directory stands.
+    NotASymlink { rel: String },
+    /// No open tx of the workspace (`root`, as shown) has the id.
+    TxNotFound { root: String, id: String },
+    /// Paths changed outside the tx (drift, stale reads): nothing was written.
+    TxConflicts {
+        id: String,
+        conflicts: Vec<Conflict>,
+    },
+    /// A path that does not exist in the tx's view, and no op of it removed it.
+    NotInTx { arg: String, id: String },
+    /// The tx op `op` (its number, and the argv it ran) removed the path.
+    RemovedInTx {
+        arg: String,
+        id: String,
+        op: u64,
+        op_argv: Vec<String>,
+    },
+    /// The tx op `op` moved the path to `to` (`as_arg`: as the call would name
+    /// it); `retry` is the same call on the new name when the path argument can
+    /// be swapped.
+    MovedInTx {
+        arg: String,
+        id: String,
+        to: String,
+        op: u64,
+        op_argv: Vec<String>,
+        as_arg: String,
+        retry: Option<String>,
+    },
+    /// `undo` of an id the journal does not hold.
+    OpNotFound { op_id: String },
+    /// `undo` of an op retention collected (`first`: one of its paths).
+    OpCollected {
+        op_id: String,
+        first: String,
+        keep: usize,
+        budget_env: &'static str,
+    },
+    /// `undo` of an op that the op `by` already undid.
+    AlreadyUndone {
+        op_id: String,
+        by: String,
+        conflicts: Json,
+    },
+    /// `undo` of an op whose paths changed since (`first`: one of them).
+    UndoConflicts {
+        op_id: String,
+        first: String,
+        conflicts: Json,
+    },
+    /// The blob undo needs for `rel` no longer hashes to its name.
+    BlobCorrupt {
+        rel: String,
+        op_id: String,
+        hash: String,
+    },
+    /// The blob undo needs for `path` cannot be read.
+    BlobMissing {
+        path: String,
+        hash: String,
+        error: std::io::Error,
+        command: String,
+    },
+}
+
+/// A copy of an `io::Error` (the same kind and text) for a `StoreError` that
+/// keeps it while the original is borrowed.
+pub fn copy_io(e: &std::io::Error) -> std::io::Error {
+    match e.raw_os_error() {
+        Some(c) => std::io::Error::from_raw_os_error(c),
+        None => std::io::Error::new(e.kind(), e.to_string()),
+    }
+}
