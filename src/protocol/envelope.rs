@@ -5,7 +5,7 @@
 //!
 //! The secret mask runs over the whole object here, so no command can forget it.
 
-use super::error::{CmdError, Repair, code};
+use super::error::CmdError;
 use super::json::Json;
 use super::redact;
 use serde::Serialize;
@@ -63,21 +63,22 @@ fn finish(mut env: Json, command: &str) -> Result<String, CmdError> {
     let (mut text, redactions) = redact::write_masked(&mut env);
     append_redactions(&mut text, redactions);
     if text.len() > MAX_ENVELOPE_CHARS && text.chars().count() > MAX_ENVELOPE_CHARS {
-        return Err(CmdError::new(
-            code::TOO_LARGE,
-            format!(
-                "The answer would be {} characters, over the {MAX_ENVELOPE_CHARS}-character limit of one envelope.",
-                text.chars().count()
-            ),
-            Repair::new(
-                "narrow",
-                "Ask for less: a smaller --range, --max-lines or --limit.",
-                format!("aitools schema {command}"),
-            ),
-        ));
+        return Err(Box::new(TooLarge {
+            command: command.to_string(),
+            chars: text.chars().count(),
+        })
+        .into());
     }
     text.push('\n');
     Ok(text)
+}
+
+/// An answer over [`MAX_ENVELOPE_CHARS`] characters (`refusal.too-large`); the
+/// wording is `command_error`'s.
+#[derive(Debug)]
+pub struct TooLarge {
+    pub command: String,
+    pub chars: usize,
 }
 
 /// `AITOOLS_INLINE_CONTEXT=1`: rules, skills and feedback after the command fields of

@@ -173,10 +173,16 @@ pub enum Offer {
 /// This invocation again with the path argument `arg` replaced by `path` (its
 /// first occurrence), or `None` when `arg` is not a word of the call.
 pub fn same_call_on(ctx: &super::Ctx, arg: &str, path: &str) -> Option<String> {
-    let at = ctx.argv.iter().position(|a| a == arg)?;
-    let mut argv = ctx.argv.clone();
+    same_argv_on(&ctx.argv, arg, path).map(|argv| crate::protocol::shell::aitools(&argv))
+}
+
+/// `argv` with the word `arg` replaced by `path` (its first occurrence), or
+/// `None` when `arg` is not a word of it.
+pub fn same_argv_on(argv: &[String], arg: &str, path: &str) -> Option<Vec<String>> {
+    let at = argv.iter().position(|a| a == arg)?;
+    let mut argv = argv.to_vec();
     *argv.get_mut(at)? = path.to_string();
-    Some(crate::protocol::shell::aitools(&argv))
+    Some(argv)
 }
 
 /// `input.not-found` for the path argument `arg` (resolved to `abs`), with near
@@ -188,7 +194,6 @@ pub fn not_found(
     abs: &Path,
     offer: Offer,
 ) -> crate::protocol::CmdError {
-    use crate::protocol::{CmdError, Json, Repair, code, shell};
     // The path itself is never its own candidate (a dangling symlink, or a path a
     // tx deleted, still has an entry): retrying it would fail the same way.
     let near: Vec<_> = similar_paths(&ctx.root, abs, MAX_CANDIDATES + 1)
@@ -197,56 +202,21 @@ pub fn not_found(
         .take(MAX_CANDIDATES)
         .collect();
     let dangling = std::fs::symlink_metadata(abs).is_ok_and(|m| m.file_type().is_symlink());
-    let mut err = CmdError::new(
-        code::NOT_FOUND,
-        if dangling {
-            format!("{arg} is a symlink whose target does not exist.")
-        } else {
-            format!("{arg} does not exist.")
-        },
-        Repair::new(
-            "find",
-            "List the workspace's files to find the right name.",
-            "aitools find --type file",
-        ),
-    );
-    if dangling {
-        err = err.with_first_repair(Repair::new(
-            "info",
-            "Describe the link itself (its hash is that of its target text).",
-            shell::aitools(["info", arg, "--allow-missing"]),
-        ));
-    }
-    let Some(best) = near.first() else {
-        return err;
-    };
-    let as_arg = match best.strip_prefix(&ctx.cwd) {
+    let nearest = near.first().map(|best| match best.strip_prefix(&ctx.cwd) {
         Ok(rel) => rel.to_string_lossy().to_string(),
         Err(_) => best.to_string_lossy().to_string(),
-    };
-    match offer {
-        Offer::Retry => {
-            let command = same_call_on(ctx, arg, &as_arg)
-                .unwrap_or_else(|| shell::aitools([ctx.command.as_str(), as_arg.as_str()]));
-            err = err.with_first_repair(Repair::new(
-                "retry",
-                "The nearest existing path, in the same invocation.",
-                command,
-            ));
-        }
-        Offer::Look => {
-            err = err.with_repair(Repair::new(
-                "info",
-                "The nearest existing path: check it is the one meant, then run the write on it.",
-                shell::aitools(["info", as_arg.as_str()]),
-            ));
-        }
-    }
-    err.with_candidates(Json::Arr(
-        near.iter()
-            .map(|p| Json::str(ctx.display_path(p)))
-            .collect(),
-    ))
+    });
+    super::WorkspaceError::NotFound(Box::new(super::error::NotFound {
+        arg: arg.to_string(),
+        dangling,
+        nearest,
+        candidates: near.iter().map(|p| ctx.display_path(p)).collect(),
+        offer,
+        command: ctx.command.clone(),
+        argv: ctx.argv.clone(),
+    }))
+    .boxed()
+    .into()
 }
 
 /// `not_found` for an ENOENT from `io` on `arg`; any other failure keeps its own
