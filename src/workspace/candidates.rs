@@ -138,37 +138,7 @@ fn walk(dir: &Path, depth: usize, name: &str, visits: &mut usize, out: &mut Vec<
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    #[test]
-    fn distances() {
-        assert_eq!(edit_distance("main.rs", "mian.rs", 3), Some(2));
-        assert_eq!(edit_distance("a", "abcdef", 2), None);
-        assert_eq!(edit_distance("read.rs", "read.rs", 0), Some(0));
-    }
-    #[test]
-    fn sibling_ranks() {
-        assert_eq!(sibling_rank("Main.rs", "main.rs", 2), Some(0));
-        assert_eq!(sibling_rank("mian.rs", "main.rs", 2), Some(2));
-        assert_eq!(sibling_rank("README", "README.md", 2), Some(3));
-        assert_eq!(sibling_rank("config.yaml", "config.json", 3), Some(4));
-        assert_eq!(sibling_rank("util", "utils_test.rs", 1), Some(2));
-        assert_eq!(sibling_rank("main.rs", "a", 2), None);
-        assert_eq!(sibling_rank("lib.rs", "notes.txt", 2), None);
-    }
-}
-
-/// What a missing-path error offers as its first repair.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Offer {
-    /// A reading command: the same invocation on the nearest path (rerunning a read
-    /// on a guess costs nothing).
-    Retry,
-    /// A writing command: never a write on a guessed path. `find` stays first and
-    /// the nearest path gets an `info` to check it before the write is rerun.
-    Look,
-}
+pub use super::error::Offer;
 
 /// This invocation again with the path argument `arg` replaced by `path` (its
 /// first occurrence), or `None` when `arg` is not a word of the call.
@@ -232,5 +202,26 @@ pub fn not_found_or_io(
         not_found(ctx, arg, abs, offer)
     } else {
         crate::protocol::error::io_error(&ctx.command, arg, io)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn distances() {
+        assert_eq!(edit_distance("main.rs", "mian.rs", 3), Some(2));
+        assert_eq!(edit_distance("a", "abcdef", 2), None);
+        assert_eq!(edit_distance("read.rs", "read.rs", 0), Some(0));
+    }
+    #[test]
+    fn sibling_ranks() {
+        assert_eq!(sibling_rank("Main.rs", "main.rs", 2), Some(0));
+        assert_eq!(sibling_rank("mian.rs", "main.rs", 2), Some(2));
+        assert_eq!(sibling_rank("README", "README.md", 2), Some(3));
+        assert_eq!(sibling_rank("config.yaml", "config.json", 3), Some(4));
+        assert_eq!(sibling_rank("util", "utils_test.rs", 1), Some(2));
+        assert_eq!(sibling_rank("main.rs", "a", 2), None);
+        assert_eq!(sibling_rank("lib.rs", "notes.txt", 2), None);
     }
 }

@@ -3,8 +3,6 @@
 //! (message, repairs, command lines) is `command_error::workspace`'s; the core
 //! builds these values and converts them (`.into()`) where it returns `CmdError`.
 
-use super::candidates::Offer;
-
 /// A workspace error; boxed where it is returned (`Box<WorkspaceError>`).
 #[derive(Debug)]
 pub enum WorkspaceError {
@@ -84,4 +82,15 @@ impl WorkspaceError {
     pub fn boxed(self) -> Box<WorkspaceError> {
         Box::new(self)
     }
+}
+
+/// What a missing-path error offers as its first repair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Offer {
+    /// A reading command: the same invocation on the nearest path (rerunning a read
+    /// on a guess costs nothing).
+    Retry,
+    /// A writing command: never a write on a guessed path. `find` stays first and
+    /// the nearest path gets an `info` to check it before the write is rerun.
+    Look,
 }
