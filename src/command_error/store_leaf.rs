@@ -5,7 +5,7 @@
 use crate::protocol::error::schema_repair;
 use crate::protocol::{CmdError, Json, Repair, code, redact, shell};
 use crate::store::appends::TargetsChanged;
-use crate::store::guard::GuardError;
+use crate::store::guard::{GuardError, MIN_HASH_PREFIX};
 use crate::store::lock::Busy;
 
 impl From<GuardError> for CmdError {
@@ -77,6 +77,16 @@ impl From<Box<GuardError>> for CmdError {
                     "dry-run",
                     "Run it with --dry-run: it writes nothing and reports expect_count.",
                     dry_run_command(&argv),
+                ),
+            ),
+            GuardError::BareHashTwice { command } => CmdError::invalid_argument(
+                &command,
+                "A bare --expect-hash may be given once; name other files as PATH=HASH.",
+            ),
+            GuardError::NotAHash { command, value } => CmdError::invalid_argument(
+                &command,
+                format!(
+                    "--expect-hash {value:?} is not a SHA-256 hex digest (or its first {MIN_HASH_PREFIX}+ digits) or PATH=HASH."
                 ),
             ),
             GuardError::Redacted { what } => CmdError::new(

@@ -32,6 +32,9 @@ impl From<Box<WorkspaceError>> for CmdError {
                 work_tree,
                 argv,
             } => root_in_git(&shown, work_tree, &argv),
+            WorkspaceError::BadValue { command, flag, why } => {
+                CmdError::invalid_argument(&command, format!("{flag}: {why}"))
+            }
             WorkspaceError::EmptyPath { command } => CmdError::new(
                 code::ARGUMENT_INVALID,
                 "The path argument is empty.",

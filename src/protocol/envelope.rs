@@ -59,15 +59,14 @@ fn header(status: &str, command: &str) -> Json {
 }
 
 /// Masks, counts and serializes; refuses an envelope over the size cap.
-fn finish(mut env: Json, command: &str) -> Result<String, CmdError> {
+fn finish(mut env: Json, command: &str) -> Result<String, Box<TooLarge>> {
     let (mut text, redactions) = redact::write_masked(&mut env);
     append_redactions(&mut text, redactions);
     if text.len() > MAX_ENVELOPE_CHARS && text.chars().count() > MAX_ENVELOPE_CHARS {
         return Err(Box::new(TooLarge {
             command: command.to_string(),
             chars: text.chars().count(),
-        })
-        .into());
+        }));
     }
     text.push('\n');
     Ok(text)
@@ -181,7 +180,7 @@ pub fn render_ok(
             exit_code,
             to_stderr: false,
         },
-        Err(e) => render_error(command, &e),
+        Err(e) => render_error(command, &CmdError::from(e)),
     }
 }
 
@@ -194,7 +193,7 @@ pub fn render_error(command: &str, err: &CmdError) -> Rendered {
         Err(too_large) => {
             // The error itself is too large (huge candidates): drop the extras.
             let mut slim = header("error", command);
-            slim.push("error", too_large.to_json());
+            slim.push("error", CmdError::from(too_large).to_json());
             let mut t = slim.to_string_compact();
             t.push('\n');
             t

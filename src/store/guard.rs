@@ -30,10 +30,10 @@ pub fn parse_expect_hash(command: &str, values: &[String]) -> Result<ExpectHash,
         let v = v.trim();
         if is_hash(v) {
             if out.first.is_some() {
-                return Err(CmdError::invalid_argument(
-                    command,
-                    "A bare --expect-hash may be given once; name other files as PATH=HASH.",
-                ));
+                return Err(GuardError::BareHashTwice {
+                    command: command.to_string(),
+                }
+                .into());
             }
             out.first = Some(v.to_ascii_lowercase());
             continue;
@@ -43,12 +43,11 @@ pub fn parse_expect_hash(command: &str, values: &[String]) -> Result<ExpectHash,
                 .by_path
                 .push((path.to_string(), hash.to_ascii_lowercase())),
             _ => {
-                return Err(CmdError::invalid_argument(
-                    command,
-                    format!(
-                        "--expect-hash {v:?} is not a SHA-256 hex digest (or its first {MIN_HASH_PREFIX}+ digits) or PATH=HASH."
-                    ),
-                ));
+                return Err(GuardError::NotAHash {
+                    command: command.to_string(),
+                    value: v.to_string(),
+                }
+                .into());
             }
         }
     }
@@ -109,7 +108,7 @@ pub fn check_count(
     expected: Option<u64>,
     actual: u64,
     dry_run: bool,
-) -> Result<(), CmdError> {
+) -> Result<(), Box<GuardError>> {
     match expected {
         Some(n) if n == actual => Ok(()),
         Some(n) => Err(GuardError::CountMismatch {
@@ -117,20 +116,20 @@ pub fn check_count(
             actual,
             argv: argv.to_vec(),
         }
-        .into()),
+        .boxed()),
         None if dry_run => Ok(()),
         None => Err(GuardError::CountRequired {
             command: command.to_string(),
             actual,
             argv: argv.to_vec(),
         }
-        .into()),
+        .boxed()),
     }
 }
 
 /// `refusal.redacted-input` when a write's result holds the mask more often than the
 /// text it replaces: a replacement template (`[REDACTED_$1]`) built it from parts.
-pub fn refuse_built_mask(what: &str, before: &[u8], after: &[u8]) -> Result<(), CmdError> {
+pub fn refuse_built_mask(what: &str, before: &[u8], after: &[u8]) -> Result<(), Box<GuardError>> {
     if redact::mask_spellings(after) <= redact::mask_spellings(before) {
         return Ok(());
     }
@@ -139,14 +138,14 @@ pub fn refuse_built_mask(what: &str, before: &[u8], after: &[u8]) -> Result<(), 
 
 /// `refusal.redacted-input` when an input holds `[REDACTED_SECRET]`: writing it
 /// back would replace a real secret with the mask.
-pub fn refuse_redacted(what: &str, input: &[u8]) -> Result<(), CmdError> {
+pub fn refuse_redacted(what: &str, input: &[u8]) -> Result<(), Box<GuardError>> {
     if !redact::contains_placeholder(input) {
         return Ok(());
     }
     Err(GuardError::Redacted {
         what: what.to_string(),
     }
-    .into())
+    .boxed())
 }
 
 /// A guard that does not hold, as data; `command_error::store_leaf` words it.
@@ -176,6 +175,17 @@ pub enum GuardError {
         actual: u64,
         argv: Vec<String>,
     },
+    /// A second bare `--expect-hash`.
+    BareHashTwice { command: String },
+    /// An `--expect-hash` value that is neither a hash (prefix) nor PATH=HASH.
+    NotAHash { command: String, value: String },
     /// `what` holds the redaction placeholder.
     Redacted { what: String },
+}
+
+impl GuardError {
+    /// Boxed, as it is returned.
+    pub fn boxed(self) -> Box<GuardError> {
+        Box::new(self)
+    }
 }

@@ -70,7 +70,7 @@ pub fn acquire_file(ctx: &Ctx, path: &Path, what: &str) -> Result<Lock, CmdError
         }
         let waited = start.elapsed();
         if waited >= ctx.lock_timeout {
-            return Err(busy(ctx));
+            return Err(busy(ctx).into());
         }
         std::thread::sleep(pause.min(ctx.lock_timeout - waited));
         pause = (pause * 2).min(Duration::from_millis(50));
@@ -78,12 +78,11 @@ pub fn acquire_file(ctx: &Ctx, path: &Path, what: &str) -> Result<Lock, CmdError
 }
 
 /// `environment.busy`: another aitools holds the lock; the repair is the same call.
-pub fn busy(ctx: &Ctx) -> CmdError {
+fn busy(ctx: &Ctx) -> Box<Busy> {
     Box::new(Busy {
         waited: ctx.lock_timeout,
         argv: ctx.argv.clone(),
     })
-    .into()
 }
 
 /// A lock that stayed held for all of `--lock-timeout` (`waited`); `argv` is

@@ -17,6 +17,12 @@ pub enum WorkspaceError {
         work_tree: Option<String>,
         argv: Vec<String>,
     },
+    /// A malformed option value: `{flag}: {why}` (`why` from `protocol::values`).
+    BadValue {
+        command: String,
+        flag: &'static str,
+        why: String,
+    },
     /// An empty path argument.
     EmptyPath { command: String },
     /// A write lands outside the workspace, on its root, or inside `.git`.

@@ -34,11 +34,17 @@ pub struct InputLimit {
 
 impl InputLimit {
     /// The limit in bytes.
-    pub fn bytes(&self, command: &str) -> Result<u64, CmdError> {
+    pub fn bytes(&self, command: &str) -> Result<u64, Box<WorkspaceError>> {
         match &self.max_input {
             None => Ok(DEFAULT_MAX_INPUT),
-            Some(s) => values::parse_size(s)
-                .map_err(|m| CmdError::invalid_argument(command, format!("--max-input: {m}"))),
+            Some(s) => values::parse_size(s).map_err(|why| {
+                WorkspaceError::BadValue {
+                    command: command.to_string(),
+                    flag: "--max-input",
+                    why,
+                }
+                .boxed()
+            }),
         }
     }
 }
@@ -148,17 +154,22 @@ pub fn open_regular(abs: &Path) -> std::io::Result<File> {
 }
 
 /// Standard input's bytes, at most `limit` of them (`--stdin`).
-pub fn read_stdin(ctx: &Ctx, limit: u64) -> Result<Vec<u8>, CmdError> {
+pub fn read_stdin(ctx: &Ctx, limit: u64) -> Result<Vec<u8>, Box<WorkspaceError>> {
     let stdin = std::io::stdin();
     match read_capped(stdin.lock(), limit) {
         Ok(Some(b)) => Ok(b),
-        Ok(None) => Err(too_large(ctx, "The standard input", limit, None)),
+        Ok(None) => Err(WorkspaceError::TooLarge {
+            what: "The standard input".to_string(),
+            limit,
+            need: None,
+            argv: ctx.argv.clone(),
+        }
+        .boxed()),
         Err(err) => Err(WorkspaceError::Stdin {
             err,
             command: ctx.command.clone(),
         }
-        .boxed()
-        .into()),
+        .boxed()),
     }
 }
 

@@ -118,13 +118,12 @@ impl Ctx {
     }
 
     /// A path argument, checked (not empty) and resolved like `resolve`.
-    pub fn path_arg(&self, value: &str) -> Result<PathBuf, CmdError> {
+    pub fn path_arg(&self, value: &str) -> Result<PathBuf, Box<WorkspaceError>> {
         if value.is_empty() {
             return Err(WorkspaceError::EmptyPath {
                 command: self.command.clone(),
             }
-            .boxed()
-            .into());
+            .boxed());
         }
         Ok(self.resolve(value))
     }

@@ -43,8 +43,13 @@ impl ScanArgs {
         overlay: Option<Arc<Overlay>>,
     ) -> Result<ScanOptions, CmdError> {
         let skip_larger_than = match &self.skip_larger_than {
-            Some(s) => Some(values::parse_size(s).map_err(|m| {
-                CmdError::invalid_argument(&ctx.command, format!("--skip-larger-than: {m}"))
+            Some(s) => Some(values::parse_size(s).map_err(|why| {
+                WorkspaceError::BadValue {
+                    command: ctx.command.clone(),
+                    flag: "--skip-larger-than",
+                    why,
+                }
+                .boxed()
             })?),
             None => None,
         };
@@ -66,7 +71,7 @@ impl ScanArgs {
 
 /// `--newer`: a duration back from now (by the aitools clock), else a path whose
 /// mtime is the threshold.
-pub fn newer_threshold(ctx: &Ctx, value: &str) -> Result<SystemTime, CmdError> {
+pub fn newer_threshold(ctx: &Ctx, value: &str) -> Result<SystemTime, Box<WorkspaceError>> {
     if let Ok(d) = values::parse_duration(value) {
         let (secs, nanos) = crate::protocol::time::now();
         let now = UNIX_EPOCH + Duration::new(secs.max(0) as u64, nanos);
@@ -79,27 +84,24 @@ pub fn newer_threshold(ctx: &Ctx, value: &str) -> Result<SystemTime, CmdError> {
             value: value.to_string(),
             argv: ctx.argv.clone(),
         }
-        .boxed()
-        .into()),
+        .boxed()),
         Err(err) => Err(WorkspaceError::Io {
             command: ctx.command.clone(),
             path: value.to_string(),
             err,
         }
-        .boxed()
-        .into()),
+        .boxed()),
     }
 }
 
 /// A scan filter error as the command's error.
-pub fn scan_error(command: &str, e: &ScanError) -> CmdError {
+pub fn scan_error(command: &str, e: &ScanError) -> Box<WorkspaceError> {
     let (command, message) = (command.to_string(), e.message());
     match e {
         ScanError::BadGlob { .. } => WorkspaceError::BadGlob { command, message },
         ScanError::UnknownLang(_) => WorkspaceError::UnknownLang { command, message },
     }
     .boxed()
-    .into()
 }
 
 /// The scan budget of a read-only scan, declared once for every command that
@@ -120,9 +122,15 @@ pub struct BudgetArgs {
 
 impl BudgetArgs {
     /// The budget these options select, over [`Budget::DEFAULT`].
-    pub fn budget(&self, command: &str) -> Result<Budget, CmdError> {
-        let bad =
-            |flag: &str, m: String| CmdError::invalid_argument(command, format!("{flag}: {m}"));
+    pub fn budget(&self, command: &str) -> Result<Budget, Box<WorkspaceError>> {
+        let bad = |flag: &'static str, why: String| {
+            WorkspaceError::BadValue {
+                command: command.to_string(),
+                flag,
+                why,
+            }
+            .boxed()
+        };
         let mut b = Budget::DEFAULT;
         if let Some(v) = &self.max_files {
             b.files = values::parse_count(v).map_err(|m| bad("--max-files", m))?;
