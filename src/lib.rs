@@ -18,7 +18,6 @@ pub(crate) mod commands;
 pub mod aoi;
 pub(crate) mod cli;
 mod command_error;
-mod command_error_store;
 pub(crate) mod discovery;
 pub mod dispatch;
 pub(crate) mod mcp;

@@ -5,7 +5,7 @@
 //!
 //! The secret mask runs over the whole object here, so no command can forget it.
 
-use super::error::{CmdError, Repair, code};
+use super::error::CmdError;
 use super::json::Json;
 use super::redact;
 use serde::Serialize;
@@ -59,25 +59,25 @@ fn header(status: &str, command: &str) -> Json {
 }
 
 /// Masks, counts and serializes; refuses an envelope over the size cap.
-fn finish(mut env: Json, command: &str) -> Result<String, CmdError> {
+fn finish(mut env: Json, command: &str) -> Result<String, Box<TooLarge>> {
     let (mut text, redactions) = redact::write_masked(&mut env);
     append_redactions(&mut text, redactions);
     if text.len() > MAX_ENVELOPE_CHARS && text.chars().count() > MAX_ENVELOPE_CHARS {
-        return Err(CmdError::new(
-            code::TOO_LARGE,
-            format!(
-                "The answer would be {} characters, over the {MAX_ENVELOPE_CHARS}-character limit of one envelope.",
-                text.chars().count()
-            ),
-            Repair::new(
-                "narrow",
-                "Ask for less: a smaller --range, --max-lines or --limit.",
-                format!("aitools schema {command}"),
-            ),
-        ));
+        return Err(Box::new(TooLarge {
+            command: command.to_string(),
+            chars: text.chars().count(),
+        }));
     }
     text.push('\n');
     Ok(text)
+}
+
+/// An answer over [`MAX_ENVELOPE_CHARS`] characters (`refusal.too-large`); the
+/// wording is `command_error`'s.
+#[derive(Debug)]
+pub struct TooLarge {
+    pub command: String,
+    pub chars: usize,
 }
 
 /// `AITOOLS_INLINE_CONTEXT=1`: rules, skills and feedback after the command fields of
@@ -180,7 +180,7 @@ pub fn render_ok(
             exit_code,
             to_stderr: false,
         },
-        Err(e) => render_error(command, &e),
+        Err(e) => render_error(command, &CmdError::from(e)),
     }
 }
 
@@ -193,7 +193,7 @@ pub fn render_error(command: &str, err: &CmdError) -> Rendered {
         Err(too_large) => {
             // The error itself is too large (huge candidates): drop the extras.
             let mut slim = header("error", command);
-            slim.push("error", too_large.to_json());
+            slim.push("error", CmdError::from(too_large).to_json());
             let mut t = slim.to_string_compact();
             t.push('\n');
             t

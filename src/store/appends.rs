@@ -14,7 +14,7 @@ use super::blobs;
 use super::fsx;
 use super::journal::Appended;
 use super::snapshot::{Snapshot, Stamp};
-use crate::protocol::{CmdError, Json, Repair, code, shell};
+use crate::protocol::{Json, shell};
 use crate::text::lines::sha256_hex;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -71,7 +71,7 @@ fn reopen(f: &File) -> std::io::Result<File> {
 
 /// Checks that every target still holds what was read (an appended tail
 /// aside); keeps each one open.
-pub fn arm(targets: &[Target], argv: &[String]) -> Result<Watch, CmdError> {
+pub fn arm(targets: &[Target], argv: &[String]) -> Result<Watch, Box<TargetsChanged>> {
     let mut held = Vec::new();
     let mut changed = Vec::new();
     for (abs, rel, snap) in targets {
@@ -96,35 +96,18 @@ pub fn arm(targets: &[Target], argv: &[String]) -> Result<Watch, CmdError> {
     if changed.is_empty() {
         return Ok(Watch { held });
     }
-    let conflicts: Vec<Json> = changed
-        .iter()
-        .map(|(rel, now, was)| {
-            let mut c = Json::obj();
-            c.push("path", Json::str(rel.clone()));
-            c.push("kind", Json::str("modified"));
-            c.push("size_read", Json::UInt(*was));
-            c.push("size_now", Json::UInt(*now));
-            c
-        })
-        .collect();
-    let first = changed[0].0.clone();
-    Err(CmdError::new(
-        code::TARGET_CHANGED,
-        format!(
-            "{first} changed while this write was being prepared (another program wrote to it); nothing was written."
-        ),
-        Repair::new(
-            "retry",
-            "Run the same command again: it reads the file as it is now.",
-            shell::aitools(argv),
-        ),
-    )
-    .with_repair(Repair::new(
-        "info",
-        "See the file as it is now.",
-        shell::aitools(["info", &first]),
-    ))
-    .with_conflicts(Json::Arr(conflicts)))
+    Err(Box::new(TargetsChanged {
+        changed,
+        argv: argv.to_vec(),
+    }))
+}
+
+/// Files an op replaces that no longer hold what was read (`refusal.target-changed`;
+/// worded by `command_error::store_leaf`): each as (path shown, size now, size read).
+#[derive(Debug)]
+pub struct TargetsChanged {
+    pub changed: Vec<(String, u64, u64)>,
+    pub argv: Vec<String>,
 }
 
 impl Watch {

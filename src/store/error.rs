@@ -1,7 +1,7 @@
 //! What went wrong in the store, as data: the write protocol, transactions, the
 //! view, undo and recovery name the failure and its facts here; the wording, the
 //! catalog code and the repairs (`aitools ...` commands) are the composition
-//! root's (`src/command_error_store.rs`), so the store never spells a command
+//! root's (`src/command_error/store.rs`), so the store never spells a command
 //! line. Convert with `.into()` (or `?`) into the `CmdError` a command returns.
 
 use super::tx::model::Conflict;

@@ -3,7 +3,7 @@
 //! the errors (with the repair that obtains the missing value) when a guard is
 //! missing or does not hold.
 
-use crate::protocol::{CmdError, Repair, code, redact, shell};
+use crate::protocol::{CmdError, redact};
 
 /// `--expect-hash HASH` (guards the first target) and `--expect-hash PATH=HASH`.
 #[derive(Debug, Clone, Default)]
@@ -30,10 +30,10 @@ pub fn parse_expect_hash(command: &str, values: &[String]) -> Result<ExpectHash,
         let v = v.trim();
         if is_hash(v) {
             if out.first.is_some() {
-                return Err(CmdError::invalid_argument(
-                    command,
-                    "A bare --expect-hash may be given once; name other files as PATH=HASH.",
-                ));
+                return Err(GuardError::BareHashTwice {
+                    command: command.to_string(),
+                }
+                .into());
             }
             out.first = Some(v.to_ascii_lowercase());
             continue;
@@ -43,12 +43,11 @@ pub fn parse_expect_hash(command: &str, values: &[String]) -> Result<ExpectHash,
                 .by_path
                 .push((path.to_string(), hash.to_ascii_lowercase())),
             _ => {
-                return Err(CmdError::invalid_argument(
-                    command,
-                    format!(
-                        "--expect-hash {v:?} is not a SHA-256 hex digest (or its first {MIN_HASH_PREFIX}+ digits) or PATH=HASH."
-                    ),
-                ));
+                return Err(GuardError::NotAHash {
+                    command: command.to_string(),
+                    value: v.to_string(),
+                }
+                .into());
             }
         }
     }
@@ -81,31 +80,23 @@ pub fn check_hash(display: &str, expected: &str, actual: Option<&str>) -> Result
     if actual.is_some_and(|a| a.starts_with(expected)) {
         return Ok(());
     }
-    let now = actual.unwrap_or("(missing)");
-    Err(CmdError::new(
-        code::TARGET_CHANGED,
-        format!("{display} changed: --expect-hash is {expected} but the file's hash is now {now}."),
-        Repair::new(
-            "read",
-            "Read the file again, then redo the write against what it holds now.",
-            shell::aitools(["read", display]),
-        ),
-    ))
+    Err(GuardError::Changed {
+        display: display.to_string(),
+        expected: expected.to_string(),
+        actual: actual.map(str::to_string),
+    }
+    .into())
 }
 
 /// `argument.invalid` for a write that needs `--expect-hash` and has none; the
 /// repair obtains the hash.
 pub fn missing_hash(command: &str, display: &str, why: &str) -> CmdError {
-    CmdError::new(
-        code::ARGUMENT_INVALID,
-        format!("{why} requires --expect-hash with {display}'s current hash."),
-        Repair::new(
-            "info",
-            "Get the file's current hash, then pass it as --expect-hash.",
-            shell::aitools(["info", display]),
-        ),
-    )
-    .with_repair(crate::protocol::error::schema_repair(command))
+    GuardError::MissingHash {
+        command: command.to_string(),
+        display: display.to_string(),
+        why: why.to_string(),
+    }
+    .into()
 }
 
 /// Checks `--expect-count` against what was selected. Without the guard, a dry run
@@ -117,46 +108,28 @@ pub fn check_count(
     expected: Option<u64>,
     actual: u64,
     dry_run: bool,
-) -> Result<(), CmdError> {
+) -> Result<(), Box<GuardError>> {
     match expected {
         Some(n) if n == actual => Ok(()),
-        Some(n) => Err(CmdError::new(
-            code::COUNT_MISMATCH,
-            format!("--expect-count is {n} but the selection matches {actual} time(s) now."),
-            Repair::new(
-                "dry-run",
-                "See what the selection matches now, then pass that count.",
-                dry_run_command(argv),
-            ),
-        )),
+        Some(n) => Err(GuardError::CountMismatch {
+            expected: n,
+            actual,
+            argv: argv.to_vec(),
+        }
+        .boxed()),
         None if dry_run => Ok(()),
-        None => Err(CmdError::new(
-            code::ARGUMENT_INVALID,
-            format!(
-                "This selection can match more than once; {command} requires --expect-count (it matches {actual} now)."
-            ),
-            Repair::new(
-                "dry-run",
-                "Run it with --dry-run: it writes nothing and reports expect_count.",
-                dry_run_command(argv),
-            ),
-        )),
+        None => Err(GuardError::CountRequired {
+            command: command.to_string(),
+            actual,
+            argv: argv.to_vec(),
+        }
+        .boxed()),
     }
-}
-
-/// The same invocation with `--dry-run` added (and any `--expect-count` dropped).
-pub fn dry_run_command(argv: &[String]) -> String {
-    shell::aitools(shell::rerun(
-        argv,
-        &["--expect-count"],
-        &["--dry-run"],
-        &["--dry-run".to_string()],
-    ))
 }
 
 /// `refusal.redacted-input` when a write's result holds the mask more often than the
 /// text it replaces: a replacement template (`[REDACTED_$1]`) built it from parts.
-pub fn refuse_built_mask(what: &str, before: &[u8], after: &[u8]) -> Result<(), CmdError> {
+pub fn refuse_built_mask(what: &str, before: &[u8], after: &[u8]) -> Result<(), Box<GuardError>> {
     if redact::mask_spellings(after) <= redact::mask_spellings(before) {
         return Ok(());
     }
@@ -165,25 +138,54 @@ pub fn refuse_built_mask(what: &str, before: &[u8], after: &[u8]) -> Result<(), 
 
 /// `refusal.redacted-input` when an input holds `[REDACTED_SECRET]`: writing it
 /// back would replace a real secret with the mask.
-pub fn refuse_redacted(what: &str, input: &[u8]) -> Result<(), CmdError> {
+pub fn refuse_redacted(what: &str, input: &[u8]) -> Result<(), Box<GuardError>> {
     if !redact::contains_placeholder(input) {
         return Ok(());
     }
-    Err(CmdError::new(
-        code::REDACTED_INPUT,
-        format!(
-            "{what} contains {}, the mask aitools prints in place of a secret; writing it would destroy the real value.",
-            redact::PLACEHOLDER
-        ),
-        Repair::new(
-            "edit-around",
-            "Select text that does not include the masked secret, and leave the secret's line unchanged.",
-            "aitools schema edit",
-        ),
-    )
-    .with_repair(Repair::new(
-        "select-by-line",
-        "To change or delete the secret's line itself, select it by number or by a pattern that avoids the secret (--range N or --match 'KEY_NAME'), with --new '' to delete it.",
-        "aitools edit '<path>' --range '<N>' --new '' --expect-hash '<hash>'",
-    )))
+    Err(GuardError::Redacted {
+        what: what.to_string(),
+    }
+    .boxed())
+}
+
+/// A guard that does not hold, as data; `command_error::store_leaf` words it.
+#[derive(Debug)]
+pub enum GuardError {
+    /// `--expect-hash` is `expected` but the file's hash is `actual` (`None`: gone).
+    Changed {
+        display: String,
+        expected: String,
+        actual: Option<String>,
+    },
+    /// `why` (an option such as `--overwrite`) needs `--expect-hash` for `display`.
+    MissingHash {
+        command: String,
+        display: String,
+        why: String,
+    },
+    /// `--expect-count` is `expected` but the selection matches `actual` times.
+    CountMismatch {
+        expected: u64,
+        actual: u64,
+        argv: Vec<String>,
+    },
+    /// The selection can match more than once and no `--expect-count` was given.
+    CountRequired {
+        command: String,
+        actual: u64,
+        argv: Vec<String>,
+    },
+    /// A second bare `--expect-hash`.
+    BareHashTwice { command: String },
+    /// An `--expect-hash` value that is neither a hash (prefix) nor PATH=HASH.
+    NotAHash { command: String, value: String },
+    /// `what` holds the redaction placeholder.
+    Redacted { what: String },
+}
+
+impl GuardError {
+    /// Boxed, as it is returned.
+    pub fn boxed(self) -> Box<GuardError> {
+        Box::new(self)
+    }
 }

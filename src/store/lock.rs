@@ -7,7 +7,7 @@
 //! share their session, while holding locks.
 
 use super::fsx;
-use crate::protocol::{CmdError, Repair, code, shell};
+use crate::protocol::CmdError;
 use crate::workspace::Ctx;
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -70,7 +70,7 @@ pub fn acquire_file(ctx: &Ctx, path: &Path, what: &str) -> Result<Lock, CmdError
         }
         let waited = start.elapsed();
         if waited >= ctx.lock_timeout {
-            return Err(busy(ctx));
+            return Err(busy(ctx).into());
         }
         std::thread::sleep(pause.min(ctx.lock_timeout - waited));
         pause = (pause * 2).min(Duration::from_millis(50));
@@ -78,17 +78,17 @@ pub fn acquire_file(ctx: &Ctx, path: &Path, what: &str) -> Result<Lock, CmdError
 }
 
 /// `environment.busy`: another aitools holds the lock; the repair is the same call.
-pub fn busy(ctx: &Ctx) -> CmdError {
-    let secs = ctx.lock_timeout.as_secs_f64();
-    CmdError::new(
-        code::BUSY,
-        format!(
-            "Another aitools process holds the workspace lock; it was not free within {secs}s."
-        ),
-        Repair::new(
-            "retry",
-            "Run the same command again once the other write has finished.",
-            shell::aitools(&ctx.argv),
-        ),
-    )
+fn busy(ctx: &Ctx) -> Box<Busy> {
+    Box::new(Busy {
+        waited: ctx.lock_timeout,
+        argv: ctx.argv.clone(),
+    })
+}
+
+/// A lock that stayed held for all of `--lock-timeout` (`waited`); `argv` is
+/// the call to run again. Worded by `command_error::store_leaf`.
+#[derive(Debug)]
+pub struct Busy {
+    pub waited: Duration,
+    pub argv: Vec<String>,
 }

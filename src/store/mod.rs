@@ -11,7 +11,7 @@
 //!    write request and answer types, `Change`, `WriteRequest`, `Committed`);
 //! 2. `current` (what is on disk now: a path's state and hash), `tx::model` (a
 //!    tx's records as data), `session` (the state an invocation carries),
-//!    `error` (`StoreError`: what went wrong, as data; `src/command_error_store.rs`
+//!    `error` (`StoreError`: what went wrong, as data; `src/command_error/store.rs`
 //!    words it as code, message and repairs);
 //! 3. `gc` (retention); over it `undo` (the changes that revert a journaled op,
 //!    which the `undo` command submits as a write) and `recovery` (finishing or

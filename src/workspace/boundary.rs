@@ -2,8 +2,9 @@
 //! existing ancestors followed) to a place inside the workspace root and outside
 //! any `.git` directory. Reads are not confined; writes are.
 
+use super::error::{Outside, WorkspaceError};
 use super::{Ctx, paths};
-use crate::protocol::{CmdError, Repair, code, shell};
+use crate::protocol::CmdError;
 use std::path::{Component, Path, PathBuf};
 
 /// Whether the last component of the path is followed when it is a symlink.
@@ -42,26 +43,20 @@ pub fn check(ctx: &Ctx, shown: &Path, real: &Path) -> Result<(), CmdError> {
     if inside && !in_git {
         return Ok(());
     }
-    let what = paths::display(shown);
     let why = if in_git {
-        "is inside .git, which aitools never writes".to_string()
+        Outside::InGit
     } else if real == ctx.root {
-        "is the workspace root itself".to_string()
+        Outside::Root
     } else {
-        format!(
-            "resolves to {}, outside the workspace root {}",
-            paths::display(real),
-            paths::display(&ctx.root)
-        )
+        Outside::Elsewhere {
+            real: paths::display(real),
+            root: paths::display(&ctx.root),
+        }
     };
-    let detail = if in_git {
-        "Git's own files are changed with git, not aitools; check which path was meant."
-    } else {
-        "Write to a path inside the workspace, or run from (or pass --root for) the workspace that holds it."
-    };
-    Err(CmdError::new(
-        code::OUTSIDE_WORKSPACE,
-        format!("{what} {why}; writes stay inside the workspace."),
-        Repair::new("root", detail, shell::aitools(["info", &what])),
-    ))
+    Err(WorkspaceError::Outside {
+        what: paths::display(shown),
+        why,
+    }
+    .boxed()
+    .into())
 }

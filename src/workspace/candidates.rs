@@ -138,6 +138,73 @@ fn walk(dir: &Path, depth: usize, name: &str, visits: &mut usize, out: &mut Vec<
     }
 }
 
+pub use super::error::Offer;
+
+/// This invocation again with the path argument `arg` replaced by `path` (its
+/// first occurrence), or `None` when `arg` is not a word of the call.
+pub fn same_call_on(ctx: &super::Ctx, arg: &str, path: &str) -> Option<String> {
+    same_argv_on(&ctx.argv, arg, path).map(|argv| crate::protocol::shell::aitools(&argv))
+}
+
+/// `argv` with the word `arg` replaced by `path` (its first occurrence), or
+/// `None` when `arg` is not a word of it.
+pub fn same_argv_on(argv: &[String], arg: &str, path: &str) -> Option<Vec<String>> {
+    let at = argv.iter().position(|a| a == arg)?;
+    let mut argv = argv.to_vec();
+    *argv.get_mut(at)? = path.to_string();
+    Some(argv)
+}
+
+/// `input.not-found` for the path argument `arg` (resolved to `abs`), with near
+/// matches as `candidates` (shown as reads show paths). `offer` picks the first
+/// repair: the same invocation on the nearest, or `find` for writes.
+pub fn not_found(
+    ctx: &super::Ctx,
+    arg: &str,
+    abs: &Path,
+    offer: Offer,
+) -> crate::protocol::CmdError {
+    // The path itself is never its own candidate (a dangling symlink, or a path a
+    // tx deleted, still has an entry): retrying it would fail the same way.
+    let near: Vec<_> = similar_paths(&ctx.root, abs, MAX_CANDIDATES + 1)
+        .into_iter()
+        .filter(|p| p.as_path() != abs)
+        .take(MAX_CANDIDATES)
+        .collect();
+    let dangling = std::fs::symlink_metadata(abs).is_ok_and(|m| m.file_type().is_symlink());
+    let nearest = near.first().map(|best| match best.strip_prefix(&ctx.cwd) {
+        Ok(rel) => rel.to_string_lossy().to_string(),
+        Err(_) => best.to_string_lossy().to_string(),
+    });
+    super::WorkspaceError::NotFound(Box::new(super::error::NotFound {
+        arg: arg.to_string(),
+        dangling,
+        nearest,
+        candidates: near.iter().map(|p| ctx.display_path(p)).collect(),
+        offer,
+        command: ctx.command.clone(),
+        argv: ctx.argv.clone(),
+    }))
+    .boxed()
+    .into()
+}
+
+/// `not_found` for an ENOENT from `io` on `arg`; any other failure keeps its own
+/// code through `io_error`.
+pub fn not_found_or_io(
+    ctx: &super::Ctx,
+    arg: &str,
+    abs: &Path,
+    io: &std::io::Error,
+    offer: Offer,
+) -> crate::protocol::CmdError {
+    if io.kind() == std::io::ErrorKind::NotFound {
+        not_found(ctx, arg, abs, offer)
+    } else {
+        crate::protocol::error::io_error(&ctx.command, arg, io)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,111 +223,5 @@ mod tests {
         assert_eq!(sibling_rank("util", "utils_test.rs", 1), Some(2));
         assert_eq!(sibling_rank("main.rs", "a", 2), None);
         assert_eq!(sibling_rank("lib.rs", "notes.txt", 2), None);
-    }
-}
-
-/// What a missing-path error offers as its first repair.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Offer {
-    /// A reading command: the same invocation on the nearest path (rerunning a read
-    /// on a guess costs nothing).
-    Retry,
-    /// A writing command: never a write on a guessed path. `find` stays first and
-    /// the nearest path gets an `info` to check it before the write is rerun.
-    Look,
-}
-
-/// This invocation again with the path argument `arg` replaced by `path` (its
-/// first occurrence), or `None` when `arg` is not a word of the call.
-pub fn same_call_on(ctx: &super::Ctx, arg: &str, path: &str) -> Option<String> {
-    let at = ctx.argv.iter().position(|a| a == arg)?;
-    let mut argv = ctx.argv.clone();
-    *argv.get_mut(at)? = path.to_string();
-    Some(crate::protocol::shell::aitools(&argv))
-}
-
-/// `input.not-found` for the path argument `arg` (resolved to `abs`), with near
-/// matches as `candidates` (shown as reads show paths). `offer` picks the first
-/// repair: the same invocation on the nearest, or `find` for writes.
-pub fn not_found(
-    ctx: &super::Ctx,
-    arg: &str,
-    abs: &Path,
-    offer: Offer,
-) -> crate::protocol::CmdError {
-    use crate::protocol::{CmdError, Json, Repair, code, shell};
-    // The path itself is never its own candidate (a dangling symlink, or a path a
-    // tx deleted, still has an entry): retrying it would fail the same way.
-    let near: Vec<_> = similar_paths(&ctx.root, abs, MAX_CANDIDATES + 1)
-        .into_iter()
-        .filter(|p| p.as_path() != abs)
-        .take(MAX_CANDIDATES)
-        .collect();
-    let dangling = std::fs::symlink_metadata(abs).is_ok_and(|m| m.file_type().is_symlink());
-    let mut err = CmdError::new(
-        code::NOT_FOUND,
-        if dangling {
-            format!("{arg} is a symlink whose target does not exist.")
-        } else {
-            format!("{arg} does not exist.")
-        },
-        Repair::new(
-            "find",
-            "List the workspace's files to find the right name.",
-            "aitools find --type file",
-        ),
-    );
-    if dangling {
-        err = err.with_first_repair(Repair::new(
-            "info",
-            "Describe the link itself (its hash is that of its target text).",
-            shell::aitools(["info", arg, "--allow-missing"]),
-        ));
-    }
-    let Some(best) = near.first() else {
-        return err;
-    };
-    let as_arg = match best.strip_prefix(&ctx.cwd) {
-        Ok(rel) => rel.to_string_lossy().to_string(),
-        Err(_) => best.to_string_lossy().to_string(),
-    };
-    match offer {
-        Offer::Retry => {
-            let command = same_call_on(ctx, arg, &as_arg)
-                .unwrap_or_else(|| shell::aitools([ctx.command.as_str(), as_arg.as_str()]));
-            err = err.with_first_repair(Repair::new(
-                "retry",
-                "The nearest existing path, in the same invocation.",
-                command,
-            ));
-        }
-        Offer::Look => {
-            err = err.with_repair(Repair::new(
-                "info",
-                "The nearest existing path: check it is the one meant, then run the write on it.",
-                shell::aitools(["info", as_arg.as_str()]),
-            ));
-        }
-    }
-    err.with_candidates(Json::Arr(
-        near.iter()
-            .map(|p| Json::str(ctx.display_path(p)))
-            .collect(),
-    ))
-}
-
-/// `not_found` for an ENOENT from `io` on `arg`; any other failure keeps its own
-/// code through `io_error`.
-pub fn not_found_or_io(
-    ctx: &super::Ctx,
-    arg: &str,
-    abs: &Path,
-    io: &std::io::Error,
-    offer: Offer,
-) -> crate::protocol::CmdError {
-    if io.kind() == std::io::ErrorKind::NotFound {
-        not_found(ctx, arg, abs, offer)
-    } else {
-        crate::protocol::error::io_error(&ctx.command, arg, io)
     }
 }

@@ -11,7 +11,8 @@
 //! `refusal.too-large` naming that option.
 
 use super::Ctx;
-use crate::protocol::{CmdError, Repair, code, shell, values};
+use super::error::WorkspaceError;
+use crate::protocol::{CmdError, values};
 use clap::Args;
 use std::fs::{File, Metadata};
 use std::io::Read;
@@ -33,11 +34,17 @@ pub struct InputLimit {
 
 impl InputLimit {
     /// The limit in bytes.
-    pub fn bytes(&self, command: &str) -> Result<u64, CmdError> {
+    pub fn bytes(&self, command: &str) -> Result<u64, Box<WorkspaceError>> {
         match &self.max_input {
             None => Ok(DEFAULT_MAX_INPUT),
-            Some(s) => values::parse_size(s)
-                .map_err(|m| CmdError::invalid_argument(command, format!("--max-input: {m}"))),
+            Some(s) => values::parse_size(s).map_err(|why| {
+                WorkspaceError::BadValue {
+                    command: command.to_string(),
+                    flag: "--max-input",
+                    why,
+                }
+                .boxed()
+            }),
         }
     }
 }
@@ -92,44 +99,26 @@ fn fs_name(f_type: i64) -> Option<&'static str> {
 }
 
 /// The refusal for a path [`special_kind`] named.
-pub fn not_openable(arg: &str, kind: &str) -> CmdError {
-    CmdError::new(
-        code::NOT_A_FILE,
-        format!(
-            "{arg} is {kind}, not a regular file on disk: its size is unknown and reading it could block or never end; it was not opened."
-        ),
-        Repair::new(
-            "info",
-            "See what kind of path it is.",
-            shell::aitools(["info", arg]),
-        ),
-    )
+pub fn not_openable(arg: &str, kind: &'static str) -> CmdError {
+    WorkspaceError::NotOpenable {
+        arg: arg.to_string(),
+        kind,
+    }
+    .boxed()
+    .into()
 }
 
 /// `refusal.too-large` for an input over `limit`, with the call again under a
 /// limit that fits (`need`, when the size is known).
 pub fn too_large(ctx: &Ctx, what: &str, limit: u64, need: Option<u64>) -> CmdError {
-    let raise = need
-        .unwrap_or(limit.saturating_mul(4))
-        .max(limit.saturating_add(1));
-    let mib = raise.div_ceil(1024 * 1024);
-    let words = shell::rerun(
-        &ctx.argv,
-        &["--max-input"],
-        &[],
-        &["--max-input".into(), format!("{mib}MiB")],
-    );
-    CmdError::new(
-        code::TOO_LARGE,
-        format!(
-            "{what} is larger than the input limit of {limit} bytes (--max-input, default 256MiB)."
-        ),
-        Repair::new(
-            "max-input",
-            "Raise --max-input if an input this large is intended.",
-            shell::aitools(words),
-        ),
-    )
+    WorkspaceError::TooLarge {
+        what: what.to_string(),
+        limit,
+        need,
+        argv: ctx.argv.clone(),
+    }
+    .boxed()
+    .into()
 }
 
 /// A named input file's bytes: refused when it is not a regular file on an
@@ -165,23 +154,22 @@ pub fn open_regular(abs: &Path) -> std::io::Result<File> {
 }
 
 /// Standard input's bytes, at most `limit` of them (`--stdin`).
-pub fn read_stdin(ctx: &Ctx, limit: u64) -> Result<Vec<u8>, CmdError> {
+pub fn read_stdin(ctx: &Ctx, limit: u64) -> Result<Vec<u8>, Box<WorkspaceError>> {
     let stdin = std::io::stdin();
     match read_capped(stdin.lock(), limit) {
         Ok(Some(b)) => Ok(b),
-        Ok(None) => Err(too_large(ctx, "The standard input", limit, None)),
-        Err(e) => Err(CmdError::new(
-            code::IO,
-            format!(
-                "Standard input cannot be read: {}.",
-                crate::protocol::error::err_text(&e)
-            ),
-            Repair::new(
-                "schema",
-                "Check how this command takes its input.",
-                shell::aitools(["schema", &ctx.command]),
-            ),
-        )),
+        Ok(None) => Err(WorkspaceError::TooLarge {
+            what: "The standard input".to_string(),
+            limit,
+            need: None,
+            argv: ctx.argv.clone(),
+        }
+        .boxed()),
+        Err(err) => Err(WorkspaceError::Stdin {
+            err,
+            command: ctx.command.clone(),
+        }
+        .boxed()),
     }
 }
 

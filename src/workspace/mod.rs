@@ -3,6 +3,7 @@
 
 pub mod boundary;
 pub mod candidates;
+pub mod error;
 pub mod git;
 pub mod input;
 pub mod paths;
@@ -11,4 +12,5 @@ pub mod root;
 pub mod scan;
 pub mod scan_args;
 
+pub use error::WorkspaceError;
 pub use root::Ctx;

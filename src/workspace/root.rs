@@ -3,8 +3,9 @@
 //! The root is `--root`, else the enclosing git work tree, else the working
 //! directory. Relative path arguments resolve against the working directory.
 
+use super::error::WorkspaceError;
 use super::paths;
-use crate::protocol::{CmdError, Repair, code, shell};
+use crate::protocol::CmdError;
 use crate::store::session::Session;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -77,20 +78,7 @@ impl Ctx {
         let cwd = cwd
             .map(|c| Ok(c.to_path_buf()))
             .unwrap_or_else(std::env::current_dir)
-            .map_err(|e| {
-                CmdError::new(
-                    code::IO,
-                    format!(
-                        "The working directory cannot be read: {}.",
-                        crate::protocol::error::err_text(&e)
-                    ),
-                    Repair::new(
-                        "cd",
-                        "Run aitools from an existing directory, or pass --root.",
-                        "aitools --root '<dir>' overview",
-                    ),
-                )
-            })?;
+            .map_err(|err| WorkspaceError::Cwd { err }.boxed())?;
         let root = match root_arg {
             Some(r) => {
                 let given = cwd.join(r);
@@ -98,15 +86,12 @@ impl Ctx {
                     // An empty --root would silently mean the working directory.
                     Ok(real) if real.is_dir() && !r.is_empty() => real,
                     _ => {
-                        return Err(CmdError::new(
-                            code::ARGUMENT_INVALID,
-                            format!("--root {r} is not an existing directory."),
-                            Repair::new(
-                                "root",
-                                "Pass an existing directory as --root, or leave it out to use the enclosing git work tree.",
-                                shell::aitools([command]),
-                            ),
-                        ));
+                        return Err(WorkspaceError::RootNotADir {
+                            arg: r.to_string(),
+                            command: command.to_string(),
+                        }
+                        .boxed()
+                        .into());
                     }
                 }
             }
@@ -133,14 +118,12 @@ impl Ctx {
     }
 
     /// A path argument, checked (not empty) and resolved like `resolve`.
-    pub fn path_arg(&self, value: &str) -> Result<PathBuf, CmdError> {
+    pub fn path_arg(&self, value: &str) -> Result<PathBuf, Box<WorkspaceError>> {
         if value.is_empty() {
-            return Err(CmdError::new(
-                code::ARGUMENT_INVALID,
-                "The path argument is empty.",
-                Repair::new("find", "Find the file to name.", "aitools find --type file"),
-            )
-            .with_repair(crate::protocol::error::schema_repair(&self.command)));
+            return Err(WorkspaceError::EmptyPath {
+                command: self.command.clone(),
+            }
+            .boxed());
         }
         Ok(self.resolve(value))
     }
@@ -190,43 +173,23 @@ pub fn discover_root(cwd: &Path) -> PathBuf {
 /// Refuses a root inside a `.git` directory or that is a git directory itself:
 /// writes there would be git's own files (a hook written and made executable runs
 /// at the next commit), which the boundary keeps out of every workspace.
-fn refuse_git_dir(argv: &[String], root_arg: Option<&str>, root: &Path) -> Result<(), CmdError> {
+fn refuse_git_dir(
+    argv: &[String],
+    root_arg: Option<&str>,
+    root: &Path,
+) -> Result<(), Box<WorkspaceError>> {
     let in_dot_git = root
         .ancestors()
         .find(|a| a.file_name().is_some_and(|n| n == ".git"));
     if in_dot_git.is_none() && !is_git_dir(root) {
         return Ok(());
     }
-    let shown = root_arg.map_or_else(|| paths::display(root), str::to_string);
-    let (why, repair) = match in_dot_git.and_then(Path::parent) {
-        Some(work_tree) => (
-            "is inside a .git directory",
-            Repair::new(
-                "root",
-                "Use the work tree that holds this .git directory as the root (git's own files are changed with git).",
-                shell::aitools(
-                    ["--root".to_string(), paths::display(work_tree)]
-                        .into_iter()
-                        .chain(shell::rerun(argv, &["--root"], &[], &[])),
-                ),
-            ),
-        ),
-        None => (
-            "is a git directory (a bare repository)",
-            Repair::new(
-                "root",
-                "Work in a checkout of the repository instead (git worktree add, or git clone), and pass it as --root.",
-                "aitools --root '<work tree>' overview",
-            ),
-        ),
-    };
-    Err(CmdError::new(
-        code::ARGUMENT_INVALID,
-        format!(
-            "The workspace root {shown} {why}; aitools never writes git's own files, so it does not work there."
-        ),
-        repair,
-    ))
+    Err(WorkspaceError::RootInGit {
+        shown: root_arg.map_or_else(|| paths::display(root), str::to_string),
+        work_tree: in_dot_git.and_then(Path::parent).map(paths::display),
+        argv: argv.to_vec(),
+    }
+    .boxed())
 }
 
 /// A git directory: `HEAD` naming a ref or a commit, with `objects/` and `refs/`.

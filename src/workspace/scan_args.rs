@@ -6,9 +6,10 @@
 //! and the continuation a cut scan hands back.
 
 use super::Ctx;
+use super::error::WorkspaceError;
 use super::scan::{Budget, Cut, Overlay, ScanError, ScanOptions};
 use crate::protocol::registry::{Field, field};
-use crate::protocol::{CmdError, Repair, code, error, shell, values};
+use crate::protocol::{CmdError, shell, values};
 use clap::Args;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -42,8 +43,13 @@ impl ScanArgs {
         overlay: Option<Arc<Overlay>>,
     ) -> Result<ScanOptions, CmdError> {
         let skip_larger_than = match &self.skip_larger_than {
-            Some(s) => Some(values::parse_size(s).map_err(|m| {
-                CmdError::invalid_argument(&ctx.command, format!("--skip-larger-than: {m}"))
+            Some(s) => Some(values::parse_size(s).map_err(|why| {
+                WorkspaceError::BadValue {
+                    command: ctx.command.clone(),
+                    flag: "--skip-larger-than",
+                    why,
+                }
+                .boxed()
             })?),
             None => None,
         };
@@ -65,7 +71,7 @@ impl ScanArgs {
 
 /// `--newer`: a duration back from now (by the aitools clock), else a path whose
 /// mtime is the threshold.
-pub fn newer_threshold(ctx: &Ctx, value: &str) -> Result<SystemTime, CmdError> {
+pub fn newer_threshold(ctx: &Ctx, value: &str) -> Result<SystemTime, Box<WorkspaceError>> {
     if let Ok(d) = values::parse_duration(value) {
         let (secs, nanos) = crate::protocol::time::now();
         let now = UNIX_EPOCH + Duration::new(secs.max(0) as u64, nanos);
@@ -74,68 +80,28 @@ pub fn newer_threshold(ctx: &Ctx, value: &str) -> Result<SystemTime, CmdError> {
     let p = ctx.resolve(value);
     match std::fs::metadata(&p).and_then(|m| m.modified()) {
         Ok(t) => Ok(t),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(CmdError::new(
-            code::ARGUMENT_INVALID,
-            format!(
-                "--newer {value:?} is neither a duration (<n>ms|s|m|h|d) nor an existing path."
-            ),
-            Repair::new(
-                "newer",
-                "Give a duration such as 1h, or a path whose mtime is the threshold.",
-                shell::aitools(with_newer(&ctx.argv, "1h")),
-            ),
-        )),
-        Err(e) => Err(error::io_error(&ctx.command, value, &e)),
-    }
-}
-
-/// The call again with every `--newer` value set to `value`.
-fn with_newer(argv: &[String], value: &str) -> Vec<String> {
-    let mut out = Vec::with_capacity(argv.len());
-    let mut next_is_value = false;
-    for (i, a) in argv.iter().enumerate() {
-        // After `--` every word is a value.
-        if a == "--" {
-            out.extend(argv[i..].iter().cloned());
-            break;
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(WorkspaceError::Newer {
+            value: value.to_string(),
+            argv: ctx.argv.clone(),
         }
-        if next_is_value {
-            out.push(value.to_string());
-            next_is_value = false;
-        } else if a == "--newer" {
-            out.push(a.clone());
-            next_is_value = true;
-        } else if a.starts_with("--newer=") {
-            out.push(format!("--newer={value}"));
-        } else {
-            out.push(a.clone());
+        .boxed()),
+        Err(err) => Err(WorkspaceError::Io {
+            command: ctx.command.clone(),
+            path: value.to_string(),
+            err,
         }
+        .boxed()),
     }
-    out
 }
 
 /// A scan filter error as the command's error.
-pub fn scan_error(command: &str, e: &ScanError) -> CmdError {
+pub fn scan_error(command: &str, e: &ScanError) -> Box<WorkspaceError> {
+    let (command, message) = (command.to_string(), e.message());
     match e {
-        ScanError::BadGlob { .. } => CmdError::new(
-            code::ARGUMENT_INVALID,
-            e.message(),
-            Repair::new(
-                "glob",
-                "Use wildmatch syntax: * within a name, ** across directories, [abc], ?, and a leading ! to exclude.",
-                shell::aitools([command, "<pattern>", "--glob", "*.rs"]),
-            ),
-        ),
-        ScanError::UnknownLang(_) => CmdError::new(
-            code::ARGUMENT_INVALID,
-            e.message(),
-            Repair::new(
-                "lang",
-                "Pick a language name from the message, or filter by extension with --glob.",
-                shell::aitools([command, "<pattern>", "--glob", "*.py"]),
-            ),
-        ),
+        ScanError::BadGlob { .. } => WorkspaceError::BadGlob { command, message },
+        ScanError::UnknownLang(_) => WorkspaceError::UnknownLang { command, message },
     }
+    .boxed()
 }
 
 /// The scan budget of a read-only scan, declared once for every command that
@@ -156,9 +122,15 @@ pub struct BudgetArgs {
 
 impl BudgetArgs {
     /// The budget these options select, over [`Budget::DEFAULT`].
-    pub fn budget(&self, command: &str) -> Result<Budget, CmdError> {
-        let bad =
-            |flag: &str, m: String| CmdError::invalid_argument(command, format!("{flag}: {m}"));
+    pub fn budget(&self, command: &str) -> Result<Budget, Box<WorkspaceError>> {
+        let bad = |flag: &'static str, why: String| {
+            WorkspaceError::BadValue {
+                command: command.to_string(),
+                flag,
+                why,
+            }
+            .boxed()
+        };
         let mut b = Budget::DEFAULT;
         if let Some(v) = &self.max_files {
             b.files = values::parse_count(v).map_err(|m| bad("--max-files", m))?;

@@ -1,8 +1,5 @@
-//! The one layer that turns the core's typed errors into what the user sees: a
-//! catalog code, a message and at least one repair (an `aitools ...` command).
-//! The core returns what went wrong as data (`text::select::SelectError`, ...);
-//! only this module words it, so no error reaches the user without a repair and
-//! the core never spells a command line. Modelled on jj's `command_error.rs`.
+//! `text::select::SelectError` (a line selector that selects nothing, or too
+//! much) as the user sees it.
 
 use crate::protocol::{CmdError, Repair, code, shell};
 use crate::text::select::SelectError;
