@@ -6,6 +6,7 @@
 pub mod appends;
 pub mod beneath;
 pub mod blobs;
+pub mod files;
 pub mod fsx;
 pub mod gc;
 pub mod guard;
