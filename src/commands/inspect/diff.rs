@@ -161,7 +161,7 @@ pub fn run(ctx: &Ctx, a: &DiffArgs) -> Result<Output, CmdError> {
 fn paths_diff(ctx: &Ctx, a: &DiffArgs, x: &str, y: &str) -> Result<Output, CmdError> {
     let (pa, pb) = (ctx.path_arg(x)?, ctx.path_arg(y)?);
     let kind = |p: &Path, arg: &str| -> Result<view::Kind, CmdError> {
-        let k = view::stat(ctx, p, true)?.kind;
+        let k = ctx.files().stat(p, true)?.kind;
         if k == view::Kind::Missing {
             return Err(candidates::not_found(ctx, arg, p, Offer::Retry));
         }
@@ -192,8 +192,8 @@ fn paths_diff(ctx: &Ctx, a: &DiffArgs, x: &str, y: &str) -> Result<Output, CmdEr
             return Err(crate::workspace::input::not_openable(arg, kind));
         }
     }
-    let ba = view::load(ctx, &pa)?.bytes.clone();
-    let bb = view::load(ctx, &pb)?.bytes.clone();
+    let ba = ctx.files().load(&pa)?.bytes.clone();
+    let bb = ctx.files().load(&pb)?.bytes.clone();
     let o = options(a);
     let mut out = DiffOut::default();
     match a.output {
@@ -280,7 +280,7 @@ fn walk_view(
     dir: &Path,
     out: &mut BTreeMap<String, PathBuf>,
 ) -> Result<(), CmdError> {
-    for (p, k) in view::list_dir(ctx, dir)? {
+    for (p, k) in ctx.files().list_dir(dir)? {
         if p.file_name().is_some_and(|n| n == ".git") {
             continue;
         }
