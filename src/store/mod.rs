@@ -28,6 +28,7 @@ pub mod beneath;
 pub mod blobs;
 pub mod current;
 pub mod error;
+pub mod files;
 pub mod fsx;
 pub mod gc;
 pub mod guard;

@@ -8,6 +8,7 @@ mod containment;
 mod contract;
 mod durable;
 mod edit;
+mod files;
 mod git;
 mod inputs;
 mod inspect;

@@ -4,11 +4,10 @@
 //! share an id and a reader never sees half a file.
 
 use crate::protocol::{CmdError, Json, Repair, code, error};
+use crate::store::files::{self, Durable, OwnDir};
 use crate::store::state_dir;
 use serde::{Deserialize, Serialize};
 use std::ffi::OsString;
-use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -103,24 +102,17 @@ pub fn normalize_id(command: &str, raw: &str) -> Result<String, CmdError> {
 /// Held while an id is taken or an entry rewritten: an exclusive flock on the
 /// directory itself (no lock file to commit or to leave behind).
 pub struct DirLock {
-    _file: File,
+    _held: files::DirLock,
 }
 
 pub fn lock(command: &str, dir: &Path, timeout: Duration) -> Result<DirLock, CmdError> {
-    use std::os::fd::AsRawFd;
-    std::fs::create_dir_all(dir).map_err(|e| io_err(command, dir, &e))?;
-    let file = File::open(dir).map_err(|e| io_err(command, dir, &e))?;
+    let own = OwnDir::at(dir.to_path_buf());
+    own.create().map_err(|e| io_err(command, dir, &e))?;
     let deadline = Instant::now() + timeout;
     let mut pause = Duration::from_millis(1);
     loop {
-        // SAFETY: flock on a descriptor this function owns; no memory is shared.
-        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-        if rc == 0 {
-            return Ok(DirLock { _file: file });
-        }
-        let err = std::io::Error::last_os_error();
-        if err.kind() != std::io::ErrorKind::WouldBlock {
-            return Err(io_err(command, dir, &err));
+        if let Some(held) = own.try_lock().map_err(|e| io_err(command, dir, &e))? {
+            return Ok(DirLock { _held: held });
         }
         if Instant::now() >= deadline {
             return Err(CmdError::new(
@@ -143,15 +135,15 @@ pub fn lock(command: &str, dir: &Path, timeout: Duration) -> Result<DirLock, Cmd
 
 /// The ids present, ascending (`<digits>.json` files only).
 pub fn ids(command: &str, dir: &Path) -> Result<Vec<u64>, CmdError> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(e) => e,
+    let names = match OwnDir::at(dir.to_path_buf()).names() {
+        Ok(n) => n,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(io_err(command, dir, &e)),
     };
-    let mut ids: Vec<u64> = entries
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().to_string();
+    let mut ids: Vec<u64> = names
+        .iter()
+        .filter_map(|n| {
+            let name = n.to_string_lossy();
             let stem = name.strip_suffix(".json")?;
             if stem.is_empty() || !stem.bytes().all(|b| b.is_ascii_digit()) {
                 return None;
@@ -172,33 +164,30 @@ pub fn path_of(dir: &Path, id: &str) -> PathBuf {
 /// Call only under the lock.
 pub fn store(command: &str, dir: &Path, entry: &Entry) -> Result<PathBuf, CmdError> {
     let target = path_of(dir, &entry.id);
-    let tmp = dir.join(format!(".{}.json.{}.tmp", entry.id, std::process::id()));
     let mut text = serde_json::to_string_pretty(entry)
         .map_err(|e| CmdError::internal(format!("A feedback entry did not serialize: {e}.")))?;
     text.push('\n');
-    let written = (|| {
-        let mut opts = std::fs::OpenOptions::new();
-        opts.write(true).create_new(true);
-        // Entries quote what agents ran and saw: readable by their owner only.
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
-        let mut f = opts.open(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, &target)?;
-        File::open(dir)?.sync_all()
-    })();
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(io_err(command, dir, &e));
-    }
+    // Entries quote what agents ran and saw: readable by their owner only.
+    let how = Durable {
+        mode: 0o600,
+        sync: true,
+    };
+    OwnDir::at(dir.to_path_buf())
+        .replace(&format!("{}.json", entry.id), text.as_bytes(), how)
+        .map_err(|e| io_err(command, dir, &e))?;
     Ok(target)
 }
 
 /// Reads one entry; `None` when the file does not exist.
 pub fn load(command: &str, dir: &Path, id: &str) -> Result<Option<Entry>, CmdError> {
     let path = path_of(dir, id);
-    let text = match std::fs::read_to_string(&path) {
+    let read = OwnDir::at(dir.to_path_buf())
+        .read(&format!("{id}.json"))
+        .and_then(|b| {
+            String::from_utf8(b)
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+        });
+    let text = match read {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(io_err(command, dir, &e)),

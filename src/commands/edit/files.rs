@@ -348,11 +348,10 @@ pub fn copy(ctx: &Ctx, a: &CopyArgs) -> Result<Output, CmdError> {
                 let target = to.join(name);
                 let m = view::stat(ctx, &p, false)?;
                 if kind == Kind::Symlink {
-                    let text = match m.staged.as_ref().and_then(|s| s.target.clone()) {
-                        Some(t) => PathBuf::from(t),
-                        None => std::fs::read_link(&p)
-                            .map_err(|e| error::io_error("copy", &paths::display(&p), &e))?,
-                    };
+                    let text = ctx
+                        .files()
+                        .link_text(&p, &m)
+                        .map_err(|e| error::io_error("copy", &paths::display(&p), &e))?;
                     let lands = paths::real_path(&from.join(&text));
                     if lands.starts_with(&ctx.root) {
                         changes.push(Change::Symlink {

@@ -115,7 +115,8 @@ pub fn run(ctx: &Ctx, a: &BlameArgs) -> Result<Output, CmdError> {
     };
     // The total comes from the file blamed: the work tree's, or the revision's blob.
     let total = match &a.rev {
-        None => match std::fs::read(&abs) {
+        // git blames the work tree's file (blame takes no --tx).
+        None => match ctx.files().disk(&abs).read() {
             Ok(b) => crate::text::lines::count_lines(&b),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(CmdError::new(

@@ -161,7 +161,7 @@ pub fn run(ctx: &Ctx, a: &DiffArgs) -> Result<Output, CmdError> {
 fn paths_diff(ctx: &Ctx, a: &DiffArgs, x: &str, y: &str) -> Result<Output, CmdError> {
     let (pa, pb) = (ctx.path_arg(x)?, ctx.path_arg(y)?);
     let kind = |p: &Path, arg: &str| -> Result<view::Kind, CmdError> {
-        let k = view::stat(ctx, p, true)?.kind;
+        let k = ctx.files().stat(p, true)?.kind;
         if k == view::Kind::Missing {
             return Err(candidates::not_found(ctx, arg, p, Offer::Retry));
         }
@@ -185,14 +185,15 @@ fn paths_diff(ctx: &Ctx, a: &DiffArgs, x: &str, y: &str) -> Result<Output, CmdEr
     }
     // A procfs/sysfs file passes as a regular file, and reading it may block.
     for (p, arg) in [(&pa, x), (&pb, y)] {
-        if let Ok(m) = std::fs::metadata(p)
-            && let Some(kind) = crate::workspace::input::special_kind(p, &m)
+        let on_disk = ctx.files().disk(p);
+        if let Ok(m) = on_disk.metadata()
+            && let Some(kind) = on_disk.special_kind(&m)
         {
             return Err(crate::workspace::input::not_openable(arg, kind));
         }
     }
-    let ba = view::load(ctx, &pa)?.bytes.clone();
-    let bb = view::load(ctx, &pb)?.bytes.clone();
+    let ba = ctx.files().load(&pa)?.bytes.clone();
+    let bb = ctx.files().load(&pb)?.bytes.clone();
     let o = options(a);
     let mut out = DiffOut::default();
     match a.output {
@@ -256,20 +257,18 @@ fn cut_hunks(text: &str, limit: usize) -> (String, bool) {
     (text.to_string(), false)
 }
 
-fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
+fn walk(ctx: &Ctx, root: &Path, dir: &Path, out: &mut BTreeMap<String, PathBuf>) {
+    let Ok(entries) = ctx.files().entries(dir) else {
         return;
     };
-    for e in rd.flatten() {
-        let p = e.path();
-        if e.file_name() == ".git" {
+    for e in entries {
+        if e.name == ".git" {
             continue;
         }
-        let Ok(ft) = e.file_type() else { continue };
-        if ft.is_dir() {
-            walk(root, &p, out);
-        } else if let Some(rel) = paths::relative_to(&p, root) {
-            out.insert(rel, p);
+        if e.is_dir {
+            walk(ctx, root, &e.path, out);
+        } else if let Some(rel) = paths::relative_to(&e.path, root) {
+            out.insert(rel, e.path);
         }
     }
 }
@@ -281,7 +280,7 @@ fn walk_view(
     dir: &Path,
     out: &mut BTreeMap<String, PathBuf>,
 ) -> Result<(), CmdError> {
-    for (p, k) in view::list_dir(ctx, dir)? {
+    for (p, k) in ctx.files().list_dir(dir)? {
         if p.file_name().is_some_and(|n| n == ".git") {
             continue;
         }
@@ -296,17 +295,17 @@ fn walk_view(
 
 /// A directory entry's content for comparison, in the tx's view.
 fn content_view(ctx: &Ctx, p: &Path) -> Option<Vec<u8>> {
-    let st = view::stat(ctx, p, false).ok()?;
+    let files = ctx.files();
+    let st = files.stat(p, false).ok()?;
     match st.kind {
-        view::Kind::Symlink => Some(match st.staged.and_then(|s| s.target) {
-            Some(t) => t.into_bytes(),
-            None => std::fs::read_link(p)
+        view::Kind::Symlink => Some(
+            files
+                .link_text(p, &st)
                 .ok()?
-                .as_os_str()
-                .as_encoded_bytes()
-                .to_vec(),
-        }),
-        view::Kind::File => view::load(ctx, p).ok().map(|s| s.bytes.clone()),
+                .into_os_string()
+                .into_encoded_bytes(),
+        ),
+        view::Kind::File => files.load(p).ok().map(|s| s.bytes.clone()),
         _ => None,
     }
 }
@@ -317,8 +316,8 @@ fn dir_diff(ctx: &Ctx, a: &DiffArgs, pa: &Path, pb: &Path) -> Result<Output, Cmd
         walk_view(ctx, pa, pa, &mut fa)?;
         walk_view(ctx, pb, pb, &mut fb)?;
     } else {
-        walk(pa, pa, &mut fa);
-        walk(pb, pb, &mut fb);
+        walk(ctx, pa, pa, &mut fa);
+        walk(ctx, pb, pb, &mut fb);
     }
     let mut added = Vec::new();
     let mut removed = Vec::new();
@@ -331,13 +330,14 @@ fn dir_diff(ctx: &Ctx, a: &DiffArgs, pa: &Path, pb: &Path) -> Result<Output, Cmd
                 let equal = if ctx.tx.is_some() {
                     content_view(ctx, p) == content_view(ctx, q)
                 } else {
-                    match (std::fs::symlink_metadata(p), std::fs::symlink_metadata(q)) {
+                    let (p, q) = (ctx.files().disk(p), ctx.files().disk(q));
+                    match (p.symlink_metadata(), q.symlink_metadata()) {
                         (Ok(x), Ok(y))
                             if x.file_type().is_symlink() || y.file_type().is_symlink() =>
                         {
-                            std::fs::read_link(p).ok() == std::fs::read_link(q).ok()
+                            p.read_link().ok() == q.read_link().ok()
                         }
-                        _ => std::fs::read(p).ok() == std::fs::read(q).ok(),
+                        _ => p.read().ok() == q.read().ok(),
                     }
                 };
                 if equal {
@@ -383,8 +383,7 @@ fn state_bytes(ctx: &Ctx, state_dir: &Path, rel: &str, s: &State) -> Option<Vec<
     if let Ok(b) = blobs::read(state_dir, hash) {
         return Some(b);
     }
-    let p = ctx.root.join(rel);
-    let b = std::fs::read(&p).ok()?;
+    let b = ctx.files().disk(&ctx.root.join(rel)).read().ok()?;
     (crate::text::lines::sha256_hex(&b) == hash).then_some(b)
 }
 

@@ -4,6 +4,7 @@
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Json, Output, code, error, time};
+use crate::store::files::{Content, Found, Metadata};
 use crate::store::journal::State;
 use crate::text::lines;
 use crate::text::stats::{self, Algorithm};
@@ -11,7 +12,6 @@ use crate::workspace::candidates::{self, Offer};
 use crate::workspace::{Ctx, paths};
 use clap::Args;
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
 
 #[derive(Args, Debug)]
 pub struct InfoArgs {
@@ -107,15 +107,15 @@ pub const SPEC: CommandSpec = CommandSpec {
     run: handler!(InfoArgs, run),
 };
 
-fn link_hash(abs: &Path) -> Option<String> {
-    std::fs::read_link(abs)
+fn link_hash(link: &Content) -> Option<String> {
+    link.read_link()
         .ok()
         .map(|t| lines::sha256_hex(t.as_os_str().as_encoded_bytes()))
 }
 
 /// Mode and mtime: the tx's staged state for a path it staged (the blob file's
 /// own metadata is the store's, not the path's), else the file's.
-fn stat_fields(obj: &mut Json, meta: &std::fs::Metadata, staged: Option<&State>) {
+fn stat_fields(obj: &mut Json, meta: &Metadata, staged: Option<&State>) {
     let mode = match staged.and_then(|s| s.mode) {
         Some(m) => m,
         None => meta.permissions().mode(),
@@ -143,14 +143,15 @@ fn null_or<T: Into<Json>>(binary: bool, v: T) -> Json {
 pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
     let abs = ctx.path_arg(&args.path)?;
     // With --tx a staged file's statistics come from its blob (the staged bytes).
-    let (content, gone) = match crate::store::view::source(ctx, &abs)? {
-        crate::store::view::Source::Staged(blob) => (blob, false),
-        crate::store::view::Source::Missing => (abs.clone(), true),
-        _ => (abs.clone(), false),
+    let files = ctx.files();
+    let (content, gone) = match files.find(&abs)? {
+        Found::At(c) => (c, false),
+        Found::Removed => (files.disk(&abs), true),
+        Found::NotFile { .. } => (files.disk(&abs), false),
     };
-    crate::store::view::record_read(ctx, &abs)?;
+    files.record_read(&abs)?;
     let staged = match ctx.tx {
-        Some(_) => crate::store::view::stat(ctx, &abs, true)?.staged,
+        Some(_) => files.stat(&abs, true)?.staged,
         None => None,
     };
     let io = |e: std::io::Error| error::io_error("info", &args.path, &e);
@@ -160,13 +161,13 @@ pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
             std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
         )
     };
-    let link_meta = match std::fs::symlink_metadata(&content) {
+    let link_meta = match content.symlink_metadata() {
         _ if gone => None,
         Ok(m) => Some(m),
         Err(e) if missing(&e) => None,
         Err(e) => return Err(io(e)),
     };
-    let target_meta = match std::fs::metadata(&content) {
+    let target_meta = match content.metadata() {
         _ if gone => None,
         Ok(m) => Some(m),
         Err(e) if missing(&e) || link_meta.is_some() => None,
@@ -205,7 +206,7 @@ pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
         );
         obj.push("inside_workspace", Json::Bool(ctx.inside(&real)));
         obj.push("ignored", Json::Bool(false));
-        if is_link && let Some(h) = link_hash(&abs) {
+        if is_link && let Some(h) = link_hash(&files.disk(&abs)) {
             obj.push("hash", Json::str(h));
         }
         return Ok(Output::from_json(obj, false));
@@ -224,14 +225,14 @@ pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
         "ignored",
         Json::Bool(ctx.inside(&real) && crate::workspace::scan::is_ignored(&ctx.root, &real)),
     );
-    if !meta.is_file() || crate::workspace::input::special_kind(&content, &meta).is_some() {
+    if !meta.is_file() || content.special_kind(&meta).is_some() {
         // Never opened: a FIFO would block, a device could be endless, a procfs
         // file (/proc/kmsg) can block on its read.
         obj.push("size", Json::UInt(meta.len()));
         stat_fields(&mut obj, &meta, staged.as_ref());
         if is_link
             && meta.is_dir()
-            && let Some(h) = link_hash(&abs)
+            && let Some(h) = link_hash(&files.disk(&abs))
         {
             obj.push("hash", Json::str(h));
         }
@@ -239,7 +240,7 @@ pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
     }
     let algorithm = args.digest.as_deref().and_then(Algorithm::from_name);
     let stamp_ns = crate::store::hashcache::now_ns();
-    let file = std::fs::File::open(&content).map_err(io)?;
+    let file = content.open().map_err(io)?;
     let key = file
         .metadata()
         .map(|m| crate::store::hashcache::Key::of(&m));
@@ -282,7 +283,7 @@ pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
 /// that answered hash null sends the caller here for), unless it changed under us.
 fn remember_hash(
     ctx: &Ctx,
-    content: &Path,
+    content: &Content,
     key: std::io::Result<crate::store::hashcache::Key>,
     stamp_ns: i128,
     hash: &str,
@@ -292,7 +293,7 @@ fn remember_hash(
     if key.size < 1 << 20 {
         return;
     }
-    let same = std::fs::metadata(content).map(|m| Key::of(&m) == key);
+    let same = content.metadata().map(|m| Key::of(&m) == key);
     if let (Ok(true), Some(cache)) = (same, HashCache::open(&ctx.root)) {
         cache.put(
             &key,

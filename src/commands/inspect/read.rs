@@ -8,6 +8,7 @@ use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::values::{self, LineRange};
 use crate::protocol::{CmdError, Json, Output, Repair, code, error, redact, shell};
+use crate::store::files::{Content, File, Found};
 use crate::store::view;
 use crate::text::decode::{self, DecodeReader, Encoding};
 use crate::text::{
@@ -21,9 +22,7 @@ use regex::bytes::{Regex, RegexBuilder};
 use serde::Serialize;
 use std::cell::Cell;
 use std::collections::VecDeque;
-use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
-use std::path::Path;
 
 mod bytes;
 mod lines_view;
@@ -393,13 +392,13 @@ pub fn run(ctx: &Ctx, args: &ReadArgs) -> Result<Output, CmdError> {
     let shown_abs = ctx.path_arg(&args.path)?;
     // With --tx, a file the tx staged is read from its blob (the staged bytes);
     // the path shown, the read set and the language stay the path's.
-    let abs = match view::source(ctx, &shown_abs)? {
-        view::Source::Disk => shown_abs.clone(),
-        view::Source::Staged(blob) => blob,
-        view::Source::Missing => return Err(view::removed_error(ctx, &args.path, &shown_abs)?),
-        view::Source::NotFile { dir } => return Err(not_a_file(&args.path, dir)),
+    let files = ctx.files();
+    let src = match files.find(&shown_abs)? {
+        Found::At(c) => c,
+        Found::Removed => return Err(view::removed_error(ctx, &args.path, &shown_abs)?),
+        Found::NotFile { dir } => return Err(not_a_file(&args.path, dir)),
     };
-    let meta = match std::fs::metadata(&abs) {
+    let meta = match src.metadata() {
         Ok(m) => m,
         Err(e)
             if matches!(
@@ -407,7 +406,12 @@ pub fn run(ctx: &Ctx, args: &ReadArgs) -> Result<Output, CmdError> {
                 std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
             ) =>
         {
-            return Err(candidates::not_found(ctx, &args.path, &abs, Offer::Retry));
+            return Err(candidates::not_found(
+                ctx,
+                &args.path,
+                src.path(),
+                Offer::Retry,
+            ));
         }
         Err(e) => return Err(error::io_error("read", &args.path, &e)),
     };
@@ -416,17 +420,17 @@ pub fn run(ctx: &Ctx, args: &ReadArgs) -> Result<Output, CmdError> {
     if meta.is_dir() {
         return Err(not_a_file(&args.path, true));
     }
-    if let Some(kind) = input::special_kind(&abs, &meta) {
+    if let Some(kind) = src.special_kind(&meta) {
         return Err(input::not_openable(&args.path, kind));
     }
-    view::record_read(ctx, &shown_abs)?;
+    files.record_read(&shown_abs)?;
     let shown = ctx.display_path(&shown_abs);
     let io = |e: std::io::Error| error::io_error("read", &args.path, &e);
     match args.view.as_str() {
         "hex" => hex_view(
             ctx,
             args,
-            &abs,
+            &src,
             shown,
             meta.len(),
             span.unwrap_or((0, Some(256))),
@@ -434,7 +438,7 @@ pub fn run(ctx: &Ctx, args: &ReadArgs) -> Result<Output, CmdError> {
         "strings" => strings_view(
             ctx,
             args,
-            &abs,
+            &src,
             shown,
             meta.len(),
             span.unwrap_or((0, None)),
@@ -444,7 +448,7 @@ pub fn run(ctx: &Ctx, args: &ReadArgs) -> Result<Output, CmdError> {
                 Some(Encoding::Utf8) | None => None,
                 Some(e) => Some(e),
             };
-            text_view(ctx, args, &abs, shown, sel, enc).map_err(|e| match e {
+            text_view(ctx, args, &src, shown, sel, enc).map_err(|e| match e {
                 Fail::Io(e) => io(e),
                 Fail::Cmd(c) => c,
             })

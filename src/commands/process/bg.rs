@@ -8,7 +8,7 @@ use super::run::{compile_grep, not_started};
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, error, shell, values};
-use crate::store::state_dir;
+use crate::store::files::{Durable, File, OwnDir, is_executable};
 use crate::workspace::Ctx;
 use crate::workspace::process::{self as proc, StartError};
 use clap::Args;
@@ -24,6 +24,11 @@ use std::time::{Duration, Instant};
 const SUPERVISOR: &str = r#"e=$1; shift; "$@"; s=$?; echo "$s" >"$e.tmp" && mv -f "$e.tmp" "$e""#;
 /// Most bytes of a log one `bg logs` call reads.
 const MAX_LOG_WINDOW: u64 = 4 * 1024 * 1024;
+/// How a bg record (`meta.json`, a stop's `exit`) is written: whole or not at all.
+const RECORD: Durable = Durable {
+    mode: 0o644,
+    sync: false,
+};
 
 #[derive(Serialize, Deserialize, Debug, Clone)]
 pub struct Meta {
@@ -36,19 +41,21 @@ pub struct Meta {
 
 /// A bg process as the state directory knows it.
 pub struct Job {
-    pub dir: PathBuf,
+    /// `<state>/bg/bg-<n>/`.
+    pub dir: OwnDir,
     pub meta: Meta,
 }
 
 impl Job {
     pub fn log(&self) -> PathBuf {
-        self.dir.join("log")
+        self.dir.path().join("log")
     }
 
     /// `(exit_code, signal)` once it ended with a record.
     pub fn exit(&self) -> Option<(Option<i32>, Option<i32>)> {
-        let text = std::fs::read_to_string(self.dir.join("exit")).ok()?;
-        let t = text.trim();
+        let text = self.dir.read("exit").ok()?;
+        let t = String::from_utf8_lossy(&text);
+        let t = t.trim();
         if let Some(sig) = t.strip_prefix("signal ") {
             return Some((None, sig.parse().ok()));
         }
@@ -66,8 +73,8 @@ impl Job {
     }
 }
 
-fn bg_dir(ctx: &Ctx) -> Result<PathBuf, CmdError> {
-    let state = state_dir::ensure(&ctx.root).map_err(|e| {
+fn bg_dir(ctx: &Ctx) -> Result<OwnDir, CmdError> {
+    let state = ctx.files().state_dir().map_err(|e| {
         CmdError::new(
             code::UNAVAILABLE,
             format!(
@@ -81,7 +88,7 @@ fn bg_dir(ctx: &Ctx) -> Result<PathBuf, CmdError> {
             ),
         )
     })?;
-    Ok(state.join("bg"))
+    state.sub("bg").map_err(|e| io("bg", &e))
 }
 
 fn io(what: &str, e: &std::io::Error) -> CmdError {
@@ -94,13 +101,13 @@ pub fn job(ctx: &Ctx, id: &str) -> Result<Job, CmdError> {
     let valid = id
         .strip_prefix("bg-")
         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
-    let path = dir.join(id);
-    let meta = valid
-        .then(|| std::fs::read(path.join("meta.json")).ok())
+    let found = valid
+        .then(|| dir.sub(id).ok())
         .flatten()
-        .and_then(|b| serde_json::from_slice::<Meta>(&b).ok());
-    match meta {
-        Some(meta) => Ok(Job { dir: path, meta }),
+        .and_then(|d| Some((d.read("meta.json").ok()?, d)))
+        .and_then(|(b, d)| Some((serde_json::from_slice::<Meta>(&b).ok()?, d)));
+    match found {
+        Some((meta, dir)) => Ok(Job { dir, meta }),
         None => Err(CmdError::new(
             code::NOT_FOUND,
             format!("No bg process {id} in this workspace."),
@@ -115,10 +122,10 @@ pub fn job(ctx: &Ctx, id: &str) -> Result<Job, CmdError> {
 
 fn all_jobs(ctx: &Ctx) -> Result<Vec<Job>, CmdError> {
     let dir = bg_dir(ctx)?;
-    let mut ids: Vec<u64> = match std::fs::read_dir(&dir) {
-        Ok(rd) => rd
-            .filter_map(|e| e.ok())
-            .filter_map(|e| e.file_name().to_str()?.strip_prefix("bg-")?.parse().ok())
+    let mut ids: Vec<u64> = match dir.names() {
+        Ok(names) => names
+            .iter()
+            .filter_map(|n| n.to_str()?.strip_prefix("bg-")?.parse().ok())
             .collect(),
         Err(_) => Vec::new(),
     };
@@ -131,15 +138,11 @@ fn all_jobs(ctx: &Ctx) -> Result<Vec<Job>, CmdError> {
 
 /// Whether `prog` can be found the way exec would (a path, or on PATH).
 fn findable(prog: &str) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    let exec = |p: &Path| {
-        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    };
     if prog.contains('/') {
-        return exec(Path::new(prog));
+        return is_executable(Path::new(prog));
     }
     std::env::var_os("PATH")
-        .is_some_and(|path| std::env::split_paths(&path).any(|d| exec(&d.join(prog))))
+        .is_some_and(|path| std::env::split_paths(&path).any(|d| is_executable(&d.join(prog))))
 }
 
 // ---- bg start ----
@@ -198,7 +201,7 @@ pub fn start(ctx: &Ctx, a: &StartArgs) -> Result<Output, CmdError> {
         return Err(not_started(prog, StartError::NotFound));
     }
     let dir = bg_dir(ctx)?;
-    std::fs::create_dir_all(&dir).map_err(|e| io("bg", &e))?;
+    dir.create().map_err(|e| io("bg", &e))?;
     let next = all_jobs(ctx)?
         .iter()
         .filter_map(|j| j.meta.id.strip_prefix("bg-")?.parse::<u64>().ok())
@@ -208,22 +211,17 @@ pub fn start(ctx: &Ctx, a: &StartArgs) -> Result<Output, CmdError> {
     let (id, jdir) = (next + 1..next + 1000)
         .find_map(|n| {
             let id = format!("bg-{n}");
-            let d = dir.join(&id);
-            std::fs::create_dir(&d).ok().map(|_| (id, d))
+            dir.create_sub(&id).ok().map(|d| (id, d))
         })
         .ok_or_else(|| CmdError::internal("no free bg id"))?;
-    let log_path = jdir.join("log");
-    let log = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&log_path)
-        .map_err(|e| io("log", &e))?;
+    let log_path = jdir.path().join("log");
+    let log = jdir.append("log").map_err(|e| io("log", &e))?;
     let log2 = log.try_clone().map_err(|e| io("log", &e))?;
     let mut cmd = Command::new("sh");
     cmd.arg("-c")
         .arg(SUPERVISOR)
         .arg("sh")
-        .arg(jdir.join("exit"))
+        .arg(jdir.path().join("exit"))
         .args(&a.argv)
         .current_dir(&ctx.cwd)
         .stdin(Stdio::null())
@@ -248,9 +246,7 @@ pub fn start(ctx: &Ctx, a: &StartArgs) -> Result<Output, CmdError> {
         started: crate::protocol::time::iso8601(secs),
     };
     let text = serde_json::to_vec(&meta).map_err(|e| CmdError::internal(e.to_string()))?;
-    let tmp = jdir.join("meta.json.tmp");
-    std::fs::write(&tmp, text)
-        .and_then(|_| std::fs::rename(&tmp, jdir.join("meta.json")))
+    jdir.replace("meta.json", &text, RECORD)
         .map_err(|e| io("meta.json", &e))?;
     let mut o = Json::obj();
     o.push("id", Json::str(&id));
@@ -311,8 +307,7 @@ pub const LOGS: CommandSpec = CommandSpec {
 
 /// Complete lines of `path` from `from` (at most `MAX_LOG_WINDOW` bytes): each
 /// line's raw bytes and the offset just past it.
-pub fn lines_from(path: &Path, from: u64) -> std::io::Result<(Vec<(Vec<u8>, u64)>, u64)> {
-    let mut f = std::fs::File::open(path)?;
+pub fn lines_from(mut f: File, from: u64) -> std::io::Result<(Vec<(Vec<u8>, u64)>, u64)> {
     let size = f.metadata()?.len();
     let from = from.min(size);
     f.seek(SeekFrom::Start(from))?;
@@ -343,13 +338,16 @@ pub fn logs(ctx: &Ctx, a: &LogsArgs) -> Result<Output, CmdError> {
     };
     let strip = !a.no_strip_ansi;
     let tail = usize::try_from(a.tail).unwrap_or(usize::MAX);
-    let log = j.log();
-    let size = std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0);
+    let size = j.dir.len("log").unwrap_or(0);
     let start = match a.from {
         Some(f) => f,
         None => size.saturating_sub(MAX_LOG_WINDOW),
     };
-    let (raw, _) = lines_from(&log, start).map_err(|e| io("log", &e))?;
+    let (raw, _) = j
+        .dir
+        .open("log")
+        .and_then(|f| lines_from(f, start))
+        .map_err(|e| io("log", &e))?;
     // Tail mode starting mid-file: the first piece is part of an earlier line.
     let skip_first = a.from.is_none() && start > 0;
     let mut next = Vec::new();
@@ -549,9 +547,9 @@ pub fn stop(ctx: &Ctx, a: &StopArgs) -> Result<Output, CmdError> {
     let (code, sig) = match (j.exit(), sig_sent) {
         (Some(e), _) => e,
         (None, Some(s)) => {
-            let tmp = j.dir.join("exit.tmp");
-            let _ = std::fs::write(&tmp, format!("signal {s}\n"))
-                .and_then(|_| std::fs::rename(&tmp, j.dir.join("exit")));
+            let _ = j
+                .dir
+                .replace("exit", format!("signal {s}\n").as_bytes(), RECORD);
             (None, Some(s))
         }
         (None, None) => (None, None),

@@ -7,11 +7,11 @@ use super::run::compile_grep;
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell, values};
+use crate::store::files::Content;
 use crate::workspace::Ctx;
 use clap::Args;
 use regex::Regex;
 use std::net::{SocketAddr, TcpStream};
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 #[derive(Args, Debug)]
@@ -71,7 +71,7 @@ const MAX_TIMEOUT: Duration = Duration::from_secs(3600);
 const POLL: Duration = Duration::from_millis(50);
 
 enum Cond {
-    Line(PathBuf, Regex),
+    Line(Content, Regex),
     Port(u16),
     Exit(bg::Job),
     Sleep(Duration),
@@ -87,8 +87,8 @@ struct Follower {
 }
 
 impl Follower {
-    fn next_match(&mut self, path: &Path, re: &Regex) -> Option<String> {
-        let Ok((lines, _)) = bg::lines_from(path, self.offset) else {
+    fn next_match(&mut self, file: &Content, re: &Regex) -> Option<String> {
+        let Ok((lines, _)) = file.open().and_then(|f| bg::lines_from(f, self.offset)) else {
             return None;
         };
         for (raw, end) in lines {
@@ -155,13 +155,13 @@ pub fn run(ctx: &Ctx, a: &WaitArgs) -> Result<Output, CmdError> {
                 "--file needs --pattern (the line to wait for).",
             ));
         };
-        Cond::Line(ctx.path_arg(f)?, re)
+        Cond::Line(ctx.files().disk(&ctx.path_arg(f)?), re)
     } else if let Some(p) = a.port {
         Cond::Port(p)
     } else if let Some(id) = &a.bg {
         let j = bg::job(ctx, id)?;
         match (pattern, a.exit) {
-            (Some(re), false) => Cond::Line(j.log(), re),
+            (Some(re), false) => Cond::Line(ctx.files().disk(&j.log()), re),
             (None, true) => Cond::Exit(j),
             _ => {
                 return Err(invalid(

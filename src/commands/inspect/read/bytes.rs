@@ -14,7 +14,7 @@ pub(super) fn read_at(file: &mut File, offset: u64, len: u64) -> std::io::Result
 pub(super) fn hex_view(
     ctx: &Ctx,
     args: &ReadArgs,
-    abs: &Path,
+    src: &Content,
     shown: String,
     size: u64,
     (start, end): (u64, Option<u64>),
@@ -27,7 +27,7 @@ pub(super) fn hex_view(
     let truncated = shown_end < want_end;
     let low = start.saturating_sub(HEX_MARGIN);
     let high = shown_end.saturating_add(HEX_MARGIN).min(size);
-    let mut file = File::open(abs).map_err(io)?;
+    let mut file = src.open().map_err(io)?;
     let mut buf = read_at(&mut file, low, high - low).map_err(io)?;
     // The file may have shrunk since stat: show what is there.
     let shown_end = shown_end.min(low + buf.len() as u64);
@@ -139,7 +139,7 @@ pub(super) fn mask_edge_runs(
 pub(super) fn strings_view(
     ctx: &Ctx,
     args: &ReadArgs,
-    abs: &Path,
+    src: &Content,
     shown: String,
     size: u64,
     (start, end): (u64, Option<u64>),
@@ -147,7 +147,7 @@ pub(super) fn strings_view(
     let io = |e: std::io::Error| error::io_error("read", &args.path, &e);
     let start = start.min(size);
     let stop_at = end.unwrap_or(size).min(size);
-    let mut file = File::open(abs).map_err(io)?;
+    let mut file = src.open().map_err(io)?;
     file.seek(SeekFrom::Start(start)).map_err(io)?;
     let mut reader = file.take(stop_at - start);
     let mut scanner = strings::Scanner::new(args.min_length as usize, MAX_LINE_BYTES, start);

@@ -60,24 +60,24 @@ impl lines::Want for Until<'_> {
 /// One pass over the file's text (decoded when `enc` is set): the scan facts
 /// and the file's hash.
 pub(super) fn pass<W: lines::Want>(
-    abs: &Path,
+    src: &Content,
     enc: Option<Encoding>,
     want: &mut W,
     sink: impl FnMut(lines::Line<'_>),
 ) -> std::io::Result<lines::Scan> {
-    pass_holding(abs, enc, 0, want, sink)
+    pass_holding(src, enc, 0, want, sink)
 }
 
 /// `pass` whose lines carry up to `hold` bytes in `Line::whole` (what a
 /// selector's pattern is matched against; the display is still cut).
 pub(super) fn pass_holding<W: lines::Want>(
-    abs: &Path,
+    src: &Content,
     enc: Option<Encoding>,
     hold: usize,
     want: &mut W,
     sink: impl FnMut(lines::Line<'_>),
 ) -> std::io::Result<lines::Scan> {
-    let file = File::open(abs)?;
+    let file = src.open()?;
     match enc {
         None => lines::scan_holding(file, want, MAX_LINE_BYTES, hold, sink),
         Some(e) => {
@@ -94,22 +94,18 @@ pub(super) fn pass_holding<W: lines::Want>(
 pub(super) fn text_view(
     ctx: &Ctx,
     args: &ReadArgs,
-    abs: &Path,
+    src: &Content,
     shown: String,
     sel: Selector,
     enc: Option<Encoding>,
 ) -> Result<Output, Fail> {
     let max = args.max_lines;
     if enc.is_none() {
-        let mut file = File::open(abs)?;
+        let mut file = src.open()?;
         let head = read_at(&mut file, 0, text::sniff::SNIFF_BYTES as u64)?;
         if text::sniff::is_binary(&head) {
             drop(file);
-            let scan = lines::scan(
-                File::open(abs)?,
-                &mut lines::Span { first: 0, last: 0 },
-                |_| {},
-            )?;
+            let scan = lines::scan(src.open()?, &mut lines::Span { first: 0, last: 0 }, |_| {})?;
             let utf16 = match head.get(..2) {
                 Some([0xFF, 0xFE]) => Some("utf-16le"),
                 Some([0xFE, 0xFF]) => Some("utf-16be"),
@@ -142,12 +138,12 @@ pub(super) fn text_view(
         Selector::All | Selector::Range(_) | Selector::Symbol(_) => {
             let (first, last) = match &sel {
                 Selector::Range(r) => (r.start, r.end.unwrap_or(u64::MAX)),
-                Selector::Symbol(name) => symbol_span(args, abs, enc, name)?,
+                Selector::Symbol(name) => symbol_span(args, src, enc, name)?,
                 _ => (1, u64::MAX),
             };
             let cap_last = last.min(first.saturating_add(max - 1));
             scan = pass(
-                abs,
+                src,
                 enc,
                 &mut lines::Span {
                     first,
@@ -181,7 +177,7 @@ pub(super) fn text_view(
         Selector::Tail(n) if n <= max => {
             let short = match enc {
                 Some(_) => tail::Tail::Forward(None),
-                None => tail::fast(ctx, abs, n)?,
+                None => tail::fast(ctx, src, n)?,
             };
             match short {
                 tail::Tail::Done(f) => {
@@ -195,7 +191,7 @@ pub(super) fn text_view(
                 }
                 tail::Tail::Forward(pending) => {
                     let mut ring: VecDeque<Got> = VecDeque::with_capacity(n as usize);
-                    scan = pass(abs, enc, &mut lines::All, |l| {
+                    scan = pass(src, enc, &mut lines::All, |l| {
                         if ring.len() as u64 == n
                             && let Some(mut slot) = ring.pop_front()
                         {
@@ -213,17 +209,17 @@ pub(super) fn text_view(
                     got = ring.into_iter().collect();
                     start_line = got.first().map_or(1, |g| g.number);
                     if let Some(p) = pending {
-                        tail::remember(p, abs, &scan);
+                        tail::remember(p, src, &scan);
                     }
                 }
             }
         }
         Selector::Tail(n) => {
-            let total = pass(abs, enc, &mut lines::Span { first: 0, last: 0 }, |_| {})?.total_lines;
+            let total = pass(src, enc, &mut lines::Span { first: 0, last: 0 }, |_| {})?.total_lines;
             let first = total.saturating_sub(n) + 1;
             let cap_last = first.saturating_add(max - 1);
             scan = pass(
-                abs,
+                src,
                 enc,
                 &mut lines::Span {
                     first,
@@ -252,7 +248,7 @@ pub(super) fn text_view(
             let mut numbers = Vec::new();
             let last = within.and_then(|r| r.end).unwrap_or(u64::MAX);
             let want = &mut Until { from, stop: &stop };
-            scan = pass_holding(abs, enc, MAX_MATCHED_LINE_BYTES, want, |l| {
+            scan = pass_holding(src, enc, MAX_MATCHED_LINE_BYTES, want, |l| {
                 if l.number > last {
                     stop.set(true);
                     return;
@@ -322,7 +318,7 @@ pub(super) fn text_view(
             let mut begin: Option<u64> = None;
             let mut finish: Option<u64> = None;
             scan = pass_holding(
-                abs,
+                src,
                 enc,
                 MAX_MATCHED_LINE_BYTES,
                 &mut Until { from, stop: &stop },
@@ -496,11 +492,11 @@ pub(super) fn no_match(args: &ReadArgs, message: String) -> CmdError {
 /// The lines of the one definition `--symbol` (and `--kind`) name.
 pub(super) fn symbol_span(
     args: &ReadArgs,
-    abs: &Path,
+    src: &Content,
     enc: Option<Encoding>,
     name: &str,
 ) -> Result<(u64, u64), Fail> {
-    let size = std::fs::metadata(abs)?.len();
+    let size = src.metadata()?.len();
     if size > MAX_SYMBOL_FILE {
         return Err(CmdError::new(
             code::TOO_LARGE,
@@ -516,7 +512,7 @@ pub(super) fn symbol_span(
         )
         .into());
     }
-    let bytes = std::fs::read(abs)?;
+    let bytes = src.read()?;
     let text = match enc {
         Some(e) => decode::decode_all(&bytes, e).0,
         None => String::from_utf8_lossy(&bytes).into_owned(),

@@ -36,11 +36,11 @@ pub(super) enum Tail {
     Forward(Option<Pending>),
 }
 
-/// The last `n` lines (`n` ≥ 1) of the plain-text file `abs`, when they can be
+/// The last `n` lines (`n` ≥ 1) of the plain-text file `src`, when they can be
 /// had without the forward pass.
-pub(super) fn fast(ctx: &Ctx, abs: &Path, n: u64) -> std::io::Result<Tail> {
+pub(super) fn fast(ctx: &Ctx, src: &Content, n: u64) -> std::io::Result<Tail> {
     let stamp_ns = hashcache::now_ns();
-    let file = File::open(abs)?;
+    let file = src.open()?;
     let meta = file.metadata()?;
     let size = meta.len();
     if size < CACHE_MIN || n == 0 {
@@ -84,7 +84,7 @@ pub(super) fn fast(ctx: &Ctx, abs: &Path, n: u64) -> std::io::Result<Tail> {
             let before = count_newlines(&file, start)?;
             let total = before + k;
             // Re-checked: bytes that changed under the count are not remembered.
-            if Key::of(&File::open(abs)?.metadata()?) == key {
+            if Key::of(&src.metadata()?) == key {
                 cache.put(
                     &key,
                     stamp_ns,
@@ -110,8 +110,8 @@ pub(super) fn fast(ctx: &Ctx, abs: &Path, n: u64) -> std::io::Result<Tail> {
 }
 
 /// Remembers what the forward pass learned, unless the file changed under it.
-pub(super) fn remember(p: Pending, abs: &Path, scan: &lines::Scan) {
-    let same = std::fs::metadata(abs).map(|m| Key::of(&m) == p.key);
+pub(super) fn remember(p: Pending, src: &Content, scan: &lines::Scan) {
+    let same = src.metadata().map(|m| Key::of(&m) == p.key);
     if matches!(same, Ok(true)) && scan.size == p.key.size {
         p.cache.put(
             &p.key,
