@@ -3,7 +3,9 @@
 
 use crate::handler;
 use crate::protocol::correspondence;
-use crate::protocol::registry::{CommandSpec, field, global_options_compact, global_options_full};
+use crate::protocol::registry::{
+    CommandSpec, Effects, field, global_options_compact, global_options_full,
+};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
 use crate::registry;
 use crate::workspace::Ctx;
@@ -41,6 +43,7 @@ pub const SCHEMA: CommandSpec = CommandSpec {
     writes: false,
     tx: false,
     workspace: false,
+    effects: Effects::NONE,
     run: handler!(SchemaArgs, run_schema),
 };
 

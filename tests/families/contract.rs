@@ -219,3 +219,66 @@ fn shared_flag_groups_have_one_help() {
     }
     assert_eq!(help.len(), 2);
 }
+
+/// Effects are declared once, in each spec (`CommandSpec::effects`): the AOI
+/// manifest and the MCP annotations say the same of every command, and no name
+/// list beside the specs decides them.
+#[test]
+fn effects_are_declared_once_and_read_alike() {
+    use std::io::Write;
+    let env = TestEnv::new();
+    let caps = env.run(&["capabilities"]);
+    let mut child = env
+        .command(&["mcp", "--root", "."])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn aitools mcp");
+    let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}}}"#;
+    {
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin.write_all(list.as_bytes()).expect("write");
+        stdin.write_all(b"\n").expect("write");
+    }
+    let out = child.wait_with_output().expect("wait");
+    let reply: Value = serde_json::from_slice(&out.stdout).expect("one JSON-RPC reply");
+    let tools = reply["result"]["tools"].as_array().expect("tools");
+    let mut checked = 0;
+    for c in caps.json["commands"].as_array().expect("commands") {
+        let name = c["name"].as_str().unwrap_or_default();
+        let Some(t) = tools
+            .iter()
+            .find(|t| t["name"] == name.replace([' ', '-'], "_"))
+        else {
+            assert_eq!(name, "mcp", "no tool for {name}");
+            continue;
+        };
+        let a = &t["annotations"];
+        assert_eq!(a["readOnlyHint"], c["read_only"], "{name}");
+        assert_eq!(c["requires_confirm"], c["destructive"], "{name}");
+        if c["destructive"] == true {
+            assert_eq!(a["destructiveHint"], true, "{name}");
+        }
+        checked += 1;
+    }
+    assert!(checked > 60, "{checked}");
+    let cmd = |n: &str| {
+        caps.json["commands"]
+            .as_array()
+            .and_then(|a| a.iter().find(|c| c["name"] == n).cloned())
+            .unwrap_or_default()
+    };
+    for (n, read_only, destructive) in [
+        ("read", true, false),
+        ("run", false, false),
+        ("tx begin", false, false),
+        ("delete", false, true),
+        ("gc", false, true),
+        ("tx abort", false, true),
+    ] {
+        assert_eq!(cmd(n)["read_only"], read_only, "{n}");
+        assert_eq!(cmd(n)["destructive"], destructive, "{n}");
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    assert!(!root.join("data/aoi-destructive.txt").exists());
+}

@@ -3,7 +3,7 @@
 
 use super::file::{self, JsonFile};
 use crate::handler;
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, code, shell, values};
 use crate::store::view;
 use crate::text::json_doc::{self, Kind, Node};
@@ -79,6 +79,7 @@ pub const GET: CommandSpec = CommandSpec {
     writes: false,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(GetArgs, get),
 };
 
@@ -269,6 +270,7 @@ pub const SELECT: CommandSpec = CommandSpec {
     writes: false,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(SelectArgs, select),
 };
 

@@ -4,7 +4,7 @@
 
 use super::file::{self, JsonFile};
 use crate::handler;
-use crate::protocol::registry::CommandSpec;
+use crate::protocol::registry::{CommandSpec, Effects};
 use crate::protocol::{CmdError, Output, Repair, code, shell};
 use crate::store::guard;
 use crate::store::write::{self, Change, WriteOptions};
@@ -281,6 +281,7 @@ pub const SET: CommandSpec = CommandSpec {
     writes: true,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(SetArgs, set),
 };
 
@@ -337,6 +338,7 @@ pub const DELETE: CommandSpec = CommandSpec {
     writes: true,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(DeleteArgs, delete),
 };
 
@@ -379,6 +381,7 @@ pub const MERGE: CommandSpec = CommandSpec {
     writes: true,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(DocArgs, merge),
 };
 
@@ -497,6 +500,7 @@ pub const PATCH: CommandSpec = CommandSpec {
     writes: true,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(DocArgs, patch),
 };
 
@@ -632,6 +636,7 @@ pub const FMT: CommandSpec = CommandSpec {
     writes: true,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(FmtArgs, fmt),
 };
 

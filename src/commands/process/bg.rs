@@ -6,7 +6,7 @@
 use super::output;
 use super::run::{compile_grep, not_started};
 use crate::handler;
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, error, shell, values};
 use crate::store::state_dir;
 use crate::workspace::Ctx;
@@ -175,6 +175,7 @@ pub const START: CommandSpec = CommandSpec {
     writes: false,
     tx: false,
     workspace: true,
+    effects: Effects::SIDE,
     run: handler!(StartArgs, start),
 };
 
@@ -306,6 +307,7 @@ pub const LOGS: CommandSpec = CommandSpec {
     writes: false,
     tx: false,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(LogsArgs, logs),
 };
 
@@ -443,6 +445,7 @@ pub const STATUS: CommandSpec = CommandSpec {
     writes: false,
     tx: false,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(StatusArgs, status),
 };
 
@@ -517,6 +520,7 @@ pub const STOP: CommandSpec = CommandSpec {
     writes: false,
     tx: false,
     workspace: true,
+    effects: Effects::SIDE,
     run: handler!(StopArgs, stop),
 };
 

@@ -12,7 +12,7 @@
 
 use super::{ScanArgs, Skipped, chars, scan_error, show, skipped_list, starts};
 use crate::handler;
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Output, Repair, code, redact, shell};
 use crate::text::MAX_LINE_BYTES;
 use crate::workspace::Ctx;
@@ -184,6 +184,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     writes: false,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(SearchArgs, run),
 };
 
