@@ -199,6 +199,7 @@ fn shared_flag_groups_have_one_help() {
     let env = TestEnv::new();
     let all = env.run(&["schema", "--all", "--full"]);
     let mut help: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut pattern_takers: BTreeSet<String> = BTreeSet::new();
     for c in all.json["commands"].as_array().expect("commands") {
         let writes = c["writes"].as_bool().unwrap_or(false);
         for a in c["args"].as_array().into_iter().flatten() {
@@ -206,19 +207,51 @@ fn shared_flag_groups_have_one_help() {
             // --dry-run of a write; recover and gc report what they would do, tx
             // commit checks for conflicts: their --dry-run says so.
             let own = ["recover", "tx commit"].contains(&c["name"].as_str().unwrap_or(""));
-            if (n == "--dry-run" && writes && !own) || n == "--expect-hash" {
+            let pattern = PATTERN_FLAGS.iter().any(|(f, _)| *f == n);
+            if (n == "--dry-run" && writes && !own) || n == "--expect-hash" || pattern {
                 let text: &Value = &a["description"];
+                let short = a["short"].as_str().unwrap_or("none");
                 help.entry(n.to_string())
                     .or_default()
-                    .insert(text.as_str().unwrap_or_default().to_string());
+                    .insert(format!("{short} {}", text.as_str().unwrap_or_default()));
+                if pattern {
+                    pattern_takers.insert(c["name"].as_str().unwrap_or_default().to_string());
+                }
             }
         }
     }
     for (flag, texts) in &help {
         assert_eq!(texts.len(), 1, "{flag} has several helps: {texts:?}");
     }
-    assert_eq!(help.len(), 2);
+    assert_eq!(help.len(), 2 + PATTERN_FLAGS.len());
+    // The pattern group (`protocol::args::Pattern`): every command taking a regex
+    // pattern has all of it, grep's short aliases included.
+    assert_eq!(
+        pattern_takers.into_iter().collect::<Vec<_>>(),
+        ["replace", "search"]
+    );
+    for (flag, short) in PATTERN_FLAGS {
+        let texts = &help[*flag];
+        let text = texts.iter().next().map(String::as_str).unwrap_or_default();
+        assert!(text.starts_with(&format!("{short} ")), "{flag}: {text}");
+    }
+    let replace = env.run(&["schema", "replace"]);
+    let shorts: Vec<&str> = replace.json["commands"][0]["args"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|a| a["short"].as_str())
+        .collect();
+    assert_eq!(shorts, ["-F", "-i", "-w"], "{}", replace.json["args"]);
 }
+
+/// The pattern group's flags and their short aliases (`none`: no alias).
+const PATTERN_FLAGS: &[(&str, &str)] = &[
+    ("--fixed", "-F"),
+    ("--ignore-case", "-i"),
+    ("--word", "-w"),
+    ("--multiline", "none"),
+];
 
 /// Effects are declared once, in each spec (`CommandSpec::effects`): the AOI
 /// manifest and the MCP annotations say the same of every command, and no name
