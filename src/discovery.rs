@@ -39,7 +39,7 @@ pub const SCHEMA: CommandSpec = CommandSpec {
             "The options every command accepts (--root, --lock-timeout), as args: in the list and with --full.",
         ),
     ],
-    error_codes: &[code::NOT_FOUND, code::ARGUMENT_INVALID],
+    error_codes: &[code::ARGUMENT_INVALID],
     writes: false,
     tx: false,
     workspace: false,

@@ -17,7 +17,6 @@ const READ_CODES: &[&str] = &[
     code::NOT_FOUND,
     code::SYNTAX_ERROR,
     code::NOT_UTF8,
-    code::UNSUPPORTED_FORMAT,
     code::NOT_A_FILE,
     code::BUSY,
     code::IO,

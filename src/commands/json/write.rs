@@ -14,16 +14,11 @@ use crate::workspace::boundary::Final;
 use crate::workspace::input::{self, InputLimit};
 use clap::Args;
 
-const JSON_WRITE_CODES: &[&str] = crate::write_error_codes![
-    code::NOT_UTF8,
-    code::UNSUPPORTED_FORMAT,
-    code::SYNTAX_ERROR,
-    code::TOO_LARGE,
-];
+const JSON_WRITE_CODES: &[&str] =
+    crate::write_error_codes![code::NOT_UTF8, code::SYNTAX_ERROR, code::TOO_LARGE,];
 const PATCH_CODES: &[&str] = crate::write_error_codes![
     code::NOT_UTF8,
     code::NO_MATCH,
-    code::UNSUPPORTED_FORMAT,
     code::SYNTAX_ERROR,
     code::TOO_LARGE,
 ];
