@@ -3,7 +3,9 @@
 
 use crate::handler;
 use crate::protocol::correspondence;
-use crate::protocol::registry::{CommandSpec, field, global_options_compact, global_options_full};
+use crate::protocol::registry::{
+    CommandSpec, Effects, field, global_options_compact, global_options_full,
+};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
 use crate::registry;
 use crate::workspace::Ctx;
@@ -37,10 +39,11 @@ pub const SCHEMA: CommandSpec = CommandSpec {
             "The options every command accepts (--root, --lock-timeout), as args: in the list and with --full.",
         ),
     ],
-    error_codes: &[code::NOT_FOUND, code::ARGUMENT_INVALID],
+    error_codes: &[code::ARGUMENT_INVALID],
     writes: false,
     tx: false,
     workspace: false,
+    effects: Effects::NONE,
     run: handler!(SchemaArgs, run_schema),
 };
 
@@ -114,30 +117,55 @@ pub fn command_list() -> Json {
 /// What a group stands for in `aitools --help`, where its subcommands share one
 /// line; a group not listed here shows its first subcommand's summary.
 const GROUPS: &[(&str, &str)] = &[
-    ("code", "Definitions: where, uses."),
-    ("feedback", "Report problems with aitools."),
-    ("tx", "Stage writes, commit them as one op."),
-    ("json", "Read and edit JSON by pointer (jq)."),
-    ("git", "Read-only git."),
-    ("bg", "Programs that outlive the call."),
+    ("code", "Definitions: where, uses"),
+    ("feedback", "Report aitools problems"),
+    ("tx", "Stage writes, commit as one op"),
+    ("json", "Read and edit JSON by pointer (jq)"),
+    ("git", "Read-only git"),
+    ("bg", "Programs that outlive the call"),
 ];
 
-/// `aitools --help`'s list: one line per command, `NAME  SUMMARY`; a group's
-/// subcommands share one line, `GROUP SUB1|SUB2|...  SUMMARY` (`aitools schema
-/// <group>` details them), so the first answer an agent reads stays small.
+/// Top-level commands `aitools --help` shows on one line, `A|B|C  SUMMARY`, like a
+/// group's subcommands: their shell habits say what each does, and `aitools
+/// schema A` details it. A command in no bundle has its own line.
+const BUNDLES: &[(&[&str], &str)] = &[
+    (
+        &["delete", "move", "copy", "mkdir", "chmod", "link", "touch"],
+        "File ops (rm, mv, cp, mkdir -p, chmod, ln -s, touch)",
+    ),
+    (
+        &["history", "undo", "recover", "gc"],
+        "Journaled writes: list, undo, recover, prune",
+    ),
+];
+
+/// `aitools --help`'s list: one line per command, `NAME  SUMMARY` (without its
+/// final period); a group's subcommands share one line, `GROUP SUB1|SUB2|...
+/// SUMMARY` (`aitools schema <group>` details them), and so do a `BUNDLES` row's
+/// commands, so the first answer an agent reads stays small.
 pub fn help_list() -> Json {
     let mut out: Vec<Json> = Vec::new();
     let mut seen: Vec<&str> = Vec::new();
+    let line = |words: String, summary: &str| {
+        Json::str(format!("{words}  {}", summary.trim_end_matches('.')))
+    };
     for spec in registry::all() {
-        // AOI discovery commands: consumers find them by the seed's names.
-        if crate::aoi::commands::COMMANDS
+        // AOI discovery commands: consumers find them by the seed's names; `mcp`
+        // is started by a host (the `mcp` skill says how), not called.
+        let aoi = crate::aoi::commands::COMMANDS
             .iter()
-            .any(|c| c.name == spec.name)
-        {
+            .any(|c| c.name == spec.name);
+        if aoi || spec.name == crate::mcp::SPEC.name {
+            continue;
+        }
+        if let Some((names, summary)) = BUNDLES.iter().find(|(n, _)| n.contains(&spec.name)) {
+            if names.first() == Some(&spec.name) {
+                out.push(line(names.join("|"), summary));
+            }
             continue;
         }
         let Some((group, _)) = spec.name.split_once(' ') else {
-            out.push(Json::str(format!("{}  {}", spec.name, spec.summary)));
+            out.push(line(spec.name.to_string(), spec.summary));
             continue;
         };
         if seen.contains(&group) {
@@ -159,7 +187,7 @@ pub fn help_list() -> Json {
             .iter()
             .filter_map(|s| s.name.split_once(' ').map(|(_, w)| w))
             .collect();
-        out.push(Json::str(format!("{group} {}  {summary}", words.join("|"))));
+        out.push(line(format!("{group} {}", words.join("|")), summary));
     }
     Json::Arr(out)
 }

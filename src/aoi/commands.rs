@@ -7,7 +7,7 @@
 
 use super::table;
 use crate::handler;
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, code};
 use crate::registry;
 use crate::workspace::Ctx;
@@ -46,6 +46,7 @@ pub const CAPABILITIES: CommandSpec = CommandSpec {
     writes: false,
     tx: false,
     workspace: false,
+    effects: Effects::NONE,
     run: handler!(CapabilitiesArgs, run_capabilities),
 };
 
@@ -65,6 +66,7 @@ pub const DOCTOR: CommandSpec = CommandSpec {
     writes: false,
     tx: false,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(DoctorArgs, run_doctor),
 };
 
@@ -92,21 +94,6 @@ pub fn event_types(spec: &CommandSpec) -> Vec<String> {
     }
     v
 }
-
-/// Commands that are not writes of the tree but are not read-only either.
-const SIDE_EFFECTS: &[&str] = &[
-    "run",
-    "bg start",
-    "bg stop",
-    "batch",
-    "tx begin",
-    "tx drop",
-    "tx abort",
-    "tx rebase",
-    "feedback create",
-    "feedback transition",
-    "gc",
-];
 
 /// The manifest (seed section 17).
 pub fn capabilities() -> Json {
@@ -139,11 +126,9 @@ pub fn capabilities() -> Json {
         .map(|spec| {
             let mut c = Json::obj();
             c.push("name", Json::str(spec.name));
-            // Commands outside the write protocol that still change something:
-            // programs run, processes started or stopped, tx and feedback records.
-            let acts = spec.writes || SIDE_EFFECTS.contains(&spec.name);
-            c.push("read_only", Json::Bool(!acts));
-            let destructive = table::destructive(spec.name);
+            // Declared in the spec (`CommandSpec::effects`).
+            c.push("read_only", Json::Bool(spec.read_only()));
+            let destructive = spec.effects.destructive;
             c.push("destructive", Json::Bool(destructive));
             c.push("requires_confirm", Json::Bool(destructive));
             c.push("supports_dry_run", Json::Bool(has_arg(spec, "dry_run")));

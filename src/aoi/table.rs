@@ -1,11 +1,10 @@
 //! The AOI data tables, compiled in: each aitools error code's category, retry
 //! disposition and exit code in this mode (`data/aoi-categories.tsv`), which answer
-//! lists become which domain events (`data/aoi-events.tsv`), and which commands are
-//! destructive (`data/aoi-destructive.txt`).
+//! lists become which domain events (`data/aoi-events.tsv`), and, from the
+//! registry, which commands are destructive (`CommandSpec::effects`).
 
 const CATEGORIES: &str = include_str!("../../data/aoi-categories.tsv");
 const EVENTS: &str = include_str!("../../data/aoi-events.tsv");
-const DESTRUCTIVE: &str = include_str!("../../data/aoi-destructive.txt");
 
 /// The seed's closed category enum (section 9.2).
 pub const CATEGORY_NAMES: &[&str] = &[
@@ -97,11 +96,9 @@ pub fn events_of(command: &str, writes: bool) -> Vec<EventRow> {
 
 /// Whether a command is destructive: in this mode it runs only with `--confirm`
 /// (or as a `--dry-run` plan).
+/// Declared in the command's spec (`Effects::destructive`).
 pub fn destructive(command: &str) -> bool {
-    DESTRUCTIVE
-        .lines()
-        .map(str::trim)
-        .any(|l| !l.starts_with('#') && l == command)
+    crate::registry::find(command).is_some_and(|s| s.effects.destructive)
 }
 
 #[cfg(test)]
@@ -146,16 +143,13 @@ mod tests {
     }
 
     #[test]
-    fn event_rows_and_destructive_names_are_commands() {
+    fn event_rows_name_commands() {
         for r in event_rows() {
             assert!(
                 r.command == "@writes" || crate::registry::find(r.command).is_some(),
                 "{}",
                 r.command
             );
-        }
-        for l in DESTRUCTIVE.lines().filter(|l| !l.starts_with('#')) {
-            assert!(crate::registry::find(l.trim()).is_some(), "{l}");
         }
     }
 }

@@ -7,7 +7,7 @@
 //! stdout itself: `dispatch` hands it a reader and a writer.
 
 use crate::protocol::envelope;
-use crate::protocol::registry::CommandSpec;
+use crate::protocol::registry::{CommandSpec, Effects};
 use crate::protocol::{CmdError, Output, Repair, code};
 use crate::workspace::Ctx;
 use serde_json::{Map, Value, json};
@@ -38,22 +38,6 @@ pub const RESULT_LIMIT: usize = 100_000;
 /// The tool (not a registry command) that hands out the rest of a cut result.
 pub const MORE_TOOL: &str = "more";
 
-/// Commands that only add (a new directory, a new tx): not destructive.
-const ADDITIVE: &[&str] = &["mkdir", "tx begin", "feedback create"];
-/// Writes that leave the same state when repeated with the same arguments.
-const IDEMPOTENT_WRITES: &[&str] = &["mkdir", "chmod", "write"];
-/// Registry commands that change state outside the files without `writes`
-/// (a tx, feedback): not read-only, though they touch no workspace file.
-const STATEFUL: &[&str] = &[
-    "tx begin",
-    "tx drop",
-    "tx abort",
-    "tx rebase",
-    "feedback create",
-    "feedback transition",
-    "batch",
-];
-
 #[derive(clap::Args)]
 pub struct McpArgs {}
 
@@ -67,6 +51,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     writes: false,
     tx: false,
     workspace: false,
+    effects: Effects::NONE,
     run: crate::handler!(McpArgs, run_as_command),
 };
 

@@ -2,7 +2,7 @@
 //! `outputSchema` and annotations read off its clap arguments and spec, and a
 //! `tools/call`'s arguments turned back into an argv.
 
-use super::{ADDITIVE, IDEMPOTENT_WRITES, MORE_TOOL, STATEFUL};
+use super::MORE_TOOL;
 use crate::protocol::registry::{CommandSpec, is_global_arg};
 use crate::registry;
 use clap::ArgAction;
@@ -209,15 +209,17 @@ pub fn output_schema(spec: &CommandSpec) -> Value {
 
 /// `readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`.
 pub fn annotations(spec: &CommandSpec) -> Value {
-    let read_only = !spec.writes && !STATEFUL.contains(&spec.name);
+    // Declared in the spec (`CommandSpec::effects`), like the AOI manifest's.
+    let read_only = spec.read_only();
     let mut a = json!({
         "title": title(spec),
         "readOnlyHint": read_only,
         "openWorldHint": false,
     });
     if !read_only {
-        a["destructiveHint"] = Value::Bool(spec.writes && !ADDITIVE.contains(&spec.name));
-        a["idempotentHint"] = Value::Bool(IDEMPOTENT_WRITES.contains(&spec.name));
+        let e = spec.effects;
+        a["destructiveHint"] = Value::Bool(e.destructive || (spec.writes && !e.additive));
+        a["idempotentHint"] = Value::Bool(e.idempotent);
     } else {
         a["idempotentHint"] = Value::Bool(true);
     }

@@ -21,6 +21,24 @@ pub struct DryRun {
     pub dry_run: bool,
 }
 
+/// How a regex pattern matches, for every command that takes one (`search`,
+/// `replace`); the grep-habit short aliases are declared here once.
+#[derive(Args, Debug, Clone, Default)]
+pub struct Pattern {
+    /// Treat the pattern as literal text.
+    #[arg(long, short = 'F')]
+    pub fixed: bool,
+    /// Case-insensitive matching (Unicode simple case folding).
+    #[arg(long, short = 'i')]
+    pub ignore_case: bool,
+    /// Match only at word boundaries (the pattern is wrapped in \b(?:...)\b).
+    #[arg(long, short = 'w')]
+    pub word: bool,
+    /// Let matches span lines (each file is matched as one buffer); . still excludes newlines unless (?s).
+    #[arg(long)]
+    pub multiline: bool,
+}
+
 /// The options every command accepts, declared here once: the clap tree adds them
 /// (global, so they go before or after the command words), dispatch reads them back
 /// with `from_arg_matches`, `schema` and `--help` show them, and argv rewriting

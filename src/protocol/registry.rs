@@ -40,7 +40,43 @@ pub struct CommandSpec {
     pub tx: bool,
     /// Needs the workspace (root, recovery). `schema` and friends do not.
     pub workspace: bool,
+    /// What the command changes besides a `writes` command's files: the AOI
+    /// manifest, the MCP annotations and `--confirm` in the jsonl mode read it.
+    pub effects: Effects,
     pub run: Handler,
+}
+
+/// A command's effects beyond `writes`, declared in its spec (most say
+/// `Effects::NONE`; the others `Effects { destructive: true, ..Effects::SIDE }`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Effects {
+    /// Changes something outside the write protocol (runs a program, starts or
+    /// stops a process, keeps a tx or feedback record, deletes old state): not
+    /// read-only although `writes` is false.
+    pub side_effects: bool,
+    /// Only adds something new (a directory, a tx, a feedback record): never
+    /// replaces or removes (MCP `destructiveHint: false`).
+    pub additive: bool,
+    /// The same call again leaves the same state (MCP `idempotentHint`).
+    pub idempotent: bool,
+    /// Destroys what an agent may still want: with `--output jsonl` it runs only
+    /// with `--confirm` (or as a `--dry-run` plan).
+    pub destructive: bool,
+}
+
+impl Effects {
+    /// A read, or a write whose only effect is its journaled change.
+    pub const NONE: Effects = Effects {
+        side_effects: false,
+        additive: false,
+        idempotent: false,
+        destructive: false,
+    };
+    /// Side effects outside the write protocol, nothing more said.
+    pub const SIDE: Effects = Effects {
+        side_effects: true,
+        ..Effects::NONE
+    };
 }
 
 /// Builds a `Handler` from an args type and a `fn(&Ctx, &Args) -> Result<Output, CmdError>`.
@@ -475,6 +511,12 @@ impl CommandSpec {
             Json::str(format!("aitools schema {} --full", self.name)),
         );
         obj
+    }
+
+    /// Changes nothing: neither a write nor a side effect (AOI `read_only`, MCP
+    /// `readOnlyHint`).
+    pub fn read_only(&self) -> bool {
+        !self.writes && !self.effects.side_effects
     }
 
     /// `{name, summary}`.

@@ -3,6 +3,7 @@
 mod agent;
 mod agent_examples;
 mod aoi;
+mod codes;
 mod conformance;
 mod containment;
 mod contract;

@@ -4,7 +4,7 @@
 
 use super::feedback_store::{self as fs, Context, Entry, STATUSES, TYPES};
 use crate::handler;
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Output, Repair, code, redact, shell, time};
 use crate::workspace::Ctx;
 use clap::Args;
@@ -77,6 +77,10 @@ pub const CREATE: CommandSpec = CommandSpec {
     writes: false,
     tx: false,
     workspace: false,
+    effects: Effects {
+        additive: true,
+        ..Effects::SIDE
+    },
     run: handler!(CreateArgs, create),
 };
 
@@ -109,6 +113,7 @@ pub const LIST: CommandSpec = CommandSpec {
     writes: false,
     tx: false,
     workspace: false,
+    effects: Effects::NONE,
     run: handler!(ListArgs, list),
 };
 
@@ -131,6 +136,7 @@ pub const SHOW: CommandSpec = CommandSpec {
     writes: false,
     tx: false,
     workspace: false,
+    effects: Effects::NONE,
     run: handler!(ShowArgs, show),
 };
 
@@ -155,6 +161,7 @@ pub const TRANSITION: CommandSpec = CommandSpec {
     writes: false,
     tx: false,
     workspace: false,
+    effects: Effects::SIDE,
     run: handler!(TransitionArgs, transition),
 };
 

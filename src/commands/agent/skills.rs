@@ -2,7 +2,7 @@
 //! come once, with `aitools --help`, never again with each skill.
 
 use crate::handler;
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, Repair, agent_docs, code};
 use crate::workspace::Ctx;
 use clap::Args;
@@ -35,6 +35,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     writes: false,
     tx: false,
     workspace: false,
+    effects: Effects::NONE,
     run: handler!(SkillsArgs, run),
 };
 

@@ -5,7 +5,7 @@ use super::common::{self, Target};
 use super::patch::{self, FilePatch};
 use crate::handler;
 use crate::protocol::args::Guard;
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
 use crate::store::guard;
 use crate::store::write::{self, Change, WriteRequest};
@@ -59,6 +59,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     writes: true,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(ApplyArgs, run),
 };
 

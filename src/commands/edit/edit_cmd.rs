@@ -5,7 +5,7 @@
 use super::common::{self, SelectorArgs, Target};
 use super::matching::{self, Miss, Strategy};
 use crate::handler;
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
 use crate::store::guard;
 use crate::store::write::{self, Change, WriteRequest};
@@ -53,6 +53,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     writes: true,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(EditArgs, run),
 };
 

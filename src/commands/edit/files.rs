@@ -5,7 +5,7 @@
 use super::common;
 use crate::handler;
 use crate::protocol::args::{DryRun, Guard};
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, error, shell, time, values};
 use crate::store::guard::{self, ExpectHash};
 use crate::store::view::{self, Kind};
@@ -88,6 +88,10 @@ pub const DELETE: CommandSpec = CommandSpec {
     writes: true,
     tx: true,
     workspace: true,
+    effects: Effects {
+        destructive: true,
+        ..Effects::NONE
+    },
     run: handler!(DeleteArgs, delete),
 };
 
@@ -130,6 +134,7 @@ pub const MOVE: CommandSpec = CommandSpec {
     writes: true,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(MoveArgs, mv),
 };
 
@@ -261,6 +266,7 @@ pub const COPY: CommandSpec = CommandSpec {
     writes: true,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(CopyArgs, copy),
 };
 
@@ -437,6 +443,11 @@ pub const MKDIR: CommandSpec = CommandSpec {
     writes: true,
     tx: true,
     workspace: true,
+    effects: Effects {
+        additive: true,
+        idempotent: true,
+        ..Effects::NONE
+    },
     run: handler!(MkdirArgs, mkdir),
 };
 
@@ -482,6 +493,10 @@ pub const CHMOD: CommandSpec = CommandSpec {
     writes: true,
     tx: true,
     workspace: true,
+    effects: Effects {
+        idempotent: true,
+        ..Effects::NONE
+    },
     run: handler!(ChmodArgs, chmod),
 };
 
@@ -575,6 +590,7 @@ pub const LINK: CommandSpec = CommandSpec {
     writes: true,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(LinkArgs, link),
 };
 
@@ -652,6 +668,7 @@ pub const TOUCH: CommandSpec = CommandSpec {
     writes: true,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(TouchArgs, touch),
 };
 

@@ -4,7 +4,7 @@
 use super::common::{self, SelectorArgs};
 use super::edit_cmd::put_if_changed;
 use crate::handler;
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
 use crate::store::guard;
 use crate::store::write::{self, WriteRequest};
@@ -62,6 +62,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     writes: true,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(InsertArgs, run),
 };
 

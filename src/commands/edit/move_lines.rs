@@ -3,7 +3,7 @@
 
 use super::common::{self, SelectorArgs};
 use crate::handler;
-use crate::protocol::registry::CommandSpec;
+use crate::protocol::registry::{CommandSpec, Effects};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
 use crate::store::guard;
 use crate::store::write::{self, Change, WriteRequest};
@@ -52,6 +52,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     writes: true,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(MoveLinesArgs, run),
 };
 

@@ -7,7 +7,7 @@ use super::common::{self, SelectorArgs, Target};
 use super::edit_cmd::put_if_changed;
 use super::template::Template;
 use crate::handler;
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
 use crate::store::guard;
 use crate::store::write::{self, Change, WriteRequest};
@@ -25,18 +25,8 @@ pub struct ReplaceArgs {
     /// PATTERN REPLACEMENT [PATH...]; with --stdin, all are paths. Paths default to the working directory.
     #[arg(id = "pattern replacement [path...]", value_name = "ARG", num_args = 0..)]
     pub words: Vec<String>,
-    /// PATTERN is a literal string.
-    #[arg(long)]
-    pub fixed: bool,
-    /// Case-insensitive match.
-    #[arg(long)]
-    pub ignore_case: bool,
-    /// Match whole words only.
-    #[arg(long)]
-    pub word: bool,
-    /// Match across lines; . still excludes newlines unless (?s).
-    #[arg(long)]
-    pub multiline: bool,
+    #[command(flatten)]
+    pub matching: crate::protocol::args::Pattern,
     /// Only each file's Nth match.
     #[arg(long, value_name = "N")]
     pub nth: Option<String>,
@@ -88,6 +78,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     writes: true,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(ReplaceArgs, run),
 };
 
@@ -205,16 +196,16 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
     if pattern.is_empty() {
         return Err(CmdError::invalid_argument(cmd, "The pattern is empty."));
     }
-    let mut source = if args.fixed {
+    let mut source = if args.matching.fixed {
         regex::escape(&pattern)
     } else {
         pattern.clone()
     };
-    if args.word {
+    if args.matching.word {
         source = format!(r"\b(?:{source})\b");
     }
     let re = RegexBuilder::new(&source)
-        .case_insensitive(args.ignore_case)
+        .case_insensitive(args.matching.ignore_case)
         .multi_line(true)
         .crlf(true)
         .size_limit(64 << 20)
@@ -244,7 +235,7 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
     let replacer = Replacer {
         re,
         template,
-        multiline: args.multiline,
+        multiline: args.matching.multiline,
         nth,
     };
     let path_args = if path_args.is_empty() {
@@ -262,7 +253,7 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
 
     // The same pattern over bytes: which skipped binary or non-UTF-8 files hold it.
     let bytes_re = regex::bytes::RegexBuilder::new(&source)
-        .case_insensitive(args.ignore_case)
+        .case_insensitive(args.matching.ignore_case)
         .multi_line(true)
         .crlf(true)
         .size_limit(64 << 20)

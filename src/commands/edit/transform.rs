@@ -5,7 +5,7 @@
 use super::common::{self, SelectorArgs};
 use super::edit_cmd::put_if_changed;
 use crate::handler;
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, code};
 use crate::store::guard;
 use crate::store::write::{self, WriteRequest};
@@ -88,6 +88,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     writes: true,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(TransformArgs, run),
 };
 

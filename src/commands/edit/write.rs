@@ -3,7 +3,7 @@
 
 use crate::handler;
 use crate::protocol::args::Guard;
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
 use crate::store::write::{self, Change, WriteRequest};
 use crate::store::{guard, view};
@@ -56,6 +56,10 @@ pub const SPEC: CommandSpec = CommandSpec {
     writes: true,
     tx: true,
     workspace: true,
+    effects: Effects {
+        idempotent: true,
+        ..Effects::NONE
+    },
     run: handler!(WriteArgs, run),
 };
 

@@ -3,7 +3,7 @@
 
 use super::git;
 use crate::handler;
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Output, code, shell, values};
 use crate::workspace::Ctx;
 use clap::Args;
@@ -54,6 +54,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     writes: false,
     tx: false,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(StatusArgs, run),
 };
 

@@ -3,7 +3,7 @@
 //! running the project.
 
 use crate::handler;
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
 use crate::store::view;
 use crate::text::{lang, syntax};
@@ -48,6 +48,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     writes: false,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(CheckArgs, run),
 };
 

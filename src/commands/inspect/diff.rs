@@ -2,7 +2,7 @@
 //! directories, or show every change of a journal op with its full diff.
 
 use crate::handler;
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Output, Repair, code, shell};
 use crate::store::journal::{EntryChange, State};
 use crate::store::{blobs, state_dir, undo, view};
@@ -90,6 +90,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     writes: false,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(DiffArgs, run),
 };
 

@@ -2,7 +2,7 @@
 //! `stat`, `wc`, `file`, `realpath` and `sha256sum` replacement), from one pass.
 
 use crate::handler;
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, code, error, time};
 use crate::store::files::{Content, Found, Metadata};
 use crate::store::journal::State;
@@ -104,6 +104,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     writes: false,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(InfoArgs, run),
 };
 

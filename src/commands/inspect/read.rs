@@ -5,7 +5,7 @@
 //! command that continues it.
 
 use crate::handler;
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::values::{self, LineRange};
 use crate::protocol::{CmdError, Json, Output, Repair, code, error, redact, shell};
 use crate::store::files::{Content, File, Found};
@@ -157,6 +157,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     writes: false,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(ReadArgs, run),
 };
 

@@ -2,7 +2,7 @@
 //! also applies when the blobs grow over budget (see `store::gc`).
 
 use crate::handler;
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, code, values};
 use crate::store::{gc, lock, recovery, state_dir};
 use crate::workspace::Ctx;
@@ -36,6 +36,10 @@ pub const SPEC: CommandSpec = CommandSpec {
     writes: false,
     tx: false,
     workspace: true,
+    effects: Effects {
+        destructive: true,
+        ..Effects::SIDE
+    },
     run: handler!(GcArgs, run),
 };
 

@@ -2,7 +2,7 @@
 //! Reads the journal backwards from its end and takes no lock.
 
 use crate::handler;
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Output, code, shell};
 use crate::store::journal::{self, Entry, ReverseLines};
 use crate::store::state_dir;
@@ -41,6 +41,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     writes: false,
     tx: false,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(HistoryArgs, run),
 };
 

@@ -2,7 +2,7 @@
 //! their cause is fixed), or set one aside without running it.
 
 use crate::handler;
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, code};
 use crate::store::recovery;
 use crate::workspace::Ctx;
@@ -50,6 +50,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     writes: true,
     tx: false,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(RecoverArgs, run),
 };
 

@@ -3,7 +3,7 @@
 
 use crate::handler;
 use crate::protocol::args::DryRun;
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Output, code};
 use crate::store::write::{self, WriteRequest};
 use crate::store::{state_dir, undo};
@@ -48,6 +48,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     writes: true,
     tx: false,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(UndoArgs, run),
 };
 

@@ -3,7 +3,7 @@
 
 use super::file::{self, JsonFile};
 use crate::handler;
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, code, shell, values};
 use crate::store::view;
 use crate::text::json_doc::{self, Kind, Node};
@@ -17,7 +17,6 @@ const READ_CODES: &[&str] = &[
     code::NOT_FOUND,
     code::SYNTAX_ERROR,
     code::NOT_UTF8,
-    code::UNSUPPORTED_FORMAT,
     code::NOT_A_FILE,
     code::BUSY,
     code::IO,
@@ -79,6 +78,7 @@ pub const GET: CommandSpec = CommandSpec {
     writes: false,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(GetArgs, get),
 };
 
@@ -269,6 +269,7 @@ pub const SELECT: CommandSpec = CommandSpec {
     writes: false,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(SelectArgs, select),
 };
 

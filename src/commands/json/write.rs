@@ -4,7 +4,7 @@
 
 use super::file::{self, JsonFile};
 use crate::handler;
-use crate::protocol::registry::CommandSpec;
+use crate::protocol::registry::{CommandSpec, Effects};
 use crate::protocol::{CmdError, Output, Repair, code, shell};
 use crate::store::guard;
 use crate::store::write::{self, Change, WriteRequest};
@@ -14,16 +14,11 @@ use crate::workspace::boundary::Final;
 use crate::workspace::input::{self, InputLimit};
 use clap::Args;
 
-const JSON_WRITE_CODES: &[&str] = crate::write_error_codes![
-    code::NOT_UTF8,
-    code::UNSUPPORTED_FORMAT,
-    code::SYNTAX_ERROR,
-    code::TOO_LARGE,
-];
+const JSON_WRITE_CODES: &[&str] =
+    crate::write_error_codes![code::NOT_UTF8, code::SYNTAX_ERROR, code::TOO_LARGE,];
 const PATCH_CODES: &[&str] = crate::write_error_codes![
     code::NOT_UTF8,
     code::NO_MATCH,
-    code::UNSUPPORTED_FORMAT,
     code::SYNTAX_ERROR,
     code::TOO_LARGE,
 ];
@@ -275,6 +270,7 @@ pub const SET: CommandSpec = CommandSpec {
     writes: true,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(SetArgs, set),
 };
 
@@ -331,6 +327,7 @@ pub const DELETE: CommandSpec = CommandSpec {
     writes: true,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(DeleteArgs, delete),
 };
 
@@ -373,6 +370,7 @@ pub const MERGE: CommandSpec = CommandSpec {
     writes: true,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(DocArgs, merge),
 };
 
@@ -491,6 +489,7 @@ pub const PATCH: CommandSpec = CommandSpec {
     writes: true,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(DocArgs, patch),
 };
 
@@ -626,6 +625,7 @@ pub const FMT: CommandSpec = CommandSpec {
     writes: true,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(FmtArgs, fmt),
 };
 

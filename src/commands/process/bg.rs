@@ -6,7 +6,7 @@
 use super::output;
 use super::run::{compile_grep, not_started};
 use crate::handler;
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, error, shell, values};
 use crate::store::files::{Durable, File, OwnDir, is_executable};
 use crate::workspace::Ctx;
@@ -178,6 +178,7 @@ pub const START: CommandSpec = CommandSpec {
     writes: false,
     tx: false,
     workspace: true,
+    effects: Effects::SIDE,
     run: handler!(StartArgs, start),
 };
 
@@ -302,6 +303,7 @@ pub const LOGS: CommandSpec = CommandSpec {
     writes: false,
     tx: false,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(LogsArgs, logs),
 };
 
@@ -441,6 +443,7 @@ pub const STATUS: CommandSpec = CommandSpec {
     writes: false,
     tx: false,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(StatusArgs, status),
 };
 
@@ -515,6 +518,7 @@ pub const STOP: CommandSpec = CommandSpec {
     writes: false,
     tx: false,
     workspace: true,
+    effects: Effects::SIDE,
     run: handler!(StopArgs, stop),
 };
 

@@ -5,7 +5,7 @@
 
 use super::output::{self, Window};
 use crate::handler;
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell, values};
 use crate::store::view;
 use crate::store::write::{self, Change, WriteRequest};
@@ -82,6 +82,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     writes: false,
     tx: false,
     workspace: true,
+    effects: Effects::SIDE,
     run: handler!(RunArgs, run),
 };
 

@@ -5,7 +5,7 @@ use super::bg;
 use super::output;
 use super::run::compile_grep;
 use crate::handler;
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell, values};
 use crate::store::files::Content;
 use crate::workspace::Ctx;
@@ -64,6 +64,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     writes: false,
     tx: false,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(WaitArgs, run),
 };
 

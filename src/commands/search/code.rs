@@ -4,7 +4,7 @@
 
 use super::{chars, scan_error, show, starts, with_limit};
 use crate::handler;
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Output, Repair, code, shell};
 use crate::store::view;
 use crate::text::lang::{self, Language};
@@ -101,6 +101,7 @@ pub const OUTLINE: CommandSpec = CommandSpec {
     writes: false,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(OutlineArgs, run_outline),
 };
 
@@ -129,6 +130,7 @@ pub const DEFS: CommandSpec = CommandSpec {
     writes: false,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(DefsArgs, run_defs),
 };
 
@@ -158,6 +160,7 @@ pub const REFS: CommandSpec = CommandSpec {
     writes: false,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(RefsArgs, run_refs),
 };
 

@@ -3,7 +3,7 @@
 
 use super::{ScanArgs, Skipped, chars, default_start, scan_error, show, skipped_list, with_limit};
 use crate::handler;
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Output, code, time, values};
 use crate::workspace::Ctx;
 use crate::workspace::scan::{self, Entry, Kind};
@@ -116,6 +116,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     writes: false,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(FindArgs, run),
 };
 

@@ -5,7 +5,7 @@
 
 use super::show;
 use crate::handler;
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Output, code};
 use crate::text::lang;
 use crate::workspace::scan::{self, Entry, Kind, ScanOptions};
@@ -74,6 +74,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     writes: false,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(OverviewArgs, run),
 };
 

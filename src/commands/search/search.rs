@@ -12,7 +12,7 @@
 
 use super::{ScanArgs, Skipped, chars, scan_error, show, skipped_list, starts};
 use crate::handler;
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Output, Repair, code, redact, shell};
 use crate::text::MAX_LINE_BYTES;
 use crate::workspace::Ctx;
@@ -66,24 +66,14 @@ pub struct SearchArgs {
     pub stdin: bool,
     #[command(flatten)]
     pub input_limit: crate::workspace::input::InputLimit,
-    /// Treat the pattern as literal text.
-    #[arg(long, short = 'F')]
-    pub fixed: bool,
-    /// Case-insensitive matching (Unicode simple case folding).
-    #[arg(long, short = 'i')]
-    pub ignore_case: bool,
-    /// Match only at word boundaries (the pattern is wrapped in \b(?:...)\b).
-    #[arg(long, short = 'w')]
-    pub word: bool,
+    #[command(flatten)]
+    pub matching: crate::protocol::args::Pattern,
     /// Match only whole lines.
     #[arg(long)]
     pub line_regexp: bool,
     /// Lines that do not match. Not with --output matches.
     #[arg(long, short = 'v')]
     pub invert: bool,
-    /// Let matches span lines; each file is matched as one buffer.
-    #[arg(long)]
-    pub multiline: bool,
     /// Lines shown around each selected line (at most 10; read --range shows more).
     #[arg(long, short = 'C', value_name = "N", default_value = "2")]
     pub context: usize,
@@ -184,6 +174,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     writes: false,
     tx: true,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(SearchArgs, run),
 };
 
@@ -299,19 +290,19 @@ fn compile(ctx: &Ctx, args: &SearchArgs, raw: &[String]) -> Result<Patterns, Cmd
     let mut wrapped = Vec::new();
     let mut each = Vec::new();
     for p in raw {
-        let mut w = if args.fixed {
+        let mut w = if args.matching.fixed {
             regex::escape(p)
         } else {
             p.clone()
         };
-        if args.word {
+        if args.matching.word {
             w = format!(r"\b(?:{w})\b");
         }
         if args.line_regexp {
             w = format!("^(?:{w})$");
         }
         let re = RegexBuilder::new(&w)
-            .case_insensitive(args.ignore_case)
+            .case_insensitive(args.matching.ignore_case)
             .multi_line(true)
             .crlf(true)
             .build()
@@ -329,18 +320,18 @@ fn compile(ctx: &Ctx, args: &SearchArgs, raw: &[String]) -> Result<Patterns, Cmd
             .join("|")
     };
     let combined = RegexBuilder::new(&combined_text)
-        .case_insensitive(args.ignore_case)
+        .case_insensitive(args.matching.ignore_case)
         .multi_line(true)
         .crlf(true)
         .build()
         .map_err(|e| syntax_error(ctx, &raw.join("|"), &e.to_string()))?;
     let mut b = RegexMatcherBuilder::new();
-    b.case_insensitive(args.ignore_case)
+    b.case_insensitive(args.matching.ignore_case)
         .multi_line(true)
         .crlf(true);
     // crlf() also sets a CRLF line terminator; the searcher works on LF lines,
     // and multiline matching must not have `\n` stripped from the pattern.
-    if args.multiline {
+    if args.matching.multiline {
         b.line_terminator(None);
     } else {
         b.line_terminator(Some(b'\n'));
@@ -366,7 +357,7 @@ fn searcher(args: &SearchArgs, before: usize, after: usize, named: bool) -> Sear
     SearcherBuilder::new()
         .binary_detection(binary)
         .line_number(true)
-        .multi_line(args.multiline)
+        .multi_line(args.matching.multiline)
         .invert_match(args.invert)
         .before_context(before)
         .after_context(after)
@@ -678,7 +669,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
                 }
                 let mut sink = MatchCollector {
                     pats: &pats,
-                    multi: args.multiline,
+                    multi: args.matching.multiline,
                     path: show(root, p),
                     skip,
                     remaining: args.limit - items.len() as u64,

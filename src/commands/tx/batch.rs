@@ -5,7 +5,7 @@
 
 use crate::handler;
 use crate::protocol::invoke::{Invoked, with_tx, without_tx};
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
 use crate::store::tx;
 use crate::workspace::Ctx;
@@ -60,6 +60,7 @@ pub const BATCH: CommandSpec = CommandSpec {
     writes: false,
     tx: false,
     workspace: true,
+    effects: Effects::SIDE,
     run: handler!(BatchArgs, batch),
 };
 

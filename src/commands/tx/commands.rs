@@ -2,7 +2,7 @@
 //! discard a transaction.
 
 use crate::handler;
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
 use crate::store::journal::State;
 use crate::store::tx::{self, Tx};
@@ -34,6 +34,10 @@ pub const BEGIN: CommandSpec = CommandSpec {
     writes: false,
     tx: false,
     workspace: true,
+    effects: Effects {
+        additive: true,
+        ..Effects::SIDE
+    },
     run: handler!(BeginArgs, begin),
 };
 
@@ -86,6 +90,7 @@ pub const STATUS: CommandSpec = CommandSpec {
     writes: false,
     tx: false,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(StatusArgs, status),
 };
 
@@ -236,6 +241,7 @@ pub const DIFF: CommandSpec = CommandSpec {
     writes: false,
     tx: false,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(DiffArgs, diff),
 };
 
@@ -361,6 +367,10 @@ pub const DROP: CommandSpec = CommandSpec {
     writes: false,
     tx: false,
     workspace: true,
+    effects: Effects {
+        destructive: true,
+        ..Effects::SIDE
+    },
     run: handler!(DropArgs, drop),
 };
 
@@ -434,6 +444,7 @@ pub const COMMIT: CommandSpec = CommandSpec {
     writes: true,
     tx: false,
     workspace: true,
+    effects: Effects::NONE,
     run: handler!(CommitArgs, commit),
 };
 
@@ -471,6 +482,10 @@ pub const ABORT: CommandSpec = CommandSpec {
     writes: false,
     tx: false,
     workspace: true,
+    effects: Effects {
+        destructive: true,
+        ..Effects::SIDE
+    },
     run: handler!(AbortArgs, abort),
 };
 

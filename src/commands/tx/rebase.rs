@@ -4,7 +4,7 @@
 
 use crate::handler;
 use crate::protocol::invoke::with_tx;
-use crate::protocol::registry::{CommandSpec, field};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
 use crate::store::tx::{self, PathEntry};
 use crate::store::{lock, state_dir, view};
@@ -36,6 +36,7 @@ pub const REBASE: CommandSpec = CommandSpec {
     writes: false,
     tx: false,
     workspace: true,
+    effects: Effects::SIDE,
     run: handler!(RebaseArgs, rebase),
 };
 

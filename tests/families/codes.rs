@@ -1,0 +1,456 @@
+//! Every declared error code can be returned: a table with, for each (command,
+//! declared code) pair of `aitools schema --all --full`, one call that answers
+//! it. The test runs every row (a fresh fixture repository each) and asserts the
+//! code, and asserts the table covers every declared pair, so a code declared
+//! without a call that triggers it fails here (`support::check_contract` already
+//! checks the converse: every code returned is declared).
+//!
+//! Shared codes are proven once per code, on one representative command, when
+//! every command that declares them reaches them through the same path:
+//! - `ANY_COMMAND`: a bad argument (the parser), the disk, the workspace lock, a
+//!   bug (the panic guard) — `ANY_COMMAND_CODES` in `protocol::registry`;
+//! - `WRITE_PROTOCOL`: what `writes: true` implies (the path's containment and
+//!   existence, the input's mask, `--expect-hash`): `WRITE_CODES` of the
+//!   registry, answered by `store::write` for every write, shared by writes only;
+//! - `environment.state-untrusted` (every `workspace: true` command: the state
+//!   directory is checked before the handler runs) and
+//!   `environment.recovery-pending` (every write: the store refuses before it
+//!   plans) — `CommandSpec::implied_codes`.
+//!
+//! A pair no row proves yet is in `UNCOVERED` (shrink-only: the test fails when
+//! a listed pair becomes covered, or is no longer declared, and when a new
+//! declared pair is neither covered nor listed).
+
+use crate::support::{TestEnv, declared};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::process::Child;
+
+const ANY_COMMAND: &[&str] = &[
+    "argument.invalid",
+    "environment.io",
+    "environment.busy",
+    "internal.unexpected",
+];
+const WRITE_PROTOCOL: &[&str] = &[
+    "input.not-found",
+    "refusal.outside-workspace",
+    "refusal.redacted-input",
+    "refusal.exists",
+    "refusal.not-a-file",
+    "refusal.target-changed",
+];
+const IMPLIED: &[&str] = &[
+    "environment.state-untrusted",
+    "environment.recovery-pending",
+];
+
+/// One call that answers `code` from `cmd`.
+struct Row {
+    cmd: &'static str,
+    code: &'static str,
+    argv: &'static [&'static str],
+    stdin: &'static str,
+    env: &'static [(&'static str, &'static str)],
+    /// Prepares the fixture; a process it returns is killed after the call.
+    setup: fn(&TestEnv) -> Option<Child>,
+}
+
+const fn r(cmd: &'static str, code: &'static str, argv: &'static [&'static str]) -> Row {
+    Row {
+        cmd,
+        code,
+        argv,
+        stdin: "",
+        env: &[],
+        setup: |_| None,
+    }
+}
+
+impl Row {
+    const fn stdin(mut self, s: &'static str) -> Row {
+        self.stdin = s;
+        self
+    }
+    const fn env(mut self, e: &'static [(&'static str, &'static str)]) -> Row {
+        self.env = e;
+        self
+    }
+    const fn setup(mut self, f: fn(&TestEnv) -> Option<Child>) -> Row {
+        self.setup = f;
+        self
+    }
+}
+
+/// The files every row starts from.
+fn fixture(env: &TestEnv) {
+    env.write("a.txt", "alpha\nbeta\nalpha\n");
+    env.write("c.json", "{\"a\": 1, \"b\": [{\"n\": 1}]}\n");
+    env.write("bad.json", "{\"a\": \n");
+    env.write("l1.txt", b"caf\xe9\n");
+    env.write("l1.json", b"caf\xe9\n");
+    env.write("bin.dat", b"a\0b\n");
+    env.write("dir/x.txt", "x\n");
+    env.write("src/lib.rs", "fn keep() {}\nfn keep() {}\n");
+    env.write("u.zzz", "x");
+    env.write("bin.rs", b"a\0b\n");
+}
+
+/// The state directory made group-writable: not trusted.
+fn untrusted_state(env: &TestEnv) -> Option<Child> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::Permissions::from_mode(0o777);
+    std::fs::set_permissions(env.state.path(), mode).expect("chmod");
+    None
+}
+
+/// The workspace lock held by another process for a few seconds.
+fn lock_held(env: &TestEnv) -> Option<Child> {
+    assert_eq!(env.run(&["write", "held.txt", "--content", "x"]).code, 0);
+    let lock = find_file(env.state.path(), "lock").expect("the workspace lock file");
+    let holder = std::process::Command::new("flock")
+        .args(["-x", &lock.to_string_lossy(), "sleep", "5"])
+        .spawn()
+        .expect("spawn flock");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    Some(holder)
+}
+
+/// A pending intent record that is not trusted (mode 0644): writes refuse.
+fn pending_record(env: &TestEnv) -> Option<Child> {
+    assert_eq!(env.run(&["write", "seed.txt", "--content", "x"]).code, 0);
+    let journal = find_file(env.state.path(), "journal.jsonl").expect("the journal");
+    let commit = journal
+        .parent()
+        .and_then(|d| d.parent())
+        .map(|d| d.join("commit"));
+    let commit = commit.filter(|d| d.is_dir()).expect("commit/");
+    std::fs::write(
+        commit.join("01AAAAAAAAAAAAAAAAAAAAAAAA.intent"),
+        "garbage\n",
+    )
+    .expect("plant");
+    None
+}
+
+/// A name longer than a file system allows (ENAMETOOLONG: environment.io).
+const LONG: &str = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+
+/// `u.zzz`'s and `src/lib.rs`'s hashes (position selectors need them).
+const U_HASH: &str = "2d711642b726b044";
+const LIB_HASH: &str = "7356847e7d1b7b80";
+
+/// No program on PATH: `git` is not found.
+const NO_PATH: &[(&str, &str)] = &[("PATH", "/nonexistent")];
+
+/// `a.txt` with a second name.
+fn hard_link(env: &TestEnv) -> Option<Child> {
+    std::fs::hard_link(env.path("a.txt"), env.path("h.txt")).expect("ln");
+    None
+}
+
+const ZERO_HASH: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
+fn find_file(dir: &std::path::Path, name: &str) -> Option<std::path::PathBuf> {
+    for e in std::fs::read_dir(dir).ok()?.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            if let Some(f) = find_file(&p, name) {
+                return Some(f);
+            }
+        } else if e.file_name() == name {
+            return Some(p);
+        }
+    }
+    None
+}
+
+#[rustfmt::skip]
+const ROWS: &[Row] = &[
+    // Shared: any command.
+    r("read", "argument.invalid", &["read", "a.txt", "--nosuch"]),
+    r("search", "internal.unexpected", &["search", "alpha"]).env(&[("AITOOLS_TEST_PANIC", "1")]),
+    r("write", "environment.busy", &["write", "b.txt", "--content", "x", "--lock-timeout", "100ms"]).setup(lock_held),
+    r("read", "environment.io", &["read", LONG]),
+    // Shared: implied by the spec's kind.
+    r("read", "environment.state-untrusted", &["read", "a.txt"]).setup(untrusted_state),
+    r("write", "environment.recovery-pending", &["write", "b.txt", "--content", "x"]).setup(pending_record),
+    // Shared: the write protocol.
+    r("write", "refusal.outside-workspace", &["write", "../out.txt", "--content", "x"]),
+    r("write", "refusal.not-a-file", &["write", "dir", "--content", "x"]),
+    r("edit", "refusal.target-changed", &["edit", "a.txt", "--old", "beta", "--new", "x", "--expect-hash", ZERO_HASH]),
+    r("write", "refusal.exists", &["write", "a.txt", "--content", "x"]),
+    r("write", "refusal.redacted-input", &["write", "k.txt", "--content", "[REDACTED_SECRET]"]),
+    r("edit", "input.not-found", &["edit", "nope.txt", "--old", "a", "--new", "b"]),
+    // read
+    r("read", "input.not-found", &["read", "nope.txt"]),
+    r("read", "refusal.not-a-file", &["read", "dir"]),
+    r("read", "input.unsupported-language", &["read", "u.zzz", "--symbol", "x"]),
+    r("read", "selection.no-match", &["read", "a.txt", "--match", "zzz"]),
+    r("read", "selection.ambiguous", &["read", "src/lib.rs", "--symbol", "keep"]),
+    r("info", "input.not-found", &["info", "nope"]),
+    // check
+    r("check", "input.syntax-error", &["check", "bad.json"]),
+    r("check", "input.unsupported-format", &["check", "u.zzz"]),
+    r("check", "input.not-found", &["check", "nope"]),
+    r("check", "refusal.not-a-file", &["check", "dir"]),
+    r("check", "input.not-utf8", &["check", "l1.json"]),
+    r("diff", "input.not-found", &["diff", "a.txt", "nope"]),
+    r("diff", "refusal.not-a-file", &["diff", "a.txt", "dir"]),
+    // search and friends
+    r("search", "input.syntax-error", &["search", "("]),
+    r("search", "input.not-found", &["search", "x", "nope"]),
+    r("find", "input.not-found", &["find", "x", "nope"]),
+    r("overview", "input.not-found", &["overview", "nope"]),
+    r("code outline", "input.unsupported-language", &["code", "outline", "u.zzz"]),
+    r("code outline", "input.not-found", &["code", "outline", "nope"]),
+    r("code defs", "input.not-found", &["code", "defs", "x", "nope"]),
+    r("code refs", "input.not-found", &["code", "refs", "x", "nope"]),
+    // edit
+    r("edit", "selection.no-match", &["edit", "a.txt", "--old", "zzz", "--new", "x"]),
+    r("edit", "selection.ambiguous", &["edit", "a.txt", "--old", "alpha", "--new", "x"]),
+    r("edit", "selection.count-mismatch", &["edit", "a.txt", "--match", "alpha", "--new", "x", "--expect-count", "5"]),
+    r("edit", "input.not-utf8", &["edit", "l1.txt", "--old", "caf", "--new", "x"]),
+    r("insert", "input.not-utf8", &["insert", "l1.txt", "--at", "end", "--content", "x"]),
+    r("replace", "input.syntax-error", &["replace", "(", "x", "a.txt", "--dry-run"]),
+    r("replace", "selection.no-match", &["replace", "zzz", "x", "a.txt", "--expect-count", "1"]),
+    r("replace", "selection.count-mismatch", &["replace", "alpha", "x", "a.txt", "--expect-count", "5"]),
+    r("replace", "input.not-utf8", &["replace", "caf", "x", "l1.txt", "--dry-run"]),
+    r("transform", "selection.no-match", &["transform", "a.txt", "--op", "sort", "--match", "zzz"]),
+    r("transform", "input.not-utf8", &["transform", "l1.txt", "--op", "sort"]),
+    r("apply", "input.not-utf8", &["apply", "--stdin"]).stdin("--- a/l1.txt\n+++ b/l1.txt\n@@ -1 +1 @@\n-caf\n+x\n"),
+    r("apply", "selection.no-match", &["apply", "--stdin"]).stdin("--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-zzz\n+x\n"),
+    r("code outline", "input.unsupported-format", &["code", "outline", "bin.rs"]),
+    r("write", "refusal.too-large", &["write", "b.txt", "--content", "xxxxx", "--max-input", "2"]),
+    r("search", "refusal.too-large", &["search", "--stdin", "--max-input", "2"]).stdin("xxxxxxxxxx"),
+    r("insert", "refusal.too-large", &["insert", "a.txt", "--at", "end", "--stdin", "--max-input", "2"]).stdin("xxxxxxxxxx"),
+    r("json merge", "refusal.too-large", &["json", "merge", "c.json", "--stdin", "--max-input", "2"]).stdin("{\"a\": 2}"),
+    r("copy", "refusal.too-large", &["copy", "a.txt", "z.txt", "--max-bytes", "2"]),
+    r("move-lines", "selection.no-match", &["move-lines", "a.txt", "--match", "zzz", "--to-position", "end"]),
+    r("move-lines", "input.not-utf8", &["move-lines", "l1.txt", "--match", "caf", "--to-position", "end"]),
+    r("move-lines", "selection.count-mismatch", &["move-lines", "a.txt", "--match", "alpha", "--to-position", "end", "--expect-count", "5"]),
+    r("transform", "selection.count-mismatch", &["transform", "a.txt", "--op", "sort", "--match", "alpha", "--expect-count", "5"]),
+    r("insert", "selection.count-mismatch", &["insert", "a.txt", "--before", "--match", "alpha", "--content", "x", "--expect-count", "5"]),
+    r("insert", "selection.no-match", &["insert", "a.txt", "--before", "--match", "zzz", "--content", "x"]),
+    r("edit", "input.unsupported-format", &["edit", "l1.txt", "--encoding", "utf-16le", "--old", "x", "--new", "y"]),
+    r("insert", "input.unsupported-format", &["insert", "l1.txt", "--encoding", "utf-16le", "--at", "end", "--content", "x"]),
+    r("replace", "input.unsupported-format", &["replace", "x", "y", "l1.txt", "--encoding", "utf-16le", "--dry-run"]),
+    r("transform", "input.unsupported-format", &["transform", "l1.txt", "--encoding", "utf-16le", "--op", "sort"]),
+    r("edit", "input.unsupported-language", &["edit", "u.zzz", "--symbol", "x", "--new", "y", "--expect-hash", U_HASH]),
+    r("insert", "input.unsupported-language", &["insert", "u.zzz", "--before", "--symbol", "x", "--content", "y", "--expect-hash", U_HASH]),
+    r("replace", "input.unsupported-language", &["replace", "x", "y", "u.zzz", "--symbol", "x", "--expect-hash", U_HASH, "--dry-run"]),
+    r("transform", "input.unsupported-language", &["transform", "u.zzz", "--op", "sort", "--symbol", "x", "--expect-hash", U_HASH]),
+    r("move-lines", "input.unsupported-language", &["move-lines", "u.zzz", "--symbol", "x", "--to-position", "end", "--expect-hash", U_HASH]),
+    r("edit", "selection.ambiguous", &["edit", "src/lib.rs", "--symbol", "keep", "--new", "y", "--expect-hash", LIB_HASH]),
+    r("insert", "selection.ambiguous", &["insert", "src/lib.rs", "--before", "--symbol", "keep", "--content", "y", "--expect-hash", LIB_HASH]),
+    r("replace", "selection.ambiguous", &["replace", "fn", "y", "src/lib.rs", "--symbol", "keep", "--expect-hash", LIB_HASH, "--dry-run"]),
+    r("transform", "selection.ambiguous", &["transform", "src/lib.rs", "--op", "sort", "--symbol", "keep", "--expect-hash", LIB_HASH]),
+    r("move-lines", "selection.ambiguous", &["move-lines", "src/lib.rs", "--symbol", "keep", "--to-position", "end", "--expect-hash", LIB_HASH]),
+    // json
+    r("json get", "input.syntax-error", &["json", "get", "bad.json", "/a"]),
+    r("json get", "input.not-utf8", &["json", "get", "l1.json", "/a"]),
+    r("json get", "input.not-found", &["json", "get", "nope", "/a"]),
+    r("json get", "refusal.not-a-file", &["json", "get", "dir", "/a"]),
+    r("json select", "input.syntax-error", &["json", "select", "bad.json", "/a"]),
+    r("json select", "input.not-utf8", &["json", "select", "l1.json", "/a"]),
+    r("json select", "input.not-found", &["json", "select", "nope", "/a"]),
+    r("json select", "refusal.not-a-file", &["json", "select", "dir", "/a"]),
+    r("json set", "input.syntax-error", &["json", "set", "bad.json", "/a", "1"]),
+    r("json set", "input.not-utf8", &["json", "set", "l1.json", "/a", "1"]),
+    r("json delete", "input.syntax-error", &["json", "delete", "bad.json", "/a"]),
+    r("json delete", "input.not-utf8", &["json", "delete", "l1.json", "/a"]),
+    r("json merge", "input.syntax-error", &["json", "merge", "bad.json", "--stdin"]).stdin("{}"),
+    r("json merge", "input.not-utf8", &["json", "merge", "l1.json", "--stdin"]).stdin("{}"),
+    r("json patch", "input.syntax-error", &["json", "patch", "bad.json", "--stdin"]).stdin("[]"),
+    r("json patch", "input.not-utf8", &["json", "patch", "l1.json", "--stdin"]).stdin("[]"),
+    r("json patch", "selection.no-match", &["json", "patch", "c.json", "--stdin"]).stdin(r#"[{"op":"test","path":"/a","value":2}]"#),
+    r("json fmt", "input.syntax-error", &["json", "fmt", "bad.json"]),
+    r("json fmt", "input.not-utf8", &["json", "fmt", "l1.json"]),
+    // batch
+    r("batch", "input.syntax-error", &["batch", "--stdin"]).stdin("[[\"read\""),
+    r("batch", "refusal.target-changed", &["batch", "--stdin"]).stdin(r#"[["edit","a.txt","--old","beta","--new","x","--expect-hash","0000000000000000000000000000000000000000000000000000000000000000"]]"#),
+    // journal
+    r("undo", "input.not-found", &["undo", "01ZZZZZZZZZZZZZZZZZZZZZZZZ"]),
+    // discovery, agent
+    r("skills", "input.not-found", &["skills", "nosuch"]),
+    // tx
+    r("tx status", "input.not-found", &["tx", "status", "nosuch"]),
+    r("tx diff", "input.not-found", &["tx", "diff", "nosuch"]),
+    r("tx drop", "input.not-found", &["tx", "drop", "nosuch", "1"]),
+    r("tx abort", "input.not-found", &["tx", "abort", "nosuch"]),
+    r("tx rebase", "input.not-found", &["tx", "rebase", "nosuch"]),
+    // git
+    r("git show", "input.not-found", &["git", "show", "HEAD:nope"]),
+    r("git blame", "input.not-found", &["git", "blame", "nope"]),
+    r("git blame", "selection.no-match", &["git", "blame", "a.txt", "--range", "50:60"]),
+    // process
+    r("bg logs", "input.not-found", &["bg", "logs", "nosuch"]),
+    r("bg status", "input.not-found", &["bg", "status", "nosuch"]),
+    r("bg stop", "input.not-found", &["bg", "stop", "nosuch"]),
+    r("run", "environment.unavailable", &["run", "--", "/nonexistent/prog"]),
+    r("run", "refusal.exists", &["run", "--stdout-to", "a.txt", "--", "echo", "hi"]),
+    r("run", "refusal.outside-workspace", &["run", "--stdout-to", "../o.txt", "--", "echo", "hi"]),
+    r("run", "input.syntax-error", &["run", "--grep", "(", "--", "echo", "hi"]),
+    r("wait", "input.syntax-error", &["wait", "--file", "a.txt", "--pattern", "("]),
+    r("wait", "environment.timeout", &["wait", "--file", "a.txt", "--pattern", "zzz", "--timeout", "50ms"]),
+    r("wait", "input.not-found", &["wait", "--bg", "nosuch", "--exit"]),
+    r("feedback transition", "input.not-found", &["feedback", "transition", "999", "--status", "resolved"]),
+    r("git status", "environment.unavailable", &["git", "status"]).env(NO_PATH),
+    r("git diff", "environment.unavailable", &["git", "diff"]).env(NO_PATH),
+    r("git log", "environment.unavailable", &["git", "log"]).env(NO_PATH),
+    r("git show", "environment.unavailable", &["git", "show", "HEAD:a.txt"]).env(NO_PATH),
+    r("git blame", "environment.unavailable", &["git", "blame", "a.txt"]).env(NO_PATH),
+    r("chmod", "refusal.hard-link", &["chmod", "a.txt", "--exec"]).setup(hard_link),
+    r("touch", "refusal.hard-link", &["touch", "a.txt"]).setup(hard_link),
+    r("bg start", "environment.unavailable", &["bg", "start", "--", "/nonexistent/prog"]),
+    r("feedback show", "input.not-found", &["feedback", "show", "999"]),
+];
+
+/// Declared pairs no row proves yet (shrink-only; see the module comment).
+#[rustfmt::skip]
+const UNCOVERED: &[(&str, &str)] = &[
+    ("apply", "refusal.too-large"),
+    ("apply", "selection.ambiguous"),
+    ("batch", "refusal.too-large"),
+    ("bg logs", "environment.unavailable"),
+    ("bg logs", "input.syntax-error"),
+    ("bg status", "environment.unavailable"),
+    ("bg stop", "environment.unavailable"),
+    ("edit", "input.syntax-error"),
+    ("edit", "refusal.too-large"),
+    ("feedback show", "input.syntax-error"),
+    ("feedback transition", "input.syntax-error"),
+    ("git blame", "environment.timeout"),
+    ("git blame", "refusal.too-large"),
+    ("git diff", "environment.timeout"),
+    ("git diff", "input.not-found"),
+    ("git diff", "refusal.too-large"),
+    ("git log", "environment.timeout"),
+    ("git log", "input.not-found"),
+    ("git log", "refusal.too-large"),
+    ("git show", "environment.timeout"),
+    ("git show", "input.syntax-error"),
+    ("git show", "refusal.too-large"),
+    ("git show", "selection.no-match"),
+    ("git status", "environment.timeout"),
+    ("git status", "input.not-found"),
+    ("git status", "refusal.too-large"),
+    ("insert", "input.syntax-error"),
+    ("json delete", "refusal.too-large"),
+    ("json fmt", "refusal.too-large"),
+    ("json patch", "refusal.too-large"),
+    ("json set", "refusal.too-large"),
+    ("move-lines", "input.syntax-error"),
+    ("move-lines", "input.unsupported-format"),
+    ("move-lines", "refusal.too-large"),
+    ("read", "refusal.too-large"),
+    ("replace", "refusal.too-large"),
+    ("transform", "input.syntax-error"),
+    ("transform", "refusal.too-large"),
+    ("tx rebase", "refusal.target-changed"),
+    ("undo", "integrity.blob-corrupt"),
+    ("undo", "refusal.op-collected"),
+    ("wait", "environment.unavailable"),
+];
+
+#[test]
+fn every_row_answers_its_code() {
+    let mut wrong = Vec::new();
+    for row in ROWS {
+        let env = TestEnv::new();
+        fixture(&env);
+        let helper = (row.setup)(&env);
+        let mut c = env.command(row.argv);
+        for (k, v) in row.env {
+            c.env(k, v);
+        }
+        let out = if row.stdin.is_empty() {
+            c.output().expect("spawn aitools")
+        } else {
+            use std::io::Write;
+            let mut child = c
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("spawn aitools");
+            if let Some(mut i) = child.stdin.take() {
+                i.write_all(row.stdin.as_bytes()).expect("stdin");
+            }
+            child.wait_with_output().expect("wait")
+        };
+        if let Some(mut h) = helper {
+            let _ = h.kill();
+            let _ = h.wait();
+        }
+        let run = crate::support::parse(out);
+        if run.error_code() != row.code || run.json["command"] != row.cmd {
+            wrong.push(format!("{:?} wants {}: {}", row.argv, row.code, run.stdout));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_table_covers_every_declared_code() {
+    let env = TestEnv::new();
+    let all = env.run(&["schema", "--all", "--full"]);
+    let writes: BTreeMap<String, bool> = all.json["commands"]
+        .as_array()
+        .expect("commands")
+        .iter()
+        .map(|c| {
+            let w = c["writes"] == Value::Bool(true);
+            (c["name"].as_str().unwrap_or_default().to_string(), w)
+        })
+        .collect();
+    let proven: BTreeSet<(&str, &str)> = ROWS.iter().map(|r| (r.cmd, r.code)).collect();
+    let proven_on_a_write = |code: &str| {
+        ROWS.iter()
+            .any(|r| r.code == code && writes.get(r.cmd) == Some(&true))
+    };
+    let proven_anywhere = |code: &str| ROWS.iter().any(|r| r.code == code);
+    let mut missing = Vec::new();
+    let mut stale = Vec::new();
+    let mut declared_pairs = BTreeSet::new();
+    for (cmd, codes) in &declared().codes {
+        for code in codes {
+            declared_pairs.insert((cmd.as_str(), code.as_str()));
+            let shared = (ANY_COMMAND.contains(&code.as_str()) || IMPLIED.contains(&code.as_str()))
+                && proven_anywhere(code)
+                || (writes.get(cmd) == Some(&true)
+                    && WRITE_PROTOCOL.contains(&code.as_str())
+                    && proven_on_a_write(code));
+            let covered = shared || proven.contains(&(cmd.as_str(), code.as_str()));
+            let listed = UNCOVERED.contains(&(cmd.as_str(), code.as_str()));
+            if covered && listed {
+                stale.push(format!("(\"{cmd}\", \"{code}\"),"));
+            } else if !covered && !listed {
+                missing.push(format!("(\"{cmd}\", \"{code}\"),"));
+            }
+        }
+    }
+    for (cmd, code) in UNCOVERED {
+        if !declared_pairs.contains(&(*cmd, *code)) {
+            stale.push(format!("(\"{cmd}\", \"{code}\"), (no longer declared)"));
+        }
+    }
+    for row in ROWS {
+        assert!(
+            declared_pairs.contains(&(row.cmd, row.code)),
+            "row {:?} proves a code {} does not declare",
+            row.argv,
+            row.cmd
+        );
+    }
+    assert!(
+        missing.is_empty(),
+        "declared codes with no row that answers them:\n{}",
+        missing.join("\n")
+    );
+    assert!(
+        stale.is_empty(),
+        "UNCOVERED lists pairs now covered or gone; remove them:\n{}",
+        stale.join("\n")
+    );
+}
