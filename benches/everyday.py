@@ -2,7 +2,7 @@
 """Everyday agent tasks replayed through aitools and through the shell, on a real
 repository: calls, failed calls, silent failures and bytes printed per task.
 
-Usage: benches/everyday.py REPO [--bin PATH/TO/aitools]
+Usage: benches/everyday.py REPO [--bin PATH/TO/aitools] [--show]
 
 REPO is a checkout of a Python project (the tasks are written for pallets/flask:
 `git clone https://github.com/pallets/flask /tmp/flask`); it is copied, never
@@ -26,6 +26,7 @@ import sys
 import tempfile
 
 FLASK_HELPERS = "src/flask/helpers.py"
+SHOW = False
 
 
 class Route:
@@ -59,6 +60,10 @@ class Route:
         elif writes and self.digest(writes) == before:
             self.silent += 1
         self.last = p
+        if SHOW:
+            shown = argv if isinstance(argv, str) else " ".join(argv[1:] if argv[0] == self.tool else argv)
+            print(f"--- {os.path.basename(os.path.dirname(self.root))} $ {shown[:120]}", file=sys.stderr)
+            sys.stderr.write((p.stdout + p.stderr).decode(errors="replace"))
         return p
 
     def aitools(self, *args, stdin=None, writes=None):
@@ -283,8 +288,13 @@ def copy_repo(src, dst):
 
 
 def main():
+    global SHOW
     args = sys.argv[1:]
     tool = None
+    if "--show" in args:
+        # Every call's output on stderr, to see what each byte is.
+        SHOW = True
+        args.remove("--show")
     if "--bin" in args:
         i = args.index("--bin")
         tool = os.path.abspath(args[i + 1])

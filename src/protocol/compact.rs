@@ -60,12 +60,18 @@ fn insert_before(fields: &mut Json, before: &str, key: &str, value: Json) {
     }
 }
 
-/// Drops every change's diff (the caller wrote it, as `apply`'s patch) and the
-/// continuation that would show it.
-pub fn drop_diffs(fields: &mut Json) {
+/// Drops every change's diff and line counts (the caller wrote them, as `apply`'s
+/// patch or an exact `edit --old/--new`) and the continuation that would show the
+/// diff. `lines[i]`, when given, says where change `i` landed (`S` or `S:E`).
+pub fn drop_diffs(fields: &mut Json, lines: &[String]) {
     if let Some(Json::Arr(changes)) = fields.get_mut("changes") {
-        for c in changes.iter_mut() {
+        for (i, c) in changes.iter_mut().enumerate() {
             c.remove("diff");
+            c.remove("added");
+            c.remove("deleted");
+            if let Some(l) = lines.get(i) {
+                c.push("lines", Json::str(l.as_str()));
+            }
         }
     }
     fields.remove("diff_truncated");
