@@ -27,6 +27,8 @@ import tempfile
 
 FLASK_HELPERS = "src/flask/helpers.py"
 SHOW = False
+# Routes shown for transparency below the table, not counted: task name -> (label, route).
+EXTRA = {}
 
 
 class Route:
@@ -239,8 +241,18 @@ def t_restore():
     def sh(r):
         r.sh(f"sed -i 's/{good_old}/{good_new}/' {FLASK_HELPERS}", writes=[FLASK_HELPERS])
         r.sh(f"sed -i 's/{bad_old}/{bad_new}/' {FLASK_HELPERS}", writes=[FLASK_HELPERS])
-        # What an agent reaches for to undo its last change.
+        # A careful agent looks at what it changed, finds the bad hunk and reverts
+        # only that one.
+        r.sh(f"git diff -- {FLASK_HELPERS}")
+        r.sh(f"sed -i 's/^    {bad_new}$/    {bad_old}/' {FLASK_HELPERS}", writes=[FLASK_HELPERS])
+
+    def sh_checkout(r):
+        r.sh(f"sed -i 's/{good_old}/{good_new}/' {FLASK_HELPERS}", writes=[FLASK_HELPERS])
+        r.sh(f"sed -i 's/{bad_old}/{bad_new}/' {FLASK_HELPERS}", writes=[FLASK_HELPERS])
+        # What an agent often reaches for: it destroys the good edit too.
         r.sh(f"git checkout -- {FLASK_HELPERS}", writes=[FLASK_HELPERS])
+
+    EXTRA["restoring after a bad change"] = ("shell by `git checkout` (the earlier route)", sh_checkout)
 
     def check(r):
         t = r.read(FLASK_HELPERS)
@@ -326,7 +338,10 @@ def main():
         for make in TASKS:
             name, setup, ai, sh, check = make()
             result = []
-            for label, route in (("aitools", ai), ("shell", sh)):
+            routes = [("aitools", ai), ("shell", sh)]
+            if name in EXTRA:
+                routes.append(("extra", EXTRA[name][1]))
+            for label, route in routes:
                 base = os.path.join(work, f"{make.__name__}-{label}")
                 os.makedirs(base)
                 root = os.path.join(base, "repo")
@@ -348,7 +363,7 @@ def main():
     tot = [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]]
     for name, res in rows:
         cells = []
-        for k, (c, f, s, b, ok) in enumerate(res):
+        for k, (c, f, s, b, ok) in enumerate(res[:2]):
             cells.append(f"{f'{c}/{f}/{s}':>24} {b:>7} {'ok' if ok else 'WRONG':>5}")
             for j, v in enumerate((c, f, s, b, 0 if ok else 1)):
                 tot[k][j] += v
@@ -356,6 +371,9 @@ def main():
     print("-" * len(head))
     t = [f"{f'{c}/{f}/{s}':>24} {b:>7} {f'{w} bad':>5}" for c, f, s, b, w in tot]
     print(f"{'total':<46} | {t[0]} | {t[1][1:]}")
+    for name, res in rows:
+        for c, f, s, b, ok in res[2:]:
+            print(f"not counted: {name}, {EXTRA[name][0]}: {c}/{f}/{s} calls/fail/silent, {b} bytes, end {'ok' if ok else 'WRONG'}")
     print(f"\nlearning aitools (--help + one schema call for read search edit replace apply undo code defs): {learn.bytes} bytes")
     return 0
 

@@ -419,16 +419,48 @@ const SAMPLES: usize = 3;
 /// Characters of a sample line shown (its indentation left out).
 const SAMPLE_CHARS: usize = 100;
 
-/// `path:line: text` of the first line `after` changed (as it reads after).
+/// Lines before a changed one whose secrets a sample masks too (a key block).
+const SAMPLE_CONTEXT: usize = 8;
+
+/// `path:line: text` of the first line `after` changed (as it reads after). The
+/// envelope's mask sees only this line, so a secret the line held before (which
+/// the replacement may have moved out of its key's reach) is masked here.
 fn first_change(path: &str, before: &Doc, after: &Doc) -> Option<String> {
     let i = (0..after.line_count())
         .find(|&i| i >= before.line_count() || before.content(i) != after.content(i))?;
-    let text = after.content(i).trim_start();
+    let was: Vec<&str> = (i.saturating_sub(SAMPLE_CONTEXT)..=i)
+        .filter(|&k| k < before.line_count())
+        .map(|k| before.content(k))
+        .collect();
+    let text = mask_like(&was.join("\n"), after.content(i));
+    let text = text.trim_start();
     let shown = match text.char_indices().nth(SAMPLE_CHARS) {
         Some((cut, _)) => format!("{}...", text.get(..cut).unwrap_or(text)),
         None => text.to_string(),
     };
     Some(format!("{path}:{}: {shown}", i + 1))
+}
+
+/// `text` with every secret value of `was` masked, in any ASCII case.
+fn mask_like(was: &str, text: &str) -> String {
+    use crate::protocol::redact::{PLACEHOLDER, secret_spans};
+    let mut out = text.to_string();
+    for r in secret_spans(was) {
+        let Some(value) = was.get(r).filter(|v| v.len() >= 4) else {
+            continue;
+        };
+        let low = value.to_ascii_lowercase();
+        let mut from = 0;
+        while let Some(at) = out
+            .get(from..)
+            .and_then(|rest| rest.to_ascii_lowercase().find(&low))
+        {
+            let start = from + at;
+            out.replace_range(start..start + value.len(), PLACEHOLDER);
+            from = start + PLACEHOLDER.len();
+        }
+    }
+    out
 }
 
 /// A file a scan passed over, and why.
