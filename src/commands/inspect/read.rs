@@ -138,7 +138,6 @@ pub const SPEC: CommandSpec = CommandSpec {
             "text on a binary file: true, with size and mime instead of lines.",
         ),
         field("mime", "text on a binary file: its MIME type."),
-        field("approx_tokens", "ceil(characters of returned text / 4)."),
         field(
             "next_commands",
             "The command reading the next part, when there is one.",
@@ -187,7 +186,6 @@ struct TextOut {
     encoding_errors: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     encoding: Option<&'static str>,
-    approx_tokens: usize,
     next_commands: Vec<String>,
 }
 
@@ -219,7 +217,6 @@ struct HexOut {
     end: u64,
     rows: Vec<HexRow>,
     truncated: bool,
-    approx_tokens: usize,
     next_commands: Vec<String>,
 }
 
@@ -238,7 +235,6 @@ struct StringsOut {
     size: u64,
     strings: Vec<StringItem>,
     truncated: bool,
-    approx_tokens: usize,
     next_commands: Vec<String>,
 }
 

@@ -153,14 +153,17 @@ pub const SPEC: CommandSpec = CommandSpec {
             "total",
             "count, files, files-without-match: number of entries before --limit.",
         ),
-        field("files_scanned", "Text files searched."),
+        field(
+            "files_scanned",
+            "Text files searched (absent when the one path given is the one file searched).",
+        ),
         field(
             "skipped",
             "Only when a file was passed over: [{reason,count,examples}], one per reason, examples the first 3 paths; reason is binary, too-large, unreadable, non-utf8-name (a path aitools cannot name), or special (a procfs/sysfs directory, never scanned).",
         ),
         field(
             "ignore_source",
-            "gitignore, builtin, or none (--no-ignore).",
+            "builtin (outside git), or none (--no-ignore); absent for gitignore (inside git, the default).",
         ),
         field(
             "truncated",
@@ -224,6 +227,11 @@ struct CountItem {
     count: u64,
 }
 
+/// `ignore_source` at its default, inside git: left out.
+fn is_gitignore(s: &&'static str) -> bool {
+    *s == "gitignore"
+}
+
 #[derive(Serialize)]
 struct SearchOut {
     mode: &'static str,
@@ -238,9 +246,11 @@ struct SearchOut {
     total_matches: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     total: Option<u64>,
-    files_scanned: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    files_scanned: Option<u64>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     skipped: Vec<Skipped>,
+    #[serde(skip_serializing_if = "is_gitignore")]
     ignore_source: &'static str,
     truncated: bool,
     approx_tokens: usize,
@@ -536,7 +546,13 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
         paths: None,
         total_matches,
         total: None,
-        files_scanned: files.len() as u64,
+        // One file named and searched: the caller knows.
+        files_scanned: (starts.len() != 1
+            || files
+                .iter()
+                .map(|(p, _)| *p)
+                .ne(starts.iter().map(PathBuf::as_path)))
+        .then_some(files.len() as u64),
         skipped: Vec::new(),
         ignore_source: walked.ignore_source,
         truncated: false,
