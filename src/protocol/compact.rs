@@ -3,8 +3,9 @@
 //! field at its usual value is left out (`action` when `modified`, a dry run's
 //! `op_id`), a hash is shown by its first `SHOWN_HASH` digits (`--expect-hash` takes
 //! a prefix; `aitools info` gives the whole digest), a dry run shows no hashes
-//! (nothing was written), and a cut diff is said once for the answer, not per
-//! change.
+//! (nothing was written), a change whose whole diff is shown has no `added` /
+//! `deleted` (the diff's lines count them), and a cut diff is said once for the
+//! answer, not per change.
 
 use super::Json;
 
@@ -45,7 +46,13 @@ fn compact_change(c: &mut Json, dry_run: bool) -> bool {
     } else if let Some(Json::Str(h)) = c.get_mut("hash_after") {
         h.truncate(SHOWN_HASH);
     }
-    matches!(c.remove("diff_truncated"), Some(Json::Bool(true)))
+    let cut = matches!(c.remove("diff_truncated"), Some(Json::Bool(true)));
+    // A whole diff shows its own counts.
+    if !cut && c.get("diff").is_some() {
+        c.remove("added");
+        c.remove("deleted");
+    }
+    cut
 }
 
 /// Puts `key` just before `before` (at the end when `before` is absent), so
@@ -105,6 +112,18 @@ mod tests {
         assert_eq!(
             j.to_string_compact(),
             r#"{"changes":[{"path":"a","hash_after":"0123456789abcdef","added":1,"deleted":1},{"path":"b","action":"created","hash_after":"fedcba9876543210","added":1,"deleted":0}],"op_id":"op-1","diff_truncated":true,"next_commands":["aitools diff --op op-1"]}"#
+        );
+    }
+
+    #[test]
+    fn a_whole_diff_counts_its_own_lines() {
+        let mut j = parse(
+            r#"{"changes":[{"path":"a","hash_after":"0123456789abcdef","added":1,"deleted":1,"diff":"@@ -1 +1 @@\n-x\n+y\n"},{"path":"b","hash_after":"fedcba9876543210","added":3,"deleted":0,"diff":"@@ -0,0 +1 @@\n+p\n","diff_truncated":true}],"op_id":"op-1"}"#,
+        );
+        compact(&mut j, false);
+        assert_eq!(
+            j.to_string_compact(),
+            r#"{"changes":[{"path":"a","hash_after":"0123456789abcdef","diff":"@@ -1 +1 @@\n-x\n+y\n"},{"path":"b","hash_after":"fedcba9876543210","added":3,"deleted":0,"diff":"@@ -0,0 +1 @@\n+p\n"}],"op_id":"op-1","diff_truncated":true}"#
         );
     }
 

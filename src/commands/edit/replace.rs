@@ -79,7 +79,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         ),
         field(
             "changes[].count",
-            "Replacements made in that file. added/deleted (lines) are absent when both equal count; diff only with --max-diff-lines N, which also shows added/deleted always.",
+            "Replacements made in that file. added/deleted (lines) appear only when they differ from count and no whole diff counts them; diff only with --max-diff-lines N.",
         ),
         field(
             "sample",

@@ -10,7 +10,7 @@
 //! backreferences or look-around — such a pattern is refused with
 //! input.syntax-error and a repair, rather than run on a slower engine.
 
-use super::{ScanArgs, Skipped, chars, scan_error, show, skipped_list, starts};
+use super::{ScanArgs, Skipped, scan_error, show, skipped_list, starts};
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Output, Repair, code, redact, shell};
@@ -169,7 +169,6 @@ pub const SPEC: CommandSpec = CommandSpec {
             "truncated",
             "True when --limit cut the result (status partial, exit 3; next_commands continues it).",
         ),
-        field("approx_tokens", "ceil(characters of returned text / 4)."),
         crate::workspace::scan_args::FIELD_SCAN_CUT,
         field(
             "next_commands",
@@ -253,7 +252,6 @@ struct SearchOut {
     #[serde(skip_serializing_if = "is_gitignore")]
     ignore_source: &'static str,
     truncated: bool,
-    approx_tokens: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     scan_cut: Option<scan::Cut>,
     next_commands: Vec<String>,
@@ -556,11 +554,9 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
         skipped: Vec::new(),
         ignore_source: walked.ignore_source,
         truncated: false,
-        approx_tokens: 0,
         scan_cut: walked.cut.clone(),
         next_commands: Vec::new(),
     };
-    let mut text_chars = 0usize;
     let mut full_limit = total_matches;
     let offset = usize::try_from(args.offset).unwrap_or(usize::MAX);
     let shown: u64;
@@ -578,7 +574,6 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
                     count: *n,
                 })
                 .collect();
-            text_chars += items.iter().map(|i| chars(&i.path)).sum::<usize>();
             shown = items.len() as u64;
             out.counts = Some(items);
         }
@@ -593,7 +588,6 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
                 .take(args.limit as usize)
                 .map(|(p, _)| show(root, p))
                 .collect();
-            text_chars += items.iter().map(|p| chars(p)).sum::<usize>();
             shown = items.len() as u64;
             out.paths = Some(items);
         }
@@ -641,7 +635,6 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
                     if ln < from {
                         continue;
                     }
-                    text_chars += chars(&text);
                     let contiguous = cur
                         .as_ref()
                         .is_some_and(|b| b.start_line + b.lines.len() as u64 == ln);
@@ -710,13 +703,11 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
                 }
                 items.append(&mut sink.out);
             }
-            text_chars += items.iter().map(|m| chars(&m.text)).sum::<usize>();
             shown = items.len() as u64;
             out.matches = Some(items);
         }
     }
     out.skipped = skipped_list(root, skipped);
-    out.approx_tokens = crate::protocol::approx_tokens_chars(text_chars);
     let next = args.offset.saturating_add(shown);
     out.truncated = next < full_limit;
     // A cut scan's totals are partial: its continuation raises the budget.
