@@ -9,10 +9,10 @@
 
 use super::Json;
 
-/// Hex digits of a hash an answer shows (`hash_after`, `read`'s `hash`): 64 bits,
-/// enough for a guard (see `store::guard::MIN_HASH_PREFIX`) at a quarter of the
-/// bytes.
-pub const SHOWN_HASH: usize = 16;
+/// Hex digits of a hash an answer shows (`hash_after`, `read`'s `hash`): 48 bits,
+/// the least a guard takes (`store::guard::MIN_HASH_PREFIX`), under a fifth of
+/// the bytes.
+pub const SHOWN_HASH: usize = 12;
 
 /// The first `SHOWN_HASH` digits of a hex digest.
 pub fn shown_hash(mut hash: String) -> String {
@@ -111,7 +111,7 @@ mod tests {
         compact(&mut j, false);
         assert_eq!(
             j.to_string_compact(),
-            r#"{"changes":[{"path":"a","hash_after":"0123456789abcdef","added":1,"deleted":1},{"path":"b","action":"created","hash_after":"fedcba9876543210","added":1,"deleted":0}],"op_id":"op-1","diff_truncated":true,"next_commands":["aitools diff --op op-1"]}"#
+            r#"{"changes":[{"path":"a","hash_after":"0123456789ab","added":1,"deleted":1},{"path":"b","action":"created","hash_after":"fedcba987654","added":1,"deleted":0}],"op_id":"op-1","diff_truncated":true,"next_commands":["aitools diff --op op-1"]}"#
         );
     }
 
@@ -123,7 +123,7 @@ mod tests {
         compact(&mut j, false);
         assert_eq!(
             j.to_string_compact(),
-            r#"{"changes":[{"path":"a","hash_after":"0123456789abcdef","diff":"@@ -1 +1 @@\n-x\n+y\n"},{"path":"b","hash_after":"fedcba9876543210","added":3,"deleted":0,"diff":"@@ -0,0 +1 @@\n+p\n"}],"op_id":"op-1","diff_truncated":true}"#
+            r#"{"changes":[{"path":"a","hash_after":"0123456789ab","diff":"@@ -1 +1 @@\n-x\n+y\n"},{"path":"b","hash_after":"fedcba987654","added":3,"deleted":0,"diff":"@@ -0,0 +1 @@\n+p\n"}],"op_id":"op-1","diff_truncated":true}"#
         );
     }
 

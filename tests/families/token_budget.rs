@@ -46,7 +46,7 @@ fn an_exact_edit_answers_where_it_landed_not_the_diff_the_caller_wrote() {
     assert_eq!(c["lines"], "25");
     assert_eq!(
         c["hash_after"],
-        sha256sum(&env.path("src/app/models.py"))[..16]
+        sha256sum(&env.path("src/app/models.py"))[..12]
     );
     assert!(r.json.get("next_commands").is_none() && r.json.get("diff_truncated").is_none());
     assert!(
@@ -368,10 +368,10 @@ fn tx_commit_and_atomic_batch_summarize_the_staged_diffs() {
     assert_eq!(env.read("a.txt"), b"1\ntwo\n");
 }
 
-/// A 16-hex-digit hash: what answers show of a SHA-256.
+/// A 12-hex-digit hash: what answers show of a SHA-256.
 fn is_shown_hash(v: &Value) -> bool {
     v.as_str()
-        .is_some_and(|h| h.len() == 16 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+        .is_some_and(|h| h.len() == 12 && h.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 #[test]
@@ -389,7 +389,7 @@ fn a_write_answer_leaves_out_what_the_caller_knows_and_its_short_hash_guards() {
         "--new",
         "port = 9090",
     ]));
-    // Envelope, path, 16-digit hash, the line and the op: no action (modified),
+    // Envelope, path, 12-digit hash, the line and the op: no action (modified),
     // strategy (exact), diff_truncated (false), hash_before, and no diff or
     // counts of the text the caller wrote.
     assert!(
@@ -508,7 +508,7 @@ fn undo_answers_paths_hashes_and_its_op_not_the_inverse_diff() {
     let c = &u.json["changes"][0];
     let keys: Vec<&str> = c.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(keys, ["hash_after", "path"], "{}", u.stdout);
-    assert_eq!(c["hash_after"], h[..16]);
+    assert_eq!(c["hash_after"], h[..12]);
     assert!(u.json["op_id"].as_str().unwrap().starts_with("op-"));
     assert!(u.json.get("next_commands").is_none() && u.json.get("diff_truncated").is_none());
     assert!(

@@ -122,7 +122,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         field("total_lines", "text: lines in the file."),
         field(
             "hash",
-            "text: the first 16 hex digits of the file's SHA-256 (--expect-hash takes them; info shows all 64); null on a --tail of a file over 16 MiB whose hash is not cached yet (next_commands: info, which hashes it).",
+            "text: the first 12 hex digits of the file's SHA-256 (--expect-hash takes them; info shows all 64); null on a --tail of a file over 16 MiB whose hash is not cached yet (next_commands: info, which hashes it).",
         ),
         field(
             "truncated",
