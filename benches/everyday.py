@@ -13,7 +13,9 @@ Every byte a call prints (stdout + stderr) is context an agent pays for, so byte
 are the measure; a call fails when it exits non-zero (aitools' 3, a partial answer,
 is not a failure); a write that exits 0 and changes nothing is a silent failure; each
 route's end state is checked (ok / WRONG). The shell route is what a careful agent
-types: it checks its writes with grep, as nothing tells it a sed did nothing.
+types: it checks its writes with grep, as nothing tells it a sed did nothing, and
+reverts a bad change by finding its hunk in `git diff` (the `git checkout` an agent
+often reaches for also destroys the good edit: it is run and printed, not counted).
 """
 
 import hashlib
