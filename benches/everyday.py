@@ -2,7 +2,7 @@
 """Everyday agent tasks replayed through aitools and through the shell, on a real
 repository: calls, failed calls, silent failures and bytes printed per task.
 
-Usage: benches/everyday.py REPO [--bin PATH/TO/aitools]
+Usage: benches/everyday.py REPO [--bin PATH/TO/aitools] [--show]
 
 REPO is a checkout of a Python project (the tasks are written for pallets/flask:
 `git clone https://github.com/pallets/flask /tmp/flask`); it is copied, never
@@ -13,7 +13,9 @@ Every byte a call prints (stdout + stderr) is context an agent pays for, so byte
 are the measure; a call fails when it exits non-zero (aitools' 3, a partial answer,
 is not a failure); a write that exits 0 and changes nothing is a silent failure; each
 route's end state is checked (ok / WRONG). The shell route is what a careful agent
-types: it checks its writes with grep, as nothing tells it a sed did nothing.
+types: it checks its writes with grep, as nothing tells it a sed did nothing, and
+reverts a bad change by finding its hunk in `git diff` (the `git checkout` an agent
+often reaches for also destroys the good edit: it is run and printed, not counted).
 """
 
 import hashlib
@@ -26,6 +28,9 @@ import sys
 import tempfile
 
 FLASK_HELPERS = "src/flask/helpers.py"
+SHOW = False
+# Routes shown for transparency below the table, not counted: task name -> (label, route).
+EXTRA = {}
 
 
 class Route:
@@ -59,6 +64,10 @@ class Route:
         elif writes and self.digest(writes) == before:
             self.silent += 1
         self.last = p
+        if SHOW:
+            shown = argv if isinstance(argv, str) else " ".join(argv[1:] if argv[0] == self.tool else argv)
+            print(f"--- {os.path.basename(os.path.dirname(self.root))} $ {shown[:120]}", file=sys.stderr)
+            sys.stderr.write((p.stdout + p.stderr).decode(errors="replace"))
         return p
 
     def aitools(self, *args, stdin=None, writes=None):
@@ -234,8 +243,18 @@ def t_restore():
     def sh(r):
         r.sh(f"sed -i 's/{good_old}/{good_new}/' {FLASK_HELPERS}", writes=[FLASK_HELPERS])
         r.sh(f"sed -i 's/{bad_old}/{bad_new}/' {FLASK_HELPERS}", writes=[FLASK_HELPERS])
-        # What an agent reaches for to undo its last change.
+        # A careful agent looks at what it changed, finds the bad hunk and reverts
+        # only that one.
+        r.sh(f"git diff -- {FLASK_HELPERS}")
+        r.sh(f"sed -i 's/^    {bad_new}$/    {bad_old}/' {FLASK_HELPERS}", writes=[FLASK_HELPERS])
+
+    def sh_checkout(r):
+        r.sh(f"sed -i 's/{good_old}/{good_new}/' {FLASK_HELPERS}", writes=[FLASK_HELPERS])
+        r.sh(f"sed -i 's/{bad_old}/{bad_new}/' {FLASK_HELPERS}", writes=[FLASK_HELPERS])
+        # What an agent often reaches for: it destroys the good edit too.
         r.sh(f"git checkout -- {FLASK_HELPERS}", writes=[FLASK_HELPERS])
+
+    EXTRA["restoring after a bad change"] = ("shell by `git checkout` (the earlier route)", sh_checkout)
 
     def check(r):
         t = r.read(FLASK_HELPERS)
@@ -283,8 +302,13 @@ def copy_repo(src, dst):
 
 
 def main():
+    global SHOW
     args = sys.argv[1:]
     tool = None
+    if "--show" in args:
+        # Every call's output on stderr, to see what each byte is.
+        SHOW = True
+        args.remove("--show")
     if "--bin" in args:
         i = args.index("--bin")
         tool = os.path.abspath(args[i + 1])
@@ -316,7 +340,10 @@ def main():
         for make in TASKS:
             name, setup, ai, sh, check = make()
             result = []
-            for label, route in (("aitools", ai), ("shell", sh)):
+            routes = [("aitools", ai), ("shell", sh)]
+            if name in EXTRA:
+                routes.append(("extra", EXTRA[name][1]))
+            for label, route in routes:
                 base = os.path.join(work, f"{make.__name__}-{label}")
                 os.makedirs(base)
                 root = os.path.join(base, "repo")
@@ -338,7 +365,7 @@ def main():
     tot = [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]]
     for name, res in rows:
         cells = []
-        for k, (c, f, s, b, ok) in enumerate(res):
+        for k, (c, f, s, b, ok) in enumerate(res[:2]):
             cells.append(f"{f'{c}/{f}/{s}':>24} {b:>7} {'ok' if ok else 'WRONG':>5}")
             for j, v in enumerate((c, f, s, b, 0 if ok else 1)):
                 tot[k][j] += v
@@ -346,6 +373,9 @@ def main():
     print("-" * len(head))
     t = [f"{f'{c}/{f}/{s}':>24} {b:>7} {f'{w} bad':>5}" for c, f, s, b, w in tot]
     print(f"{'total':<46} | {t[0]} | {t[1][1:]}")
+    for name, res in rows:
+        for c, f, s, b, ok in res[2:]:
+            print(f"not counted: {name}, {EXTRA[name][0]}: {c}/{f}/{s} calls/fail/silent, {b} bytes, end {'ok' if ok else 'WRONG'}")
     print(f"\nlearning aitools (--help + one schema call for read search edit replace apply undo code defs): {learn.bytes} bytes")
     return 0
 

@@ -3,15 +3,16 @@
 //! field at its usual value is left out (`action` when `modified`, a dry run's
 //! `op_id`), a hash is shown by its first `SHOWN_HASH` digits (`--expect-hash` takes
 //! a prefix; `aitools info` gives the whole digest), a dry run shows no hashes
-//! (nothing was written), and a cut diff is said once for the answer, not per
-//! change.
+//! (nothing was written), a change whose whole diff is shown has no `added` /
+//! `deleted` (the diff's lines count them), and a cut diff is said once for the
+//! answer, not per change.
 
 use super::Json;
 
-/// Hex digits of a hash an answer shows (`hash_after`, `read`'s `hash`): 64 bits,
-/// enough for a guard (see `store::guard::MIN_HASH_PREFIX`) at a quarter of the
-/// bytes.
-pub const SHOWN_HASH: usize = 16;
+/// Hex digits of a hash an answer shows (`hash_after`, `read`'s `hash`): 48 bits,
+/// the least a guard takes (`store::guard::MIN_HASH_PREFIX`), under a fifth of
+/// the bytes.
+pub const SHOWN_HASH: usize = 12;
 
 /// The first `SHOWN_HASH` digits of a hex digest.
 pub fn shown_hash(mut hash: String) -> String {
@@ -45,7 +46,13 @@ fn compact_change(c: &mut Json, dry_run: bool) -> bool {
     } else if let Some(Json::Str(h)) = c.get_mut("hash_after") {
         h.truncate(SHOWN_HASH);
     }
-    matches!(c.remove("diff_truncated"), Some(Json::Bool(true)))
+    let cut = matches!(c.remove("diff_truncated"), Some(Json::Bool(true)));
+    // A whole diff shows its own counts.
+    if !cut && c.get("diff").is_some() {
+        c.remove("added");
+        c.remove("deleted");
+    }
+    cut
 }
 
 /// Puts `key` just before `before` (at the end when `before` is absent), so
@@ -60,12 +67,18 @@ fn insert_before(fields: &mut Json, before: &str, key: &str, value: Json) {
     }
 }
 
-/// Drops every change's diff (the caller wrote it, as `apply`'s patch) and the
-/// continuation that would show it.
-pub fn drop_diffs(fields: &mut Json) {
+/// Drops every change's diff and line counts (the caller wrote them, as `apply`'s
+/// patch or an exact `edit --old/--new`) and the continuation that would show the
+/// diff. `lines[i]`, when given, says where change `i` landed (`S` or `S:E`).
+pub fn drop_diffs(fields: &mut Json, lines: &[String]) {
     if let Some(Json::Arr(changes)) = fields.get_mut("changes") {
-        for c in changes.iter_mut() {
+        for (i, c) in changes.iter_mut().enumerate() {
             c.remove("diff");
+            c.remove("added");
+            c.remove("deleted");
+            if let Some(l) = lines.get(i) {
+                c.push("lines", Json::str(l.as_str()));
+            }
         }
     }
     fields.remove("diff_truncated");
@@ -98,7 +111,19 @@ mod tests {
         compact(&mut j, false);
         assert_eq!(
             j.to_string_compact(),
-            r#"{"changes":[{"path":"a","hash_after":"0123456789abcdef","added":1,"deleted":1},{"path":"b","action":"created","hash_after":"fedcba9876543210","added":1,"deleted":0}],"op_id":"op-1","diff_truncated":true,"next_commands":["aitools diff --op op-1"]}"#
+            r#"{"changes":[{"path":"a","hash_after":"0123456789ab","added":1,"deleted":1},{"path":"b","action":"created","hash_after":"fedcba987654","added":1,"deleted":0}],"op_id":"op-1","diff_truncated":true,"next_commands":["aitools diff --op op-1"]}"#
+        );
+    }
+
+    #[test]
+    fn a_whole_diff_counts_its_own_lines() {
+        let mut j = parse(
+            r#"{"changes":[{"path":"a","hash_after":"0123456789abcdef","added":1,"deleted":1,"diff":"@@ -1 +1 @@\n-x\n+y\n"},{"path":"b","hash_after":"fedcba9876543210","added":3,"deleted":0,"diff":"@@ -0,0 +1 @@\n+p\n","diff_truncated":true}],"op_id":"op-1"}"#,
+        );
+        compact(&mut j, false);
+        assert_eq!(
+            j.to_string_compact(),
+            r#"{"changes":[{"path":"a","hash_after":"0123456789ab","diff":"@@ -1 +1 @@\n-x\n+y\n"},{"path":"b","hash_after":"fedcba987654","added":3,"deleted":0,"diff":"@@ -0,0 +1 @@\n+p\n"}],"op_id":"op-1","diff_truncated":true}"#
         );
     }
 

@@ -13,7 +13,17 @@ fn edit_of_an_8mb_line_answers_ok_and_undoes() {
     let mut big = vec![b'a'; 8 * 1024 * 1024];
     big.extend_from_slice(b"X\n");
     env.write("big.txt", &big);
-    let r = env.run(&["edit", "big.txt", "--old", "X", "--new", "Y"]);
+    // An exact edit shows its diff only when asked.
+    let r = env.run(&[
+        "edit",
+        "big.txt",
+        "--old",
+        "X",
+        "--new",
+        "Y",
+        "--max-diff-lines",
+        "10",
+    ]);
     assert_eq!(
         r.code,
         0,

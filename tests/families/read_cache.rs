@@ -47,10 +47,10 @@ fn a_file_changed_behind_the_cache_is_rehashed_and_guards_refuse_its_old_hash() 
     outlive_racy_window();
     let old = sha256sum(&p);
     let first = env.run(&["read", "big.log", "--tail", "2"]);
-    assert_eq!(first.json["hash"], &old[..16]);
+    assert_eq!(first.json["hash"], &old[..12]);
     assert!(cache_text(&env).contains(&old), "the cache holds the hash");
     let again = env.run(&["read", "big.log", "--tail", "2"]);
-    assert_eq!(again.json["hash"], &old[..16]);
+    assert_eq!(again.json["hash"], &old[..12]);
     assert_eq!(again.lines(), vec!["line 199998", "line 199999"]);
 
     // Same size, same mtime, other bytes (in the middle and in the tail).
@@ -63,7 +63,7 @@ fn a_file_changed_behind_the_cache_is_rehashed_and_guards_refuse_its_old_hash() 
     let new = sha256sum(&p);
     assert_ne!(new, old);
     let r = env.run(&["read", "big.log", "--tail", "2"]);
-    assert_eq!(r.json["hash"], &new[..16]);
+    assert_eq!(r.json["hash"], &new[..12]);
     assert_eq!(r.lines(), vec!["line 199998", "LINE 199999"]);
     let r = env.run(&[
         "edit",
@@ -81,11 +81,11 @@ fn a_file_changed_behind_the_cache_is_rehashed_and_guards_refuse_its_old_hash() 
     std::fs::write(&p, &body).unwrap();
     touch_old(&env, "big.log");
     let r = env.run(&["read", "big.log", "--tail", "2"]);
-    assert_eq!(r.json["hash"], &old[..16]);
+    assert_eq!(r.json["hash"], &old[..12]);
     std::fs::write(&p, &changed).unwrap();
     touch_old(&env, "big.log");
     let r = env.run(&["read", "big.log", "--tail", "2"]);
-    assert_eq!(r.json["hash"], &new[..16]);
+    assert_eq!(r.json["hash"], &new[..12]);
     let r = env.run(&[
         "write",
         "big.log",
@@ -114,7 +114,7 @@ fn a_large_files_first_tail_answers_hash_null_and_info_fills_it_in() {
     let info = env.run(&["info", "huge.log"]);
     assert_eq!(info.json["hash"], sha256sum(&p).as_str());
     let r = env.run(&["read", "huge.log", "--tail", "3"]);
-    assert_eq!(r.json["hash"], &sha256sum(&p)[..16]);
+    assert_eq!(r.json["hash"], &sha256sum(&p)[..12]);
     assert_eq!(r.json["total_lines"], 1_700_000);
     assert!(
         r.json

@@ -424,7 +424,17 @@ fn secrets_in_files_never_come_back_from_writes_searches_diffs_or_undo() {
         assert!(!r.stderr.contains(token), "{}", r.stderr);
         assert!(r.stdout.contains(P) || r.stderr.contains(P), "{}", r.stdout);
     };
-    let edit = env.run(&["edit", "c.txt", "--old", "token =", "--new", "tok ="]);
+    // An exact edit shows its diff only when asked (the caller wrote both sides).
+    let edit = env.run(&[
+        "edit",
+        "c.txt",
+        "--old",
+        "token =",
+        "--new",
+        "tok =",
+        "--max-diff-lines",
+        "10",
+    ]);
     assert_eq!(edit.code, 0, "{}", edit.stderr);
     check(&edit);
     let op = edit.json["op_id"].as_str().unwrap().to_string();
@@ -435,7 +445,16 @@ fn secrets_in_files_never_come_back_from_writes_searches_diffs_or_undo() {
     let tx = env.run(&["tx", "begin"]);
     let id = tx.json["tx"].as_str().unwrap().to_string();
     let staged = env.run(&[
-        "edit", "d.txt", "--old", "token =", "--new", "tok =", "--tx", &id,
+        "edit",
+        "d.txt",
+        "--old",
+        "token =",
+        "--new",
+        "tok =",
+        "--tx",
+        &id,
+        "--max-diff-lines",
+        "10",
     ]);
     assert_eq!(staged.code, 0, "{}", staged.stderr);
     check(&staged);

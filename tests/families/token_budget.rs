@@ -21,16 +21,106 @@ fn ok(r: Run) -> Run {
 }
 
 #[test]
-fn a_one_line_edit_answers_in_at_most_500_bytes_with_its_diff() {
+fn an_exact_edit_answers_where_it_landed_not_the_diff_the_caller_wrote() {
     let env = TestEnv::new();
     env.write("src/app/models.py", module(200));
-    let r = ok(env.run(&[
+    let args = [
         "edit",
         "src/app/models.py",
         "--old",
         "result_25 = compute_something(value_25",
         "--new",
         "result_25 = compute_other(value_25",
+    ];
+    let r = ok(env.run(&args));
+    // The envelope, the path, the short hash, the line and the op: nothing else.
+    assert!(
+        r.stdout.len() <= 180,
+        "{} bytes: {}",
+        r.stdout.len(),
+        r.stdout
+    );
+    let c = &r.json["changes"][0];
+    let keys: Vec<&str> = c.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, ["hash_after", "lines", "path"], "{}", r.stdout);
+    assert_eq!(c["lines"], "25");
+    assert_eq!(
+        c["hash_after"],
+        sha256sum(&env.path("src/app/models.py"))[..12]
+    );
+    assert!(r.json.get("next_commands").is_none() && r.json.get("diff_truncated").is_none());
+    assert!(
+        env.read("src/app/models.py")
+            .starts_with(module(24).as_bytes())
+    );
+
+    // Several lines: where the new text starts and ends, after the edit.
+    let three = ok(env.run(&[
+        "edit",
+        "src/app/models.py",
+        "--old",
+        "    result_30 = compute_something(value_30, options=opts)  # step 30\n",
+        "--new",
+        "    a = 1\n    b = 2\n    c = 3\n",
+    ]));
+    assert_eq!(
+        three.json["changes"][0]["lines"], "30:32",
+        "{}",
+        three.stdout
+    );
+    // A deletion: the line it left.
+    let gone = ok(env.run(&[
+        "edit",
+        "src/app/models.py",
+        "--old",
+        "    b = 2\n",
+        "--new",
+        "",
+    ]));
+    assert_eq!(gone.json["changes"][0]["lines"], "31", "{}", gone.stdout);
+    // The whole diff is one call away, and a dry run or --max-diff-lines N shows it.
+    let op = r.json["op_id"].as_str().unwrap();
+    let full = ok(env.run(&["diff", "--op", op]));
+    assert!(
+        full.json["changes"][0]["diff"]
+            .as_str()
+            .unwrap()
+            .contains("+    result_25 = compute_other(value_25, options=opts)  # step 25\n")
+    );
+    let hunk = "@@ -26 +26 @@\n-    result_26 = compute_something(value_26, options=opts)  # step 26\n+    result_26 = compute_other(value_26, options=opts)  # step 26\n";
+    let step = |extra: &[&str]| {
+        let mut a = vec![
+            "edit",
+            "src/app/models.py",
+            "--old",
+            "result_26 = compute_something(value_26",
+            "--new",
+            "result_26 = compute_other(value_26",
+        ];
+        a.extend_from_slice(extra);
+        ok(env.run(&a))
+    };
+    let dry = step(&["--dry-run"]);
+    assert_eq!(dry.json["changes"][0]["diff"], hunk, "{}", dry.stdout);
+    let shown = step(&["--max-diff-lines", "5"]);
+    let c = &shown.json["changes"][0];
+    assert_eq!(c["diff"], hunk, "{}", shown.stdout);
+    assert!(c.get("lines").is_none() && c.get("added").is_none());
+}
+
+#[test]
+fn a_fuzzy_edit_keeps_its_diff_within_500_bytes() {
+    let env = TestEnv::new();
+    env.write("src/app/models.py", module(200));
+    // Remembered without its indentation: matched line-wise, so the answer shows
+    // what it did.
+    let r = ok(env.run(&[
+        "edit",
+        "src/app/models.py",
+        "--old",
+        "result_25 = compute_something(value_25, options=opts)  # step 25\nresult_26 = compute_something(value_26, options=opts)  # step 26",
+        "--new",
+        "result_25 = compute_other(value_25, options=opts)  # step 25\nresult_26 = compute_something(value_26, options=opts)  # step 26",
     ]));
     assert!(
         r.stdout.len() <= 500,
@@ -38,20 +128,13 @@ fn a_one_line_edit_answers_in_at_most_500_bytes_with_its_diff() {
         r.stdout.len(),
         r.stdout
     );
+    assert_eq!(r.json["strategy"], "whitespace", "{}", r.stdout);
     let c = &r.json["changes"][0];
     assert_eq!(
         c["diff"],
         "@@ -25 +25 @@\n-    result_25 = compute_something(value_25, options=opts)  # step 25\n+    result_25 = compute_other(value_25, options=opts)  # step 25\n"
     );
-    assert_eq!(
-        (c["added"].as_u64(), c["deleted"].as_u64()),
-        (Some(1), Some(1))
-    );
-    assert_eq!(
-        c["hash_after"],
-        sha256sum(&env.path("src/app/models.py"))[..16]
-    );
-    assert!(c.get("hash_before").is_none() && c.get("diff_truncated").is_none());
+    assert!(c.get("lines").is_none() && c.get("diff_truncated").is_none());
     assert!(r.json.get("next_commands").is_none(), "{}", r.stdout);
 }
 
@@ -61,7 +144,18 @@ fn a_cut_diff_continues_with_the_whole_diff() {
     // One line of 5,000 bytes: the edit's answer stays small, the diff is one call away.
     let long = format!("x = '{}'\n", "a".repeat(5000));
     env.write("long.py", format!("{}{long}{}", module(3), module(3)));
-    let r = ok(env.run(&["edit", "long.py", "--old", "x = 'a", "--new", "x = 'b"]));
+    let h = sha256sum(&env.path("long.py"));
+    let new = format!("x = 'b{}'\n", "a".repeat(4999));
+    let r = ok(env.run(&[
+        "edit",
+        "long.py",
+        "--range",
+        "4",
+        "--new",
+        &new,
+        "--expect-hash",
+        &h,
+    ]));
     assert!(
         r.stdout.len() <= 500,
         "{} bytes: {}",
@@ -238,7 +332,9 @@ fn tx_commit_and_atomic_batch_summarize_the_staged_diffs() {
     };
     let t = begin(&env);
     let staged = ok(env.run(&["edit", "a.txt", "--old", "two", "--new", "2", "--tx", &t]));
-    assert_eq!(staged.json["changes"][0]["diff"], "@@ -2 +2 @@\n-two\n+2\n");
+    // An exact edit, staged: where it landed, as outside a tx.
+    assert_eq!(staged.json["changes"][0]["lines"], "2", "{}", staged.stdout);
+    assert!(staged.json["changes"][0].get("diff").is_none());
     ok(env.run(&["edit", "b.txt", "--old", "three", "--new", "3", "--tx", &t]));
     let summary = |changes: &Value| {
         for c in changes.as_array().unwrap() {
@@ -272,10 +368,10 @@ fn tx_commit_and_atomic_batch_summarize_the_staged_diffs() {
     assert_eq!(env.read("a.txt"), b"1\ntwo\n");
 }
 
-/// A 16-hex-digit hash: what answers show of a SHA-256.
+/// A 12-hex-digit hash: what answers show of a SHA-256.
 fn is_shown_hash(v: &Value) -> bool {
     v.as_str()
-        .is_some_and(|h| h.len() == 16 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+        .is_some_and(|h| h.len() == 12 && h.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 #[test]
@@ -293,10 +389,11 @@ fn a_write_answer_leaves_out_what_the_caller_knows_and_its_short_hash_guards() {
         "--new",
         "port = 9090",
     ]));
-    // Envelope, path, 16-digit hash, counts, the one-line diff and the op: no
-    // action (modified), strategy (exact), diff_truncated (false), hash_before.
+    // Envelope, path, 12-digit hash, the line and the op: no action (modified),
+    // strategy (exact), diff_truncated (false), hash_before, and no diff or
+    // counts of the text the caller wrote.
     assert!(
-        r.stdout.len() <= 250,
+        r.stdout.len() <= 180,
         "{} bytes: {}",
         r.stdout.len(),
         r.stdout
@@ -304,12 +401,7 @@ fn a_write_answer_leaves_out_what_the_caller_knows_and_its_short_hash_guards() {
     let c = &r.json["changes"][0];
     let keys: Vec<&str> = c.as_object().unwrap().keys().map(String::as_str).collect();
     // (serde_json sorts the keys.)
-    assert_eq!(
-        keys,
-        ["added", "deleted", "diff", "hash_after", "path"],
-        "{}",
-        r.stdout
-    );
+    assert_eq!(keys, ["hash_after", "lines", "path"], "{}", r.stdout);
     assert!(r.json.get("strategy").is_none() && r.json.get("diff_truncated").is_none());
     assert!(is_shown_hash(&c["hash_after"]), "{}", r.stdout);
     let full = sha256sum(&env.path("app/config.ini"));
@@ -329,7 +421,10 @@ fn a_write_answer_leaves_out_what_the_caller_knows_and_its_short_hash_guards() {
         "--content",
         "[server]\nport = 9091\n",
     ]));
-    assert_eq!(w.json["changes"][0]["deleted"], 2);
+    assert_eq!(
+        w.json["changes"][0]["diff"],
+        "@@ -2,2 +2 @@\n-port = 9090\n-host = localhost\n+port = 9091\n"
+    );
     // The same prefix is stale now: refused, nothing written.
     let stale = env.run(&[
         "edit",
@@ -380,6 +475,64 @@ fn a_write_answer_leaves_out_what_the_caller_knows_and_its_short_hash_guards() {
     assert_eq!(u.json["changes"][0]["action"], "deleted");
 }
 
+#[test]
+fn undo_answers_paths_hashes_and_its_op_not_the_inverse_diff() {
+    let env = TestEnv::new();
+    let short: String = (1..=20).map(|i| format!("l{i}\n")).collect();
+    env.write("a.py", &short);
+    let h = sha256sum(&env.path("a.py"));
+    let e = ok(env.run(&[
+        "edit",
+        "a.py",
+        "--range",
+        "3:5",
+        "--new",
+        "x\n",
+        "--expect-hash",
+        &h,
+    ]));
+    let op = e.json["op_id"].as_str().unwrap().to_string();
+    // A dry run shows what it would write back.
+    let dry = ok(env.run(&["undo", &op, "--dry-run"]));
+    let c = &dry.json["changes"][0];
+    assert!(
+        c["diff"]
+            .as_str()
+            .unwrap()
+            .starts_with("@@ -3 +3,3 @@\n-x\n+l3\n+l4\n+l5\n"),
+        "{}",
+        dry.stdout
+    );
+    let u = ok(env.run(&["undo", &op]));
+    assert_eq!(env.read("a.py"), short.as_bytes());
+    let c = &u.json["changes"][0];
+    let keys: Vec<&str> = c.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, ["hash_after", "path"], "{}", u.stdout);
+    assert_eq!(c["hash_after"], h[..12]);
+    assert!(u.json["op_id"].as_str().unwrap().starts_with("op-"));
+    assert!(u.json.get("next_commands").is_none() && u.json.get("diff_truncated").is_none());
+    assert!(
+        u.stdout.len() <= 160,
+        "{} bytes: {}",
+        u.stdout.len(),
+        u.stdout
+    );
+    // Asked for, the diff is there; undoing the undo redoes.
+    let again = ok(env.run(&[
+        "undo",
+        u.json["op_id"].as_str().unwrap(),
+        "--max-diff-lines",
+        "9",
+    ]));
+    let c = &again.json["changes"][0];
+    assert_eq!(
+        c["diff"].as_str().unwrap().lines().next(),
+        Some("@@ -3,3 +3 @@")
+    );
+    // A whole diff counts its own lines.
+    assert!(c.get("added").is_none() && c.get("deleted").is_none());
+}
+
 /// Five files calling a helper, as in the everyday benchmark's rename.
 fn five_callers(env: &TestEnv) {
     env.write(
@@ -406,15 +559,30 @@ fn a_rename_previews_once_and_the_guarded_run_answers_counts_and_hashes() {
         "--dry-run",
     ]));
     assert_eq!(dry.json["expect_count"], 10);
-    // A dry run wrote nothing: no hashes, no op; one diff budget for the answer.
+    // A dry run wrote nothing: no hashes, no op; per-file counts (one replacement
+    // a line: no added/deleted), and three changed lines as they will read.
     assert!(dry.json.get("op_id").is_none(), "{}", dry.stdout);
     let changes = dry.json["changes"].as_array().unwrap();
     assert_eq!(changes.len(), 5);
-    assert!(changes.iter().all(|c| c.get("hash_after").is_none()
-        && c.get("action").is_none()
-        && c.get("diff_truncated").is_none()));
+    for c in changes {
+        let keys: Vec<&str> = c.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys, ["count", "path"], "{}", dry.stdout);
+    }
+    assert_eq!(changes[0]["path"], "pkg/app.py");
+    assert_eq!(changes[0]["count"], 2);
+    assert_eq!(
+        dry.json["sample"],
+        serde_json::json!([
+            "pkg/app.py:1: from .helpers import is_flag_set",
+            "pkg/cli.py:1: from .helpers import is_flag_set",
+            "pkg/helpers.py:1: def is_flag_set():"
+        ]),
+        "{}",
+        dry.stdout
+    );
+    assert!(dry.json.get("next_commands").is_none() && dry.json.get("diff_truncated").is_none());
     assert!(
-        dry.stdout.len() <= 900,
+        dry.stdout.len() <= 430,
         "{} bytes: {}",
         dry.stdout.len(),
         dry.stdout
@@ -437,7 +605,12 @@ fn a_rename_previews_once_and_the_guarded_run_answers_counts_and_hashes() {
     );
     assert!(real.json.get("diff_truncated").is_none() && real.json.get("next_commands").is_none());
     assert!(
-        real.stdout.len() <= 650,
+        changes
+            .iter()
+            .all(|c| c.get("added").is_none() && c["count"] == 2)
+    );
+    assert!(
+        real.stdout.len() <= 450,
         "{} bytes: {}",
         real.stdout.len(),
         real.stdout
@@ -461,6 +634,41 @@ fn a_rename_previews_once_and_the_guarded_run_answers_counts_and_hashes() {
         "{}",
         shown.stdout
     );
+    assert!(shown.json["changes"][0].get("added").is_none());
+    // A dry run with --max-diff-lines N: the diffs, no sample.
+    let dry = ok(env.run(&[
+        "replace",
+        "get_flag\\(\\)",
+        "get_flag(1)",
+        "pkg",
+        "--dry-run",
+        "--max-diff-lines",
+        "50",
+    ]));
+    assert!(dry.json.get("sample").is_none(), "{}", dry.stdout);
+    assert!(dry.json["changes"][0]["diff"].is_string(), "{}", dry.stdout);
+}
+
+#[test]
+fn a_replace_sample_cuts_long_lines_and_counts_many_matches_a_line() {
+    let env = TestEnv::new();
+    let long = format!("        {} = x + x\n", "v".repeat(150));
+    env.write("a.py", format!("keep\n{long}"));
+    let dry = ok(env.run(&["replace", "x", "y", "a.py", "--dry-run"]));
+    // Two replacements on one line: the line count says what count does not.
+    let c = &dry.json["changes"][0];
+    assert_eq!(
+        (
+            c["count"].as_u64(),
+            c["added"].as_u64(),
+            c["deleted"].as_u64()
+        ),
+        (Some(2), Some(1), Some(1)),
+        "{}",
+        dry.stdout
+    );
+    let sample = dry.json["sample"][0].as_str().unwrap();
+    assert_eq!(sample, format!("a.py:2: {}...", "v".repeat(100)));
 }
 
 #[test]
@@ -471,15 +679,16 @@ fn apply_shows_no_hunk_the_caller_wrote_unless_one_moved() {
     let patch = "--- a/a.py\n+++ b/a.py\n@@ -2 +2 @@\n-two\n+TWO\n--- a/b.py\n+++ b/b.py\n@@ -1 +1 @@\n-alpha\n+ALPHA\n";
     let r = ok(env.run_stdin(&["apply", "--stdin"], patch.as_bytes()));
     assert_eq!(env.read("a.py"), b"one\nTWO\nthree\n");
+    // Its hunks and their counts are the caller's own: path, hash and the op.
     let changes = r.json["changes"].as_array().unwrap();
-    assert!(
-        changes
-            .iter()
-            .all(|c| c.get("diff").is_none() && c["added"] == 1)
-    );
+    for c in changes {
+        let keys: Vec<&str> = c.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys, ["hash_after", "path"], "{}", r.stdout);
+    }
+    assert_eq!(r.json["applied_hunks"], 2);
     assert!(r.json.get("next_commands").is_none(), "{}", r.stdout);
     assert!(
-        r.stdout.len() <= 300,
+        r.stdout.len() <= 220,
         "{} bytes: {}",
         r.stdout.len(),
         r.stdout
@@ -537,4 +746,28 @@ fn a_write_compact_schema_leaves_the_write_protocol_codes_to_full() {
             .to_string()
             .contains("input.not-found")
     );
+}
+
+#[test]
+fn a_search_of_one_file_leaves_out_what_the_caller_knows() {
+    let env = TestEnv::new();
+    let log: String = (1..=40).map(|i| format!("line {i} ok\n")).collect();
+    env.write("app.log", log.replace("line 20 ok", "line 20 ERROR"));
+    env.write("other.log", "nothing here\n");
+    let r = ok(env.run(&["search", "ERROR", "app.log", "--context", "1"]));
+    // Inside git the ignore rules are gitignore's, and the one file named is the
+    // one file searched: neither is said; nor is approx_tokens.
+    for k in ["ignore_source", "files_scanned", "approx_tokens"] {
+        assert!(r.json.get(k).is_none(), "{k}: {}", r.stdout);
+    }
+    assert_eq!(
+        r.stdout.trim_end(),
+        r#"{"schema_version":1,"status":"ok","command":"search","mode":"blocks","blocks":[{"path":"app.log","start_line":19,"lines":["line 19 ok","line 20 ERROR","line 21 ok"],"match_lines":[20]}],"total_matches":1}"#
+    );
+    // A directory: how many files were searched is news.
+    let dir = ok(env.run(&["search", "ERROR", ".", "--context", "0"]));
+    assert_eq!(dir.json["files_scanned"], 2, "{}", dir.stdout);
+    // A read answers its lines without approx_tokens.
+    let read = ok(env.run(&["read", "app.log", "--range", "20"]));
+    assert!(read.json.get("approx_tokens").is_none(), "{}", read.stdout);
 }

@@ -102,7 +102,7 @@ fn stage_read_scan_commit_and_undo_across_files() {
     let r = ok(env.run(&["read", "a.txt", "--tx", &t]));
     assert_eq!(r.lines(), vec!["alpha", "BETA"]);
     env.write("oracle", "alpha\nBETA\n");
-    assert_eq!(r.json["hash"], hash_of(&env, "oracle")[..16]);
+    assert_eq!(r.json["hash"], hash_of(&env, "oracle")[..12]);
     std::fs::remove_file(env.path("oracle")).unwrap();
     let i = ok(env.run(&["info", "copy.txt", "--tx", &t]));
     assert_eq!(i.json["hash"], ha_of_text(&env, "one\n"));
@@ -210,7 +210,7 @@ fn expect_hash_compares_with_the_tx_view() {
         .as_str()
         .unwrap()
         .to_string();
-    assert_eq!(staged, ha_of_text(&env, "v2\n")[..16]);
+    assert_eq!(staged, ha_of_text(&env, "v2\n")[..12]);
     ok(env.run(&[
         "write",
         "a.txt",

@@ -343,12 +343,31 @@ fn edit_insert_replace_and_apply_diffs_apply_too() {
             check_diff(&env, before.as_bytes(), &after, &diff, &format!("{args:?}"));
         }
     };
+    // An exact edit shows no diff by default (the caller wrote both sides).
     run(
-        &["edit", "e.txt", "--old", "fn a() {}", "--new", "fn a0() {}"],
+        &[
+            "edit",
+            "e.txt",
+            "--old",
+            "fn a() {}",
+            "--new",
+            "fn a0() {}",
+            "--max-diff-lines",
+            "100",
+        ],
         None,
     );
     run(
-        &["edit", "e.txt", "--old", "end", "--new", "the\nend"],
+        &[
+            "edit",
+            "e.txt",
+            "--old",
+            "end",
+            "--new",
+            "the\nend",
+            "--max-diff-lines",
+            "100",
+        ],
         None,
     );
     run(

@@ -248,7 +248,7 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
     // The caller wrote these hunks: shown back they say nothing new, unless one
     // landed away from its recorded line or the caller asked for them.
     if !moved && ctx.max_diff_lines.is_none() {
-        crate::protocol::compact::drop_diffs(&mut out.fields);
+        crate::protocol::compact::drop_diffs(&mut out.fields, &[]);
     }
     Ok(out)
 }

@@ -37,6 +37,10 @@ pub const SPEC: CommandSpec = CommandSpec {
     args: <EditArgs as clap::Args>::augment_args,
     output_fields: &[
         write::FIELD_CHANGES,
+        field(
+            "changes[].lines",
+            "An exact --old edit: the lines --new spans after the edit (S or S:E), in place of diff, added and deleted, which --dry-run or --max-diff-lines N shows.",
+        ),
         write::FIELD_OP_ID,
         write::FIELD_DRY_RUN,
         field(
@@ -168,6 +172,8 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
 
     let mut strategy: Option<Strategy> = None;
     let mut selected: Option<u64> = None;
+    // Where an exact --old edit's --new landed (`S` or `S:E`).
+    let mut landed: Option<String> = None;
     let committed = write::submit(
         ctx,
         &WriteRequest::new(ctx).dry_run(args.guarded.guard.dry.dry_run),
@@ -175,11 +181,12 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
             // One --old edit of a UTF-8 file: spliced into the bytes as read.
             if let ([Step::Old { old, new }], None) = (steps.as_slice(), args.sel.encoding()) {
                 let (real, display, snap) = common::locate(ctx, &args.path)?;
-                if let Some(bytes) = splice_old(&snap.bytes, old, new) {
+                if let Some((bytes, at)) = splice_old(&snap.bytes, old, new) {
                     if let Some(h) = expect.for_target(&args.path, &display, true) {
                         guard::check_hash(&display, h, Some(&snap.hash))?;
                     }
                     strategy = Some(Strategy::Exact);
+                    landed = Some(at);
                     return Ok(bytes
                         .map(|bytes| Change::Put {
                             path: real,
@@ -250,7 +257,14 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
     if let Some(s) = strategy.filter(|s| s.name() != "exact") {
         extra.push(("strategy", Json::str(s.name())));
     }
-    Ok(committed.into_output(extra))
+    let dry_run = args.guarded.guard.dry.dry_run;
+    let mut out = committed.into_output(extra);
+    // The caller wrote both sides of an exact edit: echoed back as a diff they say
+    // nothing new, where they landed does (a dry run or --max-diff-lines N shows it).
+    if let (Some(at), false, None | Some(0)) = (landed, dry_run, ctx.max_diff_lines) {
+        crate::protocol::compact::drop_diffs(&mut out.fields, &[at]);
+    }
+    Ok(out)
 }
 
 /// A one `--old` edit done on the file's bytes, for a file `Doc::decode` takes
@@ -259,8 +273,9 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
 /// copying the edited document again, so a large file is held twice (as read and
 /// as written), not four times. `Some(None)` when the edit changes nothing;
 /// `None` leaves the call to the document path (its errors, the whitespace
-/// strategy).
-fn splice_old(bytes: &[u8], old: &str, new: &str) -> Option<Option<Vec<u8>>> {
+/// strategy). With the bytes, the lines `new` spans in them (`S` or `S:E`; a
+/// deletion's is the line it left).
+fn splice_old(bytes: &[u8], old: &str, new: &str) -> Option<(Option<Vec<u8>>, String)> {
     if crate::text::sniff::is_binary(bytes) {
         return None;
     }
@@ -283,8 +298,16 @@ fn splice_old(bytes: &[u8], old: &str, new: &str) -> Option<Option<Vec<u8>>> {
         }
     };
     let with = crate::text::doc::with_eol(new, eol);
+    let start = 1 + memchr::memchr_iter(b'\n', text.as_bytes().get(..range.start)?).count();
+    let body = with.strip_suffix('\n').unwrap_or(&with);
+    let end = start + memchr::memchr_iter(b'\n', body.as_bytes()).count();
+    let at = if end > start {
+        format!("{start}:{end}")
+    } else {
+        start.to_string()
+    };
     if text.get(range.clone())? == with {
-        return Some(None);
+        return Some((None, at));
     }
     let (head, tail) = (
         bytes.get(..skip + range.start)?,
@@ -294,7 +317,7 @@ fn splice_old(bytes: &[u8], old: &str, new: &str) -> Option<Option<Vec<u8>>> {
     out.extend_from_slice(head);
     out.extend_from_slice(with.as_bytes());
     out.extend_from_slice(tail);
-    Some(Some(out))
+    Some((Some(out), at))
 }
 
 /// The change writing `doc` over the target (in its `--encoding`), or none when
@@ -569,8 +592,8 @@ mod tests {
                     .filter(|(_, s)| matches!(s, Strategy::Exact))
                     .map(|(d, _)| d.into_bytes());
                 match splice_old(f, old, new) {
-                    Some(Some(bytes)) => assert_eq!(Some(bytes), by_doc, "{f:?} {old:?}"),
-                    Some(None) => assert_eq!(by_doc.as_deref(), Some(f), "{f:?} {old:?}"),
+                    Some((Some(bytes), _)) => assert_eq!(Some(bytes), by_doc, "{f:?} {old:?}"),
+                    Some((None, _)) => assert_eq!(by_doc.as_deref(), Some(f), "{f:?} {old:?}"),
                     None => {}
                 }
             }
@@ -578,5 +601,17 @@ mod tests {
         assert!(splice_old(b"a\0b", "a", "c").is_none());
         assert!(splice_old(b"a a", "a", "c").is_none());
         assert!(splice_old(b"\xffa", "a", "c").is_none());
+    }
+
+    /// Where --new lands: its first and last line in the edited file.
+    #[test]
+    fn splice_old_says_where_new_landed() {
+        let at = |f: &[u8], old: &str, new: &str| splice_old(f, old, new).map(|(_, at)| at);
+        let f = b"\xEF\xBB\xBFone\r\ntwo\r\nthree\r\n";
+        assert_eq!(at(f, "two", "2").as_deref(), Some("2"));
+        assert_eq!(at(f, "two\r\n", "2\n2b\n").as_deref(), Some("2:3"));
+        assert_eq!(at(f, "two\r\nthree", "x\ny\nz").as_deref(), Some("2:4"));
+        assert_eq!(at(f, "two\r\n", "").as_deref(), Some("2"));
+        assert_eq!(at(f, "one", "one").as_deref(), Some("1"));
     }
 }

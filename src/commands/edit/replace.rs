@@ -59,7 +59,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     output_fields: &[
         field(
             "changes",
-            "[{path,action?,from?,hash_after?,added?,deleted?,diff?,count}], as every write reports; a real run shows no diff (its dry run did) unless --max-diff-lines N.",
+            "[{path,action?,from?,hash_after?,count}]: hash_after absent in a dry run.",
         ),
         write::FIELD_OP_ID,
         write::FIELD_DRY_RUN,
@@ -67,7 +67,14 @@ pub const SPEC: CommandSpec = CommandSpec {
             "expect_count",
             "With --dry-run: the replacements selected, the value a real run passes as --expect-count.",
         ),
-        field("changes[].count", "Replacements made in that file."),
+        field(
+            "changes[].count",
+            "Replacements made in that file. added/deleted (lines) appear only when they differ from count and no whole diff counts them; diff only with --max-diff-lines N.",
+        ),
+        field(
+            "sample",
+            "With --dry-run: up to 3 changed lines as `path:line: text` (the first of each of the first files, as they will read, indentation left out; absent with --max-diff-lines N).",
+        ),
         field(
             "skipped",
             "[{path,reason}] files a directory scan passed over, present only when some were: binary or not-utf8 files whose bytes match the pattern, and too-large (over --skip-larger-than) or unreadable ones.",
@@ -265,12 +272,13 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
     // Matches found, --nth or not: says why an --nth past them replaced nothing.
     let mut found = 0u64;
     let mut most = String::new();
-    // A real run carries the --expect-count its dry run reported, and that dry run
-    // showed the diff: the answer does not show it again (`--max-diff-lines N` or
-    // `aitools diff --op <op_id>` does).
+    // Per-file counts say what a replace did; a dry run adds a few changed lines
+    // as `sample`, and `--max-diff-lines N` (or `aitools diff --op <op_id>`) shows
+    // the diffs.
     let req = WriteRequest::new(ctx)
         .dry_run(args.guarded.guard.dry.dry_run)
-        .max_diff_lines((!args.guarded.guard.dry.dry_run).then_some(0));
+        .max_diff_lines(Some(0));
+    let mut sample: Vec<String> = Vec::new();
     let committed = write::submit(ctx, &req, || {
         let targets = collect(
             ctx,
@@ -306,6 +314,9 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
             )?;
             total += n;
             counts.push((t.display.clone(), n));
+            if args.guarded.guard.dry.dry_run && sample.len() < SAMPLES {
+                sample.extend(first_change(&t.display, &t.doc, &doc));
+            }
             changes.extend(put_if_changed(t, doc)?);
         }
         if let (0, Some(n), 1..) = (total, nth, found) {
@@ -366,15 +377,72 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
     let mut committed = committed;
     for c in &mut committed.changes {
         c.count = counts.iter().find(|(p, _)| *p == c.path).map(|(_, n)| *n);
+        // One replacement per changed line: the count says it all.
+        if ctx.max_diff_lines.is_none() && c.added == c.count && c.deleted == c.count {
+            c.added = None;
+            c.deleted = None;
+        }
     }
     let mut extra: Vec<(&str, Json)> = Vec::new();
     if args.guarded.guard.dry.dry_run {
         extra.push(("expect_count", Json::UInt(total)));
+        if ctx.max_diff_lines.is_none() && !sample.is_empty() {
+            extra.push(("sample", Json::from_serialize(&sample)));
+        }
     }
     if !skipped.is_empty() {
         extra.push(("skipped", Json::from_serialize(&skipped)));
     }
     Ok(committed.into_output(extra))
+}
+
+/// Changed lines a dry run shows as `sample`: the first of each of the first files.
+const SAMPLES: usize = 3;
+/// Characters of a sample line shown (its indentation left out).
+const SAMPLE_CHARS: usize = 100;
+
+/// Lines before a changed one whose secrets a sample masks too (a key block).
+const SAMPLE_CONTEXT: usize = 8;
+
+/// `path:line: text` of the first line `after` changed (as it reads after). The
+/// envelope's mask sees only this line, so a secret the line held before (which
+/// the replacement may have moved out of its key's reach) is masked here.
+fn first_change(path: &str, before: &Doc, after: &Doc) -> Option<String> {
+    let i = (0..after.line_count())
+        .find(|&i| i >= before.line_count() || before.content(i) != after.content(i))?;
+    let was: Vec<&str> = (i.saturating_sub(SAMPLE_CONTEXT)..=i)
+        .filter(|&k| k < before.line_count())
+        .map(|k| before.content(k))
+        .collect();
+    let text = mask_like(&was.join("\n"), after.content(i));
+    let text = text.trim_start();
+    let shown = match text.char_indices().nth(SAMPLE_CHARS) {
+        Some((cut, _)) => format!("{}...", text.get(..cut).unwrap_or(text)),
+        None => text.to_string(),
+    };
+    Some(format!("{path}:{}: {shown}", i + 1))
+}
+
+/// `text` with every secret value of `was` masked, in any ASCII case.
+fn mask_like(was: &str, text: &str) -> String {
+    use crate::protocol::redact::{PLACEHOLDER, secret_spans};
+    let mut out = text.to_string();
+    for r in secret_spans(was) {
+        let Some(value) = was.get(r).filter(|v| v.len() >= 4) else {
+            continue;
+        };
+        let low = value.to_ascii_lowercase();
+        let mut from = 0;
+        while let Some(at) = out
+            .get(from..)
+            .and_then(|rest| rest.to_ascii_lowercase().find(&low))
+        {
+            let start = from + at;
+            out.replace_range(start..start + value.len(), PLACEHOLDER);
+            from = start + PLACEHOLDER.len();
+        }
+    }
+    out
 }
 
 /// A file a scan passed over, and why.

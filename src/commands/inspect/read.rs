@@ -121,7 +121,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         field("total_lines", "text: lines in the file."),
         field(
             "hash",
-            "text: the first 16 hex digits of the file's SHA-256 (--expect-hash takes them; info shows all 64); null on a --tail of a file over 16 MiB whose hash is not cached yet (next_commands: info, which hashes it).",
+            "text: the first 12 hex digits of the file's SHA-256 (--expect-hash takes them; info shows all 64); null on a --tail of a file over 16 MiB whose hash is not cached yet (next_commands: info, which hashes it).",
         ),
         field(
             "truncated",
@@ -137,7 +137,6 @@ pub const SPEC: CommandSpec = CommandSpec {
             "text on a binary file: true, with size and mime instead of lines.",
         ),
         field("mime", "text on a binary file: its MIME type."),
-        field("approx_tokens", "ceil(characters of returned text / 4)."),
         field(
             "next_commands",
             "The command reading the next part, when there is one.",
@@ -187,7 +186,6 @@ struct TextOut {
     encoding_errors: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     encoding: Option<&'static str>,
-    approx_tokens: usize,
     next_commands: Vec<String>,
 }
 
@@ -219,7 +217,6 @@ struct HexOut {
     end: u64,
     rows: Vec<HexRow>,
     truncated: bool,
-    approx_tokens: usize,
     next_commands: Vec<String>,
 }
 
@@ -238,7 +235,6 @@ struct StringsOut {
     size: u64,
     strings: Vec<StringItem>,
     truncated: bool,
-    approx_tokens: usize,
     next_commands: Vec<String>,
 }
 

@@ -27,7 +27,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     output_fields: &[
         field(
             "changes",
-            "[{path,action?,from?,hash_after?,added?,deleted?,diff?}], as every write reports.",
+            "[{path,action?,from?,hash_after?}]; added, deleted and diff only with --dry-run or --max-diff-lines N (the inverse of the op's own diff).",
         ),
         field(
             "op_id",
@@ -54,13 +54,22 @@ pub const SPEC: CommandSpec = CommandSpec {
 
 pub fn run(ctx: &Ctx, a: &UndoArgs) -> Result<Output, CmdError> {
     let state = state_dir::for_root(&ctx.root);
+    // The before-states the op recorded are written back: their diff is the op's
+    // own, inverted, so a real undo answers paths and hashes (`--dry-run` or
+    // `--max-diff-lines N` shows the diff).
+    let echo = a.dry.dry_run || ctx.max_diff_lines.is_some();
     let req = WriteRequest::new(ctx)
         .dry_run(a.dry.dry_run)
-        .undoes(&a.op_id);
+        .undoes(&a.op_id)
+        .max_diff_lines(if echo { None } else { Some(0) });
     let done = write::submit(ctx, &req, || {
         let entry = undo::find(ctx, &state, &a.op_id)?;
         undo::inverse(ctx, &state, &entry)
     })?;
     // The reverted op is the one the caller named; `history` shows the link.
-    Ok(done.into_output(vec![]))
+    let mut out = done.into_output(vec![]);
+    if !echo {
+        crate::protocol::compact::drop_diffs(&mut out.fields, &[]);
+    }
+    Ok(out)
 }

@@ -10,7 +10,7 @@
 //! backreferences or look-around — such a pattern is refused with
 //! input.syntax-error and a repair, rather than run on a slower engine.
 
-use super::{ScanArgs, Skipped, chars, scan_error, show, skipped_list, starts};
+use super::{ScanArgs, Skipped, scan_error, show, skipped_list, starts};
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Output, Repair, code, redact, shell};
@@ -143,20 +143,22 @@ pub const SPEC: CommandSpec = CommandSpec {
             "total",
             "count, files, files-without-match: number of entries before --limit.",
         ),
-        field("files_scanned", "Text files searched."),
+        field(
+            "files_scanned",
+            "Text files searched (absent when the one path given is the one file searched).",
+        ),
         field(
             "skipped",
             "Only when a file was passed over: [{reason,count,examples}], one per reason, examples the first 3 paths; reason is binary, too-large, unreadable, non-utf8-name (a path aitools cannot name), or special (a procfs/sysfs directory, never scanned).",
         ),
         field(
             "ignore_source",
-            "gitignore, builtin, or none (--no-ignore).",
+            "builtin (outside git), or none (--no-ignore); absent for gitignore (inside git, the default).",
         ),
         field(
             "truncated",
             "True when --limit cut the result (status partial, exit 3; next_commands continues it).",
         ),
-        field("approx_tokens", "ceil(characters of returned text / 4)."),
         crate::workspace::scan_args::FIELD_SCAN_CUT,
         field(
             "next_commands",
@@ -215,6 +217,11 @@ struct CountItem {
     count: u64,
 }
 
+/// `ignore_source` at its default, inside git: left out.
+fn is_gitignore(s: &&'static str) -> bool {
+    *s == "gitignore"
+}
+
 #[derive(Serialize)]
 struct SearchOut {
     mode: &'static str,
@@ -229,12 +236,13 @@ struct SearchOut {
     total_matches: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     total: Option<u64>,
-    files_scanned: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    files_scanned: Option<u64>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     skipped: Vec<Skipped>,
+    #[serde(skip_serializing_if = "is_gitignore")]
     ignore_source: &'static str,
     truncated: bool,
-    approx_tokens: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     scan_cut: Option<scan::Cut>,
     next_commands: Vec<String>,
@@ -527,15 +535,19 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
         paths: None,
         total_matches,
         total: None,
-        files_scanned: files.len() as u64,
+        // One file named and searched: the caller knows.
+        files_scanned: (starts.len() != 1
+            || files
+                .iter()
+                .map(|(p, _)| *p)
+                .ne(starts.iter().map(PathBuf::as_path)))
+        .then_some(files.len() as u64),
         skipped: Vec::new(),
         ignore_source: walked.ignore_source,
         truncated: false,
-        approx_tokens: 0,
         scan_cut: walked.cut.clone(),
         next_commands: Vec::new(),
     };
-    let mut text_chars = 0usize;
     let mut full_limit = total_matches;
     let offset = usize::try_from(args.offset).unwrap_or(usize::MAX);
     let shown: u64;
@@ -553,7 +565,6 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
                     count: *n,
                 })
                 .collect();
-            text_chars += items.iter().map(|i| chars(&i.path)).sum::<usize>();
             shown = items.len() as u64;
             out.counts = Some(items);
         }
@@ -568,7 +579,6 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
                 .take(args.limit as usize)
                 .map(|(p, _)| show(root, p))
                 .collect();
-            text_chars += items.iter().map(|p| chars(p)).sum::<usize>();
             shown = items.len() as u64;
             out.paths = Some(items);
         }
@@ -616,7 +626,6 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
                     if ln < from {
                         continue;
                     }
-                    text_chars += chars(&text);
                     let contiguous = cur
                         .as_ref()
                         .is_some_and(|b| b.start_line + b.lines.len() as u64 == ln);
@@ -685,13 +694,11 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
                 }
                 items.append(&mut sink.out);
             }
-            text_chars += items.iter().map(|m| chars(&m.text)).sum::<usize>();
             shown = items.len() as u64;
             out.matches = Some(items);
         }
     }
     out.skipped = skipped_list(root, skipped);
-    out.approx_tokens = crate::protocol::approx_tokens_chars(text_chars);
     let next = args.offset.saturating_add(shown);
     out.truncated = next < full_limit;
     // A cut scan's totals are partial: its continuation raises the budget.

@@ -78,7 +78,6 @@ pub(super) fn hex_view(
         ];
         next_commands.push(next_command(ctx, args, &words, false));
     }
-    let n = window.len();
     let out = HexOut {
         mode: "hex",
         path: shown,
@@ -87,7 +86,6 @@ pub(super) fn hex_view(
         end: shown_end,
         rows,
         truncated,
-        approx_tokens: crate::protocol::approx_tokens_chars((3 * n).saturating_sub(1)),
         next_commands,
     };
     Ok(Output::cut(&out, truncated))
@@ -203,15 +201,12 @@ pub(super) fn strings_view(
     if let Some(cut) = first_cut {
         next_commands.push(hex_dump_command(ctx, args, cut, (cut + 256).min(size)));
     }
-    let chars: usize =
-        items.iter().map(|i| i.text.chars().count()).sum::<usize>() + items.len().saturating_sub(1);
     let out = StringsOut {
         mode: "strings",
         path: shown,
         size,
         strings: items,
         truncated,
-        approx_tokens: crate::protocol::approx_tokens_chars(chars),
         next_commands,
     };
     Ok(Output::cut(&out, truncated))

@@ -426,8 +426,6 @@ pub(super) fn text_view(
         next_commands.push(hex_dump_command(ctx, args, off, off + 256));
     }
     let truncated = truncated || !cut_lines.is_empty();
-    let chars: usize = out_lines.iter().map(|l| l.chars().count()).sum::<usize>()
-        + out_lines.len().saturating_sub(1);
     let out = TextOut {
         mode: "text",
         path: shown,
@@ -440,7 +438,6 @@ pub(super) fn text_view(
         truncated,
         encoding_errors,
         encoding: enc.map(Encoding::name),
-        approx_tokens: crate::protocol::approx_tokens_chars(chars),
         next_commands,
     };
     Ok(Output::cut(&out, truncated))
