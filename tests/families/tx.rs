@@ -835,6 +835,32 @@ fn paths_removed_moved_or_linked_in_a_tx() {
 }
 
 #[test]
+fn a_path_under_a_directory_the_tx_moved_answers_its_new_name() {
+    // The tx's ops record that they moved paths (not which command ran), and a
+    // read of an old path pairs the op's removed and added directories.
+    let env = TestEnv::new();
+    env.write("d/a.txt", "a\n");
+    let t = begin(&env);
+    ok(env.run(&["move", "d", "d2", "--tx", &t]));
+    let r = env.run(&["read", "d/a.txt", "--tx", &t]);
+    assert_eq!(r.error_code(), "input.not-found", "{}", r.stderr);
+    let msg = r.json["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("was moved to d2/a.txt"), "{msg}");
+    assert_eq!(
+        r.json["error"]["candidates"],
+        serde_json::json!(["d2/a.txt"])
+    );
+    let retry = r.json["error"]["repairs"][0]["command"].as_str().unwrap();
+    assert_eq!(ok(follow(&env, retry)).lines(), vec!["a"]);
+    // A delete in the tx is no move: the answer names the op that removed it.
+    env.write("e.txt", "e\n");
+    ok(env.run(&["delete", "e.txt", "--tx", &t]));
+    let g = env.run(&["read", "e.txt", "--tx", &t]);
+    let msg = g.json["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("was removed in tx"), "{msg}");
+}
+
+#[test]
 fn a_directory_the_tx_moves_that_gains_entries_outside_it_is_drift() {
     let env = TestEnv::new();
     env.write("dir/a.txt", "a\n");
