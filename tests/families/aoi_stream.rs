@@ -156,3 +156,41 @@ fn aoi_search_stream_pages_equal_the_envelope() {
         }
     }
 }
+
+/// Files a search passes over are recoverable issues: one `aoi:warning` per
+/// reason (code `skipped.<reason>`, the count and the first paths), counted in the
+/// summary's warning_count, each valid against the schema's `aoi:warning` $def.
+#[test]
+fn aoi_skipped_files_are_warnings() {
+    let env = TestEnv::new();
+    env.write("a.txt", "hit\n");
+    env.write("bin1.dat", b"\x00\x01hit\x00".as_slice());
+    env.write("bin2.dat", b"\x00\x02\x00".as_slice());
+    env.write("big.txt", "hit ".repeat(2000));
+    let args = ["search", "hit", "--skip-larger-than", "1KiB"];
+    let s = jsonl(&env, &args);
+    check_stream(&validator(&env), &s, "search with skipped files");
+    let warnings = s.of_type("aoi:warning");
+    let codes: Vec<&Value> = warnings.iter().map(|w| &w["code"]).collect();
+    assert_eq!(codes, ["skipped.binary", "skipped.too-large"], "{}", s.raw);
+    assert_eq!(warnings[0]["count"], 2);
+    assert_eq!(
+        warnings[0]["examples"],
+        serde_json::json!(["bin1.dat", "bin2.dat"])
+    );
+    assert_eq!(warnings[1]["target"], "big.txt");
+    assert!(
+        warnings[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("bin1.dat")
+    );
+    assert_eq!(s.summary()["warning_count"], 2);
+    // The envelope's skipped list is the same facts.
+    let r = env.run(&args);
+    assert_eq!(r.json["skipped"][0]["count"], 2);
+    // A clean search has no warning.
+    let clean = jsonl(&env, &["search", "hit", "a.txt"]);
+    assert!(clean.of_type("aoi:warning").is_empty());
+    assert_eq!(clean.summary()["warning_count"], 0);
+}
