@@ -488,9 +488,9 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
         (output == Mode::Matches || (spans_lines && !args.invert)).then_some(&pats.combined);
 
     // Pass 1 counts every file in parallel (the exact totals); pass 2 lists the
-    // files of the --offset/--limit window in path order. When events stream,
-    // pass 2 takes each file as soon as it and every earlier one are counted, so
-    // the first block goes out while the scan goes on.
+    // files of the --offset/--limit window in path order, taking each file as soon
+    // as it and every earlier one are counted, so the first block goes out (as an
+    // event) while the scan goes on.
     let named = |p: &Path| starts.iter().any(|s| s.as_path() == p);
     let visitor = || {
         let mut scanned = searcher(args, 0, 0, false);
@@ -543,9 +543,9 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
         listing.file(p, n, piped.as_deref());
         files.push((p.to_path_buf(), n));
     };
-    let ordered = ctx.events.streaming()
-        || (matches!(output, Mode::Blocks | Mode::Matches)
-            && std::env::var_os("AITOOLS_ORDERED").is_some());
+    // Listing blocks or matches overlaps pass 2 with pass 1 (and streams events);
+    // the counts and paths modes need every file first, and take the parallel walk.
+    let ordered = ctx.events.streaming() || matches!(output, Mode::Blocks | Mode::Matches);
     let walked = if ordered {
         scan::walk_ordered(&ctx.root, &starts, &opts, visitor, &mut take)
     } else {
