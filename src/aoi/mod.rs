@@ -512,6 +512,7 @@ fn finish(
             }
         }
     }
+    skipped_warnings(stream, env.get("skipped"));
     // A check that failed (doctor) makes the run not ok.
     let checks_ok = !matches!(env.get("ok"), Some(Json::Bool(false)));
     let truncated = status == "partial" || matches!(env.get("truncated"), Some(Json::Bool(true)));
@@ -536,6 +537,45 @@ fn finish(
     }
     stream.end(s);
     if checks_ok { 0 } else { 1 }
+}
+
+/// What a command passed over (a binary, too-large or unreadable file, ...) is a
+/// recoverable issue: one `aoi:warning` per `skipped` entry (a search's entries
+/// are one per reason, with a count and the first paths; a write's one per path).
+/// The answer's `skipped` stays in `result`.
+fn skipped_warnings(stream: &Stream, skipped: Option<&Json>) {
+    let Some(Json::Arr(items)) = skipped else {
+        return;
+    };
+    for item in items {
+        let Some(reason) = item.get("reason").and_then(Json::as_str) else {
+            continue;
+        };
+        let count = item.get("count").and_then(as_u64).unwrap_or(1);
+        let examples: Vec<Json> = match (item.get("examples"), item.get("path")) {
+            (Some(Json::Arr(e)), _) => e.clone(),
+            (_, Some(p @ Json::Str(_))) => vec![p.clone()],
+            _ => Vec::new(),
+        };
+        let shown: Vec<&str> = examples.iter().filter_map(Json::as_str).collect();
+        let noun = if count == 1 { "path" } else { "paths" };
+        let mut w = Json::obj();
+        w.push("code", Json::str(format!("skipped.{reason}")));
+        w.push(
+            "message",
+            Json::str(format!(
+                "{count} {noun} passed over ({reason}): {}.",
+                shown.join(", ")
+            )),
+        );
+        w.push("reason", Json::str(reason));
+        w.push("count", Json::UInt(count));
+        if let Some(first) = examples.first() {
+            w.push("target", first.clone());
+        }
+        w.push("examples", Json::Arr(examples));
+        stream.line("aoi:warning", w);
+    }
 }
 
 fn as_u64(j: &Json) -> Option<u64> {

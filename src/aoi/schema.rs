@@ -162,9 +162,20 @@ fn def(kind: &str) -> Json {
             o.push("then", j(r#"{"not":{"required":["retry_after_ms"]}}"#));
             o
         }
+        // A passed-over path (search's skipped files): code skipped.<reason>.
         "aoi:warning" => object(
             &["message"],
-            &[("message", t("string")), ("code", t("string"))],
+            &[
+                ("message", t("string")),
+                ("code", t("string")),
+                ("reason", t("string")),
+                ("count", count()),
+                ("target", t("string")),
+                (
+                    "examples",
+                    j(r#"{"type":"array","items":{"type":"string"}}"#),
+                ),
+            ],
         ),
         "aoi:check" => object(
             &["name", "ok", "severity"],

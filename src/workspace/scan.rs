@@ -30,14 +30,18 @@ use std::fs::Metadata;
 use std::io;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::SystemTime;
 
+mod budget;
 mod filters;
+mod ordered;
 mod staged;
+use budget::Meter;
+pub use budget::{Budget, Cut};
 #[allow(unused_imports)]
 use filters::*;
+pub use ordered::walk_ordered;
 #[allow(unused_imports)]
 pub use staged::*;
 
@@ -106,118 +110,6 @@ pub struct ScanOptions {
     /// How much the walk may do before it stops and reports `Walked::cut`;
     /// unlimited by default (a write scan, such as replace's, must see everything).
     pub budget: Budget,
-}
-
-/// What one scan may spend: files visited, bytes of those files, wall time.
-/// The read-only scans (search, find, overview, code) take [`Budget::DEFAULT`]
-/// inside and outside the workspace alike, so `overview /` ends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Budget {
-    pub files: u64,
-    pub bytes: u64,
-    pub time: Duration,
-}
-
-impl Budget {
-    pub const UNLIMITED: Budget = Budget {
-        files: u64::MAX,
-        bytes: u64::MAX,
-        time: Duration::MAX,
-    };
-    /// Far above a large repository (a few seconds of ripgrep-speed work); a
-    /// whole file system is cut.
-    pub const DEFAULT: Budget = Budget {
-        files: 200_000,
-        bytes: 16 << 30,
-        time: Duration::from_secs(10),
-    };
-}
-
-impl Default for Budget {
-    fn default() -> Budget {
-        Budget::UNLIMITED
-    }
-}
-
-/// Which budget a walk spent, and what it had visited when it stopped.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Cut {
-    /// `files`, `bytes` or `time`.
-    pub budget: &'static str,
-    pub files: u64,
-    pub bytes: u64,
-}
-
-/// The walk's spending against its budget, shared by the workers.
-struct Meter {
-    budget: Budget,
-    start: Instant,
-    files: AtomicU64,
-    bytes: AtomicU64,
-    /// 0 while within budget, else 1 + the index in `REASONS`.
-    stop: AtomicU8,
-}
-
-const REASONS: [&str; 3] = ["files", "bytes", "time"];
-
-impl Meter {
-    fn new(budget: Budget) -> Meter {
-        Meter {
-            budget,
-            start: Instant::now(),
-            files: AtomicU64::new(0),
-            bytes: AtomicU64::new(0),
-            stop: AtomicU8::new(0),
-        }
-    }
-
-    fn halt(&self, reason: usize) {
-        let _ = self
-            .stop
-            .compare_exchange(0, reason as u8 + 1, Ordering::SeqCst, Ordering::SeqCst);
-    }
-
-    /// Whether the walk must stop: a budget is spent or the time is up.
-    fn spent(&self) -> bool {
-        if self.stop.load(Ordering::Relaxed) != 0 {
-            return true;
-        }
-        if self.budget.time != Duration::MAX && self.start.elapsed() > self.budget.time {
-            self.halt(2);
-            return true;
-        }
-        false
-    }
-
-    /// Charges one file of `len` bytes before it is visited; false (and the walk
-    /// stops) when it would overspend.
-    fn charge(&self, len: u64) -> bool {
-        if self.spent() {
-            return false;
-        }
-        if self.files.fetch_add(1, Ordering::SeqCst) >= self.budget.files {
-            self.files.fetch_sub(1, Ordering::SeqCst);
-            self.halt(0);
-            return false;
-        }
-        let before = self.bytes.fetch_add(len, Ordering::SeqCst);
-        if before.saturating_add(len) > self.budget.bytes {
-            self.bytes.fetch_sub(len, Ordering::SeqCst);
-            self.files.fetch_sub(1, Ordering::SeqCst);
-            self.halt(1);
-            return false;
-        }
-        true
-    }
-
-    fn cut(&self) -> Option<Cut> {
-        let r = self.stop.load(Ordering::SeqCst);
-        (r != 0).then(|| Cut {
-            budget: REASONS[(r as usize - 1).min(2)],
-            files: self.files.load(Ordering::SeqCst),
-            bytes: self.bytes.load(Ordering::SeqCst),
-        })
-    }
 }
 
 /// What an entry is (symlinks are never followed).
@@ -307,6 +199,21 @@ impl Entry<'_> {
             Some(OverlayNode::File { bytes, .. }) => Some(bytes.as_slice()),
             _ => None,
         }
+    }
+
+    /// Whether this is a named pipe (only a start can be: see `walk`).
+    pub fn is_pipe(&self) -> bool {
+        self.kind == Kind::Other && self.dent.is_some_and(is_fifo)
+    }
+
+    /// A named pipe's bytes, up to `cap`; `None` when it holds more.
+    pub fn read_pipe(&self, cap: u64) -> io::Result<Option<Vec<u8>>> {
+        use std::io::Read;
+        let mut buf = Vec::new();
+        std::fs::File::open(self.path)?
+            .take(cap.saturating_add(1))
+            .read_to_end(&mut buf)?;
+        Ok((buf.len() as u64 <= cap).then_some(buf))
     }
 
     /// The file's bytes: staged, or read from disk.
@@ -471,7 +378,9 @@ impl<T, V: FnMut(&Entry) -> Option<T>> Local<'_, T, V> {
         if dent.depth() == 0 && kind == Kind::Dir {
             return;
         }
-        if kind != Kind::File && !f.include_dirs {
+        // A named pipe given as a start is read, as ripgrep reads `<(cmd)`.
+        let piped = dent.depth() == 0 && kind == Kind::Other && is_fifo(&dent);
+        if kind != Kind::File && !f.include_dirs && !piped {
             return;
         }
         let path = dent.path();
@@ -537,6 +446,11 @@ impl<T, V: FnMut(&Entry) -> Option<T>> Local<'_, T, V> {
     }
 }
 
+fn is_fifo(d: &ignore::DirEntry) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    d.file_type().is_some_and(|t| t.is_fifo())
+}
+
 fn error_path(e: &ignore::Error) -> Option<PathBuf> {
     match e {
         ignore::Error::WithPath { path, .. } => Some(path.clone()),
@@ -545,6 +459,165 @@ fn error_path(e: &ignore::Error) -> Option<PathBuf> {
         }
         ignore::Error::Loop { child, .. } => Some(child.clone()),
         _ => None,
+    }
+}
+
+/// A walk with its starts, filters and walker settled, ready to run.
+struct Plan {
+    source: &'static str,
+    /// The ignore rules of git apply (in a work tree, without --no-ignore).
+    git_rules: bool,
+    filters: Arc<Filters>,
+    meter: Meter,
+    overlay: Option<Arc<Overlay>>,
+    /// procfs/sysfs paths passed over, reported as `special`.
+    special: Arc<Mutex<Vec<PathBuf>>>,
+    ignorer: Arc<Ignorer>,
+    /// The disk walker; none when no start is on disk.
+    builder: Option<ignore::WalkBuilder>,
+}
+
+impl Plan {
+    fn new(root: &Path, starts: &[PathBuf], opts: &ScanOptions) -> Result<Plan, ScanError> {
+        let in_git = in_git_repo(root);
+        let source = ignore_source(root, opts.no_ignore);
+        // Built once: the walk's per-entry filter and its directory pruning share it.
+        let filters = Arc::new(Filters::new(root, opts, !opts.no_ignore && !in_git)?);
+        let overlay = opts.overlay.clone();
+        let meter = Meter::new(opts.budget);
+        // A scan that leaves the workspace (or a workspace at /) may reach a kernel
+        // file system; those directories are checked and passed over. In-tree scans
+        // skip the per-directory statfs.
+        let guard_pseudo = root == Path::new("/") || starts.iter().any(|s| !s.starts_with(root));
+        let mut special: Vec<PathBuf> = Vec::new();
+        // Starts the tx removed, replaced or created are not walked on disk.
+        let disk_starts: Vec<PathBuf> = starts
+            .iter()
+            .filter(|s| match overlay.as_ref().and_then(|o| o.node(s)) {
+                None | Some(OverlayNode::Dir) => fsx_exists(s),
+                Some(_) => false,
+            })
+            .filter(|s| {
+                let pseudo = guard_pseudo && super::input::pseudo_fs(s).is_some();
+                if pseudo {
+                    special.push(s.to_path_buf());
+                }
+                !pseudo
+            })
+            .cloned()
+            .collect();
+        let special = Arc::new(Mutex::new(special));
+        let manual = overlay
+            .as_ref()
+            .is_some_and(|o| o.touches_gitignore() && !opts.no_ignore && in_git);
+        let ignorer = Arc::new(Ignorer::new(root, overlay.clone()));
+        let mut plan = Plan {
+            source,
+            git_rules: !opts.no_ignore && in_git,
+            filters,
+            meter,
+            overlay,
+            special,
+            ignorer,
+            builder: None,
+        };
+        let Some((first, rest)) = disk_starts.split_first() else {
+            return Ok(plan);
+        };
+        let mut b = ignore::WalkBuilder::new(first);
+        for s in rest {
+            b.add(s);
+        }
+        let use_git = !opts.no_ignore;
+        // Git reads core.excludesFile from the repository's config before the user's
+        // (and honours GIT_CONFIG_GLOBAL), and matches it from the top of the work
+        // tree; the ignore crate only reads the user's and matches from the process cwd.
+        let excludes = if use_git {
+            crate::workspace::git::work_tree(root).map(|wt| {
+                b.current_dir(&wt);
+                crate::workspace::git::excludes_file(&wt)
+            })
+        } else {
+            None
+        };
+        let explicit_excludes = match &excludes {
+            Some(crate::workspace::git::ExcludesFile::Path(f)) => {
+                if f.is_file() {
+                    let _ = b.add_ignore(f);
+                }
+                true
+            }
+            _ => false,
+        };
+        b.hidden(false)
+            .ignore(false)
+            .parents(use_git && !manual)
+            .git_ignore(use_git && !manual)
+            .git_global(use_git && !explicit_excludes)
+            .git_exclude(use_git)
+            .require_git(true)
+            .follow_links(false)
+            .max_depth(opts.max_depth)
+            .threads(thread_count(opts));
+        let prune_filters = plan.filters.clone();
+        let prune_overlay = plan.overlay.clone();
+        let prune_ignorer = plan.ignorer.clone();
+        let special_ref = plan.special.clone();
+        b.filter_entry(move |d| {
+            if guard_pseudo
+                && d.file_type().is_some_and(|t| t.is_dir())
+                && super::input::pseudo_fs(d.path()).is_some()
+            {
+                if let Ok(mut v) = special_ref.lock() {
+                    v.push(d.path().to_path_buf());
+                }
+                return false;
+            }
+            if let Some(o) = &prune_overlay {
+                match o.node(d.path()) {
+                    None | Some(OverlayNode::Dir) => {}
+                    Some(_) => return false,
+                }
+                let is_dir = d.file_type().is_some_and(|t| t.is_dir());
+                if manual && d.depth() > 0 && prune_ignorer.ignored_one(d.path(), is_dir) {
+                    return false;
+                }
+            }
+            d.depth() == 0 || !prune_filters.prune(d)
+        });
+        plan.builder = Some(b);
+        Ok(plan)
+    }
+
+    /// The disk walk's results plus the tx's staged files and the special paths,
+    /// in path order.
+    fn finish<T, B, V>(
+        self,
+        mut acc: Acc<T>,
+        starts: &[PathBuf],
+        opts: &ScanOptions,
+        make_visitor: &B,
+    ) -> Walked<T>
+    where
+        B: Fn() -> V,
+        V: FnMut(&Entry) -> Option<T>,
+    {
+        if let Some(o) = &self.overlay {
+            visit_staged(
+                o,
+                starts,
+                opts,
+                &self.filters,
+                &self.ignorer,
+                self.git_rules,
+                make_visitor,
+                &mut acc,
+            );
+        }
+        let special = self.special.lock().map(|v| v.clone()).unwrap_or_default();
+        acc.skipped
+            .extend(special.into_iter().map(|p| (p, SkipReason::Special)));
+        finish(acc, self.source, self.meter.cut())
     }
 }
 
@@ -563,164 +636,36 @@ where
     B: Fn() -> V + Sync,
     V: FnMut(&Entry) -> Option<T> + Send,
 {
-    let in_git = in_git_repo(root);
-    let source = ignore_source(root, opts.no_ignore);
-    // Built once: the walk's per-entry filter and its directory pruning share it.
-    let filters = std::sync::Arc::new(Filters::new(root, opts, !opts.no_ignore && !in_git)?);
+    let mut plan = Plan::new(root, starts, opts)?;
     let shared = Mutex::new(Acc {
         items: Vec::new(),
         skipped: Vec::new(),
     });
-    let overlay = opts.overlay.clone();
-    let meter = Meter::new(opts.budget);
-    // A scan that leaves the workspace (or a workspace at /) may reach a kernel
-    // file system; those directories are checked and passed over. In-tree scans
-    // skip the per-directory statfs.
-    let guard_pseudo = root == Path::new("/") || starts.iter().any(|s| !s.starts_with(root));
-    let mut special: Vec<PathBuf> = Vec::new();
-    // Starts the tx removed, replaced or created are not walked on disk.
-    let disk_starts: Vec<PathBuf> = starts
-        .iter()
-        .filter(|s| match overlay.as_ref().and_then(|o| o.node(s)) {
-            None | Some(OverlayNode::Dir) => fsx_exists(s),
-            Some(_) => false,
-        })
-        .filter(|s| {
-            let pseudo = guard_pseudo && super::input::pseudo_fs(s).is_some();
-            if pseudo {
-                special.push(s.to_path_buf());
-            }
-            !pseudo
-        })
-        .cloned()
-        .collect();
-    let special = Arc::new(Mutex::new(special));
-    let manual = overlay
-        .as_ref()
-        .is_some_and(|o| o.touches_gitignore() && !opts.no_ignore && in_git);
-    let ignorer = Arc::new(Ignorer::new(root, overlay.clone()));
-    let Some((first, rest)) = disk_starts.split_first() else {
-        let mut acc = Acc {
-            items: Vec::new(),
-            skipped: Vec::new(),
-        };
-        if let Some(o) = &overlay {
-            visit_staged(
-                o,
-                starts,
-                opts,
-                &filters,
-                &ignorer,
-                !opts.no_ignore && in_git,
-                &make_visitor,
-                &mut acc,
-            );
-        }
-        let special = special.lock().map(|v| v.clone()).unwrap_or_default();
-        acc.skipped
-            .extend(special.into_iter().map(|p| (p, SkipReason::Special)));
-        return Ok(finish(acc, source, meter.cut()));
-    };
-    let mut b = ignore::WalkBuilder::new(first);
-    for s in rest {
-        b.add(s);
+    if let Some(b) = plan.builder.take() {
+        let filters_ref = &*plan.filters;
+        let shared_ref = &shared;
+        let make_ref = &make_visitor;
+        let meter_ref = &plan.meter;
+        b.build_parallel().run(|| {
+            let mut local = Local {
+                visit: make_ref(),
+                filters: filters_ref,
+                meter: meter_ref,
+                acc: Acc {
+                    items: Vec::new(),
+                    skipped: Vec::new(),
+                },
+                shared: shared_ref,
+            };
+            Box::new(move |res| local.handle(res))
+        });
     }
-    let use_git = !opts.no_ignore;
-    // Git reads core.excludesFile from the repository's config before the user's
-    // (and honours GIT_CONFIG_GLOBAL), and matches it from the top of the work
-    // tree; the ignore crate only reads the user's and matches from the process cwd.
-    let excludes = if use_git {
-        crate::workspace::git::work_tree(root).map(|wt| {
-            b.current_dir(&wt);
-            crate::workspace::git::excludes_file(&wt)
-        })
-    } else {
-        None
-    };
-    let explicit_excludes = match &excludes {
-        Some(crate::workspace::git::ExcludesFile::Path(f)) => {
-            if f.is_file() {
-                let _ = b.add_ignore(f);
-            }
-            true
-        }
-        _ => false,
-    };
-    b.hidden(false)
-        .ignore(false)
-        .parents(use_git && !manual)
-        .git_ignore(use_git && !manual)
-        .git_global(use_git && !explicit_excludes)
-        .git_exclude(use_git)
-        .require_git(true)
-        .follow_links(false)
-        .max_depth(opts.max_depth)
-        .threads(thread_count(opts));
-    let prune_filters = filters.clone();
-    let prune_overlay = overlay.clone();
-    let prune_ignorer = ignorer.clone();
-    let special_ref = special.clone();
-    b.filter_entry(move |d| {
-        if guard_pseudo
-            && d.file_type().is_some_and(|t| t.is_dir())
-            && super::input::pseudo_fs(d.path()).is_some()
-        {
-            if let Ok(mut v) = special_ref.lock() {
-                v.push(d.path().to_path_buf());
-            }
-            return false;
-        }
-        if let Some(o) = &prune_overlay {
-            match o.node(d.path()) {
-                None | Some(OverlayNode::Dir) => {}
-                Some(_) => return false,
-            }
-            let is_dir = d.file_type().is_some_and(|t| t.is_dir());
-            if manual && d.depth() > 0 && prune_ignorer.ignored_one(d.path(), is_dir) {
-                return false;
-            }
-        }
-        d.depth() == 0 || !prune_filters.prune(d)
-    });
-    let filters_ref = &*filters;
-    let shared_ref = &shared;
-    let make_ref = &make_visitor;
-    let meter_ref = &meter;
-    b.build_parallel().run(|| {
-        let mut local = Local {
-            visit: make_ref(),
-            filters: filters_ref,
-            meter: meter_ref,
-            acc: Acc {
-                items: Vec::new(),
-                skipped: Vec::new(),
-            },
-            shared: shared_ref,
-        };
-        Box::new(move |res| local.handle(res))
-    });
-    let mut acc = match shared.into_inner() {
+    let acc = match shared.into_inner() {
         Ok(a) => a,
         Err(poisoned) => poisoned.into_inner(),
     };
-    if let Some(o) = &overlay {
-        visit_staged(
-            o,
-            starts,
-            opts,
-            &filters,
-            &ignorer,
-            !opts.no_ignore && in_git,
-            &make_visitor,
-            &mut acc,
-        );
-    }
-    let special = special.lock().map(|v| v.clone()).unwrap_or_default();
-    acc.skipped
-        .extend(special.into_iter().map(|p| (p, SkipReason::Special)));
-    Ok(finish(acc, source, meter.cut()))
+    Ok(plan.finish(acc, starts, opts, &make_visitor))
 }
-
 /// The walk's results in path order, each path once (a path under two starts, or
 /// both on disk and staged, is visited twice).
 fn finish<T>(mut acc: Acc<T>, ignore_source: &'static str, cut: Option<Cut>) -> Walked<T> {

@@ -9,18 +9,18 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Command, Stdio};
 
 /// One call in the mode: exit code, raw stdout, the parsed lines.
-struct Stream {
-    code: i32,
-    raw: String,
-    events: Vec<Value>,
-    stderr: String,
+pub(super) struct Stream {
+    pub(super) code: i32,
+    pub(super) raw: String,
+    pub(super) events: Vec<Value>,
+    pub(super) stderr: String,
 }
 
 impl Stream {
-    fn of_type(&self, t: &str) -> Vec<&Value> {
+    pub(super) fn of_type(&self, t: &str) -> Vec<&Value> {
         self.events.iter().filter(|e| e["type"] == t).collect()
     }
-    fn summary(&self) -> &Value {
+    pub(super) fn summary(&self) -> &Value {
         self.events.last().expect("a last line")
     }
 }
@@ -40,7 +40,7 @@ fn run_cmd(mut c: Command) -> Stream {
     }
 }
 
-fn jsonl(env: &TestEnv, args: &[&str]) -> Stream {
+pub(super) fn jsonl(env: &TestEnv, args: &[&str]) -> Stream {
     let mut a: Vec<&str> = args.to_vec();
     let at = a.iter().position(|x| *x == "--").unwrap_or(a.len());
     a.insert(at, "jsonl");
@@ -57,14 +57,14 @@ fn schema_doc(env: &TestEnv) -> Value {
     serde_json::from_slice(&out.stdout).expect("schema is one JSON object")
 }
 
-fn validator(env: &TestEnv) -> jsonschema::Validator {
+pub(super) fn validator(env: &TestEnv) -> jsonschema::Validator {
     let doc = schema_doc(env);
     jsonschema::draft202012::new(&doc).expect("the schema compiles as JSON Schema 2020-12")
 }
 
 /// The checks every stream must pass (seed 2, 3, 4, 5, 9, 14, 15), and every line
 /// valid against the declared schema.
-fn check_stream(v: &jsonschema::Validator, s: &Stream, what: &str) {
+pub(super) fn check_stream(v: &jsonschema::Validator, s: &Stream, what: &str) {
     assert!(
         s.raw.ends_with('\n'),
         "{what}: the last line ends with a line feed"

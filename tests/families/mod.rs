@@ -3,6 +3,7 @@
 mod agent;
 mod agent_examples;
 mod aoi;
+mod aoi_stream;
 mod codes;
 mod conformance;
 mod containment;

@@ -25,7 +25,9 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+mod listing;
 mod sinks;
+use listing::Listing;
 #[allow(unused_imports)]
 use sinks::*;
 
@@ -112,10 +114,13 @@ pub struct SearchArgs {
 /// better read with `read --range`, and every block would grow by it.
 pub const MAX_CONTEXT: usize = 10;
 
+/// The most a named pipe given as a PATH may hold (it is read into memory once).
+const MAX_PIPE_BYTES: u64 = 256 << 20;
+
 pub const SPEC: CommandSpec = CommandSpec {
     name: "search",
     summary: "Regex search in files, with context (grep, rg).",
-    description: "Rust regex syntax (the regex crate; ripgrep's engine and match counts). Backreferences and look-around are not supported: such a pattern fails with input.syntax-error. ^ and $ match at line ends (before CR LF too). Without --multiline no match crosses a line end. --ignore-case uses Unicode simple case folding; \\w is Unicode. A file the scan finds is binary when a NUL byte appears (the search stops there, as ripgrep's does); a binary file with no selected line before the NUL is listed in skipped. A file named as a PATH is searched whole, its NUL bytes read as line ends (ripgrep does the same). Files come in path order whatever the thread count. Hidden files are searched; .gitignore applies inside a git work tree, data/excludes.txt outside one.",
+    description: "Rust regex syntax (the regex crate; ripgrep's engine and match counts). Backreferences and look-around are not supported: such a pattern fails with input.syntax-error. ^ and $ match at line ends (before CR LF too). Without --multiline no match crosses a line end. --ignore-case uses Unicode simple case folding; \\w is Unicode. A file the scan finds is binary when a NUL byte appears (the search stops there, as ripgrep's does); a binary file with no selected line before the NUL is listed in skipped. A file named as a PATH is searched whole, its NUL bytes read as line ends (ripgrep does the same); a named pipe (<(cmd)) too. Files come in path order whatever the thread count. Hidden files are searched; .gitignore applies inside a git work tree, data/excludes.txt outside one.",
     args: <SearchArgs as clap::Args>::augment_args,
     output_fields: &[
         field("mode", "The --output value."),
@@ -481,13 +486,26 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
     let count_matches =
         (output == Mode::Matches || (spans_lines && !args.invert)).then_some(&pats.combined);
 
-    // Pass 1: exact totals, in parallel.
+    // Pass 1 counts every file in parallel (the exact totals); pass 2 lists the
+    // files of the --offset/--limit window in path order, taking each file as soon
+    // as it and every earlier one are counted, so the first block goes out (as an
+    // event) while the scan goes on.
     let named = |p: &Path| starts.iter().any(|s| s.as_path() == p);
-    let walked = scan::walk(&ctx.root, &starts, &opts, || {
+    let visitor = || {
         let mut scanned = searcher(args, 0, 0, false);
         let mut whole = searcher(args, 0, 0, true);
         let matcher = pats.matcher.clone();
         move |e: &Entry| {
+            // A named pipe can be read once: its bytes are kept for the listing pass.
+            let piped = if e.is_pipe() {
+                match e.read_pipe(MAX_PIPE_BYTES) {
+                    Ok(Some(b)) => Some(b),
+                    Ok(None) => return Some((Counted::TooLarge, None)),
+                    Err(_) => return Some((Counted::Unreadable, None)),
+                }
+            } else {
+                None
+            };
             let mut sink = Counter {
                 count_matches,
                 selected: 0,
@@ -498,17 +516,45 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
             } else {
                 &mut scanned
             };
-            let res = match e.content() {
+            let res = match e.content().or(piped.as_deref()) {
                 Some(b) => s.search_slice(&matcher, b, &mut sink),
                 None => s.search_path(&matcher, e.path, &mut sink),
             };
-            Some(match res {
+            let counted = match res {
                 Err(_) => Counted::Unreadable,
                 Ok(()) if sink.binary => Counted::Binary(sink.selected),
                 Ok(()) => Counted::Text(sink.selected),
-            })
+            };
+            Some((counted, piped))
         }
-    })
+    };
+    let mut listing = Listing::new(ctx, args, &pats, overlay, &starts, output);
+    let mut files: Vec<(PathBuf, u64)> = Vec::new();
+    let mut passed: Vec<(PathBuf, &'static str)> = Vec::new();
+    let mut take = |p: &Path, (c, piped): (Counted, Option<Vec<u8>>)| {
+        let n = match c {
+            Counted::Text(n) => n,
+            Counted::Binary(0) => return passed.push((p.to_path_buf(), "binary")),
+            Counted::Binary(n) => n,
+            Counted::Unreadable => return passed.push((p.to_path_buf(), "unreadable")),
+            Counted::TooLarge => return passed.push((p.to_path_buf(), "too-large")),
+        };
+        listing.file(p, n, piped.as_deref());
+        files.push((p.to_path_buf(), n));
+    };
+    // Listing blocks or matches overlaps pass 2 with pass 1 (and streams events);
+    // the counts and paths modes need every file first, and take the parallel walk.
+    let ordered = ctx.events.streaming() || matches!(output, Mode::Blocks | Mode::Matches);
+    let walked = if ordered {
+        scan::walk_ordered(&ctx.root, &starts, &opts, visitor, &mut take)
+    } else {
+        scan::walk(&ctx.root, &starts, &opts, visitor).map(|mut w| {
+            for (p, c) in std::mem::take(&mut w.items) {
+                take(&p, c);
+            }
+            w
+        })
+    }
     .map_err(|e| scan_error("search", &e))?;
 
     let root = &ctx.root;
@@ -517,15 +563,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
         .iter()
         .map(|(p, r)| (p.clone(), r.name()))
         .collect();
-    let mut files: Vec<(&Path, u64)> = Vec::new();
-    for (p, c) in &walked.items {
-        match c {
-            Counted::Text(n) => files.push((p, *n)),
-            Counted::Binary(0) => skipped.push((p.clone(), "binary")),
-            Counted::Binary(n) => files.push((p, *n)),
-            Counted::Unreadable => skipped.push((p.clone(), "unreadable")),
-        }
-    }
+    skipped.append(&mut passed);
     let total_matches: u64 = files.iter().map(|(_, n)| n).sum();
     let mut out = SearchOut {
         mode: output.name(),
@@ -539,7 +577,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
         files_scanned: (starts.len() != 1
             || files
                 .iter()
-                .map(|(p, _)| *p)
+                .map(|(p, _)| p.as_path())
                 .ne(starts.iter().map(PathBuf::as_path)))
         .then_some(files.len() as u64),
         skipped: Vec::new(),
@@ -583,117 +621,11 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
             out.paths = Some(items);
         }
         Mode::Blocks => {
-            let before = args.before.unwrap_or(args.context);
-            let after = args.after.unwrap_or(args.context);
-            let mut scanned = searcher(args, before, after, false);
-            let mut whole = searcher(args, before, after, true);
-            let mut blocks = Vec::new();
-            let mut streamed = 0usize;
-            let mut kept = 0u64;
-            let mut skip = args.offset;
-            for (p, n) in &files {
-                if kept >= args.limit {
-                    break;
-                }
-                if *n <= skip {
-                    skip -= n;
-                    continue;
-                }
-                let mut sink = Collector {
-                    find: &pats.combined,
-                    skip,
-                    remaining: args.limit - kept,
-                    after: after as u64,
-                    kept: 0,
-                    last_kept: None,
-                    first_kept: None,
-                    events: Vec::new(),
-                };
-                skip = 0;
-                let s = if named(p) { &mut whole } else { &mut scanned };
-                if search_in(s, &pats.matcher, p, overlay, &mut sink).is_err() {
-                    continue;
-                }
-                kept += sink.kept;
-                let path = show(root, p);
-                let mut cur: Option<Block> = None;
-                // The lines before the first kept one belong to the skipped part,
-                // except its own before-context.
-                let from = sink
-                    .first_kept
-                    .map_or(u64::MAX, |f| f.saturating_sub(before as u64));
-                for (ln, is_match, text, cut_col) in sink.events {
-                    if ln < from {
-                        continue;
-                    }
-                    let contiguous = cur
-                        .as_ref()
-                        .is_some_and(|b| b.start_line + b.lines.len() as u64 == ln);
-                    if !contiguous {
-                        if let Some(b) = cur.take() {
-                            blocks.push(b);
-                        }
-                        cur = Some(Block {
-                            path: path.clone(),
-                            start_line: ln,
-                            lines: Vec::new(),
-                            match_lines: Vec::new(),
-                            cut_lines: Vec::new(),
-                        });
-                    }
-                    if let Some(b) = cur.as_mut() {
-                        b.lines.push(text);
-                        if is_match {
-                            b.match_lines.push(ln);
-                        }
-                        if let Some(col) = cut_col {
-                            b.cut_lines.push(CutLine { line: ln, col });
-                        }
-                    }
-                }
-                if let Some(b) = cur.take() {
-                    blocks.push(b);
-                }
-                // A file's blocks go out as soon as they are collected.
-                for b in &blocks[streamed..] {
-                    ctx.events.emit("block", b);
-                }
-                streamed = blocks.len();
-            }
-            shown = kept;
-            out.blocks = Some(blocks);
+            shown = listing.kept;
+            out.blocks = Some(std::mem::take(&mut listing.blocks));
         }
         Mode::Matches => {
-            let mut scanned = searcher(args, 0, 0, false);
-            let mut whole = searcher(args, 0, 0, true);
-            let mut items = Vec::new();
-            let mut skip = args.offset;
-            for (p, n) in &files {
-                if items.len() as u64 >= args.limit {
-                    break;
-                }
-                if *n <= skip {
-                    skip -= n;
-                    continue;
-                }
-                let mut sink = MatchCollector {
-                    pats: &pats,
-                    multi: args.matching.multiline,
-                    path: show(root, p),
-                    skip,
-                    remaining: args.limit - items.len() as u64,
-                    out: Vec::new(),
-                };
-                skip = 0;
-                let s = if named(p) { &mut whole } else { &mut scanned };
-                if search_in(s, &pats.matcher, p, overlay, &mut sink).is_err() {
-                    continue;
-                }
-                for m in &sink.out {
-                    ctx.events.emit("match", m);
-                }
-                items.append(&mut sink.out);
-            }
+            let items = std::mem::take(&mut listing.matches);
             shown = items.len() as u64;
             out.matches = Some(items);
         }
@@ -732,14 +664,18 @@ fn with_offset(ctx: &Ctx, offset: u64, stdin_pattern: Option<&str>) -> String {
     shell::aitools(shell::rerun(&ctx.argv, &["--offset"], stdin, &add))
 }
 
-/// Searches a file's staged bytes when a tx changed it, else the file on disk.
+/// Searches a named pipe's kept bytes, a file's staged bytes when a tx changed
+/// it, else the file on disk.
 fn search_in<S: Sink>(
     s: &mut Searcher,
     m: &RegexMatcher,
     p: &Path,
-    overlay: Option<&scan::Overlay>,
+    (overlay, piped): (Option<&scan::Overlay>, Option<&[u8]>),
     sink: S,
 ) -> Result<(), S::Error> {
+    if let Some(b) = piped {
+        return s.search_slice(m, b, sink);
+    }
     match overlay.and_then(|o| o.nodes.get(p)) {
         Some(scan::OverlayNode::File { bytes, .. }) => s.search_slice(m, bytes, sink),
         _ => s.search_path(m, p, sink),

@@ -79,6 +79,8 @@ pub(super) enum Counted {
     Text(u64),
     Binary(u64),
     Unreadable,
+    /// A named pipe over the cap.
+    TooLarge,
 }
 
 /// Pass 2 (blocks): selected and context lines up to the limit plus the last

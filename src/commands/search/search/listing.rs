@@ -1,0 +1,177 @@
+//! `search`'s listing pass: the blocks or matches of the files in the --offset /
+//! --limit window, collected file by file in path order and streamed as events as
+//! soon as each file is done. The ordered walk feeds it while the scan goes on.
+
+#[allow(unused_imports)]
+use super::*;
+
+/// What the listing pass needs and what it has collected so far.
+pub(super) struct Listing<'a> {
+    pub(super) ctx: &'a Ctx,
+    pub(super) args: &'a SearchArgs,
+    pub(super) pats: &'a Patterns,
+    pub(super) overlay: Option<&'a scan::Overlay>,
+    pub(super) starts: &'a [PathBuf],
+    pub(super) mode: Mode,
+    pub(super) before: usize,
+    pub(super) scanned: Searcher,
+    pub(super) whole: Searcher,
+    /// Results an earlier page showed, still to pass over.
+    pub(super) skip: u64,
+    /// Selected lines (blocks) kept so far.
+    pub(super) kept: u64,
+    pub(super) blocks: Vec<Block>,
+    pub(super) matches: Vec<MatchItem>,
+}
+
+impl<'a> Listing<'a> {
+    pub(super) fn new(
+        ctx: &'a Ctx,
+        args: &'a SearchArgs,
+        pats: &'a Patterns,
+        overlay: Option<&'a scan::Overlay>,
+        starts: &'a [PathBuf],
+        mode: Mode,
+    ) -> Listing<'a> {
+        let (before, after) = match mode {
+            Mode::Blocks => (
+                args.before.unwrap_or(args.context),
+                args.after.unwrap_or(args.context),
+            ),
+            _ => (0, 0),
+        };
+        Listing {
+            ctx,
+            args,
+            pats,
+            overlay,
+            starts,
+            mode,
+            before,
+            scanned: searcher(args, before, after, false),
+            whole: searcher(args, before, after, true),
+            skip: args.offset,
+            kept: 0,
+            blocks: Vec::new(),
+            matches: Vec::new(),
+        }
+    }
+
+    /// Whether the window is full: later files only count.
+    pub(super) fn full(&self) -> bool {
+        match self.mode {
+            Mode::Blocks => self.kept >= self.args.limit,
+            Mode::Matches => self.matches.len() as u64 >= self.args.limit,
+            _ => true,
+        }
+    }
+
+    /// The next text file in path order, with its `n` selected lines (or matches).
+    /// `piped`: a named pipe's bytes, read once by the counting pass.
+    pub(super) fn file(&mut self, p: &Path, n: u64, piped: Option<&[u8]>) {
+        if self.full() {
+            return;
+        }
+        if n <= self.skip {
+            self.skip -= n;
+            return;
+        }
+        match self.mode {
+            Mode::Blocks => self.blocks_of(p, piped),
+            Mode::Matches => self.matches_of(p, piped),
+            _ => {}
+        }
+    }
+
+    fn searcher_for(&mut self, p: &Path) -> &mut Searcher {
+        if self.starts.iter().any(|s| s.as_path() == p) {
+            &mut self.whole
+        } else {
+            &mut self.scanned
+        }
+    }
+
+    fn blocks_of(&mut self, p: &Path, piped: Option<&[u8]>) {
+        let before = self.before;
+        let mut sink = Collector {
+            find: &self.pats.combined,
+            skip: self.skip,
+            remaining: self.args.limit - self.kept,
+            after: self.args.after.unwrap_or(self.args.context) as u64,
+            kept: 0,
+            last_kept: None,
+            first_kept: None,
+            events: Vec::new(),
+        };
+        self.skip = 0;
+        let (m, from) = (&self.pats.matcher, (self.overlay, piped));
+        if search_in(self.searcher_for(p), m, p, from, &mut sink).is_err() {
+            return;
+        }
+        self.kept += sink.kept;
+        let path = show(&self.ctx.root, p);
+        let streamed = self.blocks.len();
+        let mut cur: Option<Block> = None;
+        // The lines before the first kept one belong to the skipped part,
+        // except its own before-context.
+        let from = sink
+            .first_kept
+            .map_or(u64::MAX, |f| f.saturating_sub(before as u64));
+        for (ln, is_match, text, cut_col) in sink.events {
+            if ln < from {
+                continue;
+            }
+            let contiguous = cur
+                .as_ref()
+                .is_some_and(|b| b.start_line + b.lines.len() as u64 == ln);
+            if !contiguous {
+                if let Some(b) = cur.take() {
+                    self.blocks.push(b);
+                }
+                cur = Some(Block {
+                    path: path.clone(),
+                    start_line: ln,
+                    lines: Vec::new(),
+                    match_lines: Vec::new(),
+                    cut_lines: Vec::new(),
+                });
+            }
+            if let Some(b) = cur.as_mut() {
+                b.lines.push(text);
+                if is_match {
+                    b.match_lines.push(ln);
+                }
+                if let Some(col) = cut_col {
+                    b.cut_lines.push(CutLine { line: ln, col });
+                }
+            }
+        }
+        if let Some(b) = cur.take() {
+            self.blocks.push(b);
+        }
+        // A file's blocks go out as soon as they are collected.
+        for b in &self.blocks[streamed..] {
+            self.ctx.events.emit("block", b);
+        }
+    }
+
+    fn matches_of(&mut self, p: &Path, piped: Option<&[u8]>) {
+        let mut sink = MatchCollector {
+            pats: self.pats,
+            multi: self.args.matching.multiline,
+            path: show(&self.ctx.root, p),
+            skip: self.skip,
+            remaining: self.args.limit - self.matches.len() as u64,
+            out: Vec::new(),
+        };
+        self.skip = 0;
+        let (m, from) = (&self.pats.matcher, (self.overlay, piped));
+        if search_in(self.searcher_for(p), m, p, from, &mut sink).is_err() {
+            return;
+        }
+        for m in &sink.out {
+            self.ctx.events.emit("match", m);
+        }
+        self.matches.append(&mut sink.out);
+    }
+}

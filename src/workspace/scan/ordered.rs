@@ -1,0 +1,148 @@
+//! The ordered streaming walk: one thread lists the starts in path order and
+//! hands each admitted entry to the workers the moment it is found; the caller
+//! receives each result in path order as soon as every earlier entry is done. The
+//! first results arrive while the listing and the other workers are still going,
+//! and the caller's work on them (a search's listing pass) overlaps the scan.
+
+use super::*;
+use std::sync::mpsc;
+
+/// One admitted entry, on its way from the lister to a worker.
+struct Job {
+    idx: usize,
+    dent: ignore::DirEntry,
+    kind: Kind,
+    depth: usize,
+    meta: Option<Metadata>,
+}
+
+/// [`walk`], with each kept result handed to `on_item` on the calling thread, in
+/// path order, as soon as it and every entry before it are visited. The returned
+/// `Walked` has no items (they went to `on_item`); its skipped paths, ignore
+/// source and cut are those `walk` reports. Under a tx (an overlay) or with nested
+/// starts the walk runs first and its results are handed over after it.
+pub fn walk_ordered<T, B, V, F>(
+    root: &Path,
+    starts: &[PathBuf],
+    opts: &ScanOptions,
+    make_visitor: B,
+    mut on_item: F,
+) -> Result<Walked<T>, ScanError>
+where
+    T: Send,
+    B: Fn() -> V + Sync,
+    V: FnMut(&Entry) -> Option<T> + Send,
+    F: FnMut(&Path, T),
+{
+    let mut sorted = starts.to_vec();
+    sorted.sort();
+    sorted.dedup();
+    let nested = sorted.windows(2).any(|w| w[1].starts_with(&w[0]));
+    if opts.overlay.is_some() || nested {
+        let mut walked = walk(root, starts, opts, make_visitor)?;
+        for (p, t) in std::mem::take(&mut walked.items) {
+            on_item(&p, t);
+        }
+        return Ok(walked);
+    }
+    let mut plan = Plan::new(root, &sorted, opts)?;
+    let shared = Mutex::new(Acc {
+        items: Vec::new(),
+        skipped: Vec::new(),
+    });
+    if let Some(mut b) = plan.builder.take() {
+        // Sorting each directory by name makes the depth-first listing path order.
+        b.sort_by_file_name(|x, y| x.cmp(y));
+        let listing = b.build();
+        let (job_tx, job_rx) = mpsc::channel::<Job>();
+        let job_rx = Mutex::new(job_rx);
+        let (res_tx, res_rx) = mpsc::channel::<(usize, PathBuf, Option<T>)>();
+        let filters = &*plan.filters;
+        let meter = &plan.meter;
+        let shared_ref = &shared;
+        let jobs = &job_rx;
+        let make_ref = &make_visitor;
+        std::thread::scope(|s| {
+            s.spawn(move || {
+                let mut next = 0usize;
+                let mut local = Local {
+                    visit: move |e: &Entry| -> Option<()> {
+                        if let Some(d) = e.dent {
+                            let job = Job {
+                                idx: next,
+                                dent: d.clone(),
+                                kind: e.kind,
+                                depth: e.depth,
+                                meta: e.meta.clone(),
+                            };
+                            next += 1;
+                            let _ = job_tx.send(job);
+                        }
+                        None
+                    },
+                    filters,
+                    meter,
+                    acc: Acc {
+                        items: Vec::new(),
+                        skipped: Vec::new(),
+                    },
+                    shared: shared_ref,
+                };
+                for res in listing {
+                    if let ignore::WalkState::Quit = local.handle(res) {
+                        break;
+                    }
+                }
+            });
+            for _ in 0..thread_count(opts) {
+                let res_tx = res_tx.clone();
+                s.spawn(move || {
+                    let mut visit = make_ref();
+                    loop {
+                        let job = match jobs.lock() {
+                            Ok(rx) => rx.recv(),
+                            Err(p) => p.into_inner().recv(),
+                        };
+                        let Ok(job) = job else { break };
+                        let entry = Entry {
+                            path: job.dent.path(),
+                            kind: job.kind,
+                            depth: job.depth,
+                            meta: job.meta.clone(),
+                            dent: Some(&job.dent),
+                            staged: None,
+                        };
+                        let out = visit(&entry);
+                        if res_tx
+                            .send((job.idx, job.dent.path().to_path_buf(), out))
+                            .is_err()
+                        {
+                            break;
+                        }
+                    }
+                });
+            }
+            drop(res_tx);
+            let mut pending = BTreeMap::new();
+            let mut next = 0usize;
+            for (idx, p, t) in res_rx {
+                pending.insert(idx, (p, t));
+                while let Some((p, t)) = pending.remove(&next) {
+                    next += 1;
+                    if let Some(t) = t {
+                        on_item(&p, t);
+                    }
+                }
+            }
+        });
+    }
+    let listed = match shared.into_inner() {
+        Ok(a) => a,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    let acc = Acc {
+        items: Vec::new(),
+        skipped: listed.skipped,
+    };
+    Ok(plan.finish(acc, &sorted, opts, &make_visitor))
+}
