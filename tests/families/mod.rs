@@ -29,4 +29,5 @@ mod secret_corpus;
 mod store;
 mod token_budget;
 mod tx;
+mod typed_errors;
 mod write_diffs;
