@@ -490,9 +490,6 @@ const FS_DEBT: &[&str] = &[
     "commands/inspect/read/tail.rs",
     // bg keeps its own logs and records under the state dir.
     "commands/process/bg.rs",
-    "commands/search/find.rs",
-    "commands/search/mod.rs",
-    "commands/search/overview.rs",
 ];
 
 /// The store keeps no process-wide state: no `static` item (a Mutex, Atomic or

@@ -34,10 +34,14 @@ use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
+mod disk;
 mod filters;
+mod order;
 mod staged;
+pub use disk::{exists_nofollow, lstat, open_sized, real_start};
 #[allow(unused_imports)]
 use filters::*;
+pub use order::{path_order, strip_root};
 #[allow(unused_imports)]
 pub use staged::*;
 
@@ -724,10 +728,10 @@ where
 /// The walk's results in path order, each path once (a path under two starts, or
 /// both on disk and staged, is visited twice).
 fn finish<T>(mut acc: Acc<T>, ignore_source: &'static str, cut: Option<Cut>) -> Walked<T> {
-    acc.items.sort_by(|a, b| a.0.cmp(&b.0));
-    acc.items.dedup_by(|a, b| a.0 == b.0);
-    acc.skipped.sort_by(|a, b| a.0.cmp(&b.0));
-    acc.skipped.dedup_by(|a, b| a.0 == b.0);
+    acc.items.sort_by(|a, b| path_order(&a.0, &b.0));
+    acc.items.dedup_by(|a, b| path_order(&a.0, &b.0).is_eq());
+    acc.skipped.sort_by(|a, b| path_order(&a.0, &b.0));
+    acc.skipped.dedup_by(|a, b| path_order(&a.0, &b.0).is_eq());
     Walked {
         items: acc.items,
         skipped: acc.skipped,

@@ -271,12 +271,11 @@ struct Tally {
 
 impl Tally {
     fn sample(&mut self, path: &std::path::Path) {
-        let Ok(f) = std::fs::File::open(path) else {
+        let Ok((f, size)) = scan::open_sized(path) else {
             // Unreadable files count zero, as a binary one does.
             self.sampled += 1;
             return;
         };
-        let size = f.metadata().map_or(0, |m| m.len());
         self.sampled += 1;
         let Some(m) = measure(f, SAMPLE_BYTES) else {
             return;
@@ -459,7 +458,7 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
             .filter(|t| below.is_empty() || t.starts_with(&format!("{below}/")))
             // A file the walk just saw exists; only the others need a stat.
             .filter(|t| !seen.contains(t.as_str()))
-            .filter(|t| std::fs::symlink_metadata(g.work_tree.join(t)).is_err())
+            .filter(|t| !scan::exists_nofollow(&g.work_tree.join(t)))
             .count() as u64;
         GitOut {
             branch: g.branch,
