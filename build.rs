@@ -11,6 +11,12 @@ fn main() {
     println!("cargo:rerun-if-changed=data");
     println!("cargo:rerun-if-changed=agent");
     println!("cargo:rerun-if-changed=build/front_matter.rs");
+    // A non-PIE executable on Linux: the loader has no ~17k relative relocations to
+    // apply and no RELRO pages to copy at start-up (`--version` 609k → 378k
+    // instructions, 174 → 97 page faults; benches/RESULTS.md, issue 12).
+    if std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux") {
+        println!("cargo:rustc-link-arg-bins=-no-pie");
+    }
     let agent = Path::new("agent");
     let brief_text = read(&agent.join("brief.md"));
     let brief =

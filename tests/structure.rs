@@ -487,11 +487,7 @@ fn fs_in_commands(rel: &str, code: &str, known: &[&str]) -> Option<String> {
 }
 
 /// Files of src/commands/ that still touch the file system directly.
-const FS_DEBT: &[&str] = &[
-    "commands/search/find.rs",
-    "commands/search/mod.rs",
-    "commands/search/overview.rs",
-];
+const FS_DEBT: &[&str] = &[];
 
 /// The store keeps no process-wide state: no `static` item (a Mutex, Atomic or
 /// OnceLock cache, a flag) in src/store/; it lives in the session in `Ctx`.

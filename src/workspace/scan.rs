@@ -34,13 +34,17 @@ use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 mod budget;
+mod disk;
 mod filters;
+mod order;
 mod ordered;
 mod staged;
 use budget::Meter;
 pub use budget::{Budget, Cut};
+pub use disk::{exists_nofollow, lstat, open_sized, real_start};
 #[allow(unused_imports)]
 use filters::*;
+pub use order::{path_order, strip_root};
 pub use ordered::walk_ordered;
 #[allow(unused_imports)]
 pub use staged::*;
@@ -669,10 +673,10 @@ where
 /// The walk's results in path order, each path once (a path under two starts, or
 /// both on disk and staged, is visited twice).
 fn finish<T>(mut acc: Acc<T>, ignore_source: &'static str, cut: Option<Cut>) -> Walked<T> {
-    acc.items.sort_by(|a, b| a.0.cmp(&b.0));
-    acc.items.dedup_by(|a, b| a.0 == b.0);
-    acc.skipped.sort_by(|a, b| a.0.cmp(&b.0));
-    acc.skipped.dedup_by(|a, b| a.0 == b.0);
+    acc.items.sort_by(|a, b| path_order(&a.0, &b.0));
+    acc.items.dedup_by(|a, b| path_order(&a.0, &b.0).is_eq());
+    acc.skipped.sort_by(|a, b| path_order(&a.0, &b.0));
+    acc.skipped.dedup_by(|a, b| path_order(&a.0, &b.0).is_eq());
     Walked {
         items: acc.items,
         skipped: acc.skipped,

@@ -10,7 +10,6 @@ use crate::workspace::scan::{self, Entry, Kind};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 use std::collections::HashMap;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -286,7 +285,9 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
     let mut dir_size: HashMap<&Path, u64> = HashMap::new();
     let mut has_child: HashMap<&Path, bool> = HashMap::new();
     for (p, r) in &walked.items {
-        if let Some(parent) = p.parent() {
+        if args.empty
+            && let Some(parent) = p.parent()
+        {
             has_child.insert(parent, true);
         }
         if args.sizes && r.kind == Kind::File {
@@ -310,14 +311,6 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
         if args.sizes && too_deep(p) {
             continue;
         }
-        let rel = show(&ctx.root, p);
-        let base = p
-            .file_name()
-            .map(|b| b.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if !pattern.matches(&rel, &base) {
-            continue;
-        }
         let kind_ok = match args.kind {
             None => true,
             Some(TypeArg::File) => r.kind == Kind::File,
@@ -326,6 +319,16 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
         };
         if !kind_ok {
             continue;
+        }
+        if !matches!(pattern, Pattern::None) {
+            let rel = show(&ctx.root, p);
+            let base = p
+                .file_name()
+                .map(|b| b.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if !pattern.matches(&rel, &base) {
+                continue;
+            }
         }
         let size = match r.kind {
             Kind::Dir if args.sizes => Some(dir_size.get(p.as_path()).copied().unwrap_or(0)),
@@ -370,9 +373,9 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
                 .iter()
                 .take(limit)
                 .map(|(p, r, size)| {
-                    let (size, mode, mtime) = match (r.stated, std::fs::symlink_metadata(p)) {
+                    let (size, mode, mtime) = match (r.stated, scan::lstat(p)) {
                         (true, _) | (false, Err(_)) => (*size, r.mode, r.mtime.0),
-                        (false, Ok(m)) => (size.map(|_| m.len()), m.mode(), m.mtime()),
+                        (false, Ok(m)) => (size.map(|_| m.len), m.mode, m.mtime.0),
                     };
                     Item {
                         path: show(&ctx.root, p),

@@ -30,7 +30,7 @@ pub const COMMANDS: &[CommandSpec] = &[
 /// The default start: the working directory, or the root when the working
 /// directory is outside the workspace.
 pub fn default_start(ctx: &Ctx) -> PathBuf {
-    let cwd = std::fs::canonicalize(&ctx.cwd).unwrap_or_else(|_| ctx.cwd.clone());
+    let cwd = crate::workspace::scan::real_start(&ctx.cwd).unwrap_or_else(|_| ctx.cwd.clone());
     if cwd.starts_with(&ctx.root) {
         cwd
     } else {
@@ -54,7 +54,7 @@ pub fn starts(ctx: &Ctx, args: &[String]) -> Result<Vec<PathBuf>, CmdError> {
 /// A scan start: its real path; under `--tx` a path only the tx has counts too.
 pub fn start_path(ctx: &Ctx, arg: &str) -> Result<PathBuf, CmdError> {
     let abs = ctx.path_arg(arg)?;
-    match std::fs::canonicalize(&abs) {
+    match crate::workspace::scan::real_start(&abs) {
         Ok(real) if ctx.tx.is_none() => Ok(real),
         Err(e) if ctx.tx.is_none() => Err(candidates::not_found_or_io(
             ctx,
@@ -111,10 +111,12 @@ pub fn skipped_list(root: &Path, mut skipped: Vec<(PathBuf, &'static str)>) -> V
 
 /// How a scanned path is shown: root-relative inside the workspace, else absolute.
 pub fn show(root: &Path, path: &Path) -> String {
-    match path.strip_prefix(root) {
-        Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
-        Ok(rel) => rel.to_string_lossy().into_owned(),
-        Err(_) => path.to_string_lossy().into_owned(),
+    // strip_root hands back `path` itself when it is not below `root`.
+    let rel = crate::workspace::scan::strip_root(path, root);
+    if rel.as_os_str().is_empty() {
+        ".".to_string()
+    } else {
+        rel.to_string_lossy().into_owned()
     }
 }
 

@@ -191,6 +191,8 @@ enum Size {
 const SAMPLE_FILES: usize = 64;
 /// Bytes read per sampled file; a longer file is scaled from its prefix.
 const SAMPLE_BYTES: u64 = 1 << 20;
+/// The read buffer of a sample.
+const READ_BUF: usize = 256 * 1024;
 
 /// What reading (a prefix of) a file found.
 struct Measured {
@@ -202,8 +204,7 @@ struct Measured {
 }
 
 /// Lines and bytes of up to `cap` bytes of a file; `None` if unreadable.
-fn measure(mut f: impl Read, cap: u64) -> Option<Measured> {
-    let mut buf = vec![0u8; 256 * 1024];
+fn measure(mut f: impl Read, cap: u64, buf: &mut [u8]) -> Option<Measured> {
     let (mut lines, mut bytes, mut last) = (0u64, 0u64, b'\n');
     loop {
         if bytes >= cap {
@@ -225,7 +226,7 @@ fn measure(mut f: impl Read, cap: u64) -> Option<Measured> {
             }
             break;
         }
-        let n = match f.read(&mut buf) {
+        let n = match f.read(buf) {
             Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
@@ -271,15 +272,14 @@ struct Tally {
 }
 
 impl Tally {
-    fn sample(&mut self, path: &std::path::Path) {
-        let Ok(f) = std::fs::File::open(path) else {
+    fn sample(&mut self, path: &std::path::Path, buf: &mut [u8]) {
+        let Ok((f, size)) = scan::open_sized(path) else {
             // Unreadable files count zero, as a binary one does.
             self.sampled += 1;
             return;
         };
-        let size = f.metadata().map_or(0, |m| m.len());
         self.sampled += 1;
-        let Some(m) = measure(f, SAMPLE_BYTES) else {
+        let Some(m) = measure(f, SAMPLE_BYTES, buf) else {
             return;
         };
         if m.binary {
@@ -341,7 +341,7 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
             let lang = lang::of_file(&name).map(|l| l.name);
             let size = match e.content() {
                 Some(b) => {
-                    let m = measure(b, u64::MAX);
+                    let m = measure(b, u64::MAX, &mut vec![0u8; READ_BUF]);
                     let (l, n) = m
                         .filter(|m| !m.binary)
                         .map_or((0, 0), |m| (m.lines, m.bytes));
@@ -407,6 +407,9 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
     entries.truncate(200);
     // An even spread of each language's files (in path order, so the answer does
     // not depend on thread timing) is read; the others count as its mean.
+    // One read buffer for every sample (a fresh 256 KiB each was a zeroed
+    // mmap per file).
+    let mut buf = vec![0u8; READ_BUF];
     for (l, files) in &disk {
         let t = langs.entry(l).or_default();
         let n = files.len();
@@ -416,7 +419,7 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
         for (i, p) in files.iter().enumerate() {
             if next.peek() == Some(&&i) {
                 next.next();
-                t.sample(p);
+                t.sample(p, &mut buf);
             } else {
                 t.rest += 1;
                 t.estimated = true;
@@ -448,11 +451,18 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
                 .ok()
                 .map(|r| r.to_string_lossy().into_owned())
         };
-        let seen: HashSet<String> = files_seen.iter().filter_map(|p| rel(p)).collect();
-        let untracked = seen
+        // Borrowed, not copied: the walk's paths are UTF-8 (others are skipped).
+        let seen: HashSet<&str> = files_seen
             .iter()
-            .filter(|r| !tracked.contains(r.as_str()))
-            .count() as u64;
+            .filter_map(|p| {
+                // strip_root hands back the path itself when it is not below.
+                let r = scan::strip_root(p, &g.work_tree);
+                (r.as_os_str().len() != p.as_os_str().len())
+                    .then_some(r)?
+                    .to_str()
+            })
+            .collect();
+        let untracked = seen.iter().filter(|r| !tracked.contains(*r)).count() as u64;
         let below = rel(&start).unwrap_or_default();
         let deleted = g
             .tracked
@@ -460,7 +470,7 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
             .filter(|t| below.is_empty() || t.starts_with(&format!("{below}/")))
             // A file the walk just saw exists; only the others need a stat.
             .filter(|t| !seen.contains(t.as_str()))
-            .filter(|t| std::fs::symlink_metadata(g.work_tree.join(t)).is_err())
+            .filter(|t| !scan::exists_nofollow(&g.work_tree.join(t)))
             .count() as u64;
         GitOut {
             branch: g.branch,

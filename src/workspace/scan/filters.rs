@@ -132,7 +132,7 @@ impl Filters {
     }
 
     pub(super) fn rel<'p>(&self, path: &'p Path) -> &'p Path {
-        path.strip_prefix(&self.root).unwrap_or(path)
+        strip_root(path, &self.root)
     }
 
     /// Whether a walked entry (below a start) is pruned with everything below it.

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Issue 12 row 6: `find --type file` vs `rg --files`, 16k-file corpus (file lists compared).
+# Checks both sides give identical results, then times them interleaved.
+# Env: BIN (default: a release build), RUNS; see benches/perf_read.sh for the rest.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+exec benches/perf_read.sh find

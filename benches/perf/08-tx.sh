@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Issue 12 row 8: 100 edits in a tx + commit vs 100 plain edits.
+# Checks both sides leave identical files, then times them (perf_write.sh row).
+# Env: BIN (default: a release build), RUNS; see benches/perf_write.sh for the rest.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+[ -n "${BIN:-}" ] || { cargo build --release -q; BIN=target/release/aitools; }
+exec benches/perf_write.sh "$BIN" tx

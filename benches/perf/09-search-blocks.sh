@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Issue 12 row 9: search listing every block vs `rg --json -C2` (+ peak RSS).
+# Checks both sides give identical results, then times them interleaved.
+# Env: BIN (default: a release build), RUNS; see benches/perf_read.sh for the rest.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+exec benches/perf_read.sh search

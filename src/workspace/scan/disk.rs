@@ -1,0 +1,40 @@
+//! The disk facts the scanning commands need around a walk: a start's real path,
+//! the stat of a listed entry, a file opened for sampling. Kept here so the
+//! search family names no `std::fs` (they see disk paths only through the scan).
+
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use super::EntryStat;
+
+/// The real path of an existing `path` (symlinks resolved); an error when it
+/// does not exist.
+pub fn real_start(path: &Path) -> io::Result<PathBuf> {
+    std::fs::canonicalize(path)
+}
+
+/// Size, mode and mtime of `path` itself (a symlink's own, never its target's),
+/// for an entry the walk listed without stating it.
+pub fn lstat(path: &Path) -> io::Result<EntryStat> {
+    let m = std::fs::symlink_metadata(path)?;
+    Ok(EntryStat {
+        len: m.len(),
+        mode: m.mode(),
+        mtime: (m.mtime(), m.mtime_nsec().clamp(0, 999_999_999) as u32),
+    })
+}
+
+/// A file opened for reading (overview samples a few of each language), with
+/// its size.
+pub fn open_sized(path: &Path) -> io::Result<(File, u64)> {
+    let f = File::open(path)?;
+    let size = f.metadata().map_or(0, |m| m.len());
+    Ok((f, size))
+}
+
+/// Whether anything (even a dangling symlink) is at `path`.
+pub fn exists_nofollow(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok()
+}
