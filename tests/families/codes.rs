@@ -335,6 +335,13 @@ const ROWS: &[Row] = &[
 ];
 
 /// Declared pairs no row proves yet (shrink-only; see the module comment).
+/// What they wait for: git's timeout and 64 MiB capture cap (a slow or huge
+/// repository), a file over an edit's or read's size cap, a running bg process
+/// (its logs' regex; `environment.unavailable` without /proc), a corrupt feedback
+/// entry, a tx id or op id made by an earlier call (rebase drift, a collected or
+/// corrupt undo blob); and three that may be unreachable and need a look at the
+/// handler: git status|diff|log on a missing path answer ok,
+/// `move-lines --encoding` reads UTF-8 regardless, `apply`'s ambiguous hunk.
 #[rustfmt::skip]
 const UNCOVERED: &[(&str, &str)] = &[
     ("apply", "selection.ambiguous"),
