@@ -1043,15 +1043,7 @@ fn a_commit_refuses_a_staged_blob_that_does_not_hash_to_its_name() {
     env.write("a.txt", "one\n");
     let before = tree(&env);
     let t = begin(&env);
-    ok(env.run(&[
-        "write",
-        "a.txt",
-        "--overwrite",
-        "--content",
-        "staged text\n",
-        "--tx",
-        &t,
-    ]));
+    ok(env.run(&["write", "new.txt", "--content", "staged text\n", "--tx", &t]));
     let scratch = tempfile::tempdir().unwrap();
     std::fs::write(scratch.path().join("x"), "staged text\n").unwrap();
     let h = sha256sum(&scratch.path().join("x"));
