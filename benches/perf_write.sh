@@ -14,6 +14,12 @@ export XDG_STATE_HOME="$W/state"
 mkdir -p "$W/state"
 chmod 700 "$W/state"
 RUNS=${RUNS:-10}
+# Row write: STATE=fresh (default) removes the workspace's state directory
+# before every run, so each aitools run also creates it (journal, blobs/, commit/:
+# a few fsyncs once per workspace); STATE=warm keeps it, as in everyday use. (The
+# other rows always start fresh: kept blobs of the same before-images would be reused.)
+STATE=${STATE:-fresh}
+fresh() { [ "$STATE" = warm ] || echo "$W/state/aitools"; }
 
 ratio() { # $1 = hyperfine json: median of command 0 / median of command 1
   python3 - "$1" "$2" <<'PY'
@@ -82,7 +88,7 @@ with open('$W/big.txt','w') as f:
   cp "$W/big.txt" "$W/w/y.txt"
   cmp "$W/w/x.txt" "$W/w/y.txt"
   hyperfine -N --runs "$RUNS" --export-json "$W/write.json" \
-    --prepare "sh -c 'rm -rf $W/w/x.txt $W/state/aitools'" \
+    --prepare "sh -c 'rm -rf $W/w/x.txt $(fresh)'" \
     -n aitools "sh -c 'cd $W/w && $BIN write x.txt --content-file $W/big.txt >/dev/null'" \
     -n 'cp+sync' "sh -c 'cp $W/big.txt $W/w/x.txt && sync $W/w/x.txt $W/w'" >/dev/null
   ratio "$W/write.json" write

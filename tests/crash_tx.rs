@@ -478,3 +478,64 @@ fn sigkill_during_an_atomic_batch_writes_all_or_nothing() {
         "{n_before} before, {n_after} after, {n_settled} with the marker"
     );
 }
+
+/// The first op of a tx also writes (and syncs) its `unsynced` marker before it
+/// stages without syncs: killed at any point, the tx is empty or holds the op, and
+/// it commits to the matching tree.
+#[test]
+fn sigkill_during_the_first_tx_write_leaves_the_tx_empty_or_with_the_op() {
+    let c = Case::new();
+    c.env.write("a.txt", "alpha\nbeta\n");
+    let t = c.ok(&["tx", "begin"])["tx"].as_str().unwrap().to_string();
+    c.save();
+    let tree = c.tree();
+    let status_before = c.status(&t);
+    let argv = args(&[
+        "edit", "a.txt", "--old", "beta", "--new", "BETA", "--tx", &t,
+    ]);
+    let (code, out, seq) = c.trace(&argv, None);
+    let cnt = counts(&seq);
+    assert_eq!(code, 0, "clean staged write failed: {out}");
+    let status_after = c.status(&t);
+    assert_ne!(status_before, status_after);
+    assert_eq!(c.tree(), tree, "a staged write touched the tree");
+    let commit_tree = |c: &Case| {
+        let r = c.run(&["tx", "commit", &t]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        c.tree()
+    };
+    let after_commit = commit_tree(&c);
+    let pts = points(&cnt, max_points());
+    let (mut n_before, mut n_after) = (0, 0);
+    for (sys, n) in &pts {
+        c.restore();
+        let code = c.kill_at(sys, *n, &argv, None);
+        let label = format!("first --tx write / kill at {sys} #{n} (exit {code})");
+        let st = c.status(&t);
+        assert_eq!(c.tree(), tree, "{label}: the tree changed");
+        c.no_temps(&label);
+        if st == status_after {
+            n_after += 1;
+            assert_eq!(commit_tree(&c), after_commit, "{label}: the commit differs");
+        } else {
+            assert_eq!(
+                st, status_before,
+                "{label}: the tx is neither before nor after the op"
+            );
+            n_before += 1;
+            // The op can be staged again, then commits as a clean run does.
+            let r = c.run(&argv.iter().map(String::as_str).collect::<Vec<_>>());
+            assert_eq!(r.code, 0, "{label}: staging again failed: {}", r.stderr);
+            assert_eq!(commit_tree(&c), after_commit, "{label}: the commit differs");
+        }
+    }
+    eprintln!(
+        "first --tx write: {} syscalls, {} kill points ({n_before} before, {n_after} after)",
+        seq.len(),
+        pts.len()
+    );
+    assert!(
+        n_before > 0 && n_after > 0,
+        "{n_before} before, {n_after} after"
+    );
+}

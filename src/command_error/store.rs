@@ -141,6 +141,27 @@ impl From<StoreError> for CmdError {
                     shell::aitools(&argv),
                 ))
             }
+            StoreError::TxUnsynced { id, last } => CmdError::new(
+                code::IO,
+                format!(
+                    "The tx {id} was staged before the machine restarted, and staging is not synced op by op: a power loss may have lost or damaged its last ops, so it is not committed or staged into as it is."
+                ),
+                Repair::new(
+                    "status",
+                    "See which ops the tx still holds.",
+                    shell::aitools(["tx", "status", &id]),
+                ),
+            )
+            .with_repair(Repair::new(
+                "drop",
+                "Keep the ops before the last one as they are now (this rewrites the tx durably), then stage the last one again.",
+                shell::aitools(["tx", "drop", &id, &last.to_string()]),
+            ))
+            .with_repair(Repair::new(
+                "abort",
+                "Drop the tx and stage its changes again.",
+                shell::aitools(["tx", "abort", &id]),
+            )),
             StoreError::DirNotEmpty { rel } => CmdError::new(
                 code::NOT_A_FILE,
                 format!(

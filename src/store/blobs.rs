@@ -106,10 +106,17 @@ pub fn stage_file(
         return Ok(Stored::Existing);
     }
     let _ = std::fs::remove_file(tmp);
-    let mut out = create_rw(tmp)?;
     // Opening the target again is only worth it where a reflink can work (or there
     // are no bytes in memory to write).
     let try_src = bytes.is_none() || reflinks(&dir(state));
+    if let (false, Some(b)) = (try_src, bytes) {
+        // The bytes as read and hashed, written once (as `stage_bytes`).
+        let mut f = fsx::create_new(tmp, 0o600)?;
+        f.write_all(b)?;
+        batch.written(f)?;
+        return Ok(Stored::Written);
+    }
+    let mut out = create_rw(tmp)?;
     let opened = if try_src {
         fsx::open_read_nofollow(src).ok()
     } else {

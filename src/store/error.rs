@@ -47,6 +47,9 @@ pub enum StoreError {
         hash: String,
         argv: Vec<String>,
     },
+    /// The tx `id` was staged without syncs before the machine restarted (its
+    /// last op is `last`): a power loss may have lost or damaged its last ops.
+    TxUnsynced { id: String, last: u64 },
     /// `delete` of a directory that is not empty.
     DirNotEmpty { rel: String },
     /// `move` onto an existing directory (`name`: the source's file name).

@@ -1005,3 +1005,83 @@ fn code_outline_sees_the_staged_file() {
     let defs = ok(env.run(&["code", "defs", "new_name", "--tx", &t]));
     assert!(defs.stdout.contains("a.py"), "{}", defs.stdout);
 }
+
+/// The directory of tx `id` under the test's state home.
+fn tx_dir(env: &TestEnv, id: &str) -> std::path::PathBuf {
+    for ws in std::fs::read_dir(env.state.path().join("aitools"))
+        .or_else(|_| std::fs::read_dir(env.state.path()))
+        .unwrap()
+        .flatten()
+    {
+        let d = ws.path().join("tx").join(id);
+        if d.is_dir() {
+            return d;
+        }
+    }
+    panic!("no directory for {id} under {}", env.state.path().display());
+}
+
+/// Staging is not synced op by op; a tx staged so in an earlier boot (its
+/// `unsynced` marker names another boot id: a power loss may have lost its last
+/// ops) is refused, for commit and for staging, until `tx drop` rewrites it durably.
+#[test]
+fn a_tx_staged_unsynced_before_a_restart_is_refused_until_dropped() {
+    let env = TestEnv::new();
+    env.write("a.txt", "one\n");
+    env.write("b.txt", "bee\n");
+    let before = tree(&env);
+    let t = begin(&env);
+    ok(env.run(&["edit", "a.txt", "--old", "one", "--new", "two", "--tx", &t]));
+    ok(env.run(&["edit", "b.txt", "--old", "bee", "--new", "be", "--tx", &t]));
+    let marker = tx_dir(&env, &t).join("unsynced");
+    let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap();
+    assert_eq!(std::fs::read_to_string(&marker).unwrap(), boot.trim());
+    std::fs::write(&marker, "00000000-0000-0000-0000-000000000000").unwrap();
+    let r = env.run(&["tx", "commit", &t]);
+    assert_eq!(r.error_code(), "environment.io", "{}", r.json);
+    assert!(r.json.to_string().contains("restarted"), "{}", r.json);
+    assert!(
+        r.json
+            .to_string()
+            .contains(&format!("aitools tx drop {t} 2")),
+        "{}",
+        r.json
+    );
+    let r = env.run(&[
+        "edit", "a.txt", "--old", "two", "--new", "three", "--tx", &t,
+    ]);
+    assert_eq!(r.error_code(), "environment.io", "{}", r.json);
+    assert_eq!(tree(&env), before);
+    // The repair: drop the last op (the rest is rewritten durably), stage it again.
+    ok(env.run(&["tx", "drop", &t, "2"]));
+    assert!(!marker.exists());
+    ok(env.run(&["edit", "b.txt", "--old", "bee", "--new", "be", "--tx", &t]));
+    ok(env.run(&["tx", "commit", &t]));
+    assert_eq!(env.read("a.txt"), b"two\n");
+    assert_eq!(env.read("b.txt"), b"be\n");
+}
+
+/// A staged blob whose bytes no longer hash to its name (damaged outside the
+/// process) is refused by the commit, which leaves the tree alone.
+#[test]
+fn a_commit_refuses_a_staged_blob_that_does_not_hash_to_its_name() {
+    let env = TestEnv::new();
+    env.write("a.txt", "one\n");
+    let before = tree(&env);
+    let t = begin(&env);
+    ok(env.run(&["write", "new.txt", "--content", "staged text\n", "--tx", &t]));
+    let scratch = tempfile::tempdir().unwrap();
+    std::fs::write(scratch.path().join("x"), "staged text\n").unwrap();
+    let h = sha256sum(&scratch.path().join("x"));
+    let blob = tx_dir(&env, &t)
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("blobs")
+        .join(&h);
+    std::fs::write(&blob, "garbage\n").unwrap();
+    let r = env.run(&["tx", "commit", &t]);
+    assert_eq!(r.error_code(), "environment.io", "{}", r.json);
+    assert_eq!(tree(&env), before);
+}

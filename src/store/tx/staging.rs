@@ -1,15 +1,11 @@
 //! Staging: recording an op's changes, the ops log, drop and the staged view.
 
 use super::*;
+use std::path::PathBuf;
 
 impl Tx {
     pub(super) fn save_ops(&self, generation: u64, ops: &[OpRecord]) -> io::Result<()> {
-        let mut text = Vec::new();
-        for r in ops {
-            text.extend(to_json(r)?);
-            text.push(b'\n');
-        }
-        write_atomic(&self.dir, &ops_name(generation), &text)
+        write_atomic(&self.dir, &ops_name(generation), &ops_text(ops)?)
     }
 
     /// Stages one op: blobs, then the ops log, then the index (the commit point).
@@ -78,20 +74,45 @@ impl Tx {
             prior,
             moves,
         };
+        // Staging is not made durable op by op (see `Quick`): a kill leaves the tx
+        // as before or after the op (every file is renamed into place whole), and a
+        // power loss is caught by the `unsynced` marker, written durably first.
+        let quick = self.quick(ctx)?;
         let done = (|| -> io::Result<()> {
-            let mut wrote = false;
+            // A blob is named only once its bytes are synced (the journal shares
+            // `blobs/` and takes a named blob as sound); all of one op's are synced
+            // together. Their names need no directory sync: a name a power loss
+            // took is a missing blob, which the commit refuses.
+            let mut batch = fsx::Batch::new(contents.len());
+            let mut staged = Vec::new();
             for (i, (hash, bytes)) in contents.iter().enumerate() {
                 let tmp = blobs::dir(&self.state).join(format!(".{}-{n}-{i}.tmp", self.id));
-                wrote |=
-                    blobs::store_bytes(&self.state, hash, bytes, &tmp)? != blobs::Stored::Existing;
+                let stored = blobs::stage_bytes(&self.state, hash, bytes, &tmp, &mut batch)?;
+                staged.push((hash, tmp, stored));
             }
-            if wrote {
+            batch.sync()?;
+            let mut wrote = false;
+            for (hash, tmp, stored) in staged {
+                wrote |=
+                    blobs::publish(&self.state, hash, &tmp, stored)? != blobs::Stored::Existing;
+            }
+            if wrote && quick.is_none() {
                 fsx::sync_dir(&blobs::dir(&self.state))?;
             }
             let mut ops = self.ops.clone();
             ops.push(record.clone());
-            self.save_ops(index.generation, &ops)?;
-            write_atomic(&self.dir, "index.json", &to_json(&index)?)?;
+            let text = ops_text(&ops)?;
+            let index_json = to_json(&index)?;
+            match quick {
+                Some(q) => {
+                    q.put(&ops_name(index.generation), &text)?;
+                    q.put("index.json", &index_json)?;
+                }
+                None => {
+                    write_atomic(&self.dir, &ops_name(index.generation), &text)?;
+                    write_atomic(&self.dir, "index.json", &index_json)?;
+                }
+            }
             self.ops = ops;
             Ok(())
         })();
@@ -184,7 +205,9 @@ impl Tx {
         let keep: Vec<OpRecord> = self.ops.iter().filter(|r| r.tx_op < n).cloned().collect();
         let done = (|| -> io::Result<()> {
             write_atomic(&self.dir, "index.json", &to_json(&index)?)?;
-            self.save_ops(index.generation, &keep)
+            self.save_ops(index.generation, &keep)?;
+            // `tx drop` is the repair of a tx refused after a restart.
+            self.mark_synced(true)
         })();
         done.map_err(|e| io_err(ctx, &e))?;
         self.index = index;
@@ -219,10 +242,12 @@ impl Tx {
             paths,
         };
         let done = (|| -> io::Result<()> {
+            // The blobs the new ops name (staged without a directory sync) first.
+            fsx::sync_dir(&blobs::dir(&self.state))?;
             self.save_ops(index.generation, &ops)?;
             write_atomic(&self.dir, "index.json", &to_json(&index)?)?;
             let _ = std::fs::remove_file(self.dir.join(ops_name(old)));
-            Ok(())
+            self.mark_synced(false)
         })();
         done.map_err(|e| io_err(ctx, &e))?;
         self.index = index;
@@ -233,6 +258,48 @@ impl Tx {
     /// The bytes of a staged file state.
     pub fn blob(&self, hash: &str) -> io::Result<Vec<u8>> {
         blobs::read(&self.state, hash)
+    }
+
+    /// How this op may stage: `Some` (no syncs) once the tx's `unsynced` marker
+    /// names this boot, writing it (durably) first when it is missing; `None`
+    /// (every file synced, as before) where the boot id cannot be read. Refuses a
+    /// tx staged without syncs before a restart (`damaged`).
+    fn quick(&self, ctx: &Ctx) -> Result<Option<Quick>, CmdError> {
+        self.check_synced()?;
+        let Some(boot) = boot_id() else {
+            return Ok(None);
+        };
+        if read_marker(&self.dir).is_none() {
+            write_atomic(&self.dir, UNSYNCED, boot.as_bytes()).map_err(|e| io_err(ctx, &e))?;
+        }
+        Ok(Some(Quick {
+            dir: self.dir.clone(),
+        }))
+    }
+
+    /// After the whole tx was rewritten durably (drop, rebase): no `unsynced`
+    /// marker. Only `drop` (`any_boot`) clears one an earlier boot left, so a tx
+    /// refused after a restart is usable again once the caller chose what to keep.
+    fn mark_synced(&self, any_boot: bool) -> io::Result<()> {
+        if !any_boot && read_marker(&self.dir).is_some_and(|m| Some(m) != boot_id()) {
+            return Ok(());
+        }
+        match std::fs::remove_file(self.dir.join(UNSYNCED)) {
+            Ok(()) => fsx::sync_dir(&self.dir),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Refuses a tx some of whose ops were staged without syncs in an earlier boot:
+    /// a power loss then may have lost or damaged them.
+    pub(super) fn check_synced(&self) -> Result<(), CmdError> {
+        match read_marker(&self.dir) {
+            Some(m) if Some(&m) != boot_id().as_ref() => {
+                Err(damaged(&self.id, self.index.last_op.max(1)))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// The paths whose staged state differs from the base, sorted.
@@ -248,6 +315,7 @@ impl Tx {
     /// The changes that take the tree from the bases to the staged states:
     /// removals deepest first, then creations and modifications shallowest first.
     pub fn changes(&self, ctx: &Ctx) -> Result<Vec<Change>, CmdError> {
+        self.check_synced()?;
         let mut removals: Vec<Change> = Vec::new();
         let mut puts: Vec<Change> = Vec::new();
         let abs = |rel: &str| ctx.root.join(rel);
@@ -266,7 +334,10 @@ impl Tx {
                     let same_bytes = b.kind == "file" && b.hash == s.hash;
                     if !same_bytes {
                         let h = s.hash.clone().unwrap_or_default();
-                        let bytes = self.blob(&h).map_err(|er| io_err(ctx, &er))?;
+                        // Checked against its name: staged blobs are not
+                        // re-read anywhere else before they reach the tree.
+                        let bytes =
+                            blobs::read_verified(&self.state, &h).map_err(|er| io_err(ctx, &er))?;
                         puts.push(Change::Put {
                             path: p.clone(),
                             bytes,
@@ -302,4 +373,60 @@ impl Tx {
         removals.extend(puts);
         Ok(removals)
     }
+}
+
+/// The marker of a tx staged without syncs: the boot id (Linux's
+/// `/proc/sys/kernel/random/boot_id`) of the boot that did so, written and synced
+/// before the first such op. It is what makes skipping the syncs safe: a kill
+/// loses nothing (page cache survives it; each file is renamed into place whole),
+/// and after a power loss the boot id differs, so the tx is refused as possibly
+/// damaged instead of committed short of an op. Removed with the tx, or by a drop or
+/// a rebase in the same boot (which rewrite the tx durably); only `tx drop` clears
+/// one an earlier boot left.
+const UNSYNCED: &str = "unsynced";
+
+fn boot_id() -> Option<String> {
+    let s = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
+    let s = s.trim();
+    (!s.is_empty()).then(|| s.to_string())
+}
+
+fn read_marker(dir: &Path) -> Option<String> {
+    let s = std::fs::read_to_string(dir.join(UNSYNCED)).ok()?;
+    Some(s.trim().to_string())
+}
+
+/// Writes of an op staged without syncs: temp file, then rename (a kill leaves the
+/// old file or the new one, whole).
+struct Quick {
+    dir: PathBuf,
+}
+
+impl Quick {
+    fn put(&self, name: &str, bytes: &[u8]) -> io::Result<()> {
+        let tmp = self.dir.join(format!(".{name}.tmp"));
+        let _ = std::fs::remove_file(&tmp);
+        let mut f = fsx::create_new(&tmp, 0o600)?;
+        f.write_all(bytes)?;
+        drop(f);
+        std::fs::rename(&tmp, self.dir.join(name))
+    }
+}
+
+fn ops_text(ops: &[OpRecord]) -> io::Result<Vec<u8>> {
+    let mut text = Vec::new();
+    for r in ops {
+        text.extend(to_json(r)?);
+        text.push(b'\n');
+    }
+    Ok(text)
+}
+
+/// A tx staged without syncs before the machine restarted.
+fn damaged(id: &str, last: u64) -> CmdError {
+    Box::new(crate::store::error::StoreError::TxUnsynced {
+        id: id.to_string(),
+        last,
+    })
+    .into()
 }
