@@ -7,7 +7,6 @@ use super::output::{self, Window};
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell, values};
-use crate::store::view;
 use crate::store::write::{self, Change, MoreOptions, WriteOptions};
 use crate::workspace::Ctx;
 use crate::workspace::boundary::Final;
@@ -182,7 +181,7 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Output, CmdError> {
     let target = match &a.stdout_to {
         Some(p) => {
             let abs = ctx.write_path_arg(p, Final::Follow)?;
-            if view::exists(ctx, &abs)? {
+            if ctx.files().exists(&abs)? {
                 return Err(exists_error(ctx, a.argv.len(), p));
             }
             Some(abs)
@@ -232,7 +231,7 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Output, CmdError> {
                     ..MoreOptions::default()
                 },
                 || {
-                    if view::exists(ctx, abs)? {
+                    if ctx.files().exists(abs)? {
                         return Err(exists_error(ctx, a.argv.len(), &arg));
                     }
                     Ok(vec![Change::Put {
