@@ -489,6 +489,48 @@ fn fs_in_commands(rel: &str, code: &str, known: &[&str]) -> Option<String> {
 /// Files of src/commands/ that still touch the file system directly.
 const FS_DEBT: &[&str] = &[];
 
+/// Handlers reach the tx-aware view only through the handle `ctx.files()`
+/// (`store::files`): no `view::` path (`store::view`, an imported `view`) in
+/// src/commands/. `known` lists the files that still do (debt that only
+/// shrinks: a listed file that no longer names the view is reported too).
+fn view_in_commands(rel: &str, code: &str, known: &[&str]) -> Option<String> {
+    if !rel.starts_with("commands/") {
+        return None;
+    }
+    let code = non_test(code);
+    // `view::` as a path of its own, not the tail of a name (`lines_view::`).
+    let uses = code.match_indices("view::").any(|(i, _)| {
+        code[..i]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !(c.is_alphanumeric() || c == '_'))
+    });
+    match (uses, known.contains(&rel)) {
+        (true, false) => Some(format!(
+            "{rel}: uses store::view in a command (read through ctx.files())"
+        )),
+        (false, true) => Some(format!(
+            "{rel}: listed in VIEW_DEBT but no longer uses store::view"
+        )),
+        _ => None,
+    }
+}
+
+/// Files of src/commands/ that still call `store::view` directly.
+const VIEW_DEBT: &[&str] = &[
+    "commands/edit/apply.rs",
+    "commands/edit/common.rs",
+    "commands/edit/files.rs",
+    "commands/edit/move_lines.rs",
+    "commands/edit/replace.rs",
+    "commands/edit/write.rs",
+    "commands/search/code.rs",
+    "commands/search/find.rs",
+    "commands/search/mod.rs",
+    "commands/search/overview.rs",
+    "commands/search/search.rs",
+];
+
 /// The store keeps no process-wide state: no `static` item (a Mutex, Atomic or
 /// OnceLock cache, a flag) in src/store/; it lives in the session in `Ctx`.
 fn static_in_store(rel: &str, code: &str) -> Option<String> {
@@ -594,6 +636,7 @@ fn new_rules(src: &Path) -> Vec<String> {
             .collect::<Vec<_>>()
             .join("\n");
         found.extend(fs_in_commands(&rel, &code, FS_DEBT));
+        found.extend(view_in_commands(&rel, &code, VIEW_DEBT));
         found.extend(static_in_store(&rel, &code));
         found.extend(store_words_errors(&rel, &code));
         found.extend(error_wording_in_core(
@@ -637,6 +680,27 @@ fn the_store_rules_catch_their_fixtures() {
     // The handle is fine.
     let via = "//! h\nfn f(c: &Ctx, p: &Path) { c.files().disk(p).open(); }\n";
     assert!(fs_in_commands("commands/inspect/x.rs", via, FS_DEBT).is_none());
+    // The view only through the handle.
+    for direct in [
+        "fn f(c: &Ctx, p: &Path) { crate::store::view::stat(c, p, true); }\n",
+        "use crate::store::{lock, view};\nfn f(c: &Ctx) { view::forget(c); }\n",
+        "use crate::store::view::{self, Kind};\n",
+        "fn f(c: &Ctx, p: &Path) -> bool { view::exists(c, p).is_ok() }\n",
+    ] {
+        assert!(
+            view_in_commands("commands/inspect/x.rs", direct, VIEW_DEBT).is_some(),
+            "{direct}"
+        );
+        assert!(view_in_commands("store/files.rs", direct, VIEW_DEBT).is_none());
+    }
+    let handle = "use lines_view::*;\nfn f(c: &Ctx, p: &Path) { c.files().stat(p, true); }\n";
+    assert!(view_in_commands("commands/inspect/x.rs", handle, VIEW_DEBT).is_none());
+    let view_tests = "//! h\n#[cfg(test)]\nmod t { fn f(c: &Ctx) { view::forget(c); } }\n";
+    assert!(view_in_commands("commands/inspect/x.rs", view_tests, VIEW_DEBT).is_none());
+    // A view debt entry that was paid must leave the list.
+    let listed = &["commands/edit/old.rs"];
+    assert!(view_in_commands("commands/edit/old.rs", handle, listed).is_some());
+    assert!(view_in_commands("commands/edit/old.rs", "view::forget(c);\n", listed).is_none());
     for state in [
         "static HELD: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());",
         "pub static SEEN: OnceLock<u8> = OnceLock::new();",
@@ -658,6 +722,10 @@ fn the_store_rules_catch_their_fixtures() {
     };
     put("commands/inspect/peek.rs", handler);
     put(
+        "commands/json/glance.rs",
+        "//! g\nfn f(c: &Ctx, p: &Path) { crate::store::view::load(c, p); }\n",
+    );
+    put(
         "store/cache.rs",
         "//! c\nstatic CACHE: Mutex<u8> = Mutex::new(0);\n",
     );
@@ -665,6 +733,11 @@ fn the_store_rules_catch_their_fixtures() {
     assert!(
         v.iter()
             .any(|l| l.starts_with("commands/inspect/peek.rs: uses std::fs")),
+        "{v:?}"
+    );
+    assert!(
+        v.iter()
+            .any(|l| l.starts_with("commands/json/glance.rs: uses store::view")),
         "{v:?}"
     );
     assert!(

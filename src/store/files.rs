@@ -7,7 +7,7 @@
 //! (`tests/structure.rs`); what a handler needs from the file system is here.
 
 use super::snapshot::Snapshot;
-use super::view::{self, Kind, Source, Stat};
+use super::view::{self, Source};
 use crate::protocol::CmdError;
 use crate::workspace::Ctx;
 use std::ffi::OsString;
@@ -16,6 +16,8 @@ use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
+/// What a path is in the view, as `Files::stat` answers.
+pub use super::view::{Kind, Stat};
 /// The types a handler holds (an open file, its metadata); opening goes through here.
 pub use std::fs::{File, Metadata};
 
@@ -57,6 +59,22 @@ impl<'a> Files<'a> {
     /// The entries of directory `abs` in the view, in name order.
     pub fn list_dir(&self, abs: &Path) -> Result<Vec<(PathBuf, Kind)>, CmdError> {
         view::list_dir(self.ctx, abs)
+    }
+
+    /// Whether anything (a dangling symlink too) is at `abs` in the view.
+    pub fn exists(&self, abs: &Path) -> Result<bool, CmdError> {
+        view::exists(self.ctx, abs)
+    }
+
+    /// The answer for `arg` (at `abs`) that the tx removed: which op removed
+    /// it, and for a move where it went.
+    pub fn removed_error(&self, arg: &str, abs: &Path) -> Result<CmdError, CmdError> {
+        view::removed_error(self.ctx, arg, abs)
+    }
+
+    /// Forgets the loaded tx (after a tx op changed it): the next read loads it.
+    pub fn forget(&self) {
+        view::forget(self.ctx)
     }
 
     /// Records a single-file read in the tx's read set (nothing without `--tx`).

@@ -5,7 +5,7 @@
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
-use crate::store::view;
+use crate::store::files::Kind;
 use crate::text::{lang, syntax};
 use crate::workspace::Ctx;
 use crate::workspace::candidates::{self, Offer};
@@ -88,9 +88,9 @@ pub fn run(ctx: &Ctx, a: &CheckArgs) -> Result<Output, CmdError> {
     for arg in &a.paths {
         let abs = ctx.path_arg(arg)?;
         let display = ctx.display_path(&abs);
-        let meta = view::stat(ctx, &abs, true)?;
+        let meta = ctx.files().stat(&abs, true)?;
         match meta.kind {
-            view::Kind::Missing => {
+            Kind::Missing => {
                 let e = std::io::Error::from(std::io::ErrorKind::NotFound);
                 return Err(candidates::not_found_or_io(
                     ctx,
@@ -100,7 +100,7 @@ pub fn run(ctx: &Ctx, a: &CheckArgs) -> Result<Output, CmdError> {
                     Offer::Retry,
                 ));
             }
-            view::Kind::File => {}
+            Kind::File => {}
             _ => {
                 return Err(CmdError::new(
                     code::NOT_A_FILE,
@@ -125,8 +125,8 @@ pub fn run(ctx: &Ctx, a: &CheckArgs) -> Result<Output, CmdError> {
                 ),
             ));
         };
-        let snap = view::load(ctx, &abs)?;
-        view::record_read(ctx, &abs)?;
+        let snap = ctx.files().load(&abs)?;
+        ctx.files().record_read(&abs)?;
         let body = snap
             .bytes
             .strip_prefix(b"\xEF\xBB\xBF")

@@ -4,8 +4,9 @@
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Output, Repair, code, shell};
+use crate::store::files::Kind;
 use crate::store::journal::{EntryChange, State};
-use crate::store::{blobs, state_dir, undo, view};
+use crate::store::{blobs, state_dir, undo};
 use crate::text::diff::{self, DiffOptions};
 use crate::workspace::candidates::{self, Offer};
 use crate::workspace::{Ctx, paths};
@@ -161,15 +162,15 @@ pub fn run(ctx: &Ctx, a: &DiffArgs) -> Result<Output, CmdError> {
 
 fn paths_diff(ctx: &Ctx, a: &DiffArgs, x: &str, y: &str) -> Result<Output, CmdError> {
     let (pa, pb) = (ctx.path_arg(x)?, ctx.path_arg(y)?);
-    let kind = |p: &Path, arg: &str| -> Result<view::Kind, CmdError> {
+    let kind = |p: &Path, arg: &str| -> Result<Kind, CmdError> {
         let k = ctx.files().stat(p, true)?.kind;
-        if k == view::Kind::Missing {
+        if k == Kind::Missing {
             return Err(candidates::not_found(ctx, arg, p, Offer::Retry));
         }
         Ok(k)
     };
     let (ka, kb) = (kind(&pa, x)?, kind(&pb, y)?);
-    let (da, db) = (ka == view::Kind::Dir, kb == view::Kind::Dir);
+    let (da, db) = (ka == Kind::Dir, kb == Kind::Dir);
     if da && db {
         return dir_diff(ctx, a, &pa, &pb);
     }
@@ -285,7 +286,7 @@ fn walk_view(
         if p.file_name().is_some_and(|n| n == ".git") {
             continue;
         }
-        if k == view::Kind::Dir {
+        if k == Kind::Dir {
             walk_view(ctx, root, &p, out)?;
         } else if let Some(rel) = paths::relative_to(&p, root) {
             out.insert(rel, p);
@@ -299,14 +300,14 @@ fn content_view(ctx: &Ctx, p: &Path) -> Option<Vec<u8>> {
     let files = ctx.files();
     let st = files.stat(p, false).ok()?;
     match st.kind {
-        view::Kind::Symlink => Some(
+        Kind::Symlink => Some(
             files
                 .link_text(p, &st)
                 .ok()?
                 .into_os_string()
                 .into_encoded_bytes(),
         ),
-        view::Kind::File => files.load(p).ok().map(|s| s.bytes.clone()),
+        Kind::File => files.load(p).ok().map(|s| s.bytes.clone()),
         _ => None,
     }
 }

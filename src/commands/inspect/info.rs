@@ -188,7 +188,7 @@ pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
     let Some(meta) = target_meta else {
         if !args.allow_missing {
             if gone {
-                return Err(crate::store::view::removed_error(ctx, &args.path, &abs)?);
+                return Err(ctx.files().removed_error(&args.path, &abs)?);
             }
             let mut err = candidates::not_found(ctx, &args.path, &abs, Offer::Retry);
             if is_link {

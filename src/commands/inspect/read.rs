@@ -9,7 +9,6 @@ use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::values::{self, LineRange};
 use crate::protocol::{CmdError, Json, Output, Repair, code, error, redact, shell};
 use crate::store::files::{Content, File, Found};
-use crate::store::view;
 use crate::text::decode::{self, DecodeReader, Encoding};
 use crate::text::{
     self, MAX_LINE_BYTES, MAX_MATCHED_LINE_BYTES, invisible, lines, outline, strings,
@@ -392,7 +391,7 @@ pub fn run(ctx: &Ctx, args: &ReadArgs) -> Result<Output, CmdError> {
     let files = ctx.files();
     let src = match files.find(&shown_abs)? {
         Found::At(c) => c,
-        Found::Removed => return Err(view::removed_error(ctx, &args.path, &shown_abs)?),
+        Found::Removed => return Err(ctx.files().removed_error(&args.path, &shown_abs)?),
         Found::NotFile { dir } => return Err(not_a_file(&args.path, dir)),
     };
     let meta = match src.metadata() {

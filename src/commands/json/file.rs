@@ -3,7 +3,7 @@
 //! spans; a syntax error carries its line and column.
 
 use crate::protocol::{CmdError, Json, Repair, code, shell};
-use crate::store::view;
+use crate::store::files;
 use crate::text::json_doc::{self, Node};
 use crate::workspace::Ctx;
 use crate::workspace::candidates::{self, Offer};
@@ -59,13 +59,13 @@ pub fn not_json(display: &str, text: &str, e: &json_doc::SyntaxError, what: &str
 /// Reads and parses `arg` (a write calls this inside its closure, under the lock).
 pub fn load(ctx: &Ctx, arg: &str, abs: PathBuf) -> Result<JsonFile, CmdError> {
     let display = ctx.display_path(&abs);
-    let meta = view::stat(ctx, &abs, true)?;
+    let meta = ctx.files().stat(&abs, true)?;
     match meta.kind {
-        view::Kind::Missing => {
+        files::Kind::Missing => {
             let e = std::io::Error::from(std::io::ErrorKind::NotFound);
             return Err(candidates::not_found_or_io(ctx, arg, &abs, &e, Offer::Look));
         }
-        view::Kind::File => {}
+        files::Kind::File => {}
         _ => {
             return Err(CmdError::new(
                 code::NOT_A_FILE,
@@ -78,7 +78,7 @@ pub fn load(ctx: &Ctx, arg: &str, abs: PathBuf) -> Result<JsonFile, CmdError> {
             ));
         }
     }
-    let snap = view::load(ctx, &abs)?;
+    let snap = ctx.files().load(&abs)?;
     let (bom, body) = match snap.bytes.strip_prefix(b"\xEF\xBB\xBF") {
         Some(rest) => (true, rest),
         None => (false, &snap.bytes[..]),

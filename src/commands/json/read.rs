@@ -5,7 +5,6 @@ use super::file::{self, JsonFile};
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, code, shell, values};
-use crate::store::view;
 use crate::text::json_doc::{self, Kind, Node};
 use crate::workspace::Ctx;
 use clap::Args;
@@ -85,7 +84,7 @@ pub const GET: CommandSpec = CommandSpec {
 fn load_read(ctx: &Ctx, arg: &str) -> Result<JsonFile, CmdError> {
     let abs = ctx.path_arg(arg)?;
     let f = file::load(ctx, arg, abs)?;
-    view::record_read(ctx, &f.abs)?;
+    ctx.files().record_read(&f.abs)?;
     Ok(f)
 }
 

@@ -7,7 +7,6 @@ use super::output::{self, Window};
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell, values};
-use crate::store::view;
 use crate::store::write::{self, Change, WriteRequest};
 use crate::workspace::Ctx;
 use crate::workspace::boundary::Final;
@@ -183,7 +182,7 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Output, CmdError> {
     let target = match &a.stdout_to {
         Some(p) => {
             let abs = ctx.write_path_arg(p, Final::Follow)?;
-            if view::exists(ctx, &abs)? {
+            if ctx.files().exists(&abs)? {
                 return Err(exists_error(ctx, a.argv.len(), p));
             }
             Some(abs)
@@ -227,7 +226,7 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Output, CmdError> {
             let arg = a.stdout_to.clone().unwrap_or_default();
             let committed =
                 write::submit(ctx, &WriteRequest::new(ctx).max_diff_lines(Some(0)), || {
-                    if view::exists(ctx, abs)? {
+                    if ctx.files().exists(abs)? {
                         return Err(exists_error(ctx, a.argv.len(), &arg));
                     }
                     Ok(vec![Change::Put {

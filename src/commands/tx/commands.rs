@@ -401,7 +401,7 @@ pub fn drop(ctx: &Ctx, a: &DropArgs) -> Result<Output, CmdError> {
         ));
     }
     let dropped = t.drop_from(ctx, a.tx_op)?;
-    crate::store::view::forget(ctx);
+    ctx.files().forget();
     Ok(Output::ok(&DropOut {
         tx: t.id.clone(),
         dropped,

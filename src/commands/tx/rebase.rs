@@ -7,7 +7,7 @@ use crate::protocol::invoke::with_tx;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
 use crate::store::tx::{self, PathEntry};
-use crate::store::{lock, state_dir, view};
+use crate::store::{lock, state_dir};
 use crate::workspace::Ctx;
 use crate::workspace::root::Invoker;
 use clap::Args;
@@ -158,7 +158,7 @@ pub fn rebase(ctx: &Ctx, a: &RebaseArgs) -> Result<Output, CmdError> {
         Err(e) => Err(e),
     };
     let _ = tx::discard(ctx, &sid);
-    view::forget(ctx);
+    ctx.files().forget();
     result?;
     out.push("rebased", Json::from_serialize(&rebased));
     Ok(Output::from_json(out, false))
