@@ -13,8 +13,12 @@ fn main() {
     println!("cargo:rerun-if-changed=build/front_matter.rs");
     // A non-PIE executable on Linux: the loader has no ~17k relative relocations to
     // apply and no RELRO pages to copy at start-up (`--version` 609k → 378k
-    // instructions, 174 → 97 page faults; benches/RESULTS.md, issue 12).
-    if std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux") {
+    // instructions, 174 → 97 page faults; benches/RESULTS.md, issue 12). The cost
+    // is address randomisation of the executable's own code; a packager who wants
+    // it back builds with `AITOOLS_PIE=1`.
+    println!("cargo:rerun-if-env-changed=AITOOLS_PIE");
+    let pie = std::env::var_os("AITOOLS_PIE").is_some_and(|v| v == "1");
+    if !pie && std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux") {
         println!("cargo:rustc-link-arg-bins=-no-pie");
     }
     let agent = Path::new("agent");
