@@ -53,4 +53,17 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), n, "a command is registered twice");
     }
+
+    #[test]
+    fn the_list_handed_out_finds_commands_and_their_words() {
+        let list = super::LIST;
+        assert_eq!(list.all().count(), super::all().count());
+        assert!(list.find("tx commit").is_some() && list.is_group("tx"));
+        let argv: Vec<String> = ["--root", "x", "tx", "commit", "--tx", "t1"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(list.command_words(&argv), ["tx", "commit"]);
+        assert_eq!(crate::cli::command_words(&argv), ["tx", "commit"]);
+    }
 }

@@ -1,6 +1,6 @@
 //! AOI-CLI machine mode (seed 000, `../shared/spec/04-machine-modes.md`):
 //! `--output jsonl` (alias `--format jsonl`) on every command of the registry. The
-//! command runs exactly as in the envelope mode (`dispatch::invoke_with`), with an
+//! command runs exactly as in the envelope mode (`Host::invoke_with`), with an
 //! event sink in its `Ctx` that writes each streamed domain event as a line; what
 //! it did not stream is read off its answer through `data/aoi-events.tsv`. This
 //! module frames the stream (`aoi:meta` first, `aoi:summary` last), maps errors to

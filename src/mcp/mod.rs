@@ -3,7 +3,7 @@
 //! protocol eras (2026-07-28's stateless requests with `_meta` and
 //! `server/discover`; the legacy `initialize` handshake of 2025-11-25 and
 //! earlier), the tool schemas derived from each spec's clap arguments, and turning
-//! a `tools/call` into an argv for `dispatch::invoke`. It never touches stdin or
+//! a `tools/call` into an argv for `Host::invoke`. It never touches stdin or
 //! stdout itself: `dispatch` hands it a reader and a writer.
 
 use crate::protocol::envelope;
