@@ -3,11 +3,11 @@
 
 use crate::handler;
 use crate::protocol::correspondence;
+use crate::protocol::host::CommandList;
 use crate::protocol::registry::{
     CommandSpec, Effects, field, global_options_compact, global_options_full,
 };
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
-use crate::registry;
 use crate::workspace::Ctx;
 use clap::Args;
 
@@ -58,18 +58,22 @@ struct SchemaOut {
     global_options: Option<Json>,
 }
 
-pub fn run_schema(_ctx: &Ctx, args: &SchemaArgs) -> Result<Output, CmdError> {
+pub fn run_schema(ctx: &Ctx, args: &SchemaArgs) -> Result<Output, CmdError> {
+    let list = ctx
+        .host
+        .ok_or_else(|| CmdError::internal("schema needs the command list from the dispatcher."))?
+        .commands;
     let detail = |s: &CommandSpec| if args.full { s.detail() } else { s.compact() };
     let full_globals = args.full.then(global_options_full);
     if args.all {
         return Ok(Output::ok(&SchemaOut {
-            commands: Json::Arr(registry::all().map(detail).collect()),
+            commands: Json::Arr(list.all().map(detail).collect()),
             global_options: full_globals,
         }));
     }
     if args.commands.is_empty() {
         return Ok(Output::ok(&SchemaOut {
-            commands: command_list(),
+            commands: command_list(list),
             global_options: Some(full_globals.unwrap_or_else(global_options_compact)),
         }));
     }
@@ -79,23 +83,23 @@ pub fn run_schema(_ctx: &Ctx, args: &SchemaArgs) -> Result<Output, CmdError> {
     while i < words.len() {
         // Accept `tx commit` as two words or one quoted word.
         let two = words.get(i + 1).map(|w| format!("{} {}", words[i], w));
-        if let Some(spec) = two.as_deref().and_then(registry::find) {
+        if let Some(spec) = two.as_deref().and_then(|n| list.find(n)) {
             details.push(detail(spec));
             i += 2;
-        } else if let Some(spec) = registry::find(&words[i]) {
+        } else if let Some(spec) = list.find(&words[i]) {
             details.push(detail(spec));
             i += 1;
-        } else if registry::is_group(&words[i]) {
+        } else if list.is_group(&words[i]) {
             let prefix = format!("{} ", words[i]);
             details.extend(
-                registry::all()
+                list.all()
                     .filter(|s| s.name.starts_with(&prefix))
                     .map(detail),
             );
             i += 1;
         } else {
             return Err(
-                unknown_command_error(&words[i], &[]).with_first_repair(Repair::new(
+                unknown_command_error(list, &words[i], &[]).with_first_repair(Repair::new(
                     "schema",
                     "List every command and its summary.",
                     "aitools schema",
@@ -110,8 +114,8 @@ pub fn run_schema(_ctx: &Ctx, args: &SchemaArgs) -> Result<Output, CmdError> {
 }
 
 /// `[{name, summary}]` of every command.
-pub fn command_list() -> Json {
-    Json::Arr(registry::all().map(|s| s.brief()).collect())
+pub fn command_list(list: CommandList) -> Json {
+    Json::Arr(list.all().map(|s| s.brief()).collect())
 }
 
 /// What a group stands for in `aitools --help`, where its subcommands share one
@@ -143,13 +147,13 @@ const BUNDLES: &[(&[&str], &str)] = &[
 /// final period); a group's subcommands share one line, `GROUP SUB1|SUB2|...
 /// SUMMARY` (`aitools schema <group>` details them), and so do a `BUNDLES` row's
 /// commands, so the first answer an agent reads stays small.
-pub fn help_list() -> Json {
+pub fn help_list(list: CommandList) -> Json {
     let mut out: Vec<Json> = Vec::new();
     let mut seen: Vec<&str> = Vec::new();
     let line = |words: String, summary: &str| {
         Json::str(format!("{words}  {}", summary.trim_end_matches('.')))
     };
-    for spec in registry::all() {
+    for spec in list.all() {
         // AOI discovery commands: consumers find them by the seed's names; `mcp`
         // is started by a host (the `mcp` skill says how), not called.
         let aoi = crate::aoi::commands::COMMANDS
@@ -172,7 +176,8 @@ pub fn help_list() -> Json {
             continue;
         }
         seen.push(group);
-        let subs: Vec<&CommandSpec> = registry::all()
+        let subs: Vec<&CommandSpec> = list
+            .all()
             .filter(|s| {
                 s.name
                     .strip_prefix(group)
@@ -290,10 +295,10 @@ fn bre_to_ere(bre: &str) -> String {
 }
 
 /// `{name, summary}` of a group's subcommands (`aitools tx --help`).
-pub fn group_list(group: &str) -> Json {
+pub fn group_list(list: CommandList, group: &str) -> Json {
     let prefix = format!("{group} ");
     Json::Arr(
-        registry::all()
+        list.all()
             .filter(|s| s.name.starts_with(&prefix))
             .map(|s| s.brief())
             .collect(),
@@ -318,16 +323,16 @@ pub fn distance(a: &str, b: &str) -> usize {
 
 /// The error for a first word that names no command, in the spec's order: a bare
 /// group, a group's subcommand typed alone, a shell command, anything else.
-pub fn unknown_command_error(word: &str, rest: &[String]) -> CmdError {
+pub fn unknown_command_error(list: CommandList, word: &str, rest: &[String]) -> CmdError {
     // `aitools help read` is what a person types; the flag form is ours.
     if word == "help" {
         // `help nosuch`: the unknown word is the problem, not the word help.
         if let Some(first) = rest.first() {
-            let known = registry::is_group(first)
-                || registry::find(first).is_some()
-                || (rest.len() > 1 && registry::find(&rest[..2].join(" ")).is_some());
+            let known = list.is_group(first)
+                || list.find(first).is_some()
+                || (rest.len() > 1 && list.find(&rest[..2].join(" ")).is_some());
             if !known {
-                return unknown_command_error(first, &rest[1..]);
+                return unknown_command_error(list, first, &rest[1..]);
             }
         }
         let mut words: Vec<String> = rest.to_vec();
@@ -342,8 +347,9 @@ pub fn unknown_command_error(word: &str, rest: &[String]) -> CmdError {
             ),
         );
     }
-    if registry::is_group(word) {
-        let subs: Vec<&str> = registry::all()
+    if list.is_group(word) {
+        let subs: Vec<&str> = list
+            .all()
             .filter_map(|s| s.name.strip_prefix(&format!("{word} ")))
             .collect();
         return CmdError::new(
@@ -356,7 +362,8 @@ pub fn unknown_command_error(word: &str, rest: &[String]) -> CmdError {
             ),
         );
     }
-    let grouped: Vec<&CommandSpec> = registry::all()
+    let grouped: Vec<&CommandSpec> = list
+        .all()
         .filter(|s| s.name.split_once(' ').is_some_and(|(_, sub)| sub == word))
         .collect();
     if !grouped.is_empty() {
@@ -389,7 +396,7 @@ pub fn unknown_command_error(word: &str, rest: &[String]) -> CmdError {
     // loop (`find` → "use aitools find"); fall through to the generic repair.
     let registered = |row: &correspondence::Correspondence| {
         let words: Vec<&str> = row.command.split(' ').skip(1).collect();
-        (1..=words.len().min(2)).any(|n| registry::find(&words[..n].join(" ")).is_some())
+        (1..=words.len().min(2)).any(|n| list.find(&words[..n].join(" ")).is_some())
     };
     if word == "sed"
         && let Some(err) = sed_substitution(rest)
@@ -411,7 +418,8 @@ pub fn unknown_command_error(word: &str, rest: &[String]) -> CmdError {
             "aitools schema",
         ));
     }
-    let mut near: Vec<(usize, &str)> = registry::all()
+    let mut near: Vec<(usize, &str)> = list
+        .all()
         .map(|s| (distance(word, s.name), s.name))
         .filter(|(d, _)| *d <= 2)
         .collect();

@@ -8,6 +8,7 @@ use crate::cli;
 use crate::discovery;
 use crate::protocol::args::GlobalArgs;
 use crate::protocol::envelope::{self, Rendered};
+use crate::protocol::host::Host;
 use crate::protocol::invoke::Invoked;
 use crate::protocol::{CmdError, Json, Output, Repair, agent_docs, code, values};
 use crate::registry;
@@ -21,7 +22,15 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::process::ExitCode;
 use std::time::Duration;
 
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub use crate::protocol::host::VERSION;
+
+/// What the root hands the code that reads the command list back or runs whole
+/// calls (`schema`, `--help`, `capabilities`, `doctor`, the machine modes).
+pub const HOST: Host = Host {
+    commands: registry::LIST,
+    invoke,
+    invoke_with,
+};
 
 /// The command that runs recovery as its own work (and may set a record aside).
 const RECOVER: &str = "recover";
@@ -35,8 +44,8 @@ pub fn main() -> ExitCode {
         return code;
     }
     // `--output jsonl` (AOI-CLI): the same invocation, framed as an event stream.
-    if let Some(req) = crate::aoi::request(&args) {
-        return ExitCode::from(crate::aoi::main(req, Box::new(std::io::stdout())));
+    if let Some(req) = crate::aoi::request(HOST, &args) {
+        return ExitCode::from(crate::aoi::main(HOST, req, Box::new(std::io::stdout())));
     }
     let invoked = match catch_unwind(AssertUnwindSafe(|| run(&args))) {
         Ok(r) => r,
@@ -79,7 +88,7 @@ fn serve_mcp(args: &[OsString]) -> Option<ExitCode> {
         .subcommand()
         .and_then(|(_, leaf)| GlobalArgs::from_arg_matches(leaf).ok())
         .and_then(|g| g.root);
-    let mut server = crate::mcp::Server::new(root.as_deref());
+    let mut server = crate::mcp::Server::new(HOST, root.as_deref());
     let mut input = std::io::stdin().lock();
     let mut out = std::io::stdout().lock();
     // A closed stdout or stdin ends the session: the host is gone.
@@ -237,7 +246,7 @@ fn run_in(
         }
     };
     let Some((first, mut leaf)) = matches.subcommand() else {
-        let err = discovery::unknown_command_error(&words[0], &[]);
+        let err = discovery::unknown_command_error(registry::LIST, &words[0], &[]);
         return Invoked::new("aitools", Err(err));
     };
     let mut name = first.to_string();
@@ -246,7 +255,7 @@ fn run_in(
         leaf = m;
     }
     let Some(spec) = registry::find(&name) else {
-        let err = discovery::unknown_command_error(&name, &[]);
+        let err = discovery::unknown_command_error(registry::LIST, &name, &[]);
         return Invoked::new("aitools", Err(err));
     };
 
@@ -279,6 +288,7 @@ fn run_in(
     };
     ctx.events = events;
     ctx.invoker = Some(INVOKER);
+    ctx.host = Some(HOST);
     if spec.tx {
         ctx.tx = leaf
             .try_get_one::<String>(crate::protocol::registry::TX_ARG)
@@ -357,7 +367,7 @@ fn help(words: &[String]) -> Invoked {
     if words.is_empty() {
         let mut v = Json::obj();
         v.push("help", Json::str(agent_docs::BRIEF));
-        v.push("commands", discovery::help_list());
+        v.push("commands", discovery::help_list(registry::LIST));
         v.push(
             "globals",
             Json::str(crate::protocol::registry::global_options_line()),
@@ -376,10 +386,10 @@ fn help(words: &[String]) -> Invoked {
         // `aitools tx --help`: the group's subcommands, as `schema tx` lists them.
         let mut v = Json::obj();
         v.push("name", Json::str(name.clone()));
-        v.push("commands", discovery::group_list(&name));
+        v.push("commands", discovery::group_list(registry::LIST, &name));
         return answer("help", v);
     }
-    let err = discovery::unknown_command_error(&words[0], &words[1..]);
+    let err = discovery::unknown_command_error(registry::LIST, &words[0], &words[1..]);
     Invoked::new("aitools", Err(err))
 }
 

@@ -3,6 +3,7 @@
 //! modes all read this list; nothing else enumerates commands.
 
 use crate::commands;
+use crate::protocol::host::CommandList;
 use crate::protocol::registry::CommandSpec;
 
 /// One line per family, so adding a family is a one-line change.
@@ -22,20 +23,24 @@ const FAMILIES: &[&[CommandSpec]] = &[
     crate::aoi::commands::COMMANDS,
 ];
 
+/// The list the root hands to the code that reads it back (`schema`, `--help`,
+/// the machine modes) through `Host`.
+pub const LIST: CommandList = CommandList(FAMILIES);
+
 /// Every registered command, in the order `schema` lists them.
 pub fn all() -> impl Iterator<Item = &'static CommandSpec> {
-    FAMILIES.iter().flat_map(|f| f.iter())
+    LIST.all()
 }
 
 /// The spec named exactly `name` (`read`, `tx commit`).
 pub fn find(name: &str) -> Option<&'static CommandSpec> {
-    all().find(|s| s.name == name)
+    LIST.find(name)
 }
 
 /// Whether `word` is a group word (`tx`, `code`): the first word of a multi-word
 /// command name.
 pub fn is_group(word: &str) -> bool {
-    all().any(|s| s.name.split_once(' ').is_some_and(|(g, _)| g == word))
+    LIST.is_group(word)
 }
 
 #[cfg(test)]
@@ -47,5 +52,18 @@ mod tests {
         names.sort();
         names.dedup();
         assert_eq!(names.len(), n, "a command is registered twice");
+    }
+
+    #[test]
+    fn the_list_handed_out_finds_commands_and_their_words() {
+        let list = super::LIST;
+        assert_eq!(list.all().count(), super::all().count());
+        assert!(list.find("tx commit").is_some() && list.is_group("tx"));
+        let argv: Vec<String> = ["--root", "x", "tx", "commit", "--tx", "t1"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(list.command_words(&argv), ["tx", "commit"]);
+        assert_eq!(crate::cli::command_words(&argv), ["tx", "commit"]);
     }
 }

@@ -5,11 +5,12 @@
 //! doctor's checks stream as `aoi:check` events. Also the human-readable `--help`
 //! text the seed asks for in this mode.
 
+use super::lint::check;
 use super::table;
 use crate::handler;
+use crate::protocol::host::{CommandList, VERSION};
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, code};
-use crate::registry;
 use crate::workspace::Ctx;
 
 #[derive(clap::Args, Debug)]
@@ -96,10 +97,10 @@ pub fn event_types(spec: &CommandSpec) -> Vec<String> {
 }
 
 /// The manifest (seed section 17).
-pub fn capabilities() -> Json {
+pub fn capabilities(list: CommandList) -> Json {
     let mut o = Json::obj();
     o.push("tool", Json::str(super::TOOL));
-    o.push("tool_version", Json::str(crate::dispatch::VERSION));
+    o.push("tool_version", Json::str(VERSION));
     o.push(
         "aoi_versions",
         Json::Arr(vec![Json::str(super::AOI_VERSION)]),
@@ -122,7 +123,8 @@ pub fn capabilities() -> Json {
     o.push("schemas", Json::Arr(vec![s]));
     o.push("input_modes", Json::Arr(Vec::new()));
     o.push("auth", Json::Arr(Vec::new()));
-    let cmds = registry::all()
+    let cmds = list
+        .all()
         .map(|spec| {
             let mut c = Json::obj();
             c.push("name", Json::str(spec.name));
@@ -176,18 +178,11 @@ pub fn capabilities() -> Json {
     o
 }
 
-fn run_capabilities(_ctx: &Ctx, _a: &CapabilitiesArgs) -> Result<Output, CmdError> {
-    Ok(Output::from_json(capabilities(), false))
-}
-
-/// One readiness check.
-pub fn check(name: &str, ok: bool, severity: &str, detail: impl Into<String>) -> Json {
-    let mut c = Json::obj();
-    c.push("name", Json::str(name));
-    c.push("ok", Json::Bool(ok));
-    c.push("severity", Json::str(if ok { "info" } else { severity }));
-    c.push("detail", Json::str(detail.into()));
-    c
+fn run_capabilities(ctx: &Ctx, _a: &CapabilitiesArgs) -> Result<Output, CmdError> {
+    let host = ctx.host.ok_or_else(|| {
+        CmdError::internal("capabilities needs the command list from the dispatcher.")
+    })?;
+    Ok(Output::from_json(capabilities(host.commands), false))
 }
 
 fn on_path(tool: &str) -> Option<std::path::PathBuf> {
@@ -302,12 +297,12 @@ fn run_doctor(ctx: &Ctx, a: &DoctorArgs) -> Result<Output, CmdError> {
 }
 
 /// `--help` in this mode: the seed's human-readable help, from the registry.
-pub fn help_text(spec: Option<&CommandSpec>) -> String {
+pub fn help_text(list: CommandList, spec: Option<&CommandSpec>) -> String {
     let mut t = String::new();
     match spec {
         None => {
             t.push_str("aitools: one binary AI agents call instead of cat, grep, sed, find and patch.\n\nUsage: aitools <command> [options] --output jsonl\n\nCommands:\n");
-            for s in registry::all() {
+            for s in list.all() {
                 t.push_str(&format!("  {:<16} {}\n", s.name, s.summary));
             }
             t.push_str("\nMachine mode: --output jsonl (or --format jsonl) prints AOI-CLI events;\n`aitools schema --output json` and `aitools capabilities --output json` describe them.\n");
@@ -325,7 +320,7 @@ pub fn help_text(spec: Option<&CommandSpec>) -> String {
                 let help = a.get_help().map(|h| h.to_string()).unwrap_or_default();
                 t.push_str(&format!("  {name:<22} {help}\n"));
             }
-            if table::destructive(s.name) {
+            if table::destructive(s) {
                 t.push_str("  --confirm              Required with --output jsonl: this command is destructive.\n");
             }
         }

@@ -6,11 +6,20 @@
 //! tests (`tests/families/aoi.rs`) run the same checks with a full JSON Schema
 //! validator, the closed pipe and the signals included.
 
-use super::commands::check;
 use super::{schema, table};
 use crate::protocol::Json;
-use crate::registry;
+use crate::protocol::host::Host;
 use crate::workspace::Ctx;
+
+/// One readiness check.
+pub fn check(name: &str, ok: bool, severity: &str, detail: impl Into<String>) -> Json {
+    let mut c = Json::obj();
+    c.push("name", Json::str(name));
+    c.push("ok", Json::Bool(ok));
+    c.push("severity", Json::str(if ok { "info" } else { severity }));
+    c.push("detail", Json::str(detail.into()));
+    c
+}
 
 /// A captured stream: its exit code and lines (`None`: a line that is not a JSON
 /// object with a string `type`).
@@ -20,12 +29,12 @@ struct Captured {
     lines: Vec<Option<Json>>,
 }
 
-fn capture(args: &[&str]) -> Captured {
+fn capture(host: Host, args: &[&str]) -> Captured {
     let mut v: Vec<String> = args.iter().map(|s| s.to_string()).collect();
     let at = v.iter().position(|a| a == "--").unwrap_or(v.len());
     v.insert(at, "jsonl".into());
     v.insert(at, "--output".into());
-    let (bytes, code) = super::run_captured(&v);
+    let (bytes, code) = super::run_captured(host, &v);
     let raw = String::from_utf8_lossy(&bytes).into_owned();
     let lines = raw
         .lines()
@@ -155,19 +164,30 @@ fn not_applicable(name: &str, why: &str) -> Json {
     check(name, true, "info", format!("not applicable: {why}"))
 }
 
-pub fn run(_ctx: &Ctx) -> Vec<Json> {
+pub fn run(ctx: &Ctx) -> Vec<Json> {
+    let Some(host) = ctx.host else {
+        return vec![check(
+            "lint",
+            false,
+            "error",
+            "the dispatcher handed no command list",
+        )];
+    };
     let doc = schema::document();
     let mut out = Vec::new();
 
     // 1: discovery.
     let disc = (|| {
-        let (s, code) = super::run_captured(&["schema".into(), "--output".into(), "json".into()]);
+        let (s, code) =
+            super::run_captured(host, &["schema".into(), "--output".into(), "json".into()]);
         let s = Json::parse(String::from_utf8_lossy(&s).trim_end()).map_err(|e| e.to_string())?;
         if code != 0 || s.get("$defs").is_none() {
             return Err("schema --output json is not a schema".to_string());
         }
-        let (c, code) =
-            super::run_captured(&["capabilities".into(), "--output".into(), "json".into()]);
+        let (c, code) = super::run_captured(
+            host,
+            &["capabilities".into(), "--output".into(), "json".into()],
+        );
         let c = Json::parse(String::from_utf8_lossy(&c).trim_end()).map_err(|e| e.to_string())?;
         if code != 0 || c.get("commands").is_none() {
             return Err("capabilities --output json lacks commands".to_string());
@@ -183,10 +203,10 @@ pub fn run(_ctx: &Ctx) -> Vec<Json> {
     // 2, 4, 5, 14, 15: every command, malformed.
     let mut broken: Option<String> = None;
     let mut errors_ok: Option<String> = None;
-    for spec in registry::all() {
+    for spec in host.commands.all() {
         let mut args: Vec<&str> = spec.name.split(' ').collect();
         args.push("--aoi-lint-no-such-option");
-        let c = capture(&args);
+        let c = capture(host, &args);
         if let Err(e) = framing(&doc, &c) {
             broken.get_or_insert(format!("{}: {e}", spec.name));
         }
@@ -204,7 +224,7 @@ pub fn run(_ctx: &Ctx) -> Vec<Json> {
             errors_ok.get_or_insert(spec.name.to_string());
         }
     }
-    let n = registry::all().count();
+    let n = host.commands.all().count();
     let every = format!("every command ({n})");
     out.push(report(
         "aoi_lint_02_jsonl_only",
@@ -221,7 +241,7 @@ pub fn run(_ctx: &Ctx) -> Vec<Json> {
         &["find", "--limit", "1"][..],
         &["overview"][..],
     ] {
-        let c = capture(args);
+        let c = capture(host, args);
         let last = c.lines.last().cloned().flatten();
         if framing(&doc, &c).is_err() || c.code != 0 {
             success.get_or_insert(args.join(" "));
@@ -250,10 +270,10 @@ pub fn run(_ctx: &Ctx) -> Vec<Json> {
     ));
     // 6: destructive commands refuse without --confirm.
     let mut refused: Option<String> = None;
-    for spec in registry::all().filter(|s| table::destructive(s.name)) {
+    for spec in host.commands.all().filter(|s| table::destructive(s)) {
         let mut args: Vec<&str> = spec.name.split(' ').collect();
         args.push("aoi-lint-target");
-        let c = capture(&args);
+        let c = capture(host, &args);
         let code = c
             .lines
             .iter()
@@ -289,7 +309,7 @@ pub fn run(_ctx: &Ctx) -> Vec<Json> {
         },
     ));
     let secret = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
-    let c = capture(&["read", secret]);
+    let c = capture(host, &["read", secret]);
     out.push(report(
         "aoi_lint_09_secret_args",
         "a secret-looking argument is not echoed",
@@ -314,8 +334,8 @@ pub fn run(_ctx: &Ctx) -> Vec<Json> {
         "aoi_lint_12_input_jsonl",
         "no command reads JSONL input (capabilities input_modes is empty)",
     ));
-    let v1 = capture(&["schema", "--schema-version", "1"]);
-    let v9 = capture(&["schema", "--schema-version", "9"]);
+    let v1 = capture(host, &["schema", "--schema-version", "1"]);
+    let v9 = capture(host, &["schema", "--schema-version", "9"]);
     let negotiated = v1.code == 0 && v9.code != 0;
     out.push(report(
         "aoi_lint_13_schema_version",

@@ -1,6 +1,6 @@
 //! AOI-CLI machine mode (seed 000, `../shared/spec/04-machine-modes.md`):
 //! `--output jsonl` (alias `--format jsonl`) on every command of the registry. The
-//! command runs exactly as in the envelope mode (`dispatch::invoke_with`), with an
+//! command runs exactly as in the envelope mode (`Host::invoke_with`), with an
 //! event sink in its `Ctx` that writes each streamed domain event as a line; what
 //! it did not stream is read off its answer through `data/aoi-events.tsv`. This
 //! module frames the stream (`aoi:meta` first, `aoi:summary` last), maps errors to
@@ -15,8 +15,8 @@ pub mod stream;
 pub mod table;
 
 use crate::protocol::events::Events;
+use crate::protocol::host::Host;
 use crate::protocol::{CmdError, Json, Repair, code, shell};
-use crate::registry;
 use std::ffi::OsString;
 use std::io::Write;
 use std::sync::Arc;
@@ -54,7 +54,7 @@ fn lossy(args: &[OsString]) -> Vec<String> {
 /// The request in argv, if any: only before `--`, and only the values `jsonl` (any
 /// command) and `json` (schema, capabilities), so a command's own `--output MODE`
 /// (search, find) is left alone.
-pub fn request(args: &[OsString]) -> Option<Request> {
+pub fn request(host: Host, args: &[OsString]) -> Option<Request> {
     let argv = lossy(args);
     let end = argv.iter().position(|a| a == "--").unwrap_or(argv.len());
     let mut value: Option<String> = None;
@@ -86,7 +86,7 @@ pub fn request(args: &[OsString]) -> Option<Request> {
         .filter(|(_, d)| !**d)
         .map(|(a, _)| a.clone())
         .collect();
-    let words = crate::cli::command_words(&lossy(&kept));
+    let words = host.commands.command_words(&lossy(&kept));
     if value == "json" {
         let command = words.join(" ");
         return matches!(command.as_str(), "schema" | "capabilities")
@@ -132,13 +132,13 @@ pub fn request(args: &[OsString]) -> Option<Request> {
 }
 
 /// Runs a request to its end, writing to `out`; returns the exit code.
-pub fn main(req: Request, out: Box<dyn Write + Send>) -> u8 {
+pub fn main(host: Host, req: Request, out: Box<dyn Write + Send>) -> u8 {
     match req {
         Request::Json { command } => {
             let doc = if command == "schema" {
                 schema::document()
             } else {
-                commands::capabilities()
+                commands::capabilities(host.commands)
             };
             let (mut text, _) = crate::protocol::redact::write_masked(&mut doc.clone());
             text.push('\n');
@@ -148,18 +148,18 @@ pub fn main(req: Request, out: Box<dyn Write + Send>) -> u8 {
         }
         Request::Jsonl(mode) => {
             signals::install();
-            run(mode, out, true)
+            run(host, mode, out, true)
         }
     }
 }
 
 /// Runs one call in this mode into any writer (the lint runs commands this way).
-pub fn run_captured(args: &[String]) -> (Vec<u8>, u8) {
+pub fn run_captured(host: Host, args: &[String]) -> (Vec<u8>, u8) {
     let os: Vec<OsString> = args.iter().map(OsString::from).collect();
     let buf = Arc::new(std::sync::Mutex::new(Vec::new()));
-    let code = match request(&os) {
-        Some(Request::Jsonl(mode)) => run(mode, Box::new(Shared(buf.clone())), false),
-        Some(req) => main(req, Box::new(Shared(buf.clone()))),
+    let code = match request(host, &os) {
+        Some(Request::Jsonl(mode)) => run(host, mode, Box::new(Shared(buf.clone())), false),
+        Some(req) => main(host, req, Box::new(Shared(buf.clone()))),
         None => 2,
     };
     let bytes = buf.lock().map(|b| b.clone()).unwrap_or_default();
@@ -183,7 +183,7 @@ impl Write for Shared {
 /// The identity every meta and summary carries (seed section 5).
 fn identity(obj: &mut Json) {
     obj.push("tool", Json::str(TOOL));
-    obj.push("tool_version", Json::str(crate::dispatch::VERSION));
+    obj.push("tool_version", Json::str(crate::protocol::host::VERSION));
     obj.push("aoi_version", Json::str(AOI_VERSION));
     obj.push("schema_name", Json::str(SCHEMA_NAME));
     obj.push("schema_version", Json::str(SCHEMA_VERSION));
@@ -194,20 +194,20 @@ const EXIT_SIGINT: u8 = 130;
 const EXIT_SIGTERM: u8 = 143;
 const EXIT_PIPE: u8 = 141;
 
-fn run(mode: Mode, out: Box<dyn Write + Send>, watch_signals: bool) -> u8 {
+fn run(host: Host, mode: Mode, out: Box<dyn Write + Send>, watch_signals: bool) -> u8 {
     let argv = lossy(&mode.args);
     let head: Vec<&str> = argv
         .iter()
         .take_while(|a| *a != "--")
         .map(String::as_str)
         .collect();
-    let words = crate::cli::command_words(&argv);
-    let spec = registry::find(&words.join(" "));
+    let words = host.commands.command_words(&argv);
+    let spec = host.commands.find(&words.join(" "));
     if head.contains(&"--help") {
         // The seed's rule: --help is human-readable help, even in this mode.
         let mut out = out;
         let _ = out
-            .write_all(commands::help_text(spec).as_bytes())
+            .write_all(commands::help_text(host.commands, spec).as_bytes())
             .and_then(|_| out.flush());
         return 0;
     }
@@ -237,7 +237,7 @@ fn run(mode: Mode, out: Box<dyn Write + Send>, watch_signals: bool) -> u8 {
     }
     let dry_run = head.contains(&"--dry-run");
     if let Some(s) = spec
-        && table::destructive(s.name)
+        && table::destructive(s)
         && !mode.confirm
         && !dry_run
     {
@@ -269,7 +269,7 @@ fn run(mode: Mode, out: Box<dyn Write + Send>, watch_signals: bool) -> u8 {
         .stack_size(64 << 20)
         .spawn(move || {
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                crate::dispatch::invoke_with(&args, events)
+                (host.invoke_with)(&args, events)
             }));
             let _ = tx.send(r);
         });

@@ -97,8 +97,8 @@ pub fn events_of(command: &str, writes: bool) -> Vec<EventRow> {
 /// Whether a command is destructive: in this mode it runs only with `--confirm`
 /// (or as a `--dry-run` plan).
 /// Declared in the command's spec (`Effects::destructive`).
-pub fn destructive(command: &str) -> bool {
-    crate::registry::find(command).is_some_and(|s| s.effects.destructive)
+pub fn destructive(spec: &crate::protocol::registry::CommandSpec) -> bool {
+    spec.effects.destructive
 }
 
 #[cfg(test)]

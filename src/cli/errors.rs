@@ -102,7 +102,7 @@ pub fn parse_error(e: clap::Error, words: &[String], argv: &[String]) -> (String
                     ),
                 )
             } else if registry::is_group(&word) || known.is_none() {
-                discovery::unknown_command_error(&word, &rest)
+                discovery::unknown_command_error(registry::LIST, &word, &rest)
             } else {
                 CmdError::invalid_argument(&command, format!("Unknown subcommand {word}."))
             }

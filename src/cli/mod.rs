@@ -124,39 +124,7 @@ fn build_from(specs: impl Iterator<Item = &'static CommandSpec>) -> Command {
 
 /// The command words of an argv (`["tx", "commit"]`), skipping global options.
 pub fn command_words(argv: &[String]) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut i = 0;
-    while i < argv.len() {
-        let a = &argv[i];
-        if a == "--" {
-            break;
-        }
-        if global_options_taking_values().contains(a) {
-            i += 2;
-            continue;
-        }
-        if a.starts_with('-') {
-            // A command's own option ends the command words.
-            if words.is_empty() {
-                i += 1;
-                continue;
-            }
-            break;
-        }
-        words.push(a.clone());
-        let joined = words.join(" ");
-        if registry::find(&joined).is_some() {
-            return words;
-        }
-        if words.len() == 1 && !registry::is_group(a) {
-            return words;
-        }
-        if words.len() >= 2 {
-            return words;
-        }
-        i += 1;
-    }
-    words
+    registry::LIST.command_words(argv)
 }
 
 #[cfg(test)]

@@ -3,10 +3,11 @@
 //! protocol eras (2026-07-28's stateless requests with `_meta` and
 //! `server/discover`; the legacy `initialize` handshake of 2025-11-25 and
 //! earlier), the tool schemas derived from each spec's clap arguments, and turning
-//! a `tools/call` into an argv for `dispatch::invoke`. It never touches stdin or
+//! a `tools/call` into an argv for `Host::invoke`. It never touches stdin or
 //! stdout itself: `dispatch` hands it a reader and a writer.
 
 use crate::protocol::envelope;
+use crate::protocol::host::Host;
 use crate::protocol::registry::{CommandSpec, Effects};
 use crate::protocol::{CmdError, Output, Repair, code};
 use crate::workspace::Ctx;
@@ -114,6 +115,8 @@ struct Pending {
 /// One server: the stdio session's state (the legacy handshake, the root, the
 /// cut results not yet fetched).
 pub struct Server {
+    /// The command list and the call runner (handed over by the dispatcher).
+    host: Host,
     root: Root,
     /// Given by `--root`: client roots do not override it.
     fixed_root: bool,
@@ -124,7 +127,7 @@ pub struct Server {
 }
 
 impl Server {
-    pub fn new(root_arg: Option<&str>) -> Server {
+    pub fn new(host: Host, root_arg: Option<&str>) -> Server {
         let (root, fixed) = match root_arg {
             Some(r) => (check_root(Path::new(r)), true),
             None => (
@@ -143,6 +146,7 @@ impl Server {
             Err(m) => Root::Refused(m),
         };
         Server {
+            host,
             root,
             fixed_root: fixed,
             legacy: None,
@@ -369,7 +373,7 @@ impl Server {
     }
 
     fn list(&self, modern: bool) -> Value {
-        let mut r = json!({"tools": tools()});
+        let mut r = json!({"tools": tools(self.host.commands)});
         if modern {
             r["ttlMs"] = json!(3_600_000);
             r["cacheScope"] = json!("public");
@@ -395,12 +399,12 @@ impl Server {
         if name == MORE_TOOL {
             return self.more(args);
         }
-        let Some(spec) = served().find(|s| tool_name(s) == name) else {
+        let Some(spec) = served(self.host.commands).find(|s| tool_name(s) == name) else {
             return Err((INVALID_PARAMS, format!("Unknown tool: {name}.")));
         };
         let argv = argv_for(spec, args).map_err(|m| (INVALID_PARAMS, m))?;
         let text = match &self.root {
-            Root::Dir(d) => run(argv, d),
+            Root::Dir(d) => run(self.host, argv, d),
             Root::Refused(why) => {
                 let err = CmdError::new(
                     code::ARGUMENT_INVALID,
@@ -576,20 +580,18 @@ fn tool_result(text: String, structured: Value, is_error: bool) -> Value {
 /// Runs one command in this process, exactly as `aitools <argv> --root <dir>`
 /// would; each call has its own session, so nothing a previous call cached
 /// carries over.
-fn run(mut argv: Vec<String>, root: &Path) -> String {
+fn run(host: Host, mut argv: Vec<String>, root: &Path) -> String {
     let at = argv.iter().position(|a| a == "--").unwrap_or(argv.len());
     // The server sits in the root (set_current_dir), so `.` is the root; follow-up
     // commands in the answer stay short and still name it.
     let _ = root;
     argv.insert(at, "--root=.".to_string());
     let os: Vec<OsString> = argv.iter().map(OsString::from).collect();
-    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        crate::dispatch::invoke(&os)
-    }));
+    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (host.invoke)(&os)));
     match out {
         Ok(r) => r.text,
         Err(_) => {
-            let words = crate::cli::command_words(&argv);
+            let words = host.commands.command_words(&argv);
             envelope::render_error(
                 &words.join(" "),
                 &CmdError::internal("aitools failed unexpectedly inside the MCP server."),
@@ -630,7 +632,7 @@ pub(crate) fn percent_decode(s: &str) -> String {
 const INSTRUCTIONS: &str = "aitools: bounded reads, content search, guarded atomic journaled edits with undo. Every tool answers one envelope (structuredContent): status ok/partial/error; on error, error.repairs lists aitools commands to run next (the same tool, snake_case). Read before editing; pass expect_hash from a read to guard writes; undo takes an op_id from a write.";
 
 fn server_info() -> Value {
-    json!({"name": "aitools", "title": "aitools", "version": crate::dispatch::VERSION})
+    json!({"name": "aitools", "title": "aitools", "version": crate::protocol::host::VERSION})
 }
 
 fn supported() -> Vec<&'static str> {

@@ -3,8 +3,8 @@
 //! `tools/call`'s arguments turned back into an argv.
 
 use super::MORE_TOOL;
+use crate::protocol::host::CommandList;
 use crate::protocol::registry::{CommandSpec, is_global_arg};
-use crate::registry;
 use clap::ArgAction;
 use serde_json::{Map, Value, json};
 
@@ -14,8 +14,8 @@ pub fn tool_name(spec: &CommandSpec) -> String {
 }
 
 /// The commands served as tools (all but `mcp` itself).
-pub(super) fn served() -> impl Iterator<Item = &'static CommandSpec> {
-    registry::all().filter(|s| s.name != "mcp")
+pub(super) fn served(list: CommandList) -> impl Iterator<Item = &'static CommandSpec> {
+    list.all().filter(|s| s.name != "mcp")
 }
 
 /// How one tool property maps back onto the command line.
@@ -259,8 +259,8 @@ fn more_tool() -> Value {
 }
 
 /// Every tool, as `tools/list` answers.
-pub fn tools() -> Vec<Value> {
-    let mut v: Vec<Value> = served().map(tool).collect();
+pub fn tools(list: CommandList) -> Vec<Value> {
+    let mut v: Vec<Value> = served(list).map(tool).collect();
     v.push(more_tool());
     v
 }
@@ -362,7 +362,7 @@ mod tests {
     /// the command declares (but the globals and --stdin) is a property.
     #[test]
     fn every_tool_schema_matches_its_parser() {
-        for spec in served() {
+        for spec in served(crate::registry::LIST) {
             let schema = input_schema(spec);
             let props_obj = schema["properties"].as_object().unwrap();
             let cmd = spec.clap_command();
@@ -440,7 +440,7 @@ mod tests {
 
     #[test]
     fn tool_names_are_snake_case_and_unique() {
-        let mut names: Vec<String> = tools()
+        let mut names: Vec<String> = tools(crate::registry::LIST)
             .iter()
             .map(|t| t["name"].as_str().unwrap().to_string())
             .collect();

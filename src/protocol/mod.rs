@@ -10,6 +10,7 @@ pub mod correspondence;
 pub mod envelope;
 pub mod error;
 pub mod events;
+pub mod host;
 pub mod invoke;
 pub mod json;
 pub mod redact;

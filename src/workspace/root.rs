@@ -34,6 +34,9 @@ pub struct Ctx {
     pub events: crate::protocol::events::Events,
     /// How `batch` and `tx rebase` run other commands (set by the dispatcher).
     pub invoker: Option<Invoker>,
+    /// The command list and whole-call runners (`schema`, `capabilities`,
+    /// `doctor`; set by the dispatcher).
+    pub host: Option<crate::protocol::host::Host>,
 }
 
 /// What the composition root hands a command that runs other commands (`batch`,
@@ -109,6 +112,7 @@ impl Ctx {
             session,
             events: Default::default(),
             invoker: None,
+            host: None,
         })
     }
 
