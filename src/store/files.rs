@@ -7,7 +7,7 @@
 //! (`tests/structure.rs`); what a handler needs from the file system is here.
 
 use super::snapshot::Snapshot;
-use super::view::{self, Kind, Source, Stat};
+use super::view::{self, Source};
 use crate::protocol::CmdError;
 use crate::workspace::Ctx;
 use std::ffi::OsString;
@@ -16,6 +16,8 @@ use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
+/// What the view says a path is (`Files::stat`).
+pub use super::view::{Kind, Stat};
 /// The types a handler holds (an open file, its metadata); opening goes through here.
 pub use std::fs::{File, Metadata};
 
@@ -57,6 +59,27 @@ impl<'a> Files<'a> {
     /// The entries of directory `abs` in the view, in name order.
     pub fn list_dir(&self, abs: &Path) -> Result<Vec<(PathBuf, Kind)>, CmdError> {
         view::list_dir(self.ctx, abs)
+    }
+
+    /// Whether anything (a dangling symlink too) is at `abs` in the view.
+    pub fn exists(&self, abs: &Path) -> Result<bool, CmdError> {
+        view::exists(self.ctx, abs)
+    }
+
+    /// The hash `--expect-hash` compares, in the view (`None`: nothing there).
+    pub fn current_hash(&self, abs: &Path) -> Result<Option<String>, CmdError> {
+        view::current_hash(self.ctx, abs)
+    }
+
+    /// The tx's changes for a scan (`None` without `--tx`).
+    pub fn overlay(&self) -> Result<Option<Arc<crate::workspace::scan::Overlay>>, CmdError> {
+        view::overlay(self.ctx)
+    }
+
+    /// The answer for `arg` (at `abs`) that the tx removed: which op removed
+    /// it, and where a move took it.
+    pub fn removed_error(&self, arg: &str, abs: &Path) -> Result<CmdError, CmdError> {
+        view::removed_error(self.ctx, arg, abs)
     }
 
     /// Records a single-file read in the tx's read set (nothing without `--tx`).
