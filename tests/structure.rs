@@ -506,19 +506,7 @@ fn view_in_commands(rel: &str, code: &str, known: &[&str]) -> Option<String> {
 }
 
 /// Files of src/commands/ that still call `store::view` directly.
-const VIEW_DEBT: &[&str] = &[
-    "commands/edit/apply.rs",
-    "commands/edit/common.rs",
-    "commands/edit/files.rs",
-    "commands/edit/move_lines.rs",
-    "commands/edit/replace.rs",
-    "commands/edit/write.rs",
-    "commands/search/code.rs",
-    "commands/search/find.rs",
-    "commands/search/mod.rs",
-    "commands/search/overview.rs",
-    "commands/search/search.rs",
-];
+const VIEW_DEBT: &[&str] = &[];
 
 /// The store keeps no process-wide state: no `static` item (a Mutex, Atomic or
 /// OnceLock cache, a flag) in src/store/; it lives in the session in `Ctx`.

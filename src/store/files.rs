@@ -66,8 +66,18 @@ impl<'a> Files<'a> {
         view::exists(self.ctx, abs)
     }
 
+    /// The hash `--expect-hash` compares, in the view (`None`: nothing there).
+    pub fn current_hash(&self, abs: &Path) -> Result<Option<String>, CmdError> {
+        view::current_hash(self.ctx, abs)
+    }
+
+    /// The tx's changes for a scan (`None` without `--tx`).
+    pub fn overlay(&self) -> Result<Option<Arc<crate::workspace::scan::Overlay>>, CmdError> {
+        view::overlay(self.ctx)
+    }
+
     /// The answer for `arg` (at `abs`) that the tx removed: which op removed
-    /// it, and for a move where it went.
+    /// it, and where a move took it.
     pub fn removed_error(&self, arg: &str, abs: &Path) -> Result<CmdError, CmdError> {
         view::removed_error(self.ctx, arg, abs)
     }

@@ -356,9 +356,11 @@ fn rename(
     let mode = match p.mode_change {
         Some((_, new)) => new & 0o7777,
         // In the view: with --tx a mode the tx staged counts.
-        None => crate::store::view::stat(ctx, &src_real, true)
+        None => ctx
+            .files()
+            .stat(&src_real, true)
             .ok()
-            .filter(|s| s.kind == crate::store::view::Kind::File)
+            .filter(|s| s.kind == crate::store::files::Kind::File)
             .map_or(0o644, |s| s.mode),
     };
     if let Some(s) = slots.get_mut(src) {
@@ -405,7 +407,7 @@ fn slot(
     let display = ctx.display_path(&abs);
     common::check_inside(ctx, &real, &display)?;
     let first = slots.is_empty();
-    let before = match crate::store::view::exists(ctx, &abs)? {
+    let before = match ctx.files().exists(&abs)? {
         true => Some(common::load(ctx, arg, None)?),
         false => None,
     };

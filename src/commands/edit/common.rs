@@ -339,19 +339,19 @@ pub fn locate(
     let real = paths::real_path(&abs);
     let display = ctx.display_path(&abs);
     // Through the view: with --tx, the tx's staged content where it has some.
-    let meta = crate::store::view::stat(ctx, &abs, true)?;
-    if meta.kind == crate::store::view::Kind::Missing {
+    let meta = ctx.files().stat(&abs, true)?;
+    if meta.kind == crate::store::files::Kind::Missing {
         let e = std::io::Error::from(std::io::ErrorKind::NotFound);
         return Err(not_found_or_io(ctx, arg, &e));
     }
     check_inside(ctx, &real, &display)?;
-    if meta.kind != crate::store::view::Kind::File {
+    if meta.kind != crate::store::files::Kind::File {
         return Err(not_a_file(&display, "is not a regular file"));
     }
     // Through the store's view (the tx's staged content, else the disk's snapshot):
     // the write that follows reuses these bytes and this hash for its before-state,
     // blob and diff instead of reading the file again.
-    let snap = crate::store::view::load(ctx, &abs)?;
+    let snap = ctx.files().load(&abs)?;
     Ok((real, display, snap))
 }
 
@@ -509,9 +509,9 @@ pub fn refuse_dir_slash(
     };
     let abs = ctx.resolve(arg);
     let shown = ctx.display_path(&abs);
-    match crate::store::view::stat(ctx, &abs, true)?.kind {
-        crate::store::view::Kind::Dir if allow_dir => Ok(()),
-        crate::store::view::Kind::Dir => Err(CmdError::new(
+    match ctx.files().stat(&abs, true)?.kind {
+        crate::store::files::Kind::Dir if allow_dir => Ok(()),
+        crate::store::files::Kind::Dir => Err(CmdError::new(
             code::NOT_A_FILE,
             format!("{shown} is a directory; {command} needs a file path inside it, such as {arg}NAME."),
             Repair::new(
@@ -520,7 +520,7 @@ pub fn refuse_dir_slash(
                 shell::aitools(["find", &shown, "--depth", "1"]),
             ),
         )),
-        crate::store::view::Kind::Missing => Err(CmdError::new(
+        crate::store::files::Kind::Missing => Err(CmdError::new(
             code::ARGUMENT_INVALID,
             format!(
                 "{arg} ends in '/', which names a directory, but {trimmed} does not exist and {command} does not create directories."
@@ -565,8 +565,8 @@ pub fn into_dir(
         .map(|n| n.to_string_lossy().into_owned());
     let abs = ctx.resolve(dst_arg);
     let shown = ctx.display_path(&abs);
-    match crate::store::view::stat(ctx, &abs, true)?.kind {
-        crate::store::view::Kind::Dir => match name {
+    match ctx.files().stat(&abs, true)?.kind {
+        crate::store::files::Kind::Dir => match name {
             Some(n) => Ok(Some(format!("{dst_arg}{n}"))),
             None => Err(CmdError::invalid_argument(
                 command,
@@ -575,7 +575,7 @@ pub fn into_dir(
                 ),
             )),
         },
-        crate::store::view::Kind::Missing => {
+        crate::store::files::Kind::Missing => {
             let full = format!("{dst_arg}{}", name.as_deref().unwrap_or("NAME"));
             Err(CmdError::new(
                 code::ARGUMENT_INVALID,

@@ -7,8 +7,8 @@ use crate::handler;
 use crate::protocol::args::{DryRun, Guard};
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, error, shell, time, values};
+use crate::store::files::Kind;
 use crate::store::guard::{self, ExpectHash};
-use crate::store::view::{self, Kind};
 use crate::store::write::{self, Change, WriteRequest};
 use crate::workspace::boundary::Final;
 use crate::workspace::candidates::{self, Offer};
@@ -36,7 +36,7 @@ fn guard_path(
     first: bool,
 ) -> Result<(), CmdError> {
     if let Some(h) = expect.for_target(arg, shown, first) {
-        let now = view::current_hash(ctx, abs)?;
+        let now = ctx.files().current_hash(abs)?;
         guard::check_hash(shown, h, now.as_deref())?;
     }
     Ok(())
@@ -100,7 +100,7 @@ pub fn delete(ctx: &Ctx, a: &DeleteArgs) -> Result<Output, CmdError> {
     let abs = ctx.write_path_arg(&a.path, Final::Entry)?;
     let done = write::submit(ctx, &opts(ctx, a.guard.dry.dry_run), || {
         let shown = ctx.display_path(&abs);
-        if !view::exists(ctx, &abs)? {
+        if !ctx.files().exists(&abs)? {
             return Err(not_found(ctx, &a.path, &abs));
         }
         guard_path(ctx, &expect, &a.path, &abs, &shown, true)?;
@@ -148,7 +148,7 @@ fn check_destination(
     overwrite: bool,
 ) -> Result<(), CmdError> {
     let shown = ctx.display_path(dst);
-    let meta = view::stat(ctx, dst, false)?;
+    let meta = ctx.files().stat(dst, false)?;
     if meta.kind == Kind::Missing {
         return Ok(());
     }
@@ -163,7 +163,7 @@ fn check_destination(
             ),
         ));
     }
-    let now = view::current_hash(ctx, dst)?;
+    let now = ctx.files().current_hash(dst)?;
     if !overwrite {
         let words = shell::rerun(
             &ctx.argv,
@@ -213,7 +213,7 @@ pub fn mv(ctx: &Ctx, a: &MoveArgs) -> Result<Output, CmdError> {
     let dst_arg = dir_destination(ctx, "move", &a.src, &a.dst, Final::Entry)?;
     let dst = ctx.write_path_arg(&dst_arg, Final::Entry)?;
     let done = write::submit(ctx, &opts(ctx, a.guard.dry.dry_run), || {
-        if !view::exists(ctx, &src)? {
+        if !ctx.files().exists(&src)? {
             return Err(not_found(ctx, &a.src, &src));
         }
         let shown = ctx.display_path(&src);
@@ -286,7 +286,7 @@ pub fn copy(ctx: &Ctx, a: &CopyArgs) -> Result<Output, CmdError> {
     let mut files = 0u64;
     let mut skipped: Vec<Skipped> = Vec::new();
     let done = write::submit(ctx, &opts(ctx, a.guard.dry.dry_run), || {
-        let meta = view::stat(ctx, &src, true)?;
+        let meta = ctx.files().stat(&src, true)?;
         if meta.kind == Kind::Missing {
             return Err(not_found(ctx, &a.src, &src));
         }
@@ -295,7 +295,7 @@ pub fn copy(ctx: &Ctx, a: &CopyArgs) -> Result<Output, CmdError> {
             if meta.len > max {
                 return Err(too_large(meta.len, max));
             }
-            let snap = view::load(ctx, &src)?;
+            let snap = ctx.files().load(&src)?;
             files = 1;
             return Ok(vec![Change::Put {
                 path: dst.clone(),
@@ -326,7 +326,7 @@ pub fn copy(ctx: &Ctx, a: &CopyArgs) -> Result<Output, CmdError> {
             ));
         }
         let shown = ctx.display_path(&dst);
-        if view::exists(ctx, &dst)? {
+        if ctx.files().exists(&dst)? {
             return Err(exists_error(
                 &shown,
                 "Copy into a path that does not exist yet.",
@@ -347,12 +347,12 @@ pub fn copy(ctx: &Ctx, a: &CopyArgs) -> Result<Output, CmdError> {
         let mut total = 0u64;
         let mut stack: Vec<(PathBuf, PathBuf)> = vec![(real_src, dst.clone())];
         while let Some((from, to)) = stack.pop() {
-            let entries = view::list_dir(ctx, &from)?;
+            let entries = ctx.files().list_dir(&from)?;
             let mut dirs = Vec::new();
             for (p, kind) in entries {
                 let Some(name) = p.file_name() else { continue };
                 let target = to.join(name);
-                let m = view::stat(ctx, &p, false)?;
+                let m = ctx.files().stat(&p, false)?;
                 if kind == Kind::Symlink {
                     let text = ctx
                         .files()
@@ -386,7 +386,7 @@ pub fn copy(ctx: &Ctx, a: &CopyArgs) -> Result<Output, CmdError> {
                     if total > max {
                         return Err(too_large(total, max));
                     }
-                    let snap = view::load(ctx, &p)?;
+                    let snap = ctx.files().load(&p)?;
                     files += 1;
                     changes.push(Change::Put {
                         path: target,
@@ -528,7 +528,7 @@ pub fn chmod(ctx: &Ctx, a: &ChmodArgs) -> Result<Output, CmdError> {
     let abs = ctx.write_path_arg(&a.path, Final::Follow)?;
     let mut previous = 0u32;
     let done = write::submit(ctx, &opts(ctx, a.dry.dry_run), || {
-        let meta = view::stat(ctx, &abs, true)?;
+        let meta = ctx.files().stat(&abs, true)?;
         if meta.kind == Kind::Missing {
             return Err(not_found(ctx, &a.path, &abs));
         }
@@ -609,7 +609,7 @@ pub fn link(ctx: &Ctx, a: &LinkArgs) -> Result<Output, CmdError> {
         let lands = paths::normalize(&dir.join(&a.target));
         boundary::check(ctx, Path::new(&a.target), &paths::real_path(&lands))?;
         let shown = entry_display(ctx, &abs);
-        let m = view::stat(ctx, &abs, false)?;
+        let m = ctx.files().stat(&abs, false)?;
         if m.kind != Kind::Missing {
             if m.kind != Kind::Symlink {
                 return Err(CmdError::new(

@@ -269,7 +269,7 @@ pub fn run(ctx: &Ctx, a: &MoveLinesArgs) -> Result<Output, CmdError> {
                 .map(|(l, _)| l.clone())
                 .collect();
             let src_doc = join(&t.doc, &kept);
-            let exists = crate::store::view::exists(ctx, &to_abs)?;
+            let exists = ctx.files().exists(&to_abs)?;
             let (dst_bytes, dst_display) = if exists {
                 let d = common::load(ctx, to_arg, None)?;
                 common::check_target_hash(&expect, &d, false)?;

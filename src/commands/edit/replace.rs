@@ -181,7 +181,7 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
     if nth == Some(0) {
         return Err(CmdError::invalid_argument(cmd, "--nth counts from 1."));
     }
-    let scan_opts = args.scan.options(ctx, crate::store::view::overlay(ctx)?)?;
+    let scan_opts = args.scan.options(ctx, ctx.files().overlay()?)?;
     let input = args.guarded.input(ctx, cmd)?;
     let (pattern, replacement, path_args) = match input {
         Some(json) => {
@@ -469,12 +469,12 @@ fn collect(
     let mut out: Vec<Target> = Vec::new();
     for arg in path_args {
         let abs = ctx.path_arg(arg)?;
-        let meta = crate::store::view::stat(ctx, &abs, true)?;
-        if meta.kind == crate::store::view::Kind::Missing {
+        let meta = ctx.files().stat(&abs, true)?;
+        if meta.kind == crate::store::files::Kind::Missing {
             let e = std::io::Error::from(std::io::ErrorKind::NotFound);
             return Err(common::not_found_or_io(ctx, arg, &e));
         }
-        if meta.kind == crate::store::view::Kind::Dir && !one_file {
+        if meta.kind == crate::store::files::Kind::Dir && !one_file {
             let real = crate::workspace::paths::real_path(&abs);
             common::check_inside(ctx, &real, &ctx.display_path(&abs))?;
             let (files, passed) =
@@ -498,7 +498,7 @@ fn collect(
                 match common::load(ctx, &f.to_string_lossy(), enc) {
                     Ok(t) => out.push(t),
                     Err(e) if [code::NOT_A_FILE, code::NOT_UTF8].contains(&e.code) => {
-                        let holds = match (bytes_re, crate::store::view::load(ctx, &f)) {
+                        let holds = match (bytes_re, ctx.files().load(&f)) {
                             (Some(re), Ok(snap)) => re.is_match(&snap.bytes),
                             _ => false,
                         };

@@ -5,8 +5,9 @@ use crate::handler;
 use crate::protocol::args::Guard;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
+use crate::store::files::Kind;
+use crate::store::guard;
 use crate::store::write::{self, Change, WriteRequest};
-use crate::store::{guard, view};
 use crate::workspace::Ctx;
 use crate::workspace::boundary::Final;
 use crate::workspace::input::{self, InputLimit};
@@ -110,9 +111,9 @@ pub fn run(ctx: &Ctx, a: &WriteArgs) -> Result<Output, CmdError> {
         || {
             super::common::refuse_dir_slash(ctx, "write", &a.path, false)?;
             let shown = ctx.display_path(&abs);
-            let meta = view::stat(ctx, &abs, true)?;
-            let exists = meta.kind != view::Kind::Missing;
-            if exists && meta.kind != view::Kind::File {
+            let meta = ctx.files().stat(&abs, true)?;
+            let exists = meta.kind != Kind::Missing;
+            if exists && meta.kind != Kind::File {
                 return Err(CmdError::new(
                     code::NOT_A_FILE,
                     format!("{shown} is a directory or special file, not a regular file."),
@@ -123,7 +124,7 @@ pub fn run(ctx: &Ctx, a: &WriteArgs) -> Result<Output, CmdError> {
                     ),
                 ));
             }
-            let now = view::current_hash(ctx, &abs)?;
+            let now = ctx.files().current_hash(&abs)?;
             if let (true, Some(hash)) = (exists, &now) {
                 if !a.overwrite {
                     let words = shell::rerun(

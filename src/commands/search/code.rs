@@ -6,7 +6,7 @@ use super::{chars, scan_error, show, starts, with_limit};
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Output, Repair, code, shell};
-use crate::store::view;
+use crate::store::files::{Found, Kind};
 use crate::text::lang::{self, Language};
 use crate::text::outline::{self, Definition};
 use crate::text::{MAX_LINE_BYTES, sniff};
@@ -246,11 +246,11 @@ pub fn run_outline(ctx: &Ctx, args: &OutlineArgs) -> Result<Output, CmdError> {
     let abs = ctx.path_arg(&args.path)?;
     let shown = ctx.display_path(&abs);
     // Through the view: with --tx the staged file (or the tx's removal) decides.
-    if let view::Source::Missing = view::source(ctx, &abs)? {
-        return Err(view::removed_error(ctx, &args.path, &abs)?);
+    if let Found::Removed = ctx.files().find(&abs)? {
+        return Err(ctx.files().removed_error(&args.path, &abs)?);
     }
-    let kind = view::stat(ctx, &abs, true)?.kind;
-    if kind == view::Kind::Missing {
+    let kind = ctx.files().stat(&abs, true)?.kind;
+    if kind == Kind::Missing {
         let gone = std::io::Error::from(std::io::ErrorKind::NotFound);
         return Err(candidates::not_found_or_io(
             ctx,
@@ -260,7 +260,7 @@ pub fn run_outline(ctx: &Ctx, args: &OutlineArgs) -> Result<Output, CmdError> {
             Offer::Retry,
         ));
     }
-    if kind != view::Kind::File {
+    if kind != Kind::File {
         return Err(CmdError::new(
             code::UNSUPPORTED_FORMAT,
             format!("{} is not a regular file.", args.path),
@@ -292,8 +292,8 @@ pub fn run_outline(ctx: &Ctx, args: &OutlineArgs) -> Result<Output, CmdError> {
             ),
         ));
     };
-    let snap = view::load(ctx, &abs)?;
-    view::record_read(ctx, &abs)?;
+    let snap = ctx.files().load(&abs)?;
+    ctx.files().record_read(&abs)?;
     let bytes = &snap.bytes;
     if sniff::is_binary(bytes) {
         return Err(CmdError::new(
@@ -356,7 +356,7 @@ fn scan_mentions<T: Send>(
     }
     let starts = starts(ctx, path.as_slice())?;
     let opts = ScanOptions {
-        overlay: crate::store::view::overlay(ctx)?,
+        overlay: ctx.files().overlay()?,
         budget,
         ..ScanOptions::default()
     };

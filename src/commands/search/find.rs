@@ -236,7 +236,7 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
         None => default_start(ctx),
     };
     let budget = args.budget.budget("find")?;
-    let mut opts = args.scan.options(ctx, crate::store::view::overlay(ctx)?)?;
+    let mut opts = args.scan.options(ctx, ctx.files().overlay()?)?;
     opts.include_dirs = true;
     opts.budget = budget;
     // A directory's --sizes total counts every file below it, however deep:

@@ -64,8 +64,8 @@ pub fn start_path(ctx: &Ctx, arg: &str) -> Result<PathBuf, CmdError> {
             Offer::Retry,
         )),
         _ => {
-            let st = crate::store::view::stat(ctx, &abs, true)?;
-            if st.kind == crate::store::view::Kind::Missing {
+            let st = ctx.files().stat(&abs, true)?;
+            if st.kind == crate::store::files::Kind::Missing {
                 return Err(candidates::not_found(ctx, arg, &abs, Offer::Retry));
             }
             Ok(crate::workspace::paths::real_path(&abs))

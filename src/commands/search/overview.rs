@@ -321,7 +321,7 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
     };
     let budget = args.budget.budget("overview")?;
     let mut opts = ScanOptions {
-        overlay: crate::store::view::overlay(ctx)?,
+        overlay: ctx.files().overlay()?,
         no_ignore: args.no_ignore,
         include_dirs: true,
         budget,

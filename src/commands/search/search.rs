@@ -476,7 +476,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
     let pats = compile(ctx, args, &raw)?;
     let starts = starts(ctx, &paths)?;
     let budget = args.budget.budget("search")?;
-    let mut opts = args.scan.options(ctx, crate::store::view::overlay(ctx)?)?;
+    let mut opts = args.scan.options(ctx, ctx.files().overlay()?)?;
     opts.budget = budget;
     let overlay = opts.overlay.as_deref();
     // Matches are counted one by one in --output matches, and when a --multiline
