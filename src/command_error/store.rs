@@ -3,7 +3,7 @@
 //! names what went wrong as data; only this module says it to the user.
 
 use crate::protocol::{CmdError, Json, Repair, code, error, shell};
-use crate::store::error::StoreError;
+use crate::store::error::{PendingRepair, StoreError};
 use crate::store::tx::Conflict;
 
 impl From<Box<StoreError>> for CmdError {
@@ -233,9 +233,10 @@ impl From<StoreError> for CmdError {
                 as_arg,
                 retry,
             } => {
-                let retry = retry.unwrap_or_else(|| {
-                    shell::aitools(["info", as_arg.as_str(), "--tx", id.as_str()])
-                });
+                let retry = match retry {
+                    Some(argv) => shell::aitools(&argv),
+                    None => shell::aitools(["info", as_arg.as_str(), "--tx", id.as_str()]),
+                };
                 CmdError::new(
                     code::NOT_FOUND,
                     format!(
@@ -346,6 +347,32 @@ impl From<StoreError> for CmdError {
                 Repair::new("history", "List the journal's ops.", "aitools history"),
             )
             .with_repair(error::schema_repair(&command)),
+        }
+    }
+}
+
+impl From<PendingRepair> for Repair {
+    fn from(r: PendingRepair) -> Repair {
+        match r {
+            PendingRepair::Retry { op_id } => Repair::new(
+                "retry",
+                format!(
+                    "Fix the cause named in the error (a read-only mount, permissions, a full disk), then finish {op_id}."
+                ),
+                "aitools recover",
+            ),
+            PendingRepair::SetAside { op_id, untrusted } => {
+                let detail = if untrusted {
+                    "aitools will not run this record. Move it out of the way without running it: it is kept, with its blobs, under set-aside/ in the state directory, and the set-aside is journaled."
+                } else {
+                    "Give up finishing it: the record, its blobs and its temp files' bytes are kept under set-aside/ in the state directory, the temp files leave the tree, and the set-aside is journaled. The files it touched stay as they are now."
+                };
+                Repair::new(
+                    "set-aside",
+                    detail,
+                    shell::aitools(["recover", "--set-aside", &op_id]),
+                )
+            }
         }
     }
 }
