@@ -4,6 +4,7 @@
 
 use crate::protocol::{CmdError, Json, Repair, code, error, shell};
 use crate::store::error::{PendingRepair, StoreError};
+use crate::store::state_dir::Untrusted;
 use crate::store::tx::Conflict;
 
 impl From<Box<StoreError>> for CmdError {
@@ -29,10 +30,10 @@ impl From<StoreError> for CmdError {
                 "See which writes the journal holds.",
                 "aitools history",
             )),
-            StoreError::StateUntrusted { message, fix, argv } => CmdError::new(
+            StoreError::StateUntrusted { why, argv } => CmdError::new(
                 code::STATE_UNTRUSTED,
-                message,
-                Repair::new("secure", fix, shell::aitools(&argv)),
+                why.message(),
+                Repair::new("secure", why.fix(), shell::aitools(&argv)),
             ),
             StoreError::RecoveryPending {
                 op_id,
@@ -374,6 +375,44 @@ impl From<PendingRepair> for Repair {
                 )
             }
         }
+    }
+}
+
+// The state directory's distrust in words (also its `Display`, which the
+// io::Error of `state_dir::ensure` carries).
+impl Untrusted {
+    /// What is wrong, in words.
+    pub fn message(&self) -> String {
+        match self {
+            Untrusted::NoHome => "Neither XDG_STATE_HOME nor HOME is set to an absolute path, so aitools has no private place for its journal and intent records (it never falls back to a shared directory such as /tmp).".to_string(),
+            Untrusted::Unsafe { path, why, .. } => format!(
+                "The state directory {} {why}; another user could plant records that make aitools change files, so it is not used.",
+                path.display()
+            ),
+        }
+    }
+
+    /// What to do about it, in words (the repair's command is the same call).
+    pub fn fix(&self) -> String {
+        match self {
+            Untrusted::NoHome => "Set XDG_STATE_HOME to a private directory you own (mode 0700), e.g. `export XDG_STATE_HOME=\"$HOME/.local/state\"`, then run the command again.".to_string(),
+            Untrusted::Unsafe { shared: true, path, .. } => format!(
+                "{} is shared by design; set XDG_STATE_HOME to a private directory you own (mode 0700), e.g. `mkdir -m 700 -p \"$HOME/.local/state\"; export XDG_STATE_HOME=\"$HOME/.local/state\"`, then run the command again.",
+                path.display()
+            ),
+            Untrusted::Unsafe { path, .. } => format!(
+                "Make it yours and private (`chown \"$(id -u)\" {p}; chmod 700 {p}`), or set XDG_STATE_HOME to a private directory you own, then run the command again.",
+                p = crate::protocol::shell::quote(&path.to_string_lossy())
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Untrusted {}
+
+impl std::fmt::Display for Untrusted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message())
     }
 }
 

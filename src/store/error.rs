@@ -17,11 +17,10 @@ pub enum StoreError {
         error: std::io::Error,
         argv: Vec<String>,
     },
-    /// The state directory is missing or not private (`message`, `fix` from
-    /// `state_dir::Untrusted`); the repair is the same call once fixed.
+    /// The state directory is missing or not private (`why`); the repair is
+    /// the same call once fixed.
     StateUntrusted {
-        message: String,
-        fix: String,
+        why: super::state_dir::Untrusted,
         argv: Vec<String>,
     },
     /// A write is refused while the record `op_id` is pending (`more` others);

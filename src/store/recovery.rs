@@ -61,8 +61,7 @@ fn pending_paths(state: &Path) -> Vec<PathBuf> {
 /// private; the repair is the same call once it is fixed.
 pub fn untrusted_error(ctx: &Ctx, u: &state_dir::Untrusted) -> CmdError {
     StoreError::StateUntrusted {
-        message: u.message(),
-        fix: u.fix(),
+        why: u.clone(),
         argv: ctx.argv.clone(),
     }
     .into()
