@@ -547,14 +547,7 @@ const ERROR_WORDING: &[&str] = &["CmdError::new(", "Repair::new(", "shell::aitoo
 /// Core files that still word their own errors (debt that only shrinks: a listed
 /// file that no longer does is reported too). The core returns typed errors and
 /// `src/command_error/` words them; `protocol/error.rs` is the type's home.
-const ERROR_DEBT: &[&str] = &[
-    // knot: the store's write path, tx, view, recovery and undo (issue 13 item 4).
-    "store/recovery.rs",
-    "store/write/mod.rs",
-    // `same_call_on`, the retry line of store/view.rs's moved-in-tx error; it goes
-    // with that error (the mapping uses `same_argv_on`).
-    "workspace/candidates.rs",
-];
+const ERROR_DEBT: &[&str] = &[];
 
 /// Core files that spell an `aitools` line that is no error: a continuation in
 /// `next_commands` or a rewritten command. They may call `shell::aitools(`, but
@@ -568,6 +561,8 @@ const NEXT_COMMANDS: &[&str] = &[
     "store/appends.rs",
     // The call again with more diff lines.
     "store/write/answer.rs",
+    // `diff --op` / `tx diff` when a write's diffs were cut.
+    "store/write/mod.rs",
 ];
 
 /// Core (protocol, workspace, text, store) returns typed errors: no `CmdError::new(`,

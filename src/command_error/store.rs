@@ -3,7 +3,8 @@
 //! names what went wrong as data; only this module says it to the user.
 
 use crate::protocol::{CmdError, Json, Repair, code, error, shell};
-use crate::store::error::StoreError;
+use crate::store::error::{PendingRepair, StoreError};
+use crate::store::state_dir::Untrusted;
 use crate::store::tx::Conflict;
 
 impl From<Box<StoreError>> for CmdError {
@@ -29,10 +30,10 @@ impl From<StoreError> for CmdError {
                 "See which writes the journal holds.",
                 "aitools history",
             )),
-            StoreError::StateUntrusted { message, fix, argv } => CmdError::new(
+            StoreError::StateUntrusted { why, argv } => CmdError::new(
                 code::STATE_UNTRUSTED,
-                message,
-                Repair::new("secure", fix, shell::aitools(&argv)),
+                why.message(),
+                Repair::new("secure", why.fix(), shell::aitools(&argv)),
             ),
             StoreError::RecoveryPending {
                 op_id,
@@ -233,9 +234,10 @@ impl From<StoreError> for CmdError {
                 as_arg,
                 retry,
             } => {
-                let retry = retry.unwrap_or_else(|| {
-                    shell::aitools(["info", as_arg.as_str(), "--tx", id.as_str()])
-                });
+                let retry = match retry {
+                    Some(argv) => shell::aitools(&argv),
+                    None => shell::aitools(["info", as_arg.as_str(), "--tx", id.as_str()]),
+                };
                 CmdError::new(
                     code::NOT_FOUND,
                     format!(
@@ -347,6 +349,70 @@ impl From<StoreError> for CmdError {
             )
             .with_repair(error::schema_repair(&command)),
         }
+    }
+}
+
+impl From<PendingRepair> for Repair {
+    fn from(r: PendingRepair) -> Repair {
+        match r {
+            PendingRepair::Retry { op_id } => Repair::new(
+                "retry",
+                format!(
+                    "Fix the cause named in the error (a read-only mount, permissions, a full disk), then finish {op_id}."
+                ),
+                "aitools recover",
+            ),
+            PendingRepair::SetAside { op_id, untrusted } => {
+                let detail = if untrusted {
+                    "aitools will not run this record. Move it out of the way without running it: it is kept, with its blobs, under set-aside/ in the state directory, and the set-aside is journaled."
+                } else {
+                    "Give up finishing it: the record, its blobs and its temp files' bytes are kept under set-aside/ in the state directory, the temp files leave the tree, and the set-aside is journaled. The files it touched stay as they are now."
+                };
+                Repair::new(
+                    "set-aside",
+                    detail,
+                    shell::aitools(["recover", "--set-aside", &op_id]),
+                )
+            }
+        }
+    }
+}
+
+// The state directory's distrust in words (also its `Display`, which the
+// io::Error of `state_dir::ensure` carries).
+impl Untrusted {
+    /// What is wrong, in words.
+    pub fn message(&self) -> String {
+        match self {
+            Untrusted::NoHome => "Neither XDG_STATE_HOME nor HOME is set to an absolute path, so aitools has no private place for its journal and intent records (it never falls back to a shared directory such as /tmp).".to_string(),
+            Untrusted::Unsafe { path, why, .. } => format!(
+                "The state directory {} {why}; another user could plant records that make aitools change files, so it is not used.",
+                path.display()
+            ),
+        }
+    }
+
+    /// What to do about it, in words (the repair's command is the same call).
+    pub fn fix(&self) -> String {
+        match self {
+            Untrusted::NoHome => "Set XDG_STATE_HOME to a private directory you own (mode 0700), e.g. `export XDG_STATE_HOME=\"$HOME/.local/state\"`, then run the command again.".to_string(),
+            Untrusted::Unsafe { shared: true, path, .. } => format!(
+                "{} is shared by design; set XDG_STATE_HOME to a private directory you own (mode 0700), e.g. `mkdir -m 700 -p \"$HOME/.local/state\"; export XDG_STATE_HOME=\"$HOME/.local/state\"`, then run the command again.",
+                path.display()
+            ),
+            Untrusted::Unsafe { path, .. } => format!(
+                "Make it yours and private (`chown \"$(id -u)\" {p}; chmod 700 {p}`), or set XDG_STATE_HOME to a private directory you own, then run the command again.",
+                p = crate::protocol::shell::quote(&path.to_string_lossy())
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Untrusted {}
+
+impl std::fmt::Display for Untrusted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message())
     }
 }
 

@@ -17,11 +17,10 @@ pub enum StoreError {
         error: std::io::Error,
         argv: Vec<String>,
     },
-    /// The state directory is missing or not private (`message`, `fix` from
-    /// `state_dir::Untrusted`); the repair is the same call once fixed.
+    /// The state directory is missing or not private (`why`); the repair is
+    /// the same call once fixed.
     StateUntrusted {
-        message: String,
-        fix: String,
+        why: super::state_dir::Untrusted,
         argv: Vec<String>,
     },
     /// A write is refused while the record `op_id` is pending (`more` others);
@@ -77,8 +76,8 @@ pub enum StoreError {
         op_argv: Vec<String>,
     },
     /// The tx op `op` moved the path to `to` (`as_arg`: as the call would name
-    /// it); `retry` is the same call on the new name when the path argument can
-    /// be swapped.
+    /// it); `retry` is the same call's argv on the new name when the path
+    /// argument can be swapped.
     MovedInTx {
         arg: String,
         id: String,
@@ -86,7 +85,7 @@ pub enum StoreError {
         op: u64,
         op_argv: Vec<String>,
         as_arg: String,
-        retry: Option<String>,
+        retry: Option<Vec<String>>,
     },
     /// `undo` of an id the journal does not hold.
     OpNotFound { op_id: String },
@@ -122,6 +121,16 @@ pub enum StoreError {
         error: std::io::Error,
         command: String,
     },
+}
+
+/// A repair a pending record offers (in `pending_recovery` and in the refusal of
+/// a write), worded in `src/command_error/store.rs`.
+#[derive(Debug, Clone)]
+pub enum PendingRepair {
+    /// Finish the record `op_id` once the cause of its failure is fixed.
+    Retry { op_id: String },
+    /// Move the record aside without running it (`untrusted`: it was never run).
+    SetAside { op_id: String, untrusted: bool },
 }
 
 /// A copy of an `io::Error` (the same kind and text) for a `StoreError` that

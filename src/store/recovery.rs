@@ -15,9 +15,9 @@
 //! until `aitools recover` finishes it or `aitools recover --set-aside` moves it,
 //! with every byte it references, to `set-aside/<op_id>/` and journals that.
 
-use super::error::StoreError;
+use super::error::{PendingRepair, StoreError};
 use super::{fsx, intent, journal, lock, state_dir};
-use crate::protocol::{CmdError, Json, Repair, error, shell, time};
+use crate::protocol::{CmdError, Json, Repair, error, time};
 use crate::workspace::Ctx;
 use crate::workspace::boundary::{self, Final};
 use std::path::{Path, PathBuf};
@@ -61,8 +61,7 @@ fn pending_paths(state: &Path) -> Vec<PathBuf> {
 /// private; the repair is the same call once it is fixed.
 pub fn untrusted_error(ctx: &Ctx, u: &state_dir::Untrusted) -> CmdError {
     StoreError::StateUntrusted {
-        message: u.message(),
-        fix: u.fix(),
+        why: u.clone(),
         argv: ctx.argv.clone(),
     }
     .into()
@@ -126,26 +125,18 @@ pub fn pending_error(pending: &[Pending]) -> CmdError {
 }
 
 fn retry_repair(op_id: &str) -> Repair {
-    Repair::new(
-        "retry",
-        format!(
-            "Fix the cause named in the error (a read-only mount, permissions, a full disk), then finish {op_id}."
-        ),
-        "aitools recover",
-    )
+    PendingRepair::Retry {
+        op_id: op_id.to_string(),
+    }
+    .into()
 }
 
 fn set_aside_repair(op_id: &str, untrusted: bool) -> Repair {
-    let detail = if untrusted {
-        "aitools will not run this record. Move it out of the way without running it: it is kept, with its blobs, under set-aside/ in the state directory, and the set-aside is journaled."
-    } else {
-        "Give up finishing it: the record, its blobs and its temp files' bytes are kept under set-aside/ in the state directory, the temp files leave the tree, and the set-aside is journaled. The files it touched stay as they are now."
-    };
-    Repair::new(
-        "set-aside",
-        detail,
-        shell::aitools(["recover", "--set-aside", op_id]),
-    )
+    PendingRepair::SetAside {
+        op_id: op_id.to_string(),
+        untrusted,
+    }
+    .into()
 }
 
 /// A record whose step failed: retry once the cause is fixed, or set it aside.

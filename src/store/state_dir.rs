@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 /// The parts of a workspace's state directory that hold state.
 pub const PARTS: &[&str] = &["commit", "journal", "journal/ids", "blobs"];
 
-/// Why the state directory cannot be used.
+/// Why the state directory cannot be used (worded, `message`/`fix` and
+/// `Display`, in `src/command_error/store.rs`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Untrusted {
     /// Neither `XDG_STATE_HOME` nor `HOME` names a directory (as an absolute path).
@@ -24,41 +25,6 @@ pub enum Untrusted {
         why: String,
         shared: bool,
     },
-}
-
-impl Untrusted {
-    pub fn message(&self) -> String {
-        match self {
-            Untrusted::NoHome => "Neither XDG_STATE_HOME nor HOME is set to an absolute path, so aitools has no private place for its journal and intent records (it never falls back to a shared directory such as /tmp).".to_string(),
-            Untrusted::Unsafe { path, why, .. } => format!(
-                "The state directory {} {why}; another user could plant records that make aitools change files, so it is not used.",
-                path.display()
-            ),
-        }
-    }
-
-    /// What to do about it, in words (the repair's command is the same call).
-    pub fn fix(&self) -> String {
-        match self {
-            Untrusted::NoHome => "Set XDG_STATE_HOME to a private directory you own (mode 0700), e.g. `export XDG_STATE_HOME=\"$HOME/.local/state\"`, then run the command again.".to_string(),
-            Untrusted::Unsafe { shared: true, path, .. } => format!(
-                "{} is shared by design; set XDG_STATE_HOME to a private directory you own (mode 0700), e.g. `mkdir -m 700 -p \"$HOME/.local/state\"; export XDG_STATE_HOME=\"$HOME/.local/state\"`, then run the command again.",
-                path.display()
-            ),
-            Untrusted::Unsafe { path, .. } => format!(
-                "Make it yours and private (`chown \"$(id -u)\" {p}; chmod 700 {p}`), or set XDG_STATE_HOME to a private directory you own, then run the command again.",
-                p = crate::protocol::shell::quote(&path.to_string_lossy())
-            ),
-        }
-    }
-}
-
-impl std::error::Error for Untrusted {}
-
-impl std::fmt::Display for Untrusted {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message())
-    }
 }
 
 /// The base directory (`$XDG_STATE_HOME`, else `$HOME/.local/state`); a relative

@@ -496,7 +496,7 @@ pub fn removed_error(ctx: &Ctx, arg: &str, abs: &Path) -> Result<CmdError, CmdEr
         Ok(r) => r.to_string_lossy().into_owned(),
         Err(_) => new_abs.to_string_lossy().into_owned(),
     };
-    let retry = crate::workspace::candidates::same_call_on(ctx, &arg, &as_arg);
+    let retry = crate::workspace::candidates::same_argv_on(&ctx.argv, &arg, &as_arg);
     Ok(StoreError::MovedInTx {
         arg,
         id,

@@ -140,12 +140,6 @@ fn walk(dir: &Path, depth: usize, name: &str, visits: &mut usize, out: &mut Vec<
 
 pub use super::error::Offer;
 
-/// This invocation again with the path argument `arg` replaced by `path` (its
-/// first occurrence), or `None` when `arg` is not a word of the call.
-pub fn same_call_on(ctx: &super::Ctx, arg: &str, path: &str) -> Option<String> {
-    same_argv_on(&ctx.argv, arg, path).map(|argv| crate::protocol::shell::aitools(&argv))
-}
-
 /// `argv` with the word `arg` replaced by `path` (its first occurrence), or
 /// `None` when `arg` is not a word of it.
 pub fn same_argv_on(argv: &[String], arg: &str, path: &str) -> Option<Vec<String>> {
