@@ -178,14 +178,10 @@ fn chatty_git(env: &TestEnv) -> Option<Child> {
 /// PATH with the fake `git` first (`{root}` is the fixture's root).
 const FAKE_GIT_PATH: &[(&str, &str)] = &[("PATH", "{root}/.fakebin:/usr/bin:/bin")];
 
-/// A Rust file over `read --symbol`'s 64 MiB cap (sparse: instant).
+/// A Rust file over `read --symbol`'s 64 MiB cap (text throughout: a sparse
+/// file would read as binary).
 fn huge_rust(env: &TestEnv) -> Option<Child> {
-    env.write("huge.rs", "fn x() {}\n");
-    let f = std::fs::OpenOptions::new()
-        .write(true)
-        .open(env.path("huge.rs"))
-        .expect("open");
-    f.set_len(65 * 1024 * 1024).expect("set_len");
+    env.write("huge.rs", "fn x() {}\n".repeat(6_815_745));
     None
 }
 
