@@ -165,6 +165,26 @@ fn hard_link(env: &TestEnv) -> Option<Child> {
     None
 }
 
+/// A `git` on PATH (`{root}/.fakebin`, see `FAKE_GIT_PATH`) that prints more
+/// than aitools keeps of one call.
+fn chatty_git(env: &TestEnv) -> Option<Child> {
+    use std::os::unix::fs::PermissionsExt;
+    env.write(".fakebin/git", "#!/bin/sh\nhead -c 70000000 /dev/zero\n");
+    let mode = std::fs::Permissions::from_mode(0o755);
+    std::fs::set_permissions(env.path(".fakebin/git"), mode).expect("chmod");
+    None
+}
+
+/// PATH with the fake `git` first (`{root}` is the fixture's root).
+const FAKE_GIT_PATH: &[(&str, &str)] = &[("PATH", "{root}/.fakebin:/usr/bin:/bin")];
+
+/// A Rust file over `read --symbol`'s 64 MiB cap (text throughout: a sparse
+/// file would read as binary).
+fn huge_rust(env: &TestEnv) -> Option<Child> {
+    env.write("huge.rs", "fn x() {}\n".repeat(6_815_745));
+    None
+}
+
 const ZERO_HASH: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
 fn find_file(dir: &std::path::Path, name: &str) -> Option<std::path::PathBuf> {
@@ -332,6 +352,12 @@ const ROWS: &[Row] = &[
     r("touch", "refusal.hard-link", &["touch", "a.txt"]).setup(hard_link),
     r("bg start", "environment.unavailable", &["bg", "start", "--", "/nonexistent/prog"]),
     r("feedback show", "input.not-found", &["feedback", "show", "999"]),
+    r("read", "refusal.too-large", &["read", "huge.rs", "--symbol", "x"]).setup(huge_rust),
+    r("git status", "refusal.too-large", &["git", "status"]).env(FAKE_GIT_PATH).setup(chatty_git),
+    r("git diff", "refusal.too-large", &["git", "diff"]).env(FAKE_GIT_PATH).setup(chatty_git),
+    r("git log", "refusal.too-large", &["git", "log"]).env(FAKE_GIT_PATH).setup(chatty_git),
+    r("git show", "refusal.too-large", &["git", "show", "HEAD:a.txt"]).env(FAKE_GIT_PATH).setup(chatty_git),
+    r("git blame", "refusal.too-large", &["git", "blame", "a.txt"]).env(FAKE_GIT_PATH).setup(chatty_git),
 ];
 
 /// Declared pairs no row proves yet (shrink-only; see the module comment).
@@ -352,23 +378,17 @@ const UNCOVERED: &[(&str, &str)] = &[
     ("feedback show", "input.syntax-error"),
     ("feedback transition", "input.syntax-error"),
     ("git blame", "environment.timeout"),
-    ("git blame", "refusal.too-large"),
     ("git diff", "environment.timeout"),
     ("git diff", "input.not-found"),
-    ("git diff", "refusal.too-large"),
     ("git log", "environment.timeout"),
     ("git log", "input.not-found"),
-    ("git log", "refusal.too-large"),
     ("git show", "environment.timeout"),
-    ("git show", "refusal.too-large"),
     ("git status", "environment.timeout"),
     ("git status", "input.not-found"),
-    ("git status", "refusal.too-large"),
     ("json delete", "refusal.too-large"),
     ("json fmt", "refusal.too-large"),
     ("move-lines", "input.unsupported-format"),
     ("move-lines", "refusal.too-large"),
-    ("read", "refusal.too-large"),
     ("transform", "refusal.too-large"),
     ("tx rebase", "refusal.target-changed"),
     ("undo", "integrity.blob-corrupt"),
@@ -385,7 +405,7 @@ fn every_row_answers_its_code() {
         let helper = (row.setup)(&env);
         let mut c = env.command(row.argv);
         for (k, v) in row.env {
-            c.env(k, v);
+            c.env(k, v.replace("{root}", &env.root().to_string_lossy()));
         }
         let out = if row.stdin.is_empty() {
             c.output().expect("spawn aitools")
