@@ -265,11 +265,14 @@ impl Tx {
     /// (every file synced, as before) where the boot id cannot be read. Refuses a
     /// tx staged without syncs before a restart (`damaged`).
     fn quick(&self, ctx: &Ctx) -> Result<Option<Quick>, CmdError> {
-        self.check_synced()?;
-        let Some(boot) = boot_id() else {
+        // One read of each per staged op (this runs on every `--tx` write).
+        let marker = read_marker(&self.dir);
+        let boot = boot_id();
+        self.refuse_other_boot(marker.as_deref(), boot.as_deref())?;
+        let Some(boot) = boot else {
             return Ok(None);
         };
-        if read_marker(&self.dir).is_none() {
+        if marker.is_none() {
             write_atomic(&self.dir, UNSYNCED, boot.as_bytes()).map_err(|e| io_err(ctx, &e))?;
         }
         Ok(Some(Quick {
@@ -294,10 +297,13 @@ impl Tx {
     /// Refuses a tx some of whose ops were staged without syncs in an earlier boot:
     /// a power loss then may have lost or damaged them.
     pub(super) fn check_synced(&self) -> Result<(), CmdError> {
-        match read_marker(&self.dir) {
-            Some(m) if Some(&m) != boot_id().as_ref() => {
-                Err(damaged(&self.id, self.index.last_op.max(1)))
-            }
+        self.refuse_other_boot(read_marker(&self.dir).as_deref(), boot_id().as_deref())
+    }
+
+    /// `damaged` when the `marker` names a boot other than this one (`boot`).
+    fn refuse_other_boot(&self, marker: Option<&str>, boot: Option<&str>) -> Result<(), CmdError> {
+        match marker {
+            Some(m) if Some(m) != boot => Err(damaged(&self.id, self.index.last_op.max(1))),
             _ => Ok(()),
         }
     }
