@@ -65,6 +65,52 @@ impl TxCase for Case {
     }
 }
 
+/// Kills the staged write `argv` (into tx `t`) at every sampled syscall, each time
+/// from the saved state: the tree never changes, no temp is left, and the tx is as
+/// before the op or as after it (`statuses`); `check` is then told which (`true`:
+/// after) to check what the tx commits to. Returns the kills that ended before and
+/// after.
+#[allow(clippy::too_many_arguments)]
+fn kill_staged_write(
+    c: &Case,
+    t: &str,
+    argv: &[String],
+    name: &str,
+    seq: &[harness::Call],
+    tree: &harness::Tree,
+    statuses: [&Value; 2],
+    check: impl Fn(&Case, bool, &str),
+) -> (usize, usize) {
+    let [status_before, status_after] = statuses;
+    let pts = points(&counts(seq), max_points());
+    let (mut n_before, mut n_after) = (0, 0);
+    for (sys, n) in &pts {
+        c.restore();
+        let code = c.kill_at(sys, *n, argv, None);
+        let label = format!("{name} / kill at {sys} #{n} (exit {code})");
+        let st = c.status(t);
+        assert_eq!(&c.tree(), tree, "{label}: the tree changed");
+        c.no_temps(&label);
+        let after = st == *status_after;
+        if after {
+            n_after += 1;
+        } else {
+            assert_eq!(
+                &st, status_before,
+                "{label}: the tx is neither before nor after the op"
+            );
+            n_before += 1;
+        }
+        check(c, after, &label);
+    }
+    eprintln!(
+        "{name}: {} syscalls, {} kill points ({n_before} before, {n_after} after)",
+        seq.len(),
+        pts.len()
+    );
+    (n_before, n_after)
+}
+
 /// A tx with three staged ops over several files: modify, create in a new
 /// directory, delete.
 fn staged_tx(c: &Case) -> String {
@@ -287,7 +333,6 @@ fn sigkill_during_a_tx_write_leaves_the_tx_as_after_the_previous_op_or_this_one(
     let status_before = c.status(&t);
     let argv = args(&["copy", "new/dir/d.txt", "other/e.txt", "--tx", &t]);
     let (code, out, seq) = c.trace(&argv, None);
-    let cnt = counts(&seq);
     assert_eq!(code, 0, "clean staged write failed: {out}");
     let status_after = c.status(&t);
     assert_ne!(status_before, status_after);
@@ -302,32 +347,18 @@ fn sigkill_during_a_tx_write_leaves_the_tx_as_after_the_previous_op_or_this_one(
     c.restore();
     let before_commit = commit_tree(&c);
     assert_ne!(after_commit, before_commit);
-    let pts = points(&cnt, max_points());
-    let (mut n_before, mut n_after) = (0, 0);
-    for (sys, n) in &pts {
-        c.restore();
-        let code = c.kill_at(sys, *n, &argv, None);
-        let label = format!("--tx write / kill at {sys} #{n} (exit {code})");
-        let st = c.status(&t);
-        assert_eq!(c.tree(), tree, "{label}: the tree changed");
-        c.no_temps(&label);
-        let want = if st == status_after {
-            n_after += 1;
-            &after_commit
-        } else {
-            assert_eq!(
-                st, status_before,
-                "{label}: the tx is neither before nor after the op"
-            );
-            n_before += 1;
-            &before_commit
-        };
-        assert_eq!(&commit_tree(&c), want, "{label}: the commit differs");
-    }
-    let total = seq.len();
-    eprintln!(
-        "--tx write: {total} syscalls, {} kill points ({n_before} before, {n_after} after)",
-        pts.len()
+    let (n_before, n_after) = kill_staged_write(
+        &c,
+        &t,
+        &argv,
+        "--tx write",
+        &seq,
+        &tree,
+        [&status_before, &status_after],
+        |c, after, label| {
+            let want = if after { &after_commit } else { &before_commit };
+            assert_eq!(&commit_tree(c), want, "{label}: the commit differs");
+        },
     );
     assert!(
         n_before > 0 && n_after > 0,
@@ -494,7 +525,6 @@ fn sigkill_during_the_first_tx_write_leaves_the_tx_empty_or_with_the_op() {
         "edit", "a.txt", "--old", "beta", "--new", "BETA", "--tx", &t,
     ]);
     let (code, out, seq) = c.trace(&argv, None);
-    let cnt = counts(&seq);
     assert_eq!(code, 0, "clean staged write failed: {out}");
     let status_after = c.status(&t);
     assert_ne!(status_before, status_after);
@@ -505,34 +535,22 @@ fn sigkill_during_the_first_tx_write_leaves_the_tx_empty_or_with_the_op() {
         c.tree()
     };
     let after_commit = commit_tree(&c);
-    let pts = points(&cnt, max_points());
-    let (mut n_before, mut n_after) = (0, 0);
-    for (sys, n) in &pts {
-        c.restore();
-        let code = c.kill_at(sys, *n, &argv, None);
-        let label = format!("first --tx write / kill at {sys} #{n} (exit {code})");
-        let st = c.status(&t);
-        assert_eq!(c.tree(), tree, "{label}: the tree changed");
-        c.no_temps(&label);
-        if st == status_after {
-            n_after += 1;
-            assert_eq!(commit_tree(&c), after_commit, "{label}: the commit differs");
-        } else {
-            assert_eq!(
-                st, status_before,
-                "{label}: the tx is neither before nor after the op"
-            );
-            n_before += 1;
-            // The op can be staged again, then commits as a clean run does.
-            let r = c.run(&argv.iter().map(String::as_str).collect::<Vec<_>>());
-            assert_eq!(r.code, 0, "{label}: staging again failed: {}", r.stderr);
-            assert_eq!(commit_tree(&c), after_commit, "{label}: the commit differs");
-        }
-    }
-    eprintln!(
-        "first --tx write: {} syscalls, {} kill points ({n_before} before, {n_after} after)",
-        seq.len(),
-        pts.len()
+    let (n_before, n_after) = kill_staged_write(
+        &c,
+        &t,
+        &argv,
+        "first --tx write",
+        &seq,
+        &tree,
+        [&status_before, &status_after],
+        |c, after, label| {
+            if !after {
+                // The op can be staged again, then commits as a clean run does.
+                let r = c.run(&argv.iter().map(String::as_str).collect::<Vec<_>>());
+                assert_eq!(r.code, 0, "{label}: staging again failed: {}", r.stderr);
+            }
+            assert_eq!(commit_tree(c), after_commit, "{label}: the commit differs");
+        },
     );
     assert!(
         n_before > 0 && n_after > 0,
