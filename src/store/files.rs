@@ -11,8 +11,8 @@ use super::view::{self, Source};
 use crate::protocol::CmdError;
 use crate::workspace::Ctx;
 use std::ffi::OsString;
-use std::io::{self, Write};
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::io;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
@@ -317,28 +317,11 @@ impl OwnDir {
     /// Replaces entry `name` with `bytes` at once: written to a new temp name,
     /// renamed over it; a reader sees the old file or the new, never half.
     pub fn replace(&self, name: &str, bytes: &[u8], how: Durable) -> io::Result<()> {
-        let target = self.file(name)?;
-        let tmp = self.file(&format!(".{name}.{}.tmp", std::process::id()))?;
-        let written = (|| {
-            let mut f = std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(how.mode)
-                .open(&tmp)?;
-            f.write_all(bytes)?;
-            if how.sync {
-                f.sync_all()?;
-            }
-            std::fs::rename(&tmp, &target)?;
-            if how.sync {
-                File::open(&self.dir)?.sync_all()?;
-            }
-            Ok(())
-        })();
-        if written.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        written
+        // Checks `name` is one plain name; the temp is per process, as two
+        // processes may rewrite the same record.
+        self.file(name)?;
+        let tmp = format!(".{name}.{}.tmp", std::process::id());
+        super::fsx::replace_file(&self.dir, name, &tmp, bytes, how.mode, how.sync)
     }
 
     /// An exclusive flock on the directory itself, if no one else holds it

@@ -46,6 +46,36 @@ pub fn write_new_synced(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> 
     f.sync_all()
 }
 
+/// Replaces `dir/name` whole with `bytes` (mode `mode`): written to `dir/tmp`
+/// (a stale one a killed process left is removed first), then renamed over it, so
+/// a kill leaves the old file or the new one. With `sync`, the file is fsynced
+/// before the rename and `dir` after it (durable against a power loss too).
+pub fn replace_file(
+    dir: &Path,
+    name: &str,
+    tmp: &str,
+    bytes: &[u8],
+    mode: u32,
+    sync: bool,
+) -> io::Result<()> {
+    let tmp = dir.join(tmp);
+    let _ = std::fs::remove_file(&tmp);
+    let written = (|| {
+        let mut f = create_new(&tmp, mode)?;
+        f.write_all(bytes)?;
+        if sync {
+            f.sync_all()?;
+        }
+        drop(f);
+        std::fs::rename(&tmp, dir.join(name))?;
+        if sync { sync_dir(dir) } else { Ok(()) }
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
 /// fsync of a directory, so the entries created, renamed or removed in it last.
 pub fn sync_dir(dir: &Path) -> io::Result<()> {
     let f = OpenOptions::new()
@@ -188,5 +218,32 @@ pub fn umask() -> u32 {
         let old = libc::umask(0o022);
         libc::umask(old);
         old as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A temp a killed process left, or a symlink planted at the temp's name, is
+    /// removed, never written through; the target is replaced whole with `mode`.
+    #[test]
+    fn replace_file_clears_a_stale_temp_and_never_writes_through_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let d = dir.path();
+        std::fs::write(d.join("rec"), b"old").expect("write");
+        std::fs::write(d.join(".rec.tmp"), b"stale").expect("write");
+        replace_file(d, "rec", ".rec.tmp", b"new", 0o600, true).expect("replace");
+        assert_eq!(std::fs::read(d.join("rec")).expect("read"), b"new");
+        assert!(!d.join(".rec.tmp").exists());
+        let mode = std::fs::metadata(d.join("rec")).expect("meta").mode() & 0o777;
+        assert_eq!(mode, 0o600);
+
+        let outside = d.join("outside");
+        std::fs::write(&outside, b"keep").expect("write");
+        std::os::unix::fs::symlink(&outside, d.join(".rec.tmp")).expect("symlink");
+        replace_file(d, "rec", ".rec.tmp", b"newer", 0o600, false).expect("replace");
+        assert_eq!(std::fs::read(&outside).expect("read"), b"keep");
+        assert_eq!(std::fs::read(d.join("rec")).expect("read"), b"newer");
     }
 }

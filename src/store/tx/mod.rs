@@ -86,11 +86,7 @@ fn io_err(ctx: &Ctx, e: &io::Error) -> CmdError {
 
 /// Writes `bytes` to `dir/name` by temp file, fsync and rename (then fsyncs `dir`).
 pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<()> {
-    let tmp = dir.join(format!(".{name}.tmp"));
-    let _ = std::fs::remove_file(&tmp);
-    fsx::write_new_synced(&tmp, bytes, 0o600)?;
-    std::fs::rename(&tmp, dir.join(name))?;
-    fsx::sync_dir(dir)
+    fsx::replace_file(dir, name, &format!(".{name}.tmp"), bytes, 0o600, true)
 }
 
 fn to_json<T: Serialize>(v: &T) -> io::Result<Vec<u8>> {

@@ -410,12 +410,14 @@ struct Quick {
 
 impl Quick {
     fn put(&self, name: &str, bytes: &[u8]) -> io::Result<()> {
-        let tmp = self.dir.join(format!(".{name}.tmp"));
-        let _ = std::fs::remove_file(&tmp);
-        let mut f = fsx::create_new(&tmp, 0o600)?;
-        f.write_all(bytes)?;
-        drop(f);
-        std::fs::rename(&tmp, self.dir.join(name))
+        fsx::replace_file(
+            &self.dir,
+            name,
+            &format!(".{name}.tmp"),
+            bytes,
+            0o600,
+            false,
+        )
     }
 }
 
