@@ -185,6 +185,64 @@ fn huge_rust(env: &TestEnv) -> Option<Child> {
     None
 }
 
+/// The ids `AITOOLS_SEED` gives a fresh workspace's first op and first tx.
+const FIRST_OP: &str = "op-20261130T005320Z-928e0efb";
+const FIRST_TX: &str = "tx-20261130T005320Z-b1262def";
+
+/// `a.txt` edited 21 times, then `gc --budget 0`: the first edit is beyond the
+/// newest 20 ops of its path, so it is collected.
+fn collected_op(env: &TestEnv) -> Option<Child> {
+    for i in 0..21 {
+        let (old, new) = if i == 0 {
+            ("beta".to_string(), "b0".to_string())
+        } else {
+            (format!("b{}", i - 1), format!("b{i}"))
+        };
+        let r = env.run(&["edit", "a.txt", "--old", &old, "--new", &new]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    }
+    assert_eq!(
+        env.run(&["history", "--limit", "21"]).json["items"][20]["op_id"],
+        FIRST_OP
+    );
+    assert_eq!(env.run(&["gc", "--budget", "0"]).json["ops_collected"], 1);
+    None
+}
+
+/// One edit of `a.txt`, then the blob of its before-state overwritten.
+fn corrupt_blob(env: &TestEnv) -> Option<Child> {
+    let r = env.run(&["edit", "a.txt", "--old", "beta", "--new", "x"]);
+    assert_eq!(r.json["op_id"], FIRST_OP, "{}", r.stdout);
+    let journal = find_file(env.state.path(), "journal.jsonl").expect("the journal");
+    let ws = journal
+        .parent()
+        .and_then(|d| d.parent())
+        .expect("the state");
+    let blobs: Vec<_> = std::fs::read_dir(ws.join("blobs"))
+        .expect("blobs/")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            !p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+        })
+        .collect();
+    assert_eq!(blobs.len(), 1, "{blobs:?}");
+    std::fs::write(&blobs[0], "tampered\n").expect("tamper");
+    None
+}
+
+/// A tx whose edit of `a.txt` cannot be re-run: `beta` is gone from the file.
+fn drifted_tx(env: &TestEnv) -> Option<Child> {
+    assert_eq!(env.run(&["tx", "begin"]).json["tx"], FIRST_TX);
+    let r = env.run(&[
+        "edit", "a.txt", "--old", "beta", "--new", "x", "--tx", FIRST_TX,
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    env.write("a.txt", "alpha\ngamma\n");
+    None
+}
+
 const ZERO_HASH: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
 fn find_file(dir: &std::path::Path, name: &str) -> Option<std::path::PathBuf> {
@@ -358,19 +416,21 @@ const ROWS: &[Row] = &[
     r("git log", "refusal.too-large", &["git", "log"]).env(FAKE_GIT_PATH).setup(chatty_git),
     r("git show", "refusal.too-large", &["git", "show", "HEAD:a.txt"]).env(FAKE_GIT_PATH).setup(chatty_git),
     r("git blame", "refusal.too-large", &["git", "blame", "a.txt"]).env(FAKE_GIT_PATH).setup(chatty_git),
+    // edit family, journal, tx rebase (codesB)
+    r("move-lines", "input.unsupported-format", &["move-lines", "l1.txt", "--encoding", "utf-16le", "--match", "caf", "--to-position", "end"]),
+    r("apply", "selection.ambiguous", &["apply", "--stdin"]).stdin("--- a/a.txt\n+++ b/a.txt\n@@ -2 +2 @@\n-alpha\n+x\n"),
+    r("undo", "refusal.op-collected", &["undo", FIRST_OP]).setup(collected_op),
+    r("undo", "integrity.blob-corrupt", &["undo", FIRST_OP]).setup(corrupt_blob),
+    r("tx rebase", "refusal.target-changed", &["tx", "rebase", FIRST_TX]).setup(drifted_tx),
 ];
 
 /// Declared pairs no row proves yet (shrink-only; see the module comment).
 /// What they wait for: git's timeout and 64 MiB capture cap (a slow or huge
-/// repository), a file over an edit's or read's size cap, a running bg process
-/// (its logs' regex; `environment.unavailable` without /proc), a corrupt feedback
-/// entry, a tx id or op id made by an earlier call (rebase drift, a collected or
-/// corrupt undo blob); and three that may be unreachable and need a look at the
-/// handler: git status|diff|log on a missing path answer ok,
-/// `move-lines --encoding` reads UTF-8 regardless, `apply`'s ambiguous hunk.
+/// repository), a running bg process (its logs' regex; `environment.unavailable`
+/// without /proc), a corrupt feedback entry; and one that may be unreachable and
+/// needs a look at the handler: git status|diff|log on a missing path answer ok.
 #[rustfmt::skip]
 const UNCOVERED: &[(&str, &str)] = &[
-    ("apply", "selection.ambiguous"),
     ("bg logs", "environment.unavailable"),
     ("bg logs", "input.syntax-error"),
     ("bg status", "environment.unavailable"),
@@ -385,14 +445,6 @@ const UNCOVERED: &[(&str, &str)] = &[
     ("git show", "environment.timeout"),
     ("git status", "environment.timeout"),
     ("git status", "input.not-found"),
-    ("json delete", "refusal.too-large"),
-    ("json fmt", "refusal.too-large"),
-    ("move-lines", "input.unsupported-format"),
-    ("move-lines", "refusal.too-large"),
-    ("transform", "refusal.too-large"),
-    ("tx rebase", "refusal.target-changed"),
-    ("undo", "integrity.blob-corrupt"),
-    ("undo", "refusal.op-collected"),
     ("wait", "environment.unavailable"),
 ];
 

@@ -251,3 +251,82 @@ fn move_lines_to_another_file_is_one_undoable_op() {
     ]);
     assert_eq!(r.error_code(), "argument.invalid", "{}", r.stdout);
 }
+
+#[test]
+fn move_lines_with_encoding_keeps_latin1_byte_exact_like_iconv_and_sed() {
+    let env = TestEnv::new();
+    // Latin-1 with bytes 0x80-0xFF, CRLF on one line, no final newline.
+    let text = "caf\u{e9} 1\nna\u{ef}ve 2\r\nz\u{fc}rich 3\n\u{80}\u{ff} end";
+    let latin1 = |t: &str| {
+        sh(
+            &env,
+            &format!("printf '%s' '{t}' | iconv -f UTF-8 -t ISO-8859-1"),
+        )
+    };
+    env.write("l1.txt", latin1(text));
+    // Without --encoding: not UTF-8, and the first repair is the call with it.
+    let argv = [
+        "move-lines",
+        "l1.txt",
+        "--match",
+        "ve 2",
+        "--expect-count",
+        "1",
+    ];
+    let r = env.run(&argv);
+    assert_eq!(r.error_code(), "input.not-utf8", "{}", r.stderr);
+    let first = r.json["error"]["repairs"][0]["command"].as_str().unwrap();
+    assert_eq!(
+        first,
+        "aitools move-lines l1.txt --match 've 2' --expect-count 1 --encoding iso-8859-1"
+    );
+    ok(&env.run_line(first));
+    // The oracle: the same move on the UTF-8 text (sed), encoded back by iconv; the
+    // file lacked a final newline and still does (sed ends the moved line's CR LF).
+    let want = sh(
+        &env,
+        &format!(
+            "printf '%s' '{text}' | sed -e '2{{h;d}}' -e '$G' | iconv -f UTF-8 -t ISO-8859-1 | head -c -2"
+        ),
+    );
+    assert_eq!(env.read("l1.txt"), want);
+    // Across files: the rest of the source stays byte for byte, and a new --to file
+    // is written in the same encoding.
+    env.write("l1.txt", latin1(text));
+    ok(&env.run(&[
+        "move-lines",
+        "l1.txt",
+        "--match",
+        "^z\u{fc}rich",
+        "--expect-count",
+        "1",
+        "--to",
+        "new.txt",
+        "--encoding",
+        "iso-8859-1",
+    ]));
+    assert_eq!(
+        env.read("l1.txt"),
+        latin1("caf\u{e9} 1\nna\u{ef}ve 2\r\n\u{80}\u{ff} end")
+    );
+    assert_eq!(env.read("new.txt"), latin1("z\u{fc}rich 3\n"));
+    // Into an existing Latin-1 file (its CRLF taken by the moved line).
+    env.write("d.txt", latin1("\u{e0}\r\n"));
+    ok(&env.run(&[
+        "move-lines",
+        "l1.txt",
+        "--match",
+        "^caf\u{e9}",
+        "--expect-count",
+        "1",
+        "--to",
+        "d.txt",
+        "--encoding",
+        "iso-8859-1",
+    ]));
+    assert_eq!(env.read("d.txt"), latin1("\u{e0}\r\ncaf\u{e9} 1\r\n"));
+    assert_eq!(
+        env.read("l1.txt"),
+        latin1("na\u{ef}ve 2\r\n\u{80}\u{ff} end")
+    );
+}

@@ -195,9 +195,22 @@ impl GuardedInput {
 }
 
 /// The error codes of the commands that change text inside files (edit, insert,
-/// replace): every write's, and those of their selections and guards.
+/// replace): every write's, their `--stdin` input's, and those of their
+/// selections and guards.
 pub const TEXT_EDIT_ERRORS: &[&str] = crate::write_error_codes![
     code::TOO_LARGE,
+    code::COUNT_MISMATCH,
+    code::NO_MATCH,
+    code::AMBIGUOUS,
+    code::SYNTAX_ERROR,
+    code::UNSUPPORTED_LANGUAGE,
+    code::NOT_UTF8,
+    code::UNSUPPORTED_FORMAT
+];
+
+/// The same for the line edits that read no input (transform, move-lines): the
+/// files they edit have no size cap, so no `refusal.too-large`.
+pub const LINE_EDIT_ERRORS: &[&str] = crate::write_error_codes![
     code::COUNT_MISMATCH,
     code::NO_MATCH,
     code::AMBIGUOUS,
@@ -411,7 +424,7 @@ fn decode_error(ctx: &Ctx, display: &str, e: DecodeError) -> CmdError {
             ),
             Repair::new(
                 "read",
-                "Read it decoded (ISO-8859-1 here; `aitools info` may name another encoding); edit, insert and replace take the same --encoding.",
+                "Read it decoded (ISO-8859-1 here; `aitools info` may name another encoding); edit, insert, replace, transform and move-lines take the same --encoding.",
                 shell::aitools(["read", display, "--encoding", "iso-8859-1"]),
             ),
         )
@@ -426,7 +439,8 @@ fn decode_error(ctx: &Ctx, display: &str, e: DecodeError) -> CmdError {
 /// The same call with `--encoding iso-8859-1`, first, for the commands that take it:
 /// every byte is a Latin-1 character, so the edit lands and the rest stays as it is.
 fn with_encoding_repair(ctx: &Ctx, err: CmdError) -> CmdError {
-    let takes = ["edit", "insert", "replace"].contains(&ctx.command.as_str());
+    let takes =
+        ["edit", "insert", "replace", "transform", "move-lines"].contains(&ctx.command.as_str());
     if !takes
         || ctx
             .argv

@@ -35,7 +35,7 @@ pub struct MoveLinesArgs {
 pub const SPEC: CommandSpec = CommandSpec {
     name: "move-lines",
     summary: "Move lines, within or across files.",
-    description: "A selector is required. Positions count the destination's lines before the move; a place inside the moved lines is refused. Moved lines take the destination's line ending; a file lacking a final newline still lacks it after. With --to, both files change in one op (one undo).",
+    description: "A selector is required. Positions count the destination's lines before the move; a place inside the moved lines is refused. Moved lines take the destination's line ending; a file lacking a final newline still lacks it after. With --to, both files change in one op (one undo). --encoding is both files' encoding (a new --to file is written in it).",
     args: <MoveLinesArgs as clap::Args>::augment_args,
     output_fields: &[
         write::FIELD_CHANGES,
@@ -48,7 +48,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         crate::protocol::registry::field("moved_lines", "Lines moved."),
         write::FIELD_NEXT,
     ],
-    error_codes: common::TEXT_EDIT_ERRORS,
+    error_codes: common::LINE_EDIT_ERRORS,
     writes: true,
     tx: true,
     workspace: true,
@@ -197,13 +197,14 @@ pub fn run(ctx: &Ctx, a: &MoveLinesArgs) -> Result<Output, CmdError> {
         a.to.as_deref()
             .map(|t| ctx.write_path_arg(t, Final::Follow))
             .transpose()?;
+    let enc = a.sel.encoding();
     let mut selected = None;
     let mut moved = 0usize;
     let committed = write::submit(
         ctx,
         &WriteRequest::new(ctx).dry_run(a.guard.dry.dry_run),
         || {
-            let t = common::load(ctx, &a.src, None)?;
+            let t = common::load(ctx, &a.src, enc)?;
             common::check_target_hash(&expect, &t, true)?;
             let blocks = select::select(&t.doc, &t.display, &sel)?;
             if sel.is_many() {
@@ -271,7 +272,7 @@ pub fn run(ctx: &Ctx, a: &MoveLinesArgs) -> Result<Output, CmdError> {
             let src_doc = join(&t.doc, &kept);
             let exists = ctx.files().exists(&to_abs)?;
             let (dst_bytes, dst_display) = if exists {
-                let d = common::load(ctx, to_arg, None)?;
+                let d = common::load(ctx, to_arg, enc)?;
                 common::check_target_hash(&expect, &d, false)?;
                 if matches!(place, Place::After(_) | Place::Before(_))
                     && expect.for_target(to_arg, &d.display, false).is_none()
@@ -303,8 +304,10 @@ pub fn run(ctx: &Ctx, a: &MoveLinesArgs) -> Result<Output, CmdError> {
                     ));
                 }
                 let doc = Doc::from_text(false, String::new());
+                let text = retarget(&taken, &doc).concat();
+                // A new file takes the source's --encoding (and that encoding's BOM).
                 (
-                    retarget(&taken, &doc).concat().into_bytes(),
+                    t.encoded(Doc::from_text(false, text))?,
                     ctx.display_path(&to_abs),
                 )
             };

@@ -84,7 +84,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         field("removed_lines", "Lines removed, for ops that remove lines."),
         write::FIELD_NEXT,
     ],
-    error_codes: common::TEXT_EDIT_ERRORS,
+    error_codes: common::LINE_EDIT_ERRORS,
     writes: true,
     tx: true,
     workspace: true,

@@ -14,8 +14,11 @@ use crate::workspace::boundary::Final;
 use crate::workspace::input::{self, InputLimit};
 use clap::Args;
 
+/// `json set` and `json merge` read an input (`--max-input` caps it).
 const JSON_WRITE_CODES: &[&str] =
     crate::write_error_codes![code::NOT_UTF8, code::SYNTAX_ERROR, code::TOO_LARGE,];
+/// `json delete` and `json fmt` read only the file, which has no size cap.
+const JSON_FILE_CODES: &[&str] = crate::write_error_codes![code::NOT_UTF8, code::SYNTAX_ERROR,];
 const PATCH_CODES: &[&str] = crate::write_error_codes![
     code::NOT_UTF8,
     code::NO_MATCH,
@@ -323,7 +326,7 @@ pub const DELETE: CommandSpec = CommandSpec {
     description: "The member or element goes with the separator that belongs to it; the rest of the file stays byte for byte.",
     args: <DeleteArgs as clap::Args>::augment_args,
     output_fields: write::WRITE_FIELDS,
-    error_codes: JSON_WRITE_CODES,
+    error_codes: JSON_FILE_CODES,
     writes: true,
     tx: true,
     workspace: true,
@@ -621,7 +624,7 @@ pub const FMT: CommandSpec = CommandSpec {
     description: "Numbers and strings keep their spelling; the newline style and whether the file ends with a newline are kept.",
     args: <FmtArgs as clap::Args>::augment_args,
     output_fields: write::WRITE_FIELDS,
-    error_codes: JSON_WRITE_CODES,
+    error_codes: JSON_FILE_CODES,
     writes: true,
     tx: true,
     workspace: true,
