@@ -329,4 +329,18 @@ fn move_lines_with_encoding_keeps_latin1_byte_exact_like_iconv_and_sed() {
         env.read("l1.txt"),
         latin1("na\u{ef}ve 2\r\n\u{80}\u{ff} end")
     );
+    // transform offers the same way in, and it works.
+    let r = env.run(&["transform", "l1.txt", "--op", "reverse"]);
+    assert_eq!(r.error_code(), "input.not-utf8", "{}", r.stderr);
+    let first = r.json["error"]["repairs"][0]["command"].as_str().unwrap();
+    assert_eq!(
+        first,
+        "aitools transform l1.txt --op reverse --encoding iso-8859-1"
+    );
+    ok(&env.run_line(first));
+    // The oracle: the same transform of the UTF-8 text, encoded by iconv.
+    env.write("u.txt", "na\u{ef}ve 2\r\n\u{80}\u{ff} end");
+    ok(&env.run(&["transform", "u.txt", "--op", "reverse"]));
+    let want = sh(&env, "iconv -f UTF-8 -t ISO-8859-1 u.txt");
+    assert_eq!(env.read("l1.txt"), want);
 }
