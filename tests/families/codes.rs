@@ -175,6 +175,50 @@ fn chatty_git(env: &TestEnv) -> Option<Child> {
     None
 }
 
+/// A `git` on PATH (`{root}/.fakebin`, see `FAKE_GIT_PATH`) that never answers
+/// (the rows lower the deadline with `GIT_TIMEOUT`).
+fn slow_git(env: &TestEnv) -> Option<Child> {
+    use std::os::unix::fs::PermissionsExt;
+    env.write(".fakebin/git", "#!/bin/sh\nsleep 30\n");
+    let mode = std::fs::Permissions::from_mode(0o755);
+    std::fs::set_permissions(env.path(".fakebin/git"), mode).expect("chmod");
+    None
+}
+
+/// The slow `git` first on PATH, and a 200 ms deadline for git calls.
+const GIT_TIMEOUT: &[(&str, &str)] = &[
+    ("PATH", "{root}/.fakebin:/usr/bin:/bin"),
+    ("AITOOLS_GIT_TIMEOUT_MS", "200"),
+];
+
+/// A state home whose directories cannot be created (a name longer than a file
+/// system allows, standing for a read-only or full disk): bg has nowhere to
+/// keep its records.
+const NO_STATE_DIR: &[(&str, &str)] = &[("XDG_STATE_HOME", NO_STATE_HOME)];
+const NO_STATE_HOME: &str = "{root}/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+
+/// A bg process started (`bg-1`; it ends at once).
+fn bg_started(env: &TestEnv) -> Option<Child> {
+    assert_eq!(env.run(&["bg", "start", "--", "true"]).code, 0);
+    None
+}
+
+/// `bg-1`'s record edited by hand into something that is not one.
+fn bg_corrupt(env: &TestEnv) -> Option<Child> {
+    bg_started(env);
+    let meta = find_file(env.state.path(), "meta.json").expect("bg-1's meta.json");
+    std::fs::write(meta, "{\"id\": \"bg-1\",").expect("corrupt");
+    None
+}
+
+/// Feedback entry 001 edited by hand into something that is not one.
+fn feedback_corrupt(env: &TestEnv) -> Option<Child> {
+    let dir = env.state.path().join("feedback");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::fs::write(dir.join("001.json"), "{\"id\": \"001\", \"type\":").expect("corrupt");
+    None
+}
+
 /// PATH with the fake `git` first (`{root}` is the fixture's root).
 const FAKE_GIT_PATH: &[(&str, &str)] = &[("PATH", "{root}/.fakebin:/usr/bin:/bin")];
 
@@ -358,6 +402,27 @@ const ROWS: &[Row] = &[
     r("git log", "refusal.too-large", &["git", "log"]).env(FAKE_GIT_PATH).setup(chatty_git),
     r("git show", "refusal.too-large", &["git", "show", "HEAD:a.txt"]).env(FAKE_GIT_PATH).setup(chatty_git),
     r("git blame", "refusal.too-large", &["git", "blame", "a.txt"]).env(FAKE_GIT_PATH).setup(chatty_git),
+    r("git status", "environment.timeout", &["git", "status"]).env(GIT_TIMEOUT).setup(slow_git),
+    r("git diff", "environment.timeout", &["git", "diff"]).env(GIT_TIMEOUT).setup(slow_git),
+    r("git log", "environment.timeout", &["git", "log"]).env(GIT_TIMEOUT).setup(slow_git),
+    r("git show", "environment.timeout", &["git", "show", "HEAD:a.txt"]).env(GIT_TIMEOUT).setup(slow_git),
+    r("git blame", "environment.timeout", &["git", "blame", "a.txt"]).env(GIT_TIMEOUT).setup(slow_git),
+    r("git status", "input.not-found", &["git", "status", "nope.txt"]).setup(committed),
+    r("git diff", "input.not-found", &["git", "diff", "nope.txt"]).setup(committed),
+    r("git log", "input.not-found", &["git", "log", "nope.txt"]).setup(committed),
+    r("git diff", "input.not-found", &["git", "diff", "--ref", "nosuch"]).setup(committed),
+    r("git log", "input.not-found", &["git", "log", "--rev", "nosuch"]).setup(committed),
+    r("bg logs", "environment.unavailable", &["bg", "logs", "bg-1"]).env(NO_STATE_DIR),
+    r("bg status", "environment.unavailable", &["bg", "status"]).env(NO_STATE_DIR),
+    r("bg stop", "environment.unavailable", &["bg", "stop", "bg-1"]).env(NO_STATE_DIR),
+    r("wait", "environment.unavailable", &["wait", "--bg", "bg-1", "--exit"]).env(NO_STATE_DIR),
+    r("bg logs", "input.syntax-error", &["bg", "logs", "bg-1", "--grep", "("]).setup(bg_started),
+    r("bg logs", "input.syntax-error", &["bg", "logs", "bg-1"]).setup(bg_corrupt),
+    r("bg status", "input.syntax-error", &["bg", "status", "bg-1"]).setup(bg_corrupt),
+    r("bg stop", "input.syntax-error", &["bg", "stop", "bg-1"]).setup(bg_corrupt),
+    r("wait", "input.syntax-error", &["wait", "--bg", "bg-1", "--exit"]).setup(bg_corrupt),
+    r("feedback show", "input.syntax-error", &["feedback", "show", "1"]).setup(feedback_corrupt),
+    r("feedback transition", "input.syntax-error", &["feedback", "transition", "1", "--status", "resolved"]).setup(feedback_corrupt),
 ];
 
 /// Declared pairs no row proves yet (shrink-only; see the module comment).
@@ -371,20 +436,6 @@ const ROWS: &[Row] = &[
 #[rustfmt::skip]
 const UNCOVERED: &[(&str, &str)] = &[
     ("apply", "selection.ambiguous"),
-    ("bg logs", "environment.unavailable"),
-    ("bg logs", "input.syntax-error"),
-    ("bg status", "environment.unavailable"),
-    ("bg stop", "environment.unavailable"),
-    ("feedback show", "input.syntax-error"),
-    ("feedback transition", "input.syntax-error"),
-    ("git blame", "environment.timeout"),
-    ("git diff", "environment.timeout"),
-    ("git diff", "input.not-found"),
-    ("git log", "environment.timeout"),
-    ("git log", "input.not-found"),
-    ("git show", "environment.timeout"),
-    ("git status", "environment.timeout"),
-    ("git status", "input.not-found"),
     ("json delete", "refusal.too-large"),
     ("json fmt", "refusal.too-large"),
     ("move-lines", "input.unsupported-format"),
@@ -393,7 +444,6 @@ const UNCOVERED: &[(&str, &str)] = &[
     ("tx rebase", "refusal.target-changed"),
     ("undo", "integrity.blob-corrupt"),
     ("undo", "refusal.op-collected"),
-    ("wait", "environment.unavailable"),
 ];
 
 #[test]

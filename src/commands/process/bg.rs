@@ -104,10 +104,12 @@ pub fn job(ctx: &Ctx, id: &str) -> Result<Job, CmdError> {
     let found = valid
         .then(|| dir.sub(id).ok())
         .flatten()
-        .and_then(|d| Some((d.read("meta.json").ok()?, d)))
-        .and_then(|(b, d)| Some((serde_json::from_slice::<Meta>(&b).ok()?, d)));
+        .and_then(|d| Some((d.read("meta.json").ok()?, d)));
     match found {
-        Some((meta, dir)) => Ok(Job { dir, meta }),
+        Some((bytes, dir)) => match serde_json::from_slice::<Meta>(&bytes) {
+            Ok(meta) => Ok(Job { dir, meta }),
+            Err(e) => Err(corrupt(id, &dir, &e)),
+        },
         None => Err(CmdError::new(
             code::NOT_FOUND,
             format!("No bg process {id} in this workspace."),
@@ -118,6 +120,28 @@ pub fn job(ctx: &Ctx, id: &str) -> Result<Job, CmdError> {
             ),
         )),
     }
+}
+
+/// A record that is there but does not parse (edited by hand, or a disk fault).
+fn corrupt(id: &str, dir: &OwnDir, e: &serde_json::Error) -> CmdError {
+    let path = dir.path().join("meta.json");
+    CmdError::new(
+        code::SYNTAX_ERROR,
+        format!(
+            "The record of bg process {id} ({}) is not valid: {e}.",
+            path.display()
+        ),
+        Repair::new(
+            "read",
+            "Read the record to repair it by hand (or remove its directory to forget the process).",
+            shell::aitools(["read", &path.to_string_lossy()]),
+        ),
+    )
+    .with_repair(Repair::new(
+        "list",
+        "List the bg processes whose records are whole.",
+        "aitools bg status",
+    ))
 }
 
 fn all_jobs(ctx: &Ctx) -> Result<Vec<Job>, CmdError> {
@@ -439,7 +463,12 @@ pub const STATUS: CommandSpec = CommandSpec {
         ),
         field("total", "Number of items."),
     ],
-    error_codes: &[code::NOT_FOUND, code::UNAVAILABLE, code::IO],
+    error_codes: &[
+        code::SYNTAX_ERROR,
+        code::NOT_FOUND,
+        code::UNAVAILABLE,
+        code::IO,
+    ],
     writes: false,
     tx: false,
     workspace: true,
@@ -511,6 +540,7 @@ pub const STOP: CommandSpec = CommandSpec {
     ],
     error_codes: &[
         code::ARGUMENT_INVALID,
+        code::SYNTAX_ERROR,
         code::NOT_FOUND,
         code::UNAVAILABLE,
         code::IO,
