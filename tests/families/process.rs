@@ -337,3 +337,42 @@ fn a_bg_record_edited_by_hand_is_a_syntax_error_with_a_way_to_read_it() {
     assert_eq!(s.json["total"], 1, "{}", s.stdout);
     assert_eq!(s.json["items"][0]["id"], "bg-2");
 }
+
+#[test]
+fn bg_without_a_usable_state_directory_is_unavailable_and_doctor_says_why() {
+    let env = TestEnv::new();
+    // A state home whose directories cannot be created (ENAMETOOLONG stands for
+    // a read-only or full disk).
+    let home = env.root().join("s".repeat(300));
+    let run = |argv: &[&str]| {
+        let out = env
+            .command(argv)
+            .env("XDG_STATE_HOME", &home)
+            .output()
+            .unwrap();
+        crate::support::parse(out)
+    };
+    for argv in [
+        vec!["bg", "start", "--", "true"],
+        vec!["bg", "logs", "bg-1"],
+        vec!["bg", "status"],
+        vec!["bg", "stop", "bg-1"],
+        vec!["wait", "--bg", "bg-1", "--exit"],
+    ] {
+        let r = run(&argv);
+        assert_eq!(
+            r.error_code(),
+            "environment.unavailable",
+            "{argv:?}: {}",
+            r.stdout
+        );
+        assert_eq!(r.json["error"]["repairs"][0]["command"], "aitools doctor");
+    }
+    let doctor = run(&["doctor"]);
+    let checks = doctor.json["checks"].as_array().unwrap();
+    let writable = checks
+        .iter()
+        .find(|c| c["name"] == "state_dir_writable")
+        .expect("state_dir_writable");
+    assert_eq!(writable["ok"], false, "{}", doctor.stdout);
+}

@@ -73,20 +73,28 @@ impl Job {
     }
 }
 
+/// bg keeps its records in the workspace's state directory; one that cannot be
+/// created or written (a read-only or full disk, a state home that cannot hold
+/// it) leaves bg without them.
 fn bg_dir(ctx: &Ctx) -> Result<OwnDir, CmdError> {
     let state = ctx.files().state_dir().map_err(|e| {
         CmdError::new(
             code::UNAVAILABLE,
             format!(
-                "The state directory is not usable: {}.",
+                "The state directory, where bg keeps its processes' records, is not usable: {}.",
                 error::err_text(&e)
             ),
             Repair::new(
-                "run",
-                "Run the program in the foreground instead.",
-                "aitools schema run",
+                "inspect",
+                "See which state directory is used and what is wrong with it (XDG_STATE_HOME, else HOME, says where it lives).",
+                "aitools doctor",
             ),
         )
+        .with_repair(Repair::new(
+            "run",
+            "Run the program in the foreground instead.",
+            "aitools schema run",
+        ))
     })?;
     state.sub("bg").map_err(|e| io("bg", &e))
 }
