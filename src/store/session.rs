@@ -15,6 +15,9 @@ use std::sync::{Arc, Mutex};
 pub const DEFAULT_BUDGET: u64 = 512 << 20;
 /// The environment variable that sets the budget (`<n>`, `<n>KiB|MiB|GiB`).
 pub const BUDGET_ENV: &str = "AITOOLS_STATE_BUDGET";
+/// The environment variable that lowers (or raises) the git family's deadline, in
+/// milliseconds (tests use it to reach `environment.timeout`).
+pub const GIT_TIMEOUT_ENV: &str = "AITOOLS_GIT_TIMEOUT_MS";
 
 /// The identity of a loaded tx's index file (id, inode, size, mtime).
 pub type TxKey = (String, u64, u64, i64, i64);
@@ -26,6 +29,9 @@ pub struct Settings {
     pub seed: Option<String>,
     /// `AITOOLS_STATE_BUDGET` parsed, else `DEFAULT_BUDGET`.
     pub gc_budget: u64,
+    /// `AITOOLS_GIT_TIMEOUT_MS` parsed (a positive whole number), else `None`:
+    /// the git family's own deadline.
+    pub git_timeout: Option<std::time::Duration>,
 }
 
 impl Settings {
@@ -36,6 +42,11 @@ impl Settings {
                 .ok()
                 .and_then(|v| crate::protocol::values::parse_size(v.trim()).ok())
                 .unwrap_or(DEFAULT_BUDGET),
+            git_timeout: std::env::var(GIT_TIMEOUT_ENV)
+                .ok()
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .filter(|ms| *ms > 0)
+                .map(std::time::Duration::from_millis),
         }
     }
 }

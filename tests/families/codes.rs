@@ -175,6 +175,50 @@ fn chatty_git(env: &TestEnv) -> Option<Child> {
     None
 }
 
+/// A `git` on PATH (`{root}/.fakebin`, see `FAKE_GIT_PATH`) that never answers
+/// (the rows lower the deadline with `GIT_TIMEOUT`).
+fn slow_git(env: &TestEnv) -> Option<Child> {
+    use std::os::unix::fs::PermissionsExt;
+    env.write(".fakebin/git", "#!/bin/sh\nsleep 30\n");
+    let mode = std::fs::Permissions::from_mode(0o755);
+    std::fs::set_permissions(env.path(".fakebin/git"), mode).expect("chmod");
+    None
+}
+
+/// The slow `git` first on PATH, and a 200 ms deadline for git calls.
+const GIT_TIMEOUT: &[(&str, &str)] = &[
+    ("PATH", "{root}/.fakebin:/usr/bin:/bin"),
+    ("AITOOLS_GIT_TIMEOUT_MS", "200"),
+];
+
+/// A state home whose directories cannot be created (a name longer than a file
+/// system allows, standing for a read-only or full disk): bg has nowhere to
+/// keep its records.
+const NO_STATE_DIR: &[(&str, &str)] = &[("XDG_STATE_HOME", NO_STATE_HOME)];
+const NO_STATE_HOME: &str = "{root}/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+
+/// A bg process started (`bg-1`; it ends at once).
+fn bg_started(env: &TestEnv) -> Option<Child> {
+    assert_eq!(env.run(&["bg", "start", "--", "true"]).code, 0);
+    None
+}
+
+/// `bg-1`'s record edited by hand into something that is not one.
+fn bg_corrupt(env: &TestEnv) -> Option<Child> {
+    bg_started(env);
+    let meta = find_file(env.state.path(), "meta.json").expect("bg-1's meta.json");
+    std::fs::write(meta, "{\"id\": \"bg-1\",").expect("corrupt");
+    None
+}
+
+/// Feedback entry 001 edited by hand into something that is not one.
+fn feedback_corrupt(env: &TestEnv) -> Option<Child> {
+    let dir = env.state.path().join("feedback");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::fs::write(dir.join("001.json"), "{\"id\": \"001\", \"type\":").expect("corrupt");
+    None
+}
+
 /// PATH with the fake `git` first (`{root}` is the fixture's root).
 const FAKE_GIT_PATH: &[(&str, &str)] = &[("PATH", "{root}/.fakebin:/usr/bin:/bin")];
 
@@ -422,30 +466,35 @@ const ROWS: &[Row] = &[
     r("undo", "refusal.op-collected", &["undo", FIRST_OP]).setup(collected_op),
     r("undo", "integrity.blob-corrupt", &["undo", FIRST_OP]).setup(corrupt_blob),
     r("tx rebase", "refusal.target-changed", &["tx", "rebase", FIRST_TX]).setup(drifted_tx),
+    // git, bg, wait, feedback (codesA)
+    r("git status", "environment.timeout", &["git", "status"]).env(GIT_TIMEOUT).setup(slow_git),
+    r("git diff", "environment.timeout", &["git", "diff"]).env(GIT_TIMEOUT).setup(slow_git),
+    r("git log", "environment.timeout", &["git", "log"]).env(GIT_TIMEOUT).setup(slow_git),
+    r("git show", "environment.timeout", &["git", "show", "HEAD:a.txt"]).env(GIT_TIMEOUT).setup(slow_git),
+    r("git blame", "environment.timeout", &["git", "blame", "a.txt"]).env(GIT_TIMEOUT).setup(slow_git),
+    r("git status", "input.not-found", &["git", "status", "nope.txt"]).setup(committed),
+    r("git diff", "input.not-found", &["git", "diff", "nope.txt"]).setup(committed),
+    r("git log", "input.not-found", &["git", "log", "nope.txt"]).setup(committed),
+    r("git diff", "input.not-found", &["git", "diff", "--ref", "nosuch"]).setup(committed),
+    r("git log", "input.not-found", &["git", "log", "--rev", "nosuch"]).setup(committed),
+    r("bg logs", "environment.unavailable", &["bg", "logs", "bg-1"]).env(NO_STATE_DIR),
+    r("bg status", "environment.unavailable", &["bg", "status"]).env(NO_STATE_DIR),
+    r("bg stop", "environment.unavailable", &["bg", "stop", "bg-1"]).env(NO_STATE_DIR),
+    r("wait", "environment.unavailable", &["wait", "--bg", "bg-1", "--exit"]).env(NO_STATE_DIR),
+    r("bg logs", "input.syntax-error", &["bg", "logs", "bg-1", "--grep", "("]).setup(bg_started),
+    r("bg logs", "input.syntax-error", &["bg", "logs", "bg-1"]).setup(bg_corrupt),
+    r("bg status", "input.syntax-error", &["bg", "status", "bg-1"]).setup(bg_corrupt),
+    r("bg stop", "input.syntax-error", &["bg", "stop", "bg-1"]).setup(bg_corrupt),
+    r("wait", "input.syntax-error", &["wait", "--bg", "bg-1", "--exit"]).setup(bg_corrupt),
+    r("feedback show", "input.syntax-error", &["feedback", "show", "1"]).setup(feedback_corrupt),
+    r("feedback transition", "input.syntax-error", &["feedback", "transition", "1", "--status", "resolved"]).setup(feedback_corrupt),
 ];
 
 /// Declared pairs no row proves yet (shrink-only; see the module comment).
-/// What they wait for: git's timeout and 64 MiB capture cap (a slow or huge
-/// repository), a running bg process (its logs' regex; `environment.unavailable`
-/// without /proc), a corrupt feedback entry; and one that may be unreachable and
-/// needs a look at the handler: git status|diff|log on a missing path answer ok.
+/// Empty: every declared (command, code) pair has a row above. A command that
+/// declares a new code needs a row, or the test names the missing pair.
 #[rustfmt::skip]
 const UNCOVERED: &[(&str, &str)] = &[
-    ("bg logs", "environment.unavailable"),
-    ("bg logs", "input.syntax-error"),
-    ("bg status", "environment.unavailable"),
-    ("bg stop", "environment.unavailable"),
-    ("feedback show", "input.syntax-error"),
-    ("feedback transition", "input.syntax-error"),
-    ("git blame", "environment.timeout"),
-    ("git diff", "environment.timeout"),
-    ("git diff", "input.not-found"),
-    ("git log", "environment.timeout"),
-    ("git log", "input.not-found"),
-    ("git show", "environment.timeout"),
-    ("git status", "environment.timeout"),
-    ("git status", "input.not-found"),
-    ("wait", "environment.unavailable"),
 ];
 
 #[test]

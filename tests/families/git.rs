@@ -403,3 +403,68 @@ fn outside_a_repository_or_without_git_is_environment_unavailable() {
             .contains("not installed")
     );
 }
+
+#[test]
+fn a_path_git_never_knew_is_not_found_a_deleted_one_is_not() {
+    let env = repo();
+    git(&env, &["commit", "-qam", "third"]);
+    // gone.txt: deleted and committed; only history knows it.
+    for argv in [
+        vec!["git", "log", "gone.txt"],
+        vec!["git", "status", "gone.txt"],
+        vec!["git", "diff", "gone.txt"],
+        vec!["git", "diff", "--ref", "HEAD~2", "gone.txt"],
+    ] {
+        let r = env.run(&argv);
+        assert_eq!(r.code, 0, "{argv:?}: {}", r.stdout);
+    }
+    assert_eq!(
+        env.run(&["git", "log", "gone.txt"]).json["total"],
+        serde_json::json!(2)
+    );
+    // An untracked file and a glob matching tracked files are known too.
+    env.write("fresh.txt", "f\n");
+    assert_eq!(env.run(&["git", "log", "fresh.txt"]).code, 0);
+    assert_eq!(env.run(&["git", "diff", "*.txt"]).code, 0);
+    for argv in [
+        vec!["git", "log", "typo.txt"],
+        vec!["git", "status", "sub/typo.txt"],
+        vec!["git", "diff", "typo.txt"],
+        vec!["git", "diff", "*.nosuch"],
+    ] {
+        let r = env.run(&argv);
+        assert_eq!(r.error_code(), "input.not-found", "{argv:?}: {}", r.stdout);
+        let find = &r.json["error"]["repairs"][0]["command"];
+        assert!(
+            find.as_str().unwrap().starts_with("aitools find "),
+            "{find}"
+        );
+        assert_eq!(env.run_line(find.as_str().unwrap()).code, 0, "{find}");
+    }
+}
+
+#[test]
+fn the_git_deadline_comes_from_aitools_git_timeout_ms() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    let bin = tempfile::tempdir().unwrap();
+    let fake = bin.path().join("git");
+    std::fs::write(&fake, "#!/bin/sh\nsleep 30\n").unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let started = std::time::Instant::now();
+    let out = env
+        .command(&["git", "log"])
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.path().display()))
+        .env("AITOOLS_GIT_TIMEOUT_MS", "300")
+        .output()
+        .unwrap();
+    let r = crate::support::parse(out);
+    assert_eq!(r.error_code(), "environment.timeout", "{}", r.stdout);
+    assert!(
+        r.json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("0.3s")
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+}

@@ -303,3 +303,76 @@ fn wait_for_a_file_line_a_port_a_duration_or_time_out() {
     let two = env.run(&["wait", "--port", "1", "--duration", "1s"]);
     assert_eq!(two.error_code(), "argument.invalid");
 }
+
+#[test]
+fn a_bg_record_edited_by_hand_is_a_syntax_error_with_a_way_to_read_it() {
+    let env = TestEnv::new();
+    let first = env.run(&["bg", "start", "--", "true"]);
+    assert_eq!(env.run(&["bg", "start", "--", "true"]).code, 0);
+    // The record (meta.json) sits beside the log bg start reported.
+    let log = std::path::PathBuf::from(first.json["log"].as_str().unwrap());
+    let record = log.with_file_name("meta.json");
+    assert!(record.is_file(), "{}", record.display());
+    std::fs::write(&record, "{\"id\": \"bg-1\",").unwrap();
+    for argv in [
+        vec!["bg", "logs", "bg-1"],
+        vec!["bg", "status", "bg-1"],
+        vec!["bg", "stop", "bg-1"],
+        vec!["wait", "--bg", "bg-1", "--exit"],
+    ] {
+        let r = env.run(&argv);
+        assert_eq!(
+            r.error_code(),
+            "input.syntax-error",
+            "{argv:?}: {}",
+            r.stdout
+        );
+        let read = r.json["error"]["repairs"][0]["command"].as_str().unwrap();
+        let shown = env.run_line(read);
+        assert_eq!(shown.code, 0, "{read}: {}", shown.stdout);
+        assert!(shown.stdout.contains("bg-1"), "{}", shown.stdout);
+    }
+    // The list goes on with the records that are whole.
+    let s = env.run(&["bg", "status"]);
+    assert_eq!(s.json["total"], 1, "{}", s.stdout);
+    assert_eq!(s.json["items"][0]["id"], "bg-2");
+}
+
+#[test]
+fn bg_without_a_usable_state_directory_is_unavailable_and_doctor_says_why() {
+    let env = TestEnv::new();
+    // A state home whose directories cannot be created (ENAMETOOLONG stands for
+    // a read-only or full disk).
+    let home = env.root().join("s".repeat(300));
+    let run = |argv: &[&str]| {
+        let out = env
+            .command(argv)
+            .env("XDG_STATE_HOME", &home)
+            .output()
+            .unwrap();
+        crate::support::parse(out)
+    };
+    for argv in [
+        vec!["bg", "start", "--", "true"],
+        vec!["bg", "logs", "bg-1"],
+        vec!["bg", "status"],
+        vec!["bg", "stop", "bg-1"],
+        vec!["wait", "--bg", "bg-1", "--exit"],
+    ] {
+        let r = run(&argv);
+        assert_eq!(
+            r.error_code(),
+            "environment.unavailable",
+            "{argv:?}: {}",
+            r.stdout
+        );
+        assert_eq!(r.json["error"]["repairs"][0]["command"], "aitools doctor");
+    }
+    let doctor = run(&["doctor"]);
+    let checks = doctor.json["checks"].as_array().unwrap();
+    let writable = checks
+        .iter()
+        .find(|c| c["name"] == "state_dir_writable")
+        .expect("state_dir_writable");
+    assert_eq!(writable["ok"], false, "{}", doctor.stdout);
+}

@@ -192,6 +192,9 @@ pub fn run(ctx: &Ctx, a: &DiffArgs) -> Result<Output, CmdError> {
     let out = git(ctx, &ns, "history")?;
     let (text, _) = super::lossy(&out.stdout);
     let mut files = numstat(&text);
+    if files.is_empty() {
+        super::unknown_path(ctx, &a.path, &tail[1..])?;
+    }
     let total_files = files.len() as u64;
     let limit = usize::try_from(a.limit).unwrap_or(usize::MAX);
     let mut cut = files.len() > limit;

@@ -108,6 +108,9 @@ pub fn run(ctx: &Ctx, a: &LogArgs) -> Result<Output, CmdError> {
         Err(e) if a.rev.is_none() && e.message.contains("unknown revision") => 0,
         Err(e) => return Err(e),
     };
+    if total == 0 {
+        super::unknown_path(ctx, &a.path, &paths)?;
+    }
     let mut items = Vec::new();
     if total > a.skip && a.limit > 0 {
         let mut args = vec![

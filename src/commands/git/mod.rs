@@ -19,7 +19,7 @@ pub mod status;
 pub const COMMANDS: &[CommandSpec] =
     &[status::SPEC, diff::SPEC, log::SPEC, show::SPEC, blame::SPEC];
 
-/// The longest one git call may take.
+/// The longest one git call may take (`AITOOLS_GIT_TIMEOUT_MS` sets another).
 const GIT_TIMEOUT: Duration = Duration::from_secs(60);
 /// The most bytes kept from one git stream (a diff or a blob); the commands cut far
 /// below this, so reaching it only makes an answer partial.
@@ -42,6 +42,15 @@ fn narrow(ctx: &Ctx) -> Repair {
         "Ask for less (a path, a revision range).",
         format!("aitools schema {}", ctx.command),
     )
+}
+
+/// A deadline as the message says it: `60s`, `0.05s`.
+fn seconds(d: Duration) -> String {
+    if d.subsec_millis() == 0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{}s", d.as_secs_f64())
+    }
 }
 
 /// What git said on stdout, once it succeeded.
@@ -89,8 +98,9 @@ pub fn git(ctx: &Ctx, args: &[String], fallback: &str) -> Result<GitOut, CmdErro
     .env("GIT_TERMINAL_PROMPT", "0")
     .env("LC_ALL", "C")
     .env_remove("GIT_EXTERNAL_DIFF");
+    let timeout = ctx.session.settings.git_timeout.unwrap_or(GIT_TIMEOUT);
     let limits = Limits {
-        timeout: GIT_TIMEOUT,
+        timeout,
         grace: Duration::from_secs(1),
         cap: GIT_CAP,
     };
@@ -116,9 +126,9 @@ pub fn git(ctx: &Ctx, args: &[String], fallback: &str) -> Result<GitOut, CmdErro
         return Err(CmdError::new(
             code::TIMEOUT,
             format!(
-                "git {} ran past {}s and was stopped.",
+                "git {} ran past {} and was stopped.",
                 args.first().map(String::as_str).unwrap_or(""),
-                GIT_TIMEOUT.as_secs()
+                seconds(timeout)
             ),
             narrow(ctx),
         ));
@@ -201,6 +211,53 @@ pub fn git(ctx: &Ctx, args: &[String], fallback: &str) -> Result<GitOut, CmdErro
 pub fn pathspec(ctx: &Ctx, arg: &str) -> Result<String, CmdError> {
     let abs = ctx.path_arg(arg)?;
     Ok(abs.to_string_lossy().into_owned())
+}
+
+/// After an empty answer: the first path argument that names nothing git could
+/// report (no file in the work tree, no match in the index or among untracked
+/// files, no commit of any branch touching it) is `input.not-found` — a typo,
+/// not a deleted path (`git log <deleted>` still lists its commits). `args` are
+/// the path arguments as typed, `specs` their `pathspec`s.
+pub fn unknown_path(ctx: &Ctx, args: &[String], specs: &[String]) -> Result<(), CmdError> {
+    for (arg, spec) in args.iter().zip(specs) {
+        if ctx
+            .files()
+            .disk(std::path::Path::new(spec))
+            .symlink_metadata()
+            .is_ok()
+        {
+            continue;
+        }
+        let some = |words: &[&str]| -> Result<bool, CmdError> {
+            let mut a: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+            a.extend(["--".to_string(), spec.clone()]);
+            Ok(!git(ctx, &a, "find")?.stdout.is_empty())
+        };
+        if some(&["ls-files", "--cached", "--others"])?
+            || some(&["rev-list", "--all", "--max-count=1"])?
+        {
+            continue;
+        }
+        let name = std::path::Path::new(arg)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| arg.clone());
+        return Err(CmdError::new(
+            code::NOT_FOUND,
+            format!("{arg} matches no file in the work tree, the index or any commit."),
+            Repair::new(
+                "find",
+                "Look for the path by name.",
+                crate::protocol::shell::aitools(["find", &name]),
+            ),
+        )
+        .with_repair(Repair::new(
+            "status",
+            "See the paths git reports.",
+            "aitools git status",
+        )));
+    }
+    Ok(())
 }
 
 /// `(text, malformed sequences replaced)`.

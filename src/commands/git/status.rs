@@ -148,15 +148,20 @@ pub fn run(ctx: &Ctx, a: &StatusArgs) -> Result<Output, CmdError> {
         .iter()
         .map(|s| s.to_string())
         .collect();
-    if !a.path.is_empty() {
+    let mut specs = Vec::new();
+    for p in &a.path {
+        specs.push(super::pathspec(ctx, p)?);
+    }
+    if !specs.is_empty() {
         args.push("--".into());
-        for p in &a.path {
-            args.push(super::pathspec(ctx, p)?);
-        }
+        args.extend(specs.iter().cloned());
     }
     let out = git(ctx, &args, "overview")?;
     let (text, _) = super::lossy(&out.stdout);
     let mut p = parse(&text);
+    if p.staged.is_empty() && p.unstaged.is_empty() && p.untracked.is_empty() {
+        super::unknown_path(ctx, &a.path, &specs)?;
+    }
     let limit = usize::try_from(a.limit).unwrap_or(usize::MAX);
     let cut = p.staged.len() > limit || p.unstaged.len() > limit || p.untracked.len() > limit;
     p.staged.truncate(limit);

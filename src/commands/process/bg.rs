@@ -73,20 +73,28 @@ impl Job {
     }
 }
 
+/// bg keeps its records in the workspace's state directory; one that cannot be
+/// created or written (a read-only or full disk, a state home that cannot hold
+/// it) leaves bg without them.
 fn bg_dir(ctx: &Ctx) -> Result<OwnDir, CmdError> {
     let state = ctx.files().state_dir().map_err(|e| {
         CmdError::new(
             code::UNAVAILABLE,
             format!(
-                "The state directory is not usable: {}.",
+                "The state directory, where bg keeps its processes' records, is not usable: {}.",
                 error::err_text(&e)
             ),
             Repair::new(
-                "run",
-                "Run the program in the foreground instead.",
-                "aitools schema run",
+                "inspect",
+                "See which state directory is used and what is wrong with it (XDG_STATE_HOME, else HOME, says where it lives).",
+                "aitools doctor",
             ),
         )
+        .with_repair(Repair::new(
+            "run",
+            "Run the program in the foreground instead.",
+            "aitools schema run",
+        ))
     })?;
     state.sub("bg").map_err(|e| io("bg", &e))
 }
@@ -104,10 +112,12 @@ pub fn job(ctx: &Ctx, id: &str) -> Result<Job, CmdError> {
     let found = valid
         .then(|| dir.sub(id).ok())
         .flatten()
-        .and_then(|d| Some((d.read("meta.json").ok()?, d)))
-        .and_then(|(b, d)| Some((serde_json::from_slice::<Meta>(&b).ok()?, d)));
+        .and_then(|d| Some((d.read("meta.json").ok()?, d)));
     match found {
-        Some((meta, dir)) => Ok(Job { dir, meta }),
+        Some((bytes, dir)) => match serde_json::from_slice::<Meta>(&bytes) {
+            Ok(meta) => Ok(Job { dir, meta }),
+            Err(e) => Err(corrupt(id, &dir, &e)),
+        },
         None => Err(CmdError::new(
             code::NOT_FOUND,
             format!("No bg process {id} in this workspace."),
@@ -118,6 +128,28 @@ pub fn job(ctx: &Ctx, id: &str) -> Result<Job, CmdError> {
             ),
         )),
     }
+}
+
+/// A record that is there but does not parse (edited by hand, or a disk fault).
+fn corrupt(id: &str, dir: &OwnDir, e: &serde_json::Error) -> CmdError {
+    let path = dir.path().join("meta.json");
+    CmdError::new(
+        code::SYNTAX_ERROR,
+        format!(
+            "The record of bg process {id} ({}) is not valid: {e}.",
+            path.display()
+        ),
+        Repair::new(
+            "read",
+            "Read the record to repair it by hand (or remove its directory to forget the process).",
+            shell::aitools(["read", &path.to_string_lossy()]),
+        ),
+    )
+    .with_repair(Repair::new(
+        "list",
+        "List the bg processes whose records are whole.",
+        "aitools bg status",
+    ))
 }
 
 fn all_jobs(ctx: &Ctx) -> Result<Vec<Job>, CmdError> {
@@ -439,7 +471,12 @@ pub const STATUS: CommandSpec = CommandSpec {
         ),
         field("total", "Number of items."),
     ],
-    error_codes: &[code::NOT_FOUND, code::UNAVAILABLE, code::IO],
+    error_codes: &[
+        code::SYNTAX_ERROR,
+        code::NOT_FOUND,
+        code::UNAVAILABLE,
+        code::IO,
+    ],
     writes: false,
     tx: false,
     workspace: true,
@@ -511,6 +548,7 @@ pub const STOP: CommandSpec = CommandSpec {
     ],
     error_codes: &[
         code::ARGUMENT_INVALID,
+        code::SYNTAX_ERROR,
         code::NOT_FOUND,
         code::UNAVAILABLE,
         code::IO,
