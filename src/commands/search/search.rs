@@ -314,13 +314,16 @@ fn compile(ctx: &Ctx, args: &SearchArgs, raw: &[String]) -> Result<Patterns, Cmd
         if args.line_regexp {
             w = format!("^(?:{w})$");
         }
-        let re = RegexBuilder::new(&w)
-            .case_insensitive(args.matching.ignore_case)
-            .multi_line(true)
-            .crlf(true)
-            .build()
-            .map_err(|e| syntax_error(ctx, p, &e.to_string()))?;
-        each.push(re);
+        // One pattern is its combined regex (compiled below): compiled once.
+        if raw.len() > 1 {
+            let re = RegexBuilder::new(&w)
+                .case_insensitive(args.matching.ignore_case)
+                .multi_line(true)
+                .crlf(true)
+                .build()
+                .map_err(|e| syntax_error(ctx, p, &e.to_string()))?;
+            each.push(re);
+        }
         wrapped.push(w);
     }
     let combined_text = if wrapped.len() == 1 {
@@ -338,6 +341,9 @@ fn compile(ctx: &Ctx, args: &SearchArgs, raw: &[String]) -> Result<Patterns, Cmd
         .crlf(true)
         .build()
         .map_err(|e| syntax_error(ctx, &raw.join("|"), &e.to_string()))?;
+    if each.is_empty() {
+        each.push(combined.clone());
+    }
     let mut b = RegexMatcherBuilder::new();
     b.case_insensitive(args.matching.ignore_case)
         .multi_line(true)
