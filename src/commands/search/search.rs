@@ -114,8 +114,19 @@ pub struct SearchArgs {
 /// better read with `read --range`, and every block would grow by it.
 pub const MAX_CONTEXT: usize = 10;
 
-/// The most a named pipe given as a PATH may hold (it is read into memory once).
+/// The most a named pipe given as a PATH may hold (it is read into memory once);
+/// a pipe that holds more is listed in `skipped` as too-large.
 const MAX_PIPE_BYTES: u64 = 256 << 20;
+
+/// Lowers that cap (`<n>`, `<n>KiB|MiB|GiB`; never above it): read once a call.
+const PIPE_CAP_ENV: &str = "AITOOLS_PIPE_CAP";
+
+fn pipe_cap() -> u64 {
+    std::env::var(PIPE_CAP_ENV)
+        .ok()
+        .and_then(|v| crate::protocol::values::parse_size(v.trim()).ok())
+        .map_or(MAX_PIPE_BYTES, |n| n.min(MAX_PIPE_BYTES))
+}
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "search",
@@ -497,6 +508,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
     // as it and every earlier one are counted, so the first block goes out (as an
     // event) while the scan goes on.
     let named = |p: &Path| starts.iter().any(|s| s.as_path() == p);
+    let pipe_cap = pipe_cap();
     let visitor = || {
         let mut scanned = searcher(args, 0, 0, false);
         let mut whole = searcher(args, 0, 0, true);
@@ -504,7 +516,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
         move |e: &Entry| {
             // A named pipe can be read once: its bytes are kept for the listing pass.
             let piped = if e.is_pipe() {
-                match e.read_pipe(MAX_PIPE_BYTES) {
+                match e.read_pipe(pipe_cap) {
                     Ok(Some(b)) => Some(b),
                     Ok(None) => return Some((Counted::TooLarge, None)),
                     Err(_) => return Some((Counted::Unreadable, None)),
