@@ -335,6 +335,16 @@ fn default_threads() -> usize {
     })
 }
 
+/// Readies what the first scan of a process asks for on its way to its first
+/// entry: the worker count (the machine's parallelism, read from cgroup files)
+/// and the size of the regex engine's matcher pools (the same question, which
+/// the ignore crate's walker asks when it is built). Both are kept for the
+/// process; the AOI mode calls this on its otherwise idle main thread.
+pub fn warm() {
+    let _ = default_threads();
+    let _ = ignore::types::Types::empty();
+}
+
 struct Acc<T> {
     items: Vec<(PathBuf, T)>,
     skipped: Vec<(PathBuf, SkipReason)>,

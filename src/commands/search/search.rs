@@ -510,8 +510,10 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
     let named = |p: &Path| starts.iter().any(|s| s.as_path() == p);
     let pipe_cap = pipe_cap();
     let visitor = || {
+        // A searcher holds a zeroed 64 KiB buffer: the one for named files is
+        // made when a named file comes (never, in a directory's scan).
         let mut scanned = searcher(args, 0, 0, false);
-        let mut whole = searcher(args, 0, 0, true);
+        let mut whole: Option<Searcher> = None;
         let matcher = pats.matcher.clone();
         move |e: &Entry| {
             // A named pipe can be read once: its bytes are kept for the listing pass.
@@ -530,7 +532,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
                 binary: false,
             };
             let s = if named(e.path) {
-                &mut whole
+                whole.get_or_insert_with(|| searcher(args, 0, 0, true))
             } else {
                 &mut scanned
             };
