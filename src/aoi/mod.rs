@@ -217,7 +217,6 @@ fn run(host: Host, mode: Mode, out: Box<dyn Write + Send>, watch_signals: bool) 
     identity(&mut meta);
     meta.push("command", Json::str(command));
     meta.push("args_redacted", Json::Bool(true));
-    stream.line("aoi:meta", meta);
 
     if let Some(v) = &mode.schema_version
         && !(v == "1" || v == SCHEMA_VERSION || v == "1.0")
@@ -233,6 +232,7 @@ fn run(host: Host, mode: Mode, out: Box<dyn Write + Send>, watch_signals: bool) 
                 "aitools capabilities --output json",
             ),
         );
+        stream.line("aoi:meta", meta);
         return fail(&stream, &err, "unsupported");
     }
     let dry_run = head.contains(&"--dry-run");
@@ -258,9 +258,14 @@ fn run(host: Host, mode: Mode, out: Box<dyn Write + Send>, watch_signals: bool) 
                 shell::aitools(&again),
             ),
         );
+        stream.line("aoi:meta", meta);
         return fail(&stream, &err, "");
     }
 
+    // The command starts first and the meta line is written while it sets up
+    // (masking the first line readies the redaction tables); the stream is held
+    // meanwhile, so the command's first event still comes after the meta line.
+    let mut held = stream.hold();
     let events = Events::new(stream.clone());
     let (tx, rx) = std::sync::mpsc::channel();
     let args = mode.args.clone();
@@ -273,6 +278,8 @@ fn run(host: Host, mode: Mode, out: Box<dyn Write + Send>, watch_signals: bool) 
             }));
             let _ = tx.send(r);
         });
+    held.line("aoi:meta", meta);
+    drop(held);
     if spawned.is_err() {
         return fail(
             &stream,
@@ -280,6 +287,9 @@ fn run(host: Host, mode: Mode, out: Box<dyn Write + Send>, watch_signals: bool) 
             "",
         );
     }
+    // This thread has nothing else to do: it readies what a scan asks for on its
+    // way to the first file, in parallel with the command's own set-up.
+    crate::workspace::scan::warm();
     let writes = spec.is_some_and(|s| s.writes);
     let rendered = loop {
         match rx.recv_timeout(Duration::from_millis(10)) {

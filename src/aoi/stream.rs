@@ -110,6 +110,15 @@ impl Stream {
         g.ended = true;
     }
 
+    /// Holds the stream: a line another thread writes waits until the guard is
+    /// dropped, so the meta line can go first while the command already runs.
+    pub fn hold(&self) -> Held<'_> {
+        Held {
+            stream: self,
+            guard: self.lock(),
+        }
+    }
+
     fn write(&self, kind: &str, fields: Json) {
         let mut g = self.lock();
         self.write_locked(&mut g, kind, fields);
@@ -154,6 +163,19 @@ impl Stream {
         {
             g.closed = true;
         }
+    }
+}
+
+/// The stream, held (see [`Stream::hold`]).
+pub struct Held<'s> {
+    stream: &'s Stream,
+    guard: std::sync::MutexGuard<'s, Inner>,
+}
+
+impl Held<'_> {
+    /// Writes one event line while others wait.
+    pub fn line(&mut self, kind: &str, fields: Json) {
+        self.stream.write_locked(&mut self.guard, kind, fields);
     }
 }
 

@@ -71,6 +71,32 @@ pub fn excludes_file(work_tree: &Path) -> ExcludesFile {
     }
 }
 
+/// The excludes file the user's config names, as git (and the ignore crate) find
+/// it when no repository config or `GIT_CONFIG_GLOBAL` does: `~/.gitconfig`, then
+/// `$XDG_CONFIG_HOME/git/config` (or `~/.config/git/config`), then the system
+/// config (`GIT_CONFIG_SYSTEM`, else `/etc/gitconfig`), else git's default
+/// `$XDG_CONFIG_HOME/git/ignore`. Read here with the plain `[core]` reader, so a
+/// scan does not compile the ignore crate's config regex before its first entry.
+pub fn user_excludes_file(work_tree: &Path) -> PathBuf {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let xdg = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".config")));
+    let system = std::env::var_os("GIT_CONFIG_SYSTEM")
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| PathBuf::from("/etc/gitconfig"), PathBuf::from);
+    [
+        home.map(|h| h.join(".gitconfig")),
+        xdg.map(|x| x.join("git/config")),
+        Some(system),
+    ]
+    .into_iter()
+    .flatten()
+    .find_map(|c| config_excludes_file(&c, work_tree))
+    .unwrap_or_else(xdg_git_ignore)
+}
+
 /// git's default excludes file when no config names one.
 fn xdg_git_ignore() -> PathBuf {
     match std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {

@@ -313,17 +313,36 @@ fn thread_count(opts: &ScanOptions) -> usize {
     if opts.threads > 0 {
         return opts.threads;
     }
-    if let Some(n) = std::env::var("AITOOLS_THREADS")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        .filter(|&n| n > 0)
-    {
-        return n.min(64);
-    }
-    std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .min(12)
+    default_threads()
+}
+
+/// `AITOOLS_THREADS`, else the machine's parallelism (at most 12): worked out
+/// once per process, as asking the machine reads cgroup files every time.
+fn default_threads() -> usize {
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| {
+        if let Some(n) = std::env::var("AITOOLS_THREADS")
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|&n| n > 0)
+        {
+            return n.min(64);
+        }
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .min(12)
+    })
+}
+
+/// Readies what the first scan of a process asks for on its way to its first
+/// entry: the worker count (the machine's parallelism, read from cgroup files)
+/// and the size of the regex engine's matcher pools (the same question, which
+/// the ignore crate's walker asks when it is built). Both are kept for the
+/// process; the AOI mode calls this on its otherwise idle main thread.
+pub fn warm() {
+    let _ = default_threads();
+    let _ = ignore::types::Types::empty();
 }
 
 struct Acc<T> {
@@ -536,10 +555,23 @@ impl Plan {
         // Git reads core.excludesFile from the repository's config before the user's
         // (and honours GIT_CONFIG_GLOBAL), and matches it from the top of the work
         // tree; the ignore crate only reads the user's and matches from the process cwd.
+        // The user's excludes file is found here too rather than by the ignore
+        // crate (it compiles a regex and reads four config files before the walk's
+        // first entry). Its rules then apply as explicit ones, which the crate also
+        // applies outside a work tree: so only when every start is inside it.
         let excludes = if use_git {
             crate::workspace::git::work_tree(root).map(|wt| {
                 b.current_dir(&wt);
-                crate::workspace::git::excludes_file(&wt)
+                match crate::workspace::git::excludes_file(&wt) {
+                    crate::workspace::git::ExcludesFile::UserConfig
+                        if !manual && disk_starts.iter().all(|s| s.starts_with(&wt)) =>
+                    {
+                        crate::workspace::git::ExcludesFile::Path(
+                            crate::workspace::git::user_excludes_file(&wt),
+                        )
+                    }
+                    e => e,
+                }
             })
         } else {
             None

@@ -194,3 +194,39 @@ fn aoi_skipped_files_are_warnings() {
     assert!(clean.of_type("aoi:warning").is_empty());
     assert_eq!(clean.summary()["warning_count"], 0);
 }
+
+/// A named pipe given as a PATH is read into memory up to a cap (256 MiB);
+/// `AITOOLS_PIPE_CAP` lowers it. A pipe holding more than the cap is not searched
+/// and is listed in `skipped` as too-large; one within it is searched whole.
+#[test]
+fn a_named_pipe_over_the_cap_is_listed_as_too_large() {
+    let env = TestEnv::new();
+    env.write("a.txt", "needle in a file\n");
+    let fifo = env.path("p.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    for (body, over) in [(vec![b'x'; 2048], true), (b"needle\n".to_vec(), false)] {
+        let mut body = body;
+        body.extend_from_slice(b"\nneedle\n");
+        let child = env
+            .command(&["search", "needle", "a.txt", "p.fifo"])
+            .env("AITOOLS_PIPE_CAP", "1KiB")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn aitools");
+        let fed = feed(&fifo, &body);
+        let r = crate::support::parse(child.wait_with_output().expect("output"));
+        assert!(fed, "the search opened the pipe");
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let skipped = &r.json["skipped"];
+        if over {
+            assert_eq!(r.json["total_matches"], 1, "{}", r.json);
+            assert_eq!(skipped[0]["reason"], "too-large", "{}", r.json);
+            assert_eq!(skipped[0]["examples"][0], "p.fifo", "{}", r.json);
+        } else {
+            assert_eq!(r.json["total_matches"], 3, "{}", r.json);
+            assert!(skipped.is_null(), "{}", r.json);
+        }
+    }
+}

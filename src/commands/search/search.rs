@@ -114,8 +114,19 @@ pub struct SearchArgs {
 /// better read with `read --range`, and every block would grow by it.
 pub const MAX_CONTEXT: usize = 10;
 
-/// The most a named pipe given as a PATH may hold (it is read into memory once).
+/// The most a named pipe given as a PATH may hold (it is read into memory once);
+/// a pipe that holds more is listed in `skipped` as too-large.
 const MAX_PIPE_BYTES: u64 = 256 << 20;
+
+/// Lowers that cap (`<n>`, `<n>KiB|MiB|GiB`; never above it): read once a call.
+const PIPE_CAP_ENV: &str = "AITOOLS_PIPE_CAP";
+
+fn pipe_cap() -> u64 {
+    std::env::var(PIPE_CAP_ENV)
+        .ok()
+        .and_then(|v| crate::protocol::values::parse_size(v.trim()).ok())
+        .map_or(MAX_PIPE_BYTES, |n| n.min(MAX_PIPE_BYTES))
+}
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "search",
@@ -314,13 +325,16 @@ fn compile(ctx: &Ctx, args: &SearchArgs, raw: &[String]) -> Result<Patterns, Cmd
         if args.line_regexp {
             w = format!("^(?:{w})$");
         }
-        let re = RegexBuilder::new(&w)
-            .case_insensitive(args.matching.ignore_case)
-            .multi_line(true)
-            .crlf(true)
-            .build()
-            .map_err(|e| syntax_error(ctx, p, &e.to_string()))?;
-        each.push(re);
+        // One pattern is its combined regex (compiled below): compiled once.
+        if raw.len() > 1 {
+            let re = RegexBuilder::new(&w)
+                .case_insensitive(args.matching.ignore_case)
+                .multi_line(true)
+                .crlf(true)
+                .build()
+                .map_err(|e| syntax_error(ctx, p, &e.to_string()))?;
+            each.push(re);
+        }
         wrapped.push(w);
     }
     let combined_text = if wrapped.len() == 1 {
@@ -338,6 +352,9 @@ fn compile(ctx: &Ctx, args: &SearchArgs, raw: &[String]) -> Result<Patterns, Cmd
         .crlf(true)
         .build()
         .map_err(|e| syntax_error(ctx, &raw.join("|"), &e.to_string()))?;
+    if each.is_empty() {
+        each.push(combined.clone());
+    }
     let mut b = RegexMatcherBuilder::new();
     b.case_insensitive(args.matching.ignore_case)
         .multi_line(true)
@@ -491,14 +508,17 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
     // as it and every earlier one are counted, so the first block goes out (as an
     // event) while the scan goes on.
     let named = |p: &Path| starts.iter().any(|s| s.as_path() == p);
+    let pipe_cap = pipe_cap();
     let visitor = || {
+        // A searcher holds a zeroed 64 KiB buffer: the one for named files is
+        // made when a named file comes (never, in a directory's scan).
         let mut scanned = searcher(args, 0, 0, false);
-        let mut whole = searcher(args, 0, 0, true);
+        let mut whole: Option<Searcher> = None;
         let matcher = pats.matcher.clone();
         move |e: &Entry| {
             // A named pipe can be read once: its bytes are kept for the listing pass.
             let piped = if e.is_pipe() {
-                match e.read_pipe(MAX_PIPE_BYTES) {
+                match e.read_pipe(pipe_cap) {
                     Ok(Some(b)) => Some(b),
                     Ok(None) => return Some((Counted::TooLarge, None)),
                     Err(_) => return Some((Counted::Unreadable, None)),
@@ -512,7 +532,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
                 binary: false,
             };
             let s = if named(e.path) {
-                &mut whole
+                whole.get_or_insert_with(|| searcher(args, 0, 0, true))
             } else {
                 &mut scanned
             };

@@ -14,8 +14,10 @@ pub(super) struct Listing<'a> {
     pub(super) starts: &'a [PathBuf],
     pub(super) mode: Mode,
     pub(super) before: usize,
+    pub(super) after: usize,
     pub(super) scanned: Searcher,
-    pub(super) whole: Searcher,
+    /// Made when a named file comes (see `run`'s visitor).
+    pub(super) whole: Option<Searcher>,
     /// Results an earlier page showed, still to pass over.
     pub(super) skip: u64,
     /// Selected lines (blocks) kept so far.
@@ -48,8 +50,9 @@ impl<'a> Listing<'a> {
             starts,
             mode,
             before,
+            after,
             scanned: searcher(args, before, after, false),
-            whole: searcher(args, before, after, true),
+            whole: None,
             skip: args.offset,
             kept: 0,
             blocks: Vec::new(),
@@ -85,7 +88,9 @@ impl<'a> Listing<'a> {
 
     fn searcher_for(&mut self, p: &Path) -> &mut Searcher {
         if self.starts.iter().any(|s| s.as_path() == p) {
-            &mut self.whole
+            let (args, before, after) = (self.args, self.before, self.after);
+            self.whole
+                .get_or_insert_with(|| searcher(args, before, after, true))
         } else {
             &mut self.scanned
         }
