@@ -10,6 +10,7 @@ mod containment;
 mod contract;
 mod durable;
 mod edit;
+mod edit_splice;
 mod files;
 mod git;
 mod inputs;
