@@ -129,6 +129,26 @@ fn scenarios() -> Vec<Scenario> {
             stdin: None,
         },
         Scenario {
+            // Over 2 MiB: the new hash resumes from a midstate, and the temp file
+            // is written as head, new text and tail (`Change::Splice`).
+            name: "edit a large file (spliced in pieces)",
+            setup: |c| {
+                let body: String = (0..70_000)
+                    .map(|i| format!("{i:06} a line of a large file\n"))
+                    .collect();
+                c.put("big.txt", &body);
+                argv(&[
+                    "edit",
+                    "big.txt",
+                    "--old",
+                    "041000 a line",
+                    "--new",
+                    "041000 an edited\nline",
+                ])
+            },
+            stdin: None,
+        },
+        Scenario {
             name: "replace across three files (multi-file)",
             setup: |c| {
                 c.put("r/a.rs", "let old_name = 1;\nold_name += 2;\n");

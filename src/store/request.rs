@@ -3,10 +3,13 @@
 //! answer (`Committed`, `ChangeReport`). The layers that stage (`tx`) and
 //! commit (`write`) share these types, so neither names the other for them.
 
+use super::snapshot::Snapshot;
 use crate::protocol::{Json, Output};
 use crate::workspace::Ctx;
 use serde::Serialize;
+use std::ops::Range;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// One change a command wants made. Paths are absolute (from `Ctx::path_arg`).
 #[derive(Debug, Clone)]
@@ -18,6 +21,17 @@ pub enum Change {
         path: PathBuf,
         bytes: Vec<u8>,
         mode: Option<u32>,
+    },
+    /// A `Put` of the file as read with one byte range replaced: the bytes
+    /// `base.bytes[..range.start] + with + base.bytes[range.end..]`, written as
+    /// those three pieces (the whole new file is never built in memory). `base` is
+    /// the snapshot the command computed the edit from; the plan checks it is the
+    /// file's before-state (else it writes the pieces joined, as a `Put`).
+    Splice {
+        path: PathBuf,
+        base: Arc<Snapshot>,
+        range: Range<usize>,
+        with: Vec<u8>,
     },
     /// Remove a file, a symlink, or an empty directory.
     Delete { path: PathBuf },

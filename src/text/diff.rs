@@ -271,6 +271,20 @@ pub fn unified_within(
     o: &DiffOptions,
     limit: TextLimit,
 ) -> Unified {
+    unified_within_from(old, new, a_name, b_name, o, limit, 0)
+}
+
+/// `unified_within` of windows of two files that both start at line `first_line`
+/// (0-based; whole lines, alike up to there): the hunk headers count from there.
+pub fn unified_within_from(
+    old: &[u8],
+    new: &[u8],
+    a_name: &str,
+    b_name: &str,
+    o: &DiffOptions,
+    limit: TextLimit,
+    first_line: usize,
+) -> Unified {
     if old == new {
         return Unified {
             identical: true,
@@ -282,7 +296,7 @@ pub fn unified_within(
     let p0 = back_lines(old, p, o.context);
     let old_end = forward_lines(old, old.len() - s, o.context);
     let new_end = forward_lines(new, new.len() - s, o.context);
-    let offset = memchr::memchr_iter(b'\n', &old[..p0]).count();
+    let offset = first_line + memchr::memchr_iter(b'\n', &old[..p0]).count();
     let old_lines = split_lines(&old[p0..old_end]);
     let new_lines = split_lines(&new[p0..new_end]);
     let runs = if old_lines.is_empty() || new_lines.is_empty() {

@@ -11,6 +11,7 @@ mod containment;
 mod contract;
 mod durable;
 mod edit;
+mod edit_splice;
 mod files;
 mod git;
 mod inputs;

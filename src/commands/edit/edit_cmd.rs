@@ -181,17 +181,20 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
             // One --old edit of a UTF-8 file: spliced into the bytes as read.
             if let ([Step::Old { old, new }], None) = (steps.as_slice(), args.sel.encoding()) {
                 let (real, display, snap) = common::locate(ctx, &args.path)?;
-                if let Some((bytes, at)) = splice_old(&snap.bytes, old, new) {
+                if let Some((splice, at)) = splice_old(&snap.bytes, old, new) {
                     if let Some(h) = expect.for_target(&args.path, &display, true) {
                         guard::check_hash(&display, h, Some(&snap.hash))?;
                     }
                     strategy = Some(Strategy::Exact);
                     landed = Some(at);
-                    return Ok(bytes
-                        .map(|bytes| Change::Put {
+                    // Written as the file's head, `with` and its tail: the edited
+                    // file is never built in memory.
+                    return Ok(splice
+                        .map(|(range, with)| Change::Splice {
                             path: real,
-                            bytes,
-                            mode: None,
+                            base: snap.clone(),
+                            range,
+                            with: with.into_bytes(),
                         })
                         .into_iter()
                         .collect());
@@ -268,14 +271,15 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
 }
 
 /// A one `--old` edit done on the file's bytes, for a file `Doc::decode` takes
-/// and an `--old` that occurs exactly once: the same bytes the document path
-/// writes, without a decoded copy of the file or its line table and without
-/// copying the edited document again, so a large file is held twice (as read and
-/// as written), not four times. `Some(None)` when the edit changes nothing;
-/// `None` leaves the call to the document path (its errors, the whitespace
-/// strategy). With the bytes, the lines `new` spans in them (`S` or `S:E`; a
-/// deletion's is the line it left).
-fn splice_old(bytes: &[u8], old: &str, new: &str) -> Option<(Option<Vec<u8>>, String)> {
+/// and an `--old` that occurs exactly once: the byte range replaced and the text
+/// that replaces it, which make the same bytes the document path writes, without
+/// a decoded copy of the file or its line table and without the edited file
+/// built in memory (`Change::Splice` writes it in pieces), so a large file is held
+/// once. `Some(None)` when the edit changes nothing; `None` leaves the call to the
+/// document path (its errors, the whitespace strategy). With the splice, the lines
+/// `new` spans in the edited file (`S` or `S:E`; a deletion's is the line it left).
+type Splice = (std::ops::Range<usize>, String);
+fn splice_old(bytes: &[u8], old: &str, new: &str) -> Option<(Option<Splice>, String)> {
     if crate::text::sniff::is_binary(bytes) {
         return None;
     }
@@ -309,15 +313,7 @@ fn splice_old(bytes: &[u8], old: &str, new: &str) -> Option<(Option<Vec<u8>>, St
     if text.get(range.clone())? == with {
         return Some((None, at));
     }
-    let (head, tail) = (
-        bytes.get(..skip + range.start)?,
-        bytes.get(skip + range.end..)?,
-    );
-    let mut out = Vec::with_capacity(head.len() + with.len() + tail.len());
-    out.extend_from_slice(head);
-    out.extend_from_slice(with.as_bytes());
-    out.extend_from_slice(tail);
-    Some((Some(out), at))
+    Some((Some((skip + range.start..skip + range.end, with)), at))
 }
 
 /// The change writing `doc` over the target (in its `--encoding`), or none when
@@ -592,7 +588,11 @@ mod tests {
                     .filter(|(_, s)| matches!(s, Strategy::Exact))
                     .map(|(d, _)| d.into_bytes());
                 match splice_old(f, old, new) {
-                    Some((Some(bytes), _)) => assert_eq!(Some(bytes), by_doc, "{f:?} {old:?}"),
+                    Some((Some((range, with)), _)) => {
+                        let mut bytes = f.to_vec();
+                        bytes.splice(range, with.into_bytes());
+                        assert_eq!(Some(bytes), by_doc, "{f:?} {old:?}")
+                    }
                     Some((None, _)) => assert_eq!(by_doc.as_deref(), Some(f), "{f:?} {old:?}"),
                     None => {}
                 }

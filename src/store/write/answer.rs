@@ -6,6 +6,8 @@ use super::*;
 pub(super) struct PendingReport {
     pub(super) report: ChangeReport,
     pub(super) diff_of: Option<(Option<Content>, Option<Content>)>,
+    /// The line `diff_of` starts at in the file (a splice's diff is of its window).
+    pub(super) diff_line: usize,
 }
 
 impl PendingReport {
@@ -13,8 +15,14 @@ impl PendingReport {
         let mut cut = false;
         if let Some((before, after)) = self.diff_of.take() {
             let empty: &[u8] = b"";
-            let old = before.as_ref().map(|c| c.bytes()).unwrap_or(empty);
-            let new = after.as_ref().map(|c| c.bytes()).unwrap_or(empty);
+            let (old, new) = (
+                before.as_ref().map(|c| c.whole()),
+                after.as_ref().map(|c| c.whole()),
+            );
+            let (old, new) = (
+                old.as_deref().unwrap_or(empty),
+                new.as_deref().unwrap_or(empty),
+            );
             let binary = crate::text::sniff::is_binary(old) || crate::text::sniff::is_binary(new);
             if !binary {
                 let opts = DiffOptions {
@@ -23,7 +31,8 @@ impl PendingReport {
                 };
                 // Only the lines the budget can still show are built; the counts
                 // cover the whole diff.
-                let d = diff::unified_within(old, new, "a", "b", &opts, budget.limit());
+                let (limit, line) = (budget.limit(), self.diff_line);
+                let d = diff::unified_within_from(old, new, "a", "b", &opts, limit, line);
                 budget.needed += d.lines;
                 self.report.added = Some(d.added);
                 self.report.deleted = Some(d.deleted);

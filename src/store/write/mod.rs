@@ -22,7 +22,9 @@ use crate::text::diff::{self, DiffOptions};
 use crate::text::lines::sha256_hex;
 use crate::workspace::boundary::{self, Final};
 use crate::workspace::{Ctx, paths};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -31,12 +33,14 @@ mod answer;
 mod changes;
 mod plan;
 mod protocol;
+mod splice;
 
 pub use super::request::{Change, ChangeReport, Committed, WriteRequest};
 
 use super::{appends, io_error, recovery};
 use answer::{DiffBudget, PendingReport};
 use plan::{Content, Plan, Temp, TempKind, View, parent_of};
+use splice::Spliced;
 
 /// The diff a write's answer shows by default, over all its changes: whole hunks
 /// (no context lines) while they fit both limits, so a one-line edit's whole answer
@@ -245,7 +249,7 @@ fn stage(
             Some(View::File {
                 content: Some(content),
                 ..
-            }) => content.bytes().to_vec(),
+            }) => content.whole().into_owned(),
             _ => view::load(ctx, &abs)?.bytes.clone(),
         };
         contents.insert(h, bytes);

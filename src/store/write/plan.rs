@@ -7,13 +7,32 @@ use super::*;
 pub(super) enum Content {
     Snap(Arc<Snapshot>),
     Owned(Arc<Vec<u8>>),
+    /// A snapshot with one byte range replaced (`Change::Splice`): never joined
+    /// into one buffer on the commit path.
+    Spliced(Arc<Spliced>),
 }
 
 impl Content {
-    pub(super) fn bytes(&self) -> &[u8] {
+    /// The bytes as the pieces they are held in, in order.
+    pub(super) fn pieces(&self) -> [&[u8]; 3] {
         match self {
-            Content::Snap(s) => &s.bytes,
-            Content::Owned(b) => b,
+            Content::Snap(s) => [&s.bytes, &[], &[]],
+            Content::Owned(b) => [b, &[], &[]],
+            Content::Spliced(s) => s.pieces(),
+        }
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.pieces().iter().map(|p| p.len()).sum()
+    }
+
+    /// The bytes in one buffer: borrowed, except a splice's, which are joined
+    /// (only where a whole buffer is needed: a tx's staged content, or a blob
+    /// of a splice an op changes again).
+    pub(super) fn whole(&self) -> Cow<'_, [u8]> {
+        match self.pieces() {
+            [one, [], []] => Cow::Borrowed(one),
+            pieces => Cow::Owned(pieces.concat()),
         }
     }
 }
@@ -336,6 +355,7 @@ impl<'a> Plan<'a> {
                 count: None,
             },
             diff_of,
+            diff_line: 0,
         });
         self.entry_changes.push(EntryChange {
             path: rel.to_string(),
@@ -369,6 +389,12 @@ impl<'a> Plan<'a> {
     pub(super) fn add(&mut self, c: Change) -> Result<(), CmdError> {
         match c {
             Change::Put { path, bytes, mode } => self.put(&path, bytes, mode),
+            Change::Splice {
+                path,
+                base,
+                range,
+                with,
+            } => self.splice(&path, base, range, with),
             Change::Delete { path } => self.delete(&path),
             Change::Move { from, to } => self.mv(&from, &to),
             Change::Mkdir { path } => self.mkdir(&path),
@@ -378,10 +404,14 @@ impl<'a> Plan<'a> {
         }
     }
 
-    fn put(&mut self, path: &Path, bytes: Vec<u8>, mode: Option<u32>) -> Result<(), CmdError> {
+    pub(super) fn put(
+        &mut self,
+        path: &Path,
+        bytes: Vec<u8>,
+        mode: Option<u32>,
+    ) -> Result<(), CmdError> {
         let target = boundary::resolve(self.ctx, path, Final::Follow)?;
         let before = self.look(&target, true)?;
-        let rel = self.rel(&target);
         let hash = match &before {
             View::File {
                 content: Some(Content::Snap(snap)),
@@ -389,6 +419,23 @@ impl<'a> Plan<'a> {
             } => snap.hash_of_successor(&bytes),
             _ => sha256_hex(&bytes),
         };
+        let content = Content::Owned(Arc::new(bytes));
+        self.put_content(target, before, content, hash, mode, None)
+    }
+
+    /// A put of `content` (whose SHA-256 is `hash`) at `target`, resolved, whose
+    /// view was `before`. The answer's diff is of `before` → `content`, or of the
+    /// window given (old and new lines, from the 0-based line of the file they start at).
+    pub(super) fn put_content(
+        &mut self,
+        target: PathBuf,
+        before: View,
+        content: Content,
+        hash: String,
+        mode: Option<u32>,
+        window: Option<(Content, Content, usize)>,
+    ) -> Result<(), CmdError> {
+        let rel = self.rel(&target);
         let (old_mode, old_content) = match &before {
             View::Dir { .. } => return Err(not_a_file(&rel)),
             View::File {
@@ -406,7 +453,6 @@ impl<'a> Plan<'a> {
         };
         let new_mode = mode.or(old_mode).unwrap_or(self.default_file_mode) & 0o7777;
         self.ensure_parents(&target)?;
-        let content = Content::Owned(Arc::new(bytes));
         let tmp = self.temp_path(&target);
         self.temps.push(Temp {
             path: tmp.clone(),
@@ -448,9 +494,15 @@ impl<'a> Plan<'a> {
         } else {
             "modified"
         };
-        let diff_of = Some((old_content, Some(content)));
+        let (diff_of, line) = match window {
+            Some((old, new, line)) => (Some((Some(old), Some(new))), line),
+            None => (Some((old_content, Some(content))), 0),
+        };
         let (bs, as_) = (before.state(), after.state());
         self.record(&rel, action, None, None, bs, as_, diff_of);
+        if let Some(r) = self.reports.last_mut() {
+            r.diff_line = line;
+        }
         self.view.insert(target, after);
         Ok(())
     }

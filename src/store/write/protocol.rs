@@ -7,7 +7,7 @@ impl<'a> Plan<'a> {
     pub(super) fn blob_bytes(&self) -> u64 {
         self.blobs
             .iter()
-            .map(|b| b.content.as_ref().map_or(0, |c| c.bytes().len() as u64))
+            .map(|b| b.content.as_ref().map_or(0, |c| c.len() as u64))
             .sum()
     }
 
@@ -52,7 +52,8 @@ impl<'a> Plan<'a> {
             let mut batch = fsx::Batch::new(files);
             let mut staged = Vec::new();
             for b in &self.blobs {
-                let bytes = b.content.as_ref().map(|c| c.bytes());
+                let whole = b.content.as_ref().map(|c| c.whole());
+                let bytes = whole.as_deref();
                 let stored = match &b.disk {
                     Some(src) => blobs::stage_file(state, &b.hash, src, bytes, &b.tmp, &mut batch)?,
                     None => blobs::stage_bytes(
@@ -74,7 +75,9 @@ impl<'a> Plan<'a> {
                     } => {
                         use std::io::Write;
                         let mut f = tree.create_new(&t.path, *mode)?;
-                        f.write_all(content.bytes())?;
+                        for piece in content.pieces() {
+                            f.write_all(piece)?;
+                        }
                         if let Some(m) = mtime {
                             f.set_modified(fsx::to_system_time(*m))?;
                         }
