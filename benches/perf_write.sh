@@ -1,12 +1,27 @@
 #!/bin/bash
-# Issue 12, write rows: each aitools write beside the shell tool it replaces, in one
-# interleaved hyperfine run per row (release build, temp trees under /tmp), after a
-# check that both sides leave identical trees. Prints the median ratio per row.
-# Usage: benches/perf_write.sh [path/to/aitools] [rows...]   rows: replace apply write edit tx
-# Needs hyperfine, perl, git, sed, python3.
-set -eu
+# Issue 12, write rows: each aitools write beside the shell tool it replaces, timed
+# in one interleaved run per row (benches/perf/ab.py: A, B, B, A, A, B, ...; median
+# wall time and median CPU time of each side). Every round first restores each
+# side's own copy of the fixture (untimed, then `sync` so no side pays for the
+# copy's writeback), runs both sides, and checks that both left the same bytes
+# (SHA-256 of every file; a tree's .git skipped). One entry point per row is in
+# benches/perf/ (02-replace, 03-apply, 04-write, 05-edit, 08-tx).
+#
+#   benches/perf_write.sh [path/to/aitools] [rows...]   rows: replace apply write edit tx
+#
+# Env: RUNS (rounds, default 10), WARMUP (default 2), STATE=fresh|warm (row write:
+# fresh, the default, removes the workspace's state directory every round so each
+# aitools run also creates it — journal, blobs/, commit/: a few fsyncs once per
+# workspace; warm keeps it, as in everyday use; the other rows always start fresh:
+# kept blobs of the same before-images would be reused), BASE=/other/aitools (rows
+# replace apply write edit: side B is that aitools build doing the same call instead
+# of the shell tool: a before/after in one interleaved run), JSON=DIR (ab.py's
+# result per row). Needs perl, git, sed, python3.
+set -euo pipefail
 BIN=$(realpath "${1:-target/release/aitools}")
 shift || true
+BASE=${BASE:+$(realpath "$BASE")}
+HERE=$(cd "$(dirname "$0")/.." && pwd)
 ROWS="${*:-replace apply write edit tx}"
 W=$(mktemp -d /tmp/perf_write.XXXXXX)
 trap 'rm -rf "$W"' EXIT
@@ -14,28 +29,35 @@ export XDG_STATE_HOME="$W/state"
 mkdir -p "$W/state"
 chmod 700 "$W/state"
 RUNS=${RUNS:-10}
-# Row write: STATE=fresh (default) removes the workspace's state directory
-# before every run, so each aitools run also creates it (journal, blobs/, commit/:
-# a few fsyncs once per workspace); STATE=warm keeps it, as in everyday use. (The
-# other rows always start fresh: kept blobs of the same before-images would be reused.)
+WARMUP=${WARMUP:-2}
 STATE=${STATE:-fresh}
 fresh() { [ "$STATE" = warm ] || echo "$W/state/aitools"; }
 
-ratio() { # $1 = hyperfine json: median of command 0 / median of command 1
-  python3 - "$1" "$2" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))["results"]
-a, b = r[0]["median"], r[1]["median"]
-print(f"{sys.argv[2]:8} aitools {a*1000:9.1f} ms   other {b*1000:9.1f} ms   ratio {a/b:5.2f}x")
-PY
+# One interleaved run: AB NAME 'CMD A' 'CMD B' --round 'SH' --same A B ...
+AB() {
+  local name=$1
+  shift
+  python3 "$HERE/benches/perf/ab.py" "$name" "$@" --runs "$RUNS" --warmup "$WARMUP" \
+    ${JSON:+--json "$JSON/$name.json"}
 }
 
-same() { # $1 $2 directories that must hold the same files
-  if ! diff -r -x .git "$1" "$2" >/dev/null; then echo "results differ: $1 $2" >&2; exit 1; fi
+# Side B: the shell tool, or with BASE the other aitools build doing side A's call
+# in B's copy ($1 = the shell tool's command, $2 = A's command with @BIN@ and @DIR@).
+side_b() { # $1 ref command, $2 aitools template, $3 B's directory
+  if [ -n "$BASE" ]; then
+    local t=${2//@BIN@/$BASE}
+    echo "${t//@DIR@/$3}"
+  else echo "$1"; fi
 }
+side_a() { # $1 aitools template, $2 A's directory
+  local t=${1//@BIN@/$BIN}
+  echo "${t//@DIR@/$2}"
+}
+vs() { [ -n "$BASE" ] && echo "base" || echo "$1"; }
 
 # A git repository (the workspace root) with 1,000 files of 40 lines, 20 dirs.
 mk_tree() {
+  [ -d "$1" ] && return
   mkdir -p "$1"
   (cd "$1" && git init -q && python3 - <<'PY'
 import os
@@ -49,73 +71,67 @@ PY
   git add -A && git -c user.name=b -c user.email=b@b commit -qm tree)
 }
 
-row_replace() {
+# The round set-up of the tree rows: fresh copies a (side A) and b (side B), no
+# state. The last round's copies are moved aside, not deleted: ext4 skips inodes
+# freed in the last ~30 s when it allocates new ones, and thousands freed just
+# before the timed part made every file creation pay a scan (TRASH=rm deletes).
+mkdir -p "$W/trash"
+aside() { # the shell words that move $@ out of the way
+  if [ "${TRASH:-keep}" = rm ]; then echo "rm -rf $*"; else echo "t=\$(mktemp -d $W/trash/r.XXXXXX) && for x in $*; do [ ! -e \$x ] || mv \$x \$t/; done"; fi
+}
+TREE_ROUND="$(aside "$W/a" "$W/b" "$W/state/aitools") && cp -r $W/t0 $W/a && cp -r $W/t0 $W/b && sync"
+
+row_replace() { # issue 12 row 2
   mk_tree "$W/t0"
-  rm -rf "$W/a" "$W/b"; cp -r "$W/t0" "$W/a"; cp -r "$W/t0" "$W/b"
-  (cd "$W/a" && "$BIN" replace oldword newword . --expect-count 1000 >/dev/null)
-  (cd "$W/b" && find . -path ./.git -prune -o -type f -print0 | xargs -0 perl -pi -e 's/oldword/newword/g')
-  same "$W/a" "$W/b"
-  hyperfine -N --runs "$RUNS" --export-json "$W/replace.json" \
-    --prepare "sh -c 'rm -rf $W/a $W/state/aitools && cp -r $W/t0 $W/a'" \
-    -n aitools "sh -c 'cd $W/a && $BIN replace oldword newword . --expect-count 1000 >/dev/null'" \
-    -n perl "sh -c 'cd $W/a && find . -path ./.git -prune -o -type f -print0 | xargs -0 perl -pi -e s/oldword/newword/g'" >/dev/null
-  ratio "$W/replace.json" replace
+  local a="sh -c 'cd @DIR@ && @BIN@ replace oldword newword . --expect-count 1000 >/dev/null'"
+  AB "replace 1000 files / $(vs 'perl -pi')" "$(side_a "$a" "$W/a")" \
+    "$(side_b "sh -c 'cd $W/b && find . -path ./.git -prune -o -type f -print0 | xargs -0 perl -pi -e s/oldword/newword/g'" "$a" "$W/b")" \
+    --round "$TREE_ROUND" --same "$W/a" "$W/b"
 }
 
-row_apply() {
+row_apply() { # issue 12 row 3
   mk_tree "$W/t0"
-  rm -rf "$W/c"; cp -r "$W/t0" "$W/c"
-  (cd "$W/c" && for i in $(seq 0 10 990); do sed -i 's/^plain text 20 of .*/changed twenty/' "d$((i % 20))/f$i.txt"; done && git diff > "$W/p.diff")
-  rm -rf "$W/a" "$W/b"; cp -r "$W/t0" "$W/a"; cp -r "$W/t0" "$W/b"
-  (cd "$W/a" && "$BIN" apply --stdin < "$W/p.diff" >/dev/null)
-  (cd "$W/b" && git apply "$W/p.diff")
-  same "$W/a" "$W/b"
-  hyperfine -N --runs "$RUNS" --export-json "$W/apply.json" \
-    --prepare "sh -c 'rm -rf $W/a $W/state/aitools && cp -r $W/t0 $W/a'" \
-    -n aitools "sh -c 'cd $W/a && $BIN apply --stdin < $W/p.diff >/dev/null'" \
-    -n 'git apply' "sh -c 'cd $W/a && git apply $W/p.diff'" >/dev/null
-  ratio "$W/apply.json" apply
+  if [ ! -f "$W/p.diff" ]; then
+    rm -rf "$W/c"
+    cp -r "$W/t0" "$W/c"
+    (cd "$W/c" && for i in $(seq 0 10 990); do sed -i 's/^plain text 20 of .*/changed twenty/' "d$((i % 20))/f$i.txt"; done && git diff >"$W/p.diff")
+  fi
+  local a="sh -c 'cd @DIR@ && @BIN@ apply --stdin < $W/p.diff >/dev/null'"
+  AB "apply 100-file patch / $(vs 'git apply')" "$(side_a "$a" "$W/a")" \
+    "$(side_b "sh -c 'cd $W/b && git apply $W/p.diff'" "$a" "$W/b")" \
+    --round "$TREE_ROUND" --same "$W/a" "$W/b"
 }
 
-row_write() {
+row_write() { # issue 12 row 4
+  rm -rf "$W/w"
   mkdir -p "$W/w" && (cd "$W/w" && git init -q)
-  python3 -c "
-import sys
+  [ -f "$W/big.txt" ] || python3 -c "
 with open('$W/big.txt','w') as f:
     for i in range(187000): f.write(f'{i:08d} some text to make the line long enough\n')"
-  rm -f "$W/w/x.txt" "$W/w/y.txt"
-  (cd "$W/w" && "$BIN" write x.txt --content-file "$W/big.txt" >/dev/null)
-  cp "$W/big.txt" "$W/w/y.txt"
-  cmp "$W/w/x.txt" "$W/w/y.txt"
-  hyperfine -N --runs "$RUNS" --export-json "$W/write.json" \
-    --prepare "sh -c 'rm -rf $W/w/x.txt $(fresh)'" \
-    -n aitools "sh -c 'cd $W/w && $BIN write x.txt --content-file $W/big.txt >/dev/null'" \
-    -n 'cp+sync' "sh -c 'cp $W/big.txt $W/w/x.txt && sync $W/w/x.txt $W/w'" >/dev/null
-  ratio "$W/write.json" write
+  local a="sh -c 'cd $W/w && @BIN@ write @DIR@ --content-file $W/big.txt >/dev/null'"
+  AB "write 9 MB ($STATE state) / $(vs 'cp+sync')" "$(side_a "$a" x.txt)" \
+    "$(side_b "sh -c 'cp $W/big.txt $W/w/y.txt && sync $W/w/y.txt $W/w'" "$a" y.txt)" \
+    --round "rm -rf $W/w/x.txt $W/w/y.txt $(fresh) && sync" --same "$W/w/x.txt" "$W/w/y.txt"
 }
 
-row_edit() {
+row_edit() { # issue 12 row 5 (the harness; the edit itself is the splice work's)
+  rm -rf "$W/e"
   mkdir -p "$W/e" && (cd "$W/e" && git init -q)
-  python3 -c "
+  [ -f "$W/e44.txt" ] || python3 -c "
 with open('$W/e44.txt','w') as f:
     for i in range(800000): f.write(f'{i:08d} a line of text in a big file, long enough\n')"
-  rm -f "$W/e/a.txt" "$W/e/b.txt"
-  cp "$W/e44.txt" "$W/e/a.txt"; cp "$W/e44.txt" "$W/e/b.txt"
-  (cd "$W/e" && "$BIN" edit a.txt --old '00400000 a line' --new '00400000 an edited line' >/dev/null)
-  sed -i 's/^00400000 a line/00400000 an edited line/' "$W/e/b.txt"
-  cmp "$W/e/a.txt" "$W/e/b.txt"
-  rm -f "$W/e/b.txt"
-  hyperfine -N --runs "$RUNS" --export-json "$W/edit.json" \
-    --prepare "sh -c 'cp $W/e44.txt $W/e/a.txt && rm -rf $W/state/aitools'" \
-    -n aitools "sh -c 'cd $W/e && $BIN edit a.txt --old \"00400000 a line\" --new \"00400000 an edited line\" >/dev/null'" \
-    -n 'sed -i' "sed -i 's/^00400000 a line/00400000 an edited line/' $W/e/a.txt" >/dev/null
-  ratio "$W/edit.json" edit
-  cp "$W/e44.txt" "$W/e/a.txt"; rm -rf "$W/state/aitools"
+  local a="sh -c 'cd $W/e && @BIN@ edit @DIR@ --old \"00400000 a line\" --new \"00400000 an edited line\" >/dev/null'"
+  AB "edit 1 line of 44 MB / $(vs 'sed -i')" "$(side_a "$a" a.txt)" \
+    "$(side_b "sed -i 's/^00400000 a line/00400000 an edited line/' $W/e/b.txt" "$a" b.txt)" \
+    --round "cp $W/e44.txt $W/e/a.txt && cp $W/e44.txt $W/e/b.txt && rm -rf $W/state/aitools && sync" \
+    --same "$W/e/a.txt" "$W/e/b.txt"
+  cp "$W/e44.txt" "$W/e/a.txt"
+  rm -rf "$W/state/aitools"
   (cd "$W/e" && /usr/bin/time -f "edit RSS %M KiB (file $(($(stat -c %s "$W/e44.txt") / 1024)) KiB)" \
     "$BIN" edit a.txt --old '00400000 a line' --new '00400000 an edited line' >/dev/null)
 }
 
-row_tx() {
+row_tx() { # issue 12 row 8 (the harness; the tx logic is the txblobs work's)
   mk_tree "$W/t0"
   cat > "$W/tx.sh" <<SH
 cd "\$1"
@@ -127,14 +143,8 @@ SH
 cd "\$1"
 for i in \$(seq 0 99); do $BIN edit d\$((i % 20))/f\$i.txt --old 'plain text 3 ' --new 'txt 3 ' >/dev/null; done
 SH
-  rm -rf "$W/a" "$W/b"; cp -r "$W/t0" "$W/a"; cp -r "$W/t0" "$W/b"
-  bash "$W/tx.sh" "$W/a"; bash "$W/plain.sh" "$W/b"
-  same "$W/a" "$W/b"
-  hyperfine -N --runs "$RUNS" --export-json "$W/tx.json" \
-    --prepare "sh -c 'rm -rf $W/a $W/state/aitools && cp -r $W/t0 $W/a'" \
-    -n 'tx+commit' "bash $W/tx.sh $W/a" \
-    -n 'plain' "bash $W/plain.sh $W/a" >/dev/null
-  ratio "$W/tx.json" tx
+  AB "tx: 100 edits+commit / 100 plain edits" "bash $W/tx.sh $W/a" "bash $W/plain.sh $W/b" \
+    --round "$TREE_ROUND" --same "$W/a" "$W/b"
 }
 
 for r in $ROWS; do "row_$r"; done

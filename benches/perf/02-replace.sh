@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 12 row 2: `replace` one word across 1,000 files vs `perl -pi`.
-# Checks both sides leave identical files, then times them (perf_write.sh row).
-# Env: BIN (default: a release build), RUNS; see benches/perf_write.sh for the rest.
+# Times both sides interleaved (ab.py), each round on a fresh copy of the fixture,
+# and checks every round that both left the same bytes (SHA-256 per file).
+# Env: BIN (default: a release build), RUNS, BASE (another aitools as side B); see benches/perf_write.sh for the rest.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 [ -n "${BIN:-}" ] || { cargo build --release -q; BIN=target/release/aitools; }

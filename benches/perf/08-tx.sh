@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Issue 12 row 8: 100 edits in a tx + commit vs 100 plain edits.
-# Checks both sides leave identical files, then times them (perf_write.sh row).
+# Times both sides interleaved (ab.py), each round on a fresh copy of the fixture,
+# and checks every round that both left the same bytes (SHA-256 per file).
 # Env: BIN (default: a release build), RUNS; see benches/perf_write.sh for the rest.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

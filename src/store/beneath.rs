@@ -335,7 +335,44 @@ impl Tree {
     /// Renames the entry `from` to `to` (replacing a file or symlink there).
     pub fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
         let (fdir, fname) = self.at(from)?;
-        let (tdir, tname) = self.at(to)?;
+        self.rename_from(&fdir, &fname, from, to)
+    }
+
+    /// Renames the entry `from` to `to` when one is there; returns whether it did.
+    /// (A temp file beside its target: one directory open for the look and the
+    /// rename, where `lstat` then `rename` opened it three times.)
+    pub fn rename_present(&self, from: &Path, to: &Path) -> io::Result<bool> {
+        let (fdir, fname) = match self.at(from) {
+            Ok(x) => x,
+            Err(e) if is_absent(&e) => return Ok(false),
+            Err(e) => return Err(e),
+        };
+        match fstatat(fdir.as_raw_fd(), &fname, libc::AT_SYMLINK_NOFOLLOW) {
+            Ok(_) => {}
+            Err(e) if is_absent(&e) => return Ok(false),
+            Err(e) => return Err(e),
+        }
+        self.rename_from(&fdir, &fname, from, to)?;
+        Ok(true)
+    }
+
+    /// renameat from the open directory `fdir` (where `from` is) to `to`; the same
+    /// descriptor serves `to` when both are in one directory.
+    fn rename_from(
+        &self,
+        fdir: &OwnedFd,
+        fname: &CString,
+        from: &Path,
+        to: &Path,
+    ) -> io::Result<()> {
+        let other;
+        let (tdir, tname) = if from.parent() == to.parent() {
+            (fdir, self.final_name(to)?)
+        } else {
+            let (d, n) = self.at(to)?;
+            other = d;
+            (&other, n)
+        };
         // SAFETY: valid C strings and descriptors.
         cvt(unsafe {
             libc::renameat(
@@ -346,6 +383,18 @@ impl Tree {
             )
         })?;
         Ok(())
+    }
+
+    /// The final component of `path` below the root, checked as `at` checks it.
+    fn final_name(&self, path: &Path) -> io::Result<CString> {
+        let comps = self.parts(path)?;
+        match comps.last() {
+            Some(name) => cstr(name),
+            None => Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{} is the workspace root itself", path.display()),
+            )),
+        }
     }
 
     /// Renames `from` to `to` when the entry at `from` has this identity; returns
@@ -362,16 +411,7 @@ impl Tree {
             Err(e) if is_absent(&e) => return Ok(false),
             Err(e) => return Err(e),
         }
-        let (tdir, tname) = self.at(to)?;
-        // SAFETY: valid C strings and descriptors.
-        cvt(unsafe {
-            libc::renameat(
-                fdir.as_raw_fd(),
-                fname.as_ptr(),
-                tdir.as_raw_fd(),
-                tname.as_ptr(),
-            )
-        })?;
+        self.rename_from(&fdir, &fname, from, to)?;
         Ok(true)
     }
 

@@ -286,9 +286,7 @@ pub fn apply(tree: &Tree, step: &Step, links: &[PathBuf]) -> io::Result<()> {
             Ok(())
         }
         Step::Rename { tmp, to } => {
-            if tree.lstat(tmp)?.is_some() {
-                tree.rename(tmp, to)?;
-            }
+            tree.rename_present(tmp, to)?;
             Ok(())
         }
         Step::Move { from, to, dev, ino } => {

@@ -143,8 +143,7 @@ impl Cache {
             return Ok(snap.clone());
         }
         let mut f = std::fs::File::open(path)?;
-        let mut bytes = Vec::with_capacity(meta.len() as usize);
-        f.read_to_end(&mut bytes)?;
+        let bytes = read_all(&mut f, meta.len() as usize)?;
         let (hash, midstates) = hash_with_midstates(&bytes);
         let snap = Arc::new(Snapshot {
             hash,
@@ -169,9 +168,59 @@ impl Cache {
     }
 }
 
+/// The whole of `f`, `len` bytes expected (its size when it was stat'ed): a read
+/// into a buffer of that size, then one to see the end. (`read_to_end` on a `File`
+/// asks it for its size and position again first: an fstat and an lseek per file.)
+/// A file that shrank since gives what is there; one that grew, all of it.
+fn read_all(f: &mut std::fs::File, len: usize) -> io::Result<Vec<u8>> {
+    let mut bytes = vec![0u8; len];
+    let mut got = 0;
+    while got < len {
+        match f.read(bytes.get_mut(got..).unwrap_or_default()) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    bytes.truncate(got);
+    if got == len {
+        let mut probe = [0u8; 32];
+        loop {
+            match f.read(&mut probe) {
+                Ok(0) => break,
+                Ok(n) => {
+                    bytes.extend_from_slice(probe.get(..n).unwrap_or_default());
+                    f.read_to_end(&mut bytes)?;
+                    break;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    Ok(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn read_all_gives_the_whole_file_whatever_size_was_expected() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        let body: Vec<u8> = (0..100_000u32).map(|i| (i % 253) as u8).collect();
+        std::fs::write(&p, &body).unwrap();
+        // Expected right, the file shrank since (expected more), grew since (less), empty.
+        for expect in [body.len(), body.len() + 10, body.len() - 1, 31, 32, 33, 0] {
+            let mut f = std::fs::File::open(&p).unwrap();
+            assert_eq!(read_all(&mut f, expect).unwrap(), body, "{expect}");
+        }
+        std::fs::write(&p, b"").unwrap();
+        let mut f = std::fs::File::open(&p).unwrap();
+        assert!(read_all(&mut f, 0).unwrap().is_empty());
+    }
     #[test]
     fn a_successor_hash_equals_a_full_hash() {
         let old: Vec<u8> = (0..5 * MIDSTATE_EVERY + 123)

@@ -404,12 +404,21 @@ fn slot(
     if let Some(i) = slots.iter().position(|s| s.real == real) {
         return Ok(i);
     }
-    let display = ctx.display_path(&abs);
+    let display = common::display_of(ctx, &real);
     common::check_inside(ctx, &real, &display)?;
     let first = slots.is_empty();
-    let before = match ctx.files().exists(&abs)? {
-        true => Some(common::load(ctx, arg, None)?),
-        false => None,
+    // One stat (the path followed) tells an existing file from a missing one; only
+    // a path that does not lead anywhere is asked again whether an entry (a
+    // dangling symlink) is there, which `load` then refuses as before.
+    let meta = ctx.files().stat(&abs, true)?;
+    let before = if meta.kind != crate::store::files::Kind::Missing {
+        let names = (real.clone(), display.clone());
+        let (real, display, snap) = common::locate_at(ctx, arg, &abs, names, meta)?;
+        Some(common::load_located(ctx, arg, real, display, snap, None)?)
+    } else if ctx.files().exists(&abs)? {
+        Some(common::load(ctx, arg, None)?)
+    } else {
+        None
     };
     match &before {
         Some(t) => common::check_target_hash(expect, t, first)?,

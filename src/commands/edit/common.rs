@@ -334,25 +334,43 @@ pub fn check_inside(ctx: &Ctx, real: &std::path::Path, display: &str) -> Result<
     })
 }
 
+/// A target's real path, display form and snapshot (`locate`).
+pub type Located = (
+    PathBuf,
+    String,
+    std::sync::Arc<crate::store::snapshot::Snapshot>,
+);
+
 /// The target's real path, display form and snapshot, refused unless it is a
 /// regular file inside the root; nothing decoded yet, so a caller that can work
 /// on the raw bytes holds no second copy of them.
-pub fn locate(
-    ctx: &Ctx,
-    arg: &str,
-) -> Result<
-    (
-        PathBuf,
-        String,
-        std::sync::Arc<crate::store::snapshot::Snapshot>,
-    ),
-    CmdError,
-> {
+pub fn locate(ctx: &Ctx, arg: &str) -> Result<Located, CmdError> {
     let abs = ctx.path_arg(arg)?;
     let real = paths::real_path(&abs);
-    let display = ctx.display_path(&abs);
+    let display = display_of(ctx, &real);
     // Through the view: with --tx, the tx's staged content where it has some.
     let meta = ctx.files().stat(&abs, true)?;
+    locate_at(ctx, arg, &abs, (real, display), meta)
+}
+
+/// How a read reports `real` (what `ctx.display_path` gives for a path whose real
+/// path is `real`, without resolving it again: one lstat less per file).
+pub fn display_of(ctx: &Ctx, real: &std::path::Path) -> String {
+    match paths::relative_to(real, &ctx.root) {
+        Some(rel) => rel,
+        None => paths::display(real),
+    }
+}
+
+/// `locate` for a caller that resolved `arg` already: `abs`, its real path and
+/// display form, and its `stat` in the view (followed).
+pub fn locate_at(
+    ctx: &Ctx,
+    arg: &str,
+    abs: &std::path::Path,
+    (real, display): (PathBuf, String),
+    meta: crate::store::files::Stat,
+) -> Result<Located, CmdError> {
     if meta.kind == crate::store::files::Kind::Missing {
         let e = std::io::Error::from(std::io::ErrorKind::NotFound);
         return Err(not_found_or_io(ctx, arg, &e));
@@ -364,7 +382,7 @@ pub fn locate(
     // Through the store's view (the tx's staged content, else the disk's snapshot):
     // the write that follows reuses these bytes and this hash for its before-state,
     // blob and diff instead of reading the file again.
-    let snap = ctx.files().load(&abs)?;
+    let snap = ctx.files().load(abs)?;
     Ok((real, display, snap))
 }
 
@@ -373,6 +391,18 @@ pub fn locate(
 /// gives the file's bytes back, so what an edit leaves alone stays byte for byte).
 pub fn load(ctx: &Ctx, arg: &str, enc: Option<Encoding>) -> Result<Target, CmdError> {
     let (real, display, snap) = locate(ctx, arg)?;
+    load_located(ctx, arg, real, display, snap, enc)
+}
+
+/// `load` of what `locate`/`locate_at` found.
+pub fn load_located(
+    ctx: &Ctx,
+    arg: &str,
+    real: PathBuf,
+    display: String,
+    snap: std::sync::Arc<crate::store::snapshot::Snapshot>,
+    enc: Option<Encoding>,
+) -> Result<Target, CmdError> {
     let Some(enc) = enc else {
         let doc = Doc::decode(&snap.bytes).map_err(|e| decode_error(ctx, &display, e))?;
         return Ok(Target {
