@@ -762,7 +762,7 @@ fn a_search_of_one_file_leaves_out_what_the_caller_knows() {
     }
     assert_eq!(
         r.stdout.trim_end(),
-        r#"{"schema_version":1,"status":"ok","command":"search","mode":"blocks","blocks":[{"path":"app.log","start_line":19,"lines":["line 19 ok","line 20 ERROR","line 21 ok"],"match_lines":[20]}],"total_matches":1}"#
+        r#"{"schema_version":1,"status":"ok","command":"search","blocks":[{"path":"app.log","start_line":19,"lines":["line 19 ok","line 20 ERROR","line 21 ok"],"match_lines":[20]}],"total_matches":1}"#
     );
     // A directory: how many files were searched is news.
     let dir = ok(env.run(&["search", "ERROR", ".", "--context", "0"]));
@@ -770,4 +770,92 @@ fn a_search_of_one_file_leaves_out_what_the_caller_knows() {
     // A read answers its lines without approx_tokens.
     let read = ok(env.run(&["read", "app.log", "--range", "20"]));
     assert!(read.json.get("approx_tokens").is_none(), "{}", read.stdout);
+}
+
+fn three_modules(env: &TestEnv) {
+    env.write(
+        "pkg/a.py",
+        "class Alpha:\n    def run(self):\n        return 1\n",
+    );
+    env.write(
+        "pkg/b.py",
+        "class Beta:\n    def run(self):\n        return 2\n",
+    );
+    env.write("sub/c.py", "x = 1\n\n\ndef only_here():\n    return 3\n");
+}
+
+#[test]
+fn a_read_symbol_without_a_path_finds_the_one_file_that_defines_it() {
+    let env = TestEnv::new();
+    three_modules(&env);
+    // One call, as `code defs` then `read PATH --symbol` would be two; no `mode`
+    // (text is the default) and nothing offered past the definition.
+    let r = ok(env.run(&["read", "--symbol", "only_here"]));
+    assert_eq!(
+        r.stdout.trim_end(),
+        format!(
+            r#"{{"schema_version":1,"status":"ok","command":"read","path":"sub/c.py","start_line":4,"lines":["def only_here():","    return 3"],"total_lines":5,"hash":"{}"}}"#,
+            &sha256sum(&env.path("sub/c.py"))[..12]
+        )
+    );
+    // A qualified name picks among same-named methods across files.
+    let q = ok(env.run(&["read", "--symbol", "Beta.run"]));
+    assert_eq!(
+        (&q.json["path"], &q.json["start_line"]),
+        (&Value::from("pkg/b.py"), &Value::from(2))
+    );
+    // From a subdirectory, the path it continues with is the working directory's.
+    let sub = env.run_in(
+        &env.path("sub"),
+        &["read", "--symbol", "only_here", "--max-lines", "1"],
+    );
+    assert_eq!(sub.code, 3, "{}", sub.stdout);
+    assert_eq!(
+        sub.json["next_commands"][0],
+        "aitools read c.py --range 5:5 --max-lines 1"
+    );
+}
+
+#[test]
+fn a_read_symbol_without_a_path_lists_the_files_when_several_define_it() {
+    let env = TestEnv::new();
+    three_modules(&env);
+    let amb = env.run(&["read", "--symbol", "run"]);
+    assert_eq!(amb.error_code(), "selection.ambiguous", "{}", amb.stderr);
+    let commands: Vec<&str> = amb.json["error"]["repairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["command"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        commands,
+        [
+            "aitools read pkg/a.py --symbol run",
+            "aitools read pkg/b.py --symbol run"
+        ]
+    );
+    assert_eq!(amb.json["error"]["candidates"][1]["container"], "Beta");
+    assert!(
+        amb.stderr.len() <= 600,
+        "{} bytes: {}",
+        amb.stderr.len(),
+        amb.stderr
+    );
+    // The repair reads the one picked.
+    let picked = ok(env.run_line(commands[1]));
+    assert_eq!(picked.json["lines"][1], "        return 2");
+    // --kind narrows as it does with a PATH.
+    let none = env.run(&["read", "--symbol", "run", "--kind", "class"]);
+    assert_eq!(none.error_code(), "selection.no-match", "{}", none.stderr);
+    // No definition: every repair runs and leads on.
+    let gone = env.run(&["read", "--symbol", "Alpha.walk"]);
+    assert_eq!(gone.error_code(), "selection.no-match", "{}", gone.stderr);
+    for rep in gone.json["error"]["repairs"].as_array().unwrap() {
+        let r = env.run_line(rep["command"].as_str().unwrap());
+        assert_eq!(r.code, 0, "{}: {}{}", rep["command"], r.stdout, r.stderr);
+    }
+    // Neither a PATH nor --symbol: the call is incomplete.
+    let bare = env.run(&["read"]);
+    assert_eq!(bare.error_code(), "argument.invalid");
 }
