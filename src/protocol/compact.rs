@@ -9,7 +9,7 @@
 
 use super::Json;
 
-/// Hex digits of a hash an answer shows (`hash_after`, `read`'s `hash`): 48 bits,
+/// Hex digits of a hash an answer shows (a write's and `read`'s `hash`): 48 bits,
 /// the least a guard takes (`store::guard::MIN_HASH_PREFIX`), under a fifth of
 /// the bytes.
 pub const SHOWN_HASH: usize = 12;
@@ -41,10 +41,14 @@ fn compact_change(c: &mut Json, dry_run: bool) -> bool {
     if c.get("action").and_then(Json::as_str) == Some("modified") {
         c.remove("action");
     }
-    if dry_run {
-        c.remove("hash_after");
-    } else if let Some(Json::Str(h)) = c.get_mut("hash_after") {
-        h.truncate(SHOWN_HASH);
+    // The file's hash after the write, named `hash` as `read` names it: the
+    // value `--expect-hash` takes either way.
+    match c.remove("hash_after") {
+        Some(Json::Str(mut h)) if !dry_run => {
+            h.truncate(SHOWN_HASH);
+            rename_at(c, "path", "hash", Json::Str(h));
+        }
+        _ => {}
     }
     let cut = matches!(c.remove("diff_truncated"), Some(Json::Bool(true)));
     // A whole diff shows its own counts.
@@ -53,6 +57,18 @@ fn compact_change(c: &mut Json, dry_run: bool) -> bool {
         c.remove("deleted");
     }
     cut
+}
+
+/// Puts `key` just after `after` (at the end when `after` is absent), where the
+/// renamed member stood.
+fn rename_at(c: &mut Json, after: &str, key: &str, value: Json) {
+    if let Json::Obj(members) = c {
+        let at = members
+            .iter()
+            .rposition(|(k, _)| k == after || k == "action" || k == "from")
+            .map_or(members.len(), |i| i + 1);
+        members.insert(at, (key.to_string(), value));
+    }
 }
 
 /// Puts `key` just before `before` (at the end when `before` is absent), so
@@ -111,7 +127,7 @@ mod tests {
         compact(&mut j, false);
         assert_eq!(
             j.to_string_compact(),
-            r#"{"changes":[{"path":"a","hash_after":"0123456789ab","added":1,"deleted":1},{"path":"b","action":"created","hash_after":"fedcba987654","added":1,"deleted":0}],"op_id":"op-1","diff_truncated":true,"next_commands":["aitools diff --op op-1"]}"#
+            r#"{"changes":[{"path":"a","hash":"0123456789ab","added":1,"deleted":1},{"path":"b","action":"created","hash":"fedcba987654","added":1,"deleted":0}],"op_id":"op-1","diff_truncated":true,"next_commands":["aitools diff --op op-1"]}"#
         );
     }
 
@@ -123,7 +139,7 @@ mod tests {
         compact(&mut j, false);
         assert_eq!(
             j.to_string_compact(),
-            r#"{"changes":[{"path":"a","hash_after":"0123456789ab","diff":"@@ -1 +1 @@\n-x\n+y\n"},{"path":"b","hash_after":"fedcba987654","added":3,"deleted":0,"diff":"@@ -0,0 +1 @@\n+p\n"}],"op_id":"op-1","diff_truncated":true}"#
+            r#"{"changes":[{"path":"a","hash":"0123456789ab","diff":"@@ -1 +1 @@\n-x\n+y\n"},{"path":"b","hash":"fedcba987654","added":3,"deleted":0,"diff":"@@ -0,0 +1 @@\n+p\n"}],"op_id":"op-1","diff_truncated":true}"#
         );
     }
 

@@ -39,7 +39,7 @@ fn write_creates_guards_and_undoes() {
     let file = changes.last().unwrap();
     assert_eq!(file["path"], "d/e/a.txt");
     assert_eq!(file["action"], "created");
-    assert_eq!(file["hash_after"], sha256sum(&env.path("d/e/a.txt"))[..12]);
+    assert_eq!(file["hash"], sha256sum(&env.path("d/e/a.txt"))[..12]);
     assert_eq!(file["diff"], "@@ -0,0 +1,2 @@\n+one\n+two\n");
     // The whole diff counts its lines.
     assert!(file.get("added").is_none() && file.get("deleted").is_none());

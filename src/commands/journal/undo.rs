@@ -27,7 +27,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     output_fields: &[
         field(
             "changes",
-            "[{path,action?,from?,hash_after?}]; added, deleted and diff only with --dry-run or --max-diff-lines N (the inverse of the op's own diff).",
+            "[{path,action?,from?,hash?}]; added, deleted and diff only with --dry-run or --max-diff-lines N (the inverse of the op's own diff).",
         ),
         field(
             "op_id",
