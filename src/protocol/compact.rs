@@ -20,8 +20,38 @@ pub fn shown_hash(mut hash: String) -> String {
     hash
 }
 
+/// The op id an answer shows: `op-<8 hex>`, the random part of the journal's
+/// `op-<UTC time>-<8 hex>` (every command that takes an op id takes either; the
+/// journal keeps the whole id). Any other text is returned as it is.
+pub fn short_op_id(id: &str) -> String {
+    let b = id.as_bytes();
+    if id.len() == 28 && id.starts_with("op-") && b[19] == b'-' {
+        format!("op-{}", &id[20..])
+    } else {
+        id.to_string()
+    }
+}
+
 /// Compacts a write answer's members in place; `dry_run` when nothing was written.
 pub fn compact(fields: &mut Json, dry_run: bool) {
+    let full = match fields.get("op_id") {
+        Some(Json::Str(id)) => id.clone(),
+        _ => String::new(),
+    };
+    let short = short_op_id(&full);
+    if short != full {
+        if let Some(Json::Str(s)) = fields.get_mut("op_id") {
+            *s = short.clone();
+        }
+        // The continuation (`aitools diff --op <id>`) names it the same way.
+        if let Some(Json::Arr(next)) = fields.get_mut("next_commands") {
+            for n in next.iter_mut() {
+                if let Json::Str(s) = n {
+                    *s = s.replace(&full, &short);
+                }
+            }
+        }
+    }
     let mut cut = false;
     if let Some(Json::Arr(changes)) = fields.get_mut("changes") {
         for c in changes.iter_mut() {

@@ -857,3 +857,94 @@ fn a_read_symbol_without_a_path_lists_the_files_when_several_define_it() {
     let bare = env.run(&["read"]);
     assert_eq!(bare.error_code(), "argument.invalid");
 }
+
+fn journal_file(dir: &std::path::Path) -> Option<std::path::PathBuf> {
+    for e in std::fs::read_dir(dir).ok()?.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            if let Some(f) = journal_file(&p) {
+                return Some(f);
+            }
+        } else if e.file_name() == "journal.jsonl" {
+            return Some(p);
+        }
+    }
+    None
+}
+
+#[test]
+fn answers_show_short_op_ids_that_every_taker_takes() {
+    let env = TestEnv::new();
+    env.write("a.txt", "one\ntwo\n");
+    let w = ok(env.run(&["edit", "a.txt", "--old", "two", "--new", "2"]));
+    let short = w.json["op_id"].as_str().unwrap().to_string();
+    // `op-<8 hex>`: 17 bytes less than the journal's `op-<UTC time>-<8 hex>`.
+    assert!(
+        short.len() == 11
+            && short.starts_with("op-")
+            && short[3..].bytes().all(|c| c.is_ascii_hexdigit()),
+        "{short}"
+    );
+    assert!(
+        w.stdout.len() <= 140,
+        "{} bytes: {}",
+        w.stdout.len(),
+        w.stdout
+    );
+    let journal = std::fs::read_to_string(journal_file(env.state.path()).unwrap()).unwrap();
+    let full = format!("op-20261130T005320Z-{}", &short[3..]);
+    assert!(
+        journal.contains(&format!("\"op_id\":\"{full}\"")),
+        "{journal}"
+    );
+    // history shows it so; diff --op and undo take the short and the whole form.
+    let h = ok(env.run(&["history"]));
+    assert_eq!(h.json["items"][0]["op_id"], short.as_str());
+    for id in [&short, &full] {
+        let d = ok(env.run(&["diff", "--op", id]));
+        assert_eq!(d.json["changes"][0]["path"], "a.txt", "{}", d.stdout);
+        let dry = ok(env.run(&["undo", id, "--dry-run"]));
+        assert_eq!(dry.json["changes"][0]["path"], "a.txt");
+    }
+    let u = ok(env.run(&["undo", &short]));
+    assert_eq!(env.read("a.txt"), b"one\ntwo\n");
+    // The undo's own op is short too, and undoing it redoes the edit; history
+    // names what each undo reverted by the short id.
+    let redo = u.json["op_id"].as_str().unwrap();
+    assert_eq!(redo.len(), 11, "{}", u.stdout);
+    ok(env.run(&["undo", redo]));
+    assert_eq!(env.read("a.txt"), b"one\n2\n");
+    let h = ok(env.run(&["history"]));
+    assert_eq!(h.json["items"][1]["undoes"], short.as_str(), "{}", h.stdout);
+    // An id no op has: not found, as before.
+    let none = env.run(&["undo", "op-00000000"]);
+    assert_eq!(none.code, 1, "{}", none.stderr);
+    // A cut diff's continuation names the short id.
+    env.write("big.txt", module(60));
+    let big = env.run(&[
+        "replace",
+        "compute_something",
+        "f",
+        "big.txt",
+        "--expect-count",
+        "60",
+        "--max-diff-lines",
+        "2",
+    ]);
+    let op = big.json["op_id"].as_str().unwrap();
+    assert_eq!(
+        big.json["next_commands"][0],
+        format!("aitools diff --op {op}"),
+        "{}",
+        big.stdout
+    );
+    // A tx commit answers its op the same way.
+    let tx = ok(env.run(&["tx", "begin"]));
+    let t = tx.json["tx"].as_str().unwrap();
+    ok(env.run(&["edit", "a.txt", "--old", "one", "--new", "1", "--tx", t]));
+    let c = ok(env.run(&["tx", "commit", t]));
+    let op = c.json["op_id"].as_str().unwrap();
+    assert_eq!(op.len(), 11, "{}", c.stdout);
+    ok(env.run(&["undo", op]));
+    assert_eq!(env.read("a.txt"), b"one\n2\n");
+}

@@ -302,7 +302,7 @@ pub const FIELD_CHANGES: crate::protocol::registry::Field = crate::protocol::reg
 );
 pub const FIELD_OP_ID: crate::protocol::registry::Field = crate::protocol::registry::field(
     "op_id",
-    "The journal op (undo with `aitools undo <op_id>`); null when nothing changed; absent in a dry run.",
+    "The journal op as `op-<8 hex>`, the end of the journal's `op-<UTC time>-<8 hex>` (undo, diff --op and history take either); undo with `aitools undo <op_id>`; null when nothing changed; absent in a dry run.",
 );
 pub const FIELD_DRY_RUN: crate::protocol::registry::Field =
     crate::protocol::registry::field("dry_run", "With --dry-run: true; nothing was written.");
