@@ -9,7 +9,7 @@
 
 use super::Json;
 
-/// Hex digits of a hash an answer shows (`hash_after`, `read`'s `hash`): 48 bits,
+/// Hex digits of a hash an answer shows (a write's and `read`'s `hash`): 48 bits,
 /// the least a guard takes (`store::guard::MIN_HASH_PREFIX`), under a fifth of
 /// the bytes.
 pub const SHOWN_HASH: usize = 12;
@@ -20,8 +20,38 @@ pub fn shown_hash(mut hash: String) -> String {
     hash
 }
 
+/// The op id an answer shows: `op-<8 hex>`, the random part of the journal's
+/// `op-<UTC time>-<8 hex>` (every command that takes an op id takes either; the
+/// journal keeps the whole id). Any other text is returned as it is.
+pub fn short_op_id(id: &str) -> String {
+    let b = id.as_bytes();
+    if id.len() == 28 && id.starts_with("op-") && b[19] == b'-' {
+        format!("op-{}", &id[20..])
+    } else {
+        id.to_string()
+    }
+}
+
 /// Compacts a write answer's members in place; `dry_run` when nothing was written.
 pub fn compact(fields: &mut Json, dry_run: bool) {
+    let full = match fields.get("op_id") {
+        Some(Json::Str(id)) => id.clone(),
+        _ => String::new(),
+    };
+    let short = short_op_id(&full);
+    if short != full {
+        if let Some(Json::Str(s)) = fields.get_mut("op_id") {
+            *s = short.clone();
+        }
+        // The continuation (`aitools diff --op <id>`) names it the same way.
+        if let Some(Json::Arr(next)) = fields.get_mut("next_commands") {
+            for n in next.iter_mut() {
+                if let Json::Str(s) = n {
+                    *s = s.replace(&full, &short);
+                }
+            }
+        }
+    }
     let mut cut = false;
     if let Some(Json::Arr(changes)) = fields.get_mut("changes") {
         for c in changes.iter_mut() {
@@ -41,10 +71,14 @@ fn compact_change(c: &mut Json, dry_run: bool) -> bool {
     if c.get("action").and_then(Json::as_str) == Some("modified") {
         c.remove("action");
     }
-    if dry_run {
-        c.remove("hash_after");
-    } else if let Some(Json::Str(h)) = c.get_mut("hash_after") {
-        h.truncate(SHOWN_HASH);
+    // The file's hash after the write, named `hash` as `read` names it: the
+    // value `--expect-hash` takes either way.
+    match c.remove("hash_after") {
+        Some(Json::Str(mut h)) if !dry_run => {
+            h.truncate(SHOWN_HASH);
+            rename_at(c, "path", "hash", Json::Str(h));
+        }
+        _ => {}
     }
     let cut = matches!(c.remove("diff_truncated"), Some(Json::Bool(true)));
     // A whole diff shows its own counts.
@@ -53,6 +87,18 @@ fn compact_change(c: &mut Json, dry_run: bool) -> bool {
         c.remove("deleted");
     }
     cut
+}
+
+/// Puts `key` just after `after` (at the end when `after` is absent), where the
+/// renamed member stood.
+fn rename_at(c: &mut Json, after: &str, key: &str, value: Json) {
+    if let Json::Obj(members) = c {
+        let at = members
+            .iter()
+            .rposition(|(k, _)| k == after || k == "action" || k == "from")
+            .map_or(members.len(), |i| i + 1);
+        members.insert(at, (key.to_string(), value));
+    }
 }
 
 /// Puts `key` just before `before` (at the end when `before` is absent), so
@@ -111,7 +157,7 @@ mod tests {
         compact(&mut j, false);
         assert_eq!(
             j.to_string_compact(),
-            r#"{"changes":[{"path":"a","hash_after":"0123456789ab","added":1,"deleted":1},{"path":"b","action":"created","hash_after":"fedcba987654","added":1,"deleted":0}],"op_id":"op-1","diff_truncated":true,"next_commands":["aitools diff --op op-1"]}"#
+            r#"{"changes":[{"path":"a","hash":"0123456789ab","added":1,"deleted":1},{"path":"b","action":"created","hash":"fedcba987654","added":1,"deleted":0}],"op_id":"op-1","diff_truncated":true,"next_commands":["aitools diff --op op-1"]}"#
         );
     }
 
@@ -123,7 +169,7 @@ mod tests {
         compact(&mut j, false);
         assert_eq!(
             j.to_string_compact(),
-            r#"{"changes":[{"path":"a","hash_after":"0123456789ab","diff":"@@ -1 +1 @@\n-x\n+y\n"},{"path":"b","hash_after":"fedcba987654","added":3,"deleted":0,"diff":"@@ -0,0 +1 @@\n+p\n"}],"op_id":"op-1","diff_truncated":true}"#
+            r#"{"changes":[{"path":"a","hash":"0123456789ab","diff":"@@ -1 +1 @@\n-x\n+y\n"},{"path":"b","hash":"fedcba987654","added":3,"deleted":0,"diff":"@@ -0,0 +1 @@\n+p\n"}],"op_id":"op-1","diff_truncated":true}"#
         );
     }
 

@@ -227,8 +227,72 @@ pub fn last_is(state: &Path, op_id: &str) -> io::Result<bool> {
     })
 }
 
+/// Whether `s` is the short op id answers show (`op-<8 hex>`, the whole id's end).
+pub fn is_short_op_id(s: &str) -> bool {
+    s.len() == 11 && s.starts_with("op-") && s[3..].bytes().all(|c| c.is_ascii_hexdigit())
+}
+
+/// The whole id a short one names: the one id file ending in its hex digits, else
+/// (id files missing) the one journaled op whose id ends in them; `None` when no
+/// op or several do.
+fn resolve_short(state: &Path, short: &str) -> io::Result<Option<String>> {
+    let tail = &short[2..];
+    let mut found: Vec<String> = Vec::new();
+    match std::fs::read_dir(dir(state).join("ids")) {
+        Ok(rd) => {
+            for e in rd.flatten() {
+                if let Some(n) = e.file_name().to_str()
+                    && is_op_id(n)
+                    && n.ends_with(tail)
+                {
+                    found.push(n.to_string());
+                }
+            }
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    if found.is_empty() {
+        let f = match File::open(file(state)) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let needle = format!("{tail}\"");
+        for line in io::BufRead::split(io::BufReader::new(f), b'\n') {
+            let line = line?;
+            if memchr::memmem::find(&line, needle.as_bytes()).is_some()
+                && let Ok(e) = serde_json::from_slice::<Entry>(&line)
+                && is_op_id(&e.op_id)
+                && e.op_id.ends_with(tail)
+            {
+                found.push(e.op_id);
+            }
+        }
+    }
+    found.sort();
+    found.dedup();
+    Ok(if found.len() == 1 { found.pop() } else { None })
+}
+
+/// The whole id `op_id` names: a short id resolved (when one op ends in it), any
+/// other text as it is; what a new op's `undoes` records.
+pub fn whole_op_id(state: &Path, op_id: &str) -> io::Result<String> {
+    Ok(match is_short_op_id(op_id) {
+        true => resolve_short(state, op_id)?.unwrap_or_else(|| op_id.to_string()),
+        false => op_id.to_string(),
+    })
+}
+
 /// Finds an op by id through its id file; falls back to a scan (rebuilding the id).
+/// A short id (`op-<8 hex>`) is resolved to its whole id first.
 pub fn find(state: &Path, op_id: &str) -> io::Result<Option<Entry>> {
+    if is_short_op_id(op_id) {
+        return match resolve_short(state, op_id)? {
+            Some(full) => find(state, &full),
+            None => Ok(None),
+        };
+    }
     if !is_op_id(op_id) {
         return Ok(None);
     }

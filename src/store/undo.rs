@@ -8,6 +8,7 @@ use super::blobs;
 use super::error::StoreError;
 use super::journal::{self, Entry, State};
 use super::request::Change;
+use crate::protocol::compact::short_op_id;
 use crate::protocol::{CmdError, Json};
 use crate::workspace::Ctx;
 use std::path::{Path, PathBuf};
@@ -121,9 +122,10 @@ pub fn inverse(ctx: &Ctx, state: &Path, entry: &Entry) -> Result<Vec<Change>, Cm
     if !conflicts.is_empty() {
         // Undoing twice: the first undo moved every path back, so all differ.
         if let Some(by) = undone_by(state, entry) {
+            // Named as answers name ops (both forms are taken).
             return Err(StoreError::AlreadyUndone {
-                op_id: entry.op_id.clone(),
-                by,
+                op_id: short_op_id(&entry.op_id),
+                by: short_op_id(&by),
                 conflicts: Json::Arr(conflicts),
             }
             .into());
@@ -135,7 +137,7 @@ pub fn inverse(ctx: &Ctx, state: &Path, entry: &Entry) -> Result<Vec<Change>, Cm
             .unwrap_or(".")
             .to_string();
         return Err(StoreError::UndoConflicts {
-            op_id: entry.op_id.clone(),
+            op_id: short_op_id(&entry.op_id),
             first,
             conflicts: Json::Arr(conflicts),
         }

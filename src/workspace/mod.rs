@@ -3,6 +3,7 @@
 
 pub mod boundary;
 pub mod candidates;
+pub mod defs;
 pub mod error;
 pub mod git;
 pub mod input;

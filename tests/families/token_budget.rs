@@ -42,12 +42,9 @@ fn an_exact_edit_answers_where_it_landed_not_the_diff_the_caller_wrote() {
     );
     let c = &r.json["changes"][0];
     let keys: Vec<&str> = c.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(keys, ["hash_after", "lines", "path"], "{}", r.stdout);
+    assert_eq!(keys, ["hash", "lines", "path"], "{}", r.stdout);
     assert_eq!(c["lines"], "25");
-    assert_eq!(
-        c["hash_after"],
-        sha256sum(&env.path("src/app/models.py"))[..12]
-    );
+    assert_eq!(c["hash"], sha256sum(&env.path("src/app/models.py"))[..12]);
     assert!(r.json.get("next_commands").is_none() && r.json.get("diff_truncated").is_none());
     assert!(
         env.read("src/app/models.py")
@@ -401,17 +398,17 @@ fn a_write_answer_leaves_out_what_the_caller_knows_and_its_short_hash_guards() {
     let c = &r.json["changes"][0];
     let keys: Vec<&str> = c.as_object().unwrap().keys().map(String::as_str).collect();
     // (serde_json sorts the keys.)
-    assert_eq!(keys, ["hash_after", "lines", "path"], "{}", r.stdout);
+    assert_eq!(keys, ["hash", "lines", "path"], "{}", r.stdout);
     assert!(r.json.get("strategy").is_none() && r.json.get("diff_truncated").is_none());
-    assert!(is_shown_hash(&c["hash_after"]), "{}", r.stdout);
+    assert!(is_shown_hash(&c["hash"]), "{}", r.stdout);
     let full = sha256sum(&env.path("app/config.ini"));
-    assert!(full.starts_with(c["hash_after"].as_str().unwrap()));
+    assert!(full.starts_with(c["hash"].as_str().unwrap()));
     // What `info` shows in full, and what the answer shows, both guard.
     assert_eq!(
         env.run(&["info", "app/config.ini"]).json["hash"],
         full.as_str()
     );
-    let short = c["hash_after"].as_str().unwrap().to_string();
+    let short = c["hash"].as_str().unwrap().to_string();
     let w = ok(env.run(&[
         "write",
         "app/config.ini",
@@ -507,8 +504,8 @@ fn undo_answers_paths_hashes_and_its_op_not_the_inverse_diff() {
     assert_eq!(env.read("a.py"), short.as_bytes());
     let c = &u.json["changes"][0];
     let keys: Vec<&str> = c.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(keys, ["hash_after", "path"], "{}", u.stdout);
-    assert_eq!(c["hash_after"], h[..12]);
+    assert_eq!(keys, ["hash", "path"], "{}", u.stdout);
+    assert_eq!(c["hash"], h[..12]);
     assert!(u.json["op_id"].as_str().unwrap().starts_with("op-"));
     assert!(u.json.get("next_commands").is_none() && u.json.get("diff_truncated").is_none());
     assert!(
@@ -548,7 +545,7 @@ fn five_callers(env: &TestEnv) {
 }
 
 #[test]
-fn a_rename_previews_once_and_the_guarded_run_answers_counts_and_hashes() {
+fn a_rename_previews_once_and_the_guarded_run_answers_hashes() {
     let env = TestEnv::new();
     five_callers(&env);
     let dry = ok(env.run(&[
@@ -596,18 +593,19 @@ fn a_rename_previews_once_and_the_guarded_run_answers_counts_and_hashes() {
         "--expect-count",
         "10",
     ]));
-    // The dry run showed the diff: the real run answers counts, hashes and the op.
+    // The dry run showed the changes: the real run answers hashes and the op.
     let changes = real.json["changes"].as_array().unwrap();
     assert!(
         changes
             .iter()
-            .all(|c| c.get("diff").is_none() && is_shown_hash(&c["hash_after"]))
+            .all(|c| c.get("diff").is_none() && is_shown_hash(&c["hash"]))
     );
     assert!(real.json.get("diff_truncated").is_none() && real.json.get("next_commands").is_none());
+    // Nor the per-file counts: the dry run listed them and the total guarded the run.
     assert!(
         changes
             .iter()
-            .all(|c| c.get("added").is_none() && c["count"] == 2)
+            .all(|c| c.get("added").is_none() && c.get("count").is_none())
     );
     assert!(
         real.stdout.len() <= 450,
@@ -683,7 +681,7 @@ fn apply_shows_no_hunk_the_caller_wrote_unless_one_moved() {
     let changes = r.json["changes"].as_array().unwrap();
     for c in changes {
         let keys: Vec<&str> = c.as_object().unwrap().keys().map(String::as_str).collect();
-        assert_eq!(keys, ["hash_after", "path"], "{}", r.stdout);
+        assert_eq!(keys, ["hash", "path"], "{}", r.stdout);
     }
     assert_eq!(r.json["applied_hunks"], 2);
     assert!(r.json.get("next_commands").is_none(), "{}", r.stdout);
@@ -762,7 +760,7 @@ fn a_search_of_one_file_leaves_out_what_the_caller_knows() {
     }
     assert_eq!(
         r.stdout.trim_end(),
-        r#"{"schema_version":1,"status":"ok","command":"search","mode":"blocks","blocks":[{"path":"app.log","start_line":19,"lines":["line 19 ok","line 20 ERROR","line 21 ok"],"match_lines":[20]}],"total_matches":1}"#
+        r#"{"schema_version":1,"status":"ok","command":"search","blocks":[{"path":"app.log","start_line":19,"lines":["line 19 ok","line 20 ERROR","line 21 ok"],"match_lines":[20]}],"total_matches":1}"#
     );
     // A directory: how many files were searched is news.
     let dir = ok(env.run(&["search", "ERROR", ".", "--context", "0"]));
@@ -770,4 +768,183 @@ fn a_search_of_one_file_leaves_out_what_the_caller_knows() {
     // A read answers its lines without approx_tokens.
     let read = ok(env.run(&["read", "app.log", "--range", "20"]));
     assert!(read.json.get("approx_tokens").is_none(), "{}", read.stdout);
+}
+
+fn three_modules(env: &TestEnv) {
+    env.write(
+        "pkg/a.py",
+        "class Alpha:\n    def run(self):\n        return 1\n",
+    );
+    env.write(
+        "pkg/b.py",
+        "class Beta:\n    def run(self):\n        return 2\n",
+    );
+    env.write("sub/c.py", "x = 1\n\n\ndef only_here():\n    return 3\n");
+}
+
+#[test]
+fn a_read_symbol_without_a_path_finds_the_one_file_that_defines_it() {
+    let env = TestEnv::new();
+    three_modules(&env);
+    // One call, as `code defs` then `read PATH --symbol` would be two; no `mode`
+    // (text is the default) and nothing offered past the definition.
+    let r = ok(env.run(&["read", "--symbol", "only_here"]));
+    assert_eq!(
+        r.stdout.trim_end(),
+        format!(
+            r#"{{"schema_version":1,"status":"ok","command":"read","path":"sub/c.py","start_line":4,"lines":["def only_here():","    return 3"],"total_lines":5,"hash":"{}"}}"#,
+            &sha256sum(&env.path("sub/c.py"))[..12]
+        )
+    );
+    // A qualified name picks among same-named methods across files.
+    let q = ok(env.run(&["read", "--symbol", "Beta.run"]));
+    assert_eq!(
+        (&q.json["path"], &q.json["start_line"]),
+        (&Value::from("pkg/b.py"), &Value::from(2))
+    );
+    // From a subdirectory, the path it continues with is the working directory's.
+    let sub = env.run_in(
+        &env.path("sub"),
+        &["read", "--symbol", "only_here", "--max-lines", "1"],
+    );
+    assert_eq!(sub.code, 3, "{}", sub.stdout);
+    assert_eq!(
+        sub.json["next_commands"][0],
+        "aitools read c.py --range 5:5 --max-lines 1"
+    );
+}
+
+#[test]
+fn a_read_symbol_without_a_path_lists_the_files_when_several_define_it() {
+    let env = TestEnv::new();
+    three_modules(&env);
+    let amb = env.run(&["read", "--symbol", "run"]);
+    assert_eq!(amb.error_code(), "selection.ambiguous", "{}", amb.stderr);
+    let commands: Vec<&str> = amb.json["error"]["repairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["command"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        commands,
+        [
+            "aitools read pkg/a.py --symbol run",
+            "aitools read pkg/b.py --symbol run"
+        ]
+    );
+    assert_eq!(amb.json["error"]["candidates"][1]["container"], "Beta");
+    assert!(
+        amb.stderr.len() <= 600,
+        "{} bytes: {}",
+        amb.stderr.len(),
+        amb.stderr
+    );
+    // The repair reads the one picked.
+    let picked = ok(env.run_line(commands[1]));
+    assert_eq!(picked.json["lines"][1], "        return 2");
+    // --kind narrows as it does with a PATH.
+    let none = env.run(&["read", "--symbol", "run", "--kind", "class"]);
+    assert_eq!(none.error_code(), "selection.no-match", "{}", none.stderr);
+    // No definition: every repair runs and leads on.
+    let gone = env.run(&["read", "--symbol", "Alpha.walk"]);
+    assert_eq!(gone.error_code(), "selection.no-match", "{}", gone.stderr);
+    for rep in gone.json["error"]["repairs"].as_array().unwrap() {
+        let r = env.run_line(rep["command"].as_str().unwrap());
+        assert_eq!(r.code, 0, "{}: {}{}", rep["command"], r.stdout, r.stderr);
+    }
+    // Neither a PATH nor --symbol: the call is incomplete.
+    let bare = env.run(&["read"]);
+    assert_eq!(bare.error_code(), "argument.invalid");
+}
+
+fn journal_file(dir: &std::path::Path) -> Option<std::path::PathBuf> {
+    for e in std::fs::read_dir(dir).ok()?.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            if let Some(f) = journal_file(&p) {
+                return Some(f);
+            }
+        } else if e.file_name() == "journal.jsonl" {
+            return Some(p);
+        }
+    }
+    None
+}
+
+#[test]
+fn answers_show_short_op_ids_that_every_taker_takes() {
+    let env = TestEnv::new();
+    env.write("a.txt", "one\ntwo\n");
+    let w = ok(env.run(&["edit", "a.txt", "--old", "two", "--new", "2"]));
+    let short = w.json["op_id"].as_str().unwrap().to_string();
+    // `op-<8 hex>`: 17 bytes less than the journal's `op-<UTC time>-<8 hex>`.
+    assert!(
+        short.len() == 11
+            && short.starts_with("op-")
+            && short[3..].bytes().all(|c| c.is_ascii_hexdigit()),
+        "{short}"
+    );
+    assert!(
+        w.stdout.len() <= 140,
+        "{} bytes: {}",
+        w.stdout.len(),
+        w.stdout
+    );
+    let journal = std::fs::read_to_string(journal_file(env.state.path()).unwrap()).unwrap();
+    let full = format!("op-20261130T005320Z-{}", &short[3..]);
+    assert!(
+        journal.contains(&format!("\"op_id\":\"{full}\"")),
+        "{journal}"
+    );
+    // history shows it so; diff --op and undo take the short and the whole form.
+    let h = ok(env.run(&["history"]));
+    assert_eq!(h.json["items"][0]["op_id"], short.as_str());
+    for id in [&short, &full] {
+        let d = ok(env.run(&["diff", "--op", id]));
+        assert_eq!(d.json["changes"][0]["path"], "a.txt", "{}", d.stdout);
+        let dry = ok(env.run(&["undo", id, "--dry-run"]));
+        assert_eq!(dry.json["changes"][0]["path"], "a.txt");
+    }
+    let u = ok(env.run(&["undo", &short]));
+    assert_eq!(env.read("a.txt"), b"one\ntwo\n");
+    // The undo's own op is short too, and undoing it redoes the edit; history
+    // names what each undo reverted by the short id.
+    let redo = u.json["op_id"].as_str().unwrap();
+    assert_eq!(redo.len(), 11, "{}", u.stdout);
+    ok(env.run(&["undo", redo]));
+    assert_eq!(env.read("a.txt"), b"one\n2\n");
+    let h = ok(env.run(&["history"]));
+    assert_eq!(h.json["items"][1]["undoes"], short.as_str(), "{}", h.stdout);
+    // An id no op has: not found, as before.
+    let none = env.run(&["undo", "op-00000000"]);
+    assert_eq!(none.code, 1, "{}", none.stderr);
+    // A cut diff's continuation names the short id.
+    env.write("big.txt", module(60));
+    let big = env.run(&[
+        "replace",
+        "compute_something",
+        "f",
+        "big.txt",
+        "--expect-count",
+        "60",
+        "--max-diff-lines",
+        "2",
+    ]);
+    let op = big.json["op_id"].as_str().unwrap();
+    assert_eq!(
+        big.json["next_commands"][0],
+        format!("aitools diff --op {op}"),
+        "{}",
+        big.stdout
+    );
+    // A tx commit answers its op the same way.
+    let tx = ok(env.run(&["tx", "begin"]));
+    let t = tx.json["tx"].as_str().unwrap();
+    ok(env.run(&["edit", "a.txt", "--old", "one", "--new", "1", "--tx", t]));
+    let c = ok(env.run(&["tx", "commit", t]));
+    let op = c.json["op_id"].as_str().unwrap();
+    assert_eq!(op.len(), 11, "{}", c.stdout);
+    ok(env.run(&["undo", op]));
+    assert_eq!(env.read("a.txt"), b"one\n2\n");
 }

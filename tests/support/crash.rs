@@ -204,8 +204,17 @@ impl Case {
     }
     /// How many times the journal holds `op`.
     pub fn journaled(&self, op: &str) -> usize {
-        self.journal()
-            .matches(&format!("\"op_id\":\"{op}\""))
+        let journal = self.journal();
+        // Answers show `op-<8 hex>`; the journal keeps `op-<time>-<8 hex>`: both
+        // end in `-<8 hex>`.
+        let tail = format!("{}\"", &op[op.len().saturating_sub(9)..]);
+        journal
+            .match_indices("\"op_id\":\"op-")
+            .filter(|(i, m)| {
+                journal[i + m.len()..]
+                    .get(16..)
+                    .is_some_and(|r| r.starts_with(&tail))
+            })
             .count()
     }
     /// The intent records in `commit/`: for each, whether it is complete (its

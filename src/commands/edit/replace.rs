@@ -59,7 +59,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     output_fields: &[
         field(
             "changes",
-            "[{path,action?,from?,hash_after?,count}]: hash_after absent in a dry run.",
+            "[{path,action?,from?,hash?,count?}]: hash absent in a dry run.",
         ),
         write::FIELD_OP_ID,
         write::FIELD_DRY_RUN,
@@ -69,7 +69,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         ),
         field(
             "changes[].count",
-            "Replacements made in that file. added/deleted (lines) appear only when they differ from count and no whole diff counts them; diff only with --max-diff-lines N.",
+            "Replacements made in that file; left out of a run guarded by --expect-count (its dry run listed them). added/deleted (lines) appear only when they differ from count and no whole diff counts them; diff only with --max-diff-lines N.",
         ),
         field(
             "sample",
@@ -381,6 +381,10 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
         if ctx.max_diff_lines.is_none() && c.added == c.count && c.deleted == c.count {
             c.added = None;
             c.deleted = None;
+        }
+        // The dry run that gave --expect-count listed them; the total is the guard.
+        if !args.guarded.guard.dry.dry_run && expect_count.is_some() {
+            c.count = None;
         }
     }
     let mut extra: Vec<(&str, Json)> = Vec::new();

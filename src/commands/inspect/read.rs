@@ -15,7 +15,9 @@ use crate::text::{
 };
 use crate::workspace::Ctx;
 use crate::workspace::candidates::{self, Offer};
+use crate::workspace::defs;
 use crate::workspace::input;
+use crate::workspace::scan::Budget;
 use clap::Args;
 use regex::bytes::{Regex, RegexBuilder};
 use serde::Serialize;
@@ -31,11 +33,11 @@ use bytes::*;
 #[allow(unused_imports)]
 use lines_view::*;
 
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone)]
 pub struct ReadArgs {
-    /// File to read (relative to the working directory).
-    #[arg(value_name = "PATH")]
-    pub path: String,
+    /// File to read (relative to the working directory); with --symbol it may be left out: the working directory is searched for the definition.
+    #[arg(value_name = "PATH", required_unless_present = "symbol")]
+    pub path: Option<String>,
     /// Selector: lines S:E, S: (to the end), or N (1-based, inclusive); with --match, the lines it searches.
     #[arg(long)]
     pub range: Option<String>,
@@ -94,7 +96,10 @@ pub const SPEC: CommandSpec = CommandSpec {
     description: "At most one selector (--range, --tail, --match, --between, --symbol), except that --range bounds a --match (only the range's lines are matched; a cut result continues with the rest of the range). --max-lines always applies; when the output stops before the end of what was asked, next_commands holds the exact command that continues, with the same flags; a whole --symbol definition offers nothing past it. A binary file read as text returns {binary,size,mime} instead of lines. With --match, line_numbers lists each returned line's number; --match and --between match a whole line (its first 64 MiB), however long, even where its display is cut. A UTF-8 BOM is never part of line 1 and a CR before LF is never part of a line. A line longer than 16384 bytes (16384 characters under another --encoding) is cut there and listed in cut_lines; the result is partial, and next_commands names the --as hex --bytes dump of the bytes after the cut. --as hex shows 16 bytes a row with secrets overwritten by * (2a); --as strings lists printable runs, a run over 16384 characters cut and marked cut:true. FIFOs, sockets, devices, directories and procfs/sysfs files (they report size 0 and a read may block, as /proc/kmsg does) are refused without being opened.",
     args: <ReadArgs as clap::Args>::augment_args,
     output_fields: &[
-        field("mode", "text, hex, or strings (the --as value)."),
+        field(
+            "mode",
+            "hex or strings (the --as value); absent for text, the default.",
+        ),
         field(
             "path",
             "The file, relative to the workspace root when inside it, else its absolute real path.",
@@ -170,6 +175,7 @@ const MAX_SYMBOL_FILE: u64 = 64 * 1024 * 1024;
 
 #[derive(Serialize)]
 struct TextOut {
+    #[serde(skip_serializing_if = "is_text")]
     mode: &'static str,
     path: String,
     start_line: u64,
@@ -190,6 +196,7 @@ struct TextOut {
 
 #[derive(Serialize)]
 struct BinaryOut {
+    #[serde(skip_serializing_if = "is_text")]
     mode: &'static str,
     path: String,
     binary: bool,
@@ -256,6 +263,13 @@ enum Selector {
         from: u64,
     },
     Symbol(String),
+}
+
+impl ReadArgs {
+    /// The file read (found by `--symbol` when PATH was left out).
+    pub fn path(&self) -> &str {
+        self.path.as_deref().unwrap_or("")
+    }
 }
 
 fn invalid(msg: impl Into<String>) -> CmdError {
@@ -364,6 +378,27 @@ fn selector(args: &ReadArgs) -> Result<Selector, CmdError> {
 }
 
 pub fn run(ctx: &Ctx, args: &ReadArgs) -> Result<Output, CmdError> {
+    if args.path.is_some() {
+        return read_path(ctx, args);
+    }
+    // No PATH: --symbol's definition is looked for first (the arguments checked
+    // before the scan), and its file read.
+    if args.max_lines == 0 {
+        return Err(invalid("--max-lines must be at least 1."));
+    }
+    selector(args)?;
+    let Some(name) = args.symbol.as_deref() else {
+        return Err(invalid(
+            "PATH is missing: name the file to read, or give --symbol NAME to find it.",
+        ));
+    };
+    let found = symbol_file(ctx, name, args.kind.as_deref())?;
+    let mut resolved = args.clone();
+    resolved.path = Some(found);
+    read_path(ctx, &resolved)
+}
+
+fn read_path(ctx: &Ctx, args: &ReadArgs) -> Result<Output, CmdError> {
     if args.max_lines == 0 {
         return Err(invalid("--max-lines must be at least 1."));
     }
@@ -385,14 +420,14 @@ pub fn run(ctx: &Ctx, args: &ReadArgs) -> Result<Output, CmdError> {
         Some(b) => Some(values::parse_byte_span(b).map_err(invalid)?),
         None => None,
     };
-    let shown_abs = ctx.path_arg(&args.path)?;
+    let shown_abs = ctx.path_arg(args.path())?;
     // With --tx, a file the tx staged is read from its blob (the staged bytes);
     // the path shown, the read set and the language stay the path's.
     let files = ctx.files();
     let src = match files.find(&shown_abs)? {
         Found::At(c) => c,
-        Found::Removed => return Err(ctx.files().removed_error(&args.path, &shown_abs)?),
-        Found::NotFile { dir } => return Err(not_a_file(&args.path, dir)),
+        Found::Removed => return Err(ctx.files().removed_error(args.path(), &shown_abs)?),
+        Found::NotFile { dir } => return Err(not_a_file(args.path(), dir)),
     };
     let meta = match src.metadata() {
         Ok(m) => m,
@@ -404,24 +439,24 @@ pub fn run(ctx: &Ctx, args: &ReadArgs) -> Result<Output, CmdError> {
         {
             return Err(candidates::not_found(
                 ctx,
-                &args.path,
+                args.path(),
                 src.path(),
                 Offer::Retry,
             ));
         }
-        Err(e) => return Err(error::io_error("read", &args.path, &e)),
+        Err(e) => return Err(error::io_error("read", args.path(), &e)),
     };
     // Decided on metadata alone: opening a FIFO for reading would block, and a
     // procfs file (size 0) such as /proc/kmsg blocks on its read.
     if meta.is_dir() {
-        return Err(not_a_file(&args.path, true));
+        return Err(not_a_file(args.path(), true));
     }
     if let Some(kind) = src.special_kind(&meta) {
-        return Err(input::not_openable(&args.path, kind));
+        return Err(input::not_openable(args.path(), kind));
     }
     files.record_read(&shown_abs)?;
     let shown = ctx.display_path(&shown_abs);
-    let io = |e: std::io::Error| error::io_error("read", &args.path, &e);
+    let io = |e: std::io::Error| error::io_error("read", args.path(), &e);
     match args.view.as_str() {
         "hex" => hex_view(
             ctx,
@@ -448,6 +483,124 @@ pub fn run(ctx: &Ctx, args: &ReadArgs) -> Result<Output, CmdError> {
                 Fail::Io(e) => io(e),
                 Fail::Cmd(c) => c,
             })
+        }
+    }
+}
+
+/// The files listed by an ambiguous `read --symbol NAME` (no PATH), each with the
+/// call that reads its definition.
+const SYMBOL_FILES_SHOWN: usize = 5;
+
+/// The one file under the working directory that defines `name` (with `kind`), as
+/// a path argument (relative to the working directory when below it); several
+/// files are ambiguous, none is no match.
+fn symbol_file(ctx: &Ctx, name: &str, kind: Option<&str>) -> Result<String, CmdError> {
+    let start = defs::default_start(ctx);
+    let (found, cut) = defs::find(
+        ctx,
+        "read",
+        name,
+        kind,
+        false,
+        std::slice::from_ref(&start),
+        Budget::DEFAULT,
+    )?;
+    // Below the working directory: relative to it; else (a working directory
+    // outside the workspace searches the root) absolute.
+    let in_cwd = crate::workspace::scan::real_start(&ctx.cwd).is_ok_and(|c| c == start);
+    let arg = |p: &std::path::Path| match p.strip_prefix(&start) {
+        Ok(rel) if in_cwd => rel.to_string_lossy().into_owned(),
+        _ => p.to_string_lossy().into_owned(),
+    };
+    let last = outline::qualified_parts(name)
+        .last()
+        .copied()
+        .unwrap_or(name)
+        .to_string();
+    let with_kind = |mut words: Vec<String>| {
+        if let Some(k) = kind {
+            words.push("--kind".into());
+            words.push(k.to_string());
+        }
+        shell::aitools(words)
+    };
+    match found.as_slice() {
+        [(path, _)] => Ok(arg(path)),
+        [] => {
+            let stopped = cut
+                .as_ref()
+                .map(|_| " (the scan stopped at its budget; name the file to look in it)")
+                .unwrap_or_default();
+            Err(CmdError::new(
+                code::NO_MATCH,
+                format!(
+                    "No file under {} defines {name}{}{stopped}.",
+                    ctx.display_path(&start),
+                    kind.map(|k| format!(" as a {k}")).unwrap_or_default()
+                ),
+                Repair::new(
+                    "defs",
+                    "List the definitions whose names start so.",
+                    shell::aitools(["code", "defs", &last, "--prefix"]),
+                ),
+            )
+            .with_repair(Repair::new(
+                "search",
+                "Find where the name occurs.",
+                shell::aitools(["search", &last, "--fixed"]),
+            )))
+        }
+        several => {
+            let mut list = Vec::new();
+            let mut err = CmdError::new(
+                code::AMBIGUOUS,
+                format!(
+                    "{} files define {name}: name the one to read.",
+                    several.len()
+                ),
+                Repair::new(
+                    "read",
+                    "Read the definition in this file.",
+                    with_kind(vec![
+                        "read".into(),
+                        arg(&several[0].0),
+                        "--symbol".into(),
+                        name.into(),
+                    ]),
+                ),
+            );
+            for (i, (path, found)) in several.iter().enumerate() {
+                for d in found {
+                    let mut o = vec![
+                        ("path".to_string(), Json::from(arg(path))),
+                        ("line".to_string(), Json::from(d.start_line)),
+                    ];
+                    if let Some(c) = &d.container {
+                        o.push(("container".to_string(), Json::from(c.clone())));
+                    }
+                    list.push(Json::Obj(o));
+                }
+                if i > 0 && i < SYMBOL_FILES_SHOWN {
+                    err = err.with_repair(Repair::new(
+                        "read",
+                        "Read the definition in this file.",
+                        with_kind(vec![
+                            "read".into(),
+                            arg(path),
+                            "--symbol".into(),
+                            name.into(),
+                        ]),
+                    ));
+                }
+            }
+            if several.len() > SYMBOL_FILES_SHOWN {
+                err = err.with_repair(Repair::new(
+                    "defs",
+                    "List every definition of the name.",
+                    shell::aitools(["code", "defs", name]),
+                ));
+            }
+            Err(err.with_candidates(Json::Arr(list)))
         }
     }
 }
@@ -494,7 +647,7 @@ fn next_command(ctx: &Ctx, args: &ReadArgs, words: &[String], text_flags: bool) 
         all.push(args.max_lines.to_string());
     }
     all.extend(shell::global_options(&ctx.argv));
-    with_path(all, &args.path)
+    with_path(all, args.path())
 }
 
 fn hex_dump_command(ctx: &Ctx, args: &ReadArgs, start: u64, end: u64) -> String {
@@ -506,7 +659,7 @@ fn hex_dump_command(ctx: &Ctx, args: &ReadArgs, start: u64, end: u64) -> String 
         format!("{start}:{end}"),
     ];
     all.extend(shell::global_options(&ctx.argv));
-    with_path(all, &args.path)
+    with_path(all, args.path())
 }
 
 /// `aitools read <path> <options>`; a path that starts with '-' goes last, after
@@ -519,6 +672,11 @@ fn with_path(mut words: Vec<String>, path: &str) -> String {
         words.insert(1.min(words.len()), path.to_string());
     }
     shell::aitools(&words)
+}
+
+/// `mode` at its default: left out.
+fn is_text(mode: &&'static str) -> bool {
+    *mode == "text"
 }
 
 fn is_zero(n: &u64) -> bool {

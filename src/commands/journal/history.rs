@@ -2,6 +2,7 @@
 //! Reads the journal backwards from its end and takes no lock.
 
 use crate::handler;
+use crate::protocol::compact::short_op_id;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Output, code, shell};
 use crate::store::journal::{self, Entry, ReverseLines};
@@ -28,7 +29,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     output_fields: &[
         field(
             "items",
-            "[{op_id, command, paths, time, undoes?}], newest first; undoes names the op an undo reverted.",
+            "[{op_id, command, paths, time, undoes?}], newest first; op ids as answers show them (`op-<8 hex>`); undoes names the op an undo reverted.",
         ),
         field("total", "Ops matching, before --limit."),
         field("truncated", "True when --limit cut the list."),
@@ -102,10 +103,11 @@ pub fn run(ctx: &Ctx, a: &HistoryArgs) -> Result<Output, CmdError> {
             if (items.len() as u64) < a.limit {
                 items.push(Item {
                     paths: e.paths(),
-                    op_id: e.op_id,
+                    // Shown as write answers show them (both forms are taken).
+                    op_id: short_op_id(&e.op_id),
                     command: e.command,
                     time: e.time,
-                    undoes: e.undoes,
+                    undoes: e.undoes.as_deref().map(short_op_id),
                 });
             }
         }

@@ -27,7 +27,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     output_fields: &[
         field(
             "changes",
-            "[{path,action?,from?,hash_after?}]; added, deleted and diff only with --dry-run or --max-diff-lines N (the inverse of the op's own diff).",
+            "[{path,action?,from?,hash?}]; added, deleted and diff only with --dry-run or --max-diff-lines N (the inverse of the op's own diff).",
         ),
         field(
             "op_id",
@@ -58,12 +58,15 @@ pub fn run(ctx: &Ctx, a: &UndoArgs) -> Result<Output, CmdError> {
     // own, inverted, so a real undo answers paths and hashes (`--dry-run` or
     // `--max-diff-lines N` shows the diff).
     let echo = a.dry.dry_run || ctx.max_diff_lines.is_some();
+    // The journal records the whole id an answer's short one names.
+    let op_id = crate::store::journal::whole_op_id(&state, &a.op_id)
+        .map_err(|e| crate::store::io_error(ctx, "the journal", &e))?;
     let req = WriteRequest::new(ctx)
         .dry_run(a.dry.dry_run)
-        .undoes(&a.op_id)
+        .undoes(&op_id)
         .max_diff_lines(if echo { None } else { Some(0) });
     let done = write::submit(ctx, &req, || {
-        let entry = undo::find(ctx, &state, &a.op_id)?;
+        let entry = undo::find(ctx, &state, &op_id)?;
         undo::inverse(ctx, &state, &entry)
     })?;
     // The reverted op is the one the caller named; `history` shows the link.

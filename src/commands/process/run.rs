@@ -240,7 +240,10 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Output, CmdError> {
             o.push("bytes", Json::UInt(len));
             o.push(
                 "op_id",
-                committed.op_id.map(Json::Str).unwrap_or(Json::Null),
+                committed
+                    .op_id
+                    .map(|id| Json::Str(crate::protocol::compact::short_op_id(&id)))
+                    .unwrap_or(Json::Null),
             );
             o
         }

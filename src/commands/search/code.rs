@@ -2,21 +2,22 @@
 //! found with the language table (`data/languages.tsv`, `data/definitions.tsv`)
 //! over the same scan as `search`.
 
-use super::{chars, scan_error, show, starts, with_limit};
+use super::{chars, show, starts, with_limit};
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Output, Repair, code, shell};
 use crate::store::files::{Found, Kind};
 use crate::text::lang::{self, Language};
-use crate::text::outline::{self, Definition};
+use crate::text::outline;
 use crate::text::{MAX_LINE_BYTES, sniff};
 use crate::workspace::Ctx;
 use crate::workspace::candidates::{self, Offer};
-use crate::workspace::scan::{self, Budget, Entry, ScanOptions};
+use crate::workspace::defs;
+use crate::workspace::scan::{self, Budget};
 use crate::workspace::scan_args::{BudgetArgs, FIELD_SCAN_CUT, raise_budget};
 use clap::Args;
 use serde::Serialize;
-use std::path::Path;
+use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct OutlineArgs {
@@ -224,24 +225,6 @@ struct RefsOut {
     next_commands: Vec<String>,
 }
 
-/// A text file's contents; `None` for binary or unreadable files.
-fn read_text(e: &Entry) -> Option<String> {
-    let bytes = e.read().ok()?;
-    if sniff::is_binary(&bytes) {
-        return None;
-    }
-    Some(match String::from_utf8(bytes) {
-        Ok(s) => s,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    })
-}
-
-fn base_name(path: &Path) -> String {
-    path.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
-}
-
 pub fn run_outline(ctx: &Ctx, args: &OutlineArgs) -> Result<Output, CmdError> {
     let abs = ctx.path_arg(&args.path)?;
     let shown = ctx.display_path(&abs);
@@ -271,7 +254,7 @@ pub fn run_outline(ctx: &Ctx, args: &OutlineArgs) -> Result<Output, CmdError> {
             ),
         ));
     }
-    let name = base_name(&abs);
+    let name = defs::base_name(&abs);
     let Some(language) = outline::language_of(&name) else {
         let known = lang::all()
             .iter()
@@ -336,67 +319,18 @@ pub fn run_outline(ctx: &Ctx, args: &OutlineArgs) -> Result<Output, CmdError> {
     Ok(Output::cut(&out, truncated))
 }
 
-/// The scan `code defs` and `code refs` share: every file under PATH (default the
-/// workspace) whose base name passes `wanted` and whose text contains `name`, handed
-/// to `visit` as (base name, text); results in path order.
-#[allow(clippy::type_complexity)]
-fn scan_mentions<T: Send>(
-    ctx: &Ctx,
-    command: &str,
-    name: &str,
-    // What a file's text must contain to be visited (a qualified name's last part).
-    needle: &str,
-    path: &Option<String>,
-    budget: Budget,
-    wanted: fn(&str) -> bool,
-    visit: impl Fn(&str, &str) -> Option<T> + Sync,
-) -> Result<(Vec<(std::path::PathBuf, T)>, Option<scan::Cut>), CmdError> {
-    if name.is_empty() {
-        return Err(CmdError::invalid_argument(command, "NAME is empty."));
-    }
-    let starts = starts(ctx, path.as_slice())?;
-    let opts = ScanOptions {
-        overlay: ctx.files().overlay()?,
-        budget,
-        ..ScanOptions::default()
-    };
-    let visit = &visit;
-    let walked = scan::walk(&ctx.root, &starts, &opts, || {
-        move |e: &Entry| {
-            let base = base_name(e.path);
-            if !wanted(&base) {
-                return None;
-            }
-            let text = read_text(e)?;
-            if !text.contains(needle) {
-                return None;
-            }
-            visit(&base, &text)
-        }
-    })
-    .map_err(|e| scan_error(command, &e))?;
-    Ok((walked.items, walked.cut))
-}
-
 pub fn run_defs(ctx: &Ctx, args: &DefsArgs) -> Result<Output, CmdError> {
     let name = args.name.as_str();
-    let parts = outline::qualified_parts(name);
-    let needle = parts.last().copied().unwrap_or(name);
     let budget = args.budget.budget("code defs")?;
-    let (items, cut) = scan_mentions(
+    let starts = named_starts(ctx, "code defs", name, &args.path)?;
+    let (items, cut) = defs::find(
         ctx,
         "code defs",
         name,
-        needle,
-        &args.path,
+        args.kind.as_deref(),
+        args.prefix,
+        &starts,
         budget,
-        |base| outline::language_of(base).is_some(),
-        |base, text| {
-            let all = outline::outline(base, text).ok()?;
-            let defs: Vec<Definition> =
-                outline::pick(&all, name, args.kind.as_deref(), args.prefix);
-            (!defs.is_empty()).then_some(defs)
-        },
     )?;
     let all: Vec<Def> = items
         .into_iter()
@@ -461,12 +395,12 @@ fn mentions(line: &str, name: &str, language: Option<&Language>) -> bool {
 pub fn run_refs(ctx: &Ctx, args: &RefsArgs) -> Result<Output, CmdError> {
     let name = args.name.as_str();
     let budget = args.budget.budget("code refs")?;
-    let (items, cut) = scan_mentions(
+    let starts = named_starts(ctx, "code refs", name, &args.path)?;
+    let (items, cut) = defs::scan_mentions(
         ctx,
         "code refs",
         name,
-        name,
-        &args.path,
+        &starts,
         budget,
         |_| true,
         |base, text| {
@@ -526,6 +460,20 @@ pub fn run_refs(ctx: &Ctx, args: &RefsArgs) -> Result<Output, CmdError> {
         },
         truncated,
     ))
+}
+
+/// Where `code defs` and `code refs` look: PATH, else the working directory; an
+/// empty NAME is refused first.
+fn named_starts(
+    ctx: &Ctx,
+    command: &str,
+    name: &str,
+    path: &Option<String>,
+) -> Result<Vec<PathBuf>, CmdError> {
+    if name.is_empty() {
+        return Err(CmdError::invalid_argument(command, "NAME is empty."));
+    }
+    starts(ctx, path.as_slice())
 }
 
 /// `truncated` and `next_commands` of a list: a cut scan continues with its

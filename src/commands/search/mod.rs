@@ -30,12 +30,7 @@ pub const COMMANDS: &[CommandSpec] = &[
 /// The default start: the working directory, or the root when the working
 /// directory is outside the workspace.
 pub fn default_start(ctx: &Ctx) -> PathBuf {
-    let cwd = crate::workspace::scan::real_start(&ctx.cwd).unwrap_or_else(|_| ctx.cwd.clone());
-    if cwd.starts_with(&ctx.root) {
-        cwd
-    } else {
-        ctx.root.clone()
-    }
+    crate::workspace::defs::default_start(ctx)
 }
 
 /// Path arguments as real paths (the walk reports paths below them), each checked

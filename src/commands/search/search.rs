@@ -85,7 +85,7 @@ pub struct SearchArgs {
     /// Context lines after; overrides --context (at most 10).
     #[arg(long, short = 'A', value_name = "N")]
     pub after: Option<usize>,
-    /// The result shape; `mode` repeats it.
+    /// The result shape; `mode` repeats it (absent for blocks).
     #[arg(long, value_enum, default_value = "blocks")]
     pub output: Mode,
     /// Same as --output count (rg -c).
@@ -134,7 +134,10 @@ pub const SPEC: CommandSpec = CommandSpec {
     description: "Rust regex syntax (the regex crate; ripgrep's engine and match counts). Backreferences and look-around are not supported: such a pattern fails with input.syntax-error. ^ and $ match at line ends (before CR LF too). Without --multiline no match crosses a line end. --ignore-case uses Unicode simple case folding; \\w is Unicode. A file the scan finds is binary when a NUL byte appears (the search stops there, as ripgrep's does); a binary file with no selected line before the NUL is listed in skipped. A file named as a PATH is searched whole, its NUL bytes read as line ends (ripgrep does the same); a named pipe (<(cmd)) too. Files come in path order whatever the thread count. Hidden files are searched; .gitignore applies inside a git work tree, data/excludes.txt outside one.",
     args: <SearchArgs as clap::Args>::augment_args,
     output_fields: &[
-        field("mode", "The --output value."),
+        field(
+            "mode",
+            "The --output value; absent for blocks, the default.",
+        ),
         field(
             "blocks",
             "blocks: [{path,start_line,lines[],match_lines[],cut_lines?}]; blocks whose context touches or overlaps are merged. A line over 16384 bytes is shown as a 16384-byte window: cut_lines [{line,col}] gives the 1-based character column the window starts at (a match line's window holds its first match).",
@@ -233,6 +236,11 @@ struct CountItem {
     count: u64,
 }
 
+/// `mode` at its default: left out.
+fn is_blocks(s: &&'static str) -> bool {
+    *s == "blocks"
+}
+
 /// `ignore_source` at its default, inside git: left out.
 fn is_gitignore(s: &&'static str) -> bool {
     *s == "gitignore"
@@ -240,6 +248,7 @@ fn is_gitignore(s: &&'static str) -> bool {
 
 #[derive(Serialize)]
 struct SearchOut {
+    #[serde(skip_serializing_if = "is_blocks")]
     mode: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     blocks: Option<Vec<Block>>,

@@ -302,11 +302,11 @@ macro_rules! write_error_codes {
 /// The output fields every write shares, for command specs.
 pub const FIELD_CHANGES: crate::protocol::registry::Field = crate::protocol::registry::field(
     "changes",
-    "[{path,action?,from?,hash_after?,added?,deleted?,diff?}]; action is created, deleted, moved, mode-changed or linked (absent: modified); hash_after is the first 12 hex digits of the new SHA-256 (--expect-hash takes them; absent in a dry run); added/deleted count a text change's lines (absent when its whole diff is shown, which counts them); diff is its hunks without context or headers, within --max-diff-lines (default: whole hunks up to 16 lines and 190 bytes over the answer), and diff_truncated:true follows op_id when one was cut.",
+    "[{path,action?,from?,hash?,added?,deleted?,diff?}]; action is created, deleted, moved, mode-changed or linked (absent: modified); hash is the first 12 hex digits of the file's SHA-256 after the write (--expect-hash takes them; absent in a dry run); added/deleted count a text change's lines (absent when its whole diff is shown, which counts them); diff is its hunks without context or headers, within --max-diff-lines (default: whole hunks up to 16 lines and 190 bytes over the answer), and diff_truncated:true follows op_id when one was cut.",
 );
 pub const FIELD_OP_ID: crate::protocol::registry::Field = crate::protocol::registry::field(
     "op_id",
-    "The journal op (undo with `aitools undo <op_id>`); null when nothing changed; absent in a dry run.",
+    "The journal op as `op-<8 hex>`, the end of the journal's `op-<UTC time>-<8 hex>` (undo, diff --op and history take either); undo with `aitools undo <op_id>`; null when nothing changed; absent in a dry run.",
 );
 pub const FIELD_DRY_RUN: crate::protocol::registry::Field =
     crate::protocol::registry::field("dry_run", "With --dry-run: true; nothing was written.");

@@ -19,7 +19,7 @@ pub(super) fn hex_view(
     size: u64,
     (start, end): (u64, Option<u64>),
 ) -> Result<Output, CmdError> {
-    let io = |e: std::io::Error| error::io_error("read", &args.path, &e);
+    let io = |e: std::io::Error| error::io_error("read", args.path(), &e);
     let start = start.min(size);
     let want_end = end.unwrap_or(size).min(size);
     let rows_bytes = args.max_lines.saturating_mul(16).min(MAX_HEX_BYTES);
@@ -142,7 +142,7 @@ pub(super) fn strings_view(
     size: u64,
     (start, end): (u64, Option<u64>),
 ) -> Result<Output, CmdError> {
-    let io = |e: std::io::Error| error::io_error("read", &args.path, &e);
+    let io = |e: std::io::Error| error::io_error("read", args.path(), &e);
     let start = start.min(size);
     let stop_at = end.unwrap_or(size).min(size);
     let mut file = src.open().map_err(io)?;

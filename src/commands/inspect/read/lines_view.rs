@@ -120,7 +120,7 @@ pub(super) fn text_view(
                 path: shown,
                 binary: true,
                 size: scan.size,
-                mime: text::sniff::mime(&head, &args.path, true),
+                mime: text::sniff::mime(&head, args.path(), true),
                 hash: scan.hash,
                 next_commands,
             }));
@@ -275,7 +275,7 @@ pub(super) fn text_view(
                             (_, u64::MAX) => String::new(),
                             _ => format!(" from {from} to {last}"),
                         },
-                        args.path,
+                        args.path(),
                         if invert { "fails to match" } else { "matches" },
                         args.pattern.as_deref().unwrap_or_default()
                     ),
@@ -349,7 +349,7 @@ pub(super) fn text_view(
                 let msg = match begin {
                     None => format!(
                         "No line of {} matches START /{}/.",
-                        args.path,
+                        args.path(),
                         pats.first().cloned().unwrap_or_default()
                     ),
                     Some(b) => format!(
@@ -420,7 +420,7 @@ pub(super) fn text_view(
         None => Some(scan.hash),
     };
     if hash.is_none() {
-        next_commands.push(shell::aitools(["info", &args.path]));
+        next_commands.push(shell::aitools(["info", args.path()]));
     }
     if let Some(off) = first_cut_offset {
         next_commands.push(hex_dump_command(ctx, args, off, off + 256));
@@ -464,12 +464,12 @@ pub(super) fn beyond_end(args: &ReadArgs, first: u64, total: u64) -> CmdError {
         code::NO_MATCH,
         format!(
             "{} has {total} lines; line {first} does not exist.",
-            args.path
+            args.path()
         ),
         Repair::new(
             "read",
             "Read the end of the file.",
-            shell::aitools(["read", &args.path, "--tail", "20"]),
+            shell::aitools(["read", args.path(), "--tail", "20"]),
         ),
     )
 }
@@ -481,7 +481,7 @@ pub(super) fn no_match(args: &ReadArgs, message: String) -> CmdError {
         Repair::new(
             "read",
             "Read the file to choose another selection.",
-            shell::aitools(["read", &args.path]),
+            shell::aitools(["read", args.path()]),
         ),
     )
 }
@@ -499,12 +499,12 @@ pub(super) fn symbol_span(
             code::TOO_LARGE,
             format!(
                 "{} is {size} bytes; --symbol reads at most {MAX_SYMBOL_FILE}.",
-                args.path
+                args.path()
             ),
             Repair::new(
                 "read",
                 "Find the definition's line with --match instead.",
-                shell::aitools(["read", &args.path, "--match", name]),
+                shell::aitools(["read", args.path(), "--match", name]),
             ),
         )
         .into());
@@ -515,19 +515,19 @@ pub(super) fn symbol_span(
         None => String::from_utf8_lossy(&bytes).into_owned(),
     };
     let text = text.strip_prefix('\u{FEFF}').unwrap_or(&text);
-    let defs = match outline::find_symbol(&args.path, text, name, args.kind.as_deref()) {
+    let defs = match outline::find_symbol(args.path(), text, name, args.kind.as_deref()) {
         Ok(d) => d,
         Err(outline::OutlineError::UnsupportedLanguage(_)) => {
             return Err(CmdError::new(
                 code::UNSUPPORTED_LANGUAGE,
                 format!(
                     "No language of the outline table covers {}, so --symbol cannot find definitions in it.",
-                    args.path
+                    args.path()
                 ),
                 Repair::new(
                     "read",
                     "Find the definition's line with --match instead.",
-                    shell::aitools(["read", &args.path, "--match", name]),
+                    shell::aitools(["read", args.path(), "--match", name]),
                 ),
             )
             .into());
@@ -539,7 +539,7 @@ pub(super) fn symbol_span(
             code::NO_MATCH,
             format!(
                 "{} has no definition named {name}{}.",
-                args.path,
+                args.path(),
                 args.kind
                     .as_deref()
                     .map(|k| format!(" of kind {k}"))
@@ -548,7 +548,7 @@ pub(super) fn symbol_span(
             Repair::new(
                 "outline",
                 "List the file's definitions (name, kind, container) and pick one.",
-                shell::aitools(["code", "outline", &args.path]),
+                shell::aitools(["code", "outline", args.path()]),
             ),
         )
         .with_repair(Repair::new(
@@ -571,13 +571,17 @@ pub(super) fn symbol_span(
             kinds.dedup();
             let mut err = CmdError::new(
                 code::AMBIGUOUS,
-                format!("{} has {} definitions named {name}.", args.path, defs.len()),
+                format!(
+                    "{} has {} definitions named {name}.",
+                    args.path(),
+                    defs.len()
+                ),
                 Repair::new(
                     "read",
                     "Read the first one by its lines.",
                     shell::aitools([
                         "read",
-                        &args.path,
+                        args.path(),
                         "--range",
                         &format!("{}:{}", first.start_line, first.end_line),
                     ]),
@@ -592,7 +596,7 @@ pub(super) fn symbol_span(
                     err = err.with_repair(Repair::new(
                         "qualify",
                         "Pick the definition by the one around it.",
-                        shell::aitools(["read", &args.path, "--symbol", &q]),
+                        shell::aitools(["read", args.path(), "--symbol", &q]),
                     ));
                 }
             }
@@ -600,7 +604,7 @@ pub(super) fn symbol_span(
                 err = err.with_repair(Repair::new(
                     "narrow",
                     "Name the kind of definition.",
-                    shell::aitools(["read", &args.path, "--symbol", name, "--kind", kinds[0]]),
+                    shell::aitools(["read", args.path(), "--symbol", name, "--kind", kinds[0]]),
                 ));
             }
             Err(err.into())
