@@ -147,8 +147,11 @@ fn parse_seq(line: &str) -> Option<u64> {
 
 /// A new op id for sequence `seq`: `op-<UTC time>-<8 hex>`. With `AITOOLS_SEED`
 /// the hex is derived from the seed and `seq` (reproducible, unique per journal).
+/// The 8 hex digits are unique among the journal's ops, because answers show only
+/// them (`op-<8 hex>`) and every op-id taker must resolve that form to one op.
 pub fn new_op_id(state: &Path, seq: u64, seed: Option<&str>) -> String {
     let (secs, nanos) = time::now();
+    let taken = taken_tails(state);
     for salt in 0u32.. {
         let material = match seed {
             Some(s) => format!("seed:{s}:{seq}:{salt}"),
@@ -156,11 +159,25 @@ pub fn new_op_id(state: &Path, seq: u64, seed: Option<&str>) -> String {
         };
         let h = sha256_hex(material.as_bytes());
         let id = format!("op-{}-{}", time::compact(secs), &h[..8]);
-        if salt > 1000 || !fsx::exists_nofollow(&id_file(state, &id)) {
+        if salt > 1000 || (!taken.contains(&h[..8]) && !fsx::exists_nofollow(&id_file(state, &id)))
+        {
             return id;
         }
     }
     String::new()
+}
+
+/// The 8 hex digits ending every op id that has an id file (one directory listing).
+fn taken_tails(state: &Path) -> std::collections::HashSet<String> {
+    let Ok(rd) = std::fs::read_dir(dir(state).join("ids")) else {
+        return Default::default();
+    };
+    rd.flatten()
+        .filter_map(|e| {
+            let n = e.file_name().into_string().ok()?;
+            is_op_id(&n).then(|| n[20..].to_string())
+        })
+        .collect()
 }
 
 /// Appends the op's line (cutting off a torn last line a killed append left first),
@@ -414,4 +431,25 @@ pub fn read_all(state: &Path) -> io::Result<Vec<Entry>> {
         .filter(|l| l.ends_with('\n'))
         .filter_map(|l| serde_json::from_str(l).ok())
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Answers show `op-<8 hex>`: a new id never ends in the digits of a live op,
+    /// even one made at another time.
+    #[test]
+    fn a_new_op_id_never_repeats_a_live_ops_short_form() {
+        let state = tempfile::tempdir().expect("tempdir");
+        let first = new_op_id(state.path(), 7, Some("s"));
+        let ids = dir(state.path()).join("ids");
+        std::fs::create_dir_all(&ids).expect("ids dir");
+        // The same digits under another time: the whole id differs, the short form not.
+        std::fs::write(ids.join(format!("op-20000101T000000Z-{}", &first[20..])), b"")
+            .expect("id file");
+        let second = new_op_id(state.path(), 7, Some("s"));
+        assert!(is_op_id(&second), "{second}");
+        assert_ne!(first[20..], second[20..]);
+    }
 }
