@@ -32,6 +32,34 @@ fn max_points() -> usize {
     harness::max_points(90)
 }
 
+/// Every call from the first that names the tx's own `blobs/` to three past the
+/// last (its staged blobs' writes, syncs and renames, and the sync of the shared
+/// `blobs/` a commit moves them into), as kill points: killed through whatever
+/// the even sample skips.
+fn blob_points(seq: &[harness::Call], t: &str) -> Vec<(String, usize)> {
+    let key = format!("{t}/blobs");
+    let hit: Vec<usize> = seq
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, _, l))| l.contains(&key))
+        .map(|(i, _)| i)
+        .collect();
+    let (Some(&a), Some(&b)) = (hit.first(), hit.last()) else {
+        return Vec::new();
+    };
+    in_order(&seq[a..(b + 4).min(seq.len())])
+}
+
+/// `pts` with `more` added (each once).
+fn with_points(mut pts: Vec<(String, usize)>, more: Vec<(String, usize)>) -> Vec<(String, usize)> {
+    for p in more {
+        if !pts.contains(&p) {
+            pts.push(p);
+        }
+    }
+    pts
+}
+
 /// What only transactions ask of a case.
 trait TxCase {
     fn commit_marker(&self) -> bool;
@@ -82,7 +110,7 @@ fn kill_staged_write(
     check: impl Fn(&Case, bool, &str),
 ) -> (usize, usize) {
     let [status_before, status_after] = statuses;
-    let pts = points(&counts(seq), max_points());
+    let pts = with_points(points(&counts(seq), max_points()), blob_points(seq, t));
     let (mut n_before, mut n_after) = (0, 0);
     for (sys, n) in &pts {
         c.restore();
@@ -188,7 +216,13 @@ fn check_commit(c: &Case, b: &Commit, st: &Value, label: &str) -> bool {
 fn sigkill_during_tx_commit_leaves_before_or_after() {
     let c = Case::new();
     let b = commit_baseline(&c);
-    let pts = sample(&in_order(&b.run.seq), max_points());
+    // The commit moves the tx's staged blobs into the shared `blobs/`.
+    let moves = blob_points(&b.run.seq, &b.t);
+    assert!(
+        moves.iter().any(|(s, _)| s.starts_with("rename")),
+        "the commit moves no staged blob"
+    );
+    let pts = with_points(sample(&in_order(&b.run.seq), max_points()), moves);
     let (mut n_before, mut n_after) = (0, 0);
     for (sys, n) in &pts {
         c.restore();
@@ -398,7 +432,13 @@ fn sigkill_during_tx_rebase_leaves_the_tx_as_before_or_after_the_rebase() {
     let r = c.run(&["tx", "commit", &t]);
     assert_eq!(r.error_code(), "refusal.target-changed", "{}", r.stderr);
     assert_eq!(c.tree(), tree);
-    let pts = sample(&in_order(&seq), max_points());
+    // The rebase moves the scratch tx's blobs into the tx's own and syncs them.
+    let adopted = blob_points(&seq, &t);
+    assert!(
+        adopted.iter().any(|(s, _)| s.starts_with("rename")),
+        "the rebase adopts no blob"
+    );
+    let pts = with_points(sample(&in_order(&seq), max_points()), adopted);
     let (mut n_before, mut n_after) = (0, 0);
     for (sys, n) in &pts {
         c.restore();
@@ -526,6 +566,13 @@ fn sigkill_during_the_first_tx_write_leaves_the_tx_empty_or_with_the_op() {
     ]);
     let (code, out, seq) = c.trace(&argv, None);
     assert_eq!(code, 0, "clean staged write failed: {out}");
+    // Its new content is a blob of the tx's own (unsynced), killed through.
+    assert!(
+        blob_points(&seq, &t)
+            .iter()
+            .any(|(s, _)| s.starts_with("rename")),
+        "the staged write names no blob of the tx's own"
+    );
     let status_after = c.status(&t);
     assert_ne!(status_before, status_after);
     assert_eq!(c.tree(), tree, "a staged write touched the tree");

@@ -146,7 +146,8 @@ fn pinned_in(dir: &Path, out: &mut BTreeSet<String>) {
     for e in rd.flatten() {
         let p = e.path();
         match e.file_type() {
-            Ok(t) if t.is_dir() => pinned_in(&p, out),
+            // A tx's own `blobs/` holds bytes, not names.
+            Ok(t) if t.is_dir() && e.file_name() != "blobs" => pinned_in(&p, out),
             Ok(t) if t.is_file() => {
                 if let Ok(bytes) = std::fs::read(&p) {
                     hex_tokens(&bytes, out);

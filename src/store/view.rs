@@ -225,10 +225,7 @@ pub fn stat(ctx: &Ctx, abs: &Path, follow: bool) -> Result<Stat, CmdError> {
             let mut st = from_state(&s);
             if st.kind == Kind::File {
                 let h = s.hash.clone().unwrap_or_default();
-                st.len = super::blobs::path(&t.state, &h)
-                    .metadata()
-                    .map(|m| m.len())
-                    .map_err(io)?;
+                st.len = t.blob_path(&h).metadata().map(|m| m.len()).map_err(io)?;
             }
             return Ok(st);
         }
@@ -414,10 +411,7 @@ pub fn source(ctx: &Ctx, abs: &Path) -> Result<Source, CmdError> {
         }
         None => Source::Disk,
         Some(s) => match s.kind.as_str() {
-            "file" => Source::Staged(super::blobs::path(
-                &t.state,
-                s.hash.as_deref().unwrap_or_default(),
-            )),
+            "file" => Source::Staged(t.blob_path(s.hash.as_deref().unwrap_or_default())),
             "missing" => Source::Missing,
             "dir" => Source::NotFile { dir: true },
             _ => Source::NotFile { dir: false },

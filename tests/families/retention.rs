@@ -311,7 +311,7 @@ fn a_thousand_edits_stay_within_the_budget_and_the_newest_20_undo() {
 fn gc_removes_what_nothing_names_and_keeps_open_transactions() {
     let env = TestEnv::new();
     env.write("a.txt", "one\n");
-    // An aborted tx leaves a staged blob nothing names any more.
+    // An aborted tx's staged blob goes with it.
     let t = env.run(&["tx", "begin"]);
     let tx = t.json["tx"].as_str().unwrap().to_string();
     let staged = "staged in an aborted tx\n";
@@ -321,6 +321,18 @@ fn gc_removes_what_nothing_names_and_keeps_open_transactions() {
         0
     );
     assert_eq!(env.run(&["tx", "abort", &tx]).code, 0);
+    // Its staged blob was the tx's own: gone with it, never in the shared blobs/.
+    assert!(
+        blobs(&env)
+            .iter()
+            .all(|p| std::fs::read(p).unwrap() != staged.as_bytes())
+    );
+    // A blob nothing names (as a tx staged by an earlier version leaves behind).
+    let orphan = ws_state(&env).join("blobs").join(".orphan");
+    std::fs::write(&orphan, staged).unwrap();
+    std::fs::set_permissions(&orphan, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let h = crate::support::sha256sum(&orphan);
+    std::fs::rename(&orphan, ws_state(&env).join("blobs").join(h)).unwrap();
     // An open tx's staged blob stays.
     let t2 = env.run(&["tx", "begin"]);
     let tx2 = t2.json["tx"].as_str().unwrap().to_string();

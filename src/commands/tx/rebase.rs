@@ -154,7 +154,7 @@ pub fn rebase(ctx: &Ctx, a: &RebaseArgs) -> Result<Output, CmdError> {
         tx::open(ctx, &sid)
     })();
     let result = match built {
-        Ok(s) => t.replace(ctx, s.index.paths.clone(), s.ops.clone()),
+        Ok(s) => t.replace(ctx, &s),
         Err(e) => Err(e),
     };
     let _ = tx::discard(ctx, &sid);

@@ -37,6 +37,17 @@ pub fn run(
     if dry_run {
         return write::submit(&plain, &req, || Ok(changes));
     }
+    // The staged blobs (checked against their hashes by `changes`) move into the
+    // shared `blobs/`, where the journal keeps the after-states.
+    let verified: Vec<String> = tx
+        .index
+        .paths
+        .values()
+        .filter(|e| e.staged.kind == "file" && e.base != e.staged)
+        .filter(|e| !(e.base.kind == "file" && e.base.hash == e.staged.hash))
+        .filter_map(|e| e.staged.hash.clone())
+        .collect();
+    tx.publish_blobs(&verified).map_err(|e| io_err(ctx, &e))?;
     // The marker names the journal op the commit will be: the command that
     // journals it may be `batch`, whose argv does not name the tx.
     let seq = journal::next_seq(&state).map_err(|e| io_err(ctx, &e))?;

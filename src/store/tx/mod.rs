@@ -20,8 +20,10 @@
 //!   point is recognised (the tx is then gone) and one killed before it is not (the
 //!   tx stays) — also when `batch --atomic`, whose argv does not name the tx, commits.
 //!
-//! File contents are blobs in the workspace's shared `blobs/`, written and synced
-//! before the ops log and index that name them.
+//! - `blobs/`: the bytes of the file states the ops staged, by hash (`private`):
+//!   written before the ops log and index that name them, unsynced under the
+//!   `unsynced` marker like them, and moved into the workspace's shared `blobs/`
+//!   (synced first) when the tx commits.
 
 use super::error::StoreError;
 use super::journal::{self, EntryChange, State};
@@ -40,6 +42,7 @@ pub mod commit;
 mod drift;
 mod markers;
 pub mod model;
+mod private;
 mod staging;
 
 use super::recovery;

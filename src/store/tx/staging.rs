@@ -79,26 +79,9 @@ impl Tx {
         // power loss is caught by the `unsynced` marker, written durably first.
         let quick = self.quick(ctx)?;
         let done = (|| -> io::Result<()> {
-            // A blob is named only once its bytes are synced (the journal shares
-            // `blobs/` and takes a named blob as sound); all of one op's are synced
-            // together. Their names need no directory sync: a name a power loss
-            // took is a missing blob, which the commit refuses.
-            let mut batch = fsx::Batch::new(contents.len());
-            let mut staged = Vec::new();
-            for (i, (hash, bytes)) in contents.iter().enumerate() {
-                let tmp = blobs::dir(&self.state).join(format!(".{}-{n}-{i}.tmp", self.id));
-                let stored = blobs::stage_bytes(&self.state, hash, bytes, &tmp, &mut batch)?;
-                staged.push((hash, tmp, stored));
-            }
-            batch.sync()?;
-            let mut wrote = false;
-            for (hash, tmp, stored) in staged {
-                wrote |=
-                    blobs::publish(&self.state, hash, &tmp, stored)? != blobs::Stored::Existing;
-            }
-            if wrote && quick.is_none() {
-                fsx::sync_dir(&blobs::dir(&self.state))?;
-            }
+            // The op's blobs go into the tx's own `blobs/` (see `private`):
+            // unsynced under the marker, like the ops log and index below.
+            self.put_blobs(contents, quick.is_none())?;
             let mut ops = self.ops.clone();
             ops.push(record.clone());
             let text = ops_text(&ops)?;
@@ -203,9 +186,17 @@ impl Tx {
         dropped.sort_unstable();
         index.last_op = n.saturating_sub(1);
         let keep: Vec<OpRecord> = self.ops.iter().filter(|r| r.tx_op < n).cloned().collect();
+        // After a restart the blobs of the ops kept must still hold their bytes
+        // (they were written without syncs): else the drop must reach further.
+        if self.other_boot()
+            && let Some(k) = self.first_damaged(n)
+        {
+            return Err(damaged(&self.id, k));
+        }
         let done = (|| -> io::Result<()> {
             write_atomic(&self.dir, "index.json", &to_json(&index)?)?;
             self.save_ops(index.generation, &keep)?;
+            self.sync_blobs()?;
             // `tx drop` is the repair of a tx refused after a restart.
             self.mark_synced(true)
         })();
@@ -227,14 +218,10 @@ impl Tx {
         write_atomic(&self.dir, "reads.json", &bytes).map_err(|e| io_err(ctx, &e))
     }
 
-    /// Replaces the whole write set and ops log (rebase): a new ops generation,
-    /// then the index that names it.
-    pub fn replace(
-        &mut self,
-        ctx: &Ctx,
-        paths: BTreeMap<String, PathEntry>,
-        ops: Vec<OpRecord>,
-    ) -> Result<(), CmdError> {
+    /// Replaces the whole write set and ops log with those of `scratch` (rebase):
+    /// its blobs, then a new ops generation, then the index that names it.
+    pub fn replace(&mut self, ctx: &Ctx, scratch: &Tx) -> Result<(), CmdError> {
+        let (paths, ops) = (scratch.index.paths.clone(), scratch.ops.clone());
         let old = self.index.generation;
         let index = Index {
             last_op: ops.last().map(|r| r.tx_op).unwrap_or(0),
@@ -242,8 +229,9 @@ impl Tx {
             paths,
         };
         let done = (|| -> io::Result<()> {
-            // The blobs the new ops name (staged without a directory sync) first.
-            fsx::sync_dir(&blobs::dir(&self.state))?;
+            // The blobs the new ops name (staged without syncs) first.
+            self.adopt_blobs(scratch)?;
+            self.sync_blobs()?;
             self.save_ops(index.generation, &ops)?;
             write_atomic(&self.dir, "index.json", &to_json(&index)?)?;
             let _ = std::fs::remove_file(self.dir.join(ops_name(old)));
@@ -253,11 +241,6 @@ impl Tx {
         self.index = index;
         self.ops = ops;
         Ok(())
-    }
-
-    /// The bytes of a staged file state.
-    pub fn blob(&self, hash: &str) -> io::Result<Vec<u8>> {
-        blobs::read(&self.state, hash)
     }
 
     /// How this op may stage: `Some` (no syncs) once the tx's `unsynced` marker
@@ -298,6 +281,11 @@ impl Tx {
     /// a power loss then may have lost or damaged them.
     pub(super) fn check_synced(&self) -> Result<(), CmdError> {
         self.refuse_other_boot(read_marker(&self.dir).as_deref(), boot_id().as_deref())
+    }
+
+    /// Whether the `unsynced` marker names a boot other than this one.
+    fn other_boot(&self) -> bool {
+        read_marker(&self.dir).is_some_and(|m| Some(m) != boot_id())
     }
 
     /// `damaged` when the `marker` names a boot other than this one (`boot`).
@@ -342,8 +330,7 @@ impl Tx {
                         let h = s.hash.clone().unwrap_or_default();
                         // Checked against its name: staged blobs are not
                         // re-read anywhere else before they reach the tree.
-                        let bytes =
-                            blobs::read_verified(&self.state, &h).map_err(|er| io_err(ctx, &er))?;
+                        let bytes = self.blob_verified(&h).map_err(|er| io_err(ctx, &er))?;
                         puts.push(Change::Put {
                             path: p.clone(),
                             bytes,

@@ -241,7 +241,7 @@ fn stage(
         let Some(h) = c.after.hash.clone().filter(|_| c.after.kind == "file") else {
             continue;
         };
-        if contents.contains_key(&h) || blobs::exists(&state, &h) {
+        if contents.contains_key(&h) || t.has_blob(&h) {
             continue;
         }
         let abs = ctx.root.join(&c.path);
