@@ -38,6 +38,7 @@ mod disk;
 mod filters;
 mod order;
 mod ordered;
+mod sorted;
 mod staged;
 use budget::Meter;
 pub use budget::{Budget, Cut};
@@ -46,6 +47,7 @@ pub use disk::{exists_nofollow, lstat, open_sized, real_start};
 use filters::*;
 pub use order::{path_order, strip_root};
 pub use ordered::walk_ordered;
+pub use sorted::{threads, walk_sorted};
 #[allow(unused_imports)]
 pub use staged::*;
 

@@ -32,4 +32,5 @@ mod store;
 mod token_budget;
 mod tx;
 mod typed_errors;
+mod walk;
 mod write_diffs;

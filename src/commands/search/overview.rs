@@ -13,7 +13,8 @@ use crate::workspace::scan_args::{BudgetArgs, FIELD_SCAN_CUT, raise_budget};
 use crate::workspace::{Ctx, git};
 use clap::Args;
 use serde::Serialize;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
+use std::hash::BuildHasherDefault;
 use std::io::Read;
 
 #[derive(Args, Debug)]
@@ -177,7 +178,67 @@ enum Seen {
         lang: Option<&'static str>,
         size: Size,
         depth: usize,
+        /// A build or project file (`is_build_file`).
+        build: bool,
+        /// In git's index: the first index entry of its path.
+        git: InIndex,
     },
+}
+
+/// Where a file stands in git's index, looked up by the walk's workers.
+#[derive(Clone, Copy)]
+enum InIndex {
+    /// No repository, or the file is not below its work tree (or its path
+    /// there is not UTF-8).
+    Outside,
+    Untracked,
+    /// The position of the path's first entry in `GitState::tracked`.
+    Tracked(usize),
+}
+
+/// FxHash (rustc's): the index's paths are looked up once per file walked,
+/// and SipHash cost more than the lookups' other work.
+#[derive(Default, Clone, Copy)]
+struct Fx(u64);
+
+impl Fx {
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl std::hash::Hasher for Fx {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes(c.try_into().unwrap_or_default()));
+        }
+        let mut tail = [0u8; 8];
+        for (t, b) in tail.iter_mut().zip(chunks.remainder()) {
+            *t = *b;
+        }
+        self.add(u64::from_le_bytes(tail));
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// The index's paths, each to its first entry's position.
+type Index<'g> = HashMap<&'g str, usize, BuildHasherDefault<Fx>>;
+
+fn index_of(g: &git::GitState) -> Index<'_> {
+    let mut ix = Index::with_capacity_and_hasher(g.tracked.len(), Default::default());
+    for (i, t) in g.tracked.iter().enumerate() {
+        ix.entry(t.as_str()).or_insert(i);
+    }
+    ix
 }
 
 enum Size {
@@ -271,34 +332,68 @@ struct Tally {
     estimated: bool,
 }
 
-impl Tally {
-    fn sample(&mut self, path: &std::path::Path, buf: &mut [u8]) {
-        let Ok((f, size)) = scan::open_sized(path) else {
-            // Unreadable files count zero, as a binary one does.
-            self.sampled += 1;
-            return;
-        };
-        self.sampled += 1;
-        let Some(m) = measure(f, SAMPLE_BYTES, buf) else {
-            return;
-        };
-        if m.binary {
-            return;
+/// What one sampled file adds: lines and bytes, and whether they were scaled
+/// from a prefix; `None` for a binary or unreadable file (it counts zero).
+type Sample = Option<(f64, f64, bool)>;
+
+/// Reads (a prefix of) a sampled file.
+fn read_sample(path: &std::path::Path, buf: &mut [u8]) -> Sample {
+    let (f, size) = scan::open_sized(path).ok()?;
+    let m = measure(f, SAMPLE_BYTES, buf)?;
+    if m.binary {
+        return None;
+    }
+    if m.whole {
+        return Some((m.lines as f64, m.bytes as f64, false));
+    }
+    // A prefix: its lines per byte over the whole size.
+    let rate = if m.bytes == 0 {
+        0.0
+    } else {
+        m.lines as f64 / m.bytes as f64
+    };
+    Some((size as f64 * rate, size as f64, true))
+}
+
+/// Fewer samples than this are read on the calling thread alone (a thread
+/// costs more than a few small reads).
+const PARALLEL_SAMPLES: usize = 48;
+
+/// The samples of `paths`, in order: read on up to `threads` threads (each
+/// with one buffer for all its files: a fresh 256 KiB per file was a zeroed
+/// mmap and its page faults each, over a contiguous share) when there are enough.
+fn read_samples(paths: &[&std::path::Path], threads: usize) -> Vec<Sample> {
+    let read_all = |part: &[&std::path::Path]| -> Vec<Sample> {
+        let mut buf = vec![0u8; READ_BUF];
+        part.iter().map(|p| read_sample(p, &mut buf)).collect()
+    };
+    if threads < 2 || paths.len() < PARALLEL_SAMPLES {
+        return read_all(paths);
+    }
+    let share = paths.len().div_ceil(threads).max(1);
+    let mut parts = paths.chunks(share);
+    let first = parts.next().unwrap_or_default();
+    std::thread::scope(|s| {
+        let others: Vec<_> = parts
+            .map(|part| (part.len(), s.spawn(move || read_all(part))))
+            .collect();
+        let mut out = read_all(first);
+        for (n, h) in others {
+            // A sample thread that panicked counts its files zero.
+            out.extend(h.join().unwrap_or_else(|_| vec![None; n]));
         }
-        let (lines, bytes) = if m.whole {
-            (m.lines as f64, m.bytes as f64)
-        } else {
-            // A prefix: its lines per byte over the whole size.
-            self.estimated = true;
-            let rate = if m.bytes == 0 {
-                0.0
-            } else {
-                m.lines as f64 / m.bytes as f64
-            };
-            (size as f64 * rate, size as f64)
-        };
-        self.sampled_lines += lines;
-        self.sampled_bytes += bytes;
+        out
+    })
+}
+
+impl Tally {
+    fn add(&mut self, sample: Sample) {
+        self.sampled += 1;
+        if let Some((lines, bytes, prefix)) = sample {
+            self.estimated |= prefix;
+            self.sampled_lines += lines;
+            self.sampled_bytes += bytes;
+        }
     }
 
     fn finish(&self) -> (u64, u64) {
@@ -332,13 +427,30 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
     if args.budget.max_scan_bytes.is_none() {
         opts.budget.bytes = u64::MAX;
     }
-    let walked = scan::walk(&ctx.root, std::slice::from_ref(&start), &opts, || {
+    // Read before the walk: its workers look each file up in the index.
+    let git = git::read(&ctx.root);
+    let index = git.as_ref().map(index_of);
+    let in_index = |p: &std::path::Path| match (&git, &index) {
+        (Some(g), Some(ix)) => {
+            // strip_root hands back the path itself when it is not below.
+            let r = scan::strip_root(p, &g.work_tree);
+            match r.to_str() {
+                Some(r) if r.len() != p.as_os_str().len() => ix
+                    .get(r)
+                    .map_or(InIndex::Untracked, |&i| InIndex::Tracked(i)),
+                _ => InIndex::Outside,
+            }
+        }
+        _ => InIndex::Outside,
+    };
+    let walked = scan::walk_sorted(&ctx.root, std::slice::from_ref(&start), &opts, || {
         |e: &Entry| {
             if e.kind != Kind::File {
                 return (e.depth == 1).then_some(Seen::Entry(e.kind));
             }
-            let name = e.path.file_name()?.to_string_lossy().into_owned();
+            let name = e.path.file_name()?.to_string_lossy();
             let lang = lang::of_file(&name).map(|l| l.name);
+            let build = is_build_file(&name);
             let size = match e.content() {
                 Some(b) => {
                     let m = measure(b, u64::MAX, &mut vec![0u8; READ_BUF]);
@@ -353,6 +465,8 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
                 lang,
                 size,
                 depth: e.depth,
+                build,
+                git: in_index(e.path),
             })
         }
     })
@@ -362,7 +476,9 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
     let mut disk: BTreeMap<&'static str, Vec<&std::path::Path>> = BTreeMap::new();
     let mut build_files = Vec::new();
     let mut entries = Vec::new();
-    let mut files_seen: Vec<&std::path::Path> = Vec::new();
+    // Files below the work tree not in the index, and the index entries seen.
+    let mut untracked = 0u64;
+    let mut seen_tracked = vec![false; git.as_ref().map_or(0, |g| g.tracked.len())];
     for (p, s) in &walked.items {
         match s {
             Seen::Entry(kind) => entries.push(EntryOut {
@@ -372,8 +488,22 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
                     .unwrap_or_default(),
                 kind: kind.name(),
             }),
-            Seen::File { lang, size, depth } => {
-                files_seen.push(p);
+            Seen::File {
+                lang,
+                size,
+                depth,
+                build,
+                git: in_ix,
+            } => {
+                match in_ix {
+                    InIndex::Outside => {}
+                    InIndex::Untracked => untracked += 1,
+                    InIndex::Tracked(i) => {
+                        if let Some(s) = seen_tracked.get_mut(*i) {
+                            *s = true;
+                        }
+                    }
+                }
                 if *depth == 1 {
                     entries.push(EntryOut {
                         name: p
@@ -394,11 +524,7 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
                         Size::Disk => disk.entry(l).or_default().push(p),
                     }
                 }
-                let name = p
-                    .file_name()
-                    .map(|n| n.to_string_lossy())
-                    .unwrap_or_default();
-                if build_files.len() < 100 && is_build_file(&name) {
+                if build_files.len() < 100 && *build {
                     build_files.push(show(&ctx.root, p));
                 }
             }
@@ -407,9 +533,9 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
     entries.truncate(200);
     // An even spread of each language's files (in path order, so the answer does
     // not depend on thread timing) is read; the others count as its mean.
-    // One read buffer for every sample (a fresh 256 KiB each was a zeroed
-    // mmap per file).
-    let mut buf = vec![0u8; READ_BUF];
+    // The samples are read together (on the scan's threads) and added in
+    // this order, so the sums do not depend on thread timing either.
+    let mut picked: Vec<(&'static str, &std::path::Path)> = Vec::new();
     for (l, files) in &disk {
         let t = langs.entry(l).or_default();
         let n = files.len();
@@ -419,12 +545,17 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
         for (i, p) in files.iter().enumerate() {
             if next.peek() == Some(&&i) {
                 next.next();
-                t.sample(p, &mut buf);
+                picked.push((*l, *p));
             } else {
                 t.rest += 1;
                 t.estimated = true;
             }
         }
+    }
+    let paths: Vec<&std::path::Path> = picked.iter().map(|(_, p)| *p).collect();
+    let samples = read_samples(&paths, scan::threads(&opts));
+    for ((l, _), sample) in picked.iter().zip(samples) {
+        langs.entry(l).or_default().add(sample);
     }
     let mut languages: Vec<LangOut> = langs
         .into_iter()
@@ -444,33 +575,24 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
     let truncated = languages_total > args.limit;
     languages.truncate(args.limit as usize);
 
-    let git = git::read(&ctx.root).map(|g| {
-        let tracked: HashSet<&str> = g.tracked.iter().map(String::as_str).collect();
+    drop(index);
+    let git = git.map(|g| {
         let rel = |p: &std::path::Path| {
             p.strip_prefix(&g.work_tree)
                 .ok()
                 .map(|r| r.to_string_lossy().into_owned())
         };
-        // Borrowed, not copied: the walk's paths are UTF-8 (others are skipped).
-        let seen: HashSet<&str> = files_seen
-            .iter()
-            .filter_map(|p| {
-                // strip_root hands back the path itself when it is not below.
-                let r = scan::strip_root(p, &g.work_tree);
-                (r.as_os_str().len() != p.as_os_str().len())
-                    .then_some(r)?
-                    .to_str()
-            })
-            .collect();
-        let untracked = seen.iter().filter(|r| !tracked.contains(*r)).count() as u64;
         let below = rel(&start).unwrap_or_default();
+        let under = format!("{below}/");
         let deleted = g
             .tracked
             .iter()
-            .filter(|t| below.is_empty() || t.starts_with(&format!("{below}/")))
-            // A file the walk just saw exists; only the others need a stat.
-            .filter(|t| !seen.contains(t.as_str()))
-            .filter(|t| !scan::exists_nofollow(&g.work_tree.join(t)))
+            .zip(&seen_tracked)
+            .filter(|(t, _)| below.is_empty() || t.starts_with(&under))
+            // A file the walk just saw exists; only the others need a stat
+            // (an entry listed twice is stat'ed once more, and exists too).
+            .filter(|(_, seen)| !**seen)
+            .filter(|(t, _)| !scan::exists_nofollow(&g.work_tree.join(t)))
             .count() as u64;
         GitOut {
             branch: g.branch,
