@@ -446,8 +446,11 @@ mod tests {
         let ids = dir(state.path()).join("ids");
         std::fs::create_dir_all(&ids).expect("ids dir");
         // The same digits under another time: the whole id differs, the short form not.
-        std::fs::write(ids.join(format!("op-20000101T000000Z-{}", &first[20..])), b"")
-            .expect("id file");
+        std::fs::write(
+            ids.join(format!("op-20000101T000000Z-{}", &first[20..])),
+            b"",
+        )
+        .expect("id file");
         let second = new_op_id(state.path(), 7, Some("s"));
         assert!(is_op_id(&second), "{second}");
         assert_ne!(first[20..], second[20..]);
