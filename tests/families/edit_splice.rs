@@ -41,7 +41,7 @@ fn a_large_file_edit_matches_sed_hashes_and_undoes() {
     assert_eq!(env.read("a.txt"), env.read("b.txt"));
     let change = &r.json["changes"][0];
     assert_eq!(
-        change["hash_after"].as_str(),
+        change["hash"].as_str(),
         Some(&sha256sum(&env.path("a.txt"))[..12]),
         "{}",
         r.stdout
@@ -96,7 +96,7 @@ fn a_large_file_edit_among_repeated_lines_diffs_as_the_whole_file() {
     ok(&r);
     assert_eq!(env.read("r.txt"), "same line\n".repeat(150_000).as_bytes());
     assert_eq!(
-        r.json["changes"][0]["hash_after"].as_str(),
+        r.json["changes"][0]["hash"].as_str(),
         Some(&sha256sum(&env.path("r.txt"))[..12])
     );
 }
