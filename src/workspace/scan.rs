@@ -47,7 +47,7 @@ pub use disk::{exists_nofollow, lstat, open_sized, real_start};
 use filters::*;
 pub use order::{path_order, strip_root};
 pub use ordered::walk_ordered;
-pub use sorted::{threads, walk_sorted};
+pub use sorted::threads;
 #[allow(unused_imports)]
 pub use staged::*;
 
@@ -662,55 +662,15 @@ impl Plan {
 /// Walks `starts` in parallel. `make_visitor` builds one visitor per worker; a
 /// visitor sees every entry that passes the filters (files, plus directories and
 /// other kinds with `include_dirs`) and keeps what it returns. Results and skipped
-/// paths come back sorted by path, so the output never depends on thread timing.
-pub fn walk<T, B, V>(
-    root: &Path,
-    starts: &[PathBuf],
-    opts: &ScanOptions,
-    make_visitor: B,
-) -> Result<Walked<T>, ScanError>
-where
-    T: Send,
-    B: Fn() -> V + Sync,
-    V: FnMut(&Entry) -> Option<T> + Send,
-{
-    let mut plan = Plan::new(root, starts, opts)?;
-    let shared = Mutex::new(Acc {
-        items: Vec::new(),
-        skipped: Vec::new(),
-    });
-    if let Some(b) = plan.builder.take() {
-        let filters_ref = &*plan.filters;
-        let shared_ref = &shared;
-        let make_ref = &make_visitor;
-        let meter_ref = &plan.meter;
-        b.build_parallel().run(|| {
-            let mut local = Local {
-                visit: make_ref(),
-                filters: filters_ref,
-                meter: meter_ref,
-                acc: Acc {
-                    items: Vec::new(),
-                    skipped: Vec::new(),
-                },
-                shared: shared_ref,
-            };
-            Box::new(move |res| local.handle(res))
-        });
-    }
-    let acc = match shared.into_inner() {
-        Ok(a) => a,
-        Err(poisoned) => poisoned.into_inner(),
-    };
-    Ok(plan.finish(acc, starts, opts, &make_visitor))
-}
+/// paths come back sorted by path, so the output never depends on thread timing:
+/// each worker sorts its own results as it ends and the runs are merged
+/// (`sorted.rs`).
+pub use sorted::walk;
 /// The walk's results in path order, each path once (a path under two starts, or
 /// both on disk and staged, is visited twice).
 fn finish<T>(mut acc: Acc<T>, ignore_source: &'static str, cut: Option<Cut>) -> Walked<T> {
-    acc.items.sort_by(|a, b| path_order(&a.0, &b.0));
-    acc.items.dedup_by(|a, b| path_order(&a.0, &b.0).is_eq());
-    acc.skipped.sort_by(|a, b| path_order(&a.0, &b.0));
-    acc.skipped.dedup_by(|a, b| path_order(&a.0, &b.0).is_eq());
+    sorted::sort_dedup(&mut acc.items);
+    sorted::sort_dedup(&mut acc.skipped);
     Walked {
         items: acc.items,
         skipped: acc.skipped,

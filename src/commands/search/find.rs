@@ -258,7 +258,7 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
     if !stat_all && args.budget.max_scan_bytes.is_none() {
         opts.budget.bytes = u64::MAX;
     }
-    let walked = scan::walk_sorted(&ctx.root, std::slice::from_ref(&start), &opts, || {
+    let walked = scan::walk(&ctx.root, std::slice::from_ref(&start), &opts, || {
         move |e: &Entry| {
             if !stat_all {
                 return Some(Raw {

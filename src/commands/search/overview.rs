@@ -443,7 +443,7 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
         }
         _ => InIndex::Outside,
     };
-    let walked = scan::walk_sorted(&ctx.root, std::slice::from_ref(&start), &opts, || {
+    let walked = scan::walk(&ctx.root, std::slice::from_ref(&start), &opts, || {
         |e: &Entry| {
             if e.kind != Kind::File {
                 return (e.depth == 1).then_some(Seen::Entry(e.kind));
