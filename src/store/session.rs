@@ -18,6 +18,9 @@ pub const BUDGET_ENV: &str = "AITOOLS_STATE_BUDGET";
 /// The environment variable that lowers (or raises) the git family's deadline, in
 /// milliseconds (tests use it to reach `environment.timeout`).
 pub const GIT_TIMEOUT_ENV: &str = "AITOOLS_GIT_TIMEOUT_MS";
+/// The environment variable that lowers what a named pipe given to `search` may
+/// hold (`<n>`, `<n>KiB|MiB|GiB`; tests use it to reach the cap).
+pub const PIPE_CAP_ENV: &str = "AITOOLS_PIPE_CAP";
 
 /// The identity of a loaded tx's index file (id, inode, size, mtime).
 pub type TxKey = (String, u64, u64, i64, i64);
@@ -32,6 +35,9 @@ pub struct Settings {
     /// `AITOOLS_GIT_TIMEOUT_MS` parsed (a positive whole number), else `None`:
     /// the git family's own deadline.
     pub git_timeout: Option<std::time::Duration>,
+    /// `AITOOLS_PIPE_CAP` parsed, else `None`: search's own cap on a named pipe
+    /// (the setting can only lower it).
+    pub pipe_cap: Option<u64>,
 }
 
 impl Settings {
@@ -47,6 +53,9 @@ impl Settings {
                 .and_then(|v| v.trim().parse::<u64>().ok())
                 .filter(|ms| *ms > 0)
                 .map(std::time::Duration::from_millis),
+            pipe_cap: std::env::var(PIPE_CAP_ENV)
+                .ok()
+                .and_then(|v| crate::protocol::values::parse_size(v.trim()).ok()),
         }
     }
 }

@@ -118,16 +118,6 @@ pub const MAX_CONTEXT: usize = 10;
 /// a pipe that holds more is listed in `skipped` as too-large.
 const MAX_PIPE_BYTES: u64 = 256 << 20;
 
-/// Lowers that cap (`<n>`, `<n>KiB|MiB|GiB`; never above it): read once a call.
-const PIPE_CAP_ENV: &str = "AITOOLS_PIPE_CAP";
-
-fn pipe_cap() -> u64 {
-    std::env::var(PIPE_CAP_ENV)
-        .ok()
-        .and_then(|v| crate::protocol::values::parse_size(v.trim()).ok())
-        .map_or(MAX_PIPE_BYTES, |n| n.min(MAX_PIPE_BYTES))
-}
-
 pub const SPEC: CommandSpec = CommandSpec {
     name: "search",
     summary: "Regex search in files, with context (grep, rg).",
@@ -517,7 +507,12 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
     // as it and every earlier one are counted, so the first block goes out (as an
     // event) while the scan goes on.
     let named = |p: &Path| starts.iter().any(|s| s.as_path() == p);
-    let pipe_cap = pipe_cap();
+    // AITOOLS_PIPE_CAP may lower the cap, never raise it.
+    let pipe_cap = ctx
+        .session
+        .settings
+        .pipe_cap
+        .map_or(MAX_PIPE_BYTES, |n| n.min(MAX_PIPE_BYTES));
     let visitor = || {
         // A searcher holds a zeroed 64 KiB buffer: the one for named files is
         // made when a named file comes (never, in a directory's scan).
