@@ -167,16 +167,26 @@ pub fn new_op_id(state: &Path, seq: u64, seed: Option<&str>) -> String {
     String::new()
 }
 
-/// The 8 hex digits ending every op id that has an id file (one directory listing).
+/// The ids of the ops that have an id file (one listing of `ids/`; none when it
+/// is missing).
+fn live_ids(state: &Path) -> io::Result<Vec<String>> {
+    match std::fs::read_dir(dir(state).join("ids")) {
+        Ok(rd) => Ok(rd
+            .flatten()
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|n| is_op_id(n))
+            .collect()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(e),
+    }
+}
+
+/// The 8 hex digits ending every live op id (a listing that fails takes none).
 fn taken_tails(state: &Path) -> std::collections::HashSet<String> {
-    let Ok(rd) = std::fs::read_dir(dir(state).join("ids")) else {
-        return Default::default();
-    };
-    rd.flatten()
-        .filter_map(|e| {
-            let n = e.file_name().into_string().ok()?;
-            is_op_id(&n).then(|| n[20..].to_string())
-        })
+    live_ids(state)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|n| n[20..].to_string())
         .collect()
 }
 
@@ -254,21 +264,10 @@ pub fn is_short_op_id(s: &str) -> bool {
 /// op or several do.
 fn resolve_short(state: &Path, short: &str) -> io::Result<Option<String>> {
     let tail = &short[2..];
-    let mut found: Vec<String> = Vec::new();
-    match std::fs::read_dir(dir(state).join("ids")) {
-        Ok(rd) => {
-            for e in rd.flatten() {
-                if let Some(n) = e.file_name().to_str()
-                    && is_op_id(n)
-                    && n.ends_with(tail)
-                {
-                    found.push(n.to_string());
-                }
-            }
-        }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-        Err(e) => return Err(e),
-    }
+    let mut found: Vec<String> = live_ids(state)?
+        .into_iter()
+        .filter(|n| n.ends_with(tail))
+        .collect();
     if found.is_empty() {
         let f = match File::open(file(state)) {
             Ok(f) => f,
