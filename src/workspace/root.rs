@@ -148,10 +148,15 @@ impl Ctx {
     /// How a read reports a path: root-relative when its real path is inside the
     /// root, else the absolute real path.
     pub fn display_path(&self, abs: &Path) -> String {
-        let real = paths::real_path(abs);
-        match paths::relative_to(&real, &self.root) {
+        self.display_real(&paths::real_path(abs))
+    }
+
+    /// [`Self::display_path`] of a path already resolved to its real path (no
+    /// second resolution: one lstat less per component).
+    pub fn display_real(&self, real: &Path) -> String {
+        match paths::relative_to(real, &self.root) {
             Some(rel) => rel,
-            None => paths::display(&real),
+            None => paths::display(real),
         }
     }
 

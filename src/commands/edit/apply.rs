@@ -404,7 +404,7 @@ fn slot(
     if let Some(i) = slots.iter().position(|s| s.real == real) {
         return Ok(i);
     }
-    let display = common::display_of(ctx, &real);
+    let display = ctx.display_real(&real);
     common::check_inside(ctx, &real, &display)?;
     let first = slots.is_empty();
     // One stat (the path followed) tells an existing file from a missing one; only

@@ -347,19 +347,10 @@ pub type Located = (
 pub fn locate(ctx: &Ctx, arg: &str) -> Result<Located, CmdError> {
     let abs = ctx.path_arg(arg)?;
     let real = paths::real_path(&abs);
-    let display = display_of(ctx, &real);
+    let display = ctx.display_real(&real);
     // Through the view: with --tx, the tx's staged content where it has some.
     let meta = ctx.files().stat(&abs, true)?;
     locate_at(ctx, arg, &abs, (real, display), meta)
-}
-
-/// How a read reports `real` (what `ctx.display_path` gives for a path whose real
-/// path is `real`, without resolving it again: one lstat less per file).
-pub fn display_of(ctx: &Ctx, real: &std::path::Path) -> String {
-    match paths::relative_to(real, &ctx.root) {
-        Some(rel) => rel,
-        None => paths::display(real),
-    }
 }
 
 /// `locate` for a caller that resolved `arg` already: `abs`, its real path and
