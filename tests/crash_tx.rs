@@ -358,6 +358,13 @@ fn a_kill_inside_the_recovery_after_a_killed_tx_commit_is_recovered_too() {
     );
 }
 
+/// The tree `t` commits to (what each outcome of a staged write commits to).
+fn commit_tree(c: &Case, t: &str) -> harness::Tree {
+    let r = c.run(&["tx", "commit", t]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    c.tree()
+}
+
 #[test]
 fn sigkill_during_a_tx_write_leaves_the_tx_as_after_the_previous_op_or_this_one() {
     let c = Case::new();
@@ -371,15 +378,9 @@ fn sigkill_during_a_tx_write_leaves_the_tx_as_after_the_previous_op_or_this_one(
     let status_after = c.status(&t);
     assert_ne!(status_before, status_after);
     assert_eq!(c.tree(), tree, "a staged write touched the tree");
-    // What each outcome commits to.
-    let commit_tree = |c: &Case| {
-        let r = c.run(&["tx", "commit", &t]);
-        assert_eq!(r.code, 0, "{}", r.stderr);
-        c.tree()
-    };
-    let after_commit = commit_tree(&c);
+    let after_commit = commit_tree(&c, &t);
     c.restore();
-    let before_commit = commit_tree(&c);
+    let before_commit = commit_tree(&c, &t);
     assert_ne!(after_commit, before_commit);
     let (n_before, n_after) = kill_staged_write(
         &c,
@@ -391,7 +392,7 @@ fn sigkill_during_a_tx_write_leaves_the_tx_as_after_the_previous_op_or_this_one(
         [&status_before, &status_after],
         |c, after, label| {
             let want = if after { &after_commit } else { &before_commit };
-            assert_eq!(&commit_tree(c), want, "{label}: the commit differs");
+            assert_eq!(&commit_tree(c, &t), want, "{label}: the commit differs");
         },
     );
     assert!(
@@ -576,12 +577,7 @@ fn sigkill_during_the_first_tx_write_leaves_the_tx_empty_or_with_the_op() {
     let status_after = c.status(&t);
     assert_ne!(status_before, status_after);
     assert_eq!(c.tree(), tree, "a staged write touched the tree");
-    let commit_tree = |c: &Case| {
-        let r = c.run(&["tx", "commit", &t]);
-        assert_eq!(r.code, 0, "{}", r.stderr);
-        c.tree()
-    };
-    let after_commit = commit_tree(&c);
+    let after_commit = commit_tree(&c, &t);
     let (n_before, n_after) = kill_staged_write(
         &c,
         &t,
@@ -596,7 +592,11 @@ fn sigkill_during_the_first_tx_write_leaves_the_tx_empty_or_with_the_op() {
                 let r = c.run(&argv.iter().map(String::as_str).collect::<Vec<_>>());
                 assert_eq!(r.code, 0, "{label}: staging again failed: {}", r.stderr);
             }
-            assert_eq!(commit_tree(c), after_commit, "{label}: the commit differs");
+            assert_eq!(
+                commit_tree(c, &t),
+                after_commit,
+                "{label}: the commit differs"
+            );
         },
     );
     assert!(
