@@ -32,13 +32,7 @@ fn listed(env: &TestEnv, home: &Path, system: &Path) -> (Vec<String>, Vec<String
     let mut find = env.command(&["find", "--type", "file", "--limit", "100000"]);
     isolate(&mut find);
     let r = crate::support::parse(find.output().expect("spawn"));
-    let mut ours: Vec<String> = r.json["items"]
-        .as_array()
-        .expect("items")
-        .iter()
-        .map(|i| i["path"].as_str().unwrap_or("").to_string())
-        .collect();
-    ours.sort();
+    let ours = crate::support::sorted_item_paths(&r.json);
     (theirs, ours)
 }
 

@@ -52,15 +52,7 @@ fn find_files(env: &TestEnv, extra: &[&str], home: &Path) -> Vec<String> {
         .env_remove("GIT_CONFIG_GLOBAL")
         .output()
         .expect("spawn");
-    let r = crate::support::parse(out);
-    let mut v: Vec<String> = r.json["items"]
-        .as_array()
-        .expect("items")
-        .iter()
-        .map(|i| i["path"].as_str().unwrap_or("").to_string())
-        .collect();
-    v.sort();
-    v
+    crate::support::sorted_item_paths(&crate::support::parse(out).json)
 }
 
 /// A tree for every gitignore rule: nested files, negation, anchoring,
@@ -236,13 +228,7 @@ fn scan_follows_git_config_global() {
             .output()
             .expect("spawn");
         let r = crate::support::parse(out);
-        let mut ours: Vec<String> = r.json["items"]
-            .as_array()
-            .expect("items")
-            .iter()
-            .map(|i| i["path"].as_str().unwrap_or("").to_string())
-            .collect();
-        ours.sort();
+        let ours = crate::support::sorted_item_paths(&r.json);
         (git, ours)
     };
     let (git, ours) = listed(&global);

@@ -295,3 +295,15 @@ pub fn sha256sum(path: &Path) -> String {
         .unwrap_or("")
         .to_string()
 }
+
+/// The `path` of every item of a listing answer (`find`, ...), sorted.
+pub fn sorted_item_paths(json: &Value) -> Vec<String> {
+    let mut v: Vec<String> = json["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|i| i["path"].as_str().unwrap_or("").to_string())
+        .collect();
+    v.sort();
+    v
+}
