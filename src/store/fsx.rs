@@ -135,6 +135,16 @@ impl Batch {
     }
 }
 
+/// Makes the files at `paths` durable, as one [`Batch`] (each opened without
+/// following a symlink).
+pub fn sync_files<P: AsRef<Path>>(paths: &[P]) -> io::Result<()> {
+    let mut batch = Batch::new(paths.len());
+    for p in paths {
+        batch.written(open_read_nofollow(p.as_ref())?)?;
+    }
+    batch.sync()
+}
+
 /// `syncfs(2)` of the filesystem `f` is on.
 pub fn syncfs(f: &File) -> io::Result<()> {
     use std::os::fd::AsRawFd;

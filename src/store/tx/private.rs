@@ -87,11 +87,8 @@ impl Tx {
             fsx::replace_file(&d, hash, &format!(".{hash}.tmp"), bytes, 0o600, false)?;
         }
         if sync {
-            let mut batch = fsx::Batch::new(contents.len());
-            for hash in contents.keys() {
-                batch.written(fsx::open_read_nofollow(&d.join(hash))?)?;
-            }
-            batch.sync()?;
+            let written: Vec<PathBuf> = contents.keys().map(|h| d.join(h)).collect();
+            fsx::sync_files(&written)?;
             fsx::sync_dir(&d)?;
         }
         Ok(())
@@ -105,11 +102,8 @@ impl Tx {
         if names.is_empty() {
             return Ok(());
         }
-        let mut batch = fsx::Batch::new(names.len());
-        for n in &names {
-            batch.written(fsx::open_read_nofollow(&d.join(n))?)?;
-        }
-        batch.sync()?;
+        let paths: Vec<PathBuf> = names.iter().map(|n| d.join(n)).collect();
+        fsx::sync_files(&paths)?;
         fsx::sync_dir(&d)?;
         fsx::sync_dir(&self.dir)
     }
@@ -153,11 +147,7 @@ impl Tx {
         if moving.is_empty() {
             return Ok(());
         }
-        let mut batch = fsx::Batch::new(moving.len());
-        for p in &moving {
-            batch.written(fsx::open_read_nofollow(p)?)?;
-        }
-        batch.sync()?;
+        fsx::sync_files(&moving)?;
         for p in &moving {
             if let Some(name) = p.file_name() {
                 std::fs::rename(p, blobs::dir(&self.state).join(name))?;
