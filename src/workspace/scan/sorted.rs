@@ -225,9 +225,11 @@ mod tests {
                 threads,
                 ..ScanOptions::default()
             };
-            let got = walk(&dir, &[dir.clone()], &opts, || |e: &Entry| Some(e.kind))
-                .map_err(|e| e.message())
-                .expect("walk");
+            let got = walk(&dir, std::slice::from_ref(&dir), &opts, || {
+                |e: &Entry| Some(e.kind)
+            })
+            .map_err(|e| e.message())
+            .expect("walk");
             let paths: Vec<PathBuf> = got.items.into_iter().map(|(p, _)| p).collect();
             // The root itself may or may not be an item; every other path is.
             let want_here: Vec<PathBuf> = want
