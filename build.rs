@@ -1,9 +1,13 @@
 //! Compiles `agent/` into the binary: every `agent/rules/*.md` and
 //! `agent/skills/*.md` becomes an entry of `$OUT_DIR/agent_docs.rs`, so dropping a
 //! file in registers it. A malformed file panics here, which fails the build.
+//! It also picks how the binary is linked (`link_bin`, build/link.rs: static and
+//! non-PIE on Linux with glibc; `AITOOLS_PIE=1`, `AITOOLS_STATIC=0` opt out).
 
 #[path = "build/front_matter.rs"]
 mod front_matter;
+#[path = "build/link.rs"]
+mod link;
 
 use std::path::Path;
 
@@ -11,16 +15,8 @@ fn main() {
     println!("cargo:rerun-if-changed=data");
     println!("cargo:rerun-if-changed=agent");
     println!("cargo:rerun-if-changed=build/front_matter.rs");
-    // A non-PIE executable on Linux: the loader has no ~17k relative relocations to
-    // apply and no RELRO pages to copy at start-up (`--version` 609k → 378k
-    // instructions, 174 → 97 page faults; benches/RESULTS.md, issue 12). The cost
-    // is address randomisation of the executable's own code; a packager who wants
-    // it back builds with `AITOOLS_PIE=1`.
-    println!("cargo:rerun-if-env-changed=AITOOLS_PIE");
-    let pie = std::env::var_os("AITOOLS_PIE").is_some_and(|v| v == "1");
-    if !pie && std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux") {
-        println!("cargo:rustc-link-arg-bins=-no-pie");
-    }
+    println!("cargo:rerun-if-changed=build/link.rs");
+    link_bin();
     let agent = Path::new("agent");
     let brief_text = read(&agent.join("brief.md"));
     let brief =
@@ -53,6 +49,54 @@ fn main() {
     }
     let dest = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("agent_docs.rs");
     std::fs::write(&dest, out).unwrap_or_else(|e| panic!("{}: {e}", dest.display()));
+}
+
+/// Links the binary as `link::choose` says (static non-PIE on Linux with glibc;
+/// see build/link.rs, benches/RESULTS.md row 10).
+fn link_bin() {
+    for var in ["AITOOLS_PIE", "AITOOLS_STATIC", "CC"] {
+        println!("cargo:rerun-if-env-changed={var}");
+    }
+    let var = |k: &str| std::env::var(k).unwrap_or_default();
+    let (pie, static_) = (var("AITOOLS_PIE"), var("AITOOLS_STATIC"));
+    let os = var("CARGO_CFG_TARGET_OS");
+    let env = var("CARGO_CFG_TARGET_ENV");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    // `cc -print-file-name=X` answers X's path, or X itself when not found.
+    let locate = |archive: &str| {
+        let out = std::process::Command::new(&cc)
+            .arg(format!("-print-file-name={archive}"))
+            .output()
+            .ok()?;
+        let path = String::from_utf8(out.stdout).ok()?.trim().to_string();
+        (out.status.success() && Path::new(&path).is_absolute() && Path::new(&path).exists())
+            .then_some(path)
+    };
+    let wanted = os == "linux" && env == "gnu" && pie != "1" && static_ != "0";
+    let files = if wanted {
+        link::stand_ins(&locate)
+    } else {
+        None
+    };
+    let choice = link::choose(link::Inputs {
+        os: &os,
+        env: &env,
+        cross: var("TARGET") != var("HOST"),
+        pie: Some(pie.as_str()).filter(|v| !v.is_empty()),
+        static_: Some(static_.as_str()).filter(|v| !v.is_empty()),
+        archives: files.is_some(),
+    });
+    let dir = Path::new(&var("OUT_DIR")).join("static-link");
+    if choice == link::Link::Static {
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        for (name, script) in files.unwrap_or_default() {
+            let p = dir.join(name);
+            std::fs::write(&p, script).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        }
+    }
+    for arg in choice.args(&dir.to_string_lossy()) {
+        println!("cargo:rustc-link-arg-bins={arg}");
+    }
 }
 
 fn read(path: &Path) -> String {

@@ -19,7 +19,6 @@ use clap::FromArgMatches;
 use std::ffi::OsString;
 use std::io::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::process::ExitCode;
 use std::time::Duration;
 
 pub use crate::protocol::host::VERSION;
@@ -35,8 +34,10 @@ pub const HOST: Host = Host {
 /// The command that runs recovery as its own work (and may set a record aside).
 const RECOVER: &str = "recover";
 
-/// The process entry point (`main.rs` calls only this).
-pub fn main() -> ExitCode {
+/// The process entry point (`main.rs` calls only this): runs the call, prints its
+/// envelope (or stream), and gives the exit status. Every byte written is flushed
+/// before it returns: `main.rs` has no Rust runtime epilogue to flush for it.
+pub fn status() -> u8 {
     // Panic text must never reach the agent: the envelope below reports it.
     std::panic::set_hook(Box::new(|_| {}));
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
@@ -45,7 +46,9 @@ pub fn main() -> ExitCode {
     }
     // `--output jsonl` (AOI-CLI): the same invocation, framed as an event stream.
     if let Some(req) = crate::aoi::request(HOST, &args) {
-        return ExitCode::from(crate::aoi::main(HOST, req, Box::new(std::io::stdout())));
+        let code = crate::aoi::main(HOST, req, Box::new(std::io::stdout()));
+        let _ = std::io::stdout().lock().flush();
+        return code;
     }
     let invoked = match catch_unwind(AssertUnwindSafe(|| run(&args))) {
         Ok(r) => r,
@@ -76,7 +79,7 @@ pub fn main() -> ExitCode {
 /// `aitools mcp`: the one call whose stdout is a protocol stream, not an
 /// envelope. Only a call that parses runs the server; any other (a typo, `--help`)
 /// gets its envelope from `invoke` like every command.
-fn serve_mcp(args: &[OsString]) -> Option<ExitCode> {
+fn serve_mcp(args: &[OsString]) -> Option<u8> {
     let argv = lossy(args);
     let words = cli::command_words(&argv);
     if words != ["mcp"] || argv.iter().any(|a| a == "--help") {
@@ -93,10 +96,11 @@ fn serve_mcp(args: &[OsString]) -> Option<ExitCode> {
     let mut out = std::io::stdout().lock();
     // A closed stdout or stdin ends the session: the host is gone.
     let _ = server.serve(&mut input, &mut out);
-    Some(ExitCode::SUCCESS)
+    let _ = out.flush();
+    Some(0)
 }
 
-fn emit(r: Rendered) -> ExitCode {
+fn emit(r: Rendered) -> u8 {
     let result = if r.to_stderr {
         let mut err = std::io::stderr().lock();
         err.write_all(r.text.as_bytes()).and_then(|_| err.flush())
@@ -106,7 +110,7 @@ fn emit(r: Rendered) -> ExitCode {
     };
     // A closed stdout (`aitools read x | head -c0`) ends quietly: nobody is listening.
     let _ = result;
-    ExitCode::from(r.exit_code.clamp(0, 255) as u8)
+    r.exit_code.clamp(0, 255) as u8
 }
 
 fn lossy(args: &[OsString]) -> Vec<String> {

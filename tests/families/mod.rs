@@ -18,6 +18,7 @@ mod inputs;
 mod inspect;
 mod json;
 mod lines;
+mod link;
 mod mcp;
 mod notfound;
 mod process;
