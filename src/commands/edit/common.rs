@@ -194,31 +194,31 @@ impl GuardedInput {
     }
 }
 
+/// The error codes of the edits that change text inside files, after any codes
+/// a list puts first: every write's and those of their selections and guards.
+/// Both lists below are written through it, so they differ only in what they add.
+macro_rules! edit_error_codes {
+    ($($first:expr),*) => {
+        crate::write_error_codes![
+            $($first,)*
+            code::COUNT_MISMATCH,
+            code::NO_MATCH,
+            code::AMBIGUOUS,
+            code::SYNTAX_ERROR,
+            code::UNSUPPORTED_LANGUAGE,
+            code::NOT_UTF8,
+            code::UNSUPPORTED_FORMAT
+        ]
+    };
+}
+
 /// The error codes of the commands that change text inside files (edit, insert,
-/// replace): every write's, their `--stdin` input's, and those of their
-/// selections and guards.
-pub const TEXT_EDIT_ERRORS: &[&str] = crate::write_error_codes![
-    code::TOO_LARGE,
-    code::COUNT_MISMATCH,
-    code::NO_MATCH,
-    code::AMBIGUOUS,
-    code::SYNTAX_ERROR,
-    code::UNSUPPORTED_LANGUAGE,
-    code::NOT_UTF8,
-    code::UNSUPPORTED_FORMAT
-];
+/// replace): the line edits' and their `--stdin` input's size cap.
+pub const TEXT_EDIT_ERRORS: &[&str] = edit_error_codes![code::TOO_LARGE];
 
 /// The same for the line edits that read no input (transform, move-lines): the
 /// files they edit have no size cap, so no `refusal.too-large`.
-pub const LINE_EDIT_ERRORS: &[&str] = crate::write_error_codes![
-    code::COUNT_MISMATCH,
-    code::NO_MATCH,
-    code::AMBIGUOUS,
-    code::SYNTAX_ERROR,
-    code::UNSUPPORTED_LANGUAGE,
-    code::NOT_UTF8,
-    code::UNSUPPORTED_FORMAT
-];
+pub const LINE_EDIT_ERRORS: &[&str] = edit_error_codes![];
 
 /// A count flag (`--expect-count`, `--nth`, `--fuzz`, `--strip`): the one count
 /// syntax of every command, with the flag named in the message.
@@ -638,5 +638,21 @@ pub fn into_dir(
                 shell::aitools(["info", &shown]),
             ),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{LINE_EDIT_ERRORS, TEXT_EDIT_ERRORS, code};
+
+    #[test]
+    fn text_edit_errors_are_the_line_edit_errors_plus_the_size_cap() {
+        let rest: Vec<&str> = TEXT_EDIT_ERRORS
+            .iter()
+            .copied()
+            .filter(|c| *c != code::TOO_LARGE)
+            .collect();
+        assert_eq!(rest, LINE_EDIT_ERRORS);
+        assert_eq!(TEXT_EDIT_ERRORS.len(), LINE_EDIT_ERRORS.len() + 1);
     }
 }
