@@ -258,6 +258,33 @@ impl From<StoreError> for CmdError {
                     "aitools history",
                 ),
             ),
+            StoreError::OpAmbiguous { op_id, ids, again } => {
+                let repairs = ids.iter().map(|id| {
+                    let argv = again.iter().map(String::as_str).chain([id.as_str()]);
+                    Repair::new(
+                        "retry",
+                        "The same call naming this op by its whole id.",
+                        shell::aitools(argv),
+                    )
+                });
+                let mut repairs = repairs.collect::<Vec<_>>().into_iter();
+                let first = repairs.next().unwrap_or_else(|| {
+                    Repair::new("history", "List the journaled ops and their ids.", "aitools history")
+                });
+                let mut err = CmdError::new(
+                    code::AMBIGUOUS,
+                    format!(
+                        "{op_id} names {} journaled ops (their ids end in the same 8 hex digits): {}.",
+                        ids.len(),
+                        ids.join(", ")
+                    ),
+                    first,
+                );
+                for r in repairs {
+                    err = err.with_repair(r);
+                }
+                err.with_candidates(Json::Arr(ids.into_iter().map(Json::str).collect()))
+            }
             StoreError::OpCollected {
                 op_id,
                 first,

@@ -89,6 +89,14 @@ pub enum StoreError {
     },
     /// `undo` of an id the journal does not hold.
     OpNotFound { op_id: String },
+    /// A short op id (`op-<8 hex>`) that ends several journaled ops' whole ids
+    /// (`ids`, sorted): ops made before new ids avoided live ones' digits. `again`
+    /// is the call to repeat with a whole id (`["undo"]`, `["diff", "--op"]`).
+    OpAmbiguous {
+        op_id: String,
+        ids: Vec<String>,
+        again: Vec<String>,
+    },
     /// `undo` of an op retention collected (`first`: one of its paths).
     OpCollected {
         op_id: String,

@@ -259,10 +259,17 @@ pub fn is_short_op_id(s: &str) -> bool {
     s.len() == 11 && s.starts_with("op-") && s[3..].bytes().all(|c| c.is_ascii_hexdigit())
 }
 
-/// The whole id a short one names: the one id file ending in its hex digits, else
-/// (id files missing) the one journaled op whose id ends in them; `None` when no
-/// op or several do.
+/// The whole id a short one names: the one op `short_matches` finds; `None` when
+/// no op or several do.
 fn resolve_short(state: &Path, short: &str) -> io::Result<Option<String>> {
+    let mut found = short_matches(state, short)?;
+    Ok(if found.len() == 1 { found.pop() } else { None })
+}
+
+/// The whole ids ending in a short id's hex digits, sorted: those of the id files,
+/// else (id files missing) those of the journaled ops. New ids never share their
+/// digits with a live op, but ops made before that rule may (`undo` then lists them).
+pub fn short_matches(state: &Path, short: &str) -> io::Result<Vec<String>> {
     let tail = &short[2..];
     let mut found: Vec<String> = live_ids(state)?
         .into_iter()
@@ -271,7 +278,7 @@ fn resolve_short(state: &Path, short: &str) -> io::Result<Option<String>> {
     if found.is_empty() {
         let f = match File::open(file(state)) {
             Ok(f) => f,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(found),
             Err(e) => return Err(e),
         };
         let needle = format!("{tail}\"");
@@ -288,7 +295,7 @@ fn resolve_short(state: &Path, short: &str) -> io::Result<Option<String>> {
     }
     found.sort();
     found.dedup();
-    Ok(if found.len() == 1 { found.pop() } else { None })
+    Ok(found)
 }
 
 /// The whole id `op_id` names: a short id resolved (when one op ends in it), any

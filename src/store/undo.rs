@@ -13,9 +13,21 @@ use crate::protocol::{CmdError, Json};
 use crate::workspace::Ctx;
 use std::path::{Path, PathBuf};
 
-/// The op `op_id`, or `input.not-found` whose repair lists the journal.
-pub fn find(ctx: &Ctx, state: &Path, op_id: &str) -> Result<Entry, CmdError> {
+/// The op `op_id`, or `input.not-found` whose repair lists the journal
+/// (`selection.ambiguous`, one repair per op, for a short id several ops end in).
+/// `again` is the caller's call before the id (`["undo"]`, `["diff", "--op"]`).
+pub fn find(ctx: &Ctx, state: &Path, op_id: &str, again: &[&str]) -> Result<Entry, CmdError> {
     let found = journal::find(state, op_id).map_err(|e| super::io_error(ctx, "the journal", &e))?;
+    // A short id that several old ops end in: which one is the caller's to say.
+    if found.is_none() && journal::is_short_op_id(op_id) {
+        let ids = journal::short_matches(state, op_id)
+            .map_err(|e| super::io_error(ctx, "the journal", &e))?;
+        if ids.len() > 1 {
+            let again = again.iter().map(|w| w.to_string()).collect();
+            let op_id = op_id.to_string();
+            return Err(StoreError::OpAmbiguous { op_id, ids, again }.into());
+        }
+    }
     if let Some(e) = &found
         && super::gc::is_collected(state, e.seq)
     {

@@ -237,6 +237,42 @@ fn first_op_shown() -> String {
 }
 const FIRST_TX: &str = "tx-20261130T005320Z-b1262def";
 
+/// Two edits whose ids end in the same 8 hex digits, as ops made before new ids
+/// avoided live ones' digits could: the second op's id rewritten (same length,
+/// so its id file's offsets hold) to end in `FIRST_OP`'s digits.
+fn shared_short_op(env: &TestEnv) -> Option<Child> {
+    for (old, new) in [("beta", "b0"), ("b0", "b1")] {
+        let r = env.run(&["edit", "a.txt", "--old", old, "--new", new]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    }
+    let mut dirs = vec![env.state.path().to_path_buf()];
+    let journal = loop {
+        let d = dirs.pop().expect("a journal directory");
+        if d.ends_with("journal") {
+            break d;
+        }
+        dirs.extend(
+            std::fs::read_dir(&d)
+                .unwrap()
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_dir()),
+        );
+    };
+    let file = journal.join("journal.jsonl");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let second: serde_json::Value = serde_json::from_str(text.lines().nth(1).unwrap()).unwrap();
+    let second = second["op_id"].as_str().unwrap().to_string();
+    let planted = format!("op-20250101T000000Z-{}", &FIRST_OP[20..]);
+    std::fs::write(&file, text.replace(&second, &planted)).unwrap();
+    std::fs::rename(
+        journal.join("ids").join(&second),
+        journal.join("ids").join(&planted),
+    )
+    .unwrap();
+    None
+}
+
 /// `a.txt` edited 21 times, then `gc --budget 0`: the first edit is beyond the
 /// newest 20 ops of its path, so it is collected.
 fn collected_op(env: &TestEnv) -> Option<Child> {
@@ -468,6 +504,8 @@ const ROWS: &[Row] = &[
     r("move-lines", "input.unsupported-format", &["move-lines", "l1.txt", "--encoding", "utf-16le", "--match", "caf", "--to-position", "end"]),
     r("apply", "selection.ambiguous", &["apply", "--stdin"]).stdin("--- a/a.txt\n+++ b/a.txt\n@@ -2 +2 @@\n-alpha\n+x\n"),
     r("undo", "refusal.op-collected", &["undo", FIRST_OP]).setup(collected_op),
+    r("undo", "selection.ambiguous", &["undo", "op-928e0efb"]).setup(shared_short_op),
+    r("diff", "selection.ambiguous", &["diff", "--op", "op-928e0efb"]).setup(shared_short_op),
     r("undo", "integrity.blob-corrupt", &["undo", FIRST_OP]).setup(corrupt_blob),
     r("tx rebase", "refusal.target-changed", &["tx", "rebase", FIRST_TX]).setup(drifted_tx),
     // git, bg, wait, feedback (codesA)

@@ -21,6 +21,7 @@ mod lines;
 mod link;
 mod mcp;
 mod notfound;
+mod op_ids;
 mod process;
 mod protocol;
 mod read_cache;

@@ -85,6 +85,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     error_codes: &[
         code::ARGUMENT_INVALID,
         code::NOT_FOUND,
+        code::AMBIGUOUS,
         code::NOT_A_FILE,
         code::IO,
     ],
@@ -391,7 +392,7 @@ fn state_bytes(ctx: &Ctx, state_dir: &Path, rel: &str, s: &State) -> Option<Vec<
 
 fn op_diff(ctx: &Ctx, a: &DiffArgs, op: &str) -> Result<Output, CmdError> {
     let state = state_dir::for_root(&ctx.root);
-    let entry = undo::find(ctx, &state, op)?;
+    let entry = undo::find(ctx, &state, op, &["diff", "--op"])?;
     let o = options(a);
     let mut changes = Vec::new();
     for c in entry.changes.iter().take(a.limit as usize) {

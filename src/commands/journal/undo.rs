@@ -39,6 +39,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     error_codes: &[
         code::ARGUMENT_INVALID,
         code::NOT_FOUND,
+        code::AMBIGUOUS,
         code::TARGET_CHANGED,
         code::OP_COLLECTED,
         code::BLOB_CORRUPT,
@@ -66,7 +67,7 @@ pub fn run(ctx: &Ctx, a: &UndoArgs) -> Result<Output, CmdError> {
         .undoes(&op_id)
         .max_diff_lines(if echo { None } else { Some(0) });
     let done = write::submit(ctx, &req, || {
-        let entry = undo::find(ctx, &state, &op_id)?;
+        let entry = undo::find(ctx, &state, &op_id, &["undo"])?;
         undo::inverse(ctx, &state, &entry)
     })?;
     // The reverted op is the one the caller named; `history` shows the link.
