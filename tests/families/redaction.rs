@@ -867,3 +867,24 @@ fmt.Println(s)\n";
     }
     assert_eq!(r.json["redactions"], 1, "{}", r.stdout);
 }
+
+/// A replace that renames a secret's key: the dry run's sample shows the line as
+/// it reads after, where no key marks the value any more. The envelope's mask
+/// alone shows such a line (the read below), so the sample masks the values the
+/// line held before (replace.rs `mask_like`).
+#[test]
+fn a_replace_sample_masks_a_secret_whose_key_the_replacement_renamed() {
+    let env = TestEnv::new();
+    env.write("conf.py", "import os\npassword = \"hunter2hunter2\"\n");
+    env.write("plain.py", "colour = \"hunter2hunter2\"\n");
+    let plain = env.run(&["read", "plain.py"]);
+    assert!(plain.stdout.contains("hunter2hunter2"), "{}", plain.stdout);
+    let dry = env.run(&["replace", "password", "colour", "conf.py", "--dry-run"]);
+    assert_eq!(dry.code, 0, "{}", dry.stderr);
+    assert_eq!(
+        dry.json["sample"][0], "conf.py:2: colour = \"[REDACTED_SECRET]\"",
+        "{}",
+        dry.stdout
+    );
+    assert!(!dry.stdout.contains("hunter2"), "{}", dry.stdout);
+}

@@ -427,7 +427,10 @@ fn first_change(path: &str, before: &Doc, after: &Doc) -> Option<String> {
     Some(format!("{path}:{}: {shown}", i + 1))
 }
 
-/// `text` with every secret value of `was` masked, in any ASCII case.
+/// `text` with every secret value of `was` masked, in any ASCII case. Not the
+/// envelope's second pass (`redact::second`): that re-masks values the first pass
+/// masked in the envelope, and `was` (the lines before) is never in it, so a
+/// value whose key the replacement renamed would be shown (tests/families/redaction.rs).
 fn mask_like(was: &str, text: &str) -> String {
     use crate::protocol::redact::{PLACEHOLDER, secret_spans};
     let mut out = text.to_string();
