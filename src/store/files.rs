@@ -6,7 +6,6 @@
 //! entries are single names that cannot leave them. No handler names `std::fs`
 //! (`tests/structure.rs`); what a handler needs from the file system is here.
 
-use super::snapshot::Snapshot;
 use super::view::{self, Source};
 use crate::protocol::CmdError;
 use crate::workspace::Ctx;
@@ -14,18 +13,14 @@ use std::ffi::OsString;
 use std::io;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Component, Path, PathBuf};
-use std::sync::Arc;
 
 /// What a path is in the view, as `Files::stat` answers.
 pub use super::view::{Kind, Stat};
 /// The types a handler holds (an open file, its metadata); opening goes through here.
 pub use std::fs::{File, Metadata};
 
-/// A handler's way to the workspace's files, in the view its `--tx` sets.
-#[derive(Clone, Copy)]
-pub struct Files<'a> {
-    ctx: &'a Ctx,
-}
+/// A handler's way to the workspace's files (its view methods are `store::view`'s).
+pub use super::view::Files;
 
 impl Ctx {
     /// The file handle for this invocation (tx-aware when `--tx` is set).
@@ -46,52 +41,6 @@ pub enum Found {
 }
 
 impl<'a> Files<'a> {
-    /// What `abs` is in the view (`follow`: a final symlink is followed).
-    pub fn stat(&self, abs: &Path, follow: bool) -> Result<Stat, CmdError> {
-        view::stat(self.ctx, abs, follow)
-    }
-
-    /// The bytes, hash and mode of the file `abs` leads to, in the view.
-    pub fn load(&self, abs: &Path) -> Result<Arc<Snapshot>, CmdError> {
-        view::load(self.ctx, abs)
-    }
-
-    /// The entries of directory `abs` in the view, in name order.
-    pub fn list_dir(&self, abs: &Path) -> Result<Vec<(PathBuf, Kind)>, CmdError> {
-        view::list_dir(self.ctx, abs)
-    }
-
-    /// Whether anything (a dangling symlink too) is at `abs` in the view.
-    pub fn exists(&self, abs: &Path) -> Result<bool, CmdError> {
-        view::exists(self.ctx, abs)
-    }
-
-    /// The hash `--expect-hash` compares, in the view (`None`: nothing there).
-    pub fn current_hash(&self, abs: &Path) -> Result<Option<String>, CmdError> {
-        view::current_hash(self.ctx, abs)
-    }
-
-    /// The tx's changes for a scan (`None` without `--tx`).
-    pub fn overlay(&self) -> Result<Option<Arc<crate::workspace::scan::Overlay>>, CmdError> {
-        view::overlay(self.ctx)
-    }
-
-    /// The answer for `arg` (at `abs`) that the tx removed: which op removed
-    /// it, and where a move took it.
-    pub fn removed_error(&self, arg: &str, abs: &Path) -> Result<CmdError, CmdError> {
-        view::removed_error(self.ctx, arg, abs)
-    }
-
-    /// Forgets the loaded tx (after a tx op changed it): the next read loads it.
-    pub fn forget(&self) {
-        view::forget(self.ctx)
-    }
-
-    /// Records a single-file read in the tx's read set (nothing without `--tx`).
-    pub fn record_read(&self, abs: &Path) -> Result<(), CmdError> {
-        view::record_read(self.ctx, abs)
-    }
-
     /// The file a read of `abs` opens (a final symlink followed): the staged
     /// blob of a file the tx staged, else the path itself. The path shown, the
     /// read set and the language stay `abs`'s.

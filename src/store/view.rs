@@ -18,6 +18,14 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// A handler's way to the workspace's files, in the view its `--tx` sets
+/// (`ctx.files()`); the view's reads are its methods, the rest of the handle
+/// (`find`, `disk`, `OwnDir`) is in `store::files`.
+#[derive(Clone, Copy)]
+pub struct Files<'a> {
+    pub(super) ctx: &'a Ctx,
+}
+
 /// What a path is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -65,9 +73,12 @@ fn seen(ctx: &Ctx, rel: &str) {
     }
 }
 
-/// Forgets the loaded tx (after a tx op changed it).
-pub fn forget(ctx: &Ctx) {
-    ctx.session.forget_tx();
+impl Files<'_> {
+    /// Forgets the loaded tx (after a tx op changed it).
+    pub fn forget(&self) {
+        let ctx = self.ctx;
+        ctx.session.forget_tx();
+    }
 }
 
 /// The tx named by `--tx`, loaded (and cached while its index is unchanged).
@@ -213,171 +224,194 @@ fn disk_stat(abs: &Path, follow: bool) -> io::Result<Stat> {
     })
 }
 
-/// What `abs` is in the view (`follow`: a final symlink is followed, as `stat`).
-pub fn stat(ctx: &Ctx, abs: &Path, follow: bool) -> Result<Stat, CmdError> {
-    let io =
-        |e: io::Error| crate::protocol::error::io_error(&ctx.command, &ctx.display_path(abs), &e);
-    if let Some(t) = active(ctx)?
-        && let Some(rel) = tx_key(ctx, &t, abs, follow)
-    {
-        seen(ctx, &rel);
-        if let Some(s) = decide(&t, &rel) {
-            let mut st = from_state(&s);
-            if st.kind == Kind::File {
-                let h = s.hash.clone().unwrap_or_default();
-                st.len = t.blob_path(&h).metadata().map(|m| m.len()).map_err(io)?;
-            }
-            return Ok(st);
-        }
-    }
-    disk_stat(abs, follow).map_err(io)
-}
-
-/// The bytes, hash and mode of the file `abs` leads to, in the view.
-pub fn load(ctx: &Ctx, abs: &Path) -> Result<Arc<Snapshot>, CmdError> {
-    let io =
-        |e: io::Error| crate::protocol::error::io_error(&ctx.command, &ctx.display_path(abs), &e);
-    if let Some(t) = active(ctx)?
-        && let Some(rel) = tx_key(ctx, &t, abs, true)
-    {
-        seen(ctx, &rel);
-        if let Some(s) = decide(&t, &rel) {
-            if s.kind != "file" {
-                let e = if s.is_missing() {
-                    io::Error::from(io::ErrorKind::NotFound)
-                } else {
-                    io::Error::other("not a regular file")
-                };
-                return Err(io(e));
-            }
-            let hash = s.hash.clone().unwrap_or_default();
-            let bytes = t.blob(&hash).map_err(io)?;
-            return Ok(Arc::new(Snapshot {
-                bytes,
-                hash,
-                midstates: Vec::new(),
-                mode: s.mode.unwrap_or(0o644),
-                mtime: s.mtime.unwrap_or(0),
-                stamp: Default::default(),
-            }));
-        }
-        if key(ctx, abs, true).as_deref() != Some(rel.as_str()) {
-            return ctx.session.snapshots.load(&ctx.root.join(&rel)).map_err(io);
-        }
-    }
-    ctx.session.snapshots.load(abs).map_err(io)
-}
-
-/// Whether anything (a dangling symlink too) is at `abs` in the view.
-pub fn exists(ctx: &Ctx, abs: &Path) -> Result<bool, CmdError> {
-    Ok(stat(ctx, abs, false)?.kind != Kind::Missing)
-}
-
-/// The hash `--expect-hash` compares, in the view: the file the path leads to,
-/// else a symlink's target text; `None` when nothing is there.
-pub fn current_hash(ctx: &Ctx, abs: &Path) -> Result<Option<String>, CmdError> {
-    if ctx.tx.is_none() {
-        return super::current::hash(&ctx.session.snapshots, abs).map_err(|e| {
+impl Files<'_> {
+    /// What `abs` is in the view (`follow`: a final symlink is followed, as `stat`).
+    pub fn stat(&self, abs: &Path, follow: bool) -> Result<Stat, CmdError> {
+        let ctx = self.ctx;
+        let io = |e: io::Error| {
             crate::protocol::error::io_error(&ctx.command, &ctx.display_path(abs), &e)
-        });
-    }
-    let entry = stat(ctx, abs, false)?;
-    match entry.kind {
-        Kind::Missing | Kind::Dir | Kind::Other => Ok(None),
-        Kind::File => Ok(Some(load(ctx, abs)?.hash.clone())),
-        Kind::Symlink => {
-            let followed = stat(ctx, abs, true)?;
-            if followed.kind == Kind::File {
-                return Ok(Some(load(ctx, abs)?.hash.clone()));
+        };
+        if let Some(t) = active(ctx)?
+            && let Some(rel) = tx_key(ctx, &t, abs, follow)
+        {
+            seen(ctx, &rel);
+            if let Some(s) = decide(&t, &rel) {
+                let mut st = from_state(&s);
+                if st.kind == Kind::File {
+                    let h = s.hash.clone().unwrap_or_default();
+                    st.len = t.blob_path(&h).metadata().map(|m| m.len()).map_err(io)?;
+                }
+                return Ok(st);
             }
-            let target = match entry.staged.and_then(|s| s.target) {
-                Some(t) => t,
-                None => std::fs::read_link(abs)
-                    .map(|t| t.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-            };
-            Ok(Some(crate::text::lines::sha256_hex(target.as_bytes())))
         }
+        disk_stat(abs, follow).map_err(io)
     }
 }
 
-/// The entries of directory `abs` in the view (name order): the disk's, minus
-/// what the tx removed, plus what it added.
-pub fn list_dir(ctx: &Ctx, abs: &Path) -> Result<Vec<(PathBuf, Kind)>, CmdError> {
-    let io =
-        |e: io::Error| crate::protocol::error::io_error(&ctx.command, &ctx.display_path(abs), &e);
-    let mut out: std::collections::BTreeMap<PathBuf, Kind> = std::collections::BTreeMap::new();
-    if let Ok(rd) = std::fs::read_dir(abs) {
-        for e in rd {
-            let e = e.map_err(io)?;
-            let p = e.path();
-            let k = stat(ctx, &p, false)?.kind;
-            if k != Kind::Missing {
-                out.insert(p, k);
-            }
-        }
-    }
-    if let Some(t) = active(ctx)?
-        && let Some(dir_rel) = key(ctx, abs, true)
-    {
-        for (rel, e) in &t.index.paths {
-            let p = Path::new(rel);
-            if p.parent().map(|x| x.to_string_lossy().into_owned()) != Some(dir_rel.clone()) {
-                continue;
-            }
-            let st = from_state(&e.staged);
-            let full = ctx.root.join(rel);
-            if st.kind == Kind::Missing {
-                out.remove(&abs.join(p.file_name().unwrap_or_default()));
-                out.remove(&full);
-            } else {
-                out.insert(abs.join(p.file_name().unwrap_or_default()), st.kind);
-            }
-        }
-    }
-    Ok(out.into_iter().collect())
-}
-
-/// A single-file read with `--tx`: records the file's disk hash in the read set.
-pub fn record_read(ctx: &Ctx, abs: &Path) -> Result<(), CmdError> {
-    let Some(id) = &ctx.tx else {
-        return Ok(());
-    };
-    let Some(rel) = active(ctx)?.and_then(|t| tx_key(ctx, &t, abs, true)) else {
-        return Ok(());
-    };
-    let t = tx::open(ctx, id)?;
-    let _lock = t.lock(ctx)?;
-    let mut t = tx::open(ctx, id)?;
-    t.record_read(ctx, &rel)
-}
-
-/// The tx's changes for a scan (`None` without `--tx`).
-pub fn overlay(ctx: &Ctx) -> Result<Option<Arc<Overlay>>, CmdError> {
-    let Some(t) = active(ctx)? else {
-        return Ok(None);
-    };
-    let mut o = Overlay::default();
-    for (rel, e) in &t.index.paths {
-        let s = &e.staged;
-        let node = match s.kind.as_str() {
-            "file" => {
-                let h = s.hash.clone().unwrap_or_default();
-                let bytes = t
-                    .blob(&h)
-                    .map_err(|er| super::io_error(ctx, "a staged file", &er))?;
-                OverlayNode::File {
-                    bytes: Arc::new(bytes),
+impl Files<'_> {
+    /// The bytes, hash and mode of the file `abs` leads to, in the view.
+    pub fn load(&self, abs: &Path) -> Result<Arc<Snapshot>, CmdError> {
+        let ctx = self.ctx;
+        let io = |e: io::Error| {
+            crate::protocol::error::io_error(&ctx.command, &ctx.display_path(abs), &e)
+        };
+        if let Some(t) = active(ctx)?
+            && let Some(rel) = tx_key(ctx, &t, abs, true)
+        {
+            seen(ctx, &rel);
+            if let Some(s) = decide(&t, &rel) {
+                if s.kind != "file" {
+                    let e = if s.is_missing() {
+                        io::Error::from(io::ErrorKind::NotFound)
+                    } else {
+                        io::Error::other("not a regular file")
+                    };
+                    return Err(io(e));
+                }
+                let hash = s.hash.clone().unwrap_or_default();
+                let bytes = t.blob(&hash).map_err(io)?;
+                return Ok(Arc::new(Snapshot {
+                    bytes,
+                    hash,
+                    midstates: Vec::new(),
                     mode: s.mode.unwrap_or(0o644),
+                    mtime: s.mtime.unwrap_or(0),
+                    stamp: Default::default(),
+                }));
+            }
+            if key(ctx, abs, true).as_deref() != Some(rel.as_str()) {
+                return ctx.session.snapshots.load(&ctx.root.join(&rel)).map_err(io);
+            }
+        }
+        ctx.session.snapshots.load(abs).map_err(io)
+    }
+}
+
+impl Files<'_> {
+    /// Whether anything (a dangling symlink too) is at `abs` in the view.
+    pub fn exists(&self, abs: &Path) -> Result<bool, CmdError> {
+        Ok(self.stat(abs, false)?.kind != Kind::Missing)
+    }
+}
+
+impl Files<'_> {
+    /// The hash `--expect-hash` compares, in the view: the file the path leads to,
+    /// else a symlink's target text; `None` when nothing is there.
+    pub fn current_hash(&self, abs: &Path) -> Result<Option<String>, CmdError> {
+        let ctx = self.ctx;
+        if ctx.tx.is_none() {
+            return super::current::hash(&ctx.session.snapshots, abs).map_err(|e| {
+                crate::protocol::error::io_error(&ctx.command, &ctx.display_path(abs), &e)
+            });
+        }
+        let entry = self.stat(abs, false)?;
+        match entry.kind {
+            Kind::Missing | Kind::Dir | Kind::Other => Ok(None),
+            Kind::File => Ok(Some(self.load(abs)?.hash.clone())),
+            Kind::Symlink => {
+                let followed = self.stat(abs, true)?;
+                if followed.kind == Kind::File {
+                    return Ok(Some(self.load(abs)?.hash.clone()));
+                }
+                let target = match entry.staged.and_then(|s| s.target) {
+                    Some(t) => t,
+                    None => std::fs::read_link(abs)
+                        .map(|t| t.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
+                };
+                Ok(Some(crate::text::lines::sha256_hex(target.as_bytes())))
+            }
+        }
+    }
+}
+
+impl Files<'_> {
+    /// The entries of directory `abs` in the view (name order): the disk's, minus
+    /// what the tx removed, plus what it added.
+    pub fn list_dir(&self, abs: &Path) -> Result<Vec<(PathBuf, Kind)>, CmdError> {
+        let ctx = self.ctx;
+        let io = |e: io::Error| {
+            crate::protocol::error::io_error(&ctx.command, &ctx.display_path(abs), &e)
+        };
+        let mut out: std::collections::BTreeMap<PathBuf, Kind> = std::collections::BTreeMap::new();
+        if let Ok(rd) = std::fs::read_dir(abs) {
+            for e in rd {
+                let e = e.map_err(io)?;
+                let p = e.path();
+                let k = self.stat(&p, false)?.kind;
+                if k != Kind::Missing {
+                    out.insert(p, k);
                 }
             }
-            "dir" => OverlayNode::Dir,
-            "symlink" => OverlayNode::Symlink,
-            _ => OverlayNode::Missing,
-        };
-        o.nodes.insert(ctx.root.join(rel), node);
+        }
+        if let Some(t) = active(ctx)?
+            && let Some(dir_rel) = key(ctx, abs, true)
+        {
+            for (rel, e) in &t.index.paths {
+                let p = Path::new(rel);
+                if p.parent().map(|x| x.to_string_lossy().into_owned()) != Some(dir_rel.clone()) {
+                    continue;
+                }
+                let st = from_state(&e.staged);
+                let full = ctx.root.join(rel);
+                if st.kind == Kind::Missing {
+                    out.remove(&abs.join(p.file_name().unwrap_or_default()));
+                    out.remove(&full);
+                } else {
+                    out.insert(abs.join(p.file_name().unwrap_or_default()), st.kind);
+                }
+            }
+        }
+        Ok(out.into_iter().collect())
     }
-    Ok(Some(Arc::new(o)))
+}
+
+impl Files<'_> {
+    /// A single-file read with `--tx`: records the file's disk hash in the read set.
+    pub fn record_read(&self, abs: &Path) -> Result<(), CmdError> {
+        let ctx = self.ctx;
+        let Some(id) = &ctx.tx else {
+            return Ok(());
+        };
+        let Some(rel) = active(ctx)?.and_then(|t| tx_key(ctx, &t, abs, true)) else {
+            return Ok(());
+        };
+        let t = tx::open(ctx, id)?;
+        let _lock = t.lock(ctx)?;
+        let mut t = tx::open(ctx, id)?;
+        t.record_read(ctx, &rel)
+    }
+}
+
+impl Files<'_> {
+    /// The tx's changes for a scan (`None` without `--tx`).
+    pub fn overlay(&self) -> Result<Option<Arc<Overlay>>, CmdError> {
+        let ctx = self.ctx;
+        let Some(t) = active(ctx)? else {
+            return Ok(None);
+        };
+        let mut o = Overlay::default();
+        for (rel, e) in &t.index.paths {
+            let s = &e.staged;
+            let node = match s.kind.as_str() {
+                "file" => {
+                    let h = s.hash.clone().unwrap_or_default();
+                    let bytes = t
+                        .blob(&h)
+                        .map_err(|er| super::io_error(ctx, "a staged file", &er))?;
+                    OverlayNode::File {
+                        bytes: Arc::new(bytes),
+                        mode: s.mode.unwrap_or(0o644),
+                    }
+                }
+                "dir" => OverlayNode::Dir,
+                "symlink" => OverlayNode::Symlink,
+                _ => OverlayNode::Missing,
+            };
+            o.nodes.insert(ctx.root.join(rel), node);
+        }
+        Ok(Some(Arc::new(o)))
+    }
 }
 
 /// Where a command that reads a file by path should read `abs` from.
@@ -455,50 +489,53 @@ fn moved_to(t: &Tx, op: &tx::OpRecord, rel: &str) -> Option<String> {
     Some(Path::new(to).join(rest).to_string_lossy().into_owned())
 }
 
-/// The answer for a path the tx removed (`Source::Missing`, a missing `stat`):
-/// which op removed it, and for a move where it went, instead of a "nearest
-/// path" that is the same name (still on disk) and loops.
-pub fn removed_error(ctx: &Ctx, arg: &str, abs: &Path) -> Result<CmdError, CmdError> {
-    use super::error::StoreError;
-    let id = ctx.tx.clone().unwrap_or_default();
-    let t = active(ctx)?;
-    let found = t.as_ref().and_then(|t| {
-        let rel = tx_key(ctx, t, abs, true)?;
-        let op = t.ops.iter().rev().find(|op| {
-            op.paths
-                .iter()
-                .any(|p| Path::new(&rel).starts_with(p.as_str()))
-        })?;
-        let to = op.moves.then(|| moved_to(t, op, &rel)).flatten();
-        Some((op.clone(), to))
-    });
-    let arg = arg.to_string();
-    let Some((op, to)) = found else {
-        return Ok(StoreError::NotInTx { arg, id }.into());
-    };
-    let Some(to) = to else {
-        return Ok(StoreError::RemovedInTx {
+impl Files<'_> {
+    /// The answer for a path the tx removed (`Source::Missing`, a missing `stat`):
+    /// which op removed it, and for a move where it went, instead of a "nearest
+    /// path" that is the same name (still on disk) and loops.
+    pub fn removed_error(&self, arg: &str, abs: &Path) -> Result<CmdError, CmdError> {
+        let ctx = self.ctx;
+        use super::error::StoreError;
+        let id = ctx.tx.clone().unwrap_or_default();
+        let t = active(ctx)?;
+        let found = t.as_ref().and_then(|t| {
+            let rel = tx_key(ctx, t, abs, true)?;
+            let op = t.ops.iter().rev().find(|op| {
+                op.paths
+                    .iter()
+                    .any(|p| Path::new(&rel).starts_with(p.as_str()))
+            })?;
+            let to = op.moves.then(|| moved_to(t, op, &rel)).flatten();
+            Some((op.clone(), to))
+        });
+        let arg = arg.to_string();
+        let Some((op, to)) = found else {
+            return Ok(StoreError::NotInTx { arg, id }.into());
+        };
+        let Some(to) = to else {
+            return Ok(StoreError::RemovedInTx {
+                arg,
+                id,
+                op: op.tx_op,
+                op_argv: op.argv,
+            }
+            .into());
+        };
+        let new_abs = ctx.root.join(&to);
+        let as_arg = match new_abs.strip_prefix(&ctx.cwd) {
+            Ok(r) => r.to_string_lossy().into_owned(),
+            Err(_) => new_abs.to_string_lossy().into_owned(),
+        };
+        let retry = crate::workspace::candidates::same_argv_on(&ctx.argv, &arg, &as_arg);
+        Ok(StoreError::MovedInTx {
             arg,
             id,
+            to,
             op: op.tx_op,
             op_argv: op.argv,
+            as_arg,
+            retry,
         }
-        .into());
-    };
-    let new_abs = ctx.root.join(&to);
-    let as_arg = match new_abs.strip_prefix(&ctx.cwd) {
-        Ok(r) => r.to_string_lossy().into_owned(),
-        Err(_) => new_abs.to_string_lossy().into_owned(),
-    };
-    let retry = crate::workspace::candidates::same_argv_on(&ctx.argv, &arg, &as_arg);
-    Ok(StoreError::MovedInTx {
-        arg,
-        id,
-        to,
-        op: op.tx_op,
-        op_argv: op.argv,
-        as_arg,
-        retry,
+        .into())
     }
-    .into())
 }

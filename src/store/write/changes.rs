@@ -92,7 +92,7 @@ impl<'a> Plan<'a> {
     /// Empty in the view: every entry on disk is gone in the view, and the view adds none.
     pub(super) fn dir_is_empty(&mut self, dir: &Path) -> Result<bool, CmdError> {
         if self.ctx.tx.is_some() {
-            for (p, _) in view::list_dir(self.ctx, dir)? {
+            for (p, _) in self.ctx.files().list_dir(dir)? {
                 if !matches!(self.view.get(&p), Some(View::Missing)) {
                     return Ok(false);
                 }
@@ -199,7 +199,7 @@ impl<'a> Plan<'a> {
         if mode != self.default_dir_mode {
             self.chmod(dst, mode)?;
         }
-        for (child, _) in view::list_dir(self.ctx, src)? {
+        for (child, _) in self.ctx.files().list_dir(src)? {
             if matches!(self.view.get(&child), Some(View::Missing)) {
                 continue;
             }

@@ -189,7 +189,7 @@ fn stage(
     let _lock = lock::acquire(ctx, &state)?;
     super::recovery::recover_locked(ctx, &state)?;
     let _tlock = tx::open(ctx, id)?.lock(ctx)?;
-    view::forget(ctx);
+    ctx.files().forget();
     let mut t = tx::open(ctx, id)?;
     view::track(ctx);
     let mut moves = false;
@@ -250,13 +250,13 @@ fn stage(
                 content: Some(content),
                 ..
             }) => content.whole().into_owned(),
-            _ => view::load(ctx, &abs)?.bytes.clone(),
+            _ => ctx.files().load(&abs)?.bytes.clone(),
         };
         contents.insert(h, bytes);
     }
     let changes = std::mem::take(&mut plan.entry_changes);
     let n = t.stage(ctx, req, moves, &changes, &contents, looked)?;
-    view::forget(ctx);
+    ctx.files().forget();
     ctx.session.snapshots.clear();
     done.tx_op = Some(n);
     done.next_commands = next_commands;

@@ -215,7 +215,7 @@ impl<'a> Plan<'a> {
 
     /// `look` under `--tx`: the tx's view of `p` (staged state, else the disk).
     pub(super) fn look_tx(&mut self, p: &Path, content: bool) -> Result<View, CmdError> {
-        let st = view::stat(self.ctx, p, false)?;
+        let st = self.ctx.files().stat(p, false)?;
         Ok(match st.kind {
             view::Kind::Missing => View::Missing,
             view::Kind::Dir => View::Dir { mode: st.mode },
@@ -230,7 +230,7 @@ impl<'a> Plan<'a> {
             },
             view::Kind::File => {
                 let _ = content;
-                let snap = view::load(self.ctx, p)?;
+                let snap = self.ctx.files().load(p)?;
                 let from_tx = st.staged.is_some();
                 View::File {
                     hash: snap.hash.clone(),
