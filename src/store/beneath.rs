@@ -347,6 +347,25 @@ impl Tree {
             Err(e) if is_absent(&e) => return Ok(false),
             Err(e) => return Err(e),
         };
+        if from.parent() == to.parent() {
+            // One open directory for both names: the rename's own ENOENT is the
+            // look (nothing at `from`), no stat first.
+            let tname = self.final_name(to)?;
+            // SAFETY: valid C strings and descriptor.
+            let r = cvt(unsafe {
+                libc::renameat(
+                    fdir.as_raw_fd(),
+                    fname.as_ptr(),
+                    fdir.as_raw_fd(),
+                    tname.as_ptr(),
+                )
+            });
+            return match r {
+                Ok(_) => Ok(true),
+                Err(e) if e.raw_os_error() == Some(libc::ENOENT) => Ok(false),
+                Err(e) => Err(e),
+            };
+        }
         match fstatat(fdir.as_raw_fd(), &fname, libc::AT_SYMLINK_NOFOLLOW) {
             Ok(_) => {}
             Err(e) if is_absent(&e) => return Ok(false),
@@ -722,6 +741,12 @@ mod tests {
         tree.mkdir(&root.join("d/e")).unwrap();
         tree.mkdir(&root.join("d/e")).unwrap();
         tree.rename(&f, &root.join("d/e/b")).unwrap();
+        // Present or not, in one directory and across two (recovery runs it again).
+        for to in [root.join("d/e/c"), root.join("d/c")] {
+            assert!(tree.rename_present(&root.join("d/e/b"), &to).unwrap());
+            assert!(!tree.rename_present(&root.join("d/e/b"), &to).unwrap());
+            tree.rename(&to, &root.join("d/e/b")).unwrap();
+        }
         let id = tree.identity(&root.join("d/e/b")).unwrap().unwrap();
         tree.remove_if(&root.join("d/e/b"), id, false).unwrap();
         assert!(tree.lstat(&root.join("d/e/b")).unwrap().is_none());

@@ -90,9 +90,7 @@ pub fn publish(state: &Path, hash: &str, tmp: &Path, stored: Stored) -> io::Resu
     Ok(stored)
 }
 
-/// `store_file` up to the sync: the temp file is written and handed to `batch`;
-/// `publish` names it once the batch is synced (a blob is never named before its
-/// bytes are durable: a later op would take a named blob as sound).
+/// `store_file` up to the sync (one blob on its own; see [`Stager`]).
 pub fn stage_file(
     state: &Path,
     hash: &str,
@@ -101,50 +99,110 @@ pub fn stage_file(
     tmp: &Path,
     batch: &mut fsx::Batch,
 ) -> io::Result<Stored> {
-    let dst = path(state, hash);
-    if sound(&dst) {
+    if sound(&path(state, hash)) {
         return Ok(Stored::Existing);
     }
-    let _ = std::fs::remove_file(tmp);
-    // Opening the target again is only worth it where a reflink can work (or there
-    // are no bytes in memory to write).
-    let try_src = bytes.is_none() || reflinks(&dir(state));
-    if let (false, Some(b)) = (try_src, bytes) {
-        // The bytes as read and hashed, written once (as `stage_bytes`).
-        let mut f = fsx::create_new(tmp, 0o600)?;
-        f.write_all(b)?;
-        batch.written(f)?;
-        return Ok(Stored::Written);
-    }
-    let mut out = create_rw(tmp)?;
-    let opened = if try_src {
-        fsx::open_read_nofollow(src).ok()
-    } else {
-        None
-    };
-    let copied = match opened {
-        Some(from) => {
-            let ok = reflink(&from, &out).is_ok()
-                || (bytes.is_none() && copy_range(&from, &out).is_ok());
-            ok && hash_of(&mut out)? == hash
+    Stager::new(state).stage_file(src, bytes, tmp, hash, batch)
+}
+
+/// The staging of the blobs of one op: what it needs to know once (whether the
+/// file system has reflinks) is learnt once, not per blob. Its callers
+/// stage only blobs they saw missing while planning (`exists`): a blob that appears
+/// meanwhile is the same bytes under the same name, and `publish` replaces it whole.
+pub struct Stager<'a> {
+    state: &'a Path,
+    reflinks: Option<bool>,
+}
+
+impl<'a> Stager<'a> {
+    pub fn new(state: &'a Path) -> Stager<'a> {
+        Stager {
+            state,
+            reflinks: None,
         }
-        None => false,
-    };
-    if !copied {
-        let Some(b) = bytes else {
-            drop(out);
-            let _ = std::fs::remove_file(tmp);
-            return Err(io::Error::other(format!(
-                "{} changed while its earlier content was being kept",
-                src.display()
-            )));
-        };
-        out.set_len(0)?;
-        out.rewind()?;
-        out.write_all(b)?;
     }
-    batch.written(out)?;
-    Ok(Stored::Written)
+
+    fn reflinks(&mut self) -> bool {
+        let state = self.state;
+        *self.reflinks.get_or_insert_with(|| reflinks(&dir(state)))
+    }
+
+    /// A new private (0600) temp at `tmp`, `rw` to hash a copy back. The name is
+    /// the op's own; whatever a killed run of it left there is removed first.
+    fn create(&mut self, tmp: &Path, rw: bool) -> io::Result<std::fs::File> {
+        let f = match create_private(tmp, rw) {
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                std::fs::remove_file(tmp)?;
+                create_private(tmp, rw)?
+            }
+            r => r?,
+        };
+        // The umask (or a default ACL) may have cleared bits of 0600.
+        f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        Ok(f)
+    }
+
+    /// `store_file` up to the sync: the temp file is written and handed to `batch`;
+    /// `publish` names it once the batch is synced (a blob is never named before
+    /// its bytes are durable: a later op would take a named blob as sound).
+    pub fn stage_file(
+        &mut self,
+        src: &Path,
+        bytes: Option<&[u8]>,
+        tmp: &Path,
+        hash: &str,
+        batch: &mut fsx::Batch,
+    ) -> io::Result<Stored> {
+        // Opening the target again is only worth it where a reflink can work (or
+        // there are no bytes in memory to write).
+        let try_src = bytes.is_none() || self.reflinks();
+        if let (false, Some(b)) = (try_src, bytes) {
+            // The bytes as read and hashed, written once (as `stage_bytes`).
+            return self.stage_bytes(b, tmp, batch);
+        }
+        let mut out = self.create(tmp, true)?;
+        let opened = if try_src {
+            fsx::open_read_nofollow(src).ok()
+        } else {
+            None
+        };
+        let copied = match opened {
+            Some(from) => {
+                let ok = reflink(&from, &out).is_ok()
+                    || (bytes.is_none() && copy_range(&from, &out).is_ok());
+                ok && hash_of(&mut out)? == hash
+            }
+            None => false,
+        };
+        if !copied {
+            let Some(b) = bytes else {
+                drop(out);
+                let _ = std::fs::remove_file(tmp);
+                return Err(io::Error::other(format!(
+                    "{} changed while its earlier content was being kept",
+                    src.display()
+                )));
+            };
+            out.set_len(0)?;
+            out.rewind()?;
+            out.write_all(b)?;
+        }
+        batch.written(out)?;
+        Ok(Stored::Written)
+    }
+
+    /// `store_bytes` up to the sync, as `stage_file`.
+    pub fn stage_bytes(
+        &mut self,
+        bytes: &[u8],
+        tmp: &Path,
+        batch: &mut fsx::Batch,
+    ) -> io::Result<Stored> {
+        let mut f = self.create(tmp, false)?;
+        f.write_all(bytes)?;
+        batch.written(f)?;
+        Ok(Stored::Written)
+    }
 }
 
 /// Stores bytes as a blob.
@@ -155,7 +213,7 @@ pub fn store_bytes(state: &Path, hash: &str, bytes: &[u8], tmp: &Path) -> io::Re
     publish(state, hash, tmp, stored)
 }
 
-/// `store_bytes` up to the sync, as `stage_file`.
+/// `store_bytes` up to the sync (one blob on its own; see [`Stager`]).
 pub fn stage_bytes(
     state: &Path,
     hash: &str,
@@ -166,11 +224,7 @@ pub fn stage_bytes(
     if sound(&path(state, hash)) {
         return Ok(Stored::Existing);
     }
-    let _ = std::fs::remove_file(tmp);
-    let mut f = fsx::create_new(tmp, 0o600)?;
-    f.write_all(bytes)?;
-    batch.written(f)?;
-    Ok(Stored::Written)
+    Stager::new(state).stage_bytes(bytes, tmp, batch)
 }
 
 /// Whether the file system holding `dir` has reflinks (btrfs, XFS, bcachefs).
@@ -245,16 +299,55 @@ fn hash_of(f: &mut std::fs::File) -> io::Result<String> {
     Ok(crate::text::lines::hex(&h.finalize()))
 }
 
-/// A new private file opened for reading and writing (its copy is hashed back).
-fn create_rw(p: &Path) -> io::Result<std::fs::File> {
+/// A new file created 0600 (less the umask), write-only or (`rw`) for reading
+/// and writing too (a copy is hashed back); never through a symlink.
+fn create_private(p: &Path, rw: bool) -> io::Result<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
-    let f = std::fs::OpenOptions::new()
-        .read(true)
+    std::fs::OpenOptions::new()
+        .read(rw)
         .write(true)
         .create_new(true)
         .mode(0o600)
         .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(p)?;
-    f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-    Ok(f)
+        .open(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a killed run left at a temp's name (a file, a symlink to a file
+    /// elsewhere) is replaced, never written through; the blob is 0600 and whole.
+    #[test]
+    fn a_stager_replaces_what_is_left_at_a_temp_name() {
+        let t = tempfile::tempdir().unwrap();
+        let state = t.path().join("state");
+        std::fs::create_dir_all(dir(&state)).unwrap();
+        let outside = t.path().join("outside");
+        std::fs::write(&outside, b"keep").unwrap();
+        let src = t.path().join("src");
+        std::fs::write(&src, b"before").unwrap();
+        let hash = sha256_hex(b"before");
+        let mut stager = Stager::new(&state);
+        for (i, left) in [None, Some(false), Some(true)].into_iter().enumerate() {
+            let tmp = dir(&state).join(format!(".op-{i}.tmp"));
+            match left {
+                Some(true) => std::os::unix::fs::symlink(&outside, &tmp).unwrap(),
+                Some(false) => std::fs::write(&tmp, b"partial").unwrap(),
+                None => {}
+            }
+            let mut batch = fsx::Batch::new(1);
+            let stored = if i == 1 {
+                stager.stage_bytes(b"before", &tmp, &mut batch)
+            } else {
+                stager.stage_file(&src, Some(b"before"), &tmp, &hash, &mut batch)
+            };
+            assert_eq!(stored.unwrap(), Stored::Written);
+            batch.sync().unwrap();
+            publish(&state, &hash, &tmp, Stored::Written).unwrap();
+            assert_eq!(read_verified(&state, &hash).unwrap(), b"before");
+            assert!(sound(&path(&state, &hash)), "{i}");
+        }
+        assert_eq!(std::fs::read(&outside).unwrap(), b"keep");
+    }
 }

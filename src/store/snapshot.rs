@@ -131,11 +131,16 @@ impl Cache {
 
     /// The bytes, SHA-256 and mode of the regular file at `path` (symlinks followed).
     pub fn load(&self, path: &Path) -> io::Result<Arc<Snapshot>> {
-        let meta = std::fs::metadata(path)?;
+        self.load_stated(path, &std::fs::metadata(path)?)
+    }
+
+    /// `load` with the file's metadata already taken (`std::fs::metadata`, or an
+    /// lstat that found a regular file).
+    pub fn load_stated(&self, path: &Path, meta: &std::fs::Metadata) -> io::Result<Arc<Snapshot>> {
         if !meta.is_file() {
             return Err(io::Error::other("not a regular file"));
         }
-        let k = key(&meta);
+        let k = key(meta);
         if let Ok(guard) = self.by_path.lock()
             && let Some((ck, snap)) = guard.get(path)
             && *ck == k
@@ -143,7 +148,7 @@ impl Cache {
             return Ok(snap.clone());
         }
         let mut f = std::fs::File::open(path)?;
-        let bytes = read_all(&mut f, meta.len() as usize)?;
+        let (bytes, same) = read_whole(&mut f, meta.len() as usize, k)?;
         let (hash, midstates) = hash_with_midstates(&bytes);
         let snap = Arc::new(Snapshot {
             hash,
@@ -151,28 +156,26 @@ impl Cache {
             bytes,
             mode: meta.mode() & 0o7777,
             mtime: meta.mtime(),
-            stamp: Stamp::of(&meta),
+            stamp: Stamp::of(meta),
         });
         if let Ok(mut first) = self.first.lock() {
             first
                 .entry(path.to_path_buf())
                 .or_insert_with(|| snap.clone());
         }
-        let after = f.metadata().map(|m| key(&m)).unwrap_or(k);
-        if after == k
-            && let Ok(mut guard) = self.by_path.lock()
-        {
+        if same && let Ok(mut guard) = self.by_path.lock() {
             guard.insert(path.to_path_buf(), (k, snap.clone()));
         }
         Ok(snap)
     }
 }
 
-/// The whole of `f`, `len` bytes expected (its size when it was stat'ed): a read
-/// into a buffer of that size, then one to see the end. (`read_to_end` on a `File`
-/// asks it for its size and position again first: an fstat and an lseek per file.)
+/// The whole of `f` (`len` bytes when it was stat'ed, with key `k`), and whether
+/// its key after the read is still `k`. When it is and `len` bytes came, that is
+/// all of it (a file that grew has another size): no read looks for more.
+/// (`read_to_end` on a `File` asks it for its size and position again first.)
 /// A file that shrank since gives what is there; one that grew, all of it.
-fn read_all(f: &mut std::fs::File, len: usize) -> io::Result<Vec<u8>> {
+fn read_whole(f: &mut std::fs::File, len: usize, k: Key) -> io::Result<(Vec<u8>, bool)> {
     let mut bytes = vec![0u8; len];
     let mut got = 0;
     while got < len {
@@ -183,23 +186,15 @@ fn read_all(f: &mut std::fs::File, len: usize) -> io::Result<Vec<u8>> {
             Err(e) => return Err(e),
         }
     }
+    let same = f.metadata().is_ok_and(|m| key(&m) == k);
+    if got == len && same {
+        return Ok((bytes, true));
+    }
     bytes.truncate(got);
     if got == len {
-        let mut probe = [0u8; 32];
-        loop {
-            match f.read(&mut probe) {
-                Ok(0) => break,
-                Ok(n) => {
-                    bytes.extend_from_slice(probe.get(..n).unwrap_or_default());
-                    f.read_to_end(&mut bytes)?;
-                    break;
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
+        f.read_to_end(&mut bytes)?;
     }
-    Ok(bytes)
+    Ok((bytes, same))
 }
 
 #[cfg(test)]
@@ -207,19 +202,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn read_all_gives_the_whole_file_whatever_size_was_expected() {
+    fn read_whole_gives_the_whole_file_whatever_size_was_expected() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("f");
         let body: Vec<u8> = (0..100_000u32).map(|i| (i % 253) as u8).collect();
         std::fs::write(&p, &body).unwrap();
-        // Expected right, the file shrank since (expected more), grew since (less), empty.
-        for expect in [body.len(), body.len() + 10, body.len() - 1, 31, 32, 33, 0] {
+        let k = key(&std::fs::metadata(&p).unwrap());
+        let other = (0, 0, 0, 0, 0, 0, 0);
+        // Expected right (the key as stat'ed, or another: the file changed since),
+        // the file shrank since (expected more), grew since (less), empty.
+        for (expect, with) in [(body.len(), k), (body.len(), other)]
+            .into_iter()
+            .chain([body.len() + 10, body.len() - 1, 31, 32, 33, 0].map(|n| (n, other)))
+        {
             let mut f = std::fs::File::open(&p).unwrap();
-            assert_eq!(read_all(&mut f, expect).unwrap(), body, "{expect}");
+            let (got, same) = read_whole(&mut f, expect, with).unwrap();
+            assert_eq!(got, body, "{expect}");
+            assert_eq!(same, with == k, "{expect}");
         }
         std::fs::write(&p, b"").unwrap();
         let mut f = std::fs::File::open(&p).unwrap();
-        assert!(read_all(&mut f, 0).unwrap().is_empty());
+        assert!(read_whole(&mut f, 0, other).unwrap().0.is_empty());
     }
     #[test]
     fn a_successor_hash_equals_a_full_hash() {

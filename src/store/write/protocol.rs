@@ -51,18 +51,14 @@ impl<'a> Plan<'a> {
                     .count();
             let mut batch = fsx::Batch::new(files);
             let mut staged = Vec::new();
+            // Each blob job is one `keep_blob` saw missing.
+            let mut stager = blobs::Stager::new(state);
             for b in &self.blobs {
                 let whole = b.content.as_ref().map(|c| c.whole());
                 let bytes = whole.as_deref();
                 let stored = match &b.disk {
-                    Some(src) => blobs::stage_file(state, &b.hash, src, bytes, &b.tmp, &mut batch)?,
-                    None => blobs::stage_bytes(
-                        state,
-                        &b.hash,
-                        bytes.unwrap_or_default(),
-                        &b.tmp,
-                        &mut batch,
-                    )?,
+                    Some(src) => stager.stage_file(src, bytes, &b.tmp, &b.hash, &mut batch)?,
+                    None => stager.stage_bytes(bytes.unwrap_or_default(), &b.tmp, &mut batch)?,
                 };
                 staged.push(stored);
             }
