@@ -24,6 +24,7 @@ use regex::bytes::{Regex, RegexBuilder};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 mod listing;
 mod sinks;
@@ -188,6 +189,10 @@ pub const SPEC: CommandSpec = CommandSpec {
     effects: Effects::NONE,
     run: handler!(SearchArgs, run),
 };
+
+/// What a worker hands over for one file: its count, a named pipe's bytes
+/// (read once), and in blocks mode the lines it recorded for the listing.
+type Visited = (Counted, Option<Vec<u8>>, Option<Vec<Recorded>>);
 
 #[derive(Serialize)]
 struct Block {
@@ -513,49 +518,91 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
         .settings
         .pipe_cap
         .map_or(MAX_PIPE_BYTES, |n| n.min(MAX_PIPE_BYTES));
+    // Blocks: the worker that counts a file also records its lines for the
+    // listing (one search, with context), until the listing is full.
+    let record = output == Mode::Blocks;
+    let full = AtomicBool::new(false);
+    let (before, after) = (
+        args.before.unwrap_or(args.context),
+        args.after.unwrap_or(args.context),
+    );
+    let cap = args.offset.saturating_add(args.limit);
     let visitor = || {
-        // A searcher holds a zeroed 64 KiB buffer: the one for named files is
-        // made when a named file comes (never, in a directory's scan).
-        let mut scanned = searcher(args, 0, 0, false);
+        // A searcher holds a zeroed 64 KiB buffer: each is made when first needed
+        // (the ones for named files never, in a directory's scan).
+        let mut scanned: Option<Searcher> = None;
         let mut whole: Option<Searcher> = None;
+        let mut scanned_ctx: Option<Searcher> = None;
+        let mut whole_ctx: Option<Searcher> = None;
         let matcher = pats.matcher.clone();
+        let (full, find) = (&full, &pats.combined);
         move |e: &Entry| {
             // A named pipe can be read once: its bytes are kept for the listing pass.
             let piped = if e.is_pipe() {
                 match e.read_pipe(pipe_cap) {
                     Ok(Some(b)) => Some(b),
-                    Ok(None) => return Some((Counted::TooLarge, None)),
-                    Err(_) => return Some((Counted::Unreadable, None)),
+                    Ok(None) => return Some((Counted::TooLarge, None, None)),
+                    Err(_) => return Some((Counted::Unreadable, None, None)),
                 }
             } else {
                 None
             };
-            let mut sink = Counter {
+            let counter = Counter {
                 count_matches,
                 selected: 0,
                 binary: false,
             };
-            let s = if named(e.path) {
-                whole.get_or_insert_with(|| searcher(args, 0, 0, true))
-            } else {
-                &mut scanned
+            let is_named = named(e.path);
+            let recording = record && !full.load(Ordering::Relaxed);
+            let s = match (is_named, recording) {
+                (false, false) => scanned.get_or_insert_with(|| searcher(args, 0, 0, false)),
+                (true, false) => whole.get_or_insert_with(|| searcher(args, 0, 0, true)),
+                (false, true) => {
+                    scanned_ctx.get_or_insert_with(|| searcher(args, before, after, false))
+                }
+                (true, true) => {
+                    whole_ctx.get_or_insert_with(|| searcher(args, before, after, true))
+                }
             };
-            let res = match e.content().or(piped.as_deref()) {
-                Some(b) => s.search_slice(&matcher, b, &mut sink),
-                None => s.search_path(&matcher, e.path, &mut sink),
+            let bytes = e.content().or(piped.as_deref());
+            let (res, counter, lines) = if recording {
+                let mut sink = Recorder {
+                    counter,
+                    find,
+                    cap,
+                    after: after as u64,
+                    seen: 0,
+                    last: None,
+                    done: false,
+                    lines: Vec::new(),
+                };
+                let res = match bytes {
+                    Some(b) => s.search_slice(&matcher, b, &mut sink),
+                    None => s.search_path(&matcher, e.path, &mut sink),
+                };
+                (res, sink.counter, Some(sink.lines))
+            } else {
+                let mut sink = counter;
+                let res = match bytes {
+                    Some(b) => s.search_slice(&matcher, b, &mut sink),
+                    None => s.search_path(&matcher, e.path, &mut sink),
+                };
+                (res, sink, None)
             };
             let counted = match res {
                 Err(_) => Counted::Unreadable,
-                Ok(()) if sink.binary => Counted::Binary(sink.selected),
-                Ok(()) => Counted::Text(sink.selected),
+                Ok(()) if counter.binary => Counted::Binary(counter.selected),
+                Ok(()) => Counted::Text(counter.selected),
             };
-            Some((counted, piped))
+            // A file with nothing selected has no lines to list.
+            let lines = lines.filter(|_| counter.selected > 0);
+            Some((counted, piped, lines))
         }
     };
     let mut listing = Listing::new(ctx, args, &pats, overlay, &starts, output);
     let mut files: Vec<(PathBuf, u64)> = Vec::new();
     let mut passed: Vec<(PathBuf, &'static str)> = Vec::new();
-    let mut take = |p: &Path, (c, piped): (Counted, Option<Vec<u8>>)| {
+    let mut take = |p: &Path, (c, piped, lines): Visited| {
         let n = match c {
             Counted::Text(n) => n,
             Counted::Binary(0) => return passed.push((p.to_path_buf(), "binary")),
@@ -563,7 +610,10 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
             Counted::Unreadable => return passed.push((p.to_path_buf(), "unreadable")),
             Counted::TooLarge => return passed.push((p.to_path_buf(), "too-large")),
         };
-        listing.file(p, n, piped.as_deref());
+        listing.file(p, n, piped.as_deref(), lines);
+        if listing.full() {
+            full.store(true, Ordering::Relaxed);
+        }
         files.push((p.to_path_buf(), n));
     };
     // Listing blocks or matches overlaps pass 2 with pass 1 (and streams events);
