@@ -24,7 +24,7 @@ use regex::bytes::{Regex, RegexBuilder};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 mod listing;
 mod sinks;
@@ -522,6 +522,15 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
     // listing (one search, with context), until the listing is full.
     let record = output == Mode::Blocks;
     let full = AtomicBool::new(false);
+    // Listing blocks or matches as events (or matches at all) takes the ordered
+    // walk: each file goes to the listing in path order while the scan goes on.
+    // The envelope's blocks take the parallel walk, whose workers record the
+    // lines; the counts and paths modes need every file first.
+    let ordered = ctx.events.streaming() || output == Mode::Matches;
+    // Off the ordered walk nothing tells the workers the listing is full: they
+    // record until `cap` lines are recorded in all (a file not recorded is
+    // searched again by the listing, should it need it).
+    let recorded = AtomicU64::new(0);
     let (before, after) = (
         args.before.unwrap_or(args.context),
         args.after.unwrap_or(args.context),
@@ -535,7 +544,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
         let mut scanned_ctx: Option<Searcher> = None;
         let mut whole_ctx: Option<Searcher> = None;
         let matcher = pats.matcher.clone();
-        let (full, find) = (&full, &pats.combined);
+        let (full, find, recorded) = (&full, &pats.combined, &recorded);
         move |e: &Entry| {
             // A named pipe can be read once: its bytes are kept for the listing pass.
             let piped = if e.is_pipe() {
@@ -553,7 +562,9 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
                 binary: false,
             };
             let is_named = named(e.path);
-            let recording = record && !full.load(Ordering::Relaxed);
+            let recording = record
+                && !full.load(Ordering::Relaxed)
+                && (ordered || recorded.load(Ordering::Relaxed) < cap);
             let s = match (is_named, recording) {
                 (false, false) => scanned.get_or_insert_with(|| searcher(args, 0, 0, false)),
                 (true, false) => whole.get_or_insert_with(|| searcher(args, 0, 0, true)),
@@ -580,6 +591,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
                     Some(b) => s.search_slice(&matcher, b, &mut sink),
                     None => s.search_path(&matcher, e.path, &mut sink),
                 };
+                recorded.fetch_add(sink.seen, Ordering::Relaxed);
                 (res, sink.counter, Some(sink.lines))
             } else {
                 let mut sink = counter;
@@ -616,9 +628,6 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
         }
         files.push((p.to_path_buf(), n));
     };
-    // Listing blocks or matches overlaps pass 2 with pass 1 (and streams events);
-    // the counts and paths modes need every file first, and take the parallel walk.
-    let ordered = ctx.events.streaming() || matches!(output, Mode::Blocks | Mode::Matches);
     let walked = if ordered {
         scan::walk_ordered(&ctx.root, &starts, &opts, visitor, &mut take)
     } else {
