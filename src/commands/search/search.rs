@@ -1,10 +1,13 @@
 //! `search`: file contents against a regular expression, ripgrep's engine and
 //! counts, with results in path order.
 //!
-//! Two passes keep memory flat whatever the tree: a parallel pass counts selected
-//! lines (or matches) in every file, which gives the exact totals; a second,
-//! sequential pass re-reads only the first files in path order to collect the
-//! blocks or matches that fit under --limit.
+//! Memory stays flat whatever the tree: a parallel pass counts selected lines
+//! (or matches) in every file, which gives the exact totals, and the listing
+//! keeps only the blocks or matches of the first files in path order that fit
+//! under --limit. For blocks, the worker that counts a file records its lines in
+//! the same search (up to what any window can show of it, until enough are
+//! recorded) and the listing orders and cuts them; a file no worker recorded, and
+//! matches, are searched again by the listing.
 //!
 //! Regex syntax is Rust's `regex` crate (the reference uses cl-regex-kit): no
 //! backreferences or look-around — such a pattern is refused with
@@ -499,6 +502,12 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
     let budget = args.budget.budget("search")?;
     let mut opts = args.scan.options(ctx, ctx.files().overlay()?)?;
     opts.budget = budget;
+    // The default bytes budget (16 GiB) would cost a stat per file (a path
+    // lookup, a seventh of a large search's time) to guard what the default time
+    // budget guards already; an explicit --max-scan-bytes still binds.
+    if args.budget.max_scan_bytes.is_none() {
+        opts.budget.bytes = u64::MAX;
+    }
     let overlay = opts.overlay.as_deref();
     // Matches are counted one by one in --output matches, and when a --multiline
     // pattern can match a line end: one match then spans lines and adjacent ones
