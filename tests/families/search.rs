@@ -1149,6 +1149,8 @@ fn find_and_overview_keep_an_explicit_bytes_budget() {
     for args in [
         &["find", "--type", "file", "--max-scan-bytes", "150"][..],
         &["overview", "--max-scan-bytes", "150"][..],
+        // search skips the stat of its default bytes budget, not of an explicit one.
+        &["search", "x", "--max-scan-bytes", "150"][..],
     ] {
         let r = env.run(args);
         assert_eq!(
