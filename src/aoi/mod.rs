@@ -189,6 +189,18 @@ fn identity(obj: &mut Json) {
     obj.push("schema_version", Json::str(SCHEMA_VERSION));
 }
 
+/// The commands that walk the workspace (`workspace::scan`): only their calls
+/// ready the scan's start-up on the idle main thread.
+const SCANS: &[&str] = &[
+    "search",
+    "find",
+    "overview",
+    "replace",
+    "code outline",
+    "code defs",
+    "code refs",
+];
+
 /// Exit codes of this mode outside the category table (seed section 6).
 const EXIT_SIGINT: u8 = 130;
 const EXIT_SIGTERM: u8 = 143;
@@ -287,9 +299,12 @@ fn run(host: Host, mode: Mode, out: Box<dyn Write + Send>, watch_signals: bool) 
             "",
         );
     }
-    // This thread has nothing else to do: it readies what a scan asks for on its
-    // way to the first file, in parallel with the command's own set-up.
-    crate::workspace::scan::warm();
+    // This thread has nothing else to do: for a command that scans, it readies
+    // what the scan asks for on its way to the first file, in parallel with the
+    // command's own set-up.
+    if spec.is_some_and(|s| SCANS.contains(&s.name)) {
+        crate::workspace::scan::warm();
+    }
     let writes = spec.is_some_and(|s| s.writes);
     let rendered = loop {
         match rx.recv_timeout(Duration::from_millis(10)) {

@@ -1149,6 +1149,8 @@ fn find_and_overview_keep_an_explicit_bytes_budget() {
     for args in [
         &["find", "--type", "file", "--max-scan-bytes", "150"][..],
         &["overview", "--max-scan-bytes", "150"][..],
+        // search skips the stat of its default bytes budget, not of an explicit one.
+        &["search", "x", "--max-scan-bytes", "150"][..],
     ] {
         let r = env.run(args);
         assert_eq!(
@@ -1570,4 +1572,52 @@ fn every_no_definition_repair_runs() {
         .map(|x| env.run_line(x["command"].as_str().unwrap()))
         .unwrap();
     assert_eq!(defs.json["defs"][0]["path"], "other.go");
+}
+
+/// Blocks never show a line twice, at any --offset: a --multiline match that
+/// starts on the last after-context line of a page's window was shown again as a
+/// one-line block of its own. Each page's lines are what `rg -U -n -C2` shows.
+#[test]
+fn multiline_blocks_show_each_line_once_at_any_offset() {
+    let env = TestEnv::new();
+    env.write(
+        "a.txt",
+        "foo bar 9\nline 10\nfoo bar 11\nline 12\nline 13\nline 14\nxx\nfoo bar 16\nline 17\nline 18\nline 19\n",
+    );
+    let pat = r"foo\sbar|\d\nline";
+    let rg = tool(env.root(), "rg", &["-U", "-n", "-C2", pat, "a.txt"], None);
+    let rg_lines: Vec<u64> = rg
+        .lines()
+        .filter_map(|l| l.split([':', '-']).next()?.parse().ok())
+        .collect();
+    for offset in 0..8 {
+        let off = offset.to_string();
+        let r = env.run(&[
+            "search",
+            pat,
+            "a.txt",
+            "--multiline",
+            "--offset",
+            &off,
+            "--limit",
+            "2",
+        ]);
+        let mut seen = Vec::new();
+        for b in r.json["blocks"].as_array().into_iter().flatten() {
+            let start = b["start_line"].as_u64().unwrap_or(0);
+            let n = b["lines"].as_array().map_or(0, Vec::len) as u64;
+            seen.extend(start..start + n);
+        }
+        let mut once = seen.clone();
+        once.dedup();
+        assert_eq!(seen, once, "offset {offset}: {}", r.stdout);
+        assert!(
+            seen.windows(2).all(|w| w[0] < w[1]),
+            "offset {offset}: {seen:?}"
+        );
+        assert!(
+            seen.iter().all(|l| rg_lines.contains(l)),
+            "offset {offset}: {seen:?} vs rg {rg_lines:?}"
+        );
+    }
 }

@@ -1,10 +1,13 @@
 //! `search`: file contents against a regular expression, ripgrep's engine and
 //! counts, with results in path order.
 //!
-//! Two passes keep memory flat whatever the tree: a parallel pass counts selected
-//! lines (or matches) in every file, which gives the exact totals; a second,
-//! sequential pass re-reads only the first files in path order to collect the
-//! blocks or matches that fit under --limit.
+//! Memory stays flat whatever the tree: a parallel pass counts selected lines
+//! (or matches) in every file, which gives the exact totals, and the listing
+//! keeps only the blocks or matches of the first files in path order that fit
+//! under --limit. For blocks, the worker that counts a file records its lines in
+//! the same search (up to what any window can show of it, until enough are
+//! recorded) and the listing orders and cuts them; a file no worker recorded, and
+//! matches, are searched again by the listing.
 //!
 //! Regex syntax is Rust's `regex` crate (the reference uses cl-regex-kit): no
 //! backreferences or look-around — such a pattern is refused with
@@ -24,6 +27,7 @@ use regex::bytes::{Regex, RegexBuilder};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 mod listing;
 mod sinks;
@@ -188,6 +192,10 @@ pub const SPEC: CommandSpec = CommandSpec {
     effects: Effects::NONE,
     run: handler!(SearchArgs, run),
 };
+
+/// What a worker hands over for one file: its count, a named pipe's bytes
+/// (read once), and in blocks mode the lines it recorded for the listing.
+type Visited = (Counted, Option<Vec<u8>>, Option<Vec<Recorded>>);
 
 #[derive(Serialize)]
 struct Block {
@@ -494,6 +502,12 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
     let budget = args.budget.budget("search")?;
     let mut opts = args.scan.options(ctx, ctx.files().overlay()?)?;
     opts.budget = budget;
+    // The default bytes budget (16 GiB) would cost a stat per file (a path
+    // lookup, a seventh of a large search's time) to guard what the default time
+    // budget guards already; an explicit --max-scan-bytes still binds.
+    if args.budget.max_scan_bytes.is_none() {
+        opts.budget.bytes = u64::MAX;
+    }
     let overlay = opts.overlay.as_deref();
     // Matches are counted one by one in --output matches, and when a --multiline
     // pattern can match a line end: one match then spans lines and adjacent ones
@@ -513,49 +527,103 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
         .settings
         .pipe_cap
         .map_or(MAX_PIPE_BYTES, |n| n.min(MAX_PIPE_BYTES));
+    // Blocks: the worker that counts a file also records its lines for the
+    // listing (one search, with context), until the listing is full.
+    let record = output == Mode::Blocks;
+    let full = AtomicBool::new(false);
+    // Listing blocks or matches as events (or matches at all) takes the ordered
+    // walk: each file goes to the listing in path order while the scan goes on.
+    // The envelope's blocks take the parallel walk, whose workers record the
+    // lines; the counts and paths modes need every file first.
+    let ordered = ctx.events.streaming() || output == Mode::Matches;
+    // Off the ordered walk nothing tells the workers the listing is full: they
+    // record until `cap` lines are recorded in all (a file not recorded is
+    // searched again by the listing, should it need it).
+    let recorded = AtomicU64::new(0);
+    let (before, after) = (
+        args.before.unwrap_or(args.context),
+        args.after.unwrap_or(args.context),
+    );
+    let cap = args.offset.saturating_add(args.limit);
     let visitor = || {
-        // A searcher holds a zeroed 64 KiB buffer: the one for named files is
-        // made when a named file comes (never, in a directory's scan).
-        let mut scanned = searcher(args, 0, 0, false);
+        // A searcher holds a zeroed 64 KiB buffer: each is made when first needed
+        // (the ones for named files never, in a directory's scan).
+        let mut scanned: Option<Searcher> = None;
         let mut whole: Option<Searcher> = None;
+        let mut scanned_ctx: Option<Searcher> = None;
+        let mut whole_ctx: Option<Searcher> = None;
         let matcher = pats.matcher.clone();
+        let (full, find, recorded) = (&full, &pats.combined, &recorded);
         move |e: &Entry| {
             // A named pipe can be read once: its bytes are kept for the listing pass.
             let piped = if e.is_pipe() {
                 match e.read_pipe(pipe_cap) {
                     Ok(Some(b)) => Some(b),
-                    Ok(None) => return Some((Counted::TooLarge, None)),
-                    Err(_) => return Some((Counted::Unreadable, None)),
+                    Ok(None) => return Some((Counted::TooLarge, None, None)),
+                    Err(_) => return Some((Counted::Unreadable, None, None)),
                 }
             } else {
                 None
             };
-            let mut sink = Counter {
+            let counter = Counter {
                 count_matches,
                 selected: 0,
                 binary: false,
             };
-            let s = if named(e.path) {
-                whole.get_or_insert_with(|| searcher(args, 0, 0, true))
-            } else {
-                &mut scanned
+            let is_named = named(e.path);
+            let recording = record
+                && !full.load(Ordering::Relaxed)
+                && (ordered || recorded.load(Ordering::Relaxed) < cap);
+            let s = match (is_named, recording) {
+                (false, false) => scanned.get_or_insert_with(|| searcher(args, 0, 0, false)),
+                (true, false) => whole.get_or_insert_with(|| searcher(args, 0, 0, true)),
+                (false, true) => {
+                    scanned_ctx.get_or_insert_with(|| searcher(args, before, after, false))
+                }
+                (true, true) => {
+                    whole_ctx.get_or_insert_with(|| searcher(args, before, after, true))
+                }
             };
-            let res = match e.content().or(piped.as_deref()) {
-                Some(b) => s.search_slice(&matcher, b, &mut sink),
-                None => s.search_path(&matcher, e.path, &mut sink),
+            let bytes = e.content().or(piped.as_deref());
+            let (res, counter, lines) = if recording {
+                let mut sink = Recorder {
+                    counter,
+                    find,
+                    cap,
+                    after: after as u64,
+                    seen: 0,
+                    last: None,
+                    done: false,
+                    lines: Vec::new(),
+                };
+                let res = match bytes {
+                    Some(b) => s.search_slice(&matcher, b, &mut sink),
+                    None => s.search_path(&matcher, e.path, &mut sink),
+                };
+                recorded.fetch_add(sink.seen, Ordering::Relaxed);
+                (res, sink.counter, Some(sink.lines))
+            } else {
+                let mut sink = counter;
+                let res = match bytes {
+                    Some(b) => s.search_slice(&matcher, b, &mut sink),
+                    None => s.search_path(&matcher, e.path, &mut sink),
+                };
+                (res, sink, None)
             };
             let counted = match res {
                 Err(_) => Counted::Unreadable,
-                Ok(()) if sink.binary => Counted::Binary(sink.selected),
-                Ok(()) => Counted::Text(sink.selected),
+                Ok(()) if counter.binary => Counted::Binary(counter.selected),
+                Ok(()) => Counted::Text(counter.selected),
             };
-            Some((counted, piped))
+            // A file with nothing selected has no lines to list.
+            let lines = lines.filter(|_| counter.selected > 0);
+            Some((counted, piped, lines))
         }
     };
     let mut listing = Listing::new(ctx, args, &pats, overlay, &starts, output);
     let mut files: Vec<(PathBuf, u64)> = Vec::new();
     let mut passed: Vec<(PathBuf, &'static str)> = Vec::new();
-    let mut take = |p: &Path, (c, piped): (Counted, Option<Vec<u8>>)| {
+    let mut take = |p: &Path, (c, piped, lines): Visited| {
         let n = match c {
             Counted::Text(n) => n,
             Counted::Binary(0) => return passed.push((p.to_path_buf(), "binary")),
@@ -563,12 +631,12 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
             Counted::Unreadable => return passed.push((p.to_path_buf(), "unreadable")),
             Counted::TooLarge => return passed.push((p.to_path_buf(), "too-large")),
         };
-        listing.file(p, n, piped.as_deref());
+        listing.file(p, n, piped.as_deref(), lines);
+        if listing.full() {
+            full.store(true, Ordering::Relaxed);
+        }
         files.push((p.to_path_buf(), n));
     };
-    // Listing blocks or matches overlaps pass 2 with pass 1 (and streams events);
-    // the counts and paths modes need every file first, and take the parallel walk.
-    let ordered = ctx.events.streaming() || matches!(output, Mode::Blocks | Mode::Matches);
     let walked = if ordered {
         scan::walk_ordered(&ctx.root, &starts, &opts, visitor, &mut take)
     } else {

@@ -5,7 +5,21 @@
 //! and the caller's work on them (a search's listing pass) overlaps the scan.
 
 use super::*;
+use std::cell::RefCell;
 use std::sync::mpsc;
+
+/// Files whose results go to the caller one by one (the first events).
+const EARLY: usize = 64;
+
+/// The size of the batch that holds the `n`th entry (1-based): 1 up to the
+/// first few, then doubling up to 64.
+fn batch_size(n: usize) -> usize {
+    if n <= 8 {
+        1
+    } else {
+        (n / 8).next_power_of_two().min(64)
+    }
+}
 
 /// One admitted entry, on its way from the lister to a worker.
 struct Job {
@@ -54,9 +68,13 @@ where
         // Sorting each directory by name makes the depth-first listing path order.
         b.sort_by_file_name(|x, y| x.cmp(y));
         let listing = b.build();
-        let (job_tx, job_rx) = mpsc::channel::<Job>();
+        // Entries go to the workers in batches, and results come back in batches
+        // past the first ones: a hand-off per file cost three futex calls a file.
+        // The first batches are small, so the first files in path order (and
+        // their events) are not held back.
+        let (job_tx, job_rx) = mpsc::channel::<Vec<Job>>();
         let job_rx = Mutex::new(job_rx);
-        let (res_tx, res_rx) = mpsc::channel::<(usize, PathBuf, Option<T>)>();
+        let (res_tx, res_rx) = mpsc::channel::<Vec<(usize, PathBuf, Option<T>)>>();
         let filters = &*plan.filters;
         let meter = &plan.meter;
         let shared_ref = &shared;
@@ -64,9 +82,10 @@ where
         let make_ref = &make_visitor;
         std::thread::scope(|s| {
             s.spawn(move || {
+                let batch: RefCell<Vec<Job>> = RefCell::new(Vec::new());
                 let mut next = 0usize;
                 let mut local = Local {
-                    visit: move |e: &Entry| -> Option<()> {
+                    visit: |e: &Entry| -> Option<()> {
                         if let Some(d) = e.dent {
                             let job = Job {
                                 idx: next,
@@ -76,7 +95,11 @@ where
                                 meta: e.meta.clone(),
                             };
                             next += 1;
-                            let _ = job_tx.send(job);
+                            let mut b = batch.borrow_mut();
+                            b.push(job);
+                            if b.len() >= batch_size(next) {
+                                let _ = job_tx.send(std::mem::take(&mut *b));
+                            }
                         }
                         None
                     },
@@ -93,31 +116,47 @@ where
                         break;
                     }
                 }
+                drop(local);
+                let rest = batch.take();
+                if !rest.is_empty() {
+                    let _ = job_tx.send(rest);
+                }
             });
             for _ in 0..thread_count(opts) {
                 let res_tx = res_tx.clone();
                 s.spawn(move || {
                     let mut visit = make_ref();
                     loop {
-                        let job = match jobs.lock() {
+                        let batch = match jobs.lock() {
                             Ok(rx) => rx.recv(),
                             Err(p) => p.into_inner().recv(),
                         };
-                        let Ok(job) = job else { break };
-                        let entry = Entry {
-                            path: job.dent.path(),
-                            kind: job.kind,
-                            depth: job.depth,
-                            meta: job.meta.clone(),
-                            dent: Some(&job.dent),
-                            staged: None,
-                        };
-                        let out = visit(&entry);
-                        if res_tx
-                            .send((job.idx, job.dent.path().to_path_buf(), out))
-                            .is_err()
-                        {
-                            break;
+                        let Ok(batch) = batch else { break };
+                        let mut out = Vec::with_capacity(batch.len());
+                        for job in batch {
+                            let Job {
+                                idx,
+                                dent,
+                                kind,
+                                depth,
+                                meta,
+                            } = job;
+                            let t = visit(&Entry {
+                                path: dent.path(),
+                                kind,
+                                depth,
+                                meta,
+                                dent: Some(&dent),
+                                staged: None,
+                            });
+                            out.push((idx, dent.into_path(), t));
+                            // The first files' results go out one by one.
+                            if idx < EARLY && res_tx.send(std::mem::take(&mut out)).is_err() {
+                                return;
+                            }
+                        }
+                        if !out.is_empty() && res_tx.send(out).is_err() {
+                            return;
                         }
                     }
                 });
@@ -125,8 +164,10 @@ where
             drop(res_tx);
             let mut pending = BTreeMap::new();
             let mut next = 0usize;
-            for (idx, p, t) in res_rx {
-                pending.insert(idx, (p, t));
+            for batch in res_rx {
+                for (idx, p, t) in batch {
+                    pending.insert(idx, (p, t));
+                }
                 while let Some((p, t)) = pending.remove(&next) {
                     next += 1;
                     if let Some(t) = t {

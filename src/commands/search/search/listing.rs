@@ -71,7 +71,15 @@ impl<'a> Listing<'a> {
 
     /// The next text file in path order, with its `n` selected lines (or matches).
     /// `piped`: a named pipe's bytes, read once by the counting pass.
-    pub(super) fn file(&mut self, p: &Path, n: u64, piped: Option<&[u8]>) {
+    /// `recorded`: the file's lines as the worker that counted it recorded them
+    /// (blocks mode); without them the file is searched again here.
+    pub(super) fn file(
+        &mut self,
+        p: &Path,
+        n: u64,
+        piped: Option<&[u8]>,
+        recorded: Option<Vec<Recorded>>,
+    ) {
         if self.full() {
             return;
         }
@@ -80,7 +88,7 @@ impl<'a> Listing<'a> {
             return;
         }
         match self.mode {
-            Mode::Blocks => self.blocks_of(p, piped),
+            Mode::Blocks => self.blocks_of(p, piped, recorded),
             Mode::Matches => self.matches_of(p, piped),
             _ => {}
         }
@@ -96,7 +104,7 @@ impl<'a> Listing<'a> {
         }
     }
 
-    fn blocks_of(&mut self, p: &Path, piped: Option<&[u8]>) {
+    fn blocks_of(&mut self, p: &Path, piped: Option<&[u8]>, recorded: Option<Vec<Recorded>>) {
         let before = self.before;
         let mut sink = Collector {
             find: &self.pats.combined,
@@ -109,9 +117,13 @@ impl<'a> Listing<'a> {
             events: Vec::new(),
         };
         self.skip = 0;
-        let (m, from) = (&self.pats.matcher, (self.overlay, piped));
-        if search_in(self.searcher_for(p), m, p, from, &mut sink).is_err() {
-            return;
+        if let Some(lines) = recorded {
+            sink.replay(lines);
+        } else {
+            let (m, from) = (&self.pats.matcher, (self.overlay, piped));
+            if search_in(self.searcher_for(p), m, p, from, &mut sink).is_err() {
+                return;
+            }
         }
         self.kept += sink.kept;
         let path = show(&self.ctx.root, p);

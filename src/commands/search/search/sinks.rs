@@ -104,42 +104,178 @@ impl Collector<'_> {
     }
 }
 
+impl Collector<'_> {
+    /// A selected line `n` (its text as a match line's window and as a context
+    /// line's, `plain`, which differs only for a line over the cap); false once
+    /// the window is past.
+    pub(super) fn selected(&mut self, n: u64, line: &[u8]) -> bool {
+        let find = self.find;
+        self.selected_with(n, |window| {
+            if window {
+                match_window(line, find)
+            } else {
+                (line_text(line), over_cap(line))
+            }
+        })
+    }
+
+    /// `text(true)` is the line as a kept match line shows it, `text(false)` as
+    /// a context line (a selected line an earlier page showed, or one past the
+    /// window's last).
+    fn selected_with(&mut self, n: u64, text: impl FnOnce(bool) -> (String, Option<u64>)) -> bool {
+        if self.skip > 0 {
+            self.skip -= 1;
+            let (text, col) = text(false);
+            self.events.push((n, false, text, col));
+        } else if self.kept < self.remaining {
+            self.kept += 1;
+            self.last_kept = Some(n);
+            self.first_kept.get_or_insert(n);
+            let (text, col) = text(true);
+            self.events.push((n, true, text, col));
+        } else if self.past_window(n) {
+            return false;
+        } else {
+            let (text, col) = text(false);
+            self.events.push((n, false, text, col));
+        }
+        true
+    }
+
+    /// A context line `n`; false once the window is past.
+    pub(super) fn context_line(&mut self, n: u64, text: String, col: Option<u64>) -> bool {
+        if self.past_window(n) {
+            return false;
+        }
+        self.events.push((n, false, text, col));
+        true
+    }
+
+    /// Replays a file's lines as a worker recorded them (`Recorder`), as the
+    /// searcher would have handed them to this sink.
+    pub(super) fn replay(&mut self, lines: Vec<Recorded>) {
+        for r in lines {
+            let go = if r.selected {
+                let Recorded {
+                    line,
+                    text,
+                    col,
+                    plain,
+                    ..
+                } = r;
+                // Within the cap the two texts are one.
+                self.selected_with(line, |window| match plain {
+                    Some(p) if !window => p,
+                    _ => (text, col),
+                })
+            } else {
+                self.context_line(r.line, r.text, r.col)
+            };
+            if !go {
+                break;
+            }
+        }
+    }
+}
+
 impl Sink for Collector<'_> {
     type Error = std::io::Error;
     fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, Self::Error> {
         let first = mat.line_number().unwrap_or(0);
         for (i, line) in mat.lines().enumerate() {
-            let n = first + i as u64;
-            if self.skip > 0 {
-                self.skip -= 1;
-                self.events
-                    .push((n, false, line_text(line), over_cap(line)));
-            } else if self.kept < self.remaining {
-                self.kept += 1;
-                self.last_kept = Some(n);
-                self.first_kept.get_or_insert(n);
-                let (text, col) = match_window(line, self.find);
-                self.events.push((n, true, text, col));
-            } else if self.past_window(n) {
+            if !self.selected(first + i as u64, line) {
                 return Ok(false);
-            } else {
-                self.events
-                    .push((n, false, line_text(line), over_cap(line)));
             }
         }
         Ok(true)
     }
     fn context(&mut self, _: &Searcher, ctx: &SinkContext<'_>) -> Result<bool, Self::Error> {
         let n = ctx.line_number().unwrap_or(0);
-        if self.past_window(n) {
-            return Ok(false);
-        }
-        self.events
-            .push((n, false, line_text(ctx.bytes()), over_cap(ctx.bytes())));
-        Ok(true)
+        Ok(self.context_line(n, line_text(ctx.bytes()), over_cap(ctx.bytes())))
     }
     fn binary_data(&mut self, s: &Searcher, _: u64) -> Result<bool, Self::Error> {
         Ok(s.binary_detection().convert_byte().is_some())
+    }
+}
+
+/// One line of a file's blocks as the worker that counted it recorded it.
+pub(super) struct Recorded {
+    pub(super) line: u64,
+    pub(super) selected: bool,
+    /// A selected line's window (`match_window`), else the line's text.
+    pub(super) text: String,
+    pub(super) col: Option<u64>,
+    /// A selected line over the cap: its text as a context line shows it.
+    pub(super) plain: Option<(String, Option<u64>)>,
+}
+
+/// Blocks mode, on the worker: counts a file as `Counter` does and, in the same
+/// search (with context), records its selected and context lines up to what any
+/// window can show of one file: `cap` selected lines (--offset + --limit) and the
+/// last one's after-context. The listing then orders and cuts them without
+/// searching the file again.
+pub(super) struct Recorder<'a> {
+    pub(super) counter: Counter<'a>,
+    pub(super) find: &'a Regex,
+    pub(super) cap: u64,
+    pub(super) after: u64,
+    pub(super) seen: u64,
+    pub(super) last: Option<u64>,
+    pub(super) done: bool,
+    pub(super) lines: Vec<Recorded>,
+}
+
+impl Recorder<'_> {
+    /// Whether line `n` is past what any window shows (recording stops there).
+    fn past(&mut self, n: u64) -> bool {
+        if !self.done && self.seen >= self.cap && self.last.is_none_or(|l| n > l + self.after) {
+            self.done = true;
+        }
+        self.done
+    }
+}
+
+impl Sink for Recorder<'_> {
+    type Error = std::io::Error;
+    fn matched(&mut self, s: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, Self::Error> {
+        let go = self.counter.matched(s, mat)?;
+        let first = mat.line_number().unwrap_or(0);
+        for (i, line) in mat.lines().enumerate() {
+            let n = first + i as u64;
+            if self.past(n) {
+                break;
+            }
+            if self.seen < self.cap {
+                self.seen += 1;
+                self.last = Some(n);
+            }
+            let (text, col) = match_window(line, self.find);
+            let plain = col.map(|_| (line_text(line), over_cap(line)));
+            self.lines.push(Recorded {
+                line: n,
+                selected: true,
+                text,
+                col,
+                plain,
+            });
+        }
+        Ok(go)
+    }
+    fn context(&mut self, _: &Searcher, ctx: &SinkContext<'_>) -> Result<bool, Self::Error> {
+        let n = ctx.line_number().unwrap_or(0);
+        if !self.past(n) {
+            self.lines.push(Recorded {
+                line: n,
+                selected: false,
+                text: line_text(ctx.bytes()),
+                col: over_cap(ctx.bytes()),
+                plain: None,
+            });
+        }
+        Ok(true)
+    }
+    fn binary_data(&mut self, s: &Searcher, at: u64) -> Result<bool, Self::Error> {
+        self.counter.binary_data(s, at)
     }
 }
 
