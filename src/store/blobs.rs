@@ -112,7 +112,7 @@ pub fn stage_file(
     if let (false, Some(b)) = (try_src, bytes) {
         // The bytes as read and hashed, written once (as `stage_bytes`).
         let mut f = fsx::create_new(tmp, 0o600)?;
-        f.write_all(b)?;
+        fsx::write_pieces(&mut f, &[b])?;
         batch.written(f)?;
         return Ok(Stored::Written);
     }
@@ -168,7 +168,7 @@ pub fn stage_bytes(
     }
     let _ = std::fs::remove_file(tmp);
     let mut f = fsx::create_new(tmp, 0o600)?;
-    f.write_all(bytes)?;
+    fsx::write_pieces(&mut f, &[bytes])?;
     batch.written(f)?;
     Ok(Stored::Written)
 }

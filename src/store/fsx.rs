@@ -229,18 +229,31 @@ pub fn ensure_private_dir(dir: &Path) -> io::Result<bool> {
 
 /// Like `ensure_private_dir` for a whole chain of missing ancestors.
 pub fn ensure_private_dir_all(dir: &Path) -> io::Result<()> {
+    for d in create_private_dir_all(dir)? {
+        sync_dir(&d)?;
+    }
+    Ok(())
+}
+
+/// `ensure_private_dir_all` without the syncs: creates the missing directories
+/// of the chain and returns the directories whose entries changed (each created
+/// one's parent), for the caller to fsync once it has made all it makes. Synced
+/// after every mkdir, each fsync was a journal commit of its own; synced at the
+/// end, the first commits them all (ext4) and the rest find nothing to wait for.
+pub fn create_private_dir_all(dir: &Path) -> io::Result<Vec<std::path::PathBuf>> {
     if std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
-        return Ok(());
+        return Ok(Vec::new());
     }
-    if let Some(parent) = dir.parent() {
-        ensure_private_dir_all(parent)?;
-    }
+    let mut changed = match dir.parent() {
+        Some(parent) => create_private_dir_all(parent)?,
+        None => Vec::new(),
+    };
     if ensure_private_dir(dir)?
         && let Some(parent) = dir.parent()
     {
-        sync_dir(parent)?;
+        changed.push(parent.to_path_buf());
     }
-    Ok(())
+    Ok(changed)
 }
 
 /// (device, inode) of the path itself (a symlink is not followed), if it exists.

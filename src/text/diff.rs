@@ -339,18 +339,17 @@ fn one_sided(
         range_header(offset, ol),
         range_header(offset, nl)
     ));
-    for (mark, buf) in [('-', old), ('+', new)] {
-        let mut at = 0;
+    for (mark, buf, n) in [('-', old, ol), ('+', new, nl)] {
+        let (mut at, mut built) = (0, 0);
         while at < buf.len() && !sink.full() {
             let end = memchr::memchr(b'\n', &buf[at..]).map_or(buf.len(), |i| at + i + 1);
             sink.line(mark, &buf[at..end]);
-            at = end;
+            (at, built) = (end, built + 1);
         }
         // The lines past the limit, counted as `Sink::line` counts them: one
         // each, and the no-newline marker after a last line without LF.
-        let rest = &buf[at..];
-        if !rest.is_empty() {
-            sink.out.lines += count_lines(rest) + usize::from(!rest.ends_with(b"\n"));
+        if at < buf.len() {
+            sink.out.lines += n - built + usize::from(!buf.ends_with(b"\n"));
         }
     }
     out
