@@ -185,7 +185,7 @@ impl<'a> Stager<'a> {
             };
             out.set_len(0)?;
             out.rewind()?;
-            out.write_all(b)?;
+            fsx::write_pieces(&mut out, &[b])?;
         }
         batch.written(out)?;
         Ok(Stored::Written)
@@ -199,7 +199,7 @@ impl<'a> Stager<'a> {
         batch: &mut fsx::Batch,
     ) -> io::Result<Stored> {
         let mut f = self.create(tmp, false)?;
-        f.write_all(bytes)?;
+        fsx::write_pieces(&mut f, &[bytes])?;
         batch.written(f)?;
         Ok(Stored::Written)
     }

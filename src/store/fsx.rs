@@ -95,6 +95,11 @@ pub const FSYNC_EACH_MAX: usize = 4;
 /// write's temp files and blobs, before its commit point). Each file is handed
 /// over once written; `sync` returns once every one of them is on disk.
 ///
+/// Few files: each one's writeback is started as it is handed over
+/// ([`start_writeback`]) and all are fsynced in `sync`, so the disk writes one
+/// file's data while the next is being written (an edit's blob and temp file)
+/// instead of waiting for each in turn.
+///
 /// Many files: one descriptor per filesystem is kept, the first file written on
 /// it, opened before any later file's data was written; `syncfs` on it writes back
 /// every dirty page and inode of that filesystem, commits its journal, and (Linux
@@ -102,6 +107,8 @@ pub const FSYNC_EACH_MAX: usize = 4;
 /// file of the batch is covered, its data and its directory entry.
 pub struct Batch {
     each: bool,
+    /// Few files: every file taken, fsynced in `sync`.
+    files: Vec<File>,
     devs: Vec<(u64, File)>,
 }
 
@@ -110,6 +117,7 @@ impl Batch {
     pub fn new(count: usize) -> Batch {
         Batch {
             each: count <= FSYNC_EACH_MAX,
+            files: Vec::new(),
             devs: Vec::new(),
         }
     }
@@ -117,7 +125,9 @@ impl Batch {
     /// Takes a file whose writing is done.
     pub fn written(&mut self, f: File) -> io::Result<()> {
         if self.each {
-            return f.sync_all();
+            start_writeback(&f, 0, 0);
+            self.files.push(f);
+            return Ok(());
         }
         let dev = f.metadata()?.dev();
         if !self.devs.iter().any(|(d, _)| *d == dev) {
@@ -128,11 +138,52 @@ impl Batch {
 
     /// Waits until every file taken is durable.
     pub fn sync(self) -> io::Result<()> {
+        for f in &self.files {
+            f.sync_all()?;
+        }
         for (_, f) in &self.devs {
             syncfs(f)?;
         }
         Ok(())
     }
+}
+
+/// Starts writing back the dirty pages of `f` in `len` bytes from `offset` (`len`
+/// 0: to the end) without waiting for them (`sync_file_range` with
+/// `SYNC_FILE_RANGE_WRITE`): the fsync that must follow has less left to wait
+/// for. Only a hint: it makes nothing durable (no metadata, no disk cache flush),
+/// and a failure is left for that fsync to report.
+pub fn start_writeback(f: &File, offset: u64, len: u64) {
+    use std::os::fd::AsRawFd;
+    let (Ok(offset), Ok(len)) = (i64::try_from(offset), i64::try_from(len)) else {
+        return;
+    };
+    // SAFETY: a valid descriptor; sync_file_range reads nothing from user memory.
+    unsafe {
+        libc::sync_file_range(f.as_raw_fd(), offset, len, libc::SYNC_FILE_RANGE_WRITE);
+    }
+}
+
+/// Bytes written between two [`start_writeback`] calls in [`write_pieces`].
+pub const WRITEBACK_CHUNK: usize = 1 << 20;
+
+/// Writes `pieces` in order to `f` (at its start, a new file), starting the
+/// writeback of each MiB as soon as it is written, so the disk works while the
+/// rest is copied into the page cache. The caller still fsyncs (`Batch`).
+pub fn write_pieces(f: &mut File, pieces: &[&[u8]]) -> io::Result<()> {
+    let mut done = 0u64;
+    let mut kicked = 0u64;
+    for piece in pieces {
+        for chunk in piece.chunks(WRITEBACK_CHUNK) {
+            f.write_all(chunk)?;
+            done += chunk.len() as u64;
+            if done - kicked >= WRITEBACK_CHUNK as u64 {
+                start_writeback(f, kicked, done - kicked);
+                kicked = done;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Makes the files at `paths` durable, as one [`Batch`] (each opened without
@@ -178,18 +229,31 @@ pub fn ensure_private_dir(dir: &Path) -> io::Result<bool> {
 
 /// Like `ensure_private_dir` for a whole chain of missing ancestors.
 pub fn ensure_private_dir_all(dir: &Path) -> io::Result<()> {
+    for d in create_private_dir_all(dir)? {
+        sync_dir(&d)?;
+    }
+    Ok(())
+}
+
+/// `ensure_private_dir_all` without the syncs: creates the missing directories
+/// of the chain and returns the directories whose entries changed (each created
+/// one's parent), for the caller to fsync once it has made all it makes. Synced
+/// after every mkdir, each fsync was a journal commit of its own; synced at the
+/// end, the first commits them all (ext4) and the rest find nothing to wait for.
+pub fn create_private_dir_all(dir: &Path) -> io::Result<Vec<std::path::PathBuf>> {
     if std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
-        return Ok(());
+        return Ok(Vec::new());
     }
-    if let Some(parent) = dir.parent() {
-        ensure_private_dir_all(parent)?;
-    }
+    let mut changed = match dir.parent() {
+        Some(parent) => create_private_dir_all(parent)?,
+        None => Vec::new(),
+    };
     if ensure_private_dir(dir)?
         && let Some(parent) = dir.parent()
     {
-        sync_dir(parent)?;
+        changed.push(parent.to_path_buf());
     }
-    Ok(())
+    Ok(changed)
 }
 
 /// (device, inode) of the path itself (a symlink is not followed), if it exists.

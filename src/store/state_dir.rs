@@ -184,14 +184,17 @@ pub fn ensure(root: &Path) -> std::io::Result<PathBuf> {
     let untrusted = |u: Untrusted| std::io::Error::new(std::io::ErrorKind::PermissionDenied, u);
     base().map_err(untrusted)?;
     let state = for_root(root);
-    super::fsx::ensure_private_dir_all(&state)?;
+    // Every directory is made first, then each changed one synced (fewer commits).
+    let mut changed = super::fsx::create_private_dir_all(&state)?;
     let mut created = false;
     for sub in PARTS {
         created |= super::fsx::ensure_private_dir(&state.join(sub))?;
     }
     if created {
-        super::fsx::sync_dir(&state)?;
-        super::fsx::sync_dir(&state.join("journal"))?;
+        changed.extend([state.clone(), state.join("journal")]);
+    }
+    for d in &changed {
+        super::fsx::sync_dir(d)?;
     }
     // Checked once everything exists, so a directory someone made first (or
     // between our mkdir and now) is judged too.

@@ -297,8 +297,77 @@ pub fn unified_within_from(
     let old_end = forward_lines(old, old.len() - s, o.context);
     let new_end = forward_lines(new, new.len() - s, o.context);
     let offset = first_line + memchr::memchr_iter(b'\n', &old[..p0]).count();
-    let old_lines = split_lines(&old[p0..old_end]);
-    let new_lines = split_lines(&new[p0..new_end]);
+    let (ow, nw) = (&old[p0..old_end], &new[p0..new_end]);
+    if ow.is_empty() != nw.is_empty() {
+        return one_sided(ow, nw, a_name, b_name, limit, offset);
+    }
+    general(ow, nw, a_name, b_name, o, limit, offset)
+}
+
+/// Lines of `buf`, a last one without LF included.
+fn count_lines(buf: &[u8]) -> usize {
+    memchr::memchr_iter(b'\n', buf).count() + usize::from(!buf.is_empty() && !buf.ends_with(b"\n"))
+}
+
+/// The diff of windows one of which is empty (a created file, or all of a
+/// window removed): one hunk, nothing to align. Its lines are counted, and
+/// only those within `limit` are split and built: a created file of 187k lines
+/// costs a newline count, not a line vector (the same text and counts as `general`).
+fn one_sided(
+    old: &[u8],
+    new: &[u8],
+    a_name: &str,
+    b_name: &str,
+    limit: TextLimit,
+    offset: usize,
+) -> Unified {
+    let (ol, nl) = (count_lines(old), count_lines(new));
+    let mut out = Unified {
+        text: format!("--- {a_name}\n+++ {b_name}\n"),
+        hunks: 1,
+        deleted: ol as u64,
+        added: nl as u64,
+        ..Unified::default()
+    };
+    let mut sink = Sink {
+        out: &mut out,
+        limit,
+        bytes: 0,
+    };
+    sink.push(&format!(
+        "@@ -{} +{} @@\n",
+        range_header(offset, ol),
+        range_header(offset, nl)
+    ));
+    for (mark, buf, n) in [('-', old, ol), ('+', new, nl)] {
+        let (mut at, mut built) = (0, 0);
+        while at < buf.len() && !sink.full() {
+            let end = memchr::memchr(b'\n', &buf[at..]).map_or(buf.len(), |i| at + i + 1);
+            sink.line(mark, &buf[at..end]);
+            (at, built) = (end, built + 1);
+        }
+        // The lines past the limit, counted as `Sink::line` counts them: one
+        // each, and the no-newline marker after a last line without LF.
+        if at < buf.len() {
+            sink.out.lines += n - built + usize::from(!buf.ends_with(b"\n"));
+        }
+    }
+    out
+}
+
+/// `unified_within_from` of the windows `old`, `new` (the first starting at line
+/// `offset` of its file), aligned line by line.
+fn general(
+    old: &[u8],
+    new: &[u8],
+    a_name: &str,
+    b_name: &str,
+    o: &DiffOptions,
+    limit: TextLimit,
+    offset: usize,
+) -> Unified {
+    let old_lines = split_lines(old);
+    let new_lines = split_lines(new);
     let runs = if old_lines.is_empty() || new_lines.is_empty() {
         // All added or all removed: nothing to align.
         vec![Run {
@@ -613,6 +682,65 @@ mod tests {
         assert_eq!(common_suffix(&a, &a[5000..]), 5000);
         assert_eq!(common_prefix(b"", b"x"), 0);
         assert_eq!(common_suffix(b"", b""), 0);
+    }
+
+    /// The one-sided path (a created file, all of a window removed) gives the
+    /// text and counts the line-by-line path gives, at every limit.
+    #[test]
+    fn one_sided_matches_the_general_diff() {
+        let body: Vec<u8> = (0..40)
+            .flat_map(|i| format!("line {i}\n").into_bytes())
+            .collect();
+        let mut no_eol = body.clone();
+        no_eol.extend_from_slice(b"last");
+        let windows: [(&[u8], &[u8]); 6] = [
+            (b"", &body),
+            (b"", &no_eol),
+            (&body, b""),
+            (&no_eol, b""),
+            (b"", b"x"),
+            (b"only\n", b""),
+        ];
+        let limits = [
+            TextLimit::NONE,
+            TextLimit {
+                lines: 0,
+                bytes: usize::MAX,
+            },
+            TextLimit {
+                lines: 1,
+                bytes: usize::MAX,
+            },
+            TextLimit {
+                lines: 5,
+                bytes: usize::MAX,
+            },
+            TextLimit {
+                lines: 40,
+                bytes: usize::MAX,
+            },
+            TextLimit {
+                lines: 41,
+                bytes: usize::MAX,
+            },
+            TextLimit {
+                lines: usize::MAX,
+                bytes: 30,
+            },
+        ];
+        for (old, new) in windows {
+            for lim in limits {
+                for offset in [0, 7] {
+                    let o = DiffOptions::default();
+                    let fast = one_sided(old, new, "a", "b", lim, offset);
+                    let slow = general(old, new, "a", "b", &o, lim, offset);
+                    let f = (&fast.text, fast.added, fast.deleted, fast.hunks, fast.lines);
+                    let s = (&slow.text, slow.added, slow.deleted, slow.hunks, slow.lines);
+                    assert_eq!(f, s);
+                    assert_eq!((fast.cut, fast.identical), (slow.cut, slow.identical));
+                }
+            }
+        }
     }
 
     #[test]

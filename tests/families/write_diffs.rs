@@ -465,3 +465,71 @@ proptest! {
         write_and_check(&env, &before, &after, "random");
     }
 }
+
+/// A created file's answer counts every line but builds only the lines its budget
+/// shows (the one-sided diff): the first lines, cut, the counts whole, and a dry
+/// run's rerun asks for every line (header, 5,000 lines, the no-newline marker).
+/// The content comes from a file read whole, and lands byte for byte.
+#[test]
+fn a_big_created_file_shows_its_first_lines_and_counts_them_all() {
+    let env = TestEnv::new();
+    let body: String = (0..5000).map(|i| format!("l{i}\n")).collect();
+    let content = format!("{body}end");
+    env.write("src.txt", content.as_bytes());
+    let args = ["write", "n.txt", "--content-file", "src.txt"];
+    let dry = env.run(&[&args[..], &["--dry-run", "--max-diff-lines", "3"]].concat());
+    assert_eq!(dry.code, 0, "{}", dry.stderr);
+    let c = &dry.json["changes"][0];
+    assert_eq!(
+        c["diff"], "@@ -0,0 +1,5001 @@\n+l0\n+l1\n",
+        "{}",
+        dry.stdout
+    );
+    assert_eq!(dry.json["diff_truncated"], true);
+    assert_eq!(
+        (c["added"].as_u64(), c["deleted"].as_u64()),
+        (Some(5001), Some(0))
+    );
+    let rerun = dry.json["next_commands"][0].as_str().unwrap_or_default();
+    assert!(rerun.contains("--max-diff-lines 5003"), "{rerun}");
+
+    let r = env.run(&args);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(env.read("n.txt"), content.as_bytes());
+    assert_eq!(r.json["bytes"].as_u64(), Some(content.len() as u64));
+    let c = &r.json["changes"][0];
+    assert_eq!(c["action"], "created");
+    assert_eq!(c["added"].as_u64(), Some(5001));
+    assert_eq!(r.json["diff_truncated"], true, "{}", r.stdout);
+    let op = r.json["op_id"].as_str().unwrap();
+    let full = env.run(&["diff", "--op", op]);
+    check_diff(
+        &env,
+        b"",
+        content.as_bytes(),
+        full.json["changes"][0]["diff"].as_str().unwrap(),
+        "created 5001 lines",
+    );
+
+    // All of it removed: the other side of the same path.
+    let hash = env.run(&["info", "n.txt"]).json["hash"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let e = env.run(&[
+        "write",
+        "n.txt",
+        "--overwrite",
+        "--expect-hash",
+        &hash,
+        "--content",
+        "",
+    ]);
+    assert_eq!(e.code, 0, "{}", e.stderr);
+    let c = &e.json["changes"][0];
+    assert_eq!(
+        (c["added"].as_u64(), c["deleted"].as_u64()),
+        (Some(0), Some(5001))
+    );
+    assert_eq!(e.json["diff_truncated"], true, "{}", e.stdout);
+}

@@ -85,7 +85,11 @@ fn input(ctx: &Ctx, a: &WriteArgs) -> Result<Vec<u8>, CmdError> {
         ));
     }
     let sep = a.separator.as_deref().unwrap_or("").as_bytes();
-    let all = parts.join(sep);
+    // One part (the usual case) is the content as it is: not copied again.
+    let all = match <[Vec<u8>; 1]>::try_from(parts) {
+        Ok([one]) => one,
+        Err(parts) => parts.join(sep),
+    };
     // The limit bounds the whole content, not only each part of it.
     if all.len() as u64 > limit {
         let need = Some(all.len() as u64);

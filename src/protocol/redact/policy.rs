@@ -371,7 +371,7 @@ pub fn mask_spellings(s: &[u8]) -> usize {
     static WORD: OnceLock<memchr::memmem::Finder<'static>> = OnceLock::new();
     let finder = WORD.get_or_init(|| memchr::memmem::Finder::new(PLACEHOLDER.as_bytes()));
     // Most inputs hold no escape and no bracket: search them as they are.
-    let plain = !s.iter().any(|b| matches!(b, b'\\' | b'%' | b'&'));
+    let plain = memchr::memchr3(b'\\', b'%', b'&', s).is_none();
     if plain && memchr::memchr(b'[', s).is_none() {
         return 0;
     }

@@ -69,11 +69,8 @@ impl<'a> Plan<'a> {
                         mode,
                         mtime,
                     } => {
-                        use std::io::Write;
                         let mut f = tree.create_new(&t.path, *mode)?;
-                        for piece in content.pieces() {
-                            f.write_all(piece)?;
-                        }
+                        fsx::write_pieces(&mut f, &content.pieces())?;
                         if let Some(m) = mtime {
                             f.set_modified(fsx::to_system_time(*m))?;
                         }
