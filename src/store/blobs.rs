@@ -9,7 +9,7 @@
 use super::fsx;
 use crate::text::lines::sha256_hex;
 use sha2::{Digest, Sha256};
-use std::io::{self, Read, Seek, Write};
+use std::io::{self, Read, Seek};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
