@@ -355,8 +355,7 @@ pub fn record_read(ctx: &Ctx, abs: &Path) -> Result<(), CmdError> {
     let Some(rel) = active(ctx)?.and_then(|t| tx_key(ctx, &t, abs, true)) else {
         return Ok(());
     };
-    let (_lock, mut t) = tx::open_locked(ctx, id)?;
-    t.record_read(ctx, &rel)
+    tx::record_read(ctx, id, &rel)
 }
 
 /// The tx's changes for a scan (`None` without `--tx`).

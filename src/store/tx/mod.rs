@@ -53,6 +53,7 @@ pub use drift::{conflict_error, differs, disk_state, file_hash};
 use markers::{remove_dir, settle_commit};
 pub use model::{Conflict, Index, Meta, OpRecord, PathEntry, Prior, Tx, root_dir};
 use model::{FileId, Stamp};
+pub use staging::record_read;
 
 /// Held by the process that owns a tx (a `batch --atomic`) for as long as it runs.
 pub struct Owner {
@@ -331,8 +332,11 @@ fn replay(text: &[u8], index: &mut Index) -> (Vec<OpRecord>, u64) {
             let Some(after) = r.after.as_ref().filter(|_| r.tx_op == index.last_op + 1) else {
                 continue;
             };
-            for (p, e) in after {
-                index.paths.insert(p.clone(), e.clone());
+            for a in after {
+                match &a.entry {
+                    Some(e) => index.paths.insert(a.path.clone(), e.clone()),
+                    None => index.paths.remove(&a.path),
+                };
             }
             index.last_op = r.tx_op;
         }
@@ -429,6 +433,63 @@ mod tests {
             changes: Vec::new(),
             appends: Vec::new(),
         }
+    }
+
+    fn record(n: u64, path: &str, after: Option<&str>) -> String {
+        let file = |h: &str| State {
+            kind: "file".into(),
+            hash: Some(h.into()),
+            ..State::default()
+        };
+        let r = OpRecord {
+            tx_op: n,
+            command: "edit".into(),
+            argv: Vec::new(),
+            cwd: String::new(),
+            paths: vec![path.into()],
+            looked: Vec::new(),
+            prior: Vec::new(),
+            moves: false,
+            after: after.map(|h| {
+                vec![Prior {
+                    path: path.into(),
+                    entry: Some(PathEntry {
+                        base: file("0"),
+                        staged: file(h),
+                    }),
+                }]
+            }),
+        };
+        format!("{}\n", serde_json::to_string(&r).unwrap())
+    }
+
+    #[test]
+    fn loading_replays_the_whole_records_after_the_index_in_order() {
+        let mut index = Index {
+            last_op: 1,
+            ..Index::default()
+        };
+        // Op 1 (in the index), a leftover op 2 of a log rewritten whole, the
+        // appended op 2, then a torn op 3.
+        let kept = [
+            record(1, "a", None),
+            record(2, "x", None),
+            record(2, "b", Some("b2")),
+        ]
+        .concat();
+        let torn = record(3, "c", Some("c3"));
+        let text = format!("{kept}{}", &torn[..torn.len() - 5]);
+        let (ops, valid) = replay(text.as_bytes(), &mut index);
+        let got: Vec<(u64, &str)> = ops.iter().map(|r| (r.tx_op, r.paths[0].as_str())).collect();
+        assert_eq!(got, [(1, "a"), (2, "b")]);
+        assert_eq!(valid, kept.len() as u64);
+        assert_eq!(index.last_op, 2);
+        assert_eq!(index.paths["b"].staged.hash.as_deref(), Some("b2"));
+        assert!(!index.paths.contains_key("x"));
+        // A record that is not the next op (a gap) is not replayed.
+        let mut index = Index::default();
+        let (ops, valid) = replay(record(2, "b", Some("b2")).as_bytes(), &mut index);
+        assert!(ops.is_empty() && valid == 0 && index.last_op == 0);
     }
 
     #[test]

@@ -40,7 +40,8 @@ pub struct Index {
     pub paths: BTreeMap<String, PathEntry>,
 }
 
-/// A path's index entry before an op (`None`: the tx had not touched it).
+/// A path's index entry before an op (`None`: the tx had not touched it), or
+/// after it (`OpRecord::after`, always `Some`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Prior {
     pub path: String,
@@ -69,8 +70,9 @@ pub struct OpRecord {
     /// Each of `paths`' index entry after the op: what loading replays onto
     /// `index.json` for the ops appended after it was written (`None` in records
     /// written before the ops log was appended to, which are never replayed).
+    /// (A list, not a map: a map per record costs a tree node per record to load.)
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub after: Option<BTreeMap<String, PathEntry>>,
+    pub after: Option<Vec<Prior>>,
 }
 
 impl OpRecord {

@@ -236,18 +236,6 @@ impl Tx {
         Ok(dropped)
     }
 
-    /// Records a single-file read: the file's disk hash now (null when missing).
-    pub fn record_read(&mut self, ctx: &Ctx, rel: &str) -> Result<(), CmdError> {
-        let now = disk_state(ctx, rel).map_err(|e| io_err(ctx, &e))?;
-        let h = file_hash(&now);
-        if self.reads.get(rel) == Some(&h) {
-            return Ok(());
-        }
-        self.reads.insert(rel.to_string(), h);
-        let bytes = to_json(&self.reads).map_err(|e| io_err(ctx, &e))?;
-        write_atomic(&self.dir, "reads.json", &bytes).map_err(|e| io_err(ctx, &e))
-    }
-
     /// Replaces the whole write set and ops log with those of `scratch` (rebase):
     /// its blobs, then a new ops generation, then the index that names it.
     pub fn replace(&mut self, ctx: &Ctx, scratch: &Tx) -> Result<(), CmdError> {
@@ -429,11 +417,40 @@ fn read_marker(dir: &Path) -> Option<String> {
     Some(s.trim().to_string())
 }
 
+/// Records a single-file read in the tx `id`: the file's disk hash now (null
+/// when missing). Under the tx's lock, with `reads.json` the only file read.
+pub fn record_read(ctx: &Ctx, id: &str, rel: &str) -> Result<(), CmdError> {
+    if !is_tx_id(id) {
+        return Err(not_found(ctx, id));
+    }
+    let dir = root_dir(&state_dir::for_root(&ctx.root)).join(id);
+    if !dir.join("index.json").exists() {
+        return Err(not_found(ctx, id));
+    }
+    let _lock = lock::acquire_file(ctx, &dir.join("lock"), "the transaction lock")?;
+    let mut reads: BTreeMap<String, Option<String>> = match read_json(&dir.join("reads.json")) {
+        Ok(r) => r,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => BTreeMap::new(),
+        Err(e) => return Err(io_err(ctx, &e)),
+    };
+    let now = disk_state(ctx, rel).map_err(|e| io_err(ctx, &e))?;
+    let h = file_hash(&now);
+    if reads.get(rel) == Some(&h) {
+        return Ok(());
+    }
+    reads.insert(rel.to_string(), h);
+    let bytes = to_json(&reads).map_err(|e| io_err(ctx, &e))?;
+    write_atomic(&dir, "reads.json", &bytes).map_err(|e| io_err(ctx, &e))
+}
+
 /// Each of `paths`' entry in `index` (an op's `after`).
-fn after_entries(index: &Index, paths: &[String]) -> BTreeMap<String, PathEntry> {
+fn after_entries(index: &Index, paths: &[String]) -> Vec<Prior> {
     paths
         .iter()
-        .filter_map(|p| index.paths.get(p).map(|e| (p.clone(), e.clone())))
+        .map(|p| Prior {
+            path: p.clone(),
+            entry: index.paths.get(p).cloned(),
+        })
         .collect()
 }
 
