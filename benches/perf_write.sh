@@ -14,8 +14,8 @@
 # aitools run also creates it — journal, blobs/, commit/: a few fsyncs once per
 # workspace; warm keeps it, as in everyday use; the other rows always start fresh:
 # kept blobs of the same before-images would be reused), BASE=/other/aitools (rows
-# replace apply write edit: side B is that aitools build doing the same call instead
-# of the shell tool: a before/after in one interleaved run), JSON=DIR (ab.py's
+# replace apply write edit tx: side B is that aitools build doing the same call instead
+# of the shell tool, or for tx the same tx: a before/after in one interleaved run), JSON=DIR (ab.py's
 # result per row). Needs perl, git, sed, python3.
 set -euo pipefail
 BIN=$(realpath "${1:-target/release/aitools}")
@@ -143,6 +143,12 @@ SH
 cd "\$1"
 for i in \$(seq 0 99); do $BIN edit d\$((i % 20))/f\$i.txt --old 'plain text 3 ' --new 'txt 3 ' >/dev/null; done
 SH
+  if [ -n "$BASE" ]; then # before/after: side B is BASE staging and committing the same
+    sed "s#$BIN#$BASE#g" "$W/tx.sh" >"$W/txb.sh"
+    AB "tx: 100 edits+commit / base" "bash $W/tx.sh $W/a" "bash $W/txb.sh $W/b" \
+      --round "$TREE_ROUND" --same "$W/a" "$W/b"
+    return
+  fi
   AB "tx: 100 edits+commit / 100 plain edits" "bash $W/tx.sh $W/a" "bash $W/plain.sh $W/b" \
     --round "$TREE_ROUND" --same "$W/a" "$W/b"
 }

@@ -7,7 +7,8 @@
 //!   with the op once, the tx gone, `undo` restoring the before-tree); no temp
 //!   file in the tree.
 //! - a `--tx` write: the tree untouched, and the tx exactly as after the previous
-//!   op or exactly as after this one; committing it then gives the matching tree.
+//!   op or exactly as after this one; committing it then gives the matching tree
+//!   (also when the ops log ends in a torn record a kill mid-append left).
 //! - the recovery after a killed `tx commit` (one that left an incomplete or a
 //!   complete intent record), itself killed at every syscall from its first look
 //!   into `commit/`: the same before-or-after as a killed commit.
@@ -387,6 +388,65 @@ fn sigkill_during_a_tx_write_leaves_the_tx_as_after_the_previous_op_or_this_one(
         &t,
         &argv,
         "--tx write",
+        &seq,
+        &tree,
+        [&status_before, &status_after],
+        |c, after, label| {
+            let want = if after { &after_commit } else { &before_commit };
+            assert_eq!(&commit_tree(c, &t), want, "{label}: the commit differs");
+        },
+    );
+    assert!(
+        n_before > 0 && n_after > 0,
+        "{n_before} before, {n_after} after"
+    );
+}
+
+/// A staged op appends its record to the ops log; a kill inside that append (a
+/// torn record, no final newline) is ignored on load and cut off by the next op.
+/// Killed at every sampled syscall of that next op (the cut, then the append),
+/// the tx is as before it (the torn bytes still ignored) or as after it.
+#[test]
+fn sigkill_during_a_tx_write_after_a_torn_record_leaves_the_tx_before_or_after() {
+    let c = Case::new();
+    let t = staged_tx(&c);
+    let log = c
+        .ws_state()
+        .unwrap()
+        .join("tx")
+        .join(&t)
+        .join("ops.0.jsonl");
+    let mut bytes = std::fs::read(&log).unwrap();
+    let last = bytes[..bytes.len() - 1]
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(0, |i| i + 1);
+    let torn = bytes[last..bytes.len() / 2 + last / 2].to_vec();
+    bytes.extend_from_slice(&torn);
+    std::fs::write(&log, &bytes).unwrap();
+    c.save();
+    let tree = c.tree();
+    let status_before = c.status(&t);
+    let argv = args(&[
+        "edit", "keep.txt", "--old", "keep", "--new", "kept", "--tx", &t,
+    ]);
+    let (code, out, seq) = c.trace(&argv, None);
+    assert_eq!(code, 0, "clean staged write failed: {out}");
+    assert!(
+        seq.iter().any(|(s, _, _)| s == "ftruncate"),
+        "the torn record was not cut"
+    );
+    let status_after = c.status(&t);
+    assert_ne!(status_before, status_after);
+    let after_commit = commit_tree(&c, &t);
+    c.restore();
+    let before_commit = commit_tree(&c, &t);
+    assert_ne!(after_commit, before_commit);
+    let (n_before, n_after) = kill_staged_write(
+        &c,
+        &t,
+        &argv,
+        "--tx write after a torn record",
         &seq,
         &tree,
         [&status_before, &status_after],

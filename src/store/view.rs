@@ -81,7 +81,8 @@ impl Files<'_> {
     }
 }
 
-/// The tx named by `--tx`, loaded (and cached while its index is unchanged).
+/// The tx named by `--tx`, loaded (and cached while its index and ops log are
+/// as that load read them).
 pub fn active(ctx: &Ctx) -> Result<Option<Arc<Tx>>, CmdError> {
     let Some(id) = &ctx.tx else {
         return Ok(None);
@@ -95,14 +96,22 @@ pub fn active(ctx: &Ctx) -> Result<Option<Arc<Tx>>, CmdError> {
     if let (Some(k), Ok(c)) = (&key, ctx.session.tx.lock())
         && let Some((ck, t)) = c.as_ref()
         && ck == k
+        && t.ops_unchanged()
     {
         return Ok(Some(t.clone()));
     }
     let t = Arc::new(tx::open(ctx, id)?);
-    if let (Some(k), Ok(mut c)) = (key, ctx.session.tx.lock()) {
-        *c = Some((k, t.clone()));
-    }
+    install(ctx, t.clone());
     Ok(Some(t))
+}
+
+/// Makes `t` the loaded tx the view reads (keyed by the files as `t` read them).
+pub fn install(ctx: &Ctx, t: Arc<Tx>) {
+    let s = t.stamp.index;
+    let key = (t.id.clone(), s.ino, s.size, s.mtime, s.nsec);
+    if let Ok(mut c) = ctx.session.tx.lock() {
+        *c = Some((key, t));
+    }
 }
 
 /// The root-relative key of `abs` (final symlink followed when `follow`), or
@@ -376,10 +385,7 @@ impl Files<'_> {
         let Some(rel) = active(ctx)?.and_then(|t| tx_key(ctx, &t, abs, true)) else {
             return Ok(());
         };
-        let t = tx::open(ctx, id)?;
-        let _lock = t.lock(ctx)?;
-        let mut t = tx::open(ctx, id)?;
-        t.record_read(ctx, &rel)
+        tx::record_read(ctx, id, &rel)
     }
 }
 

@@ -33,6 +33,7 @@ mod secret_corpus;
 mod store;
 mod token_budget;
 mod tx;
+mod tx_log;
 mod typed_errors;
 mod walk;
 mod write_diffs;

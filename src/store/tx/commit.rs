@@ -18,9 +18,7 @@ pub fn run(
     let state = state_dir::ensure(&ctx.root).map_err(|e| io_err(ctx, &e))?;
     let _wlock = lock::acquire(ctx, &state)?;
     super::recovery::recover_locked(ctx, &state)?;
-    let tx = open(ctx, id)?;
-    let _tlock = tx.lock(ctx)?;
-    let tx = open(ctx, id)?;
+    let (_tlock, tx) = open_locked(ctx, id)?;
     let mut conflicts = tx.drift(ctx)?;
     if !ignore_stale_reads {
         conflicts.extend(tx.stale_reads(ctx)?);

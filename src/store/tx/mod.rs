@@ -2,14 +2,17 @@
 //!
 //! A tx lives in `<state>/tx/<tx-id>/`:
 //! - `index.json`: per path its `base` (the disk state when the tx first touched
-//!   it) and `staged` state, the last applied `tx_op` and the ops log generation.
-//!   Replacing it (write temp, fsync, rename, fsync dir) is every tx op's commit
-//!   point: a kill before the rename leaves the tx as it was after the previous op.
+//!   it) and `staged` state, the last op it includes (`last_op`) and the ops log
+//!   generation. Written at `begin` and whole (temp, fsync, rename) by `drop` and
+//!   `rebase`; the ops staged since are replayed onto it when the tx is loaded.
 //! - `meta.json`: id, name, creation time (written once, at `begin`).
 //! - `ops.<generation>.jsonl`: one record per op (`tx_op`, command, argv, paths,
-//!   and each path's index entry before the op, which `drop` restores). Rewritten
-//!   whole by rename before the index; records past the index's `last_op` are
-//!   leftovers of a killed op and are ignored.
+//!   each path's index entry before the op, which `drop` restores, and after it,
+//!   which loading replays). A staged op appends its record: that append is the
+//!   op's commit point. Loading takes whole records only (ending in a newline), in
+//!   `tx_op` order from `last_op`; a torn record a kill left mid-append is ignored
+//!   and cut off before the next append. `drop` and `rebase` write a new
+//!   generation whole, then the index that names it.
 //! - `reads.json`: the read set (path → disk hash when read, null when missing).
 //! - `lock`: serializes operations on the tx (taken after the workspace lock).
 //! - `owner`: only in the tx of a `batch --atomic`, flocked by the batch for its
@@ -49,6 +52,8 @@ use super::recovery;
 pub use drift::{conflict_error, differs, disk_state, file_hash};
 use markers::{remove_dir, settle_commit};
 pub use model::{Conflict, Index, Meta, OpRecord, PathEntry, Prior, Tx, root_dir};
+use model::{FileId, Stamp};
+pub use staging::record_read;
 
 /// Held by the process that owns a tx (a `batch --atomic`) for as long as it runs.
 pub struct Owner {
@@ -237,20 +242,62 @@ pub fn open(ctx: &Ctx, id: &str) -> Result<Tx, CmdError> {
     })
 }
 
+/// The tx `id`, loaded under its lock (held until the returned [`Lock`] drops):
+/// one load for an op that changes it. Settles a killed commit first, as `open`.
+pub fn open_locked(ctx: &Ctx, id: &str) -> Result<(Lock, Tx), CmdError> {
+    if !is_tx_id(id) {
+        return Err(not_found(ctx, id));
+    }
+    let state = state_dir::for_root(&ctx.root);
+    let dir = root_dir(&state).join(id);
+    if dir.join("committing").exists() {
+        settle_commit(ctx, &state, &dir)?;
+    }
+    if !dir.join("index.json").exists() {
+        return Err(not_found(ctx, id));
+    }
+    let lock = lock::acquire_file(ctx, &dir.join("lock"), "the transaction lock")?;
+    let t = load(&state, &dir, id).map_err(|e| match e.kind() {
+        io::ErrorKind::NotFound => not_found(ctx, id),
+        _ => io_err(ctx, &e),
+    })?;
+    Ok((lock, t))
+}
+
+/// A file's bytes and identity, read through one open.
+fn read_with_id(p: &Path) -> io::Result<(Vec<u8>, FileId)> {
+    let mut f = std::fs::File::open(p)?;
+    let m = f.metadata()?;
+    let mut bytes = Vec::with_capacity(m.len() as usize);
+    io::Read::read_to_end(&mut f, &mut bytes)?;
+    Ok((bytes, FileId::of(&m)))
+}
+
+fn parse_json<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> io::Result<T> {
+    serde_json::from_slice(bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+}
+
 fn load(state: &Path, dir: &Path, id: &str) -> io::Result<Tx> {
-    let index: Index = read_json(&dir.join("index.json"))?;
+    let (bytes, index_id) = read_with_id(&dir.join("index.json"))?;
+    let mut index: Index = parse_json(&bytes)?;
     let meta: Meta = read_json(&dir.join("meta.json"))?;
     let reads = match read_json(&dir.join("reads.json")) {
         Ok(r) => r,
         Err(e) if e.kind() == io::ErrorKind::NotFound => BTreeMap::new(),
         Err(e) => return Err(e),
     };
-    let ops = match std::fs::read_to_string(dir.join(ops_name(index.generation))) {
-        Ok(text) => text
-            .lines()
-            .filter_map(|l| serde_json::from_str::<OpRecord>(l).ok())
-            .filter(|r| r.tx_op <= index.last_op)
-            .collect(),
+    let mut stamp = Stamp {
+        index: index_id,
+        ops: None,
+        ops_valid: 0,
+    };
+    let ops = match read_with_id(&dir.join(ops_name(index.generation))) {
+        Ok((text, ops_id)) => {
+            stamp.ops = Some(ops_id);
+            let (ops, valid) = replay(&text, &mut index);
+            stamp.ops_valid = valid;
+            ops
+        }
         Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
         Err(e) => return Err(e),
     };
@@ -262,7 +309,41 @@ fn load(state: &Path, dir: &Path, id: &str) -> io::Result<Tx> {
         index,
         ops,
         reads,
+        stamp,
     })
+}
+
+/// The ops log's records the tx holds, with `index` brought up to the last: the
+/// records up to its `last_op`, then those appended since, each replayed (its
+/// `after` entries) in `tx_op` order. Only whole lines count (a kill mid-append
+/// leaves a torn last line); a record that is not the next op is a leftover of
+/// a killed op from before the log was appended to, and is skipped. Returns the
+/// records and the end of the last one taken.
+fn replay(text: &[u8], index: &mut Index) -> (Vec<OpRecord>, u64) {
+    let mut ops = Vec::new();
+    let (mut pos, mut valid) = (0usize, 0usize);
+    while let Some(nl) = text[pos..].iter().position(|&b| b == b'\n') {
+        let (line, end) = (&text[pos..pos + nl], pos + nl + 1);
+        pos = end;
+        let Ok(r) = serde_json::from_slice::<OpRecord>(line) else {
+            continue;
+        };
+        if r.tx_op > index.last_op {
+            let Some(after) = r.after.as_ref().filter(|_| r.tx_op == index.last_op + 1) else {
+                continue;
+            };
+            for a in after {
+                match &a.entry {
+                    Some(e) => index.paths.insert(a.path.clone(), e.clone()),
+                    None => index.paths.remove(&a.path),
+                };
+            }
+            index.last_op = r.tx_op;
+        }
+        ops.push(r);
+        valid = end;
+    }
+    (ops, valid as u64)
 }
 
 /// Every open tx, oldest first.
@@ -352,6 +433,63 @@ mod tests {
             changes: Vec::new(),
             appends: Vec::new(),
         }
+    }
+
+    fn record(n: u64, path: &str, after: Option<&str>) -> String {
+        let file = |h: &str| State {
+            kind: "file".into(),
+            hash: Some(h.into()),
+            ..State::default()
+        };
+        let r = OpRecord {
+            tx_op: n,
+            command: "edit".into(),
+            argv: Vec::new(),
+            cwd: String::new(),
+            paths: vec![path.into()],
+            looked: Vec::new(),
+            prior: Vec::new(),
+            moves: false,
+            after: after.map(|h| {
+                vec![Prior {
+                    path: path.into(),
+                    entry: Some(PathEntry {
+                        base: file("0"),
+                        staged: file(h),
+                    }),
+                }]
+            }),
+        };
+        format!("{}\n", serde_json::to_string(&r).unwrap())
+    }
+
+    #[test]
+    fn loading_replays_the_whole_records_after_the_index_in_order() {
+        let mut index = Index {
+            last_op: 1,
+            ..Index::default()
+        };
+        // Op 1 (in the index), a leftover op 2 of a log rewritten whole, the
+        // appended op 2, then a torn op 3.
+        let kept = [
+            record(1, "a", None),
+            record(2, "x", None),
+            record(2, "b", Some("b2")),
+        ]
+        .concat();
+        let torn = record(3, "c", Some("c3"));
+        let text = format!("{kept}{}", &torn[..torn.len() - 5]);
+        let (ops, valid) = replay(text.as_bytes(), &mut index);
+        let got: Vec<(u64, &str)> = ops.iter().map(|r| (r.tx_op, r.paths[0].as_str())).collect();
+        assert_eq!(got, [(1, "a"), (2, "b")]);
+        assert_eq!(valid, kept.len() as u64);
+        assert_eq!(index.last_op, 2);
+        assert_eq!(index.paths["b"].staged.hash.as_deref(), Some("b2"));
+        assert!(!index.paths.contains_key("x"));
+        // A record that is not the next op (a gap) is not replayed.
+        let mut index = Index::default();
+        let (ops, valid) = replay(record(2, "b", Some("b2")).as_bytes(), &mut index);
+        assert!(ops.is_empty() && valid == 0 && index.last_op == 0);
     }
 
     #[test]

@@ -40,7 +40,8 @@ pub struct Index {
     pub paths: BTreeMap<String, PathEntry>,
 }
 
-/// A path's index entry before an op (`None`: the tx had not touched it).
+/// A path's index entry before an op (`None`: the tx had not touched it), or
+/// after it (`OpRecord::after`, always `Some`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Prior {
     pub path: String,
@@ -66,6 +67,12 @@ pub struct OpRecord {
     /// found by pairing its removed and added paths.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub moves: bool,
+    /// Each of `paths`' index entry after the op: what loading replays onto
+    /// `index.json` for the ops appended after it was written (`None` in records
+    /// written before the ops log was appended to, which are never replayed).
+    /// (A list, not a map: a map per record costs a tree node per record to load.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<Vec<Prior>>,
 }
 
 impl OpRecord {
@@ -88,6 +95,40 @@ pub struct Tx {
     pub index: Index,
     pub ops: Vec<OpRecord>,
     pub reads: BTreeMap<String, Option<String>>,
+    /// The identity of the files as loaded: whether a cached load is current, and
+    /// where the ops log's whole records end.
+    pub stamp: Stamp,
+}
+
+/// A file's identity and size as read (inode, size, mtime).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FileId {
+    pub ino: u64,
+    pub size: u64,
+    pub mtime: i64,
+    pub nsec: i64,
+}
+
+impl FileId {
+    pub fn of(m: &std::fs::Metadata) -> FileId {
+        use std::os::unix::fs::MetadataExt;
+        FileId {
+            ino: m.ino(),
+            size: m.size(),
+            mtime: m.mtime(),
+            nsec: m.mtime_nsec(),
+        }
+    }
+}
+
+/// What a load read: `index.json`, the ops log (`None`: none yet), and the end
+/// of the log's last record taken (a torn record a killed append left is cut
+/// there before the next append).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stamp {
+    pub index: FileId,
+    pub ops: Option<FileId>,
+    pub ops_valid: u64,
 }
 
 /// A write conflict (drift) or stale read.

@@ -1,14 +1,14 @@
 //! Staging: recording an op's changes, the ops log, drop and the staged view.
 
 use super::*;
-use std::path::PathBuf;
 
 impl Tx {
     pub(super) fn save_ops(&self, generation: u64, ops: &[OpRecord]) -> io::Result<()> {
         write_atomic(&self.dir, &ops_name(generation), &ops_text(ops)?)
     }
 
-    /// Stages one op: blobs, then the ops log, then the index (the commit point).
+    /// Stages one op: its blobs, then its record appended to the ops log (the
+    /// commit point; `index.json` is not rewritten, loading replays the record).
     /// `contents` are the bytes of every staged file state (by hash).
     pub fn stage(
         &mut self,
@@ -64,6 +64,7 @@ impl Tx {
             );
         }
         index.last_op = n;
+        let after = Some(after_entries(&index, &paths));
         let record = OpRecord {
             tx_op: n,
             command: req.command.clone(),
@@ -73,35 +74,53 @@ impl Tx {
             looked,
             prior,
             moves,
+            after,
         };
-        // Staging is not made durable op by op (see `Quick`): a kill leaves the tx
-        // as before or after the op (every file is renamed into place whole), and a
-        // power loss is caught by the `unsynced` marker, written durably first.
-        let quick = self.quick(ctx)?;
+        // Staging is not made durable op by op (see `quick`): a kill leaves the tx
+        // as before or after the op (blobs are renamed into place whole, the op's
+        // record is appended, and a torn one is ignored), and a power loss is
+        // caught by the `unsynced` marker, written durably first.
+        let sync = !self.quick(ctx)?;
         let done = (|| -> io::Result<()> {
             // The op's blobs go into the tx's own `blobs/` (see `private`):
-            // unsynced under the marker, like the ops log and index below.
-            self.put_blobs(contents, quick.is_none())?;
-            let mut ops = self.ops.clone();
-            ops.push(record.clone());
-            let text = ops_text(&ops)?;
-            let index_json = to_json(&index)?;
-            match quick {
-                Some(q) => {
-                    q.put(&ops_name(index.generation), &text)?;
-                    q.put("index.json", &index_json)?;
-                }
-                None => {
-                    write_atomic(&self.dir, &ops_name(index.generation), &text)?;
-                    write_atomic(&self.dir, "index.json", &index_json)?;
-                }
-            }
-            self.ops = ops;
-            Ok(())
+            // unsynced under the marker, like the ops log below.
+            self.put_blobs(contents, sync)?;
+            self.append_op(&record, sync)
         })();
         done.map_err(|e| io_err(ctx, &e))?;
+        self.ops.push(record);
         self.index = index;
         Ok(n)
+    }
+
+    /// Appends an op's record to the ops log (the op's commit point), first
+    /// cutting off a torn record a killed append left after the last whole one.
+    /// `sync`: the record is made durable (a tx staged without the marker).
+    fn append_op(&mut self, record: &OpRecord, sync: bool) -> io::Result<()> {
+        let mut line = to_json(record)?;
+        line.push(b'\n');
+        let f = fsx::open_append(&self.dir.join(ops_name(self.index.generation)), 0o600)?;
+        let len = f.metadata()?.len();
+        if len < self.stamp.ops_valid {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "the tx's ops log is shorter than when it was loaded",
+            ));
+        }
+        if len > self.stamp.ops_valid {
+            f.set_len(self.stamp.ops_valid)?;
+        }
+        (&f).write_all(&line)?;
+        if sync {
+            f.sync_data()?;
+            if self.stamp.ops.is_none() {
+                fsx::sync_dir(&self.dir)?;
+            }
+        }
+        let m = f.metadata()?;
+        self.stamp.ops = Some(model::FileId::of(&m));
+        self.stamp.ops_valid = m.len();
+        Ok(())
     }
 
     /// Stages an op of another tx as it was (`tx rebase` keeping an op it need not
@@ -141,19 +160,23 @@ impl Tx {
             cwd: from.cwd.clone(),
             paths: from.paths.clone(),
             looked: from.looked.clone(),
+            after: Some(after_entries(&index, &from.paths)),
             prior,
             moves: from.moves,
         };
-        let mut ops = self.ops.clone();
-        ops.push(record);
-        let done = (|| -> io::Result<()> {
-            self.save_ops(index.generation, &ops)?;
-            write_atomic(&self.dir, "index.json", &to_json(&index)?)
-        })();
-        done.map_err(|e| io_err(ctx, &e))?;
+        let sync = !self.quick(ctx)?;
+        self.append_op(&record, sync).map_err(|e| io_err(ctx, &e))?;
         self.index = index;
-        self.ops = ops;
+        self.ops.push(record);
         Ok(n)
+    }
+
+    /// Whether the ops log is as this load read it (no op appended since).
+    pub fn ops_unchanged(&self) -> bool {
+        let now = std::fs::metadata(self.dir.join(ops_name(self.index.generation)))
+            .ok()
+            .map(|m| model::FileId::of(&m));
+        now == self.stamp.ops
     }
 
     /// The entry `path` had right after op number `k` (index into `ops`).
@@ -193,9 +216,15 @@ impl Tx {
         {
             return Err(damaged(&self.id, k));
         }
+        // A new generation of the log, then the index that names it (the commit
+        // point: the dropped records are appended to past the index's `last_op`
+        // and would be replayed if the log they are in stayed).
+        let old = index.generation;
+        index.generation = old + 1;
         let done = (|| -> io::Result<()> {
-            write_atomic(&self.dir, "index.json", &to_json(&index)?)?;
             self.save_ops(index.generation, &keep)?;
+            write_atomic(&self.dir, "index.json", &to_json(&index)?)?;
+            let _ = std::fs::remove_file(self.dir.join(ops_name(old)));
             self.sync_blobs()?;
             // `tx drop` is the repair of a tx refused after a restart.
             self.mark_synced(true)
@@ -203,19 +232,8 @@ impl Tx {
         done.map_err(|e| io_err(ctx, &e))?;
         self.index = index;
         self.ops = keep;
+        self.restamp().map_err(|e| io_err(ctx, &e))?;
         Ok(dropped)
-    }
-
-    /// Records a single-file read: the file's disk hash now (null when missing).
-    pub fn record_read(&mut self, ctx: &Ctx, rel: &str) -> Result<(), CmdError> {
-        let now = disk_state(ctx, rel).map_err(|e| io_err(ctx, &e))?;
-        let h = file_hash(&now);
-        if self.reads.get(rel) == Some(&h) {
-            return Ok(());
-        }
-        self.reads.insert(rel.to_string(), h);
-        let bytes = to_json(&self.reads).map_err(|e| io_err(ctx, &e))?;
-        write_atomic(&self.dir, "reads.json", &bytes).map_err(|e| io_err(ctx, &e))
     }
 
     /// Replaces the whole write set and ops log with those of `scratch` (rebase):
@@ -240,27 +258,37 @@ impl Tx {
         done.map_err(|e| io_err(ctx, &e))?;
         self.index = index;
         self.ops = ops;
+        self.restamp().map_err(|e| io_err(ctx, &e))
+    }
+
+    /// The stamp of the files as just rewritten whole (drop, rebase): the next
+    /// append goes after the whole new log.
+    fn restamp(&mut self) -> io::Result<()> {
+        let ops = std::fs::metadata(self.dir.join(ops_name(self.index.generation)))?;
+        self.stamp = model::Stamp {
+            index: model::FileId::of(&std::fs::metadata(self.dir.join("index.json"))?),
+            ops: Some(model::FileId::of(&ops)),
+            ops_valid: ops.len(),
+        };
         Ok(())
     }
 
-    /// How this op may stage: `Some` (no syncs) once the tx's `unsynced` marker
-    /// names this boot, writing it (durably) first when it is missing; `None`
+    /// How this op may stage: `true` (no syncs) once the tx's `unsynced` marker
+    /// names this boot, writing it (durably) first when it is missing; `false`
     /// (every file synced, as before) where the boot id cannot be read. Refuses a
     /// tx staged without syncs before a restart (`damaged`).
-    fn quick(&self, ctx: &Ctx) -> Result<Option<Quick>, CmdError> {
+    fn quick(&self, ctx: &Ctx) -> Result<bool, CmdError> {
         // One read of each per staged op (this runs on every `--tx` write).
         let marker = read_marker(&self.dir);
         let boot = boot_id();
         self.refuse_other_boot(marker.as_deref(), boot.as_deref())?;
         let Some(boot) = boot else {
-            return Ok(None);
+            return Ok(false);
         };
         if marker.is_none() {
             write_atomic(&self.dir, UNSYNCED, boot.as_bytes()).map_err(|e| io_err(ctx, &e))?;
         }
-        Ok(Some(Quick {
-            dir: self.dir.clone(),
-        }))
+        Ok(true)
     }
 
     /// After the whole tx was rewritten durably (drop, rebase): no `unsynced`
@@ -389,23 +417,41 @@ fn read_marker(dir: &Path) -> Option<String> {
     Some(s.trim().to_string())
 }
 
-/// Writes of an op staged without syncs: temp file, then rename (a kill leaves the
-/// old file or the new one, whole).
-struct Quick {
-    dir: PathBuf,
+/// Records a single-file read in the tx `id`: the file's disk hash now (null
+/// when missing). Under the tx's lock, with `reads.json` the only file read.
+pub fn record_read(ctx: &Ctx, id: &str, rel: &str) -> Result<(), CmdError> {
+    if !is_tx_id(id) {
+        return Err(not_found(ctx, id));
+    }
+    let dir = root_dir(&state_dir::for_root(&ctx.root)).join(id);
+    if !dir.join("index.json").exists() {
+        return Err(not_found(ctx, id));
+    }
+    let _lock = lock::acquire_file(ctx, &dir.join("lock"), "the transaction lock")?;
+    let mut reads: BTreeMap<String, Option<String>> = match read_json(&dir.join("reads.json")) {
+        Ok(r) => r,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => BTreeMap::new(),
+        Err(e) => return Err(io_err(ctx, &e)),
+    };
+    let now = disk_state(ctx, rel).map_err(|e| io_err(ctx, &e))?;
+    let h = file_hash(&now);
+    if reads.get(rel) == Some(&h) {
+        return Ok(());
+    }
+    reads.insert(rel.to_string(), h);
+    let bytes = to_json(&reads).map_err(|e| io_err(ctx, &e))?;
+    write_atomic(&dir, "reads.json", &bytes).map_err(|e| io_err(ctx, &e))
 }
 
-impl Quick {
-    fn put(&self, name: &str, bytes: &[u8]) -> io::Result<()> {
-        fsx::replace_file(
-            &self.dir,
-            name,
-            &format!(".{name}.tmp"),
-            bytes,
-            0o600,
-            false,
-        )
-    }
+/// Each of `paths`' entry in `index` (an op's `after`).
+fn after_entries(index: &Index, paths: &[String]) -> Vec<Prior> {
+    paths
+        .iter()
+        .map(|p| Prior {
+            path: p.clone(),
+            entry: index.paths.get(p).cloned(),
+        })
+        .collect()
 }
 
 fn ops_text(ops: &[OpRecord]) -> io::Result<Vec<u8>> {

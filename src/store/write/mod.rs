@@ -188,9 +188,10 @@ fn stage(
         .map_err(|e| super::io_error(ctx, "the state directory", &e))?;
     let _lock = lock::acquire(ctx, &state)?;
     super::recovery::recover_locked(ctx, &state)?;
-    let _tlock = tx::open(ctx, id)?.lock(ctx)?;
-    ctx.files().forget();
-    let mut t = tx::open(ctx, id)?;
+    // Loaded once, under its lock; the view reads this load.
+    let (_tlock, t) = tx::open_locked(ctx, id)?;
+    let t = std::sync::Arc::new(t);
+    view::install(ctx, t.clone());
     view::track(ctx);
     let mut moves = false;
     let planned = (|| -> Result<Plan, CmdError> {
@@ -255,8 +256,11 @@ fn stage(
         contents.insert(h, bytes);
     }
     let changes = std::mem::take(&mut plan.entry_changes);
-    let n = t.stage(ctx, req, moves, &changes, &contents, looked)?;
+    drop(plan);
     ctx.files().forget();
+    let mut t = std::sync::Arc::try_unwrap(t).unwrap_or_else(|shared| (*shared).clone());
+    let n = t.stage(ctx, req, moves, &changes, &contents, looked)?;
+    view::install(ctx, std::sync::Arc::new(t));
     ctx.session.snapshots.clear();
     done.tx_op = Some(n);
     done.next_commands = next_commands;
