@@ -135,7 +135,7 @@ row_tx() { # issue 12 row 8 (the harness; the tx logic is the txblobs work's)
   mk_tree "$W/t0"
   cat > "$W/tx.sh" <<SH
 cd "\$1"
-id=\$($BIN tx begin | python3 -c 'import json,sys; print(json.load(sys.stdin)["tx"])')
+id=\$($BIN tx begin | sed -n 's/.*"tx":"\([^"]*\)".*/\1/p')
 for i in \$(seq 0 99); do $BIN edit d\$((i % 20))/f\$i.txt --old 'plain text 3 ' --new 'txt 3 ' --tx "\$id" >/dev/null; done
 $BIN tx commit "\$id" >/dev/null
 SH
