@@ -161,6 +161,51 @@ fn endless_standard_input_is_cut_at_the_input_limit() {
     }
 }
 
+/// Large content files (read into a buffer marked for huge pages) land byte for
+/// byte, whatever their size against the 2 MiB page: under, at and over the size
+/// that switches the buffer, an exact limit taken and one byte less refused.
+#[test]
+fn large_content_files_land_byte_for_byte() {
+    let env = TestEnv::new();
+    let mib = 1usize << 20;
+    for (i, size) in [4 * mib - 1, 4 * mib, 4 * mib + 1, 9 * mib + 5, 10 * mib]
+        .into_iter()
+        .enumerate()
+    {
+        let body: Vec<u8> = (0..size).map(|k| b"abcdefghij\n"[k % 11]).collect();
+        env.write("src.bin", &body);
+        let out = format!("out{i}.txt");
+        let r = env.run(&["write", &out, "--content-file", "src.bin"]);
+        assert_eq!(r.code, 0, "{size}: {}", r.stderr);
+        assert!(env.read(&out) == body, "{size}: bytes differ");
+        assert_eq!(r.json["bytes"].as_u64(), Some(size as u64));
+        let full = crate::support::sha256sum(&env.path(&out));
+        let hash = r.json["changes"][0]["hash"].as_str().unwrap_or("?");
+        assert!(full.starts_with(hash), "{size}: {hash} vs {full}");
+        let exact = format!("{size}");
+        let at = env.run(&[
+            "write",
+            "--dry-run",
+            "x.txt",
+            "--content-file",
+            "src.bin",
+            "--max-input",
+            &exact,
+        ]);
+        assert_eq!(at.code, 0, "{size}: {}", at.stderr);
+        let under = format!("{}", size - 1);
+        let over = env.run(&[
+            "write",
+            "x.txt",
+            "--content-file",
+            "src.bin",
+            "--max-input",
+            &under,
+        ]);
+        assert_eq!(over.error_code(), "refusal.too-large", "{size}");
+    }
+}
+
 #[test]
 fn an_input_at_the_limit_is_taken_and_one_byte_more_is_not() {
     let env = TestEnv::new();
