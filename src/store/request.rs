@@ -22,6 +22,13 @@ pub enum Change {
         bytes: Vec<u8>,
         mode: Option<u32>,
     },
+    /// A `Put` whose bytes' SHA-256 (hex) the command computed already (as it read
+    /// them): the plan takes it instead of hashing them again.
+    PutHashed {
+        path: PathBuf,
+        bytes: Vec<u8>,
+        hash: String,
+    },
     /// A `Put` of the file as read with one byte range replaced: the bytes
     /// `base.bytes[..range.start] + with + base.bytes[range.end..]`, written as
     /// those three pieces (the whole new file is never built in memory). `base` is

@@ -124,6 +124,16 @@ pub fn too_large(ctx: &Ctx, what: &str, limit: u64, need: Option<u64>) -> CmdErr
 /// A named input file's bytes: refused when it is not a regular file on an
 /// ordinary file system, or larger than `limit`. `arg` is the path as given.
 pub fn read_file(ctx: &Ctx, arg: &str, abs: &Path, limit: u64) -> Result<Vec<u8>, CmdError> {
+    read_input(ctx, arg, abs, limit, false).map(|(b, _)| b)
+}
+
+fn read_input(
+    ctx: &Ctx,
+    arg: &str,
+    abs: &Path,
+    limit: u64,
+    hashed: bool,
+) -> Result<(Vec<u8>, Option<String>), CmdError> {
     let io = |e: std::io::Error| {
         super::candidates::not_found_or_io(ctx, arg, abs, &e, super::candidates::Offer::Look)
     };
@@ -143,10 +153,90 @@ pub fn read_file(ctx: &Ctx, arg: &str, abs: &Path, limit: u64) -> Result<Vec<u8>
     // Room for the size stat'ed (and the byte that tells a grown file): read in
     // one go instead of from 32 bytes up, doubling and copying.
     let room = meta.len().min(limit).saturating_add(1);
-    let buf = buffer(usize::try_from(room).unwrap_or(0));
-    read_capped_into(file, limit, buf)
+    let room = usize::try_from(room).unwrap_or(0);
+    if hashed && room > HUGE_INPUT {
+        return read_hashing(file, room, limit)
+            .map_err(io)?
+            .ok_or_else(|| too_large(ctx, arg, limit, None));
+    }
+    read_capped_into(file, limit, buffer(room))
         .map_err(io)?
+        .map(|b| (b, None))
         .ok_or_else(|| too_large(ctx, arg, limit, None))
+}
+
+/// `read_file`'s bytes and, for a large file, their SHA-256 (hex), computed on a
+/// second thread chunk by chunk as the reads fill the buffer (`None`: not computed).
+pub fn read_file_hashed(
+    ctx: &Ctx,
+    arg: &str,
+    abs: &Path,
+    limit: u64,
+) -> Result<(Vec<u8>, Option<String>), CmdError> {
+    read_input(ctx, arg, abs, limit, true)
+}
+
+/// The bytes read a chunk at a time into a buffer of `room` bytes, each chunk
+/// hashed on a second thread while the next is read. A file that fills the room
+/// (it grew since its stat) is read on to `limit` and not hashed here.
+fn read_hashing(
+    mut file: File,
+    room: usize,
+    limit: u64,
+) -> std::io::Result<Option<(Vec<u8>, Option<String>)>> {
+    use sha2::{Digest, Sha256};
+    const CHUNK: usize = 1 << 20;
+    let mut buf = buffer(room);
+    buf.resize(room, 0);
+    let mut total = 0usize;
+    let hash = std::thread::scope(|s| -> std::io::Result<String> {
+        let (tx, rx) = std::sync::mpsc::channel::<&[u8]>();
+        let hasher = s.spawn(move || {
+            let mut sha = Sha256::new();
+            for part in rx {
+                sha.update(part);
+            }
+            crate::text::lines::hex(&sha.finalize())
+        });
+        let mut rest: &mut [u8] = &mut buf[..];
+        let mut read = || -> std::io::Result<()> {
+            while !rest.is_empty() {
+                let n = rest.len().min(CHUNK);
+                let (chunk, tail) = std::mem::take(&mut rest).split_at_mut(n);
+                rest = tail;
+                let mut got = 0;
+                while got < n {
+                    match file.read(&mut chunk[got..]) {
+                        Ok(0) => break,
+                        Ok(k) => got += k,
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+                total += got;
+                let done: &[u8] = chunk;
+                let _ = tx.send(&done[..got]);
+                if got < n {
+                    break;
+                }
+            }
+            Ok(())
+        };
+        let result = read();
+        drop(tx);
+        let hash = hasher
+            .join()
+            .map_err(|_| std::io::Error::other("the content's hash was not computed"));
+        result.and(hash)
+    })?;
+    buf.truncate(total);
+    if total < room {
+        return Ok(Some((buf, Some(hash))));
+    }
+    // Grown past its stat: the rest up to the limit, hashed by the plan.
+    let more = limit.saturating_add(1).saturating_sub(total as u64);
+    file.take(more).read_to_end(&mut buf)?;
+    Ok((buf.len() as u64 <= limit).then_some((buf, None)))
 }
 
 /// Opens for reading without blocking on a FIFO and without taking a terminal.
@@ -259,6 +349,28 @@ mod tests {
             b.resize(room, 0xa5);
             assert!(b.iter().all(|&x| x == 0xa5), "room {room}");
         }
+    }
+    #[test]
+    fn reads_hashed_as_they_go_match_one_hash_of_the_whole() {
+        use crate::text::lines::sha256_hex;
+        let dir = std::env::temp_dir().join(format!("aitools-hashing-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let path = dir.join("in.bin");
+        let size = (5 << 20) + 3;
+        let body: Vec<u8> = (0..size).map(|k| (k % 251) as u8).collect();
+        assert!(std::fs::write(&path, &body).is_ok());
+        let open = || File::open(&path).ok();
+        let limit = 1 << 30;
+        // As stat'ed: the bytes, and the hash of all of them.
+        let got = open().and_then(|f| read_hashing(f, size + 1, limit).ok().flatten());
+        assert_eq!(got, Some((body.clone(), Some(sha256_hex(&body)))));
+        // Grown past the room: read on to the end, hash left to the plan.
+        let got = open().and_then(|f| read_hashing(f, size - 10, limit).ok().flatten());
+        assert_eq!(got, Some((body.clone(), None)));
+        // Over the limit: refused, whatever the room.
+        let got = open().and_then(|f| read_hashing(f, size - 10, (size - 1) as u64).ok());
+        assert_eq!(got, Some(None));
+        let _ = std::fs::remove_dir_all(&dir);
     }
     #[test]
     fn kernel_file_systems_are_named() {

@@ -204,6 +204,32 @@ fn large_content_files_land_byte_for_byte() {
         ]);
         assert_eq!(over.error_code(), "refusal.too-large", "{size}");
     }
+    // Replacing a large file with large content: the answer's hash is the new file's.
+    let before = env.run(&["info", "out3.txt"]).json["hash"]
+        .as_str()
+        .unwrap_or("?")
+        .to_string();
+    let body: Vec<u8> = (0..9 * mib)
+        .map(|k| b"0123456789ABCDEF\n"[k % 17])
+        .collect();
+    env.write("src.bin", &body);
+    let r = env.run(&[
+        "write",
+        "out3.txt",
+        "--content-file",
+        "src.bin",
+        "--overwrite",
+        "--expect-hash",
+        &before,
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(env.read("out3.txt") == body, "replaced bytes differ");
+    let full = crate::support::sha256sum(&env.path("out3.txt"));
+    let hash = r.json["changes"][0]["hash"].as_str().unwrap_or("?");
+    assert!(full.starts_with(hash), "{hash} vs {full}");
+    let info = env.run(&["info", "out3.txt"]);
+    let now = info.json["hash"].as_str().unwrap_or("");
+    assert!(now.starts_with(hash) && now == full, "{}", info.stdout);
 }
 
 #[test]

@@ -64,9 +64,14 @@ pub const SPEC: CommandSpec = CommandSpec {
     run: handler!(WriteArgs, run),
 };
 
-/// The input bytes, concatenated in the order given by kind.
-fn input(ctx: &Ctx, a: &WriteArgs) -> Result<Vec<u8>, CmdError> {
+/// The input bytes, concatenated in the order given by kind, and their SHA-256
+/// when it was computed as they were read (one large `--content-file`).
+fn input(ctx: &Ctx, a: &WriteArgs) -> Result<(Vec<u8>, Option<String>), CmdError> {
     let limit = a.input_limit.bytes("write")?;
+    if let ([], [f], None, false) = (&a.content[..], &a.content_file[..], &a.stdin_data, a.stdin) {
+        let p = ctx.path_arg(f)?;
+        return input::read_file_hashed(ctx, f, &p, limit);
+    }
     let mut parts: Vec<Vec<u8>> = a.content.iter().map(|c| c.as_bytes().to_vec()).collect();
     for f in &a.content_file {
         let p = ctx.path_arg(f)?;
@@ -100,12 +105,12 @@ fn input(ctx: &Ctx, a: &WriteArgs) -> Result<Vec<u8>, CmdError> {
             need,
         ));
     }
-    Ok(all)
+    Ok((all, None))
 }
 
 pub fn run(ctx: &Ctx, a: &WriteArgs) -> Result<Output, CmdError> {
     let expect = guard::parse_expect_hash("write", &a.guard.expect_hash)?;
-    let bytes = input(ctx, a)?;
+    let (bytes, hashed) = input(ctx, a)?;
     guard::refuse_redacted("The content", &bytes)?;
     let abs = ctx.write_path_arg(&a.path, Final::Follow)?;
     let len = bytes.len();
@@ -156,10 +161,17 @@ pub fn run(ctx: &Ctx, a: &WriteArgs) -> Result<Output, CmdError> {
             } else if let Some(h) = expect.for_target(&a.path, &shown, true) {
                 guard::check_hash(&shown, h, now.as_deref())?;
             }
-            Ok(vec![Change::Put {
-                path: abs.clone(),
-                bytes,
-                mode: None,
+            Ok(vec![match hashed {
+                Some(hash) => Change::PutHashed {
+                    path: abs.clone(),
+                    bytes,
+                    hash,
+                },
+                None => Change::Put {
+                    path: abs.clone(),
+                    bytes,
+                    mode: None,
+                },
             }])
         },
     )?;

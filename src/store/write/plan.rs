@@ -413,6 +413,9 @@ impl<'a> Plan<'a> {
     pub(super) fn add(&mut self, c: Change) -> Result<(), CmdError> {
         match c {
             Change::Put { path, bytes, mode } => self.put(&path, bytes, mode),
+            Change::PutHashed { path, bytes, hash } => {
+                self.put_with(&path, bytes, None, Some(hash))
+            }
             Change::Splice {
                 path,
                 base,
@@ -434,14 +437,29 @@ impl<'a> Plan<'a> {
         bytes: Vec<u8>,
         mode: Option<u32>,
     ) -> Result<(), CmdError> {
+        self.put_with(path, bytes, mode, None)
+    }
+
+    /// `put` of bytes whose SHA-256 is `hashed` when given (else computed here).
+    fn put_with(
+        &mut self,
+        path: &Path,
+        bytes: Vec<u8>,
+        mode: Option<u32>,
+        hashed: Option<String>,
+    ) -> Result<(), CmdError> {
         let target = boundary::resolve(self.ctx, path, Final::Follow)?;
         let before = self.look(&target, true)?;
-        let hash = match &before {
-            View::File {
-                content: Some(Content::Snap(snap)),
-                ..
-            } => snap.hash_of_successor(&bytes),
-            _ => sha256_hex(&bytes),
+        let hash = match (&before, hashed) {
+            (_, Some(h)) => h,
+            (
+                View::File {
+                    content: Some(Content::Snap(snap)),
+                    ..
+                },
+                None,
+            ) => snap.hash_of_successor(&bytes),
+            (_, None) => sha256_hex(&bytes),
         };
         let content = Content::Owned(Arc::new(bytes));
         self.put_content(target, before, content, hash, mode, None)
