@@ -233,13 +233,16 @@ fn disk_stat(abs: &Path, follow: bool) -> io::Result<Stat> {
     })
 }
 
+/// The error of an I/O failure on `abs`, as the command reports it.
+fn io_at<'a>(ctx: &'a Ctx, abs: &'a Path) -> impl Fn(io::Error) -> CmdError + Copy + 'a {
+    move |e| crate::protocol::error::io_error(&ctx.command, &ctx.display_path(abs), &e)
+}
+
 impl Files<'_> {
     /// What `abs` is in the view (`follow`: a final symlink is followed, as `stat`).
     pub fn stat(&self, abs: &Path, follow: bool) -> Result<Stat, CmdError> {
         let ctx = self.ctx;
-        let io = |e: io::Error| {
-            crate::protocol::error::io_error(&ctx.command, &ctx.display_path(abs), &e)
-        };
+        let io = io_at(ctx, abs);
         if let Some(t) = active(ctx)?
             && let Some(rel) = tx_key(ctx, &t, abs, follow)
         {
@@ -261,9 +264,7 @@ impl Files<'_> {
     /// The bytes, hash and mode of the file `abs` leads to, in the view.
     pub fn load(&self, abs: &Path) -> Result<Arc<Snapshot>, CmdError> {
         let ctx = self.ctx;
-        let io = |e: io::Error| {
-            crate::protocol::error::io_error(&ctx.command, &ctx.display_path(abs), &e)
-        };
+        let io = io_at(ctx, abs);
         if let Some(t) = active(ctx)?
             && let Some(rel) = tx_key(ctx, &t, abs, true)
         {
@@ -339,9 +340,7 @@ impl Files<'_> {
     /// what the tx removed, plus what it added.
     pub fn list_dir(&self, abs: &Path) -> Result<Vec<(PathBuf, Kind)>, CmdError> {
         let ctx = self.ctx;
-        let io = |e: io::Error| {
-            crate::protocol::error::io_error(&ctx.command, &ctx.display_path(abs), &e)
-        };
+        let io = io_at(ctx, abs);
         let mut out: std::collections::BTreeMap<PathBuf, Kind> = std::collections::BTreeMap::new();
         if let Ok(rd) = std::fs::read_dir(abs) {
             for e in rd {

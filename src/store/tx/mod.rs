@@ -228,6 +228,13 @@ fn create(
 
 /// Loads the tx `id`; first settles a commit a killed process left behind.
 pub fn open(ctx: &Ctx, id: &str) -> Result<Tx, CmdError> {
+    let (state, dir) = settled(ctx, id)?;
+    load_found(ctx, &state, &dir, id)
+}
+
+/// The state and tx directories of `id` (a well-formed id), with a commit a
+/// killed process left behind settled.
+fn settled(ctx: &Ctx, id: &str) -> Result<(std::path::PathBuf, std::path::PathBuf), CmdError> {
     if !is_tx_id(id) {
         return Err(not_found(ctx, id));
     }
@@ -236,7 +243,12 @@ pub fn open(ctx: &Ctx, id: &str) -> Result<Tx, CmdError> {
     if dir.join("committing").exists() {
         settle_commit(ctx, &state, &dir)?;
     }
-    load(&state, &dir, id).map_err(|e| match e.kind() {
+    Ok((state, dir))
+}
+
+/// `load`, a missing tx answered as not found.
+fn load_found(ctx: &Ctx, state: &Path, dir: &Path, id: &str) -> Result<Tx, CmdError> {
+    load(state, dir, id).map_err(|e| match e.kind() {
         io::ErrorKind::NotFound => not_found(ctx, id),
         _ => io_err(ctx, &e),
     })
@@ -245,22 +257,12 @@ pub fn open(ctx: &Ctx, id: &str) -> Result<Tx, CmdError> {
 /// The tx `id`, loaded under its lock (held until the returned [`Lock`] drops):
 /// one load for an op that changes it. Settles a killed commit first, as `open`.
 pub fn open_locked(ctx: &Ctx, id: &str) -> Result<(Lock, Tx), CmdError> {
-    if !is_tx_id(id) {
-        return Err(not_found(ctx, id));
-    }
-    let state = state_dir::for_root(&ctx.root);
-    let dir = root_dir(&state).join(id);
-    if dir.join("committing").exists() {
-        settle_commit(ctx, &state, &dir)?;
-    }
+    let (state, dir) = settled(ctx, id)?;
     if !dir.join("index.json").exists() {
         return Err(not_found(ctx, id));
     }
     let lock = lock::acquire_file(ctx, &dir.join("lock"), "the transaction lock")?;
-    let t = load(&state, &dir, id).map_err(|e| match e.kind() {
-        io::ErrorKind::NotFound => not_found(ctx, id),
-        _ => io_err(ctx, &e),
-    })?;
+    let t = load_found(ctx, &state, &dir, id)?;
     Ok((lock, t))
 }
 
