@@ -275,9 +275,10 @@ fn run(host: Host, mode: Mode, out: Box<dyn Write + Send>, watch_signals: bool) 
     }
 
     // The command starts first and the meta line is written while it sets up
-    // (masking the first line readies the redaction tables); the stream is held
-    // meanwhile, so the command's first event still comes after the meta line.
-    let mut held = stream.hold();
+    // (masking the first line readies the redaction tables); should the command
+    // write first, the meta line goes out just before its first line, so the
+    // command's first event never waits for this thread.
+    stream.first("aoi:meta", meta);
     let events = Events::new(stream.clone());
     let (tx, rx) = std::sync::mpsc::channel();
     let args = mode.args.clone();
@@ -290,8 +291,7 @@ fn run(host: Host, mode: Mode, out: Box<dyn Write + Send>, watch_signals: bool) 
             }));
             let _ = tx.send(r);
         });
-    held.line("aoi:meta", meta);
-    drop(held);
+    stream.write_first();
     if spawned.is_err() {
         return fail(
             &stream,

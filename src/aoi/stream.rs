@@ -35,6 +35,8 @@ struct Inner {
     /// One mask over the whole stream: a secret masked in one event is masked in
     /// every later one, as in one envelope.
     mask: redact::StreamMask,
+    /// The line that goes before any other (the meta line), not written yet.
+    first: Option<(&'static str, Json)>,
 }
 
 pub struct Stream {
@@ -53,6 +55,7 @@ impl Stream {
                 ended: false,
                 streamed: Vec::new(),
                 mask: redact::StreamMask::default(),
+                first: None,
             }),
             run: ulid(),
             start: Instant::now(),
@@ -110,12 +113,18 @@ impl Stream {
         g.ended = true;
     }
 
-    /// Holds the stream: a line another thread writes waits until the guard is
-    /// dropped, so the meta line can go first while the command already runs.
-    pub fn hold(&self) -> Held<'_> {
-        Held {
-            stream: self,
-            guard: self.lock(),
+    /// Sets the line that goes before any other: whichever thread writes first
+    /// (or calls [`Stream::write_first`]) writes it, so the command's first event
+    /// waits for no other thread while the meta line still comes first.
+    pub fn first(&self, kind: &'static str, fields: Json) {
+        self.lock().first = Some((kind, fields));
+    }
+
+    /// Writes the line set by [`Stream::first`], unless a line went out already.
+    pub fn write_first(&self) {
+        let mut g = self.lock();
+        if let Some((kind, fields)) = g.first.take() {
+            self.write_one(&mut g, kind, fields);
         }
     }
 
@@ -125,6 +134,13 @@ impl Stream {
     }
 
     fn write_locked(&self, g: &mut Inner, kind: &str, fields: Json) {
+        if let Some((k, f)) = g.first.take() {
+            self.write_one(g, k, f);
+        }
+        self.write_one(g, kind, fields);
+    }
+
+    fn write_one(&self, g: &mut Inner, kind: &str, fields: Json) {
         if g.ended {
             return;
         }
@@ -163,19 +179,6 @@ impl Stream {
         {
             g.closed = true;
         }
-    }
-}
-
-/// The stream, held (see [`Stream::hold`]).
-pub struct Held<'s> {
-    stream: &'s Stream,
-    guard: std::sync::MutexGuard<'s, Inner>,
-}
-
-impl Held<'_> {
-    /// Writes one event line while others wait.
-    pub fn line(&mut self, kind: &str, fields: Json) {
-        self.stream.write_locked(&mut self.guard, kind, fields);
     }
 }
 

@@ -623,26 +623,33 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
     let mut listing = Listing::new(ctx, args, &pats, overlay, &starts, output);
     let mut files: Vec<(PathBuf, u64)> = Vec::new();
     let mut passed: Vec<(PathBuf, &'static str)> = Vec::new();
-    let mut take = |p: &Path, (c, piped, lines): Visited| {
+    // Returns whether the file had something to list (the ordered walk stops
+    // visiting files on this thread once the first has).
+    let mut take = |p: &Path, (c, piped, lines): Visited| -> bool {
+        let mut pass = |why| {
+            passed.push((p.to_path_buf(), why));
+            false
+        };
         let n = match c {
             Counted::Text(n) => n,
-            Counted::Binary(0) => return passed.push((p.to_path_buf(), "binary")),
+            Counted::Binary(0) => return pass("binary"),
             Counted::Binary(n) => n,
-            Counted::Unreadable => return passed.push((p.to_path_buf(), "unreadable")),
-            Counted::TooLarge => return passed.push((p.to_path_buf(), "too-large")),
+            Counted::Unreadable => return pass("unreadable"),
+            Counted::TooLarge => return pass("too-large"),
         };
         listing.file(p, n, piped.as_deref(), lines);
         if listing.full() {
             full.store(true, Ordering::Relaxed);
         }
         files.push((p.to_path_buf(), n));
+        n > 0
     };
     let walked = if ordered {
         scan::walk_ordered(&ctx.root, &starts, &opts, visitor, &mut take)
     } else {
         scan::walk(&ctx.root, &starts, &opts, visitor).map(|mut w| {
             for (p, c) in std::mem::take(&mut w.items) {
-                take(&p, c);
+                let _ = take(&p, c);
             }
             w
         })

@@ -5,11 +5,19 @@
 //! and the caller's work on them (a search's listing pass) overlaps the scan.
 
 use super::*;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 /// Files whose results go to the caller one by one (the first events).
 const EARLY: usize = 64;
+
+/// The calling thread visits the first files itself, before any other thread
+/// starts, until the caller has shown something (`on_item` returned true), or
+/// this many files, or this much time: the first event then waits for no thread
+/// hand-off (on a busy machine each costs a wait for a core).
+const INLINE_FILES: usize = 64;
+const INLINE_TIME: Duration = Duration::from_millis(3);
 
 /// The size of the batch that holds the `n`th entry (1-based): 1 up to the
 /// first few, then doubling up to 64.
@@ -31,7 +39,9 @@ struct Job {
 }
 
 /// [`walk`], with each kept result handed to `on_item` on the calling thread, in
-/// path order, as soon as it and every entry before it are visited. The returned
+/// path order, as soon as it and every entry before it are visited; `on_item`
+/// returns whether the caller has shown something (the first files are visited
+/// on the calling thread until it has: see [`INLINE_FILES`]). The returned
 /// `Walked` has no items (they went to `on_item`); its skipped paths, ignore
 /// source and cut are those `walk` reports. Under a tx (an overlay) or with nested
 /// starts the walk runs first and its results are handed over after it.
@@ -46,7 +56,7 @@ where
     T: Send,
     B: Fn() -> V + Sync,
     V: FnMut(&Entry) -> Option<T> + Send,
-    F: FnMut(&Path, T),
+    F: FnMut(&Path, T) -> bool,
 {
     let mut sorted = starts.to_vec();
     sorted.sort();
@@ -55,7 +65,7 @@ where
     if opts.overlay.is_some() || nested {
         let mut walked = walk(root, starts, opts, make_visitor)?;
         for (p, t) in std::mem::take(&mut walked.items) {
-            on_item(&p, t);
+            let _ = on_item(&p, t);
         }
         return Ok(walked);
     }
@@ -67,115 +77,57 @@ where
     if let Some(mut b) = plan.builder.take() {
         // Sorting each directory by name makes the depth-first listing path order.
         b.sort_by_file_name(|x, y| x.cmp(y));
-        let listing = b.build();
-        // Entries go to the workers in batches, and results come back in batches
-        // past the first ones: a hand-off per file cost three futex calls a file.
-        // The first batches are small, so the first files in path order (and
-        // their events) are not held back.
-        let (job_tx, job_rx) = mpsc::channel::<Vec<Job>>();
-        let job_rx = Mutex::new(job_rx);
-        let (res_tx, res_rx) = mpsc::channel::<Vec<(usize, PathBuf, Option<T>)>>();
+        let mut listing = b.build();
         let filters = &*plan.filters;
         let meter = &plan.meter;
-        let shared_ref = &shared;
-        let jobs = &job_rx;
-        let make_ref = &make_visitor;
-        std::thread::scope(|s| {
-            s.spawn(move || {
-                let batch: RefCell<Vec<Job>> = RefCell::new(Vec::new());
-                let mut next = 0usize;
-                let mut local = Local {
-                    visit: |e: &Entry| -> Option<()> {
-                        if let Some(d) = e.dent {
-                            let job = Job {
-                                idx: next,
-                                dent: d.clone(),
-                                kind: e.kind,
-                                depth: e.depth,
-                                meta: e.meta.clone(),
-                            };
-                            next += 1;
-                            let mut b = batch.borrow_mut();
-                            b.push(job);
-                            if b.len() >= batch_size(next) {
-                                let _ = job_tx.send(std::mem::take(&mut *b));
-                            }
-                        }
-                        None
-                    },
-                    filters,
-                    meter,
-                    acc: Acc {
-                        items: Vec::new(),
-                        skipped: Vec::new(),
-                    },
-                    shared: shared_ref,
-                };
-                for res in listing {
-                    if let ignore::WalkState::Quit = local.handle(res) {
-                        break;
+        // The first files, visited here (no thread is started for them).
+        let started = Instant::now();
+        let inline = Cell::new(0usize);
+        let shown = Cell::new(false);
+        let mut more = true;
+        {
+            let mut visit = make_visitor();
+            let on_item = &mut on_item;
+            let mut local = Local {
+                visit: |e: &Entry| -> Option<()> {
+                    inline.set(inline.get() + 1);
+                    if let Some(t) = visit(e)
+                        && on_item(e.path, t)
+                    {
+                        shown.set(true);
                     }
+                    None
+                },
+                filters,
+                meter,
+                acc: Acc {
+                    items: Vec::new(),
+                    skipped: Vec::new(),
+                },
+                shared: &shared,
+            };
+            while !shown.get() && inline.get() < INLINE_FILES && started.elapsed() < INLINE_TIME {
+                match listing.next() {
+                    None => more = false,
+                    Some(res) => more = !matches!(local.handle(res), ignore::WalkState::Quit),
                 }
-                drop(local);
-                let rest = batch.take();
-                if !rest.is_empty() {
-                    let _ = job_tx.send(rest);
-                }
-            });
-            for _ in 0..thread_count(opts) {
-                let res_tx = res_tx.clone();
-                s.spawn(move || {
-                    let mut visit = make_ref();
-                    loop {
-                        let batch = match jobs.lock() {
-                            Ok(rx) => rx.recv(),
-                            Err(p) => p.into_inner().recv(),
-                        };
-                        let Ok(batch) = batch else { break };
-                        let mut out = Vec::with_capacity(batch.len());
-                        for job in batch {
-                            let Job {
-                                idx,
-                                dent,
-                                kind,
-                                depth,
-                                meta,
-                            } = job;
-                            let t = visit(&Entry {
-                                path: dent.path(),
-                                kind,
-                                depth,
-                                meta,
-                                dent: Some(&dent),
-                                staged: None,
-                            });
-                            out.push((idx, dent.into_path(), t));
-                            // The first files' results go out one by one.
-                            if idx < EARLY && res_tx.send(std::mem::take(&mut out)).is_err() {
-                                return;
-                            }
-                        }
-                        if !out.is_empty() && res_tx.send(out).is_err() {
-                            return;
-                        }
-                    }
-                });
-            }
-            drop(res_tx);
-            let mut pending = BTreeMap::new();
-            let mut next = 0usize;
-            for batch in res_rx {
-                for (idx, p, t) in batch {
-                    pending.insert(idx, (p, t));
-                }
-                while let Some((p, t)) = pending.remove(&next) {
-                    next += 1;
-                    if let Some(t) = t {
-                        on_item(&p, t);
-                    }
+                if !more {
+                    break;
                 }
             }
-        });
+        }
+        let first = inline.get();
+        if more {
+            ordered_rest(
+                listing,
+                first,
+                &plan,
+                &shared,
+                opts,
+                &make_visitor,
+                &mut on_item,
+            );
+        }
     }
     let listed = match shared.into_inner() {
         Ok(a) => a,
@@ -186,4 +138,131 @@ where
         skipped: listed.skipped,
     };
     Ok(plan.finish(acc, &sorted, opts, &make_visitor))
+}
+
+/// The rest of the ordered walk, past the `first` files visited inline: one
+/// thread lists, the workers visit, and the calling thread takes the results in
+/// path order.
+fn ordered_rest<T, B, V, F>(
+    listing: ignore::Walk,
+    first: usize,
+    plan: &Plan,
+    shared: &Mutex<Acc<()>>,
+    opts: &ScanOptions,
+    make_visitor: &B,
+    on_item: &mut F,
+) where
+    T: Send,
+    B: Fn() -> V + Sync,
+    V: FnMut(&Entry) -> Option<T> + Send,
+    F: FnMut(&Path, T) -> bool,
+{
+    // Entries go to the workers in batches, and results come back in batches
+    // past the first ones: a hand-off per file cost three futex calls a file.
+    // The first batches are small, so the first files in path order (and
+    // their events) are not held back.
+    let (job_tx, job_rx) = mpsc::channel::<Vec<Job>>();
+    let job_rx = Mutex::new(job_rx);
+    let (res_tx, res_rx) = mpsc::channel::<Vec<(usize, PathBuf, Option<T>)>>();
+    let filters = &*plan.filters;
+    let meter = &plan.meter;
+    let shared_ref = shared;
+    let jobs = &job_rx;
+    let make_ref = make_visitor;
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            let batch: RefCell<Vec<Job>> = RefCell::new(Vec::new());
+            let mut next = first;
+            let mut local = Local {
+                visit: |e: &Entry| -> Option<()> {
+                    if let Some(d) = e.dent {
+                        let job = Job {
+                            idx: next,
+                            dent: d.clone(),
+                            kind: e.kind,
+                            depth: e.depth,
+                            meta: e.meta.clone(),
+                        };
+                        next += 1;
+                        let mut b = batch.borrow_mut();
+                        b.push(job);
+                        if b.len() >= batch_size(next - first) {
+                            let _ = job_tx.send(std::mem::take(&mut *b));
+                        }
+                    }
+                    None
+                },
+                filters,
+                meter,
+                acc: Acc {
+                    items: Vec::new(),
+                    skipped: Vec::new(),
+                },
+                shared: shared_ref,
+            };
+            for res in listing {
+                if let ignore::WalkState::Quit = local.handle(res) {
+                    break;
+                }
+            }
+            drop(local);
+            let rest = batch.take();
+            if !rest.is_empty() {
+                let _ = job_tx.send(rest);
+            }
+        });
+        for _ in 0..thread_count(opts) {
+            let res_tx = res_tx.clone();
+            s.spawn(move || {
+                let mut visit = make_ref();
+                loop {
+                    let batch = match jobs.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(p) => p.into_inner().recv(),
+                    };
+                    let Ok(batch) = batch else { break };
+                    let mut out = Vec::with_capacity(batch.len());
+                    for job in batch {
+                        let Job {
+                            idx,
+                            dent,
+                            kind,
+                            depth,
+                            meta,
+                        } = job;
+                        let t = visit(&Entry {
+                            path: dent.path(),
+                            kind,
+                            depth,
+                            meta,
+                            dent: Some(&dent),
+                            staged: None,
+                        });
+                        out.push((idx, dent.into_path(), t));
+                        // The first files' results go out one by one.
+                        if idx - first < EARLY && res_tx.send(std::mem::take(&mut out)).is_err() {
+                            return;
+                        }
+                    }
+                    if !out.is_empty() && res_tx.send(out).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(res_tx);
+        let mut pending = BTreeMap::new();
+        let mut next = first;
+        for batch in res_rx {
+            for (idx, p, t) in batch {
+                pending.insert(idx, (p, t));
+            }
+            while let Some((p, t)) = pending.remove(&next) {
+                next += 1;
+                if let Some(t) = t {
+                    let _ = on_item(&p, t);
+                }
+            }
+        }
+    });
 }
