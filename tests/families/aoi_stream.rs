@@ -230,3 +230,77 @@ fn a_named_pipe_over_the_cap_is_listed_as_too_large() {
         }
     }
 }
+
+/// The ordered walk visits its first files on the command thread (until one has
+/// something to list, or 64 files) and hands the rest to the workers. Across that
+/// boundary (a first match past the 64th file, a binary file and a match first)
+/// the streamed blocks and matches are the envelope's, on one worker thread and
+/// on several, and the counts are the same.
+#[test]
+fn aoi_search_across_the_first_files_equals_the_envelope() {
+    let env = TestEnv::new();
+    env.write("a/bin.dat", b"hit\x00\x01\x02 binary\n");
+    env.write("a/first.txt", "hit first\n");
+    for i in 0..150 {
+        let body = if [70, 71, 140].contains(&i) {
+            format!("x\nhit {i}\ny\n")
+        } else {
+            "nothing here\n".repeat(3)
+        };
+        env.write(&format!("b/f{i:03}.txt"), body);
+    }
+    env.write("c/last.txt", "hit c\n");
+    let cases: [&[&str]; 5] = [
+        &["search", "hit"],
+        &["search", "hit", "b"],
+        &["search", "hit", "b", "--limit", "1", "--offset", "1"],
+        &["search", "hit", "--output", "matches", "--offset", "1"],
+        &["search", "hit", "b", "c", "-C", "1"],
+    ];
+    for threads in ["1", "3"] {
+        for args in cases {
+            let mut a: Vec<&str> = args.to_vec();
+            a.extend(["--output", "jsonl"]);
+            let out = env
+                .command(&a)
+                .env("AITOOLS_THREADS", threads)
+                .output()
+                .expect("spawn");
+            let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .map(|l| serde_json::from_str(l).expect("a JSON line"))
+                .collect();
+            assert_eq!(events[0]["type"], "aoi:meta", "{args:?}");
+            let r = env.run(args);
+            let (kind, list) = if args.contains(&"matches") {
+                ("match", "matches")
+            } else {
+                ("block", "blocks")
+            };
+            let streamed: Vec<Value> = events
+                .iter()
+                .filter(|e| e["type"] == kind)
+                .map(|e| {
+                    let mut e = e.clone();
+                    let o = e.as_object_mut().expect("object");
+                    o.remove("aoi");
+                    o.remove("type");
+                    e
+                })
+                .collect();
+            assert!(!streamed.is_empty(), "{args:?}");
+            assert_eq!(
+                Value::Array(streamed),
+                r.json[list],
+                "{args:?} on {threads}"
+            );
+            let result = events
+                .iter()
+                .find(|e| e["type"] == "result")
+                .expect("a result event");
+            for key in ["total_matches", "files_scanned"] {
+                assert_eq!(result[key], r.json[key], "{key} of {args:?} on {threads}");
+            }
+        }
+    }
+}

@@ -17,7 +17,7 @@ const EARLY: usize = 64;
 /// this many files, or this much time: the first event then waits for no thread
 /// hand-off (on a busy machine each costs a wait for a core).
 const INLINE_FILES: usize = 64;
-const INLINE_TIME: Duration = Duration::from_millis(3);
+const INLINE_TIME: Duration = Duration::from_millis(10);
 
 /// The size of the batch that holds the `n`th entry (1-based): 1 up to the
 /// first few, then doubling up to 64.
