@@ -1,8 +1,10 @@
-//! The ordered streaming walk: one thread lists the starts in path order and
-//! hands each admitted entry to the workers the moment it is found; the caller
-//! receives each result in path order as soon as every earlier entry is done. The
-//! first results arrive while the listing and the other workers are still going,
-//! and the caller's work on them (a search's listing pass) overlaps the scan.
+//! The ordered streaming walk: the calling thread lists and visits the first
+//! files itself (the first event waits for no other thread); then one thread
+//! lists the rest of the starts in path order and hands each admitted entry to
+//! the workers the moment it is found; the caller receives each result in path
+//! order as soon as every earlier entry is done. The results arrive while the
+//! listing and the other workers are still going, and the caller's work on them
+//! (a search's listing pass) overlaps the scan.
 
 use super::*;
 use std::cell::{Cell, RefCell};
