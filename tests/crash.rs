@@ -42,6 +42,54 @@ fn scenarios() -> Vec<Scenario> {
             stdin: None,
         },
         Scenario {
+            // The state directory is made by this op (its syncs ride on the intent's).
+            name: "first op in a fresh state dir: overwrite (a blob)",
+            setup: |c| {
+                c.put("a.txt", "before\n");
+                // `info` reads no state: the directory is still missing.
+                let h = c.ok(&["info", "a.txt"])["hash"]
+                    .as_str()
+                    .unwrap()
+                    .to_string();
+                assert!(c.ws_state().is_none());
+                argv(&[
+                    "write",
+                    "a.txt",
+                    "--overwrite",
+                    "--expect-hash",
+                    &h,
+                    "--content",
+                    "after\n",
+                ])
+            },
+            stdin: None,
+        },
+        Scenario {
+            name: "a state dir missing commit/ and blobs/ (old or partly removed)",
+            setup: |c| {
+                c.put("a.txt", "before\n");
+                c.ok(&["write", "b.txt", "--content", "b\n"]);
+                let ws = c.ws_state().expect("the state directory");
+                for d in ["commit", "blobs", "journal/ids"] {
+                    std::fs::remove_dir_all(ws.join(d)).unwrap();
+                }
+                let h = c.ok(&["info", "a.txt"])["hash"]
+                    .as_str()
+                    .unwrap()
+                    .to_string();
+                argv(&[
+                    "write",
+                    "a.txt",
+                    "--overwrite",
+                    "--expect-hash",
+                    &h,
+                    "--content",
+                    "after\n",
+                ])
+            },
+            stdin: None,
+        },
+        Scenario {
             name: "overwrite one file from stdin",
             setup: |c| {
                 let body: String = (1..=300).map(|i| format!("line {i}\r\n")).collect();

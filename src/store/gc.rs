@@ -320,7 +320,8 @@ pub fn low_water(budget: u64) -> u64 {
 /// since the last collection (a store whose protected generations alone exceed
 /// the budget is not re-walked on every write). Never fails the write.
 pub fn after_write(state: &Path, added: u64, budget: u64) {
-    let (now, last) = match read_usage(state) {
+    let stored = read_usage(state);
+    let (now, last) = match stored {
         Some((n, l)) => (n.saturating_add(added), l),
         None => match blob_sizes(state) {
             Ok((sizes, _)) => (sizes.values().sum(), 0),
@@ -332,6 +333,11 @@ pub fn after_write(state: &Path, added: u64, budget: u64) {
         if collect(state, b, low_water(b), false).is_err() {
             write_usage(state, now, now);
         }
+        return;
+    }
+    // Written only when it changes: not when no blob was added, nor when there is
+    // none and no blob (recounting an empty `blobs/` costs less than the file).
+    if (added == 0 && stored.is_some()) || (stored.is_none() && now == 0) {
         return;
     }
     write_usage(state, now, last);

@@ -64,15 +64,22 @@ pub fn record_path(state: &Path, op_id: &str) -> PathBuf {
     dir(state).join(format!("{op_id}.intent"))
 }
 
-/// Creates the record with its first line and makes it durable (file and directory).
-pub fn write_first_line(state: &Path, intent: &Intent) -> io::Result<std::fs::File> {
+/// Creates the record with its first line and makes it durable (file and
+/// directory), and with it `dirs` (state directories made but not synced yet:
+/// `state_dir::ensure_deferred`): the first line's sync commits them too (ext4).
+pub fn write_first_line(
+    state: &Path,
+    intent: &Intent,
+    dirs: &[PathBuf],
+) -> io::Result<std::fs::File> {
     let line = serde_json::to_string(intent).map_err(io::Error::other)?;
     let path = record_path(state, &intent.op_id);
     let mut f = fsx::create_new(&path, 0o600)?;
     f.write_all(line.as_bytes())?;
     f.write_all(b"\n")?;
-    f.sync_data()?;
-    fsx::sync_dir(&dir(state))?;
+    let mut all = vec![dir(state)];
+    all.extend_from_slice(dirs);
+    super::state_dir::sync_files_then_dirs(&[&f], &all)?;
     Ok(f)
 }
 

@@ -73,21 +73,56 @@ pub struct Session {
     pub(crate) seen: Mutex<Option<BTreeSet<String>>>,
     /// The lock files held now (shared with each `Lock`, which removes itself).
     pub(crate) held: Arc<Mutex<Vec<PathBuf>>>,
+    /// Directories of the state directory this invocation made whose new entries
+    /// are not durable yet (`state_dir::ensure_deferred`): the write protocol syncs
+    /// them with its intent record's first line; any left are synced when the
+    /// session ends.
+    unsynced: Mutex<Vec<PathBuf>>,
 }
 
 impl Session {
     /// A session whose settings come from the environment.
     pub fn start() -> Arc<Session> {
-        Arc::new(Session {
-            settings: Settings::from_env(),
-            ..Session::default()
-        })
+        let mut s = Session::default();
+        s.settings = Settings::from_env();
+        Arc::new(s)
+    }
+
+    /// Directories to sync with the next intent record (see `unsynced`).
+    pub fn defer_sync(&self, dirs: Vec<PathBuf>) {
+        if let Ok(mut u) = self.unsynced.lock() {
+            u.extend(dirs);
+        }
+    }
+
+    /// The directories `defer_sync` left (still owed a sync).
+    pub fn unsynced(&self) -> Vec<PathBuf> {
+        self.unsynced.lock().map(|u| u.clone()).unwrap_or_default()
+    }
+
+    /// Called once the directories `unsynced` returned were synced.
+    pub fn synced(&self, dirs: &[PathBuf]) {
+        if let Ok(mut u) = self.unsynced.lock() {
+            u.retain(|d| !dirs.contains(d));
+        }
     }
 
     /// Forgets the loaded tx (after a tx op changed it).
     pub fn forget_tx(&self) {
         if let Ok(mut c) = self.tx.lock() {
             *c = None;
+        }
+    }
+}
+
+impl Drop for Session {
+    /// A session that made state directories but wrote no intent record (a dry
+    /// run, nothing to change, a refusal) syncs them on its way out, so a later
+    /// invocation that finds them can rely on them as if `ensure` had synced them.
+    fn drop(&mut self) {
+        let dirs = self.unsynced();
+        if !dirs.is_empty() {
+            let _ = super::state_dir::sync_files_then_dirs(&[], &dirs);
         }
     }
 }

@@ -177,29 +177,95 @@ fn verify_chain(root: &Path) -> Result<PathBuf, Untrusted> {
     Ok(state)
 }
 
-/// Creates the workspace's state directory and its parts (`commit/`, `journal/`,
-/// `journal/ids/`, `blobs/`), each 0700, and returns it; refuses (permission
-/// denied, with `Untrusted`'s text) a state directory someone else can write.
-pub fn ensure(root: &Path) -> std::io::Result<PathBuf> {
-    let untrusted = |u: Untrusted| std::io::Error::new(std::io::ErrorKind::PermissionDenied, u);
+/// The parts made with the state directory. `journal/ids/` is not among them: the
+/// journal makes it when it writes its first id file (id files are an index, never
+/// synced, rebuilt from the journal when missing), so no directory sync waits on it.
+const MADE: &[&str] = &["commit", "journal", "blobs"];
+
+/// Makes whatever is missing of the state directory and its parts (each 0700);
+/// returns it, the directories whose entries changed (not synced yet), and whether
+/// `commit/` was made now (then no record can be pending in it).
+fn make(root: &Path) -> std::io::Result<(PathBuf, Vec<PathBuf>, bool)> {
     base().map_err(untrusted)?;
     let state = for_root(root);
-    // Every directory is made first, then each changed one synced (fewer commits).
     let mut changed = super::fsx::create_private_dir_all(&state)?;
+    let mut commit_new = false;
     let mut created = false;
-    for sub in PARTS {
-        created |= super::fsx::ensure_private_dir(&state.join(sub))?;
+    for sub in MADE {
+        let made = super::fsx::ensure_private_dir(&state.join(sub))?;
+        commit_new |= made && *sub == "commit";
+        created |= made;
     }
     if created {
-        changed.extend([state.clone(), state.join("journal")]);
+        changed.push(state.clone());
     }
-    for d in &changed {
-        super::fsx::sync_dir(d)?;
-    }
+    Ok((state, changed, commit_new))
+}
+
+fn untrusted(u: Untrusted) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::PermissionDenied, u)
+}
+
+/// Creates the workspace's state directory and its parts (`commit/`, `journal/`,
+/// `blobs/`), each 0700, makes the new entries durable, and returns it; refuses
+/// (permission denied, with `Untrusted`'s text) a state directory someone else can
+/// write.
+pub fn ensure(root: &Path) -> std::io::Result<PathBuf> {
+    let (state, changed, _) = make(root)?;
+    // Every directory is made first, then each changed one synced (one journal
+    // commit on ext4: the first sync commits every mkdir; the rest find them done).
+    sync_files_then_dirs(&[], &changed)?;
     // Checked once everything exists, so a directory someone made first (or
     // between our mkdir and now) is judged too.
     verify(root).map_err(untrusted)?;
     Ok(state)
+}
+
+/// `ensure` for the write protocol, which leaves the syncs of what it made to the
+/// intent record's: returns the state directory and the directories whose new
+/// entries are not durable yet, to be synced with the record's first line
+/// (`intent::write_first_line`), before anything depends on them.
+///
+/// Why that is soon enough. Of a fresh state directory, the first thing whose
+/// durability anything depends on is the record's first line: it must be durable,
+/// and reachable after a power loss, before the first temp file exists in the tree
+/// (else a crash leaves a temp nothing names). Reachable means every entry on its
+/// path is durable: `commit/<op>.intent` in `commit/`, `commit` in the state
+/// directory, the state directory in `aitools/`, `aitools/` in the state home —
+/// the directories returned here plus `commit/`, all synced at that one point.
+/// `blobs` and `journal` in the state directory are synced there too, so they are
+/// durable before a blob is named (before the commit point) and before the journal
+/// line is written (after it); the journal syncs `journal/` when it creates its
+/// file, and the lock file needs no durability. Before the record nothing reads
+/// them but this process (the lock, the recovery scan of an empty `commit/`, the
+/// plan). Only when `commit/` is made now: a state directory found with `commit/`
+/// but missing some other part (an old or partly removed one) may hold records
+/// recovery finishes before the op, so it is synced here as `ensure` does.
+pub fn ensure_deferred(root: &Path) -> std::io::Result<(PathBuf, Vec<PathBuf>)> {
+    let (state, changed, commit_new) = make(root)?;
+    let unsynced = if commit_new || changed.is_empty() {
+        changed
+    } else {
+        sync_files_then_dirs(&[], &changed)?;
+        Vec::new()
+    };
+    verify(root).map_err(untrusted)?;
+    Ok((state, unsynced))
+}
+
+/// Makes `files`' data (fdatasync), then `dirs`' entries (fsync), durable, one
+/// after another on this thread (the crash harness counts and kills syscalls per
+/// thread). Files first: on a journaling filesystem (ext4) the first sync commits
+/// the running transaction, which holds every directory made before it, so the
+/// directory syncs after it mostly find nothing left to commit.
+pub fn sync_files_then_dirs(files: &[&std::fs::File], dirs: &[PathBuf]) -> std::io::Result<()> {
+    for f in files {
+        f.sync_data()?;
+    }
+    for d in dirs {
+        super::fsx::sync_dir(d)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

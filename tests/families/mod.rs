@@ -13,6 +13,7 @@ mod durable;
 mod edit;
 mod edit_splice;
 mod files;
+mod fresh_state;
 mod git;
 mod inputs;
 mod inspect;

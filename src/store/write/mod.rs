@@ -81,8 +81,10 @@ fn commit(
     req: &WriteRequest,
     build: impl FnOnce() -> Result<Vec<Change>, CmdError>,
 ) -> Result<Committed, CmdError> {
-    let state = state_dir::ensure(&ctx.root)
+    // What it makes of the state directory is synced with the intent record.
+    let (state, unsynced) = state_dir::ensure_deferred(&ctx.root)
         .map_err(|e| super::io_error(ctx, "the state directory", &e))?;
+    ctx.session.defer_sync(unsynced);
     let _lock = lock::acquire(ctx, &state)?;
     // A writer killed since this command's own recovery ran is finished first, so
     // ops reach the journal in the order they happened.

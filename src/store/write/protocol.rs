@@ -34,10 +34,12 @@ impl<'a> Plan<'a> {
             sync_dirs: std::mem::take(&mut self.sync_dirs).into_iter().collect(),
             entry,
         };
-        let mut record = intent::write_first_line(state, &intent).map_err(|e| {
+        let unsynced = ctx.session.unsynced();
+        let mut record = intent::write_first_line(state, &intent, &unsynced).map_err(|e| {
             let _ = std::fs::remove_file(intent::record_path(state, &intent.op_id));
             super::io_error(ctx, "the intent record", &e)
         })?;
+        ctx.session.synced(&unsynced);
         let prepared = (|| -> std::io::Result<()> {
             // Temp files are created beneath the root's descriptor, as the steps act.
             let tree = Tree::open(&ctx.root)?;
