@@ -37,6 +37,7 @@ mod budget;
 mod disk;
 mod filters;
 mod lister;
+use lister::Dent;
 mod order;
 mod ordered;
 mod sorted;
@@ -468,59 +469,6 @@ impl<T, V: FnMut(&Entry) -> Option<T>> Local<'_, T, V> {
         };
         if let Some(t) = (self.visit)(&entry) {
             self.acc.items.push((path.to_path_buf(), t));
-        }
-    }
-}
-
-/// A listed entry: from the ignore crate's walkers, or the ordered walk's own
-/// lister.
-#[derive(Clone)]
-enum Dent {
-    Walk(ignore::DirEntry),
-    Listed(lister::Listed),
-}
-
-impl Dent {
-    fn path(&self) -> &Path {
-        match self {
-            Dent::Walk(d) => d.path(),
-            Dent::Listed(l) => &l.path,
-        }
-    }
-
-    fn file_type(&self) -> Option<std::fs::FileType> {
-        match self {
-            Dent::Walk(d) => d.file_type(),
-            Dent::Listed(l) => Some(l.ft),
-        }
-    }
-
-    fn depth(&self) -> usize {
-        match self {
-            Dent::Walk(d) => d.depth(),
-            Dent::Listed(l) => l.depth,
-        }
-    }
-
-    fn file_name(&self) -> &std::ffi::OsStr {
-        match self {
-            Dent::Walk(d) => d.file_name(),
-            Dent::Listed(l) => l.path.file_name().unwrap_or(l.path.as_os_str()),
-        }
-    }
-
-    /// The entry's own metadata (a symlink's, not its target's).
-    fn metadata(&self) -> io::Result<Metadata> {
-        match self {
-            Dent::Walk(d) => d.metadata().map_err(into_io),
-            Dent::Listed(l) => std::fs::symlink_metadata(&l.path),
-        }
-    }
-
-    fn into_path(self) -> PathBuf {
-        match self {
-            Dent::Walk(d) => d.into_path(),
-            Dent::Listed(l) => l.path,
         }
     }
 }

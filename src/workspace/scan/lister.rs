@@ -15,7 +15,8 @@ use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use std::collections::VecDeque;
 use std::ffi::OsString;
-use std::fs::FileType;
+use std::fs::{FileType, Metadata};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -25,6 +26,59 @@ pub(super) struct Listed {
     pub path: PathBuf,
     pub ft: FileType,
     pub depth: usize,
+}
+
+/// A listed entry: from the ignore crate's walkers, or the ordered walk's own
+/// lister.
+#[derive(Clone)]
+pub(super) enum Dent {
+    Walk(ignore::DirEntry),
+    Listed(Listed),
+}
+
+impl Dent {
+    pub(super) fn path(&self) -> &Path {
+        match self {
+            Dent::Walk(d) => d.path(),
+            Dent::Listed(l) => &l.path,
+        }
+    }
+
+    pub(super) fn file_type(&self) -> Option<std::fs::FileType> {
+        match self {
+            Dent::Walk(d) => d.file_type(),
+            Dent::Listed(l) => Some(l.ft),
+        }
+    }
+
+    pub(super) fn depth(&self) -> usize {
+        match self {
+            Dent::Walk(d) => d.depth(),
+            Dent::Listed(l) => l.depth,
+        }
+    }
+
+    pub(super) fn file_name(&self) -> &std::ffi::OsStr {
+        match self {
+            Dent::Walk(d) => d.file_name(),
+            Dent::Listed(l) => l.path.file_name().unwrap_or(l.path.as_os_str()),
+        }
+    }
+
+    /// The entry's own metadata (a symlink's, not its target's).
+    pub(super) fn metadata(&self) -> io::Result<Metadata> {
+        match self {
+            Dent::Walk(d) => d.metadata().map_err(super::into_io),
+            Dent::Listed(l) => std::fs::symlink_metadata(&l.path),
+        }
+    }
+
+    pub(super) fn into_path(self) -> PathBuf {
+        match self {
+            Dent::Walk(d) => d.into_path(),
+            Dent::Listed(l) => l.path,
+        }
+    }
 }
 
 /// The ignore rules of one directory, linked to its parent's.
