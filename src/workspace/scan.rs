@@ -36,6 +36,8 @@ use std::time::SystemTime;
 mod budget;
 mod disk;
 mod filters;
+mod lister;
+use lister::Dent;
 mod order;
 mod ordered;
 mod sorted;
@@ -146,7 +148,7 @@ pub struct Entry<'a> {
     /// Levels below its start (0 for a start itself).
     pub depth: usize,
     meta: Option<Metadata>,
-    dent: Option<&'a ignore::DirEntry>,
+    dent: Option<&'a Dent>,
     staged: Option<&'a OverlayNode>,
 }
 
@@ -167,7 +169,7 @@ impl Entry<'_> {
             return Ok(m.clone());
         }
         match self.dent {
-            Some(d) => d.metadata().map_err(into_io),
+            Some(d) => d.metadata(),
             None => Err(io::Error::other("staged in a tx")),
         }
     }
@@ -371,7 +373,7 @@ impl<T, V> Drop for Local<'_, T, V> {
 }
 
 impl<T, V: FnMut(&Entry) -> Option<T>> Local<'_, T, V> {
-    fn handle(&mut self, res: Result<ignore::DirEntry, ignore::Error>) -> ignore::WalkState {
+    fn handle(&mut self, res: Result<Dent, ignore::Error>) -> ignore::WalkState {
         if self.meter.spent() {
             return ignore::WalkState::Quit;
         }
@@ -383,7 +385,7 @@ impl<T, V: FnMut(&Entry) -> Option<T>> Local<'_, T, V> {
         }
     }
 
-    fn handle_entry(&mut self, res: Result<ignore::DirEntry, ignore::Error>) {
+    fn handle_entry(&mut self, res: Result<Dent, ignore::Error>) {
         let dent = match res {
             Ok(d) => d,
             Err(e) => {
@@ -471,7 +473,7 @@ impl<T, V: FnMut(&Entry) -> Option<T>> Local<'_, T, V> {
     }
 }
 
-fn is_fifo(d: &ignore::DirEntry) -> bool {
+fn is_fifo(d: &Dent) -> bool {
     use std::os::unix::fs::FileTypeExt;
     d.file_type().is_some_and(|t| t.is_fifo())
 }
@@ -500,6 +502,9 @@ struct Plan {
     ignorer: Arc<Ignorer>,
     /// The disk walker; none when no start is on disk.
     builder: Option<ignore::WalkBuilder>,
+    /// The excludes file's rules, when the ordered walk may list with its own
+    /// lister (`lister.rs`): the walker's rules are the ones it applies.
+    own_lister: Option<(Vec<PathBuf>, Option<ignore::gitignore::Gitignore>)>,
 }
 
 impl Plan {
@@ -545,6 +550,7 @@ impl Plan {
             special,
             ignorer,
             builder: None,
+            own_lister: None,
         };
         let Some((first, rest)) = disk_starts.split_first() else {
             return Ok(plan);
@@ -587,6 +593,37 @@ impl Plan {
             }
             _ => false,
         };
+        // The ordered walk's own lister applies exactly these settings: git
+        // rules inside a work tree, an explicit excludes file, no depth limit,
+        // starts that are real (absolute, no symlink on the way) directories or
+        // files, no kernel file system in reach.
+        let plain_starts = disk_starts.iter().all(|s| {
+            s.is_absolute()
+                && std::fs::canonicalize(s).is_ok_and(|c| &c == s)
+                && std::fs::symlink_metadata(s)
+                    .is_ok_and(|m| m.file_type().is_dir() || m.file_type().is_file())
+        });
+        if use_git
+            && in_git
+            && !manual
+            && explicit_excludes
+            && !guard_pseudo
+            && opts.max_depth.is_none()
+            && plain_starts
+        {
+            let wt = crate::workspace::git::work_tree(root);
+            if let (Some(wt), Some(crate::workspace::git::ExcludesFile::Path(f))) = (wt, &excludes)
+            {
+                let explicit = if f.is_file() {
+                    let mut g = ignore::gitignore::GitignoreBuilder::new(&wt);
+                    let _ = g.add(f);
+                    g.build().ok()
+                } else {
+                    None
+                };
+                plan.own_lister = Some((disk_starts.clone(), explicit));
+            }
+        }
         b.hidden(false)
             .ignore(false)
             .parents(use_git && !manual)

@@ -4,6 +4,7 @@ mod agent;
 mod agent_examples;
 mod aoi;
 mod aoi_first_event;
+mod aoi_listing;
 mod aoi_stream;
 mod codes;
 mod conformance;

@@ -31,10 +31,13 @@ fn batch_size(n: usize) -> usize {
     }
 }
 
+/// The listing in path order: the ignore crate's walker or our own lister.
+type Listing = Box<dyn Iterator<Item = Result<Dent, ignore::Error>> + Send>;
+
 /// One admitted entry, on its way from the lister to a worker.
 struct Job {
     idx: usize,
-    dent: ignore::DirEntry,
+    dent: Dent,
     kind: Kind,
     depth: usize,
     meta: Option<Metadata>,
@@ -77,9 +80,18 @@ where
         skipped: Vec::new(),
     });
     if let Some(mut b) = plan.builder.take() {
-        // Sorting each directory by name makes the depth-first listing path order.
-        b.sort_by_file_name(|x, y| x.cmp(y));
-        let mut listing = b.build();
+        let mut listing: Listing = match plan.own_lister.take() {
+            Some((starts, explicit)) => Box::new(
+                super::lister::Lister::new(&starts, explicit, plan.filters.clone())
+                    .map(|r| r.map(Dent::Listed)),
+            ),
+            None => {
+                // Sorting each directory by name makes the depth-first listing
+                // path order.
+                b.sort_by_file_name(|x, y| x.cmp(y));
+                Box::new(b.build().map(|r| r.map(Dent::Walk)))
+            }
+        };
         let filters = &*plan.filters;
         let meter = &plan.meter;
         // The first files, visited here (no thread is started for them).
@@ -146,7 +158,7 @@ where
 /// thread lists, the workers visit, and the calling thread takes the results in
 /// path order.
 fn ordered_rest<T, B, V, F>(
-    listing: ignore::Walk,
+    listing: Listing,
     first: usize,
     plan: &Plan,
     shared: &Mutex<Acc<()>>,

@@ -76,7 +76,7 @@ where
                 },
                 runs: runs_ref,
             };
-            Box::new(move |res| sorted.local.handle(res))
+            Box::new(move |res| sorted.local.handle(res.map(Dent::Walk)))
         });
     }
     let mut runs = runs.into_inner().unwrap_or_else(|p| p.into_inner());
