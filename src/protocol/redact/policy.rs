@@ -194,7 +194,8 @@ pub fn is_code_in(v: &[u8], tight: bool) -> bool {
         }
     }
     // `str = ""`, `String = String::new()`: an annotation, then the assignment;
-    // `passwd + '@'`, `x or ''`: an expression.
+    // `passwd + '@'`, `x or ''`: an expression (each operator between blanks).
+    let blank = memchr::memchr(b' ', v).is_some();
     for op in [
         &b" = "[..],
         b" + ",
@@ -205,7 +206,7 @@ pub fn is_code_in(v: &[u8], tight: bool) -> bool {
         b" && ",
         b" ?? ",
     ] {
-        if memchr::memmem::find(v, op).is_some() {
+        if blank && memchr::memmem::find(v, op).is_some() {
             return true;
         }
     }
