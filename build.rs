@@ -2,12 +2,15 @@
 //! `agent/skills/*.md` becomes an entry of `$OUT_DIR/agent_docs.rs`, so dropping a
 //! file in registers it. A malformed file panics here, which fails the build.
 //! It also picks how the binary is linked (`link_bin`, build/link.rs: static and
-//! non-PIE on Linux with glibc; `AITOOLS_PIE=1`, `AITOOLS_STATIC=0` opt out).
+//! non-PIE on Linux with glibc; `AITOOLS_PIE=1`, `AITOOLS_STATIC=0` opt out), and
+//! writes the secret mask's tables from data/ as Rust (build/secret_tables.rs).
 
 #[path = "build/front_matter.rs"]
 mod front_matter;
 #[path = "build/link.rs"]
 mod link;
+#[path = "build/secret_tables.rs"]
+mod secret_tables;
 
 use std::path::Path;
 
@@ -16,7 +19,9 @@ fn main() {
     println!("cargo:rerun-if-changed=agent");
     println!("cargo:rerun-if-changed=build/front_matter.rs");
     println!("cargo:rerun-if-changed=build/link.rs");
+    println!("cargo:rerun-if-changed=build/secret_tables.rs");
     link_bin();
+    secret_tables();
     let agent = Path::new("agent");
     let brief_text = read(&agent.join("brief.md"));
     let brief =
@@ -49,6 +54,27 @@ fn main() {
     }
     let dest = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("agent_docs.rs");
     std::fs::write(&dest, out).unwrap_or_else(|e| panic!("{}: {e}", dest.display()));
+}
+
+/// The secret mask's tables (build/secret_tables.rs) into `$OUT_DIR`.
+fn secret_tables() {
+    let out = std::path::PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
+    for (data, dest, emit) in [
+        (
+            "data/secret-formats.tsv",
+            "secret_formats.rs",
+            secret_tables::formats as fn(&str) -> Result<String, String>,
+        ),
+        (
+            "data/redaction.txt",
+            "secret_policy.rs",
+            secret_tables::policy,
+        ),
+    ] {
+        let code = emit(&read(Path::new(data))).unwrap_or_else(|e| panic!("{e}"));
+        let dest = out.join(dest);
+        std::fs::write(&dest, code).unwrap_or_else(|e| panic!("{}: {e}", dest.display()));
+    }
 }
 
 /// Links the binary as `link::choose` says (static non-PIE on Linux with glibc;

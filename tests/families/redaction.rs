@@ -888,3 +888,32 @@ fn a_replace_sample_masks_a_secret_whose_key_the_replacement_renamed() {
     );
     assert!(!dry.stdout.contains("hunter2"), "{}", dry.stdout);
 }
+
+/// The journal records a write's argv with its secrets masked (`redact::mask_str`,
+/// which passes over what the prefilter rules out): a secret typed in `--new` never
+/// reaches the state directory's journal; plain arguments stay as typed.
+#[test]
+fn argv_secrets_are_masked_in_the_journal() {
+    let env = TestEnv::new();
+    env.write("c.txt", "one\nplain words\nthree\n");
+    let secret = "hunter2hunter2x9";
+    let new = format!("password = \"{secret}\"");
+    let r = env.run(&["edit", "c.txt", "--old", "plain words", "--new", &new]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let mut stack = vec![env.state.path().to_path_buf()];
+    let mut journal = None;
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if e.file_name() == "journal.jsonl" {
+                journal = Some(std::fs::read_to_string(&p).unwrap());
+            }
+        }
+    }
+    let journal = journal.expect("a journal.jsonl under the state directory");
+    assert!(!journal.contains(secret), "{journal}");
+    assert!(journal.contains(P), "{journal}");
+    assert!(journal.contains("\"plain words\""), "{journal}");
+}

@@ -4,9 +4,6 @@
 //! can describe: JWTs, Telegram bot tokens, Azure AD client secrets.
 
 use std::ops::Range;
-use std::sync::OnceLock;
-
-const TABLE: &str = include_str!("../../../data/secret-formats.tsv");
 
 /// A text at least this long may be a line cut at its length limit (16,384 bytes):
 /// a token at its very end may be cut short.
@@ -31,6 +28,7 @@ enum Alphabet {
 }
 
 impl Alphabet {
+    #[cfg(test)]
     fn parse(s: &str) -> Option<Alphabet> {
         Some(match s {
             "b62" => Alphabet::B62,
@@ -86,53 +84,35 @@ pub(super) struct Format {
 
 pub(super) struct Table {
     /// Sorted by prefix, longest first among equal first two bytes.
-    pub formats: Vec<Format>,
+    pub formats: &'static [Format],
     /// Bit `a * 256 + b` set when some prefix starts with bytes `a`, `b`.
-    first2: Vec<u64>,
+    first2: [u64; 1024],
+}
+
+// `const FORMATS`: data/secret-formats.tsv, sorted, written by build/secret_tables.rs.
+include!(concat!(env!("OUT_DIR"), "/secret_formats.rs"));
+
+/// The formats and their first-two-byte bitmap, both built at compile time: a
+/// process pays nothing to set them up.
+static TABLE: Table = Table {
+    formats: FORMATS,
+    first2: first2(FORMATS),
+};
+
+const fn first2(formats: &[Format]) -> [u64; 1024] {
+    let mut bits = [0u64; 1024];
+    let mut i = 0;
+    while i < formats.len() {
+        let p = formats[i].prefix;
+        let k = (p[0] as usize) << 8 | p[1] as usize;
+        bits[k / 64] |= 1 << (k % 64);
+        i += 1;
+    }
+    bits
 }
 
 pub(super) fn table() -> &'static Table {
-    static T: OnceLock<Table> = OnceLock::new();
-    T.get_or_init(|| {
-        let mut formats = Vec::new();
-        for line in TABLE.lines() {
-            if line.starts_with('#') || line.starts_with("name\t") || line.trim().is_empty() {
-                continue;
-            }
-            let cols: Vec<&'static str> = line.split('\t').collect();
-            let [name, prefix, alphabet, min, max, flags] = cols[..] else {
-                continue;
-            };
-            let (Some(alphabet), Ok(min), Ok(max)) =
-                (Alphabet::parse(alphabet), min.parse(), max.parse())
-            else {
-                continue;
-            };
-            if prefix.len() < 2 {
-                continue;
-            }
-            formats.push(Format {
-                name,
-                prefix: prefix.as_bytes(),
-                alphabet,
-                min,
-                max,
-                crc32: flags.contains("crc32"),
-                show: flags.contains("show"),
-            });
-        }
-        formats.sort_by(|a, b| {
-            a.prefix[..2]
-                .cmp(&b.prefix[..2])
-                .then(b.prefix.len().cmp(&a.prefix.len()))
-        });
-        let mut first2 = vec![0u64; 1024];
-        for f in &formats {
-            let k = usize::from(f.prefix[0]) << 8 | usize::from(f.prefix[1]);
-            first2[k / 64] |= 1 << (k % 64);
-        }
-        Table { formats, first2 }
-    })
+    &TABLE
 }
 
 /// The bytes a word is made of (a token's left edge is a byte outside this set).
@@ -384,13 +364,50 @@ pub(super) fn suffixed(b: &[u8], i: usize) -> Option<Range<usize>> {
 
 #[cfg(test)]
 mod tests {
+    use super::{Alphabet, Format};
+
+    /// data/secret-formats.tsv parsed here, apart from the build script, and sorted as
+    /// the table says: the compiled `FORMATS` is exactly this, row for row.
     #[test]
-    fn every_row_of_the_table_parses() {
-        let rows = super::TABLE
-            .lines()
-            .filter(|l| !l.starts_with('#') && !l.starts_with("name\t") && !l.trim().is_empty())
-            .count();
-        assert_eq!(super::table().formats.len(), rows);
+    fn the_compiled_table_is_the_data() {
+        let text = include_str!("../../../data/secret-formats.tsv");
+        let mut want = Vec::new();
+        for line in text.lines() {
+            if line.starts_with('#') || line.starts_with("name\t") || line.trim().is_empty() {
+                continue;
+            }
+            let cols: Vec<&str> = line.split('\t').collect();
+            let [name, prefix, alphabet, min, max, flags] = cols[..] else {
+                panic!("not 6 columns: {line}");
+            };
+            want.push(Format {
+                name,
+                prefix: prefix.as_bytes(),
+                alphabet: Alphabet::parse(alphabet).expect(line),
+                min: min.parse().expect(line),
+                max: max.parse().expect(line),
+                crc32: flags.contains("crc32"),
+                show: flags.contains("show"),
+            });
+        }
+        want.sort_by(|a, b| {
+            a.prefix[..2]
+                .cmp(&b.prefix[..2])
+                .then(b.prefix.len().cmp(&a.prefix.len()))
+        });
+        let got = super::table().formats;
+        assert_eq!(got.len(), want.len());
+        for (g, w) in got.iter().zip(&want) {
+            assert_eq!(format!("{g:?}"), format!("{w:?}"));
+        }
+        let starts: std::collections::HashSet<&[u8]> =
+            want.iter().map(|f| &f.prefix[..2]).collect();
+        let t = super::table();
+        for a in 0..=255u8 {
+            for b in 0..=255u8 {
+                assert_eq!(t.may_start(a, b), starts.contains(&[a, b][..]), "{a} {b}");
+            }
+        }
     }
 
     #[test]

@@ -290,7 +290,7 @@ impl Lines {
         }
         // A PuTTY key file inside one line (a JSON string with `\n` escapes): from
         // its private lines to the end of the line.
-        if let Some(at) = memchr::memmem::find(line, b"Private-Lines:")
+        if let Some(at) = private_lines().find(line)
             && at > 0
         {
             self.detect(s, a, a + at, out);
@@ -353,6 +353,12 @@ impl Lines {
             out.extend(kept);
         }
     }
+}
+
+/// The search for `Private-Lines:`, built once (not per line).
+fn private_lines() -> &'static memchr::memmem::Finder<'static> {
+    static F: std::sync::OnceLock<memchr::memmem::Finder<'static>> = std::sync::OnceLock::new();
+    F.get_or_init(|| memchr::memmem::Finder::new(b"Private-Lines:"))
 }
 
 /// Provider tokens, JWTs, Bearer/Basic credentials and the other structured tokens at

@@ -34,6 +34,10 @@ pub use policy::PLACEHOLDER;
 
 /// The spans of `s` that are secrets, sorted and non-overlapping.
 pub fn secret_spans(s: &str) -> Vec<Range<usize>> {
+    // A string the prefilter rules out has no secret (as in the writer).
+    if !prefilter::may_hold_secret(s.as_bytes()) {
+        return Vec::new();
+    }
     lines::spans_in(s, &mut lines::Lines::default())
         .into_iter()
         .map(|sp| sp.range)
@@ -43,6 +47,10 @@ pub fn secret_spans(s: &str) -> Vec<Range<usize>> {
 /// Replaces the secrets of `s`; `None` when there are none. The count is of secrets
 /// (a key's block counts once).
 pub fn mask_str(s: &str) -> Option<(String, usize)> {
+    // A string the prefilter rules out has no secret (as in the writer).
+    if !prefilter::may_hold_secret(s.as_bytes()) {
+        return None;
+    }
     let mut m = tree::Masker::default();
     let masked = m.string(s, &mut lines::Lines::default())?;
     Some((masked, m.count.max(1)))

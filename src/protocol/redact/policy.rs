@@ -7,8 +7,6 @@ use std::sync::OnceLock;
 
 pub const PLACEHOLDER: &str = "[REDACTED_SECRET]";
 
-const TABLE: &str = include_str!("../../../data/redaction.txt");
-
 /// How strongly a key name says its value is a secret.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Strength {
@@ -19,55 +17,19 @@ pub enum Strength {
 }
 
 pub(super) struct Policy {
-    strong_by_letter: Vec<Vec<&'static str>>,
-    weak_by_letter: Vec<Vec<&'static str>>,
-    placeholders: Vec<&'static str>,
-    types: Vec<&'static str>,
-    pub pem_labels: Vec<&'static str>,
+    strong_by_letter: &'static [&'static [&'static str]],
+    weak_by_letter: &'static [&'static [&'static str]],
+    placeholders: &'static [&'static str],
+    types: &'static [&'static str],
+    pub pem_labels: &'static [&'static str],
 }
 
+// `static POLICY`: data/redaction.txt by section, the key words by first character
+// (`a`-`z`, `0`-`9`), written by build/secret_tables.rs: built at compile time.
+include!(concat!(env!("OUT_DIR"), "/secret_policy.rs"));
+
 pub(super) fn policy() -> &'static Policy {
-    static P: OnceLock<Policy> = OnceLock::new();
-    P.get_or_init(|| {
-        let mut p = Policy {
-            strong_by_letter: vec![Vec::new(); 36],
-            weak_by_letter: vec![Vec::new(); 36],
-            placeholders: Vec::new(),
-            types: Vec::new(),
-            pem_labels: Vec::new(),
-        };
-        let mut section = "";
-        for line in TABLE.lines() {
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            if line.starts_with('[') {
-                section = line;
-                continue;
-            }
-            match section {
-                "[strong-key-words]" | "[weak-key-words]" | "[provider-words]" => {
-                    let Some(first) = line.bytes().next().filter(u8::is_ascii_alphanumeric) else {
-                        continue;
-                    };
-                    let list = if section == "[strong-key-words]" {
-                        &mut p.strong_by_letter
-                    } else {
-                        &mut p.weak_by_letter
-                    };
-                    if let Some(k) = slot(first) {
-                        list[k].push(line);
-                    }
-                }
-                "[placeholder-values]" => p.placeholders.push(line),
-                "[type-words]" => p.types.push(line),
-                "[pem-labels]" => p.pem_labels.push(line),
-                _ => {}
-            }
-        }
-        p
-    })
+    &POLICY
 }
 
 fn contains_ci(hay: &[u8], needle: &str) -> bool {
@@ -232,7 +194,8 @@ pub fn is_code_in(v: &[u8], tight: bool) -> bool {
         }
     }
     // `str = ""`, `String = String::new()`: an annotation, then the assignment;
-    // `passwd + '@'`, `x or ''`: an expression.
+    // `passwd + '@'`, `x or ''`: an expression (each operator between blanks).
+    let blank = memchr::memchr(b' ', v).is_some();
     for op in [
         &b" = "[..],
         b" + ",
@@ -243,7 +206,7 @@ pub fn is_code_in(v: &[u8], tight: bool) -> bool {
         b" && ",
         b" ?? ",
     ] {
-        if memchr::memmem::find(v, op).is_some() {
+        if blank && memchr::memmem::find(v, op).is_some() {
             return true;
         }
     }
@@ -428,4 +391,81 @@ fn decode_escapes(s: &[u8]) -> Vec<u8> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    /// data/redaction.txt read here, apart from the build script: the compiled
+    /// `POLICY` holds every entry of every section, in the file's order, each key
+    /// word under its first character.
+    #[test]
+    fn the_compiled_policy_is_the_data() {
+        let text = include_str!("../../../data/redaction.txt");
+        let mut sections: Vec<(&str, Vec<&str>)> = Vec::new();
+        for line in text.lines().map(str::trim) {
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            match line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+                Some(name) => sections.push((name, Vec::new())),
+                None => sections
+                    .last_mut()
+                    .expect("an entry before any section")
+                    .1
+                    .push(line),
+            }
+        }
+        let section = |name: &str| -> Vec<&str> {
+            sections
+                .iter()
+                .filter(|(n, _)| *n == name)
+                .flat_map(|(_, v)| v.iter().copied())
+                .collect()
+        };
+        let p = super::policy();
+        let flat = |lists: &[&[&str]]| -> Vec<String> {
+            let mut all: Vec<String> = lists
+                .iter()
+                .flat_map(|l| l.iter())
+                .map(|w| w.to_string())
+                .collect();
+            all.sort();
+            all
+        };
+        for (i, list) in p
+            .strong_by_letter
+            .iter()
+            .chain(p.weak_by_letter)
+            .enumerate()
+        {
+            let c = b"abcdefghijklmnopqrstuvwxyz0123456789"[i % 36];
+            assert!(
+                list.iter()
+                    .all(|w| w.as_bytes()[0].to_ascii_lowercase() == c),
+                "{list:?}"
+            );
+        }
+        let mut strong = section("strong-key-words");
+        strong.sort();
+        assert_eq!(flat(p.strong_by_letter), strong);
+        let mut weak = section("weak-key-words");
+        weak.extend(section("provider-words"));
+        weak.sort();
+        assert_eq!(flat(p.weak_by_letter), weak);
+        assert_eq!(p.placeholders, section("placeholder-values"));
+        assert_eq!(p.types, section("type-words"));
+        assert_eq!(p.pem_labels, section("pem-labels"));
+        let names: Vec<&str> = sections.iter().map(|(n, _)| *n).collect();
+        assert_eq!(
+            names,
+            [
+                "strong-key-words",
+                "weak-key-words",
+                "provider-words",
+                "placeholder-values",
+                "type-words",
+                "pem-labels"
+            ]
+        );
+    }
 }
