@@ -155,15 +155,15 @@ fn tx_key(ctx: &Ctx, t: &Tx, abs: &Path, follow: bool) -> Option<String> {
 /// The tx's decision for `rel`: its staged state, or missing when an ancestor is
 /// staged as anything but a directory; `None` when the disk decides.
 pub fn decide(t: &Tx, rel: &str) -> Option<State> {
-    if let Some(e) = t.index.paths.get(rel) {
-        return Some(e.staged.clone());
+    if let Some(e) = t.index.paths.entry(rel) {
+        return Some(e.staged);
     }
     let mut cur = Path::new(rel);
     while let Some(parent) = cur.parent() {
         if parent.as_os_str().is_empty() {
             break;
         }
-        if let Some(e) = t.index.paths.get(&*parent.to_string_lossy())
+        if let Some(e) = t.index.paths.entry(&parent.to_string_lossy())
             && e.staged.kind != "dir"
         {
             return Some(State::missing());
@@ -461,7 +461,7 @@ pub fn source(ctx: &Ctx, abs: &Path) -> Result<Source, CmdError> {
 /// Where a `move` op took `rel` (root-relative), from the tx's index: the op's
 /// removed and added top-level paths pair up by count or by name.
 fn moved_to(t: &Tx, op: &tx::OpRecord, rel: &str) -> Option<String> {
-    let staged_missing = |p: &str| t.index.paths.get(p).map(|e| e.staged.is_missing());
+    let staged_missing = |p: &str| t.index.paths.entry(p).map(|e| e.staged.is_missing());
     let tops = |want_missing: bool| -> Vec<&String> {
         let set: Vec<&String> = op
             .paths

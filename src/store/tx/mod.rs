@@ -296,11 +296,11 @@ fn load(state: &Path, dir: &Path, id: &str) -> io::Result<Tx> {
     let ops = match read_with_id(&dir.join(ops_name(index.generation))) {
         Ok((text, ops_id)) => {
             stamp.ops = Some(ops_id);
-            let (ops, valid) = replay(&text, &mut index);
+            let (ops, valid) = take_ops(text, &mut index);
             stamp.ops_valid = valid;
             ops
         }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => model::Ops::default(),
         Err(e) => return Err(e),
     };
     Ok(Tx {
@@ -313,6 +313,24 @@ fn load(state: &Path, dir: &Path, id: &str) -> io::Result<Tx> {
         reads,
         stamp,
     })
+}
+
+/// The ops log's records the tx holds, with `index` brought up to the last (as
+/// `replay`), and the end of the last one taken. The log is skimmed, not parsed
+/// (`model::Log`): each path's entry is looked up when asked for; an older log
+/// is replayed whole.
+fn take_ops(text: Vec<u8>, index: &mut Index) -> (model::Ops, u64) {
+    match model::Log::skim(text, index.last_op) {
+        Ok(s) => {
+            index.last_op = s.last_op;
+            index.paths.with_log(s.log.clone());
+            (model::Ops::of_log(s.log), s.valid as u64)
+        }
+        Err(text) => {
+            let (ops, valid) = replay(&text, index);
+            (ops.into(), valid)
+        }
+    }
 }
 
 /// The ops log's records the tx holds, with `index` brought up to the last: the
@@ -335,10 +353,7 @@ fn replay(text: &[u8], index: &mut Index) -> (Vec<OpRecord>, u64) {
                 continue;
             };
             for a in after {
-                match &a.entry {
-                    Some(e) => index.paths.insert(a.path.clone(), e.clone()),
-                    None => index.paths.remove(&a.path),
-                };
+                index.paths.set(a.path.clone(), a.entry.clone());
             }
             index.last_op = r.tx_op;
         }
@@ -492,6 +507,75 @@ mod tests {
         let mut index = Index::default();
         let (ops, valid) = replay(record(2, "b", Some("b2")).as_bytes(), &mut index);
         assert!(ops.is_empty() && valid == 0 && index.last_op == 0);
+    }
+
+    /// A record whose `after` sets each path to a file state, or removes it.
+    fn record_of(n: u64, after: &[(&str, Option<&str>)]) -> String {
+        let file = |h: &str| State {
+            kind: "file".into(),
+            hash: Some(h.into()),
+            ..State::default()
+        };
+        let entries: Vec<Prior> = after
+            .iter()
+            .map(|(p, h)| Prior {
+                path: p.to_string(),
+                entry: h.map(|h| PathEntry {
+                    base: file("0"),
+                    staged: file(h),
+                }),
+            })
+            .collect();
+        let r = OpRecord {
+            tx_op: n,
+            command: "edit".into(),
+            argv: vec!["edit".into(), "\"d\"".into()],
+            cwd: String::new(),
+            paths: after.iter().map(|(p, _)| p.to_string()).collect(),
+            // Named here too: a lookup must not take these for `after`'s.
+            looked: vec!["d".into(), "x".into()],
+            prior: Vec::new(),
+            moves: false,
+            after: Some(entries),
+        };
+        format!("{}\n", serde_json::to_string(&r).unwrap())
+    }
+
+    #[test]
+    fn a_skimmed_log_answers_as_the_log_replayed_whole() {
+        let logs = [
+            // Ops 1-4 past an index at 0, a gap record, a torn op 5.
+            vec![
+                record_of(1, &[("d/a", Some("a1")), ("b", Some("b1"))]),
+                record_of(2, &[("d/a", Some("a2")), ("d", Some("dd"))]),
+                record_of(4, &[("b", Some("never"))]),
+                record_of(3, &[("b", None), ("c \"q\"\\", Some("c3"))]),
+                record_of(4, &[("d/a", Some("a4"))]),
+                record_of(5, &[("d/a", Some("torn"))])[..40].to_string(),
+            ],
+            // An older build's record (`after` last): replayed whole.
+            vec![
+                record_of(1, &[("d/a", Some("a1"))]),
+                record(2, "b", Some("b2")).replacen(",\"after\":", ",\"x\":0,\"after\":", 1),
+            ],
+        ];
+        for lines in logs {
+            let text = lines.concat();
+            let mut whole = Index::default();
+            let (ops, valid) = replay(text.as_bytes(), &mut whole);
+            let mut lazy = Index::default();
+            let (lazy_ops, lazy_valid) = take_ops(text.clone().into_bytes(), &mut lazy);
+            assert_eq!(
+                (lazy.last_op, lazy_valid, lazy_ops.len()),
+                (whole.last_op, valid, ops.len())
+            );
+            for p in ["d/a", "b", "d", "c \"q\"\\", "x", "edit", "never"] {
+                assert_eq!(lazy.paths.entry(p), whole.paths.get(p).cloned(), "{p}");
+            }
+            assert_eq!(*lazy.paths, *whole.paths);
+            let seq = |o: &[OpRecord]| o.iter().map(|r| r.tx_op).collect::<Vec<_>>();
+            assert_eq!(seq(&lazy_ops), seq(&ops));
+        }
     }
 
     #[test]

@@ -20,51 +20,50 @@ impl Tx {
         looked: Vec<String>,
     ) -> Result<u64, CmdError> {
         let n = self.index.last_op + 1;
-        let mut index = self.index.clone();
+        // The op's entries, over the tx's: only the paths it touches are looked
+        // up (the whole write set is not built).
+        let mut set: BTreeMap<String, Option<PathEntry>> = BTreeMap::new();
+        let get = |set: &BTreeMap<String, Option<PathEntry>>, p: &str| match set.get(p) {
+            Some(e) => e.clone(),
+            None => self.index.paths.entry(p),
+        };
         let mut prior: Vec<Prior> = Vec::new();
         let mut paths: Vec<String> = Vec::new();
-        let mut touch = |p: &str, index: &Index| {
+        let mut touch = |p: &str, set: &BTreeMap<String, Option<PathEntry>>| {
             if !paths.iter().any(|q| q == p) {
                 paths.push(p.to_string());
                 prior.push(Prior {
                     path: p.to_string(),
-                    entry: index.paths.get(p).cloned(),
+                    entry: get(set, p),
                 });
             }
         };
         for c in changes {
             if let Some(f) = &c.from {
-                touch(f, &index);
-                let base = index
-                    .paths
-                    .get(f)
-                    .map(|e| e.base.clone())
+                touch(f, &set);
+                let base = get(&set, f)
+                    .map(|e| e.base)
                     .or_else(|| c.from_before.clone())
                     .unwrap_or_else(State::missing);
-                index.paths.insert(
-                    f.clone(),
-                    PathEntry {
-                        base,
-                        staged: State::missing(),
-                    },
-                );
+                let staged = State::missing();
+                set.insert(f.clone(), Some(PathEntry { base, staged }));
             }
-            touch(&c.path, &index);
-            let base = index
-                .paths
-                .get(&c.path)
-                .map(|e| e.base.clone())
+            touch(&c.path, &set);
+            let base = get(&set, &c.path)
+                .map(|e| e.base)
                 .unwrap_or_else(|| c.before.clone());
-            index.paths.insert(
-                c.path.clone(),
-                PathEntry {
-                    base,
-                    staged: c.after.clone(),
-                },
-            );
+            let staged = c.after.clone();
+            set.insert(c.path.clone(), Some(PathEntry { base, staged }));
         }
-        index.last_op = n;
-        let after = Some(after_entries(&index, &paths));
+        let after = Some(
+            paths
+                .iter()
+                .map(|p| Prior {
+                    path: p.clone(),
+                    entry: get(&set, p),
+                })
+                .collect(),
+        );
         let record = OpRecord {
             tx_op: n,
             command: req.command.clone(),
@@ -89,7 +88,10 @@ impl Tx {
         })();
         done.map_err(|e| io_err(ctx, &e))?;
         self.ops.push(record);
-        self.index = index;
+        for (p, e) in set {
+            self.index.paths.set(p, e);
+        }
+        self.index.last_op = n;
         Ok(n)
     }
 
@@ -186,7 +188,7 @@ impl Tx {
                 return p.entry.clone();
             }
         }
-        self.index.paths.get(path).cloned()
+        self.index.paths.entry(path)
     }
 
     /// Removes op `n` and every later one, restoring each path's entry from before.
@@ -231,7 +233,7 @@ impl Tx {
         })();
         done.map_err(|e| io_err(ctx, &e))?;
         self.index = index;
-        self.ops = keep;
+        self.ops = keep.into();
         self.restamp().map_err(|e| io_err(ctx, &e))?;
         Ok(dropped)
     }
@@ -239,7 +241,7 @@ impl Tx {
     /// Replaces the whole write set and ops log with those of `scratch` (rebase):
     /// its blobs, then a new ops generation, then the index that names it.
     pub fn replace(&mut self, ctx: &Ctx, scratch: &Tx) -> Result<(), CmdError> {
-        let (paths, ops) = (scratch.index.paths.clone(), scratch.ops.clone());
+        let (paths, ops) = (scratch.index.paths.clone(), scratch.ops.to_vec());
         let old = self.index.generation;
         let index = Index {
             last_op: ops.last().map(|r| r.tx_op).unwrap_or(0),
@@ -257,7 +259,7 @@ impl Tx {
         })();
         done.map_err(|e| io_err(ctx, &e))?;
         self.index = index;
-        self.ops = ops;
+        self.ops = ops.into();
         self.restamp().map_err(|e| io_err(ctx, &e))
     }
 
