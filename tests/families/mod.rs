@@ -22,6 +22,7 @@ mod link;
 mod mcp;
 mod notfound;
 mod op_ids;
+mod packs;
 mod process;
 mod protocol;
 mod read_cache;
