@@ -15,13 +15,14 @@
 //! A kernel without openat2 (or a seccomp filter refusing it) is found out by the
 //! first call of each `Tree` (one failed syscall per write), which then walks.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::ffi::{CString, OsStr};
 use std::fs::File;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
+use std::rc::Rc;
 
 /// The workspace root, opened once; every operation takes absolute paths below it.
 pub struct Tree {
@@ -29,7 +30,15 @@ pub struct Tree {
     fd: OwnedFd,
     /// Try openat2 first (else walk every time); cleared when the kernel refuses it.
     openat2: Cell<bool>,
+    /// Parent directories opened for `create_new` and `rename_present` (the
+    /// temps of an op and their renames: one open per directory, not per
+    /// file); forgotten by every action that adds, moves or removes an entry
+    /// other than those.
+    dirs: RefCell<Vec<(PathBuf, Rc<OwnedFd>)>>,
 }
+
+/// Parent directories a `Tree` keeps open at most.
+const DIRS_KEPT: usize = 64;
 
 /// What `lstat` reports about an entry (the final component not followed).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -178,6 +187,7 @@ impl Tree {
             root: root.to_path_buf(),
             fd,
             openat2: Cell::new(!walk_only),
+            dirs: RefCell::new(Vec::new()),
         })
     }
 
@@ -290,6 +300,34 @@ impl Tree {
         Ok((dir, cstr(name)?))
     }
 
+    /// `at`, the directory kept open (see `dirs`).
+    fn at_kept(&self, path: &Path) -> io::Result<(Rc<OwnedFd>, CString)> {
+        let parent = path.parent().unwrap_or(path);
+        let kept = self
+            .dirs
+            .borrow()
+            .iter()
+            .rev()
+            .find(|(p, _)| p == parent)
+            .map(|(_, fd)| fd.clone());
+        if let Some(fd) = kept {
+            return Ok((fd, self.final_name(path)?));
+        }
+        let (fd, name) = self.at(path)?;
+        let fd = Rc::new(fd);
+        let mut dirs = self.dirs.borrow_mut();
+        if dirs.len() >= DIRS_KEPT {
+            dirs.remove(0);
+        }
+        dirs.push((parent.to_path_buf(), fd.clone()));
+        Ok((fd, name))
+    }
+
+    /// Closes the directories `at_kept` kept (a path may name another one now).
+    fn forget(&self) {
+        self.dirs.borrow_mut().clear();
+    }
+
     /// The entry at `path` (not followed), `None` when nothing is there.
     pub fn lstat(&self, path: &Path) -> io::Result<Option<Stat>> {
         let r = self
@@ -309,7 +347,12 @@ impl Tree {
 
     /// Creates a new file with exactly `mode` (never follows or replaces anything).
     pub fn create_new(&self, path: &Path, mode: u32) -> io::Result<File> {
-        let (dir, name) = self.at(path)?;
+        Ok(self.create_new_on(path, mode)?.0)
+    }
+
+    /// `create_new`, with the device the file is on (a `fsx::Batch` needs it).
+    pub fn create_new_on(&self, path: &Path, mode: u32) -> io::Result<(File, u64)> {
+        let (dir, name) = self.at_kept(path)?;
         let fd = openat(
             dir.as_raw_fd(),
             &name,
@@ -317,10 +360,15 @@ impl Tree {
             mode as libc::mode_t,
         )?;
         let f = File::from(fd);
-        // The umask may have cleared bits the caller asked for.
-        // SAFETY: a valid descriptor of the file just created.
-        cvt(unsafe { libc::fchmod(f.as_raw_fd(), mode as libc::mode_t) })?;
-        Ok(f)
+        // The umask (or a default ACL) may have cleared bits the caller asked for.
+        // SAFETY: an all-zero `stat` is valid; fstat fills it from a valid descriptor.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        cvt(unsafe { libc::fstat(f.as_raw_fd(), &mut st) })?;
+        if st.st_mode & 0o7777 != mode & 0o7777 {
+            // SAFETY: a valid descriptor of the file just created.
+            cvt(unsafe { libc::fchmod(f.as_raw_fd(), mode as libc::mode_t) })?;
+        }
+        Ok((f, st.st_dev))
     }
 
     /// Creates a symlink at `path` whose text is `target`.
@@ -334,6 +382,7 @@ impl Tree {
 
     /// Renames the entry `from` to `to` (replacing a file or symlink there).
     pub fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        self.forget();
         let (fdir, fname) = self.at(from)?;
         self.rename_from(&fdir, &fname, from, to)
     }
@@ -342,7 +391,7 @@ impl Tree {
     /// (A temp file beside its target: one directory open for the look and the
     /// rename, where `lstat` then `rename` opened it three times.)
     pub fn rename_present(&self, from: &Path, to: &Path) -> io::Result<bool> {
-        let (fdir, fname) = match self.at(from) {
+        let (fdir, fname) = match self.at_kept(from) {
             Ok(x) => x,
             Err(e) if is_absent(&e) => return Ok(false),
             Err(e) => return Err(e),
@@ -371,6 +420,7 @@ impl Tree {
             Err(e) if is_absent(&e) => return Ok(false),
             Err(e) => return Err(e),
         }
+        self.forget();
         self.rename_from(&fdir, &fname, from, to)?;
         Ok(true)
     }
@@ -419,6 +469,7 @@ impl Tree {
     /// Renames `from` to `to` when the entry at `from` has this identity; returns
     /// whether it did (a step already done finds another entry, or none).
     pub fn rename_if(&self, from: &Path, id: (u64, u64), to: &Path) -> io::Result<bool> {
+        self.forget();
         let (fdir, fname) = match self.at(from) {
             Ok(x) => x,
             Err(e) if is_absent(&e) => return Ok(false),
@@ -437,6 +488,7 @@ impl Tree {
     /// Removes the file or symlink (`dir` false) or empty directory (`dir` true) at
     /// `path` when it has this identity; nothing there is fine.
     pub fn remove_if(&self, path: &Path, id: (u64, u64), dir: bool) -> io::Result<()> {
+        self.forget();
         let (pdir, name) = match self.at(path) {
             Ok(x) => x,
             Err(e) if is_absent(&e) => return Ok(()),
@@ -460,6 +512,7 @@ impl Tree {
     /// Removes the file or symlink at `path` if one is there. A path whose way
     /// holds a symlink has nothing of ours beneath the root: that is fine too.
     pub fn remove_file(&self, path: &Path) -> io::Result<()> {
+        self.forget();
         let (pdir, name) = match self.at(path) {
             Ok(x) => x,
             Err(e) if is_absent(&e) => return Ok(()),
@@ -477,6 +530,7 @@ impl Tree {
     /// Creates the directory `path` (an existing directory is fine; anything else
     /// there is an error).
     pub fn mkdir(&self, path: &Path) -> io::Result<()> {
+        self.forget();
         let (dir, name) = self.at(path)?;
         // SAFETY: valid C string and descriptor.
         match cvt(unsafe { libc::mkdirat(dir.as_raw_fd(), name.as_ptr(), 0o777) }) {

@@ -35,6 +35,10 @@ impl<'a> Plan<'a> {
         } else {
             (Vec::new(), self.blobs.iter().collect())
         };
+        let loose: Vec<&BlobJob> = loose
+            .into_iter()
+            .filter(|b| !blobs::exists(state, &b.hash))
+            .collect();
         let pack_tmp = blobs::dir(state).join(format!(".{}-pack.tmp", self.op_id));
         let mut blob_tmps: Vec<PathBuf> = loose.iter().map(|b| b.tmp.clone()).collect();
         if !packed.is_empty() {
@@ -104,12 +108,12 @@ impl<'a> Plan<'a> {
                         mode,
                         mtime,
                     } => {
-                        let mut f = tree.create_new(&t.path, *mode)?;
+                        let (mut f, dev) = tree.create_new_on(&t.path, *mode)?;
                         fsx::write_pieces(&mut f, &content.pieces())?;
                         if let Some(m) = mtime {
                             f.set_modified(fsx::to_system_time(*m))?;
                         }
-                        batch.written(f)?;
+                        batch.written_on(f, dev)?;
                     }
                     TempKind::Symlink { target } => {
                         tree.symlink(std::ffi::OsStr::new(target), &t.path)?;
