@@ -30,15 +30,10 @@ pub struct Tree {
     fd: OwnedFd,
     /// Try openat2 first (else walk every time); cleared when the kernel refuses it.
     openat2: Cell<bool>,
-    /// Parent directories opened for `create_new` and `rename_present` (the
-    /// temps of an op and their renames: one open per directory, not per
-    /// file); forgotten by every action that adds, moves or removes an entry
-    /// other than those.
+    /// Parents kept open (up to 64) for the temps of an op and their renames;
+    /// forgotten by any other action that adds, moves or removes an entry.
     dirs: RefCell<Vec<(PathBuf, Rc<OwnedFd>)>>,
 }
-
-/// Parent directories a `Tree` keeps open at most.
-const DIRS_KEPT: usize = 64;
 
 /// What `lstat` reports about an entry (the final component not followed).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -303,29 +298,16 @@ impl Tree {
     /// `at`, the directory kept open (see `dirs`).
     fn at_kept(&self, path: &Path) -> io::Result<(Rc<OwnedFd>, CString)> {
         let parent = path.parent().unwrap_or(path);
-        let kept = self
-            .dirs
-            .borrow()
-            .iter()
-            .rev()
-            .find(|(p, _)| p == parent)
-            .map(|(_, fd)| fd.clone());
-        if let Some(fd) = kept {
-            return Ok((fd, self.final_name(path)?));
+        if let Some((_, fd)) = self.dirs.borrow().iter().find(|(p, _)| p == parent) {
+            return Ok((fd.clone(), self.final_name(path)?));
         }
         let (fd, name) = self.at(path)?;
         let fd = Rc::new(fd);
         let mut dirs = self.dirs.borrow_mut();
-        if dirs.len() >= DIRS_KEPT {
-            dirs.remove(0);
-        }
+        let full = dirs.len() >= 64;
+        dirs.drain(..usize::from(full));
         dirs.push((parent.to_path_buf(), fd.clone()));
         Ok((fd, name))
-    }
-
-    /// Closes the directories `at_kept` kept (a path may name another one now).
-    fn forget(&self) {
-        self.dirs.borrow_mut().clear();
     }
 
     /// The entry at `path` (not followed), `None` when nothing is there.
@@ -345,13 +327,9 @@ impl Tree {
         Ok(self.lstat(path)?.map(|s| (s.dev, s.ino)))
     }
 
-    /// Creates a new file with exactly `mode` (never follows or replaces anything).
-    pub fn create_new(&self, path: &Path, mode: u32) -> io::Result<File> {
-        Ok(self.create_new_on(path, mode)?.0)
-    }
-
-    /// `create_new`, with the device the file is on (a `fsx::Batch` needs it).
-    pub fn create_new_on(&self, path: &Path, mode: u32) -> io::Result<(File, u64)> {
+    /// Creates a new file with exactly `mode` (never follows or replaces
+    /// anything); with the device it is on (a `fsx::Batch` needs it).
+    pub fn create_new(&self, path: &Path, mode: u32) -> io::Result<(File, u64)> {
         let (dir, name) = self.at_kept(path)?;
         let fd = openat(
             dir.as_raw_fd(),
@@ -361,9 +339,7 @@ impl Tree {
         )?;
         let f = File::from(fd);
         // The umask (or a default ACL) may have cleared bits the caller asked for.
-        // SAFETY: an all-zero `stat` is valid; fstat fills it from a valid descriptor.
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        cvt(unsafe { libc::fstat(f.as_raw_fd(), &mut st) })?;
+        let st = fstat(f.as_raw_fd())?;
         if st.st_mode & 0o7777 != mode & 0o7777 {
             // SAFETY: a valid descriptor of the file just created.
             cvt(unsafe { libc::fchmod(f.as_raw_fd(), mode as libc::mode_t) })?;
@@ -382,7 +358,7 @@ impl Tree {
 
     /// Renames the entry `from` to `to` (replacing a file or symlink there).
     pub fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
-        self.forget();
+        self.dirs.borrow_mut().clear(); // A path may name another dir now.
         let (fdir, fname) = self.at(from)?;
         self.rename_from(&fdir, &fname, from, to)
     }
@@ -420,7 +396,7 @@ impl Tree {
             Err(e) if is_absent(&e) => return Ok(false),
             Err(e) => return Err(e),
         }
-        self.forget();
+        self.dirs.borrow_mut().clear(); // A path may name another dir now.
         self.rename_from(&fdir, &fname, from, to)?;
         Ok(true)
     }
@@ -469,7 +445,7 @@ impl Tree {
     /// Renames `from` to `to` when the entry at `from` has this identity; returns
     /// whether it did (a step already done finds another entry, or none).
     pub fn rename_if(&self, from: &Path, id: (u64, u64), to: &Path) -> io::Result<bool> {
-        self.forget();
+        self.dirs.borrow_mut().clear(); // A path may name another dir now.
         let (fdir, fname) = match self.at(from) {
             Ok(x) => x,
             Err(e) if is_absent(&e) => return Ok(false),
@@ -488,7 +464,7 @@ impl Tree {
     /// Removes the file or symlink (`dir` false) or empty directory (`dir` true) at
     /// `path` when it has this identity; nothing there is fine.
     pub fn remove_if(&self, path: &Path, id: (u64, u64), dir: bool) -> io::Result<()> {
-        self.forget();
+        self.dirs.borrow_mut().clear(); // A path may name another dir now.
         let (pdir, name) = match self.at(path) {
             Ok(x) => x,
             Err(e) if is_absent(&e) => return Ok(()),
@@ -512,7 +488,7 @@ impl Tree {
     /// Removes the file or symlink at `path` if one is there. A path whose way
     /// holds a symlink has nothing of ours beneath the root: that is fine too.
     pub fn remove_file(&self, path: &Path) -> io::Result<()> {
-        self.forget();
+        self.dirs.borrow_mut().clear(); // A path may name another dir now.
         let (pdir, name) = match self.at(path) {
             Ok(x) => x,
             Err(e) if is_absent(&e) => return Ok(()),
@@ -530,7 +506,7 @@ impl Tree {
     /// Creates the directory `path` (an existing directory is fine; anything else
     /// there is an error).
     pub fn mkdir(&self, path: &Path) -> io::Result<()> {
-        self.forget();
+        self.dirs.borrow_mut().clear(); // A path may name another dir now.
         let (dir, name) = self.at(path)?;
         // SAFETY: valid C string and descriptor.
         match cvt(unsafe { libc::mkdirat(dir.as_raw_fd(), name.as_ptr(), 0o777) }) {
@@ -783,7 +759,7 @@ mod tests {
         let f = root.join("d/a");
         {
             use std::io::Write;
-            let mut h = tree.create_new(&f, 0o640).unwrap();
+            let mut h = tree.create_new(&f, 0o640).unwrap().0;
             h.write_all(b"x").unwrap();
         }
         assert_eq!(std::fs::read(&f).unwrap(), b"x");

@@ -108,7 +108,7 @@ impl<'a> Plan<'a> {
                         mode,
                         mtime,
                     } => {
-                        let (mut f, dev) = tree.create_new_on(&t.path, *mode)?;
+                        let (mut f, dev) = tree.create_new(&t.path, *mode)?;
                         fsx::write_pieces(&mut f, &content.pieces())?;
                         if let Some(m) = mtime {
                             f.set_modified(fsx::to_system_time(*m))?;
