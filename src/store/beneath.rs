@@ -15,13 +15,14 @@
 //! A kernel without openat2 (or a seccomp filter refusing it) is found out by the
 //! first call of each `Tree` (one failed syscall per write), which then walks.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::ffi::{CString, OsStr};
 use std::fs::File;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
+use std::rc::Rc;
 
 /// The workspace root, opened once; every operation takes absolute paths below it.
 pub struct Tree {
@@ -29,6 +30,9 @@ pub struct Tree {
     fd: OwnedFd,
     /// Try openat2 first (else walk every time); cleared when the kernel refuses it.
     openat2: Cell<bool>,
+    /// Parents kept open (up to 64) for the temps of an op and their renames;
+    /// forgotten by any other action that adds, moves or removes an entry.
+    dirs: RefCell<Vec<(PathBuf, Rc<OwnedFd>)>>,
 }
 
 /// What `lstat` reports about an entry (the final component not followed).
@@ -178,6 +182,7 @@ impl Tree {
             root: root.to_path_buf(),
             fd,
             openat2: Cell::new(!walk_only),
+            dirs: RefCell::new(Vec::new()),
         })
     }
 
@@ -290,6 +295,21 @@ impl Tree {
         Ok((dir, cstr(name)?))
     }
 
+    /// `at`, the directory kept open (see `dirs`).
+    fn at_kept(&self, path: &Path) -> io::Result<(Rc<OwnedFd>, CString)> {
+        let parent = path.parent().unwrap_or(path);
+        if let Some((_, fd)) = self.dirs.borrow().iter().find(|(p, _)| p == parent) {
+            return Ok((fd.clone(), self.final_name(path)?));
+        }
+        let (fd, name) = self.at(path)?;
+        let fd = Rc::new(fd);
+        let mut dirs = self.dirs.borrow_mut();
+        let full = dirs.len() >= 64;
+        dirs.drain(..usize::from(full));
+        dirs.push((parent.to_path_buf(), fd.clone()));
+        Ok((fd, name))
+    }
+
     /// The entry at `path` (not followed), `None` when nothing is there.
     pub fn lstat(&self, path: &Path) -> io::Result<Option<Stat>> {
         let r = self
@@ -307,9 +327,10 @@ impl Tree {
         Ok(self.lstat(path)?.map(|s| (s.dev, s.ino)))
     }
 
-    /// Creates a new file with exactly `mode` (never follows or replaces anything).
-    pub fn create_new(&self, path: &Path, mode: u32) -> io::Result<File> {
-        let (dir, name) = self.at(path)?;
+    /// Creates a new file with exactly `mode` (never follows or replaces
+    /// anything); with the device it is on (a `fsx::Batch` needs it).
+    pub fn create_new(&self, path: &Path, mode: u32) -> io::Result<(File, u64)> {
+        let (dir, name) = self.at_kept(path)?;
         let fd = openat(
             dir.as_raw_fd(),
             &name,
@@ -317,10 +338,13 @@ impl Tree {
             mode as libc::mode_t,
         )?;
         let f = File::from(fd);
-        // The umask may have cleared bits the caller asked for.
-        // SAFETY: a valid descriptor of the file just created.
-        cvt(unsafe { libc::fchmod(f.as_raw_fd(), mode as libc::mode_t) })?;
-        Ok(f)
+        // The umask (or a default ACL) may have cleared bits the caller asked for.
+        let st = fstat(f.as_raw_fd())?;
+        if st.st_mode & 0o7777 != mode & 0o7777 {
+            // SAFETY: a valid descriptor of the file just created.
+            cvt(unsafe { libc::fchmod(f.as_raw_fd(), mode as libc::mode_t) })?;
+        }
+        Ok((f, st.st_dev))
     }
 
     /// Creates a symlink at `path` whose text is `target`.
@@ -334,6 +358,7 @@ impl Tree {
 
     /// Renames the entry `from` to `to` (replacing a file or symlink there).
     pub fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        self.dirs.borrow_mut().clear(); // A path may name another dir now.
         let (fdir, fname) = self.at(from)?;
         self.rename_from(&fdir, &fname, from, to)
     }
@@ -342,7 +367,7 @@ impl Tree {
     /// (A temp file beside its target: one directory open for the look and the
     /// rename, where `lstat` then `rename` opened it three times.)
     pub fn rename_present(&self, from: &Path, to: &Path) -> io::Result<bool> {
-        let (fdir, fname) = match self.at(from) {
+        let (fdir, fname) = match self.at_kept(from) {
             Ok(x) => x,
             Err(e) if is_absent(&e) => return Ok(false),
             Err(e) => return Err(e),
@@ -371,6 +396,7 @@ impl Tree {
             Err(e) if is_absent(&e) => return Ok(false),
             Err(e) => return Err(e),
         }
+        self.dirs.borrow_mut().clear(); // A path may name another dir now.
         self.rename_from(&fdir, &fname, from, to)?;
         Ok(true)
     }
@@ -419,6 +445,7 @@ impl Tree {
     /// Renames `from` to `to` when the entry at `from` has this identity; returns
     /// whether it did (a step already done finds another entry, or none).
     pub fn rename_if(&self, from: &Path, id: (u64, u64), to: &Path) -> io::Result<bool> {
+        self.dirs.borrow_mut().clear(); // A path may name another dir now.
         let (fdir, fname) = match self.at(from) {
             Ok(x) => x,
             Err(e) if is_absent(&e) => return Ok(false),
@@ -437,6 +464,7 @@ impl Tree {
     /// Removes the file or symlink (`dir` false) or empty directory (`dir` true) at
     /// `path` when it has this identity; nothing there is fine.
     pub fn remove_if(&self, path: &Path, id: (u64, u64), dir: bool) -> io::Result<()> {
+        self.dirs.borrow_mut().clear(); // A path may name another dir now.
         let (pdir, name) = match self.at(path) {
             Ok(x) => x,
             Err(e) if is_absent(&e) => return Ok(()),
@@ -460,6 +488,7 @@ impl Tree {
     /// Removes the file or symlink at `path` if one is there. A path whose way
     /// holds a symlink has nothing of ours beneath the root: that is fine too.
     pub fn remove_file(&self, path: &Path) -> io::Result<()> {
+        self.dirs.borrow_mut().clear(); // A path may name another dir now.
         let (pdir, name) = match self.at(path) {
             Ok(x) => x,
             Err(e) if is_absent(&e) => return Ok(()),
@@ -477,6 +506,7 @@ impl Tree {
     /// Creates the directory `path` (an existing directory is fine; anything else
     /// there is an error).
     pub fn mkdir(&self, path: &Path) -> io::Result<()> {
+        self.dirs.borrow_mut().clear(); // A path may name another dir now.
         let (dir, name) = self.at(path)?;
         // SAFETY: valid C string and descriptor.
         match cvt(unsafe { libc::mkdirat(dir.as_raw_fd(), name.as_ptr(), 0o777) }) {
@@ -729,7 +759,7 @@ mod tests {
         let f = root.join("d/a");
         {
             use std::io::Write;
-            let mut h = tree.create_new(&f, 0o640).unwrap();
+            let mut h = tree.create_new(&f, 0o640).unwrap().0;
             h.write_all(b"x").unwrap();
         }
         assert_eq!(std::fs::read(&f).unwrap(), b"x");

@@ -6,7 +6,7 @@
 //! write) where the file system has them, else a copy; it is 0600 in the 0700
 //! `blobs/`, and its hash is checked when undo reads it back.
 
-use super::fsx;
+use super::{fsx, pack};
 use crate::text::lines::sha256_hex;
 use sha2::{Digest, Sha256};
 use std::io::{self, Read, Seek};
@@ -35,9 +35,22 @@ fn sound(p: &Path) -> bool {
         .is_ok_and(|m| m.is_file() && m.nlink() == 1 && m.mode() & 0o077 == 0)
 }
 
-/// Reads a blob's bytes.
+/// Reads a blob's bytes: its own file, else from a pack (see [`read_in`]).
 pub fn read(state: &Path, hash: &str) -> io::Result<Vec<u8>> {
-    let mut f = fsx::open_read_nofollow(&path(state, hash))?;
+    read_in(state, hash, None)
+}
+
+/// Reads a blob's bytes: its own file, else the pack of the op `hint` (the op
+/// that kept it, when the caller knows it), else any pack that holds it. The
+/// error is the own file's when no pack holds it.
+pub fn read_in(state: &Path, hash: &str, hint: Option<&str>) -> io::Result<Vec<u8>> {
+    let mut f = match fsx::open_read_nofollow(&path(state, hash)) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return pack::find(state, hash, hint)?.ok_or(e);
+        }
+        Err(e) => return Err(e),
+    };
     let mut out = Vec::new();
     f.read_to_end(&mut out)?;
     Ok(out)
@@ -46,7 +59,12 @@ pub fn read(state: &Path, hash: &str) -> io::Result<Vec<u8>> {
 /// Reads a blob and checks that its bytes still hash to its name
 /// (`InvalidData` when they do not).
 pub fn read_verified(state: &Path, hash: &str) -> io::Result<Vec<u8>> {
-    let bytes = read(state, hash)?;
+    read_verified_in(state, hash, None)
+}
+
+/// `read_verified` through [`read_in`].
+pub fn read_verified_in(state: &Path, hash: &str, hint: Option<&str>) -> io::Result<Vec<u8>> {
+    let bytes = read_in(state, hash, hint)?;
     if sha256_hex(&bytes) != hash {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,

@@ -136,6 +136,17 @@ impl Batch {
         Ok(())
     }
 
+    /// `written`, for a file known to be on `dev` (no stat to learn it).
+    pub fn written_on(&mut self, f: File, dev: u64) -> io::Result<()> {
+        if self.each {
+            return self.written(f);
+        }
+        if !self.devs.iter().any(|(d, _)| *d == dev) {
+            self.devs.push((dev, f));
+        }
+        Ok(())
+    }
+
     /// Waits until every file taken is durable.
     pub fn sync(self) -> io::Result<()> {
         for f in &self.files {

@@ -13,7 +13,7 @@
 
 use super::journal::{self, Entry};
 use super::tx::model as tx;
-use super::{blobs, fsx, intent};
+use super::{blobs, fsx, intent, pack};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -131,10 +131,39 @@ fn blob_sizes(state: &Path) -> io::Result<(BTreeMap<String, u64>, Vec<PathBuf>)>
             temps.push(e.path());
             continue;
         }
+        // `packs/` (see `packs_on_disk`).
+        if e.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
         let len = e.metadata().map(|m| m.len()).unwrap_or(0);
         sizes.insert(name, len);
     }
     Ok((sizes, temps))
+}
+
+/// A pack on disk: its name, size and the distinct blobs it holds.
+struct PackOnDisk {
+    name: String,
+    len: u64,
+    hashes: Vec<String>,
+}
+
+/// Every pack whose index reads (one that does not is kept: nothing says what
+/// it holds).
+fn packs_on_disk(state: &Path) -> io::Result<Vec<PackOnDisk>> {
+    let mut out = Vec::new();
+    for name in pack::names(state)? {
+        let p = pack::path(state, &name);
+        let Ok(items) = pack::items(&p) else {
+            continue;
+        };
+        let len = std::fs::symlink_metadata(&p).map(|m| m.len()).unwrap_or(0);
+        let mut hashes: Vec<String> = items.into_iter().map(|i| i.hash).collect();
+        hashes.sort_unstable();
+        hashes.dedup();
+        out.push(PackOnDisk { name, len, hashes });
+    }
+    Ok(out)
 }
 
 /// Every 64-hex token in the files under `dir` (open txs, pending intent records):
@@ -242,13 +271,32 @@ pub fn collect(state: &Path, budget: u64, target: u64, dry_run: bool) -> io::Res
         }
     }
     let (sizes, temps) = blob_sizes(state)?;
-    let total: u64 = sizes.values().sum();
+    let packs = packs_on_disk(state)?;
+    let total: u64 = sizes.values().sum::<u64>() + packs.iter().map(|p| p.len).sum::<u64>();
     let mut remove: Vec<String> = Vec::new();
     let mut freed = 0u64;
+    // A pack goes when no blob it holds is named any more, or kept loose too
+    // (`live` counts the others; reads take a loose blob first).
+    let needed = |h: &str, refs: &HashMap<&str, usize>| {
+        !sizes.contains_key(h) && (pinned.contains(h) || refs.get(h).copied().unwrap_or(0) > 0)
+    };
+    let mut live: Vec<usize> = packs
+        .iter()
+        .map(|p| p.hashes.iter().filter(|h| needed(h, &refs)).count())
+        .collect();
+    let mut in_packs: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, p) in packs.iter().enumerate() {
+        for h in &p.hashes {
+            in_packs.entry(h.as_str()).or_default().push(i);
+        }
+    }
+    let mut remove_packs: Vec<usize> = (0..packs.len()).filter(|&i| live[i] == 0).collect();
+    freed += remove_packs.iter().map(|&i| packs[i].len).sum::<u64>();
     let free = |h: &str, remove: &mut Vec<String>, freed: &mut u64| {
-        if let Some(len) = sizes.get(h)
-            && !pinned.contains(h)
-        {
+        if pinned.contains(h) {
+            return;
+        }
+        if let Some(len) = sizes.get(h) {
             remove.push(h.to_string());
             *freed += len;
         }
@@ -273,13 +321,23 @@ pub fn collect(state: &Path, budget: u64, target: u64, dry_run: bool) -> io::Res
                 *n -= 1;
                 if *n == 0 {
                     free(h, &mut remove, &mut freed);
+                    for &i in in_packs.get(h).map_or(&[][..], |v| v.as_slice()) {
+                        if pinned.contains(h) || sizes.contains_key(h) {
+                            break;
+                        }
+                        live[i] -= 1;
+                        if live[i] == 0 {
+                            remove_packs.push(i);
+                            freed += packs[i].len;
+                        }
+                    }
                 }
             }
         }
     }
     let report = Report {
         ops_collected: newly,
-        blobs_removed: remove.len() as u64,
+        blobs_removed: (remove.len() + remove_packs.len()) as u64,
         bytes_freed: freed,
         bytes_before: total,
         bytes_after: total - freed,
@@ -297,6 +355,15 @@ pub fn collect(state: &Path, budget: u64, target: u64, dry_run: bool) -> io::Res
             Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
             _ => {}
         }
+    }
+    for &i in &remove_packs {
+        match std::fs::remove_file(pack::path(state, &packs[i].name)) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+    }
+    if !remove_packs.is_empty() {
+        fsx::sync_dir(&pack::dir(state))?;
     }
     // Under the lock no write or tx op is preparing blobs: a temp file is a leftover.
     for t in &temps {
@@ -324,7 +391,10 @@ pub fn after_write(state: &Path, added: u64, budget: u64) {
     let (now, last) = match stored {
         Some((n, l)) => (n.saturating_add(added), l),
         None => match blob_sizes(state) {
-            Ok((sizes, _)) => (sizes.values().sum(), 0),
+            Ok((sizes, _)) => {
+                let packed: u64 = packs_on_disk(state).map_or(0, |p| p.iter().map(|p| p.len).sum());
+                (sizes.values().sum::<u64>() + packed, 0)
+            }
             Err(_) => return,
         },
     };

@@ -6,9 +6,10 @@
 //! The files form layers; a file names only files of the layers below it (no
 //! import cycle, checked by `tests/structure.rs`):
 //!
-//! 1. leaves: `fsx`, `guard`, `snapshot`, `state_dir`, `journal`, `blobs`,
-//!    `beneath`, `lock`, `intent`, `hashcache`, `appends`, and `request` (the
-//!    write request and answer types, `Change`, `WriteRequest`, `Committed`);
+//! 1. leaves: `fsx`, `guard`, `snapshot`, `state_dir`, `journal`, `pack` (the
+//!    blob packs of ops over many files), `blobs`, `beneath`, `lock`, `intent`,
+//!    `hashcache`, `appends`, and `request` (the write request and answer types,
+//!    `Change`, `WriteRequest`, `Committed`);
 //! 2. `current` (what is on disk now: a path's state and hash), `tx::model` (a
 //!    tx's records as data), `session` (the state an invocation carries),
 //!    `error` (`StoreError`: what went wrong, as data; `src/command_error/store.rs`
@@ -36,6 +37,7 @@ pub mod hashcache;
 pub mod intent;
 pub mod journal;
 pub mod lock;
+pub mod pack;
 pub mod recovery;
 pub mod request;
 pub mod session;

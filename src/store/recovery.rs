@@ -386,11 +386,17 @@ pub fn set_aside(ctx: &Ctx, op_id: &str, dry_run: bool) -> Result<SetAside, CmdE
         for h in hashes {
             let b = super::blobs::path(&state, h);
             let to = kept_blobs.join(h);
-            if fsx::exists_nofollow(&b) && !fsx::exists_nofollow(&to) {
+            if fsx::exists_nofollow(&to) {
+                continue;
+            }
+            if fsx::exists_nofollow(&b) {
                 // A link keeps the bytes if the blob store lets the blob go.
                 std::fs::hard_link(&b, &to)
                     .or_else(|_| copy_private(&b, &to))
                     .map_err(io)?;
+            } else if let Ok(Some(bytes)) = super::pack::find(&state, h, Some(&i.op_id)) {
+                // A packed blob gets a file of its own (its pack goes with the op).
+                fsx::write_new_synced(&to, &bytes, 0o600).map_err(io)?;
             }
         }
         for b in &i.blob_tmps {

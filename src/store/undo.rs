@@ -186,7 +186,7 @@ fn blob(
     hash: Option<&String>,
 ) -> Result<Vec<u8>, CmdError> {
     let h = hash.cloned().unwrap_or_default();
-    blobs::read_verified(state, &h).map_err(|e| {
+    blobs::read_verified_in(state, &h, Some(&entry.op_id)).map_err(|e| {
         let rel = crate::workspace::paths::relative_to(p, &ctx.root)
             .unwrap_or_else(|| crate::workspace::paths::display(p));
         if e.kind() == std::io::ErrorKind::InvalidData {

@@ -24,6 +24,7 @@ mod link;
 mod mcp;
 mod notfound;
 mod op_ids;
+mod packs;
 mod process;
 mod protocol;
 mod read_cache;

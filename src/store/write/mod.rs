@@ -16,7 +16,7 @@ use super::error::StoreError;
 use super::intent::{self, Intent, Step};
 use super::journal::{self, Entry, EntryChange, State};
 use super::snapshot::Snapshot;
-use super::{fsx, lock, state_dir, tx, view};
+use super::{fsx, lock, pack, state_dir, tx, view};
 use crate::protocol::{CmdError, redact, shell, time};
 use crate::text::diff::{self, DiffOptions};
 use crate::text::lines::sha256_hex;

@@ -396,7 +396,9 @@ impl<'a> Plan<'a> {
         let View::File { hash, content, .. } = v else {
             return;
         };
-        if self.blob_hashes.contains(hash) || blobs::exists(self.state, hash) {
+        // Whether a loose blob of it is there already is asked at the commit,
+        // and only of the blobs that stay loose (a pack holds its own copy).
+        if self.blob_hashes.contains(hash) {
             return;
         }
         self.blob_hashes.insert(hash.clone());

@@ -1,5 +1,6 @@
 //! The commit itself: intent, blobs, temps, commit point, apply, journal.
 
+use super::plan::BlobJob;
 use super::*;
 
 impl<'a> Plan<'a> {
@@ -20,12 +21,34 @@ impl<'a> Plan<'a> {
     ) -> Result<(Vec<journal::Appended>, super::appends::Watch), CmdError> {
         let ctx = self.ctx;
         let state = self.state;
+        // The before-images of an op over many files go into one pack; big ones
+        // and those of a small op stay loose blobs.
+        let packable = |b: &BlobJob| {
+            b.content
+                .as_ref()
+                .is_some_and(|c| c.len() <= pack::MAX_BLOB)
+        };
+        let (packed, loose): (Vec<&BlobJob>, Vec<&BlobJob>) =
+            self.blobs.iter().partition(|b| packable(b));
+        let (packed, loose) = if packed.len() >= pack::MIN_BLOBS {
+            (packed, loose)
+        } else {
+            (Vec::new(), self.blobs.iter().collect())
+        };
+        let loose: Vec<&BlobJob> = loose
+            .into_iter()
+            .filter(|b| !blobs::exists(state, &b.hash))
+            .collect();
+        let pack_tmp = blobs::dir(state).join(format!(".{}-pack.tmp", self.op_id));
+        let mut blob_tmps: Vec<PathBuf> = loose.iter().map(|b| b.tmp.clone()).collect();
+        if !packed.is_empty() {
+            blob_tmps.push(pack_tmp.clone());
+        }
         let intent = Intent {
             op_id: self.op_id.to_string(),
             temps: self.temps.iter().map(|t| t.path.clone()).collect(),
-            blob_tmps: self.blobs.iter().map(|b| b.tmp.clone()).collect(),
-            links: self
-                .blobs
+            blob_tmps,
+            links: loose
                 .iter()
                 .filter(|b| b.disk.is_some())
                 .map(|b| blobs::path(state, &b.hash))
@@ -45,7 +68,8 @@ impl<'a> Plan<'a> {
             let tree = Tree::open(&ctx.root)?;
             // Every blob and temp file is written first, then all are synced together
             // (`fsx::Batch`), then the blobs are named: all before the commit point.
-            let files = self.blobs.len()
+            let files = loose.len()
+                + usize::from(!packed.is_empty())
                 + self
                     .temps
                     .iter()
@@ -55,7 +79,22 @@ impl<'a> Plan<'a> {
             let mut staged = Vec::new();
             // Each blob job is one `keep_blob` saw missing.
             let mut stager = blobs::Stager::new(state);
-            for b in &self.blobs {
+            if !packed.is_empty() {
+                if fsx::ensure_private_dir(&pack::dir(state))? {
+                    fsx::sync_dir(&blobs::dir(state))?;
+                }
+                let wholes: Vec<_> = packed
+                    .iter()
+                    .map(|b| b.content.as_ref().map(|c| c.whole()).unwrap_or_default())
+                    .collect();
+                let items: Vec<(&str, &[u8])> = packed
+                    .iter()
+                    .zip(&wholes)
+                    .map(|(b, w)| (b.hash.as_str(), w.as_ref()))
+                    .collect();
+                pack::write(&pack_tmp, &items, &mut batch)?;
+            }
+            for b in &loose {
                 let whole = b.content.as_ref().map(|c| c.whole());
                 let bytes = whole.as_deref();
                 let stored = match &b.disk {
@@ -71,12 +110,12 @@ impl<'a> Plan<'a> {
                         mode,
                         mtime,
                     } => {
-                        let mut f = tree.create_new(&t.path, *mode)?;
+                        let (mut f, dev) = tree.create_new(&t.path, *mode)?;
                         fsx::write_pieces(&mut f, &content.pieces())?;
                         if let Some(m) = mtime {
                             f.set_modified(fsx::to_system_time(*m))?;
                         }
-                        batch.written(f)?;
+                        batch.written_on(f, dev)?;
                     }
                     TempKind::Symlink { target } => {
                         tree.symlink(std::ffi::OsStr::new(target), &t.path)?;
@@ -85,12 +124,16 @@ impl<'a> Plan<'a> {
             }
             batch.sync()?;
             let mut new_blobs = false;
-            for (b, stored) in self.blobs.iter().zip(staged) {
+            for (b, stored) in loose.iter().zip(staged) {
                 new_blobs |=
                     blobs::publish(state, &b.hash, &b.tmp, stored)? != blobs::Stored::Existing;
             }
             if new_blobs {
                 fsx::sync_dir(&blobs::dir(state))?;
+            }
+            if !packed.is_empty() {
+                std::fs::rename(&pack_tmp, pack::path(state, self.op_id))?;
+                fsx::sync_dir(&pack::dir(state))?;
             }
             Ok(())
         })();

@@ -1,0 +1,153 @@
+//! Blob packs, black-box: an op over many files keeps its before-images in one
+//! pack (`blobs/packs/<op_id>`); undo, redo, `diff --op` and `gc` find them
+//! there, and a state directory whose before-images are loose blobs (as older
+//! versions wrote them) keeps working.
+
+use crate::support::{Run, TestEnv};
+use std::path::PathBuf;
+
+fn op(r: &Run) -> String {
+    assert_eq!(r.code, 0, "{} {}", r.stdout, r.stderr);
+    r.json["op_id"].as_str().expect("op_id").to_string()
+}
+
+fn ws_state(env: &TestEnv) -> PathBuf {
+    std::fs::read_dir(env.state.path().join("aitools"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path()
+}
+
+/// Loose blobs (files directly in `blobs/`, temps apart).
+fn loose(env: &TestEnv) -> Vec<PathBuf> {
+    std::fs::read_dir(ws_state(env).join("blobs"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && !p.file_name().unwrap().to_string_lossy().starts_with('.'))
+        .collect()
+}
+
+fn packs(env: &TestEnv) -> Vec<String> {
+    match std::fs::read_dir(ws_state(env).join("blobs").join("packs")) {
+        Ok(rd) => rd
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+const FILES: [&str; 3] = ["a.txt", "d/b.txt", "d/c.txt"];
+
+fn before(i: usize) -> String {
+    format!("file {i}\nline two\nline three\n")
+}
+
+/// Three files, and a patch changing the second line of each.
+fn setup(env: &TestEnv) -> Vec<u8> {
+    let mut diff = String::new();
+    for (i, f) in FILES.iter().enumerate() {
+        env.write(f, before(i));
+        diff.push_str(&format!(
+            "--- a/{f}\n+++ b/{f}\n@@ -1,3 +1,3 @@\n file {i}\n-line two\n+line 2 of {i}\n line three\n"
+        ));
+    }
+    diff.into_bytes()
+}
+
+fn after(i: usize) -> String {
+    format!("file {i}\nline 2 of {i}\nline three\n")
+}
+
+#[test]
+fn a_packed_op_undoes_redoes_diffs_and_is_collected_as_a_whole() {
+    let env = TestEnv::new();
+    let diff = setup(&env);
+    let a = op(&env.run_stdin(&["apply", "--stdin", "--strip", "1"], &diff));
+    for (i, f) in FILES.iter().enumerate() {
+        assert_eq!(env.read(f), after(i).as_bytes());
+    }
+    // One pack named by the op, no loose blob, no temp left.
+    let p = packs(&env);
+    let short = a.trim_start_matches("op-");
+    assert!(p.len() == 1 && p[0].ends_with(short), "{p:?} {a}");
+    assert!(loose(&env).is_empty(), "{:?}", loose(&env));
+    let d = env.run(&["diff", "--op", &a]);
+    assert_eq!(d.code, 0, "{}", d.stderr);
+    assert!(d.stdout.contains("-line two"), "{}", d.stdout);
+    // Undo reads the pack; the undo's own before-images are a pack too.
+    let u = op(&env.run(&["undo", &a]));
+    for (i, f) in FILES.iter().enumerate() {
+        assert_eq!(env.read(f), before(i).as_bytes());
+    }
+    assert_eq!(packs(&env).len(), 2);
+    let r = op(&env.run(&["undo", &u]));
+    for (i, f) in FILES.iter().enumerate() {
+        assert_eq!(env.read(f), after(i).as_bytes());
+    }
+    // gc keeps every pack a kept op names.
+    let g = env.run(&["gc"]);
+    assert_eq!(g.code, 0, "{}", g.stderr);
+    assert_eq!(g.json["blobs_removed"], 0, "{}", g.stdout);
+    assert_eq!(packs(&env).len(), 3);
+    // A pack nothing names goes whole.
+    let stray = ws_state(&env).join("blobs").join("packs").join("op-stray");
+    let h = "0".repeat(64);
+    std::fs::write(&stray, format!("aitools-pack 1\n{h} 0 1\n\nx")).unwrap();
+    let g = env.run(&["gc"]);
+    assert_eq!(g.json["blobs_removed"], 1, "{}", g.stdout);
+    assert!(!stray.exists());
+    // Twenty newer ops on every path: the first three ops are collected with
+    // budget 0, their packs removed, and the newest one still undoes.
+    for _ in 0..20 {
+        for f in FILES {
+            let w = env.run(&["edit", f, "--old", "three", "--new", "three."]);
+            assert_eq!(w.code, 0, "{}", w.stderr);
+        }
+    }
+    let g = env.run(&["gc", "--budget", "0"]);
+    assert_eq!(g.code, 0, "{}", g.stderr);
+    assert_eq!(g.json["ops_collected"], 3, "{}", g.stdout);
+    assert!(packs(&env).is_empty(), "{:?}", packs(&env));
+    let refused = env.run(&["undo", &r]);
+    assert_eq!(refused.error_code(), "refusal.op-collected");
+}
+
+#[test]
+fn before_images_kept_as_loose_blobs_still_undo() {
+    let env = TestEnv::new();
+    let diff = setup(&env);
+    let a = op(&env.run_stdin(&["apply", "--stdin", "--strip", "1"], &diff));
+    // As an older version left it: each before-image its own 0600 blob, no pack.
+    let blobs = ws_state(&env).join("blobs");
+    for i in 0..FILES.len() {
+        let p = blobs.join(".x");
+        std::fs::write(&p, before(i)).unwrap();
+        std::fs::set_permissions(&p, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+        let h = crate::support::sha256sum(&p);
+        std::fs::rename(&p, blobs.join(h)).unwrap();
+    }
+    std::fs::remove_dir_all(blobs.join("packs")).unwrap();
+    let d = env.run(&["diff", "--op", &a]);
+    assert!(d.stdout.contains("-line two"), "{}", d.stdout);
+    let g = env.run(&["gc"]);
+    assert_eq!(g.json["blobs_removed"], 0, "{}", g.stdout);
+    op(&env.run(&["undo", &a]));
+    for (i, f) in FILES.iter().enumerate() {
+        assert_eq!(env.read(f), before(i).as_bytes());
+    }
+}
+
+#[test]
+fn a_single_file_op_keeps_a_loose_blob() {
+    let env = TestEnv::new();
+    env.write("one.txt", "one\n");
+    let e = op(&env.run(&["edit", "one.txt", "--old", "one", "--new", "two"]));
+    assert!(packs(&env).is_empty());
+    assert_eq!(loose(&env).len(), 1);
+    op(&env.run(&["undo", &e]));
+    assert_eq!(env.read("one.txt"), b"one\n");
+}
