@@ -354,6 +354,15 @@ struct Acc<T> {
     skipped: Vec<(PathBuf, SkipReason)>,
 }
 
+impl<T> Acc<T> {
+    fn empty() -> Acc<T> {
+        Acc {
+            items: Vec::new(),
+            skipped: Vec::new(),
+        }
+    }
+}
+
 /// One worker's results, handed to the shared accumulator when the worker ends.
 struct Local<'s, T, V> {
     visit: V,
@@ -361,6 +370,19 @@ struct Local<'s, T, V> {
     meter: &'s Meter,
     acc: Acc<T>,
     shared: &'s Mutex<Acc<T>>,
+}
+
+impl<'s, T, V> Local<'s, T, V> {
+    /// A worker's state: nothing accumulated yet, handed to `shared` on drop.
+    fn new(visit: V, filters: &'s Filters, meter: &'s Meter, shared: &'s Mutex<Acc<T>>) -> Self {
+        Local {
+            visit,
+            filters,
+            meter,
+            acc: Acc::empty(),
+            shared,
+        }
+    }
 }
 
 impl<T, V> Drop for Local<'_, T, V> {
@@ -502,9 +524,41 @@ struct Plan {
     ignorer: Arc<Ignorer>,
     /// The disk walker; none when no start is on disk.
     builder: Option<ignore::WalkBuilder>,
-    /// The excludes file's rules, when the ordered walk may list with its own
-    /// lister (`lister.rs`): the walker's rules are the ones it applies.
-    own_lister: Option<(Vec<PathBuf>, Option<ignore::gitignore::Gitignore>)>,
+    /// Set when the ordered walk may list with its own lister (`lister.rs`):
+    /// the walker's rules are the ones it applies.
+    own_lister: Option<OwnLister>,
+}
+
+/// What the ordered walk's own lister needs, kept unchecked and unread until
+/// that walk asks (`ready`): other walks pay nothing for it.
+struct OwnLister {
+    starts: Vec<PathBuf>,
+    work_tree: PathBuf,
+    excludes: PathBuf,
+}
+
+impl OwnLister {
+    /// The starts and the excludes file's rules, when every start is real
+    /// (absolute, no symlink on the way) and a directory or a file.
+    fn ready(self) -> Option<(Vec<PathBuf>, Option<ignore::gitignore::Gitignore>)> {
+        let plain = self.starts.iter().all(|s| {
+            s.is_absolute()
+                && std::fs::canonicalize(s).is_ok_and(|c| &c == s)
+                && std::fs::symlink_metadata(s)
+                    .is_ok_and(|m| m.file_type().is_dir() || m.file_type().is_file())
+        });
+        if !plain {
+            return None;
+        }
+        let explicit = if self.excludes.is_file() {
+            let mut g = ignore::gitignore::GitignoreBuilder::new(&self.work_tree);
+            let _ = g.add(&self.excludes);
+            g.build().ok()
+        } else {
+            None
+        };
+        Some((self.starts, explicit))
+    }
 }
 
 impl Plan {
@@ -567,23 +621,24 @@ impl Plan {
         // crate (it compiles a regex and reads four config files before the walk's
         // first entry). Its rules then apply as explicit ones, which the crate also
         // applies outside a work tree: so only when every start is inside it.
-        let excludes = if use_git {
-            crate::workspace::git::work_tree(root).map(|wt| {
-                b.current_dir(&wt);
-                match crate::workspace::git::excludes_file(&wt) {
-                    crate::workspace::git::ExcludesFile::UserConfig
-                        if !manual && disk_starts.iter().all(|s| s.starts_with(&wt)) =>
-                    {
-                        crate::workspace::git::ExcludesFile::Path(
-                            crate::workspace::git::user_excludes_file(&wt),
-                        )
-                    }
-                    e => e,
-                }
-            })
+        let work_tree = if use_git {
+            crate::workspace::git::work_tree(root)
         } else {
             None
         };
+        let excludes = work_tree.as_ref().map(|wt| {
+            b.current_dir(wt);
+            match crate::workspace::git::excludes_file(wt) {
+                crate::workspace::git::ExcludesFile::UserConfig
+                    if !manual && disk_starts.iter().all(|s| s.starts_with(wt)) =>
+                {
+                    crate::workspace::git::ExcludesFile::Path(
+                        crate::workspace::git::user_excludes_file(wt),
+                    )
+                }
+                e => e,
+            }
+        });
         let explicit_excludes = match &excludes {
             Some(crate::workspace::git::ExcludesFile::Path(f)) => {
                 if f.is_file() {
@@ -594,35 +649,22 @@ impl Plan {
             _ => false,
         };
         // The ordered walk's own lister applies exactly these settings: git
-        // rules inside a work tree, an explicit excludes file, no depth limit,
-        // starts that are real (absolute, no symlink on the way) directories or
-        // files, no kernel file system in reach.
-        let plain_starts = disk_starts.iter().all(|s| {
-            s.is_absolute()
-                && std::fs::canonicalize(s).is_ok_and(|c| &c == s)
-                && std::fs::symlink_metadata(s)
-                    .is_ok_and(|m| m.file_type().is_dir() || m.file_type().is_file())
-        });
+        // rules inside a work tree, an explicit excludes file, no depth limit, no
+        // kernel file system in reach (the starts are checked by `OwnLister::ready`,
+        // only by the walk that uses it).
         if use_git
             && in_git
             && !manual
-            && explicit_excludes
             && !guard_pseudo
             && opts.max_depth.is_none()
-            && plain_starts
+            && let (Some(wt), Some(crate::workspace::git::ExcludesFile::Path(f))) =
+                (&work_tree, &excludes)
         {
-            let wt = crate::workspace::git::work_tree(root);
-            if let (Some(wt), Some(crate::workspace::git::ExcludesFile::Path(f))) = (wt, &excludes)
-            {
-                let explicit = if f.is_file() {
-                    let mut g = ignore::gitignore::GitignoreBuilder::new(&wt);
-                    let _ = g.add(f);
-                    g.build().ok()
-                } else {
-                    None
-                };
-                plan.own_lister = Some((disk_starts.clone(), explicit));
-            }
+            plan.own_lister = Some(OwnLister {
+                starts: disk_starts.clone(),
+                work_tree: wt.clone(),
+                excludes: f.clone(),
+            });
         }
         b.hidden(false)
             .ignore(false)

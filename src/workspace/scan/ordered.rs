@@ -75,12 +75,9 @@ where
         return Ok(walked);
     }
     let mut plan = Plan::new(root, &sorted, opts)?;
-    let shared = Mutex::new(Acc {
-        items: Vec::new(),
-        skipped: Vec::new(),
-    });
+    let shared = Mutex::new(Acc::empty());
     if let Some(mut b) = plan.builder.take() {
-        let mut listing: Listing = match plan.own_lister.take() {
+        let mut listing: Listing = match plan.own_lister.take().and_then(|o| o.ready()) {
             Some((starts, explicit)) => Box::new(
                 super::lister::Lister::new(&starts, explicit, plan.filters.clone())
                     .map(|r| r.map(Dent::Listed)),
@@ -102,8 +99,8 @@ where
         {
             let mut visit = make_visitor();
             let on_item = &mut on_item;
-            let mut local = Local {
-                visit: |e: &Entry| -> Option<()> {
+            let mut local = Local::new(
+                |e: &Entry| -> Option<()> {
                     inline.set(inline.get() + 1);
                     if let Some(t) = visit(e)
                         && on_item(e.path, t)
@@ -114,12 +111,8 @@ where
                 },
                 filters,
                 meter,
-                acc: Acc {
-                    items: Vec::new(),
-                    skipped: Vec::new(),
-                },
-                shared: &shared,
-            };
+                &shared,
+            );
             while !shown.get() && inline.get() < INLINE_FILES && started.elapsed() < INLINE_TIME {
                 match listing.next() {
                     None => more = false,
@@ -187,8 +180,8 @@ fn ordered_rest<T, B, V, F>(
         s.spawn(move || {
             let batch: RefCell<Vec<Job>> = RefCell::new(Vec::new());
             let mut next = first;
-            let mut local = Local {
-                visit: |e: &Entry| -> Option<()> {
+            let mut local = Local::new(
+                |e: &Entry| -> Option<()> {
                     if let Some(d) = e.dent {
                         let job = Job {
                             idx: next,
@@ -208,12 +201,8 @@ fn ordered_rest<T, B, V, F>(
                 },
                 filters,
                 meter,
-                acc: Acc {
-                    items: Vec::new(),
-                    skipped: Vec::new(),
-                },
-                shared: shared_ref,
-            };
+                shared_ref,
+            );
             for res in listing {
                 if let ignore::WalkState::Quit = local.handle(res) {
                     break;

@@ -51,10 +51,7 @@ where
     V: FnMut(&Entry) -> Option<T> + Send,
 {
     let mut plan = Plan::new(root, starts, opts)?;
-    let shared = Mutex::new(Acc {
-        items: Vec::new(),
-        skipped: Vec::new(),
-    });
+    let shared = Mutex::new(Acc::empty());
     let runs: Mutex<Vec<Acc<T>>> = Mutex::new(Vec::new());
     if let Some(b) = plan.builder.take() {
         let filters_ref = &*plan.filters;
@@ -64,16 +61,7 @@ where
         let meter_ref = &plan.meter;
         b.build_parallel().run(|| {
             let mut sorted = SortedLocal {
-                local: Local {
-                    visit: make_ref(),
-                    filters: filters_ref,
-                    meter: meter_ref,
-                    acc: Acc {
-                        items: Vec::new(),
-                        skipped: Vec::new(),
-                    },
-                    shared: shared_ref,
-                },
+                local: Local::new(make_ref(), filters_ref, meter_ref, shared_ref),
                 runs: runs_ref,
             };
             Box::new(move |res| sorted.local.handle(res.map(Dent::Walk)))
