@@ -76,6 +76,24 @@ pub fn replace_file(
     written
 }
 
+/// The names in `dir` that `keep` accepts, sorted (none when `dir` is missing).
+pub fn names_where(dir: &Path, keep: impl Fn(&str) -> bool) -> io::Result<Vec<String>> {
+    let rd = match std::fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let mut out = Vec::new();
+    for e in rd {
+        let name = e?.file_name().to_string_lossy().into_owned();
+        if keep(&name) {
+            out.push(name);
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
 /// fsync of a directory, so the entries created, renamed or removed in it last.
 pub fn sync_dir(dir: &Path) -> io::Result<()> {
     let f = OpenOptions::new()

@@ -11,7 +11,6 @@
 
 use super::fsx;
 use std::io::{self, BufRead, Read, Seek};
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 const MAGIC: &str = "aitools-pack 1";
@@ -47,30 +46,18 @@ pub fn write(tmp: &Path, items: &[(&str, &[u8])], batch: &mut fsx::Batch) -> io:
         off += b.len() as u64;
     }
     index.push('\n');
-    let mut f = match create_private(tmp) {
+    let mut f = match fsx::create_new(tmp, 0o600) {
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
             std::fs::remove_file(tmp)?;
-            create_private(tmp)?
+            fsx::create_new(tmp, 0o600)?
         }
         r => r?,
     };
-    // The umask (or a default ACL) may have cleared bits of 0600 (as loose blobs).
-    f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
     let mut pieces: Vec<&[u8]> = Vec::with_capacity(items.len() + 1);
     pieces.push(index.as_bytes());
     pieces.extend(items.iter().map(|(_, b)| *b));
     fsx::write_pieces(&mut f, &pieces)?;
     batch.written(f)
-}
-
-fn create_private(p: &Path) -> io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(p)
 }
 
 /// One blob in a pack's index.
@@ -150,20 +137,7 @@ fn read_from(p: &Path, hash: &str) -> io::Result<Option<Vec<u8>>> {
 
 /// The names of the packs there are (none when `packs/` is missing).
 pub fn names(state: &Path) -> io::Result<Vec<String>> {
-    let rd = match std::fs::read_dir(dir(state)) {
-        Ok(rd) => rd,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e),
-    };
-    let mut out = Vec::new();
-    for e in rd {
-        let name = e?.file_name().to_string_lossy().into_owned();
-        if plain_name(&name) {
-            out.push(name);
-        }
-    }
-    out.sort();
-    Ok(out)
+    fsx::names_where(&dir(state), plain_name)
 }
 
 /// `hash`'s bytes from the pack of `hint` when it holds them, else from any

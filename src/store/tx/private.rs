@@ -183,17 +183,5 @@ impl Tx {
 
 /// The blob names in a tx's `blobs/` (temps apart; none when it is missing).
 fn own_blobs(d: &Path) -> io::Result<Vec<String>> {
-    let rd = match std::fs::read_dir(d) {
-        Ok(rd) => rd,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e),
-    };
-    let mut out = Vec::new();
-    for e in rd {
-        let name = e?.file_name().to_string_lossy().into_owned();
-        if is_hash(&name) {
-            out.push(name);
-        }
-    }
-    Ok(out)
+    crate::store::fsx::names_where(d, is_hash)
 }
