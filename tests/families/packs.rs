@@ -3,26 +3,12 @@
 //! there, and a state directory whose before-images are loose blobs (as older
 //! versions wrote them) keeps working.
 
-use crate::support::{Run, TestEnv};
+use crate::support::TestEnv;
 use std::path::PathBuf;
-
-fn op(r: &Run) -> String {
-    assert_eq!(r.code, 0, "{} {}", r.stdout, r.stderr);
-    r.json["op_id"].as_str().expect("op_id").to_string()
-}
-
-fn ws_state(env: &TestEnv) -> PathBuf {
-    std::fs::read_dir(env.state.path().join("aitools"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path()
-}
 
 /// Loose blobs (files directly in `blobs/`, temps apart).
 fn loose(env: &TestEnv) -> Vec<PathBuf> {
-    std::fs::read_dir(ws_state(env).join("blobs"))
+    std::fs::read_dir(env.ws_state().join("blobs"))
         .unwrap()
         .flatten()
         .map(|e| e.path())
@@ -31,7 +17,7 @@ fn loose(env: &TestEnv) -> Vec<PathBuf> {
 }
 
 fn packs(env: &TestEnv) -> Vec<String> {
-    match std::fs::read_dir(ws_state(env).join("blobs").join("packs")) {
+    match std::fs::read_dir(env.ws_state().join("blobs").join("packs")) {
         Ok(rd) => rd
             .flatten()
             .map(|e| e.file_name().to_string_lossy().into_owned())
@@ -66,7 +52,9 @@ fn after(i: usize) -> String {
 fn a_packed_op_undoes_redoes_diffs_and_is_collected_as_a_whole() {
     let env = TestEnv::new();
     let diff = setup(&env);
-    let a = op(&env.run_stdin(&["apply", "--stdin", "--strip", "1"], &diff));
+    let a = env
+        .run_stdin(&["apply", "--stdin", "--strip", "1"], &diff)
+        .op_id();
     for (i, f) in FILES.iter().enumerate() {
         assert_eq!(env.read(f), after(i).as_bytes());
     }
@@ -79,12 +67,12 @@ fn a_packed_op_undoes_redoes_diffs_and_is_collected_as_a_whole() {
     assert_eq!(d.code, 0, "{}", d.stderr);
     assert!(d.stdout.contains("-line two"), "{}", d.stdout);
     // Undo reads the pack; the undo's own before-images are a pack too.
-    let u = op(&env.run(&["undo", &a]));
+    let u = env.run(&["undo", &a]).op_id();
     for (i, f) in FILES.iter().enumerate() {
         assert_eq!(env.read(f), before(i).as_bytes());
     }
     assert_eq!(packs(&env).len(), 2);
-    let r = op(&env.run(&["undo", &u]));
+    let r = env.run(&["undo", &u]).op_id();
     for (i, f) in FILES.iter().enumerate() {
         assert_eq!(env.read(f), after(i).as_bytes());
     }
@@ -94,7 +82,7 @@ fn a_packed_op_undoes_redoes_diffs_and_is_collected_as_a_whole() {
     assert_eq!(g.json["blobs_removed"], 0, "{}", g.stdout);
     assert_eq!(packs(&env).len(), 3);
     // A pack nothing names goes whole.
-    let stray = ws_state(&env).join("blobs").join("packs").join("op-stray");
+    let stray = env.ws_state().join("blobs").join("packs").join("op-stray");
     let h = "0".repeat(64);
     std::fs::write(&stray, format!("aitools-pack 1\n{h} 0 1\n\nx")).unwrap();
     let g = env.run(&["gc"]);
@@ -120,9 +108,11 @@ fn a_packed_op_undoes_redoes_diffs_and_is_collected_as_a_whole() {
 fn before_images_kept_as_loose_blobs_still_undo() {
     let env = TestEnv::new();
     let diff = setup(&env);
-    let a = op(&env.run_stdin(&["apply", "--stdin", "--strip", "1"], &diff));
+    let a = env
+        .run_stdin(&["apply", "--stdin", "--strip", "1"], &diff)
+        .op_id();
     // As an older version left it: each before-image its own 0600 blob, no pack.
-    let blobs = ws_state(&env).join("blobs");
+    let blobs = env.ws_state().join("blobs");
     for i in 0..FILES.len() {
         let p = blobs.join(".x");
         std::fs::write(&p, before(i)).unwrap();
@@ -135,7 +125,7 @@ fn before_images_kept_as_loose_blobs_still_undo() {
     assert!(d.stdout.contains("-line two"), "{}", d.stdout);
     let g = env.run(&["gc"]);
     assert_eq!(g.json["blobs_removed"], 0, "{}", g.stdout);
-    op(&env.run(&["undo", &a]));
+    env.run(&["undo", &a]).op_id();
     for (i, f) in FILES.iter().enumerate() {
         assert_eq!(env.read(f), before(i).as_bytes());
     }
@@ -145,9 +135,11 @@ fn before_images_kept_as_loose_blobs_still_undo() {
 fn a_single_file_op_keeps_a_loose_blob() {
     let env = TestEnv::new();
     env.write("one.txt", "one\n");
-    let e = op(&env.run(&["edit", "one.txt", "--old", "one", "--new", "two"]));
+    let e = env
+        .run(&["edit", "one.txt", "--old", "one", "--new", "two"])
+        .op_id();
     assert!(packs(&env).is_empty());
     assert_eq!(loose(&env).len(), 1);
-    op(&env.run(&["undo", &e]));
+    env.run(&["undo", &e]).op_id();
     assert_eq!(env.read("one.txt"), b"one\n");
 }

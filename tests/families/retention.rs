@@ -3,29 +3,14 @@
 //! bytes appended by another program during a write are never lost silently, and
 //! the state directory stays within its budget (`gc`, and automatically).
 
-use crate::support::{Run, TestEnv};
+use crate::support::TestEnv;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-fn op(r: &Run) -> String {
-    assert_eq!(r.code, 0, "{} {}", r.stdout, r.stderr);
-    r.json["op_id"].as_str().expect("op_id").to_string()
-}
-
-/// The workspace's state directory.
-fn ws_state(env: &TestEnv) -> PathBuf {
-    std::fs::read_dir(env.state.path().join("aitools"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path()
-}
-
 fn blobs(env: &TestEnv) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(ws_state(env).join("blobs"))
+    let mut v: Vec<PathBuf> = std::fs::read_dir(env.ws_state().join("blobs"))
         .unwrap()
         .flatten()
         .map(|e| e.path())
@@ -62,7 +47,9 @@ fn a_process_holding_the_old_file_cannot_change_what_undo_restores() {
         .spawn()
         .unwrap();
     wait_for(&env.path("ready"));
-    let edit = op(&env.run(&["edit", "f.txt", "--old", "orig", "--new", "new"]));
+    let edit = env
+        .run(&["edit", "f.txt", "--old", "orig", "--new", "new"])
+        .op_id();
     env.write("go", "");
     assert!(sh.wait().unwrap().success());
     assert_eq!(env.read("f.txt"), b"new\n");
@@ -72,13 +59,13 @@ fn a_process_holding_the_old_file_cannot_change_what_undo_restores() {
         assert_eq!(m.nlink(), 1, "{b:?} shares its inode");
         assert_eq!(m.mode() & 0o777, 0o600, "{b:?}");
     }
-    let dir = std::fs::metadata(ws_state(&env).join("blobs")).unwrap();
+    let dir = std::fs::metadata(env.ws_state().join("blobs")).unwrap();
     assert_eq!(dir.mode() & 0o777, 0o700);
     let u = env.run(&["undo", &edit]);
     assert_eq!(u.code, 0, "{}", u.stderr);
     assert_eq!(env.read("f.txt"), b"orig\n");
     // Dedup: another file whose old content had the same hash gets the same bytes.
-    op(&env.run(&[
+    env.run(&[
         "write",
         "twin.txt",
         "--overwrite",
@@ -88,8 +75,11 @@ fn a_process_holding_the_old_file_cannot_change_what_undo_restores() {
             .unwrap(),
         "--content",
         "orig\n",
-    ]));
-    let w = op(&env.run(&["edit", "twin.txt", "--old", "orig", "--new", "x"]));
+    ])
+    .op_id();
+    let w = env
+        .run(&["edit", "twin.txt", "--old", "orig", "--new", "x"])
+        .op_id();
     assert_eq!(env.run(&["undo", &w]).code, 0);
     assert_eq!(env.read("twin.txt"), b"orig\n");
 }
@@ -98,7 +88,9 @@ fn a_process_holding_the_old_file_cannot_change_what_undo_restores() {
 fn undo_refuses_a_blob_whose_bytes_no_longer_match_its_hash() {
     let env = TestEnv::new();
     env.write("a.txt", "before\n");
-    let id = op(&env.run(&["edit", "a.txt", "--old", "before", "--new", "after"]));
+    let id = env
+        .run(&["edit", "a.txt", "--old", "before", "--new", "after"])
+        .op_id();
     let kept = blobs(&env);
     assert_eq!(kept.len(), 1);
     std::fs::write(&kept[0], "tampered\n").unwrap();
@@ -328,11 +320,11 @@ fn gc_removes_what_nothing_names_and_keeps_open_transactions() {
             .all(|p| std::fs::read(p).unwrap() != staged.as_bytes())
     );
     // A blob nothing names (as a tx staged by an earlier version leaves behind).
-    let orphan = ws_state(&env).join("blobs").join(".orphan");
+    let orphan = env.ws_state().join("blobs").join(".orphan");
     std::fs::write(&orphan, staged).unwrap();
     std::fs::set_permissions(&orphan, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
     let h = crate::support::sha256sum(&orphan);
-    std::fs::rename(&orphan, ws_state(&env).join("blobs").join(h)).unwrap();
+    std::fs::rename(&orphan, env.ws_state().join("blobs").join(h)).unwrap();
     // An open tx's staged blob stays.
     let t2 = env.run(&["tx", "begin"]);
     let tx2 = t2.json["tx"].as_str().unwrap().to_string();
@@ -342,7 +334,9 @@ fn gc_removes_what_nothing_names_and_keeps_open_transactions() {
             .code,
         0
     );
-    let e = op(&env.run(&["edit", "a.txt", "--old", "one", "--new", "two"]));
+    let e = env
+        .run(&["edit", "a.txt", "--old", "one", "--new", "two"])
+        .op_id();
     let n = blobs(&env).len();
     let dry = env.run(&["gc", "--dry-run"]);
     assert_eq!(dry.code, 0, "{}", dry.stderr);
@@ -372,17 +366,22 @@ fn gc_collects_ops_beyond_the_newest_20_of_a_path_oldest_first() {
     let env = TestEnv::new();
     env.write("a.txt", "v0\n");
     env.write("other.txt", "o0\n");
-    let first_other = op(&env.run(&["edit", "other.txt", "--old", "o0", "--new", "o1"]));
+    let first_other = env
+        .run(&["edit", "other.txt", "--old", "o0", "--new", "o1"])
+        .op_id();
     let mut ops = Vec::new();
     for i in 0..25 {
-        ops.push(op(&env.run(&[
-            "edit",
-            "a.txt",
-            "--old",
-            &format!("v{i}\n"),
-            "--new",
-            &format!("v{}\n", i + 1),
-        ])));
+        ops.push(
+            env.run(&[
+                "edit",
+                "a.txt",
+                "--old",
+                &format!("v{i}\n"),
+                "--new",
+                &format!("v{}\n", i + 1),
+            ])
+            .op_id(),
+        );
     }
     let g = env.run(&["gc", "--budget", "0"]);
     assert_eq!(g.code, 0, "{}", g.stderr);

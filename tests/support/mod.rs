@@ -36,6 +36,11 @@ impl Run {
     pub fn error_code(&self) -> &str {
         self.json["error"]["code"].as_str().unwrap_or("")
     }
+    /// The op id of a write that must have succeeded.
+    pub fn op_id(&self) -> String {
+        assert_eq!(self.code, 0, "{} {}", self.stdout, self.stderr);
+        self.json["op_id"].as_str().expect("op_id").to_string()
+    }
     pub fn lines(&self) -> Vec<String> {
         self.json["lines"]
             .as_array()
@@ -49,6 +54,17 @@ impl Run {
 }
 
 impl TestEnv {
+    /// The workspace's state directory (the first under the state home's
+    /// `aitools/`; made by the first write).
+    pub fn ws_state(&self) -> std::path::PathBuf {
+        std::fs::read_dir(self.state.path().join("aitools"))
+            .expect("the state home holds aitools/")
+            .next()
+            .expect("a workspace state directory")
+            .expect("a readable entry")
+            .path()
+    }
+
     /// A fresh git repository.
     pub fn new() -> TestEnv {
         let dir = tempfile::tempdir().expect("tempdir");
