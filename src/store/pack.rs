@@ -141,22 +141,38 @@ pub fn names(state: &Path) -> io::Result<Vec<String>> {
 }
 
 /// `hash`'s bytes from the pack of `hint` when it holds them, else from any
-/// pack that does. A pack that cannot be read is passed over.
+/// pack that does. A pack that cannot be read is passed over; when no pack
+/// gives the bytes but one's index names them and the pack is cut short, the
+/// answer is that damage (`InvalidData`, as a blob whose bytes changed), not
+/// "missing".
 pub fn find(state: &Path, hash: &str, hint: Option<&str>) -> io::Result<Option<Vec<u8>>> {
-    if let Some(op) = hint.filter(|h| plain_name(h))
-        && let Ok(Some(b)) = read_from(&path(state, op), hash)
-    {
+    let hinted = hint.filter(|h| plain_name(h));
+    let mut damaged = None;
+    // The hinted pack first: the usual case lists no directory.
+    let mut look = |name: &str| match read_from(&path(state, name), hash) {
+        Ok(Some(b)) => Some(b),
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
+            damaged.get_or_insert_with(|| {
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("blob {hash}: its pack {name} is shorter than its index says"),
+                )
+            });
+            None
+        }
+        _ => None,
+    };
+    if let Some(b) = hinted.and_then(&mut look) {
         return Ok(Some(b));
     }
     for name in names(state)? {
-        if Some(name.as_str()) == hint {
-            continue;
-        }
-        if let Ok(Some(b)) = read_from(&path(state, &name), hash) {
+        if Some(name.as_str()) != hinted
+            && let Some(b) = look(&name)
+        {
             return Ok(Some(b));
         }
     }
-    Ok(None)
+    damaged.map_or(Ok(None), Err)
 }
 
 #[cfg(test)]

@@ -143,3 +143,44 @@ fn a_single_file_op_keeps_a_loose_blob() {
     env.run(&["undo", &e]).op_id();
     assert_eq!(env.read("one.txt"), b"one\n");
 }
+
+/// A pack changed or cut short behind our back: undo refuses with an integrity
+/// error naming what to run next, and leaves every file of the op as it is.
+#[test]
+fn undo_refuses_a_damaged_pack_and_touches_no_file() {
+    for damage in ["tampered", "truncated"] {
+        let env = TestEnv::new();
+        let a = env
+            .run_stdin(&["apply", "--stdin", "--strip", "1"], &setup(&env))
+            .op_id();
+        let p = packs(&env);
+        assert_eq!(p.len(), 1, "{p:?}");
+        let path = env.ws_state().join("blobs").join("packs").join(&p[0]);
+        let mut bytes = std::fs::read(&path).unwrap();
+        if damage == "tampered" {
+            let last = bytes.len() - 2;
+            bytes[last] ^= 0x20;
+        } else {
+            bytes.truncate(bytes.len() - 5);
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        let u = env.run(&["undo", &a]);
+        assert_eq!(u.code, 1, "{damage}: {}", u.stdout);
+        assert!(
+            u.error_code().starts_with("integrity."),
+            "{damage}: {}",
+            u.stdout
+        );
+        let repairs = u.json["error"]["repairs"].as_array().unwrap();
+        assert!(
+            repairs
+                .iter()
+                .any(|r| r["command"].as_str().unwrap().starts_with("aitools ")),
+            "{damage}: {}",
+            u.stdout
+        );
+        for (i, f) in FILES.iter().enumerate() {
+            assert_eq!(env.read(f), after(i).as_bytes(), "{damage}: {f} changed");
+        }
+    }
+}
