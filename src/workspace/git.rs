@@ -26,7 +26,7 @@ pub fn work_tree(dir: &Path) -> Option<PathBuf> {
 }
 
 /// The repository directory and the common directory (they differ in a worktree).
-fn git_dirs(work_tree: &Path) -> Option<(PathBuf, PathBuf)> {
+pub fn git_dirs(work_tree: &Path) -> Option<(PathBuf, PathBuf)> {
     let dot_git = work_tree.join(".git");
     let git_dir = if dot_git.is_dir() {
         dot_git

@@ -25,7 +25,7 @@ impl Stream {
     }
 }
 
-fn run_cmd(mut c: Command) -> Stream {
+pub(super) fn run_cmd(mut c: Command) -> Stream {
     let out = c.output().expect("spawn aitools");
     let raw = String::from_utf8(out.stdout).expect("stdout is UTF-8");
     let events = raw

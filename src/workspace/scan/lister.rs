@@ -170,24 +170,14 @@ fn read_rules(dir: &Path, file: &Path) -> Option<Gitignore> {
     b.build().ok().filter(|g| !g.is_empty())
 }
 
-/// The git directory holding `dir`'s `info/exclude` (a `.git` file names it).
+/// The git directory holding `dir`'s `info/exclude`: the common directory a
+/// `.git` file leads to (a worktree's is the main `.git`; a separate git dir
+/// is its own), found as `git::git_dirs` finds it.
 fn commondir(dir: &Path, git_type: Option<FileType>) -> Option<PathBuf> {
-    let git = dir.join(".git");
     if !git_type.is_some_and(|t| t.is_file()) {
-        return Some(git);
+        return Some(dir.join(".git"));
     }
-    let first = |p: &Path| -> Option<String> {
-        let text = std::fs::read_to_string(p).ok()?;
-        text.lines().next().map(str::to_string)
-    };
-    let line = first(&git)?;
-    let real = PathBuf::from(line.strip_prefix("gitdir: ")?);
-    let common = first(&real.join("commondir"))?;
-    Some(if common.starts_with('.') {
-        real.join(common)
-    } else {
-        PathBuf::from(common)
-    })
+    crate::workspace::git::git_dirs(dir).map(|(_, common)| common)
 }
 
 /// A directory being listed.
@@ -195,6 +185,8 @@ struct Frame {
     dir: PathBuf,
     depth: usize,
     node: Arc<Node>,
+    /// What could not be read of it, reported before its entries.
+    unread: std::vec::IntoIter<ignore::Error>,
     names: std::vec::IntoIter<(OsString, FileType)>,
 }
 
@@ -207,15 +199,53 @@ pub(super) struct Lister {
     filters: Arc<Filters>,
 }
 
-/// A directory's entries sorted by name.
-fn list(dir: &Path) -> std::io::Result<Vec<(OsString, FileType)>> {
-    let mut v = Vec::new();
-    for e in std::fs::read_dir(dir)? {
-        let e = e?;
-        v.push((e.file_name(), e.file_type()?));
+/// What a directory's listing read: its entries sorted by name, and what it
+/// could not read (an entry whose type could not be read; the directory itself
+/// when its reading stopped part-way). What was read before a failure is kept.
+pub(super) struct DirListing {
+    pub(super) names: Vec<(OsString, FileType)>,
+    unread: Vec<(PathBuf, io::Error)>,
+}
+
+impl DirListing {
+    /// The failures as the walk's errors, at `depth` (the directory's).
+    pub(super) fn errors(&mut self, dir: &Path, depth: usize) -> Vec<ignore::Error> {
+        std::mem::take(&mut self.unread)
+            .into_iter()
+            .map(|(p, e)| error(e, &p, if p == dir { depth } else { depth + 1 }))
+            .collect()
     }
-    v.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(v)
+}
+
+/// Lists `dir`; fails only when it cannot be opened.
+fn list(dir: &Path) -> io::Result<DirListing> {
+    let entries = std::fs::read_dir(dir)?;
+    Ok(collect(
+        dir,
+        entries.map(|e| e.map(|e| (e.file_name(), e.file_type()))),
+    ))
+}
+
+/// [`DirListing`] of `dir` from its entries (name, type) as read: a failing
+/// entry type is that entry unread; a failing read ends the listing there.
+pub(super) fn collect(
+    dir: &Path,
+    entries: impl Iterator<Item = io::Result<(OsString, io::Result<FileType>)>>,
+) -> DirListing {
+    let mut names = Vec::new();
+    let mut unread = Vec::new();
+    for e in entries {
+        match e {
+            Ok((name, Ok(ft))) => names.push((name, ft)),
+            Ok((name, Err(err))) => unread.push((dir.join(name), err)),
+            Err(err) => {
+                unread.push((dir.to_path_buf(), err));
+                break;
+            }
+        }
+    }
+    names.sort_by(|a, b| a.0.cmp(&b.0));
+    DirListing { names, unread }
 }
 
 fn error(e: std::io::Error, path: &Path, depth: usize) -> ignore::Error {
@@ -259,22 +289,29 @@ impl Lister {
         let meta = std::fs::symlink_metadata(&start).map_err(|e| error(e, &start, 0))?;
         let ft = meta.file_type();
         if ft.is_dir() {
-            let names = list(&start).map_err(|e| error(e, &start, 0))?;
+            let listing = list(&start).map_err(|e| error(e, &start, 0))?;
             let node = Node::child(Self::parents(&start), &start, |n| {
-                names.iter().any(|(m, _)| m == n)
+                listing.names.iter().any(|(m, _)| m == n)
             });
-            self.stack.push(Frame {
-                dir: start.clone(),
-                depth: 0,
-                node: Arc::new(node),
-                names: names.into_iter(),
-            });
+            self.push(start.clone(), 0, node, listing);
         }
         Ok(Listed {
             path: start,
             ft,
             depth: 0,
         })
+    }
+
+    /// Lists `dir`'s entries next (after what could not be read of it).
+    fn push(&mut self, dir: PathBuf, depth: usize, node: Node, mut listing: DirListing) {
+        let unread = listing.errors(&dir, depth);
+        self.stack.push(Frame {
+            dir,
+            depth,
+            node: Arc::new(node),
+            unread: unread.into_iter(),
+            names: listing.names.into_iter(),
+        });
     }
 }
 
@@ -287,6 +324,9 @@ impl Iterator for Lister {
                 let start = self.starts.pop_front()?;
                 return Some(self.start(start));
             };
+            if let Some(e) = top.unread.next() {
+                return Some(Err(e));
+            }
             let Some((name, ft)) = top.names.next() else {
                 self.stack.pop();
                 continue;
@@ -296,7 +336,7 @@ impl Iterator for Lister {
             let is_dir = ft.is_dir();
             // As the walkdir-based walker does, a directory is opened before
             // the rules are asked about it.
-            let names = if is_dir {
+            let listing = if is_dir {
                 match list(&path) {
                     Ok(n) => Some(n),
                     Err(e) => return Some(Err(error(e, &path, depth))),
@@ -309,16 +349,11 @@ impl Iterator for Lister {
             {
                 continue;
             }
-            if let Some(names) = names {
+            if let Some(listing) = listing {
                 let node = Node::child(Some(top.node.clone()), &path, |n| {
-                    names.iter().any(|(m, _)| m == n)
+                    listing.names.iter().any(|(m, _)| m == n)
                 });
-                self.stack.push(Frame {
-                    dir: path.clone(),
-                    depth,
-                    node: Arc::new(node),
-                    names: names.into_iter(),
-                });
+                self.push(path.clone(), depth, node, listing);
             }
             return Some(Ok(Listed { path, ft, depth }));
         }

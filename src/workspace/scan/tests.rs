@@ -79,3 +79,23 @@ fn one_star_globs_match_as_globset_does() {
         }
     }
 }
+#[test]
+fn a_listing_that_fails_part_way_keeps_what_it_read_and_names_the_rest() {
+    use std::ffi::OsString;
+    let dir = Path::new("/w/d");
+    let ft = std::fs::symlink_metadata("/").expect("/").file_type();
+    let failed = || io::Error::from_raw_os_error(2);
+    let entries: Vec<io::Result<(OsString, io::Result<std::fs::FileType>)>> = vec![
+        Ok(("b".into(), Ok(ft))),
+        Ok(("gone".into(), Err(failed()))),
+        Ok(("a".into(), Ok(ft))),
+        Err(failed()),
+        Ok(("never".into(), Ok(ft))),
+    ];
+    let mut got = lister::collect(dir, entries.into_iter());
+    let names: Vec<_> = got.names.iter().map(|(n, _)| n.clone()).collect();
+    assert_eq!(names, vec![OsString::from("a"), OsString::from("b")]);
+    let errors = got.errors(dir, 3);
+    let paths: Vec<_> = errors.iter().filter_map(error_path).collect();
+    assert_eq!(paths, vec![dir.join("gone"), dir.to_path_buf()]);
+}
