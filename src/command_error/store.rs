@@ -163,6 +163,41 @@ impl From<StoreError> for CmdError {
                 "Drop the tx and stage its changes again.",
                 shell::aitools(["tx", "abort", &id]),
             )),
+            StoreError::TxLogUnreadable {
+                id,
+                log,
+                line,
+                op,
+                droppable,
+            } => {
+                let status = Repair::new(
+                    "status",
+                    "See which ops the tx still holds.",
+                    shell::aitools(["tx", "status", &id]),
+                );
+                let abort = Repair::new(
+                    "abort",
+                    "Drop the tx and stage its changes again.",
+                    shell::aitools(["tx", "abort", &id]),
+                );
+                let e = CmdError::new(
+                    code::IO,
+                    format!(
+                        "Line {line} of the tx {id}'s ops log ({log}) is a whole line but not an op record: no killed process leaves one, so the log was changed outside aitools. The ops from {op} on are not taken, so the tx is not committed or staged into as it is."
+                    ),
+                    status,
+                );
+                if droppable {
+                    e.with_repair(Repair::new(
+                        "drop",
+                        "Keep the ops before it (this rewrites the log without the line), then stage the rest again.",
+                        shell::aitools(["tx", "drop", &id, &op.to_string()]),
+                    ))
+                    .with_repair(abort)
+                } else {
+                    e.with_repair(abort)
+                }
+            }
             StoreError::DirNotEmpty { rel } => CmdError::new(
                 code::NOT_A_FILE,
                 format!(

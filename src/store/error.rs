@@ -49,6 +49,16 @@ pub enum StoreError {
     /// The tx `id` was staged without syncs before the machine restarted (its
     /// last op is `last`): a power loss may have lost or damaged its last ops.
     TxUnsynced { id: String, last: u64 },
+    /// Line `line` of the tx `id`'s ops log (`log`) is whole but not a record;
+    /// the ops from `op` on are not taken. `droppable`: `tx drop` from `op`
+    /// mends it (else the record was one `index.json` already holds).
+    TxLogUnreadable {
+        id: String,
+        log: String,
+        line: usize,
+        op: u64,
+        droppable: bool,
+    },
     /// `delete` of a directory that is not empty.
     DirNotEmpty { rel: String },
     /// `move` onto an existing directory (`name`: the source's file name).

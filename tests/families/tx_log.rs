@@ -179,3 +179,64 @@ fn a_tx_whose_log_was_rewritten_whole_per_op_still_loads_and_stages() {
     assert_eq!(env.read("a.txt"), b"A1\n");
     assert_eq!(env.read("b.txt"), b"B1\n");
 }
+
+/// A whole line of the log that is not a record (no kill leaves one: a kill
+/// leaves a torn last line) is not skipped: the ops from there on are not taken,
+/// staging and commit refuse with repairs naming `tx status`, `tx drop` (from
+/// that op) and `tx abort`, and the drop they name mends the tx.
+#[test]
+fn a_whole_line_that_is_not_a_record_refuses_until_dropped() {
+    let env = TestEnv::new();
+    for (p, s) in [("a.txt", "a1\n"), ("b.txt", "b1\n"), ("c.txt", "c1\n")] {
+        env.write(p, s);
+    }
+    let t = begin(&env);
+    let dir = tx_dir(&env, &t);
+    edit(&env, &t, "a.txt", "a1", "A1");
+    edit(&env, &t, "b.txt", "b1", "B1");
+    let log = dir.join("ops.0.jsonl");
+    let text = String::from_utf8(std::fs::read(&log).unwrap()).unwrap();
+    let (first, second) = text.trim_end().split_once('\n').unwrap();
+    // The second record, its closing brace gone: still a whole line.
+    let broken = format!("{first}\n{}\n", &second[..second.len() - 1]);
+    std::fs::write(&log, &broken).unwrap();
+
+    let st = status(&env, &t);
+    assert_eq!(st["ops"].as_array().unwrap().len(), 1, "{st}");
+    let want = [
+        format!("aitools tx status {t}"),
+        format!("aitools tx drop {t} 2"),
+        format!("aitools tx abort {t}"),
+    ];
+    for args in [
+        vec!["edit", "c.txt", "--old", "c1", "--new", "C1", "--tx", &t],
+        vec!["tx", "commit", &t],
+    ] {
+        let r = env.run(&args);
+        assert_eq!(r.error_code(), "environment.io", "{args:?}: {}", r.stdout);
+        let repairs: Vec<&str> = r.json["error"]["repairs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["command"].as_str().unwrap())
+            .collect();
+        assert_eq!(repairs, want, "{args:?}");
+        assert!(
+            r.json["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("Line 2")
+        );
+    }
+    // Nothing was cut or appended, nothing written to the tree.
+    assert_eq!(std::fs::read(&log).unwrap(), broken.as_bytes());
+    assert_eq!(env.read("a.txt"), b"a1\n");
+    // The named drop mends it: staging and commit work again.
+    let d = ok(&env, &["tx", "drop", &t, "2"]);
+    assert_eq!(d["dropped"], serde_json::json!([]));
+    assert_eq!(edit(&env, &t, "c.txt", "c1", "C1")["tx_op"], 2);
+    ok(&env, &["tx", "commit", &t]);
+    assert_eq!(env.read("a.txt"), b"A1\n");
+    assert_eq!(env.read("b.txt"), b"b1\n");
+    assert_eq!(env.read("c.txt"), b"C1\n");
+}

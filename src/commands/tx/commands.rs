@@ -386,7 +386,10 @@ pub fn drop(ctx: &Ctx, a: &DropArgs) -> Result<Output, CmdError> {
     let _w = lock::acquire(ctx, &state)?;
     let _t = tx::open(ctx, &a.tx)?.lock(ctx)?;
     let mut t = tx::open(ctx, &a.tx)?;
-    if a.tx_op == 0 || a.tx_op > t.index.last_op {
+    // The op an unreadable log line would be may be dropped (that rewrites the
+    // log without the line).
+    let past_unreadable = t.stamp.unreadable.is_some_and(|(_, op)| op == a.tx_op);
+    if a.tx_op == 0 || (a.tx_op > t.index.last_op && !past_unreadable) {
         return Err(CmdError::new(
             code::ARGUMENT_INVALID,
             format!(

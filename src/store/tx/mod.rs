@@ -11,8 +11,10 @@
 //!   which loading replays). A staged op appends its record: that append is the
 //!   op's commit point. Loading takes whole records only (ending in a newline), in
 //!   `tx_op` order from `last_op`; a torn record a kill left mid-append is ignored
-//!   and cut off before the next append. `drop` and `rebase` write a new
-//!   generation whole, then the index that names it.
+//!   and cut off before the next append. A whole line that is not a record (no
+//!   kill leaves one) ends what is taken, and the tx refuses staging and commit
+//!   until `drop` or `abort` (`Stamp::unreadable`). `drop` and `rebase` write a
+//!   new generation whole, then the index that names it.
 //! - `reads.json`: the read set (path → disk hash when read, null when missing).
 //! - `lock`: serializes operations on the tx (taken after the workspace lock).
 //! - `owner`: only in the tx of a `batch --atomic`, flocked by the batch for its
@@ -292,12 +294,14 @@ fn load(state: &Path, dir: &Path, id: &str) -> io::Result<Tx> {
         index: index_id,
         ops: None,
         ops_valid: 0,
+        unreadable: None,
     };
     let ops = match read_with_id(&dir.join(ops_name(index.generation))) {
         Ok((text, ops_id)) => {
             stamp.ops = Some(ops_id);
-            let (ops, valid) = take_ops(text, &mut index);
+            let (ops, valid, unreadable) = take_ops(text, &mut index);
             stamp.ops_valid = valid;
+            stamp.unreadable = unreadable;
             ops
         }
         Err(e) if e.kind() == io::ErrorKind::NotFound => model::Ops::default(),
@@ -316,19 +320,20 @@ fn load(state: &Path, dir: &Path, id: &str) -> io::Result<Tx> {
 }
 
 /// The ops log's records the tx holds, with `index` brought up to the last (as
-/// `replay`), and the end of the last one taken. The log is skimmed, not parsed
+/// `replay`), the end of the last one taken, and the first whole line that is
+/// not a record (`Stamp::unreadable`). The log is skimmed, not parsed
 /// (`model::Log`): each path's entry is looked up when asked for; an older log
-/// is replayed whole.
-fn take_ops(text: Vec<u8>, index: &mut Index) -> (model::Ops, u64) {
+/// (or one with a line that is not a record) is replayed whole.
+fn take_ops(text: Vec<u8>, index: &mut Index) -> (model::Ops, u64, Option<(usize, u64)>) {
     match model::Log::skim(text, index.last_op) {
         Ok(s) => {
             index.last_op = s.last_op;
             index.paths.with_log(s.log.clone());
-            (model::Ops::of_log(s.log), s.valid as u64)
+            (model::Ops::of_log(s.log), s.valid as u64, None)
         }
         Err(text) => {
-            let (ops, valid) = replay(&text, index);
-            (ops.into(), valid)
+            let (ops, valid, unreadable) = replay(&text, index);
+            (ops.into(), valid, unreadable)
         }
     }
 }
@@ -337,16 +342,21 @@ fn take_ops(text: Vec<u8>, index: &mut Index) -> (model::Ops, u64) {
 /// records up to its `last_op`, then those appended since, each replayed (its
 /// `after` entries) in `tx_op` order. Only whole lines count (a kill mid-append
 /// leaves a torn last line); a record that is not the next op is a leftover of
-/// a killed op from before the log was appended to, and is skipped. Returns the
-/// records and the end of the last one taken.
-fn replay(text: &[u8], index: &mut Index) -> (Vec<OpRecord>, u64) {
-    let mut ops = Vec::new();
+/// a killed op from before the log was appended to, and is skipped. A whole
+/// line that is not a record ends what is taken (see `Stamp::unreadable`).
+/// Returns the records, the end of the last one taken, and that line's number
+/// with the op it would be.
+fn replay(text: &[u8], index: &mut Index) -> (Vec<OpRecord>, u64, Option<(usize, u64)>) {
+    let mut ops: Vec<OpRecord> = Vec::new();
     let (mut pos, mut valid) = (0usize, 0usize);
+    let mut number = 0;
     while let Some(nl) = text[pos..].iter().position(|&b| b == b'\n') {
         let (line, end) = (&text[pos..pos + nl], pos + nl + 1);
         pos = end;
+        number += 1;
         let Ok(r) = serde_json::from_slice::<OpRecord>(line) else {
-            continue;
+            let op = ops.last().map_or(0, |r| r.tx_op) + 1;
+            return (ops, valid as u64, Some((number, op)));
         };
         if r.tx_op > index.last_op {
             let Some(after) = r.after.as_ref().filter(|_| r.tx_op == index.last_op + 1) else {
@@ -360,7 +370,7 @@ fn replay(text: &[u8], index: &mut Index) -> (Vec<OpRecord>, u64) {
         ops.push(r);
         valid = end;
     }
-    (ops, valid as u64)
+    (ops, valid as u64, None)
 }
 
 /// Every open tx, oldest first.
@@ -496,7 +506,7 @@ mod tests {
         .concat();
         let torn = record(3, "c", Some("c3"));
         let text = format!("{kept}{}", &torn[..torn.len() - 5]);
-        let (ops, valid) = replay(text.as_bytes(), &mut index);
+        let (ops, valid, _) = replay(text.as_bytes(), &mut index);
         let got: Vec<(u64, &str)> = ops.iter().map(|r| (r.tx_op, r.paths[0].as_str())).collect();
         assert_eq!(got, [(1, "a"), (2, "b")]);
         assert_eq!(valid, kept.len() as u64);
@@ -505,7 +515,7 @@ mod tests {
         assert!(!index.paths.contains_key("x"));
         // A record that is not the next op (a gap) is not replayed.
         let mut index = Index::default();
-        let (ops, valid) = replay(record(2, "b", Some("b2")).as_bytes(), &mut index);
+        let (ops, valid, _) = replay(record(2, "b", Some("b2")).as_bytes(), &mut index);
         assert!(ops.is_empty() && valid == 0 && index.last_op == 0);
     }
 
@@ -562,9 +572,9 @@ mod tests {
         for lines in logs {
             let text = lines.concat();
             let mut whole = Index::default();
-            let (ops, valid) = replay(text.as_bytes(), &mut whole);
+            let (ops, valid, _) = replay(text.as_bytes(), &mut whole);
             let mut lazy = Index::default();
-            let (lazy_ops, lazy_valid) = take_ops(text.clone().into_bytes(), &mut lazy);
+            let (lazy_ops, lazy_valid, _) = take_ops(text.clone().into_bytes(), &mut lazy);
             assert_eq!(
                 (lazy.last_op, lazy_valid, lazy_ops.len()),
                 (whole.last_op, valid, ops.len())

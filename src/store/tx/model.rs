@@ -133,6 +133,11 @@ pub struct Stamp {
     pub index: FileId,
     pub ops: Option<FileId>,
     pub ops_valid: u64,
+    /// A whole line of the log that is not a record (no kill leaves one: a kill
+    /// leaves a torn last line): its number (from 1) and the op it would be.
+    /// The records from there on are not taken, and the tx is not staged into
+    /// or committed until `tx drop` or `tx abort` (`Tx::check_log`).
+    pub unreadable: Option<(usize, u64)>,
 }
 
 /// A write conflict (drift) or stale read.

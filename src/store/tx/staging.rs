@@ -193,6 +193,15 @@ impl Tx {
 
     /// Removes op `n` and every later one, restoring each path's entry from before.
     pub fn drop_from(&mut self, ctx: &Ctx, n: u64) -> Result<Vec<u64>, CmdError> {
+        // Past a line that is not a record, or with one inside what
+        // `index.json` holds, what to restore is not known.
+        if self
+            .stamp
+            .unreadable
+            .is_some_and(|(_, op)| n > op || op <= self.index.last_op)
+        {
+            self.check_log()?;
+        }
         let mut index = self.index.clone();
         let mut dropped = Vec::new();
         for r in self.ops.iter().rev().filter(|r| r.tx_op >= n) {
@@ -271,6 +280,7 @@ impl Tx {
             index: model::FileId::of(&std::fs::metadata(self.dir.join("index.json"))?),
             ops: Some(model::FileId::of(&ops)),
             ops_valid: ops.len(),
+            unreadable: None,
         };
         Ok(())
     }
@@ -281,6 +291,7 @@ impl Tx {
     /// tx staged without syncs before a restart (`damaged`).
     fn quick(&self, ctx: &Ctx) -> Result<bool, CmdError> {
         // One read of each per staged op (this runs on every `--tx` write).
+        self.check_log()?;
         let marker = read_marker(&self.dir);
         let boot = boot_id();
         self.refuse_other_boot(marker.as_deref(), boot.as_deref())?;
@@ -310,7 +321,25 @@ impl Tx {
     /// Refuses a tx some of whose ops were staged without syncs in an earlier boot:
     /// a power loss then may have lost or damaged them.
     pub(super) fn check_synced(&self) -> Result<(), CmdError> {
+        self.check_log()?;
         self.refuse_other_boot(read_marker(&self.dir).as_deref(), boot_id().as_deref())
+    }
+
+    /// Refuses a tx whose ops log holds a whole line that is not a record
+    /// (`Stamp::unreadable`): staging past it would cut it off as a torn one,
+    /// and a commit would leave out the ops from there on without a word.
+    pub(super) fn check_log(&self) -> Result<(), CmdError> {
+        match self.stamp.unreadable {
+            Some((line, op)) => Err(Box::new(crate::store::error::StoreError::TxLogUnreadable {
+                id: self.id.clone(),
+                log: ops_name(self.index.generation),
+                line,
+                op,
+                droppable: op > self.index.last_op,
+            })
+            .into()),
+            None => Ok(()),
+        }
     }
 
     /// Whether the `unsynced` marker names a boot other than this one.
