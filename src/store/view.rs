@@ -6,6 +6,11 @@
 //!
 //! Paths are keyed in a tx by their root-relative real path (existing ancestors'
 //! symlinks resolved), the form the write protocol records.
+//!
+//! Layout: the types (`Files`, `Kind`, `Stat`, `Source`); `Files`' reads (stat,
+//! exists, load, current_hash, list_dir); `Files`' dealings with the tx behind
+//! the view (read set, overlay, removed paths, forgetting a stale load); then
+//! the functions they share (the loaded tx, tx keys, the tx's verdict on a path).
 
 use super::journal::State;
 use super::snapshot::Snapshot;
@@ -47,6 +52,250 @@ pub struct Stat {
     pub staged: Option<State>,
 }
 
+/// Where a command that reads a file by path should read `abs` from.
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// The disk decides: read `abs` itself.
+    Disk,
+    /// Open this path instead: the blob of a file the tx staged, or the file on
+    /// disk a symlink the tx staged leads to.
+    Staged(PathBuf),
+    /// The tx removed it.
+    Missing,
+    /// The tx made it a directory (`dir`) or a symlink.
+    NotFile { dir: bool },
+}
+
+/// The view's reads: what a path is and what it holds, as the command should
+/// see it (the tx's staged state where `--tx` names one, else the disk).
+impl Files<'_> {
+    /// What `abs` is in the view (`follow`: a final symlink is followed, as `stat`).
+    pub fn stat(&self, abs: &Path, follow: bool) -> Result<Stat, CmdError> {
+        let ctx = self.ctx;
+        let io = io_at(ctx, abs);
+        if let Some(t) = active(ctx)?
+            && let Some(rel) = tx_key(ctx, &t, abs, follow)
+        {
+            seen(ctx, &rel);
+            if let Some(s) = decide(&t, &rel) {
+                let mut st = from_state(&s);
+                if st.kind == Kind::File {
+                    let h = s.hash.clone().unwrap_or_default();
+                    st.len = t.blob_path(&h).metadata().map(|m| m.len()).map_err(io)?;
+                }
+                return Ok(st);
+            }
+        }
+        disk_stat(abs, follow).map_err(io)
+    }
+
+    /// Whether anything (a dangling symlink too) is at `abs` in the view.
+    pub fn exists(&self, abs: &Path) -> Result<bool, CmdError> {
+        Ok(self.stat(abs, false)?.kind != Kind::Missing)
+    }
+
+    /// The bytes, hash and mode of the file `abs` leads to, in the view.
+    pub fn load(&self, abs: &Path) -> Result<Arc<Snapshot>, CmdError> {
+        let ctx = self.ctx;
+        let io = io_at(ctx, abs);
+        if let Some(t) = active(ctx)?
+            && let Some(rel) = tx_key(ctx, &t, abs, true)
+        {
+            seen(ctx, &rel);
+            if let Some(s) = decide(&t, &rel) {
+                if s.kind != "file" {
+                    let e = if s.is_missing() {
+                        io::Error::from(io::ErrorKind::NotFound)
+                    } else {
+                        io::Error::other("not a regular file")
+                    };
+                    return Err(io(e));
+                }
+                let hash = s.hash.clone().unwrap_or_default();
+                let bytes = t.blob(&hash).map_err(io)?;
+                return Ok(Arc::new(Snapshot {
+                    bytes,
+                    hash,
+                    midstates: Vec::new(),
+                    mode: s.mode.unwrap_or(0o644),
+                    mtime: s.mtime.unwrap_or(0),
+                    stamp: Default::default(),
+                }));
+            }
+            if key(ctx, abs, true).as_deref() != Some(rel.as_str()) {
+                return ctx.session.snapshots.load(&ctx.root.join(&rel)).map_err(io);
+            }
+        }
+        ctx.session.snapshots.load(abs).map_err(io)
+    }
+
+    /// The hash `--expect-hash` compares, in the view: the file the path leads to,
+    /// else a symlink's target text; `None` when nothing is there.
+    pub fn current_hash(&self, abs: &Path) -> Result<Option<String>, CmdError> {
+        let ctx = self.ctx;
+        if ctx.tx.is_none() {
+            return super::current::hash(&ctx.session.snapshots, abs).map_err(|e| {
+                crate::protocol::error::io_error(&ctx.command, &ctx.display_path(abs), &e)
+            });
+        }
+        let entry = self.stat(abs, false)?;
+        match entry.kind {
+            Kind::Missing | Kind::Dir | Kind::Other => Ok(None),
+            Kind::File => Ok(Some(self.load(abs)?.hash.clone())),
+            Kind::Symlink => {
+                let followed = self.stat(abs, true)?;
+                if followed.kind == Kind::File {
+                    return Ok(Some(self.load(abs)?.hash.clone()));
+                }
+                let target = match entry.staged.and_then(|s| s.target) {
+                    Some(t) => t,
+                    None => std::fs::read_link(abs)
+                        .map(|t| t.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
+                };
+                Ok(Some(crate::text::lines::sha256_hex(target.as_bytes())))
+            }
+        }
+    }
+
+    /// The entries of directory `abs` in the view (name order): the disk's, minus
+    /// what the tx removed, plus what it added.
+    pub fn list_dir(&self, abs: &Path) -> Result<Vec<(PathBuf, Kind)>, CmdError> {
+        let ctx = self.ctx;
+        let io = io_at(ctx, abs);
+        let mut out: std::collections::BTreeMap<PathBuf, Kind> = std::collections::BTreeMap::new();
+        if let Ok(rd) = std::fs::read_dir(abs) {
+            for e in rd {
+                let e = e.map_err(io)?;
+                let p = e.path();
+                let k = self.stat(&p, false)?.kind;
+                if k != Kind::Missing {
+                    out.insert(p, k);
+                }
+            }
+        }
+        if let Some(t) = active(ctx)?
+            && let Some(dir_rel) = key(ctx, abs, true)
+        {
+            for (rel, e) in &t.index.paths {
+                let p = Path::new(rel);
+                if p.parent().map(|x| x.to_string_lossy().into_owned()) != Some(dir_rel.clone()) {
+                    continue;
+                }
+                let st = from_state(&e.staged);
+                let full = ctx.root.join(rel);
+                if st.kind == Kind::Missing {
+                    out.remove(&abs.join(p.file_name().unwrap_or_default()));
+                    out.remove(&full);
+                } else {
+                    out.insert(abs.join(p.file_name().unwrap_or_default()), st.kind);
+                }
+            }
+        }
+        Ok(out.into_iter().collect())
+    }
+}
+
+/// The tx behind the view: its read set, its changes as a scan's overlay,
+/// what it removed, and forgetting a load a tx op made stale.
+impl Files<'_> {
+    /// A single-file read with `--tx`: records the file's disk hash in the read set.
+    pub fn record_read(&self, abs: &Path) -> Result<(), CmdError> {
+        let ctx = self.ctx;
+        let Some(id) = &ctx.tx else {
+            return Ok(());
+        };
+        let Some(rel) = active(ctx)?.and_then(|t| tx_key(ctx, &t, abs, true)) else {
+            return Ok(());
+        };
+        tx::record_read(ctx, id, &rel)
+    }
+
+    /// The tx's changes for a scan (`None` without `--tx`).
+    pub fn overlay(&self) -> Result<Option<Arc<Overlay>>, CmdError> {
+        let ctx = self.ctx;
+        let Some(t) = active(ctx)? else {
+            return Ok(None);
+        };
+        let mut o = Overlay::default();
+        for (rel, e) in &t.index.paths {
+            let s = &e.staged;
+            let node = match s.kind.as_str() {
+                "file" => {
+                    let h = s.hash.clone().unwrap_or_default();
+                    let bytes = t
+                        .blob(&h)
+                        .map_err(|er| super::io_error(ctx, "a staged file", &er))?;
+                    OverlayNode::File {
+                        bytes: Arc::new(bytes),
+                        mode: s.mode.unwrap_or(0o644),
+                    }
+                }
+                "dir" => OverlayNode::Dir,
+                "symlink" => OverlayNode::Symlink,
+                _ => OverlayNode::Missing,
+            };
+            o.nodes.insert(ctx.root.join(rel), node);
+        }
+        Ok(Some(Arc::new(o)))
+    }
+
+    /// The answer for a path the tx removed (`Source::Missing`, a missing `stat`):
+    /// which op removed it, and for a move where it went, instead of a "nearest
+    /// path" that is the same name (still on disk) and loops.
+    pub fn removed_error(&self, arg: &str, abs: &Path) -> Result<CmdError, CmdError> {
+        let ctx = self.ctx;
+        use super::error::StoreError;
+        let id = ctx.tx.clone().unwrap_or_default();
+        let t = active(ctx)?;
+        let found = t.as_ref().and_then(|t| {
+            let rel = tx_key(ctx, t, abs, true)?;
+            let op = t.ops.iter().rev().find(|op| {
+                op.paths
+                    .iter()
+                    .any(|p| Path::new(&rel).starts_with(p.as_str()))
+            })?;
+            let to = op.moves.then(|| moved_to(t, op, &rel)).flatten();
+            Some((op.clone(), to))
+        });
+        let arg = arg.to_string();
+        let Some((op, to)) = found else {
+            return Ok(StoreError::NotInTx { arg, id }.into());
+        };
+        let Some(to) = to else {
+            return Ok(StoreError::RemovedInTx {
+                arg,
+                id,
+                op: op.tx_op,
+                op_argv: op.argv,
+            }
+            .into());
+        };
+        let new_abs = ctx.root.join(&to);
+        let as_arg = match new_abs.strip_prefix(&ctx.cwd) {
+            Ok(r) => r.to_string_lossy().into_owned(),
+            Err(_) => new_abs.to_string_lossy().into_owned(),
+        };
+        let retry = crate::workspace::candidates::same_argv_on(&ctx.argv, &arg, &as_arg);
+        Ok(StoreError::MovedInTx {
+            arg,
+            id,
+            to,
+            op: op.tx_op,
+            op_argv: op.argv,
+            as_arg,
+            retry,
+        }
+        .into())
+    }
+
+    /// Forgets the loaded tx (after a tx op changed it).
+    pub fn forget(&self) {
+        let ctx = self.ctx;
+        ctx.session.forget_tx();
+    }
+}
+
 /// Starts collecting the paths looked at through the view.
 pub fn track(ctx: &Ctx) {
     if let Ok(mut s) = ctx.session.seen.lock() {
@@ -70,14 +319,6 @@ fn seen(ctx: &Ctx, rel: &str) {
         && let Some(set) = s.as_mut()
     {
         set.insert(rel.to_string());
-    }
-}
-
-impl Files<'_> {
-    /// Forgets the loaded tx (after a tx op changed it).
-    pub fn forget(&self) {
-        let ctx = self.ctx;
-        ctx.session.forget_tx();
     }
 }
 
@@ -238,201 +479,6 @@ fn io_at<'a>(ctx: &'a Ctx, abs: &'a Path) -> impl Fn(io::Error) -> CmdError + Co
     move |e| crate::protocol::error::io_error(&ctx.command, &ctx.display_path(abs), &e)
 }
 
-impl Files<'_> {
-    /// What `abs` is in the view (`follow`: a final symlink is followed, as `stat`).
-    pub fn stat(&self, abs: &Path, follow: bool) -> Result<Stat, CmdError> {
-        let ctx = self.ctx;
-        let io = io_at(ctx, abs);
-        if let Some(t) = active(ctx)?
-            && let Some(rel) = tx_key(ctx, &t, abs, follow)
-        {
-            seen(ctx, &rel);
-            if let Some(s) = decide(&t, &rel) {
-                let mut st = from_state(&s);
-                if st.kind == Kind::File {
-                    let h = s.hash.clone().unwrap_or_default();
-                    st.len = t.blob_path(&h).metadata().map(|m| m.len()).map_err(io)?;
-                }
-                return Ok(st);
-            }
-        }
-        disk_stat(abs, follow).map_err(io)
-    }
-}
-
-impl Files<'_> {
-    /// The bytes, hash and mode of the file `abs` leads to, in the view.
-    pub fn load(&self, abs: &Path) -> Result<Arc<Snapshot>, CmdError> {
-        let ctx = self.ctx;
-        let io = io_at(ctx, abs);
-        if let Some(t) = active(ctx)?
-            && let Some(rel) = tx_key(ctx, &t, abs, true)
-        {
-            seen(ctx, &rel);
-            if let Some(s) = decide(&t, &rel) {
-                if s.kind != "file" {
-                    let e = if s.is_missing() {
-                        io::Error::from(io::ErrorKind::NotFound)
-                    } else {
-                        io::Error::other("not a regular file")
-                    };
-                    return Err(io(e));
-                }
-                let hash = s.hash.clone().unwrap_or_default();
-                let bytes = t.blob(&hash).map_err(io)?;
-                return Ok(Arc::new(Snapshot {
-                    bytes,
-                    hash,
-                    midstates: Vec::new(),
-                    mode: s.mode.unwrap_or(0o644),
-                    mtime: s.mtime.unwrap_or(0),
-                    stamp: Default::default(),
-                }));
-            }
-            if key(ctx, abs, true).as_deref() != Some(rel.as_str()) {
-                return ctx.session.snapshots.load(&ctx.root.join(&rel)).map_err(io);
-            }
-        }
-        ctx.session.snapshots.load(abs).map_err(io)
-    }
-}
-
-impl Files<'_> {
-    /// Whether anything (a dangling symlink too) is at `abs` in the view.
-    pub fn exists(&self, abs: &Path) -> Result<bool, CmdError> {
-        Ok(self.stat(abs, false)?.kind != Kind::Missing)
-    }
-}
-
-impl Files<'_> {
-    /// The hash `--expect-hash` compares, in the view: the file the path leads to,
-    /// else a symlink's target text; `None` when nothing is there.
-    pub fn current_hash(&self, abs: &Path) -> Result<Option<String>, CmdError> {
-        let ctx = self.ctx;
-        if ctx.tx.is_none() {
-            return super::current::hash(&ctx.session.snapshots, abs).map_err(|e| {
-                crate::protocol::error::io_error(&ctx.command, &ctx.display_path(abs), &e)
-            });
-        }
-        let entry = self.stat(abs, false)?;
-        match entry.kind {
-            Kind::Missing | Kind::Dir | Kind::Other => Ok(None),
-            Kind::File => Ok(Some(self.load(abs)?.hash.clone())),
-            Kind::Symlink => {
-                let followed = self.stat(abs, true)?;
-                if followed.kind == Kind::File {
-                    return Ok(Some(self.load(abs)?.hash.clone()));
-                }
-                let target = match entry.staged.and_then(|s| s.target) {
-                    Some(t) => t,
-                    None => std::fs::read_link(abs)
-                        .map(|t| t.to_string_lossy().into_owned())
-                        .unwrap_or_default(),
-                };
-                Ok(Some(crate::text::lines::sha256_hex(target.as_bytes())))
-            }
-        }
-    }
-}
-
-impl Files<'_> {
-    /// The entries of directory `abs` in the view (name order): the disk's, minus
-    /// what the tx removed, plus what it added.
-    pub fn list_dir(&self, abs: &Path) -> Result<Vec<(PathBuf, Kind)>, CmdError> {
-        let ctx = self.ctx;
-        let io = io_at(ctx, abs);
-        let mut out: std::collections::BTreeMap<PathBuf, Kind> = std::collections::BTreeMap::new();
-        if let Ok(rd) = std::fs::read_dir(abs) {
-            for e in rd {
-                let e = e.map_err(io)?;
-                let p = e.path();
-                let k = self.stat(&p, false)?.kind;
-                if k != Kind::Missing {
-                    out.insert(p, k);
-                }
-            }
-        }
-        if let Some(t) = active(ctx)?
-            && let Some(dir_rel) = key(ctx, abs, true)
-        {
-            for (rel, e) in &t.index.paths {
-                let p = Path::new(rel);
-                if p.parent().map(|x| x.to_string_lossy().into_owned()) != Some(dir_rel.clone()) {
-                    continue;
-                }
-                let st = from_state(&e.staged);
-                let full = ctx.root.join(rel);
-                if st.kind == Kind::Missing {
-                    out.remove(&abs.join(p.file_name().unwrap_or_default()));
-                    out.remove(&full);
-                } else {
-                    out.insert(abs.join(p.file_name().unwrap_or_default()), st.kind);
-                }
-            }
-        }
-        Ok(out.into_iter().collect())
-    }
-}
-
-impl Files<'_> {
-    /// A single-file read with `--tx`: records the file's disk hash in the read set.
-    pub fn record_read(&self, abs: &Path) -> Result<(), CmdError> {
-        let ctx = self.ctx;
-        let Some(id) = &ctx.tx else {
-            return Ok(());
-        };
-        let Some(rel) = active(ctx)?.and_then(|t| tx_key(ctx, &t, abs, true)) else {
-            return Ok(());
-        };
-        tx::record_read(ctx, id, &rel)
-    }
-}
-
-impl Files<'_> {
-    /// The tx's changes for a scan (`None` without `--tx`).
-    pub fn overlay(&self) -> Result<Option<Arc<Overlay>>, CmdError> {
-        let ctx = self.ctx;
-        let Some(t) = active(ctx)? else {
-            return Ok(None);
-        };
-        let mut o = Overlay::default();
-        for (rel, e) in &t.index.paths {
-            let s = &e.staged;
-            let node = match s.kind.as_str() {
-                "file" => {
-                    let h = s.hash.clone().unwrap_or_default();
-                    let bytes = t
-                        .blob(&h)
-                        .map_err(|er| super::io_error(ctx, "a staged file", &er))?;
-                    OverlayNode::File {
-                        bytes: Arc::new(bytes),
-                        mode: s.mode.unwrap_or(0o644),
-                    }
-                }
-                "dir" => OverlayNode::Dir,
-                "symlink" => OverlayNode::Symlink,
-                _ => OverlayNode::Missing,
-            };
-            o.nodes.insert(ctx.root.join(rel), node);
-        }
-        Ok(Some(Arc::new(o)))
-    }
-}
-
-/// Where a command that reads a file by path should read `abs` from.
-#[derive(Debug, Clone)]
-pub enum Source {
-    /// The disk decides: read `abs` itself.
-    Disk,
-    /// Open this path instead: the blob of a file the tx staged, or the file on
-    /// disk a symlink the tx staged leads to.
-    Staged(PathBuf),
-    /// The tx removed it.
-    Missing,
-    /// The tx made it a directory (`dir`) or a symlink.
-    NotFile { dir: bool },
-}
-
 /// The file to open for `abs` in the view (a final symlink followed). Commands
 /// that open files by path (read's views, info's statistics) open the blob of a
 /// staged file instead of `abs`, and keep showing `abs`.
@@ -492,55 +538,4 @@ fn moved_to(t: &Tx, op: &tx::OpRecord, rel: &str) -> Option<String> {
         return Some(to.clone());
     }
     Some(Path::new(to).join(rest).to_string_lossy().into_owned())
-}
-
-impl Files<'_> {
-    /// The answer for a path the tx removed (`Source::Missing`, a missing `stat`):
-    /// which op removed it, and for a move where it went, instead of a "nearest
-    /// path" that is the same name (still on disk) and loops.
-    pub fn removed_error(&self, arg: &str, abs: &Path) -> Result<CmdError, CmdError> {
-        let ctx = self.ctx;
-        use super::error::StoreError;
-        let id = ctx.tx.clone().unwrap_or_default();
-        let t = active(ctx)?;
-        let found = t.as_ref().and_then(|t| {
-            let rel = tx_key(ctx, t, abs, true)?;
-            let op = t.ops.iter().rev().find(|op| {
-                op.paths
-                    .iter()
-                    .any(|p| Path::new(&rel).starts_with(p.as_str()))
-            })?;
-            let to = op.moves.then(|| moved_to(t, op, &rel)).flatten();
-            Some((op.clone(), to))
-        });
-        let arg = arg.to_string();
-        let Some((op, to)) = found else {
-            return Ok(StoreError::NotInTx { arg, id }.into());
-        };
-        let Some(to) = to else {
-            return Ok(StoreError::RemovedInTx {
-                arg,
-                id,
-                op: op.tx_op,
-                op_argv: op.argv,
-            }
-            .into());
-        };
-        let new_abs = ctx.root.join(&to);
-        let as_arg = match new_abs.strip_prefix(&ctx.cwd) {
-            Ok(r) => r.to_string_lossy().into_owned(),
-            Err(_) => new_abs.to_string_lossy().into_owned(),
-        };
-        let retry = crate::workspace::candidates::same_argv_on(&ctx.argv, &arg, &as_arg);
-        Ok(StoreError::MovedInTx {
-            arg,
-            id,
-            to,
-            op: op.tx_op,
-            op_argv: op.argv,
-            as_arg,
-            retry,
-        }
-        .into())
-    }
 }
