@@ -140,6 +140,49 @@ fn kill_staged_write(
     (n_before, n_after)
 }
 
+/// Saves the case, runs the staged write `argv` (into tx `t`) once cleanly
+/// (`check_trace` is shown its syscalls), then [`kill_staged_write`] at every
+/// sampled point from the saved state, each kill's tx checked against what it
+/// commits to before and after the op; kills must end on both sides.
+fn kill_staged_write_both_ways(
+    c: &Case,
+    t: &str,
+    argv: &[String],
+    name: &str,
+    check_trace: impl Fn(&[harness::Call]),
+) {
+    c.save();
+    let tree = c.tree();
+    let status_before = c.status(t);
+    let (code, out, seq) = c.trace(argv, None);
+    assert_eq!(code, 0, "clean staged write failed: {out}");
+    check_trace(&seq);
+    let status_after = c.status(t);
+    assert_ne!(status_before, status_after);
+    assert_eq!(c.tree(), tree, "a staged write touched the tree");
+    let after_commit = commit_tree(c, t);
+    c.restore();
+    let before_commit = commit_tree(c, t);
+    assert_ne!(after_commit, before_commit);
+    let (n_before, n_after) = kill_staged_write(
+        c,
+        t,
+        argv,
+        name,
+        &seq,
+        &tree,
+        [&status_before, &status_after],
+        |c, after, label| {
+            let want = if after { &after_commit } else { &before_commit };
+            assert_eq!(&commit_tree(c, t), want, "{label}: the commit differs");
+        },
+    );
+    assert!(
+        n_before > 0 && n_after > 0,
+        "{n_before} before, {n_after} after"
+    );
+}
+
 /// A tx with three staged ops over several files: modify, create in a new
 /// directory, delete.
 fn staged_tx(c: &Case) -> String {
@@ -370,36 +413,8 @@ fn commit_tree(c: &Case, t: &str) -> harness::Tree {
 fn sigkill_during_a_tx_write_leaves_the_tx_as_after_the_previous_op_or_this_one() {
     let c = Case::new();
     let t = staged_tx(&c);
-    c.save();
-    let tree = c.tree();
-    let status_before = c.status(&t);
     let argv = args(&["copy", "new/dir/d.txt", "other/e.txt", "--tx", &t]);
-    let (code, out, seq) = c.trace(&argv, None);
-    assert_eq!(code, 0, "clean staged write failed: {out}");
-    let status_after = c.status(&t);
-    assert_ne!(status_before, status_after);
-    assert_eq!(c.tree(), tree, "a staged write touched the tree");
-    let after_commit = commit_tree(&c, &t);
-    c.restore();
-    let before_commit = commit_tree(&c, &t);
-    assert_ne!(after_commit, before_commit);
-    let (n_before, n_after) = kill_staged_write(
-        &c,
-        &t,
-        &argv,
-        "--tx write",
-        &seq,
-        &tree,
-        [&status_before, &status_after],
-        |c, after, label| {
-            let want = if after { &after_commit } else { &before_commit };
-            assert_eq!(&commit_tree(c, &t), want, "{label}: the commit differs");
-        },
-    );
-    assert!(
-        n_before > 0 && n_after > 0,
-        "{n_before} before, {n_after} after"
-    );
+    kill_staged_write_both_ways(&c, &t, &argv, "--tx write", |_| {});
 }
 
 /// A staged op appends its record to the ops log; a kill inside that append (a
@@ -424,41 +439,15 @@ fn sigkill_during_a_tx_write_after_a_torn_record_leaves_the_tx_before_or_after()
     let torn = bytes[last..bytes.len() / 2 + last / 2].to_vec();
     bytes.extend_from_slice(&torn);
     std::fs::write(&log, &bytes).unwrap();
-    c.save();
-    let tree = c.tree();
-    let status_before = c.status(&t);
     let argv = args(&[
         "edit", "keep.txt", "--old", "keep", "--new", "kept", "--tx", &t,
     ]);
-    let (code, out, seq) = c.trace(&argv, None);
-    assert_eq!(code, 0, "clean staged write failed: {out}");
-    assert!(
-        seq.iter().any(|(s, _, _)| s == "ftruncate"),
-        "the torn record was not cut"
-    );
-    let status_after = c.status(&t);
-    assert_ne!(status_before, status_after);
-    let after_commit = commit_tree(&c, &t);
-    c.restore();
-    let before_commit = commit_tree(&c, &t);
-    assert_ne!(after_commit, before_commit);
-    let (n_before, n_after) = kill_staged_write(
-        &c,
-        &t,
-        &argv,
-        "--tx write after a torn record",
-        &seq,
-        &tree,
-        [&status_before, &status_after],
-        |c, after, label| {
-            let want = if after { &after_commit } else { &before_commit };
-            assert_eq!(&commit_tree(c, &t), want, "{label}: the commit differs");
-        },
-    );
-    assert!(
-        n_before > 0 && n_after > 0,
-        "{n_before} before, {n_after} after"
-    );
+    kill_staged_write_both_ways(&c, &t, &argv, "--tx write after a torn record", |seq| {
+        assert!(
+            seq.iter().any(|(s, _, _)| s == "ftruncate"),
+            "the torn record was not cut"
+        );
+    });
 }
 
 #[test]

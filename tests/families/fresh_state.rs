@@ -117,7 +117,7 @@ fn a_dry_run_first_then_a_write() {
     let env = TestEnv::new();
     env.write("a.txt", "old\n");
     let h = hash(&env, "a.txt");
-    let r = env.run(&[
+    let write = [
         "write",
         "a.txt",
         "--content",
@@ -125,20 +125,12 @@ fn a_dry_run_first_then_a_write() {
         "--overwrite",
         "--expect-hash",
         &h,
-        "--dry-run",
-    ]);
+    ];
+    let r = env.run(&[&write[..], &["--dry-run"]].concat());
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(r.json["dry_run"], true);
     assert_eq!(env.read("a.txt"), b"old\n");
-    let r = env.run(&[
-        "write",
-        "a.txt",
-        "--content",
-        "new\n",
-        "--overwrite",
-        "--expect-hash",
-        &h,
-    ]);
+    let r = env.run(&write);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let op = r.json["op_id"].as_str().expect("op_id").to_string();
     journaled_and_undoable(&env, &op, "a.txt", Some(b"old\n"));

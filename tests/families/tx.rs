@@ -1006,21 +1006,6 @@ fn code_outline_sees_the_staged_file() {
     assert!(defs.stdout.contains("a.py"), "{}", defs.stdout);
 }
 
-/// The directory of tx `id` under the test's state home.
-fn tx_dir(env: &TestEnv, id: &str) -> std::path::PathBuf {
-    for ws in std::fs::read_dir(env.state.path().join("aitools"))
-        .or_else(|_| std::fs::read_dir(env.state.path()))
-        .unwrap()
-        .flatten()
-    {
-        let d = ws.path().join("tx").join(id);
-        if d.is_dir() {
-            return d;
-        }
-    }
-    panic!("no directory for {id} under {}", env.state.path().display());
-}
-
 /// Staging is not synced op by op; a tx staged so in an earlier boot (its
 /// `unsynced` marker names another boot id: a power loss may have lost its last
 /// ops) is refused, for commit and for staging, until `tx drop` rewrites it durably.
@@ -1033,7 +1018,7 @@ fn a_tx_staged_unsynced_before_a_restart_is_refused_until_dropped() {
     let t = begin(&env);
     ok(env.run(&["edit", "a.txt", "--old", "one", "--new", "two", "--tx", &t]));
     ok(env.run(&["edit", "b.txt", "--old", "bee", "--new", "be", "--tx", &t]));
-    let marker = tx_dir(&env, &t).join("unsynced");
+    let marker = env.tx_dir(&t).join("unsynced");
     let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap();
     assert_eq!(std::fs::read_to_string(&marker).unwrap(), boot.trim());
     std::fs::write(&marker, "00000000-0000-0000-0000-000000000000").unwrap();
@@ -1074,7 +1059,7 @@ fn a_commit_refuses_a_staged_blob_that_does_not_hash_to_its_name() {
     std::fs::write(scratch.path().join("x"), "staged text\n").unwrap();
     let h = sha256sum(&scratch.path().join("x"));
     // The tx keeps its staged blobs in its own directory until it commits.
-    let blob = tx_dir(&env, &t).join("blobs").join(&h);
+    let blob = env.tx_dir(&t).join("blobs").join(&h);
     std::fs::write(&blob, "garbage\n").unwrap();
     let r = env.run(&["tx", "commit", &t]);
     assert_eq!(r.error_code(), "environment.io", "{}", r.json);
@@ -1098,8 +1083,9 @@ fn staged_blobs_stay_in_the_tx_until_its_commit_moves_them_to_the_journal() {
     let t = begin(&env);
     ok(env.run(&["edit", "a.txt", "--old", "one", "--new", "two", "--tx", &t]));
     ok(env.run(&["write", "n.txt", "--content", "new\n", "--tx", &t]));
-    let own = tx_dir(&env, &t).join("blobs");
-    let shared = tx_dir(&env, &t)
+    let own = env.tx_dir(&t).join("blobs");
+    let shared = env
+        .tx_dir(&t)
         .parent()
         .unwrap()
         .parent()
@@ -1145,7 +1131,7 @@ fn a_drop_after_a_restart_refuses_to_keep_an_op_whose_blob_was_damaged() {
     ok(env.run(&["edit", "a.txt", "--old", "one", "--new", "two", "--tx", &t]));
     ok(env.run(&["edit", "b.txt", "--old", "bee", "--new", "be", "--tx", &t]));
     ok(env.run(&["edit", "c.txt", "--old", "sea", "--new", "see", "--tx", &t]));
-    let dir = tx_dir(&env, &t);
+    let dir = env.tx_dir(&t);
     std::fs::write(dir.join("unsynced"), "00000000-0000-0000-0000-000000000000").unwrap();
     // A power loss left op 2's blob empty.
     std::fs::write(dir.join("blobs").join(text_hash("be\n")), "").unwrap();

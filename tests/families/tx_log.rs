@@ -15,28 +15,6 @@ fn ok(env: &TestEnv, args: &[&str]) -> Value {
     r.json
 }
 
-fn begin(env: &TestEnv) -> String {
-    ok(env, &["tx", "begin"])["tx"]
-        .as_str()
-        .unwrap()
-        .to_string()
-}
-
-/// The directory of tx `id` under the test's state home.
-fn tx_dir(env: &TestEnv, id: &str) -> PathBuf {
-    for ws in std::fs::read_dir(env.state.path().join("aitools"))
-        .or_else(|_| std::fs::read_dir(env.state.path()))
-        .unwrap()
-        .flatten()
-    {
-        let d = ws.path().join("tx").join(id);
-        if d.is_dir() {
-            return d;
-        }
-    }
-    panic!("no directory for {id}");
-}
-
 fn status(env: &TestEnv, t: &str) -> Value {
     let mut v = ok(env, &["tx", "status", t]);
     v.as_object_mut().unwrap().remove("recovered");
@@ -45,6 +23,20 @@ fn status(env: &TestEnv, t: &str) -> Value {
 
 fn edit(env: &TestEnv, t: &str, path: &str, old: &str, new: &str) -> Value {
     ok(env, &["edit", path, "--old", old, "--new", new, "--tx", t])
+}
+
+/// A tx over `a.txt`, `b.txt`, `c.txt` (`a1`, `b1`, `c1`) with two ops staged
+/// (a1 → A1, b1 → B1): the workspace, the tx and its directory.
+fn two_ops_staged() -> (TestEnv, String, PathBuf) {
+    let env = TestEnv::new();
+    for (p, s) in [("a.txt", "a1\n"), ("b.txt", "b1\n"), ("c.txt", "c1\n")] {
+        env.write(p, s);
+    }
+    let t = env.tx_begin();
+    let dir = env.tx_dir(&t);
+    edit(&env, &t, "a.txt", "a1", "A1");
+    edit(&env, &t, "b.txt", "b1", "B1");
+    (env, t, dir)
 }
 
 fn lines(bytes: &[u8]) -> Vec<Value> {
@@ -67,8 +59,8 @@ fn a_staged_op_appends_its_record_and_a_torn_one_is_cut_by_the_next() {
     env.write("a.txt", "alpha\n");
     env.write("b.txt", "beta\n");
     env.write("c.txt", "gamma\n");
-    let t = begin(&env);
-    let dir = tx_dir(&env, &t);
+    let t = env.tx_begin();
+    let dir = env.tx_dir(&t);
     let index = inode(&dir.join("index.json"));
     assert_eq!(edit(&env, &t, "a.txt", "alpha", "ALPHA")["tx_op"], 1);
     let one = std::fs::read(dir.join("ops.0.jsonl")).unwrap();
@@ -109,14 +101,7 @@ fn a_staged_op_appends_its_record_and_a_torn_one_is_cut_by_the_next() {
 
 #[test]
 fn after_a_drop_later_ops_append_to_the_new_generation() {
-    let env = TestEnv::new();
-    for (p, s) in [("a.txt", "a1\n"), ("b.txt", "b1\n"), ("c.txt", "c1\n")] {
-        env.write(p, s);
-    }
-    let t = begin(&env);
-    let dir = tx_dir(&env, &t);
-    edit(&env, &t, "a.txt", "a1", "A1");
-    edit(&env, &t, "b.txt", "b1", "B1");
+    let (env, t, dir) = two_ops_staged();
     edit(&env, &t, "a.txt", "A1", "AA");
     let d = ok(&env, &["tx", "drop", &t, "2"]);
     assert_eq!(d["dropped"], serde_json::json!([2, 3]));
@@ -154,8 +139,8 @@ fn a_tx_whose_log_was_rewritten_whole_per_op_still_loads_and_stages() {
     let env = TestEnv::new();
     env.write("a.txt", "a1\n");
     env.write("b.txt", "b1\n");
-    let t = begin(&env);
-    let dir = tx_dir(&env, &t);
+    let t = env.tx_begin();
+    let dir = env.tx_dir(&t);
     edit(&env, &t, "a.txt", "a1", "A1");
     let before = status(&env, &t);
     let mut rec = lines(&std::fs::read(dir.join("ops.0.jsonl")).unwrap()).remove(0);
@@ -186,14 +171,7 @@ fn a_tx_whose_log_was_rewritten_whole_per_op_still_loads_and_stages() {
 /// that op) and `tx abort`, and the drop they name mends the tx.
 #[test]
 fn a_whole_line_that_is_not_a_record_refuses_until_dropped() {
-    let env = TestEnv::new();
-    for (p, s) in [("a.txt", "a1\n"), ("b.txt", "b1\n"), ("c.txt", "c1\n")] {
-        env.write(p, s);
-    }
-    let t = begin(&env);
-    let dir = tx_dir(&env, &t);
-    edit(&env, &t, "a.txt", "a1", "A1");
-    edit(&env, &t, "b.txt", "b1", "B1");
+    let (env, t, dir) = two_ops_staged();
     let log = dir.join("ops.0.jsonl");
     let text = String::from_utf8(std::fs::read(&log).unwrap()).unwrap();
     let (first, second) = text.trim_end().split_once('\n').unwrap();

@@ -65,6 +65,20 @@ impl TestEnv {
             .path()
     }
 
+    /// A new tx (`tx begin`), its id.
+    pub fn tx_begin(&self) -> String {
+        let r = self.run(&["tx", "begin"]);
+        assert_eq!(r.code, 0, "tx begin: {} {}", r.stdout, r.stderr);
+        r.json["tx"].as_str().expect("a tx id").to_string()
+    }
+
+    /// The directory of tx `id` in the workspace's state directory.
+    pub fn tx_dir(&self, id: &str) -> std::path::PathBuf {
+        let d = self.ws_state().join("tx").join(id);
+        assert!(d.is_dir(), "no directory for {id}");
+        d
+    }
+
     /// A fresh git repository.
     pub fn new() -> TestEnv {
         let dir = tempfile::tempdir().expect("tempdir");
