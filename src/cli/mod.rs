@@ -17,7 +17,10 @@ fn globals(cmd: Command) -> Command {
 /// The long options a command accepts (its own, `--tx` where it has one, and the
 /// global ones), for "did you mean" on an unknown option.
 pub fn long_options(command: &str) -> Vec<String> {
-    let mut out = global_options_taking_values().to_vec();
+    let mut out: Vec<String> = global_options_taking_values()
+        .iter()
+        .map(|o| o.to_string())
+        .collect();
     if let Some(spec) = registry::find(command) {
         out.extend(
             spec.clap_command()

@@ -50,7 +50,7 @@ impl CommandList {
             if a == "--" {
                 break;
             }
-            if global_options_taking_values().contains(a) {
+            if global_options_taking_values().contains(&a.as_str()) {
                 i += 2;
                 continue;
             }

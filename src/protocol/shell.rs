@@ -21,7 +21,7 @@ pub fn global_options(argv: &[String]) -> Vec<String> {
     let globals = super::args::global_options_taking_values();
     let mut words = argv.iter().take_while(|a| *a != "--");
     while let Some(a) = words.next() {
-        if globals.contains(a) {
+        if globals.contains(&a.as_str()) {
             if let Some(v) = words.next() {
                 out.push(a.clone());
                 out.push(v.clone());

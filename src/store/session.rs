@@ -68,6 +68,9 @@ pub struct Session {
     pub snapshots: snapshot::Cache,
     /// The tx named by `--tx`, loaded, with its index's identity.
     pub(crate) tx: Mutex<Option<(TxKey, Arc<Tx>)>>,
+    /// Set while a staging op holds the tx's lock it loaded `tx` under: the
+    /// view takes `tx` as it is, without checking its files (`view::pin`).
+    pub(crate) tx_pinned: std::sync::atomic::AtomicBool,
     /// The tx paths a staging op looked at (`view::track`), so `tx rebase` knows
     /// which ops depend on a drifted path even when they only read it.
     pub(crate) seen: Mutex<Option<BTreeSet<String>>>,

@@ -194,6 +194,8 @@ fn stage(
     let (_tlock, t) = tx::open_locked(ctx, id)?;
     let t = std::sync::Arc::new(t);
     view::install(ctx, t.clone());
+    // Dropped before `_tlock`: trusted only while the lock is held.
+    let _pinned = view::pin(ctx);
     view::track(ctx);
     let mut moves = false;
     let planned = (|| -> Result<Plan, CmdError> {
