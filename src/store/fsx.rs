@@ -31,11 +31,15 @@ pub fn open_append(path: &Path, create_mode: u32) -> io::Result<File> {
         .open(path)
 }
 
-/// Opens a file for reading without following a final symlink.
+/// Opens a file for reading without following a final symlink, and without
+/// blocking: a FIFO planted where the store keeps a file (a pack, a blob, an
+/// intent record) opens at once and reads as empty, never waiting for a writer
+/// while the workspace lock is held (`O_NONBLOCK` changes nothing for a
+/// regular file).
 pub fn open_read_nofollow(path: &Path) -> io::Result<File> {
     OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK)
         .open(path)
 }
 
