@@ -43,6 +43,28 @@ pub fn open_read_nofollow(path: &Path) -> io::Result<File> {
         .open(path)
 }
 
+/// Opens one of the store's own files for reading (`open_read_nofollow`), and
+/// refuses anything but a regular file (`InvalidData`): a FIFO or device there
+/// would read as empty, and a journal or index read as empty is a lie.
+pub fn open_regular(path: &Path) -> io::Result<File> {
+    let f = open_read_nofollow(path)?;
+    if !f.metadata()?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} is not a regular file", path.display()),
+        ));
+    }
+    Ok(f)
+}
+
+/// A store file's text (`open_regular`).
+pub fn read_regular_to_string(path: &Path) -> io::Result<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    open_regular(path)?.read_to_string(&mut text)?;
+    Ok(text)
+}
+
 /// Writes `bytes` to a new file with `mode` and fsyncs it.
 pub fn write_new_synced(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
     let mut f = create_new(path, mode)?;

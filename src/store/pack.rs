@@ -108,13 +108,13 @@ fn index(r: &mut impl BufRead) -> io::Result<(Vec<Item>, u64)> {
 
 /// The blobs the pack at `p` holds.
 pub fn items(p: &Path) -> io::Result<Vec<Item>> {
-    let f = fsx::open_read_nofollow(p)?;
+    let f = fsx::open_regular(p)?;
     Ok(index(&mut io::BufReader::new(f))?.0)
 }
 
 /// `hash`'s bytes from the pack at `p`, if it holds them.
 fn read_from(p: &Path, hash: &str) -> io::Result<Option<Vec<u8>>> {
-    let f = fsx::open_read_nofollow(p)?;
+    let f = fsx::open_regular(p)?;
     let mut r = io::BufReader::new(f);
     let (items, start) = index(&mut r)?;
     let Some(it) = items.iter().find(|i| i.hash == hash) else {

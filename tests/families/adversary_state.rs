@@ -72,7 +72,14 @@ fn workspace(env: &TestEnv) -> Vec<Vec<u8>> {
 /// the command said ok.
 #[test]
 fn a_fifo_in_the_state_directory_never_blocks_a_command() {
-    for place in ["pack", "loose blob", "intent record"] {
+    for place in [
+        "pack",
+        "loose blob",
+        "intent record",
+        "journal",
+        "journal id index",
+        "usage counter",
+    ] {
         let env = TestEnv::new();
         let mut op = packed_op(&env);
         let state = env.ws_state();
@@ -94,10 +101,17 @@ fn a_fifo_in_the_state_directory_never_blocks_a_command() {
                     .expect("a loose blob");
                 mkfifo(&blob.path());
             }
-            _ => {
+            "intent record" => {
                 let name = "op-20261201T000000Z-0badf1f0.intent";
                 mkfifo(&state.join("commit").join(name));
             }
+            "journal" => mkfifo(&state.join("journal").join("journal.jsonl")),
+            "journal id index" => {
+                let ids = state.join("journal").join("ids");
+                let name = std::fs::read_dir(&ids).unwrap().next().unwrap().unwrap();
+                mkfifo(&name.path());
+            }
+            _ => mkfifo(&state.join("usage")),
         }
         let calls: [&[&str]; 5] = [
             &["undo", &op],
@@ -109,8 +123,17 @@ fn a_fifo_in_the_state_directory_never_blocks_a_command() {
         for args in calls {
             let was = workspace(&env);
             let r = run_bounded(&env, args, 20);
+            eprintln!("{place}: {args:?}: {}{}", r.stdout, r.stderr);
             if r.code != 0 {
                 assert_eq!(workspace(&env), was, "{place}: {args:?} failed and wrote");
+            } else if place == "loose blob" && args[0] == "diff" {
+                // The before-image cannot be read: never shown as empty.
+                assert!(!r.stdout.contains("@@ -0,0 "), "{place}: {}", r.stdout);
+            } else if place == "journal" && args[0] != "history" {
+                panic!(
+                    "{place}: {args:?} answered ok with no journal to record it: {}",
+                    r.stdout
+                );
             }
         }
     }
