@@ -1,5 +1,6 @@
 //! One module per command family, plus the protocol rules every command shares.
 
+mod adversary_cli;
 mod adversary_disk;
 mod adversary_state;
 mod agent;
