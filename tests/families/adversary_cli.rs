@@ -27,3 +27,24 @@ fn apply_dash_capital_r_is_repaired_as_reverse_not_dropped() {
     assert_eq!(fixed.code, 0, "{}", fixed.stderr);
     assert_eq!(env.read("a.txt"), b"one\ntwo\nthree\n");
 }
+
+/// `copy -r` (cp's habit) is `--recursive`, which copy does not do by default:
+/// the repair must keep it (dropping it fails again on a directory).
+#[test]
+fn copy_dash_r_is_repaired_as_recursive() {
+    let env = TestEnv::new();
+    env.write("src/a.txt", "a\n");
+    for flag in ["-r", "-R"] {
+        let r = env.run(&["copy", flag, "src", "dst"]);
+        assert_eq!(r.error_code(), "argument.invalid", "{}", r.stderr);
+        let cmd = r.json["error"]["repairs"][0]["command"].as_str().unwrap();
+        assert_eq!(cmd, "aitools copy --recursive src dst", "{}", r.stderr);
+    }
+    let ok = env.run_line("aitools copy --recursive src dst");
+    assert_eq!(ok.code, 0, "{}", ok.stderr);
+    assert_eq!(env.read("dst/a.txt"), b"a\n");
+    // `ln -s`: link always makes a symlink; the reason must not be grep's.
+    let l = env.run(&["link", "-s", "src/a.txt", "l"]);
+    let msg = l.json["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("symbolic"), "{msg}");
+}
