@@ -57,6 +57,23 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
     Ok(f)
 }
 
+/// A workspace file opened for reading, symlinks followed, without waiting:
+/// a file swapped for a FIFO after it was stat'ed is refused (`InvalidData`),
+/// never waited on (a write holds the workspace lock while it reads).
+pub fn open_regular_follow(path: &Path) -> io::Result<File> {
+    let f = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_CLOEXEC | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    if !f.metadata()?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} is not a regular file", path.display()),
+        ));
+    }
+    Ok(f)
+}
+
 /// A store file's text (`open_regular`).
 pub fn read_regular_to_string(path: &Path) -> io::Result<String> {
     use std::io::Read;
