@@ -138,3 +138,132 @@ fn a_fifo_in_the_state_directory_never_blocks_a_command() {
         }
     }
 }
+
+/// Rewrites the journal's only entry with `edit` applied to its JSON (its id
+/// index made to match), as a hostile or buggy writer of the state could.
+fn lie_in_journal(env: &TestEnv, edit: impl Fn(&mut serde_json::Value)) {
+    let journal = env.ws_state().join("journal");
+    let text = std::fs::read_to_string(journal.join("journal.jsonl")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(text.trim_end()).unwrap();
+    edit(&mut v);
+    let line = format!("{v}\n");
+    std::fs::write(journal.join("journal.jsonl"), &line).unwrap();
+    let ids = journal.join("ids");
+    if let Some(e) = std::fs::read_dir(&ids).ok().and_then(|mut r| r.next()) {
+        std::fs::write(e.unwrap().path(), format!("0 0 {}\n", line.len())).unwrap();
+    }
+}
+
+/// A journal entry that is valid JSON but lies about its paths (outside the
+/// root, through a symlink out of it, inside `.git`): `undo` refuses and no
+/// byte is written anywhere, inside the workspace or out.
+#[test]
+fn undo_of_a_journal_entry_that_lies_about_its_paths_writes_nothing() {
+    for (i, lie) in [
+        "../victim.txt",
+        "ABS",
+        "out/victim.txt",
+        ".git/hooks/pre-commit",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let env = TestEnv::new();
+        let outside = tempfile::tempdir().unwrap();
+        let victim = outside.path().join("victim.txt");
+        std::fs::write(&victim, "victim\n").unwrap();
+        std::os::unix::fs::symlink(outside.path(), env.path("out")).unwrap();
+        let op = packed_op(&env);
+        let path = match lie {
+            "ABS" => victim.display().to_string(),
+            "../victim.txt" => {
+                // The workspace's parent: the victim next to it.
+                let v = env.root().parent().unwrap().join(format!("victim-{i}.txt"));
+                std::fs::write(&v, "victim\n").unwrap();
+                format!("../victim-{i}.txt")
+            }
+            p => p.to_string(),
+        };
+        let victim_hash = support::sha256sum(&victim);
+        lie_in_journal(&env, |v| {
+            v["changes"][0]["path"] = serde_json::Value::String(path.clone());
+            v["changes"][0]["after"]["hash"] = serde_json::Value::String(victim_hash.clone());
+        });
+        let was = workspace(&env);
+        let r = run_bounded(&env, &["undo", &op], 20);
+        assert_ne!(
+            r.code, 0,
+            "{lie}: undo of a lying entry succeeded: {}",
+            r.stdout
+        );
+        assert_eq!(workspace(&env), was, "{lie}: a workspace file changed");
+        assert_eq!(std::fs::read(&victim).unwrap(), b"victim\n", "{lie}");
+        if lie == "../victim.txt" {
+            let v = env.root().parent().unwrap().join(format!("victim-{i}.txt"));
+            assert_eq!(std::fs::read(&v).unwrap(), b"victim\n", "{lie}");
+            let _ = std::fs::remove_file(v);
+        }
+        assert!(!env.path(".git/hooks/pre-commit").exists(), "{lie}");
+    }
+}
+
+/// An intent record (mode 0600, whole) that names temps and blob temps outside
+/// the workspace and the blob store: recovery does not trust it, deletes and
+/// renames nothing, and says how to set it aside.
+#[test]
+fn a_forged_intent_record_naming_files_outside_is_never_run() {
+    let env = TestEnv::new();
+    let op = packed_op(&env);
+    let outside = tempfile::tempdir().unwrap();
+    let id = "op-20261201T000000Z-0badf1f0";
+    let bait = outside.path().join(format!(".aitools-{id}-0.tmp"));
+    let blob_bait = outside.path().join(format!(".{id}-pack.tmp"));
+    std::fs::write(&bait, "keep\n").unwrap();
+    std::fs::write(&blob_bait, "keep\n").unwrap();
+    std::os::unix::fs::symlink(outside.path(), env.path("out")).unwrap();
+    let via_link = env.path("out").join(format!(".aitools-{id}-0.tmp"));
+    let first = serde_json::json!({
+        "op_id": id,
+        "temps": [bait, via_link],
+        "blob_tmps": [blob_bait],
+        "links": [],
+        "steps": [{"op": "rename", "tmp": via_link, "to": env.path("a.txt")}],
+        "sync_dirs": [env.root()],
+        "entry": {"seq": 1, "op_id": id, "time": "2026-12-01T00:00:00Z",
+                  "command": "apply", "argv": ["apply"], "changes": []}
+    })
+    .to_string();
+    let hash = {
+        let p = outside.path().join("first");
+        std::fs::write(&p, &first).unwrap();
+        support::sha256sum(&p)
+    };
+    let rec = env.ws_state().join("commit").join(format!("{id}.intent"));
+    std::fs::write(&rec, format!("{first}\n{hash}\n")).unwrap();
+    std::fs::set_permissions(&rec, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let was = workspace(&env);
+    let h = run_bounded(&env, &["history"], 20);
+    assert_eq!(h.code, 0, "{}", h.stderr);
+    let pending = h.json["pending_recovery"]
+        .as_array()
+        .expect("pending_recovery");
+    assert_eq!(pending[0]["op_id"], id, "{}", h.stdout);
+    let w = run_bounded(&env, &["undo", &op], 20);
+    assert_eq!(
+        w.error_code(),
+        "environment.recovery-pending",
+        "{}",
+        w.stderr
+    );
+    assert_eq!(workspace(&env), was);
+    assert_eq!(std::fs::read(&bait).unwrap(), b"keep\n");
+    assert_eq!(std::fs::read(&blob_bait).unwrap(), b"keep\n");
+    // Set aside as the repair says; then the undo runs.
+    let s = run_bounded(&env, &["recover", "--set-aside", id], 20);
+    assert_eq!(s.code, 0, "{}", s.stderr);
+    assert_eq!(std::fs::read(&bait).unwrap(), b"keep\n");
+    run_bounded(&env, &["undo", &op], 20).op_id();
+    for (i, f) in FILES.iter().enumerate() {
+        assert_eq!(env.read(f), before(i).as_bytes());
+    }
+}
