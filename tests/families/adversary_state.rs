@@ -267,3 +267,30 @@ fn a_forged_intent_record_naming_files_outside_is_never_run() {
         assert_eq!(env.read(f), before(i).as_bytes());
     }
 }
+
+/// The op's own pack with its header gone (a large pack zeroed by a flaky
+/// disk; here a 256 MiB sparse file): undo answers promptly that the pack is
+/// damaged (integrity), not that the blob is missing, and reads no more than a
+/// header line's worth of it.
+#[test]
+fn a_pack_with_a_zeroed_header_is_damage_answered_promptly() {
+    let env = TestEnv::new();
+    let op = packed_op(&env);
+    let dir = env.ws_state().join("blobs").join("packs");
+    let pack = std::fs::read_dir(&dir)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let f = std::fs::OpenOptions::new().write(true).open(&pack).unwrap();
+    f.set_len(0).unwrap();
+    f.set_len(256 << 20).unwrap();
+    drop(f);
+    let was = workspace(&env);
+    let t = std::time::Instant::now();
+    let r = run_bounded(&env, &["undo", &op], 30);
+    assert!(r.error_code().starts_with("integrity."), "{}", r.stderr);
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+    assert_eq!(workspace(&env), was);
+}
