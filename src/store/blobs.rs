@@ -44,7 +44,7 @@ pub fn read(state: &Path, hash: &str) -> io::Result<Vec<u8>> {
 /// that kept it, when the caller knows it), else any pack that holds it. The
 /// error is the own file's when no pack holds it.
 pub fn read_in(state: &Path, hash: &str, hint: Option<&str>) -> io::Result<Vec<u8>> {
-    let mut f = match fsx::open_read_nofollow(&path(state, hash)) {
+    let mut f = match fsx::open_regular(&path(state, hash)) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             return pack::find(state, hash, hint)?.ok_or(e);

@@ -145,13 +145,18 @@ impl Content {
     }
 
     /// Opened for reading: seekable, and positional reads (`FileExt`) work.
+    /// A path that is no regular file by now (swapped for a FIFO since its
+    /// stat) is refused, never waited on.
     pub fn open(&self) -> io::Result<File> {
-        File::open(&self.at)
+        super::fsx::open_regular_follow(&self.at)
     }
 
     /// The whole file.
     pub fn read(&self) -> io::Result<Vec<u8>> {
-        std::fs::read(&self.at)
+        use std::io::Read;
+        let mut out = Vec::new();
+        self.open()?.read_to_end(&mut out)?;
+        Ok(out)
     }
 
     /// Why the file must not be opened (a FIFO, device, procfs file...), from

@@ -31,12 +31,55 @@ pub fn open_append(path: &Path, create_mode: u32) -> io::Result<File> {
         .open(path)
 }
 
-/// Opens a file for reading without following a final symlink.
+/// Opens a file for reading without following a final symlink, and without
+/// blocking: a FIFO planted where the store keeps a file (a pack, a blob, an
+/// intent record) opens at once and reads as empty, never waiting for a writer
+/// while the workspace lock is held (`O_NONBLOCK` changes nothing for a
+/// regular file).
 pub fn open_read_nofollow(path: &Path) -> io::Result<File> {
     OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK)
         .open(path)
+}
+
+/// Opens one of the store's own files for reading (`open_read_nofollow`), and
+/// refuses anything but a regular file (`InvalidData`): a FIFO or device there
+/// would read as empty, and a journal or index read as empty is a lie.
+pub fn open_regular(path: &Path) -> io::Result<File> {
+    let f = open_read_nofollow(path)?;
+    if !f.metadata()?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} is not a regular file", path.display()),
+        ));
+    }
+    Ok(f)
+}
+
+/// A workspace file opened for reading, symlinks followed, without waiting:
+/// a file swapped for a FIFO after it was stat'ed is refused (`InvalidData`),
+/// never waited on (a write holds the workspace lock while it reads).
+pub fn open_regular_follow(path: &Path) -> io::Result<File> {
+    let f = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_CLOEXEC | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    if !f.metadata()?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} is not a regular file", path.display()),
+        ));
+    }
+    Ok(f)
+}
+
+/// A store file's text (`open_regular`).
+pub fn read_regular_to_string(path: &Path) -> io::Result<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    open_regular(path)?.read_to_string(&mut text)?;
+    Ok(text)
 }
 
 /// Writes `bytes` to a new file with `mode` and fsyncs it.

@@ -98,7 +98,7 @@ fn usage_path(state: &Path) -> PathBuf {
 }
 
 fn read_usage(state: &Path) -> Option<(u64, u64)> {
-    let text = std::fs::read_to_string(usage_path(state)).ok()?;
+    let text = fsx::read_regular_to_string(&usage_path(state)).ok()?;
     let mut w = text.split_whitespace().map(|n| n.parse::<u64>().ok());
     Some((w.next()??, w.next()??))
 }

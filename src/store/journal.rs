@@ -122,7 +122,7 @@ pub fn is_op_id(s: &str) -> bool {
 
 /// Reads the last complete line, or `None` for an empty journal.
 pub fn last_line(state: &Path) -> io::Result<Option<String>> {
-    let f = match File::open(file(state)) {
+    let f = match fsx::open_regular(&file(state)) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e),
@@ -276,7 +276,7 @@ pub fn short_matches(state: &Path, short: &str) -> io::Result<Vec<String>> {
         .filter(|n| n.ends_with(tail))
         .collect();
     if found.is_empty() {
-        let f = match File::open(file(state)) {
+        let f = match fsx::open_regular(&file(state)) {
             Ok(f) => f,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(found),
             Err(e) => return Err(e),
@@ -319,12 +319,12 @@ pub fn find(state: &Path, op_id: &str) -> io::Result<Option<Entry>> {
     if !is_op_id(op_id) {
         return Ok(None);
     }
-    let f = match File::open(file(state)) {
+    let f = match fsx::open_regular(&file(state)) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e),
     };
-    if let Ok(text) = std::fs::read_to_string(id_file(state, op_id)) {
+    if let Ok(text) = fsx::read_regular_to_string(&id_file(state, op_id)) {
         let nums: Vec<u64> = text
             .split_whitespace()
             .filter_map(|n| n.parse().ok())
@@ -386,7 +386,7 @@ impl ReverseLines {
     }
 
     pub fn open(state: &Path) -> io::Result<Option<ReverseLines>> {
-        match File::open(file(state)) {
+        match fsx::open_regular(&file(state)) {
             Ok(f) => Ok(Some(ReverseLines::new(f)?)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(e),
@@ -425,7 +425,7 @@ impl ReverseLines {
 /// Every entry, oldest first (for scans that need them all).
 pub fn read_all(state: &Path) -> io::Result<Vec<Entry>> {
     let mut text = String::new();
-    match File::open(file(state)) {
+    match fsx::open_regular(&file(state)) {
         Ok(mut f) => {
             f.read_to_string(&mut text)?;
         }

@@ -68,19 +68,24 @@ pub struct Item {
     pub len: u64,
 }
 
+/// The longest index line: a hash, two 20-digit numbers, spaces, a newline.
+const LINE_MAX: u64 = 64 + 2 * 20 + 3;
+
 /// A pack's index and where its bytes start. Anything that is not an index
 /// as `write` writes it is `InvalidData`.
 fn index(r: &mut impl BufRead) -> io::Result<(Vec<Item>, u64)> {
     let bad = || io::Error::new(io::ErrorKind::InvalidData, "not an aitools blob pack");
+    // A line is read up to `LINE_MAX` bytes: a damaged header (a zeroed
+    // block, no newline) is never read whole into memory.
     let mut line = String::new();
-    let mut at = r.read_line(&mut line)? as u64;
+    let mut at = r.by_ref().take(LINE_MAX).read_line(&mut line)? as u64;
     if line != format!("{MAGIC}\n") {
         return Err(bad());
     }
     let mut items = Vec::new();
     loop {
         line.clear();
-        let n = r.read_line(&mut line)?;
+        let n = r.by_ref().take(LINE_MAX).read_line(&mut line)?;
         if n == 0 || !line.ends_with('\n') {
             return Err(bad());
         }
@@ -108,13 +113,13 @@ fn index(r: &mut impl BufRead) -> io::Result<(Vec<Item>, u64)> {
 
 /// The blobs the pack at `p` holds.
 pub fn items(p: &Path) -> io::Result<Vec<Item>> {
-    let f = fsx::open_read_nofollow(p)?;
+    let f = fsx::open_regular(p)?;
     Ok(index(&mut io::BufReader::new(f))?.0)
 }
 
 /// `hash`'s bytes from the pack at `p`, if it holds them.
 fn read_from(p: &Path, hash: &str) -> io::Result<Option<Vec<u8>>> {
-    let f = fsx::open_read_nofollow(p)?;
+    let f = fsx::open_regular(p)?;
     let mut r = io::BufReader::new(f);
     let (items, start) = index(&mut r)?;
     let Some(it) = items.iter().find(|i| i.hash == hash) else {
@@ -156,6 +161,17 @@ pub fn find(state: &Path, hash: &str, hint: Option<&str>) -> io::Result<Option<V
                 io::Error::new(
                     io::ErrorKind::InvalidData,
                     format!("blob {hash}: its pack {name} is shorter than its index says"),
+                )
+            });
+            None
+        }
+        // The op's own pack is there but is no pack (its index damaged): that
+        // is damage too, not a missing blob.
+        Err(e) if e.kind() == io::ErrorKind::InvalidData && Some(name) == hinted => {
+            damaged.get_or_insert_with(|| {
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("blob {hash}: its pack {name} is damaged ({e})"),
                 )
             });
             None

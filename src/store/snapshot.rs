@@ -147,7 +147,7 @@ impl Cache {
         {
             return Ok(snap.clone());
         }
-        let mut f = std::fs::File::open(path)?;
+        let mut f = super::fsx::open_regular_follow(path)?;
         let (bytes, same) = read_whole(&mut f, meta.len() as usize, k)?;
         let (hash, midstates) = hash_with_midstates(&bytes);
         let snap = Arc::new(Snapshot {

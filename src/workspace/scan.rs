@@ -44,7 +44,7 @@ mod sorted;
 mod staged;
 use budget::Meter;
 pub use budget::{Budget, Cut};
-pub use disk::{exists_nofollow, lstat, open_sized, real_start};
+pub use disk::{exists_nofollow, lstat, open_file, open_sized, real_start};
 #[allow(unused_imports)]
 use filters::*;
 pub use order::{path_order, strip_root};
@@ -228,7 +228,12 @@ impl Entry<'_> {
     pub fn read(&self) -> io::Result<Vec<u8>> {
         match self.content() {
             Some(b) => Ok(b.to_vec()),
-            None => std::fs::read(self.path),
+            None => {
+                use std::io::Read;
+                let mut out = Vec::new();
+                disk::open_file(self.path)?.read_to_end(&mut out)?;
+                Ok(out)
+            }
         }
     }
 }

@@ -353,6 +353,8 @@ const ROWS: &[Row] = &[
     // Shared: implied by the spec's kind.
     r("read", "environment.state-untrusted", &["read", "a.txt"]).setup(untrusted_state),
     r("write", "environment.recovery-pending", &["write", "b.txt", "--content", "x"]).setup(pending_record),
+    // gc is no write, but refuses as writes do while a record is pending.
+    r("gc", "environment.recovery-pending", &["gc"]).setup(pending_record),
     // Shared: the write protocol.
     r("write", "refusal.outside-workspace", &["write", "../out.txt", "--content", "x"]),
     r("write", "refusal.not-a-file", &["write", "dir", "--content", "x"]),

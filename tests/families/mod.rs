@@ -1,5 +1,9 @@
 //! One module per command family, plus the protocol rules every command shares.
 
+mod adversary_cli;
+mod adversary_disk;
+mod adversary_state;
+mod adversary_tree;
 mod agent;
 mod agent_examples;
 mod aoi;

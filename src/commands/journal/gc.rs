@@ -32,7 +32,12 @@ pub const SPEC: CommandSpec = CommandSpec {
         field("budget", "The budget applied, in bytes."),
         field("dry_run", "True with --dry-run: nothing was removed."),
     ],
-    error_codes: &[code::ARGUMENT_INVALID, code::BUSY, code::IO],
+    error_codes: &[
+        code::ARGUMENT_INVALID,
+        code::BUSY,
+        code::IO,
+        code::RECOVERY_PENDING,
+    ],
     writes: false,
     tx: false,
     workspace: true,

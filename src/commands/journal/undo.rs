@@ -43,6 +43,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         code::TARGET_CHANGED,
         code::OP_COLLECTED,
         code::BLOB_CORRUPT,
+        code::OUTSIDE_WORKSPACE,
         code::BUSY,
         code::IO,
     ],

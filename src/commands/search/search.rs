@@ -598,7 +598,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
                 };
                 let res = match bytes {
                     Some(b) => s.search_slice(&matcher, b, &mut sink),
-                    None => s.search_path(&matcher, e.path, &mut sink),
+                    None => search_disk(s, &matcher, e.path, &mut sink),
                 };
                 recorded.fetch_add(sink.seen, Ordering::Relaxed);
                 (res, sink.counter, Some(sink.lines))
@@ -606,7 +606,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
                 let mut sink = counter;
                 let res = match bytes {
                     Some(b) => s.search_slice(&matcher, b, &mut sink),
-                    None => s.search_path(&matcher, e.path, &mut sink),
+                    None => search_disk(s, &matcher, e.path, &mut sink),
                 };
                 (res, sink, None)
             };
@@ -777,6 +777,21 @@ fn search_in<S: Sink>(
     }
     match overlay.and_then(|o| o.nodes.get(p)) {
         Some(scan::OverlayNode::File { bytes, .. }) => s.search_slice(m, bytes, sink),
-        _ => s.search_path(m, p, sink),
+        _ => search_disk(s, m, p, sink),
+    }
+}
+
+/// Searches the file at `p` on disk, opened without waiting on a FIFO (a file
+/// swapped for one after the listing is unreadable, never blocking).
+fn search_disk<S: Sink>(
+    s: &mut Searcher,
+    m: &RegexMatcher,
+    p: &Path,
+    sink: S,
+) -> Result<(), S::Error> {
+    use grep_searcher::SinkError;
+    match scan::open_file(p) {
+        Ok(f) => s.search_file(m, &f, sink),
+        Err(e) => Err(S::Error::error_io(e)),
     }
 }

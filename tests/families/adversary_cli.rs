@@ -1,0 +1,50 @@
+//! Adversarial black-box tests of the repairs an error names: an agent runs the
+//! command a repair gives as is, so it must never do the opposite of what the
+//! failed call asked.
+
+use crate::support::TestEnv;
+
+/// `apply -R` is patch's and git apply's "reverse": the repair must reverse,
+/// never drop `-R` (which applies the patch forward, undoing nothing).
+#[test]
+fn apply_dash_capital_r_is_repaired_as_reverse_not_dropped() {
+    let env = TestEnv::new();
+    env.write("a.txt", "one\nTWO\nthree\n");
+    let diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n";
+    let r = env.run_stdin(&["apply", "--stdin", "--strip", "1", "-R"], diff.as_bytes());
+    assert_eq!(r.error_code(), "argument.invalid", "{}", r.stderr);
+    let repairs = r.json["error"]["repairs"].as_array().expect("repairs");
+    let retry = repairs
+        .iter()
+        .filter_map(|x| x["command"].as_str())
+        .find(|c| c.starts_with("aitools apply"))
+        .unwrap_or_else(|| panic!("no corrected apply: {}", r.stderr));
+    assert!(retry.contains("--reverse"), "{}", r.stderr);
+    // The corrected call, as an agent runs it, reverses the patch.
+    let rest = retry.strip_prefix("aitools ").unwrap();
+    let args: Vec<&str> = rest.split(' ').collect();
+    let fixed = env.run_stdin(&args, diff.as_bytes());
+    assert_eq!(fixed.code, 0, "{}", fixed.stderr);
+    assert_eq!(env.read("a.txt"), b"one\ntwo\nthree\n");
+}
+
+/// `copy -r` (cp's habit) is `--recursive`, which copy does not do by default:
+/// the repair must keep it (dropping it fails again on a directory).
+#[test]
+fn copy_dash_r_is_repaired_as_recursive() {
+    let env = TestEnv::new();
+    env.write("src/a.txt", "a\n");
+    for flag in ["-r", "-R"] {
+        let r = env.run(&["copy", flag, "src", "dst"]);
+        assert_eq!(r.error_code(), "argument.invalid", "{}", r.stderr);
+        let cmd = r.json["error"]["repairs"][0]["command"].as_str().unwrap();
+        assert_eq!(cmd, "aitools copy --recursive src dst", "{}", r.stderr);
+    }
+    let ok = env.run_line("aitools copy --recursive src dst");
+    assert_eq!(ok.code, 0, "{}", ok.stderr);
+    assert_eq!(env.read("dst/a.txt"), b"a\n");
+    // `ln -s`: link always makes a symlink; the reason must not be grep's.
+    let l = env.run(&["link", "-s", "src/a.txt", "l"]);
+    let msg = l.json["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("symbolic"), "{msg}");
+}
