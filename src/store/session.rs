@@ -78,6 +78,10 @@ pub struct Session {
     /// them with its intent record's first line; any left are synced when the
     /// session ends.
     unsynced: Mutex<Vec<PathBuf>>,
+    /// The lstat the last `boundary::resolve` took of the real path it found
+    /// (something there and not a symlink), for the store's look at that path that
+    /// follows it (`take_lstat`): one lstat per path a change names, not two.
+    resolved: Mutex<Option<(PathBuf, std::fs::Metadata)>>,
 }
 
 impl Session {
@@ -104,6 +108,23 @@ impl Session {
     pub fn synced(&self, dirs: &[PathBuf]) {
         if let Ok(mut u) = self.unsynced.lock() {
             u.retain(|d| !dirs.contains(d));
+        }
+    }
+
+    /// Keeps `lstat` as what is at `real` now (`None` forgets the last one): the
+    /// last path resolved for a write, as `boundary::resolve` found it.
+    pub fn note_lstat(&self, real: &std::path::Path, lstat: Option<std::fs::Metadata>) {
+        if let Ok(mut r) = self.resolved.lock() {
+            *r = lstat.map(|m| (real.to_path_buf(), m));
+        }
+    }
+
+    /// The lstat `note_lstat` kept, when it is of `path` (taken: used once).
+    pub fn take_lstat(&self, path: &std::path::Path) -> Option<std::fs::Metadata> {
+        let mut r = self.resolved.lock().ok()?;
+        match r.take() {
+            Some((p, m)) if p == path => Some(m),
+            _ => None,
         }
     }
 

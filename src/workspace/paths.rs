@@ -44,6 +44,12 @@ fn real_dir(dir: &Path) -> Option<PathBuf> {
 /// not a symlink: the parent's real path (cached) and the name, as `canonicalize`
 /// would give it; `None` when the full resolution is needed.
 fn real_path_fast(path: &Path) -> Option<PathBuf> {
+    real_path_fast_lstat(path).map(|(real, _)| real)
+}
+
+/// `real_path_fast`, with the lstat it made of the real path when something that
+/// is not a symlink is there (a regular file's lstat is its stat too).
+fn real_path_fast_lstat(path: &Path) -> Option<(PathBuf, Option<std::fs::Metadata>)> {
     if !path.is_absolute()
         || path
             .components()
@@ -55,13 +61,13 @@ fn real_path_fast(path: &Path) -> Option<PathBuf> {
     let real = real_dir(parent)?.join(name);
     match std::fs::symlink_metadata(&real) {
         Ok(m) if m.file_type().is_symlink() => None,
-        Ok(_) => Some(real),
+        Ok(m) => Some((real, Some(m))),
         // Missing (or below a file): the real parent and the name, as below.
         Err(e)
             if e.kind() == std::io::ErrorKind::NotFound
                 || e.raw_os_error() == Some(libc::ENOTDIR) =>
         {
-            Some(real)
+            Some((real, None))
         }
         Err(_) => None,
     }
@@ -91,6 +97,11 @@ pub fn real_path(path: &Path) -> PathBuf {
     if let Some(real) = real_path_fast(path) {
         return real;
     }
+    real_path_slow(path)
+}
+
+/// `real_path` the long way (`canonicalize`, else the deepest existing ancestor's).
+fn real_path_slow(path: &Path) -> PathBuf {
     if let Ok(real) = std::fs::canonicalize(path) {
         return real;
     }
@@ -111,6 +122,17 @@ pub fn real_path(path: &Path) -> PathBuf {
         cur = parent;
     }
     norm
+}
+
+/// `real_path`, and the lstat of the real path when it was taken on the way and
+/// found something other than a symlink (the common case: a plain absolute path
+/// to an existing file). A caller that needs the file's metadata uses it instead
+/// of asking again; `None` says nothing (missing, or resolved the long way).
+pub fn real_path_lstat(path: &Path) -> (PathBuf, Option<std::fs::Metadata>) {
+    match real_path_fast_lstat(path) {
+        Some(found) => found,
+        None => (real_path_slow(path), None),
+    }
 }
 
 /// `path` relative to `base` when it is below it (`.` for `base` itself).
