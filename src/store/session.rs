@@ -119,7 +119,8 @@ impl Session {
         }
     }
 
-    /// The lstat `note_lstat` kept, when it is of `path` (taken: used once).
+    /// The lstat `note_lstat` kept, when it is of `path`; taken either way (one
+    /// look uses it, and a look at another path drops it).
     pub fn take_lstat(&self, path: &std::path::Path) -> Option<std::fs::Metadata> {
         let mut r = self.resolved.lock().ok()?;
         match r.take() {
@@ -153,5 +154,29 @@ impl std::fmt::Debug for Session {
         f.debug_struct("Session")
             .field("settings", &self.settings)
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_noted_lstat_is_taken_once_and_only_for_its_path() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let (a, b) = (t.path().join("a"), t.path().join("b"));
+        let m = || std::fs::symlink_metadata(t.path()).ok();
+        let s = Session::default();
+        s.note_lstat(&a, m());
+        assert!(s.take_lstat(&b).is_none());
+        // Asking for another path took it too: nothing old is left for `a`.
+        assert!(s.take_lstat(&a).is_none());
+        s.note_lstat(&a, m());
+        assert!(s.take_lstat(&a).is_some());
+        assert!(s.take_lstat(&a).is_none());
+        // Every resolve replaces it, `None` included.
+        s.note_lstat(&a, m());
+        s.note_lstat(&b, None);
+        assert!(s.take_lstat(&a).is_none());
     }
 }

@@ -146,3 +146,24 @@ pub fn relative_to(path: &Path, base: &Path) -> Option<String> {
 pub fn display(path: &Path) -> String {
     path.to_string_lossy().to_string()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn real_path_lstat_gives_the_lstat_of_a_file_and_none_for_a_link_or_nothing() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let dir = std::fs::canonicalize(t.path()).expect("real");
+        std::fs::write(dir.join("f"), "x").expect("write");
+        std::os::unix::fs::symlink(dir.join("f"), dir.join("l")).expect("symlink");
+        let (real, m) = real_path_lstat(&dir.join("f"));
+        assert_eq!(real, dir.join("f"));
+        assert!(m.is_some_and(|m| m.file_type().is_file()));
+        // A final symlink is resolved the long way: its target, no lstat kept.
+        let (real, m) = real_path_lstat(&dir.join("l"));
+        assert_eq!((real, m.is_none()), (dir.join("f"), true));
+        let (real, m) = real_path_lstat(&dir.join("missing"));
+        assert_eq!((real, m.is_none()), (dir.join("missing"), true));
+    }
+}
