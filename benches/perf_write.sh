@@ -9,11 +9,13 @@
 #
 #   benches/perf_write.sh [path/to/aitools] [rows...]   rows: replace apply write edit tx
 #
-# Env: RUNS (rounds, default 10), WARMUP (default 2), STATE=fresh|warm (row write:
-# fresh, the default, removes the workspace's state directory every round so each
-# aitools run also creates it — journal, blobs/, commit/: a few fsyncs once per
-# workspace; warm keeps it, as in everyday use; the other rows always start fresh:
-# kept blobs of the same before-images would be reused), BASE=/other/aitools (rows
+# Env: RUNS (rounds, default 10), WARMUP (default 2), STATE=fresh|warm (rows write,
+# replace, apply, tx: fresh, the default and the headline figure, removes the
+# workspace's state directory every round so each aitools run also creates it —
+# journal, blobs/, commit/: a few fsyncs once per workspace; warm keeps it across
+# rounds, as in everyday use, while each round still gets a fresh copy of the tree
+# (its journal grows by one op a round, and blobs of before-images an earlier
+# round kept are found, not stored again); row edit always starts fresh), BASE=/other/aitools (rows
 # replace apply write edit tx: side B is that aitools build doing the same call instead
 # of the shell tool, or for tx the same tx: a before/after in one interleaved run), JSON=DIR (ab.py's
 # result per row). Needs perl, git, sed, python3.
@@ -32,6 +34,7 @@ RUNS=${RUNS:-10}
 WARMUP=${WARMUP:-2}
 STATE=${STATE:-fresh}
 fresh() { [ "$STATE" = warm ] || echo "$W/state/aitools"; }
+warm() { [ "$STATE" != warm ] || echo " (warm state)"; } # a tree row's label
 
 # One interleaved run: AB NAME 'CMD A' 'CMD B' --round 'SH' --same A B ...
 AB() {
@@ -72,19 +75,19 @@ PY
 }
 
 # The round set-up of the tree rows: fresh copies a (side A) and b (side B), no
-# state. The last round's copies are moved aside, not deleted: ext4 skips inodes
+# state (kept with STATE=warm). The last round's copies are moved aside, not deleted: ext4 skips inodes
 # freed in the last ~30 s when it allocates new ones, and thousands freed just
 # before the timed part made every file creation pay a scan (TRASH=rm deletes).
 mkdir -p "$W/trash"
 aside() { # the shell words that move $@ out of the way
   if [ "${TRASH:-keep}" = rm ]; then echo "rm -rf $*"; else echo "t=\$(mktemp -d $W/trash/r.XXXXXX) && for x in $*; do [ ! -e \$x ] || mv \$x \$t/; done"; fi
 }
-TREE_ROUND="$(aside "$W/a" "$W/b" "$W/state/aitools") && cp -r $W/t0 $W/a && cp -r $W/t0 $W/b && sync"
+TREE_ROUND="$(aside "$W/a" "$W/b" $(fresh)) && cp -r $W/t0 $W/a && cp -r $W/t0 $W/b && sync"
 
 row_replace() { # issue 12 row 2
   mk_tree "$W/t0"
   local a="sh -c 'cd @DIR@ && @BIN@ replace oldword newword . --expect-count 1000 >/dev/null'"
-  AB "replace 1000 files / $(vs 'perl -pi')" "$(side_a "$a" "$W/a")" \
+  AB "replace 1000 files$(warm) / $(vs 'perl -pi')" "$(side_a "$a" "$W/a")" \
     "$(side_b "sh -c 'cd $W/b && find . -path ./.git -prune -o -type f -print0 | xargs -0 perl -pi -e s/oldword/newword/g'" "$a" "$W/b")" \
     --round "$TREE_ROUND" --same "$W/a" "$W/b"
 }
@@ -97,7 +100,7 @@ row_apply() { # issue 12 row 3
     (cd "$W/c" && for i in $(seq 0 10 990); do sed -i 's/^plain text 20 of .*/changed twenty/' "d$((i % 20))/f$i.txt"; done && git diff >"$W/p.diff")
   fi
   local a="sh -c 'cd @DIR@ && @BIN@ apply --stdin < $W/p.diff >/dev/null'"
-  AB "apply 100-file patch / $(vs 'git apply')" "$(side_a "$a" "$W/a")" \
+  AB "apply 100-file patch$(warm) / $(vs 'git apply')" "$(side_a "$a" "$W/a")" \
     "$(side_b "sh -c 'cd $W/b && git apply $W/p.diff'" "$a" "$W/b")" \
     --round "$TREE_ROUND" --same "$W/a" "$W/b"
 }
@@ -145,11 +148,11 @@ for i in \$(seq 0 99); do $BIN edit d\$((i % 20))/f\$i.txt --old 'plain text 3 '
 SH
   if [ -n "$BASE" ]; then # before/after: side B is BASE staging and committing the same
     sed "s#$BIN#$BASE#g" "$W/tx.sh" >"$W/txb.sh"
-    AB "tx: 100 edits+commit / base" "bash $W/tx.sh $W/a" "bash $W/txb.sh $W/b" \
+    AB "tx: 100 edits+commit$(warm) / base" "bash $W/tx.sh $W/a" "bash $W/txb.sh $W/b" \
       --round "$TREE_ROUND" --same "$W/a" "$W/b"
     return
   fi
-  AB "tx: 100 edits+commit / 100 plain edits" "bash $W/tx.sh $W/a" "bash $W/plain.sh $W/b" \
+  AB "tx: 100 edits+commit$(warm) / 100 plain edits" "bash $W/tx.sh $W/a" "bash $W/plain.sh $W/b" \
     --round "$TREE_ROUND" --same "$W/a" "$W/b"
 }
 

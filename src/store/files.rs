@@ -29,6 +29,29 @@ impl Ctx {
     }
 }
 
+impl Files<'_> {
+    /// `load(abs)` of a path whose lstat (`lstat`, taken by `paths::real_path_lstat`)
+    /// found a regular file, when no tx decides what is there: the disk's snapshot
+    /// read with that stat, not asked for again (a regular file's lstat is its
+    /// stat; the read checks the open file's identity against it). `None` under
+    /// `--tx` or for anything but a regular file: ask `stat`/`load`.
+    pub fn load_lstat(
+        &self,
+        abs: &Path,
+        lstat: &Metadata,
+    ) -> Result<Option<std::sync::Arc<super::snapshot::Snapshot>>, CmdError> {
+        if self.ctx.tx.is_some() || !lstat.file_type().is_file() {
+            return Ok(None);
+        }
+        let ctx = self.ctx;
+        ctx.session
+            .snapshots
+            .load_stated(abs, lstat)
+            .map(Some)
+            .map_err(|e| crate::protocol::error::io_error(&ctx.command, &ctx.display_path(abs), &e))
+    }
+}
+
 /// What a read of a path finds in the view.
 #[derive(Debug)]
 pub enum Found {

@@ -19,13 +19,16 @@ pub enum Final {
 /// The real path a write lands on, or `refusal.outside-workspace`.
 pub fn resolve(ctx: &Ctx, path: &Path, last: Final) -> Result<PathBuf, CmdError> {
     let norm = paths::normalize(path);
-    let real = match last {
-        Final::Follow => paths::real_path(&norm),
+    let (real, lstat) = match last {
+        Final::Follow => paths::real_path_lstat(&norm),
         Final::Entry => match (norm.parent(), norm.file_name()) {
-            (Some(parent), Some(name)) => paths::real_path(parent).join(name),
-            _ => norm.clone(),
+            (Some(parent), Some(name)) => (paths::real_path(parent).join(name), None),
+            _ => (norm.clone(), None),
         },
     };
+    // The store's look at the path, which follows, uses this lstat instead of
+    // taking another (every resolve replaces it, so it is never an old one).
+    ctx.session.note_lstat(&real, lstat);
     check(ctx, path, &real)?;
     Ok(real)
 }

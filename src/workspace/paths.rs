@@ -44,6 +44,12 @@ fn real_dir(dir: &Path) -> Option<PathBuf> {
 /// not a symlink: the parent's real path (cached) and the name, as `canonicalize`
 /// would give it; `None` when the full resolution is needed.
 fn real_path_fast(path: &Path) -> Option<PathBuf> {
+    real_path_fast_lstat(path).map(|(real, _)| real)
+}
+
+/// `real_path_fast`, with the lstat it made of the real path when something that
+/// is not a symlink is there (a regular file's lstat is its stat too).
+fn real_path_fast_lstat(path: &Path) -> Option<(PathBuf, Option<std::fs::Metadata>)> {
     if !path.is_absolute()
         || path
             .components()
@@ -55,13 +61,13 @@ fn real_path_fast(path: &Path) -> Option<PathBuf> {
     let real = real_dir(parent)?.join(name);
     match std::fs::symlink_metadata(&real) {
         Ok(m) if m.file_type().is_symlink() => None,
-        Ok(_) => Some(real),
+        Ok(m) => Some((real, Some(m))),
         // Missing (or below a file): the real parent and the name, as below.
         Err(e)
             if e.kind() == std::io::ErrorKind::NotFound
                 || e.raw_os_error() == Some(libc::ENOTDIR) =>
         {
-            Some(real)
+            Some((real, None))
         }
         Err(_) => None,
     }
@@ -91,6 +97,11 @@ pub fn real_path(path: &Path) -> PathBuf {
     if let Some(real) = real_path_fast(path) {
         return real;
     }
+    real_path_slow(path)
+}
+
+/// `real_path` the long way (`canonicalize`, else the deepest existing ancestor's).
+fn real_path_slow(path: &Path) -> PathBuf {
     if let Ok(real) = std::fs::canonicalize(path) {
         return real;
     }
@@ -113,6 +124,17 @@ pub fn real_path(path: &Path) -> PathBuf {
     norm
 }
 
+/// `real_path`, and the lstat of the real path when it was taken on the way and
+/// found something other than a symlink (the common case: a plain absolute path
+/// to an existing file). A caller that needs the file's metadata uses it instead
+/// of asking again; `None` says nothing (missing, or resolved the long way).
+pub fn real_path_lstat(path: &Path) -> (PathBuf, Option<std::fs::Metadata>) {
+    match real_path_fast_lstat(path) {
+        Some(found) => found,
+        None => (real_path_slow(path), None),
+    }
+}
+
 /// `path` relative to `base` when it is below it (`.` for `base` itself).
 pub fn relative_to(path: &Path, base: &Path) -> Option<String> {
     let rel = path.strip_prefix(base).ok()?;
@@ -123,4 +145,25 @@ pub fn relative_to(path: &Path, base: &Path) -> Option<String> {
 /// Lossy UTF-8 text of a path, for output.
 pub fn display(path: &Path) -> String {
     path.to_string_lossy().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn real_path_lstat_gives_the_lstat_of_a_file_and_none_for_a_link_or_nothing() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let dir = std::fs::canonicalize(t.path()).expect("real");
+        std::fs::write(dir.join("f"), "x").expect("write");
+        std::os::unix::fs::symlink(dir.join("f"), dir.join("l")).expect("symlink");
+        let (real, m) = real_path_lstat(&dir.join("f"));
+        assert_eq!(real, dir.join("f"));
+        assert!(m.is_some_and(|m| m.file_type().is_file()));
+        // A final symlink is resolved the long way: its target, no lstat kept.
+        let (real, m) = real_path_lstat(&dir.join("l"));
+        assert_eq!((real, m.is_none()), (dir.join("f"), true));
+        let (real, m) = real_path_lstat(&dir.join("missing"));
+        assert_eq!((real, m.is_none()), (dir.join("missing"), true));
+    }
 }

@@ -18,6 +18,7 @@ mod durable;
 mod edit;
 mod edit_splice;
 mod files;
+mod final_symlink_race;
 mod fresh_state;
 mod git;
 mod inputs;

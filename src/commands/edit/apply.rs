@@ -400,25 +400,36 @@ fn slot(
     expect: &guard::ExpectHash,
 ) -> Result<usize, CmdError> {
     let abs = ctx.path_arg(arg)?;
-    let real = paths::real_path(&abs);
+    let (real, lstat) = paths::real_path_lstat(&abs);
     if let Some(i) = slots.iter().position(|s| s.real == real) {
         return Ok(i);
     }
     let display = ctx.display_real(&real);
     common::check_inside(ctx, &real, &display)?;
     let first = slots.is_empty();
-    // One stat (the path followed) tells an existing file from a missing one; only
-    // a path that does not lead anywhere is asked again whether an entry (a
-    // dangling symlink) is there, which `load` then refuses as before.
-    let meta = ctx.files().stat(&abs, true)?;
-    let before = if meta.kind != crate::store::files::Kind::Missing {
-        let names = (real.clone(), display.clone());
-        let (real, display, snap) = common::locate_at(ctx, arg, &abs, names, meta)?;
-        Some(common::load_located(ctx, arg, real, display, snap, None)?)
-    } else if ctx.files().exists(&abs)? {
-        Some(common::load(ctx, arg, None)?)
-    } else {
-        None
+    // A regular file met on the way to the real path is loaded with that lstat.
+    // Otherwise one stat (the path followed) tells an existing file from a missing
+    // one; only a path that does not lead anywhere is asked again whether an entry
+    // (a dangling symlink) is there, which `load` then refuses as before.
+    let before = match common::load_by_lstat(ctx, &abs, (&real, &display), lstat.as_ref())? {
+        Some(snap) => {
+            let names = (real.clone(), display.clone());
+            Some(common::load_located(
+                ctx, arg, names.0, names.1, snap, None,
+            )?)
+        }
+        None => {
+            let meta = ctx.files().stat(&abs, true)?;
+            if meta.kind != crate::store::files::Kind::Missing {
+                let names = (real.clone(), display.clone());
+                let (real, display, snap) = common::locate_at(ctx, arg, &abs, names, meta)?;
+                Some(common::load_located(ctx, arg, real, display, snap, None)?)
+            } else if ctx.files().exists(&abs)? {
+                Some(common::load(ctx, arg, None)?)
+            } else {
+                None
+            }
+        }
     };
     match &before {
         Some(t) => common::check_target_hash(expect, t, first)?,

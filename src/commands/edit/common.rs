@@ -346,11 +346,34 @@ pub type Located = (
 /// on the raw bytes holds no second copy of them.
 pub fn locate(ctx: &Ctx, arg: &str) -> Result<Located, CmdError> {
     let abs = ctx.path_arg(arg)?;
-    let real = paths::real_path(&abs);
+    let (real, lstat) = paths::real_path_lstat(&abs);
     let display = ctx.display_real(&real);
+    if let Some(snap) = load_by_lstat(ctx, &abs, (&real, &display), lstat.as_ref())? {
+        return Ok((real, display, snap));
+    }
     // Through the view: with --tx, the tx's staged content where it has some.
     let meta = ctx.files().stat(&abs, true)?;
     locate_at(ctx, arg, &abs, (real, display), meta)
+}
+
+/// `locate_at`'s checks and load for a path whose lstat on the way to its real
+/// path (`paths::real_path_lstat`) found a regular file, when no tx decides what
+/// is there: the file is inside the workspace and loaded with that lstat, no stat
+/// asked again (the read checks the open file's identity against it). `None`
+/// when that does not apply: ask the view (`stat`, then `locate_at`).
+pub fn load_by_lstat(
+    ctx: &Ctx,
+    abs: &std::path::Path,
+    (real, display): (&std::path::Path, &str),
+    lstat: Option<&crate::store::files::Metadata>,
+) -> Result<Option<std::sync::Arc<crate::store::snapshot::Snapshot>>, CmdError> {
+    match lstat {
+        Some(m) if ctx.tx.is_none() && m.file_type().is_file() => {
+            check_inside(ctx, real, display)?;
+            Ok(ctx.files().load_lstat(abs, m)?)
+        }
+        _ => Ok(None),
+    }
 }
 
 /// `locate` for a caller that resolved `arg` already: `abs`, its real path and

@@ -183,7 +183,13 @@ impl<'a> Plan<'a> {
             self.view.insert(p.to_path_buf(), v.clone());
             return Ok(v);
         }
-        let meta = match std::fs::symlink_metadata(p) {
+        // The lstat `boundary::resolve` just took of this path (a change resolves
+        // its path, then looks at it), else one taken now.
+        let lstat = match self.ctx.session.take_lstat(p) {
+            Some(m) => Ok(m),
+            None => std::fs::symlink_metadata(p),
+        };
+        let meta = match lstat {
             Ok(m) => m,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(View::Missing),
             Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) => return Ok(View::Missing),
@@ -196,6 +202,8 @@ impl<'a> Plan<'a> {
                 target: t.to_string_lossy().into_owned(),
             }
         } else if ft.is_dir() {
+            // On disk now: `temp_path` need not look again.
+            self.disk_dirs.insert(p.to_path_buf());
             View::Dir {
                 mode: meta.mode() & 0o7777,
             }
