@@ -6,6 +6,7 @@
 //! write) where the file system has them, else a copy; it is 0600 in the 0700
 //! `blobs/`, and its hash is checked when undo reads it back.
 
+use super::snapshot::Stamp;
 use super::{fsx, pack};
 use crate::text::lines::sha256_hex;
 use sha2::{Digest, Sha256};
@@ -221,6 +222,145 @@ impl<'a> Stager<'a> {
         batch.written(f)?;
         Ok(Stored::Written)
     }
+}
+
+/// Keeps the before-image of a file an op replaces or removes as a second name of
+/// its inode, `tmp` in `blobs/`: no data is written, and the rename that replaces
+/// the file leaves the old inode to the blob store instead of freeing it. Only when
+/// the inode at `src` is still the one read and hashed (`was`: device, inode, size,
+/// mtime, ctime all equal), a regular file of the caller with one name (another
+/// name could still change it), and no process has it open for writing (a
+/// read-lease test: `exec 3>>f` would otherwise change the blob after the op).
+/// The descriptor checked is the one linked (through `/proc/self/fd`). Any
+/// refusal or error is `Err`: the caller copies instead. The link is a name of a
+/// live tree file until the op's steps ran: `publish_link` names it a blob.
+///
+/// `linkable` checks the inode at `src` (before the op's intent is written, so a
+/// file that fails goes into the pack with the others); `link_before_image` links
+/// the descriptor it checked.
+pub fn linkable(src: &Path, was: &Stamp, dev: u64) -> Option<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(src)
+        .ok()?;
+    let m = f.metadata().ok()?;
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    (m.is_file() && m.nlink() == 1 && m.uid() == me && m.dev() == dev && Stamp::of(&m) == *was)
+        .then_some(f)
+}
+
+/// Links the inode `f` (checked by `linkable`) at `tmp` (see above); `Err` when
+/// it is open for writing elsewhere, has changed since the check, or the link
+/// fails: the caller copies instead.
+pub fn link_before_image(f: &std::fs::File, was: &Stamp, tmp: &Path) -> io::Result<()> {
+    let fd = format!("/proc/self/fd/{}", f.as_raw_fd());
+    // A read lease is refused (EAGAIN) while anyone has the inode open for writing.
+    let r = std::fs::File::open(&fd)?;
+    // A lease break would signal this process: SIGWINCH is ignored by default.
+    // SAFETY: fcntl on a descriptor we own, with integer arguments only.
+    let leased = unsafe {
+        libc::fcntl(r.as_raw_fd(), F_SETSIG, libc::SIGWINCH) == 0
+            && libc::fcntl(r.as_raw_fd(), libc::F_SETLEASE, libc::F_RDLCK) == 0
+    };
+    if !leased {
+        return Err(io::Error::other(
+            "not linked: open for writing elsewhere, or no leases here",
+        ));
+    }
+    // Still as read, now that no writer can open it unnoticed.
+    let same = r.metadata().is_ok_and(|m| Stamp::of(&m) == *was);
+    let linked = if !same {
+        Err(io::Error::other("not linked: changed since it was read"))
+    } else {
+        linkat_follow(&fd, tmp).or_else(|e| {
+            // A killed run of this op left its temp: replace it.
+            if e.kind() == io::ErrorKind::AlreadyExists {
+                std::fs::remove_file(tmp)?;
+                linkat_follow(&fd, tmp)
+            } else {
+                Err(e)
+            }
+        })
+    };
+    // SAFETY: as above.
+    unsafe { libc::fcntl(r.as_raw_fd(), libc::F_SETLEASE, libc::F_UNLCK) };
+    linked
+}
+
+/// fcntl's F_SETSIG (Linux; not in the libc crate).
+const F_SETSIG: libc::c_int = 10;
+
+/// `linkat(AT_FDCWD, from, AT_FDCWD, to, AT_SYMLINK_FOLLOW)`: `from` a
+/// `/proc/self/fd/N` name, so the link is that descriptor's inode.
+fn linkat_follow(from: &str, to: &Path) -> io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let from = std::ffi::CString::new(from).map_err(io::Error::other)?;
+    let to = std::ffi::CString::new(to.as_os_str().as_bytes()).map_err(io::Error::other)?;
+    // SAFETY: two valid C strings; linkat reads them only.
+    let r = unsafe {
+        libc::linkat(
+            libc::AT_FDCWD,
+            from.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            libc::AT_SYMLINK_FOLLOW,
+        )
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// Names a before-image `link_before_image` kept at `tmp`, once the op's steps
+/// ran: the blob `hash` when `tmp` is the inode's only name and still has the
+/// size and mtime it had when read (made 0600 first); else (another name was made
+/// meanwhile, or something wrote to it through a descriptor it held) its first
+/// `size` bytes become a private copy when they still hash to `hash`. The temp
+/// is gone afterwards. Returns whether a blob was named (its directory needs an
+/// fsync). A temp that is not there (published already) is nothing to do.
+pub fn publish_link(
+    state: &Path,
+    tmp: &Path,
+    hash: &str,
+    size: u64,
+    mtime_ns: i64,
+) -> io::Result<bool> {
+    let m = match std::fs::symlink_metadata(tmp) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(e),
+    };
+    let stamp = Stamp::of(&m);
+    if m.is_file() && m.nlink() == 1 && stamp.size == size && stamp.mtime_ns == mtime_ns as i128 {
+        std::fs::set_permissions(tmp, std::fs::Permissions::from_mode(0o600))?;
+        std::fs::rename(tmp, path(state, hash))?;
+        return Ok(true);
+    }
+    let mut kept = false;
+    if m.is_file()
+        && !sound(&path(state, hash))
+        && let Ok(f) = fsx::open_read_nofollow(tmp)
+    {
+        let mut bytes = Vec::new();
+        f.take(size).read_to_end(&mut bytes)?;
+        if bytes.len() as u64 == size && sha256_hex(&bytes) == hash {
+            let copy = dir(state).join(format!(
+                "{}.copy",
+                tmp.file_name()
+                    .map(|n| n.to_string_lossy())
+                    .unwrap_or_default()
+            ));
+            store_bytes(state, hash, &bytes, &copy)?;
+            kept = true;
+        }
+    }
+    std::fs::remove_file(tmp)?;
+    Ok(kept)
 }
 
 /// Stores bytes as a blob.

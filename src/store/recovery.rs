@@ -20,6 +20,7 @@ use super::{fsx, intent, journal, lock, state_dir};
 use crate::protocol::{CmdError, Json, Repair, error, time};
 use crate::workspace::Ctx;
 use crate::workspace::boundary::{self, Final};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// One recovered operation, as reported in `recovered`.
@@ -399,7 +400,17 @@ pub fn set_aside(ctx: &Ctx, op_id: &str, dry_run: bool) -> Result<SetAside, CmdE
                 fsx::write_new_synced(&to, &bytes, 0o600).map_err(io)?;
             }
         }
-        for b in &i.blob_tmps {
+        for l in &i.linked {
+            // Still a tree file's other name (its steps never ran): a copy is kept.
+            let shared = std::fs::symlink_metadata(&l.tmp).is_ok_and(|m| m.nlink() > 1);
+            if let (true, Some(name)) = (shared, l.tmp.file_name()) {
+                let to = kept_blobs.join(name);
+                let _ = std::fs::remove_file(&to);
+                copy_private(&l.tmp, &to).map_err(io)?;
+                std::fs::remove_file(&l.tmp).map_err(io)?;
+            }
+        }
+        for b in i.blob_tmps.iter().chain(i.linked.iter().map(|l| &l.tmp)) {
             if let (true, Some(name)) = (fsx::exists_nofollow(b), b.file_name())
                 && b.parent() == Some(blobs.as_path())
             {
@@ -455,6 +466,14 @@ pub(crate) fn finish_with(
     applied: impl FnOnce(&mut journal::Entry),
 ) -> std::io::Result<()> {
     intent::apply_all(root, intent)?;
+    // The steps ran: a before-image kept as a link is no longer a tree file's.
+    let mut named = false;
+    for l in &intent.linked {
+        named |= super::blobs::publish_link(state, &l.tmp, &l.hash, l.size, l.mtime_ns)?;
+    }
+    if named {
+        fsx::sync_dir(&super::blobs::dir(state))?;
+    }
     if !journal::last_is(state, &intent.op_id)? {
         let mut entry = intent.entry.clone();
         applied(&mut entry);
