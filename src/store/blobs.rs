@@ -252,10 +252,11 @@ pub fn linkable(src: &Path, was: &Stamp, dev: u64) -> Option<std::fs::File> {
         .then_some(f)
 }
 
-/// Links the inode `f` (checked by `linkable`) at `tmp` (see above); `Err` when
+/// Links the inode `f` (checked by `linkable`) at `tmp` (see above) and returns
+/// its stamp after the link (the link moved its ctime); `Err` when
 /// it is open for writing elsewhere, has changed since the check, or the link
 /// fails: the caller copies instead.
-pub fn link_before_image(f: &std::fs::File, was: &Stamp, tmp: &Path) -> io::Result<()> {
+pub fn link_before_image(f: &std::fs::File, was: &Stamp, tmp: &Path) -> io::Result<Stamp> {
     let fd = format!("/proc/self/fd/{}", f.as_raw_fd());
     // A read lease is refused (EAGAIN) while anyone has the inode open for writing.
     let r = std::fs::File::open(&fd)?;
@@ -285,9 +286,11 @@ pub fn link_before_image(f: &std::fs::File, was: &Stamp, tmp: &Path) -> io::Resu
             }
         })
     };
+    // The inode as the link left it (its ctime moved), still under the lease.
+    let stamp = linked.and_then(|()| r.metadata()).map(|m| Stamp::of(&m));
     // SAFETY: as above.
     unsafe { libc::fcntl(r.as_raw_fd(), libc::F_SETLEASE, libc::F_UNLCK) };
-    linked
+    stamp
 }
 
 /// fcntl's F_SETSIG (Linux; not in the libc crate).

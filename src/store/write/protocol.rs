@@ -99,19 +99,21 @@ impl<'a> Plan<'a> {
             super::io_error(ctx, "the intent record", &e)
         })?;
         ctx.session.synced(&unsynced);
+        // The stamps of the inodes linked, as the links left them (`appends::arm`).
+        let mut relinked: Vec<Stamp> = Vec::new();
         let prepared = (|| -> std::io::Result<()> {
             // Temp files are created beneath the root's descriptor, as the steps act.
             let tree = Tree::open(&ctx.root)?;
             // The links first (no data written); a before-image that cannot be
             // linked is copied with the loose blobs.
-            let mut linked = false;
             let mut loose = loose.clone();
             for (b, st, f) in &candidates {
                 match blobs::link_before_image(f, st, &b.tmp) {
-                    Ok(()) => linked = true,
+                    Ok(now) => relinked.push(now),
                     Err(_) => loose.push(b),
                 }
             }
+            let linked = !relinked.is_empty();
             // Every blob and temp file is written first, then all are synced together
             // (`fsx::Batch`), then the blobs are named: all before the commit point.
             let files = loose.len()
@@ -188,7 +190,7 @@ impl<'a> Plan<'a> {
             |e: std::io::Error| super::io_error(ctx, "the write (nothing was changed)", &e);
         // The targets are checked again as late as possible before the commit point.
         let armed = prepared.map_err(unchanged).and_then(|()| {
-            let watch = super::appends::arm(&self.watch, &ctx.argv)?;
+            let watch = super::appends::arm(&self.watch, &ctx.argv, &relinked)?;
             intent::write_commit_line(&mut record, &intent).map_err(unchanged)?;
             Ok(watch)
         });
