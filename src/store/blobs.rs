@@ -2,9 +2,13 @@
 //! that undo writes back) and transactions. A blob is written once and never
 //! changed, and never shares an inode with a file anyone can still write: a process
 //! holding the old file open (`exec 3>>f`) would otherwise change the undo copy
-//! under its hash. So a blob is a reflink (`FICLONE`, shared extents copied on
-//! write) where the file system has them, else a copy; it is 0600 in the 0700
-//! `blobs/`, and its hash is checked when undo reads it back.
+//! under its hash. The before-image of a file an op replaces is the old inode
+//! itself where that holds (`link_before_image`: one name, unchanged, nobody has
+//! it open for writing, same filesystem), linked under a temp name and named a
+//! blob only once the rename took the tree's name off it (`publish_link`); else
+//! a reflink (`FICLONE`, shared extents copied on write) where the file system
+//! has them, else a copy. A blob is 0600 in the 0700 `blobs/`, and its hash is
+//! checked when undo reads it back.
 
 use super::snapshot::Stamp;
 use super::{fsx, pack};
@@ -258,15 +262,9 @@ pub fn linkable(src: &Path, was: &Stamp, dev: u64) -> Option<std::fs::File> {
 /// fails: the caller copies instead.
 pub fn link_before_image(f: &std::fs::File, was: &Stamp, tmp: &Path) -> io::Result<Stamp> {
     let fd = format!("/proc/self/fd/{}", f.as_raw_fd());
-    // A read lease is refused (EAGAIN) while anyone has the inode open for writing.
+    // A read lease is refused while anyone has the inode open for writing.
     let r = std::fs::File::open(&fd)?;
-    // A lease break would signal this process: SIGWINCH is ignored by default.
-    // SAFETY: fcntl on a descriptor we own, with integer arguments only.
-    let leased = unsafe {
-        libc::fcntl(r.as_raw_fd(), F_SETSIG, libc::SIGWINCH) == 0
-            && libc::fcntl(r.as_raw_fd(), libc::F_SETLEASE, libc::F_RDLCK) == 0
-    };
-    if !leased {
+    if !lease(&r) {
         return Err(io::Error::other(
             "not linked: open for writing elsewhere, or no leases here",
         ));
@@ -288,9 +286,25 @@ pub fn link_before_image(f: &std::fs::File, was: &Stamp, tmp: &Path) -> io::Resu
     };
     // The inode as the link left it (its ctime moved), still under the lease.
     let stamp = linked.and_then(|()| r.metadata()).map(|m| Stamp::of(&m));
-    // SAFETY: as above.
-    unsafe { libc::fcntl(r.as_raw_fd(), libc::F_SETLEASE, libc::F_UNLCK) };
+    unlease(&r);
     stamp
+}
+
+/// Takes a read lease on `f` (open read-only): refused (false) while anyone has
+/// the inode open for writing, and where leases are off or not supported. A
+/// lease break would signal this process: it asks for SIGWINCH, ignored by
+/// default, and holds the lease for a few syscalls only.
+fn lease(f: &std::fs::File) -> bool {
+    // SAFETY: fcntl on a descriptor we own, with integer arguments only.
+    unsafe {
+        libc::fcntl(f.as_raw_fd(), F_SETSIG, libc::SIGWINCH) == 0
+            && libc::fcntl(f.as_raw_fd(), libc::F_SETLEASE, libc::F_RDLCK) == 0
+    }
+}
+
+fn unlease(f: &std::fs::File) {
+    // SAFETY: as `lease`.
+    unsafe { libc::fcntl(f.as_raw_fd(), libc::F_SETLEASE, libc::F_UNLCK) };
 }
 
 /// fcntl's F_SETSIG (Linux; not in the libc crate).
@@ -320,12 +334,13 @@ fn linkat_follow(from: &str, to: &Path) -> io::Result<()> {
 }
 
 /// Names a before-image `link_before_image` kept at `tmp`, once the op's steps
-/// ran: the blob `hash` when `tmp` is the inode's only name and still has the
-/// size and mtime it had when read (made 0600 first); else (another name was made
-/// meanwhile, or something wrote to it through a descriptor it held) its first
-/// `size` bytes become a private copy when they still hash to `hash`. The temp
-/// is gone afterwards. Returns whether a blob was named (its directory needs an
-/// fsync). A temp that is not there (published already) is nothing to do.
+/// ran: the blob `hash` when `tmp` is the inode's only name, still has the size
+/// and mtime it had when read, and nobody has it open for writing (made 0600
+/// first). Else (a name made meanwhile, a writer that still holds it, bytes
+/// written through a descriptor) its first `size` bytes become a private copy
+/// when they still hash to `hash`. The temp is gone afterwards. Returns whether
+/// a blob was named (its directory needs an fsync). A temp that is not there
+/// (published already) is nothing to do.
 pub fn publish_link(
     state: &Path,
     tmp: &Path,
@@ -340,9 +355,24 @@ pub fn publish_link(
     };
     let stamp = Stamp::of(&m);
     if m.is_file() && m.nlink() == 1 && stamp.size == size && stamp.mtime_ns == mtime_ns as i128 {
-        std::fs::set_permissions(tmp, std::fs::Permissions::from_mode(0o600))?;
-        std::fs::rename(tmp, path(state, hash))?;
-        return Ok(true);
+        // Named only under a read lease: nobody may still have the old inode open
+        // for writing (an appender that opened it before the rename), or a
+        // write could change the blob after it is named.
+        let f = fsx::open_read_nofollow(tmp)?;
+        if lease(&f) {
+            let same = f.metadata().is_ok_and(|now| {
+                let now = Stamp::of(&now);
+                now.size == size && now.mtime_ns == mtime_ns as i128
+            });
+            let named = same
+                && f.set_permissions(std::fs::Permissions::from_mode(0o600))
+                    .and_then(|()| std::fs::rename(tmp, path(state, hash)))
+                    .is_ok();
+            unlease(&f);
+            if named {
+                return Ok(true);
+            }
+        }
     }
     let mut kept = false;
     if m.is_file()
