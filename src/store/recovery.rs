@@ -400,17 +400,25 @@ pub fn set_aside(ctx: &Ctx, op_id: &str, dry_run: bool) -> Result<SetAside, CmdE
                 fsx::write_new_synced(&to, &bytes, 0o600).map_err(io)?;
             }
         }
+        // A before-image kept as a link is kept under its hash, as the blobs the
+        // entry names: a copy while it is still a tree file's other name (its
+        // steps never ran), else the inode itself.
         for l in &i.linked {
-            // Still a tree file's other name (its steps never ran): a copy is kept.
-            let shared = std::fs::symlink_metadata(&l.tmp).is_ok_and(|m| m.nlink() > 1);
-            if let (true, Some(name)) = (shared, l.tmp.file_name()) {
-                let to = kept_blobs.join(name);
-                let _ = std::fs::remove_file(&to);
+            let Ok(m) = std::fs::symlink_metadata(&l.tmp) else {
+                continue;
+            };
+            let to = kept_blobs.join(&l.hash);
+            if fsx::exists_nofollow(&to) || l.tmp.parent() != Some(blobs.as_path()) {
+                continue;
+            }
+            if m.nlink() > 1 {
                 copy_private(&l.tmp, &to).map_err(io)?;
                 std::fs::remove_file(&l.tmp).map_err(io)?;
+            } else {
+                std::fs::rename(&l.tmp, &to).map_err(io)?;
             }
         }
-        for b in i.blob_tmps.iter().chain(i.linked.iter().map(|l| &l.tmp)) {
+        for b in &i.blob_tmps {
             if let (true, Some(name)) = (fsx::exists_nofollow(b), b.file_name())
                 && b.parent() == Some(blobs.as_path())
             {
