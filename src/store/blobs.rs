@@ -507,6 +507,56 @@ fn create_private(p: &Path, rw: bool) -> io::Result<std::fs::File> {
 mod tests {
     use super::*;
 
+    /// A linked before-image named as is when untouched; one still open for
+    /// writing, or written to through a descriptor after the link (an appender
+    /// that opened it before the rename), is kept as a copy of the bytes read, or
+    /// dropped when they are gone.
+    #[test]
+    fn a_link_written_to_after_it_was_made_is_published_as_a_copy() {
+        use std::io::Write;
+        let t = tempfile::tempdir().unwrap();
+        let state = t.path().join("state");
+        std::fs::create_dir_all(dir(&state)).unwrap();
+        let dev = std::fs::metadata(&state).unwrap().dev();
+        for case in ["untouched", "held", "appended", "overwritten"] {
+            let src = t.path().join(format!("{case}.txt"));
+            std::fs::write(&src, format!("before {case}\n")).unwrap();
+            let bytes = std::fs::read(&src).unwrap();
+            let hash = sha256_hex(&bytes);
+            let was = Stamp::of(&std::fs::metadata(&src).unwrap());
+            let f = linkable(&src, &was, dev).expect("linkable");
+            let tmp = dir(&state).join(format!(".op-{case}-0.tmp"));
+            link_before_image(&f, &was, &tmp).expect("linked");
+            let mut w = std::fs::OpenOptions::new()
+                .write(true)
+                .append(case == "appended")
+                .open(&src)
+                .unwrap();
+            std::fs::remove_file(&src).unwrap();
+            match case {
+                "appended" => {
+                    w.write_all(b"tail\n").unwrap();
+                }
+                "overwritten" => {
+                    w.write_all(b"XXXXXX").unwrap();
+                }
+                "held" => {}
+                _ => drop(w),
+            }
+            let named = publish_link(&state, &tmp, &hash, was.size, was.mtime_ns as i64).unwrap();
+            assert!(!tmp.exists(), "{case}");
+            if case == "overwritten" {
+                assert!(!named && !path(&state, &hash).exists(), "{case}");
+                continue;
+            }
+            assert!(named, "{case}");
+            assert_eq!(read_verified(&state, &hash).unwrap(), bytes, "{case}");
+            assert!(sound(&path(&state, &hash)), "{case}");
+            let linked = std::fs::metadata(path(&state, &hash)).unwrap().ino() == was.ino;
+            assert_eq!(linked, case == "untouched", "{case}");
+        }
+    }
+
     /// What a killed run left at a temp's name (a file, a symlink to a file
     /// elsewhere) is replaced, never written through; the blob is 0600 and whole.
     #[test]
