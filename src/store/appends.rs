@@ -40,12 +40,12 @@ pub struct Watch {
 /// Whether the open file still holds what was read: the same inode, unchanged,
 /// or grown by a tail after bytes equal to the ones read (an appender's work,
 /// which `settle` reports once the op is done).
-fn as_read(f: &File, now: &Stamp, snap: &Snapshot) -> bool {
+fn as_read(f: &File, now: &Stamp, snap: &Snapshot, linked: &[Stamp]) -> bool {
     let was = &snap.stamp;
     if (now.dev, now.ino) != (was.dev, was.ino) || now.size < was.size {
         return false;
     }
-    if now == was {
+    if now == was || linked.contains(now) {
         return true;
     }
     let mut prefix = vec![0u8; snap.bytes.len()];
@@ -70,8 +70,14 @@ fn reopen(f: &File) -> std::io::Result<File> {
 }
 
 /// Checks that every target still holds what was read (an appended tail
-/// aside); keeps each one open.
-pub fn arm(targets: &[Target], argv: &[String]) -> Result<Watch, Box<TargetsChanged>> {
+/// aside); keeps each one open. `linked`: the stamps of the inodes this op
+/// linked its before-images to, as the link left them (a link changes the
+/// ctime, and nothing else: the inode was checked unchanged under a read lease).
+pub fn arm(
+    targets: &[Target],
+    argv: &[String],
+    linked: &[Stamp],
+) -> Result<Watch, Box<TargetsChanged>> {
     let mut held = Vec::new();
     let mut changed = Vec::new();
     for (abs, rel, snap) in targets {
@@ -84,7 +90,7 @@ pub fn arm(targets: &[Target], argv: &[String]) -> Result<Watch, Box<TargetsChan
         });
         let was = snap.stamp.size;
         match now {
-            Ok((file, stamp)) if as_read(&file, &stamp, snap) => held.push(Held {
+            Ok((file, stamp)) if as_read(&file, &stamp, snap, linked) => held.push(Held {
                 rel: rel.clone(),
                 file,
                 size: was,

@@ -2,10 +2,15 @@
 //! that undo writes back) and transactions. A blob is written once and never
 //! changed, and never shares an inode with a file anyone can still write: a process
 //! holding the old file open (`exec 3>>f`) would otherwise change the undo copy
-//! under its hash. So a blob is a reflink (`FICLONE`, shared extents copied on
-//! write) where the file system has them, else a copy; it is 0600 in the 0700
-//! `blobs/`, and its hash is checked when undo reads it back.
+//! under its hash. The before-image of a file an op replaces is the old inode
+//! itself where that holds (`link_before_image`: one name, unchanged, nobody has
+//! it open for writing, same filesystem), linked under a temp name and named a
+//! blob only once the rename took the tree's name off it (`publish_link`); else
+//! a reflink (`FICLONE`, shared extents copied on write) where the file system
+//! has them, else a copy. A blob is 0600 in the 0700 `blobs/`, and its hash is
+//! checked when undo reads it back.
 
+use super::snapshot::Stamp;
 use super::{fsx, pack};
 use crate::text::lines::sha256_hex;
 use sha2::{Digest, Sha256};
@@ -223,6 +228,174 @@ impl<'a> Stager<'a> {
     }
 }
 
+/// Keeps the before-image of a file an op replaces or removes as a second name of
+/// its inode, `tmp` in `blobs/`: no data is written, and the rename that replaces
+/// the file leaves the old inode to the blob store instead of freeing it. Only when
+/// the inode at `src` is still the one read and hashed (`was`: device, inode, size,
+/// mtime, ctime all equal), a regular file of the caller with one name (another
+/// name could still change it), and no process has it open for writing (a
+/// read-lease test: `exec 3>>f` would otherwise change the blob after the op).
+/// The descriptor checked is the one linked (through `/proc/self/fd`). Any
+/// refusal or error is `Err`: the caller copies instead. The link is a name of a
+/// live tree file until the op's steps ran: `publish_link` names it a blob.
+///
+/// `linkable` checks the inode at `src` (before the op's intent is written, so a
+/// file that fails goes into the pack with the others); `link_before_image` links
+/// the descriptor it checked.
+pub fn linkable(src: &Path, was: &Stamp, dev: u64) -> Option<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(src)
+        .ok()?;
+    let m = f.metadata().ok()?;
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    (m.is_file() && m.nlink() == 1 && m.uid() == me && m.dev() == dev && Stamp::of(&m) == *was)
+        .then_some(f)
+}
+
+/// Links the inode `f` (checked by `linkable`) at `tmp` (see above) and returns
+/// its stamp after the link (the link moved its ctime); `Err` when
+/// it is open for writing elsewhere, has changed since the check, or the link
+/// fails: the caller copies instead.
+pub fn link_before_image(f: &std::fs::File, was: &Stamp, tmp: &Path) -> io::Result<Stamp> {
+    let fd = format!("/proc/self/fd/{}", f.as_raw_fd());
+    // A read lease is refused while anyone has the inode open for writing.
+    let r = std::fs::File::open(&fd)?;
+    if !lease(&r) {
+        return Err(io::Error::other(
+            "not linked: open for writing elsewhere, or no leases here",
+        ));
+    }
+    // Still as read, now that no writer can open it unnoticed.
+    let same = r.metadata().is_ok_and(|m| Stamp::of(&m) == *was);
+    let linked = if !same {
+        Err(io::Error::other("not linked: changed since it was read"))
+    } else {
+        linkat_follow(&fd, tmp).or_else(|e| {
+            // A killed run of this op left its temp: replace it.
+            if e.kind() == io::ErrorKind::AlreadyExists {
+                std::fs::remove_file(tmp)?;
+                linkat_follow(&fd, tmp)
+            } else {
+                Err(e)
+            }
+        })
+    };
+    // The inode as the link left it (its ctime moved), still under the lease.
+    let stamp = linked.and_then(|()| r.metadata()).map(|m| Stamp::of(&m));
+    unlease(&r);
+    stamp
+}
+
+/// Takes a read lease on `f` (open read-only): refused (false) while anyone has
+/// the inode open for writing, and where leases are off or not supported. A
+/// lease break would signal this process: it asks for SIGWINCH, ignored by
+/// default, and holds the lease for a few syscalls only.
+fn lease(f: &std::fs::File) -> bool {
+    // SAFETY: fcntl on a descriptor we own, with integer arguments only.
+    unsafe {
+        libc::fcntl(f.as_raw_fd(), F_SETSIG, libc::SIGWINCH) == 0
+            && libc::fcntl(f.as_raw_fd(), libc::F_SETLEASE, libc::F_RDLCK) == 0
+    }
+}
+
+fn unlease(f: &std::fs::File) {
+    // SAFETY: as `lease`.
+    unsafe { libc::fcntl(f.as_raw_fd(), libc::F_SETLEASE, libc::F_UNLCK) };
+}
+
+/// fcntl's F_SETSIG (Linux; not in the libc crate).
+const F_SETSIG: libc::c_int = 10;
+
+/// `linkat(AT_FDCWD, from, AT_FDCWD, to, AT_SYMLINK_FOLLOW)`: `from` a
+/// `/proc/self/fd/N` name, so the link is that descriptor's inode.
+fn linkat_follow(from: &str, to: &Path) -> io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let from = std::ffi::CString::new(from).map_err(io::Error::other)?;
+    let to = std::ffi::CString::new(to.as_os_str().as_bytes()).map_err(io::Error::other)?;
+    // SAFETY: two valid C strings; linkat reads them only.
+    let r = unsafe {
+        libc::linkat(
+            libc::AT_FDCWD,
+            from.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            libc::AT_SYMLINK_FOLLOW,
+        )
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// Names a before-image `link_before_image` kept at `tmp`, once the op's steps
+/// ran: the blob `hash` when `tmp` is the inode's only name, still has the size
+/// and mtime it had when read, and nobody has it open for writing (made 0600
+/// first). Else (a name made meanwhile, a writer that still holds it, bytes
+/// written through a descriptor) its first `size` bytes become a private copy
+/// when they still hash to `hash`. The temp is gone afterwards. Returns whether
+/// a blob was named (its directory needs an fsync). A temp that is not there
+/// (published already) is nothing to do.
+pub fn publish_link(
+    state: &Path,
+    tmp: &Path,
+    hash: &str,
+    size: u64,
+    mtime_ns: i64,
+) -> io::Result<bool> {
+    let m = match std::fs::symlink_metadata(tmp) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(e),
+    };
+    let stamp = Stamp::of(&m);
+    if m.is_file() && m.nlink() == 1 && stamp.size == size && stamp.mtime_ns == mtime_ns as i128 {
+        // Named only under a read lease: nobody may still have the old inode open
+        // for writing (an appender that opened it before the rename), or a
+        // write could change the blob after it is named.
+        let f = fsx::open_read_nofollow(tmp)?;
+        if lease(&f) {
+            let same = f.metadata().is_ok_and(|now| {
+                let now = Stamp::of(&now);
+                now.size == size && now.mtime_ns == mtime_ns as i128
+            });
+            let named = same
+                && f.set_permissions(std::fs::Permissions::from_mode(0o600))
+                    .and_then(|()| std::fs::rename(tmp, path(state, hash)))
+                    .is_ok();
+            unlease(&f);
+            if named {
+                return Ok(true);
+            }
+        }
+    }
+    let mut kept = false;
+    if m.is_file()
+        && !sound(&path(state, hash))
+        && let Ok(f) = fsx::open_read_nofollow(tmp)
+    {
+        let mut bytes = Vec::new();
+        f.take(size).read_to_end(&mut bytes)?;
+        if bytes.len() as u64 == size && sha256_hex(&bytes) == hash {
+            let copy = dir(state).join(format!(
+                "{}.copy",
+                tmp.file_name()
+                    .map(|n| n.to_string_lossy())
+                    .unwrap_or_default()
+            ));
+            store_bytes(state, hash, &bytes, &copy)?;
+            kept = true;
+        }
+    }
+    std::fs::remove_file(tmp)?;
+    Ok(kept)
+}
+
 /// Stores bytes as a blob.
 pub fn store_bytes(state: &Path, hash: &str, bytes: &[u8], tmp: &Path) -> io::Result<Stored> {
     let mut batch = fsx::Batch::new(1);
@@ -333,6 +506,56 @@ fn create_private(p: &Path, rw: bool) -> io::Result<std::fs::File> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A linked before-image named as is when untouched; one still open for
+    /// writing, or written to through a descriptor after the link (an appender
+    /// that opened it before the rename), is kept as a copy of the bytes read, or
+    /// dropped when they are gone.
+    #[test]
+    fn a_link_written_to_after_it_was_made_is_published_as_a_copy() {
+        use std::io::Write;
+        let t = tempfile::tempdir().unwrap();
+        let state = t.path().join("state");
+        std::fs::create_dir_all(dir(&state)).unwrap();
+        let dev = std::fs::metadata(&state).unwrap().dev();
+        for case in ["untouched", "held", "appended", "overwritten"] {
+            let src = t.path().join(format!("{case}.txt"));
+            std::fs::write(&src, format!("before {case}\n")).unwrap();
+            let bytes = std::fs::read(&src).unwrap();
+            let hash = sha256_hex(&bytes);
+            let was = Stamp::of(&std::fs::metadata(&src).unwrap());
+            let f = linkable(&src, &was, dev).expect("linkable");
+            let tmp = dir(&state).join(format!(".op-{case}-0.tmp"));
+            link_before_image(&f, &was, &tmp).expect("linked");
+            let mut w = std::fs::OpenOptions::new()
+                .write(true)
+                .append(case == "appended")
+                .open(&src)
+                .unwrap();
+            std::fs::remove_file(&src).unwrap();
+            match case {
+                "appended" => {
+                    w.write_all(b"tail\n").unwrap();
+                }
+                "overwritten" => {
+                    w.write_all(b"XXXXXX").unwrap();
+                }
+                "held" => {}
+                _ => drop(w),
+            }
+            let named = publish_link(&state, &tmp, &hash, was.size, was.mtime_ns as i64).unwrap();
+            assert!(!tmp.exists(), "{case}");
+            if case == "overwritten" {
+                assert!(!named && !path(&state, &hash).exists(), "{case}");
+                continue;
+            }
+            assert!(named, "{case}");
+            assert_eq!(read_verified(&state, &hash).unwrap(), bytes, "{case}");
+            assert!(sound(&path(&state, &hash)), "{case}");
+            let linked = std::fs::metadata(path(&state, &hash)).unwrap().ino() == was.ino;
+            assert_eq!(linked, case == "untouched", "{case}");
+        }
+    }
 
     /// What a killed run left at a temp's name (a file, a symlink to a file
     /// elsewhere) is replaced, never written through; the blob is 0600 and whole.

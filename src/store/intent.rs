@@ -50,10 +50,27 @@ pub struct Intent {
     pub blob_tmps: Vec<PathBuf>,
     /// Blobs that may be hard links to tree files (undone on discard).
     pub links: Vec<PathBuf>,
+    /// Before-images kept as hard links of the inodes the steps replace or
+    /// remove (`blobs::link_before_image`), each under a temp name also listed in
+    /// `links`: discarded with the op, named a blob (`blobs::publish_link`) once
+    /// its steps ran. Never a final blob name while a tree file shares the inode.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub linked: Vec<Linked>,
     pub steps: Vec<Step>,
     /// Directories to fsync after the steps.
     pub sync_dirs: Vec<PathBuf>,
     pub entry: Entry,
+}
+
+/// A before-image kept as a link: its temp name in `blobs/`, its blob name
+/// (hash), and the size and mtime it had when read (a link whose inode changed
+/// since is not named as is).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Linked {
+    pub tmp: PathBuf,
+    pub hash: String,
+    pub size: u64,
+    pub mtime_ns: i64,
 }
 
 pub fn dir(state: &Path) -> PathBuf {
@@ -240,7 +257,12 @@ pub fn check_shape(intent: &Intent, blobs_dir: &Path) -> Result<(), String> {
             ));
         }
     }
-    for b in intent.blob_tmps.iter().chain(&intent.links) {
+    for b in intent
+        .blob_tmps
+        .iter()
+        .chain(&intent.links)
+        .chain(intent.linked.iter().map(|l| &l.tmp))
+    {
         if !plain(b) || b.parent() != Some(blobs_dir) {
             return Err(format!(
                 "names {} as a blob, outside the blob store",
@@ -339,6 +361,13 @@ pub fn discard(root: &Path, intent: &Intent) -> io::Result<()> {
     for l in &intent.links {
         if std::fs::symlink_metadata(l).is_ok_and(|m| m.nlink() > 1) {
             ignore_missing(std::fs::remove_file(l))?;
+        }
+    }
+    // A before-image link of an op never applied is a name of a file the tree
+    // still has (or a copy made in its place): removed whatever its link count.
+    for l in &intent.linked {
+        if fsx::exists_nofollow(&l.tmp) {
+            ignore_missing(std::fs::remove_file(&l.tmp))?;
         }
     }
     Ok(())

@@ -20,6 +20,7 @@ use super::{fsx, intent, journal, lock, state_dir};
 use crate::protocol::{CmdError, Json, Repair, error, time};
 use crate::workspace::Ctx;
 use crate::workspace::boundary::{self, Final};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// One recovered operation, as reported in `recovered`.
@@ -399,6 +400,24 @@ pub fn set_aside(ctx: &Ctx, op_id: &str, dry_run: bool) -> Result<SetAside, CmdE
                 fsx::write_new_synced(&to, &bytes, 0o600).map_err(io)?;
             }
         }
+        // A before-image kept as a link is kept under its hash, as the blobs the
+        // entry names: a copy while it is still a tree file's other name (its
+        // steps never ran), else the inode itself.
+        for l in &i.linked {
+            let Ok(m) = std::fs::symlink_metadata(&l.tmp) else {
+                continue;
+            };
+            let to = kept_blobs.join(&l.hash);
+            if fsx::exists_nofollow(&to) || l.tmp.parent() != Some(blobs.as_path()) {
+                continue;
+            }
+            if m.nlink() > 1 {
+                copy_private(&l.tmp, &to).map_err(io)?;
+                std::fs::remove_file(&l.tmp).map_err(io)?;
+            } else {
+                std::fs::rename(&l.tmp, &to).map_err(io)?;
+            }
+        }
         for b in &i.blob_tmps {
             if let (true, Some(name)) = (fsx::exists_nofollow(b), b.file_name())
                 && b.parent() == Some(blobs.as_path())
@@ -455,6 +474,14 @@ pub(crate) fn finish_with(
     applied: impl FnOnce(&mut journal::Entry),
 ) -> std::io::Result<()> {
     intent::apply_all(root, intent)?;
+    // The steps ran: a before-image kept as a link is no longer a tree file's.
+    let mut named = false;
+    for l in &intent.linked {
+        named |= super::blobs::publish_link(state, &l.tmp, &l.hash, l.size, l.mtime_ns)?;
+    }
+    if named {
+        fsx::sync_dir(&super::blobs::dir(state))?;
+    }
     if !journal::last_is(state, &intent.op_id)? {
         let mut entry = intent.entry.clone();
         applied(&mut entry);

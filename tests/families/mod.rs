@@ -26,6 +26,7 @@ mod inspect;
 mod json;
 mod lines;
 mod link;
+mod link_blobs;
 mod mcp;
 mod notfound;
 mod op_ids;

@@ -32,8 +32,11 @@ fn before(i: usize) -> String {
     format!("file {i}\nline two\nline three\n")
 }
 
-/// Three files, and a patch changing the second line of each.
-fn setup(env: &TestEnv) -> Vec<u8> {
+/// Three files, and a patch changing the second line of each. Each file has a
+/// second hard link outside the workspace (kept while the returned directory
+/// lives), so its before-image cannot be kept as a link of its inode and goes
+/// into the op's pack.
+fn setup(env: &TestEnv) -> (Vec<u8>, tempfile::TempDir) {
     let mut diff = String::new();
     for (i, f) in FILES.iter().enumerate() {
         env.write(f, before(i));
@@ -41,7 +44,17 @@ fn setup(env: &TestEnv) -> Vec<u8> {
             "--- a/{f}\n+++ b/{f}\n@@ -1,3 +1,3 @@\n file {i}\n-line two\n+line 2 of {i}\n line three\n"
         ));
     }
-    diff.into_bytes()
+    (diff.into_bytes(), pin(env))
+}
+
+/// A second hard link of each file, outside the workspace, while the returned
+/// directory lives.
+fn pin(env: &TestEnv) -> tempfile::TempDir {
+    let others = tempfile::tempdir().unwrap();
+    for (i, f) in FILES.iter().enumerate() {
+        std::fs::hard_link(env.path(f), others.path().join(i.to_string())).unwrap();
+    }
+    others
 }
 
 fn after(i: usize) -> String {
@@ -51,7 +64,7 @@ fn after(i: usize) -> String {
 #[test]
 fn a_packed_op_undoes_redoes_diffs_and_is_collected_as_a_whole() {
     let env = TestEnv::new();
-    let diff = setup(&env);
+    let (diff, _others) = setup(&env);
     let a = env
         .run_stdin(&["apply", "--stdin", "--strip", "1"], &diff)
         .op_id();
@@ -66,13 +79,18 @@ fn a_packed_op_undoes_redoes_diffs_and_is_collected_as_a_whole() {
     let d = env.run(&["diff", "--op", &a]);
     assert_eq!(d.code, 0, "{}", d.stderr);
     assert!(d.stdout.contains("-line two"), "{}", d.stdout);
-    // Undo reads the pack; the undo's own before-images are a pack too.
+    // Undo reads the pack; the undo's own before-images (files apply wrote,
+    // one name each) are kept as links of their inodes: loose blobs, no pack.
     let u = env.run(&["undo", &a]).op_id();
     for (i, f) in FILES.iter().enumerate() {
         assert_eq!(env.read(f), before(i).as_bytes());
     }
-    assert_eq!(packs(&env).len(), 2);
+    assert_eq!(packs(&env).len(), 1);
+    assert_eq!(loose(&env).len(), 3);
+    // Pinned again, the redo's before-images are a pack of their own.
+    let pinned = pin(&env);
     let r = env.run(&["undo", &u]).op_id();
+    drop(pinned);
     for (i, f) in FILES.iter().enumerate() {
         assert_eq!(env.read(f), after(i).as_bytes());
     }
@@ -80,7 +98,7 @@ fn a_packed_op_undoes_redoes_diffs_and_is_collected_as_a_whole() {
     let g = env.run(&["gc"]);
     assert_eq!(g.code, 0, "{}", g.stderr);
     assert_eq!(g.json["blobs_removed"], 0, "{}", g.stdout);
-    assert_eq!(packs(&env).len(), 3);
+    assert_eq!(packs(&env).len(), 2);
     // A pack nothing names goes whole.
     let stray = env.ws_state().join("blobs").join("packs").join("op-stray");
     let h = "0".repeat(64);
@@ -107,7 +125,7 @@ fn a_packed_op_undoes_redoes_diffs_and_is_collected_as_a_whole() {
 #[test]
 fn before_images_kept_as_loose_blobs_still_undo() {
     let env = TestEnv::new();
-    let diff = setup(&env);
+    let (diff, _others) = setup(&env);
     let a = env
         .run_stdin(&["apply", "--stdin", "--strip", "1"], &diff)
         .op_id();
@@ -151,7 +169,7 @@ fn undo_refuses_a_damaged_pack_and_touches_no_file() {
     for damage in ["tampered", "truncated"] {
         let env = TestEnv::new();
         let a = env
-            .run_stdin(&["apply", "--stdin", "--strip", "1"], &setup(&env))
+            .run_stdin(&["apply", "--stdin", "--strip", "1"], &setup(&env).0)
             .op_id();
         let p = packs(&env);
         assert_eq!(p.len(), 1, "{p:?}");

@@ -3,10 +3,12 @@
 //! them against a view of the tree (boundary, before-states, no-ops dropped),
 //! then commits them all or none:
 //!
-//! lock → plan → intent line 1 (fsync file + `commit/`) → blobs (fsync, `blobs/`)
-//! → temp files beside their targets (fsync) → the replaced files re-checked
-//! (`appends::arm`) → checksum line (fsync: the commit point) → apply the steps →
-//! fsync the directories → tails appended meanwhile kept (`appends`) → journal
+//! lock → plan → intent line 1 (fsync file + `commit/`) → blobs (before-images as
+//! links of the replaced inodes under temp names, else copies or a pack; fsync,
+//! `blobs/`) → temp files beside their targets (fsync) → the replaced files
+//! re-checked (`appends::arm`) → checksum line (fsync: the commit point) → apply
+//! the steps → fsync the directories → the links named blobs (fsync `blobs/`) →
+//! tails appended meanwhile kept (`appends`) → journal
 //! line (fdatasync) → remove the record → `gc` when the blobs are over budget. Recovery (`recovery.rs`) finishes or discards a record a
 //! killed process left.
 

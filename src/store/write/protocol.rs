@@ -2,6 +2,7 @@
 
 use super::plan::BlobJob;
 use super::*;
+use crate::store::snapshot::Stamp;
 
 impl<'a> Plan<'a> {
     /// Bytes of the blobs this op stores (the usage counter of `gc`).
@@ -21,6 +22,30 @@ impl<'a> Plan<'a> {
     ) -> Result<(Vec<journal::Appended>, super::appends::Watch), CmdError> {
         let ctx = self.ctx;
         let state = self.state;
+        // A before-image still on disk as it was read is kept as a link of its
+        // inode (`blobs::link_before_image`), unless that blob is there already;
+        // the others (another name, another filesystem, changed since read) go
+        // into the pack as before; one whose link fails late is copied loose.
+        let snap_stamp = |b: &BlobJob| -> Option<Stamp> {
+            match (&b.disk, &b.content) {
+                (Some(_), Some(Content::Snap(s))) if s.stamp != Stamp::default() => Some(s.stamp),
+                _ => None,
+            }
+        };
+        let state_dev = std::fs::metadata(state).map(|m| m.dev()).ok();
+        let mut candidates: Vec<(&BlobJob, Stamp, std::fs::File)> = Vec::new();
+        let mut rest: Vec<&BlobJob> = Vec::new();
+        for b in &self.blobs {
+            let checked = match (snap_stamp(b), &b.disk, state_dev) {
+                (Some(st), Some(src), Some(dev)) => blobs::linkable(src, &st, dev).map(|f| (st, f)),
+                _ => None,
+            };
+            match checked {
+                Some(_) if blobs::exists(state, &b.hash) => {}
+                Some((st, f)) => candidates.push((b, st, f)),
+                None => rest.push(b),
+            }
+        }
         // The before-images of an op over many files go into one pack; big ones
         // and those of a small op stay loose blobs.
         let packable = |b: &BlobJob| {
@@ -29,11 +54,11 @@ impl<'a> Plan<'a> {
                 .is_some_and(|c| c.len() <= pack::MAX_BLOB)
         };
         let (packed, loose): (Vec<&BlobJob>, Vec<&BlobJob>) =
-            self.blobs.iter().partition(|b| packable(b));
+            rest.iter().copied().partition(|b| packable(b));
         let (packed, loose) = if packed.len() >= pack::MIN_BLOBS {
             (packed, loose)
         } else {
-            (Vec::new(), self.blobs.iter().collect())
+            (Vec::new(), rest)
         };
         let loose: Vec<&BlobJob> = loose
             .into_iter()
@@ -44,14 +69,25 @@ impl<'a> Plan<'a> {
         if !packed.is_empty() {
             blob_tmps.push(pack_tmp.clone());
         }
+        let mut links: Vec<PathBuf> = loose
+            .iter()
+            .filter(|b| b.disk.is_some())
+            .map(|b| blobs::path(state, &b.hash))
+            .collect();
+        links.extend(candidates.iter().map(|(b, _, _)| b.tmp.clone()));
         let intent = Intent {
             op_id: self.op_id.to_string(),
             temps: self.temps.iter().map(|t| t.path.clone()).collect(),
             blob_tmps,
-            links: loose
+            links,
+            linked: candidates
                 .iter()
-                .filter(|b| b.disk.is_some())
-                .map(|b| blobs::path(state, &b.hash))
+                .map(|(b, st, _)| intent::Linked {
+                    tmp: b.tmp.clone(),
+                    hash: b.hash.clone(),
+                    size: st.size,
+                    mtime_ns: st.mtime_ns as i64,
+                })
                 .collect(),
             steps: std::mem::take(&mut self.steps),
             sync_dirs: std::mem::take(&mut self.sync_dirs).into_iter().collect(),
@@ -63,9 +99,21 @@ impl<'a> Plan<'a> {
             super::io_error(ctx, "the intent record", &e)
         })?;
         ctx.session.synced(&unsynced);
+        // The stamps of the inodes linked, as the links left them (`appends::arm`).
+        let mut relinked: Vec<Stamp> = Vec::new();
         let prepared = (|| -> std::io::Result<()> {
             // Temp files are created beneath the root's descriptor, as the steps act.
             let tree = Tree::open(&ctx.root)?;
+            // The links first (no data written); a before-image that cannot be
+            // linked is copied with the loose blobs.
+            let mut loose = loose.clone();
+            for (b, st, f) in &candidates {
+                match blobs::link_before_image(f, st, &b.tmp) {
+                    Ok(now) => relinked.push(now),
+                    Err(_) => loose.push(b),
+                }
+            }
+            let linked = !relinked.is_empty();
             // Every blob and temp file is written first, then all are synced together
             // (`fsx::Batch`), then the blobs are named: all before the commit point.
             let files = loose.len()
@@ -128,7 +176,8 @@ impl<'a> Plan<'a> {
                 new_blobs |=
                     blobs::publish(state, &b.hash, &b.tmp, stored)? != blobs::Stored::Existing;
             }
-            if new_blobs {
+            // A link's name must be durable before the first rename in the tree.
+            if new_blobs || linked {
                 fsx::sync_dir(&blobs::dir(state))?;
             }
             if !packed.is_empty() {
@@ -141,7 +190,7 @@ impl<'a> Plan<'a> {
             |e: std::io::Error| super::io_error(ctx, "the write (nothing was changed)", &e);
         // The targets are checked again as late as possible before the commit point.
         let armed = prepared.map_err(unchanged).and_then(|()| {
-            let watch = super::appends::arm(&self.watch, &ctx.argv)?;
+            let watch = super::appends::arm(&self.watch, &ctx.argv, &relinked)?;
             intent::write_commit_line(&mut record, &intent).map_err(unchanged)?;
             Ok(watch)
         });
