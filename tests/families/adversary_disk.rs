@@ -1,8 +1,8 @@
-//! Adversarial black-box tests of a full or failing disk under a packed
-//! multi-file apply and a one-file edit: ENOSPC on every `write` (the intent
-//! record, the pack, the temps, the journal append), ENOSPC on every file and
-//! directory creation, EIO on every rename and data sync (strace fault
-//! injection). Each faulted run must print exactly one envelope (an error's
+//! Adversarial black-box tests of a full or failing disk under a multi-file
+//! apply and a one-file edit: ENOSPC on every `write` (the intent record, the
+//! temps, the journal append), ENOSPC on every file and directory creation and
+//! every before-image link, EIO on every rename, link and data sync (strace
+//! fault injection). Each faulted run must print exactly one envelope (an error's
 //! repairs naming an aitools command); after the next command's recovery
 //! (and `recover` when a record stays pending) the tree is wholly before or
 //! wholly after, no temp or intent record is left, an error that left the
@@ -101,10 +101,12 @@ const FAULTS: &[(&str, &str)] = &[
     ("renameat", "EIO"),
     ("fdatasync", "EIO"),
     ("unlink", "EIO"),
+    ("linkat", "ENOSPC"),
+    ("linkat", "EIO"),
 ];
 
 #[test]
-fn a_full_or_failing_disk_under_a_packed_apply_leaves_before_or_after() {
+fn a_full_or_failing_disk_under_a_multi_file_apply_leaves_before_or_after() {
     let c = Case::new();
     let mut diff = String::new();
     for i in 0..3 {
@@ -114,7 +116,8 @@ fn a_full_or_failing_disk_under_a_packed_apply_leaves_before_or_after() {
             "--- a/{f}\n+++ b/{f}\n@@ -1,3 +1,3 @@\n file {i}\n-line two\n+line 2 of {i}\n line three\n"
         ));
     }
-    // The state directory is fresh: the apply makes it (and `blobs/packs`).
+    // The state directory is fresh: the apply makes it (and links the
+    // before-images into `blobs/`).
     let args = argv(&["apply", "--stdin", "--strip", "1"]);
     c.save();
     let b = c.baseline(args, Some(diff.as_bytes()), "apply");

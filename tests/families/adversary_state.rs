@@ -49,7 +49,8 @@ fn before(i: usize) -> String {
     format!("file {i}\nline two\nline three\n")
 }
 
-/// Three files and one packed apply over them; its op id.
+/// Three files and one packed apply over them (each file has a second name, so
+/// its before-image goes into the pack rather than being linked); its op id.
 fn packed_op(env: &TestEnv) -> String {
     let mut diff = String::new();
     for (i, f) in FILES.iter().enumerate() {
@@ -58,6 +59,7 @@ fn packed_op(env: &TestEnv) -> String {
             "--- a/{f}\n+++ b/{f}\n@@ -1,3 +1,3 @@\n file {i}\n-line two\n+line 2 of {i}\n line three\n"
         ));
     }
+    env.pin_second_names(&FILES);
     env.run_stdin(&["apply", "--stdin", "--strip", "1"], diff.as_bytes())
         .op_id()
 }

@@ -93,6 +93,19 @@ impl TestEnv {
         TestEnv { dir, state }
     }
 
+    /// Gives each file a second hard link outside the workspace (in the test's
+    /// state root), so a write keeps its before-image as a copy or in a pack: a
+    /// file with two names is never linked into the blob store.
+    pub fn pin_second_names(&self, files: &[&str]) {
+        let dir = self.state.path().join("pins");
+        std::fs::create_dir_all(&dir).expect("pins dir");
+        for f in files {
+            let pin = dir.join(f.replace('/', "_"));
+            let _ = std::fs::remove_file(&pin);
+            std::fs::hard_link(self.path(f), &pin).expect("second hard link");
+        }
+    }
+
     pub fn root(&self) -> &Path {
         self.dir.path()
     }
