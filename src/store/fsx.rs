@@ -152,6 +152,20 @@ pub fn sync_dir(dir: &Path) -> io::Result<()> {
 /// programs left dirty on that filesystem, which is why a small write keeps fsync.
 pub const FSYNC_EACH_MAX: usize = 4;
 
+/// Above this many bytes of dirty and in-flight pages on the whole system
+/// (`/proc/meminfo` Dirty + Writeback), a batch of many files fsyncs each of them
+/// instead of one `syncfs`: syncfs also waits for what other programs left dirty
+/// on the filesystem (600 MB of another program's writes made a 100-file apply
+/// take 0.75 s instead of 0.07 s), an fsync only for its own file.
+pub const SYNCFS_DIRTY_MAX: u64 = 64 << 20;
+/// The environment variable that sets [`SYNCFS_DIRTY_MAX`] (bytes; tests pin the
+/// choice with it).
+pub const SYNCFS_DIRTY_ENV: &str = "AITOOLS_SYNCFS_DIRTY_MAX";
+/// Files of a batch fsynced one by one that are kept open at once: their
+/// writeback runs while the next ones are written; the oldest is fsynced when
+/// the window is full (a descriptor per file of 1,000 would reach the limit).
+const FSYNC_WINDOW: usize = 64;
+
 /// Files written together that must all be durable before the caller goes on (a
 /// write's temp files and blobs, before its commit point). Each file is handed
 /// over once written; `sync` returns once every one of them is on disk.
@@ -160,6 +174,10 @@ pub const FSYNC_EACH_MAX: usize = 4;
 /// ([`start_writeback`]) and all are fsynced in `sync`, so the disk writes one
 /// file's data while the next is being written (an edit's blob and temp file)
 /// instead of waiting for each in turn.
+///
+/// Many files while the system holds many dirty pages ([`SYNCFS_DIRTY_MAX`]):
+/// as for few files, but at most [`FSYNC_WINDOW`] are kept open, the oldest
+/// fsynced first: a `syncfs` would also wait for the other programs' pages.
 ///
 /// Many files: one descriptor per filesystem is kept, the first file written on
 /// it, opened before any later file's data was written; `syncfs` on it writes back
@@ -177,7 +195,7 @@ impl Batch {
     /// A batch of about `count` files (how they are synced is chosen from it).
     pub fn new(count: usize) -> Batch {
         Batch {
-            each: count <= FSYNC_EACH_MAX,
+            each: count <= FSYNC_EACH_MAX || !syncfs_fits(),
             files: Vec::new(),
             devs: Vec::new(),
         }
@@ -187,6 +205,9 @@ impl Batch {
     pub fn written(&mut self, f: File) -> io::Result<()> {
         if self.each {
             start_writeback(&f, 0, 0);
+            if self.files.len() >= FSYNC_WINDOW {
+                self.files.remove(0).sync_all()?;
+            }
             self.files.push(f);
             return Ok(());
         }
@@ -266,6 +287,35 @@ pub fn sync_files<P: AsRef<Path>>(paths: &[P]) -> io::Result<()> {
         batch.written(open_read_nofollow(p.as_ref())?)?;
     }
     batch.sync()
+}
+
+/// Whether one `syncfs` is the cheaper way to make a batch durable: the
+/// system's dirty and in-flight pages are within the limit ([`SYNCFS_DIRTY_MAX`]
+/// or `AITOOLS_SYNCFS_DIRTY_MAX`). Without `/proc/meminfo`, yes.
+fn syncfs_fits() -> bool {
+    let limit = std::env::var(SYNCFS_DIRTY_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(SYNCFS_DIRTY_MAX);
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| dirty_bytes(&t))
+        .is_none_or(|dirty| dirty <= limit)
+}
+
+/// Dirty + Writeback of a `/proc/meminfo` text, in bytes.
+fn dirty_bytes(meminfo: &str) -> Option<u64> {
+    let mut total: Option<u64> = None;
+    for line in meminfo.lines() {
+        let Some((key, value)) = line.split_once(':') else {
+            continue;
+        };
+        if key == "Dirty" || key == "Writeback" {
+            let kib: u64 = value.trim().trim_end_matches("kB").trim().parse().ok()?;
+            total = Some(total.unwrap_or(0).saturating_add(kib.saturating_mul(1024)));
+        }
+    }
+    total
 }
 
 /// `syncfs(2)` of the filesystem `f` is on.
@@ -391,5 +441,14 @@ mod tests {
         replace_file(d, "rec", ".rec.tmp", b"newer", 0o600, false).expect("replace");
         assert_eq!(std::fs::read(&outside).expect("read"), b"keep");
         assert_eq!(std::fs::read(d.join("rec")).expect("read"), b"newer");
+    }
+
+    #[test]
+    fn dirty_bytes_adds_dirty_and_writeback_of_meminfo() {
+        let text = "MemTotal:        8000000 kB\nDirty:             614420 kB\n\
+                    Writeback:            12 kB\nWritebackTmp:         99 kB\n";
+        assert_eq!(dirty_bytes(text), Some((614_420 + 12) * 1024));
+        assert_eq!(dirty_bytes("MemTotal: 1 kB\n"), None);
+        assert_eq!(dirty_bytes("Dirty: lots\n"), None);
     }
 }

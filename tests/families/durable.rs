@@ -576,3 +576,76 @@ fn delete_in_a_0555_directory_leaves_reads_working() {
     assert!(!env.path("d/a").exists());
     assert_eq!(as_nobody(&["write", "n.txt", "--content", "x"]).code, 0);
 }
+
+/// The syncs of a write over 8 files, under strace: (syncfs, fsync + fdatasync).
+fn syncs_of_an_apply(dirty_max: &str) -> (usize, usize) {
+    let env = TestEnv::new();
+    let mut diff = String::new();
+    for i in 0..8 {
+        let f = format!("d{}/f{i}.txt", i % 2);
+        env.write(&f, format!("file {i}\nline two\n"));
+        diff.push_str(&format!(
+            "--- a/{f}\n+++ b/{f}\n@@ -1,2 +1,2 @@\n file {i}\n-line two\n+line 2 of {i}\n"
+        ));
+    }
+    env.run(&["write", "seed.txt", "--content", "x\n"]);
+    let log = env.root().join("..").join(format!(
+        "syncs-{}.log",
+        env.root()
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default()
+    ));
+    let mut c = std::process::Command::new("strace");
+    c.args(["-f", "-qq", "-e", "trace=fsync,fdatasync,syncfs", "-o"])
+        .arg(&log)
+        .arg(crate::support::bin())
+        .args(["apply", "--stdin", "--strip", "1"]);
+    let mut c = env.isolated(c);
+    c.env("AITOOLS_SYNCFS_DIRTY_MAX", dirty_max)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    let mut child = c.spawn().expect("strace (apt-get install strace)");
+    {
+        use std::io::Write;
+        let mut si = child.stdin.take().expect("stdin");
+        si.write_all(diff.as_bytes()).expect("feed the patch");
+    }
+    let out = child.wait_with_output().expect("strace");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    for i in 0..8 {
+        let f = format!("d{}/f{i}.txt", i % 2);
+        assert_eq!(
+            env.read(&f),
+            format!("file {i}\nline 2 of {i}\n").as_bytes()
+        );
+    }
+    let text = std::fs::read_to_string(&log).expect("strace log");
+    let _ = std::fs::remove_file(&log);
+    let count = |name: &str| {
+        text.lines()
+            .filter(|l| {
+                l.split_whitespace()
+                    .nth(1)
+                    .is_some_and(|c| c.starts_with(name))
+            })
+            .count()
+    };
+    (count("syncfs("), count("fsync(") + count("fdatasync("))
+}
+
+/// A write over many files makes them durable with one syncfs while the system
+/// holds few dirty pages, and with an fsync of each file when it holds more than
+/// the limit (a syncfs would also wait for other programs' pages).
+#[test]
+fn many_files_sync_by_syncfs_unless_the_system_holds_many_dirty_pages() {
+    let (syncfs, each) = syncs_of_an_apply("18446744073709551615");
+    assert!(syncfs >= 1, "syncfs {syncfs}, fsyncs {each}");
+    let (syncfs, each) = syncs_of_an_apply("0");
+    assert_eq!(syncfs, 0, "fsyncs {each}");
+    assert!(each >= 8, "one fsync per file at least: {each}");
+}

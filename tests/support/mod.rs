@@ -147,11 +147,18 @@ impl TestEnv {
         parse(self.isolate(c).output().expect("spawn sh"))
     }
 
+    /// `c` run as every command here is: in the workspace, with this test's
+    /// state directory, fixed clock and seed.
+    pub fn isolated(&self, c: Command) -> Command {
+        self.isolate(c)
+    }
+
     fn isolate(&self, mut c: Command) -> Command {
         c.current_dir(self.dir.path())
             .env("XDG_STATE_HOME", self.state.path())
             .env("AITOOLS_FIXED_TIME", "1796000000")
             .env("AITOOLS_SEED", "42")
+            .env("AITOOLS_SYNCFS_DIRTY_MAX", "18446744073709551615")
             .env_remove("AITOOLS_INLINE_CONTEXT")
             // Feedback goes to the temp state dir: a test must never file into the
             // checkout's committed feedback/ (which is the default when unset).
