@@ -11,39 +11,21 @@
 #[path = "../support/crash.rs"]
 mod harness;
 
-use crate::support::{self, Run, bin};
+use crate::support::{self, Run};
 use harness::{Baseline, Case, argv, counts};
-use std::process::{Command, Stdio};
 
 /// `aitools argv` under strace with one fault injected, parsed by the
 /// one-envelope check.
 fn faulted(c: &Case, spec: &str, argv: &[String], stdin: Option<&[u8]>) -> Run {
-    let mut child = Command::new("strace")
-        .args(["-f", "-qq", "-o", "/dev/null", "-e"])
-        .arg(format!("trace={}", harness::SYSCALLS))
-        .args(["-e", &format!("inject={spec}"), "--"])
-        .arg(bin())
-        .args(argv)
-        .current_dir(c.ws())
-        .env("XDG_STATE_HOME", c.state())
-        .env("AITOOLS_FIXED_TIME", "1796000000")
-        .env("AITOOLS_SEED", "42")
-        .env("AITOOLS_FEEDBACK_DIR", c.state().join("feedback"))
-        .env_remove("AITOOLS_INLINE_CONTEXT")
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("strace (apt-get install strace)");
-    if let (Some(bytes), Some(mut si)) = (stdin, child.stdin.take()) {
-        use std::io::Write;
-        let _ = si.write_all(bytes);
-    }
-    support::parse(child.wait_with_output().expect("wait"))
+    let opts = [
+        "-o".to_string(),
+        "/dev/null".to_string(),
+        "-e".to_string(),
+        format!("trace={}", harness::SYSCALLS),
+        "-e".to_string(),
+        format!("inject={spec}"),
+    ];
+    support::parse(c.strace_output(&opts, argv, stdin))
 }
 
 /// Runs every fault of `faults` (syscall, errno) at each of its invocations

@@ -601,7 +601,7 @@ fn syncs_of_an_apply(dirty_max: &str) -> (usize, usize) {
         .arg(&log)
         .arg(crate::support::bin())
         .args(["apply", "--stdin", "--strip", "1"]);
-    let mut c = env.isolated(c);
+    let mut c = env.isolate(c);
     c.env("AITOOLS_SYNCFS_DIRTY_MAX", dirty_max)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped());

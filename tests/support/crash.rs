@@ -99,6 +99,20 @@ impl Case {
     /// Runs `aitools args` under strace with extra options, `stdin` fed to it;
     /// returns (exit code, stdout).
     pub fn strace(&self, opts: &[String], args: &[String], stdin: Option<&[u8]>) -> (i32, String) {
+        let out = self.strace_output(opts, args, stdin);
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    }
+
+    /// `strace`, whole: the run's status, stdout and stderr.
+    pub fn strace_output(
+        &self,
+        opts: &[String],
+        args: &[String],
+        stdin: Option<&[u8]>,
+    ) -> std::process::Output {
         let mut child = Command::new("strace")
             .args(["-f", "-qq"])
             .args(opts)
@@ -113,6 +127,7 @@ impl Case {
             // One syncfs for many files whatever the machine's dirty pages: the
             // sweeps count the syncs of a clean run and fault each of them.
             .env("AITOOLS_SYNCFS_DIRTY_MAX", "18446744073709551615")
+            .env_remove("AITOOLS_INLINE_CONTEXT")
             .stdin(if stdin.is_some() {
                 Stdio::piped()
             } else {
@@ -127,12 +142,9 @@ impl Case {
             // A kill before the command reads its input breaks the pipe: not an error.
             let _ = si.write_all(bytes);
         }
-        let out = child.wait_with_output().unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-        )
+        child.wait_with_output().expect("wait for strace")
     }
+
     /// A run traced for `syscalls`: exit code, stdout and the strace log.
     pub fn trace_log(
         &self,

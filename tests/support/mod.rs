@@ -149,11 +149,7 @@ impl TestEnv {
 
     /// `c` run as every command here is: in the workspace, with this test's
     /// state directory, fixed clock and seed.
-    pub fn isolated(&self, c: Command) -> Command {
-        self.isolate(c)
-    }
-
-    fn isolate(&self, mut c: Command) -> Command {
+    pub fn isolate(&self, mut c: Command) -> Command {
         c.current_dir(self.dir.path())
             .env("XDG_STATE_HOME", self.state.path())
             .env("AITOOLS_FIXED_TIME", "1796000000")
