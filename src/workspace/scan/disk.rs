@@ -26,30 +26,29 @@ pub fn lstat(path: &Path) -> io::Result<EntryStat> {
     })
 }
 
-/// A file opened for reading (overview samples a few of each language), with
-/// its size.
-pub fn open_sized(path: &Path) -> io::Result<(File, u64)> {
-    let f = open_file(path)?;
-    let size = f.metadata().map_or(0, |m| m.len());
-    Ok((f, size))
-}
-
 /// A listed file opened for reading: without waiting (a file swapped for a FIFO
 /// after the listing would block the open), and only if it is still a regular
 /// file (`InvalidData` otherwise: the caller skips it as unreadable).
 pub fn open_file(path: &Path) -> io::Result<File> {
+    open_sized(path).map(|(f, _)| f)
+}
+
+/// `open_file`, with the size its one fstat saw (overview samples a few files
+/// of each language by size).
+pub fn open_sized(path: &Path) -> io::Result<(File, u64)> {
     use std::os::unix::fs::OpenOptionsExt;
     let f = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
         .open(path)?;
-    if !f.metadata()?.is_file() {
+    let m = f.metadata()?;
+    if !m.is_file() {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
             "no longer a regular file",
         ));
     }
-    Ok(f)
+    Ok((f, m.len()))
 }
 
 /// Whether anything (even a dangling symlink) is at `path`.
