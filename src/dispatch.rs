@@ -73,7 +73,8 @@ pub fn status() -> u8 {
             )
         }
     };
-    emit(render(invoked))
+    let undelivered = Undelivered::of(&invoked, &args);
+    emit(render(invoked), &undelivered)
 }
 
 /// `aitools mcp`: the one call whose stdout is a protocol stream, not an
@@ -100,17 +101,137 @@ fn serve_mcp(args: &[OsString]) -> Option<u8> {
     Some(0)
 }
 
-fn emit(r: Rendered) -> u8 {
-    let result = if r.to_stderr {
+fn emit(r: Rendered, undelivered: &Undelivered) -> u8 {
+    if r.to_stderr {
         let mut err = std::io::stderr().lock();
-        err.write_all(r.text.as_bytes()).and_then(|_| err.flush())
-    } else {
-        let mut out = std::io::stdout().lock();
-        out.write_all(r.text.as_bytes()).and_then(|_| out.flush())
-    };
-    // A closed stdout (`aitools read x | head -c0`) ends quietly: nobody is listening.
-    let _ = result;
-    r.exit_code.clamp(0, 255) as u8
+        // Nothing is left to tell a failed stderr write to; the exit code says it.
+        let _ = err.write_all(r.text.as_bytes()).and_then(|_| err.flush());
+        return r.exit_code.clamp(0, 255) as u8;
+    }
+    let mut out = std::io::stdout().lock();
+    match out.write_all(r.text.as_bytes()).and_then(|_| out.flush()) {
+        Ok(()) => r.exit_code.clamp(0, 255) as u8,
+        // A closed stdout (`aitools read x | head -c0`) ends quietly: nobody is listening.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => r.exit_code.clamp(0, 255) as u8,
+        // A stdout that cannot take the answer (ENOSPC, EIO: `> /dev/full`): the
+        // answer is lost, so stderr says so, with what the call did (the op a
+        // write landed as), and the exit code is the catalog's for a lost answer.
+        Err(e) => {
+            let lost = envelope::render_error(&undelivered.command, &undelivered.error(&e, &r));
+            let mut err = std::io::stderr().lock();
+            let _ = err
+                .write_all(lost.text.as_bytes())
+                .and_then(|_| err.flush());
+            lost.exit_code.clamp(0, 255) as u8
+        }
+    }
+}
+
+/// What an answer that stdout could not take still has to tell: which call it
+/// was, what its write left behind (the op it landed as, or the tx that staged
+/// it), and whether the same call can simply run again.
+struct Undelivered {
+    command: String,
+    op_id: Option<String>,
+    tx: Option<String>,
+    /// The write was staged in `tx` (it answered `tx_op`).
+    staged: bool,
+    /// The call again, when it changes nothing (a read).
+    rerun: Option<String>,
+    /// The call's global options (`--root`), for the repairs' commands.
+    globals: Vec<String>,
+}
+
+impl Undelivered {
+    fn of(i: &Invoked, args: &[OsString]) -> Undelivered {
+        let field = |k: &str| match &i.result {
+            Ok(out) => out.fields.get(k).and_then(Json::as_str).map(str::to_string),
+            Err(_) => None,
+        };
+        let argv = lossy(args);
+        // A dry run changes nothing either, whatever the command.
+        let dry = argv
+            .iter()
+            .take_while(|a| *a != "--")
+            .any(|a| a == "--dry-run");
+        let read_only = dry || registry::find(&i.command).is_none_or(|s| s.read_only());
+        Undelivered {
+            command: i.command.clone(),
+            op_id: field("op_id"),
+            tx: field("tx"),
+            staged: matches!(&i.result, Ok(out) if out.fields.get("tx_op").is_some()),
+            rerun: read_only.then(|| crate::protocol::shell::aitools(&argv)),
+            globals: crate::protocol::shell::global_options(&argv),
+        }
+    }
+
+    /// `environment.output-lost`: the answer `r` could not be written to stdout.
+    fn error(&self, e: &std::io::Error, r: &Rendered) -> CmdError {
+        let cmd = |words: &[&str]| {
+            crate::protocol::shell::aitools(
+                self.globals
+                    .iter()
+                    .map(String::as_str)
+                    .chain(words.iter().copied()),
+            )
+        };
+        let why = format!(
+            "The answer could not be written to stdout ({}); the call itself ended with exit code {}",
+            crate::protocol::error::err_text(e),
+            r.exit_code
+        );
+        if let Some(op) = &self.op_id {
+            return CmdError::new(
+                code::OUTPUT_LOST,
+                format!("{why}, and its write landed as {op}."),
+                Repair::new(
+                    "diff",
+                    "See what the write changed (the answer that was lost); do not run it again.",
+                    cmd(&["diff", "--op", op]),
+                ),
+            )
+            .with_repair(Repair::new(
+                "undo",
+                "Take the write back, if it was not wanted.",
+                cmd(&["undo", op]),
+            ));
+        }
+        if let Some(tx) = &self.tx {
+            return CmdError::new(
+                code::OUTPUT_LOST,
+                if self.staged {
+                    format!("{why}, and its write was staged in tx {tx}.")
+                } else {
+                    format!("{why}, and it acted on tx {tx}.")
+                },
+                Repair::new(
+                    "status",
+                    "See the tx's state and operations; do not run the call again.",
+                    cmd(&["tx", "status", tx]),
+                ),
+            );
+        }
+        match &self.rerun {
+            Some(again) => CmdError::new(
+                code::OUTPUT_LOST,
+                format!("{why}; it changed nothing."),
+                Repair::new(
+                    "rerun",
+                    "Run it again with stdout on a file or pipe that can take the answer.",
+                    again.clone(),
+                ),
+            ),
+            None => CmdError::new(
+                code::OUTPUT_LOST,
+                format!("{why}; it journaled no write, but it may have acted otherwise."),
+                Repair::new(
+                    "history",
+                    "See the journal's latest ops before running it again.",
+                    cmd(&["history"]),
+                ),
+            ),
+        }
+    }
 }
 
 fn lossy(args: &[OsString]) -> Vec<String> {

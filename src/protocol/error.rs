@@ -35,6 +35,7 @@ pub mod code {
     pub const OP_COLLECTED: &str = "refusal.op-collected";
     pub const BLOB_CORRUPT: &str = "integrity.blob-corrupt";
     pub const CONFIRM_REQUIRED: &str = "refusal.confirm-required";
+    pub const OUTPUT_LOST: &str = "environment.output-lost";
 
     pub const ALL: &[&str] = &[
         ARGUMENT_INVALID,
@@ -63,6 +64,7 @@ pub mod code {
         OP_COLLECTED,
         BLOB_CORRUPT,
         CONFIRM_REQUIRED,
+        OUTPUT_LOST,
     ];
 }
 

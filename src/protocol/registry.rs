@@ -136,6 +136,7 @@ pub const ANY_COMMAND_CODES: &[&str] = &[
     super::error::code::IO,
     super::error::code::BUSY,
     super::error::code::INTERNAL,
+    super::error::code::OUTPUT_LOST,
 ];
 
 /// Error codes of the write protocol itself (the path, the guard, the input's

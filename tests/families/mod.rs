@@ -2,6 +2,7 @@
 
 mod adversary_cli;
 mod adversary_disk;
+mod adversary_output;
 mod adversary_state;
 mod adversary_tree;
 mod agent;

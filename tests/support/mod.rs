@@ -214,6 +214,7 @@ const ANY_COMMAND_CODES: &[&str] = &[
     "environment.io",
     "environment.busy",
     "internal.unexpected",
+    "environment.output-lost",
 ];
 
 /// Each command's declared top-level output members and error codes, read once
