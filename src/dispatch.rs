@@ -68,7 +68,8 @@ pub fn status() -> u8 {
             Invoked::new(
                 command,
                 Err(CmdError::internal(format!(
-                    "aitools failed unexpectedly: {what}."
+                    "aitools failed unexpectedly: {}.",
+                    what.trim_end_matches('.')
                 ))),
             )
         }

@@ -152,7 +152,11 @@ pub fn stuck(op_id: &str, error: String) -> Pending {
 fn refused(op_id: &str, why: &str) -> Pending {
     Pending {
         op_id: op_id.to_string(),
-        error: format!("its intent record {why}, so it is not trusted and was not run."),
+        // `why` may end a sentence of its own (a boundary refusal's message).
+        error: format!(
+            "its intent record {}, so it is not trusted and was not run.",
+            why.trim_end_matches('.')
+        ),
         repairs: vec![set_aside_repair(op_id, true)],
     }
 }

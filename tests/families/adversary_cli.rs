@@ -2,7 +2,7 @@
 //! command a repair gives as is, so it must never do the opposite of what the
 //! failed call asked.
 
-use crate::support::TestEnv;
+use crate::support::{self, TestEnv};
 
 /// `apply -R` is patch's and git apply's "reverse": the repair must reverse,
 /// never drop `-R` (which applies the patch forward, undoing nothing).
@@ -47,4 +47,39 @@ fn copy_dash_r_is_repaired_as_recursive() {
     let l = env.run(&["link", "-s", "src/a.txt", "l"]);
     let msg = l.json["error"]["message"].as_str().unwrap();
     assert!(msg.contains("symbolic"), "{msg}");
+}
+
+/// The sentences aitools builds from its static tables read without doubled
+/// punctuation: the catalog's meanings and the correspondence table's reasons
+/// are whole sentences, and short_flags' `why`, which a message ends with its
+/// own full stop (`... does not take -R: <why>.`), ends without one.
+#[test]
+fn no_static_table_doubles_its_punctuation() {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
+    // (file, column of prose, whether the code ends it with its own punctuation)
+    for (file, col, ended_by_code) in [
+        ("errors.tsv", 2, false),
+        ("correspondence.tsv", 2, false),
+        ("short_flags.tsv", 3, true),
+    ] {
+        let text = std::fs::read_to_string(data.join(file)).expect(file);
+        for line in text
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+        {
+            let cell = line.split('\t').nth(col).unwrap_or("");
+            assert!(!cell.is_empty(), "{file}: no column {col} in {line:?}");
+            assert_eq!(
+                support::doubled_punctuation(cell),
+                None,
+                "{file}: doubled punctuation in {cell:?}"
+            );
+            if ended_by_code {
+                assert!(
+                    !cell.ends_with(['.', ',', ';', ':']),
+                    "{file}: {cell:?} ends with punctuation the message adds again"
+                );
+            }
+        }
+    }
 }

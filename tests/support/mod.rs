@@ -322,11 +322,55 @@ pub fn parse(out: Output) -> Run {
         }
     }
     check_contract(&json);
+    check_prose(&json);
     Run {
         code,
         json,
         stdout,
         stderr,
+    }
+}
+
+/// Where `text` doubles its punctuation (`"...workspace., so it..."`, `"done.."`):
+/// what a message built from a part that already ends a sentence looks like.
+/// An ellipsis (`...`) and a path's `..` are not doubled punctuation.
+pub fn doubled_punctuation(text: &str) -> Option<usize> {
+    const PAIRS: &[&str] = &[".,", ".;", ".:", ",.", ";.", ":.", ",,", ";;", ". ."];
+    if let Some(i) = PAIRS.iter().filter_map(|p| text.find(p)).min() {
+        return Some(i);
+    }
+    let b = text.as_bytes();
+    (0..b.len().saturating_sub(1)).find(|&i| {
+        let after = b.get(i + 2).copied();
+        b[i] == b'.'
+            && b[i + 1] == b'.'
+            && i > 0
+            && b[i - 1] != b'.'
+            && b[i - 1] != b'/'
+            && matches!(after, None | Some(b' ' | b'"' | b')'))
+    })
+}
+
+/// Every sentence an envelope tells an agent (an error's message and its
+/// repairs' details, a pending record's error) reads without doubled
+/// punctuation.
+fn check_prose(json: &Value) {
+    let mut prose: Vec<&str> = Vec::new();
+    let err = &json["error"];
+    prose.extend(err["message"].as_str());
+    for r in err["repairs"].as_array().into_iter().flatten() {
+        prose.extend(r["detail"].as_str());
+    }
+    for p in json["pending_recovery"].as_array().into_iter().flatten() {
+        prose.extend(p["error"].as_str());
+        for r in p["repairs"].as_array().into_iter().flatten() {
+            prose.extend(r["detail"].as_str());
+        }
+    }
+    for text in prose {
+        if let Some(i) = doubled_punctuation(text) {
+            panic!("doubled punctuation at byte {i} of {text:?}: {json}");
+        }
     }
 }
 
