@@ -10,7 +10,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// The parts of a workspace's state directory that hold state.
-pub const PARTS: &[&str] = &["commit", "journal", "journal/ids", "blobs"];
+pub const PARTS: &[&str] = &["commit", "journal", "journal/ids", "blobs", "blobs/packs"];
 
 /// Why the state directory cannot be used (worded, `message`/`fix` and
 /// `Display`, in `src/command_error/store.rs`).

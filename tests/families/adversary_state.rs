@@ -296,3 +296,34 @@ fn a_pack_with_a_zeroed_header_is_damage_answered_promptly() {
     assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
     assert_eq!(workspace(&env), was);
 }
+
+/// `blobs/packs/` holds before-images as `blobs/` does, so it is trusted only
+/// as `blobs/` is: a packs directory others can write refuses reads and writes
+/// (`environment.state-untrusted`, naming it) and changes no file.
+#[test]
+fn a_packs_directory_others_can_write_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    let op = packed_op(&env);
+    let packs = env.ws_state().join("blobs").join("packs");
+    assert!(packs.is_dir(), "the apply packed its before-images");
+    std::fs::set_permissions(&packs, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+    let was = workspace(&env);
+    for args in [&["read", "a.txt"][..], &["undo", &op][..]] {
+        let r = run_bounded(&env, args, 20);
+        assert_eq!(
+            r.error_code(),
+            "environment.state-untrusted",
+            "{args:?}: {}",
+            r.stderr
+        );
+        let msg = r.json["error"]["message"].as_str().unwrap_or("");
+        assert!(msg.contains("packs"), "{msg}");
+    }
+    assert_eq!(workspace(&env), was);
+    std::fs::set_permissions(&packs, std::fs::Permissions::from_mode(0o700)).expect("chmod");
+    run_bounded(&env, &["undo", &op], 20).op_id();
+    for (i, f) in FILES.iter().enumerate() {
+        assert_eq!(env.read(f), before(i).as_bytes());
+    }
+}
