@@ -577,12 +577,35 @@ fn delete_in_a_0555_directory_leaves_reads_working() {
     assert_eq!(as_nobody(&["write", "n.txt", "--content", "x"]).code, 0);
 }
 
-/// The syncs of a write over 8 files, under strace: (syncfs, fsync + fdatasync).
-fn syncs_of_an_apply(dirty_max: &str) -> (usize, usize) {
-    let env = TestEnv::new();
+/// What strace saw of an apply: its sync calls and the temp files it created,
+/// in order.
+struct Traced {
+    lines: Vec<String>,
+}
+
+impl Traced {
+    fn count(&self, name: &str) -> usize {
+        self.lines.iter().filter(|l| l.starts_with(name)).count()
+    }
+    /// (syncfs, fsync + fdatasync).
+    fn syncs(&self) -> (usize, usize) {
+        (
+            self.count("syncfs("),
+            self.count("fsync(") + self.count("fdatasync("),
+        )
+    }
+}
+
+fn apply_file(i: usize) -> String {
+    format!("d{}/f{i}.txt", i % 2)
+}
+
+/// A write over `n` files under strace (`AITOOLS_SYNCFS_DIRTY_MAX=dirty_max`):
+/// every file is written as the patch says; what strace saw.
+fn apply_traced(env: &TestEnv, n: usize, dirty_max: &str) -> Traced {
     let mut diff = String::new();
-    for i in 0..8 {
-        let f = format!("d{}/f{i}.txt", i % 2);
+    for i in 0..n {
+        let f = apply_file(i);
         env.write(&f, format!("file {i}\nline two\n"));
         diff.push_str(&format!(
             "--- a/{f}\n+++ b/{f}\n@@ -1,2 +1,2 @@\n file {i}\n-line two\n+line 2 of {i}\n"
@@ -597,10 +620,16 @@ fn syncs_of_an_apply(dirty_max: &str) -> (usize, usize) {
             .unwrap_or_default()
     ));
     let mut c = std::process::Command::new("strace");
-    c.args(["-f", "-qq", "-e", "trace=fsync,fdatasync,syncfs", "-o"])
-        .arg(&log)
-        .arg(crate::support::bin())
-        .args(["apply", "--stdin", "--strip", "1"]);
+    c.args([
+        "-f",
+        "-qq",
+        "-e",
+        "trace=fsync,fdatasync,syncfs,openat",
+        "-o",
+    ])
+    .arg(&log)
+    .arg(crate::support::bin())
+    .args(["apply", "--stdin", "--strip", "1"]);
     let mut c = env.isolate(c);
     c.env("AITOOLS_SYNCFS_DIRTY_MAX", dirty_max)
         .stdin(std::process::Stdio::piped())
@@ -617,25 +646,25 @@ fn syncs_of_an_apply(dirty_max: &str) -> (usize, usize) {
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
-    for i in 0..8 {
-        let f = format!("d{}/f{i}.txt", i % 2);
+    for i in 0..n {
         assert_eq!(
-            env.read(&f),
+            env.read(&apply_file(i)),
             format!("file {i}\nline 2 of {i}\n").as_bytes()
         );
     }
     let text = std::fs::read_to_string(&log).expect("strace log");
     let _ = std::fs::remove_file(&log);
-    let count = |name: &str| {
-        text.lines()
-            .filter(|l| {
-                l.split_whitespace()
-                    .nth(1)
-                    .is_some_and(|c| c.starts_with(name))
-            })
-            .count()
-    };
-    (count("syncfs("), count("fsync(") + count("fdatasync("))
+    Traced {
+        lines: text
+            .lines()
+            .filter_map(|l| l.split_once(' ').map(|(_, call)| call.trim().to_string()))
+            .collect(),
+    }
+}
+
+/// The syncs of a write over 8 files, under strace: (syncfs, fsync + fdatasync).
+fn syncs_of_an_apply(dirty_max: &str) -> (usize, usize) {
+    apply_traced(&TestEnv::new(), 8, dirty_max).syncs()
 }
 
 /// A write over many files makes them durable with one syncfs while the system
@@ -648,4 +677,47 @@ fn many_files_sync_by_syncfs_unless_the_system_holds_many_dirty_pages() {
     let (syncfs, each) = syncs_of_an_apply("0");
     assert_eq!(syncfs, 0, "fsyncs {each}");
     assert!(each >= 8, "one fsync per file at least: {each}");
+}
+
+/// More files than the fsync window holds open (64) while the system holds many
+/// dirty pages (`AITOOLS_SYNCFS_DIRTY_MAX=0`): no syncfs, an fsync of every
+/// file, the first of them before the last temp file is made (the window
+/// filled and synced its oldest), every file written, and the op undoes.
+#[test]
+fn a_write_over_more_files_than_the_fsync_window_syncs_each_and_undoes() {
+    let env = TestEnv::new();
+    let n = 70;
+    let t = apply_traced(&env, n, "0");
+    let (syncfs, each) = t.syncs();
+    assert_eq!(syncfs, 0, "fsyncs {each}");
+    assert!(each >= n, "one fsync per file at least: {each}");
+    let temp_made = |l: &String| l.starts_with("openat(") && l.contains(".aitools-op-");
+    let last_temp = t.lines.iter().rposition(temp_made).expect("temp files");
+    let first_fsync = t
+        .lines
+        .iter()
+        .position(|l| l.starts_with("fsync(") || l.starts_with("fdatasync("))
+        .expect("fsyncs");
+    assert_eq!(
+        t.lines.iter().filter(|l| temp_made(l)).count(),
+        n,
+        "one temp file per file: {:?}",
+        t.lines
+    );
+    assert!(
+        first_fsync < last_temp,
+        "the window never filled: first fsync at {first_fsync}, last temp at {last_temp}"
+    );
+    let op = env.run(&["history"]).json["items"][0]["op_id"]
+        .as_str()
+        .expect("the apply is journaled")
+        .to_string();
+    let undo = env.run(&["undo", &op]);
+    assert_eq!(undo.code, 0, "{}", undo.stderr);
+    for i in 0..n {
+        assert_eq!(
+            env.read(&apply_file(i)),
+            format!("file {i}\nline two\n").as_bytes()
+        );
+    }
 }
