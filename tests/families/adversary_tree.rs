@@ -5,9 +5,7 @@
 //! answers one envelope within a bounded time.
 
 use super::adversary_state::{mkfifo, run_bounded};
-use crate::support::TestEnv;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use crate::support::{self, TestEnv};
 use std::time::{Duration, Instant};
 
 #[test]
@@ -18,24 +16,19 @@ fn a_file_swapped_for_a_fifo_mid_walk_never_blocks_a_scan() {
         env.write(&format!("f{i:02}.txt"), format!("needle {i}\n"));
     }
     let root = env.root().to_path_buf();
-    let stop = Arc::new(AtomicBool::new(false));
-    let swapper = {
-        let stop = stop.clone();
-        std::thread::spawn(move || {
-            // Each rename is atomic: the path is always a file or a FIFO.
-            let (fifo, file) = (root.join(".fifo.tmp"), root.join(".file.tmp"));
-            while !stop.load(Ordering::Relaxed) {
-                for i in 0..n {
-                    let p = root.join(format!("f{i:02}.txt"));
-                    mkfifo(&fifo);
-                    let _ = std::fs::rename(&fifo, &p);
-                    std::thread::sleep(Duration::from_micros(300));
-                    let _ = std::fs::write(&file, format!("needle {i}\n"));
-                    let _ = std::fs::rename(&file, &p);
-                }
-            }
-        })
-    };
+    // Each rename is atomic: the path is always a file or a FIFO.
+    let (fifo, file) = (root.join(".fifo.tmp"), root.join(".file.tmp"));
+    let swapper = support::swap_in_thread(move || {
+        for i in 0..n {
+            let p = root.join(format!("f{i:02}.txt"));
+            mkfifo(&fifo);
+            let _ = std::fs::rename(&fifo, &p);
+            std::thread::sleep(Duration::from_micros(300));
+            let _ = std::fs::write(&file, format!("needle {i}\n"));
+            let _ = std::fs::rename(&file, &p);
+        }
+        true
+    });
     let calls: [&[&str]; 4] = [
         &["search", "needle"],
         &["search", "needle", "--count"],
@@ -51,8 +44,7 @@ fn a_file_swapped_for_a_fifo_mid_walk_never_blocks_a_scan() {
             runs += 1;
         }
     }
-    stop.store(true, Ordering::Relaxed);
-    swapper.join().unwrap();
+    swapper.finish();
     assert!(runs >= 40, "only {runs} calls ran");
 }
 
@@ -64,22 +56,17 @@ fn a_write_target_swapped_for_a_fifo_never_blocks_the_write() {
     let env = TestEnv::new();
     env.write("a.txt", "alpha\n");
     let root = env.root().to_path_buf();
-    let stop = Arc::new(AtomicBool::new(false));
-    let swapper = {
-        let stop = stop.clone();
-        std::thread::spawn(move || {
-            let (fifo, file) = (root.join(".fifo.tmp"), root.join(".file.tmp"));
-            let p = root.join("a.txt");
-            while !stop.load(Ordering::Relaxed) {
-                mkfifo(&fifo);
-                let _ = std::fs::rename(&fifo, &p);
-                std::thread::sleep(Duration::from_micros(200));
-                let _ = std::fs::write(&file, "alpha\n");
-                let _ = std::fs::rename(&file, &p);
-                std::thread::sleep(Duration::from_micros(200));
-            }
-        })
-    };
+    let (fifo, file) = (root.join(".fifo.tmp"), root.join(".file.tmp"));
+    let p = root.join("a.txt");
+    let swapper = support::swap_in_thread(move || {
+        mkfifo(&fifo);
+        let _ = std::fs::rename(&fifo, &p);
+        std::thread::sleep(Duration::from_micros(200));
+        let _ = std::fs::write(&file, "alpha\n");
+        let _ = std::fs::rename(&file, &p);
+        std::thread::sleep(Duration::from_micros(200));
+        true
+    });
     let calls: [&[&str]; 3] = [
         &["edit", "a.txt", "--old", "alpha", "--new", "alpha"],
         &["replace", "alpha", "alpha", "a.txt", "--expect-count", "1"],
@@ -93,7 +80,6 @@ fn a_write_target_swapped_for_a_fifo_never_blocks_the_write() {
             runs += 1;
         }
     }
-    stop.store(true, Ordering::Relaxed);
-    swapper.join().unwrap();
+    swapper.finish();
     assert!(runs >= 30, "only {runs} calls ran");
 }

@@ -8,13 +8,9 @@
 
 use crate::support::{self, TestEnv};
 use std::collections::BTreeMap;
-use std::ffi::CString;
-use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 fn tries() -> usize {
     std::env::var("AITOOLS_RACE_TRIES")
@@ -51,58 +47,18 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (u32, i64, Vec<u8>)> {
     out
 }
 
-fn exchange(a: &Path, b: &Path) -> bool {
-    let a = CString::new(a.as_os_str().as_bytes()).unwrap();
-    let b = CString::new(b.as_os_str().as_bytes()).unwrap();
-    // SAFETY: two valid C strings.
-    unsafe {
-        libc::renameat2(
-            libc::AT_FDCWD,
-            a.as_ptr(),
-            libc::AT_FDCWD,
-            b.as_ptr(),
-            libc::RENAME_EXCHANGE,
-        ) == 0
-    }
-}
-
 /// Swaps `ws/rdir` (a real directory) with `ws/.swap` (a symlink to the outside
-/// directory) as fast as it can until stopped; leaves `rdir` the real one.
-struct Swapper {
-    stop: Arc<AtomicBool>,
-    swaps: Arc<AtomicU64>,
-    handle: Option<std::thread::JoinHandle<()>>,
+/// directory) as fast as it can until finished.
+fn swap_rdir(ws: &Path) -> support::Swapper {
+    let (rdir, swap) = (ws.join("rdir"), ws.join(".swap"));
+    support::swap_in_thread(move || support::exchange(&rdir, &swap))
 }
 
-impl Swapper {
-    fn start(ws: &Path) -> Swapper {
-        let (rdir, swap) = (ws.join("rdir"), ws.join(".swap"));
-        let stop = Arc::new(AtomicBool::new(false));
-        let swaps = Arc::new(AtomicU64::new(0));
-        let (s, n) = (stop.clone(), swaps.clone());
-        let handle = std::thread::spawn(move || {
-            while !s.load(Ordering::Relaxed) {
-                if exchange(&rdir, &swap) {
-                    n.fetch_add(1, Ordering::Relaxed);
-                }
-            }
-            if !std::fs::symlink_metadata(&rdir).unwrap().is_dir() {
-                assert!(exchange(&rdir, &swap));
-            }
-        });
-        Swapper {
-            stop,
-            swaps,
-            handle: Some(handle),
-        }
-    }
-
-    fn finish(mut self) -> u64 {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(h) = self.handle.take() {
-            h.join().unwrap();
-        }
-        self.swaps.load(Ordering::Relaxed)
+/// `rdir` the real directory again, once the swapping has stopped.
+fn put_rdir_back(ws: &Path) {
+    let (rdir, swap) = (ws.join("rdir"), ws.join(".swap"));
+    if !std::fs::symlink_metadata(&rdir).unwrap().is_dir() {
+        assert!(support::exchange(&rdir, &swap));
     }
 }
 
@@ -261,13 +217,14 @@ fn a_directory_swapped_for_a_symlink_never_carries_a_write_outside() {
     f.set_modified(t).unwrap();
     for (kind, argv, escaped) in &kinds {
         let before = snapshot(&out);
-        let swapper = Swapper::start(&ws);
+        let swapper = swap_rdir(&ws);
         let (mut ok, mut escapes) = (0, 0);
         for i in 0..n {
             ok += run(&argv(i)) as usize;
             escapes += escaped(i) as usize;
         }
         let swaps = swapper.finish();
+        put_rdir_back(&ws);
         // Whatever a killed or refused write left pending is finished now, with
         // the directory back in place.
         run(&sv(&["history"]));

@@ -7,13 +7,9 @@
 //! `AITOOLS_RACE_TRIES` sets the tries per command (default 30).
 
 use crate::support::{self, TestEnv};
-use std::ffi::CString;
 use std::io::Write;
-use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 fn tries() -> usize {
     std::env::var("AITOOLS_RACE_TRIES")
@@ -22,59 +18,17 @@ fn tries() -> usize {
         .unwrap_or(30)
 }
 
-fn exchange(a: &Path, b: &Path) -> bool {
-    let a = CString::new(a.as_os_str().as_bytes()).unwrap();
-    let b = CString::new(b.as_os_str().as_bytes()).unwrap();
-    // SAFETY: two valid C strings.
-    unsafe {
-        libc::renameat2(
-            libc::AT_FDCWD,
-            a.as_ptr(),
-            libc::AT_FDCWD,
-            b.as_ptr(),
-            libc::RENAME_EXCHANGE,
-        ) == 0
-    }
-}
-
-/// Exchanges `a` and `b` as fast as it can until `finish`.
-struct Swapper {
-    stop: Arc<AtomicBool>,
-    swaps: Arc<AtomicU64>,
-    handle: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Swapper {
-    fn start(a: PathBuf, b: PathBuf) -> Swapper {
-        let stop = Arc::new(AtomicBool::new(false));
-        let swaps = Arc::new(AtomicU64::new(0));
-        let (s, n) = (stop.clone(), swaps.clone());
-        let handle = std::thread::spawn(move || {
-            let mut k = 0u64;
-            while !s.load(Ordering::Relaxed) {
-                if exchange(&a, &b) {
-                    n.fetch_add(1, Ordering::Relaxed);
-                }
-                // Pauses of 0 to 20 ms: some calls find the file in place for
-                // their whole read, others see it swapped between two of their steps.
-                k = (k * 7 + 3) % 401;
-                std::thread::sleep(std::time::Duration::from_micros(k * 50));
-            }
-        });
-        Swapper {
-            stop,
-            swaps,
-            handle: Some(handle),
-        }
-    }
-
-    fn finish(mut self) -> u64 {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(h) = self.handle.take() {
-            h.join().unwrap();
-        }
-        self.swaps.load(Ordering::Relaxed)
-    }
+/// Exchanges `a` and `b` until finished, with pauses of 0 to 20 ms: some calls
+/// find the file in place for their whole read, others see it swapped between
+/// two of their steps.
+fn swap_paused(a: PathBuf, b: PathBuf) -> support::Swapper {
+    let mut k = 0u64;
+    support::swap_in_thread(move || {
+        let swapped = support::exchange(&a, &b);
+        k = (k * 7 + 3) % 401;
+        std::thread::sleep(std::time::Duration::from_micros(k * 50));
+        swapped
+    })
 }
 
 const TEXT: &str = "one\ntwo\nthree\n";
@@ -151,7 +105,7 @@ fn a_file_swapped_for_a_symlink_to_the_outside_is_never_written_through() {
         }
         std::fs::write(ws.join("f.txt"), TEXT).unwrap();
         std::os::unix::fs::symlink(&out, ws.join(".swapf")).unwrap();
-        let swapper = Swapper::start(ws.join("f.txt"), ws.join(".swapf"));
+        let swapper = swap_paused(ws.join("f.txt"), ws.join(".swapf"));
         let mut ok = 0;
         for i in 0..tries() {
             let mut child = Command::new(&bin)

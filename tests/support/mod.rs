@@ -398,3 +398,76 @@ pub fn sorted_item_paths(json: &Value) -> Vec<String> {
     v.sort();
     v
 }
+
+/// Exchanges two paths atomically (`renameat2` with `RENAME_EXCHANGE`): at every
+/// instant each name is one of the two entries. Whether it did.
+pub fn exchange(a: &Path, b: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let (Ok(a), Ok(b)) = (
+        std::ffi::CString::new(a.as_os_str().as_bytes()),
+        std::ffi::CString::new(b.as_os_str().as_bytes()),
+    ) else {
+        return false;
+    };
+    // SAFETY: two valid NUL-terminated C strings.
+    unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        ) == 0
+    }
+}
+
+/// A thread changing the tree under the calls a test runs (a path swapped back
+/// and forth): `swap_in_thread` starts it, `finish` stops it and says how many of
+/// its steps took effect. Dropped unfinished (a failed assertion), it stops too.
+pub struct Swapper {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    swaps: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    handle: Option<std::thread::JoinHandle<()>>,
+}
+
+/// Runs `step` over and over on its own thread until the returned `Swapper` is
+/// finished; `step` says whether it changed something (a swap that happened).
+pub fn swap_in_thread(mut step: impl FnMut() -> bool + Send + 'static) -> Swapper {
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let swaps = std::sync::Arc::new(AtomicU64::new(0));
+    let (s, n) = (stop.clone(), swaps.clone());
+    let handle = std::thread::spawn(move || {
+        while !s.load(Ordering::Relaxed) {
+            if step() {
+                n.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    });
+    Swapper {
+        stop,
+        swaps,
+        handle: Some(handle),
+    }
+}
+
+impl Swapper {
+    /// Stops the thread after its current step and returns the swaps it made
+    /// (a panic of the thread fails the test here).
+    pub fn finish(mut self) -> u64 {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(h) = self.handle.take() {
+            h.join().expect("the swapping thread panicked");
+        }
+        self.swaps.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+impl Drop for Swapper {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
