@@ -209,6 +209,58 @@ fn undo_of_a_journal_entry_that_lies_about_its_paths_writes_nothing() {
     }
 }
 
+/// Writes `first` as the whole intent record `id` (its checksum line, mode 0600).
+fn plant_record(env: &TestEnv, id: &str, first: &str) {
+    let scratch = tempfile::tempdir().unwrap();
+    let hash = {
+        let p = scratch.path().join("first");
+        std::fs::write(&p, first).unwrap();
+        support::sha256sum(&p)
+    };
+    let rec = env.ws_state().join("commit").join(format!("{id}.intent"));
+    std::fs::write(&rec, format!("{first}\n{hash}\n")).unwrap();
+    std::fs::set_permissions(&rec, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+}
+
+/// A record whose only temp is reached through a symlink leading out: refused
+/// with the boundary's reason inside one sentence (it once read "...inside the
+/// workspace., so it is not trusted...": `support::parse` checks every
+/// pending error for doubled punctuation).
+#[test]
+fn a_record_naming_a_path_through_a_symlink_out_is_refused_in_one_sentence() {
+    let env = TestEnv::new();
+    packed_op(&env);
+    let outside = tempfile::tempdir().unwrap();
+    let id = "op-20261201T000000Z-0badf1f1";
+    std::os::unix::fs::symlink(outside.path(), env.path("out")).unwrap();
+    let via_link = env.path("out").join(format!(".aitools-{id}-0.tmp"));
+    let first = serde_json::json!({
+        "op_id": id,
+        "temps": [via_link],
+        "blob_tmps": [],
+        "links": [],
+        "steps": [{"op": "rename", "tmp": via_link, "to": env.path("a.txt")}],
+        "sync_dirs": [env.root()],
+        "entry": {"seq": 1, "op_id": id, "time": "2026-12-01T00:00:00Z",
+                  "command": "apply", "argv": ["apply"], "changes": []}
+    })
+    .to_string();
+    plant_record(&env, id, &first);
+    let was = workspace(&env);
+    let h = run_bounded(&env, &["history"], 20);
+    let error = h.json["pending_recovery"][0]["error"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert!(
+        error.contains("out/") && error.ends_with("so it is not trusted and was not run."),
+        "{}",
+        h.stdout
+    );
+    assert_eq!(support::doubled_punctuation(&error), None, "{error}");
+    assert_eq!(workspace(&env), was);
+}
+
 /// An intent record (mode 0600, whole) that names temps and blob temps outside
 /// the workspace and the blob store: recovery does not trust it, deletes and
 /// renames nothing, and says how to set it aside.
@@ -235,14 +287,7 @@ fn a_forged_intent_record_naming_files_outside_is_never_run() {
                   "command": "apply", "argv": ["apply"], "changes": []}
     })
     .to_string();
-    let hash = {
-        let p = outside.path().join("first");
-        std::fs::write(&p, &first).unwrap();
-        support::sha256sum(&p)
-    };
-    let rec = env.ws_state().join("commit").join(format!("{id}.intent"));
-    std::fs::write(&rec, format!("{first}\n{hash}\n")).unwrap();
-    std::fs::set_permissions(&rec, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    plant_record(&env, id, &first);
     let was = workspace(&env);
     let h = run_bounded(&env, &["history"], 20);
     assert_eq!(h.code, 0, "{}", h.stderr);
