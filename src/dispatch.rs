@@ -102,7 +102,7 @@ fn serve_mcp(args: &[OsString]) -> Option<u8> {
     Some(0)
 }
 
-fn emit(r: Rendered, undelivered: &Undelivered) -> u8 {
+fn emit(r: Rendered, undelivered: &Undelivered<'_>) -> u8 {
     if r.to_stderr {
         let mut err = std::io::stderr().lock();
         // Nothing is left to tell a failed stderr write to; the exit code says it.
@@ -131,46 +131,51 @@ fn emit(r: Rendered, undelivered: &Undelivered) -> u8 {
 /// What an answer that stdout could not take still has to tell: which call it
 /// was, what its write left behind (the op it landed as, or the tx that staged
 /// it), and whether the same call can simply run again.
-struct Undelivered {
+struct Undelivered<'a> {
     command: String,
     op_id: Option<String>,
     tx: Option<String>,
     /// The write was staged in `tx` (it answered `tx_op`).
     staged: bool,
-    /// The call again, when it changes nothing (a read).
-    rerun: Option<String>,
-    /// The call's global options (`--root`), for the repairs' commands.
-    globals: Vec<String>,
+    /// The call's arguments (read only when the answer is lost).
+    args: &'a [OsString],
 }
 
-impl Undelivered {
-    fn of(i: &Invoked, args: &[OsString]) -> Undelivered {
+impl<'a> Undelivered<'a> {
+    /// What the answer says; a few lookups in its fields, nothing else, so a
+    /// delivered answer costs nothing more.
+    fn of(i: &Invoked, args: &'a [OsString]) -> Undelivered<'a> {
         let field = |k: &str| match &i.result {
             Ok(out) => out.fields.get(k).and_then(Json::as_str).map(str::to_string),
             Err(_) => None,
         };
-        let argv = lossy(args);
-        // A dry run changes nothing either, whatever the command.
-        let dry = argv
-            .iter()
-            .take_while(|a| *a != "--")
-            .any(|a| a == "--dry-run");
-        let read_only = dry || registry::find(&i.command).is_none_or(|s| s.read_only());
         Undelivered {
             command: i.command.clone(),
             op_id: field("op_id"),
             tx: field("tx"),
             staged: matches!(&i.result, Ok(out) if out.fields.get("tx_op").is_some()),
-            rerun: read_only.then(|| crate::protocol::shell::aitools(&argv)),
-            globals: crate::protocol::shell::global_options(&argv),
+            args,
         }
+    }
+
+    /// The call again when it changes nothing (a read, or a dry run of anything).
+    fn rerun(&self, argv: &[String]) -> Option<String> {
+        let dry = argv
+            .iter()
+            .take_while(|a| *a != "--")
+            .any(|a| a == "--dry-run");
+        let read_only = dry || registry::find(&self.command).is_none_or(|s| s.read_only());
+        read_only.then(|| crate::protocol::shell::aitools(argv))
     }
 
     /// `environment.output-lost`: the answer `r` could not be written to stdout.
     fn error(&self, e: &std::io::Error, r: &Rendered) -> CmdError {
+        let argv = lossy(self.args);
+        // The call's global options (`--root`) go into every repair's command.
+        let globals = crate::protocol::shell::global_options(&argv);
         let cmd = |words: &[&str]| {
             crate::protocol::shell::aitools(
-                self.globals
+                globals
                     .iter()
                     .map(String::as_str)
                     .chain(words.iter().copied()),
@@ -212,14 +217,14 @@ impl Undelivered {
                 ),
             );
         }
-        match &self.rerun {
+        match self.rerun(&argv) {
             Some(again) => CmdError::new(
                 code::OUTPUT_LOST,
                 format!("{why}; it changed nothing."),
                 Repair::new(
                     "rerun",
                     "Run it again with stdout on a file or pipe that can take the answer.",
-                    again.clone(),
+                    again,
                 ),
             ),
             None => CmdError::new(
