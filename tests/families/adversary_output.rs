@@ -83,6 +83,46 @@ fn a_write_to_a_full_stdout_lands_and_names_its_op() {
     assert_eq!(env.read("a.txt"), b"one\ntwo\n");
 }
 
+/// Called with `--root` from elsewhere, the repairs keep `--root`: run as
+/// given from that same directory, they reach the same workspace.
+#[test]
+fn the_repairs_of_a_lost_answer_keep_the_root() {
+    let env = TestEnv::new();
+    env.write("a.txt", "one\n");
+    let elsewhere = tempfile::tempdir().unwrap();
+    let root = env.root().to_string_lossy().to_string();
+    let file = env.path("a.txt").to_string_lossy().to_string();
+    let full = File::options()
+        .write(true)
+        .open("/dev/full")
+        .expect("open /dev/full");
+    let out = env
+        .command(&[
+            "--root", &root, "edit", &file, "--old", "one", "--new", "ONE",
+        ])
+        .current_dir(elsewhere.path())
+        .stdout(full)
+        .output()
+        .expect("spawn aitools");
+    let r = support::parse(out);
+    assert_eq!(r.error_code(), "environment.output-lost", "{}", r.stderr);
+    assert_eq!(env.read("a.txt"), b"ONE\n");
+    let repairs = repair_commands(&r);
+    let undo = &repairs[1];
+    assert!(undo.starts_with("aitools --root "), "{repairs:?}");
+    let words = undo.strip_prefix("aitools ").unwrap_or("");
+    let out = env
+        .isolate(std::process::Command::new("sh"))
+        .args(["-c", &format!("exec \"$AITOOLS\" {words}")])
+        .env("AITOOLS", support::bin())
+        .current_dir(elsewhere.path())
+        .output()
+        .expect("spawn sh");
+    let u = support::parse(out);
+    assert_eq!(u.code, 0, "{}", u.stderr);
+    assert_eq!(env.read("a.txt"), b"one\n");
+}
+
 /// A write staged in a tx: stderr names the tx, whose status shows the write.
 #[test]
 fn a_staged_write_to_a_full_stdout_names_its_tx() {
