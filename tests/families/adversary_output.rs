@@ -1,12 +1,12 @@
 //! Adversarial black-box tests of where the answer goes: a stdout that cannot
 //! take the envelope (a full disk, an I/O error; here `/dev/full`) must never
-//! hide what the call did. stderr gets `environment.output-lost` (exit 4) with
+//! hide what the call did. stderr gets `environment.output-lost` (exit 1) with
 //! the op a write landed as, and its repairs work as given.
 
 use crate::support::{self, Run, TestEnv};
 use std::fs::File;
 
-/// `aitools args > /dev/full`, parsed by the one-envelope rule (exit 4: the
+/// `aitools args > /dev/full`, parsed by the one-envelope rule (exit 1: the
 /// envelope is on stderr).
 fn run_to_full(env: &TestEnv, args: &[&str]) -> Run {
     let full = File::options()
@@ -30,14 +30,14 @@ fn repair_commands(r: &Run) -> Vec<String> {
         .collect()
 }
 
-/// A read whose answer stdout refuses: exit 4, the lost-answer error on stderr,
+/// A read whose answer stdout refuses: exit 1, the lost-answer error on stderr,
 /// and the repair is the same read (it changed nothing).
 #[test]
 fn a_read_to_a_full_stdout_says_so_on_stderr() {
     let env = TestEnv::new();
     env.write("a.txt", "one\ntwo\n");
     let r = run_to_full(&env, &["read", "a.txt"]);
-    assert_eq!(r.code, 4, "{}", r.stderr);
+    assert_eq!(r.code, 1, "{}", r.stderr);
     assert_eq!(r.error_code(), "environment.output-lost", "{}", r.stderr);
     let msg = r.json["error"]["message"].as_str().unwrap_or("");
     assert!(
@@ -57,7 +57,7 @@ fn a_write_to_a_full_stdout_lands_and_names_its_op() {
     let env = TestEnv::new();
     env.write("a.txt", "one\ntwo\n");
     let r = run_to_full(&env, &["edit", "a.txt", "--old", "two", "--new", "TWO"]);
-    assert_eq!(r.code, 4, "{}", r.stderr);
+    assert_eq!(r.code, 1, "{}", r.stderr);
     assert_eq!(r.error_code(), "environment.output-lost", "{}", r.stderr);
     assert_eq!(env.read("a.txt"), b"one\nTWO\n");
     let history = env.run(&["history"]);
