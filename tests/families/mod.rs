@@ -38,6 +38,7 @@ mod redaction;
 mod retention;
 mod scan_args;
 mod search;
+mod search_fifo;
 mod secret_corpus;
 mod store;
 mod token_budget;

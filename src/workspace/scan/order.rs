@@ -44,6 +44,16 @@ fn has_component(rest: &[u8]) -> bool {
 pub fn path_order(a: &Path, b: &Path) -> Ordering {
     let (x, y) = (a.as_os_str().as_bytes(), b.as_os_str().as_bytes());
     let i = mismatch(x, y);
+    // Most pairs differ inside a component at a byte that is neither `/` nor
+    // `.`: their order is that byte's, whatever the prefix holds.
+    if let (Some(&p), Some(&q)) = (x.get(i), y.get(i))
+        && p != b'/'
+        && q != b'/'
+        && p != b'.'
+        && q != b'.'
+    {
+        return p.cmp(&q);
+    }
     // The common prefix's last component: the one the first difference is in.
     let head = x.get(..i).unwrap_or_default();
     let last = head.rsplit(|&c| c == b'/').next().unwrap_or_default();
