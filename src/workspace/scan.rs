@@ -44,7 +44,7 @@ mod sorted;
 mod staged;
 use budget::Meter;
 pub use budget::{Budget, Cut};
-pub use disk::{exists_nofollow, lstat, open_file, open_sized, real_start};
+pub use disk::{Listed, exists_nofollow, lstat, open_file, open_listed, open_sized, real_start};
 #[allow(unused_imports)]
 use filters::*;
 pub use order::{path_order, strip_root};

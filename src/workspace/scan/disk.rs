@@ -44,6 +44,51 @@ pub fn open_file(path: &Path) -> io::Result<File> {
     open_sized(path).map(|(f, _)| f)
 }
 
+/// Bytes a [`Listed`] file gives before it checks it is still a regular file.
+const LISTED_CHECK_AFTER: u64 = 1 << 20;
+
+/// A listed file opened for one read pass (a search), without the fstat of
+/// `open_file` per file (a twentieth of a search's time on a tree of small files):
+/// opened without waiting, so a FIFO swapped in after the listing gives end of
+/// file (no writer) or `WouldBlock` (a writer, nothing written), never a wait;
+/// and past `LISTED_CHECK_AFTER` bytes it checks once that it is a regular file,
+/// so no pipe or device streams into the scan without end.
+pub struct Listed {
+    file: File,
+    read: u64,
+    checked: bool,
+}
+
+pub fn open_listed(path: &Path) -> io::Result<Listed> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
+        .open(path)?;
+    Ok(Listed {
+        file,
+        read: 0,
+        checked: false,
+    })
+}
+
+impl io::Read for Listed {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if !self.checked && self.read >= LISTED_CHECK_AFTER {
+            self.checked = true;
+            if !self.file.metadata()?.is_file() {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "no longer a regular file",
+                ));
+            }
+        }
+        let n = self.file.read(buf)?;
+        self.read += n as u64;
+        Ok(n)
+    }
+}
+
 /// `open_file`, with the size its one fstat saw (overview samples a few files
 /// of each language by size).
 pub fn open_sized(path: &Path) -> io::Result<(File, u64)> {

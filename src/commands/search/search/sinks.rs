@@ -380,7 +380,8 @@ pub(super) fn search_in<S: Sink>(
 }
 
 /// Searches the file at `p` on disk, opened without waiting on a FIFO (a file
-/// swapped for one after the listing is unreadable, never blocking).
+/// swapped for one after the listing reads as what it is, or is unreadable,
+/// never blocking; see `scan::Listed`).
 pub(super) fn search_disk<S: Sink>(
     s: &mut Searcher,
     m: &RegexMatcher,
@@ -388,8 +389,8 @@ pub(super) fn search_disk<S: Sink>(
     sink: S,
 ) -> Result<(), S::Error> {
     use grep_searcher::SinkError;
-    match scan::open_file(p) {
-        Ok(f) => s.search_file(m, &f, sink),
+    match scan::open_listed(p) {
+        Ok(f) => s.search_reader(m, f, sink),
         Err(e) => Err(S::Error::error_io(e)),
     }
 }
