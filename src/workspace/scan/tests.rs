@@ -156,5 +156,9 @@ fn a_listed_fifo_never_blocks_nor_streams_without_end() {
     };
     drop(reader);
     writer.join().expect("writer thread");
-    assert_eq!(end, Some(std::io::ErrorKind::InvalidData), "after {total} bytes");
+    assert_eq!(
+        end,
+        Some(std::io::ErrorKind::InvalidData),
+        "after {total} bytes"
+    );
 }
