@@ -44,7 +44,7 @@ mod sorted;
 mod staged;
 use budget::Meter;
 pub use budget::{Budget, Cut};
-pub use disk::{exists_nofollow, lstat, open_file, open_sized, real_start};
+pub use disk::{Listed, exists_nofollow, lstat, open_file, open_listed, open_sized, real_start};
 #[allow(unused_imports)]
 use filters::*;
 pub use order::{path_order, strip_root};
@@ -211,17 +211,13 @@ impl Entry<'_> {
 
     /// Whether this is a named pipe (only a start can be: see `walk`).
     pub fn is_pipe(&self) -> bool {
-        self.kind == Kind::Other && self.dent.is_some_and(is_fifo)
+        self.kind == Kind::Other && self.dent.is_some_and(is_fifo_or_link)
     }
 
-    /// A named pipe's bytes, up to `cap`; `None` when it holds more.
+    /// A named pipe's bytes, up to `cap`; `None` when it holds more; a
+    /// `TimedOut` error when no writer came within `disk::PIPE_WRITER_WAIT`.
     pub fn read_pipe(&self, cap: u64) -> io::Result<Option<Vec<u8>>> {
-        use std::io::Read;
-        let mut buf = Vec::new();
-        std::fs::File::open(self.path)?
-            .take(cap.saturating_add(1))
-            .read_to_end(&mut buf)?;
-        Ok((buf.len() as u64 <= cap).then_some(buf))
+        disk::read_fifo(self.path, cap, disk::PIPE_WRITER_WAIT)
     }
 
     /// The file's bytes: staged, or read from disk.
@@ -426,6 +422,11 @@ impl<T, V: FnMut(&Entry) -> Option<T>> Local<'_, T, V> {
         let kind = match dent.file_type() {
             Some(t) if t.is_file() => Kind::File,
             Some(t) if t.is_dir() => Kind::Dir,
+            // A start that is a link to a pipe (`<(cmd)` is /dev/fd/N) is read
+            // as the pipe it names.
+            Some(t) if t.is_symlink() && dent.depth() == 0 && disk::is_fifo_at(dent.path()) => {
+                Kind::Other
+            }
             Some(t) if t.is_symlink() => Kind::Symlink,
             _ => Kind::Other,
         };
@@ -433,7 +434,7 @@ impl<T, V: FnMut(&Entry) -> Option<T>> Local<'_, T, V> {
             return;
         }
         // A named pipe given as a start is read, as ripgrep reads `<(cmd)`.
-        let piped = dent.depth() == 0 && kind == Kind::Other && is_fifo(&dent);
+        let piped = dent.depth() == 0 && kind == Kind::Other && is_fifo_or_link(&dent);
         if kind != Kind::File && !f.include_dirs && !piped {
             return;
         }
@@ -503,6 +504,12 @@ impl<T, V: FnMut(&Entry) -> Option<T>> Local<'_, T, V> {
 fn is_fifo(d: &Dent) -> bool {
     use std::os::unix::fs::FileTypeExt;
     d.file_type().is_some_and(|t| t.is_fifo())
+}
+
+/// A FIFO, or (a start only: `handle_entry` kinds no other link `Other`) a
+/// link to one.
+fn is_fifo_or_link(d: &Dent) -> bool {
+    is_fifo(d) || (d.depth() == 0 && d.file_type().is_some_and(|t| t.is_symlink()))
 }
 
 fn error_path(e: &ignore::Error) -> Option<PathBuf> {

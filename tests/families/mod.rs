@@ -39,6 +39,7 @@ mod redaction;
 mod retention;
 mod scan_args;
 mod search;
+mod search_fifo;
 mod secret_corpus;
 mod store;
 mod token_budget;

@@ -162,7 +162,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         ),
         field(
             "skipped",
-            "Only when a file was passed over: [{reason,count,examples}], one per reason, examples the first 3 paths; reason is binary, too-large, unreadable, non-utf8-name (a path aitools cannot name), or special (a procfs/sysfs directory, never scanned).",
+            "Only when a file was passed over: [{reason,count,examples}], one per reason, examples the first 3 paths; reason is binary, too-large, unreadable, non-utf8-name (a path aitools cannot name), special (a procfs/sysfs directory, never scanned), or no-writer (a named pipe no process opened for writing within 1 s).",
         ),
         field(
             "ignore_source",
@@ -520,7 +520,9 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
     // files of the --offset/--limit window in path order, taking each file as soon
     // as it and every earlier one are counted, so the first block goes out (as an
     // event) while the scan goes on.
-    let named = |p: &Path| starts.iter().any(|s| s.as_path() == p);
+    // Starts are real paths and the walk's paths are a start joined with names:
+    // byte equality is `Path` equality on them, without its component walk.
+    let named = |p: &Path| starts.iter().any(|s| s.as_os_str() == p.as_os_str());
     // AITOOLS_PIPE_CAP may lower the cap, never raise it.
     let pipe_cap = ctx
         .session
@@ -545,6 +547,15 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
         args.after.unwrap_or(args.context),
     );
     let cap = args.offset.saturating_add(args.limit);
+    // A text file with nothing selected is only counted (files_scanned), not
+    // handed over, sorted into path order and kept to the end, unless the mode
+    // lists it; each path is visited once only when no start holds another
+    // (nested starts meet again in the walk's merge) and no tx stages files.
+    let mut distinct: Vec<&Path> = starts.iter().map(PathBuf::as_path).collect();
+    distinct.sort();
+    let nested = distinct.windows(2).any(|w| w[1].starts_with(w[0]));
+    let drop_empty = output != Mode::FilesWithoutMatch && overlay.is_none() && !nested;
+    let empty = AtomicU64::new(0);
     let visitor = || {
         // A searcher holds a zeroed 64 KiB buffer: each is made when first needed
         // (the ones for named files never, in a directory's scan).
@@ -553,13 +564,16 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
         let mut scanned_ctx: Option<Searcher> = None;
         let mut whole_ctx: Option<Searcher> = None;
         let matcher = pats.matcher.clone();
-        let (full, find, recorded) = (&full, &pats.combined, &recorded);
+        let (full, find, recorded, empty) = (&full, &pats.combined, &recorded, &empty);
         move |e: &Entry| {
             // A named pipe can be read once: its bytes are kept for the listing pass.
             let piped = if e.is_pipe() {
                 match e.read_pipe(pipe_cap) {
                     Ok(Some(b)) => Some(b),
                     Ok(None) => return Some((Counted::TooLarge, None, None)),
+                    Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
+                        return Some((Counted::NoWriter, None, None));
+                    }
                     Err(_) => return Some((Counted::Unreadable, None, None)),
                 }
             } else {
@@ -615,6 +629,10 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
                 Ok(()) if counter.binary => Counted::Binary(counter.selected),
                 Ok(()) => Counted::Text(counter.selected),
             };
+            if drop_empty && !is_named && matches!(counted, Counted::Text(0)) {
+                empty.fetch_add(1, Ordering::Relaxed);
+                return None;
+            }
             // A file with nothing selected has no lines to list.
             let lines = lines.filter(|_| counter.selected > 0);
             Some((counted, piped, lines))
@@ -636,6 +654,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
             Counted::Binary(n) => n,
             Counted::Unreadable => return pass("unreadable"),
             Counted::TooLarge => return pass("too-large"),
+            Counted::NoWriter => return pass("no-writer"),
         };
         listing.file(p, n, piped.as_deref(), lines);
         if listing.full() {
@@ -656,6 +675,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
     }
     .map_err(|e| scan_error("search", &e))?;
 
+    let empty = empty.into_inner();
     let root = &ctx.root;
     let mut skipped: Vec<(PathBuf, &'static str)> = walked
         .skipped
@@ -673,12 +693,13 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
         total_matches,
         total: None,
         // One file named and searched: the caller knows.
-        files_scanned: (starts.len() != 1
+        files_scanned: (empty > 0
+            || starts.len() != 1
             || files
                 .iter()
                 .map(|(p, _)| p.as_path())
                 .ne(starts.iter().map(PathBuf::as_path)))
-        .then_some(files.len() as u64),
+        .then_some(files.len() as u64 + empty),
         skipped: Vec::new(),
         ignore_source: walked.ignore_source,
         truncated: false,
@@ -761,37 +782,4 @@ fn with_offset(ctx: &Ctx, offset: u64, stdin_pattern: Option<&str>) -> String {
         &[]
     };
     shell::aitools(shell::rerun(&ctx.argv, &["--offset"], stdin, &add))
-}
-
-/// Searches a named pipe's kept bytes, a file's staged bytes when a tx changed
-/// it, else the file on disk.
-fn search_in<S: Sink>(
-    s: &mut Searcher,
-    m: &RegexMatcher,
-    p: &Path,
-    (overlay, piped): (Option<&scan::Overlay>, Option<&[u8]>),
-    sink: S,
-) -> Result<(), S::Error> {
-    if let Some(b) = piped {
-        return s.search_slice(m, b, sink);
-    }
-    match overlay.and_then(|o| o.nodes.get(p)) {
-        Some(scan::OverlayNode::File { bytes, .. }) => s.search_slice(m, bytes, sink),
-        _ => search_disk(s, m, p, sink),
-    }
-}
-
-/// Searches the file at `p` on disk, opened without waiting on a FIFO (a file
-/// swapped for one after the listing is unreadable, never blocking).
-fn search_disk<S: Sink>(
-    s: &mut Searcher,
-    m: &RegexMatcher,
-    p: &Path,
-    sink: S,
-) -> Result<(), S::Error> {
-    use grep_searcher::SinkError;
-    match scan::open_file(p) {
-        Ok(f) => s.search_file(m, &f, sink),
-        Err(e) => Err(S::Error::error_io(e)),
-    }
 }

@@ -12,7 +12,18 @@ use super::EntryStat;
 /// The real path of an existing `path` (symlinks resolved); an error when it
 /// does not exist.
 pub fn real_start(path: &Path) -> io::Result<PathBuf> {
-    std::fs::canonicalize(path)
+    match std::fs::canonicalize(path) {
+        // `<(cmd)`'s /dev/fd/N links to `pipe:[inode]`, no path: the pipe is
+        // named by the link itself.
+        Err(_) if is_fifo_at(path) => Ok(path.to_path_buf()),
+        r => r,
+    }
+}
+
+/// Whether `path`, links followed, is a named pipe.
+pub fn is_fifo_at(path: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo())
 }
 
 /// Size, mode and mtime of `path` itself (a symlink's own, never its target's),
@@ -33,6 +44,51 @@ pub fn open_file(path: &Path) -> io::Result<File> {
     open_sized(path).map(|(f, _)| f)
 }
 
+/// Bytes a [`Listed`] file gives before it checks it is still a regular file.
+const LISTED_CHECK_AFTER: u64 = 1 << 20;
+
+/// A listed file opened for one read pass (a search), without the fstat of
+/// `open_file` per file (a twentieth of a search's time on a tree of small files):
+/// opened without waiting, so a FIFO swapped in after the listing gives end of
+/// file (no writer) or `WouldBlock` (a writer, nothing written), never a wait;
+/// and past `LISTED_CHECK_AFTER` bytes it checks once that it is a regular file,
+/// so no pipe or device streams into the scan without end.
+pub struct Listed {
+    file: File,
+    read: u64,
+    checked: bool,
+}
+
+pub fn open_listed(path: &Path) -> io::Result<Listed> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
+        .open(path)?;
+    Ok(Listed {
+        file,
+        read: 0,
+        checked: false,
+    })
+}
+
+impl io::Read for Listed {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if !self.checked && self.read >= LISTED_CHECK_AFTER {
+            self.checked = true;
+            if !self.file.metadata()?.is_file() {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "no longer a regular file",
+                ));
+            }
+        }
+        let n = self.file.read(buf)?;
+        self.read += n as u64;
+        Ok(n)
+    }
+}
+
 /// `open_file`, with the size its one fstat saw (overview samples a few files
 /// of each language by size).
 pub fn open_sized(path: &Path) -> io::Result<(File, u64)> {
@@ -49,6 +105,78 @@ pub fn open_sized(path: &Path) -> io::Result<(File, u64)> {
         ));
     }
     Ok((f, m.len()))
+}
+
+/// How long a named pipe given as a PATH may go without a writer before the
+/// scan passes it over (`NoWriter`): a FIFO picked up by a shell glob has none,
+/// and its open or read would wait forever; `<(cmd)` has its writer already.
+pub const PIPE_WRITER_WAIT: std::time::Duration = std::time::Duration::from_millis(1000);
+
+/// A named pipe's bytes, up to `cap` (`None` when it holds more). Opened without
+/// waiting; while no process has it open for writing (a read gives end of file
+/// and no writer has come and gone), it waits at most `wait`, then fails with
+/// `TimedOut`. Once a writer is seen it reads to the end, as `rg` does.
+pub fn read_fifo(path: &Path, cap: u64, wait: std::time::Duration) -> io::Result<Option<Vec<u8>>> {
+    use std::io::Read;
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
+        .open(path)?;
+    let deadline = std::time::Instant::now() + wait;
+    let mut buf = Vec::new();
+    let mut chunk = vec![0u8; 64 << 10];
+    // A writer has had the pipe open (it wrote, holds it, or came and went).
+    let mut writer = false;
+    loop {
+        let timeout = match f.read(&mut chunk) {
+            Ok(0) if writer => break,
+            Ok(0) => {
+                let left = deadline.saturating_duration_since(std::time::Instant::now());
+                if left.is_zero() {
+                    return Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        "no process opened the named pipe for writing",
+                    ));
+                }
+                // Polled in slices: a writer that opens and holds the pipe without
+                // writing wakes no poll, but the next read sees it (WouldBlock).
+                left.as_millis().clamp(1, 20) as libc::c_int
+            }
+            Ok(n) => {
+                writer = true;
+                buf.extend_from_slice(chunk.get(..n).unwrap_or_default());
+                if buf.len() as u64 > cap {
+                    return Ok(None);
+                }
+                continue;
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                writer = true;
+                -1
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let mut pfd = libc::pollfd {
+            fd: f.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: `pfd` is one valid pollfd this call may write `revents` of.
+        let rc = unsafe { libc::poll(&mut pfd, 1, timeout) };
+        if rc < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() != io::ErrorKind::Interrupted {
+                return Err(e);
+            }
+        } else if pfd.revents & libc::POLLHUP != 0 {
+            // A writer came and went (poll reports no hang-up before one has).
+            writer = true;
+        }
+    }
+    Ok(Some(buf))
 }
 
 /// Whether anything (even a dangling symlink) is at `path`.

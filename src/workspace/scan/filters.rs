@@ -142,7 +142,7 @@ impl Filters {
     }
 
     pub(super) fn prune_path(&self, path: &Path, is_dir: bool) -> bool {
-        let Some(base) = path.file_name() else {
+        let Some(base) = super::order::file_name(path) else {
             return false;
         };
         let rel = self.rel(path);
@@ -160,7 +160,7 @@ impl Filters {
         if kind != Kind::File && !self.include_dirs {
             return None;
         }
-        let base = path.file_name()?;
+        let base = super::order::file_name(path)?;
         let rel = self.rel(path);
         if !self.includes.is_empty() && !self.includes.iter().any(|g| g.is_match(rel, base)) {
             return None;

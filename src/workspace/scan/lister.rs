@@ -60,8 +60,9 @@ impl Dent {
 
     pub(super) fn file_name(&self) -> &std::ffi::OsStr {
         match self {
-            Dent::Walk(d) => d.file_name(),
-            Dent::Listed(l) => l.path.file_name().unwrap_or(l.path.as_os_str()),
+            // ignore's DirEntry::file_name is `Path::file_name` (or the path).
+            Dent::Walk(d) => super::order::file_name(d.path()).unwrap_or(d.path().as_os_str()),
+            Dent::Listed(l) => super::order::file_name(&l.path).unwrap_or(l.path.as_os_str()),
         }
     }
 

@@ -44,6 +44,16 @@ fn has_component(rest: &[u8]) -> bool {
 pub fn path_order(a: &Path, b: &Path) -> Ordering {
     let (x, y) = (a.as_os_str().as_bytes(), b.as_os_str().as_bytes());
     let i = mismatch(x, y);
+    // Most pairs differ inside a component at a byte that is neither `/` nor
+    // `.`: their order is that byte's, whatever the prefix holds.
+    if let (Some(&p), Some(&q)) = (x.get(i), y.get(i))
+        && p != b'/'
+        && q != b'/'
+        && p != b'.'
+        && q != b'.'
+    {
+        return p.cmp(&q);
+    }
     // The common prefix's last component: the one the first difference is in.
     let head = x.get(..i).unwrap_or_default();
     let last = head.rsplit(|&c| c == b'/').next().unwrap_or_default();
@@ -71,6 +81,21 @@ pub fn path_order(a: &Path, b: &Path) -> Ordering {
         }
         _ => a.cmp(b),
     }
+}
+
+/// `path.file_name()` at byte speed: on a walk's path (no trailing `/`, last
+/// component a name) it is the bytes past the last `/`; `Path::file_name`
+/// parses components from the back (a few percent of a search's instructions).
+pub fn file_name(path: &Path) -> Option<&OsStr> {
+    let p = path.as_os_str().as_bytes();
+    let base = match memchr::memrchr(b'/', p) {
+        Some(i) => p.get(i + 1..).unwrap_or_default(),
+        None => p,
+    };
+    if base.is_empty() || base == b"." || base == b".." {
+        return path.file_name();
+    }
+    Some(OsStr::from_bytes(base))
 }
 
 /// `path` relative to `root` (empty for `root` itself), or `path` itself when it
@@ -154,6 +179,14 @@ mod tests {
                 let (a, b) = (Path::new(a), Path::new(b));
                 assert_eq!(path_order(a, b), a.cmp(b), "{a:?} vs {b:?}");
             }
+        }
+    }
+
+    #[test]
+    fn file_name_is_paths_file_name() {
+        for p in paths() {
+            let p = Path::new(&p);
+            assert_eq!(file_name(p), p.file_name(), "{p:?}");
         }
     }
 

@@ -99,3 +99,66 @@ fn a_listing_that_fails_part_way_keeps_what_it_read_and_names_the_rest() {
     let paths: Vec<_> = errors.iter().filter_map(error_path).collect();
     assert_eq!(paths, vec![dir.join("gone"), dir.to_path_buf()]);
 }
+
+/// A listed file swapped for a FIFO: with no writer it reads as empty at once;
+/// with a writer streaming without end it is refused once past the check
+/// point, not read forever; a regular file reads whole.
+#[test]
+fn a_listed_fifo_never_blocks_nor_streams_without_end() {
+    use std::io::{Read, Write};
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let file = tmp.path().join("f");
+    std::fs::write(&file, vec![b'x'; 3 << 20]).expect("write");
+    let mut got = Vec::new();
+    open_listed(&file)
+        .and_then(|mut f| f.read_to_end(&mut got))
+        .expect("a regular file reads");
+    assert_eq!(got.len(), 3 << 20);
+    let fifo = tmp.path().join("p");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    let mut got = Vec::new();
+    open_listed(&fifo)
+        .and_then(|mut f| f.read_to_end(&mut got))
+        .expect("no writer: end of file");
+    assert!(got.is_empty());
+    let mut reader = open_listed(&fifo).expect("open");
+    let w = fifo.clone();
+    let writer = std::thread::spawn(move || {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&w)
+            .expect("writer");
+        let chunk = vec![b'y'; 64 << 10];
+        // Ends when the reader closes its end (EPIPE).
+        while f.write_all(&chunk).is_ok() {}
+    });
+    let mut total = 0u64;
+    let mut buf = vec![0u8; 64 << 10];
+    let t = std::time::Instant::now();
+    let end = loop {
+        match reader.read(&mut buf) {
+            // Before the writer has opened its end: no writer yet.
+            Ok(0) if total == 0 && t.elapsed() < std::time::Duration::from_secs(10) => {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            Ok(0) => break None,
+            Ok(n) => total += n as u64,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            Err(e) => break Some(e.kind()),
+        }
+        assert!(total <= 4 << 20, "read {total} bytes of an endless pipe");
+    };
+    drop(reader);
+    writer.join().expect("writer thread");
+    assert_eq!(
+        end,
+        Some(std::io::ErrorKind::InvalidData),
+        "after {total} bytes"
+    );
+}

@@ -81,6 +81,8 @@ pub(super) enum Counted {
     Unreadable,
     /// A named pipe over the cap.
     TooLarge,
+    /// A named pipe no process opened for writing in time (`read_fifo`).
+    NoWriter,
 }
 
 /// Pass 2 (blocks): selected and context lines up to the limit plus the last
@@ -356,5 +358,39 @@ impl Sink for MatchCollector<'_> {
     }
     fn binary_data(&mut self, s: &Searcher, _: u64) -> Result<bool, Self::Error> {
         Ok(s.binary_detection().convert_byte().is_some())
+    }
+}
+
+/// Searches a named pipe's kept bytes, a file's staged bytes when a tx changed
+/// it, else the file on disk.
+pub(super) fn search_in<S: Sink>(
+    s: &mut Searcher,
+    m: &RegexMatcher,
+    p: &Path,
+    (overlay, piped): (Option<&scan::Overlay>, Option<&[u8]>),
+    sink: S,
+) -> Result<(), S::Error> {
+    if let Some(b) = piped {
+        return s.search_slice(m, b, sink);
+    }
+    match overlay.and_then(|o| o.nodes.get(p)) {
+        Some(scan::OverlayNode::File { bytes, .. }) => s.search_slice(m, bytes, sink),
+        _ => search_disk(s, m, p, sink),
+    }
+}
+
+/// Searches the file at `p` on disk, opened without waiting on a FIFO (a file
+/// swapped for one after the listing reads as what it is, or is unreadable,
+/// never blocking; see `scan::Listed`).
+pub(super) fn search_disk<S: Sink>(
+    s: &mut Searcher,
+    m: &RegexMatcher,
+    p: &Path,
+    sink: S,
+) -> Result<(), S::Error> {
+    use grep_searcher::SinkError;
+    match scan::open_listed(p) {
+        Ok(f) => s.search_reader(m, f, sink),
+        Err(e) => Err(S::Error::error_io(e)),
     }
 }

@@ -1,0 +1,122 @@
+//! `search` over named pipes given as PATHs: a FIFO no process writes to (one a
+//! shell glob picked up) is passed over as `no-writer` within a bound instead of
+//! waiting forever; a pipe with a writer (`<(cmd)`, a FIFO a process opens) is
+//! read whole. And the count of files with nothing selected (no longer kept
+//! until the end) is the count of files searched, on nested starts too.
+
+use super::adversary_state::{mkfifo, run_bounded};
+use crate::support::{self, TestEnv};
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+#[test]
+fn a_fifo_without_a_writer_is_skipped_within_two_seconds() {
+    let env = TestEnv::new();
+    env.write("a.txt", "hello needle\n");
+    mkfifo(&env.path("pipe"));
+    for args in [
+        &["search", "needle", "pipe"][..],
+        &["search", "needle", "a.txt", "pipe"],
+    ] {
+        let t = Instant::now();
+        let r = run_bounded(&env, args, 10);
+        let took = t.elapsed();
+        assert!(took < Duration::from_secs(2), "{args:?} took {took:?}");
+        assert_eq!(r.code, 0, "{}", r.stdout);
+        let skipped = &r.json["skipped"];
+        assert_eq!(skipped[0]["reason"], "no-writer", "{}", r.stdout);
+        assert_eq!(skipped[0]["examples"][0], "pipe", "{}", r.stdout);
+        let want = if args.len() == 4 { 1 } else { 0 };
+        assert_eq!(r.json["total_matches"], want, "{}", r.stdout);
+    }
+}
+
+#[test]
+fn a_fifo_whose_writer_comes_later_is_read() {
+    let env = TestEnv::new();
+    let fifo = env.path("pipe");
+    mkfifo(&fifo);
+    let writer = std::thread::spawn(move || {
+        // Blocks until the search opens the pipe for reading.
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&fifo)
+            .expect("open the FIFO for writing");
+        std::thread::sleep(Duration::from_millis(300));
+        f.write_all(b"one\nlate needle\n").expect("write");
+    });
+    let r = run_bounded(&env, &["search", "needle", "pipe"], 20);
+    writer.join().expect("writer");
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.json["total_matches"], 1, "{}", r.stdout);
+    assert_eq!(r.json["blocks"][0]["path"], "pipe", "{}", r.stdout);
+    assert_eq!(
+        r.json["blocks"][0]["lines"][1], "late needle",
+        "{}",
+        r.stdout
+    );
+    assert!(r.json.get("skipped").is_none(), "{}", r.stdout);
+}
+
+/// `<(cmd)` is /dev/fd/N, a link to a pipe with no path of its own: it was
+/// refused as a dangling link before.
+#[test]
+fn process_substitution_is_searched() {
+    let env = TestEnv::new();
+    env.write("a.txt", "needle in a file\n");
+    for (script, total) in [
+        (
+            "exec \"$AITOOLS\" search needle <(printf 'x\\na needle\\n')",
+            1,
+        ),
+        (
+            "exec \"$AITOOLS\" search needle a.txt <(sleep 0.5; printf 'slow needle\\n')",
+            2,
+        ),
+    ] {
+        let mut c = std::process::Command::new("bash");
+        c.args(["-c", script]).env("AITOOLS", support::bin());
+        let r = support::parse(env.isolate(c).output().expect("spawn bash"));
+        assert_eq!(r.code, 0, "{script}: {}", r.stdout);
+        assert_eq!(r.json["total_matches"], total, "{script}: {}", r.stdout);
+        let blocks = r.json["blocks"].as_array().expect("blocks");
+        assert!(
+            blocks.iter().any(|b| b["path"]
+                .as_str()
+                .is_some_and(|p| p.starts_with("/dev/fd/"))),
+            "{script}: {}",
+            r.stdout
+        );
+        assert!(r.json.get("skipped").is_none(), "{script}: {}", r.stdout);
+    }
+}
+
+#[test]
+fn files_with_nothing_selected_still_count_as_scanned() {
+    let env = TestEnv::new();
+    env.write("a/hit.txt", "needle\n");
+    for i in 0..5 {
+        env.write(&format!("a/miss{i}.txt"), "hay\n");
+    }
+    env.write("b/miss.txt", "hay\n");
+    for (args, scanned) in [
+        (&["search", "needle"][..], 7),
+        (&["search", "needle", "a"], 6),
+        // Nested and repeated starts: each file once.
+        (&["search", "needle", ".", "a", "a/miss0.txt"], 7),
+        (&["search", "needle", "a/miss0.txt"], -1),
+        (&["search", "needle", "a/miss0.txt", "a/hit.txt"], 2),
+        (&["search", "needle", "--output", "count"], 7),
+        (&["search", "needle", "--output", "files-without-match"], 7),
+    ] {
+        let r = env.run(args);
+        let want = if scanned < 0 {
+            serde_json::Value::Null
+        } else {
+            scanned.into()
+        };
+        assert_eq!(r.json["files_scanned"], want, "{args:?}: {}", r.stdout);
+    }
+    let r = env.run(&["search", "needle", "--output", "files-without-match"]);
+    assert_eq!(r.json["total"], 6, "{}", r.stdout);
+}
