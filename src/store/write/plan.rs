@@ -305,7 +305,7 @@ impl<'a> Plan<'a> {
             }
         }
         let n = self.temps.len();
-        let p = dir.join(format!(".aitools-{}-{n}.tmp", self.op_id));
+        let p = intent::temp_name(&dir, self.op_id, n);
         self.sync_dirs.insert(dir);
         p
     }
@@ -416,7 +416,7 @@ impl<'a> Plan<'a> {
             hash: hash.clone(),
             disk: on_disk.then(|| p.to_path_buf()),
             content: content.clone(),
-            tmp: blobs::dir(self.state).join(format!(".{}-{n}.tmp", self.op_id)),
+            tmp: intent::blob_temp_name(&blobs::dir(self.state), self.op_id, n),
         });
     }
 
