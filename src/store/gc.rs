@@ -385,9 +385,10 @@ pub fn low_water(budget: u64) -> u64 {
 /// After a committed write, under its lock: counts the blob bytes it added and
 /// collects when the blobs are over budget and have grown by a sixteenth of it
 /// since the last collection (a store whose protected generations alone exceed
-/// the budget is not re-walked on every write). Never fails the write.
-pub fn after_write(state: &Path, added: u64, budget: u64) {
-    let stored = read_usage(state);
+/// the budget is not re-walked on every write). Never fails the write. `fresh`:
+/// this op made `blobs/`, so with no counter yet nothing was stored before it.
+pub fn after_write(state: &Path, added: u64, budget: u64, fresh: bool) {
+    let stored = read_usage(state).or(fresh.then_some((0, 0)));
     let (now, last) = match stored {
         Some((n, l)) => (n.saturating_add(added), l),
         None => match blob_sizes(state) {

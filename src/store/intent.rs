@@ -13,6 +13,9 @@ use std::io::{self, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
+mod wire;
+use wire::Wire;
+
 /// One apply step. Identity checks (`dev`/`ino`) make re-running a step that already
 /// happened a no-op even when a later step reused the path.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -73,6 +76,16 @@ pub struct Linked {
     pub mtime_ns: i64,
 }
 
+/// The name of an op's `n`th temp file in the tree, in `dir`.
+pub fn temp_name(dir: &Path, op_id: &str, n: usize) -> PathBuf {
+    dir.join(format!(".aitools-{op_id}-{n}.tmp"))
+}
+
+/// The name of an op's `n`th blob temp file, in `blobs` (the blob store).
+pub fn blob_temp_name(blobs: &Path, op_id: &str, n: usize) -> PathBuf {
+    blobs.join(format!(".{op_id}-{n}.tmp"))
+}
+
 pub fn dir(state: &Path) -> PathBuf {
     state.join("commit")
 }
@@ -81,29 +94,34 @@ pub fn record_path(state: &Path, op_id: &str) -> PathBuf {
     dir(state).join(format!("{op_id}.intent"))
 }
 
-/// Creates the record with its first line and makes it durable (file and
-/// directory), and with it `dirs` (state directories made but not synced yet:
-/// `state_dir::ensure_deferred`): the first line's sync commits them too (ext4).
+/// Creates the record with its first line (`Wire`: paths relative to `root` and
+/// the blob store) and makes it durable (file and directory), and with it `dirs`
+/// (state directories made but not synced yet: `state_dir::ensure_deferred`): the
+/// first line's sync commits them too (ext4). Returns the record and the
+/// checksum line `write_commit_line` appends.
 pub fn write_first_line(
     state: &Path,
+    root: &Path,
     intent: &Intent,
     dirs: &[PathBuf],
-) -> io::Result<std::fs::File> {
-    let line = serde_json::to_string(intent).map_err(io::Error::other)?;
+) -> io::Result<(std::fs::File, String)> {
+    let wire = Wire::of(intent, root, &super::blobs::dir(state));
+    let mut line = serde_json::to_string(&wire).map_err(io::Error::other)?;
+    let sum = sha256_hex(line.as_bytes());
+    line.push('\n');
     let path = record_path(state, &intent.op_id);
     let mut f = fsx::create_new(&path, 0o600)?;
     f.write_all(line.as_bytes())?;
-    f.write_all(b"\n")?;
     let mut all = vec![dir(state)];
     all.extend_from_slice(dirs);
     super::state_dir::sync_files_then_dirs(&[&f], &all)?;
-    Ok(f)
+    Ok((f, sum))
 }
 
-/// Appends the checksum line and fsyncs: the commit point.
-pub fn write_commit_line(f: &mut std::fs::File, intent: &Intent) -> io::Result<()> {
-    let line = serde_json::to_string(intent).map_err(io::Error::other)?;
-    f.write_all(format!("{}\n", sha256_hex(line.as_bytes())).as_bytes())?;
+/// Appends the checksum line (the SHA-256 of the first line, as
+/// `write_first_line` returned it) and fsyncs: the commit point.
+pub fn write_commit_line(f: &mut std::fs::File, sum: &str) -> io::Result<()> {
+    f.write_all(format!("{sum}\n").as_bytes())?;
     f.sync_data()
 }
 
@@ -122,8 +140,11 @@ pub struct Record {
 
 /// Reads a record without following a symlink and judges it (see `Record`). A
 /// first line with no newline yet is a kill mid-write: `intent` is `None`, it is
-/// trusted and names nothing, so it can be removed.
-pub fn read_record(path: &Path) -> io::Result<Record> {
+/// trusted and names nothing, so it can be removed. Both shapes of first line are
+/// read: `Wire` (relative paths, resolved against `root` and `state`'s blob
+/// store) and the older `Intent` with absolute paths, which records written
+/// before it may still be pending in.
+pub fn read_record(path: &Path, root: &Path, state: &Path) -> io::Result<Record> {
     use std::io::Read;
     let op_id = path
         .file_name()
@@ -174,9 +195,13 @@ pub fn read_record(path: &Path) -> io::Result<Record> {
     }
     let (first, rest) = (&bytes[..nl], &bytes[nl + 1..]);
     let want = format!("{}\n", sha256_hex(first));
-    let intent = match serde_json::from_slice::<Intent>(first) {
+    let parsed = match serde_json::from_slice::<Wire>(first) {
+        Ok(w) => w.intent(root, &super::blobs::dir(state)),
+        Err(_) => serde_json::from_slice::<Intent>(first).map_err(|_| ()),
+    };
+    let intent = match parsed {
         Ok(i) => i,
-        Err(_) => {
+        Err(()) => {
             rec.distrust = Some("has a first line that is not an intent".to_string());
             return Ok(rec);
         }
@@ -383,7 +408,7 @@ mod tests {
         let _ = std::fs::remove_file(&p);
         std::fs::write(&p, bytes).expect("write");
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).expect("chmod");
-        read_record(&p).expect("read")
+        read_record(&p, Path::new("/w"), dir).expect("read")
     }
 
     #[test]

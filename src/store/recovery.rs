@@ -192,7 +192,7 @@ fn pass(ctx: &Ctx, state: &Path, dry: bool) -> Report {
     let mut report = Report::default();
     let mut blocked: Option<String> = None;
     for path in pending_paths(state) {
-        let rec = match intent::read_record(&path) {
+        let rec = match intent::read_record(&path, &ctx.root, state) {
             Ok(r) => r,
             Err(e) => {
                 let op_id = path
@@ -340,7 +340,7 @@ pub fn set_aside(ctx: &Ctx, op_id: &str, dry_run: bool) -> Result<SetAside, CmdE
         });
     }
     let io = |e: std::io::Error| super::io_error(ctx, "setting the record aside", &e);
-    let rec = intent::read_record(&path).map_err(io)?;
+    let rec = intent::read_record(&path, &ctx.root, &state).map_err(io)?;
     let kept = state.join("set-aside").join(op_id);
     fsx::ensure_private_dir(&state.join("set-aside")).map_err(io)?;
     fsx::ensure_private_dir(&kept).map_err(io)?;

@@ -81,10 +81,6 @@ pub struct Session {
     /// them with its intent record's first line; any left are synced when the
     /// session ends.
     unsynced: Mutex<Vec<PathBuf>>,
-    /// The lstat the last `boundary::resolve` took of the real path it found
-    /// (something there and not a symlink), for the store's look at that path that
-    /// follows it (`take_lstat`): one lstat per path a change names, not two.
-    resolved: Mutex<Option<(PathBuf, std::fs::Metadata)>>,
 }
 
 impl Session {
@@ -114,24 +110,6 @@ impl Session {
         }
     }
 
-    /// Keeps `lstat` as what is at `real` now (`None` forgets the last one): the
-    /// last path resolved for a write, as `boundary::resolve` found it.
-    pub fn note_lstat(&self, real: &std::path::Path, lstat: Option<std::fs::Metadata>) {
-        if let Ok(mut r) = self.resolved.lock() {
-            *r = lstat.map(|m| (real.to_path_buf(), m));
-        }
-    }
-
-    /// The lstat `note_lstat` kept, when it is of `path`; taken either way (one
-    /// look uses it, and a look at another path drops it).
-    pub fn take_lstat(&self, path: &std::path::Path) -> Option<std::fs::Metadata> {
-        let mut r = self.resolved.lock().ok()?;
-        match r.take() {
-            Some((p, m)) if p == path => Some(m),
-            _ => None,
-        }
-    }
-
     /// Forgets the loaded tx (after a tx op changed it).
     pub fn forget_tx(&self) {
         if let Ok(mut c) = self.tx.lock() {
@@ -157,29 +135,5 @@ impl std::fmt::Debug for Session {
         f.debug_struct("Session")
             .field("settings", &self.settings)
             .finish_non_exhaustive()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_noted_lstat_is_taken_once_and_only_for_its_path() {
-        let t = tempfile::tempdir().expect("tempdir");
-        let (a, b) = (t.path().join("a"), t.path().join("b"));
-        let m = || std::fs::symlink_metadata(t.path()).ok();
-        let s = Session::default();
-        s.note_lstat(&a, m());
-        assert!(s.take_lstat(&b).is_none());
-        // Asking for another path took it too: nothing old is left for `a`.
-        assert!(s.take_lstat(&a).is_none());
-        s.note_lstat(&a, m());
-        assert!(s.take_lstat(&a).is_some());
-        assert!(s.take_lstat(&a).is_none());
-        // Every resolve replaces it, `None` included.
-        s.note_lstat(&a, m());
-        s.note_lstat(&b, None);
-        assert!(s.take_lstat(&a).is_none());
     }
 }

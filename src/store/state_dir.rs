@@ -182,24 +182,39 @@ fn verify_chain(root: &Path) -> Result<PathBuf, Untrusted> {
 /// synced, rebuilt from the journal when missing), so no directory sync waits on it.
 const MADE: &[&str] = &["commit", "journal", "blobs"];
 
-/// Makes whatever is missing of the state directory and its parts (each 0700);
-/// returns it, the directories whose entries changed (not synced yet), and whether
-/// `commit/` was made now (then no record can be pending in it).
-fn make(root: &Path) -> std::io::Result<(PathBuf, Vec<PathBuf>, bool)> {
+/// What `make` made.
+struct Made {
+    state: PathBuf,
+    /// The directories whose entries changed (not synced yet).
+    changed: Vec<PathBuf>,
+    /// `commit/` was made now (then no record can be pending in it).
+    commit_new: bool,
+    /// `blobs/` was made now (then no blob was stored before).
+    blobs_new: bool,
+}
+
+/// Makes whatever is missing of the state directory and its parts (each 0700).
+fn make(root: &Path) -> std::io::Result<Made> {
     base().map_err(untrusted)?;
     let state = for_root(root);
     let mut changed = super::fsx::create_private_dir_all(&state)?;
-    let mut commit_new = false;
+    let (mut commit_new, mut blobs_new) = (false, false);
     let mut created = false;
     for sub in MADE {
         let made = super::fsx::ensure_private_dir(&state.join(sub))?;
         commit_new |= made && *sub == "commit";
+        blobs_new |= made && *sub == "blobs";
         created |= made;
     }
     if created {
         changed.push(state.clone());
     }
-    Ok((state, changed, commit_new))
+    Ok(Made {
+        state,
+        changed,
+        commit_new,
+        blobs_new,
+    })
 }
 
 fn untrusted(u: Untrusted) -> std::io::Error {
@@ -211,7 +226,7 @@ fn untrusted(u: Untrusted) -> std::io::Error {
 /// (permission denied, with `Untrusted`'s text) a state directory someone else can
 /// write.
 pub fn ensure(root: &Path) -> std::io::Result<PathBuf> {
-    let (state, changed, _) = make(root)?;
+    let Made { state, changed, .. } = make(root)?;
     // Every directory is made first, then each changed one synced (one journal
     // commit on ext4: the first sync commits every mkdir; the rest find them done).
     sync_files_then_dirs(&[], &changed)?;
@@ -222,9 +237,11 @@ pub fn ensure(root: &Path) -> std::io::Result<PathBuf> {
 }
 
 /// `ensure` for the write protocol, which leaves the syncs of what it made to the
-/// intent record's: returns the state directory and the directories whose new
+/// intent record's: returns the state directory, the directories whose new
 /// entries are not durable yet, to be synced with the record's first line
-/// (`intent::write_first_line`), before anything depends on them.
+/// (`intent::write_first_line`), before anything depends on them, and whether
+/// `blobs/` was made now (no blob was stored before: `gc::after_write` need not
+/// count them).
 ///
 /// Why that is soon enough. Of a fresh state directory, the first thing whose
 /// durability anything depends on is the record's first line: it must be durable,
@@ -241,8 +258,13 @@ pub fn ensure(root: &Path) -> std::io::Result<PathBuf> {
 /// plan). Only when `commit/` is made now: a state directory found with `commit/`
 /// but missing some other part (an old or partly removed one) may hold records
 /// recovery finishes before the op, so it is synced here as `ensure` does.
-pub fn ensure_deferred(root: &Path) -> std::io::Result<(PathBuf, Vec<PathBuf>)> {
-    let (state, changed, commit_new) = make(root)?;
+pub fn ensure_deferred(root: &Path) -> std::io::Result<(PathBuf, Vec<PathBuf>, bool)> {
+    let Made {
+        state,
+        changed,
+        commit_new,
+        blobs_new,
+    } = make(root)?;
     let unsynced = if commit_new || changed.is_empty() {
         changed
     } else {
@@ -250,7 +272,7 @@ pub fn ensure_deferred(root: &Path) -> std::io::Result<(PathBuf, Vec<PathBuf>)> 
         Vec::new()
     };
     verify(root).map_err(untrusted)?;
-    Ok((state, unsynced))
+    Ok((state, unsynced, blobs_new))
 }
 
 /// Makes `files`' data (fdatasync), then `dirs`' entries (fsync), durable, one

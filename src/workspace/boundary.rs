@@ -18,6 +18,17 @@ pub enum Final {
 
 /// The real path a write lands on, or `refusal.outside-workspace`.
 pub fn resolve(ctx: &Ctx, path: &Path, last: Final) -> Result<PathBuf, CmdError> {
+    resolve_stat(ctx, path, last).map(|(real, _)| real)
+}
+
+/// `resolve`, with the lstat it took of the real path on the way when it found
+/// something there that is not a symlink (`Final::Follow` of a plain path): the
+/// store's look at that path uses it instead of taking another.
+pub fn resolve_stat(
+    ctx: &Ctx,
+    path: &Path,
+    last: Final,
+) -> Result<(PathBuf, Option<std::fs::Metadata>), CmdError> {
     let norm = paths::normalize(path);
     let (real, lstat) = match last {
         Final::Follow => paths::real_path_lstat(&norm),
@@ -26,11 +37,8 @@ pub fn resolve(ctx: &Ctx, path: &Path, last: Final) -> Result<PathBuf, CmdError>
             _ => (norm.clone(), None),
         },
     };
-    // The store's look at the path, which follows, uses this lstat instead of
-    // taking another (every resolve replaces it, so it is never an old one).
-    ctx.session.note_lstat(&real, lstat);
     check(ctx, path, &real)?;
-    Ok(real)
+    Ok((real, lstat))
 }
 
 /// Refuses a real path outside the root, the root itself, or inside `.git`.

@@ -185,3 +185,46 @@ fn a_state_directory_missing_some_parts() {
         journaled_and_undoable(&env, &op, "a.txt", Some(b"first\n"));
     }
 }
+
+/// The blob usage counter of a state directory made by the write is the bytes
+/// that write stored (nothing was stored before it: no recount), and the next
+/// write adds to it; a removed `blobs/` (with its counter) starts again from
+/// what the write then stores.
+#[test]
+fn the_first_write_counts_the_blobs_it_stored() {
+    let env = TestEnv::new();
+    env.write("a.txt", "old content\n");
+    env.write("b.txt", "bb\n");
+    let usage = |env: &TestEnv| {
+        std::fs::read_to_string(ws_state(env.state.path()).join("usage")).unwrap_or_default()
+    };
+    let h = hash(&env, "a.txt");
+    let r = env.run(&[
+        "write",
+        "a.txt",
+        "--content",
+        "new\n",
+        "--overwrite",
+        "--expect-hash",
+        &h,
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(usage(&env), "12 0\n");
+    let h = hash(&env, "b.txt");
+    let r = env.run(&[
+        "write",
+        "b.txt",
+        "--content",
+        "b\n",
+        "--overwrite",
+        "--expect-hash",
+        &h,
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(usage(&env), "15 0\n");
+    // A first write that stores no blob leaves no counter.
+    let fresh = TestEnv::new();
+    let r = fresh.run(&["write", "c.txt", "--content", "c\n"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(usage(&fresh), "");
+}

@@ -35,6 +35,7 @@ mod packs;
 mod process;
 mod protocol;
 mod read_cache;
+mod recovery_format;
 mod redaction;
 mod retention;
 mod scan_args;

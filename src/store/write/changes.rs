@@ -211,8 +211,8 @@ impl<'a> Plan<'a> {
     }
 
     pub(super) fn mkdir(&mut self, path: &Path) -> Result<(), CmdError> {
-        let target = boundary::resolve(self.ctx, path, Final::Follow)?;
-        match self.look(&target, false)? {
+        let (target, lstat) = boundary::resolve_stat(self.ctx, path, Final::Follow)?;
+        match self.look_stated(&target, false, lstat)? {
             View::Dir { .. } => Ok(()),
             View::Missing => {
                 self.ensure_parents(&target)?;
@@ -224,8 +224,8 @@ impl<'a> Plan<'a> {
     }
 
     pub(super) fn chmod(&mut self, path: &Path, mode: u32) -> Result<(), CmdError> {
-        let target = boundary::resolve(self.ctx, path, Final::Follow)?;
-        let before = self.look(&target, false)?;
+        let (target, lstat) = boundary::resolve_stat(self.ctx, path, Final::Follow)?;
+        let before = self.look_stated(&target, false, lstat)?;
         let rel = self.rel(&target);
         let mode = mode & 0o7777;
         let after = match &before {
@@ -291,8 +291,8 @@ impl<'a> Plan<'a> {
     }
 
     pub(super) fn touch(&mut self, path: &Path, mtime: i64) -> Result<(), CmdError> {
-        let target = boundary::resolve(self.ctx, path, Final::Follow)?;
-        let before = self.look(&target, false)?;
+        let (target, lstat) = boundary::resolve_stat(self.ctx, path, Final::Follow)?;
+        let before = self.look_stated(&target, false, lstat)?;
         let rel = self.rel(&target);
         match before.clone() {
             View::Missing => {

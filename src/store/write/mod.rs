@@ -84,7 +84,8 @@ fn commit(
     build: impl FnOnce() -> Result<Vec<Change>, CmdError>,
 ) -> Result<Committed, CmdError> {
     // What it makes of the state directory is synced with the intent record.
-    let (state, unsynced) = state_dir::ensure_deferred(&ctx.root)
+    // A blob store made now held nothing before this op (`gc::after_write`).
+    let (state, unsynced, fresh_blobs) = state_dir::ensure_deferred(&ctx.root)
         .map_err(|e| super::io_error(ctx, "the state directory", &e))?;
     ctx.session.defer_sync(unsynced);
     let _lock = lock::acquire(ctx, &state)?;
@@ -159,7 +160,7 @@ fn commit(
     };
     let added = plan.blob_bytes();
     let (mut appended, mut watch) = plan.commit(entry)?;
-    super::gc::after_write(&state, added, ctx.session.settings.gc_budget);
+    super::gc::after_write(&state, added, ctx.session.settings.gc_budget, fresh_blobs);
     // A last look once the write is done (in the answer only: the journal line is written).
     appended.extend(watch.settle(&state, &op_id));
     ctx.session.snapshots.clear();

@@ -170,6 +170,18 @@ impl<'a> Plan<'a> {
 
     /// The view of `p` (no final symlink followed); files are read when `content`.
     pub(super) fn look(&mut self, p: &Path, content: bool) -> Result<View, CmdError> {
+        self.look_stated(p, content, None)
+    }
+
+    /// `look`, given the lstat `boundary::resolve_stat` just took of `p` when it
+    /// took one (a change resolves its path, then looks at it): used instead of
+    /// taking another when the disk is looked at.
+    pub(super) fn look_stated(
+        &mut self,
+        p: &Path,
+        content: bool,
+        lstat: Option<std::fs::Metadata>,
+    ) -> Result<View, CmdError> {
         if let Some(v) = self.view.get(p) {
             let needs = matches!(v, View::File { content: None, .. });
             if !(content && needs) {
@@ -183,9 +195,7 @@ impl<'a> Plan<'a> {
             self.view.insert(p.to_path_buf(), v.clone());
             return Ok(v);
         }
-        // The lstat `boundary::resolve` just took of this path (a change resolves
-        // its path, then looks at it), else one taken now.
-        let lstat = match self.ctx.session.take_lstat(p) {
+        let lstat = match lstat {
             Some(m) => Ok(m),
             None => std::fs::symlink_metadata(p),
         };
@@ -305,7 +315,7 @@ impl<'a> Plan<'a> {
             }
         }
         let n = self.temps.len();
-        let p = dir.join(format!(".aitools-{}-{n}.tmp", self.op_id));
+        let p = intent::temp_name(&dir, self.op_id, n);
         self.sync_dirs.insert(dir);
         p
     }
@@ -416,7 +426,7 @@ impl<'a> Plan<'a> {
             hash: hash.clone(),
             disk: on_disk.then(|| p.to_path_buf()),
             content: content.clone(),
-            tmp: blobs::dir(self.state).join(format!(".{}-{n}.tmp", self.op_id)),
+            tmp: intent::blob_temp_name(&blobs::dir(self.state), self.op_id, n),
         });
     }
 
@@ -458,8 +468,8 @@ impl<'a> Plan<'a> {
         mode: Option<u32>,
         hashed: Option<String>,
     ) -> Result<(), CmdError> {
-        let target = boundary::resolve(self.ctx, path, Final::Follow)?;
-        let before = self.look(&target, true)?;
+        let (target, lstat) = boundary::resolve_stat(self.ctx, path, Final::Follow)?;
+        let before = self.look_stated(&target, true, lstat)?;
         let hash = match (&before, hashed) {
             (_, Some(h)) => h,
             (

@@ -94,10 +94,11 @@ impl<'a> Plan<'a> {
             entry,
         };
         let unsynced = ctx.session.unsynced();
-        let mut record = intent::write_first_line(state, &intent, &unsynced).map_err(|e| {
-            let _ = std::fs::remove_file(intent::record_path(state, &intent.op_id));
-            super::io_error(ctx, "the intent record", &e)
-        })?;
+        let (mut record, sum) = intent::write_first_line(state, &ctx.root, &intent, &unsynced)
+            .map_err(|e| {
+                let _ = std::fs::remove_file(intent::record_path(state, &intent.op_id));
+                super::io_error(ctx, "the intent record", &e)
+            })?;
         ctx.session.synced(&unsynced);
         // The stamps of the inodes linked, as the links left them (`appends::arm`).
         let mut relinked: Vec<Stamp> = Vec::new();
@@ -191,7 +192,7 @@ impl<'a> Plan<'a> {
         // The targets are checked again as late as possible before the commit point.
         let armed = prepared.map_err(unchanged).and_then(|()| {
             let watch = super::appends::arm(&self.watch, &ctx.argv, &relinked)?;
-            intent::write_commit_line(&mut record, &intent).map_err(unchanged)?;
+            intent::write_commit_line(&mut record, &sum).map_err(unchanged)?;
             Ok(watch)
         });
         let mut watch = match armed {

@@ -94,8 +94,8 @@ impl<'a> Plan<'a> {
                 "write: a splice outside the file it was read from",
             ));
         }
-        let target = boundary::resolve(self.ctx, path, Final::Follow)?;
-        let before = self.look(&target, true)?;
+        let (target, lstat) = boundary::resolve_stat(self.ctx, path, Final::Follow)?;
+        let before = self.look_stated(&target, true, lstat)?;
         let snap = match &before {
             View::File {
                 hash,
