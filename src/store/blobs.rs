@@ -458,12 +458,12 @@ fn publish_in_place(
     let f = match fsx::open_read_nofollow(at) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
-        // A symlink (ELOOP) or anything else unopenable at a blob's name is
-        // not this op's link: dropped.
-        Err(_) => {
+        // A symlink at a blob's name is not this op's link: dropped.
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
             ignore_missing(std::fs::remove_file(at))?;
             return Ok(true);
         }
+        Err(e) => return Err(e),
     };
     let as_read = |m: &std::fs::Metadata| {
         let st = Stamp::of(m);

@@ -3,7 +3,7 @@
 use super::plan::BlobJob;
 use super::*;
 use crate::store::snapshot::Stamp;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 impl<'a> Plan<'a> {
     /// Bytes of the blobs this op stores (the usage counter of `gc`).
@@ -208,9 +208,14 @@ impl<'a> Plan<'a> {
         })();
         let unchanged =
             |e: std::io::Error| super::io_error(ctx, "the write (nothing was changed)", &e);
-        // The targets are checked again as late as possible before the commit point.
+        // The targets are checked again as late as possible before the commit
+        // point; those `linkable` opened are looked at through their descriptors.
+        let mut pinned: HashMap<PathBuf, std::fs::File> = candidates
+            .into_iter()
+            .filter_map(|(b, _, f, _)| b.disk.clone().map(|d| (d, f)))
+            .collect();
         let armed = prepared.map_err(unchanged).and_then(|()| {
-            let watch = super::appends::arm(&self.watch, &ctx.argv, &relinked)?;
+            let watch = super::appends::arm(&self.watch, &ctx.argv, &relinked, &mut pinned)?;
             intent::write_commit_line(&mut record, &intent).map_err(unchanged)?;
             Ok(watch)
         });
