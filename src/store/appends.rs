@@ -16,6 +16,7 @@ use super::journal::Appended;
 use super::snapshot::{Snapshot, Stamp};
 use crate::protocol::{Json, shell};
 use crate::text::lines::sha256_hex;
+use std::collections::HashMap;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -73,10 +74,15 @@ fn reopen(f: &File) -> std::io::Result<File> {
 /// aside); keeps each one open. `linked`: the stamps of the inodes this op
 /// linked its before-images to, as the link left them (a link changes the
 /// ctime, and nothing else: the inode was checked unchanged under a read lease).
+/// `pinned`: descriptors the op holds already of the inodes it read at some of
+/// the targets (`blobs::linkable`'s): such a target is looked at by one lstat of
+/// its path (the inode there is the pinned one when its identity is the one
+/// read: a pinned inode's number is never reused), and its descriptor is held.
 pub fn arm(
     targets: &[Target],
     argv: &[String],
     linked: &[Stamp],
+    pinned: &mut HashMap<PathBuf, File>,
 ) -> Result<Watch, Box<TargetsChanged>> {
     let mut held = Vec::new();
     let mut changed = Vec::new();
@@ -84,10 +90,13 @@ pub fn arm(
         if snap.stamp == Stamp::default() {
             continue;
         }
-        let now = open_path(abs).and_then(|f| {
-            let m = f.metadata()?;
-            Ok((f, Stamp::of(&m)))
-        });
+        let now = match pinned.remove(abs) {
+            Some(f) => std::fs::symlink_metadata(abs).map(|m| (f, Stamp::of(&m))),
+            None => open_path(abs).and_then(|f| {
+                let m = f.metadata()?;
+                Ok((f, Stamp::of(&m)))
+            }),
+        };
         let was = snap.stamp.size;
         match now {
             Ok((file, stamp)) if as_read(&file, &stamp, snap, linked) => held.push(Held {

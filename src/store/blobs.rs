@@ -4,8 +4,10 @@
 //! holding the old file open (`exec 3>>f`) would otherwise change the undo copy
 //! under its hash. The before-image of a file an op replaces is the old inode
 //! itself where that holds (`link_before_image`: one name, unchanged, nobody has
-//! it open for writing, same filesystem), linked under a temp name and named a
-//! blob only once the rename took the tree's name off it (`publish_link`); else
+//! it open for writing, same filesystem), linked straight at its blob name and
+//! trusted only once the rename took the tree's name off it (`publish_link`): a
+//! blob with more than one name is a link not yet published, never sound (a
+//! reader takes a pack's copy first); else
 //! a reflink (`FICLONE`, shared extents copied on write) where the file system
 //! has them, else a copy. A blob is 0600 in the 0700 `blobs/`, and its hash is
 //! checked when undo reads it back.
@@ -32,12 +34,29 @@ pub fn exists(state: &Path, hash: &str) -> bool {
     fsx::exists_nofollow(&path(state, hash))
 }
 
+/// Whether the blob `hash` is there and may be reused as is (`sound`): a link
+/// not yet published, or one a set-aside shares, is not, and is stored again.
+pub fn kept(state: &Path, hash: &str) -> bool {
+    sound(&path(state, hash))
+}
+
+/// One lstat for both: `None` when nothing is at the blob's name, else whether
+/// it is `kept`.
+pub fn kept_or_taken(state: &Path, hash: &str) -> Option<bool> {
+    std::fs::symlink_metadata(path(state, hash))
+        .ok()
+        .map(|m| sound_meta(&m))
+}
+
 /// Whether the blob at `p` may be reused as is: a private regular file with one
-/// name. A blob an older version hard-linked to a tree file fails this and is
-/// written again.
+/// name. A blob an older version hard-linked to a tree file, or a before-image
+/// link not yet published, fails this and is written again.
 fn sound(p: &Path) -> bool {
-    std::fs::symlink_metadata(p)
-        .is_ok_and(|m| m.is_file() && m.nlink() == 1 && m.mode() & 0o077 == 0)
+    std::fs::symlink_metadata(p).is_ok_and(|m| sound_meta(&m))
+}
+
+fn sound_meta(m: &std::fs::Metadata) -> bool {
+    m.is_file() && m.nlink() == 1 && m.mode() & 0o077 == 0
 }
 
 /// Reads a blob's bytes: its own file, else from a pack (see [`read_in`]).
@@ -49,8 +68,14 @@ pub fn read(state: &Path, hash: &str) -> io::Result<Vec<u8>> {
 /// that kept it, when the caller knows it), else any pack that holds it. The
 /// error is the own file's when no pack holds it.
 pub fn read_in(state: &Path, hash: &str, hint: Option<&str>) -> io::Result<Vec<u8>> {
-    let mut f = match fsx::open_regular(&path(state, hash)) {
-        Ok(f) => f,
+    let mut f = match fsx::open_regular_nlink(&path(state, hash)) {
+        Ok((f, 1)) => f,
+        // A link not yet published (a tree file's other name): a pack's copy
+        // first, when one has it.
+        Ok((f, _)) => match pack::find(state, hash, hint)? {
+            Some(bytes) => return Ok(bytes),
+            None => f,
+        },
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             return pack::find(state, hash, hint)?.ok_or(e);
         }
@@ -71,6 +96,12 @@ pub fn read_verified(state: &Path, hash: &str) -> io::Result<Vec<u8>> {
 pub fn read_verified_in(state: &Path, hash: &str, hint: Option<&str>) -> io::Result<Vec<u8>> {
     let bytes = read_in(state, hash, hint)?;
     if sha256_hex(&bytes) != hash {
+        // A loose file that lost its bytes: a pack may still hold them.
+        if let Ok(Some(b)) = pack::find(state, hash, hint)
+            && sha256_hex(&b) == hash
+        {
+            return Ok(b);
+        }
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
             format!("blob {hash} no longer holds the bytes its name is the hash of"),
@@ -229,7 +260,7 @@ impl<'a> Stager<'a> {
 }
 
 /// Keeps the before-image of a file an op replaces or removes as a second name of
-/// its inode, `tmp` in `blobs/`: no data is written, and the rename that replaces
+/// its inode, `to` in `blobs/` (its blob name): no data is written, and the rename that replaces
 /// the file leaves the old inode to the blob store instead of freeing it. Only when
 /// the inode at `src` is still the one read and hashed (`was`: device, inode, size,
 /// mtime, ctime all equal), a regular file of the caller with one name (another
@@ -237,12 +268,13 @@ impl<'a> Stager<'a> {
 /// read-lease test: `exec 3>>f` would otherwise change the blob after the op).
 /// The descriptor checked is the one linked (through `/proc/self/fd`). Any
 /// refusal or error is `Err`: the caller copies instead. The link is a name of a
-/// live tree file until the op's steps ran: `publish_link` names it a blob.
+/// live tree file until the op's steps ran (two names: not sound, see `read_in`):
+/// `publish_link` checks it and makes it a private blob.
 ///
 /// `linkable` checks the inode at `src` (before the op's intent is written, so a
-/// file that fails goes into the pack with the others); `link_before_image` links
-/// the descriptor it checked.
-pub fn linkable(src: &Path, was: &Stamp, dev: u64) -> Option<std::fs::File> {
+/// file that fails goes into the pack with the others) against the caller's
+/// `euid` (read once per op); `link_before_image` links the descriptor it checked.
+pub fn linkable(src: &Path, was: &Stamp, dev: u64, euid: u32) -> Option<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
     let f = std::fs::OpenOptions::new()
         .read(true)
@@ -250,17 +282,23 @@ pub fn linkable(src: &Path, was: &Stamp, dev: u64) -> Option<std::fs::File> {
         .open(src)
         .ok()?;
     let m = f.metadata().ok()?;
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let me = unsafe { libc::geteuid() };
-    (m.is_file() && m.nlink() == 1 && m.uid() == me && m.dev() == dev && Stamp::of(&m) == *was)
+    (m.is_file() && m.nlink() == 1 && m.uid() == euid && m.dev() == dev && Stamp::of(&m) == *was)
         .then_some(f)
 }
 
-/// Links the inode `f` (checked by `linkable`) at `tmp` (see above) and returns
+/// The effective user id (`linkable`'s owner check).
+pub fn euid() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// Links the inode `f` (checked by `linkable`) at `to` (see above) and returns
 /// its stamp after the link (the link moved its ctime); `Err` when
 /// it is open for writing elsewhere, has changed since the check, or the link
-/// fails: the caller copies instead.
-pub fn link_before_image(f: &std::fs::File, was: &Stamp, tmp: &Path) -> io::Result<Stamp> {
+/// fails: the caller copies instead. A blob name `to` that is taken is never
+/// replaced (the caller saw it missing: it is not this op's); a temp name is
+/// (a killed run of this op left it).
+pub fn link_before_image(f: &std::fs::File, was: &Stamp, to: &Path) -> io::Result<Stamp> {
     let fd = format!("/proc/self/fd/{}", f.as_raw_fd());
     // A read lease is refused while anyone has the inode open for writing.
     let r = std::fs::File::open(&fd)?;
@@ -274,11 +312,11 @@ pub fn link_before_image(f: &std::fs::File, was: &Stamp, tmp: &Path) -> io::Resu
     let linked = if !same {
         Err(io::Error::other("not linked: changed since it was read"))
     } else {
-        linkat_follow(&fd, tmp).or_else(|e| {
+        linkat_follow(&fd, to).or_else(|e| {
             // A killed run of this op left its temp: replace it.
-            if e.kind() == io::ErrorKind::AlreadyExists {
-                std::fs::remove_file(tmp)?;
-                linkat_follow(&fd, tmp)
+            if e.kind() == io::ErrorKind::AlreadyExists && is_temp(to) {
+                std::fs::remove_file(to)?;
+                linkat_follow(&fd, to)
             } else {
                 Err(e)
             }
@@ -333,14 +371,22 @@ fn linkat_follow(from: &str, to: &Path) -> io::Result<()> {
     }
 }
 
-/// Names a before-image `link_before_image` kept at `tmp`, once the op's steps
-/// ran: the blob `hash` when `tmp` is the inode's only name, still has the size
-/// and mtime it had when read, and nobody has it open for writing (made 0600
-/// first). Else (a name made meanwhile, a writer that still holds it, bytes
+/// Whether `p` is a temp name in `blobs/` (a dot name), not a blob's.
+fn is_temp(p: &Path) -> bool {
+    p.file_name()
+        .is_some_and(|n| n.as_encoded_bytes().starts_with(b"."))
+}
+
+/// Publishes a before-image `link_before_image` kept at `tmp`, once the op's
+/// steps ran: trusted as the blob `hash` when it is the inode's only name, still
+/// has the size and mtime it had when read, and nobody has it open for writing
+/// (made 0600). Else (a name made meanwhile, a writer that still holds it, bytes
 /// written through a descriptor) its first `size` bytes become a private copy
-/// when they still hash to `hash`. The temp is gone afterwards. Returns whether
-/// a blob was named (its directory needs an fsync). A temp that is not there
-/// (published already) is nothing to do.
+/// when they still hash to `hash`, and the link is dropped. `tmp` is the blob's
+/// own name (linked there directly), or a temp name (records of older versions:
+/// renamed to the blob name, and gone afterwards). Returns whether `blobs/`
+/// changed (its directory needs an fsync). Nothing there (published already) is
+/// nothing to do.
 pub fn publish_link(
     state: &Path,
     tmp: &Path,
@@ -348,6 +394,9 @@ pub fn publish_link(
     size: u64,
     mtime_ns: i64,
 ) -> io::Result<bool> {
+    if !is_temp(tmp) {
+        return publish_in_place(state, tmp, hash, size, mtime_ns);
+    }
     let m = match std::fs::symlink_metadata(tmp) {
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
@@ -394,6 +443,72 @@ pub fn publish_link(
     }
     std::fs::remove_file(tmp)?;
     Ok(kept)
+}
+
+/// `publish_link` of a link made at the blob's own name `at`: one open, a lease,
+/// one fstat, the chmod when the mode is not 0600 yet; no directory change
+/// unless the link is replaced by a copy or dropped.
+fn publish_in_place(
+    state: &Path,
+    at: &Path,
+    hash: &str,
+    size: u64,
+    mtime_ns: i64,
+) -> io::Result<bool> {
+    let f = match fsx::open_read_nofollow(at) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+        // A symlink at a blob's name is not this op's link: dropped.
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            ignore_missing(std::fs::remove_file(at))?;
+            return Ok(true);
+        }
+        Err(e) => return Err(e),
+    };
+    let as_read = |m: &std::fs::Metadata| {
+        let st = Stamp::of(m);
+        m.is_file() && m.nlink() == 1 && st.size == size && st.mtime_ns == mtime_ns as i128
+    };
+    // Trusted only under a read lease: nobody may still have the old inode open
+    // for writing (an appender that opened it before the rename), or a write
+    // could change the blob after it is trusted.
+    if lease(&f) {
+        let ok = f.metadata().is_ok_and(|m| {
+            as_read(&m)
+                && (m.mode() & 0o7777 == 0o600
+                    || f.set_permissions(std::fs::Permissions::from_mode(0o600))
+                        .is_ok())
+        });
+        unlease(&f);
+        if ok {
+            return Ok(false);
+        }
+    }
+    // Not trusted as is: its first `size` bytes, when they still hash to `hash`,
+    // become a private copy under the blob's name; else the name is dropped.
+    let mut bytes = Vec::new();
+    let is_file = f.metadata().is_ok_and(|m| m.is_file());
+    if is_file {
+        (&f).take(size).read_to_end(&mut bytes)?;
+    }
+    drop(f);
+    if is_file && bytes.len() as u64 == size && sha256_hex(&bytes) == hash {
+        let copy = dir(state).join(format!(".{hash}.copy"));
+        let mut batch = fsx::Batch::new(1);
+        let stored = Stager::new(state).stage_bytes(&bytes, &copy, &mut batch)?;
+        batch.sync()?;
+        publish(state, hash, &copy, stored)?;
+    } else {
+        ignore_missing(std::fs::remove_file(at))?;
+    }
+    Ok(true)
+}
+
+fn ignore_missing(r: io::Result<()>) -> io::Result<()> {
+    match r {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        other => other,
+    }
 }
 
 /// Stores bytes as a blob.
@@ -507,54 +622,89 @@ fn create_private(p: &Path, rw: bool) -> io::Result<std::fs::File> {
 mod tests {
     use super::*;
 
-    /// A linked before-image named as is when untouched; one still open for
+    /// A linked before-image trusted as is when untouched; one still open for
     /// writing, or written to through a descriptor after the link (an appender
     /// that opened it before the rename), is kept as a copy of the bytes read, or
-    /// dropped when they are gone.
+    /// dropped when they are gone. Linked at the blob's own name, or (records of
+    /// older versions) at a temp name.
     #[test]
     fn a_link_written_to_after_it_was_made_is_published_as_a_copy() {
         use std::io::Write;
         let t = tempfile::tempdir().unwrap();
-        let state = t.path().join("state");
-        std::fs::create_dir_all(dir(&state)).unwrap();
-        let dev = std::fs::metadata(&state).unwrap().dev();
-        for case in ["untouched", "held", "appended", "overwritten"] {
-            let src = t.path().join(format!("{case}.txt"));
-            std::fs::write(&src, format!("before {case}\n")).unwrap();
-            let bytes = std::fs::read(&src).unwrap();
-            let hash = sha256_hex(&bytes);
-            let was = Stamp::of(&std::fs::metadata(&src).unwrap());
-            let f = linkable(&src, &was, dev).expect("linkable");
-            let tmp = dir(&state).join(format!(".op-{case}-0.tmp"));
-            link_before_image(&f, &was, &tmp).expect("linked");
-            let mut w = std::fs::OpenOptions::new()
-                .write(true)
-                .append(case == "appended")
-                .open(&src)
-                .unwrap();
-            std::fs::remove_file(&src).unwrap();
-            match case {
-                "appended" => {
-                    w.write_all(b"tail\n").unwrap();
+        for in_place in [true, false] {
+            let state = t.path().join(format!("state-{in_place}"));
+            std::fs::create_dir_all(dir(&state)).unwrap();
+            let dev = std::fs::metadata(&state).unwrap().dev();
+            for case in ["untouched", "held", "appended", "overwritten"] {
+                let src = t.path().join(format!("{case}.txt"));
+                std::fs::write(&src, format!("before {case}\n")).unwrap();
+                let bytes = std::fs::read(&src).unwrap();
+                let hash = sha256_hex(&bytes);
+                let was = Stamp::of(&std::fs::metadata(&src).unwrap());
+                let f = linkable(&src, &was, dev, euid()).expect("linkable");
+                let at = if in_place {
+                    path(&state, &hash)
+                } else {
+                    dir(&state).join(format!(".op-{case}-0.tmp"))
+                };
+                link_before_image(&f, &was, &at).expect("linked");
+                // Two names: not sound, and not taken as a blob yet.
+                assert!(!sound(&at), "{case}");
+                let mut w = std::fs::OpenOptions::new()
+                    .write(true)
+                    .append(case == "appended")
+                    .open(&src)
+                    .unwrap();
+                std::fs::remove_file(&src).unwrap();
+                match case {
+                    "appended" => {
+                        w.write_all(b"tail\n").unwrap();
+                    }
+                    "overwritten" => {
+                        w.write_all(b"XXXXXX").unwrap();
+                    }
+                    "held" => {}
+                    _ => drop(w),
                 }
-                "overwritten" => {
-                    w.write_all(b"XXXXXX").unwrap();
+                let changed =
+                    publish_link(&state, &at, &hash, was.size, was.mtime_ns as i64).unwrap();
+                let label = format!("{case} (in place: {in_place})");
+                assert!(in_place || !at.exists(), "{label}");
+                if case == "overwritten" {
+                    assert!(!path(&state, &hash).exists(), "{label}");
+                    continue;
                 }
-                "held" => {}
-                _ => drop(w),
+                // In place, the untouched link is trusted with no directory change.
+                assert_eq!(changed, !in_place || case != "untouched", "{label}");
+                assert_eq!(read_verified(&state, &hash).unwrap(), bytes, "{label}");
+                assert!(sound(&path(&state, &hash)), "{label}");
+                let linked = std::fs::metadata(path(&state, &hash)).unwrap().ino() == was.ino;
+                assert_eq!(linked, case == "untouched", "{label}");
             }
-            let named = publish_link(&state, &tmp, &hash, was.size, was.mtime_ns as i64).unwrap();
-            assert!(!tmp.exists(), "{case}");
-            if case == "overwritten" {
-                assert!(!named && !path(&state, &hash).exists(), "{case}");
-                continue;
-            }
-            assert!(named, "{case}");
-            assert_eq!(read_verified(&state, &hash).unwrap(), bytes, "{case}");
-            assert!(sound(&path(&state, &hash)), "{case}");
-            let linked = std::fs::metadata(path(&state, &hash)).unwrap().ino() == was.ino;
-            assert_eq!(linked, case == "untouched", "{case}");
         }
+    }
+
+    /// A blob with a second name (a link not yet published) is read from a pack
+    /// that holds it, never through the tree file it shares.
+    #[test]
+    fn an_unpublished_link_is_read_from_a_pack_first() {
+        let t = tempfile::tempdir().unwrap();
+        let state = t.path().join("state");
+        std::fs::create_dir_all(pack::dir(&state)).unwrap();
+        let hash = sha256_hex(b"kept");
+        let mut batch = fsx::Batch::new(1);
+        let tmp = dir(&state).join(".p.tmp");
+        pack::write(&tmp, &[(hash.as_str(), b"kept".as_slice())], &mut batch).unwrap();
+        batch.sync().unwrap();
+        std::fs::rename(&tmp, pack::path(&state, "op-1")).unwrap();
+        let tree = t.path().join("f");
+        std::fs::write(&tree, b"changed in the tree").unwrap();
+        std::fs::hard_link(&tree, path(&state, &hash)).unwrap();
+        assert_eq!(read_verified(&state, &hash).unwrap(), b"kept");
+        assert_eq!(
+            read_verified_in(&state, &hash, Some("op-1")).unwrap(),
+            b"kept"
+        );
     }
 
     /// What a killed run left at a temp's name (a file, a symlink to a file

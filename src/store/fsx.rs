@@ -57,6 +57,20 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
     Ok(f)
 }
 
+/// `open_regular`, with the file's link count (a blob with more than one name
+/// is a link not yet published: `blobs::read_in`).
+pub fn open_regular_nlink(path: &Path) -> io::Result<(File, u64)> {
+    let f = open_read_nofollow(path)?;
+    let m = f.metadata()?;
+    if !m.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} is not a regular file", path.display()),
+        ));
+    }
+    Ok((f, m.nlink()))
+}
+
 /// A workspace file opened for reading, symlinks followed, without waiting:
 /// a file swapped for a FIFO after it was stat'ed is refused (`InvalidData`),
 /// never waited on (a write holds the workspace lock while it reads).

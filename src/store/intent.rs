@@ -54,9 +54,11 @@ pub struct Intent {
     /// Blobs that may be hard links to tree files (undone on discard).
     pub links: Vec<PathBuf>,
     /// Before-images kept as hard links of the inodes the steps replace or
-    /// remove (`blobs::link_before_image`), each under a temp name also listed in
-    /// `links`: discarded with the op, named a blob (`blobs::publish_link`) once
-    /// its steps ran. Never a final blob name while a tree file shares the inode.
+    /// remove (`blobs::link_before_image`), each at its blob name (records of
+    /// older versions: a temp name) also listed in `links`: discarded with the op,
+    /// published (`blobs::publish_link`) once its steps ran. While a tree file
+    /// shares the inode it has two names, and a blob with two names is never
+    /// trusted (`blobs::read_in`, `blobs::kept`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub linked: Vec<Linked>,
     pub steps: Vec<Step>,

@@ -391,7 +391,9 @@ pub fn set_aside(ctx: &Ctx, op_id: &str, dry_run: bool) -> Result<SetAside, CmdE
         for h in hashes {
             let b = super::blobs::path(&state, h);
             let to = kept_blobs.join(h);
-            if fsx::exists_nofollow(&to) {
+            // A link not yet published (a tree file's other name) is the next loop's.
+            let unpublished = i.linked.iter().any(|l| l.hash == h && l.tmp == b);
+            if fsx::exists_nofollow(&to) || unpublished {
                 continue;
             }
             if fsx::exists_nofollow(&b) {
@@ -418,8 +420,10 @@ pub fn set_aside(ctx: &Ctx, op_id: &str, dry_run: bool) -> Result<SetAside, CmdE
             if m.nlink() > 1 {
                 copy_private(&l.tmp, &to).map_err(io)?;
                 std::fs::remove_file(&l.tmp).map_err(io)?;
-            } else {
+            } else if l.tmp != super::blobs::path(&state, &l.hash) {
                 std::fs::rename(&l.tmp, &to).map_err(io)?;
+            } else {
+                std::fs::hard_link(&l.tmp, &to).map_err(io)?;
             }
         }
         for b in &i.blob_tmps {

@@ -224,3 +224,31 @@ fn an_apply_over_many_files_links_every_before_image_and_undo_restores_all() {
         );
     }
 }
+
+/// A name in `blobs/` that shares a tree file's inode (a before-image link not
+/// yet published, or one a set-aside shares) is never taken as kept: an op whose
+/// before-image has that hash stores it again as its own inode, so a later
+/// change of the tree file never reaches what undo restores.
+#[test]
+fn a_blob_name_shared_with_a_tree_file_is_stored_again() {
+    let env = TestEnv::new();
+    env.write("first.txt", "one\n");
+    env.run(&["edit", "first.txt", "--old", "one", "--new", "two"]);
+    let state = env.ws_state();
+    let shared = env.write("shared.txt", body("x"));
+    let hash = sha256sum(&shared);
+    std::fs::hard_link(&shared, blob(&state, &hash)).unwrap();
+    env.write("f.txt", body("x"));
+    let e = env
+        .run(&["edit", "f.txt", "--old", "x line 7\n", "--new", "seven\n"])
+        .op_id();
+    let bm = std::fs::symlink_metadata(blob(&state, &hash)).unwrap();
+    assert_eq!((bm.nlink(), bm.mode() & 0o7777), (1, 0o600));
+    assert_ne!(bm.ino(), ino(&shared));
+    // The tree file that shared the old name changes: undo is unaffected.
+    std::fs::write(&shared, "changed\n").unwrap();
+    let u = env.run(&["undo", &e]);
+    assert_eq!(u.code, 0, "{}", u.stderr);
+    assert_eq!(env.read("f.txt"), body("x").as_bytes());
+    assert!(temps(&state).is_empty(), "{:?}", temps(&state));
+}

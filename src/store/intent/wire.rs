@@ -177,9 +177,11 @@ impl Wire {
                 .map(|l| {
                     let n = temp_number(l.tmp.file_name(), &blob_prefix, ".tmp")
                         .filter(|_| l.tmp.parent() == Some(blobs));
+                    // Linked at its own blob name (the usual case): neither is written.
+                    let at_blob = l.tmp == blobs.join(&l.hash);
                     WireLinked {
                         n,
-                        tmp: n.is_none().then(|| name(&l.tmp)),
+                        tmp: (n.is_none() && !at_blob).then(|| name(&l.tmp)),
                         hash: l.hash.clone(),
                         size: l.size,
                         mtime_ns: l.mtime_ns,
@@ -257,6 +259,12 @@ impl Wire {
             let tmp = match (l.n, l.tmp) {
                 (Some(n), None) => blob_temp_name(blobs, &op_id, n as usize),
                 (None, Some(t)) => blob(t),
+                // At its blob name; a hash that is not a plain name is refused.
+                (None, None)
+                    if !l.hash.is_empty() && l.hash.bytes().all(|c| c.is_ascii_hexdigit()) =>
+                {
+                    blob(PathBuf::from(&l.hash))
+                }
                 _ => return Err(()),
             };
             linked.push(Linked {
@@ -305,17 +313,27 @@ mod tests {
         // A temp in an ancestor (its target's directory is made by the op).
         let t1 = temp_name(root, op, 1);
         let l0 = blob_temp_name(blobs, op, 0);
+        let at_blob = blobs.join("ef".repeat(32));
         Intent {
             op_id: op.to_string(),
             temps: vec![t0.clone(), t1.clone()],
             blob_tmps: vec![blobs.join(format!(".{op}-pack.tmp"))],
-            links: vec![blobs.join("ab".repeat(32)), l0.clone()],
-            linked: vec![Linked {
-                tmp: l0,
-                hash: "cd".repeat(32),
-                size: 7,
-                mtime_ns: 1_796_171_524_703_731_190,
-            }],
+            links: vec![blobs.join("ab".repeat(32)), l0.clone(), at_blob.clone()],
+            linked: vec![
+                Linked {
+                    tmp: l0,
+                    hash: "cd".repeat(32),
+                    size: 7,
+                    mtime_ns: 1_796_171_524_703_731_190,
+                },
+                // Linked at its own blob name: written as its hash alone.
+                Linked {
+                    tmp: at_blob,
+                    hash: "ef".repeat(32),
+                    size: 9,
+                    mtime_ns: 1_796_171_524_703_731_191,
+                },
+            ],
             steps: vec![
                 Step::Rename {
                     tmp: t0,
@@ -361,6 +379,8 @@ mod tests {
             .expect("intent");
         let json = |i: &Intent| serde_json::to_string(i).expect("json");
         assert_eq!(json(&back), json(&i));
+        // A link at its blob name is written as its hash, once.
+        assert_eq!(line.matches(&"ef".repeat(32)).count(), 1, "{line}");
         // No absolute path is written twice, and none at all here.
         assert!(
             !line.contains("/w/root") && !line.contains("/s/blobs"),

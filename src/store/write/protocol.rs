@@ -3,6 +3,7 @@
 use super::plan::BlobJob;
 use super::*;
 use crate::store::snapshot::Stamp;
+use std::collections::{HashMap, HashSet};
 
 impl<'a> Plan<'a> {
     /// Bytes of the blobs this op stores (the usage counter of `gc`).
@@ -23,9 +24,10 @@ impl<'a> Plan<'a> {
         let ctx = self.ctx;
         let state = self.state;
         // A before-image still on disk as it was read is kept as a link of its
-        // inode (`blobs::link_before_image`), unless that blob is there already;
-        // the others (another name, another filesystem, changed since read) go
-        // into the pack as before; one whose link fails late is copied loose.
+        // inode at its blob name (`blobs::link_before_image`), unless that blob
+        // is there already or another file of the op links it; the others
+        // (another name, another filesystem, changed since read) go into the
+        // pack as before; one whose link fails late is copied loose.
         let snap_stamp = |b: &BlobJob| -> Option<Stamp> {
             match (&b.disk, &b.content) {
                 (Some(_), Some(Content::Snap(s))) if s.stamp != Stamp::default() => Some(s.stamp),
@@ -33,16 +35,33 @@ impl<'a> Plan<'a> {
             }
         };
         let state_dev = std::fs::metadata(state).map(|m| m.dev()).ok();
-        let mut candidates: Vec<(&BlobJob, Stamp, std::fs::File)> = Vec::new();
+        let euid = blobs::euid();
+        // Each with the blob name it is linked at.
+        let mut candidates: Vec<(&BlobJob, Stamp, std::fs::File, PathBuf)> = Vec::new();
+        let mut linking: HashSet<&str> = HashSet::new();
         let mut rest: Vec<&BlobJob> = Vec::new();
         for b in &self.blobs {
             let checked = match (snap_stamp(b), &b.disk, state_dev) {
-                (Some(st), Some(src), Some(dev)) => blobs::linkable(src, &st, dev).map(|f| (st, f)),
+                (Some(st), Some(src), Some(dev)) => {
+                    blobs::linkable(src, &st, dev, euid).map(|f| (st, f))
+                }
                 _ => None,
             };
-            match checked {
-                Some(_) if blobs::exists(state, &b.hash) => {}
-                Some((st, f)) => candidates.push((b, st, f)),
+            let taken = || {
+                if linking.contains(b.hash.as_str()) {
+                    Some(true)
+                } else {
+                    blobs::kept_or_taken(state, &b.hash)
+                }
+            };
+            match checked.map(|c| (c, taken())) {
+                Some((_, Some(true))) => {}
+                // Its name is taken by a blob that is not sound: stored as the others.
+                Some((_, Some(false))) => rest.push(b),
+                Some(((st, f), None)) => {
+                    linking.insert(&b.hash);
+                    candidates.push((b, st, f, blobs::path(state, &b.hash)));
+                }
                 None => rest.push(b),
             }
         }
@@ -60,9 +79,10 @@ impl<'a> Plan<'a> {
         } else {
             (Vec::new(), rest)
         };
+        // A blob a link of this op makes is not stored again.
         let loose: Vec<&BlobJob> = loose
             .into_iter()
-            .filter(|b| !blobs::exists(state, &b.hash))
+            .filter(|b| !linking.contains(b.hash.as_str()) && !blobs::kept(state, &b.hash))
             .collect();
         let pack_tmp = blobs::dir(state).join(format!(".{}-pack.tmp", self.op_id));
         let mut blob_tmps: Vec<PathBuf> = loose.iter().map(|b| b.tmp.clone()).collect();
@@ -74,7 +94,7 @@ impl<'a> Plan<'a> {
             .filter(|b| b.disk.is_some())
             .map(|b| blobs::path(state, &b.hash))
             .collect();
-        links.extend(candidates.iter().map(|(b, _, _)| b.tmp.clone()));
+        links.extend(candidates.iter().map(|(_, _, _, at)| at.clone()));
         let intent = Intent {
             op_id: self.op_id.to_string(),
             temps: self.temps.iter().map(|t| t.path.clone()).collect(),
@@ -82,8 +102,8 @@ impl<'a> Plan<'a> {
             links,
             linked: candidates
                 .iter()
-                .map(|(b, st, _)| intent::Linked {
-                    tmp: b.tmp.clone(),
+                .map(|(b, st, _, at)| intent::Linked {
+                    tmp: at.clone(),
                     hash: b.hash.clone(),
                     size: st.size,
                     mtime_ns: st.mtime_ns as i64,
@@ -108,8 +128,8 @@ impl<'a> Plan<'a> {
             // The links first (no data written); a before-image that cannot be
             // linked is copied with the loose blobs.
             let mut loose = loose.clone();
-            for (b, st, f) in &candidates {
-                match blobs::link_before_image(f, st, &b.tmp) {
+            for (b, st, f, at) in &candidates {
+                match blobs::link_before_image(f, st, at) {
                     Ok(now) => relinked.push(now),
                     Err(_) => loose.push(b),
                 }
@@ -189,9 +209,14 @@ impl<'a> Plan<'a> {
         })();
         let unchanged =
             |e: std::io::Error| super::io_error(ctx, "the write (nothing was changed)", &e);
-        // The targets are checked again as late as possible before the commit point.
+        // The targets are checked again as late as possible before the commit
+        // point; those `linkable` opened are looked at through their descriptors.
+        let mut pinned: HashMap<PathBuf, std::fs::File> = candidates
+            .into_iter()
+            .filter_map(|(b, _, f, _)| b.disk.clone().map(|d| (d, f)))
+            .collect();
         let armed = prepared.map_err(unchanged).and_then(|()| {
-            let watch = super::appends::arm(&self.watch, &ctx.argv, &relinked)?;
+            let watch = super::appends::arm(&self.watch, &ctx.argv, &relinked, &mut pinned)?;
             intent::write_commit_line(&mut record, &sum).map_err(unchanged)?;
             Ok(watch)
         });
