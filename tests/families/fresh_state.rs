@@ -2,7 +2,7 @@
 //! (missing, missing in part, or under a state home that does not exist yet), and
 //! the op is journaled and undoable as any later one.
 
-use crate::support::{TestEnv, parse};
+use crate::support::{Run, TestEnv, parse};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
@@ -30,6 +30,21 @@ fn hash(env: &TestEnv, rel: &str) -> String {
     let r = env.run(&["info", rel]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     r.json["hash"].as_str().expect("hash").to_string()
+}
+
+/// `write REL --content CONTENT --overwrite --expect-hash <its hash now>`: the
+/// guarded overwrite these tests make as a workspace's first (or next) write.
+fn overwrite(env: &TestEnv, rel: &str, content: &str) -> Run {
+    let h = hash(env, rel);
+    env.run(&[
+        "write",
+        rel,
+        "--content",
+        content,
+        "--overwrite",
+        "--expect-hash",
+        &h,
+    ])
 }
 
 /// The op is in `history` and `undo` of it gives back the file as it was.
@@ -161,16 +176,7 @@ fn a_state_directory_missing_some_parts() {
                 let _ = std::fs::remove_file(&p);
             }
         }
-        let h = hash(&env, "a.txt");
-        let r = env.run(&[
-            "write",
-            "a.txt",
-            "--content",
-            "second\n",
-            "--overwrite",
-            "--expect-hash",
-            &h,
-        ]);
+        let r = overwrite(&env, "a.txt", "second\n");
         assert_eq!(r.code, 0, "{missing:?}: {}", r.stderr);
         let op = r.json["op_id"].as_str().expect("op_id").to_string();
         for d in ["commit", "journal", "blobs"] {
@@ -198,28 +204,10 @@ fn the_first_write_counts_the_blobs_it_stored() {
     let usage = |env: &TestEnv| {
         std::fs::read_to_string(ws_state(env.state.path()).join("usage")).unwrap_or_default()
     };
-    let h = hash(&env, "a.txt");
-    let r = env.run(&[
-        "write",
-        "a.txt",
-        "--content",
-        "new\n",
-        "--overwrite",
-        "--expect-hash",
-        &h,
-    ]);
+    let r = overwrite(&env, "a.txt", "new\n");
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(usage(&env), "12 0\n");
-    let h = hash(&env, "b.txt");
-    let r = env.run(&[
-        "write",
-        "b.txt",
-        "--content",
-        "b\n",
-        "--overwrite",
-        "--expect-hash",
-        &h,
-    ]);
+    let r = overwrite(&env, "b.txt", "b\n");
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(usage(&env), "15 0\n");
     // A first write that stores no blob leaves no counter.
