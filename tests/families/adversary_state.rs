@@ -209,6 +209,29 @@ fn undo_of_a_journal_entry_that_lies_about_its_paths_writes_nothing() {
     }
 }
 
+/// The first line of a forged intent record (old shape, as a hostile hand
+/// would write it): `temps` and `blob_tmps` as given, one rename of `renamed`
+/// onto a.txt, and an empty journal entry.
+fn forged_first_line(
+    env: &TestEnv,
+    id: &str,
+    temps: &[&Path],
+    blob_tmps: &[&Path],
+    renamed: &Path,
+) -> String {
+    serde_json::json!({
+        "op_id": id,
+        "temps": temps,
+        "blob_tmps": blob_tmps,
+        "links": [],
+        "steps": [{"op": "rename", "tmp": renamed, "to": env.path("a.txt")}],
+        "sync_dirs": [env.root()],
+        "entry": {"seq": 1, "op_id": id, "time": "2026-12-01T00:00:00Z",
+                  "command": "apply", "argv": ["apply"], "changes": []}
+    })
+    .to_string()
+}
+
 /// Writes `first` as the whole intent record `id` (its checksum line, mode 0600).
 fn plant_record(env: &TestEnv, id: &str, first: &str) {
     let scratch = tempfile::tempdir().unwrap();
@@ -234,17 +257,7 @@ fn a_record_naming_a_path_through_a_symlink_out_is_refused_in_one_sentence() {
     let id = "op-20261201T000000Z-0badf1f1";
     std::os::unix::fs::symlink(outside.path(), env.path("out")).unwrap();
     let via_link = env.path("out").join(format!(".aitools-{id}-0.tmp"));
-    let first = serde_json::json!({
-        "op_id": id,
-        "temps": [via_link],
-        "blob_tmps": [],
-        "links": [],
-        "steps": [{"op": "rename", "tmp": via_link, "to": env.path("a.txt")}],
-        "sync_dirs": [env.root()],
-        "entry": {"seq": 1, "op_id": id, "time": "2026-12-01T00:00:00Z",
-                  "command": "apply", "argv": ["apply"], "changes": []}
-    })
-    .to_string();
+    let first = forged_first_line(&env, id, &[&via_link], &[], &via_link);
     plant_record(&env, id, &first);
     let was = workspace(&env);
     let h = run_bounded(&env, &["history"], 20);
@@ -276,17 +289,7 @@ fn a_forged_intent_record_naming_files_outside_is_never_run() {
     std::fs::write(&blob_bait, "keep\n").unwrap();
     std::os::unix::fs::symlink(outside.path(), env.path("out")).unwrap();
     let via_link = env.path("out").join(format!(".aitools-{id}-0.tmp"));
-    let first = serde_json::json!({
-        "op_id": id,
-        "temps": [bait, via_link],
-        "blob_tmps": [blob_bait],
-        "links": [],
-        "steps": [{"op": "rename", "tmp": via_link, "to": env.path("a.txt")}],
-        "sync_dirs": [env.root()],
-        "entry": {"seq": 1, "op_id": id, "time": "2026-12-01T00:00:00Z",
-                  "command": "apply", "argv": ["apply"], "changes": []}
-    })
-    .to_string();
+    let first = forged_first_line(&env, id, &[&bait, &via_link], &[&blob_bait], &via_link);
     plant_record(&env, id, &first);
     let was = workspace(&env);
     let h = run_bounded(&env, &["history"], 20);
