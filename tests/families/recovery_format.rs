@@ -79,25 +79,33 @@ fn recovered(r: &crate::support::Run) -> Vec<(String, String)> {
         .unwrap_or_default()
 }
 
+/// A record of `shape` planted (with its commit line when `committed`), then a
+/// read: recovery reports `action` for it, a.txt holds `content`, and its temp
+/// file is gone.
+fn planted_then_read(shape: &str, committed: bool, action: &str, content: &[u8]) -> TestEnv {
+    let (env, root) = setup();
+    let first = match shape {
+        "old" => old_shape(&root),
+        _ => new_shape(json!([{"op": "rename", "n": 0, "to": "a.txt"}])),
+    };
+    let tmp = plant(&env, &root, &first, committed);
+    let r = env.run(&["read", "a.txt"]);
+    assert_eq!(r.code, 0, "{shape}: {}", r.stderr);
+    assert_eq!(
+        recovered(&r),
+        vec![(OP.to_string(), action.to_string())],
+        "{shape}: {}",
+        r.stdout
+    );
+    assert_eq!(env.read("a.txt"), content, "{shape}");
+    assert!(!tmp.exists(), "{shape}: the temp file is left");
+    env
+}
+
 #[test]
 fn a_committed_record_of_either_shape_is_rolled_forward_and_journaled() {
     for shape in ["old", "new"] {
-        let (env, root) = setup();
-        let first = match shape {
-            "old" => old_shape(&root),
-            _ => new_shape(json!([{"op": "rename", "n": 0, "to": "a.txt"}])),
-        };
-        let tmp = plant(&env, &root, &first, true);
-        let r = env.run(&["read", "a.txt"]);
-        assert_eq!(r.code, 0, "{shape}: {}", r.stderr);
-        assert_eq!(
-            recovered(&r),
-            vec![(OP.to_string(), "rolled-forward".to_string())],
-            "{shape}: {}",
-            r.stdout
-        );
-        assert_eq!(env.read("a.txt"), b"new\n", "{shape}");
-        assert!(!tmp.exists(), "{shape}: the temp file is left");
+        let env = planted_then_read(shape, true, "rolled-forward", b"new\n");
         let h = env.run(&["history"]);
         assert!(h.stdout.contains("op-0000c0de"), "{shape}: {}", h.stdout);
         // Nothing pending: writes run again.
@@ -109,22 +117,7 @@ fn a_committed_record_of_either_shape_is_rolled_forward_and_journaled() {
 #[test]
 fn an_uncommitted_record_of_either_shape_is_discarded_with_its_temp() {
     for shape in ["old", "new"] {
-        let (env, root) = setup();
-        let first = match shape {
-            "old" => old_shape(&root),
-            _ => new_shape(json!([{"op": "rename", "n": 0, "to": "a.txt"}])),
-        };
-        let tmp = plant(&env, &root, &first, false);
-        let r = env.run(&["read", "a.txt"]);
-        assert_eq!(r.code, 0, "{shape}: {}", r.stderr);
-        assert_eq!(
-            recovered(&r),
-            vec![(OP.to_string(), "discarded".to_string())],
-            "{shape}: {}",
-            r.stdout
-        );
-        assert_eq!(env.read("a.txt"), b"old\n", "{shape}");
-        assert!(!tmp.exists(), "{shape}: the temp file is left");
+        planted_then_read(shape, false, "discarded", b"old\n");
     }
 }
 
