@@ -3,6 +3,7 @@
 mod adversary_cli;
 mod adversary_disk;
 mod adversary_output;
+mod adversary_read_swap;
 mod adversary_state;
 mod adversary_tree;
 mod agent;
