@@ -46,9 +46,18 @@ pub fn status() -> u8 {
     }
     // `--output jsonl` (AOI-CLI): the same invocation, framed as an event stream.
     if let Some(req) = crate::aoi::request(HOST, &args) {
-        let code = crate::aoi::main(HOST, req, Box::new(std::io::stdout()));
+        let (code, lost) = crate::aoi::main(HOST, req, Box::new(std::io::stdout()));
         let _ = std::io::stdout().lock().flush();
-        return code;
+        return match lost {
+            // A closed pipe ends quietly, as in the envelope mode.
+            Some(l) if l.error.kind() != std::io::ErrorKind::BrokenPipe => {
+                let undelivered = Undelivered::of_answer(l.answer.as_ref(), &l.command, &args);
+                let e = undelivered.error(&l.error, l.code.map(i32::from));
+                say_lost(&undelivered.command, &e);
+                crate::aoi::lost_exit()
+            }
+            _ => code,
+        };
     }
     let invoked = match catch_unwind(AssertUnwindSafe(|| run(&args))) {
         Ok(r) => r,
@@ -96,10 +105,34 @@ fn serve_mcp(args: &[OsString]) -> Option<u8> {
     let mut server = crate::mcp::Server::new(HOST, root.as_deref());
     let mut input = std::io::stdin().lock();
     let mut out = std::io::stdout().lock();
-    // A closed stdout or stdin ends the session: the host is gone.
-    let _ = server.serve(&mut input, &mut out);
-    let _ = out.flush();
-    Some(0)
+    // A closed stdout or stdin ends the session: the host is gone. A stdout that
+    // refuses a reply otherwise (ENOSPC, EIO) ends it too, said on stderr with
+    // what the lost reply's call did (the op a write landed as).
+    match server.serve(&mut input, &mut out) {
+        Err(crate::mcp::Stopped::Output { error, reply })
+            if error.kind() != std::io::ErrorKind::BrokenPipe =>
+        {
+            let answer = reply.and_then(|v| Json::parse(&v.to_string()).ok());
+            let undelivered = Undelivered::of_answer(answer.as_ref(), "mcp", args);
+            let e = undelivered.error(&error, None);
+            say_lost(&undelivered.command, &e);
+            Some(1)
+        }
+        _ => {
+            let _ = out.flush();
+            Some(0)
+        }
+    }
+}
+
+/// One `environment.output-lost` envelope on stderr (nothing is left to tell a
+/// failed stderr write to).
+fn say_lost(command: &str, e: &CmdError) {
+    let lost = envelope::render_error(command, e);
+    let mut err = std::io::stderr().lock();
+    let _ = err
+        .write_all(lost.text.as_bytes())
+        .and_then(|_| err.flush());
 }
 
 fn emit(r: Rendered, undelivered: &Undelivered<'_>) -> u8 {
@@ -118,7 +151,10 @@ fn emit(r: Rendered, undelivered: &Undelivered<'_>) -> u8 {
         // answer is lost, so stderr says so, with what the call did (the op a
         // write landed as), and the exit code is the catalog's for a lost answer.
         Err(e) => {
-            let lost = envelope::render_error(&undelivered.command, &undelivered.error(&e, &r));
+            let lost = envelope::render_error(
+                &undelivered.command,
+                &undelivered.error(&e, Some(r.exit_code)),
+            );
             let mut err = std::io::stderr().lock();
             let _ = err
                 .write_all(lost.text.as_bytes())
@@ -158,6 +194,28 @@ impl<'a> Undelivered<'a> {
         }
     }
 
+    /// What an answer already rendered (the machine modes' envelope, when the
+    /// command got as far as answering) says; else only the call's name.
+    fn of_answer(answer: Option<&Json>, command: &str, args: &'a [OsString]) -> Undelivered<'a> {
+        let ok = answer.filter(|a| a.get("status").and_then(Json::as_str) != Some("error"));
+        let field = |k: &str| {
+            ok.and_then(|a| a.get(k))
+                .and_then(Json::as_str)
+                .map(str::to_string)
+        };
+        Undelivered {
+            command: answer
+                .and_then(|a| a.get("command"))
+                .and_then(Json::as_str)
+                .unwrap_or(command)
+                .to_string(),
+            op_id: field("op_id"),
+            tx: field("tx"),
+            staged: ok.is_some_and(|a| a.get("tx_op").is_some()),
+            args,
+        }
+    }
+
     /// The call again when it changes nothing (a read, or a dry run of anything).
     fn rerun(&self, argv: &[String]) -> Option<String> {
         let dry = argv
@@ -169,7 +227,8 @@ impl<'a> Undelivered<'a> {
     }
 
     /// `environment.output-lost`: the answer `r` could not be written to stdout.
-    fn error(&self, e: &std::io::Error, r: &Rendered) -> CmdError {
+    /// `exit_code`: what the call itself ended with, when it ran to its answer.
+    fn error(&self, e: &std::io::Error, exit_code: Option<i32>) -> CmdError {
         let argv = lossy(self.args);
         // The call's global options (`--root`) go into every repair's command.
         let globals = crate::protocol::shell::global_options(&argv);
@@ -181,11 +240,13 @@ impl<'a> Undelivered<'a> {
                     .chain(words.iter().copied()),
             )
         };
-        let why = format!(
-            "The answer could not be written to stdout ({}); the call itself ended with exit code {}",
-            crate::protocol::error::err_text(e),
-            r.exit_code
+        let mut why = format!(
+            "The answer could not be written to stdout ({})",
+            crate::protocol::error::err_text(e)
         );
+        if let Some(c) = exit_code {
+            why.push_str(&format!("; the call itself ended with exit code {c}"));
+        }
         if let Some(op) = &self.op_id {
             return CmdError::new(
                 code::OUTPUT_LOST,

@@ -132,7 +132,7 @@ pub fn request(host: Host, args: &[OsString]) -> Option<Request> {
 }
 
 /// Runs a request to its end, writing to `out`; returns the exit code.
-pub fn main(host: Host, req: Request, out: Box<dyn Write + Send>) -> u8 {
+pub fn main(host: Host, req: Request, out: Box<dyn Write + Send>) -> (u8, Option<Lost>) {
     match req {
         Request::Json { command } => {
             let doc = if command == "schema" {
@@ -143,8 +143,10 @@ pub fn main(host: Host, req: Request, out: Box<dyn Write + Send>) -> u8 {
             let (mut text, _) = crate::protocol::redact::write_masked(&mut doc.clone());
             text.push('\n');
             let mut out = out;
-            let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
-            0
+            match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+                Ok(()) => (0, None),
+                Err(error) => (0, Some(Lost::read(error, &command))),
+            }
         }
         Request::Jsonl(mode) => {
             signals::install();
@@ -153,13 +155,42 @@ pub fn main(host: Host, req: Request, out: Box<dyn Write + Send>) -> u8 {
     }
 }
 
+/// What stdout refused (the dispatcher reports it unless it is a closed pipe):
+/// the error, and the command's answer (the envelope: the op a write landed as,
+/// the tx it staged in) when the command got as far as answering.
+pub struct Lost {
+    pub error: std::io::Error,
+    pub answer: Option<Json>,
+    /// The exit code the answer called for (this mode's, from its category).
+    pub code: Option<u8>,
+    /// The command's name (`tx commit`), or `aitools`.
+    pub command: String,
+}
+
+impl Lost {
+    fn read(error: std::io::Error, command: &str) -> Lost {
+        Lost {
+            error,
+            answer: None,
+            code: None,
+            command: command.to_string(),
+        }
+    }
+}
+
+/// This mode's exit code for an answer stdout could not take (the category
+/// table's, as for every code in this mode).
+pub fn lost_exit() -> u8 {
+    table::category(code::OUTPUT_LOST).exit
+}
+
 /// Runs one call in this mode into any writer (the lint runs commands this way).
 pub fn run_captured(host: Host, args: &[String]) -> (Vec<u8>, u8) {
     let os: Vec<OsString> = args.iter().map(OsString::from).collect();
     let buf = Arc::new(std::sync::Mutex::new(Vec::new()));
     let code = match request(host, &os) {
-        Some(Request::Jsonl(mode)) => run(host, mode, Box::new(Shared(buf.clone())), false),
-        Some(req) => main(host, req, Box::new(Shared(buf.clone()))),
+        Some(Request::Jsonl(mode)) => run(host, mode, Box::new(Shared(buf.clone())), false).0,
+        Some(req) => main(host, req, Box::new(Shared(buf.clone()))).0,
         None => 2,
     };
     let bytes = buf.lock().map(|b| b.clone()).unwrap_or_default();
@@ -206,7 +237,52 @@ const EXIT_SIGINT: u8 = 130;
 const EXIT_SIGTERM: u8 = 143;
 const EXIT_PIPE: u8 = 141;
 
-fn run(host: Host, mode: Mode, out: Box<dyn Write + Send>, watch_signals: bool) -> u8 {
+/// Runs the call as a stream into `out`; what stdout refused, if it did.
+fn run(
+    host: Host,
+    mode: Mode,
+    mut out: Box<dyn Write + Send>,
+    watch_signals: bool,
+) -> (u8, Option<Lost>) {
+    let argv = lossy(&mode.args);
+    let words = host.commands.command_words(&argv);
+    let spec = host.commands.find(&words.join(" "));
+    if argv
+        .iter()
+        .take_while(|a| *a != "--")
+        .any(|a| a == "--help")
+    {
+        // The seed's rule: --help is human-readable help, even in this mode.
+        let text = commands::help_text(host.commands, spec);
+        return match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+            Ok(()) => (0, None),
+            Err(error) => (0, Some(Lost::read(error, "aitools"))),
+        };
+    }
+    let stream = Arc::new(Stream::new(out));
+    let mut answer = None;
+    let code = run_stream(host, &mode, &stream, watch_signals, &mut answer);
+    let lost = stream.take_error().map(|error| {
+        let (text, code) = answer.unzip();
+        Lost {
+            error,
+            answer: text.and_then(|t: String| Json::parse(t.trim_end()).ok()),
+            code,
+            command: spec.map_or("aitools", |s| s.name).to_string(),
+        }
+    });
+    (code, lost)
+}
+
+/// `run` once the stream is open; `answer` gets the command's envelope text and
+/// the exit code it calls for.
+fn run_stream(
+    host: Host,
+    mode: &Mode,
+    stream: &Arc<Stream>,
+    watch_signals: bool,
+    answer: &mut Option<(String, u8)>,
+) -> u8 {
     let argv = lossy(&mode.args);
     let head: Vec<&str> = argv
         .iter()
@@ -215,16 +291,7 @@ fn run(host: Host, mode: Mode, out: Box<dyn Write + Send>, watch_signals: bool) 
         .collect();
     let words = host.commands.command_words(&argv);
     let spec = host.commands.find(&words.join(" "));
-    if head.contains(&"--help") {
-        // The seed's rule: --help is human-readable help, even in this mode.
-        let mut out = out;
-        let _ = out
-            .write_all(commands::help_text(host.commands, spec).as_bytes())
-            .and_then(|_| out.flush());
-        return 0;
-    }
     let command = spec.map_or("aitools", |s| s.name);
-    let stream = Arc::new(Stream::new(out));
     let mut meta = Json::obj();
     identity(&mut meta);
     meta.push("command", Json::str(command));
@@ -245,7 +312,7 @@ fn run(host: Host, mode: Mode, out: Box<dyn Write + Send>, watch_signals: bool) 
             ),
         );
         stream.line("aoi:meta", meta);
-        return fail(&stream, &err, "unsupported");
+        return fail(stream, &err, "unsupported");
     }
     let dry_run = head.contains(&"--dry-run");
     if let Some(s) = spec
@@ -271,7 +338,7 @@ fn run(host: Host, mode: Mode, out: Box<dyn Write + Send>, watch_signals: bool) 
             ),
         );
         stream.line("aoi:meta", meta);
-        return fail(&stream, &err, "");
+        return fail(stream, &err, "");
     }
 
     // The command starts first and the meta line is written while it sets up
@@ -294,7 +361,7 @@ fn run(host: Host, mode: Mode, out: Box<dyn Write + Send>, watch_signals: bool) 
     stream.write_first();
     if spawned.is_err() {
         return fail(
-            &stream,
+            stream,
             &CmdError::internal("aitools could not start the command thread."),
             "",
         );
@@ -305,37 +372,40 @@ fn run(host: Host, mode: Mode, out: Box<dyn Write + Send>, watch_signals: bool) 
     if spec.is_some_and(|s| SCANS.contains(&s.name)) {
         crate::workspace::scan::warm();
     }
-    let writes = spec.is_some_and(|s| s.writes);
+    // A command that acts (a write, a tx record, a program run) runs to its end.
+    let acts = spec.is_some_and(|s| !s.read_only());
     let rendered = loop {
         match rx.recv_timeout(Duration::from_millis(10)) {
             Ok(Ok(r)) => break r,
             Ok(Err(_)) => {
                 return fail(
-                    &stream,
+                    stream,
                     &CmdError::internal("aitools failed unexpectedly."),
                     "",
                 );
             }
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
                 if watch_signals && let Some(sig) = signals::caught() {
-                    return cancelled(&stream, sig);
+                    return cancelled(stream, sig);
                 }
                 // Nobody reads a read-only command's events any more: stop now. A
-                // write finishes (it is short) so its journal and lock close cleanly.
-                if !writes && stream.closed() {
+                // write finishes (it is short) so its journal and lock close cleanly,
+                // and so does any command with a side effect (`tx begin`).
+                if !acts && stream.closed() {
                     return EXIT_PIPE;
                 }
             }
             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
                 return fail(
-                    &stream,
+                    stream,
                     &CmdError::internal("the command thread ended without an answer."),
                     "",
                 );
             }
         }
     };
-    let code = finish(&stream, spec, &rendered.text);
+    let code = finish(stream, spec, &rendered.text);
+    *answer = Some((rendered.text, code));
     if stream.closed() { EXIT_PIPE } else { code }
 }
 

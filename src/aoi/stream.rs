@@ -2,7 +2,8 @@
 //! reserved `aoi` object (`seq` contiguous from 0, `run` a ULID, `t` ms since the
 //! meta line). It is the event sink handlers stream into, it counts what it wrote
 //! for the summary, masks secrets on every line, and goes quiet once stdout closes
-//! or the stream has ended (a summary written, or a cancellation).
+//! or the stream has ended (a summary written, or a cancellation), keeping the
+//! error that closed it (the dispatcher tells a lost answer from a closed pipe).
 
 use crate::protocol::events::EventSink;
 use crate::protocol::{Json, redact};
@@ -27,6 +28,8 @@ struct Inner {
     counts: Counts,
     /// stdout refused a write (a closed pipe): nothing more is written.
     closed: bool,
+    /// Why it refused (EPIPE for a closed pipe; ENOSPC, EIO: the answer is lost).
+    error: Option<std::io::Error>,
     /// The terminal line was written: nothing may follow it.
     ended: bool,
     /// Domain event types a handler streamed (their envelope lists are then not
@@ -52,6 +55,7 @@ impl Stream {
                 out,
                 counts: Counts::default(),
                 closed: false,
+                error: None,
                 ended: false,
                 streamed: Vec::new(),
                 mask: redact::StreamMask::default(),
@@ -83,6 +87,11 @@ impl Stream {
 
     pub fn closed(&self) -> bool {
         self.lock().closed
+    }
+
+    /// The error that closed the stream, once (`None` while stdout takes it all).
+    pub fn take_error(&self) -> Option<std::io::Error> {
+        self.lock().error.take()
     }
 
     pub fn streamed(&self, kind: &str) -> bool {
@@ -172,12 +181,9 @@ impl Stream {
             return;
         }
         // One write per line, flushed: a consumer sees each event as it happens.
-        if g.out
-            .write_all(text.as_bytes())
-            .and_then(|_| g.out.flush())
-            .is_err()
-        {
+        if let Err(e) = g.out.write_all(text.as_bytes()).and_then(|_| g.out.flush()) {
             g.closed = true;
+            g.error = Some(e);
         }
     }
 }

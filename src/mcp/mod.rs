@@ -126,6 +126,19 @@ pub struct Server {
     pending: VecDeque<Pending>,
 }
 
+/// Why `serve` stopped before the end of its input.
+#[derive(Debug)]
+pub enum Stopped {
+    /// stdin failed (the host is gone).
+    Input,
+    /// stdout refused a reply: the error, and the envelope the lost reply
+    /// carried (a tool call's `structuredContent`), if it was one.
+    Output {
+        error: std::io::Error,
+        reply: Option<Value>,
+    },
+}
+
 impl Server {
     pub fn new(host: Host, root_arg: Option<&str>) -> Server {
         let (root, fixed) = match root_arg {
@@ -156,12 +169,17 @@ impl Server {
         }
     }
 
-    /// Reads messages until end of input, answering each on `out`.
-    pub fn serve(&mut self, input: &mut dyn BufRead, out: &mut dyn Write) -> std::io::Result<()> {
+    /// Reads messages until end of input, answering each on `out`; stops at the
+    /// first read or write that fails.
+    pub fn serve(&mut self, input: &mut dyn BufRead, out: &mut dyn Write) -> Result<(), Stopped> {
         let mut line = Vec::new();
         loop {
             line.clear();
-            if input.read_until(b'\n', &mut line)? == 0 {
+            if input
+                .read_until(b'\n', &mut line)
+                .map_err(|_| Stopped::Input)?
+                == 0
+            {
                 return Ok(());
             }
             let text = trim(&line);
@@ -171,8 +189,13 @@ impl Server {
             for reply in self.handle(text) {
                 let mut s = serde_json::to_string(&reply).unwrap_or_default();
                 s.push('\n');
-                out.write_all(s.as_bytes())?;
-                out.flush()?;
+                if let Err(error) = out.write_all(s.as_bytes()).and_then(|_| out.flush()) {
+                    let reply = reply
+                        .get("result")
+                        .and_then(|r| r.get("structuredContent"))
+                        .cloned();
+                    return Err(Stopped::Output { error, reply });
+                }
             }
         }
     }
