@@ -8,6 +8,9 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use super::EntryStat;
+/// Whether anything (even a dangling symlink) is at a path: one definition for
+/// the store and the scan (the store's leaf `fsx`, which names nothing else).
+pub use crate::store::fsx::exists_nofollow;
 
 /// The real path of an existing `path` (symlinks resolved); an error when it
 /// does not exist.
@@ -242,9 +245,4 @@ pub fn read_fifo(path: &Path, cap: u64, wait: std::time::Duration) -> io::Result
         }
     }
     Ok(Some(buf))
-}
-
-/// Whether anything (even a dangling symlink) is at `path`.
-pub fn exists_nofollow(path: &Path) -> bool {
-    std::fs::symlink_metadata(path).is_ok()
 }
