@@ -140,6 +140,23 @@ fn read_from(p: &Path, hash: &str) -> io::Result<Option<Vec<u8>>> {
     Ok(Some(out))
 }
 
+/// `hash`'s bytes from the pack of op `op` alone (no other pack is listed or
+/// read): `None` when that pack is missing, unreadable, or does not hold them;
+/// a pack cut short before them is damage (`InvalidData`), as in [`find`].
+pub fn find_in(state: &Path, hash: &str, op: &str) -> io::Result<Option<Vec<u8>>> {
+    if !plain_name(op) {
+        return Ok(None);
+    }
+    match read_from(&path(state, op), hash) {
+        Ok(found) => Ok(found),
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("blob {hash}: its pack {op} is shorter than its index says"),
+        )),
+        Err(_) => Ok(None),
+    }
+}
+
 /// The names of the packs there are (none when `packs/` is missing).
 pub fn names(state: &Path) -> io::Result<Vec<String>> {
     fsx::names_where(&dir(state), plain_name)

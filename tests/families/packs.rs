@@ -202,3 +202,73 @@ fn undo_refuses_a_damaged_pack_and_touches_no_file() {
         }
     }
 }
+
+/// `diff --op` of an op whose after-states a later op kept in its own pack (the
+/// files changed since): the before-images come from the op's pack (its hint),
+/// the after-states from the later op's pack, found by the last-resort look
+/// through every pack.
+#[test]
+fn diff_finds_an_after_state_held_in_a_later_ops_pack() {
+    let env = TestEnv::new();
+    let (diff, _others) = setup(&env);
+    let a = env
+        .run_stdin(&["apply", "--stdin", "--strip", "1"], &diff)
+        .op_id();
+    let mut second = String::new();
+    for (i, f) in FILES.iter().enumerate() {
+        second.push_str(&format!(
+            "--- a/{f}\n+++ b/{f}\n@@ -1,3 +1,3 @@\n file {i}\n line 2 of {i}\n-line three\n+line 3\n"
+        ));
+    }
+    // Pinned again: the second op's before-images (the first's after-states)
+    // go into its own pack too.
+    let _pinned = pin(&env);
+    let b = env
+        .run_stdin(&["apply", "--stdin", "--strip", "1"], second.as_bytes())
+        .op_id();
+    assert_eq!(packs(&env).len(), 2, "{:?} {a} {b}", packs(&env));
+    assert!(loose(&env).is_empty(), "{:?}", loose(&env));
+    let d = env.run(&["diff", "--op", &a]);
+    assert_eq!(d.code, 0, "{}", d.stderr);
+    for (i, c) in d.json["changes"]
+        .as_array()
+        .expect("changes")
+        .iter()
+        .enumerate()
+    {
+        let text = c["diff"].as_str().unwrap_or_else(|| panic!("no diff: {c}"));
+        assert!(text.contains("-line two"), "{i}: {text}");
+        assert!(text.contains("+line 2 of"), "{i}: {text}");
+    }
+    // The latest op's after-states are the files themselves.
+    let d = env.run(&["diff", "--op", &b]);
+    assert_eq!(d.code, 0, "{}", d.stderr);
+    assert!(d.stdout.contains("+line 3"), "{}", d.stdout);
+    assert!(!d.stdout.contains("diff_unavailable"), "{}", d.stdout);
+}
+
+/// `tx diff` of a file whose base (its state when the tx touched it) a later op
+/// outside the tx kept in its pack: the base is found there (the disk no longer
+/// has it).
+#[test]
+fn tx_diff_finds_a_base_held_in_a_pack() {
+    let env = TestEnv::new();
+    let (diff, _others) = setup(&env);
+    let tx = env.tx_begin();
+    let e = env.run(&[
+        "edit", "a.txt", "--old", "file 0", "--new", "FILE 0", "--tx", &tx,
+    ]);
+    assert_eq!(e.code, 0, "{}", e.stderr);
+    let a = env
+        .run_stdin(&["apply", "--stdin", "--strip", "1"], &diff)
+        .op_id();
+    assert_eq!(packs(&env).len(), 1, "{:?} {a}", packs(&env));
+    let d = env.run(&["tx", "diff", &tx]);
+    assert_eq!(d.code, 0, "{}", d.stderr);
+    let text = d.json["changes"][0]["diff"].as_str().unwrap_or_default();
+    assert!(
+        text.contains("-file 0") && text.contains("+FILE 0") && text.contains(" line two"),
+        "{}",
+        d.stdout
+    );
+}

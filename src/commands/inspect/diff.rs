@@ -373,8 +373,17 @@ fn dir_diff(ctx: &Ctx, a: &DiffArgs, pa: &Path, pb: &Path) -> Result<Output, Cmd
     Ok(Output::cut(&out, truncated))
 }
 
-/// The bytes of a file state: its blob, else the tree file when it still holds them.
-fn state_bytes(ctx: &Ctx, state_dir: &Path, rel: &str, s: &State) -> Option<Vec<u8>> {
+/// The bytes of a file state: its loose blob, else the pack of `op` (the op
+/// whose before-image it is), else the tree file when it still holds them, and
+/// only then any pack that does (each pack listed and its index read: the
+/// latest op's after-state, on disk, never costs that).
+fn state_bytes(
+    ctx: &Ctx,
+    state_dir: &Path,
+    rel: &str,
+    s: &State,
+    op: Option<&str>,
+) -> Option<Vec<u8>> {
     if s.kind != "file" {
         return if s.is_missing() {
             Some(Vec::new())
@@ -383,11 +392,22 @@ fn state_bytes(ctx: &Ctx, state_dir: &Path, rel: &str, s: &State) -> Option<Vec<
         };
     }
     let hash = s.hash.as_deref()?;
-    if let Ok(b) = blobs::read(state_dir, hash) {
+    if blobs::exists(state_dir, hash)
+        && let Ok(b) = blobs::read(state_dir, hash)
+    {
         return Some(b);
     }
-    let b = ctx.files().disk(&ctx.root.join(rel)).read().ok()?;
-    (crate::text::lines::sha256_hex(&b) == hash).then_some(b)
+    if let Some(op) = op
+        && let Ok(Some(b)) = crate::store::pack::find_in(state_dir, hash, op)
+    {
+        return Some(b);
+    }
+    if let Ok(b) = ctx.files().disk(&ctx.root.join(rel)).read()
+        && crate::text::lines::sha256_hex(&b) == hash
+    {
+        return Some(b);
+    }
+    blobs::read(state_dir, hash).ok()
 }
 
 fn op_diff(ctx: &Ctx, a: &DiffArgs, op: &str) -> Result<Output, CmdError> {
@@ -396,7 +416,7 @@ fn op_diff(ctx: &Ctx, a: &DiffArgs, op: &str) -> Result<Output, CmdError> {
     let o = options(a);
     let mut changes = Vec::new();
     for c in entry.changes.iter().take(a.limit as usize) {
-        changes.push(op_change(ctx, &state, c, &o));
+        changes.push(op_change(ctx, &state, &entry.op_id, c, &o));
     }
     let truncated = entry.changes.len() as u64 > a.limit;
     let out = DiffOut {
@@ -408,7 +428,7 @@ fn op_diff(ctx: &Ctx, a: &DiffArgs, op: &str) -> Result<Output, CmdError> {
     Ok(Output::cut(&out, truncated))
 }
 
-fn op_change(ctx: &Ctx, state: &Path, c: &EntryChange, o: &DiffOptions) -> OpChange {
+fn op_change(ctx: &Ctx, state: &Path, op: &str, c: &EntryChange, o: &DiffOptions) -> OpChange {
     let mut out = OpChange {
         path: c.path.clone(),
         action: c.action.clone(),
@@ -424,8 +444,8 @@ fn op_change(ctx: &Ctx, state: &Path, c: &EntryChange, o: &DiffOptions) -> OpCha
     if !content_changed {
         return out;
     }
-    let before = state_bytes(ctx, state, &c.path, &c.before);
-    let after = state_bytes(ctx, state, &c.path, &c.after);
+    let before = state_bytes(ctx, state, &c.path, &c.before, Some(op));
+    let after = state_bytes(ctx, state, &c.path, &c.after, None);
     match (before, after) {
         (Some(x), Some(y)) => {
             if crate::text::sniff::is_binary(&x) || crate::text::sniff::is_binary(&y) {

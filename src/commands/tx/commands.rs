@@ -245,15 +245,22 @@ pub const DIFF: CommandSpec = CommandSpec {
     run: handler!(DiffArgs, diff),
 };
 
-/// The bytes of a base state: its blob, else the file on disk while it still
-/// has that hash.
+/// The bytes of a base state: its loose blob, else the file on disk while it
+/// still has that hash (the usual case: no pack listed), else any pack that
+/// holds it.
 fn base_bytes(ctx: &Ctx, t: &Tx, rel: &str, s: &State) -> Option<Vec<u8>> {
     let h = s.hash.as_ref().filter(|_| s.kind == "file")?;
-    if let Ok(b) = blobs::read(&t.state, h) {
+    if blobs::exists(&t.state, h)
+        && let Ok(b) = blobs::read(&t.state, h)
+    {
         return Some(b);
     }
-    let snap = ctx.session.snapshots.load(&ctx.root.join(rel)).ok()?;
-    (snap.hash == *h).then(|| snap.bytes.clone())
+    if let Ok(snap) = ctx.session.snapshots.load(&ctx.root.join(rel))
+        && snap.hash == *h
+    {
+        return Some(snap.bytes.clone());
+    }
+    blobs::read(&t.state, h).ok()
 }
 
 pub fn diff(ctx: &Ctx, a: &DiffArgs) -> Result<Output, CmdError> {
