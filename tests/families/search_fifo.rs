@@ -120,3 +120,34 @@ fn files_with_nothing_selected_still_count_as_scanned() {
     let r = env.run(&["search", "needle", "--output", "files-without-match"]);
     assert_eq!(r.json["total"], 6, "{}", r.stdout);
 }
+
+/// A `<(cmd)` whose command wrote nothing and exited before aitools opened it
+/// (`<(true)`, a grep that found nothing): the pipe's writer is gone for good,
+/// so it is searched at once (0 matches), not passed over as `no-writer` after
+/// a wait. Here the pipe is stdin with its write end closed, named `/dev/stdin`.
+#[test]
+fn a_pipe_whose_writer_already_exited_reads_as_empty_at_once() {
+    use std::os::fd::FromRawFd;
+    let env = TestEnv::new();
+    env.write("a.txt", "needle\n");
+    let mut fds = [0; 2];
+    // SAFETY: `fds` has room for the two descriptors pipe() writes.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0, "pipe");
+    // SAFETY: fresh descriptors this test owns; the write end closes unused.
+    let read_end = unsafe {
+        libc::close(fds[1]);
+        std::process::Stdio::from(std::os::fd::OwnedFd::from_raw_fd(fds[0]))
+    };
+    let t = Instant::now();
+    let out = env
+        .command(&["search", "needle", "a.txt", "/dev/stdin"])
+        .stdin(read_end)
+        .output()
+        .expect("spawn aitools");
+    let took = t.elapsed();
+    let r = support::parse(out);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.json["total_matches"], 1, "{}", r.stdout);
+    assert!(r.json.get("skipped").is_none(), "{}", r.stdout);
+    assert!(took < Duration::from_millis(900), "took {took:?}");
+}

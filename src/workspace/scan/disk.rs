@@ -175,6 +175,15 @@ pub fn open_sized(path: &Path) -> io::Result<(File, u64)> {
     Ok((f, m.len()))
 }
 
+/// Whether `f` is an anonymous pipe (pipefs: its /proc link reads `pipe:[N]`),
+/// not a FIFO with a name on a file system.
+fn is_anonymous_pipe(f: &File) -> bool {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    std::fs::read_link(format!("/proc/self/fd/{}", f.as_raw_fd()))
+        .is_ok_and(|t| t.as_os_str().as_bytes().starts_with(b"pipe:"))
+}
+
 /// How long a named pipe given as a PATH may go without a writer before the
 /// scan passes it over (`NoWriter`): a FIFO picked up by a shell glob has none,
 /// and its open or read would wait forever; `<(cmd)` has its writer already.
@@ -195,8 +204,11 @@ pub fn read_fifo(path: &Path, cap: u64, wait: std::time::Duration) -> io::Result
     let deadline = std::time::Instant::now() + wait;
     let mut buf = Vec::new();
     let mut chunk = vec![0u8; 64 << 10];
-    // A writer has had the pipe open (it wrote, holds it, or came and went).
-    let mut writer = false;
+    // A writer has had the pipe open (it wrote, holds it, or came and went). An
+    // anonymous pipe (`<(cmd)`'s /dev/fd/N, `/dev/stdin`) was made with its
+    // writer, so end of file there is the end: the command wrote what it had and
+    // exited before the open (`<(true)`), and no writer can come later.
+    let mut writer = is_anonymous_pipe(&f);
     loop {
         let timeout = match f.read(&mut chunk) {
             Ok(0) if writer => break,
