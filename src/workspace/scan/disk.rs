@@ -57,6 +57,13 @@ const WALKED_FLAGS: libc::c_int =
 /// the opens fall back to `O_NOFOLLOW` alone for the rest of the process.
 static OPENAT2: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
 
+/// Whether walked opens refuse a symlink anywhere on the path (openat2), not
+/// only a final one.
+#[cfg(test)]
+pub(super) fn refuses_any_symlink() -> bool {
+    OPENAT2.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 #[repr(C)]
 struct OpenHow {
     flags: u64,

@@ -107,14 +107,16 @@ fn a_listing_that_fails_part_way_keeps_what_it_read_and_names_the_rest() {
 fn a_listed_fifo_never_blocks_nor_streams_without_end() {
     use std::io::{Read, Write};
     let tmp = tempfile::tempdir().expect("temp dir");
-    let file = tmp.path().join("f");
+    // A walk's paths are real paths (no symlink on the way: see `open_walked`).
+    let real = std::fs::canonicalize(tmp.path()).expect("real path");
+    let file = real.join("f");
     std::fs::write(&file, vec![b'x'; 3 << 20]).expect("write");
     let mut got = Vec::new();
     open_listed(&file)
         .and_then(|mut f| f.read_to_end(&mut got))
         .expect("a regular file reads");
     assert_eq!(got.len(), 3 << 20);
-    let fifo = tmp.path().join("p");
+    let fifo = real.join("p");
     let made = std::process::Command::new("mkfifo")
         .arg(&fifo)
         .status()
@@ -161,4 +163,37 @@ fn a_listed_fifo_never_blocks_nor_streams_without_end() {
         Some(std::io::ErrorKind::InvalidData),
         "after {total} bytes"
     );
+}
+
+/// A listed file or directory swapped for a symlink is refused (`ELOOP`), never
+/// followed: not a final symlink, not one on the way.
+#[test]
+fn a_listed_path_through_a_symlink_is_refused() {
+    use std::io::Read;
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let real = std::fs::canonicalize(tmp.path()).expect("real path");
+    std::fs::create_dir(real.join("d")).expect("mkdir");
+    std::fs::write(real.join("d/secret"), "outside\n").expect("write");
+    std::os::unix::fs::symlink(real.join("d/secret"), real.join("f")).expect("symlink");
+    std::os::unix::fs::symlink(real.join("d"), real.join("l")).expect("symlink");
+    let mut got = String::new();
+    open_listed(&real.join("d/secret"))
+        .and_then(|mut f| f.read_to_string(&mut got))
+        .expect("the file itself reads");
+    assert_eq!(got, "outside\n");
+    let mut refused = vec![real.join("f")];
+    // Where the kernel has no openat2 (found out by the open above), only a
+    // final symlink is refused.
+    if disk::refuses_any_symlink() {
+        refused.push(real.join("l/secret"));
+    }
+    for p in refused {
+        let listed = open_listed(&p).map(|_| ());
+        assert_eq!(
+            listed.map_err(|e| e.raw_os_error()),
+            Err(Some(libc::ELOOP)),
+            "{p:?}"
+        );
+        assert!(open_sized(&p).is_err(), "{p:?}");
+    }
 }
