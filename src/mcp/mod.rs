@@ -45,7 +45,7 @@ pub struct McpArgs {}
 pub const SPEC: CommandSpec = CommandSpec {
     name: "mcp",
     summary: "MCP server on stdio (for agent hosts).",
-    description: "JSON-RPC 2.0, one message per line on stdin/stdout; exits at end of input. Speaks the 2026-07-28 revision (stateless requests with _meta, server/discover) and the initialize handshake of 2025-11-25 and earlier. Tools are the commands, snake_case (code_outline, tx_commit); structuredContent is the command's envelope. The workspace root is --root, else the working directory (never / or the home directory), else the first root the client offers. Started by a host, not called as a command.",
+    description: "JSON-RPC 2.0, one message per line on stdin/stdout; exits at end of input (0), or when stdout refuses a reply (1, an environment.output-lost envelope on stderr naming what the lost call did). Speaks the 2026-07-28 revision (stateless requests with _meta, server/discover) and the initialize handshake of 2025-11-25 and earlier. Tools are the commands, snake_case (code_outline, tx_commit); structuredContent is the command's envelope. The workspace root is --root, else the working directory (never / or the home directory), else the first root the client offers. Started by a host, not called as a command.",
     args: <McpArgs as clap::Args>::augment_args,
     output_fields: &[],
     error_codes: &[code::ARGUMENT_INVALID],
