@@ -13,6 +13,7 @@ use crate::text::doc::Doc;
 use crate::text::select;
 use crate::workspace::{Ctx, paths};
 use clap::Args;
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -62,6 +63,14 @@ pub const SPEC: CommandSpec = CommandSpec {
     effects: Effects::NONE,
     run: handler!(ApplyArgs, run),
 };
+
+/// The patch's paths in the order first met, and where each real path is among
+/// them (a map, not a scan: one lookup per file section, not one per slot).
+#[derive(Default)]
+struct Slots {
+    list: Vec<Slot>,
+    at: HashMap<PathBuf, usize>,
+}
 
 /// A path's state while the patch's files are applied in order.
 struct Slot {
@@ -126,7 +135,7 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
         ctx,
         &WriteRequest::new(ctx).dry_run(args.guard.dry.dry_run),
         || {
-            let mut slots: Vec<Slot> = Vec::new();
+            let mut slots = Slots::default();
             for (fi, p) in patches.iter().enumerate() {
                 if let (true, Some(from), Some(to)) = (p.renamed, &p.old_path, &p.new_path)
                     && from != to
@@ -139,6 +148,7 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
                 let arg = target_arg(ctx, p)?;
                 let idx = slot(ctx, &mut slots, &arg, &expect)?;
                 let s = slots
+                    .list
                     .get_mut(idx)
                     .ok_or_else(|| CmdError::internal("apply: slot lost"))?;
                 let creating = p.old_path.is_none();
@@ -218,7 +228,7 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
                 }
             }
             let mut changes = Vec::new();
-            for s in slots {
+            for s in slots.list {
                 match (&s.before, s.now) {
                     (Some(_), None) => changes.push(Change::Delete { path: s.real }),
                     (None, Some(d)) => changes.push(Change::Put {
@@ -312,7 +322,7 @@ fn fuzz_that_fits(doc: &Doc, p: &FilePatch, used: usize) -> Option<usize> {
 /// must not exist) with `from`'s mode (or the diff's new mode), and `from` removed.
 fn rename(
     ctx: &Ctx,
-    slots: &mut Vec<Slot>,
+    slots: &mut Slots,
     expect: &guard::ExpectHash,
     (from, to): (&String, &String),
     p: &FilePatch,
@@ -323,7 +333,7 @@ fn rename(
     let dst = slot(ctx, slots, to, expect)?;
     let lost = || CmdError::internal("apply: slot lost");
     let (current, src_display, src_real) = {
-        let s = slots.get(src).ok_or_else(lost)?;
+        let s = slots.list.get(src).ok_or_else(lost)?;
         let Some(d) = s.now.clone() else {
             return Err(CmdError::new(
                 code::NOT_FOUND,
@@ -337,7 +347,7 @@ fn rename(
         };
         (d, s.display.clone(), s.real.clone())
     };
-    if let Some(d) = slots.get(dst).filter(|d| d.now.is_some()) {
+    if let Some(d) = slots.list.get(dst).filter(|d| d.now.is_some()) {
         return Err(CmdError::new(
             code::EXISTS,
             format!(
@@ -363,10 +373,10 @@ fn rename(
             .filter(|s| s.kind == crate::store::files::Kind::File)
             .map_or(0o644, |s| s.mode),
     };
-    if let Some(s) = slots.get_mut(src) {
+    if let Some(s) = slots.list.get_mut(src) {
         s.now = None;
     }
-    let d = slots.get_mut(dst).ok_or_else(lost)?;
+    let d = slots.list.get_mut(dst).ok_or_else(lost)?;
     d.now = Some(out);
     d.mode = Some(mode);
     Ok((p.hunks.len() as u64, moved))
@@ -395,18 +405,18 @@ fn target_arg(ctx: &Ctx, p: &FilePatch) -> Result<String, CmdError> {
 /// The slot for `arg`, loaded (and hash-checked) on first use.
 fn slot(
     ctx: &Ctx,
-    slots: &mut Vec<Slot>,
+    slots: &mut Slots,
     arg: &str,
     expect: &guard::ExpectHash,
 ) -> Result<usize, CmdError> {
     let abs = ctx.path_arg(arg)?;
     let (real, lstat) = paths::real_path_lstat(&abs);
-    if let Some(i) = slots.iter().position(|s| s.real == real) {
+    if let Some(&i) = slots.at.get(&real) {
         return Ok(i);
     }
     let display = ctx.display_real(&real);
     common::check_inside(ctx, &real, &display)?;
-    let first = slots.is_empty();
+    let first = slots.list.is_empty();
     // A regular file met on the way to the real path is loaded with that lstat.
     // Otherwise one stat (the path followed) tells an existing file from a missing
     // one; only a path that does not lead anywhere is asked again whether an entry
@@ -439,7 +449,9 @@ fn slot(
             }
         }
     }
-    slots.push(Slot {
+    let i = slots.list.len();
+    slots.at.insert(real.clone(), i);
+    slots.list.push(Slot {
         real,
         display,
         now: before.as_ref().map(|t| t.doc.clone()),
@@ -447,7 +459,7 @@ fn slot(
         mode: None,
         chmod: None,
     });
-    Ok(slots.len() - 1)
+    Ok(i)
 }
 
 /// `selection.no-match` / `selection.ambiguous` naming the hunk, where it was

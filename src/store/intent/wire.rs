@@ -159,7 +159,10 @@ impl Wire {
             .collect();
         let derived =
             renamed.len() == i.temps.len() && renamed.iter().zip(&i.temps).all(|(a, b)| *a == b);
-        let linked_tmps: Vec<&PathBuf> = i.linked.iter().map(|l| &l.tmp).collect();
+        // A set, not a list: an op over many files has as many links as linked
+        // before-images (a linear `contains` per link was quadratic in files).
+        let linked_tmps: std::collections::HashSet<&Path> =
+            i.linked.iter().map(|l| l.tmp.as_path()).collect();
         Wire {
             v: 2,
             op_id: i.op_id.clone(),
@@ -168,7 +171,7 @@ impl Wire {
             links: i
                 .links
                 .iter()
-                .filter(|l| !linked_tmps.contains(l))
+                .filter(|l| !linked_tmps.contains(l.as_path()))
                 .map(|l| name(l))
                 .collect(),
             linked: i
