@@ -131,129 +131,126 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
 
     let mut applied = 0u64;
     let mut moved = false;
-    let committed = write::submit(
-        ctx,
-        &WriteRequest::new(ctx).dry_run(args.guard.dry.dry_run),
-        || {
-            let mut slots = Slots::default();
-            for (fi, p) in patches.iter().enumerate() {
-                if let (true, Some(from), Some(to)) = (p.renamed, &p.old_path, &p.new_path)
-                    && from != to
-                {
-                    let (n, m) = rename(ctx, &mut slots, &expect, (from, to), p, fuzz, fi)?;
-                    applied += n;
-                    moved |= m;
-                    continue;
+    let req = WriteRequest::new(ctx).dry_run(args.guard.dry.dry_run);
+    let committed = write::submit(ctx, &req, || {
+        let mut slots = Slots::default();
+        for (fi, p) in patches.iter().enumerate() {
+            if let (true, Some(from), Some(to)) = (p.renamed, &p.old_path, &p.new_path)
+                && from != to
+            {
+                let (n, m) = rename(ctx, &mut slots, &expect, (from, to), p, fuzz, fi)?;
+                applied += n;
+                moved |= m;
+                continue;
+            }
+            let arg = target_arg(ctx, p)?;
+            let idx = slot(ctx, &mut slots, &arg, &expect)?;
+            let s = slots
+                .list
+                .get_mut(idx)
+                .ok_or_else(|| CmdError::internal("apply: slot lost"))?;
+            let creating = p.old_path.is_none();
+            let current = match (&s.now, creating) {
+                (Some(_), true) => {
+                    return Err(CmdError::new(
+                        code::EXISTS,
+                        format!("The diff creates {}, which already exists.", s.display),
+                        Repair::new(
+                            "reverse",
+                            "Check whether the patch is already applied: try it with --reverse --dry-run.",
+                            shell::aitools(["apply", "--stdin", "--reverse", "--dry-run"]),
+                        ),
+                    ));
                 }
-                let arg = target_arg(ctx, p)?;
-                let idx = slot(ctx, &mut slots, &arg, &expect)?;
-                let s = slots
-                    .list
-                    .get_mut(idx)
-                    .ok_or_else(|| CmdError::internal("apply: slot lost"))?;
-                let creating = p.old_path.is_none();
-                let current = match (&s.now, creating) {
-                    (Some(_), true) => {
-                        return Err(CmdError::new(
-                            code::EXISTS,
-                            format!("The diff creates {}, which already exists.", s.display),
-                            Repair::new(
-                                "reverse",
-                                "Check whether the patch is already applied: try it with --reverse --dry-run.",
-                                shell::aitools(["apply", "--stdin", "--reverse", "--dry-run"]),
-                            ),
-                        ));
-                    }
-                    (None, false) => {
-                        let e = CmdError::new(
-                            code::NOT_FOUND,
-                            format!("The diff modifies {}, which does not exist.", s.display),
-                            Repair::new(
-                                "find",
-                                "Look for the file by name.",
-                                "aitools find --type file",
-                            ),
-                        );
-                        let paths = raw.get(fi).map(Vec::as_slice).unwrap_or(&[]);
-                        return Err(match better_strip(ctx, paths, strip) {
-                            Some(n) => {
-                                let words = shell::rerun(
-                                    &ctx.argv,
-                                    &["--strip"],
-                                    &[],
-                                    &["--strip".into(), n.to_string()],
-                                );
-                                e.with_first_repair(Repair::new(
-                                    "strip",
-                                    format!(
-                                        "With --strip {n} the diff's paths name files that exist."
-                                    ),
-                                    shell::aitools(&words),
-                                ))
-                            }
-                            None => e,
+                (None, false) => {
+                    let e = CmdError::new(
+                        code::NOT_FOUND,
+                        format!("The diff modifies {}, which does not exist.", s.display),
+                        Repair::new(
+                            "find",
+                            "Look for the file by name.",
+                            "aitools find --type file",
+                        ),
+                    );
+                    let paths = raw.get(fi).map(Vec::as_slice).unwrap_or(&[]);
+                    return Err(match better_strip(ctx, paths, strip) {
+                        Some(n) => {
+                            let words = shell::rerun(
+                                &ctx.argv,
+                                &["--strip"],
+                                &[],
+                                &["--strip".into(), n.to_string()],
+                            );
+                            e.with_first_repair(Repair::new(
+                                "strip",
+                                format!("With --strip {n} the diff's paths name files that exist."),
+                                shell::aitools(&words),
+                            ))
+                        }
+                        None => e,
+                    });
+                }
+                (Some(d), false) => d.clone(),
+                (None, true) => Doc::from_text(false, String::new()),
+            };
+            let (out, m) = patch::apply_placed(&current, &p.hunks, fuzz)
+                .map_err(|e| hunk_error(&ctx.argv, &s.display, fi, &current, p, fuzz, e))?;
+            applied += p.hunks.len() as u64;
+            moved |= m;
+            if p.new_path.is_none() {
+                if !out.text.is_empty() {
+                    return Err(CmdError::new(
+                        code::NO_MATCH,
+                        format!(
+                            "The diff deletes {}, but the file holds more than the diff removes.",
+                            s.display
+                        ),
+                        Repair::new(
+                            "read",
+                            "Read the file as it is now.",
+                            shell::aitools(["read", &s.display]),
+                        ),
+                    ));
+                }
+                s.now = None;
+            } else {
+                s.now = Some(out);
+                if creating {
+                    s.mode = p.new_mode;
+                }
+                if let Some((_, new)) = p.mode_change {
+                    s.chmod = Some(new & 0o7777);
+                }
+            }
+        }
+        let mut changes = Vec::new();
+        for s in slots.list {
+            match (&s.before, s.now) {
+                (Some(_), None) => changes.push(Change::Delete { path: s.real }),
+                (None, Some(d)) => changes.push(Change::Put {
+                    path: s.real,
+                    bytes: d.to_bytes(),
+                    mode: s.mode,
+                }),
+                (Some(b), Some(d)) => {
+                    if d.text != b.doc.text || d.bom != b.doc.bom {
+                        changes.push(Change::Put {
+                            path: s.real.clone(),
+                            bytes: d.to_bytes(),
+                            mode: None,
                         });
                     }
-                    (Some(d), false) => d.clone(),
-                    (None, true) => Doc::from_text(false, String::new()),
-                };
-                let (out, m) = patch::apply_placed(&current, &p.hunks, fuzz)
-                    .map_err(|e| hunk_error(&ctx.argv, &s.display, fi, &current, p, fuzz, e))?;
-                applied += p.hunks.len() as u64;
-                moved |= m;
-                if p.new_path.is_none() {
-                    if !out.text.is_empty() {
-                        return Err(CmdError::new(
-                            code::NO_MATCH,
-                            format!(
-                                "The diff deletes {}, but the file holds more than the diff removes.",
-                                s.display
-                            ),
-                            Repair::new(
-                                "read",
-                                "Read the file as it is now.",
-                                shell::aitools(["read", &s.display]),
-                            ),
-                        ));
-                    }
-                    s.now = None;
-                } else {
-                    s.now = Some(out);
-                    if creating {
-                        s.mode = p.new_mode;
-                    }
-                    if let Some((_, new)) = p.mode_change {
-                        s.chmod = Some(new & 0o7777);
+                    if let Some(mode) = s.chmod {
+                        changes.push(Change::Chmod { path: s.real, mode });
                     }
                 }
+                (None, None) => {}
             }
-            let mut changes = Vec::new();
-            for s in slots.list {
-                match (&s.before, s.now) {
-                    (Some(_), None) => changes.push(Change::Delete { path: s.real }),
-                    (None, Some(d)) => changes.push(Change::Put {
-                        path: s.real,
-                        bytes: d.to_bytes(),
-                        mode: s.mode,
-                    }),
-                    (Some(b), Some(d)) => {
-                        if d.text != b.doc.text || d.bom != b.doc.bom {
-                            changes.push(Change::Put {
-                                path: s.real.clone(),
-                                bytes: d.to_bytes(),
-                                mode: None,
-                            });
-                        }
-                        if let Some(mode) = s.chmod {
-                            changes.push(Change::Chmod { path: s.real, mode });
-                        }
-                    }
-                    (None, None) => {}
-                }
-            }
-            Ok(changes)
-        },
-    )?;
+        }
+        // Shown back below only when a hunk moved or they were asked for.
+        req.no_diffs.set(!moved && ctx.max_diff_lines.is_none());
+        Ok(changes)
+    })?;
     let mut out = committed.into_output(vec![("applied_hunks", Json::UInt(applied))]);
     // The caller wrote these hunks: shown back they say nothing new, unless one
     // landed away from its recorded line or the caller asked for them.
