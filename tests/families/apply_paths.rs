@@ -102,15 +102,35 @@ fn apply_over_many_files_journals_answers_and_undoes_each() {
             &format!("changed {i}"),
         ));
     }
+    // Asked for, every file's hunk is shown (a dry run writes nothing).
+    let dry = env.run_stdin(
+        &["apply", "--stdin", "--dry-run", "--max-diff-lines", "1000"],
+        diff.as_bytes(),
+    );
+    ok(&dry);
+    let shown = dry.json["changes"].as_array().expect("changes");
+    assert_eq!(shown.len(), n);
+    for (i, c) in shown.iter().enumerate() {
+        let want = format!("@@ -15 +15 @@\n-f{i} line 15\n+changed {i}\n");
+        assert_eq!(c["diff"].as_str(), Some(want.as_str()), "{c}");
+    }
+    // Not asked for, and every hunk where the patch said: path and hash only.
     let r = env.run_stdin(&["apply", "--stdin"], diff.as_bytes());
     ok(&r);
     assert_eq!(r.json["applied_hunks"], n);
     let changes = r.json["changes"].as_array().expect("changes");
     assert_eq!(changes.len(), n);
-    for (i, c) in changes.iter().enumerate() {
+    for c in changes {
+        let keys: Vec<&str> = c
+            .as_object()
+            .expect("change")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(keys, ["hash", "path"], "{c}");
         assert!(c["hash"].as_str().is_some_and(|h| h.len() == 12), "{c}");
-        let _ = i;
     }
+    assert!(r.json.get("next_commands").is_none(), "{}", r.stdout);
     for i in 0..n {
         let p = format!("d{}/f{i}.txt", i % 6);
         let want = lines(30, &format!("f{i}"))
