@@ -65,6 +65,11 @@ pub struct Intent {
     /// Directories to fsync after the steps.
     pub sync_dirs: Vec<PathBuf>,
     pub entry: Entry,
+    /// The entry's JSON as the first line holds it (`write_first_line` sets it):
+    /// the journal line is the same bytes, so it is serialized once
+    /// (`journal::append_entry`). Empty in a record read back.
+    #[serde(skip)]
+    pub entry_json: std::cell::OnceCell<String>,
 }
 
 /// A before-image kept as a link: its temp name in `blobs/`, its blob name
@@ -107,8 +112,9 @@ pub fn write_first_line(
     intent: &Intent,
     dirs: &[PathBuf],
 ) -> io::Result<(std::fs::File, String)> {
-    let wire = Wire::of(intent, root, &super::blobs::dir(state));
-    let mut line = serde_json::to_string(&wire).map_err(io::Error::other)?;
+    let (mut line, entry) =
+        wire::line(intent, root, &super::blobs::dir(state)).map_err(io::Error::other)?;
+    let _ = intent.entry_json.set(entry);
     let sum = sha256_hex(line.as_bytes());
     line.push('\n');
     let path = record_path(state, &intent.op_id);

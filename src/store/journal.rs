@@ -193,6 +193,32 @@ fn taken_tails(state: &Path) -> std::collections::HashSet<String> {
 /// Appends the op's line (cutting off a torn last line a killed append left first),
 /// fdatasyncs, and writes its id file.
 pub fn append(state: &Path, entry: &Entry) -> io::Result<()> {
+    let json = serde_json::to_string(entry).map_err(io::Error::other)?;
+    append_json(state, &entry.op_id, entry.seq, json)
+}
+
+/// `append` of an intent's entry with the tails `appends` other programs added
+/// meanwhile (none: the entry as it is), reusing `json`, the entry's JSON the
+/// intent record was written with (`Intent::entry_json`), when it is that.
+pub fn append_entry(
+    state: &Path,
+    entry: &Entry,
+    json: Option<&String>,
+    appends: Vec<Appended>,
+) -> io::Result<()> {
+    match (appends.is_empty(), json) {
+        (true, Some(json)) => append_json(state, &entry.op_id, entry.seq, json.clone()),
+        (true, None) => append(state, entry),
+        (false, _) => {
+            let mut entry = entry.clone();
+            entry.appends = appends;
+            append(state, &entry)
+        }
+    }
+}
+
+/// `append` of an entry already serialized (`json`: its JSON, no newline).
+fn append_json(state: &Path, op_id: &str, seq: u64, json: String) -> io::Result<()> {
     let path = file(state);
     let existed = fsx::exists_nofollow(&path);
     let mut f = fsx::open_append(&path, 0o600)?;
@@ -206,14 +232,14 @@ pub fn append(state: &Path, entry: &Entry) -> io::Result<()> {
             len = keep;
         }
     }
-    let mut line = serde_json::to_string(entry).map_err(io::Error::other)?;
+    let mut line = json;
     line.push('\n');
     f.write_all(line.as_bytes())?;
     f.sync_data()?;
     if !existed {
         fsx::sync_dir(&dir(state))?;
     }
-    write_id(state, &entry.op_id, entry.seq, len, line.len() as u64);
+    write_id(state, op_id, seq, len, line.len() as u64);
     Ok(())
 }
 

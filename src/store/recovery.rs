@@ -471,7 +471,7 @@ fn copy_private(from: &Path, to: &Path) -> std::io::Result<()> {
 /// Applies a committed intent beneath the workspace `root`, journals it once, and
 /// removes its record.
 pub fn finish(root: &Path, state: &Path, intent: &intent::Intent) -> std::io::Result<()> {
-    finish_with(root, state, intent, |_| {})
+    finish_with(root, state, intent, |_| Vec::new())
 }
 
 /// `finish`, with `applied` completing the journal entry once the steps ran.
@@ -479,7 +479,7 @@ pub(crate) fn finish_with(
     root: &Path,
     state: &Path,
     intent: &intent::Intent,
-    applied: impl FnOnce(&mut journal::Entry),
+    applied: impl FnOnce(&str) -> Vec<journal::Appended>,
 ) -> std::io::Result<()> {
     intent::apply_all(root, intent)?;
     // The steps ran: a before-image kept as a link is no longer a tree file's.
@@ -491,9 +491,8 @@ pub(crate) fn finish_with(
         fsx::sync_dir(&super::blobs::dir(state))?;
     }
     if !journal::last_is(state, &intent.op_id)? {
-        let mut entry = intent.entry.clone();
-        applied(&mut entry);
-        journal::append(state, &entry)?;
+        let appends = applied(&intent.op_id);
+        journal::append_entry(state, &intent.entry, intent.entry_json.get(), appends)?;
     }
     for t in &intent.blob_tmps {
         let _ = std::fs::remove_file(t);

@@ -78,6 +78,12 @@ pub struct WriteRequest {
     /// workspace lock it still holds) and recorded first: `tx commit`'s marker
     /// names the op it is about to journal. `None`: a fresh id.
     pub op_id: Option<String>,
+    /// Set (by the changes' builder, once it knows) when the caller drops every
+    /// change's diff and line counts from the answer (`compact::drop_diffs`):
+    /// a commit then builds none (a 100-file `apply` diffed every file for an
+    /// answer that shows none). A tx's staging still builds them: its answer
+    /// keeps the `tx diff` continuation a cut diff adds.
+    pub no_diffs: std::cell::Cell<bool>,
 }
 
 impl WriteRequest {

@@ -13,6 +13,7 @@ use crate::text::doc::Doc;
 use crate::text::select;
 use crate::workspace::{Ctx, paths};
 use clap::Args;
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -62,6 +63,14 @@ pub const SPEC: CommandSpec = CommandSpec {
     effects: Effects::NONE,
     run: handler!(ApplyArgs, run),
 };
+
+/// The patch's paths in the order first met, and where each real path is among
+/// them (a map, not a scan: one lookup per file section, not one per slot).
+#[derive(Default)]
+struct Slots {
+    list: Vec<Slot>,
+    at: HashMap<PathBuf, usize>,
+}
 
 /// A path's state while the patch's files are applied in order.
 struct Slot {
@@ -122,128 +131,126 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
 
     let mut applied = 0u64;
     let mut moved = false;
-    let committed = write::submit(
-        ctx,
-        &WriteRequest::new(ctx).dry_run(args.guard.dry.dry_run),
-        || {
-            let mut slots: Vec<Slot> = Vec::new();
-            for (fi, p) in patches.iter().enumerate() {
-                if let (true, Some(from), Some(to)) = (p.renamed, &p.old_path, &p.new_path)
-                    && from != to
-                {
-                    let (n, m) = rename(ctx, &mut slots, &expect, (from, to), p, fuzz, fi)?;
-                    applied += n;
-                    moved |= m;
-                    continue;
+    let req = WriteRequest::new(ctx).dry_run(args.guard.dry.dry_run);
+    let committed = write::submit(ctx, &req, || {
+        let mut slots = Slots::default();
+        for (fi, p) in patches.iter().enumerate() {
+            if let (true, Some(from), Some(to)) = (p.renamed, &p.old_path, &p.new_path)
+                && from != to
+            {
+                let (n, m) = rename(ctx, &mut slots, &expect, (from, to), p, fuzz, fi)?;
+                applied += n;
+                moved |= m;
+                continue;
+            }
+            let arg = target_arg(ctx, p)?;
+            let idx = slot(ctx, &mut slots, &arg, &expect)?;
+            let s = slots
+                .list
+                .get_mut(idx)
+                .ok_or_else(|| CmdError::internal("apply: slot lost"))?;
+            let creating = p.old_path.is_none();
+            let current = match (&s.now, creating) {
+                (Some(_), true) => {
+                    return Err(CmdError::new(
+                        code::EXISTS,
+                        format!("The diff creates {}, which already exists.", s.display),
+                        Repair::new(
+                            "reverse",
+                            "Check whether the patch is already applied: try it with --reverse --dry-run.",
+                            shell::aitools(["apply", "--stdin", "--reverse", "--dry-run"]),
+                        ),
+                    ));
                 }
-                let arg = target_arg(ctx, p)?;
-                let idx = slot(ctx, &mut slots, &arg, &expect)?;
-                let s = slots
-                    .get_mut(idx)
-                    .ok_or_else(|| CmdError::internal("apply: slot lost"))?;
-                let creating = p.old_path.is_none();
-                let current = match (&s.now, creating) {
-                    (Some(_), true) => {
-                        return Err(CmdError::new(
-                            code::EXISTS,
-                            format!("The diff creates {}, which already exists.", s.display),
-                            Repair::new(
-                                "reverse",
-                                "Check whether the patch is already applied: try it with --reverse --dry-run.",
-                                shell::aitools(["apply", "--stdin", "--reverse", "--dry-run"]),
-                            ),
-                        ));
-                    }
-                    (None, false) => {
-                        let e = CmdError::new(
-                            code::NOT_FOUND,
-                            format!("The diff modifies {}, which does not exist.", s.display),
-                            Repair::new(
-                                "find",
-                                "Look for the file by name.",
-                                "aitools find --type file",
-                            ),
-                        );
-                        let paths = raw.get(fi).map(Vec::as_slice).unwrap_or(&[]);
-                        return Err(match better_strip(ctx, paths, strip) {
-                            Some(n) => {
-                                let words = shell::rerun(
-                                    &ctx.argv,
-                                    &["--strip"],
-                                    &[],
-                                    &["--strip".into(), n.to_string()],
-                                );
-                                e.with_first_repair(Repair::new(
-                                    "strip",
-                                    format!(
-                                        "With --strip {n} the diff's paths name files that exist."
-                                    ),
-                                    shell::aitools(&words),
-                                ))
-                            }
-                            None => e,
+                (None, false) => {
+                    let e = CmdError::new(
+                        code::NOT_FOUND,
+                        format!("The diff modifies {}, which does not exist.", s.display),
+                        Repair::new(
+                            "find",
+                            "Look for the file by name.",
+                            "aitools find --type file",
+                        ),
+                    );
+                    let paths = raw.get(fi).map(Vec::as_slice).unwrap_or(&[]);
+                    return Err(match better_strip(ctx, paths, strip) {
+                        Some(n) => {
+                            let words = shell::rerun(
+                                &ctx.argv,
+                                &["--strip"],
+                                &[],
+                                &["--strip".into(), n.to_string()],
+                            );
+                            e.with_first_repair(Repair::new(
+                                "strip",
+                                format!("With --strip {n} the diff's paths name files that exist."),
+                                shell::aitools(&words),
+                            ))
+                        }
+                        None => e,
+                    });
+                }
+                (Some(d), false) => d.clone(),
+                (None, true) => Doc::from_text(false, String::new()),
+            };
+            let (out, m) = patch::apply_placed(&current, &p.hunks, fuzz)
+                .map_err(|e| hunk_error(&ctx.argv, &s.display, fi, &current, p, fuzz, e))?;
+            applied += p.hunks.len() as u64;
+            moved |= m;
+            if p.new_path.is_none() {
+                if !out.text.is_empty() {
+                    return Err(CmdError::new(
+                        code::NO_MATCH,
+                        format!(
+                            "The diff deletes {}, but the file holds more than the diff removes.",
+                            s.display
+                        ),
+                        Repair::new(
+                            "read",
+                            "Read the file as it is now.",
+                            shell::aitools(["read", &s.display]),
+                        ),
+                    ));
+                }
+                s.now = None;
+            } else {
+                s.now = Some(out);
+                if creating {
+                    s.mode = p.new_mode;
+                }
+                if let Some((_, new)) = p.mode_change {
+                    s.chmod = Some(new & 0o7777);
+                }
+            }
+        }
+        let mut changes = Vec::new();
+        for s in slots.list {
+            match (&s.before, s.now) {
+                (Some(_), None) => changes.push(Change::Delete { path: s.real }),
+                (None, Some(d)) => changes.push(Change::Put {
+                    path: s.real,
+                    bytes: d.to_bytes(),
+                    mode: s.mode,
+                }),
+                (Some(b), Some(d)) => {
+                    if d.text != b.doc.text || d.bom != b.doc.bom {
+                        changes.push(Change::Put {
+                            path: s.real.clone(),
+                            bytes: d.to_bytes(),
+                            mode: None,
                         });
                     }
-                    (Some(d), false) => d.clone(),
-                    (None, true) => Doc::from_text(false, String::new()),
-                };
-                let (out, m) = patch::apply_placed(&current, &p.hunks, fuzz)
-                    .map_err(|e| hunk_error(&ctx.argv, &s.display, fi, &current, p, fuzz, e))?;
-                applied += p.hunks.len() as u64;
-                moved |= m;
-                if p.new_path.is_none() {
-                    if !out.text.is_empty() {
-                        return Err(CmdError::new(
-                            code::NO_MATCH,
-                            format!(
-                                "The diff deletes {}, but the file holds more than the diff removes.",
-                                s.display
-                            ),
-                            Repair::new(
-                                "read",
-                                "Read the file as it is now.",
-                                shell::aitools(["read", &s.display]),
-                            ),
-                        ));
-                    }
-                    s.now = None;
-                } else {
-                    s.now = Some(out);
-                    if creating {
-                        s.mode = p.new_mode;
-                    }
-                    if let Some((_, new)) = p.mode_change {
-                        s.chmod = Some(new & 0o7777);
+                    if let Some(mode) = s.chmod {
+                        changes.push(Change::Chmod { path: s.real, mode });
                     }
                 }
+                (None, None) => {}
             }
-            let mut changes = Vec::new();
-            for s in slots {
-                match (&s.before, s.now) {
-                    (Some(_), None) => changes.push(Change::Delete { path: s.real }),
-                    (None, Some(d)) => changes.push(Change::Put {
-                        path: s.real,
-                        bytes: d.to_bytes(),
-                        mode: s.mode,
-                    }),
-                    (Some(b), Some(d)) => {
-                        if d.text != b.doc.text || d.bom != b.doc.bom {
-                            changes.push(Change::Put {
-                                path: s.real.clone(),
-                                bytes: d.to_bytes(),
-                                mode: None,
-                            });
-                        }
-                        if let Some(mode) = s.chmod {
-                            changes.push(Change::Chmod { path: s.real, mode });
-                        }
-                    }
-                    (None, None) => {}
-                }
-            }
-            Ok(changes)
-        },
-    )?;
+        }
+        // Shown back below only when a hunk moved or they were asked for.
+        req.no_diffs.set(!moved && ctx.max_diff_lines.is_none());
+        Ok(changes)
+    })?;
     let mut out = committed.into_output(vec![("applied_hunks", Json::UInt(applied))]);
     // The caller wrote these hunks: shown back they say nothing new, unless one
     // landed away from its recorded line or the caller asked for them.
@@ -312,7 +319,7 @@ fn fuzz_that_fits(doc: &Doc, p: &FilePatch, used: usize) -> Option<usize> {
 /// must not exist) with `from`'s mode (or the diff's new mode), and `from` removed.
 fn rename(
     ctx: &Ctx,
-    slots: &mut Vec<Slot>,
+    slots: &mut Slots,
     expect: &guard::ExpectHash,
     (from, to): (&String, &String),
     p: &FilePatch,
@@ -323,7 +330,7 @@ fn rename(
     let dst = slot(ctx, slots, to, expect)?;
     let lost = || CmdError::internal("apply: slot lost");
     let (current, src_display, src_real) = {
-        let s = slots.get(src).ok_or_else(lost)?;
+        let s = slots.list.get(src).ok_or_else(lost)?;
         let Some(d) = s.now.clone() else {
             return Err(CmdError::new(
                 code::NOT_FOUND,
@@ -337,7 +344,7 @@ fn rename(
         };
         (d, s.display.clone(), s.real.clone())
     };
-    if let Some(d) = slots.get(dst).filter(|d| d.now.is_some()) {
+    if let Some(d) = slots.list.get(dst).filter(|d| d.now.is_some()) {
         return Err(CmdError::new(
             code::EXISTS,
             format!(
@@ -363,10 +370,10 @@ fn rename(
             .filter(|s| s.kind == crate::store::files::Kind::File)
             .map_or(0o644, |s| s.mode),
     };
-    if let Some(s) = slots.get_mut(src) {
+    if let Some(s) = slots.list.get_mut(src) {
         s.now = None;
     }
-    let d = slots.get_mut(dst).ok_or_else(lost)?;
+    let d = slots.list.get_mut(dst).ok_or_else(lost)?;
     d.now = Some(out);
     d.mode = Some(mode);
     Ok((p.hunks.len() as u64, moved))
@@ -395,18 +402,18 @@ fn target_arg(ctx: &Ctx, p: &FilePatch) -> Result<String, CmdError> {
 /// The slot for `arg`, loaded (and hash-checked) on first use.
 fn slot(
     ctx: &Ctx,
-    slots: &mut Vec<Slot>,
+    slots: &mut Slots,
     arg: &str,
     expect: &guard::ExpectHash,
 ) -> Result<usize, CmdError> {
     let abs = ctx.path_arg(arg)?;
     let (real, lstat) = paths::real_path_lstat(&abs);
-    if let Some(i) = slots.iter().position(|s| s.real == real) {
+    if let Some(&i) = slots.at.get(&real) {
         return Ok(i);
     }
     let display = ctx.display_real(&real);
     common::check_inside(ctx, &real, &display)?;
-    let first = slots.is_empty();
+    let first = slots.list.is_empty();
     // A regular file met on the way to the real path is loaded with that lstat.
     // Otherwise one stat (the path followed) tells an existing file from a missing
     // one; only a path that does not lead anywhere is asked again whether an entry
@@ -439,7 +446,9 @@ fn slot(
             }
         }
     }
-    slots.push(Slot {
+    let i = slots.list.len();
+    slots.at.insert(real.clone(), i);
+    slots.list.push(Slot {
         real,
         display,
         now: before.as_ref().map(|t| t.doc.clone()),
@@ -447,7 +456,7 @@ fn slot(
         mode: None,
         chmod: None,
     });
-    Ok(slots.len() - 1)
+    Ok(i)
 }
 
 /// `selection.no-match` / `selection.ambiguous` naming the hunk, where it was

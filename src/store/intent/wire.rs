@@ -4,6 +4,7 @@
 use super::{Intent, Linked, Step, blob_temp_name, temp_name};
 use crate::store::journal::Entry;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 /// The first line as written (`"v":2`): what an `Intent` holds, without what
@@ -16,7 +17,7 @@ use std::path::{Path, PathBuf};
 /// `Intent` back with absolute paths, which every check judges as before (an
 /// absolute path read here is kept as is and judged the same way).
 #[derive(Debug, Serialize, Deserialize)]
-pub(super) struct Wire {
+pub(super) struct Wire<'a> {
     v: u32,
     op_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -30,7 +31,10 @@ pub(super) struct Wire {
     steps: Vec<WireStep>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     sync_dirs: Vec<PathBuf>,
-    entry: Entry,
+    /// Owned when read. Not serialized with the rest: `write_first_line`
+    /// appends the entry's JSON, serialized once for the line and the journal.
+    #[serde(skip_serializing)]
+    entry: Cow<'a, Entry>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -85,6 +89,20 @@ enum WireStep {
     },
 }
 
+/// The first line for `i` (no newline) and, apart, its entry's JSON: the
+/// entry is the line's last member, serialized once for the line and the
+/// journal (`{...,"entry":<entry>}`, the bytes serde writes for the whole).
+pub(super) fn line(i: &Intent, root: &Path, blobs: &Path) -> serde_json::Result<(String, String)> {
+    let mut line = serde_json::to_string(&Wire::of(i, root, blobs))?;
+    let entry = serde_json::to_string(&i.entry)?;
+    // `{"v":2,...}`: never empty, so the entry follows a comma.
+    line.pop();
+    line.push_str(",\"entry\":");
+    line.push_str(&entry);
+    line.push('}');
+    Ok((line, entry))
+}
+
 /// The number in a temp name `<prefix><n><suffix>`, when the name is exactly that.
 fn temp_number(name: Option<&std::ffi::OsStr>, prefix: &str, suffix: &str) -> Option<u64> {
     let digits = name?.to_str()?.strip_prefix(prefix)?.strip_suffix(suffix)?;
@@ -92,8 +110,8 @@ fn temp_number(name: Option<&std::ffi::OsStr>, prefix: &str, suffix: &str) -> Op
     (n.to_string() == digits).then_some(n)
 }
 
-impl Wire {
-    pub(super) fn of(i: &Intent, root: &Path, blobs: &Path) -> Wire {
+impl<'a> Wire<'a> {
+    pub(super) fn of(i: &'a Intent, root: &Path, blobs: &Path) -> Wire<'a> {
         let rel = |p: &Path| -> PathBuf {
             p.strip_prefix(root)
                 .map_or_else(|_| p.to_path_buf(), Path::to_path_buf)
@@ -159,16 +177,32 @@ impl Wire {
             .collect();
         let derived =
             renamed.len() == i.temps.len() && renamed.iter().zip(&i.temps).all(|(a, b)| *a == b);
-        let linked_tmps: Vec<&PathBuf> = i.linked.iter().map(|l| &l.tmp).collect();
+        // The links that are not linked before-images. Those are usually the
+        // last links, in order (`Plan::commit`); the others are looked up in a
+        // set (a linear `contains` per link was quadratic in files).
+        let ordered = i.links.len() >= i.linked.len()
+            && i.links[i.links.len() - i.linked.len()..]
+                .iter()
+                .zip(&i.linked)
+                .all(|(a, l)| *a == l.tmp);
+        let others = if ordered {
+            &i.links[..i.links.len() - i.linked.len()]
+        } else {
+            &i.links[..]
+        };
+        let linked_tmps: std::collections::HashSet<&Path> = if others.is_empty() {
+            Default::default()
+        } else {
+            i.linked.iter().map(|l| l.tmp.as_path()).collect()
+        };
         Wire {
             v: 2,
             op_id: i.op_id.clone(),
             temps: (!derived).then(|| i.temps.iter().map(|t| rel(t)).collect()),
             blob_tmps: i.blob_tmps.iter().map(|b| name(b)).collect(),
-            links: i
-                .links
+            links: others
                 .iter()
-                .filter(|l| !linked_tmps.contains(l))
+                .filter(|l| !linked_tmps.contains(l.as_path()))
                 .map(|l| name(l))
                 .collect(),
             linked: i
@@ -190,7 +224,7 @@ impl Wire {
                 .collect(),
             steps,
             sync_dirs: i.sync_dirs.iter().map(|d| rel(d)).collect(),
-            entry: i.entry.clone(),
+            entry: Cow::Borrowed(&i.entry),
         }
     }
 
@@ -286,7 +320,8 @@ impl Wire {
             linked,
             steps,
             sync_dirs: self.sync_dirs.into_iter().map(abs).collect(),
-            entry: self.entry,
+            entry: self.entry.into_owned(),
+            entry_json: Default::default(),
             op_id,
         })
     }
@@ -365,6 +400,7 @@ mod tests {
             ],
             sync_dirs: vec![root.to_path_buf(), root.join("d")],
             entry,
+            entry_json: Default::default(),
         }
     }
 
@@ -372,7 +408,8 @@ mod tests {
     fn the_written_line_reads_back_as_the_intent_it_was_made_of() {
         let (root, blobs) = (Path::new("/w/root"), Path::new("/s/blobs"));
         let i = sample(root, blobs);
-        let line = serde_json::to_string(&Wire::of(&i, root, blobs)).expect("wire");
+        let (line, entry) = super::line(&i, root, blobs).expect("wire");
+        assert!(line.ends_with(&format!(",\"entry\":{entry}}}")), "{line}");
         let back = serde_json::from_str::<Wire>(&line)
             .expect("parse")
             .intent(root, blobs)
@@ -398,7 +435,7 @@ mod tests {
             *tmp = root.join("d/.aitools-other-0.tmp");
         }
         odd.temps[0] = root.join("d/.aitools-other-0.tmp");
-        let line = serde_json::to_string(&Wire::of(&odd, root, blobs)).expect("wire");
+        let (line, _) = super::line(&odd, root, blobs).expect("wire");
         let back = serde_json::from_str::<Wire>(&line)
             .expect("parse")
             .intent(root, blobs)

@@ -107,8 +107,13 @@ fn commit(
     let mut next_commands = Vec::new();
     let mut reports = Vec::new();
     let mut any_cut = false;
+    let no_diffs = req.no_diffs.get();
     for r in plan.reports.drain(..) {
-        let (report, cut) = r.finish(&mut budget);
+        let (report, cut) = if no_diffs {
+            (r.report, false)
+        } else {
+            r.finish(&mut budget)
+        };
         any_cut |= cut;
         reports.push(report);
     }

@@ -112,6 +112,7 @@ impl<'a> Plan<'a> {
             steps: std::mem::take(&mut self.steps),
             sync_dirs: std::mem::take(&mut self.sync_dirs).into_iter().collect(),
             entry,
+            entry_json: Default::default(),
         };
         let unsynced = ctx.session.unsynced();
         let (mut record, sum) = intent::write_first_line(state, &ctx.root, &intent, &unsynced)
@@ -234,9 +235,9 @@ impl<'a> Plan<'a> {
         let mut appended = Vec::new();
         // Committed but not applied: the record stays pending, and the repairs are
         // the ones that clear it (finish once the cause is fixed, or set aside).
-        recovery::finish_with(&ctx.root, state, &intent, |entry| {
-            appended = watch.settle(state, &entry.op_id);
-            entry.appends = appended.clone();
+        recovery::finish_with(&ctx.root, state, &intent, |op_id| {
+            appended = watch.settle(state, op_id);
+            appended.clone()
         })
         .map_err(|e| {
             super::recovery::pending_error(&[super::recovery::stuck(
