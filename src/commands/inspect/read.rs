@@ -446,6 +446,10 @@ fn read_path(ctx: &Ctx, args: &ReadArgs) -> Result<Output, CmdError> {
         }
         Err(e) => return Err(error::io_error("read", args.path(), &e)),
     };
+    // Opened at its real path from here on, refusing a symlink anywhere on it:
+    // the path shown is that real path's, so a file swapped for a link after this
+    // never shows the link's content under the file's name.
+    let src = src.at_real();
     // Decided on metadata alone: opening a FIFO for reading would block, and a
     // procfs file (size 0) such as /proc/kmsg blocks on its read.
     if meta.is_dir() {
@@ -455,7 +459,11 @@ fn read_path(ctx: &Ctx, args: &ReadArgs) -> Result<Output, CmdError> {
         return Err(input::not_openable(args.path(), kind));
     }
     files.record_read(&shown_abs)?;
-    let shown = ctx.display_path(&shown_abs);
+    let shown = if src.is_staged() {
+        ctx.display_path(&shown_abs)
+    } else {
+        ctx.display_real(src.path())
+    };
     let io = |e: std::io::Error| error::io_error("read", args.path(), &e);
     match args.view.as_str() {
         "hex" => hex_view(
