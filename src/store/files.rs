@@ -145,6 +145,13 @@ impl Content {
         }
     }
 
+    /// The file at `at`, a real path already (a walk listed it), opened refusing
+    /// a symlink anywhere on it (`ELOOP`). A tx's staged blob is kept.
+    pub fn as_real(mut self) -> Content {
+        self.real = !self.staged;
+        self
+    }
+
     /// The same file at its real path (symlinks resolved now), opened from then
     /// on refusing a symlink anywhere on it (`ELOOP`): one swapped in after this
     /// resolution never carries the read elsewhere. A tx's staged blob is kept.
