@@ -224,7 +224,7 @@ fn patch(rel: &str, from: &str, to: &str) -> String {
 /// replace's dry run over `dir`, read, edit and apply (their direction turning
 /// each run, so the writes keep finding what they change).
 fn reading_calls(i: usize, dir: &str, rel: &str) -> Vec<Call> {
-    let (from, to) = if i % 2 == 0 {
+    let (from, to) = if i.is_multiple_of(2) {
         ("inside", "INSIDE")
     } else {
         ("INSIDE", "inside")
@@ -299,7 +299,7 @@ fn a_file_swapped_for_a_symlink_outside_is_never_read_or_written_by_a_path_comma
         // file, and the others in turn.
         k = (k + 1) % (2 * SWAPPED);
         let (a, b) = match k {
-            k if k % 2 == 0 => ("s/f0.txt".to_string(), "l0".to_string()),
+            k if k.is_multiple_of(2) => ("s/f0.txt".to_string(), "l0".to_string()),
             1 => ("s/sym.rs".to_string(), "ls".to_string()),
             k => (format!("s/f{}.txt", k / 2), format!("l{}", k / 2)),
         };
