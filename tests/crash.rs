@@ -723,7 +723,7 @@ fn a_write_reads_its_target_once() {
                 *a = hash.clone();
             }
         }
-        let (code, out, text) = c.trace_log("openat,open", &args, stdin);
+        let (code, out, text) = c.trace_log("openat,open,openat2", &args, stdin);
         assert_eq!(code, 0, "{args:?}: {out}");
         let reads = text
             .lines()

@@ -251,6 +251,19 @@ pub fn io_error(command: &str, display_path: &str, err: &std::io::Error) -> CmdE
                 "aitools find --type file",
             ),
         ),
+        // A real path's open met a symlink (`fsx::open_regular_real`): one was
+        // swapped in since the path was resolved and checked; never followed.
+        _ if err.raw_os_error() == Some(libc::ELOOP) => CmdError::new(
+            code::TARGET_CHANGED,
+            format!(
+                "{display_path} changed since it was checked: a symlink is on its path now; nothing was read through it."
+            ),
+            Repair::new(
+                "read",
+                "Read the path again as it is now, then redo the call.",
+                format!("aitools read {quoted}"),
+            ),
+        ),
         _ => CmdError::new(
             code::IO,
             format!("{display_path}: {}.", err_text(err)),

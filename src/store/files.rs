@@ -132,6 +132,8 @@ fn entries(dir: &Path) -> io::Result<Vec<DirEntry>> {
 pub struct Content {
     at: PathBuf,
     staged: bool,
+    /// `at` is a real path: `open` refuses a symlink anywhere on it (`at_real`).
+    real: bool,
 }
 
 impl Content {
@@ -139,6 +141,28 @@ impl Content {
         Content {
             at: at.to_path_buf(),
             staged,
+            real: false,
+        }
+    }
+
+    /// The file at `at`, a real path already (a walk listed it), opened refusing
+    /// a symlink anywhere on it (`ELOOP`). A tx's staged blob is kept.
+    pub fn as_real(mut self) -> Content {
+        self.real = !self.staged;
+        self
+    }
+
+    /// The same file at its real path (symlinks resolved now), opened from then
+    /// on refusing a symlink anywhere on it (`ELOOP`): one swapped in after this
+    /// resolution never carries the read elsewhere. A tx's staged blob is kept.
+    pub fn at_real(self) -> Content {
+        if self.staged {
+            return self;
+        }
+        Content {
+            at: crate::workspace::paths::real_path(&self.at),
+            staged: false,
+            real: true,
         }
     }
 
@@ -171,6 +195,9 @@ impl Content {
     /// A path that is no regular file by now (swapped for a FIFO since its
     /// stat) is refused, never waited on.
     pub fn open(&self) -> io::Result<File> {
+        if self.real {
+            return super::fsx::open_regular_real(&self.at);
+        }
         super::fsx::open_regular_follow(&self.at)
     }
 

@@ -431,6 +431,74 @@ pub fn umask() -> u32 {
     }
 }
 
+/// Opens a real path (no symlink on it: a walk's listed entry, a path boundary
+/// resolution canonicalised) for reading, refusing a symlink anywhere on it with
+/// `ELOOP`: one met was swapped in after the path was checked, to carry the read
+/// outside (a file replaced by a link to `~/.ssh/id_rsa`, a directory by a link to
+/// `~/.ssh`). Without waiting (a FIFO swapped in opens at once), never a terminal.
+/// `openat2(RESOLVE_NO_SYMLINKS)` where the kernel has it, else `O_NOFOLLOW` (the
+/// final component only). The caller checks the kind (`open_regular_real`).
+pub fn open_no_symlinks(path: &Path) -> io::Result<File> {
+    use std::os::fd::FromRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    const FLAGS: libc::c_int =
+        libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC | libc::O_NOFOLLOW;
+    #[repr(C)]
+    struct OpenHow {
+        flags: u64,
+        mode: u64,
+        resolve: u64,
+    }
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a path holds a NUL byte"))?;
+    let how = OpenHow {
+        flags: FLAGS as u64,
+        mode: 0,
+        resolve: libc::RESOLVE_NO_SYMLINKS,
+    };
+    for _ in 0..3 {
+        // SAFETY: a valid C string and an `open_how` of the size passed.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_openat2,
+                libc::AT_FDCWD,
+                c.as_ptr(),
+                &how as *const OpenHow,
+                std::mem::size_of::<OpenHow>(),
+            )
+        };
+        if r >= 0 {
+            // SAFETY: a fresh descriptor nobody else owns.
+            return Ok(unsafe { File::from_raw_fd(r as std::os::fd::RawFd) });
+        }
+        let e = io::Error::last_os_error();
+        match e.raw_os_error() {
+            // A concurrent rename the kernel could not rule out: again.
+            Some(libc::EAGAIN) | Some(libc::EINTR) => continue,
+            // No openat2 (an old kernel, a seccomp filter): `O_NOFOLLOW` alone.
+            Some(libc::ENOSYS) | Some(libc::EPERM) => {
+                return OpenOptions::new().read(true).custom_flags(FLAGS).open(path);
+            }
+            _ => return Err(e),
+        }
+    }
+    Err(io::Error::from(io::ErrorKind::Interrupted))
+}
+
+/// `open_no_symlinks`, and only a regular file (`InvalidData` otherwise): the
+/// open of a workspace path resolved to its real path (`open_regular_follow` is
+/// for a path that may lead through a symlink on purpose).
+pub fn open_regular_real(path: &Path) -> io::Result<File> {
+    let f = open_no_symlinks(path)?;
+    if !f.metadata()?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} is not a regular file", path.display()),
+        ));
+    }
+    Ok(f)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -129,7 +129,9 @@ impl Cache {
         self.forget_first();
     }
 
-    /// The bytes, SHA-256 and mode of the regular file at `path` (symlinks followed).
+    /// The bytes, SHA-256 and mode of the regular file at the real path `path`:
+    /// a symlink anywhere on it (swapped in since it was resolved) is refused
+    /// (`ELOOP`, `fsx::open_regular_real`).
     pub fn load(&self, path: &Path) -> io::Result<Arc<Snapshot>> {
         self.load_stated(path, &std::fs::metadata(path)?)
     }
@@ -137,6 +139,22 @@ impl Cache {
     /// `load` with the file's metadata already taken (`std::fs::metadata`, or an
     /// lstat that found a regular file).
     pub fn load_stated(&self, path: &Path, meta: &std::fs::Metadata) -> io::Result<Arc<Snapshot>> {
+        self.load_how(path, meta, false)
+    }
+
+    /// `load` of a path that may lead through symlinks on purpose (a path a read
+    /// names as given, not resolved and checked): they are followed, and what it
+    /// reads is not kept for a later `load` of the same path.
+    pub fn load_follow(&self, path: &Path) -> io::Result<Arc<Snapshot>> {
+        self.load_how(path, &std::fs::metadata(path)?, true)
+    }
+
+    fn load_how(
+        &self,
+        path: &Path,
+        meta: &std::fs::Metadata,
+        follow: bool,
+    ) -> io::Result<Arc<Snapshot>> {
         if !meta.is_file() {
             return Err(io::Error::other("not a regular file"));
         }
@@ -147,7 +165,11 @@ impl Cache {
         {
             return Ok(snap.clone());
         }
-        let mut f = super::fsx::open_regular_follow(path)?;
+        let mut f = if follow {
+            super::fsx::open_regular_follow(path)?
+        } else {
+            super::fsx::open_regular_real(path)?
+        };
         let (bytes, same) = read_whole(&mut f, meta.len() as usize, k)?;
         let (hash, midstates) = hash_with_midstates(&bytes);
         let snap = Arc::new(Snapshot {
@@ -163,7 +185,10 @@ impl Cache {
                 .entry(path.to_path_buf())
                 .or_insert_with(|| snap.clone());
         }
-        if same && let Ok(mut guard) = self.by_path.lock() {
+        if same
+            && !follow
+            && let Ok(mut guard) = self.by_path.lock()
+        {
             guard.insert(path.to_path_buf(), (k, snap.clone()));
         }
         Ok(snap)

@@ -95,9 +95,29 @@ impl Files<'_> {
         Ok(self.stat(abs, false)?.kind != Kind::Missing)
     }
 
-    /// The bytes, hash and mode of the file `abs` leads to, in the view.
+    /// The bytes, hash and mode of the file at the real path `abs` (resolved and
+    /// checked by the caller, or listed by a walk), in the view: a symlink met on
+    /// the disk's path was swapped in since, and is refused (`ELOOP`, shown as
+    /// `refusal.target-changed`), never followed.
     pub fn load(&self, abs: &Path) -> Result<Arc<Snapshot>, CmdError> {
+        self.load_in(abs, false)
+    }
+
+    /// `load` of a path as the user gave it (a read's, a diff's), which may lead
+    /// through symlinks on purpose: they are followed.
+    pub fn load_follow(&self, abs: &Path) -> Result<Arc<Snapshot>, CmdError> {
+        self.load_in(abs, true)
+    }
+
+    fn load_in(&self, abs: &Path, follow: bool) -> Result<Arc<Snapshot>, CmdError> {
         let ctx = self.ctx;
+        let load = |p: &Path| {
+            if follow {
+                ctx.session.snapshots.load_follow(p)
+            } else {
+                ctx.session.snapshots.load(p)
+            }
+        };
         let io = io_at(ctx, abs);
         if let Some(t) = active(ctx)?
             && let Some(rel) = tx_key(ctx, &t, abs, true)
@@ -124,10 +144,10 @@ impl Files<'_> {
                 }));
             }
             if key(ctx, abs, true).as_deref() != Some(rel.as_str()) {
-                return ctx.session.snapshots.load(&ctx.root.join(&rel)).map_err(io);
+                return load(&ctx.root.join(&rel)).map_err(io);
             }
         }
-        ctx.session.snapshots.load(abs).map_err(io)
+        load(abs).map_err(io)
     }
 
     /// The hash `--expect-hash` compares, in the view: the file the path leads to,
@@ -142,11 +162,11 @@ impl Files<'_> {
         let entry = self.stat(abs, false)?;
         match entry.kind {
             Kind::Missing | Kind::Dir | Kind::Other => Ok(None),
-            Kind::File => Ok(Some(self.load(abs)?.hash.clone())),
+            Kind::File => Ok(Some(self.load_follow(abs)?.hash.clone())),
             Kind::Symlink => {
                 let followed = self.stat(abs, true)?;
                 if followed.kind == Kind::File {
-                    return Ok(Some(self.load(abs)?.hash.clone()));
+                    return Ok(Some(self.load_follow(abs)?.hash.clone()));
                 }
                 let target = match entry.staged.and_then(|s| s.target) {
                     Some(t) => t,

@@ -156,3 +156,207 @@ fn a_listed_directory_swapped_for_a_symlink_outside_is_never_read() {
         found.iter().take(8).collect::<Vec<_>>()
     );
 }
+
+/// One call of a race: its arguments and what it reads on stdin.
+type Call = (Vec<String>, Option<String>);
+
+/// Each call of `calls(i)`, for `i` in `0..tries()`; the outputs that carried the
+/// outside content, as `command: excerpt`. A `read PATH` whose answer names an
+/// outside path read a link the path already was when it was resolved (reads
+/// follow links by design) and is no leak; one that shows the content under an
+/// inside name is.
+fn call_leaks(env: &TestEnv, ws: &Path, calls: impl Fn(usize) -> Vec<Call>) -> Vec<String> {
+    use std::io::Write;
+    let bin = race_bin();
+    let mut found = Vec::new();
+    for i in 0..tries() {
+        for (args, stdin) in calls(i) {
+            let mut child = env
+                .isolate(Command::new(&bin))
+                .args(&args)
+                .current_dir(ws)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn aitools");
+            let mut input = child.stdin.take().expect("stdin");
+            let _ = input.write_all(stdin.unwrap_or_default().as_bytes());
+            drop(input);
+            let out = child.wait_with_output().expect("wait aitools");
+            let text = String::from_utf8_lossy(&out.stdout).into_owned()
+                + &String::from_utf8_lossy(&out.stderr);
+            let shown = serde_json::from_slice::<serde_json::Value>(&out.stdout)
+                .ok()
+                .and_then(|j| j["path"].as_str().map(str::to_string))
+                .unwrap_or_default();
+            let followed = args[0] == "read" && !args[1].starts_with('-') && shown.starts_with('/');
+            if text.contains(SECRET) && !followed {
+                let at = text.find(SECRET).unwrap_or(0);
+                let excerpt: String = text[..at]
+                    .chars()
+                    .rev()
+                    .take(100)
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+                    .collect::<String>()
+                    + &text[at..].chars().take(40).collect::<String>();
+                found.push(format!("{}: {excerpt}", args.join(" ")));
+            }
+        }
+    }
+    found
+}
+
+fn strs(a: &[&str]) -> Vec<String> {
+    a.iter().map(|s| s.to_string()).collect()
+}
+
+/// A patch that turns `rel`'s one line `NEEDLE <from> needle_fn` into `<to>`.
+fn patch(rel: &str, from: &str, to: &str) -> String {
+    format!(
+        "--- a/{rel}\n+++ b/{rel}\n@@ -1 +1 @@\n-NEEDLE {from} needle_fn\n+NEEDLE {to} needle_fn\n"
+    )
+}
+
+/// The calls that read or write `rel` (a file in the swapped place) on run `i`:
+/// replace's dry run over `dir`, read, edit and apply (their direction turning
+/// each run, so the writes keep finding what they change).
+fn reading_calls(i: usize, dir: &str, rel: &str) -> Vec<Call> {
+    let (from, to) = if i.is_multiple_of(2) {
+        ("inside", "INSIDE")
+    } else {
+        ("INSIDE", "inside")
+    };
+    vec![
+        (
+            strs(&["replace", "NEEDLE", "CHANGED", dir, "--dry-run"]),
+            None,
+        ),
+        (strs(&["read", rel]), None),
+        (strs(&["read", "--symbol", "needle_sym"]), None),
+        (strs(&["edit", rel, "--old", from, "--new", to]), None),
+        (strs(&["apply", "--stdin"]), Some(patch(rel, to, from))),
+    ]
+}
+
+/// Every file below `dir` with its bytes (symlinks as their target text).
+fn tree_bytes(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let m = std::fs::symlink_metadata(&p).unwrap();
+            if m.is_dir() {
+                todo.push(p);
+            } else if m.file_type().is_symlink() {
+                let t = std::fs::read_link(&p).unwrap();
+                out.push((p, t.as_os_str().as_encoded_bytes().to_vec()));
+            } else {
+                let b = std::fs::read(&p).unwrap();
+                out.push((p, b));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The outside secret files are as planted (whatever the inside files became).
+fn secrets_of(tree: &[(PathBuf, Vec<u8>)]) -> Vec<(PathBuf, Vec<u8>)> {
+    tree.iter()
+        .filter(|(_, b)| b.windows(SECRET.len()).any(|w| w == SECRET.as_bytes()))
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn a_file_swapped_for_a_symlink_outside_is_never_read_or_written_by_a_path_command() {
+    let env = TestEnv::new();
+    let ws = std::fs::canonicalize(env.root()).unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let out = std::fs::canonicalize(outside.path()).unwrap();
+    plant_secret(&out.join("secret.txt"));
+    std::fs::write(
+        out.join("secret.rs"),
+        format!("fn needle_sym() {{\n    // {SECRET}\n}}\n"),
+    )
+    .unwrap();
+    std::fs::create_dir(ws.join("s")).unwrap();
+    std::fs::write(ws.join("s/sym.rs"), "fn needle_sym() {}\n").unwrap();
+    std::os::unix::fs::symlink(out.join("secret.rs"), out.join("ls")).unwrap();
+    for k in 0..SWAPPED {
+        std::fs::write(ws.join(format!("s/f{k}.txt")), "NEEDLE inside needle_fn\n").unwrap();
+        std::os::unix::fs::symlink(out.join("secret.txt"), out.join(format!("l{k}"))).unwrap();
+    }
+    let before = secrets_of(&tree_bytes(&out));
+    let (w, o) = (ws.clone(), out.clone());
+    let mut k = 0;
+    let swapper = support::swap_in_thread(move || {
+        // The file the calls name most often (f0) every other swap; the symbol's
+        // file, and the others in turn.
+        k = (k + 1) % (2 * SWAPPED);
+        let (a, b) = match k {
+            k if k.is_multiple_of(2) => ("s/f0.txt".to_string(), "l0".to_string()),
+            1 => ("s/sym.rs".to_string(), "ls".to_string()),
+            k => (format!("s/f{}.txt", k / 2), format!("l{}", k / 2)),
+        };
+        support::exchange(&w.join(a), &o.join(b))
+    });
+    let found = call_leaks(&env, &ws, |i| reading_calls(i, "s", "s/f0.txt"));
+    let swaps = swapper.finish();
+    assert!(swaps > 0, "the swapping thread never swapped");
+    assert!(
+        found.is_empty(),
+        "{} runs showed the outside file through a swapped-in symlink ({swaps} swaps): {:#?}",
+        found.len(),
+        found.iter().take(8).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        secrets_of(&tree_bytes(&out)),
+        before,
+        "a write went through a swapped-in symlink to the outside file"
+    );
+}
+
+#[test]
+fn a_parent_directory_swapped_for_a_symlink_outside_is_never_read_or_written_through() {
+    let env = TestEnv::new();
+    let ws = std::fs::canonicalize(env.root()).unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let out = std::fs::canonicalize(outside.path()).unwrap();
+    std::fs::create_dir(out.join("sec")).unwrap();
+    std::fs::create_dir(ws.join("d")).unwrap();
+    std::fs::write(ws.join("d/sym.rs"), "fn needle_sym() {}\n").unwrap();
+    std::fs::write(
+        out.join("sec/sym.rs"),
+        format!("fn needle_sym() {{\n    // {SECRET}\n}}\n"),
+    )
+    .unwrap();
+    for k in 0..SWAPPED {
+        std::fs::write(ws.join(format!("d/f{k}.txt")), "NEEDLE inside needle_fn\n").unwrap();
+        plant_secret(&out.join(format!("sec/f{k}.txt")));
+    }
+    std::os::unix::fs::symlink(out.join("sec"), out.join("dl")).unwrap();
+    let before = secrets_of(&tree_bytes(&out.join("sec")));
+    let (d, dl) = (ws.join("d"), out.join("dl"));
+    let swapper = support::swap_in_thread(move || support::exchange(&d, &dl));
+    let found = call_leaks(&env, &ws, |i| reading_calls(i, ".", "d/f0.txt"));
+    let swaps = swapper.finish();
+    assert!(swaps > 0, "the swapping thread never swapped");
+    assert!(
+        found.is_empty(),
+        "{} runs showed an outside file through a swapped-in directory link ({swaps} swaps): {:#?}",
+        found.len(),
+        found.iter().take(8).collect::<Vec<_>>()
+    );
+    // Wherever the swapping left the directory, the secret files are unchanged.
+    let sec = out.join("sec");
+    assert_eq!(
+        secrets_of(&tree_bytes(&sec)),
+        before,
+        "a write went through a swapped-in directory link to an outside file"
+    );
+}

@@ -363,14 +363,14 @@ pub fn locate(ctx: &Ctx, arg: &str) -> Result<Located, CmdError> {
 /// when that does not apply: ask the view (`stat`, then `locate_at`).
 pub fn load_by_lstat(
     ctx: &Ctx,
-    abs: &std::path::Path,
+    _abs: &std::path::Path,
     (real, display): (&std::path::Path, &str),
     lstat: Option<&crate::store::files::Metadata>,
 ) -> Result<Option<std::sync::Arc<crate::store::snapshot::Snapshot>>, CmdError> {
     match lstat {
         Some(m) if ctx.tx.is_none() && m.file_type().is_file() => {
             check_inside(ctx, real, display)?;
-            Ok(ctx.files().load_lstat(abs, m)?)
+            Ok(ctx.files().load_lstat(real, m)?)
         }
         _ => Ok(None),
     }
@@ -381,7 +381,7 @@ pub fn load_by_lstat(
 pub fn locate_at(
     ctx: &Ctx,
     arg: &str,
-    abs: &std::path::Path,
+    _abs: &std::path::Path,
     (real, display): (PathBuf, String),
     meta: crate::store::files::Stat,
 ) -> Result<Located, CmdError> {
@@ -396,7 +396,7 @@ pub fn locate_at(
     // Through the store's view (the tx's staged content, else the disk's snapshot):
     // the write that follows reuses these bytes and this hash for its before-state,
     // blob and diff instead of reading the file again.
-    let snap = ctx.files().load(abs)?;
+    let snap = ctx.files().load(&real)?;
     Ok((real, display, snap))
 }
 

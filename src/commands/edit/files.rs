@@ -295,7 +295,7 @@ pub fn copy(ctx: &Ctx, a: &CopyArgs) -> Result<Output, CmdError> {
             if meta.len > max {
                 return Err(too_large(meta.len, max));
             }
-            let snap = ctx.files().load(&src)?;
+            let snap = ctx.files().load_follow(&src)?;
             files = 1;
             return Ok(vec![Change::Put {
                 path: dst.clone(),
@@ -386,7 +386,7 @@ pub fn copy(ctx: &Ctx, a: &CopyArgs) -> Result<Output, CmdError> {
                     if total > max {
                         return Err(too_large(total, max));
                     }
-                    let snap = ctx.files().load(&p)?;
+                    let snap = ctx.files().load_follow(&p)?;
                     files += 1;
                     changes.push(Change::Put {
                         path: target,

@@ -521,6 +521,12 @@ fn collect(
                         }
                     }
                     Err(e) if e.code == code::OUTSIDE_WORKSPACE => {}
+                    // Swapped for a symlink since the walk listed it: passed over
+                    // like an entry that vanished, never read through the link.
+                    Err(e) if e.code == code::TARGET_CHANGED => skipped.push(Skipped {
+                        path: ctx.display_real(&f),
+                        reason: "unreadable",
+                    }),
                     Err(e) => return Err(e),
                 }
             }

@@ -125,7 +125,7 @@ pub fn run(ctx: &Ctx, a: &CheckArgs) -> Result<Output, CmdError> {
                 ),
             ));
         };
-        let snap = ctx.files().load(&abs)?;
+        let snap = ctx.files().load_follow(&abs)?;
         ctx.files().record_read(&abs)?;
         let body = snap
             .bytes

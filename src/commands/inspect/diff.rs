@@ -195,8 +195,8 @@ fn paths_diff(ctx: &Ctx, a: &DiffArgs, x: &str, y: &str) -> Result<Output, CmdEr
             return Err(crate::workspace::input::not_openable(arg, kind));
         }
     }
-    let ba = ctx.files().load(&pa)?.bytes.clone();
-    let bb = ctx.files().load(&pb)?.bytes.clone();
+    let ba = ctx.files().load_follow(&pa)?.bytes.clone();
+    let bb = ctx.files().load_follow(&pb)?.bytes.clone();
     let o = options(a);
     let mut out = DiffOut::default();
     match a.output {
@@ -308,7 +308,7 @@ fn content_view(ctx: &Ctx, p: &Path) -> Option<Vec<u8>> {
                 .into_os_string()
                 .into_encoded_bytes(),
         ),
-        Kind::File => files.load(p).ok().map(|s| s.bytes.clone()),
+        Kind::File => files.load_follow(p).ok().map(|s| s.bytes.clone()),
         _ => None,
     }
 }

@@ -379,7 +379,7 @@ fn selector(args: &ReadArgs) -> Result<Selector, CmdError> {
 
 pub fn run(ctx: &Ctx, args: &ReadArgs) -> Result<Output, CmdError> {
     if args.path.is_some() {
-        return read_path(ctx, args);
+        return read_path(ctx, args, None);
     }
     // No PATH: --symbol's definition is looked for first (the arguments checked
     // before the scan), and its file read.
@@ -392,13 +392,19 @@ pub fn run(ctx: &Ctx, args: &ReadArgs) -> Result<Output, CmdError> {
             "PATH is missing: name the file to read, or give --symbol NAME to find it.",
         ));
     };
-    let found = symbol_file(ctx, name, args.kind.as_deref())?;
+    let (found, listed) = symbol_file(ctx, name, args.kind.as_deref())?;
     let mut resolved = args.clone();
     resolved.path = Some(found);
-    read_path(ctx, &resolved)
+    read_path(ctx, &resolved, Some(&listed))
 }
 
-fn read_path(ctx: &Ctx, args: &ReadArgs) -> Result<Output, CmdError> {
+/// `listed`: the real path a walk found (`--symbol`), read as it is, a symlink
+/// anywhere on it refused; else PATH, resolved to its real path once.
+fn read_path(
+    ctx: &Ctx,
+    args: &ReadArgs,
+    listed: Option<&std::path::Path>,
+) -> Result<Output, CmdError> {
     if args.max_lines == 0 {
         return Err(invalid("--max-lines must be at least 1."));
     }
@@ -420,7 +426,10 @@ fn read_path(ctx: &Ctx, args: &ReadArgs) -> Result<Output, CmdError> {
         Some(b) => Some(values::parse_byte_span(b).map_err(invalid)?),
         None => None,
     };
-    let shown_abs = ctx.path_arg(args.path())?;
+    let shown_abs = match listed {
+        Some(p) => p.to_path_buf(),
+        None => ctx.path_arg(args.path())?,
+    };
     // With --tx, a file the tx staged is read from its blob (the staged bytes);
     // the path shown, the read set and the language stay the path's.
     let files = ctx.files();
@@ -446,6 +455,14 @@ fn read_path(ctx: &Ctx, args: &ReadArgs) -> Result<Output, CmdError> {
         }
         Err(e) => return Err(error::io_error("read", args.path(), &e)),
     };
+    // Opened at its real path from here on, refusing a symlink anywhere on it:
+    // the path shown is that real path's, so a file swapped for a link after this
+    // never shows the link's content under the file's name.
+    let src = if listed.is_some() {
+        src.as_real()
+    } else {
+        src.at_real()
+    };
     // Decided on metadata alone: opening a FIFO for reading would block, and a
     // procfs file (size 0) such as /proc/kmsg blocks on its read.
     if meta.is_dir() {
@@ -455,7 +472,11 @@ fn read_path(ctx: &Ctx, args: &ReadArgs) -> Result<Output, CmdError> {
         return Err(input::not_openable(args.path(), kind));
     }
     files.record_read(&shown_abs)?;
-    let shown = ctx.display_path(&shown_abs);
+    let shown = if src.is_staged() {
+        ctx.display_path(&shown_abs)
+    } else {
+        ctx.display_real(src.path())
+    };
     let io = |e: std::io::Error| error::io_error("read", args.path(), &e);
     match args.view.as_str() {
         "hex" => hex_view(
@@ -494,7 +515,11 @@ const SYMBOL_FILES_SHOWN: usize = 5;
 /// The one file under the working directory that defines `name` (with `kind`), as
 /// a path argument (relative to the working directory when below it); several
 /// files are ambiguous, none is no match.
-fn symbol_file(ctx: &Ctx, name: &str, kind: Option<&str>) -> Result<String, CmdError> {
+fn symbol_file(
+    ctx: &Ctx,
+    name: &str,
+    kind: Option<&str>,
+) -> Result<(String, std::path::PathBuf), CmdError> {
     let start = defs::default_start(ctx);
     let (found, cut) = defs::find(
         ctx,
@@ -525,7 +550,7 @@ fn symbol_file(ctx: &Ctx, name: &str, kind: Option<&str>) -> Result<String, CmdE
         shell::aitools(words)
     };
     match found.as_slice() {
-        [(path, _)] => Ok(arg(path)),
+        [(path, _)] => Ok((arg(path), path.clone())),
         [] => {
             let stopped = cut
                 .as_ref()

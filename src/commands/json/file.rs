@@ -78,7 +78,7 @@ pub fn load(ctx: &Ctx, arg: &str, abs: PathBuf) -> Result<JsonFile, CmdError> {
             ));
         }
     }
-    let snap = ctx.files().load(&abs)?;
+    let snap = ctx.files().load_follow(&abs)?;
     let (bom, body) = match snap.bytes.strip_prefix(b"\xEF\xBB\xBF") {
         Some(rest) => (true, rest),
         None => (false, &snap.bytes[..]),

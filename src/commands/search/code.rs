@@ -275,7 +275,7 @@ pub fn run_outline(ctx: &Ctx, args: &OutlineArgs) -> Result<Output, CmdError> {
             ),
         ));
     };
-    let snap = ctx.files().load(&abs)?;
+    let snap = ctx.files().load_follow(&abs)?;
     ctx.files().record_read(&abs)?;
     let bytes = &snap.bytes;
     if sniff::is_binary(bytes) {

@@ -48,83 +48,22 @@ pub fn open_file(path: &Path) -> io::Result<File> {
     open_sized(path).map(|(f, _)| f)
 }
 
-/// The flags every open of a walked entry shares: read only, without waiting
-/// (a FIFO swapped in opens at once), never a terminal, never a final symlink.
-const WALKED_FLAGS: libc::c_int =
-    libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC | libc::O_NOFOLLOW;
-
-/// Cleared when the kernel refuses `openat2` (too old, or a seccomp filter):
-/// the opens fall back to `O_NOFOLLOW` alone for the rest of the process.
-static OPENAT2: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
-
 /// Whether walked opens refuse a symlink anywhere on the path (openat2), not
-/// only a final one.
+/// only a final one: a probe through a symlink the system always has.
 #[cfg(test)]
 pub(super) fn refuses_any_symlink() -> bool {
-    OPENAT2.load(std::sync::atomic::Ordering::Relaxed)
-}
-
-#[repr(C)]
-struct OpenHow {
-    flags: u64,
-    mode: u64,
-    resolve: u64,
+    // /proc/self is a symlink: refused only by openat2's RESOLVE_NO_SYMLINKS.
+    open_walked(Path::new("/proc/self/status"))
+        .is_err_and(|e| e.raw_os_error() == Some(libc::ELOOP))
 }
 
 /// Opens an entry the walk listed, refusing a symlink anywhere on its path
-/// (`ELOOP`): a walk's paths are a start's real path joined with the names it
-/// listed, so no component is a symlink unless one was swapped in after the
-/// listing, to carry the read outside (a file replaced by a link to
-/// `~/.ssh/id_rsa`, or a directory by a link to `~/.ssh`). The caller skips the
-/// entry as unreadable, like one that vanished. `openat2(RESOLVE_NO_SYMLINKS)`
-/// where the kernel has it, else `O_NOFOLLOW` (the final component only).
+/// (`ELOOP`; the store's `fsx::open_no_symlinks`): a walk's paths are a start's
+/// real path joined with the names it listed, so no component is a symlink
+/// unless one was swapped in after the listing. The caller skips the entry as
+/// unreadable, like one that vanished.
 fn open_walked(path: &Path) -> io::Result<File> {
-    use std::os::fd::FromRawFd;
-    use std::os::unix::ffi::OsStrExt;
-    use std::sync::atomic::Ordering;
-    if OPENAT2.load(Ordering::Relaxed) {
-        let c = std::ffi::CString::new(path.as_os_str().as_bytes())
-            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a path holds a NUL byte"))?;
-        let how = OpenHow {
-            flags: WALKED_FLAGS as u64,
-            mode: 0,
-            resolve: libc::RESOLVE_NO_SYMLINKS,
-        };
-        for _ in 0..3 {
-            // SAFETY: a valid C string and an `open_how` of the size passed.
-            let r = unsafe {
-                libc::syscall(
-                    libc::SYS_openat2,
-                    libc::AT_FDCWD,
-                    c.as_ptr(),
-                    &how as *const OpenHow,
-                    std::mem::size_of::<OpenHow>(),
-                )
-            };
-            if r >= 0 {
-                // SAFETY: a fresh descriptor nobody else owns.
-                return Ok(unsafe { File::from_raw_fd(r as std::os::fd::RawFd) });
-            }
-            let e = io::Error::last_os_error();
-            match e.raw_os_error() {
-                // A concurrent rename the kernel could not rule out: again.
-                Some(libc::EAGAIN) | Some(libc::EINTR) => continue,
-                Some(libc::ENOSYS) | Some(libc::EPERM) => {
-                    OPENAT2.store(false, Ordering::Relaxed);
-                    break;
-                }
-                _ => return Err(e),
-            }
-        }
-        if OPENAT2.load(Ordering::Relaxed) {
-            return Err(io::Error::from(io::ErrorKind::Interrupted));
-        }
-    }
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(WALKED_FLAGS)
-        .open(path)
+    crate::store::fsx::open_no_symlinks(path)
 }
 
 /// Bytes a [`Listed`] file gives before it checks it is still a regular file.
