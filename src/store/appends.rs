@@ -27,8 +27,9 @@ pub type Target = (PathBuf, String, Arc<Snapshot>);
 
 struct Held {
     rel: String,
-    /// The old inode (`O_PATH`), open across the rename.
-    file: File,
+    /// The old inode (`O_PATH`, or the read-only descriptor `blobs::linkable`
+    /// opened, which the op's publish of that link uses too), open across the rename.
+    file: Arc<File>,
     size: u64,
 }
 
@@ -82,7 +83,7 @@ pub fn arm(
     targets: &[Target],
     argv: &[String],
     linked: &[Stamp],
-    pinned: &mut HashMap<PathBuf, File>,
+    pinned: &mut HashMap<PathBuf, Arc<File>>,
 ) -> Result<Watch, Box<TargetsChanged>> {
     let mut held = Vec::new();
     let mut changed = Vec::new();
@@ -94,7 +95,7 @@ pub fn arm(
             Some(f) => std::fs::symlink_metadata(abs).map(|m| (f, Stamp::of(&m))),
             None => open_path(abs).and_then(|f| {
                 let m = f.metadata()?;
-                Ok((f, Stamp::of(&m)))
+                Ok((Arc::new(f), Stamp::of(&m)))
             }),
         };
         let was = snap.stamp.size;

@@ -274,11 +274,20 @@ impl<'a> Stager<'a> {
 /// `linkable` checks the inode at `src` (before the op's intent is written, so a
 /// file that fails goes into the pack with the others) against the caller's
 /// `euid` (read once per op); `link_before_image` links the descriptor it checked.
+///
+/// The descriptor is opened read-only (not `O_PATH`): the same one takes the
+/// read leases (`link_before_image`, then `publish_link` once the steps ran),
+/// is the one linked, and is the old inode `appends` holds across the rename, so
+/// no second open of the inode through `/proc/self/fd` is made, at the link or
+/// at the publish. Opening it has no effect an `O_PATH` open would not have on a
+/// regular file (the read opened it already; `O_NOFOLLOW` and `O_NONBLOCK`: a
+/// symlink or FIFO swapped in since the read is refused, not followed or waited
+/// on, and anything not a regular file is refused by the fstat).
 pub fn linkable(src: &Path, was: &Stamp, dev: u64, euid: u32) -> Option<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
     let f = std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
         .open(src)
         .ok()?;
     let m = f.metadata().ok()?;
@@ -300,9 +309,11 @@ pub fn euid() -> u32 {
 /// (a killed run of this op left it).
 pub fn link_before_image(f: &std::fs::File, was: &Stamp, to: &Path) -> io::Result<Stamp> {
     let fd = format!("/proc/self/fd/{}", f.as_raw_fd());
-    // A read lease is refused while anyone has the inode open for writing.
-    let r = std::fs::File::open(&fd)?;
-    if !lease(&r) {
+    // A read lease is refused while anyone has the inode open for writing. `f`
+    // is `linkable`'s read-only descriptor: the lease is taken on it (it was a
+    // second open through `/proc/self/fd` when `f` was an `O_PATH` one).
+    let r = f;
+    if !lease(r) {
         return Err(io::Error::other(
             "not linked: open for writing elsewhere, or no leases here",
         ));
@@ -324,7 +335,7 @@ pub fn link_before_image(f: &std::fs::File, was: &Stamp, to: &Path) -> io::Resul
     };
     // The inode as the link left it (its ctime moved), still under the lease.
     let stamp = linked.and_then(|()| r.metadata()).map(|m| Stamp::of(&m));
-    unlease(&r);
+    unlease(r);
     stamp
 }
 
@@ -338,6 +349,12 @@ fn lease(f: &std::fs::File) -> bool {
         libc::fcntl(f.as_raw_fd(), F_SETSIG, libc::SIGWINCH) == 0
             && libc::fcntl(f.as_raw_fd(), libc::F_SETLEASE, libc::F_RDLCK) == 0
     }
+}
+
+/// `lease` again on a descriptor `lease` was given before (its F_SETSIG stays).
+fn release(f: &std::fs::File) -> bool {
+    // SAFETY: as `lease`.
+    unsafe { libc::fcntl(f.as_raw_fd(), libc::F_SETLEASE, libc::F_RDLCK) == 0 }
 }
 
 fn unlease(f: &std::fs::File) {
@@ -387,15 +404,23 @@ fn is_temp(p: &Path) -> bool {
 /// renamed to the blob name, and gone afterwards). Returns whether `blobs/`
 /// changed (its directory needs an fsync). Nothing there (published already) is
 /// nothing to do.
+///
+/// `held`: the descriptor `link_before_image` linked and leased, when this
+/// process made the link (the op itself, not a recovery): looked at instead of
+/// opening the blob's name again. It is the inode linked at `tmp`: `blobs/` is
+/// private to this user and the workspace lock is held from the link to here,
+/// so nothing but this op named or renamed anything there meanwhile; and the
+/// checks are the same ones (one name, size and mtime as read, under a lease).
 pub fn publish_link(
     state: &Path,
     tmp: &Path,
     hash: &str,
     size: u64,
     mtime_ns: i64,
+    held: Option<&std::fs::File>,
 ) -> io::Result<bool> {
     if !is_temp(tmp) {
-        return publish_in_place(state, tmp, hash, size, mtime_ns);
+        return publish_in_place(state, tmp, hash, size, mtime_ns, held);
     }
     let m = match std::fs::symlink_metadata(tmp) {
         Ok(m) => m,
@@ -454,16 +479,24 @@ fn publish_in_place(
     hash: &str,
     size: u64,
     mtime_ns: i64,
+    held: Option<&std::fs::File>,
 ) -> io::Result<bool> {
-    let f = match fsx::open_read_nofollow(at) {
-        Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
-        // A symlink at a blob's name is not this op's link: dropped.
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
-            ignore_missing(std::fs::remove_file(at))?;
-            return Ok(true);
-        }
-        Err(e) => return Err(e),
+    let opened;
+    let f = match held {
+        Some(f) => f,
+        None => match fsx::open_read_nofollow(at) {
+            Ok(f) => {
+                opened = f;
+                &opened
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+            // A symlink at a blob's name is not this op's link: dropped.
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+                ignore_missing(std::fs::remove_file(at))?;
+                return Ok(true);
+            }
+            Err(e) => return Err(e),
+        },
     };
     let as_read = |m: &std::fs::Metadata| {
         let st = Stamp::of(m);
@@ -472,14 +505,16 @@ fn publish_in_place(
     // Trusted only under a read lease: nobody may still have the old inode open
     // for writing (an appender that opened it before the rename), or a write
     // could change the blob after it is trusted.
-    if lease(&f) {
+    // (A held descriptor was given its lease signal at the link.)
+    let leased = if held.is_some() { release(f) } else { lease(f) };
+    if leased {
         let ok = f.metadata().is_ok_and(|m| {
             as_read(&m)
                 && (m.mode() & 0o7777 == 0o600
                     || f.set_permissions(std::fs::Permissions::from_mode(0o600))
                         .is_ok())
         });
-        unlease(&f);
+        unlease(f);
         if ok {
             return Ok(false);
         }
@@ -489,9 +524,20 @@ fn publish_in_place(
     let mut bytes = Vec::new();
     let is_file = f.metadata().is_ok_and(|m| m.is_file());
     if is_file {
-        (&f).take(size).read_to_end(&mut bytes)?;
+        // From the start (a held descriptor was never read from).
+        use std::os::unix::fs::FileExt;
+        bytes.resize(size as usize, 0);
+        let mut got = 0;
+        while got < bytes.len() {
+            match f.read_at(bytes.get_mut(got..).unwrap_or_default(), got as u64) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        bytes.truncate(got);
     }
-    drop(f);
     if is_file && bytes.len() as u64 == size && sha256_hex(&bytes) == hash {
         let copy = dir(state).join(format!(".{hash}.copy"));
         let mut batch = fsx::Batch::new(1);
@@ -631,12 +677,14 @@ mod tests {
     fn a_link_written_to_after_it_was_made_is_published_as_a_copy() {
         use std::io::Write;
         let t = tempfile::tempdir().unwrap();
-        for in_place in [true, false] {
-            let state = t.path().join(format!("state-{in_place}"));
+        // In place: published by name (a recovery) or through the descriptor
+        // linked (`held`, the op itself).
+        for (in_place, held) in [(true, false), (true, true), (false, false)] {
+            let state = t.path().join(format!("state-{in_place}-{held}"));
             std::fs::create_dir_all(dir(&state)).unwrap();
             let dev = std::fs::metadata(&state).unwrap().dev();
             for case in ["untouched", "held", "appended", "overwritten"] {
-                let src = t.path().join(format!("{case}.txt"));
+                let src = t.path().join(format!("{case}-{held}.txt"));
                 std::fs::write(&src, format!("before {case}\n")).unwrap();
                 let bytes = std::fs::read(&src).unwrap();
                 let hash = sha256_hex(&bytes);
@@ -666,9 +714,10 @@ mod tests {
                     "held" => {}
                     _ => drop(w),
                 }
+                let by = held.then_some(&f);
                 let changed =
-                    publish_link(&state, &at, &hash, was.size, was.mtime_ns as i64).unwrap();
-                let label = format!("{case} (in place: {in_place})");
+                    publish_link(&state, &at, &hash, was.size, was.mtime_ns as i64, by).unwrap();
+                let label = format!("{case} (in place: {in_place}, held: {held})");
                 assert!(in_place || !at.exists(), "{label}");
                 if case == "overwritten" {
                     assert!(!path(&state, &hash).exists(), "{label}");

@@ -75,17 +75,23 @@ pub fn open_regular_nlink(path: &Path) -> io::Result<(File, u64)> {
 /// a file swapped for a FIFO after it was stat'ed is refused (`InvalidData`),
 /// never waited on (a write holds the workspace lock while it reads).
 pub fn open_regular_follow(path: &Path) -> io::Result<File> {
+    open_regular_follow_meta(path).map(|(f, _)| f)
+}
+
+/// `open_regular_follow`, with the open file's metadata (its one fstat).
+pub fn open_regular_follow_meta(path: &Path) -> io::Result<(File, std::fs::Metadata)> {
     let f = OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_CLOEXEC | libc::O_NONBLOCK | libc::O_NOCTTY)
         .open(path)?;
-    if !f.metadata()?.is_file() {
+    let m = f.metadata()?;
+    if !m.is_file() {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
             format!("{} is not a regular file", path.display()),
         ));
     }
-    Ok(f)
+    Ok((f, m))
 }
 
 /// A store file's text (`open_regular`).

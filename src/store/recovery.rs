@@ -471,21 +471,25 @@ fn copy_private(from: &Path, to: &Path) -> std::io::Result<()> {
 /// Applies a committed intent beneath the workspace `root`, journals it once, and
 /// removes its record.
 pub fn finish(root: &Path, state: &Path, intent: &intent::Intent) -> std::io::Result<()> {
-    finish_with(root, state, intent, |_| {})
+    finish_with(root, state, intent, &Default::default(), |_| {})
 }
 
-/// `finish`, with `applied` completing the journal entry once the steps ran.
+/// `finish`, with `applied` completing the journal entry once the steps ran;
+/// `held`: the descriptors the op linked its before-images from, by blob name
+/// (`blobs::publish_link`'s `held`; none in a recovery).
 pub(crate) fn finish_with(
     root: &Path,
     state: &Path,
     intent: &intent::Intent,
+    held: &std::collections::HashMap<std::path::PathBuf, std::sync::Arc<std::fs::File>>,
     applied: impl FnOnce(&mut journal::Entry),
 ) -> std::io::Result<()> {
     intent::apply_all(root, intent)?;
     // The steps ran: a before-image kept as a link is no longer a tree file's.
     let mut named = false;
     for l in &intent.linked {
-        named |= super::blobs::publish_link(state, &l.tmp, &l.hash, l.size, l.mtime_ns)?;
+        let fd = held.get(&l.tmp).map(|f| &**f);
+        named |= super::blobs::publish_link(state, &l.tmp, &l.hash, l.size, l.mtime_ns, fd)?;
     }
     if named {
         fsx::sync_dir(&super::blobs::dir(state))?;

@@ -147,8 +147,10 @@ impl Cache {
         {
             return Ok(snap.clone());
         }
-        let mut f = super::fsx::open_regular_follow(path)?;
-        let (bytes, same) = read_whole(&mut f, meta.len() as usize, k)?;
+        // The open file's fstat (it must be a regular file) says whether it is the
+        // inode `meta` describes, unchanged: then `meta.len()` bytes are all of it.
+        let (mut f, opened) = super::fsx::open_regular_follow_meta(path)?;
+        let (bytes, same) = read_whole(&mut f, meta.len() as usize, key(&opened) == k)?;
         let (hash, midstates) = hash_with_midstates(&bytes);
         let snap = Arc::new(Snapshot {
             hash,
@@ -170,12 +172,16 @@ impl Cache {
     }
 }
 
-/// The whole of `f` (`len` bytes when it was stat'ed, with key `k`), and whether
-/// its key after the read is still `k`. When it is and `len` bytes came, that is
-/// all of it (a file that grew has another size): no read looks for more.
+/// The whole of `f` (`len` bytes when it was stat'ed), and whether that is
+/// still so after the read. `same`: the open file's fstat, taken before the
+/// read, matched the key `len` came with; then `len` bytes are read and nothing
+/// more (no fstat after the read: bytes appended meanwhile are after the
+/// snapshot, as if appended a moment later: the cache key has the old size, and a
+/// write's `appends::arm` checks the inode again before its commit point and
+/// reports such a tail). Else (a file changed since it was stat'ed), all of it.
 /// (`read_to_end` on a `File` asks it for its size and position again first.)
 /// A file that shrank since gives what is there; one that grew, all of it.
-fn read_whole(f: &mut std::fs::File, len: usize, k: Key) -> io::Result<(Vec<u8>, bool)> {
+fn read_whole(f: &mut std::fs::File, len: usize, same: bool) -> io::Result<(Vec<u8>, bool)> {
     let mut bytes = vec![0u8; len];
     let mut got = 0;
     while got < len {
@@ -186,7 +192,6 @@ fn read_whole(f: &mut std::fs::File, len: usize, k: Key) -> io::Result<(Vec<u8>,
             Err(e) => return Err(e),
         }
     }
-    let same = f.metadata().is_ok_and(|m| key(&m) == k);
     if got == len && same {
         return Ok((bytes, true));
     }
@@ -194,7 +199,7 @@ fn read_whole(f: &mut std::fs::File, len: usize, k: Key) -> io::Result<(Vec<u8>,
     if got == len {
         f.read_to_end(&mut bytes)?;
     }
-    Ok((bytes, same))
+    Ok((bytes, false))
 }
 
 #[cfg(test)]
@@ -207,22 +212,22 @@ mod tests {
         let p = dir.path().join("f");
         let body: Vec<u8> = (0..100_000u32).map(|i| (i % 253) as u8).collect();
         std::fs::write(&p, &body).unwrap();
-        let k = key(&std::fs::metadata(&p).unwrap());
-        let other = (0, 0, 0, 0, 0, 0, 0);
         // Expected right (the key as stat'ed, or another: the file changed since),
-        // the file shrank since (expected more), grew since (less), empty.
-        for (expect, with) in [(body.len(), k), (body.len(), other)]
+        // the file shrank since (expected more, even with the key unchanged), grew
+        // since (less), empty.
+        for (expect, with) in [(body.len(), true), (body.len(), false)]
             .into_iter()
-            .chain([body.len() + 10, body.len() - 1, 31, 32, 33, 0].map(|n| (n, other)))
+            .chain([body.len() + 10].map(|n| (n, true)))
+            .chain([body.len() + 10, body.len() - 1, 31, 32, 33, 0].map(|n| (n, false)))
         {
             let mut f = std::fs::File::open(&p).unwrap();
             let (got, same) = read_whole(&mut f, expect, with).unwrap();
             assert_eq!(got, body, "{expect}");
-            assert_eq!(same, with == k, "{expect}");
+            assert_eq!(same, with && expect == body.len(), "{expect}");
         }
         std::fs::write(&p, b"").unwrap();
         let mut f = std::fs::File::open(&p).unwrap();
-        assert!(read_whole(&mut f, 0, other).unwrap().0.is_empty());
+        assert!(read_whole(&mut f, 0, false).unwrap().0.is_empty());
     }
     #[test]
     fn a_successor_hash_equals_a_full_hash() {

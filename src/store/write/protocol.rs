@@ -4,6 +4,7 @@ use super::plan::BlobJob;
 use super::*;
 use crate::store::snapshot::Stamp;
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 impl<'a> Plan<'a> {
     /// Bytes of the blobs this op stores (the usage counter of `gc`).
@@ -37,13 +38,13 @@ impl<'a> Plan<'a> {
         let state_dev = std::fs::metadata(state).map(|m| m.dev()).ok();
         let euid = blobs::euid();
         // Each with the blob name it is linked at.
-        let mut candidates: Vec<(&BlobJob, Stamp, std::fs::File, PathBuf)> = Vec::new();
+        let mut candidates: Vec<(&BlobJob, Stamp, Arc<std::fs::File>, PathBuf)> = Vec::new();
         let mut linking: HashSet<&str> = HashSet::new();
         let mut rest: Vec<&BlobJob> = Vec::new();
         for b in &self.blobs {
             let checked = match (snap_stamp(b), &b.disk, state_dev) {
                 (Some(st), Some(src), Some(dev)) => {
-                    blobs::linkable(src, &st, dev, euid).map(|f| (st, f))
+                    blobs::linkable(src, &st, dev, euid).map(|f| (st, Arc::new(f)))
                 }
                 _ => None,
             };
@@ -122,6 +123,9 @@ impl<'a> Plan<'a> {
         ctx.session.synced(&unsynced);
         // The stamps of the inodes linked, as the links left them (`appends::arm`).
         let mut relinked: Vec<Stamp> = Vec::new();
+        // The descriptors linked, by blob name: their publish looks at them
+        // (`blobs::publish_link`'s `held`) instead of opening the name again.
+        let mut held: HashMap<PathBuf, Arc<std::fs::File>> = HashMap::new();
         let prepared = (|| -> std::io::Result<()> {
             // Temp files are created beneath the root's descriptor, as the steps act.
             let tree = Tree::open(&ctx.root)?;
@@ -130,7 +134,10 @@ impl<'a> Plan<'a> {
             let mut loose = loose.clone();
             for (b, st, f, at) in &candidates {
                 match blobs::link_before_image(f, st, at) {
-                    Ok(now) => relinked.push(now),
+                    Ok(now) => {
+                        relinked.push(now);
+                        held.insert(at.clone(), f.clone());
+                    }
                     Err(_) => loose.push(b),
                 }
             }
@@ -211,7 +218,7 @@ impl<'a> Plan<'a> {
             |e: std::io::Error| super::io_error(ctx, "the write (nothing was changed)", &e);
         // The targets are checked again as late as possible before the commit
         // point; those `linkable` opened are looked at through their descriptors.
-        let mut pinned: HashMap<PathBuf, std::fs::File> = candidates
+        let mut pinned: HashMap<PathBuf, Arc<std::fs::File>> = candidates
             .into_iter()
             .filter_map(|(b, _, f, _)| b.disk.clone().map(|d| (d, f)))
             .collect();
@@ -234,7 +241,7 @@ impl<'a> Plan<'a> {
         let mut appended = Vec::new();
         // Committed but not applied: the record stays pending, and the repairs are
         // the ones that clear it (finish once the cause is fixed, or set aside).
-        recovery::finish_with(&ctx.root, state, &intent, |entry| {
+        recovery::finish_with(&ctx.root, state, &intent, &held, |entry| {
             appended = watch.settle(state, &entry.op_id);
             entry.appends = appended.clone();
         })
