@@ -471,32 +471,40 @@ fn copy_private(from: &Path, to: &Path) -> std::io::Result<()> {
 /// Applies a committed intent beneath the workspace `root`, journals it once, and
 /// removes its record.
 pub fn finish(root: &Path, state: &Path, intent: &intent::Intent) -> std::io::Result<()> {
-    finish_with(root, state, intent, &Default::default(), |_| {})
+    finish_with(root, state, intent, &Default::default(), |_, _| {})
 }
 
 /// `finish`, with `applied` completing the journal entry once the steps ran;
 /// `held`: the descriptors the op linked its before-images from, by blob name
-/// (`blobs::publish_link`'s `held`; none in a recovery).
+/// (`blobs::publish_link`'s `held`; none in a recovery). `applied` is also given
+/// the blob names of those trusted as they are (published through their held
+/// descriptor under a read lease, size and mtime as read).
 pub(crate) fn finish_with(
     root: &Path,
     state: &Path,
     intent: &intent::Intent,
     held: &std::collections::HashMap<std::path::PathBuf, std::sync::Arc<std::fs::File>>,
-    applied: impl FnOnce(&mut journal::Entry),
+    applied: impl FnOnce(&mut journal::Entry, &[&std::path::Path]),
 ) -> std::io::Result<()> {
     intent::apply_all(root, intent)?;
     // The steps ran: a before-image kept as a link is no longer a tree file's.
     let mut named = false;
+    let mut trusted = Vec::new();
     for l in &intent.linked {
         let fd = held.get(&l.tmp).map(|f| &**f);
-        named |= super::blobs::publish_link(state, &l.tmp, &l.hash, l.size, l.mtime_ns, fd)?;
+        // Through a held descriptor, `false` is "trusted as it is".
+        let changed = super::blobs::publish_link(state, &l.tmp, &l.hash, l.size, l.mtime_ns, fd)?;
+        if fd.is_some() && !changed {
+            trusted.push(l.tmp.as_path());
+        }
+        named |= changed;
     }
     if named {
         fsx::sync_dir(&super::blobs::dir(state))?;
     }
     if !journal::last_is(state, &intent.op_id)? {
         let mut entry = intent.entry.clone();
-        applied(&mut entry);
+        applied(&mut entry, &trusted);
         journal::append(state, &entry)?;
     }
     for t in &intent.blob_tmps {

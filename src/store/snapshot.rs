@@ -105,6 +105,9 @@ pub struct Cache {
     /// its change from, even when the write protocol read the file again after
     /// another program changed it (see `appends`).
     first: Mutex<HashMap<PathBuf, Arc<Snapshot>>>,
+    /// The lstat each of those first reads was loaded with (`load_stated`; not
+    /// `load`, whose metadata follows a final symlink): `read_lstat`.
+    first_lstat: Mutex<HashMap<PathBuf, std::fs::Metadata>>,
 }
 
 impl Cache {
@@ -114,6 +117,16 @@ impl Cache {
         if let Ok(mut first) = self.first.lock() {
             first.clear();
         }
+        if let Ok(mut first) = self.first_lstat.lock() {
+            first.clear();
+        }
+    }
+
+    /// The lstat the first read of `path` since the last `clear` was loaded
+    /// with, when it was loaded with one (`load_stated`) and it found the file
+    /// its content is of (no later read of the same path with another key).
+    pub fn read_lstat(&self, path: &Path) -> Option<std::fs::Metadata> {
+        self.first_lstat.lock().ok()?.get(path).cloned()
     }
 
     /// The first snapshot of `path` taken since the last `clear`.
@@ -131,12 +144,22 @@ impl Cache {
 
     /// The bytes, SHA-256 and mode of the regular file at `path` (symlinks followed).
     pub fn load(&self, path: &Path) -> io::Result<Arc<Snapshot>> {
-        self.load_stated(path, &std::fs::metadata(path)?)
+        self.load_meta(path, &std::fs::metadata(path)?, false)
     }
 
-    /// `load` with the file's metadata already taken (`std::fs::metadata`, or an
-    /// lstat that found a regular file).
+    /// `load` with the file's lstat already taken (one that found a regular
+    /// file; a regular file's lstat is its stat). The first such read of a path
+    /// keeps it (`read_lstat`).
     pub fn load_stated(&self, path: &Path, meta: &std::fs::Metadata) -> io::Result<Arc<Snapshot>> {
+        self.load_meta(path, meta, true)
+    }
+
+    fn load_meta(
+        &self,
+        path: &Path,
+        meta: &std::fs::Metadata,
+        lstat: bool,
+    ) -> io::Result<Arc<Snapshot>> {
         if !meta.is_file() {
             return Err(io::Error::other("not a regular file"));
         }
@@ -161,9 +184,20 @@ impl Cache {
             stamp: Stamp::of(meta),
         });
         if let Ok(mut first) = self.first.lock() {
-            first
-                .entry(path.to_path_buf())
-                .or_insert_with(|| snap.clone());
+            let mut is_first = false;
+            first.entry(path.to_path_buf()).or_insert_with(|| {
+                is_first = true;
+                snap.clone()
+            });
+            // Kept only when the file opened was the inode that lstat found,
+            // unchanged (else what was read is not what the lstat says).
+            if is_first
+                && lstat
+                && same
+                && let Ok(mut l) = self.first_lstat.lock()
+            {
+                l.insert(path.to_path_buf(), meta.clone());
+            }
         }
         if same && let Ok(mut guard) = self.by_path.lock() {
             guard.insert(path.to_path_buf(), (k, snap.clone()));
