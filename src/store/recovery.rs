@@ -397,10 +397,10 @@ pub fn set_aside(ctx: &Ctx, op_id: &str, dry_run: bool) -> Result<SetAside, CmdE
                 continue;
             }
             if fsx::exists_nofollow(&b) {
-                // A link keeps the bytes if the blob store lets the blob go.
-                std::fs::hard_link(&b, &to)
-                    .or_else(|_| copy_private(&b, &to))
-                    .map_err(io)?;
+                // A copy keeps the bytes if the blob store lets the blob go. Not a
+                // hard link: a blob with two names is not sound (`blobs::kept`),
+                // so the next op that needs it would store it again.
+                copy_private(&b, &to).map_err(io)?;
             } else if let Ok(Some(bytes)) = super::pack::find(&state, h, Some(&i.op_id)) {
                 // A packed blob gets a file of its own (its pack goes with the op).
                 fsx::write_new_synced(&to, &bytes, 0o600).map_err(io)?;
@@ -423,7 +423,8 @@ pub fn set_aside(ctx: &Ctx, op_id: &str, dry_run: bool) -> Result<SetAside, CmdE
             } else if l.tmp != super::blobs::path(&state, &l.hash) {
                 std::fs::rename(&l.tmp, &to).map_err(io)?;
             } else {
-                std::fs::hard_link(&l.tmp, &to).map_err(io)?;
+                // A copy, as above: the name in `blobs/` keeps one name.
+                copy_private(&l.tmp, &to).map_err(io)?;
             }
         }
         for b in &i.blob_tmps {
