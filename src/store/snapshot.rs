@@ -106,27 +106,61 @@ pub struct Cache {
     /// another program changed it (see `appends`).
     first: Mutex<HashMap<PathBuf, Arc<Snapshot>>>,
     /// The lstat each of those first reads was loaded with (`load_stated`; not
-    /// `load`, whose metadata follows a final symlink): `read_lstat`.
-    first_lstat: Mutex<HashMap<PathBuf, std::fs::Metadata>>,
+    /// `load`, whose metadata follows a final symlink): `read_lstat`; and while
+    /// a write reads (`forget_first` .. `clear`), the first `KEEP_OPEN` of them
+    /// stay open: `take_open`.
+    first_lstat: Mutex<(HashMap<PathBuf, Stated>, usize)>,
+    /// Whether a write is reading (its reads' descriptors are kept).
+    keep_open: std::sync::atomic::AtomicBool,
 }
+
+/// A first read's lstat, and its descriptor while it is kept open, with the
+/// link count and owner its fstat gave (`take_open`).
+struct Stated {
+    lstat: std::fs::Metadata,
+    open: Option<(Arc<std::fs::File>, u64, u32)>,
+}
+
+/// Descriptors of a write's reads kept open at most (a write reading many files
+/// must not run out of descriptors; the others are opened again if needed).
+const KEEP_OPEN: usize = 256;
 
 impl Cache {
     /// Starts a new record of first reads (a write's validation begins; reads an
     /// earlier command of the same session made are not what this one computed from).
     pub fn forget_first(&self) {
+        self.reset_first(true);
+    }
+
+    fn reset_first(&self, keep_open: bool) {
         if let Ok(mut first) = self.first.lock() {
             first.clear();
         }
         if let Ok(mut first) = self.first_lstat.lock() {
-            first.clear();
+            *first = Default::default();
         }
+        self.keep_open
+            .store(keep_open, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// The lstat the first read of `path` since the last `clear` was loaded
     /// with, when it was loaded with one (`load_stated`) and it found the file
     /// its content is of (no later read of the same path with another key).
     pub fn read_lstat(&self, path: &Path) -> Option<std::fs::Metadata> {
-        self.first_lstat.lock().ok()?.get(path).cloned()
+        Some(self.first_lstat.lock().ok()?.0.get(path)?.lstat.clone())
+    }
+
+    /// The descriptor the write's first read of `path` opened (kept open), when
+    /// that read's lstat had the stamp `was`: the inode read, opened read-only
+    /// (`O_NONBLOCK`), with its link count and owner as its fstat gave them at
+    /// the read. Taken once (the caller holds it from then on).
+    pub fn take_open(&self, path: &Path, was: &Stamp) -> Option<(Arc<std::fs::File>, u64, u32)> {
+        let mut first = self.first_lstat.lock().ok()?;
+        let st = first.0.get_mut(path)?;
+        if Stamp::of(&st.lstat) != *was {
+            return None;
+        }
+        st.open.take()
     }
 
     /// The first snapshot of `path` taken since the last `clear`.
@@ -139,7 +173,7 @@ impl Cache {
         if let Ok(mut guard) = self.by_path.lock() {
             guard.clear();
         }
-        self.forget_first();
+        self.reset_first(false);
     }
 
     /// The bytes, SHA-256 and mode of the regular file at `path` (symlinks followed).
@@ -196,7 +230,21 @@ impl Cache {
                 && same
                 && let Ok(mut l) = self.first_lstat.lock()
             {
-                l.insert(path.to_path_buf(), meta.clone());
+                // The descriptor is kept for the write's before-image link
+                // (`blobs::link_before_image` takes its lease on it, links it and
+                // publishes it): it is the inode the lstat found, unchanged when
+                // its fstat was taken (`same`), so no second open and fstat of the
+                // path are needed to know that; the link checks it again under
+                // its lease.
+                let keep =
+                    l.1 < KEEP_OPEN && self.keep_open.load(std::sync::atomic::Ordering::Relaxed);
+                l.1 += usize::from(keep);
+                let open = keep.then(|| (Arc::new(f), opened.nlink(), opened.uid()));
+                let st = Stated {
+                    lstat: meta.clone(),
+                    open,
+                };
+                l.0.insert(path.to_path_buf(), st);
             }
         }
         if same && let Ok(mut guard) = self.by_path.lock() {

@@ -44,7 +44,18 @@ impl<'a> Plan<'a> {
         for b in &self.blobs {
             let checked = match (snap_stamp(b), &b.disk, state_dev) {
                 (Some(st), Some(src), Some(dev)) => {
-                    blobs::linkable(src, &st, dev, euid).map(|f| (st, Arc::new(f)))
+                    match ctx.session.snapshots.take_open(src, &st) {
+                        // The write's read of `src` kept its descriptor: the inode
+                        // read, as its fstat found it then (link count, owner; the
+                        // device is the stamp's). `linkable` would open and fstat
+                        // the path for the same facts; what changed since is seen
+                        // by `link_before_image` under its lease (a changed ctime:
+                        // any link, chown or write moves it) and by `appends::arm`.
+                        Some((f, nlink, uid)) => {
+                            (nlink == 1 && uid == euid && st.dev == dev).then_some((st, f))
+                        }
+                        None => blobs::linkable(src, &st, dev, euid).map(|f| (st, Arc::new(f))),
+                    }
                 }
                 _ => None,
             };
