@@ -27,8 +27,8 @@ pub type Target = (PathBuf, String, Arc<Snapshot>);
 
 struct Held {
     rel: String,
-    /// The old inode (`O_PATH`, or the read-only descriptor `blobs::linkable`
-    /// opened, which the op's publish of that link uses too), open across the rename.
+    /// The old inode (`O_PATH`, or the read-only descriptor the write's read kept,
+    /// which the op's link and publish of it use too), open across the rename.
     file: Arc<File>,
     size: u64,
 }

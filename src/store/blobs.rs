@@ -274,20 +274,11 @@ impl<'a> Stager<'a> {
 /// `linkable` checks the inode at `src` (before the op's intent is written, so a
 /// file that fails goes into the pack with the others) against the caller's
 /// `euid` (read once per op); `link_before_image` links the descriptor it checked.
-///
-/// The descriptor is opened read-only (not `O_PATH`): the same one takes the
-/// read leases (`link_before_image`, then `publish_link` once the steps ran),
-/// is the one linked, and is the old inode `appends` holds across the rename, so
-/// no second open of the inode through `/proc/self/fd` is made, at the link or
-/// at the publish. Opening it has no effect an `O_PATH` open would not have on a
-/// regular file (the read opened it already; `O_NOFOLLOW` and `O_NONBLOCK`: a
-/// symlink or FIFO swapped in since the read is refused, not followed or waited
-/// on, and anything not a regular file is refused by the fstat).
 pub fn linkable(src: &Path, was: &Stamp, dev: u64, euid: u32) -> Option<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
     let f = std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
+        .custom_flags(libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC)
         .open(src)
         .ok()?;
     let m = f.metadata().ok()?;
@@ -307,12 +298,25 @@ pub fn euid() -> u32 {
 /// fails: the caller copies instead. A blob name `to` that is taken is never
 /// replaced (the caller saw it missing: it is not this op's); a temp name is
 /// (a killed run of this op left it).
-pub fn link_before_image(f: &std::fs::File, was: &Stamp, to: &Path) -> io::Result<Stamp> {
+///
+/// `readable`: `f` is open for reading (the write's read kept it), so the lease
+/// is taken on it; else (`linkable`'s `O_PATH` one) on the inode opened again
+/// through `/proc/self/fd`, returned with the stamp: the descriptor to publish
+/// the link through (`publish_link`'s `held`).
+pub fn link_before_image(
+    f: &std::fs::File,
+    readable: bool,
+    was: &Stamp,
+    to: &Path,
+) -> io::Result<(Stamp, Option<std::fs::File>)> {
     let fd = format!("/proc/self/fd/{}", f.as_raw_fd());
-    // A read lease is refused while anyone has the inode open for writing. `f`
-    // is `linkable`'s read-only descriptor: the lease is taken on it (it was a
-    // second open through `/proc/self/fd` when `f` was an `O_PATH` one).
-    let r = f;
+    // A read lease is refused while anyone has the inode open for writing.
+    let opened = if readable {
+        None
+    } else {
+        Some(std::fs::File::open(&fd)?)
+    };
+    let r = opened.as_ref().unwrap_or(f);
     if !lease(r) {
         return Err(io::Error::other(
             "not linked: open for writing elsewhere, or no leases here",
@@ -336,7 +340,7 @@ pub fn link_before_image(f: &std::fs::File, was: &Stamp, to: &Path) -> io::Resul
     // The inode as the link left it (its ctime moved), still under the lease.
     let stamp = linked.and_then(|()| r.metadata()).map(|m| Stamp::of(&m));
     unlease(r);
-    stamp
+    stamp.map(|st| (st, opened))
 }
 
 /// Takes a read lease on `f` (open read-only): refused (false) while anyone has
@@ -695,7 +699,7 @@ mod tests {
                 } else {
                     dir(&state).join(format!(".op-{case}-0.tmp"))
                 };
-                link_before_image(&f, &was, &at).expect("linked");
+                let (_, opened) = link_before_image(&f, false, &was, &at).expect("linked");
                 // Two names: not sound, and not taken as a blob yet.
                 assert!(!sound(&at), "{case}");
                 let mut w = std::fs::OpenOptions::new()
@@ -714,7 +718,7 @@ mod tests {
                     "held" => {}
                     _ => drop(w),
                 }
-                let by = held.then_some(&f);
+                let by = opened.as_ref().filter(|_| held);
                 let changed =
                     publish_link(&state, &at, &hash, was.size, was.mtime_ns as i64, by).unwrap();
                 let label = format!("{case} (in place: {in_place}, held: {held})");
