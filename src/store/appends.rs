@@ -27,8 +27,9 @@ pub type Target = (PathBuf, String, Arc<Snapshot>);
 
 struct Held {
     rel: String,
-    /// The old inode (`O_PATH`), open across the rename.
-    file: File,
+    /// The old inode (`O_PATH`, or the read-only descriptor the write's read kept,
+    /// which the op's link and publish of it use too), open across the rename.
+    file: Arc<File>,
     size: u64,
 }
 
@@ -82,7 +83,7 @@ pub fn arm(
     targets: &[Target],
     argv: &[String],
     linked: &[Stamp],
-    pinned: &mut HashMap<PathBuf, File>,
+    pinned: &mut HashMap<PathBuf, Arc<File>>,
 ) -> Result<Watch, Box<TargetsChanged>> {
     let mut held = Vec::new();
     let mut changed = Vec::new();
@@ -94,7 +95,7 @@ pub fn arm(
             Some(f) => std::fs::symlink_metadata(abs).map(|m| (f, Stamp::of(&m))),
             None => open_path(abs).and_then(|f| {
                 let m = f.metadata()?;
-                Ok((f, Stamp::of(&m)))
+                Ok((Arc::new(f), Stamp::of(&m)))
             }),
         };
         let was = snap.stamp.size;
@@ -126,6 +127,19 @@ pub struct TargetsChanged {
 }
 
 impl Watch {
+    /// Stops watching the old inodes `files` (descriptors `arm` holds): their
+    /// links were published as blobs under a read lease after the renames, with
+    /// the size and mtime read. Nothing was appended to them then (same size),
+    /// and nothing can be from then on: nobody had them open for writing (the
+    /// lease), and their one name is in the private blob store, not the tree. So
+    /// `settle` would find nothing there: it is spared an fstat of each, twice.
+    pub fn forget_published<'f>(&mut self, files: impl Iterator<Item = &'f Arc<File>>) {
+        let gone: std::collections::HashSet<*const File> = files.map(Arc::as_ptr).collect();
+        if !gone.is_empty() {
+            self.held.retain(|h| !gone.contains(&Arc::as_ptr(&h.file)));
+        }
+    }
+
     /// After the renames: the tails appended to the old inodes since `arm` (or
     /// the previous call), each stored as a blob (best effort: a tail that cannot
     /// be stored is still reported, with its size). Called once before the journal

@@ -298,11 +298,26 @@ pub fn euid() -> u32 {
 /// fails: the caller copies instead. A blob name `to` that is taken is never
 /// replaced (the caller saw it missing: it is not this op's); a temp name is
 /// (a killed run of this op left it).
-pub fn link_before_image(f: &std::fs::File, was: &Stamp, to: &Path) -> io::Result<Stamp> {
+///
+/// `readable`: `f` is open for reading (the write's read kept it), so the lease
+/// is taken on it; else (`linkable`'s `O_PATH` one) on the inode opened again
+/// through `/proc/self/fd`, returned with the stamp: the descriptor to publish
+/// the link through (`publish_link`'s `held`).
+pub fn link_before_image(
+    f: &std::fs::File,
+    readable: bool,
+    was: &Stamp,
+    to: &Path,
+) -> io::Result<(Stamp, Option<std::fs::File>)> {
     let fd = format!("/proc/self/fd/{}", f.as_raw_fd());
     // A read lease is refused while anyone has the inode open for writing.
-    let r = std::fs::File::open(&fd)?;
-    if !lease(&r) {
+    let opened = if readable {
+        None
+    } else {
+        Some(std::fs::File::open(&fd)?)
+    };
+    let r = opened.as_ref().unwrap_or(f);
+    if !lease(r) {
         return Err(io::Error::other(
             "not linked: open for writing elsewhere, or no leases here",
         ));
@@ -324,8 +339,8 @@ pub fn link_before_image(f: &std::fs::File, was: &Stamp, to: &Path) -> io::Resul
     };
     // The inode as the link left it (its ctime moved), still under the lease.
     let stamp = linked.and_then(|()| r.metadata()).map(|m| Stamp::of(&m));
-    unlease(&r);
-    stamp
+    unlease(r);
+    stamp.map(|st| (st, opened))
 }
 
 /// Takes a read lease on `f` (open read-only): refused (false) while anyone has
@@ -338,6 +353,12 @@ fn lease(f: &std::fs::File) -> bool {
         libc::fcntl(f.as_raw_fd(), F_SETSIG, libc::SIGWINCH) == 0
             && libc::fcntl(f.as_raw_fd(), libc::F_SETLEASE, libc::F_RDLCK) == 0
     }
+}
+
+/// `lease` again on a descriptor `lease` was given before (its F_SETSIG stays).
+fn release(f: &std::fs::File) -> bool {
+    // SAFETY: as `lease`.
+    unsafe { libc::fcntl(f.as_raw_fd(), libc::F_SETLEASE, libc::F_RDLCK) == 0 }
 }
 
 fn unlease(f: &std::fs::File) {
@@ -387,15 +408,23 @@ fn is_temp(p: &Path) -> bool {
 /// renamed to the blob name, and gone afterwards). Returns whether `blobs/`
 /// changed (its directory needs an fsync). Nothing there (published already) is
 /// nothing to do.
+///
+/// `held`: the descriptor `link_before_image` linked and leased, when this
+/// process made the link (the op itself, not a recovery): looked at instead of
+/// opening the blob's name again. It is the inode linked at `tmp`: `blobs/` is
+/// private to this user and the workspace lock is held from the link to here,
+/// so nothing but this op named or renamed anything there meanwhile; and the
+/// checks are the same ones (one name, size and mtime as read, under a lease).
 pub fn publish_link(
     state: &Path,
     tmp: &Path,
     hash: &str,
     size: u64,
     mtime_ns: i64,
+    held: Option<&std::fs::File>,
 ) -> io::Result<bool> {
     if !is_temp(tmp) {
-        return publish_in_place(state, tmp, hash, size, mtime_ns);
+        return publish_in_place(state, tmp, hash, size, mtime_ns, held);
     }
     let m = match std::fs::symlink_metadata(tmp) {
         Ok(m) => m,
@@ -454,16 +483,24 @@ fn publish_in_place(
     hash: &str,
     size: u64,
     mtime_ns: i64,
+    held: Option<&std::fs::File>,
 ) -> io::Result<bool> {
-    let f = match fsx::open_read_nofollow(at) {
-        Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
-        // A symlink at a blob's name is not this op's link: dropped.
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
-            ignore_missing(std::fs::remove_file(at))?;
-            return Ok(true);
-        }
-        Err(e) => return Err(e),
+    let opened;
+    let f = match held {
+        Some(f) => f,
+        None => match fsx::open_read_nofollow(at) {
+            Ok(f) => {
+                opened = f;
+                &opened
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+            // A symlink at a blob's name is not this op's link: dropped.
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+                ignore_missing(std::fs::remove_file(at))?;
+                return Ok(true);
+            }
+            Err(e) => return Err(e),
+        },
     };
     let as_read = |m: &std::fs::Metadata| {
         let st = Stamp::of(m);
@@ -472,14 +509,16 @@ fn publish_in_place(
     // Trusted only under a read lease: nobody may still have the old inode open
     // for writing (an appender that opened it before the rename), or a write
     // could change the blob after it is trusted.
-    if lease(&f) {
+    // (A held descriptor was given its lease signal at the link.)
+    let leased = if held.is_some() { release(f) } else { lease(f) };
+    if leased {
         let ok = f.metadata().is_ok_and(|m| {
             as_read(&m)
                 && (m.mode() & 0o7777 == 0o600
                     || f.set_permissions(std::fs::Permissions::from_mode(0o600))
                         .is_ok())
         });
-        unlease(&f);
+        unlease(f);
         if ok {
             return Ok(false);
         }
@@ -489,9 +528,20 @@ fn publish_in_place(
     let mut bytes = Vec::new();
     let is_file = f.metadata().is_ok_and(|m| m.is_file());
     if is_file {
-        (&f).take(size).read_to_end(&mut bytes)?;
+        // From the start (a held descriptor was never read from).
+        use std::os::unix::fs::FileExt;
+        bytes.resize(size as usize, 0);
+        let mut got = 0;
+        while got < bytes.len() {
+            match f.read_at(bytes.get_mut(got..).unwrap_or_default(), got as u64) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        bytes.truncate(got);
     }
-    drop(f);
     if is_file && bytes.len() as u64 == size && sha256_hex(&bytes) == hash {
         let copy = dir(state).join(format!(".{hash}.copy"));
         let mut batch = fsx::Batch::new(1);
@@ -631,12 +681,14 @@ mod tests {
     fn a_link_written_to_after_it_was_made_is_published_as_a_copy() {
         use std::io::Write;
         let t = tempfile::tempdir().unwrap();
-        for in_place in [true, false] {
-            let state = t.path().join(format!("state-{in_place}"));
+        // In place: published by name (a recovery) or through the descriptor
+        // linked (`held`, the op itself).
+        for (in_place, held) in [(true, false), (true, true), (false, false)] {
+            let state = t.path().join(format!("state-{in_place}-{held}"));
             std::fs::create_dir_all(dir(&state)).unwrap();
             let dev = std::fs::metadata(&state).unwrap().dev();
             for case in ["untouched", "held", "appended", "overwritten"] {
-                let src = t.path().join(format!("{case}.txt"));
+                let src = t.path().join(format!("{case}-{held}.txt"));
                 std::fs::write(&src, format!("before {case}\n")).unwrap();
                 let bytes = std::fs::read(&src).unwrap();
                 let hash = sha256_hex(&bytes);
@@ -647,7 +699,7 @@ mod tests {
                 } else {
                     dir(&state).join(format!(".op-{case}-0.tmp"))
                 };
-                link_before_image(&f, &was, &at).expect("linked");
+                let (_, opened) = link_before_image(&f, false, &was, &at).expect("linked");
                 // Two names: not sound, and not taken as a blob yet.
                 assert!(!sound(&at), "{case}");
                 let mut w = std::fs::OpenOptions::new()
@@ -666,9 +718,10 @@ mod tests {
                     "held" => {}
                     _ => drop(w),
                 }
+                let by = opened.as_ref().filter(|_| held);
                 let changed =
-                    publish_link(&state, &at, &hash, was.size, was.mtime_ns as i64).unwrap();
-                let label = format!("{case} (in place: {in_place})");
+                    publish_link(&state, &at, &hash, was.size, was.mtime_ns as i64, by).unwrap();
+                let label = format!("{case} (in place: {in_place}, held: {held})");
                 assert!(in_place || !at.exists(), "{label}");
                 if case == "overwritten" {
                     assert!(!path(&state, &hash).exists(), "{label}");

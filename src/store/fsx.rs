@@ -75,17 +75,23 @@ pub fn open_regular_nlink(path: &Path) -> io::Result<(File, u64)> {
 /// a file swapped for a FIFO after it was stat'ed is refused (`InvalidData`),
 /// never waited on (a write holds the workspace lock while it reads).
 pub fn open_regular_follow(path: &Path) -> io::Result<File> {
+    open_regular_follow_meta(path).map(|(f, _)| f)
+}
+
+/// `open_regular_follow`, with the open file's metadata (its one fstat).
+pub fn open_regular_follow_meta(path: &Path) -> io::Result<(File, std::fs::Metadata)> {
     let f = OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_CLOEXEC | libc::O_NONBLOCK | libc::O_NOCTTY)
         .open(path)?;
-    if !f.metadata()?.is_file() {
+    let m = f.metadata()?;
+    if !m.is_file() {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
             format!("{} is not a regular file", path.display()),
         ));
     }
-    Ok(f)
+    Ok((f, m))
 }
 
 /// A store file's text (`open_regular`).
@@ -489,14 +495,20 @@ pub fn open_no_symlinks(path: &Path) -> io::Result<File> {
 /// open of a workspace path resolved to its real path (`open_regular_follow` is
 /// for a path that may lead through a symlink on purpose).
 pub fn open_regular_real(path: &Path) -> io::Result<File> {
+    open_regular_real_meta(path).map(|(f, _)| f)
+}
+
+/// `open_regular_real`, with the open file's metadata (its one fstat).
+pub fn open_regular_real_meta(path: &Path) -> io::Result<(File, std::fs::Metadata)> {
     let f = open_no_symlinks(path)?;
-    if !f.metadata()?.is_file() {
+    let m = f.metadata()?;
+    if !m.is_file() {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
             format!("{} is not a regular file", path.display()),
         ));
     }
-    Ok(f)
+    Ok((f, m))
 }
 
 #[cfg(test)]

@@ -397,10 +397,10 @@ pub fn set_aside(ctx: &Ctx, op_id: &str, dry_run: bool) -> Result<SetAside, CmdE
                 continue;
             }
             if fsx::exists_nofollow(&b) {
-                // A link keeps the bytes if the blob store lets the blob go.
-                std::fs::hard_link(&b, &to)
-                    .or_else(|_| copy_private(&b, &to))
-                    .map_err(io)?;
+                // A copy keeps the bytes if the blob store lets the blob go. Not a
+                // hard link: a blob with two names is not sound (`blobs::kept`),
+                // so the next op that needs it would store it again.
+                copy_private(&b, &to).map_err(io)?;
             } else if let Ok(Some(bytes)) = super::pack::find(&state, h, Some(&i.op_id)) {
                 // A packed blob gets a file of its own (its pack goes with the op).
                 fsx::write_new_synced(&to, &bytes, 0o600).map_err(io)?;
@@ -423,7 +423,8 @@ pub fn set_aside(ctx: &Ctx, op_id: &str, dry_run: bool) -> Result<SetAside, CmdE
             } else if l.tmp != super::blobs::path(&state, &l.hash) {
                 std::fs::rename(&l.tmp, &to).map_err(io)?;
             } else {
-                std::fs::hard_link(&l.tmp, &to).map_err(io)?;
+                // A copy, as above: the name in `blobs/` keeps one name.
+                copy_private(&l.tmp, &to).map_err(io)?;
             }
         }
         for b in &i.blob_tmps {
@@ -471,27 +472,39 @@ fn copy_private(from: &Path, to: &Path) -> std::io::Result<()> {
 /// Applies a committed intent beneath the workspace `root`, journals it once, and
 /// removes its record.
 pub fn finish(root: &Path, state: &Path, intent: &intent::Intent) -> std::io::Result<()> {
-    finish_with(root, state, intent, |_| Vec::new())
+    finish_with(root, state, intent, &Default::default(), |_, _| Vec::new())
 }
 
-/// `finish`, with `applied` completing the journal entry once the steps ran.
+/// `finish`, with `applied` completing the journal entry once the steps ran;
+/// `held`: the descriptors the op linked its before-images from, by blob name
+/// (`blobs::publish_link`'s `held`; none in a recovery). `applied` is also given
+/// the blob names of those trusted as they are (published through their held
+/// descriptor under a read lease, size and mtime as read).
 pub(crate) fn finish_with(
     root: &Path,
     state: &Path,
     intent: &intent::Intent,
-    applied: impl FnOnce(&str) -> Vec<journal::Appended>,
+    held: &std::collections::HashMap<std::path::PathBuf, std::sync::Arc<std::fs::File>>,
+    applied: impl FnOnce(&str, &[&std::path::Path]) -> Vec<journal::Appended>,
 ) -> std::io::Result<()> {
     intent::apply_all(root, intent)?;
     // The steps ran: a before-image kept as a link is no longer a tree file's.
     let mut named = false;
+    let mut trusted = Vec::new();
     for l in &intent.linked {
-        named |= super::blobs::publish_link(state, &l.tmp, &l.hash, l.size, l.mtime_ns)?;
+        let fd = held.get(&l.tmp).map(|f| &**f);
+        // Through a held descriptor, `false` is "trusted as it is".
+        let changed = super::blobs::publish_link(state, &l.tmp, &l.hash, l.size, l.mtime_ns, fd)?;
+        if fd.is_some() && !changed {
+            trusted.push(l.tmp.as_path());
+        }
+        named |= changed;
     }
     if named {
         fsx::sync_dir(&super::blobs::dir(state))?;
     }
     if !journal::last_is(state, &intent.op_id)? {
-        let appends = applied(&intent.op_id);
+        let appends = applied(&intent.op_id, &trusted);
         journal::append_entry(state, &intent.entry, intent.entry_json.get(), appends)?;
     }
     for t in &intent.blob_tmps {

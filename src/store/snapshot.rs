@@ -105,15 +105,62 @@ pub struct Cache {
     /// its change from, even when the write protocol read the file again after
     /// another program changed it (see `appends`).
     first: Mutex<HashMap<PathBuf, Arc<Snapshot>>>,
+    /// The lstat each of those first reads was loaded with (`load_stated`; not
+    /// `load`, whose metadata follows a final symlink): `read_lstat`; and while
+    /// a write reads (`forget_first` .. `clear`), the first `KEEP_OPEN` of them
+    /// stay open: `take_open`.
+    first_lstat: Mutex<(HashMap<PathBuf, Stated>, usize)>,
+    /// Whether a write is reading (its reads' descriptors are kept).
+    keep_open: std::sync::atomic::AtomicBool,
 }
+
+/// A first read's lstat, and its descriptor while it is kept open, with the
+/// link count and owner its fstat gave (`take_open`).
+struct Stated {
+    lstat: std::fs::Metadata,
+    open: Option<(Arc<std::fs::File>, u64, u32)>,
+}
+
+/// Descriptors of a write's reads kept open at most (a write reading many files
+/// must not run out of descriptors; the others are opened again if needed).
+const KEEP_OPEN: usize = 256;
 
 impl Cache {
     /// Starts a new record of first reads (a write's validation begins; reads an
     /// earlier command of the same session made are not what this one computed from).
     pub fn forget_first(&self) {
+        self.reset_first(true);
+    }
+
+    fn reset_first(&self, keep_open: bool) {
         if let Ok(mut first) = self.first.lock() {
             first.clear();
         }
+        if let Ok(mut first) = self.first_lstat.lock() {
+            *first = Default::default();
+        }
+        self.keep_open
+            .store(keep_open, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The lstat the first read of `path` since the last `clear` was loaded
+    /// with, when it was loaded with one (`load_stated`) and it found the file
+    /// its content is of (no later read of the same path with another key).
+    pub fn read_lstat(&self, path: &Path) -> Option<std::fs::Metadata> {
+        Some(self.first_lstat.lock().ok()?.0.get(path)?.lstat.clone())
+    }
+
+    /// The descriptor the write's first read of `path` opened (kept open), when
+    /// that read's lstat had the stamp `was`: the inode read, opened read-only
+    /// (`O_NONBLOCK`), with its link count and owner as its fstat gave them at
+    /// the read. Taken once (the caller holds it from then on).
+    pub fn take_open(&self, path: &Path, was: &Stamp) -> Option<(Arc<std::fs::File>, u64, u32)> {
+        let mut first = self.first_lstat.lock().ok()?;
+        let st = first.0.get_mut(path)?;
+        if Stamp::of(&st.lstat) != *was {
+            return None;
+        }
+        st.open.take()
     }
 
     /// The first snapshot of `path` taken since the last `clear`.
@@ -126,33 +173,35 @@ impl Cache {
         if let Ok(mut guard) = self.by_path.lock() {
             guard.clear();
         }
-        self.forget_first();
+        self.reset_first(false);
     }
 
     /// The bytes, SHA-256 and mode of the regular file at the real path `path`:
     /// a symlink anywhere on it (swapped in since it was resolved) is refused
     /// (`ELOOP`, `fsx::open_regular_real`).
     pub fn load(&self, path: &Path) -> io::Result<Arc<Snapshot>> {
-        self.load_stated(path, &std::fs::metadata(path)?)
+        self.load_meta(path, &std::fs::metadata(path)?, false, false)
     }
 
-    /// `load` with the file's metadata already taken (`std::fs::metadata`, or an
-    /// lstat that found a regular file).
+    /// `load` with the file's lstat already taken (one that found a regular
+    /// file; a regular file's lstat is its stat). The first such read of a path
+    /// keeps it (`read_lstat`).
     pub fn load_stated(&self, path: &Path, meta: &std::fs::Metadata) -> io::Result<Arc<Snapshot>> {
-        self.load_how(path, meta, false)
+        self.load_meta(path, meta, true, false)
     }
 
     /// `load` of a path that may lead through symlinks on purpose (a path a read
     /// names as given, not resolved and checked): they are followed, and what it
     /// reads is not kept for a later `load` of the same path.
     pub fn load_follow(&self, path: &Path) -> io::Result<Arc<Snapshot>> {
-        self.load_how(path, &std::fs::metadata(path)?, true)
+        self.load_meta(path, &std::fs::metadata(path)?, false, true)
     }
 
-    fn load_how(
+    fn load_meta(
         &self,
         path: &Path,
         meta: &std::fs::Metadata,
+        lstat: bool,
         follow: bool,
     ) -> io::Result<Arc<Snapshot>> {
         if !meta.is_file() {
@@ -165,12 +214,14 @@ impl Cache {
         {
             return Ok(snap.clone());
         }
-        let mut f = if follow {
-            super::fsx::open_regular_follow(path)?
+        // The open file's fstat (it must be a regular file) says whether it is the
+        // inode `meta` describes, unchanged: then `meta.len()` bytes are all of it.
+        let (mut f, opened) = if follow {
+            super::fsx::open_regular_follow_meta(path)?
         } else {
-            super::fsx::open_regular_real(path)?
+            super::fsx::open_regular_real_meta(path)?
         };
-        let (bytes, same) = read_whole(&mut f, meta.len() as usize, k)?;
+        let (bytes, same) = read_whole(&mut f, meta.len() as usize, key(&opened) == k)?;
         let (hash, midstates) = hash_with_midstates(&bytes);
         let snap = Arc::new(Snapshot {
             hash,
@@ -181,9 +232,34 @@ impl Cache {
             stamp: Stamp::of(meta),
         });
         if let Ok(mut first) = self.first.lock() {
-            first
-                .entry(path.to_path_buf())
-                .or_insert_with(|| snap.clone());
+            let mut is_first = false;
+            first.entry(path.to_path_buf()).or_insert_with(|| {
+                is_first = true;
+                snap.clone()
+            });
+            // Kept only when the file opened was the inode that lstat found,
+            // unchanged (else what was read is not what the lstat says).
+            if is_first
+                && lstat
+                && same
+                && let Ok(mut l) = self.first_lstat.lock()
+            {
+                // The descriptor is kept for the write's before-image link
+                // (`blobs::link_before_image` takes its lease on it, links it and
+                // publishes it): it is the inode the lstat found, unchanged when
+                // its fstat was taken (`same`), so no second open and fstat of the
+                // path are needed to know that; the link checks it again under
+                // its lease.
+                let keep =
+                    l.1 < KEEP_OPEN && self.keep_open.load(std::sync::atomic::Ordering::Relaxed);
+                l.1 += usize::from(keep);
+                let open = keep.then(|| (Arc::new(f), opened.nlink(), opened.uid()));
+                let st = Stated {
+                    lstat: meta.clone(),
+                    open,
+                };
+                l.0.insert(path.to_path_buf(), st);
+            }
         }
         if same
             && !follow
@@ -195,12 +271,16 @@ impl Cache {
     }
 }
 
-/// The whole of `f` (`len` bytes when it was stat'ed, with key `k`), and whether
-/// its key after the read is still `k`. When it is and `len` bytes came, that is
-/// all of it (a file that grew has another size): no read looks for more.
+/// The whole of `f` (`len` bytes when it was stat'ed), and whether that is
+/// still so after the read. `same`: the open file's fstat, taken before the
+/// read, matched the key `len` came with; then `len` bytes are read and nothing
+/// more (no fstat after the read: bytes appended meanwhile are after the
+/// snapshot, as if appended a moment later: the cache key has the old size, and a
+/// write's `appends::arm` checks the inode again before its commit point and
+/// reports such a tail). Else (a file changed since it was stat'ed), all of it.
 /// (`read_to_end` on a `File` asks it for its size and position again first.)
 /// A file that shrank since gives what is there; one that grew, all of it.
-fn read_whole(f: &mut std::fs::File, len: usize, k: Key) -> io::Result<(Vec<u8>, bool)> {
+fn read_whole(f: &mut std::fs::File, len: usize, same: bool) -> io::Result<(Vec<u8>, bool)> {
     let mut bytes = vec![0u8; len];
     let mut got = 0;
     while got < len {
@@ -211,7 +291,6 @@ fn read_whole(f: &mut std::fs::File, len: usize, k: Key) -> io::Result<(Vec<u8>,
             Err(e) => return Err(e),
         }
     }
-    let same = f.metadata().is_ok_and(|m| key(&m) == k);
     if got == len && same {
         return Ok((bytes, true));
     }
@@ -219,7 +298,7 @@ fn read_whole(f: &mut std::fs::File, len: usize, k: Key) -> io::Result<(Vec<u8>,
     if got == len {
         f.read_to_end(&mut bytes)?;
     }
-    Ok((bytes, same))
+    Ok((bytes, false))
 }
 
 #[cfg(test)]
@@ -232,22 +311,22 @@ mod tests {
         let p = dir.path().join("f");
         let body: Vec<u8> = (0..100_000u32).map(|i| (i % 253) as u8).collect();
         std::fs::write(&p, &body).unwrap();
-        let k = key(&std::fs::metadata(&p).unwrap());
-        let other = (0, 0, 0, 0, 0, 0, 0);
         // Expected right (the key as stat'ed, or another: the file changed since),
-        // the file shrank since (expected more), grew since (less), empty.
-        for (expect, with) in [(body.len(), k), (body.len(), other)]
+        // the file shrank since (expected more, even with the key unchanged), grew
+        // since (less), empty.
+        for (expect, with) in [(body.len(), true), (body.len(), false)]
             .into_iter()
-            .chain([body.len() + 10, body.len() - 1, 31, 32, 33, 0].map(|n| (n, other)))
+            .chain([body.len() + 10].map(|n| (n, true)))
+            .chain([body.len() + 10, body.len() - 1, 31, 32, 33, 0].map(|n| (n, false)))
         {
             let mut f = std::fs::File::open(&p).unwrap();
             let (got, same) = read_whole(&mut f, expect, with).unwrap();
             assert_eq!(got, body, "{expect}");
-            assert_eq!(same, with == k, "{expect}");
+            assert_eq!(same, with && expect == body.len(), "{expect}");
         }
         std::fs::write(&p, b"").unwrap();
         let mut f = std::fs::File::open(&p).unwrap();
-        assert!(read_whole(&mut f, 0, other).unwrap().0.is_empty());
+        assert!(read_whole(&mut f, 0, false).unwrap().0.is_empty());
     }
     #[test]
     fn a_successor_hash_equals_a_full_hash() {

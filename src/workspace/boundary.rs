@@ -31,7 +31,23 @@ pub fn resolve_stat(
 ) -> Result<(PathBuf, Option<std::fs::Metadata>), CmdError> {
     let norm = paths::normalize(path);
     let (real, lstat) = match last {
-        Final::Follow => paths::real_path_lstat(&norm),
+        // A file this write read (its `build`, under the workspace lock) by this
+        // same real path, loaded with an lstat that found it: that lstat again,
+        // not a second one (per changed file, one lstat fewer). Sound because the
+        // read is checked again before the commit point: the plan arms the
+        // append watch with that first read, and `appends::arm` lstats each
+        // target and refuses the op unless the same inode still holds what was
+        // read; a final component swapped for a symlink or a directory meanwhile
+        // is a new inode there (refused), never followed (the tree is acted on
+        // beneath the root's descriptor), and the boundary check below is of
+        // this path, whose parent is its real path (`parent_is_real`).
+        Final::Follow => match paths::parent_is_real(&norm)
+            .then(|| ctx.session.snapshots.read_lstat(&norm))
+            .flatten()
+        {
+            Some(m) => (norm.clone(), Some(m)),
+            None => paths::real_path_lstat(&norm),
+        },
         Final::Entry => match (norm.parent(), norm.file_name()) {
             (Some(parent), Some(name)) => (paths::real_path(parent).join(name), None),
             _ => (norm.clone(), None),

@@ -73,6 +73,20 @@ fn real_path_fast_lstat(path: &Path) -> Option<(PathBuf, Option<std::fs::Metadat
     }
 }
 
+/// Whether `path` is a plain absolute path whose parent is its own real path
+/// (cached: the directories of a write are resolved once), so that `path` is the
+/// real path `real_path` gives when its final component is not a symlink.
+pub fn parent_is_real(path: &Path) -> bool {
+    path.is_absolute()
+        && path
+            .components()
+            .all(|c| matches!(c, Component::RootDir | Component::Normal(_)))
+        && path
+            .parent()
+            .and_then(real_dir)
+            .is_some_and(|real| Some(real.as_path()) == path.parent())
+}
+
 /// Removes `.` and folds `..` lexically (`/a/b/../c` → `/a/c`).
 pub fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();

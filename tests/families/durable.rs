@@ -487,6 +487,55 @@ fn a_step_that_cannot_run_never_blocks_reads() {
     assert_eq!(w.code, 0, "{}", w.stderr);
 }
 
+/// `recover --set-aside` keeps the blobs a record names by copying them: a blob
+/// already in the store keeps one name (a hard link into `set-aside/` gave it
+/// two, and the next op needing it stored it again), and undo still restores it.
+#[test]
+fn a_set_aside_copies_the_blobs_it_keeps() {
+    let env = TestEnv::new();
+    env.write("d/a", "same\n");
+    env.write("d/b", "same\n");
+    env.write("c.txt", "c\n");
+    // The before-image of d/a ("same\n") becomes a published blob.
+    let first = env.run(&["edit", "d/a", "--old", "same", "--new", "other"]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let hash = crate::support::sha256sum(&env.path("d/b"));
+    let blob = state_dir(&env).join("blobs").join(&hash);
+    assert_eq!(std::fs::metadata(&blob).expect("blob").nlink(), 1);
+    let dir = env.path("d");
+    let Some(guard) = make_immutable(&dir) else {
+        println!("skipped: chattr +i is not available here, so no directory refuses root");
+        return;
+    };
+    // Its step cannot run: pending, with the same blob named by its entry.
+    let del = env.run(&["delete", "d/b"]);
+    assert_eq!(
+        del.error_code(),
+        "environment.recovery-pending",
+        "{}",
+        del.stderr
+    );
+    let op = records(&env)[0].trim_end_matches(".intent").to_string();
+    let r = env.run_line(&format!("aitools recover --set-aside {op}"));
+    drop(guard);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let kept = state_dir(&env)
+        .join("set-aside")
+        .join(&op)
+        .join("blobs")
+        .join(&hash);
+    assert_eq!(std::fs::read(&kept).expect("kept"), b"same\n");
+    let (bm, km) = (
+        std::fs::metadata(&blob).unwrap(),
+        std::fs::metadata(&kept).unwrap(),
+    );
+    assert_eq!((bm.nlink(), km.nlink()), (1, 1));
+    assert_ne!(bm.ino(), km.ino());
+    let u = env.run(&["undo", first.op_id().as_str()]);
+    assert_eq!(u.code, 0, "{}", u.stderr);
+    assert_eq!(env.read("d/a"), b"same\n");
+}
+
 /// A write that fails before its commit point (a read-only mount refuses its temp
 /// file) leaves no record: the next command runs with nothing pending.
 #[test]

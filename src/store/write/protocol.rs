@@ -4,6 +4,7 @@ use super::plan::BlobJob;
 use super::*;
 use crate::store::snapshot::Stamp;
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 impl<'a> Plan<'a> {
     /// Bytes of the blobs this op stores (the usage counter of `gc`).
@@ -37,16 +38,30 @@ impl<'a> Plan<'a> {
         let state_dev = std::fs::metadata(state).map(|m| m.dev()).ok();
         let euid = blobs::euid();
         // Each with the blob name it is linked at.
-        let mut candidates: Vec<(&BlobJob, Stamp, std::fs::File, PathBuf)> = Vec::new();
+        // Each with the blob name it is linked at, and whether its descriptor is
+        // open for reading (the read's own) or `O_PATH` (`linkable`'s).
+        let mut candidates: Vec<(&BlobJob, Stamp, Arc<std::fs::File>, bool, PathBuf)> = Vec::new();
         let mut linking: HashSet<&str> = HashSet::new();
         let mut rest: Vec<&BlobJob> = Vec::new();
         for b in &self.blobs {
-            let checked = match (snap_stamp(b), &b.disk, state_dev) {
-                (Some(st), Some(src), Some(dev)) => {
-                    blobs::linkable(src, &st, dev, euid).map(|f| (st, f))
-                }
-                _ => None,
-            };
+            let checked =
+                match (snap_stamp(b), &b.disk, state_dev) {
+                    (Some(st), Some(src), Some(dev)) => {
+                        match ctx.session.snapshots.take_open(src, &st) {
+                            // The write's read of `src` kept its descriptor: the inode
+                            // read, as its fstat found it then (link count, owner; the
+                            // device is the stamp's). `linkable` would open and fstat
+                            // the path for the same facts; what changed since is seen
+                            // by `link_before_image` under its lease (a changed ctime:
+                            // any link, chown or write moves it) and by `appends::arm`.
+                            Some((f, nlink, uid)) => (nlink == 1 && uid == euid && st.dev == dev)
+                                .then_some((st, f, true)),
+                            None => blobs::linkable(src, &st, dev, euid)
+                                .map(|f| (st, Arc::new(f), false)),
+                        }
+                    }
+                    _ => None,
+                };
             let taken = || {
                 if linking.contains(b.hash.as_str()) {
                     Some(true)
@@ -58,9 +73,9 @@ impl<'a> Plan<'a> {
                 Some((_, Some(true))) => {}
                 // Its name is taken by a blob that is not sound: stored as the others.
                 Some((_, Some(false))) => rest.push(b),
-                Some(((st, f), None)) => {
+                Some(((st, f, readable), None)) => {
                     linking.insert(&b.hash);
-                    candidates.push((b, st, f, blobs::path(state, &b.hash)));
+                    candidates.push((b, st, f, readable, blobs::path(state, &b.hash)));
                 }
                 None => rest.push(b),
             }
@@ -94,7 +109,7 @@ impl<'a> Plan<'a> {
             .filter(|b| b.disk.is_some())
             .map(|b| blobs::path(state, &b.hash))
             .collect();
-        links.extend(candidates.iter().map(|(_, _, _, at)| at.clone()));
+        links.extend(candidates.iter().map(|(_, _, _, _, at)| at.clone()));
         let intent = Intent {
             op_id: self.op_id.to_string(),
             temps: self.temps.iter().map(|t| t.path.clone()).collect(),
@@ -102,7 +117,7 @@ impl<'a> Plan<'a> {
             links,
             linked: candidates
                 .iter()
-                .map(|(b, st, _, at)| intent::Linked {
+                .map(|(b, st, _, _, at)| intent::Linked {
                     tmp: at.clone(),
                     hash: b.hash.clone(),
                     size: st.size,
@@ -123,15 +138,24 @@ impl<'a> Plan<'a> {
         ctx.session.synced(&unsynced);
         // The stamps of the inodes linked, as the links left them (`appends::arm`).
         let mut relinked: Vec<Stamp> = Vec::new();
+        // The descriptors linked, by blob name: their publish looks at them
+        // (`blobs::publish_link`'s `held`) instead of opening the name again.
+        let mut held: HashMap<PathBuf, Arc<std::fs::File>> = HashMap::new();
         let prepared = (|| -> std::io::Result<()> {
             // Temp files are created beneath the root's descriptor, as the steps act.
             let tree = Tree::open(&ctx.root)?;
             // The links first (no data written); a before-image that cannot be
             // linked is copied with the loose blobs.
             let mut loose = loose.clone();
-            for (b, st, f, at) in &candidates {
-                match blobs::link_before_image(f, st, at) {
-                    Ok(now) => relinked.push(now),
+            for (b, st, f, readable, at) in &candidates {
+                match blobs::link_before_image(f, *readable, st, at) {
+                    Ok((now, opened)) => {
+                        relinked.push(now);
+                        held.insert(
+                            at.clone(),
+                            opened.map(Arc::new).unwrap_or_else(|| f.clone()),
+                        );
+                    }
                     Err(_) => loose.push(b),
                 }
             }
@@ -212,9 +236,9 @@ impl<'a> Plan<'a> {
             |e: std::io::Error| super::io_error(ctx, "the write (nothing was changed)", &e);
         // The targets are checked again as late as possible before the commit
         // point; those `linkable` opened are looked at through their descriptors.
-        let mut pinned: HashMap<PathBuf, std::fs::File> = candidates
+        let mut pinned: HashMap<PathBuf, Arc<std::fs::File>> = candidates
             .into_iter()
-            .filter_map(|(b, _, f, _)| b.disk.clone().map(|d| (d, f)))
+            .filter_map(|(b, _, f, _, _)| b.disk.clone().map(|d| (d, f)))
             .collect();
         let armed = prepared.map_err(unchanged).and_then(|()| {
             let watch = super::appends::arm(&self.watch, &ctx.argv, &relinked, &mut pinned)?;
@@ -235,7 +259,8 @@ impl<'a> Plan<'a> {
         let mut appended = Vec::new();
         // Committed but not applied: the record stays pending, and the repairs are
         // the ones that clear it (finish once the cause is fixed, or set aside).
-        recovery::finish_with(&ctx.root, state, &intent, |op_id| {
+        recovery::finish_with(&ctx.root, state, &intent, &held, |op_id, trusted| {
+            watch.forget_published(trusted.iter().filter_map(|t| held.get(*t)));
             appended = watch.settle(state, op_id);
             appended.clone()
         })
