@@ -47,20 +47,19 @@ pub fn open_read_nofollow(path: &Path) -> io::Result<File> {
 /// refuses anything but a regular file (`InvalidData`): a FIFO or device there
 /// would read as empty, and a journal or index read as empty is a lie.
 pub fn open_regular(path: &Path) -> io::Result<File> {
-    let f = open_read_nofollow(path)?;
-    if !f.metadata()?.is_file() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("{} is not a regular file", path.display()),
-        ));
-    }
-    Ok(f)
+    regular_with_meta(open_read_nofollow(path)?, path).map(|(f, _)| f)
 }
 
 /// `open_regular`, with the file's link count (a blob with more than one name
 /// is a link not yet published: `blobs::read_in`).
 pub fn open_regular_nlink(path: &Path) -> io::Result<(File, u64)> {
-    let f = open_read_nofollow(path)?;
+    let (f, m) = regular_with_meta(open_read_nofollow(path)?, path)?;
+    Ok((f, m.nlink()))
+}
+
+/// `f` with its one fstat, if it is a regular file (`InvalidData` otherwise:
+/// a FIFO, device or directory swapped in since the path was checked).
+fn regular_with_meta(f: File, path: &Path) -> io::Result<(File, std::fs::Metadata)> {
     let m = f.metadata()?;
     if !m.is_file() {
         return Err(io::Error::new(
@@ -68,7 +67,7 @@ pub fn open_regular_nlink(path: &Path) -> io::Result<(File, u64)> {
             format!("{} is not a regular file", path.display()),
         ));
     }
-    Ok((f, m.nlink()))
+    Ok((f, m))
 }
 
 /// A workspace file opened for reading, symlinks followed, without waiting:
@@ -84,14 +83,7 @@ pub fn open_regular_follow_meta(path: &Path) -> io::Result<(File, std::fs::Metad
         .read(true)
         .custom_flags(libc::O_CLOEXEC | libc::O_NONBLOCK | libc::O_NOCTTY)
         .open(path)?;
-    let m = f.metadata()?;
-    if !m.is_file() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("{} is not a regular file", path.display()),
-        ));
-    }
-    Ok((f, m))
+    regular_with_meta(f, path)
 }
 
 /// A store file's text (`open_regular`).
@@ -500,15 +492,7 @@ pub fn open_regular_real(path: &Path) -> io::Result<File> {
 
 /// `open_regular_real`, with the open file's metadata (its one fstat).
 pub fn open_regular_real_meta(path: &Path) -> io::Result<(File, std::fs::Metadata)> {
-    let f = open_no_symlinks(path)?;
-    let m = f.metadata()?;
-    if !m.is_file() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("{} is not a regular file", path.display()),
-        ));
-    }
-    Ok((f, m))
+    regular_with_meta(open_no_symlinks(path)?, path)
 }
 
 #[cfg(test)]

@@ -33,6 +33,16 @@ fn race_bin() -> PathBuf {
 }
 
 /// Writes the secret (lines that match what the commands look for) at `path`.
+/// A workspace and a directory outside it, both by their real paths (the
+/// outside one is removed when the `TempDir` drops).
+fn inside_and_outside() -> (TestEnv, PathBuf, tempfile::TempDir, PathBuf) {
+    let env = TestEnv::new();
+    let ws = std::fs::canonicalize(env.root()).unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let out = std::fs::canonicalize(outside.path()).unwrap();
+    (env, ws, outside, out)
+}
+
 fn plant_secret(path: &Path) {
     let mut text = String::new();
     for i in 0..SECRET_LINES {
@@ -85,10 +95,7 @@ fn leaks(env: &TestEnv, ws: &Path) -> Vec<String> {
 
 #[test]
 fn a_listed_file_swapped_for_a_symlink_outside_is_never_read() {
-    let env = TestEnv::new();
-    let ws = std::fs::canonicalize(env.root()).unwrap();
-    let outside = tempfile::tempdir().unwrap();
-    let out = std::fs::canonicalize(outside.path()).unwrap();
+    let (env, ws, _outside, out) = inside_and_outside();
     plant_secret(&out.join("secret.txt"));
     std::fs::create_dir(ws.join("s")).unwrap();
     // The swap partners live outside, so the walk meets the links only where a
@@ -130,10 +137,7 @@ fn a_listed_file_swapped_for_a_symlink_outside_is_never_read() {
 
 #[test]
 fn a_listed_directory_swapped_for_a_symlink_outside_is_never_read() {
-    let env = TestEnv::new();
-    let ws = std::fs::canonicalize(env.root()).unwrap();
-    let outside = tempfile::tempdir().unwrap();
-    let out = std::fs::canonicalize(outside.path()).unwrap();
+    let (env, ws, _outside, out) = inside_and_outside();
     // The outside directory holds the same names as the inside one, so a path
     // listed inside is there too once the link is in place.
     std::fs::create_dir(out.join("sec")).unwrap();
@@ -274,10 +278,7 @@ fn secrets_of(tree: &[(PathBuf, Vec<u8>)]) -> Vec<(PathBuf, Vec<u8>)> {
 
 #[test]
 fn a_file_swapped_for_a_symlink_outside_is_never_read_or_written_by_a_path_command() {
-    let env = TestEnv::new();
-    let ws = std::fs::canonicalize(env.root()).unwrap();
-    let outside = tempfile::tempdir().unwrap();
-    let out = std::fs::canonicalize(outside.path()).unwrap();
+    let (env, ws, _outside, out) = inside_and_outside();
     plant_secret(&out.join("secret.txt"));
     std::fs::write(
         out.join("secret.rs"),
@@ -323,10 +324,7 @@ fn a_file_swapped_for_a_symlink_outside_is_never_read_or_written_by_a_path_comma
 
 #[test]
 fn a_parent_directory_swapped_for_a_symlink_outside_is_never_read_or_written_through() {
-    let env = TestEnv::new();
-    let ws = std::fs::canonicalize(env.root()).unwrap();
-    let outside = tempfile::tempdir().unwrap();
-    let out = std::fs::canonicalize(outside.path()).unwrap();
+    let (env, ws, _outside, out) = inside_and_outside();
     std::fs::create_dir(out.join("sec")).unwrap();
     std::fs::create_dir(ws.join("d")).unwrap();
     std::fs::write(ws.join("d/sym.rs"), "fn needle_sym() {}\n").unwrap();
