@@ -41,9 +41,13 @@ pub fn resolve_stat(
         // is a new inode there (refused), never followed (the tree is acted on
         // beneath the root's descriptor), and the boundary check below is of
         // this path, whose parent is its real path (`parent_is_real`).
-        Final::Follow => match paths::parent_is_real(&norm)
-            .then(|| ctx.session.snapshots.read_lstat(&norm))
-            .flatten()
+        // (The cache is asked first: a call that read nothing pays no walk of
+        // the path's components.)
+        Final::Follow => match ctx
+            .session
+            .snapshots
+            .read_lstat(&norm)
+            .filter(|_| paths::parent_is_real(&norm))
         {
             Some(m) => (norm.clone(), Some(m)),
             None => paths::real_path_lstat(&norm),
