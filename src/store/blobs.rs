@@ -356,7 +356,7 @@ fn lease(f: &std::fs::File) -> bool {
 }
 
 /// `lease` again on a descriptor `lease` was given before (its F_SETSIG stays).
-fn release(f: &std::fs::File) -> bool {
+fn lease_again(f: &std::fs::File) -> bool {
     // SAFETY: as `lease`.
     unsafe { libc::fcntl(f.as_raw_fd(), libc::F_SETLEASE, libc::F_RDLCK) == 0 }
 }
@@ -510,7 +510,11 @@ fn publish_in_place(
     // for writing (an appender that opened it before the rename), or a write
     // could change the blob after it is trusted.
     // (A held descriptor was given its lease signal at the link.)
-    let leased = if held.is_some() { release(f) } else { lease(f) };
+    let leased = if held.is_some() {
+        lease_again(f)
+    } else {
+        lease(f)
+    };
     if leased {
         let ok = f.metadata().is_ok_and(|m| {
             as_read(&m)
@@ -528,19 +532,15 @@ fn publish_in_place(
     let mut bytes = Vec::new();
     let is_file = f.metadata().is_ok_and(|m| m.is_file());
     if is_file {
-        // From the start (a held descriptor was never read from).
+        // From the start (a held descriptor was never read from). A file shorter
+        // than `size` by now is no copy of the blob (never its zero-filled tail).
         use std::os::unix::fs::FileExt;
         bytes.resize(size as usize, 0);
-        let mut got = 0;
-        while got < bytes.len() {
-            match f.read_at(bytes.get_mut(got..).unwrap_or_default(), got as u64) {
-                Ok(0) => break,
-                Ok(n) => got += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
+        match f.read_exact_at(&mut bytes, 0) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => bytes.clear(),
+            Err(e) => return Err(e),
         }
-        bytes.truncate(got);
     }
     if is_file && bytes.len() as u64 == size && sha256_hex(&bytes) == hash {
         let copy = dir(state).join(format!(".{hash}.copy"));

@@ -37,7 +37,6 @@ impl<'a> Plan<'a> {
         };
         let state_dev = std::fs::metadata(state).map(|m| m.dev()).ok();
         let euid = blobs::euid();
-        // Each with the blob name it is linked at.
         // Each with the blob name it is linked at, and whether its descriptor is
         // open for reading (the read's own) or `O_PATH` (`linkable`'s).
         let mut candidates: Vec<(&BlobJob, Stamp, Arc<std::fs::File>, bool, PathBuf)> = Vec::new();
