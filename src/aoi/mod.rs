@@ -261,7 +261,14 @@ fn run(
     }
     let stream = Arc::new(Stream::new(out));
     let mut answer = None;
-    let code = run_stream(host, &mode, &stream, watch_signals, &mut answer);
+    let code = run_stream(
+        host,
+        &mode,
+        (&argv, spec),
+        &stream,
+        watch_signals,
+        &mut answer,
+    );
     let lost = stream.take_error().map(|error| {
         let (text, code) = answer.unzip();
         Lost {
@@ -274,23 +281,22 @@ fn run(
     (code, lost)
 }
 
-/// `run` once the stream is open; `answer` gets the command's envelope text and
-/// the exit code it calls for.
+/// `run` once the stream is open, with the arguments and command `run` read
+/// off `mode`; `answer` gets the command's envelope text and the exit code it
+/// calls for.
 fn run_stream(
     host: Host,
     mode: &Mode,
+    (argv, spec): (&[String], Option<&crate::protocol::registry::CommandSpec>),
     stream: &Arc<Stream>,
     watch_signals: bool,
     answer: &mut Option<(String, u8)>,
 ) -> u8 {
-    let argv = lossy(&mode.args);
     let head: Vec<&str> = argv
         .iter()
         .take_while(|a| *a != "--")
         .map(String::as_str)
         .collect();
-    let words = host.commands.command_words(&argv);
-    let spec = host.commands.find(&words.join(" "));
     let command = spec.map_or("aitools", |s| s.name);
     let mut meta = Json::obj();
     identity(&mut meta);
@@ -320,7 +326,7 @@ fn run_stream(
         && !mode.confirm
         && !dry_run
     {
-        let mut again = argv.clone();
+        let mut again = argv.to_vec();
         let at = again.iter().position(|a| a == "--").unwrap_or(again.len());
         again.insert(at, "--confirm".to_string());
         again.insert(at, "jsonl".to_string());
