@@ -343,7 +343,7 @@ const WRITE_FIELDS: &[Field] = &[
     ),
     field(
         "concurrent_appends",
-        "Only when another program appended to a file while this write ran: each tail, with the command that appends it again.",
+        "Only when another program appended to a file while this write ran: each tail, `merged: true` when it was carried over to the new file, else with the command that appends it again.",
     ),
 ];
 

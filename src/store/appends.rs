@@ -9,7 +9,16 @@
 //! - `settle`, after the renames: an old inode that grew since has its new tail
 //!   kept as a blob, named in the journal entry (`appends`) and in the answer
 //!   (`concurrent_appends`) with the command that appends it again.
+//!
+//! Before `settle` keeps a tail aside, it carries it over (`carry`): it waits a
+//! little (`WAIT`) until nobody has the old inode open for writing (a read
+//! lease is refused while anyone does), then appends what was written there to
+//! the file now at the path. An appender that opens the file for each line
+//! (`echo >>`) loses nothing; one that keeps it open longer gets its tail kept
+//! aside and reported as before. Lines carried over may come after some an
+//! appender already wrote to the new file.
 
+use super::beneath::Tree;
 use super::blobs;
 use super::fsx;
 use super::journal::Appended;
@@ -21,12 +30,17 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How long a write waits, in all, for appenders to close its old inodes.
+const WAIT: Duration = Duration::from_millis(500);
 
 /// A file the op replaces, as it was read (absolute path, path shown, snapshot).
 pub type Target = (PathBuf, String, Arc<Snapshot>);
 
 struct Held {
     rel: String,
+    abs: PathBuf,
     /// The old inode (`O_PATH`, or the read-only descriptor the write's read kept,
     /// which the op's link and publish of it use too), open across the rename.
     file: Arc<File>,
@@ -37,6 +51,11 @@ struct Held {
 #[derive(Default)]
 pub struct Watch {
     held: Vec<Held>,
+    root: PathBuf,
+    /// Tails carried over to the new file: (path shown, bytes).
+    merged: Vec<(String, u64)>,
+    /// Until when `carry` waits for writers to close (set at the first wait).
+    until: Option<Instant>,
 }
 
 /// Whether the open file still holds what was read: the same inode, unchanged,
@@ -80,6 +99,7 @@ fn reopen(f: &File) -> std::io::Result<File> {
 /// its path (the inode there is the pinned one when its identity is the one
 /// read: a pinned inode's number is never reused), and its descriptor is held.
 pub fn arm(
+    root: &Path,
     targets: &[Target],
     argv: &[String],
     linked: &[Stamp],
@@ -102,15 +122,22 @@ pub fn arm(
         match now {
             Ok((file, stamp)) if as_read(&file, &stamp, snap, linked) => held.push(Held {
                 rel: rel.clone(),
+                abs: abs.clone(),
                 file,
-                size: was,
+                // The bytes the new file was made from: the read may have gone
+                // on past the size its lstat found (an appender's line).
+                size: snap.bytes.len() as u64,
             }),
             Ok((_, stamp)) => changed.push((rel.clone(), stamp.size, was)),
             Err(_) => changed.push((rel.clone(), 0, was)),
         }
     }
     if changed.is_empty() {
-        return Ok(Watch { held });
+        return Ok(Watch {
+            held,
+            root: root.to_path_buf(),
+            ..Watch::default()
+        });
     }
     Err(Box::new(TargetsChanged {
         changed,
@@ -146,8 +173,16 @@ impl Watch {
     /// line and once more when the write is done, for an appender that opened the
     /// old file just before the rename and wrote just after the first look.
     pub fn settle(&mut self, state: &Path, op_id: &str) -> Vec<Appended> {
+        let until = *self.until.get_or_insert_with(|| Instant::now() + WAIT);
         let mut out = Vec::new();
         for (i, h) in self.held.iter_mut().enumerate() {
+            if let Ok(n) = carry(&self.root, h, until) {
+                if n > 0 {
+                    self.merged.push((h.rel.clone(), n));
+                    h.size += n;
+                }
+                continue;
+            }
             let Ok(now) = h.file.metadata().map(|m| m.len()) else {
                 continue;
             };
@@ -177,13 +212,88 @@ impl Watch {
     }
 }
 
-/// The answer's `concurrent_appends`: each tail with the command that appends it
-/// to the file again.
-pub fn report(state: &Path, appends: &[Appended]) -> Json {
+impl Watch {
+    /// The tails `settle` carried over to the new files: (path shown, bytes).
+    pub fn merged(&self) -> &[(String, u64)] {
+        &self.merged
+    }
+}
+
+/// Whether anyone has the inode open for writing, as a read lease tells.
+#[derive(PartialEq)]
+enum Writers {
+    None,
+    Some,
+    /// No lease here (leases off, not the owner without CAP_LEASE).
+    Unknown,
+}
+
+/// Takes a read lease on `r` (open read-only) and gives it back at once: the
+/// kernel refuses it (`EAGAIN`) while anyone has the inode open for writing. A
+/// lease break would signal this process: it asks for SIGWINCH, ignored by default.
+fn writers(r: &File) -> Writers {
+    use std::os::fd::AsRawFd;
+    let fd = r.as_raw_fd();
+    // SAFETY: fcntl on a descriptor this function borrows; no memory is passed.
+    let leased = unsafe {
+        libc::fcntl(fd, blobs::F_SETSIG, libc::SIGWINCH) == 0
+            && libc::fcntl(fd, libc::F_SETLEASE, libc::F_RDLCK) == 0
+    };
+    if leased {
+        // SAFETY: as above.
+        unsafe { libc::fcntl(fd, libc::F_SETLEASE, libc::F_UNLCK) };
+        return Writers::None;
+    }
+    match std::io::Error::last_os_error().raw_os_error() {
+        Some(libc::EAGAIN) => Writers::Some,
+        _ => Writers::Unknown,
+    }
+}
+
+/// Carries what was appended to `h`'s old inode after `h.size` over to the file
+/// now at its path, once nobody has the old inode open for writing (waiting
+/// until `until`): the bytes carried. An error leaves the tail to be kept aside.
+fn carry(root: &Path, h: &Held, until: Instant) -> std::io::Result<u64> {
+    use std::io::Write;
+    use std::os::unix::fs::MetadataExt;
+    let r = reopen(&h.file)?;
+    while writers(&r) == Writers::Some {
+        if Instant::now() >= until {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::WouldBlock,
+                "still open for writing",
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let old = r.metadata()?;
+    if old.len() <= h.size {
+        return Ok(0);
+    }
+    let mut tail = vec![0u8; (old.len() - h.size) as usize];
+    r.read_exact_at(&mut tail, h.size)?;
+    let (mut f, st) = Tree::open_append(&Tree::open(root)?, &h.abs)?;
+    let regular = st.st_mode & libc::S_IFMT == libc::S_IFREG;
+    if !regular || (st.st_dev, st.st_ino) == (old.dev(), old.ino()) {
+        return Err(std::io::Error::other("not a new regular file at the path"));
+    }
+    f.write_all(&tail)?;
+    Ok(tail.len() as u64)
+}
+
+/// The answer's `concurrent_appends`: each tail carried over to the new file
+/// (`merged`), and each kept aside with the command that appends it again.
+pub fn report(state: &Path, merged: &[(String, u64)], appends: &[Appended]) -> Json {
+    let carried = merged.iter().map(|(path, bytes)| {
+        let mut o = Json::obj();
+        o.push("path", Json::str(path.clone()));
+        o.push("bytes", Json::UInt(*bytes));
+        o.push("merged", Json::Bool(true));
+        o
+    });
     Json::Arr(
-        appends
-            .iter()
-            .map(|a| {
+        carried
+            .chain(appends.iter().map(|a| {
                 let mut o = Json::obj();
                 o.push("path", Json::str(a.path.clone()));
                 o.push("bytes", Json::UInt(a.bytes));
@@ -192,7 +302,7 @@ pub fn report(state: &Path, appends: &[Appended]) -> Json {
                     o.push("command", Json::str(reapply(state, a)));
                 }
                 o
-            })
+            }))
             .collect(),
     )
 }

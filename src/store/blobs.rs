@@ -367,7 +367,7 @@ fn unlease(f: &std::fs::File) {
 }
 
 /// fcntl's F_SETSIG (Linux; not in the libc crate).
-const F_SETSIG: libc::c_int = 10;
+pub(super) const F_SETSIG: libc::c_int = 10;
 
 /// `linkat(AT_FDCWD, from, AT_FDCWD, to, AT_SYMLINK_FOLLOW)`: `from` a
 /// `/proc/self/fd/N` name, so the link is that descriptor's inode.

@@ -12,6 +12,7 @@ mod aoi;
 mod aoi_first_event;
 mod aoi_listing;
 mod aoi_stream;
+mod appends_fault;
 mod apply_paths;
 mod codes;
 mod conformance;

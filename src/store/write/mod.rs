@@ -169,11 +169,12 @@ fn commit(
     // A last look once the write is done (in the answer only: the journal line is written).
     appended.extend(watch.settle(&state, &op_id));
     ctx.session.snapshots.clear();
-    let concurrent_appends = (!appended.is_empty()).then(|| {
+    let merged = watch.merged();
+    let concurrent_appends = (!appended.is_empty() || !merged.is_empty()).then(|| {
         for a in appended.iter().filter(|a| !a.hash.is_empty()) {
             next_commands.push(super::appends::reapply(&state, a));
         }
-        super::appends::report(&state, &appended)
+        super::appends::report(&state, merged, &appended)
     });
     Ok(Committed {
         changes: reports,

@@ -240,7 +240,8 @@ impl<'a> Plan<'a> {
             .filter_map(|(b, _, f, _, _)| b.disk.clone().map(|d| (d, f)))
             .collect();
         let armed = prepared.map_err(unchanged).and_then(|()| {
-            let watch = super::appends::arm(&self.watch, &ctx.argv, &relinked, &mut pinned)?;
+            let watch =
+                super::appends::arm(&ctx.root, &self.watch, &ctx.argv, &relinked, &mut pinned)?;
             intent::write_commit_line(&mut record, &sum).map_err(unchanged)?;
             Ok(watch)
         });
