@@ -7,6 +7,55 @@ use crate::store::error::{PendingRepair, StoreError};
 use crate::store::state_dir::Untrusted;
 use crate::store::tx::Conflict;
 
+/// A write the file system refused before anything changed (`TreeRefused`):
+/// the cause read off the error, and the one thing to fix before running it again.
+fn tree_refused(rel: &str, e: &std::io::Error, argv: &[String]) -> CmdError {
+    let dir = std::path::Path::new(rel)
+        .parent()
+        .map(|d| d.display().to_string())
+        .filter(|d| !d.is_empty())
+        .unwrap_or_else(|| ".".to_string());
+    let (d, r) = (shell::quote(&dir), shell::quote(rel));
+    let (cause, fix) = match e.raw_os_error() {
+        Some(libc::EROFS) => (
+            format!("the file system holding {dir} is mounted read-only"),
+            format!(
+                "Remount it read-write (`findmnt -T {d}` names the mount; `mount -o remount,rw` it), then run the command again."
+            ),
+        ),
+        Some(libc::EPERM) => (
+            format!(
+                "{rel} or {dir} is immutable or append-only (or a security policy refuses the change)"
+            ),
+            format!(
+                "Clear the attribute (`lsattr -d {d} {r}`, then `chattr -i -a` the one marked), then run the command again."
+            ),
+        ),
+        Some(libc::EACCES) => (
+            format!("this user may not change entries of {dir}"),
+            format!(
+                "Make {dir} writable for this user (`ls -ld {d}`; `chmod u+w {d}`), then run the command again."
+            ),
+        ),
+        Some(libc::ENOSPC) | Some(libc::EDQUOT) => (
+            format!("the file system holding {dir} is full (or the quota is used up)"),
+            format!("Free space there (`df -h {d}`), then run the command again."),
+        ),
+        _ => (
+            "the file system refused it".to_string(),
+            "Fix the cause the error names, then run the command again.".to_string(),
+        ),
+    };
+    CmdError::new(
+        code::IO,
+        format!(
+            "The write to {rel} was refused: {cause} ({}). Nothing was changed and nothing stays pending.",
+            error::err_text(e)
+        ),
+        Repair::new("fix", fix, shell::aitools(argv)),
+    )
+}
+
 impl From<Box<StoreError>> for CmdError {
     fn from(e: Box<StoreError>) -> CmdError {
         CmdError::from(*e)
@@ -30,6 +79,7 @@ impl From<StoreError> for CmdError {
                 "See which writes the journal holds.",
                 "aitools history",
             )),
+            StoreError::TreeRefused { rel, error, argv } => tree_refused(&rel, &error, &argv),
             StoreError::StateUntrusted { why, argv } => CmdError::new(
                 code::STATE_UNTRUSTED,
                 why.message(),

@@ -17,6 +17,14 @@ pub enum StoreError {
         error: std::io::Error,
         argv: Vec<String>,
     },
+    /// `environment.io`: a committed op's first step was refused by the tree
+    /// (`rel`: the path it acts on), so the op was undone; the repairs name the
+    /// cause (read-only mount, immutable attribute, permissions, full disk).
+    TreeRefused {
+        rel: String,
+        error: std::io::Error,
+        argv: Vec<String>,
+    },
     /// The state directory is missing or not private (`why`); the repair is
     /// the same call once fixed.
     StateUntrusted {

@@ -364,13 +364,48 @@ pub fn apply(tree: &Tree, step: &Step, links: &[PathBuf]) -> io::Result<()> {
 
 /// Applies every step beneath `root`, then fsyncs the directories they touched.
 pub fn apply_all(root: &Path, intent: &Intent) -> io::Result<()> {
+    apply_steps(root, intent).map_err(|f| f.error)
+}
+
+/// A step that failed (`apply_steps`): the path it acts on, the error, and
+/// whether the tree was changed before it (an earlier step ran, or the step
+/// itself did part of its work: a mkdir whose mode could not be set).
+#[derive(Debug)]
+pub struct StepFailed {
+    pub at: PathBuf,
+    pub error: io::Error,
+    pub touched: bool,
+}
+
+impl std::fmt::Display for StepFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.error.fmt(f)
+    }
+}
+
+impl std::error::Error for StepFailed {}
+
+/// `apply_all`, saying which step failed and whether the tree was touched.
+pub fn apply_steps(root: &Path, intent: &Intent) -> Result<(), StepFailed> {
     // The steps change the tree: directory real paths resolved so far may go stale.
     crate::workspace::paths::forget_dirs();
-    let tree = Tree::open(root)?;
-    for s in &intent.steps {
-        apply(&tree, s, &intent.links)?;
+    let failed = |at: &Path, touched: bool| {
+        let at = at.to_path_buf();
+        move |error| StepFailed { at, error, touched }
+    };
+    let tree = Tree::open(root).map_err(failed(root, false))?;
+    for (i, s) in intent.steps.iter().enumerate() {
+        let (at, partial) = match s {
+            Step::Mkdir { path, mode } => (path, mode.is_some()),
+            Step::Rename { to, .. } => (to, false),
+            Step::Move { from, .. } => (from, false),
+            Step::Unlink { path, .. } | Step::Rmdir { path, .. } => (path, false),
+            Step::Chmod { path, .. } | Step::Utime { path, .. } => (path, false),
+        };
+        apply(&tree, s, &intent.links).map_err(failed(at, i > 0 || partial))?;
     }
     tree.sync_dirs(&intent.sync_dirs)
+        .map_err(failed(root, true))
 }
 
 /// Undoes the preparation of an op that never reached its commit point: removes

@@ -469,6 +469,12 @@ fn copy_private(from: &Path, to: &Path) -> std::io::Result<()> {
     dst.sync_all()
 }
 
+/// The failed step of a `finish_with` error, when no step had changed the tree.
+pub fn untouched(e: &std::io::Error) -> Option<&intent::StepFailed> {
+    e.get_ref()
+        .and_then(|r| r.downcast_ref::<intent::StepFailed>())
+}
+
 /// Applies a committed intent beneath the workspace `root`, journals it once, and
 /// removes its record.
 pub fn finish(root: &Path, state: &Path, intent: &intent::Intent) -> std::io::Result<()> {
@@ -487,7 +493,12 @@ pub(crate) fn finish_with(
     held: &std::collections::HashMap<std::path::PathBuf, std::sync::Arc<std::fs::File>>,
     applied: impl FnOnce(&str, &[&std::path::Path]) -> Vec<journal::Appended>,
 ) -> std::io::Result<()> {
-    intent::apply_all(root, intent)?;
+    // A step that failed before the tree changed travels as it is (the
+    // caller may undo the op: `untouched`).
+    intent::apply_steps(root, intent).map_err(|f| match f.touched {
+        true => f.error,
+        false => std::io::Error::new(f.error.kind(), f),
+    })?;
     // The steps ran: a before-image kept as a link is no longer a tree file's.
     let mut named = false;
     let mut trusted = Vec::new();

@@ -81,3 +81,86 @@ fn no_line_an_appender_writes_during_150_edits_is_lost_from_the_file() {
         );
     }
 }
+
+/// Runs `cmd args` and says whether it succeeded (a missing tool is `false`).
+fn sh(cmd: &str, args: &[&str]) -> bool {
+    std::process::Command::new(cmd)
+        .args(args)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// A fault the tree puts in a write's way (an attribute, a mount), undone on drop.
+struct Fault {
+    undo: Vec<String>,
+}
+
+impl Drop for Fault {
+    fn drop(&mut self) {
+        let (cmd, args) = self.undo.split_first().unwrap();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        sh(cmd, &args);
+    }
+}
+
+/// A `delete` of `d/f` that the tree refuses (`fault` makes `d` refuse it)
+/// leaves nothing pending: the next write elsewhere and `recover` run, the
+/// error's repair names the cause (`hint`), and the same call works once the
+/// fault is gone.
+fn refused_delete_leaves_nothing(fault: impl FnOnce(&TestEnv) -> Option<Fault>, hint: &str) {
+    let env = TestEnv::new();
+    env.write("d/f", "doomed\n");
+    env.write("g.txt", "other\n");
+    let Some(fault) = fault(&env) else {
+        println!("skipped: this machine cannot put that fault in place");
+        return;
+    };
+    let r = env.run(&["delete", "d/f"]);
+    assert_eq!(r.error_code(), "environment.io", "{}", r.stdout);
+    let msg = r.json["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("Nothing was changed"), "{msg}");
+    let repair = &r.json["error"]["repairs"][0];
+    assert_eq!(repair["command"], "aitools delete d/f", "{}", r.stdout);
+    assert!(
+        repair["detail"].as_str().unwrap().contains(hint),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(env.read("d/f"), b"doomed\n");
+    let e = env.run(&["edit", "g.txt", "--old", "other", "--new", "changed"]);
+    assert_eq!(e.code, 0, "a write elsewhere is blocked: {}", e.stdout);
+    let rec = env.run(&["recover"]);
+    assert_eq!(rec.code, 0, "{}", rec.stdout);
+    assert_eq!(rec.json["pending_recovery"].as_array().unwrap().len(), 0);
+    drop(fault);
+    let again = env.run(&["delete", "d/f"]);
+    assert_eq!(again.code, 0, "{}", again.stdout);
+    assert!(!env.path("d/f").exists());
+}
+
+#[test]
+fn a_delete_in_an_immutable_directory_leaves_nothing_pending() {
+    refused_delete_leaves_nothing(
+        |env| {
+            let d = env.path("d").to_string_lossy().into_owned();
+            sh("chattr", &["+i", &d]).then(|| Fault {
+                undo: vec!["chattr".into(), "-i".into(), d],
+            })
+        },
+        "chattr -i",
+    );
+}
+
+#[test]
+fn a_delete_on_a_read_only_mount_leaves_nothing_pending() {
+    refused_delete_leaves_nothing(
+        |env| {
+            let d = env.path("d").to_string_lossy().into_owned();
+            sh("mount", &["--bind", "-o", "ro", &d, &d]).then(|| Fault {
+                undo: vec!["umount".into(), d],
+            })
+        },
+        "remount,rw",
+    );
+}

@@ -398,7 +398,29 @@ fn make_immutable(dir: &Path) -> Option<Restore> {
     Some(Restore(vec![vec!["chattr".into(), "-i".into(), d]]))
 }
 
-/// `delete` in a directory that refuses it: the committed record's step fails.
+/// A committed record whose first step runs and whose second cannot: a tx that
+/// deletes `del` and edits `c.txt` (`old` to `new`), committed while `c.txt` is
+/// immutable (a step refused before the tree changed leaves no record, so the
+/// refusal must come after one that changed it). `None` where chattr is missing.
+fn stuck_tx(
+    env: &TestEnv,
+    del: &str,
+    old: &str,
+    new: &str,
+) -> Option<(crate::support::Run, Restore)> {
+    let tx = env.tx_begin();
+    let e = env.run(&["edit", "c.txt", "--old", old, "--new", new, "--tx", &tx]);
+    assert_eq!(e.code, 0, "{}", e.stderr);
+    assert_eq!(env.run(&["delete", del, "--tx", &tx]).code, 0);
+    let c = env.path("c.txt").to_string_lossy().to_string();
+    if !run_ok(&["chattr", "+i", &c]) {
+        return None;
+    }
+    let r = env.run(&["tx", "commit", &tx]);
+    Some((r, Restore(vec![vec!["chattr".into(), "-i".into(), c]])))
+}
+
+/// A tx whose second step the tree refuses: the committed record stays pending.
 /// Reads and history run and report it, writes refuse with repairs that work:
 /// `recover` once the cause is gone, or `recover --set-aside`.
 #[test]
@@ -407,12 +429,10 @@ fn a_step_that_cannot_run_never_blocks_reads() {
     env.write("d/a", "a\n");
     env.write("d/b", "b\n");
     env.write("c.txt", "c\n");
-    let dir = env.path("d");
-    let Some(guard) = make_immutable(&dir) else {
-        println!("skipped: chattr +i is not available here, so no directory refuses root");
+    let Some((del, guard)) = stuck_tx(&env, "d/a", "c", "C") else {
+        println!("skipped: chattr +i is not available here, so no file refuses root");
         return;
     };
-    let del = env.run(&["delete", "d/a"]);
     assert_eq!(
         del.error_code(),
         "environment.recovery-pending",
@@ -454,14 +474,15 @@ fn a_step_that_cannot_run_never_blocks_reads() {
     assert_eq!(fixed.code, 0, "{}", fixed.stderr);
     assert_eq!(fixed.json["recovered"][0]["op_id"], op.as_str());
     assert!(!env.path("d/a").exists());
+    assert_eq!(env.read("c.txt"), b"C\n");
     let h = env.run(&["history"]);
     // history shows it as answers do: `op-<8 hex>`, the record's id's end.
     assert_eq!(h.json["items"][0]["op_id"], format!("op-{}", &op[20..]));
     assert!(h.json.get("pending_recovery").is_none());
 
-    // Set aside instead: the file stays, the record and its blob are kept.
-    let guard = make_immutable(&dir).expect("chattr worked a moment ago");
-    let del = env.run(&["delete", "d/b"]);
+    // Set aside instead: the file not reached stays, the record and its blob are kept.
+    let b_hash = crate::support::sha256sum(&env.path("d/b"));
+    let (del, guard) = stuck_tx(&env, "d/b", "C", "c2").expect("chattr worked a moment ago");
     assert_eq!(del.error_code(), "environment.recovery-pending");
     let op = records(&env)[0].trim_end_matches(".intent").to_string();
     let set = del.json["error"]["repairs"][1]["command"]
@@ -471,12 +492,10 @@ fn a_step_that_cannot_run_never_blocks_reads() {
     let r = env.run_line(&set);
     assert_eq!(r.code, 0, "{}", r.stderr);
     drop(guard);
-    assert_eq!(env.read("d/b"), b"b\n");
+    assert_eq!(env.read("c.txt"), b"C\n");
     let kept = state_dir(&env).join("set-aside").join(&op);
     assert!(kept.join(format!("{op}.intent")).exists());
-    let blob = kept
-        .join("blobs")
-        .join(crate::support::sha256sum(&env.path("d/b")));
+    let blob = kept.join("blobs").join(b_hash);
     assert_eq!(std::fs::read(blob).expect("the blob is kept"), b"b\n");
     let h = env.run(&["history"]);
     assert_eq!(
@@ -502,13 +521,11 @@ fn a_set_aside_copies_the_blobs_it_keeps() {
     let hash = crate::support::sha256sum(&env.path("d/b"));
     let blob = state_dir(&env).join("blobs").join(&hash);
     assert_eq!(std::fs::metadata(&blob).expect("blob").nlink(), 1);
-    let dir = env.path("d");
-    let Some(guard) = make_immutable(&dir) else {
-        println!("skipped: chattr +i is not available here, so no directory refuses root");
+    // Its second step cannot run: pending, with the same blob named by its entry.
+    let Some((del, guard)) = stuck_tx(&env, "d/b", "c", "C") else {
+        println!("skipped: chattr +i is not available here, so no file refuses root");
         return;
     };
-    // Its step cannot run: pending, with the same blob named by its entry.
-    let del = env.run(&["delete", "d/b"]);
     assert_eq!(
         del.error_code(),
         "environment.recovery-pending",
@@ -604,26 +621,22 @@ fn delete_in_a_0555_directory_leaves_reads_working() {
         }
         crate::support::parse(c.output().expect("spawn"))
     };
+    // Refused before the tree changed: undone, nothing pending, the fix named.
     let del = as_nobody(&["delete", "d/a"]);
-    assert_eq!(
-        del.error_code(),
-        "environment.recovery-pending",
-        "{}",
-        del.stderr
-    );
+    assert_eq!(del.error_code(), "environment.io", "{}", del.stdout);
+    let fix = del.json["error"]["repairs"][0]["detail"].as_str().unwrap();
+    assert!(fix.contains("chmod u+w d"), "{fix}");
     assert!(env.path("d/a").exists());
     for args in [&["read", "c.txt"][..], &["history"][..]] {
         let r = as_nobody(args);
         assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
-        assert_eq!(r.json["pending_recovery"].as_array().map(Vec::len), Some(1));
+        assert!(r.json.get("pending_recovery").is_none(), "{}", r.stdout);
     }
-    let w = as_nobody(&["write", "n.txt", "--content", "x"]);
-    assert_eq!(w.error_code(), "environment.recovery-pending");
+    assert_eq!(as_nobody(&["write", "n.txt", "--content", "x"]).code, 0);
     std::fs::set_permissions(env.path("d"), std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    let fixed = as_nobody(&["recover"]);
+    let fixed = as_nobody(&["delete", "d/a"]);
     assert_eq!(fixed.code, 0, "{}", fixed.stderr);
     assert!(!env.path("d/a").exists());
-    assert_eq!(as_nobody(&["write", "n.txt", "--content", "x"]).code, 0);
 }
 
 /// What strace saw of an apply: its sync calls and the temp files it created,

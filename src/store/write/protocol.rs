@@ -265,6 +265,24 @@ impl<'a> Plan<'a> {
             appended.clone()
         })
         .map_err(|e| {
+            // Refused before the tree changed: the op is undone, nothing stays pending.
+            if let Some(f) = super::recovery::untouched(&e)
+                && intent::discard(&ctx.root, &intent).is_ok()
+                && std::fs::remove_file(intent::record_path(state, &intent.op_id)).is_ok()
+            {
+                let _ = fsx::sync_dir(&intent::dir(state));
+                return StoreError::TreeRefused {
+                    rel: f
+                        .at
+                        .strip_prefix(&ctx.root)
+                        .unwrap_or(&f.at)
+                        .display()
+                        .to_string(),
+                    error: crate::store::error::copy_io(&f.error),
+                    argv: ctx.argv.clone(),
+                }
+                .into();
+            }
             super::recovery::pending_error(&[super::recovery::stuck(
                 &intent.op_id,
                 format!(
