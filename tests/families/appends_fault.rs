@@ -86,6 +86,7 @@ fn no_line_an_appender_writes_during_150_edits_is_lost_from_the_file() {
 fn sh(cmd: &str, args: &[&str]) -> bool {
     std::process::Command::new(cmd)
         .args(args)
+        .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .status()
         .is_ok_and(|s| s.success())
@@ -163,4 +164,40 @@ fn a_delete_on_a_read_only_mount_leaves_nothing_pending() {
         },
         "remount,rw",
     );
+}
+
+#[test]
+fn a_delete_refused_for_want_of_space_names_the_full_disk_and_leaves_nothing_pending() {
+    let env = TestEnv::new();
+    env.write("d/f", "doomed\n");
+    env.write("g.txt", "other\n");
+    if !sh("strace", &["-V"]) {
+        println!("skipped: no strace to inject ENOSPC");
+        return;
+    }
+    assert_eq!(env.run(&["read", "g.txt"]).code, 0);
+    let delete = env.command(&["delete", "d/f"]);
+    let mut c = std::process::Command::new("strace");
+    c.args(["-f", "-qq", "-o", "/dev/null", "-e", "trace=unlinkat"])
+        .args(["-e", "inject=unlinkat:error=ENOSPC", "--"])
+        .arg(delete.get_program())
+        .args(delete.get_args())
+        .current_dir(env.root());
+    for (k, v) in delete.get_envs() {
+        match v {
+            Some(v) => c.env(k, v),
+            None => c.env_remove(k),
+        };
+    }
+    let r = crate::support::parse(c.output().unwrap());
+    assert_eq!(r.error_code(), "environment.io", "{}", r.stdout);
+    let repair = &r.json["error"]["repairs"][0];
+    assert!(
+        repair["detail"].as_str().unwrap().contains("df -h d"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(env.read("d/f"), b"doomed\n");
+    let e = env.run(&["edit", "g.txt", "--old", "other", "--new", "changed"]);
+    assert_eq!(e.code, 0, "a write elsewhere is blocked: {}", e.stdout);
 }
