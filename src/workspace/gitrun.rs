@@ -67,6 +67,9 @@ pub enum RunError {
     TimedOut,
     /// Running it could run the repository's programs: the reason, said whole.
     Refused(String),
+    /// The repository's config listing ran past the output cap, so its filter
+    /// drivers cannot be known (answered like any output past the cap).
+    ConfigTooLarge,
 }
 
 /// A finished call, and whether the repository is a partial clone (so a failure
@@ -162,9 +165,7 @@ fn list_config(dir: &Path, limits: Limits) -> Result<Listed, RunError> {
         return Err(RunError::TimedOut);
     }
     if done.stdout.capped {
-        return Err(RunError::Refused(
-            "the repository's config is larger than git's output cap, so aitools cannot tell which of its programs to disable.".into(),
-        ));
+        return Err(RunError::ConfigTooLarge);
     }
     if done.exit_code == Some(129) {
         return Err(RunError::Refused(format!(

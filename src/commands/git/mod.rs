@@ -115,6 +115,13 @@ pub fn git(ctx: &Ctx, args: &[String], fallback: &str) -> Result<GitOut, CmdErro
         Err(RunError::Refused(why)) => {
             return Err(unavailable(format!("Not run: {why}"), fallback));
         }
+        Err(RunError::ConfigTooLarge) => {
+            return Err(CmdError::new(
+                code::TOO_LARGE,
+                "the repository's config listing is larger than aitools keeps of one git call, so aitools cannot tell which of its programs to disable.",
+                narrow(ctx),
+            ));
+        }
         Err(RunError::Start(StartError::NotFound)) | Err(RunError::Start(StartError::Denied)) => {
             return Err(unavailable(
                 "git is not installed or not on PATH.".into(),
