@@ -6,6 +6,7 @@ pub mod candidates;
 pub mod defs;
 pub mod error;
 pub mod git;
+pub mod gitrun;
 pub mod input;
 pub mod paths;
 pub mod process;

@@ -25,6 +25,7 @@ mod files;
 mod final_symlink_race;
 mod fresh_state;
 mod git;
+mod git_hostile;
 mod inputs;
 mod inspect;
 mod json;

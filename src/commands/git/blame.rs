@@ -154,6 +154,7 @@ pub fn run(ctx: &Ctx, a: &BlameArgs) -> Result<Output, CmdError> {
     let mut args = vec![
         "blame".to_string(),
         "--porcelain".into(),
+        "--no-textconv".into(),
         "-L".into(),
         format!("{start},{end}"),
     ];

@@ -1,13 +1,13 @@
 //! The git family: read-only views of the repository (`git status`, `git diff`,
-//! `git log`, `git show`, `git blame`). Each runs the `git` program without a shell
-//! (`workspace::process`), with a deadline and `GIT_OPTIONAL_LOCKS=0` so a read never
-//! takes the index lock, and turns its machine-readable output into fields.
+//! `git log`, `git show`, `git blame`). Each runs the `git` program through the one
+//! hardened runner (`workspace::gitrun`: no shell, a deadline, no index lock, and no
+//! program the repository names), and turns its machine-readable output into fields.
 
 use crate::protocol::registry::CommandSpec;
 use crate::protocol::{CmdError, Repair, code};
 use crate::workspace::Ctx;
-use crate::workspace::process::{self, Limits, StartError};
-use std::process::Command;
+use crate::workspace::gitrun::{self, RunError};
+use crate::workspace::process::{Limits, StartError};
 use std::time::Duration;
 
 pub mod blame;
@@ -53,6 +53,19 @@ fn seconds(d: Duration) -> String {
     }
 }
 
+/// The answer when git ran past its deadline.
+fn timed_out(ctx: &Ctx, args: &[String], timeout: Duration) -> CmdError {
+    CmdError::new(
+        code::TIMEOUT,
+        format!(
+            "git {} ran past {} and was stopped.",
+            args.first().map(String::as_str).unwrap_or(""),
+            seconds(timeout)
+        ),
+        narrow(ctx),
+    )
+}
+
 /// What git said on stdout, once it succeeded.
 pub struct GitOut {
     pub stdout: Vec<u8>,
@@ -82,37 +95,40 @@ fn unavailable(message: String, fallback: &str) -> CmdError {
 /// Runs `git <args>`; a failure becomes the matching error. `fallback` is the
 /// aitools command that does the same job without git (for the repair).
 pub fn git(ctx: &Ctx, args: &[String], fallback: &str) -> Result<GitOut, CmdError> {
-    let mut cmd = Command::new("git");
-    cmd.args([
-        "--no-pager",
-        "-c",
-        "core.quotepath=false",
-        "-c",
-        "color.ui=false",
-        "-c",
-        "diff.external=",
-    ])
-    .args(args)
-    .current_dir(git_dir(ctx))
-    .env("GIT_OPTIONAL_LOCKS", "0")
-    .env("GIT_TERMINAL_PROMPT", "0")
-    .env("LC_ALL", "C")
-    .env_remove("GIT_EXTERNAL_DIFF");
     let timeout = ctx.session.settings.git_timeout.unwrap_or(GIT_TIMEOUT);
     let limits = Limits {
         timeout,
         grace: Duration::from_secs(1),
         cap: GIT_CAP,
     };
-    let done = match process::run(cmd, limits) {
-        Ok(d) => d,
-        Err(StartError::NotFound) | Err(StartError::Denied) => {
+    let extra = [
+        "-c".to_string(),
+        "core.quotepath=false".into(),
+        "-c".into(),
+        "color.ui=false".into(),
+    ];
+    let all: Vec<String> = extra.into_iter().chain(args.iter().cloned()).collect();
+    let ran = gitrun::run(git_dir(ctx), &all, limits);
+    let (done, partial_clone) = match ran {
+        Ok(r) => (r.done, r.partial_clone),
+        Err(RunError::TimedOut) => return Err(timed_out(ctx, args, timeout)),
+        Err(RunError::Refused(why)) => {
+            return Err(unavailable(format!("Not run: {why}"), fallback));
+        }
+        Err(RunError::ConfigTooLarge) => {
+            return Err(CmdError::new(
+                code::TOO_LARGE,
+                "the repository's config listing is larger than aitools keeps of one git call, so aitools cannot tell which of its programs to disable.",
+                narrow(ctx),
+            ));
+        }
+        Err(RunError::Start(StartError::NotFound)) | Err(RunError::Start(StartError::Denied)) => {
             return Err(unavailable(
                 "git is not installed or not on PATH.".into(),
                 fallback,
             ));
         }
-        Err(StartError::Other(e)) => {
+        Err(RunError::Start(StartError::Other(e))) => {
             return Err(unavailable(
                 format!(
                     "git could not be started: {}.",
@@ -123,15 +139,7 @@ pub fn git(ctx: &Ctx, args: &[String], fallback: &str) -> Result<GitOut, CmdErro
         }
     };
     if done.timed_out {
-        return Err(CmdError::new(
-            code::TIMEOUT,
-            format!(
-                "git {} ran past {} and was stopped.",
-                args.first().map(String::as_str).unwrap_or(""),
-                seconds(timeout)
-            ),
-            narrow(ctx),
-        ));
+        return Err(timed_out(ctx, args, timeout));
     }
     // Output cut at the capture cap would be answered as if it were whole.
     if done.exit_code == Some(0) && done.stdout.capped {
@@ -164,6 +172,15 @@ pub fn git(ctx: &Ctx, args: &[String], fallback: &str) -> Result<GitOut, CmdErro
             format!("{} is not inside a git work tree.", git_dir(ctx).display()),
             fallback,
         ));
+    }
+    let unfetched = [
+        "lazy fetching disabled",
+        "cannot read blob",
+        "bad file",
+        "missing blob",
+    ];
+    if partial_clone && unfetched.iter().any(|m| lower.contains(m)) {
+        return Err(not_fetched(args));
     }
     let missing = [
         "unknown revision",
@@ -204,6 +221,22 @@ pub fn git(ctx: &Ctx, args: &[String], fallback: &str) -> Result<GitOut, CmdErro
             "aitools git status",
         ),
     ))
+}
+
+/// A partial clone lacks objects this call reads: aitools never fetches (a fetch
+/// runs the programs the repository's remote config names); git itself may.
+fn not_fetched(args: &[String]) -> CmdError {
+    let mut words = vec!["run".to_string(), "--".into(), "git".into()];
+    words.extend(args.iter().cloned());
+    CmdError::new(
+        code::UNAVAILABLE,
+        "This partial clone has not fetched objects git needs here, and aitools never fetches (a fetch runs what the repository's remote config names).",
+        Repair::new(
+            "fetch",
+            "If you trust this repository's remotes, let git fetch them (the same git call, run plainly), then ask again.",
+            crate::protocol::shell::aitools(words),
+        ),
+    )
 }
 
 /// A path argument as git should see it: absolute, so it means the same file
