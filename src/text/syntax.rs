@@ -38,6 +38,11 @@ pub fn json(text: &str) -> Vec<Diag> {
 
 pub fn toml(text: &str) -> Vec<Diag> {
     use toml_parser::parser::{EventKind, parse_document};
+    // The grammar recurses per nesting level: a deeper file is refused before it.
+    if let Some(off) = super::depth::toml_too_deep(text, super::depth::MAX_DEPTH) {
+        let max = super::depth::MAX_DEPTH;
+        return vec![at(text, off, format!("nesting deeper than {max} levels"))];
+    }
     let src = toml_parser::Source::new(text);
     let tokens = src.lex().into_vec();
     let mut events: Vec<toml_parser::parser::Event> = Vec::new();

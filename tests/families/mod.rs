@@ -13,6 +13,7 @@ mod aoi_first_event;
 mod aoi_listing;
 mod aoi_stream;
 mod apply_paths;
+mod bounds;
 mod codes;
 mod conformance;
 mod containment;

@@ -78,6 +78,7 @@ pub fn load(ctx: &Ctx, arg: &str, abs: PathBuf) -> Result<JsonFile, CmdError> {
             ));
         }
     }
+    crate::workspace::input::whole_file_budget(&display, meta.len)?;
     let snap = ctx.files().load_follow(&abs)?;
     let (bom, body) = match snap.bytes.strip_prefix(b"\xEF\xBB\xBF") {
         Some(rest) => (true, rest),

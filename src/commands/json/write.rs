@@ -17,8 +17,8 @@ use clap::Args;
 /// `json set` and `json merge` read an input (`--max-input` caps it).
 const JSON_WRITE_CODES: &[&str] =
     crate::write_error_codes![code::NOT_UTF8, code::SYNTAX_ERROR, code::TOO_LARGE,];
-/// `json delete` and `json fmt` read only the file, which has no size cap.
-const JSON_FILE_CODES: &[&str] = crate::write_error_codes![code::NOT_UTF8, code::SYNTAX_ERROR,];
+/// `json delete` and `json fmt` read only the file (held whole: size-capped).
+const JSON_FILE_CODES: &[&str] = JSON_WRITE_CODES;
 const PATCH_CODES: &[&str] = crate::write_error_codes![
     code::NOT_UTF8,
     code::NO_MATCH,
