@@ -86,3 +86,134 @@ fn whole_file_commands_refuse_a_huge_sparse_file_before_reading_it() {
         assert!(repair.starts_with("aitools read big.json"), "{repair}");
     }
 }
+
+/// Feeds raw lines to `aitools mcp`, then closes stdin: the JSON replies, the
+/// server's exit code and its peak RSS (KiB).
+fn mcp_session(env: &TestEnv, lines: &[Vec<u8>]) -> (Vec<serde_json::Value>, Option<i32>, u64) {
+    use std::io::Write;
+    use std::process::Stdio;
+    let out_file = env.path(".peak");
+    let mut c = Command::new("/usr/bin/time");
+    c.arg("-o")
+        .arg(&out_file)
+        .args(["-f", "%M"])
+        .arg(bin())
+        .args(["mcp", "--root", "."]);
+    let mut child = env
+        .isolate(c)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn aitools mcp");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let feed: Vec<Vec<u8>> = lines.to_vec();
+    let writer = std::thread::spawn(move || {
+        for l in feed {
+            if stdin
+                .write_all(&l)
+                .and_then(|_| stdin.write_all(b"\n"))
+                .is_err()
+            {
+                break;
+            }
+        }
+    });
+    let out = child.wait_with_output().expect("wait");
+    let _ = writer.join();
+    let replies = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    let peak = std::fs::read_to_string(&out_file).unwrap_or_default();
+    let kib = peak
+        .lines()
+        .last()
+        .and_then(|l| l.trim().parse().ok())
+        .unwrap_or(0);
+    (replies, out.status.code(), kib)
+}
+
+fn mcp_req(id: i64, method: &str, params: serde_json::Value) -> Vec<u8> {
+    let mut params = params;
+    params["_meta"] = serde_json::json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+        .to_string()
+        .into_bytes()
+}
+
+fn reply(replies: &[serde_json::Value], id: i64) -> &serde_json::Value {
+    replies
+        .iter()
+        .find(|r| r["id"] == serde_json::json!(id))
+        .unwrap_or_else(|| panic!("no reply {id} in {replies:?}"))
+}
+
+#[test]
+fn mcp_answers_a_null_id_and_bad_arguments_as_the_spec_asks() {
+    let env = TestEnv::new();
+    env.write("a.txt", "alpha\n");
+    let (replies, code, _) = mcp_session(
+        &env,
+        &[
+            br#"{"jsonrpc":"2.0","id":null,"method":"ping","params":{}}"#.to_vec(),
+            mcp_req(
+                2,
+                "tools/call",
+                serde_json::json!({"name": "read", "arguments": {"path": "a.txt", "nope": 1}}),
+            ),
+            mcp_req(
+                3,
+                "tools/call",
+                serde_json::json!({"name": "read", "arguments": {"path": ["a.txt"]}}),
+            ),
+        ],
+    );
+    assert_eq!(code, Some(0));
+    assert_eq!(replies.len(), 3, "{replies:?}");
+    assert_eq!(replies[0]["id"], serde_json::Value::Null);
+    assert_eq!(replies[0]["error"]["code"], -32600, "{}", replies[0]);
+    for id in [2, 3] {
+        let r = &reply(&replies, id)["result"];
+        assert_eq!(r["isError"], true, "{r}");
+        let e = &r["structuredContent"]["error"];
+        assert_eq!(e["code"], "argument.invalid", "{r}");
+        assert_eq!(e["repairs"][0]["command"], "aitools schema read");
+    }
+}
+
+#[test]
+fn mcp_survives_a_huge_line_invalid_utf8_and_a_deep_toml_within_budget() {
+    let env = TestEnv::new();
+    env.write("deep.toml", format!("a = {}\n", nested("[", "]", 20_000)));
+    let mut huge =
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"x\":\"".to_vec();
+    huge.resize(100 << 20, b'a');
+    let (replies, code, kib) = mcp_session(
+        &env,
+        &[
+            huge,
+            b"\xff\xfe{\"id\":\xc3}".to_vec(),
+            mcp_req(
+                3,
+                "tools/call",
+                serde_json::json!({"name": "check", "arguments": {"paths": ["deep.toml"]}}),
+            ),
+            mcp_req(4, "ping", serde_json::json!({})),
+        ],
+    );
+    assert_eq!(code, Some(0), "{replies:?}");
+    assert_eq!(replies.len(), 4, "{replies:?}");
+    assert_eq!(replies[0]["error"]["code"], -32600, "{}", replies[0]);
+    assert_eq!(replies[1]["error"]["code"], -32700, "{}", replies[1]);
+    let r = &reply(&replies, 3)["result"];
+    assert_eq!(
+        r["structuredContent"]["error"]["code"], "input.syntax-error",
+        "{r}"
+    );
+    assert!(reply(&replies, 4)["result"].is_object());
+    assert!(kib < BUDGET_KIB, "peak {kib} KiB");
+}
