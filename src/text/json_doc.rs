@@ -8,6 +8,9 @@ use crate::protocol::Json;
 
 /// Nesting deeper than this is refused rather than recursed into.
 const MAX_DEPTH: usize = 512;
+/// A document with more values than this is refused (`over_budget`): each costs
+/// a node of about 50 bytes, so the tree stays near 50 MiB whatever the text.
+pub const MAX_NODES: usize = 1_000_000;
 
 #[derive(Debug, Clone)]
 pub struct Node {
@@ -41,6 +44,8 @@ pub struct SyntaxError {
     pub line: usize,
     pub column: usize,
     pub message: String,
+    /// Refused for aitools' own budgets (depth, values), not the JSON grammar.
+    pub over_budget: bool,
 }
 
 impl Node {
@@ -151,6 +156,7 @@ pub fn parse(text: &str) -> Result<Node, SyntaxError> {
         s: text.as_bytes(),
         text,
         i: 0,
+        nodes: 0,
     };
     p.ws();
     let v = p.value(0)?;
@@ -165,6 +171,7 @@ struct Parser<'a> {
     s: &'a [u8],
     text: &'a str,
     i: usize,
+    nodes: usize,
 }
 
 impl Parser<'_> {
@@ -175,6 +182,7 @@ impl Parser<'_> {
             line,
             column,
             message: msg.to_string(),
+            over_budget: false,
         }
     }
 
@@ -189,8 +197,17 @@ impl Parser<'_> {
     }
 
     fn value(&mut self, depth: usize) -> Result<Node, SyntaxError> {
-        if depth > MAX_DEPTH {
-            return Err(self.err("nesting deeper than 512 levels"));
+        self.nodes += 1;
+        if depth > MAX_DEPTH || self.nodes > MAX_NODES {
+            let what = if depth > MAX_DEPTH {
+                format!("nesting deeper than {MAX_DEPTH} levels")
+            } else {
+                format!("more than {MAX_NODES} values")
+            };
+            return Err(SyntaxError {
+                over_budget: true,
+                ..self.err(&what)
+            });
         }
         let start = self.i;
         let kind = match self.peek() {

@@ -217,3 +217,35 @@ fn mcp_survives_a_huge_line_invalid_utf8_and_a_deep_toml_within_budget() {
     assert!(reply(&replies, 4)["result"].is_object());
     assert!(kib < BUDGET_KIB, "peak {kib} KiB");
 }
+
+#[test]
+fn json_patch_copy_doublings_stop_at_the_budget() {
+    let env = TestEnv::new();
+    env.write("p.json", "{\"a\": [1]}\n");
+    let op = r#"{"op":"copy","from":"/a","path":"/a/-"}"#;
+    let patch = format!("[{}]", vec![op; 40].join(","));
+    let started = std::time::Instant::now();
+    let r = env.run_stdin(&["json", "patch", "p.json", "--stdin"], patch.as_bytes());
+    assert_eq!(r.error_code(), "refusal.too-large", "{}", r.stdout);
+    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+    assert_eq!(env.read("p.json"), b"{\"a\": [1]}\n");
+}
+
+#[test]
+fn json_commands_refuse_nesting_past_the_budget() {
+    let env = TestEnv::new();
+    env.write("deep.json", nested("[", "]", 100_000));
+    for args in [
+        &["json", "get", "deep.json", "/0"][..],
+        &["json", "select", "deep.json", "/0"],
+        &["json", "set", "deep.json", "/0", "1"],
+    ] {
+        let r = env.run(args);
+        assert_eq!(
+            r.error_code(),
+            "refusal.too-large",
+            "{args:?}: {}",
+            r.stdout
+        );
+    }
+}
