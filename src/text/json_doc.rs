@@ -101,15 +101,12 @@ pub fn with_article(t: &str) -> String {
     format!("{} {t}", if an { "an" } else { "a" })
 }
 
-/// A JSON number's text as the output tree's closest number.
+/// A JSON number's text in the output tree, as written (never through a float).
 pub fn number(t: &str) -> Json {
-    if let Ok(i) = t.parse::<i64>() {
-        return Json::Int(i);
+    match t.parse::<i64>() {
+        Ok(i) if i.to_string() == t => Json::Int(i),
+        _ => Json::Number(t.to_string()),
     }
-    if let Ok(u) = t.parse::<u64>() {
-        return Json::UInt(u);
-    }
-    Json::Float(t.parse::<f64>().unwrap_or(0.0))
 }
 
 /// Equality as JSON values: member order ignored, numbers by value.

@@ -249,3 +249,36 @@ fn json_commands_refuse_nesting_past_the_budget() {
         );
     }
 }
+
+#[test]
+fn json_get_returns_numbers_as_written() {
+    let env = TestEnv::new();
+    let long = "7".repeat(100_001);
+    env.write(
+        "n.json",
+        format!("{{\"inf\": 1e999999, \"big\": 18446744073709551616, \"dec\": 1.50, \"neg\": -0, \"long\": {long}}}\n"),
+    );
+    let raw = |ptr: &str| {
+        let out = env
+            .command(&["json", "get", "n.json", ptr])
+            .output()
+            .expect("spawn");
+        assert_eq!(out.status.code(), Some(0), "{ptr}");
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    for (ptr, text) in [
+        ("/inf", "1e999999"),
+        ("/big", "18446744073709551616"),
+        ("/dec", "1.50"),
+        ("/neg", "-0"),
+    ] {
+        let out = raw(ptr);
+        assert!(out.contains(&format!("\"value\":{text},")), "{ptr}: {out}");
+    }
+    let r = env
+        .command(&["json", "get", "n.json", "/long", "--max-bytes", "200000"])
+        .output()
+        .expect("spawn");
+    let out = String::from_utf8_lossy(&r.stdout);
+    assert!(!out.contains("\"value\":null"), "{out:.300}");
+}
