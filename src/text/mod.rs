@@ -25,3 +25,4 @@ pub mod invisible;
 pub mod stats;
 pub mod strings;
 pub mod syntax;
+pub mod toml_model;

@@ -282,3 +282,51 @@ fn json_get_returns_numbers_as_written() {
     let out = String::from_utf8_lossy(&r.stdout);
     assert!(!out.contains("\"value\":null"), "{out:.300}");
 }
+
+#[test]
+fn check_reports_every_invalid_toml_of_the_corpus() {
+    let env = TestEnv::new();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/toml-invalid");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .expect("corpus")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    names.sort();
+    assert!(names.len() >= 70, "{} files", names.len());
+    let mut passed = Vec::new();
+    for p in &names {
+        env.write("t.toml", std::fs::read(p).expect("read fixture"));
+        let r = env.run(&["check", "t.toml"]);
+        if r.error_code() != "input.syntax-error" {
+            passed.push(p.file_name().map(|n| n.to_string_lossy().into_owned()));
+        }
+    }
+    assert!(
+        passed.is_empty(),
+        "{} of {} not reported: {passed:?}",
+        passed.len(),
+        names.len()
+    );
+    env.write(
+        "ok.toml",
+        "d = 2000-02-29\nt = 1979-05-27T23:59:60Z\nl = 07:32:00.5\nn = -9223372036854775808\na.b = 1\na.c = 2\n\
+         [x.y]\nk = 1\n[x]\nj = 2\n[[p]]\nq = {r = 1}\n[p.s]\nu = 1\n[[p]]\n[p.s]\nu = 2\n",
+    );
+    let r = env.run(&["check", "ok.toml"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+}
+
+#[test]
+fn check_reports_yaml_duplicate_keys() {
+    let env = TestEnv::new();
+    env.write("dup.yaml", "a:\n  - b: 1\n    b: 2\n");
+    env.write(
+        "ok.yaml",
+        "a:\n  b: 1\nc:\n  b: 1\nl:\n  - x: 1\n  - x: 2\nd: &d {p: 1}\ne:\n  <<: *d\n",
+    );
+    let r = env.run(&["check", "dup.yaml"]);
+    assert_eq!(r.error_code(), "input.syntax-error", "{}", r.stdout);
+    assert_eq!(r.json["error"]["diagnostics"][0]["line"], 3);
+    assert_eq!(env.run(&["check", "ok.yaml"]).code, 0);
+}
