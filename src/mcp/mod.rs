@@ -467,7 +467,15 @@ impl Server {
     /// The tool result for an envelope, cut to `RESULT_LIMIT` when over it.
     fn result(&mut self, text: String) -> Value {
         let value: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
-        let is_error = value.get("status").and_then(Value::as_str) == Some("error");
+        // An answer holding a number serde_json cannot hold (`1e999999`) is sent as
+        // text only; its status is still read, by the reader that keeps such numbers.
+        let is_error = match &value {
+            Value::Null => crate::protocol::Json::parse(&text)
+                .ok()
+                .and_then(|j| j.get("status").and_then(|s| s.as_str().map(str::to_string)))
+                .is_some_and(|s| s == "error"),
+            v => v.get("status").and_then(Value::as_str) == Some("error"),
+        };
         if text.len() <= RESULT_LIMIT {
             return tool_result(text, value, is_error);
         }

@@ -78,9 +78,18 @@ impl Json {
         value.serialize(TreeSerializer).unwrap_or(Json::Null)
     }
 
-    /// Parses JSON text into the ordered tree (member order kept).
+    /// Parses JSON text into the ordered tree (member order kept). Numbers serde
+    /// cannot hold (`1e999999`, a 100,000-digit integer) are valid JSON that our
+    /// answers print as written, so such text is read again by the span parser,
+    /// which keeps every number's text.
     pub fn parse(text: &str) -> Result<Json, serde_json::Error> {
-        serde_json::from_str::<Json>(text)
+        match serde_json::from_str::<Json>(text) {
+            Ok(json) => Ok(json),
+            Err(e) => match crate::text::json_doc::parse(text) {
+                Ok(node) => Ok(node.to_json(text)),
+                Err(_) => Err(e),
+            },
+        }
     }
 
     pub fn to_string_compact(&self) -> String {

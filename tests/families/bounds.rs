@@ -281,6 +281,16 @@ fn json_get_returns_numbers_as_written() {
         .expect("spawn");
     let out = String::from_utf8_lossy(&r.stdout);
     assert!(!out.contains("\"value\":null"), "{out:.300}");
+    // The machine mode reads the answer back before streaming it: the numbers
+    // serde cannot hold must not turn it into internal.unexpected.
+    let r = env
+        .command(&["json", "get", "n.json", "/inf", "--output", "jsonl"])
+        .output()
+        .expect("spawn");
+    let out = String::from_utf8_lossy(&r.stdout);
+    assert_eq!(r.status.code(), Some(0), "{out}");
+    assert!(out.contains("1e999999"), "{out}");
+    assert!(!out.contains("internal"), "{out}");
 }
 
 #[test]

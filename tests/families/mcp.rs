@@ -293,6 +293,24 @@ fn a_secret_in_a_file_never_leaves_unmasked() {
 }
 
 #[test]
+fn an_answer_with_a_number_past_f64_is_sent_whole() {
+    let env = TestEnv::new();
+    env.write("n.json", "{\"inf\": 1e999999}\n");
+    let replies = session(
+        &env,
+        &[call(
+            1,
+            "json_get",
+            json!({"path": "n.json", "pointer": "/inf"}),
+        )],
+    );
+    let r = &by_id(&replies, 1)["result"];
+    let text = r["content"][0]["text"].as_str().expect("text block");
+    assert!(text.contains("\"value\":1e999999"), "{text}");
+    assert_eq!(r["isError"], json!(false), "{r}");
+}
+
+#[test]
 fn error_replies_that_echo_a_secret_mask_it() {
     let env = TestEnv::new();
     let secret = "ghp_aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5";
