@@ -59,6 +59,22 @@ impl From<Box<WorkspaceError>> for CmdError {
                 need,
                 argv,
             } => too_large(&what, limit, need, &argv),
+            WorkspaceError::WholeTooLarge {
+                display,
+                len,
+                limit,
+            } => CmdError::new(
+                code::TOO_LARGE,
+                format!(
+                    "{display} is {len} bytes, over the {} MiB this command reads whole; it was not read.",
+                    limit / (1024 * 1024)
+                ),
+                Repair::new(
+                    "read",
+                    "Read it in bounded pieces instead.",
+                    shell::aitools(["read", &display, "--range", "1:200"]),
+                ),
+            ),
             WorkspaceError::Stdin { err, command } => CmdError::new(
                 code::IO,
                 format!("Standard input cannot be read: {}.", err_text(&err)),

@@ -72,6 +72,7 @@ fn run_as_command(_ctx: &Ctx, _a: &McpArgs) -> Result<Output, CmdError> {
     ))
 }
 
+mod line;
 mod tools;
 use tools::{argv_for, served, tool_name, tools};
 
@@ -174,19 +175,24 @@ impl Server {
     pub fn serve(&mut self, input: &mut dyn BufRead, out: &mut dyn Write) -> Result<(), Stopped> {
         let mut line = Vec::new();
         loop {
-            line.clear();
-            if input
-                .read_until(b'\n', &mut line)
-                .map_err(|_| Stopped::Input)?
-                == 0
-            {
-                return Ok(());
-            }
-            let text = trim(&line);
-            if text.is_empty() {
-                continue;
-            }
-            for reply in self.handle(text) {
+            let replies = match line::read(input, &mut line, line::MAX_LINE) {
+                Err(_) => return Err(Stopped::Input),
+                Ok(line::Line::End) => return Ok(()),
+                Ok(line::Line::TooLong) => vec![error(
+                    Value::Null,
+                    INVALID_REQUEST,
+                    &format!(
+                        "The message is over {} MiB; it was skipped.",
+                        line::MAX_LINE >> 20
+                    ),
+                    None,
+                )],
+                Ok(line::Line::Whole) => match trim(&line) {
+                    [] => continue,
+                    text => self.handle(text),
+                },
+            };
+            for reply in replies {
                 let mut s = serde_json::to_string(&reply).unwrap_or_default();
                 s.push('\n');
                 if let Err(error) = out.write_all(s.as_bytes()).and_then(|_| out.flush()) {
@@ -235,7 +241,17 @@ impl Server {
             )];
         };
         let params = msg.get("params").cloned().unwrap_or(Value::Null);
-        let Some(id) = id.filter(|i| !i.is_null()) else {
+        if id.as_ref().is_some_and(Value::is_null) {
+            // A request's id is a string or an integer; only a message without
+            // one is a notification.
+            return vec![error(
+                Value::Null,
+                INVALID_REQUEST,
+                "A request id is a string or an integer, never null (a notification has no id).",
+                None,
+            )];
+        }
+        let Some(id) = id else {
             return self.on_notification(method, &params);
         };
         if !(id.is_string() || id.is_i64() || id.is_u64())
@@ -425,7 +441,11 @@ impl Server {
         let Some(spec) = served(self.host.commands).find(|s| tool_name(s) == name) else {
             return Err((INVALID_PARAMS, format!("Unknown tool: {name}.")));
         };
-        let argv = argv_for(spec, args).map_err(|m| (INVALID_PARAMS, m))?;
+        let argv = match argv_for(spec, args) {
+            Ok(argv) => argv,
+            // Input validation errors are tool results the model can correct.
+            Err(m) => return Ok(self.result(bad_arguments(spec.name, m))),
+        };
         let text = match &self.root {
             Root::Dir(d) => run(self.host, argv, d),
             Root::Refused(why) => {
@@ -447,7 +467,15 @@ impl Server {
     /// The tool result for an envelope, cut to `RESULT_LIMIT` when over it.
     fn result(&mut self, text: String) -> Value {
         let value: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
-        let is_error = value.get("status").and_then(Value::as_str) == Some("error");
+        // An answer holding a number serde_json cannot hold (`1e999999`) is sent as
+        // text only; its status is still read, by the reader that keeps such numbers.
+        let is_error = match &value {
+            Value::Null => crate::protocol::Json::parse(&text)
+                .ok()
+                .and_then(|j| j.get("status").and_then(|s| s.as_str().map(str::to_string)))
+                .is_some_and(|s| s == "error"),
+            v => v.get("status").and_then(Value::as_str) == Some("error"),
+        };
         if text.len() <= RESULT_LIMIT {
             return tool_result(text, value, is_error);
         }
@@ -622,6 +650,24 @@ fn run(host: Host, mut argv: Vec<String>, root: &Path) -> String {
             .text
         }
     }
+}
+
+/// The `argument.invalid` envelope of a call whose arguments do not fit the
+/// tool's schema (`why`), with the command's schema as the repair.
+fn bad_arguments(command: &str, why: String) -> String {
+    let err = CmdError::new(
+        code::ARGUMENT_INVALID,
+        why,
+        Repair::new(
+            "schema",
+            "See the tool's arguments.",
+            crate::protocol::shell::aitools(["schema", command]),
+        ),
+    );
+    envelope::render_error(command, &err)
+        .text
+        .trim_end()
+        .to_string()
 }
 
 fn trim(line: &[u8]) -> &[u8] {

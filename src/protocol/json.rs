@@ -15,6 +15,10 @@ pub enum Json {
     Int(i64),
     UInt(u64),
     Float(f64),
+    /// A number's text as a file wrote it (`1e999999`, 2^64, 100,001 digits):
+    /// printed byte for byte, never rounded through a float. Valid JSON
+    /// number syntax is the producer's duty (`text::json_doc` parsed it).
+    Number(String),
     Str(String),
     Arr(Vec<Json>),
     Obj(Vec<(String, Json)>),
@@ -74,9 +78,18 @@ impl Json {
         value.serialize(TreeSerializer).unwrap_or(Json::Null)
     }
 
-    /// Parses JSON text into the ordered tree (member order kept).
+    /// Parses JSON text into the ordered tree (member order kept). Numbers serde
+    /// cannot hold (`1e999999`, a 100,000-digit integer) are valid JSON that our
+    /// answers print as written, so such text is read again by the span parser,
+    /// which keeps every number's text.
     pub fn parse(text: &str) -> Result<Json, serde_json::Error> {
-        serde_json::from_str::<Json>(text)
+        match serde_json::from_str::<Json>(text) {
+            Ok(json) => Ok(json),
+            Err(e) => match crate::text::json_doc::parse(text) {
+                Ok(node) => Ok(node.to_json(text)),
+                Err(_) => Err(e),
+            },
+        }
     }
 
     pub fn to_string_compact(&self) -> String {
@@ -108,9 +121,12 @@ impl Writer {
 
     pub fn write(&mut self, value: &Json) {
         match value {
-            Json::Null | Json::Bool(_) | Json::Int(_) | Json::UInt(_) | Json::Float(_) => {
-                write_scalar(&mut self.out, value)
-            }
+            Json::Null
+            | Json::Bool(_)
+            | Json::Int(_)
+            | Json::UInt(_)
+            | Json::Float(_)
+            | Json::Number(_) => write_scalar(&mut self.out, value),
             Json::Str(s) => self.string(s),
             Json::Arr(items) => {
                 self.out.push(b'[');
@@ -158,6 +174,7 @@ pub fn write_scalar(out: &mut Vec<u8>, value: &Json) {
                 out.extend_from_slice(b"null");
             }
         }
+        Json::Number(t) => out.extend_from_slice(t.as_bytes()),
         Json::Str(_) | Json::Arr(_) | Json::Obj(_) => {}
     }
 }
@@ -193,6 +210,9 @@ impl From<i64> for Json {
     }
 }
 
+/// The newtype name that carries a [`Json::Number`] through serde.
+const RAW_NUMBER: &str = "$aitools::RawNumber";
+
 impl Serialize for Json {
     fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use ser::{SerializeMap, SerializeSeq};
@@ -208,6 +228,9 @@ impl Serialize for Json {
                     s.serialize_unit()
                 }
             }
+            // serde has no raw number: a marked newtype, which the tree
+            // serializer turns back into the number (other serializers see text).
+            Json::Number(t) => s.serialize_newtype_struct(RAW_NUMBER, t),
             Json::Str(v) => s.serialize_str(v),
             Json::Arr(items) => {
                 let mut seq = s.serialize_seq(Some(items.len()))?;
@@ -376,10 +399,13 @@ impl ser::Serializer for TreeSerializer {
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
         self,
-        _: &'static str,
+        name: &'static str,
         v: &T,
     ) -> Result<Json, TreeError> {
-        v.serialize(self)
+        match v.serialize(self)? {
+            Json::Str(t) if name == RAW_NUMBER => Ok(Json::Number(t)),
+            other => Ok(other),
+        }
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
         self,

@@ -8,6 +8,9 @@ use crate::protocol::Json;
 
 /// Nesting deeper than this is refused rather than recursed into.
 const MAX_DEPTH: usize = 512;
+/// A document with more values than this is refused (`over_budget`): each costs
+/// a node of about 50 bytes, so the tree stays near 50 MiB whatever the text.
+pub const MAX_NODES: usize = 1_000_000;
 
 #[derive(Debug, Clone)]
 pub struct Node {
@@ -41,6 +44,8 @@ pub struct SyntaxError {
     pub line: usize,
     pub column: usize,
     pub message: String,
+    /// Refused for aitools' own budgets (depth, values), not the JSON grammar.
+    pub over_budget: bool,
 }
 
 impl Node {
@@ -96,15 +101,12 @@ pub fn with_article(t: &str) -> String {
     format!("{} {t}", if an { "an" } else { "a" })
 }
 
-/// A JSON number's text as the output tree's closest number.
+/// A JSON number's text in the output tree, as written (never through a float).
 pub fn number(t: &str) -> Json {
-    if let Ok(i) = t.parse::<i64>() {
-        return Json::Int(i);
+    match t.parse::<i64>() {
+        Ok(i) if i.to_string() == t => Json::Int(i),
+        _ => Json::Number(t.to_string()),
     }
-    if let Ok(u) = t.parse::<u64>() {
-        return Json::UInt(u);
-    }
-    Json::Float(t.parse::<f64>().unwrap_or(0.0))
 }
 
 /// Equality as JSON values: member order ignored, numbers by value.
@@ -151,6 +153,7 @@ pub fn parse(text: &str) -> Result<Node, SyntaxError> {
         s: text.as_bytes(),
         text,
         i: 0,
+        nodes: 0,
     };
     p.ws();
     let v = p.value(0)?;
@@ -165,6 +168,7 @@ struct Parser<'a> {
     s: &'a [u8],
     text: &'a str,
     i: usize,
+    nodes: usize,
 }
 
 impl Parser<'_> {
@@ -175,6 +179,7 @@ impl Parser<'_> {
             line,
             column,
             message: msg.to_string(),
+            over_budget: false,
         }
     }
 
@@ -189,8 +194,17 @@ impl Parser<'_> {
     }
 
     fn value(&mut self, depth: usize) -> Result<Node, SyntaxError> {
-        if depth > MAX_DEPTH {
-            return Err(self.err("nesting deeper than 512 levels"));
+        self.nodes += 1;
+        if depth > MAX_DEPTH || self.nodes > MAX_NODES {
+            let what = if depth > MAX_DEPTH {
+                format!("nesting deeper than {MAX_DEPTH} levels")
+            } else {
+                format!("more than {MAX_NODES} values")
+            };
+            return Err(SyntaxError {
+                over_budget: true,
+                ..self.err(&what)
+            });
         }
         let start = self.i;
         let kind = match self.peek() {

@@ -1,6 +1,7 @@
 //! The text core: how bytes become lines (BOM, CR LF, long lines), whether bytes are
 //! binary, how other encodings decode, and token estimates.
 
+pub mod depth;
 pub mod diff;
 pub mod doc;
 pub mod json_doc;
@@ -24,3 +25,4 @@ pub mod invisible;
 pub mod stats;
 pub mod strings;
 pub mod syntax;
+pub mod toml_model;

@@ -1,5 +1,6 @@
 //! Syntax checks that need no project build: JSON (our own strict parser), TOML
-//! (the toml_parser crate's grammar plus scalar decoding, and duplicate keys),
+//! (the toml_parser crate's grammar plus scalar decoding, and `toml_model`'s
+//! table model and date ranges),
 //! YAML (saphyr-parser's YAML 1.2 event parser, positions of its first error), and
 //! delimiter balance of source files that skips their strings and comments.
 //! Each problem is a `Diag` with a 1-based line and character column.
@@ -38,95 +39,66 @@ pub fn json(text: &str) -> Vec<Diag> {
 
 pub fn toml(text: &str) -> Vec<Diag> {
     use toml_parser::parser::{EventKind, parse_document};
+    // The grammar recurses per nesting level: a deeper file is refused before it.
+    if let Some(off) = super::depth::toml_too_deep(text, super::depth::MAX_DEPTH) {
+        let max = super::depth::MAX_DEPTH;
+        return vec![at(text, off, format!("nesting deeper than {max} levels"))];
+    }
     let src = toml_parser::Source::new(text);
     let tokens = src.lex().into_vec();
     let mut events: Vec<toml_parser::parser::Event> = Vec::new();
     let mut errors: Vec<toml_parser::ParseError> = Vec::new();
     parse_document(&tokens, &mut events, &mut errors);
+    let mut diags: Vec<Diag> = Vec::new();
     for ev in &events {
+        let control = |c: char| (c.is_control() && c != '\t') || c == '\u{7f}';
+        if ev.kind() == EventKind::Comment
+            && let Some(raw) = src.get(ev)
+            && raw
+                .as_str()
+                .trim_end_matches(['\r', '\n'])
+                .chars()
+                .any(control)
+        {
+            diags.push(at(
+                text,
+                ev.span().start(),
+                "control character in a comment",
+            ));
+        }
         if ev.kind() == EventKind::Scalar
             && let Some(raw) = src.get(ev)
         {
             let mut out = String::new();
             let _ = raw.decode_scalar(&mut out, &mut errors);
+            if let Some(why) = super::toml_model::bad_scalar(raw.as_str()) {
+                diags.push(at(text, ev.span().start(), why));
+            }
         }
     }
-    let mut diags: Vec<Diag> = errors
-        .iter()
-        .map(|e| {
-            let off = e
-                .unexpected()
-                .or(e.context())
-                .map(|s| s.start())
-                .unwrap_or(0);
-            at(text, off, e.description().to_string())
-        })
-        .collect();
+    diags.extend(errors.iter().map(|e| {
+        let off = e
+            .unexpected()
+            .or(e.context())
+            .map(|s| s.start())
+            .unwrap_or(0);
+        at(text, off, e.description().to_string())
+    }));
     if diags.is_empty() {
-        diags.extend(toml_duplicates(text, &events, &src));
+        let name = |ev: &toml_parser::parser::Event| {
+            let mut s = String::new();
+            if let Some(r) = src.get(ev) {
+                r.decode_key(&mut s, &mut ());
+            }
+            s
+        };
+        let found = super::toml_model::problems(&events, name);
+        diags.extend(found.into_iter().map(|(off, m)| at(text, off, m)));
     }
     diags.sort_by_key(|d| (d.line, d.column));
     diags.dedup();
     diags.truncate(MAX_DIAGS);
     diags
-}
-
-/// Keys defined twice in one table (a `[table]` header seen twice included),
-/// which TOML forbids and the grammar alone does not see.
-fn toml_duplicates(
-    text: &str,
-    events: &[toml_parser::parser::Event],
-    src: &toml_parser::Source,
-) -> Vec<Diag> {
-    use toml_parser::parser::EventKind as K;
-    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
-    let mut table = String::new();
-    let mut key: Vec<String> = Vec::new();
-    let mut in_header = false;
-    let mut array_header = false;
-    let mut depth = 0usize;
-    let mut out = Vec::new();
-    for ev in events {
-        let name = || {
-            src.get(ev)
-                .map(|r| {
-                    let mut s = String::new();
-                    r.decode_key(&mut s, &mut ());
-                    s
-                })
-                .unwrap_or_default()
-        };
-        match ev.kind() {
-            K::StdTableOpen | K::ArrayTableOpen => {
-                in_header = true;
-                array_header = ev.kind() == K::ArrayTableOpen;
-                key.clear();
-            }
-            K::StdTableClose | K::ArrayTableClose => {
-                in_header = false;
-                table = key.join("\u{1}");
-                if array_header {
-                    // Each [[t]] starts a new element: its keys are fresh.
-                    table.push_str(&format!("\u{2}{}", ev.span().start()));
-                } else if !seen.insert(format!("[{table}]")) {
-                    out.push(at(text, ev.span().start(), "table defined twice"));
-                }
-                key.clear();
-            }
-            K::SimpleKey if depth == 0 => key.push(name()),
-            K::KeyValSep if depth == 0 && !in_header => {
-                let full = format!("{table}\u{0}{}", key.join("\u{1}"));
-                if !seen.insert(full) {
-                    out.push(at(text, ev.span().start(), "key defined twice"));
-                }
-                key.clear();
-            }
-            K::InlineTableOpen | K::ArrayOpen => depth += 1,
-            K::InlineTableClose | K::ArrayClose => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    out
 }
 
 /// YAML 1.2 syntax through saphyr-parser's event stream (no document is built,
@@ -139,10 +111,19 @@ pub fn yaml(text: &str) -> Vec<Diag> {
     // becomes a diagnostic instead of ending the process.
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let mut parser = Parser::new_from_str(text);
+        let mut keys = YamlKeys::default();
         while let Some(ev) = parser.next_event() {
             match ev {
                 Ok((Event::StreamEnd, _)) => return None,
-                Ok(_) => {}
+                Ok((ev, span)) => {
+                    if let Some(key) = keys.duplicate(&ev) {
+                        return Some(Diag {
+                            line: span.start.line().max(1),
+                            column: span.start.col() + 1,
+                            message: format!("key {key:?} defined twice in one mapping"),
+                        });
+                    }
+                }
                 Err(e) => {
                     let m = e.marker();
                     return Some(Diag {
@@ -163,6 +144,45 @@ pub fn yaml(text: &str) -> Vec<Diag> {
             column: 1,
             message: "the YAML parser failed on this file".into(),
         }],
+    }
+}
+
+/// The open mappings' keys, to find one defined twice (YAML 1.2 forbids it).
+/// A frame is `Some((keys, next_is_key))` for a mapping, `None` for a sequence.
+#[derive(Default)]
+struct YamlKeys {
+    frames: Vec<Option<(std::collections::HashSet<String>, bool)>>,
+}
+
+impl YamlKeys {
+    /// The key `ev` repeats in its mapping, if it does.
+    fn duplicate(&mut self, ev: &saphyr_parser::Event) -> Option<String> {
+        use saphyr_parser::Event as E;
+        let node = matches!(
+            ev,
+            E::Scalar(..) | E::Alias(_) | E::MappingStart(..) | E::SequenceStart(..)
+        );
+        let mut dup = None;
+        if node && let Some(Some((keys, next_is_key))) = self.frames.last_mut() {
+            if *next_is_key
+                && let E::Scalar(k, ..) = ev
+                && k.as_ref() != "<<"
+                && !keys.insert(k.to_string())
+            {
+                dup = Some(k.to_string());
+            }
+            *next_is_key = !*next_is_key;
+        }
+        match ev {
+            E::MappingStart(..) => self.frames.push(Some((Default::default(), true))),
+            E::SequenceStart(..) => self.frames.push(None),
+            E::MappingEnd | E::SequenceEnd => {
+                self.frames.pop();
+            }
+            E::DocumentStart(_) => self.frames.clear(),
+            _ => {}
+        }
+        dup
     }
 }
 

@@ -36,6 +36,13 @@ pub enum WorkspaceError {
         need: Option<u64>,
         argv: Vec<String>,
     },
+    /// A file a command must hold whole (edit, check, json) over
+    /// [`super::input::MAX_WHOLE_FILE`]: refused from its size, before a read.
+    WholeTooLarge {
+        display: String,
+        len: u64,
+        limit: u64,
+    },
     /// Standard input cannot be read.
     Stdin {
         err: std::io::Error,

@@ -121,6 +121,25 @@ pub fn too_large(ctx: &Ctx, what: &str, limit: u64, need: Option<u64>) -> CmdErr
     .into()
 }
 
+/// The largest file a command reads whole into memory to parse or edit it
+/// (edit and its kin, check, json): a larger one is refused from its size,
+/// before any byte is read, so a huge or sparse file costs nothing.
+pub const MAX_WHOLE_FILE: u64 = 64 * 1024 * 1024;
+
+/// `refusal.too-large` when a file of `len` bytes is over [`MAX_WHOLE_FILE`].
+pub fn whole_file_budget(display: &str, len: u64) -> Result<(), CmdError> {
+    if len <= MAX_WHOLE_FILE {
+        return Ok(());
+    }
+    Err(WorkspaceError::WholeTooLarge {
+        display: display.to_string(),
+        len,
+        limit: MAX_WHOLE_FILE,
+    }
+    .boxed()
+    .into())
+}
+
 /// A named input file's bytes: refused when it is not a regular file on an
 /// ordinary file system, or larger than `limit`. `arg` is the path as given.
 pub fn read_file(ctx: &Ctx, arg: &str, abs: &Path, limit: u64) -> Result<Vec<u8>, CmdError> {

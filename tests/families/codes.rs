@@ -104,6 +104,13 @@ fn untrusted_state(env: &TestEnv) -> Option<Child> {
     None
 }
 
+/// A sparse file over the whole-file size cap (64 MiB): `huge.json`.
+fn huge_file(env: &TestEnv) -> Option<Child> {
+    let f = std::fs::File::create(env.path("huge.json")).expect("create");
+    f.set_len(65 << 20).expect("sparse");
+    None
+}
+
 /// The workspace lock held by another process for a few seconds.
 fn lock_held(env: &TestEnv) -> Option<Child> {
     assert_eq!(env.run(&["write", "held.txt", "--content", "x"]).code, 0);
@@ -435,6 +442,13 @@ const ROWS: &[Row] = &[
     r("apply", "refusal.too-large", &["apply", "--stdin", "--max-input", "2"]).stdin("--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-alpha\n+x\n"),
     r("batch", "refusal.too-large", &["batch", "--stdin", "--max-input", "2"]).stdin(r#"[["read","a.txt"]]"#),
     r("json patch", "refusal.too-large", &["json", "patch", "c.json", "--stdin", "--max-input", "1"]).stdin("[]"),
+    r("check", "refusal.too-large", &["check", "huge.json"]).setup(huge_file),
+    r("json get", "refusal.too-large", &["json", "get", "huge.json", "/a"]).setup(huge_file),
+    r("json select", "refusal.too-large", &["json", "select", "huge.json", "/a"]).setup(huge_file),
+    r("json delete", "refusal.too-large", &["json", "delete", "huge.json", "/a"]).setup(huge_file),
+    r("json fmt", "refusal.too-large", &["json", "fmt", "huge.json"]).setup(huge_file),
+    r("transform", "refusal.too-large", &["transform", "huge.json", "--op", "sort"]).setup(huge_file),
+    r("move-lines", "refusal.too-large", &["move-lines", "huge.json", "--match", "a", "--to-position", "end"]).setup(huge_file),
     r("json set", "refusal.too-large", &["json", "set", "c.json", "/a", "--stdin", "--max-input", "2"]).stdin("12345"),
     r("git show", "selection.no-match", &["git", "show", "HEAD:a.txt", "--range", "50:60"]).setup(committed),
     r("git show", "input.syntax-error", &["git", "show", "HEAD:a.txt", "--match", "("]).setup(committed),

@@ -172,8 +172,13 @@ fn modern_era_discover_list_and_errors() {
     assert_eq!(by_id(&replies, 5)["error"]["code"], -32601);
     assert_eq!(by_id(&replies, 6)["error"]["code"], -32602);
     assert_eq!(by_id(&replies, 7)["error"]["code"], -32602);
-    assert_eq!(by_id(&replies, 8)["error"]["code"], -32602);
-    assert_eq!(by_id(&replies, 9)["error"]["code"], -32602);
+    // Arguments that do not fit the schema are input errors: a tool result with
+    // isError the model can correct (2025-11-25), not a JSON-RPC error.
+    for id in [8, 9] {
+        let r = &by_id(&replies, id)["result"];
+        assert_eq!(r["isError"], true, "{r}");
+        assert_eq!(r["structuredContent"]["error"]["code"], "argument.invalid");
+    }
     let parse = replies
         .iter()
         .find(|r| r["error"]["code"] == -32700)
@@ -288,6 +293,24 @@ fn a_secret_in_a_file_never_leaves_unmasked() {
 }
 
 #[test]
+fn an_answer_with_a_number_past_f64_is_sent_whole() {
+    let env = TestEnv::new();
+    env.write("n.json", "{\"inf\": 1e999999}\n");
+    let replies = session(
+        &env,
+        &[call(
+            1,
+            "json_get",
+            json!({"path": "n.json", "pointer": "/inf"}),
+        )],
+    );
+    let r = &by_id(&replies, 1)["result"];
+    let text = r["content"][0]["text"].as_str().expect("text block");
+    assert!(text.contains("\"value\":1e999999"), "{text}");
+    assert_eq!(r["isError"], json!(false), "{r}");
+}
+
+#[test]
 fn error_replies_that_echo_a_secret_mask_it() {
     let env = TestEnv::new();
     let secret = "ghp_aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5";
@@ -299,7 +322,11 @@ fn error_replies_that_echo_a_secret_mask_it() {
     assert_eq!(replies.len(), 2);
     for id in [1, 2] {
         let reply = by_id(&replies, id);
-        assert!(reply["error"].is_object(), "{reply}");
+        // 1: an unknown tool (JSON-RPC error); 2: a bad argument (a tool result).
+        assert!(
+            reply["error"].is_object() || reply["result"]["isError"] == true,
+            "{reply}"
+        );
         let raw = reply.to_string();
         assert!(
             !raw.contains("aB3dE5gH7jK9"),

@@ -42,6 +42,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         code::NOT_FOUND,
         code::NOT_A_FILE,
         code::NOT_UTF8,
+        code::TOO_LARGE,
         code::BUSY,
         code::IO,
     ],
@@ -125,6 +126,7 @@ pub fn run(ctx: &Ctx, a: &CheckArgs) -> Result<Output, CmdError> {
                 ),
             ));
         };
+        crate::workspace::input::whole_file_budget(&display, meta.len)?;
         let snap = ctx.files().load_follow(&abs)?;
         ctx.files().record_read(&abs)?;
         let body = snap

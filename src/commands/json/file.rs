@@ -36,6 +36,20 @@ pub fn not_json(display: &str, text: &str, e: &json_doc::SyntaxError, what: &str
     d.push("column", Json::UInt(e.column as u64));
     d.push("message", Json::str(e.message.clone()));
     let _ = text;
+    if e.over_budget {
+        return CmdError::new(
+            code::TOO_LARGE,
+            format!(
+                "{what} is past aitools' budget for a JSON document held whole: {} (line {}, column {}); nothing was done.",
+                e.message, e.line, e.column
+            ),
+            Repair::new(
+                "read",
+                "Read it in bounded pieces instead.",
+                shell::aitools(["read", display, "--range", "1:200"]),
+            ),
+        );
+    }
     CmdError::new(
         code::SYNTAX_ERROR,
         format!(
@@ -78,6 +92,7 @@ pub fn load(ctx: &Ctx, arg: &str, abs: PathBuf) -> Result<JsonFile, CmdError> {
             ));
         }
     }
+    crate::workspace::input::whole_file_budget(&display, meta.len)?;
     let snap = ctx.files().load_follow(&abs)?;
     let (bom, body) = match snap.bytes.strip_prefix(b"\xEF\xBB\xBF") {
         Some(rest) => (true, rest),

@@ -17,6 +17,7 @@ const READ_CODES: &[&str] = &[
     code::SYNTAX_ERROR,
     code::NOT_UTF8,
     code::NOT_A_FILE,
+    code::TOO_LARGE,
     code::BUSY,
     code::IO,
 ];

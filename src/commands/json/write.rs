@@ -17,8 +17,8 @@ use clap::Args;
 /// `json set` and `json merge` read an input (`--max-input` caps it).
 const JSON_WRITE_CODES: &[&str] =
     crate::write_error_codes![code::NOT_UTF8, code::SYNTAX_ERROR, code::TOO_LARGE,];
-/// `json delete` and `json fmt` read only the file, which has no size cap.
-const JSON_FILE_CODES: &[&str] = crate::write_error_codes![code::NOT_UTF8, code::SYNTAX_ERROR,];
+/// `json delete` and `json fmt` read only the file (held whole: size-capped).
+const JSON_FILE_CODES: &[&str] = JSON_WRITE_CODES;
 const PATCH_CODES: &[&str] = crate::write_error_codes![
     code::NOT_UTF8,
     code::NO_MATCH,
@@ -548,8 +548,10 @@ pub fn patch(ctx: &Ctx, a: &DocArgs) -> Result<Output, CmdError> {
                     }),
                 )
             };
-            let root = json_doc::parse(&text)
-                .map_err(|e| file::not_json(&f.display, &text, &e, &f.display))?;
+            let root = json_doc::parse(&text).map_err(|e| match e.over_budget && i > 0 {
+                true => patch_too_large(i - 1, &e.message),
+                false => file::not_json(&f.display, &text, &e, &f.display),
+            })?;
             let found = |t: &[String]| json_doc::lookup(&root, t).ok();
             text = match name.as_str() {
                 "add" => set_at(&text, &path, &value()?, true).map_err(fail)?,
@@ -596,9 +598,33 @@ pub fn patch(ctx: &Ctx, a: &DocArgs) -> Result<Output, CmdError> {
                 }
                 other => return Err(bad(i, &format!("unknown op {other:?}"))),
             };
+            if text.len() as u64 > input::MAX_WHOLE_FILE {
+                let mib = input::MAX_WHOLE_FILE >> 20;
+                return Err(patch_too_large(
+                    i,
+                    &format!("{} bytes, over {mib} MiB", text.len()),
+                ));
+            }
         }
         Ok(text)
     })
+}
+
+/// `refusal.too-large` for a patch whose result outgrew a budget at operation
+/// `i` (`why`: the whole-file cap or the value count, checked after every
+/// operation, so a chain of copies that doubles the document stops there).
+fn patch_too_large(i: usize, why: &str) -> CmdError {
+    CmdError::new(
+        code::TOO_LARGE,
+        format!(
+            "Patch operation {i} grows the document past aitools' budget ({why}); nothing was written."
+        ),
+        Repair::new(
+            "schema",
+            "Check the patch: copy and add operations that repeat the document grow it without end.",
+            shell::aitools(["schema", "json patch"]),
+        ),
+    )
 }
 
 #[derive(Args, Debug)]
