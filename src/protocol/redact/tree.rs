@@ -1,6 +1,7 @@
 //! The masking pass over a JSON tree, and the rules both passes share: which strings
 //! are one file's lines (one line machine across an array's line items), which object
-//! members are `key: value` pairs (a secret-named key masks its string value). The
+//! members are `key: value` pairs (a secret-named key masks its string value, also
+//! when a `pointer` member names the value shown beside it). The
 //! tree pass (`mask_tree`) is the plain reference the streaming writer is tested against.
 
 use super::json::Json;
@@ -53,6 +54,25 @@ impl Masker {
         self.count += 1;
         true
     }
+}
+
+/// The key that names the value an object shows apart from its document: the last
+/// token of its `pointer` member (`json get f /db/password` answers
+/// `{"pointer":"/db/password","value":"..."}`), `~1` and `~0` decoded.
+pub fn pointer_key(members: &[(String, Json)]) -> Option<String> {
+    let (_, Json::Str(p)) = members.iter().find(|(k, _)| k == "pointer")? else {
+        return None;
+    };
+    let last = p
+        .rsplit('/')
+        .next()
+        .filter(|t| !t.is_empty() && p.contains('/'))?;
+    Some(last.replace("~1", "/").replace("~0", "~"))
+}
+
+/// The members that show the value a `pointer` member names.
+pub fn shows_pointed(key: &str) -> bool {
+    matches!(key, "value" | "text" | "value_preview")
 }
 
 /// The text of an array element as the line machine sees it: a string, or the `text`
@@ -152,8 +172,10 @@ fn walk(value: &mut Json, m: &mut Masker, lines: Option<&mut Lines>) {
         }
         Json::Obj(members) => {
             let mut lines = lines;
+            let named = pointer_key(members);
             for (k, v) in members.iter_mut() {
-                let pair = m.member(k, v);
+                let pair = m.member(k, v)
+                    || (shows_pointed(k) && named.as_deref().is_some_and(|n| m.member(n, v)));
                 mask_in_place(k, m, &mut Lines::default());
                 if pair {
                     *v = Json::str(PLACEHOLDER);

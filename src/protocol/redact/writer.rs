@@ -6,7 +6,7 @@
 
 use super::json::{self, Json};
 use super::lines::{self, Lines, State};
-use super::tree::{Masker, line_text};
+use super::tree::{Masker, line_text, pointer_key, shows_pointed};
 use super::{PLACEHOLDER, prefilter};
 
 fn write_str(out: &mut Vec<u8>, s: &str) {
@@ -116,11 +116,14 @@ impl Writer {
             Json::Obj(members) => {
                 let mut lines = lines;
                 self.out.push(b'{');
+                let named = pointer_key(members);
                 for (i, (k, v)) in members.iter().enumerate() {
                     if i > 0 {
                         self.out.push(b',');
                     }
-                    let pair = self.m.member(k, v);
+                    let pair = self.m.member(k, v)
+                        || (shows_pointed(k)
+                            && named.as_deref().is_some_and(|n| self.m.member(n, v)));
                     self.string(k, &mut Lines::default());
                     self.out.push(b':');
                     if pair {
