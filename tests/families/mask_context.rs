@@ -130,3 +130,40 @@ fn nonsecret_fixture_is_never_masked() {
         files.len()
     );
 }
+
+/// A range that starts inside a key's multi-line value masks the value's lines it
+/// shows, in `read` and `git show REV:file`; the lines after the value stay shown.
+#[test]
+fn a_range_inside_a_multi_line_value_is_judged_by_the_key_above_it() {
+    let env = TestEnv::new();
+    let text = "db:\n  host: db.internal\n  password: |\n    correct horse battery\n    staple Tr0ub4dor\n    one more line\n  user: app\n";
+    env.write("c.yaml", text);
+    let secrets = ["correct horse", "Tr0ub4dor", "one more line"];
+    for range in ["4:7", "5:6"] {
+        let r = env.run(&["read", "c.yaml", "--range", range]);
+        hidden(&r, &secrets);
+    }
+    let r = env.run(&["read", "c.yaml", "--range", "4:7"]);
+    assert_eq!(r.lines().last().map(String::as_str), Some("  user: app"));
+    for args in [
+        &["add", "c.yaml"][..],
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "c",
+        ],
+    ] {
+        let ok = std::process::Command::new("git")
+            .args(args)
+            .current_dir(env.root())
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "git {args:?}");
+    }
+    let r = env.run(&["git", "show", "HEAD:c.yaml", "--range", "5:6"]);
+    hidden(&r, &secrets);
+}
