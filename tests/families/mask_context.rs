@@ -167,3 +167,28 @@ fn a_range_inside_a_multi_line_value_is_judged_by_the_key_above_it() {
     let r = env.run(&["git", "show", "HEAD:c.yaml", "--range", "5:6"]);
     hidden(&r, &secrets);
 }
+
+/// The elements of a list under a secret-named key are judged by that key, whole
+/// (`json get f ""`) or one by one (`/api_keys/0`, `json select`); a list of names
+/// (`secrets: ["db-password"]`) stays shown.
+#[test]
+fn a_list_under_a_secret_key_masks_its_machine_made_elements() {
+    let env = TestEnv::new();
+    env.write(
+        "k.json",
+        r#"{"api_keys":["q8ZfX2mK9pL4vB7n","Wz4kP9qL2mXv7RtB"],"passwords":["hunter2hunter2"],"secrets":["db-password"]}"#,
+    );
+    let r = env.run(&["json", "get", "k.json", ""]);
+    hidden(
+        &r,
+        &["q8ZfX2mK9pL4vB7n", "Wz4kP9qL2mXv7RtB", "hunter2hunter2"],
+    );
+    assert_eq!(r.json["redactions"], 3, "{}", r.stdout);
+    assert_eq!(r.json["value"]["secrets"][0], "db-password", "{}", r.stdout);
+    let r = env.run(&["json", "get", "k.json", "/api_keys/1"]);
+    hidden(&r, &["Wz4kP9qL2mXv7RtB"]);
+    let r = env.run(&["json", "select", "k.json", "/passwords"]);
+    hidden(&r, &["hunter2hunter2"]);
+    let r = env.run(&["json", "get", "k.json", "/secrets/0"]);
+    assert_eq!(r.json["value"], "db-password", "{}", r.stdout);
+}
