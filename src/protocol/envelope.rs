@@ -18,6 +18,9 @@ pub const MAX_ENVELOPE_CHARS: usize = 16 * 1024 * 1024;
 pub struct Output {
     pub fields: Json,
     pub partial: bool,
+    /// Secrets the handler masked itself (`redact::mask_after_lead`): counted in
+    /// `redactions` with the envelope pass's.
+    pub premasked: usize,
 }
 
 impl Output {
@@ -26,6 +29,7 @@ impl Output {
         Output {
             fields: Json::from_serialize(value),
             partial: false,
+            premasked: 0,
         }
     }
 
@@ -34,11 +38,22 @@ impl Output {
         Output {
             fields: Json::from_serialize(value),
             partial,
+            premasked: 0,
         }
     }
 
     pub fn from_json(fields: Json, partial: bool) -> Output {
-        Output { fields, partial }
+        Output {
+            fields,
+            partial,
+            premasked: 0,
+        }
+    }
+
+    /// This output with `n` secrets its handler masked itself.
+    pub fn premasked(mut self, n: usize) -> Output {
+        self.premasked = n;
+        self
     }
 }
 
@@ -59,9 +74,10 @@ fn header(status: &str, command: &str) -> Json {
 }
 
 /// Masks, counts and serializes; refuses an envelope over the size cap.
-fn finish(mut env: Json, command: &str) -> Result<String, Box<TooLarge>> {
+/// `premasked`: secrets the handler masked itself, counted with the pass's.
+fn finish(mut env: Json, command: &str, premasked: usize) -> Result<String, Box<TooLarge>> {
     let (mut text, redactions) = redact::write_masked(&mut env);
-    append_redactions(&mut text, redactions);
+    append_redactions(&mut text, redactions + premasked);
     if text.len() > MAX_ENVELOPE_CHARS && text.chars().count() > MAX_ENVELOPE_CHARS {
         return Err(Box::new(TooLarge {
             command: command.to_string(),
@@ -165,6 +181,7 @@ pub fn render_ok(
     recovery: Vec<(String, Json)>,
 ) -> Rendered {
     let exit_code = if out.partial { 3 } else { 0 };
+    let premasked = out.premasked;
     let mut env = header(if out.partial { "partial" } else { "ok" }, command);
     push_fields(&mut env, out);
     for (k, v) in extra {
@@ -174,7 +191,7 @@ pub fn render_ok(
     for (k, v) in recovery {
         env.push(&k, v);
     }
-    match finish(env, command) {
+    match finish(env, command, premasked) {
         Ok(text) => Rendered {
             text,
             exit_code,
@@ -188,7 +205,7 @@ pub fn render_ok(
 pub fn render_error(command: &str, err: &CmdError) -> Rendered {
     let mut env = error_tree(command, err);
     push_inline_context(&mut env);
-    let text = match finish(env, command) {
+    let text = match finish(env, command, 0) {
         Ok(t) => t,
         Err(too_large) => {
             // The error itself is too large (huge candidates): drop the extras.

@@ -72,7 +72,8 @@ impl Invoked {
             Ok(out) => envelope::ok_tree(&self.command, out.clone(), self.recovery.clone()),
             Err(e) => envelope::error_tree(&self.command, e),
         };
-        let n = super::redact::mask_tree(&mut env);
+        let pre = self.result.as_ref().map_or(0, |out| out.premasked);
+        let n = super::redact::mask_tree(&mut env) + pre;
         if n > 0 {
             env.push("redactions", Json::UInt(n as u64));
         }

@@ -34,6 +34,7 @@ mod jsonl_output_lost;
 mod lines;
 mod link;
 mod link_blobs;
+mod mask_context;
 mod mcp;
 mod mcp_output_lost;
 mod notfound;

@@ -276,7 +276,7 @@ fn non_utf8_bytes_anywhere_in_argv_give_one_envelope() {
 fn secrets_in_arguments_never_come_back_unmasked() {
     let env = TestEnv::new();
     env.write("a.txt", "x\n");
-    let secret = "AKIAIOSFODNN7EXAMPLE";
+    let secret = "AKIAQ3EGRT5KXJ7PLW2M";
     for argv in [
         vec!["--root", "/no/password=hunter2", "read", "a.txt"],
         vec!["read", "a.txt", "--range", "api_key=hunter2"],

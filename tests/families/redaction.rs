@@ -69,7 +69,7 @@ fn token_formats_are_masked() {
         "xoxr-123456789012-abcdefghij",
         "xoxs-123456789012-abcdefghij",
         "xoxo-123456789012-abcdefghij",
-        "AKIAIOSFODNN7EXAMPLE",
+        "AKIAQ3EGRT5KXJ7PLW2M",
         "ASIAY34FZKBOKMUTVV7A",
     ];
     let body: String = secrets.iter().map(|s| format!("x {s} y\n")).collect();
@@ -144,7 +144,7 @@ fn look_alikes_are_not_masked() {
 commit 3b18e512dba79e4c8300dd08aeb37f8e728b8dad\n\
 id 123e4567-e89b-12d3-a456-426614174000\n\
 the risk-assessment-framework-document is ready\n\
-tokens: 5\nif password == other:\nask-me-anything-0123456789\nAKIAIOSFODNN7EXAMPLEX\n";
+tokens: 5\nif password == other:\nask-me-anything-0123456789\nAKIAQ3EGRT5KXJ7PLW2MX\n";
     let r = read_all(&env, "plain.txt", body);
     assert_eq!(r.code, 0);
     assert!(r.json.get("redactions").is_none(), "{}", r.stdout);
@@ -477,7 +477,7 @@ fn leak_env() -> TestEnv {
     env.write(
         "secrets.txt",
         format!(
-            "config start\n{pem}aws_access_key_id = AKIAIOSFODNN7EXAMPLE\npassword = \"hunter2hunter2\"\n"
+            "config start\n{pem}aws_access_key_id = AKIAQ3EGRT5KXJ7PLW2M\npassword = \"hunter2hunter2\"\n"
         ),
     );
     env.write("key.pem", &pem);
@@ -500,8 +500,8 @@ fn hides(r: &crate::support::Run, secrets: &[&str]) {
 
 const KNOWN: [&str; 5] = [
     "hunter2hunter2",
-    "AKIAIOSFODNN7EXAMPLE",
-    "IOSFODNN7EXAMPLE",
+    "AKIAQ3EGRT5KXJ7PLW2M",
+    "Q3EGRT5KXJ7PLW2M",
     BODY1,
     BODY2,
 ];
@@ -527,7 +527,7 @@ fn a_masked_value_is_masked_wherever_else_it_appears() {
     let env = leak_env();
     env.write(
         "src/app.py",
-        "password = \"hunter2hunter2\"\nAWS_KEY = \"AKIAIOSFODNN7EXAMPLE\"\n",
+        "password = \"hunter2hunter2\"\nAWS_KEY = \"AKIAQ3EGRT5KXJ7PLW2M\"\n",
     );
     let r = env.run(&[
         "replace",
@@ -609,7 +609,7 @@ fn strings_window_inside_a_secret_is_masked() {
         "--bytes",
         "226:240",
     ]);
-    hides(&r, &["KIAIOSFODNN7EX", "IOSFODNN7"]);
+    hides(&r, &["KIAQ3EGRT5KXJ7", "Q3EGRT5KX"]);
 }
 
 #[test]
@@ -644,7 +644,7 @@ fn url_credentials_and_stripe_keys_are_masked() {
 #[test]
 fn hex_of_utf16_text_is_masked() {
     let env = TestEnv::new();
-    let text = "id = 1\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\npassword = \"hunter2hunter2\"\n";
+    let text = "id = 1\naws_access_key_id = AKIAQ3EGRT5KXJ7PLW2M\npassword = \"hunter2hunter2\"\n";
     for (name, bom, unit) in [
         (
             "le.txt",
@@ -666,7 +666,7 @@ fn hex_of_utf16_text_is_masked() {
             .iter()
             .map(|r| r["hex"].as_str().unwrap().replace(' ', ""))
             .collect();
-        for secret in ["AKIAIOSFODNN7EXAMPLE", "hunter2hunter2"] {
+        for secret in ["AKIAQ3EGRT5KXJ7PLW2M", "hunter2hunter2"] {
             let wide: String = secret
                 .encode_utf16()
                 .flat_map(unit)

@@ -345,6 +345,42 @@ fn contexts() -> Vec<Context> {
             },
         },
         Context {
+            name: "neutral/json array",
+            class: Neutral,
+            file: "ctx/list.json",
+            head: &["["],
+            tail: &["  null", "]"],
+            groups: RULE_GROUPS,
+            render: |it| one(format!("  \"{}\",", it.value), it),
+        },
+        Context {
+            name: "neutral/yaml list",
+            class: Neutral,
+            file: "ctx/list.yaml",
+            head: &["items:"],
+            tail: &[],
+            groups: RULE_GROUPS,
+            render: |it| one(format!("  - {}", it.value), it),
+        },
+        Context {
+            name: "neutral/table cell",
+            class: Neutral,
+            file: "ctx/table.md",
+            head: &["| env | value |", "|---|---|"],
+            tail: &[],
+            groups: RULE_GROUPS,
+            render: |it| one(format!("| prod | {} |", it.value), it),
+        },
+        Context {
+            name: "neutral/csv field",
+            class: Neutral,
+            file: "ctx/rows.csv",
+            head: &["env,value,year"],
+            tail: &[],
+            groups: RULE_GROUPS,
+            render: |it| one(format!("prod,{},2026", it.value), it),
+        },
+        Context {
             name: "native",
             class: Native,
             file: "ctx/native.txt",
@@ -1264,4 +1300,93 @@ fn secret_corpus_fixture_covers_the_rule_set() {
     assert!(rules.iter().filter(|r| !r.checksum.is_empty()).count() >= 6);
     assert!(blocks().len() >= 8);
     assert!(rows(KEYED, 3).len() >= 8);
+}
+
+// --- prefixed formats with one-class bodies, in key-less contexts (issue 29) -------------
+
+const FORMATS: &str = include_str!("../../data/secret-formats.tsv");
+
+/// One token per format of data/secret-formats.tsv at its documented shortest length,
+/// its body letters of one case only (upper-case for `upnum`, `a-f` for the hex
+/// alphabets, lower-case for the others; GitHub's checksum computed): what a
+/// randomness test would take for a word. Returns (name, token, prefix length).
+fn one_class_tokens() -> Vec<(String, String, usize)> {
+    let mut seed = 29u64;
+    let mut next = |n: u64| {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((seed >> 33) % n) as u8
+    };
+    let mut out = Vec::new();
+    for cols in FORMATS
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("name\t"))
+        .map(|l| l.split('\t').collect::<Vec<_>>())
+        .filter(|c| c.len() == 6)
+    {
+        let (prefix, alphabet, min) = (cols[1], cols[2], cols[3].parse().unwrap_or(0usize));
+        let crc = cols[5].contains("crc32");
+        let letters = if crc { min - 6 } else { min };
+        let body: String = (0..letters)
+            .map(|_| match alphabet {
+                "upnum" => (b'A' + next(26)) as char,
+                "hex" | "hexi" | "hexi-" => (b'a' + next(6)) as char,
+                _ => (b'a' + next(26)) as char,
+            })
+            .collect();
+        let sum = if crc {
+            base62(crc32(body.as_bytes()), 6)
+        } else {
+            String::new()
+        };
+        out.push((
+            cols[0].to_string(),
+            format!("{prefix}{body}{sum}"),
+            prefix.len(),
+        ));
+    }
+    out
+}
+
+/// A provider's prefix, alphabet and length make a secret whatever its letters look
+/// like: every format, with a one-class body, masked in every context that has no key
+/// name (alone, a sentence, a JSON array element, a YAML list item, a table cell, a
+/// CSV field), through `read`.
+#[test]
+fn secret_corpus_prefixed_formats_masked_without_a_key_whatever_their_letters() {
+    let env = TestEnv::new();
+    let tokens = one_class_tokens();
+    assert!(tokens.len() >= 150, "{} formats", tokens.len());
+    let contexts: [(&str, &str, fn(&str) -> String); 6] = [
+        ("alone", "k/alone.txt", |t| t.to_string()),
+        ("sentence", "k/notes.md", |t| {
+            format!("The deploy used {t} until Friday.")
+        }),
+        ("json array", "k/list.json", |t| format!("  \"{t}\",")),
+        ("yaml list", "k/list.yaml", |t| format!("- {t}")),
+        ("table cell", "k/table.md", |t| {
+            format!("| prod | {t} | 2026 |")
+        }),
+        ("csv field", "k/rows.csv", |t| format!("prod,{t},2026")),
+    ];
+    let mut report = String::from("\none-class provider tokens masked with no key name (read)\n");
+    let mut failures = Vec::new();
+    for (name, file, render) in contexts {
+        let lines: Vec<String> = tokens.iter().map(|(_, t, _)| render(t)).collect();
+        env.write(file, lines.join("\n") + "\n");
+        let r = env.run(&["read", file, "--max-lines", "100000"]);
+        let out = r.lines();
+        let mut t = Tally::default();
+        for (i, (id, tok, prefix)) in tokens.iter().enumerate() {
+            let line = out.get(i).map(String::as_str).unwrap_or("");
+            t.add(!leaked(line, tok, *prefix), id);
+        }
+        report.push_str(&format!("{name:<12} {:>15}  {}\n", t.cell(), t.leak_list()));
+        if t.frac() < 1.0 {
+            failures.push(name);
+        }
+    }
+    println!("{report}");
+    assert!(failures.is_empty(), "leaks in {failures:?}\n{report}");
 }

@@ -4,7 +4,7 @@
 use super::git;
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
-use crate::protocol::{CmdError, Output, Repair, code, shell, values};
+use crate::protocol::{CmdError, Output, Repair, code, redact, shell, values};
 use crate::text::lines::sha256_hex;
 use crate::workspace::Ctx;
 use clap::Args;
@@ -243,6 +243,19 @@ pub fn run(ctx: &Ctx, a: &ShowArgs) -> Result<Output, CmdError> {
         let words = shell::rerun(&ctx.argv, &["--range"], &[], &["--range".into(), r]);
         out.next_commands.push(shell::aitools(&words));
     }
+    // A range starting inside a key's multi-line value: the lines before it say so.
+    // (With --match the lines shown are not one run: the envelope's pass judges them.)
+    let first = usize::try_from(start).unwrap_or(usize::MAX).max(1);
+    let lead: Vec<String> = all
+        .get(first.saturating_sub(1 + redact::LEAD_LINES)..first - 1)
+        .unwrap_or_default()
+        .iter()
+        .map(|l| l.to_string())
+        .collect();
+    let premasked = match re {
+        None => redact::mask_after_lead(&lead, &mut lines),
+        Some(_) => 0,
+    };
     let chars: usize = lines.iter().map(|l| l.chars().count()).sum();
     out.start_line = Some(numbers.first().copied().unwrap_or(start));
     out.approx_tokens = Some(chars.div_ceil(4));
@@ -255,5 +268,5 @@ pub fn run(ctx: &Ctx, a: &ShowArgs) -> Result<Output, CmdError> {
     }
     out.total_lines = Some(total);
     out.truncated = cut;
-    Ok(Output::cut(&out, cut))
+    Ok(Output::cut(&out, cut).premasked(premasked))
 }

@@ -184,7 +184,7 @@ impl Format {
         }
         // Cut at the end of a long line: too little is left to judge; the prefix says it.
         let cut = end == b.len() && b.len() >= CUT_MIN;
-        if !cut && !(self.crc32 && crc32_ok(body)) && !random_body(body, self.alphabet) {
+        if !cut && !(self.crc32 && crc32_ok(body)) && !self.token_body(body) {
             return None;
         }
         if self.show {
@@ -205,6 +205,53 @@ impl Format {
         }
         Some(start..end)
     }
+}
+
+impl Format {
+    /// Whether `body`, after the prefix, is a token. A body of the documented length
+    /// is one whatever its letters look like (`AKIA` + 16 capitals, an all-lowercase
+    /// `sk-` token), unless it stands for one: one repeated character, AWS's
+    /// documented examples (`...EXAMPLE`), or words joined by separators (a CSS
+    /// class `sk-fading-circle`, a variable `live_update_interval`). A shorter body
+    /// (a token cut short) must also look machine-made.
+    fn token_body(&self, body: &[u8]) -> bool {
+        if distinct(body) < 4.min(body.len()) || contains_example(body) || word_chain(body) {
+            return false;
+        }
+        body.len() >= self.min || random_body(body, self.alphabet)
+    }
+}
+
+/// How many different bytes `body` holds.
+fn distinct(body: &[u8]) -> usize {
+    let mut seen = [false; 256];
+    body.iter()
+        .filter(|&&c| !std::mem::replace(&mut seen[usize::from(c)], true))
+        .count()
+}
+
+/// A documented example (`AKIAIOSFODNN7EXAMPLE`): never masked, as a key's value
+/// holding `example` is not (`policy::is_placeholder`).
+fn contains_example(body: &[u8]) -> bool {
+    body.windows(7).any(|w| w.eq_ignore_ascii_case(b"example"))
+}
+
+/// Words joined by `-`, `_` or `.`: every part empty or a lower-case word of at most
+/// 16 characters (digits after its first letter allowed), and at least two parts.
+fn word_chain(body: &[u8]) -> bool {
+    let mut parts = 0;
+    for part in body.split(|&c| matches!(c, b'-' | b'_' | b'.')) {
+        parts += 1;
+        let word = part.len() <= 16
+            && part.first().is_none_or(u8::is_ascii_lowercase)
+            && part
+                .iter()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
+        if !word {
+            return false;
+        }
+    }
+    parts >= 2
 }
 
 /// Whether a token body is machine-made rather than a word or a name: it mixes

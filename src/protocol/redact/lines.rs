@@ -260,6 +260,7 @@ impl Lines {
             && let Some((x, y)) = pem::key_body(line)
         {
             if pem::image_start(&line[x..])
+                || pem::mime_wrapped(&line[x..y])
                 || line
                     .get(x..)
                     .is_some_and(|l| pem::image_start(&l[usize::from(l.first() == Some(&b' '))..]))
@@ -474,12 +475,25 @@ fn bearer(b: &[u8], i: usize, e: usize) -> Option<Range<usize>> {
         k += 1;
     }
     let tok = &b[t..k];
-    (tok.len() >= prefilter::RUN as usize
-        && tok
-            .iter()
-            .any(|c| c.is_ascii_digit() || c.is_ascii_uppercase())
-        && !super::policy::is_placeholder(tok))
-    .then_some(t..k)
+    (tok.len() >= prefilter::RUN as usize && scheme_credential(tok, word == 7)).then_some(t..k)
+}
+
+/// Whether `tok`, after `Bearer ` (`bearer`) or `Basic `, is the credential: one with
+/// a digit or a capital; after `Bearer ` also a lower-case token of 16+ characters or
+/// dotted segments (`abc.def.ghi`, a JWT's shape), never an English word of prose
+/// (`Bearer authentication`).
+fn scheme_credential(tok: &[u8], bearer: bool) -> bool {
+    if super::policy::is_placeholder(tok) {
+        return false;
+    }
+    if tok
+        .iter()
+        .any(|c| c.is_ascii_digit() || c.is_ascii_uppercase())
+    {
+        return true;
+    }
+    let segments = tok.split(|&c| c == b'.').filter(|p| !p.is_empty()).count();
+    bearer && (tok.len() >= 16 || (segments >= 3 && !tok.ends_with(b".")))
 }
 
 /// Runs the machine over the lines of `s`, from `lines`'s state.

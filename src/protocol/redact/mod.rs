@@ -56,6 +56,36 @@ pub fn mask_str(s: &str) -> Option<(String, usize)> {
     Some((masked, m.count.max(1)))
 }
 
+/// How many lines before a range `mask_after_lead` is given: enough for a key's
+/// multi-line value (a YAML block scalar, a 4096-bit private key) that the range
+/// starts inside.
+pub const LEAD_LINES: usize = 100;
+
+/// Masks `shown`, the lines of a file that follow `lead` (a read range and up to
+/// `LEAD_LINES` lines before it), as one line machine over both would: a range
+/// starting inside a key's multi-line value (a YAML block scalar under
+/// `password: |`, a private key) masks the lines of the value it shows. Lines after
+/// the value closes are left to the envelope's pass. Returns how many were masked.
+pub fn mask_after_lead(lead: &[String], shown: &mut [String]) -> usize {
+    let mut machine = lines::Lines::default();
+    for l in lead {
+        lines::spans_in(l, &mut machine);
+    }
+    let mut m = tree::Masker::default();
+    let mut changed = false;
+    for s in shown.iter_mut() {
+        if machine.state == lines::State::Normal {
+            break;
+        }
+        if let Some(masked) = m.string(s, &mut machine) {
+            *s = masked;
+            changed = true;
+        }
+    }
+    // The value was counted where it opened, in the lead: the answer shows it once.
+    m.count.max(usize::from(changed))
+}
+
 /// Masks every string and key of the tree in place; returns the number of regions masked.
 pub fn mask_tree(value: &mut json::Json) -> usize {
     tree::mask_tree(value)

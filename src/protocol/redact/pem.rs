@@ -160,6 +160,13 @@ pub(super) fn key_body(line: &[u8]) -> Option<(usize, usize)> {
     (upper >= 6 && lower >= 6 && digit >= 3).then_some((from, line.len()))
 }
 
+/// Whether a body line is a full line of base64 wrapped at MIME's width (76: e-mail,
+/// the `base64` tool, Python's `encodebytes`): embedded data, never a key's body,
+/// which PEM wraps at 64 and OpenSSH at 70.
+pub(super) fn mime_wrapped(body: &[u8]) -> bool {
+    body.len() == BODY_MAX
+}
+
 /// Whether a body line starts base64 image data (PNG, JPEG, GIF, WebP, PDF, SVG):
 /// an embedded file, not a key.
 pub(super) fn image_start(core: &[u8]) -> bool {

@@ -52,6 +52,11 @@ pub fn key_strength(key: &[u8]) -> Option<Strength> {
     if key.len() < 2 || key.len() > 48 {
         return None;
     }
+    // The shell's working directories (`PWD=/home/u` in an environment listing),
+    // not a password abbreviated (`pwd`, `DB_PWD` still are).
+    if key == b"PWD" || key == b"OLDPWD" {
+        return None;
+    }
     let p = policy();
     let mut strong = false;
     let mut weak = false;
@@ -98,6 +103,10 @@ pub fn key_strength(key: &[u8]) -> Option<Strength> {
             "_min",
             "_max",
             "salt",
+            "hint",
+            "existingsecret",
+            "existing_secret",
+            "passwordkey",
             "field",
             "prompt",
             "label",
@@ -193,6 +202,14 @@ pub fn is_code_in(v: &[u8], tight: bool) -> bool {
             return true;
         }
     }
+    // `e.target.value}(w)`: minified code, an attribute path closed by a bracket.
+    if let Some(stop) = v
+        .iter()
+        .position(|b| matches!(b, b'}' | b')' | b']' | b','))
+        && attribute_path(&v[..stop])
+    {
+        return true;
+    }
     // `str = ""`, `String = String::new()`: an annotation, then the assignment;
     // `passwd + '@'`, `x or ''`: an expression (each operator between blanks).
     let blank = memchr::memchr(b' ', v).is_some();
@@ -227,9 +244,11 @@ pub fn is_code_in(v: &[u8], tight: bool) -> bool {
         c
     };
     let p = policy();
+    // `password: String!`: GraphQL's non-null type.
+    let typ = core.strip_suffix(b"!").unwrap_or(core);
     if p.types
         .iter()
-        .any(|t| core.eq_ignore_ascii_case(t.as_bytes()))
+        .any(|t| typ.eq_ignore_ascii_case(t.as_bytes()))
     {
         return true;
     }
@@ -302,6 +321,9 @@ pub fn is_secret_value_in(v: &[u8], quoted: bool, tight: bool, strength: Strengt
     if v.len() < 6 && v.iter().all(u8::is_ascii_digit) {
         return false;
     }
+    if is_color(v) || (strength == Strength::Weak && is_system_path(v)) {
+        return false;
+    }
     match strength {
         Strength::Strong => {
             if quoted {
@@ -313,6 +335,45 @@ pub fn is_secret_value_in(v: &[u8], quoted: bool, tight: bool, strength: Strengt
         }
         Strength::Weak => looks_random(v) && !is_uuid_like_identifier(v),
     }
+}
+
+/// `e.target.value`, `this.state.token`: names without digits joined by dots.
+fn attribute_path(v: &[u8]) -> bool {
+    v.contains(&b'.')
+        && v.split(|&b| b == b'.').all(|part| {
+            part.first()
+                .is_some_and(|b| b.is_ascii_alphabetic() || matches!(b, b'_' | b'$'))
+                && part
+                    .iter()
+                    .all(|b| b.is_ascii_alphabetic() || matches!(b, b'_' | b'$'))
+        })
+}
+
+/// A CSS colour (`--token-bg: #0f172a;`): `#` and 3, 4, 6 or 8 hex digits.
+fn is_color(v: &[u8]) -> bool {
+    let v = v.strip_suffix(b";").unwrap_or(v);
+    v.first() == Some(&b'#')
+        && matches!(v.len(), 4 | 5 | 7 | 9)
+        && v[1..].iter().all(u8::is_ascii_hexdigit)
+}
+
+/// A path under a system directory (`SSH_AUTH_SOCK=/tmp/ssh-k3Jd9Q/agent.1234`):
+/// segments of name characters, no base64 sign (`+`, `=`).
+fn is_system_path(v: &[u8]) -> bool {
+    const ROOTS: [&[u8]; 9] = [
+        b"/tmp/",
+        b"/run/",
+        b"/var/",
+        b"/home/",
+        b"/Users/",
+        b"/usr/",
+        b"/etc/",
+        b"/opt/",
+        b"/private/",
+    ];
+    ROOTS.iter().any(|r| v.starts_with(r))
+        && v.iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'/' | b'.' | b'_' | b'-'))
 }
 
 fn is_uuid_like_identifier(v: &[u8]) -> bool {

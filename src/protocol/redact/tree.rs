@@ -1,6 +1,7 @@
 //! The masking pass over a JSON tree, and the rules both passes share: which strings
 //! are one file's lines (one line machine across an array's line items), which object
-//! members are `key: value` pairs (a secret-named key masks its string value). The
+//! members are `key: value` pairs (a secret-named key masks its string value, also
+//! when a `pointer` member names the value shown beside it). The
 //! tree pass (`mask_tree`) is the plain reference the streaming writer is tested against.
 
 use super::json::Json;
@@ -53,6 +54,66 @@ impl Masker {
         self.count += 1;
         true
     }
+
+    /// Whether `value`, an element of a list under the key `key` (`{"api_keys":
+    /// ["..."]}`, `json get f /api_keys/0`), is a secret; then it is masked whole.
+    /// Judged as after a weak key: the key names the list, and a list of names
+    /// (`secrets: ["db-password"]`) stays shown.
+    pub fn element(&mut self, key: &str, value: &Json) -> bool {
+        let Json::Str(v) = value else { return false };
+        if policy::key_strength(key.as_bytes()).is_none()
+            || v.contains('\n')
+            || !policy::is_secret_value(v.as_bytes(), true, policy::Strength::Weak)
+        {
+            return false;
+        }
+        self.recorded.note(v);
+        self.count += 1;
+        true
+    }
+
+    /// Whether the member `key: value` is judged as pointed at: by the key its
+    /// object's `pointer` names (`named`: the key, and whether the pointer ends in an
+    /// element's index).
+    pub fn pointed(&mut self, key: &str, value: &Json, named: &Option<(String, bool)>) -> bool {
+        match named {
+            Some((n, indexed)) if shows_pointed(key) => {
+                if *indexed {
+                    self.element(n, value)
+                } else {
+                    self.member(n, value)
+                }
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Whether the member `key` holds a list whose elements `Masker::element` judges.
+pub fn keyed_list(key: &str, value: &Json) -> bool {
+    matches!(value, Json::Arr(_)) && policy::key_strength(key.as_bytes()).is_some()
+}
+
+/// The key that names the value an object shows apart from its document: the last
+/// token of its `pointer` member (`json get f /db/password` answers
+/// `{"pointer":"/db/password","value":"..."}`), `~1` and `~0` decoded; for an
+/// element (`/api_keys/0`) the list's key, and `true`.
+pub fn pointer_key(members: &[(String, Json)]) -> Option<(String, bool)> {
+    let (_, Json::Str(p)) = members.iter().find(|(k, _)| k == "pointer")? else {
+        return None;
+    };
+    let mut tokens = p.strip_prefix('/')?.rsplit('/');
+    let mut last = tokens.next().filter(|t| !t.is_empty())?;
+    let indexed = last.bytes().all(|b| b.is_ascii_digit());
+    if indexed {
+        last = tokens.next().filter(|t| !t.is_empty())?;
+    }
+    Some((last.replace("~1", "/").replace("~0", "~"), indexed))
+}
+
+/// The members that show the value a `pointer` member names.
+pub fn shows_pointed(key: &str) -> bool {
+    matches!(key, "value" | "text" | "value_preview")
 }
 
 /// The text of an array element as the line machine sees it: a string, or the `text`
@@ -152,11 +213,23 @@ fn walk(value: &mut Json, m: &mut Masker, lines: Option<&mut Lines>) {
         }
         Json::Obj(members) => {
             let mut lines = lines;
+            let named = pointer_key(members);
             for (k, v) in members.iter_mut() {
-                let pair = m.member(k, v);
+                let pair = m.member(k, v) || m.pointed(k, v, &named);
+                let list = keyed_list(k, v).then(|| k.clone());
                 mask_in_place(k, m, &mut Lines::default());
                 if pair {
                     *v = Json::str(PLACEHOLDER);
+                    continue;
+                }
+                if let (Some(key), Json::Arr(items)) = (list, &mut *v) {
+                    for item in items.iter_mut() {
+                        if m.element(&key, item) {
+                            *item = Json::str(PLACEHOLDER);
+                        } else {
+                            walk(item, m, None);
+                        }
+                    }
                     continue;
                 }
                 if k == "text"

@@ -6,7 +6,7 @@
 
 use super::json::{self, Json};
 use super::lines::{self, Lines, State};
-use super::tree::{Masker, line_text};
+use super::tree::{Masker, keyed_list, line_text, pointer_key};
 use super::{PLACEHOLDER, prefilter};
 
 fn write_str(out: &mut Vec<u8>, s: &str) {
@@ -38,6 +38,22 @@ impl Writer {
                 false
             }
         }
+    }
+
+    /// The elements of a list under a secret-named key (`tree`'s rule).
+    fn keyed_items(&mut self, key: &str, items: &[Json]) {
+        self.out.push(b'[');
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                self.out.push(b',');
+            }
+            if self.m.element(key, item) {
+                write_str(&mut self.out, PLACEHOLDER);
+            } else {
+                self.value(item, None);
+            }
+        }
+        self.out.push(b']');
     }
 
     fn value(&mut self, value: &Json, lines: Option<&mut Lines>) {
@@ -116,15 +132,20 @@ impl Writer {
             Json::Obj(members) => {
                 let mut lines = lines;
                 self.out.push(b'{');
+                let named = pointer_key(members);
                 for (i, (k, v)) in members.iter().enumerate() {
                     if i > 0 {
                         self.out.push(b',');
                     }
-                    let pair = self.m.member(k, v);
+                    let pair = self.m.member(k, v) || self.m.pointed(k, v, &named);
                     self.string(k, &mut Lines::default());
                     self.out.push(b':');
                     if pair {
                         write_str(&mut self.out, PLACEHOLDER);
+                        continue;
+                    }
+                    if let (true, Json::Arr(items)) = (keyed_list(k, v), v) {
+                        self.keyed_items(k, items);
                         continue;
                     }
                     if k == "text"

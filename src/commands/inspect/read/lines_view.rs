@@ -3,6 +3,7 @@
 
 #[allow(unused_imports)]
 use super::*;
+use crate::protocol::redact;
 
 pub(super) enum Fail {
     Io(std::io::Error),
@@ -134,6 +135,8 @@ pub(super) fn text_view(
     // Set by the short --tail path: the cached hash, or null when not known yet.
     let mut fast_hash: Option<Option<String>> = None;
     let mut truncated = false;
+    // The lines just before a range, for the mask (`redact::mask_after_lead`).
+    let mut lead: Vec<String> = Vec::new();
     match sel {
         Selector::All | Selector::Range(_) | Selector::Symbol(_) => {
             let (first, last) = match &sel {
@@ -142,15 +145,25 @@ pub(super) fn text_view(
                 _ => (1, u64::MAX),
             };
             let cap_last = last.min(first.saturating_add(max - 1));
+            let from = match sel {
+                Selector::Range(_) => first.saturating_sub(redact::LEAD_LINES as u64).max(1),
+                _ => first,
+            };
             scan = pass(
                 src,
                 enc,
                 &mut lines::Span {
-                    first,
+                    first: from,
                     last: cap_last,
                 },
                 |l| got.push(Got::of(&l)),
             )?;
+            let before = got.iter().take_while(|g| g.number < first).count();
+            let mut errors = 0;
+            lead = got
+                .drain(..before)
+                .map(|g| lossy(&g.bytes, &mut errors))
+                .collect();
             if first > scan.total_lines && !(first == 1 && scan.total_lines == 0) {
                 return Err(beyond_end(args, first, scan.total_lines).into());
             }
@@ -411,6 +424,7 @@ pub(super) fn text_view(
         }
         out_lines.push(text);
     }
+    let premasked = redact::mask_after_lead(&lead, &mut out_lines);
     let mut next_commands = Vec::new();
     if let Some(words) = next_words {
         next_commands.push(next_command(ctx, args, &words, true));
@@ -440,7 +454,7 @@ pub(super) fn text_view(
         encoding: enc.map(Encoding::name),
         next_commands,
     };
-    Ok(Output::cut(&out, truncated))
+    Ok(Output::cut(&out, truncated).premasked(premasked))
 }
 
 /// Lossy UTF-8, counting each malformed sequence replaced.
