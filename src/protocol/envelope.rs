@@ -61,6 +61,8 @@ fn header(status: &str, command: &str) -> Json {
 /// Masks, counts and serializes; refuses an envelope over the size cap.
 fn finish(mut env: Json, command: &str) -> Result<String, Box<TooLarge>> {
     let (mut text, redactions) = redact::write_masked(&mut env);
+    // What the command masked itself (run's output) counts with the rest.
+    let redactions = redactions + redact::take_tally();
     append_redactions(&mut text, redactions);
     if text.len() > MAX_ENVELOPE_CHARS && text.chars().count() > MAX_ENVELOPE_CHARS {
         return Err(Box::new(TooLarge {
