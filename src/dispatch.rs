@@ -388,6 +388,8 @@ fn run_in(
     // session) may be stale: another process can have changed the tree since.
     if nested.is_none() {
         crate::workspace::paths::forget_dirs();
+        // Masks tallied by an earlier call of this process belong to its answer.
+        crate::protocol::redact::take_tally();
     }
     // Debug builds only: lets the tests prove a panic still ends in one envelope.
     #[cfg(debug_assertions)]

@@ -538,7 +538,13 @@ fn finish(
         let mut s = Json::obj();
         s.push("ok", Json::Bool(false));
         s.push("reason", Json::str(reason(cat.category)));
-        summary_tail(stream, &mut s, false, None);
+        // What the error envelope masked counts as a success's does.
+        let masked = env.remove("redactions").map(|r| {
+            let mut props = Json::obj();
+            props.push("redactions", r);
+            props
+        });
+        summary_tail(stream, &mut s, false, masked);
         stream.end(s);
         return cat.exit;
     }

@@ -746,7 +746,7 @@ fn error(id: Value, code: i64, message: &str, data: Option<Value>) -> Value {
 fn mask_strings(v: &mut Value) {
     match v {
         Value::String(s) => {
-            if let Some((masked, _)) = crate::protocol::redact::mask_str(s) {
+            if let Some(masked) = crate::protocol::redact::mask_str_quiet(s) {
                 *s = masked;
             }
         }

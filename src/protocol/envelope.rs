@@ -77,7 +77,9 @@ fn header(status: &str, command: &str) -> Json {
 /// `premasked`: secrets the handler masked itself, counted with the pass's.
 fn finish(mut env: Json, command: &str, premasked: usize) -> Result<String, Box<TooLarge>> {
     let (mut text, redactions) = redact::write_masked(&mut env);
-    append_redactions(&mut text, redactions + premasked);
+    // What the command masked itself (run's output, a premasked range) counts
+    // with the rest.
+    append_redactions(&mut text, redactions + premasked + redact::take_tally());
     if text.len() > MAX_ENVELOPE_CHARS && text.chars().count() > MAX_ENVELOPE_CHARS {
         return Err(Box::new(TooLarge {
             command: command.to_string(),

@@ -73,7 +73,7 @@ impl Invoked {
             Err(e) => envelope::error_tree(&self.command, e),
         };
         let pre = self.result.as_ref().map_or(0, |out| out.premasked);
-        let n = super::redact::mask_tree(&mut env) + pre;
+        let n = super::redact::mask_tree(&mut env) + pre + super::redact::take_tally();
         if n > 0 {
             env.push("redactions", Json::UInt(n as u64));
         }

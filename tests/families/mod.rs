@@ -50,6 +50,7 @@ mod scan_args;
 mod search;
 mod search_fifo;
 mod secret_corpus;
+mod secret_paths;
 mod store;
 mod token_budget;
 mod tx;

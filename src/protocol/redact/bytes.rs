@@ -65,6 +65,7 @@ pub fn mask_part(whole: &[u8], spans: &[Range<usize>], part: Range<usize>) -> St
             out.push_str(&text(last..span.start));
         }
         out.push_str(PLACEHOLDER);
+        super::tally(1);
         last = span.end;
     }
     if last < part.end {

@@ -19,6 +19,7 @@ use super::json;
 use std::ops::Range;
 
 mod bytes;
+mod echo;
 mod formats;
 mod keyed;
 mod lines;
@@ -52,8 +53,33 @@ pub fn mask_str(s: &str) -> Option<(String, usize)> {
         return None;
     }
     let mut m = tree::Masker::default();
-    let masked = m.string(s, &mut lines::Lines::default())?;
-    Some((masked, m.count.max(1)))
+    let masked = m.standalone(s)?;
+    let n = m.count.max(1);
+    tally(n);
+    Some((masked, n))
+}
+
+/// `mask_str` for text that is no answer's (a journal line): not tallied.
+pub fn mask_str_quiet(s: &str) -> Option<String> {
+    let r = mask_str(s).map(|(m, _)| m);
+    take_tally();
+    r
+}
+
+thread_local! {
+    /// Secrets masked on this thread by a command itself, before its envelope
+    /// (`run`'s output, a feedback entry, a search line cut from its masked line).
+    static TALLY: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+fn tally(n: usize) {
+    TALLY.with(|t| t.set(t.get().saturating_add(n)));
+}
+
+/// The secrets masked on this thread since the last take: the envelope adds them to
+/// its `redactions`, so an answer that masked says how many, whoever masked it.
+pub fn take_tally() -> usize {
+    TALLY.with(|t| t.replace(0))
 }
 
 /// How many lines before a range `mask_after_lead` is given: enough for a key's

@@ -4,8 +4,9 @@
 //! when a `pointer` member names the value shown beside it). The
 //! tree pass (`mask_tree`) is the plain reference the streaming writer is tested against.
 
+use super::echo;
 use super::json::Json;
-use super::lines::{self, Lines};
+use super::lines::{self, Lines, Span};
 use super::second::Recorded;
 use super::{PLACEHOLDER, policy};
 
@@ -20,6 +21,31 @@ impl Masker {
     /// `s` masked, continuing `lines`'s state; `None` when nothing is masked.
     pub fn string(&mut self, s: &str, lines: &mut Lines) -> Option<String> {
         let spans = lines::spans_in(s, lines);
+        self.apply(s, spans)
+    }
+
+    /// A string that is not one of a file's lines (a path, a message, a command, a
+    /// diff): the line pass, then the echo sub-passes when the string can hold one.
+    pub fn standalone(&mut self, s: &str) -> Option<String> {
+        let mut spans = lines::spans_in(s, &mut Lines::default());
+        if echo::may_echo(s.as_bytes()) {
+            for range in echo::spans(s) {
+                let counted = !spans
+                    .iter()
+                    .any(|sp| sp.range.start < range.end && range.start < sp.range.end);
+                spans.push(Span {
+                    range,
+                    counted,
+                    again: counted,
+                });
+            }
+            spans.sort_by_key(|sp| sp.range.start);
+        }
+        self.apply(s, spans)
+    }
+
+    /// `s` with `spans` (sorted by start; overlapping ones join) masked.
+    fn apply(&mut self, s: &str, spans: Vec<Span>) -> Option<String> {
         if spans.is_empty() {
             return None;
         }
@@ -31,6 +57,11 @@ impl Masker {
             }
             if sp.again {
                 self.recorded.note(&s[sp.range.clone()]);
+            }
+            if sp.range.start < last {
+                // Overlaps the mask just written: that mask covers it too.
+                last = last.max(sp.range.end);
+                continue;
             }
             out.push_str(&s[last..sp.range.start]);
             out.push_str(PLACEHOLDER);
@@ -144,8 +175,12 @@ pub fn mask_with(m: &mut Masker, value: &mut Json) -> usize {
     m.count - before + again
 }
 
-fn mask_in_place(s: &mut String, m: &mut Masker, lines: &mut Lines) {
-    if let Some(masked) = m.string(s, lines) {
+fn mask_in_place(s: &mut String, m: &mut Masker, lines: Option<&mut Lines>) {
+    let masked = match lines {
+        Some(l) => m.string(s, l),
+        None => m.standalone(s),
+    };
+    if let Some(masked) = masked {
         *s = masked;
     }
 }
@@ -153,10 +188,7 @@ fn mask_in_place(s: &mut String, m: &mut Masker, lines: &mut Lines) {
 /// `lines`: the machine of the array whose line item `value` is.
 fn walk(value: &mut Json, m: &mut Masker, lines: Option<&mut Lines>) {
     match value {
-        Json::Str(s) => match lines {
-            Some(l) => mask_in_place(s, m, l),
-            None => mask_in_place(s, m, &mut Lines::default()),
-        },
+        Json::Str(s) => mask_in_place(s, m, lines),
         Json::Arr(items) => {
             let mut l = Lines::default();
             // Key lines just before the current item, shown so far (`retro`).
@@ -217,7 +249,7 @@ fn walk(value: &mut Json, m: &mut Masker, lines: Option<&mut Lines>) {
             for (k, v) in members.iter_mut() {
                 let pair = m.member(k, v) || m.pointed(k, v, &named);
                 let list = keyed_list(k, v).then(|| k.clone());
-                mask_in_place(k, m, &mut Lines::default());
+                mask_in_place(k, m, Some(&mut Lines::default()));
                 if pair {
                     *v = Json::str(PLACEHOLDER);
                     continue;

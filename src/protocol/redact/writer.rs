@@ -56,12 +56,24 @@ impl Writer {
         self.out.push(b']');
     }
 
+    /// Writes `s`, a string that is not a file's line, masked (`Masker::standalone`).
+    fn standalone(&mut self, s: &str) {
+        let masked = if prefilter::may_hold_secret(s.as_bytes()) {
+            self.m.standalone(s)
+        } else {
+            None
+        };
+        write_str(&mut self.out, masked.as_deref().unwrap_or(s));
+    }
+
     fn value(&mut self, value: &Json, lines: Option<&mut Lines>) {
         match value {
             Json::Str(s) => {
                 match lines {
-                    Some(l) => self.string(s, l),
-                    None => self.string(s, &mut Lines::default()),
+                    Some(l) => {
+                        self.string(s, l);
+                    }
+                    None => self.standalone(s),
                 };
             }
             Json::Arr(items) => {

@@ -153,11 +153,7 @@ fn commit(
         argv: req
             .argv
             .iter()
-            .map(|a| {
-                redact::mask_str(a)
-                    .map(|(s, _)| s)
-                    .unwrap_or_else(|| a.clone())
-            })
+            .map(|a| redact::mask_str_quiet(a).unwrap_or_else(|| a.clone()))
             .collect(),
         undoes: req.undoes.clone(),
         changes: std::mem::take(&mut plan.entry_changes),

@@ -1,0 +1,213 @@
+//! The echo sub-passes: a secret an answer repeats inside another shape than a
+//! file's line. A path component (`d/password=x/password=x.json`), a word cut by
+//! brackets or quotes (a regex echoed in an error: `"password=x("`), a shell-quoted
+//! argument (`'password='\''x'\'''`), and each side of a unified diff (a YAML block
+//! under its `+`/`-`/` ` prefixes) are masked as the text they stand for. They run
+//! only on strings that are not a file's lines (paths, messages, commands, diffs),
+//! and only when a cheap check says the string can hold such a shape.
+
+use super::secret_spans;
+use std::ops::Range;
+
+/// Brackets and regex signs cut off a word's ends before it is judged.
+const TRIM: &[u8] = b"()[]{}<>^$|*+?,;!";
+
+/// Whether `b` can hold an echo the whole-string pass misses: each sub-pass needs
+/// a sign byte (a key's `=`/`:`) or a diff hunk.
+pub fn may_echo(b: &[u8]) -> bool {
+    memchr::memchr2(b'=', b':', b).is_some()
+}
+
+/// The secret spans the sub-passes find in `s` (they may overlap each other and the
+/// whole-string spans; every one is at character boundaries).
+pub fn spans(s: &str) -> Vec<Range<usize>> {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    words(s, &mut out);
+    if memchr::memmem::find(b, b"'\\''").is_some() {
+        through(s, &unquote(b), &mut out);
+    }
+    if is_diff(b) {
+        for side in [b'-', b'+'] {
+            through(s, &diff_side(b, side), &mut out);
+        }
+    }
+    out.retain(|r| r.start < r.end && s.is_char_boundary(r.start) && s.is_char_boundary(r.end));
+    out
+}
+
+/// Text made from some bytes of a string, each byte with the offset it came from.
+#[derive(Default)]
+struct View {
+    text: Vec<u8>,
+    from: Vec<usize>,
+}
+
+impl View {
+    fn push(&mut self, b: u8, at: usize) {
+        self.text.push(b);
+        self.from.push(at);
+    }
+}
+
+/// The secrets of `view`, as spans of the string it was made from.
+fn through(s: &str, view: &View, out: &mut Vec<Range<usize>>) {
+    let Ok(text) = std::str::from_utf8(&view.text) else {
+        return;
+    };
+    for r in secret_spans(text) {
+        if let (Some(&a), Some(&z)) = (view.from.get(r.start), view.from.get(r.end.wrapping_sub(1)))
+        {
+            out.push(a..(z + 1).min(s.len()));
+        }
+    }
+}
+
+/// Every word (between blanks and quotes) holding a sign, cut into path components,
+/// its brackets and a last file extension taken off: judged alone when that cut
+/// something.
+fn words(s: &str, out: &mut Vec<Range<usize>>) {
+    let b = s.as_bytes();
+    let sep = |c: u8| c.is_ascii_whitespace() || matches!(c, b'"' | b'\'' | b'`');
+    let mut i = 0;
+    while i < b.len() {
+        if sep(b[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && !sep(b[i]) {
+            i += 1;
+        }
+        if memchr::memchr2(b'=', b':', &b[start..i]).is_none() {
+            continue;
+        }
+        let mut p = start;
+        for piece in b[start..i].split(|&c| c == b'/' || c == b'\\') {
+            let (lo, hi) = (p, p + piece.len());
+            p = hi + 1;
+            let (a, z) = cut(b, lo, hi);
+            if (a, z) == (start, i) || a >= z || memchr::memchr2(b'=', b':', &b[a..z]).is_none() {
+                continue;
+            }
+            if let Some(text) = s.get(a..z) {
+                out.extend(
+                    secret_spans(text)
+                        .into_iter()
+                        .map(|r| a + r.start..a + r.end),
+                );
+            }
+        }
+    }
+}
+
+/// `b[lo..hi]` without the brackets at its ends and a last `.ext` (1 to 8 letters
+/// or digits).
+fn cut(b: &[u8], mut lo: usize, mut hi: usize) -> (usize, usize) {
+    while lo < hi && TRIM.contains(&b[lo]) {
+        lo += 1;
+    }
+    while hi > lo && TRIM.contains(&b[hi - 1]) {
+        hi -= 1;
+    }
+    if let Some(dot) = b[lo..hi].iter().rposition(|&c| c == b'.') {
+        let ext = &b[lo + dot + 1..hi];
+        if dot > 0 && (1..=8).contains(&ext.len()) && ext.iter().all(u8::is_ascii_alphanumeric) {
+            hi = lo + dot;
+        }
+    }
+    (lo, hi)
+}
+
+/// `b` as a POSIX shell reads its quoting: `'...'` literal, `\x` outside quotes `x`.
+fn unquote(b: &[u8]) -> View {
+    let mut v = View::default();
+    let (mut single, mut i) = (false, 0);
+    while i < b.len() {
+        match b[i] {
+            b'\'' => single = !single,
+            b'\\' if !single && i + 1 < b.len() => {
+                i += 1;
+                v.push(b[i], i);
+            }
+            c => v.push(c, i),
+        }
+        i += 1;
+    }
+    v
+}
+
+/// Whether `b` is a unified diff (its header or a hunk).
+fn is_diff(b: &[u8]) -> bool {
+    b.starts_with(b"--- ") || b.starts_with(b"@@ ") || memchr::memmem::find(b, b"\n@@ -").is_some()
+}
+
+/// One side of a unified diff: the hunks' context lines and the lines marked `side`
+/// (`-` the old file, `+` the new), each without its mark.
+fn diff_side(b: &[u8], side: u8) -> View {
+    let mut v = View::default();
+    let mut hunk = false;
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', b).chain(std::iter::once(b.len())) {
+        let line = &b[start..end];
+        if line.starts_with(b"@@ ") {
+            hunk = true;
+        } else if hunk && matches!(line.first(), Some(&c) if c == b' ' || c == side) {
+            for (k, &c) in line.iter().enumerate().skip(1) {
+                v.push(c, start + k);
+            }
+            v.push(b'\n', end.min(b.len().saturating_sub(1)));
+        } else if !matches!(line.first(), Some(b'-' | b'+' | b'\\')) {
+            hunk = false;
+        }
+        start = end + 1;
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spans;
+
+    fn masked(s: &str) -> String {
+        let mut out = String::new();
+        let mut last = 0;
+        let mut r = spans(s);
+        r.sort_by_key(|r| r.start);
+        for x in r {
+            if x.start < last {
+                last = last.max(x.end);
+                continue;
+            }
+            out.push_str(&s[last..x.start]);
+            out.push('#');
+            last = x.end;
+        }
+        out.push_str(&s[last..]);
+        out
+    }
+
+    #[test]
+    fn paths_words_quotes_diffs() {
+        assert_eq!(
+            masked("d/password=Tr0ub4dor3xyzQ/x.json"),
+            "d/password=#/x.json"
+        );
+        assert_eq!(
+            masked("api_key=hunter2-very-secret-value.txt"),
+            "api_key=#.txt"
+        );
+        assert_eq!(
+            masked("The pattern \"password=Tr0ub4dor3xyzQ(\" does"),
+            "The pattern \"password=#(\" does"
+        );
+        assert!(
+            !masked("aitools edit f --old 'password='\\''Tr0ub4dor3xyzQ'\\''' --new x")
+                .contains("Tr0ub")
+        );
+        let diff =
+            "--- a\n+++ b\n@@ -1,3 +1,3 @@\n password: |\n-  Tr0ub4dor3xyzQw\n+  Tr0ub4dor3xyzQx\n";
+        assert!(!masked(diff).contains("Tr0ub"));
+        assert_eq!(masked("src/main.rs:12 and x=1"), "src/main.rs:12 and x=1");
+    }
+}
