@@ -40,6 +40,24 @@ impl Output {
     pub fn from_json(fields: Json, partial: bool) -> Output {
         Output { fields, partial }
     }
+
+    /// Counts `n` secrets the handler masked itself (a program's output, masked
+    /// line by line as it came) in the envelope's `redactions`.
+    pub fn with_redactions(mut self, n: usize) -> Output {
+        if n > 0 {
+            self.fields.push("redactions", Json::UInt(n as u64));
+        }
+        self
+    }
+}
+
+/// The `redactions` a handler counted itself (`Output::with_redactions`), taken
+/// out of the tree to be added to the masking pass's count.
+pub fn take_own_redactions(env: &mut Json) -> usize {
+    match env.remove("redactions") {
+        Some(Json::UInt(n)) => usize::try_from(n).unwrap_or(usize::MAX),
+        _ => 0,
+    }
 }
 
 /// Bytes ready to print, and where and with which exit code.
@@ -60,7 +78,9 @@ fn header(status: &str, command: &str) -> Json {
 
 /// Masks, counts and serializes; refuses an envelope over the size cap.
 fn finish(mut env: Json, command: &str) -> Result<String, Box<TooLarge>> {
+    let own = take_own_redactions(&mut env);
     let (mut text, redactions) = redact::write_masked(&mut env);
+    let redactions = redactions.saturating_add(own);
     append_redactions(&mut text, redactions);
     if text.len() > MAX_ENVELOPE_CHARS && text.chars().count() > MAX_ENVELOPE_CHARS {
         return Err(Box::new(TooLarge {

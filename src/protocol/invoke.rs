@@ -72,7 +72,8 @@ impl Invoked {
             Ok(out) => envelope::ok_tree(&self.command, out.clone(), self.recovery.clone()),
             Err(e) => envelope::error_tree(&self.command, e),
         };
-        let n = super::redact::mask_tree(&mut env);
+        let own = envelope::take_own_redactions(&mut env);
+        let n = super::redact::mask_tree(&mut env).saturating_add(own);
         if n > 0 {
             env.push("redactions", Json::UInt(n as u64));
         }

@@ -9,6 +9,7 @@ pub mod git;
 pub mod input;
 pub mod paths;
 pub mod process;
+pub mod proctree;
 pub mod root;
 pub mod scan;
 pub mod scan_args;
