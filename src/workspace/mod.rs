@@ -10,6 +10,7 @@ pub mod gitrun;
 pub mod input;
 pub mod paths;
 pub mod process;
+pub mod proctree;
 pub mod root;
 pub mod scan;
 pub mod scan_args;

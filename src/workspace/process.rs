@@ -3,10 +3,11 @@
 //! SIGTERM and then SIGKILL. `git` and `run` both go through here, so a child never
 //! outlives its deadline and never blocks aitools on a pipe a grandchild holds.
 
+use super::proctree;
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -19,26 +20,59 @@ pub struct Limits {
     pub cap: usize,
 }
 
-/// One stream's capture.
+/// Where a stream's bytes go as they come: the reader thread feeds each chunk
+/// read, so what is kept is the sink's choice and its memory its own bound.
+pub trait Sink: Send + 'static {
+    fn feed(&mut self, bytes: &[u8]);
+    /// The stream ended (end of file, or the reader gave up).
+    fn end(&mut self) {}
+}
+
+/// One stream's capture: its first `cap` bytes.
 #[derive(Debug, Default)]
 pub struct Stream {
     pub bytes: Vec<u8>,
     /// Every byte the program wrote, kept or not.
     pub total: u64,
-    /// More than `Limits::cap` bytes were written.
+    /// More than `cap` bytes were written.
     pub capped: bool,
+    pub cap: usize,
+}
+
+impl Stream {
+    pub fn with_cap(cap: usize) -> Stream {
+        Stream {
+            cap,
+            ..Stream::default()
+        }
+    }
+}
+
+impl Sink for Stream {
+    fn feed(&mut self, bytes: &[u8]) {
+        let n = bytes.len();
+        self.total += n as u64;
+        let room = self.cap.saturating_sub(self.bytes.len());
+        if room < n {
+            self.capped = true;
+        }
+        self.bytes.extend_from_slice(&bytes[..n.min(room)]);
+    }
 }
 
 /// What happened.
 #[derive(Debug)]
-pub struct Finished {
-    pub stdout: Stream,
-    pub stderr: Stream,
+pub struct Finished<O = Stream, E = Stream> {
+    pub stdout: O,
+    pub stderr: E,
     /// `None` when a signal ended it.
     pub exit_code: Option<i32>,
     pub signal: Option<i32>,
     pub timed_out: bool,
     pub duration: Duration,
+    /// Processes the program left that outlived SIGKILL (another user's, a
+    /// process stuck in the kernel).
+    pub not_killed: Vec<u32>,
 }
 
 /// Why the program did not start.
@@ -99,39 +133,67 @@ pub fn group_alive(pgid: u32) -> bool {
         })
 }
 
-fn reader(
-    mut from: impl Read + Send + 'static,
-    cap: usize,
-    done: mpsc::Sender<(bool, Stream)>,
-    is_out: bool,
-) {
-    thread::spawn(move || {
-        let mut s = Stream::default();
-        let mut buf = vec![0u8; 64 * 1024];
-        loop {
-            match from.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => {
-                    s.total += n as u64;
-                    let room = cap.saturating_sub(s.bytes.len());
-                    if room < n {
-                        s.capped = true;
-                    }
-                    s.bytes.extend_from_slice(&buf[..n.min(room)]);
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(_) => break,
-            }
+fn reader<S: Sink>(mut from: impl Read, sink: &Mutex<Option<S>>) {
+    let mut buf = vec![0u8; 64 * 1024];
+    let feed = |f: &mut dyn FnMut(&mut S)| {
+        if let Some(s) = sink.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+            f(s);
         }
-        let _ = done.send((is_out, s));
+    };
+    loop {
+        match from.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => feed(&mut |s| s.feed(&buf[..n])),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+    feed(&mut |s| s.end());
+}
+
+/// Runs `cmd` (program and arguments already set) to its end or its deadline,
+/// keeping the first `Limits::cap` bytes of each stream.
+pub fn run(cmd: Command, limits: Limits) -> Result<Finished, StartError> {
+    let cap = limits.cap;
+    run_with(cmd, limits, Stream::with_cap(cap), Stream::with_cap(cap))
+}
+
+type Shared<S> = Arc<Mutex<Option<S>>>;
+
+fn take<S: Default>(s: &Shared<S>) -> S {
+    s.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take()
+        .unwrap_or_default()
+}
+
+fn spawn_reader<S: Sink>(
+    from: impl Read + Send + 'static,
+    sink: &Shared<S>,
+    done: &mpsc::Sender<()>,
+) {
+    let (sink, done) = (Arc::clone(sink), done.clone());
+    thread::spawn(move || {
+        reader(from, &sink);
+        let _ = done.send(());
     });
 }
 
-/// Runs `cmd` (program and arguments already set) to its end or its deadline.
-pub fn run(mut cmd: Command, limits: Limits) -> Result<Finished, StartError> {
+/// Runs `cmd` to its end or its deadline, each stream fed to its sink as it
+/// comes. The program carries a tag ([`proctree`]): when it ends, every process
+/// it left (in its group, or escaped by `setsid` or a double fork) is killed;
+/// those that could not be are `not_killed`.
+pub fn run_with<O: Sink + Default, E: Sink + Default>(
+    mut cmd: Command,
+    limits: Limits,
+    out: O,
+    err: E,
+) -> Result<Finished<O, E>, StartError> {
+    let tag = proctree::new_tag();
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
+        .env(proctree::TAG_VAR, &tag)
         .process_group(0);
     let start = Instant::now();
     let mut child = cmd.spawn().map_err(|e| match e.kind() {
@@ -140,84 +202,98 @@ pub fn run(mut cmd: Command, limits: Limits) -> Result<Finished, StartError> {
         _ => StartError::Other(e),
     })?;
     let pgid = child.id();
+    let (out, err): (Shared<O>, Shared<E>) = (
+        Arc::new(Mutex::new(Some(out))),
+        Arc::new(Mutex::new(Some(err))),
+    );
     let (tx, rx) = mpsc::channel();
-    if let Some(out) = child.stdout.take() {
-        reader(out, limits.cap, tx.clone(), true);
+    let mut readers = 0;
+    if let Some(o) = child.stdout.take() {
+        spawn_reader(o, &out, &tx);
+        readers += 1;
     }
-    if let Some(err) = child.stderr.take() {
-        reader(err, limits.cap, tx.clone(), false);
+    if let Some(e) = child.stderr.take() {
+        spawn_reader(e, &err, &tx);
+        readers += 1;
     }
     drop(tx);
+    let (status, timed_out) = wait_child(&mut child, pgid, &tag, start, limits);
+    let duration = start.elapsed();
+    drain(&rx, readers, pgid, &tag);
+    if group_alive(pgid) {
+        signal_group(pgid, libc::SIGKILL);
+    }
+    let not_killed = proctree::kill_tagged(&tag, Duration::from_millis(500));
+    let (exit_code, signal) = match status {
+        Some(st) => (st.code(), st.signal()),
+        None => (None, None),
+    };
+    Ok(Finished {
+        stdout: take(&out),
+        stderr: take(&err),
+        exit_code,
+        signal,
+        timed_out,
+        duration,
+        not_killed,
+    })
+}
+
+/// Waits for the program's end; past the deadline TERM (group and tagged), then
+/// KILL after the grace.
+fn wait_child(
+    child: &mut std::process::Child,
+    pgid: u32,
+    tag: &str,
+    start: Instant,
+    limits: Limits,
+) -> (Option<std::process::ExitStatus>, bool) {
     let deadline = start + limits.timeout;
     let mut timed_out = false;
     let mut termed_at: Option<Instant> = None;
     let mut nap = Duration::from_millis(1);
-    let status = loop {
+    loop {
         match child.try_wait() {
-            Ok(Some(st)) => break Some(st),
+            Ok(Some(st)) => return (Some(st), timed_out),
             Ok(None) => {}
-            Err(_) => break None,
+            Err(_) => return (None, timed_out),
         }
         let now = Instant::now();
         match termed_at {
             None if now >= deadline => {
                 timed_out = true;
                 signal_group(pgid, libc::SIGTERM);
+                proctree::signal_tagged(tag, libc::SIGTERM);
                 termed_at = Some(now);
             }
             Some(t) if now >= t + limits.grace => {
                 signal_group(pgid, libc::SIGKILL);
+                proctree::signal_tagged(tag, libc::SIGKILL);
                 termed_at = Some(now + Duration::from_secs(3600));
             }
             _ => {}
         }
         thread::sleep(nap);
         nap = (nap * 2).min(Duration::from_millis(20));
-    };
-    let duration = start.elapsed();
-    // A grandchild left in the group may hold the pipes open: the group goes with
-    // its leader, after a moment to let the streams drain.
-    let mut out = Stream::default();
-    let mut err = Stream::default();
+    }
+}
+
+/// Lets the streams drain: a process left behind may hold the pipes open, so
+/// after a moment the group and the tagged processes are killed, and after
+/// another the readers are left behind (their sinks keep what they read).
+fn drain(rx: &mpsc::Receiver<()>, readers: usize, pgid: u32, tag: &str) {
     let mut got = 0;
-    let drain_until = Instant::now() + Duration::from_millis(300);
     let mut killed = false;
-    while got < 2 {
-        let wait = drain_until.saturating_duration_since(Instant::now());
-        match rx.recv_timeout(if killed {
-            Duration::from_millis(500)
-        } else {
-            wait
-        }) {
-            Ok((true, s)) => {
-                out = s;
-                got += 1;
-            }
-            Ok((false, s)) => {
-                err = s;
-                got += 1;
-            }
+    while got < readers {
+        let wait = Duration::from_millis(if killed { 500 } else { 300 });
+        match rx.recv_timeout(wait) {
+            Ok(()) => got += 1,
             Err(mpsc::RecvTimeoutError::Timeout) if !killed => {
                 signal_group(pgid, libc::SIGKILL);
+                proctree::kill_tagged(tag, Duration::from_millis(200));
                 killed = true;
             }
-            // A process that left the group (setsid) keeps the pipe: stop waiting.
             Err(_) => break,
         }
     }
-    if group_alive(pgid) {
-        signal_group(pgid, libc::SIGKILL);
-    }
-    let (exit_code, signal) = match status {
-        Some(st) => (st.code(), st.signal()),
-        None => (None, None),
-    };
-    Ok(Finished {
-        stdout: out,
-        stderr: err,
-        exit_code,
-        signal,
-        timed_out,
-        duration,
-    })
 }

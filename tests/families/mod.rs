@@ -41,6 +41,7 @@ mod notfound;
 mod op_ids;
 mod packs;
 mod process;
+mod process_tree;
 mod protocol;
 mod read_cache;
 mod recovery_format;

@@ -48,8 +48,9 @@ fn run_reports_status_and_the_same_lines_as_running_directly() {
         .collect();
     let out = &r.json["stdout"];
     assert_eq!(out["total_lines"], all.len());
-    assert_eq!(lines(&out["head"]), all[..50]);
-    assert_eq!(lines(&out["tail"]), all[all.len() - 150..]);
+    // The default windows are sized for an agent: 5 leading and 20 trailing lines.
+    assert_eq!(lines(&out["head"]), all[..5]);
+    assert_eq!(lines(&out["tail"]), all[all.len() - 20..]);
     assert_eq!(out["truncated"], true);
     assert_eq!(lines(&r.json["stderr"]["head"]), ["oops"]);
     // Windows that cover everything are not truncated and never overlap.

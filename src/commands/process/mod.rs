@@ -5,6 +5,7 @@
 use crate::protocol::registry::CommandSpec;
 
 pub mod bg;
+pub mod capture;
 pub mod output;
 pub mod run;
 pub mod wait;

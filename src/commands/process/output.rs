@@ -1,9 +1,8 @@
 //! What a program printed, made readable and bounded: ANSI escapes and carriage-
-//! return redraws stripped, secrets masked (before any `--grep` sees a line), then
-//! a head and a tail window with the totals.
+//! return redraws stripped, secrets masked (before any `--grep` sees a line), the shape
+//! of a stream's report (`capture` fills it as the program runs).
 
 use crate::protocol::redact;
-use regex::Regex;
 use serde::Serialize;
 
 /// A line longer than this is cut (a minified bundle, a progress bar without CRs).
@@ -97,6 +96,26 @@ pub fn clean_lines(bytes: &[u8], strip: bool) -> (Vec<String>, bool) {
     (lines, cut)
 }
 
+/// One line of a program's output (no newline), cleaned as `clean_lines` cleans
+/// each, not masked (the caller masks, carrying state across lines); whether it was cut.
+pub fn clean_line(raw: &[u8], strip: bool) -> (String, bool) {
+    let text = String::from_utf8_lossy(raw);
+    let text = if strip {
+        std::borrow::Cow::Owned(strip_ansi(&text))
+    } else {
+        text
+    };
+    let l = if strip {
+        last_redraw(&text)
+    } else {
+        text.strip_suffix('\r').unwrap_or(&text)
+    };
+    match l.char_indices().nth(MAX_LINE_CHARS) {
+        Some((i, _)) => (format!("{}…", &l[..i]), true),
+        None => (l.to_string(), false),
+    }
+}
+
 #[derive(Serialize, Debug, Clone)]
 pub struct Match {
     pub n: u64,
@@ -118,45 +137,6 @@ pub struct Window {
     pub cut_lines: bool,
 }
 
-/// Head and tail windows that never overlap, and the grep matches over every line.
-pub fn window(
-    lines: Vec<String>,
-    head: usize,
-    tail: usize,
-    grep: Option<(&Regex, usize)>,
-) -> Window {
-    let total = lines.len();
-    let mut w = Window {
-        total_lines: total as u64,
-        ..Window::default()
-    };
-    if let Some((re, limit)) = grep {
-        let mut found = Vec::new();
-        let mut count = 0u64;
-        for (i, l) in lines.iter().enumerate() {
-            if re.is_match(l) {
-                count += 1;
-                if found.len() < limit {
-                    found.push(Match {
-                        n: i as u64 + 1,
-                        text: l.clone(),
-                    });
-                }
-            }
-        }
-        w.matches = Some(found);
-        w.total_matches = Some(count);
-    }
-    let h = head.min(total);
-    let t = tail.min(total - h);
-    w.truncated = h + t < total;
-    let mut lines = lines;
-    w.tail = lines.split_off(total - t);
-    lines.truncate(h);
-    w.head = lines;
-    w
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,17 +147,5 @@ mod tests {
         assert_eq!(strip_ansi("\u{1b}]0;title\u{7}x"), "x");
         assert_eq!(last_redraw("10%\r50%\r100%"), "100%");
         assert_eq!(last_redraw("done\r"), "done");
-    }
-
-    #[test]
-    fn windows_do_not_overlap() {
-        let lines: Vec<String> = (1..=10).map(|i| i.to_string()).collect();
-        let w = window(lines, 3, 4, None);
-        assert_eq!(w.head, ["1", "2", "3"]);
-        assert_eq!(w.tail, ["7", "8", "9", "10"]);
-        assert!(w.truncated);
-        let w = window(vec!["a".into()], 3, 4, None);
-        assert_eq!(w.head, ["a"]);
-        assert!(w.tail.is_empty() && !w.truncated);
     }
 }

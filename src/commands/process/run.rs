@@ -3,14 +3,15 @@
 //! stream; `--stdout-to` keeps stdout whole in a new workspace file instead,
 //! written through the store (journaled, undoable).
 
-use super::output::{self, Window};
+use super::capture::{Capture, Shape};
+use super::output::Window;
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell, values};
 use crate::store::write::{self, Change, WriteRequest};
 use crate::workspace::Ctx;
 use crate::workspace::boundary::Final;
-use crate::workspace::process::{self, Limits, StartError};
+use crate::workspace::process::{self, Finished, Limits, StartError, Stream};
 use clap::Args;
 use regex::Regex;
 use std::time::Duration;
@@ -24,10 +25,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "DURATION", default_value = "120s", value_parser = values::parse_duration)]
     pub timeout: Duration,
     /// Leading lines kept per stream.
-    #[arg(long, value_name = "N", default_value = "50", value_parser = values::parse_count)]
+    #[arg(long, value_name = "N", default_value = "5", value_parser = values::parse_count)]
     pub head: u64,
     /// Trailing lines kept per stream.
-    #[arg(long, value_name = "N", default_value = "150", value_parser = values::parse_count)]
+    #[arg(long, value_name = "N", default_value = "20", value_parser = values::parse_count)]
     pub tail: u64,
     /// Report every line of the whole output matching this regex (after masking) as matches[{n,text}].
     #[arg(long, value_name = "RE")]
@@ -46,9 +47,13 @@ pub struct RunArgs {
 pub const SPEC: CommandSpec = CommandSpec {
     name: "run",
     summary: "Run a program, no shell: status, trimmed output.",
-    description: "Runs argv directly (no shell: pipes, globs and $VARS are not expanded; run `sh -c '...'` for that), stdin closed, in its own process group, in the working directory. The exit code is 0 whenever the program started, also on a timeout or a failure: the program's own status is exit_code/signal/timed_out. Each stream is cleaned (ANSI escapes removed, a carriage-return redraw keeps its last state, unless --no-strip-ansi), masked (secrets become [REDACTED_SECRET] before --grep sees them) and cut to --head and --tail lines with total_lines; a line over 4096 characters is cut (cut_lines). At most 64 MiB per stream is captured (capture_capped). When the program ends, what it left running in its process group is killed.",
+    description: "Runs argv directly (no shell: pipes, globs and $VARS are not expanded; run `sh -c '...'` for that), stdin closed, in its own process group, in the working directory. aitools exits 0 whenever the program started, also when it failed: a failed program's answer (a non-zero exit, a signal, a timeout) begins with failed {reason, lines}, the reason (exit 1, signal 9, timed out) and the first lines of each stream that show the failure (an error, an assertion, a traceback, a failed test); exit_code/signal/timed_out follow. Each stream is cleaned (ANSI escapes removed, a carriage-return redraw keeps its last state, unless --no-strip-ansi), masked (secrets become [REDACTED_SECRET] before --grep sees them) and cut to --head and --tail lines with total_lines; a line over 4096 characters is cut (cut_lines). Output is read as it comes into bounded memory (the windows and counters, whatever the program prints). When the program ends, what it left running is killed: its process group and every process carrying its AITOOLS_JOB tag in the environment (also one that left the group with setsid or a double fork); any that outlived SIGKILL are listed in not_killed.",
     args: <RunArgs as clap::Args>::augment_args,
     output_fields: &[
+        field(
+            "failed",
+            "Present only when the program failed: {reason, lines?}; reason is \"exit N\", \"signal N\" or \"timed out\", lines the first that show the failure.",
+        ),
         field(
             "exit_code",
             "The program's exit code, or null when a signal ended it.",
@@ -58,12 +63,12 @@ pub const SPEC: CommandSpec = CommandSpec {
         field("duration_ms", "Wall time from start to exit."),
         field(
             "stdout",
-            "{head,tail,total_lines,truncated,matches?,total_matches?,cut_lines?}; head and tail never overlap. With --stdout-to, {path,bytes,op_id}.",
+            "{head,tail,total_lines,truncated,matches?,total_matches?,cut_lines?}; head and tail never overlap. With --stdout-to, {path,bytes,cut?,total_bytes?,op_id}: past 64 MiB the file is cut, cut is true, total_bytes says what the program wrote and the status is partial (exit 3).",
         ),
         field("stderr", "Same shape as stdout (never written to a file)."),
         field(
-            "capture_capped",
-            "Present and true when a stream passed 64 MiB; the rest was not kept.",
+            "not_killed",
+            "PIDs of processes the program left that outlived SIGKILL (omitted when none).",
         ),
         field(
             "next_commands",
@@ -168,6 +173,128 @@ pub fn not_started(prog: &str, err: StartError) -> CmdError {
     }
 }
 
+/// What the program did, each stream read into what the answer shows.
+struct Ran {
+    done: Finished<Json, Window>,
+    redactions: usize,
+    failures: Vec<String>,
+    partial: bool,
+    /// More `--grep` matches than `--grep-limit`.
+    more_matches: bool,
+}
+
+/// Runs the program with stdout read into a window.
+fn run_windowed(
+    cmd: std::process::Command,
+    limits: Limits,
+    shape: &Shape,
+) -> Result<Ran, StartError> {
+    let done = process::run_with(
+        cmd,
+        limits,
+        Capture::new(shape.clone()),
+        Capture::new(shape.clone()),
+    )?;
+    let (out, out_masked, mut failures) = done.stdout.finish();
+    let (err, err_masked, err_failures) = done.stderr.finish();
+    failures.extend(err_failures);
+    let partial = [&out, &err]
+        .iter()
+        .any(|w| w.total_matches.unwrap_or(0) > w.matches.as_ref().map_or(0, |m| m.len() as u64));
+    Ok(Ran {
+        done: Finished {
+            stdout: Json::from_serialize(&out),
+            stderr: err,
+            exit_code: done.exit_code,
+            signal: done.signal,
+            timed_out: done.timed_out,
+            duration: done.duration,
+            not_killed: done.not_killed,
+        },
+        redactions: out_masked + err_masked,
+        failures,
+        partial,
+        more_matches: partial,
+    })
+}
+
+/// Runs the program with stdout kept whole (up to [`CAP`]) and written to `abs`;
+/// a cut file says so (`cut`, status partial).
+fn run_to_file(
+    ctx: &Ctx,
+    a: &RunArgs,
+    abs: &std::path::Path,
+    cmd: std::process::Command,
+    limits: Limits,
+    shape: &Shape,
+) -> Result<Ran, CmdError> {
+    let done = process::run_with(
+        cmd,
+        limits,
+        Stream::with_cap(CAP),
+        Capture::new(shape.clone()),
+    )
+    .map_err(|e| not_started(&a.argv[0], e))?;
+    let (err, redactions, failures) = done.stderr.finish();
+    let stream = done.stdout;
+    let len = stream.bytes.len() as u64;
+    let arg = a.stdout_to.clone().unwrap_or_default();
+    let committed = write::submit(ctx, &WriteRequest::new(ctx).max_diff_lines(Some(0)), || {
+        if ctx.files().exists(abs)? {
+            return Err(exists_error(ctx, a.argv.len(), &arg));
+        }
+        Ok(vec![Change::Put {
+            path: abs.to_path_buf(),
+            bytes: stream.bytes.clone(),
+            mode: None,
+        }])
+    })?;
+    let mut o = Json::obj();
+    o.push("path", Json::str(ctx.display_path(abs)));
+    o.push("bytes", Json::UInt(len));
+    if stream.capped {
+        o.push("cut", Json::Bool(true));
+        o.push("total_bytes", Json::UInt(stream.total));
+    }
+    o.push(
+        "op_id",
+        committed
+            .op_id
+            .map(|id| Json::Str(crate::protocol::compact::short_op_id(&id)))
+            .unwrap_or(Json::Null),
+    );
+    let more_matches =
+        err.total_matches.unwrap_or(0) > err.matches.as_ref().map_or(0, |m| m.len() as u64);
+    Ok(Ran {
+        done: Finished {
+            stdout: o,
+            stderr: err,
+            exit_code: done.exit_code,
+            signal: done.signal,
+            timed_out: done.timed_out,
+            duration: done.duration,
+            not_killed: done.not_killed,
+        },
+        redactions,
+        failures,
+        partial: stream.capped || more_matches,
+        more_matches,
+    })
+}
+
+/// Why the program failed, or `None` when it exited 0.
+fn failure(d: &Finished<Json, Window>) -> Option<String> {
+    if d.timed_out {
+        return Some("timed out".into());
+    }
+    match (d.exit_code, d.signal) {
+        (Some(0), _) => None,
+        (Some(c), _) => Some(format!("exit {c}")),
+        (None, Some(s)) => Some(format!("signal {s}")),
+        (None, None) => Some("status unknown".into()),
+    }
+}
+
 pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Output, CmdError> {
     refuse_option_as_program(ctx, &a.argv)?;
     let grep = match &a.grep {
@@ -197,86 +324,69 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Output, CmdError> {
     };
     let mut cmd = std::process::Command::new(prog);
     cmd.args(rest).current_dir(&ctx.cwd);
-    let done = process::run(
-        cmd,
-        Limits {
-            timeout: a.timeout,
-            grace: Duration::from_secs(1),
-            cap: CAP,
-        },
-    )
-    .map_err(|e| not_started(prog, e))?;
-    let strip = !a.no_strip_ansi;
-    let head = usize::try_from(a.head).unwrap_or(usize::MAX);
-    let tail = usize::try_from(a.tail).unwrap_or(usize::MAX);
-    let limit = usize::try_from(a.grep_limit).unwrap_or(usize::MAX);
-    let view_of = |bytes: &[u8]| -> Window {
-        let (lines, cut) = output::clean_lines(bytes, strip);
-        let mut w = output::window(lines, head, tail, grep.as_ref().map(|r| (r, limit)));
-        w.cut_lines = cut;
-        w
+    let limits = Limits {
+        timeout: a.timeout,
+        grace: Duration::from_secs(1),
+        cap: CAP,
     };
-    let capped = done.stdout.capped || done.stderr.capped;
-    let err_view = view_of(&done.stderr.bytes);
-    let mut partial = err_view.total_matches.unwrap_or(0) > a.grep_limit;
-    let stdout_json = match &target {
-        Some(abs) => {
-            let bytes = done.stdout.bytes;
-            let len = bytes.len() as u64;
-            let arg = a.stdout_to.clone().unwrap_or_default();
-            let committed =
-                write::submit(ctx, &WriteRequest::new(ctx).max_diff_lines(Some(0)), || {
-                    if ctx.files().exists(abs)? {
-                        return Err(exists_error(ctx, a.argv.len(), &arg));
-                    }
-                    Ok(vec![Change::Put {
-                        path: abs.clone(),
-                        bytes,
-                        mode: None,
-                    }])
-                })?;
-            let mut o = Json::obj();
-            o.push("path", Json::str(ctx.display_path(abs)));
-            o.push("bytes", Json::UInt(len));
-            o.push(
-                "op_id",
-                committed
-                    .op_id
-                    .map(|id| Json::Str(crate::protocol::compact::short_op_id(&id)))
-                    .unwrap_or(Json::Null),
-            );
-            o
-        }
-        None => {
-            let w = view_of(&done.stdout.bytes);
-            partial |= w.total_matches.unwrap_or(0) > a.grep_limit;
-            Json::from_serialize(&w)
-        }
+    let shape = Shape {
+        head: usize::try_from(a.head).unwrap_or(usize::MAX),
+        tail: usize::try_from(a.tail).unwrap_or(usize::MAX),
+        strip: !a.no_strip_ansi,
+        grep: grep.map(|r| (r, usize::try_from(a.grep_limit).unwrap_or(usize::MAX))),
     };
+    let ran = match &target {
+        Some(abs) => run_to_file(ctx, a, abs, cmd, limits, &shape)?,
+        None => run_windowed(cmd, limits, &shape).map_err(|e| not_started(prog, e))?,
+    };
+    Ok(answer(ctx, a, ran))
+}
+
+fn answer(ctx: &Ctx, a: &RunArgs, ran: Ran) -> Output {
+    let d = ran.done;
     let mut out = Json::obj();
+    if let Some(reason) = failure(&d) {
+        let mut f = Json::obj();
+        f.push("reason", Json::Str(reason));
+        if !ran.failures.is_empty() {
+            f.push(
+                "lines",
+                Json::Arr(ran.failures.into_iter().map(Json::Str).collect()),
+            );
+        }
+        out.push("failed", f);
+    }
     out.push(
         "exit_code",
-        done.exit_code
+        d.exit_code
             .map(|c| Json::Int(i64::from(c)))
             .unwrap_or(Json::Null),
     );
     out.push(
         "signal",
-        done.signal
+        d.signal
             .map(|s| Json::Int(i64::from(s)))
             .unwrap_or(Json::Null),
     );
-    out.push("timed_out", Json::Bool(done.timed_out));
+    out.push("timed_out", Json::Bool(d.timed_out));
     out.push(
         "duration_ms",
-        Json::UInt(u64::try_from(done.duration.as_millis()).unwrap_or(u64::MAX)),
+        Json::UInt(u64::try_from(d.duration.as_millis()).unwrap_or(u64::MAX)),
     );
-    out.push("stdout", stdout_json);
-    out.push("stderr", Json::from_serialize(&err_view));
-    if capped {
-        out.push("capture_capped", Json::Bool(true));
+    out.push("stdout", d.stdout);
+    out.push("stderr", Json::from_serialize(&d.stderr));
+    if !d.not_killed.is_empty() {
+        out.push(
+            "not_killed",
+            Json::Arr(
+                d.not_killed
+                    .iter()
+                    .map(|&p| Json::UInt(u64::from(p)))
+                    .collect(),
+            ),
+        );
     }
-    if partial {
+    if ran.more_matches {
         let words = shell::rerun(
             &argv_with_dashes(ctx, a.argv.len()),
             &["--grep-limit"],
@@ -291,7 +401,7 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Output, CmdError> {
             Json::Arr(vec![Json::str(shell::aitools(&words))]),
         );
     }
-    Ok(Output::from_json(out, partial))
+    Output::from_json(out, ran.partial).premasked(ran.redactions)
 }
 
 fn exists_error(ctx: &Ctx, program_words: usize, arg: &str) -> CmdError {

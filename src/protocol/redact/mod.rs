@@ -128,6 +128,31 @@ impl StreamMask {
     }
 }
 
+/// Masks a text one line at a time (a program's output as it comes), carrying the
+/// line machine's state from line to line, so a key block split over lines is
+/// masked as within one string; counts the secrets masked.
+#[derive(Default)]
+pub struct LineMask {
+    masker: tree::Masker,
+    lines: lines::Lines,
+}
+
+impl LineMask {
+    /// `line` (no newline) masked; `None` when nothing in it is a secret.
+    pub fn line(&mut self, line: &str) -> Option<String> {
+        if self.lines.state == lines::State::Normal && !prefilter::may_hold_secret(line.as_bytes())
+        {
+            return None;
+        }
+        self.masker.string(line, &mut self.lines)
+    }
+
+    /// Secrets masked so far.
+    pub fn count(&self) -> usize {
+        self.masker.count
+    }
+}
+
 /// The compact JSON text of `value` with every secret masked, and how many were.
 /// Prints exactly what `mask_tree` then serializing prints.
 pub fn write_masked(value: &mut json::Json) -> (String, usize) {

@@ -1,0 +1,201 @@
+//! One stream of a running program, read line by line as it comes into bounded
+//! memory: the head and tail windows, the `--grep` matches, the first lines that
+//! show a failure, and the counters. Each line is cleaned and masked on arrival
+//! (the mask's line state carries across lines), so `yes` for a minute costs the
+//! windows, not its output.
+
+use super::output::{self, Match, Window};
+use crate::protocol::redact::LineMask;
+use crate::workspace::process::Sink;
+use regex::Regex;
+use std::collections::VecDeque;
+use std::sync::OnceLock;
+
+/// Bytes of an unfinished line kept: a line is cut at 4096 characters anyway.
+const MAX_PENDING: usize = 64 * 1024;
+/// Bytes kept per window (head, tail, matches) whatever the line counts asked.
+const WINDOW_BYTES: usize = 4 * 1024 * 1024;
+/// Lines that show a failure kept per stream.
+pub const FAILURE_LINES: usize = 8;
+
+/// The lines that show why a program failed: an assertion, an error, a panic, a
+/// traceback, a failed test's summary line.
+fn failure_re() -> Option<&'static Regex> {
+    static RE: OnceLock<Option<Regex>> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"(?i)(\b(error|errors|failed|failure|failures|fail|assert\w*|exception|traceback|panicked|fatal)\b|^E {2,}\S)",
+        )
+        .ok()
+    })
+    .as_ref()
+}
+
+/// How a stream is read.
+#[derive(Default, Clone)]
+pub struct Shape {
+    pub head: usize,
+    pub tail: usize,
+    pub strip: bool,
+    pub grep: Option<(Regex, usize)>,
+}
+
+/// The sink.
+#[derive(Default)]
+pub struct Capture {
+    shape: Shape,
+    head: Vec<String>,
+    head_bytes: usize,
+    tail: VecDeque<String>,
+    tail_bytes: usize,
+    dropped: bool,
+    total: u64,
+    matches: Vec<Match>,
+    match_bytes: usize,
+    total_matches: u64,
+    failures: Vec<String>,
+    cut: bool,
+    pending: Vec<u8>,
+    pending_over: bool,
+    mask: LineMask,
+}
+
+impl Capture {
+    pub fn new(shape: Shape) -> Capture {
+        Capture {
+            shape,
+            ..Capture::default()
+        }
+    }
+
+    fn line(&mut self, raw: &[u8]) {
+        self.total += 1;
+        let (text, cut) = output::clean_line(raw, self.shape.strip);
+        self.cut |= cut;
+        let text = self.mask.line(&text).unwrap_or(text);
+        if let Some((re, limit)) = &self.shape.grep
+            && re.is_match(&text)
+        {
+            self.total_matches += 1;
+            if self.matches.len() < *limit && self.match_bytes < WINDOW_BYTES {
+                self.match_bytes += text.len();
+                self.matches.push(Match {
+                    n: self.total,
+                    text: text.clone(),
+                });
+            }
+        }
+        if self.failures.len() < FAILURE_LINES && failure_re().is_some_and(|re| re.is_match(&text))
+        {
+            self.failures.push(text.clone());
+        }
+        if self.head.len() < self.shape.head && self.head_bytes < WINDOW_BYTES {
+            self.head_bytes += text.len();
+            self.head.push(text);
+            return;
+        }
+        if self.shape.tail == 0 {
+            self.dropped = true;
+            return;
+        }
+        self.tail_bytes += text.len();
+        self.tail.push_back(text);
+        while self.tail.len() > self.shape.tail || self.tail_bytes > WINDOW_BYTES {
+            let Some(gone) = self.tail.pop_front() else {
+                break;
+            };
+            self.tail_bytes -= gone.len();
+            self.dropped = true;
+        }
+    }
+
+    /// The window, the secrets masked, and the lines that show a failure.
+    pub fn finish(self) -> (Window, usize, Vec<String>) {
+        let shown_matches = self.matches.len() as u64;
+        let w = Window {
+            head: self.head,
+            tail: self.tail.into_iter().collect(),
+            total_lines: self.total,
+            truncated: self.dropped,
+            matches: self.shape.grep.as_ref().map(|_| self.matches),
+            total_matches: self.shape.grep.as_ref().map(|_| self.total_matches),
+            cut_lines: self.cut,
+        };
+        debug_assert!(shown_matches <= self.total_matches);
+        (w, self.mask.count(), self.failures)
+    }
+}
+
+impl Sink for Capture {
+    fn feed(&mut self, bytes: &[u8]) {
+        let mut rest = bytes;
+        while let Some(i) = memchr::memchr(b'\n', rest) {
+            if self.pending.is_empty() {
+                self.line(&rest[..i]);
+            } else {
+                self.keep(&rest[..i]);
+                let raw = std::mem::take(&mut self.pending);
+                self.line(&raw);
+                self.pending_over = false;
+            }
+            rest = &rest[i + 1..];
+        }
+        self.keep(rest);
+    }
+
+    fn end(&mut self) {
+        if !self.pending.is_empty() {
+            let raw = std::mem::take(&mut self.pending);
+            self.line(&raw);
+        }
+    }
+}
+
+impl Capture {
+    /// Adds to the unfinished line, within [`MAX_PENDING`]: a redrawn line keeps
+    /// its last state, a longer one its start (it is cut when shown anyway).
+    fn keep(&mut self, part: &[u8]) {
+        if self.pending_over && !(self.shape.strip && part.contains(&b'\r')) {
+            return;
+        }
+        self.pending.extend_from_slice(part);
+        if self.pending.len() > MAX_PENDING {
+            if self.shape.strip
+                && let Some(r) = memchr::memrchr(b'\r', &self.pending)
+            {
+                self.pending.drain(..r);
+            }
+            if self.pending.len() > MAX_PENDING {
+                self.pending.truncate(MAX_PENDING);
+                self.pending_over = true;
+                self.cut = true;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_come_from_a_stream_in_any_chunks() {
+        let mut c = Capture::new(Shape {
+            head: 2,
+            tail: 3,
+            strip: true,
+            grep: None,
+        });
+        let text: String = (1..=10).map(|i| format!("{i}\n")).collect();
+        for chunk in text.as_bytes().chunks(3) {
+            c.feed(chunk);
+        }
+        c.feed(b"last");
+        c.end();
+        let (w, masked, _) = c.finish();
+        assert_eq!(w.head, ["1", "2"]);
+        assert_eq!(w.tail, ["9", "10", "last"]);
+        assert_eq!(w.total_lines, 11);
+        assert!(w.truncated && masked == 0);
+    }
+}

@@ -1,0 +1,96 @@
+//! Programs stay under control: `run` reads output into bounded memory, kills
+//! what the program left (also past `setsid` and a double fork), and a failed
+//! program's answer leads with what failed.
+
+use crate::support::TestEnv;
+use std::process::Command;
+
+/// Whether a live (not zombie) process has `marker` in its command line.
+fn alive_with(marker: &str) -> bool {
+    std::fs::read_dir("/proc").unwrap().flatten().any(|e| {
+        let p = e.path();
+        let cmd = std::fs::read(p.join("cmdline")).unwrap_or_default();
+        let stat = std::fs::read_to_string(p.join("stat")).unwrap_or_default();
+        let zombie = stat
+            .rfind(')')
+            .is_some_and(|i| stat[i + 1..].trim_start().starts_with('Z'));
+        !zombie
+            && String::from_utf8_lossy(&cmd)
+                .replace('\0', " ")
+                .contains(marker)
+    })
+}
+
+#[test]
+fn run_yes_stays_in_bounded_memory() {
+    let env = TestEnv::new();
+    let mut c = Command::new("/usr/bin/time");
+    c.args(["-f", "RSS %M"]).arg(crate::support::bin());
+    c.args(["run", "--timeout", "1s", "--", "yes"]);
+    let out = env.isolate(c).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let kb: u64 = err
+        .lines()
+        .find_map(|l| l.strip_prefix("RSS "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no RSS in {err}"));
+    assert!(kb < 128 * 1024, "run yes peaked at {kb} KB");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["timed_out"], true);
+    assert_eq!(v["stdout"]["truncated"], true);
+    assert_eq!(v["stdout"]["tail"].as_array().unwrap().len(), 20);
+}
+
+#[test]
+fn run_kills_children_that_setsid_or_double_fork() {
+    let env = TestEnv::new();
+    let script = "setsid sleep 7771 >/dev/null 2>&1 & (sleep 7772 >/dev/null 2>&1 &); echo started";
+    let r = env.run(&["run", "--", "sh", "-c", script]);
+    assert_eq!(r.json["exit_code"], 0, "{}", r.stdout);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let left = ["sleep 7771", "sleep 7772"].map(alive_with);
+    assert_eq!(left, [false, false], "survivors of run: {left:?}");
+    // The same under a timeout.
+    let script = "setsid sleep 7773 >/dev/null 2>&1 & (sleep 7774 >/dev/null 2>&1 &); sleep 60";
+    let r = env.run(&["run", "--timeout", "300ms", "--", "sh", "-c", script]);
+    assert_eq!(r.json["timed_out"], true, "{}", r.stdout);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let left = ["sleep 7773", "sleep 7774"].map(alive_with);
+    assert_eq!(left, [false, false], "survivors of run --timeout: {left:?}");
+}
+
+#[test]
+fn a_failed_program_leads_with_what_failed_in_a_small_window() {
+    let env = TestEnv::new();
+    let script = "for i in $(seq 1 200); do echo \"test_$i PASSED\"; done; \
+        echo 'E       assert 1 == 2'; echo 'tests/test_a.py:5: AssertionError'; \
+        echo 'FAILED tests/test_a.py::test_one - assert 1 == 2'; exit 1";
+    let r = env.run(&["run", "--", "sh", "-c", script]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let first = r.stdout.split(',').nth(3).unwrap_or("");
+    assert!(first.starts_with("\"failed\":"), "{}", r.stdout);
+    assert_eq!(r.json["failed"]["reason"], "exit 1");
+    let shown = r.json["failed"]["lines"].to_string();
+    assert!(
+        shown.contains("assert 1 == 2") && shown.contains("test_a.py:5"),
+        "{shown}"
+    );
+    assert!(
+        r.stdout.len() < 2048,
+        "{} bytes: {}",
+        r.stdout.len(),
+        r.stdout
+    );
+    // A program that succeeded has no failed member.
+    let ok = env.run(&["run", "--", "true"]);
+    assert!(ok.json.get("failed").is_none(), "{}", ok.stdout);
+}
+
+#[test]
+fn run_counts_the_secrets_it_masked() {
+    let env = TestEnv::new();
+    let token = format!("ghp_{}", "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5");
+    let r = env.run(&["run", "--", "echo", "token", &token]);
+    assert!(!r.stdout.contains(&token), "{}", r.stdout);
+    assert_eq!(r.json["redactions"], 1, "{}", r.stdout);
+}
