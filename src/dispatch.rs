@@ -7,6 +7,7 @@
 use crate::cli;
 use crate::discovery;
 use crate::protocol::args::GlobalArgs;
+use crate::protocol::argv as protocol_argv;
 use crate::protocol::envelope::{self, Rendered};
 use crate::protocol::host::Host;
 use crate::protocol::invoke::Invoked;
@@ -93,7 +94,7 @@ pub fn status() -> u8 {
 fn serve_mcp(args: &[OsString]) -> Option<u8> {
     let argv = lossy(args);
     let words = cli::command_words(&argv);
-    if words != ["mcp"] || argv.iter().any(|a| a == "--help") {
+    if words != ["mcp"] || protocol_argv::has_option(registry::LIST, &argv, HELP) {
         return None;
     }
     let full = std::iter::once(OsString::from("aitools")).chain(args.iter().cloned());
@@ -397,38 +398,13 @@ fn run_in(
         panic!("a panic forced by AITOOLS_TEST_PANIC");
     }
     let argv = lossy(args);
-    let head: Vec<&str> = argv
-        .iter()
-        .take_while(|a| *a != "--")
-        .map(String::as_str)
-        .collect();
     let words = cli::command_words(&argv);
-
-    if head.contains(&"--help") {
+    let has = |names: &[&str]| protocol_argv::has_option(registry::LIST, &argv, names);
+    if has(HELP) {
         return help(&words);
     }
-    if head.contains(&"--brief") && words.is_empty() {
-        let mut v = Json::obj();
-        v.push("brief", Json::str(agent_docs::BRIEF));
-        return answer("brief", v);
-    }
-    if head.contains(&"--version") && words.is_empty() {
-        let mut v = Json::obj();
-        v.push("name", Json::str("aitools"));
-        v.push("version", Json::str(VERSION));
-        return answer("version", v);
-    }
     if words.is_empty() {
-        let err = CmdError::new(
-            code::ARGUMENT_INVALID,
-            "No command given.",
-            Repair::new(
-                "help",
-                "List the commands, rules and skills.",
-                "aitools --help",
-            ),
-        );
-        return Invoked::new("aitools", Err(err));
+        return no_command(&argv);
     }
 
     let full = std::iter::once(OsString::from("aitools")).chain(args.iter().cloned());
@@ -553,6 +529,68 @@ fn with_tx_option(command: &str, id: &str) -> Option<String> {
         Some((span, _)) => format!("{}{add} {}", &command[..span.start], &command[span.start..]),
         None => format!("{} {add}", command.trim_end()),
     })
+}
+
+/// `--help`/`-h`: recognised wherever clap would parse it as the flag.
+const HELP: &[&str] = &["--help", "-h"];
+
+/// A call without command words: `--version`/`-V`, `--brief`, or an error naming
+/// what stands in the command's place (an unknown option, or nothing).
+fn no_command(argv: &[String]) -> Invoked {
+    let opts = protocol_argv::options(registry::LIST, argv);
+    let named = |n: &[&str]| opts.iter().any(|o| n.contains(&o.name.as_str()));
+    if named(&["--version", "-V"]) {
+        let mut v = Json::obj();
+        v.push("name", Json::str("aitools"));
+        v.push("version", Json::str(VERSION));
+        return answer("version", v);
+    }
+    if named(&["--brief"]) {
+        let mut v = Json::obj();
+        v.push("brief", Json::str(agent_docs::BRIEF));
+        return answer("brief", v);
+    }
+    let globals = crate::protocol::args::global_options_taking_values();
+    let unknown = opts.iter().find(|o| !globals.contains(&o.name.as_str()));
+    let err = match unknown {
+        Some(o) => unknown_root_option(&o.name),
+        None => CmdError::new(
+            code::ARGUMENT_INVALID,
+            "No command given.",
+            Repair::new(
+                "help",
+                "List the commands, rules and skills.",
+                "aitools --help",
+            ),
+        ),
+    };
+    Invoked::new("aitools", Err(err))
+}
+
+/// An option aitools does not take before a command (`--bogus`); `--schema`
+/// and `--capabilities` are commands, and the repair runs the command.
+fn unknown_root_option(name: &str) -> CmdError {
+    let word = name.trim_start_matches('-');
+    let repair = match registry::find(word) {
+        Some(spec) => Repair::new(
+            "run",
+            format!("`{word}` is a command, not an option."),
+            format!("aitools {}", spec.name),
+        ),
+        None => Repair::new(
+            "help",
+            "List the commands and the options every command takes.",
+            "aitools --help",
+        ),
+    };
+    CmdError::new(
+        code::ARGUMENT_INVALID,
+        format!(
+            "aitools does not take {}: give a command first (aitools <command> [options]).",
+            crate::protocol::shell::quote(name)
+        ),
+        repair,
+    )
 }
 
 /// `aitools --help` (the brief, commands, rules, skills and the feedback line) or

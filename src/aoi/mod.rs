@@ -14,6 +14,7 @@ pub mod schema;
 pub mod stream;
 pub mod table;
 
+use crate::protocol::argv;
 use crate::protocol::events::Events;
 use crate::protocol::host::Host;
 use crate::protocol::{CmdError, Json, Repair, code, shell};
@@ -56,28 +57,20 @@ fn lossy(args: &[OsString]) -> Vec<String> {
 /// (search, find) is left alone.
 pub fn request(host: Host, args: &[OsString]) -> Option<Request> {
     let argv = lossy(args);
-    let end = argv.iter().position(|a| a == "--").unwrap_or(argv.len());
+    if !argv::has_option(host.commands, &argv, &["--output", "--format"]) {
+        return None;
+    }
     let mut value: Option<String> = None;
     let mut drop = vec![false; argv.len()];
-    let mut i = 0;
-    while i < end {
-        let a = argv[i].as_str();
-        let (flag, inline) = match a.split_once('=') {
-            Some((f, v)) => (f, Some(v.to_string())),
-            None => (a, None),
-        };
-        if flag == "--output" || flag == "--format" {
-            let v = inline.clone().or_else(|| argv.get(i + 1).cloned());
-            if matches!(v.as_deref(), Some("jsonl") | Some("json")) {
-                value = v;
-                drop[i] = true;
-                if inline.is_none() {
-                    drop[i + 1] = true;
-                    i += 1;
-                }
+    for o in argv::options(host.commands, &argv) {
+        let mode = matches!(o.value.as_deref(), Some("jsonl") | Some("json"));
+        if (o.name == "--output" || o.name == "--format") && mode {
+            value = o.value.clone();
+            drop[o.index] = true;
+            if !o.inline {
+                drop[o.index + 1] = true;
             }
         }
-        i += 1;
     }
     let value = value?;
     let kept: Vec<OsString> = args
@@ -92,43 +85,36 @@ pub fn request(host: Host, args: &[OsString]) -> Option<Request> {
         return matches!(command.as_str(), "schema" | "capabilities")
             .then_some(Request::Json { command });
     }
-    // The mode's own options (seed 16.1), before `--` only.
-    let kept_s = lossy(&kept);
-    let end = kept_s
-        .iter()
-        .position(|a| a == "--")
-        .unwrap_or(kept_s.len());
-    let mut out = Vec::new();
-    let mut confirm = false;
-    let mut schema_version = None;
-    let mut j = 0;
-    while j < kept.len() {
-        let a = kept_s[j].as_str();
-        if j < end {
-            if a == "--confirm" {
-                confirm = true;
-                j += 1;
-                continue;
+    Some(Request::Jsonl(mode_options(host, kept)))
+}
+
+/// The mode's own options (seed 16.1) taken out of `args`, where options stand.
+fn mode_options(host: Host, args: Vec<OsString>) -> Mode {
+    let argv = lossy(&args);
+    let mut drop = vec![false; argv.len()];
+    let (mut confirm, mut schema_version) = (false, None);
+    for o in argv::options(host.commands, &argv) {
+        match o.name.as_str() {
+            "--confirm" => confirm = true,
+            "--schema-version" => {
+                schema_version = Some(o.value.clone().unwrap_or_default());
+                if !o.inline && o.index + 1 < drop.len() {
+                    drop[o.index + 1] = true;
+                }
             }
-            if let Some(v) = a.strip_prefix("--schema-version=") {
-                schema_version = Some(v.to_string());
-                j += 1;
-                continue;
-            }
-            if a == "--schema-version" {
-                schema_version = Some(kept_s.get(j + 1).cloned().unwrap_or_default());
-                j += 2;
-                continue;
-            }
+            _ => continue,
         }
-        out.push(kept[j].clone());
-        j += 1;
+        drop[o.index] = true;
     }
-    Some(Request::Jsonl(Mode {
-        args: out,
+    Mode {
+        args: args
+            .into_iter()
+            .zip(drop)
+            .filter_map(|(a, d)| (!d).then_some(a))
+            .collect(),
         confirm,
         schema_version,
-    }))
+    }
 }
 
 /// Runs a request to its end, writing to `out`; returns the exit code.
@@ -247,11 +233,7 @@ fn run(
     let argv = lossy(&mode.args);
     let words = host.commands.command_words(&argv);
     let spec = host.commands.find(&words.join(" "));
-    if argv
-        .iter()
-        .take_while(|a| *a != "--")
-        .any(|a| a == "--help")
-    {
+    if argv::has_option(host.commands, &argv, &["--help", "-h"]) {
         // The seed's rule: --help is human-readable help, even in this mode.
         let text = commands::help_text(host.commands, spec);
         return match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
@@ -292,11 +274,6 @@ fn run_stream(
     watch_signals: bool,
     answer: &mut Option<(String, u8)>,
 ) -> u8 {
-    let head: Vec<&str> = argv
-        .iter()
-        .take_while(|a| *a != "--")
-        .map(String::as_str)
-        .collect();
     let command = spec.map_or("aitools", |s| s.name);
     let mut meta = Json::obj();
     identity(&mut meta);
@@ -320,7 +297,7 @@ fn run_stream(
         stream.line("aoi:meta", meta);
         return fail(stream, &err, "unsupported");
     }
-    let dry_run = head.contains(&"--dry-run");
+    let dry_run = argv::has_option(host.commands, argv, &["--dry-run"]);
     if let Some(s) = spec
         && table::destructive(s)
         && !mode.confirm

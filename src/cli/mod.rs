@@ -119,6 +119,7 @@ fn build_from(specs: impl Iterator<Item = &'static CommandSpec>) -> Command {
     root.arg(
         Arg::new("help_flag")
             .long("help")
+            .short('h')
             .action(ArgAction::SetTrue)
             .global(true)
             .hide(true),

@@ -46,12 +46,21 @@ pub struct Pattern {
 #[derive(Args, Debug, Default, Clone)]
 pub struct GlobalArgs {
     /// Workspace root (default: the enclosing git work tree, else the working directory).
-    #[arg(long, value_name = "DIR", global = true)]
+    #[arg(long, value_name = "DIR", global = true, allow_hyphen_values = true)]
     pub root: Option<String>,
     /// How long a write, or recovery before a command, waits for the workspace lock (default 10s).
-    #[arg(long, value_name = "DURATION", global = true)]
+    #[arg(
+        long,
+        value_name = "DURATION",
+        global = true,
+        allow_hyphen_values = true
+    )]
     pub lock_timeout: Option<String>,
 }
+
+/// Options no command's parser declares that take a value: the machine mode's
+/// (`--output jsonl`, its alias `--format`, `--schema-version`).
+pub const MODE_OPTIONS_TAKING_VALUES: &[&str] = &["--output", "--format", "--schema-version"];
 
 /// The global options, as clap arguments (in declaration order).
 pub fn global_args() -> Vec<clap::Arg> {

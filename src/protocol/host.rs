@@ -3,7 +3,7 @@
 //! the AOI mode), so that none of it names the root (`registry`, `dispatch`), the
 //! way `workspace::Invoker` serves `batch` and `tx rebase`.
 
-use crate::protocol::args::global_options_taking_values;
+use crate::protocol::args::{MODE_OPTIONS_TAKING_VALUES, global_options_taking_values};
 use crate::protocol::envelope::Rendered;
 use crate::protocol::events::Events;
 use crate::protocol::registry::CommandSpec;
@@ -50,7 +50,8 @@ impl CommandList {
             if a == "--" {
                 break;
             }
-            if global_options_taking_values().contains(&a.as_str()) {
+            let mode = words.is_empty() && MODE_OPTIONS_TAKING_VALUES.contains(&a.as_str());
+            if mode || global_options_taking_values().contains(&a.as_str()) {
                 i += 2;
                 continue;
             }

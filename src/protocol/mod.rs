@@ -4,6 +4,7 @@
 
 pub mod agent_docs;
 pub mod args;
+pub mod argv;
 pub mod catalog;
 pub mod compact;
 pub mod correspondence;

@@ -366,7 +366,15 @@ impl CommandSpec {
                 .disable_version_flag(true)
                 // `search -5`, `replace 5 -6`: a number is a value, never an option.
                 .allow_negative_numbers(true),
-        );
+        )
+        // A value is never taken for a flag: `edit --old '--help'` edits that text.
+        .mut_args(|a| {
+            if a.get_long().is_some() && a.get_action().takes_values() {
+                a.allow_hyphen_values(true)
+            } else {
+                a
+            }
+        });
         // Declared here once for every write: the store applies it to the answer.
         let cmd = if self.writes {
             cmd.arg(
@@ -375,6 +383,7 @@ impl CommandSpec {
                     .value_name("N")
                     .value_parser(clap::value_parser!(u64))
                     .action(ArgAction::Set)
+                    .allow_hyphen_values(true)
                     .help("Diff lines shown in all (0: none); default a small budget, the rest via diff --op"),
             )
         } else {
@@ -393,6 +402,7 @@ impl CommandSpec {
                 .long("tx")
                 .value_name("TX")
                 .action(ArgAction::Set)
+                .allow_hyphen_values(true)
                 .help(help),
         )
     }

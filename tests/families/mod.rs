@@ -14,6 +14,7 @@ mod aoi_listing;
 mod aoi_stream;
 mod appends_fault;
 mod apply_paths;
+mod argv;
 mod bounds;
 mod codes;
 mod conformance;
