@@ -254,10 +254,10 @@ fn git_log_matches_git_log_and_pages() {
         .collect();
     assert_eq!(got, want.lines().collect::<Vec<_>>());
     assert_eq!(r.json["total"], 3);
-    // A page, and the command that continues it.
+    // A page the caller asked for is ok; `more` continues it.
     let p = env.run(&["git", "log", "--limit", "2"]);
-    assert_eq!(p.code, 3);
-    let rest = env.run_line(p.json["next_commands"][0].as_str().unwrap());
+    assert_eq!(p.code, 0);
+    let rest = env.run_line(p.json["more"].as_str().unwrap());
     assert_eq!(rest.code, 0);
     assert_eq!(rest.json["items"][0]["subject"], "first");
     // Only commits touching a path, with the paths each changed.
@@ -309,8 +309,11 @@ fn git_show_reads_a_blob_like_git_show() {
     assert_eq!(m.json["line_numbers"], serde_json::json!([4]));
     let missing = env.run(&["git", "show", "HEAD:nope.txt"]);
     assert_eq!(missing.error_code(), "input.not-found");
+    // A path named alone is no commit; the repair reads it at HEAD.
     let bad = env.run(&["git", "show", "a.txt"]);
-    assert_eq!(bad.error_code(), "argument.invalid");
+    assert_eq!(bad.error_code(), "input.not-found");
+    let fixed = env.run_line(bad.json["error"]["repairs"][0]["command"].as_str().unwrap());
+    assert_eq!(fixed.code, 0, "{}", fixed.stdout);
 }
 
 #[test]
@@ -335,8 +338,9 @@ fn git_blame_matches_git_blame() {
         .unwrap()
         .iter()
         .map(|l| {
+            let key = l["commit"].as_str().unwrap();
             (
-                l["sha"].as_str().unwrap().to_string(),
+                r.json["commits"][key]["sha"].as_str().unwrap().to_string(),
                 l["text"].as_str().unwrap().to_string(),
             )
         })
@@ -348,7 +352,11 @@ fn git_blame_matches_git_blame() {
     }
     assert_eq!(got.len(), want.len());
     assert_eq!(got[1].0, "0".repeat(40));
-    assert_eq!(r.json["lines"][0]["date"], "2026-11-30T02:23:20+01:30");
+    let first = r.json["lines"][0]["commit"].as_str().unwrap();
+    assert_eq!(
+        r.json["commits"][first]["date"],
+        "2026-11-30T02:23:20+01:30"
+    );
     let w = env.run(&[
         "git",
         "blame",

@@ -132,7 +132,14 @@ fn json_set_and_delete_touch_only_their_value_and_match_jq() {
     );
     let r = env.run(&["json", "set", "d.json", "/tags/-", "\"c\""]);
     ok(&r);
-    let r = env.run(&["json", "set", "d.json", "/new", "{\"k\": [1, 2]}"]);
+    let r = env.run(&[
+        "json",
+        "set",
+        "d.json",
+        "/new",
+        "{\"k\": [1, 2]}",
+        "--create",
+    ]);
     ok(&r);
     let r = env.run(&["json", "delete", "d.json", "/people/1"]);
     ok(&r);
@@ -171,7 +178,7 @@ fn json_set_keeps_crlf_tabs_and_no_final_newline() {
     let env = TestEnv::new();
     let before = "{\r\n\t\"a\": 1,\r\n\t\"b\": [true]\r\n}";
     env.write("c.json", before);
-    ok(&env.run(&["json", "set", "c.json", "/c", "{\"d\": null}"]));
+    ok(&env.run(&["json", "set", "c.json", "/c", "{\"d\": null}", "--create"]));
     assert_eq!(
         String::from_utf8(env.read("c.json")).unwrap(),
         "{\r\n\t\"a\": 1,\r\n\t\"b\": [true],\r\n\t\"c\": {\r\n\t\t\"d\": null\r\n\t}\r\n}"

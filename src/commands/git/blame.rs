@@ -4,7 +4,7 @@
 use super::git;
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
-use crate::protocol::{CmdError, Output, Repair, code, shell, values};
+use crate::protocol::{CmdError, Json, Output, Repair, code, shell, values};
 use crate::workspace::Ctx;
 use clap::Args;
 use serde::Serialize;
@@ -33,7 +33,11 @@ pub const SPEC: CommandSpec = CommandSpec {
     output_fields: &[
         field("path", "The file, relative to the workspace root."),
         field("start_line", "First returned line number."),
-        field("lines", "[{n,sha,author,date,text}]."),
+        field(
+            "commits",
+            "{key: {sha,author,date,summary}}: each commit the lines name, once; key is a short sha.",
+        ),
+        field("lines", "[{n,commit,text}]; commit is a key of commits."),
         field("total_lines", "Lines in the file."),
         field(
             "truncated",
@@ -60,26 +64,48 @@ pub const SPEC: CommandSpec = CommandSpec {
 #[derive(Serialize, Debug, Clone)]
 pub struct Line {
     pub n: u64,
-    pub sha: String,
-    pub author: String,
-    pub date: String,
+    /// The key of its commit in `commits`.
+    pub commit: String,
     pub text: String,
 }
 
-/// Parses porcelain blame output.
-pub fn parse(text: &str) -> Vec<Line> {
-    let mut out = Vec::new();
-    let mut known: HashMap<String, (String, i64, String)> = HashMap::new();
+/// One commit's facts, given once however many lines it holds.
+#[derive(Serialize, Debug, Clone, Default)]
+pub struct Commit {
+    pub sha: String,
+    pub author: String,
+    pub date: String,
+    pub summary: String,
+}
+
+/// Porcelain blame output: the lines in order, and each commit's facts by sha.
+#[derive(Debug, Default)]
+pub struct Blame {
+    pub lines: Vec<Line>,
+    pub commits: Vec<Commit>,
+}
+
+#[derive(Default)]
+struct Facts {
+    author: String,
+    time: i64,
+    tz: String,
+    summary: String,
+}
+
+/// Parses porcelain blame output (lines name their commit by full sha here;
+/// `short_keys` shortens them).
+pub fn parse(text: &str) -> Blame {
+    let mut lines = Vec::new();
+    let mut order: Vec<String> = Vec::new();
+    let mut known: HashMap<String, Facts> = HashMap::new();
     let mut sha = String::new();
     let mut n = 0u64;
     for raw in text.split('\n') {
         if let Some(t) = raw.strip_prefix('\t') {
-            let (author, time, tz) = known.get(&sha).cloned().unwrap_or_default();
-            out.push(Line {
+            lines.push(Line {
                 n,
-                sha: sha.clone(),
-                author,
-                date: super::iso_in_offset(time, &tz),
+                commit: sha.clone(),
                 text: t.strip_suffix('\r').unwrap_or(t).to_string(),
             });
             continue;
@@ -90,19 +116,70 @@ pub fn parse(text: &str) -> Vec<Line> {
             sha = first.to_string();
             let _orig = words.next();
             n = words.next().and_then(|w| w.parse().ok()).unwrap_or(0);
-            known.entry(sha.clone()).or_default();
+            if !known.contains_key(&sha) {
+                order.push(sha.clone());
+                known.insert(sha.clone(), Facts::default());
+            }
             continue;
         }
-        let entry = known.entry(sha.clone()).or_default();
+        let Some(entry) = known.get_mut(&sha) else {
+            continue;
+        };
         if let Some(a) = raw.strip_prefix("author ") {
-            entry.0 = a.to_string();
+            entry.author = a.to_string();
         } else if let Some(t) = raw.strip_prefix("author-time ") {
-            entry.1 = t.parse().unwrap_or(0);
+            entry.time = t.parse().unwrap_or(0);
         } else if let Some(z) = raw.strip_prefix("author-tz ") {
-            entry.2 = z.to_string();
+            entry.tz = z.to_string();
+        } else if let Some(m) = raw.strip_prefix("summary ") {
+            entry.summary = m.to_string();
         }
     }
-    out
+    let commits = order
+        .into_iter()
+        .map(|sha| {
+            let f = known.remove(&sha).unwrap_or_default();
+            Commit {
+                date: super::iso_in_offset(f.time, &f.tz),
+                author: f.author,
+                summary: f.summary,
+                sha,
+            }
+        })
+        .collect();
+    Blame { lines, commits }
+}
+
+/// The shortest prefix (at least 8 hex digits) that tells these shas apart.
+fn short_len(shas: &[&str]) -> usize {
+    let mut len = 8;
+    while len < 40 {
+        let mut seen = std::collections::HashSet::new();
+        if shas.iter().all(|s| seen.insert(&s[..len.min(s.len())])) {
+            break;
+        }
+        len += 4;
+    }
+    len
+}
+
+/// Keeps only the commits the shown lines name, keyed by a short sha that the
+/// lines refer to: each commit's facts once, not on every line.
+fn short_keys(mut blame: Blame) -> (Vec<Line>, Json) {
+    let used: std::collections::HashSet<&str> =
+        blame.lines.iter().map(|l| l.commit.as_str()).collect();
+    blame.commits.retain(|c| used.contains(c.sha.as_str()));
+    let shas: Vec<&str> = blame.commits.iter().map(|c| c.sha.as_str()).collect();
+    let len = short_len(&shas);
+    let key = |s: &str| s[..len.min(s.len())].to_string();
+    let mut map = Vec::new();
+    for c in &blame.commits {
+        map.push((key(&c.sha), Json::from_serialize(c)));
+    }
+    for l in &mut blame.lines {
+        l.commit = key(&l.commit);
+    }
+    (blame.lines, Json::Obj(map))
 }
 
 pub fn run(ctx: &Ctx, a: &BlameArgs) -> Result<Output, CmdError> {
@@ -171,10 +248,11 @@ pub fn run(ctx: &Ctx, a: &BlameArgs) -> Result<Output, CmdError> {
     args.push(abs.to_string_lossy().into_owned());
     let out = git(ctx, &args, &format!("read {}", shell::quote(&shown)))?;
     let (text, _) = super::lossy(&out.stdout);
-    let mut lines = parse(&text);
+    let mut blame = parse(&text);
     let max = usize::try_from(a.max_lines).unwrap_or(usize::MAX);
-    let cut = lines.len() > max;
-    lines.truncate(max);
+    let cut = blame.lines.len() > max;
+    blame.lines.truncate(max);
+    let (lines, commits) = short_keys(blame);
     let mut next = Vec::new();
     if cut {
         let from = lines.last().map(|l| l.n + 1).unwrap_or(start);
@@ -189,6 +267,7 @@ pub fn run(ctx: &Ctx, a: &BlameArgs) -> Result<Output, CmdError> {
     struct Out {
         path: String,
         start_line: u64,
+        commits: Json,
         lines: Vec<Line>,
         #[serde(skip_serializing_if = "Option::is_none")]
         total_lines: Option<u64>,
@@ -199,6 +278,7 @@ pub fn run(ctx: &Ctx, a: &BlameArgs) -> Result<Output, CmdError> {
         &Out {
             path: shown,
             start_line: start,
+            commits,
             lines,
             total_lines: a.rev.is_none().then_some(total),
             truncated: cut,

@@ -13,9 +13,10 @@ use serde::Serialize;
 pub struct LogArgs {
     /// Only commits touching these paths (relative to the working directory).
     pub path: Vec<String>,
-    /// Maximum number of commits.
-    #[arg(long, value_name = "N", default_value = "20", value_parser = values::parse_count)]
-    pub limit: u64,
+    /// Maximum number of commits (default 20). A page cut by a limit given here is
+    /// what was asked for: status ok, `more` continues.
+    #[arg(long, value_name = "N", value_parser = values::parse_count)]
+    pub limit: Option<u64>,
     /// Skip this many newest commits first (next_commands use it to continue).
     #[arg(long, value_name = "N", default_value = "0", value_parser = values::parse_count)]
     pub skip: u64,
@@ -30,7 +31,7 @@ pub struct LogArgs {
 pub const SPEC: CommandSpec = CommandSpec {
     name: "git log",
     summary: "Newest commits, optionally those touching a path.",
-    description: "Commits newest first from HEAD (or --rev), --limit at a time; total counts every matching commit, and a cut page's next_commands continues with --skip. date is ISO 8601 in the author's offset (git's %aI). An unborn branch has no commits: items is empty.",
+    description: "Commits newest first from HEAD (or --rev), --limit at a time (default 20); total counts every matching commit. A page cut by the default limit is partial and next_commands continues with --skip; a page cut by an explicit --limit is ok and more holds that continuation. date is ISO 8601 in the author's offset (git's %aI). An unborn branch has no commits: items is empty.",
     args: <LogArgs as clap::Args>::augment_args,
     output_fields: &[
         field(
@@ -42,7 +43,14 @@ pub const SPEC: CommandSpec = CommandSpec {
             "truncated",
             "True when more commits follow this page (status partial, exit 3).",
         ),
-        field("next_commands", "The call for the next page, when cut."),
+        field(
+            "next_commands",
+            "The call for the next page, when cut by the default limit.",
+        ),
+        field(
+            "more",
+            "The call for the next page, when an explicit --limit left commits out (status ok).",
+        ),
     ],
     error_codes: &[
         code::ARGUMENT_INVALID,
@@ -80,7 +88,11 @@ fn unborn(e: &CmdError) -> bool {
             || e.message.contains("bad default revision"))
 }
 
+/// The default page size when --limit is not given.
+const DEFAULT_LIMIT: u64 = 20;
+
 pub fn run(ctx: &Ctx, a: &LogArgs) -> Result<Output, CmdError> {
+    let limit = a.limit.unwrap_or(DEFAULT_LIMIT);
     let rev = a.rev.clone().unwrap_or_else(|| "HEAD".into());
     if rev.starts_with('-') {
         return Err(CmdError::invalid_argument(
@@ -112,11 +124,11 @@ pub fn run(ctx: &Ctx, a: &LogArgs) -> Result<Output, CmdError> {
         super::unknown_path(ctx, &a.path, &paths)?;
     }
     let mut items = Vec::new();
-    if total > a.skip && a.limit > 0 {
+    if total > a.skip && limit > 0 {
         let mut args = vec![
             "log".to_string(),
             format!("--format={RS}%H%x00%an%x00%aI%x00%s"),
-            format!("--max-count={}", a.limit),
+            format!("--max-count={limit}"),
             format!("--skip={}", a.skip),
         ];
         if a.files {
@@ -162,30 +174,40 @@ pub fn run(ctx: &Ctx, a: &LogArgs) -> Result<Output, CmdError> {
             });
         }
     }
-    let cut = a.skip + (items.len() as u64) < total;
-    let mut next = Vec::new();
-    if cut {
+    let left = a.skip + (items.len() as u64) < total;
+    let continuation = left.then(|| {
         let words = shell::rerun(
             &ctx.argv,
             &["--skip"],
             &[],
             &["--skip".into(), (a.skip + items.len() as u64).to_string()],
         );
-        next.push(shell::aitools(&words));
-    }
+        shell::aitools(&words)
+    });
+    // A limit the caller chose is an answer, not a cut to chase.
+    let chosen = a.limit.is_some();
+    let cut = left && !chosen;
     #[derive(Serialize)]
     struct Out {
         items: Vec<Item>,
         total: u64,
         truncated: bool,
         next_commands: Vec<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        more: Option<String>,
     }
+    let (next, more) = match continuation {
+        Some(c) if chosen => (Vec::new(), Some(c)),
+        Some(c) => (vec![c], None),
+        None => (Vec::new(), None),
+    };
     Ok(Output::cut(
         &Out {
             items,
             total,
             truncated: cut,
             next_commands: next,
+            more,
         },
         cut,
     ))

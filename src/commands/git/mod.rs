@@ -11,6 +11,7 @@ use crate::workspace::process::{Limits, StartError};
 use std::time::Duration;
 
 pub mod blame;
+mod commit;
 pub mod diff;
 pub mod log;
 pub mod show;

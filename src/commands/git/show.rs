@@ -1,5 +1,6 @@
 //! `git show REV:PATH`: a file as a revision stored it, in `read`'s shape (numbered
-//! window, hash, continuation), never the whole blob in one answer.
+//! window, hash, continuation), never the whole blob in one answer. A name without
+//! `:` is a commit, shown by `commit`.
 
 use super::git;
 use crate::handler;
@@ -13,7 +14,7 @@ use serde::Serialize;
 
 #[derive(Args, Debug)]
 pub struct ShowArgs {
-    /// <rev>:<path>, such as HEAD:src/main.rs or HEAD~2:./here.rs (git's own syntax: the path is from the top level unless it starts with ./).
+    /// <commit> (HEAD, a sha: its message, files and patch) or <rev>:<path>, such as HEAD:src/main.rs or HEAD~2:./here.rs (git's own syntax: the path is from the top level unless it starts with ./).
     pub object: String,
     /// Lines S:E, S: or N.
     #[arg(long, value_name = "RANGE")]
@@ -31,11 +32,30 @@ pub struct ShowArgs {
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "git show",
-    summary: "Read a file as stored at a revision (read's shape).",
-    description: "Reads the blob <rev>:<path> through git cat-file. --range picks lines, --match filters them (--range bounds a --match); --max-lines always applies and a cut result's next_commands continues it. A blob with a NUL in its first 8 KiB answers binary:true and its size instead of lines. hash is the SHA-256 of the blob bytes, comparable with read's hash of the work-tree file.",
+    summary: "A commit (message, files, patch) or a file as stored at a revision.",
+    description: "A <commit> (no colon) answers sha, author, date, message, files [{path,added,deleted}] and its patch as diff lines, --max-lines at a time (--range continues). <rev>:<path> reads the blob through git cat-file. --range picks lines, --match filters them (--range bounds a --match); --max-lines always applies and a cut result's next_commands continues it. A blob with a NUL in its first 8 KiB answers binary:true and its size instead of lines. hash is the SHA-256 of the blob bytes, comparable with read's hash of the work-tree file.",
     args: <ShowArgs as clap::Args>::augment_args,
     output_fields: &[
-        field("rev", "Revision part of the object name."),
+        field(
+            "rev",
+            "Revision part of the object name (or the commit as given).",
+        ),
+        field("sha", "A commit's full sha (<commit> form)."),
+        field("author", "A commit's author (<commit> form)."),
+        field("date", "A commit's author date, ISO 8601 (<commit> form)."),
+        field(
+            "message",
+            "A commit's message (<commit> form; 40 lines at most).",
+        ),
+        field(
+            "files",
+            "A commit's changed files [{path,added,deleted}] (<commit> form; 100 at most).",
+        ),
+        field("total_files", "Files the commit changed (<commit> form)."),
+        field(
+            "diff",
+            "A commit's patch lines from start_line (<commit> form).",
+        ),
         field("path", "Path part of the object name."),
         field("start_line", "First returned line number."),
         field("lines", "Line texts without terminators or BOM."),
@@ -114,14 +134,23 @@ pub fn split_lines(text: &str) -> Vec<&str> {
 }
 
 pub fn run(ctx: &Ctx, a: &ShowArgs) -> Result<Output, CmdError> {
+    if !a.object.contains(':') {
+        if a.r#match.is_some() {
+            return Err(CmdError::invalid_argument(
+                &ctx.command,
+                "--match filters a file's lines: name it as <rev>:<path>.",
+            ));
+        }
+        return super::commit::run(ctx, a, &a.object);
+    }
     let Some((rev, path)) = a.object.split_once(':').filter(|(_, p)| !p.is_empty()) else {
         return Err(CmdError::new(
             code::ARGUMENT_INVALID,
             format!("{:?} is not <rev>:<path>.", a.object),
             Repair::new(
-                "example",
-                "Name the revision and the path, separated by a colon.",
-                shell::aitools(["git", "show", &format!("HEAD:{}", a.object)]),
+                "commit",
+                "Show the commit itself (or add a path after the colon).",
+                shell::aitools(["git", "show", a.object.trim_end_matches(':')]),
             ),
         ));
     };

@@ -166,3 +166,88 @@ pub fn no_such_pointer(ctx: &Ctx, f: &JsonFile, tokens: &[String], resolved: usi
 pub fn pointer(ctx: &Ctx, p: &str) -> Result<Vec<String>, CmdError> {
     json_doc::parse_pointer(p).map_err(|m| CmdError::invalid_argument(&ctx.command, m))
 }
+
+/// `json set` of a member the object does not have, without `--create`: a typo
+/// (`/misspeled`) must not add a member silently. The close existing keys are the
+/// candidates; the repairs are the nearest key's call and the call with --create.
+pub fn refuse_new_member(
+    ctx: &Ctx,
+    f: &JsonFile,
+    given: &str,
+    tokens: &[String],
+) -> Result<(), CmdError> {
+    let Some((last, up)) = tokens.split_last() else {
+        return Ok(());
+    };
+    let Ok(parent) = json_doc::lookup(&f.root, up) else {
+        return Ok(());
+    };
+    let json_doc::Kind::Obj(members) = &parent.kind else {
+        return Ok(());
+    };
+    if members.iter().any(|m| &m.key == last) {
+        return Ok(());
+    }
+    let limit = (last.chars().count() / 3).max(2);
+    let mut close: Vec<(usize, &str)> = members
+        .iter()
+        .filter_map(|m| {
+            let lower = m.key.to_lowercase();
+            candidates::edit_distance(&last.to_lowercase(), &lower, limit)
+                .map(|d| (d, m.key.as_str()))
+        })
+        .collect();
+    close.sort();
+    close.dedup();
+    close.truncate(5);
+    if close.is_empty() {
+        // Nothing close: the keys that are there (an object's first ten).
+        close = members
+            .iter()
+            .take(10)
+            .map(|m| (0, m.key.as_str()))
+            .collect();
+    }
+    let shown = json_doc::pointer_of(tokens);
+    let with_flag = |p: &str| {
+        let mut argv: Vec<String> = ctx.argv.clone();
+        if let Some(slot) = argv.iter_mut().find(|a| a.as_str() == given) {
+            *slot = p.to_string();
+        }
+        argv
+    };
+    let create = {
+        let mut argv = with_flag(given);
+        argv.push("--create".into());
+        Repair::new(
+            "create",
+            format!("Add {last:?} as a new member."),
+            shell::aitools(&argv),
+        )
+    };
+    let mut err = CmdError::new(
+        code::NO_MATCH,
+        format!(
+            "{} has no member {shown:?}; json set adds a member only with --create.",
+            f.display
+        ),
+        create.clone(),
+    )
+    .with_candidates(Json::Arr(
+        close
+            .iter()
+            .map(|(_, k)| Json::str(k.to_string()))
+            .collect(),
+    ));
+    if let Some((_, key)) = close.first().filter(|(d, _)| *d > 0) {
+        let mut near = up.to_vec();
+        near.push(key.to_string());
+        let p = json_doc::pointer_of(&near);
+        err = err.with_first_repair(Repair::new(
+            "retry",
+            format!("Set the existing member {key:?}."),
+            shell::aitools(&with_flag(&p)),
+        ));
+    }
+    Err(err)
+}

@@ -225,7 +225,7 @@ pub struct SelectArgs {
     /// Pointer to the array.
     #[arg(value_name = "POINTER", allow_hyphen_values = true)]
     pub pointer: String,
-    /// Condition on each element: <rel-pointer><op><value>, op = != < <= > >= or ~ (regex); repeat for AND.
+    /// Condition on each element: <rel-pointer><op><value>, op = (==) != < <= > >= or ~ (regex); repeat for AND.
     #[arg(long)]
     pub r#where: Vec<String>,
     /// Return {pointer: value} for these relative pointers instead of the element.
@@ -248,7 +248,7 @@ pub struct SelectArgs {
 pub const SELECT: CommandSpec = CommandSpec {
     name: "json select",
     summary: "Filter, sort and project a JSON array's elements (jq 'map(select(..))').",
-    description: "--where <rel-pointer><op><value> (repeat for AND); op is = != < <= > >= or ~ (regex on strings). The right side is JSON when it parses as JSON, else a string. A missing member satisfies only !=. Ordering compares numbers with numbers and strings with strings. More matches than --limit make the result partial (exit 3); next_commands reads them all.",
+    description: "--where <rel-pointer><op><value> (repeat for AND); op is = (or ==) != < <= > >= or ~ (regex on strings). The right side is JSON when it parses as JSON, else a string. A missing member satisfies only !=. Ordering compares numbers with numbers and strings with strings. More matches than --limit make the result partial (exit 3); next_commands reads them all.",
     args: <SelectArgs as clap::Args>::augment_args,
     output_fields: &[
         field("path", "The file read."),
@@ -298,7 +298,11 @@ fn parse_where(ctx: &Ctx, w: &str) -> Result<Cond, CmdError> {
         .find(['=', '!', '<', '>', '~'])
         .ok_or_else(|| bad("no operator (= != < <= > >= ~)".into()))?;
     let rest = &w[p..];
-    let (op, len) = if rest.starts_with("!=") {
+    // `==` is the equality of jq, Python and JavaScript: the same as `=` (it
+    // compared with the string "=true" before).
+    let (op, len) = if rest.starts_with("==") {
+        (Op::Eq, 2)
+    } else if rest.starts_with("!=") {
         (Op::Ne, 2)
     } else if rest.starts_with("<=") {
         (Op::Le, 2)

@@ -257,19 +257,30 @@ pub struct SetArgs {
     /// The new value as JSON text ('"text"' for a string); or --stdin.
     #[arg(value_name = "VALUE", allow_hyphen_values = true)]
     pub value: Option<String>,
+    /// Add the member when the object does not have it (without: selection.no-match).
+    #[arg(long)]
+    pub create: bool,
     #[command(flatten)]
     pub input: StdinInput,
     #[command(flatten)]
     pub guarded: Guarded,
 }
 
+/// `json set` also answers a member it would have to create (no --create).
+const JSON_SET_CODES: &[&str] = crate::write_error_codes![
+    code::NOT_UTF8,
+    code::NO_MATCH,
+    code::SYNTAX_ERROR,
+    code::TOO_LARGE,
+];
+
 pub const SET: CommandSpec = CommandSpec {
     name: "json set",
     summary: "Set the value at a JSON pointer (/- appends).",
-    description: "VALUE is JSON text (a string needs its quotes: '\"text\"'). An existing member or element is replaced in place; a new member goes after the object's last one, laid out like its siblings. Bytes outside the changed value stay as they were (key order, indentation, newline style, final newline).",
+    description: "VALUE is JSON text (a string needs its quotes: '\"text\"'). An existing member or element is replaced in place; a member the object does not have is selection.no-match with the close keys as candidates unless --create is given (a typo never adds a member). A new member goes after the object's last one, laid out like its siblings. Bytes outside the changed value stay as they were (key order, indentation, newline style, final newline).",
     args: <SetArgs as clap::Args>::augment_args,
     output_fields: write::WRITE_FIELDS,
-    error_codes: JSON_WRITE_CODES,
+    error_codes: JSON_SET_CODES,
     writes: true,
     tx: true,
     workspace: true,
@@ -304,6 +315,9 @@ pub fn set(ctx: &Ctx, a: &SetArgs) -> Result<Output, CmdError> {
         ))
     })?;
     write_json(ctx, &a.path, &a.guarded, |f| {
+        if !a.create {
+            file::refuse_new_member(ctx, f, &a.pointer, &tokens)?;
+        }
         set_at(&f.text, &tokens, &v, false)
             .map_err(|m| miss_error(ctx, f, &tokens, m, code::ARGUMENT_INVALID))
     })
