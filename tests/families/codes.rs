@@ -462,6 +462,7 @@ const ROWS: &[Row] = &[
     r("json select", "input.not-found", &["json", "select", "nope", "/a"]),
     r("json select", "refusal.not-a-file", &["json", "select", "dir", "/a"]),
     r("json set", "input.syntax-error", &["json", "set", "bad.json", "/a", "1"]),
+    r("json set", "selection.no-match", &["json", "set", "c.json", "/aa", "1"]),
     r("json set", "input.not-utf8", &["json", "set", "l1.json", "/a", "1"]),
     r("json delete", "input.syntax-error", &["json", "delete", "bad.json", "/a"]),
     r("json delete", "input.not-utf8", &["json", "delete", "l1.json", "/a"]),

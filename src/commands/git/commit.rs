@@ -3,7 +3,6 @@
 //! `--max-lines` and continued with `--range` like a blob.
 
 use super::git;
-use super::show::ShowArgs;
 use crate::protocol::{CmdError, Output, Repair, code, shell, values};
 use crate::workspace::Ctx;
 use serde::Serialize;
@@ -123,14 +122,14 @@ fn stat(ctx: &Ctx, sha: &str) -> Result<Vec<FileStat>, CmdError> {
 }
 
 /// Shows the commit `rev` names.
-pub fn run(ctx: &Ctx, a: &ShowArgs, rev: &str) -> Result<Output, CmdError> {
+pub fn run(ctx: &Ctx, rev: &str, range: Option<&str>, max_lines: u64) -> Result<Output, CmdError> {
     if rev.starts_with('-') || rev.is_empty() {
         return Err(CmdError::invalid_argument(
             &ctx.command,
             format!("{rev:?} is not a revision."),
         ));
     }
-    let range = match &a.range {
+    let range = match range {
         Some(r) => {
             Some(values::parse_range(r).map_err(|m| CmdError::invalid_argument(&ctx.command, m))?)
         }
@@ -156,7 +155,7 @@ pub fn run(ctx: &Ctx, a: &ShowArgs, rev: &str) -> Result<Output, CmdError> {
     let total = patch.len() as u64;
     let start = range.map(|r| r.start).unwrap_or(1).max(1);
     let end = range.and_then(|r| r.end).unwrap_or(total).min(total);
-    let max = a.max_lines;
+    let max = max_lines;
     let last = end.min(start.saturating_add(max).saturating_sub(1));
     let diff: Vec<String> = (start..=last)
         .filter_map(|n| patch.get((n - 1) as usize).map(|l| l.to_string()))

@@ -141,7 +141,7 @@ pub fn run(ctx: &Ctx, a: &ShowArgs) -> Result<Output, CmdError> {
                 "--match filters a file's lines: name it as <rev>:<path>.",
             ));
         }
-        return super::commit::run(ctx, a, &a.object);
+        return super::commit::run(ctx, &a.object, a.range.as_deref(), a.max_lines);
     }
     let Some((rev, path)) = a.object.split_once(':').filter(|(_, p)| !p.is_empty()) else {
         return Err(CmdError::new(

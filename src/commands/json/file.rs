@@ -246,7 +246,7 @@ pub fn refuse_new_member(
         err = err.with_first_repair(Repair::new(
             "retry",
             format!("Set the existing member {key:?}."),
-            shell::aitools(&with_flag(&p)),
+            shell::aitools(with_flag(&p)),
         ));
     }
     Err(err)
