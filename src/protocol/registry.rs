@@ -331,7 +331,7 @@ const RECOVERY_FIELDS: &[Field] = &[
     ),
     field(
         "pending_recovery",
-        "[{op_id, error, repairs}], only when an interrupted write could not be finished or its record is not trusted; writes refuse (environment.recovery-pending) until `aitools recover` clears it.",
+        "[{op_id, error, repairs}], only when an interrupted write could not be finished or its record is not trusted; writes to the paths it names (any write, when its record cannot be read or is not trusted) refuse with environment.recovery-pending until `aitools recover` clears it.",
     ),
 ];
 

@@ -237,7 +237,15 @@ pub fn named_paths(intent: &Intent) -> Vec<(&Path, bool)> {
     for t in &intent.temps {
         out.push((t, true));
     }
-    for s in &intent.steps {
+    out.extend(step_paths(&intent.steps));
+    out
+}
+
+/// The tree paths `steps` change (each with `true` when the step acts on the
+/// entry itself, not through a final symlink).
+pub fn step_paths(steps: &[Step]) -> Vec<(&Path, bool)> {
+    let mut out: Vec<(&Path, bool)> = Vec::new();
+    for s in steps {
         match s {
             Step::Mkdir { path, .. } => out.push((path, true)),
             Step::Rename { tmp, to } => {

@@ -272,12 +272,39 @@ fn write_id(state: &Path, op_id: &str, seq: u64, offset: u64, len: u64) {
     }
 }
 
-/// Whether the journal's last line is the op `op_id` (recovery: never a second line).
-pub fn last_is(state: &Path, op_id: &str) -> io::Result<bool> {
-    Ok(match last_line(state)? {
-        Some(line) => line.contains(&format!("\"op_id\":\"{op_id}\"")),
-        None => false,
-    })
+/// Where a committed op's line stands in the journal (`placement`).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// Its line is already there (recovery: never a second one).
+    Held,
+    /// Not there; the next free sequence number.
+    Next(u64),
+}
+
+/// Whether the journal holds the op `op_id` among its lines numbered `since` or
+/// later, else the next sequence number. Other ops may follow its line: a stuck
+/// record blocks only its own paths, so writes elsewhere append after it. Reads
+/// back from the end to the first older line: one line when nothing followed.
+pub fn placement(state: &Path, op_id: &str, since: u64) -> io::Result<Placement> {
+    let f = match fsx::open_regular(&file(state)) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Placement::Next(0)),
+        Err(e) => return Err(e),
+    };
+    let needle = format!("\"op_id\":\"{op_id}\"");
+    let mut lines = ReverseLines::new(f)?;
+    let mut next = None;
+    while let Some(line) = lines.next_line()? {
+        let seq = parse_seq(&line);
+        let next = *next.get_or_insert_with(|| seq.map(|s| s + 1).unwrap_or(0));
+        if line.contains(&needle) {
+            return Ok(Placement::Held);
+        }
+        if seq.is_none_or(|s| s < since) {
+            return Ok(Placement::Next(next));
+        }
+    }
+    Ok(Placement::Next(next.unwrap_or(0)))
 }
 
 /// Whether `s` is the short op id answers show (`op-<8 hex>`, the whole id's end).

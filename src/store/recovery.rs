@@ -11,9 +11,12 @@
 //! as aitools writes them, every path it names inside the workspace). A record
 //! that cannot run — untrusted, or its step fails (read-only file system,
 //! permissions, full disk) — never blocks reads: it stays pending, reads report it
-//! in `pending_recovery`, and writes refuse with `environment.recovery-pending`
-//! until `aitools recover` finishes it or `aitools recover --set-aside` moves it,
-//! with every byte it references, to `set-aside/<op_id>/` and journals that.
+//! in `pending_recovery`, and writes to the paths it names refuse with
+//! `environment.recovery-pending` (any write, for a record that cannot be read or
+//! is not trusted) until `aitools recover` finishes it or `aitools recover
+//! --set-aside` moves it, with every byte it references, to `set-aside/<op_id>/`
+//! and journals that. A record finished after other writes went ahead takes the
+//! next journal number.
 
 use super::error::{PendingRepair, StoreError};
 use super::{fsx, intent, journal, lock, state_dir};
@@ -36,6 +39,31 @@ pub struct Pending {
     pub op_id: String,
     pub error: String,
     pub repairs: Vec<Repair>,
+    /// The tree paths its steps change and its journal line's number, when its
+    /// record could be read and is trusted: a write elsewhere may go ahead.
+    #[serde(skip)]
+    pub scope: Option<Scope>,
+}
+
+/// What a readable, trusted pending record may still change.
+#[derive(Debug, Clone)]
+pub struct Scope {
+    pub paths: Vec<PathBuf>,
+    pub seq: u64,
+}
+
+impl Pending {
+    /// This report, scoped to what the record `i` names.
+    fn scoped(mut self, i: &intent::Intent) -> Pending {
+        self.scope = Some(Scope {
+            paths: intent::named_paths(i)
+                .into_iter()
+                .map(|(p, _)| p.to_path_buf())
+                .collect(),
+            seq: i.entry.seq,
+        });
+        self
+    }
 }
 
 /// What one recovery pass did and what it left.
@@ -108,6 +136,54 @@ pub fn recover_locked(ctx: &Ctx, state: &Path) -> Result<Vec<Recovered>, CmdErro
     }
 }
 
+/// Recovery with the lock already held, for a write to the tree about to start:
+/// records still pending are returned, not refused, when each could be read and
+/// is trusted (`Pending::scope`); the write then refuses only if it changes a
+/// path one of them names (`refuse_overlap`). Any other pending record refuses
+/// it now, as `recover_locked` does.
+pub fn recover_scoped(ctx: &Ctx, state: &Path) -> Result<Vec<Pending>, CmdError> {
+    let report = pass(ctx, state, false);
+    if report.pending.iter().any(|p| p.scope.is_none()) {
+        return Err(pending_error(&report.pending));
+    }
+    Ok(report.pending)
+}
+
+/// `environment.recovery-pending` when a path of `mine` is, is inside, or holds
+/// one a pending record names; `Ok` when the write keeps clear of them all.
+pub fn refuse_overlap<'p>(
+    pending: &[Pending],
+    mine: impl IntoIterator<Item = &'p Path> + Clone,
+) -> Result<(), CmdError> {
+    let hit: Vec<Pending> = pending
+        .iter()
+        .filter(|p| {
+            p.scope.as_ref().is_none_or(|s| {
+                s.paths.iter().any(|theirs| {
+                    mine.clone()
+                        .into_iter()
+                        .any(|m| m.starts_with(theirs) || theirs.starts_with(m))
+                })
+            })
+        })
+        .cloned()
+        .collect();
+    if hit.is_empty() {
+        Ok(())
+    } else {
+        Err(pending_error(&hit))
+    }
+}
+
+/// The first sequence number past every pending record's (a stuck op keeps the
+/// number it was given; a write going ahead of it must not take it again).
+pub fn seq_past(pending: &[Pending], next: u64) -> u64 {
+    pending
+        .iter()
+        .filter_map(|p| p.scope.as_ref().map(|s| s.seq + 1))
+        .fold(next, u64::max)
+}
+
 /// The refusal of a write while records are pending; its repairs are the first
 /// record's (retry with `aitools recover`, or set it aside).
 pub fn pending_error(pending: &[Pending]) -> CmdError {
@@ -146,6 +222,7 @@ pub fn stuck(op_id: &str, error: String) -> Pending {
         op_id: op_id.to_string(),
         error,
         repairs: vec![retry_repair(op_id), set_aside_repair(op_id, false)],
+        scope: None,
     }
 }
 
@@ -158,6 +235,7 @@ fn refused(op_id: &str, why: &str) -> Pending {
             why.trim_end_matches('.')
         ),
         repairs: vec![set_aside_repair(op_id, true)],
+        scope: None,
     }
 }
 
@@ -232,10 +310,13 @@ fn pass(ctx: &Ctx, state: &Path, dry: bool) -> Report {
         }
         if rec.complete {
             if let Some(b) = &blocked {
-                report.pending.push(stuck(
-                    &rec.op_id,
-                    format!("it waits for {b}, an earlier write, to be finished first."),
-                ));
+                report.pending.push(
+                    stuck(
+                        &rec.op_id,
+                        format!("it waits for {b}, an earlier write, to be finished first."),
+                    )
+                    .scoped(i),
+                );
                 continue;
             }
             let finished = if dry {
@@ -250,10 +331,13 @@ fn pass(ctx: &Ctx, state: &Path, dry: bool) -> Report {
                 }),
                 Err(e) => {
                     blocked = Some(rec.op_id.clone());
-                    report.pending.push(stuck(
-                        &rec.op_id,
-                        format!("it is committed but could not be finished: {}", failed(&e)),
-                    ));
+                    report.pending.push(
+                        stuck(
+                            &rec.op_id,
+                            format!("it is committed but could not be finished: {}", failed(&e)),
+                        )
+                        .scoped(i),
+                    );
                 }
             }
         } else {
@@ -267,13 +351,16 @@ fn pass(ctx: &Ctx, state: &Path, dry: bool) -> Report {
                     op_id: rec.op_id,
                     action: "discarded",
                 }),
-                Err(e) => report.pending.push(stuck(
-                    &rec.op_id,
-                    format!(
-                        "it never reached its commit point, but its temp files could not be removed: {}",
-                        failed(&e)
-                    ),
-                )),
+                Err(e) => report.pending.push(
+                    stuck(
+                        &rec.op_id,
+                        format!(
+                            "it never reached its commit point, but its temp files could not be removed: {}",
+                            failed(&e)
+                        ),
+                    )
+                    .scoped(i),
+                ),
             }
         }
     }
@@ -514,9 +601,19 @@ pub(crate) fn finish_with(
     if named {
         fsx::sync_dir(&super::blobs::dir(state))?;
     }
-    if !journal::last_is(state, &intent.op_id)? {
+    if let journal::Placement::Next(next) =
+        journal::placement(state, &intent.op_id, intent.entry.seq)?
+    {
         let appends = applied(&intent.op_id, &trusted);
-        journal::append_entry(state, &intent.entry, intent.entry_json.get(), appends)?;
+        if intent.entry.seq >= next {
+            journal::append_entry(state, &intent.entry, intent.entry_json.get(), appends)?;
+        } else {
+            // Finished after writes to other paths went by while it was stuck:
+            // its line takes the next number, so sequence numbers stay unique.
+            let mut entry = intent.entry.clone();
+            entry.seq = next;
+            journal::append_entry(state, &entry, None, appends)?;
+        }
     }
     for t in &intent.blob_tmps {
         let _ = std::fs::remove_file(t);

@@ -458,13 +458,24 @@ fn a_step_that_cannot_run_never_blocks_reads() {
             ]
         );
     }
+    // Writes to the paths the record names wait for it; writes elsewhere go on.
+    for args in [
+        &["edit", "c.txt", "--old", "c", "--new", "z"][..],
+        &["write", "d/a", "--content", "x"][..],
+        &["move", "c.txt", "e.txt"][..],
+    ] {
+        let w = env.run(args);
+        assert_eq!(
+            w.error_code(),
+            "environment.recovery-pending",
+            "{args:?}: {}",
+            w.stdout
+        );
+        assert_eq!(w.json["error"]["repairs"][0]["command"], "aitools recover");
+    }
     let w = env.run(&["write", "new.txt", "--content", "x"]);
-    assert_eq!(
-        w.error_code(),
-        "environment.recovery-pending",
-        "{}",
-        w.stderr
-    );
+    assert_eq!(w.code, 0, "a write elsewhere is not blocked: {}", w.stderr);
+    let elsewhere = w.json["op_id"].as_str().expect("op_id").to_string();
     // The retry fails the same way while the cause is there...
     let again = env.run_line("aitools recover");
     assert_eq!(again.error_code(), "environment.recovery-pending");
@@ -479,6 +490,19 @@ fn a_step_that_cannot_run_never_blocks_reads() {
     // history shows it as answers do: `op-<8 hex>`, the record's id's end.
     assert_eq!(h.json["items"][0]["op_id"], format!("op-{}", &op[20..]));
     assert!(h.json.get("pending_recovery").is_none());
+    // Its journal line came after the writes that went ahead, numbered after them.
+    let journal = std::fs::read_to_string(state_dir(&env).join("journal").join("journal.jsonl"))
+        .expect("journal");
+    let seqs: Vec<u64> = journal
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).expect("line")["seq"]
+                .as_u64()
+                .expect("seq")
+        })
+        .collect();
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
+    let late = format!("op-{}", &op[20..]);
 
     // Set aside instead: the file not reached stays, the record and its blob are kept.
     let b_hash = crate::support::sha256sum(&env.path("d/b"));
@@ -502,8 +526,15 @@ fn a_step_that_cannot_run_never_blocks_reads() {
         h.json["items"][0]["command"],
         format!("recover --set-aside {op}")
     );
-    let w = env.run(&["write", "new.txt", "--content", "x"]);
+    let w = env.run(&["write", "new2.txt", "--content", "x"]);
     assert_eq!(w.code, 0, "{}", w.stderr);
+    // The op finished late undoes like any other (c.txt and d/a come back).
+    let u = env.run(&["undo", &late]);
+    assert_eq!(u.code, 0, "{}", u.stderr);
+    assert_eq!(env.read("c.txt"), b"c\n");
+    assert_eq!(env.read("d/a"), b"a\n");
+    let u = env.run(&["undo", &elsewhere]);
+    assert_eq!(u.code, 0, "{}", u.stderr);
 }
 
 /// `recover --set-aside` keeps the blobs a record names by copying them: a blob

@@ -23,7 +23,7 @@ pub struct RecoverArgs {
 pub const SPEC: CommandSpec = CommandSpec {
     name: "recover",
     summary: "Finish or set aside interrupted writes.",
-    description: "Every command first finishes or discards what a killed write left; a write whose step cannot run (read-only mount, permissions, full disk) or whose record is not trusted stays pending: reads report it in pending_recovery and writes refuse with environment.recovery-pending. Fix the cause and run recover to finish it; recover fails the same way while it still cannot. --set-aside OP_ID moves the record out of the way without running it, keeping every byte it references, and journals that as an op of its own (the files it touched stay as they are now).",
+    description: "Every command first finishes or discards what a killed write left; a write whose step cannot run (read-only mount, permissions, full disk) or whose record is not trusted stays pending: reads report it in pending_recovery; writes to the paths it names (every write, for a record that is not trusted) refuse with environment.recovery-pending, writes elsewhere go on. Fix the cause and run recover to finish it; recover fails the same way while it still cannot. --set-aside OP_ID moves the record out of the way without running it, keeping every byte it references, and journals that as an op of its own (the files it touched stay as they are now).",
     args: <RecoverArgs as clap::Args>::augment_args,
     output_fields: &[
         field(

@@ -91,10 +91,11 @@ fn commit(
     let _lock = lock::acquire(ctx, &state)?;
     // A writer killed since this command's own recovery ran is finished first, so
     // ops reach the journal in the order they happened.
-    super::recovery::recover_locked(ctx, &state)?;
+    let pending = super::recovery::recover_scoped(ctx, &state)?;
     ctx.session.snapshots.forget_first();
     let changes = build()?;
     let seq = journal::next_seq(&state).map_err(|e| super::io_error(ctx, "the journal", &e))?;
+    let seq = super::recovery::seq_past(&pending, seq);
     let op_id = match &req.op_id {
         Some(id) => id.clone(),
         None => journal::new_op_id(&state, seq, ctx.session.settings.seed.as_deref()),
@@ -102,6 +103,11 @@ fn commit(
     let mut plan = Plan::new(ctx, &state, &op_id);
     for c in changes {
         plan.add(c)?;
+    }
+    // A record stuck on other paths does not hold this write back.
+    if !pending.is_empty() {
+        let mine = intent::step_paths(&plan.steps);
+        super::recovery::refuse_overlap(&pending, mine.iter().map(|(p, _)| *p))?;
     }
     let mut budget = DiffBudget::of(ctx, req);
     let mut next_commands = Vec::new();
