@@ -138,7 +138,12 @@ fn core_tool(spec: &CommandSpec, keep: &[&str]) -> Value {
                 Some((_, rest)) => rest,
                 None => d,
             };
-            p["description"] = Value::String(clip(d, CORE_PROPERTY));
+            match clip(d, CORE_PROPERTY) {
+                d if d.is_empty() => p.as_object_mut().map(|o| o.remove("description")),
+                d => p
+                    .as_object_mut()
+                    .map(|o| o.insert("description".into(), Value::String(d))),
+            };
         }
     }
     if let Some(o) = schema.as_object_mut() {
@@ -246,23 +251,33 @@ fn sentences(text: &str, max: usize) -> String {
     text[..end].to_string()
 }
 
-/// `text` cut to `max` characters: at its last clause end that fits, else at a
-/// word, marked with `…`.
+/// `text` cut to `max` characters: before its last clause end (`. `, `; `) or
+/// parenthesis that fits, else at a word, marked with `…`; never inside an
+/// unclosed parenthesis when a cut before it fits.
 fn clip(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         return text.to_string();
     }
     let cut: String = text.chars().take(max - 1).collect();
-    let clause = cut
-        .rfind(['.', ';', '('])
-        .filter(|&i| i > max / 2)
-        .map(|i| cut[..i].trim_end().to_string());
-    if let Some(c) = clause {
-        return c;
-    }
-    match cut.rfind(' ') {
-        Some(i) if i > max / 2 => format!("{}…", &cut[..i]),
-        _ => format!("{cut}…"),
+    let floor = max / 3;
+    let clause = text
+        .match_indices(['.', ';', '('])
+        .filter(|&(i, m)| {
+            i > floor && i < cut.len() && (m == "(" || text[i + 1..].starts_with(' '))
+        })
+        .map(|(i, _)| i)
+        .next_back();
+    let out = match clause {
+        Some(i) => text[..i].trim_end().to_string(),
+        None if text[cut.len()..].starts_with(' ') => format!("{cut}…"),
+        None => match cut.rfind(' ') {
+            Some(i) if i > floor => format!("{}…", &cut[..i]),
+            _ => format!("{cut}…"),
+        },
+    };
+    match out.rfind('(') {
+        Some(i) if i > 3 && !out[i..].contains(')') => out[..i].trim_end().to_string(),
+        _ => out,
     }
 }
 
@@ -293,7 +308,19 @@ mod tests {
         assert_eq!(clip("one two three four five six", 14), "one two three…");
         assert_eq!(
             clip("Lines (1-based) and the rest of it", 20),
-            "Lines (1-based)…"
+            "Lines (1-based) and…"
+        );
+        assert_eq!(
+            clip("Only paths (wildmatch; `!` excludes, more) here", 40),
+            "Only paths"
+        );
+        assert_eq!(
+            clip("Guard: HASH or PATH=HASH; refusal.target-changed if", 45),
+            "Guard: HASH or PATH=HASH"
+        );
+        assert_eq!(
+            clip("The pattern. When --pattern or --stdin is given", 30),
+            "The pattern"
         );
         assert!(clip("ééééééééééé", 5).chars().count() <= 5);
     }
