@@ -7,6 +7,7 @@
 use super::tools::{annotations, input_schema, output_schema, served, tool_name};
 use crate::protocol::host::CommandList;
 use crate::protocol::registry::CommandSpec;
+use crate::workspace::candidates::edit_distance;
 use serde_json::{Map, Value, json};
 
 /// The generic tool: `{command: "git log", args: {...}}` runs any command.
@@ -220,9 +221,15 @@ pub fn resolve(
     };
     let words = command.split_whitespace().collect::<Vec<_>>().join(" ");
     let Some(spec) = served(list).find(|s| s.name == words || tool_name(s) == words) else {
-        return Err(format!(
-            "No command {command:?}; the {GENERIC_TOOL} tool's description lists them."
-        ));
+        let near = served(list)
+            .filter_map(|s| edit_distance(&words, s.name, 3).map(|d| (d, s.name)))
+            .min();
+        return Err(match near {
+            Some((_, name)) => format!("No command {command:?}; did you mean {name:?}?"),
+            None => {
+                format!("No command {command:?}; the {GENERIC_TOOL} tool's description lists them.")
+            }
+        });
     };
     let inner = match args.get("args") {
         None | Some(Value::Null) => Map::new(),

@@ -150,6 +150,12 @@ fn the_generic_tools_errors_are_error_results_with_repairs() {
         );
     }
     assert!(
+        envelope(by_id(&replies, 1))["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("did you mean \"json get\"?")
+    );
+    assert!(
         envelope(by_id(&replies, 3))["error"]["message"]
             .as_str()
             .unwrap()
