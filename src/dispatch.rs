@@ -99,11 +99,15 @@ fn serve_mcp(args: &[OsString]) -> Option<u8> {
     }
     let full = std::iter::once(OsString::from("aitools")).chain(args.iter().cloned());
     let matches = cli::build_for(&words).try_get_matches_from(full).ok()?;
-    let root = matches
-        .subcommand()
-        .and_then(|(_, leaf)| GlobalArgs::from_arg_matches(leaf).ok())
+    let leaf = matches.subcommand().map(|(_, leaf)| leaf);
+    let root = leaf
+        .and_then(|leaf| GlobalArgs::from_arg_matches(leaf).ok())
         .and_then(|g| g.root);
-    let mut server = crate::mcp::Server::new(HOST, root.as_deref());
+    let tools = leaf
+        .and_then(|leaf| crate::mcp::McpArgs::from_arg_matches(leaf).ok())
+        .map(|a| a.tools)
+        .unwrap_or_default();
+    let mut server = crate::mcp::Server::new(HOST, root.as_deref(), tools);
     let mut input = std::io::stdin().lock();
     let mut out = std::io::stdout().lock();
     // A closed stdout or stdin ends the session: the host is gone. A stdout that

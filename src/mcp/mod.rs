@@ -40,12 +40,16 @@ pub const RESULT_LIMIT: usize = 100_000;
 pub const MORE_TOOL: &str = "more";
 
 #[derive(clap::Args)]
-pub struct McpArgs {}
+pub struct McpArgs {
+    /// Tools listed: core (the most used, compact, and `aitools` for any other command) or all (every command, full schemas)
+    #[arg(long, value_enum, default_value = "core")]
+    pub tools: ToolSet,
+}
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "mcp",
     summary: "MCP server on stdio (for agent hosts).",
-    description: "JSON-RPC 2.0, one message per line on stdin/stdout; exits at end of input (0), or when stdout refuses a reply (1, an environment.output-lost envelope on stderr naming what the lost call did). Speaks the 2026-07-28 revision (stateless requests with _meta, server/discover) and the initialize handshake of 2025-11-25 and earlier. Tools are the commands, snake_case (code_outline, tx_commit); structuredContent is the command's envelope. The workspace root is --root, else the working directory (never / or the home directory), else the first root the client offers. Started by a host, not called as a command.",
+    description: "JSON-RPC 2.0, one message per line on stdin/stdout; exits at end of input (0), or when stdout refuses a reply (1, an environment.output-lost envelope on stderr naming what the lost call did). Speaks the 2026-07-28 revision (stateless requests with _meta, server/discover) and the initialize handshake of 2025-11-25 and earlier. Tools are the commands, snake_case (code_outline, tx_commit): tools/list names a core set (read, search, edit, ...) and the tool aitools, which runs any command ({command, args}); --tools all lists every command. structuredContent is the command's envelope. The workspace root is --root, else the working directory (never / or the home directory), else the first root the client offers. Started by a host, not called as a command.",
     args: <McpArgs as clap::Args>::augment_args,
     output_fields: &[],
     error_codes: &[code::ARGUMENT_INVALID],
@@ -72,9 +76,12 @@ fn run_as_command(_ctx: &Ctx, _a: &McpArgs) -> Result<Output, CmdError> {
     ))
 }
 
+mod compact;
 mod line;
 mod tools;
-use tools::{argv_for, served, tool_name, tools};
+pub use compact::ToolSet;
+use compact::{GENERIC_TOOL, tools};
+use tools::{argv_for, served, tool_name};
 
 /// Where the server's calls run.
 enum Root {
@@ -118,6 +125,8 @@ struct Pending {
 pub struct Server {
     /// The command list and the call runner (handed over by the dispatcher).
     host: Host,
+    /// What `tools/list` names.
+    tool_set: ToolSet,
     root: Root,
     /// Given by `--root`: client roots do not override it.
     fixed_root: bool,
@@ -141,7 +150,7 @@ pub enum Stopped {
 }
 
 impl Server {
-    pub fn new(host: Host, root_arg: Option<&str>) -> Server {
+    pub fn new(host: Host, root_arg: Option<&str>, tool_set: ToolSet) -> Server {
         let (root, fixed) = match root_arg {
             Some(r) => (check_root(Path::new(r)), true),
             None => (
@@ -161,6 +170,7 @@ impl Server {
         };
         Server {
             host,
+            tool_set,
             root,
             fixed_root: fixed,
             legacy: None,
@@ -412,7 +422,7 @@ impl Server {
     }
 
     fn list(&self, modern: bool) -> Value {
-        let mut r = json!({"tools": tools(self.host.commands)});
+        let mut r = json!({"tools": tools(self.host.commands, self.tool_set)});
         if modern {
             r["ttlMs"] = json!(3_600_000);
             r["cacheScope"] = json!("public");
@@ -438,8 +448,21 @@ impl Server {
         if name == MORE_TOOL {
             return self.more(args);
         }
-        let Some(spec) = served(self.host.commands).find(|s| tool_name(s) == name) else {
-            return Err((INVALID_PARAMS, format!("Unknown tool: {name}.")));
+        let generic;
+        let (spec, args) = if name == GENERIC_TOOL {
+            match compact::resolve(self.host.commands, args) {
+                Ok((spec, inner)) => {
+                    generic = inner;
+                    (spec, &generic)
+                }
+                Err(m) => return Ok(self.result(bad_arguments(GENERIC_TOOL, m))),
+            }
+        } else {
+            // Every command is callable by its tool name, listed or not.
+            match served(self.host.commands).find(|s| tool_name(s) == name) {
+                Some(spec) => (spec, args),
+                None => return Err((INVALID_PARAMS, format!("Unknown tool: {name}."))),
+            }
         };
         let argv = match argv_for(spec, args) {
             Ok(argv) => argv,
@@ -661,7 +684,11 @@ fn bad_arguments(command: &str, why: String) -> String {
         Repair::new(
             "schema",
             "See the tool's arguments.",
-            crate::protocol::shell::aitools(["schema", command]),
+            if command == GENERIC_TOOL {
+                crate::protocol::shell::aitools(["schema"])
+            } else {
+                crate::protocol::shell::aitools(["schema", command])
+            },
         ),
     );
     envelope::render_error(command, &err)
@@ -698,7 +725,7 @@ pub(crate) fn percent_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-const INSTRUCTIONS: &str = "aitools: bounded reads, content search, guarded atomic journaled edits with undo. Every tool answers one envelope (structuredContent): status ok/partial/error; on error, error.repairs lists aitools commands to run next (the same tool, snake_case). Read before editing; pass expect_hash from a read to guard writes; undo takes an op_id from a write.";
+const INSTRUCTIONS: &str = "aitools: bounded reads, content search, guarded atomic journaled edits with undo. Every tool answers one envelope (structuredContent): status ok/partial/error; on error, error.repairs lists aitools commands to run next (the same tool, snake_case). Tools not listed run through the aitools tool: {command: \"git log\", args: {limit: 5}}. Read before editing; pass expect_hash from a read to guard writes; undo takes an op_id from a write.";
 
 fn server_info() -> Value {
     json!({"name": "aitools", "title": "aitools", "version": crate::protocol::host::VERSION})

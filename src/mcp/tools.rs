@@ -2,7 +2,6 @@
 //! `outputSchema` and annotations read off its clap arguments and spec, and a
 //! `tools/call`'s arguments turned back into an argv.
 
-use super::MORE_TOOL;
 use crate::protocol::host::CommandList;
 use crate::protocol::registry::{CommandSpec, is_global_arg};
 use clap::ArgAction;
@@ -212,7 +211,7 @@ pub fn annotations(spec: &CommandSpec) -> Value {
     // Declared in the spec (`CommandSpec::effects`), like the AOI manifest's.
     let read_only = spec.read_only();
     let mut a = json!({
-        "title": title(spec),
+        "title": format!("aitools {}", spec.name),
         "readOnlyHint": read_only,
         "openWorldHint": false,
     });
@@ -224,45 +223,6 @@ pub fn annotations(spec: &CommandSpec) -> Value {
         a["idempotentHint"] = Value::Bool(true);
     }
     a
-}
-
-fn title(spec: &CommandSpec) -> String {
-    let mut t = String::from("aitools ");
-    t.push_str(spec.name);
-    t
-}
-
-fn tool(spec: &CommandSpec) -> Value {
-    json!({
-        "name": tool_name(spec),
-        "title": title(spec),
-        "description": format!("{} {}", spec.summary, spec.description),
-        "inputSchema": input_schema(spec),
-        "outputSchema": output_schema(spec),
-        "annotations": annotations(spec),
-    })
-}
-
-fn more_tool() -> Value {
-    json!({
-        "name": MORE_TOOL,
-        "title": "aitools: the rest of a cut result",
-        "description": "A tool result over the host's size limit comes back partial, with mcp_continuation.arguments.cursor; call this with that cursor for the next part (same envelope shape).",
-        "inputSchema": {
-            "type": "object",
-            "properties": {"cursor": {"type": "string", "description": "mcp_continuation.arguments.cursor of the cut result."}},
-            "required": ["cursor"],
-            "additionalProperties": false,
-        },
-        "annotations": {"title": "aitools: the rest of a cut result", "readOnlyHint": true, "idempotentHint": true, "openWorldHint": false},
-    })
-}
-
-/// Every tool, as `tools/list` answers.
-pub fn tools(list: CommandList) -> Vec<Value> {
-    let mut v: Vec<Value> = served(list).map(tool).collect();
-    v.push(more_tool());
-    v
 }
 
 /// The argv (without `aitools`) for a tool call, or why the arguments do not fit
@@ -440,10 +400,13 @@ mod tests {
 
     #[test]
     fn tool_names_are_snake_case_and_unique() {
-        let mut names: Vec<String> = tools(crate::registry::LIST)
-            .iter()
-            .map(|t| t["name"].as_str().unwrap().to_string())
-            .collect();
+        let mut names: Vec<String> = super::super::compact::tools(
+            crate::registry::LIST,
+            super::super::compact::ToolSet::All,
+        )
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
         assert!(names.contains(&"code_outline".to_string()));
         assert!(names.contains(&"tx_commit".to_string()));
         assert!(names.iter().all(|n| identifier(n)));

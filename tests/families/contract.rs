@@ -261,7 +261,7 @@ fn effects_are_declared_once_and_read_alike() {
     let env = TestEnv::new();
     let caps = env.run(&["capabilities"]);
     let mut child = env
-        .command(&["mcp", "--root", "."])
+        .command(&["mcp", "--root", ".", "--tools", "all"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()

@@ -13,7 +13,7 @@ const V: &str = "2026-07-28";
 
 /// Sends the lines, closes stdin, and returns every stdout line as JSON (the
 /// server must print nothing else, and must exit 0 at end of input).
-fn session_in(env: &TestEnv, args: &[&str], lines: &[Value]) -> Vec<Value> {
+pub(super) fn session_in(env: &TestEnv, args: &[&str], lines: &[Value]) -> Vec<Value> {
     let mut all = vec!["mcp"];
     all.extend_from_slice(args);
     let mut child = env
@@ -55,16 +55,16 @@ fn meta() -> Value {
 }
 
 /// A modern request.
-fn req(id: i64, method: &str, mut params: Value) -> Value {
+pub(super) fn req(id: i64, method: &str, mut params: Value) -> Value {
     params["_meta"] = meta();
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 }
 
-fn call(id: i64, tool: &str, args: Value) -> Value {
+pub(super) fn call(id: i64, tool: &str, args: Value) -> Value {
     req(id, "tools/call", json!({"name": tool, "arguments": args}))
 }
 
-fn by_id(replies: &[Value], id: i64) -> &Value {
+pub(super) fn by_id(replies: &[Value], id: i64) -> &Value {
     replies
         .iter()
         .find(|r| r["id"] == json!(id))
@@ -72,7 +72,7 @@ fn by_id(replies: &[Value], id: i64) -> &Value {
 }
 
 /// A tool result's envelope, after checking the text block carries the same JSON.
-fn envelope(reply: &Value) -> &Value {
+pub(super) fn envelope(reply: &Value) -> &Value {
     let r = &reply["result"];
     let text = r["content"][0]["text"].as_str().expect("text block");
     let parsed: Value = serde_json::from_str(text).expect("text is JSON");
@@ -91,8 +91,10 @@ fn envelope(reply: &Value) -> &Value {
 #[test]
 fn modern_era_discover_list_and_errors() {
     let env = TestEnv::new();
-    let replies = session(
+    // `--tools all`: every command, with its full schemas.
+    let replies = session_in(
         &env,
+        &["--root", ".", "--tools", "all"],
         &[
             req(1, "server/discover", json!({})),
             req(2, "tools/list", json!({})),
@@ -133,7 +135,14 @@ fn modern_era_discover_list_and_errors() {
     assert_eq!(list["resultType"], "complete");
     let tools = list["tools"].as_array().unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    for n in ["read", "code_outline", "tx_commit", "undo", "more"] {
+    for n in [
+        "read",
+        "code_outline",
+        "tx_commit",
+        "undo",
+        "more",
+        "aitools",
+    ] {
         assert!(names.contains(&n), "{n} missing from {names:?}");
     }
     assert!(!names.contains(&"mcp"));
@@ -144,9 +153,9 @@ fn modern_era_discover_list_and_errors() {
             assert!(s.get(k).is_none(), "{t}");
         }
         assert!(!s.to_string().contains("$ref"), "{t}");
-        assert!(t["title"].is_string() && t["description"].is_string());
+        assert!(t["description"].is_string(), "{t}");
         assert!(t["annotations"]["readOnlyHint"].is_boolean(), "{t}");
-        if t["name"] != "more" {
+        if t["name"] != "more" && t["name"] != "aitools" {
             assert_eq!(t["outputSchema"]["type"], "object");
             assert!(t["outputSchema"]["properties"]["error"].is_object());
         }
@@ -217,7 +226,8 @@ fn legacy_era_handshake_ping_list_and_call() {
     assert_eq!(by_id(&replies, 2)["result"], json!({}));
     let list = &by_id(&replies, 3)["result"];
     assert!(list.get("resultType").is_none());
-    assert!(list["tools"].as_array().unwrap().len() > 20);
+    let n = list["tools"].as_array().unwrap().len();
+    assert!((12..=18).contains(&n), "{n} tools listed by default");
     let env_read = envelope(by_id(&replies, 4));
     assert_eq!(env_read["command"], "read");
     assert_eq!(env_read["lines"], json!(["one", "two"]));
@@ -339,7 +349,11 @@ fn error_replies_that_echo_a_secret_mask_it() {
 fn every_schema_argument_is_a_tool_property() {
     let env = TestEnv::new();
     let all = env.run(&["schema", "--all", "--full"]);
-    let replies = session(&env, &[req(1, "tools/list", json!({}))]);
+    let replies = session_in(
+        &env,
+        &["--root", ".", "--tools", "all"],
+        &[req(1, "tools/list", json!({}))],
+    );
     let tools = by_id(&replies, 1)["result"]["tools"]
         .as_array()
         .unwrap()

@@ -38,6 +38,7 @@ mod link;
 mod link_blobs;
 mod mask_context;
 mod mcp;
+mod mcp_list;
 mod mcp_output_lost;
 mod notfound;
 mod op_ids;

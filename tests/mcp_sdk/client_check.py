@@ -1,5 +1,5 @@
 """A real MCP client (the Python SDK, PyPI `mcp`) drives `aitools mcp`: list the
-tools, read, edit, undo, in both eras (mode="auto" probes server/discover and stays
+tools, read, edit, undo, a command through the generic `aitools` tool, in both eras (mode="auto" probes server/discover and stays
 on 2026-07-28; mode="legacy" uses the initialize handshake).
 
 Usage: python client_check.py <path to aitools>. Exits non-zero on any mismatch.
@@ -29,8 +29,9 @@ async def scenario(mode: str, root: str) -> None:
         assert client.protocol_version == want_version, (mode, client.protocol_version)
         tools = await client.list_tools()
         names = {t.name for t in tools.tools}
-        for want in ("read", "edit", "undo", "code_outline", "tx_commit"):
+        for want in ("read", "edit", "undo", "code_outline", "aitools"):
             assert want in names, (mode, want, sorted(names))
+        assert "tx_commit" not in names, sorted(names)
         read = await client.call_tool("read", {"path": "notes.txt"})
         assert not read.is_error, read
         assert read.structured_content["lines"] == ["alpha", "beta"], read.structured_content
@@ -46,6 +47,11 @@ async def scenario(mode: str, root: str) -> None:
             assert f.read() == "alpha\nbeta\n"
         bad = await client.call_tool("edit", {"path": "notes.txt", "old": "zzz", "new": "y"})
         assert bad.is_error and bad.structured_content["error"]["repairs"], bad
+        # Any command not listed runs through the generic tool.
+        status = await client.call_tool("aitools", {"command": "tx status"})
+        assert not status.is_error and status.structured_content["command"] == "tx status", status
+        unknown = await client.call_tool("aitools", {"command": "no such"})
+        assert unknown.is_error and unknown.structured_content["error"]["repairs"], unknown
     print(f"mcp sdk client, mode={mode}: ok")
 
 
