@@ -11,6 +11,7 @@ use crate::protocol::{CmdError, Json, Output, Repair, code, error, shell, values
 use crate::store::files::{Durable, File, OwnDir, is_executable};
 use crate::workspace::Ctx;
 use crate::workspace::process::{self as proc, StartError};
+use crate::workspace::proctree;
 use clap::Args;
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Seek, SeekFrom};
@@ -37,6 +38,13 @@ pub struct Meta {
     pub pid: u32,
     pub argv: Vec<String>,
     pub started: String,
+    /// The supervisor's start time (field 22 of `/proc/<pid>/stat`): with the pid,
+    /// what names it; a record without it (an older aitools) names nothing alive.
+    #[serde(default)]
+    pub start: Option<u64>,
+    /// The `AITOOLS_JOB` tag every process of the job carries.
+    #[serde(default)]
+    pub tag: Option<String>,
 }
 
 /// A bg process as the state directory knows it.
@@ -68,8 +76,25 @@ impl Job {
         })
     }
 
+    /// Whether the supervisor that leads the job's group is alive: its pid and
+    /// start time, never its pid alone (a reused pid names another program).
+    pub fn leader_alive(&self) -> bool {
+        self.meta
+            .start
+            .is_some_and(|s| proctree::is_same(self.meta.pid, s))
+    }
+
+    /// The live processes carrying the job's tag.
+    pub fn tagged(&self) -> Vec<u32> {
+        self.meta
+            .tag
+            .as_deref()
+            .map(proctree::tagged)
+            .unwrap_or_default()
+    }
+
     pub fn running(&self) -> bool {
-        self.exit().is_none() && proc::group_alive(self.meta.pid)
+        self.exit().is_none() && (self.leader_alive() || !self.tagged().is_empty())
     }
 }
 
@@ -250,6 +275,7 @@ pub fn start(ctx: &Ctx, a: &StartArgs) -> Result<Output, CmdError> {
     let log_path = jdir.path().join("log");
     let log = jdir.append("log").map_err(|e| io("log", &e))?;
     let log2 = log.try_clone().map_err(|e| io("log", &e))?;
+    let tag = proctree::new_tag();
     let mut cmd = Command::new("sh");
     cmd.arg("-c")
         .arg(SUPERVISOR)
@@ -260,6 +286,7 @@ pub fn start(ctx: &Ctx, a: &StartArgs) -> Result<Output, CmdError> {
         .stdin(Stdio::null())
         .stdout(log)
         .stderr(log2)
+        .env(proctree::TAG_VAR, &tag)
         .process_group(0);
     let child = cmd.spawn().map_err(|e| {
         not_started(
@@ -277,6 +304,8 @@ pub fn start(ctx: &Ctx, a: &StartArgs) -> Result<Output, CmdError> {
         pid: child.id(),
         argv: a.argv.clone(),
         started: crate::protocol::time::iso8601(secs),
+        start: proctree::start_time(child.id()),
+        tag: Some(tag),
     };
     let text = serde_json::to_vec(&meta).map_err(|e| CmdError::internal(e.to_string()))?;
     jdir.replace("meta.json", &text, RECORD)
@@ -560,14 +589,31 @@ pub const STOP: CommandSpec = CommandSpec {
     run: handler!(StopArgs, stop),
 };
 
-fn wait_gone(pgid: u32, until: Instant) -> bool {
+/// Whether anything of the job is alive: its group while the supervisor that
+/// leads it is the one started, and every tagged process.
+fn job_alive(j: &Job) -> bool {
+    (j.leader_alive() && proc::group_alive(j.meta.pid)) || !j.tagged().is_empty()
+}
+
+fn wait_gone(j: &Job, until: Instant) -> bool {
     while Instant::now() < until {
-        if !proc::group_alive(pgid) {
+        if !job_alive(j) {
             return true;
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    !proc::group_alive(pgid)
+    !job_alive(j)
+}
+
+/// `sig` to the job's group (only while its leader is the supervisor started,
+/// checked right before) and to every process carrying its tag.
+fn signal_job(j: &Job, sig: i32) {
+    if j.leader_alive() {
+        proc::signal_group(j.meta.pid, sig);
+    }
+    if let Some(tag) = &j.meta.tag {
+        proctree::signal_tagged(tag, sig);
+    }
 }
 
 pub fn stop(ctx: &Ctx, a: &StopArgs) -> Result<Output, CmdError> {
@@ -577,12 +623,12 @@ pub fn stop(ctx: &Ctx, a: &StopArgs) -> Result<Output, CmdError> {
     let stopped = j.running();
     let mut sig_sent = None;
     if stopped {
-        proc::signal_group(j.meta.pid, libc::SIGTERM);
+        signal_job(&j, libc::SIGTERM);
         sig_sent = Some(libc::SIGTERM);
-        if !wait_gone(j.meta.pid, Instant::now() + a.grace) {
-            proc::signal_group(j.meta.pid, libc::SIGKILL);
+        if !wait_gone(&j, Instant::now() + a.grace) {
+            signal_job(&j, libc::SIGKILL);
             sig_sent = Some(libc::SIGKILL);
-            wait_gone(j.meta.pid, Instant::now() + Duration::from_secs(2));
+            wait_gone(&j, Instant::now() + Duration::from_secs(2));
         }
     }
     // The supervisor may have recorded a status on its way out; keep it if so.
