@@ -73,7 +73,6 @@ fn bg_never_signals_a_reused_pid_nor_calls_a_dead_job_running() {
 }
 
 #[test]
-#[ignore = "not built yet"]
 fn bg_stop_kills_children_that_setsid_or_double_fork() {
     let env = TestEnv::new();
     let script = "setsid sleep 7793 >/dev/null 2>&1 & (sleep 7794 >/dev/null 2>&1 &); echo started; sleep 60";

@@ -563,8 +563,8 @@ pub struct StopArgs {
 
 pub const STOP: CommandSpec = CommandSpec {
     name: "bg stop",
-    summary: "Stop a bg process group: TERM, then KILL after --grace.",
-    description: "Sends SIGTERM to the whole process group (the program and what it started), SIGKILL when any member outlives --grace, and records how it ended. A process that had already ended answers stopped:false with its status.",
+    summary: "Stop a bg process tree: TERM, then KILL after --grace.",
+    description: "Sends SIGTERM to the whole tree: the process group (while its leader is the supervisor started, known by pid and start time) and every process carrying the job's AITOOLS_JOB tag, also one that left the group with setsid or a double fork; SIGKILL when any outlives --grace, and records how it ended. A process that had already ended answers stopped:false with its status (what it left running is ended all the same). Pids that outlived SIGKILL are listed in not_killed.",
     args: <StopArgs as clap::Args>::augment_args,
     output_fields: &[
         field("id", "bg ID."),
@@ -573,6 +573,10 @@ pub const STOP: CommandSpec = CommandSpec {
         field(
             "signal",
             "Ending signal (15 or 9 when stopped here), or null.",
+        ),
+        field(
+            "not_killed",
+            "Pids of the job's processes that outlived SIGKILL (only when some did).",
         ),
     ],
     error_codes: &[
@@ -616,20 +620,35 @@ fn signal_job(j: &Job, sig: i32) {
     }
 }
 
+/// Ends what is alive of the job: SIGTERM, then after `grace` SIGKILL until no
+/// tagged process is left; the signal that ended it and the pids that outlived
+/// SIGKILL.
+fn end_tree(j: &Job, grace: Duration) -> (i32, Vec<u32>) {
+    signal_job(j, libc::SIGTERM);
+    if wait_gone(j, Instant::now() + grace) {
+        return (libc::SIGTERM, Vec::new());
+    }
+    signal_job(j, libc::SIGKILL);
+    let left = match &j.meta.tag {
+        Some(tag) => proctree::kill_tagged(tag, Duration::from_secs(2)),
+        None => Vec::new(),
+    };
+    wait_gone(j, Instant::now() + Duration::from_millis(500));
+    (libc::SIGKILL, left)
+}
+
 pub fn stop(ctx: &Ctx, a: &StopArgs) -> Result<Output, CmdError> {
     let j = job(ctx, &a.id)?;
     let mut o = Json::obj();
     o.push("id", Json::str(&j.meta.id));
     let stopped = j.running();
+    // What a program that ended left running (tagged) is ended too.
+    let mut not_killed = Vec::new();
     let mut sig_sent = None;
-    if stopped {
-        signal_job(&j, libc::SIGTERM);
-        sig_sent = Some(libc::SIGTERM);
-        if !wait_gone(&j, Instant::now() + a.grace) {
-            signal_job(&j, libc::SIGKILL);
-            sig_sent = Some(libc::SIGKILL);
-            wait_gone(&j, Instant::now() + Duration::from_secs(2));
-        }
+    if stopped || !j.tagged().is_empty() {
+        let (sig, left) = end_tree(&j, a.grace);
+        not_killed = left;
+        sig_sent = stopped.then_some(sig);
     }
     // The supervisor may have recorded a status on its way out; keep it if so.
     let (code, sig) = match (j.exit(), sig_sent) {
@@ -651,5 +670,9 @@ pub fn stop(ctx: &Ctx, a: &StopArgs) -> Result<Output, CmdError> {
         "signal",
         sig.map(|s| Json::Int(i64::from(s))).unwrap_or(Json::Null),
     );
+    if !not_killed.is_empty() {
+        let pids = not_killed.iter().map(|&p| Json::UInt(u64::from(p)));
+        o.push("not_killed", Json::Arr(pids.collect()));
+    }
     Ok(Output::from_json(o, false))
 }
