@@ -107,7 +107,6 @@ fn bg_stop_kills_children_that_setsid_or_double_fork() {
 }
 
 #[test]
-#[ignore = "not built yet"]
 fn bg_start_executes_argv_without_a_shell() {
     let env = TestEnv::new();
     // A program named like a shell builtin: the program runs, not the builtin.
@@ -138,7 +137,6 @@ fn bg_start_executes_argv_without_a_shell() {
 }
 
 #[test]
-#[ignore = "not built yet"]
 fn a_bg_log_stops_at_its_cap_and_says_so() {
     let env = TestEnv::new();
     let script = "yes | head -n 100000; echo done >&2";

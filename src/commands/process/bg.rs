@@ -11,18 +11,15 @@ use crate::protocol::{CmdError, Json, Output, Repair, code, error, shell, values
 use crate::store::files::{Durable, File, OwnDir, is_executable};
 use crate::workspace::Ctx;
 use crate::workspace::process::{self as proc, StartError};
-use crate::workspace::proctree;
+use crate::workspace::{proctree, supervisor};
 use clap::Args;
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-/// The supervisor: runs the program as `"$@"` (never parsed by the shell) and
-/// records its status atomically when it ends.
-const SUPERVISOR: &str = r#"e=$1; shift; "$@"; s=$?; echo "$s" >"$e.tmp" && mv -f "$e.tmp" "$e""#;
 /// Most bytes of a log one `bg logs` call reads.
 const MAX_LOG_WINDOW: u64 = 4 * 1024 * 1024;
 /// How a bg record (`meta.json`, a stop's `exit`) is written: whole or not at all.
@@ -67,13 +64,34 @@ impl Job {
         if let Some(sig) = t.strip_prefix("signal ") {
             return Some((None, sig.parse().ok()));
         }
+        if let Some(code) = t.strip_prefix("exit ") {
+            return Some((code.parse().ok(), None));
+        }
         let n: i32 = t.parse().ok()?;
-        // The shell reports a signal's end as 128 + the signal.
+        // An older aitools' shell supervisor: a signal's end is 128 + the signal.
         Some(if n > 128 && n < 128 + 65 {
             (None, Some(n - 128))
         } else {
             (Some(n), None)
         })
+    }
+
+    /// `(cap, dropped bytes)` once the log reached its cap.
+    pub fn log_cut(&self) -> Option<(u64, u64)> {
+        let text = self.dir.read("cut").ok()?;
+        let t = String::from_utf8_lossy(&text);
+        let (cap, dropped) = t.trim().split_once(' ')?;
+        Some((cap.parse().ok()?, dropped.parse().ok()?))
+    }
+
+    /// Pushes `log_cut` `{cap, dropped_bytes}` when the log was cut.
+    pub fn push_cut(&self, o: &mut Json) {
+        if let Some((cap, dropped)) = self.log_cut() {
+            let mut c = Json::obj();
+            c.push("cap", Json::UInt(cap));
+            c.push("dropped_bytes", Json::UInt(dropped));
+            o.push("log_cut", c);
+        }
     }
 
     /// Whether the supervisor that leads the job's group is alive: its pid and
@@ -212,12 +230,15 @@ pub struct StartArgs {
     /// Label shown by bg status (1-64 characters).
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
+    /// Most bytes the log keeps; past it the rest is dropped and counted (log_cut).
+    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = values::parse_size)]
+    pub log_cap: u64,
 }
 
 pub const START: CommandSpec = CommandSpec {
     name: "bg start",
     summary: "Start a program that outlives the call; logs kept.",
-    description: "Starts argv in its own process group, stdin closed, both streams appended to one log under the workspace's state directory; it keeps running after aitools exits. A small sh supervisor records its exit status; argv reaches it only as \"$@\", never parsed by a shell. Read the log with bg logs, wait for a line or the exit with wait --bg, end it with bg stop.",
+    description: "Starts argv directly (no shell: a builtin name never shadows the program; run `sh -c '...'` for pipes and $VARS) in its own process group, stdin closed, both streams in one log under the workspace's state directory; it keeps running after aitools exits. An aitools supervisor leads the group, records the exit status and copies the output to the log up to --log-cap (default 64MiB): past it the rest is read and dropped, and bg status, bg logs and wait --bg say so in log_cut {cap,dropped_bytes}. Every process of the job carries an AITOOLS_JOB tag. Read the log with bg logs, wait for a line or the exit with wait --bg, end it with bg stop.",
     args: <StartArgs as clap::Args>::augment_args,
     output_fields: &[
         field(
@@ -273,30 +294,20 @@ pub fn start(ctx: &Ctx, a: &StartArgs) -> Result<Output, CmdError> {
         })
         .ok_or_else(|| CmdError::internal("no free bg id"))?;
     let log_path = jdir.path().join("log");
-    let log = jdir.append("log").map_err(|e| io("log", &e))?;
-    let log2 = log.try_clone().map_err(|e| io("log", &e))?;
+    // The log exists (empty) before the call answers; the supervisor appends.
+    drop(jdir.append("log").map_err(|e| io("log", &e))?);
     let tag = proctree::new_tag();
-    let mut cmd = Command::new("sh");
-    cmd.arg("-c")
-        .arg(SUPERVISOR)
-        .arg("sh")
-        .arg(jdir.path().join("exit"))
-        .args(&a.argv)
-        .current_dir(&ctx.cwd)
+    let mut cmd = supervisor::command(jdir.path(), a.log_cap, &a.argv)
+        .map_err(|e| not_started("aitools", StartError::Other(e)))?;
+    cmd.current_dir(&ctx.cwd)
         .stdin(Stdio::null())
-        .stdout(log)
-        .stderr(log2)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
         .env(proctree::TAG_VAR, &tag)
         .process_group(0);
-    let child = cmd.spawn().map_err(|e| {
-        not_started(
-            "sh",
-            match e.kind() {
-                std::io::ErrorKind::NotFound => StartError::NotFound,
-                _ => StartError::Other(e),
-            },
-        )
-    })?;
+    let child = cmd
+        .spawn()
+        .map_err(|e| not_started("aitools", StartError::Other(e)))?;
     let (secs, _) = crate::protocol::time::now();
     let meta = Meta {
         id: id.clone(),
@@ -350,6 +361,10 @@ pub const LOGS: CommandSpec = CommandSpec {
         field(
             "truncated",
             "True when lines were left out (status partial, exit 3; next_commands reads them).",
+        ),
+        field(
+            "log_cut",
+            "{cap,dropped_bytes} when the log reached bg start's --log-cap: what came after was dropped (status partial, exit 3).",
         ),
         field("next_offset", "Byte offset for the next --from."),
         field("next_commands", "The call reading what was left out."),
@@ -472,12 +487,14 @@ pub fn logs(ctx: &Ctx, a: &LogsArgs) -> Result<Output, CmdError> {
         Json::Arr(lines.into_iter().map(Json::Str).collect()),
     );
     o.push("truncated", Json::Bool(left_out));
+    j.push_cut(&mut o);
     o.push("next_offset", Json::UInt(next_offset));
     o.push(
         "next_commands",
         Json::Arr(next.into_iter().map(Json::Str).collect()),
     );
-    Ok(Output::from_json(o, left_out))
+    let cut = j.log_cut().is_some();
+    Ok(Output::from_json(o, left_out || cut))
 }
 
 // ---- bg status ----
@@ -496,7 +513,7 @@ pub const STATUS: CommandSpec = CommandSpec {
     output_fields: &[
         field(
             "items",
-            "[{id,name,pid,argv,running,exit_code,signal,started}]; started is UTC RFC 3339.",
+            "[{id,name,pid,argv,running,exit_code,signal,started,log_cut?}]; started is UTC RFC 3339; log_cut {cap,dropped_bytes} when the log reached --log-cap.",
         ),
         field("total", "Number of items."),
     ],
@@ -536,6 +553,7 @@ fn item(j: &Job) -> Json {
         sig.map(|s| Json::Int(i64::from(s))).unwrap_or(Json::Null),
     );
     o.push("started", Json::str(&j.meta.started));
+    j.push_cut(&mut o);
     o
 }
 

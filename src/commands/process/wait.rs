@@ -51,6 +51,10 @@ pub const SPEC: CommandSpec = CommandSpec {
         field("port", "The port that accepted (--port)."),
         field("exit_code", "Exit code, or null (--bg --exit)."),
         field("signal", "Ending signal, or null (--bg --exit)."),
+        field(
+            "log_cut",
+            "{cap,dropped_bytes} when the bg log reached its --log-cap (--bg --exit).",
+        ),
         field("duration_ms", "The duration waited (--duration)."),
     ],
     error_codes: &[
@@ -214,6 +218,7 @@ pub fn run(ctx: &Ctx, a: &WaitArgs) -> Result<Output, CmdError> {
                     "signal",
                     sig.map(|s| Json::Int(i64::from(s))).unwrap_or(Json::Null),
                 );
+                j.push_cut(&mut o);
             } else {
                 o.push(k, v);
             }
