@@ -164,6 +164,17 @@ fn a_bg_log_stops_at_its_cap_and_says_so() {
     assert_eq!(l.json["log_cut"], *cut, "{}", l.stdout);
     assert_eq!(l.code, 3, "{}", l.stdout);
     assert_eq!(w.json["log_cut"], *cut, "{}", w.stdout);
+    let missed = env.run(&[
+        "wait",
+        "--bg",
+        "bg-1",
+        "--pattern",
+        "done",
+        "--timeout",
+        "200ms",
+    ]);
+    let said = missed.json["error"]["message"].as_str().unwrap_or("");
+    assert!(said.contains("--log-cap"), "{}", missed.stdout);
     // A log under its cap says nothing.
     env.run(&["bg", "start", "--", "echo", "hi"]);
     env.run(&["wait", "--bg", "bg-2", "--exit", "--timeout", "10s"]);
