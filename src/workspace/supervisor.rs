@@ -144,3 +144,35 @@ fn copy_capped(mut from: impl Read, log: &mut std::fs::File, cap: u64, dir: &Pat
         record(dir, "cut", &format!("{cap} {dropped}\n"));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_log_keeps_its_cap_and_counts_the_rest() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("log");
+        let mut log = std::fs::File::create(&path).expect("log");
+        copy_capped(&[b'y'; 100][..], &mut log, 10, dir.path());
+        assert_eq!(std::fs::read(&path).expect("read log").len(), 10);
+        let cut = std::fs::read_to_string(dir.path().join("cut")).expect("cut");
+        assert_eq!(cut, "10 90\n");
+        // Under the cap: no cut record.
+        let other = tempfile::tempdir().expect("temp dir");
+        copy_capped(&b"hi\n"[..], &mut log, 10, other.path());
+        assert!(!other.path().join("cut").exists());
+    }
+
+    #[test]
+    fn only_the_hidden_call_with_its_variable_is_a_supervisor() {
+        let args: Vec<OsString> = ["read", "x"].map(OsString::from).to_vec();
+        assert_eq!(serve(&args), None);
+        let hidden: Vec<OsString> = [ARG, "/nonexistent", "10", "--", "true"]
+            .map(OsString::from)
+            .to_vec();
+        if std::env::var_os(ENV).is_none() {
+            assert_eq!(serve(&hidden), None);
+        }
+    }
+}
