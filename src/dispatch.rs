@@ -45,6 +45,10 @@ pub fn status() -> u8 {
     if let Some(code) = serve_mcp(&args) {
         return code;
     }
+    // A bg job's supervisor (started by `bg start`, never typed).
+    if let Some(code) = crate::workspace::supervisor::serve(&args) {
+        return code;
+    }
     // `--output jsonl` (AOI-CLI): the same invocation, framed as an event stream.
     if let Some(req) = crate::aoi::request(HOST, &args) {
         let (code, lost) = crate::aoi::main(HOST, req, Box::new(std::io::stdout()));

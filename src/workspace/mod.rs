@@ -14,6 +14,7 @@ pub mod proctree;
 pub mod root;
 pub mod scan;
 pub mod scan_args;
+pub mod supervisor;
 
 pub use error::WorkspaceError;
 pub use root::Ctx;

@@ -15,6 +15,7 @@ mod aoi_stream;
 mod appends_fault;
 mod apply_paths;
 mod argv;
+mod bg_control;
 mod bounds;
 mod codes;
 mod conformance;

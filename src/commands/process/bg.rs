@@ -11,17 +11,15 @@ use crate::protocol::{CmdError, Json, Output, Repair, code, error, shell, values
 use crate::store::files::{Durable, File, OwnDir, is_executable};
 use crate::workspace::Ctx;
 use crate::workspace::process::{self as proc, StartError};
+use crate::workspace::{proctree, supervisor};
 use clap::Args;
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-/// The supervisor: runs the program as `"$@"` (never parsed by the shell) and
-/// records its status atomically when it ends.
-const SUPERVISOR: &str = r#"e=$1; shift; "$@"; s=$?; echo "$s" >"$e.tmp" && mv -f "$e.tmp" "$e""#;
 /// Most bytes of a log one `bg logs` call reads.
 const MAX_LOG_WINDOW: u64 = 4 * 1024 * 1024;
 /// How a bg record (`meta.json`, a stop's `exit`) is written: whole or not at all.
@@ -37,6 +35,13 @@ pub struct Meta {
     pub pid: u32,
     pub argv: Vec<String>,
     pub started: String,
+    /// The supervisor's start time (field 22 of `/proc/<pid>/stat`): with the pid,
+    /// what names it; a record without it (an older aitools) names nothing alive.
+    #[serde(default)]
+    pub start: Option<u64>,
+    /// The `AITOOLS_JOB` tag every process of the job carries.
+    #[serde(default)]
+    pub tag: Option<String>,
 }
 
 /// A bg process as the state directory knows it.
@@ -59,8 +64,11 @@ impl Job {
         if let Some(sig) = t.strip_prefix("signal ") {
             return Some((None, sig.parse().ok()));
         }
+        if let Some(code) = t.strip_prefix("exit ") {
+            return Some((code.parse().ok(), None));
+        }
         let n: i32 = t.parse().ok()?;
-        // The shell reports a signal's end as 128 + the signal.
+        // An older aitools' shell supervisor: a signal's end is 128 + the signal.
         Some(if n > 128 && n < 128 + 65 {
             (None, Some(n - 128))
         } else {
@@ -68,8 +76,43 @@ impl Job {
         })
     }
 
+    /// `(cap, dropped bytes)` once the log reached its cap.
+    pub fn log_cut(&self) -> Option<(u64, u64)> {
+        let text = self.dir.read("cut").ok()?;
+        let t = String::from_utf8_lossy(&text);
+        let (cap, dropped) = t.trim().split_once(' ')?;
+        Some((cap.parse().ok()?, dropped.parse().ok()?))
+    }
+
+    /// Pushes `log_cut` `{cap, dropped_bytes}` when the log was cut.
+    pub fn push_cut(&self, o: &mut Json) {
+        if let Some((cap, dropped)) = self.log_cut() {
+            let mut c = Json::obj();
+            c.push("cap", Json::UInt(cap));
+            c.push("dropped_bytes", Json::UInt(dropped));
+            o.push("log_cut", c);
+        }
+    }
+
+    /// Whether the supervisor that leads the job's group is alive: its pid and
+    /// start time, never its pid alone (a reused pid names another program).
+    pub fn leader_alive(&self) -> bool {
+        self.meta
+            .start
+            .is_some_and(|s| proctree::is_same(self.meta.pid, s))
+    }
+
+    /// The live processes carrying the job's tag.
+    pub fn tagged(&self) -> Vec<u32> {
+        self.meta
+            .tag
+            .as_deref()
+            .map(proctree::tagged)
+            .unwrap_or_default()
+    }
+
     pub fn running(&self) -> bool {
-        self.exit().is_none() && proc::group_alive(self.meta.pid)
+        self.exit().is_none() && (self.leader_alive() || !self.tagged().is_empty())
     }
 }
 
@@ -187,12 +230,15 @@ pub struct StartArgs {
     /// Label shown by bg status (1-64 characters).
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
+    /// Most bytes the log keeps; past it the rest is dropped and counted (log_cut).
+    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = values::parse_size)]
+    pub log_cap: u64,
 }
 
 pub const START: CommandSpec = CommandSpec {
     name: "bg start",
     summary: "Start a program that outlives the call; logs kept.",
-    description: "Starts argv in its own process group, stdin closed, both streams appended to one log under the workspace's state directory; it keeps running after aitools exits. A small sh supervisor records its exit status; argv reaches it only as \"$@\", never parsed by a shell. Read the log with bg logs, wait for a line or the exit with wait --bg, end it with bg stop.",
+    description: "Starts argv directly (no shell: a builtin name never shadows the program; run `sh -c '...'` for pipes and $VARS) in its own process group, stdin closed, both streams in one log under the workspace's state directory; it keeps running after aitools exits. An aitools supervisor leads the group, records the exit status and copies the output to the log up to --log-cap (default 64MiB): past it the rest is read and dropped, and bg status, bg logs and wait --bg say so in log_cut {cap,dropped_bytes}. Every process of the job carries an AITOOLS_JOB tag. Read the log with bg logs, wait for a line or the exit with wait --bg, end it with bg stop.",
     args: <StartArgs as clap::Args>::augment_args,
     output_fields: &[
         field(
@@ -248,28 +294,20 @@ pub fn start(ctx: &Ctx, a: &StartArgs) -> Result<Output, CmdError> {
         })
         .ok_or_else(|| CmdError::internal("no free bg id"))?;
     let log_path = jdir.path().join("log");
-    let log = jdir.append("log").map_err(|e| io("log", &e))?;
-    let log2 = log.try_clone().map_err(|e| io("log", &e))?;
-    let mut cmd = Command::new("sh");
-    cmd.arg("-c")
-        .arg(SUPERVISOR)
-        .arg("sh")
-        .arg(jdir.path().join("exit"))
-        .args(&a.argv)
-        .current_dir(&ctx.cwd)
+    // The log exists (empty) before the call answers; the supervisor appends.
+    drop(jdir.append("log").map_err(|e| io("log", &e))?);
+    let tag = proctree::new_tag();
+    let mut cmd = supervisor::command(jdir.path(), a.log_cap, &a.argv)
+        .map_err(|e| not_started("aitools", StartError::Other(e)))?;
+    cmd.current_dir(&ctx.cwd)
         .stdin(Stdio::null())
-        .stdout(log)
-        .stderr(log2)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .env(proctree::TAG_VAR, &tag)
         .process_group(0);
-    let child = cmd.spawn().map_err(|e| {
-        not_started(
-            "sh",
-            match e.kind() {
-                std::io::ErrorKind::NotFound => StartError::NotFound,
-                _ => StartError::Other(e),
-            },
-        )
-    })?;
+    let child = cmd
+        .spawn()
+        .map_err(|e| not_started("aitools", StartError::Other(e)))?;
     let (secs, _) = crate::protocol::time::now();
     let meta = Meta {
         id: id.clone(),
@@ -277,6 +315,8 @@ pub fn start(ctx: &Ctx, a: &StartArgs) -> Result<Output, CmdError> {
         pid: child.id(),
         argv: a.argv.clone(),
         started: crate::protocol::time::iso8601(secs),
+        start: proctree::start_time(child.id()),
+        tag: Some(tag),
     };
     let text = serde_json::to_vec(&meta).map_err(|e| CmdError::internal(e.to_string()))?;
     jdir.replace("meta.json", &text, RECORD)
@@ -321,6 +361,10 @@ pub const LOGS: CommandSpec = CommandSpec {
         field(
             "truncated",
             "True when lines were left out (status partial, exit 3; next_commands reads them).",
+        ),
+        field(
+            "log_cut",
+            "{cap,dropped_bytes} when the log reached bg start's --log-cap: what came after was dropped (status partial, exit 3).",
         ),
         field("next_offset", "Byte offset for the next --from."),
         field("next_commands", "The call reading what was left out."),
@@ -443,12 +487,14 @@ pub fn logs(ctx: &Ctx, a: &LogsArgs) -> Result<Output, CmdError> {
         Json::Arr(lines.into_iter().map(Json::Str).collect()),
     );
     o.push("truncated", Json::Bool(left_out));
+    j.push_cut(&mut o);
     o.push("next_offset", Json::UInt(next_offset));
     o.push(
         "next_commands",
         Json::Arr(next.into_iter().map(Json::Str).collect()),
     );
-    Ok(Output::from_json(o, left_out))
+    let cut = j.log_cut().is_some();
+    Ok(Output::from_json(o, left_out || cut))
 }
 
 // ---- bg status ----
@@ -467,7 +513,7 @@ pub const STATUS: CommandSpec = CommandSpec {
     output_fields: &[
         field(
             "items",
-            "[{id,name,pid,argv,running,exit_code,signal,started}]; started is UTC RFC 3339.",
+            "[{id,name,pid,argv,running,exit_code,signal,started,log_cut?}]; started is UTC RFC 3339; log_cut {cap,dropped_bytes} when the log reached --log-cap.",
         ),
         field("total", "Number of items."),
     ],
@@ -507,6 +553,7 @@ fn item(j: &Job) -> Json {
         sig.map(|s| Json::Int(i64::from(s))).unwrap_or(Json::Null),
     );
     o.push("started", Json::str(&j.meta.started));
+    j.push_cut(&mut o);
     o
 }
 
@@ -534,8 +581,8 @@ pub struct StopArgs {
 
 pub const STOP: CommandSpec = CommandSpec {
     name: "bg stop",
-    summary: "Stop a bg process group: TERM, then KILL after --grace.",
-    description: "Sends SIGTERM to the whole process group (the program and what it started), SIGKILL when any member outlives --grace, and records how it ended. A process that had already ended answers stopped:false with its status.",
+    summary: "Stop a bg process tree: TERM, then KILL after --grace.",
+    description: "Sends SIGTERM to the whole tree: the process group (while its leader is the supervisor started, known by pid and start time) and every process carrying the job's AITOOLS_JOB tag, also one that left the group with setsid or a double fork; SIGKILL when any outlives --grace, and records how it ended. A process that had already ended answers stopped:false with its status (what it left running is ended all the same). Pids that outlived SIGKILL are listed in not_killed.",
     args: <StopArgs as clap::Args>::augment_args,
     output_fields: &[
         field("id", "bg ID."),
@@ -544,6 +591,10 @@ pub const STOP: CommandSpec = CommandSpec {
         field(
             "signal",
             "Ending signal (15 or 9 when stopped here), or null.",
+        ),
+        field(
+            "not_killed",
+            "Pids of the job's processes that outlived SIGKILL (only when some did).",
         ),
     ],
     error_codes: &[
@@ -560,14 +611,48 @@ pub const STOP: CommandSpec = CommandSpec {
     run: handler!(StopArgs, stop),
 };
 
-fn wait_gone(pgid: u32, until: Instant) -> bool {
+/// Whether anything of the job is alive: its group while the supervisor that
+/// leads it is the one started, and every tagged process.
+fn job_alive(j: &Job) -> bool {
+    (j.leader_alive() && proc::group_alive(j.meta.pid)) || !j.tagged().is_empty()
+}
+
+fn wait_gone(j: &Job, until: Instant) -> bool {
     while Instant::now() < until {
-        if !proc::group_alive(pgid) {
+        if !job_alive(j) {
             return true;
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    !proc::group_alive(pgid)
+    !job_alive(j)
+}
+
+/// `sig` to the job's group (only while its leader is the supervisor started,
+/// checked right before) and to every process carrying its tag.
+fn signal_job(j: &Job, sig: i32) {
+    if j.leader_alive() {
+        proc::signal_group(j.meta.pid, sig);
+    }
+    if let Some(tag) = &j.meta.tag {
+        proctree::signal_tagged(tag, sig);
+    }
+}
+
+/// Ends what is alive of the job: SIGTERM, then after `grace` SIGKILL until no
+/// tagged process is left; the signal that ended it and the pids that outlived
+/// SIGKILL.
+fn end_tree(j: &Job, grace: Duration) -> (i32, Vec<u32>) {
+    signal_job(j, libc::SIGTERM);
+    if wait_gone(j, Instant::now() + grace) {
+        return (libc::SIGTERM, Vec::new());
+    }
+    signal_job(j, libc::SIGKILL);
+    let left = match &j.meta.tag {
+        Some(tag) => proctree::kill_tagged(tag, Duration::from_secs(2)),
+        None => Vec::new(),
+    };
+    wait_gone(j, Instant::now() + Duration::from_millis(500));
+    (libc::SIGKILL, left)
 }
 
 pub fn stop(ctx: &Ctx, a: &StopArgs) -> Result<Output, CmdError> {
@@ -575,15 +660,13 @@ pub fn stop(ctx: &Ctx, a: &StopArgs) -> Result<Output, CmdError> {
     let mut o = Json::obj();
     o.push("id", Json::str(&j.meta.id));
     let stopped = j.running();
+    // What a program that ended left running (tagged) is ended too.
+    let mut not_killed = Vec::new();
     let mut sig_sent = None;
-    if stopped {
-        proc::signal_group(j.meta.pid, libc::SIGTERM);
-        sig_sent = Some(libc::SIGTERM);
-        if !wait_gone(j.meta.pid, Instant::now() + a.grace) {
-            proc::signal_group(j.meta.pid, libc::SIGKILL);
-            sig_sent = Some(libc::SIGKILL);
-            wait_gone(j.meta.pid, Instant::now() + Duration::from_secs(2));
-        }
+    if stopped || !j.tagged().is_empty() {
+        let (sig, left) = end_tree(&j, a.grace);
+        not_killed = left;
+        sig_sent = stopped.then_some(sig);
     }
     // The supervisor may have recorded a status on its way out; keep it if so.
     let (code, sig) = match (j.exit(), sig_sent) {
@@ -605,5 +688,9 @@ pub fn stop(ctx: &Ctx, a: &StopArgs) -> Result<Output, CmdError> {
         "signal",
         sig.map(|s| Json::Int(i64::from(s))).unwrap_or(Json::Null),
     );
+    if !not_killed.is_empty() {
+        let pids = not_killed.iter().map(|&p| Json::UInt(u64::from(p)));
+        o.push("not_killed", Json::Arr(pids.collect()));
+    }
     Ok(Output::from_json(o, false))
 }

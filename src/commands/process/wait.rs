@@ -51,6 +51,10 @@ pub const SPEC: CommandSpec = CommandSpec {
         field("port", "The port that accepted (--port)."),
         field("exit_code", "Exit code, or null (--bg --exit)."),
         field("signal", "Ending signal, or null (--bg --exit)."),
+        field(
+            "log_cut",
+            "{cap,dropped_bytes} when the bg log reached its --log-cap (--bg --exit).",
+        ),
         field("duration_ms", "The duration waited (--duration)."),
     ],
     error_codes: &[
@@ -214,6 +218,7 @@ pub fn run(ctx: &Ctx, a: &WaitArgs) -> Result<Output, CmdError> {
                     "signal",
                     sig.map(|s| Json::Int(i64::from(s))).unwrap_or(Json::Null),
                 );
+                j.push_cut(&mut o);
             } else {
                 o.push(k, v);
             }
@@ -231,10 +236,20 @@ pub fn run(ctx: &Ctx, a: &WaitArgs) -> Result<Output, CmdError> {
         &[],
         &["--timeout".into(), format!("{}s", longer.as_secs().max(1))],
     );
+    // A cut log may have dropped the awaited line: say so.
+    let cut =
+        a.bg.as_deref()
+            .and_then(|id| bg::job(ctx, id).ok()?.log_cut());
+    let cut_note = match cut {
+        Some((cap, _)) => format!(
+            " The bg log reached its {cap}-byte --log-cap: later output was dropped, a line may never appear."
+        ),
+        None => String::new(),
+    };
     let mut err = CmdError::new(
         code::TIMEOUT,
         format!(
-            "The condition did not hold within {} ms.",
+            "The condition did not hold within {} ms.{cut_note}",
             a.timeout.as_millis()
         ),
         Repair::new("wait-longer", "Wait longer.", shell::aitools(&words)),
