@@ -219,6 +219,13 @@ fn git_blame_at_a_revision_keeps_total_lines() {
     assert_eq!(r.json["total_lines"], 2, "{}", r.stdout);
     let r = env.run(&["git", "blame", "a.txt"]);
     assert_eq!(r.json["total_lines"], 3);
+    // From a subdirectory, of a file above it.
+    std::fs::create_dir(env.path("sub")).unwrap();
+    let r = env.run_in(
+        &env.path("sub"),
+        &["git", "blame", "../a.txt", "--rev", "HEAD"],
+    );
+    assert_eq!(r.json["total_lines"], 2, "{}", r.stdout);
 }
 
 #[test]

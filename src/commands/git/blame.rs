@@ -185,8 +185,17 @@ fn short_keys(mut blame: Blame) -> (Vec<Line>, Json) {
 /// The line count of `abs` at revision `rev` (its blob through `git cat-file`);
 /// `None` when git cannot read it (blame already answered for the same blob).
 fn lines_at(ctx: &Ctx, rev: &str, abs: &std::path::Path) -> Option<u64> {
-    let rel = abs.strip_prefix(super::git_dir(ctx)).ok()?;
-    let object = format!("{rev}:./{}", rel.to_string_lossy());
+    // `REV:./path` is read from git's working directory; `../` climbs out of it.
+    let mut up = String::from("./");
+    let mut rel = None;
+    for base in super::git_dir(ctx).ancestors() {
+        if let Ok(r) = abs.strip_prefix(base) {
+            rel = Some(r.to_string_lossy().into_owned());
+            break;
+        }
+        up.push_str("../");
+    }
+    let object = format!("{rev}:{up}{}", rel?);
     let blob = git(ctx, &["cat-file".into(), "blob".into(), object], "read").ok()?;
     Some(crate::text::lines::count_lines(&blob.stdout))
 }
