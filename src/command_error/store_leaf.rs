@@ -89,24 +89,33 @@ impl From<Box<GuardError>> for CmdError {
                     "--expect-hash {value:?} is not a SHA-256 hex digest (or its first {MIN_HASH_PREFIX}+ digits) or PATH=HASH."
                 ),
             ),
-            GuardError::Redacted { what } => CmdError::new(
-                code::REDACTED_INPUT,
-                format!(
-                    "{what} contains {}, the mask aitools prints in place of a secret; writing it would destroy the real value.",
-                    redact::PLACEHOLDER
-                ),
-                Repair::new(
-                    "edit-around",
-                    "Select text that does not include the masked secret, and leave the secret's line unchanged.",
-                    "aitools schema edit",
-                ),
-            )
-            .with_repair(Repair::new(
-                "select-by-line",
-                "To change or delete the secret's line itself, select it by number or by a pattern that avoids the secret (--range N or --match 'KEY_NAME'), with --new '' to delete it.",
-                "aitools edit '<path>' --range '<N>' --new '' --expect-hash '<hash>'",
-            )),
+            GuardError::Redacted { what, path } => redacted(&what, path.as_deref()),
         }
+    }
+}
+
+/// `refusal.redacted-input`: select around the secret, or (naming the file) read
+/// it to find the secret's line and change that line by number.
+fn redacted(what: &str, path: Option<&str>) -> CmdError {
+    let err = CmdError::new(
+        code::REDACTED_INPUT,
+        format!(
+            "{what} contains {}, the mask aitools prints in place of a secret; writing it would destroy the real value.",
+            redact::PLACEHOLDER
+        ),
+        Repair::new(
+            "edit-around",
+            "Select text that does not include the masked secret, and leave the secret's line unchanged.",
+            "aitools schema edit",
+        ),
+    );
+    match path {
+        Some(p) => err.with_repair(Repair::new(
+            "select-by-line",
+            "To change or delete the secret's line itself: find its number here, then edit PATH --range N (--new '' deletes it).",
+            shell::aitools(["read", p]),
+        )),
+        None => err,
     }
 }
 

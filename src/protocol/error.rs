@@ -137,6 +137,28 @@ impl CmdError {
         CmdError::new(code::ARGUMENT_INVALID, message, schema_repair(command))
     }
 
+    /// `input.syntax-error` for a regular expression that does not compile, worded
+    /// alike by every command: `--match "(" does not parse: unclosed group.`
+    /// (`what` names the flag, or "The pattern"; `err` is the regex crate's error).
+    pub fn bad_pattern(
+        what: &str,
+        pattern: &str,
+        err: &dyn std::fmt::Display,
+        repair: Repair,
+    ) -> CmdError {
+        let text = err.to_string();
+        let last = text.lines().last().unwrap_or("invalid pattern").trim();
+        let reason = last.strip_prefix("error: ").unwrap_or(last);
+        CmdError::new(
+            code::SYNTAX_ERROR,
+            format!(
+                "{what} {pattern:?} does not parse: {}.",
+                reason.trim_end_matches('.')
+            ),
+            repair,
+        )
+    }
+
     /// `internal.unexpected`: a bug; the repair is filing feedback.
     pub fn internal(message: impl Into<String>) -> CmdError {
         CmdError::new(
@@ -150,13 +172,19 @@ impl CmdError {
         )
     }
 
+    /// Adds a repair, unless one already runs the same command (an agent would
+    /// read it twice).
     pub fn with_repair(mut self, repair: Repair) -> CmdError {
-        self.repairs.push(repair);
+        if !self.repairs.iter().any(|r| r.command == repair.command) {
+            self.repairs.push(repair);
+        }
         self
     }
 
-    /// Puts a repair first (the one an agent should try before the others).
+    /// Puts a repair first (the one an agent should try before the others); a
+    /// later repair running the same command is dropped.
     pub fn with_first_repair(mut self, repair: Repair) -> CmdError {
+        self.repairs.retain(|r| r.command != repair.command);
         self.repairs.insert(0, repair);
         self
     }

@@ -129,21 +129,32 @@ pub fn check_count(
 
 /// `refusal.redacted-input` when a write's result holds the mask more often than the
 /// text it replaces: a replacement template (`[REDACTED_$1]`) built it from parts.
-pub fn refuse_built_mask(what: &str, before: &[u8], after: &[u8]) -> Result<(), Box<GuardError>> {
+pub fn refuse_built_mask(
+    what: &str,
+    path: Option<&str>,
+    before: &[u8],
+    after: &[u8],
+) -> Result<(), Box<GuardError>> {
     if redact::mask_spellings(after) <= redact::mask_spellings(before) {
         return Ok(());
     }
-    refuse_redacted(what, redact::PLACEHOLDER.as_bytes())
+    refuse_redacted(what, path, redact::PLACEHOLDER.as_bytes())
 }
 
 /// `refusal.redacted-input` when an input holds `[REDACTED_SECRET]`: writing it
-/// back would replace a real secret with the mask.
-pub fn refuse_redacted(what: &str, input: &[u8]) -> Result<(), Box<GuardError>> {
+/// back would replace a real secret with the mask. `path` is the file written, as
+/// the user named it (`None` when the input spans files).
+pub fn refuse_redacted(
+    what: &str,
+    path: Option<&str>,
+    input: &[u8],
+) -> Result<(), Box<GuardError>> {
     if !redact::contains_placeholder(input) {
         return Ok(());
     }
     Err(GuardError::Redacted {
         what: what.to_string(),
+        path: path.map(str::to_string),
     }
     .boxed())
 }
@@ -180,7 +191,7 @@ pub enum GuardError {
     /// An `--expect-hash` value that is neither a hash (prefix) nor PATH=HASH.
     NotAHash { command: String, value: String },
     /// `what` holds the redaction placeholder.
-    Redacted { what: String },
+    Redacted { what: String, path: Option<String> },
 }
 
 impl GuardError {

@@ -386,6 +386,7 @@ const ROWS: &[Row] = &[
     r("diff", "refusal.not-a-file", &["diff", "a.txt", "dir"]),
     // search and friends
     r("search", "input.syntax-error", &["search", "("]),
+    r("read", "input.syntax-error", &["read", "a.txt", "--match", "("]),
     r("search", "input.not-found", &["search", "x", "nope"]),
     r("find", "input.not-found", &["find", "x", "nope"]),
     r("overview", "input.not-found", &["overview", "nope"]),

@@ -133,7 +133,7 @@ fn match_returns_line_numbers_like_grep_and_continues_exactly() {
     ]);
     assert_eq!(inv.json["line_numbers"].as_array().unwrap().len(), 99);
     let bad = env.run(&["read", "rows.txt", "--match", "("]);
-    assert_eq!(bad.error_code(), "argument.invalid");
+    assert_eq!(bad.error_code(), "input.syntax-error");
 }
 
 #[test]

@@ -29,6 +29,7 @@ mod final_symlink_race;
 mod fresh_state;
 mod git;
 mod git_hostile;
+mod holes;
 mod honest;
 mod inputs;
 mod inspect;

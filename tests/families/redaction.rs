@@ -159,7 +159,7 @@ fn error_messages_and_arguments_are_masked() {
     assert_eq!(r.error_code(), "input.not-found");
     assert!(!r.stderr.contains("hunter2"), "{}", r.stderr);
     let bad = env.run(&["read", "x", "--match", "(ghp_aB3dE5gH7jK9mN1pQ3sT5vX7zA9"]);
-    assert_eq!(bad.error_code(), "argument.invalid");
+    assert_eq!(bad.error_code(), "input.syntax-error");
     assert!(
         !bad.stderr.contains("ghp_aB3dE5gH7jK9mN1pQ3sT5vX7zA9"),
         "{}",

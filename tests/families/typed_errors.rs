@@ -95,7 +95,7 @@ const CASES: &[(&[&str], &str)] = &[
             "--new",
             "[REDACTED_SECRET]",
         ],
-        r#"{"code":"refusal.redacted-input","message":"--new contains [REDACTED_SECRET], the mask aitools prints in place of a secret; writing it would destroy the real value.","exit_code":1,"repairs":[{"action":"edit-around","detail":"Select text that does not include the masked secret, and leave the secret's line unchanged.","command":"aitools schema edit"},{"action":"select-by-line","detail":"To change or delete the secret's line itself, select it by number or by a pattern that avoids the secret (--range N or --match 'KEY_NAME'), with --new '' to delete it.","command":"aitools edit '<path>' --range '<N>' --new '' --expect-hash '<hash>'"}]}"#,
+        r#"{"code":"refusal.redacted-input","message":"--new contains [REDACTED_SECRET], the mask aitools prints in place of a secret; writing it would destroy the real value.","exit_code":1,"repairs":[{"action":"edit-around","detail":"Select text that does not include the masked secret, and leave the secret's line unchanged.","command":"aitools schema edit"},{"action":"select-by-line","detail":"To change or delete the secret's line itself: find its number here, then edit PATH --range N (--new '' deletes it).","command":"aitools read a.txt"}]}"#,
     ),
     (
         &[

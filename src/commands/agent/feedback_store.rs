@@ -34,22 +34,36 @@ pub struct Context {
     pub exit_code: Option<i64>,
 }
 
-/// The source checkout this binary was built from; its `feedback/` is committed.
-const CHECKOUT_FEEDBACK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/feedback");
+/// The `feedback/` of the aitools source checkout the running binary sits in,
+/// found at run time from its path: `<checkout>/target/<profile>/aitools` (or
+/// `target/<triple>/<profile>/`), where `<checkout>` holds `Cargo.toml`,
+/// `agent/brief.md` and `feedback/`. An installed or copied binary has none (the
+/// path of the machine that built it is never baked in).
+pub fn checkout_feedback(exe: &Path) -> Option<PathBuf> {
+    let target = exe
+        .ancestors()
+        .skip(2)
+        .take(2)
+        .find(|d| d.file_name().is_some_and(|n| n == "target"))?;
+    let checkout = target.parent()?;
+    let marked = checkout.join("Cargo.toml").is_file() && checkout.join("agent/brief.md").is_file();
+    let dir = checkout.join("feedback");
+    (marked && dir.is_dir()).then_some(dir)
+}
 
-/// `$AITOOLS_FEEDBACK_DIR` (relative to `cwd`), else the checkout's `feedback/`
-/// when it still exists, else `<state home>/feedback`.
+/// `$AITOOLS_FEEDBACK_DIR` (relative to `cwd`), else the `feedback/` of the
+/// checkout the binary runs from (`checkout_feedback`), else `<state home>/feedback`.
 pub fn resolve_dir(
     env: Option<OsString>,
     cwd: &Path,
-    checkout: &Path,
+    checkout: Option<&Path>,
     state_home: &Path,
 ) -> PathBuf {
     if let Some(v) = env.filter(|v| !v.is_empty()) {
         return cwd.join(v);
     }
-    if checkout.is_dir() {
-        return checkout.to_path_buf();
+    if let Some(dir) = checkout.filter(|d| d.is_dir()) {
+        return dir.to_path_buf();
     }
     state_home.join("feedback")
 }
@@ -59,7 +73,10 @@ pub fn dir(cwd: &Path) -> PathBuf {
     resolve_dir(
         std::env::var_os("AITOOLS_FEEDBACK_DIR"),
         cwd,
-        Path::new(CHECKOUT_FEEDBACK),
+        std::env::current_exe()
+            .ok()
+            .and_then(|exe| checkout_feedback(&exe))
+            .as_deref(),
         &state_dir::state_home().unwrap_or_else(|_| PathBuf::from(state_dir::NO_HOME)),
     )
 }
@@ -240,19 +257,42 @@ mod tests {
         let missing = Path::new("/nonexistent/aitools/feedback");
         let state = Path::new("/state");
         assert_eq!(
-            resolve_dir(Some("fb".into()), cwd, &tmp, state),
+            resolve_dir(Some("fb".into()), cwd, Some(&tmp), state),
             PathBuf::from("/work/fb")
         );
         assert_eq!(
-            resolve_dir(Some("/abs".into()), cwd, &tmp, state),
+            resolve_dir(Some("/abs".into()), cwd, Some(&tmp), state),
             PathBuf::from("/abs")
         );
-        assert_eq!(resolve_dir(Some("".into()), cwd, &tmp, state), tmp);
-        assert_eq!(resolve_dir(None, cwd, &tmp, state), tmp);
+        assert_eq!(resolve_dir(Some("".into()), cwd, Some(&tmp), state), tmp);
+        assert_eq!(resolve_dir(None, cwd, Some(&tmp), state), tmp);
         assert_eq!(
-            resolve_dir(None, cwd, missing, state),
+            resolve_dir(None, cwd, Some(missing), state),
             PathBuf::from("/state/feedback")
         );
+        assert_eq!(
+            resolve_dir(None, cwd, None, state),
+            PathBuf::from("/state/feedback")
+        );
+    }
+    #[test]
+    fn checkout_found_from_the_binary_path() {
+        let Ok(tmp) = tempfile::tempdir() else {
+            return;
+        };
+        let co = tmp.path();
+        let exe = co.join("target/debug/aitools");
+        assert_eq!(checkout_feedback(&exe), None);
+        for d in ["agent", "feedback", "target/debug"] {
+            let _ = std::fs::create_dir_all(co.join(d));
+        }
+        let _ = std::fs::write(co.join("Cargo.toml"), "");
+        let _ = std::fs::write(co.join("agent/brief.md"), "");
+        assert_eq!(checkout_feedback(&exe), Some(co.join("feedback")));
+        let triple = co.join("target/x86_64-unknown-linux-gnu/release/aitools");
+        assert_eq!(checkout_feedback(&triple), Some(co.join("feedback")));
+        assert_eq!(checkout_feedback(&co.join("bin/aitools")), None);
+        assert_eq!(checkout_feedback(Path::new("/usr/bin/aitools")), None);
     }
     #[test]
     fn ids_normalize() {

@@ -102,7 +102,7 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
             "apply reads the diff from --stdin (or --stdin-data DIFF).",
         ));
     };
-    guard::refuse_redacted("The diff", diff.as_bytes())?;
+    guard::refuse_redacted("The diff", None, diff.as_bytes())?;
     let mut patches = patch::parse(&diff).map_err(|m| {
         CmdError::invalid_argument(cmd, format!("The input is not a diff apply can use: {m}"))
     })?;

@@ -138,20 +138,7 @@ pub fn compile(
         .case_insensitive(ignore_case)
         .size_limit(64 << 20)
         .build()
-        .map_err(|e| {
-            CmdError::new(
-                code::SYNTAX_ERROR,
-                format!(
-                    "{what} {pattern:?} is not a valid regular expression: {}",
-                    first_line(&e.to_string())
-                ),
-                error::schema_repair(command),
-            )
-        })
-}
-
-pub fn first_line(s: &str) -> String {
-    s.lines().last().unwrap_or(s).trim().to_string()
+        .map_err(|e| CmdError::bad_pattern(what, pattern, &e, error::schema_repair(command)))
 }
 
 /// The input and guard options the text edits share (`edit`, `insert`, `replace`),

@@ -102,7 +102,7 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
                     "With --stdin the replacement is the input's \"new\"; drop --new.",
                 ));
             }
-            guard::refuse_redacted("The --stdin input", json.as_bytes())?;
+            guard::refuse_redacted("The --stdin input", Some(&args.path), json.as_bytes())?;
             parse_stdin(cmd, &json, expect_count)?
         }
         None => {
@@ -112,10 +112,10 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
                     "--new is required ('' deletes the selection).",
                 ));
             };
-            guard::refuse_redacted("--new", new.as_bytes())?;
+            guard::refuse_redacted("--new", Some(&args.path), new.as_bytes())?;
             match (&args.old, sel) {
                 (Some(old), _) => {
-                    guard::refuse_redacted("--old", old.as_bytes())?;
+                    guard::refuse_redacted("--old", Some(&args.path), old.as_bytes())?;
                     if old.is_empty() {
                         // Empty --old usually means "add text" (an empty file has
                         // nothing to select): insert is the command for that.

@@ -471,7 +471,7 @@ pub struct ChmodArgs {
     /// Remove execute permission.
     #[arg(long)]
     pub no_exec: bool,
-    /// Octal mode, such as 644.
+    /// Octal mode up to 777, such as 644 (setuid, setgid, sticky refused).
     #[arg(long)]
     pub mode: Option<String>,
     #[command(flatten)]
@@ -500,6 +500,77 @@ pub const CHMOD: CommandSpec = CommandSpec {
     run: handler!(ChmodArgs, chmod),
 };
 
+/// The names of the setuid (4000), setgid (2000) and sticky (1000) bits in `m`.
+fn special_names(m: u32) -> String {
+    let names: Vec<&str> = [(0o4000, "setuid"), (0o2000, "setgid"), (0o1000, "sticky")]
+        .iter()
+        .filter(|(bit, _)| m & bit != 0)
+        .map(|(_, name)| *name)
+        .collect();
+    let bits = if names.len() == 1 { "bit" } else { "bits" };
+    format!("the {} {bits}", names.join(" and "))
+}
+
+/// The special bits a symbolic mode (`u+s`, `g=rxs`, `+t`) would set, if any.
+fn symbolic_special(m: &str) -> u32 {
+    let mut bits = 0;
+    for clause in m.split(',') {
+        let Some(at) = clause.find(['+', '=', '-']) else {
+            continue;
+        };
+        let (who, perms) = clause.split_at(at);
+        if !who.chars().all(|c| "ugoa".contains(c)) || perms.starts_with('-') {
+            continue;
+        }
+        if perms.contains('s') {
+            bits |= match (who.contains('u'), who.contains('g')) {
+                (true, false) => 0o4000,
+                (false, true) => 0o2000,
+                _ if who.contains('o') && !who.contains('a') => 0,
+                _ => 0o6000,
+            };
+        }
+        if perms.contains('t') {
+            bits |= 0o1000;
+        }
+    }
+    bits
+}
+
+/// `--mode`: an octal mode up to 777. The setuid, setgid and sticky bits are
+/// refused (a file an agent writes should not run as its owner), octal or
+/// symbolic; the repair sets the same permission bits without them.
+fn parse_mode(path: &str, m: &str) -> Result<u32, CmdError> {
+    let octal = u32::from_str_radix(m.trim_start_matches("0o"), 8)
+        .ok()
+        .filter(|v| *v <= 0o7777);
+    let special = octal.map_or_else(|| symbolic_special(m), |v| v & 0o7000);
+    if special != 0 {
+        let message = format!(
+            "--mode {m} sets {}; chmod sets permission bits only (an octal mode up to 777).",
+            special_names(special)
+        );
+        return Err(match octal {
+            Some(v) => CmdError::new(
+                code::ARGUMENT_INVALID,
+                message,
+                Repair::new(
+                    "mode",
+                    "Set the same permission bits without the special ones.",
+                    shell::aitools(["chmod", path, "--mode", &format!("{:o}", v & 0o777)]),
+                ),
+            ),
+            None => CmdError::invalid_argument("chmod", message),
+        });
+    }
+    octal.ok_or_else(|| {
+        CmdError::invalid_argument(
+            "chmod",
+            format!("--mode {m:?} is not an octal mode such as 644 or 0755."),
+        )
+    })
+}
+
 pub fn chmod(ctx: &Ctx, a: &ChmodArgs) -> Result<Output, CmdError> {
     let chosen = [a.exec, a.no_exec, a.mode.is_some()]
         .iter()
@@ -512,17 +583,7 @@ pub fn chmod(ctx: &Ctx, a: &ChmodArgs) -> Result<Output, CmdError> {
         ));
     }
     let explicit = match &a.mode {
-        Some(m) => Some(
-            u32::from_str_radix(m.trim_start_matches("0o"), 8)
-                .ok()
-                .filter(|v| *v <= 0o7777)
-                .ok_or_else(|| {
-                    CmdError::invalid_argument(
-                        "chmod",
-                        format!("--mode {m:?} is not an octal mode such as 644 or 0755."),
-                    )
-                })?,
-        ),
+        Some(m) => Some(parse_mode(&a.path, m)?),
         None => None,
     };
     let abs = ctx.write_path_arg(&a.path, Final::Follow)?;
@@ -672,52 +733,27 @@ pub const TOUCH: CommandSpec = CommandSpec {
     run: handler!(TouchArgs, touch),
 };
 
-/// Unix seconds, `@seconds`, or `YYYY-MM-DDTHH:MM:SS[Z]` / `YYYY-MM-DD`.
-pub fn parse_time(s: &str) -> Option<i64> {
-    let t = s.trim();
-    if let Ok(n) = t.trim_start_matches('@').parse::<i64>() {
-        return Some(n);
-    }
-    let t = t.trim_end_matches('Z');
-    let (date, clock) = t.split_once(['T', ' ']).unwrap_or((t, "00:00:00"));
-    let d: Vec<i64> = date
-        .split('-')
-        .map(|x| x.parse().ok())
-        .collect::<Option<_>>()?;
-    let c: Vec<i64> = clock
-        .split(':')
-        .map(|x| x.parse().ok())
-        .collect::<Option<_>>()?;
-    let [y, mo, da] = d[..] else {
-        return None;
+/// `--mtime`'s refusal, naming the field out of range (2024-02-30 is no date,
+/// never 2024-03-01).
+fn bad_mtime(s: &str, why: time::BadTime) -> CmdError {
+    let reason = match why {
+        time::BadTime::Form => {
+            "is not Unix seconds, @seconds or ISO 8601 (2026-01-31T12:00:00Z)".to_string()
+        }
+        time::BadTime::Month(m) => format!("has month {m}; months are 1-12"),
+        time::BadTime::Day { year, month, days } => {
+            format!("is no date: {year}-{month:02} has {days} days")
+        }
+        time::BadTime::Clock => {
+            "is no time of day: hours are 0-23, minutes and seconds 0-59".to_string()
+        }
     };
-    let (h, mi, se) = match c[..] {
-        [h, mi] => (h, mi, 0),
-        [h, mi, se] => (h, mi, se),
-        _ => return None,
-    };
-    if !(1..=12).contains(&mo) || !(1..=31).contains(&da) || h > 23 || mi > 59 || se > 60 {
-        return None;
-    }
-    // Days from civil (Howard Hinnant).
-    let y2 = if mo <= 2 { y - 1 } else { y };
-    let era = y2.div_euclid(400);
-    let yoe = y2 - era * 400;
-    let mp = (mo + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + da - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some(days * 86_400 + h * 3600 + mi * 60 + se)
+    CmdError::invalid_argument("touch", format!("--mtime {s:?} {reason}."))
 }
 
 pub fn touch(ctx: &Ctx, a: &TouchArgs) -> Result<Output, CmdError> {
     let mtime = match &a.mtime {
-        Some(s) => parse_time(s).ok_or_else(|| {
-            CmdError::invalid_argument(
-                "touch",
-                format!("--mtime {s:?} is not Unix seconds, @seconds or ISO 8601 (2026-01-31T12:00:00Z)."),
-            )
-        })?,
+        Some(s) => time::parse(s).map_err(|why| bad_mtime(s, why))?,
         None => time::now().0,
     };
     let abs = ctx.write_path_arg(&a.path, Final::Follow)?;
@@ -729,19 +765,4 @@ pub fn touch(ctx: &Ctx, a: &TouchArgs) -> Result<Output, CmdError> {
         }])
     })?;
     Ok(done.into_output(vec![("mtime", Json::str(time::iso8601(mtime)))]))
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn times() {
-        assert_eq!(super::parse_time("@5"), Some(5));
-        assert_eq!(super::parse_time("1796000000"), Some(1_796_000_000));
-        assert_eq!(
-            super::parse_time("2026-11-30T00:53:20Z"),
-            Some(1_796_000_000)
-        );
-        assert_eq!(super::parse_time("1970-01-01"), Some(0));
-        assert_eq!(super::parse_time("yesterday"), None);
-    }
 }

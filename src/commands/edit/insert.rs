@@ -94,7 +94,7 @@ pub fn run(ctx: &Ctx, args: &InsertArgs) -> Result<Output, CmdError> {
         ));
     }
     let content = content(ctx, args)?;
-    guard::refuse_redacted("The content", content.as_bytes())?;
+    guard::refuse_redacted("The content", Some(&args.path), content.as_bytes())?;
     if content.is_empty() {
         return Err(CmdError::invalid_argument(
             cmd,

@@ -198,8 +198,8 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
             }
         },
     };
-    guard::refuse_redacted("The pattern", pattern.as_bytes())?;
-    guard::refuse_redacted("The replacement", replacement.as_bytes())?;
+    guard::refuse_redacted("The pattern", None, pattern.as_bytes())?;
+    guard::refuse_redacted("The replacement", None, replacement.as_bytes())?;
     if pattern.is_empty() {
         return Err(CmdError::invalid_argument(cmd, "The pattern is empty."));
     }
@@ -218,12 +218,10 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
         .size_limit(64 << 20)
         .build()
         .map_err(|e| {
-            CmdError::new(
-                code::SYNTAX_ERROR,
-                format!(
-                    "{pattern:?} is not a valid regular expression: {}",
-                    common::first_line(&e.to_string())
-                ),
+            CmdError::bad_pattern(
+                "The pattern",
+                &pattern,
+                &e,
                 Repair::new(
                     "fixed",
                     "Escape the pattern, or pass --fixed to match it as literal text.",
@@ -309,6 +307,7 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
             };
             guard::refuse_built_mask(
                 "The replacement, as expanded,",
+                Some(&t.display),
                 t.doc.text.as_bytes(),
                 doc.text.as_bytes(),
             )?;

@@ -419,6 +419,7 @@ pub fn run(ctx: &Ctx, a: &TransformArgs) -> Result<Output, CmdError> {
             }
             guard::refuse_built_mask(
                 "The transformed text",
+                Some(&t.display),
                 t.doc.text.as_bytes(),
                 doc.text.as_bytes(),
             )?;

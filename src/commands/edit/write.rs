@@ -111,7 +111,7 @@ fn input(ctx: &Ctx, a: &WriteArgs) -> Result<(Vec<u8>, Option<String>), CmdError
 pub fn run(ctx: &Ctx, a: &WriteArgs) -> Result<Output, CmdError> {
     let expect = guard::parse_expect_hash("write", &a.guard.expect_hash)?;
     let (bytes, hashed) = input(ctx, a)?;
-    guard::refuse_redacted("The content", &bytes)?;
+    guard::refuse_redacted("The content", Some(&a.path), &bytes)?;
     let abs = ctx.write_path_arg(&a.path, Final::Follow)?;
     let len = bytes.len();
     let done = write::submit(

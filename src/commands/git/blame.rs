@@ -38,7 +38,7 @@ pub const SPEC: CommandSpec = CommandSpec {
             "{key: {sha,author,date,summary}}: each commit the lines name, once; key is a short sha.",
         ),
         field("lines", "[{n,commit,text}]; commit is a key of commits."),
-        field("total_lines", "Lines in the file."),
+        field("total_lines", "Lines in the file (at --rev when given)."),
         field(
             "truncated",
             "True when --max-lines ended before the range did (status partial, exit 3).",
@@ -182,6 +182,24 @@ fn short_keys(mut blame: Blame) -> (Vec<Line>, Json) {
     (blame.lines, Json::Obj(map))
 }
 
+/// The line count of `abs` at revision `rev` (its blob through `git cat-file`);
+/// `None` when git cannot read it (blame already answered for the same blob).
+fn lines_at(ctx: &Ctx, rev: &str, abs: &std::path::Path) -> Option<u64> {
+    // `REV:./path` is read from git's working directory; `../` climbs out of it.
+    let mut up = String::from("./");
+    let mut rel = None;
+    for base in super::git_dir(ctx).ancestors() {
+        if let Ok(r) = abs.strip_prefix(base) {
+            rel = Some(r.to_string_lossy().into_owned());
+            break;
+        }
+        up.push_str("../");
+    }
+    let object = format!("{rev}:{up}{}", rel?);
+    let blob = git(ctx, &["cat-file".into(), "blob".into(), object], "read").ok()?;
+    Some(crate::text::lines::count_lines(&blob.stdout))
+}
+
 pub fn run(ctx: &Ctx, a: &BlameArgs) -> Result<Output, CmdError> {
     let abs = ctx.path_arg(&a.path)?;
     let shown = ctx.display_path(&abs);
@@ -248,6 +266,10 @@ pub fn run(ctx: &Ctx, a: &BlameArgs) -> Result<Output, CmdError> {
     args.push(abs.to_string_lossy().into_owned());
     let out = git(ctx, &args, &format!("read {}", shell::quote(&shown)))?;
     let (text, _) = super::lossy(&out.stdout);
+    let total = match &a.rev {
+        None => Some(total),
+        Some(r) => lines_at(ctx, r, &abs),
+    };
     let mut blame = parse(&text);
     let max = usize::try_from(a.max_lines).unwrap_or(usize::MAX);
     let cut = blame.lines.len() > max;
@@ -280,7 +302,7 @@ pub fn run(ctx: &Ctx, a: &BlameArgs) -> Result<Output, CmdError> {
             start_line: start,
             commits,
             lines,
-            total_lines: a.rev.is_none().then_some(total),
+            total_lines: total,
             truncated: cut,
             next_commands: next,
         },

@@ -168,9 +168,10 @@ pub fn run(ctx: &Ctx, a: &ShowArgs) -> Result<Output, CmdError> {
     };
     let re = match &a.r#match {
         Some(p) => Some(Regex::new(p).map_err(|e| {
-            CmdError::new(
-                code::SYNTAX_ERROR,
-                format!("--match {p:?} is not a valid regex: {e}"),
+            CmdError::bad_pattern(
+                "--match",
+                p,
+                &e,
                 Repair::new(
                     "literal",
                     "Match the text literally (escaped).",

@@ -149,6 +149,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     error_codes: &[
         code::ARGUMENT_INVALID,
         code::NOT_FOUND,
+        code::SYNTAX_ERROR,
         code::UNSUPPORTED_LANGUAGE,
         code::NO_MATCH,
         code::AMBIGUOUS,
@@ -276,16 +277,23 @@ fn invalid(msg: impl Into<String>) -> CmdError {
     CmdError::invalid_argument("read", msg)
 }
 
-fn compile(flag: &str, pattern: &str) -> Result<Regex, CmdError> {
+/// `flag`'s regular expression; one that does not compile is `input.syntax-error`
+/// (as in search), repaired by `--match` with the pattern escaped.
+fn compile(path: &str, flag: &str, pattern: &str) -> Result<Regex, CmdError> {
     RegexBuilder::new(pattern)
         .size_limit(32 * 1024 * 1024)
         .build()
         .map_err(|e| {
-            let text = e.to_string();
-            let last = text.lines().last().unwrap_or("invalid pattern").trim();
-            invalid(format!(
-                "{flag} {pattern:?} is not a valid regular expression: {last}"
-            ))
+            let repair = if flag == "--match" {
+                Repair::new(
+                    "literal",
+                    "Match the text literally (escaped).",
+                    shell::aitools(["read", path, "--match", &regex::escape(pattern)]),
+                )
+            } else {
+                error::schema_repair("read")
+            };
+            CmdError::bad_pattern(flag, pattern, &e, repair)
         })
 }
 
@@ -337,7 +345,7 @@ fn selector(args: &ReadArgs) -> Result<Selector, CmdError> {
         if let (true, Some(r), Some(p)) = (bounded, &args.range, &args.pattern) {
             let within = values::parse_range(r).map_err(invalid)?;
             Selector::Match {
-                re: compile("--match", p)?,
+                re: compile(args.path(), "--match", p)?,
                 invert: args.invert,
                 from: from.max(within.start),
                 within: Some(within),
@@ -351,7 +359,7 @@ fn selector(args: &ReadArgs) -> Result<Selector, CmdError> {
             Selector::Tail(n)
         } else if let Some(p) = &args.pattern {
             Selector::Match {
-                re: compile("--match", p)?,
+                re: compile(args.path(), "--match", p)?,
                 invert: args.invert,
                 from,
                 within: None,
@@ -361,8 +369,8 @@ fn selector(args: &ReadArgs) -> Result<Selector, CmdError> {
                 return Err(invalid("--between takes two values: START-RE END-RE."));
             };
             Selector::Between {
-                start: compile("--between", s)?,
-                end: compile("--between", e)?,
+                start: compile(args.path(), "--between", s)?,
+                end: compile(args.path(), "--between", e)?,
                 exclusive: args.exclusive,
                 from,
             }

@@ -124,18 +124,32 @@ pub fn load(ctx: &Ctx, arg: &str, abs: PathBuf) -> Result<JsonFile, CmdError> {
 }
 
 /// `argument.invalid` for a pointer that does not resolve: the part that did, and
-/// the keys found there.
+/// the keys (an object) or the first and last index (an array) found there.
 pub fn no_such_pointer(ctx: &Ctx, f: &JsonFile, tokens: &[String], resolved: usize) -> CmdError {
     let good = json_doc::pointer_of(&tokens[..resolved]);
     let shown = json_doc::pointer_of(tokens);
     let at = json_doc::lookup(&f.root, &tokens[..resolved]).ok();
-    let keys: Vec<Json> = match at.map(|n| &n.kind) {
-        Some(json_doc::Kind::Obj(m)) => m
-            .iter()
-            .take(20)
-            .map(|x| Json::str(x.key.clone()))
-            .collect(),
-        _ => Vec::new(),
+    let (keys, range): (Vec<Json>, String) = match at.map(|n| &n.kind) {
+        Some(json_doc::Kind::Obj(m)) => (
+            m.iter()
+                .take(20)
+                .map(|x| Json::str(x.key.clone()))
+                .collect(),
+            String::new(),
+        ),
+        // An array's candidates are its first and last index.
+        Some(json_doc::Kind::Arr(items)) if items.is_empty() => {
+            (Vec::new(), "; the array is empty".to_string())
+        }
+        Some(json_doc::Kind::Arr(items)) => {
+            let last = items.len() - 1;
+            let mut ends = vec![Json::str("0")];
+            if last > 0 {
+                ends.push(Json::str(last.to_string()));
+            }
+            (ends, format!("; its indexes are 0-{last}"))
+        }
+        _ => (Vec::new(), String::new()),
     };
     let what = match at {
         Some(n) => format!("{} at {:?}", json_doc::with_article(n.type_name()), good),
@@ -144,7 +158,7 @@ pub fn no_such_pointer(ctx: &Ctx, f: &JsonFile, tokens: &[String], resolved: usi
     CmdError::new(
         code::ARGUMENT_INVALID,
         format!(
-            "{} has nothing at {shown:?}: the pointer stops at {what} (token {:?}).",
+            "{} has nothing at {shown:?}: the pointer stops at {what} (token {:?}){range}.",
             f.display,
             tokens.get(resolved).map(String::as_str).unwrap_or("")
         ),

@@ -4,7 +4,7 @@
 use super::file::{self, JsonFile};
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
-use crate::protocol::{CmdError, Json, Output, code, shell, values};
+use crate::protocol::{CmdError, Json, Output, code, error, shell, values};
 use crate::text::json_doc::{self, Kind, Node};
 use crate::workspace::Ctx;
 use clap::Args;
@@ -332,7 +332,9 @@ fn parse_where(ctx: &Ctx, w: &str) -> Result<Cond, CmdError> {
             Some(Kind::Str(s)) => s.clone(),
             _ => rhs_raw.to_string(),
         };
-        Some(regex::Regex::new(&pat).map_err(|e| bad(format!("bad regex: {e}")))?)
+        Some(regex::Regex::new(&pat).map_err(|e| {
+            CmdError::bad_pattern("--where", &pat, &e, error::schema_repair(&ctx.command))
+        })?)
     } else {
         None
     };

@@ -203,7 +203,12 @@ fn write_json(
         if new == f.text {
             return Ok(Vec::new());
         }
-        guard::refuse_built_mask("The new JSON", f.text.as_bytes(), new.as_bytes())?;
+        guard::refuse_built_mask(
+            "The new JSON",
+            Some(&f.display),
+            f.text.as_bytes(),
+            new.as_bytes(),
+        )?;
         Ok(vec![Change::Put {
             path: crate::workspace::paths::real_path(&f.abs),
             bytes: f.bytes_of(&new),
@@ -300,7 +305,7 @@ pub fn set(ctx: &Ctx, a: &SetArgs) -> Result<Output, CmdError> {
             ));
         }
     };
-    guard::refuse_redacted("The value", text.as_bytes())?;
+    guard::refuse_redacted("The value", Some(&a.path), text.as_bytes())?;
     let v = Value::parse("The value", text.clone()).map_err(|e| {
         e.with_first_repair(Repair::new(
             "string",
@@ -398,7 +403,7 @@ fn doc_input(ctx: &Ctx, a: &DocArgs, what: &str) -> Result<Value, CmdError> {
             format!("{what} comes from --stdin (or --stdin-data)."),
         ));
     };
-    guard::refuse_redacted("The input", text.as_bytes())?;
+    guard::refuse_redacted("The input", Some(&a.path), text.as_bytes())?;
     Value::parse(what, text)
 }
 

@@ -123,9 +123,10 @@ pub fn refuse_option_as_program(ctx: &Ctx, argv: &[String]) -> Result<(), CmdErr
 
 pub fn compile_grep(argv: &[String], flag: &str, p: &str) -> Result<Regex, CmdError> {
     Regex::new(p).map_err(|e| {
-        CmdError::new(
-            code::SYNTAX_ERROR,
-            format!("{flag} {p:?} is not a valid regex: {e}"),
+        CmdError::bad_pattern(
+            flag,
+            p,
+            &e,
             Repair::new(
                 "literal",
                 "Match the text literally (escaped).",

@@ -288,8 +288,6 @@ fn syntax_error(ctx: &Ctx, pattern: &str, message: &str) -> CmdError {
     } else {
         "Fix the pattern (Rust regex syntax), or search its text literally with --fixed."
     };
-    let first_line = message.lines().last().unwrap_or(message).trim();
-    let first_line = first_line.strip_prefix("error: ").unwrap_or(first_line);
     // The same call (paths, filters, output mode kept) with the flag that fixes it;
     // a pattern read from --stdin is passed inline, as stdin cannot give it twice.
     let flag = if message.contains("is not allowed") {
@@ -309,9 +307,10 @@ fn syntax_error(ctx: &Ctx, pattern: &str, message: &str) -> CmdError {
     add.push(flag.to_string());
     let stdin: &[&str] = if from_stdin { &["--stdin"] } else { &[] };
     let repair = shell::aitools(shell::rerun(&ctx.argv, &[], stdin, &add));
-    CmdError::new(
-        code::SYNTAX_ERROR,
-        format!("The pattern {pattern:?} does not parse: {first_line}."),
+    CmdError::bad_pattern(
+        "The pattern",
+        pattern,
+        &message,
         Repair::new("pattern", detail, repair),
     )
     .with_repair(crate::protocol::error::schema_repair(&ctx.command))
