@@ -16,6 +16,8 @@ pub struct Invoked {
     pub result: Result<Output, CmdError>,
     /// The recovery report members (`recovered`, `pending_recovery`).
     pub recovery: Vec<(String, Json)>,
+    /// Other tools' spellings read the aitools way (`{"-n":"--limit"}`).
+    pub took: Option<Json>,
 }
 
 impl Invoked {
@@ -24,6 +26,7 @@ impl Invoked {
             command: command.into(),
             result,
             recovery: Vec::new(),
+            took: None,
         }
     }
 

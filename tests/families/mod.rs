@@ -28,6 +28,7 @@ mod final_symlink_race;
 mod fresh_state;
 mod git;
 mod git_hostile;
+mod habits;
 mod honest;
 mod inputs;
 mod inspect;
