@@ -226,6 +226,22 @@ fn repairs_of_other_spellings_run() {
         &["git", "diff", "--name-only"],
         "aitools git diff --output stat",
     );
+    // Inside batch, an element's answer says what it took.
+    let batch = env.run_stdin(&["batch", "--stdin"], br#"[["git","log","-n","1"]]"#);
+    assert_eq!(batch.code, 0, "{}{}", batch.stdout, batch.stderr);
+    assert!(
+        batch.stdout.contains(r#""took":{"-n":"--limit"}"#),
+        "{}",
+        batch.stdout
+    );
+    // git show's repairs run.
+    for rev in ["nope", "HEAD:nope"] {
+        let r = env.run(&["git", "show", rev]);
+        for fix in r.json["error"]["repairs"].as_array().into_iter().flatten() {
+            let c = fix["command"].as_str().unwrap_or("");
+            assert_eq!(env.run_line(c).code, 0, "git show {rev}: {c}");
+        }
+    }
     // git show HEAD answers, and every command it hands back runs.
     let show = env.run(&["git", "show", "HEAD"]);
     assert_eq!(show.code, 0, "{}", show.stderr);
