@@ -214,6 +214,9 @@ fn repairs_of_other_spellings_run() {
         &["git", "log", "HEAD~1"],
         "aitools git log --rev 'HEAD~1'",
     );
+    // git's `-5`: the count.
+    let five = repaired(&env, &["git", "log", "-5"], "aitools git log --limit 5");
+    assert_eq!(five.json["items"].as_array().map(Vec::len), Some(2));
     // An extension given to --lang: the language it is the extension of.
     let l = repaired(
         &env,

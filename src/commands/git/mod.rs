@@ -272,7 +272,7 @@ pub fn unknown_path(ctx: &Ctx, args: &[String], specs: &[String]) -> Result<(), 
         {
             continue;
         }
-        if let Some(err) = revision_for_path(ctx, arg) {
+        if let Some(err) = count_for_path(ctx, arg).or_else(|| revision_for_path(ctx, arg)) {
             return Err(err);
         }
         let name = std::path::Path::new(arg)
@@ -295,6 +295,33 @@ pub fn unknown_path(ctx: &Ctx, args: &[String], specs: &[String]) -> Result<(), 
         )));
     }
     Ok(())
+}
+
+/// git log's `-5` (a count, as git reads it) where a path stands: answered with
+/// the same call with `--limit 5`.
+fn count_for_path(ctx: &Ctx, arg: &str) -> Option<CmdError> {
+    let n = arg.strip_prefix('-')?;
+    let count = ctx.command == "git log" && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
+    if !count {
+        return None;
+    }
+    let fixed: Vec<String> = ctx
+        .argv
+        .iter()
+        .flat_map(|w| match w == arg {
+            true => vec!["--limit".to_string(), n.to_string()],
+            false => vec![w.clone()],
+        })
+        .collect();
+    Some(CmdError::new(
+        code::ARGUMENT_INVALID,
+        format!("{arg} is git's count of commits: git log takes it as --limit {n}."),
+        Repair::new(
+            "retry",
+            format!("The same call with --limit {n}."),
+            crate::protocol::shell::aitools(&fixed),
+        ),
+    ))
 }
 
 /// A path argument that names no path but a commit (`git diff HEAD~1`, as git
