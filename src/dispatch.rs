@@ -339,7 +339,10 @@ pub fn render(i: Invoked) -> Rendered {
     match i.result {
         // Only the binary's own constants: no mask needed (start-up cost).
         Ok(out) if i.command == "version" => envelope::render_constant(&i.command, out),
-        Ok(out) => envelope::render_ok(&i.command, out, vec![], i.recovery),
+        Ok(out) => {
+            let took = i.took.map(|t| ("took".to_string(), t));
+            envelope::render_ok(&i.command, out, took.into_iter().collect(), i.recovery)
+        }
         Err(e) => envelope::render_error(&i.command, &e),
     }
 }
@@ -415,13 +418,9 @@ fn run_in(
         return no_command(&argv);
     }
 
-    let full = std::iter::once(OsString::from("aitools")).chain(args.iter().cloned());
-    let matches = match cli::build_for(&words).try_get_matches_from(full) {
-        Ok(m) => m,
-        Err(e) => {
-            let (command, err) = cli::errors::parse_error(e, &words, &argv);
-            return Invoked::new(command, Err(err));
-        }
+    let (matches, argv, took) = match parse(args, &words, argv) {
+        Ok(parsed) => parsed,
+        Err(invoked) => return *invoked,
     };
     let Some((first, mut leaf)) = matches.subcommand() else {
         let err = discovery::unknown_command_error(registry::LIST, &words[0], &[]);
@@ -493,9 +492,49 @@ fn run_in(
         recovery::Report::default()
     };
     let mut done = Invoked::new(name, (spec.run)(&ctx, leaf));
+    done.took = took;
     keep_tx_in_follow_ups(&ctx, &mut done);
     done.recovery = recovery::report(&recovered);
     done
+}
+
+/// clap's reading of the call. An argument clap rejects that is another tool's
+/// spelling (`git log -n 5`, data/habits.tsv) is read the aitools way: argv is
+/// rewritten and parsed once more, and `took` says what was read how.
+fn parse(
+    args: &[OsString],
+    words: &[String],
+    argv: Vec<String>,
+) -> Result<(clap::ArgMatches, Vec<String>, Option<Json>), Box<Invoked>> {
+    let failed = |e: clap::Error, argv: &[String]| {
+        let (command, err) = cli::errors::parse_error(e, words, argv);
+        Box::new(Invoked::new(command, Err(err)))
+    };
+    let full = std::iter::once(OsString::from("aitools")).chain(args.iter().cloned());
+    let e = match cli::build_for(words).try_get_matches_from(full) {
+        Ok(m) => return Ok((m, argv, None)),
+        Err(e) => e,
+    };
+    let habitual = matches!(
+        e.kind(),
+        clap::error::ErrorKind::UnknownArgument | clap::error::ErrorKind::InvalidValue
+    ) && args.iter().all(|a| a.to_str().is_some());
+    let spec = registry::find(&words.join(" ")).filter(|_| habitual);
+    let habit = spec.and_then(|s| cli::habits::apply(s.name, &argv));
+    let (fixed, took) = match habit {
+        None => return Err(failed(e, &argv)),
+        Some(cli::habits::Habit::Answer(err)) => {
+            let command = spec.map_or("aitools", |s| s.name);
+            return Err(Box::new(Invoked::new(command, Err(err))));
+        }
+        Some(cli::habits::Habit::Took { argv, took }) => (argv, took),
+    };
+    let words = cli::command_words(&fixed);
+    let full = std::iter::once("aitools").chain(fixed.iter().map(String::as_str));
+    match cli::build_for(&words).try_get_matches_from(full) {
+        Ok(m) => Ok((m, fixed, Some(cli::habits::Habit::took_json(&took)))),
+        Err(e) => Err(failed(e, &fixed)),
+    }
 }
 
 /// Inside a tx, the commands an answer hands back (`next_commands`,

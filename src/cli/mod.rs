@@ -3,6 +3,7 @@
 //! never prints: help and version are ours, and every parse error becomes an envelope.
 
 pub mod errors;
+pub mod habits;
 
 use crate::protocol::registry::CommandSpec;
 use crate::registry;

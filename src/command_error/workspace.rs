@@ -104,15 +104,12 @@ impl From<Box<WorkspaceError>> for CmdError {
                     shell::aitools([command.as_str(), "<pattern>", "--glob", "*.rs"]),
                 ),
             ),
-            WorkspaceError::UnknownLang { command, message } => CmdError::new(
-                code::ARGUMENT_INVALID,
+            WorkspaceError::UnknownLang {
+                command,
                 message,
-                Repair::new(
-                    "lang",
-                    "Pick a language name from the message, or filter by extension with --glob.",
-                    shell::aitools([command.as_str(), "<pattern>", "--glob", "*.py"]),
-                ),
-            ),
+                argv,
+                lang,
+            } => unknown_lang(&command, message, &argv, lang),
             WorkspaceError::NotFound(n) => not_found(*n),
             WorkspaceError::Io { command, path, err } => io_error(&command, &path, &err),
         }
@@ -279,4 +276,42 @@ fn with_newer(argv: &[String], value: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// `--lang` with no language of the table: the same call with the language the
+/// value is an extension of (`py`: python), else filtering by that extension.
+fn unknown_lang(command: &str, message: String, argv: &[String], lang: Option<String>) -> CmdError {
+    let mut fixed: Vec<String> = Vec::with_capacity(argv.len());
+    let mut words = argv.iter();
+    let mut value = None;
+    while let Some(w) = words.next() {
+        let v = match w.strip_prefix("--lang") {
+            Some("") if value.is_none() => words.next().cloned(),
+            Some(rest) if value.is_none() && rest.starts_with('=') => Some(rest[1..].to_string()),
+            _ => {
+                fixed.push(w.clone());
+                continue;
+            }
+        };
+        let v = v.unwrap_or_default();
+        match &lang {
+            Some(l) => fixed.extend(["--lang".to_string(), l.clone()]),
+            None => fixed.extend(["--glob".to_string(), format!("*.{v}")]),
+        }
+        value = Some(v);
+    }
+    let repair = match (&lang, &value) {
+        (Some(l), Some(_)) => Repair::new(
+            "retry",
+            format!("The same call with --lang {l}."),
+            shell::aitools(&fixed),
+        ),
+        (None, Some(v)) => Repair::new(
+            "retry",
+            format!("The same call with files named *.{v}, or a language name from the message."),
+            shell::aitools(&fixed),
+        ),
+        _ => schema_repair(command),
+    };
+    CmdError::new(code::ARGUMENT_INVALID, message, repair)
 }

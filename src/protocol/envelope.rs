@@ -1,6 +1,6 @@
 //! The envelope: what a handler returns (`Output`), and the one function that turns
 //! an output or an error into the exact bytes printed, in the fixed member order
-//! `schema_version, status, command, <fields>, recovered?, pending_recovery?,
+//! `schema_version, status, command, <fields>, took?, recovered?, pending_recovery?,
 //! redactions?`.
 //!
 //! The secret mask runs over the whole object here, so no command can forget it.

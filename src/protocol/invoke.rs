@@ -16,6 +16,8 @@ pub struct Invoked {
     pub result: Result<Output, CmdError>,
     /// The recovery report members (`recovered`, `pending_recovery`).
     pub recovery: Vec<(String, Json)>,
+    /// Other tools' spellings read the aitools way (`{"-n":"--limit"}`).
+    pub took: Option<Json>,
 }
 
 impl Invoked {
@@ -24,6 +26,7 @@ impl Invoked {
             command: command.into(),
             result,
             recovery: Vec::new(),
+            took: None,
         }
     }
 
@@ -69,7 +72,11 @@ impl Invoked {
     /// the call alone would have printed it.
     pub fn envelope(&self) -> Json {
         let mut env = match &self.result {
-            Ok(out) => envelope::ok_tree(&self.command, out.clone(), self.recovery.clone()),
+            Ok(out) => {
+                let took = self.took.clone().map(|t| ("took".to_string(), t));
+                let members = took.into_iter().chain(self.recovery.clone()).collect();
+                envelope::ok_tree(&self.command, out.clone(), members)
+            }
             Err(e) => envelope::error_tree(&self.command, e),
         };
         let pre = self.result.as_ref().map_or(0, |out| out.premasked);

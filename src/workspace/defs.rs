@@ -73,7 +73,7 @@ pub fn scan_mentions<T: Send>(
             visit(&base, &text)
         }
     })
-    .map_err(|e| scan_error(command, &e))?;
+    .map_err(|e| scan_error(command, &ctx.argv, &e))?;
     Ok((walked.items, walked.cut))
 }
 

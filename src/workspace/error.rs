@@ -53,7 +53,13 @@ pub enum WorkspaceError {
     /// `--glob` is not a glob (`message` says why).
     BadGlob { command: String, message: String },
     /// `--lang` names no language of the table.
-    UnknownLang { command: String, message: String },
+    UnknownLang {
+        command: String,
+        message: String,
+        /// The call as written, and the language the value is an extension of.
+        argv: Vec<String>,
+        lang: Option<String>,
+    },
     /// A path argument that does not exist.
     NotFound(Box<NotFound>),
     /// Any other I/O failure on a path argument (`path` as given).

@@ -94,12 +94,18 @@ pub fn newer_threshold(ctx: &Ctx, value: &str) -> Result<SystemTime, Box<Workspa
     }
 }
 
-/// A scan filter error as the command's error.
-pub fn scan_error(command: &str, e: &ScanError) -> Box<WorkspaceError> {
+/// A scan filter error as the command's error (`argv`: the call as written).
+pub fn scan_error(command: &str, argv: &[String], e: &ScanError) -> Box<WorkspaceError> {
     let (command, message) = (command.to_string(), e.message());
     match e {
         ScanError::BadGlob { .. } => WorkspaceError::BadGlob { command, message },
-        ScanError::UnknownLang(_) => WorkspaceError::UnknownLang { command, message },
+        ScanError::UnknownLang(l) => WorkspaceError::UnknownLang {
+            command,
+            message,
+            argv: argv.to_vec(),
+            lang: crate::text::lang::of_file(&format!("x.{}", l.trim_start_matches('.')))
+                .map(|x| x.name.to_string()),
+        },
     }
     .boxed()
 }

@@ -30,6 +30,7 @@ mod fresh_state;
 mod git;
 mod git_hostile;
 mod holes;
+mod habits;
 mod honest;
 mod inputs;
 mod inspect;

@@ -203,6 +203,7 @@ const ENVELOPE_MEMBERS: &[&str] = &[
     "redactions",
     "recovered",
     "pending_recovery",
+    "took",
     "rules",
     "skills",
     "feedback",

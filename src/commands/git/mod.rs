@@ -272,6 +272,9 @@ pub fn unknown_path(ctx: &Ctx, args: &[String], specs: &[String]) -> Result<(), 
         {
             continue;
         }
+        if let Some(err) = count_for_path(ctx, arg).or_else(|| revision_for_path(ctx, arg)) {
+            return Err(err);
+        }
         let name = std::path::Path::new(arg)
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -292,6 +295,80 @@ pub fn unknown_path(ctx: &Ctx, args: &[String], specs: &[String]) -> Result<(), 
         )));
     }
     Ok(())
+}
+
+/// git log's `-5` (a count, as git reads it) where a path stands: answered with
+/// the same call with `--limit 5`.
+fn count_for_path(ctx: &Ctx, arg: &str) -> Option<CmdError> {
+    let n = arg.strip_prefix('-')?;
+    let count = ctx.command == "git log" && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
+    if !count {
+        return None;
+    }
+    let fixed: Vec<String> = ctx
+        .argv
+        .iter()
+        .flat_map(|w| match w == arg {
+            true => vec!["--limit".to_string(), n.to_string()],
+            false => vec![w.clone()],
+        })
+        .collect();
+    Some(CmdError::new(
+        code::ARGUMENT_INVALID,
+        format!("{arg} is git's count of commits: git log takes it as --limit {n}."),
+        Repair::new(
+            "retry",
+            format!("The same call with --limit {n}."),
+            crate::protocol::shell::aitools(&fixed),
+        ),
+    ))
+}
+
+/// A path argument that names no path but a commit (`git diff HEAD~1`, as git
+/// itself reads it): answered with the same call giving it as the revision
+/// option (`--ref` of diff, `--rev` of log).
+fn revision_for_path(ctx: &Ctx, arg: &str) -> Option<CmdError> {
+    let flag = match ctx.command.as_str() {
+        "git diff" => "--ref",
+        "git log" => "--rev",
+        _ => return None,
+    };
+    let given = ctx
+        .argv
+        .iter()
+        .any(|w| w == flag || w.starts_with(&format!("{flag}=")));
+    if given || arg.starts_with('-') {
+        return None;
+    }
+    let verify = ["rev-parse", "--verify", "--quiet", "--end-of-options"];
+    let mut a: Vec<String> = verify.iter().map(|w| w.to_string()).collect();
+    a.push(format!("{arg}^{{commit}}"));
+    // git exits 1 for a word that is no commit: not one.
+    if git(ctx, &a, "git status").map_or(true, |o| o.stdout.is_empty()) {
+        return None;
+    }
+    let mut fixed: Vec<String> = Vec::with_capacity(ctx.argv.len() + 1);
+    let mut done = false;
+    for w in &ctx.argv {
+        if !done && w == arg {
+            fixed.extend([flag.to_string(), w.clone()]);
+            done = true;
+        } else {
+            fixed.push(w.clone());
+        }
+    }
+    Some(CmdError::new(
+        code::ARGUMENT_INVALID,
+        format!(
+            "{arg} is a revision, not a path: {} takes it as {flag}.",
+            ctx.command
+        ),
+        Repair::new(
+            "retry",
+            format!("The same call with {flag} {arg}."),
+            crate::protocol::shell::aitools(&fixed),
+        ),
+    ))
 }
 
 /// `(text, malformed sequences replaced)`.

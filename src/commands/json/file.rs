@@ -176,9 +176,82 @@ pub fn no_such_pointer(ctx: &Ctx, f: &JsonFile, tokens: &[String], resolved: usi
     ))
 }
 
-/// Parses a pointer argument (`argument.invalid` naming the rule it breaks).
+/// Parses a pointer argument (`argument.invalid` naming the rule it breaks; a
+/// jq path's repair is the same call with the pointer it means).
 pub fn pointer(ctx: &Ctx, p: &str) -> Result<Vec<String>, CmdError> {
-    json_doc::parse_pointer(p).map_err(|m| CmdError::invalid_argument(&ctx.command, m))
+    json_doc::parse_pointer(p).map_err(|m| {
+        let err = CmdError::invalid_argument(&ctx.command, m);
+        let Some(tokens) = jq_path(p) else {
+            return err;
+        };
+        let ptr = json_doc::pointer_of(&tokens);
+        let mut fixed = ctx.argv.clone();
+        if let Some(w) = fixed.iter_mut().find(|w| *w == p) {
+            *w = ptr.clone();
+        }
+        err.with_first_repair(Repair::new(
+            "retry",
+            format!("The same call with the pointer {ptr}."),
+            shell::aitools(&fixed),
+        ))
+    })
+}
+
+/// A pointer argument, or a jq path taken as the pointer it means (`.a[0].b` is
+/// `/a/0/b`): the tokens, and the pointer when it was a jq path.
+pub fn pointer_or_jq(ctx: &Ctx, p: &str) -> Result<(Vec<String>, Option<String>), CmdError> {
+    if let Some(t) = jq_path(p) {
+        let ptr = json_doc::pointer_of(&t);
+        return Ok((t, Some(ptr)));
+    }
+    pointer(ctx, p).map(|t| (t, None))
+}
+
+/// A jq path of member names and indexes (`.`, `.a.b`, `.a[0]`, `.["k"]`,
+/// `."k"`) as pointer tokens; `None` for anything else jq can say.
+pub fn jq_path(p: &str) -> Option<Vec<String>> {
+    let mut rest = p.strip_prefix('.')?;
+    let mut out = Vec::new();
+    let mut after_dot = true;
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix('[') {
+            let (inner, tail) = r.split_once(']')?;
+            out.push(jq_key(inner).or_else(|| {
+                inner
+                    .bytes()
+                    .all(|b| b.is_ascii_digit())
+                    .then(|| inner.to_string())
+                    .filter(|i| !i.is_empty())
+            })?);
+            (rest, after_dot) = (tail, false);
+        } else if let Some(r) = rest.strip_prefix('.').filter(|_| !after_dot) {
+            (rest, after_dot) = (r, true);
+        } else if after_dot && rest.starts_with('"') {
+            let end = rest[1..].find('"')? + 2;
+            out.push(jq_key(&rest[..end])?);
+            (rest, after_dot) = (&rest[end..], false);
+        } else if after_dot {
+            let end = rest.find(['.', '[']).unwrap_or(rest.len());
+            let name = &rest[..end];
+            let plain = |c: char| c.is_alphanumeric() || c == '_' || c == '-' || c == '$';
+            if name.is_empty() || !name.chars().all(plain) {
+                return None;
+            }
+            out.push(name.to_string());
+            (rest, after_dot) = (&rest[end..], false);
+        } else {
+            return None;
+        }
+    }
+    (!after_dot || out.is_empty()).then_some(out)
+}
+
+/// A JSON string key (`"a b"`) of a jq path.
+fn jq_key(s: &str) -> Option<String> {
+    if !s.starts_with('"') {
+        return None;
+    }
+    serde_json::from_str::<String>(s).ok()
 }
 
 /// `json set` of a member the object does not have, without `--create`: a typo

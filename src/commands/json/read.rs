@@ -129,13 +129,13 @@ pub fn get(ctx: &Ctx, a: &GetArgs) -> Result<Output, CmdError> {
             "--keys and --raw are two different answers; give one.",
         ));
     }
-    let tokens = file::pointer(ctx, &a.pointer)?;
+    let (tokens, took) = file::pointer_or_jq(ctx, &a.pointer)?;
     let f = load_read(ctx, &a.path)?;
     let n = json_doc::lookup(&f.root, &tokens)
         .map_err(|k| file::no_such_pointer(ctx, &f, &tokens, k))?;
     let mut out = GetOut {
         path: f.display.clone(),
-        pointer: a.pointer.clone(),
+        pointer: took.clone().unwrap_or_else(|| a.pointer.clone()),
         kind: n.type_name(),
         length: n.length(),
         value: None,
@@ -186,7 +186,13 @@ pub fn get(ctx: &Ctx, a: &GetArgs) -> Result<Output, CmdError> {
     }
     out.approx_tokens = returned.chars().count().div_ceil(4);
     let partial = out.truncated;
-    Ok(Output::cut(&out, partial))
+    let mut answer = Output::cut(&out, partial);
+    if let Some(p) = took {
+        // A jq path read as the pointer it means: `took` says how.
+        let t = Json::Obj(vec![(a.pointer.clone(), Json::str(p))]);
+        answer.fields.push("took", t);
+    }
+    Ok(answer)
 }
 
 /// `json get` of each child (the first few), then `--keys` for the rest.

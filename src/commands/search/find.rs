@@ -279,7 +279,7 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
             })
         }
     })
-    .map_err(|e| scan_error("find", &e))?;
+    .map_err(|e| scan_error("find", &ctx.argv, &e))?;
 
     // Directory totals (du) and whether a directory has any listed entry.
     let mut dir_size: HashMap<&Path, u64> = HashMap::new();

@@ -470,7 +470,7 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
             })
         }
     })
-    .map_err(|e| super::scan_error("overview", &e))?;
+    .map_err(|e| super::scan_error("overview", &ctx.argv, &e))?;
 
     let mut langs: BTreeMap<&'static str, Tally> = BTreeMap::new();
     let mut disk: BTreeMap<&'static str, Vec<&std::path::Path>> = BTreeMap::new();

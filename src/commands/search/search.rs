@@ -672,7 +672,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
             w
         })
     }
-    .map_err(|e| scan_error("search", &e))?;
+    .map_err(|e| scan_error("search", &ctx.argv, &e))?;
 
     let empty = empty.into_inner();
     let root = &ctx.root;

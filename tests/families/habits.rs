@@ -1,0 +1,256 @@
+//! Habits of the people who write these calls (issue 32): other tools' spellings
+//! (git, grep, find, head, jq) are read the aitools way and said in `took`, or
+//! answered with a repair that works when run.
+
+use crate::support::{Run, TestEnv};
+use std::process::Command;
+
+fn git(env: &TestEnv, args: &[&str]) {
+    let ok = Command::new("git")
+        .args(["-c", "user.name=Tester", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(env.root())
+        .env("GIT_AUTHOR_DATE", "1796000000 +0000")
+        .env("GIT_COMMITTER_DATE", "1796000000 +0000")
+        .status()
+        .expect("git")
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+/// Two commits of a 30-line file, a third change staged; a Python file, a JSON
+/// file.
+fn repo() -> TestEnv {
+    let env = TestEnv::new();
+    let lines: String = (1..=30).map(|i| format!("line {i}\n")).collect();
+    env.write("t.txt", &lines);
+    env.write("src/a.py", "def f():\n    return 1\n");
+    env.write("src/b.rs", "fn f() {}\n");
+    env.write("c.json", r#"{"a":{"b":[{"c":1}]}}"#);
+    git(&env, &["add", "."]);
+    git(&env, &["commit", "-qm", "one"]);
+    env.write("t.txt", format!("{lines}x\n"));
+    git(&env, &["commit", "-qam", "two"]);
+    env.write("t.txt", format!("{lines}x\ny\n"));
+    git(&env, &["add", "t.txt"]);
+    env
+}
+
+/// The call answers (ok, or partial at a limit), having taken `took` (the
+/// answer's member).
+fn took(env: &TestEnv, argv: &[&str], took: serde_json::Value) -> Run {
+    let r = env.run(argv);
+    assert!(
+        r.code == 0 || r.code == 3,
+        "{argv:?}: {}{}",
+        r.stdout,
+        r.stderr
+    );
+    assert_eq!(r.json["took"], took, "{argv:?}: {}", r.stdout);
+    r
+}
+
+/// The call is refused, and its first repair, run as written, succeeds.
+fn repaired(env: &TestEnv, argv: &[&str], expected: &str) -> Run {
+    let r = env.run(argv);
+    assert_eq!(r.error_code(), "argument.invalid", "{argv:?}: {}", r.stderr);
+    let fix = r.json["error"]["repairs"][0]["command"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert_eq!(fix, expected, "{argv:?}: {}", r.stderr);
+    let ran = env.run_line(&fix);
+    assert_eq!(ran.code, 0, "{fix}: {}{}", ran.stdout, ran.stderr);
+    ran
+}
+
+#[test]
+fn git_spellings_are_taken() {
+    let env = repo();
+    let log = took(
+        &env,
+        &["git", "log", "-n", "1"],
+        serde_json::json!({"-n": "--limit"}),
+    );
+    assert_eq!(log.json["items"].as_array().map(Vec::len), Some(1));
+    assert_eq!(log.json["items"][0]["subject"], "two");
+    took(
+        &env,
+        &["git", "log", "-n1"],
+        serde_json::json!({"-n": "--limit"}),
+    );
+    let staged = took(
+        &env,
+        &["git", "diff", "--cached"],
+        serde_json::json!({"--cached": "--staged"}),
+    );
+    let hunk = staged.json["files"][0]["hunks"][0].as_str().unwrap_or("");
+    assert!(hunk.ends_with("+y"), "{}", staged.stdout);
+    let blame = took(
+        &env,
+        &["git", "blame", "-L", "10,12", "t.txt"],
+        serde_json::json!({"-L 10,12": "--range 10:12"}),
+    );
+    assert_eq!(blame.json["lines"].as_array().map(Vec::len), Some(3));
+    let plus = took(
+        &env,
+        &["git", "blame", "-L", "10,+2", "t.txt"],
+        serde_json::json!({"-L 10,+2": "--range 10:11"}),
+    );
+    assert_eq!(plus.json["lines"][1]["n"], 11);
+}
+
+#[test]
+fn search_spellings_are_taken_with_the_language_named() {
+    let env = repo();
+    let m = took(
+        &env,
+        &["search", "--max-count", "1", "line", "t.txt"],
+        serde_json::json!({"--max-count": "--limit"}),
+    );
+    assert_eq!(m.json["blocks"].as_array().map(Vec::len), Some(1));
+    let inc = took(
+        &env,
+        &["search", "--include", "*.py", "f"],
+        serde_json::json!({"--include": "--glob"}),
+    );
+    assert_eq!(inc.json["blocks"][0]["path"], "src/a.py");
+    for flag in ["--type", "-t"] {
+        let t = took(
+            &env,
+            &["search", flag, "py", "f"],
+            serde_json::json!({ format!("{flag} py"): "--lang python" }),
+        );
+        assert_eq!(t.json["blocks"].as_array().map(Vec::len), Some(1));
+        assert_eq!(t.json["blocks"][0]["path"], "src/a.py");
+    }
+    took(
+        &env,
+        &["search", "-t", "rs", "f"],
+        serde_json::json!({"-t rs": "--lang rust"}),
+    );
+    // A type that is no language: the same call by extension, which runs.
+    repaired(
+        &env,
+        &["search", "-t", "klingon", "f"],
+        "aitools search --glob '*.klingon' f",
+    );
+}
+
+#[test]
+fn read_and_find_spellings_are_taken() {
+    let env = repo();
+    for flag in ["-n", "--head"] {
+        let r = took(
+            &env,
+            &["read", flag, "2", "t.txt"],
+            serde_json::json!({ format!("{flag} 2"): "--range 1:2" }),
+        );
+        assert_eq!(r.json["lines"], serde_json::json!(["line 1", "line 2"]));
+    }
+    let f = took(
+        &env,
+        &["find", "-name", "*.py"],
+        serde_json::json!({"-name": "pattern"}),
+    );
+    assert_eq!(f.json["items"][0]["path"], "src/a.py");
+    assert_eq!(f.json["items"].as_array().map(Vec::len), Some(1));
+    let under = took(
+        &env,
+        &["find", "src", "-name", "*.rs"],
+        serde_json::json!({"-name": "pattern"}),
+    );
+    assert_eq!(under.json["items"][0]["path"], "src/b.rs");
+    let d = took(
+        &env,
+        &["find", "-type", "d"],
+        serde_json::json!({"-type d": "--type dir"}),
+    );
+    assert_eq!(d.json["items"][0]["path"], "src");
+    let py = took(
+        &env,
+        &["find", "--type", "py"],
+        serde_json::json!({"--type py": "--lang python"}),
+    );
+    assert_eq!(py.json["items"].as_array().map(Vec::len), Some(1));
+}
+
+#[test]
+fn a_jq_path_is_read_as_the_pointer_it_means() {
+    let env = repo();
+    let g = took(
+        &env,
+        &["json", "get", "c.json", ".a.b"],
+        serde_json::json!({".a.b": "/a/b"}),
+    );
+    assert_eq!(g.json["pointer"], "/a/b");
+    let deep = took(
+        &env,
+        &["json", "get", "c.json", ".a.b[0].c"],
+        serde_json::json!({".a.b[0].c": "/a/b/0/c"}),
+    );
+    assert_eq!(deep.json["value"], 1);
+    // A write is not guessed at: its repair is the call with the pointer.
+    repaired(
+        &env,
+        &["json", "set", "c.json", ".a.b", "2"],
+        "aitools json set c.json /a/b 2",
+    );
+    assert!(String::from_utf8_lossy(&env.read("c.json")).contains(r#""b":2"#));
+}
+
+#[test]
+fn repairs_of_other_spellings_run() {
+    let env = repo();
+    // A revision where a path stands: the revision option.
+    let d = repaired(
+        &env,
+        &["git", "diff", "HEAD~1"],
+        "aitools git diff --ref 'HEAD~1'",
+    );
+    assert_eq!(d.json["files"][0]["path"], "t.txt");
+    repaired(
+        &env,
+        &["git", "log", "HEAD~1"],
+        "aitools git log --rev 'HEAD~1'",
+    );
+    // git's `-5`: the count.
+    let five = repaired(&env, &["git", "log", "-5"], "aitools git log --limit 5");
+    assert_eq!(five.json["items"].as_array().map(Vec::len), Some(2));
+    // An extension given to --lang: the language it is the extension of.
+    let l = repaired(
+        &env,
+        &["search", "--lang", "py", "f"],
+        "aitools search --lang python f",
+    );
+    assert_eq!(l.json["blocks"][0]["path"], "src/a.py");
+    repaired(
+        &env,
+        &["git", "diff", "--name-only"],
+        "aitools git diff --output stat",
+    );
+    // Inside batch, an element's answer says what it took.
+    let batch = env.run_stdin(&["batch", "--stdin"], br#"[["git","log","-n","1"]]"#);
+    assert_eq!(batch.code, 0, "{}{}", batch.stdout, batch.stderr);
+    assert!(
+        batch.stdout.contains(r#""took":{"-n":"--limit"}"#),
+        "{}",
+        batch.stdout
+    );
+    // git show's repairs run.
+    for rev in ["nope", "HEAD:nope"] {
+        let r = env.run(&["git", "show", rev]);
+        for fix in r.json["error"]["repairs"].as_array().into_iter().flatten() {
+            let c = fix["command"].as_str().unwrap_or("");
+            assert_eq!(env.run_line(c).code, 0, "git show {rev}: {c}");
+        }
+    }
+    // git show HEAD answers, and every command it hands back runs.
+    let show = env.run(&["git", "show", "HEAD"]);
+    assert_eq!(show.code, 0, "{}", show.stderr);
+    assert_eq!(show.json["message"], "two");
+    for c in show.json["next_commands"].as_array().into_iter().flatten() {
+        let c = c.as_str().unwrap_or("");
+        assert_eq!(env.run_line(c).code, 0, "{c}");
+    }
+}
