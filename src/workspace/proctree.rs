@@ -56,6 +56,14 @@ fn live(pid: u32) -> bool {
     })
 }
 
+/// Whether `pid`'s environment carries `tag` (start times tick at 10 ms, so a pid
+/// reused within one tick also needs this to be told apart).
+pub fn carries(pid: u32, tag: &str) -> bool {
+    let want = format!("{TAG_VAR}={tag}");
+    std::fs::read(format!("/proc/{pid}/environ"))
+        .is_ok_and(|env| env.split(|&b| b == 0).any(|v| v == want.as_bytes()))
+}
+
 /// The live processes (zombies left out) whose environment carries `tag`.
 pub fn tagged(tag: &str) -> Vec<u32> {
     let want = format!("{TAG_VAR}={tag}");

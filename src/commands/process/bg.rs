@@ -100,6 +100,11 @@ impl Job {
         self.meta
             .start
             .is_some_and(|s| proctree::is_same(self.meta.pid, s))
+            && self
+                .meta
+                .tag
+                .as_deref()
+                .is_none_or(|t| proctree::carries(self.meta.pid, t))
     }
 
     /// The live processes carrying the job's tag.
