@@ -94,3 +94,28 @@ fn run_counts_the_secrets_it_masked() {
     assert!(!r.stdout.contains(&token), "{}", r.stdout);
     assert_eq!(r.json["redactions"], 1, "{}", r.stdout);
 }
+
+/// `--stdout-to` past its 64 MiB cap says so: `partial`, `stdout.cut` and the
+/// bytes the program printed in all (was: ok, and a file silently cut).
+#[test]
+fn stdout_to_past_its_cap_says_it_was_cut() {
+    let env = TestEnv::new();
+    let r = env.run(&[
+        "run",
+        "--timeout",
+        "20s",
+        "--stdout-to",
+        "out.txt",
+        "--",
+        "head",
+        "-c",
+        "70000000",
+        "/dev/zero",
+    ]);
+    assert_eq!(r.json["status"], "partial", "{}", r.stdout);
+    assert_eq!(r.json["stdout"]["cut"], true, "{}", r.stdout);
+    assert_eq!(r.json["stdout"]["bytes"], 64 * 1024 * 1024, "{}", r.stdout);
+    assert_eq!(r.json["stdout"]["total_bytes"], 70_000_000, "{}", r.stdout);
+    let kept = std::fs::metadata(env.path("out.txt")).unwrap().len();
+    assert_eq!(kept, 64 * 1024 * 1024);
+}
