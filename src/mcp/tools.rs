@@ -41,14 +41,6 @@ pub enum Kind {
     },
 }
 
-fn is_integer(arg: &clap::Arg) -> bool {
-    let name = arg
-        .get_value_names()
-        .and_then(|n| n.first().map(|s| s.to_string()))
-        .unwrap_or_default();
-    matches!(name.as_str(), "N" | "INT" | "LINE" | "COUNT")
-}
-
 fn identifier(s: &str) -> bool {
     !s.is_empty()
         && s.bytes()
@@ -73,7 +65,7 @@ pub fn props(spec: &CommandSpec) -> Vec<Prop> {
         .map(|a| positional_name(a))
         .collect();
     for a in args {
-        let integer = is_integer(a);
+        let integer = crate::protocol::registry::value_kind(a) == "integer";
         let multi_values = a.get_num_args().is_some_and(|r| r.max_values() > 1);
         let kind = if matches!(
             a.get_action(),

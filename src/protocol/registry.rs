@@ -166,7 +166,46 @@ const LIMIT_ARG_IDS: &[&str] = &[
     MAX_DIFF_ARG,
 ];
 
-/// The schema type of an argument, from its action and value name.
+/// Whether the parser's value type is an integer.
+fn parser_yields_integer(arg: &clap::Arg) -> bool {
+    use std::any::TypeId;
+    let id = arg.get_value_parser().type_id();
+    [
+        TypeId::of::<u8>(),
+        TypeId::of::<u16>(),
+        TypeId::of::<u32>(),
+        TypeId::of::<u64>(),
+        TypeId::of::<usize>(),
+        TypeId::of::<i32>(),
+        TypeId::of::<i64>(),
+        TypeId::of::<isize>(),
+    ]
+    .iter()
+    .any(|t| id == *t)
+}
+
+/// What one value of an option holds, as schema and MCP say it: a size or a
+/// duration by its value name (a string such as `64MiB` or `30s`, whatever the
+/// parser turns it into); an integer when the parser yields one, or when the
+/// value name says a count (`N`: read as a string so the handler can word the
+/// error, and only an integer passes it); a path; else a string.
+pub fn value_kind(arg: &clap::Arg) -> &'static str {
+    let name = arg
+        .get_value_names()
+        .and_then(|n| n.first().map(|s| s.to_string()))
+        .unwrap_or_default();
+    match name.as_str() {
+        "SIZE" => "size",
+        "DURATION" => "duration",
+        _ if parser_yields_integer(arg) => "integer",
+        "N" | "INT" | "LINE" | "COUNT" => "integer",
+        "PATH" | "FILE" | "DIR" => "path",
+        _ => "string",
+    }
+}
+
+/// The schema type of an argument: a flag from its action, an enum from its
+/// possible values, else its `value_kind`.
 fn arg_type(arg: &clap::Arg) -> String {
     if matches!(
         arg.get_action(),
@@ -182,17 +221,7 @@ fn arg_type(arg: &clap::Arg) -> String {
     if !values.is_empty() {
         return "enum".to_string();
     }
-    let name = arg
-        .get_value_names()
-        .and_then(|n| n.first().map(|s| s.to_string()))
-        .unwrap_or_default();
-    let base = match name.as_str() {
-        "N" | "INT" | "LINE" | "COUNT" => "integer",
-        "SIZE" => "size",
-        "DURATION" => "duration",
-        "PATH" | "FILE" | "DIR" => "path",
-        _ => "string",
-    };
+    let base = value_kind(arg);
     match arg.get_num_args() {
         Some(r) if r.min_values() == 2 && r.max_values() == 2 => format!("{base}, 2 values"),
         _ => base.to_string(),

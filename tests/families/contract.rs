@@ -314,3 +314,70 @@ fn effects_are_declared_once_and_read_alike() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     assert!(!root.join("data/aoi-destructive.txt").exists());
 }
+
+/// An option's type comes from its parser, not from how its value name is spelled:
+/// `json select --limit` (a usize) and `json fmt --indent` are integers in the
+/// schema and in the MCP tool's input schema, and an MCP call passing them as JSON
+/// integers runs (they showed as "string").
+#[test]
+fn integer_options_are_integers_in_schema_and_mcp() {
+    let env = TestEnv::new();
+    for (cmd, arg) in [
+        (&["json", "select"][..], "--limit"),
+        (&["json", "fmt"][..], "--indent"),
+        (&["transform"][..], "--width"),
+    ] {
+        let mut argv = vec!["schema"];
+        argv.extend_from_slice(cmd);
+        argv.push("--full");
+        let r = env.run(&argv);
+        let args = r.json["commands"][0]["args"].as_array().expect("args");
+        let a = args.iter().find(|a| a["name"] == arg).expect(arg);
+        assert_eq!(a["type"], "integer", "{cmd:?} {arg}: {a}");
+    }
+    env.write("a.json", "[{\"n\": 1}, {\"n\": 2}, {\"n\": 3}]\n");
+    let meta = serde_json::json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+    });
+    let lines = [
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}}),
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"_meta": meta,
+            "name": "json_select", "arguments": {"path": "a.json", "pointer": "", "limit": 2}}}),
+    ];
+    let mut c = env.command(&["mcp", "--root", ".", "--tools", "all"]);
+    let mut child = c
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn mcp");
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().expect("stdin");
+        for l in &lines {
+            writeln!(stdin, "{l}").expect("write");
+        }
+    }
+    let out = child.wait_with_output().expect("wait");
+    let replies: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json-rpc"))
+        .collect();
+    let tools = replies[0]["result"]["tools"].as_array().expect("tools");
+    let select = tools
+        .iter()
+        .find(|t| t["name"] == "json_select")
+        .expect("json_select");
+    assert_eq!(
+        select["inputSchema"]["properties"]["limit"]["type"], "integer",
+        "{select}"
+    );
+    let call = &replies[1]["result"];
+    assert_eq!(call["isError"], false, "{call}");
+    let text = call["content"][0]["text"].as_str().expect("text");
+    assert!(
+        text.contains("\"n\":1") && !text.contains("\"n\":3"),
+        "{text}"
+    );
+}
