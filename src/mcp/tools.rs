@@ -143,8 +143,12 @@ pub fn input_schema(spec: &CommandSpec) -> Value {
             .iter()
             .map(|v| Value::String(v.get_name().to_string()))
             .collect();
-        if !values.is_empty() && matches!(p.kind, Kind::Scalar { .. }) {
-            s["enum"] = Value::Array(values);
+        if !values.is_empty() {
+            match p.kind {
+                Kind::Scalar { .. } => s["enum"] = Value::Array(values),
+                Kind::List { .. } => s["items"]["enum"] = Value::Array(values),
+                _ => {}
+            }
         }
         let mut help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
         if let Some(long) = &p.long {
@@ -379,7 +383,10 @@ mod tests {
                 .unwrap_or(json!("-x y")),
             Kind::Pair => json!(["a", "b"]),
             Kind::List { integer: true } => json!([1, 2]),
-            Kind::List { .. } => json!(["x", "-y"]),
+            Kind::List { .. } => match s["items"].get("enum").and_then(Value::as_array) {
+                Some(names) => Value::Array(names.iter().take(2).cloned().collect()),
+                None => json!(["x", "-y"]),
+            },
         }
     }
 

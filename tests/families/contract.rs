@@ -381,3 +381,26 @@ fn integer_options_are_integers_in_schema_and_mcp() {
         "{text}"
     );
 }
+
+/// The short `transform` schema names every operation (an agent had to ask for
+/// `--full`, 7.5 KB, to learn them), and an unknown one is refused with the list.
+#[test]
+fn short_transform_schema_lists_its_operations() {
+    let env = TestEnv::new();
+    let r = env.run(&["schema", "transform"]);
+    let args = r.json["commands"][0]["args"].as_array().expect("args");
+    let op = args.iter().find(|a| a["name"] == "--op").expect("--op");
+    let values: Vec<&str> = op["values"]
+        .as_array()
+        .expect("values")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    for name in ["sort", "unique", "wrap", "eol-lf", "strip-bom"] {
+        assert!(values.contains(&name), "{name}: {op}");
+    }
+    env.write("t.txt", "b\na\n");
+    let bad = env.run(&["transform", "t.txt", "--op", "sorty"]);
+    assert_eq!(bad.error_code(), "argument.invalid");
+    assert!(bad.stderr.contains("sort-numeric"), "{}", bad.stderr);
+}

@@ -40,12 +40,18 @@ const FILE_OPS: &[&str] = &[
     "strip-bom",
 ];
 
+/// Every operation's name, so schema and help list them (the short schema too)
+/// and the parser refuses any other.
+fn op_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(LINE_OPS.iter().chain(FILE_OPS).copied())
+}
+
 #[derive(Args, Debug)]
 pub struct TransformArgs {
     #[arg(value_name = "PATH")]
     pub path: String,
     /// Operation; repeat to chain. Line ops: sort sort-numeric reverse unique delete-blank squeeze-blank strip-trailing indent dedent tabs-to-spaces upper lower wrap comment uncomment. Whole-file ops (no selector): eol-lf eol-crlf final-newline no-final-newline strip-bom.
-    #[arg(long, required = true)]
+    #[arg(long, required = true, value_parser = op_names())]
     pub op: Vec<String>,
     /// Indent width or tab stop (indent/dedent default 2, dedent without it removes the common indent; tabs 8).
     #[arg(long)]
