@@ -8,7 +8,8 @@
 //!
 //! 1. leaves: `fsx`, `guard`, `snapshot`, `state_dir`, `journal`, `pack` (the
 //!    blob packs of ops over many files), `blobs`, `beneath`, `lock`, `intent`,
-//!    `hashcache`, `appends`, and `request` (the write request and answer types,
+//!    `hashcache`, `appends`, `scratch` (the
+//!    `mktemp` area), and `request` (the write request and answer types,
 //!    `Change`, `WriteRequest`, `Committed`);
 //! 2. `current` (what is on disk now: a path's state and hash), `tx::model` (a
 //!    tx's records as data), `session` (the state an invocation carries),
@@ -40,6 +41,7 @@ pub mod lock;
 pub mod pack;
 pub mod recovery;
 pub mod request;
+pub mod scratch;
 pub mod session;
 pub mod snapshot;
 pub mod state_dir;

@@ -43,6 +43,7 @@ mod mask_context;
 mod mcp;
 mod mcp_list;
 mod mcp_output_lost;
+mod mktemp_jsondiff;
 mod notfound;
 mod op_ids;
 mod packs;

@@ -1,7 +1,8 @@
 //! `run -- PROGRAM ARGS`: runs a program without a shell to its end (or its
 //! deadline) and reports its status and a trimmed, cleaned, masked view of each
 //! stream; `--stdout-to` keeps stdout whole in a new workspace file instead,
-//! written through the store (journaled, undoable).
+//! written through the store (journaled, undoable), or in a `mktemp` entry
+//! (`store::scratch`, outside the tree, not journaled).
 
 use super::capture::{Capture, Shape};
 use super::output::Window;
@@ -9,11 +10,13 @@ use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell, values};
 use crate::store::write::{self, Change, WriteRequest};
+use crate::store::{scratch, state_dir};
 use crate::workspace::Ctx;
 use crate::workspace::boundary::Final;
 use crate::workspace::process::{self, Finished, Limits, StartError, Stream};
 use clap::Args;
 use regex::Regex;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 #[derive(Args, Debug)]
@@ -39,7 +42,7 @@ pub struct RunArgs {
     /// Keep ANSI escapes and carriage-return redraws.
     #[arg(long)]
     pub no_strip_ansi: bool,
-    /// Write stdout unmodified to this new workspace file (never overwrites; journaled, undoable); stdout then reports {path,bytes,op_id}.
+    /// Write stdout unmodified to this new workspace file (never overwrites; journaled, undoable), or to a mktemp path (not journaled, op_id null); stdout then reports {path,bytes,op_id}.
     #[arg(long, value_name = "PATH")]
     pub stdout_to: Option<String>,
 }
@@ -224,7 +227,7 @@ fn run_windowed(
 fn run_to_file(
     ctx: &Ctx,
     a: &RunArgs,
-    abs: &std::path::Path,
+    (abs, in_scratch): (&Path, bool),
     cmd: std::process::Command,
     limits: Limits,
     shape: &Shape,
@@ -240,18 +243,30 @@ fn run_to_file(
     let stream = done.stdout;
     let len = stream.bytes.len() as u64;
     let arg = a.stdout_to.clone().unwrap_or_default();
-    let committed = write::submit(ctx, &WriteRequest::new(ctx).max_diff_lines(Some(0)), || {
-        if ctx.files().exists(abs)? {
-            return Err(exists_error(ctx, a.argv.len(), &arg));
-        }
-        Ok(vec![Change::Put {
-            path: abs.to_path_buf(),
-            bytes: stream.bytes.clone(),
-            mode: None,
-        }])
-    })?;
+    let op_id = if in_scratch {
+        scratch::write(abs, &stream.bytes)
+            .map_err(|e| crate::store::io_error(ctx, "the mktemp file", &e))?;
+        None
+    } else {
+        let req = WriteRequest::new(ctx).max_diff_lines(Some(0));
+        let committed = write::submit(ctx, &req, || {
+            if ctx.files().exists(abs)? {
+                return Err(exists_error(ctx, a.argv.len(), &arg));
+            }
+            Ok(vec![Change::Put {
+                path: abs.to_path_buf(),
+                bytes: stream.bytes.clone(),
+                mode: None,
+            }])
+        })?;
+        committed.op_id
+    };
     let mut o = Json::obj();
-    o.push("path", Json::str(ctx.display_path(abs)));
+    let shown = match in_scratch {
+        true => abs.to_string_lossy().to_string(),
+        false => ctx.display_path(abs),
+    };
+    o.push("path", Json::str(shown));
     o.push("bytes", Json::UInt(len));
     if stream.capped {
         o.push("cut", Json::Bool(true));
@@ -259,8 +274,7 @@ fn run_to_file(
     }
     o.push(
         "op_id",
-        committed
-            .op_id
+        op_id
             .map(|id| Json::Str(crate::protocol::compact::short_op_id(&id)))
             .unwrap_or(Json::Null),
     );
@@ -308,13 +322,7 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Output, CmdError> {
     };
     // Refuse a taken --stdout-to before the program runs, not after.
     let target = match &a.stdout_to {
-        Some(p) => {
-            let abs = ctx.write_path_arg(p, Final::Follow)?;
-            if ctx.files().exists(&abs)? {
-                return Err(exists_error(ctx, a.argv.len(), p));
-            }
-            Some(abs)
-        }
+        Some(p) => Some(stdout_target(ctx, a, p)?),
         None => None,
     };
     let Some((prog, rest)) = a.argv.split_first() else {
@@ -337,7 +345,7 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Output, CmdError> {
         grep: grep.map(|r| (r, usize::try_from(a.grep_limit).unwrap_or(usize::MAX))),
     };
     let ran = match &target {
-        Some(abs) => run_to_file(ctx, a, abs, cmd, limits, &shape)?,
+        Some((abs, scratch)) => run_to_file(ctx, a, (abs, *scratch), cmd, limits, &shape)?,
         None => run_windowed(cmd, limits, &shape).map_err(|e| not_started(prog, e))?,
     };
     Ok(answer(ctx, a, ran))
@@ -403,6 +411,21 @@ fn answer(ctx: &Ctx, a: &RunArgs, ran: Ran) -> Output {
         );
     }
     Output::from_json(out, ran.partial).premasked(ran.redactions)
+}
+
+/// Where `--stdout-to` writes, and whether it is in the `mktemp` area (written
+/// there directly, an existing scratch file replaced) rather than the workspace
+/// (a new file only, refused before the program runs when taken).
+fn stdout_target(ctx: &Ctx, a: &RunArgs, p: &str) -> Result<(PathBuf, bool), CmdError> {
+    let abs = ctx.path_arg(p)?;
+    if scratch::contains(&state_dir::for_root(&ctx.root), &abs) {
+        return Ok((abs, true));
+    }
+    let abs = ctx.write_path_arg(p, Final::Follow)?;
+    if ctx.files().exists(&abs)? {
+        return Err(exists_error(ctx, a.argv.len(), p));
+    }
+    Ok((abs, false))
 }
 
 fn exists_error(ctx: &Ctx, program_words: usize, arg: &str) -> CmdError {
