@@ -50,6 +50,7 @@ mod process;
 mod process_tree;
 mod protocol;
 mod read_cache;
+mod read_tail;
 mod recovery_format;
 mod redaction;
 mod retention;
