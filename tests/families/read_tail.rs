@@ -63,6 +63,16 @@ fn a_big_files_tail_equals_tail_n_and_says_the_count_was_not_computed() {
         not_counted(&r, "big.txt");
         assert_eq!(r.lines(), tail_n(&env, "big.txt", n), "--tail {n}");
     }
+    // `--output jsonl`: one line event per line, unnumbered (never numbered from 1).
+    let s = crate::families::aoi::jsonl(&env, &["read", "big.txt", "--tail", "2"]);
+    let lines = s.of_type("line");
+    assert_eq!(lines.len(), 2, "{}", s.raw);
+    assert!(
+        lines.iter().all(|l| l.get("line_number").is_none()),
+        "{}",
+        s.raw
+    );
+    assert_eq!(lines[1]["text"], tail_n(&env, "big.txt", 1)[0].as_str());
     // The continuation counts (and caches: read_cache.rs has the next tail).
     let info = env.run_line("aitools info big.txt");
     assert_eq!(info.json["lines"], 380_000);
