@@ -551,7 +551,11 @@ fn finish(
             let Some(Json::Arr(items)) = env.remove(row.field) else {
                 continue;
             };
-            let start = env.get("start_line").and_then(as_u64).unwrap_or(1);
+            // Null on a --tail that did not count the file's lines: no numbers.
+            let start = match env.get("start_line") {
+                Some(Json::Null) => None,
+                s => Some(s.and_then(as_u64).unwrap_or(1)),
+            };
             let path = env.get("path").cloned();
             for (i, item) in items.into_iter().enumerate() {
                 let mut ev = match (row.shape, item) {
@@ -560,7 +564,9 @@ fn finish(
                         if let Some(p) = &path {
                             o.push("path", p.clone());
                         }
-                        o.push("line_number", Json::UInt(start + i as u64));
+                        if let Some(start) = start {
+                            o.push("line_number", Json::UInt(start + i as u64));
+                        }
                         o.push("text", Json::Str(t));
                         o
                     }

@@ -226,7 +226,7 @@ fn def(kind: &str) -> Json {
             &[("path", t("string")), ("kind", t("string"))],
         ),
         "line" => object(
-            &["line_number", "text"],
+            &["text"],
             &[
                 ("path", t("string")),
                 ("line_number", count()),

@@ -51,6 +51,7 @@ mod process;
 mod process_tree;
 mod protocol;
 mod read_cache;
+mod read_tail;
 mod recovery_format;
 mod redaction;
 mod retention;

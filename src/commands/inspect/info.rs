@@ -246,7 +246,8 @@ pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
         .metadata()
         .map(|m| crate::store::hashcache::Key::of(&m));
     let st = stats::gather(file, algorithm).map_err(io)?;
-    remember_hash(ctx, &content, key, stamp_ns, &st.hash);
+    let lines = (!st.binary).then_some(st.lines);
+    remember_hash(ctx, &content, key, stamp_ns, &st.hash, lines);
     let bin = st.binary;
     obj.push("size", Json::UInt(st.size));
     obj.push("lines", null_or(bin, st.lines));
@@ -280,14 +281,16 @@ pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
     Ok(Output::from_json(obj, false))
 }
 
-/// Leaves a large file's hash in the store's hash cache (what a `read --tail`
-/// that answered hash null sends the caller here for), unless it changed under us.
+/// Leaves a large file's hash and line count in the store's hash cache (what a
+/// `read --tail` that answered them null sends the caller here for), unless it
+/// changed under us.
 fn remember_hash(
     ctx: &Ctx,
     content: &Content,
     key: std::io::Result<crate::store::hashcache::Key>,
     stamp_ns: i128,
     hash: &str,
+    lines: Option<u64>,
 ) {
     use crate::store::hashcache::{Facts, HashCache, Key};
     let Ok(key) = key else { return };
@@ -300,7 +303,7 @@ fn remember_hash(
             &key,
             stamp_ns,
             Facts {
-                lines: None,
+                lines,
                 hash: Some(hash.to_string()),
             },
         );

@@ -112,7 +112,10 @@ pub const SPEC: CommandSpec = CommandSpec {
             "strings",
             "strings: [{offset,text}] printable runs; cut:true on a run cut at 16384 characters.",
         ),
-        field("start_line", "text: number of the first returned line."),
+        field(
+            "start_line",
+            "text: number of the first returned line; null on a --tail that did not count the file's lines (total_lines).",
+        ),
         field("lines", "text: line texts without terminators or BOM."),
         field(
             "line_numbers",
@@ -122,7 +125,10 @@ pub const SPEC: CommandSpec = CommandSpec {
             "cut_lines",
             "text: numbers of the returned lines cut at 16384 bytes (status partial, exit 3).",
         ),
-        field("total_lines", "text: lines in the file."),
+        field(
+            "total_lines",
+            "text: lines in the file; null (not computed) on a --tail of a file over 16 MiB whose count is not cached yet: the tail is read backwards from the end, and next_commands names info, which counts, hashes and caches both.",
+        ),
         field(
             "hash",
             "text: the first 12 hex digits of the file's SHA-256 (--expect-hash takes them; info shows all 64); null on a --tail of a file over 16 MiB whose hash is not cached yet (next_commands: info, which hashes it).",
@@ -179,13 +185,13 @@ struct TextOut {
     #[serde(skip_serializing_if = "is_text")]
     mode: &'static str,
     path: String,
-    start_line: u64,
+    start_line: Option<u64>,
     lines: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     line_numbers: Option<Vec<u64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     cut_lines: Option<Vec<u64>>,
-    total_lines: u64,
+    total_lines: Option<u64>,
     hash: Option<String>,
     truncated: bool,
     #[serde(skip_serializing_if = "is_zero")]

@@ -134,6 +134,8 @@ pub(super) fn text_view(
     let start_line;
     // Set by the short --tail path: the cached hash, or null when not known yet.
     let mut fast_hash: Option<Option<String>> = None;
+    // False when the short --tail path did not count the file's lines.
+    let mut counted = true;
     let mut truncated = false;
     // The lines just before a range, for the mask (`redact::mask_after_lead`).
     let mut lead: Vec<String> = Vec::new();
@@ -195,17 +197,26 @@ pub(super) fn text_view(
             match short {
                 tail::Tail::Done(f) => {
                     fast_hash = Some(f.hash);
+                    counted = f.total_lines.is_some();
+                    let mut errors = 0;
+                    lead = f
+                        .lead
+                        .iter()
+                        .map(|g| lossy(&g.bytes, &mut errors))
+                        .collect();
                     got = f.got;
-                    start_line = f.start_line;
+                    start_line = got.first().map_or(1, |g| g.number);
                     scan = lines::Scan {
-                        total_lines: f.total_lines,
+                        total_lines: f.total_lines.unwrap_or_default(),
                         ..Default::default()
                     };
                 }
                 tail::Tail::Forward(pending) => {
-                    let mut ring: VecDeque<Got> = VecDeque::with_capacity(n as usize);
+                    // The lines before the tail too, for the mask.
+                    let keep = n.saturating_add(redact::LEAD_LINES as u64);
+                    let mut ring: VecDeque<Got> = VecDeque::with_capacity(keep as usize);
                     scan = pass(src, enc, &mut lines::All, |l| {
-                        if ring.len() as u64 == n
+                        if ring.len() as u64 == keep
                             && let Some(mut slot) = ring.pop_front()
                         {
                             slot.number = l.number;
@@ -220,6 +231,12 @@ pub(super) fn text_view(
                         ring.push_back(Got::of(&l));
                     })?;
                     got = ring.into_iter().collect();
+                    let mut errors = 0;
+                    let before = got.len().saturating_sub(n as usize);
+                    lead = got
+                        .drain(..before)
+                        .map(|g| lossy(&g.bytes, &mut errors))
+                        .collect();
                     start_line = got.first().map_or(1, |g| g.number);
                     if let Some(p) = pending {
                         tail::remember(p, src, &scan);
@@ -235,11 +252,17 @@ pub(super) fn text_view(
                 src,
                 enc,
                 &mut lines::Span {
-                    first,
+                    first: first.saturating_sub(redact::LEAD_LINES as u64).max(1),
                     last: cap_last,
                 },
                 |l| got.push(Got::of(&l)),
             )?;
+            let mut errors = 0;
+            let before = got.iter().take_while(|g| g.number < first).count();
+            lead = got
+                .drain(..before)
+                .map(|g| lossy(&g.bytes, &mut errors))
+                .collect();
             start_line = first;
             let returned_last = first + got.len() as u64 - 1;
             truncated = !got.is_empty() && returned_last < scan.total_lines;
@@ -443,11 +466,11 @@ pub(super) fn text_view(
     let out = TextOut {
         mode: "text",
         path: shown,
-        start_line,
+        start_line: counted.then_some(start_line),
         lines: out_lines,
         line_numbers,
         cut_lines: (!cut_lines.is_empty()).then_some(cut_lines),
-        total_lines: scan.total_lines,
+        total_lines: counted.then_some(scan.total_lines),
         hash: hash.map(crate::protocol::compact::shown_hash),
         truncated,
         encoding_errors,
