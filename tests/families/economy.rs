@@ -83,3 +83,31 @@ fn apply_leaves_applied_hunks_out_when_every_hunk_landed_in_place() {
     assert_eq!(r.code, 0, "{}", r.stdout);
     assert_eq!(r.json["applied_hunks"], 1, "{}", r.stdout);
 }
+
+#[test]
+fn run_grep_showing_every_match_leaves_total_matches_out() {
+    let env = TestEnv::new();
+    let r = env.run(&["run", "--grep", "b", "--", "printf", "a\\nb\\nbb\\n"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(
+        r.json["stdout"]["matches"].as_array().map(Vec::len),
+        Some(2)
+    );
+    assert!(
+        r.json["stdout"].get("total_matches").is_none(),
+        "{}",
+        r.stdout
+    );
+    // Cut by --grep-limit: the total is news.
+    let r = env.run(&[
+        "run",
+        "--grep",
+        "b",
+        "--grep-limit",
+        "1",
+        "--",
+        "printf",
+        "a\\nb\\nbb\\n",
+    ]);
+    assert_eq!(r.json["stdout"]["total_matches"], 2, "{}", r.stdout);
+}
