@@ -442,7 +442,6 @@ fn aoi_check11_limit_truncated_and_cursor() {
     let v = validator(&env);
     for args in [
         &["find", "--limit", "1"][..],
-        &["search", "hello", "--limit", "1"][..],
         &["read", "a.txt", "--max-lines", "1"][..],
     ] {
         let s = jsonl(&env, args);

@@ -45,7 +45,7 @@ fn apply_sections_naming_one_file_two_ways_apply_in_order_to_that_file() {
     diff.push_str(&section("d//f.txt", 20, "f", 4, "four", "FOUR"));
     let r = env.run_stdin(&["apply", "--stdin"], diff.as_bytes());
     ok(&r);
-    assert_eq!(r.json["applied_hunks"], 4);
+    assert!(r.json.get("applied_hunks").is_none(), "{}", r.stdout);
     let changes = r.json["changes"].as_array().expect("changes");
     let paths: Vec<&str> = changes.iter().filter_map(|c| c["path"].as_str()).collect();
     assert_eq!(paths, ["d/f.txt", "d/g.txt"], "{}", r.stdout);
@@ -117,7 +117,7 @@ fn apply_over_many_files_journals_answers_and_undoes_each() {
     // Not asked for, and every hunk where the patch said: path and hash only.
     let r = env.run_stdin(&["apply", "--stdin"], diff.as_bytes());
     ok(&r);
-    assert_eq!(r.json["applied_hunks"], n);
+    assert!(r.json.get("applied_hunks").is_none(), "{}", r.stdout);
     let changes = r.json["changes"].as_array().expect("changes");
     assert_eq!(changes.len(), n);
     for c in changes {

@@ -22,6 +22,7 @@ mod conformance;
 mod containment;
 mod contract;
 mod durable;
+mod economy;
 mod edit;
 mod edit_splice;
 mod files;

@@ -390,7 +390,7 @@ fn counts_equal_ripgrep() {
         let (got, r) = our_counts(&env, ours);
         assert_eq!(got, expected, "{ours:?} vs rg {theirs:?}");
         assert_eq!(
-            r.json["total_matches"].as_u64(),
+            crate::support::total_matches(&r.json).as_u64(),
             Some(expected.values().sum::<u64>()),
             "{ours:?}"
         );
@@ -590,13 +590,13 @@ fn blocks_merge_and_continue_exactly() {
         ]
     );
     assert_eq!(blocks[0]["lines"][2], "hit 5");
-    assert_eq!(r.json["total_matches"], 6);
-    // Cut at 3: partial, and the continuation returns the rest, 3 at a time.
+    assert_eq!(crate::support::total_matches(&r.json), 6);
+    // Cut at an explicit 3: ok, and `more` returns the rest, 3 at a time.
     let cut = env.run(&["search", "hit", "--limit", "3", "--context", "0"]);
-    assert_eq!(cut.code, 3);
-    assert_eq!(cut.json["status"], "partial");
-    assert_eq!(cut.json["truncated"], true);
-    assert_eq!(cut.json["total_matches"], 6);
+    assert_eq!(cut.code, 0);
+    assert_eq!(cut.json["status"], "ok");
+    assert!(cut.json.get("truncated").is_none(), "{}", cut.stdout);
+    assert_eq!(crate::support::total_matches(&cut.json), 6);
     let shown: usize = cut.json["blocks"]
         .as_array()
         .expect("b")
@@ -604,7 +604,7 @@ fn blocks_merge_and_continue_exactly() {
         .map(|b| b["match_lines"].as_array().map_or(0, |m| m.len()))
         .sum();
     assert_eq!(shown, 3);
-    let next = cut.json["next_commands"][0].as_str().expect("next");
+    let next = cut.json["more"].as_str().expect("more");
     assert_eq!(next, "aitools search hit --limit 3 --context 0 --offset 3");
     let argv: Vec<&str> = next.split(' ').skip(1).collect();
     let full = env.run(&argv);
@@ -625,7 +625,7 @@ fn blocks_merge_and_continue_exactly() {
     );
     // count mode limit.
     let r = env.run(&["search", "hit", "--output", "count", "--limit", "1"]);
-    assert_eq!(r.code, 3);
+    assert_eq!(r.code, 0);
     assert_eq!(r.json["total"], 2);
     assert_eq!(r.json["counts"].as_array().map(|a| a.len()), Some(1));
 }
@@ -667,12 +667,12 @@ fn matches_carry_columns_groups_and_names() {
         &["search", "--stdin", "u.txt", "--output", "count"],
         b"x=22\n",
     );
-    assert_eq!(r.json["total_matches"], 1);
+    assert_eq!(crate::support::total_matches(&r.json), 1);
     let r = env.run(&["search", "x", "--invert", "--output", "matches"]);
     assert_eq!(r.error_code(), "argument.invalid");
     // Multiline matches span lines.
     let r = env.run(&["search", "--multiline", r"y=\nzz", "--output", "matches"]);
-    assert_eq!(r.json["total_matches"], 1);
+    assert_eq!(crate::support::total_matches(&r.json), 1);
     assert_eq!(r.json["matches"][0]["line"], 1);
 }
 
@@ -707,9 +707,9 @@ fn bad_regex_is_a_syntax_error_with_a_repair() {
     let again = env.run(&[
         "search", "add(", "src", "--output", "count", "--glob", "*.rs", "--fixed",
     ]);
-    assert_eq!(again.json["total_matches"], 1);
+    assert_eq!(crate::support::total_matches(&again.json), 1);
     let fixed = env.run(&["search", "--fixed", "--pattern", "a(b", "--output", "count"]);
-    assert_eq!(fixed.json["total_matches"], 1);
+    assert_eq!(crate::support::total_matches(&fixed.json), 1);
     let nl = env.run(&["search", r"a\nb"]);
     assert_eq!(nl.error_code(), "input.syntax-error");
     assert!(
@@ -994,7 +994,7 @@ fn scans_pass_over_non_utf8_names_and_say_so() {
 
     let s = env.run(&["search", "hello", "--output", "count"]);
     assert_eq!(s.code, 0, "{}", s.stderr);
-    assert_eq!(s.json["total_matches"], 1);
+    assert_eq!(crate::support::total_matches(&s.json), 1);
     let reasons: Vec<(&str, u64)> = s.json["skipped"]
         .as_array()
         .expect("skipped")
@@ -1083,10 +1083,13 @@ fn a_named_binary_file_is_searched_whole_like_ripgrep() {
     env.write("late.bin", &body);
     let rg = tool(env.root(), "rg", &["-c", "needle", "late.bin"], None);
     let named = env.run(&["search", "needle", "late.bin", "--output", "count"]);
-    assert_eq!(named.json["total_matches"].to_string(), rg.trim());
-    assert_eq!(named.json["total_matches"], 3);
+    assert_eq!(
+        crate::support::total_matches(&named.json).to_string(),
+        rg.trim()
+    );
+    assert_eq!(crate::support::total_matches(&named.json), 3);
     let scanned = env.run(&["search", "needle", "--output", "count"]);
-    assert_eq!(scanned.json["total_matches"], 0);
+    assert_eq!(crate::support::total_matches(&scanned.json), 0);
     assert_eq!(scanned.json["skipped"][0]["reason"], "binary");
 }
 
@@ -1132,7 +1135,11 @@ fn multiline_counts_equal_ripgrep() {
             let rg = tool(env.root(), "rg", &["-U", "-c", pat, file], None);
             let rg: u64 = rg.trim().parse().unwrap_or(0);
             let ours = env.run(&["search", pat, file, "--multiline", "--output", "count"]);
-            assert_eq!(ours.json["total_matches"], rg, "{file} {pat}");
+            assert_eq!(
+                crate::support::total_matches(&ours.json),
+                rg,
+                "{file} {pat}"
+            );
         }
     }
 }
@@ -1178,9 +1185,16 @@ fn find_tree_refuses_a_sort_it_would_ignore() {
 /// page's --limit (never raised to the total).
 fn pages(env: &TestEnv, first: &[&str]) -> Vec<Run> {
     let mut out = vec![env.run(first)];
-    while let Some(next) = out.last().and_then(|r| r.json["next_commands"][0].as_str()) {
+    // An explicit --limit answers ok with `more`; the default one next_commands.
+    let next_of = |r: &Run| {
+        r.json["more"]
+            .as_str()
+            .or(r.json["next_commands"][0].as_str())
+            .map(str::to_string)
+    };
+    while let Some(next) = out.last().and_then(next_of) {
         assert!(next.contains("--limit 4 "), "{next}");
-        let r = env.run_line(next);
+        let r = env.run_line(&next);
         assert!(r.code == 0 || r.code == 3, "{}", r.stderr);
         out.push(r);
         assert!(out.len() < 100, "no end");
@@ -1342,7 +1356,7 @@ fn search_context_is_capped_at_10() {
     assert_eq!(
         env.run(&["search", "x", "--context", "10", "--limit", "1"])
             .code,
-        3
+        0
     );
     for flag in ["--context", "--before", "--after"] {
         let r = env.run(&["search", "x", flag, "11"]);

@@ -683,10 +683,10 @@ fn apply_shows_no_hunk_the_caller_wrote_unless_one_moved() {
         let keys: Vec<&str> = c.as_object().unwrap().keys().map(String::as_str).collect();
         assert_eq!(keys, ["hash", "path"], "{}", r.stdout);
     }
-    assert_eq!(r.json["applied_hunks"], 2);
+    assert!(r.json.get("applied_hunks").is_none(), "{}", r.stdout);
     assert!(r.json.get("next_commands").is_none(), "{}", r.stdout);
     assert!(
-        r.stdout.len() <= 220,
+        r.stdout.len() <= 170,
         "{} bytes: {}",
         r.stdout.len(),
         r.stdout
@@ -760,7 +760,7 @@ fn a_search_of_one_file_leaves_out_what_the_caller_knows() {
     }
     assert_eq!(
         r.stdout.trim_end(),
-        r#"{"schema_version":1,"status":"ok","command":"search","blocks":[{"path":"app.log","start_line":19,"lines":["line 19 ok","line 20 ERROR","line 21 ok"],"match_lines":[20]}],"total_matches":1}"#
+        r#"{"schema_version":1,"status":"ok","command":"search","blocks":[{"path":"app.log","start_line":19,"lines":["line 19 ok","line 20 ERROR","line 21 ok"],"match_lines":[20]}]}"#
     );
     // A directory: how many files were searched is news.
     let dir = ok(env.run(&["search", "ERROR", ".", "--context", "0"]));

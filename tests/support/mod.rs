@@ -472,3 +472,23 @@ impl Drop for Swapper {
         }
     }
 }
+
+/// A search's `total_matches`, or, when it is left out because every match is
+/// shown, the number shown (blocks' match lines, matches, or the counts' sum).
+pub fn total_matches(json: &Value) -> Value {
+    if let Some(t) = json.get("total_matches") {
+        return t.clone();
+    }
+    let n: u64 = if let Some(bs) = json["blocks"].as_array() {
+        bs.iter()
+            .map(|b| b["match_lines"].as_array().map_or(0, |m| m.len() as u64))
+            .sum()
+    } else if let Some(ms) = json["matches"].as_array() {
+        ms.len() as u64
+    } else if let Some(cs) = json["counts"].as_array() {
+        cs.iter().filter_map(|c| c["count"].as_u64()).sum()
+    } else {
+        0
+    };
+    Value::from(n)
+}

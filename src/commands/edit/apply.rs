@@ -48,7 +48,10 @@ pub const SPEC: CommandSpec = CommandSpec {
         write::FIELD_CHANGES,
         write::FIELD_OP_ID,
         write::FIELD_DRY_RUN,
-        field("applied_hunks", "Hunks applied across all files."),
+        field(
+            "applied_hunks",
+            "Hunks applied across all files; only when one landed away from its recorded line.",
+        ),
         write::FIELD_NEXT,
     ],
     error_codes: crate::write_error_codes![
@@ -251,7 +254,13 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
         req.no_diffs.set(!moved && ctx.max_diff_lines.is_none());
         Ok(changes)
     })?;
-    let mut out = committed.into_output(vec![("applied_hunks", Json::UInt(applied))]);
+    // Every hunk where the patch said: the count says nothing new.
+    let extra = if moved {
+        vec![("applied_hunks", Json::UInt(applied))]
+    } else {
+        Vec::new()
+    };
+    let mut out = committed.into_output(extra);
     // The caller wrote these hunks: shown back they say nothing new, unless one
     // landed away from its recorded line or the caller asked for them.
     if !moved && ctx.max_diff_lines.is_none() {

@@ -118,7 +118,13 @@ impl Capture {
             total_lines: self.total,
             truncated: self.dropped,
             matches: self.shape.grep.as_ref().map(|_| self.matches),
-            total_matches: self.shape.grep.as_ref().map(|_| self.total_matches),
+            // Every match shown: the total says nothing new.
+            total_matches: self
+                .shape
+                .grep
+                .as_ref()
+                .map(|_| self.total_matches)
+                .filter(|&t| t > shown_matches),
             cut_lines: self.cut,
         };
         debug_assert!(shown_matches <= self.total_matches);

@@ -66,7 +66,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         field("duration_ms", "Wall time from start to exit."),
         field(
             "stdout",
-            "{head,tail,total_lines,truncated,matches?,total_matches?,cut_lines?}; head and tail never overlap. With --stdout-to, {path,bytes,cut?,total_bytes?,op_id}: past 64 MiB the file is cut, cut is true, total_bytes says what the program wrote and the status is partial (exit 3).",
+            "{head,tail,total_lines,truncated,matches?,total_matches?,cut_lines?}; head and tail never overlap; total_matches only when --grep-limit left matches out. With --stdout-to, {path,bytes,cut?,total_bytes?,op_id}: past 64 MiB the file is cut, cut is true, total_bytes says what the program wrote and the status is partial (exit 3).",
         ),
         field("stderr", "Same shape as stdout (never written to a file)."),
         field(

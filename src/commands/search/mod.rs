@@ -137,3 +137,21 @@ pub fn with_limit(ctx: &Ctx, limit: u64, stdin_pattern: Option<&str>) -> String 
 pub fn chars(s: &str) -> usize {
     s.chars().count()
 }
+
+/// The call again from `offset` (same --limit), with `--stdin` replaced by the
+/// pattern it read, which stdin cannot give twice.
+pub fn with_offset(ctx: &Ctx, offset: u64, stdin_pattern: Option<&str>) -> String {
+    let mut add = Vec::new();
+    if let Some(p) = stdin_pattern {
+        add.push("--pattern".to_string());
+        add.push(p.to_string());
+    }
+    add.push("--offset".to_string());
+    add.push(offset.to_string());
+    let stdin: &[&str] = if stdin_pattern.is_some() {
+        &["--stdin"]
+    } else {
+        &[]
+    };
+    shell::aitools(shell::rerun(&ctx.argv, &["--offset"], stdin, &add))
+}

@@ -13,7 +13,7 @@
 //! backreferences or look-around — such a pattern is refused with
 //! input.syntax-error and a repair, rather than run on a slower engine.
 
-use super::{ScanArgs, Skipped, scan_error, show, skipped_list, starts};
+use super::{ScanArgs, Skipped, scan_error, show, skipped_list, starts, with_offset};
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Output, Repair, code, redact, shell};
@@ -101,9 +101,10 @@ pub struct SearchArgs {
     /// Ignored (grep's -n). Lines always carry their numbers.
     #[arg(long, short = 'n')]
     pub line_number: bool,
-    /// Selected lines (blocks), matches (matches), or entries (count, files, files-without-match) returned.
-    #[arg(long, value_name = "N", default_value = "15")]
-    pub limit: u64,
+    /// Selected lines (blocks), matches (matches), or entries (count, files, files-without-match) returned
+    /// (default 15). A result cut by a limit given here is what was asked for: status ok, `more` continues.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<u64>,
     /// Skip the first N results. N counts what --limit counts, in path order; a cut
     /// answer's next_commands continue with the same --limit from where it stopped.
     #[arg(long, value_name = "N", default_value = "0")]
@@ -117,6 +118,13 @@ pub struct SearchArgs {
 /// The most context lines a block shows on either side: past that, a match is
 /// better read with `read --range`, and every block would grow by it.
 pub const MAX_CONTEXT: usize = 10;
+
+impl SearchArgs {
+    /// --limit, or its default of 15.
+    pub(crate) fn limit(&self) -> u64 {
+        self.limit.unwrap_or(15)
+    }
+}
 
 /// The most a named pipe given as a PATH may hold (it is read into memory once);
 /// a pipe that holds more is listed in `skipped` as too-large.
@@ -150,7 +158,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         ),
         field(
             "total_matches",
-            "Exact number of selected lines (matches mode: matches) in every scanned file, also past --limit.",
+            "Exact number of selected lines (matches mode: matches) in every scanned file, also past --limit; absent when every one is shown (count mode: when no entry is cut).",
         ),
         field(
             "total",
@@ -170,12 +178,16 @@ pub const SPEC: CommandSpec = CommandSpec {
         ),
         field(
             "truncated",
-            "True when --limit cut the result (status partial, exit 3; next_commands continues it).",
+            "True when the default --limit (or the scan budget) cut the result (status partial, exit 3; next_commands continues it).",
         ),
         crate::workspace::scan_args::FIELD_SCAN_CUT,
         field(
             "next_commands",
             "The search again with the same --limit and the --offset where this answer stopped, or (scan_cut) with the spent scan budget raised.",
+        ),
+        field(
+            "more",
+            "When a --limit given in the call left results out (status ok): the call for the next page.",
         ),
     ],
     error_codes: &[
@@ -256,7 +268,8 @@ struct SearchOut {
     counts: Option<Vec<CountItem>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     paths: Option<Vec<String>>,
-    total_matches: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total_matches: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     total: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -269,6 +282,8 @@ struct SearchOut {
     #[serde(skip_serializing_if = "Option::is_none")]
     scan_cut: Option<scan::Cut>,
     next_commands: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    more: Option<String>,
 }
 
 /// The compiled patterns: the searcher's matcher, and plain regexes for the
@@ -545,7 +560,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
         args.before.unwrap_or(args.context),
         args.after.unwrap_or(args.context),
     );
-    let cap = args.offset.saturating_add(args.limit);
+    let cap = args.offset.saturating_add(args.limit());
     // A text file with nothing selected is only counted (files_scanned), not
     // handed over, sorted into path order and kept to the end, unless the mode
     // lists it; each path is visited once only when no start holds another
@@ -689,7 +704,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
         matches: None,
         counts: None,
         paths: None,
-        total_matches,
+        total_matches: Some(total_matches),
         total: None,
         // One file named and searched: the caller knows.
         files_scanned: (empty > 0
@@ -704,6 +719,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
         truncated: false,
         scan_cut: walked.cut.clone(),
         next_commands: Vec::new(),
+        more: None,
     };
     let mut full_limit = total_matches;
     let offset = usize::try_from(args.offset).unwrap_or(usize::MAX);
@@ -716,7 +732,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
             let items: Vec<CountItem> = all
                 .iter()
                 .skip(offset)
-                .take(args.limit as usize)
+                .take(args.limit() as usize)
                 .map(|(p, n)| CountItem {
                     path: show(root, p),
                     count: *n,
@@ -733,7 +749,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
             let items: Vec<String> = all
                 .iter()
                 .skip(offset)
-                .take(args.limit as usize)
+                .take(args.limit() as usize)
                 .map(|(p, _)| show(root, p))
                 .collect();
             shown = items.len() as u64;
@@ -751,34 +767,26 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
     }
     out.skipped = skipped_list(root, skipped);
     let next = args.offset.saturating_add(shown);
-    out.truncated = next < full_limit;
+    let left = next < full_limit;
+    // Every selected line shown, nothing cut: total_matches says nothing new
+    // (count mode: it is the sum of the counts shown).
+    let whole = args.offset == 0 && !left && walked.cut.is_none();
+    if whole && (shown == total_matches || output == Mode::Count) {
+        out.total_matches = None;
+    }
     // A cut scan's totals are partial: its continuation raises the budget.
     if let Some(cut) = &walked.cut {
         out.truncated = true;
         out.next_commands
             .push(crate::workspace::scan_args::raise_budget(ctx, &budget, cut));
-    } else if out.truncated {
+    } else if left && args.limit.is_some() {
+        // A limit the caller chose is an answer, not a cut to chase.
+        out.more = Some(with_offset(ctx, next, stdin_pattern.as_deref()));
+    } else if left {
+        out.truncated = true;
         out.next_commands
             .push(with_offset(ctx, next, stdin_pattern.as_deref()));
     }
     let partial = out.truncated;
     Ok(Output::cut(&out, partial))
-}
-
-/// The call again from `offset` (same --limit), with `--stdin` replaced by the
-/// pattern it read, which stdin cannot give twice.
-fn with_offset(ctx: &Ctx, offset: u64, stdin_pattern: Option<&str>) -> String {
-    let mut add = Vec::new();
-    if let Some(p) = stdin_pattern {
-        add.push("--pattern".to_string());
-        add.push(p.to_string());
-    }
-    add.push("--offset".to_string());
-    add.push(offset.to_string());
-    let stdin: &[&str] = if stdin_pattern.is_some() {
-        &["--stdin"]
-    } else {
-        &[]
-    };
-    shell::aitools(shell::rerun(&ctx.argv, &["--offset"], stdin, &add))
 }

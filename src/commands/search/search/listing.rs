@@ -63,8 +63,8 @@ impl<'a> Listing<'a> {
     /// Whether the window is full: later files only count.
     pub(super) fn full(&self) -> bool {
         match self.mode {
-            Mode::Blocks => self.kept >= self.args.limit,
-            Mode::Matches => self.matches.len() as u64 >= self.args.limit,
+            Mode::Blocks => self.kept >= self.args.limit(),
+            Mode::Matches => self.matches.len() as u64 >= self.args.limit(),
             _ => true,
         }
     }
@@ -109,7 +109,7 @@ impl<'a> Listing<'a> {
         let mut sink = Collector {
             find: &self.pats.combined,
             skip: self.skip,
-            remaining: self.args.limit - self.kept,
+            remaining: self.args.limit() - self.kept,
             after: self.args.after.unwrap_or(self.args.context) as u64,
             kept: 0,
             last_kept: None,
@@ -178,7 +178,7 @@ impl<'a> Listing<'a> {
             multi: self.args.matching.multiline,
             path: show(&self.ctx.root, p),
             skip: self.skip,
-            remaining: self.args.limit - self.matches.len() as u64,
+            remaining: self.args.limit() - self.matches.len() as u64,
             out: Vec::new(),
         };
         self.skip = 0;
