@@ -52,6 +52,7 @@ mod protocol;
 mod read_cache;
 mod recovery_format;
 mod redaction;
+mod release;
 mod retention;
 mod scan_args;
 mod search;

@@ -1,0 +1,70 @@
+//! The release contract: `--version` names the version and the commit built,
+//! CHANGELOG has a section per released version matching Cargo.toml, and README
+//! says how to install before it shows a host config, with examples that are true.
+
+use crate::support::TestEnv;
+use std::path::Path;
+use std::process::Command;
+
+fn repo_file(rel: &str) -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// `version = "..."` of Cargo.toml's `[package]`.
+fn cargo_version() -> String {
+    let toml = repo_file("Cargo.toml");
+    let line = toml
+        .lines()
+        .find(|l| l.starts_with("version = "))
+        .expect("version line");
+    line.trim_start_matches("version = ")
+        .trim_matches('"')
+        .into()
+}
+
+/// The checkout's `git rev-parse --short=12 HEAD`, None outside a checkout.
+fn checkout_head() -> Option<String> {
+    let out = Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+#[test]
+fn version_names_the_release_and_the_commit_built() {
+    let env = TestEnv::new();
+    for flag in ["--version", "-V"] {
+        let v = env.run(&[flag]);
+        assert_eq!(v.code, 0, "{}", v.stdout);
+        assert_eq!(v.json["version"], "0.2.0", "{}", v.stdout);
+        assert_eq!(v.json["version"], cargo_version().as_str());
+        let commit = v.json["commit"].as_str().expect("commit").to_string();
+        match checkout_head() {
+            Some(head) => assert!(
+                commit == head || commit == format!("{head}-dirty"),
+                "commit {commit} is not HEAD {head}"
+            ),
+            None => assert_eq!(commit, "unknown"),
+        }
+    }
+}
+
+#[test]
+fn changelog_has_a_section_per_release_matching_cargo_toml() {
+    let log = repo_file("CHANGELOG.md");
+    let heads: Vec<&str> = log.lines().filter(|l| l.starts_with("## ")).collect();
+    assert_eq!(heads.first(), Some(&"## Unreleased"), "{heads:?}");
+    let released = heads.get(1).expect("a released section");
+    let version = cargo_version();
+    assert!(
+        released.starts_with(&format!("## {version} — ")),
+        "top released section {released:?} is not Cargo.toml's {version}"
+    );
+    assert!(heads.iter().any(|h| h.starts_with("## 0.2.0")));
+    assert!(log.contains("semver"), "no versioning policy");
+}
