@@ -43,6 +43,8 @@ fn version_names_the_release_and_the_commit_built() {
         assert_eq!(v.code, 0, "{}", v.stdout);
         assert_eq!(v.json["version"], "0.2.0", "{}", v.stdout);
         assert_eq!(v.json["version"], cargo_version().as_str());
+        // 0.2.0's Breaking entries rename and remove members: the shape moved.
+        assert_eq!(v.json["schema_version"], 2, "{}", v.stdout);
         let commit = v.json["commit"].as_str().expect("commit").to_string();
         match checkout_head() {
             Some(head) => assert!(
