@@ -70,3 +70,67 @@ fn changelog_has_a_section_per_release_matching_cargo_toml() {
     assert!(heads.iter().any(|h| h.starts_with("## 0.2.0")));
     assert!(log.contains("semver"), "no versioning policy");
 }
+#[test]
+fn readme_says_how_to_install_before_the_host_config() {
+    let readme = repo_file("README.md");
+    let host = readme.find("\"mcpServers\"").expect("host config");
+    let install = readme.find("cargo install --path .").expect("install step");
+    assert!(install < host, "install step after the host config");
+    assert!(readme[..host].contains("cargo install --git "));
+    assert!(readme.contains("--output jsonl"));
+}
+
+/// The first two commands README shows (its envelope examples) answer what it
+/// prints, byte for byte.
+#[test]
+fn readme_envelope_examples_are_what_the_binary_prints() {
+    let readme = repo_file("README.md");
+    let env = TestEnv::new();
+    let nums: String = (1..=200).map(|n| format!("{n}\n")).collect();
+    env.write("nums.txt", nums);
+    let ok = env.run(&["read", "nums.txt", "--max-lines", "3"]);
+    let shown = |start: &str| {
+        readme
+            .lines()
+            .find(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("README shows no {start}"))
+            .to_string()
+    };
+    assert_eq!(
+        ok.stdout.trim_end(),
+        shown("{\"schema_version\":2,\"status\":\"partial\"")
+    );
+    let err = env.run(&["read", "missing.txt"]);
+    assert_eq!(
+        err.stderr.trim_end(),
+        shown("{\"schema_version\":2,\"status\":\"error\"")
+    );
+}
+
+/// README's first block: the two install commands, then an `aitools` call that
+/// answers (in a workspace holding a README.md).
+#[test]
+fn readme_first_block_installs_then_runs() {
+    let readme = repo_file("README.md");
+    let block: Vec<&str> = readme
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("a first sh block")
+        .lines()
+        .map(|l| l.split(" #").next().unwrap_or(l).trim())
+        .collect();
+    assert!(block[0].starts_with("cargo install --path ."), "{block:?}");
+    assert!(block[1].starts_with("cargo install --git "), "{block:?}");
+    let env = TestEnv::new();
+    env.write("README.md", &readme);
+    for line in block.iter().filter(|l| l.starts_with("aitools ")) {
+        let r = env.run_line(line);
+        assert!(
+            r.code == 0 || r.code == 3,
+            "{line}: {}{}",
+            r.stdout,
+            r.stderr
+        );
+    }
+}
