@@ -134,3 +134,47 @@ fn readme_first_block_installs_then_runs() {
         );
     }
 }
+
+/// The `result` event's schema declares its members: every member of a real
+/// `result` (read, info, search, edit, find) is among them.
+#[test]
+fn aoi_result_schema_declares_the_members_results_carry() {
+    let env = TestEnv::new();
+    env.write("a.txt", "one\ntwo\nthree\n");
+    let out = env.command(&["schema", "--output", "json"]).output();
+    let doc: serde_json::Value =
+        serde_json::from_slice(&out.expect("spawn").stdout).expect("a JSON document");
+    let props = doc["$defs"]["result"]["properties"]
+        .as_object()
+        .expect("result properties")
+        .clone();
+    assert!(props.contains_key("total_lines"), "{props:?}");
+    let calls: [&[&str]; 5] = [
+        &["read", "a.txt", "--max-lines", "2"],
+        &["info", "a.txt"],
+        &["search", "t", "--limit", "1"],
+        &["edit", "a.txt", "--old", "two", "--new", "2"],
+        &["find", "--type", "file"],
+    ];
+    let mut seen = 0;
+    for args in calls {
+        let out = env
+            .command(&[&["--output", "jsonl"], args].concat())
+            .output();
+        let out = out.expect("spawn");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let result = text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .find(|e| e["type"] == "result");
+        let Some(result) = result else { continue };
+        seen += 1;
+        for k in result.as_object().into_iter().flatten().map(|(k, _)| k) {
+            assert!(
+                k == "type" || k == "aoi" || props.contains_key(k),
+                "{args:?}: result member {k} is not declared"
+            );
+        }
+    }
+    assert!(seen >= 3, "only {seen} results");
+}
