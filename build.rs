@@ -4,7 +4,10 @@
 //! It also picks how the binary is linked (`link_bin`, build/link.rs: static and
 //! non-PIE on Linux with glibc; `AITOOLS_PIE=1`, `AITOOLS_STATIC=0` opt out), and
 //! writes the secret mask's tables from data/ as Rust (build/secret_tables.rs).
+//! `AITOOLS_COMMIT` names the commit built (build/commit.rs), for `--version`.
 
+#[path = "build/commit.rs"]
+mod commit;
 #[path = "build/front_matter.rs"]
 mod front_matter;
 #[path = "build/link.rs"]
@@ -20,6 +23,8 @@ fn main() {
     println!("cargo:rerun-if-changed=build/front_matter.rs");
     println!("cargo:rerun-if-changed=build/link.rs");
     println!("cargo:rerun-if-changed=build/secret_tables.rs");
+    println!("cargo:rerun-if-changed=build/commit.rs");
+    commit_env();
     link_bin();
     secret_tables();
     let agent = Path::new("agent");
@@ -54,6 +59,24 @@ fn main() {
     }
     let dest = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("agent_docs.rs");
     std::fs::write(&dest, out).unwrap_or_else(|e| panic!("{}: {e}", dest.display()));
+}
+
+/// `AITOOLS_COMMIT`: the checkout's short HEAD, `-dirty` after it when tracked
+/// files differ from HEAD, or "unknown" outside a git checkout. Re-run when HEAD
+/// or its ref moves, and when the sources change (they may make the tree dirty).
+fn commit_env() {
+    let dir = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into());
+    let c = commit::read(Path::new(&dir));
+    for p in c
+        .watch
+        .iter()
+        .map(String::as_str)
+        .chain(["src", "Cargo.toml", "Cargo.lock"])
+    {
+        println!("cargo:rerun-if-changed={p}");
+    }
+    let dirty = if c.dirty { "-dirty" } else { "" };
+    println!("cargo:rustc-env=AITOOLS_COMMIT={}{dirty}", c.hash);
 }
 
 /// The secret mask's tables (build/secret_tables.rs) into `$OUT_DIR`.

@@ -590,6 +590,7 @@ fn no_command(argv: &[String]) -> Invoked {
         let mut v = Json::obj();
         v.push("name", Json::str("aitools"));
         v.push("version", Json::str(VERSION));
+        v.push("commit", Json::str(crate::protocol::host::COMMIT));
         return answer("version", v);
     }
     if named(&["--brief"]) {

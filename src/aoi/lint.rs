@@ -173,7 +173,7 @@ pub fn run(ctx: &Ctx) -> Vec<Json> {
             "the dispatcher handed no command list",
         )];
     };
-    let doc = schema::document();
+    let doc = schema::document(host.commands);
     let mut out = Vec::new();
 
     // 1: discovery.

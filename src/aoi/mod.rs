@@ -122,7 +122,7 @@ pub fn main(host: Host, req: Request, out: Box<dyn Write + Send>) -> (u8, Option
     match req {
         Request::Json { command } => {
             let doc = if command == "schema" {
-                schema::document()
+                schema::document(host.commands)
             } else {
                 commands::capabilities(host.commands)
             };

@@ -5,6 +5,7 @@
 
 use super::table;
 use crate::protocol::Json;
+use crate::protocol::host::CommandList;
 
 fn j(text: &str) -> Json {
     Json::parse(text).unwrap_or(Json::Null)
@@ -250,8 +251,50 @@ fn def(kind: &str) -> Json {
     }
 }
 
+/// Envelope members a `result` never carries: the header, and what the stream
+/// moves into `aoi:summary` (`properties`).
+const NOT_IN_RESULT: &[&str] = &[
+    "schema_version",
+    "status",
+    "command",
+    "recovered",
+    "pending_recovery",
+    "redactions",
+    "next_commands",
+];
+
+/// `result`: the rest of the command's answer, so its members are every
+/// command's `output_fields` less the header, what `aoi:summary` carries and
+/// the fields each command streams as events (a `read`'s `lines`). Members are
+/// declared by name only (any value): their descriptions, and which command
+/// sends which, are `aitools schema <command>`, one call away, and would
+/// more than double the document (8.2 → 19.6 KB).
+fn result_def(commands: CommandList) -> Json {
+    let mut props: Vec<(&str, Json)> = Vec::new();
+    for spec in commands.all() {
+        let streamed = table::events_of(spec.name, spec.writes);
+        for f in spec.output_fields {
+            let skip = NOT_IN_RESULT.contains(&f.name)
+                || f.name.contains(['.', '['])
+                || streamed.iter().any(|r| r.field == f.name)
+                || props.iter().any(|(k, _)| *k == f.name);
+            if skip {
+                continue;
+            }
+            props.push((f.name, Json::obj()));
+        }
+    }
+    props.sort_by(|a, b| a.0.cmp(b.0));
+    let mut o = object(&[], &props);
+    o.push(
+        "description",
+        Json::str("The command's answer less the envelope header, the summary's members and the streamed fields: the command's output_fields (aitools schema <command>)."),
+    );
+    o
+}
+
 /// The whole document.
-pub fn document() -> Json {
+pub fn document(commands: CommandList) -> Json {
     let mut d = Json::obj();
     d.push(
         "$schema",
@@ -290,7 +333,12 @@ pub fn document() -> Json {
         ),
     );
     for kind in event_types() {
-        defs.push(&kind, def(&kind));
+        let d = if kind == "result" {
+            result_def(commands)
+        } else {
+            def(&kind)
+        };
+        defs.push(&kind, d);
         let mut cond = Json::obj();
         let mut when = Json::obj();
         when.push(

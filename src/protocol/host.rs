@@ -12,6 +12,11 @@ use std::ffi::OsString;
 /// The binary's version.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// The commit the binary was built from (`git rev-parse --short=12 HEAD`, with
+/// `-dirty` when tracked files differed), or "unknown" outside a git checkout;
+/// build.rs reads it, so answering never runs git.
+pub const COMMIT: &str = env!("AITOOLS_COMMIT");
+
 /// Every registered command, family by family (the root's `registry` builds it).
 #[derive(Clone, Copy)]
 pub struct CommandList(pub &'static [&'static [CommandSpec]]);

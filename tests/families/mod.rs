@@ -55,6 +55,7 @@ mod read_cache;
 mod read_tail;
 mod recovery_format;
 mod redaction;
+mod release;
 mod retention;
 mod scan_args;
 mod search;
