@@ -107,24 +107,48 @@ fn readme_envelope_examples_are_what_the_binary_prints() {
     );
 }
 
-/// README's first block: the two install commands, then an `aitools` call that
-/// answers (in a workspace holding a README.md).
+/// README opens with the two commands a fresh machine runs (the tool on something
+/// real, then the tests), and its Install block puts the binary on PATH; each
+/// `aitools` call shown there answers (in a workspace holding a README.md).
 #[test]
-fn readme_first_block_installs_then_runs() {
+fn readme_opens_with_run_and_test_then_install() {
     let readme = repo_file("README.md");
-    let block: Vec<&str> = readme
+    let blocks: Vec<Vec<&str>> = readme
         .split("```sh\n")
-        .nth(1)
-        .and_then(|b| b.split("```").next())
-        .expect("a first sh block")
-        .lines()
-        .map(|l| l.split(" #").next().unwrap_or(l).trim())
+        .skip(1)
+        .take(2)
+        .map(|b| {
+            b.split("```")
+                .next()
+                .unwrap_or("")
+                .lines()
+                .map(|l| l.split(" #").next().unwrap_or(l).trim())
+                .collect()
+        })
         .collect();
-    assert!(block[0].starts_with("cargo install --path ."), "{block:?}");
-    assert!(block[1].starts_with("cargo install --git "), "{block:?}");
+    assert_eq!(blocks.len(), 2, "two sh blocks at the top");
+    assert!(
+        blocks[0][0].starts_with("cargo run --release -- read README.md"),
+        "{blocks:?}"
+    );
+    assert_eq!(blocks[0][1], "cargo test", "{blocks:?}");
+    assert!(
+        blocks[1][0].starts_with("cargo install --path ."),
+        "{blocks:?}"
+    );
+    assert!(
+        blocks[1][1].starts_with("cargo install --git "),
+        "{blocks:?}"
+    );
     let env = TestEnv::new();
     env.write("README.md", &readme);
-    for line in block.iter().filter(|l| l.starts_with("aitools ")) {
+    let run = blocks[0][0].replace("cargo run --release -- ", "aitools ");
+    for line in std::iter::once(run.as_str()).chain(
+        blocks[1]
+            .iter()
+            .copied()
+            .filter(|l| l.starts_with("aitools ")),
+    ) {
         let r = env.run_line(line);
         assert!(
             r.code == 0 || r.code == 3,
