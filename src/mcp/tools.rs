@@ -213,7 +213,8 @@ pub fn annotations(spec: &CommandSpec) -> Value {
     });
     if !read_only {
         let e = spec.effects;
-        a["destructiveHint"] = Value::Bool(e.destructive || (spec.writes && !e.additive));
+        a["destructiveHint"] =
+            Value::Bool(e.destructive || ((spec.writes || e.side_effects) && !e.additive));
         a["idempotentHint"] = Value::Bool(e.idempotent);
     } else {
         a["idempotentHint"] = Value::Bool(true);

@@ -404,3 +404,42 @@ fn short_transform_schema_lists_its_operations() {
     assert_eq!(bad.error_code(), "argument.invalid");
     assert!(bad.stderr.contains("sort-numeric"), "{}", bad.stderr);
 }
+
+/// MCP's `destructiveHint` is false only for tools whose updates are additive: a
+/// tool that runs a program (`run`, `bg start`), stops one (`bg stop`) or runs
+/// writes (`batch`) is not, although none of them is a `writes` command itself
+/// (they said `destructiveHint: false`, so a host could approve them unasked).
+#[test]
+fn tools_that_run_programs_or_writes_are_not_called_non_destructive() {
+    let env = TestEnv::new();
+    let meta = serde_json::json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+    });
+    let list = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}});
+    let mut child = env
+        .command(&["mcp", "--root", ".", "--tools", "all"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn mcp");
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().expect("stdin");
+        writeln!(stdin, "{list}").expect("write");
+    }
+    let out = child.wait_with_output().expect("wait");
+    let reply: Value =
+        serde_json::from_slice(out.stdout.split(|&b| b == b'\n').next().expect("a reply"))
+            .expect("json-rpc");
+    let tools = reply["result"]["tools"].as_array().expect("tools");
+    let hint = |name: &str| {
+        let t = tools.iter().find(|t| t["name"] == name).expect(name);
+        t["annotations"]["destructiveHint"].clone()
+    };
+    for name in ["run", "batch", "bg_start", "bg_stop"] {
+        assert_eq!(hint(name), true, "{name}");
+    }
+    assert_eq!(hint("mkdir"), false, "mkdir only adds");
+}
