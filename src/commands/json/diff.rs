@@ -2,10 +2,10 @@
 //! operations (add, remove, replace) by RFC 6901 pointer. Member order and
 //! whitespace are ignored, numbers compare by value, array elements by index.
 
-use super::file::{self, JsonFile};
+use super::file::{self, JsonFile, READ_CODES};
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
-use crate::protocol::{CmdError, Json, Output, code, shell};
+use crate::protocol::{CmdError, Json, Output, shell};
 use crate::text::json_doc::{self, Kind, Node};
 use crate::workspace::Ctx;
 use clap::Args;
@@ -41,16 +41,7 @@ pub const DIFF: CommandSpec = CommandSpec {
             "The same diff with a --limit that holds it all.",
         ),
     ],
-    error_codes: &[
-        code::ARGUMENT_INVALID,
-        code::NOT_FOUND,
-        code::SYNTAX_ERROR,
-        code::NOT_UTF8,
-        code::NOT_A_FILE,
-        code::TOO_LARGE,
-        code::BUSY,
-        code::IO,
-    ],
+    error_codes: READ_CODES,
     writes: false,
     tx: true,
     workspace: true,

@@ -9,6 +9,19 @@ use crate::workspace::Ctx;
 use crate::workspace::candidates::{self, Offer};
 use std::path::PathBuf;
 
+/// The codes a command that only reads JSON files can answer (`json get`,
+/// `select`, `diff`).
+pub const READ_CODES: &[&str] = &[
+    code::ARGUMENT_INVALID,
+    code::NOT_FOUND,
+    code::SYNTAX_ERROR,
+    code::NOT_UTF8,
+    code::NOT_A_FILE,
+    code::TOO_LARGE,
+    code::BUSY,
+    code::IO,
+];
+
 pub struct JsonFile {
     pub abs: PathBuf,
     pub display: String,

@@ -1,26 +1,15 @@
 //! `json get` (the value at a pointer, bounded, with child-pointer continuations)
 //! and `json select` (filter, sort and project an array's elements).
 
-use super::file::{self, JsonFile};
+use super::file::{self, JsonFile, READ_CODES};
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
-use crate::protocol::{CmdError, Json, Output, code, error, shell, values};
+use crate::protocol::{CmdError, Json, Output, error, shell, values};
 use crate::text::json_doc::{self, Kind, Node};
 use crate::workspace::Ctx;
 use clap::Args;
 use serde::Serialize;
 use std::cmp::Ordering;
-
-const READ_CODES: &[&str] = &[
-    code::ARGUMENT_INVALID,
-    code::NOT_FOUND,
-    code::SYNTAX_ERROR,
-    code::NOT_UTF8,
-    code::NOT_A_FILE,
-    code::TOO_LARGE,
-    code::BUSY,
-    code::IO,
-];
 
 /// Children offered as continuations when a value is cut.
 const MAX_CHILD_COMMANDS: usize = 8;
