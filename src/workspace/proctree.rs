@@ -66,18 +66,12 @@ pub fn carries(pid: u32, tag: &str) -> bool {
 
 /// The live processes (zombies left out) whose environment carries `tag`.
 pub fn tagged(tag: &str) -> Vec<u32> {
-    let want = format!("{TAG_VAR}={tag}");
     let me = std::process::id();
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
     dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|&pid| pid != me)
-        .filter(|&pid| {
-            std::fs::read(format!("/proc/{pid}/environ"))
-                .is_ok_and(|env| env.split(|&b| b == 0).any(|v| v == want.as_bytes()))
-        })
-        .filter(|&pid| live(pid))
+        .filter(|&pid| pid != me && carries(pid, tag) && live(pid))
         .collect()
 }
 
