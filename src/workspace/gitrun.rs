@@ -80,10 +80,19 @@ pub struct Ran {
     pub partial_clone: bool,
 }
 
-/// `git <args>` in `dir`, hardened (see the module comment), to its end or its
-/// deadline.
-pub fn run(dir: &Path, args: &[String], limits: Limits) -> Result<Ran, RunError> {
-    let mut extra = Vec::new();
+/// What the repository's own config asks of every call: the `-c` overrides that
+/// empty its filter drivers, and whether it is a partial clone. Found once per
+/// command (`Ctx::git_hardening`) and reused by each git process it starts: a
+/// command starts no program of its own between them that could change it.
+#[derive(Debug, Clone)]
+pub struct Hardening {
+    overrides: Vec<String>,
+    partial_clone: bool,
+}
+
+/// The hardening `dir`'s repository needs (its config listed, submodules too).
+pub fn harden(dir: &Path, limits: Limits) -> Result<Hardening, RunError> {
+    let mut overrides = Vec::new();
     let (names, partial_clone) = repository_filters(dir, limits)?;
     for name in names {
         if name.contains('=') {
@@ -92,19 +101,33 @@ pub fn run(dir: &Path, args: &[String], limits: Limits) -> Result<Ran, RunError>
             )));
         }
         for key in ["clean", "smudge", "process"] {
-            extra.push(format!("filter.{name}.{key}="));
+            overrides.push(format!("filter.{name}.{key}="));
         }
-        extra.push(format!("filter.{name}.required=false"));
+        overrides.push(format!("filter.{name}.required=false"));
     }
+    Ok(Hardening {
+        overrides,
+        partial_clone,
+    })
+}
+
+/// `git <args>` in `dir`, hardened (see the module comment) with what `harden`
+/// found, to its end or its deadline.
+pub fn run_hardened(
+    dir: &Path,
+    args: &[String],
+    limits: Limits,
+    h: &Hardening,
+) -> Result<Ran, RunError> {
     let mut cmd = base(dir);
-    for kv in &extra {
+    for kv in &h.overrides {
         cmd.arg("-c").arg(kv);
     }
     cmd.args(args);
     let done = process::run(cmd, limits).map_err(RunError::Start)?;
     Ok(Ran {
         done,
-        partial_clone,
+        partial_clone: h.partial_clone,
     })
 }
 

@@ -37,6 +37,9 @@ pub struct Ctx {
     /// The command list and whole-call runners (`schema`, `capabilities`,
     /// `doctor`; set by the dispatcher).
     pub host: Option<crate::protocol::host::Host>,
+    /// The git hardening this command's repository needs, found by its first git
+    /// call (`gitrun::harden`): one config listing per command, not per process.
+    pub git_hardening: std::sync::OnceLock<super::gitrun::Hardening>,
 }
 
 /// What the composition root hands a command that runs other commands (`batch`,
@@ -113,6 +116,7 @@ impl Ctx {
             events: Default::default(),
             invoker: None,
             host: None,
+            git_hardening: Default::default(),
         })
     }
 

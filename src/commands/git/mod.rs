@@ -93,6 +93,16 @@ fn unavailable(message: String, fallback: &str) -> CmdError {
     ))
 }
 
+/// The command's git hardening, found by its first git call and reused.
+fn hardening(ctx: &Ctx, limits: Limits) -> Result<gitrun::Hardening, RunError> {
+    if let Some(h) = ctx.git_hardening.get() {
+        return Ok(h.clone());
+    }
+    let h = gitrun::harden(git_dir(ctx), limits)?;
+    let _ = ctx.git_hardening.set(h.clone());
+    Ok(h)
+}
+
 /// Runs `git <args>`; a failure becomes the matching error. `fallback` is the
 /// aitools command that does the same job without git (for the repair).
 pub fn git(ctx: &Ctx, args: &[String], fallback: &str) -> Result<GitOut, CmdError> {
@@ -109,7 +119,8 @@ pub fn git(ctx: &Ctx, args: &[String], fallback: &str) -> Result<GitOut, CmdErro
         "color.ui=false".into(),
     ];
     let all: Vec<String> = extra.into_iter().chain(args.iter().cloned()).collect();
-    let ran = gitrun::run(git_dir(ctx), &all, limits);
+    let ran =
+        hardening(ctx, limits).and_then(|h| gitrun::run_hardened(git_dir(ctx), &all, limits, &h));
     let (done, partial_clone) = match ran {
         Ok(r) => (r.done, r.partial_clone),
         Err(RunError::TimedOut) => return Err(timed_out(ctx, args, timeout)),
