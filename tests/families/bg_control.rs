@@ -3,26 +3,10 @@
 //! left the group with `setsid` or a double fork), argv is executed without a
 //! shell, and a log stops at its cap and says so.
 
-use crate::support::TestEnv;
+use crate::support::{TestEnv, alive_with};
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 use std::time::{Duration, Instant};
-
-/// Whether a live (not zombie) process has `marker` in its command line.
-fn alive_with(marker: &str) -> bool {
-    std::fs::read_dir("/proc").unwrap().flatten().any(|e| {
-        let p = e.path();
-        let cmd = std::fs::read(p.join("cmdline")).unwrap_or_default();
-        let stat = std::fs::read_to_string(p.join("stat")).unwrap_or_default();
-        let zombie = stat
-            .rfind(')')
-            .is_some_and(|i| stat[i + 1..].trim_start().starts_with('Z'));
-        !zombie
-            && String::from_utf8_lossy(&cmd)
-                .replace('\0', " ")
-                .contains(marker)
-    })
-}
 
 fn until(what: impl Fn() -> bool) -> bool {
     let end = Instant::now() + Duration::from_secs(10);

@@ -1,7 +1,7 @@
 //! `run`, `bg start|logs|status|stop` and `wait`, checked against running the
 //! program directly.
 
-use crate::support::TestEnv;
+use crate::support::{TestEnv, alive_with};
 use serde_json::Value;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -12,22 +12,6 @@ fn lines(v: &Value) -> Vec<String> {
         .iter()
         .map(|l| l.as_str().unwrap().to_string())
         .collect()
-}
-
-/// Whether a live (not zombie) process has `marker` in its command line.
-fn alive_with(marker: &str) -> bool {
-    std::fs::read_dir("/proc").unwrap().flatten().any(|e| {
-        let p = e.path();
-        let cmd = std::fs::read(p.join("cmdline")).unwrap_or_default();
-        let stat = std::fs::read_to_string(p.join("stat")).unwrap_or_default();
-        let zombie = stat
-            .rfind(')')
-            .is_some_and(|i| stat[i + 1..].trim_start().starts_with('Z'));
-        !zombie
-            && String::from_utf8_lossy(&cmd)
-                .replace('\0', " ")
-                .contains(marker)
-    })
 }
 
 #[test]

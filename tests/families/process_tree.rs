@@ -2,24 +2,8 @@
 //! what the program left (also past `setsid` and a double fork), and a failed
 //! program's answer leads with what failed.
 
-use crate::support::TestEnv;
+use crate::support::{TestEnv, alive_with};
 use std::process::Command;
-
-/// Whether a live (not zombie) process has `marker` in its command line.
-fn alive_with(marker: &str) -> bool {
-    std::fs::read_dir("/proc").unwrap().flatten().any(|e| {
-        let p = e.path();
-        let cmd = std::fs::read(p.join("cmdline")).unwrap_or_default();
-        let stat = std::fs::read_to_string(p.join("stat")).unwrap_or_default();
-        let zombie = stat
-            .rfind(')')
-            .is_some_and(|i| stat[i + 1..].trim_start().starts_with('Z'));
-        !zombie
-            && String::from_utf8_lossy(&cmd)
-                .replace('\0', " ")
-                .contains(marker)
-    })
-}
 
 #[test]
 fn run_yes_stays_in_bounded_memory() {

@@ -492,3 +492,19 @@ pub fn total_matches(json: &Value) -> Value {
     };
     Value::from(n)
 }
+
+/// Whether a live (not zombie) process has `marker` in its command line.
+pub fn alive_with(marker: &str) -> bool {
+    std::fs::read_dir("/proc").unwrap().flatten().any(|e| {
+        let p = e.path();
+        let cmd = std::fs::read(p.join("cmdline")).unwrap_or_default();
+        let stat = std::fs::read_to_string(p.join("stat")).unwrap_or_default();
+        let zombie = stat
+            .rfind(')')
+            .is_some_and(|i| stat[i + 1..].trim_start().starts_with('Z'));
+        !zombie
+            && String::from_utf8_lossy(&cmd)
+                .replace('\0', " ")
+                .contains(marker)
+    })
+}
