@@ -3,20 +3,6 @@
 //! answered with a repair that works when run.
 
 use crate::support::{Run, TestEnv};
-use std::process::Command;
-
-fn git(env: &TestEnv, args: &[&str]) {
-    let ok = Command::new("git")
-        .args(["-c", "user.name=Tester", "-c", "user.email=t@example.com"])
-        .args(args)
-        .current_dir(env.root())
-        .env("GIT_AUTHOR_DATE", "1796000000 +0000")
-        .env("GIT_COMMITTER_DATE", "1796000000 +0000")
-        .status()
-        .expect("git")
-        .success();
-    assert!(ok, "git {args:?}");
-}
 
 /// Two commits of a 30-line file, a third change staged; a Python file, a JSON
 /// file.
@@ -27,12 +13,12 @@ fn repo() -> TestEnv {
     env.write("src/a.py", "def f():\n    return 1\n");
     env.write("src/b.rs", "fn f() {}\n");
     env.write("c.json", r#"{"a":{"b":[{"c":1}]}}"#);
-    git(&env, &["add", "."]);
-    git(&env, &["commit", "-qm", "one"]);
+    env.git(&["add", "."]);
+    env.git(&["commit", "-qm", "one"]);
     env.write("t.txt", format!("{lines}x\n"));
-    git(&env, &["commit", "-qam", "two"]);
+    env.git(&["commit", "-qam", "two"]);
     env.write("t.txt", format!("{lines}x\ny\n"));
-    git(&env, &["add", "t.txt"]);
+    env.git(&["add", "t.txt"]);
     env
 }
 

@@ -195,24 +195,12 @@ fn an_invalid_regex_is_one_code_and_one_message_shape_everywhere() {
     assert_eq!(fixed.lines(), vec!["one (two)".to_string()]);
 }
 
-fn git(env: &TestEnv, args: &[&str]) {
-    let out = Command::new("git")
-        .args(["-c", "user.name=Tester", "-c", "user.email=t@example.com"])
-        .args(args)
-        .current_dir(env.root())
-        .env("GIT_AUTHOR_DATE", "1796000000 +0000")
-        .env("GIT_COMMITTER_DATE", "1796000000 +0000")
-        .output()
-        .expect("git");
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-}
-
 #[test]
 fn git_blame_at_a_revision_keeps_total_lines() {
     let env = TestEnv::new();
     env.write("a.txt", "one\ntwo\n");
-    git(&env, &["add", "."]);
-    git(&env, &["commit", "-qm", "first"]);
+    env.git(&["add", "."]);
+    env.git(&["commit", "-qm", "first"]);
     env.write("a.txt", "one\ntwo\nthree\n");
     let r = env.run(&["git", "blame", "a.txt", "--rev", "HEAD"]);
     assert_eq!(r.code, 0, "{}", r.stderr);

@@ -3,31 +3,17 @@
 //! the commit, and `git blame` gives each commit's facts once.
 
 use crate::support::TestEnv;
-use std::process::Command;
-
-fn git(env: &TestEnv, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=Tester", "-c", "user.email=t@example.com"])
-        .args(args)
-        .current_dir(env.root())
-        .env("GIT_AUTHOR_DATE", "1796000000 +0000")
-        .env("GIT_COMMITTER_DATE", "1796000000 +0000")
-        .output()
-        .expect("git");
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-    String::from_utf8(out.stdout).unwrap()
-}
 
 /// Three commits on one file, each changing one line.
 fn history() -> TestEnv {
     let env = TestEnv::new();
     env.write("a.py", "one\ntwo\nthree\n");
-    git(&env, &["add", "."]);
-    git(&env, &["commit", "-qm", "first"]);
+    env.git(&["add", "."]);
+    env.git(&["commit", "-qm", "first"]);
     env.write("a.py", "one\nTWO\nthree\n");
-    git(&env, &["commit", "-qam", "second: upper two"]);
+    env.git(&["commit", "-qam", "second: upper two"]);
     env.write("a.py", "one\nTWO\nthree\nfour\n");
-    git(&env, &["commit", "-qam", "third"]);
+    env.git(&["commit", "-qam", "third"]);
     env
 }
 
@@ -44,7 +30,7 @@ fn an_explicit_log_limit_is_an_answer_not_a_cut() {
     // The default page is still a cut (partial) when more commits follow.
     for i in 0..21 {
         env.write("a.py", format!("{i}\n"));
-        git(&env, &["commit", "-qam", &format!("c{i}")]);
+        env.git(&["commit", "-qam", &format!("c{i}")]);
     }
     let d = env.run(&["git", "log"]);
     assert_eq!(d.code, 3, "{}", d.stdout);
@@ -94,7 +80,7 @@ fn git_show_of_a_commit_shows_the_commit() {
     let env = history();
     let r = env.run(&["git", "show", "HEAD~1"]);
     assert_eq!(r.code, 0, "{}", r.stdout);
-    assert_eq!(r.json["sha"], git(&env, &["rev-parse", "HEAD~1"]).trim());
+    assert_eq!(r.json["sha"], env.git(&["rev-parse", "HEAD~1"]).trim());
     assert_eq!(r.json["message"], "second: upper two");
     assert_eq!(r.json["files"][0]["path"], "a.py");
     assert_eq!(r.json["files"][0]["added"], 1);
@@ -105,7 +91,7 @@ fn git_show_of_a_commit_shows_the_commit() {
         .iter()
         .map(|l| l.as_str().unwrap())
         .collect();
-    let want = git(&env, &["show", "--format=", "HEAD~1"]);
+    let want = env.git(&["show", "--format=", "HEAD~1"]);
     assert_eq!(diff, want.lines().collect::<Vec<_>>());
     // Bounded, with a continuation that picks up where it stopped.
     let w = env.run(&["git", "show", "HEAD", "--max-lines", "3"]);
@@ -131,7 +117,7 @@ fn git_blame_gives_each_commit_once() {
     assert_eq!(lines.len(), 4);
     let two = &commits[lines[1]["commit"].as_str().unwrap()];
     assert_eq!(two["summary"], "second: upper two");
-    assert_eq!(two["sha"], git(&env, &["rev-parse", "HEAD~1"]).trim());
+    assert_eq!(two["sha"], env.git(&["rev-parse", "HEAD~1"]).trim());
     assert_eq!(two["author"], "Tester");
     assert!(lines.iter().all(|l| l.get("sha").is_none()));
     // A range names only the commits of its lines.

@@ -54,6 +54,20 @@ impl Run {
 }
 
 impl TestEnv {
+    /// `git <args>` in the workspace with a fixed author and clock; its stdout.
+    pub fn git(&self, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .args(["-c", "user.name=Tester", "-c", "user.email=t@example.com"])
+            .args(args)
+            .current_dir(self.root())
+            .env("GIT_AUTHOR_DATE", "1796000000 +0000")
+            .env("GIT_COMMITTER_DATE", "1796000000 +0000")
+            .output()
+            .expect("git");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     /// The workspace's state directory (the first under the state home's
     /// `aitools/`; made by the first write).
     pub fn ws_state(&self) -> std::path::PathBuf {
