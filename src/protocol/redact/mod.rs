@@ -46,24 +46,27 @@ pub fn secret_spans(s: &str) -> Vec<Range<usize>> {
 }
 
 /// Replaces the secrets of `s`; `None` when there are none. The count is of secrets
-/// (a key's block counts once).
+/// (a key's block counts once). Tallied for the answer's `redactions`.
 pub fn mask_str(s: &str) -> Option<(String, usize)> {
+    let (masked, n) = mask_untallied(s)?;
+    tally(n);
+    Some((masked, n))
+}
+
+/// `mask_str` for text that is no answer's (a journal line): not tallied, and
+/// what the command tallied before stays.
+pub fn mask_str_quiet(s: &str) -> Option<String> {
+    mask_untallied(s).map(|(m, _)| m)
+}
+
+fn mask_untallied(s: &str) -> Option<(String, usize)> {
     // A string the prefilter rules out has no secret (as in the writer).
     if !prefilter::may_hold_secret(s.as_bytes()) {
         return None;
     }
     let mut m = tree::Masker::default();
     let masked = m.standalone(s)?;
-    let n = m.count.max(1);
-    tally(n);
-    Some((masked, n))
-}
-
-/// `mask_str` for text that is no answer's (a journal line): not tallied.
-pub fn mask_str_quiet(s: &str) -> Option<String> {
-    let r = mask_str(s).map(|(m, _)| m);
-    take_tally();
-    r
+    Some((masked, m.count.max(1)))
 }
 
 thread_local! {
@@ -174,4 +177,21 @@ pub fn mask_spellings(s: &[u8]) -> usize {
 /// The provider format names of the table (for tests and documentation).
 pub fn format_names() -> Vec<&'static str> {
     formats::table().formats.iter().map(|f| f.name).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{mask_str, mask_str_quiet, take_tally};
+
+    /// A journal line masked quietly after the answer masked something leaves the
+    /// answer's count as it was (it used to empty the whole tally).
+    #[test]
+    fn a_quiet_mask_keeps_what_the_command_tallied() {
+        take_tally();
+        let token = "ghp_aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5";
+        assert!(mask_str(&format!("TOKEN={token}")).is_some());
+        let quiet = mask_str_quiet(&format!("--content={token}")).expect("masked");
+        assert!(!quiet.contains(token));
+        assert_eq!(take_tally(), 1);
+    }
 }
