@@ -292,6 +292,19 @@ impl From<StoreError> for CmdError {
                 "aitools tx begin",
             )),
             StoreError::TxConflicts { id, conflicts } => tx_conflicts(&id, &conflicts),
+            StoreError::TxNotReviewed { id } => CmdError::new(
+                code::ARGUMENT_INVALID,
+                format!(
+                    "tx {id} was not begun with --review: its commit waits for no one, so there is nothing to approve or deny."
+                ),
+                Repair::new(
+                    "pending",
+                    "List the transactions that await a review.",
+                    "aitools tx reviews",
+                ),
+            ),
+            StoreError::ReviewUnnamed { pending } => review_unnamed(&pending),
+            StoreError::ReviewRefused(r) => review_refused(r),
             StoreError::NotInTx { arg, id } => CmdError::new(
                 code::NOT_FOUND,
                 format!("{arg} does not exist in tx {id}."),
@@ -535,6 +548,83 @@ fn tx_diff(id: &str) -> Repair {
         "See what the tx changed so far.",
         shell::aitools(["tx", "diff", id]),
     )
+}
+
+/// `tx approve` / `tx deny` without an id when not exactly one tx awaits review.
+fn review_unnamed(pending: &[String]) -> CmdError {
+    if pending.is_empty() {
+        return CmdError::new(
+            code::NOT_FOUND,
+            "No transaction awaits a review (none begun with --review has staged content without a decision).",
+            Repair::new("list", "List the open transactions.", "aitools tx status"),
+        );
+    }
+    let mut e = CmdError::new(
+        code::ARGUMENT_INVALID,
+        format!(
+            "{} transactions await a review; name the one to decide on.",
+            pending.len()
+        ),
+        Repair::new(
+            "pending",
+            "List them with their files and diff stats.",
+            "aitools tx reviews",
+        ),
+    );
+    for id in pending.iter().take(3) {
+        e = e.with_repair(Repair::new(
+            "diff",
+            format!("See what {id} would change."),
+            shell::aitools(["tx", "diff", id]),
+        ));
+    }
+    e
+}
+
+/// A review-gated commit refused: denied by the operator, or not decided in time.
+fn review_refused(r: crate::store::tx::review::Refused) -> CmdError {
+    use crate::store::tx::review::Refused;
+    match r {
+        Refused::Denied { id, reason } => CmdError::new(
+            code::REVIEW_DENIED,
+            match reason {
+                Some(r) => format!(
+                    "The operator denied tx {id}: {r}. Nothing was written; the tx is still open."
+                ),
+                None => format!(
+                    "The operator denied tx {id}. Nothing was written; the tx is still open."
+                ),
+            },
+            tx_diff(&id),
+        )
+        .with_repair(Repair::new(
+            "abort",
+            "Discard the tx.",
+            shell::aitools(["tx", "abort", &id]),
+        ))
+        .with_repair(Repair::new(
+            "rework",
+            "Or change what it stages (a new op, or tx drop), then commit again: the changed content awaits a new review.",
+            shell::aitools(["tx", "status", &id]),
+        )),
+        Refused::TimedOut { id, waited, again } => CmdError::new(
+            code::REVIEW_TIMEOUT,
+            format!(
+                "tx {id} awaits an operator's review (aitools tx approve {id}); none came within {:.1}s. Nothing was written; the tx is still open.",
+                waited.as_secs_f64()
+            ),
+            Repair::new(
+                "wait",
+                "Wait longer for the decision.",
+                shell::aitools(&again),
+            ),
+        )
+        .with_repair(Repair::new(
+            "status",
+            "See the tx's review state.",
+            shell::aitools(["tx", "status", &id]),
+        )),
+    }
 }
 
 /// `refusal.target-changed` for a commit with conflicts.

@@ -36,6 +36,8 @@ pub mod code {
     pub const BLOB_CORRUPT: &str = "integrity.blob-corrupt";
     pub const CONFIRM_REQUIRED: &str = "refusal.confirm-required";
     pub const OUTPUT_LOST: &str = "environment.output-lost";
+    pub const REVIEW_DENIED: &str = "refusal.review-denied";
+    pub const REVIEW_TIMEOUT: &str = "environment.review-timeout";
 
     pub const ALL: &[&str] = &[
         ARGUMENT_INVALID,
@@ -65,6 +67,8 @@ pub mod code {
         BLOB_CORRUPT,
         CONFIRM_REQUIRED,
         OUTPUT_LOST,
+        REVIEW_DENIED,
+        REVIEW_TIMEOUT,
     ];
 }
 

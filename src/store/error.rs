@@ -79,6 +79,13 @@ pub enum StoreError {
     NotASymlink { rel: String },
     /// No open tx of the workspace (`root`, as shown) has the id.
     TxNotFound { root: String, id: String },
+    /// `tx approve` / `tx deny` of a tx not begun with `--review`.
+    TxNotReviewed { id: String },
+    /// `tx approve` / `tx deny` without a tx id, when not exactly one tx awaits
+    /// review (`pending`: those that do, oldest first).
+    ReviewUnnamed { pending: Vec<String> },
+    /// A review-gated commit the operator denied, or whose wait ran out.
+    ReviewRefused(super::tx::review::Refused),
     /// Paths changed outside the tx (drift, stale reads): nothing was written.
     TxConflicts {
         id: String,

@@ -68,7 +68,8 @@ fn workspace_id(root: &Path) -> String {
     format!("{name}-{hex}")
 }
 
-fn euid() -> u32 {
+/// This process's effective user id.
+pub fn euid() -> u32 {
     // SAFETY: geteuid has no preconditions and cannot fail.
     unsafe { libc::geteuid() }
 }

@@ -334,6 +334,24 @@ fn drifted_tx(env: &TestEnv) -> Option<Child> {
     None
 }
 
+/// `FIRST_TX` begun with `--review`, staging an edit of `a.txt`.
+fn review_tx(env: &TestEnv) -> Option<Child> {
+    assert_eq!(env.run(&["tx", "begin", "--review"]).json["tx"], FIRST_TX);
+    let r = env.run(&[
+        "edit", "a.txt", "--old", "beta", "--new", "x", "--tx", FIRST_TX,
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    None
+}
+
+/// `review_tx`, denied.
+fn denied_tx(env: &TestEnv) -> Option<Child> {
+    review_tx(env);
+    let r = env.run(&["tx", "deny", FIRST_TX, "--reason", "no"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    None
+}
+
 const ZERO_HASH: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
 fn find_file(dir: &std::path::Path, name: &str) -> Option<std::path::PathBuf> {
@@ -491,6 +509,10 @@ const ROWS: &[Row] = &[
     r("tx diff", "input.not-found", &["tx", "diff", "nosuch"]),
     r("tx drop", "input.not-found", &["tx", "drop", "nosuch", "1"]),
     r("tx abort", "input.not-found", &["tx", "abort", "nosuch"]),
+    r("tx approve", "input.not-found", &["tx", "approve", "nosuch"]),
+    r("tx deny", "input.not-found", &["tx", "deny", "nosuch", "--reason", "r"]),
+    r("tx commit", "refusal.review-denied", &["tx", "commit", FIRST_TX]).setup(denied_tx),
+    r("tx commit", "environment.review-timeout", &["tx", "commit", FIRST_TX, "--review-timeout", "0"]).setup(review_tx),
     r("tx rebase", "input.not-found", &["tx", "rebase", "nosuch"]),
     // git
     r("git show", "input.not-found", &["git", "show", "HEAD:nope"]),

@@ -66,6 +66,7 @@ mod store;
 mod token_budget;
 mod tx;
 mod tx_log;
+mod tx_review;
 mod typed_errors;
 mod walk;
 mod write_diffs;

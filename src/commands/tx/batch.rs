@@ -297,7 +297,7 @@ pub fn batch(ctx: &Ctx, a: &BatchArgs) -> Result<Output, CmdError> {
     let mut out = Json::obj();
     out.push("results", Json::Arr(results.clone()));
     if let Some(id) = &tx_id {
-        let done = match tx::commit::run(ctx, id, false, 0, false) {
+        let done = match tx::commit::run(ctx, id, false, 0, false, std::time::Duration::ZERO) {
             Ok(d) => d,
             Err(e) => {
                 let _ = tx::abort(ctx, id);

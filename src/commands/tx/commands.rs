@@ -5,6 +5,7 @@ use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
 use crate::store::journal::State;
+use crate::store::tx::review::Review;
 use crate::store::tx::{self, Tx};
 use crate::store::{blobs, lock, state_dir, write};
 use crate::text::diff::{self, DiffOptions};
@@ -19,6 +20,9 @@ pub struct BeginArgs {
     /// Label shown by tx status.
     #[arg(long)]
     pub name: Option<String>,
+    /// Gate the commit on an operator's review: tx commit waits until tx approve.
+    #[arg(long)]
+    pub review: bool,
 }
 
 pub const BEGIN: CommandSpec = CommandSpec {
@@ -29,6 +33,10 @@ pub const BEGIN: CommandSpec = CommandSpec {
     output_fields: &[
         field("tx", "The tx id for --tx and the other tx commands."),
         field("name", "The --name label, or null."),
+        field(
+            "review",
+            "true with --review: commit waits for an operator's tx approve of what is staged.",
+        ),
     ],
     error_codes: &[code::BUSY, code::IO],
     writes: false,
@@ -45,13 +53,16 @@ pub const BEGIN: CommandSpec = CommandSpec {
 struct BeginOut {
     tx: String,
     name: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    review: bool,
 }
 
 pub fn begin(ctx: &Ctx, a: &BeginArgs) -> Result<Output, CmdError> {
-    let meta = tx::begin(ctx, a.name.clone())?;
+    let meta = tx::begin(ctx, a.name.clone(), a.review)?;
     Ok(Output::ok(&BeginOut {
         tx: meta.tx,
         name: meta.name,
+        review: meta.review,
     }))
 }
 
@@ -72,7 +83,7 @@ pub const STATUS: CommandSpec = CommandSpec {
     output_fields: &[
         field(
             "items",
-            "Without tx: [{tx, name, created, ops, paths, drift, stale_reads}], ops and paths as counts.",
+            "Without tx: [{tx, name, created, ops, paths, drift, stale_reads, review?}], ops and paths as counts.",
         ),
         field("total", "Without tx: number of open transactions."),
         field("tx", "With tx: the tx."),
@@ -84,6 +95,10 @@ pub const STATUS: CommandSpec = CommandSpec {
         field(
             "stale_reads",
             "Paths read through the tx and changed since.",
+        ),
+        field(
+            "review",
+            "A --review tx only: {state: pending|approved|denied, note?, reason?, at?, previous?}; previous is a decision made on content staged before.",
         ),
     ],
     error_codes: &[code::NOT_FOUND, code::BUSY, code::IO],
@@ -103,6 +118,8 @@ struct ListItem {
     paths: usize,
     drift: Vec<String>,
     stale_reads: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    review: Option<ReviewOut>,
 }
 
 #[derive(Serialize)]
@@ -135,6 +152,8 @@ struct DetailOut {
     paths: Vec<PathOut>,
     drift: Vec<String>,
     stale_reads: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    review: Option<ReviewOut>,
 }
 
 /// The action committing takes the path from `base` to `staged`.
@@ -172,6 +191,7 @@ pub fn status(ctx: &Ctx, a: &StatusArgs) -> Result<Output, CmdError> {
                 created: t.meta.created.clone(),
                 ops: t.ops.len(),
                 paths: t.index.paths.len(),
+                review: t.review().map(ReviewOut::of),
             });
         }
         let total = items.len();
@@ -206,7 +226,46 @@ pub fn status(ctx: &Ctx, a: &StatusArgs) -> Result<Output, CmdError> {
         created: t.meta.created.clone(),
         ops,
         paths,
+        review: t.review().map(ReviewOut::of),
     }))
+}
+
+/// A tx's review state as `tx status` shows it.
+#[derive(Serialize)]
+pub struct ReviewOut {
+    state: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    previous: Option<String>,
+}
+
+impl ReviewOut {
+    pub fn of(r: Review) -> ReviewOut {
+        let mut out = ReviewOut {
+            state: r.word(),
+            note: None,
+            reason: None,
+            at: None,
+            previous: None,
+        };
+        match r {
+            Review::Approved(d) => {
+                out.note = d.note;
+                out.at = Some(d.at);
+            }
+            Review::Denied(d) => {
+                out.reason = d.note;
+                out.at = Some(d.at);
+            }
+            Review::Pending { previous } => out.previous = previous.map(|d| d.decision),
+        }
+        out
+    }
 }
 
 // ---------------------------------------------------------------- diff
@@ -263,6 +322,71 @@ fn base_bytes(ctx: &Ctx, t: &Tx, rel: &str, s: &State) -> Option<Vec<u8>> {
     blobs::read(&t.state, h).ok()
 }
 
+/// One staged path's change as `tx diff` shows it (diff cut at `max` lines),
+/// with the whole diff's line count.
+pub(super) fn change(
+    ctx: &Ctx,
+    t: &Tx,
+    rel: &str,
+    e: &tx::PathEntry,
+    max: usize,
+) -> (write::ChangeReport, usize) {
+    let mut r = write::ChangeReport {
+        path: rel.to_string(),
+        action: action(&e.base, &e.staged),
+        from: None,
+        hash_after: tx::file_hash(&e.staged),
+        added: None,
+        deleted: None,
+        diff: None,
+        diff_truncated: None,
+        count: None,
+    };
+    let old = base_bytes(ctx, t, rel, &e.base);
+    let new = e
+        .staged
+        .hash
+        .as_ref()
+        .filter(|_| e.staged.kind == "file")
+        .and_then(|h| t.blob(h).ok());
+    let text_ok =
+        |b: &Option<Vec<u8>>| b.as_ref().is_none_or(|b| !crate::text::sniff::is_binary(b));
+    let comparable = (old.is_some() || e.base.kind != "file")
+        && (new.is_some() || e.staged.kind != "file")
+        && (old.is_some() || new.is_some());
+    let mut lines = 0;
+    if comparable && text_ok(&old) && text_ok(&new) {
+        let an = if old.is_some() {
+            format!("a/{rel}")
+        } else {
+            "/dev/null".into()
+        };
+        let bn = if new.is_some() {
+            format!("b/{rel}")
+        } else {
+            "/dev/null".into()
+        };
+        let d = diff::unified(
+            old.as_deref().unwrap_or_default(),
+            new.as_deref().unwrap_or_default(),
+            &an,
+            &bn,
+            &DiffOptions::default(),
+        );
+        r.added = Some(d.added);
+        r.deleted = Some(d.deleted);
+        if !d.text.is_empty() {
+            lines = d.text.lines().count();
+            let (text, cut) = diff::cut_lines(&d.text, max);
+            r.diff = Some(text);
+            if cut {
+                r.diff_truncated = Some(true);
+            }
+        }
+    }
+    (r, lines)
+}
+
 pub fn diff(ctx: &Ctx, a: &DiffArgs) -> Result<Output, CmdError> {
     let max = a.max_diff_lines.max(1) as usize;
     let t = tx::open(ctx, &a.tx)?;
@@ -272,58 +396,8 @@ pub fn diff(ctx: &Ctx, a: &DiffArgs) -> Result<Output, CmdError> {
         if e.base == e.staged {
             continue;
         }
-        let mut r = write::ChangeReport {
-            path: rel.clone(),
-            action: action(&e.base, &e.staged),
-            from: None,
-            hash_after: tx::file_hash(&e.staged),
-            added: None,
-            deleted: None,
-            diff: None,
-            diff_truncated: None,
-            count: None,
-        };
-        let old = base_bytes(ctx, &t, rel, &e.base);
-        let new = e
-            .staged
-            .hash
-            .as_ref()
-            .filter(|_| e.staged.kind == "file")
-            .and_then(|h| t.blob(h).ok());
-        let text_ok =
-            |b: &Option<Vec<u8>>| b.as_ref().is_none_or(|b| !crate::text::sniff::is_binary(b));
-        let comparable = (old.is_some() || e.base.kind != "file")
-            && (new.is_some() || e.staged.kind != "file")
-            && (old.is_some() || new.is_some());
-        if comparable && text_ok(&old) && text_ok(&new) {
-            let an = if old.is_some() {
-                format!("a/{rel}")
-            } else {
-                "/dev/null".into()
-            };
-            let bn = if new.is_some() {
-                format!("b/{rel}")
-            } else {
-                "/dev/null".into()
-            };
-            let d = diff::unified(
-                old.as_deref().unwrap_or_default(),
-                new.as_deref().unwrap_or_default(),
-                &an,
-                &bn,
-                &DiffOptions::default(),
-            );
-            r.added = Some(d.added);
-            r.deleted = Some(d.deleted);
-            if !d.text.is_empty() {
-                longest = longest.max(d.text.lines().count());
-                let (text, cut) = diff::cut_lines(&d.text, max);
-                r.diff = Some(text);
-                if cut {
-                    r.diff_truncated = Some(true);
-                }
-            }
-        }
+        let (r, lines) = change(ctx, &t, rel, e, max);
+        longest = longest.max(lines);
         changes.push(r);
     }
     let mut obj = Json::obj();
@@ -431,12 +505,15 @@ pub struct CommitArgs {
     /// Check for conflicts and show the changes; write nothing and keep the tx.
     #[arg(long)]
     pub dry_run: bool,
+    /// A --review tx: seconds to wait for the operator's decision (0: look once).
+    #[arg(long, value_name = "SECS", default_value = "600")]
+    pub review_timeout: u64,
 }
 
 pub const COMMIT: CommandSpec = CommandSpec {
     name: "tx commit",
     summary: "Write a tx to the working tree as one undoable op.",
-    description: "Atomically writes every staged path through the write protocol. A written path whose file changed since the tx first touched it is a write conflict (repair: tx rebase); a file read through the tx that changed since is a read conflict (repair: read it again with --tx, or --ignore-stale-reads). Any conflict writes nothing (exit 2). The op_id undoes the whole tx; the tx is gone after a commit.",
+    description: "Atomically writes every staged path through the write protocol. A written path whose file changed since the tx first touched it is a write conflict (repair: tx rebase); a file read through the tx that changed since is a read conflict (repair: read it again with --tx, or --ignore-stale-reads). Any conflict writes nothing (exit 2). The op_id undoes the whole tx; the tx is gone after a commit. A tx begun with --review first waits, holding no lock, for tx approve of exactly what it stages (a later staged change voids the approval): tx deny answers refusal.review-denied, no decision within --review-timeout answers environment.review-timeout; either way nothing is written and the tx stays open.",
     args: <CommitArgs as clap::Args>::augment_args,
     output_fields: &[
         write::FIELD_CHANGES,
@@ -450,7 +527,14 @@ pub const COMMIT: CommandSpec = CommandSpec {
             "`aitools diff --op <op_id>` when a diff was cut.",
         ),
     ],
-    error_codes: &[code::NOT_FOUND, code::TARGET_CHANGED, code::BUSY, code::IO],
+    error_codes: &[
+        code::NOT_FOUND,
+        code::TARGET_CHANGED,
+        code::REVIEW_DENIED,
+        code::REVIEW_TIMEOUT,
+        code::BUSY,
+        code::IO,
+    ],
     writes: true,
     tx: false,
     workspace: true,
@@ -466,6 +550,7 @@ pub fn commit(ctx: &Ctx, a: &CommitArgs) -> Result<Output, CmdError> {
         // Each staged op showed its diff: the commit summarizes unless asked.
         0,
         a.dry_run,
+        std::time::Duration::from_secs(a.review_timeout),
     )?;
     Ok(done.into_output(vec![]))
 }

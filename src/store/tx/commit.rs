@@ -8,24 +8,71 @@ use crate::store::write::{self, Committed, WriteRequest};
 /// `tx commit`: checks the write and read sets, then writes every staged path
 /// through the write protocol as one journal op and removes the tx.
 /// `max_diff_lines` is the diff shown when the call gave no `--max-diff-lines`.
+/// A tx begun with `--review` first waits (holding no lock) up to
+/// `review_timeout` for an operator's approval of its staged state, and commits
+/// only if that approval still counts under the locks (`review`); a dry run
+/// does not wait.
 pub fn run(
     ctx: &Ctx,
     id: &str,
     ignore_stale_reads: bool,
     max_diff_lines: usize,
     dry_run: bool,
+    review_timeout: std::time::Duration,
 ) -> Result<Committed, CmdError> {
-    let state = state_dir::ensure(&ctx.root).map_err(|e| io_err(ctx, &e))?;
-    let _wlock = lock::acquire(ctx, &state)?;
-    super::recovery::recover_locked(ctx, &state)?;
-    let (_tlock, tx) = open_locked(ctx, id)?;
+    let deadline = std::time::Instant::now() + review_timeout;
+    loop {
+        if !dry_run {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            review::wait(ctx, id, left, |tx| conflicts(ctx, tx, ignore_stale_reads))?;
+        }
+        if let Some(done) = locked(ctx, id, ignore_stale_reads, max_diff_lines, dry_run)? {
+            return Ok(done);
+        }
+        // The staged state changed between the approval seen and the locks: the
+        // approval no longer counts; wait for one on what is staged now.
+    }
+}
+
+/// A commit's conflicts (drift, and stale reads unless ignored) as its refusal.
+fn conflicts(ctx: &Ctx, tx: &Tx, ignore_stale_reads: bool) -> Result<(), CmdError> {
     let mut conflicts = tx.drift(ctx)?;
     if !ignore_stale_reads {
         conflicts.extend(tx.stale_reads(ctx)?);
     }
     if !conflicts.is_empty() {
-        return Err(conflict_error(id, &conflicts));
+        return Err(conflict_error(&tx.id, &conflicts));
     }
+    Ok(())
+}
+
+/// The commit under the workspace and tx locks; `None` when the tx is review
+/// gated and no approval counts for what it stages now.
+fn locked(
+    ctx: &Ctx,
+    id: &str,
+    ignore_stale_reads: bool,
+    max_diff_lines: usize,
+    dry_run: bool,
+) -> Result<Option<Committed>, CmdError> {
+    let state = state_dir::ensure(&ctx.root).map_err(|e| io_err(ctx, &e))?;
+    let _wlock = lock::acquire(ctx, &state)?;
+    super::recovery::recover_locked(ctx, &state)?;
+    let (_tlock, tx) = open_locked(ctx, id)?;
+    if !dry_run {
+        match tx.review() {
+            None | Some(review::Review::Approved(_)) => {}
+            Some(review::Review::Pending { .. }) => return Ok(None),
+            Some(review::Review::Denied(d)) => {
+                return Err(StoreError::ReviewRefused(review::Refused::Denied {
+                    id: id.to_string(),
+                    reason: d.note,
+                })
+                .into());
+            }
+        }
+    }
+    conflicts(ctx, &tx, ignore_stale_reads)?;
     let changes = tx.changes(ctx)?;
     let mut plain = ctx.clone();
     plain.tx = None;
@@ -33,7 +80,7 @@ pub fn run(
         .dry_run(dry_run)
         .max_diff_lines(Some(max_diff_lines));
     if dry_run {
-        return write::submit(&plain, &req, || Ok(changes));
+        return write::submit(&plain, &req, || Ok(changes)).map(Some);
     }
     // The staged blobs (checked against their hashes by `changes`) move into the
     // shared `blobs/`, where the journal keeps the after-states.
@@ -63,7 +110,7 @@ pub fn run(
         Ok(c) => {
             remove_dir(&state, &tx.dir, id).map_err(|e| io_err(ctx, &e))?;
             ctx.session.forget_tx();
-            Ok(c)
+            Ok(Some(c))
         }
         Err(e) => {
             let _ = std::fs::remove_file(tx.dir.join("committing"));

@@ -25,6 +25,9 @@
 //!   point is recognised (the tx is then gone) and one killed before it is not (the
 //!   tx stays) — also when `batch --atomic`, whose argv does not name the tx, commits.
 //!
+//! - `review.json`: only in a tx begun with `--review`: the operator's decision
+//!   on its staged state (`review`), written whole by `tx approve` / `tx deny`.
+//!
 //! - `blobs/`: the bytes of the file states the ops staged, by hash (`private`):
 //!   written before the ops log and index that name them, unsynced under the
 //!   `unsynced` marker like them, and moved into the workspace's shared `blobs/`
@@ -48,6 +51,7 @@ mod drift;
 mod markers;
 pub mod model;
 mod private;
+pub mod review;
 mod staging;
 
 use super::recovery;
@@ -166,15 +170,16 @@ fn sweep(state: &Path) {
     }
 }
 
-/// `tx begin`: creates the tx (the index is written last: its rename makes the tx exist).
-pub fn begin(ctx: &Ctx, name: Option<String>) -> Result<Meta, CmdError> {
-    create(ctx, name, None, false).map(|(meta, _)| meta)
+/// `tx begin`: creates the tx (the index is written last: its rename makes the tx
+/// exist). `review`: its commit waits for an operator's approval.
+pub fn begin(ctx: &Ctx, name: Option<String>, review: bool) -> Result<Meta, CmdError> {
+    create(ctx, name, None, false, review).map(|(meta, _)| meta)
 }
 
 /// The tx of a `batch --atomic`: it exists only while the returned [`Owner`] lives
 /// (a batch killed before it commits or aborts leaves a tx nobody lists).
 pub fn begin_owned(ctx: &Ctx, name: Option<String>) -> Result<(Meta, Owner), CmdError> {
-    let (meta, owner) = create(ctx, name, None, true)?;
+    let (meta, owner) = create(ctx, name, None, true, false)?;
     match owner {
         Some(o) => Ok((meta, o)),
         None => Err(io_err(
@@ -186,7 +191,7 @@ pub fn begin_owned(ctx: &Ctx, name: Option<String>) -> Result<(Meta, Owner), Cmd
 
 /// The scratch tx `tx rebase` rebuilds `of` in.
 pub fn begin_scratch(ctx: &Ctx, of: &str) -> Result<Meta, CmdError> {
-    create(ctx, None, Some(of.to_string()), false).map(|(meta, _)| meta)
+    create(ctx, None, Some(of.to_string()), false, false).map(|(meta, _)| meta)
 }
 
 fn create(
@@ -194,6 +199,7 @@ fn create(
     name: Option<String>,
     scratch_for: Option<String>,
     owned: bool,
+    review: bool,
 ) -> Result<(Meta, Option<Owner>), CmdError> {
     let state = state_dir::ensure(&ctx.root).map_err(|e| io_err(ctx, &e))?;
     let _lock = lock::acquire(ctx, &state)?;
@@ -220,6 +226,7 @@ fn create(
             created: time::iso8601(time::now().0),
             scratch_for,
             owned,
+            review,
         };
         write_atomic(&dir, "meta.json", &to_json(&meta)?)?;
         write_atomic(&dir, "index.json", &to_json(&Index::default())?)?;

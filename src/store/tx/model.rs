@@ -25,6 +25,9 @@ pub struct Meta {
     /// Set on the tx of a `batch --atomic`: it lives while its `owner` lock is held.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub owned: bool,
+    /// Begun with `--review`: commit waits for an operator's approval (`review`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub review: bool,
 }
 
 /// One path of the write set.
