@@ -186,10 +186,15 @@ fn kill_staged_write_both_ways(
 /// A tx with three staged ops over several files: modify, create in a new
 /// directory, delete.
 fn staged_tx(c: &Case) -> String {
+    staged_tx_begun(c, &["tx", "begin"])
+}
+
+/// `staged_tx`, the tx begun by `begin`.
+fn staged_tx_begun(c: &Case, begin: &[&str]) -> String {
     c.env.write("a.txt", "alpha\nbeta\n");
     c.env.write("c.txt", "gone\n");
     c.env.write("keep.txt", "keep\n");
-    let t = c.ok(&["tx", "begin"])["tx"].as_str().unwrap().to_string();
+    let t = c.ok(begin)["tx"].as_str().unwrap().to_string();
     let h = c.ok(&["info", "a.txt"])["hash"]
         .as_str()
         .unwrap()
@@ -219,7 +224,11 @@ struct Commit {
 
 /// Stages the tx, saves the case, commits cleanly under strace, and restores.
 fn commit_baseline(c: &Case) -> Commit {
-    let t = staged_tx(c);
+    commit_baseline_of(c, staged_tx(c))
+}
+
+/// `commit_baseline` of the staged tx `t`.
+fn commit_baseline_of(c: &Case, t: String) -> Commit {
     c.save();
     let status_before = c.status(&t);
     let run = c.baseline(args(&["tx", "commit", &t]), None, "tx commit");
@@ -260,6 +269,83 @@ fn check_commit(c: &Case, b: &Commit, st: &Value, label: &str) -> bool {
 fn sigkill_during_tx_commit_leaves_before_or_after() {
     let c = Case::new();
     let b = commit_baseline(&c);
+    kill_commit_everywhere(&c, &b, "tx commit");
+}
+
+/// The commit of an approved `--review` tx (it checks the decision under its
+/// locks, then writes): before (the tx as it was, its approval still counting:
+/// committing again writes without a new one) or after.
+#[test]
+fn sigkill_during_the_commit_of_an_approved_review_tx_leaves_before_or_after() {
+    let c = Case::new();
+    let t = staged_tx_begun(&c, &["tx", "begin", "--review"]);
+    c.ok(&["tx", "approve", &t, "--note", "ok"]);
+    let b = commit_baseline_of(&c, t);
+    assert_eq!(b.status_before["review"]["state"], "approved");
+    kill_commit_everywhere(&c, &b, "review tx commit");
+}
+
+/// `tx approve` killed at every sampled syscall: the review is pending (no
+/// decision, or a torn temp that counts for nothing) or approved; approving
+/// again (when pending) and committing then give the clean commit's tree.
+#[test]
+fn sigkill_during_tx_approve_leaves_the_review_pending_or_approved() {
+    let c = Case::new();
+    let t = staged_tx_begun(&c, &["tx", "begin", "--review"]);
+    c.save();
+    let tree = c.tree();
+    let argv = args(&["tx", "approve", &t]);
+    let (code, out, seq) = c.trace(&argv, None);
+    assert_eq!(code, 0, "clean approve failed: {out}");
+    c.ok(&["tx", "commit", &t, "--review-timeout", "0"]);
+    let after = c.tree();
+    assert_ne!(after, tree, "the approved commit changed nothing");
+    let (mut n_pending, mut n_approved) = (0, 0);
+    for (sys, n) in &sample(&in_order(&seq), max_points()) {
+        c.restore();
+        let code = c.kill_at(sys, *n, &argv, None);
+        let label = format!("tx approve / kill at {sys} #{n} (exit {code})");
+        assert_eq!(c.tree(), tree, "{label}: the tree changed");
+        let st = c.status(&t);
+        let state = st["review"]["state"].as_str().unwrap_or("").to_string();
+        let timed_out = c.run(&["tx", "commit", &t, "--review-timeout", "0"]);
+        match state.as_str() {
+            "pending" => {
+                n_pending += 1;
+                assert_eq!(
+                    timed_out.error_code(),
+                    "environment.review-timeout",
+                    "{label}"
+                );
+                c.ok(&["tx", "approve", &t]);
+                let r = c.run(&["tx", "commit", &t, "--review-timeout", "0"]);
+                assert_eq!(
+                    r.code, 0,
+                    "{label}: commit after approving again: {}",
+                    r.stdout
+                );
+            }
+            "approved" => {
+                n_approved += 1;
+                assert_eq!(timed_out.code, 0, "{label}: {}", timed_out.stdout);
+            }
+            _ => panic!("{label}: review state {st}"),
+        }
+        assert_eq!(c.tree(), after, "{label}: the commit differs");
+    }
+    eprintln!(
+        "tx approve: {} kill points ({n_pending} pending, {n_approved} approved)",
+        n_pending + n_approved
+    );
+    assert!(
+        n_pending > 0 && n_approved > 0,
+        "{n_pending} pending, {n_approved} approved"
+    );
+}
+
+/// Kills the commit `b` at every sampled syscall (and each staged blob's move):
+/// each kill leaves it before or after (`check_commit`), and both happen.
+fn kill_commit_everywhere(c: &Case, b: &Commit, name: &str) {
     // The commit moves the tx's staged blobs into the shared `blobs/`.
     let moves = blob_points(&b.run.seq, &b.t);
     assert!(
@@ -271,17 +357,17 @@ fn sigkill_during_tx_commit_leaves_before_or_after() {
     for (sys, n) in &pts {
         c.restore();
         let code = c.kill_at(sys, *n, &b.run.argv, None);
-        let label = format!("tx commit / kill at {sys} #{n} (exit {code})");
+        let label = format!("{name} / kill at {sys} #{n} (exit {code})");
         // The next command runs recovery (and settles a half-done commit).
         let st = c.status(&b.t);
-        if check_commit(&c, &b, &st, &label) {
+        if check_commit(c, b, &st, &label) {
             n_after += 1;
         } else {
             n_before += 1;
         }
     }
     eprintln!(
-        "tx commit: {} syscalls, {} kill points ({n_before} before, {n_after} after)",
+        "{name}: {} syscalls, {} kill points ({n_before} before, {n_after} after)",
         b.run.seq.len(),
         pts.len()
     );
