@@ -1,0 +1,180 @@
+//! The patch formats agents write, black-box: V4A patches through `apply` (git
+//! apply of the equivalent diff as the oracle), all files or none, undo, and the
+//! mismatch error; line anchors (`read --anchors`, `edit --at LINE:HASH`).
+
+use crate::support::{Run, TestEnv};
+use std::process::Command;
+
+fn ok(r: &Run) {
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+}
+
+const PY: &str = "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n\n\nclass B:\n    def f(self):\n        return 1\n";
+
+/// The same change as a V4A patch and as a git diff: both trees end equal.
+#[test]
+fn v4a_add_update_move_delete_agree_with_git_apply() {
+    let v4a = [
+        "*** Begin Patch",
+        "*** Add File: docs/new.md",
+        "+# New",
+        "+text",
+        "*** Update File: src/m.py",
+        "@@ class B:",
+        "@@     def f(self):",
+        "-        return 1",
+        "+        return 3",
+        "*** Update File: old.txt",
+        "*** Move to: moved/renamed.txt",
+        "@@",
+        " one",
+        "-two",
+        "+TWO",
+        "*** Delete File: gone.txt",
+        "*** End Patch",
+        "",
+    ]
+    .join("\n");
+    let setup = |env: &TestEnv| {
+        env.write("src/m.py", PY);
+        env.write("old.txt", "one\ntwo\nthree\n");
+        env.write("gone.txt", "bye\n");
+        env.git(&["add", "-A"]);
+        env.git(&["commit", "-qm", "base"]);
+    };
+    // The oracle: the same change made by hand, as git diff, applied by git.
+    let oracle = TestEnv::new();
+    setup(&oracle);
+    oracle.write("docs/new.md", "# New\ntext\n");
+    oracle.write(
+        "src/m.py",
+        PY.replacen("return 1\n", "return 3\n", 2)
+            .replacen("return 3\n", "return 1\n", 1),
+    );
+    std::fs::remove_file(oracle.path("old.txt")).unwrap();
+    oracle.write("moved/renamed.txt", "one\nTWO\nthree\n");
+    std::fs::remove_file(oracle.path("gone.txt")).unwrap();
+    oracle.git(&["add", "-A"]);
+    let diff = oracle.git(&["diff", "--cached"]);
+    oracle.git(&["reset", "-q", "--hard", "HEAD"]);
+    oracle.git(&["clean", "-qfd"]);
+    let mut c = Command::new("git");
+    c.args(["apply", "-"]).current_dir(oracle.root());
+    c.stdin(std::process::Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    {
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(diff.as_bytes())
+            .unwrap();
+    }
+    assert!(child.wait().unwrap().success(), "git apply: {diff}");
+
+    let env = TestEnv::new();
+    setup(&env);
+    let r = env.run_stdin(&["apply", "--stdin"], v4a.as_bytes());
+    ok(&r);
+    assert!(r.json.get("strategy").is_none(), "{}", r.stdout);
+    for f in ["docs/new.md", "src/m.py", "moved/renamed.txt"] {
+        assert_eq!(env.read(f), oracle.read(f), "{f}");
+    }
+    assert!(!env.path("old.txt").exists());
+    assert!(!env.path("gone.txt").exists());
+    // Only class B's f changed: the anchors found it, not A's first `return 1`.
+    assert!(
+        String::from_utf8_lossy(&env.read("src/m.py"))
+            .starts_with("class A:\n    def f(self):\n        return 1\n")
+    );
+}
+
+/// A stale position and whitespace drift: the anchors and the tolerant match
+/// place the chunk, and the answer says the match ignored whitespace.
+#[test]
+fn v4a_context_with_whitespace_drift_is_placed_and_said() {
+    let env = TestEnv::new();
+    env.write("m.py", PY);
+    let p = "*** Begin Patch\n*** Update File: m.py\n@@ def g(self):\n-      return 2\n+        return 20\n*** End Patch\n";
+    let r = env.run(&["apply", "--stdin-data", p]);
+    ok(&r);
+    assert_eq!(r.json["strategy"], "whitespace", "{}", r.stdout);
+    assert_eq!(
+        String::from_utf8_lossy(&env.read("m.py")),
+        PY.replace("return 2\n", "return 20\n")
+    );
+    // --format unified refuses what auto reads as V4A.
+    let r = env.run(&["apply", "--stdin-data", p, "--format", "unified"]);
+    assert_eq!(r.error_code(), "argument.invalid");
+}
+
+/// Two files, the second's context wrong: nothing is written, and the error
+/// names the file, the chunk, the nearest lines and a read to repair it.
+#[test]
+fn v4a_mismatch_writes_nothing_and_names_the_chunk() {
+    let env = TestEnv::new();
+    env.write("a.txt", "alpha\nbeta\n");
+    env.write("b.txt", "one\ntwo\nthree\n");
+    let p = "*** Begin Patch\n*** Update File: a.txt\n@@\n-beta\n+BETA\n*** Add File: c.txt\n+new\n*** Update File: b.txt\n@@\n one\n-twoo\n+2\n*** End Patch\n";
+    let r = env.run(&["apply", "--stdin-data", p]);
+    assert_eq!(
+        (r.code, r.error_code()),
+        (2, "selection.no-match"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(env.read("a.txt"), b"alpha\nbeta\n");
+    assert!(!env.path("c.txt").exists());
+    let e = &r.json["error"];
+    assert!(e["message"].as_str().unwrap().contains("b.txt"), "{e}");
+    assert_eq!(e["diagnostics"][0]["path"], "b.txt");
+    assert_eq!(e["diagnostics"][0]["file"], 3);
+    assert_eq!(e["diagnostics"][0]["hunk"], 1);
+    let lines: Vec<u64> = e["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["line"].as_u64().unwrap())
+        .collect();
+    assert!(lines.contains(&2), "{e}");
+    let cmd = e["repairs"][0]["command"].as_str().unwrap();
+    assert!(cmd.starts_with("aitools read b.txt --range"), "{cmd}");
+    // A missing anchor says which.
+    let p = "*** Begin Patch\n*** Update File: b.txt\n@@ def nowhere():\n-two\n+2\n*** End Patch\n";
+    let r = env.run(&["apply", "--stdin-data", p]);
+    assert_eq!(r.error_code(), "selection.no-match");
+    assert!(
+        r.json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("def nowhere()")
+    );
+    // A patch cut short is refused as input.
+    let r = env.run(&[
+        "apply",
+        "--stdin-data",
+        "*** Begin Patch\n*** Update File: b.txt\n-one\n+1\n",
+    ]);
+    assert_eq!(r.error_code(), "argument.invalid");
+    assert_eq!(env.read("b.txt"), b"one\ntwo\nthree\n");
+}
+
+/// One op: undo puts every file back, the moved one included.
+#[test]
+fn v4a_patch_is_one_undoable_op() {
+    let env = TestEnv::new();
+    env.write("a.txt", "alpha\nbeta\n");
+    env.write("b.txt", "one\n");
+    let p = "*** Begin Patch\n*** Update File: a.txt\n@@\n alpha\n-beta\n+BETA\n*** End of File\n*** Update File: b.txt\n*** Move to: c.txt\n*** Add File: d.txt\n+d\n*** End Patch\n";
+    let r = env.run(&["apply", "--stdin-data", p]);
+    let op = r.op_id();
+    assert_eq!(env.read("a.txt"), b"alpha\nBETA\n");
+    assert_eq!(env.read("c.txt"), b"one\n");
+    assert!(!env.path("b.txt").exists());
+    ok(&env.run(&["undo", &op]));
+    assert_eq!(env.read("a.txt"), b"alpha\nbeta\n");
+    assert_eq!(env.read("b.txt"), b"one\n");
+    assert!(!env.path("c.txt").exists());
+    assert!(!env.path("d.txt").exists());
+}
