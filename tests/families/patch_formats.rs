@@ -178,3 +178,101 @@ fn v4a_patch_is_one_undoable_op() {
     assert!(!env.path("c.txt").exists());
     assert!(!env.path("d.txt").exists());
 }
+
+fn anchors_of(r: &Run) -> Vec<String> {
+    r.json["anchors"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no anchors: {}", r.stdout))
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// `read --anchors` tags each line; `edit --at/--to` with current tags edits
+/// exactly those lines (sed as the oracle).
+#[test]
+fn anchors_edit_when_they_match() {
+    let env = TestEnv::new();
+    env.write("m.py", PY);
+    let r = env.run(&["read", "m.py", "--anchors", "--range", "2:3"]);
+    ok(&r);
+    let tags = anchors_of(&r);
+    assert_eq!(tags.len(), 2);
+    assert!(tags.iter().all(|t| t.len() == 3), "{tags:?}");
+    // Without the flag, no anchors and no bytes spent on them.
+    assert!(env.run(&["read", "m.py"]).json.get("anchors").is_none());
+    let at = format!("2:{}", tags[0]);
+    let to = format!("3:{}", tags[1]);
+    let r = env.run(&[
+        "edit",
+        "m.py",
+        "--at",
+        &at,
+        "--to",
+        &to,
+        "--new",
+        "    def f(self):\n        return 10",
+    ]);
+    ok(&r);
+    env.write("oracle.py", PY);
+    let st = Command::new("sed")
+        .args(["-i", "3s/return 1/return 10/", "oracle.py"])
+        .current_dir(env.root())
+        .status()
+        .unwrap();
+    assert!(st.success());
+    assert_eq!(env.read("m.py"), env.read("oracle.py"));
+}
+
+/// A stale anchor writes nothing; the error names the line's current anchor and
+/// the line that now carries the expected one, and its repair edits it there.
+#[test]
+fn anchors_stale_refused_with_the_moved_line() {
+    let env = TestEnv::new();
+    env.write("m.py", PY);
+    let r = env.run(&["read", "m.py", "--anchors"]);
+    let tags = anchors_of(&r);
+    // Two lines inserted above: line 10 (`    def f(self):` of B) is now 12.
+    env.write("m.py", format!("# header\n# more\n{PY}"));
+    let before = env.read("m.py");
+    let at = format!("10:{}", tags[9]);
+    let r = env.run(&["edit", "m.py", "--at", &at, "--new", "    def f(self, x):"]);
+    assert_eq!(
+        (r.code, r.error_code()),
+        (2, "refusal.target-changed"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(env.read("m.py"), before);
+    let e = &r.json["error"];
+    assert_eq!(e["diagnostics"][0]["line"], 10);
+    assert!(
+        e["diagnostics"][0]["current"]
+            .as_str()
+            .unwrap()
+            .starts_with("10:")
+    );
+    let lines: Vec<u64> = e["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["line"].as_u64().unwrap())
+        .collect();
+    assert!(lines.contains(&12), "{e}");
+    let fix = e["repairs"][0]["command"].as_str().unwrap();
+    assert!(fix.contains(&format!("--at 12:{}", tags[9])), "{fix}");
+    // The repair does what was meant.
+    let r = env.run(&[
+        "edit",
+        "m.py",
+        "--at",
+        &format!("12:{}", tags[9]),
+        "--new",
+        "    def f(self, x):",
+    ]);
+    ok(&r);
+    assert!(String::from_utf8_lossy(&env.read("m.py")).contains("class B:\n    def f(self, x):\n"));
+    // Past the end of the file.
+    let r = env.run(&["edit", "m.py", "--at", "99:abc", "--new", "x"]);
+    assert_eq!(r.error_code(), "refusal.target-changed");
+}

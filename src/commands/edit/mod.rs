@@ -4,6 +4,7 @@
 
 use crate::protocol::registry::CommandSpec;
 
+pub mod anchored;
 pub mod apply;
 pub mod common;
 pub mod edit_cmd;
