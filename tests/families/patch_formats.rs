@@ -150,6 +150,15 @@ fn v4a_mismatch_writes_nothing_and_names_the_chunk() {
             .unwrap()
             .contains("def nowhere()")
     );
+    // Adding a file that exists is refused, the repair reads it.
+    let p = "*** Begin Patch\n*** Update File: a.txt\n@@\n-beta\n+BETA\n*** Add File: b.txt\n+x\n*** End Patch\n";
+    let r = env.run(&["apply", "--stdin-data", p]);
+    assert_eq!(r.error_code(), "refusal.exists");
+    assert_eq!(
+        r.json["error"]["repairs"][0]["command"],
+        "aitools read b.txt"
+    );
+    assert_eq!(env.read("a.txt"), b"alpha\nbeta\n");
     // A patch cut short is refused as input.
     let r = env.run(&[
         "apply",

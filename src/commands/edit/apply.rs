@@ -190,6 +190,20 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
                 .ok_or_else(|| CmdError::internal("apply: slot lost"))?;
             let creating = p.old_path.is_none();
             let current = match (&s.now, creating) {
+                (Some(_), true) if is_v4a => {
+                    return Err(CmdError::new(
+                        code::EXISTS,
+                        format!(
+                            "The patch adds {}, which already exists; nothing was written.",
+                            s.display
+                        ),
+                        Repair::new(
+                            "read",
+                            "Read the file and write the change as *** Update File instead.",
+                            shell::aitools(["read", &s.display]),
+                        ),
+                    ));
+                }
                 (Some(_), true) => {
                     return Err(CmdError::new(
                         code::EXISTS,
