@@ -1,6 +1,7 @@
 //! The text core: how bytes become lines (BOM, CR LF, long lines), whether bytes are
 //! binary, how other encodings decode, and token estimates.
 
+pub mod anchor;
 pub mod depth;
 pub mod diff;
 pub mod doc;

@@ -48,6 +48,7 @@ mod mktemp_jsondiff;
 mod notfound;
 mod op_ids;
 mod packs;
+mod patch_formats;
 mod process;
 mod process_tree;
 mod protocol;

@@ -1,8 +1,10 @@
-//! `apply`: a unified diff from `--stdin` (or `--stdin-data`) applied to the
-//! workspace — files created, modified and deleted — all of them or none.
+//! `apply`: a unified diff or a V4A patch (`*** Begin Patch`, see `v4a`) from
+//! `--stdin` (or `--stdin-data`) applied to the workspace — files created,
+//! modified, moved and deleted — all of them or none.
 
 use super::common::{self, Target};
 use super::patch::{self, FilePatch};
+use super::v4a;
 use crate::handler;
 use crate::protocol::args::Guard;
 use crate::protocol::registry::{CommandSpec, Effects, field};
@@ -21,9 +23,12 @@ pub struct ApplyArgs {
     /// Lines around a hunk's recorded position searched for its context.
     #[arg(long, value_name = "N", default_value = "3")]
     pub fuzz: String,
-    /// Apply the inverse patch.
+    /// Apply the inverse patch (unified diffs).
     #[arg(long)]
     pub reverse: bool,
+    /// The input's format; auto reads `*** Begin Patch` as v4a.
+    #[arg(long, value_name = "FMT", value_parser = ["auto", "unified", "v4a"], default_value = "auto")]
+    pub format: String,
     /// Leading path components dropped; default drops a/ and b/.
     #[arg(long, value_name = "N")]
     pub strip: Option<String>,
@@ -41,8 +46,8 @@ pub struct ApplyArgs {
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "apply",
-    summary: "Apply a unified diff, all files or none (patch).",
-    description: "Reads diff -u or git diff output (several files; /dev/null creates or deletes; new file mode sets the mode; git's old mode/new mode and rename from/rename to are applied (a copy is refused); \\ No newline at end of file honoured). Paths resolve against the working directory after --strip. Each hunk is looked for at its recorded line (moved by the offset of earlier hunks), then up to --fuzz lines either side; a hunk that fits nowhere is selection.no-match with diagnostics naming the hunk and where it was expected. Unchanged lines keep their bytes; added lines take the file's line ending.",
+    summary: "Apply a unified diff or V4A patch, all files or none (patch).",
+    description: "V4A (Codex's *** Begin Patch ... *** End Patch with Add/Update/Delete File, Move to, @@ anchors, *** End of File) is detected or chosen by --format v4a: each chunk's @@ anchors (nested ones in order; a line equal to the anchor when trimmed, else starting with it) are found from where the previous chunk ended, then its context/removed lines exactly, else ignoring trailing whitespace, else ignoring leading and trailing whitespace (strategy: whitespace says so); a chunk that fits nowhere is selection.no-match naming the file, the chunk and the nearest lines. Unified diffs: reads diff -u or git diff output (several files; /dev/null creates or deletes; new file mode sets the mode; git's old mode/new mode and rename from/rename to are applied (a copy is refused); \\ No newline at end of file honoured). Paths resolve against the working directory after --strip. Each hunk is looked for at its recorded line (moved by the offset of earlier hunks), then up to --fuzz lines either side; a hunk that fits nowhere is selection.no-match with diagnostics naming the hunk and where it was expected. Unchanged lines keep their bytes; added lines take the file's line ending.",
     args: <ApplyArgs as clap::Args>::augment_args,
     output_fields: &[
         write::FIELD_CHANGES,
@@ -51,6 +56,10 @@ pub const SPEC: CommandSpec = CommandSpec {
         field(
             "applied_hunks",
             "Hunks applied across all files; only when one landed away from its recorded line.",
+        ),
+        field(
+            "strategy",
+            "whitespace when a V4A chunk matched only with whitespace ignored (absent when exact).",
         ),
         write::FIELD_NEXT,
     ],
@@ -106,9 +115,32 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
         ));
     };
     guard::refuse_redacted("The diff", None, diff.as_bytes())?;
-    let mut patches = patch::parse(&diff).map_err(|m| {
-        CmdError::invalid_argument(cmd, format!("The input is not a diff apply can use: {m}"))
-    })?;
+    let is_v4a = match args.format.as_str() {
+        "v4a" => true,
+        "unified" => false,
+        _ => v4a::looks_like(&diff),
+    };
+    let (mut patches, sections) = if is_v4a {
+        if args.reverse {
+            return Err(CmdError::invalid_argument(
+                cmd,
+                "--reverse applies unified diffs only; a V4A patch cannot be reversed.",
+            ));
+        }
+        let ops = v4a::parse(&diff).map_err(|m| {
+            CmdError::invalid_argument(
+                cmd,
+                format!("The input is not a V4A patch apply can use: {m}"),
+            )
+        })?;
+        from_v4a(ops)
+    } else {
+        let ps = patch::parse(&diff).map_err(|m| {
+            CmdError::invalid_argument(cmd, format!("The input is not a diff apply can use: {m}"))
+        })?;
+        let n = ps.len();
+        (ps, vec![Section::Unified; n])
+    };
     // The paths as the diff wrote them, for the --strip a missing file suggests.
     let raw: Vec<Vec<String>> = patches
         .iter()
@@ -116,7 +148,8 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
         .collect();
     // Strip before reversing: the a/ prefix belongs to the diff's old side
     // whichever way it is applied.
-    for p in &mut patches {
+    // V4A paths carry no a/ b/ prefixes: stripped only when asked.
+    for p in patches.iter_mut().filter(|_| !is_v4a || strip.is_some()) {
         p.old_path = p
             .old_path
             .take()
@@ -134,6 +167,7 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
 
     let mut applied = 0u64;
     let mut moved = false;
+    let mut whitespace = false;
     let req = WriteRequest::new(ctx).dry_run(args.guard.dry.dry_run);
     let committed = write::submit(ctx, &req, || {
         let mut slots = Slots::default();
@@ -141,9 +175,11 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
             if let (true, Some(from), Some(to)) = (p.renamed, &p.old_path, &p.new_path)
                 && from != to
             {
-                let (n, m) = rename(ctx, &mut slots, &expect, (from, to), p, fuzz, fi)?;
+                let sec = sections.get(fi).unwrap_or(&Section::Unified);
+                let (n, m, w) = rename(ctx, &mut slots, &expect, (from, to), (p, sec), fuzz, fi)?;
                 applied += n;
                 moved |= m;
+                whitespace |= w;
                 continue;
             }
             let arg = target_arg(ctx, p)?;
@@ -154,6 +190,20 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
                 .ok_or_else(|| CmdError::internal("apply: slot lost"))?;
             let creating = p.old_path.is_none();
             let current = match (&s.now, creating) {
+                (Some(_), true) if is_v4a => {
+                    return Err(CmdError::new(
+                        code::EXISTS,
+                        format!(
+                            "The patch adds {}, which already exists; nothing was written.",
+                            s.display
+                        ),
+                        Repair::new(
+                            "read",
+                            "Read the file and write the change as *** Update File instead.",
+                            shell::aitools(["read", &s.display]),
+                        ),
+                    ));
+                }
                 (Some(_), true) => {
                     return Err(CmdError::new(
                         code::EXISTS,
@@ -196,10 +246,11 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
                 (Some(d), false) => d.clone(),
                 (None, true) => Doc::from_text(false, String::new()),
             };
-            let (out, m) = patch::apply_placed(&current, &p.hunks, fuzz)
-                .map_err(|e| hunk_error(&ctx.argv, &s.display, fi, &current, p, fuzz, e))?;
+            let sec = sections.get(fi).unwrap_or(&Section::Unified);
+            let (out, m, w) = place(&ctx.argv, &s.display, fi, &current, (p, sec), fuzz)?;
             applied += p.hunks.len() as u64;
             moved |= m;
+            whitespace |= w;
             if p.new_path.is_none() {
                 if !out.text.is_empty() {
                     return Err(CmdError::new(
@@ -255,11 +306,14 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
         Ok(changes)
     })?;
     // Every hunk where the patch said: the count says nothing new.
-    let extra = if moved {
+    let mut extra = if moved {
         vec![("applied_hunks", Json::UInt(applied))]
     } else {
         Vec::new()
     };
+    if whitespace {
+        extra.push(("strategy", Json::str("whitespace")));
+    }
     let mut out = committed.into_output(extra);
     // The caller wrote these hunks: shown back they say nothing new, unless one
     // landed away from its recorded line or the caller asked for them.
@@ -331,10 +385,10 @@ fn rename(
     slots: &mut Slots,
     expect: &guard::ExpectHash,
     (from, to): (&String, &String),
-    p: &FilePatch,
+    (p, sec): (&FilePatch, &Section),
     fuzz: usize,
     fi: usize,
-) -> Result<(u64, bool), CmdError> {
+) -> Result<(u64, bool, bool), CmdError> {
     let src = slot(ctx, slots, from, expect)?;
     let dst = slot(ctx, slots, to, expect)?;
     let lost = || CmdError::internal("apply: slot lost");
@@ -367,8 +421,7 @@ fn rename(
             ),
         ));
     }
-    let (out, moved) = patch::apply_placed(&current, &p.hunks, fuzz)
-        .map_err(|e| hunk_error(&ctx.argv, &src_display, fi, &current, p, fuzz, e))?;
+    let (out, moved, ws) = place(&ctx.argv, &src_display, fi, &current, (p, sec), fuzz)?;
     let mode = match p.mode_change {
         Some((_, new)) => new & 0o7777,
         // In the view: with --tx a mode the tx staged counts.
@@ -385,7 +438,7 @@ fn rename(
     let d = slots.list.get_mut(dst).ok_or_else(lost)?;
     d.now = Some(out);
     d.mode = Some(mode);
-    Ok((p.hunks.len() as u64, moved))
+    Ok((p.hunks.len() as u64, moved, ws))
 }
 
 /// Which file a patch is for: the new name, or the old one when only it exists
@@ -527,6 +580,141 @@ fn hunk_error(
         if !near.is_empty() {
             err = err.with_candidates(select::candidates(doc, near));
         }
+    }
+    err
+}
+
+/// How a file section's hunks are placed: a unified diff's by line number (with
+/// fuzz), a V4A update's by its anchors and context, a V4A delete not at all.
+#[derive(Clone)]
+enum Section {
+    Unified,
+    Chunks(Vec<v4a::Chunk>),
+    Delete,
+}
+
+/// V4A operations as file sections: an add is a creation hunk, an update with
+/// `*** Move to` a rename; the chunks are placed against the file at apply time.
+fn from_v4a(ops: Vec<v4a::Op>) -> (Vec<FilePatch>, Vec<Section>) {
+    let blank = |old: Option<String>, new: Option<String>| FilePatch {
+        old_path: old,
+        new_path: new,
+        new_mode: None,
+        deleted_mode: None,
+        mode_change: None,
+        renamed: false,
+        hunks: Vec::new(),
+    };
+    let mut out = Vec::with_capacity(ops.len());
+    let mut secs = Vec::with_capacity(ops.len());
+    for op in ops {
+        match op {
+            v4a::Op::Add { path, lines } => {
+                let mut p = blank(None, Some(path));
+                if !lines.is_empty() {
+                    p.hunks.push(v4a::add_hunk(&lines));
+                }
+                out.push(p);
+                secs.push(Section::Unified);
+            }
+            v4a::Op::Delete { path } => {
+                out.push(blank(Some(path), None));
+                secs.push(Section::Delete);
+            }
+            v4a::Op::Update {
+                path,
+                move_to,
+                chunks,
+            } => {
+                let mut p = blank(Some(path.clone()), Some(move_to.clone().unwrap_or(path)));
+                p.renamed = move_to.is_some();
+                out.push(p);
+                secs.push(Section::Chunks(chunks));
+            }
+        }
+    }
+    (out, secs)
+}
+
+/// A file section applied to `current`: the new document, whether a hunk
+/// landed away from its recorded line, whether whitespace was ignored.
+fn place(
+    argv: &[String],
+    display: &str,
+    fi: usize,
+    current: &Doc,
+    (p, sec): (&FilePatch, &Section),
+    fuzz: usize,
+) -> Result<(Doc, bool, bool), CmdError> {
+    match sec {
+        Section::Unified => patch::apply_placed(current, &p.hunks, fuzz)
+            .map(|(d, m)| (d, m, false))
+            .map_err(|e| hunk_error(argv, display, fi, current, p, fuzz, e)),
+        Section::Delete => Ok((Doc::from_text(false, String::new()), false, false)),
+        Section::Chunks(chunks) => {
+            let placed = v4a::place(current, chunks)
+                .map_err(|m| chunk_error(display, fi, current, chunks, m))?;
+            let (d, _) = patch::apply_placed(current, &placed.hunks, 0)
+                .map_err(|e| hunk_error(argv, display, fi, current, p, 0, e))?;
+            Ok((d, false, placed.whitespace))
+        }
+    }
+}
+
+/// `selection.no-match` for a V4A chunk: the file, the chunk, what was not
+/// found after which line, and the file lines nearest to it.
+fn chunk_error(
+    display: &str,
+    fi: usize,
+    doc: &Doc,
+    chunks: &[v4a::Chunk],
+    m: v4a::Miss,
+) -> CmdError {
+    let what = match &m.anchor {
+        Some(a) => format!("the @@ anchor {a:?} is not"),
+        None => "its context and removed lines are not".to_string(),
+    };
+    let mut d = Json::obj();
+    d.push("path", Json::str(display));
+    d.push("file", Json::UInt(fi as u64 + 1));
+    d.push("hunk", Json::UInt(m.chunk as u64 + 1));
+    if let Some(c) = chunks.get(m.chunk)
+        && !c.anchors.is_empty()
+    {
+        d.push(
+            "anchors",
+            Json::Arr(c.anchors.iter().map(|a| Json::str(a.clone())).collect()),
+        );
+    }
+    d.push("searched_from_line", Json::UInt(m.from as u64 + 1));
+    let first_old = crate::text::doc::split_plain(&m.needle)
+        .into_iter()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .to_string();
+    d.push(
+        "expected",
+        Json::str(first_old.chars().take(200).collect::<String>()),
+    );
+    let near = select::nearest_lines(doc, &m.needle, 3);
+    let at = near.first().copied().unwrap_or(m.from);
+    let from = at.saturating_sub(5) + 1;
+    let mut err = CmdError::new(
+        code::NO_MATCH,
+        format!(
+            "Chunk {} of {display}: {what} in the file after line {} (exactly or ignoring whitespace); nothing was written.",
+            m.chunk + 1,
+            m.from + 1
+        ),
+        Repair::new(
+            "read",
+            "Read the lines nearest the chunk and rewrite its context from them.",
+            shell::aitools(["read", display, "--range", &format!("{from}:{}", from + 19)]),
+        ),
+    )
+    .with_diagnostics(Json::Arr(vec![d]));
+    if !near.is_empty() {
+        err = err.with_candidates(select::candidates(doc, near));
     }
     err
 }

@@ -2,6 +2,7 @@
 //! `--new` ('' deletes); or a list of content-selected edits from `--stdin`,
 //! applied in order, all or nothing.
 
+use super::anchored;
 use super::common::{self, SelectorArgs, Target};
 use super::matching::{self, Miss, Strategy};
 use crate::handler;
@@ -26,6 +27,12 @@ pub struct EditArgs {
     pub new: Option<String>,
     #[command(flatten)]
     pub sel: SelectorArgs,
+    /// LINE:TAG from read --anchors: replace that line, only if its tag still matches.
+    #[arg(long, value_name = "LINE:TAG")]
+    pub at: Option<String>,
+    /// With --at: the range's last line LINE:TAG (checked too).
+    #[arg(long, value_name = "LINE:TAG", requires = "at")]
+    pub to: Option<String>,
     #[command(flatten)]
     pub guarded: common::GuardedInput,
 }
@@ -33,7 +40,7 @@ pub struct EditArgs {
 pub const SPEC: CommandSpec = CommandSpec {
     name: "edit",
     summary: "Replace text chosen by --old or a selector (sed -i).",
-    description: "--old matches exactly first (also with the file's line endings), then line-wise ignoring leading and trailing whitespace, re-indenting --new so its least indented lines take the indentation of the file line --old's least indented line matched, its own nesting kept. --symbol re-indents --new the same way to the definition's indentation. More than one place is selection.ambiguous with candidates, never the first. Line selectors replace whole lines including their newline; --match replaces every selected line and needs --expect-count. --stdin reads {\"old\",\"new\"} or {\"edits\":[{old|between(+exclusive)|match(+invert,expect_count)..., new}]} applied in order, all or nothing; edits[] accept only content-based selectors. New text takes the line ending of the place it lands; BOM, other lines' endings and a missing final newline are kept. The file is replaced by a new one renamed over it (atomic), mode kept: another hard link to it keeps the old content.",
+    description: "--old matches exactly first (also with the file's line endings), then line-wise ignoring leading and trailing whitespace, re-indenting --new so its least indented lines take the indentation of the file line --old's least indented line matched, its own nesting kept. --symbol re-indents --new the same way to the definition's indentation. More than one place is selection.ambiguous with candidates, never the first. Line selectors replace whole lines including their newline; --at LINE:TAG (--to LINE:TAG) replaces lines whose read --anchors tags still match, else refusal.target-changed with the line's current tag and the nearest lines carrying the expected one; --match replaces every selected line and needs --expect-count. --stdin reads {\"old\",\"new\"} or {\"edits\":[{old|between(+exclusive)|match(+invert,expect_count)..., new}]} applied in order, all or nothing; edits[] accept only content-based selectors. New text takes the line ending of the place it lands; BOM, other lines' endings and a missing final newline are kept. The file is replaced by a new one renamed over it (atomic), mode kept: another hard link to it keeps the old content.",
     args: <EditArgs as clap::Args>::augment_args,
     output_fields: &[
         write::FIELD_CHANGES,
@@ -72,6 +79,11 @@ enum Step {
         new: String,
         expect_count: Option<u64>,
     },
+    Anchored {
+        from: anchored::Anchor,
+        to: anchored::Anchor,
+        new: String,
+    },
 }
 
 pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
@@ -80,17 +92,22 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
     let input = args.guarded.input(ctx, cmd)?;
     let expect_count = args.guarded.expect_count(cmd)?;
     let expect = args.guarded.expect_hash(cmd)?;
-    let sources = [args.old.is_some(), sel.is_some(), input.is_some()]
-        .iter()
-        .filter(|b| **b)
-        .count();
+    let sources = [
+        args.old.is_some(),
+        sel.is_some(),
+        input.is_some(),
+        args.at.is_some(),
+    ]
+    .iter()
+    .filter(|b| **b)
+    .count();
     if sources != 1 {
         return Err(CmdError::invalid_argument(
             cmd,
             if sources == 0 {
-                "Say what to replace: --old TEXT, a selector (--range, --symbol, --between, --match), or --stdin."
+                "Say what to replace: --old TEXT, a selector (--range, --symbol, --between, --match), --at LINE:TAG, or --stdin."
             } else {
-                "--old, a selector and --stdin are different selections; use one."
+                "--old, a selector, --at and --stdin are different selections; use one."
             },
         ));
     }
@@ -114,6 +131,11 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
             };
             guard::refuse_redacted("--new", Some(&args.path), new.as_bytes())?;
             match (&args.old, sel) {
+                _ if args.at.is_some() => {
+                    let at = args.at.as_deref().unwrap_or("");
+                    let (from, to) = anchored::parse(cmd, at, args.to.as_deref())?;
+                    vec![Step::Anchored { from, to, new }]
+                }
                 (Some(old), _) => {
                     guard::refuse_redacted("--old", Some(&args.path), old.as_bytes())?;
                     if old.is_empty() {
@@ -242,6 +264,9 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
                             selected = Some(selected.unwrap_or(0) + n);
                         }
                         d
+                    }
+                    Step::Anchored { from, to, new } => {
+                        anchored::edit(&ctx.argv, &t.display, doc, (from, to), new)?
                     }
                 };
                 edited = Some(next);

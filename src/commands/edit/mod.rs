@@ -1,9 +1,10 @@
 //! The edit family: commands that write files (`edit`, `insert`, `replace`,
-//! `apply`, `transform`, `move-lines`, `write`, `delete`, `move`, `copy`, `mkdir`, `chmod`, `link`, `touch`).
+//! `apply` (unified diffs and V4A patches), `transform`, `move-lines`, `write`, `delete`, `move`, `copy`, `mkdir`, `chmod`, `link`, `touch`).
 //! Every one goes through the store's write protocol.
 
 use crate::protocol::registry::CommandSpec;
 
+pub mod anchored;
 pub mod apply;
 pub mod common;
 pub mod edit_cmd;
@@ -15,6 +16,7 @@ pub mod patch;
 pub mod replace;
 pub mod template;
 pub mod transform;
+pub mod v4a;
 pub mod write;
 
 pub const COMMANDS: &[CommandSpec] = &[

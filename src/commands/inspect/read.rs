@@ -82,6 +82,9 @@ pub struct ReadArgs {
     /// Show control, zero-width, NBSP, ideographic-space, and line-end CR characters as \u{XXXX}.
     #[arg(long)]
     pub escape_invisible: bool,
+    /// A 3-character tag per line (anchors), for edit --at LINE:TAG.
+    #[arg(long)]
+    pub anchors: bool,
     /// Decode from this encoding instead of UTF-8.
     #[arg(long, value_parser = ["utf-8", "shift_jis", "euc-jp", "iso-8859-1", "utf-16le", "utf-16be"])]
     pub encoding: Option<String>,
@@ -117,6 +120,10 @@ pub const SPEC: CommandSpec = CommandSpec {
             "text: number of the first returned line; null on a --tail that did not count the file's lines (total_lines).",
         ),
         field("lines", "text: line texts without terminators or BOM."),
+        field(
+            "anchors",
+            "text with --anchors: each returned line's tag (edit --at LINE:TAG checks it).",
+        ),
         field(
             "line_numbers",
             "text with --match: the number of each returned line.",
@@ -187,6 +194,8 @@ struct TextOut {
     path: String,
     start_line: Option<u64>,
     lines: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    anchors: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     line_numbers: Option<Vec<u64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -423,9 +432,9 @@ fn read_path(
         return Err(invalid("--max-lines must be at least 1."));
     }
     let sel = selector(args)?;
-    if args.view != "text" && (args.encoding.is_some() || args.escape_invisible) {
+    if args.view != "text" && (args.encoding.is_some() || args.escape_invisible || args.anchors) {
         return Err(invalid(
-            "--encoding and --escape-invisible apply to --as text only.",
+            "--encoding, --escape-invisible and --anchors apply to --as text only.",
         ));
     }
     if args.view == "text" && args.bytes.is_some() {
@@ -675,6 +684,9 @@ fn next_command(ctx: &Ctx, args: &ReadArgs, words: &[String], text_flags: bool) 
     if text_flags {
         if args.escape_invisible {
             all.push("--escape-invisible".into());
+        }
+        if args.anchors {
+            all.push("--anchors".into());
         }
         if let Some(e) = &args.encoding {
             all.push("--encoding".into());

@@ -421,6 +421,7 @@ pub(super) fn text_view(
     let mut cut_lines = Vec::new();
     let mut first_cut_offset: Option<u64> = None;
     let mut out_lines = Vec::with_capacity(got.len());
+    let mut anchors = args.anchors.then(|| Vec::with_capacity(got.len()));
     for g in &got {
         let mut text = if enc.is_some() {
             // Decoded text is UTF-8 already; its U+FFFD are the decoder's replacements.
@@ -441,6 +442,9 @@ pub(super) fn text_view(
         }
         if cut {
             cut_lines.push(g.number);
+        }
+        if let Some(a) = anchors.as_mut() {
+            a.push(crate::text::anchor::tag(&text));
         }
         if args.escape_invisible {
             text = invisible::escape(&text, g.cr);
@@ -468,6 +472,7 @@ pub(super) fn text_view(
         path: shown,
         start_line: counted.then_some(start_line),
         lines: out_lines,
+        anchors,
         line_numbers,
         cut_lines: (!cut_lines.is_empty()).then_some(cut_lines),
         total_lines: counted.then_some(scan.total_lines),
