@@ -47,6 +47,7 @@ mod mcp_output_lost;
 mod mktemp_jsondiff;
 mod notfound;
 mod op_ids;
+mod oui;
 mod packs;
 mod patch_formats;
 mod process;
