@@ -169,7 +169,7 @@ fn generic_tool(others: &[&str]) -> Value {
     );
     if !others.is_empty() {
         d.push_str(" Commands: ");
-        d.push_str(&others.join(", "));
+        d.push_str(&grouped(others));
         d.push('.');
     }
     json!({
@@ -186,6 +186,27 @@ fn generic_tool(others: &[&str]) -> Value {
         },
         "annotations": {"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": false},
     })
+}
+
+/// `git blame, git diff, read` as `git blame|diff, read`: the list grows with every
+/// command, and a host cuts or refuses a description past 1,024 characters.
+fn grouped(commands: &[&str]) -> String {
+    let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
+    for command in commands {
+        let (head, rest) = command.split_once(' ').unwrap_or((command, ""));
+        match groups.iter_mut().find(|(h, _)| *h == head) {
+            Some((_, subs)) => subs.push(rest),
+            None => groups.push((head, vec![rest])),
+        }
+    }
+    let parts: Vec<String> = groups
+        .into_iter()
+        .map(|(head, subs)| match subs.as_slice() {
+            [""] => head.to_string(),
+            _ => format!("{head} {}", subs.join("|")),
+        })
+        .collect();
+    parts.join(", ")
 }
 
 fn more_tool() -> Value {
