@@ -147,6 +147,7 @@ impl<'a> Listing<'a> {
                 }
                 cur = Some(Block {
                     path: path.clone(),
+                    cell: None,
                     start_line: ln,
                     lines: Vec::new(),
                     match_lines: Vec::new(),
