@@ -531,4 +531,18 @@ fn search_tells_notebook_hits_by_cell_and_line() {
     let o = env.run(&["search", "Figure size", "nb.ipynb"]);
     assert_eq!(o.json["blocks"][0]["cell"], 2);
     assert_eq!(o.json["blocks"][0]["in"], "outputs");
+    // Streamed blocks (--output jsonl) are told by cell too.
+    let out = env
+        .command(&["search", "token", "nb.ipynb", "--output", "jsonl"])
+        .output()
+        .expect("run");
+    let block = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|e| e["type"] == "block")
+        .expect("a block event");
+    assert_eq!(
+        (block["cell"].clone(), block["match_lines"].clone()),
+        (serde_json::json!(1), serde_json::json!([2, 3]))
+    );
 }

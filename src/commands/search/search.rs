@@ -737,7 +737,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
             ));
         }
         Mode::Matches => {
-            let items = notebook::matches(ctx, root, std::mem::take(&mut listing.matches));
+            let items = std::mem::take(&mut listing.matches);
             shown = items.len() as u64;
             out.matches = Some(items);
         }

@@ -7,41 +7,26 @@
 use super::items::{Block, CellAt, MatchItem};
 use crate::text::notebook::{Cell, Notebook, Part, shown};
 use crate::workspace::Ctx;
-use std::collections::HashMap;
 use std::path::Path;
 
-/// Loaded notebooks by displayed path; None for a file that is not one.
-type Cache = HashMap<String, Option<(String, Notebook)>>;
-
-fn is_notebook(path: &str) -> bool {
-    path.to_ascii_lowercase().ends_with(".ipynb")
+fn is_notebook(p: &Path) -> bool {
+    p.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("ipynb"))
 }
 
-fn load<'c>(
-    ctx: &Ctx,
-    root: &Path,
-    cache: &'c mut Cache,
-    path: &str,
-) -> Option<&'c (String, Notebook)> {
-    cache
-        .entry(path.to_string())
-        .or_insert_with(|| {
-            let p = Path::new(path);
-            let abs = if p.is_absolute() {
-                p.to_path_buf()
-            } else {
-                root.join(p)
-            };
-            let snap = ctx.files().load_follow(&abs).ok()?;
-            let body = snap
-                .bytes
-                .strip_prefix(crate::text::BOM)
-                .unwrap_or(&snap.bytes);
-            let text = String::from_utf8(body.to_vec()).ok()?;
-            let nb = Notebook::parse(&text).ok()?;
-            Some((text, nb))
-        })
-        .as_ref()
+/// The notebook at `p` (through the tx's view), or None when it is not one.
+fn load(ctx: &Ctx, p: &Path) -> Option<(String, Notebook)> {
+    if !is_notebook(p) {
+        return None;
+    }
+    let snap = ctx.files().load_follow(p).ok()?;
+    let body = snap
+        .bytes
+        .strip_prefix(crate::text::BOM)
+        .unwrap_or(&snap.bytes);
+    let text = String::from_utf8(body.to_vec()).ok()?;
+    let nb = Notebook::parse(&text).ok()?;
+    Some((text, nb))
 }
 
 fn at(c: &Cell, part: Option<&'static str>) -> CellAt {
@@ -68,28 +53,23 @@ fn decoded(line: &str) -> String {
         .unwrap_or_else(|_| line.trim().to_string())
 }
 
-/// The blocks, a notebook's told by cell.
+/// The blocks of file `p`, told by cell when it is a notebook.
 pub(super) fn blocks(
     ctx: &Ctx,
-    root: &Path,
+    p: &Path,
     blocks: Vec<Block>,
     before: usize,
     after: usize,
 ) -> Vec<Block> {
-    if !blocks.iter().any(|b| is_notebook(&b.path)) {
+    if blocks.is_empty() {
         return blocks;
     }
-    let mut cache = Cache::new();
+    let Some((text, nb)) = load(ctx, p) else {
+        return blocks;
+    };
+    let (text, nb) = (&text, &nb);
     let mut out = Vec::with_capacity(blocks.len());
     for b in blocks {
-        if !is_notebook(&b.path) {
-            out.push(b);
-            continue;
-        }
-        let Some((text, nb)) = load(ctx, root, &mut cache, &b.path) else {
-            out.push(b);
-            continue;
-        };
         // Runs of match lines in the same cell and part, in order.
         let mut runs: Vec<(Option<usize>, Option<&'static str>, Vec<u64>)> = Vec::new();
         for &l in &b.match_lines {
@@ -161,18 +141,17 @@ pub(super) fn blocks(
     out
 }
 
-/// The matches, a notebook's told by cell (a source match by its line and
-/// column within the cell's source).
-pub(super) fn matches(ctx: &Ctx, root: &Path, items: Vec<MatchItem>) -> Vec<MatchItem> {
-    if !items.iter().any(|m| is_notebook(&m.path)) {
+/// The matches of file `p`, told by cell when it is a notebook (a source
+/// match by its line and column within the cell's source).
+pub(super) fn matches(ctx: &Ctx, p: &Path, mut items: Vec<MatchItem>) -> Vec<MatchItem> {
+    if items.is_empty() {
         return items;
     }
-    let mut cache = Cache::new();
-    let mut out = items;
-    for m in out.iter_mut().filter(|m| is_notebook(&m.path)) {
-        let Some((text, nb)) = load(ctx, root, &mut cache, &m.path) else {
-            continue;
-        };
+    let Some((text, nb)) = load(ctx, p) else {
+        return items;
+    };
+    let text = &text;
+    for m in items.iter_mut() {
         match nb.locate(text, m.line) {
             Some((c, Part::Source(k))) => {
                 let json_line = text.lines().nth(m.line as usize - 1).unwrap_or("");
@@ -184,7 +163,7 @@ pub(super) fn matches(ctx: &Ctx, root: &Path, items: Vec<MatchItem>) -> Vec<Matc
             None => {}
         }
     }
-    out
+    items
 }
 
 /// A column of a JSON string element's line as a column of the string's text.
