@@ -182,20 +182,12 @@ fn ids(r: &Run) -> Vec<String> {
 }
 
 #[test]
-fn the_fixture_is_nbformats_own_layout() {
-    let env = env_with_notebook();
-    if let Some(v) = nbformat_view(&env) {
-        assert_eq!(v["same_layout"], true);
-        assert_eq!(
-            v["ids"],
-            serde_json::json!(["intro", "load", "plot", "fail", "end"])
-        );
-    }
-}
-
-#[test]
 fn nb_read_shows_cells_with_outputs_cut_masked_and_images_named() {
     let env = env_with_notebook();
+    // The fixture is nbformat's own layout (what the byte comparisons rely on).
+    if let Some(v) = nbformat_view(&env) {
+        assert_eq!(v["same_layout"], true);
+    }
     let r = env.run(&["nb", "read", "nb.ipynb"]);
     assert_eq!(r.code, 0, "{}", r.stdout);
     assert_eq!(r.json["nbformat"], "4.5");
