@@ -125,6 +125,7 @@ const GROUPS: &[(&str, &str)] = &[
     ("feedback", "Report aitools problems"),
     ("tx", "Stage writes, commit as one op"),
     ("json", "Read and edit JSON by pointer (jq)"),
+    ("nb", "Jupyter notebooks (.ipynb) by cell"),
     ("git", "Read-only git"),
     ("bg", "Programs that outlive the call"),
 ];

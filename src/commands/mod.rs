@@ -8,6 +8,7 @@ pub mod git;
 pub mod inspect;
 pub mod journal;
 pub mod json;
+pub mod notebook;
 pub mod process;
 pub mod search;
 pub mod tx;

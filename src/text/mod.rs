@@ -8,6 +8,7 @@ pub mod doc;
 pub mod json_doc;
 pub mod lang;
 pub mod lines;
+pub mod notebook;
 pub mod outline;
 pub mod select;
 pub mod sniff;

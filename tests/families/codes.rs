@@ -94,6 +94,21 @@ fn fixture(env: &TestEnv) {
     env.write("src/lib.rs", "fn keep() {}\nfn keep() {}\n");
     env.write("u.zzz", "x");
     env.write("bin.rs", b"a\0b\n");
+    // Cell "1" is index 0's id and index 1: ambiguous.
+    let cell = |id: &str| {
+        format!(
+            "{{\"cell_type\": \"markdown\", \"id\": \"{id}\", \"metadata\": {{}}, \"source\": []}}"
+        )
+    };
+    env.write(
+        "nb.ipynb",
+        format!(
+            "{{\"cells\": [{}, {}], \"metadata\": {{}}, \"nbformat\": 4, \"nbformat_minor\": 5}}\n",
+            cell("1"),
+            cell("a")
+        ),
+    );
+    env.write("nb3.ipynb", "{\"nbformat\": 3, \"worksheets\": []}\n");
 }
 
 /// The state directory made group-writable: not trusted.
@@ -485,6 +500,38 @@ const ROWS: &[Row] = &[
     r("json diff", "input.not-found", &["json", "diff", "c.json", "nope"]),
     r("json diff", "refusal.not-a-file", &["json", "diff", "dir", "c.json"]),
     r("json diff", "refusal.too-large", &["json", "diff", "c.json", "huge.json"]).setup(huge_file),
+    r("nb read", "input.not-utf8", &["nb", "read", "l1.json"]),
+    r("nb read", "input.syntax-error", &["nb", "read", "bad.json"]),
+    r("nb read", "input.unsupported-format", &["nb", "read", "nb3.ipynb"]),
+    r("nb read", "refusal.too-large", &["nb", "read", "huge.json"]).setup(huge_file),
+    r("nb read", "selection.ambiguous", &["nb", "read", "nb.ipynb", "--cell", "1"]),
+    r("nb read", "selection.no-match", &["nb", "read", "nb.ipynb", "--cell", "9"]),
+    r("nb edit", "input.not-utf8", &["nb", "edit", "l1.json", "a", "--source", "x"]),
+    r("nb edit", "input.syntax-error", &["nb", "edit", "bad.json", "a", "--source", "x"]),
+    r("nb edit", "input.unsupported-format", &["nb", "edit", "nb3.ipynb", "a", "--source", "x"]),
+    r("nb edit", "refusal.too-large", &["nb", "edit", "huge.json", "a", "--source", "x"]).setup(huge_file),
+    r("nb edit", "selection.ambiguous", &["nb", "edit", "nb.ipynb", "1", "--source", "x"]),
+    r("nb edit", "selection.no-match", &["nb", "edit", "nb.ipynb", "9", "--source", "x"]),
+    r("nb insert", "input.not-utf8", &["nb", "insert", "l1.json", "--source", "x"]),
+    r("nb insert", "input.syntax-error", &["nb", "insert", "bad.json", "--source", "x"]),
+    r("nb insert", "input.unsupported-format", &["nb", "insert", "nb3.ipynb", "--source", "x"]),
+    r("nb insert", "refusal.too-large", &["nb", "insert", "huge.json", "--source", "x"]).setup(huge_file),
+    r("nb insert", "selection.ambiguous", &["nb", "insert", "nb.ipynb", "--before", "1", "--source", "x"]),
+    r("nb insert", "selection.no-match", &["nb", "insert", "nb.ipynb", "--before", "9", "--source", "x"]),
+    r("nb delete", "input.not-utf8", &["nb", "delete", "l1.json", "a"]),
+    r("nb delete", "input.syntax-error", &["nb", "delete", "bad.json", "a"]),
+    r("nb delete", "input.unsupported-format", &["nb", "delete", "nb3.ipynb", "a"]),
+    r("nb delete", "refusal.too-large", &["nb", "delete", "huge.json", "a"]).setup(huge_file),
+    r("nb delete", "selection.ambiguous", &["nb", "delete", "nb.ipynb", "1"]),
+    r("nb delete", "selection.no-match", &["nb", "delete", "nb.ipynb", "9"]),
+    r("nb move", "input.not-utf8", &["nb", "move", "l1.json", "a"]),
+    r("nb move", "input.syntax-error", &["nb", "move", "bad.json", "a"]),
+    r("nb move", "input.unsupported-format", &["nb", "move", "nb3.ipynb", "a"]),
+    r("nb move", "refusal.too-large", &["nb", "move", "huge.json", "a"]).setup(huge_file),
+    r("nb move", "selection.ambiguous", &["nb", "move", "nb.ipynb", "1", "--after", "a"]),
+    r("nb move", "selection.no-match", &["nb", "move", "nb.ipynb", "9", "--after", "a"]),
+    r("nb read", "input.not-found", &["nb", "read", "nope.ipynb"]),
+    r("nb read", "refusal.not-a-file", &["nb", "read", "dir"]),
     r("json set", "input.syntax-error", &["json", "set", "bad.json", "/a", "1"]),
     r("json set", "selection.no-match", &["json", "set", "c.json", "/aa", "1"]),
     r("json set", "input.not-utf8", &["json", "set", "l1.json", "/a", "1"]),

@@ -45,6 +45,7 @@ mod mcp;
 mod mcp_list;
 mod mcp_output_lost;
 mod mktemp_jsondiff;
+mod notebook;
 mod notfound;
 mod op_ids;
 mod oui;

@@ -29,8 +29,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+mod items;
 mod listing;
+mod notebook;
 mod sinks;
+use items::*;
 use listing::Listing;
 #[allow(unused_imports)]
 use sinks::*;
@@ -142,11 +145,11 @@ pub const SPEC: CommandSpec = CommandSpec {
         ),
         field(
             "blocks",
-            "blocks: [{path,start_line,lines[],match_lines[],cut_lines?}]; blocks whose context touches or overlaps are merged. A line over 16384 bytes is shown as a 16384-byte window: cut_lines [{line,col}] gives the 1-based character column the window starts at (a match line's window holds its first match).",
+            "blocks: [{path,start_line,lines[],match_lines[],cut_lines?}]; blocks whose context touches or overlaps are merged. A line over 16384 bytes is shown as a 16384-byte window: cut_lines [{line,col}] gives the 1-based character column the window starts at (a match line's window holds its first match). In a .ipynb notebook a block is told by cell: cell (0-based index), id, and in the cell's source start_line/match_lines count the source's lines (as nb read shows them) and lines are its text; a hit in outputs or metadata has in:outputs|metadata and the file's line numbers.",
         ),
         field(
             "matches",
-            "matches: [{path,line,col,text,groups,named?,pattern_index?}]; col counts characters from 1; text is the matched text; groups lists captures in order, null for a group that did not participate; named maps capture names to text or null.",
+            "matches: [{path,line,col,text,groups,named?,pattern_index?}]; col counts characters from 1; text is the matched text; groups lists captures in order, null for a group that did not participate; named maps capture names to text or null. In a .ipynb notebook: cell, id, and line/col within the cell's source (or in:outputs|metadata with the file's line).",
         ),
         field(
             "counts",
@@ -208,43 +211,6 @@ pub const SPEC: CommandSpec = CommandSpec {
 /// What a worker hands over for one file: its count, a named pipe's bytes
 /// (read once), and in blocks mode the lines it recorded for the listing.
 type Visited = (Counted, Option<Vec<u8>>, Option<Vec<Recorded>>);
-
-#[derive(Serialize)]
-struct Block {
-    path: String,
-    start_line: u64,
-    lines: Vec<String>,
-    match_lines: Vec<u64>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    cut_lines: Vec<CutLine>,
-}
-
-/// A line longer than the line cap: `lines` shows a window of it starting at
-/// character column `col` (1-based), around the first match of a match line.
-#[derive(Serialize)]
-struct CutLine {
-    line: u64,
-    col: u64,
-}
-
-#[derive(Serialize)]
-struct MatchItem {
-    path: String,
-    line: u64,
-    col: u64,
-    text: String,
-    groups: Vec<Option<String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    named: Option<BTreeMap<String, Option<String>>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pattern_index: Option<usize>,
-}
-
-#[derive(Serialize)]
-struct CountItem {
-    path: String,
-    count: u64,
-}
 
 /// `mode` at its default: left out.
 fn is_blocks(s: &&'static str) -> bool {
@@ -757,7 +723,18 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
         }
         Mode::Blocks => {
             shown = listing.kept;
-            out.blocks = Some(std::mem::take(&mut listing.blocks));
+            let blocks = std::mem::take(&mut listing.blocks);
+            let (before, after) = (
+                args.before.unwrap_or(args.context),
+                args.after.unwrap_or(args.context),
+            );
+            out.blocks = Some(notebook::blocks(
+                ctx,
+                root,
+                blocks,
+                before.min(MAX_CONTEXT),
+                after.min(MAX_CONTEXT),
+            ));
         }
         Mode::Matches => {
             let items = std::mem::take(&mut listing.matches);

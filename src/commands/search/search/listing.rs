@@ -147,6 +147,7 @@ impl<'a> Listing<'a> {
                 }
                 cur = Some(Block {
                     path: path.clone(),
+                    cell: None,
                     start_line: ln,
                     lines: Vec::new(),
                     match_lines: Vec::new(),
@@ -165,6 +166,11 @@ impl<'a> Listing<'a> {
         }
         if let Some(b) = cur.take() {
             self.blocks.push(b);
+        }
+        if piped.is_none() {
+            let fresh = self.blocks.split_off(streamed);
+            let told = notebook::blocks(self.ctx, p, fresh, self.before, self.after);
+            self.blocks.extend(told);
         }
         // A file's blocks go out as soon as they are collected.
         for b in &self.blocks[streamed..] {
@@ -185,6 +191,9 @@ impl<'a> Listing<'a> {
         let (m, from) = (&self.pats.matcher, (self.overlay, piped));
         if search_in(self.searcher_for(p), m, p, from, &mut sink).is_err() {
             return;
+        }
+        if piped.is_none() {
+            sink.out = notebook::matches(self.ctx, p, std::mem::take(&mut sink.out));
         }
         for m in &sink.out {
             self.ctx.events.emit("match", m);

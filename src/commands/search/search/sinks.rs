@@ -346,6 +346,7 @@ impl Sink for MatchCollector<'_> {
                 .collect();
             self.out.push(MatchItem {
                 path: self.path.clone(),
+                cell: None,
                 line,
                 col: col_text.chars().count() as u64 + 1,
                 text: text(m0),
