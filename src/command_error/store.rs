@@ -609,10 +609,16 @@ fn review_refused(r: crate::store::tx::review::Refused) -> CmdError {
         )),
         Refused::TimedOut { id, waited, again } => CmdError::new(
             code::REVIEW_TIMEOUT,
-            format!(
-                "tx {id} awaits an operator's review (aitools tx approve {id}); none came within {:.1}s. Nothing was written; the tx is still open.",
-                waited.as_secs_f64()
-            ),
+            if waited.is_zero() {
+                format!(
+                    "tx {id} awaits an operator's review (aitools tx approve {id}) and has no decision on what it stages yet. Nothing was written; the tx is still open."
+                )
+            } else {
+                format!(
+                    "tx {id} awaits an operator's review (aitools tx approve {id}); none came within {:.1}s. Nothing was written; the tx is still open.",
+                    waited.as_secs_f64()
+                )
+            },
             Repair::new(
                 "wait",
                 "Wait longer for the decision.",

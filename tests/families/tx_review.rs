@@ -47,9 +47,22 @@ fn a_commit_waits_without_the_lock_until_another_process_approves_then_writes() 
     let env = TestEnv::new();
     let t = review_tx(&env);
     let before = sha256sum(&env.path("a.txt"));
+    let listed = env.run(&["tx", "reviews"]);
+    assert_eq!(
+        listed.json["items"][0]["waiting"], false,
+        "{}",
+        listed.stdout
+    );
     let mut c = commit_in_background(&env, &t, "20");
     std::thread::sleep(Duration::from_millis(400));
     assert!(c.try_wait().unwrap().is_none(), "the commit did not wait");
+    // The operator sees that a commit is blocked on the decision.
+    let listed = env.run(&["tx", "reviews"]);
+    assert_eq!(
+        listed.json["items"][0]["waiting"], true,
+        "{}",
+        listed.stdout
+    );
     assert_eq!(
         sha256sum(&env.path("a.txt")),
         before,

@@ -173,7 +173,7 @@ pub const REVIEWS: CommandSpec = CommandSpec {
     output_fields: &[
         field(
             "items",
-            "[{tx, name, created, age_secs, files: [{path, action, added?, deleted?}], files_total, previous?, diff}]; previous: a decision made on content staged before; diff: the command showing the changes.",
+            "[{tx, name, created, age_secs, files: [{path, action, added?, deleted?}], files_total, previous?, waiting, diff}]; previous: a decision made on content staged before; waiting: a tx commit is blocked on the decision now; diff: the command showing the changes.",
         ),
         field("total", "Number of pending reviews."),
     ],
@@ -205,6 +205,7 @@ struct PendingOut {
     files_total: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     previous: Option<String>,
+    waiting: bool,
     diff: String,
 }
 
@@ -247,6 +248,7 @@ pub fn reviews(ctx: &Ctx, _a: &ReviewsArgs) -> Result<Output, CmdError> {
             files,
             files_total: changed.len(),
             previous: previous.map(|d| d.decision),
+            waiting: tx::review::waiting(&t),
         });
     }
     let total = items.len();

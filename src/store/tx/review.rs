@@ -12,10 +12,12 @@
 //! `wait` is what `tx commit` does first: it polls the decision every
 //! [`POLL`] without holding any lock (other readers and writers, and the
 //! approver, another process, go on), until a decision counts or its time is up.
-//! The commit checks the decision again under its locks (`commit::run`).
+//! The commit checks the decision again under its locks (`commit::run`). While
+//! it waits it holds a shared flock on `<tx>/waiting` (`waiting` tells `tx
+//! reviews` a commit is blocked on the operator; a dead waiter holds nothing).
 
 use super::*;
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::time::{Duration, Instant};
 
 /// How often a waiting commit looks at the decision.
@@ -168,6 +170,8 @@ pub fn wait(
 ) -> Result<(), CmdError> {
     let started = Instant::now();
     let mut check = Some(check);
+    // Held (shared) while this commit waits: `waiting` tells the operator.
+    let mut _waiting: Option<std::fs::File> = None;
     loop {
         let tx = open(ctx, id)?;
         let review = match tx.review() {
@@ -187,17 +191,45 @@ pub fn wait(
         }
         if let Some(c) = check.take() {
             c(&tx)?;
+            _waiting = announce(&tx.dir);
         }
         let waited = started.elapsed();
         if waited >= timeout {
             return Err(StoreError::ReviewRefused(Refused::TimedOut {
                 id: id.to_string(),
-                waited,
+                // Zero: only looked (`--review-timeout 0`).
+                waited: if timeout.is_zero() { timeout } else { waited },
                 again: wait_longer(&ctx.argv, timeout),
             })
             .into());
         }
         std::thread::sleep(POLL.min(timeout - waited));
+    }
+}
+
+const WAITING: &str = "waiting";
+
+/// The `waiting` file, share-locked: a commit waits on the tx (none when it
+/// cannot be made: the tx was removed meanwhile; the wait goes on regardless).
+fn announce(dir: &Path) -> Option<std::fs::File> {
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(dir.join(WAITING))
+        .ok()?;
+    f.lock_shared().ok()?;
+    Some(f)
+}
+
+/// Whether a `tx commit` waits on the tx now (holds its `waiting` file).
+pub fn waiting(t: &Tx) -> bool {
+    match fsx::open_read_nofollow(&t.dir.join(WAITING)) {
+        Ok(f) => matches!(f.try_lock(), Err(std::fs::TryLockError::WouldBlock)),
+        Err(_) => false,
     }
 }
 
