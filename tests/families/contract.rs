@@ -133,8 +133,9 @@ fn every_command_answers_only_declared_fields_and_codes() {
     // A command added later is run by its own family's test (checked by
     // `every_command_is_run_by_some_test`), so adding one never edits this script.
     let ran = ran.into_inner();
-    let missing = d.fields.keys().filter(|c| !ran.contains(*c)).count();
-    assert!(ran.len() >= 63 && missing < 10, "ran {ran:?}");
+    // That the script never shrinks is what is checked here; how many commands came
+    // after it is not (every_command_is_run_by_some_test covers those).
+    assert!(ran.len() >= 63, "ran {ran:?}");
 }
 
 /// Every registered command is named by some test under tests/families/ (its
