@@ -36,6 +36,7 @@ pub mod code {
     pub const BLOB_CORRUPT: &str = "integrity.blob-corrupt";
     pub const CONFIRM_REQUIRED: &str = "refusal.confirm-required";
     pub const OUTPUT_LOST: &str = "environment.output-lost";
+    pub const SYNTAX_BROKEN: &str = "refusal.syntax-broken";
 
     pub const ALL: &[&str] = &[
         ARGUMENT_INVALID,
@@ -65,6 +66,7 @@ pub mod code {
         BLOB_CORRUPT,
         CONFIRM_REQUIRED,
         OUTPUT_LOST,
+        SYNTAX_BROKEN,
     ];
 }
 
