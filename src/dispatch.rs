@@ -332,6 +332,8 @@ pub fn invoke_with(args: &[OsString], events: crate::protocol::events::Events) -
 struct Nested {
     session: std::sync::Arc<crate::store::session::Session>,
     cwd: Option<std::path::PathBuf>,
+    /// The caller's `--syntax-guard`: an inner write without its own keeps it.
+    syntax_guard: Option<bool>,
 }
 
 /// The one place an answer becomes bytes: a render mode plugs in here.
@@ -360,6 +362,7 @@ fn run_nested(ctx: &Ctx, argv: &[String], cwd: Option<&std::path::Path>) -> Invo
     let nested = Nested {
         session: ctx.session.clone(),
         cwd: cwd.map(std::path::Path::to_path_buf),
+        syntax_guard: ctx.syntax_guard,
     };
     let events = crate::protocol::events::Events::default();
     catch_unwind(AssertUnwindSafe(|| run_in(&os, Some(&nested), events))).unwrap_or_else(|_| {
@@ -479,6 +482,12 @@ fn run_in(
             .ok()
             .flatten()
             .map(|n| usize::try_from(*n).unwrap_or(usize::MAX));
+        ctx.syntax_guard = leaf
+            .try_get_one::<String>(crate::protocol::registry::SYNTAX_GUARD_ARG)
+            .ok()
+            .flatten()
+            .map(|v| v == "on")
+            .or(nested.and_then(|n| n.syntax_guard));
     }
     // A record that cannot run is reported (`pending_recovery`), not an error:
     // reads go on, and the write path refuses while it is pending. `recover`

@@ -12,4 +12,5 @@ mod protocol;
 mod select;
 mod store;
 mod store_leaf;
+mod syntax;
 mod workspace;

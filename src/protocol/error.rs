@@ -38,6 +38,7 @@ pub mod code {
     pub const OUTPUT_LOST: &str = "environment.output-lost";
     pub const REVIEW_DENIED: &str = "refusal.review-denied";
     pub const REVIEW_TIMEOUT: &str = "environment.review-timeout";
+    pub const SYNTAX_BROKEN: &str = "refusal.syntax-broken";
 
     pub const ALL: &[&str] = &[
         ARGUMENT_INVALID,
@@ -69,6 +70,7 @@ pub mod code {
         OUTPUT_LOST,
         REVIEW_DENIED,
         REVIEW_TIMEOUT,
+        SYNTAX_BROKEN,
     ];
 }
 

@@ -98,6 +98,9 @@ pub const TX_ARG: &str = "tx";
 /// The id of the `--max-diff-lines` argument every write gets.
 pub const MAX_DIFF_ARG: &str = "max_diff_lines";
 
+/// The id of the `--syntax-guard` argument every write gets.
+pub const SYNTAX_GUARD_ARG: &str = "syntax_guard";
+
 /// Whether `id` is a global option's id (or one of the flags dispatch answers
 /// itself): not part of a command's own schema.
 pub fn is_global_arg(id: &str) -> bool {
@@ -415,6 +418,17 @@ impl CommandSpec {
                     .allow_hyphen_values(true)
                     .help("Diff lines shown in all (0: none); default a small budget, the rest via diff --op"),
             )
+            .arg(
+                clap::Arg::new(SYNTAX_GUARD_ARG)
+                    .long("syntax-guard")
+                    .value_name("on|off")
+                    .num_args(0..=1)
+                    .require_equals(true)
+                    .default_missing_value("on")
+                    .value_parser(["on", "off"])
+                    .action(ArgAction::Set)
+                    .help("Refuse syntax breakage. A source file that parsed (tree-sitter: Rust, Python, Go, JS, TS, Java, C, C++, Ruby) must still parse; =off overrides syntax_guard = true in .aitools.toml"),
+            )
         } else {
             cmd
         };
@@ -445,9 +459,11 @@ impl CommandSpec {
             .workspace
             .then_some(super::error::code::STATE_UNTRUSTED);
         let writes = self.writes.then_some(super::error::code::RECOVERY_PENDING);
+        // Any write may be refused by the syntax guard (`--syntax-guard`).
+        let guard = self.writes.then_some(super::error::code::SYNTAX_BROKEN);
         let own = self.error_codes;
         own.iter().copied().chain(
-            [workspace, writes]
+            [workspace, writes, guard]
                 .into_iter()
                 .flatten()
                 .filter(move |c| !own.contains(c)),

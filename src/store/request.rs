@@ -84,6 +84,9 @@ pub struct WriteRequest {
     /// answer that shows none). A tx's staging still builds them: its answer
     /// keeps the `tx diff` continuation a cut diff adds.
     pub no_diffs: std::cell::Cell<bool>,
+    /// `--syntax-guard` (`Some(true)`), `--syntax-guard off` (`Some(false)`),
+    /// else `None`: the workspace config decides (`write::syntax_guard`).
+    pub syntax_guard: Option<bool>,
 }
 
 impl WriteRequest {
@@ -93,6 +96,7 @@ impl WriteRequest {
             command: ctx.command.clone(),
             argv: ctx.argv.clone(),
             tx: ctx.tx.clone(),
+            syntax_guard: ctx.syntax_guard,
             ..WriteRequest::default()
         }
     }

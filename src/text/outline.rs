@@ -6,9 +6,13 @@
 //! braces, indentation, balanced parentheses, or the next heading of the same or a
 //! higher level. This is a heuristic scanner, not a parser: strings and comments
 //! are skipped well enough for ordinary code, not for every corner of every
-//! grammar.
+//! grammar. `outline_parsed` reads the definitions off the file's tree-sitter
+//! tree instead where a grammar is compiled in (`syntax::defs`), and falls back
+//! to these rules for the other languages.
 
 use super::lang::{self, EndRule, Language};
+use super::syntax::defs as syntax_defs;
+use super::syntax::grammar::{self, Grammar};
 use regex::Regex;
 use std::sync::OnceLock;
 
@@ -25,6 +29,11 @@ pub struct Definition {
     pub end_line: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub container: Option<String>,
+    /// The name with its enclosing definitions' (`m::Type::method`,
+    /// `Class.method`), from a grammar's tree (`outline_parsed`); `None` from
+    /// the regex rules.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub qualified: Option<String>,
 }
 
 /// Why a file has no outline.
@@ -193,12 +202,37 @@ pub fn outline(file_name: &str, text: &str) -> Result<Vec<Definition>, OutlineEr
                 start_line: start as u64 + 1,
                 end_line: end as u64 + 1,
                 container,
+                qualified: None,
             });
             break;
         }
     }
     set_containers(&mut out, python);
     Ok(out)
+}
+
+/// The definitions of `text` by its compiled-in grammar when one covers the
+/// file (kinds, containers and qualified names from the tree), else by the
+/// regex rules (`outline`); a parse over the budget falls back too.
+pub fn outline_parsed(file_name: &str, text: &str) -> Result<Vec<Definition>, OutlineError> {
+    let base = file_name.rsplit('/').next().unwrap_or(file_name);
+    if let Some(g) = Grammar::of_file(base) {
+        let body = text.strip_prefix('\u{FEFF}').unwrap_or(text).as_bytes();
+        if let Ok(tree) = grammar::parse(g, body) {
+            return Ok(syntax_defs::definitions(g, &tree, body)
+                .into_iter()
+                .map(|d| Definition {
+                    name: d.name,
+                    kind: d.kind.to_string(),
+                    start_line: d.start_line,
+                    end_line: d.end_line,
+                    container: d.container,
+                    qualified: Some(d.qualified),
+                })
+                .collect());
+        }
+    }
+    outline(file_name, text)
 }
 
 /// Whether `outer`'s lines enclose `inner`'s (and are not the same lines).
@@ -288,7 +322,15 @@ pub fn pick(all: &[Definition], symbol: &str, kind: Option<&str>, prefix: bool) 
     all.iter()
         .filter(|d| named(d, last) && of_kind(d))
         .filter(|d| {
-            let scope = scope_names(all, d);
+            let scope: Vec<&str> = match d.qualified.as_deref() {
+                Some(q) => {
+                    let mut p = qualified_parts(q);
+                    p.pop();
+                    p.reverse();
+                    p
+                }
+                None => scope_names(all, d),
+            };
             let mut at = scope.iter();
             outer.iter().rev().all(|q| at.any(|s| s == q))
         })

@@ -97,7 +97,7 @@ pub fn find(
         budget,
         |base| outline::language_of(base).is_some(),
         |base, text| {
-            let all = outline::outline(base, text).ok()?;
+            let all = outline::outline_parsed(base, text).ok()?;
             let defs: Vec<Definition> = outline::pick(&all, name, kind, prefix);
             (!defs.is_empty()).then_some(defs)
         },

@@ -27,6 +27,9 @@ pub struct Ctx {
     /// `--max-diff-lines N` of a write: the diff lines its answer shows (0: none);
     /// `None` keeps the write's default budget.
     pub max_diff_lines: Option<usize>,
+    /// `--syntax-guard [on|off]` of a write; `None` leaves it to the workspace
+    /// config. A call run by another (`batch`) inherits the caller's.
+    pub syntax_guard: Option<bool>,
     /// What the invocation knows beyond its arguments (caches, locks held,
     /// settings from the environment); shared by the commands it runs inside itself.
     pub session: Arc<Session>,
@@ -112,6 +115,7 @@ impl Ctx {
             lock_timeout,
             tx: None,
             max_diff_lines: None,
+            syntax_guard: None,
             session,
             events: Default::default(),
             invoker: None,

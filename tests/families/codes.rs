@@ -43,6 +43,7 @@ const WRITE_PROTOCOL: &[&str] = &[
 const IMPLIED: &[&str] = &[
     "environment.state-untrusted",
     "environment.recovery-pending",
+    "refusal.syntax-broken",
 ];
 
 /// One call that answers `code` from `cmd`.
@@ -393,6 +394,7 @@ const ROWS: &[Row] = &[
     // Shared: implied by the spec's kind.
     r("read", "environment.state-untrusted", &["read", "a.txt"]).setup(untrusted_state),
     r("write", "environment.recovery-pending", &["write", "b.txt", "--content", "x"]).setup(pending_record),
+    r("edit", "refusal.syntax-broken", &["edit", "src/lib.rs", "--old", "fn keep() {}\nfn", "--new", "fn keep( {}\nfn", "--syntax-guard"]),
     // gc is no write, but refuses as writes do while a record is pending.
     r("gc", "environment.recovery-pending", &["gc"]).setup(pending_record),
     // Shared: the write protocol.

@@ -287,7 +287,8 @@ fn check_reports_line_and_column_per_format() {
         ("bad.json", 3, 1),
         ("bad.toml", 2, 3),
         ("bad.yaml", 2, 1),
-        ("bad.rs", 3, 1),
+        // The grammar names the missing `)` where it belongs.
+        ("bad.rs", 2, 15),
         ("bad.lisp", 1, 1),
     ] {
         let r = env.run(&["check", file]);

@@ -66,6 +66,7 @@ mod search_fifo;
 mod secret_corpus;
 mod secret_paths;
 mod store;
+mod syntax;
 mod token_budget;
 mod tx;
 mod tx_log;

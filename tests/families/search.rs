@@ -917,7 +917,8 @@ fn code_outline_defs_refs() {
         vec![
             ("struct".into(), "Parser".into(), 1, 3),
             ("impl".into(), "Parser".into(), 5, 9),
-            ("function".into(), "parse".into(), 6, 8),
+            // A fn in an impl is a method (the Rust grammar's tree).
+            ("method".into(), "parse".into(), 6, 8),
             ("function".into(), "helper".into(), 11, 13),
         ]
     );

@@ -1,11 +1,12 @@
-//! `check PATH...`: syntax of JSON, TOML and YAML files and delimiter balance of
-//! source files, with line and column, so an edit can be verified without
+//! `check PATH...`: syntax of JSON, TOML and YAML files, source files by their
+//! grammar (else their delimiter balance), with line and column, so an edit can be verified without
 //! running the project.
 
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
 use crate::store::files::Kind;
+use crate::text::syntax::grammar;
 use crate::text::{lang, syntax};
 use crate::workspace::Ctx;
 use crate::workspace::candidates::{self, Offer};
@@ -25,7 +26,7 @@ pub struct CheckArgs {
 pub const SPEC: CommandSpec = CommandSpec {
     name: "check",
     summary: "Syntax check: JSON, TOML, YAML, brackets.",
-    description: "JSON is checked strictly (RFC 8259), TOML by its grammar, escapes and duplicate keys, YAML structurally (tabs in indentation, quotes, flow brackets; not a full YAML parser). Source files (by language) have their (), [], {} balance checked outside strings, comments and character literals. Any problem is input.syntax-error with diagnostics [{path,line,column,message}] for every file checked.",
+    description: "JSON is checked strictly (RFC 8259), TOML by its grammar, escapes and duplicate keys, YAML structurally (tabs in indentation, quotes, flow brackets; not a full YAML parser). Source files of Rust, Python, Go, JavaScript, TypeScript/TSX, Java, C, C++ and Ruby are parsed by their tree-sitter grammar (first error, with `missing X` when the grammar names the token); other source files have their (), [], {} balance checked outside strings, comments and character literals. Any problem is input.syntax-error with diagnostics [{path,line,column,message}] for every file checked.",
     args: <CheckArgs as clap::Args>::augment_args,
     output_fields: &[
         field("valid", "Always true on success."),
@@ -81,6 +82,33 @@ fn format_of(name: &str, forced: Option<&str>) -> Option<(String, Option<&'stati
         },
     };
     Some((f, language))
+}
+
+/// The delimiter balance of a source (or Lisp) file.
+fn balance(language: Option<&str>, format: &str, text: &str) -> Vec<syntax::Diag> {
+    let lx = language
+        .and_then(syntax::lexis_of)
+        .or_else(|| syntax::lexis_of(if format == "lisp" { "common-lisp" } else { "c" }));
+    match lx {
+        Some(lx) => syntax::balance(text, &lx),
+        None => Vec::new(),
+    }
+}
+
+/// A source file's first syntax error by its compiled-in grammar; `None` when
+/// no grammar covers it or the parse gave up (the delimiter balance decides).
+fn grammar_diag(name: &str, body: &[u8]) -> Option<Vec<syntax::Diag>> {
+    let first = grammar::check_file(name, body).ok()?;
+    Some(
+        first
+            .map(|e| syntax::Diag {
+                line: e.line,
+                column: e.column,
+                message: e.message,
+            })
+            .into_iter()
+            .collect(),
+    )
 }
 
 pub fn run(ctx: &Ctx, a: &CheckArgs) -> Result<Output, CmdError> {
@@ -148,15 +176,10 @@ pub fn run(ctx: &Ctx, a: &CheckArgs) -> Result<Output, CmdError> {
             "json" => syntax::json(text),
             "toml" => syntax::toml(text),
             "yaml" => syntax::yaml(text),
-            _ => {
-                let lx = language.and_then(syntax::lexis_of).or_else(|| {
-                    syntax::lexis_of(if format == "lisp" { "common-lisp" } else { "c" })
-                });
-                match lx {
-                    Some(lx) => syntax::balance(text, &lx),
-                    None => Vec::new(),
-                }
+            "source" if grammar::Grammar::of_file(name).is_some() => {
+                grammar_diag(name, body).unwrap_or_else(|| balance(language, &format, text))
             }
+            _ => balance(language, &format, text),
         };
         for d in diags {
             let mut o = Json::obj();

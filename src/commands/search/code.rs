@@ -66,7 +66,7 @@ pub struct RefsArgs {
     pub budget: BudgetArgs,
 }
 
-const LANGS_DOC: &str = "Definitions come from the language table shared with read --symbol: Rust, Python, JavaScript, TypeScript, Go, C, C++, Java, Kotlin, C#, Ruby, Lua, shell, Markdown headings, Common Lisp, Emacs Lisp, Scheme, Clojure, Nix, Perl, PHP and Swift. end_line is estimated by balanced braces, indentation, balanced parentheses, or the next heading of the same or a higher level.";
+const LANGS_DOC: &str = "Rust, Python, Go, JavaScript, TypeScript/TSX, Java, C, C++ and Ruby are parsed by their tree-sitter grammar (kinds and qualified names from the tree, end_line exact). Other definitions come from the language table shared with read --symbol: Rust, Python, JavaScript, TypeScript, Go, C, C++, Java, Kotlin, C#, Ruby, Lua, shell, Markdown headings, Common Lisp, Emacs Lisp, Scheme, Clojure, Nix, Perl, PHP and Swift. end_line is estimated by balanced braces, indentation, balanced parentheses, or the next heading of the same or a higher level.";
 
 pub const OUTLINE: CommandSpec = CommandSpec {
     name: "code outline",
@@ -81,7 +81,7 @@ pub const OUTLINE: CommandSpec = CommandSpec {
         field("lang", "The language."),
         field(
             "symbols",
-            "[{line,end_line,kind,name,container?}] in line order; container is the type a Go receiver or C++ `Type::name` names, else the nearest definition around it.",
+            "[{line,end_line,kind,name,container?,qualified?}] in line order; container is the type a Go receiver or C++ `Type::name` names, else the nearest definition around it; qualified (from the grammar) is the name with every enclosing one: m::Type::method (Rust, C++), Class.method.",
         ),
         field("total", "Definitions before --limit."),
         field(
@@ -114,7 +114,7 @@ pub const DEFS: CommandSpec = CommandSpec {
     output_fields: &[
         field(
             "defs",
-            "[{path,line,end_line,kind,name,container?}] in path and line order; container as in code outline.",
+            "[{path,line,end_line,kind,name,container?,qualified?}] in path and line order; container and qualified as in code outline.",
         ),
         field("total", "Definitions before --limit."),
         field(
@@ -173,6 +173,8 @@ struct Symbol {
     name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     container: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    qualified: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -194,6 +196,8 @@ struct Def {
     name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     container: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    qualified: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -290,7 +294,7 @@ pub fn run_outline(ctx: &Ctx, args: &OutlineArgs) -> Result<Output, CmdError> {
         ));
     }
     let text = String::from_utf8_lossy(bytes);
-    let defs = outline::outline(&name, &text).unwrap_or_default();
+    let defs = outline::outline_parsed(&name, &text).unwrap_or_default();
     let total = defs.len() as u64;
     let truncated = total > args.limit;
     let symbols = defs
@@ -299,6 +303,7 @@ pub fn run_outline(ctx: &Ctx, args: &OutlineArgs) -> Result<Output, CmdError> {
         .map(|d| Symbol {
             line: d.start_line,
             end_line: d.end_line,
+            qualified: shown_qualified(&d),
             kind: d.kind,
             name: d.name,
             container: d.container,
@@ -337,6 +342,7 @@ pub fn run_defs(ctx: &Ctx, args: &DefsArgs) -> Result<Output, CmdError> {
         .flat_map(|(p, defs)| {
             let shown = show(&ctx.root, &p);
             defs.into_iter().map(move |d| Def {
+                qualified: shown_qualified(&d),
                 path: shown.clone(),
                 line: d.start_line,
                 end_line: d.end_line,
@@ -360,6 +366,11 @@ pub fn run_defs(ctx: &Ctx, args: &DefsArgs) -> Result<Output, CmdError> {
         },
         truncated,
     ))
+}
+
+/// A definition's qualified name when it says more than its name.
+fn shown_qualified(d: &outline::Definition) -> Option<String> {
+    d.qualified.clone().filter(|q| *q != d.name)
 }
 
 /// Whether `name` occurs in `line` with no identifier character touching it.

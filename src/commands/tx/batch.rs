@@ -26,6 +26,9 @@ pub struct BatchArgs {
     /// All elements in one tx, committed at the end, or nothing; not with --continue-on-error.
     #[arg(long)]
     pub atomic: bool,
+    /// Every write element runs with --syntax-guard (unless it says --syntax-guard=off).
+    #[arg(long)]
+    pub syntax_guard: bool,
     #[command(flatten)]
     pub input_limit: crate::workspace::input::InputLimit,
 }
@@ -171,6 +174,11 @@ fn batch_error(
 
 pub fn batch(ctx: &Ctx, a: &BatchArgs) -> Result<Output, CmdError> {
     let run = invoker(ctx)?;
+    // The elements inherit the guard (`Ctx::syntax_guard`).
+    let mut inner = ctx.clone();
+    if a.syntax_guard {
+        inner.syntax_guard = Some(true);
+    }
     if a.atomic && a.continue_on_error {
         return Err(CmdError::invalid_argument(
             "batch",
@@ -266,7 +274,7 @@ pub fn batch(ctx: &Ctx, a: &BatchArgs) -> Result<Output, CmdError> {
                     Some(id) => argv.extend(with_tx(el, id)),
                     None => argv.extend(el.iter().cloned()),
                 }
-                (run.run)(ctx, &argv, None)
+                (run.run)(&inner, &argv, None)
             }
         };
         if let Some(id) = &tx_id {

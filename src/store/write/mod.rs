@@ -36,6 +36,7 @@ mod changes;
 mod plan;
 mod protocol;
 mod splice;
+pub mod syntax_guard;
 
 pub use super::request::{Change, ChangeReport, Committed, WriteRequest};
 
@@ -94,6 +95,7 @@ fn commit(
     let pending = super::recovery::recover_scoped(ctx, &state)?;
     ctx.session.snapshots.forget_first();
     let changes = build()?;
+    syntax_guard::check(ctx, req, &changes)?;
     let seq = journal::next_seq(&state).map_err(|e| super::io_error(ctx, "the journal", &e))?;
     let seq = super::recovery::seq_past(&pending, seq);
     let op_id = match &req.op_id {
@@ -211,6 +213,7 @@ fn stage(
     let mut moves = false;
     let planned = (|| -> Result<Plan, CmdError> {
         let changes = build()?;
+        syntax_guard::check(ctx, req, &changes)?;
         moves = changes.iter().any(|c| matches!(c, Change::Move { .. }));
         let mut plan = Plan::new(ctx, &state, id);
         for c in changes {

@@ -4,6 +4,11 @@
 //! YAML (saphyr-parser's YAML 1.2 event parser, positions of its first error), and
 //! delimiter balance of source files that skips their strings and comments.
 //! Each problem is a `Diag` with a 1-based line and character column.
+//! The grammars of source files (tree-sitter) are `grammar`; `defs` reads
+//! definitions off their trees.
+
+pub mod defs;
+pub mod grammar;
 
 use super::json_doc::{self, line_col};
 
