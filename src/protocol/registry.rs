@@ -169,6 +169,16 @@ const LIMIT_ARG_IDS: &[&str] = &[
     MAX_DIFF_ARG,
 ];
 
+/// Options every write takes with one meaning (`write_options` in the compact
+/// schema names them; `--full` describes them): listing their help on each write
+/// command cost an agent learning the tool ~200 bytes a command.
+const WRITE_OPTION_IDS: &[&str] = &["dry_run", TX_ARG, SYNTAX_GUARD_ARG];
+
+/// An option of `WRITE_OPTION_IDS` (`tx commit TX` has a positional of that id).
+fn is_write_option(arg: &clap::Arg) -> bool {
+    arg.get_long().is_some() && WRITE_OPTION_IDS.contains(&arg.get_id().as_str())
+}
+
 /// Whether the parser's value type is an integer.
 fn parser_yields_integer(arg: &clap::Arg) -> bool {
     use std::any::TypeId;
@@ -532,9 +542,20 @@ impl CommandSpec {
             .filter(|a| !a.is_hide_set() && !is_global_arg(a.get_id().as_str()))
             .filter(|a| !REPLAY_ARG_IDS.contains(&a.get_id().as_str()))
             .filter(|a| !LIMIT_ARG_IDS.contains(&a.get_id().as_str()))
+            .filter(|a| !(self.writes && is_write_option(a)))
             .map(arg_compact)
             .collect();
         obj.push("args", Json::Arr(args));
+        if self.writes {
+            let shared: Vec<Json> = cmd
+                .get_arguments()
+                .filter(|a| is_write_option(a))
+                .filter_map(|a| a.get_long().map(|l| Json::str(format!("--{l}"))))
+                .collect();
+            if !shared.is_empty() {
+                obj.push("write_options", Json::Arr(shared));
+            }
+        }
         let limits: Vec<Json> = cmd
             .get_arguments()
             .filter(|a| LIMIT_ARG_IDS.contains(&a.get_id().as_str()))

@@ -897,6 +897,7 @@ fn discovery_fits_its_byte_budgets() {
             full["args"].as_array().unwrap().len(),
             detail["args"].as_array().unwrap().len()
                 + detail["limits"].as_array().map_or(0, |l| l.len())
+                + detail["write_options"].as_array().map_or(0, |l| l.len())
                 + full["args"]
                     .as_array()
                     .unwrap()
