@@ -571,6 +571,7 @@ const ROWS: &[Row] = &[
     r("bg logs", "input.not-found", &["bg", "logs", "nosuch"]),
     r("bg status", "input.not-found", &["bg", "status", "nosuch"]),
     r("bg stop", "input.not-found", &["bg", "stop", "nosuch"]),
+    r("oui manifest", "input.not-found", &["oui", "manifest", "--surface", "nope"]),
     r("run", "environment.unavailable", &["run", "--", "/nonexistent/prog"]),
     r("run", "refusal.exists", &["run", "--stdout-to", "a.txt", "--", "echo", "hi"]),
     r("run", "refusal.outside-workspace", &["run", "--stdout-to", "../o.txt", "--", "echo", "hi"]),
