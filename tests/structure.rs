@@ -14,6 +14,7 @@ const ROOT_MODULES: &[&str] = &[
     "dispatch",
     "discovery",
     "mcp",
+    "console",
 ];
 const PRINTS: &[&str] = &[
     "println!",
