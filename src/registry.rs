@@ -20,6 +20,7 @@ const FAMILIES: &[&[CommandSpec]] = &[
     commands::git::COMMANDS,
     commands::process::COMMANDS,
     crate::mcp::COMMANDS,
+    crate::oui::COMMANDS,
     crate::console::COMMANDS,
     crate::aoi::commands::COMMANDS,
 ];

@@ -14,6 +14,7 @@ const ROOT_MODULES: &[&str] = &[
     "dispatch",
     "discovery",
     "mcp",
+    "oui",
     "console",
 ];
 const PRINTS: &[&str] = &[

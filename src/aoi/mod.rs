@@ -677,8 +677,9 @@ fn as_u64(j: &Json) -> Option<u64> {
 }
 
 /// SIGINT and SIGTERM in this mode: noted, so the main thread can end the stream
-/// with a cancelled summary while the command thread is cut off.
-mod signals {
+/// with a cancelled summary while the command thread is cut off (`oui connect`
+/// watches the same flag to deregister before it ends).
+pub(crate) mod signals {
     use super::*;
 
     static CAUGHT: AtomicI32 = AtomicI32::new(0);

@@ -188,14 +188,7 @@ fn page(port: u16) -> Response {
 
 /// `/oui/v1`: upgrade, then the protocol session until the socket ends.
 fn socket(shared: &Shared, conn: Conn, req: &super::http::Request) {
-    let Some(mut surface) = new_surface(shared) else {
-        let mut conn = conn;
-        return refuse(
-            &mut conn,
-            503,
-            "the OUI surfaces are not built into this binary",
-        );
-    };
+    let mut surface = new_surface(shared);
     match ws::upgrade(conn.stream, req) {
         Ok(socket) => ws::serve(socket, surface.as_mut(), &shared.stopping),
         Err((mut stream, r)) => {
@@ -204,8 +197,33 @@ fn socket(shared: &Shared, conn: Conn, req: &super::http::Request) {
     }
 }
 
-/// A protocol session for one socket.
-fn new_surface(shared: &Shared) -> Option<Box<dyn ws::Surface>> {
-    let _ = (&shared.host, &shared.root);
-    None
+/// A protocol session for one socket: the one OUI core (`oui::Session`).
+fn new_surface(shared: &Shared) -> Box<dyn ws::Surface> {
+    let mut metadata = serde_json::Map::new();
+    metadata.insert(
+        "binding".into(),
+        serde_json::json!(
+            "aitools console: the surface serves the WebSocket at /oui/v1 and the page dials it (the reverse of OUI 0.1.0 §8.2, where the surface dials the runtime); aitools oui connect is the §8.2 direction"
+        ),
+    );
+    Box::new(crate::oui::Session::new(
+        shared.host,
+        &shared.root,
+        metadata,
+    ))
+}
+
+impl ws::Surface for crate::oui::Session {
+    fn on_connect(&mut self) -> Vec<serde_json::Value> {
+        crate::oui::Session::on_connect(self)
+    }
+    fn handle(&mut self, frame: &[u8]) -> Vec<serde_json::Value> {
+        crate::oui::Session::handle(self, frame)
+    }
+    fn poll(&mut self) -> Vec<serde_json::Value> {
+        crate::oui::Session::poll(self)
+    }
+    fn on_shutdown(&mut self) -> Vec<serde_json::Value> {
+        crate::oui::Session::on_shutdown(self)
+    }
 }

@@ -96,7 +96,7 @@ fn run_as_command(_ctx: &Ctx, _a: &McpArgs) -> Result<Output, CmdError> {
 mod compact;
 mod line;
 pub(crate) use line::percent_decode;
-mod tools;
+pub(crate) mod tools;
 pub use compact::ToolSet;
 use compact::{GENERIC_TOOL, tools};
 use tools::{argv_for, served, tool_name};

@@ -11,8 +11,8 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
-use tungstenite::WebSocket;
 use tungstenite::client::IntoClientRequest;
+use tungstenite::{Message, WebSocket};
 
 /// A running server: its child, port and token (killed when dropped).
 pub(super) struct Server {
@@ -371,4 +371,187 @@ fn the_python_sdk_drives_mcp_over_http() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// The next protocol event (text frames only), or None when `within` passes.
+fn next_event(ws: &mut WebSocket<TcpStream>, within: Duration) -> Option<Value> {
+    let deadline = Instant::now() + within;
+    loop {
+        let left = deadline.checked_duration_since(Instant::now())?;
+        ws.get_ref()
+            .set_read_timeout(Some(left.max(Duration::from_millis(1))))
+            .unwrap();
+        match ws.read() {
+            Ok(Message::Text(t)) => return Some(serde_json::from_str(t.as_str()).expect("JSON")),
+            Ok(_) => continue,
+            Err(tungstenite::Error::Io(e))
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                return None;
+            }
+            Err(e) => panic!("the socket ended: {e}"),
+        }
+    }
+}
+
+/// Reads events until one satisfies `want` (panics after `within`).
+fn wait_for(
+    ws: &mut WebSocket<TcpStream>,
+    within: Duration,
+    want: impl Fn(&Value) -> bool,
+) -> Value {
+    let deadline = Instant::now() + within;
+    while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+        match next_event(ws, left) {
+            Some(ev) if want(&ev) => return ev,
+            Some(_) => continue,
+            None => break,
+        }
+    }
+    panic!("no such event within {within:?}");
+}
+
+fn send(ws: &mut WebSocket<TcpStream>, v: Value) {
+    ws.send(Message::text(v.to_string())).unwrap();
+}
+
+fn request(
+    ws: &mut WebSocket<TcpStream>,
+    id: &str,
+    surface: &str,
+    action: &str,
+    params: Value,
+) -> Value {
+    send(
+        ws,
+        json!({"type": "action:request", "payload": {"requestId": id, "surfaceId": surface,
+            "actionId": action, "params": params, "timestamp": 1}}),
+    );
+    let r = wait_for(ws, Duration::from_secs(35), |e| {
+        e["type"] == "action:result" && e["payload"]["requestId"] == id
+    });
+    r["payload"].clone()
+}
+
+fn socket(s: &Server) -> WebSocket<TcpStream> {
+    let origin = format!("http://127.0.0.1:{}", s.port);
+    ws_connect(s.port, Some(&s.token), &[("Origin", origin.as_str())]).expect("the socket")
+}
+
+#[test]
+fn the_oui_socket_registers_correlates_ignores_junk_and_pushes_a_cli_write() {
+    let env = TestEnv::new();
+    let s = start(&env, &["console"]);
+    let mut ws = socket(&s);
+    let mut registered = Vec::new();
+    while registered.len() < 5 {
+        let ev = wait_for(&mut ws, Duration::from_secs(10), |e| {
+            e["type"] == "surface:register"
+        });
+        let m = &ev["payload"]["surface"];
+        assert!(
+            m["actions"].as_array().is_some_and(|a| !a.is_empty()),
+            "{m}"
+        );
+        registered.push(m["id"].as_str().unwrap().to_string());
+    }
+    for want in [
+        "journal",
+        "transactions",
+        "recovery",
+        "feedback",
+        "programs",
+    ] {
+        assert!(
+            registered.iter().any(|r| r == want),
+            "{want}: {registered:?}"
+        );
+    }
+    // Malformed, unknown and x- events, and a binary frame: ignored, socket open.
+    ws.send(Message::text("not json {")).unwrap();
+    send(&mut ws, json!({"type": "x-vendor:thing", "payload": {}}));
+    send(
+        &mut ws,
+        json!({"type": "no:such", "payload": {"requestId": "zz"}}),
+    );
+    send(&mut ws, json!({"payload": {}}));
+    ws.send(Message::binary(vec![1u8, 2, 3])).unwrap();
+    // Correlation: each request gets exactly its own result.
+    let ok = request(&mut ws, "r-1", "journal", "history", json!({}));
+    assert_eq!(ok["success"], true, "{ok}");
+    assert_eq!(ok["data"]["command"], "history");
+    let missing = request(&mut ws, "r-2", "journal", "no_such_action", json!({}));
+    assert_eq!(missing["error"]["code"], "ACTION_NOT_FOUND", "{missing}");
+    let invalid = request(&mut ws, "r-3", "journal", "undo", json!({"op_id": 5}));
+    assert_eq!(invalid["error"]["code"], "VALIDATION_ERROR", "{invalid}");
+    // A CLI write is pushed as a journal update, without asking.
+    let started = Instant::now();
+    let op = env
+        .run(&["write", "pushed.txt", "--content", "x\n"])
+        .op_id();
+    let ev = wait_for(&mut ws, Duration::from_millis(1500), |e| {
+        e["type"] == "observation:update"
+            && e["payload"]["observationId"] == "journal_head"
+            && e["payload"]["value"]["items"][0]["op_id"] == json!(op)
+    });
+    eprintln!("write-to-socket latency: {:?}", started.elapsed());
+    assert_eq!(ev["payload"]["surfaceId"], "journal");
+    // Undo through the socket: the file is gone again.
+    let undo = request(&mut ws, "r-4", "journal", "undo", json!({"op_id": op}));
+    assert_eq!(undo["success"], true, "{undo}");
+    assert!(!env.path("pushed.txt").exists());
+}
+
+#[test]
+fn a_2mb_frame_closes_its_socket_and_sigterm_deregisters() {
+    let env = TestEnv::new();
+    let mut s = start(&env, &["console"]);
+    let mut big = socket(&s);
+    wait_for(&mut big, Duration::from_secs(10), |e| {
+        e["type"] == "surface:register"
+    });
+    let _ = big.send(Message::text("x".repeat(2 * 1024 * 1024)));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut closed = None;
+    while Instant::now() < deadline {
+        match big.read() {
+            Ok(Message::Close(frame)) => {
+                closed = Some(frame.map(|f| u16::from(f.code)));
+                break;
+            }
+            Ok(_) => continue,
+            Err(_) => {
+                closed = Some(None);
+                break;
+            }
+        }
+    }
+    assert!(closed.is_some(), "the 2 MB frame was taken");
+    if let Some(Some(code)) = closed {
+        assert_eq!(code, 1009);
+    }
+    // The server lives on: a new socket registers, and SIGTERM deregisters it.
+    let mut ws = socket(&s);
+    let mut ids = Vec::new();
+    while ids.len() < 5 {
+        let ev = wait_for(&mut ws, Duration::from_secs(10), |e| {
+            e["type"] == "surface:register"
+        });
+        ids.push(ev["payload"]["surface"]["id"].as_str().unwrap().to_string());
+    }
+    unsafe { libc_kill(s.child.id() as i32, 15) };
+    let mut gone = Vec::new();
+    while gone.len() < ids.len() {
+        let ev = wait_for(&mut ws, Duration::from_secs(5), |e| {
+            e["type"] == "surface:deregister"
+        });
+        gone.push(ev["payload"]["surfaceId"].as_str().unwrap().to_string());
+    }
+    gone.sort();
+    ids.sort();
+    assert_eq!(gone, ids);
+    assert_eq!(wait_exit(&mut s.child, Duration::from_secs(5)), Some(0));
 }

@@ -48,6 +48,7 @@ mod mcp_output_lost;
 mod mktemp_jsondiff;
 mod notfound;
 mod op_ids;
+mod oui;
 mod packs;
 mod process;
 mod process_tree;
