@@ -237,7 +237,10 @@ fn serve(ws: &mut WebSocket<TcpStream>, session: &mut Session) -> Ended {
             Err(tungstenite::Error::Io(e))
                 if matches!(
                     e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    std::io::ErrorKind::WouldBlock
+                        | std::io::ErrorKind::TimedOut
+                        // A signal cuts a read short (SO_RCVTIMEO sockets never restart).
+                        | std::io::ErrorKind::Interrupted
                 ) => {}
             // An oversized message: refused, the connection kept.
             Err(tungstenite::Error::Capacity(_)) => {}
