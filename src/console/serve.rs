@@ -128,8 +128,23 @@ impl Console {
     }
 }
 
+/// Answers `status` and closes. What the client is still sending (a body over
+/// the cap) is read and dropped for a moment first, so the close is not a reset
+/// that would lose the answer.
 fn refuse(conn: &mut Conn, status: u16, why: &str) {
     let _ = Response::text(status, why).write(&mut conn.stream, true);
+    let _ = conn.stream.shutdown(std::net::Shutdown::Write);
+    let _ = conn
+        .stream
+        .set_read_timeout(Some(Duration::from_millis(500)));
+    let mut sink = [0u8; 16384];
+    let mut left = 4 * super::http::MAX_BODY;
+    while left > 0 {
+        match std::io::Read::read(&mut conn.stream, &mut sink) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => left = left.saturating_sub(n),
+        }
+    }
 }
 
 /// One connection: requests until it closes, or its upgrade to a WebSocket.
