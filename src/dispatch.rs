@@ -42,6 +42,9 @@ pub fn status() -> u8 {
     // Panic text must never reach the agent: the envelope below reports it.
     std::panic::set_hook(Box::new(|_| {}));
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    if let Some(code) = serve_console(&args) {
+        return code;
+    }
     if let Some(code) = serve_mcp(&args) {
         return code;
     }
@@ -132,6 +135,85 @@ fn serve_mcp(args: &[OsString]) -> Option<u8> {
             Some(0)
         }
     }
+}
+
+/// `aitools console` and `aitools mcp --http`: the start line (one envelope,
+/// printed here like every answer), then the server until SIGINT or SIGTERM
+/// (exit 0). A call that does not parse gets its envelope from `invoke`.
+fn serve_console(args: &[OsString]) -> Option<u8> {
+    use crate::console::{ConsoleArgs, Mode};
+    let argv = lossy(args);
+    let words = cli::command_words(&argv);
+    let console = words == ["console"];
+    if !(console || words == ["mcp"]) || protocol_argv::has_option(registry::LIST, &argv, HELP) {
+        return None;
+    }
+    let full = std::iter::once(OsString::from("aitools")).chain(args.iter().cloned());
+    let matches = cli::build_for(&words).try_get_matches_from(full).ok()?;
+    let leaf = matches.subcommand().map(|(_, leaf)| leaf)?;
+    let (port, mode) = if console {
+        (
+            ConsoleArgs::from_arg_matches(leaf).ok()?.port,
+            Mode::Console,
+        )
+    } else {
+        let a = crate::mcp::McpArgs::from_arg_matches(leaf).ok()?;
+        if !a.http {
+            return None;
+        }
+        (a.port, Mode::McpOnly)
+    };
+    let root_arg = GlobalArgs::from_arg_matches(leaf).ok().and_then(|g| g.root);
+    let command = words.join(" ");
+    let bound = server_root(root_arg.as_deref())
+        .and_then(|root| crate::console::bind(HOST, root, port, mode));
+    let undelivered = Undelivered::of_answer(None, &command, args);
+    match bound {
+        Err(e) => Some(emit(render(Invoked::new(command, Err(e))), &undelivered)),
+        Ok(server) => {
+            // The token is the console's own fresh credential, which the person
+            // needs: the line skips the envelope's mask (its one user value,
+            // the root, was masked by `started`).
+            let started = envelope::render_constant(&command, server.started());
+            let code = emit(started, &undelivered);
+            if code != 0 {
+                return Some(code);
+            }
+            server.serve();
+            Some(0)
+        }
+    }
+}
+
+/// The workspace a server serves: `--root`, else the enclosing git work tree.
+fn server_root(arg: Option<&str>) -> Result<std::path::PathBuf, CmdError> {
+    let Some(arg) = arg else {
+        let cwd = std::env::current_dir().map_err(|e| {
+            CmdError::new(
+                code::IO,
+                format!(
+                    "The working directory cannot be read ({}).",
+                    crate::protocol::error::err_text(&e)
+                ),
+                Repair::new("root", "Name the workspace.", "aitools console --root ."),
+            )
+        })?;
+        return Ok(crate::workspace::root::discover_root(&cwd));
+    };
+    std::fs::canonicalize(arg)
+        .ok()
+        .filter(|p| p.is_dir())
+        .ok_or_else(|| {
+            CmdError::new(
+                code::ARGUMENT_INVALID,
+                format!("--root {arg} is not an existing directory."),
+                Repair::new(
+                    "root",
+                    "Serve the working directory's workspace.",
+                    "aitools console --root .",
+                ),
+            )
+        })
 }
 
 /// One `environment.output-lost` envelope on stderr (nothing is left to tell a

@@ -2,7 +2,7 @@
 //!
 //! Core modules (`protocol`, `workspace`, `text`, `store`) never name a command
 //! family; families (`commands::*`) use only the core; the composition root
-//! (`cli`, `registry`, `discovery`, `dispatch`, `mcp`, `oui`, `aoi`) wires them together, and only
+//! (`cli`, `registry`, `discovery`, `dispatch`, `mcp`, `oui`, `console`, `aoi`) wires them together, and only
 //! `dispatch` prints or picks an exit code.
 
 // Visibility follows the layers: the tests use `protocol` (the mask, the JSON
@@ -18,6 +18,7 @@ pub(crate) mod commands;
 pub mod aoi;
 pub(crate) mod cli;
 mod command_error;
+pub(crate) mod console;
 pub(crate) mod discovery;
 pub mod dispatch;
 pub(crate) mod mcp;

@@ -22,6 +22,7 @@ const FAMILIES: &[&[CommandSpec]] = &[
     commands::process::COMMANDS,
     crate::mcp::COMMANDS,
     crate::oui::COMMANDS,
+    crate::console::COMMANDS,
     crate::aoi::commands::COMMANDS,
 ];
 

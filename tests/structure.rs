@@ -15,6 +15,7 @@ const ROOT_MODULES: &[&str] = &[
     "discovery",
     "mcp",
     "oui",
+    "console",
 ];
 const PRINTS: &[&str] = &[
     "println!",

@@ -1,7 +1,8 @@
 //! The server's input framing: one message per line, read with a length cap so
 //! a line with no end (100 MB, or endless) costs at most [`MAX_LINE`] bytes of
 //! memory; the rest of an over-long line is read and dropped, and the line is
-//! answered as an error while the server goes on.
+//! answered as an error while the server goes on. Also `percent_decode`
+//! (a `file://` root, the HTTP server's query values).
 
 use std::io::{self, BufRead};
 
@@ -54,6 +55,27 @@ pub fn read(input: &mut dyn BufRead, buf: &mut Vec<u8>, cap: usize) -> io::Resul
             return Ok(if over { Line::TooLong } else { Line::Whole });
         }
     }
+}
+
+/// `%XX` escapes decoded (a `file://` root, a query value); invalid ones kept.
+pub(crate) fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let hex = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2]))
+        {
+            out.push(h * 16 + l);
+            i += 3;
+            continue;
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]

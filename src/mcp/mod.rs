@@ -8,7 +8,7 @@
 
 use crate::protocol::envelope;
 use crate::protocol::host::Host;
-use crate::protocol::registry::{CommandSpec, Effects};
+use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Output, Repair, code};
 use crate::workspace::Ctx;
 use serde_json::{Map, Value, json};
@@ -44,14 +44,31 @@ pub struct McpArgs {
     /// Tools listed: core (the most used, compact, and `aitools` for any other command) or all (every command, full schemas)
     #[arg(long, value_enum, default_value = "core")]
     pub tools: ToolSet,
+    /// Serve MCP's Streamable HTTP transport on 127.0.0.1 at /mcp (token required) instead of stdio; runs until SIGINT or SIGTERM
+    #[arg(long)]
+    pub http: bool,
+    /// Port for --http (0: any free port, named in the answer's mcp_url)
+    #[arg(long, default_value_t = 0, requires = "http")]
+    pub port: u16,
 }
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "mcp",
     summary: "MCP server on stdio (for agent hosts).",
-    description: "JSON-RPC 2.0, one message per line on stdin/stdout; exits at end of input (0), or when stdout refuses a reply (1, an environment.output-lost envelope on stderr naming what the lost call did). Speaks the 2026-07-28 revision (stateless requests with _meta, server/discover) and the initialize handshake of 2025-11-25 and earlier. Tools are the commands, snake_case (code_outline, tx_commit): tools/list names a core set (read, search, edit, ...) and the tool aitools, which runs any command ({command, args}); --tools all lists every command. structuredContent is the command's envelope. The workspace root is --root, else the working directory (never / or the home directory), else the first root the client offers. Started by a host, not called as a command.",
+    description: "JSON-RPC 2.0, one message per line on stdin/stdout; exits at end of input (0), or when stdout refuses a reply (1, an environment.output-lost envelope on stderr naming what the lost call did). Speaks the 2026-07-28 revision (stateless requests with _meta, server/discover) and the initialize handshake of 2025-11-25 and earlier. Tools are the commands, snake_case (code_outline, tx_commit): tools/list names a core set (read, search, edit, ...) and the tool aitools, which runs any command ({command, args}); --tools all lists every command. structuredContent is the command's envelope. The workspace root is --root, else the working directory (never / or the home directory), else the first root the client offers. Started by a host, not called as a command. --http serves the same tools over MCP's Streamable HTTP transport on 127.0.0.1 instead (its one start line names mcp_url and the token to send as a bearer).",
     args: <McpArgs as clap::Args>::augment_args,
-    output_fields: &[],
+    output_fields: &[
+        field("mcp_url", "With --http: the endpoint (POST JSON-RPC)."),
+        field(
+            "token",
+            "With --http: the bearer token every request needs.",
+        ),
+        field(
+            "pid",
+            "With --http: the server's process id (SIGTERM stops it).",
+        ),
+        field("root", "With --http: the workspace served."),
+    ],
     error_codes: &[code::ARGUMENT_INVALID],
     writes: false,
     tx: false,
@@ -78,6 +95,7 @@ fn run_as_command(_ctx: &Ctx, _a: &McpArgs) -> Result<Output, CmdError> {
 
 mod compact;
 mod line;
+pub(crate) use line::percent_decode;
 pub(crate) mod tools;
 pub use compact::ToolSet;
 use compact::{GENERIC_TOOL, tools};
@@ -703,26 +721,6 @@ fn trim(line: &[u8]) -> &[u8] {
         end -= 1;
     }
     &line[..end]
-}
-
-pub(crate) fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let hex = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%'
-            && i + 2 < b.len()
-            && let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2]))
-        {
-            out.push(h * 16 + l);
-            i += 3;
-            continue;
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 const INSTRUCTIONS: &str = "aitools: bounded reads, content search, guarded atomic journaled edits with undo. Every tool answers one envelope (structuredContent): status ok/partial/error; on error, error.repairs lists aitools commands to run next (the same tool, snake_case). Tools not listed run through the aitools tool: {command: \"git log\", args: {limit: 5}}. Read before editing; pass expect_hash from a read to guard writes; undo takes an op_id from a write.";

@@ -12,9 +12,12 @@ pub fn tool_name(spec: &CommandSpec) -> String {
     spec.name.replace([' ', '-'], "_")
 }
 
-/// The commands served as tools (all but `mcp` itself).
+/// The servers: started on their own, never run as a tool.
+pub const SERVERS: &[&str] = &["mcp", "console"];
+
+/// The commands served as tools (all but the servers, `mcp` itself and `console`).
 pub(super) fn served(list: CommandList) -> impl Iterator<Item = &'static CommandSpec> {
-    list.all().filter(|s| s.name != "mcp")
+    list.all().filter(|s| !SERVERS.contains(&s.name))
 }
 
 /// How one tool property maps back onto the command line.

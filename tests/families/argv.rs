@@ -11,7 +11,9 @@ use std::process::Command;
 const VALUES: &[&str] = &["--help", "-h", "--output=jsonl", "--root", "--"];
 
 /// Commands that start servers or wait for processes: not run here.
-const SKIP: &[&str] = &["mcp", "run", "wait", "bg start", "bg logs", "bg stop"];
+const SKIP: &[&str] = &[
+    "mcp", "console", "run", "wait", "bg start", "bg logs", "bg stop",
+];
 
 /// Every command's long options whose type is text, from `schema --all --full`.
 fn text_options() -> Vec<(String, String)> {

@@ -19,6 +19,7 @@ mod bg_control;
 mod bounds;
 mod codes;
 mod conformance;
+mod console;
 mod containment;
 mod contract;
 mod durable;
