@@ -25,6 +25,7 @@ mod contract;
 mod durable;
 mod economy;
 mod edit;
+mod edit_indent;
 mod edit_splice;
 mod files;
 mod final_symlink_race;

@@ -40,7 +40,7 @@ pub struct EditArgs {
 pub const SPEC: CommandSpec = CommandSpec {
     name: "edit",
     summary: "Replace text chosen by --old or a selector (sed -i).",
-    description: "--old matches exactly first (also with the file's line endings), then line-wise ignoring leading and trailing whitespace, re-indenting --new so its least indented lines take the indentation of the file line --old's least indented line matched, its own nesting kept. --symbol re-indents --new the same way to the definition's indentation. More than one place is selection.ambiguous with candidates, never the first. Line selectors replace whole lines including their newline; --at LINE:TAG (--to LINE:TAG) replaces lines whose read --anchors tags still match, else refusal.target-changed with the line's current tag and the nearest lines carrying the expected one; --match replaces every selected line and needs --expect-count. --stdin reads {\"old\",\"new\"} or {\"edits\":[{old|between(+exclusive)|match(+invert,expect_count)..., new}]} applied in order, all or nothing; edits[] accept only content-based selectors. New text takes the line ending of the place it lands; BOM, other lines' endings and a missing final newline are kept. The file is replaced by a new one renamed over it (atomic), mode kept: another hard link to it keeps the old content.",
+    description: "--old matches exactly first (also with the file's line endings), then line-wise ignoring leading and trailing whitespace, re-indenting --new so its least indented lines take the indentation of the file line --old's least indented line matched, its own nesting kept. An exact one-line --old that starts after its line's indentation gives a multi-line --new's later lines that indentation (strategy: reindent), unless they already start with it (and do not leave an opened block, a first line ending in : { ( [, empty); a --new whose first line starts with that indentation replaces from the line's start. --symbol re-indents --new the same way to the definition's indentation. More than one place is selection.ambiguous with candidates, never the first. Line selectors replace whole lines including their newline; --at LINE:TAG (--to LINE:TAG) replaces lines whose read --anchors tags still match, else refusal.target-changed with the line's current tag and the nearest lines carrying the expected one; --match replaces every selected line and needs --expect-count. --stdin reads {\"old\",\"new\"} or {\"edits\":[{old|between(+exclusive)|match(+invert,expect_count)..., new}]} applied in order, all or nothing; edits[] accept only content-based selectors. New text takes the line ending of the place it lands; BOM, other lines' endings and a missing final newline are kept. The file is replaced by a new one renamed over it (atomic), mode kept: another hard link to it keeps the old content.",
     args: <EditArgs as clap::Args>::augment_args,
     output_fields: &[
         write::FIELD_CHANGES,
@@ -56,7 +56,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         ),
         field(
             "strategy",
-            "whitespace when --old matched only with other indentation (absent when exact).",
+            "whitespace when --old matched only with other indentation; reindent when it matched exactly after its line's indentation and --new's later lines were given that indentation (absent when exact, as given).",
         ),
         write::FIELD_NEXT,
     ],
@@ -238,12 +238,8 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
                     Step::Old { old, new } => {
                         let (d, s) = matching::edit_old(doc, old, new)
                             .map_err(|m| miss_error(&t, doc, &label, old, m))?;
-                        strategy = Some(match (strategy, s) {
-                            (Some(Strategy::Whitespace), _) | (_, Strategy::Whitespace) => {
-                                Strategy::Whitespace
-                            }
-                            _ => Strategy::Exact,
-                        });
+                        // The loosest strategy any step needed.
+                        strategy = Some(strategy.map_or(s, |was| was.max(s)));
                         d
                     }
                     Step::Select {
@@ -315,6 +311,10 @@ fn splice_old(bytes: &[u8], old: &str, new: &str) -> Option<(Option<Splice>, Str
     };
     let text = std::str::from_utf8(bytes.get(skip..)?).ok()?;
     let range = matching::unique_exact(text, old)?;
+    // A --new to re-indent: the document path does that and says so.
+    if matching::fit_exact(text, range.clone(), old, new).is_some() {
+        return None;
+    }
     // The ending of the line the match starts on, or the file's dominant one
     // when that line has none (as `Doc::eol_at`).
     let eol = match memchr::memchr(b'\n', text.as_bytes().get(range.start..)?) {

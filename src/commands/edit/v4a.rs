@@ -4,7 +4,7 @@
 //! are found in order from where the previous chunk ended, then its context and
 //! removed lines after the last anchor — exactly, then ignoring trailing
 //! whitespace, then ignoring leading and trailing whitespace (edit --old's
-//! tolerance). `*** End of File` looks at the file's end first. A chunk placed
+//! tolerance), then also reading typographic quotes, dashes and spaces as ASCII. `*** End of File` looks at the file's end first. A chunk placed
 //! becomes an ordinary hunk whose old lines are the file's own, so applying it
 //! is the unified diff path (line endings, BOM) with no fuzz.
 
@@ -380,11 +380,12 @@ fn seek(doc: &Doc, pat: &[&str], from: usize, eof: bool) -> Option<(usize, u8)> 
             match lvl {
                 0 => l == *p,
                 1 => l.trim_end() == p.trim_end(),
-                _ => l.trim() == p.trim(),
+                2 => l.trim() == p.trim(),
+                _ => plain(l.trim()).eq(plain(p.trim())),
             }
         })
     };
-    for lvl in 0..3u8 {
+    for lvl in 0..4u8 {
         if eof && n - pat.len() >= from && fits(n - pat.len(), lvl) {
             return Some((n - pat.len(), lvl));
         }
@@ -393,6 +394,18 @@ fn seek(doc: &Doc, pat: &[&str], from: usize, eof: bool) -> Option<(usize, u8)> 
         }
     }
     None
+}
+
+/// Typographic punctuation read as its ASCII form (curly quotes, dashes, a
+/// non-breaking space), as a model retyping code may write them.
+fn plain(s: &str) -> impl Iterator<Item = char> + '_ {
+    s.chars().map(|c| match c {
+        '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' => '\'',
+        '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' => '"',
+        '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
+        '\u{00A0}' | '\u{2002}'..='\u{200A}' | '\u{202F}' | '\u{3000}' => ' ',
+        c => c,
+    })
 }
 
 /// An added file's hunk (every line added to an empty file).
@@ -452,6 +465,12 @@ mod tests {
         let p = "*** Begin Patch\n*** Update File: f\n@@\n-nope\n+y\n*** End Patch\n";
         let m = update(p, "x\n").unwrap_err();
         assert_eq!((m.chunk, m.anchor), (0, None));
+    }
+
+    #[test]
+    fn typographic_punctuation_matches_ascii() {
+        let p = "*** Begin Patch\n*** Update File: f\n@@\n-say(\u{201C}hi\u{201D}) \u{2014} 1\n+say(\"bye\")\n*** End Patch\n";
+        assert_eq!(update(p, "say(\"hi\") - 1\n").unwrap(), "say(\"bye\")\n");
     }
 
     #[test]
