@@ -196,3 +196,30 @@ fn rename_refuses_a_name_it_would_capture_and_a_bad_identifier() {
     let ok = env.run_line(fix);
     assert_eq!(ok.code, 0, "{}", ok.stdout);
 }
+
+#[test]
+fn rename_a_type_renames_its_definition_and_every_use() {
+    let env = TestEnv::new();
+    env.write("src/shapes.rs", "pub struct Circle {\n    pub r: f64,\n}\n\nimpl Circle {\n    pub fn new(r: f64) -> Circle {\n        Circle { r }\n    }\n}\n");
+    env.write("src/lib.rs", "pub mod shapes;\nuse shapes::Circle;\n\npub fn one() -> Circle {\n    let r = 1.0;\n    Circle::new(r)\n}\n");
+    env.write(
+        "k.py",
+        "class Box:\n    pass\n\n\ndef make() -> Box:\n    return Box()\n",
+    );
+    let r = env.run(&["code", "rename", "Circle", "Disk", "src"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(
+        String::from_utf8(env.read("src/shapes.rs")).expect("utf8"),
+        "pub struct Disk {\n    pub r: f64,\n}\n\nimpl Disk {\n    pub fn new(r: f64) -> Disk {\n        Disk { r }\n    }\n}\n"
+    );
+    assert_eq!(
+        String::from_utf8(env.read("src/lib.rs")).expect("utf8"),
+        "pub mod shapes;\nuse shapes::Disk;\n\npub fn one() -> Disk {\n    let r = 1.0;\n    Disk::new(r)\n}\n"
+    );
+    let r = env.run(&["code", "rename", "Box", "Crate", "k.py"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(
+        String::from_utf8(env.read("k.py")).expect("utf8"),
+        "class Crate:\n    pass\n\n\ndef make() -> Crate:\n    return Crate()\n"
+    );
+}

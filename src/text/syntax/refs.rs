@@ -452,6 +452,21 @@ fn local_scope(g: Grammar, n: Node) -> Option<(usize, usize)> {
     }
 }
 
+/// Whether `node` is a member of a class/struct/impl body (a method or field
+/// name), not the type's own name nor a name inside a function.
+fn in_type_body(node: Node) -> bool {
+    // The name of a type or of a function names it from the scope around it.
+    let from = match node.parent() {
+        Some(p) if DEFINING_KINDS.contains(&p.kind()) && is_field(p, "name", node) => p,
+        _ => node,
+    };
+    let Some(body) = enclosing(from, TYPE_BODY_KINDS) else {
+        return false;
+    };
+    // Inside a function (a method's body) it is a local matter, not a member.
+    enclosing(from, FUNCTION_KINDS).is_none_or(|f| f.start_byte() < body.start_byte())
+}
+
 /// Whether a Python function declares the name `global` or `nonlocal`.
 fn declared_global(func: Node, src: &[u8], name: &[u8]) -> bool {
     let mut stack = vec![func];
@@ -583,11 +598,7 @@ pub fn occurrences(g: Grammar, tree: &Tree, src: &[u8], name: &str) -> Vec<Occur
                     kind: k,
                     local: false,
                     member_of,
-                    in_type: has_ancestor(node, TYPE_BODY_KINDS, FUNCTION_KINDS)
-                        && enclosing(node, FUNCTION_KINDS).is_none_or(|f| {
-                            f.child_by_field_name("name")
-                                .is_some_and(|nm| nm.id() == node.id())
-                        }),
+                    in_type: in_type_body(node),
                 });
             }
             continue;
