@@ -223,3 +223,30 @@ fn rename_a_type_renames_its_definition_and_every_use() {
         "class Crate:\n    pass\n\n\ndef make() -> Crate:\n    return Crate()\n"
     );
 }
+
+#[test]
+fn rename_in_a_tx_stages_every_file_and_refs_see_it() {
+    let env = TestEnv::new();
+    env.write("lib.py", LIB);
+    env.write("use.py", USE);
+    let tx = env.run(&["tx", "begin"]).json["tx"]
+        .as_str()
+        .expect("tx")
+        .to_string();
+    let r = env.run(&[
+        "code", "rename", "helper", "assist", "--kind", "function", "--tx", &tx,
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.json["tx_op"], 1);
+    assert_eq!(env.read("lib.py"), LIB.as_bytes());
+    let got = refs(&env, &["code", "refs", "assist", "--tx", &tx]);
+    assert_eq!(
+        got,
+        vec![
+            row("lib.py", 1, "definition"),
+            row("lib.py", 12, "call"),
+            row("use.py", 1, "import"),
+            row("use.py", 4, "call"),
+        ]
+    );
+}
