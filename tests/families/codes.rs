@@ -400,6 +400,7 @@ const ROWS: &[Row] = &[
     r("code refs", "input.not-found", &["code", "refs", "x", "nope"]),
     r("code rename", "selection.ambiguous", &["code", "rename", "rnm", "other", "py"]),
     r("code rename", "selection.no-match", &["code", "rename", "nothere", "other", "py"]),
+    r("code rename", "refusal.too-large", &["code", "rename", "rnm", "other", "py", "--max-files", "0"]),
     r("code rename", "refusal.name-taken", &["code", "rename", "rnm", "taken", "py", "--kind", "function"]),
     // edit
     r("edit", "selection.no-match", &["edit", "a.txt", "--old", "zzz", "--new", "x"]),

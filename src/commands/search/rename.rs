@@ -56,7 +56,7 @@ pub struct RenameArgs {
 pub const RENAME: CommandSpec = CommandSpec {
     name: "code rename",
     summary: "Rename a symbol everywhere it is defined, used and imported.",
-    description: "Files with a compiled-in grammar below PATH (Rust, Python, Go, JavaScript, TypeScript/TSX, Java, C, C++, Ruby). Picks the one definition of NAME (--kind, --in narrow it; several left is selection.ambiguous with candidates); renames its definition, the uses that are not bound by a local or parameter of an enclosing function (Python, JavaScript/TypeScript, Rust), imports, and member accesses: every `x.NAME` for a method or field, only `module.NAME` through an imported name for a top-level symbol. A file that defines its own top-level NAME keeps it. Strings and comments only with --strings/--comments. Refuses a NEW that is not an identifier or a keyword (argument.invalid), and a NEW already used as a name in a file it would change (refusal.name-taken). One op: all files or none; undo with aitools undo <op_id>.",
+    description: "Files with a compiled-in grammar below PATH (Rust, Python, Go, JavaScript, TypeScript/TSX, Java, C, C++, Ruby). Picks the one definition of NAME (--kind, --in narrow it; several left is selection.ambiguous with candidates); renames its definition, the uses that are not bound by a local or parameter of an enclosing function (Python, JavaScript/TypeScript, Rust), imports, and member accesses: every `x.NAME` for a method or field, only `module.NAME` through an imported name for a top-level symbol. A file that defines its own top-level NAME keeps it. Strings and comments only with --strings/--comments. Refuses a NEW that is not an identifier or a keyword (argument.invalid), and a NEW already used as a name in a file it would change (refusal.name-taken). A scan cut by its budget renames nothing (refusal.too-large). One op: all files or none; undo with aitools undo <op_id>.",
     args: <RenameArgs as clap::Args>::augment_args,
     output_fields: &[
         write::FIELD_CHANGES,
@@ -74,7 +74,12 @@ pub const RENAME: CommandSpec = CommandSpec {
         ),
         write::FIELD_NEXT,
     ],
-    error_codes: crate::write_error_codes![code::AMBIGUOUS, code::NO_MATCH, code::NAME_TAKEN,],
+    error_codes: crate::write_error_codes![
+        code::AMBIGUOUS,
+        code::NO_MATCH,
+        code::NAME_TAKEN,
+        code::TOO_LARGE
+    ],
     writes: true,
     tx: true,
     workspace: true,
@@ -144,7 +149,7 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
     let mut left = Tally::default();
     let mut symbol = Json::Null;
     let committed = write::submit(ctx, &req, || {
-        let (files, _cut) = defs::scan_mentions(
+        let (files, cut) = defs::scan_mentions(
             ctx,
             CMD,
             name,
@@ -181,6 +186,21 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
                 })
             },
         )?;
+        // All or nothing: a scan the budget cut would rename only some files.
+        if let Some(c) = &cut {
+            return Err(CmdError::new(
+                code::TOO_LARGE,
+                format!(
+                    "The scan's {} budget ran out after {} files; a partial rename would leave uses behind, so nothing was renamed.",
+                    c.budget, c.files
+                ),
+                Repair::new(
+                    "raise",
+                    "Run it again with the spent scan budget raised (or name a narrower PATH).",
+                    crate::workspace::scan_args::raise_budget(ctx, &budget, c),
+                ),
+            ));
+        }
         let target = pick(ctx, args, &files, in_path.as_deref())?;
         let (tpath, tdef) = (&files[target.0].0, &files[target.0].1.defs[target.1]);
         let g = files[target.0].1.grammar;
