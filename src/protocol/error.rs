@@ -22,6 +22,7 @@ pub mod code {
     pub const REDACTED_INPUT: &str = "refusal.redacted-input";
     pub const OUTSIDE_WORKSPACE: &str = "refusal.outside-workspace";
     pub const EXISTS: &str = "refusal.exists";
+    pub const NAME_TAKEN: &str = "refusal.name-taken";
     pub const NOT_A_FILE: &str = "refusal.not-a-file";
     pub const HARD_LINK: &str = "refusal.hard-link";
     pub const TOO_LARGE: &str = "refusal.too-large";
@@ -54,6 +55,7 @@ pub mod code {
         REDACTED_INPUT,
         OUTSIDE_WORKSPACE,
         EXISTS,
+        NAME_TAKEN,
         NOT_A_FILE,
         HARD_LINK,
         TOO_LARGE,

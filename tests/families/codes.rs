@@ -93,6 +93,10 @@ fn fixture(env: &TestEnv) {
     env.write("bin.dat", b"a\0b\n");
     env.write("dir/x.txt", "x\n");
     env.write("src/lib.rs", "fn keep() {}\nfn keep() {}\n");
+    env.write(
+        "py/r.py",
+        "def rnm():\n    pass\nclass C:\n    def rnm(self):\n        pass\ntaken = rnm()\n",
+    );
     env.write("u.zzz", "x");
     env.write("bin.rs", b"a\0b\n");
     // Cell "1" is index 0's id and index 1: ambiguous.
@@ -429,6 +433,10 @@ const ROWS: &[Row] = &[
     r("code outline", "input.not-found", &["code", "outline", "nope"]),
     r("code defs", "input.not-found", &["code", "defs", "x", "nope"]),
     r("code refs", "input.not-found", &["code", "refs", "x", "nope"]),
+    r("code rename", "selection.ambiguous", &["code", "rename", "rnm", "other", "py"]),
+    r("code rename", "selection.no-match", &["code", "rename", "nothere", "other", "py"]),
+    r("code rename", "refusal.too-large", &["code", "rename", "rnm", "other", "py", "--max-files", "0"]),
+    r("code rename", "refusal.name-taken", &["code", "rename", "rnm", "taken", "py", "--kind", "function"]),
     // edit
     r("edit", "selection.no-match", &["edit", "a.txt", "--old", "zzz", "--new", "x"]),
     r("edit", "selection.ambiguous", &["edit", "a.txt", "--old", "alpha", "--new", "x"]),

@@ -61,6 +61,7 @@ mod read_tail;
 mod recovery_format;
 mod redaction;
 mod release;
+mod rename;
 mod retention;
 mod scan_args;
 mod search;

@@ -961,11 +961,11 @@ fn code_outline_defs_refs() {
     assert_eq!(
         refs,
         vec![
-            ("a.lisp".to_string(), 2, "ref".to_string()),
-            ("notes.md".to_string(), 3, "ref".to_string()),
-            ("src/lib.rs".to_string(), 7, "ref".to_string()),
-            ("src/lib.rs".to_string(), 11, "def".to_string()),
-            ("tool.py".to_string(), 1, "def".to_string()),
+            ("a.lisp".to_string(), 2, "other".to_string()),
+            ("notes.md".to_string(), 3, "other".to_string()),
+            ("src/lib.rs".to_string(), 7, "call".to_string()),
+            ("src/lib.rs".to_string(), 11, "definition".to_string()),
+            ("tool.py".to_string(), 1, "definition".to_string()),
         ]
     );
     let r = env.run(&["code", "refs", "helper", "--limit", "2"]);

@@ -62,6 +62,9 @@ pub struct RefsArgs {
     /// Lines returned.
     #[arg(long, value_name = "N", default_value = "50")]
     pub limit: u64,
+    /// Also list mentions in these (comma-separated): strings, comments, locals.
+    #[arg(long, value_name = "KINDS", value_delimiter = ',')]
+    pub include: Vec<String>,
     #[command(flatten)]
     pub budget: BudgetArgs,
 }
@@ -137,13 +140,17 @@ pub const DEFS: CommandSpec = CommandSpec {
 
 pub const REFS: CommandSpec = CommandSpec {
     name: "code refs",
-    summary: "The lines that use a name as a whole identifier.",
-    description: "Every text file below PATH, under the scan's ignore rules. Identifier characters come from the file's language (Lisp names may hold -, *, ?, ...); files of no language use letters, digits and _.",
+    summary: "Where a name is used: calls, imports, types, definitions.",
+    description: "Every text file below PATH, under the scan's ignore rules. Files with a compiled-in grammar (Rust, Python, Go, JavaScript, TypeScript/TSX, Java, C, C++, Ruby) are parsed: each identifier spelled NAME is classified, mentions inside strings and comments are left out unless --include asks, and a name bound by a parameter or local of an enclosing function (Python, JavaScript/TypeScript, Rust) is another symbol, left out unless --include locals. Other files: whole-identifier matches by line, identifier characters from the file's language (Lisp names may hold -, *, ?, ...); files of no language use letters, digits and _.",
     args: <RefsArgs as clap::Args>::augment_args,
     output_fields: &[
         field(
             "refs",
-            "[{path,line,kind,text}]; kind is def on a line defining the name, else ref. An occurrence counts only when no identifier character of the file's language touches it.",
+            "[{path,line,kind,text}] one per line and kind; kind is definition, import, call, type, other, string, comment or local (regex-matched files: definition or other).",
+        ),
+        field(
+            "left_out",
+            "{string?,comment?,local?}: occurrences not listed (--include lists them), present when some were.",
         ),
         field("total", "Lines before --limit."),
         field(
@@ -218,9 +225,25 @@ struct Ref {
     text: String,
 }
 
+#[derive(Serialize, Default)]
+struct LeftOut {
+    #[serde(skip_serializing_if = "is_zero")]
+    string: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    comment: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    local: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 #[derive(Serialize)]
 struct RefsOut {
     refs: Vec<Ref>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    left_out: Option<LeftOut>,
     total: u64,
     truncated: bool,
     approx_tokens: usize,
@@ -403,10 +426,90 @@ fn mentions(line: &str, name: &str, language: Option<&Language>) -> bool {
     false
 }
 
+/// One file's listed occurrences (line, kind, line text) and what was left out.
+type FileHits = (Vec<(u64, &'static str, String)>, [u64; 3]);
+
+/// `code refs` on one file: through its grammar when one covers it, else by line.
+fn file_refs(base: &str, text: &str, name: &str, include: &[String]) -> Option<FileHits> {
+    use crate::text::syntax::refs::{self, RefKind};
+    let with = |k: &str| include.iter().any(|i| i.trim_end_matches('s') == k);
+    let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
+    let lines: Vec<&str> = text.lines().collect();
+    let line_text = |n: u64| {
+        let l = lines.get(n as usize - 1).copied().unwrap_or("");
+        l.get(..MAX_LINE_BYTES.min(l.len()))
+            .unwrap_or(l)
+            .to_string()
+    };
+    let mut left = [0u64; 3];
+    let mut hits: Vec<(u64, &'static str, String)> = Vec::new();
+    if let Some((g, tree)) = refs::parse_file(base, text.as_bytes()) {
+        for o in refs::occurrences(g, &tree, text.as_bytes(), name) {
+            let kind = if o.local {
+                if !with("local") {
+                    left[2] += 1;
+                    continue;
+                }
+                "local"
+            } else {
+                match o.kind {
+                    RefKind::String if !with("string") => {
+                        left[0] += 1;
+                        continue;
+                    }
+                    RefKind::Comment if !with("comment") => {
+                        left[1] += 1;
+                        continue;
+                    }
+                    k => k.name(),
+                }
+            };
+            if hits.last().is_some_and(|h| h.0 == o.line && h.1 == kind) {
+                continue;
+            }
+            hits.push((o.line, kind, line_text(o.line)));
+        }
+        return (!hits.is_empty() || left.iter().any(|&n| n > 0)).then_some((hits, left));
+    }
+    let language = lang::of_file(base);
+    let def_lines: Vec<u64> = outline::outline(base, text)
+        .map(|defs| {
+            defs.into_iter()
+                .filter(|d| d.name == name)
+                .map(|d| d.start_line)
+                .collect()
+        })
+        .unwrap_or_default();
+    for (i, l) in lines.iter().enumerate() {
+        if mentions(l, name, language) {
+            let n = i as u64 + 1;
+            let kind = if def_lines.contains(&n) {
+                "definition"
+            } else {
+                "other"
+            };
+            hits.push((n, kind, line_text(n)));
+        }
+    }
+    (!hits.is_empty()).then_some((hits, left))
+}
+
 pub fn run_refs(ctx: &Ctx, args: &RefsArgs) -> Result<Output, CmdError> {
     let name = args.name.as_str();
+    for i in &args.include {
+        if !matches!(
+            i.as_str(),
+            "string" | "strings" | "comment" | "comments" | "local" | "locals"
+        ) {
+            return Err(CmdError::invalid_argument(
+                "code refs",
+                format!("--include takes strings, comments, locals (comma-separated), not {i:?}."),
+            ));
+        }
+    }
     let budget = args.budget.budget("code refs")?;
     let starts = named_starts(ctx, "code refs", name, &args.path)?;
+    let include = &args.include;
     let (items, cut) = defs::scan_mentions(
         ctx,
         "code refs",
@@ -414,35 +517,16 @@ pub fn run_refs(ctx: &Ctx, args: &RefsArgs) -> Result<Output, CmdError> {
         &starts,
         budget,
         |_| true,
-        |base, text| {
-            let language = lang::of_file(base);
-            let def_lines: Vec<u64> = outline::outline(base, text)
-                .map(|defs| {
-                    defs.into_iter()
-                        .filter(|d| d.name == name)
-                        .map(|d| d.start_line)
-                        .collect()
-                })
-                .unwrap_or_default();
-            let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
-            let hits: Vec<(u64, &'static str, String)> = text
-                .lines()
-                .enumerate()
-                .filter(|(_, l)| mentions(l, name, language))
-                .map(|(i, l)| {
-                    let n = i as u64 + 1;
-                    let kind = if def_lines.contains(&n) { "def" } else { "ref" };
-                    let cut = l.get(..MAX_LINE_BYTES.min(l.len())).unwrap_or(l);
-                    (n, kind, cut.to_string())
-                })
-                .collect();
-            (!hits.is_empty()).then_some(hits)
-        },
+        |base, text| file_refs(base, text, name, include),
     )?;
     let mut refs = Vec::new();
     let mut total = 0u64;
     let mut text_chars = 0usize;
-    for (p, hits) in items {
+    let mut left = LeftOut::default();
+    for (p, (hits, l)) in items {
+        left.string += l[0];
+        left.comment += l[1];
+        left.local += l[2];
         let shown = show(&ctx.root, &p);
         for (line, kind, text) in hits {
             total += 1;
@@ -458,11 +542,13 @@ pub fn run_refs(ctx: &Ctx, args: &RefsArgs) -> Result<Output, CmdError> {
             });
         }
     }
+    let left_out = (left.string + left.comment + left.local > 0).then_some(left);
     let truncated = total > args.limit;
     let (truncated, next_commands) = continuation(ctx, &budget, &cut, truncated, total);
     Ok(Output::cut(
         &RefsOut {
             refs,
+            left_out,
             total,
             truncated,
             approx_tokens: crate::protocol::approx_tokens_chars(text_chars),

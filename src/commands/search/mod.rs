@@ -15,6 +15,7 @@ pub use crate::workspace::scan_args::{ScanArgs, scan_error};
 pub mod code;
 pub mod find;
 pub mod overview;
+pub mod rename;
 pub mod search;
 
 #[rustfmt::skip]
@@ -25,6 +26,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     code::OUTLINE,
     code::DEFS,
     code::REFS,
+    rename::RENAME,
 ];
 
 /// The default start: the working directory, or the root when the working

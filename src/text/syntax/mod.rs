@@ -9,6 +9,8 @@
 
 pub mod defs;
 pub mod grammar;
+pub mod ident;
+pub mod refs;
 
 use super::json_doc::{self, line_col};
 

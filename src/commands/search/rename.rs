@@ -1,0 +1,497 @@
+//! `code rename NAME NEW`: the definition, references and imports of one symbol
+//! renamed across files in one guarded op (all or nothing, journaled, undoable),
+//! found through the grammars of `text::syntax::refs`. It picks one definition
+//! (refusing with candidates when several could be meant) and refuses a NEW that
+//! already names something in a file it would change.
+
+use super::{default_start, show, starts};
+use crate::handler;
+use crate::protocol::args::DryRun;
+use crate::protocol::json::Json;
+use crate::protocol::registry::{CommandSpec, Effects, field};
+use crate::protocol::{CmdError, Output, Repair, code, shell};
+use crate::store::request::{Change, WriteRequest};
+use crate::store::write;
+use crate::text::syntax::defs::{TreeDef, definitions};
+use crate::text::syntax::grammar::Grammar;
+use crate::text::syntax::refs::{self, Occurrence, RefKind};
+use crate::workspace::Ctx;
+use crate::workspace::defs;
+use crate::workspace::scan_args::BudgetArgs;
+use clap::Args;
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct RenameArgs {
+    /// The symbol's name.
+    #[arg(value_name = "NAME")]
+    pub name: String,
+    /// Its new name.
+    #[arg(value_name = "NEW")]
+    pub new: String,
+    /// Where to look; default the working directory.
+    #[arg(value_name = "PATH")]
+    pub path: Option<String>,
+    /// Only the definition of this kind (function, class, method, struct, ...).
+    #[arg(long, value_name = "KIND")]
+    pub kind: Option<String>,
+    /// Only the definition in this file (or below this directory).
+    #[arg(long = "in", value_name = "PATH")]
+    pub in_path: Option<String>,
+    /// Also rename whole-word mentions inside strings.
+    #[arg(long)]
+    pub strings: bool,
+    /// Also rename whole-word mentions inside comments.
+    #[arg(long)]
+    pub comments: bool,
+    /// Show each file's diff (default: counts only).
+    #[arg(long)]
+    pub diff: bool,
+    #[command(flatten)]
+    pub dry: DryRun,
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+}
+
+pub const RENAME: CommandSpec = CommandSpec {
+    name: "code rename",
+    summary: "Rename a symbol everywhere it is defined, used and imported.",
+    description: "Files with a compiled-in grammar below PATH (Rust, Python, Go, JavaScript, TypeScript/TSX, Java, C, C++, Ruby). Picks the one definition of NAME (--kind, --in narrow it; several left is selection.ambiguous with candidates); renames its definition, the uses that are not bound by a local or parameter of an enclosing function (Python, JavaScript/TypeScript, Rust), imports, and member accesses: every `x.NAME` for a method or field, only `module.NAME` through an imported name for a top-level symbol. A file that defines its own top-level NAME keeps it. Strings and comments only with --strings/--comments. Refuses a NEW that is not an identifier or a keyword (argument.invalid), and a NEW already used as a name in a file it would change (refusal.name-taken). A scan cut by its budget renames nothing (refusal.too-large). One op: all files or none; undo with aitools undo <op_id>.",
+    args: <RenameArgs as clap::Args>::augment_args,
+    output_fields: &[
+        write::FIELD_CHANGES,
+        write::FIELD_OP_ID,
+        write::FIELD_DRY_RUN,
+        field("changes[].count", "Occurrences renamed in that file."),
+        field(
+            "renamed",
+            "{definition?,import?,call?,type?,other?,string?,comment?}: occurrences renamed by kind.",
+        ),
+        field("symbol", "{path,line,kind,name}: the definition renamed."),
+        field(
+            "left",
+            "{local?,member?,string?,comment?,shadowed?}: occurrences of NAME left as they are (bound by a local, an unresolved member access, in strings or comments without --strings/--comments, in files with their own NAME), present when some were.",
+        ),
+        write::FIELD_NEXT,
+    ],
+    error_codes: crate::write_error_codes![
+        code::AMBIGUOUS,
+        code::NO_MATCH,
+        code::NAME_TAKEN,
+        code::TOO_LARGE
+    ],
+    writes: true,
+    tx: true,
+    workspace: true,
+    effects: Effects::NONE,
+    run: handler!(RenameArgs, run),
+};
+
+/// One parsed file holding NAME.
+struct Parsed {
+    grammar: Grammar,
+    text: String,
+    occ: Vec<Occurrence>,
+    defs: Vec<TreeDef>,
+    imports: Vec<String>,
+    /// Lines where NEW is already a name (not a member, string or comment).
+    new_lines: Vec<u64>,
+}
+
+const CMD: &str = "code rename";
+
+/// Counts by kind, in a fixed order.
+#[derive(Default)]
+struct Tally(Vec<(&'static str, u64)>);
+
+impl Tally {
+    fn add(&mut self, k: &'static str) {
+        match self.0.iter_mut().find(|(n, _)| *n == k) {
+            Some(e) => e.1 += 1,
+            None => self.0.push((k, 1)),
+        }
+    }
+    fn json(&self) -> Json {
+        let mut o = Json::obj();
+        for (k, n) in &self.0 {
+            o.push(k, Json::UInt(*n));
+        }
+        o
+    }
+}
+
+pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
+    let name = args.name.as_str();
+    let new = args.new.as_str();
+    if name.is_empty() {
+        return Err(CmdError::invalid_argument(CMD, "NAME is empty."));
+    }
+    if name == new {
+        return Err(CmdError::invalid_argument(
+            CMD,
+            "NEW is NAME: nothing to rename.",
+        ));
+    }
+    let budget = args.budget.budget(CMD)?;
+    let starts: Vec<PathBuf> = match &args.path {
+        Some(p) => starts(ctx, std::slice::from_ref(p))?,
+        None => vec![default_start(ctx)],
+    };
+    let in_path = match &args.in_path {
+        Some(p) => Some(crate::workspace::paths::real_path(&ctx.path_arg(p)?)),
+        None => None,
+    };
+    let req = WriteRequest::new(ctx)
+        .dry_run(args.dry.dry_run)
+        .max_diff_lines(if args.diff { None } else { Some(0) });
+    let mut counts: Vec<(String, u64)> = Vec::new();
+    let mut renamed = Tally::default();
+    let mut left = Tally::default();
+    let mut symbol = Json::Null;
+    let committed = write::submit(ctx, &req, || {
+        let (files, cut) = defs::scan_mentions(
+            ctx,
+            CMD,
+            name,
+            &starts,
+            budget,
+            |base| Grammar::of_file(base).is_some(),
+            |base, text| {
+                let (g, tree) = refs::parse_file(base, text.as_bytes())?;
+                let src = text.as_bytes();
+                let occ = refs::occurrences(g, &tree, src, name);
+                let defs: Vec<TreeDef> = definitions(g, &tree, src)
+                    .into_iter()
+                    .filter(|d| d.name == name)
+                    .collect();
+                let new_lines = if text.contains(new) {
+                    refs::occurrences(g, &tree, src, new)
+                        .into_iter()
+                        .filter(|o| {
+                            o.member_of.is_none()
+                                && !matches!(o.kind, RefKind::String | RefKind::Comment)
+                        })
+                        .map(|o| o.line)
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                Some(Parsed {
+                    grammar: g,
+                    text: text.to_string(),
+                    occ,
+                    imports: refs::imported_names(&tree, src),
+                    defs,
+                    new_lines,
+                })
+            },
+        )?;
+        // All or nothing: a scan the budget cut would rename only some files.
+        if let Some(c) = &cut {
+            return Err(CmdError::new(
+                code::TOO_LARGE,
+                format!(
+                    "The scan's {} budget ran out after {} files; a partial rename would leave uses behind, so nothing was renamed.",
+                    c.budget, c.files
+                ),
+                Repair::new(
+                    "raise",
+                    "Run it again with the spent scan budget raised (or name a narrower PATH).",
+                    crate::workspace::scan_args::raise_budget(ctx, &budget, c),
+                ),
+            ));
+        }
+        let target = pick(ctx, args, &files, in_path.as_deref())?;
+        let (tpath, tdef) = (&files[target.0].0, &files[target.0].1.defs[target.1]);
+        let g = files[target.0].1.grammar;
+        if !crate::text::syntax::ident::valid_identifier(g, new) {
+            return Err(CmdError::invalid_argument(
+                CMD,
+                format!(
+                    "{new:?} is not a {} identifier (or is a keyword).",
+                    g.name()
+                ),
+            ));
+        }
+        let mut sym = Json::obj();
+        sym.push("path", Json::Str(show(&ctx.root, tpath)));
+        sym.push("line", Json::UInt(tdef.start_line));
+        sym.push("kind", Json::Str(tdef.kind.to_string()));
+        sym.push("name", Json::Str(tdef.qualified.clone()));
+        symbol = sym;
+        let member_target = tdef.container.is_some()
+            && matches!(
+                tdef.kind,
+                "method" | "field" | "property" | "function" | "constant" | "variable"
+            )
+            && files[target.0].1.defs[target.1].qualified != name;
+        let mut changes: Vec<Change> = Vec::new();
+        let mut taken: Vec<(String, u64)> = Vec::new();
+        for (path, f) in &files {
+            let own = path != tpath
+                && f.defs
+                    .iter()
+                    .any(|d| d.container.is_none() && !member_target);
+            let mut edits: Vec<&Occurrence> = Vec::new();
+            for o in &f.occ {
+                let why = skip_reason(o, f, path == tpath, tdef, member_target, own, args);
+                match why {
+                    Some(w) => left.add(w),
+                    None => edits.push(o),
+                }
+            }
+            if edits.is_empty() {
+                continue;
+            }
+            if let Some(&l) = f.new_lines.first() {
+                taken.push((show(&ctx.root, path), l));
+                continue;
+            }
+            let snap = ctx.files().load_follow(path)?;
+            if snap.bytes != f.text.as_bytes() {
+                return Err(CmdError::new(
+                    code::NOT_UTF8,
+                    format!(
+                        "{} is not valid UTF-8 text; nothing was renamed.",
+                        show(&ctx.root, path)
+                    ),
+                    Repair::new(
+                        "narrow",
+                        "Rename below a path that leaves the file out.",
+                        shell::aitools(["code", "rename", name, new, "<path>", "--dry-run"]),
+                    ),
+                ));
+            }
+            let mut out = Vec::with_capacity(snap.bytes.len());
+            let mut at = 0;
+            for o in &edits {
+                out.extend_from_slice(&snap.bytes[at..o.start]);
+                out.extend_from_slice(new.as_bytes());
+                at = o.end;
+                renamed.add(o.kind.name());
+            }
+            out.extend_from_slice(&snap.bytes[at..]);
+            counts.push((show(&ctx.root, path), edits.len() as u64));
+            changes.push(Change::Put {
+                path: path.clone(),
+                bytes: out,
+                mode: None,
+            });
+        }
+        if let Some((p, l)) = taken.first() {
+            return Err(name_taken(ctx, args, p, *l, &files));
+        }
+        if changes.is_empty() {
+            return Err(CmdError::new(
+                code::NO_MATCH,
+                format!("Nothing to rename: every occurrence of {name} is another symbol's."),
+                Repair::new(
+                    "refs",
+                    "See the occurrences and how each was classified.",
+                    shell::aitools(["code", "refs", name, "--include", "strings,comments,locals"]),
+                ),
+            ));
+        }
+        Ok(changes)
+    })?;
+    let mut committed = committed;
+    for c in &mut committed.changes {
+        c.count = counts.iter().find(|(p, _)| *p == c.path).map(|(_, n)| *n);
+        if !args.diff {
+            c.added = None;
+            c.deleted = None;
+        }
+    }
+    let mut extra: Vec<(&str, Json)> = vec![("renamed", renamed.json()), ("symbol", symbol)];
+    if !left.0.is_empty() {
+        extra.push(("left", left.json()));
+    }
+    Ok(committed.into_output(extra))
+}
+
+/// Why an occurrence is not renamed, or `None` when it is.
+fn skip_reason(
+    o: &Occurrence,
+    f: &Parsed,
+    in_target_file: bool,
+    t: &TreeDef,
+    member_target: bool,
+    own: bool,
+    args: &RenameArgs,
+) -> Option<&'static str> {
+    match o.kind {
+        RefKind::String if !args.strings => return Some("string"),
+        RefKind::Comment if !args.comments => return Some("comment"),
+        RefKind::String | RefKind::Comment => return None,
+        _ => {}
+    }
+    if o.local {
+        return Some("local");
+    }
+    // Another definition of the same name (a method of another class, a nested def).
+    if o.kind == RefKind::Definition
+        && let Some(d) = f
+            .defs
+            .iter()
+            .filter(|d| o.line >= d.start_line && o.line <= d.end_line)
+            .min_by_key(|d| d.end_line - d.start_line)
+        && (d.qualified != t.qualified || !in_target_file)
+        && !(member_target && d.kind == t.kind && !in_target_file)
+    {
+        return Some("shadowed");
+    }
+    if member_target {
+        return match &o.member_of {
+            Some(_) => None,
+            None if o.kind == RefKind::Definition && in_target_file => None,
+            None if f.grammar == Grammar::Rust => None,
+            None => Some("shadowed"),
+        };
+    }
+    if own {
+        return Some("shadowed");
+    }
+    match &o.member_of {
+        None if o.in_type && o.kind == RefKind::Definition => Some("shadowed"),
+        None => None,
+        Some(Some(obj)) if f.imports.iter().any(|i| i == obj) => None,
+        Some(_) => Some("member"),
+    }
+}
+
+/// The one definition to rename: (file index, def index), or the refusal that
+/// lists the candidates.
+fn pick(
+    ctx: &Ctx,
+    args: &RenameArgs,
+    files: &[(PathBuf, Parsed)],
+    in_path: Option<&std::path::Path>,
+) -> Result<(usize, usize), CmdError> {
+    let mut all: Vec<(usize, usize)> = Vec::new();
+    for (i, (p, f)) in files.iter().enumerate() {
+        for (j, d) in f.defs.iter().enumerate() {
+            if args.kind.as_deref().is_some_and(|k| k != d.kind) {
+                continue;
+            }
+            if in_path.is_some_and(|ip| !p.starts_with(ip)) {
+                continue;
+            }
+            // One symbol defined twice in one scope (if/else branches) is one.
+            if all
+                .iter()
+                .any(|&(a, b)| a == i && files[a].1.defs[b].qualified == d.qualified)
+            {
+                continue;
+            }
+            all.push((i, j));
+        }
+    }
+    let name = args.name.as_str();
+    match all.len() {
+        1 => Ok(all[0]),
+        0 => Err(CmdError::new(
+            code::NO_MATCH,
+            format!(
+                "No definition of {name}{} found below the path{}.",
+                args.kind
+                    .as_deref()
+                    .map(|k| format!(" of kind {k}"))
+                    .unwrap_or_default(),
+                if args.in_path.is_some() {
+                    " and --in"
+                } else {
+                    ""
+                }
+            ),
+            Repair::new(
+                "defs",
+                "List the definitions of the name.",
+                shell::aitools(["code", "defs", name]),
+            ),
+        )),
+        n => {
+            let shown: Vec<String> = all
+                .iter()
+                .take(8)
+                .map(|&(i, j)| {
+                    let d = &files[i].1.defs[j];
+                    format!(
+                        "{} {} at {}:{}",
+                        d.kind,
+                        d.qualified,
+                        show(&ctx.root, &files[i].0),
+                        d.start_line
+                    )
+                })
+                .collect();
+            let (i, j) = all[0];
+            let first = &files[i].1.defs[j];
+            let path = show(&ctx.root, &files[i].0);
+            let argv = shell::rerun(
+                &ctx.argv,
+                &["--kind", "--in"],
+                &["--dry-run"],
+                &[
+                    "--kind".into(),
+                    first.kind.into(),
+                    "--in".into(),
+                    path.clone(),
+                    "--dry-run".into(),
+                ],
+            );
+            Err(CmdError::new(
+                code::AMBIGUOUS,
+                format!(
+                    "{name} names {n} definitions: {}. Pick one with --kind and --in.",
+                    shown.join("; ")
+                ),
+                Repair::new(
+                    "pick",
+                    format!("Rename the {} in {path} (dry run first).", first.kind),
+                    shell::aitools(argv),
+                ),
+            ))
+        }
+    }
+}
+
+/// The refusal of a NEW already used in a file the rename changes, with a free
+/// name to use instead.
+fn name_taken(
+    ctx: &Ctx,
+    args: &RenameArgs,
+    path: &str,
+    line: u64,
+    files: &[(PathBuf, Parsed)],
+) -> CmdError {
+    let new = &args.new;
+    let free = (2..1000)
+        .map(|i| format!("{new}{i}"))
+        .find(|c| {
+            files
+                .iter()
+                .all(|(_, f)| refs::word_hits(f.text.as_bytes(), c.as_bytes()).is_empty())
+        })
+        .unwrap_or_else(|| format!("{new}_renamed"));
+    let mut argv: Vec<String> = ctx.argv.clone();
+    if let Some(pos) = argv.iter().position(|a| a == new) {
+        argv[pos] = free.clone();
+    }
+    CmdError::new(
+        code::NAME_TAKEN,
+        format!(
+            "{new} already names something at {path}:{line}, a file the rename changes: the renamed {} would be captured by it (or capture it). Nothing was renamed.",
+            args.name
+        ),
+        Repair::new(
+            "other-name",
+            format!("Rename to {free}, a name no file involved uses."),
+            shell::aitools(argv),
+        ),
+    )
+    .with_repair(Repair::new(
+        "see",
+        format!("See where {new} is used."),
+        shell::aitools(["code", "refs", new.as_str()]),
+    ))
+}

@@ -1,0 +1,252 @@
+//! `code refs` through the grammars (kinds, strings and comments left out,
+//! locals resolved) and `code rename` (one op across files, undo, refusals).
+
+use crate::support::TestEnv;
+
+fn refs(env: &TestEnv, args: &[&str]) -> Vec<(String, u64, String)> {
+    let r = env.run(args);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    r.json["refs"]
+        .as_array()
+        .expect("refs")
+        .iter()
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap_or("").to_string(),
+                d["line"].as_u64().unwrap_or(0),
+                d["kind"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+fn row(p: &str, l: u64, k: &str) -> (String, u64, String) {
+    (p.to_string(), l, k.to_string())
+}
+
+const LIB: &str = "def helper(x: int) -> int:\n    \"\"\"helper adds one\"\"\"\n    return x + 1\n\n\ndef shadow(helper):\n    return helper * 2\n\n\nclass Box:\n    def helper(self):\n        return helper(1)  # calls helper\n";
+const USE: &str =
+    "from lib import helper\nimport lib\n\nprint(helper(2), lib.helper(3), \"helper\")\n";
+
+#[test]
+fn refs_classify_and_leave_out_strings_comments_and_locals() {
+    let env = TestEnv::new();
+    env.write("lib.py", LIB);
+    env.write("use.py", USE);
+    env.write(
+        "m.rs",
+        "fn helper() {}\nfn f() {\n    helper();\n    let helper = 2;\n    let _ = helper;\n}\n",
+    );
+    env.write("w.ts", "export function helper(): number { return 1 }\nfunction g(helper: number) { return helper }\nhelper();\n");
+    let got = refs(&env, &["code", "refs", "helper"]);
+    assert_eq!(
+        got,
+        vec![
+            row("lib.py", 1, "definition"),
+            row("lib.py", 11, "definition"),
+            row("lib.py", 12, "call"),
+            row("m.rs", 1, "definition"),
+            row("m.rs", 3, "call"),
+            row("use.py", 1, "import"),
+            row("use.py", 4, "call"),
+            row("w.ts", 1, "definition"),
+            row("w.ts", 3, "call"),
+        ]
+    );
+    let r = env.run(&["code", "refs", "helper"]);
+    assert_eq!(r.json["left_out"]["string"], 2);
+    assert_eq!(r.json["left_out"]["comment"], 1);
+    // lib.py's parameter and its use, m.rs's let and its use, w.ts's parameter and its use.
+    assert_eq!(r.json["left_out"]["local"], 6);
+    let all = refs(
+        &env,
+        &[
+            "code",
+            "refs",
+            "helper",
+            "lib.py",
+            "--include",
+            "strings,comments,locals",
+        ],
+    );
+    assert!(all.contains(&row("lib.py", 2, "string")), "{all:?}");
+    assert!(all.contains(&row("lib.py", 12, "comment")), "{all:?}");
+    assert!(all.contains(&row("lib.py", 7, "local")), "{all:?}");
+}
+
+#[test]
+fn rename_changes_every_file_in_one_op_and_undo_restores_them() {
+    let env = TestEnv::new();
+    env.write("lib.py", LIB);
+    env.write("use.py", USE);
+    env.git(&["add", "-A"]);
+    let r = env.run(&["code", "rename", "helper", "assist", "--kind", "function"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.json["symbol"]["path"], "lib.py");
+    let lib = String::from_utf8(env.read("lib.py")).expect("utf8");
+    let want_lib = LIB.replacen("def helper(x", "def assist(x", 1).replacen(
+        "return helper(1)",
+        "return assist(1)",
+        1,
+    );
+    assert_eq!(lib, want_lib);
+    let used = String::from_utf8(env.read("use.py")).expect("utf8");
+    assert_eq!(
+        used,
+        "from lib import assist\nimport lib\n\nprint(assist(2), lib.assist(3), \"helper\")\n"
+    );
+    let counts: Vec<u64> = r.json["changes"]
+        .as_array()
+        .expect("changes")
+        .iter()
+        .map(|c| c["count"].as_u64().unwrap_or(0))
+        .collect();
+    assert_eq!(counts, vec![2, 3]);
+    // The oracle: Python itself still runs the renamed code.
+    let py = std::process::Command::new("python3")
+        .args(["-c", "import use"])
+        .current_dir(env.root())
+        .output();
+    if let Ok(out) = py {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "3 4 helper\n");
+    }
+    let op = r.json["op_id"].as_str().expect("op").to_string();
+    let u = env.run(&["undo", &op]);
+    assert_eq!(u.code, 0, "{}", u.stdout);
+    assert_eq!(env.read("lib.py"), LIB.as_bytes());
+    assert_eq!(env.read("use.py"), USE.as_bytes());
+}
+
+#[test]
+fn rename_dry_run_writes_nothing() {
+    let env = TestEnv::new();
+    env.write("lib.py", LIB);
+    env.write("use.py", USE);
+    let r = env.run(&[
+        "code",
+        "rename",
+        "helper",
+        "assist",
+        "--kind",
+        "function",
+        "--dry-run",
+        "--strings",
+        "--comments",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.json["dry_run"], true);
+    assert_eq!(r.json["renamed"]["string"], 2);
+    assert_eq!(r.json["renamed"]["comment"], 1);
+    assert_eq!(env.read("lib.py"), LIB.as_bytes());
+    assert_eq!(env.read("use.py"), USE.as_bytes());
+}
+
+#[test]
+fn rename_refuses_an_ambiguous_name_with_a_repair_that_works() {
+    let env = TestEnv::new();
+    env.write("lib.py", LIB);
+    env.write("use.py", USE);
+    let r = env.run(&["code", "rename", "helper", "assist"]);
+    assert_eq!(r.error_code(), "selection.ambiguous");
+    let msg = r.json["error"]["message"].as_str().unwrap_or("");
+    assert!(msg.contains("function helper at lib.py:1"), "{msg}");
+    assert!(msg.contains("method Box.helper at lib.py:11"), "{msg}");
+    let fix = r.json["error"]["repairs"][0]["command"]
+        .as_str()
+        .expect("repair");
+    assert_eq!(
+        fix,
+        "aitools code rename helper assist --kind function --in lib.py --dry-run"
+    );
+    let ok = env.run_line(fix);
+    assert_eq!(ok.code, 0, "{}", ok.stdout);
+    assert_eq!(env.read("lib.py"), LIB.as_bytes());
+}
+
+#[test]
+fn rename_refuses_a_name_it_would_capture_and_a_bad_identifier() {
+    let env = TestEnv::new();
+    env.write("lib.py", LIB);
+    env.write(
+        "use.py",
+        "from lib import helper\nprint_it = print\nprint_it(helper(2))\n",
+    );
+    let r = env.run(&["code", "rename", "helper", "print_it", "--kind", "function"]);
+    assert_eq!(r.error_code(), "refusal.name-taken");
+    assert!(
+        r.json["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("use.py:2")
+    );
+    let fix = r.json["error"]["repairs"][0]["command"]
+        .as_str()
+        .expect("repair");
+    assert_eq!(fix, "aitools code rename helper print_it2 --kind function");
+    assert_eq!(env.read("lib.py"), LIB.as_bytes());
+    let r = env.run(&["code", "rename", "helper", "class", "--kind", "function"]);
+    assert_eq!(r.error_code(), "argument.invalid");
+    let r = env.run(&["code", "rename", "helper", "a-b", "--kind", "function"]);
+    assert_eq!(r.error_code(), "argument.invalid");
+    let ok = env.run_line(fix);
+    assert_eq!(ok.code, 0, "{}", ok.stdout);
+}
+
+#[test]
+fn rename_a_type_renames_its_definition_and_every_use() {
+    let env = TestEnv::new();
+    env.write("src/shapes.rs", "pub struct Circle {\n    pub r: f64,\n}\n\nimpl Circle {\n    pub fn new(r: f64) -> Circle {\n        Circle { r }\n    }\n}\n");
+    env.write("src/lib.rs", "pub mod shapes;\nuse shapes::Circle;\n\npub fn one() -> Circle {\n    let r = 1.0;\n    Circle::new(r)\n}\n");
+    env.write(
+        "k.py",
+        "class Box:\n    pass\n\n\ndef make() -> Box:\n    return Box()\n",
+    );
+    let r = env.run(&["code", "rename", "Circle", "Disk", "src"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(
+        String::from_utf8(env.read("src/shapes.rs")).expect("utf8"),
+        "pub struct Disk {\n    pub r: f64,\n}\n\nimpl Disk {\n    pub fn new(r: f64) -> Disk {\n        Disk { r }\n    }\n}\n"
+    );
+    assert_eq!(
+        String::from_utf8(env.read("src/lib.rs")).expect("utf8"),
+        "pub mod shapes;\nuse shapes::Disk;\n\npub fn one() -> Disk {\n    let r = 1.0;\n    Disk::new(r)\n}\n"
+    );
+    let r = env.run(&["code", "rename", "Box", "Crate", "k.py"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(
+        String::from_utf8(env.read("k.py")).expect("utf8"),
+        "class Crate:\n    pass\n\n\ndef make() -> Crate:\n    return Crate()\n"
+    );
+}
+
+#[test]
+fn rename_in_a_tx_stages_every_file_and_refs_see_it() {
+    let env = TestEnv::new();
+    env.write("lib.py", LIB);
+    env.write("use.py", USE);
+    let tx = env.run(&["tx", "begin"]).json["tx"]
+        .as_str()
+        .expect("tx")
+        .to_string();
+    let r = env.run(&[
+        "code", "rename", "helper", "assist", "--kind", "function", "--tx", &tx,
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.json["tx_op"], 1);
+    assert_eq!(env.read("lib.py"), LIB.as_bytes());
+    let got = refs(&env, &["code", "refs", "assist", "--tx", &tx]);
+    assert_eq!(
+        got,
+        vec![
+            row("lib.py", 1, "definition"),
+            row("lib.py", 12, "call"),
+            row("use.py", 1, "import"),
+            row("use.py", 4, "call"),
+        ]
+    );
+}
