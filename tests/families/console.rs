@@ -437,6 +437,12 @@ fn request(
     r["payload"].clone()
 }
 
+/// How many surfaces `oui manifest` declares: the socket registers each one.
+fn surface_count(env: &TestEnv) -> usize {
+    let manifest = env.run(&["oui", "manifest"]);
+    manifest.json["surfaces"].as_array().map_or(0, |a| a.len())
+}
+
 fn socket(s: &Server) -> WebSocket<TcpStream> {
     let origin = format!("http://127.0.0.1:{}", s.port);
     ws_connect(s.port, Some(&s.token), &[("Origin", origin.as_str())]).expect("the socket")
@@ -447,8 +453,9 @@ fn the_oui_socket_registers_correlates_ignores_junk_and_pushes_a_cli_write() {
     let env = TestEnv::new();
     let s = start(&env, &["console"]);
     let mut ws = socket(&s);
+    let surfaces = surface_count(&env);
     let mut registered = Vec::new();
-    while registered.len() < 5 {
+    while registered.len() < surfaces {
         let ev = wait_for(&mut ws, Duration::from_secs(10), |e| {
             e["type"] == "surface:register"
         });
@@ -536,8 +543,9 @@ fn a_2mb_frame_closes_its_socket_and_sigterm_deregisters() {
     }
     // The server lives on: a new socket registers, and SIGTERM deregisters it.
     let mut ws = socket(&s);
+    let surfaces = surface_count(&env);
     let mut ids = Vec::new();
-    while ids.len() < 5 {
+    while ids.len() < surfaces {
         let ev = wait_for(&mut ws, Duration::from_secs(10), |e| {
             e["type"] == "surface:register"
         });

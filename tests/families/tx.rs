@@ -500,11 +500,18 @@ fn every_write_and_read_command_takes_tx() {
     ] {
         let s = ok(env.run(&["schema", cmd]));
         let args = s.json["commands"][0]["args"].as_array().unwrap();
-        assert!(args.iter().any(|a| a["name"] == "--tx"), "{cmd} lacks --tx");
+        let shared = s.json["commands"][0]["write_options"].as_array();
+        assert!(
+            args.iter().any(|a| a["name"] == "--tx")
+                || shared.is_some_and(|w| w.iter().any(|o| o == "--tx")),
+            "{cmd} lacks --tx"
+        );
     }
     let s = ok(env.run(&["schema", "undo"]));
     let args = s.json["commands"][0]["args"].as_array().unwrap();
     assert!(!args.iter().any(|a| a["name"] == "--tx"));
+    let shared = s.json["commands"][0]["write_options"].as_array();
+    assert!(!shared.is_some_and(|w| w.iter().any(|o| o == "--tx")));
     let r = env.run(&["read", "x", "--tx", "tx-nope"]);
     assert_eq!(r.error_code(), "input.not-found");
 }
