@@ -138,6 +138,11 @@ fn every_command_answers_only_declared_fields_and_codes() {
     // That the script never shrinks is what is checked here; how many commands came
     // after it is not (every_command_is_run_by_some_test covers those).
     assert!(ran.len() >= 63, "ran {ran:?}");
+    let undeclared: Vec<&String> = ran.iter().filter(|c| !d.fields.contains_key(*c)).collect();
+    assert!(
+        undeclared.is_empty(),
+        "answered but not declared: {undeclared:?}"
+    );
 }
 
 /// Every registered command is named by some test under tests/families/ (its
