@@ -398,6 +398,7 @@ const ROWS: &[Row] = &[
     r("code outline", "input.not-found", &["code", "outline", "nope"]),
     r("code defs", "input.not-found", &["code", "defs", "x", "nope"]),
     r("code refs", "input.not-found", &["code", "refs", "x", "nope"]),
+    r("code refs", "environment.unavailable", &["code", "refs", "nosuchname", "--lsp=require"]),
     r("code rename", "selection.ambiguous", &["code", "rename", "rnm", "other", "py"]),
     r("code rename", "selection.no-match", &["code", "rename", "nothere", "other", "py"]),
     r("code rename", "refusal.too-large", &["code", "rename", "rnm", "other", "py", "--max-files", "0"]),
