@@ -403,6 +403,7 @@ const ROWS: &[Row] = &[
     r("code rename", "selection.no-match", &["code", "rename", "nothere", "other", "py"]),
     r("code rename", "refusal.too-large", &["code", "rename", "rnm", "other", "py", "--max-files", "0"]),
     r("code rename", "refusal.name-taken", &["code", "rename", "rnm", "taken", "py", "--kind", "function"]),
+    r("code rename", "environment.unavailable", &["code", "rename", "rnm", "other", "py", "--kind", "function", "--lsp=require"]).env(&[("PATH", "{root}")]),
     // edit
     r("edit", "selection.no-match", &["edit", "a.txt", "--old", "zzz", "--new", "x"]),
     r("edit", "selection.ambiguous", &["edit", "a.txt", "--old", "alpha", "--new", "x"]),

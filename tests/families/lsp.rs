@@ -166,3 +166,81 @@ fn lsp_require_refuses_with_a_fallback_repair() {
         "{repair}"
     );
 }
+
+#[test]
+fn rename_lsp_applies_the_servers_edits_as_one_undoable_op() {
+    let (env, bin) = fixture();
+    let r = run_with(
+        &env,
+        bin.path(),
+        "answer",
+        &["code", "rename", "old", "fresh", "--lsp"],
+    );
+    assert_eq!(r.json["lsp"]["used"], true, "{}", r.json);
+    assert_eq!(env.read("a.py"), b"def fresh(x):\n    return x\n");
+    assert_eq!(
+        env.read("b.py"),
+        b"from a import fresh\n# old stays\ny = fresh(1)\n"
+    );
+    // Oracle: python3 imports and runs the renamed code.
+    let ok = std::process::Command::new("python3")
+        .args(["-c", "import b; assert b.y == 1"])
+        .current_dir(env.root())
+        .status()
+        .map(|s| s.success());
+    assert_eq!(ok.ok(), Some(true));
+    let op = r.op_id();
+    let u = env.run(&["undo", &op]);
+    assert_eq!(u.json["status"], "ok", "{}", u.json);
+    assert_eq!(
+        env.read("b.py"),
+        b"from a import old\n# old stays\ny = old(1)\n"
+    );
+}
+
+#[test]
+fn rename_lsp_refuses_an_edit_outside_the_root() {
+    let (env, bin) = fixture();
+    let outside = Path::new("/tmp/aitools-lsp-outside.py");
+    let _ = std::fs::remove_file(outside);
+    let r = run_with(
+        &env,
+        bin.path(),
+        "outside",
+        &["code", "rename", "old", "fresh", "--lsp"],
+    );
+    assert_eq!(r.error_code(), "refusal.outside-workspace", "{}", r.json);
+    assert_eq!(env.read("a.py"), b"def old(x):\n    return x\n");
+    assert!(!outside.exists());
+    // Its repair (the grammar's rename, as a dry run) runs.
+    let line = r.json["error"]["repairs"][0]["command"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    let d = env.run_line(&line);
+    assert_eq!(d.json["status"], "ok", "{}", d.json);
+}
+
+#[test]
+fn rename_lsp_falls_back_to_the_grammar_on_timeout() {
+    let (env, bin) = fixture();
+    let r = run_with(
+        &env,
+        bin.path(),
+        "hang",
+        &[
+            "code",
+            "rename",
+            "old",
+            "fresh",
+            "--lsp",
+            "--lsp-timeout",
+            "1",
+        ],
+    );
+    assert_eq!(r.json["lsp"]["used"], false, "{}", r.json);
+    assert_eq!(
+        env.read("b.py"),
+        b"from a import fresh\n# old stays\ny = fresh(1)\n"
+    );
+}

@@ -107,3 +107,128 @@ pub fn inside(ctx: &Ctx, p: &Path) -> bool {
         .any(|c| matches!(c, std::path::Component::ParentDir))
         && p.starts_with(canon(&ctx.root))
 }
+
+impl LspOut {
+    /// The member as the envelope's tree (for answers built as `Json`).
+    pub fn json(&self) -> crate::protocol::json::Json {
+        use crate::protocol::json::Json;
+        let mut o = Json::obj();
+        o.push("used", Json::Bool(self.used));
+        if let Some(s) = &self.server {
+            o.push("server", Json::Str(s.clone()));
+        }
+        if let Some(r) = &self.reason {
+            o.push("reason", Json::Str(r.clone()));
+        }
+        o
+    }
+}
+
+/// The byte offset of a server position (0-based line, UTF-16 column).
+fn offset(text: &str, line: u32, character: u32) -> Option<usize> {
+    let mut start = 0usize;
+    for _ in 0..line {
+        start += text.get(start..)?.find('\n')? + 1;
+    }
+    let l = &text[start..];
+    let l = &l[..l.find('\n').unwrap_or(l.len())];
+    let mut units = 0u32;
+    for (i, c) in l.char_indices() {
+        if units >= character {
+            return Some(start + i);
+        }
+        units += c.len_utf16() as u32;
+    }
+    (units >= character).then_some(start + l.len())
+}
+
+/// One file a server's rename changes: its new bytes and the byte offsets
+/// (in the old text) where each edit started.
+pub struct Edited {
+    pub path: PathBuf,
+    pub bytes: Vec<u8>,
+    pub starts: Vec<usize>,
+}
+
+/// The server's edits applied file by file: an edit outside the workspace root
+/// refuses the whole rename (refusal.outside-workspace), as do overlapping
+/// edits or a position past a file's end.
+pub fn apply(ctx: &Ctx, locs: &[Loc]) -> Result<Vec<Edited>, CmdError> {
+    let mut by_file: std::collections::BTreeMap<&Path, Vec<&Loc>> = Default::default();
+    for l in locs {
+        if !inside(ctx, &l.path) {
+            return Err(CmdError::new(
+                code::OUTSIDE_WORKSPACE,
+                format!(
+                    "The language server's rename edits {}, outside the workspace root; nothing was renamed.",
+                    l.path.display()
+                ),
+                Repair::new(
+                    "grammar",
+                    "Rename with the grammar only (the workspace's files).",
+                    shell::aitools(
+                        ctx.argv
+                            .iter()
+                            .filter(|a| !a.starts_with("--lsp"))
+                            .cloned()
+                            .chain(["--dry-run".to_string()]),
+                    ),
+                ),
+            ));
+        }
+        by_file.entry(&l.path).or_default().push(l);
+    }
+    let bad = |p: &Path, why: &str| {
+        CmdError::new(
+            code::UNAVAILABLE,
+            format!(
+                "The language server's rename of {} {why}; nothing was renamed.",
+                p.display()
+            ),
+            Repair::new(
+                "grammar",
+                "Rename with the grammar only.",
+                shell::aitools(
+                    ctx.argv
+                        .iter()
+                        .filter(|a| !a.starts_with("--lsp"))
+                        .cloned()
+                        .chain(["--dry-run".to_string()]),
+                ),
+            ),
+        )
+    };
+    let mut out = Vec::new();
+    for (path, edits) in by_file {
+        let snap = ctx.files().load_follow(path)?;
+        let text = std::str::from_utf8(&snap.bytes)
+            .map_err(|_| bad(path, "edits a file that is not UTF-8"))?;
+        let mut spans: Vec<(usize, usize, &str)> = Vec::with_capacity(edits.len());
+        for e in edits {
+            let s = offset(text, e.line, e.character);
+            let t = offset(text, e.end_line, e.end_character);
+            match (s, t) {
+                (Some(s), Some(t)) if s <= t => spans.push((s, t, &e.new_text)),
+                _ => return Err(bad(path, "names a position past the file's end")),
+            }
+        }
+        spans.sort_by_key(|s| (s.0, s.1));
+        if spans.windows(2).any(|w| w[0].1 > w[1].0) {
+            return Err(bad(path, "has overlapping edits"));
+        }
+        let mut bytes = Vec::with_capacity(text.len());
+        let mut at = 0;
+        for (s, t, new) in &spans {
+            bytes.extend_from_slice(&text.as_bytes()[at..*s]);
+            bytes.extend_from_slice(new.as_bytes());
+            at = *t;
+        }
+        bytes.extend_from_slice(&text.as_bytes()[at..]);
+        out.push(Edited {
+            path: path.to_path_buf(),
+            bytes,
+            starts: spans.iter().map(|s| s.0).collect(),
+        });
+    }
+    Ok(out)
+}
