@@ -244,3 +244,60 @@ fn rename_lsp_falls_back_to_the_grammar_on_timeout() {
         b"from a import fresh\n# old stays\ny = fresh(1)\n"
     );
 }
+
+/// A real pyright (`npm install --prefix DIR pyright`, DIR in
+/// AITOOLS_TEST_PYRIGHT): refs and rename through it, python3 runs the result.
+#[test]
+fn real_pyright_answers_refs_and_rename() {
+    let Some(prefix) = std::env::var_os("AITOOLS_TEST_PYRIGHT") else {
+        eprintln!("skipped: AITOOLS_TEST_PYRIGHT is not set (npm install --prefix DIR pyright)");
+        return;
+    };
+    let bin = Path::new(&prefix).join("node_modules/.bin");
+    assert!(
+        bin.join("pyright-langserver").exists(),
+        "no pyright-langserver in {}",
+        bin.display()
+    );
+    let env = TestEnv::new();
+    env.write(
+        "a.py",
+        "def old(x):\n    return x\n\ndef other(old):\n    return old\n",
+    );
+    env.write("b.py", "from a import old\n# old stays\ny = old(1)\n");
+    let r = run_with(&env, &bin, "-", &["code", "refs", "old", "--lsp=require"]);
+    assert_eq!(r.json["lsp"]["used"], true, "{}", r.json);
+    let got: Vec<(String, u64)> = r.json["refs"]
+        .as_array()
+        .expect("refs")
+        .iter()
+        .map(|x| {
+            (
+                x["path"].as_str().unwrap_or("").to_string(),
+                x["line"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    // The parameter `old` of other() is another symbol: pyright leaves it out.
+    assert_eq!(
+        got,
+        vec![("a.py".into(), 1), ("b.py".into(), 1), ("b.py".into(), 3)],
+        "{}",
+        r.json
+    );
+    let r = run_with(
+        &env,
+        &bin,
+        "-",
+        &["code", "rename", "old", "fresh", "--lsp=require"],
+    );
+    assert_eq!(r.json["lsp"]["used"], true, "{}", r.json);
+    assert_eq!(
+        env.read("b.py"),
+        b"from a import fresh\n# old stays\ny = fresh(1)\n"
+    );
+    assert_eq!(
+        env.read("a.py"),
+        b"def fresh(x):\n    return x\n\ndef other(old):\n    return old\n"
+    );
+}
