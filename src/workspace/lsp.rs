@@ -101,7 +101,13 @@ pub struct At<'a> {
     pub text: &'a str,
     pub line: u32,
     pub character: u32,
+    /// Other files that mention the name, opened too so the server has read
+    /// them before it answers (a server still indexing knows only open files).
+    pub also: Vec<(PathBuf, String)>,
 }
+
+/// The most files opened besides the asked one.
+pub const MAX_OPEN: usize = 200;
 
 /// One place a server answered.
 #[derive(Debug, Clone)]
@@ -318,6 +324,13 @@ fn talk(c: &mut Conn, server: &Server, at: &At, what: &Ask) -> Result<Vec<Loc>, 
         json!({"textDocument": {"uri": file, "languageId": server.language_id,
                "version": 1, "text": at.text}}),
     )?;
+    for (p, text) in at.also.iter().filter(|(p, _)| p != at.file).take(MAX_OPEN) {
+        c.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri(p), "languageId": server.language_id,
+                   "version": 1, "text": text}}),
+        )?;
+    }
     let pos = json!({"line": at.line, "character": at.character});
     match what {
         Ask::References => {

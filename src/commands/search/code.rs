@@ -429,6 +429,7 @@ fn refs_lsp(
             line,
             &args.name,
             &crate::workspace::lsp::Ask::References,
+            &items.iter().map(|(p, _)| p.as_path()).collect::<Vec<_>>(),
         ),
     };
     let (server, locs) = match asked {

@@ -56,6 +56,7 @@ pub fn ask(
     line: u64,
     name: &str,
     what: &Ask,
+    mentions: &[&Path],
 ) -> Result<(String, Vec<Loc>), String> {
     let server = lsp::server_for(file)?;
     let snap = ctx.files().load(file).map_err(|e| e.message.clone())?;
@@ -68,6 +69,15 @@ pub fn ask(
         text: &text,
         line: l,
         character: c,
+        also: mentions
+            .iter()
+            .filter(|p| p.extension() == file.extension())
+            .take(lsp::MAX_OPEN)
+            .filter_map(|p| {
+                let s = ctx.files().load(p).ok()?;
+                Some((p.to_path_buf(), String::from_utf8(s.bytes.clone()).ok()?))
+            })
+            .collect(),
     };
     let timeout = Duration::from_secs(args.lsp_timeout.max(1));
     let locs = lsp::ask(&server, &at, what, timeout)?;

@@ -233,6 +233,7 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
                 tdef.start_line,
                 name,
                 &crate::workspace::lsp::Ask::Rename(new.to_string()),
+                &files.iter().map(|(p, _)| p.as_path()).collect::<Vec<_>>(),
             );
             match asked {
                 Ok((server, locs)) if !locs.is_empty() => {
