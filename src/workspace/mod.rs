@@ -8,6 +8,7 @@ pub mod error;
 pub mod git;
 pub mod gitrun;
 pub mod input;
+pub mod lsp;
 pub mod paths;
 pub mod process;
 pub mod proctree;

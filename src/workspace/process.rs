@@ -297,3 +297,100 @@ fn drain(rx: &mpsc::Receiver<()>, readers: usize, pgid: u32, tag: &str) {
         }
     }
 }
+
+/// A conversation with a program that reads its stdin (a language server): its
+/// stdout arrives as chunks on `stdout`, its stderr is kept up to the cap.
+pub struct Pipe {
+    pub stdin: Option<std::process::ChildStdin>,
+    pub stdout: mpsc::Receiver<Vec<u8>>,
+    /// When the conversation must be over.
+    pub deadline: Instant,
+}
+
+/// A chunk sink that forwards every chunk to a channel.
+#[derive(Default)]
+struct Forward(Option<mpsc::Sender<Vec<u8>>>);
+
+impl Sink for Forward {
+    fn feed(&mut self, bytes: &[u8]) {
+        if let Some(s) = &self.0 {
+            let _ = s.send(bytes.to_vec());
+        }
+    }
+    fn end(&mut self) {
+        self.0 = None;
+    }
+}
+
+/// Runs `cmd` with a piped stdin and lets `talk` converse with it until
+/// `Limits::timeout`; then stdin is closed, the program gets the grace to end,
+/// and its whole tree (group and tag, as [`run_with`]) is killed. The same start
+/// and end as every other program aitools runs.
+pub fn converse<R>(
+    mut cmd: Command,
+    limits: Limits,
+    talk: impl FnOnce(&mut Pipe) -> R,
+) -> Result<(R, Finished<(), Stream>), StartError> {
+    let tag = proctree::new_tag();
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .env(proctree::TAG_VAR, &tag)
+        .process_group(0);
+    let start = Instant::now();
+    let mut child = cmd.spawn().map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => StartError::NotFound,
+        std::io::ErrorKind::PermissionDenied => StartError::Denied,
+        _ => StartError::Other(e),
+    })?;
+    let pgid = child.id();
+    let (chunks_tx, chunks_rx) = mpsc::channel();
+    let out: Shared<Forward> = Arc::new(Mutex::new(Some(Forward(Some(chunks_tx)))));
+    let err: Shared<Stream> = Arc::new(Mutex::new(Some(Stream::with_cap(limits.cap))));
+    let (tx, rx) = mpsc::channel();
+    let mut readers = 0;
+    if let Some(o) = child.stdout.take() {
+        spawn_reader(o, &out, &tx);
+        readers += 1;
+    }
+    if let Some(e) = child.stderr.take() {
+        spawn_reader(e, &err, &tx);
+        readers += 1;
+    }
+    drop(tx);
+    let mut pipe = Pipe {
+        stdin: child.stdin.take(),
+        stdout: chunks_rx,
+        deadline: start + limits.timeout,
+    };
+    let said = talk(&mut pipe);
+    drop(pipe);
+    // The conversation is over: what is left of the deadline is the grace.
+    let rest = Limits {
+        timeout: limits.grace,
+        ..limits
+    };
+    let (status, timed_out) = wait_child(&mut child, pgid, &tag, Instant::now(), rest);
+    let duration = start.elapsed();
+    drain(&rx, readers, pgid, &tag);
+    if group_alive(pgid) {
+        signal_group(pgid, libc::SIGKILL);
+    }
+    let not_killed = proctree::kill_tagged(&tag, Duration::from_millis(500));
+    let (exit_code, signal) = match status {
+        Some(st) => (st.code(), st.signal()),
+        None => (None, None),
+    };
+    Ok((
+        said,
+        Finished {
+            stdout: (),
+            stderr: take(&err),
+            exit_code,
+            signal,
+            timed_out,
+            duration,
+            not_killed,
+        },
+    ))
+}

@@ -433,10 +433,12 @@ const ROWS: &[Row] = &[
     r("code outline", "input.not-found", &["code", "outline", "nope"]),
     r("code defs", "input.not-found", &["code", "defs", "x", "nope"]),
     r("code refs", "input.not-found", &["code", "refs", "x", "nope"]),
+    r("code refs", "environment.unavailable", &["code", "refs", "nosuchname", "--lsp=require"]),
     r("code rename", "selection.ambiguous", &["code", "rename", "rnm", "other", "py"]),
     r("code rename", "selection.no-match", &["code", "rename", "nothere", "other", "py"]),
     r("code rename", "refusal.too-large", &["code", "rename", "rnm", "other", "py", "--max-files", "0"]),
     r("code rename", "refusal.name-taken", &["code", "rename", "rnm", "taken", "py", "--kind", "function"]),
+    r("code rename", "environment.unavailable", &["code", "rename", "rnm", "other", "py", "--kind", "function", "--lsp=require"]).env(&[("PATH", "{root}")]),
     // edit
     r("edit", "selection.no-match", &["edit", "a.txt", "--old", "zzz", "--new", "x"]),
     r("edit", "selection.ambiguous", &["edit", "a.txt", "--old", "alpha", "--new", "x"]),

@@ -42,6 +42,7 @@ mod jsonl_output_lost;
 mod lines;
 mod link;
 mod link_blobs;
+mod lsp;
 mod mask_context;
 mod mcp;
 mod mcp_list;

@@ -67,6 +67,8 @@ pub struct RefsArgs {
     pub include: Vec<String>,
     #[command(flatten)]
     pub budget: BudgetArgs,
+    #[command(flatten)]
+    pub lsp: crate::workspace::lsp::LspArgs,
 }
 
 const LANGS_DOC: &str = "Rust, Python, Go, JavaScript, TypeScript/TSX, Java, C, C++ and Ruby are parsed by their tree-sitter grammar (kinds and qualified names from the tree, end_line exact). Other definitions come from the language table shared with read --symbol: Rust, Python, JavaScript, TypeScript, Go, C, C++, Java, Kotlin, C#, Ruby, Lua, shell, Markdown headings, Common Lisp, Emacs Lisp, Scheme, Clojure, Nix, Perl, PHP and Swift. end_line is estimated by balanced braces, indentation, balanced parentheses, or the next heading of the same or a higher level.";
@@ -159,12 +161,18 @@ pub const REFS: CommandSpec = CommandSpec {
         ),
         field("approx_tokens", "ceil(characters of returned text / 4)."),
         FIELD_SCAN_CUT,
+        field("lsp", super::lsp::FIELD),
         field(
             "next_commands",
             "The call again with a --limit that lists every line, or with the spent scan budget raised.",
         ),
     ],
-    error_codes: &[code::ARGUMENT_INVALID, code::NOT_FOUND, code::INTERNAL],
+    error_codes: &[
+        code::ARGUMENT_INVALID,
+        code::NOT_FOUND,
+        code::UNAVAILABLE,
+        code::INTERNAL,
+    ],
     writes: false,
     tx: true,
     workspace: true,
@@ -249,6 +257,8 @@ struct RefsOut {
     approx_tokens: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     scan_cut: Option<scan::Cut>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lsp: Option<super::lsp::LspOut>,
     next_commands: Vec<String>,
 }
 
@@ -396,6 +406,94 @@ fn shown_qualified(d: &outline::Definition) -> Option<String> {
     d.qualified.clone().filter(|q| *q != d.name)
 }
 
+type Mentions = Vec<(PathBuf, FileHits)>;
+
+/// With --lsp: the server's references at the grammar's definition of NAME
+/// (else its first mention) replace the grammar's list; each keeps the
+/// grammar's kind where the grammar saw that line, else `other`.
+fn refs_lsp(
+    ctx: &Ctx,
+    args: &RefsArgs,
+    items: Mentions,
+) -> Result<(Mentions, Option<super::lsp::LspOut>), CmdError> {
+    use super::lsp::LspOut;
+    if !args.lsp.wanted() {
+        return Ok((items, None));
+    }
+    let first = items
+        .iter()
+        .flat_map(|(p, (hits, _))| hits.iter().map(move |h| (p, h)))
+        .find(|(_, h)| h.1 == "definition")
+        .or_else(|| {
+            items
+                .iter()
+                .flat_map(|(p, (hits, _))| hits.iter().map(move |h| (p, h)))
+                .next()
+        })
+        .map(|(p, h)| (p.clone(), h.0));
+    let asked = match first {
+        None => Err("NAME was not found to ask about".to_string()),
+        Some((p, line)) => super::lsp::ask(
+            ctx,
+            &args.lsp,
+            &p,
+            line,
+            &args.name,
+            &crate::workspace::lsp::Ask::References,
+            &items.iter().map(|(p, _)| p.as_path()).collect::<Vec<_>>(),
+        ),
+    };
+    let (server, locs) = match asked {
+        Ok(v) => v,
+        Err(reason) if args.lsp.required() => return Err(super::lsp::required(ctx, &reason)),
+        Err(reason) => {
+            let out = LspOut {
+                used: false,
+                server: None,
+                reason: Some(reason),
+            };
+            return Ok((items, Some(out)));
+        }
+    };
+    let mut by_file: std::collections::BTreeMap<PathBuf, Vec<u64>> = Default::default();
+    for l in &locs {
+        by_file
+            .entry(l.path.clone())
+            .or_default()
+            .push(u64::from(l.line) + 1);
+    }
+    let mut out: Mentions = Vec::new();
+    for (p, mut lines) in by_file {
+        lines.sort_unstable();
+        lines.dedup();
+        let grammar = items.iter().find(|(q, _)| *q == p).map(|(_, (h, _))| h);
+        let text = ctx
+            .files()
+            .load(&p)
+            .map(|s| String::from_utf8_lossy(&s.bytes).into_owned())
+            .unwrap_or_default();
+        let all: Vec<&str> = text.lines().collect();
+        let hits = lines
+            .into_iter()
+            .map(|n| {
+                let kind = grammar
+                    .and_then(|h| h.iter().find(|x| x.0 == n))
+                    .map_or("other", |x| x.1);
+                let l = all.get(n as usize - 1).copied().unwrap_or("").trim_end();
+                let l = l.get(..MAX_LINE_BYTES.min(l.len())).unwrap_or(l);
+                (n, kind, l.to_string())
+            })
+            .collect();
+        out.push((p, (hits, [0, 0, 0])));
+    }
+    let used = LspOut {
+        used: true,
+        server: Some(server),
+        reason: None,
+    };
+    Ok((out, Some(used)))
+}
+
 /// Whether `name` occurs in `line` with no identifier character touching it.
 fn mentions(line: &str, name: &str, language: Option<&Language>) -> bool {
     let is_ident = |c: char| match language {
@@ -519,6 +617,7 @@ pub fn run_refs(ctx: &Ctx, args: &RefsArgs) -> Result<Output, CmdError> {
         |_| true,
         |base, text| file_refs(base, text, name, include),
     )?;
+    let (items, lsp) = refs_lsp(ctx, args, items)?;
     let mut refs = Vec::new();
     let mut total = 0u64;
     let mut text_chars = 0usize;
@@ -553,6 +652,7 @@ pub fn run_refs(ctx: &Ctx, args: &RefsArgs) -> Result<Output, CmdError> {
             truncated,
             approx_tokens: crate::protocol::approx_tokens_chars(text_chars),
             scan_cut: cut,
+            lsp,
             next_commands,
         },
         truncated,

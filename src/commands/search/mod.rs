@@ -14,6 +14,7 @@ pub use crate::workspace::scan_args::{ScanArgs, scan_error};
 
 pub mod code;
 pub mod find;
+pub mod lsp;
 pub mod overview;
 pub mod rename;
 pub mod search;

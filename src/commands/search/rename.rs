@@ -51,12 +51,14 @@ pub struct RenameArgs {
     pub dry: DryRun,
     #[command(flatten)]
     pub budget: BudgetArgs,
+    #[command(flatten)]
+    pub lsp: crate::workspace::lsp::LspArgs,
 }
 
 pub const RENAME: CommandSpec = CommandSpec {
     name: "code rename",
     summary: "Rename a symbol everywhere it is defined, used and imported.",
-    description: "Files with a compiled-in grammar below PATH (Rust, Python, Go, JavaScript, TypeScript/TSX, Java, C, C++, Ruby). Picks the one definition of NAME (--kind, --in narrow it; several left is selection.ambiguous with candidates); renames its definition, the uses that are not bound by a local or parameter of an enclosing function (Python, JavaScript/TypeScript, Rust), imports, and member accesses: every `x.NAME` for a method or field, only `module.NAME` through an imported name for a top-level symbol. A file that defines its own top-level NAME keeps it. Strings and comments only with --strings/--comments. Refuses a NEW that is not an identifier or a keyword (argument.invalid), and a NEW already used as a name in a file it would change (refusal.name-taken). A scan cut by its budget renames nothing (refusal.too-large). One op: all files or none; undo with aitools undo <op_id>.",
+    description: "Files with a compiled-in grammar below PATH (Rust, Python, Go, JavaScript, TypeScript/TSX, Java, C, C++, Ruby). Picks the one definition of NAME (--kind, --in narrow it; several left is selection.ambiguous with candidates); renames its definition, the uses that are not bound by a local or parameter of an enclosing function (Python, JavaScript/TypeScript, Rust), imports, and member accesses: every `x.NAME` for a method or field, only `module.NAME` through an imported name for a top-level symbol. A file that defines its own top-level NAME keeps it. Strings and comments only with --strings/--comments. Refuses a NEW that is not an identifier or a keyword (argument.invalid), and a NEW already used as a name in a file it would change (refusal.name-taken). A scan cut by its budget renames nothing (refusal.too-large). One op: all files or none; undo with aitools undo <op_id>. With --lsp a language server on PATH renames at the picked definition: its edits (changes or documentChanges) are the op, an edit outside the root refuses the rename (refusal.outside-workspace); no server, a failure or --lsp-timeout falls back to the grammar (lsp.used false with the reason), --lsp=require refuses instead (environment.unavailable).",
     args: <RenameArgs as clap::Args>::augment_args,
     output_fields: &[
         write::FIELD_CHANGES,
@@ -68,6 +70,7 @@ pub const RENAME: CommandSpec = CommandSpec {
             "{definition?,import?,call?,type?,other?,string?,comment?}: occurrences renamed by kind.",
         ),
         field("symbol", "{path,line,kind,name}: the definition renamed."),
+        field("lsp", super::lsp::FIELD),
         field(
             "left",
             "{local?,member?,string?,comment?,shadowed?}: occurrences of NAME left as they are (bound by a local, an unresolved member access, in strings or comments without --strings/--comments, in files with their own NAME), present when some were.",
@@ -78,7 +81,9 @@ pub const RENAME: CommandSpec = CommandSpec {
         code::AMBIGUOUS,
         code::NO_MATCH,
         code::NAME_TAKEN,
-        code::TOO_LARGE
+        code::TOO_LARGE,
+        code::UNAVAILABLE,
+        code::OUTSIDE_WORKSPACE
     ],
     writes: true,
     tx: true,
@@ -148,6 +153,7 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
     let mut renamed = Tally::default();
     let mut left = Tally::default();
     let mut symbol = Json::Null;
+    let mut lsp_out: Option<super::lsp::LspOut> = None;
     let committed = write::submit(ctx, &req, || {
         let (files, cut) = defs::scan_mentions(
             ctx,
@@ -219,6 +225,64 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
         sym.push("kind", Json::Str(tdef.kind.to_string()));
         sym.push("name", Json::Str(tdef.qualified.clone()));
         symbol = sym;
+        if args.lsp.wanted() {
+            let asked = super::lsp::ask(
+                ctx,
+                &args.lsp,
+                tpath,
+                tdef.start_line,
+                name,
+                &crate::workspace::lsp::Ask::Rename(new.to_string()),
+                &files.iter().map(|(p, _)| p.as_path()).collect::<Vec<_>>(),
+            );
+            match asked {
+                Ok((server, locs)) if !locs.is_empty() => {
+                    let mut changes = Vec::new();
+                    for e in super::lsp::apply(ctx, &locs)? {
+                        let occ = files.iter().find(|(p, _)| *p == e.path);
+                        for s in &e.starts {
+                            let kind = occ
+                                .and_then(|(_, f)| f.occ.iter().find(|o| o.start == *s))
+                                .map_or("other", |o| o.kind.name());
+                            renamed.add(kind);
+                        }
+                        counts.push((show(&ctx.root, &e.path), e.starts.len() as u64));
+                        changes.push(Change::Put {
+                            path: e.path,
+                            bytes: e.bytes,
+                            mode: None,
+                        });
+                    }
+                    lsp_out = Some(super::lsp::LspOut {
+                        used: true,
+                        server: Some(server),
+                        reason: None,
+                    });
+                    return Ok(changes);
+                }
+                Ok((server, _)) => {
+                    let reason = format!("{server} proposed no edits");
+                    if args.lsp.required() {
+                        return Err(super::lsp::required(ctx, &reason));
+                    }
+                    lsp_out = Some(super::lsp::LspOut {
+                        used: false,
+                        server: None,
+                        reason: Some(reason),
+                    });
+                }
+                Err(reason) if args.lsp.required() => {
+                    return Err(super::lsp::required(ctx, &reason));
+                }
+                Err(reason) => {
+                    lsp_out = Some(super::lsp::LspOut {
+                        used: false,
+                        server: None,
+                        reason: Some(reason),
+                    });
+                }
+            }
+        }
         let member_target = tdef.container.is_some()
             && matches!(
                 tdef.kind,
@@ -305,6 +369,9 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
     let mut extra: Vec<(&str, Json)> = vec![("renamed", renamed.json()), ("symbol", symbol)];
     if !left.0.is_empty() {
         extra.push(("left", left.json()));
+    }
+    if let Some(l) = &lsp_out {
+        extra.push(("lsp", l.json()));
     }
     Ok(committed.into_output(extra))
 }
