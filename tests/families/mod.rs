@@ -20,6 +20,7 @@ mod bounds;
 mod codes;
 mod conformance;
 mod console;
+mod console_browser;
 mod containment;
 mod contract;
 mod durable;
