@@ -179,6 +179,27 @@ fn spawn_reader<S: Sink>(
     });
 }
 
+/// The one way a program is started: its own process group and a fresh job tag
+/// (what the end-of-run kill finds it by), stdout and stderr piped.
+fn start_supervised(
+    cmd: &mut Command,
+    stdin: Stdio,
+) -> Result<(std::process::Child, String, Instant), StartError> {
+    let tag = proctree::new_tag();
+    cmd.stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .env(proctree::TAG_VAR, &tag)
+        .process_group(0);
+    let start = Instant::now();
+    let child = cmd.spawn().map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => StartError::NotFound,
+        std::io::ErrorKind::PermissionDenied => StartError::Denied,
+        _ => StartError::Other(e),
+    })?;
+    Ok((child, tag, start))
+}
+
 /// Runs `cmd` to its end or its deadline, each stream fed to its sink as it
 /// comes. The program carries a tag ([`proctree`]): when it ends, every process
 /// it left (in its group, or escaped by `setsid` or a double fork) is killed;
@@ -189,18 +210,7 @@ pub fn run_with<O: Sink + Default, E: Sink + Default>(
     out: O,
     err: E,
 ) -> Result<Finished<O, E>, StartError> {
-    let tag = proctree::new_tag();
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .env(proctree::TAG_VAR, &tag)
-        .process_group(0);
-    let start = Instant::now();
-    let mut child = cmd.spawn().map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => StartError::NotFound,
-        std::io::ErrorKind::PermissionDenied => StartError::Denied,
-        _ => StartError::Other(e),
-    })?;
+    let (mut child, tag, start) = start_supervised(&mut cmd, Stdio::null())?;
     let pgid = child.id();
     let (out, err): (Shared<O>, Shared<E>) = (
         Arc::new(Mutex::new(Some(out))),
@@ -331,18 +341,7 @@ pub fn converse<R>(
     limits: Limits,
     talk: impl FnOnce(&mut Pipe) -> R,
 ) -> Result<(R, Finished<(), Stream>), StartError> {
-    let tag = proctree::new_tag();
-    cmd.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .env(proctree::TAG_VAR, &tag)
-        .process_group(0);
-    let start = Instant::now();
-    let mut child = cmd.spawn().map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => StartError::NotFound,
-        std::io::ErrorKind::PermissionDenied => StartError::Denied,
-        _ => StartError::Other(e),
-    })?;
+    let (mut child, tag, start) = start_supervised(&mut cmd, Stdio::piped())?;
     let pgid = child.id();
     let (chunks_tx, chunks_rx) = mpsc::channel();
     let out: Shared<Forward> = Arc::new(Mutex::new(Some(Forward(Some(chunks_tx)))));
