@@ -458,3 +458,46 @@ fn languages_without_a_grammar_fall_back_to_the_rules() {
     ]);
     assert_eq!(r.code, 0, "{}", r.stdout);
 }
+
+/// A file nested 200,000 deep (Python parentheses, Rust brackets) is parsed and
+/// walked without exhausting the stack: every command that reads the tree answers
+/// with its envelope (`support::parse` fails the test on a crash or a missing one).
+#[test]
+fn a_file_nested_200000_deep_never_exhausts_the_stack() {
+    let env = TestEnv::new();
+    let n = 200_000;
+    env.write(
+        "deep.py",
+        &format!("x = {}1{}\n", "(".repeat(n), ")".repeat(n)),
+    );
+    env.write(
+        "deep.rs",
+        &format!(
+            "fn f() {{ let x = {}1{}; }}\n",
+            "[".repeat(n),
+            "]".repeat(n)
+        ),
+    );
+    for args in [
+        &["check", "deep.py"][..],
+        &["check", "deep.rs"],
+        &["code", "outline", "deep.py"],
+        &["code", "outline", "deep.rs"],
+        &["code", "refs", "x"],
+        &["code", "defs", "f"],
+        &["code", "rename", "x", "y", "--dry-run"],
+    ] {
+        let r = env.run(args);
+        assert!(r.json["status"].is_string(), "{args:?}: {}", r.stdout);
+    }
+    let r = env.run(&[
+        "edit",
+        "deep.py",
+        "--old",
+        "x =",
+        "--new",
+        "y =",
+        "--syntax-guard",
+    ]);
+    assert_eq!(r.json["status"], "ok", "{}", r.stdout);
+}
