@@ -468,11 +468,11 @@ fn a_file_nested_200000_deep_never_exhausts_the_stack() {
     let n = 200_000;
     env.write(
         "deep.py",
-        &format!("x = {}1{}\n", "(".repeat(n), ")".repeat(n)),
+        format!("x = {}1{}\n", "(".repeat(n), ")".repeat(n)),
     );
     env.write(
         "deep.rs",
-        &format!(
+        format!(
             "fn f() {{ let x = {}1{}; }}\n",
             "[".repeat(n),
             "]".repeat(n)
