@@ -23,6 +23,7 @@ mod console;
 mod console_browser;
 mod containment;
 mod contract;
+mod convert;
 mod durable;
 mod economy;
 mod edit;

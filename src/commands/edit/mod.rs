@@ -1,5 +1,5 @@
 //! The edit family: commands that write files (`edit`, `insert`, `replace`,
-//! `apply` (unified diffs and V4A patches), `transform`, `move-lines`, `write`, `delete`, `move`, `copy`, `mkdir`, `chmod`, `link`, `touch`).
+//! `apply` (unified diffs and V4A patches), `transform`, `transcode`, `move-lines`, `write`, `delete`, `move`, `copy`, `mkdir`, `chmod`, `link`, `touch`).
 //! Every one goes through the store's write protocol.
 
 use crate::protocol::registry::CommandSpec;
@@ -15,7 +15,9 @@ pub mod move_lines;
 pub mod patch;
 pub mod replace;
 pub mod template;
+pub mod transcode;
 pub mod transform;
+pub mod transform_ops;
 pub mod v4a;
 pub mod write;
 
@@ -25,6 +27,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     replace::SPEC,
     apply::SPEC,
     transform::SPEC,
+    transcode::SPEC,
     move_lines::SPEC,
     write::SPEC,
     files::DELETE,

@@ -4,6 +4,7 @@
 
 use super::common::{self, SelectorArgs};
 use super::edit_cmd::put_if_changed;
+use super::transform_ops as ops;
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, code};
@@ -18,7 +19,9 @@ use regex::Regex;
 const LINE_OPS: &[&str] = &[
     "sort",
     "sort-numeric",
+    "sort-version",
     "reverse",
+    "shuffle",
     "unique",
     "delete-blank",
     "squeeze-blank",
@@ -26,9 +29,13 @@ const LINE_OPS: &[&str] = &[
     "indent",
     "dedent",
     "tabs-to-spaces",
+    "spaces-to-tabs",
     "upper",
     "lower",
+    "nfc",
+    "nfkc",
     "wrap",
+    "reflow",
     "comment",
     "uncomment",
 ];
@@ -50,7 +57,7 @@ fn op_names() -> clap::builder::PossibleValuesParser {
 pub struct TransformArgs {
     #[arg(value_name = "PATH")]
     pub path: String,
-    /// Operation; repeat to chain. Line ops: sort sort-numeric reverse unique delete-blank squeeze-blank strip-trailing indent dedent tabs-to-spaces upper lower wrap comment uncomment. Whole-file ops (no selector): eol-lf eol-crlf final-newline no-final-newline strip-bom.
+    /// Operation; repeat to chain. Line ops: sort sort-numeric sort-version reverse shuffle unique delete-blank squeeze-blank strip-trailing indent dedent tabs-to-spaces spaces-to-tabs upper lower nfc nfkc wrap reflow comment uncomment. Whole-file ops (no selector): eol-lf eol-crlf final-newline no-final-newline strip-bom.
     #[arg(long, required = true, value_parser = op_names())]
     pub op: Vec<String>,
     /// Indent width or tab stop (indent/dedent default 2, dedent without it removes the common indent; tabs 8).
@@ -62,9 +69,12 @@ pub struct TransformArgs {
     /// Key field separator regex (default whitespace).
     #[arg(long, allow_hyphen_values = true)]
     pub delimiter: Option<String>,
-    /// wrap width.
+    /// wrap and reflow width.
     #[arg(long, default_value_t = 80)]
     pub columns: usize,
+    /// Required by shuffle: the same seed gives the same order.
+    #[arg(long)]
+    pub seed: Option<u64>,
     #[command(flatten)]
     pub sel: SelectorArgs,
     /// Guard: how many lines a --match selects.
@@ -77,7 +87,7 @@ pub struct TransformArgs {
 pub const SPEC: CommandSpec = CommandSpec {
     name: "transform",
     summary: "Sort, uniq, indent, comment, wrap lines.",
-    description: "--op repeats and applies in order, to the whole file or to each selected block (each --match line is its own block, so sorting needs a contiguous selector). sort and unique compare bytes (LC_ALL=C sort); unique keeps each line's first occurrence; sort-numeric orders by the leading number as sort -n does. comment/uncomment use the file's language line comment (#, //, --, ;;). wrap breaks lines longer than --columns at spaces, keeping their indent. Whole-file ops take no selector.",
+    description: "--op repeats and applies in order, to the whole file or to each selected block (each --match line is its own block, so sorting needs a contiguous selector). sort and unique compare bytes (LC_ALL=C sort); unique keeps each line's first occurrence; sort-numeric orders by the leading number as sort -n does, sort-version as sort -V does; shuffle needs --seed. spaces-to-tabs converts leading blanks (unexpand --first-only). nfc/nfkc normalize Unicode. comment/uncomment use the file's language line comment (#, //, --, ;;). wrap breaks lines longer than --columns at spaces, keeping their indent; reflow joins each paragraph and fills it to --columns; both leave Markdown code fences alone. Whole-file ops take no selector.",
     args: <TransformArgs as clap::Args>::augment_args,
     output_fields: &[
         write::FIELD_CHANGES,
@@ -188,7 +198,11 @@ fn apply_op(c: &mut Ctxt, op: &str, lines: Vec<String>) -> Vec<String> {
                 .unwrap_or(std::cmp::Ordering::Equal)
                 .then(x.cmp(y))
         }),
+        "sort-version" => {
+            lines.sort_by(|x, y| ops::version_cmp(key_of(c, x), key_of(c, y)).then(x.cmp(y)))
+        }
         "reverse" => lines.reverse(),
+        "shuffle" => ops::shuffle(&mut lines, c.a.seed.unwrap_or(0)),
         "unique" => {
             let mut seen = std::collections::HashSet::new();
             lines.retain(|l| seen.insert(key_of(c, l).to_string()));
@@ -249,11 +263,29 @@ fn apply_op(c: &mut Ctxt, op: &str, lines: Vec<String>) -> Vec<String> {
                 }
             }
         }
+        "spaces-to-tabs" => {
+            let stop = width.unwrap_or(8).max(1);
+            lines
+                .iter_mut()
+                .for_each(|l| *l = ops::spaces_to_tabs(l, stop));
+        }
+        "nfc" | "nfkc" => {
+            let compat = op == "nfkc";
+            lines
+                .iter_mut()
+                .for_each(|l| *l = ops::normalize(l, compat));
+        }
         "upper" => lines.iter_mut().for_each(|l| *l = l.to_uppercase()),
         "lower" => lines.iter_mut().for_each(|l| *l = l.to_lowercase()),
         "wrap" => {
             let w = c.a.columns.max(1);
-            lines = lines.iter().flat_map(|l| wrap_line(l, w)).collect();
+            lines = ops::outside_fences(lines, |run| {
+                run.iter().flat_map(|l| wrap_line(l, w)).collect()
+            });
+        }
+        "reflow" => {
+            let w = c.a.columns.max(1);
+            lines = ops::outside_fences(lines, |run| ops::reflow(run, w));
         }
         "comment" => {
             let (open, close) = c.comment.unwrap_or(("#", ""));
@@ -344,6 +376,19 @@ pub fn run(ctx: &Ctx, a: &TransformArgs) -> Result<Output, CmdError> {
                 format!("--op {op} acts on the whole file; drop the selector or run it alone."),
             ));
         }
+    }
+    if a.op.iter().any(|o| o == "shuffle") && a.seed.is_none() {
+        let mut argv = ctx.argv.clone();
+        argv.extend(["--seed".to_string(), "1".to_string()]);
+        return Err(CmdError::new(
+            code::ARGUMENT_INVALID,
+            "--op shuffle needs --seed N (the same seed gives the same order).",
+            crate::protocol::Repair::new(
+                "add-seed",
+                "Shuffle with seed 1; any other N gives another fixed order.",
+                crate::protocol::shell::aitools(argv),
+            ),
+        ));
     }
     if a.key == Some(0) {
         return Err(CmdError::invalid_argument(
