@@ -139,6 +139,10 @@ const BUNDLES: &[(&[&str], &str)] = &[
         "File ops (rm, mv, cp, mkdir -p, chmod, ln -s, touch)",
     ),
     (
+        &["transform", "transcode"],
+        "Line ops: sort, uniq, wrap, reflow; re-encode a file (sort, iconv)",
+    ),
+    (
         &["history", "undo", "recover", "gc"],
         "Journaled writes: list, undo, recover, prune",
     ),

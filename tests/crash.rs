@@ -279,6 +279,14 @@ fn scenarios() -> Vec<Scenario> {
             stdin: None,
         },
         Scenario {
+            name: "transcode utf-8 to shift_jis",
+            setup: |c| {
+                c.put("ja.txt", &"日本語のテキスト\n".repeat(50));
+                argv(&["transcode", "ja.txt", "--to", "shift_jis"])
+            },
+            stdin: None,
+        },
+        Scenario {
             name: "move-lines into another file (multi-file)",
             setup: |c| {
                 c.put("from.txt", "a\nmove me\nb\nmove me too\nc");

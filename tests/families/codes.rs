@@ -469,6 +469,7 @@ const ROWS: &[Row] = &[
     r("insert", "input.unsupported-format", &["insert", "l1.txt", "--encoding", "utf-16le", "--at", "end", "--content", "x"]),
     r("replace", "input.unsupported-format", &["replace", "x", "y", "l1.txt", "--encoding", "utf-16le", "--dry-run"]),
     r("transform", "input.unsupported-format", &["transform", "l1.txt", "--encoding", "utf-16le", "--op", "sort"]),
+    r("transcode", "input.unsupported-format", &["transcode", "l1.txt", "--from", "utf-8"]),
     r("edit", "input.unsupported-language", &["edit", "u.zzz", "--symbol", "x", "--new", "y", "--expect-hash", U_HASH]),
     r("insert", "input.unsupported-language", &["insert", "u.zzz", "--before", "--symbol", "x", "--content", "y", "--expect-hash", U_HASH]),
     r("replace", "input.unsupported-language", &["replace", "x", "y", "u.zzz", "--symbol", "x", "--expect-hash", U_HASH, "--dry-run"]),

@@ -165,3 +165,101 @@ EOF"#,
         b"```\nxxxx yyyy zzzz\n```\naaaa bbbb\ncccc\n"
     );
 }
+
+/// `iconv -f FROM -t TO` of a workspace file.
+fn iconv(env: &TestEnv, from: &str, to: &str, file: &str) -> Vec<u8> {
+    sh(env, &format!("iconv -f {from} -t {to} {file}"))
+}
+
+const JA: &str = "日本語のテキスト ｶﾅ\nsecond line: ascii, 漢字\n";
+/// CP932's own characters (NEC row 13, full-width tilde), which EUC-JP lacks.
+const CP932: &str = "日本語 ①～ｶﾅ\nsecond line: ascii, 漢字\n";
+
+#[test]
+fn transcode_matches_iconv_both_ways_and_undoes() {
+    let env = TestEnv::new();
+    for (ours, theirs, text) in [
+        ("shift_jis", "CP932", CP932),
+        ("shift_jis", "CP932", JA),
+        ("euc-jp", "EUC-JP", JA),
+        ("utf-16le", "UTF-16LE", CP932),
+        ("utf-16be", "UTF-16BE", CP932),
+    ] {
+        env.write("ja.txt", text);
+        let want = iconv(&env, "UTF-8", theirs, "ja.txt");
+        let r = env.run(&["transcode", "ja.txt", "--to", ours]);
+        ok(&r);
+        assert_eq!(r.json["from"], "utf-8");
+        assert_eq!(r.json["to"], ours);
+        assert_eq!(r.json["replaced"], 0);
+        assert_eq!(env.read("ja.txt"), want, "utf-8 -> {ours}");
+        // Back to UTF-8: named, or (Japanese encodings) guessed.
+        let back = if ours.starts_with("utf-16") {
+            env.run(&["transcode", "ja.txt", "--from", ours])
+        } else {
+            env.run(&["transcode", "ja.txt"])
+        };
+        ok(&back);
+        assert_eq!(back.json["from"], ours);
+        assert_eq!(env.read("ja.txt"), text.as_bytes(), "{ours} -> utf-8");
+        // Undo restores the bytes before.
+        ok(&env.run(&["undo", &back.op_id()]));
+        assert_eq!(env.read("ja.txt"), want);
+    }
+    // Latin-1 both ways; the source named.
+    env.write("l.txt", "café naïve\n");
+    let want = iconv(&env, "UTF-8", "LATIN1", "l.txt");
+    ok(&env.run(&["transcode", "l.txt", "--to", "iso-8859-1"]));
+    assert_eq!(env.read("l.txt"), want);
+    ok(&env.run(&["transcode", "l.txt", "--from", "latin1"]));
+    assert_eq!(env.read("l.txt"), "café naïve\n".as_bytes());
+    // Already in the target encoding: nothing written.
+    let same = env.run(&["transcode", "l.txt", "--to", "utf-8"]);
+    ok(&same);
+    assert!(same.json["op_id"].is_null(), "{}", same.stdout);
+}
+
+#[test]
+fn transcode_refuses_what_it_cannot_carry_over() {
+    let env = TestEnv::new();
+    env.write("ja.txt", JA);
+    // A character the target lacks: refused, nothing written, the repair runs.
+    let r = env.run(&["transcode", "ja.txt", "--to", "iso-8859-1"]);
+    assert_eq!(r.error_code(), "input.unsupported-format", "{}", r.stdout);
+    assert!(
+        r.json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("line 1")
+    );
+    assert_eq!(env.read("ja.txt"), JA.as_bytes());
+    let fixed = env.run_line(&first_repair(&r));
+    ok(&fixed);
+    let text = "second line: ascii, ??\n";
+    assert!(env.read("ja.txt").ends_with(text.as_bytes()));
+    let q = env.read("ja.txt").iter().filter(|&&b| b == b'?').count() as u64;
+    assert_eq!(fixed.json["replaced"], q);
+    // Bytes that are not the named source: refused.
+    env.write("l1.txt", b"caf\xe9\n");
+    let r = env.run(&["transcode", "l1.txt", "--from", "utf-8", "--to", "utf-16le"]);
+    assert_eq!(r.error_code(), "input.unsupported-format");
+    assert_eq!(env.read("l1.txt"), b"caf\xe9\n");
+    // A source no guess names: refused; the repair (--from iso-8859-1) runs.
+    let r = env.run(&["transcode", "l1.txt"]);
+    assert_eq!(r.error_code(), "input.unsupported-format", "{}", r.stdout);
+    ok(&env.run_line(&first_repair(&r)));
+    assert_eq!(env.read("l1.txt"), "café\n".as_bytes());
+    // An unknown encoding name is an argument error.
+    let r = env.run(&["transcode", "l1.txt", "--to", "klingon"]);
+    assert_eq!(r.error_code(), "argument.invalid");
+    // A guarded write: a stale --expect-hash refuses.
+    let r = env.run(&[
+        "transcode",
+        "l1.txt",
+        "--to",
+        "utf-16be",
+        "--expect-hash",
+        "0123456789ab",
+    ]);
+    assert_eq!(r.error_code(), "refusal.target-changed");
+}

@@ -45,12 +45,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         field("replaced", "Characters written as ?."),
         write::FIELD_NEXT,
     ],
-    error_codes: &[
-        code::NOT_FOUND,
-        code::NOT_A_FILE,
-        code::TARGET_CHANGED,
-        code::UNSUPPORTED_FORMAT,
-    ],
+    error_codes: crate::write_error_codes![code::UNSUPPORTED_FORMAT],
     writes: true,
     tx: true,
     workspace: true,
