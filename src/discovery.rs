@@ -139,8 +139,8 @@ const BUNDLES: &[(&[&str], &str)] = &[
         "File ops (rm, mv, cp, mkdir -p, chmod, ln -s, touch)",
     ),
     (
-        &["transform", "transcode"],
-        "Line ops: sort, uniq, wrap, reflow; re-encode a file (sort, iconv)",
+        &["transform", "transcode", "split"],
+        "Line ops: sort, uniq, wrap, reflow; re-encode, split a file (iconv, split)",
     ),
     (
         &["history", "undo", "recover", "gc"],

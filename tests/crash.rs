@@ -287,6 +287,15 @@ fn scenarios() -> Vec<Scenario> {
             stdin: None,
         },
         Scenario {
+            name: "split into three new pieces (multi-file)",
+            setup: |c| {
+                let body: String = (1..=30).map(|i| format!("line {i}\n")).collect();
+                c.put("s.txt", &body);
+                argv(&["split", "s.txt", "--lines", "10"])
+            },
+            stdin: None,
+        },
+        Scenario {
             name: "move-lines into another file (multi-file)",
             setup: |c| {
                 c.put("from.txt", "a\nmove me\nb\nmove me too\nc");

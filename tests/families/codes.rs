@@ -470,6 +470,8 @@ const ROWS: &[Row] = &[
     r("replace", "input.unsupported-format", &["replace", "x", "y", "l1.txt", "--encoding", "utf-16le", "--dry-run"]),
     r("transform", "input.unsupported-format", &["transform", "l1.txt", "--encoding", "utf-16le", "--op", "sort"]),
     r("transcode", "input.unsupported-format", &["transcode", "l1.txt", "--from", "utf-8"]),
+    r("split", "refusal.too-large", &["split", "a.txt", "--bytes", "1", "--suffix-digits", "1"]),
+    r("split", "input.syntax-error", &["split", "a.txt", "--at-match", "("]),
     r("edit", "input.unsupported-language", &["edit", "u.zzz", "--symbol", "x", "--new", "y", "--expect-hash", U_HASH]),
     r("insert", "input.unsupported-language", &["insert", "u.zzz", "--before", "--symbol", "x", "--content", "y", "--expect-hash", U_HASH]),
     r("replace", "input.unsupported-language", &["replace", "x", "y", "u.zzz", "--symbol", "x", "--expect-hash", U_HASH, "--dry-run"]),

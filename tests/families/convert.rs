@@ -263,3 +263,109 @@ fn transcode_refuses_what_it_cannot_carry_over() {
     ]);
     assert_eq!(r.error_code(), "refusal.target-changed");
 }
+
+/// The files of `dir` (workspace-relative) whose names start with `prefix`, sorted.
+fn pieces(env: &TestEnv, dir: &str, prefix: &str) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(env.path(dir))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(prefix))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Our pieces of `file` (in the root) equal the oracle's, made in `o/`.
+fn same_pieces(env: &TestEnv, file: &str, oracle: &str) {
+    sh(env, &format!("rm -rf o && mkdir o && {oracle}"));
+    let theirs = pieces(env, "o", &format!("{file}."));
+    let ours = pieces(env, ".", &format!("{file}."));
+    assert!(!theirs.is_empty(), "{oracle}");
+    assert_eq!(ours, theirs, "{oracle}");
+    for n in &ours {
+        assert_eq!(env.read(n), env.read(&format!("o/{n}")), "{oracle}: {n}");
+    }
+}
+
+#[test]
+fn split_matches_split_and_csplit_and_undoes_as_one() {
+    let env = TestEnv::new();
+    let mut body: String = (1..=25).map(|i| format!("line {i}\n")).collect();
+    body.push_str("no final newline");
+    env.write("d.txt", &body);
+    let r = env.run(&["split", "d.txt", "--lines", "10"]);
+    ok(&r);
+    same_pieces(&env, "d.txt", "split -l 10 -d -a 3 d.txt o/d.txt.");
+    assert_eq!(r.json["pieces"][1]["start_line"], 11);
+    assert_eq!(r.json["pieces"][2]["lines"], 6);
+    assert_eq!(env.read("d.txt"), body.as_bytes(), "the source is kept");
+    // One op: undo removes every piece.
+    ok(&env.run(&["undo", &r.op_id()]));
+    assert!(pieces(&env, ".", "d.txt.").is_empty());
+
+    ok(&env.run(&["split", "d.txt", "--bytes", "64"]));
+    same_pieces(&env, "d.txt", "split -b 64 -d -a 3 d.txt o/d.txt.");
+    sh(&env, "rm d.txt.*");
+
+    let md = "intro\n## one\na\nb\n## two\nc\n## three\n";
+    env.write("m.md", md);
+    ok(&env.run(&["split", "m.md", "--at-match", "^## "]));
+    same_pieces(
+        &env,
+        "m.md",
+        "csplit -s -z -f o/m.md. -n 3 m.md '/^## /' '{*}'",
+    );
+    // A match on the first line: no empty first piece (csplit -z).
+    env.write("h.md", "## a\nx\n## b\ny\n");
+    let r = env.run(&["split", "h.md", "--at-match", "^## ", "--prefix", "part-"]);
+    ok(&r);
+    assert_eq!(env.read("part-000"), b"## a\nx\n");
+    assert_eq!(env.read("part-001"), b"## b\ny\n");
+    assert_eq!(r.json["pieces"][1]["start_line"], 3);
+}
+
+#[test]
+fn split_refuses_taken_names_and_too_many_pieces() {
+    let env = TestEnv::new();
+    let body: String = (1..=25).map(|i| format!("{i}\n")).collect();
+    env.write("d.txt", &body);
+    env.write("d.txt.001", "mine\n");
+    let r = env.run(&["split", "d.txt", "--lines", "10"]);
+    assert_eq!(r.error_code(), "refusal.exists", "{}", r.stdout);
+    assert_eq!(env.read("d.txt.001"), b"mine\n");
+    assert!(!env.path("d.txt.000").exists(), "all pieces or none");
+    ok(&env.run_line(&first_repair(&r)));
+    assert_eq!(env.read("d.txt.1.002"), b"21\n22\n23\n24\n25\n");
+    // More pieces than the digits can number: refused; the repair fits.
+    let r = env.run(&[
+        "split",
+        "d.txt",
+        "--lines",
+        "1",
+        "--suffix-digits",
+        "1",
+        "--prefix",
+        "q.",
+    ]);
+    assert_eq!(r.error_code(), "refusal.too-large", "{}", r.stdout);
+    assert!(!env.path("q.0").exists());
+    let fixed = env.run_line(&first_repair(&r));
+    ok(&fixed);
+    assert_eq!(fixed.json["pieces"].as_array().unwrap().len(), 9);
+    // Exactly one way to split; a bad regex; a dry run writes nothing.
+    let r = env.run(&["split", "d.txt", "--lines", "2", "--bytes", "3"]);
+    assert_eq!(r.error_code(), "argument.invalid");
+    let r = env.run(&["split", "d.txt", "--at-match", "("]);
+    assert_eq!(r.error_code(), "input.syntax-error");
+    let r = env.run(&[
+        "split",
+        "d.txt",
+        "--lines",
+        "5",
+        "--prefix",
+        "dry.",
+        "--dry-run",
+    ]);
+    ok(&r);
+    assert!(!env.path("dry.000").exists());
+}

@@ -1,5 +1,5 @@
 //! The edit family: commands that write files (`edit`, `insert`, `replace`,
-//! `apply` (unified diffs and V4A patches), `transform`, `transcode`, `move-lines`, `write`, `delete`, `move`, `copy`, `mkdir`, `chmod`, `link`, `touch`).
+//! `apply` (unified diffs and V4A patches), `transform`, `transcode`, `split`, `move-lines`, `write`, `delete`, `move`, `copy`, `mkdir`, `chmod`, `link`, `touch`).
 //! Every one goes through the store's write protocol.
 
 use crate::protocol::registry::CommandSpec;
@@ -14,6 +14,7 @@ pub mod matching;
 pub mod move_lines;
 pub mod patch;
 pub mod replace;
+pub mod split;
 pub mod template;
 pub mod transcode;
 pub mod transform;
@@ -28,6 +29,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     apply::SPEC,
     transform::SPEC,
     transcode::SPEC,
+    split::SPEC,
     move_lines::SPEC,
     write::SPEC,
     files::DELETE,
