@@ -130,9 +130,9 @@ const GROUPS: &[(&str, &str)] = &[
     ("bg", "Programs that outlive the call"),
 ];
 
-/// Top-level commands `aitools --help` shows on one line, `A|B|C  SUMMARY`, like a
-/// group's subcommands: their shell habits say what each does, and `aitools
-/// schema A` details it. A command in no bundle has its own line.
+/// Top-level commands (or group words) `aitools --help` shows on one line,
+/// `A|B|C  SUMMARY`, like a group's subcommands: their shell habits say what each
+/// does, and `aitools schema A` details it. A command in no bundle has its own line.
 const BUNDLES: &[(&[&str], &str)] = &[
     (
         &["delete", "move", "copy", "mkdir", "chmod", "link", "touch"],
@@ -141,6 +141,10 @@ const BUNDLES: &[(&[&str], &str)] = &[
     (
         &["history", "undo", "recover", "gc"],
         "Journaled writes: list, undo, recover, prune",
+    ),
+    (
+        &["snapshot", "sys", "time", "mktemp"],
+        "Tree changes w/o git, host facts, clock, scratch",
     ),
 ];
 
@@ -163,8 +167,13 @@ pub fn help_list(list: CommandList) -> Json {
         if aoi || spec.name == crate::mcp::SPEC.name {
             continue;
         }
-        if let Some((names, summary)) = BUNDLES.iter().find(|(n, _)| n.contains(&spec.name)) {
-            if names.first() == Some(&spec.name) {
+        // A bundle names commands or group words; its line stands where its
+        // first member comes in the list.
+        let key = spec.name.split_once(' ').map_or(spec.name, |(g, _)| g);
+        if let Some((names, summary)) = BUNDLES.iter().find(|(n, _)| n.contains(&key)) {
+            let id = names.first().copied().unwrap_or(key);
+            if !seen.contains(&id) {
+                seen.push(id);
                 out.push(line(names.join("|"), summary));
             }
             continue;
