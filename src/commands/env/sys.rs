@@ -92,7 +92,7 @@ pub const TOOLS: CommandSpec = CommandSpec {
         field("total", "Number of items."),
         field("found", "How many were found on PATH."),
     ],
-    error_codes: &[crate::protocol::code::ARGUMENT_INVALID],
+    error_codes: &[],
     writes: false,
     tx: false,
     workspace: false,

@@ -54,7 +54,7 @@ pub struct DiffArgs {
     pub tz: Option<String>,
 }
 
-const CODES: &[&str] = &[code::ARGUMENT_INVALID, code::SYNTAX_ERROR];
+const CODES: &[&str] = &[code::SYNTAX_ERROR];
 
 pub const NOW: CommandSpec = CommandSpec {
     name: "time now",
@@ -69,7 +69,7 @@ pub const NOW: CommandSpec = CommandSpec {
         field("utc_offset", "The offset in effect, e.g. +09:00."),
         field("abbreviation", "The zone abbreviation in effect, e.g. JST."),
     ],
-    error_codes: CODES,
+    error_codes: &[],
     writes: false,
     tx: false,
     workspace: false,
