@@ -143,10 +143,33 @@ const BUNDLES: &[(&[&str], &str)] = &[
         "Journaled writes: list, undo, recover, prune",
     ),
     (
-        &["snapshot", "sys", "time", "mktemp"],
-        "Tree changes w/o git, host facts, clock, scratch",
+        &["mktemp", "snapshot", "sys", "time"],
+        "Scratch, tree diff, host, clock",
     ),
 ];
+
+/// A bundle's words: `a|b|c` for commands alone; with a group word among them,
+/// each member as a group line has it (`mktemp, sys info|env|tools`).
+fn bundle_words(list: CommandList, names: &[&str]) -> String {
+    if !names.iter().any(|n| list.is_group(n)) {
+        return names.join("|");
+    }
+    let member = |n: &str| {
+        if !list.is_group(n) {
+            return n.to_string();
+        }
+        let subs: Vec<&str> = list
+            .all()
+            .filter_map(|s| s.name.strip_prefix(n)?.strip_prefix(' '))
+            .collect();
+        format!("{n} {}", subs.join("|"))
+    };
+    names
+        .iter()
+        .map(|n| member(n))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 /// `aitools --help`'s list: one line per command, `NAME  SUMMARY` (without its
 /// final period); a group's subcommands share one line, `GROUP SUB1|SUB2|...
@@ -174,7 +197,7 @@ pub fn help_list(list: CommandList) -> Json {
             let id = names.first().copied().unwrap_or(key);
             if !seen.contains(&id) {
                 seen.push(id);
-                out.push(line(names.join("|"), summary));
+                out.push(line(bundle_words(list, names), summary));
             }
             continue;
         }
