@@ -130,9 +130,9 @@ const GROUPS: &[(&str, &str)] = &[
     ("bg", "Programs that outlive the call"),
 ];
 
-/// Top-level commands `aitools --help` shows on one line, `A|B|C  SUMMARY`, like a
-/// group's subcommands: their shell habits say what each does, and `aitools
-/// schema A` details it. A command in no bundle has its own line.
+/// Top-level commands (or group words) `aitools --help` shows on one line,
+/// `A|B|C  SUMMARY`, like a group's subcommands: their shell habits say what each
+/// does, and `aitools schema A` details it. A command in no bundle has its own line.
 const BUNDLES: &[(&[&str], &str)] = &[
     (
         &["delete", "move", "copy", "mkdir", "chmod", "link", "touch"],
@@ -146,7 +146,34 @@ const BUNDLES: &[(&[&str], &str)] = &[
         &["history", "undo", "recover", "gc"],
         "Journaled writes: list, undo, recover, prune",
     ),
+    (
+        &["mktemp", "snapshot", "sys", "time"],
+        "Scratch, tree diff, host, clock",
+    ),
 ];
+
+/// A bundle's words: `a|b|c` for commands alone; with a group word among them,
+/// each member as a group line has it (`mktemp, sys info|env|tools`).
+fn bundle_words(list: CommandList, names: &[&str]) -> String {
+    if !names.iter().any(|n| list.is_group(n)) {
+        return names.join("|");
+    }
+    let member = |n: &str| {
+        if !list.is_group(n) {
+            return n.to_string();
+        }
+        let subs: Vec<&str> = list
+            .all()
+            .filter_map(|s| s.name.strip_prefix(n)?.strip_prefix(' '))
+            .collect();
+        format!("{n} {}", subs.join("|"))
+    };
+    names
+        .iter()
+        .map(|n| member(n))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 /// `aitools --help`'s list: one line per command, `NAME  SUMMARY` (without its
 /// final period); a group's subcommands share one line, `GROUP SUB1|SUB2|...
@@ -167,9 +194,14 @@ pub fn help_list(list: CommandList) -> Json {
         if aoi || spec.name == crate::mcp::SPEC.name {
             continue;
         }
-        if let Some((names, summary)) = BUNDLES.iter().find(|(n, _)| n.contains(&spec.name)) {
-            if names.first() == Some(&spec.name) {
-                out.push(line(names.join("|"), summary));
+        // A bundle names commands or group words; its line stands where its
+        // first member comes in the list.
+        let key = spec.name.split_once(' ').map_or(spec.name, |(g, _)| g);
+        if let Some((names, summary)) = BUNDLES.iter().find(|(n, _)| n.contains(&key)) {
+            let id = names.first().copied().unwrap_or(key);
+            if !seen.contains(&id) {
+                seen.push(id);
+                out.push(line(bundle_words(list, names), summary));
             }
             continue;
         }

@@ -4,6 +4,7 @@
 
 pub mod agent;
 pub mod edit;
+pub mod env;
 pub mod git;
 pub mod inspect;
 pub mod journal;

@@ -9,7 +9,7 @@
 //! 1. leaves: `fsx`, `guard`, `snapshot`, `state_dir`, `journal`, `pack` (the
 //!    blob packs of ops over many files), `blobs`, `beneath`, `lock`, `intent`,
 //!    `hashcache`, `appends`, `scratch` (the
-//!    `mktemp` area), and `request` (the write request and answer types,
+//!    `mktemp` area), `snapshot_area` (`snapshot create`'s records), and `request` (the write request and answer types,
 //!    `Change`, `WriteRequest`, `Committed`);
 //! 2. `current` (what is on disk now: a path's state and hash), `tx::model` (a
 //!    tx's records as data), `session` (the state an invocation carries),
@@ -44,6 +44,7 @@ pub mod request;
 pub mod scratch;
 pub mod session;
 pub mod snapshot;
+pub mod snapshot_area;
 pub mod state_dir;
 pub mod tx;
 pub mod undo;

@@ -7,6 +7,7 @@ pub mod defs;
 pub mod error;
 pub mod git;
 pub mod gitrun;
+pub mod host;
 pub mod input;
 pub mod lsp;
 pub mod paths;

@@ -190,11 +190,15 @@ fn help_carries_brief_commands_rules_skills_feedback() {
     for line in &lines {
         let (words, summary) = line.split_once("  ").unwrap();
         assert!(!summary.is_empty() && !summary.ends_with('.'), "{line}");
-        let (group, subs) = match words.split_once(' ') {
-            Some((g, subs)) => (format!("{g} "), subs),
-            None => (String::new(), words),
-        };
-        let names: Vec<String> = subs.split('|').map(|w| format!("{group}{w}")).collect();
+        // A bundle with group words lists its members `, `-separated.
+        let mut names: Vec<String> = Vec::new();
+        for part in words.split(", ") {
+            let (group, subs) = match part.split_once(' ') {
+                Some((g, subs)) => (format!("{g} "), subs),
+                None => (String::new(), part),
+            };
+            names.extend(subs.split('|').map(|w| format!("{group}{w}")));
+        }
         if let [name] = names.as_slice() {
             let one = schema.json["commands"]
                 .as_array()

@@ -515,6 +515,11 @@ const ROWS: &[Row] = &[
     r("json diff", "input.not-found", &["json", "diff", "c.json", "nope"]),
     r("json diff", "refusal.not-a-file", &["json", "diff", "dir", "c.json"]),
     r("json diff", "refusal.too-large", &["json", "diff", "c.json", "huge.json"]).setup(huge_file),
+    // snapshot, time
+    r("snapshot create", "input.not-found", &["snapshot", "create", "nope"]),
+    r("snapshot diff", "input.not-found", &["snapshot", "diff", "nope"]),
+    r("time convert", "input.syntax-error", &["time", "convert", "2026-02-30"]),
+    r("time diff", "input.syntax-error", &["time", "diff", "now", "yesterday"]),
     r("nb read", "input.not-utf8", &["nb", "read", "l1.json"]),
     r("nb read", "input.syntax-error", &["nb", "read", "bad.json"]),
     r("nb read", "input.unsupported-format", &["nb", "read", "nb3.ipynb"]),

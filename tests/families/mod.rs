@@ -71,6 +71,7 @@ mod search;
 mod search_fifo;
 mod secret_corpus;
 mod secret_paths;
+mod snapshot_sys_time;
 mod store;
 mod syntax;
 mod token_budget;

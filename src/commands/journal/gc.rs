@@ -4,7 +4,7 @@
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, code, values};
-use crate::store::{gc, lock, recovery, scratch, state_dir};
+use crate::store::{gc, lock, recovery, scratch, snapshot_area, state_dir};
 use crate::workspace::Ctx;
 use clap::Args;
 
@@ -21,7 +21,7 @@ pub struct GcArgs {
 pub const SPEC: CommandSpec = CommandSpec {
     name: "gc",
     summary: "Collect old undo data beyond the budget.",
-    description: "Blobs that no journaled op, open tx or pending write names are removed. While the remaining blobs exceed the budget, the oldest ops are collected (undo of them then answers refusal.op-collected) and the blobs only they named removed; the 20 newest ops touching each path, open transactions and pending writes are always kept. Writes run the same collection on their own when the blobs grow over budget. mktemp entries not modified for a day are removed too. Takes the workspace lock (--lock-timeout).",
+    description: "Blobs that no journaled op, open tx or pending write names are removed. While the remaining blobs exceed the budget, the oldest ops are collected (undo of them then answers refusal.op-collected) and the blobs only they named removed; the 20 newest ops touching each path, open transactions and pending writes are always kept. Writes run the same collection on their own when the blobs grow over budget. mktemp entries not modified for a day, and snapshot records older than 7 days, are removed too. Takes the workspace lock (--lock-timeout).",
     args: <GcArgs as clap::Args>::augment_args,
     output_fields: &[
         field("ops_collected", "Ops newly collected (no longer undoable)."),
@@ -33,6 +33,10 @@ pub const SPEC: CommandSpec = CommandSpec {
         field(
             "scratch_removed",
             "mktemp entries (state tmp/) removed: those not modified for a day.",
+        ),
+        field(
+            "snapshots_removed",
+            "snapshot create records removed: those older than 7 days.",
         ),
         field("dry_run", "True with --dry-run: nothing was removed."),
     ],
@@ -75,6 +79,9 @@ pub fn run(ctx: &Ctx, a: &GcArgs) -> Result<Output, CmdError> {
     let scratch = scratch::sweep(&state, std::time::SystemTime::now(), a.dry_run)
         .map_err(|e| crate::store::io_error(ctx, "the scratch area", &e))?;
     obj.push("scratch_removed", Json::UInt(scratch));
+    let snaps = snapshot_area::sweep(&state, std::time::SystemTime::now(), a.dry_run)
+        .map_err(|e| crate::store::io_error(ctx, "the snapshot area", &e))?;
+    obj.push("snapshots_removed", Json::UInt(snaps));
     if a.dry_run {
         obj.push("dry_run", Json::Bool(true));
     }

@@ -1,0 +1,22 @@
+//! The env family: what agents otherwise ask the shell about the world around
+//! the tree: `snapshot create|diff` (what a build changed, without git), `sys
+//! info|env|tools` (host, environment masked, tools on PATH) and `time
+//! now|convert|diff` (zones from the system's TZif database).
+
+use crate::protocol::registry::CommandSpec;
+
+pub mod snapshot;
+pub mod sys;
+pub mod time;
+pub mod tz;
+
+pub const COMMANDS: &[CommandSpec] = &[
+    snapshot::CREATE,
+    snapshot::DIFF,
+    sys::INFO,
+    sys::ENV,
+    sys::TOOLS,
+    time::NOW,
+    time::CONVERT,
+    time::DIFF,
+];
