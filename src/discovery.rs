@@ -140,7 +140,7 @@ const BUNDLES: &[(&[&str], &str)] = &[
     ),
     (
         &["transform", "transcode", "split"],
-        "Line ops: sort, uniq, wrap, reflow; re-encode, split a file (iconv, split)",
+        "Sort, uniq, wrap lines; re-encode; cut a file (iconv, split)",
     ),
     (
         &["history", "undo", "recover", "gc"],

@@ -63,7 +63,7 @@ pub struct ManifestArgs {
 
 pub const MANIFEST: CommandSpec = CommandSpec {
     name: "oui manifest",
-    summary: "The OUI surface manifests (seed 002) aitools declares.",
+    summary: "OUI surfaces (seed 002): print, connect.",
     description: "One manifest per surface (journal, transactions, recovery, feedback, programs; review when the review commands exist): actions are aitools commands (snake_case, the MCP tools' argument names, bounded input schemas), confirm on changes an operator cannot trivially take back, observations with JSON Schemas. Served by `aitools oui connect` and the console.",
     args: <ManifestArgs as clap::Args>::augment_args,
     output_fields: &[

@@ -46,7 +46,7 @@ pub struct ApplyArgs {
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "apply",
-    summary: "Apply a unified diff or V4A patch, all files or none (patch).",
+    summary: "Unified diff or V4A patch, all files or none (patch).",
     description: "V4A (Codex's *** Begin Patch ... *** End Patch with Add/Update/Delete File, Move to, @@ anchors, *** End of File) is detected or chosen by --format v4a: each chunk's @@ anchors (nested ones in order; a line equal to the anchor when trimmed, else starting with it) are found from where the previous chunk ended, then its context/removed lines exactly, else ignoring trailing whitespace, else ignoring leading and trailing whitespace, else also reading typographic quotes/dashes/spaces as ASCII (strategy: whitespace says so); a chunk that fits nowhere is selection.no-match naming the file, the chunk and the nearest lines. Unified diffs: reads diff -u or git diff output (several files; /dev/null creates or deletes; new file mode sets the mode; git's old mode/new mode and rename from/rename to are applied (a copy is refused); \\ No newline at end of file honoured). Paths resolve against the working directory after --strip. Each hunk is looked for at its recorded line (moved by the offset of earlier hunks), then up to --fuzz lines either side; a hunk that fits nowhere is selection.no-match with diagnostics naming the hunk and where it was expected. Unchanged lines keep their bytes; added lines take the file's line ending.",
     args: <ApplyArgs as clap::Args>::augment_args,
     output_fields: &[
