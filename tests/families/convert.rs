@@ -192,6 +192,8 @@ fn transcode_matches_iconv_both_ways_and_undoes() {
         assert_eq!(r.json["from"], "utf-8");
         assert_eq!(r.json["to"], ours);
         assert_eq!(r.json["replaced"], 0);
+        // The same text in other bytes: no line diff is shown.
+        assert!(r.json["changes"][0].get("diff").is_none(), "{}", r.stdout);
         assert_eq!(env.read("ja.txt"), want, "utf-8 -> {ours}");
         // Back to UTF-8: named, or (Japanese encodings) guessed.
         let back = if ours.starts_with("utf-16") {
