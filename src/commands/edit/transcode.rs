@@ -45,7 +45,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         field("replaced", "Characters written as ?."),
         write::FIELD_NEXT,
     ],
-    error_codes: crate::write_error_codes![code::UNSUPPORTED_FORMAT],
+    error_codes: crate::write_error_codes![code::UNSUPPORTED_FORMAT, code::TOO_LARGE],
     writes: true,
     tx: true,
     workspace: true,
