@@ -497,6 +497,8 @@ const ROWS: &[Row] = &[
     r("json delete", "refusal.too-large", &["json", "delete", "huge.json", "/a"]).setup(huge_file),
     r("json fmt", "refusal.too-large", &["json", "fmt", "huge.json"]).setup(huge_file),
     r("transform", "refusal.too-large", &["transform", "huge.json", "--op", "sort"]).setup(huge_file),
+    r("transcode", "refusal.too-large", &["transcode", "huge.json"]).setup(huge_file),
+    r("split", "refusal.too-large", &["split", "huge.json", "--lines", "9"]).setup(huge_file),
     r("move-lines", "refusal.too-large", &["move-lines", "huge.json", "--match", "a", "--to-position", "end"]).setup(huge_file),
     r("json set", "refusal.too-large", &["json", "set", "c.json", "/a", "--stdin", "--max-input", "2"]).stdin("12345"),
     r("git show", "selection.no-match", &["git", "show", "HEAD:a.txt", "--range", "50:60"]).setup(committed),

@@ -192,6 +192,8 @@ fn transcode_matches_iconv_both_ways_and_undoes() {
         assert_eq!(r.json["from"], "utf-8");
         assert_eq!(r.json["to"], ours);
         assert_eq!(r.json["replaced"], 0);
+        // The same text in other bytes: no line diff is shown.
+        assert!(r.json["changes"][0].get("diff").is_none(), "{}", r.stdout);
         assert_eq!(env.read("ja.txt"), want, "utf-8 -> {ours}");
         // Back to UTF-8: named, or (Japanese encodings) guessed.
         let back = if ours.starts_with("utf-16") {
@@ -368,4 +370,31 @@ fn split_refuses_taken_names_and_too_many_pieces() {
     ]);
     ok(&r);
     assert!(!env.path("dry.000").exists());
+}
+
+#[test]
+fn transcode_and_split_stage_in_a_tx() {
+    let env = TestEnv::new();
+    env.write("ja.txt", JA);
+    env.write("s.txt", "1\n2\n3\n4\n5\n");
+    let tx = env.tx_begin();
+    ok(&env.run(&["transcode", "ja.txt", "--to", "euc-jp", "--tx", &tx]));
+    // The second call reads the staged bytes: EUC-JP, guessed, back to UTF-16BE.
+    let r = env.run(&["transcode", "ja.txt", "--to", "utf-16be", "--tx", &tx]);
+    ok(&r);
+    assert_eq!(r.json["from"], "euc-jp");
+    ok(&env.run(&["split", "s.txt", "--lines", "2", "--tx", &tx]));
+    assert_eq!(
+        env.read("ja.txt"),
+        JA.as_bytes(),
+        "nothing written before commit"
+    );
+    assert!(!env.path("s.txt.000").exists());
+    ok(&env.run(&["tx", "commit", &tx]));
+    env.write("orig.txt", JA);
+    assert_eq!(
+        env.read("ja.txt"),
+        iconv(&env, "UTF-8", "UTF-16BE", "orig.txt")
+    );
+    assert_eq!(env.read("s.txt.002"), b"5\n");
 }

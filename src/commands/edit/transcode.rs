@@ -45,7 +45,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         field("replaced", "Characters written as ?."),
         write::FIELD_NEXT,
     ],
-    error_codes: crate::write_error_codes![code::UNSUPPORTED_FORMAT],
+    error_codes: crate::write_error_codes![code::UNSUPPORTED_FORMAT, code::TOO_LARGE],
     writes: true,
     tx: true,
     workspace: true,
@@ -121,54 +121,56 @@ pub fn run(ctx: &Ctx, a: &TranscodeArgs) -> Result<Output, CmdError> {
         .transpose()?;
     let mut from_used = given;
     let mut replaced = 0;
-    let committed = write::submit(
-        ctx,
-        &WriteRequest::new(ctx).dry_run(a.guard.dry.dry_run),
-        || {
-            let (real, display, snap) = common::locate(ctx, &a.path)?;
-            if let Some(h) = expect.for_target(&a.path, &display, true) {
-                guard::check_hash(&display, h, Some(&snap.hash))?;
-            }
-            let bytes = &snap.bytes[..];
-            let from = match given.or_else(|| guess(bytes)) {
-                Some(f) => f,
-                None => {
-                    return Err(CmdError::new(
-                        code::UNSUPPORTED_FORMAT,
-                        format!(
-                            "{display}'s encoding could not be guessed (not valid UTF-8, Shift_JIS or EUC-JP, nor UTF-16 by its BOM or zeros)."
-                        ),
-                        Repair::new(
-                            "from",
-                            "Name the source encoding; every byte is a valid ISO-8859-1 character.",
-                            shell::aitools(shell::rerun(
-                                &ctx.argv,
-                                &["--from"],
-                                &[],
-                                &["--from".into(), "iso-8859-1".into()],
-                            )),
-                        ),
-                    ));
-                }
-            };
-            from_used = Some(from);
-            let had_bom = !decode::bom_of(bytes, from).is_empty();
-            let (text, errors) = decode::decode_all(bytes, from);
-            if errors > 0 {
+    let req = WriteRequest::new(ctx).dry_run(a.guard.dry.dry_run);
+    // The same text in other bytes: a line diff says nothing (and costs a
+    // whole-file diff), so none is built unless a character was replaced or
+    // --max-diff-lines asks for it.
+    let mut quiet = false;
+    let committed = write::submit(ctx, &req, || {
+        let (real, display, snap) = common::locate(ctx, &a.path)?;
+        if let Some(h) = expect.for_target(&a.path, &display, true) {
+            guard::check_hash(&display, h, Some(&snap.hash))?;
+        }
+        let bytes = &snap.bytes[..];
+        let from = match given.or_else(|| guess(bytes)) {
+            Some(f) => f,
+            None => {
                 return Err(CmdError::new(
                     code::UNSUPPORTED_FORMAT,
                     format!(
-                        "{display} is not valid {}: {errors} byte sequence(s) do not decode; nothing was written.",
-                        from.name()
+                        "{display}'s encoding could not be guessed (not valid UTF-8, Shift_JIS or EUC-JP, nor UTF-16 by its BOM or zeros)."
                     ),
                     Repair::new(
-                        "info",
-                        "See which encoding the file looks like, then name it with --from.",
-                        shell::aitools(["info", &display]),
+                        "from",
+                        "Name the source encoding; every byte is a valid ISO-8859-1 character.",
+                        shell::aitools(shell::rerun(
+                            &ctx.argv,
+                            &["--from"],
+                            &[],
+                            &["--from".into(), "iso-8859-1".into()],
+                        )),
                     ),
                 ));
             }
-            let (body, n) = encode(&text, to, a.replace_unmappable).map_err(|(c, line)| {
+        };
+        from_used = Some(from);
+        let had_bom = !decode::bom_of(bytes, from).is_empty();
+        let (text, errors) = decode::decode_all(bytes, from);
+        if errors > 0 {
+            return Err(CmdError::new(
+                code::UNSUPPORTED_FORMAT,
+                format!(
+                    "{display} is not valid {}: {errors} byte sequence(s) do not decode; nothing was written.",
+                    from.name()
+                ),
+                Repair::new(
+                    "info",
+                    "See which encoding the file looks like, then name it with --from.",
+                    shell::aitools(["info", &display]),
+                ),
+            ));
+        }
+        let (body, n) = encode(&text, to, a.replace_unmappable).map_err(|(c, line)| {
                 CmdError::new(
                     code::UNSUPPORTED_FORMAT,
                     format!(
@@ -188,26 +190,31 @@ pub fn run(ctx: &Ctx, a: &TranscodeArgs) -> Result<Output, CmdError> {
                     ),
                 )
             })?;
-            replaced = n;
-            let out = if had_bom {
-                [bom(to), &body[..]].concat()
-            } else {
-                body
-            };
-            if out == bytes {
-                return Ok(Vec::new());
-            }
-            Ok(vec![Change::Put {
-                path: real,
-                bytes: out,
-                mode: None,
-            }])
-        },
-    )?;
+        replaced = n;
+        quiet = n == 0 && ctx.max_diff_lines.is_none();
+        req.no_diffs.set(quiet);
+        let out = if had_bom {
+            [bom(to), &body[..]].concat()
+        } else {
+            body
+        };
+        if out == bytes {
+            return Ok(Vec::new());
+        }
+        Ok(vec![Change::Put {
+            path: real,
+            bytes: out,
+            mode: None,
+        }])
+    })?;
     let from = from_used.map_or("unknown", Encoding::name);
-    Ok(committed.into_output(vec![
+    let mut out = committed.into_output(vec![
         ("from", Json::Str(from.to_string())),
         ("to", Json::Str(to.name().to_string())),
         ("replaced", Json::UInt(replaced)),
-    ]))
+    ]);
+    if quiet {
+        crate::protocol::compact::drop_diffs(&mut out.fields, &[]);
+    }
+    Ok(out)
 }
