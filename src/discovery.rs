@@ -147,8 +147,8 @@ const BUNDLES: &[(&[&str], &str)] = &[
         "Journaled writes: list, undo, recover, prune",
     ),
     (
-        &["mktemp", "snapshot", "sys", "time"],
-        "Scratch, tree diff, host, clock",
+        &["mktemp", "snapshot", "sys", "time", "util"],
+        "Scratch, host, clock, misc",
     ),
 ];
 

@@ -1,6 +1,6 @@
 //! Facts about the machine aitools runs on, for `sys`: uname(2), the CPU count,
 //! the user, memory (/proc/meminfo), the file system holding a path
-//! (statvfs(2)), and where a command name is found on `PATH`.
+//! (statvfs(2)), where a command name is found on `PATH`, and random bytes.
 
 use std::ffi::CStr;
 use std::os::unix::ffi::OsStrExt;
@@ -107,4 +107,23 @@ pub fn which(name: &str, path: &str) -> Option<PathBuf> {
         let m = std::fs::metadata(&p).ok()?;
         (m.is_file() && m.permissions().mode() & 0o111 != 0).then_some(p)
     })
+}
+
+/// Fills `buf` from the OS's cryptographic random source (getrandom(2)).
+pub fn random_bytes(buf: &mut [u8]) -> std::io::Result<()> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        let rest = &mut buf[filled..];
+        // SAFETY: writes at most rest.len() bytes into the slice we own.
+        let n = unsafe { libc::getrandom(rest.as_mut_ptr().cast(), rest.len(), 0) };
+        if n < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        filled += n as usize;
+    }
+    Ok(())
 }

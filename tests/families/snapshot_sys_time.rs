@@ -428,3 +428,114 @@ fn sys_tools_agrees_with_which_and_version() {
     let bad = env.run(&["sys", "tools", "/bin/sh"]);
     assert_eq!(bad.error_code(), "argument.invalid");
 }
+
+#[test]
+fn util_codecs_tokens_and_uuids_agree_with_python() {
+    let env = TestEnv::new();
+    let samples = [
+        "hi there?",
+        "a b/ü~-._!*'()",
+        "",
+        "€uro\n\tline two\r\n",
+        "x",
+    ];
+    for s in samples {
+        let want = python(&format!(
+            "import base64, urllib.parse, json\ns = json.loads({q:?})\nb = s.encode()\nprint(base64.b64encode(b).decode()); print(urllib.parse.quote(b, safe='-._~')); print(b.hex())",
+            q = serde_json::to_string(s).expect("json")
+        ));
+        let want: Vec<&str> = want.split('\n').collect();
+        for (i, scheme) in ["base64", "url", "hex"].iter().enumerate() {
+            let e = env.run(&["util", "encode", scheme, "--content", s]);
+            assert_eq!(e.code, 0, "{}", e.stderr);
+            assert_eq!(e.json["output"], want[i], "{scheme} {s:?}");
+            let d = env.run(&["util", "decode", scheme, "--content", want[i]]);
+            assert_eq!(d.json["output"], s, "{scheme} {s:?}");
+            assert_eq!(d.json["bytes"], s.len());
+        }
+    }
+    let bin = env.run(&["util", "decode", "base64", "--content", "/wA="]);
+    assert_eq!(bin.json["binary"], true);
+    assert_eq!(bin.json["output_hex"], "ff00");
+    for (scheme, bad) in [("base64", "abc"), ("hex", "zz"), ("url", "%g1")] {
+        let r = env.run(&["util", "decode", scheme, "--content", bad]);
+        assert_eq!(r.error_code(), "input.syntax-error", "{scheme} {bad}");
+    }
+
+    // tokens against wc and Python; from a file and from stdin alike.
+    let text = "alpha beta\r\n  gamma\tδέλτα\n\nlast line without newline";
+    env.write("t.txt", text);
+    let f = env.run(&["util", "tokens", "--content-file", "t.txt"]);
+    let s = env.run_stdin(&["util", "tokens", "--stdin"], text.as_bytes());
+    assert_eq!(f.json, s.json);
+    let wc_w: u64 = sh(&format!("wc -w < '{}'", env.path("t.txt").display()))
+        .parse()
+        .expect("wc");
+    let wc_l: u64 = sh(&format!("wc -l < '{}'", env.path("t.txt").display()))
+        .parse()
+        .expect("wc");
+    assert_eq!(f.json["words"], wc_w);
+    assert_eq!(
+        f.json["lines"],
+        wc_l + 1,
+        "an unterminated last line counts"
+    );
+    assert_eq!(f.json["bytes"], text.len());
+    let chars = text.chars().count() as u64;
+    assert_eq!(f.json["chars"], chars);
+    assert_eq!(f.json["approx_tokens"], chars.div_ceil(4));
+    assert_eq!(f.json["max_line_chars"], 25);
+    assert_eq!(
+        env.run(&["util", "tokens", "--content-file", "nope"])
+            .error_code(),
+        "input.not-found"
+    );
+    assert_eq!(
+        env.run(&["util", "tokens"]).error_code(),
+        "argument.invalid"
+    );
+
+    // redact: the one mask, with its count.
+    let r = env.run(&[
+        "util",
+        "redact",
+        "--content",
+        "id AKIAIOSFODNN7EXAMPLX and password=Zx9kQ2mLp8Rt4vWb7N",
+    ]);
+    assert_eq!(
+        r.json["text"], "id [REDACTED_SECRET] and password=[REDACTED_SECRET]",
+        "{}",
+        r.stdout
+    );
+    assert_eq!(r.json["redactions"], 2);
+
+    // uuids: Python's uuid module reads their version and variant.
+    for kind in ["v4", "v7"] {
+        let u = env.run(&["util", "uuid", "--kind", kind, "--count", "50"]);
+        let vals: Vec<String> = u.json["values"]
+            .as_array()
+            .expect("values")
+            .iter()
+            .map(|v| v.as_str().expect("str").to_string())
+            .collect();
+        assert_eq!(vals.len(), 50);
+        let checked = python(&format!(
+            "import uuid\nvs = {vals:?}\nprint(all(uuid.UUID(v).version == {n} and uuid.UUID(v).variant == uuid.RFC_4122 and str(uuid.UUID(v)) == v for v in vs), len(set(vs)))",
+            n = &kind[1..]
+        ));
+        assert_eq!(checked.trim(), "True 50", "{kind}");
+        if kind == "v7" {
+            assert!(vals.windows(2).all(|w| w[0] < w[1]), "v7 increases");
+            // The aitools clock: AITOOLS_FIXED_TIME=1796000000 → its milliseconds.
+            assert!(
+                vals[0]
+                    .replace('-', "")
+                    .starts_with(&format!("{:012x}", 1_796_000_000_000u64))
+            );
+        }
+    }
+    assert_eq!(
+        env.run(&["util", "uuid", "--count", "0"]).error_code(),
+        "argument.invalid"
+    );
+}

@@ -1,7 +1,8 @@
 //! The env family: what agents otherwise ask the shell about the world around
 //! the tree: `snapshot create|diff` (what a build changed, without git), `sys
 //! info|env|tools` (host, environment masked, tools on PATH) and `time
-//! now|convert|diff` (zones from the system's TZif database).
+//! now|convert|diff` (zones from the system's TZif database); `util
+//! encode|decode|redact|tokens|uuid` (codecs, the mask, sizes, ids).
 
 use crate::protocol::registry::CommandSpec;
 
@@ -9,6 +10,7 @@ pub mod snapshot;
 pub mod sys;
 pub mod time;
 pub mod tz;
+pub mod util;
 
 pub const COMMANDS: &[CommandSpec] = &[
     snapshot::CREATE,
@@ -19,4 +21,9 @@ pub const COMMANDS: &[CommandSpec] = &[
     time::NOW,
     time::CONVERT,
     time::DIFF,
+    util::ENCODE,
+    util::DECODE,
+    util::REDACT,
+    util::TOKENS,
+    util::UUID,
 ];
