@@ -728,22 +728,58 @@ fn a_read_leaves_out_its_defaults_and_its_short_hash_guards() {
 }
 
 #[test]
-fn a_write_compact_schema_leaves_the_write_protocol_codes_to_full() {
+fn a_compact_schema_leaves_fields_and_codes_to_full() {
     let env = TestEnv::new();
     let compact = ok(env.run(&["schema", "edit"]));
-    let codes = compact.json["commands"][0]["error_codes"].to_string();
-    assert!(!codes.contains("refusal.target-changed"), "{codes}");
-    assert!(codes.contains("selection.no-match"), "{codes}");
+    let c = &compact.json["commands"][0];
+    assert!(c.get("error_codes").is_none(), "{}", compact.stdout);
+    assert!(c.get("output_fields").is_none(), "{}", compact.stdout);
+    assert_eq!(c["writes"], true);
+    assert_eq!(c["full"], "aitools schema edit --full");
     let full = ok(env.run(&["schema", "edit", "--full"]));
     let codes = full.json["commands"][0]["error_codes"].to_string();
     assert!(codes.contains("refusal.target-changed"), "{codes}");
-    // A read keeps input.not-found: it is not a write.
+    assert!(codes.contains("selection.no-match"), "{codes}");
+    // A read says nothing about writing; its codes are one flag away too.
     let read = ok(env.run(&["schema", "read"]));
+    assert!(read.json["commands"][0].get("writes").is_none());
+    let full = ok(env.run(&["schema", "read", "--full"]));
     assert!(
-        read.json["commands"][0]["error_codes"]
+        full.json["commands"][0]["error_codes"]
             .to_string()
             .contains("input.not-found")
     );
+}
+
+#[test]
+fn several_compact_schemas_describe_a_shared_argument_once() {
+    let env = TestEnv::new();
+    let r = ok(env.run(&["schema", "read", "search", "code", "defs"]));
+    let cmds = r.json["commands"].as_array().unwrap();
+    let args = |i: usize| cmds[i]["args"].as_array().unwrap().clone();
+    // --tx is described by read, then named by search and code defs.
+    let tx_of = |i: usize| {
+        args(i)
+            .into_iter()
+            .find(|a| a == "--tx" || a["name"] == "--tx")
+            .unwrap()
+    };
+    assert_eq!(tx_of(0)["type"], "string", "{}", r.stdout);
+    assert_eq!(tx_of(1), "--tx", "{}", r.stdout);
+    assert_eq!(tx_of(2), "--tx", "{}", r.stdout);
+    // An argument of the same name described differently is shown again.
+    let kind = args(2).into_iter().find(|a| a["name"] == "--kind").unwrap();
+    assert!(kind.is_object(), "{}", r.stdout);
+    // One command alone is whole.
+    let one = ok(env.run(&["schema", "search"]));
+    let tx = one.json["commands"][0]["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == "--tx")
+        .cloned()
+        .unwrap();
+    assert_eq!(tx["type"], "string");
 }
 
 #[test]
