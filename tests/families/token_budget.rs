@@ -984,3 +984,53 @@ fn answers_show_short_op_ids_that_every_taker_takes() {
     ok(env.run(&["undo", op]));
     assert_eq!(env.read("a.txt"), b"one\n2\n");
 }
+
+#[test]
+fn a_search_answer_names_each_file_once_and_leaves_out_what_repeats() {
+    let env = TestEnv::new();
+    env.write("a.py", "def foo():\n    x = 1\n    return x\n\nfoo()\n");
+    env.write("b.txt", "foo\nfoo bar\nbaz\n");
+    // Two blocks in a.py: the second leaves out the path; b.txt's block is all
+    // match lines: no match_lines.
+    let r = ok(env.run(&["search", "foo", "-C", "0"]));
+    let b = r.json["blocks"].as_array().unwrap();
+    assert_eq!(b.len(), 3, "{}", r.stdout);
+    assert_eq!(b[0]["path"], "a.py");
+    assert!(b[1].get("path").is_none(), "{}", r.stdout);
+    assert_eq!(b[1]["start_line"], 5);
+    assert_eq!(b[2]["path"], "b.txt");
+    assert!(
+        b.iter().all(|b| b.get("match_lines").is_none()),
+        "{}",
+        r.stdout
+    );
+    assert!(r.json.get("total_matches").is_none(), "{}", r.stdout);
+    // With context, match_lines says which lines matched.
+    let r = ok(env.run(&["search", "foo", "a.py"]));
+    assert_eq!(
+        r.json["blocks"][0]["match_lines"],
+        serde_json::json!([1, 5])
+    );
+    // Matches: the path once per file, no empty groups.
+    let m = ok(env.run(&["search", "foo", "--output", "matches"]));
+    let items = m.json["matches"].as_array().unwrap();
+    let paths: Vec<&str> = items.iter().filter_map(|i| i["path"].as_str()).collect();
+    assert_eq!(paths, ["a.py", "b.txt"], "{}", m.stdout);
+    assert!(
+        items.iter().all(|i| i.get("groups").is_none()),
+        "{}",
+        m.stdout
+    );
+    // Put back, the answer is every match's file and line, as grep -n says.
+    let whole = crate::support::expand_search(&m.json);
+    let lines: Vec<String> = whole["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| format!("{}:{}", i["path"].as_str().unwrap(), i["line"]))
+        .collect();
+    assert_eq!(lines, ["a.py:1", "a.py:5", "b.txt:1", "b.txt:2"]);
+    // A page starts with its file named.
+    let p = ok(env.run(&["search", "foo", "--output", "matches", "--offset", "1"]));
+    assert_eq!(p.json["matches"][0]["path"], "a.py", "{}", p.stdout);
+}
