@@ -281,3 +281,68 @@ fn repairs_of_other_spellings_run() {
         assert_eq!(env.run_line(c).code, 0, "{c}");
     }
 }
+
+#[test]
+fn find_and_grep_words_are_not_read_as_help() {
+    let env = repo();
+    // `-maxdepth` and `-path` hold an `h`: before, they answered find's help with exit 0.
+    let d = took(
+        &env,
+        &["find", "-maxdepth", "1", "-name", "*.txt"],
+        serde_json::json!({"-maxdepth": "--depth", "-name": "pattern"}),
+    );
+    assert_eq!(d.json["items"][0]["path"], "t.txt", "{}", d.stdout);
+    let p = took(
+        &env,
+        &["find", "-path", "src/*"],
+        serde_json::json!({"-path": "--glob"}),
+    );
+    assert_eq!(p.json["command"], "find", "{}", p.stdout);
+    assert_eq!(p.json["total"], 2, "{}", p.stdout);
+    // A cluster of the command's own letters with h is still help.
+    let h = env.run(&["search", "-ih"]);
+    assert_eq!(h.json["command"], "help", "{}", h.stdout);
+}
+
+#[test]
+fn more_everyday_spellings_are_taken() {
+    let env = repo();
+    let r = took(
+        &env,
+        &["read", "t.txt", "--lines", "2:3"],
+        serde_json::json!({"--lines": "--range"}),
+    );
+    assert_eq!(r.json["lines"], serde_json::json!(["line 2", "line 3"]));
+    took(
+        &env,
+        &["git", "status", "--short"],
+        serde_json::json!({"--short": ""}),
+    );
+    took(
+        &env,
+        &["git", "status", "--porcelain"],
+        serde_json::json!({"--porcelain": ""}),
+    );
+    let l = took(
+        &env,
+        &["git", "log", "--stat", "-n", "1"],
+        serde_json::json!({"--stat": "--files", "-n": "--limit"}),
+    );
+    assert!(l.json["items"][0]["files"].is_array(), "{}", l.stdout);
+    took(
+        &env,
+        &["search", "--no-heading", "line 7"],
+        serde_json::json!({"--no-heading": ""}),
+    );
+    // grep's -rn / -nr: the same call without -r, and it runs.
+    repaired(
+        &env,
+        &["search", "-rn", "line 7", "."],
+        "aitools search -n 'line 7' .",
+    );
+    repaired(
+        &env,
+        &["search", "-nr", "line 7"],
+        "aitools search -n 'line 7'",
+    );
+}
