@@ -1034,3 +1034,26 @@ fn a_search_answer_names_each_file_once_and_leaves_out_what_repeats() {
     let p = ok(env.run(&["search", "foo", "--output", "matches", "--offset", "1"]));
     assert_eq!(p.json["matches"][0]["path"], "a.py", "{}", p.stdout);
 }
+
+#[test]
+fn the_rules_say_a_failed_program_is_not_done() {
+    let env = TestEnv::new();
+    let help = ok(env.run(&["--help"]));
+    let workflow = help.json["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "workflow")
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        workflow.contains("`run`: unless it says `failed`"),
+        "{workflow}"
+    );
+    // The answer leads with it: the first member after the envelope's start.
+    let r = ok(env.run(&["run", "--", "sh", "-c", "echo boom >&2; exit 3"]));
+    let first = r.stdout.split(",\"command\":\"run\",").nth(1).unwrap_or("");
+    assert!(first.starts_with("\"failed\":"), "{}", r.stdout);
+}
