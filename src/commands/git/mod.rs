@@ -413,21 +413,6 @@ pub fn iso_in_offset(secs: i64, tz: &str) -> String {
     format!("{stem}{s}{h:02}:{m:02}")
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn offsets_print_like_git() {
-        assert_eq!(
-            super::iso_in_offset(0, "+0130"),
-            "1970-01-01T01:30:00+01:30"
-        );
-        assert_eq!(
-            super::iso_in_offset(0, "-0500"),
-            "1969-12-31T19:00:00-05:00"
-        );
-    }
-}
-
 /// git's own reading of a first path argument that names no file but a commit
 /// (`git diff HEAD~1`, `git diff main..topic`, `git log v1.0`): the index of that
 /// argument, taken as the revision option `flag` (`--ref`, `--rev`) and said in
@@ -485,4 +470,19 @@ pub fn take_count(ctx: &Ctx, paths: &[String], given: bool) -> Option<(usize, u6
         t.push((paths[i].clone(), format!("--limit {n}")));
     }
     Some((i, n))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn offsets_print_like_git() {
+        assert_eq!(
+            super::iso_in_offset(0, "+0130"),
+            "1970-01-01T01:30:00+01:30"
+        );
+        assert_eq!(
+            super::iso_in_offset(0, "-0500"),
+            "1969-12-31T19:00:00-05:00"
+        );
+    }
 }
