@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import random
+import shlex
 import shutil
 import subprocess
 import sys
@@ -285,7 +286,59 @@ def t_crlf():
     return "a CRLF+BOM edit", setup, ai, sh, check
 
 
-TASKS = [t_definition, t_rename, t_indentation, t_patch, t_log, t_restore, t_crlf]
+def follow(r, argv, fixed):
+    """A call as an agent's habit spells it: an error whose repair is a command
+    (not `schema`) is run as given; a `schema` repair costs the schema call and
+    then `fixed`, the call the agent writes after reading it."""
+    d = r.aitools(*argv)
+    if d.get("status") != "error":
+        return d
+    repairs = (d.get("error") or {}).get("repairs") or [{}]
+    cmd = repairs[0].get("command", "")
+    if cmd.startswith("aitools schema") or not cmd.startswith("aitools "):
+        r.aitools(*cmd.split()[1:])
+        return r.aitools(*fixed)
+    return r.aitools(*shlex.split(cmd)[1:])
+
+
+def t_uses():
+    name = "get_send_file_max_age"
+
+    def want(root):
+        p = subprocess.run(["grep", "-rn", name, "src", "tests"], cwd=root, capture_output=True)
+        return sorted(":".join(l.split(":")[:2]) for l in p.stdout.decode().splitlines())
+
+    def ai(r):
+        # grep's habit first (-rn), then what it means here: every matching line.
+        d = follow(r, ["search", "-rn", name, "src", "tests", "-C", "0"], ["search", name, "src", "tests", "-C", "0"])
+        got, path = [], None
+        for b in d.get("blocks", []):
+            path = b.get("path", path)
+            lines = b.get("match_lines") or range(b["start_line"], b["start_line"] + len(b["lines"]))
+            got += [f"{path}:{n}" for n in lines]
+        r.ok = sorted(got) == want(r.root)
+
+    def sh(r):
+        p = r.sh(f"grep -rn {name} src tests")
+        r.ok = sorted(":".join(l.split(":")[:2]) for l in p.stdout.decode().splitlines()) == want(r.root)
+
+    return "every line using a name (grep -rn)", None, ai, sh, lambda r: r.ok
+
+
+def t_last_change():
+    def ai(r):
+        # git's spelling: the revision where a path stands.
+        d = follow(r, ["git", "diff", "HEAD~10", "src/flask/ctx.py"], ["git", "diff", "--ref", "HEAD~10", "src/flask/ctx.py"])
+        r.ok = d.get("status") in ("ok", "partial") and d.get("total_files", 0) > 0
+
+    def sh(r):
+        p = r.sh("git diff HEAD~10 -- src/flask/ctx.py")
+        r.ok = p.returncode == 0 and bool(p.stdout)
+
+    return "what the last 10 commits changed in ctx.py", None, ai, sh, lambda r: r.ok
+
+
+TASKS = [t_definition, t_rename, t_indentation, t_patch, t_log, t_restore, t_crlf, t_uses, t_last_change]
 
 
 def copy_repo(src, dst):

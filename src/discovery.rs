@@ -26,8 +26,8 @@ pub struct SchemaArgs {
 
 pub const SCHEMA: CommandSpec = CommandSpec {
     name: "schema",
-    summary: "Commands, or one command's args, fields and errors.",
-    description: "With no arguments, list every command as {name, summary}. With command words (a group word followed by its subcommand, e.g. `schema tx commit`), return those commands' detail; a group word alone returns its subcommands' detail; --all returns every command's. The detail is compact ({name, summary, args [{name, short?, values?, type? (none for a flag or an enum), required?, repeatable?, default?, help?}], output_fields as names, error_codes but for the ones any command may answer (argument.invalid, environment.io, environment.busy, internal.unexpected, environment.output-lost) and, for a write, the write protocol's (input.not-found, refusal.outside-workspace, refusal.redacted-input, refusal.exists, refusal.not-a-file, refusal.target-changed), writes, full}); --full gives {name, summary, description, args [{name, type, values?, positional, required, repeatable, default, description}], output_fields [{name, description}], error_codes, writes}.",
+    summary: "Commands, or one command's args",
+    description: "With no arguments, list every command as {name, summary}. With command words (a group word followed by its subcommand, e.g. `schema tx commit`), return those commands' detail; a group word alone returns its subcommands' detail; --all returns every command's. The detail is compact ({name, summary, args [{name, short?, values?, type? (none for a flag or an enum), required?, repeatable?, default?, help?}], write_options and limits as names, writes (only when true), full}; in an answer of several commands, an argument an earlier one already described the same way is its bare name, e.g. \"--tx\"); --full gives {name, summary, description, args [{name, type, values?, positional, required, repeatable, default, description}], output_fields [{name, description}], error_codes, writes}.",
     args: <SchemaArgs as clap::Args>::augment_args,
     output_fields: &[
         field(
@@ -107,10 +107,34 @@ pub fn run_schema(ctx: &Ctx, args: &SchemaArgs) -> Result<Output, CmdError> {
             );
         }
     }
+    if !args.full {
+        name_shared_args_once(&mut details);
+    }
     Ok(Output::ok(&SchemaOut {
         commands: Json::Arr(details),
         global_options: full_globals,
     }))
+}
+
+/// Several compact details in one answer: an argument already described, the same
+/// way, by an earlier command of the answer (`--tx`, the pattern and scan flags)
+/// is named by its bare name, `"--tx"`, instead of its object again.
+fn name_shared_args_once(details: &mut [Json]) {
+    let mut seen: Vec<Json> = Vec::new();
+    for d in details.iter_mut() {
+        let Some(Json::Arr(args)) = d.get_mut("args") else {
+            continue;
+        };
+        let mut fresh = Vec::new();
+        for a in args.iter_mut() {
+            let named = a.get("name").and_then(Json::as_str).map(str::to_string);
+            match named {
+                Some(n) if n.starts_with('-') && seen.contains(a) => *a = Json::str(n),
+                _ => fresh.push(a.clone()),
+            }
+        }
+        seen.extend(fresh);
+    }
 }
 
 /// `[{name, summary}]` of every command.

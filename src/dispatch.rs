@@ -583,7 +583,16 @@ fn run_in(
         recovery::Report::default()
     };
     let mut done = Invoked::new(name, (spec.run)(&ctx, leaf));
-    done.took = took;
+    // What the handler itself read another tool's way joins the parse's.
+    let read = ctx.took.lock().map(|t| t.clone()).unwrap_or_default();
+    done.took = match (took, cli::habits::Habit::took_json(&read)) {
+        (Some(Json::Obj(mut a)), Json::Obj(b)) => Some(Json::Obj({
+            a.extend(b);
+            a
+        })),
+        (t, _) if read.is_empty() => t,
+        (_, b) => Some(b),
+    };
     keep_tx_in_follow_ups(&ctx, &mut done);
     done.recovery = recovery::report(&recovered);
     done

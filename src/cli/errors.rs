@@ -59,6 +59,47 @@ fn context_text(e: &clap::Error, kind: ContextKind) -> Option<String> {
     })
 }
 
+/// `search -rn PAT`: the habit letter (`-r`, data/short_flags.tsv) left out of
+/// the cluster when every other letter is one of the command's own (`-n`).
+fn cluster_habit(command: &str, argv: &[String], flag: &str, word: &str) -> Option<CmdError> {
+    let letter = flag.strip_prefix('-')?;
+    let (long, why) = super::short_flag_habit(command, flag)?;
+    let shorts: Vec<char> = registry::find(command)?
+        .clap_command()
+        .get_arguments()
+        .filter(|a| !a.get_action().takes_values())
+        .filter_map(clap::Arg::get_short)
+        .collect();
+    let rest: String = word[1..].replacen(letter, "", 1);
+    if rest.is_empty() || !rest.chars().all(|c| shorts.contains(&c)) {
+        return None;
+    }
+    let mut fixed: Vec<String> = Vec::with_capacity(argv.len() + 1);
+    let mut done = false;
+    for a in argv {
+        if !done && a == word {
+            done = true;
+            fixed.push(format!("-{rest}"));
+            fixed.extend(long.iter().flat_map(|l| l.split(' ').map(str::to_string)));
+        } else {
+            fixed.push(a.clone());
+        }
+    }
+    let message = match &long {
+        Some(l) => format!("{command} does not take {flag} (of {word}): {why}; it is {l}."),
+        None => format!("{command} does not take {flag} (of {word}): {why}; leave it out."),
+    };
+    Some(CmdError::new(
+        code::ARGUMENT_INVALID,
+        message,
+        Repair::new(
+            "retry",
+            format!("The same call with -{rest} and without {flag}."),
+            shell::aitools(&fixed),
+        ),
+    ))
+}
+
 /// Turns a clap parse error into the command it concerns (`aitools` when none)
 /// and our error (clap never prints).
 pub fn parse_error(e: clap::Error, words: &[String], argv: &[String]) -> (String, CmdError) {
@@ -115,6 +156,16 @@ pub fn parse_error(e: clap::Error, words: &[String], argv: &[String]) -> (String
                 .take_while(|a| *a != "--")
                 .find(|a| a.len() > 2 && !a.starts_with("--") && a.starts_with(arg.as_str()))
                 .filter(|_| arg.len() == 2 && arg.starts_with('-'));
+            // grep's `-rn`/`-nr`: a habit letter clustered with letters the command has.
+            let cluster = argv.iter().take_while(|a| *a != "--").find(|a| {
+                a.len() > 2
+                    && !a.starts_with("--")
+                    && arg.len() == 2
+                    && a.strip_prefix('-').is_some_and(|l| l.contains(&arg[1..]))
+            });
+            if let Some(err) = cluster.and_then(|w| cluster_habit(&command, argv, &arg, w)) {
+                return (command, err);
+            }
             let habit = (word.is_none() && arg.len() == 2 && !arg.starts_with("--"))
                 .then(|| super::short_flag_habit(&command, &arg))
                 .flatten();
@@ -122,6 +173,7 @@ pub fn parse_error(e: clap::Error, words: &[String], argv: &[String]) -> (String
                 let err = short_habit_error(&command, argv, &arg, long, why);
                 return (command, err);
             }
+
             let msg = match word {
                 Some(w) => format!(
                     "{command} does not accept {arg} (of {w}). If {w} is a value, not options: put the options first, then -- and the positional values (aitools {command} [options] -- <values>); a flag's value can be joined with = (--flag={w})."

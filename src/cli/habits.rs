@@ -81,6 +81,11 @@ struct Found {
 /// The habits of `argv` (the words after the program name) for `command`; `None`
 /// when it has none (the parse error is answered as it is).
 pub fn apply(command: &str, argv: &[String]) -> Option<Habit> {
+    if command == "git show"
+        && let Some(e) = show_paths(argv)
+    {
+        return Some(Habit::Answer(e));
+    }
     let mut seen = std::collections::BTreeSet::new();
     let mut found: Vec<Found> = Vec::new();
     for o in options(registry::LIST, argv) {
@@ -339,6 +344,44 @@ fn bad_value(
         ),
         Repair::new("retry", detail, shell::aitools(&fixed)),
     )
+}
+
+/// `git show REV PATH...` (or `REV -- PATH...`): git's patch of that commit
+/// limited to the paths. Answered with the diff of the commit to those paths
+/// and, for one path, the file as the commit has it.
+fn show_paths(argv: &[String]) -> Option<CmdError> {
+    let rest: Vec<&str> = argv
+        .iter()
+        .skip(2)
+        .map(String::as_str)
+        .filter(|w| *w != "--")
+        .collect();
+    let [rev, paths @ ..] = rest.as_slice() else {
+        return None;
+    };
+    if paths.is_empty() || rest.iter().any(|w| w.starts_with('-')) || rev.contains(':') {
+        return None;
+    }
+    let range = format!("{rev}^!");
+    let mut diff = vec!["git", "diff", "--ref", &range];
+    diff.extend(paths);
+    let err = CmdError::new(
+        code::ARGUMENT_INVALID,
+        format!("git show takes one object: a commit, or REV:PATH for a file as {rev} has it."),
+        Repair::new(
+            "run-instead",
+            format!("What {rev} changed in these paths (git show {rev} -- PATH)."),
+            shell::aitools(&diff),
+        ),
+    );
+    Some(match paths {
+        [one] => err.with_repair(Repair::new(
+            "run-instead",
+            format!("The file as {rev} has it."),
+            shell::aitools(["git", "show", &format!("{rev}:{one}")]),
+        )),
+        _ => err,
+    })
 }
 
 #[cfg(test)]

@@ -53,10 +53,13 @@ pub fn options(list: CommandList, argv: &[String]) -> Vec<Opt> {
                 values_taken,
             )
     };
+    // A letter no argument has: clap stops at it (`find -maxdepth` is `-m`,
+    // unknown), so the letters after it are no options (not `-h`, help).
     let short_takes = |c: char| {
-        args.iter()
-            .find(|a| a.get_short() == Some(c))
-            .map_or(0, values_taken)
+        args.iter().find(|a| a.get_short() == Some(c)).map_or(
+            if MODE_SHORTS.contains(&c) { 0 } else { UNKNOWN },
+            values_taken,
+        )
     };
     let mut out = Vec::new();
     let (mut i, mut positionals) = (0, 0);
@@ -101,8 +104,14 @@ pub fn options(list: CommandList, argv: &[String]) -> Vec<Opt> {
     out
 }
 
-/// The letters of a short cluster (`-iw`, `-C3`) as options; how many of the
-/// following words the last one consumes.
+/// What `takes` answers for a letter no argument has: the cluster ends there.
+const UNKNOWN: usize = usize::MAX;
+
+/// The one-letter modes outside a command's parser: `-h` (help), `-V` (version).
+const MODE_SHORTS: &[char] = &['h', 'V'];
+
+/// The letters of a short cluster (`-iw`, `-C3`) as options, up to the first one
+/// no argument has; how many of the following words the last one consumes.
 fn shorts(
     a: &str,
     i: usize,
@@ -112,6 +121,15 @@ fn shorts(
 ) -> usize {
     for (k, c) in a.char_indices().skip(1) {
         let n = takes(c);
+        if n == UNKNOWN {
+            out.push(Opt {
+                index: i,
+                name: format!("-{c}"),
+                value: None,
+                inline: false,
+            });
+            return 0;
+        }
         if n == 0 {
             out.push(Opt {
                 index: i,

@@ -529,9 +529,9 @@ impl CommandSpec {
     }
 
     /// The compact detail `schema <cmd>` and `<cmd> --help` answer with: `{name,
-    /// summary, args (compact), output_fields (names), error_codes (without
-    /// `ANY_COMMAND_CODES`, nor a write's `WRITE_CODES`), writes, full}`, `full` being the call that shows every
-    /// description.
+    /// summary, args (compact), write_options?, limits?, writes (only when true),
+    /// full}`, `full` being the call that shows every description, the output
+    /// fields and the error codes.
     pub fn compact(&self) -> Json {
         let mut obj = Json::obj();
         obj.push("name", Json::str(self.name));
@@ -564,25 +564,11 @@ impl CommandSpec {
         if !limits.is_empty() {
             obj.push("limits", Json::Arr(limits));
         }
-        obj.push(
-            "output_fields",
-            Json::Arr(
-                self.output_fields
-                    .iter()
-                    .map(|f| Json::str(f.name))
-                    .collect(),
-            ),
-        );
-        let own = self
-            .error_codes
-            .iter()
-            .filter(|c| !ANY_COMMAND_CODES.contains(c))
-            .filter(|c| !(self.writes && WRITE_CODES.contains(c)));
-        obj.push(
-            "error_codes",
-            Json::Arr(own.map(|c| Json::str(*c)).collect()),
-        );
-        obj.push("writes", Json::Bool(self.writes));
+        // Output fields and error codes are in `--full` (and in every answer and
+        // error themselves); a write says so, a read needs no word.
+        if self.writes {
+            obj.push("writes", Json::Bool(true));
+        }
         obj.push(
             "full",
             Json::str(format!("aitools schema {} --full", self.name)),

@@ -43,6 +43,9 @@ pub struct Ctx {
     /// The git hardening this command's repository needs, found by its first git
     /// call (`gitrun::harden`): one config listing per command, not per process.
     pub git_hardening: std::sync::OnceLock<super::gitrun::Hardening>,
+    /// Words a handler read another tool's way (`git diff HEAD~1` → `--ref
+    /// HEAD~1`): the dispatcher adds them to the answer's `took`.
+    pub took: Arc<std::sync::Mutex<Vec<(String, String)>>>,
 }
 
 /// What the composition root hands a command that runs other commands (`batch`,
@@ -121,6 +124,7 @@ impl Ctx {
             invoker: None,
             host: None,
             git_hardening: Default::default(),
+            took: Default::default(),
         })
     }
 

@@ -918,5 +918,5 @@ fn discovery_fits_its_byte_budgets() {
     ]);
     assert_eq!(learn.json["commands"].as_array().unwrap().len(), 7);
     let total = help.stdout.len() + learn.stdout.len();
-    assert!(total <= 15 * 1024, "learning costs {total} bytes");
+    assert!(total <= 12 * 1024, "learning costs {total} bytes");
 }

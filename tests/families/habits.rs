@@ -188,21 +188,62 @@ fn a_jq_path_is_read_as_the_pointer_it_means() {
 #[test]
 fn repairs_of_other_spellings_run() {
     let env = repo();
-    // A revision where a path stands: the revision option.
-    let d = repaired(
+    // A revision where a path stands: taken as the revision option, as git reads it.
+    let d = took(
         &env,
         &["git", "diff", "HEAD~1"],
-        "aitools git diff --ref 'HEAD~1'",
+        serde_json::json!({"HEAD~1": "--ref HEAD~1"}),
     );
     assert_eq!(d.json["files"][0]["path"], "t.txt");
-    repaired(
+    let r = took(
+        &env,
+        &["git", "diff", "HEAD~1..HEAD", "t.txt"],
+        serde_json::json!({"HEAD~1..HEAD": "--ref HEAD~1..HEAD"}),
+    );
+    assert_eq!(r.json["files"][0]["path"], "t.txt");
+    took(
         &env,
         &["git", "log", "HEAD~1"],
-        "aitools git log --rev 'HEAD~1'",
+        serde_json::json!({"HEAD~1": "--rev HEAD~1"}),
     );
     // git's `-5`: the count.
-    let five = repaired(&env, &["git", "log", "-5"], "aitools git log --limit 5");
+    let five = took(
+        &env,
+        &["git", "log", "-5"],
+        serde_json::json!({"-5": "--limit 5"}),
+    );
     assert_eq!(five.json["items"].as_array().map(Vec::len), Some(2));
+    // A file of that name is the path it names.
+    env.write("HEAD~1", "x\n");
+    let f = env.run(&["git", "diff", "HEAD~1"]);
+    assert!(f.json.get("took").is_none(), "{}", f.stdout);
+    // `git show REV PATH`: the commit's change to PATH, and the file as REV has it.
+    let s = env.run(&["git", "show", "HEAD", "t.txt"]);
+    assert_eq!(s.error_code(), "argument.invalid", "{}", s.stderr);
+    let fixes: Vec<&str> = s.json["error"]["repairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["command"].as_str())
+        .collect();
+    assert_eq!(
+        fixes,
+        [
+            "aitools git diff --ref 'HEAD^!' t.txt",
+            "aitools git show HEAD:t.txt"
+        ],
+        "{}",
+        s.stderr
+    );
+    for fix in fixes {
+        let r = env.run_line(fix);
+        assert_eq!(r.code, 0, "{fix}: {}", r.stderr);
+    }
+    let dd = env.run(&["git", "show", "HEAD", "--", "t.txt"]);
+    assert_eq!(
+        dd.json["error"]["repairs"][1]["command"],
+        "aitools git show HEAD:t.txt"
+    );
     // An extension given to --lang: the language it is the extension of.
     let l = repaired(
         &env,
@@ -239,4 +280,69 @@ fn repairs_of_other_spellings_run() {
         let c = c.as_str().unwrap_or("");
         assert_eq!(env.run_line(c).code, 0, "{c}");
     }
+}
+
+#[test]
+fn find_and_grep_words_are_not_read_as_help() {
+    let env = repo();
+    // `-maxdepth` and `-path` hold an `h`: before, they answered find's help with exit 0.
+    let d = took(
+        &env,
+        &["find", "-maxdepth", "1", "-name", "*.txt"],
+        serde_json::json!({"-maxdepth": "--depth", "-name": "pattern"}),
+    );
+    assert_eq!(d.json["items"][0]["path"], "t.txt", "{}", d.stdout);
+    let p = took(
+        &env,
+        &["find", "-path", "src/*"],
+        serde_json::json!({"-path": "--glob"}),
+    );
+    assert_eq!(p.json["command"], "find", "{}", p.stdout);
+    assert_eq!(p.json["total"], 2, "{}", p.stdout);
+    // A cluster of the command's own letters with h is still help.
+    let h = env.run(&["search", "-ih"]);
+    assert_eq!(h.json["command"], "help", "{}", h.stdout);
+}
+
+#[test]
+fn more_everyday_spellings_are_taken() {
+    let env = repo();
+    let r = took(
+        &env,
+        &["read", "t.txt", "--lines", "2:3"],
+        serde_json::json!({"--lines": "--range"}),
+    );
+    assert_eq!(r.json["lines"], serde_json::json!(["line 2", "line 3"]));
+    took(
+        &env,
+        &["git", "status", "--short"],
+        serde_json::json!({"--short": ""}),
+    );
+    took(
+        &env,
+        &["git", "status", "--porcelain"],
+        serde_json::json!({"--porcelain": ""}),
+    );
+    let l = took(
+        &env,
+        &["git", "log", "--stat", "-n", "1"],
+        serde_json::json!({"--stat": "--files", "-n": "--limit"}),
+    );
+    assert!(l.json["items"][0]["files"].is_array(), "{}", l.stdout);
+    took(
+        &env,
+        &["search", "--no-heading", "line 7"],
+        serde_json::json!({"--no-heading": ""}),
+    );
+    // grep's -rn / -nr: the same call without -r, and it runs.
+    repaired(
+        &env,
+        &["search", "-rn", "line 7", "."],
+        "aitools search -n 'line 7' .",
+    );
+    repaired(
+        &env,
+        &["search", "-nr", "line 7"],
+        "aitools search -n 'line 7'",
+    );
 }

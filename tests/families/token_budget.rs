@@ -728,22 +728,58 @@ fn a_read_leaves_out_its_defaults_and_its_short_hash_guards() {
 }
 
 #[test]
-fn a_write_compact_schema_leaves_the_write_protocol_codes_to_full() {
+fn a_compact_schema_leaves_fields_and_codes_to_full() {
     let env = TestEnv::new();
     let compact = ok(env.run(&["schema", "edit"]));
-    let codes = compact.json["commands"][0]["error_codes"].to_string();
-    assert!(!codes.contains("refusal.target-changed"), "{codes}");
-    assert!(codes.contains("selection.no-match"), "{codes}");
+    let c = &compact.json["commands"][0];
+    assert!(c.get("error_codes").is_none(), "{}", compact.stdout);
+    assert!(c.get("output_fields").is_none(), "{}", compact.stdout);
+    assert_eq!(c["writes"], true);
+    assert_eq!(c["full"], "aitools schema edit --full");
     let full = ok(env.run(&["schema", "edit", "--full"]));
     let codes = full.json["commands"][0]["error_codes"].to_string();
     assert!(codes.contains("refusal.target-changed"), "{codes}");
-    // A read keeps input.not-found: it is not a write.
+    assert!(codes.contains("selection.no-match"), "{codes}");
+    // A read says nothing about writing; its codes are one flag away too.
     let read = ok(env.run(&["schema", "read"]));
+    assert!(read.json["commands"][0].get("writes").is_none());
+    let full = ok(env.run(&["schema", "read", "--full"]));
     assert!(
-        read.json["commands"][0]["error_codes"]
+        full.json["commands"][0]["error_codes"]
             .to_string()
             .contains("input.not-found")
     );
+}
+
+#[test]
+fn several_compact_schemas_describe_a_shared_argument_once() {
+    let env = TestEnv::new();
+    let r = ok(env.run(&["schema", "read", "search", "code", "defs"]));
+    let cmds = r.json["commands"].as_array().unwrap();
+    let args = |i: usize| cmds[i]["args"].as_array().unwrap().clone();
+    // --tx is described by read, then named by search and code defs.
+    let tx_of = |i: usize| {
+        args(i)
+            .into_iter()
+            .find(|a| a == "--tx" || a["name"] == "--tx")
+            .unwrap()
+    };
+    assert_eq!(tx_of(0)["type"], "string", "{}", r.stdout);
+    assert_eq!(tx_of(1), "--tx", "{}", r.stdout);
+    assert_eq!(tx_of(2), "--tx", "{}", r.stdout);
+    // An argument of the same name described differently is shown again.
+    let kind = args(2).into_iter().find(|a| a["name"] == "--kind").unwrap();
+    assert!(kind.is_object(), "{}", r.stdout);
+    // One command alone is whole.
+    let one = ok(env.run(&["schema", "search"]));
+    let tx = one.json["commands"][0]["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == "--tx")
+        .cloned()
+        .unwrap();
+    assert_eq!(tx["type"], "string");
 }
 
 #[test]
@@ -947,4 +983,77 @@ fn answers_show_short_op_ids_that_every_taker_takes() {
     assert_eq!(op.len(), 11, "{}", c.stdout);
     ok(env.run(&["undo", op]));
     assert_eq!(env.read("a.txt"), b"one\n2\n");
+}
+
+#[test]
+fn a_search_answer_names_each_file_once_and_leaves_out_what_repeats() {
+    let env = TestEnv::new();
+    env.write("a.py", "def foo():\n    x = 1\n    return x\n\nfoo()\n");
+    env.write("b.txt", "foo\nfoo bar\nbaz\n");
+    // Two blocks in a.py: the second leaves out the path; b.txt's block is all
+    // match lines: no match_lines.
+    let r = ok(env.run(&["search", "foo", "-C", "0"]));
+    let b = r.json["blocks"].as_array().unwrap();
+    assert_eq!(b.len(), 3, "{}", r.stdout);
+    assert_eq!(b[0]["path"], "a.py");
+    assert!(b[1].get("path").is_none(), "{}", r.stdout);
+    assert_eq!(b[1]["start_line"], 5);
+    assert_eq!(b[2]["path"], "b.txt");
+    assert!(
+        b.iter().all(|b| b.get("match_lines").is_none()),
+        "{}",
+        r.stdout
+    );
+    assert!(r.json.get("total_matches").is_none(), "{}", r.stdout);
+    // With context, match_lines says which lines matched.
+    let r = ok(env.run(&["search", "foo", "a.py"]));
+    assert_eq!(
+        r.json["blocks"][0]["match_lines"],
+        serde_json::json!([1, 5])
+    );
+    // Matches: the path once per file, no empty groups.
+    let m = ok(env.run(&["search", "foo", "--output", "matches"]));
+    let items = m.json["matches"].as_array().unwrap();
+    let paths: Vec<&str> = items.iter().filter_map(|i| i["path"].as_str()).collect();
+    assert_eq!(paths, ["a.py", "b.txt"], "{}", m.stdout);
+    assert!(
+        items.iter().all(|i| i.get("groups").is_none()),
+        "{}",
+        m.stdout
+    );
+    // Put back, the answer is every match's file and line, as grep -n says.
+    let whole = crate::support::expand_search(&m.json);
+    let lines: Vec<String> = whole["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| format!("{}:{}", i["path"].as_str().unwrap(), i["line"]))
+        .collect();
+    assert_eq!(lines, ["a.py:1", "a.py:5", "b.txt:1", "b.txt:2"]);
+    // A page starts with its file named.
+    let p = ok(env.run(&["search", "foo", "--output", "matches", "--offset", "1"]));
+    assert_eq!(p.json["matches"][0]["path"], "a.py", "{}", p.stdout);
+}
+
+#[test]
+fn the_rules_say_a_failed_program_is_not_done() {
+    let env = TestEnv::new();
+    let help = ok(env.run(&["--help"]));
+    let workflow = help.json["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "workflow")
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        workflow.contains("`run`: unless it says `failed`"),
+        "{workflow}"
+    );
+    // The answer leads with it: the first member after the envelope's start.
+    let r = ok(env.run(&["run", "--", "sh", "-c", "echo boom >&2; exit 3"]));
+    let first = r.stdout.split(",\"command\":\"run\",").nth(1).unwrap_or("");
+    assert!(first.starts_with("\"failed\":"), "{}", r.stdout);
 }

@@ -487,12 +487,44 @@ impl Drop for Swapper {
     }
 }
 
+/// A search answer with what its envelope leaves out put back: each block's and
+/// match's `path` (left out when the previous item's), a block's `match_lines`
+/// (left out when every line is selected). What the AOI stream carries, item by
+/// item.
+pub fn expand_search(json: &Value) -> Value {
+    let mut out = json.clone();
+    for list in ["blocks", "matches"] {
+        let Some(items) = out.get_mut(list).and_then(Value::as_array_mut) else {
+            continue;
+        };
+        let mut last = Value::Null;
+        for it in items {
+            let Some(o) = it.as_object_mut() else {
+                continue;
+            };
+            match o.get("path") {
+                Some(p) => last = p.clone(),
+                None => {
+                    o.insert("path".into(), last.clone());
+                }
+            }
+            if list == "blocks" && !o.contains_key("match_lines") {
+                let start = o["start_line"].as_u64().unwrap_or(0);
+                let n = o["lines"].as_array().map_or(0, Vec::len) as u64;
+                o.insert("match_lines".into(), (start..start + n).collect());
+            }
+        }
+    }
+    out
+}
+
 /// A search's `total_matches`, or, when it is left out because every match is
 /// shown, the number shown (blocks' match lines, matches, or the counts' sum).
 pub fn total_matches(json: &Value) -> Value {
     if let Some(t) = json.get("total_matches") {
         return t.clone();
     }
+    let json = &expand_search(json);
     let n: u64 = if let Some(bs) = json["blocks"].as_array() {
         bs.iter()
             .map(|b| b["match_lines"].as_array().map_or(0, |m| m.len() as u64))

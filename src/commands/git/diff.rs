@@ -17,7 +17,7 @@ pub enum Mode {
     Stat,
 }
 
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone)]
 pub struct DiffArgs {
     /// Only these paths (relative to the working directory).
     pub path: Vec<String>,
@@ -164,6 +164,17 @@ fn line_count(hunks: &[String]) -> u64 {
 }
 
 pub fn run(ctx: &Ctx, a: &DiffArgs) -> Result<Output, CmdError> {
+    // `git diff HEAD~1 [paths]`: git's first word is the revision.
+    let taken;
+    let a = match super::take_revision(ctx, &a.path, a.r#ref.is_some(), "--ref") {
+        Some(i) => {
+            let mut t = a.clone();
+            t.r#ref = Some(t.path.remove(i));
+            taken = t;
+            &taken
+        }
+        None => a,
+    };
     let mut base = vec![
         "diff".to_string(),
         "--no-ext-diff".into(),

@@ -9,7 +9,7 @@ use crate::workspace::Ctx;
 use clap::Args;
 use serde::Serialize;
 
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone)]
 pub struct LogArgs {
     /// Only commits touching these paths (relative to the working directory).
     pub path: Vec<String>,
@@ -92,6 +92,16 @@ fn unborn(e: &CmdError) -> bool {
 const DEFAULT_LIMIT: u64 = 20;
 
 pub fn run(ctx: &Ctx, a: &LogArgs) -> Result<Output, CmdError> {
+    // git's spellings where a path stands: `-5` (a count), `v1.0` (a revision).
+    let mut taken = a.clone();
+    if let Some((i, n)) = super::take_count(ctx, &taken.path, a.limit.is_some()) {
+        taken.path.remove(i);
+        taken.limit = Some(n);
+    }
+    if let Some(i) = super::take_revision(ctx, &taken.path, a.rev.is_some(), "--rev") {
+        taken.rev = Some(taken.path.remove(i));
+    }
+    let a = &taken;
     let limit = a.limit.unwrap_or(DEFAULT_LIMIT);
     let rev = a.rev.clone().unwrap_or_else(|| "HEAD".into());
     if rev.starts_with('-') {

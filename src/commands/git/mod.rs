@@ -413,6 +413,65 @@ pub fn iso_in_offset(secs: i64, tz: &str) -> String {
     format!("{stem}{s}{h:02}:{m:02}")
 }
 
+/// git's own reading of a first path argument that names no file but a commit
+/// (`git diff HEAD~1`, `git diff main..topic`, `git log v1.0`): the index of that
+/// argument, taken as the revision option `flag` (`--ref`, `--rev`) and said in
+/// the answer's `took`. Nothing when the option is given, the word starts with
+/// `-`, or a file of that name exists (then it is the path it names).
+pub fn take_revision(ctx: &Ctx, paths: &[String], given: bool, flag: &str) -> Option<usize> {
+    let arg = paths.first()?;
+    if given || arg.is_empty() || arg.starts_with('-') {
+        return None;
+    }
+    let spec = pathspec(ctx, arg).ok()?;
+    let disk = ctx.files().disk(std::path::Path::new(&spec));
+    if disk.symlink_metadata().is_ok() {
+        return None;
+    }
+    // A range's ends (`A..B`, `A...B`; an empty end is HEAD) must each be a commit.
+    let ends: Vec<&str> = if flag == "--ref" && arg.contains("..") {
+        arg.split("...")
+            .flat_map(|p| p.split(".."))
+            .filter(|e| !e.is_empty())
+            .collect()
+    } else {
+        vec![arg.as_str()]
+    };
+    let commit = |end: &str| {
+        let a: Vec<String> = ["rev-parse", "--verify", "--quiet", "--end-of-options"]
+            .iter()
+            .map(|w| w.to_string())
+            .chain([format!("{end}^{{commit}}")])
+            .collect();
+        git(ctx, &a, "git status").is_ok_and(|o| !o.stdout.is_empty())
+    };
+    if ends.is_empty() || !ends.iter().all(|e| commit(e)) {
+        return None;
+    }
+    if let Ok(mut t) = ctx.took.lock() {
+        t.push((arg.clone(), format!("{flag} {arg}")));
+    }
+    Some(0)
+}
+
+/// git log's `-5` among the path arguments (git's count of commits): its value,
+/// taken as `--limit` and said in `took`, when `--limit` is not given.
+pub fn take_count(ctx: &Ctx, paths: &[String], given: bool) -> Option<(usize, u64)> {
+    if given {
+        return None;
+    }
+    let (i, n) = paths.iter().enumerate().find_map(|(i, p)| {
+        let n = p.strip_prefix('-')?;
+        (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| n.parse::<u64>().ok().map(|n| (i, n)))
+            .flatten()
+    })?;
+    if let Ok(mut t) = ctx.took.lock() {
+        t.push((paths[i].clone(), format!("--limit {n}")));
+    }
+    Some((i, n))
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

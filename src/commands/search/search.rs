@@ -145,11 +145,11 @@ pub const SPEC: CommandSpec = CommandSpec {
         ),
         field(
             "blocks",
-            "blocks: [{path,start_line,lines[],match_lines[],cut_lines?}]; blocks whose context touches or overlaps are merged. A line over 16384 bytes is shown as a 16384-byte window: cut_lines [{line,col}] gives the 1-based character column the window starts at (a match line's window holds its first match). In a .ipynb notebook a block is told by cell: cell (0-based index), id, and in the cell's source start_line/match_lines count the source's lines (as nb read shows them) and lines are its text; a hit in outputs or metadata has in:outputs|metadata and the file's line numbers.",
+            "blocks: [{path?,start_line,lines[],match_lines?,cut_lines?}]; path is left out when it is the previous block's, match_lines when every line is selected; blocks whose context touches or overlaps are merged. A line over 16384 bytes is shown as a 16384-byte window: cut_lines [{line,col}] gives the 1-based character column the window starts at (a match line's window holds its first match). In a .ipynb notebook a block is told by cell: cell (0-based index), id, and in the cell's source start_line/match_lines count the source's lines (as nb read shows them) and lines are its text; a hit in outputs or metadata has in:outputs|metadata and the file's line numbers.",
         ),
         field(
             "matches",
-            "matches: [{path,line,col,text,groups,named?,pattern_index?}]; col counts characters from 1; text is the matched text; groups lists captures in order, null for a group that did not participate; named maps capture names to text or null. In a .ipynb notebook: cell, id, and line/col within the cell's source (or in:outputs|metadata with the file's line).",
+            "matches: [{path?,line,col,text,groups?,named?,pattern_index?}]; path is left out when it is the previous match's; col counts characters from 1; text is the matched text; groups (absent for a pattern without groups) lists captures in order, null for a group that did not participate; named maps capture names to text or null. In a .ipynb notebook: cell, id, and line/col within the cell's source (or in:outputs|metadata with the file's line).",
         ),
         field(
             "counts",
@@ -728,16 +728,19 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
                 args.before.unwrap_or(args.context),
                 args.after.unwrap_or(args.context),
             );
-            out.blocks = Some(notebook::blocks(
+            let mut blocks = notebook::blocks(
                 ctx,
                 root,
                 blocks,
                 before.min(MAX_CONTEXT),
                 after.min(MAX_CONTEXT),
-            ));
+            );
+            items::compact_blocks(&mut blocks);
+            out.blocks = Some(blocks);
         }
         Mode::Matches => {
-            let items = std::mem::take(&mut listing.matches);
+            let mut items = std::mem::take(&mut listing.matches);
+            items::compact_matches(&mut items);
             shown = items.len() as u64;
             out.matches = Some(items);
         }
