@@ -28,6 +28,7 @@ mod economy;
 mod edit;
 mod edit_indent;
 mod edit_splice;
+mod field_types;
 mod files;
 mod final_symlink_race;
 mod fresh_state;
