@@ -61,6 +61,7 @@ mod process_tree;
 mod protocol;
 mod read_cache;
 mod read_tail;
+mod readme_examples;
 mod recovery_format;
 mod redaction;
 mod release;
