@@ -201,8 +201,19 @@ pub fn output_schema(spec: &CommandSpec) -> Value {
     properties.insert("command".into(), json!({"type": "string"}));
     // A member of each `changes` element (`changes[].count`) types its items.
     let mut items = Map::new();
+    // The fields every command of a kind shares (the recovery report, a write's
+    // and a staged write's) are typed but not described again in each tool:
+    // `schema <command> --full` describes them.
     for f in spec.all_fields() {
-        let s = typed(f.name, json!({"description": f.description}));
+        let own = spec.output_fields.iter().any(|o| o.name == f.name);
+        let s = typed(
+            f.name,
+            if own {
+                json!({"description": f.description})
+            } else {
+                json!({})
+            },
+        );
         match f.name.strip_prefix("changes[].") {
             Some(member) => {
                 items.insert(member.into(), s);
@@ -215,10 +226,10 @@ pub fn output_schema(spec: &CommandSpec) -> Value {
     if let (false, Some(changes)) = (items.is_empty(), properties.get_mut("changes")) {
         changes["items"] = json!({"type": "object", "properties": items});
     }
-    for (name, description) in ENVELOPE_MEMBERS {
+    for name in ENVELOPE_MEMBERS {
         properties
             .entry(*name)
-            .or_insert_with(|| typed(name, json!({"description": description})));
+            .or_insert_with(|| typed(name, json!({})));
     }
     properties.insert(
         "error".into(),
@@ -242,29 +253,9 @@ pub fn output_schema(spec: &CommandSpec) -> Value {
     })
 }
 
-/// Members any answer may carry whatever its command.
-const ENVELOPE_MEMBERS: &[(&str, &str)] = &[
-    (
-        "redactions",
-        "How many secrets were masked in this answer (only when some were).",
-    ),
-    (
-        "took",
-        "Options read another tool's way, and how aitools read them.",
-    ),
-    (
-        "rules",
-        "With AITOOLS_INLINE_CONTEXT=1: the rules an agent follows.",
-    ),
-    (
-        "skills",
-        "With AITOOLS_INLINE_CONTEXT=1: the skills `aitools skills` shows.",
-    ),
-    (
-        "feedback",
-        "With AITOOLS_INLINE_CONTEXT=1: how to file feedback.",
-    ),
-];
+/// Members any answer may carry whatever its command (the mask's count, the
+/// options read another tool's way, `AITOOLS_INLINE_CONTEXT`'s texts).
+const ENVELOPE_MEMBERS: &[&str] = &["redactions", "took", "rules", "skills", "feedback"];
 
 /// `readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`.
 pub fn annotations(spec: &CommandSpec) -> Value {
