@@ -133,7 +133,7 @@ fn huge_file(env: &TestEnv) -> Option<Child> {
 
 /// A Rust file naming `nu8` that is not UTF-8 (code rename refuses it).
 fn latin1_symbol(env: &TestEnv) -> Option<Child> {
-    env.write("latin.rs", b"fn nu8() {}\n// caf\xe9\n".to_vec());
+    env.write("latin.rs", b"fn nu8() {}\n// caf\xe9\n");
     None
 }
 

@@ -249,10 +249,7 @@ fn feedback_default_directory_is_found_at_run_time() {
 fn repairs_name_real_arguments_not_templates() {
     let env = TestEnv::new();
     env.write("notes.zzz", "hello\n");
-    env.write(
-        "b.rs",
-        b"fn parse() {}\nfn g() { parse() }\n// \xff\n".to_vec(),
-    );
+    env.write("b.rs", b"fn parse() {}\nfn g() { parse() }\n// \xff\n");
     for argv in [
         &["code", "outline", "notes.zzz"][..],
         &["code", "rename", "parse", "parse2", "--dry-run"],

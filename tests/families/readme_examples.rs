@@ -71,10 +71,7 @@ fn fixture(env: &TestEnv) {
     let mut exe = vec![0u8; 64];
     exe.extend_from_slice(b"a readable string inside\0\x01\x02more text here\0");
     env.write("app.exe", exe);
-    env.write(
-        "legacy.txt",
-        b"\x82\xb1\x82\xf1\x82\xc9\x82\xbf\x82\xcd\n".to_vec(),
-    );
+    env.write("legacy.txt", b"\x82\xb1\x82\xf1\x82\xc9\x82\xbf\x82\xcd\n");
     let app: String = (3..=14).map(|i| format!("x{i} = {i}\n")).collect();
     env.write("app.py", format!("print(\"hello\")\n\n{app}"));
     env.write("a.py", "foo = 1\nx = 2\n");
