@@ -5,6 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
+#[path = "structure/functions.rs"]
+mod functions;
+
 const CORE: &[&str] = &["protocol", "workspace", "text", "store"];
 const ROOT_MODULES: &[&str] = &[
     "commands",

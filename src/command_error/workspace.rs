@@ -100,8 +100,8 @@ impl From<Box<WorkspaceError>> for CmdError {
                 message,
                 Repair::new(
                     "glob",
-                    "Use wildmatch syntax: * within a name, ** across directories, [abc], ?, and a leading ! to exclude.",
-                    shell::aitools([command.as_str(), "<pattern>", "--glob", "*.rs"]),
+                    "Use wildmatch syntax: * within a name, ** across directories, [abc], ?, and a leading ! to exclude (--glob '*.rs'); this shows the command's other filters.",
+                    shell::aitools(["schema", command.as_str()]),
                 ),
             ),
             WorkspaceError::UnknownLang {

@@ -182,8 +182,16 @@ pub fn input_schema(spec: &CommandSpec) -> Value {
     schema
 }
 
-/// The tool's `outputSchema`: the envelope, success or error, as one object.
+/// The tool's `outputSchema`: the envelope, success or error, as one object;
+/// each member typed from `data/field-types.tsv` (`protocol::field_types`).
 pub fn output_schema(spec: &CommandSpec) -> Value {
+    use crate::protocol::field_types::{schema_type, type_of};
+    let typed = |name: &str, mut s: Value| {
+        if let Some(t) = type_of(spec.name, name).and_then(schema_type) {
+            s["type"] = if t.len() == 1 { json!(t[0]) } else { json!(t) };
+        }
+        s
+    };
     let mut properties = Map::new();
     properties.insert("schema_version".into(), json!({"type": "integer"}));
     properties.insert(
@@ -191,19 +199,63 @@ pub fn output_schema(spec: &CommandSpec) -> Value {
         json!({"type": "string", "enum": ["ok", "partial", "error"]}),
     );
     properties.insert("command".into(), json!({"type": "string"}));
-    for f in spec.output_fields {
-        properties.insert(f.name.into(), json!({"description": f.description}));
+    // A member of each `changes` element (`changes[].count`) types its items.
+    let mut items = Map::new();
+    // The fields every command of a kind shares (the recovery report, a write's
+    // and a staged write's) are typed but not described again in each tool:
+    // `schema <command> --full` describes them.
+    for f in spec.all_fields() {
+        let own = spec.output_fields.iter().any(|o| o.name == f.name);
+        let s = typed(
+            f.name,
+            if own {
+                json!({"description": f.description})
+            } else {
+                json!({})
+            },
+        );
+        match f.name.strip_prefix("changes[].") {
+            Some(member) => {
+                items.insert(member.into(), s);
+            }
+            None => {
+                properties.insert(f.name.into(), s);
+            }
+        }
+    }
+    if let (false, Some(changes)) = (items.is_empty(), properties.get_mut("changes")) {
+        changes["items"] = json!({"type": "object", "properties": items});
+    }
+    for name in ENVELOPE_MEMBERS {
+        properties
+            .entry(*name)
+            .or_insert_with(|| typed(name, json!({})));
     }
     properties.insert(
         "error".into(),
-        json!({"type": "object", "description": "On status error: code, message, exit_code, repairs (aitools commands to run next)."}),
+        json!({
+            "type": "object",
+            "description": "On status error: code, message, exit_code, repairs (aitools commands to run next).",
+            "properties": {
+                "code": {"type": "string"},
+                "message": {"type": "string"},
+                "exit_code": {"type": "integer"},
+                "repairs": {"type": "array", "items": {"type": "object"}},
+            },
+            "required": ["code", "message", "exit_code", "repairs"],
+        }),
     );
     json!({
         "type": "object",
         "properties": properties,
         "required": ["schema_version", "status", "command"],
+        "additionalProperties": false,
     })
 }
+
+/// Members any answer may carry whatever its command (the mask's count, the
+/// options read another tool's way, `AITOOLS_INLINE_CONTEXT`'s texts).
+const ENVELOPE_MEMBERS: &[&str] = &["redactions", "took", "rules", "skills", "feedback"];
 
 /// `readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`.
 pub fn annotations(spec: &CommandSpec) -> Value {

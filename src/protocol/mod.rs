@@ -11,6 +11,7 @@ pub mod correspondence;
 pub mod envelope;
 pub mod error;
 pub mod events;
+pub mod field_types;
 pub mod host;
 pub mod invoke;
 pub mod json;

@@ -480,6 +480,26 @@ impl CommandSpec {
         )
     }
 
+    /// Every field the answer may carry: its own, then what its kind adds (a
+    /// workspace command's recovery report, a write's, a staged write's `tx`).
+    pub fn all_fields(&self) -> impl Iterator<Item = &'static Field> {
+        let recovery: &'static [Field] = if self.workspace { RECOVERY_FIELDS } else { &[] };
+        let staged: &'static [Field] = if self.tx && self.writes {
+            TX_WRITE_FIELDS
+        } else {
+            &[]
+        };
+        let written: &'static [Field] = if self.writes { WRITE_FIELDS } else { &[] };
+        let own = self.output_fields;
+        own.iter().chain(
+            written
+                .iter()
+                .chain(staged)
+                .chain(recovery)
+                .filter(move |r| !own.iter().any(|f| f.name == r.name)),
+        )
+    }
+
     /// The full detail object: `{name, summary, description, args, output_fields, error_codes}`.
     pub fn detail(&self) -> Json {
         let mut obj = Json::obj();
@@ -493,29 +513,15 @@ impl CommandSpec {
             .map(arg_schema)
             .collect();
         obj.push("args", Json::Arr(args));
-        // Every workspace command's envelope may carry the recovery report; a
-        // write staged in a tx answers tx and tx_op.
-        let recovery: &[Field] = if self.workspace { RECOVERY_FIELDS } else { &[] };
-        let staged: &[Field] = if self.tx && self.writes {
-            TX_WRITE_FIELDS
-        } else {
-            &[]
-        };
-        let written: &[Field] = if self.writes { WRITE_FIELDS } else { &[] };
         let fields: Vec<Json> = self
-            .output_fields
-            .iter()
-            .chain(
-                written
-                    .iter()
-                    .chain(staged)
-                    .chain(recovery)
-                    .filter(|r| !self.output_fields.iter().any(|f| f.name == r.name)),
-            )
+            .all_fields()
             .map(|f| {
                 let mut o = Json::obj();
                 o.push("name", Json::str(f.name));
                 o.push("description", Json::str(f.description));
+                if let Some(ty) = super::field_types::type_of(self.name, f.name) {
+                    o.push("type", Json::str(ty));
+                }
                 o
             })
             .collect();

@@ -31,7 +31,14 @@ const PENDING_COMMANDS: &[&str] = &[];
 const PENDING_FLAGS: &[(&str, &str)] = &[];
 
 const PLACEHOLDERS: &[&str] = &["op_id", "hash", "tx", "id", "expect_count"];
-const GLOBAL_FLAGS: &[&str] = &["--root", "--lock-timeout", "--help", "--version", "--brief"];
+const GLOBAL_FLAGS: &[&str] = &[
+    "--root",
+    "--lock-timeout",
+    "--output",
+    "--help",
+    "--version",
+    "--brief",
+];
 
 /// The repository every file's examples run in.
 fn fixture(env: &TestEnv) {
@@ -73,7 +80,7 @@ fn agent_files() -> Vec<PathBuf> {
 
 /// POSIX-shell word splitting for one line: quotes, backslashes, `#` comments.
 /// Returns the words and the comment text.
-fn split(line: &str) -> Result<(Vec<String>, Option<String>), String> {
+pub(super) fn split(line: &str) -> Result<(Vec<String>, Option<String>), String> {
     let mut words = Vec::new();
     let mut cur = String::new();
     let mut in_word = false;
@@ -143,12 +150,12 @@ fn split(line: &str) -> Result<(Vec<String>, Option<String>), String> {
 }
 
 /// One fenced block: its info string, and its lines with their line numbers.
-struct Block {
-    info: String,
-    lines: Vec<(usize, String)>,
+pub(super) struct Block {
+    pub(super) info: String,
+    pub(super) lines: Vec<(usize, String)>,
 }
 
-fn blocks(text: &str) -> (Vec<Block>, Vec<(usize, String)>) {
+pub(super) fn blocks(text: &str) -> (Vec<Block>, Vec<(usize, String)>) {
     let mut out = Vec::new();
     let mut prose = Vec::new();
     let mut cur: Option<Block> = None;
@@ -175,7 +182,7 @@ fn blocks(text: &str) -> (Vec<Block>, Vec<(usize, String)>) {
 }
 
 /// `aitools ...` spans of inline code in prose lines.
-fn spans(prose: &[(usize, String)]) -> Vec<(usize, String)> {
+pub(super) fn spans(prose: &[(usize, String)]) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     for (n, line) in prose {
         let parts: Vec<&str> = line.split('`').collect();
@@ -188,13 +195,13 @@ fn spans(prose: &[(usize, String)]) -> Vec<(usize, String)> {
     out
 }
 
-struct Registry {
+pub(super) struct Registry {
     /// name → (flag → takes a value)
     commands: BTreeMap<String, BTreeMap<String, bool>>,
 }
 
 impl Registry {
-    fn load(env: &TestEnv) -> Registry {
+    pub(super) fn load(env: &TestEnv) -> Registry {
         let all = env.run(&["schema", "--all", "--full"]);
         let mut commands = BTreeMap::new();
         for c in all.json["commands"].as_array().unwrap() {
@@ -261,7 +268,7 @@ impl Registry {
                 None => (w.as_str(), false),
             };
             if GLOBAL_FLAGS.contains(&flag) {
-                if !inline_value && (flag == "--root" || flag == "--lock-timeout") {
+                if !inline_value && ["--root", "--lock-timeout", "--output"].contains(&flag) {
                     i += 1;
                 }
                 continue;
@@ -292,7 +299,7 @@ enum Resolved {
 }
 
 /// Checks one `aitools ...` line without running it.
-fn check_static(reg: &Registry, words: &[String]) -> Result<Option<String>, String> {
+pub(super) fn check_static(reg: &Registry, words: &[String]) -> Result<Option<String>, String> {
     let (resolved, rest) = reg.resolve(words);
     match resolved {
         Resolved::TopLevel | Resolved::Placeholder => Ok(None),

@@ -131,6 +131,12 @@ fn huge_file(env: &TestEnv) -> Option<Child> {
     None
 }
 
+/// A Rust file naming `nu8` that is not UTF-8 (code rename refuses it).
+fn latin1_symbol(env: &TestEnv) -> Option<Child> {
+    env.write("latin.rs", b"fn nu8() {}\n// caf\xe9\n");
+    None
+}
+
 /// The workspace lock held by another process for a few seconds.
 fn lock_held(env: &TestEnv) -> Option<Child> {
     assert_eq!(env.run(&["write", "held.txt", "--content", "x"]).code, 0);
@@ -438,6 +444,7 @@ const ROWS: &[Row] = &[
     r("code rename", "selection.no-match", &["code", "rename", "nothere", "other", "py"]),
     r("code rename", "refusal.too-large", &["code", "rename", "rnm", "other", "py", "--max-files", "0"]),
     r("code rename", "refusal.name-taken", &["code", "rename", "rnm", "taken", "py", "--kind", "function"]),
+    r("code rename", "input.not-utf8", &["code", "rename", "nu8", "other", "latin.rs"]).setup(latin1_symbol),
     r("code rename", "environment.unavailable", &["code", "rename", "rnm", "other", "py", "--kind", "function", "--lsp=require"]).env(&[("PATH", "{root}")]),
     // edit
     r("edit", "selection.no-match", &["edit", "a.txt", "--old", "zzz", "--new", "x"]),

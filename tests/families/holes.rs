@@ -242,3 +242,26 @@ fn feedback_default_directory_is_found_at_run_time() {
     assert!(filed.starts_with(env.state.path()), "{}", r.stdout);
     assert!(filed.is_file(), "{}", r.stdout);
 }
+
+/// Repairs are commands that run, never templates (`'<pattern>'`, `'<path>'`):
+/// an unsupported language's outline, a rename over a non-UTF-8 file, a bad glob.
+#[test]
+fn repairs_name_real_arguments_not_templates() {
+    let env = TestEnv::new();
+    env.write("notes.zzz", "hello\n");
+    env.write("b.rs", b"fn parse() {}\nfn g() { parse() }\n// \xff\n");
+    for argv in [
+        &["code", "outline", "notes.zzz"][..],
+        &["code", "rename", "parse", "parse2", "--dry-run"],
+        &["find", "--glob", "[abc"],
+        &["search", "x", "--glob", "[abc"],
+    ] {
+        let r = env.run(argv);
+        assert_eq!(r.code, 1, "{argv:?}: {}", r.json);
+        for line in repairs(&r) {
+            assert!(!line.contains("'<"), "{argv:?}: a template repair: {line}");
+            let again = env.run_line(&line);
+            assert!(again.code == 0 || again.code == 3, "{line}: {}", again.json);
+        }
+    }
+}

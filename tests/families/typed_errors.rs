@@ -51,7 +51,7 @@ const CASES: &[(&[&str], &str)] = &[
     ),
     (
         &["search", "x", "--glob", "["],
-        r#"{"code":"argument.invalid","message":"--glob \"[\" is not a glob: unclosed character class; missing ']'.","exit_code":1,"repairs":[{"action":"glob","detail":"Use wildmatch syntax: * within a name, ** across directories, [abc], ?, and a leading ! to exclude.","command":"aitools search '<pattern>' --glob '*.rs'"}]}"#,
+        r#"{"code":"argument.invalid","message":"--glob \"[\" is not a glob: unclosed character class; missing ']'.","exit_code":1,"repairs":[{"action":"glob","detail":"Use wildmatch syntax: * within a name, ** across directories, [abc], ?, and a leading ! to exclude (--glob '*.rs'); this shows the command's other filters.","command":"aitools schema search"}]}"#,
     ),
     (
         &["read", "mian.rs"],

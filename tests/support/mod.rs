@@ -276,6 +276,7 @@ pub fn declared() -> &'static Declared {
 /// Checks an envelope against its command's declaration (a registered command's:
 /// `help`, `version`, `brief` and `aitools` answer for no command).
 pub fn check_contract(json: &Value) {
+    check_output_schema(json);
     let d = declared();
     let name = json["command"].as_str().unwrap_or("");
     let Some(fields) = d.fields.get(name) else {
@@ -553,4 +554,70 @@ pub fn alive_with(marker: &str) -> bool {
                 .replace('\0', " ")
                 .contains(marker)
     })
+}
+
+/// Each command's MCP `outputSchema` (`aitools mcp --tools all`), compiled once
+/// per test process: every answer a test sees is validated against it.
+fn output_validators() -> &'static BTreeMap<String, jsonschema::Validator> {
+    static VALIDATORS: OnceLock<BTreeMap<String, jsonschema::Validator>> = OnceLock::new();
+    VALIDATORS.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lines = [
+            serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "tests", "version": "1"}}}),
+            serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}),
+        ];
+        let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let mut child = Command::new(bin())
+            .args(["mcp", "--tools", "all"])
+            .current_dir(dir.path())
+            .env_remove("AITOOLS_INLINE_CONTEXT")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn aitools mcp");
+        if let Some(mut stdin) = child.stdin.take() {
+            std::io::Write::write_all(&mut stdin, input.as_bytes()).expect("mcp stdin");
+        }
+        let out = child.wait_with_output().expect("aitools mcp");
+        let mut validators = BTreeMap::new();
+        for line in String::from_utf8_lossy(&out.stdout).lines() {
+            let reply: Value = serde_json::from_str(line).expect("an MCP reply is JSON");
+            if reply["id"] != 2 {
+                continue;
+            }
+            for t in reply["result"]["tools"].as_array().expect("tools") {
+                let (Some(title), Some(schema)) =
+                    (t["annotations"]["title"].as_str(), t.get("outputSchema"))
+                else {
+                    continue;
+                };
+                let name = title.trim_start_matches("aitools ").to_string();
+                let v = jsonschema::draft202012::new(schema)
+                    .unwrap_or_else(|e| panic!("{name}'s outputSchema does not compile: {e}"));
+                validators.insert(name, v);
+            }
+        }
+        assert!(!validators.is_empty(), "tools/list named no tool");
+        validators
+    })
+}
+
+/// Checks an envelope against its command's MCP `outputSchema`: every member
+/// declared, each of its declared type (`data/field-types.tsv`).
+pub fn check_output_schema(json: &Value) {
+    let name = json["command"].as_str().unwrap_or("");
+    let Some(v) = output_validators().get(name) else {
+        return;
+    };
+    let errors: Vec<String> = v
+        .iter_errors(json)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{name}'s answer does not match its outputSchema (a field's type in data/field-types.tsv?): {errors:?}\n{json}"
+    );
 }

@@ -306,9 +306,9 @@ pub fn run_outline(ctx: &Ctx, args: &OutlineArgs) -> Result<Output, CmdError> {
                 args.path
             ),
             Repair::new(
-                "search",
-                "Search the file for the lines you want instead.",
-                shell::aitools(["search", "<pattern>", &args.path]),
+                "read",
+                "Read the file's lines instead (aitools search PATTERN PATH finds lines in it).",
+                shell::aitools(["read", &args.path]),
             ),
         ));
     };

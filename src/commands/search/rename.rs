@@ -83,7 +83,8 @@ pub const RENAME: CommandSpec = CommandSpec {
         code::NAME_TAKEN,
         code::TOO_LARGE,
         code::UNAVAILABLE,
-        code::OUTSIDE_WORKSPACE
+        code::OUTSIDE_WORKSPACE,
+        code::NOT_UTF8
     ],
     writes: true,
     tx: true,
@@ -320,9 +321,9 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
                         show(&ctx.root, path)
                     ),
                     Repair::new(
-                        "narrow",
-                        "Rename below a path that leaves the file out.",
-                        shell::aitools(["code", "rename", name, new, "<path>", "--dry-run"]),
+                        "inspect",
+                        "See the file's encoding; convert it to UTF-8, or rename below a path that leaves it out (code rename NAME NEW PATH).",
+                        shell::aitools(["info", &show(&ctx.root, path)]),
                     ),
                 ));
             }

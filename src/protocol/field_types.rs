@@ -1,0 +1,88 @@
+//! The JSON type of every output field (`data/field-types.tsv`, compiled in):
+//! `schema --full` and the MCP `outputSchema` read it, so a field declared with
+//! `registry::field(name, description)` gets its type from one table row.
+
+/// The table: `field<TAB>type[<TAB>command,command…]`, `#` comments.
+const TABLE: &str = include_str!("../../data/field-types.tsv");
+
+/// One row of the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Row {
+    pub field: &'static str,
+    /// JSON Schema type names joined by `|`, or `any`.
+    pub ty: &'static str,
+    /// The commands the row is for, comma-separated; empty: every other command.
+    pub commands: &'static str,
+}
+
+/// Every row, in table order.
+pub fn rows() -> impl Iterator<Item = Row> {
+    TABLE
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(row)
+}
+
+fn row(line: &'static str) -> Row {
+    let mut cols = line.split('\t');
+    Row {
+        field: cols.next().unwrap_or(""),
+        ty: cols.next().unwrap_or(""),
+        commands: cols.next().unwrap_or(""),
+    }
+}
+
+/// The type of `field` in `command`'s answer (`string`, `integer|null`, `any`),
+/// if the table has one: the row naming the command, else the field's general row.
+pub fn type_of(command: &str, field: &str) -> Option<&'static str> {
+    let mut general = None;
+    // Only the field's own rows are split (a schema asks for ~700 fields).
+    let own = TABLE.lines().filter(|l| {
+        l.strip_prefix(field)
+            .is_some_and(|rest| rest.starts_with('\t'))
+    });
+    for r in own.map(row) {
+        if r.commands.is_empty() {
+            general = general.or(Some(r.ty));
+        } else if r.commands.split(',').any(|c| c == command) {
+            return Some(r.ty);
+        }
+    }
+    general
+}
+
+/// The JSON Schema `type` keyword's value for a table type: a name, a list of
+/// names for a union, none for `any`.
+pub fn schema_type(ty: &str) -> Option<Vec<&str>> {
+    (ty != "any").then(|| ty.split('|').collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_row_is_well_formed() {
+        const NAMES: &[&str] = &[
+            "string", "integer", "number", "boolean", "array", "object", "null",
+        ];
+        let mut seen = std::collections::BTreeSet::new();
+        for r in rows() {
+            assert!(!r.field.is_empty(), "{r:?}");
+            assert!(
+                r.ty == "any" || r.ty.split('|').all(|t| NAMES.contains(&t)),
+                "{r:?}: types are JSON Schema names joined by |, or any"
+            );
+            assert!(seen.insert((r.field, r.commands)), "{r:?} twice");
+        }
+    }
+
+    #[test]
+    fn a_commands_row_wins_over_the_general_one() {
+        assert_eq!(type_of("read", "hash"), Some("string|null"));
+        assert_eq!(type_of("info", "hash"), Some("string"));
+        assert_eq!(type_of("info", "no such field"), None);
+        assert_eq!(schema_type("integer|null"), Some(vec!["integer", "null"]));
+        assert_eq!(schema_type("any"), None);
+    }
+}

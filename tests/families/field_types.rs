@@ -1,0 +1,137 @@
+//! Every output field is declared with its JSON type (`data/field-types.tsv`),
+//! `schema --full` and the MCP `outputSchema` say it, and the table names only
+//! declared fields. Real answers are validated against the `outputSchema` on
+//! every call a test makes (`support::check_output_schema`).
+
+use crate::support::{TestEnv, check_output_schema};
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, BTreeSet};
+
+const JSON_TYPES: &[&str] = &[
+    "string", "integer", "number", "boolean", "array", "object", "null",
+];
+
+/// Each command's output fields from `schema --all --full`: name → type.
+fn declared(env: &TestEnv) -> BTreeMap<String, BTreeMap<String, Value>> {
+    let all = env.run(&["schema", "--all", "--full"]).json;
+    let mut out = BTreeMap::new();
+    for c in all["commands"].as_array().expect("commands") {
+        let fields = c["output_fields"]
+            .as_array()
+            .expect("output_fields")
+            .iter()
+            .map(|f| (f["name"].as_str().unwrap().to_string(), f["type"].clone()))
+            .collect();
+        out.insert(c["name"].as_str().unwrap().to_string(), fields);
+    }
+    out
+}
+
+#[test]
+fn every_declared_output_field_has_a_json_type() {
+    let env = TestEnv::new();
+    let mut untyped = Vec::new();
+    for (command, fields) in declared(&env) {
+        for (name, ty) in fields {
+            let ok = ty
+                .as_str()
+                .is_some_and(|t| t == "any" || t.split('|').all(|one| JSON_TYPES.contains(&one)));
+            if !ok {
+                untyped.push(format!("{command}: {name} ({ty})"));
+            }
+        }
+    }
+    assert!(
+        untyped.is_empty(),
+        "fields without a type (add a row to data/field-types.tsv): {untyped:#?}"
+    );
+}
+
+#[test]
+fn the_type_table_names_only_declared_fields_and_commands() {
+    let env = TestEnv::new();
+    let d = declared(&env);
+    let envelope = [
+        "schema_version",
+        "status",
+        "command",
+        "error",
+        "redactions",
+        "took",
+        "rules",
+        "skills",
+        "feedback",
+    ];
+    let table = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/field-types.tsv"),
+    )
+    .expect("data/field-types.tsv");
+    for line in table
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let field = cols[0];
+        match cols.get(2) {
+            Some(commands) => {
+                for c in commands.split(',') {
+                    assert!(
+                        d.get(c).is_some_and(|f| f.contains_key(field)),
+                        "{line:?}: {c} declares no field {field}"
+                    );
+                }
+            }
+            None => assert!(
+                envelope.contains(&field) || d.values().any(|f| f.contains_key(field)),
+                "{line:?}: no command declares {field}"
+            ),
+        }
+    }
+}
+
+#[test]
+fn output_schemas_type_every_member_and_allow_no_other() {
+    let env = TestEnv::new();
+    let replies = super::mcp::session_in(
+        &env,
+        &["--root", ".", "--tools", "all"],
+        &[super::mcp::req(2, "tools/list", json!({}))],
+    );
+    let tools = super::mcp::by_id(&replies, 2)["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .clone();
+    let mut untyped = BTreeSet::new();
+    for t in &tools {
+        let Some(s) = t.get("outputSchema") else {
+            continue;
+        };
+        assert_eq!(s["additionalProperties"], false, "{}", t["name"]);
+        for (k, p) in s["properties"].as_object().expect("properties") {
+            // `value` (json get) is any JSON value.
+            if p.get("type").is_none() && k != "value" {
+                untyped.insert(format!("{}.{k}", t["name"]));
+            }
+        }
+    }
+    assert!(
+        untyped.is_empty(),
+        "untyped outputSchema members: {untyped:?}"
+    );
+}
+
+#[test]
+fn answers_of_the_wrong_shape_fail_the_check() {
+    // The check itself: a read whose lines are a string is refused.
+    let env = TestEnv::new();
+    env.write("a.txt", "one\n");
+    let mut answer = env.run(&["read", "a.txt"]).json;
+    check_output_schema(&answer);
+    answer["lines"] = json!("one");
+    let caught = std::panic::catch_unwind(|| check_output_schema(&answer));
+    assert!(caught.is_err(), "a string where lines is an array passed");
+    answer["lines"] = json!([]);
+    answer["undeclared_member"] = json!(1);
+    let caught = std::panic::catch_unwind(|| check_output_schema(&answer));
+    assert!(caught.is_err(), "an undeclared member passed");
+}
