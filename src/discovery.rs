@@ -172,31 +172,15 @@ const BUNDLES: &[(&[&str], &str)] = &[
     ),
     (
         &["mktemp", "snapshot", "sys", "time", "util"],
-        "Scratch, host, clock, misc",
+        "Scratch dir, tree diff, host, clock, codecs",
     ),
 ];
 
-/// A bundle's words: `a|b|c` for commands alone; with a group word among them,
-/// each member as a group line has it (`mktemp, sys info|env|tools`).
-fn bundle_words(list: CommandList, names: &[&str]) -> String {
-    if !names.iter().any(|n| list.is_group(n)) {
-        return names.join("|");
-    }
-    let member = |n: &str| {
-        if !list.is_group(n) {
-            return n.to_string();
-        }
-        let subs: Vec<&str> = list
-            .all()
-            .filter_map(|s| s.name.strip_prefix(n)?.strip_prefix(' '))
-            .collect();
-        format!("{n} {}", subs.join("|"))
-    };
-    names
-        .iter()
-        .map(|n| member(n))
-        .collect::<Vec<_>>()
-        .join(", ")
+/// A bundle's words: `a|b|c`, commands and group words alike (a group word's
+/// subcommands are one `aitools schema <group>` away; listing them here would
+/// spend the --help budget on what few calls need).
+fn bundle_words(names: &[&str]) -> String {
+    names.join("|")
 }
 
 /// `aitools --help`'s list: one line per command, `NAME  SUMMARY` (without its
@@ -225,7 +209,7 @@ pub fn help_list(list: CommandList) -> Json {
             let id = names.first().copied().unwrap_or(key);
             if !seen.contains(&id) {
                 seen.push(id);
-                out.push(line(bundle_words(list, names), summary));
+                out.push(line(bundle_words(names), summary));
             }
             continue;
         }

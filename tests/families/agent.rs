@@ -190,14 +190,28 @@ fn help_carries_brief_commands_rules_skills_feedback() {
     for line in &lines {
         let (words, summary) = line.split_once("  ").unwrap();
         assert!(!summary.is_empty() && !summary.ends_with('.'), "{line}");
-        // A bundle with group words lists its members `, `-separated.
+        // A bundle may name group words (`mktemp|sys|time`): each stands for
+        // its subcommands, one `aitools schema <group>` away.
+        let (group, subs) = match words.split_once(' ') {
+            Some((g, subs)) => (format!("{g} "), subs),
+            None => (String::new(), words),
+        };
         let mut names: Vec<String> = Vec::new();
-        for part in words.split(", ") {
-            let (group, subs) = match part.split_once(' ') {
-                Some((g, subs)) => (format!("{g} "), subs),
-                None => (String::new(), part),
-            };
-            names.extend(subs.split('|').map(|w| format!("{group}{w}")));
+        for w in subs.split('|') {
+            let name = format!("{group}{w}");
+            let members: Vec<String> = want
+                .iter()
+                .filter(|n| {
+                    n.strip_prefix(name.as_str())
+                        .is_some_and(|r| r.starts_with(' '))
+                })
+                .map(|n| n.to_string())
+                .collect();
+            if group.is_empty() && !members.is_empty() {
+                names.extend(members);
+            } else {
+                names.push(name);
+            }
         }
         if let [name] = names.as_slice() {
             let one = schema.json["commands"]
