@@ -110,6 +110,61 @@ fn encode(text: &str, to: Encoding, replace: bool) -> Result<(Vec<u8>, u64), (ch
     }
 }
 
+fn no_guess(ctx: &Ctx, display: &str) -> CmdError {
+    CmdError::new(
+        code::UNSUPPORTED_FORMAT,
+        format!(
+            "{display}'s encoding could not be guessed (not valid UTF-8, Shift_JIS or EUC-JP, nor UTF-16 by its BOM or zeros)."
+        ),
+        Repair::new(
+            "from",
+            "Name the source encoding; every byte is a valid ISO-8859-1 character.",
+            shell::aitools(shell::rerun(
+                &ctx.argv,
+                &["--from"],
+                &[],
+                &["--from".into(), "iso-8859-1".into()],
+            )),
+        ),
+    )
+}
+
+fn not_decodable(display: &str, from: Encoding, errors: u64) -> CmdError {
+    CmdError::new(
+        code::UNSUPPORTED_FORMAT,
+        format!(
+            "{display} is not valid {}: {errors} byte sequence(s) do not decode; nothing was written.",
+            from.name()
+        ),
+        Repair::new(
+            "info",
+            "See which encoding the file looks like, then name it with --from.",
+            shell::aitools(["info", display]),
+        ),
+    )
+}
+
+fn unmappable(ctx: &Ctx, display: &str, to: Encoding, c: char, line: usize) -> CmdError {
+    CmdError::new(
+        code::UNSUPPORTED_FORMAT,
+        format!(
+            "{display} has {c:?} (U+{:04X}, line {line}), which {} cannot represent; nothing was written.",
+            u32::from(c),
+            to.name()
+        ),
+        Repair::new(
+            "replace-unmappable",
+            "Write ? for every character the target lacks (the count comes back as replaced).",
+            shell::aitools(shell::rerun(
+                &ctx.argv,
+                &[],
+                &["--replace-unmappable"],
+                &["--replace-unmappable".into()],
+            )),
+        ),
+    )
+}
+
 pub fn run(ctx: &Ctx, a: &TranscodeArgs) -> Result<Output, CmdError> {
     let cmd = "transcode";
     let expect = guard::parse_expect_hash(cmd, &a.guard.expect_hash)?;
@@ -134,62 +189,16 @@ pub fn run(ctx: &Ctx, a: &TranscodeArgs) -> Result<Output, CmdError> {
         let bytes = &snap.bytes[..];
         let from = match given.or_else(|| guess(bytes)) {
             Some(f) => f,
-            None => {
-                return Err(CmdError::new(
-                    code::UNSUPPORTED_FORMAT,
-                    format!(
-                        "{display}'s encoding could not be guessed (not valid UTF-8, Shift_JIS or EUC-JP, nor UTF-16 by its BOM or zeros)."
-                    ),
-                    Repair::new(
-                        "from",
-                        "Name the source encoding; every byte is a valid ISO-8859-1 character.",
-                        shell::aitools(shell::rerun(
-                            &ctx.argv,
-                            &["--from"],
-                            &[],
-                            &["--from".into(), "iso-8859-1".into()],
-                        )),
-                    ),
-                ));
-            }
+            None => return Err(no_guess(ctx, &display)),
         };
         from_used = Some(from);
         let had_bom = !decode::bom_of(bytes, from).is_empty();
         let (text, errors) = decode::decode_all(bytes, from);
         if errors > 0 {
-            return Err(CmdError::new(
-                code::UNSUPPORTED_FORMAT,
-                format!(
-                    "{display} is not valid {}: {errors} byte sequence(s) do not decode; nothing was written.",
-                    from.name()
-                ),
-                Repair::new(
-                    "info",
-                    "See which encoding the file looks like, then name it with --from.",
-                    shell::aitools(["info", &display]),
-                ),
-            ));
+            return Err(not_decodable(&display, from, errors));
         }
-        let (body, n) = encode(&text, to, a.replace_unmappable).map_err(|(c, line)| {
-                CmdError::new(
-                    code::UNSUPPORTED_FORMAT,
-                    format!(
-                        "{display} has {c:?} (U+{:04X}, line {line}), which {} cannot represent; nothing was written.",
-                        u32::from(c),
-                        to.name()
-                    ),
-                    Repair::new(
-                        "replace-unmappable",
-                        "Write ? for every character the target lacks (the count comes back as replaced).",
-                        shell::aitools(shell::rerun(
-                            &ctx.argv,
-                            &[],
-                            &["--replace-unmappable"],
-                            &["--replace-unmappable".into()],
-                        )),
-                    ),
-                )
-            })?;
+        let (body, n) = encode(&text, to, a.replace_unmappable)
+            .map_err(|(c, line)| unmappable(ctx, &display, to, c, line))?;
         replaced = n;
         quiet = n == 0 && ctx.max_diff_lines.is_none();
         req.no_diffs.set(quiet);
