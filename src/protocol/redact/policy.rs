@@ -134,6 +134,16 @@ pub fn key_strength(key: &[u8]) -> Option<Strength> {
     weak.then_some(Strength::Weak)
 }
 
+/// How strongly `key` names a list of secrets: as `key_strength`, or its singular
+/// (`keys`, `api_keys`, `secretKeys`: a list of keys).
+pub fn list_key_strength(key: &[u8]) -> Option<Strength> {
+    key_strength(key).or_else(|| {
+        key.strip_suffix(b"s")
+            .or_else(|| key.strip_suffix(b"S"))
+            .and_then(key_strength)
+    })
+}
+
 /// Whether `v` stands for a secret without being one: empty, a template or variable
 /// reference (`${X}`, `{{ x }}`, `%(x)s`, `<your-key>`), one repeated character
 /// (`****`, `xxxxxxxx`), the mask itself, or a word of the table.

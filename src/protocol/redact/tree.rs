@@ -92,7 +92,7 @@ impl Masker {
     /// (`secrets: ["db-password"]`) stays shown.
     pub fn element(&mut self, key: &str, value: &Json) -> bool {
         let Json::Str(v) = value else { return false };
-        if policy::key_strength(key.as_bytes()).is_none()
+        if policy::list_key_strength(key.as_bytes()).is_none()
             || v.contains('\n')
             || !policy::is_secret_value(v.as_bytes(), true, policy::Strength::Weak)
         {
@@ -122,7 +122,7 @@ impl Masker {
 
 /// Whether the member `key` holds a list whose elements `Masker::element` judges.
 pub fn keyed_list(key: &str, value: &Json) -> bool {
-    matches!(value, Json::Arr(_)) && policy::key_strength(key.as_bytes()).is_some()
+    matches!(value, Json::Arr(_)) && policy::list_key_strength(key.as_bytes()).is_some()
 }
 
 /// The key that names the value an object shows apart from its document: the last
