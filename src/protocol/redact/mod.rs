@@ -139,18 +139,29 @@ impl Primer {
     /// feeding it); returns how many secrets it masked (a value that opened
     /// before the line counts once where it is shown).
     pub fn mask_next(&self, shown: &mut String) -> usize {
+        self.mask_lines(std::slice::from_mut(shown))
+    }
+
+    /// Masks `shown`, the lines after those fed (a `search` block), while they are
+    /// inside the value that was open; lines after it closes are left to the
+    /// envelope's pass. Returns how many secrets (the open value counts once).
+    pub fn mask_lines(&self, shown: &mut [String]) -> usize {
         if !self.inside() {
             return 0;
         }
         let mut machine = self.0.clone();
         let mut m = tree::Masker::default();
-        match m.string(shown, &mut machine) {
-            Some(masked) => {
-                *shown = masked;
-                m.count.max(1)
+        let mut changed = false;
+        for s in shown.iter_mut() {
+            if machine.state == lines::State::Normal {
+                break;
             }
-            None => 0,
+            if let Some(masked) = m.string(s, &mut machine) {
+                *s = masked;
+                changed = true;
+            }
         }
+        m.count.max(usize::from(changed))
     }
 }
 

@@ -167,6 +167,16 @@ impl<'a> Listing<'a> {
         if let Some(b) = cur.take() {
             self.blocks.push(b);
         }
+        // A block starting inside a key's multi-line value: masked with the
+        // lines before it (they name the key), as `read` of the file masks it.
+        let starts: Vec<u64> = self.blocks[streamed..]
+            .iter()
+            .map(|b| b.start_line)
+            .collect();
+        let primers = lead_primers(p, (self.overlay, piped), &starts);
+        for (b, primer) in self.blocks[streamed..].iter_mut().zip(&primers) {
+            redact::tally_shown(primer.mask_lines(&mut b.lines));
+        }
         if piped.is_none() {
             let fresh = self.blocks.split_off(streamed);
             let told = notebook::blocks(self.ctx, p, fresh, self.before, self.after);

@@ -380,6 +380,74 @@ pub(super) fn search_in<S: Sink>(
     }
 }
 
+/// The mask's state before each of `starts` (block start lines, ascending): the
+/// file's lines before the last start fed to one `redact::Primer`, so a block that
+/// starts inside a key's multi-line value (a YAML block scalar, a private key) is
+/// masked as a read of the whole file masks it. A line is fed at most its first
+/// `LEAD_CAP` bytes (a state opens at a line's start or end, within a key's reach).
+pub(super) fn lead_primers(
+    p: &Path,
+    (overlay, piped): (Option<&scan::Overlay>, Option<&[u8]>),
+    starts: &[u64],
+) -> Vec<redact::Primer> {
+    const LEAD_CAP: usize = 16 * 1024;
+    let mut out: Vec<redact::Primer> = Vec::with_capacity(starts.len());
+    if starts.iter().all(|&s| s <= 1) {
+        out.resize(starts.len(), redact::Primer::default());
+        return out;
+    }
+    let mut reader: Box<dyn std::io::Read> = match piped {
+        Some(b) => Box::new(b),
+        None => match overlay.and_then(|o| o.nodes.get(p)) {
+            Some(scan::OverlayNode::File { bytes, .. }) => Box::new(&bytes[..]),
+            _ => match scan::open_listed(p) {
+                Ok(f) => Box::new(f),
+                Err(_) => {
+                    out.resize(starts.len(), redact::Primer::default());
+                    return out;
+                }
+            },
+        },
+    };
+    let mut primer = redact::Primer::default();
+    let mut line: Vec<u8> = Vec::new();
+    let mut number = 1u64;
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut next = 0;
+    let mut emit = |number: u64, primer: &redact::Primer, out: &mut Vec<redact::Primer>| {
+        while next < starts.len() && starts[next] <= number {
+            out.push(primer.clone());
+            next += 1;
+        }
+        next == starts.len()
+    };
+    'read: loop {
+        if emit(number, &primer, &mut out) {
+            break;
+        }
+        let n = match reader.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        let mut chunk = &buf[..n];
+        while let Some(i) = memchr::memchr(b'\n', chunk) {
+            let room = LEAD_CAP.saturating_sub(line.len());
+            line.extend_from_slice(&chunk[..i.min(room)]);
+            primer.feed(&line);
+            line.clear();
+            number += 1;
+            chunk = &chunk[i + 1..];
+            if emit(number, &primer, &mut out) {
+                break 'read;
+            }
+        }
+        let room = LEAD_CAP.saturating_sub(line.len());
+        line.extend_from_slice(&chunk[..chunk.len().min(room)]);
+    }
+    out.resize(starts.len(), primer);
+    out
+}
+
 /// Searches the file at `p` on disk, opened without waiting on a FIFO (a file
 /// swapped for one after the listing reads as what it is, or is unreadable,
 /// never blocking; see `scan::Listed`).
