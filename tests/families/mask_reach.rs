@@ -161,6 +161,13 @@ fn a_search_block_starting_inside_a_keys_value_is_masked() {
         hidden(&r, &BLOCK_LINES);
         assert_eq!(redactions(&r), 1, "-C {c}: {}", r.stdout);
     }
+    // Matches cut from such a line, and their groups, are part of the secret.
+    let r = env.run(&["search", "^  (\\w+)", "f.yaml", "--output", "matches"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    hidden(&r, &BLOCK_LINES);
+    assert_eq!(r.json["matches"][1]["groups"][0], MASK, "{}", r.stdout);
+    let r = env.run(&["search", "Mx7", "f.yaml", "--output", "matches"]);
+    assert_eq!(r.json["matches"][0]["text"], MASK, "{}", r.stdout);
     let r = env.run(&["search", "other", "f.yaml", "-C", "0"]);
     assert_eq!(r.json["blocks"][0]["lines"][0], "other: 1");
     assert!(r.json.get("redactions").is_none(), "{}", r.stdout);

@@ -380,20 +380,22 @@ pub(super) fn search_in<S: Sink>(
     }
 }
 
-/// The mask's state before each of `starts` (block start lines, ascending): the
-/// file's lines before the last start fed to one `redact::Primer`, so a block that
-/// starts inside a key's multi-line value (a YAML block scalar, a private key) is
-/// masked as a read of the whole file masks it. A line is fed at most its first
-/// `LEAD_CAP` bytes (a state opens at a line's start or end, within a key's reach).
+/// The mask's state before each of `starts` (block or match lines, ascending):
+/// the file's lines before the last start fed to one `redact::Primer`, so a block
+/// that starts inside a key's multi-line value (a YAML block scalar, a private
+/// key) is masked as a read of the whole file masks it. With each state inside
+/// such a value, the start line itself (for a match cut from it). A line is fed
+/// at most its first `LEAD_CAP` bytes.
 pub(super) fn lead_primers(
     p: &Path,
     (overlay, piped): (Option<&scan::Overlay>, Option<&[u8]>),
     starts: &[u64],
-) -> Vec<redact::Primer> {
+) -> Vec<(redact::Primer, Option<Vec<u8>>)> {
     const LEAD_CAP: usize = 16 * 1024;
-    let mut out: Vec<redact::Primer> = Vec::with_capacity(starts.len());
+    let mut out: Vec<(redact::Primer, Option<Vec<u8>>)> = Vec::with_capacity(starts.len());
+    let fresh = || (redact::Primer::default(), None);
     if starts.iter().all(|&s| s <= 1) {
-        out.resize(starts.len(), redact::Primer::default());
+        out.resize_with(starts.len(), fresh);
         return out;
     }
     let mut reader: Box<dyn std::io::Read> = match piped {
@@ -403,7 +405,7 @@ pub(super) fn lead_primers(
             _ => match scan::open_listed(p) {
                 Ok(f) => Box::new(f),
                 Err(_) => {
-                    out.resize(starts.len(), redact::Primer::default());
+                    out.resize_with(starts.len(), fresh);
                     return out;
                 }
             },
@@ -413,16 +415,18 @@ pub(super) fn lead_primers(
     let mut line: Vec<u8> = Vec::new();
     let mut number = 1u64;
     let mut buf = vec![0u8; 64 * 1024];
+    // The starts given a state, and those of them whose line is still to be read.
     let mut next = 0;
-    let mut emit = |number: u64, primer: &redact::Primer, out: &mut Vec<redact::Primer>| {
+    let mut waiting: Vec<usize> = Vec::new();
+    'read: loop {
         while next < starts.len() && starts[next] <= number {
-            out.push(primer.clone());
+            if primer.inside() {
+                waiting.push(out.len());
+            }
+            out.push((primer.clone(), None));
             next += 1;
         }
-        next == starts.len()
-    };
-    'read: loop {
-        if emit(number, &primer, &mut out) {
+        if next == starts.len() && waiting.is_empty() {
             break;
         }
         let n = match reader.read(&mut buf) {
@@ -433,18 +437,31 @@ pub(super) fn lead_primers(
         while let Some(i) = memchr::memchr(b'\n', chunk) {
             let room = LEAD_CAP.saturating_sub(line.len());
             line.extend_from_slice(&chunk[..i.min(room)]);
+            for w in waiting.drain(..) {
+                out[w].1 = Some(line.clone());
+            }
             primer.feed(&line);
             line.clear();
             number += 1;
             chunk = &chunk[i + 1..];
-            if emit(number, &primer, &mut out) {
+            while next < starts.len() && starts[next] <= number {
+                if primer.inside() {
+                    waiting.push(out.len());
+                }
+                out.push((primer.clone(), None));
+                next += 1;
+            }
+            if next == starts.len() && waiting.is_empty() {
                 break 'read;
             }
         }
         let room = LEAD_CAP.saturating_sub(line.len());
         line.extend_from_slice(&chunk[..chunk.len().min(room)]);
     }
-    out.resize(starts.len(), primer);
+    for w in waiting {
+        out[w].1 = Some(line.clone());
+    }
+    out.resize_with(starts.len(), || (primer.clone(), None));
     out
 }
 
