@@ -302,7 +302,7 @@ fn list_elements(b: &[u8], open: usize, hi: usize, out: &mut Vec<Range<usize>>) 
                     e += 1;
                 }
                 let e = e.min(hi);
-                if policy::is_secret_value(&b[start..e], true, policy::Strength::Weak) {
+                if policy::is_secret_element(&b[start..e], true) {
                     out.push(start..e);
                 }
                 j = e + 1;
@@ -316,7 +316,7 @@ fn list_elements(b: &[u8], open: usize, hi: usize, out: &mut Vec<Range<usize>>) 
                 while e > start && b[e - 1].is_ascii_whitespace() {
                     e -= 1;
                 }
-                if policy::is_secret_value(&b[start..e], false, policy::Strength::Weak) {
+                if policy::is_secret_element(&b[start..e], false) {
                     out.push(start..e);
                 }
             }

@@ -96,7 +96,7 @@ impl Masker {
         let Json::Str(v) = value else { return false };
         if policy::list_key_strength(key.as_bytes()).is_none()
             || v.contains('\n')
-            || !policy::is_secret_value(v.as_bytes(), true, policy::Strength::Weak)
+            || !policy::is_secret_element(v.as_bytes(), true)
         {
             return false;
         }
