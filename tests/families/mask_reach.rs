@@ -31,15 +31,15 @@ fn a_list_on_its_keys_line_is_masked_element_by_element() {
     let env = TestEnv::new();
     env.write(
         "a.json",
-        &format!("{{\"api_keys\": [\"{K1}\", \"{K2}\"], \"name\": \"x\"}}\n"),
+        format!("{{\"api_keys\": [\"{K1}\", \"{K2}\"], \"name\": \"x\"}}\n"),
     );
     env.write(
         "b.yaml",
-        &format!("tokens: [{K1}, {K2}]\nnames: [alpha, beta]\n"),
+        format!("tokens: [{K1}, {K2}]\nnames: [alpha, beta]\n"),
     );
     env.write(
         "c.toml",
-        &format!("keys = [\"{K1}\", '{K2}']\nsecrets = [\"db-password\"]\n"),
+        format!("keys = [\"{K1}\", '{K2}']\nsecrets = [\"db-password\"]\n"),
     );
     for f in ["a.json", "b.yaml", "c.toml"] {
         let r = env.run(&["read", f]);

@@ -381,7 +381,8 @@ pub(super) fn search_in<S: Sink>(
 }
 
 /// The mask's state before each of `starts` (block or match lines, ascending):
-/// the file's lines before the last start fed to one `redact::Primer`, so a block
+/// the up to `redact::LEAD_LINES` lines before each start fed to a `redact::Primer`
+/// (as `read --range` primes its mask), so a block
 /// that starts inside a key's multi-line value (a YAML block scalar, a private
 /// key) is masked as a read of the whole file masks it. With each state inside
 /// such a value, the start line itself (for a match cut from it). A line is fed
@@ -435,6 +436,19 @@ pub(super) fn lead_primers(
         };
         let mut chunk = &buf[..n];
         while let Some(i) = memchr::memchr(b'\n', chunk) {
+            // Bounded as `read --range` is: only the `LEAD_LINES` lines before a
+            // start are fed (from a fresh state); the others are counted.
+            let far = waiting.is_empty()
+                && starts
+                    .get(next)
+                    .is_some_and(|&s| number + (redact::LEAD_LINES as u64) < s);
+            if far {
+                primer = redact::Primer::default();
+                line.clear();
+                number += 1;
+                chunk = &chunk[i + 1..];
+                continue;
+            }
             let room = LEAD_CAP.saturating_sub(line.len());
             line.extend_from_slice(&chunk[..i.min(room)]);
             for w in waiting.drain(..) {
