@@ -47,6 +47,7 @@ mod link;
 mod link_blobs;
 mod lsp;
 mod mask_context;
+mod mask_reach;
 mod mcp;
 mod mcp_list;
 mod mcp_output_lost;

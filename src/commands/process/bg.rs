@@ -7,7 +7,7 @@ use super::output;
 use super::run::{compile_grep, not_started};
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
-use crate::protocol::{CmdError, Json, Output, Repair, code, error, shell, values};
+use crate::protocol::{CmdError, Json, Output, Repair, code, error, redact, shell, values};
 use crate::store::files::{Durable, File, OwnDir, is_executable};
 use crate::workspace::Ctx;
 use crate::workspace::process::{self as proc, StartError};
@@ -405,12 +405,14 @@ pub fn lines_from(mut f: File, from: u64) -> std::io::Result<(Vec<(Vec<u8>, u64)
     Ok((out, size))
 }
 
-fn clean_one(raw: &[u8], strip: bool) -> String {
-    output::clean_lines(raw, strip)
-        .0
-        .into_iter()
-        .next()
-        .unwrap_or_default()
+/// One log line cleaned and masked by `mask` (its state carried from the lines
+/// before, so a line of a YAML block scalar or a private key is masked alone), and
+/// how many secrets it masked: counted only if the line is shown.
+fn clean_one(raw: &[u8], strip: bool, mask: &mut redact::LineMask) -> (String, usize) {
+    let (text, _) = output::clean_line(raw, strip);
+    let before = mask.count();
+    let text = mask.line(&text).unwrap_or(text);
+    (text, mask.count() - before)
 }
 
 pub fn logs(ctx: &Ctx, a: &LogsArgs) -> Result<Output, CmdError> {
@@ -433,6 +435,7 @@ pub fn logs(ctx: &Ctx, a: &LogsArgs) -> Result<Output, CmdError> {
         .map_err(|e| io("log", &e))?;
     // Tail mode starting mid-file: the first piece is part of an earlier line.
     let skip_first = a.from.is_none() && start > 0;
+    let mut mask = redact::LineMask::default();
     let mut next = Vec::new();
     let lines: Vec<String>;
     let next_offset;
@@ -442,12 +445,13 @@ pub fn logs(ctx: &Ctx, a: &LogsArgs) -> Result<Output, CmdError> {
         let mut consumed = start;
         let mut cut = false;
         for (bytes, end) in &raw {
-            let text = clean_one(bytes, strip);
+            let (text, n) = clean_one(bytes, strip, &mut mask);
             if grep.as_ref().is_none_or(|r| r.is_match(&text)) {
                 if picked.len() == tail {
                     cut = true;
                     break;
                 }
+                redact::tally_shown(n);
                 picked.push(text);
             }
             consumed = *end;
@@ -457,20 +461,27 @@ pub fn logs(ctx: &Ctx, a: &LogsArgs) -> Result<Output, CmdError> {
         left_out = cut || (next_offset < size && start + MAX_LOG_WINDOW <= size);
         lines = picked;
     } else {
-        let mut picked: Vec<String> = Vec::new();
+        let mut picked: Vec<(String, usize)> = Vec::new();
         for (i, (bytes, _)) in raw.iter().enumerate() {
             if i == 0 && skip_first {
                 continue;
             }
-            let text = clean_one(bytes, strip);
+            let (text, n) = clean_one(bytes, strip, &mut mask);
             if grep.as_ref().is_none_or(|r| r.is_match(&text)) {
-                picked.push(text);
+                picked.push((text, n));
             }
         }
         next_offset = raw.last().map(|l| l.1).unwrap_or(start);
         left_out = skip_first || picked.len() > tail;
         let drop = picked.len().saturating_sub(tail);
-        lines = picked.into_iter().skip(drop).collect();
+        lines = picked
+            .into_iter()
+            .skip(drop)
+            .map(|(text, n)| {
+                redact::tally_shown(n);
+                text
+            })
+            .collect();
     }
     if left_out {
         let words = shell::rerun(

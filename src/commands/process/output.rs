@@ -2,7 +2,6 @@
 //! return redraws stripped, secrets masked (before any `--grep` sees a line), the shape
 //! of a stream's report (`capture` fills it as the program runs).
 
-use crate::protocol::redact;
 use serde::Serialize;
 
 /// A line longer than this is cut (a minified bundle, a progress bar without CRs).
@@ -58,46 +57,8 @@ pub fn last_redraw(line: &str) -> &str {
     }
 }
 
-/// The lines of `bytes`, cleaned and masked. A final line without a newline counts.
-pub fn clean_lines(bytes: &[u8], strip: bool) -> (Vec<String>, bool) {
-    let text = String::from_utf8_lossy(bytes);
-    let text = if strip {
-        std::borrow::Cow::Owned(strip_ansi(&text))
-    } else {
-        text
-    };
-    // The mask runs over the whole text, so a key block across lines is seen whole.
-    let text = match redact::mask_str(&text) {
-        Some((masked, _)) => std::borrow::Cow::Owned(masked),
-        None => text,
-    };
-    let body = text.strip_suffix('\n').unwrap_or(&text);
-    if body.is_empty() && text.is_empty() {
-        return (Vec::new(), false);
-    }
-    let mut cut = false;
-    let lines = body
-        .split('\n')
-        .map(|l| {
-            let l = if strip {
-                last_redraw(l)
-            } else {
-                l.strip_suffix('\r').unwrap_or(l)
-            };
-            match l.char_indices().nth(MAX_LINE_CHARS) {
-                Some((i, _)) => {
-                    cut = true;
-                    format!("{}…", &l[..i])
-                }
-                None => l.to_string(),
-            }
-        })
-        .collect();
-    (lines, cut)
-}
-
-/// One line of a program's output (no newline), cleaned as `clean_lines` cleans
-/// each, not masked (the caller masks, carrying state across lines); whether it was cut.
+/// One line of a program's output (no newline), cleaned (ANSI escapes, CR
+/// redraws, cut at `MAX_LINE_CHARS`), not masked (the caller masks, carrying state across lines); whether it was cut.
 pub fn clean_line(raw: &[u8], strip: bool) -> (String, bool) {
     let text = String::from_utf8_lossy(raw);
     let text = if strip {

@@ -6,7 +6,7 @@ use super::output;
 use super::run::compile_grep;
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
-use crate::protocol::{CmdError, Json, Output, Repair, code, shell, values};
+use crate::protocol::{CmdError, Json, Output, Repair, code, redact, shell, values};
 use crate::store::files::Content;
 use crate::workspace::Ctx;
 use clap::Args;
@@ -86,9 +86,12 @@ fn invalid(ctx: &Ctx, msg: &str) -> CmdError {
     CmdError::invalid_argument(&ctx.command, msg.to_string())
 }
 
-/// A file's lines, read on from where the last poll stopped.
+/// A file's lines, read on from where the last poll stopped, masked with the mask's
+/// state carried from line to line (a line of a YAML block scalar or a private key
+/// is masked as in the file); only the line returned counts in `redactions`.
 struct Follower {
     offset: u64,
+    mask: redact::LineMask,
 }
 
 impl Follower {
@@ -98,12 +101,12 @@ impl Follower {
         };
         for (raw, end) in lines {
             self.offset = end;
-            let text = output::clean_lines(&raw, true)
-                .0
-                .into_iter()
-                .next()
-                .unwrap_or_default();
+            let raw = raw.strip_suffix(b"\n").unwrap_or(&raw);
+            let (text, _) = output::clean_line(raw, true);
+            let before = self.mask.count();
+            let text = self.mask.line(&text).unwrap_or(text);
             if re.is_match(&text) {
+                redact::tally_shown(self.mask.count() - before);
                 return Some(text);
             }
         }
@@ -187,7 +190,10 @@ pub fn run(ctx: &Ctx, a: &WaitArgs) -> Result<Output, CmdError> {
     };
     let start = Instant::now();
     let deadline = start + a.timeout;
-    let mut follower = Follower { offset: 0 };
+    let mut follower = Follower {
+        offset: 0,
+        mask: redact::LineMask::default(),
+    };
     let mut o = Json::obj();
     loop {
         let hit = match &cond {

@@ -118,9 +118,10 @@ pub(super) fn line(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) 
             }
             continue;
         }
-        let Some(strength) = policy::key_strength(key) else {
+        let named = policy::key_strength(key);
+        if named.is_none() && policy::list_key_strength(key).is_none() {
             continue;
-        };
+        }
         // The value.
         let mut v = after;
         while v < hi && matches!(b[v], b' ' | b'\t') {
@@ -130,6 +131,14 @@ pub(super) fn line(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) 
             continue;
         }
         let q = b[v];
+        // `api_keys: ["...", "..."]`, `tokens = [a, b]`: a list on the key's line.
+        if q == b'[' {
+            i = list_elements(b, v, hi, out).max(i);
+            continue;
+        }
+        let Some(strength) = named else {
+            continue;
+        };
         if matches!(q, b'"' | b'\'' | b'`') && opener == Some(q) {
             continue;
         }
@@ -260,6 +269,65 @@ pub(super) fn line(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) 
     }
     url_passwords(b, lo, hi, out);
     block
+}
+
+/// The elements of a flat list from `open` (its `[`) to its `]` on the same line,
+/// after a secret-named key: each judged as a list's element is
+/// (`tree::Masker::element`), as after a weak key name (a list of names,
+/// `secrets: [db-password]`, stays shown). A nested list or object is left to the
+/// rest of the pass. Returns where the list ends.
+fn list_elements(b: &[u8], open: usize, hi: usize, out: &mut Vec<Range<usize>>) -> usize {
+    let blanks = |mut j: usize| {
+        while j < hi && matches!(b[j], b' ' | b'\t') {
+            j += 1;
+        }
+        j
+    };
+    let mut j = open + 1;
+    loop {
+        j = blanks(j);
+        let Some(&c) = b.get(j).filter(|_| j < hi) else {
+            return j;
+        };
+        match c {
+            b']' => return j + 1,
+            b'[' | b'{' => return j,
+            b'"' | b'\'' => {
+                let start = j + 1;
+                let mut e = start;
+                while e < hi && b[e] != c {
+                    if b[e] == b'\\' {
+                        e += 1;
+                    }
+                    e += 1;
+                }
+                let e = e.min(hi);
+                if policy::is_secret_element(&b[start..e], true) {
+                    out.push(start..e);
+                }
+                j = e + 1;
+            }
+            _ => {
+                let start = j;
+                while j < hi && !matches!(b[j], b',' | b']') {
+                    j += 1;
+                }
+                let mut e = j;
+                while e > start && b[e - 1].is_ascii_whitespace() {
+                    e -= 1;
+                }
+                if policy::is_secret_element(&b[start..e], false) {
+                    out.push(start..e);
+                }
+            }
+        }
+        j = blanks(j);
+        match b.get(j).filter(|_| j < hi) {
+            Some(b',') => j += 1,
+            Some(b']') => return j + 1,
+            _ => return j.min(hi),
+        }
+    }
 }
 
 /// `auth_token: Bearer abc...`: the scheme word is not the secret, the token after it is.

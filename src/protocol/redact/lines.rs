@@ -210,6 +210,19 @@ impl Lines {
         self.normal(s, a, e, out);
     }
 
+    /// Carries the state over `line` (one line, no line end) without keeping what it
+    /// masks: the state the next line starts in. A line that cannot change the
+    /// state from `Normal` (no five dashes, no key body's length, no PuTTY count,
+    /// no YAML block opener) is passed over unread, so priming on every line of a
+    /// big file costs little more than the scan.
+    pub fn advance(&mut self, line: &[u8]) {
+        if self.state == State::Normal && !may_open(line) {
+            return;
+        }
+        let mut scratch = Vec::new();
+        self.line(line, 0, line.len(), &mut scratch);
+    }
+
     fn normal(&mut self, s: &[u8], a: usize, e: usize, out: &mut Vec<Span>) {
         let line = &s[a..e];
         // BEGIN and END markers both hold five dashes: one search rules both out.
@@ -354,6 +367,31 @@ impl Lines {
             out.extend(kept);
         }
     }
+}
+
+/// Whether a line seen in the `Normal` state may leave another state: a BEGIN/END
+/// marker, a key body line, PuTTY's `Private-Lines:`, or a YAML block scalar opener
+/// (`key: |`, `key: >-`).
+fn may_open(line: &[u8]) -> bool {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let t = line.trim_ascii_end();
+    let Some(&last) = t.last() else {
+        return false;
+    };
+    if matches!(last, b'|' | b'>' | b'-' | b'+' | b'0'..=b'9') {
+        let mut t = t;
+        while let [rest @ .., b'-' | b'+' | b'0'..=b'9'] = t {
+            t = rest;
+        }
+        if matches!(t.last(), Some(b'|' | b'>')) && memchr::memchr(b':', t).is_some() {
+            return true;
+        }
+    }
+    (line.len() >= pem::BODY_MIN
+        && line.len() <= pem::BODY_MAX + 1
+        && pem::key_body(line).is_some())
+        || line.starts_with(b"Private-Lines:")
+        || (memchr::memchr(b'-', line).is_some() && pem::has_dashes(line))
 }
 
 /// The search for `Private-Lines:`, built once (not per line).

@@ -115,6 +115,62 @@ pub fn mask_after_lead(lead: &[String], shown: &mut [String]) -> usize {
     m.count.max(usize::from(changed))
 }
 
+/// The line machine's state as a file's lines go by, for lines shown apart from
+/// the lines before them (`read --match`, a `search` block, `wait`'s line): fed
+/// every line in order (`feed`, cheap on a line that cannot open a multi-line
+/// value), it masks a shown line as one pass over the whole file would
+/// (`mask_next`), a YAML block scalar's or a private key's line included.
+#[derive(Clone, Debug, Default)]
+pub struct Primer(lines::Lines);
+
+impl Primer {
+    /// Carries the state over `line` (no line end).
+    pub fn feed(&mut self, line: &[u8]) {
+        let line = line.strip_suffix(b"\n").unwrap_or(line);
+        self.0.advance(line);
+    }
+
+    /// Inside a multi-line value: the next line may be part of it.
+    pub fn inside(&self) -> bool {
+        self.0.state != lines::State::Normal
+    }
+
+    /// Masks `shown`, the line after those fed (a clone of the primer taken before
+    /// feeding it); returns how many secrets it masked (a value that opened
+    /// before the line counts once where it is shown).
+    pub fn mask_next(&self, shown: &mut String) -> usize {
+        self.mask_lines(std::slice::from_mut(shown))
+    }
+
+    /// Masks `shown`, the lines after those fed (a `search` block), while they are
+    /// inside the value that was open; lines after it closes are left to the
+    /// envelope's pass. Returns how many secrets (the open value counts once).
+    pub fn mask_lines(&self, shown: &mut [String]) -> usize {
+        if !self.inside() {
+            return 0;
+        }
+        let mut machine = self.0.clone();
+        let mut m = tree::Masker::default();
+        let mut changed = false;
+        for s in shown.iter_mut() {
+            if machine.state == lines::State::Normal {
+                break;
+            }
+            if let Some(masked) = m.string(s, &mut machine) {
+                *s = masked;
+                changed = true;
+            }
+        }
+        m.count.max(usize::from(changed))
+    }
+}
+
+/// Counts `n` secrets a command masked itself (with a `Primer`, a `LineMask`) in
+/// what its answer shows: added to the answer's `redactions`.
+pub fn tally_shown(n: usize) {
+    tally(n);
+}
+
 /// Masks every string and key of the tree in place; returns the number of regions masked.
 pub fn mask_tree(value: &mut json::Json) -> usize {
     tree::mask_tree(value)

@@ -134,6 +134,44 @@ pub fn key_strength(key: &[u8]) -> Option<Strength> {
     weak.then_some(Strength::Weak)
 }
 
+/// How strongly `key` names a list of secrets: as `key_strength`, or its singular
+/// (`keys`, `api_keys`, `secretKeys`: a list of keys).
+pub fn list_key_strength(key: &[u8]) -> Option<Strength> {
+    key_strength(key).or_else(|| {
+        key.strip_suffix(b"s")
+            .or_else(|| key.strip_suffix(b"S"))
+            .and_then(key_strength)
+    })
+}
+
+/// Whether `v`, an element of a list under a secret-named key, is a secret: as
+/// after a weak key name, and not a dotted name of code (`PASSWORD_HASHERS =
+/// ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]`).
+pub fn is_secret_element(v: &[u8], quoted: bool) -> bool {
+    !dotted_name(v) && is_secret_value(v, quoted, Strength::Weak)
+}
+
+/// `package.module.Class`: two or more identifiers joined by dots, the first
+/// lower-case (a module path, not a token's segments).
+fn dotted_name(v: &[u8]) -> bool {
+    let mut parts = v.split(|&b| b == b'.');
+    let first_lower = parts
+        .next()
+        .is_some_and(|p| !p.is_empty() && p.iter().all(|b| b.is_ascii_lowercase() || *b == b'_'));
+    let mut n = 1;
+    for p in parts {
+        n += 1;
+        let ident = p
+            .first()
+            .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
+            && p.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_');
+        if !ident {
+            return false;
+        }
+    }
+    first_lower && n >= 2
+}
+
 /// Whether `v` stands for a secret without being one: empty, a template or variable
 /// reference (`${X}`, `{{ x }}`, `%(x)s`, `<your-key>`), one repeated character
 /// (`****`, `xxxxxxxx`), the mask itself, or a word of the table.

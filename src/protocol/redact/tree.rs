@@ -52,7 +52,9 @@ impl Masker {
         let mut out = String::with_capacity(s.len());
         let mut last = 0;
         for sp in &spans {
-            if sp.counted {
+            // A span over the mask alone (a block scalar's line a command masked
+            // before its envelope, `run`'s output) is a secret counted already.
+            if sp.counted && &s[sp.range.clone()] != PLACEHOLDER {
                 self.count += 1;
             }
             if sp.again {
@@ -92,9 +94,9 @@ impl Masker {
     /// (`secrets: ["db-password"]`) stays shown.
     pub fn element(&mut self, key: &str, value: &Json) -> bool {
         let Json::Str(v) = value else { return false };
-        if policy::key_strength(key.as_bytes()).is_none()
+        if policy::list_key_strength(key.as_bytes()).is_none()
             || v.contains('\n')
-            || !policy::is_secret_value(v.as_bytes(), true, policy::Strength::Weak)
+            || !policy::is_secret_element(v.as_bytes(), true)
         {
             return false;
         }
@@ -122,7 +124,7 @@ impl Masker {
 
 /// Whether the member `key` holds a list whose elements `Masker::element` judges.
 pub fn keyed_list(key: &str, value: &Json) -> bool {
-    matches!(value, Json::Arr(_)) && policy::key_strength(key.as_bytes()).is_some()
+    matches!(value, Json::Arr(_)) && policy::list_key_strength(key.as_bytes()).is_some()
 }
 
 /// The key that names the value an object shows apart from its document: the last

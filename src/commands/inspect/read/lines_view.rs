@@ -139,6 +139,9 @@ pub(super) fn text_view(
     let mut truncated = false;
     // The lines just before a range, for the mask (`redact::mask_after_lead`).
     let mut lead: Vec<String> = Vec::new();
+    // Shown lines (by index) that start inside a multi-line value, and the mask's
+    // state before each (`read --match`).
+    let mut primed: Vec<(usize, redact::Primer)> = Vec::new();
     match sel {
         Selector::All | Selector::Range(_) | Selector::Symbol(_) => {
             let (first, last) = match &sel {
@@ -283,18 +286,30 @@ pub(super) fn text_view(
             let mut more = false;
             let mut numbers = Vec::new();
             let last = within.and_then(|r| r.end).unwrap_or(u64::MAX);
-            let want = &mut Until { from, stop: &stop };
+            // The mask's line machine goes over every line from up to
+            // `LEAD_LINES` before `from`: a matched line inside a key's multi-line
+            // value (a YAML block scalar, a private key) is masked as in the file.
+            let mut primer = redact::Primer::default();
+            let want = &mut Until {
+                from: from.saturating_sub(redact::LEAD_LINES as u64).max(1),
+                stop: &stop,
+            };
             scan = pass_holding(src, enc, MAX_MATCHED_LINE_BYTES, want, |l| {
                 if l.number > last {
                     stop.set(true);
                     return;
                 }
+                let before = primer.inside().then(|| primer.clone());
+                primer.feed(l.whole);
                 // The whole line is matched; only its display is cut.
-                if re.is_match(l.whole) == invert {
+                if l.number < from || re.is_match(l.whole) == invert {
                     return;
                 }
                 if (got.len() as u64) < max {
                     numbers.push(l.number);
+                    if let Some(p) = before {
+                        primed.push((got.len(), p));
+                    }
                     got.push(Got::of(&l));
                 } else {
                     more = true;
@@ -451,7 +466,12 @@ pub(super) fn text_view(
         }
         out_lines.push(text);
     }
-    let premasked = redact::mask_after_lead(&lead, &mut out_lines);
+    let mut premasked = redact::mask_after_lead(&lead, &mut out_lines);
+    for (i, p) in &primed {
+        if let Some(line) = out_lines.get_mut(*i) {
+            premasked += p.mask_next(line);
+        }
+    }
     let mut next_commands = Vec::new();
     if let Some(words) = next_words {
         next_commands.push(next_command(ctx, args, &words, true));

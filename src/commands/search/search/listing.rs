@@ -167,6 +167,16 @@ impl<'a> Listing<'a> {
         if let Some(b) = cur.take() {
             self.blocks.push(b);
         }
+        // A block starting inside a key's multi-line value: masked with the
+        // lines before it (they name the key), as `read` of the file masks it.
+        let starts: Vec<u64> = self.blocks[streamed..]
+            .iter()
+            .map(|b| b.start_line)
+            .collect();
+        let primers = lead_primers(p, (self.overlay, piped), &starts);
+        for (b, (primer, _)) in self.blocks[streamed..].iter_mut().zip(&primers) {
+            redact::tally_shown(primer.mask_lines(&mut b.lines));
+        }
         if piped.is_none() {
             let fresh = self.blocks.split_off(streamed);
             let told = notebook::blocks(self.ctx, p, fresh, self.before, self.after);
@@ -191,6 +201,32 @@ impl<'a> Listing<'a> {
         let (m, from) = (&self.pats.matcher, (self.overlay, piped));
         if search_in(self.searcher_for(p), m, p, from, &mut sink).is_err() {
             return;
+        }
+        // A match on a line inside a key's multi-line value (the key on a line
+        // above): its text and groups are part of the secret.
+        if !self.args.matching.multiline {
+            let lines: Vec<u64> = sink.out.iter().map(|m| m.line).collect();
+            let primers = lead_primers(p, from, &lines);
+            for (m, (primer, line)) in sink.out.iter_mut().zip(primers) {
+                let Some(line) = line else { continue };
+                let mut whole = String::from_utf8_lossy(&line).into_owned();
+                if primer.mask_next(&mut whole) == 0 {
+                    continue;
+                }
+                let hide = |t: &mut String| {
+                    if !t.trim().is_empty() && t != redact::PLACEHOLDER {
+                        *t = redact::PLACEHOLDER.to_string();
+                    }
+                };
+                if !m.text.trim().is_empty() && m.text != redact::PLACEHOLDER {
+                    redact::tally_shown(1);
+                }
+                hide(&mut m.text);
+                m.groups.iter_mut().flatten().for_each(hide);
+                if let Some(named) = m.named.as_mut() {
+                    named.values_mut().flatten().for_each(hide);
+                }
+            }
         }
         if piped.is_none() {
             sink.out = notebook::matches(self.ctx, p, std::mem::take(&mut sink.out));

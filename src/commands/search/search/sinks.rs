@@ -380,6 +380,105 @@ pub(super) fn search_in<S: Sink>(
     }
 }
 
+/// The mask's state before each of `starts` (block or match lines, ascending):
+/// the up to `redact::LEAD_LINES` lines before each start fed to a `redact::Primer`
+/// (as `read --range` primes its mask), so a block
+/// that starts inside a key's multi-line value (a YAML block scalar, a private
+/// key) is masked as a read of the whole file masks it. With each state inside
+/// such a value, the start line itself (for a match cut from it). A line is fed
+/// at most its first `LEAD_CAP` bytes.
+pub(super) fn lead_primers(
+    p: &Path,
+    (overlay, piped): (Option<&scan::Overlay>, Option<&[u8]>),
+    starts: &[u64],
+) -> Vec<(redact::Primer, Option<Vec<u8>>)> {
+    const LEAD_CAP: usize = 16 * 1024;
+    let mut out: Vec<(redact::Primer, Option<Vec<u8>>)> = Vec::with_capacity(starts.len());
+    let fresh = || (redact::Primer::default(), None);
+    if starts.iter().all(|&s| s <= 1) {
+        out.resize_with(starts.len(), fresh);
+        return out;
+    }
+    let mut reader: Box<dyn std::io::Read> = match piped {
+        Some(b) => Box::new(b),
+        None => match overlay.and_then(|o| o.nodes.get(p)) {
+            Some(scan::OverlayNode::File { bytes, .. }) => Box::new(&bytes[..]),
+            _ => match scan::open_listed(p) {
+                Ok(f) => Box::new(f),
+                Err(_) => {
+                    out.resize_with(starts.len(), fresh);
+                    return out;
+                }
+            },
+        },
+    };
+    let mut primer = redact::Primer::default();
+    let mut line: Vec<u8> = Vec::new();
+    let mut number = 1u64;
+    let mut buf = vec![0u8; 64 * 1024];
+    // The starts given a state, and those of them whose line is still to be read.
+    let mut next = 0;
+    let mut waiting: Vec<usize> = Vec::new();
+    'read: loop {
+        while next < starts.len() && starts[next] <= number {
+            if primer.inside() {
+                waiting.push(out.len());
+            }
+            out.push((primer.clone(), None));
+            next += 1;
+        }
+        if next == starts.len() && waiting.is_empty() {
+            break;
+        }
+        let n = match reader.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        let mut chunk = &buf[..n];
+        while let Some(i) = memchr::memchr(b'\n', chunk) {
+            // Bounded as `read --range` is: only the `LEAD_LINES` lines before a
+            // start are fed (from a fresh state); the others are counted.
+            let far = waiting.is_empty()
+                && starts
+                    .get(next)
+                    .is_some_and(|&s| number + (redact::LEAD_LINES as u64) < s);
+            if far {
+                primer = redact::Primer::default();
+                line.clear();
+                number += 1;
+                chunk = &chunk[i + 1..];
+                continue;
+            }
+            let room = LEAD_CAP.saturating_sub(line.len());
+            line.extend_from_slice(&chunk[..i.min(room)]);
+            for w in waiting.drain(..) {
+                out[w].1 = Some(line.clone());
+            }
+            primer.feed(&line);
+            line.clear();
+            number += 1;
+            chunk = &chunk[i + 1..];
+            while next < starts.len() && starts[next] <= number {
+                if primer.inside() {
+                    waiting.push(out.len());
+                }
+                out.push((primer.clone(), None));
+                next += 1;
+            }
+            if next == starts.len() && waiting.is_empty() {
+                break 'read;
+            }
+        }
+        let room = LEAD_CAP.saturating_sub(line.len());
+        line.extend_from_slice(&chunk[..chunk.len().min(room)]);
+    }
+    for w in waiting {
+        out[w].1 = Some(line.clone());
+    }
+    out.resize_with(starts.len(), || (primer.clone(), None));
+    out
+}
+
 /// Searches the file at `p` on disk, opened without waiting on a FIFO (a file
 /// swapped for one after the listing reads as what it is, or is unreadable,
 /// never blocking; see `scan::Listed`).
