@@ -217,3 +217,28 @@ fn a_job_leaves_nothing_running_past_its_group_and_tag() {
     assert_eq!(stop.json["stopped"], true, "{}", stop.stdout);
     assert!(!still_grows(&m), "it outlived bg stop: {}", stop.stdout);
 }
+
+/// What outlived SIGKILL when a job's program ended (the supervisor's
+/// `not_killed` record) is said by `bg status`.
+#[test]
+fn bg_status_says_what_could_not_be_killed() {
+    let env = TestEnv::new();
+    let s = env.run(&["bg", "start", "--", "true"]);
+    env.run(&["wait", "--bg", "bg-1", "--exit", "--timeout", "10s"]);
+    let st = env.run(&["bg", "status", "bg-1"]);
+    assert!(
+        st.json["items"][0].get("not_killed").is_none(),
+        "{}",
+        st.stdout
+    );
+    // A process stuck in the kernel cannot be made here: its record is planted.
+    let dir = std::path::Path::new(s.json["log"].as_str().unwrap()).with_file_name("not_killed");
+    std::fs::write(&dir, "4242\n").unwrap();
+    let st = env.run(&["bg", "status", "bg-1"]);
+    assert_eq!(
+        st.json["items"][0]["not_killed"],
+        serde_json::json!([4242]),
+        "{}",
+        st.stdout
+    );
+}

@@ -84,6 +84,16 @@ impl Job {
         Some((cap.parse().ok()?, dropped.parse().ok()?))
     }
 
+    /// The pids the supervisor could not end when the program ended (outlived
+    /// SIGKILL), from its `not_killed` record.
+    pub fn not_killed(&self) -> Vec<u64> {
+        let text = self.dir.read("not_killed").unwrap_or_default();
+        String::from_utf8_lossy(&text)
+            .split_whitespace()
+            .filter_map(|p| p.parse().ok())
+            .collect()
+    }
+
     /// Pushes `log_cut` `{cap, dropped_bytes}` when the log was cut.
     pub fn push_cut(&self, o: &mut Json) {
         if let Some((cap, dropped)) = self.log_cut() {
@@ -518,7 +528,7 @@ pub const STATUS: CommandSpec = CommandSpec {
     output_fields: &[
         field(
             "items",
-            "[{id,name,pid,argv,running,exit_code,signal,started,log_cut?}]; started is UTC RFC 3339; log_cut {cap,dropped_bytes} when the log reached --log-cap.",
+            "[{id,name,pid,argv,running,exit_code,signal,started,log_cut?,not_killed?}]; started is UTC RFC 3339; log_cut {cap,dropped_bytes} when the log reached --log-cap; not_killed: pids the program left that outlived SIGKILL when it ended.",
         ),
         field("total", "Number of items."),
     ],
@@ -559,6 +569,13 @@ fn item(j: &Job) -> Json {
     );
     o.push("started", Json::str(&j.meta.started));
     j.push_cut(&mut o);
+    let left = j.not_killed();
+    if !left.is_empty() {
+        o.push(
+            "not_killed",
+            Json::Arr(left.into_iter().map(Json::UInt).collect()),
+        );
+    }
     o
 }
 
@@ -587,7 +604,7 @@ pub struct StopArgs {
 pub const STOP: CommandSpec = CommandSpec {
     name: "bg stop",
     summary: "Stop a bg process tree: TERM, then KILL after --grace.",
-    description: "Sends SIGTERM to the whole tree: the process group (while its leader is the supervisor started, known by pid and start time) every process under it (what left the group with setsid, a double fork or env -i) and every process carrying the job's AITOOLS_JOB tag; SIGKILL when any outlives --grace, and records how it ended. A process that had already ended answers stopped:false with its status (what it left running is ended all the same). Pids that outlived SIGKILL are listed in not_killed.",
+    description: "Sends SIGTERM to the whole tree: the process group (while its leader is the supervisor started, known by pid and start time), every process under it (what left the group with setsid, a double fork or env -i) and every process carrying the job's AITOOLS_JOB tag; SIGKILL when any outlives --grace, and records how it ended. A process that had already ended answers stopped:false with its status (what it left running is ended all the same). Pids that outlived SIGKILL are listed in not_killed.",
     args: <StopArgs as clap::Args>::augment_args,
     output_fields: &[
         field("id", "bg ID."),
