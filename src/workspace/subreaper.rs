@@ -25,11 +25,19 @@ fn own() -> MutexGuard<'static, Vec<u32>> {
 
 /// Makes this process the subreaper of what its children leave (once); whether it is.
 pub fn adopt() -> bool {
-    static DONE: OnceLock<bool> = OnceLock::new();
-    *DONE.get_or_init(|| {
+    *ADOPTED.get_or_init(|| {
         // SAFETY: prctl with integer arguments; touches no memory of ours.
         unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0 }
     })
+}
+
+static ADOPTED: OnceLock<bool> = OnceLock::new();
+
+/// Whether this process is a subreaper: then every descendant of a program it
+/// started is under the program or under an orphan of ours, and the tag need
+/// not be looked for in every process's environment (a scan of its own).
+fn adopted() -> bool {
+    ADOPTED.get().copied().unwrap_or(false)
 }
 
 /// Spawns `cmd` with its pid in the supervised set (taken under the set's lock,
@@ -108,10 +116,13 @@ fn foreign(pid: u32, tag: Option<&str>) -> bool {
 /// (clock ticks; not started by us, not carrying another program's tag) and
 /// what is under them, and every process carrying `tag`.
 pub fn tree(root: Option<u32>, since: u64, tag: Option<&str>) -> Vec<u32> {
+    tree_in(&links(), root, since, tag)
+}
+
+fn tree_in(all: &HashMap<u32, Link>, root: Option<u32>, since: u64, tag: Option<&str>) -> Vec<u32> {
     let me = std::process::id();
-    let all = links();
     let mut found: HashSet<u32> = root
-        .map(|r| below(&all, &[r]))
+        .map(|r| below(all, &[r]))
         .unwrap_or_default()
         .into_iter()
         .collect();
@@ -127,9 +138,9 @@ pub fn tree(root: Option<u32>, since: u64, tag: Option<&str>) -> Vec<u32> {
         })
         .map(|(&pid, _)| pid)
         .collect();
-    found.extend(below(&all, &orphans));
+    found.extend(below(all, &orphans));
     found.extend(orphans);
-    if let Some(t) = tag {
+    if let Some(t) = tag.filter(|_| !adopted()) {
         found.extend(proctree::tagged(t));
     }
     found.retain(|p| *p != me && all.get(p).is_some_and(|l| !l.dead));
@@ -170,9 +181,13 @@ pub fn signal_tree(root: Option<u32>, since: u64, tag: Option<&str>, sig: i32) -
 /// Reaps the zombies that re-parented to this process (each by its pid; the
 /// supervised children are left to their owners).
 pub fn reap() {
+    reap_in(&links());
+}
+
+fn reap_in(all: &HashMap<u32, Link>) {
     let me = std::process::id();
     let set = own();
-    for (pid, l) in links() {
+    for (&pid, l) in all {
         if l.ppid == me && l.dead && !set.contains(&pid) {
             let Ok(p) = i32::try_from(pid) else { continue };
             let mut status = 0;
@@ -190,16 +205,17 @@ pub fn reap() {
 pub fn sweep(root: Option<u32>, since: u64, tag: Option<&str>, within: Duration) -> Vec<u32> {
     let until = Instant::now() + within;
     loop {
-        let left = tree(root, since, tag);
+        // One scan of /proc a round (about 50 µs a process): reaped and searched.
+        let all = links();
+        reap_in(&all);
+        let left = tree_in(&all, root, since, tag);
         if left.is_empty() || Instant::now() >= until {
-            reap();
             return left;
         }
         for &p in &left {
             signal(p, libc::SIGKILL);
         }
         std::thread::sleep(Duration::from_millis(10));
-        reap();
     }
 }
 
