@@ -151,3 +151,41 @@ fn run_ends_what_left_both_its_group_and_its_tag() {
         assert!(!still_grows(&m), "it survived run --timeout: {}", r.stdout);
     }
 }
+
+/// In the MCP server (one process, many calls), what a `run` left past its
+/// group and tag is ended, while a bg job the server started lives on through
+/// later runs and git calls (its supervisor is never taken for an orphan).
+#[test]
+fn the_mcp_server_ends_a_runs_leftovers_but_not_its_bg_jobs() {
+    use crate::families::mcp::{req, session_in};
+    use serde_json::json;
+    let env = TestEnv::new();
+    let call =
+        |id, name: &str, args| req(id, "tools/call", json!({"name": name, "arguments": args}));
+    let out = session_in(
+        &env,
+        &["--root", "."],
+        &[
+            call(
+                1,
+                "aitools",
+                json!({"command": "bg start", "args": {"argv": ["sleep", "7785"]}}),
+            ),
+            call(
+                2,
+                "run",
+                json!({"argv": ["sh", "-c", "env -i setsid sleep 7786 >/dev/null 2>&1 & sleep 0.2"]}),
+            ),
+            call(3, "git_status", json!({})),
+            call(4, "run", json!({"argv": ["true"]})),
+        ],
+    );
+    assert_eq!(out.len(), 4, "{out:?}");
+    let alive = [alive_with("sleep 7785"), alive_with("sleep 7786")];
+    env.run(&["bg", "stop", "bg-1", "--grace", "1s"]);
+    assert_eq!(
+        alive,
+        [true, false],
+        "[bg job, run's leftover] alive: {out:?}"
+    );
+}
