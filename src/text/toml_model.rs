@@ -12,8 +12,11 @@ use toml_parser::parser::{Event, EventKind as K};
 enum Def {
     /// A value (an inline table or array included): closed for good.
     Value,
-    /// A table made by a dotted key or as a header's parent.
+    /// A table made as a header's parent (a later header may define it).
     Implicit,
+    /// A table made by a dotted key: defined, so no header may open it again
+    /// (one below it may).
+    Dotted,
     /// A `[table]` header.
     Table,
     /// A `[[table]]` header, with the index of its last element.
@@ -29,9 +32,10 @@ struct Model {
 }
 
 impl Model {
-    /// Resolves `segs` below `base` as a header's or dotted key's parents:
-    /// missing ones become implicit tables; a value there is an error.
-    fn parents(&mut self, base: &str, segs: &[String], at: usize) -> Option<String> {
+    /// Resolves `segs` below `base` as a header's or (`dotted`) a dotted key's
+    /// parents: missing ones become implicit (or dotted) tables; a value there
+    /// is an error, and so is a dotted key through a table a header defined.
+    fn parents(&mut self, base: &str, segs: &[String], at: usize, dotted: bool) -> Option<String> {
         let mut resolved = base.to_string();
         for s in segs {
             let cand = format!("{resolved}\u{1}{s}");
@@ -40,10 +44,16 @@ impl Model {
                     self.out.push((at, "a value is extended as a table"));
                     return None;
                 }
+                Some(Def::Table) if dotted => {
+                    self.out
+                        .push((at, "a dotted key extends a table a header defined"));
+                    return None;
+                }
                 Some(Def::Array(n)) => resolved = format!("{cand}\u{2}{n}"),
-                Some(Def::Implicit | Def::Table) => resolved = cand,
+                Some(Def::Implicit | Def::Dotted | Def::Table) => resolved = cand,
                 None => {
-                    self.defs.insert(cand.clone(), Def::Implicit);
+                    let def = if dotted { Def::Dotted } else { Def::Implicit };
+                    self.defs.insert(cand.clone(), def);
                     resolved = cand;
                 }
             }
@@ -57,7 +67,7 @@ impl Model {
             self.out.push((at, "a table header needs a name"));
             return String::new();
         };
-        let Some(parent) = self.parents("", head, at) else {
+        let Some(parent) = self.parents("", head, at, false) else {
             return String::new();
         };
         let cand = format!("{parent}\u{1}{last}");
@@ -65,6 +75,10 @@ impl Model {
         let (def, err) = match (array, now) {
             (false, None | Some(Def::Implicit)) => (Def::Table, None),
             (false, Some(Def::Table)) => (Def::Table, Some("table defined twice")),
+            (false, Some(Def::Dotted)) => (
+                Def::Dotted,
+                Some("table defined by dotted keys is defined again"),
+            ),
             (false, Some(Def::Array(_))) => {
                 (Def::Table, Some("table redefines an array of tables"))
             }
@@ -92,7 +106,7 @@ impl Model {
         let Some((last, head)) = segs.split_last() else {
             return String::new();
         };
-        let Some(parent) = self.parents(base, head, at) else {
+        let Some(parent) = self.parents(base, head, at, true) else {
             return String::new();
         };
         let cand = format!("{parent}\u{1}{last}");

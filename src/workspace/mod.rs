@@ -16,6 +16,7 @@ pub mod proctree;
 pub mod root;
 pub mod scan;
 pub mod scan_args;
+pub mod subreaper;
 pub mod supervisor;
 
 pub use error::WorkspaceError;

@@ -3,7 +3,7 @@
 //! SIGTERM and then SIGKILL. `git` and `run` both go through here, so a child never
 //! outlives its deadline and never blocks aitools on a pipe a grandchild holds.
 
-use super::proctree;
+use super::{proctree, subreaper};
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, Stdio};
@@ -184,20 +184,48 @@ fn spawn_reader<S: Sink>(
 fn start_supervised(
     cmd: &mut Command,
     stdin: Stdio,
-) -> Result<(std::process::Child, String, Instant), StartError> {
+) -> Result<(std::process::Child, Job, Instant), StartError> {
     let tag = proctree::new_tag();
+    subreaper::adopt();
     cmd.stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .env(proctree::TAG_VAR, &tag)
         .process_group(0);
     let start = Instant::now();
-    let child = cmd.spawn().map_err(|e| match e.kind() {
+    let child = subreaper::spawn(cmd).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => StartError::NotFound,
         std::io::ErrorKind::PermissionDenied => StartError::Denied,
         _ => StartError::Other(e),
     })?;
-    Ok((child, tag, start))
+    // Not reaped yet, so its start time is there even if it already ended.
+    let since = proctree::start_time(child.id()).unwrap_or(0);
+    Ok((child, Job { tag, since }, start))
+}
+
+/// What names a started program's tree: its tag, and its start time (what it
+/// left re-parents to aitools, the subreaper, from then on).
+struct Job {
+    tag: String,
+    since: u64,
+}
+
+impl Job {
+    /// `sig` to the tree: the group, the tagged processes, the descendants of
+    /// `root` (the program, while it is not reaped) and the orphans it left.
+    fn signal(&self, pgid: u32, root: Option<u32>, sig: i32) {
+        signal_group(pgid, sig);
+        subreaper::signal_tree(root, self.since, Some(&self.tag), sig);
+    }
+
+    /// After the program was reaped: SIGKILL to what is left until none is
+    /// (or `within` passed); the pids that outlived it.
+    fn end(&self, pgid: u32, within: Duration) -> Vec<u32> {
+        if group_alive(pgid) {
+            signal_group(pgid, libc::SIGKILL);
+        }
+        subreaper::sweep(None, self.since, Some(&self.tag), within)
+    }
 }
 
 /// Runs `cmd` to its end or its deadline, each stream fed to its sink as it
@@ -210,7 +238,7 @@ pub fn run_with<O: Sink + Default, E: Sink + Default>(
     out: O,
     err: E,
 ) -> Result<Finished<O, E>, StartError> {
-    let (mut child, tag, start) = start_supervised(&mut cmd, Stdio::null())?;
+    let (mut child, job, start) = start_supervised(&mut cmd, Stdio::null())?;
     let pgid = child.id();
     let (out, err): (Shared<O>, Shared<E>) = (
         Arc::new(Mutex::new(Some(out))),
@@ -227,13 +255,11 @@ pub fn run_with<O: Sink + Default, E: Sink + Default>(
         readers += 1;
     }
     drop(tx);
-    let (status, timed_out) = wait_child(&mut child, pgid, &tag, start, limits);
+    let (status, timed_out) = wait_child(&mut child, pgid, &job, start, limits);
+    subreaper::release(pgid);
     let duration = start.elapsed();
-    drain(&rx, readers, pgid, &tag);
-    if group_alive(pgid) {
-        signal_group(pgid, libc::SIGKILL);
-    }
-    let not_killed = proctree::kill_tagged(&tag, Duration::from_millis(500));
+    drain(&rx, readers, pgid, &job);
+    let not_killed = job.end(pgid, Duration::from_millis(500));
     let (exit_code, signal) = match status {
         Some(st) => (st.code(), st.signal()),
         None => (None, None),
@@ -254,7 +280,7 @@ pub fn run_with<O: Sink + Default, E: Sink + Default>(
 fn wait_child(
     child: &mut std::process::Child,
     pgid: u32,
-    tag: &str,
+    job: &Job,
     start: Instant,
     limits: Limits,
 ) -> (Option<std::process::ExitStatus>, bool) {
@@ -272,13 +298,11 @@ fn wait_child(
         match termed_at {
             None if now >= deadline => {
                 timed_out = true;
-                signal_group(pgid, libc::SIGTERM);
-                proctree::signal_tagged(tag, libc::SIGTERM);
+                job.signal(pgid, Some(pgid), libc::SIGTERM);
                 termed_at = Some(now);
             }
             Some(t) if now >= t + limits.grace => {
-                signal_group(pgid, libc::SIGKILL);
-                proctree::signal_tagged(tag, libc::SIGKILL);
+                job.signal(pgid, Some(pgid), libc::SIGKILL);
                 termed_at = Some(now + Duration::from_secs(3600));
             }
             _ => {}
@@ -291,7 +315,7 @@ fn wait_child(
 /// Lets the streams drain: a process left behind may hold the pipes open, so
 /// after a moment the group and the tagged processes are killed, and after
 /// another the readers are left behind (their sinks keep what they read).
-fn drain(rx: &mpsc::Receiver<()>, readers: usize, pgid: u32, tag: &str) {
+fn drain(rx: &mpsc::Receiver<()>, readers: usize, pgid: u32, job: &Job) {
     let mut got = 0;
     let mut killed = false;
     while got < readers {
@@ -299,8 +323,7 @@ fn drain(rx: &mpsc::Receiver<()>, readers: usize, pgid: u32, tag: &str) {
         match rx.recv_timeout(wait) {
             Ok(()) => got += 1,
             Err(mpsc::RecvTimeoutError::Timeout) if !killed => {
-                signal_group(pgid, libc::SIGKILL);
-                proctree::kill_tagged(tag, Duration::from_millis(200));
+                job.end(pgid, Duration::from_millis(200));
                 killed = true;
             }
             Err(_) => break,
@@ -341,7 +364,7 @@ pub fn converse<R>(
     limits: Limits,
     talk: impl FnOnce(&mut Pipe) -> R,
 ) -> Result<(R, Finished<(), Stream>), StartError> {
-    let (mut child, tag, start) = start_supervised(&mut cmd, Stdio::piped())?;
+    let (mut child, job, start) = start_supervised(&mut cmd, Stdio::piped())?;
     let pgid = child.id();
     let (chunks_tx, chunks_rx) = mpsc::channel();
     let out: Shared<Forward> = Arc::new(Mutex::new(Some(Forward(Some(chunks_tx)))));
@@ -369,13 +392,11 @@ pub fn converse<R>(
         timeout: limits.grace,
         ..limits
     };
-    let (status, timed_out) = wait_child(&mut child, pgid, &tag, Instant::now(), rest);
+    let (status, timed_out) = wait_child(&mut child, pgid, &job, Instant::now(), rest);
+    subreaper::release(pgid);
     let duration = start.elapsed();
-    drain(&rx, readers, pgid, &tag);
-    if group_alive(pgid) {
-        signal_group(pgid, libc::SIGKILL);
-    }
-    let not_killed = proctree::kill_tagged(&tag, Duration::from_millis(500));
+    drain(&rx, readers, pgid, &job);
+    let not_killed = job.end(pgid, Duration::from_millis(500));
     let (exit_code, signal) = match status {
         Some(st) => (st.code(), st.signal()),
         None => (None, None),

@@ -75,7 +75,8 @@ pub fn tagged(tag: &str) -> Vec<u32> {
         .collect()
 }
 
-fn signal(pid: u32, sig: i32) {
+/// `sig` to one process (never pid 0 or 1).
+pub fn signal(pid: u32, sig: i32) {
     let Ok(pid) = i32::try_from(pid) else { return };
     if pid > 1 {
         // SAFETY: kill(2) takes plain integers and touches no memory of ours.

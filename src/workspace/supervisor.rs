@@ -19,6 +19,8 @@ pub const ARG: &str = "__bg-supervise";
 const ENV: &str = "AITOOLS_BG_SUPERVISOR";
 /// How often a growing cut is recorded while the program writes past the cap.
 const CUT_EVERY: Duration = Duration::from_secs(1);
+/// How long what a program left running has between SIGTERM and SIGKILL.
+const LEFTOVER_GRACE: Duration = Duration::from_millis(500);
 
 /// The supervisor's command for `argv`, its records in `dir`, its log cut at
 /// `cap` bytes; the caller sets its cwd, standard streams, group and tag.
@@ -68,6 +70,9 @@ fn supervise(dir: &Path, cap: u64, argv: &[OsString]) -> u8 {
     if let Ok(w) = both {
         cmd.stderr(w);
     }
+    // What the program leaves running re-parents to the supervisor, which ends
+    // it when the program ends (also past `setsid`, a double fork and `env -i`).
+    super::subreaper::adopt();
     let spawned = cmd.spawn();
     // The pipe's write ends now live only in the program (and what it starts).
     drop(cmd);
@@ -99,13 +104,38 @@ fn supervise(dir: &Path, cap: u64, argv: &[OsString]) -> u8 {
         },
         Err(_) => "exit 127\n".to_string(),
     };
+    end_leftovers(dir);
     // The log (and its cut) is whole before the end is said, unless what the
-    // program left running still holds the pipe.
+    // program left running (and outlived SIGKILL) still holds the pipe.
     let _ = copied.recv_timeout(Duration::from_millis(500));
     record(dir, "exit", &end);
     // What the program left running may still write: copied until it closes.
     let _ = copier.join();
     0
+}
+
+/// The program ended: what it left running (every process under the
+/// supervisor, and every one carrying the job's tag) gets SIGTERM, then SIGKILL
+/// after [`LEFTOVER_GRACE`]; pids that outlived it are recorded in
+/// `<dir>/not_killed` (one a line).
+fn end_leftovers(dir: &Path) {
+    use super::subreaper;
+    let tag = std::env::var(super::proctree::TAG_VAR).ok();
+    let tag = tag.as_deref();
+    if subreaper::signal_tree(None, 0, tag, libc::SIGTERM) == 0 {
+        subreaper::reap();
+        return;
+    }
+    let until = Instant::now() + LEFTOVER_GRACE;
+    while Instant::now() < until && !subreaper::tree(None, 0, tag).is_empty() {
+        subreaper::reap();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let left = subreaper::sweep(None, 0, tag, Duration::from_secs(2));
+    if !left.is_empty() {
+        let pids: Vec<String> = left.iter().map(u32::to_string).collect();
+        record(dir, "not_killed", &format!("{}\n", pids.join("\n")));
+    }
 }
 
 /// Copies `from` to `log` up to `cap` bytes; past it, reads and counts what is

@@ -80,12 +80,30 @@ fn bg_stop_kills_children_that_setsid_or_double_fork() {
     std::thread::sleep(Duration::from_millis(300));
     let left = ["sleep 7793", "sleep 7794"].map(alive_with);
     assert_eq!(left, [false, false], "survivors of bg stop: {left:?}");
-    // What a program that ended left running is ended by stop too.
-    let script = "setsid sleep 7795 >/dev/null 2>&1 & echo started";
+    // What a program that ended left running ends with it...
+    let script = "setsid sleep 7796 >/dev/null 2>&1 & echo started";
     env.run(&["bg", "start", "--", "sh", "-c", script]);
     env.run(&["wait", "--bg", "bg-2", "--exit", "--timeout", "10s"]);
+    assert!(!alive_with("sleep 7796"));
+    // ...and when its supervisor was killed, stop ends the tagged rest.
+    let script = "setsid sleep 7795 >/dev/null 2>&1 & echo started; sleep 60";
+    let s = env.run(&["bg", "start", "--", "sh", "-c", script]);
+    env.run(&[
+        "wait",
+        "--bg",
+        "bg-3",
+        "--pattern",
+        "started",
+        "--timeout",
+        "10s",
+    ]);
+    let supervisor = s.json["pid"].as_u64().unwrap().to_string();
+    Command::new("kill")
+        .args(["-KILL", &supervisor])
+        .status()
+        .unwrap();
     assert!(until(|| alive_with("sleep 7795")));
-    let stop = env.run(&["bg", "stop", "bg-2", "--grace", "1s"]);
+    let stop = env.run(&["bg", "stop", "bg-3", "--grace", "1s"]);
     std::thread::sleep(Duration::from_millis(300));
     assert!(!alive_with("sleep 7795"), "{}", stop.stdout);
 }
@@ -165,6 +183,61 @@ fn a_bg_log_stops_at_its_cap_and_says_so() {
     let st = env.run(&["bg", "status", "bg-2"]);
     assert!(
         st.json["items"][0].get("log_cut").is_none(),
+        "{}",
+        st.stdout
+    );
+}
+
+/// What a job left past its group (`setsid`) and its tag (`env -i`) ends with
+/// the program (**breaking**: it used to run on until `bg stop`), and `bg stop`
+/// ends it while the program runs (was: it survived both, on main).
+#[test]
+fn a_job_leaves_nothing_running_past_its_group_and_tag() {
+    use crate::families::process_tree::still_grows;
+    let env = TestEnv::new();
+    let writer = |m: &std::path::Path| {
+        format!(
+            "env -i setsid sh -c \"while :; do echo x >> '{}'; sleep 0.05; done\" >/dev/null 2>&1 &",
+            m.display()
+        )
+    };
+    // The job's own exit.
+    let m = env.path("own-exit.log");
+    let script = format!("{}\nsleep 0.5", writer(&m));
+    env.run(&["bg", "start", "--", "sh", "-c", &script]);
+    let w = env.run(&["wait", "--bg", "bg-1", "--exit", "--timeout", "10s"]);
+    assert_eq!(w.json["exit_code"], 0, "{}", w.stdout);
+    assert!(!still_grows(&m), "it outlived the job's exit");
+    // bg stop while the program runs.
+    let m = env.path("stop.log");
+    let script = format!("{}\nsleep 60", writer(&m));
+    env.run(&["bg", "start", "--", "sh", "-c", &script]);
+    assert!(until(|| std::fs::metadata(&m).is_ok_and(|x| x.len() > 0)));
+    let stop = env.run(&["bg", "stop", "bg-2", "--grace", "1s"]);
+    assert_eq!(stop.json["stopped"], true, "{}", stop.stdout);
+    assert!(!still_grows(&m), "it outlived bg stop: {}", stop.stdout);
+}
+
+/// What outlived SIGKILL when a job's program ended (the supervisor's
+/// `not_killed` record) is said by `bg status`.
+#[test]
+fn bg_status_says_what_could_not_be_killed() {
+    let env = TestEnv::new();
+    let s = env.run(&["bg", "start", "--", "true"]);
+    env.run(&["wait", "--bg", "bg-1", "--exit", "--timeout", "10s"]);
+    let st = env.run(&["bg", "status", "bg-1"]);
+    assert!(
+        st.json["items"][0].get("not_killed").is_none(),
+        "{}",
+        st.stdout
+    );
+    // A process stuck in the kernel cannot be made here: its record is planted.
+    let dir = std::path::Path::new(s.json["log"].as_str().unwrap()).with_file_name("not_killed");
+    std::fs::write(&dir, "4242\n").unwrap();
+    let st = env.run(&["bg", "status", "bg-1"]);
+    assert_eq!(
+        st.json["items"][0]["not_killed"],
+        serde_json::json!([4242]),
         "{}",
         st.stdout
     );

@@ -818,3 +818,42 @@ fn a_write_over_more_files_than_the_fsync_window_syncs_each_and_undoes() {
         );
     }
 }
+
+/// A write refused while its new file is made, before the commit point (a
+/// file created or replaced in a directory that refuses new entries), names
+/// the directory and how to fix it, leaves no record, and blocks nothing (was:
+/// "the write (nothing was changed)" and a repair pointing at the state
+/// directory).
+#[test]
+fn a_refused_new_file_names_its_directory_and_leaves_nothing() {
+    let env = TestEnv::new();
+    env.write("d/a", "a\n");
+    let Some(guard) = make_immutable(&env.path("d")) else {
+        println!("skipped: chattr +i is not available here, so no directory refuses root");
+        return;
+    };
+    for args in [
+        &["write", "d/new", "--content", "x"][..],
+        &["edit", "d/a", "--old", "a", "--new", "A"][..],
+    ] {
+        let r = env.run(args);
+        assert_eq!(r.error_code(), "environment.io", "{args:?}: {}", r.stdout);
+        let msg = r.json["error"]["message"].as_str().unwrap_or("");
+        assert!(msg.contains(" d is immutable"), "{msg}");
+        assert!(msg.contains("nothing stays pending"), "{msg}");
+        let fix = &r.json["error"]["repairs"][0];
+        assert!(
+            fix["detail"].as_str().unwrap_or("").contains("chattr -i"),
+            "{}",
+            r.stdout
+        );
+        assert!(records(&env).is_empty(), "{:?}", records(&env));
+    }
+    let w = env.run(&["write", "elsewhere.txt", "--content", "x"]);
+    assert_eq!(w.code, 0, "{}", w.stdout);
+    // Once fixed, the repair's command works.
+    drop(guard);
+    let r = env.run_line("aitools edit d/a --old a --new A");
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(env.read("d/a"), b"A\n");
+}

@@ -103,3 +103,89 @@ fn stdout_to_past_its_cap_says_it_was_cut() {
     let kept = std::fs::metadata(env.path("out.txt")).unwrap().len();
     assert_eq!(kept, 64 * 1024 * 1024);
 }
+
+/// A loop that appends to `marker` every 50 ms, started past the group
+/// (`setsid`) and the tag (`env -i`), optionally through a double fork.
+fn escaping_writer(marker: &std::path::Path, double_fork: bool) -> String {
+    let lp = format!(
+        "while :; do echo x >> '{}'; sleep 0.05; done",
+        marker.display()
+    );
+    let start = format!("env -i setsid sh -c \"{lp}\" >/dev/null 2>&1 &");
+    if double_fork {
+        format!("({start})")
+    } else {
+        start
+    }
+}
+
+/// Whether `marker` still grows (it exists: the writer ran).
+pub fn still_grows(marker: &std::path::Path) -> bool {
+    let size = || std::fs::metadata(marker).map(|m| m.len()).unwrap_or(0);
+    let a = size();
+    std::thread::sleep(std::time::Duration::from_millis(600));
+    let b = size();
+    assert!(b > 0, "the writer never ran: {}", marker.display());
+    a != b
+}
+
+/// A grandchild that left the group (`setsid`), dropped the job tag (`env -i`)
+/// and was orphaned by a double fork is ended too: aitools is its subreaper
+/// (was: it kept running after the answer, 4/4 on main).
+#[test]
+fn run_ends_what_left_both_its_group_and_its_tag() {
+    let env = TestEnv::new();
+    for (i, double) in [false, true].into_iter().enumerate() {
+        // Normal exit: the program ends after the writer wrote.
+        let m = env.path(&format!("exit-{i}.log"));
+        let script = format!("{}\nsleep 0.5", escaping_writer(&m, double));
+        let r = env.run(&["run", "--", "sh", "-c", &script]);
+        assert_eq!(r.json["exit_code"], 0, "{}", r.stdout);
+        assert!(r.json.get("not_killed").is_none(), "{}", r.stdout);
+        assert!(!still_grows(&m), "it survived run's exit: {}", r.stdout);
+        // Timeout.
+        let m = env.path(&format!("timeout-{i}.log"));
+        let script = format!("{}\nsleep 60", escaping_writer(&m, double));
+        let r = env.run(&["run", "--timeout", "700ms", "--", "sh", "-c", &script]);
+        assert_eq!(r.json["timed_out"], true, "{}", r.stdout);
+        assert!(!still_grows(&m), "it survived run --timeout: {}", r.stdout);
+    }
+}
+
+/// In the MCP server (one process, many calls), what a `run` left past its
+/// group and tag is ended, while a bg job the server started lives on through
+/// later runs and git calls (its supervisor is never taken for an orphan).
+#[test]
+fn the_mcp_server_ends_a_runs_leftovers_but_not_its_bg_jobs() {
+    use crate::families::mcp::{req, session_in};
+    use serde_json::json;
+    let env = TestEnv::new();
+    let call =
+        |id, name: &str, args| req(id, "tools/call", json!({"name": name, "arguments": args}));
+    let out = session_in(
+        &env,
+        &["--root", "."],
+        &[
+            call(
+                1,
+                "aitools",
+                json!({"command": "bg start", "args": {"argv": ["sleep", "7785"]}}),
+            ),
+            call(
+                2,
+                "run",
+                json!({"argv": ["sh", "-c", "env -i setsid sleep 7786 >/dev/null 2>&1 & sleep 0.2"]}),
+            ),
+            call(3, "git_status", json!({})),
+            call(4, "run", json!({"argv": ["true"]})),
+        ],
+    );
+    assert_eq!(out.len(), 4, "{out:?}");
+    let alive = [alive_with("sleep 7785"), alive_with("sleep 7786")];
+    env.run(&["bg", "stop", "bg-1", "--grace", "1s"]);
+    assert_eq!(
+        alive,
+        [true, false],
+        "[bg job, run's leftover] alive: {out:?}"
+    );
+}

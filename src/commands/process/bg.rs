@@ -11,7 +11,7 @@ use crate::protocol::{CmdError, Json, Output, Repair, code, error, redact, shell
 use crate::store::files::{Durable, File, OwnDir, is_executable};
 use crate::workspace::Ctx;
 use crate::workspace::process::{self as proc, StartError};
-use crate::workspace::{proctree, supervisor};
+use crate::workspace::{proctree, subreaper, supervisor};
 use clap::Args;
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Seek, SeekFrom};
@@ -82,6 +82,16 @@ impl Job {
         let t = String::from_utf8_lossy(&text);
         let (cap, dropped) = t.trim().split_once(' ')?;
         Some((cap.parse().ok()?, dropped.parse().ok()?))
+    }
+
+    /// The pids the supervisor could not end when the program ended (outlived
+    /// SIGKILL), from its `not_killed` record.
+    pub fn not_killed(&self) -> Vec<u64> {
+        let text = self.dir.read("not_killed").unwrap_or_default();
+        String::from_utf8_lossy(&text)
+            .split_whitespace()
+            .filter_map(|p| p.parse().ok())
+            .collect()
     }
 
     /// Pushes `log_cut` `{cap, dropped_bytes}` when the log was cut.
@@ -243,7 +253,7 @@ pub struct StartArgs {
 pub const START: CommandSpec = CommandSpec {
     name: "bg start",
     summary: "Start a program that outlives the call; logs kept.",
-    description: "Starts argv directly (no shell: a builtin name never shadows the program; run `sh -c '...'` for pipes and $VARS) in its own process group, stdin closed, both streams in one log under the workspace's state directory; it keeps running after aitools exits. An aitools supervisor leads the group, records the exit status and copies the output to the log up to --log-cap (default 64MiB): past it the rest is read and dropped, and bg status, bg logs and wait --bg say so in log_cut {cap,dropped_bytes}. Every process of the job carries an AITOOLS_JOB tag. Read the log with bg logs, wait for a line or the exit with wait --bg, end it with bg stop.",
+    description: "Starts argv directly (no shell: a builtin name never shadows the program; run `sh -c '...'` for pipes and $VARS) in its own process group, stdin closed, both streams in one log under the workspace's state directory; it keeps running after aitools exits. An aitools supervisor leads the group, records the exit status and copies the output to the log up to --log-cap (default 64MiB): past it the rest is read and dropped, and bg status, bg logs and wait --bg say so in log_cut {cap,dropped_bytes}. Every process of the job carries an AITOOLS_JOB tag; what the program leaves running (also past setsid, a double fork and env -i: the supervisor is its subreaper) gets SIGTERM, then SIGKILL, when the program ends. Read the log with bg logs, wait for a line or the exit with wait --bg, end it with bg stop.",
     args: <StartArgs as clap::Args>::augment_args,
     output_fields: &[
         field(
@@ -310,9 +320,9 @@ pub fn start(ctx: &Ctx, a: &StartArgs) -> Result<Output, CmdError> {
         .stderr(Stdio::null())
         .env(proctree::TAG_VAR, &tag)
         .process_group(0);
-    let child = cmd
-        .spawn()
-        .map_err(|e| not_started("aitools", StartError::Other(e)))?;
+    // Kept in the supervised set for good: never taken for an orphan of ours.
+    let child =
+        subreaper::spawn(&mut cmd).map_err(|e| not_started("aitools", StartError::Other(e)))?;
     let (secs, _) = crate::protocol::time::now();
     let meta = Meta {
         id: id.clone(),
@@ -529,7 +539,7 @@ pub const STATUS: CommandSpec = CommandSpec {
     output_fields: &[
         field(
             "items",
-            "[{id,name,pid,argv,running,exit_code,signal,started,log_cut?}]; started is UTC RFC 3339; log_cut {cap,dropped_bytes} when the log reached --log-cap.",
+            "[{id,name,pid,argv,running,exit_code,signal,started,log_cut?,not_killed?}]; started is UTC RFC 3339; log_cut {cap,dropped_bytes} when the log reached --log-cap; not_killed: pids the program left that outlived SIGKILL when it ended.",
         ),
         field("total", "Number of items."),
     ],
@@ -570,6 +580,13 @@ fn item(j: &Job) -> Json {
     );
     o.push("started", Json::str(&j.meta.started));
     j.push_cut(&mut o);
+    let left = j.not_killed();
+    if !left.is_empty() {
+        o.push(
+            "not_killed",
+            Json::Arr(left.into_iter().map(Json::UInt).collect()),
+        );
+    }
     o
 }
 
@@ -598,7 +615,7 @@ pub struct StopArgs {
 pub const STOP: CommandSpec = CommandSpec {
     name: "bg stop",
     summary: "Stop a bg process tree: TERM, then KILL after --grace.",
-    description: "Sends SIGTERM to the whole tree: the process group (while its leader is the supervisor started, known by pid and start time) and every process carrying the job's AITOOLS_JOB tag, also one that left the group with setsid or a double fork; SIGKILL when any outlives --grace, and records how it ended. A process that had already ended answers stopped:false with its status (what it left running is ended all the same). Pids that outlived SIGKILL are listed in not_killed.",
+    description: "Sends SIGTERM to the whole tree: the process group (while its leader is the supervisor started, known by pid and start time), every process under it (what left the group with setsid, a double fork or env -i) and every process carrying the job's AITOOLS_JOB tag; SIGKILL when any outlives --grace, and records how it ended. A process that had already ended answers stopped:false with its status (what it left running is ended all the same). Pids that outlived SIGKILL are listed in not_killed.",
     args: <StopArgs as clap::Args>::augment_args,
     output_fields: &[
         field("id", "bg ID."),
@@ -647,6 +664,11 @@ fn wait_gone(j: &Job, until: Instant) -> bool {
 /// checked right before) and to every process carrying its tag.
 fn signal_job(j: &Job, sig: i32) {
     if j.leader_alive() {
+        // What the program left re-parents to the supervisor (a subreaper):
+        // also what dropped the tag (`env -i`) and left the group (`setsid`).
+        for p in subreaper::under(j.meta.pid) {
+            proctree::signal(p, sig);
+        }
         proc::signal_group(j.meta.pid, sig);
     }
     if let Some(tag) = &j.meta.tag {

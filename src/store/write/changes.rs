@@ -274,6 +274,7 @@ impl<'a> Plan<'a> {
         let tmp = self.temp_path(&target);
         self.temps.push(Temp {
             path: tmp.clone(),
+            target: target.clone(),
             kind: TempKind::Symlink {
                 target: text.clone(),
             },
@@ -302,6 +303,7 @@ impl<'a> Plan<'a> {
                 let tmp = self.temp_path(&target);
                 self.temps.push(Temp {
                     path: tmp.clone(),
+                    target: target.clone(),
                     kind: TempKind::File {
                         content: content.clone(),
                         mode,

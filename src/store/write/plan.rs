@@ -98,6 +98,8 @@ pub(super) enum TempKind {
 
 pub(super) struct Temp {
     pub(super) path: PathBuf,
+    /// The path the temp becomes (what a refusal to create it names).
+    pub(super) target: PathBuf,
     pub(super) kind: TempKind,
 }
 
@@ -518,6 +520,7 @@ impl<'a> Plan<'a> {
         let tmp = self.temp_path(&target);
         self.temps.push(Temp {
             path: tmp.clone(),
+            target: target.clone(),
             kind: TempKind::File {
                 content: content.clone(),
                 mode: new_mode,

@@ -140,6 +140,9 @@ impl<'a> Plan<'a> {
         // The descriptors linked, by blob name: their publish looks at them
         // (`blobs::publish_link`'s `held`) instead of opening the name again.
         let mut held: HashMap<PathBuf, Arc<std::fs::File>> = HashMap::new();
+        // The target whose temp was being made when preparing failed: a refusal
+        // there is the tree's (its directory), not the state directory's.
+        let mut making: Option<&Path> = None;
         let prepared = (|| -> std::io::Result<()> {
             // Temp files are created beneath the root's descriptor, as the steps act.
             let tree = Tree::open(&ctx.root)?;
@@ -197,6 +200,7 @@ impl<'a> Plan<'a> {
                 staged.push(stored);
             }
             for t in &self.temps {
+                making = Some(&t.target);
                 match &t.kind {
                     TempKind::File {
                         content,
@@ -215,6 +219,7 @@ impl<'a> Plan<'a> {
                     }
                 }
             }
+            making = None;
             batch.sync()?;
             let mut new_blobs = false;
             for (b, stored) in loose.iter().zip(staged) {
@@ -239,7 +244,20 @@ impl<'a> Plan<'a> {
             .into_iter()
             .filter_map(|(b, _, f, _, _)| b.disk.clone().map(|d| (d, f)))
             .collect();
-        let armed = prepared.map_err(unchanged).and_then(|()| {
+        let prepared = prepared.map_err(|e| match making {
+            Some(target) if refused_by_tree(&e) => StoreError::TreeRefused {
+                rel: target
+                    .strip_prefix(&ctx.root)
+                    .unwrap_or(target)
+                    .display()
+                    .to_string(),
+                error: crate::store::error::copy_io(&e),
+                argv: ctx.argv.clone(),
+            }
+            .into(),
+            _ => unchanged(e),
+        });
+        let armed = prepared.and_then(|()| {
             let watch =
                 super::appends::arm(&ctx.root, &self.watch, &ctx.argv, &relinked, &mut pinned)?;
             intent::write_commit_line(&mut record, &sum).map_err(unchanged)?;
@@ -293,4 +311,13 @@ impl<'a> Plan<'a> {
         })?;
         Ok((appended, watch))
     }
+}
+
+/// Whether the file system refused a change for a cause the user fixes in the
+/// tree (a read-only mount, an attribute, permissions, a full disk).
+fn refused_by_tree(e: &std::io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(libc::EPERM | libc::EROFS | libc::EACCES | libc::ENOSPC | libc::EDQUOT)
+    )
 }

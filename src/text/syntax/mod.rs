@@ -172,9 +172,9 @@ impl YamlKeys {
         let mut dup = None;
         if node && let Some(Some((keys, next_is_key))) = self.frames.last_mut() {
             if *next_is_key
-                && let E::Scalar(k, ..) = ev
+                && let E::Scalar(k, style, _, tag) = ev
                 && k.as_ref() != "<<"
-                && !keys.insert(k.to_string())
+                && !keys.insert(yaml_key(k, *style, tag.as_deref()))
             {
                 dup = Some(k.to_string());
             }
@@ -191,6 +191,86 @@ impl YamlKeys {
         }
         dup
     }
+}
+
+/// A mapping key as YAML 1.2's core schema reads it, so keys equal as values
+/// are one key (`1` and `0x1`, `true` and `True`, `~` and `null`) and keys of
+/// different types are two (`1` and `"1"`): `<type>:<canonical form>`.
+fn yaml_key(
+    v: &str,
+    style: saphyr_parser::ScalarStyle,
+    tag: Option<&saphyr_parser::Tag>,
+) -> String {
+    let plain = style == saphyr_parser::ScalarStyle::Plain;
+    match tag {
+        Some(t) if t.is_yaml_core_schema() && t.suffix != "str" => {
+            return format!(
+                "{}:{}",
+                t.suffix,
+                core_value(v).map_or(v.to_string(), |(_, c)| c)
+            );
+        }
+        Some(t) if !(t.is_yaml_core_schema() || t.handle == "!" && t.suffix.is_empty()) => {
+            return format!("{}{}:{v}", t.handle, t.suffix);
+        }
+        Some(_) => return format!("str:{v}"),
+        None => {}
+    }
+    match core_value(v).filter(|_| plain) {
+        Some((kind, canon)) => format!("{kind}:{canon}"),
+        None => format!("str:{v}"),
+    }
+}
+
+/// A plain scalar's core-schema type and canonical form (`None`: a string).
+fn core_value(v: &str) -> Option<(&'static str, String)> {
+    match v {
+        "" | "~" | "null" | "Null" | "NULL" => return Some(("null", String::new())),
+        "true" | "True" | "TRUE" => return Some(("bool", "true".into())),
+        "false" | "False" | "FALSE" => return Some(("bool", "false".into())),
+        ".nan" | ".NaN" | ".NAN" => return Some(("float", "nan".into())),
+        _ => {}
+    }
+    let (neg, body) = match v.as_bytes().first() {
+        Some(b'-') => (true, &v[1..]),
+        Some(b'+') => (false, &v[1..]),
+        _ => (false, v),
+    };
+    let int = |digits: &str, radix: u32| {
+        let n = u128::from_str_radix(digits, radix).ok()?;
+        Some((
+            "int",
+            format!("{}{n}", if neg && n != 0 { "-" } else { "" }),
+        ))
+    };
+    if let Some(h) = v
+        .strip_prefix("0x")
+        .filter(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit()))
+    {
+        return int(h, 16);
+    }
+    if let Some(o) = v
+        .strip_prefix("0o")
+        .filter(|o| !o.is_empty() && o.bytes().all(|b| (b'0'..=b'7').contains(&b)))
+    {
+        return int(o, 8);
+    }
+    if !body.is_empty() && body.bytes().all(|b| b.is_ascii_digit()) {
+        // Past u128: the digits without leading zeros are the canonical form.
+        let trimmed = body.trim_start_matches('0');
+        return int(body, 10)
+            .or_else(|| Some(("int", format!("{}{trimmed}", if neg { "-" } else { "" }))));
+    }
+    if matches!(body, ".inf" | ".Inf" | ".INF") {
+        return Some(("float", if neg { "-inf" } else { "inf" }.into()));
+    }
+    let float_like = body.bytes().any(|b| b.is_ascii_digit())
+        && body
+            .bytes()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'-' | b'+'))
+        && !body.starts_with(['e', 'E']);
+    let f: f64 = v.parse().ok().filter(|_| float_like)?;
+    Some(("float", format!("{f:?}")))
 }
 
 /// How a language spells comments and strings, for the balance scan.
