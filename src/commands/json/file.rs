@@ -4,13 +4,11 @@
 
 use crate::protocol::{CmdError, Json, Repair, code, shell};
 use crate::store::files;
-use crate::store::snapshot::Snapshot;
 use crate::text::json_doc::scan::{self, Shape};
 use crate::text::json_doc::{self, Node};
 use crate::workspace::Ctx;
 use crate::workspace::candidates::{self, Offer};
-use std::path::PathBuf;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
 
 /// The codes a command that only reads JSON files can answer (`json get`,
 /// `select`, `diff`).
@@ -86,33 +84,28 @@ pub fn not_json(display: &str, text: &str, e: &json_doc::SyntaxError, what: &str
     .with_diagnostics(Json::Arr(vec![d]))
 }
 
-/// A JSON file's bytes as read (not parsed yet): `text` is its UTF-8 body.
+/// A JSON file's text as read (not parsed yet).
 pub struct JsonSrc {
     pub abs: PathBuf,
     pub display: String,
+    /// The SHA-256 a write checks (empty for a read, which needs none).
     pub hash: String,
     pub bom: bool,
-    snap: Arc<Snapshot>,
+    /// The body after the BOM.
+    pub text: String,
 }
 
 impl JsonSrc {
-    /// The body after the BOM (checked as UTF-8 when it was loaded).
-    pub fn text(&self) -> &str {
-        let body = &self.snap.bytes[if self.bom { 3 } else { 0 }..];
-        std::str::from_utf8(body).unwrap_or_default()
-    }
-
     /// Parses the whole text (a syntax error is the answer).
     pub fn parse(self) -> Result<JsonFile, CmdError> {
-        let text = self.text().to_string();
-        let root = json_doc::parse(&text)
-            .map_err(|e| not_json(&self.display, &text, &e, &self.display))?;
+        let root = json_doc::parse(&self.text)
+            .map_err(|e| not_json(&self.display, &self.text, &e, &self.display))?;
         Ok(JsonFile {
             abs: self.abs,
             display: self.display,
             hash: self.hash,
             bom: self.bom,
-            text,
+            text: self.text,
             root,
         })
     }
@@ -120,17 +113,56 @@ impl JsonSrc {
 
 /// Reads and parses `arg` (a write calls this inside its closure, under the lock).
 pub fn load(ctx: &Ctx, arg: &str, abs: PathBuf) -> Result<JsonFile, CmdError> {
-    load_src(ctx, arg, abs)?.parse()
+    let display = check_file(ctx, arg, &abs)?;
+    let snap = ctx.files().load_follow(&abs)?;
+    let (bom, body) = match snap.bytes.strip_prefix(b"\xEF\xBB\xBF") {
+        Some(rest) => (true, rest),
+        None => (false, &snap.bytes[..]),
+    };
+    let text = utf8(&display, body.to_vec())?;
+    JsonSrc {
+        abs,
+        display,
+        hash: snap.hash.clone(),
+        bom,
+        text,
+    }
+    .parse()
 }
 
-/// Reads `arg`: a regular file within the whole-file budget, UTF-8.
+/// Reads `arg` for a read (`json get`, `select`): its bytes once, no hash, no
+/// copy kept in the session's snapshots, so the text is the only copy held.
 pub fn load_src(ctx: &Ctx, arg: &str, abs: PathBuf) -> Result<JsonSrc, CmdError> {
-    let display = ctx.display_path(&abs);
-    let meta = ctx.files().stat(&abs, true)?;
+    let display = check_file(ctx, arg, &abs)?;
+    let mut bytes = match ctx.files().find(&abs)? {
+        files::Found::At(c) => c
+            .read()
+            .map_err(|e| crate::protocol::error::io_error(&ctx.command, &display, &e))?,
+        // What the view says instead is the snapshot's answer.
+        _ => ctx.files().load_follow(&abs)?.bytes.clone(),
+    };
+    let bom = bytes.starts_with(b"\xEF\xBB\xBF");
+    if bom {
+        bytes.drain(..3);
+    }
+    let text = utf8(&display, bytes)?;
+    Ok(JsonSrc {
+        abs,
+        display,
+        hash: String::new(),
+        bom,
+        text,
+    })
+}
+
+/// `arg` as a regular file within the whole-file budget: its display path.
+fn check_file(ctx: &Ctx, arg: &str, abs: &Path) -> Result<String, CmdError> {
+    let display = ctx.display_path(abs);
+    let meta = ctx.files().stat(abs, true)?;
     match meta.kind {
         files::Kind::Missing => {
             let e = std::io::Error::from(std::io::ErrorKind::NotFound);
-            return Err(candidates::not_found_or_io(ctx, arg, &abs, &e, Offer::Look));
+            return Err(candidates::not_found_or_io(ctx, arg, abs, &e, Offer::Look));
         }
         files::Kind::File => {}
         _ => {
@@ -146,29 +178,23 @@ pub fn load_src(ctx: &Ctx, arg: &str, abs: PathBuf) -> Result<JsonSrc, CmdError>
         }
     }
     crate::workspace::input::whole_file_budget(&display, meta.len)?;
-    let snap = ctx.files().load_follow(&abs)?;
-    let bom = snap.bytes.starts_with(b"\xEF\xBB\xBF");
-    let body = &snap.bytes[if bom { 3 } else { 0 }..];
-    if let Err(e) = std::str::from_utf8(body) {
-        return Err(CmdError::new(
+    Ok(display)
+}
+
+fn utf8(display: &str, body: Vec<u8>) -> Result<String, CmdError> {
+    String::from_utf8(body).map_err(|e| {
+        CmdError::new(
             code::NOT_UTF8,
             format!(
                 "{display} is not valid UTF-8 (byte {}); JSON is UTF-8.",
-                e.valid_up_to()
+                e.utf8_error().valid_up_to()
             ),
             Repair::new(
                 "info",
                 "See the file's encoding.",
-                shell::aitools(["info", &display]),
+                shell::aitools(["info", display]),
             ),
-        ));
-    }
-    Ok(JsonSrc {
-        abs,
-        display,
-        hash: snap.hash.clone(),
-        bom,
-        snap,
+        )
     })
 }
 
@@ -188,7 +214,7 @@ pub fn no_such_pointer(ctx: &Ctx, f: &JsonFile, tokens: &[String], resolved: usi
 /// of the pointer that resolves and what is there; `None` when the text is not
 /// JSON the scan vouches for (the whole parse answers then).
 pub fn no_such_pointer_in(ctx: &Ctx, src: &JsonSrc, tokens: &[String]) -> Option<CmdError> {
-    let text = src.text();
+    let text = &src.text;
     (0..tokens.len()).rev().find_map(|k| {
         let (start, end) = scan::locate(text, &tokens[..k])?;
         let shape = scan::shape(text, start, end, 20);

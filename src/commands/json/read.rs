@@ -82,9 +82,9 @@ fn load_read(ctx: &Ctx, arg: &str) -> Result<JsonSrc, CmdError> {
 /// scan (only that value parsed), else by the whole parse, whose answer for a
 /// pointer that does not resolve (or a text that is not JSON) is the error.
 fn value_at(ctx: &Ctx, src: JsonSrc, tokens: &[String]) -> Result<(Node, Src), CmdError> {
-    if let Some((start, end)) = json_doc::scan::locate(src.text(), tokens) {
-        let n = json_doc::scan::parse_span(src.text(), start, end)
-            .map_err(|e| file::not_json(&src.display, src.text(), &e, &src.display))?;
+    if let Some((start, end)) = json_doc::scan::locate(&src.text, tokens) {
+        let n = json_doc::scan::parse_span(&src.text, start, end)
+            .map_err(|e| file::not_json(&src.display, &src.text, &e, &src.display))?;
         return Ok((n, Src::Raw(src)));
     }
     if let Some(e) = file::no_such_pointer_in(ctx, &src, tokens) {
@@ -106,7 +106,7 @@ enum Src {
 impl Src {
     fn text(&self) -> &str {
         match self {
-            Src::Raw(s) => s.text(),
+            Src::Raw(s) => &s.text,
             Src::Parsed(f) => &f.text,
         }
     }
@@ -378,7 +378,12 @@ fn parse_where(ctx: &Ctx, w: &str) -> Result<Cond, CmdError> {
 }
 
 fn holds(c: &Cond, el: &Node, src: &str) -> bool {
-    let Ok(v) = json_doc::lookup(el, &c.tokens) else {
+    holds_value(c, json_doc::lookup(el, &c.tokens).ok(), src)
+}
+
+/// Whether `v`, what the condition's pointer found in an element, satisfies it.
+fn holds_value(c: &Cond, v: Option<&Node>, src: &str) -> bool {
+    let Some(v) = v else {
         return c.op == Op::Ne;
     };
     let Some(rhs) = &c.rhs else { return false };
@@ -486,21 +491,31 @@ pub fn select(ctx: &Ctx, a: &SelectArgs) -> Result<Output, CmdError> {
     let room = if a.output == "count" { 0 } else { a.limit };
     let mut total = 0;
     let (mut chosen, src): (Vec<(usize, Node)>, Src) = {
-        let mut keep = |_: usize, el: &Node, src: &str| {
-            if !conds.iter().all(|c| holds(c, el, src)) {
-                return false;
-            }
-            total += 1;
-            keep_all || total <= room
+        let mut counted = |matched: bool| {
+            total += usize::from(matched);
+            matched && (keep_all || total <= room)
         };
-        match json_doc::scan::locate(f.text(), &tokens) {
+        match json_doc::scan::locate(&f.text, &tokens) {
             Some((start, end)) => {
-                let text = f.text();
+                let text = &f.text;
                 if !text[start..].starts_with('[') {
                     return Err(not_array(json_doc::scan::type_at(text, start)));
                 }
-                let els = json_doc::scan::elements(text, start, end, |i, el| keep(i, el, text))
-                    .map_err(|e| file::not_json(&display, text, &e, &display))?;
+                // Each condition parses only the value its pointer finds.
+                let test = |s: usize, e: usize| {
+                    for c in &conds {
+                        let v = json_doc::scan::locate_in(text, s, e, &c.tokens)
+                            .map(|(a, b)| json_doc::scan::parse_span(text, a, b))
+                            .transpose()?;
+                        if !holds_value(c, v.as_ref(), text) {
+                            return Ok(false);
+                        }
+                    }
+                    Ok(true)
+                };
+                let els =
+                    json_doc::scan::elements(text, start, end, |_, s, e| Ok(counted(test(s, e)?)))
+                        .map_err(|e| file::not_json(&display, text, &e, &display))?;
                 (els, Src::Raw(f))
             }
             None => {
@@ -516,7 +531,7 @@ pub fn select(ctx: &Ctx, a: &SelectArgs) -> Result<Output, CmdError> {
                 let els = elems
                     .iter()
                     .enumerate()
-                    .filter(|(i, el)| keep(*i, el, &f.text))
+                    .filter(|(_, el)| counted(conds.iter().all(|c| holds(c, el, &f.text))))
                     .map(|(i, el)| (i, el.clone()))
                     .collect();
                 (els, Src::Parsed(f))

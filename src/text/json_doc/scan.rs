@@ -44,15 +44,15 @@ pub fn type_at(text: &str, at: usize) -> &'static str {
     }
 }
 
-/// An array's elements (the array at `start..end`, as `locate` found it), each
-/// parsed alone: its index and its tree (spans into `text`). `keep` decides
-/// which trees are kept; the kept ones share the parser's value budget, the
-/// dropped ones cost nothing after their turn.
+/// An array's elements (the array at `start..end`, as `locate` found it):
+/// `keep` sees each one's index and span, and only the kept ones are parsed
+/// (their index and tree, spans into `text`); the kept trees share the
+/// parser's value budget.
 pub fn elements(
     text: &str,
     start: usize,
     end: usize,
-    mut keep: impl FnMut(usize, &Node) -> bool,
+    mut keep: impl FnMut(usize, usize, usize) -> Result<bool, SyntaxError>,
 ) -> Result<Vec<(usize, Node)>, SyntaxError> {
     let mut p = Parser {
         s: &text.as_bytes()[..end],
@@ -61,7 +61,6 @@ pub fn elements(
         nodes: 0,
     };
     let mut out = Vec::new();
-    let mut kept = 0;
     let mut index = 0;
     loop {
         p.ws();
@@ -73,14 +72,35 @@ pub fn elements(
             }
             _ => {}
         }
-        p.nodes = kept;
-        let n = p.value(1)?;
-        if keep(index, &n) {
-            kept = p.nodes;
-            out.push((index, n));
+        let at = p.i;
+        if p.skip(1).is_err() {
+            return Err(p.err("expected a value"));
+        }
+        if keep(index, at, p.i)? {
+            let next = p.i;
+            p.i = at;
+            out.push((index, p.value(1)?));
+            p.i = next;
         }
         index += 1;
     }
+}
+
+/// The span of the value at `tokens` inside the value at `start..end` (a
+/// span `locate` found, so the text there is checked).
+pub fn locate_in(
+    text: &str,
+    start: usize,
+    end: usize,
+    tokens: &[String],
+) -> Option<(usize, usize)> {
+    let mut p = Parser {
+        s: &text.as_bytes()[..end],
+        text,
+        i: start,
+        nodes: 0,
+    };
+    p.find(tokens, 1).ok().flatten()
 }
 
 /// The value at `start..end` (a span `locate` found) as a tree.
