@@ -788,5 +788,6 @@ pub fn remove(text: &str, c: &Node, at: usize) -> Splice {
     }
 }
 
+pub mod scan;
 #[cfg(test)]
 mod tests;

@@ -41,6 +41,7 @@ mod honest;
 mod inputs;
 mod inspect;
 mod json;
+mod json_stream;
 mod jsonl_output_lost;
 mod lines;
 mod link;

@@ -4,10 +4,11 @@
 
 use crate::protocol::{CmdError, Json, Repair, code, shell};
 use crate::store::files;
+use crate::text::json_doc::scan::{self, Shape};
 use crate::text::json_doc::{self, Node};
 use crate::workspace::Ctx;
 use crate::workspace::candidates::{self, Offer};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The codes a command that only reads JSON files can answer (`json get`,
 /// `select`, `diff`).
@@ -83,14 +84,85 @@ pub fn not_json(display: &str, text: &str, e: &json_doc::SyntaxError, what: &str
     .with_diagnostics(Json::Arr(vec![d]))
 }
 
+/// A JSON file's text as read (not parsed yet).
+pub struct JsonSrc {
+    pub abs: PathBuf,
+    pub display: String,
+    /// The SHA-256 a write checks (empty for a read, which needs none).
+    pub hash: String,
+    pub bom: bool,
+    /// The body after the BOM.
+    pub text: String,
+}
+
+impl JsonSrc {
+    /// Parses the whole text (a syntax error is the answer).
+    pub fn parse(self) -> Result<JsonFile, CmdError> {
+        let root = json_doc::parse(&self.text)
+            .map_err(|e| not_json(&self.display, &self.text, &e, &self.display))?;
+        Ok(JsonFile {
+            abs: self.abs,
+            display: self.display,
+            hash: self.hash,
+            bom: self.bom,
+            text: self.text,
+            root,
+        })
+    }
+}
+
 /// Reads and parses `arg` (a write calls this inside its closure, under the lock).
 pub fn load(ctx: &Ctx, arg: &str, abs: PathBuf) -> Result<JsonFile, CmdError> {
-    let display = ctx.display_path(&abs);
-    let meta = ctx.files().stat(&abs, true)?;
+    let display = check_file(ctx, arg, &abs)?;
+    let snap = ctx.files().load_follow(&abs)?;
+    let (bom, body) = match snap.bytes.strip_prefix(b"\xEF\xBB\xBF") {
+        Some(rest) => (true, rest),
+        None => (false, &snap.bytes[..]),
+    };
+    let text = utf8(&display, body.to_vec())?;
+    JsonSrc {
+        abs,
+        display,
+        hash: snap.hash.clone(),
+        bom,
+        text,
+    }
+    .parse()
+}
+
+/// Reads `arg` for a read (`json get`, `select`): its bytes once, no hash, no
+/// copy kept in the session's snapshots, so the text is the only copy held.
+pub fn load_src(ctx: &Ctx, arg: &str, abs: PathBuf) -> Result<JsonSrc, CmdError> {
+    let display = check_file(ctx, arg, &abs)?;
+    let mut bytes = match ctx.files().find(&abs)? {
+        files::Found::At(c) => c
+            .read()
+            .map_err(|e| crate::protocol::error::io_error(&ctx.command, &display, &e))?,
+        // What the view says instead is the snapshot's answer.
+        _ => ctx.files().load_follow(&abs)?.bytes.clone(),
+    };
+    let bom = bytes.starts_with(b"\xEF\xBB\xBF");
+    if bom {
+        bytes.drain(..3);
+    }
+    let text = utf8(&display, bytes)?;
+    Ok(JsonSrc {
+        abs,
+        display,
+        hash: String::new(),
+        bom,
+        text,
+    })
+}
+
+/// `arg` as a regular file within the whole-file budget: its display path.
+fn check_file(ctx: &Ctx, arg: &str, abs: &Path) -> Result<String, CmdError> {
+    let display = ctx.display_path(abs);
+    let meta = ctx.files().stat(abs, true)?;
     match meta.kind {
         files::Kind::Missing => {
             let e = std::io::Error::from(std::io::ErrorKind::NotFound);
-            return Err(candidates::not_found_or_io(ctx, arg, &abs, &e, Offer::Look));
+            return Err(candidates::not_found_or_io(ctx, arg, abs, &e, Offer::Look));
         }
         files::Kind::File => {}
         _ => {
@@ -106,12 +178,11 @@ pub fn load(ctx: &Ctx, arg: &str, abs: PathBuf) -> Result<JsonFile, CmdError> {
         }
     }
     crate::workspace::input::whole_file_budget(&display, meta.len)?;
-    let snap = ctx.files().load_follow(&abs)?;
-    let (bom, body) = match snap.bytes.strip_prefix(b"\xEF\xBB\xBF") {
-        Some(rest) => (true, rest),
-        None => (false, &snap.bytes[..]),
-    };
-    let text = String::from_utf8(body.to_vec()).map_err(|e| {
+    Ok(display)
+}
+
+fn utf8(display: &str, body: Vec<u8>) -> Result<String, CmdError> {
+    String::from_utf8(body).map_err(|e| {
         CmdError::new(
             code::NOT_UTF8,
             format!(
@@ -121,41 +192,54 @@ pub fn load(ctx: &Ctx, arg: &str, abs: PathBuf) -> Result<JsonFile, CmdError> {
             Repair::new(
                 "info",
                 "See the file's encoding.",
-                shell::aitools(["info", &display]),
+                shell::aitools(["info", display]),
             ),
         )
-    })?;
-    let root = json_doc::parse(&text).map_err(|e| not_json(&display, &text, &e, &display))?;
-    Ok(JsonFile {
-        abs,
-        display,
-        hash: snap.hash.clone(),
-        bom,
-        text,
-        root,
     })
 }
 
 /// `argument.invalid` for a pointer that does not resolve: the part that did, and
 /// the keys (an object) or the first and last index (an array) found there.
 pub fn no_such_pointer(ctx: &Ctx, f: &JsonFile, tokens: &[String], resolved: usize) -> CmdError {
+    let at = json_doc::lookup(&f.root, &tokens[..resolved]).ok();
+    let shape = at.map(|n| match &n.kind {
+        json_doc::Kind::Obj(m) => Shape::Obj(m.iter().take(20).map(|x| x.key.clone()).collect()),
+        json_doc::Kind::Arr(items) => Shape::Arr(items.len()),
+        _ => Shape::Other(n.type_name()),
+    });
+    pointer_error(ctx, &f.display, tokens, resolved, shape)
+}
+
+/// The same answer from the text alone (the streaming scan): the longest part
+/// of the pointer that resolves and what is there; `None` when the text is not
+/// JSON the scan vouches for (the whole parse answers then).
+pub fn no_such_pointer_in(ctx: &Ctx, src: &JsonSrc, tokens: &[String]) -> Option<CmdError> {
+    let text = &src.text;
+    (0..tokens.len()).rev().find_map(|k| {
+        let (start, end) = scan::locate(text, &tokens[..k])?;
+        let shape = scan::shape(text, start, end, 20);
+        Some(pointer_error(ctx, &src.display, tokens, k, Some(shape)))
+    })
+}
+
+fn pointer_error(
+    ctx: &Ctx,
+    display: &str,
+    tokens: &[String],
+    resolved: usize,
+    at: Option<Shape>,
+) -> CmdError {
     let good = json_doc::pointer_of(&tokens[..resolved]);
     let shown = json_doc::pointer_of(tokens);
-    let at = json_doc::lookup(&f.root, &tokens[..resolved]).ok();
-    let (keys, range): (Vec<Json>, String) = match at.map(|n| &n.kind) {
-        Some(json_doc::Kind::Obj(m)) => (
-            m.iter()
-                .take(20)
-                .map(|x| Json::str(x.key.clone()))
-                .collect(),
+    let (keys, range): (Vec<Json>, String) = match &at {
+        Some(Shape::Obj(keys)) => (
+            keys.iter().map(|k| Json::str(k.clone())).collect(),
             String::new(),
         ),
         // An array's candidates are its first and last index.
-        Some(json_doc::Kind::Arr(items)) if items.is_empty() => {
-            (Vec::new(), "; the array is empty".to_string())
-        }
-        Some(json_doc::Kind::Arr(items)) => {
-            let last = items.len() - 1;
+        Some(Shape::Arr(0)) => (Vec::new(), "; the array is empty".to_string()),
+        Some(Shape::Arr(len)) => {
+            let last = len - 1;
             let mut ends = vec![Json::str("0")];
             if last > 0 {
                 ends.push(Json::str(last.to_string()));
@@ -164,21 +248,20 @@ pub fn no_such_pointer(ctx: &Ctx, f: &JsonFile, tokens: &[String], resolved: usi
         }
         _ => (Vec::new(), String::new()),
     };
-    let what = match at {
+    let what = match &at {
         Some(n) => format!("{} at {:?}", json_doc::with_article(n.type_name()), good),
         None => format!("{good:?}"),
     };
     CmdError::new(
         code::ARGUMENT_INVALID,
         format!(
-            "{} has nothing at {shown:?}: the pointer stops at {what} (token {:?}){range}.",
-            f.display,
+            "{display} has nothing at {shown:?}: the pointer stops at {what} (token {:?}){range}.",
             tokens.get(resolved).map(String::as_str).unwrap_or("")
         ),
         Repair::new(
             "keys",
             "List what is there.",
-            shell::aitools(["json", "get", &f.display, &good, "--keys"]),
+            shell::aitools(["json", "get", display, &good, "--keys"]),
         ),
     )
     .with_candidates(Json::Arr(keys))

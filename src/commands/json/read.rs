@@ -1,7 +1,7 @@
 //! `json get` (the value at a pointer, bounded, with child-pointer continuations)
 //! and `json select` (filter, sort and project an array's elements).
 
-use super::file::{self, JsonFile, READ_CODES};
+use super::file::{self, JsonFile, JsonSrc, READ_CODES};
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, error, shell, values};
@@ -71,11 +71,45 @@ pub const GET: CommandSpec = CommandSpec {
     run: handler!(GetArgs, get),
 };
 
-fn load_read(ctx: &Ctx, arg: &str) -> Result<JsonFile, CmdError> {
+fn load_read(ctx: &Ctx, arg: &str) -> Result<JsonSrc, CmdError> {
     let abs = ctx.path_arg(arg)?;
-    let f = file::load(ctx, arg, abs)?;
+    let f = file::load_src(ctx, arg, abs)?;
     ctx.files().record_read(&f.abs)?;
     Ok(f)
+}
+
+/// The value at `tokens` and the text its spans index: found by the streaming
+/// scan (only that value parsed), else by the whole parse, whose answer for a
+/// pointer that does not resolve (or a text that is not JSON) is the error.
+fn value_at(ctx: &Ctx, src: JsonSrc, tokens: &[String]) -> Result<(Node, Src), CmdError> {
+    if let Some((start, end)) = json_doc::scan::locate(&src.text, tokens) {
+        let n = json_doc::scan::parse_span(&src.text, start, end)
+            .map_err(|e| file::not_json(&src.display, &src.text, &e, &src.display))?;
+        return Ok((n, Src::Raw(src)));
+    }
+    if let Some(e) = file::no_such_pointer_in(ctx, &src, tokens) {
+        return Err(e);
+    }
+    let f = src.parse()?;
+    let n = json_doc::lookup(&f.root, tokens)
+        .map_err(|k| file::no_such_pointer(ctx, &f, tokens, k))?
+        .clone();
+    Ok((n, Src::Parsed(f)))
+}
+
+/// What a value's spans index: the file's text.
+enum Src {
+    Raw(JsonSrc),
+    Parsed(JsonFile),
+}
+
+impl Src {
+    fn text(&self) -> &str {
+        match self {
+            Src::Raw(s) => &s.text,
+            Src::Parsed(f) => &f.text,
+        }
+    }
 }
 
 /// The longest prefix of `s` within `max` bytes, cut at a character boundary.
@@ -120,10 +154,11 @@ pub fn get(ctx: &Ctx, a: &GetArgs) -> Result<Output, CmdError> {
     }
     let (tokens, took) = file::pointer_or_jq(ctx, &a.pointer)?;
     let f = load_read(ctx, &a.path)?;
-    let n = json_doc::lookup(&f.root, &tokens)
-        .map_err(|k| file::no_such_pointer(ctx, &f, &tokens, k))?;
+    let display = f.display.clone();
+    let (n, src) = value_at(ctx, f, &tokens)?;
+    let (n, body) = (&n, src.text());
     let mut out = GetOut {
-        path: f.display.clone(),
+        path: display.clone(),
         pointer: took.clone().unwrap_or_else(|| a.pointer.clone()),
         kind: n.type_name(),
         length: n.length(),
@@ -154,7 +189,7 @@ pub fn get(ctx: &Ctx, a: &GetArgs) -> Result<Output, CmdError> {
         returned = Json::Arr(keys.clone()).to_string_compact();
         out.keys = Some(keys);
     } else {
-        let compact = n.to_json(&f.text).to_string_compact();
+        let compact = n.to_json(body).to_string_compact();
         let text = match (&n.kind, a.raw) {
             (Kind::Str(s), true) => s.clone(),
             _ => compact.clone(),
@@ -164,13 +199,13 @@ pub fn get(ctx: &Ctx, a: &GetArgs) -> Result<Output, CmdError> {
             returned = preview.clone();
             out.value_preview = Some(preview);
             out.truncated = true;
-            out.next_commands = children(&f, &tokens, n);
+            out.next_commands = children(&display, &tokens, n);
         } else if a.raw {
             returned = text.clone();
             out.text = Some(text);
         } else {
             returned = compact;
-            out.value = Some(n.to_json(&f.text));
+            out.value = Some(n.to_json(body));
         }
     }
     out.approx_tokens = returned.chars().count().div_ceil(4);
@@ -185,7 +220,7 @@ pub fn get(ctx: &Ctx, a: &GetArgs) -> Result<Output, CmdError> {
 }
 
 /// `json get` of each child (the first few), then `--keys` for the rest.
-fn children(f: &JsonFile, tokens: &[String], n: &Node) -> Vec<String> {
+fn children(display: &str, tokens: &[String], n: &Node) -> Vec<String> {
     let names: Vec<String> = match &n.kind {
         Kind::Obj(m) => m.iter().map(|x| x.key.clone()).collect(),
         Kind::Arr(v) => (0..v.len()).map(|i| i.to_string()).collect(),
@@ -197,14 +232,14 @@ fn children(f: &JsonFile, tokens: &[String], n: &Node) -> Vec<String> {
         .map(|k| {
             let mut t = tokens.to_vec();
             t.push(k.clone());
-            shell::aitools(["json", "get", &f.display, &json_doc::pointer_of(&t)])
+            shell::aitools(["json", "get", display, &json_doc::pointer_of(&t)])
         })
         .collect();
     if names.len() > MAX_CHILD_COMMANDS {
         out.push(shell::aitools([
             "json",
             "get",
-            &f.display,
+            display,
             &json_doc::pointer_of(tokens),
             "--keys",
         ]));
@@ -343,7 +378,12 @@ fn parse_where(ctx: &Ctx, w: &str) -> Result<Cond, CmdError> {
 }
 
 fn holds(c: &Cond, el: &Node, src: &str) -> bool {
-    let Ok(v) = json_doc::lookup(el, &c.tokens) else {
+    holds_value(c, json_doc::lookup(el, &c.tokens).ok(), src)
+}
+
+/// Whether `v`, what the condition's pointer found in an element, satisfies it.
+fn holds_value(c: &Cond, v: Option<&Node>, src: &str) -> bool {
+    let Some(v) = v else {
         return c.op == Op::Ne;
     };
     let Some(rhs) = &c.rhs else { return false };
@@ -433,25 +473,72 @@ pub fn select(ctx: &Ctx, a: &SelectArgs) -> Result<Output, CmdError> {
         .map(|p| file::pointer(ctx, p))
         .transpose()?;
     let f = load_read(ctx, &a.path)?;
-    let n = json_doc::lookup(&f.root, &tokens)
-        .map_err(|k| file::no_such_pointer(ctx, &f, &tokens, k))?;
-    let Kind::Arr(elems) = &n.kind else {
-        return Err(CmdError::invalid_argument(
+    let display = f.display.clone();
+    let not_array = |t: &str| {
+        CmdError::invalid_argument(
             &ctx.command,
             format!(
                 "{:?} in {} is {}, not an array; json select filters arrays (json get reads the rest).",
                 a.pointer,
-                f.display,
-                json_doc::with_article(n.type_name())
+                display,
+                json_doc::with_article(t)
             ),
-        ));
+        )
     };
-    let src = &f.text;
-    let mut chosen: Vec<(usize, &Node)> = elems
-        .iter()
-        .enumerate()
-        .filter(|(_, el)| conds.iter().all(|c| holds(c, el, src)))
-        .collect();
+    // Only the elements the answer needs are kept: every match when sorted or
+    // reversed, else the first --limit (count mode: none); `total` counts them all.
+    let keep_all = sort_by.is_some() || a.desc;
+    let room = if a.output == "count" { 0 } else { a.limit };
+    let mut total = 0;
+    let (mut chosen, src): (Vec<(usize, Node)>, Src) = {
+        let mut counted = |matched: bool| {
+            total += usize::from(matched);
+            matched && (keep_all || total <= room)
+        };
+        match json_doc::scan::locate(&f.text, &tokens) {
+            Some((start, end)) => {
+                let text = &f.text;
+                if !text[start..].starts_with('[') {
+                    return Err(not_array(json_doc::scan::type_at(text, start)));
+                }
+                // Each condition parses only the value its pointer finds.
+                let test = |s: usize, e: usize| {
+                    for c in &conds {
+                        let v = json_doc::scan::locate_in(text, s, e, &c.tokens)
+                            .map(|(a, b)| json_doc::scan::parse_span(text, a, b))
+                            .transpose()?;
+                        if !holds_value(c, v.as_ref(), text) {
+                            return Ok(false);
+                        }
+                    }
+                    Ok(true)
+                };
+                let els =
+                    json_doc::scan::elements(text, start, end, |_, s, e| Ok(counted(test(s, e)?)))
+                        .map_err(|e| file::not_json(&display, text, &e, &display))?;
+                (els, Src::Raw(f))
+            }
+            None => {
+                if let Some(e) = file::no_such_pointer_in(ctx, &f, &tokens) {
+                    return Err(e);
+                }
+                let f = f.parse()?;
+                let n = json_doc::lookup(&f.root, &tokens)
+                    .map_err(|k| file::no_such_pointer(ctx, &f, &tokens, k))?;
+                let Kind::Arr(elems) = &n.kind else {
+                    return Err(not_array(n.type_name()));
+                };
+                let els = elems
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, el)| counted(conds.iter().all(|c| holds(c, el, &f.text))))
+                    .map(|(i, el)| (i, el.clone()))
+                    .collect();
+                (els, Src::Parsed(f))
+            }
+        }
+    };
+    let src = src.text();
     if let Some(key) = &sort_by {
         chosen.sort_by(|(_, x), (_, y)| {
             let o = sort_cmp(
@@ -464,10 +551,9 @@ pub fn select(ctx: &Ctx, a: &SelectArgs) -> Result<Output, CmdError> {
     } else if a.desc {
         chosen.reverse();
     }
-    let total = chosen.len();
     if a.output == "count" {
         let out = SelectOut {
-            path: f.display,
+            path: display,
             mode: "count",
             items: None,
             count: Some(total),
@@ -516,7 +602,7 @@ pub fn select(ctx: &Ctx, a: &SelectArgs) -> Result<Output, CmdError> {
         Vec::new()
     };
     let out = SelectOut {
-        path: f.display,
+        path: display,
         mode: "items",
         items: Some(items),
         count: None,
