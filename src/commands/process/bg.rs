@@ -664,12 +664,15 @@ fn wait_gone(j: &Job, until: Instant) -> bool {
 /// checked right before) and to every process carrying its tag.
 fn signal_job(j: &Job, sig: i32) {
     if j.leader_alive() {
+        // The group first, in one kill: a shell signalled after its foreground
+        // child would see the child die and exit 143 itself, and the job would
+        // read as exited rather than stopped by the signal.
+        proc::signal_group(j.meta.pid, sig);
         // What the program left re-parents to the supervisor (a subreaper):
         // also what dropped the tag (`env -i`) and left the group (`setsid`).
         for p in subreaper::under(j.meta.pid) {
             proctree::signal(p, sig);
         }
-        proc::signal_group(j.meta.pid, sig);
     }
     if let Some(tag) = &j.meta.tag {
         proctree::signal_tagged(tag, sig);
