@@ -70,6 +70,44 @@ fn a_failed_program_leads_with_what_failed_in_a_small_window() {
     assert!(ok.json.get("failed").is_none(), "{}", ok.stdout);
 }
 
+/// A failure printed before a long cleanup (out of the tail window) and after
+/// many early error lines still leads the answer: the last lines that show a
+/// failure are kept too, a panic with its message, never a backtrace frame
+/// or a `failures:` header (was: the first 8 matching lines only).
+#[test]
+fn a_failure_cut_from_the_tail_still_leads_the_answer() {
+    let env = TestEnv::new();
+    let script = "for i in $(seq 1 12); do echo \"retry $i: connection error\"; done; \
+        echo 'failures:'; \
+        echo \"thread 'main' panicked at src/cache.rs:42:9:\"; \
+        echo 'index out of bounds: the len is 3 but the index is 7'; \
+        echo '   2: core::panicking::assert_failed_inner'; \
+        for i in $(seq 1 60); do echo \"cleanup step $i\"; done; exit 101";
+    let r = env.run(&["run", "--", "sh", "-c", script]);
+    assert_eq!(r.json["failed"]["reason"], "exit 101", "{}", r.stdout);
+    let lines: Vec<String> = r.json["failed"]["lines"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|l| l.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    let has = |s: &str| lines.iter().any(|l| l.contains(s));
+    assert!(
+        has("panicked at src/cache.rs:42:9") && has("index out of bounds"),
+        "{lines:?}"
+    );
+    assert!(has("retry 1: connection error"), "{lines:?}");
+    assert!(
+        !has("assert_failed_inner") && !lines.iter().any(|l| l == "failures:"),
+        "{lines:?}"
+    );
+    assert!(lines.len() <= 8, "{lines:?}");
+    // Neither the panic nor its message is in the 20-line tail window.
+    assert!(!r.json["stdout"]["tail"].to_string().contains("panicked"));
+}
+
 #[test]
 fn run_counts_the_secrets_it_masked() {
     let env = TestEnv::new();

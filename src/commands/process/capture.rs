@@ -15,8 +15,11 @@ use std::sync::OnceLock;
 const MAX_PENDING: usize = 64 * 1024;
 /// Bytes kept per window (head, tail, matches) whatever the line counts asked.
 const WINDOW_BYTES: usize = 4 * 1024 * 1024;
-/// Lines that show a failure kept per stream.
-pub const FAILURE_LINES: usize = 8;
+/// Lines that show a failure kept per stream: the first few (the first error
+/// often causes the rest) and the last few (a summary, or a panic printed before
+/// a long cleanup that pushed it out of the tail window).
+pub const FIRST_FAILURES: usize = 4;
+pub const LAST_FAILURES: usize = 4;
 
 /// The lines that show why a program failed: an assertion, an error, a panic, a
 /// traceback, a failed test's summary line.
@@ -29,6 +32,27 @@ fn failure_re() -> Option<&'static Regex> {
         .ok()
     })
     .as_ref()
+}
+
+/// A backtrace frame (`  3: core::panicking::assert_failed`, `at src/x.rs:1`)
+/// names a function, not the failure, even when the name says assert.
+fn is_frame(line: &str) -> bool {
+    let t = line.trim_start();
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    t.len() < line.len() && ((digits > 0 && t[digits..].starts_with(": ")) || t.starts_with("at "))
+}
+
+/// A section header (`failures:`, `=== FAILURES ===`, `ERRORS`) announces the
+/// lines that follow; it does not show a failure itself.
+fn is_header(line: &str) -> bool {
+    let t = line
+        .trim_matches(|c: char| c == '=' || c == '-' || c == '_' || c == ':' || c.is_whitespace());
+    t.eq_ignore_ascii_case("failures") || t.eq_ignore_ascii_case("errors")
+}
+
+/// Rust prints a panic's message on the line after `panicked at FILE:L:C:`.
+fn opens_panic_message(line: &str) -> bool {
+    line.contains("panicked at ") && line.trim_end().ends_with(':')
 }
 
 /// How a stream is read.
@@ -54,6 +78,8 @@ pub struct Capture {
     match_bytes: usize,
     total_matches: u64,
     failures: Vec<String>,
+    last_failures: VecDeque<String>,
+    panic_message_next: bool,
     cut: bool,
     pending: Vec<u8>,
     pending_over: bool,
@@ -85,10 +111,7 @@ impl Capture {
                 });
             }
         }
-        if self.failures.len() < FAILURE_LINES && failure_re().is_some_and(|re| re.is_match(&text))
-        {
-            self.failures.push(text.clone());
-        }
+        self.note_failure(&text);
         if self.head.len() < self.shape.head && self.head_bytes < WINDOW_BYTES {
             self.head_bytes += text.len();
             self.head.push(text);
@@ -128,7 +151,30 @@ impl Capture {
             cut_lines: self.cut,
         };
         debug_assert!(shown_matches <= self.total_matches);
-        (w, self.mask.count(), self.failures)
+        let mut failures = self.failures;
+        failures.extend(self.last_failures);
+        (w, self.mask.count(), failures)
+    }
+
+    /// Keeps a line that shows a failure: among the first [`FIRST_FAILURES`]
+    /// or, past them, the last [`LAST_FAILURES`].
+    fn note_failure(&mut self, text: &str) {
+        let message = std::mem::replace(&mut self.panic_message_next, opens_panic_message(text));
+        let shows = message
+            || (!is_frame(text)
+                && !is_header(text)
+                && failure_re().is_some_and(|re| re.is_match(text)));
+        if !shows {
+            return;
+        }
+        if self.failures.len() < FIRST_FAILURES {
+            self.failures.push(text.to_string());
+            return;
+        }
+        self.last_failures.push_back(text.to_string());
+        if self.last_failures.len() > LAST_FAILURES {
+            self.last_failures.pop_front();
+        }
     }
 }
 
@@ -203,5 +249,22 @@ mod tests {
         assert_eq!(w.tail, ["9", "10", "last"]);
         assert_eq!(w.total_lines, 11);
         assert!(w.truncated && masked == 0);
+    }
+
+    #[test]
+    fn frames_and_headers_do_not_show_a_failure_a_panic_message_does() {
+        assert!(is_frame("   2: core::panicking::assert_failed_inner"));
+        assert!(is_frame("             at ./src/lib.rs:66:30"));
+        assert!(!is_frame("E       assert 1 == 2") && !is_frame("12: error here"));
+        assert!(is_header("failures:") && is_header("=== FAILURES ===") && is_header("ERRORS"));
+        assert!(!is_header("FAILED tests/a.py::t - assert 1 == 2"));
+        let mut c = Capture::new(Shape::default());
+        c.feed(b"thread 'main' panicked at src/a.rs:1:2:\nthe message\nok\n");
+        c.end();
+        let (_, _, failures) = c.finish();
+        assert_eq!(
+            failures,
+            ["thread 'main' panicked at src/a.rs:1:2:", "the message"]
+        );
     }
 }
