@@ -108,6 +108,34 @@ fn a_failure_cut_from_the_tail_still_leads_the_answer() {
     assert!(!r.json["stdout"]["tail"].to_string().contains("panicked"));
 }
 
+/// Wide lines (a minified bundle, JSON rows) do not turn the default windows
+/// into a 76 KB answer: each stops at 4 KiB (one line at least) and says it was
+/// truncated; an explicit --tail keeps the lines asked for.
+#[test]
+fn default_windows_stop_at_a_byte_cap_an_explicit_tail_lifts_it() {
+    let env = TestEnv::new();
+    let script =
+        "w=$(printf '%03000d' 0); for i in $(seq 1 40); do echo \"row $i $w\"; done; exit 1";
+    let r = env.run(&["run", "--", "sh", "-c", script]);
+    assert!(r.stdout.len() < 12 * 1024, "{} bytes", r.stdout.len());
+    let out = &r.json["stdout"];
+    assert_eq!(out["total_lines"], 40, "{}", r.stdout);
+    assert_eq!(out["truncated"], true);
+    let tail = out["tail"].as_array().map_or(0, Vec::len);
+    assert!(tail >= 1, "{}", r.stdout);
+    assert!(out["tail"].to_string().contains("row 40 "), "{}", r.stdout);
+    let head = out["head"].to_string();
+    assert!(
+        head.contains("row 1 ") && !head.contains("row 3 "),
+        "{head}"
+    );
+    let all = env.run(&["run", "--tail", "40", "--", "sh", "-c", script]);
+    assert_eq!(
+        all.json["stdout"]["tail"].as_array().map_or(0, Vec::len),
+        35
+    );
+}
+
 #[test]
 fn run_counts_the_secrets_it_masked() {
     let env = TestEnv::new();

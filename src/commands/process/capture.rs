@@ -62,6 +62,8 @@ pub struct Shape {
     pub tail: usize,
     pub strip: bool,
     pub grep: Option<(Regex, usize)>,
+    /// Bytes kept per head or tail window (at least one line each); `None`: [`WINDOW_BYTES`].
+    pub window_bytes: Option<usize>,
 }
 
 /// The sink.
@@ -70,6 +72,7 @@ pub struct Capture {
     shape: Shape,
     head: Vec<String>,
     head_bytes: usize,
+    head_done: bool,
     tail: VecDeque<String>,
     tail_bytes: usize,
     dropped: bool,
@@ -112,18 +115,22 @@ impl Capture {
             }
         }
         self.note_failure(&text);
-        if self.head.len() < self.shape.head && self.head_bytes < WINDOW_BYTES {
+        let cap = self.shape.window_bytes.unwrap_or(WINDOW_BYTES);
+        let fits = self.head.is_empty() || self.head_bytes + text.len() <= cap;
+        if !self.head_done && self.head.len() < self.shape.head && fits {
             self.head_bytes += text.len();
             self.head.push(text);
             return;
         }
+        // The head stays the program's first lines: once one misses it, it is closed.
+        self.head_done = true;
         if self.shape.tail == 0 {
             self.dropped = true;
             return;
         }
         self.tail_bytes += text.len();
         self.tail.push_back(text);
-        while self.tail.len() > self.shape.tail || self.tail_bytes > WINDOW_BYTES {
+        while self.tail.len() > self.shape.tail || (self.tail_bytes > cap && self.tail.len() > 1) {
             let Some(gone) = self.tail.pop_front() else {
                 break;
             };

@@ -50,7 +50,7 @@ pub struct RunArgs {
 pub const SPEC: CommandSpec = CommandSpec {
     name: "run",
     summary: "Run a program, no shell: status, trimmed output.",
-    description: "Runs argv directly (no shell: pipes, globs and $VARS are not expanded; run `sh -c '...'` for that), stdin closed, in its own process group, in the working directory. aitools exits 0 whenever the program started, also when it failed: a failed program's answer (a non-zero exit, a signal, a timeout) begins with failed {reason, lines}, the reason (exit 1, signal 9, timed out) and the first and last lines of each stream that show the failure (an error, an assertion, a traceback, a panic and its message, a failed test; not a backtrace frame), also when the window cut them; exit_code/signal/timed_out follow. Each stream is cleaned (ANSI escapes removed, a carriage-return redraw keeps its last state, unless --no-strip-ansi), masked (secrets become [REDACTED_SECRET] before --grep sees them) and cut to --head and --tail lines with total_lines; a line over 4096 characters is cut (cut_lines). Output is read as it comes into bounded memory (the windows and counters, whatever the program prints). When the program ends, what it left running is killed: its process group, every process carrying its AITOOLS_JOB tag and every orphan it left (aitools is their subreaper: also past setsid, a double fork and env -i); any that outlived SIGKILL are listed in not_killed.",
+    description: "Runs argv directly (no shell: pipes, globs and $VARS are not expanded; run `sh -c '...'` for that), stdin closed, in its own process group, in the working directory. aitools exits 0 whenever the program started, also when it failed: a failed program's answer (a non-zero exit, a signal, a timeout) begins with failed {reason, lines}, the reason (exit 1, signal 9, timed out) and the first and last lines of each stream that show the failure (an error, an assertion, a traceback, a panic and its message, a failed test; not a backtrace frame), also when the window cut them; exit_code/signal/timed_out follow. Each stream is cleaned (ANSI escapes removed, a carriage-return redraw keeps its last state, unless --no-strip-ansi), masked (secrets become [REDACTED_SECRET] before --grep sees them) and cut to --head and --tail lines with total_lines (a default window also stops at 4 KiB, keeping one line at least; an explicit --head or --tail lifts that: the way to see more); a line over 4096 characters is cut (cut_lines). Output is read as it comes into bounded memory (the windows and counters, whatever the program prints). When the program ends, what it left running is killed: its process group, every process carrying its AITOOLS_JOB tag and every orphan it left (aitools is their subreaper: also past setsid, a double fork and env -i); any that outlived SIGKILL are listed in not_killed.",
     args: <RunArgs as clap::Args>::augment_args,
     output_fields: &[
         field(
@@ -95,6 +95,20 @@ pub const SPEC: CommandSpec = CommandSpec {
 
 /// Bytes kept per stream.
 const CAP: usize = 64 * 1024 * 1024;
+
+/// Bytes kept per default window: 20 lines of a minified bundle are not an
+/// answer an agent can read. An explicit `--head` or `--tail` lifts it.
+const DEFAULT_WINDOW_BYTES: usize = 4 * 1024;
+
+/// Whether the caller gave `--head` or `--tail` (aitools' own words, before the program's).
+fn window_asked(ctx: &Ctx, program_words: usize) -> bool {
+    let own = &ctx.argv[..ctx.argv.len().saturating_sub(program_words)];
+    own.iter().any(|w| {
+        ["--head", "--tail"]
+            .iter()
+            .any(|f| w == f || w.strip_prefix(f).is_some_and(|r| r.starts_with('=')))
+    })
+}
 
 /// The call's argv with a `--` before the program, so an option added to it for
 /// a repair or a continuation stays aitools' own instead of joining the program's.
@@ -343,6 +357,7 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Output, CmdError> {
         tail: usize::try_from(a.tail).unwrap_or(usize::MAX),
         strip: !a.no_strip_ansi,
         grep: grep.map(|r| (r, usize::try_from(a.grep_limit).unwrap_or(usize::MAX))),
+        window_bytes: (!window_asked(ctx, a.argv.len())).then_some(DEFAULT_WINDOW_BYTES),
     };
     let ran = match &target {
         Some((abs, scratch)) => run_to_file(ctx, a, (abs, *scratch), cmd, limits, &shape)?,
