@@ -243,7 +243,7 @@ mod tests {
             head: 2,
             tail: 3,
             strip: true,
-            grep: None,
+            ..Shape::default()
         });
         let text: String = (1..=10).map(|i| format!("{i}\n")).collect();
         for chunk in text.as_bytes().chunks(3) {
@@ -273,5 +273,21 @@ mod tests {
             failures,
             ["thread 'main' panicked at src/a.rs:1:2:", "the message"]
         );
+    }
+
+    #[test]
+    fn a_byte_cap_closes_the_head_and_keeps_one_tail_line_at_least() {
+        let mut c = Capture::new(Shape {
+            head: 10,
+            tail: 10,
+            window_bytes: Some(5),
+            ..Shape::default()
+        });
+        c.feed(b"aaa\nbb\nc\ndddddd\nee\n");
+        c.end();
+        let (w, _, _) = c.finish();
+        assert_eq!(w.head, ["aaa", "bb"]);
+        assert_eq!(w.tail, ["ee"]);
+        assert!(w.truncated && w.total_lines == 5);
     }
 }
