@@ -419,7 +419,7 @@ pub(super) fn send(ws: &mut WebSocket<TcpStream>, v: Value) {
     ws.send(Message::text(v.to_string())).unwrap();
 }
 
-pub(super) fn request(
+fn request(
     ws: &mut WebSocket<TcpStream>,
     id: &str,
     surface: &str,

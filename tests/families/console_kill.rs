@@ -8,7 +8,7 @@
 //! second console (its `recover` action). The action runs on a thread of the console
 //! process, so the kill takes it wherever it is.
 
-use super::console::{Server, request, send, socket, start, surface_count, wait_for};
+use super::console::{Server, send, socket, start, surface_count, wait_for};
 use crate::support::TestEnv;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -178,22 +178,55 @@ fn delays(clean: Duration) -> Vec<Duration> {
 
 /// `aitools recover` finishes or clears whatever the kill left (true when it
 /// found something), run from the CLI or (`console`) through a new console:
-/// its socket's first observation reads run the recovery pass, as any command
-/// does, so its `recover` action finds nothing left (nor does it say what was
-/// recovered: the count is the CLI's); then nothing is pending.
+/// its first observation reads run the recovery pass, as any command does, and
+/// the value that did says so (`recovered`); its `recover` action then finds
+/// nothing left. Then nothing is pending.
 fn recover(env: &TestEnv, label: &str, console: bool) -> bool {
-    let r = if console {
+    if console {
         let s = start(env, &["console", "--port", "0"]);
         let mut ws = socket(&s);
-        let r = request(&mut ws, "rec", "recovery", "recover", json!({}));
-        assert_eq!(r["success"], true, "{label}: recover action: {r}");
-        r["data"].clone()
-    } else {
-        let r = env.run(&["recover"]);
-        assert_eq!(r.code, 0, "{label}: recover: {}", r.stdout);
-        r.json
-    };
-    assert_eq!(r["pending_recovery"], json!([]), "{label}: {r}");
+        send(
+            &mut ws,
+            json!({"type": "action:request", "payload": {"requestId": "rec",
+                "surfaceId": "recovery", "actionId": "recover", "params": {}, "timestamp": 1}}),
+        );
+        let told = std::cell::Cell::new(false);
+        let r = wait_for(&mut ws, Duration::from_secs(35), |e| {
+            let value = &e["payload"]["value"];
+            if e["type"] == "observation:update"
+                && value["recovered"].as_array().is_some_and(|a| !a.is_empty())
+            {
+                told.set(true);
+            }
+            e["type"] == "action:result" && e["payload"]["requestId"] == "rec"
+        });
+        assert_eq!(
+            r["payload"]["success"], true,
+            "{label}: recover action: {r}"
+        );
+        let data = &r["payload"]["data"];
+        assert_eq!(data["pending_recovery"], json!([]), "{label}: {data}");
+        assert_eq!(data["recovered"], json!([]), "{label}: {data}");
+        settled(env, label);
+        return told.get();
+    }
+    let r = env.run(&["recover"]);
+    assert_eq!(r.code, 0, "{label}: recover: {}", r.stdout);
+    assert_eq!(
+        r.json["pending_recovery"],
+        json!([]),
+        "{label}: {}",
+        r.stdout
+    );
+    let found = r.json["recovered"]
+        .as_array()
+        .is_some_and(|a| !a.is_empty());
+    settled(env, label);
+    found
+}
+
+/// Nothing left to recover.
+fn settled(env: &TestEnv, label: &str) {
     let again = env.run(&["recover", "--dry-run"]);
     assert_eq!(
         again.json["recovered"],
@@ -207,7 +240,6 @@ fn recover(env: &TestEnv, label: &str, console: bool) -> bool {
         "{label}: {}",
         again.stdout
     );
-    r["recovered"].as_array().is_some_and(|a| !a.is_empty())
 }
 
 /// The newest op in the journal.
