@@ -219,7 +219,7 @@ unsafe extern "C" {
     fn libc_kill(pid: i32, sig: i32) -> i32;
 }
 
-fn wait_exit(child: &mut Child, within: Duration) -> Option<i32> {
+pub(super) fn wait_exit(child: &mut Child, within: Duration) -> Option<i32> {
     let deadline = Instant::now() + within;
     while Instant::now() < deadline {
         if let Ok(Some(st)) = child.try_wait() {
@@ -399,7 +399,7 @@ fn next_event(ws: &mut WebSocket<TcpStream>, within: Duration) -> Option<Value> 
 }
 
 /// Reads events until one satisfies `want` (panics after `within`).
-fn wait_for(
+pub(super) fn wait_for(
     ws: &mut WebSocket<TcpStream>,
     within: Duration,
     want: impl Fn(&Value) -> bool,
@@ -415,7 +415,7 @@ fn wait_for(
     panic!("no such event within {within:?}");
 }
 
-fn send(ws: &mut WebSocket<TcpStream>, v: Value) {
+pub(super) fn send(ws: &mut WebSocket<TcpStream>, v: Value) {
     ws.send(Message::text(v.to_string())).unwrap();
 }
 
@@ -438,12 +438,12 @@ fn request(
 }
 
 /// How many surfaces `oui manifest` declares: the socket registers each one.
-fn surface_count(env: &TestEnv) -> usize {
+pub(super) fn surface_count(env: &TestEnv) -> usize {
     let manifest = env.run(&["oui", "manifest"]);
     manifest.json["surfaces"].as_array().map_or(0, |a| a.len())
 }
 
-fn socket(s: &Server) -> WebSocket<TcpStream> {
+pub(super) fn socket(s: &Server) -> WebSocket<TcpStream> {
     let origin = format!("http://127.0.0.1:{}", s.port);
     ws_connect(s.port, Some(&s.token), &[("Origin", origin.as_str())]).expect("the socket")
 }

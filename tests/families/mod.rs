@@ -21,6 +21,7 @@ mod codes;
 mod conformance;
 mod console;
 mod console_browser;
+mod console_kill;
 mod containment;
 mod contract;
 mod convert;
