@@ -543,9 +543,14 @@ fn finish(
     let dry_run = matches!(env.get("dry_run"), Some(Json::Bool(true)));
     let op_id = env.get("op_id").cloned();
     if let Some(spec) = spec {
+        // What the live events masked; the envelope's count says it again.
+        let mut live = stream.counts().redactions;
         for row in table::events_of(spec.name, spec.writes) {
             if stream.streamed(row.event) {
-                env.remove(row.field);
+                if env.remove(row.field).is_some() && props.get("redactions").is_some() {
+                    stream.uncount_redactions(live);
+                    live = 0;
+                }
                 continue;
             }
             let Some(Json::Arr(items)) = env.remove(row.field) else {
