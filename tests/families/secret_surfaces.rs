@@ -99,6 +99,16 @@ fn matrix() -> Vec<super::secret_paths::Call> {
             json!({"path": "f.yaml", "match": "Mx7"}),
         ),
         call(
+            &["read", "f.yaml", "--tail", "3"],
+            "read",
+            json!({"path": "f.yaml", "tail": 3}),
+        ),
+        call(
+            &["read", "key.pem", "--range", "2:3"],
+            "read",
+            json!({"path": "key.pem", "range": "2:3"}),
+        ),
+        call(
             &["read", "key.pem", "--as", "hex"],
             "read",
             json!({"path": "key.pem", "as": "hex"}),
@@ -157,6 +167,12 @@ fn matrix() -> Vec<super::secret_paths::Call> {
             &["git", "show", "HEAD"],
             "git_show",
             json!({"object": "HEAD"}),
+        ),
+        // The patch's lines 25:26 are inside f.yaml's `password: |` value.
+        call(
+            &["git", "show", "HEAD", "--range", "25:26"],
+            "git_show",
+            json!({"object": "HEAD", "range": "25:26"}),
         ),
         call(&["git", "diff"], "git_diff", json!({})),
         call(
