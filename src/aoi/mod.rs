@@ -543,9 +543,9 @@ fn finish(
     let dry_run = matches!(env.get("dry_run"), Some(Json::Bool(true)));
     let op_id = env.get("op_id").cloned();
     if let Some(spec) = spec {
+        drop_streamed(stream, spec, &mut env, props.get("redactions").is_some());
         for row in table::events_of(spec.name, spec.writes) {
             if stream.streamed(row.event) {
-                env.remove(row.field);
                 continue;
             }
             let Some(Json::Arr(items)) = env.remove(row.field) else {
@@ -627,6 +627,27 @@ fn finish(
     }
     stream.end(s);
     if checks_ok { 0 } else { 1 }
+}
+
+/// Takes the fields the command streamed live out of its envelope. The envelope's
+/// `redactions` (`counted`) says what those events masked: the stream's own count
+/// of them is taken back, so the summary says each secret once, as the CLI does.
+fn drop_streamed(
+    stream: &Stream,
+    spec: &crate::protocol::registry::CommandSpec,
+    env: &mut Json,
+    counted: bool,
+) {
+    let live = stream.counts().redactions;
+    let mut dropped = false;
+    for row in table::events_of(spec.name, spec.writes) {
+        if stream.streamed(row.event) {
+            dropped |= env.remove(row.field).is_some();
+        }
+    }
+    if dropped && counted {
+        stream.uncount_redactions(live);
+    }
 }
 
 /// What a command passed over (a binary, too-large or unreadable file, ...) is a

@@ -89,6 +89,13 @@ impl Stream {
         self.lock().closed
     }
 
+    /// Takes back `n` counted masks: events the command streamed live are in its
+    /// envelope too, whose own count already says them (one count per surface).
+    pub fn uncount_redactions(&self, n: u64) {
+        let mut g = self.lock();
+        g.counts.redactions = g.counts.redactions.saturating_sub(n);
+    }
+
     /// The error that closed the stream, once (`None` while stdout takes it all).
     pub fn take_error(&self) -> Option<std::io::Error> {
         self.lock().error.take()

@@ -76,6 +76,7 @@ mod search;
 mod search_fifo;
 mod secret_corpus;
 mod secret_paths;
+mod secret_surfaces;
 mod snapshot_sys_time;
 mod store;
 mod syntax;

@@ -39,15 +39,15 @@ const SECRETS: &[(&str, &str)] = &[
 ];
 
 #[derive(Clone, Copy, PartialEq, Debug)]
-enum Mode {
+pub(super) enum Mode {
     Cli,
     Jsonl,
     Mcp,
 }
 
 /// One call: its argv, standard input, and the same call as an MCP tool.
-struct Call {
-    argv: Vec<String>,
+pub(super) struct Call {
+    pub(super) argv: Vec<String>,
     stdin: Option<String>,
     tool: &'static str,
     args: Value,
@@ -56,7 +56,7 @@ struct Call {
     counts: bool,
 }
 
-fn call(argv: &[&str], tool: &'static str, args: Value) -> Call {
+pub(super) fn call(argv: &[&str], tool: &'static str, args: Value) -> Call {
     Call {
         argv: argv.iter().map(|s| s.to_string()).collect(),
         stdin: None,
@@ -170,7 +170,7 @@ fn calls(s: &str, v: &str) -> Vec<Call> {
 
 /// Runs `c` in `mode`: everything it printed, and its envelope (the jsonl mode's
 /// summary properties).
-fn run(env: &TestEnv, mode: Mode, c: &Call) -> (String, Value) {
+pub(super) fn run(env: &TestEnv, mode: Mode, c: &Call) -> (String, Value) {
     let mut argv: Vec<&str> = Vec::new();
     let mut input = c.stdin.clone();
     match mode {

@@ -3,7 +3,7 @@
 //! `--max-lines` and continued with `--range` like a blob.
 
 use super::git;
-use crate::protocol::{CmdError, Output, Repair, code, shell, values};
+use crate::protocol::{CmdError, Output, Repair, code, redact, shell, values};
 use crate::workspace::Ctx;
 use serde::Serialize;
 
@@ -157,9 +157,10 @@ pub fn run(ctx: &Ctx, rev: &str, range: Option<&str>, max_lines: u64) -> Result<
     let end = range.and_then(|r| r.end).unwrap_or(total).min(total);
     let max = max_lines;
     let last = end.min(start.saturating_add(max).saturating_sub(1));
-    let diff: Vec<String> = (start..=last)
+    let mut diff: Vec<String> = (start..=last)
         .filter_map(|n| patch.get((n - 1) as usize).map(|l| l.to_string()))
         .collect();
+    let premasked = mask_patch(&patch, start as usize, &mut diff);
     let cut = last < end;
     let mut next = Vec::new();
     if cut {
@@ -184,5 +185,53 @@ pub fn run(ctx: &Ctx, rev: &str, range: Option<&str>, max_lines: u64) -> Result<
         truncated: cut,
         next_commands: next,
     };
-    Ok(Output::cut(&out, cut))
+    Ok(Output::cut(&out, cut).premasked(premasked))
+}
+
+/// Masks `shown`, the patch's lines from line `first` (1-based), where they are
+/// inside a key's multi-line value (a YAML block scalar under `password: |`, a
+/// private key) on the side they belong to: each line item starts with its diff
+/// marker, so the envelope's line pass would not see the value's indentation.
+/// Every line from the top is fed, so a range starting inside a value is masked
+/// too. Returns how many values it masked (one open value counts once).
+fn mask_patch(patch: &[&str], first: usize, shown: &mut [String]) -> usize {
+    let (mut old, mut new) = (redact::Primer::default(), redact::Primer::default());
+    let mut in_hunk = false;
+    let mut counted = false;
+    let mut n = 0;
+    for (i, line) in patch.iter().enumerate() {
+        if line.starts_with("diff ") || !in_hunk && !line.starts_with("@@") {
+            (old, new, in_hunk) = (Default::default(), Default::default(), false);
+            continue;
+        }
+        if line.starts_with("@@") {
+            (old, new, in_hunk) = (Default::default(), Default::default(), true);
+            continue;
+        }
+        let (marker, body) = line.split_at(line.len().min(1));
+        let sides: &mut [&mut redact::Primer] = match marker {
+            "+" => &mut [&mut new],
+            "-" => &mut [&mut old],
+            " " => &mut [&mut old, &mut new],
+            _ => &mut [],
+        };
+        if !sides.iter().any(|p| p.inside()) {
+            counted = false;
+        }
+        let at = (i + 1).checked_sub(first).and_then(|k| shown.get_mut(k));
+        if let Some(out) = at
+            && let Some(p) = sides.iter().find(|p| p.inside())
+        {
+            let mut text = body.to_string();
+            if p.mask_next(&mut text) > 0 {
+                *out = format!("{marker}{text}");
+                n += usize::from(!counted);
+                counted = true;
+            }
+        }
+        for p in sides.iter_mut() {
+            p.feed(body.as_bytes());
+        }
+    }
+    n
 }

@@ -32,20 +32,22 @@ pub(super) fn hex_view(
     // The file may have shrunk since stat: show what is there.
     let shown_end = shown_end.min(low + buf.len() as u64);
     let (a, b) = ((start - low) as usize, (shown_end - low) as usize);
+    let mut masked = 0;
     if a < b {
         // Whole lines around the window, so a secret crossing its edge is seen whole.
         let ws = memchr::memrchr(b'\n', &buf[..a]).map_or(0, |i| i + 1);
         let we = memchr::memchr(b'\n', &buf[b..]).map_or(buf.len(), |i| b + i);
         // UTF-16 text (`41 00 4b 00 ...`) has its zero bytes, not its newlines,
         // between characters: it is masked over the whole margin.
-        let wide = redact::secret_spans_wide(&buf);
-        for span in wide {
+        let mut spans = redact::secret_spans_wide(&buf);
+        spans.extend(
+            redact::secret_spans_bytes(&buf[ws..we])
+                .into_iter()
+                .map(|r| ws + r.start..ws + r.end),
+        );
+        masked = shown_spans(&spans, a..b);
+        for span in spans {
             for byte in buf.get_mut(span).unwrap_or_default() {
-                *byte = b'*';
-            }
-        }
-        for span in redact::secret_spans_bytes(&buf[ws..we]) {
-            for byte in &mut buf[ws + span.start..ws + span.end] {
                 *byte = b'*';
             }
         }
@@ -88,7 +90,24 @@ pub(super) fn hex_view(
         truncated,
         next_commands,
     };
-    Ok(Output::cut(&out, truncated))
+    Ok(Output::cut(&out, truncated).premasked(masked))
+}
+
+/// How many secrets the overwritten `spans` show in `window`: spans that overlap
+/// are one secret (the wide and the byte pass may both find it).
+fn shown_spans(spans: &[std::ops::Range<usize>], window: std::ops::Range<usize>) -> usize {
+    let mut sorted: Vec<_> = spans.iter().filter(|r| r.start < r.end).cloned().collect();
+    sorted.sort_by_key(|r| r.start);
+    let mut n = 0;
+    let mut end = 0;
+    for r in sorted {
+        let fresh = n == 0 || r.start >= end;
+        end = if fresh { r.end } else { end.max(r.end) };
+        if fresh && r.start < window.end && r.end > window.start {
+            n += 1;
+        }
+    }
+    n
 }
 
 /// The runs cut by the window's edges (the first, the last) lose the context that
