@@ -304,7 +304,7 @@ pub fn annotations(spec: &CommandSpec) -> Value {
     if !read_only {
         let e = spec.effects;
         a["destructiveHint"] =
-            Value::Bool(e.destructive || ((spec.writes || e.side_effects) && !e.additive));
+            Value::Bool(e.destructive || ((spec.writes_files() || e.side_effects) && !e.additive));
         a["idempotentHint"] = Value::Bool(e.idempotent);
     } else {
         a["idempotentHint"] = Value::Bool(true);
