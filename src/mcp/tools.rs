@@ -232,8 +232,9 @@ pub fn output_schema(spec: &CommandSpec) -> Value {
             .or_insert_with(|| typed(name, json!({})));
     }
     properties.insert("error".into(), error_schema());
-    // A result cut for size carries it (`Server::cut`), whatever the command.
-    properties.insert("mcp_continuation".into(), continuation_schema());
+    // A result cut for size carries it (`Server::cut`), whatever the command;
+    // `more`'s schema spells it out, here it is typed only (economy).
+    properties.insert("mcp_continuation".into(), json!({"type": "object"}));
     json!({
         "type": "object",
         "properties": properties,
