@@ -103,8 +103,14 @@ pub fn tools(list: CommandList, set: ToolSet) -> Vec<Value> {
         .map(|s| s.name)
         .filter(|n| !listed.contains(n))
         .collect();
-    v.push(generic_tool(&others));
-    v.push(more_tool());
+    let mut tail = [generic_tool(&others), more_tool()];
+    // The full list declares every tool's answer; the core one none (economy).
+    if set == ToolSet::All {
+        for t in &mut tail {
+            t["outputSchema"] = super::tools::envelope_schema();
+        }
+    }
+    v.extend(tail);
     v
 }
 

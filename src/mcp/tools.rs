@@ -231,25 +231,61 @@ pub fn output_schema(spec: &CommandSpec) -> Value {
             .entry(*name)
             .or_insert_with(|| typed(name, json!({})));
     }
-    properties.insert(
-        "error".into(),
-        json!({
-            "type": "object",
-            "description": "On status error: code, message, exit_code, repairs (aitools commands to run next).",
-            "properties": {
-                "code": {"type": "string"},
-                "message": {"type": "string"},
-                "exit_code": {"type": "integer"},
-                "repairs": {"type": "array", "items": {"type": "object"}},
-            },
-            "required": ["code", "message", "exit_code", "repairs"],
-        }),
-    );
+    properties.insert("error".into(), error_schema());
+    // A result cut for size carries it (`Server::cut`), whatever the command;
+    // `more`'s schema spells it out, here it is typed only (economy).
+    properties.insert("mcp_continuation".into(), json!({"type": "object"}));
     json!({
         "type": "object",
         "properties": properties,
         "required": ["schema_version", "status", "command"],
         "additionalProperties": false,
+    })
+}
+
+/// The envelope's `error` member: what every error answer carries.
+fn error_schema() -> Value {
+    json!({
+        "type": "object",
+        "description": "On status error: code, message, exit_code, repairs (aitools commands to run next).",
+        "properties": {
+            "code": {"type": "string"},
+            "message": {"type": "string"},
+            "exit_code": {"type": "integer"},
+            "repairs": {"type": "array", "items": {"type": "object"}},
+        },
+        "required": ["code", "message", "exit_code", "repairs"],
+    })
+}
+
+/// `mcp_continuation`, which the server adds to a result it cut for size.
+fn continuation_schema() -> Value {
+    json!({
+        "type": "object",
+        "description": "When the result was cut for size: call `more` with its arguments for the next part.",
+        "properties": {
+            "tool": {"type": "string"},
+            "arguments": {"type": "object", "properties": {"cursor": {"type": "string"}}},
+            "remaining": {"type": "integer"},
+        },
+    })
+}
+
+/// The `outputSchema` of a tool that answers any command's envelope (the
+/// generic `aitools` tool, `more`): the members every envelope has, the rest
+/// open, each command's own being in its tool's schema (`schema <cmd> --full`).
+pub fn envelope_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "schema_version": {"type": "integer"},
+            "status": {"type": "string", "enum": ["ok", "partial", "error"]},
+            "command": {"type": "string", "description": "The command that answered: its own tool's outputSchema declares the rest."},
+            "error": error_schema(),
+            "mcp_continuation": continuation_schema(),
+        },
+        "required": ["schema_version", "status", "command"],
+        "additionalProperties": true,
     })
 }
 
@@ -269,7 +305,7 @@ pub fn annotations(spec: &CommandSpec) -> Value {
     if !read_only {
         let e = spec.effects;
         a["destructiveHint"] =
-            Value::Bool(e.destructive || ((spec.writes || e.side_effects) && !e.additive));
+            Value::Bool(e.destructive || ((spec.writes_files() || e.side_effects) && !e.additive));
         a["idempotentHint"] = Value::Bool(e.idempotent);
     } else {
         a["idempotentHint"] = Value::Bool(true);

@@ -62,6 +62,10 @@ pub struct Effects {
     /// Destroys what an agent may still want: with `--output jsonl` it runs only
     /// with `--confirm` (or as a `--dry-run` plan).
     pub destructive: bool,
+    /// Writes workspace files through the journal by a way of its own, not the
+    /// shared write options `writes` adds (`batch`'s elements, `run
+    /// --stdout-to`): the schema says `writes: true` all the same.
+    pub journaled: bool,
 }
 
 impl Effects {
@@ -71,6 +75,7 @@ impl Effects {
         additive: false,
         idempotent: false,
         destructive: false,
+        journaled: false,
     };
     /// Side effects outside the write protocol, nothing more said.
     pub const SIDE: Effects = Effects {
@@ -530,7 +535,7 @@ impl CommandSpec {
             "error_codes",
             Json::Arr(self.implied_codes().map(Json::str).collect()),
         );
-        obj.push("writes", Json::Bool(self.writes));
+        obj.push("writes", Json::Bool(self.writes_files()));
         obj
     }
 
@@ -572,7 +577,7 @@ impl CommandSpec {
         }
         // Output fields and error codes are in `--full` (and in every answer and
         // error themselves); a write says so, a read needs no word.
-        if self.writes {
+        if self.writes_files() {
             obj.push("writes", Json::Bool(true));
         }
         obj.push(
@@ -585,7 +590,15 @@ impl CommandSpec {
     /// Changes nothing: neither a write nor a side effect (AOI `read_only`, MCP
     /// `readOnlyHint`).
     pub fn read_only(&self) -> bool {
-        !self.writes && !self.effects.side_effects
+        !self.writes_files() && !self.effects.side_effects
+    }
+
+    /// The command's nature as the schema's `writes` says it: it changes
+    /// workspace files through the journal, with the shared write options
+    /// (`writes`) or its own way (`Effects::journaled`). `capabilities` and the
+    /// MCP annotations read it through `read_only`.
+    pub fn writes_files(&self) -> bool {
+        self.writes || self.effects.journaled
     }
 
     /// `{name, summary}`.

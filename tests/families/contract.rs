@@ -212,8 +212,10 @@ fn shared_flag_groups_have_one_help() {
         for a in c["args"].as_array().into_iter().flatten() {
             let n = a["name"].as_str().unwrap_or_default();
             // --dry-run of a write; recover and gc report what they would do, tx
-            // commit checks for conflicts: their --dry-run says so.
-            let own = ["recover", "tx commit"].contains(&c["name"].as_str().unwrap_or(""));
+            // commit checks for conflicts, batch stages and discards, run checks
+            // the call: their --dry-run says so.
+            let own = ["recover", "tx commit", "batch", "run"]
+                .contains(&c["name"].as_str().unwrap_or(""));
             let pattern = PATTERN_FLAGS.iter().any(|(f, _)| *f == n);
             if (n == "--dry-run" && writes && !own) || n == "--expect-hash" || pattern {
                 let text: &Value = &a["description"];
@@ -450,4 +452,93 @@ fn tools_that_run_programs_or_writes_are_not_called_non_destructive() {
         assert_eq!(hint(name), true, "{name}");
     }
     assert_eq!(hint("mkdir"), false, "mkdir only adds");
+}
+
+/// Issue 33: a command's nature is one declaration. `batch` (its write
+/// elements) and `run --stdout-to` write journaled files: the schema says
+/// `writes: true`, they take `--dry-run` (a write is previewable), and
+/// `capabilities` and the MCP annotations call them neither read-only nor
+/// without a dry run.
+#[test]
+fn batch_and_run_declare_that_they_write() {
+    let env = TestEnv::new();
+    let caps = env.run(&["capabilities"]);
+    let tools = super::mcp::session_in(
+        &env,
+        &["--root", ".", "--tools", "all"],
+        &[super::mcp::req(1, "tools/list", serde_json::json!({}))],
+    );
+    let tools = super::mcp::by_id(&tools, 1)["result"]["tools"].clone();
+    for name in ["batch", "run"] {
+        let full = env.run(&["schema", name, "--full"]);
+        let c = &full.json["commands"][0];
+        assert_eq!(c["writes"], true, "{name}: {}", full.stdout);
+        let args: Vec<&str> = c["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|a| a["name"].as_str())
+            .collect();
+        assert!(args.contains(&"--dry-run"), "{name}: {args:?}");
+        let compact = env.run(&["schema", name]);
+        assert_eq!(compact.json["commands"][0]["writes"], true, "{name}");
+        let cap = caps.json["commands"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap();
+        assert_eq!(cap["read_only"], false, "{name}");
+        assert_eq!(cap["supports_dry_run"], true, "{name}");
+        let tool = tools
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap();
+        assert_eq!(tool["annotations"]["readOnlyHint"], false, "{name}");
+    }
+}
+
+/// `batch --dry-run` answers what its writes would change and writes nothing;
+/// `run --dry-run` checks the call and runs nothing.
+#[test]
+fn batch_and_run_dry_runs_write_nothing() {
+    let env = TestEnv::new();
+    env.write("a.txt", "alpha\n");
+    let input =
+        br#"[["write","b.txt","--content","x"],["edit","a.txt","--old","alpha","--new","beta"]]"#;
+    let b = env.run_stdin(&["batch", "--stdin", "--dry-run"], input);
+    assert_eq!(b.code, 0, "{}", b.stdout);
+    assert_eq!(b.json["dry_run"], true, "{}", b.stdout);
+    let paths: Vec<&str> = b.json["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["path"].as_str())
+        .collect();
+    assert_eq!(paths, ["a.txt", "b.txt"], "{}", b.stdout);
+    assert_eq!(env.read("a.txt"), b"alpha\n");
+    assert!(!env.path("b.txt").exists());
+    let txs = env.run(&["tx", "status"]);
+    assert_eq!(
+        txs.json["total"], 0,
+        "the dry run's tx is gone: {}",
+        txs.stdout
+    );
+    let r = env.run(&[
+        "run",
+        "--dry-run",
+        "--stdout-to",
+        "out.txt",
+        "--",
+        "touch",
+        "ran",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.json["dry_run"], true, "{}", r.stdout);
+    assert!(!env.path("ran").exists() && !env.path("out.txt").exists());
+    // The check still refuses what the real call would.
+    let taken = env.run(&["run", "--dry-run", "--stdout-to", "a.txt", "--", "true"]);
+    assert_eq!(taken.error_code(), "refusal.exists", "{}", taken.stdout);
 }

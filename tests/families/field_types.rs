@@ -106,7 +106,10 @@ fn output_schemas_type_every_member_and_allow_no_other() {
         let Some(s) = t.get("outputSchema") else {
             continue;
         };
-        assert_eq!(s["additionalProperties"], false, "{}", t["name"]);
+        // `aitools` and `more` answer any command's envelope: the members every
+        // envelope has, the rest open (each command's own tool closes them).
+        let any_command = t["name"] == "aitools" || t["name"] == "more";
+        assert_eq!(s["additionalProperties"], any_command, "{}", t["name"]);
         for (k, p) in s["properties"].as_object().expect("properties") {
             // `value` (json get) is any JSON value.
             if p.get("type").is_none() && k != "value" {

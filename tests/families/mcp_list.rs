@@ -173,3 +173,70 @@ fn the_generic_tools_errors_are_error_results_with_repairs() {
             .contains("nope")
     );
 }
+
+/// Issue 33: every input property says what it takes (a positional `path`
+/// once had an empty description), in the full list and the default one.
+#[test]
+fn every_input_property_has_a_description() {
+    let env = TestEnv::new();
+    let mut empty = Vec::new();
+    for extra in [&[][..], &["--tools", "all"][..]] {
+        let (_, tools) = listed(&env, extra);
+        for t in &tools {
+            let props = t["inputSchema"]["properties"].as_object().unwrap();
+            for (k, p) in props {
+                let d = p["description"].as_str().unwrap_or_default();
+                // An option's text follows its `--flag: `.
+                let text = match d.strip_prefix("--").and_then(|r| r.split_once(':')) {
+                    Some((_, rest)) => rest,
+                    None => d,
+                };
+                if text.trim().is_empty() {
+                    empty.push(format!("{extra:?} {}.{k}", t["name"]));
+                }
+            }
+        }
+    }
+    assert!(empty.is_empty(), "no description: {empty:?}");
+}
+
+/// Issue 33: with every tool listed, each carries an outputSchema, `more` and
+/// the generic `aitools` too (both answer a command's envelope), and what they
+/// answer fits it.
+#[test]
+fn the_generic_and_more_tools_declare_their_output() {
+    let env = TestEnv::new();
+    let (_, tools) = listed(&env, &["--tools", "all"]);
+    for t in &tools {
+        let s = &t["outputSchema"];
+        assert_eq!(s["type"], "object", "{} has no outputSchema", t["name"]);
+        let required = s["required"].as_array().cloned().unwrap_or_default();
+        for m in ["schema_version", "status", "command"] {
+            assert!(required.contains(&json!(m)), "{}: {s}", t["name"]);
+        }
+    }
+    let generic = tools.iter().find(|t| t["name"] == "aitools").unwrap();
+    let schema = &generic["outputSchema"];
+    env.write("a.txt", "x\n");
+    let replies = session_in(
+        &env,
+        &["--root", ".", "--tools", "all"],
+        &[
+            call(
+                1,
+                "aitools",
+                json!({"command": "read", "args": {"path": "a.txt"}}),
+            ),
+            call(2, "more", json!({"cursor": "c999"})),
+        ],
+    );
+    for id in [1, 2] {
+        let answer = envelope(by_id(&replies, id));
+        for m in ["schema_version", "status", "command"] {
+            assert!(answer.get(m).is_some(), "{answer}");
+        }
+        let status = answer["status"].as_str().unwrap();
+        let allowed = schema["properties"]["status"]["enum"].as_array().unwrap();
+        assert!(allowed.contains(&json!(status)), "{answer}");
+    }
+}

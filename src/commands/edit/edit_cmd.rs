@@ -17,6 +17,7 @@ use clap::Args;
 
 #[derive(Args, Debug)]
 pub struct EditArgs {
+    /// The file to edit.
     #[arg(value_name = "PATH")]
     pub path: String,
     /// Text to replace; exact, then whitespace-insensitive.

@@ -72,6 +72,7 @@ fn exists_error(shown: &str, detail: &str, command: String) -> CmdError {
 
 #[derive(Args, Debug)]
 pub struct DeleteArgs {
+    /// The file, symlink or empty directory to delete.
     #[arg(value_name = "PATH")]
     pub path: String,
     #[command(flatten)]
@@ -113,8 +114,10 @@ pub fn delete(ctx: &Ctx, a: &DeleteArgs) -> Result<Output, CmdError> {
 
 #[derive(Args, Debug)]
 pub struct MoveArgs {
+    /// The file or directory to move.
     #[arg(value_name = "PATH")]
     pub src: String,
+    /// The new path.
     #[arg(value_name = "PATH")]
     pub dst: String,
     /// Replace an existing destination file (needs --expect-hash dst=hash).
@@ -233,8 +236,10 @@ pub fn mv(ctx: &Ctx, a: &MoveArgs) -> Result<Output, CmdError> {
 
 #[derive(Args, Debug)]
 pub struct CopyArgs {
+    /// The file or directory to copy.
     #[arg(value_name = "PATH")]
     pub src: String,
+    /// The path of the copy.
     #[arg(value_name = "PATH")]
     pub dst: String,
     /// Replace an existing destination file (needs --expect-hash dst=hash).
@@ -427,6 +432,7 @@ fn too_large(size: u64, max: u64) -> CmdError {
 
 #[derive(Args, Debug)]
 pub struct MkdirArgs {
+    /// The directory to create.
     #[arg(value_name = "PATH")]
     pub path: String,
     #[command(flatten)]
@@ -463,6 +469,7 @@ pub fn mkdir(ctx: &Ctx, a: &MkdirArgs) -> Result<Output, CmdError> {
 
 #[derive(Args, Debug)]
 pub struct ChmodArgs {
+    /// The file or directory whose mode changes.
     #[arg(value_name = "PATH")]
     pub path: String,
     /// Add execute permission.
@@ -705,6 +712,7 @@ pub fn link(ctx: &Ctx, a: &LinkArgs) -> Result<Output, CmdError> {
 
 #[derive(Args, Debug)]
 pub struct TouchArgs {
+    /// The file to create or whose mtime to set.
     #[arg(value_name = "PATH")]
     pub path: String,
     /// Unix seconds, @seconds, or ISO 8601 (default now).

@@ -16,6 +16,7 @@ use clap::Args;
 
 #[derive(Args, Debug)]
 pub struct InsertArgs {
+    /// The file to insert into.
     #[arg(value_name = "PATH")]
     pub path: String,
     /// start or end.

@@ -15,6 +15,7 @@ use clap::Args;
 
 #[derive(Args, Debug)]
 pub struct MoveLinesArgs {
+    /// The file the lines are taken from.
     #[arg(value_name = "SRC")]
     pub src: String,
     /// Destination file (default: the same file); created when missing.

@@ -20,6 +20,7 @@ const MAX_PIECES: usize = 10_000;
 
 #[derive(Args, Debug)]
 pub struct SplitArgs {
+    /// The file to split.
     #[arg(value_name = "PATH")]
     pub path: String,
     /// Lines per piece.

@@ -16,6 +16,7 @@ use clap::Args;
 
 #[derive(Args, Debug)]
 pub struct TranscodeArgs {
+    /// The file to convert.
     #[arg(value_name = "PATH")]
     pub path: String,
     /// Source encoding (default: guessed): utf-8 shift_jis euc-jp iso-8859-1 utf-16le utf-16be.

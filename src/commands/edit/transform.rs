@@ -55,6 +55,7 @@ fn op_names() -> clap::builder::PossibleValuesParser {
 
 #[derive(Args, Debug)]
 pub struct TransformArgs {
+    /// The file to transform.
     #[arg(value_name = "PATH")]
     pub path: String,
     /// Operation; repeat to chain. Line ops: sort sort-numeric sort-version reverse shuffle unique delete-blank squeeze-blank strip-trailing indent dedent tabs-to-spaces spaces-to-tabs upper lower nfc nfkc wrap reflow comment uncomment. Whole-file ops (no selector): eol-lf eol-crlf final-newline no-final-newline strip-bom.

@@ -15,6 +15,7 @@ use clap::Args;
 
 #[derive(Args, Debug)]
 pub struct WriteArgs {
+    /// The file to create or overwrite.
     #[arg(value_name = "PATH")]
     pub path: String,
     /// Inserted between concatenated inputs.

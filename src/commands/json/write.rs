@@ -254,6 +254,7 @@ fn miss_error(
 
 #[derive(Args, Debug)]
 pub struct SetArgs {
+    /// The JSON file to change.
     #[arg(value_name = "PATH")]
     pub path: String,
     /// RFC 6901 pointer; /- appends to an array.
@@ -330,6 +331,7 @@ pub fn set(ctx: &Ctx, a: &SetArgs) -> Result<Output, CmdError> {
 
 #[derive(Args, Debug)]
 pub struct DeleteArgs {
+    /// The JSON file to change.
     #[arg(value_name = "PATH")]
     pub path: String,
     /// RFC 6901 pointer of the member or element to remove.
@@ -374,6 +376,7 @@ pub fn delete(ctx: &Ctx, a: &DeleteArgs) -> Result<Output, CmdError> {
 
 #[derive(Args, Debug)]
 pub struct DocArgs {
+    /// The JSON file to change.
     #[arg(value_name = "PATH")]
     pub path: String,
     #[command(flatten)]
@@ -648,6 +651,7 @@ fn patch_too_large(i: usize, why: &str) -> CmdError {
 
 #[derive(Args, Debug)]
 pub struct FmtArgs {
+    /// The JSON file to format.
     #[arg(value_name = "PATH")]
     pub path: String,
     /// Indent width in spaces (default: the file's own, else 2).

@@ -19,6 +19,7 @@ const PAGE_CHARS: usize = 24 * 1024;
 
 #[derive(Args, Debug)]
 pub struct ReadArgs {
+    /// The notebook (.ipynb).
     #[arg(value_name = "PATH")]
     pub path: String,
     /// Only this cell: its id, or its 0-based index.

@@ -217,6 +217,7 @@ fn positional_guard(
 
 #[derive(Args, Debug)]
 pub struct EditArgs {
+    /// The notebook (.ipynb).
     #[arg(value_name = "PATH")]
     pub path: String,
     /// The cell: its id, or its 0-based index (an index needs --expect-hash unless --old is given).
@@ -349,6 +350,7 @@ fn ctx_cell(c: &Cell) -> String {
 
 #[derive(Args, Debug)]
 pub struct InsertArgs {
+    /// The notebook (.ipynb).
     #[arg(value_name = "PATH")]
     pub path: String,
     /// The new cell's type.
@@ -412,6 +414,7 @@ pub fn insert(ctx: &Ctx, a: &InsertArgs) -> Result<Output, CmdError> {
 
 #[derive(Args, Debug)]
 pub struct DeleteArgs {
+    /// The notebook (.ipynb).
     #[arg(value_name = "PATH")]
     pub path: String,
     /// The cell: its id, or its 0-based index (an index needs --expect-hash).
@@ -453,6 +456,7 @@ pub fn delete(ctx: &Ctx, a: &DeleteArgs) -> Result<Output, CmdError> {
 
 #[derive(Args, Debug)]
 pub struct MoveArgs {
+    /// The notebook (.ipynb).
     #[arg(value_name = "PATH")]
     pub path: String,
     /// The cell: its id, or its 0-based index (an index needs --expect-hash).

@@ -45,6 +45,9 @@ pub struct RunArgs {
     /// Write stdout unmodified to this new workspace file (never overwrites; journaled, undoable), or to a mktemp path (not journaled, op_id null); stdout then reports {path,bytes,op_id}.
     #[arg(long, value_name = "PATH")]
     pub stdout_to: Option<String>,
+    /// Check the call (--grep, a new --stdout-to file) and run nothing: answers dry_run true.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 pub const SPEC: CommandSpec = CommandSpec {
@@ -77,6 +80,10 @@ pub const SPEC: CommandSpec = CommandSpec {
             "next_commands",
             "With more --grep matches than --grep-limit: the call with a larger limit (status partial, exit 3).",
         ),
+        field(
+            "dry_run",
+            "--dry-run: true; the call was checked and nothing ran.",
+        ),
     ],
     error_codes: &[
         code::ARGUMENT_INVALID,
@@ -89,7 +96,11 @@ pub const SPEC: CommandSpec = CommandSpec {
     writes: false,
     tx: false,
     workspace: true,
-    effects: Effects::SIDE,
+    // `--stdout-to` writes a new workspace file (journaled, undoable).
+    effects: Effects {
+        journaled: true,
+        ..Effects::SIDE
+    },
     run: handler!(RunArgs, run),
 };
 
@@ -345,6 +356,11 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Output, CmdError> {
             "run needs a program: aitools run -- PROGRAM ARGS.",
         ));
     };
+    if a.dry_run {
+        let mut out = Json::obj();
+        out.push("dry_run", Json::Bool(true));
+        return Ok(Output::from_json(out, false));
+    }
     let mut cmd = std::process::Command::new(prog);
     cmd.args(rest).current_dir(&ctx.cwd);
     let limits = Limits {

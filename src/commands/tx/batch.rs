@@ -26,6 +26,9 @@ pub struct BatchArgs {
     /// All elements in one tx, committed at the end, or nothing; not with --continue-on-error.
     #[arg(long)]
     pub atomic: bool,
+    /// Stage every element in a tx as --atomic does, answer the changes a commit would make, then discard the tx: nothing is written.
+    #[arg(long, conflicts_with = "continue_on_error")]
+    pub dry_run: bool,
     /// Every write element runs with --syntax-guard (unless it says --syntax-guard=off).
     #[arg(long)]
     pub syntax_guard: bool,
@@ -36,7 +39,7 @@ pub struct BatchArgs {
 pub const BATCH: CommandSpec = CommandSpec {
     name: "batch",
     summary: "Run several calls from one JSON input.",
-    description: "--stdin is a JSON array of argv arrays without the leading aitools, e.g. [[\"read\",\"a.txt\"],[\"write\",\"b.txt\",\"--content\",\"x\"]]. Each element is parsed and validated exactly as a standalone call, with batch's --root and --lock-timeout placed before it. Elements run in order; after the first failure the rest are skipped unless --continue-on-error. Without --atomic each write commits on its own: undo the successful elements' op_id values to reverse a partial batch. --atomic runs tx begin, every element with --tx <tx>, then tx commit, as one op; a failing element or a conflicting commit aborts the tx and writes nothing. An element may not be a batch, may not read --stdin (batch has consumed it; pass --content or --stdin-data), and under --atomic may not carry --tx. On failure the answer is an error with the first failing element's error.code and exit code, and results[] in error.diagnostics.",
+    description: "--stdin is a JSON array of argv arrays without the leading aitools, e.g. [[\"read\",\"a.txt\"],[\"write\",\"b.txt\",\"--content\",\"x\"]]. Each element is parsed and validated exactly as a standalone call, with batch's --root and --lock-timeout placed before it. Elements run in order; after the first failure the rest are skipped unless --continue-on-error. Without --atomic each write commits on its own: undo the successful elements' op_id values to reverse a partial batch. --atomic runs tx begin, every element with --tx <tx>, then tx commit, as one op; a failing element or a conflicting commit aborts the tx and writes nothing. An element may not be a batch, may not read --stdin (batch has consumed it; pass --content or --stdin-data), and under --atomic may not carry --tx. --dry-run stages as --atomic does and answers the changes a commit would make, writing nothing. On failure the answer is an error with the first failing element's error.code and exit code, and results[] in error.diagnostics.",
     args: <BatchArgs as clap::Args>::augment_args,
     output_fields: &[
         field(
@@ -52,6 +55,10 @@ pub const BATCH: CommandSpec = CommandSpec {
             "op_id",
             "--atomic: the single journal op of the whole batch (undo reverses it).",
         ),
+        field(
+            "dry_run",
+            "--dry-run: true; changes are what a commit would make, and the tx is discarded.",
+        ),
     ],
     error_codes: &[
         code::ARGUMENT_INVALID,
@@ -63,7 +70,11 @@ pub const BATCH: CommandSpec = CommandSpec {
     writes: false,
     tx: false,
     workspace: true,
-    effects: Effects::SIDE,
+    // Its write elements write (journaled), each by its own command.
+    effects: Effects {
+        journaled: true,
+        ..Effects::SIDE
+    },
     run: handler!(BatchArgs, batch),
 };
 
@@ -252,7 +263,9 @@ pub fn batch(ctx: &Ctx, a: &BatchArgs) -> Result<Output, CmdError> {
     let pre = shell::global_options(&ctx.argv);
     // The owner lock lives until this function returns: a batch killed before its
     // commit or abort leaves a tx that is not listed and is swept later.
-    let (tx_id, _owner) = if a.atomic {
+    // A dry run stages as --atomic does, then discards the tx.
+    let atomic = a.atomic || a.dry_run;
+    let (tx_id, _owner) = if atomic {
         let (meta, owner) = tx::begin_owned(ctx, Some("batch --atomic".into()))?;
         (Some(meta.tx), Some(owner))
     } else {
@@ -266,7 +279,7 @@ pub fn batch(ctx: &Ctx, a: &BatchArgs) -> Result<Output, CmdError> {
             results.push(skipped(el));
             continue;
         }
-        let mut inner = match element_problem(&run, el, a.atomic) {
+        let mut inner = match element_problem(&run, el, atomic) {
             Some(why) => element_refusal(&run, el, why),
             None => {
                 let mut argv = pre.clone();
@@ -305,28 +318,43 @@ pub fn batch(ctx: &Ctx, a: &BatchArgs) -> Result<Output, CmdError> {
     let mut out = Json::obj();
     out.push("results", Json::Arr(results.clone()));
     if let Some(id) = &tx_id {
-        let done = match tx::commit::run(ctx, id, false, 0, false, std::time::Duration::ZERO) {
-            Ok(d) => d,
-            Err(e) => {
-                let _ = tx::abort(ctx, id);
-                let commit_argv = vec!["tx".to_string(), "commit".to_string(), id.clone()];
-                let mut all = results;
-                all.push(Invoked::new("tx commit", Err(e.clone())).envelope());
-                return Err(batch_error(
-                    (elements.len(), &commit_argv, &e),
-                    all,
-                    Some(id),
-                    false,
-                ));
-            }
-        };
-        out.push("tx", Json::str(id.clone()));
-        out.push("changes", Json::from_serialize(&done.changes));
-        out.push("op_id", done.op_id.map(Json::Str).unwrap_or(Json::Null));
+        commit(ctx, id, a.dry_run, &mut out, results, elements.len())?;
     }
     // An element cut by a limit makes the batch partial: its continuation is
     // in that element's next_commands.
     Ok(Output::from_json(out, any_partial))
+}
+
+/// Commits the batch's tx into `out` (`tx`, `changes`, `op_id`), or with
+/// `dry_run` answers what the commit would change and discards the tx.
+fn commit(
+    ctx: &Ctx,
+    id: &str,
+    dry_run: bool,
+    out: &mut Json,
+    results: Vec<Json>,
+    n: usize,
+) -> Result<(), CmdError> {
+    let done = tx::commit::run(ctx, id, false, 0, dry_run, std::time::Duration::ZERO);
+    if dry_run || done.is_err() {
+        let _ = tx::abort(ctx, id);
+    }
+    let done = done.map_err(|e| {
+        let commit_argv = vec!["tx".to_string(), "commit".to_string(), id.to_string()];
+        let mut all = results;
+        all.push(Invoked::new("tx commit", Err(e.clone())).envelope());
+        batch_error((n, &commit_argv, &e), all, Some(id), false)
+    })?;
+    if dry_run {
+        out.push("dry_run", Json::Bool(true));
+    } else {
+        out.push("tx", Json::str(id));
+    }
+    out.push("changes", Json::from_serialize(&done.changes));
+    if !dry_run {
+        out.push("op_id", done.op_id.map(Json::Str).unwrap_or(Json::Null));
+    }
+    Ok(())
 }
 
 /// The invoker the dispatcher put in `ctx` (a handler called any other way has none).
