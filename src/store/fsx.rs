@@ -530,3 +530,42 @@ mod tests {
         assert_eq!(dirty_bytes("Dirty: lots\n"), None);
     }
 }
+
+/// Removes the entries of `dir` that `which` picks (by their own metadata, links
+/// not followed) and that were last modified more than `max_age` before `now`
+/// (a directory with what it holds); with `dry_run` only counts them. A missing
+/// `dir` holds none. Returns how many.
+pub fn remove_older_than(
+    dir: &Path,
+    max_age: std::time::Duration,
+    now: std::time::SystemTime,
+    dry_run: bool,
+    which: fn(&std::fs::Metadata) -> bool,
+) -> io::Result<u64> {
+    let rd = match std::fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(e),
+    };
+    let mut removed = 0;
+    for e in rd.flatten() {
+        let Ok(meta) = e.metadata() else { continue };
+        let old = meta
+            .modified()
+            .ok()
+            .and_then(|m| now.duration_since(m).ok())
+            .is_some_and(|age| age > max_age);
+        if !old || !which(&meta) {
+            continue;
+        }
+        if !dry_run {
+            if meta.is_dir() {
+                std::fs::remove_dir_all(e.path())?;
+            } else {
+                std::fs::remove_file(e.path())?;
+            }
+        }
+        removed += 1;
+    }
+    Ok(removed)
+}

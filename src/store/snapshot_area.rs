@@ -19,26 +19,5 @@ pub fn dir(state: &Path) -> PathBuf {
 /// Removes the records last modified before `now - MAX_AGE` (only counts them
 /// with `dry_run`); returns how many.
 pub fn sweep(state: &Path, now: SystemTime, dry_run: bool) -> io::Result<u64> {
-    let rd = match fs::read_dir(dir(state)) {
-        Ok(rd) => rd,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
-        Err(e) => return Err(e),
-    };
-    let mut removed = 0;
-    for e in rd.flatten() {
-        let Ok(meta) = e.metadata() else { continue };
-        let old = meta
-            .modified()
-            .ok()
-            .and_then(|m| now.duration_since(m).ok())
-            .is_some_and(|age| age > MAX_AGE);
-        if !old || !meta.is_file() {
-            continue;
-        }
-        if !dry_run {
-            fs::remove_file(e.path())?;
-        }
-        removed += 1;
-    }
-    Ok(removed)
+    super::fsx::remove_older_than(&dir(state), MAX_AGE, now, dry_run, fs::Metadata::is_file)
 }
