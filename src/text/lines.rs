@@ -85,6 +85,14 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
 }
 
+/// The SHA-256 of everything `reader` yields, read in chunks (memory stays
+/// flat however large the file).
+pub fn sha256_reader(mut reader: impl Read) -> io::Result<String> {
+    let mut sha = Sha256::new();
+    io::copy(&mut reader, &mut sha)?;
+    Ok(hex(&sha.finalize()))
+}
+
 /// Streams `reader`, hashing everything and calling `sink` for each wanted line.
 pub fn scan<R: Read, W: Want>(
     reader: R,

@@ -10,7 +10,7 @@ use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell, time};
 use crate::store::files::{Durable, OwnDir};
 use crate::store::snapshot_area;
-use crate::text::lines::sha256_hex;
+use crate::text::lines::{sha256_hex, sha256_reader};
 use crate::workspace::Ctx;
 use crate::workspace::scan::{self, Entry, Kind, ScanOptions, strip_root};
 use crate::workspace::scan_args::{ScanArgs, scan_error};
@@ -162,8 +162,12 @@ fn starts(ctx: &Ctx, r: &Record) -> Vec<PathBuf> {
         .collect()
 }
 
+/// A file's hash, streamed: a snapshot may record multi-gigabyte build output.
 fn hash_of(e: &Entry) -> Option<String> {
-    e.read().ok().map(|b| sha256_hex(&b))
+    match e.content() {
+        Some(staged) => Some(sha256_hex(staged)),
+        None => sha256_reader(scan::open_file(e.path).ok()?).ok(),
+    }
 }
 
 fn next_id(dir: &OwnDir) -> String {
