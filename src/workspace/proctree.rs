@@ -95,12 +95,18 @@ pub fn signal_tagged(tag: &str, sig: i32) -> usize {
     pids.len()
 }
 
-/// SIGKILL to every process carrying `tag`, again until none is left (a forking
-/// process makes new ones) or `within` passes: the pids still alive then.
+/// SIGKILL to every process carrying `tag`, again until none is left or
+/// `within` passes: the pids still alive then.
 pub fn kill_tagged(tag: &str, within: Duration) -> Vec<u32> {
+    kill_until_gone(within, || tagged(tag))
+}
+
+/// SIGKILL to every process `find` names, again until it names none (a forking
+/// process makes new ones) or `within` passes: the pids still alive then.
+pub fn kill_until_gone(within: Duration, mut find: impl FnMut() -> Vec<u32>) -> Vec<u32> {
     let until = Instant::now() + within;
     loop {
-        let left = tagged(tag);
+        let left = find();
         if left.is_empty() || Instant::now() >= until {
             return left;
         }

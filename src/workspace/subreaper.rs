@@ -13,7 +13,7 @@ use super::proctree;
 use std::collections::{HashMap, HashSet};
 use std::process::{Child, Command};
 use std::sync::{Mutex, MutexGuard, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The children aitools started and still supervises (or keeps: a bg
 /// supervisor): never orphans.
@@ -158,22 +158,11 @@ pub fn under(root: u32) -> Vec<u32> {
     v
 }
 
-fn signal(pid: u32, sig: i32) {
-    if let Ok(p) = i32::try_from(pid)
-        && p > 1
-    {
-        // SAFETY: kill(2) takes plain integers and touches no memory of ours.
-        unsafe {
-            libc::kill(p, sig);
-        }
-    }
-}
-
 /// Sends `sig` to every process of the tree ([`tree`]); how many there were.
 pub fn signal_tree(root: Option<u32>, since: u64, tag: Option<&str>, sig: i32) -> usize {
     let pids = tree(root, since, tag);
     for &p in &pids {
-        signal(p, sig);
+        proctree::signal(p, sig);
     }
     pids.len()
 }
@@ -203,20 +192,12 @@ fn reap_in(all: &HashMap<u32, Link>) {
 /// process makes new ones) or `within` passes, reaping what re-parented here:
 /// the pids still alive then.
 pub fn sweep(root: Option<u32>, since: u64, tag: Option<&str>, within: Duration) -> Vec<u32> {
-    let until = Instant::now() + within;
-    loop {
+    proctree::kill_until_gone(within, || {
         // One scan of /proc a round (about 50 µs a process): reaped and searched.
         let all = links();
         reap_in(&all);
-        let left = tree_in(&all, root, since, tag);
-        if left.is_empty() || Instant::now() >= until {
-            return left;
-        }
-        for &p in &left {
-            signal(p, libc::SIGKILL);
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
+        tree_in(&all, root, since, tag)
+    })
 }
 
 #[cfg(test)]
