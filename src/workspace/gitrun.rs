@@ -134,6 +134,10 @@ pub fn run_hardened(
 /// git with the fixed keys, the closed transports and the cleaned environment.
 fn base(dir: &Path) -> Command {
     let mut cmd = Command::new("git");
+    // `git` is looked up in the child's PATH: no `.` or relative entry may let
+    // a repository's own `git` file be the one that runs.
+    let path = std::env::var("PATH").unwrap_or_default();
+    cmd.env("PATH", super::host::absolute_path(&path));
     cmd.arg("--no-pager");
     for (k, v) in FIXED {
         cmd.arg("-c").arg(format!("{k}={v}"));

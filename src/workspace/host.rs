@@ -99,14 +99,28 @@ pub fn disk(p: &Path) -> Option<(u64, u64)> {
     ))
 }
 
+/// `path` (a `PATH` value) without its empty and relative entries: what aitools
+/// hands a program it starts on its own account (git), so neither the lookup nor
+/// what that program starts by name lands in the tree it runs in.
+pub fn absolute_path(path: &str) -> String {
+    path.split(':')
+        .filter(|d| d.starts_with('/'))
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
 /// The first executable regular file named `name` in the directories of
-/// `path` (a `PATH` value).
+/// `path` (a `PATH` value). Only absolute directories count: an empty or relative
+/// entry (`.`, `node_modules/.bin`) names a directory of whatever tree aitools runs
+/// in, and a repository it was asked to read must not pick the program it runs.
 pub fn which(name: &str, path: &str) -> Option<PathBuf> {
-    path.split(':').filter(|d| !d.is_empty()).find_map(|d| {
-        let p = Path::new(d).join(name);
-        let m = std::fs::metadata(&p).ok()?;
-        (m.is_file() && m.permissions().mode() & 0o111 != 0).then_some(p)
-    })
+    path.split(':')
+        .filter(|d| d.starts_with('/'))
+        .find_map(|d| {
+            let p = Path::new(d).join(name);
+            let m = std::fs::metadata(&p).ok()?;
+            (m.is_file() && m.permissions().mode() & 0o111 != 0).then_some(p)
+        })
 }
 
 /// Fills `buf` from the OS's cryptographic random source (getrandom(2)).

@@ -49,10 +49,7 @@ pub struct Server {
 }
 
 fn on_path(prog: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(prog))
-        .find(|p| p.is_file())
+    super::host::which(prog, &std::env::var("PATH").ok()?)
 }
 
 /// The server for `file` (by its extension), when one is on PATH.

@@ -539,3 +539,34 @@ fn util_codecs_tokens_and_uuids_agree_with_python() {
         "argument.invalid"
     );
 }
+
+/// A `PATH` with an empty or relative entry names the tree aitools runs in: a
+/// program planted in a repository must not be what `sys tools`, `code refs
+/// --lsp` or the git runner start.
+#[test]
+fn a_relative_path_entry_never_runs_a_program_planted_in_the_repository() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    let marker = env.state.path().join("planted-ran");
+    for name in ["git", "pyright-langserver"] {
+        let p = env.write(name, &format!("#!/bin/sh\ntouch '{}'\n", marker.display()));
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    env.write("a.py", "def foo():\n    return 1\n\nfoo()\n");
+    let path = format!(".::{}", std::env::var("PATH").unwrap_or_default());
+    let run = |args: &[&str]| {
+        let mut c = env.command(args);
+        c.env("PATH", &path);
+        parse(c.output().expect("spawn"))
+    };
+    let t = run(&["sys", "tools", "git"]);
+    let git = t.json["items"][0]["path"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(git.starts_with('/'), "{}", t.stdout);
+    run(&["code", "refs", "foo", "--lsp", "--lsp-timeout", "5"]);
+    let st = run(&["git", "status"]);
+    assert_eq!(st.code, 0, "{}", st.stdout);
+    assert!(!marker.exists(), "a program planted in the repository ran");
+}
