@@ -570,3 +570,40 @@ fn a_relative_path_entry_never_runs_a_program_planted_in_the_repository() {
     assert_eq!(st.code, 0, "{}", st.stdout);
     assert!(!marker.exists(), "a program planted in the repository ran");
 }
+
+/// An encoding of a secret is the secret: `util encode` and a binary `util
+/// decode` mask what they are given before they show it in hex or base64.
+#[test]
+fn util_encodings_never_carry_a_secret_past_the_mask() {
+    let token = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789";
+    let env = TestEnv::new();
+    env.write(".env", &format!("API_KEY={token}\nX=1\n"));
+    let unhex = |h: &str| -> Vec<u8> {
+        (0..h.len() / 2)
+            .map(|i| u8::from_str_radix(&h[2 * i..2 * i + 2], 16).expect("hex"))
+            .collect()
+    };
+    let shown = |bytes: Vec<u8>| String::from_utf8_lossy(&bytes).to_string();
+    let hex = env.run(&["util", "encode", "hex", "--content-file", ".env"]);
+    assert!(hex.json["redactions"].as_u64() >= Some(1), "{}", hex.stdout);
+    assert!(!shown(unhex(hex.json["output"].as_str().expect("output"))).contains(token));
+    let b64 = env.run(&["util", "encode", "base64", "--content-file", ".env"]);
+    let out = b64.json["output"].as_str().expect("output").to_string();
+    let back = sh(&format!(
+        "printf %s '{out}' | base64 -d 2>/dev/null || true"
+    ));
+    assert!(
+        !back.contains(token) && !b64.stdout.contains(token),
+        "{}",
+        b64.stdout
+    );
+    let binary: String = format!("{token}\u{1}")
+        .bytes()
+        .chain([0xff])
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let d = env.run(&["util", "decode", "hex", "--content", &binary]);
+    assert_eq!(d.json["binary"], true, "{}", d.stdout);
+    assert!(!shown(unhex(d.json["output_hex"].as_str().expect("hex"))).contains(token));
+    assert!(d.json["redactions"].as_u64() >= Some(1), "{}", d.stdout);
+}

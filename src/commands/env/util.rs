@@ -289,8 +289,18 @@ fn unurl(s: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// The input with its secrets masked before it is encoded: base64 or hex of a
+/// secret is the secret, out of the reach of the mask every answer goes through
+/// (`util encode base64 --content-file .env` would print it).
+fn masked(b: Vec<u8>) -> Vec<u8> {
+    match String::from_utf8(b) {
+        Ok(s) => redact::mask_str(&s).map_or(s, |(m, _)| m).into_bytes(),
+        Err(e) => redact::mask_bytes(e.as_bytes()),
+    }
+}
+
 pub fn encode(ctx: &Ctx, a: &CodecArgs) -> Result<Output, CmdError> {
-    let b = read_input(ctx, &a.input)?;
+    let b = masked(read_input(ctx, &a.input)?);
     let out = match a.scheme {
         Scheme::Base64 => base64(&b),
         Scheme::Url => url(&b),
@@ -325,7 +335,8 @@ pub fn decode(ctx: &Ctx, a: &CodecArgs) -> Result<Output, CmdError> {
         Ok(s) => o.push("output", Json::str(s)),
         Err(e) => {
             o.push("binary", Json::Bool(true));
-            o.push("output_hex", Json::str(hex(e.as_bytes())));
+            let shown = redact::mask_bytes(e.as_bytes());
+            o.push("output_hex", Json::str(hex(&shown)));
         }
     }
     Ok(Output::from_json(o, false))

@@ -73,3 +73,24 @@ pub fn mask_part(whole: &[u8], spans: &[Range<usize>], part: Range<usize>) -> St
     }
     out
 }
+
+/// `bytes` with every secret (as `secret_spans_bytes` finds them: the ASCII
+/// formats, non-ASCII bytes inert) replaced by the placeholder, counted for the
+/// answer's `redactions`: for an answer that shows bytes in an encoding the
+/// text mask cannot read (hex, base64).
+pub fn mask_bytes(bytes: &[u8]) -> Vec<u8> {
+    let spans = secret_spans_bytes(bytes);
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut last = 0;
+    for span in &spans {
+        if span.start < last {
+            continue;
+        }
+        out.extend_from_slice(bytes.get(last..span.start).unwrap_or_default());
+        out.extend_from_slice(PLACEHOLDER.as_bytes());
+        super::tally(1);
+        last = span.end;
+    }
+    out.extend_from_slice(bytes.get(last..).unwrap_or_default());
+    out
+}

@@ -30,7 +30,7 @@ mod second;
 mod tree;
 mod writer;
 
-pub use bytes::{mask_part, secret_spans_bytes, secret_spans_wide};
+pub use bytes::{mask_bytes, mask_part, secret_spans_bytes, secret_spans_wide};
 pub use policy::PLACEHOLDER;
 
 /// The spans of `s` that are secrets, sorted and non-overlapping.
