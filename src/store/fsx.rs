@@ -495,42 +495,6 @@ pub fn open_regular_real_meta(path: &Path) -> io::Result<(File, std::fs::Metadat
     regular_with_meta(open_no_symlinks(path)?, path)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A temp a killed process left, or a symlink planted at the temp's name, is
-    /// removed, never written through; the target is replaced whole with `mode`.
-    #[test]
-    fn replace_file_clears_a_stale_temp_and_never_writes_through_it() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let d = dir.path();
-        std::fs::write(d.join("rec"), b"old").expect("write");
-        std::fs::write(d.join(".rec.tmp"), b"stale").expect("write");
-        replace_file(d, "rec", ".rec.tmp", b"new", 0o600, true).expect("replace");
-        assert_eq!(std::fs::read(d.join("rec")).expect("read"), b"new");
-        assert!(!d.join(".rec.tmp").exists());
-        let mode = std::fs::metadata(d.join("rec")).expect("meta").mode() & 0o777;
-        assert_eq!(mode, 0o600);
-
-        let outside = d.join("outside");
-        std::fs::write(&outside, b"keep").expect("write");
-        std::os::unix::fs::symlink(&outside, d.join(".rec.tmp")).expect("symlink");
-        replace_file(d, "rec", ".rec.tmp", b"newer", 0o600, false).expect("replace");
-        assert_eq!(std::fs::read(&outside).expect("read"), b"keep");
-        assert_eq!(std::fs::read(d.join("rec")).expect("read"), b"newer");
-    }
-
-    #[test]
-    fn dirty_bytes_adds_dirty_and_writeback_of_meminfo() {
-        let text = "MemTotal:        8000000 kB\nDirty:             614420 kB\n\
-                    Writeback:            12 kB\nWritebackTmp:         99 kB\n";
-        assert_eq!(dirty_bytes(text), Some((614_420 + 12) * 1024));
-        assert_eq!(dirty_bytes("MemTotal: 1 kB\n"), None);
-        assert_eq!(dirty_bytes("Dirty: lots\n"), None);
-    }
-}
-
 /// Removes the entries of `dir` that `which` picks (by their own metadata, links
 /// not followed) and that were last modified more than `max_age` before `now`
 /// (a directory with what it holds); with `dry_run` only counts them. A missing
@@ -568,4 +532,40 @@ pub fn remove_older_than(
         removed += 1;
     }
     Ok(removed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A temp a killed process left, or a symlink planted at the temp's name, is
+    /// removed, never written through; the target is replaced whole with `mode`.
+    #[test]
+    fn replace_file_clears_a_stale_temp_and_never_writes_through_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let d = dir.path();
+        std::fs::write(d.join("rec"), b"old").expect("write");
+        std::fs::write(d.join(".rec.tmp"), b"stale").expect("write");
+        replace_file(d, "rec", ".rec.tmp", b"new", 0o600, true).expect("replace");
+        assert_eq!(std::fs::read(d.join("rec")).expect("read"), b"new");
+        assert!(!d.join(".rec.tmp").exists());
+        let mode = std::fs::metadata(d.join("rec")).expect("meta").mode() & 0o777;
+        assert_eq!(mode, 0o600);
+
+        let outside = d.join("outside");
+        std::fs::write(&outside, b"keep").expect("write");
+        std::os::unix::fs::symlink(&outside, d.join(".rec.tmp")).expect("symlink");
+        replace_file(d, "rec", ".rec.tmp", b"newer", 0o600, false).expect("replace");
+        assert_eq!(std::fs::read(&outside).expect("read"), b"keep");
+        assert_eq!(std::fs::read(d.join("rec")).expect("read"), b"newer");
+    }
+
+    #[test]
+    fn dirty_bytes_adds_dirty_and_writeback_of_meminfo() {
+        let text = "MemTotal:        8000000 kB\nDirty:             614420 kB\n\
+                    Writeback:            12 kB\nWritebackTmp:         99 kB\n";
+        assert_eq!(dirty_bytes(text), Some((614_420 + 12) * 1024));
+        assert_eq!(dirty_bytes("MemTotal: 1 kB\n"), None);
+        assert_eq!(dirty_bytes("Dirty: lots\n"), None);
+    }
 }

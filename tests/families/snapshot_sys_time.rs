@@ -549,7 +549,7 @@ fn a_relative_path_entry_never_runs_a_program_planted_in_the_repository() {
     let env = TestEnv::new();
     let marker = env.state.path().join("planted-ran");
     for name in ["git", "pyright-langserver"] {
-        let p = env.write(name, &format!("#!/bin/sh\ntouch '{}'\n", marker.display()));
+        let p = env.write(name, format!("#!/bin/sh\ntouch '{}'\n", marker.display()));
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     }
     env.write("a.py", "def foo():\n    return 1\n\nfoo()\n");
@@ -577,7 +577,7 @@ fn a_relative_path_entry_never_runs_a_program_planted_in_the_repository() {
 fn util_encodings_never_carry_a_secret_past_the_mask() {
     let token = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789";
     let env = TestEnv::new();
-    env.write(".env", &format!("API_KEY={token}\nX=1\n"));
+    env.write(".env", format!("API_KEY={token}\nX=1\n"));
     let unhex = |h: &str| -> Vec<u8> {
         (0..h.len() / 2)
             .map(|i| u8::from_str_radix(&h[2 * i..2 * i + 2], 16).expect("hex"))
