@@ -98,6 +98,9 @@ pub fn apply(command: &str, argv: &[String]) -> Option<Habit> {
             None => {}
         }
     }
+    found.extend(counts(command, argv));
+    let letters = short_letters(command, argv, &seen, &found);
+    found.extend(letters);
     if found.is_empty() {
         return None;
     }
@@ -123,6 +126,92 @@ pub fn apply(command: &str, argv: &[String]) -> Option<Habit> {
         }
     }
     Some(Habit::Took { argv: fixed, took })
+}
+
+/// head's `-20` (a `-N` row of the command): each dash-and-digits word before
+/// `--` (clap took it for a value or refused it).
+fn counts(command: &str, argv: &[String]) -> Vec<Found> {
+    let Some(row) =
+        rows().find(|r| r.foreign == "-N" && r.commands.split(',').any(|c| c == command))
+    else {
+        return Vec::new();
+    };
+    argv.iter()
+        .take_while(|w| *w != "--")
+        .enumerate()
+        .filter_map(|(i, w)| {
+            let n = w.strip_prefix('-').and_then(digits).filter(|n| *n > 0)?;
+            let mut f = found(command, argv, row, i, Some(n.to_string()), 1).ok()?;
+            f.took.0 = w.clone();
+            Some(f)
+        })
+        .collect()
+}
+
+/// grep's letters that mean nothing here (data/short_flags.tsv rows that are
+/// left out: `-r`, recursion is the default; `-H`, every result names its path),
+/// alone or in a cluster of the command's own flags (`-rn`): the word without
+/// them. `-P` is not one: a Perl pattern may not mean the same here.
+fn short_letters(
+    command: &str,
+    argv: &[String],
+    seen: &std::collections::BTreeSet<usize>,
+    done: &[Found],
+) -> Vec<Found> {
+    let Some(spec) = registry::find(command) else {
+        return Vec::new();
+    };
+    let own: Vec<char> = spec
+        .clap_command()
+        .get_arguments()
+        .filter(|a| !a.get_action().takes_values())
+        .filter_map(clap::Arg::get_short)
+        .collect();
+    // Not a table row: a spelling taken, left out.
+    let row = Row {
+        commands: "",
+        foreign: "",
+        ours: "",
+        take: true,
+        value: "none",
+        why: "",
+    };
+    let mut out = Vec::new();
+    for &i in seen.iter().filter(|i| !done.iter().any(|f| f.index == **i)) {
+        let word = &argv[i];
+        let Some(letters) = word.strip_prefix('-').filter(|l| !l.starts_with('-')) else {
+            continue;
+        };
+        let dropped = |c: char| {
+            c != 'P'
+                && !own.contains(&c)
+                && matches!(
+                    super::short_flag_habit(command, &format!("-{c}")),
+                    Some((None, _))
+                )
+        };
+        let gone: String = letters.chars().filter(|c| dropped(*c)).collect();
+        let kept: String = letters.chars().filter(|c| own.contains(c)).collect();
+        if gone.is_empty() || gone.len() + kept.len() != letters.len() {
+            continue;
+        }
+        let words = if kept.is_empty() {
+            Vec::new()
+        } else {
+            vec![format!("-{kept}")]
+        };
+        for c in gone.chars() {
+            out.push(Found {
+                row,
+                index: i,
+                span: 1,
+                words: words.clone(),
+                pattern: None,
+                took: (format!("-{c}"), String::new()),
+            });
+        }
+    }
+    out
 }
 
 /// `argv` with each found spelling replaced (a pattern value moved after the
@@ -243,10 +332,25 @@ fn found(
     };
     match row.value {
         "same" => Ok(plain(vec![row.ours.to_string(), v], row.ours.to_string())),
-        "pattern" => Ok(Found {
-            pattern: Some(v),
-            ..plain(Vec::new(), "pattern".to_string())
-        }),
+        "pattern" => {
+            let ours: Vec<String> = (row.ours != "-")
+                .then(|| row.ours.to_string())
+                .into_iter()
+                .collect();
+            let took = ours.iter().map(|o| format!("{o} ")).collect::<String>() + "pattern";
+            Ok(Found {
+                pattern: Some(v),
+                ..plain(ours, took)
+            })
+        }
+        "negate" => {
+            let glob = if v.starts_with('!') {
+                v.clone()
+            } else {
+                format!("!{v}")
+            };
+            Ok(mapped(row.ours, glob))
+        }
         "lines" => git_lines(&v)
             .map(|r| mapped(row.ours, r))
             .ok_or_else(|| bad_value(command, argv, row, index, span, &v)),
@@ -395,7 +499,9 @@ mod tests {
             .filter(|l| !l.is_empty() && !l.starts_with('#'));
         assert_eq!(lines.clone().count(), rows().count());
         for r in rows() {
-            let values = ["none", "same", "lang", "kind", "lines", "head", "pattern"];
+            let values = [
+                "none", "same", "lang", "kind", "lines", "head", "pattern", "negate",
+            ];
             assert!(values.contains(&r.value), "{r:?}");
             assert!(!r.why.is_empty() && !r.why.ends_with('.'), "{r:?}");
             for c in r.commands.split(',') {

@@ -189,9 +189,10 @@ fn transcode_matches_iconv_both_ways_and_undoes() {
         let want = iconv(&env, "UTF-8", theirs, "ja.txt");
         let r = env.run(&["transcode", "ja.txt", "--to", ours]);
         ok(&r);
+        // What the caller sent (--to) is not echoed; the guessed source is said.
         assert_eq!(r.json["from"], "utf-8");
-        assert_eq!(r.json["to"], ours);
-        assert_eq!(r.json["replaced"], 0);
+        assert!(r.json.get("to").is_none(), "{}", r.stdout);
+        assert!(r.json.get("replaced").is_none(), "{}", r.stdout);
         // The same text in other bytes: no line diff is shown.
         assert!(r.json["changes"][0].get("diff").is_none(), "{}", r.stdout);
         assert_eq!(env.read("ja.txt"), want, "utf-8 -> {ours}");
@@ -202,7 +203,11 @@ fn transcode_matches_iconv_both_ways_and_undoes() {
             env.run(&["transcode", "ja.txt"])
         };
         ok(&back);
-        assert_eq!(back.json["from"], ours);
+        if ours.starts_with("utf-16") {
+            assert!(back.json.get("from").is_none(), "{}", back.stdout);
+        } else {
+            assert_eq!(back.json["from"], ours);
+        }
         assert_eq!(env.read("ja.txt"), text.as_bytes(), "{ours} -> utf-8");
         // Undo restores the bytes before.
         ok(&env.run(&["undo", &back.op_id()]));

@@ -334,15 +334,72 @@ fn more_everyday_spellings_are_taken() {
         &["search", "--no-heading", "line 7"],
         serde_json::json!({"--no-heading": ""}),
     );
-    // grep's -rn / -nr: the same call without -r, and it runs.
-    repaired(
+    // grep's -rn / -nr / -r / -rH: recursion is the default and every result
+    // names its path, so -r and -H are taken, left out (one call, not a repair).
+    for (argv, want) in [
+        (
+            &["search", "-rn", "line 7", "."][..],
+            serde_json::json!({"-r": ""}),
+        ),
+        (
+            &["search", "-nr", "line 7"][..],
+            serde_json::json!({"-r": ""}),
+        ),
+        (
+            &["search", "-r", "line 7"][..],
+            serde_json::json!({"-r": ""}),
+        ),
+        (
+            &["search", "-rH", "line 7", "."][..],
+            serde_json::json!({"-r": "", "-H": ""}),
+        ),
+    ] {
+        let r = took(&env, argv, want);
+        assert_eq!(r.json["blocks"][0]["path"], "t.txt", "{}", r.stdout);
+    }
+    // -P (Perl syntax) may not mean the same here: still answered.
+    repaired(&env, &["search", "-P", "line 7"], "aitools search 'line 7'");
+}
+
+/// find's -iname, head's -20, grep's --exclude (issue 32): taken, each
+/// answering as its tool would.
+#[test]
+fn iname_head_count_and_exclude_are_taken() {
+    let env = repo();
+    env.write("src/Upper.PY", "x = 1\n");
+    let f = took(
         &env,
-        &["search", "-rn", "line 7", "."],
-        "aitools search -n 'line 7' .",
+        &["find", "-iname", "*.py"],
+        serde_json::json!({"-iname": "--ignore-case pattern"}),
     );
-    repaired(
-        &env,
-        &["search", "-nr", "line 7"],
-        "aitools search -n 'line 7'",
-    );
+    let paths: Vec<&str> = f.json["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|i| i["path"].as_str())
+        .collect();
+    assert_eq!(paths, ["src/Upper.PY", "src/a.py"], "{}", f.stdout);
+    // The flag itself, and a substring in any case.
+    let i = env.run(&["find", "UPPER", "-i"]);
+    assert_eq!(i.json["items"][0]["path"], "src/Upper.PY", "{}", i.stdout);
+    assert_eq!(env.run(&["find", "UPPER"]).json["total"], 0);
+    // head -20 / head -n 20 (read's -n, cat's number-the-lines, is taken too).
+    for argv in [&["read", "-2", "t.txt"][..], &["read", "t.txt", "-2"][..]] {
+        let r = took(&env, argv, serde_json::json!({"-2": "--range 1:2"}));
+        assert_eq!(r.json["lines"], serde_json::json!(["line 1", "line 2"]));
+    }
+    // grep --exclude GLOB: what --glob '!GLOB' leaves out.
+    for argv in [
+        &["search", "f", "src", "--exclude", "*.rs"][..],
+        &["search", "f", "src", "--exclude=*.rs"][..],
+    ] {
+        let r = took(
+            &env,
+            argv,
+            serde_json::json!({"--exclude *.rs": "--glob !*.rs"}),
+        );
+        let blocks = r.json["blocks"].as_array().unwrap();
+        assert_eq!(blocks.len(), 1, "{}", r.stdout);
+        assert_eq!(blocks[0]["path"], "src/a.py");
+    }
 }

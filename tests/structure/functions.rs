@@ -44,7 +44,7 @@ pub const LONG_FNS: &[(&str, &str, usize)] = &[
     ("commands/json/read.rs", "select", 157),
     ("commands/json/write.rs", "patch", 109),
     ("commands/process/wait.rs", "run", 145),
-    ("commands/search/find.rs", "run", 261),
+    ("commands/search/find.rs", "run", 239),
     ("commands/search/overview.rs", "run", 218),
     ("commands/search/rename.rs", "run", 250),
     ("commands/search/search.rs", "run", 366),

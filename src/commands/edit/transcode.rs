@@ -41,9 +41,11 @@ pub const SPEC: CommandSpec = CommandSpec {
         write::FIELD_CHANGES,
         write::FIELD_OP_ID,
         write::FIELD_DRY_RUN,
-        field("from", "Source encoding."),
-        field("to", "Target encoding."),
-        field("replaced", "Characters written as ?."),
+        field("from", "Source encoding, when it was guessed (no --from)."),
+        field(
+            "replaced",
+            "Characters written as ? (with --replace-unmappable).",
+        ),
         write::FIELD_NEXT,
     ],
     error_codes: crate::write_error_codes![code::UNSUPPORTED_FORMAT, code::TOO_LARGE],
@@ -217,12 +219,17 @@ pub fn run(ctx: &Ctx, a: &TranscodeArgs) -> Result<Output, CmdError> {
             mode: None,
         }])
     })?;
-    let from = from_used.map_or("unknown", Encoding::name);
-    let mut out = committed.into_output(vec![
-        ("from", Json::Str(from.to_string())),
-        ("to", Json::Str(to.name().to_string())),
-        ("replaced", Json::UInt(replaced)),
-    ]);
+    // The caller's own --from and --to say nothing new: only a guessed source,
+    // and the count --replace-unmappable asked for, are answered.
+    let mut fields = Vec::new();
+    if given.is_none() {
+        let from = from_used.map_or("unknown", Encoding::name);
+        fields.push(("from", Json::Str(from.to_string())));
+    }
+    if a.replace_unmappable {
+        fields.push(("replaced", Json::UInt(replaced)));
+    }
+    let mut out = committed.into_output(fields);
     if quiet {
         crate::protocol::compact::drop_diffs(&mut out.fields, &[]);
     }

@@ -37,6 +37,9 @@ pub struct FindArgs {
     /// A glob (when it holds *, ?, or [) or a substring. Without `/` it matches the last path component; with `/`, the workspace-relative path. Omit to list everything.
     #[arg(value_name = "PATTERN")]
     pub pattern: Option<String>,
+    /// Match PATTERN whatever the letters' case (find -iname).
+    #[arg(short = 'i', long)]
+    pub ignore_case: bool,
     /// Where to start; default the working directory (or the root when it is outside the workspace).
     #[arg(value_name = "PATH")]
     pub path: Option<String>,
@@ -177,6 +180,8 @@ enum Pattern {
     Sub {
         s: String,
         whole: bool,
+        /// Compared in lower case (--ignore-case; `s` is lower case then).
+        fold: bool,
     },
 }
 
@@ -185,7 +190,14 @@ impl Pattern {
         match self {
             Pattern::None => true,
             Pattern::Glob { m, whole } => m.is_match(if *whole { rel } else { base }),
-            Pattern::Sub { s, whole } => (if *whole { rel } else { base }).contains(s.as_str()),
+            Pattern::Sub { s, whole, fold } => {
+                let name = if *whole { rel } else { base };
+                if *fold {
+                    name.to_lowercase().contains(s.as_str())
+                } else {
+                    name.contains(s.as_str())
+                }
+            }
         }
     }
 }
@@ -199,16 +211,9 @@ fn size_arg(command: &str, flag: &str, v: &Option<String>) -> Result<Option<u64>
     }
 }
 
-pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
-    if matches!(args.output, FindOutput::Tree) && !matches!(args.sort, SortArg::Path) {
-        return Err(CmdError::invalid_argument(
-            "find",
-            "--sort applies to --output flat only; a tree is always in path order.",
-        ));
-    }
-    let min_size = size_arg("find", "--min-size", &args.min_size)?;
-    let max_size = size_arg("find", "--max-size", &args.max_size)?;
-    let pattern = match &args.pattern {
+/// The name pattern (a glob when it holds *, ? or [, else a substring).
+fn pattern_of(args: &FindArgs) -> Result<Pattern, CmdError> {
+    Ok(match &args.pattern {
         None => Pattern::None,
         Some(p) => {
             let whole = p.contains('/');
@@ -217,6 +222,7 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
                 let m = globset::GlobBuilder::new(&body)
                     .literal_separator(true)
                     .backslash_escape(true)
+                    .case_insensitive(args.ignore_case)
                     .build()
                     .map_err(|e| {
                         CmdError::invalid_argument(
@@ -227,10 +233,24 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
                     .compile_matcher();
                 Pattern::Glob { m, whole }
             } else {
-                Pattern::Sub { s: body, whole }
+                let fold = args.ignore_case;
+                let s = if fold { body.to_lowercase() } else { body };
+                Pattern::Sub { s, whole, fold }
             }
         }
-    };
+    })
+}
+
+pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
+    if matches!(args.output, FindOutput::Tree) && !matches!(args.sort, SortArg::Path) {
+        return Err(CmdError::invalid_argument(
+            "find",
+            "--sort applies to --output flat only; a tree is always in path order.",
+        ));
+    }
+    let min_size = size_arg("find", "--min-size", &args.min_size)?;
+    let max_size = size_arg("find", "--max-size", &args.max_size)?;
+    let pattern = pattern_of(args)?;
     let start = match &args.path {
         Some(a) => super::start_path(ctx, a)?,
         None => default_start(ctx),
