@@ -223,7 +223,8 @@ fn shared_flag_groups_have_one_help() {
                 help.entry(n.to_string())
                     .or_default()
                     .insert(format!("{short} {}", text.as_str().unwrap_or_default()));
-                if pattern {
+                // find's --ignore-case (for its glob) is the same flag, alone.
+                if pattern && n != "--ignore-case" {
                     pattern_takers.insert(c["name"].as_str().unwrap_or_default().to_string());
                 }
             }

@@ -37,7 +37,7 @@ pub struct FindArgs {
     /// A glob (when it holds *, ?, or [) or a substring. Without `/` it matches the last path component; with `/`, the workspace-relative path. Omit to list everything.
     #[arg(value_name = "PATTERN")]
     pub pattern: Option<String>,
-    /// Match PATTERN whatever the letters' case (find -iname).
+    /// Case-insensitive matching (Unicode simple case folding).
     #[arg(short = 'i', long)]
     pub ignore_case: bool,
     /// Where to start; default the working directory (or the root when it is outside the workspace).
