@@ -1,6 +1,7 @@
 //! The scratch area `<state>/tmp/`: private entries (directory 0700, files 0600)
 //! outside the workspace tree that `mktemp` hands out and `run --stdout-to` may
-//! fill, never journaled; `gc` removes the entries older than `MAX_AGE`.
+//! fill, and where `run` spills a cut stream whole (`spill`), never journaled;
+//! `gc` removes the entries older than `MAX_AGE`.
 
 use std::fs::{self, DirBuilder, OpenOptions};
 use std::io;
@@ -63,6 +64,21 @@ pub fn create(
         }
     }
     Err(io::Error::from(io::ErrorKind::AlreadyExists))
+}
+
+/// A new private file `run-<pid>-<n>.<stream>.log` in the scratch area of
+/// `state` (made when missing), open for writing: where `run` keeps the whole
+/// of a stream its windows cut.
+pub fn spill(state: &Path, stream: &str) -> io::Result<(PathBuf, fs::File)> {
+    let pid = std::process::id();
+    let p = create(state, false, "run-", &format!(".{stream}.log"), |n| {
+        format!("{pid}-{n}")
+    })?;
+    let f = OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&p)?;
+    Ok((p, f))
 }
 
 /// Whether `abs` (absolute, its parent resolved) lies below the scratch area.

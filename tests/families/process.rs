@@ -51,6 +51,53 @@ fn run_reports_status_and_the_same_lines_as_running_directly() {
     assert_eq!(cat.json["exit_code"], 0);
 }
 
+/// A cut stream's middle is read back from a private log, not by running the
+/// program again: the read in next_commands gives exactly the lines the windows
+/// left out (sh's own output the oracle), masked.
+#[test]
+fn run_cut_output_continues_from_a_private_masked_log() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    let token = format!("ghp_{}", "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5");
+    let script = format!("seq 1 149; echo 'key {token}'; seq 151 300; seq 1 40 >&2");
+    let r = env.run(&["run", "--", "sh", "-c", &script]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert!(!r.stdout.contains(&token), "{}", r.stdout);
+    let next = r.json["next_commands"].as_array().expect("next_commands");
+    assert_eq!(next.len(), 2, "{}", r.stdout);
+    let direct = Command::new("sh").args(["-c", &script]).output().unwrap();
+    let all: Vec<String> = String::from_utf8(direct.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.replace(&token, "[REDACTED_SECRET]"))
+        .collect();
+    let read = next[0].as_str().unwrap();
+    assert!(read.ends_with(" --range 6:280"), "{read}");
+    let log = read.split(' ').nth(2).unwrap();
+    let mode = std::fs::metadata(log).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "{log}");
+    assert!(!std::fs::read_to_string(log).unwrap().contains(&token));
+    // read pages a long range itself: its own continuations are followed.
+    let (mut got, mut call) = (Vec::new(), Some(read.to_string()));
+    while let Some(c) = call.take().filter(|_| got.len() < 275) {
+        let page = env.run_line(&c);
+        assert!(page.code == 0 || page.code == 3, "{}", page.stdout);
+        got.extend(lines(&page.json["lines"]));
+        call = page.json["next_commands"][0].as_str().map(str::to_string);
+    }
+    assert_eq!(got[..275], all[5..280]);
+    let err = env.run_line(next[1].as_str().unwrap());
+    let want: Vec<String> = (6..=20).map(|i| i.to_string()).collect();
+    assert_eq!(lines(&err.json["lines"]), want);
+    // Output the windows hold whole leaves no log and no continuation.
+    let small = env.run(&["run", "--", "seq", "1", "25"]);
+    assert!(
+        small.json.get("next_commands").is_none(),
+        "{}",
+        small.stdout
+    );
+}
+
 #[test]
 fn run_strips_escapes_and_redraws_and_masks_secrets_before_grep() {
     let env = TestEnv::new();

@@ -2,19 +2,86 @@
 //! memory: the head and tail windows, the `--grep` matches, the first lines that
 //! show a failure, and the counters. Each line is cleaned and masked on arrival
 //! (the mask's line state carries across lines), so `yes` for a minute costs the
-//! windows, not its output.
+//! windows, not its output. Once a window drops a line, every line (cleaned,
+//! masked) also goes to a private log file (`Spill`, up to [`LOG_CAP`]), so
+//! the middle a window cut can be read back without running the program again.
 
 use super::output::{self, Match, Window};
 use crate::protocol::redact::LineMask;
 use crate::workspace::process::Sink;
 use regex::Regex;
 use std::collections::VecDeque;
+use std::io::Write;
 use std::sync::OnceLock;
 
 /// Bytes of an unfinished line kept: a line is cut at 4096 characters anyway.
 const MAX_PENDING: usize = 64 * 1024;
 /// Bytes kept per window (head, tail, matches) whatever the line counts asked.
 const WINDOW_BYTES: usize = 4 * 1024 * 1024;
+/// Bytes of a stream its log keeps; past them the log is cut (`log_cut`).
+pub const LOG_CAP: u64 = 64 * 1024 * 1024;
+
+/// Opens a stream's log: its path and where to write (`None`: no log).
+pub type Opener = Box<dyn FnOnce() -> Option<(String, Box<dyn Write + Send>)> + Send>;
+
+/// A stream's log: opened when a window first drops a line.
+#[derive(Default)]
+struct Spill {
+    open: Option<Opener>,
+    out: Option<Box<dyn Write + Send>>,
+    path: Option<String>,
+    written: u64,
+    /// [`LOG_CAP`] (smaller in the unit tests).
+    cap: u64,
+    cut: bool,
+}
+
+impl Spill {
+    /// Opens the log with `held` (every line seen so far, in order).
+    fn start<'a>(&mut self, held: impl Iterator<Item = &'a String>) {
+        let Some((path, out)) = self.open.take().and_then(|o| o()) else {
+            return;
+        };
+        self.out = Some(out);
+        self.path = Some(path);
+        for l in held {
+            self.write(l);
+        }
+    }
+
+    fn write(&mut self, line: &str) {
+        let Some(out) = self.out.as_mut() else {
+            return;
+        };
+        let n = line.len() as u64 + 1;
+        if self.written + n > self.cap {
+            self.cut = true;
+            self.out = None;
+            return;
+        }
+        self.written += n;
+        if out
+            .write_all(line.as_bytes())
+            .and_then(|()| out.write_all(b"\n"))
+            .is_err()
+        {
+            // A log that cannot be written whole is not offered.
+            self.out = None;
+            self.path = None;
+        }
+    }
+
+    /// The log's path, once flushed (`None` when none was kept).
+    fn finish(&mut self) -> Option<String> {
+        if let Some(mut out) = self.out.take()
+            && out.flush().is_err()
+        {
+            self.path = None;
+        }
+        self.path.take()
+    }
+}
+
 /// Lines that show a failure kept per stream: the first few (the first error
 /// often causes the rest) and the last few (a summary, or a panic printed before
 /// a long cleanup that pushed it out of the tail window).
@@ -87,6 +154,7 @@ pub struct Capture {
     pending: Vec<u8>,
     pending_over: bool,
     mask: LineMask,
+    spill: Spill,
 }
 
 impl Capture {
@@ -97,11 +165,31 @@ impl Capture {
         }
     }
 
+    /// A capture that keeps a cut stream whole in the log `open` makes.
+    pub fn with_log(shape: Shape, open: Opener) -> Capture {
+        let mut c = Capture::new(shape);
+        c.spill.open = Some(open);
+        c.spill.cap = LOG_CAP;
+        c
+    }
+
+    /// A window drops its first line: the log starts with every line held
+    /// (the head, then the tail with the line just read).
+    fn dropping(&mut self) {
+        if !self.dropped {
+            self.spill.start(self.head.iter().chain(self.tail.iter()));
+        }
+        self.dropped = true;
+    }
+
     fn line(&mut self, raw: &[u8]) {
         self.total += 1;
         let (text, cut) = output::clean_line(raw, self.shape.strip);
         self.cut |= cut;
         let text = self.mask.line(&text).unwrap_or(text);
+        if self.dropped {
+            self.spill.write(&text);
+        }
         if let Some((re, limit)) = &self.shape.grep
             && re.is_match(&text)
         {
@@ -125,23 +213,28 @@ impl Capture {
         // The head stays the program's first lines: once one misses it, it is closed.
         self.head_done = true;
         if self.shape.tail == 0 {
+            if !self.dropped {
+                self.spill
+                    .start(self.head.iter().chain(std::iter::once(&text)));
+            }
             self.dropped = true;
             return;
         }
         self.tail_bytes += text.len();
         self.tail.push_back(text);
         while self.tail.len() > self.shape.tail || (self.tail_bytes > cap && self.tail.len() > 1) {
+            self.dropping();
             let Some(gone) = self.tail.pop_front() else {
                 break;
             };
             self.tail_bytes -= gone.len();
-            self.dropped = true;
         }
     }
 
     /// The window, the secrets masked, and the lines that show a failure.
-    pub fn finish(self) -> (Window, usize, Vec<String>) {
+    pub fn finish(mut self) -> (Window, usize, Vec<String>) {
         let shown_matches = self.matches.len() as u64;
+        let log = self.spill.finish();
         let w = Window {
             head: self.head,
             tail: self.tail.into_iter().collect(),
@@ -156,6 +249,8 @@ impl Capture {
                 .map(|_| self.total_matches)
                 .filter(|&t| t > shown_matches),
             cut_lines: self.cut,
+            log_cut: log.is_some() && self.spill.cut,
+            log,
         };
         debug_assert!(shown_matches <= self.total_matches);
         let mut failures = self.failures;
@@ -273,6 +368,59 @@ mod tests {
             failures,
             ["thread 'main' panicked at src/a.rs:1:2:", "the message"]
         );
+    }
+
+    /// A writer the test reads back.
+    #[derive(Clone, Default)]
+    struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0
+                .lock()
+                .map_err(|_| std::io::ErrorKind::Other)?
+                .extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_cut_stream_is_logged_whole_up_to_the_cap() {
+        let run = |lines: u64, cap: u64| {
+            let log = Shared::default();
+            let w = log.clone();
+            let mut c = Capture::with_log(
+                Shape {
+                    head: 2,
+                    tail: 3,
+                    ..Shape::default()
+                },
+                Box::new(move || Some(("log".to_string(), Box::new(w) as Box<dyn Write + Send>))),
+            );
+            c.spill.cap = cap;
+            let text: String = (1..=lines).map(|i| format!("{i}\n")).collect();
+            c.feed(text.as_bytes());
+            c.end();
+            let (win, _, _) = c.finish();
+            let bytes = log.0.lock().map(|v| v.clone()).unwrap_or_default();
+            (win, String::from_utf8(bytes).unwrap_or_default())
+        };
+        // Fits the windows: no log.
+        let (w, text) = run(5, 1000);
+        assert!(w.log.is_none() && text.is_empty());
+        // Cut: every line, in order.
+        let (w, text) = run(10, 1000);
+        assert_eq!(w.log.as_deref(), Some("log"));
+        let want: String = (1..=10).map(|i| format!("{i}\n")).collect();
+        assert_eq!(text, want);
+        assert!(!w.log_cut);
+        // Past the cap: the first lines that fit, and said.
+        let (w, text) = run(10, 8);
+        assert_eq!(text, "1\n2\n3\n4\n");
+        assert!(w.log_cut);
     }
 
     #[test]

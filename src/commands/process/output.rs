@@ -96,6 +96,13 @@ pub struct Window {
     pub total_matches: Option<u64>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub cut_lines: bool,
+    /// A cut stream's every line (cleaned, masked), in a private scratch file:
+    /// named by the read in `next_commands`, not repeated here.
+    #[serde(skip)]
+    pub log: Option<String>,
+    /// The log stopped at its cap (`capture::LOG_CAP`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub log_cut: bool,
 }
 
 #[cfg(test)]

@@ -69,7 +69,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         field("duration_ms", "Wall time from start to exit."),
         field(
             "stdout",
-            "{head,tail,total_lines,truncated,matches?,total_matches?,cut_lines?}; head and tail never overlap; total_matches only when --grep-limit left matches out. With --stdout-to, {path,bytes,cut?,total_bytes?,op_id}: past 64 MiB the file is cut, cut is true, total_bytes says what the program wrote and the status is partial (exit 3).",
+            "{head,tail,total_lines,truncated,matches?,total_matches?,cut_lines?,log_cut?}; head and tail never overlap; total_matches only when --grep-limit left matches out. A truncated stream's every line (cleaned, masked) is kept in a private 0600 file of the scratch area (gc removes it after a day), up to 64 MiB (log_cut true past that); next_commands reads the lines the windows left out from it, without running the program again. With --stdout-to, {path,bytes,cut?,total_bytes?,op_id}: past 64 MiB the file is cut, cut is true, total_bytes says what the program wrote and the status is partial (exit 3).",
         ),
         field("stderr", "Same shape as stdout (never written to a file)."),
         field(
@@ -78,7 +78,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         ),
         field(
             "next_commands",
-            "With more --grep matches than --grep-limit: the call with a larger limit (status partial, exit 3).",
+            "A truncated stream: the read of its left-out lines from its log. With more --grep matches than --grep-limit: the call with a larger limit (status partial, exit 3).",
         ),
         field(
             "dry_run",
@@ -210,10 +210,25 @@ struct Ran {
     partial: bool,
     /// More `--grep` matches than `--grep-limit`.
     more_matches: bool,
+    /// Reads of the lines the windows cut, from the streams' logs.
+    reads: Vec<String>,
+}
+
+/// Opens a log for `stream` in the scratch area when its window first drops a
+/// line (never for a stream that fits).
+fn log_opener(ctx: &Ctx, stream: &'static str) -> super::capture::Opener {
+    let root = ctx.root.clone();
+    Box::new(move || {
+        let state = state_dir::ensure(&root).ok()?;
+        let (path, file) = scratch::spill(&state, stream).ok()?;
+        let out: Box<dyn std::io::Write + Send> = Box::new(std::io::BufWriter::new(file));
+        Some((path.to_string_lossy().to_string(), out))
+    })
 }
 
 /// Runs the program with stdout read into a window.
 fn run_windowed(
+    ctx: &Ctx,
     cmd: std::process::Command,
     limits: Limits,
     shape: &Shape,
@@ -221,11 +236,12 @@ fn run_windowed(
     let done = process::run_with(
         cmd,
         limits,
-        Capture::new(shape.clone()),
-        Capture::new(shape.clone()),
+        Capture::with_log(shape.clone(), log_opener(ctx, "stdout")),
+        Capture::with_log(shape.clone(), log_opener(ctx, "stderr")),
     )?;
     let (out, out_masked, mut failures) = done.stdout.finish();
     let (err, err_masked, err_failures) = done.stderr.finish();
+    let reads = [&out, &err].into_iter().filter_map(log_read).collect();
     failures.extend(err_failures);
     let partial = [&out, &err]
         .iter()
@@ -244,6 +260,18 @@ fn run_windowed(
         failures,
         partial,
         more_matches: partial,
+        reads,
+    })
+}
+
+/// The read of the lines a stream's windows left out, from its log.
+fn log_read(w: &Window) -> Option<String> {
+    let log = w.log.as_deref()?;
+    let first = w.head.len() as u64 + 1;
+    let last = w.total_lines.checked_sub(w.tail.len() as u64)?;
+    (last >= first).then(|| {
+        let range = format!("{first}:{last}");
+        shell::aitools(["read", log, "--range", &range])
     })
 }
 
@@ -261,10 +289,11 @@ fn run_to_file(
         cmd,
         limits,
         Stream::with_cap(CAP),
-        Capture::new(shape.clone()),
+        Capture::with_log(shape.clone(), log_opener(ctx, "stderr")),
     )
     .map_err(|e| not_started(&a.argv[0], e))?;
     let (err, redactions, failures) = done.stderr.finish();
+    let reads = log_read(&err).into_iter().collect();
     let stream = done.stdout;
     let len = stream.bytes.len() as u64;
     let arg = a.stdout_to.clone().unwrap_or_default();
@@ -319,6 +348,7 @@ fn run_to_file(
         failures,
         partial: stream.capped || more_matches,
         more_matches,
+        reads,
     })
 }
 
@@ -377,7 +407,7 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Output, CmdError> {
     };
     let ran = match &target {
         Some((abs, scratch)) => run_to_file(ctx, a, (abs, *scratch), cmd, limits, &shape)?,
-        None => run_windowed(cmd, limits, &shape).map_err(|e| not_started(prog, e))?,
+        None => run_windowed(ctx, cmd, limits, &shape).map_err(|e| not_started(prog, e))?,
     };
     Ok(answer(ctx, a, ran))
 }
@@ -426,6 +456,7 @@ fn answer(ctx: &Ctx, a: &RunArgs, ran: Ran) -> Output {
             ),
         );
     }
+    let mut next: Vec<Json> = ran.reads.into_iter().map(Json::Str).collect();
     if ran.more_matches {
         let words = shell::rerun(
             &argv_with_dashes(ctx, a.argv.len()),
@@ -436,10 +467,10 @@ fn answer(ctx: &Ctx, a: &RunArgs, ran: Ran) -> Output {
                 (a.grep_limit.saturating_mul(4).max(1)).to_string(),
             ],
         );
-        out.push(
-            "next_commands",
-            Json::Arr(vec![Json::str(shell::aitools(&words))]),
-        );
+        next.push(Json::str(shell::aitools(&words)));
+    }
+    if !next.is_empty() {
+        out.push("next_commands", Json::Arr(next));
     }
     Output::from_json(out, ran.partial).premasked(ran.redactions)
 }
