@@ -510,6 +510,11 @@ const ROWS: &[Row] = &[
     r("json set", "refusal.too-large", &["json", "set", "c.json", "/a", "--stdin", "--max-input", "2"]).stdin("12345"),
     r("git show", "selection.no-match", &["git", "show", "HEAD:a.txt", "--range", "50:60"]).setup(committed),
     r("git show", "input.syntax-error", &["git", "show", "HEAD:a.txt", "--match", "("]).setup(committed),
+    r("git show", "selection.ambiguous", &["git", "show", "HEAD:src/lib.rs", "--symbol", "keep"]).setup(committed),
+    r("git show", "input.unsupported-language", &["git", "show", "HEAD:u.zzz", "--symbol", "x"]).setup(committed),
+    r("git blame", "selection.ambiguous", &["git", "blame", "src/lib.rs", "--symbol", "keep"]).setup(committed),
+    r("git blame", "input.syntax-error", &["git", "blame", "a.txt", "--between", "(", "x"]).setup(committed),
+    r("git blame", "input.unsupported-language", &["git", "blame", "u.zzz", "--symbol", "x"]).setup(committed),
     // json
     r("json get", "input.syntax-error", &["json", "get", "bad.json", "/a"]),
     r("json get", "input.not-utf8", &["json", "get", "l1.json", "/a"]),

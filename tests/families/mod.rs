@@ -36,6 +36,7 @@ mod final_symlink_race;
 mod fresh_state;
 mod git;
 mod git_hostile;
+mod git_select;
 mod habits;
 mod holes;
 mod honest;

@@ -2,6 +2,7 @@
 //! from `git blame --porcelain`.
 
 use super::git;
+use super::pick::{self, LineArgs, Pick, Picked};
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell, values};
@@ -14,9 +15,8 @@ use std::collections::HashMap;
 pub struct BlameArgs {
     /// File to blame (relative to the working directory).
     pub path: String,
-    /// Lines S:E, S: or N. Without it, the first --max-lines lines.
-    #[arg(long, value_name = "RANGE")]
-    pub range: Option<String>,
+    #[command(flatten)]
+    pub lines: LineArgs,
     /// Blame as of this revision instead of the work tree.
     #[arg(long, value_name = "REV")]
     pub rev: Option<String>,
@@ -28,7 +28,7 @@ pub struct BlameArgs {
 pub const SPEC: CommandSpec = CommandSpec {
     name: "git blame",
     summary: "Who last changed each line of a file range.",
-    description: "Runs git blame --porcelain over --range (default: from line 1), at most --max-lines lines; a cut result's next_commands continues. Lines changed in the work tree and not committed have the all-zero sha and author \"Not Committed Yet\". date is ISO 8601 in the author's offset.",
+    description: "Runs git blame --porcelain over the lines a selector picks (read's, over the file blamed: the work tree's, or the --rev blob): --range (default: from line 1), --symbol (--kind), --between (--exclusive; the first START..END block), --match (--invert; --range bounds it; each run of matched lines is one -L), one per call; at most --max-lines lines; a cut result's next_commands continues (a whole --symbol definition offers nothing past it). Lines changed in the work tree and not committed have the all-zero sha and author \"Not Committed Yet\". date is ISO 8601 in the author's offset.",
     args: <BlameArgs as clap::Args>::augment_args,
     output_fields: &[
         field("path", "The file, relative to the workspace root."),
@@ -49,6 +49,9 @@ pub const SPEC: CommandSpec = CommandSpec {
         code::ARGUMENT_INVALID,
         code::NOT_FOUND,
         code::NO_MATCH,
+        code::AMBIGUOUS,
+        code::SYNTAX_ERROR,
+        code::UNSUPPORTED_LANGUAGE,
         code::UNAVAILABLE,
         code::TIMEOUT,
         code::TOO_LARGE,
@@ -182,9 +185,9 @@ fn short_keys(mut blame: Blame) -> (Vec<Line>, Json) {
     (blame.lines, Json::Obj(map))
 }
 
-/// The line count of `abs` at revision `rev` (its blob through `git cat-file`);
-/// `None` when git cannot read it (blame already answered for the same blob).
-fn lines_at(ctx: &Ctx, rev: &str, abs: &std::path::Path) -> Option<u64> {
+/// The bytes of `abs` at revision `rev` (its blob through `git cat-file`);
+/// `None` when git cannot read it.
+fn blob_at(ctx: &Ctx, rev: &str, abs: &std::path::Path) -> Option<Vec<u8>> {
     // `REV:./path` is read from git's working directory; `../` climbs out of it.
     let mut up = String::from("./");
     let mut rel = None;
@@ -197,40 +200,144 @@ fn lines_at(ctx: &Ctx, rev: &str, abs: &std::path::Path) -> Option<u64> {
     }
     let object = format!("{rev}:{up}{}", rel?);
     let blob = git(ctx, &["cat-file".into(), "blob".into(), object], "read").ok()?;
-    Some(crate::text::lines::count_lines(&blob.stdout))
+    Some(blob.stdout)
+}
+
+/// The work tree's file (git blames it: blame takes no --tx).
+fn work_tree(
+    ctx: &Ctx,
+    a: &BlameArgs,
+    abs: &std::path::Path,
+    shown: &str,
+) -> Result<Vec<u8>, CmdError> {
+    match ctx.files().disk(abs).read() {
+        Ok(b) => Ok(b),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(CmdError::new(
+            code::NOT_FOUND,
+            format!("{shown} does not exist."),
+            Repair::new(
+                "find",
+                "Look for the file.",
+                shell::aitools(["find", "--name", &a.path]),
+            ),
+        )),
+        Err(e) => Err(crate::protocol::error::io_error("git blame", shown, &e)),
+    }
+}
+
+/// The text's lines as blame numbers them (no BOM, no CR before LF).
+fn text_lines(bytes: &[u8]) -> Vec<String> {
+    let (text, _) = super::lossy(bytes);
+    super::show::split_lines(&text)
+        .into_iter()
+        .map(str::to_string)
+        .collect()
+}
+
+/// The `-L` spans blamed: one `start,end` for a run, one per run of consecutive
+/// matched lines.
+fn spans(numbers: &[u64]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(&s) = numbers.get(i) {
+        let mut e = s;
+        while numbers.get(i + 1) == Some(&(e + 1)) {
+            e += 1;
+            i += 1;
+        }
+        out.push(format!("{s},{e}"));
+        i += 1;
+    }
+    out
+}
+
+/// The lines picked before git blames them: `-L` spans, the first line shown,
+/// the line a window would end at (`None` for matched lines), and the
+/// continuation's `--range` when the selection goes on past `--max-lines`.
+struct Plan {
+    spans: Vec<String>,
+    start: u64,
+    want_end: Option<u64>,
+    matched: Option<(Vec<u64>, Option<String>)>,
+}
+
+fn plan(a: &BlameArgs, pick: &Pick, picked: Option<Picked>, total: Option<u64>) -> Plan {
+    let (start, want_end) = match (pick, &picked) {
+        (_, Some(Picked::Numbers { numbers, more })) => {
+            let next = more.then(|| pick::match_next(numbers, pick));
+            return Plan {
+                spans: spans(numbers),
+                start: numbers.first().copied().unwrap_or(1),
+                want_end: None,
+                matched: Some((numbers.clone(), next)),
+            };
+        }
+        (_, Some(Picked::Run { first, last })) => (*first, Some(*last)),
+        (Pick::Range(r), None) => (r.start, r.end),
+        _ => (1, None),
+    };
+    // One line past the window tells whether there is more.
+    let window_end = start.saturating_add(a.max_lines);
+    let end = want_end.map_or(window_end, |e| e.min(window_end));
+    let end = total.map_or(end, |t| end.min(t));
+    Plan {
+        spans: if end >= start {
+            vec![format!("{start},{end}")]
+        } else {
+            Vec::new()
+        },
+        start,
+        want_end,
+        matched: None,
+    }
 }
 
 pub fn run(ctx: &Ctx, a: &BlameArgs) -> Result<Output, CmdError> {
+    let pick = a.lines.parse(&ctx.command)?;
+    if let Some(r) = a.rev.as_deref().filter(|r| r.starts_with('-')) {
+        return Err(CmdError::invalid_argument(
+            &ctx.command,
+            format!("--rev {r:?} is not a revision."),
+        ));
+    }
     let abs = ctx.path_arg(&a.path)?;
     let shown = ctx.display_path(&abs);
-    let range = match &a.range {
-        Some(r) => {
-            Some(values::parse_range(r).map_err(|m| CmdError::invalid_argument(&ctx.command, m))?)
+    // The file blamed: the work tree's, or (when a selector reads it) the revision's blob.
+    let mut bytes = match &a.rev {
+        None => Some(work_tree(ctx, a, &abs, &shown)?),
+        Some(r) if pick.needs_text() => Some(blob_at(ctx, r, &abs).ok_or_else(|| {
+            CmdError::new(
+                code::NOT_FOUND,
+                format!("{shown} is not a file at {r}."),
+                Repair::new(
+                    "list",
+                    "See which commits touched it.",
+                    shell::aitools(["git", "log", "--files", "--limit", "5"]),
+                ),
+            )
+        })?),
+        Some(_) => None,
+    };
+    let total = a
+        .rev
+        .is_none()
+        .then(|| bytes.as_deref().map(crate::text::lines::count_lines))
+        .flatten();
+    let picked = match &bytes {
+        Some(b) if pick.needs_text() => {
+            let (text, _) = super::lossy(b);
+            let text = text.strip_prefix('\u{FEFF}').unwrap_or(&text);
+            Some(pick::resolve(&pick, text, &shown, a.max_lines, &ctx.argv)?)
         }
-        None => None,
+        _ => None,
     };
-    // The total comes from the file blamed: the work tree's, or the revision's blob.
-    let total = match &a.rev {
-        // git blames the work tree's file (blame takes no --tx).
-        None => match ctx.files().disk(&abs).read() {
-            Ok(b) => crate::text::lines::count_lines(&b),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(CmdError::new(
-                    code::NOT_FOUND,
-                    format!("{shown} does not exist."),
-                    Repair::new(
-                        "find",
-                        "Look for the file.",
-                        shell::aitools(["find", "--name", &a.path]),
-                    ),
-                ));
-            }
-            Err(e) => return Err(crate::protocol::error::io_error("git blame", &shown, &e)),
-        },
-        Some(_) => 0,
+    let start = match &pick {
+        Pick::Range(r) => r.start,
+        _ => 1,
     };
-    let start = range.map(|r| r.start).unwrap_or(1);
-    if a.rev.is_none() && start > total {
+    if let (Some(total), Pick::All | Pick::Range(_)) = (total, &pick)
+        && start > total
+    {
         return Err(CmdError::new(
             code::NO_MATCH,
             format!("--range starts at line {start}, past the end of {shown} ({total} lines)."),
@@ -241,50 +348,34 @@ pub fn run(ctx: &Ctx, a: &BlameArgs) -> Result<Output, CmdError> {
             ),
         ));
     }
-    let want_end = range.and_then(|r| r.end);
-    // One line past the window tells whether there is more.
-    let window_end = start.saturating_add(a.max_lines);
-    let end = want_end.map_or(window_end, |e| e.min(window_end));
-    let end = if a.rev.is_none() { end.min(total) } else { end };
-    let mut args = vec![
-        "blame".to_string(),
-        "--porcelain".into(),
-        "--no-textconv".into(),
-        "-L".into(),
-        format!("{start},{end}"),
-    ];
-    if let Some(r) = &a.rev {
-        if r.starts_with('-') {
-            return Err(CmdError::invalid_argument(
-                &ctx.command,
-                format!("--rev {r:?} is not a revision."),
-            ));
-        }
-        args.push(r.clone());
+    let plan = plan(a, &pick, picked, total);
+    let mut blame = blame_spans(ctx, a, &abs, &shown, &plan.spans)?;
+    if bytes.is_none()
+        && let Some(r) = &a.rev
+    {
+        bytes = blob_at(ctx, r, &abs);
     }
-    args.push("--".into());
-    args.push(abs.to_string_lossy().into_owned());
-    let out = git(ctx, &args, &format!("read {}", shell::quote(&shown)))?;
-    let (text, _) = super::lossy(&out.stdout);
+    let all = bytes.as_deref().map(text_lines).unwrap_or_default();
     let total = match &a.rev {
-        None => Some(total),
-        Some(r) => lines_at(ctx, r, &abs),
+        None => total,
+        Some(_) => bytes.as_deref().map(crate::text::lines::count_lines),
     };
-    let mut blame = parse(&text);
     let max = usize::try_from(a.max_lines).unwrap_or(usize::MAX);
-    let cut = blame.lines.len() > max;
-    blame.lines.truncate(max);
+    let (cut, next) = match &plan.matched {
+        Some((_, next)) => (next.is_some(), next.clone()),
+        None => {
+            let cut = blame.lines.len() > max;
+            blame.lines.truncate(max);
+            let from = blame.lines.last().map(|l| l.n + 1).unwrap_or(plan.start);
+            let r = match plan.want_end {
+                Some(e) => format!("{from}:{e}"),
+                None => format!("{from}:"),
+            };
+            (cut, cut.then_some(r))
+        }
+    };
+    let premasked = mask(&all, &mut blame.lines, plan.matched.is_none());
     let (lines, commits) = short_keys(blame);
-    let mut next = Vec::new();
-    if cut {
-        let from = lines.last().map(|l| l.n + 1).unwrap_or(start);
-        let r = match want_end {
-            Some(e) => format!("{from}:{e}"),
-            None => format!("{from}:"),
-        };
-        let words = shell::rerun(&ctx.argv, &["--range"], &[], &["--range".into(), r]);
-        next.push(shell::aitools(&words));
-    }
     #[derive(Serialize)]
     struct Out {
         path: String,
@@ -296,16 +387,59 @@ pub fn run(ctx: &Ctx, a: &BlameArgs) -> Result<Output, CmdError> {
         truncated: bool,
         next_commands: Vec<String>,
     }
-    Ok(Output::cut(
-        &Out {
-            path: shown,
-            start_line: start,
-            commits,
-            lines,
-            total_lines: total,
-            truncated: cut,
-            next_commands: next,
-        },
-        cut,
-    ))
+    let out = Out {
+        path: shown,
+        start_line: lines.first().map_or(plan.start, |l| l.n),
+        commits,
+        lines,
+        total_lines: total,
+        truncated: cut,
+        next_commands: next
+            .map(|r| pick::continue_at(&ctx.argv, r))
+            .into_iter()
+            .collect(),
+    };
+    Ok(Output::cut(&out, cut).premasked(premasked))
+}
+
+/// The blamed lines' texts masked as a read of the same lines would be.
+fn mask(all: &[String], lines: &mut [Line], run: bool) -> usize {
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
+    let numbers: Vec<u64> = lines.iter().map(|l| l.n).collect();
+    let mut texts: Vec<String> = lines.iter().map(|l| l.text.clone()).collect();
+    let masked = pick::premask(&all, &numbers, run, &mut texts);
+    for (l, t) in lines.iter_mut().zip(texts) {
+        l.text = t;
+    }
+    masked
+}
+
+/// `git blame --porcelain` over the `-L` spans (nothing to run for none).
+fn blame_spans(
+    ctx: &Ctx,
+    a: &BlameArgs,
+    abs: &std::path::Path,
+    shown: &str,
+    spans: &[String],
+) -> Result<Blame, CmdError> {
+    if spans.is_empty() {
+        return Ok(Blame::default());
+    }
+    let mut args = vec![
+        "blame".to_string(),
+        "--porcelain".into(),
+        "--no-textconv".into(),
+    ];
+    for s in spans {
+        args.push("-L".into());
+        args.push(s.clone());
+    }
+    if let Some(r) = &a.rev {
+        args.push(r.clone());
+    }
+    args.push("--".into());
+    args.push(abs.to_string_lossy().into_owned());
+    let out = git(ctx, &args, &format!("read {}", shell::quote(shown)))?;
+    let (text, _) = super::lossy(&out.stdout);
+    Ok(parse(&text))
 }

@@ -14,6 +14,7 @@ pub mod blame;
 mod commit;
 pub mod diff;
 pub mod log;
+pub mod pick;
 pub mod show;
 pub mod status;
 

@@ -3,28 +3,21 @@
 //! `:` is a commit, shown by `commit`.
 
 use super::git;
+use super::pick::{self, LineArgs, Pick, Picked};
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
-use crate::protocol::{CmdError, Output, Repair, code, redact, shell, values};
+use crate::protocol::{CmdError, Output, Repair, code, shell, values};
 use crate::text::lines::sha256_hex;
 use crate::workspace::Ctx;
 use clap::Args;
-use regex::Regex;
 use serde::Serialize;
 
 #[derive(Args, Debug)]
 pub struct ShowArgs {
     /// <commit> (HEAD, a sha: its message, files and patch) or <rev>:<path>, such as HEAD:src/main.rs or HEAD~2:./here.rs (git's own syntax: the path is from the top level unless it starts with ./).
     pub object: String,
-    /// Lines S:E, S: or N.
-    #[arg(long, value_name = "RANGE")]
-    pub range: Option<String>,
-    /// Only lines matching this regex (line_numbers then lists each one's number).
-    #[arg(long, value_name = "RE")]
-    pub r#match: Option<String>,
-    /// With --match: the lines that do not match.
-    #[arg(long, requires = "match")]
-    pub invert: bool,
+    #[command(flatten)]
+    pub lines: LineArgs,
     /// Maximum lines returned.
     #[arg(long, value_name = "N", default_value = "80", value_parser = values::parse_count)]
     pub max_lines: u64,
@@ -33,7 +26,7 @@ pub struct ShowArgs {
 pub const SPEC: CommandSpec = CommandSpec {
     name: "git show",
     summary: "A commit (message, files, patch) or a file as stored at a revision.",
-    description: "A <commit> (no colon) answers sha, author, date, message, files [{path,added,deleted}] and its patch as diff lines, --max-lines at a time (--range continues). <rev>:<path> reads the blob through git cat-file. --range picks lines, --match filters them (--range bounds a --match); --max-lines always applies and a cut result's next_commands continues it. A blob with a NUL in its first 8 KiB answers binary:true and its size instead of lines. hash is the SHA-256 of the blob bytes, comparable with read's hash of the work-tree file.",
+    description: "A <commit> (no colon) answers sha, author, date, message, files [{path,added,deleted}] and its patch as diff lines, --max-lines at a time (--range continues). <rev>:<path> reads the blob through git cat-file. The selectors are read's, over the blob's text: --range, --symbol (--kind; the code outline languages), --between (--exclusive; the first START..END block), --match (--invert; --range bounds it), one per call; --max-lines always applies and a cut result's next_commands continues it (a whole --symbol definition offers nothing past it). A blob with a NUL in its first 8 KiB answers binary:true and its size instead of lines. hash is the SHA-256 of the blob bytes, comparable with read's hash of the work-tree file.",
     args: <ShowArgs as clap::Args>::augment_args,
     output_fields: &[
         field(
@@ -82,7 +75,9 @@ pub const SPEC: CommandSpec = CommandSpec {
         code::ARGUMENT_INVALID,
         code::NOT_FOUND,
         code::NO_MATCH,
+        code::AMBIGUOUS,
         code::SYNTAX_ERROR,
+        code::UNSUPPORTED_LANGUAGE,
         code::UNAVAILABLE,
         code::TIMEOUT,
         code::TOO_LARGE,
@@ -134,14 +129,15 @@ pub fn split_lines(text: &str) -> Vec<&str> {
 }
 
 pub fn run(ctx: &Ctx, a: &ShowArgs) -> Result<Output, CmdError> {
+    let pick = a.lines.parse(&ctx.command)?;
     if !a.object.contains(':') {
-        if a.r#match.is_some() {
+        if let Some(flag) = a.lines.content_flags().first() {
             return Err(CmdError::invalid_argument(
                 &ctx.command,
-                "--match filters a file's lines: name it as <rev>:<path>.",
+                format!("{flag} selects a file's lines: name it as <rev>:<path>."),
             ));
         }
-        return super::commit::run(ctx, &a.object, a.range.as_deref(), a.max_lines);
+        return super::commit::run(ctx, &a.object, a.lines.range.as_deref(), a.max_lines);
     }
     let Some((rev, path)) = a.object.split_once(':').filter(|(_, p)| !p.is_empty()) else {
         return Err(CmdError::new(
@@ -160,27 +156,6 @@ pub fn run(ctx: &Ctx, a: &ShowArgs) -> Result<Output, CmdError> {
             format!("{:?} is not <rev>:<path>.", a.object),
         ));
     }
-    let range = match &a.range {
-        Some(r) => {
-            Some(values::parse_range(r).map_err(|m| CmdError::invalid_argument(&ctx.command, m))?)
-        }
-        None => None,
-    };
-    let re = match &a.r#match {
-        Some(p) => Some(Regex::new(p).map_err(|e| {
-            CmdError::bad_pattern(
-                "--match",
-                p,
-                &e,
-                Repair::new(
-                    "literal",
-                    "Match the text literally (escaped).",
-                    shell::aitools(["git", "show", &a.object, "--match", &regex::escape(p)]),
-                ),
-            )
-        })?),
-        None => None,
-    };
     let blob = git(
         ctx,
         &["cat-file".into(), "blob".into(), a.object.clone()],
@@ -215,82 +190,55 @@ pub fn run(ctx: &Ctx, a: &ShowArgs) -> Result<Output, CmdError> {
         return Ok(Output::ok(&out));
     }
     let (text, errors) = super::lossy(&bytes);
-    let all = split_lines(&text);
+    let text = text.strip_prefix('\u{FEFF}').unwrap_or(&text);
+    let all = split_lines(text);
     let total = all.len() as u64;
-    let start = range.map(|r| r.start).unwrap_or(1);
-    let end = range.and_then(|r| r.end).unwrap_or(total).min(total);
-    if start > total.max(1) || (total == 0 && range.is_some()) {
-        return Err(CmdError::new(
-            code::NO_MATCH,
-            format!("--range starts at line {start}, past the end ({total} lines)."),
-            Repair::new(
-                "read",
-                "Read from the top.",
-                shell::aitools(["git", "show", &a.object]),
-            ),
-        ));
-    }
-    let max = usize::try_from(a.max_lines).unwrap_or(usize::MAX);
-    let mut lines = Vec::new();
-    let mut numbers = Vec::new();
-    let mut last_seen = start.saturating_sub(1);
-    let mut cut = false;
-    for n in start..=end {
-        let Some(l) = all.get((n - 1) as usize) else {
-            break;
-        };
-        if let Some(re) = &re
-            && re.is_match(l) == a.invert
-        {
-            last_seen = n;
-            continue;
+    let picked = match &pick {
+        Pick::All => Picked::Run {
+            first: 1,
+            last: total,
+        },
+        Pick::Range(r) => {
+            if r.start > total.max(1) || total == 0 {
+                return Err(CmdError::new(
+                    code::NO_MATCH,
+                    format!(
+                        "--range starts at line {}, past the end ({total} lines).",
+                        r.start
+                    ),
+                    Repair::new(
+                        "read",
+                        "Read from the top.",
+                        shell::aitools(["git", "show", &a.object]),
+                    ),
+                ));
+            }
+            Picked::Run {
+                first: r.start,
+                last: r.end.unwrap_or(total).min(total),
+            }
         }
-        if lines.len() == max {
-            cut = true;
-            break;
-        }
-        lines.push(l.to_string());
-        numbers.push(n);
-        last_seen = n;
-    }
-    if re.is_some() && lines.is_empty() {
-        return Err(CmdError::new(
-            code::NO_MATCH,
-            format!("No line of {} matches --match.", a.object),
-            Repair::new(
-                "read",
-                "Read the file's start instead.",
-                shell::aitools(["git", "show", &a.object]),
-            ),
-        ));
-    }
-    if cut {
-        let next_start = last_seen + 1;
-        let r = match range.and_then(|r| r.end) {
-            Some(e) => format!("{next_start}:{e}"),
-            None => format!("{next_start}:"),
-        };
-        let words = shell::rerun(&ctx.argv, &["--range"], &[], &["--range".into(), r]);
-        out.next_commands.push(shell::aitools(&words));
-    }
-    // A range starting inside a key's multi-line value: the lines before it say so.
-    // (With --match the lines shown are not one run: the envelope's pass judges them.)
-    let first = usize::try_from(start).unwrap_or(usize::MAX).max(1);
-    let lead: Vec<String> = all
-        .get(first.saturating_sub(1 + redact::LEAD_LINES)..first - 1)
-        .unwrap_or_default()
+        _ => pick::resolve(&pick, text, path, a.max_lines, &ctx.argv)?,
+    };
+    let (numbers, cut, next) = window(&picked, a.max_lines, &pick);
+    let mut lines: Vec<String> = numbers
         .iter()
+        .filter_map(|n| all.get((n - 1) as usize))
         .map(|l| l.to_string())
         .collect();
-    let premasked = match re {
-        None => redact::mask_after_lead(&lead, &mut lines),
-        Some(_) => 0,
-    };
+    if let Some(r) = next {
+        out.next_commands.push(pick::continue_at(&ctx.argv, r));
+    }
+    let run = matches!(picked, Picked::Run { .. });
+    let premasked = pick::premask(&all, &numbers, run, &mut lines);
     let chars: usize = lines.iter().map(|l| l.chars().count()).sum();
-    out.start_line = Some(numbers.first().copied().unwrap_or(start));
+    out.start_line = Some(match &picked {
+        Picked::Run { first, .. } => *first,
+        Picked::Numbers { numbers, .. } => numbers.first().copied().unwrap_or(1),
+    });
     out.approx_tokens = Some(chars.div_ceil(4));
     out.lines = Some(lines);
-    if re.is_some() {
+    if !run {
         out.line_numbers = Some(numbers);
     }
     if errors > 0 {
@@ -299,4 +247,21 @@ pub fn run(ctx: &Ctx, a: &ShowArgs) -> Result<Output, CmdError> {
     out.total_lines = Some(total);
     out.truncated = cut;
     Ok(Output::cut(&out, cut).premasked(premasked))
+}
+
+/// The line numbers a selection shows under `max`, whether it was cut, and the
+/// `--range` that continues it.
+fn window(picked: &Picked, max: u64, pick: &Pick) -> (Vec<u64>, bool, Option<String>) {
+    match picked {
+        Picked::Run { first, last } => {
+            let shown_last = (*last).min(first.saturating_add(max) - 1);
+            let cut = shown_last < *last;
+            let next = cut.then(|| format!("{}:{last}", shown_last + 1));
+            ((*first..=shown_last).collect(), cut, next)
+        }
+        Picked::Numbers { numbers, more } => {
+            let next = more.then(|| pick::match_next(numbers, pick));
+            (numbers.clone(), *more, next)
+        }
+    }
 }

@@ -1,0 +1,522 @@
+//! The line selectors `git show REV:PATH` and `git blame` take, read's own
+//! (`--range`, `--symbol`/`--kind`, `--between`/`--exclusive`, `--match`/`--invert`),
+//! resolved over the text git stores or blames with the core's `text::select` and
+//! `text::outline`; the errors worded for a file at a revision, the call that
+//! continues a cut selection, and the mask primed with the lines before it.
+
+use crate::protocol::values::{self, LineRange};
+use crate::protocol::{CmdError, Json, Repair, code, redact, shell};
+use crate::text::doc::Doc;
+use crate::text::outline;
+use crate::text::select::{self, SelectError, Selector};
+use clap::Args;
+use regex::{Regex, RegexBuilder};
+
+/// The largest text `--symbol` outlines (as `read`).
+const MAX_SYMBOL_TEXT: usize = 64 * 1024 * 1024;
+
+/// The selectors; at most one per call, except that `--range` bounds a `--match`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct LineArgs {
+    /// Selector: lines S:E, S: or N (1-based, inclusive); with --match, the lines it searches.
+    #[arg(long, value_name = "RANGE")]
+    pub range: Option<String>,
+    /// Selector: a definition's lines, found with the `code outline` language table in the file's text; Outer.name picks it by the definition around it.
+    #[arg(long, value_name = "NAME")]
+    pub symbol: Option<String>,
+    /// With --symbol: only definitions of this kind (function, struct, ...).
+    #[arg(long, value_name = "KIND")]
+    pub kind: Option<String>,
+    /// Selector: START-RE END-RE; from the first line matching START to the next line matching END.
+    #[arg(long, num_args = 2, value_names = ["START", "END"], allow_hyphen_values = true, action = clap::ArgAction::Set)]
+    pub between: Option<Vec<String>>,
+    /// With --between: leave out the two boundary lines.
+    #[arg(long)]
+    pub exclusive: bool,
+    /// Selector: every line matching this regex (Rust regex syntax, per line); --invert selects the rest.
+    #[arg(long, value_name = "RE", allow_hyphen_values = true)]
+    pub r#match: Option<String>,
+    /// With --match: the lines that do not match.
+    #[arg(long)]
+    pub invert: bool,
+}
+
+/// The one selection asked for.
+pub enum Pick {
+    /// No selector: the command's default window.
+    All,
+    Range(LineRange),
+    Symbol {
+        name: String,
+        kind: Option<String>,
+    },
+    Between {
+        sel: Selector,
+        /// START as given, for the repair when nothing matches.
+        start: String,
+    },
+    Match {
+        re: Regex,
+        invert: bool,
+        within: Option<LineRange>,
+    },
+}
+
+impl Pick {
+    /// A selection found in the text (not by line numbers alone).
+    pub fn needs_text(&self) -> bool {
+        !matches!(self, Pick::All | Pick::Range(_))
+    }
+}
+
+/// What a selection picked.
+pub enum Picked {
+    /// Lines `first..=last` (1-based; `last < first` when empty).
+    Run { first: u64, last: u64 },
+    /// The matched lines' numbers, ascending, at most `max`; `more` when a later
+    /// line matched too.
+    Numbers { numbers: Vec<u64>, more: bool },
+}
+
+fn invalid(command: &str, msg: impl Into<String>) -> CmdError {
+    CmdError::invalid_argument(command, msg)
+}
+
+fn compile(command: &str, flag: &str, pattern: &str) -> Result<Regex, CmdError> {
+    RegexBuilder::new(pattern)
+        .size_limit(32 * 1024 * 1024)
+        .build()
+        .map_err(|e| {
+            CmdError::bad_pattern(
+                flag,
+                pattern,
+                &e,
+                crate::protocol::error::schema_repair(command),
+            )
+        })
+}
+
+impl LineArgs {
+    /// The flags that select a file's lines by content, given (for a refusal
+    /// where no file is named).
+    pub fn content_flags(&self) -> Vec<&'static str> {
+        [
+            ("--symbol", self.symbol.is_some()),
+            ("--between", self.between.is_some()),
+            ("--match", self.r#match.is_some()),
+        ]
+        .iter()
+        .filter(|(_, on)| *on)
+        .map(|(n, _)| *n)
+        .collect()
+    }
+
+    /// The one selection; `argument.invalid` for two, or for a modifier without
+    /// its selector; `input.syntax-error` for a regex that does not compile.
+    pub fn parse(&self, command: &str) -> Result<Pick, CmdError> {
+        let mut given = vec![];
+        if self.range.is_some() {
+            given.push("--range");
+        }
+        given.extend(self.content_flags());
+        if given.len() > 1 && given != ["--range", "--match"] {
+            return Err(invalid(
+                command,
+                format!(
+                    "{} are separate selections; use one per call (only --range bounds a --match).",
+                    given.join(" and ")
+                ),
+            ));
+        }
+        for (on, modifier, base) in [
+            (
+                self.kind.is_some() && self.symbol.is_none(),
+                "--kind",
+                "--symbol",
+            ),
+            (
+                self.exclusive && self.between.is_none(),
+                "--exclusive",
+                "--between",
+            ),
+            (self.invert && self.r#match.is_none(), "--invert", "--match"),
+        ] {
+            if on {
+                return Err(invalid(
+                    command,
+                    format!("{modifier} applies to {base} only."),
+                ));
+            }
+        }
+        let range = match &self.range {
+            Some(r) => Some(values::parse_range(r).map_err(|m| invalid(command, m))?),
+            None => None,
+        };
+        if let Some(p) = &self.r#match {
+            return Ok(Pick::Match {
+                re: compile(command, "--match", p)?,
+                invert: self.invert,
+                within: range,
+            });
+        }
+        if let Some(r) = range {
+            return Ok(Pick::Range(r));
+        }
+        if let Some(name) = &self.symbol {
+            if name.is_empty() {
+                return Err(invalid(command, "--symbol needs a name."));
+            }
+            return Ok(Pick::Symbol {
+                name: name.clone(),
+                kind: self.kind.clone(),
+            });
+        }
+        if let Some(b) = &self.between {
+            let (Some(s), Some(e)) = (b.first(), b.get(1)) else {
+                return Err(invalid(
+                    command,
+                    "--between takes two values: START-RE END-RE.",
+                ));
+            };
+            return Ok(Pick::Between {
+                sel: Selector::Between {
+                    start: compile(command, "--between", s)?,
+                    end: compile(command, "--between", e)?,
+                    exclusive: self.exclusive,
+                },
+                start: s.clone(),
+            });
+        }
+        Ok(Pick::All)
+    }
+}
+
+/// The `--range` that continues a cut `--match` after its last shown line (to
+/// the bounding range's end, if any).
+pub fn match_next(numbers: &[u64], pick: &Pick) -> String {
+    let from = numbers.last().copied().unwrap_or(0) + 1;
+    match pick {
+        Pick::Match {
+            within: Some(LineRange { end: Some(e), .. }),
+            ..
+        } => format!("{from}:{e}"),
+        _ => format!("{from}:"),
+    }
+}
+
+/// The call `argv` continued with `--range RANGE` in place of its line selection
+/// (`--range`, `--symbol`, `--kind`, `--between`'s two values, `--exclusive`); a
+/// `--match` stays, bounded by the new range.
+pub fn continue_at(argv: &[String], range: String) -> String {
+    let words = shell::rerun(
+        &without_between(argv),
+        &["--range", "--symbol", "--kind"],
+        &["--exclusive"],
+        &["--range".into(), range],
+    );
+    shell::aitools(&words)
+}
+
+/// `argv` without `--between` and its two values (`shell::rerun` drops one).
+fn without_between(argv: &[String]) -> Vec<String> {
+    let end = argv.iter().position(|a| a == "--").unwrap_or(argv.len());
+    let mut kept = Vec::with_capacity(argv.len());
+    let mut i = 0;
+    while i < argv.len() {
+        let a = &argv[i];
+        if i < end && a == "--between" {
+            i += 3;
+            continue;
+        }
+        if i < end && a.starts_with("--between=") {
+            i += 2;
+            continue;
+        }
+        kept.push(a.clone());
+        i += 1;
+    }
+    kept
+}
+
+/// The call `argv` with `--symbol NAME` (and `--kind`) replaced by `--match NAME`.
+fn as_match(argv: &[String], name: &str) -> String {
+    let last = outline::qualified_parts(name)
+        .last()
+        .copied()
+        .unwrap_or(name);
+    let words = shell::rerun(
+        argv,
+        &["--symbol", "--kind"],
+        &[],
+        &["--match".into(), regex::escape(last)],
+    );
+    shell::aitools(&words)
+}
+
+/// The call `argv` with `--symbol` naming `name` instead.
+fn with_symbol(argv: &[String], name: &str, kind: Option<&str>) -> String {
+    let mut add = vec!["--symbol".to_string(), name.to_string()];
+    if let Some(k) = kind {
+        add.extend(["--kind".to_string(), k.to_string()]);
+    }
+    shell::aitools(shell::rerun(argv, &["--symbol", "--kind"], &[], &add))
+}
+
+/// Resolves `pick` (not `All` or `Range`, which the commands bound themselves)
+/// over `text` (no BOM), a file called `display`; `argv` is the call, for repairs.
+pub fn resolve(
+    pick: &Pick,
+    text: &str,
+    display: &str,
+    max: u64,
+    argv: &[String],
+) -> Result<Picked, CmdError> {
+    match pick {
+        Pick::All | Pick::Range(_) => Err(CmdError::internal("resolve: a range needs no text")),
+        Pick::Symbol { name, kind } => symbol(text, display, name, kind.as_deref(), argv),
+        Pick::Between { sel, start } => {
+            let doc = Doc::from_text(false, text.to_string());
+            let blocks = select::select(&doc, display, sel).map_err(|e| worded(e, start, argv))?;
+            let first = blocks.first().cloned().unwrap_or(0..0);
+            Ok(Picked::Run {
+                first: first.start as u64 + 1,
+                last: first.end as u64,
+            })
+        }
+        Pick::Match { re, invert, within } => {
+            let doc = Doc::from_text(false, text.to_string());
+            let from = within.map_or(1, |r| r.start).max(1);
+            let to = within.and_then(|r| r.end).unwrap_or(u64::MAX);
+            let mut numbers = Vec::new();
+            let mut more = false;
+            for i in (from - 1) as usize..doc.line_count() {
+                let n = i as u64 + 1;
+                if n > to {
+                    break;
+                }
+                if re.is_match(doc.content(i)) == *invert {
+                    continue;
+                }
+                if numbers.len() as u64 == max {
+                    more = true;
+                    break;
+                }
+                numbers.push(n);
+            }
+            if numbers.is_empty() {
+                return Err(CmdError::new(
+                    code::NO_MATCH,
+                    format!(
+                        "No line{} of {display} {} --match.",
+                        within
+                            .map(|r| format!(
+                                " in {}:{}",
+                                r.start,
+                                r.end.map(|e| e.to_string()).unwrap_or_default()
+                            ))
+                            .unwrap_or_default(),
+                        if *invert { "fails to match" } else { "matches" }
+                    ),
+                    Repair::new(
+                        "all",
+                        "Take the lines without a selector.",
+                        shell::aitools(shell::rerun(
+                            argv,
+                            &["--match", "--range"],
+                            &["--invert"],
+                            &[],
+                        )),
+                    ),
+                ));
+            }
+            Ok(Picked::Numbers { numbers, more })
+        }
+    }
+}
+
+/// A `--between` that picked nothing, with repairs for this call.
+fn worded(e: Box<SelectError>, start: &str, argv: &[String]) -> CmdError {
+    let message = CmdError::from(e).message.clone();
+    let words = shell::rerun(
+        &without_between(argv),
+        &["--range"],
+        &["--exclusive"],
+        &["--match".into(), start.to_string()],
+    );
+    CmdError::new(
+        code::NO_MATCH,
+        message,
+        Repair::new(
+            "match",
+            "See which lines match START (--match).",
+            shell::aitools(words),
+        ),
+    )
+}
+
+/// The one definition `name` (of `kind`) in `text`: `selection.no-match` with the
+/// file's definitions as candidates, `selection.ambiguous` with each one.
+fn symbol(
+    text: &str,
+    display: &str,
+    name: &str,
+    kind: Option<&str>,
+    argv: &[String],
+) -> Result<Picked, CmdError> {
+    if text.len() > MAX_SYMBOL_TEXT {
+        return Err(CmdError::new(
+            code::TOO_LARGE,
+            format!(
+                "{display} is {} bytes; --symbol outlines at most {MAX_SYMBOL_TEXT}.",
+                text.len()
+            ),
+            Repair::new(
+                "match",
+                "Find the definition's line with --match instead.",
+                as_match(argv, name),
+            ),
+        ));
+    }
+    let all = match outline::outline(display, text) {
+        Ok(all) => all,
+        Err(outline::OutlineError::UnsupportedLanguage(_)) => {
+            return Err(CmdError::new(
+                code::UNSUPPORTED_LANGUAGE,
+                format!(
+                    "No language of the outline table covers {display}, so --symbol cannot find definitions in it."
+                ),
+                Repair::new(
+                    "match",
+                    "Find the definition's line with --match instead.",
+                    as_match(argv, name),
+                ),
+            ));
+        }
+    };
+    let defs = outline::pick(&all, name, kind, false);
+    match defs.as_slice() {
+        [one] => Ok(Picked::Run {
+            first: one.start_line.max(1),
+            last: one.end_line.max(one.start_line.max(1)),
+        }),
+        [] => Err(no_symbol(&all, display, name, kind, argv)),
+        [first, ..] => {
+            let mut err = CmdError::new(
+                code::AMBIGUOUS,
+                format!("{display} has {} definitions named {name}.", defs.len()),
+                Repair::new(
+                    "range",
+                    "Take the first one by its lines.",
+                    continue_at(argv, format!("{}:{}", first.start_line, first.end_line)),
+                ),
+            )
+            .with_candidates(Json::Arr(defs.iter().map(Json::from_serialize).collect()));
+            let mut qualified = outline::qualified_names(&defs);
+            qualified.dedup();
+            if qualified.len() == defs.len() && qualified.iter().all(Option::is_some) {
+                for q in qualified.into_iter().flatten() {
+                    err = err.with_repair(Repair::new(
+                        "qualify",
+                        "Pick the definition by the one around it.",
+                        with_symbol(argv, &q, kind),
+                    ));
+                }
+            }
+            let mut kinds: Vec<&str> = defs.iter().map(|d| d.kind.as_str()).collect();
+            kinds.sort();
+            kinds.dedup();
+            if kinds.len() > 1 && kind.is_none() {
+                err = err.with_repair(Repair::new(
+                    "narrow",
+                    "Name the kind of definition.",
+                    with_symbol(argv, name, Some(kinds[0])),
+                ));
+            }
+            Err(err)
+        }
+    }
+}
+
+/// No definition `name`: the file's definitions (those whose name shares the
+/// most with it first, at most 20) are the candidates.
+fn no_symbol(
+    all: &[outline::Definition],
+    display: &str,
+    name: &str,
+    kind: Option<&str>,
+    argv: &[String],
+) -> CmdError {
+    let want = name.to_lowercase();
+    let near = |d: &outline::Definition| {
+        let have = d.name.to_lowercase();
+        have.contains(&want) || want.contains(&have)
+    };
+    let mut ranked: Vec<&outline::Definition> = all.iter().collect();
+    ranked.sort_by_key(|d| (!near(d), kind.is_some_and(|k| d.kind != k)));
+    let candidates: Vec<Json> = ranked
+        .iter()
+        .take(20)
+        .map(|d| Json::from_serialize(*d))
+        .collect();
+    let mut err = CmdError::new(
+        code::NO_MATCH,
+        format!(
+            "{display} has no definition named {name}{}.",
+            kind.map(|k| format!(" of kind {k}")).unwrap_or_default()
+        ),
+        Repair::new(
+            "match",
+            "Find the name's lines with --match instead.",
+            as_match(argv, name),
+        ),
+    )
+    .with_candidates(Json::Arr(candidates));
+    // The nearest definition, by a name that picks it alone.
+    let best = ranked.first().filter(|d| near(d)).and_then(|d| {
+        if all.iter().filter(|o| o.name == d.name).count() == 1 {
+            Some(d.name.clone())
+        } else {
+            outline::qualified_names(std::slice::from_ref(*d))
+                .pop()
+                .flatten()
+        }
+    });
+    if let Some(best) = best {
+        err = err.with_first_repair(Repair::new(
+            "candidate",
+            "Take the nearest definition the file has.",
+            with_symbol(argv, &best, None),
+        ));
+    }
+    err
+}
+
+/// Masks `shown` (the lines `numbers` of `all`, 1-based) as one line machine
+/// over the file would: a run primed with the `LEAD_LINES` lines before it, each
+/// matched line with the state the lines before it leave. Returns how many.
+pub fn premask(all: &[&str], numbers: &[u64], run: bool, shown: &mut [String]) -> usize {
+    let Some(&first) = numbers.first() else {
+        return 0;
+    };
+    let from = first.saturating_sub(redact::LEAD_LINES as u64).max(1);
+    if run {
+        let lead: Vec<String> = (from..first)
+            .filter_map(|n| all.get((n - 1) as usize))
+            .map(|l| l.to_string())
+            .collect();
+        return redact::mask_after_lead(&lead, shown);
+    }
+    let mut primer = redact::Primer::default();
+    let mut masked = 0;
+    let mut next = numbers.iter().zip(shown.iter_mut()).peekable();
+    let last = numbers.last().copied().unwrap_or(first);
+    for n in from..=last {
+        if let Some((_, line)) = next.next_if(|(k, _)| **k == n) {
+            masked += primer.mask_next(line);
+        }
+        if let Some(l) = all.get((n - 1) as usize) {
+            primer.feed(l.as_bytes());
+        }
+    }
+    masked
+}
