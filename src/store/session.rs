@@ -66,6 +66,8 @@ pub struct Session {
     pub settings: Settings,
     /// The files read, by path, and each path's first read.
     pub snapshots: snapshot::Cache,
+    /// Directory real paths resolved so far (`paths::Dirs`).
+    pub dirs: crate::workspace::paths::Dirs,
     /// The tx named by `--tx`, loaded, with its index's identity.
     pub(crate) tx: Mutex<Option<(TxKey, Arc<Tx>)>>,
     /// Set while a staging op holds the tx's lock it loaded `tx` under: the
