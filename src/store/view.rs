@@ -357,7 +357,7 @@ pub fn active(ctx: &Ctx) -> Result<Option<Arc<Tx>>, CmdError> {
         return Ok(Some(t.clone()));
     }
     let state = super::state_dir::for_root(&ctx.root);
-    let index = tx::root_dir(&state).join(id).join("index.json");
+    let index = tx::home(ctx, &state).join(id).join("index.json");
     let key = std::fs::metadata(&index)
         .ok()
         .filter(|_| tx::is_tx_id(id))
