@@ -13,7 +13,7 @@ use crate::protocol::host::Host;
 use crate::protocol::invoke::Invoked;
 use crate::protocol::{CmdError, Json, Output, Repair, agent_docs, code, values};
 use crate::registry;
-use crate::store::recovery;
+use crate::store::{recovery, session::Session};
 use crate::workspace::Ctx;
 use crate::workspace::root::Invoker;
 use clap::FromArgMatches;
@@ -29,6 +29,7 @@ pub use crate::protocol::host::VERSION;
 pub const HOST: Host = Host {
     commands: registry::LIST,
     invoke,
+    invoke_at,
     invoke_with,
 };
 
@@ -393,14 +394,22 @@ impl<'a> Undelivered<'a> {
 }
 
 fn lossy(args: &[OsString]) -> Vec<String> {
-    args.iter()
-        .map(|a| a.to_string_lossy().to_string())
-        .collect()
+    args.iter().map(|a| a.to_string_lossy().into()).collect()
 }
 
-/// Runs one invocation to its envelope (`mcp` renders each tool call this way).
+/// Runs one invocation to its envelope (the OUI session runs each call this way).
 pub fn invoke(args: &[OsString]) -> Rendered {
     render(run(args))
+}
+
+/// `invoke` with paths relative to `dir`, not the process's directory (MCP).
+pub fn invoke_at(args: &[OsString], dir: &std::path::Path) -> Rendered {
+    let cwd = Some(dir.to_path_buf());
+    let call = Nested {
+        cwd,
+        ..Default::default()
+    };
+    render(run_in(args, Some(&call), Default::default()))
 }
 
 /// `invoke` with an event sink in the command's `Ctx` (the AOI JSONL mode).
@@ -408,11 +417,11 @@ pub fn invoke_with(args: &[OsString], events: crate::protocol::events::Events) -
     render(run_in(args, None, events))
 }
 
-/// What a command run inside another (`batch`, `tx rebase`) inherits: the
-/// caller's session (its locks and caches) and the directory its paths are
-/// relative to.
+/// What a call run by another (`batch`, `tx rebase`) inherits: the caller's session
+/// (none: a call of its own, `invoke_at`) and the directory its paths are relative to.
+#[derive(Default)]
 struct Nested {
-    session: std::sync::Arc<crate::store::session::Session>,
+    session: Option<std::sync::Arc<Session>>,
     cwd: Option<std::path::PathBuf>,
     /// The caller's `--syntax-guard`: an inner write without its own keeps it.
     syntax_guard: Option<bool>,
@@ -442,7 +451,7 @@ pub const INVOKER: Invoker = Invoker {
 fn run_nested(ctx: &Ctx, argv: &[String], cwd: Option<&std::path::Path>) -> Invoked {
     let os: Vec<OsString> = argv.iter().map(OsString::from).collect();
     let nested = Nested {
-        session: ctx.session.clone(),
+        session: Some(ctx.session.clone()),
         cwd: cwd.map(std::path::Path::to_path_buf),
         syntax_guard: ctx.syntax_guard,
     };
@@ -481,10 +490,7 @@ fn run_in(
     nested: Option<&Nested>,
     events: crate::protocol::events::Events,
 ) -> Invoked {
-    // Directory real paths cached by an earlier call of this process (an MCP
-    // session) may be stale: another process can have changed the tree since.
-    if nested.is_none() {
-        crate::workspace::paths::forget_dirs();
+    if nested.is_none_or(|n| n.session.is_none()) {
         // Masks tallied by an earlier call of this process belong to its answer.
         crate::protocol::redact::take_tally();
     }
@@ -540,7 +546,7 @@ fn run_in(
             root,
             lock_timeout,
             n.cwd.as_deref(),
-            n.session.clone(),
+            n.session.clone().unwrap_or_else(Session::start),
         ),
         None => Ctx::new(&name, argv.clone(), root, lock_timeout),
     };
@@ -637,10 +643,9 @@ fn parse(
     }
 }
 
-/// Inside a tx, the commands an answer hands back (`next_commands`,
-/// `repairs[].command`) stay inside it: each tx-aware `aitools` command that
-/// lacks `--tx` gets `--tx <id>` among its options. Followed without it, a
-/// continuation would read or change the working tree instead of the tx.
+/// Inside a tx, the commands an answer hands back (`next_commands`, `repairs[].command`)
+/// stay inside it: a tx-aware `aitools` command without `--tx` gets `--tx <id>`
+/// (followed without it, it would read or change the working tree, not the tx).
 fn keep_tx_in_follow_ups(ctx: &Ctx, done: &mut Invoked) {
     let Some(id) = ctx.tx.as_deref() else {
         return;

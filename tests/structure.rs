@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 #[path = "structure/functions.rs"]
 mod functions;
+#[path = "structure/global_state.rs"]
+mod global_state;
 
 const CORE: &[&str] = &["protocol", "workspace", "text", "store"];
 const ROOT_MODULES: &[&str] = &[

@@ -179,11 +179,9 @@ impl Server {
             ),
         };
         let root = match root {
-            Ok(d) => {
-                // Relative paths in tool arguments resolve against the root.
-                let _ = std::env::set_current_dir(&d);
-                Root::Dir(d)
-            }
+            // Relative paths in tool arguments resolve against the root: each
+            // call is run there (`Host::invoke_at`), the process never moves.
+            Ok(d) => Root::Dir(d),
             Err(m) => Root::Refused(m),
         };
         Server {
@@ -431,7 +429,6 @@ impl Server {
                 continue;
             };
             if let Ok(d) = check_root(Path::new(&path)) {
-                let _ = std::env::set_current_dir(&d);
                 self.root = Root::Dir(d);
                 break;
             }
@@ -674,12 +671,12 @@ fn tool_result(text: String, structured: Value, is_error: bool) -> Value {
 /// carries over.
 fn run(host: Host, mut argv: Vec<String>, root: &Path) -> String {
     let at = argv.iter().position(|a| a == "--").unwrap_or(argv.len());
-    // The server sits in the root (set_current_dir), so `.` is the root; follow-up
-    // commands in the answer stay short and still name it.
-    let _ = root;
+    // The call runs relative to the root (`invoke_at`), so `.` is the root;
+    // follow-up commands in the answer stay short and still name it.
     argv.insert(at, "--root=.".to_string());
     let os: Vec<OsString> = argv.iter().map(OsString::from).collect();
-    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (host.invoke)(&os)));
+    let out =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (host.invoke_at)(&os, root)));
     match out {
         Ok(r) => r.text,
         Err(_) => {

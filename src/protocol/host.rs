@@ -91,6 +91,9 @@ pub struct Host {
     pub commands: CommandList,
     /// Runs one invocation to its envelope.
     pub invoke: fn(&[OsString]) -> Rendered,
+    /// `invoke` with paths (and `--root`) relative to the given directory, not
+    /// the process's working directory (which no server moves).
+    pub invoke_at: fn(&[OsString], &std::path::Path) -> Rendered,
     /// `invoke` with an event sink in the command's `Ctx` (the AOI JSONL mode).
     pub invoke_with: fn(&[OsString], Events) -> Rendered,
 }

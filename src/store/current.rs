@@ -51,11 +51,12 @@ pub fn state(snapshots: &snapshot::Cache, p: &Path) -> std::io::Result<State> {
 
 /// The current hash `--expect-hash` compares: the regular file the path leads to
 /// (symlinks followed), else a symlink's target text; `None` when nothing is there.
-pub fn hash(snapshots: &snapshot::Cache, path: &Path) -> std::io::Result<Option<String>> {
+pub fn hash(session: &super::session::Session, path: &Path) -> std::io::Result<Option<String>> {
     match std::fs::metadata(path) {
         // Keyed by the real path, as the plan looks it up: the write reuses this read.
         Ok(m) if m.is_file() => {
-            return Ok(Some(snapshots.load(&paths::real_path(path))?.hash.clone()));
+            let real = paths::real_path(&session.dirs, path);
+            return Ok(Some(session.snapshots.load(&real)?.hash.clone()));
         }
         Ok(_) => return Ok(None),
         Err(_) => {}

@@ -155,12 +155,12 @@ impl Content {
     /// The same file at its real path (symlinks resolved now), opened from then
     /// on refusing a symlink anywhere on it (`ELOOP`): one swapped in after this
     /// resolution never carries the read elsewhere. A tx's staged blob is kept.
-    pub fn at_real(self) -> Content {
+    pub fn at_real(self, dirs: &crate::workspace::paths::Dirs) -> Content {
         if self.staged {
             return self;
         }
         Content {
-            at: crate::workspace::paths::real_path(&self.at),
+            at: crate::workspace::paths::real_path(dirs, &self.at),
             staged: false,
             real: true,
         }

@@ -395,8 +395,6 @@ impl std::error::Error for StepFailed {}
 
 /// `apply_all`, saying which step failed and whether the tree was touched.
 pub fn apply_steps(root: &Path, intent: &Intent) -> Result<(), StepFailed> {
-    // The steps change the tree: directory real paths resolved so far may go stale.
-    crate::workspace::paths::forget_dirs();
     let failed = |at: &Path, touched: bool| {
         let at = at.to_path_buf();
         move |error| StepFailed { at, error, touched }

@@ -319,11 +319,7 @@ fn pass(ctx: &Ctx, state: &Path, dry: bool) -> Report {
                 );
                 continue;
             }
-            let finished = if dry {
-                Ok(())
-            } else {
-                finish(&ctx.root, state, i)
-            };
+            let finished = if dry { Ok(()) } else { finish(ctx, state, i) };
             match finished {
                 Ok(()) => report.recovered.push(Recovered {
                     op_id: rec.op_id,
@@ -562,10 +558,10 @@ pub fn untouched(e: &std::io::Error) -> Option<&intent::StepFailed> {
         .and_then(|r| r.downcast_ref::<intent::StepFailed>())
 }
 
-/// Applies a committed intent beneath the workspace `root`, journals it once, and
+/// Applies a committed intent beneath the workspace root, journals it once, and
 /// removes its record.
-pub fn finish(root: &Path, state: &Path, intent: &intent::Intent) -> std::io::Result<()> {
-    finish_with(root, state, intent, &Default::default(), |_, _| Vec::new())
+pub fn finish(ctx: &Ctx, state: &Path, intent: &intent::Intent) -> std::io::Result<()> {
+    finish_with(ctx, state, intent, &Default::default(), |_, _| Vec::new())
 }
 
 /// `finish`, with `applied` completing the journal entry once the steps ran;
@@ -574,15 +570,17 @@ pub fn finish(root: &Path, state: &Path, intent: &intent::Intent) -> std::io::Re
 /// the blob names of those trusted as they are (published through their held
 /// descriptor under a read lease, size and mtime as read).
 pub(crate) fn finish_with(
-    root: &Path,
+    ctx: &Ctx,
     state: &Path,
     intent: &intent::Intent,
     held: &std::collections::HashMap<std::path::PathBuf, std::sync::Arc<std::fs::File>>,
     applied: impl FnOnce(&str, &[&std::path::Path]) -> Vec<journal::Appended>,
 ) -> std::io::Result<()> {
+    // The steps change the tree: directory real paths resolved so far may go stale.
+    ctx.dirs().forget();
     // A step that failed before the tree changed travels as it is (the
     // caller may undo the op: `untouched`).
-    intent::apply_steps(root, intent).map_err(|f| match f.touched {
+    intent::apply_steps(&ctx.root, intent).map_err(|f| match f.touched {
         true => f.error,
         false => std::io::Error::new(f.error.kind(), f),
     })?;

@@ -66,6 +66,12 @@ pub struct Session {
     pub settings: Settings,
     /// The files read, by path, and each path's first read.
     pub snapshots: snapshot::Cache,
+    /// Directory real paths resolved so far (`paths::Dirs`).
+    pub dirs: crate::workspace::paths::Dirs,
+    /// Set by a dry run that stages (`batch --dry-run`): the private directory its
+    /// tx lives in instead of `<state>/tx/`, so nothing is written to the state
+    /// directory and no other call can see or find the tx (`tx::home`).
+    pub tx_home: std::sync::OnceLock<PathBuf>,
     /// The tx named by `--tx`, loaded, with its index's identity.
     pub(crate) tx: Mutex<Option<(TxKey, Arc<Tx>)>>,
     /// Set while a staging op holds the tx's lock it loaded `tx` under: the

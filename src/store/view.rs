@@ -155,7 +155,7 @@ impl Files<'_> {
     pub fn current_hash(&self, abs: &Path) -> Result<Option<String>, CmdError> {
         let ctx = self.ctx;
         if ctx.tx.is_none() {
-            return super::current::hash(&ctx.session.snapshots, abs).map_err(|e| {
+            return super::current::hash(&ctx.session, abs).map_err(|e| {
                 crate::protocol::error::io_error(&ctx.command, &ctx.display_path(abs), &e)
             });
         }
@@ -357,7 +357,7 @@ pub fn active(ctx: &Ctx) -> Result<Option<Arc<Tx>>, CmdError> {
         return Ok(Some(t.clone()));
     }
     let state = super::state_dir::for_root(&ctx.root);
-    let index = tx::root_dir(&state).join(id).join("index.json");
+    let index = tx::home(ctx, &state).join(id).join("index.json");
     let key = std::fs::metadata(&index)
         .ok()
         .filter(|_| tx::is_tx_id(id))
@@ -407,10 +407,10 @@ pub fn install(ctx: &Ctx, t: Arc<Tx>) {
 pub fn key(ctx: &Ctx, abs: &Path, follow: bool) -> Option<String> {
     let norm = paths::normalize(abs);
     let real = if follow {
-        paths::real_path(&norm)
+        paths::real_path(ctx.dirs(), &norm)
     } else {
         match (norm.parent(), norm.file_name()) {
-            (Some(parent), Some(name)) => paths::real_path(parent).join(name),
+            (Some(parent), Some(name)) => paths::real_path(ctx.dirs(), parent).join(name),
             _ => norm.clone(),
         }
     };

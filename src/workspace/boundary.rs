@@ -47,13 +47,13 @@ pub fn resolve_stat(
             .session
             .snapshots
             .read_lstat(&norm)
-            .filter(|_| paths::parent_is_real(&norm))
+            .filter(|_| paths::parent_is_real(ctx.dirs(), &norm))
         {
             Some(m) => (norm.clone(), Some(m)),
-            None => paths::real_path_lstat(&norm),
+            None => paths::real_path_lstat(ctx.dirs(), &norm),
         },
         Final::Entry => match (norm.parent(), norm.file_name()) {
-            (Some(parent), Some(name)) => (paths::real_path(parent).join(name), None),
+            (Some(parent), Some(name)) => (paths::real_path(ctx.dirs(), parent).join(name), None),
             _ => (norm.clone(), None),
         },
     };

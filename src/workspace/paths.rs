@@ -5,51 +5,56 @@ use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 
-/// Real paths of directories resolved by this process: a write across 1,000 files
-/// in 20 directories resolves 20 directories, not 1,000 paths component by
-/// component (`realpath` reads every component as a link). Cleared whenever this
-/// process changes the tree (`forget_dirs`); containment never rests on it — the
-/// store acts beneath the root's descriptor, refusing a symlink on the way.
-static DIRS: Mutex<Option<HashMap<PathBuf, PathBuf>>> = Mutex::new(None);
+/// Real paths of directories resolved by one invocation (its session's): a write
+/// across 1,000 files in 20 directories resolves 20 directories, not 1,000 paths
+/// component by component (`realpath` reads every component as a link). Cleared
+/// whenever the invocation changes the tree (`forget`); containment never rests
+/// on it — the store acts beneath the root's descriptor, refusing a symlink on
+/// the way. Nothing of it outlives the invocation (an MCP server's next call
+/// starts with an empty one).
+#[derive(Debug, Default)]
+pub struct Dirs(Mutex<Option<HashMap<PathBuf, PathBuf>>>);
 
 /// Entries kept at most (a scan of a huge tree must not grow it without end).
 const DIRS_MAX: usize = 4096;
 
-/// Drops the cached directory real paths (the tree was changed by this process).
-pub fn forget_dirs() {
-    if let Ok(mut d) = DIRS.lock() {
-        *d = None;
-    }
-}
-
-/// `canonicalize` of a directory, cached.
-fn real_dir(dir: &Path) -> Option<PathBuf> {
-    if let Ok(d) = DIRS.lock()
-        && let Some(real) = d.as_ref().and_then(|m| m.get(dir))
-    {
-        return Some(real.clone());
-    }
-    let real = std::fs::canonicalize(dir).ok()?;
-    if let Ok(mut d) = DIRS.lock() {
-        let m = d.get_or_insert_with(HashMap::new);
-        if m.len() >= DIRS_MAX {
-            m.clear();
+impl Dirs {
+    /// Drops the cached directory real paths (the tree was changed).
+    pub fn forget(&self) {
+        if let Ok(mut d) = self.0.lock() {
+            *d = None;
         }
-        m.insert(dir.to_path_buf(), real.clone());
     }
-    Some(real)
+
+    /// `canonicalize` of a directory, cached.
+    fn real_dir(&self, dir: &Path) -> Option<PathBuf> {
+        if let Ok(d) = self.0.lock()
+            && let Some(real) = d.as_ref().and_then(|m| m.get(dir))
+        {
+            return Some(real.clone());
+        }
+        let real = std::fs::canonicalize(dir).ok()?;
+        if let Ok(mut d) = self.0.lock() {
+            let m = d.get_or_insert_with(HashMap::new);
+            if m.len() >= DIRS_MAX {
+                m.clear();
+            }
+            m.insert(dir.to_path_buf(), real.clone());
+        }
+        Some(real)
+    }
 }
 
 /// `real_path` for a plain absolute path (no `.` or `..`) whose final component is
 /// not a symlink: the parent's real path (cached) and the name, as `canonicalize`
 /// would give it; `None` when the full resolution is needed.
-fn real_path_fast(path: &Path) -> Option<PathBuf> {
-    real_path_fast_lstat(path).map(|(real, _)| real)
+fn real_path_fast(dirs: &Dirs, path: &Path) -> Option<PathBuf> {
+    real_path_fast_lstat(dirs, path).map(|(real, _)| real)
 }
 
 /// `real_path_fast`, with the lstat it made of the real path when something that
 /// is not a symlink is there (a regular file's lstat is its stat too).
-fn real_path_fast_lstat(path: &Path) -> Option<(PathBuf, Option<std::fs::Metadata>)> {
+fn real_path_fast_lstat(dirs: &Dirs, path: &Path) -> Option<(PathBuf, Option<std::fs::Metadata>)> {
     if !path.is_absolute()
         || path
             .components()
@@ -58,7 +63,7 @@ fn real_path_fast_lstat(path: &Path) -> Option<(PathBuf, Option<std::fs::Metadat
         return None;
     }
     let (parent, name) = (path.parent()?, path.file_name()?);
-    let real = real_dir(parent)?.join(name);
+    let real = dirs.real_dir(parent)?.join(name);
     match std::fs::symlink_metadata(&real) {
         Ok(m) if m.file_type().is_symlink() => None,
         Ok(m) => Some((real, Some(m))),
@@ -76,14 +81,14 @@ fn real_path_fast_lstat(path: &Path) -> Option<(PathBuf, Option<std::fs::Metadat
 /// Whether `path` is a plain absolute path whose parent is its own real path
 /// (cached: the directories of a write are resolved once), so that `path` is the
 /// real path `real_path` gives when its final component is not a symlink.
-pub fn parent_is_real(path: &Path) -> bool {
+pub fn parent_is_real(dirs: &Dirs, path: &Path) -> bool {
     path.is_absolute()
         && path
             .components()
             .all(|c| matches!(c, Component::RootDir | Component::Normal(_)))
         && path
             .parent()
-            .and_then(real_dir)
+            .and_then(|p| dirs.real_dir(p))
             .is_some_and(|real| Some(real.as_path()) == path.parent())
 }
 
@@ -107,8 +112,8 @@ pub fn normalize(path: &Path) -> PathBuf {
 /// The real path of `path` with every existing ancestor's symlinks resolved; the
 /// missing tail is appended as is. Never fails: a path with no existing ancestor
 /// is returned normalized.
-pub fn real_path(path: &Path) -> PathBuf {
-    if let Some(real) = real_path_fast(path) {
+pub fn real_path(dirs: &Dirs, path: &Path) -> PathBuf {
+    if let Some(real) = real_path_fast(dirs, path) {
         return real;
     }
     real_path_slow(path)
@@ -142,8 +147,8 @@ fn real_path_slow(path: &Path) -> PathBuf {
 /// found something other than a symlink (the common case: a plain absolute path
 /// to an existing file). A caller that needs the file's metadata uses it instead
 /// of asking again; `None` says nothing (missing, or resolved the long way).
-pub fn real_path_lstat(path: &Path) -> (PathBuf, Option<std::fs::Metadata>) {
-    match real_path_fast_lstat(path) {
+pub fn real_path_lstat(dirs: &Dirs, path: &Path) -> (PathBuf, Option<std::fs::Metadata>) {
+    match real_path_fast_lstat(dirs, path) {
         Some(found) => found,
         None => (real_path_slow(path), None),
     }
@@ -171,13 +176,14 @@ mod tests {
         let dir = std::fs::canonicalize(t.path()).expect("real");
         std::fs::write(dir.join("f"), "x").expect("write");
         std::os::unix::fs::symlink(dir.join("f"), dir.join("l")).expect("symlink");
-        let (real, m) = real_path_lstat(&dir.join("f"));
+        let dirs = Dirs::default();
+        let (real, m) = real_path_lstat(&dirs, &dir.join("f"));
         assert_eq!(real, dir.join("f"));
         assert!(m.is_some_and(|m| m.file_type().is_file()));
         // A final symlink is resolved the long way: its target, no lstat kept.
-        let (real, m) = real_path_lstat(&dir.join("l"));
+        let (real, m) = real_path_lstat(&dirs, &dir.join("l"));
         assert_eq!((real, m.is_none()), (dir.join("f"), true));
-        let (real, m) = real_path_lstat(&dir.join("missing"));
+        let (real, m) = real_path_lstat(&dirs, &dir.join("missing"));
         assert_eq!((real, m.is_none()), (dir.join("missing"), true));
     }
 }

@@ -128,6 +128,11 @@ impl Ctx {
         })
     }
 
+    /// The directory real paths this invocation resolved (its session's cache).
+    pub fn dirs(&self) -> &paths::Dirs {
+        &self.session.dirs
+    }
+
     /// A path argument as an absolute, lexically normalized path.
     pub fn resolve(&self, arg: &str) -> PathBuf {
         paths::normalize(&self.cwd.join(arg))
@@ -160,7 +165,7 @@ impl Ctx {
     /// How a read reports a path: root-relative when its real path is inside the
     /// root, else the absolute real path.
     pub fn display_path(&self, abs: &Path) -> String {
-        self.display_real(&paths::real_path(abs))
+        self.display_real(&paths::real_path(self.dirs(), abs))
     }
 
     /// [`Self::display_path`] of a path already resolved to its real path (no

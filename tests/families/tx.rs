@@ -1157,3 +1157,67 @@ fn a_drop_after_a_restart_refuses_to_keep_an_op_whose_blob_was_damaged() {
     assert_eq!(env.read("a.txt"), b"two\n");
     assert_eq!(env.read("b.txt"), b"bee\n");
 }
+
+/// The state directory as `find` and `sha256sum` see it: every entry's path and
+/// kind, and every file's hash.
+fn state_listing(env: &TestEnv) -> String {
+    let state = env.state.path();
+    let sh = |script: &str| {
+        let out = std::process::Command::new("sh")
+            .args(["-c", script, "sh"])
+            .arg(state)
+            .output()
+            .expect("sh");
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let list = sh("cd \"$1\" && find . -printf '%P %y\\n' | sort");
+    let hashes = sh("cd \"$1\" && find . -type f -exec sha256sum {} + | sort -k2");
+    format!("{list}--\n{hashes}")
+}
+
+/// `batch --dry-run` stages nowhere in the state directory: the directory is left
+/// byte-identical (no tx, no counter, no blob), and no element's answer names a tx
+/// that never existed for anyone to use.
+#[test]
+fn batch_dry_run_writes_nothing_to_the_state_directory() {
+    let env = TestEnv::new();
+    ok(env.run(&["write", "a.txt", "--content", "alpha\n"]));
+    ok(env.run(&["tx", "status"]));
+    let before = state_listing(&env);
+    let input = br#"[["write","b.txt","--content","x\n"],["read","b.txt"],["edit","a.txt","--old","alpha","--new","beta"],["read","a.txt"]]"#;
+    let r = ok(env.run_stdin(&["batch", "--stdin", "--dry-run"], input));
+    assert_eq!(r.json["dry_run"], true, "{}", r.stdout);
+    let results = r.json["results"].as_array().unwrap();
+    // The elements still see each other's staged writes.
+    assert_eq!(
+        results[1]["lines"],
+        serde_json::json!(["x"]),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(
+        results[3]["lines"],
+        serde_json::json!(["beta"]),
+        "{}",
+        r.stdout
+    );
+    for el in results {
+        assert!(el.get("tx").is_none() && el.get("tx_op").is_none(), "{el}");
+        assert!(
+            !el.to_string().contains("tx-"),
+            "an element names a tx: {el}"
+        );
+    }
+    let paths: Vec<&str> = r.json["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["path"].as_str())
+        .collect();
+    assert_eq!(paths, ["a.txt", "b.txt"], "{}", r.stdout);
+    assert_eq!(env.read("a.txt"), b"alpha\n");
+    assert!(!env.path("b.txt").exists());
+    assert_eq!(state_listing(&env), before, "the dry run wrote state");
+    assert_eq!(ok(env.run(&["tx", "status"])).json["total"], 0);
+}

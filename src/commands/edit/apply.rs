@@ -469,7 +469,7 @@ fn slot(
     expect: &guard::ExpectHash,
 ) -> Result<usize, CmdError> {
     let abs = ctx.path_arg(arg)?;
-    let (real, lstat) = paths::real_path_lstat(&abs);
+    let (real, lstat) = paths::real_path_lstat(ctx.dirs(), &abs);
     if let Some(&i) = slots.at.get(&real) {
         return Ok(i);
     }

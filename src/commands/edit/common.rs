@@ -333,7 +333,7 @@ pub type Located = (
 /// on the raw bytes holds no second copy of them.
 pub fn locate(ctx: &Ctx, arg: &str) -> Result<Located, CmdError> {
     let abs = ctx.path_arg(arg)?;
-    let (real, lstat) = paths::real_path_lstat(&abs);
+    let (real, lstat) = paths::real_path_lstat(ctx.dirs(), &abs);
     let display = ctx.display_real(&real);
     if let Some(snap) = load_by_lstat(ctx, &abs, (&real, &display), lstat.as_ref())? {
         return Ok((real, display, snap));

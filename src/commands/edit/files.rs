@@ -221,7 +221,7 @@ pub fn mv(ctx: &Ctx, a: &MoveArgs) -> Result<Output, CmdError> {
         }
         let shown = ctx.display_path(&src);
         guard_path(ctx, &expect, &a.src, &src, &shown, false)?;
-        if paths::real_path(&src) != paths::real_path(&dst) {
+        if paths::real_path(ctx.dirs(), &src) != paths::real_path(ctx.dirs(), &dst) {
             check_destination(ctx, "move", &expect, &dst_arg, &dst, a.overwrite)?;
         }
         Ok(vec![Change::Move {
@@ -338,8 +338,8 @@ pub fn copy(ctx: &Ctx, a: &CopyArgs) -> Result<Output, CmdError> {
                 shell::aitools(["info", &shown]),
             ));
         }
-        let real_src = paths::real_path(&src);
-        if paths::real_path(&dst).starts_with(&real_src) {
+        let real_src = paths::real_path(ctx.dirs(), &src);
+        if paths::real_path(ctx.dirs(), &dst).starts_with(&real_src) {
             return Err(CmdError::invalid_argument(
                 "copy",
                 format!(
@@ -363,7 +363,7 @@ pub fn copy(ctx: &Ctx, a: &CopyArgs) -> Result<Output, CmdError> {
                         .files()
                         .link_text(&p, &m)
                         .map_err(|e| error::io_error("copy", &paths::display(&p), &e))?;
-                    let lands = paths::real_path(&from.join(&text));
+                    let lands = paths::real_path(ctx.dirs(), &from.join(&text));
                     if lands.starts_with(&ctx.root) {
                         changes.push(Change::Symlink {
                             path: target,
@@ -675,7 +675,11 @@ pub fn link(ctx: &Ctx, a: &LinkArgs) -> Result<Output, CmdError> {
         common::refuse_dir_slash(ctx, "link", &a.link, false)?;
         let dir = abs.parent().map(Path::to_path_buf).unwrap_or_default();
         let lands = paths::normalize(&dir.join(&a.target));
-        boundary::check(ctx, Path::new(&a.target), &paths::real_path(&lands))?;
+        boundary::check(
+            ctx,
+            Path::new(&a.target),
+            &paths::real_path(ctx.dirs(), &lands),
+        )?;
         let shown = entry_display(ctx, &abs);
         let m = ctx.files().stat(&abs, false)?;
         if m.kind != Kind::Missing {

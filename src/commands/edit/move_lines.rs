@@ -229,7 +229,7 @@ pub fn run(ctx: &Ctx, a: &MoveLinesArgs) -> Result<Output, CmdError> {
             moved = taken.len();
             let same = match &to_abs {
                 None => true,
-                Some(p) => crate::workspace::paths::real_path(p) == t.real,
+                Some(p) => crate::workspace::paths::real_path(ctx.dirs(), p) == t.real,
             };
             if same {
                 let at = resolve(&t.doc, &t.display, &place)?;
@@ -315,7 +315,7 @@ pub fn run(ctx: &Ctx, a: &MoveLinesArgs) -> Result<Output, CmdError> {
             let _ = dst_display;
             let mut changes = super::edit_cmd::put_if_changed(&t, src_doc)?;
             changes.push(Change::Put {
-                path: crate::workspace::paths::real_path(&to_abs),
+                path: crate::workspace::paths::real_path(ctx.dirs(), &to_abs),
                 bytes: dst_bytes,
                 mode: None,
             });

@@ -481,7 +481,7 @@ fn collect(
             return Err(common::not_found_or_io(ctx, arg, &e));
         }
         if meta.kind == crate::store::files::Kind::Dir && !one_file {
-            let real = crate::workspace::paths::real_path(&abs);
+            let real = crate::workspace::paths::real_path(ctx.dirs(), &abs);
             common::check_inside(ctx, &real, &ctx.display_path(&abs))?;
             let (files, passed) =
                 scan::files_and_skipped(&ctx.root, std::slice::from_ref(&abs), opts).map_err(

@@ -200,7 +200,7 @@ pub fn create(ctx: &Ctx, a: &CreateArgs) -> Result<Output, CmdError> {
     let mut rel_starts = Vec::new();
     for p in &a.paths {
         let abs = ctx.path_arg(p)?;
-        if !ctx.inside(&crate::workspace::paths::real_path(&abs)) {
+        if !ctx.inside(&crate::workspace::paths::real_path(ctx.dirs(), &abs)) {
             return Err(CmdError::invalid_argument(
                 &ctx.command,
                 format!("{p:?} is outside the workspace; a snapshot records workspace files."),

@@ -177,7 +177,7 @@ pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
     let is_link = link_meta
         .as_ref()
         .is_some_and(|m| m.file_type().is_symlink());
-    let real = paths::real_path(&abs);
+    let real = paths::real_path(ctx.dirs(), &abs);
     let mut obj = Json::obj();
     obj.push("absolute", Json::str(paths::display(&abs)));
     obj.push("real", Json::str(paths::display(&real)));

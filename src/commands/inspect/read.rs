@@ -484,7 +484,7 @@ fn read_path(
     let src = if listed.is_some() {
         src.as_real()
     } else {
-        src.at_real()
+        src.at_real(ctx.dirs())
     };
     // Decided on metadata alone: opening a FIFO for reading would block, and a
     // procfs file (size 0) such as /proc/kmsg blocks on its read.

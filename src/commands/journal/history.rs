@@ -77,7 +77,7 @@ pub fn run(ctx: &Ctx, a: &HistoryArgs) -> Result<Output, CmdError> {
     let rel = match &a.path {
         Some(p) => {
             let abs = ctx.path_arg(p)?;
-            let real = paths::real_path(&abs);
+            let real = paths::real_path(ctx.dirs(), &abs);
             Some(paths::relative_to(&real, &ctx.root).unwrap_or_else(|| paths::display(&real)))
         }
         None => None,

@@ -210,7 +210,7 @@ fn write_json(
             new.as_bytes(),
         )?;
         Ok(vec![Change::Put {
-            path: crate::workspace::paths::real_path(&f.abs),
+            path: crate::workspace::paths::real_path(ctx.dirs(), &f.abs),
             bytes: f.bytes_of(&new),
             mode: None,
         }])

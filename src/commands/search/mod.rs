@@ -66,7 +66,7 @@ pub fn start_path(ctx: &Ctx, arg: &str) -> Result<PathBuf, CmdError> {
             if st.kind == crate::store::files::Kind::Missing {
                 return Err(candidates::not_found(ctx, arg, &abs, Offer::Retry));
             }
-            Ok(crate::workspace::paths::real_path(&abs))
+            Ok(crate::workspace::paths::real_path(ctx.dirs(), &abs))
         }
     }
 }

@@ -16,8 +16,8 @@ use crate::text::syntax::defs::{TreeDef, definitions};
 use crate::text::syntax::grammar::Grammar;
 use crate::text::syntax::refs::{self, Occurrence, RefKind};
 use crate::workspace::Ctx;
-use crate::workspace::defs;
 use crate::workspace::scan_args::BudgetArgs;
+use crate::workspace::{defs, paths};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -144,7 +144,7 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
         None => vec![default_start(ctx)],
     };
     let in_path = match &args.in_path {
-        Some(p) => Some(crate::workspace::paths::real_path(&ctx.path_arg(p)?)),
+        Some(p) => Some(paths::real_path(ctx.dirs(), &ctx.path_arg(p)?)),
         None => None,
     };
     let req = WriteRequest::new(ctx)

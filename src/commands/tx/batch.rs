@@ -263,7 +263,9 @@ pub fn batch(ctx: &Ctx, a: &BatchArgs) -> Result<Output, CmdError> {
     let pre = shell::global_options(&ctx.argv);
     // The owner lock lives until this function returns: a batch killed before its
     // commit or abort leaves a tx that is not listed and is swept later.
-    // A dry run stages as --atomic does, then discards the tx.
+    // A dry run stages as --atomic does, in a tx kept apart from the state
+    // directory (removed with `_apart`, after the tx), then discards it.
+    let _apart = a.dry_run.then(|| tx::stage_apart(ctx)).transpose()?;
     let atomic = a.atomic || a.dry_run;
     let (tx_id, _owner) = if atomic {
         let (meta, owner) = tx::begin_owned(ctx, Some("batch --atomic".into()))?;
@@ -301,7 +303,13 @@ pub fn batch(ctx: &Ctx, a: &BatchArgs) -> Result<Output, CmdError> {
         {
             first_failure = Some((i, e.clone()));
         }
-        results.push(inner.envelope());
+        let mut envelope = inner.envelope();
+        if a.dry_run {
+            // Staged in a tx that never existed for anyone else: not named.
+            envelope.remove("tx");
+            envelope.remove("tx_op");
+        }
+        results.push(envelope);
     }
     if let Some((i, e)) = first_failure {
         if let Some(id) = &tx_id {

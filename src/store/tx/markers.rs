@@ -67,10 +67,14 @@ pub(super) fn journal_has_commit(
 
 /// Renames the tx directory away (atomic: the tx is gone), then deletes it.
 pub(super) fn remove_dir(state: &Path, dir: &Path, id: &str) -> io::Result<()> {
-    let gone = root_dir(state).join(format!(".done-{id}"));
+    // The tx's own parent: `<state>/tx/`, or a dry run's private directory.
+    let home = dir
+        .parent()
+        .map_or_else(|| root_dir(state), Path::to_path_buf);
+    let gone = home.join(format!(".done-{id}"));
     let _ = std::fs::remove_dir_all(&gone);
     std::fs::rename(dir, &gone)?;
-    fsx::sync_dir(&root_dir(state))?;
+    fsx::sync_dir(&home)?;
     let _ = std::fs::remove_dir_all(&gone);
     Ok(())
 }

@@ -116,16 +116,54 @@ fn ops_name(generation: u64) -> String {
     format!("ops.{generation}.jsonl")
 }
 
-/// A new tx id: `tx-<UTC>-<8 hex>`; under `AITOOLS_SEED` derived from the seed and
-/// a per-workspace counter (reproducible, never repeated).
-fn new_id(state: &Path, seed: Option<&str>) -> io::Result<String> {
-    let dir = root_dir(state);
+/// Where this invocation's txs live: `<state>/tx/`, or the private directory a
+/// dry run stages in (`Session::tx_home`), outside the state directory.
+pub fn home(ctx: &Ctx, state: &Path) -> std::path::PathBuf {
+    let apart = ctx.session.tx_home.get().cloned();
+    apart.unwrap_or_else(|| root_dir(state))
+}
+
+/// A dry run's private tx home (`Session::tx_home`): removed with what it holds
+/// when dropped; one a killed process leaves is in the temp directory, never in
+/// the state directory, and names no tx anyone can find.
+pub struct Apart(std::path::PathBuf);
+
+impl Drop for Apart {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Points this invocation's txs at a new private directory in the temp directory
+/// (made here, 0700, refused if something is there), so a dry run that stages
+/// writes nothing to the state directory.
+pub fn stage_apart(ctx: &Ctx) -> Result<Apart, CmdError> {
+    let tag = crate::workspace::proctree::new_tag();
+    let dir = std::env::temp_dir().join(format!("aitools-dry-run-{tag}"));
+    match fsx::ensure_private_dir(&dir) {
+        Ok(true) => {}
+        Ok(false) => return Err(io_err(ctx, &io::ErrorKind::AlreadyExists.into())),
+        Err(e) => return Err(io_err(ctx, &e)),
+    }
+    let apart = Apart(dir.clone());
+    if ctx.session.tx_home.set(dir).is_err() {
+        return Err(io_err(ctx, &io::Error::other("a tx home was set already")));
+    }
+    Ok(apart)
+}
+
+/// A new tx id in `dir`: `tx-<UTC>-<8 hex>`; under `AITOOLS_SEED` derived from the
+/// seed and a per-workspace counter (reproducible, never repeated), which `count`
+/// advances (a dry run's private tx leaves it alone).
+fn new_id(dir: &Path, seed: Option<&str>, count: bool) -> io::Result<String> {
     let counter_path = dir.join("counter");
     let n: u64 = std::fs::read_to_string(&counter_path)
         .ok()
         .and_then(|s| s.trim().parse().ok())
         .unwrap_or(0);
-    write_atomic(&dir, "counter", format!("{}\n", n + 1).as_bytes())?;
+    if count {
+        write_atomic(dir, "counter", format!("{}\n", n + 1).as_bytes())?;
+    }
     let (secs, nanos) = time::now();
     for salt in 0u32..10_000 {
         let material = match seed {
@@ -204,14 +242,17 @@ fn create(
     let state = state_dir::ensure(&ctx.root).map_err(|e| io_err(ctx, &e))?;
     let _lock = lock::acquire(ctx, &state)?;
     let made = (|| -> io::Result<(Meta, Option<Owner>)> {
-        if fsx::ensure_private_dir(&root_dir(&state))? {
+        let (home, apart) = (home(ctx, &state), ctx.session.tx_home.get().is_some());
+        if !apart && fsx::ensure_private_dir(&home)? {
             fsx::sync_dir(&state)?;
         }
-        sweep(&state);
-        let id = new_id(&state, ctx.session.settings.seed.as_deref())?;
-        let dir = root_dir(&state).join(&id);
+        if !apart {
+            sweep(&state);
+        }
+        let id = new_id(&home, ctx.session.settings.seed.as_deref(), !apart)?;
+        let dir = home.join(&id);
         fsx::ensure_private_dir(&dir)?;
-        fsx::sync_dir(&root_dir(&state))?;
+        fsx::sync_dir(&home)?;
         // Locked before the index makes the tx exist, so no one sees it ownerless.
         let owner = if owned {
             let file = fsx::create_new(&dir.join("owner"), 0o600)?;
@@ -248,7 +289,7 @@ fn settled(ctx: &Ctx, id: &str) -> Result<(std::path::PathBuf, std::path::PathBu
         return Err(not_found(ctx, id));
     }
     let state = state_dir::for_root(&ctx.root);
-    let dir = root_dir(&state).join(id);
+    let dir = home(ctx, &state).join(id);
     if dir.join("committing").exists() {
         settle_commit(ctx, &state, &dir)?;
     }
@@ -409,7 +450,7 @@ pub fn list(ctx: &Ctx) -> Result<Vec<Tx>, CmdError> {
 /// Deletes a tx directory (the scratch of a rebase).
 pub fn discard(ctx: &Ctx, id: &str) -> Result<(), CmdError> {
     let state = state_dir::for_root(&ctx.root);
-    let dir = root_dir(&state).join(id);
+    let dir = home(ctx, &state).join(id);
     remove_dir(&state, &dir, id).map_err(|e| io_err(ctx, &e))?;
     ctx.session.forget_tx();
     Ok(())

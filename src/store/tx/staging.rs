@@ -454,7 +454,7 @@ pub fn record_read(ctx: &Ctx, id: &str, rel: &str) -> Result<(), CmdError> {
     if !is_tx_id(id) {
         return Err(not_found(ctx, id));
     }
-    let dir = root_dir(&state_dir::for_root(&ctx.root)).join(id);
+    let dir = home(ctx, &state_dir::for_root(&ctx.root)).join(id);
     if !dir.join("index.json").exists() {
         return Err(not_found(ctx, id));
     }

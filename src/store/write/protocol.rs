@@ -277,7 +277,7 @@ impl<'a> Plan<'a> {
         let mut appended = Vec::new();
         // Committed but not applied: the record stays pending, and the repairs are
         // the ones that clear it (finish once the cause is fixed, or set aside).
-        recovery::finish_with(&ctx.root, state, &intent, &held, |op_id, trusted| {
+        recovery::finish_with(ctx, state, &intent, &held, |op_id, trusted| {
             watch.forget_published(trusted.iter().filter_map(|t| held.get(*t)));
             appended = watch.settle(state, op_id);
             appended.clone()
