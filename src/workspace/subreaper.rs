@@ -12,6 +12,7 @@
 use super::proctree;
 use std::collections::{HashMap, HashSet};
 use std::process::{Child, Command};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
@@ -32,6 +33,24 @@ pub fn adopt() -> bool {
 }
 
 static ADOPTED: OnceLock<bool> = OnceLock::new();
+
+/// Whether a program runs supervised by this process itself (its orphans
+/// re-parent here and are told apart by start time alone): one at a time.
+static PLAIN: AtomicBool = AtomicBool::new(false);
+
+/// Claims the right to run a program under this process itself: `false` when
+/// another does (then the program gets its own reaper, [`super::reaper`], so
+/// neither run's end takes the other's orphans). [`unclaim`] once it ended.
+pub fn claim() -> bool {
+    PLAIN
+        .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+        .is_ok()
+}
+
+/// The program run under this process itself ended (its tree was swept).
+pub fn unclaim() {
+    PLAIN.store(false, Ordering::Release);
+}
 
 /// Whether this process is a subreaper: then every descendant of a program it
 /// started is under the program or under an orphan of ours, and the tag need
