@@ -105,7 +105,11 @@ fn reap(mut report: std::fs::File, argv: &[OsString]) -> u8 {
     let me = std::process::id();
     let left = super::proctree::kill_until_gone(LEFTOVER_KILL, || {
         reap_any();
-        super::subreaper::under(me)
+        if super::subreaper::has_children() {
+            super::subreaper::under(me)
+        } else {
+            Vec::new()
+        }
     });
     for p in left {
         let _ = writeln!(report, "{p}");
