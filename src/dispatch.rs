@@ -53,6 +53,10 @@ pub fn status() -> u8 {
     if let Some(code) = crate::workspace::supervisor::serve(&args) {
         return code;
     }
+    // A run's own subreaper (started by a run beside another, never typed).
+    if let Some(code) = crate::workspace::reaper::serve(&args) {
+        return code;
+    }
     // `--output jsonl` (AOI-CLI): the same invocation, framed as an event stream.
     if let Some(req) = crate::aoi::request(HOST, &args) {
         let (code, lost) = crate::aoi::main(HOST, req, Box::new(std::io::stdout()));

@@ -13,6 +13,7 @@ pub mod lsp;
 pub mod paths;
 pub mod process;
 pub mod proctree;
+pub mod reaper;
 pub mod root;
 pub mod scan;
 pub mod scan_args;

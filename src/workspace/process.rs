@@ -3,8 +3,9 @@
 //! SIGTERM and then SIGKILL. `git` and `run` both go through here, so a child never
 //! outlives its deadline and never blocks aitools on a pipe a grandchild holds.
 
-use super::{proctree, subreaper};
-use std::io::Read;
+use super::{proctree, reaper, subreaper};
+use std::cell::RefCell;
+use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex, mpsc};
@@ -180,51 +181,124 @@ fn spawn_reader<S: Sink>(
 }
 
 /// The one way a program is started: its own process group and a fresh job tag
-/// (what the end-of-run kill finds it by), stdout and stderr piped.
+/// (what the end-of-run kill finds it by), stdout and stderr piped; under its
+/// own reaper ([`reaper`]) when another program runs under this process.
 fn start_supervised(
     cmd: &mut Command,
     stdin: Stdio,
 ) -> Result<(std::process::Child, Job, Instant), StartError> {
     let tag = proctree::new_tag();
     subreaper::adopt();
-    cmd.stdin(stdin)
+    let plain = subreaper::claim();
+    let report = if plain {
+        None
+    } else {
+        Some(std::io::pipe().map_err(StartError::Other)?)
+    };
+    let mut shim = report.as_ref().map(|(_, w)| reaper::command(cmd, w));
+    let c = shim.as_mut().unwrap_or(cmd);
+    c.stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .env(proctree::TAG_VAR, &tag)
         .process_group(0);
     let start = Instant::now();
-    let child = subreaper::spawn(cmd).map_err(|e| match e.kind() {
+    let spawned = subreaper::spawn(c);
+    // The write end now lives in the reaper alone.
+    let report = report.map(|(r, _)| BufReader::new(r));
+    let mut job = Job {
+        tag,
+        since: 0,
+        plain,
+        report: RefCell::new(report),
+        left: RefCell::new(Vec::new()),
+    };
+    let mut child = spawned.map_err(start_error)?;
+    if let Err(e) = job.started() {
+        let _ = child.wait();
+        subreaper::release(child.id());
+        return Err(start_error(e));
+    }
+    // Not reaped yet, so its start time is there even if it already ended.
+    job.since = proctree::start_time(child.id()).unwrap_or(0);
+    Ok((child, job, start))
+}
+
+fn start_error(e: std::io::Error) -> StartError {
+    match e.kind() {
         std::io::ErrorKind::NotFound => StartError::NotFound,
         std::io::ErrorKind::PermissionDenied => StartError::Denied,
         _ => StartError::Other(e),
-    })?;
-    // Not reaped yet, so its start time is there even if it already ended.
-    let since = proctree::start_time(child.id()).unwrap_or(0);
-    Ok((child, Job { tag, since }, start))
+    }
 }
 
 /// What names a started program's tree: its tag, and its start time (what it
-/// left re-parents to aitools, the subreaper, from then on).
+/// left re-parents to aitools, the subreaper, from then on) or its reaper.
 struct Job {
     tag: String,
     since: u64,
+    /// Run under this process itself (not under a reaper of its own).
+    plain: bool,
+    /// The reaper's report (none for a plain run, or once read).
+    report: RefCell<Option<BufReader<std::io::PipeReader>>>,
+    /// The pids the reaper said outlived SIGKILL.
+    left: RefCell<Vec<u32>>,
+}
+
+impl Drop for Job {
+    fn drop(&mut self) {
+        if self.plain {
+            subreaper::unclaim();
+        }
+    }
 }
 
 impl Job {
+    /// The reaper's first word: the program started (always, for a plain run).
+    fn started(&self) -> std::io::Result<()> {
+        let mut report = self.report.borrow_mut();
+        let Some(r) = report.as_mut() else {
+            return Ok(());
+        };
+        let mut first = String::new();
+        r.read_line(&mut first)?;
+        reaper::started(&first)
+    }
+
     /// `sig` to the tree: the group, the tagged processes, the descendants of
     /// `root` (the program, while it is not reaped) and the orphans it left.
-    fn signal(&self, pgid: u32, root: Option<u32>, sig: i32) {
-        signal_group(pgid, sig);
-        subreaper::signal_tree(root, self.since, Some(&self.tag), sig);
+    /// A reaper's tree is what is under it (never an orphan of this process);
+    /// the reaper itself outlives TERM, and the first KILL (`hard` false).
+    fn signal(&self, pgid: u32, root: Option<u32>, sig: i32, hard: bool) {
+        if self.plain {
+            signal_group(pgid, sig);
+            subreaper::signal_tree(root, self.since, Some(&self.tag), sig);
+            return;
+        }
+        if sig != libc::SIGKILL || hard {
+            signal_group(pgid, sig);
+        }
+        subreaper::signal_tree(root, u64::MAX, Some(&self.tag), sig);
     }
 
     /// After the program was reaped: SIGKILL to what is left until none is
-    /// (or `within` passed); the pids that outlived it.
+    /// (or `within` passed); the pids that outlived it. A reaper ended its
+    /// tree itself and named those that outlived it.
     fn end(&self, pgid: u32, within: Duration) -> Vec<u32> {
         if group_alive(pgid) {
             signal_group(pgid, libc::SIGKILL);
         }
-        subreaper::sweep(None, self.since, Some(&self.tag), within)
+        if self.plain {
+            return subreaper::sweep(None, self.since, Some(&self.tag), within);
+        }
+        if let Some(mut r) = self.report.borrow_mut().take() {
+            let mut said = String::new();
+            let _ = r.read_to_string(&mut said);
+            *self.left.borrow_mut() = said.lines().filter_map(|l| l.trim().parse().ok()).collect();
+        }
+        let mut left = self.left.borrow().clone();
+        left.retain(|&p| proctree::live(p));
+        left
     }
 }
 
@@ -287,6 +361,10 @@ fn wait_child(
     let deadline = start + limits.timeout;
     let mut timed_out = false;
     let mut termed_at: Option<Instant> = None;
+    let mut kills = 0;
+    // The program's end wakes the wait at once (a pidfd is readable then);
+    // without one, naps that grow from 1 ms.
+    let exited = Exited::open(child.id());
     let mut nap = Duration::from_millis(1);
     loop {
         match child.try_wait() {
@@ -298,17 +376,52 @@ fn wait_child(
         match termed_at {
             None if now >= deadline => {
                 timed_out = true;
-                job.signal(pgid, Some(pgid), libc::SIGTERM);
+                job.signal(pgid, Some(pgid), libc::SIGTERM, false);
                 termed_at = Some(now);
             }
             Some(t) if now >= t + limits.grace => {
-                job.signal(pgid, Some(pgid), libc::SIGKILL);
-                termed_at = Some(now + Duration::from_secs(3600));
+                // Again every 2 s (a reaper that did not end is killed too).
+                job.signal(pgid, Some(pgid), libc::SIGKILL, kills > 0);
+                kills += 1;
+                termed_at = Some(now + Duration::from_secs(2));
             }
             _ => {}
         }
-        thread::sleep(nap);
-        nap = (nap * 2).min(Duration::from_millis(20));
+        match &exited {
+            Some(e) => e.wait(Duration::from_millis(20)),
+            None => {
+                thread::sleep(nap);
+                nap = (nap * 2).min(Duration::from_millis(20));
+            }
+        }
+    }
+}
+
+/// A child's pidfd: readable once the child ended.
+struct Exited(std::os::fd::OwnedFd);
+
+impl Exited {
+    fn open(pid: u32) -> Option<Exited> {
+        use std::os::fd::FromRawFd;
+        let pid = libc::pid_t::try_from(pid).ok()?;
+        // SAFETY: pidfd_open(2) takes plain integers; the fd it returns is ours.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+        let fd = i32::try_from(fd).ok().filter(|&fd| fd >= 0)?;
+        // SAFETY: `fd` was just opened and is owned by nothing else.
+        Some(Exited(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) }))
+    }
+
+    /// Waits until the child ended or `most` passed.
+    fn wait(&self, most: Duration) {
+        use std::os::fd::AsRawFd;
+        let mut p = libc::pollfd {
+            fd: self.0.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ms = libc::c_int::try_from(most.as_millis()).unwrap_or(20);
+        // SAFETY: `p` is one valid pollfd owned here.
+        unsafe { libc::poll(&mut p, 1, ms) };
     }
 }
 

@@ -49,7 +49,7 @@ pub fn is_same(pid: u32, start: u64) -> bool {
     })
 }
 
-fn live(pid: u32) -> bool {
+pub fn live(pid: u32) -> bool {
     stat_fields(pid).is_some_and(|f| {
         let state = f.first().map(String::as_str).unwrap_or("Z");
         state != "Z" && state != "X"

@@ -12,6 +12,7 @@
 use super::proctree;
 use std::collections::{HashMap, HashSet};
 use std::process::{Child, Command};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
@@ -32,6 +33,24 @@ pub fn adopt() -> bool {
 }
 
 static ADOPTED: OnceLock<bool> = OnceLock::new();
+
+/// Whether a program runs supervised by this process itself (its orphans
+/// re-parent here and are told apart by start time alone): one at a time.
+static PLAIN: AtomicBool = AtomicBool::new(false);
+
+/// Claims the right to run a program under this process itself: `false` when
+/// another does (then the program gets its own reaper, [`super::reaper`], so
+/// neither run's end takes the other's orphans). [`unclaim`] once it ended.
+pub fn claim() -> bool {
+    PLAIN
+        .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+        .is_ok()
+}
+
+/// The program run under this process itself ended (its tree was swept).
+pub fn unclaim() {
+    PLAIN.store(false, Ordering::Release);
+}
 
 /// Whether this process is a subreaper: then every descendant of a program it
 /// started is under the program or under an orphan of ours, and the tag need
@@ -188,10 +207,32 @@ fn reap_in(all: &HashMap<u32, Link>) {
     }
 }
 
+/// Whether this process has a child (live, or a zombie not reaped yet): one
+/// `waitid` that reaps nothing. Without one, a subreaper knows that nothing a
+/// program it started (and reaped) left runs on: every such process would be
+/// under an orphan that re-parented here.
+pub fn has_children() -> bool {
+    // SAFETY: `info` is a zeroed siginfo_t owned here; WNOWAIT reaps nothing.
+    let r = unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        libc::waitid(
+            libc::P_ALL,
+            0,
+            &mut info,
+            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT | libc::__WALL,
+        )
+    };
+    !(r == -1 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ECHILD))
+}
+
 /// SIGKILL to the whole tree ([`tree`]) again until none is left (a forking
 /// process makes new ones) or `within` passes, reaping what re-parented here:
 /// the pids still alive then.
 pub fn sweep(root: Option<u32>, since: u64, tag: Option<&str>, within: Duration) -> Vec<u32> {
+    // The program was reaped and nothing re-parented here: no /proc scan.
+    if root.is_none() && adopted() && !has_children() {
+        return Vec::new();
+    }
     proctree::kill_until_gone(within, || {
         // One scan of /proc a round (about 50 µs a process): reaped and searched.
         let all = links();

@@ -250,7 +250,7 @@ fn a_second_console_and_a_taken_port() {
 }
 
 /// POSTs one JSON-RPC message to /mcp.
-fn mcp_post(s: &Server, msg: &Value, extra: &str) -> (u16, String, Vec<u8>) {
+pub(super) fn mcp_post(s: &Server, msg: &Value, extra: &str) -> (u16, String, Vec<u8>) {
     let mut head = format!(
         "POST /mcp HTTP/1.1\nHost: 127.0.0.1:{}\nAuthorization: Bearer {}\nContent-Type: application/json\nAccept: application/json, text/event-stream",
         s.port, s.token

@@ -255,3 +255,95 @@ fn the_mcp_server_ends_a_runs_leftovers_but_not_its_bg_jobs() {
         "[bg job, run's leftover] alive: {out:?}"
     );
 }
+
+/// A shell loop waiting (at most 20 s) until `file` exists.
+fn await_file(file: &str) -> String {
+    format!("i=0; while [ ! -e {file} ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done")
+}
+
+/// Whether the process whose pid `file` holds is a live `sleep`.
+fn sleeping(env: &TestEnv, file: &str) -> bool {
+    let pid = std::fs::read_to_string(env.path(file)).unwrap_or_default();
+    let proc = std::path::Path::new("/proc").join(pid.trim());
+    let cmd = std::fs::read(proc.join("cmdline")).unwrap_or_default();
+    let stat = std::fs::read_to_string(proc.join("stat")).unwrap_or_default();
+    let zombie = stat
+        .rfind(')')
+        .is_some_and(|i| stat[i + 1..].trim_start().starts_with('Z'));
+    !pid.trim().is_empty() && !zombie && cmd.starts_with(b"sleep\0")
+}
+
+/// One legacy MCP session on the HTTP server: its headers.
+fn http_session(s: &crate::families::console::Server) -> String {
+    use crate::families::console::mcp_post;
+    let init = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let (_, head, _) = mcp_post(s, &init, "");
+    let sid = head
+        .lines()
+        .find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| v.trim().to_string())
+        })
+        .expect("a session id");
+    let session = format!("Mcp-Session-Id: {sid}\nMCP-Protocol-Version: 2025-06-18");
+    let note = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    mcp_post(s, &note, &session);
+    session
+}
+
+/// Two `run`s at once in one server (two MCP sessions over HTTP), each leaving
+/// an orphan past its group and its tag: the first to end takes only its own
+/// (was: it took every tag-less orphan that re-parented to the server since it
+/// started, also the other run's).
+#[test]
+fn two_concurrent_runs_in_one_server_end_only_their_own_leftovers() {
+    use crate::families::console::{mcp_post, start};
+    let env = TestEnv::new();
+    let s = start(&env, &["mcp", "--http", "--port", "0"]);
+    let orphan = |pid_file: &str, n: u32| {
+        format!("(env -i setsid sh -c 'echo $$ > {pid_file}; exec sleep {n}' >/dev/null 2>&1 &)")
+    };
+    // B: leaves its orphan, says it started, ends once A's orphan runs.
+    let b = format!(
+        "{}; {}; touch b.started; {}",
+        orphan("b.pid", 7793),
+        await_file("b.pid"),
+        await_file("a.pid")
+    );
+    // A: leaves its orphan after B started, then runs on until told.
+    let a = format!(
+        "{}; {}; {}; {}",
+        await_file("b.started"),
+        orphan("a.pid", 7794),
+        await_file("a.pid"),
+        await_file("go")
+    );
+    let call = |script: String| {
+        let session = http_session(&s);
+        let msg = serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "run", "arguments": {"argv": ["sh", "-c", script], "timeout": "30s"}}});
+        (session, msg)
+    };
+    let (sa, ma) = call(a);
+    let (sb, mb) = call(b);
+    std::thread::scope(|sc| {
+        let ta = sc.spawn(|| mcp_post(&s, &ma, &sa));
+        let rb = mcp_post(&s, &mb, &sb);
+        assert_eq!(rb.0, 200, "{rb:?}");
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let after_b = [sleeping(&env, "b.pid"), sleeping(&env, "a.pid")];
+        std::fs::write(env.path("go"), "").unwrap();
+        let ra = ta.join().unwrap();
+        assert_eq!(ra.0, 200, "{ra:?}");
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let after_a = sleeping(&env, "a.pid");
+        assert_eq!(
+            (after_b, after_a),
+            ([false, true], false),
+            "([B's orphan, A's orphan] alive when B ended, A's when A ended): {}",
+            String::from_utf8_lossy(&ra.2)
+        );
+    });
+}

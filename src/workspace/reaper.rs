@@ -1,0 +1,159 @@
+//! A run's own subreaper, for a program started while another runs in the same
+//! process (two calls at once in `aitools console` or `mcp --http`): aitools run
+//! again as `aitools __run-reaper <fd> -- <argv>` (with `AITOOLS_RUN_REAPER` set,
+//! so no typed call lands here). It makes itself a child subreaper, starts the
+//! program (which inherits its group, streams, cwd and job tag), waits for it,
+//! then kills what the program left (everything still under the reaper, also
+//! past `setsid`, a double fork and `env -i`) and exits as the program did (its
+//! code, or the same signal). So what a program leaves re-parents to its own
+//! run's reaper, never to the shared process where another run's end would take
+//! it for its own. On descriptor `<fd>` it says `ok` once the program started
+//! (or `errno <n>` when it could not be), then the pids that outlived SIGKILL,
+//! one a line.
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::os::fd::{AsRawFd, FromRawFd};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::Command;
+use std::time::Duration;
+
+/// The hidden first argument naming the reaper.
+pub const ARG: &str = "__run-reaper";
+/// Set in the reaper's environment by [`command`]; required with [`ARG`].
+const ENV: &str = "AITOOLS_RUN_REAPER";
+/// How long the program's leftovers have to die under SIGKILL.
+const LEFTOVER_KILL: Duration = Duration::from_millis(500);
+
+/// The reaper's command for `cmd` (program, arguments, environment and cwd
+/// taken from it), reporting on `report` (a pipe's write end, passed on to the
+/// reaper alone); the caller sets the streams, group and tag.
+pub fn command(cmd: &Command, report: &impl AsRawFd) -> Command {
+    let fd = report.as_raw_fd();
+    // The executable of this process, also when its file was replaced.
+    let mut c = Command::new("/proc/self/exe");
+    c.arg(ARG)
+        .arg(fd.to_string())
+        .arg("--")
+        .arg(cmd.get_program())
+        .args(cmd.get_args());
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => c.env(k, v),
+            None => c.env_remove(k),
+        };
+    }
+    if let Some(d) = cmd.get_current_dir() {
+        c.current_dir(d);
+    }
+    c.env(ENV, "1");
+    // SAFETY: runs in the forked child before exec and only calls fcntl(2),
+    // which is async-signal-safe; `fd` is a plain integer.
+    unsafe {
+        c.pre_exec(move || {
+            // The report descriptor survives this exec only (not the program's).
+            if libc::fcntl(fd, libc::F_SETFD, 0) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    c
+}
+
+/// When this process is a run's reaper (`args` after the program name): runs
+/// the program and gives its exit code (a signal is raised again); `None` for
+/// every other call.
+pub fn serve(args: &[OsString]) -> Option<u8> {
+    if args.first().is_none_or(|a| a != ARG) || std::env::var_os(ENV).is_none() {
+        return None;
+    }
+    let fd: i32 = args.get(1)?.to_str()?.parse().ok()?;
+    let argv = args.get(3..).filter(|a| !a.is_empty())?;
+    // SAFETY: fcntl on a plain descriptor number; fails when it is not open.
+    if fd < 3 || unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) } == -1 {
+        return Some(127);
+    }
+    // SAFETY: the descriptor was opened for this process alone by its starter
+    // ([`command`]) and nothing else here uses it.
+    let report = unsafe { std::fs::File::from_raw_fd(fd) };
+    Some(reap(report, argv))
+}
+
+extern "C" fn ignore(_: libc::c_int) {}
+
+fn reap(mut report: std::fs::File, argv: &[OsString]) -> u8 {
+    super::subreaper::adopt();
+    // The caller's TERM (a timeout) is for the program: the reaper outlives it
+    // to end the leftovers. A handler, not SIG_IGN: the program starts with the
+    // default disposition (exec resets handlers).
+    for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+        // SAFETY: installs a handler that does nothing and touches no memory.
+        unsafe { libc::signal(sig, ignore as *const () as libc::sighandler_t) };
+    }
+    let mut cmd = Command::new(&argv[0]);
+    cmd.args(&argv[1..]).env_remove(ENV);
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = writeln!(report, "errno {}", e.raw_os_error().unwrap_or(-1));
+            return 127;
+        }
+    };
+    let _ = writeln!(report, "ok");
+    let status = child.wait();
+    let me = std::process::id();
+    let left = super::proctree::kill_until_gone(LEFTOVER_KILL, || {
+        reap_any();
+        if super::subreaper::has_children() {
+            super::subreaper::under(me)
+        } else {
+            Vec::new()
+        }
+    });
+    for p in left {
+        let _ = writeln!(report, "{p}");
+    }
+    drop(report);
+    match status.map(|s| (s.code(), s.signal())) {
+        Ok((Some(c), _)) => u8::try_from(c & 0xff).unwrap_or(1),
+        Ok((None, Some(s))) => raise(s),
+        _ => 127,
+    }
+}
+
+/// Reaps every child that ended (this process supervises nothing else).
+fn reap_any() {
+    let mut status = 0;
+    // SAFETY: waitpid with WNOHANG; `status` is ours.
+    while unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG) } > 0 {}
+}
+
+/// Ends this process by `sig` as the program ended (no core file of its own);
+/// the shell's `128 + sig` when the signal does not end it.
+fn raise(sig: i32) -> u8 {
+    let none = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: plain integer and struct arguments owned here.
+    unsafe {
+        libc::setrlimit(libc::RLIMIT_CORE, &none);
+        libc::signal(sig, libc::SIG_DFL);
+        libc::kill(libc::getpid(), sig);
+    }
+    u8::try_from((128 + sig) & 0xff).unwrap_or(1)
+}
+
+/// What the reaper said on its report descriptor: how the start went (`Err`
+/// with the OS error when the program could not start).
+pub fn started(first: &str) -> Result<(), std::io::Error> {
+    match first.trim().strip_prefix("errno ") {
+        None if first.trim() == "ok" => Ok(()),
+        None => Err(std::io::Error::other("the run's reaper ended early")),
+        Some(n) => Err(match n.parse::<i32>() {
+            Ok(e) if e > 0 => std::io::Error::from_raw_os_error(e),
+            _ => std::io::Error::other("the program could not start"),
+        }),
+    }
+}
