@@ -159,6 +159,10 @@ const GROUPS: &[(&str, &str)] = &[
 /// does, and `aitools schema A` details it. A command in no bundle has its own line.
 const BUNDLES: &[(&[&str], &str)] = &[
     (
+        &["json", "table"],
+        "JSON by pointer (jq); CSV/TSV rows and cells",
+    ),
+    (
         &["delete", "move", "copy", "mkdir", "chmod", "link", "touch"],
         "File ops (rm, mv, cp, mkdir -p, chmod, ln -s, touch)",
     ),

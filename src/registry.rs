@@ -14,6 +14,7 @@ const FAMILIES: &[&[CommandSpec]] = &[
     commands::edit::COMMANDS,
     commands::journal::COMMANDS,
     commands::json::COMMANDS,
+    commands::table::COMMANDS,
     commands::notebook::COMMANDS,
     crate::discovery::COMMANDS,
     commands::agent::COMMANDS,

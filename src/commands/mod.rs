@@ -12,4 +12,5 @@ pub mod json;
 pub mod notebook;
 pub mod process;
 pub mod search;
+pub mod table;
 pub mod tx;

@@ -88,6 +88,7 @@ fn fixture(env: &TestEnv) {
     env.write("a.txt", "alpha\nbeta\nalpha\n");
     env.write("c.json", "{\"a\": 1, \"b\": [{\"n\": 1}]}\n");
     env.write("bad.json", "{\"a\": \n");
+    env.write("bad.csv", "a,\"b\n");
     env.write("l1.txt", b"caf\xe9\n");
     env.write("l1.json", b"caf\xe9\n");
     env.write("bin.dat", b"a\0b\n");
@@ -516,6 +517,19 @@ const ROWS: &[Row] = &[
     r("git blame", "input.syntax-error", &["git", "blame", "a.txt", "--between", "(", "x"]).setup(committed),
     r("git blame", "input.unsupported-language", &["git", "blame", "u.zzz", "--symbol", "x"]).setup(committed),
     // json
+    r("table read", "input.syntax-error", &["table", "read", "bad.csv"]),
+    r("table read", "input.not-utf8", &["table", "read", "l1.txt", "--format", "csv"]),
+    r("table read", "input.not-found", &["table", "read", "nope.csv"]),
+    r("table read", "refusal.not-a-file", &["table", "read", "dir"]),
+    r("table read", "refusal.too-large", &["table", "read", "huge.json", "--format", "csv"]).setup(huge_file),
+    r("table agg", "input.syntax-error", &["table", "agg", "bad.csv"]),
+    r("table agg", "input.not-utf8", &["table", "agg", "l1.txt", "--format", "csv"]),
+    r("table agg", "input.not-found", &["table", "agg", "nope.csv"]),
+    r("table agg", "refusal.not-a-file", &["table", "agg", "dir"]),
+    r("table agg", "refusal.too-large", &["table", "agg", "huge.json", "--format", "csv"]).setup(huge_file),
+    r("table set", "input.syntax-error", &["table", "set", "bad.csv", "--row", "1", "--column", "1", "--value", "x"]),
+    r("table set", "input.not-utf8", &["table", "set", "l1.txt", "--format", "csv", "--row", "1", "--column", "1", "--value", "x"]),
+    r("table set", "refusal.too-large", &["table", "set", "huge.json", "--format", "csv", "--row", "1", "--column", "1", "--value", "x"]).setup(huge_file),
     r("json get", "input.syntax-error", &["json", "get", "bad.json", "/a"]),
     r("json get", "input.not-utf8", &["json", "get", "l1.json", "/a"]),
     r("json get", "input.not-found", &["json", "get", "nope", "/a"]),
