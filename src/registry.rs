@@ -20,6 +20,7 @@ const FAMILIES: &[&[CommandSpec]] = &[
     commands::tx::COMMANDS,
     commands::git::COMMANDS,
     commands::process::COMMANDS,
+    commands::archive::COMMANDS,
     commands::env::COMMANDS,
     crate::mcp::COMMANDS,
     crate::oui::COMMANDS,
