@@ -175,8 +175,8 @@ const BUNDLES: &[(&[&str], &str)] = &[
         "Journaled writes: list, undo, recover, prune",
     ),
     (
-        &["mktemp", "snapshot", "sys", "time", "util"],
-        "Scratch dir, tree diff, host, clock, codecs",
+        &["mktemp", "archive", "snapshot", "sys", "time", "util"],
+        "Scratch dir, zip/tar, tree diff, host, clock, codecs",
     ),
 ];
 

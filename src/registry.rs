@@ -21,6 +21,7 @@ const FAMILIES: &[&[CommandSpec]] = &[
     commands::tx::COMMANDS,
     commands::git::COMMANDS,
     commands::process::COMMANDS,
+    commands::archive::COMMANDS,
     commands::env::COMMANDS,
     crate::mcp::COMMANDS,
     crate::oui::COMMANDS,

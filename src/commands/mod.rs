@@ -3,6 +3,7 @@
 //! `store`), and never reaches into another family.
 
 pub mod agent;
+pub mod archive;
 pub mod edit;
 pub mod env;
 pub mod git;

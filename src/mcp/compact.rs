@@ -171,7 +171,7 @@ fn core_tool(spec: &CommandSpec, keep: &[&str]) -> Value {
 
 fn generic_tool(others: &[&str]) -> Value {
     let mut d = String::from(
-        "Run any aitools command: {\"command\":\"json get\",\"args\":{\"path\":\"a.json\",\"pointer\":\"/a\"}}. args are its options and positionals as snake_case properties (--max-lines 5 is \"max_lines\":5, a flag true); every option of a listed tool works too. Answer: its envelope. Its properties: {\"command\":\"schema\",\"args\":{\"commands\":[\"git show\"]}}.",
+        "Run any aitools command: {\"command\":\"json get\",\"args\":{\"path\":\"a.json\",\"pointer\":\"/a\"}}. args: its options and positionals as snake_case properties (--max-lines 5 is \"max_lines\":5, a flag true); any option of a listed tool works too. Answer: its envelope. Its args: {\"command\":\"schema\",\"args\":{\"commands\":[\"git show\"]}}.",
     );
     if !others.is_empty() {
         d.push_str(" Commands: ");

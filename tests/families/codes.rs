@@ -132,6 +132,25 @@ fn huge_file(env: &TestEnv) -> Option<Child> {
     None
 }
 
+/// Archives: a.zip (t.txt), a corrupt zip, a zip whose member is 20 MiB of
+/// zeros (a ratio bomb), a zip with a bzip2 member.
+fn archives(env: &TestEnv) -> Option<Child> {
+    let script = "import zipfile\n\
+with zipfile.ZipFile('a.zip','w',zipfile.ZIP_DEFLATED) as z: z.writestr('t.txt','one\\n')\n\
+with zipfile.ZipFile('bomb.zip','w',zipfile.ZIP_DEFLATED) as z: z.writestr('zeros',bytes(20<<20))\n\
+with zipfile.ZipFile('bz.zip','w',zipfile.ZIP_BZIP2) as z: z.writestr('t.txt','one\\n')\n\
+import tarfile, io\n\
+t = tarfile.open('bomb.tar.gz','w:gz'); i = tarfile.TarInfo('zeros'); i.size = 20<<20; t.addfile(i, io.BytesIO(bytes(20<<20))); t.close()\n\
+open('bad.zip','wb').write(open('a.zip','rb').read()[:-30])\n";
+    let ok = std::process::Command::new("python3")
+        .args(["-c", script])
+        .current_dir(env.root())
+        .status()
+        .expect("python3");
+    assert!(ok.success());
+    None
+}
+
 /// A Rust file naming `nu8` that is not UTF-8 (code rename refuses it).
 fn latin1_symbol(env: &TestEnv) -> Option<Child> {
     env.write("latin.rs", b"fn nu8() {}\n// caf\xe9\n");
@@ -546,6 +565,18 @@ const ROWS: &[Row] = &[
     // snapshot, time
     r("snapshot create", "input.not-found", &["snapshot", "create", "nope"]),
     r("snapshot diff", "input.not-found", &["snapshot", "diff", "nope"]),
+    // archive
+    r("archive list", "input.not-found", &["archive", "list", "nope.zip"]),
+    r("archive list", "refusal.not-a-file", &["archive", "list", "dir"]),
+    r("archive list", "input.unsupported-format", &["archive", "list", "c.json"]),
+    r("archive list", "input.syntax-error", &["archive", "list", "bad.zip"]).setup(archives),
+    r("archive list", "refusal.too-large", &["archive", "list", "bomb.tar.gz"]).setup(archives),
+    r("archive read", "input.not-found", &["archive", "read", "a.zip", "nope"]).setup(archives),
+    r("archive read", "refusal.not-a-file", &["archive", "read", "dir", "x"]),
+    r("archive read", "input.unsupported-format", &["archive", "read", "bz.zip", "t.txt"]).setup(archives),
+    r("archive read", "input.syntax-error", &["archive", "read", "bad.zip", "t.txt"]).setup(archives),
+    r("archive read", "selection.no-match", &["archive", "read", "a.zip", "t.txt", "--match", "zzz"]).setup(archives),
+    r("archive read", "refusal.too-large", &["archive", "read", "bomb.zip", "zeros"]).setup(archives),
     r("time convert", "input.syntax-error", &["time", "convert", "2026-02-30"]),
     r("time diff", "input.syntax-error", &["time", "diff", "now", "yesterday"]),
     r("util encode", "input.not-found", &["util", "encode", "hex", "--content-file", "nope"]),

@@ -14,6 +14,7 @@ mod aoi_listing;
 mod aoi_stream;
 mod appends_fault;
 mod apply_paths;
+mod archive;
 mod argv;
 mod bg_control;
 mod bounds;
