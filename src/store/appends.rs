@@ -23,6 +23,7 @@ use super::blobs;
 use super::fsx;
 use super::journal::Appended;
 use super::snapshot::{Snapshot, Stamp};
+use super::stream::Scan;
 use crate::protocol::{Json, shell};
 use crate::text::lines::sha256_hex;
 use std::collections::HashMap;
@@ -35,8 +36,43 @@ use std::time::{Duration, Instant};
 /// How long a write waits, in all, for appenders to close its old inodes.
 const WAIT: Duration = Duration::from_millis(500);
 
-/// A file the op replaces, as it was read (absolute path, path shown, snapshot).
-pub type Target = (PathBuf, String, Arc<Snapshot>);
+/// A file the op replaces, as it was read (absolute path, path shown, read).
+pub type Target = (PathBuf, String, Read);
+
+/// How a replaced file was read: whole (its bytes), or by a streaming pass
+/// (its length and hash).
+pub enum Read {
+    Held(Arc<Snapshot>),
+    Streamed(Arc<Scan>),
+}
+
+impl Read {
+    fn stamp(&self) -> &Stamp {
+        match self {
+            Read::Held(s) => &s.stamp,
+            Read::Streamed(s) => &s.stamp,
+        }
+    }
+
+    /// The bytes read (the read may have gone on past the size its lstat found).
+    fn len(&self) -> u64 {
+        match self {
+            Read::Held(s) => s.bytes.len() as u64,
+            Read::Streamed(s) => s.len,
+        }
+    }
+
+    /// Whether `f` starts with the bytes read.
+    fn prefix_of(&self, f: &File) -> bool {
+        match self {
+            Read::Held(s) => {
+                let mut prefix = vec![0u8; s.bytes.len()];
+                f.read_exact_at(&mut prefix, 0).is_ok() && prefix == s.bytes
+            }
+            Read::Streamed(s) => s.prefix_holds(f),
+        }
+    }
+}
 
 struct Held {
     rel: String,
@@ -61,16 +97,15 @@ pub struct Watch {
 /// Whether the open file still holds what was read: the same inode, unchanged,
 /// or grown by a tail after bytes equal to the ones read (an appender's work,
 /// which `settle` reports once the op is done).
-fn as_read(f: &File, now: &Stamp, snap: &Snapshot, linked: &[Stamp]) -> bool {
-    let was = &snap.stamp;
+fn as_read(f: &File, now: &Stamp, snap: &Read, linked: &[Stamp]) -> bool {
+    let was = snap.stamp();
     if (now.dev, now.ino) != (was.dev, was.ino) || now.size < was.size {
         return false;
     }
     if now == was || linked.contains(now) {
         return true;
     }
-    let mut prefix = vec![0u8; snap.bytes.len()];
-    reopen(f).is_ok_and(|r| r.read_exact_at(&mut prefix, 0).is_ok()) && prefix == snap.bytes
+    reopen(f).is_ok_and(|r| snap.prefix_of(&r))
 }
 
 /// The file at `p` as an `O_PATH` descriptor: it pins the inode and answers
@@ -108,7 +143,7 @@ pub fn arm(
     let mut held = Vec::new();
     let mut changed = Vec::new();
     for (abs, rel, snap) in targets {
-        if snap.stamp == Stamp::default() {
+        if *snap.stamp() == Stamp::default() {
             continue;
         }
         let now = match pinned.remove(abs) {
@@ -118,7 +153,7 @@ pub fn arm(
                 Ok((Arc::new(f), Stamp::of(&m)))
             }),
         };
-        let was = snap.stamp.size;
+        let was = snap.stamp().size;
         match now {
             Ok((file, stamp)) if as_read(&file, &stamp, snap, linked) => held.push(Held {
                 rel: rel.clone(),
@@ -126,7 +161,7 @@ pub fn arm(
                 file,
                 // The bytes the new file was made from: the read may have gone
                 // on past the size its lstat found (an appender's line).
-                size: snap.bytes.len() as u64,
+                size: snap.len(),
             }),
             Ok((_, stamp)) => changed.push((rel.clone(), stamp.size, was)),
             Err(_) => changed.push((rel.clone(), 0, was)),

@@ -8,7 +8,7 @@
 //!
 //! 1. leaves: `fsx`, `guard`, `snapshot`, `state_dir`, `journal`, `pack` (the
 //!    blob packs of ops over many files), `blobs`, `beneath`, `lock`, `intent`,
-//!    `hashcache`, `appends`, `scratch` (the
+//!    `hashcache`, `appends`, `stream` (large files edited in one streaming pass), `scratch` (the
 //!    `mktemp` area), `snapshot_area` (`snapshot create`'s records), and `request` (the write request and answer types,
 //!    `Change`, `WriteRequest`, `Committed`);
 //! 2. `current` (what is on disk now: a path's state and hash), `tx::model` (a
@@ -46,6 +46,7 @@ pub mod session;
 pub mod snapshot;
 pub mod snapshot_area;
 pub mod state_dir;
+pub mod stream;
 pub mod tx;
 pub mod undo;
 pub mod view;

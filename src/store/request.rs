@@ -40,6 +40,16 @@ pub enum Change {
         range: Range<usize>,
         with: Vec<u8>,
     },
+    /// A `Splice` of a file too large to hold (`stream::STREAM_FROM`), read by
+    /// one streaming pass (`base`): the new file is the file's head copied,
+    /// `with`, and its tail copied. The plan refuses it when the file is not
+    /// the one read (`refusal.target-changed`).
+    SpliceStream {
+        path: PathBuf,
+        base: Arc<super::stream::Scan>,
+        range: Range<u64>,
+        with: Vec<u8>,
+    },
     /// Remove a file, a symlink, or an empty directory.
     Delete { path: PathBuf },
     /// Rename (never merges into an existing directory; replaces a file or symlink).

@@ -31,6 +31,7 @@ mod economy;
 mod edit;
 mod edit_indent;
 mod edit_splice;
+mod edit_stream;
 mod field_types;
 mod files;
 mod final_symlink_race;

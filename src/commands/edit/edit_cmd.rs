@@ -202,26 +202,12 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
         &WriteRequest::new(ctx).dry_run(args.guarded.guard.dry.dry_run),
         || {
             // One --old edit of a UTF-8 file: spliced into the bytes as read.
-            if let ([Step::Old { old, new }], None) = (steps.as_slice(), args.sel.encoding()) {
-                let (real, display, snap) = common::locate(ctx, &args.path)?;
-                if let Some((splice, at)) = splice_old(&snap.bytes, old, new) {
-                    if let Some(h) = expect.for_target(&args.path, &display, true) {
-                        guard::check_hash(&display, h, Some(&snap.hash))?;
-                    }
-                    strategy = Some(Strategy::Exact);
-                    landed = Some(at);
-                    // Written as the file's head, `with` and its tail: the edited
-                    // file is never built in memory.
-                    return Ok(splice
-                        .map(|(range, with)| Change::Splice {
-                            path: real,
-                            base: snap.clone(),
-                            range,
-                            with: with.into_bytes(),
-                        })
-                        .into_iter()
-                        .collect());
-                }
+            if let ([Step::Old { old, new }], None) = (steps.as_slice(), args.sel.encoding())
+                && let Some((changes, at)) = exact_splice(ctx, &args.path, old, new, &expect)?
+            {
+                strategy = Some(Strategy::Exact);
+                landed = Some(at);
+                return Ok(changes);
             }
             let t = common::load(ctx, &args.path, args.sel.encoding())?;
             common::check_target_hash(&expect, &t, true)?;
@@ -292,6 +278,38 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
     Ok(out)
 }
 
+/// One `--old` edit spliced into the file as read: streamed for a large file
+/// (`stream::edit_old`), else on its bytes (`splice_old`). The changes and where
+/// `new` landed; `None` leaves the call to the document path.
+fn exact_splice(
+    ctx: &Ctx,
+    arg: &str,
+    old: &str,
+    new: &str,
+    expect: &guard::ExpectHash,
+) -> Result<Option<(Vec<Change>, String)>, CmdError> {
+    // A large file: one streaming pass, never held whole.
+    if let Some(done) = super::stream::edit_old(ctx, arg, old, new, expect)? {
+        return Ok(Some(done));
+    }
+    let (real, display, snap) = common::locate(ctx, arg)?;
+    let Some((splice, at)) = splice_old(&snap.bytes, old, new) else {
+        return Ok(None);
+    };
+    if let Some(h) = expect.for_target(arg, &display, true) {
+        guard::check_hash(&display, h, Some(&snap.hash))?;
+    }
+    // Written as the file's head, `with` and its tail: the edited file is
+    // never built in memory.
+    let changes = splice.map(|(range, with)| Change::Splice {
+        path: real,
+        base: snap.clone(),
+        range,
+        with: with.into_bytes(),
+    });
+    Ok(Some((changes.into_iter().collect(), at)))
+}
+
 /// A one `--old` edit done on the file's bytes, for a file `Doc::decode` takes
 /// and an `--old` that occurs exactly once: the byte range replaced and the text
 /// that replaces it, which make the same bytes the document path writes, without
@@ -300,7 +318,7 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
 /// once. `Some(None)` when the edit changes nothing; `None` leaves the call to the
 /// document path (its errors, the whitespace strategy). With the splice, the lines
 /// `new` spans in the edited file (`S` or `S:E`; a deletion's is the line it left).
-type Splice = (std::ops::Range<usize>, String);
+use super::stream::{Splice, place};
 fn splice_old(bytes: &[u8], old: &str, new: &str) -> Option<(Option<Splice>, String)> {
     if crate::text::sniff::is_binary(bytes) {
         return None;
@@ -312,34 +330,16 @@ fn splice_old(bytes: &[u8], old: &str, new: &str) -> Option<(Option<Splice>, Str
     };
     let text = std::str::from_utf8(bytes.get(skip..)?).ok()?;
     let range = matching::unique_exact(text, old)?;
-    // A --new to re-indent: the document path does that and says so.
-    if matching::fit_exact(text, range.clone(), old, new).is_some() {
-        return None;
-    }
-    // The ending of the line the match starts on, or the file's dominant one
-    // when that line has none (as `Doc::eol_at`).
-    let eol = match memchr::memchr(b'\n', text.as_bytes().get(range.start..)?) {
-        Some(i) if range.start + i > 0 && text.as_bytes()[range.start + i - 1] == b'\r' => "\r\n",
-        Some(_) => "\n",
-        None => {
-            let crlf = memchr::memmem::find_iter(text.as_bytes(), b"\r\n").count();
-            let lf = memchr::memchr_iter(b'\n', text.as_bytes()).count() - crlf;
-            if crlf > lf { "\r\n" } else { "\n" }
-        }
+    let dominant = || {
+        let crlf = memchr::memmem::find_iter(text.as_bytes(), b"\r\n").count();
+        let lf = memchr::memchr_iter(b'\n', text.as_bytes()).count() - crlf;
+        Some(if crlf > lf { "\r\n" } else { "\n" })
     };
-    let with = crate::text::doc::with_eol(new, eol);
-    let start = 1 + memchr::memchr_iter(b'\n', text.as_bytes().get(..range.start)?).count();
-    let body = with.strip_suffix('\n').unwrap_or(&with);
-    let end = start + memchr::memchr_iter(b'\n', body.as_bytes()).count();
-    let at = if end > start {
-        format!("{start}:{end}")
-    } else {
-        start.to_string()
-    };
-    if text.get(range.clone())? == with {
-        return Some((None, at));
-    }
-    Some((Some((skip + range.start..skip + range.end, with)), at))
+    let (splice, at) = place(text, range, old, new, 0, dominant)?;
+    Some((
+        splice.map(|(r, with)| (skip + r.start..skip + r.end, with)),
+        at,
+    ))
 }
 
 /// The change writing `doc` over the target (in its `--encoding`), or none when

@@ -196,7 +196,7 @@ fn exact(doc: &Doc, old: &str) -> Result<Option<std::ops::Range<usize>>, Miss> {
 }
 
 /// `old` as given, then with its line endings as CR LF, then as LF.
-fn variants(old: &str) -> Vec<String> {
+pub(super) fn variants(old: &str) -> Vec<String> {
     let mut variants = vec![old.to_string()];
     if old.contains('\n') {
         let crlf = with_eol(old, "\r\n");

@@ -15,6 +15,7 @@ pub mod move_lines;
 pub mod patch;
 pub mod replace;
 pub mod split;
+pub mod stream;
 pub mod template;
 pub mod transcode;
 pub mod transform;

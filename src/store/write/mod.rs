@@ -18,6 +18,7 @@ use super::error::StoreError;
 use super::intent::{self, Intent, Step};
 use super::journal::{self, Entry, EntryChange, State};
 use super::snapshot::Snapshot;
+use super::stream::{self, Scan};
 use super::{fsx, lock, pack, state_dir, tx, view};
 use crate::protocol::{CmdError, redact, shell, time};
 use crate::text::diff::{self, DiffOptions};

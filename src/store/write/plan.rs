@@ -10,29 +10,78 @@ pub(super) enum Content {
     /// A snapshot with one byte range replaced (`Change::Splice`): never joined
     /// into one buffer on the commit path.
     Spliced(Arc<Spliced>),
+    /// A large file as one streaming pass read it (`stream::Scan`): on disk,
+    /// never in memory.
+    Disk(Arc<Scan>),
+    /// A `Disk` file with one byte range replaced (`Change::SpliceStream`).
+    Streamed(Arc<Streamed>),
+}
+
+/// `base`'s file with `range` replaced by `with`.
+pub(super) struct Streamed {
+    pub(super) base: Arc<Scan>,
+    pub(super) range: std::ops::Range<u64>,
+    pub(super) with: Vec<u8>,
 }
 
 impl Content {
-    /// The bytes as the pieces they are held in, in order.
-    pub(super) fn pieces(&self) -> [&[u8]; 3] {
+    /// The bytes as the pieces they are held in, in order (`None`: a file on
+    /// disk, `Disk` or `Streamed`, which are read from there).
+    fn held(&self) -> Option<[&[u8]; 3]> {
         match self {
-            Content::Snap(s) => [&s.bytes, &[], &[]],
-            Content::Owned(b) => [b, &[], &[]],
-            Content::Spliced(s) => s.pieces(),
+            Content::Snap(s) => Some([&s.bytes, &[], &[]]),
+            Content::Owned(b) => Some([b, &[], &[]]),
+            Content::Spliced(s) => Some(s.pieces()),
+            Content::Disk(_) | Content::Streamed(_) => None,
         }
     }
 
     pub(super) fn len(&self) -> usize {
-        self.pieces().iter().map(|p| p.len()).sum()
+        match (self, self.held()) {
+            (_, Some(pieces)) => pieces.iter().map(|p| p.len()).sum(),
+            (Content::Disk(s), None) => s.len as usize,
+            (Content::Streamed(s), None) => {
+                (s.base.len - (s.range.end - s.range.start)) as usize + s.with.len()
+            }
+            _ => 0,
+        }
+    }
+
+    /// Whether the bytes are on disk only (`Disk`, `Streamed`): never joined.
+    pub(super) fn on_disk_only(&self) -> bool {
+        self.held().is_none()
+    }
+
+    /// Writes the bytes to `f` (a new file, at its start).
+    pub(super) fn write_to(&self, f: &mut std::fs::File) -> std::io::Result<()> {
+        match (self, self.held()) {
+            (_, Some(pieces)) => fsx::write_pieces(f, &pieces),
+            (Content::Disk(s), None) => stream::write_spliced(f, s, &(0..0), b""),
+            (Content::Streamed(s), None) => stream::write_spliced(f, &s.base, &s.range, &s.with),
+            _ => Ok(()),
+        }
     }
 
     /// The bytes in one buffer: borrowed, except a splice's, which are joined
     /// (only where a whole buffer is needed: a tx's staged content, or a blob
-    /// of a splice an op changes again).
+    /// of a splice an op changes again). A file on disk is read whole (no
+    /// caller asks for one: its blob is a link or a copy of the file, its diff
+    /// a window, and a tx never streams).
     pub(super) fn whole(&self) -> Cow<'_, [u8]> {
-        match self.pieces() {
-            [one, [], []] => Cow::Borrowed(one),
-            pieces => Cow::Owned(pieces.concat()),
+        match self.held() {
+            Some([one, [], []]) => Cow::Borrowed(one),
+            Some(pieces) => Cow::Owned(pieces.concat()),
+            None => {
+                let (base, range, with) = match self {
+                    Content::Streamed(s) => (&s.base, s.range.clone(), s.with.as_slice()),
+                    Content::Disk(s) => (s, 0..0, &[][..]),
+                    _ => return Cow::Borrowed(&[]),
+                };
+                let mut v = base.read(0..range.start).unwrap_or_default();
+                v.extend_from_slice(with);
+                v.extend(base.read(range.end..base.len).unwrap_or_default());
+                Cow::Owned(v)
+            }
         }
     }
 }
@@ -422,7 +471,7 @@ impl<'a> Plan<'a> {
             return;
         }
         self.blob_hashes.insert(hash.clone());
-        let on_disk = matches!(content, Some(Content::Snap(_)));
+        let on_disk = matches!(content, Some(Content::Snap(_) | Content::Disk(_)));
         let n = self.blobs.len();
         self.blobs.push(BlobJob {
             hash: hash.clone(),
@@ -444,6 +493,12 @@ impl<'a> Plan<'a> {
                 range,
                 with,
             } => self.splice(&path, base, range, with),
+            Change::SpliceStream {
+                path,
+                base,
+                range,
+                with,
+            } => self.splice_stream(&path, base, range, with),
             Change::Delete { path } => self.delete(&path),
             Change::Move { from, to } => self.mv(&from, &to),
             Change::Mkdir { path } => self.mkdir(&path),
@@ -546,7 +601,19 @@ impl<'a> Plan<'a> {
                 .snapshots
                 .first_read(&target)
                 .unwrap_or_else(|| snap.clone());
-            self.watch.push((target.clone(), rel.clone(), read));
+            self.watch
+                .push((target.clone(), rel.clone(), appends::Read::Held(read)));
+        }
+        if let View::File {
+            content: Some(Content::Disk(scan)),
+            ..
+        } = &before
+        {
+            self.watch.push((
+                target.clone(),
+                rel.clone(),
+                appends::Read::Streamed(scan.clone()),
+            ));
         }
         let after = View::File {
             hash,

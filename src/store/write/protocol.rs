@@ -24,6 +24,60 @@ impl<'a> Plan<'a> {
     ) -> Result<(Vec<journal::Appended>, super::appends::Watch), CmdError> {
         let ctx = self.ctx;
         let state = self.state;
+        let steps = std::mem::take(&mut self.steps);
+        let sync_dirs = std::mem::take(&mut self.sync_dirs).into_iter().collect();
+        let stores = self.stores();
+        let intent = stores.intent(&self, steps, sync_dirs, entry);
+        let unsynced = ctx.session.unsynced();
+        let (mut record, sum) = intent::write_first_line(state, &ctx.root, &intent, &unsynced)
+            .map_err(|e| {
+                let _ = std::fs::remove_file(intent::record_path(state, &intent.op_id));
+                super::io_error(ctx, "the intent record", &e)
+            })?;
+        ctx.session.synced(&unsynced);
+        let mut prepared = Prepared::default();
+        let made = self.prepare(&stores, &mut prepared);
+        let unchanged =
+            |e: std::io::Error| super::io_error(ctx, "the write (nothing was changed)", &e);
+        // The targets are checked again as late as possible before the commit
+        // point; those `linkable` opened are looked at through their descriptors.
+        let mut pinned: HashMap<PathBuf, Arc<std::fs::File>> = stores
+            .candidates
+            .iter()
+            .filter_map(|c| c.job.disk.clone().map(|d| (d, c.file.clone())))
+            .collect();
+        let made = made.map_err(|e| match &prepared.making {
+            Some(target) if refused_by_tree(&e) => self.tree_refused(target, &e),
+            _ => unchanged(e),
+        });
+        let armed = made.and_then(|()| {
+            let watch = super::appends::arm(
+                &ctx.root,
+                &self.watch,
+                &ctx.argv,
+                &prepared.relinked,
+                &mut pinned,
+            )?;
+            intent::write_commit_line(&mut record, &sum).map_err(unchanged)?;
+            Ok(watch)
+        });
+        let watch = match armed {
+            Ok(w) => w,
+            Err(err) => {
+                // Never committed: the tree was not touched. Remove what was prepared.
+                if intent::discard(&ctx.root, &intent).is_ok() {
+                    let _ = std::fs::remove_file(intent::record_path(state, &intent.op_id));
+                }
+                return Err(err);
+            }
+        };
+        drop(record);
+        self.apply(&intent, &prepared.held, watch)
+    }
+
+    /// Where each before-image goes: linked (`candidates`), packed, or a loose blob.
+    fn stores(&self) -> Stores<'_> {
+        let (ctx, state) = (self.ctx, self.state);
         // A before-image still on disk as it was read is kept as a link of its
         // inode at its blob name (`blobs::link_before_image`), unless that blob
         // is there already or another file of the op links it; the others
@@ -32,14 +86,13 @@ impl<'a> Plan<'a> {
         let snap_stamp = |b: &BlobJob| -> Option<Stamp> {
             match (&b.disk, &b.content) {
                 (Some(_), Some(Content::Snap(s))) if s.stamp != Stamp::default() => Some(s.stamp),
+                (Some(_), Some(Content::Disk(s))) => Some(s.stamp),
                 _ => None,
             }
         };
         let state_dev = std::fs::metadata(state).map(|m| m.dev()).ok();
         let euid = blobs::euid();
-        // Each with the blob name it is linked at, and whether its descriptor is
-        // open for reading (the read's own) or `O_PATH` (`linkable`'s).
-        let mut candidates: Vec<(&BlobJob, Stamp, Arc<std::fs::File>, bool, PathBuf)> = Vec::new();
+        let mut candidates: Vec<Candidate> = Vec::new();
         let mut linking: HashSet<&str> = HashSet::new();
         let mut rest: Vec<&BlobJob> = Vec::new();
         for b in &self.blobs {
@@ -72,15 +125,37 @@ impl<'a> Plan<'a> {
                 Some((_, Some(true))) => {}
                 // Its name is taken by a blob that is not sound: stored as the others.
                 Some((_, Some(false))) => rest.push(b),
-                Some(((st, f, readable), None)) => {
+                Some(((stamp, file, readable), None)) => {
                     linking.insert(&b.hash);
-                    candidates.push((b, st, f, readable, blobs::path(state, &b.hash)));
+                    let at = blobs::path(state, &b.hash);
+                    candidates.push(Candidate {
+                        job: b,
+                        stamp,
+                        file,
+                        readable,
+                        at,
+                    });
                 }
                 None => rest.push(b),
             }
         }
-        // The before-images of an op over many files go into one pack; big ones
-        // and those of a small op stay loose blobs.
+        let (packed, loose) = self.pack_or_loose(rest, &linking);
+        Stores {
+            candidates,
+            packed,
+            loose,
+            pack_tmp: blobs::dir(state).join(format!(".{}-pack.tmp", self.op_id)),
+        }
+    }
+
+    /// The before-images of an op over many files go into one pack; big ones
+    /// and those of a small op stay loose blobs (but for one a link of this op
+    /// makes, or one stored already).
+    fn pack_or_loose<'b>(
+        &self,
+        rest: Vec<&'b BlobJob>,
+        linking: &HashSet<&str>,
+    ) -> (Vec<&'b BlobJob>, Vec<&'b BlobJob>) {
         let packable = |b: &BlobJob| {
             b.content
                 .as_ref()
@@ -93,191 +168,95 @@ impl<'a> Plan<'a> {
         } else {
             (Vec::new(), rest)
         };
-        // A blob a link of this op makes is not stored again.
-        let loose: Vec<&BlobJob> = loose
+        let loose = loose
             .into_iter()
-            .filter(|b| !linking.contains(b.hash.as_str()) && !blobs::kept(state, &b.hash))
+            .filter(|b| !linking.contains(b.hash.as_str()) && !blobs::kept(self.state, &b.hash))
             .collect();
-        let pack_tmp = blobs::dir(state).join(format!(".{}-pack.tmp", self.op_id));
-        let mut blob_tmps: Vec<PathBuf> = loose.iter().map(|b| b.tmp.clone()).collect();
-        if !packed.is_empty() {
-            blob_tmps.push(pack_tmp.clone());
+        (packed, loose)
+    }
+
+    /// Links the before-images, writes every blob and temp file, syncs them
+    /// together (`fsx::Batch`), then names the blobs: all before the commit point.
+    fn prepare(&self, stores: &Stores, out: &mut Prepared) -> std::io::Result<()> {
+        let state = self.state;
+        // Temp files are created beneath the root's descriptor, as the steps act.
+        let tree = Tree::open(&self.ctx.root)?;
+        // The links first (no data written); a before-image that cannot be
+        // linked is copied with the loose blobs.
+        let mut loose = stores.loose.clone();
+        for c in &stores.candidates {
+            match blobs::link_before_image(&c.file, c.readable, &c.stamp, &c.at) {
+                Ok((now, opened)) => {
+                    out.relinked.push(now);
+                    let held = opened.map(Arc::new).unwrap_or_else(|| c.file.clone());
+                    out.held.insert(c.at.clone(), held);
+                }
+                Err(_) => loose.push(c.job),
+            }
         }
-        let mut links: Vec<PathBuf> = loose
-            .iter()
-            .filter(|b| b.disk.is_some())
-            .map(|b| blobs::path(state, &b.hash))
-            .collect();
-        links.extend(candidates.iter().map(|(_, _, _, _, at)| at.clone()));
-        let intent = Intent {
-            op_id: self.op_id.to_string(),
-            temps: self.temps.iter().map(|t| t.path.clone()).collect(),
-            blob_tmps,
-            links,
-            linked: candidates
+        let linked = !out.relinked.is_empty();
+        let files = loose.len()
+            + usize::from(!stores.packed.is_empty())
+            + self
+                .temps
                 .iter()
-                .map(|(b, st, _, _, at)| intent::Linked {
-                    tmp: at.clone(),
-                    hash: b.hash.clone(),
-                    size: st.size,
-                    mtime_ns: st.mtime_ns as i64,
-                })
-                .collect(),
-            steps: std::mem::take(&mut self.steps),
-            sync_dirs: std::mem::take(&mut self.sync_dirs).into_iter().collect(),
-            entry,
-            entry_json: Default::default(),
-        };
-        let unsynced = ctx.session.unsynced();
-        let (mut record, sum) = intent::write_first_line(state, &ctx.root, &intent, &unsynced)
-            .map_err(|e| {
-                let _ = std::fs::remove_file(intent::record_path(state, &intent.op_id));
-                super::io_error(ctx, "the intent record", &e)
-            })?;
-        ctx.session.synced(&unsynced);
-        // The stamps of the inodes linked, as the links left them (`appends::arm`).
-        let mut relinked: Vec<Stamp> = Vec::new();
-        // The descriptors linked, by blob name: their publish looks at them
-        // (`blobs::publish_link`'s `held`) instead of opening the name again.
-        let mut held: HashMap<PathBuf, Arc<std::fs::File>> = HashMap::new();
-        // The target whose temp was being made when preparing failed: a refusal
-        // there is the tree's (its directory), not the state directory's.
-        let mut making: Option<&Path> = None;
-        let prepared = (|| -> std::io::Result<()> {
-            // Temp files are created beneath the root's descriptor, as the steps act.
-            let tree = Tree::open(&ctx.root)?;
-            // The links first (no data written); a before-image that cannot be
-            // linked is copied with the loose blobs.
-            let mut loose = loose.clone();
-            for (b, st, f, readable, at) in &candidates {
-                match blobs::link_before_image(f, *readable, st, at) {
-                    Ok((now, opened)) => {
-                        relinked.push(now);
-                        held.insert(
-                            at.clone(),
-                            opened.map(Arc::new).unwrap_or_else(|| f.clone()),
-                        );
-                    }
-                    Err(_) => loose.push(b),
-                }
-            }
-            let linked = !relinked.is_empty();
-            // Every blob and temp file is written first, then all are synced together
-            // (`fsx::Batch`), then the blobs are named: all before the commit point.
-            let files = loose.len()
-                + usize::from(!packed.is_empty())
-                + self
-                    .temps
-                    .iter()
-                    .filter(|t| matches!(t.kind, TempKind::File { .. }))
-                    .count();
-            let mut batch = fsx::Batch::new(files);
-            let mut staged = Vec::new();
-            // Each blob job is one `keep_blob` saw missing.
-            let mut stager = blobs::Stager::new(state);
-            if !packed.is_empty() {
-                if fsx::ensure_private_dir(&pack::dir(state))? {
-                    fsx::sync_dir(&blobs::dir(state))?;
-                }
-                let wholes: Vec<_> = packed
-                    .iter()
-                    .map(|b| b.content.as_ref().map(|c| c.whole()).unwrap_or_default())
-                    .collect();
-                let items: Vec<(&str, &[u8])> = packed
-                    .iter()
-                    .zip(&wholes)
-                    .map(|(b, w)| (b.hash.as_str(), w.as_ref()))
-                    .collect();
-                pack::write(&pack_tmp, &items, &mut batch)?;
-            }
-            for b in &loose {
-                let whole = b.content.as_ref().map(|c| c.whole());
-                let bytes = whole.as_deref();
-                let stored = match &b.disk {
-                    Some(src) => stager.stage_file(src, bytes, &b.tmp, &b.hash, &mut batch)?,
-                    None => stager.stage_bytes(bytes.unwrap_or_default(), &b.tmp, &mut batch)?,
-                };
-                staged.push(stored);
-            }
-            for t in &self.temps {
-                making = Some(&t.target);
-                match &t.kind {
-                    TempKind::File {
-                        content,
-                        mode,
-                        mtime,
-                    } => {
-                        let (mut f, dev) = tree.create_new(&t.path, *mode)?;
-                        fsx::write_pieces(&mut f, &content.pieces())?;
-                        if let Some(m) = mtime {
-                            f.set_modified(fsx::to_system_time(*m))?;
-                        }
-                        batch.written_on(f, dev)?;
-                    }
-                    TempKind::Symlink { target } => {
-                        tree.symlink(std::ffi::OsStr::new(target), &t.path)?;
-                    }
-                }
-            }
-            making = None;
-            batch.sync()?;
-            let mut new_blobs = false;
-            for (b, stored) in loose.iter().zip(staged) {
-                new_blobs |=
-                    blobs::publish(state, &b.hash, &b.tmp, stored)? != blobs::Stored::Existing;
-            }
-            // A link's name must be durable before the first rename in the tree.
-            if new_blobs || linked {
-                fsx::sync_dir(&blobs::dir(state))?;
-            }
-            if !packed.is_empty() {
-                std::fs::rename(&pack_tmp, pack::path(state, self.op_id))?;
-                fsx::sync_dir(&pack::dir(state))?;
-            }
-            Ok(())
-        })();
-        let unchanged =
-            |e: std::io::Error| super::io_error(ctx, "the write (nothing was changed)", &e);
-        // The targets are checked again as late as possible before the commit
-        // point; those `linkable` opened are looked at through their descriptors.
-        let mut pinned: HashMap<PathBuf, Arc<std::fs::File>> = candidates
-            .into_iter()
-            .filter_map(|(b, _, f, _, _)| b.disk.clone().map(|d| (d, f)))
-            .collect();
-        let prepared = prepared.map_err(|e| match making {
-            Some(target) if refused_by_tree(&e) => StoreError::TreeRefused {
-                rel: target
-                    .strip_prefix(&ctx.root)
-                    .unwrap_or(target)
-                    .display()
-                    .to_string(),
-                error: crate::store::error::copy_io(&e),
-                argv: ctx.argv.clone(),
-            }
-            .into(),
-            _ => unchanged(e),
-        });
-        let armed = prepared.and_then(|()| {
-            let watch =
-                super::appends::arm(&ctx.root, &self.watch, &ctx.argv, &relinked, &mut pinned)?;
-            intent::write_commit_line(&mut record, &sum).map_err(unchanged)?;
-            Ok(watch)
-        });
-        let mut watch = match armed {
-            Ok(w) => w,
-            Err(err) => {
-                // Never committed: the tree was not touched. Remove what was prepared.
-                if intent::discard(&ctx.root, &intent).is_ok() {
-                    let _ = std::fs::remove_file(intent::record_path(state, &intent.op_id));
-                }
-                return Err(err);
-            }
-        };
-        drop(record);
+                .filter(|t| matches!(t.kind, TempKind::File { .. }))
+                .count();
+        let mut batch = fsx::Batch::new(files);
+        if !stores.packed.is_empty() {
+            write_pack(state, &stores.packed, &stores.pack_tmp, &mut batch)?;
+        }
+        let staged = stage_loose(state, &loose, &mut batch)?;
+        for t in &self.temps {
+            out.making = Some(t.target.clone());
+            write_temp(&tree, t, &mut batch)?;
+        }
+        out.making = None;
+        batch.sync()?;
+        let mut new_blobs = false;
+        for (b, stored) in loose.iter().zip(staged) {
+            new_blobs |= blobs::publish(state, &b.hash, &b.tmp, stored)? != blobs::Stored::Existing;
+        }
+        // A link's name must be durable before the first rename in the tree.
+        if new_blobs || linked {
+            fsx::sync_dir(&blobs::dir(state))?;
+        }
+        if !stores.packed.is_empty() {
+            std::fs::rename(&stores.pack_tmp, pack::path(state, self.op_id))?;
+            fsx::sync_dir(&pack::dir(state))?;
+        }
+        Ok(())
+    }
+
+    /// `refusal` of a temp file the tree refused to make: the tree's (its
+    /// directory), not the state directory's.
+    fn tree_refused(&self, target: &Path, e: &std::io::Error) -> CmdError {
+        let ctx = self.ctx;
+        StoreError::TreeRefused {
+            rel: target
+                .strip_prefix(&ctx.root)
+                .unwrap_or(target)
+                .display()
+                .to_string(),
+            error: crate::store::error::copy_io(e),
+            argv: ctx.argv.clone(),
+        }
+        .into()
+    }
+
+    /// After the commit point: the steps applied and journaled
+    /// (`recovery::finish_with`), what appenders added meanwhile settled.
+    fn apply(
+        &self,
+        intent: &Intent,
+        held: &HashMap<PathBuf, Arc<std::fs::File>>,
+        mut watch: super::appends::Watch,
+    ) -> Result<(Vec<journal::Appended>, super::appends::Watch), CmdError> {
+        let (ctx, state) = (self.ctx, self.state);
         let mut appended = Vec::new();
         // Committed but not applied: the record stays pending, and the repairs are
         // the ones that clear it (finish once the cause is fixed, or set aside).
-        recovery::finish_with(ctx, state, &intent, &held, |op_id, trusted| {
+        recovery::finish_with(ctx, state, intent, held, |op_id, trusted| {
             watch.forget_published(trusted.iter().filter_map(|t| held.get(*t)));
             appended = watch.settle(state, op_id);
             appended.clone()
@@ -285,21 +264,11 @@ impl<'a> Plan<'a> {
         .map_err(|e| {
             // Refused before the tree changed: the op is undone, nothing stays pending.
             if let Some(f) = super::recovery::untouched(&e)
-                && intent::discard(&ctx.root, &intent).is_ok()
+                && intent::discard(&ctx.root, intent).is_ok()
                 && std::fs::remove_file(intent::record_path(state, &intent.op_id)).is_ok()
             {
                 let _ = fsx::sync_dir(&intent::dir(state));
-                return StoreError::TreeRefused {
-                    rel: f
-                        .at
-                        .strip_prefix(&ctx.root)
-                        .unwrap_or(&f.at)
-                        .display()
-                        .to_string(),
-                    error: crate::store::error::copy_io(&f.error),
-                    argv: ctx.argv.clone(),
-                }
-                .into();
+                return self.tree_refused(&f.at, &f.error);
             }
             super::recovery::pending_error(&[super::recovery::stuck(
                 &intent.op_id,
@@ -310,6 +279,146 @@ impl<'a> Plan<'a> {
             )])
         })?;
         Ok((appended, watch))
+    }
+}
+
+/// A before-image kept as a link of its inode: the job, the inode's stamp, its
+/// descriptor (open for reading, `readable`, or `O_PATH`), and the blob name.
+struct Candidate<'a> {
+    job: &'a BlobJob,
+    stamp: Stamp,
+    file: Arc<std::fs::File>,
+    readable: bool,
+    at: PathBuf,
+}
+
+/// Where an op's before-images go.
+struct Stores<'a> {
+    candidates: Vec<Candidate<'a>>,
+    packed: Vec<&'a BlobJob>,
+    loose: Vec<&'a BlobJob>,
+    pack_tmp: PathBuf,
+}
+
+impl Stores<'_> {
+    /// The intent record of the op: its temps, blob temps, links, steps.
+    fn intent(
+        &self,
+        plan: &Plan,
+        steps: Vec<Step>,
+        sync_dirs: Vec<PathBuf>,
+        entry: Entry,
+    ) -> Intent {
+        let mut blob_tmps: Vec<PathBuf> = self.loose.iter().map(|b| b.tmp.clone()).collect();
+        if !self.packed.is_empty() {
+            blob_tmps.push(self.pack_tmp.clone());
+        }
+        let mut links: Vec<PathBuf> = self
+            .loose
+            .iter()
+            .filter(|b| b.disk.is_some())
+            .map(|b| blobs::path(plan.state, &b.hash))
+            .collect();
+        links.extend(self.candidates.iter().map(|c| c.at.clone()));
+        Intent {
+            op_id: plan.op_id.to_string(),
+            temps: plan.temps.iter().map(|t| t.path.clone()).collect(),
+            blob_tmps,
+            links,
+            linked: self
+                .candidates
+                .iter()
+                .map(|c| intent::Linked {
+                    tmp: c.at.clone(),
+                    hash: c.job.hash.clone(),
+                    size: c.stamp.size,
+                    mtime_ns: c.stamp.mtime_ns as i64,
+                })
+                .collect(),
+            steps,
+            sync_dirs,
+            entry,
+            entry_json: Default::default(),
+        }
+    }
+}
+
+/// What `prepare` did, also when it failed part way.
+#[derive(Default)]
+struct Prepared {
+    /// The stamps of the inodes linked, as the links left them (`appends::arm`).
+    relinked: Vec<Stamp>,
+    /// The descriptors linked, by blob name: their publish looks at them
+    /// (`blobs::publish_link`'s `held`) instead of opening the name again.
+    held: HashMap<PathBuf, Arc<std::fs::File>>,
+    /// The target whose temp was being made when preparing failed: a refusal
+    /// there is the tree's (its directory), not the state directory's.
+    making: Option<PathBuf>,
+}
+
+/// The before-images of an op over many files, as one pack at `tmp`.
+fn write_pack(
+    state: &Path,
+    packed: &[&BlobJob],
+    tmp: &Path,
+    batch: &mut fsx::Batch,
+) -> std::io::Result<()> {
+    if fsx::ensure_private_dir(&pack::dir(state))? {
+        fsx::sync_dir(&blobs::dir(state))?;
+    }
+    let wholes: Vec<_> = packed
+        .iter()
+        .map(|b| b.content.as_ref().map(|c| c.whole()).unwrap_or_default())
+        .collect();
+    let items: Vec<(&str, &[u8])> = packed
+        .iter()
+        .zip(&wholes)
+        .map(|(b, w)| (b.hash.as_str(), w.as_ref()))
+        .collect();
+    pack::write(tmp, &items, batch)
+}
+
+/// Each loose blob written to its temp (each one `keep_blob` saw missing).
+fn stage_loose(
+    state: &Path,
+    loose: &[&BlobJob],
+    batch: &mut fsx::Batch,
+) -> std::io::Result<Vec<blobs::Stored>> {
+    let mut stager = blobs::Stager::new(state);
+    let mut staged = Vec::new();
+    for b in loose {
+        // A file on disk only is copied from the file (never read whole).
+        let whole = b
+            .content
+            .as_ref()
+            .filter(|c| !c.on_disk_only())
+            .map(|c| c.whole());
+        let bytes = whole.as_deref();
+        let stored = match &b.disk {
+            Some(src) => stager.stage_file(src, bytes, &b.tmp, &b.hash, batch)?,
+            None => stager.stage_bytes(bytes.unwrap_or_default(), &b.tmp, batch)?,
+        };
+        staged.push(stored);
+    }
+    Ok(staged)
+}
+
+/// One temp file (or symlink) of the tree, beneath the root's descriptor.
+fn write_temp(tree: &Tree, t: &Temp, batch: &mut fsx::Batch) -> std::io::Result<()> {
+    match &t.kind {
+        TempKind::File {
+            content,
+            mode,
+            mtime,
+        } => {
+            let (mut f, dev) = tree.create_new(&t.path, *mode)?;
+            content.write_to(&mut f)?;
+            if let Some(m) = mtime {
+                f.set_modified(fsx::to_system_time(*m))?;
+            }
+            batch.written_on(f, dev)
+        }
+        TempKind::Symlink { target } => tree.symlink(std::ffi::OsStr::new(target), &t.path),
     }
 }
 

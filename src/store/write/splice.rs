@@ -4,6 +4,7 @@
 //! once: its hash resumes from the snapshot's midstates, the temp file is written
 //! piece by piece, and the answer's diff is of the lines around the range.
 
+use super::plan::Streamed;
 use super::*;
 use crate::text::lines::hex;
 use sha2::{Digest, Sha256};
@@ -14,10 +15,6 @@ pub(super) struct Spliced {
     pub(super) range: Range<usize>,
     pub(super) with: Vec<u8>,
 }
-
-/// A diff window larger than this is not looked for: the pieces are joined for
-/// the diff instead (only where the text around the range repeats itself).
-const WINDOW_MAX: usize = 1 << 16;
 
 impl Spliced {
     pub(super) fn pieces(&self) -> [&[u8]; 3] {
@@ -53,28 +50,7 @@ impl Spliced {
     /// The files agree before the window and after it (where the rest of both is
     /// `base`'s tail), so its diff is theirs. `None` past `WINDOW_MAX` bytes.
     fn window(&self) -> Option<(Vec<u8>, Vec<u8>, usize)> {
-        let b = &self.base.bytes;
-        let (at, to) = (self.range.start, self.range.end);
-        let start = memchr::memrchr(b'\n', b.get(..at)?).map_or(0, |i| i + 1);
-        let mut end = to;
-        // Lines the window reaches past `end` at each widening.
-        let mut lines = 1usize;
-        loop {
-            for _ in 0..lines {
-                end = memchr::memchr(b'\n', b.get(end..)?).map_or(b.len(), |i| end + i + 1);
-            }
-            lines *= 2;
-            if end - start > WINDOW_MAX {
-                return None;
-            }
-            let old = b.get(start..end)?;
-            let new = [b.get(start..at)?, &self.with, b.get(to..end)?].concat();
-            let head = crate::text::diff::common_prefix(old, &new);
-            if head < old.len().min(new.len()) || end == b.len() {
-                let line = memchr::memchr_iter(b'\n', b.get(..start)?).count();
-                return Some((old.to_vec(), new, line));
-            }
-        }
+        stream::window_of(&self.base.bytes, self.range.clone(), &self.with)
     }
 }
 
@@ -116,6 +92,72 @@ impl<'a> Plan<'a> {
         let content = Content::Spliced(spliced.clone());
         let window = diff_window(&spliced);
         self.put_content(target, before, content, hash, None, window)
+    }
+}
+
+impl<'a> Plan<'a> {
+    /// `Change::SpliceStream`: the file must still be the one the pass read
+    /// (same inode, size and times), else `refusal.target-changed`. Its diff is
+    /// the window of the pass's excerpt; the new file is never in memory.
+    pub(super) fn splice_stream(
+        &mut self,
+        path: &Path,
+        base: Arc<Scan>,
+        range: Range<u64>,
+        with: Vec<u8>,
+    ) -> Result<(), CmdError> {
+        let excerpt_at = base.excerpt_at.unwrap_or(u64::MAX);
+        let local = range
+            .start
+            .checked_sub(excerpt_at)
+            .map(|a| a as usize..(a + range.end - range.start) as usize)
+            .filter(|r| range.start <= range.end && r.end <= base.excerpt.len());
+        let (Some(local), None) = (local, self.ctx.tx.as_ref()) else {
+            return Err(CmdError::internal(
+                "write: a streamed splice outside its excerpt, or in a tx",
+            ));
+        };
+        let (target, lstat) = boundary::resolve_stat(self.ctx, path, Final::Follow)?;
+        let rel = self.rel(&target);
+        let now = match lstat {
+            Some(m) => Ok(m),
+            None => std::fs::symlink_metadata(&target),
+        };
+        let stamp = now.as_ref().ok().map(crate::store::snapshot::Stamp::of);
+        if self.view.contains_key(&target) || stamp != Some(base.stamp) {
+            let size = stamp.map_or(0, |s| s.size);
+            return Err(Box::new(appends::TargetsChanged {
+                changed: vec![(rel, size, base.stamp.size)],
+                argv: self.ctx.argv.clone(),
+            })
+            .into());
+        }
+        // The window of the excerpt is the files' when it ends before the
+        // excerpt does (or the excerpt is the file's end).
+        let Some((old, new, line)) = base.window(local, &with) else {
+            return Err(CmdError::internal(
+                "write: a streamed splice whose lines are too long to show",
+            ));
+        };
+        let hash = base
+            .successor_hash(&range, &with)
+            .map_err(|e| self.io(&target, &e))?;
+        let before = View::File {
+            hash: base.hash.clone(),
+            mode: base.mode,
+            mtime: Some(base.mtime),
+            content: Some(Content::Disk(base.clone())),
+        };
+        self.view.insert(target.clone(), before.clone());
+        self.disk_ids
+            .insert(target.clone(), (base.stamp.dev, base.stamp.ino));
+        let content = Content::Streamed(Arc::new(Streamed { base, range, with }));
+        let window = (
+            Content::Owned(Arc::new(old)),
+            Content::Owned(Arc::new(new)),
+            line,
+        );
+        self.put_content(target, before, content, hash, None, Some(window))
     }
 }
 

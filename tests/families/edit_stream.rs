@@ -1,0 +1,152 @@
+//! One `--old` edit of a file past the streaming size (32 MiB): one pass finds
+//! the place, the new file is the old one's head and tail copied around the new
+//! text (`Change::SpliceStream`), so memory stays flat: the same bytes as `sed`,
+//! peak RSS under 64 MiB for a 200 MB file, the hash of what was written, the
+//! diff of the lines touched, the guards, and an undo byte for byte.
+
+use crate::support::{Run, TestEnv, bin, parse, sha256sum};
+use std::io::Write;
+use std::process::Command;
+
+fn ok(r: &Run) {
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+}
+
+/// A file of `lines` numbered lines (56 bytes each), written in pieces.
+fn generate(env: &TestEnv, rel: &str, lines: usize) {
+    let f = std::fs::File::create(env.path(rel)).expect("create");
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+    for i in 0..lines {
+        writeln!(w, "line {i:09} some filler text to make the line longer").expect("write");
+    }
+    w.flush().expect("flush");
+}
+
+/// Runs aitools under `/usr/bin/time`: the answer and the peak RSS in KiB.
+fn run_measured(env: &TestEnv, args: &[&str]) -> (Run, u64) {
+    let out_file = env.path(".peak");
+    let mut c = Command::new("/usr/bin/time");
+    c.arg("-o")
+        .arg(&out_file)
+        .args(["-f", "%M"])
+        .arg(bin())
+        .args(args);
+    let r = parse(env.isolate(c).output().expect("spawn /usr/bin/time"));
+    let kib = std::fs::read_to_string(&out_file)
+        .unwrap_or_default()
+        .lines()
+        .last()
+        .and_then(|l| l.trim().parse().ok())
+        .unwrap_or(u64::MAX);
+    (r, kib)
+}
+
+#[test]
+fn a_200mb_edit_streams_in_64mib_matches_sed_and_undoes() {
+    let env = TestEnv::new();
+    // 3,400,000 lines of 56 bytes: 190 MB.
+    generate(&env, "big.txt", 3_400_000);
+    let before = sha256sum(&env.path("big.txt"));
+    std::fs::copy(env.path("big.txt"), env.path("sed.txt")).expect("copy");
+    let (r, kib) = run_measured(
+        &env,
+        &[
+            "edit",
+            "big.txt",
+            "--old",
+            "line 002000000 some",
+            "--new",
+            "line 002000000 EDITED",
+            "--max-diff-lines",
+            "10",
+        ],
+    );
+    ok(&r);
+    assert!(kib < 64 * 1024, "peak RSS {kib} KiB");
+    let st = Command::new("sed")
+        .args(["-i", "s/line 002000000 some/line 002000000 EDITED/"])
+        .arg(env.path("sed.txt"))
+        .status()
+        .expect("sed");
+    assert!(st.success());
+    let after = sha256sum(&env.path("big.txt"));
+    assert_eq!(
+        after,
+        sha256sum(&env.path("sed.txt")),
+        "the same bytes as sed"
+    );
+    let change = &r.json["changes"][0];
+    assert_eq!(change["hash"].as_str(), Some(&after[..12]), "{}", r.stdout);
+    assert_eq!(
+        change["diff"].as_str(),
+        Some(concat!(
+            "@@ -2000001 +2000001 @@\n",
+            "-line 002000000 some filler text to make the line longer\n",
+            "+line 002000000 EDITED filler text to make the line longer\n",
+        )),
+        "{}",
+        r.stdout
+    );
+    let op = r.json["op_id"].as_str().expect("op_id").to_string();
+    ok(&env.run(&["undo", &op]));
+    assert_eq!(
+        sha256sum(&env.path("big.txt")),
+        before,
+        "undo restores the bytes"
+    );
+}
+
+/// Past the streaming size the guards hold: a stale --expect-hash refuses and
+/// writes nothing; the right one edits; a dry run writes nothing and answers
+/// the line; a text found twice is still never an edit of the first.
+#[test]
+fn a_streamed_edit_keeps_its_guards() {
+    let env = TestEnv::new();
+    // 600,000 lines: 33.6 MB, past the streaming size.
+    generate(&env, "g.txt", 600_000);
+    let hash = sha256sum(&env.path("g.txt"));
+    let edit = |extra: &[&str]| {
+        let mut a = vec![
+            "edit",
+            "g.txt",
+            "--old",
+            "line 000400000 some",
+            "--new",
+            "X",
+        ];
+        a.extend_from_slice(extra);
+        env.run(&a)
+    };
+    let r = edit(&["--expect-hash", "0123456789ab"]);
+    assert_eq!(r.error_code(), "refusal.target-changed", "{}", r.stdout);
+    assert_eq!(sha256sum(&env.path("g.txt")), hash);
+    let r = edit(&["--dry-run"]);
+    ok(&r);
+    assert_eq!(
+        r.json["changes"][0]["diff"].as_str(),
+        Some(concat!(
+            "@@ -400001 +400001 @@\n",
+            "-line 000400000 some filler text to make the line longer\n",
+            "+X filler text to make the line longer\n",
+        )),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(
+        sha256sum(&env.path("g.txt")),
+        hash,
+        "a dry run writes nothing"
+    );
+    let r = edit(&["--expect-hash", &hash[..12]]);
+    ok(&r);
+    assert_eq!(r.json["changes"][0]["lines"].as_str(), Some("400001"));
+    // "filler text" is on every line: several places, never the first.
+    let r = env.run(&["edit", "g.txt", "--old", "filler text", "--new", "Y"]);
+    assert_ne!(r.code, 0, "{}", r.stdout);
+    assert!(
+        std::fs::read(env.path("g.txt"))
+            .expect("read")
+            .windows(2)
+            .any(|w| w == b"X ")
+    );
+}
