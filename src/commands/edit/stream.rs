@@ -28,7 +28,7 @@ pub fn edit_old(
         return Ok(None);
     }
     let abs = ctx.path_arg(arg)?;
-    let (real, lstat) = paths::real_path_lstat(&abs);
+    let (real, lstat) = paths::real_path_lstat(ctx.dirs(), &abs);
     if !lstat.is_some_and(|m| m.file_type().is_file() && m.len() >= STREAM_FROM) {
         return Ok(None);
     }

@@ -160,7 +160,7 @@ pub fn set(ctx: &Ctx, a: &SetArgs) -> Result<Output, CmdError> {
                 new.as_bytes(),
             )?;
             Ok(vec![Change::Put {
-                path: crate::workspace::paths::real_path(&t.abs),
+                path: crate::workspace::paths::real_path(ctx.dirs(), &t.abs),
                 bytes: t.bytes_of(&new),
                 mode: None,
             }])
