@@ -198,6 +198,56 @@ pub fn select(doc: &Doc, display: &str, sel: &Selector) -> Result<Vec<Block>, Bo
     }
 }
 
+/// Why `--symbol` names no one definition of a text.
+#[derive(Debug)]
+pub enum SymbolError {
+    /// No language of the outline table covers the file name.
+    UnsupportedLanguage,
+    /// None is named so; `all` is every definition the text has.
+    NoSymbol { all: Vec<outline::Definition> },
+    /// Several are; `qualified` names each by the one around it (empty unless
+    /// every one has a distinct such name), `kinds` are theirs, sorted, once each.
+    Ambiguous {
+        defs: Vec<outline::Definition>,
+        qualified: Vec<String>,
+        kinds: Vec<String>,
+    },
+}
+
+/// The one definition `name` (of `kind`) names in `text`, a file called `file`
+/// (its name picks the language): what `read --symbol` and `git show|blame
+/// --symbol` select; each words the errors for its own call.
+pub fn one_definition(
+    file: &str,
+    text: &str,
+    name: &str,
+    kind: Option<&str>,
+) -> Result<outline::Definition, SymbolError> {
+    let all = outline::outline(file, text).map_err(|_| SymbolError::UnsupportedLanguage)?;
+    let mut defs = outline::pick(&all, name, kind, false);
+    match defs.len() {
+        0 => Err(SymbolError::NoSymbol { all }),
+        1 => Ok(defs.remove(0)),
+        _ => {
+            let mut q = outline::qualified_names(&defs);
+            q.dedup();
+            let qualified = if q.len() == defs.len() && q.iter().all(Option::is_some) {
+                q.into_iter().flatten().collect()
+            } else {
+                Vec::new()
+            };
+            let mut kinds: Vec<String> = defs.iter().map(|d| d.kind.clone()).collect();
+            kinds.sort();
+            kinds.dedup();
+            Err(SymbolError::Ambiguous {
+                defs,
+                qualified,
+                kinds,
+            })
+        }
+    }
+}
+
 /// `[{line, text}]` for 0-based line indices (texts cut at 200 characters).
 pub fn candidates(doc: &Doc, lines: impl IntoIterator<Item = usize>) -> Json {
     Json::Arr(
@@ -330,6 +380,33 @@ mod tests {
                 start: 4,
                 ..
             }
+        ));
+    }
+
+    #[test]
+    fn one_definition_tells_none_one_and_several_apart() {
+        let py = "def a():\n    pass\n\nclass B:\n    def a(self):\n        pass\n";
+        let one = one_definition("m.py", py, "B", None).unwrap();
+        assert_eq!((one.start_line, one.end_line), (4, 6));
+        match one_definition("m.py", py, "a", None).unwrap_err() {
+            SymbolError::Ambiguous {
+                defs,
+                qualified,
+                kinds,
+            } => {
+                assert_eq!(defs.len(), 2);
+                assert!(qualified.is_empty(), "{qualified:?}");
+                assert_eq!(kinds, vec!["function", "method"]);
+            }
+            e => panic!("{e:?}"),
+        }
+        assert!(matches!(
+            one_definition("m.py", py, "zz", None).unwrap_err(),
+            SymbolError::NoSymbol { all } if all.len() == 3
+        ));
+        assert!(matches!(
+            one_definition("m.txt", py, "a", None).unwrap_err(),
+            SymbolError::UnsupportedLanguage
         ));
     }
 

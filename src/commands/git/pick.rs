@@ -8,7 +8,7 @@ use crate::protocol::values::{self, LineRange};
 use crate::protocol::{CmdError, Json, Repair, code, redact, shell};
 use crate::text::doc::Doc;
 use crate::text::outline;
-use crate::text::select::{self, SelectError, Selector};
+use crate::text::select::{self, SelectError, Selector, SymbolError};
 use clap::Args;
 use regex::{Regex, RegexBuilder};
 
@@ -377,64 +377,64 @@ fn symbol(
             ),
         ));
     }
-    let all = match outline::outline(display, text) {
-        Ok(all) => all,
-        Err(outline::OutlineError::UnsupportedLanguage(_)) => {
-            return Err(CmdError::new(
-                code::UNSUPPORTED_LANGUAGE,
-                format!(
-                    "No language of the outline table covers {display}, so --symbol cannot find definitions in it."
-                ),
-                Repair::new(
-                    "match",
-                    "Find the definition's line with --match instead.",
-                    as_match(argv, name),
-                ),
-            ));
-        }
+    let unsupported = || {
+        CmdError::new(
+            code::UNSUPPORTED_LANGUAGE,
+            format!(
+                "No language of the outline table covers {display}, so --symbol cannot find definitions in it."
+            ),
+            Repair::new(
+                "match",
+                "Find the definition's line with --match instead.",
+                as_match(argv, name),
+            ),
+        )
     };
-    let defs = outline::pick(&all, name, kind, false);
-    match defs.as_slice() {
-        [one] => Ok(Picked::Run {
-            first: one.start_line.max(1),
-            last: one.end_line.max(one.start_line.max(1)),
-        }),
-        [] => Err(no_symbol(&all, display, name, kind, argv)),
-        [first, ..] => {
-            let mut err = CmdError::new(
-                code::AMBIGUOUS,
-                format!("{display} has {} definitions named {name}.", defs.len()),
-                Repair::new(
-                    "range",
-                    "Take the first one by its lines.",
-                    continue_at(argv, format!("{}:{}", first.start_line, first.end_line)),
-                ),
-            )
-            .with_candidates(Json::Arr(defs.iter().map(Json::from_serialize).collect()));
-            let mut qualified = outline::qualified_names(&defs);
-            qualified.dedup();
-            if qualified.len() == defs.len() && qualified.iter().all(Option::is_some) {
-                for q in qualified.into_iter().flatten() {
-                    err = err.with_repair(Repair::new(
-                        "qualify",
-                        "Pick the definition by the one around it.",
-                        with_symbol(argv, &q, kind),
-                    ));
-                }
-            }
-            let mut kinds: Vec<&str> = defs.iter().map(|d| d.kind.as_str()).collect();
-            kinds.sort();
-            kinds.dedup();
-            if kinds.len() > 1 && kind.is_none() {
-                err = err.with_repair(Repair::new(
-                    "narrow",
-                    "Name the kind of definition.",
-                    with_symbol(argv, name, Some(kinds[0])),
-                ));
-            }
-            Err(err)
+    let (defs, qualified, kinds) = match select::one_definition(display, text, name, kind) {
+        Ok(one) => {
+            return Ok(Picked::Run {
+                first: one.start_line.max(1),
+                last: one.end_line.max(one.start_line.max(1)),
+            });
         }
+        Err(SymbolError::UnsupportedLanguage) => return Err(unsupported()),
+        Err(SymbolError::NoSymbol { all }) => {
+            return Err(no_symbol(&all, display, name, kind, argv));
+        }
+        Err(SymbolError::Ambiguous {
+            defs,
+            qualified,
+            kinds,
+        }) => (defs, qualified, kinds),
+    };
+    let Some(first) = defs.first() else {
+        return Err(unsupported());
+    };
+    let mut err = CmdError::new(
+        code::AMBIGUOUS,
+        format!("{display} has {} definitions named {name}.", defs.len()),
+        Repair::new(
+            "range",
+            "Take the first one by its lines.",
+            continue_at(argv, format!("{}:{}", first.start_line, first.end_line)),
+        ),
+    )
+    .with_candidates(Json::Arr(defs.iter().map(Json::from_serialize).collect()));
+    for q in qualified {
+        err = err.with_repair(Repair::new(
+            "qualify",
+            "Pick the definition by the one around it.",
+            with_symbol(argv, &q, kind),
+        ));
     }
+    if let (Some(k), None, true) = (kinds.first(), kind, kinds.len() > 1) {
+        err = err.with_repair(Repair::new(
+            "narrow",
+            "Name the kind of definition.",
+            with_symbol(argv, name, Some(k)),
+        ));
+    }
+    Err(err)
 }
 
 /// No definition `name`: the file's definitions (those whose name shares the

@@ -11,7 +11,7 @@ use crate::protocol::{CmdError, Json, Output, Repair, code, error, redact, shell
 use crate::store::files::{Content, File, Found};
 use crate::text::decode::{self, DecodeReader, Encoding};
 use crate::text::{
-    self, MAX_LINE_BYTES, MAX_MATCHED_LINE_BYTES, invisible, lines, outline, strings,
+    self, MAX_LINE_BYTES, MAX_MATCHED_LINE_BYTES, invisible, lines, outline, select, strings,
 };
 use crate::workspace::Ctx;
 use crate::workspace::candidates::{self, Offer};

@@ -577,27 +577,23 @@ pub(super) fn symbol_span(
         None => String::from_utf8_lossy(&bytes).into_owned(),
     };
     let text = text.strip_prefix('\u{FEFF}').unwrap_or(&text);
-    let defs = match outline::find_symbol(args.path(), text, name, args.kind.as_deref()) {
-        Ok(d) => d,
-        Err(outline::OutlineError::UnsupportedLanguage(_)) => {
-            return Err(CmdError::new(
-                code::UNSUPPORTED_LANGUAGE,
-                format!(
-                    "No language of the outline table covers {}, so --symbol cannot find definitions in it.",
-                    args.path()
-                ),
-                Repair::new(
-                    "read",
-                    "Find the definition's line with --match instead.",
-                    shell::aitools(["read", args.path(), "--match", name]),
-                ),
-            )
-            .into());
-        }
-    };
-    match defs.as_slice() {
-        [one] => Ok((one.start_line, one.end_line.max(one.start_line))),
-        [] => Err(CmdError::new(
+    let kind = args.kind.as_deref();
+    match select::one_definition(args.path(), text, name, kind) {
+        Ok(one) => Ok((one.start_line, one.end_line.max(one.start_line))),
+        Err(select::SymbolError::UnsupportedLanguage) => Err(CmdError::new(
+            code::UNSUPPORTED_LANGUAGE,
+            format!(
+                "No language of the outline table covers {}, so --symbol cannot find definitions in it.",
+                args.path()
+            ),
+            Repair::new(
+                "read",
+                "Find the definition's line with --match instead.",
+                shell::aitools(["read", args.path(), "--match", name]),
+            ),
+        )
+        .into()),
+        Err(select::SymbolError::NoSymbol { .. }) => Err(CmdError::new(
             code::NO_MATCH,
             format!(
                 "{} has no definition named {name}{}.",
@@ -626,11 +622,15 @@ pub(super) fn symbol_span(
             ]),
         ))
         .into()),
-        [first, ..] => {
+        Err(select::SymbolError::Ambiguous {
+            defs,
+            qualified,
+            kinds,
+        }) => {
+            let Some(first) = defs.first() else {
+                return Err(CmdError::internal("an ambiguous --symbol without definitions").into());
+            };
             let list: Vec<Json> = defs.iter().map(Json::from_serialize).collect();
-            let mut kinds: Vec<&str> = defs.iter().map(|d| d.kind.as_str()).collect();
-            kinds.sort();
-            kinds.dedup();
             let mut err = CmdError::new(
                 code::AMBIGUOUS,
                 format!(
@@ -651,22 +651,18 @@ pub(super) fn symbol_span(
             )
             .with_candidates(Json::Arr(list));
             // Same-named definitions inside different ones: the qualified names.
-            let mut qualified = outline::qualified_names(&defs);
-            qualified.dedup();
-            if qualified.len() == defs.len() && qualified.iter().all(Option::is_some) {
-                for q in qualified.into_iter().flatten() {
-                    err = err.with_repair(Repair::new(
-                        "qualify",
-                        "Pick the definition by the one around it.",
-                        shell::aitools(["read", args.path(), "--symbol", &q]),
-                    ));
-                }
+            for q in qualified {
+                err = err.with_repair(Repair::new(
+                    "qualify",
+                    "Pick the definition by the one around it.",
+                    shell::aitools(["read", args.path(), "--symbol", &q]),
+                ));
             }
-            if kinds.len() > 1 && args.kind.is_none() {
+            if kinds.len() > 1 && kind.is_none() {
                 err = err.with_repair(Repair::new(
                     "narrow",
                     "Name the kind of definition.",
-                    shell::aitools(["read", args.path(), "--symbol", name, "--kind", kinds[0]]),
+                    shell::aitools(["read", args.path(), "--symbol", name, "--kind", &kinds[0]]),
                 ));
             }
             Err(err.into())
