@@ -1064,3 +1064,61 @@ fn the_rules_say_a_failed_program_is_not_done() {
     let first = r.stdout.split(",\"command\":\"run\",").nth(1).unwrap_or("");
     assert!(first.starts_with("\"failed\":"), "{}", r.stdout);
 }
+
+/// grep's `-rn NAME DIRS` (issue 32, benches/everyday.py's "every line using a
+/// name"): one call, taken as `search -n` (`-r` is the default), the lines grep
+/// prints and no failed first call; its bytes stay within a budget (grep's
+/// own bytes times 1.65: 728 B for grep's 452 here; the envelope, the JSON
+/// quoting and `{"start_line":N,"lines":[..]}` per hit are the rest).
+#[test]
+fn grep_rn_is_one_call_within_its_budget() {
+    let env = TestEnv::new();
+    let body = |n: usize| -> String {
+        (1..=n)
+            .map(|i| match i % 7 {
+                0 => format!("    value = helper_max_age(x{i})\n"),
+                _ => format!("    other_{i} = compute(value_{i})\n"),
+            })
+            .collect()
+    };
+    env.write("src/pkg/app.py", body(40));
+    env.write("src/pkg/blue.py", body(20));
+    env.write("tests/test_app.py", body(15));
+    let grep = std::process::Command::new("grep")
+        .args(["-rn", "helper_max_age", "src", "tests"])
+        .current_dir(env.root())
+        .output()
+        .unwrap();
+    let want: Vec<String> = String::from_utf8(grep.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| l.splitn(3, ':').take(2).collect::<Vec<_>>().join(":"))
+        .collect();
+    let r = ok(env.run(&["search", "-rn", "helper_max_age", "src", "tests", "-C", "0"]));
+    assert_eq!(
+        r.json["took"],
+        serde_json::json!({"-r": ""}),
+        "{}",
+        r.stdout
+    );
+    let mut got = Vec::new();
+    let mut path = String::new();
+    for b in r.json["blocks"].as_array().unwrap() {
+        if let Some(p) = b["path"].as_str() {
+            path = p.to_string();
+        }
+        got.push(format!("{path}:{}", b["start_line"]));
+    }
+    got.sort();
+    let mut want = want;
+    want.sort();
+    assert_eq!(got, want);
+    let budget = grep.stdout.len() * 33 / 20;
+    assert!(
+        r.stdout.len() <= budget,
+        "{} > {budget} bytes (grep: {}): {}",
+        r.stdout.len(),
+        grep.stdout.len(),
+        r.stdout
+    );
+}
