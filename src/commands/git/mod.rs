@@ -14,6 +14,7 @@ pub mod blame;
 mod commit;
 pub mod diff;
 pub mod log;
+mod mask;
 pub mod show;
 pub mod status;
 

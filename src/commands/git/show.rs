@@ -231,28 +231,13 @@ pub fn run(ctx: &Ctx, a: &ShowArgs) -> Result<Output, CmdError> {
         ));
     }
     let max = usize::try_from(a.max_lines).unwrap_or(usize::MAX);
-    let mut lines = Vec::new();
-    let mut numbers = Vec::new();
-    let mut last_seen = start.saturating_sub(1);
-    let mut cut = false;
-    for n in start..=end {
-        let Some(l) = all.get((n - 1) as usize) else {
-            break;
-        };
-        if let Some(re) = &re
-            && re.is_match(l) == a.invert
-        {
-            last_seen = n;
-            continue;
-        }
-        if lines.len() == max {
-            cut = true;
-            break;
-        }
-        lines.push(l.to_string());
-        numbers.push(n);
-        last_seen = n;
-    }
+    let Window {
+        lines,
+        numbers,
+        last_seen,
+        cut,
+        premasked,
+    } = window(&all, start..=end, re.as_ref().map(|r| (r, a.invert)), max);
     if re.is_some() && lines.is_empty() {
         return Err(CmdError::new(
             code::NO_MATCH,
@@ -273,19 +258,6 @@ pub fn run(ctx: &Ctx, a: &ShowArgs) -> Result<Output, CmdError> {
         let words = shell::rerun(&ctx.argv, &["--range"], &[], &["--range".into(), r]);
         out.next_commands.push(shell::aitools(&words));
     }
-    // A range starting inside a key's multi-line value: the lines before it say so.
-    // (With --match the lines shown are not one run: the envelope's pass judges them.)
-    let first = usize::try_from(start).unwrap_or(usize::MAX).max(1);
-    let lead: Vec<String> = all
-        .get(first.saturating_sub(1 + redact::LEAD_LINES)..first - 1)
-        .unwrap_or_default()
-        .iter()
-        .map(|l| l.to_string())
-        .collect();
-    let premasked = match re {
-        None => redact::mask_after_lead(&lead, &mut lines),
-        Some(_) => 0,
-    };
     let chars: usize = lines.iter().map(|l| l.chars().count()).sum();
     out.start_line = Some(numbers.first().copied().unwrap_or(start));
     out.approx_tokens = Some(chars.div_ceil(4));
@@ -299,4 +271,76 @@ pub fn run(ctx: &Ctx, a: &ShowArgs) -> Result<Output, CmdError> {
     out.total_lines = Some(total);
     out.truncated = cut;
     Ok(Output::cut(&out, cut).premasked(premasked))
+}
+
+/// The lines `git show REV:file` shows, masked as one pass over the whole file
+/// would mask them.
+struct Window {
+    lines: Vec<String>,
+    numbers: Vec<u64>,
+    last_seen: u64,
+    cut: bool,
+    /// Secrets masked here (`redact::mask_after_lead`, `redact::Apart::mask`).
+    premasked: usize,
+}
+
+/// The lines of `span` (1-based) up to `max`, only those `pick` (a --match regex,
+/// and --invert) selects. The mask's line machine goes over the up to
+/// `redact::LEAD_LINES` lines before the window and every line in it: a range
+/// or a matched line inside a key's multi-line value (a YAML block scalar or
+/// list, a private key) is masked as in the file.
+fn window(
+    all: &[&str],
+    span: std::ops::RangeInclusive<u64>,
+    pick: Option<(&Regex, bool)>,
+    max: usize,
+) -> Window {
+    let (start, end) = (*span.start(), *span.end());
+    let first = usize::try_from(start).unwrap_or(usize::MAX).max(1);
+    let lead_from = first.saturating_sub(1 + redact::LEAD_LINES);
+    let lead = all.get(lead_from..first - 1).unwrap_or_default();
+    let mut w = Window {
+        lines: Vec::new(),
+        numbers: Vec::new(),
+        last_seen: start.saturating_sub(1),
+        cut: false,
+        premasked: 0,
+    };
+    let mut apart = redact::Apart::default();
+    for (i, l) in lead.iter().enumerate() {
+        apart.feed((lead_from + i + 1) as u64, l.as_bytes());
+    }
+    for n in start..=end {
+        let Some(l) = all.get((n - 1) as usize) else {
+            break;
+        };
+        // With --match the lines shown are not one run: each is masked with the
+        // machine's state before it.
+        let before = pick.and_then(|_| apart.feed(n, l.as_bytes()));
+        if let Some((re, invert)) = pick
+            && re.is_match(l) == invert
+        {
+            w.last_seen = n;
+            continue;
+        }
+        if w.lines.len() == max {
+            w.cut = true;
+            break;
+        }
+        apart.keep(before, w.lines.len());
+        w.lines.push(l.to_string());
+        w.numbers.push(n);
+        w.last_seen = n;
+    }
+    w.premasked = match pick {
+        None => {
+            let lead: Vec<String> = lead.iter().map(|l| l.to_string()).collect();
+            redact::mask_after_lead(&lead, &mut w.lines)
+        }
+        Some(_) => {
+            let numbers = &w.numbers;
+            apart.mask(|n| numbers.binary_search(&n).is_ok(), &mut w.lines)
+        }
+    };
+    w
 }
