@@ -146,7 +146,7 @@ pub(super) fn line(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) 
                     .iter()
                     .all(|c| matches!(c, b' ' | b'\t' | b'-' | b'"' | b'\''))
             {
-                block = Some(Open::Seq(k - lo - usize::from(quoted_key)));
+                block = Some(Open::Seq((k - lo).saturating_sub(usize::from(quoted_key))));
             }
             continue;
         }
