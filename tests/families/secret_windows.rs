@@ -1,8 +1,9 @@
 //! Secrets shown in a window of a file (issue 29, what the third stop left): each
 //! element of a list under a secret key spread over lines (a YAML sequence, a
-//! pretty-printed JSON array) masked wherever the list is shown; `git show --match`
-//! and `git diff` context primed with the lines above them; one secret counted once
-//! over the matched lines that show it, and once when its masked text is encoded.
+//! pretty-printed JSON array) masked wherever the list is shown; `git show
+//! --match`, `git blame --range` and `git diff` context primed with the lines above
+//! them; one secret counted once over the matched lines that show it, and once
+//! when its masked text is encoded.
 
 use crate::support::TestEnv;
 
@@ -116,7 +117,7 @@ fn each_element_of_a_keyed_list_over_lines_is_masked_wherever_it_is_shown() {
 }
 
 #[test]
-fn git_show_match_and_git_diff_context_see_the_lines_above_them() {
+fn git_show_match_git_blame_and_git_diff_context_see_the_lines_above_them() {
     let env = setup();
     for argv in [
         &["git", "show", "HEAD:b.yaml", "--match", "Mx7"][..],
@@ -124,6 +125,16 @@ fn git_show_match_and_git_diff_context_see_the_lines_above_them() {
     ] {
         let r = env.run(argv);
         check(&r, &[BLOCK[1], BODY[1]], &[]);
+        assert_eq!(redactions(&r), 1, "{argv:?}: {}", r.stdout);
+    }
+    for argv in [
+        &["git", "blame", "b.yaml", "--range", "23:24"][..],
+        &[
+            "git", "blame", "l.yaml", "--range", "23:23", "--rev", "HEAD",
+        ],
+    ] {
+        let r = env.run(argv);
+        check(&r, &[BLOCK[1], BLOCK[2], T2], &[]);
         assert_eq!(redactions(&r), 1, "{argv:?}: {}", r.stdout);
     }
     // The block's opening line is 3 lines above the hunk's first line.

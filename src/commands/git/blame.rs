@@ -4,7 +4,7 @@
 use super::git;
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
-use crate::protocol::{CmdError, Json, Output, Repair, code, shell, values};
+use crate::protocol::{CmdError, Json, Output, Repair, code, redact, shell, values};
 use crate::workspace::Ctx;
 use clap::Args;
 use serde::Serialize;
@@ -185,6 +185,12 @@ fn short_keys(mut blame: Blame) -> (Vec<Line>, Json) {
 /// The line count of `abs` at revision `rev` (its blob through `git cat-file`);
 /// `None` when git cannot read it (blame already answered for the same blob).
 fn lines_at(ctx: &Ctx, rev: &str, abs: &std::path::Path) -> Option<u64> {
+    blob_at(ctx, rev, abs).map(|b| crate::text::lines::count_lines(&b))
+}
+
+/// The bytes of `abs` at revision `rev` (`git cat-file`); `None` when git cannot
+/// read them.
+fn blob_at(ctx: &Ctx, rev: &str, abs: &std::path::Path) -> Option<Vec<u8>> {
     // `REV:./path` is read from git's working directory; `../` climbs out of it.
     let mut up = String::from("./");
     let mut rel = None;
@@ -197,7 +203,40 @@ fn lines_at(ctx: &Ctx, rev: &str, abs: &std::path::Path) -> Option<u64> {
     }
     let object = format!("{rev}:{up}{}", rel?);
     let blob = git(ctx, &["cat-file".into(), "blob".into(), object], "read").ok()?;
-    Some(crate::text::lines::count_lines(&blob.stdout))
+    Some(blob.stdout)
+}
+
+/// Cuts `lines` to `max` and masks them as one pass over the whole file would:
+/// a window starting inside a key's multi-line value (a YAML block scalar or
+/// list, a private key) is masked from the up to `redact::LEAD_LINES` lines before
+/// it (the work tree's file, or the revision's blob). Counted in the answer.
+fn window(ctx: &Ctx, rev: Option<&str>, abs: &std::path::Path, max: usize, lines: &mut Vec<Line>) {
+    lines.truncate(max);
+    let Some(first) = lines.first().map(|l| l.n).filter(|&n| n > 1) else {
+        return;
+    };
+    let bytes = match rev {
+        None => ctx.files().disk(abs).read().ok(),
+        Some(r) => blob_at(ctx, r, abs),
+    };
+    let Some(bytes) = bytes else {
+        return;
+    };
+    let first = usize::try_from(first).unwrap_or(usize::MAX);
+    let (text, _) = super::lossy(&bytes);
+    let all = super::show::split_lines(&text);
+    let lead: Vec<String> = all
+        .get(first.saturating_sub(1 + redact::LEAD_LINES)..first - 1)
+        .unwrap_or_default()
+        .iter()
+        .map(|l| l.to_string())
+        .collect();
+    let mut texts: Vec<String> = lines.iter().map(|l| l.text.clone()).collect();
+    let n = redact::mask_after_lead(&lead, &mut texts);
+    for (l, t) in lines.iter_mut().zip(texts) {
+        l.text = t;
+    }
+    redact::tally_shown(n);
 }
 
 pub fn run(ctx: &Ctx, a: &BlameArgs) -> Result<Output, CmdError> {
@@ -273,7 +312,7 @@ pub fn run(ctx: &Ctx, a: &BlameArgs) -> Result<Output, CmdError> {
     let mut blame = parse(&text);
     let max = usize::try_from(a.max_lines).unwrap_or(usize::MAX);
     let cut = blame.lines.len() > max;
-    blame.lines.truncate(max);
+    window(ctx, a.rev.as_deref(), &abs, max, &mut blame.lines);
     let (lines, commits) = short_keys(blame);
     let mut next = Vec::new();
     if cut {
