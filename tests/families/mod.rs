@@ -80,6 +80,7 @@ mod search_fifo;
 mod secret_corpus;
 mod secret_paths;
 mod secret_surfaces;
+mod secret_windows;
 mod snapshot_sys_time;
 mod store;
 mod syntax;

@@ -292,20 +292,28 @@ fn unurl(s: &[u8]) -> Option<Vec<u8>> {
 /// The input with its secrets masked before it is encoded: base64 or hex of a
 /// secret is the secret, out of the reach of the mask every answer goes through
 /// (`util encode base64 --content-file .env` would print it).
-fn masked(b: Vec<u8>) -> Vec<u8> {
+/// The input with its secrets masked, and how many it held (not tallied).
+fn masked(b: Vec<u8>) -> (Vec<u8>, usize) {
     match String::from_utf8(b) {
-        Ok(s) => redact::mask_str(&s).map_or(s, |(m, _)| m).into_bytes(),
-        Err(e) => redact::mask_bytes(e.as_bytes()),
+        Ok(s) => match redact::mask_untallied(&s) {
+            Some((m, n)) => (m.into_bytes(), n),
+            None => (s.into_bytes(), 0),
+        },
+        Err(e) => redact::mask_bytes_untallied(e.as_bytes()),
     }
 }
 
 pub fn encode(ctx: &Ctx, a: &CodecArgs) -> Result<Output, CmdError> {
-    let b = masked(read_input(ctx, &a.input)?);
+    let (b, secrets) = masked(read_input(ctx, &a.input)?);
     let out = match a.scheme {
         Scheme::Base64 => base64(&b),
         Scheme::Url => url(&b),
         Scheme::Hex => hex(&b),
     };
+    // The envelope's pass may mask the encoding again (a text's base64 looks like a
+    // generic random value): what it finds there stands for the input's secrets,
+    // so each is counted once.
+    redact::tally_shown(secrets.saturating_sub(redact::count_in(&out)));
     let mut o = Json::obj();
     o.push("output", Json::str(out));
     Ok(Output::from_json(o, false))

@@ -3,9 +3,10 @@
 //! continuation command.
 
 use super::git;
+use super::mask;
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
-use crate::protocol::{CmdError, Output, code, shell, values};
+use crate::protocol::{CmdError, Output, code, redact, shell, values};
 use crate::workspace::Ctx;
 use clap::{Args, ValueEnum};
 use serde::Serialize;
@@ -212,13 +213,10 @@ pub fn run(ctx: &Ctx, a: &DiffArgs) -> Result<Output, CmdError> {
     files.truncate(limit);
     let mut chars = 0usize;
     let mut next = Vec::new();
+    let mut premasked = 0;
     if a.output == Mode::Hunks && !files.is_empty() {
-        let mut p = base.clone();
-        p.push("-U3".into());
-        p.extend(tail.iter().cloned());
-        let patch = git(ctx, &p, "history")?;
-        let (ptext, _) = super::lossy(&patch.stdout);
-        let sections = patch_hunks(&ptext);
+        let sections;
+        (sections, premasked) = masked_hunks(ctx, &base, &tail)?;
         let mut used = 0u64;
         let mut over = false;
         let mut summarized = Vec::new();
@@ -278,7 +276,45 @@ pub fn run(ctx: &Ctx, a: &DiffArgs) -> Result<Output, CmdError> {
             next_commands: next,
         },
         cut,
-    ))
+    )
+    .premasked(premasked))
+}
+
+/// Each file's hunks (3 lines of context), masked as the files they come from
+/// would be (`mask`): the lines before each hunk come from the same diff with
+/// `redact::LEAD_LINES` lines of context. Returns them and how many values were
+/// masked.
+fn masked_hunks(
+    ctx: &Ctx,
+    base: &[String],
+    tail: &[String],
+) -> Result<(Vec<Vec<String>>, usize), CmdError> {
+    let patch = |context: usize| -> Result<Vec<Vec<String>>, CmdError> {
+        let mut p = base.to_vec();
+        p.push(format!("-U{context}"));
+        p.extend(tail.iter().cloned());
+        let out = git(ctx, &p, "history")?;
+        Ok(patch_hunks(&super::lossy(&out.stdout).0))
+    };
+    let mut sections = patch(3)?;
+    // Only a hunk past a file's first lines has lines before it to read.
+    let later = |h: &String| !h.starts_with("@@ -1,") || !h.contains(" +1,");
+    let wide = match sections.iter().flatten().any(later) {
+        true => patch(redact::LEAD_LINES)?,
+        false => Vec::new(),
+    };
+    let mut n = 0;
+    for (i, hunks) in sections.iter_mut().enumerate() {
+        let wide = wide.get(i).map_or(&[][..], Vec::as_slice);
+        for h in hunks.iter_mut() {
+            let (old, new) = mask::seed(wide, h);
+            if let Some((masked, k)) = mask::mask_hunk(h, old, new) {
+                *h = masked;
+                n += k;
+            }
+        }
+    }
+    Ok((sections, n))
 }
 
 /// The repository's top level, for turning git's paths into arguments.

@@ -15,6 +15,7 @@ mod commit;
 pub mod diff;
 pub mod log;
 pub mod pick;
+mod mask;
 pub mod show;
 pub mod status;
 

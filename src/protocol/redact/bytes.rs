@@ -79,6 +79,14 @@ pub fn mask_part(whole: &[u8], spans: &[Range<usize>], part: Range<usize>) -> St
 /// answer's `redactions`: for an answer that shows bytes in an encoding the
 /// text mask cannot read (hex, base64).
 pub fn mask_bytes(bytes: &[u8]) -> Vec<u8> {
+    let (out, n) = mask_bytes_untallied(bytes);
+    super::tally(n);
+    out
+}
+
+/// `mask_bytes` not tallied, and how many secrets it masked.
+pub fn mask_bytes_untallied(bytes: &[u8]) -> (Vec<u8>, usize) {
+    let mut n = 0;
     let spans = secret_spans_bytes(bytes);
     let mut out = Vec::with_capacity(bytes.len());
     let mut last = 0;
@@ -88,9 +96,9 @@ pub fn mask_bytes(bytes: &[u8]) -> Vec<u8> {
         }
         out.extend_from_slice(bytes.get(last..span.start).unwrap_or_default());
         out.extend_from_slice(PLACEHOLDER.as_bytes());
-        super::tally(1);
+        n += 1;
         last = span.end;
     }
     out.extend_from_slice(bytes.get(last..).unwrap_or_default());
-    out
+    (out, n)
 }

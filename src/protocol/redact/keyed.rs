@@ -13,10 +13,21 @@ fn is_key_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'$' | b'@')
 }
 
+/// What a line under a secret-named key opens: its value goes on over the next lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Open {
+    /// A YAML block scalar (`password: |`): the lines indented deeper than this.
+    Block(usize),
+    /// A YAML block sequence (`tokens:` then `- a` lines): the key's column.
+    Seq(usize),
+    /// A list whose `]` is on a later line (`"api_keys": [`, `TOKENS = [`).
+    Array,
+}
+
 /// Spans of `b[lo..hi]` (one line) that are key-named values, appended to `out`.
-/// Returns the line's indentation when it opens a YAML block scalar (`password: |`)
-/// under a secret key: the lines indented deeper are the value.
-pub(super) fn line(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) -> Option<usize> {
+/// Returns what the line opens under a secret key (`Open`): a YAML block scalar or
+/// sequence, a list closed on a later line.
+pub(super) fn line(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) -> Option<Open> {
     let mut block = None;
     let mut i = lo;
     while i < hi {
@@ -128,12 +139,24 @@ pub(super) fn line(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) 
             v += 1;
         }
         if v >= hi {
+            // `tokens:` first on its line: a YAML sequence may follow.
+            let head = &b[lo..k];
+            if sign == b':'
+                && head
+                    .iter()
+                    .all(|c| matches!(c, b' ' | b'\t' | b'-' | b'"' | b'\''))
+            {
+                block = Some(Open::Seq((k - lo).saturating_sub(usize::from(quoted_key))));
+            }
             continue;
         }
         let q = b[v];
         // `api_keys: ["...", "..."]`, `tokens = [a, b]`: a list on the key's line.
         if q == b'[' {
-            i = list_elements(b, v, hi, out).max(i);
+            match list_elements(b, v + 1, hi, out) {
+                ListEnd::Closed(e) | ListEnd::Stop(e) => i = e.max(i),
+                ListEnd::Open => block = Some(Open::Array),
+            }
             continue;
         }
         let Some(strength) = named else {
@@ -166,14 +189,12 @@ pub(super) fn line(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) 
                 .iter()
                 .all(|c| matches!(c, b'-' | b'+' | b'0'..=b'9' | b' ' | b'\t' | b'\r'))
             {
-                {
-                    block = Some(
-                        b[lo..hi]
-                            .iter()
-                            .take_while(|c| matches!(c, b' ' | b'\t'))
-                            .count(),
-                    );
-                }
+                block = Some(Open::Block(
+                    b[lo..hi]
+                        .iter()
+                        .take_while(|c| matches!(c, b' ' | b'\t'))
+                        .count(),
+                ));
                 continue;
             }
         }
@@ -239,7 +260,13 @@ pub(super) fn line(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) 
             }
         }
     }
-    // `curl -u user:password`, `--user user:password`.
+    user_flags(b, lo, hi, out);
+    url_passwords(b, lo, hi, out);
+    block
+}
+
+/// `curl -u user:password`, `--user user:password`: the password.
+fn user_flags(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) {
     static FLAGS: OnceLock<[memchr::memmem::Finder<'static>; 2]> = OnceLock::new();
     let flags = FLAGS.get_or_init(|| {
         [
@@ -267,31 +294,45 @@ pub(super) fn line(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) 
             }
         }
     }
-    url_passwords(b, lo, hi, out);
-    block
 }
 
-/// The elements of a flat list from `open` (its `[`) to its `]` on the same line,
-/// after a secret-named key: each judged as a list's element is
-/// (`tree::Masker::element`), as after a weak key name (a list of names,
-/// `secrets: [db-password]`, stays shown). A nested list or object is left to the
-/// rest of the pass. Returns where the list ends.
-fn list_elements(b: &[u8], open: usize, hi: usize, out: &mut Vec<Range<usize>>) -> usize {
+/// Where the elements of a list on one line stop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum ListEnd {
+    /// At its `]`: the list ends before this.
+    Closed(usize),
+    /// At the line's end, the list still open (its `]` on a later line).
+    Open,
+    /// At a nested list or object, or text no list holds: left to the rest of the pass.
+    Stop(usize),
+}
+
+/// The elements of a flat list from `from` (after its `[`, or a line inside a list
+/// opened above) to its `]` or the line's end, after a secret-named key: each
+/// judged as a list's element is (`tree::Masker::element`), as after a weak key
+/// name (a list of names, `secrets: [db-password]`, stays shown). A nested list or
+/// object is left to the rest of the pass.
+pub(super) fn list_elements(
+    b: &[u8],
+    from: usize,
+    hi: usize,
+    out: &mut Vec<Range<usize>>,
+) -> ListEnd {
     let blanks = |mut j: usize| {
         while j < hi && matches!(b[j], b' ' | b'\t') {
             j += 1;
         }
         j
     };
-    let mut j = open + 1;
+    let mut j = from;
     loop {
         j = blanks(j);
         let Some(&c) = b.get(j).filter(|_| j < hi) else {
-            return j;
+            return ListEnd::Open;
         };
         match c {
-            b']' => return j + 1,
-            b'[' | b'{' => return j,
+            b']' => return ListEnd::Closed(j + 1),
+            b'[' | b'{' => return ListEnd::Stop(j),
             b'"' | b'\'' => {
                 let start = j + 1;
                 let mut e = start;
@@ -324,10 +365,39 @@ fn list_elements(b: &[u8], open: usize, hi: usize, out: &mut Vec<Range<usize>>) 
         j = blanks(j);
         match b.get(j).filter(|_| j < hi) {
             Some(b',') => j += 1,
-            Some(b']') => return j + 1,
-            _ => return j.min(hi),
+            Some(b']') => return ListEnd::Closed(j + 1),
+            None => return ListEnd::Open,
+            _ => return ListEnd::Stop(j.min(hi)),
         }
     }
+}
+
+/// The element of a YAML sequence's `- x` line (`from` just after the dash), under a
+/// secret-named key: a plain or quoted scalar judged as a list's element is. An
+/// item that is a mapping (`- name: x`), a flow collection, an anchor or a block
+/// scalar is left to the rest of the pass.
+pub(super) fn seq_element(b: &[u8], from: usize, hi: usize) -> Option<Range<usize>> {
+    let mut v = from;
+    while v < hi && matches!(b[v], b' ' | b'\t') {
+        v += 1;
+    }
+    let q = *b.get(v).filter(|_| v < hi)?;
+    if matches!(q, b'"' | b'\'') {
+        let e = v + 1 + memchr::memchr(q, &b[v + 1..hi])?;
+        return policy::is_secret_element(&b[v + 1..e], true).then_some(v + 1..e);
+    }
+    if matches!(q, b'{' | b'[' | b'&' | b'*' | b'!' | b'|' | b'>' | b'#') {
+        return None;
+    }
+    let mut e = memchr::memmem::find(&b[v..hi], b" #").map_or(hi, |c| v + c);
+    while e > v && b[e - 1].is_ascii_whitespace() {
+        e -= 1;
+    }
+    let value = &b[v..e];
+    if value.ends_with(b":") || memchr::memmem::find(value, b": ").is_some() {
+        return None;
+    }
+    policy::is_secret_element(value, false).then_some(v..e)
 }
 
 /// `auth_token: Bearer abc...`: the scheme word is not the secret, the token after it is.

@@ -34,6 +34,10 @@ pub enum State {
     Block { indent: usize, counted: bool },
     /// PuTTY `Private-Lines: N`: this many lines are the private key.
     Putty(usize),
+    /// A YAML sequence under a secret key at this column: its `- x` lines.
+    Seq(usize),
+    /// A list under a secret key whose `]` is on a later line.
+    Array,
 }
 
 /// The line machine.
@@ -170,28 +174,10 @@ impl Lines {
                     return;
                 }
             }
-            State::Block { indent, counted } => {
-                let blank = line.iter().all(|c| c.is_ascii_whitespace());
-                let depth = line
-                    .iter()
-                    .take_while(|c| matches!(c, b' ' | b'\t'))
-                    .count();
-                if blank {
+            State::Block { .. } | State::Seq(_) | State::Array => {
+                if self.keyed_line(s, a, e, out) {
                     return;
                 }
-                if depth > indent {
-                    out.push(Span {
-                        range: a + depth..e,
-                        counted: !counted,
-                        again: true,
-                    });
-                    self.state = State::Block {
-                        indent,
-                        counted: true,
-                    };
-                    return;
-                }
-                self.state = State::Normal;
             }
             State::Putty(n) => {
                 out.push(Span {
@@ -208,6 +194,66 @@ impl Lines {
             }
         }
         self.normal(s, a, e, out);
+    }
+
+    /// A line inside a value a key opened above (`State::Block`, `Seq`, `Array`):
+    /// true when the line is done with, false when the normal pass is to read it
+    /// (the value ended, or a mapping inside a sequence's item).
+    fn keyed_line(&mut self, s: &[u8], a: usize, e: usize, out: &mut Vec<Span>) -> bool {
+        let line = &s[a..e];
+        let depth = line
+            .iter()
+            .take_while(|c| matches!(c, b' ' | b'\t'))
+            .count();
+        if depth == line.len() && self.state != State::Array {
+            return true;
+        }
+        let span = |range: Range<usize>, counted: bool| Span {
+            range,
+            counted,
+            again: true,
+        };
+        match self.state {
+            State::Block { indent, counted } if depth > indent => {
+                out.push(span(a + depth..e, !counted));
+                self.state = State::Block {
+                    indent,
+                    counted: true,
+                };
+                return true;
+            }
+            State::Seq(indent) => {
+                let rest = &line[depth..];
+                let item = rest == b"-" || rest.starts_with(b"- ");
+                if item && depth >= indent {
+                    if let Some(r) = keyed::seq_element(s, a + depth + 1, e) {
+                        out.push(span(r, true));
+                        return true;
+                    }
+                    return false;
+                }
+                if depth > indent {
+                    return false;
+                }
+            }
+            State::Array => {
+                let mut ranges = Vec::new();
+                let end = keyed::list_elements(s, a, e, &mut ranges);
+                out.extend(ranges.into_iter().map(|r| span(r, true)));
+                match end {
+                    keyed::ListEnd::Open => return true,
+                    keyed::ListEnd::Closed(at) => {
+                        self.state = State::Normal;
+                        self.normal(s, at, e, out);
+                        return true;
+                    }
+                    keyed::ListEnd::Stop(_) => {}
+                }
+            }
+            _ => {}
+        }
+        self.state = State::Normal;
+        false
     }
 
     /// Carries the state over `line` (one line, no line end) without keeping what it
@@ -334,11 +380,16 @@ impl Lines {
         let start = out.len();
         tokens(s, a, e, out);
         let mut ranges = Vec::new();
-        if let Some(indent) = keyed::line(s, a, e, &mut ranges) {
-            self.state = State::Block {
-                indent,
-                counted: false,
-            };
+        match keyed::line(s, a, e, &mut ranges) {
+            Some(keyed::Open::Block(indent)) => {
+                self.state = State::Block {
+                    indent,
+                    counted: false,
+                }
+            }
+            Some(keyed::Open::Seq(indent)) => self.state = State::Seq(indent),
+            Some(keyed::Open::Array) => self.state = State::Array,
+            None => {}
         }
         out.extend(ranges.into_iter().map(|range| Span {
             range,
@@ -370,14 +421,18 @@ impl Lines {
 }
 
 /// Whether a line seen in the `Normal` state may leave another state: a BEGIN/END
-/// marker, a key body line, PuTTY's `Private-Lines:`, or a YAML block scalar opener
-/// (`key: |`, `key: >-`).
+/// marker, a key body line, PuTTY's `Private-Lines:`, a YAML block scalar opener
+/// (`key: |`, `key: >-`), or a line that may open a list (`key:`, `key = [`).
 fn may_open(line: &[u8]) -> bool {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     let t = line.trim_ascii_end();
     let Some(&last) = t.last() else {
         return false;
     };
+    // `tokens:`, `"api_keys": [`: a list under a key may follow (`keyed::line` says).
+    if matches!(last, b':' | b'[') {
+        return true;
+    }
     if matches!(last, b'|' | b'>' | b'-' | b'+' | b'0'..=b'9') {
         let mut t = t;
         while let [rest @ .., b'-' | b'+' | b'0'..=b'9'] = t {

@@ -30,7 +30,9 @@ mod second;
 mod tree;
 mod writer;
 
-pub use bytes::{mask_bytes, mask_part, secret_spans_bytes, secret_spans_wide};
+pub use bytes::{
+    mask_bytes, mask_bytes_untallied, mask_part, secret_spans_bytes, secret_spans_wide,
+};
 pub use policy::PLACEHOLDER;
 
 /// The spans of `s` that are secrets, sorted and non-overlapping.
@@ -59,7 +61,14 @@ pub fn mask_str_quiet(s: &str) -> Option<String> {
     mask_untallied(s).map(|(m, _)| m)
 }
 
-fn mask_untallied(s: &str) -> Option<(String, usize)> {
+/// How many secrets the envelope's pass finds in `s` (not tallied).
+pub fn count_in(s: &str) -> usize {
+    mask_untallied(s).map_or(0, |(_, n)| n)
+}
+
+/// `mask_str` not tallied: for a command that decides what its answer counts
+/// (`tally_shown`).
+pub fn mask_untallied(s: &str) -> Option<(String, usize)> {
     // A string the prefilter rules out has no secret (as in the writer).
     if !prefilter::may_hold_secret(s.as_bytes()) {
         return None;
@@ -135,6 +144,11 @@ impl Primer {
         self.0.state != lines::State::Normal
     }
 
+    /// Inside a list under a secret key: each element shown is a secret of its own.
+    pub fn in_list(&self) -> bool {
+        matches!(self.0.state, lines::State::Seq(_) | lines::State::Array)
+    }
+
     /// Masks `shown`, the line after those fed (a clone of the primer taken before
     /// feeding it); returns how many secrets it masked (a value that opened
     /// before the line counts once where it is shown).
@@ -163,6 +177,96 @@ impl Primer {
         }
         m.count.max(usize::from(changed))
     }
+}
+
+/// A line shown apart from the lines before it (`read --match`, `git show --match`):
+/// where it is in the answer's lines, the primer's state before it, and the number of
+/// the line that opened the value the primer is inside (`Primer::inside`).
+pub struct ShownApart {
+    index: usize,
+    primer: Primer,
+    opened: u64,
+}
+
+/// A file's lines going by (every line from up to `LEAD_LINES` before the first
+/// one shown), some of them shown apart from the lines before them (`read
+/// --match`, `git show --match`): the machine's state before each shown line that
+/// is inside a multi-line value, to mask it as one pass over the file would.
+#[derive(Default)]
+pub struct Apart {
+    primer: Primer,
+    opened: u64,
+    kept: Vec<ShownApart>,
+}
+
+impl Apart {
+    /// Carries the state over line `number`; the state before it when that was
+    /// inside a value (for `keep`).
+    pub fn feed(&mut self, number: u64, line: &[u8]) -> Option<ShownApart> {
+        let before = self.primer.inside().then(|| self.primer.clone());
+        self.primer.feed(line);
+        if before.is_none() && self.primer.inside() {
+            self.opened = number;
+        }
+        before.map(|primer| ShownApart {
+            index: 0,
+            primer,
+            opened: self.opened,
+        })
+    }
+
+    /// The line `feed` answered `before` for is shown, at `index` of the lines.
+    pub fn keep(&mut self, before: Option<ShownApart>, index: usize) {
+        if let Some(mut b) = before {
+            b.index = index;
+            self.kept.push(b);
+        }
+    }
+
+    /// Masks the kept lines of `shown` (`mask_shown_apart`); how many secrets.
+    pub fn mask(&self, is_shown: impl Fn(u64) -> bool, shown: &mut [String]) -> usize {
+        mask_shown_apart(&self.kept, is_shown, shown)
+    }
+}
+
+/// Masks the lines of `shown` that `apart` names, each as one pass over the whole
+/// file would, and counts each secret once: the lines of one multi-line value (a
+/// YAML block scalar, a private key) count once together, and not at all when the
+/// line that opened it is shown too and is masked there (a private key's BEGIN
+/// line, `is_shown`); a list's elements count one each.
+fn mask_shown_apart(
+    apart: &[ShownApart],
+    is_shown: impl Fn(u64) -> bool,
+    shown: &mut [String],
+) -> usize {
+    let mut last = None;
+    let mut n = 0;
+    for a in apart {
+        let Some(line) = shown.get_mut(a.index) else {
+            continue;
+        };
+        let state = a.primer.0.state;
+        let mut machine = a.primer.0.clone();
+        let mut m = tree::Masker::default();
+        let Some(masked) = m.string(line, &mut machine) else {
+            continue;
+        };
+        *line = masked;
+        if matches!(state, lines::State::Seq(_) | lines::State::Array) {
+            n += m.count;
+            continue;
+        }
+        if last == Some(a.opened) {
+            continue;
+        }
+        last = Some(a.opened);
+        let opener_masked = matches!(
+            state,
+            lines::State::Private | lines::State::Body | lines::State::Tail
+        );
+        n += usize::from(!(opener_masked && is_shown(a.opened)));
+    }
+    n
 }
 
 /// Counts `n` secrets a command masked itself (with a `Primer`, a `LineMask`) in

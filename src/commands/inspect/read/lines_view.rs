@@ -141,7 +141,7 @@ pub(super) fn text_view(
     let mut lead: Vec<String> = Vec::new();
     // Shown lines (by index) that start inside a multi-line value, and the mask's
     // state before each (`read --match`).
-    let mut primed: Vec<(usize, redact::Primer)> = Vec::new();
+    let mut apart = redact::Apart::default();
     match sel {
         Selector::All | Selector::Range(_) | Selector::Symbol(_) => {
             let (first, last) = match &sel {
@@ -289,7 +289,6 @@ pub(super) fn text_view(
             // The mask's line machine goes over every line from up to
             // `LEAD_LINES` before `from`: a matched line inside a key's multi-line
             // value (a YAML block scalar, a private key) is masked as in the file.
-            let mut primer = redact::Primer::default();
             let want = &mut Until {
                 from: from.saturating_sub(redact::LEAD_LINES as u64).max(1),
                 stop: &stop,
@@ -299,17 +298,14 @@ pub(super) fn text_view(
                     stop.set(true);
                     return;
                 }
-                let before = primer.inside().then(|| primer.clone());
-                primer.feed(l.whole);
+                let before = apart.feed(l.number, l.whole);
                 // The whole line is matched; only its display is cut.
                 if l.number < from || re.is_match(l.whole) == invert {
                     return;
                 }
                 if (got.len() as u64) < max {
                     numbers.push(l.number);
-                    if let Some(p) = before {
-                        primed.push((got.len(), p));
-                    }
+                    apart.keep(before, got.len());
                     got.push(Got::of(&l));
                 } else {
                     more = true;
@@ -467,11 +463,8 @@ pub(super) fn text_view(
         out_lines.push(text);
     }
     let mut premasked = redact::mask_after_lead(&lead, &mut out_lines);
-    for (i, p) in &primed {
-        if let Some(line) = out_lines.get_mut(*i) {
-            premasked += p.mask_next(line);
-        }
-    }
+    let shown_numbers = line_numbers.as_deref().unwrap_or_default();
+    premasked += apart.mask(|n| shown_numbers.binary_search(&n).is_ok(), &mut out_lines);
     let mut next_commands = Vec::new();
     if let Some(words) = next_words {
         next_commands.push(next_command(ctx, args, &words, true));
