@@ -141,3 +141,66 @@ fn util_random_alphabets_seed_and_spread() {
         "argument.invalid"
     );
 }
+
+#[test]
+fn util_decode_to_writes_a_new_file_undoably() {
+    let env = TestEnv::new();
+    let b64 = "AP8QbGluZQpceDAw";
+    let want = Command::new("python3")
+        .args([
+            "-c",
+            "import base64,sys; sys.stdout.buffer.write(base64.b64decode(sys.argv[1]))",
+            b64,
+        ])
+        .output()
+        .expect("python3")
+        .stdout;
+    let dry = env.run(&[
+        "util",
+        "decode",
+        "base64",
+        "--content",
+        b64,
+        "--to",
+        "out/d.bin",
+        "--dry-run",
+    ]);
+    assert_eq!(dry.code, 0, "{}", dry.stdout);
+    assert!(!env.path("out/d.bin").exists());
+    let r = env.run(&[
+        "util",
+        "decode",
+        "base64",
+        "--content",
+        b64,
+        "--to",
+        "out/d.bin",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.json["bytes"], want.len());
+    assert_eq!(r.json["changes"][0]["action"], "created");
+    assert!(r.json.get("output_hex").is_none());
+    assert_eq!(env.read("out/d.bin"), want);
+    let again = env.run(&[
+        "util",
+        "decode",
+        "base64",
+        "--content",
+        b64,
+        "--to",
+        "out/d.bin",
+    ]);
+    assert_eq!(again.error_code(), "refusal.exists");
+    let outside = env.run(&[
+        "util",
+        "decode",
+        "hex",
+        "--content",
+        "41",
+        "--to",
+        "../escape.bin",
+    ]);
+    assert_eq!(outside.error_code(), "refusal.outside-workspace");
+    assert_eq!(env.run(&["undo", &r.op_id()]).code, 0);
+    assert!(!env.path("out/d.bin").exists());
+}
