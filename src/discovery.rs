@@ -148,7 +148,6 @@ const GROUPS: &[(&str, &str)] = &[
     ("code", "Definitions: where, uses"),
     ("feedback", "Report aitools problems"),
     ("tx", "Stage writes, commit as one op"),
-    ("json", "Read and edit JSON by pointer (jq)"),
     ("nb", "Jupyter notebooks (.ipynb) by cell"),
     ("git", "Read-only git"),
     ("bg", "Programs that outlive the call"),

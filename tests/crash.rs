@@ -257,6 +257,16 @@ fn scenarios() -> Vec<Scenario> {
             stdin: None,
         },
         Scenario {
+            name: "table set one cell (span edit)",
+            setup: |c| {
+                c.put("t.csv", "k,v\r\na,\"x,1\"\r\nb,2\r\n");
+                argv(&[
+                    "table", "set", "t.csv", "--row", "1", "--column", "v", "--value", "y",
+                ])
+            },
+            stdin: None,
+        },
+        Scenario {
             name: "json patch from stdin",
             setup: |c| {
                 c.put("p.json", "{\"keep\": 0, \"list\": [1, 2, 3]}");

@@ -579,6 +579,7 @@ const ROWS: &[Row] = &[
     r("archive read", "refusal.too-large", &["archive", "read", "bomb.zip", "zeros"]).setup(archives),
     r("time convert", "input.syntax-error", &["time", "convert", "2026-02-30"]),
     r("time diff", "input.syntax-error", &["time", "diff", "now", "yesterday"]),
+    r("util calc", "input.syntax-error", &["util", "calc", "1 +"]),
     r("util encode", "input.not-found", &["util", "encode", "hex", "--content-file", "nope"]),
     r("util decode", "input.not-found", &["util", "decode", "hex", "--content-file", "nope"]),
     r("util decode", "input.syntax-error", &["util", "decode", "hex", "--content", "zz"]),

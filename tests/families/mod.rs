@@ -90,5 +90,6 @@ mod tx;
 mod tx_log;
 mod tx_review;
 mod typed_errors;
+mod util_calc;
 mod walk;
 mod write_diffs;

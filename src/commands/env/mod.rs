@@ -2,10 +2,13 @@
 //! the tree: `snapshot create|diff` (what a build changed, without git), `sys
 //! info|env|tools` (host, environment masked, tools on PATH) and `time
 //! now|convert|diff` (zones from the system's TZif database); `util
-//! encode|decode|redact|tokens|uuid` (codecs, the mask, sizes, ids).
+//! encode|decode|redact|tokens|uuid|calc|random` (codecs, the mask, sizes,
+//! ids, exact arithmetic, random strings).
 
 use crate::protocol::registry::CommandSpec;
 
+pub mod calc;
+pub mod random;
 pub mod snapshot;
 pub mod sys;
 pub mod time;
@@ -26,4 +29,6 @@ pub const COMMANDS: &[CommandSpec] = &[
     util::REDACT,
     util::TOKENS,
     util::UUID,
+    calc::CALC,
+    random::RANDOM,
 ];

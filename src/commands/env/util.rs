@@ -5,7 +5,9 @@
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, redact, shell, time};
+use crate::store::{files, guard};
 use crate::workspace::Ctx;
+use crate::workspace::boundary::Final;
 use crate::workspace::host;
 use crate::workspace::input::{self, InputLimit};
 use clap::{Args, ValueEnum};
@@ -40,6 +42,20 @@ pub struct CodecArgs {
     pub scheme: Scheme,
     #[command(flatten)]
     pub input: Input,
+}
+
+#[derive(Args, Debug)]
+pub struct DecodeArgs {
+    /// base64 (RFC 4648, standard alphabet, padded), url (RFC 3986 percent-encoding) or hex (lowercase pairs).
+    #[arg(value_enum)]
+    pub scheme: Scheme,
+    #[command(flatten)]
+    pub input: Input,
+    /// Write the decoded bytes, as they are, to this new file in the workspace (journaled; undo deletes it).
+    #[arg(long, value_name = "PATH")]
+    pub to: Option<String>,
+    #[command(flatten)]
+    pub dry: crate::protocol::args::DryRun,
 }
 
 #[derive(Args, Debug)]
@@ -83,23 +99,33 @@ pub const ENCODE: CommandSpec = CommandSpec {
 pub const DECODE: CommandSpec = CommandSpec {
     name: "util decode",
     summary: "Decode base64, URL percent-encoding or hex.",
-    description: "ASCII whitespace in base64 and hex input is ignored. Decoded bytes that are not UTF-8 come back as hex.",
-    args: <CodecArgs as clap::Args>::augment_args,
+    description: "ASCII whitespace in base64 and hex input is ignored. Decoded bytes that are not UTF-8 come back as hex. With --to they are written, as they are, to a new workspace file through the store (refusal.exists when it exists; --dry-run, --tx; undo deletes it) and not shown.",
+    args: <DecodeArgs as clap::Args>::augment_args,
     output_fields: &[
         field("bytes", "Decoded byte count."),
-        field("output", "The decoded bytes as text, when they are UTF-8."),
-        field("binary", "True when the decoded bytes are not UTF-8."),
+        field(
+            "output",
+            "The decoded bytes as text, when they are UTF-8 (not with --to).",
+        ),
+        field(
+            "binary",
+            "True when the decoded bytes are not UTF-8 (not with --to).",
+        ),
         field(
             "output_hex",
             "With binary: the decoded bytes as lowercase hex.",
         ),
+        crate::store::write::FIELD_CHANGES,
+        crate::store::write::FIELD_OP_ID,
+        crate::store::write::FIELD_DRY_RUN,
+        crate::store::write::FIELD_NEXT,
     ],
-    error_codes: &[code::NOT_FOUND, code::SYNTAX_ERROR],
-    writes: false,
-    tx: false,
-    workspace: false,
+    error_codes: crate::write_error_codes![code::SYNTAX_ERROR],
+    writes: true,
+    tx: true,
+    workspace: true,
     effects: Effects::NONE,
-    run: handler!(CodecArgs, decode),
+    run: handler!(DecodeArgs, decode),
 };
 
 pub const REDACT: CommandSpec = CommandSpec {
@@ -319,7 +345,7 @@ pub fn encode(ctx: &Ctx, a: &CodecArgs) -> Result<Output, CmdError> {
     Ok(Output::from_json(o, false))
 }
 
-pub fn decode(ctx: &Ctx, a: &CodecArgs) -> Result<Output, CmdError> {
+pub fn decode(ctx: &Ctx, a: &DecodeArgs) -> Result<Output, CmdError> {
     let b = read_input(ctx, &a.input)?;
     let (decoded, name) = match a.scheme {
         Scheme::Base64 => (unbase64(&b), "base64"),
@@ -337,6 +363,15 @@ pub fn decode(ctx: &Ctx, a: &CodecArgs) -> Result<Output, CmdError> {
             ),
         ));
     };
+    if let Some(to) = &a.to {
+        return decode_to(ctx, a, to, d);
+    }
+    if a.dry.dry_run {
+        return Err(CmdError::invalid_argument(
+            &ctx.command,
+            "--dry-run goes with --to (without it nothing is written).",
+        ));
+    }
     let mut o = Json::obj();
     o.push("bytes", Json::UInt(d.len() as u64));
     match String::from_utf8(d) {
@@ -348,6 +383,39 @@ pub fn decode(ctx: &Ctx, a: &CodecArgs) -> Result<Output, CmdError> {
         }
     }
     Ok(Output::from_json(o, false))
+}
+
+/// `util decode --to`: the decoded bytes as a new file, through the store.
+fn decode_to(ctx: &Ctx, a: &DecodeArgs, to: &str, bytes: Vec<u8>) -> Result<Output, CmdError> {
+    use crate::store::write::{self, Change, WriteRequest};
+    guard::refuse_redacted("The decoded bytes", Some(to), &bytes)?;
+    let abs = ctx.write_path_arg(to, Final::Entry)?;
+    let n = bytes.len();
+    let done = write::submit(ctx, &WriteRequest::new(ctx).dry_run(a.dry.dry_run), || {
+        let shown = ctx.display_path(&abs);
+        if ctx.files().stat(&abs, false)?.kind != files::Kind::Missing {
+            return Err(CmdError::new(
+                code::EXISTS,
+                format!("{shown} already exists; util decode --to writes a new file only."),
+                Repair::new(
+                    "elsewhere",
+                    "Write to a new name (or delete the old file first).",
+                    shell::aitools(shell::rerun(
+                        &ctx.argv,
+                        &["--to"],
+                        &[],
+                        &["--to".into(), format!("{to}.new")],
+                    )),
+                ),
+            ));
+        }
+        Ok(vec![Change::Put {
+            path: abs.clone(),
+            bytes: bytes.clone(),
+            mode: None,
+        }])
+    })?;
+    Ok(done.into_output(vec![("bytes", Json::UInt(n as u64))]))
 }
 
 pub fn redact_text(ctx: &Ctx, a: &TextArgs) -> Result<Output, CmdError> {
