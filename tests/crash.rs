@@ -440,6 +440,51 @@ fn sigkill_at_every_syscall_leaves_before_or_after() {
     eprintln!("{}", report.join("\n"));
 }
 
+/// A one-line edit of a file past the streaming size (32 MiB; `Change::SpliceStream`:
+/// one pass reads it, the temp file is its head and tail copied around the new
+/// text): a kill at an even sample of its syscalls (48: each point copies the
+/// 34 MB file) leaves it wholly before or after, recovered, and undo works.
+#[test]
+fn a_kill_in_a_streamed_edit_leaves_before_or_after() {
+    let s = Scenario {
+        name: "edit a file past the streaming size (streamed)",
+        setup: |c| {
+            let body: String = (0..600_000)
+                .map(|i| format!("line {i:09} some filler text to make the line longer\n"))
+                .collect();
+            c.put("huge.txt", &body);
+            argv(&[
+                "edit",
+                "huge.txt",
+                "--old",
+                "line 000300000 some",
+                "--new",
+                "line 000300000 EDITED",
+            ])
+        },
+        stdin: None,
+    };
+    let c = Case::new();
+    let b = baseline(&c, &s);
+    assert_eq!(links_made(&b.seq), 1, "the before-image is linked");
+    let pts = points(&counts(&b.seq), harness::max_points(48).min(48));
+    let (mut saw_before, mut saw_after) = (0, 0);
+    for (sys, n) in &pts {
+        c.restore();
+        let code = c.kill_at(sys, *n, &b.argv, s.stdin);
+        let label = format!("{} / kill at {sys} #{n} (exit {code})", s.name);
+        if check(&c, &b, &label) {
+            saw_after += 1;
+        } else {
+            saw_before += 1;
+        }
+    }
+    assert!(
+        saw_before > 0 && saw_after > 0,
+        "{saw_before} before, {saw_after} after"
+    );
+}
+
 /// A kill at every syscall from the first before-image link (made at its blob
 /// name) to the last publish of one (its chmod to 0600): before the
 /// commit point recovery removes the link and the file is untouched; after it,

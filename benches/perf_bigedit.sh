@@ -1,0 +1,50 @@
+#!/bin/bash
+# Issue 34 row 2: a one-line `edit --old/--new` of a big file (default 1 GB)
+# beside `sed -i` + `sync`, in one interleaved run (benches/perf/ab.py: A, B, B,
+# A, ...; median wall and CPU time of each side). Every round first restores each
+# side's own copy of the file and removes aitools' state (untimed, then `sync`),
+# runs both sides, and checks both left the same bytes (SHA-256). Then one run of
+# each side under `/usr/bin/time -f %M` gives its peak RSS.
+#
+#   benches/perf_bigedit.sh [path/to/aitools]
+#
+# Env: MB (file size, default 1024), RUNS (rounds, default 3), WARMUP (default 1),
+# DIR (where the files go, default a temp dir under /tmp), JSON=FILE (ab.py's result).
+set -euo pipefail
+BIN=$(realpath "${1:-target/release/aitools}")
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+MB=${MB:-1024}
+RUNS=${RUNS:-3}
+WARMUP=${WARMUP:-1}
+W=$(mktemp -d "${DIR:-/tmp}/perf_bigedit.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+export XDG_STATE_HOME="$W/state"
+mkdir -p "$W/state" "$W/a" "$W/b"
+chmod 700 "$W/state"
+(cd "$W/a" && git init -q)
+# Lines of 56 bytes; the edit is in the middle.
+LINES=$((MB * 1024 * 1024 / 56))
+MID=$(printf '%09d' $((LINES / 2)))
+python3 - "$W/orig.txt" "$LINES" <<'PY'
+import sys
+path, n = sys.argv[1], int(sys.argv[2])
+with open(path, "w") as f:
+    step = 100_000
+    for s in range(0, n, step):
+        f.write("".join("line %09d some filler text to make the line longer\n" % i
+                        for i in range(s, min(n, s + step))))
+PY
+echo "file: $(stat -c %s "$W/orig.txt") bytes, edit of line $MID"
+ROUND="cp $W/orig.txt $W/a/big.txt && cp $W/orig.txt $W/b/big.txt && rm -rf $W/state/aitools && sync"
+A="sh -c 'cd $W/a && exec $BIN edit big.txt --old \"line $MID some\" --new \"line $MID EDITED\"'"
+B="sh -c 'sed -i \"s/line $MID some/line $MID EDITED/\" $W/b/big.txt && sync'"
+python3 "$HERE/benches/perf/ab.py" "bigedit ${MB}MB: aitools edit vs sed -i + sync" "$A" "$B" \
+  --runs "$RUNS" --warmup "$WARMUP" --round "$ROUND" --same "$W/a/big.txt" "$W/b/big.txt" \
+  ${JSON:+--json "$JSON"}
+# Peak RSS of each side, one run each on a fresh copy.
+sh -c "$ROUND"
+(cd "$W/a" && /usr/bin/time -f "aitools edit peak RSS: %M KiB (%e s)" \
+  "$BIN" edit big.txt --old "line $MID some" --new "line $MID EDITED" >/dev/null)
+/usr/bin/time -f "sed -i peak RSS: %M KiB (%e s)" \
+  sed -i "s/line $MID some/line $MID EDITED/" "$W/b/big.txt"
+cmp "$W/a/big.txt" "$W/b/big.txt" && echo "identical result"
