@@ -43,18 +43,12 @@ pub fn status() -> u8 {
     // Panic text must never reach the agent: the envelope below reports it.
     std::panic::set_hook(Box::new(|_| {}));
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
-    if let Some(code) = serve_console(&args) {
-        return code;
-    }
-    if let Some(code) = serve_mcp(&args) {
-        return code;
-    }
-    // A bg job's supervisor (started by `bg start`, never typed).
-    if let Some(code) = crate::workspace::supervisor::serve(&args) {
-        return code;
-    }
-    // A run's own subreaper (started by a run beside another, never typed).
-    if let Some(code) = crate::workspace::reaper::serve(&args) {
+    // The servers, a bg job's supervisor (`bg start`) and a run's own subreaper (a run
+    // beside another): the last two are started by aitools, never typed.
+    let served = (serve_console(&args).or_else(|| serve_mcp(&args)))
+        .or_else(|| crate::workspace::supervisor::serve(&args))
+        .or_else(|| crate::workspace::reaper::serve(&args));
+    if let Some(code) = served {
         return code;
     }
     // `--output jsonl` (AOI-CLI): the same invocation, framed as an event stream.

@@ -95,8 +95,10 @@ pub fn tools(list: CommandList, set: ToolSet) -> Vec<Value> {
         ToolSet::All => served(list).map(full_tool).collect(),
         ToolSet::Core => core(list).map(|(s, keep)| core_tool(s, keep)).collect(),
     };
+    // Under --tools all every command is its own tool: the generic tool names none
+    // (the list would only repeat them, past a host's 1,024-character cut).
     let listed: Vec<&str> = match set {
-        ToolSet::All => Vec::new(),
+        ToolSet::All => served(list).map(|s| s.name).collect(),
         ToolSet::Core => core(list).map(|(s, _)| s.name).collect(),
     };
     let others: Vec<&str> = served(list)

@@ -30,6 +30,13 @@ pub const ALLOWED: &[(&str, &str, &str)] = &[
         "OWN",
         "children this process supervises",
     ),
+    // Which run this process reaps itself: a property of the process (its subreaper
+    // status), shared by concurrent calls of a server, not of one call.
+    (
+        "workspace/subreaper.rs",
+        "PLAIN",
+        "the one run reaped by this process itself",
+    ),
     // Masks a command counted on its thread before its envelope (taken per call).
     (
         "protocol/redact/mod.rs",
