@@ -5,7 +5,7 @@ use super::git;
 use super::pick::{self, LineArgs, Pick, Picked};
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
-use crate::protocol::{CmdError, Json, Output, Repair, code, redact, shell, values};
+use crate::protocol::{CmdError, Json, Output, Repair, code, shell, values};
 use crate::workspace::Ctx;
 use clap::Args;
 use serde::Serialize;
