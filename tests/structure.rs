@@ -775,3 +775,44 @@ fn the_error_rule_catches_its_fixtures() {
         "{v:?}"
     );
 }
+
+/// What a command is (a write or a read) reaches the AOI mode and the MCP tools
+/// through one declaration, `CommandSpec::writes_files` (`read_only`): neither
+/// reads the `writes` flag (the shared write options) on its own.
+fn reads_writes_flag(rel: &str, code: &str) -> bool {
+    (rel.starts_with("aoi/") || rel.starts_with("mcp/"))
+        && non_test(code).match_indices(".writes").any(|(i, _)| {
+            let next = code[i + ".writes".len()..].chars().next();
+            next.is_none_or(|c| !(c.is_alphanumeric() || c == '_'))
+        })
+}
+
+#[test]
+fn aoi_and_mcp_read_the_declared_nature_only() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let bad: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let rel = f
+                .strip_prefix(&src)
+                .ok()?
+                .to_string_lossy()
+                .replace('\\', "/");
+            let code = std::fs::read_to_string(f).ok()?;
+            reads_writes_flag(&rel, &code).then_some(rel)
+        })
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "read spec.writes, not writes_files(): {bad:?}"
+    );
+    let old = "fn f(s: &CommandSpec) { events_of(s.name, s.writes); }\n";
+    assert!(reads_writes_flag("aoi/commands.rs", old));
+    assert!(!reads_writes_flag(
+        "aoi/commands.rs",
+        "fn f(s: &S) -> bool { s.writes_files() }\n"
+    ));
+    assert!(!reads_writes_flag("commands/tx/batch.rs", old));
+}

@@ -82,12 +82,14 @@ fn has_arg(spec: &CommandSpec, id: &str) -> bool {
 /// The domain event types a command can emit.
 pub fn event_types(spec: &CommandSpec) -> Vec<String> {
     let mut v = vec!["aoi:meta".to_string()];
-    for r in table::events_of(spec.name, spec.writes) {
+    let rows = table::events_of(spec);
+    for r in &rows {
         if !v.iter().any(|e| e == r.event) {
             v.push(r.event.to_string());
         }
     }
-    if spec.writes && has_arg(spec, "dry_run") {
+    // A dry run's changes stream as the plan.
+    if rows.iter().any(|r| r.event == "change") && has_arg(spec, "dry_run") {
         v.push("aoi:plan".to_string());
     }
     for e in ["result", "aoi:error", "aoi:summary"] {

@@ -544,7 +544,7 @@ fn finish(
     let op_id = env.get("op_id").cloned();
     if let Some(spec) = spec {
         drop_streamed(stream, spec, &mut env, props.get("redactions").is_some());
-        for row in table::events_of(spec.name, spec.writes) {
+        for row in table::events_of(spec) {
             if stream.streamed(row.event) {
                 continue;
             }
@@ -640,7 +640,7 @@ fn drop_streamed(
 ) {
     let live = stream.counts().redactions;
     let mut dropped = false;
-    for row in table::events_of(spec.name, spec.writes) {
+    for row in table::events_of(spec) {
         if stream.streamed(row.event) {
             dropped |= env.remove(row.field).is_some();
         }

@@ -272,7 +272,7 @@ const NOT_IN_RESULT: &[&str] = &[
 fn result_def(commands: CommandList) -> Json {
     let mut props: Vec<(&str, Json)> = Vec::new();
     for spec in commands.all() {
-        let streamed = table::events_of(spec.name, spec.writes);
+        let streamed = table::events_of(spec);
         for f in spec.output_fields {
             let skip = NOT_IN_RESULT.contains(&f.name)
                 || f.name.contains(['.', '['])

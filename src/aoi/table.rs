@@ -87,10 +87,16 @@ pub fn event_rows() -> impl Iterator<Item = EventRow> {
     })
 }
 
-/// The rows that apply to a command (`@writes` rows to every write).
-pub fn events_of(command: &str, writes: bool) -> Vec<EventRow> {
+/// The rows that apply to a command: its own, and the `@writes` rows when its
+/// declared nature is a write (`CommandSpec::writes_files`, what `capabilities`
+/// and the MCP annotations read) and its answer declares the row's field.
+pub fn events_of(spec: &crate::protocol::registry::CommandSpec) -> Vec<EventRow> {
+    let write = spec.writes_files();
+    let declares = |field: &str| spec.all_fields().any(|f| f.name == field);
     event_rows()
-        .filter(|r| r.command == command || (writes && r.command == "@writes"))
+        .filter(|r| {
+            r.command == spec.name || (write && r.command == "@writes" && declares(r.field))
+        })
         .collect()
 }
 

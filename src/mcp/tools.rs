@@ -6,6 +6,7 @@ use crate::protocol::host::CommandList;
 use crate::protocol::registry::{CommandSpec, is_global_arg};
 use clap::ArgAction;
 use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
 
 /// The MCP tool name of a registry command: `code outline` → `code_outline`.
 pub fn tool_name(spec: &CommandSpec) -> String {
@@ -199,8 +200,9 @@ pub fn output_schema(spec: &CommandSpec) -> Value {
         json!({"type": "string", "enum": ["ok", "partial", "error"]}),
     );
     properties.insert("command".into(), json!({"type": "string"}));
-    // A member of each `changes` element (`changes[].count`) types its items.
-    let mut items = Map::new();
+    // A member of an array's elements (`changes[].count`, `matches[].line`)
+    // types its items: declared by the command, else a table row.
+    let mut members: BTreeMap<&str, Map<String, Value>> = BTreeMap::new();
     // The fields every command of a kind shares (the recovery report, a write's
     // and a staged write's) are typed but not described again in each tool:
     // `schema <command> --full` describes them.
@@ -214,17 +216,26 @@ pub fn output_schema(spec: &CommandSpec) -> Value {
                 json!({})
             },
         );
-        match f.name.strip_prefix("changes[].") {
-            Some(member) => {
-                items.insert(member.into(), s);
+        match f.name.split_once("[].") {
+            Some((array, member)) => {
+                members.entry(array).or_default().insert(member.into(), s);
             }
             None => {
                 properties.insert(f.name.into(), s);
             }
         }
     }
-    if let (false, Some(changes)) = (items.is_empty(), properties.get_mut("changes")) {
-        changes["items"] = json!({"type": "object", "properties": items});
+    for (name, p) in properties.iter_mut() {
+        let mut items = members.remove(name.as_str()).unwrap_or_default();
+        for (member, ty) in crate::protocol::field_types::members(spec.name, name) {
+            if let Some(t) = schema_type(ty) {
+                let t = if t.len() == 1 { json!(t[0]) } else { json!(t) };
+                items.entry(member).or_insert_with(|| json!({"type": t}));
+            }
+        }
+        if !items.is_empty() {
+            p["items"] = json!({"type": "object", "properties": items});
+        }
     }
     for name in ENVELOPE_MEMBERS {
         properties

@@ -51,6 +51,29 @@ pub fn type_of(command: &str, field: &str) -> Option<&'static str> {
     general
 }
 
+/// The members the table types for the elements of `command`'s array `array`
+/// (rows `array[].member`): each member's row naming the command, else its
+/// general row; in table order.
+pub fn members(command: &str, array: &str) -> Vec<(&'static str, &'static str)> {
+    let prefix = format!("{array}[].");
+    let mut out: Vec<(&'static str, &'static str)> = Vec::new();
+    for r in rows() {
+        let Some(member) = r.field.strip_prefix(prefix.as_str()) else {
+            continue;
+        };
+        let mine = r.commands.split(',').any(|c| c == command);
+        if !(mine || r.commands.is_empty()) {
+            continue;
+        }
+        match out.iter_mut().find(|(m, _)| *m == member) {
+            Some(known) if mine => known.1 = r.ty,
+            Some(_) => {}
+            None => out.push((member, r.ty)),
+        }
+    }
+    out
+}
+
 /// The JSON Schema `type` keyword's value for a table type: a name, a list of
 /// names for a union, none for `any`.
 pub fn schema_type(ty: &str) -> Option<Vec<&str>> {
@@ -60,6 +83,19 @@ pub fn schema_type(ty: &str) -> Option<Vec<&str>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn members_are_the_commands_rows_of_an_array() {
+        let m = members("search", "matches");
+        assert!(m.contains(&("line", "integer")), "{m:?}");
+        assert!(members("read", "matches").is_empty());
+        assert!(members("find", "items").contains(&("size", "integer|null")));
+        assert!(
+            !members("history", "items")
+                .iter()
+                .any(|(n, _)| *n == "size")
+        );
+    }
 
     #[test]
     fn every_row_is_well_formed() {

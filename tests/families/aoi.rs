@@ -4,7 +4,7 @@
 //! 18.2) as tests, each over every command where it applies.
 
 use crate::support::TestEnv;
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Command, Stdio};
 
@@ -631,4 +631,45 @@ fn aoi_search_events_equal_the_envelope() {
         .collect();
     assert_eq!(Value::Array(blocks), r.json["blocks"]);
     assert_eq!(s.summary()["next_cursor"], r.json["next_commands"][0]);
+}
+
+/// The event list follows the command's declared nature (the field capabilities
+/// and the MCP annotations read), not the shared write options alone: `batch`
+/// journals its writes, so its changes stream as `change` events (each naming
+/// the op) and a dry run's as `aoi:plan`, and capabilities says so.
+#[test]
+fn aoi_batch_streams_its_changes_as_a_write_does() {
+    let env = fixture();
+    let v = validator(&env);
+    let data = r#"[["write","n1.txt","--content","1"],["write","n2.txt","--content","2"]]"#;
+    let s = jsonl(&env, &["batch", "--atomic", "--stdin-data", data]);
+    check_stream(&v, &s, "batch --atomic");
+    assert_eq!(s.summary()["ok"], true, "{}", s.raw);
+    let ch = s.of_type("change");
+    let paths: Vec<&str> = ch.iter().filter_map(|c| c["path"].as_str()).collect();
+    assert_eq!(paths, ["n1.txt", "n2.txt"], "{}", s.raw);
+    assert!(ch.iter().all(|c| c["op_id"].is_string()), "{}", s.raw);
+    let data = r#"[["write","n3.txt","--content","3"]]"#;
+    let s = jsonl(&env, &["batch", "--dry-run", "--stdin-data", data]);
+    check_stream(&v, &s, "batch --dry-run");
+    let plans = s.of_type("aoi:plan");
+    assert_eq!(plans.len(), 1, "{}", s.raw);
+    assert_eq!(plans[0]["target"], "n3.txt");
+    assert!(!env.path("n3.txt").exists());
+    let caps: Value = serde_json::from_slice(
+        &env.command(&["capabilities", "--output", "json"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let batch = caps["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "batch")
+        .expect("batch in capabilities");
+    let types = batch["event_types"].as_array().unwrap();
+    assert!(types.contains(&json!("change")), "{batch}");
+    assert!(types.contains(&json!("aoi:plan")), "{batch}");
 }

@@ -71,7 +71,10 @@ fn the_type_table_names_only_declared_fields_and_commands() {
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
     {
         let cols: Vec<&str> = line.split('\t').collect();
-        let field = cols[0];
+        // An element's member (`matches[].line`) belongs to its array's field.
+        let field = cols[0]
+            .split_once("[].")
+            .map_or(cols[0], |(array, _)| array);
         match cols.get(2) {
             Some(commands) => {
                 for c in commands.split(',') {
@@ -115,6 +118,13 @@ fn output_schemas_type_every_member_and_allow_no_other() {
             if p.get("type").is_none() && k != "value" {
                 untyped.insert(format!("{}.{k}", t["name"]));
             }
+            // An array's element members, typed alike (`value` is any JSON).
+            let members = p["items"]["properties"].as_object();
+            for (m, q) in members.into_iter().flatten() {
+                if q.get("type").is_none() && m != "value" {
+                    untyped.insert(format!("{}.{k}[].{m}", t["name"]));
+                }
+            }
         }
     }
     assert!(
@@ -137,4 +147,27 @@ fn answers_of_the_wrong_shape_fail_the_check() {
     answer["undeclared_member"] = json!(1);
     let caught = std::panic::catch_unwind(|| check_output_schema(&answer));
     assert!(caught.is_err(), "an undeclared member passed");
+}
+
+/// The members of an array's elements are typed in the outputSchema and real
+/// answers are checked against them: a search match whose line is a string, or a
+/// find item whose size is a string, fails the check.
+#[test]
+fn nested_members_of_answers_are_typed_and_checked() {
+    let env = TestEnv::new();
+    env.write("a.txt", "one\ntwo one\n");
+    let mut m = env.run(&["search", "one", "--output", "matches"]).json;
+    check_output_schema(&m);
+    m["matches"][0]["line"] = json!("1");
+    let caught = std::panic::catch_unwind(|| check_output_schema(&m));
+    assert!(caught.is_err(), "a match whose line is a string passed");
+    let mut f = env.run(&["find", "."]).json;
+    check_output_schema(&f);
+    let item = f["items"]
+        .as_array_mut()
+        .and_then(|i| i.first_mut())
+        .expect("an item");
+    item["size"] = json!("12");
+    let caught = std::panic::catch_unwind(|| check_output_schema(&f));
+    assert!(caught.is_err(), "a find item whose size is a string passed");
 }

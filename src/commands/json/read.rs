@@ -474,70 +474,8 @@ pub fn select(ctx: &Ctx, a: &SelectArgs) -> Result<Output, CmdError> {
         .transpose()?;
     let f = load_read(ctx, &a.path)?;
     let display = f.display.clone();
-    let not_array = |t: &str| {
-        CmdError::invalid_argument(
-            &ctx.command,
-            format!(
-                "{:?} in {} is {}, not an array; json select filters arrays (json get reads the rest).",
-                a.pointer,
-                display,
-                json_doc::with_article(t)
-            ),
-        )
-    };
-    // Only the elements the answer needs are kept: every match when sorted or
-    // reversed, else the first --limit (count mode: none); `total` counts them all.
-    let keep_all = sort_by.is_some() || a.desc;
     let room = if a.output == "count" { 0 } else { a.limit };
-    let mut total = 0;
-    let (mut chosen, src): (Vec<(usize, Node)>, Src) = {
-        let mut counted = |matched: bool| {
-            total += usize::from(matched);
-            matched && (keep_all || total <= room)
-        };
-        match json_doc::scan::locate(&f.text, &tokens) {
-            Some((start, end)) => {
-                let text = &f.text;
-                if !text[start..].starts_with('[') {
-                    return Err(not_array(json_doc::scan::type_at(text, start)));
-                }
-                // Each condition parses only the value its pointer finds.
-                let test = |s: usize, e: usize| {
-                    for c in &conds {
-                        let v = json_doc::scan::locate_in(text, s, e, &c.tokens)
-                            .map(|(a, b)| json_doc::scan::parse_span(text, a, b))
-                            .transpose()?;
-                        if !holds_value(c, v.as_ref(), text) {
-                            return Ok(false);
-                        }
-                    }
-                    Ok(true)
-                };
-                let els =
-                    json_doc::scan::elements(text, start, end, |_, s, e| Ok(counted(test(s, e)?)))
-                        .map_err(|e| file::not_json(&display, text, &e, &display))?;
-                (els, Src::Raw(f))
-            }
-            None => {
-                if let Some(e) = file::no_such_pointer_in(ctx, &f, &tokens) {
-                    return Err(e);
-                }
-                let f = f.parse()?;
-                let n = json_doc::lookup(&f.root, &tokens)
-                    .map_err(|k| file::no_such_pointer(ctx, &f, &tokens, k))?;
-                let Kind::Arr(elems) = &n.kind else {
-                    return Err(not_array(n.type_name()));
-                };
-                let els = elems
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, el)| counted(conds.iter().all(|c| holds(c, el, &f.text))))
-                    .map(|(i, el)| (i, el.clone()))
-                    .collect();
-                (els, Src::Parsed(f))
-            }
-        }
-    };
+    let (mut chosen, src, total) = choose(ctx, a, f, &tokens, &conds, room)?;
     let src = src.text();
     if let Some(key) = &sort_by {
         chosen.sort_by(|(_, x), (_, y)| {
@@ -563,33 +501,7 @@ pub fn select(ctx: &Ctx, a: &SelectArgs) -> Result<Output, CmdError> {
         };
         return Ok(Output::ok(&out));
     }
-    let items: Vec<Json> = chosen
-        .iter()
-        .take(a.limit)
-        .map(|(i, el)| {
-            let mut t = tokens.clone();
-            t.push(i.to_string());
-            let value = if picks.is_empty() {
-                el.to_json(src)
-            } else {
-                Json::Obj(
-                    picks
-                        .iter()
-                        .map(|(p, pt)| {
-                            let v = json_doc::lookup(el, pt)
-                                .map(|v| v.to_json(src))
-                                .unwrap_or(Json::Null);
-                            (p.clone(), v)
-                        })
-                        .collect(),
-                )
-            };
-            let mut o = Json::obj();
-            o.push("pointer", Json::str(json_doc::pointer_of(&t)));
-            o.push("value", value);
-            o
-        })
-        .collect();
+    let items = items_of(&chosen, &tokens, &picks, src, a.limit);
     let truncated = total > items.len();
     let next_commands = if truncated {
         vec![shell::aitools(shell::rerun(
@@ -611,4 +523,118 @@ pub fn select(ctx: &Ctx, a: &SelectArgs) -> Result<Output, CmdError> {
         next_commands,
     };
     Ok(Output::cut(&out, truncated))
+}
+
+/// The array's elements that hold every condition, with the source they point
+/// into and how many held: only those the answer needs are kept (every match
+/// when sorted or reversed, else the first `room`; count mode: none).
+fn choose(
+    ctx: &Ctx,
+    a: &SelectArgs,
+    f: JsonSrc,
+    tokens: &[String],
+    conds: &[Cond],
+    room: usize,
+) -> Result<(Vec<(usize, Node)>, Src, usize), CmdError> {
+    let display = f.display.clone();
+    let not_array = |t: &str| {
+        CmdError::invalid_argument(
+            &ctx.command,
+            format!(
+                "{:?} in {} is {}, not an array; json select filters arrays (json get reads the rest).",
+                a.pointer,
+                display,
+                json_doc::with_article(t)
+            ),
+        )
+    };
+    // `total` counts every match.
+    let keep_all = a.sort_by.is_some() || a.desc;
+    let mut total = 0;
+    let (chosen, src): (Vec<(usize, Node)>, Src) = {
+        let mut counted = |matched: bool| {
+            total += usize::from(matched);
+            matched && (keep_all || total <= room)
+        };
+        match json_doc::scan::locate(&f.text, tokens) {
+            Some((start, end)) => {
+                let text = &f.text;
+                if !text[start..].starts_with('[') {
+                    return Err(not_array(json_doc::scan::type_at(text, start)));
+                }
+                // Each condition parses only the value its pointer finds.
+                let test = |s: usize, e: usize| {
+                    for c in conds {
+                        let v = json_doc::scan::locate_in(text, s, e, &c.tokens)
+                            .map(|(a, b)| json_doc::scan::parse_span(text, a, b))
+                            .transpose()?;
+                        if !holds_value(c, v.as_ref(), text) {
+                            return Ok(false);
+                        }
+                    }
+                    Ok(true)
+                };
+                let els =
+                    json_doc::scan::elements(text, start, end, |_, s, e| Ok(counted(test(s, e)?)))
+                        .map_err(|e| file::not_json(&display, text, &e, &display))?;
+                (els, Src::Raw(f))
+            }
+            None => {
+                if let Some(e) = file::no_such_pointer_in(ctx, &f, tokens) {
+                    return Err(e);
+                }
+                let f = f.parse()?;
+                let n = json_doc::lookup(&f.root, tokens)
+                    .map_err(|k| file::no_such_pointer(ctx, &f, tokens, k))?;
+                let Kind::Arr(elems) = &n.kind else {
+                    return Err(not_array(n.type_name()));
+                };
+                let els = elems
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, el)| counted(conds.iter().all(|c| holds(c, el, &f.text))))
+                    .map(|(i, el)| (i, el.clone()))
+                    .collect();
+                (els, Src::Parsed(f))
+            }
+        }
+    };
+    Ok((chosen, src, total))
+}
+
+/// The answer's items: each kept element's pointer and value (or its picks).
+fn items_of(
+    chosen: &[(usize, Node)],
+    tokens: &[String],
+    picks: &[(String, Vec<String>)],
+    src: &str,
+    limit: usize,
+) -> Vec<Json> {
+    chosen
+        .iter()
+        .take(limit)
+        .map(|(i, el)| {
+            let mut t = tokens.to_vec();
+            t.push(i.to_string());
+            let value = if picks.is_empty() {
+                el.to_json(src)
+            } else {
+                Json::Obj(
+                    picks
+                        .iter()
+                        .map(|(p, pt)| {
+                            let v = json_doc::lookup(el, pt)
+                                .map(|v| v.to_json(src))
+                                .unwrap_or(Json::Null);
+                            (p.clone(), v)
+                        })
+                        .collect(),
+                )
+            };
+            let mut o = Json::obj();
+            o.push("pointer", Json::str(json_doc::pointer_of(&t)));
+            o.push("value", value);
+            o
+        })
+        .collect()
 }
