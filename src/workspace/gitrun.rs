@@ -7,6 +7,7 @@
 //! emptied by name; transports are closed, so a partial clone never fetches. What
 //! cannot be neutralised is refused (`RunError::Refused`).
 
+use super::gitquick;
 use super::process::{self, Finished, Limits, StartError};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -160,12 +161,27 @@ fn base(dir: &Path) -> Command {
 /// in its submodules. Also refuses a partial clone when this git cannot be told
 /// not to fetch. The second value says the repository is a partial clone.
 fn repository_filters(dir: &Path, limits: Limits) -> Result<(Vec<String>, bool), RunError> {
-    let top = list_config(dir, limits)?;
+    let path = super::host::absolute_path(&std::env::var("PATH").unwrap_or_default());
+    let git = super::host::which("git", &path);
+    // No config file can hold a filter driver or a partial clone: no listing.
+    let top = if gitquick::nothing_to_disable(dir, git.as_deref(), limits.cap) {
+        Listed::default()
+    } else {
+        list_config(dir, limits)?
+    };
     if top.partial_clone {
         require_no_lazy_fetch(dir, limits)?;
     }
     let mut names = top.filters;
     for sub in submodule_dirs(dir)? {
+        let git_dir = if sub.join(".git").is_dir() {
+            sub.join(".git")
+        } else {
+            sub.clone()
+        };
+        if gitquick::repository_clean(&git_dir, limits.cap) {
+            continue;
+        }
         let listed = list_config(&sub, limits)?;
         names.extend(listed.filters);
     }

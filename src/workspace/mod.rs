@@ -6,6 +6,7 @@ pub mod candidates;
 pub mod defs;
 pub mod error;
 pub mod git;
+pub mod gitquick;
 pub mod gitrun;
 pub mod host;
 pub mod input;

@@ -476,3 +476,54 @@ fn the_git_deadline_comes_from_aitools_git_timeout_ms() {
     );
     assert!(started.elapsed() < std::time::Duration::from_secs(10));
 }
+
+/// A repository whose config files can define no filter driver (none holds
+/// `filter` or `include`) is read with one git process, not two: no `git config
+/// --list` first (was: every command listed the config); one that defines a
+/// driver is still listed and the driver emptied by name.
+#[test]
+fn a_repository_without_filter_drivers_costs_one_git_process() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = repo();
+    let real = std::env::var("PATH")
+        .unwrap_or_default()
+        .split(':')
+        .map(|d| std::path::Path::new(d).join("git"))
+        .find(|p| p.is_file())
+        .expect("git on PATH");
+    // A logging git in `<prefix>/bin` (its system config would be `<prefix>/etc`).
+    let prefix = tempfile::tempdir().unwrap();
+    let log = prefix.path().join("calls.log");
+    std::fs::create_dir(prefix.path().join("bin")).unwrap();
+    let wrapper = prefix.path().join("bin/git");
+    let script = format!(
+        "#!/bin/sh\necho \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
+        log.display(),
+        real.display()
+    );
+    std::fs::write(&wrapper, script).unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:/usr/bin:/bin", prefix.path().join("bin").display());
+    let status = |env: &TestEnv| {
+        let _ = std::fs::remove_file(&log);
+        let out = env
+            .command(&["git", "status"])
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        let r = crate::support::parse(out);
+        assert_eq!(r.json["status"], "ok", "{}", r.stdout);
+        std::fs::read_to_string(&log).unwrap_or_default()
+    };
+    let calls = status(&env);
+    assert_eq!(calls.lines().count(), 1, "{calls}");
+    assert!(!calls.contains("config --list"), "{calls}");
+    // A driver in the repository's config: listed, and emptied by name.
+    let config = env.path(".git/config");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str("[FILTER \"evil\"]\n\tclean = touch pwned\n");
+    std::fs::write(&config, text).unwrap();
+    let calls = status(&env);
+    assert!(calls.contains("config --list"), "{calls}");
+    assert!(calls.contains("filter.evil.clean="), "{calls}");
+}
