@@ -14,8 +14,8 @@ pub mod blame;
 mod commit;
 pub mod diff;
 pub mod log;
-pub mod pick;
 mod mask;
+pub mod pick;
 pub mod show;
 pub mod status;
 
