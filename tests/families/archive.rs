@@ -372,3 +372,84 @@ fn archive_with_100k_tiny_members_lists_bounded_and_extract_stops_at_the_entry_b
     assert_eq!(x.error_code(), "refusal.too-large", "{}", x.stdout);
     assert!(!env.path("out").exists());
 }
+
+#[test]
+fn archive_create_writes_what_python_and_tar_read_back_guarded_and_undoable() {
+    let env = TestEnv::new();
+    env.write(".gitignore", "build/\n");
+    env.write("proj/a.txt", "alpha\n");
+    env.write("proj/deep/b.sh", "#!/bin/sh\necho b\n");
+    env.write("proj/build/out.o", "ignored\n");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(
+        env.path("proj/deep/b.sh"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    let want = json!({"proj/a.txt": ["616c7068610a", "644"], "proj/deep/b.sh": ["23212f62696e2f73680a6563686f20620a", "755"]});
+    let read_back = r#"
+import sys, json, tarfile, zipfile
+p = sys.argv[1]; out = {}
+if p.endswith(".zip"):
+    z = zipfile.ZipFile(p); assert z.testzip() is None
+    for i in z.infolist(): out[i.filename] = [z.read(i).hex(), "%o" % (i.external_attr >> 16 & 0o777)]
+else:
+    for m in tarfile.open(p): out[m.name] = [tarfile.open(p).extractfile(m.name).read().hex(), "%o" % m.mode]
+print(json.dumps(out))
+"#;
+    for name in ["o.zip", "o.tar", "o.tar.gz"] {
+        let r = env.run(&["archive", "create", name, "proj"]);
+        assert_eq!(r.code, 0, "{}", r.stdout);
+        assert_eq!(r.json["entries"], 2);
+        let out = Command::new("python3")
+            .args(["-c", read_back, name])
+            .current_dir(env.root())
+            .output()
+            .unwrap();
+        let got: Value = serde_json::from_slice(&out.stdout).expect(name);
+        assert_eq!(got, want, "{name}");
+    }
+    // tar(1) reads them too.
+    let t = Command::new("tar")
+        .args(["-tzf", "o.tar.gz"])
+        .current_dir(env.root())
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&t.stdout),
+        "proj/a.txt\nproj/deep/b.sh\n"
+    );
+    // Never overwritten unguarded; the repair's guard works.
+    let again = env.run(&["archive", "create", "o.zip", "proj/a.txt"]);
+    assert_eq!(again.error_code(), "refusal.exists", "{}", again.stdout);
+    let fix = again.json["error"]["repairs"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let over = env.run_line(&fix);
+    assert_eq!(over.code, 0, "{}", over.stdout);
+    assert_eq!(env.run(&["archive", "list", "o.zip"]).json["total"], 1);
+    // Undo restores the earlier archive, then removes the first.
+    env.run(&["undo", &over.op_id()]);
+    assert_eq!(env.run(&["archive", "list", "o.zip"]).json["total"], 2);
+    let hist = env.run(&["history", "o.zip"]);
+    let first = hist.json["items"].as_array().unwrap().last().unwrap()["op_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(env.run(&["undo", &first]).code, 0);
+    assert!(!env.path("o.zip").exists());
+    // gz takes one file; a round trip through extract gives the bytes back.
+    let gz = env.run(&["archive", "create", "a.txt.gz", "proj/a.txt"]);
+    assert_eq!(gz.code, 0, "{}", gz.stdout);
+    assert_eq!(
+        py(
+            &env,
+            "import gzip; print(gzip.open('a.txt.gz').read().hex())"
+        )
+        .trim(),
+        "616c7068610a"
+    );
+    let two = env.run(&["archive", "create", "two.gz", "proj"]);
+    assert_eq!(two.error_code(), "argument.invalid");
+}
