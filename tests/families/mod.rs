@@ -81,6 +81,7 @@ mod secret_surfaces;
 mod snapshot_sys_time;
 mod store;
 mod syntax;
+mod sys_procs;
 mod token_budget;
 mod tx;
 mod tx_log;
