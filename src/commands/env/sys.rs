@@ -1,7 +1,8 @@
-//! `sys info|env|tools`: host facts agents otherwise ask the shell for: the OS,
+//! `sys info|env|tools|procs|ports`: host facts agents otherwise ask the shell for: the OS,
 //! CPUs, user, memory and the workspace's disk (`workspace::host`); the
 //! environment with secret values masked by the one mask; which tools are on
-//! PATH and their versions, probed in parallel through the one process runner.
+//! PATH and their versions, probed in parallel through the one process runner;
+//! processes and listening sockets (`host::processes`, `host::listeners`), masked.
 
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
