@@ -125,6 +125,30 @@ fn scenarios() -> Vec<Scenario> {
             stdin: None,
         },
         Scenario {
+            name: "archive extract (multi-file)",
+            setup: |c| {
+                c.put("src/one.txt", "1\n");
+                c.put("src/deep/two.txt", "2\n");
+                let ok = std::process::Command::new("tar")
+                    .args(["-cf", "a.tar", "src"])
+                    .current_dir(c.ws())
+                    .status()
+                    .unwrap();
+                assert!(ok.success());
+                argv(&["archive", "extract", "a.tar", "--to", "dst"])
+            },
+            stdin: None,
+        },
+        Scenario {
+            name: "archive create",
+            setup: |c| {
+                c.put("src/one.txt", "1\n");
+                c.put("src/deep/two.txt", "2\n");
+                argv(&["archive", "create", "a.tar.gz", "src"])
+            },
+            stdin: None,
+        },
+        Scenario {
             name: "move over an existing file (multi-file)",
             setup: |c| {
                 c.put("from.txt", "moving\n");

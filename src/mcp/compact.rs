@@ -176,9 +176,16 @@ fn generic_tool(others: &[&str]) -> Value {
         "Run any aitools command: {\"command\":\"json get\",\"args\":{\"path\":\"a.json\",\"pointer\":\"/a\"}}. args: its options and positionals as snake_case properties (--max-lines 5 is \"max_lines\":5, a flag true); any option of a listed tool works too. Answer: its envelope. Its args: {\"command\":\"schema\",\"args\":{\"commands\":[\"git show\"]}}.",
     );
     if !others.is_empty() {
-        d.push_str(" Commands: ");
-        d.push_str(&grouped(others));
-        d.push('.');
+        // Every name while they fit; past the budget a group's subcommands are
+        // one `schema <group>` away (`json *`).
+        let full = format!(" Commands: {}.", grouped(others, false));
+        if d.len() + full.len() <= MAX_DESCRIPTION {
+            d.push_str(&full);
+        } else {
+            d.push_str(" Commands (GROUP *: schema GROUP lists them): ");
+            d.push_str(&grouped(others, true));
+            d.push('.');
+        }
     }
     json!({
         "name": GENERIC_TOOL,
@@ -198,7 +205,7 @@ fn generic_tool(others: &[&str]) -> Value {
 
 /// `git blame, git diff, read` as `git blame|diff, read`: the list grows with every
 /// command, and a host cuts or refuses a description past 1,024 characters.
-fn grouped(commands: &[&str]) -> String {
+fn grouped(commands: &[&str], collapse: bool) -> String {
     let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
     for command in commands {
         let (head, rest) = command.split_once(' ').unwrap_or((command, ""));
@@ -211,6 +218,7 @@ fn grouped(commands: &[&str]) -> String {
         .into_iter()
         .map(|(head, subs)| match subs.as_slice() {
             [""] => head.to_string(),
+            _ if collapse => format!("{head} *"),
             _ => format!("{head} {}", subs.join("|")),
         })
         .collect();

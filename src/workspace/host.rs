@@ -141,3 +141,171 @@ pub fn random_bytes(buf: &mut [u8]) -> std::io::Result<()> {
     }
     Ok(())
 }
+
+/// One process as /proc describes it.
+pub struct Proc {
+    pub pid: u32,
+    pub ppid: u32,
+    pub uid: Option<u32>,
+    /// R, S, D, Z, T, ...
+    pub state: String,
+    /// Its command line (arguments joined by spaces), or `[comm]` for a kernel thread.
+    pub command: String,
+    /// Start time, seconds since the epoch.
+    pub started: Option<i64>,
+}
+
+/// The boot time (seconds since the epoch) and clock ticks per second.
+fn boot_and_ticks() -> (Option<i64>, i64) {
+    let btime = std::fs::read_to_string("/proc/stat").ok().and_then(|s| {
+        s.lines()
+            .find_map(|l| l.strip_prefix("btime "))
+            .and_then(|v| v.trim().parse().ok())
+    });
+    // SAFETY: sysconf reads a constant.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    (btime, if ticks > 0 { ticks as i64 } else { 100 })
+}
+
+/// One process, or None when it ended meanwhile (or /proc is not there).
+fn process(pid: u32, boot: Option<i64>, ticks: i64) -> Option<Proc> {
+    use std::os::unix::fs::MetadataExt;
+    let dir = PathBuf::from(format!("/proc/{pid}"));
+    let stat = std::fs::read_to_string(dir.join("stat")).ok()?;
+    let (head, rest) = stat.rsplit_once(')')?;
+    let comm = head.split_once('(').map(|(_, c)| c).unwrap_or("");
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let state = f.first()?.to_string();
+    let ppid = f.get(1)?.parse().ok()?;
+    let start: Option<i64> = f.get(19).and_then(|v| v.parse().ok());
+    let cmdline = std::fs::read(dir.join("cmdline")).unwrap_or_default();
+    let args: Vec<String> = cmdline
+        .split(|b| *b == 0)
+        .filter(|a| !a.is_empty())
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect();
+    let command = if args.is_empty() {
+        format!("[{comm}]")
+    } else {
+        args.join(" ")
+    };
+    Some(Proc {
+        pid,
+        ppid,
+        uid: std::fs::metadata(&dir).ok().map(|m| m.uid()),
+        state,
+        command,
+        started: boot.zip(start).map(|(b, s)| b + s / ticks),
+    })
+}
+
+/// Every process /proc lists, by pid.
+pub fn processes() -> std::io::Result<Vec<Proc>> {
+    let (boot, ticks) = boot_and_ticks();
+    let mut pids: Vec<u32> = std::fs::read_dir("/proc")?
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .collect();
+    pids.sort_unstable();
+    Ok(pids
+        .into_iter()
+        .filter_map(|p| process(p, boot, ticks))
+        .collect())
+}
+
+/// One listening socket from /proc/net.
+pub struct Listener {
+    pub protocol: &'static str,
+    pub address: String,
+    pub port: u16,
+    pub inode: u64,
+}
+
+/// `0100007F` (IPv4) or 32 hex digits (IPv6), each 32-bit word in host order.
+fn hex_address(h: &str) -> Option<String> {
+    let words: Vec<u32> = (0..h.len() / 8)
+        .map(|i| u32::from_str_radix(h.get(i * 8..i * 8 + 8)?, 16).ok())
+        .collect::<Option<_>>()?;
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_ne_bytes()).collect();
+    match bytes.len() {
+        4 => Some(std::net::Ipv4Addr::new(bytes[0], bytes[1], bytes[2], bytes[3]).to_string()),
+        16 => {
+            let a: [u8; 16] = bytes.try_into().ok()?;
+            Some(std::net::Ipv6Addr::from(a).to_string())
+        }
+        _ => None,
+    }
+}
+
+/// TCP sockets in LISTEN (and unconnected UDP ones) from /proc/net/{tcp,tcp6,udp,udp6}.
+pub fn listeners() -> std::io::Result<Vec<Listener>> {
+    let mut out = Vec::new();
+    let mut any = false;
+    for (file, protocol, state) in [
+        ("tcp", "tcp", "0A"),
+        ("tcp6", "tcp6", "0A"),
+        ("udp", "udp", "07"),
+        ("udp6", "udp6", "07"),
+    ] {
+        let Ok(text) = std::fs::read_to_string(format!("/proc/net/{file}")) else {
+            continue;
+        };
+        any = true;
+        for line in text.lines().skip(1) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let (Some(local), Some(st), Some(inode)) = (f.get(1), f.get(3), f.get(9)) else {
+                continue;
+            };
+            if *st != state {
+                continue;
+            }
+            let Some((addr, port)) = local.split_once(':') else {
+                continue;
+            };
+            let (Some(address), Ok(port)) = (hex_address(addr), u16::from_str_radix(port, 16))
+            else {
+                continue;
+            };
+            out.push(Listener {
+                protocol,
+                address,
+                port,
+                inode: inode.parse().unwrap_or(0),
+            });
+        }
+    }
+    if !any {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "/proc/net is not readable",
+        ));
+    }
+    Ok(out)
+}
+
+/// Socket inode → the pid holding it, for the processes whose fds are readable.
+pub fn socket_owners() -> std::collections::HashMap<u64, u32> {
+    let mut map = std::collections::HashMap::new();
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return map;
+    };
+    for e in procs.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        let Ok(fds) = std::fs::read_dir(e.path().join("fd")) else {
+            continue;
+        };
+        for fd in fds.flatten() {
+            let Ok(t) = std::fs::read_link(fd.path()) else {
+                continue;
+            };
+            let t = t.to_string_lossy();
+            if let Some(n) = t.strip_prefix("socket:[").and_then(|r| r.strip_suffix(']'))
+                && let Ok(n) = n.parse()
+            {
+                map.entry(n).or_insert(pid);
+            }
+        }
+    }
+    map
+}

@@ -5,6 +5,7 @@
 
 use crate::support::TestEnv;
 use serde_json::{Value, json};
+use std::path::Path;
 use std::process::Command;
 
 /// Runs a Python script in the workspace; its stdout.
@@ -181,4 +182,274 @@ fn archive_read_of_a_gz_needs_no_entry_and_a_non_archive_is_refused() {
         "{}",
         bad.stdout
     );
+}
+
+/// Python's extraction of `file` into `dir` (tarfile's and zipfile's own), as
+/// {path: [kind, content or link, mode]}; aitools' tree under `out` the same way.
+const TREE: &str = r#"
+import os, sys, json, stat
+def tree(root):
+    out = {}
+    for d, dirs, files in os.walk(root):
+        for n in dirs + files:
+            p = os.path.join(d, n); rel = os.path.relpath(p, root); st = os.lstat(p)
+            if stat.S_ISLNK(st.st_mode): out[rel] = ["link", os.readlink(p)]
+            elif stat.S_ISDIR(st.st_mode): out[rel] = ["dir", None]
+            else: out[rel] = ["file", open(p, "rb").read().hex(), "%o" % (st.st_mode & 0o777)]
+    return out
+print(json.dumps(tree(sys.argv[1]), sort_keys=True))
+"#;
+
+fn tree(env: &TestEnv, dir: &str) -> Value {
+    let out = Command::new("python3")
+        .args(["-c", TREE, dir])
+        .current_dir(env.root())
+        .output()
+        .expect("python3");
+    serde_json::from_slice(&out.stdout).expect("tree")
+}
+
+#[test]
+fn archive_extract_writes_what_python_extracts_and_undo_removes_it() {
+    let env = TestEnv::new();
+    py(&env, MAKE);
+    py(
+        &env,
+        "import tarfile, zipfile\ntarfile.open('a.tar.gz').extractall('py_tgz', filter='tar')\nzipfile.ZipFile('a.zip').extractall('py_zip')\nimport os\nfor d,_,fs in os.walk('py_zip'):\n  [os.chmod(os.path.join(d,f), zipfile.ZipFile('a.zip').getinfo(os.path.relpath(os.path.join(d,f),'py_zip')).external_attr>>16 & 0o777) for f in fs]",
+    );
+    for (file, oracle, to) in [
+        ("a.tar.gz", "py_tgz", "x_tgz"),
+        ("a.zip", "py_zip", "x_zip"),
+    ] {
+        let r = env.run(&["archive", "extract", file, "--to", to]);
+        assert_eq!(r.code, 0, "{}", r.stdout);
+        assert_eq!(tree(&env, to), tree(&env, oracle), "{file}");
+        let op = r.op_id();
+        let u = env.run(&["undo", &op]);
+        assert_eq!(u.code, 0, "{}", u.stdout);
+        assert!(!env.path(to).exists(), "undo left {to}");
+    }
+    // One member by name; a name not in the archive is not-found.
+    let one = env.run(&[
+        "archive",
+        "extract",
+        "a.zip",
+        "--to",
+        "one",
+        "--entry",
+        "pkg/a.txt",
+    ]);
+    assert_eq!(one.code, 0, "{}", one.stdout);
+    assert_eq!(
+        std::fs::read(env.path("one/pkg/a.txt")).unwrap(),
+        b"alpha\nbeta\r\ngamma\n"
+    );
+    assert!(!env.path("one/pkg/key.env").exists());
+    // Never overwrites: the same extraction again is refused, nothing changed.
+    let again = env.run(&["archive", "extract", "a.zip", "--to", "one"]);
+    assert_eq!(again.error_code(), "refusal.exists", "{}", again.stdout);
+    assert!(!env.path("one/pkg/key.env").exists());
+    // A dry run writes nothing.
+    let dry = env.run(&["archive", "extract", "a.zip", "--to", "dry", "--dry-run"]);
+    assert_eq!(dry.json["dry_run"], true, "{}", dry.stdout);
+    assert!(!env.path("dry").exists());
+}
+
+/// Tars with one hostile member each, after a harmless one.
+const HOSTILE: &str = r#"
+import tarfile, io
+def mk(name, members):
+    with tarfile.open(name, "w") as t:
+        for n, kind, extra in members:
+            i = tarfile.TarInfo(n)
+            if kind == "f": i.size = len(extra); t.addfile(i, io.BytesIO(extra))
+            elif kind == "l": i.type = tarfile.SYMTYPE; i.linkname = extra; t.addfile(i)
+            elif kind == "h": i.type = tarfile.LNKTYPE; i.linkname = extra; t.addfile(i)
+            elif kind == "c": i.type = tarfile.CHRTYPE; i.devmajor = 1; i.devminor = 3; t.addfile(i)
+ok = ("ok.txt", "f", b"ok\n")
+mk("dotdot.tar", [ok, ("../escape.txt", "f", b"evil\n")])
+mk("deep.tar", [ok, ("a/b/../../../escape.txt", "f", b"evil\n")])
+mk("abs.tar", [ok, ("/tmp/aitools-abs-escape.txt", "f", b"evil\n")])
+mk("link_out.tar", [ok, ("etc", "l", "/etc"), ("etc/aitools-escape", "f", b"evil\n")])
+mk("link_up.tar", [ok, ("up", "l", "../.."), ("up/escape.txt", "f", b"evil\n")])
+mk("link_in.tar", [ok, ("d", "l", "."), ("d/x.txt", "f", b"evil\n")])
+mk("hard_out.tar", [ok, ("h", "h", "/etc/passwd")])
+mk("device.tar", [ok, ("null", "c", None)])
+"#;
+
+#[test]
+fn archive_extract_refuses_names_and_links_leading_out_and_writes_nothing() {
+    let env = TestEnv::new();
+    py(&env, HOSTILE);
+    let cases = [
+        ("dotdot.tar", "refusal.outside-workspace"),
+        ("deep.tar", "refusal.outside-workspace"),
+        ("abs.tar", "refusal.outside-workspace"),
+        ("link_out.tar", "refusal.outside-workspace"),
+        ("link_up.tar", "refusal.outside-workspace"),
+        ("link_in.tar", "refusal.outside-workspace"),
+        ("hard_out.tar", "refusal.outside-workspace"),
+        ("device.tar", "refusal.not-a-file"),
+    ];
+    for (file, code) in cases {
+        let r = env.run(&["archive", "extract", file, "--to", "sub/out"]);
+        assert_eq!(r.error_code(), code, "{file}: {}", r.stdout);
+        assert!(!env.path("sub").exists(), "{file}: something was written");
+        assert!(!env.root().parent().unwrap().join("escape.txt").exists());
+    }
+    assert!(!Path::new("/tmp/aitools-abs-escape.txt").exists());
+    assert!(!Path::new("/etc/aitools-escape").exists());
+    // The destination itself must be inside the workspace.
+    let out = env.run(&[
+        "archive",
+        "extract",
+        "dotdot.tar",
+        "--to",
+        "/tmp/aitools-out",
+    ]);
+    assert_eq!(
+        out.error_code(),
+        "refusal.outside-workspace",
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn archive_extract_counts_bytes_as_they_come_ratio_bomb_and_lying_headers() {
+    let env = TestEnv::new();
+    // 42.zip-style filler: 40 members of 16 MiB of zeros (640 MiB from ~650 KB),
+    // and a zip whose headers say 100 bytes for a member of 16 MiB.
+    py(
+        &env,
+        r#"
+import zipfile, struct
+z = zipfile.ZipFile("bomb.zip", "w", zipfile.ZIP_DEFLATED)
+blob = bytes(16 << 20)
+for i in range(40): z.writestr("zeros%02d" % i, blob)
+z.close()
+z = zipfile.ZipFile("liar.zip", "w", zipfile.ZIP_DEFLATED); z.writestr("x", blob); z.close()
+b = bytearray(open("liar.zip", "rb").read())
+cd = b.rfind(b"PK\x01\x02"); struct.pack_into("<I", b, cd + 24, 100); struct.pack_into("<I", b, 22, 100)
+open("liar.zip", "wb").write(bytes(b))
+"#,
+    );
+    let bomb = env.run(&["archive", "extract", "bomb.zip", "--to", "out"]);
+    assert_eq!(bomb.error_code(), "refusal.too-large", "{}", bomb.stdout);
+    assert!(!env.path("out").exists());
+    // The byte budget alone stops it too (ratio aside).
+    let small = env.run(&[
+        "archive",
+        "extract",
+        "bomb.zip",
+        "--to",
+        "out",
+        "--max-bytes",
+        "1MiB",
+    ]);
+    assert_eq!(small.error_code(), "refusal.too-large", "{}", small.stdout);
+    let liar = env.run(&["archive", "extract", "liar.zip", "--to", "out"]);
+    assert!(
+        ["input.syntax-error", "refusal.too-large"].contains(&liar.error_code()),
+        "{}",
+        liar.stdout
+    );
+    assert!(!env.path("out").exists());
+}
+
+#[test]
+fn archive_with_100k_tiny_members_lists_bounded_and_extract_stops_at_the_entry_budget() {
+    let env = TestEnv::new();
+    py(
+        &env,
+        "import tarfile, io\nt = tarfile.open('many.tar.gz', 'w:gz')\nfor i in range(100001):\n    ti = tarfile.TarInfo('f/%06d' % i); t.addfile(ti, io.BytesIO(b''))\nt.close()",
+    );
+    let l = env.run(&["archive", "list", "many.tar.gz"]);
+    assert_eq!(l.code, 3, "{}", &l.stdout[..l.stdout.len().min(300)]);
+    assert_eq!(l.json["total"], 100001);
+    assert_eq!(l.json["items"].as_array().unwrap().len(), 200);
+    let x = env.run(&["archive", "extract", "many.tar.gz", "--to", "out"]);
+    assert_eq!(x.error_code(), "refusal.too-large", "{}", x.stdout);
+    assert!(!env.path("out").exists());
+}
+
+#[test]
+fn archive_create_writes_what_python_and_tar_read_back_guarded_and_undoable() {
+    let env = TestEnv::new();
+    env.write(".gitignore", "build/\n");
+    env.write("proj/a.txt", "alpha\n");
+    env.write("proj/deep/b.sh", "#!/bin/sh\necho b\n");
+    env.write("proj/build/out.o", "ignored\n");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(
+        env.path("proj/deep/b.sh"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    let want = json!({"proj/a.txt": ["616c7068610a", "644"], "proj/deep/b.sh": ["23212f62696e2f73680a6563686f20620a", "755"]});
+    let read_back = r#"
+import sys, json, tarfile, zipfile
+p = sys.argv[1]; out = {}
+if p.endswith(".zip"):
+    z = zipfile.ZipFile(p); assert z.testzip() is None
+    for i in z.infolist(): out[i.filename] = [z.read(i).hex(), "%o" % (i.external_attr >> 16 & 0o777)]
+else:
+    for m in tarfile.open(p): out[m.name] = [tarfile.open(p).extractfile(m.name).read().hex(), "%o" % m.mode]
+print(json.dumps(out))
+"#;
+    for name in ["o.zip", "o.tar", "o.tar.gz"] {
+        let r = env.run(&["archive", "create", name, "proj"]);
+        assert_eq!(r.code, 0, "{}", r.stdout);
+        assert_eq!(r.json["entries"], 2);
+        let out = Command::new("python3")
+            .args(["-c", read_back, name])
+            .current_dir(env.root())
+            .output()
+            .unwrap();
+        let got: Value = serde_json::from_slice(&out.stdout).expect(name);
+        assert_eq!(got, want, "{name}");
+    }
+    // tar(1) reads them too.
+    let t = Command::new("tar")
+        .args(["-tzf", "o.tar.gz"])
+        .current_dir(env.root())
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&t.stdout),
+        "proj/a.txt\nproj/deep/b.sh\n"
+    );
+    // Never overwritten unguarded; the repair's guard works.
+    let again = env.run(&["archive", "create", "o.zip", "proj/a.txt"]);
+    assert_eq!(again.error_code(), "refusal.exists", "{}", again.stdout);
+    let fix = again.json["error"]["repairs"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let over = env.run_line(&fix);
+    assert_eq!(over.code, 0, "{}", over.stdout);
+    assert_eq!(env.run(&["archive", "list", "o.zip"]).json["total"], 1);
+    // Undo restores the earlier archive, then removes the first.
+    env.run(&["undo", &over.op_id()]);
+    assert_eq!(env.run(&["archive", "list", "o.zip"]).json["total"], 2);
+    let hist = env.run(&["history", "o.zip"]);
+    let first = hist.json["items"].as_array().unwrap().last().unwrap()["op_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(env.run(&["undo", &first]).code, 0);
+    assert!(!env.path("o.zip").exists());
+    // gz takes one file; a round trip through extract gives the bytes back.
+    let gz = env.run(&["archive", "create", "a.txt.gz", "proj/a.txt"]);
+    assert_eq!(gz.code, 0, "{}", gz.stdout);
+    assert_eq!(
+        py(
+            &env,
+            "import gzip; print(gzip.open('a.txt.gz').read().hex())"
+        )
+        .trim(),
+        "616c7068610a"
+    );
+    let two = env.run(&["archive", "create", "two.gz", "proj"]);
+    assert_eq!(two.error_code(), "argument.invalid");
 }

@@ -132,6 +132,13 @@ fn huge_file(env: &TestEnv) -> Option<Child> {
     None
 }
 
+/// A sparse file over the 1 GiB an archive takes in.
+fn sparse_gib(env: &TestEnv) -> Option<Child> {
+    let f = std::fs::File::create(env.path("big.bin")).expect("create");
+    f.set_len((1 << 30) + 1).expect("sparse");
+    None
+}
+
 /// Archives: a.zip (t.txt), a corrupt zip, a zip whose member is 20 MiB of
 /// zeros (a ratio bomb), a zip with a bzip2 member.
 fn archives(env: &TestEnv) -> Option<Child> {
@@ -577,6 +584,10 @@ const ROWS: &[Row] = &[
     r("archive read", "input.syntax-error", &["archive", "read", "bad.zip", "t.txt"]).setup(archives),
     r("archive read", "selection.no-match", &["archive", "read", "a.zip", "t.txt", "--match", "zzz"]).setup(archives),
     r("archive read", "refusal.too-large", &["archive", "read", "bomb.zip", "zeros"]).setup(archives),
+    r("archive create", "refusal.too-large", &["archive", "create", "o.tar", "big.bin"]).setup(sparse_gib),
+    r("archive extract", "input.unsupported-format", &["archive", "extract", "bz.zip", "--to", "o"]).setup(archives),
+    r("archive extract", "input.syntax-error", &["archive", "extract", "bad.zip", "--to", "o"]).setup(archives),
+    r("archive extract", "refusal.too-large", &["archive", "extract", "bomb.zip", "--to", "o"]).setup(archives),
     r("time convert", "input.syntax-error", &["time", "convert", "2026-02-30"]),
     r("time diff", "input.syntax-error", &["time", "diff", "now", "yesterday"]),
     r("util calc", "input.syntax-error", &["util", "calc", "1 +"]),

@@ -85,6 +85,7 @@ mod snapshot_sys_time;
 mod store;
 mod syntax;
 mod table;
+mod sys_procs;
 mod token_budget;
 mod tx;
 mod tx_log;

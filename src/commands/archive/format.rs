@@ -16,7 +16,6 @@ pub enum Format {
     Zip,
 }
 
-#[allow(dead_code)] // from_name, from_extension: archive create (next commit)
 impl Format {
     pub fn name(self) -> &'static str {
         match self {

@@ -11,12 +11,14 @@ use crate::workspace::candidates::{self, Offer};
 use crate::workspace::input;
 use format::{Format, Limit, Stop};
 
+pub mod create;
+pub mod extract;
 pub mod format;
 pub mod list;
 pub mod read;
 pub mod zip;
 
-pub const COMMANDS: &[CommandSpec] = &[list::SPEC, read::SPEC];
+pub const COMMANDS: &[CommandSpec] = &[list::SPEC, read::SPEC, extract::SPEC, create::SPEC];
 
 /// Decompressed bytes `list` and `read` walk through at most.
 pub const READ_BYTES: u64 = 256 * 1024 * 1024;

@@ -71,7 +71,6 @@ fn dos_time(date: u16, time: u16) -> i64 {
         + i64::from(time & 0x1F) * 2
 }
 
-#[allow(dead_code)] // archive create (next commit)
 /// The MS-DOS (date, time) of seconds since the epoch (UTC; 1980 at the earliest).
 fn to_dos(secs: i64) -> (u16, u16) {
     let secs = secs.max(315_532_800);
@@ -248,7 +247,6 @@ pub fn walk(f: &mut dyn Source, budget: Budget, visit: &mut Visit) -> Result<u64
     Ok(n)
 }
 
-#[allow(dead_code)] // archive create (next commit)
 /// A zip being written to memory: `add` each member, then `finish`.
 pub struct Writer {
     out: Vec<u8>,
@@ -256,7 +254,6 @@ pub struct Writer {
     count: u64,
 }
 
-#[allow(dead_code)] // archive create (next commit)
 /// What `add` is given.
 pub struct NewMember<'a> {
     pub name: &'a str,
@@ -266,7 +263,6 @@ pub struct NewMember<'a> {
     pub dir: bool,
 }
 
-#[allow(dead_code)] // archive create (next commit)
 impl Writer {
     pub fn new() -> Writer {
         Writer {
@@ -316,7 +312,7 @@ impl Writer {
         self.central.extend_from_slice(b"PK\x01\x02");
         self.central.extend_from_slice(&0x031Eu16.to_le_bytes()); // made by: unix, 3.0
         self.central.extend_from_slice(&common);
-        self.central.extend_from_slice(&[0; 8]); // comment, disk, internal attributes
+        self.central.extend_from_slice(&[0; 6]); // comment, disk, internal attributes
         let ext = ((kind_bits | (m.mode & 0o7777)) << 16) | (u32::from(m.dir) * 0x10);
         self.central.extend_from_slice(&ext.to_le_bytes());
         self.central.extend_from_slice(&local.to_le_bytes());

@@ -21,6 +21,8 @@ pub const COMMANDS: &[CommandSpec] = &[
     sys::INFO,
     sys::ENV,
     sys::TOOLS,
+    sys::PROCS,
+    sys::PORTS,
     time::NOW,
     time::CONVERT,
     time::DIFF,

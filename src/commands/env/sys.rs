@@ -1,11 +1,12 @@
-//! `sys info|env|tools`: host facts agents otherwise ask the shell for: the OS,
+//! `sys info|env|tools|procs|ports`: host facts agents otherwise ask the shell for: the OS,
 //! CPUs, user, memory and the workspace's disk (`workspace::host`); the
 //! environment with secret values masked by the one mask; which tools are on
-//! PATH and their versions, probed in parallel through the one process runner.
+//! PATH and their versions, probed in parallel through the one process runner;
+//! processes and listening sockets (`host::processes`, `host::listeners`), masked.
 
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
-use crate::protocol::{CmdError, Json, Output, redact, values};
+use crate::protocol::{CmdError, Json, Output, redact, shell, time, values};
 use crate::workspace::Ctx;
 use crate::workspace::host;
 use crate::workspace::process::{self, Limits};
@@ -253,5 +254,171 @@ pub fn tools(ctx: &Ctx, a: &ToolsArgs) -> Result<Output, CmdError> {
     o.push("items", Json::Arr(items));
     o.push("total", Json::UInt(total));
     o.push("found", Json::UInt(count));
+    Ok(Output::from_json(o, false))
+}
+
+#[derive(Args, Debug)]
+pub struct ProcsArgs {
+    /// Only processes whose command line contains this (case-insensitive).
+    pub pattern: Option<String>,
+    /// Maximum items.
+    #[arg(long, value_name = "N", default_value = "50", value_parser = values::parse_count)]
+    pub limit: u64,
+}
+
+#[derive(Args, Debug)]
+pub struct PortsArgs {}
+
+pub const PROCS: CommandSpec = CommandSpec {
+    name: "sys procs",
+    summary: "List processes whose command line contains PATTERN (ps), by pid.",
+    description: "Linux reads /proc (stat, cmdline, the directory's owner); this call itself is left out. Only reads: nothing is signalled. Command lines go through the secret mask. More matches than --limit give status partial (exit 3) with the call that lists them all.",
+    args: <ProcsArgs as clap::Args>::augment_args,
+    output_fields: &[
+        field(
+            "items",
+            "[{pid, ppid, user, state, command, started}]; started is ISO 8601 UTC or null, user null when unknown.",
+        ),
+        field("total", "Matching processes before --limit."),
+        field(
+            "truncated",
+            "True when --limit cut the list (status partial, exit 3).",
+        ),
+        field(
+            "next_commands",
+            "When truncated: the call with a --limit that lists all.",
+        ),
+    ],
+    error_codes: &[],
+    writes: false,
+    tx: false,
+    workspace: false,
+    effects: Effects::NONE,
+    run: handler!(ProcsArgs, procs),
+};
+
+pub const PORTS: CommandSpec = CommandSpec {
+    name: "sys ports",
+    summary: "List listening TCP (and bound UDP) sockets with the owning process (ss -ltnup).",
+    description: "Linux reads /proc/net/tcp, tcp6, udp and udp6 and maps socket inodes through /proc/<pid>/fd; another user's process stays pid null without privileges. The wildcard address is 0.0.0.0 or ::.",
+    args: <PortsArgs as clap::Args>::augment_args,
+    output_fields: &[
+        field(
+            "items",
+            "[{port, address, protocol, pid, command}] by port; protocol is tcp, tcp6, udp or udp6.",
+        ),
+        field("total", "Number of items."),
+    ],
+    error_codes: &[],
+    writes: false,
+    tx: false,
+    workspace: false,
+    effects: Effects::NONE,
+    run: handler!(PortsArgs, ports),
+};
+
+fn no_proc(ctx: &Ctx, e: &std::io::Error) -> CmdError {
+    crate::protocol::error::io_error(&ctx.command, "/proc", e)
+}
+
+pub fn procs(ctx: &Ctx, a: &ProcsArgs) -> Result<Output, CmdError> {
+    if a.limit == 0 {
+        return Err(CmdError::invalid_argument(
+            &ctx.command,
+            "--limit must be at least 1.",
+        ));
+    }
+    let all = host::processes().map_err(|e| no_proc(ctx, &e))?;
+    let want = a.pattern.as_deref().map(str::to_lowercase);
+    // Never this call itself (its own command line holds PATTERN), as pgrep.
+    let me = std::process::id();
+    let matching: Vec<&host::Proc> = all
+        .iter()
+        .filter(|p| p.pid != me)
+        .filter(|p| {
+            want.as_deref()
+                .is_none_or(|w| p.command.to_lowercase().contains(w))
+        })
+        .collect();
+    let total = matching.len() as u64;
+    let mut items = Vec::new();
+    for p in matching
+        .iter()
+        .take(usize::try_from(a.limit).unwrap_or(usize::MAX))
+    {
+        let command = match redact::mask_str(&p.command) {
+            Some((m, _)) => m,
+            None => p.command.clone(),
+        };
+        let mut it = Json::obj();
+        it.push("pid", Json::UInt(u64::from(p.pid)));
+        it.push("ppid", Json::UInt(u64::from(p.ppid)));
+        it.push(
+            "user",
+            p.uid
+                .and_then(host::user_name)
+                .map(Json::str)
+                .unwrap_or(Json::Null),
+        );
+        it.push("state", Json::str(p.state.clone()));
+        it.push("command", Json::str(command));
+        it.push(
+            "started",
+            p.started
+                .map(|s| Json::str(time::iso8601(s)))
+                .unwrap_or(Json::Null),
+        );
+        items.push(it);
+    }
+    let truncated = total > a.limit;
+    let mut o = Json::obj();
+    o.push("items", Json::Arr(items));
+    o.push("total", Json::UInt(total));
+    o.push("truncated", Json::Bool(truncated));
+    if truncated {
+        let words = shell::rerun(
+            &ctx.argv,
+            &["--limit"],
+            &[],
+            &["--limit".into(), total.to_string()],
+        );
+        o.push(
+            "next_commands",
+            Json::Arr(vec![Json::str(shell::aitools(&words))]),
+        );
+    }
+    Ok(Output::from_json(o, truncated))
+}
+
+pub fn ports(ctx: &Ctx, _a: &PortsArgs) -> Result<Output, CmdError> {
+    let mut ls = host::listeners().map_err(|e| no_proc(ctx, &e))?;
+    ls.sort_by(|x, y| (x.port, x.protocol, &x.address).cmp(&(y.port, y.protocol, &y.address)));
+    let owners = host::socket_owners();
+    let procs = host::processes().unwrap_or_default();
+    let mut items = Vec::new();
+    for l in &ls {
+        let pid = owners.get(&l.inode).copied();
+        let command = pid
+            .and_then(|p| procs.iter().find(|x| x.pid == p))
+            .map(|p| {
+                redact::mask_str(&p.command)
+                    .map(|(m, _)| m)
+                    .unwrap_or_else(|| p.command.clone())
+            });
+        let mut it = Json::obj();
+        it.push("port", Json::UInt(u64::from(l.port)));
+        it.push("address", Json::str(l.address.clone()));
+        it.push("protocol", Json::str(l.protocol));
+        it.push(
+            "pid",
+            pid.map(|p| Json::UInt(u64::from(p))).unwrap_or(Json::Null),
+        );
+        it.push("command", command.map(Json::str).unwrap_or(Json::Null));
+        items.push(it);
+    }
+    let total = items.len() as u64;
+    let mut o = Json::obj();
+    o.push("items", Json::Arr(items));
+    o.push("total", Json::UInt(total));
     Ok(Output::from_json(o, false))
 }

@@ -1,0 +1,274 @@
+//! `archive create`: a new zip, tar, tar.gz or gz file of workspace files (the
+//! scan's filters and ignore rules), written through the store as one journaled
+//! op; an existing file is replaced only with --overwrite and its --expect-hash.
+
+use super::format::Format;
+use super::zip;
+use crate::handler;
+use crate::protocol::args::Guard;
+use crate::protocol::registry::{CommandSpec, Effects, field};
+use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
+use crate::store::guard;
+use crate::store::write::{self, Change, WriteRequest};
+use crate::workspace::Ctx;
+use crate::workspace::boundary::Final;
+use crate::workspace::scan::{self, Entry, Kind, strip_root};
+use crate::workspace::scan_args::{ScanArgs, scan_error};
+use clap::Args;
+use std::io::Write;
+
+#[derive(Args, Debug)]
+pub struct CreateArgs {
+    /// The archive to write.
+    #[arg(value_name = "PATH")]
+    pub path: String,
+    /// Files or directories to put in it (default: the working directory).
+    #[arg(value_name = "SRC")]
+    pub src: Vec<String>,
+    /// zip, tar, tar.gz or gz (default: from PATH's extension).
+    #[arg(long, value_parser = ["zip", "tar", "tar.gz", "gz"])]
+    pub format: Option<String>,
+    #[command(flatten)]
+    pub scan: ScanArgs,
+    /// Replace an existing PATH (needs --expect-hash with its hash).
+    #[arg(long)]
+    pub overwrite: bool,
+    #[command(flatten)]
+    pub guard: Guard,
+}
+
+/// The most bytes of files one archive takes in.
+const MAX_INPUT: u64 = 1024 * 1024 * 1024;
+
+pub const SPEC: CommandSpec = CommandSpec {
+    name: "archive create",
+    summary: "Create a zip, tar, tar.gz or gz archive from workspace files (ignored files excluded).",
+    description: "Members are the regular files the scan finds under each SRC (ignore rules, --glob, --lang, --skip-larger-than, --newer), named relative to the workspace root, with their mode and mtime; symlinks and the archive itself are left out. gz takes exactly one file. An existing PATH is refusal.exists unless --overwrite with --expect-hash. One journaled op: undo removes (or restores) the archive.",
+    args: <CreateArgs as clap::Args>::augment_args,
+    output_fields: &[
+        write::FIELD_CHANGES,
+        write::FIELD_OP_ID,
+        write::FIELD_DRY_RUN,
+        write::FIELD_NEXT,
+        field("entries", "Members written."),
+        field("format", "zip, tar, tar.gz or gz."),
+    ],
+    error_codes: crate::write_error_codes![code::TOO_LARGE],
+    writes: true,
+    tx: true,
+    workspace: true,
+    effects: Effects::NONE,
+    run: handler!(CreateArgs, run),
+};
+
+/// One member to write.
+struct In {
+    name: String,
+    bytes: Vec<u8>,
+    mode: u32,
+    mtime: i64,
+}
+
+fn invalid(ctx: &Ctx, m: impl Into<String>) -> CmdError {
+    CmdError::invalid_argument(&ctx.command, m)
+}
+
+/// The files the scan finds under the sources, sorted by name.
+fn inputs(ctx: &Ctx, a: &CreateArgs, target: &std::path::Path) -> Result<Vec<In>, CmdError> {
+    let opts = a.scan.options(ctx, ctx.files().overlay()?)?;
+    let mut starts = Vec::new();
+    for s in &a.src {
+        let abs = ctx.path_arg(s)?;
+        if !ctx.inside(&crate::workspace::paths::real_path(&abs)) {
+            return Err(CmdError::new(
+                code::OUTSIDE_WORKSPACE,
+                format!("{s} is outside the workspace; an archive takes workspace files."),
+                Repair::new("find", "List what is here.", shell::aitools(["find", "."])),
+            ));
+        }
+        if !ctx.files().exists(&abs)? {
+            return Err(CmdError::new(
+                code::NOT_FOUND,
+                format!("{s} does not exist."),
+                Repair::new("find", "List what is here.", shell::aitools(["find", "."])),
+            ));
+        }
+        starts.push(abs);
+    }
+    if starts.is_empty() {
+        starts.push(ctx.cwd.clone());
+    }
+    let walked = scan::walk(&ctx.root, &starts, &opts, || {
+        |e: &Entry| {
+            if e.kind != Kind::File {
+                return None;
+            }
+            let st = e.stat().ok()?;
+            Some((st.len, st.mode, st.mtime.0))
+        }
+    })
+    .map_err(|e| scan_error(&ctx.command, &ctx.argv, &e))?;
+    let target_real = crate::workspace::paths::real_path(target);
+    let mut out = Vec::new();
+    let mut total = 0u64;
+    for (p, (len, mode, mtime)) in walked.items {
+        if crate::workspace::paths::real_path(&p) == target_real {
+            continue;
+        }
+        total += len;
+        if total > MAX_INPUT {
+            return Err(CmdError::new(
+                code::TOO_LARGE,
+                format!(
+                    "The files come to more than {MAX_INPUT} bytes; an archive takes at most that."
+                ),
+                Repair::new(
+                    "narrow",
+                    "Leave out large files.",
+                    shell::aitools(shell::rerun(
+                        &ctx.argv,
+                        &[],
+                        &[],
+                        &["--skip-larger-than".into(), "1MiB".into()],
+                    )),
+                ),
+            ));
+        }
+        let bytes = ctx.files().load_follow(&p)?.bytes.clone();
+        let name = strip_root(&p, &ctx.root).to_string_lossy().into_owned();
+        out.push(In {
+            name,
+            bytes,
+            mode: mode & 0o777,
+            mtime,
+        });
+    }
+    out.sort_by(|x, y| x.name.cmp(&y.name));
+    Ok(out)
+}
+
+fn tar_bytes(files: &[In], gz: bool) -> std::io::Result<Vec<u8>> {
+    let mut b = tar::Builder::new(Vec::new());
+    for f in files {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(f.bytes.len() as u64);
+        h.set_mode(f.mode);
+        h.set_mtime(u64::try_from(f.mtime).unwrap_or(0));
+        h.set_entry_type(tar::EntryType::Regular);
+        b.append_data(&mut h, &f.name, f.bytes.as_slice())?;
+    }
+    let raw = b.into_inner()?;
+    if !gz {
+        return Ok(raw);
+    }
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(&raw)?;
+    e.finish()
+}
+
+/// The archive's bytes in `fmt`.
+fn encode(ctx: &Ctx, fmt: Format, files: &[In]) -> Result<Vec<u8>, CmdError> {
+    let io = |e: std::io::Error| crate::protocol::error::io_error(&ctx.command, "the archive", &e);
+    match fmt {
+        Format::Tar => tar_bytes(files, false).map_err(io),
+        Format::TarGz => tar_bytes(files, true).map_err(io),
+        Format::Gz => {
+            let [one] = files else {
+                return Err(invalid(
+                    ctx,
+                    format!(
+                        "gz holds exactly one file; the sources give {}.",
+                        files.len()
+                    ),
+                ));
+            };
+            let base = one.name.rsplit('/').next().unwrap_or(&one.name);
+            let mut e = flate2::GzBuilder::new()
+                .filename(base)
+                .mtime(u32::try_from(one.mtime).unwrap_or(0))
+                .write(Vec::new(), flate2::Compression::default());
+            e.write_all(&one.bytes).map_err(io)?;
+            e.finish().map_err(io)
+        }
+        Format::Zip => {
+            let mut z = zip::Writer::new();
+            for f in files {
+                z.add(&zip::NewMember {
+                    name: &f.name,
+                    data: &f.bytes,
+                    mode: f.mode,
+                    mtime: f.mtime,
+                    dir: false,
+                })
+                .map_err(io)?;
+            }
+            Ok(z.finish())
+        }
+    }
+}
+
+pub fn run(ctx: &Ctx, a: &CreateArgs) -> Result<Output, CmdError> {
+    let fmt = match &a.format {
+        Some(f) => Format::from_name(f),
+        None => Format::from_extension(&a.path),
+    }
+    .ok_or_else(|| {
+        invalid(
+            ctx,
+            format!(
+                "{}: name the format with --format (zip, tar, tar.gz or gz), or end the name so.",
+                a.path
+            ),
+        )
+    })?;
+    let expect = guard::parse_expect_hash(&ctx.command, &a.guard.expect_hash)?;
+    let target = ctx.write_path_arg(&a.path, Final::Follow)?;
+    let mut entries = 0u64;
+    let done = write::submit(
+        ctx,
+        &WriteRequest::new(ctx).dry_run(a.guard.dry.dry_run),
+        || {
+            let shown = ctx.display_path(&target);
+            if ctx.files().exists(&target)? {
+                let now = ctx.files().current_hash(&target)?;
+                let Some(h) = expect.for_target(&a.path, &shown, true) else {
+                    let mut words =
+                        shell::rerun(&ctx.argv, &["--expect-hash"], &["--overwrite"], &[]);
+                    words.extend([
+                        "--overwrite".to_string(),
+                        "--expect-hash".into(),
+                        now.clone().unwrap_or_default(),
+                    ]);
+                    return Err(CmdError::new(
+                        code::EXISTS,
+                        format!("{shown} already exists."),
+                        Repair::new(
+                            "overwrite",
+                            "Replace it, guarded by its current hash.",
+                            shell::aitools(&words),
+                        ),
+                    ));
+                };
+                if !a.overwrite {
+                    return Err(invalid(
+                        ctx,
+                        "--expect-hash replaces an existing archive only with --overwrite.",
+                    ));
+                }
+                guard::check_hash(&shown, h, now.as_deref())?;
+            }
+            let files = inputs(ctx, a, &target)?;
+            entries = files.len() as u64;
+            let bytes = encode(ctx, fmt, &files)?;
+            Ok(vec![Change::Put {
+                path: target.clone(),
+                bytes,
+                mode: None,
+            }])
+        },
+    )?;
+    Ok(done.into_output(vec![
+        ("entries", Json::UInt(entries)),
+        ("format", Json::str(fmt.name())),
+    ]))
+}
