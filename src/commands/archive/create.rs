@@ -79,7 +79,7 @@ fn inputs(ctx: &Ctx, a: &CreateArgs, target: &std::path::Path) -> Result<Vec<In>
     let mut starts = Vec::new();
     for s in &a.src {
         let abs = ctx.path_arg(s)?;
-        if !ctx.inside(&crate::workspace::paths::real_path(&abs)) {
+        if !ctx.inside(&crate::workspace::paths::real_path(ctx.dirs(), &abs)) {
             return Err(CmdError::new(
                 code::OUTSIDE_WORKSPACE,
                 format!("{s} is outside the workspace; an archive takes workspace files."),
@@ -108,11 +108,11 @@ fn inputs(ctx: &Ctx, a: &CreateArgs, target: &std::path::Path) -> Result<Vec<In>
         }
     })
     .map_err(|e| scan_error(&ctx.command, &ctx.argv, &e))?;
-    let target_real = crate::workspace::paths::real_path(target);
+    let target_real = crate::workspace::paths::real_path(ctx.dirs(), target);
     let mut out = Vec::new();
     let mut total = 0u64;
     for (p, (len, mode, mtime)) in walked.items {
-        if crate::workspace::paths::real_path(&p) == target_real {
+        if crate::workspace::paths::real_path(ctx.dirs(), &p) == target_real {
             continue;
         }
         total += len;
