@@ -531,10 +531,12 @@ impl CommandSpec {
             })
             .collect();
         obj.push("output_fields", Json::Arr(fields));
-        obj.push(
-            "error_codes",
-            Json::Arr(self.implied_codes().map(Json::str).collect()),
-        );
+        // The full form also names what any command may answer (a bad argument, the
+        // disk, the lock, a bug): a host that branches on declared codes sees them all.
+        let own: Vec<&str> = self.implied_codes().collect();
+        let any = ANY_COMMAND_CODES.iter().filter(|c| !own.contains(c));
+        let codes = own.iter().chain(any).map(|c| Json::str(*c)).collect();
+        obj.push("error_codes", Json::Arr(codes));
         obj.push("writes", Json::Bool(self.writes_files()));
         obj
     }
