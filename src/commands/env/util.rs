@@ -80,7 +80,8 @@ pub struct UuidArgs {
     pub count: u32,
 }
 
-const INPUT_CODES: &[&str] = &[code::NOT_FOUND];
+// A --content-file that is a directory or a device is refused before it is read.
+const INPUT_CODES: &[&str] = &[code::NOT_FOUND, code::NOT_A_FILE];
 
 pub const ENCODE: CommandSpec = CommandSpec {
     name: "util encode",
