@@ -21,6 +21,9 @@ pub struct Output {
     /// Secrets the handler masked itself (`redact::mask_after_lead`): counted in
     /// `redactions` with the envelope pass's.
     pub premasked: usize,
+    /// Strings the command generated itself (`util random`): never a user's
+    /// secret, so the mask leaves them as they are (see [`hide_own`]).
+    pub own: Vec<String>,
 }
 
 impl Output {
@@ -30,6 +33,7 @@ impl Output {
             fields: Json::from_serialize(value),
             partial: false,
             premasked: 0,
+            own: Vec::new(),
         }
     }
 
@@ -39,6 +43,7 @@ impl Output {
             fields: Json::from_serialize(value),
             partial,
             premasked: 0,
+            own: Vec::new(),
         }
     }
 
@@ -47,7 +52,15 @@ impl Output {
             fields,
             partial,
             premasked: 0,
+            own: Vec::new(),
         }
+    }
+
+    /// This output with `values` exempt from the mask: strings the command made
+    /// itself from its own random source, never read from the user's data.
+    pub fn own_values(mut self, values: Vec<String>) -> Output {
+        self.own = values;
+        self
     }
 
     /// This output with `n` secrets its handler masked itself.
@@ -80,8 +93,15 @@ fn header(status: &str, command: &str) -> Json {
 
 /// Masks, counts and serializes; refuses an envelope over the size cap.
 /// `premasked`: secrets the handler masked itself, counted with the pass's.
-fn finish(mut env: Json, command: &str, premasked: usize) -> Result<String, Box<TooLarge>> {
+fn finish(
+    mut env: Json,
+    command: &str,
+    premasked: usize,
+    own: &[String],
+) -> Result<String, Box<TooLarge>> {
+    hide_own(&mut env, own);
     let (mut text, redactions) = redact::write_masked(&mut env);
+    restore_own_text(&mut text, own);
     // What the command masked itself (run's output, a premasked range) counts
     // with the rest.
     append_redactions(&mut text, redactions + premasked + redact::take_tally());
@@ -93,6 +113,55 @@ fn finish(mut env: Json, command: &str, premasked: usize) -> Result<String, Box<
     }
     text.push('\n');
     Ok(text)
+}
+
+/// The stand-in for the command's own value `i` while the mask runs: a control
+/// character no detector takes for a secret.
+fn own_marker(i: usize) -> String {
+    format!("\u{1}aitools-own-{i}\u{1}")
+}
+
+/// Swaps each string equal to one of `own` for its marker, so the mask never
+/// sees the command's own generated values (`restore_own*` puts them back).
+pub fn hide_own(value: &mut Json, own: &[String]) {
+    if own.is_empty() {
+        return;
+    }
+    match value {
+        Json::Str(s) => {
+            if let Some(i) = own.iter().position(|o| o == s) {
+                *s = own_marker(i);
+            }
+        }
+        Json::Arr(items) => items.iter_mut().for_each(|v| hide_own(v, own)),
+        Json::Obj(members) => members.iter_mut().for_each(|(_, v)| hide_own(v, own)),
+        _ => {}
+    }
+}
+
+/// The tree with [`hide_own`]'s markers replaced by the values again.
+pub fn restore_own(value: &mut Json, own: &[String]) {
+    if own.is_empty() {
+        return;
+    }
+    match value {
+        Json::Str(s) => {
+            if let Some(i) = (0..own.len()).find(|&i| *s == own_marker(i)) {
+                *s = own[i].clone();
+            }
+        }
+        Json::Arr(items) => items.iter_mut().for_each(|v| restore_own(v, own)),
+        Json::Obj(members) => members.iter_mut().for_each(|(_, v)| restore_own(v, own)),
+        _ => {}
+    }
+}
+
+/// The printed text with [`hide_own`]'s markers replaced by the values again.
+fn restore_own_text(text: &mut String, own: &[String]) {
+    for (i, o) in own.iter().enumerate() {
+        let marker = Json::str(own_marker(i)).to_string_compact();
+        *text = text.replace(&marker, &Json::str(o.clone()).to_string_compact());
+    }
 }
 
 /// An answer over [`MAX_ENVELOPE_CHARS`] characters (`refusal.too-large`); the
@@ -189,6 +258,7 @@ pub fn render_ok(
 ) -> Rendered {
     let exit_code = if out.partial { 3 } else { 0 };
     let premasked = out.premasked;
+    let own = out.own.clone();
     let mut env = header(if out.partial { "partial" } else { "ok" }, command);
     push_fields(&mut env, out);
     for (k, v) in extra {
@@ -198,7 +268,7 @@ pub fn render_ok(
     for (k, v) in recovery {
         env.push(&k, v);
     }
-    match finish(env, command, premasked) {
+    match finish(env, command, premasked, &own) {
         Ok(text) => Rendered {
             text,
             exit_code,
@@ -212,7 +282,7 @@ pub fn render_ok(
 pub fn render_error(command: &str, err: &CmdError) -> Rendered {
     let mut env = error_tree(command, err);
     push_inline_context(&mut env);
-    let text = match finish(env, command, 0) {
+    let text = match finish(env, command, 0, &[]) {
         Ok(t) => t,
         Err(too_large) => {
             // The error itself is too large (huge candidates): drop the extras.

@@ -80,7 +80,10 @@ impl Invoked {
             Err(e) => envelope::error_tree(&self.command, e),
         };
         let pre = self.result.as_ref().map_or(0, |out| out.premasked);
+        let own = self.result.as_ref().map_or(&[][..], |out| &out.own[..]);
+        envelope::hide_own(&mut env, own);
         let n = super::redact::mask_tree(&mut env) + pre + super::redact::take_tally();
+        envelope::restore_own(&mut env, own);
         if n > 0 {
             env.push("redactions", Json::UInt(n as u64));
         }

@@ -403,3 +403,27 @@ fn iname_head_count_and_exclude_are_taken() {
         assert_eq!(blocks[0]["path"], "src/a.py");
     }
 }
+
+/// head's `-20` before or after the path is `--range 1:20`; `read -20` alone names
+/// no file, and the answer says how to ask for a file's first lines; a file
+/// really named `-20` is read, given after `--`.
+#[test]
+fn read_dash_count_without_a_path_says_how_to_ask() {
+    let env = TestEnv::new();
+    let lines: String = (1..=30).map(|i| format!("{i}\n")).collect();
+    env.write("f.txt", &lines);
+    for argv in [["read", "-20", "f.txt"], ["read", "f.txt", "-20"]] {
+        let r = env.run(&argv);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert_eq!(r.json["lines"].as_array().map(Vec::len), Some(20));
+        assert_eq!(r.json["took"]["-20"], "--range 1:20", "{}", r.stdout);
+    }
+    let r = env.run(&["read", "-20"]);
+    assert_eq!(r.error_code(), "input.not-found", "{}", r.stderr);
+    let msg = r.json["error"]["message"].as_str().unwrap_or_default();
+    assert!(msg.contains("aitools read FILE --range 1:20"), "{msg}");
+    env.write("-20", "dash\n");
+    let f = env.run(&["read", "--", "-20"]);
+    assert_eq!(f.code, 0, "{}", f.stderr);
+    assert_eq!(f.json["lines"][0], "dash", "{}", f.stdout);
+}

@@ -127,8 +127,6 @@ fn util_random_alphabets_seed_and_spread() {
             "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_",
         ),
     ] {
-        // 32 characters: longer alnum strings can read as a secret format and
-        // come back masked, as every answer's secrets do.
         let a = env.run(&["util", "random", "--alphabet", alpha, "--count", "100"]);
         for v in a.json["values"].as_array().expect("values") {
             let v = v.as_str().expect("value");
@@ -203,4 +201,49 @@ fn util_decode_to_writes_a_new_file_undoably() {
     assert_eq!(outside.error_code(), "refusal.outside-workspace");
     assert_eq!(env.run(&["undo", &r.op_id()]).code, 0);
     assert!(!env.path("out/d.bin").exists());
+}
+
+/// `util random`'s values are its own, not the user's: a 40- or 64-character
+/// alnum token (which the mask takes for a secret anywhere else) and a 4,096
+/// character string come back whole, with no `redactions`; the same string
+/// given to `util redact` is still masked.
+#[test]
+fn util_random_values_escape_the_secret_mask() {
+    let env = TestEnv::new();
+    for (alpha, len) in [
+        ("alnum", "40"),
+        ("alnum", "64"),
+        ("base64url", "64"),
+        ("hex", "4096"),
+    ] {
+        let r = env.run(&[
+            "util",
+            "random",
+            "--alphabet",
+            alpha,
+            "--length",
+            len,
+            "--count",
+            "50",
+        ]);
+        assert_eq!(r.code, 0, "{}", r.stdout);
+        assert!(
+            r.json.get("redactions").is_none(),
+            "{alpha} {len}: {}",
+            r.stdout
+        );
+        for v in r.json["values"].as_array().expect("values") {
+            let v = v.as_str().expect("value");
+            assert_eq!(v.len().to_string(), len, "{alpha}: {v}");
+            assert!(!v.contains("REDACTED"), "{v}");
+        }
+    }
+    let r = env.run(&["util", "random", "--alphabet", "alnum", "--length", "40"]);
+    let token = r.json["values"][0].as_str().expect("value").to_string();
+    let masked = env.run(&["util", "redact", "--content", &token]);
+    assert_eq!(
+        masked.json["text"], "[REDACTED_SECRET]",
+        "{}",
+        masked.stdout
+    );
 }

@@ -45,7 +45,7 @@ pub struct RandomArgs {
 pub const RANDOM: CommandSpec = CommandSpec {
     name: "util random",
     summary: "Uniformly random strings over hex, alnum or base64url.",
-    description: "Bytes from the OS random source (getrandom), mapped to the alphabet by rejection sampling so every symbol is equally likely. Under AITOOLS_SEED the bytes derive from the seed (reproducible runs, not secrets).",
+    description: "Bytes from the OS random source (getrandom), mapped to the alphabet by rejection sampling so every symbol is equally likely. Under AITOOLS_SEED the bytes derive from the seed (reproducible runs, not secrets). The generated values are exempt from the secret mask: they are aitools' own, never read from the user's data.",
     args: <RandomArgs as clap::Args>::augment_args,
     output_fields: &[field("values", "The generated strings.")],
     error_codes: &[],
@@ -115,9 +115,14 @@ pub fn random(ctx: &Ctx, a: &RandomArgs) -> Result<Output, CmdError> {
                 s.push(char::from(syms[b % syms.len()]));
             }
         }
-        values.push(Json::str(s));
+        values.push(s);
     }
     let mut o = Json::obj();
-    o.push("values", Json::Arr(values));
-    Ok(Output::from_json(o, false))
+    o.push(
+        "values",
+        Json::Arr(values.iter().cloned().map(Json::str).collect()),
+    );
+    // Made here from the random source, never read from the user's data: a
+    // 40- or 64-character token must come back whole, not masked.
+    Ok(Output::from_json(o, false).own_values(values))
 }

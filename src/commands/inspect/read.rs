@@ -469,12 +469,8 @@ fn read_path(
                 std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
             ) =>
         {
-            return Err(candidates::not_found(
-                ctx,
-                args.path(),
-                src.path(),
-                Offer::Retry,
-            ));
+            let e = candidates::not_found(ctx, args.path(), src.path(), Offer::Retry);
+            return Err(head_count_hint(e, args.path()));
         }
         Err(e) => return Err(error::io_error("read", args.path(), &e)),
     };
@@ -732,4 +728,21 @@ fn is_text(mode: &&'static str) -> bool {
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+/// `read -20` with no file: head's count was taken for the path. When no file
+/// has that name, the answer says how to ask for a file's first N lines.
+fn head_count_hint(mut e: CmdError, path: &str) -> CmdError {
+    let n = path
+        .strip_prefix('-')
+        .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|d| d.parse::<u64>().ok())
+        .filter(|n| *n > 0);
+    if let Some(n) = n {
+        e.message.push_str(&format!(
+            " {path} was read as a file name: for a file's first {n} lines, name the file: \
+             aitools read FILE --range 1:{n} (or aitools read FILE {path})."
+        ));
+    }
+    e
 }
