@@ -239,9 +239,33 @@ fn members_of_every_commands_lists_are_typed_and_checked() {
         ),
         (&["archive", "list", "a.tgz"], "items", "size"),
     ];
+    let table = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/field-types.tsv"),
+    )
+    .expect("data/field-types.tsv");
+    let typed = |command: &str, name: &str| {
+        table.lines().any(|l| {
+            let cols: Vec<&str> = l.split('\t').collect();
+            cols[0] == name
+                && cols
+                    .get(2)
+                    .is_none_or(|c| c.split(',').any(|c| c == command))
+        })
+    };
     for (argv, array, member) in calls {
         let mut j = env.run(argv).json;
         check_output_schema(&j);
+        // Every member of every list's elements in the answer has a row.
+        let command = j["command"].as_str().unwrap_or("").to_string();
+        let obj = j.as_object().expect("an object");
+        for (list, v) in obj {
+            for e in v.as_array().into_iter().flatten() {
+                for m in e.as_object().into_iter().flat_map(|o| o.keys()) {
+                    let name = format!("{list}[].{m}");
+                    assert!(typed(&command, &name), "{argv:?}: {name} has no row");
+                }
+            }
+        }
         let Some(first) = j[*array].as_array_mut().and_then(|a| a.first_mut()) else {
             panic!("{argv:?}: no element in {array}: {j}");
         };
