@@ -171,3 +171,107 @@ fn nested_members_of_answers_are_typed_and_checked() {
     let caught = std::panic::catch_unwind(|| check_output_schema(&f));
     assert!(caught.is_err(), "a find item whose size is a string passed");
 }
+
+/// The members of the remaining lists are typed for their command: overview,
+/// tx status (with and without a tx), sys env/tools/procs/ports, git status,
+/// doctor, table read/agg, archive list. Each real answer validates, and a
+/// member of the wrong type in each fails the check.
+#[test]
+fn members_of_every_commands_lists_are_typed_and_checked() {
+    let env = TestEnv::new();
+    env.write("t.csv", "a,b\n1,x\n2,y\n1,z\n");
+    env.write("m.rs", "fn main() {}\n");
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .args(["-c", "user.email=a@b", "-c", "user.name=a"])
+            .args(args)
+            .current_dir(env.root())
+            .output()
+            .is_ok_and(|o| o.status.success());
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "t.csv"]);
+    git(&["commit", "-qm", "init"]);
+    git(&["mv", "t.csv", "u.csv"]);
+    git(&["commit", "-qm", "mv"]);
+    env.write("m.rs", "fn main() {}\n// one\n");
+    git(&["add", "m.rs"]);
+    env.write("m.rs", "fn main() {}\n// two\n");
+    let tar = std::process::Command::new("tar")
+        .args(["czf", "a.tgz", "u.csv", "m.rs"])
+        .current_dir(env.root())
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(tar, "tar czf");
+    let tx = env.run(&["tx", "begin"]).json["tx"]
+        .as_str()
+        .expect("tx")
+        .to_string();
+    env.run(&["write", "x.txt", "--content", "hi", "--tx", &tx]);
+    let calls: &[(&[&str], &str, &str)] = &[
+        (&["overview"], "languages", "files"),
+        (&["overview"], "entries", "kind"),
+        (&["tx", "status"], "items", "ops"),
+        (&["tx", "status", &tx], "paths", "action"),
+        (&["tx", "status", &tx], "ops", "tx_op"),
+        (&["sys", "env"], "items", "value"),
+        (&["sys", "tools"], "items", "name"),
+        (&["sys", "procs"], "items", "pid"),
+        (&["git", "status"], "staged", "status"),
+        (&["git", "status"], "unstaged", "path"),
+        (&["git", "show", "HEAD"], "files", "added"),
+        (&["doctor"], "checks", "ok"),
+        (&["table", "read", "u.csv"], "columns", "type"),
+        (
+            &[
+                "table",
+                "agg",
+                "u.csv",
+                "--group-by",
+                "a",
+                "--count",
+                "--avg",
+                "a",
+            ],
+            "groups",
+            "count",
+        ),
+        (&["archive", "list", "a.tgz"], "items", "size"),
+    ];
+    let table = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/field-types.tsv"),
+    )
+    .expect("data/field-types.tsv");
+    let typed = |command: &str, name: &str| {
+        table.lines().any(|l| {
+            let cols: Vec<&str> = l.split('\t').collect();
+            cols[0] == name
+                && cols
+                    .get(2)
+                    .is_none_or(|c| c.split(',').any(|c| c == command))
+        })
+    };
+    for (argv, array, member) in calls {
+        let mut j = env.run(argv).json;
+        check_output_schema(&j);
+        // Every member of every list's elements in the answer has a row.
+        let command = j["command"].as_str().unwrap_or("").to_string();
+        let obj = j.as_object().expect("an object");
+        for (list, v) in obj {
+            for e in v.as_array().into_iter().flatten() {
+                for m in e.as_object().into_iter().flat_map(|o| o.keys()) {
+                    let name = format!("{list}[].{m}");
+                    assert!(typed(&command, &name), "{argv:?}: {name} has no row");
+                }
+            }
+        }
+        let Some(first) = j[*array].as_array_mut().and_then(|a| a.first_mut()) else {
+            panic!("{argv:?}: no element in {array}: {j}");
+        };
+        assert!(first.get(*member).is_some(), "{argv:?}: {array}[].{member}");
+        first[*member] = json!([["a list"]]);
+        let caught = std::panic::catch_unwind(|| check_output_schema(&j));
+        assert!(caught.is_err(), "{argv:?}: {array}[].{member} untyped");
+    }
+}
