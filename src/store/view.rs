@@ -90,6 +90,27 @@ impl Files<'_> {
         disk_stat(abs, follow).map_err(io)
     }
 
+    /// `abs` (typed as `arg`) as a regular file within the whole-file budget, as a
+    /// command that loads a document whole (json, nb, table) needs it: its display path.
+    pub fn whole_regular(&self, arg: &str, abs: &Path) -> Result<String, CmdError> {
+        let ctx = self.ctx;
+        let display = ctx.display_path(abs);
+        let meta = self.stat(abs, true)?;
+        match meta.kind {
+            Kind::File => {}
+            Kind::Missing => {
+                let e = std::io::Error::from(std::io::ErrorKind::NotFound);
+                let offer = crate::workspace::candidates::Offer::Look;
+                return Err(crate::workspace::candidates::not_found_or_io(
+                    ctx, arg, abs, &e, offer,
+                ));
+            }
+            _ => return Err(super::error::StoreError::NotAFile { rel: display }.into()),
+        }
+        crate::workspace::input::whole_file_budget(&display, meta.len)?;
+        Ok(display)
+    }
+
     /// Whether anything (a dangling symlink too) is at `abs` in the view.
     pub fn exists(&self, abs: &Path) -> Result<bool, CmdError> {
         Ok(self.stat(abs, false)?.kind != Kind::Missing)

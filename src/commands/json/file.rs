@@ -7,8 +7,8 @@ use crate::store::files;
 use crate::text::json_doc::scan::{self, Shape};
 use crate::text::json_doc::{self, Node};
 use crate::workspace::Ctx;
-use crate::workspace::candidates::{self, Offer};
-use std::path::{Path, PathBuf};
+use crate::workspace::candidates;
+use std::path::PathBuf;
 
 /// The codes a command that only reads JSON files can answer (`json get`,
 /// `select`, `diff`).
@@ -113,7 +113,7 @@ impl JsonSrc {
 
 /// Reads and parses `arg` (a write calls this inside its closure, under the lock).
 pub fn load(ctx: &Ctx, arg: &str, abs: PathBuf) -> Result<JsonFile, CmdError> {
-    let display = check_file(ctx, arg, &abs)?;
+    let display = ctx.files().whole_regular(arg, &abs)?;
     let snap = ctx.files().load_follow(&abs)?;
     let (bom, body) = match snap.bytes.strip_prefix(b"\xEF\xBB\xBF") {
         Some(rest) => (true, rest),
@@ -133,7 +133,7 @@ pub fn load(ctx: &Ctx, arg: &str, abs: PathBuf) -> Result<JsonFile, CmdError> {
 /// Reads `arg` for a read (`json get`, `select`): its bytes once, no hash, no
 /// copy kept in the session's snapshots, so the text is the only copy held.
 pub fn load_src(ctx: &Ctx, arg: &str, abs: PathBuf) -> Result<JsonSrc, CmdError> {
-    let display = check_file(ctx, arg, &abs)?;
+    let display = ctx.files().whole_regular(arg, &abs)?;
     let mut bytes = match ctx.files().find(&abs)? {
         files::Found::At(c) => c
             .read()
@@ -153,32 +153,6 @@ pub fn load_src(ctx: &Ctx, arg: &str, abs: PathBuf) -> Result<JsonSrc, CmdError>
         bom,
         text,
     })
-}
-
-/// `arg` as a regular file within the whole-file budget: its display path.
-fn check_file(ctx: &Ctx, arg: &str, abs: &Path) -> Result<String, CmdError> {
-    let display = ctx.display_path(abs);
-    let meta = ctx.files().stat(abs, true)?;
-    match meta.kind {
-        files::Kind::Missing => {
-            let e = std::io::Error::from(std::io::ErrorKind::NotFound);
-            return Err(candidates::not_found_or_io(ctx, arg, abs, &e, Offer::Look));
-        }
-        files::Kind::File => {}
-        _ => {
-            return Err(CmdError::new(
-                code::NOT_A_FILE,
-                format!("{display} is not a regular file."),
-                Repair::new(
-                    "info",
-                    "Check what the path is.",
-                    shell::aitools(["info", &display]),
-                ),
-            ));
-        }
-    }
-    crate::workspace::input::whole_file_budget(&display, meta.len)?;
-    Ok(display)
 }
 
 fn utf8(display: &str, body: Vec<u8>) -> Result<String, CmdError> {

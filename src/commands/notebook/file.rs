@@ -4,11 +4,9 @@
 //! repairs it. Also the CELL argument's lookup and its errors.
 
 use crate::protocol::{CmdError, Json, Repair, code, shell};
-use crate::store::files;
 use crate::text::json_doc;
 use crate::text::notebook::{Cell, NbError, Notebook};
 use crate::workspace::Ctx;
-use crate::workspace::candidates::{self, Offer};
 use std::path::PathBuf;
 
 /// The codes a command that reads a notebook can answer.
@@ -98,27 +96,7 @@ impl NbFile {
 
 /// Reads and checks `arg` (a write calls this inside its closure, under the lock).
 pub fn load(ctx: &Ctx, arg: &str, abs: PathBuf) -> Result<NbFile, CmdError> {
-    let display = ctx.display_path(&abs);
-    let meta = ctx.files().stat(&abs, true)?;
-    match meta.kind {
-        files::Kind::Missing => {
-            let e = std::io::Error::from(std::io::ErrorKind::NotFound);
-            return Err(candidates::not_found_or_io(ctx, arg, &abs, &e, Offer::Look));
-        }
-        files::Kind::File => {}
-        _ => {
-            return Err(CmdError::new(
-                code::NOT_A_FILE,
-                format!("{display} is not a regular file."),
-                Repair::new(
-                    "info",
-                    "Check what the path is.",
-                    shell::aitools(["info", &display]),
-                ),
-            ));
-        }
-    }
-    crate::workspace::input::whole_file_budget(&display, meta.len)?;
+    let display = ctx.files().whole_regular(arg, &abs)?;
     let snap = ctx.files().load_follow(&abs)?;
     let (bom, body) = match snap.bytes.strip_prefix(crate::text::BOM) {
         Some(rest) => (true, rest),

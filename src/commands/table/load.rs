@@ -4,9 +4,7 @@
 
 use super::parse::{self, Record};
 use crate::protocol::{CmdError, Json, Repair, code, shell};
-use crate::store::files;
 use crate::workspace::Ctx;
-use crate::workspace::candidates::{self, Offer};
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 
@@ -108,7 +106,7 @@ impl Table {
 
 /// Reads `arg` as a table (for a write, inside its closure under the lock).
 pub fn load(ctx: &Ctx, arg: &str, abs: PathBuf, src: &Source) -> Result<Table, CmdError> {
-    let display = check_file(ctx, arg, &abs)?;
+    let display = ctx.files().whole_regular(arg, &abs)?;
     let snap = ctx.files().load_follow(&abs)?;
     let (bom, body) = match snap.bytes.strip_prefix(b"\xEF\xBB\xBF") {
         Some(rest) => (true, rest),
@@ -202,32 +200,6 @@ fn by_extension(p: &Path) -> Option<Format> {
         "tsv" | "tab" => Some(Format::Tsv),
         _ => None,
     }
-}
-
-/// `arg` as a regular file within the whole-file budget: its display path.
-fn check_file(ctx: &Ctx, arg: &str, abs: &Path) -> Result<String, CmdError> {
-    let display = ctx.display_path(abs);
-    let meta = ctx.files().stat(abs, true)?;
-    match meta.kind {
-        files::Kind::Missing => {
-            let e = std::io::Error::from(std::io::ErrorKind::NotFound);
-            return Err(candidates::not_found_or_io(ctx, arg, abs, &e, Offer::Look));
-        }
-        files::Kind::File => {}
-        _ => {
-            return Err(CmdError::new(
-                code::NOT_A_FILE,
-                format!("{display} is not a regular file."),
-                Repair::new(
-                    "info",
-                    "Check what the path is.",
-                    shell::aitools(["info", &display]),
-                ),
-            ));
-        }
-    }
-    crate::workspace::input::whole_file_budget(&display, meta.len)?;
-    Ok(display)
 }
 
 /// One `--where` condition.
