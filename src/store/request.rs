@@ -65,6 +65,30 @@ pub enum Change {
     Touch { path: PathBuf, mtime: i64 },
 }
 
+impl Change {
+    /// A document rewritten whole (json, nb, table) as the write's changes: none
+    /// when `new` is `old`; refused when `new` holds a mask placeholder `old` did
+    /// not (writing it would put `[REDACTED_SECRET]` in place of a secret).
+    pub fn rewrite(
+        ctx: &Ctx,
+        what: &str,
+        display: &str,
+        abs: &std::path::Path,
+        (old, new): (&str, &str),
+        bytes: impl FnOnce(&str) -> Vec<u8>,
+    ) -> Result<Vec<Change>, crate::protocol::CmdError> {
+        if new == old {
+            return Ok(Vec::new());
+        }
+        super::guard::refuse_built_mask(what, Some(display), old.as_bytes(), new.as_bytes())?;
+        Ok(vec![Change::Put {
+            path: crate::workspace::paths::real_path(ctx.dirs(), abs),
+            bytes: bytes(new),
+            mode: None,
+        }])
+    }
+}
+
 /// One write request: how the changes a command's `build` returns are committed
 /// (or staged), and what the journal and the answer record about them. Every
 /// write goes through `write::submit` with one; `new` fills it from the call.

@@ -200,20 +200,15 @@ fn write_json(
             guard::check_hash(&f.display, h, Some(&f.hash))?;
         }
         let new = edit(&f)?;
-        if new == f.text {
-            return Ok(Vec::new());
-        }
-        guard::refuse_built_mask(
+        let bytes = |t: &str| f.bytes_of(t);
+        Change::rewrite(
+            ctx,
             "The new JSON",
-            Some(&f.display),
-            f.text.as_bytes(),
-            new.as_bytes(),
-        )?;
-        Ok(vec![Change::Put {
-            path: crate::workspace::paths::real_path(ctx.dirs(), &f.abs),
-            bytes: f.bytes_of(&new),
-            mode: None,
-        }])
+            &f.display,
+            &f.abs,
+            (&f.text, &new),
+            bytes,
+        )
     })?;
     Ok(done.into_output(Vec::new()))
 }

@@ -162,22 +162,21 @@ fn write_nb(
         if new == f.text {
             return Ok(Vec::new());
         }
+        // The edit is ours: a notebook it no longer parses is a bug, never written.
         Notebook::parse(&new).map_err(|e| {
             CmdError::internal(format!(
                 "nb: the edited notebook no longer checks ({e:?}); nothing was written"
             ))
         })?;
-        guard::refuse_built_mask(
+        let bytes = |t: &str| f.bytes_of(t);
+        Change::rewrite(
+            ctx,
             "The new notebook",
-            Some(&f.display),
-            f.text.as_bytes(),
-            new.as_bytes(),
-        )?;
-        Ok(vec![Change::Put {
-            path: crate::workspace::paths::real_path(ctx.dirs(), &f.abs),
-            bytes: f.bytes_of(&new),
-            mode: None,
-        }])
+            &f.display,
+            &f.abs,
+            (&f.text, &new),
+            bytes,
+        )
     })?;
     Ok(done.into_output(extra))
 }

@@ -150,20 +150,15 @@ pub fn set(ctx: &Ctx, a: &SetArgs) -> Result<Output, CmdError> {
             };
             let with = parse::render_cell(&value, t.format.delim(), cell.quoted);
             let new = format!("{}{}{}", &t.text[..cell.start], with, &t.text[cell.end..]);
-            if new == t.text {
-                return Ok(Vec::new());
-            }
-            guard::refuse_built_mask(
+            let bytes = |n: &str| t.bytes_of(n);
+            Change::rewrite(
+                ctx,
                 "The new table",
-                Some(&t.display),
-                t.text.as_bytes(),
-                new.as_bytes(),
-            )?;
-            Ok(vec![Change::Put {
-                path: crate::workspace::paths::real_path(ctx.dirs(), &t.abs),
-                bytes: t.bytes_of(&new),
-                mode: None,
-            }])
+                &t.display,
+                &t.abs,
+                (&t.text, &new),
+                bytes,
+            )
         },
     )?;
     Ok(done.into_output(Vec::new()))
