@@ -50,6 +50,19 @@ pub enum Change {
         range: Range<u64>,
         with: Vec<u8>,
     },
+    /// A `Put` of the bytes of a file on disk (`from`, a before-image blob as
+    /// one pass read and hashed it), copied through the temp file, never held.
+    /// `base`: the target as one pass read it (the plan refuses the change with
+    /// `refusal.target-changed` when the file is no longer that one); `None`:
+    /// the plan looks at the target itself. `window`: the answer's diff (old
+    /// and new lines, the 0-based line they start at); `None`: the whole files.
+    PutStream {
+        path: PathBuf,
+        base: Option<Arc<super::stream::Scan>>,
+        from: Arc<super::stream::Scan>,
+        mode: Option<u32>,
+        window: Option<(Vec<u8>, Vec<u8>, usize)>,
+    },
     /// Remove a file, a symlink, or an empty directory.
     Delete { path: PathBuf },
     /// Rename (never merges into an existing directory; replaces a file or symlink).

@@ -127,9 +127,14 @@ impl Utf8 {
 }
 
 /// Opens `path` (a regular file, never through a symlink) and scans it for
-/// `needle` (not empty) in one pass.
+/// `needle` in one pass (an empty needle: only hashed, counted and checked).
 pub fn scan(path: &Path, needle: &[u8]) -> io::Result<Scan> {
     let file = super::fsx::open_read_nofollow(path)?;
+    scan_open(file, needle)
+}
+
+/// `scan` of a file already open (a regular file).
+pub fn scan_open(file: File, needle: &[u8]) -> io::Result<Scan> {
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(io::Error::other("not a regular file"));
@@ -185,7 +190,7 @@ fn scan_file(file: Arc<File>, meta: &std::fs::Metadata, needle: &[u8]) -> io::Re
         let eof = n < BLOCK;
         // Every start from `next_start` whose needle ends inside the window.
         let mut i = (next_start - win_at) as usize;
-        while s.count < 2 {
+        while s.count < 2 && !needle.is_empty() {
             let Some(j) = win.get(i..).and_then(|w| finder.find(w)) else {
                 break;
             };
@@ -423,6 +428,84 @@ impl Scan {
     }
 }
 
+/// The diff window of two files on disk (`a` before, `b` after) that differ
+/// in one small stretch: their common head and tail are found block by block
+/// (never holding either file), and `window_of` is taken of the text of `a`
+/// around the stretch. `None` when the stretch, or the window, passes
+/// `WINDOW_MAX` bytes.
+pub fn window_between(a: &Scan, b: &Scan) -> io::Result<Option<(Vec<u8>, Vec<u8>, usize)>> {
+    let shorter = a.len.min(b.len);
+    let (head, lines) = common_head(&a.file, &b.file, shorter)?;
+    let tail = common_tail(&a.file, a.len, &b.file, b.len, shorter - head)?;
+    let (a_end, b_end) = (a.len - tail, b.len - tail);
+    if a_end - head > WINDOW_MAX as u64 || b_end - head > WINDOW_MAX as u64 {
+        return Ok(None);
+    }
+    // The text of `a` from up to `WINDOW_MAX` before the stretch to as far past it.
+    let from = head.saturating_sub(WINDOW_MAX as u64);
+    let to = (a_end + WINDOW_MAX as u64).min(a.len);
+    let text = a.read(from..to)?;
+    let with = b.read(head..b_end)?;
+    let local = (head - from) as usize..(a_end - from) as usize;
+    // The window must start at a line's start inside the text.
+    let start = memchr::memrchr(b'\n', text.get(..local.start).unwrap_or_default());
+    let Some(cut) = start.map(|i| i + 1).or((from == 0).then_some(0)) else {
+        return Ok(None);
+    };
+    let before = lines - memchr::memchr_iter(b'\n', &text[cut..local.start]).count() as u64;
+    let text = &text[cut..];
+    let local = local.start - cut..local.end - cut;
+    let Some((old, new, line)) = window_of(text, local, &with) else {
+        return Ok(None);
+    };
+    let whole = old.len() < text.len() || to == a.len;
+    Ok(whole.then_some((old, new, line + before as usize)))
+}
+
+/// The bytes two files agree on from their starts (up to `len`), and the
+/// `\n` in them.
+fn common_head(a: &File, b: &File, len: u64) -> io::Result<(u64, u64)> {
+    let (mut x, mut y) = (vec![0u8; BLOCK], vec![0u8; BLOCK]);
+    let (mut at, mut lines) = (0u64, 0u64);
+    while at < len {
+        let want = ((len - at) as usize).min(BLOCK);
+        let n = read_full(a, &mut x[..want], at)?.min(read_full(b, &mut y[..want], at)?);
+        let same = crate::text::diff::common_prefix(&x[..n], &y[..n]);
+        lines += memchr::memchr_iter(b'\n', &x[..same]).count() as u64;
+        at += same as u64;
+        if same < want {
+            break;
+        }
+    }
+    Ok((at, lines))
+}
+
+/// The bytes two files (of lengths `a_len`, `b_len`) agree on at their ends,
+/// at most `max`.
+fn common_tail(a: &File, a_len: u64, b: &File, b_len: u64, max: u64) -> io::Result<u64> {
+    let (mut x, mut y) = (vec![0u8; BLOCK], vec![0u8; BLOCK]);
+    let mut done = 0u64;
+    while done < max {
+        let want = ((max - done) as usize).min(BLOCK);
+        let na = read_full(a, &mut x[..want], a_len - done - want as u64)?;
+        let nb = read_full(b, &mut y[..want], b_len - done - want as u64)?;
+        if na < want || nb < want {
+            return Err(io::Error::other("the file shrank while it was read"));
+        }
+        let same = x[..want]
+            .iter()
+            .rev()
+            .zip(y[..want].iter().rev())
+            .take_while(|(p, q)| p == q)
+            .count();
+        done += same as u64;
+        if same < want {
+            break;
+        }
+    }
+    Ok(done)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -486,5 +569,44 @@ mod tests {
         let mut g = f.clone();
         g[BLOCK + 10] = 0xff;
         assert!(!scanned(&g, b"row 0123456 ").utf8);
+    }
+
+    /// The window of two files on disk is `window_of` the first with the
+    /// stretch they differ in replaced by the second's, wherever it is.
+    #[test]
+    fn a_window_between_files_is_the_window_of_their_bytes() {
+        let dir = std::env::temp_dir().join(format!("aitools-win-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let scan_of = |name: &str, b: &[u8]| {
+            let p = dir.join(name);
+            std::fs::write(&p, b).unwrap();
+            scan(&p, b"").unwrap()
+        };
+        let a: Vec<u8> = (0..200_000u32)
+            .flat_map(|i| format!("row {:07}\n", i % 50_000).into_bytes())
+            .collect();
+        for (at, len, with) in [
+            (0, 3, &b"X"[..]),
+            (BLOCK - 2, 4, b"new\nlines\n"),
+            (a.len() / 2, 12, b""),
+            (a.len() - 5, 5, b"end"),
+            (a.len(), 0, b"appended\n"),
+        ] {
+            let b = [&a[..at], with, &a[at + len..]].concat();
+            let (sa, sb) = (scan_of("a", &a), scan_of("b", &b));
+            let got = window_between(&sa, &sb).unwrap();
+            // The stretch as the common head and tail leave it.
+            let head = crate::text::diff::common_prefix(&a, &b);
+            let tail = a[head..]
+                .iter()
+                .rev()
+                .zip(b[head..].iter().rev())
+                .take_while(|(x, y)| x == y)
+                .count();
+            let want = window_of(&a, head..a.len() - tail, &b[head..b.len() - tail]);
+            assert_eq!(got, want, "{at} {len} {with:?}");
+            assert!(got.is_some());
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

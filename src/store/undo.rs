@@ -8,10 +8,13 @@ use super::blobs;
 use super::error::StoreError;
 use super::journal::{self, Entry, State};
 use super::request::Change;
+use super::stream::{self, STREAM_FROM, Scan};
 use crate::protocol::compact::short_op_id;
 use crate::protocol::{CmdError, Json};
 use crate::workspace::Ctx;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The op `op_id`, or `input.not-found` whose repair lists the journal
 /// (`selection.ambiguous`, one repair per op, for a short id several ops end in).
@@ -104,7 +107,14 @@ fn undone_by(state: &Path, entry: &Entry) -> Option<String> {
 
 /// The changes that revert `entry`, or `refusal.target-changed` with `conflicts`
 /// when a path is no longer as the op left it.
-pub fn inverse(ctx: &Ctx, state: &Path, entry: &Entry) -> Result<Vec<Change>, CmdError> {
+/// `diffs`: the answer shows the diff (a file put back by streaming then
+/// brings the window of its change).
+pub fn inverse(
+    ctx: &Ctx,
+    state: &Path,
+    entry: &Entry,
+    diffs: bool,
+) -> Result<Vec<Change>, CmdError> {
     let abs = |rel: &str| -> PathBuf { ctx.root.join(rel) };
     // The state each path was left in: the last change touching it decides.
     let mut expected: Vec<(String, State)> = Vec::new();
@@ -119,8 +129,16 @@ pub fn inverse(ctx: &Ctx, state: &Path, entry: &Entry) -> Result<Vec<Change>, Cm
         set(&c.path, c.after.clone());
     }
     let mut conflicts = Vec::new();
+    let mut inv = Inverse {
+        ctx,
+        state,
+        entry,
+        diffs,
+        scans: HashMap::new(),
+    };
     for (rel, want) in &expected {
-        let now = super::current::state(&ctx.session.snapshots, &abs(rel))
+        let now = inv
+            .state_now(&abs(rel))
             .map_err(|e| crate::protocol::error::io_error(&ctx.command, rel, &e))?;
         if let Some(kind) = difference(want, &now) {
             let mut c = Json::obj();
@@ -163,16 +181,9 @@ pub fn inverse(ctx: &Ctx, state: &Path, entry: &Entry) -> Result<Vec<Change>, Cm
                 from: p.clone(),
                 to: abs(from),
             });
-            out.extend(restore(
-                ctx,
-                state,
-                entry,
-                &p,
-                &c.before,
-                &State::missing(),
-            )?);
+            out.extend(restore(&inv, &p, &c.before, &State::missing())?);
         } else {
-            out.extend(restore(ctx, state, entry, &p, &c.before, &c.after)?);
+            out.extend(restore(&inv, &p, &c.before, &c.after)?);
         }
     }
     Ok(out)
@@ -207,11 +218,80 @@ fn blob(
     })
 }
 
+/// What `inverse` reads on its way: the large files it hashed by one pass
+/// each (`scans`, by path), which the file put back over them copies from.
+struct Inverse<'a> {
+    ctx: &'a Ctx,
+    state: &'a Path,
+    entry: &'a Entry,
+    diffs: bool,
+    scans: HashMap<PathBuf, Arc<Scan>>,
+}
+
+impl Inverse<'_> {
+    /// `current::state`, except that a regular file of `STREAM_FROM` bytes or
+    /// more is hashed by one streaming pass (kept in `scans`), never held.
+    fn state_now(&mut self, p: &Path) -> std::io::Result<State> {
+        let big = std::fs::symlink_metadata(p)
+            .is_ok_and(|m| m.file_type().is_file() && m.len() >= STREAM_FROM);
+        if !big {
+            return super::current::state(&self.ctx.session.snapshots, p);
+        }
+        let scan = stream::scan(p, b"")?;
+        let now = State {
+            kind: "file".into(),
+            hash: Some(scan.hash.clone()),
+            mode: Some(scan.mode),
+            mtime: Some(scan.mtime),
+            target: None,
+        };
+        self.scans.insert(p.to_path_buf(), Arc::new(scan));
+        Ok(now)
+    }
+
+    /// The blob `hash` as one pass read it, when it is put back by streaming:
+    /// a loose blob (one name) whose bytes hash to its name, of `STREAM_FROM`
+    /// bytes or more or put over a file `state_now` streamed (`over`). `None`:
+    /// read whole (`blob`: a pack's copy, and the errors).
+    fn blob_stream(&self, hash: &str, over: bool) -> Option<Arc<Scan>> {
+        let (f, nlink) = super::fsx::open_regular_nlink(&blobs::path(self.state, hash)).ok()?;
+        let len = f.metadata().ok()?.len();
+        if nlink != 1 || !(over || len >= STREAM_FROM) {
+            return None;
+        }
+        let scan = stream::scan_open(f, b"").ok()?;
+        (scan.hash == hash).then(|| Arc::new(scan))
+    }
+
+    /// The change that puts the file `before` back at `p`: streamed from its
+    /// blob where `blob_stream` allows, else its bytes.
+    fn put_back(&self, p: &Path, before: &State) -> Result<Change, CmdError> {
+        let base = self.scans.get(p).cloned();
+        let hash = before.hash.clone().unwrap_or_default();
+        if let Some(from) = self.blob_stream(&hash, base.is_some()) {
+            let window = match (&base, self.diffs) {
+                (Some(b), true) => stream::window_between(b, &from).ok().flatten(),
+                _ => None,
+            };
+            return Ok(Change::PutStream {
+                path: p.to_path_buf(),
+                base,
+                from,
+                mode: before.mode,
+                window,
+            });
+        }
+        Ok(Change::Put {
+            bytes: blob(self.ctx, self.state, self.entry, p, before.hash.as_ref())?,
+            path: p.to_path_buf(),
+            mode: before.mode,
+        })
+    }
+}
+
 /// The changes that take `p` from `after` back to `before`.
 fn restore(
-    ctx: &Ctx,
-    state: &Path,
-    entry: &Entry,
+    inv: &Inverse,
     p: &Path,
     before: &State,
     after: &State,
@@ -237,11 +317,7 @@ fn restore(
                 if after.kind == "dir" || after.kind == "symlink" {
                     out.push(Change::Delete { path: path.clone() });
                 }
-                out.push(Change::Put {
-                    bytes: blob(ctx, state, entry, p, before.hash.as_ref())?,
-                    path,
-                    mode: before.mode,
-                });
+                out.push(inv.put_back(&path, before)?);
             }
         }
         "symlink" => {

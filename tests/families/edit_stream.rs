@@ -150,3 +150,81 @@ fn a_streamed_edit_keeps_its_guards() {
             .any(|w| w == b"X ")
     );
 }
+
+/// Undo of a streamed edit puts the before-image back by copying it from its
+/// blob through the temp file (`Change::PutStream`): peak RSS under 64 MiB
+/// for a 67 MB file (whole, it held the blob and the file, ~140 MB), the
+/// dry run's diff is the edit's line inverted, undoing the undo redoes it the
+/// same way, and a file changed since is refused and left alone.
+#[test]
+fn a_streamed_edit_undoes_and_redoes_in_64mib() {
+    let env = TestEnv::new();
+    // 1,200,000 lines of 56 bytes: 67 MB, past 64 MiB.
+    generate(&env, "big.txt", 1_200_000);
+    let before = sha256sum(&env.path("big.txt"));
+    let r = env.run(&[
+        "edit",
+        "big.txt",
+        "--old",
+        "line 000600000 some",
+        "--new",
+        "line 000600000 EDITED",
+    ]);
+    ok(&r);
+    let edited = sha256sum(&env.path("big.txt"));
+    let op = r.json["op_id"].as_str().expect("op_id").to_string();
+    let (r, kib) = run_measured(&env, &["undo", &op, "--dry-run"]);
+    ok(&r);
+    assert!(kib < 64 * 1024, "dry run peak RSS {kib} KiB");
+    assert_eq!(
+        r.json["changes"][0]["diff"].as_str(),
+        Some(concat!(
+            "@@ -600001 +600001 @@\n",
+            "-line 000600000 EDITED filler text to make the line longer\n",
+            "+line 000600000 some filler text to make the line longer\n",
+        )),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(
+        sha256sum(&env.path("big.txt")),
+        edited,
+        "a dry run writes nothing"
+    );
+    let (r, kib) = run_measured(&env, &["undo", &op]);
+    ok(&r);
+    assert!(kib < 64 * 1024, "undo peak RSS {kib} KiB");
+    assert_eq!(
+        sha256sum(&env.path("big.txt")),
+        before,
+        "undo restores the bytes"
+    );
+    assert_eq!(
+        r.json["changes"][0]["hash"].as_str(),
+        Some(&before[..12]),
+        "{}",
+        r.stdout
+    );
+    let undo_op = r.json["op_id"].as_str().expect("op_id").to_string();
+    let (r, kib) = run_measured(&env, &["undo", &undo_op]);
+    ok(&r);
+    assert!(kib < 64 * 1024, "redo peak RSS {kib} KiB");
+    assert_eq!(
+        sha256sum(&env.path("big.txt")),
+        edited,
+        "undoing the undo redoes"
+    );
+    let redo_op = r.json["op_id"].as_str().expect("op_id").to_string();
+    // Changed since: refused, nothing written.
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(env.path("big.txt"))
+        .expect("open");
+    f.write_all(b"more\n").expect("append");
+    drop(f);
+    let changed = sha256sum(&env.path("big.txt"));
+    let (r, kib) = run_measured(&env, &["undo", &redo_op]);
+    assert_eq!(r.error_code(), "refusal.target-changed", "{}", r.stdout);
+    assert!(kib < 64 * 1024, "refusal peak RSS {kib} KiB");
+    assert_eq!(sha256sum(&env.path("big.txt")), changed);
+}

@@ -67,9 +67,11 @@ pub fn run(ctx: &Ctx, a: &UndoArgs) -> Result<Output, CmdError> {
         .dry_run(a.dry.dry_run)
         .undoes(&op_id)
         .max_diff_lines(if echo { None } else { Some(0) });
+    // Without them no diff is built (a large file's would be read whole).
+    req.no_diffs.set(!echo);
     let done = write::submit(ctx, &req, || {
         let entry = undo::find(ctx, &state, &op_id, &["undo"])?;
-        undo::inverse(ctx, &state, &entry)
+        undo::inverse(ctx, &state, &entry, echo)
     })?;
     // The reverted op is the one the caller named; `history` shows the link.
     let mut out = done.into_output(vec![]);

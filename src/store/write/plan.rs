@@ -499,6 +499,13 @@ impl<'a> Plan<'a> {
                 range,
                 with,
             } => self.splice_stream(&path, base, range, with),
+            Change::PutStream {
+                path,
+                base,
+                from,
+                mode,
+                window,
+            } => self.put_stream(&path, base, from, mode, window),
             Change::Delete { path } => self.delete(&path),
             Change::Move { from, to } => self.mv(&from, &to),
             Change::Mkdir { path } => self.mkdir(&path),

@@ -118,20 +118,7 @@ impl<'a> Plan<'a> {
             ));
         };
         let (target, lstat) = boundary::resolve_stat(self.ctx, path, Final::Follow)?;
-        let rel = self.rel(&target);
-        let now = match lstat {
-            Some(m) => Ok(m),
-            None => std::fs::symlink_metadata(&target),
-        };
-        let stamp = now.as_ref().ok().map(crate::store::snapshot::Stamp::of);
-        if self.view.contains_key(&target) || stamp != Some(base.stamp) {
-            let size = stamp.map_or(0, |s| s.size);
-            return Err(Box::new(appends::TargetsChanged {
-                changed: vec![(rel, size, base.stamp.size)],
-                argv: self.ctx.argv.clone(),
-            })
-            .into());
-        }
+        let before = self.look_streamed(&target, lstat, &base)?;
         // The window of the excerpt is the files' when it ends before the
         // excerpt does (or the excerpt is the file's end).
         let Some((old, new, line)) = base.window(local, &with) else {
@@ -142,15 +129,6 @@ impl<'a> Plan<'a> {
         let hash = base
             .successor_hash(&range, &with)
             .map_err(|e| self.io(&target, &e))?;
-        let before = View::File {
-            hash: base.hash.clone(),
-            mode: base.mode,
-            mtime: Some(base.mtime),
-            content: Some(Content::Disk(base.clone())),
-        };
-        self.view.insert(target.clone(), before.clone());
-        self.disk_ids
-            .insert(target.clone(), (base.stamp.dev, base.stamp.ino));
         let content = Content::Streamed(Arc::new(Streamed { base, range, with }));
         let window = (
             Content::Owned(Arc::new(old)),
@@ -158,6 +136,71 @@ impl<'a> Plan<'a> {
             line,
         );
         self.put_content(target, before, content, hash, None, Some(window))
+    }
+}
+
+impl<'a> Plan<'a> {
+    /// The view of `target` (resolved, `lstat` its metadata if known) as the
+    /// streaming pass `base` read it: it must still be that file (same inode,
+    /// size and times) and not one this op changed, else `refusal.target-changed`.
+    fn look_streamed(
+        &mut self,
+        target: &Path,
+        lstat: Option<std::fs::Metadata>,
+        base: &Arc<Scan>,
+    ) -> Result<View, CmdError> {
+        let now = match lstat {
+            Some(m) => Ok(m),
+            None => std::fs::symlink_metadata(target),
+        };
+        let stamp = now.as_ref().ok().map(crate::store::snapshot::Stamp::of);
+        if self.view.contains_key(target) || stamp != Some(base.stamp) {
+            let size = stamp.map_or(0, |s| s.size);
+            return Err(Box::new(appends::TargetsChanged {
+                changed: vec![(self.rel(target), size, base.stamp.size)],
+                argv: self.ctx.argv.clone(),
+            })
+            .into());
+        }
+        let before = View::File {
+            hash: base.hash.clone(),
+            mode: base.mode,
+            mtime: Some(base.mtime),
+            content: Some(Content::Disk(base.clone())),
+        };
+        self.view.insert(target.to_path_buf(), before.clone());
+        self.disk_ids
+            .insert(target.to_path_buf(), (base.stamp.dev, base.stamp.ino));
+        Ok(before)
+    }
+
+    /// `Change::PutStream`: the new file is `from`'s bytes, copied from its
+    /// file at the commit (never in memory); `before` is `base` when given.
+    pub(super) fn put_stream(
+        &mut self,
+        path: &Path,
+        base: Option<Arc<Scan>>,
+        from: Arc<Scan>,
+        mode: Option<u32>,
+        window: Option<(Vec<u8>, Vec<u8>, usize)>,
+    ) -> Result<(), CmdError> {
+        if self.ctx.tx.is_some() {
+            return Err(CmdError::internal("write: a streamed put in a tx"));
+        }
+        let (target, lstat) = boundary::resolve_stat(self.ctx, path, Final::Follow)?;
+        let before = match &base {
+            Some(b) => self.look_streamed(&target, lstat, b)?,
+            None => self.look_stated(&target, true, lstat)?,
+        };
+        let hash = from.hash.clone();
+        let window = window.map(|(old, new, line)| {
+            (
+                Content::Owned(Arc::new(old)),
+                Content::Owned(Arc::new(new)),
+                line,
+            )
+        });
+        self.put_content(target, before, Content::Disk(from), hash, mode, window)
     }
 }
 
