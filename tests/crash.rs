@@ -464,30 +464,60 @@ fn sigkill_at_every_syscall_leaves_before_or_after() {
     eprintln!("{}", report.join("\n"));
 }
 
+/// A file past the streaming size (32 MiB): 600,000 lines, 34 MB.
+fn put_huge(c: &Case) {
+    let body: String = (0..600_000)
+        .map(|i| format!("line {i:09} some filler text to make the line longer\n"))
+        .collect();
+    c.put("huge.txt", &body);
+}
+
+const HUGE_EDIT: [&str; 6] = [
+    "edit",
+    "huge.txt",
+    "--old",
+    "line 000300000 some",
+    "--new",
+    "line 000300000 EDITED",
+];
+
 /// A one-line edit of a file past the streaming size (32 MiB; `Change::SpliceStream`:
 /// one pass reads it, the temp file is its head and tail copied around the new
 /// text): a kill at an even sample of its syscalls (48: each point copies the
 /// 34 MB file) leaves it wholly before or after, recovered, and undo works.
 #[test]
 fn a_kill_in_a_streamed_edit_leaves_before_or_after() {
-    let s = Scenario {
+    streamed_kills(Scenario {
         name: "edit a file past the streaming size (streamed)",
         setup: |c| {
-            let body: String = (0..600_000)
-                .map(|i| format!("line {i:09} some filler text to make the line longer\n"))
-                .collect();
-            c.put("huge.txt", &body);
-            argv(&[
-                "edit",
-                "huge.txt",
-                "--old",
-                "line 000300000 some",
-                "--new",
-                "line 000300000 EDITED",
-            ])
+            put_huge(c);
+            argv(&HUGE_EDIT)
         },
         stdin: None,
-    };
+    });
+}
+
+/// The undo of that edit (`Change::PutStream`: the current file hashed by one
+/// pass, the before-image copied from its blob through the temp file): the
+/// same sample of kills leaves it wholly edited or wholly undone, and undoing
+/// the undo (streamed too) works.
+#[test]
+fn a_kill_in_a_streamed_undo_leaves_before_or_after() {
+    streamed_kills(Scenario {
+        name: "undo of a streamed edit",
+        setup: |c| {
+            put_huge(c);
+            let r = c.run(&HUGE_EDIT);
+            assert_eq!(r.code, 0, "{}", r.stdout);
+            argv(&["undo", r.json["op_id"].as_str().unwrap()])
+        },
+        stdin: None,
+    });
+}
+
+/// Kills at an even sample of 48 of the scenario's syscalls, each followed by
+/// the `check` of before or after; the run links one before-image.
+fn streamed_kills(s: Scenario) {
     let c = Case::new();
     let b = baseline(&c, &s);
     assert_eq!(links_made(&b.seq), 1, "the before-image is linked");
@@ -505,7 +535,8 @@ fn a_kill_in_a_streamed_edit_leaves_before_or_after() {
     }
     assert!(
         saw_before > 0 && saw_after > 0,
-        "{saw_before} before, {saw_after} after"
+        "{}: {saw_before} before, {saw_after} after",
+        s.name
     );
 }
 

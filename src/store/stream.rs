@@ -492,12 +492,12 @@ fn common_tail(a: &File, a_len: u64, b: &File, b_len: u64, max: u64) -> io::Resu
         if na < want || nb < want {
             return Err(io::Error::other("the file shrank while it was read"));
         }
-        let same = x[..want]
-            .iter()
-            .rev()
-            .zip(y[..want].iter().rev())
-            .take_while(|(p, q)| p == q)
-            .count();
+        let same = if x[..want] == y[..want] {
+            want
+        } else {
+            let pairs = x[..want].iter().rev().zip(y[..want].iter().rev());
+            pairs.take_while(|(p, q)| p == q).count()
+        };
         done += same as u64;
         if same < want {
             break;
