@@ -1,10 +1,12 @@
 #!/bin/bash
 # Issue 34 row 2: a one-line `edit --old/--new` of a big file (default 1 GB)
-# beside `sed -i` + `sync`, in one interleaved run (benches/perf/ab.py: A, B, B,
+# beside `sed -i` + `sync`, then `undo` of that edit beside `sed -i` putting the
+# line back + `sync`, each in one interleaved run (benches/perf/ab.py: A, B, B,
 # A, ...; median wall and CPU time of each side). Every round first restores each
 # side's own copy of the file and removes aitools' state (untimed, then `sync`),
 # runs both sides, and checks both left the same bytes (SHA-256). Then one run of
-# each side under `/usr/bin/time -f %M` gives its peak RSS.
+# each side under `/usr/bin/time -f %M` gives its peak RSS. An undo round first
+# makes the edit (untimed) on A's copy and gives B the edited bytes.
 #
 #   benches/perf_bigedit.sh [path/to/aitools]
 #
@@ -48,3 +50,20 @@ sh -c "$ROUND"
 /usr/bin/time -f "sed -i peak RSS: %M KiB (%e s)" \
   sed -i "s/line $MID some/line $MID EDITED/" "$W/b/big.txt"
 cmp "$W/a/big.txt" "$W/b/big.txt" && echo "identical result"
+
+# Undo of that edit beside `sed -i` putting the line back + `sync`.
+sed "s/line $MID some/line $MID EDITED/" "$W/orig.txt" >"$W/edited.txt"
+OP="s/.*\"op_id\":\"\([^\"]*\)\".*/\1/p"
+EDIT="$BIN edit big.txt --old 'line $MID some' --new 'line $MID EDITED'"
+ROUND_U="cp $W/orig.txt $W/a/big.txt && rm -rf $W/state/aitools && (cd $W/a && $EDIT | sed -n '$OP' >$W/op) && cp $W/edited.txt $W/b/big.txt && sync"
+A="sh -c 'cd $W/a && exec $BIN undo \$(cat $W/op)'"
+B="sh -c 'sed -i \"s/line $MID EDITED/line $MID some/\" $W/b/big.txt && sync'"
+python3 "$HERE/benches/perf/ab.py" "bigundo ${MB}MB: aitools undo vs sed -i + sync" "$A" "$B" \
+  --runs "$RUNS" --warmup "$WARMUP" --round "$ROUND_U" --same "$W/a/big.txt" "$W/b/big.txt" \
+  ${JSON:+--json "${JSON%.json}-undo.json"}
+sh -c "$ROUND_U"
+(cd "$W/a" && /usr/bin/time -f "aitools undo peak RSS: %M KiB (%e s)" \
+  "$BIN" undo "$(cat "$W/op")" >/dev/null)
+/usr/bin/time -f "sed -i (undo) peak RSS: %M KiB (%e s)" \
+  sed -i "s/line $MID EDITED/line $MID some/" "$W/b/big.txt"
+cmp "$W/a/big.txt" "$W/b/big.txt" && cmp "$W/a/big.txt" "$W/orig.txt" && echo "identical result"
