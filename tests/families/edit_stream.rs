@@ -155,7 +155,8 @@ fn a_streamed_edit_keeps_its_guards() {
 /// blob through the temp file (`Change::PutStream`): peak RSS under 64 MiB
 /// for a 67 MB file (whole, it held the blob and the file, ~140 MB), the
 /// dry run's diff is the edit's line inverted, undoing the undo redoes it the
-/// same way, and a file changed since is refused and left alone.
+/// same way, a file changed since is refused and left alone, and a large
+/// file deleted is put back from its blob in as little.
 #[test]
 fn a_streamed_edit_undoes_and_redoes_in_64mib() {
     let env = TestEnv::new();
@@ -226,5 +227,13 @@ fn a_streamed_edit_undoes_and_redoes_in_64mib() {
     let (r, kib) = run_measured(&env, &["undo", &redo_op]);
     assert_eq!(r.error_code(), "refusal.target-changed", "{}", r.stdout);
     assert!(kib < 64 * 1024, "refusal peak RSS {kib} KiB");
+    assert_eq!(sha256sum(&env.path("big.txt")), changed);
+    // A large file deleted comes back from its blob the same way.
+    let r = env.run(&["delete", "big.txt"]);
+    ok(&r);
+    let op = r.json["op_id"].as_str().expect("op_id").to_string();
+    let (r, kib) = run_measured(&env, &["undo", &op]);
+    ok(&r);
+    assert!(kib < 64 * 1024, "undo of a delete peak RSS {kib} KiB");
     assert_eq!(sha256sum(&env.path("big.txt")), changed);
 }
