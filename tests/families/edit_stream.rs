@@ -237,3 +237,28 @@ fn a_streamed_edit_undoes_and_redoes_in_64mib() {
     assert!(kib < 64 * 1024, "undo of a delete peak RSS {kib} KiB");
     assert_eq!(sha256sum(&env.path("big.txt")), changed);
 }
+
+/// Undo of a move of one large file over another: the file moved back, and
+/// the one it replaced put back from its blob (streamed past the move, which
+/// the inverse makes first: the path is no longer the file the undo hashed).
+#[test]
+fn undo_of_a_move_over_a_large_file_puts_both_back() {
+    let env = TestEnv::new();
+    generate(&env, "a.txt", 600_000);
+    generate(&env, "b.txt", 610_000);
+    let (a, b) = (sha256sum(&env.path("a.txt")), sha256sum(&env.path("b.txt")));
+    let expect = format!("b.txt={}", &b[..12]);
+    let r = env.run(&[
+        "move",
+        "a.txt",
+        "b.txt",
+        "--overwrite",
+        "--expect-hash",
+        &expect,
+    ]);
+    ok(&r);
+    let op = r.json["op_id"].as_str().expect("op_id").to_string();
+    ok(&env.run(&["undo", &op]));
+    assert_eq!(sha256sum(&env.path("a.txt")), a);
+    assert_eq!(sha256sum(&env.path("b.txt")), b);
+}

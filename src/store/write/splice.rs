@@ -188,9 +188,12 @@ impl<'a> Plan<'a> {
             return Err(CmdError::internal("write: a streamed put in a tx"));
         }
         let (target, lstat) = boundary::resolve_stat(self.ctx, path, Final::Follow)?;
-        let before = match &base {
-            Some(b) => self.look_streamed(&target, lstat, b)?,
-            None => self.look_stated(&target, true, lstat)?,
+        // A path an earlier change of this op touched is no longer `base`.
+        let (before, window) = match &base {
+            Some(b) if !self.view.contains_key(&target) => {
+                (self.look_streamed(&target, lstat, b)?, window)
+            }
+            _ => (self.look_stated(&target, true, lstat)?, None),
         };
         let hash = from.hash.clone();
         let window = window.map(|(old, new, line)| {
