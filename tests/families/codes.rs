@@ -36,6 +36,13 @@ const ANY_COMMAND: &[&str] = &[
 /// `environment.output-lost` is stdout refusing the answer, proven for every
 /// surface in adversary_output.rs, jsonl_output_lost.rs and mcp_output_lost.rs.
 const PROVEN_ELSEWHERE: &[&str] = &["environment.output-lost"];
+/// Pairs a row cannot answer because the call needs a mount namespace: `sys
+/// procs|ports` without a /proc, proven in sys_procs.rs
+/// (sys_procs_and_ports_without_proc_are_unavailable, under `unshare -m`).
+const PAIRS_PROVEN_ELSEWHERE: &[(&str, &str)] = &[
+    ("sys procs", "environment.unavailable"),
+    ("sys ports", "environment.unavailable"),
+];
 const WRITE_PROTOCOL: &[&str] = &[
     "input.not-found",
     "refusal.outside-workspace",
@@ -809,7 +816,9 @@ fn the_table_covers_every_declared_code() {
                 || (writes.get(cmd) == Some(&true)
                     && WRITE_PROTOCOL.contains(&code.as_str())
                     && proven_on_a_write(code));
-            let shared = shared || PROVEN_ELSEWHERE.contains(&code.as_str());
+            let shared = shared
+                || PROVEN_ELSEWHERE.contains(&code.as_str())
+                || PAIRS_PROVEN_ELSEWHERE.contains(&(cmd.as_str(), code.as_str()));
             let covered = shared || proven.contains(&(cmd.as_str(), code.as_str()));
             let listed = UNCOVERED.contains(&(cmd.as_str(), code.as_str()));
             if covered && listed {
