@@ -199,6 +199,12 @@ fn process(pid: u32, boot: Option<i64>, ticks: i64) -> Option<Proc> {
     })
 }
 
+/// Whether /proc is mounted and lists this process: `NotFound` when it is
+/// missing (not Linux, a sandbox) or an empty mount (a bare container).
+pub fn proc_mounted() -> std::io::Result<()> {
+    std::fs::metadata(format!("/proc/{}", std::process::id())).map(|_| ())
+}
+
 /// Every process /proc lists, by pid.
 pub fn processes() -> std::io::Result<Vec<Proc>> {
     let (boot, ticks) = boot_and_ticks();

@@ -161,6 +161,90 @@ fn archive_read_shows_a_members_lines_as_read_does_masked_and_hashed() {
     assert_eq!(multi.error_code(), "argument.invalid");
 }
 
+/// A Rust member with two functions and a marked block, zipped and tarred.
+const CODE: &str = r#"
+import tarfile, zipfile, io
+src = b"fn helper() -> u32 {\n    1\n}\n\npub fn main() {\n    let x = helper();\n    println!(\"{x}\");\n}\n// BEGIN\nmiddle\nmore\n// END\n"
+with zipfile.ZipFile("c.zip", "w") as z:
+    z.writestr("src/lib.rs", src)
+with tarfile.open("c.tar", "w") as t:
+    i = tarfile.TarInfo("src/lib.rs"); i.size = len(src); t.addfile(i, io.BytesIO(src))
+"#;
+
+#[test]
+fn archive_read_selects_a_symbol_or_a_between_block_and_echoes_nothing_known() {
+    let env = TestEnv::new();
+    py(&env, CODE);
+    // The oracle: the member's lines by Python, the block by a regex scan.
+    let lines = |file: &str, a: usize, b: usize| -> Value {
+        let out = py(
+            &env,
+            &format!(
+                "import json,zipfile,tarfile\np='{file}'\nb=zipfile.ZipFile(p).read('src/lib.rs') if p.endswith('zip') else tarfile.open(p).extractfile('src/lib.rs').read()\nprint(json.dumps(b.decode().splitlines()[{a}:{b}]))"
+            ),
+        );
+        serde_json::from_str(&out).expect("json")
+    };
+    let between = py(
+        &env,
+        "import re,zipfile\nt=zipfile.ZipFile('c.zip').read('src/lib.rs').decode().splitlines()\ns=next(i for i,x in enumerate(t) if re.search('BEGIN',x))\ne=next(i for i,x in enumerate(t) if i>s and re.search('END',x))\nprint(s,e)",
+    );
+    let (s, e) = between.trim().split_once(' ').expect("two numbers");
+    let (s, e): (usize, usize) = (s.parse().expect("n"), e.parse().expect("n"));
+    for file in ["c.zip", "c.tar"] {
+        let r = env.run(&["archive", "read", file, "src/lib.rs", "--symbol", "main"]);
+        assert_eq!(r.code, 0, "{}", r.stdout);
+        assert_eq!(r.json["lines"], lines(file, 4, 8));
+        assert_eq!(r.json["start_line"], 5);
+        // What the caller sent is not echoed back; the status says partial.
+        for k in ["path", "entry", "mode", "truncated"] {
+            assert!(r.json.get(k).is_none(), "{k}: {}", r.stdout);
+        }
+        let b = env.run(&[
+            "archive",
+            "read",
+            file,
+            "src/lib.rs",
+            "--between",
+            "BEGIN",
+            "END",
+            "--exclusive",
+        ]);
+        assert_eq!(b.code, 0, "{}", b.stdout);
+        assert_eq!(b.json["lines"], lines(file, s + 1, e));
+        assert_eq!(b.json["start_line"], s + 2);
+    }
+    // A cut definition continues with the rest of it.
+    let cut = env.run(&[
+        "archive",
+        "read",
+        "c.zip",
+        "src/lib.rs",
+        "--symbol",
+        "main",
+        "--max-lines",
+        "3",
+    ]);
+    assert_eq!(cut.code, 3, "{}", cut.stdout);
+    let rest = env.run_line(cut.json["next_commands"][0].as_str().expect("next"));
+    assert_eq!(rest.json["lines"], lines("c.zip", 7, 8));
+    // An unknown name answers the member's definitions as candidates.
+    let miss = env.run(&["archive", "read", "c.zip", "src/lib.rs", "--symbol", "mian"]);
+    assert_eq!(miss.error_code(), "selection.no-match");
+    assert_eq!(miss.json["error"]["candidates"][1]["name"], "main");
+    let two = env.run(&[
+        "archive",
+        "read",
+        "c.zip",
+        "src/lib.rs",
+        "--symbol",
+        "main",
+        "--range",
+        "1:2",
+    ]);
+    assert_eq!(two.error_code(), "argument.invalid");
+}
+
 #[test]
 fn archive_read_of_a_gz_needs_no_entry_and_a_non_archive_is_refused() {
     let env = TestEnv::new();

@@ -78,3 +78,40 @@ fn sys_ports_lists_a_socket_bound_here_with_this_process() {
     assert!(ports.windows(2).all(|w| w[0] <= w[1]));
     drop(l);
 }
+
+/// Without a /proc that lists the process (a tmpfs mounted over it in a private
+/// mount namespace, as a sandbox or a bare container has), `sys procs` and
+/// `sys ports` answer `environment.unavailable`, never an empty list or a
+/// missing-file error. Skipped where `unshare -m` is not permitted.
+#[test]
+fn sys_procs_and_ports_without_proc_are_unavailable() {
+    let env = TestEnv::new();
+    let probe = Command::new("unshare")
+        .args(["-m", "sh", "-c", "mount -t tmpfs none /proc"])
+        .output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        eprintln!("skipped: unshare -m with a /proc mount is not permitted here");
+        return;
+    }
+    for sub in ["procs", "ports"] {
+        let mut c = Command::new("unshare");
+        c.args([
+            "-m",
+            "sh",
+            "-c",
+            &format!("mount -t tmpfs none /proc && exec \"$AITOOLS\" sys {sub}"),
+        ])
+        .env("AITOOLS", crate::support::bin());
+        let r = crate::support::parse(env.isolate(c).output().expect("unshare"));
+        assert_eq!(
+            r.error_code(),
+            "environment.unavailable",
+            "{sub}: {}",
+            r.stdout
+        );
+        let repair = r.json["error"]["repairs"][0]["command"]
+            .as_str()
+            .expect("repair");
+        assert_eq!(env.run_line(repair).code, 0, "{repair}");
+    }
+}

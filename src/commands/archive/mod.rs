@@ -16,6 +16,7 @@ pub mod extract;
 pub mod format;
 pub mod list;
 pub mod read;
+pub mod select;
 pub mod zip;
 
 pub const COMMANDS: &[CommandSpec] = &[list::SPEC, read::SPEC, extract::SPEC, create::SPEC];

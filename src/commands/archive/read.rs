@@ -38,6 +38,8 @@ pub struct ReadArgs {
     /// With --match: the lines that do not match.
     #[arg(long, requires = "pattern")]
     pub invert: bool,
+    #[command(flatten)]
+    pub sel: super::select::PickArgs,
 }
 
 /// The largest member read.
@@ -45,13 +47,11 @@ const MAX_MEMBER: u64 = 64 * 1024 * 1024;
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "archive read",
-    summary: "Read one archive member in read's shape, with a line range and limit.",
-    description: "A gz archive has one member and takes no ENTRY. Members over 64 MiB are refused. A binary member (a NUL in its first 8 KiB) read as text answers {binary,size,mime}; --as hex dumps it with secrets overwritten by *. A line over 16384 bytes is cut there and listed in cut_lines (partial). --range with --match bounds it; a cut result's next_commands continues.",
+    summary: "Read one archive member in read's shape, with selectors and a line limit.",
+    description: "A gz archive has one member and takes no ENTRY (its name is answered as entry). Members over 64 MiB are refused. A binary member (a NUL in its first 8 KiB) read as text answers {binary,size,mime}; --as hex dumps it with secrets overwritten by *. Selectors as read's, one per call: --range, --symbol (--kind; the code outline language of the member's name), --between (--exclusive), --match (--invert; --range bounds it). A line over 16384 bytes is cut there and listed in cut_lines (partial). A cut result (status partial, exit 3) has next_commands continuing it.",
     args: <ReadArgs as clap::Args>::augment_args,
     output_fields: &[
-        field("mode", "text or hex."),
-        field("path", "The archive, relative to the workspace root."),
-        field("entry", "The member read."),
+        field("entry", "A gz archive's member name (read without ENTRY)."),
         field("start_line", "text: number of the first returned line."),
         field("lines", "text: line texts without terminators or BOM."),
         field(
@@ -75,10 +75,6 @@ pub const SPEC: CommandSpec = CommandSpec {
             "encoding_errors",
             "Malformed UTF-8 sequences replaced by U+FFFD.",
         ),
-        field(
-            "truncated",
-            "True when --max-lines cut the output or a line was cut (status partial, exit 3).",
-        ),
         field("approx_tokens", "ceil(characters of returned text / 4)."),
         field(
             "next_commands",
@@ -91,6 +87,8 @@ pub const SPEC: CommandSpec = CommandSpec {
         code::UNSUPPORTED_FORMAT,
         code::SYNTAX_ERROR,
         code::NO_MATCH,
+        code::AMBIGUOUS,
+        code::UNSUPPORTED_LANGUAGE,
         code::TOO_LARGE,
         code::NOT_A_FILE,
     ],
@@ -103,9 +101,9 @@ pub const SPEC: CommandSpec = CommandSpec {
 
 #[derive(Serialize, Default)]
 struct Out {
-    mode: &'static str,
-    path: String,
-    entry: String,
+    /// Only when the caller named no member (a gz archive's one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    entry: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     binary: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -127,9 +125,9 @@ struct Out {
     #[serde(skip_serializing_if = "Option::is_none")]
     encoding_errors: Option<u64>,
     hash: String,
-    truncated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     approx_tokens: Option<usize>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     next_commands: Vec<String>,
 }
 
@@ -234,6 +232,22 @@ pub fn run(ctx: &Ctx, a: &ReadArgs) -> Result<Output, CmdError> {
     if a.max_lines == 0 {
         return Err(invalid(ctx, "--max-lines must be at least 1."));
     }
+    if let Some(flag) = a.sel.given() {
+        let other = [
+            ("--range", a.range.is_some()),
+            ("--match", a.pattern.is_some()),
+            ("--as hex", a.view == "hex"),
+            ("--between", flag == "--symbol" && a.sel.between.is_some()),
+        ]
+        .into_iter()
+        .find(|(_, on)| *on);
+        if let Some((o, _)) = other {
+            return Err(invalid(
+                ctx,
+                format!("{flag} and {o} are separate selections; use one per call."),
+            ));
+        }
+    }
     if a.view == "hex" && a.pattern.is_some() {
         return Err(invalid(ctx, "--match selects lines; --as hex shows rows."));
     }
@@ -261,11 +275,9 @@ pub fn run(ctx: &Ctx, a: &ReadArgs) -> Result<Output, CmdError> {
         })?),
         None => None,
     };
-    let (shown, entry, bytes) = member_bytes(ctx, a)?;
+    let (_, entry, bytes) = member_bytes(ctx, a)?;
     let mut out = Out {
-        mode: if a.view == "hex" { "hex" } else { "text" },
-        path: shown,
-        entry,
+        entry: a.entry.is_none().then(|| entry.clone()),
         hash: sha256_hex(&bytes),
         ..Out::default()
     };
@@ -276,10 +288,10 @@ pub fn run(ctx: &Ctx, a: &ReadArgs) -> Result<Output, CmdError> {
     if sniff::is_binary(head) {
         out.binary = Some(true);
         out.size = Some(bytes.len() as u64);
-        out.mime = Some(sniff::mime(head, &out.entry, true));
+        out.mime = Some(sniff::mime(head, &entry, true));
         return Ok(Output::ok(&out));
     }
-    text(ctx, a, range, re, &bytes, out)
+    text(ctx, a, (range, re), &entry, &bytes, out)
 }
 
 fn hex(
@@ -326,15 +338,14 @@ fn hex(
     }
     out.size = Some(bytes.len() as u64);
     out.rows = Some(rows);
-    out.truncated = cut;
     Output::cut(&out, cut)
 }
 
 fn text(
     ctx: &Ctx,
     a: &ReadArgs,
-    range: Option<values::LineRange>,
-    re: Option<Regex>,
+    (range, re): (Option<values::LineRange>, Option<Regex>),
+    entry: &str,
     bytes: &[u8],
     mut out: Out,
 ) -> Result<Output, CmdError> {
@@ -345,6 +356,11 @@ fn text(
     };
     let all = split_lines(&text);
     let total = all.len() as u64;
+    let body = text.strip_prefix('\u{FEFF}').unwrap_or(&text);
+    let range = match super::select::lines(&ctx.command, &a.sel, entry, body, &ctx.argv)? {
+        Some(r) => Some(r),
+        None => range,
+    };
     let start = range.map(|r| r.start).unwrap_or(1);
     let end = range.and_then(|r| r.end).unwrap_or(total).min(total);
     if start > total.max(1) || (total == 0 && range.is_some()) {
@@ -359,17 +375,17 @@ fn text(
         ));
     }
     let max = usize::try_from(a.max_lines).unwrap_or(usize::MAX);
-    let Picked {
+    let Window {
         mut lines,
         numbers,
         cut_lines,
         last_seen,
         cut,
-    } = pick(&all, start, end, re.as_ref().map(|r| (r, a.invert)), max);
+    } = window(&all, start, end, re.as_ref().map(|r| (r, a.invert)), max);
     if re.is_some() && lines.is_empty() {
         return Err(CmdError::new(
             code::NO_MATCH,
-            format!("No line of {} matches --match.", out.entry),
+            format!("No line of {entry} matches --match."),
             Repair::new(
                 "read",
                 "Read the member's start instead.",
@@ -382,8 +398,16 @@ fn text(
             Some(e) => format!("{}:{e}", last_seen + 1),
             None => format!("{}:", last_seen + 1),
         };
-        let words = shell::rerun(&ctx.argv, &["--range"], &[], &["--range".into(), r]);
-        out.next_commands.push(shell::aitools(&words));
+        out.next_commands.push(if a.sel.given().is_some() {
+            super::select::rerun(&ctx.argv, &["--range".into(), r])
+        } else {
+            shell::aitools(shell::rerun(
+                &ctx.argv,
+                &["--range"],
+                &[],
+                &["--range".into(), r],
+            ))
+        });
     }
     let first = usize::try_from(start).unwrap_or(usize::MAX).max(1);
     let lead: Vec<String> = all
@@ -411,7 +435,6 @@ fn text(
         out.encoding_errors = Some(errors);
     }
     out.total_lines = Some(total);
-    out.truncated = partial;
     Ok(Output::cut(&out, partial).premasked(premasked))
 }
 
@@ -430,7 +453,7 @@ fn split_lines(text: &str) -> Vec<&str> {
 
 /// The lines a window shows: their numbers, which were cut at 16384 bytes, the
 /// last line looked at, and whether --max-lines stopped it.
-struct Picked {
+struct Window {
     lines: Vec<String>,
     numbers: Vec<u64>,
     cut_lines: Vec<u64>,
@@ -438,7 +461,7 @@ struct Picked {
     cut: bool,
 }
 
-fn pick(all: &[&str], start: u64, end: u64, re: Option<(&Regex, bool)>, max: usize) -> Picked {
+fn window(all: &[&str], start: u64, end: u64, re: Option<(&Regex, bool)>, max: usize) -> Window {
     let (mut lines, mut numbers, mut cut_lines) = (Vec::new(), Vec::new(), Vec::new());
     let mut last_seen = start.saturating_sub(1);
     let mut cut = false;
@@ -469,7 +492,7 @@ fn pick(all: &[&str], start: u64, end: u64, re: Option<(&Regex, bool)>, max: usi
         numbers.push(n);
         last_seen = n;
     }
-    Picked {
+    Window {
         lines,
         numbers,
         cut_lines,

@@ -6,7 +6,7 @@
 
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
-use crate::protocol::{CmdError, Json, Output, redact, shell, time, values};
+use crate::protocol::{CmdError, Json, Output, Repair, code, redact, shell, time, values};
 use crate::workspace::Ctx;
 use crate::workspace::host;
 use crate::workspace::process::{self, Limits};
@@ -289,7 +289,7 @@ pub const PROCS: CommandSpec = CommandSpec {
             "When truncated: the call with a --limit that lists all.",
         ),
     ],
-    error_codes: &[],
+    error_codes: &[code::UNAVAILABLE],
     writes: false,
     tx: false,
     workspace: false,
@@ -309,7 +309,7 @@ pub const PORTS: CommandSpec = CommandSpec {
         ),
         field("total", "Number of items."),
     ],
-    error_codes: &[],
+    error_codes: &[code::UNAVAILABLE],
     writes: false,
     tx: false,
     workspace: false,
@@ -317,8 +317,32 @@ pub const PORTS: CommandSpec = CommandSpec {
     run: handler!(PortsArgs, ports),
 };
 
-fn no_proc(ctx: &Ctx, e: &std::io::Error) -> CmdError {
-    crate::protocol::error::io_error(&ctx.command, "/proc", e)
+/// `/proc` missing (not Linux, or not mounted: a container, a sandbox) or an
+/// empty mount that does not list this process is `environment.unavailable`;
+/// another failure reading it is `environment.io`.
+fn no_proc(ctx: &Ctx, e: Option<&std::io::Error>) -> CmdError {
+    match e {
+        Some(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            crate::protocol::error::io_error(&ctx.command, "/proc", e)
+        }
+        _ => CmdError::new(
+            code::UNAVAILABLE,
+            format!(
+                "{} reads Linux's /proc, and no /proc listing this process is mounted here.",
+                ctx.command
+            ),
+            Repair::new(
+                "info",
+                "See what this host is (its OS and tools).",
+                shell::aitools(["sys", "info"]),
+            ),
+        ),
+    }
+}
+
+/// Fails unless `/proc` lists this very process.
+fn proc_here(ctx: &Ctx) -> Result<(), CmdError> {
+    host::proc_mounted().map_err(|e| no_proc(ctx, Some(&e)))
 }
 
 pub fn procs(ctx: &Ctx, a: &ProcsArgs) -> Result<Output, CmdError> {
@@ -328,7 +352,8 @@ pub fn procs(ctx: &Ctx, a: &ProcsArgs) -> Result<Output, CmdError> {
             "--limit must be at least 1.",
         ));
     }
-    let all = host::processes().map_err(|e| no_proc(ctx, &e))?;
+    proc_here(ctx)?;
+    let all = host::processes().map_err(|e| no_proc(ctx, Some(&e)))?;
     let want = a.pattern.as_deref().map(str::to_lowercase);
     // Never this call itself (its own command line holds PATTERN), as pgrep.
     let me = std::process::id();
@@ -391,7 +416,8 @@ pub fn procs(ctx: &Ctx, a: &ProcsArgs) -> Result<Output, CmdError> {
 }
 
 pub fn ports(ctx: &Ctx, _a: &PortsArgs) -> Result<Output, CmdError> {
-    let mut ls = host::listeners().map_err(|e| no_proc(ctx, &e))?;
+    proc_here(ctx)?;
+    let mut ls = host::listeners().map_err(|e| no_proc(ctx, Some(&e)))?;
     ls.sort_by(|x, y| (x.port, x.protocol, &x.address).cmp(&(y.port, y.protocol, &y.address)));
     let owners = host::socket_owners();
     let procs = host::processes().unwrap_or_default();

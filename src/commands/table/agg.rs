@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 #[derive(Args, Debug)]
 pub struct AggArgs {
-    /// The CSV or TSV file.
+    /// The table file.
     #[arg(value_name = "PATH")]
     pub path: String,
     /// Grouping column (repeatable).
@@ -52,6 +52,8 @@ pub struct AggArgs {
     #[command(flatten)]
     pub source: Source,
     #[command(flatten)]
+    pub shape: load::Shape,
+    #[command(flatten)]
     pub filter: Filter,
 }
 
@@ -61,7 +63,10 @@ pub const AGG: CommandSpec = CommandSpec {
     description: "Without --group-by all rows form one group. --sum, --avg, --min, --max need a numeric column: empty cells are skipped, any other value fails with the offending rows in diagnostics. A sum of integers is exact (past i128: argument.invalid). count is reported with --count or when no other aggregate is asked for. Groups are in key order unless --sort; more than --limit make the answer partial (exit 3).",
     args: <AggArgs as clap::Args>::augment_args,
     output_fields: &[
-        field("format", "csv or tsv: the format read."),
+        field(
+            "format",
+            "The format read: csv tsv jsonl json ws sep lines.",
+        ),
         field(
             "groups",
             "[{key:{column:value},count?,sum?,avg?,min?,max?,distinct?}].",
@@ -193,7 +198,7 @@ fn not_numeric(ctx: &Ctx, t: &Table, name: &str, bad: &[(usize, String)]) -> Cmd
 }
 
 pub fn agg(ctx: &Ctx, a: &AggArgs) -> Result<Output, CmdError> {
-    let t = load::load_read(ctx, &a.path, &a.source)?;
+    let t = load::load_read(ctx, &a.path, &a.source, &a.shape)?;
     let conds = load::conditions(ctx, &t, &a.filter)?;
     let keys: Vec<usize> = a
         .group_by

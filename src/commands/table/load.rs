@@ -3,7 +3,10 @@
 //! the header, columns by name or 1-based number, and `--where` filters.
 
 use super::parse::{self, Record};
+use super::shapes;
 use crate::protocol::{CmdError, Json, Repair, code, shell};
+use crate::text::decode::{self, Encoding};
+use crate::text::json_doc;
 use crate::workspace::Ctx;
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
@@ -12,6 +15,11 @@ use std::path::{Path, PathBuf};
 pub enum Format {
     Csv,
     Tsv,
+    Jsonl,
+    Json,
+    Ws,
+    Sep,
+    Lines,
 }
 
 impl Format {
@@ -19,12 +27,19 @@ impl Format {
         match self {
             Format::Csv => "csv",
             Format::Tsv => "tsv",
+            Format::Jsonl => "jsonl",
+            Format::Json => "json",
+            Format::Ws => "ws",
+            Format::Sep => "sep",
+            Format::Lines => "lines",
         }
     }
-    pub fn delim(self) -> u8 {
+    /// The RFC 4180 delimiter; None for the other formats.
+    pub fn delim(self) -> Option<u8> {
         match self {
-            Format::Csv => b',',
-            Format::Tsv => b'\t',
+            Format::Csv => Some(b','),
+            Format::Tsv => Some(b'\t'),
+            _ => None,
         }
     }
 }
@@ -32,12 +47,29 @@ impl Format {
 /// The flags every table command shares.
 #[derive(Args, Debug)]
 pub struct Source {
-    /// Table format; default from the extension (.csv, .tsv, .tab), then the first line (a tab: tsv).
+    /// Table format; default from the extension (.csv .tsv .tab .jsonl .ndjson .json), then the content (ws, sep, lines are never guessed).
     #[arg(long, value_enum)]
     pub format: Option<Format>,
     /// Treat the first row as data; columns are named 1, 2, ...
     #[arg(long)]
     pub no_header: bool,
+}
+
+/// The reads' flags for the formats beyond CSV and TSV.
+#[derive(Args, Debug, Default)]
+pub struct Shape {
+    /// With --format sep (implied): the fixed separator string (cut -d).
+    #[arg(long, value_name = "SEP", allow_hyphen_values = true)]
+    pub delimiter: Option<String>,
+    /// With --format json (implied): RFC 6901 pointer to the array of rows.
+    #[arg(long, value_name = "PTR", allow_hyphen_values = true)]
+    pub pointer: Option<String>,
+    /// With --format ws (implied): at most N columns, the last keeping the rest of the line (awk's $N).
+    #[arg(long, value_name = "N")]
+    pub ws_columns: Option<usize>,
+    /// Decode from this encoding instead of UTF-8: utf-8 shift_jis euc-jp iso-8859-1 utf-16le utf-16be.
+    #[arg(long, value_name = "ENC")]
+    pub encoding: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -93,6 +125,18 @@ impl Table {
         r.cells.get(i).map_or("", |c| c.value.as_str())
     }
 
+    /// The type of column `i` over `rows`.
+    pub fn column_type(&self, rows: &[&Record], i: usize) -> &'static str {
+        if matches!(self.format, Format::Json | Format::Jsonl) {
+            shapes::json_column_type(
+                rows.iter()
+                    .map(|r| r.cells.get(i).and_then(|c| c.json.as_ref())),
+            )
+        } else {
+            parse::column_type(rows.iter().map(|r| Table::cell(r, i)))
+        }
+    }
+
     /// The file's bytes with `text` as its body (the BOM kept).
     pub fn bytes_of(&self, text: &str) -> Vec<u8> {
         let mut b = Vec::with_capacity(text.len() + 3);
@@ -105,68 +149,26 @@ impl Table {
 }
 
 /// Reads `arg` as a table (for a write, inside its closure under the lock).
-pub fn load(ctx: &Ctx, arg: &str, abs: PathBuf, src: &Source) -> Result<Table, CmdError> {
+pub fn load(
+    ctx: &Ctx,
+    arg: &str,
+    abs: PathBuf,
+    src: &Source,
+    shape: &Shape,
+) -> Result<Table, CmdError> {
     let display = ctx.files().whole_regular(arg, &abs)?;
     let snap = ctx.files().load_follow(&abs)?;
-    let (bom, body) = match snap.bytes.strip_prefix(b"\xEF\xBB\xBF") {
-        Some(rest) => (true, rest),
-        None => (false, &snap.bytes[..]),
-    };
     let hash = snap.hash.clone();
-    let text = String::from_utf8(body.to_vec()).map_err(|e| {
-        CmdError::new(
-            code::NOT_UTF8,
-            format!(
-                "{display} is not valid UTF-8 (byte {}); table reads UTF-8 text.",
-                e.utf8_error().valid_up_to()
-            ),
-            Repair::new(
-                "transcode",
-                "Convert it to UTF-8 first (shift_jis shown; see `aitools info` for its encoding).",
-                shell::aitools([
-                    "transcode",
-                    &display,
-                    "--from",
-                    "shift_jis",
-                    "--to",
-                    "utf-8",
-                ]),
-            ),
-        )
-    })?;
-    let format = src.format.unwrap_or_else(|| {
-        by_extension(&abs).unwrap_or_else(|| {
-            if parse::guess_delimiter(&text) == b'\t' {
-                Format::Tsv
-            } else {
-                Format::Csv
-            }
-        })
-    });
-    let mut rows = parse::records(&text, format.delim()).map_err(|b| {
-        CmdError::new(
-            code::SYNTAX_ERROR,
-            format!(
-                "{display} is not valid {}: line {}: {}.",
-                format.name(),
-                b.line,
-                b.why
-            ),
-            Repair::new(
-                "read",
-                "Read the lines around it.",
-                shell::aitools([
-                    "read",
-                    &display,
-                    "--range",
-                    &format!("{}:{}", b.line.saturating_sub(2).max(1), b.line + 2),
-                ]),
-            ),
-        )
-    })?;
-    let header = !src.no_header && rows.first().is_some_and(parse::looks_like_header);
+    let (bom, text) = decode_text(ctx, &display, &snap.bytes, shape)?;
+    let format = resolve_format(ctx, &abs, &text, src, shape)?;
+    let (names, mut rows) = rows_of(ctx, &display, &text, format, shape)?;
+    let header = names.is_none()
+        && format != Format::Lines
+        && !src.no_header
+        && rows.first().is_some_and(parse::looks_like_header);
     let width = rows.iter().map(|r| r.cells.len()).max().unwrap_or(0);
-    let mut names: Vec<String> = (1..=width).map(|n| n.to_string()).collect();
+    let mut names = names.unwrap_or_default();
+    names.extend((names.len() + 1..=width).map(|n| n.to_string()));
     if header {
         let h = rows.remove(0);
         for (i, c) in h.cells.into_iter().enumerate() {
@@ -185,10 +187,228 @@ pub fn load(ctx: &Ctx, arg: &str, abs: PathBuf, src: &Source) -> Result<Table, C
     })
 }
 
+/// The file's text: UTF-8 (a BOM set aside), or decoded from `--encoding`.
+fn decode_text(
+    ctx: &Ctx,
+    display: &str,
+    bytes: &[u8],
+    shape: &Shape,
+) -> Result<(bool, String), CmdError> {
+    let enc = match shape.encoding.as_deref() {
+        None => Encoding::Utf8,
+        Some(e) => Encoding::from_name(e).ok_or_else(|| {
+            CmdError::invalid_argument(
+                &ctx.command,
+                format!(
+                    "--encoding {e:?} is not one of {}.",
+                    decode::NAMES.join(", ")
+                ),
+            )
+        })?,
+    };
+    if enc != Encoding::Utf8 {
+        let (text, errors) = decode::decode_all(bytes, enc);
+        if errors > 0 {
+            return Err(CmdError::new(
+                code::NOT_UTF8,
+                format!(
+                    "{display} is not valid {}: {errors} byte sequence(s) do not decode.",
+                    enc.name()
+                ),
+                Repair::new(
+                    "info",
+                    "See the encoding info guesses for it.",
+                    shell::aitools(["info", display]),
+                ),
+            ));
+        }
+        return Ok((false, text));
+    }
+    let (bom, body) = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
+        Some(rest) => (true, rest),
+        None => (false, bytes),
+    };
+    let text = String::from_utf8(body.to_vec()).map_err(|e| {
+        let mut g = decode::Guesser::new();
+        g.update(bytes);
+        g.finish();
+        let guess = match g.guess() {
+            "unknown" | "utf-8" => "shift_jis",
+            other => other,
+        };
+        let argv = shell::rerun(
+            &ctx.argv,
+            &["--encoding"],
+            &[],
+            &["--encoding".into(), guess.into()],
+        );
+        CmdError::new(
+            code::NOT_UTF8,
+            format!(
+                "{display} is not valid UTF-8 (byte {}); it reads as {guess}.",
+                e.utf8_error().valid_up_to()
+            ),
+            Repair::new(
+                "encoding",
+                "Decode it with --encoding (table set needs UTF-8: transcode it first).",
+                shell::aitools(argv),
+            ),
+        )
+    })?;
+    Ok((bom, text))
+}
+
+/// The format: `--format`, else implied by a format's own flag, else the
+/// extension, else the content (a JSON array or JSON Lines, then tab or comma).
+fn resolve_format(
+    ctx: &Ctx,
+    abs: &Path,
+    text: &str,
+    src: &Source,
+    shape: &Shape,
+) -> Result<Format, CmdError> {
+    let implied = [
+        (shape.delimiter.is_some(), Format::Sep, "--delimiter"),
+        (shape.pointer.is_some(), Format::Json, "--pointer"),
+        (shape.ws_columns.is_some(), Format::Ws, "--ws-columns"),
+    ];
+    let mut given = implied.iter().filter(|(on, _, _)| *on);
+    let flag = given.next();
+    if let Some(((_, f1, n1), (_, _, n2))) = flag.zip(given.next()) {
+        return Err(CmdError::invalid_argument(
+            &ctx.command,
+            format!(
+                "{n1} and {n2} belong to different formats ({}); give one.",
+                f1.name()
+            ),
+        ));
+    }
+    let format = match (src.format, flag) {
+        (Some(f), Some((_, want, name))) if f != *want => {
+            return Err(CmdError::invalid_argument(
+                &ctx.command,
+                format!(
+                    "{name} goes with --format {}, not {}.",
+                    want.name(),
+                    f.name()
+                ),
+            ));
+        }
+        (Some(f), _) => f,
+        (None, Some((_, want, _))) => *want,
+        (None, None) => by_extension(abs).unwrap_or_else(|| by_content(text)),
+    };
+    if format == Format::Sep && shape.delimiter.as_deref().is_none_or(str::is_empty) {
+        return Err(CmdError::invalid_argument(
+            &ctx.command,
+            "--format sep needs --delimiter SEP (a non-empty string).",
+        ));
+    }
+    if shape.ws_columns == Some(0) {
+        return Err(CmdError::invalid_argument(
+            &ctx.command,
+            "--ws-columns must be at least 1.",
+        ));
+    }
+    Ok(format)
+}
+
+fn by_content(text: &str) -> Format {
+    let t = text.trim_start();
+    if t.starts_with('[') {
+        return Format::Json;
+    }
+    if t.starts_with('{') {
+        let first = t.lines().next().unwrap_or("");
+        return if json_doc::parse(first).is_ok() {
+            Format::Jsonl
+        } else {
+            Format::Json
+        };
+    }
+    if parse::guess_delimiter(text) == b'\t' {
+        Format::Tsv
+    } else {
+        Format::Csv
+    }
+}
+
+/// The rows in `format`, with the column names when the format names them.
+fn rows_of(
+    ctx: &Ctx,
+    display: &str,
+    text: &str,
+    format: Format,
+    shape: &Shape,
+) -> Result<(Option<Vec<String>>, Vec<Record>), CmdError> {
+    let got = match format {
+        Format::Csv | Format::Tsv => {
+            let d = format.delim().unwrap_or(b',');
+            parse::records(text, d)
+                .map(|r| (None, r))
+                .map_err(|b| shapes::Bad::Syntax {
+                    line: b.line,
+                    why: b.why,
+                })
+        }
+        Format::Ws => Ok((None, shapes::ws(text, shape.ws_columns))),
+        Format::Sep => Ok((
+            None,
+            shapes::sep(text, shape.delimiter.as_deref().unwrap_or(",")),
+        )),
+        Format::Lines => Ok((None, shapes::whole_lines(text))),
+        Format::Jsonl => shapes::jsonl(text),
+        Format::Json => shapes::json(text, shape.pointer.as_deref().unwrap_or("")),
+    };
+    got.map_err(|bad| match bad {
+        shapes::Bad::Syntax { line, why } => CmdError::new(
+            code::SYNTAX_ERROR,
+            format!(
+                "{display} is not valid {}: line {line}: {why}.",
+                format.name()
+            ),
+            Repair::new(
+                "read",
+                "Read the lines around it.",
+                shell::aitools([
+                    "read",
+                    display,
+                    "--range",
+                    &format!("{}:{}", line.saturating_sub(2).max(1), line + 2),
+                ]),
+            ),
+        ),
+        shapes::Bad::Shape(why, pointer) => {
+            let repair = match pointer {
+                Some(p) => {
+                    let argv =
+                        shell::rerun(&ctx.argv, &["--pointer"], &[], &["--pointer".into(), p]);
+                    Repair::new("pointer", "Read the array inside it.", shell::aitools(argv))
+                }
+                None if format == Format::Json => Repair::new(
+                    "json",
+                    "See the document's shape.",
+                    shell::aitools(["json", "get", display, "", "--keys"]),
+                ),
+                None => Repair::new(
+                    "read",
+                    "Read the first rows as text.",
+                    shell::aitools(["read", display, "--max-lines", "5"]),
+                ),
+            };
+            CmdError::new(
+                code::UNSUPPORTED_FORMAT,
+                format!("{display} is not a table of {} rows: {why}.", format.name()),
+                repair,
+            )
+        }
+    })
+}
+
 /// Reads `arg` for a read (`table read`, `agg`), recorded in a tx's read set.
-pub fn load_read(ctx: &Ctx, arg: &str, src: &Source) -> Result<Table, CmdError> {
+pub fn load_read(ctx: &Ctx, arg: &str, src: &Source, shape: &Shape) -> Result<Table, CmdError> {
     let abs = ctx.path_arg(arg)?;
-    let t = load(ctx, arg, abs, src)?;
+    let t = load(ctx, arg, abs, src, shape)?;
     ctx.files().record_read(&t.abs)?;
     Ok(t)
 }
@@ -198,6 +418,8 @@ fn by_extension(p: &Path) -> Option<Format> {
     match ext.as_str() {
         "csv" => Some(Format::Csv),
         "tsv" | "tab" => Some(Format::Tsv),
+        "jsonl" | "ndjson" => Some(Format::Jsonl),
+        "json" => Some(Format::Json),
         _ => None,
     }
 }
@@ -269,6 +491,6 @@ pub fn keep(r: &Record, conds: &[Cond]) -> bool {
 }
 
 /// A JSON string, or null for an empty cell.
-pub fn cell_json(s: &str) -> Json {
-    Json::str(s.to_string())
+pub fn cell_json(c: &parse::Cell) -> Json {
+    c.json.clone().unwrap_or_else(|| Json::str(c.value.clone()))
 }

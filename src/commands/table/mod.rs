@@ -9,5 +9,6 @@ pub mod load;
 pub mod parse;
 pub mod read;
 pub mod set;
+pub mod shapes;
 
 pub const COMMANDS: &[CommandSpec] = &[read::READ, agg::AGG, set::SET];

@@ -10,6 +10,8 @@ pub struct Cell {
     pub start: usize,
     pub end: usize,
     pub quoted: bool,
+    /// A JSON source's value (the cell's text is `value`); None for text formats.
+    pub json: Option<crate::protocol::Json>,
 }
 
 /// One record: its cells and the line it starts on (1-based).
@@ -72,6 +74,7 @@ pub fn records(text: &str, delim: u8) -> Result<Vec<Record>, Broken> {
                     start: i,
                     end: i,
                     quoted: false,
+                    json: None,
                 });
                 break;
             }
@@ -98,6 +101,7 @@ fn cell_at(text: &str, i: usize, delim: u8, line: usize) -> Result<(Cell, usize,
             start: i,
             end: j,
             quoted: false,
+            json: None,
         };
         return Ok((cell, j, 0));
     }
@@ -123,6 +127,7 @@ fn cell_at(text: &str, i: usize, delim: u8, line: usize) -> Result<(Cell, usize,
             start: i,
             end: k + 1,
             quoted: true,
+            json: None,
         };
         return Ok((cell, k + 1, lines));
     }

@@ -1,7 +1,7 @@
 //! `table read`: the rows of a CSV or TSV file, typed columns, `--where`
 //! filters, a row range and a row limit whose continuation is `next_commands`.
 
-use super::load::{self, Filter, Source, Table};
+use super::load::{self, Filter, Shape, Source};
 use super::parse;
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
@@ -16,13 +16,14 @@ pub const READ_CODES: &[&str] = &[
     code::SYNTAX_ERROR,
     code::NOT_UTF8,
     code::NOT_A_FILE,
+    code::UNSUPPORTED_FORMAT,
     code::TOO_LARGE,
     code::BUSY,
 ];
 
 #[derive(Args, Debug)]
 pub struct ReadArgs {
-    /// The CSV or TSV file.
+    /// The table file.
     #[arg(value_name = "PATH")]
     pub path: String,
     /// Comma-separated column names or 1-based numbers.
@@ -37,16 +38,21 @@ pub struct ReadArgs {
     #[command(flatten)]
     pub source: Source,
     #[command(flatten)]
+    pub shape: Shape,
+    #[command(flatten)]
     pub filter: Filter,
 }
 
 pub const READ: CommandSpec = CommandSpec {
     name: "table read",
-    summary: "Read rows of a CSV or TSV file, typed and bounded.",
-    description: "RFC 4180: quoted cells may hold the delimiter, doubled quotes and newlines; CR LF or LF ends a row; blank lines hold no row. A first row of unique, non-empty, non-numeric cells is the header unless --no-header. Columns get a type (integer, number, boolean, string, or null when every cell is empty); cells come back as strings, a cell past a short row's end as null. More rows than --limit make the answer partial (exit 3); next_commands reads the next ones.",
+    summary: "Read rows of a CSV, TSV, JSONL, JSON, whitespace, separator or line table, typed and bounded.",
+    description: "CSV/TSV are RFC 4180: quoted cells may hold the delimiter, doubled quotes and newlines; CR LF or LF ends a row; blank lines hold no row. jsonl and json rows are objects (keys name the columns) or arrays; cells keep their JSON values and a column whose values differ in type is mixed. ws splits lines on whitespace runs (awk); sep on the --delimiter string; lines makes each line one cell. Otherwise a first row of unique, non-empty, non-numeric cells is the header unless --no-header. Columns get a type (integer, number, boolean, string, or null when every cell is empty); text cells come back as strings, a cell past a short row's end as null. More rows than --limit make the answer partial (exit 3); next_commands reads the next ones.",
     args: <ReadArgs as clap::Args>::augment_args,
     output_fields: &[
-        field("format", "csv or tsv: the format read."),
+        field(
+            "format",
+            "The format read: csv tsv jsonl json ws sep lines.",
+        ),
         field("columns", "[{name,type}] of the returned columns."),
         field(
             "start_row",
@@ -116,7 +122,7 @@ pub fn read(ctx: &Ctx, a: &ReadArgs) -> Result<Output, CmdError> {
         .as_deref()
         .map(|r| parse_range(ctx, r))
         .transpose()?;
-    let t = load::load_read(ctx, &a.path, &a.source)?;
+    let t = load::load_read(ctx, &a.path, &a.source, &a.shape)?;
     let conds = load::conditions(ctx, &t, &a.filter)?;
     let cols: Vec<usize> = match &a.columns {
         Some(c) => c
@@ -140,7 +146,7 @@ pub fn read(ctx: &Ctx, a: &ReadArgs) -> Result<Output, CmdError> {
         .map(|&i| {
             let mut o = Json::obj();
             o.push("name", Json::str(t.names[i].clone()));
-            let ty = parse::column_type(kept.iter().map(|r| Table::cell(r, i)));
+            let ty = t.column_type(&kept, i);
             o.push("type", Json::str(ty));
             o
         })
@@ -150,11 +156,7 @@ pub fn read(ctx: &Ctx, a: &ReadArgs) -> Result<Output, CmdError> {
         .map(|r| {
             Json::Arr(
                 cols.iter()
-                    .map(|&i| {
-                        r.cells
-                            .get(i)
-                            .map_or(Json::Null, |c| load::cell_json(&c.value))
-                    })
+                    .map(|&i| r.cells.get(i).map_or(Json::Null, load::cell_json))
                     .collect(),
             )
         })

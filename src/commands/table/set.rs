@@ -49,7 +49,12 @@ pub const SET: CommandSpec = CommandSpec {
     description: "--row counts data rows from 1 after the header. The new text is quoted when it holds the delimiter, a quote, CR or LF, or when the old cell was quoted; every other byte of the file stays as it was (other rows, quoting, CR LF). Undo restores the file.",
     args: <SetArgs as clap::Args>::augment_args,
     output_fields: write::WRITE_FIELDS,
-    error_codes: crate::write_error_codes![code::NOT_UTF8, code::SYNTAX_ERROR, code::TOO_LARGE],
+    error_codes: crate::write_error_codes![
+        code::NOT_UTF8,
+        code::SYNTAX_ERROR,
+        code::TOO_LARGE,
+        code::UNSUPPORTED_FORMAT
+    ],
     writes: true,
     tx: true,
     workspace: true,
@@ -108,7 +113,36 @@ pub fn set(ctx: &Ctx, a: &SetArgs) -> Result<Output, CmdError> {
         ctx,
         &WriteRequest::new(ctx).dry_run(a.guarded.dry.dry_run),
         || {
-            let t = load::load(ctx, &a.path, abs.clone(), &a.source)?;
+            let t = load::load(
+                ctx,
+                &a.path,
+                abs.clone(),
+                &a.source,
+                &load::Shape::default(),
+            )?;
+            let Some(delim) = t.format.delim() else {
+                return Err(CmdError::new(
+                    code::UNSUPPORTED_FORMAT,
+                    format!(
+                        "table set writes CSV and TSV cells; {} reads as {}.",
+                        t.display,
+                        t.format.name()
+                    ),
+                    if t.format == load::Format::Json {
+                        Repair::new(
+                            "json",
+                            "See the first row, then `json set` its value by pointer.",
+                            shell::aitools(["json", "get", &t.display, "/0"]),
+                        )
+                    } else {
+                        Repair::new(
+                            "edit",
+                            "Read the rows as lines, then `edit` the line.",
+                            shell::aitools(["read", &t.display, "--max-lines", "5"]),
+                        )
+                    },
+                ));
+            };
             if let Some(h) = expect.for_target(&a.path, &t.display, true) {
                 guard::check_hash(&t.display, h, Some(&t.hash))?;
             }
@@ -148,7 +182,7 @@ pub fn set(ctx: &Ctx, a: &SetArgs) -> Result<Output, CmdError> {
                     ),
                 ));
             };
-            let with = parse::render_cell(&value, t.format.delim(), cell.quoted);
+            let with = parse::render_cell(&value, delim, cell.quoted);
             let new = format!("{}{}{}", &t.text[..cell.start], with, &t.text[cell.end..]);
             let bytes = |n: &str| t.bytes_of(n);
             Change::rewrite(
