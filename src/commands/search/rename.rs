@@ -413,6 +413,9 @@ fn skip_reason(
             Some(_) => None,
             None if o.kind == RefKind::Definition && in_target_file => None,
             None if f.grammar == Grammar::Rust => None,
+            // A Java field or Ruby method by its bare name in its own class's
+            // file (locals are resolved).
+            None if matches!(f.grammar, Grammar::Java | Grammar::Ruby) && in_target_file => None,
             None => Some("shadowed"),
         };
     }

@@ -11,6 +11,7 @@ pub mod defs;
 pub mod grammar;
 pub mod ident;
 pub mod refs;
+mod scopes;
 
 use super::json_doc::{self, line_col};
 
