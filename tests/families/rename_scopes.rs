@@ -191,3 +191,29 @@ fn ruby_rename_of_a_method_leaves_assigned_locals_and_block_params() {
         .replace("total + total(xs)", "total + sum_all(xs)");
     assert_eq!(text, want);
 }
+
+#[test]
+fn python_rename_of_a_method_leaves_members_of_an_external_library() {
+    let env = TestEnv::new();
+    env.write(
+        "app/store.py",
+        "class Cache:\n    def get(self, key):\n        return key\n\n\ndef fetch(c: Cache, url):\n    import requests\n    return c.get(url), requests.get(url)\n",
+    );
+    let (r, text) = rename(
+        &env,
+        "app/use.py",
+        "import requests\nfrom app import store\n\nc = store.Cache()\nprint(c.get(\"k\"), requests.get(\"http://x\"))\n",
+        "get",
+        "lookup",
+    );
+    assert_eq!(r["left"]["external"], 2, "{r}");
+    assert_eq!(
+        text,
+        "import requests\nfrom app import store\n\nc = store.Cache()\nprint(c.lookup(\"k\"), requests.get(\"http://x\"))\n"
+    );
+    let store = String::from_utf8(env.read("app/store.py")).expect("utf8");
+    assert!(
+        store.contains("return c.lookup(url), requests.get(url)"),
+        "{store}"
+    );
+}

@@ -10,6 +10,7 @@
 pub mod defs;
 pub mod grammar;
 pub mod ident;
+pub mod imports;
 pub mod refs;
 mod scopes;
 
