@@ -504,6 +504,33 @@ fn declared_global(func: Node, src: &[u8], name: &[u8]) -> bool {
     false
 }
 
+/// The whole-word hits of `needle` in `node`'s text (but in `holes`) as
+/// occurrences of kind `k`.
+fn word_occurrences(
+    node: Node,
+    src: &[u8],
+    needle: &[u8],
+    k: RefKind,
+    holes: &[(usize, usize)],
+    out: &mut Vec<Occurrence>,
+) {
+    for at in word_hits(text(node, src), needle) {
+        let start = node.start_byte() + at;
+        if holes.iter().any(|&(a, b)| start >= a && start < b) {
+            continue;
+        }
+        out.push(Occurrence {
+            start,
+            end: start + needle.len(),
+            line: line_of(src, start),
+            kind: k,
+            local: false,
+            member_of: None,
+            in_type: false,
+        });
+    }
+}
+
 /// Records the scope `node` (an identifier of kind `k`, no member access) binds,
 /// if it binds one: a parameter or local, a def/let inside a function (Python,
 /// JS), an import inside a Python function.
@@ -588,6 +615,11 @@ pub fn occurrences(g: Grammar, tree: &Tree, src: &[u8], name: &str) -> Vec<Occur
             break;
         }
         let kind = node.kind();
+        // A C/C++ macro body is unparsed tokens: a whole-word NAME in it is a use.
+        if kind == "preproc_arg" {
+            word_occurrences(node, src, needle, RefKind::Other, &[], &mut out);
+            continue;
+        }
         if kind.contains("comment") || STRING_KINDS.contains(&kind) {
             let is_comment = kind.contains("comment");
             let mut holes: Vec<(usize, usize)> = Vec::new();
@@ -605,26 +637,12 @@ pub fn occurrences(g: Grammar, tree: &Tree, src: &[u8], name: &str) -> Vec<Occur
                     }
                 }
             }
-            let from = node.start_byte();
-            for at in word_hits(text(node, src), needle) {
-                let start = from + at;
-                if holes.iter().any(|&(a, b)| start >= a && start < b) {
-                    continue;
-                }
-                out.push(Occurrence {
-                    start,
-                    end: start + needle.len(),
-                    line: line_of(src, start),
-                    kind: if is_comment {
-                        RefKind::Comment
-                    } else {
-                        RefKind::String
-                    },
-                    local: false,
-                    member_of: None,
-                    in_type: false,
-                });
-            }
+            let k = if is_comment {
+                RefKind::Comment
+            } else {
+                RefKind::String
+            };
+            word_occurrences(node, src, needle, k, &holes, &mut out);
             continue;
         }
         if node.child_count() == 0 {

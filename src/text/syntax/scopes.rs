@@ -405,6 +405,20 @@ int k(void) { return foo; }\n";
     }
 
     #[test]
+    fn c_macro_bodies_use_the_name() {
+        let src =
+            "int foo[4];\n#define N (sizeof(foo)/sizeof(foo[0]))\nint f(void) { return N; }\n";
+        assert_eq!(
+            occ(Grammar::C, src),
+            vec![
+                (1, "definition", false),
+                (2, "other", false),
+                (2, "other", false)
+            ]
+        );
+    }
+
+    #[test]
     fn cpp_lambdas_range_for_conditions_and_qualified_names() {
         let src = "int foo = 1;\n\
 int f(int& foo) { return foo + ::foo; }\n\
