@@ -73,6 +73,7 @@ mod recovery_format;
 mod redaction;
 mod release;
 mod rename;
+mod rename_scopes;
 mod retention;
 mod scan_args;
 mod search;

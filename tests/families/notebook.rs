@@ -323,6 +323,62 @@ fn nb_edit_clears_a_code_cells_outputs_and_leaves_the_other_cells_byte_identical
 }
 
 #[test]
+fn nb_edit_type_turns_a_code_cell_markdown_dropping_its_run_state_and_back() {
+    let env = env_with_notebook();
+    let before = text(&env);
+    let r = env.run(&["nb", "edit", "nb.ipynb", "fail", "--type", "markdown"]);
+    let op = r.op_id();
+    assert_eq!(r.json["type"], "markdown", "{}", r.stdout);
+    assert_eq!(
+        r.json["cleared"],
+        serde_json::json!(["execution_count", "outputs"])
+    );
+    let after = text(&env);
+    let (old, new) = (cells_of(&before), cells_of(&after));
+    for i in [0, 1, 2, 4] {
+        assert_eq!(old[i], new[i], "cell {i} changed");
+    }
+    assert_eq!(
+        new[3],
+        "   \"cell_type\": \"markdown\",\n   \"id\": \"fail\",\n   \"metadata\": {},\n   \"source\": [\n    \"total = sum(rows)\\n\",\n    \"total / 0\"\n   ]"
+    );
+    // Back to code with a new source: empty outputs and count, at nbformat's places.
+    let back = env.run(&[
+        "nb",
+        "edit",
+        "nb.ipynb",
+        "fail",
+        "--type",
+        "code",
+        "--source",
+        "total = sum(rows)",
+    ]);
+    back.op_id();
+    assert!(back.json.get("cleared").is_none(), "{}", back.stdout);
+    let code = cells_of(&text(&env))[3].clone();
+    assert_eq!(
+        code,
+        "   \"cell_type\": \"code\",\n   \"execution_count\": null,\n   \"id\": \"fail\",\n   \"metadata\": {},\n   \"outputs\": [],\n   \"source\": [\n    \"total = sum(rows)\"\n   ]"
+    );
+    if let Some(v) = nbformat_view(&env) {
+        assert_eq!(v["same_layout"], true);
+        assert_eq!(v["types"][3], "code");
+        assert_eq!(v["outputs"], serde_json::json!([0, 1, 1, 0, 0]));
+    }
+    // By index it is a whole-cell change: the guard is required.
+    let idx = env.run(&["nb", "edit", "nb.ipynb", "4", "--type", "raw"]);
+    assert_eq!(
+        idx.json["error"]["code"], "argument.invalid",
+        "{}",
+        idx.stdout
+    );
+    env.run(&["undo", &back.op_id()]);
+    let u = env.run(&["undo", &op]);
+    assert_eq!(u.code, 0, "{}", u.stdout);
+    assert_eq!(text(&env), before, "undo restores the bytes exactly");
+}
+
+#[test]
 fn nb_insert_delete_and_move_keep_cells_bytes_and_nbformats_layout() {
     let env = env_with_notebook();
     let before = text(&env);

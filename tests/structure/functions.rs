@@ -68,7 +68,6 @@ pub const LONG_FNS: &[(&str, &str, usize)] = &[
     ("text/select.rs", "select", 102),
     ("text/syntax/defs.rs", "classify", 164),
     ("text/syntax/mod.rs", "balance", 133),
-    ("text/syntax/refs.rs", "occurrences", 119),
     ("workspace/scan.rs", "new", 143),
     ("workspace/scan/ordered.rs", "ordered_rest", 119),
 ];

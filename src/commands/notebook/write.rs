@@ -230,6 +230,9 @@ pub struct EditArgs {
     pub new: Option<String>,
     #[command(flatten)]
     pub input: SourceInput,
+    /// Change the cell's type (with or without a new source); by index it needs --expect-hash.
+    #[arg(long = "type", value_enum, value_name = "TYPE")]
+    pub cell_type: Option<TypeArg>,
     #[command(flatten)]
     pub guarded: crate::protocol::args::Guard,
 }
@@ -237,7 +240,7 @@ pub struct EditArgs {
 pub const EDIT: CommandSpec = CommandSpec {
     name: "nb edit",
     summary: "Replace text in a notebook cell's source, or the whole source.",
-    description: "--old/--new replaces text that occurs exactly once in the cell's source (selection.no-match or selection.ambiguous otherwise); --source, --stdin or --stdin-data replaces the whole source. Editing a code cell clears its outputs and execution_count (the kernel's results no longer match the code): the answer's `cleared` says which were cleared. Other cells keep their bytes; the source is written one line per string, as nbformat writes it.",
+    description: "--old/--new replaces text that occurs exactly once in the cell's source (selection.no-match or selection.ambiguous otherwise); --source, --stdin or --stdin-data replaces the whole source. --type code|markdown|raw changes the cell's type: a cell turned markdown or raw loses its outputs and execution_count, one turned code loses its attachments and starts with no outputs. Editing a code cell clears its outputs and execution_count (the kernel's results no longer match the code): the answer's `cleared` says which were cleared or removed. Other cells keep their bytes; the source is written one line per string, as nbformat writes it.",
     args: <EditArgs as clap::Args>::augment_args,
     output_fields: &[
         write::FIELD_CHANGES,
@@ -246,8 +249,9 @@ pub const EDIT: CommandSpec = CommandSpec {
         CELL_FIELD,
         field(
             "cleared",
-            "A code cell's run state the edit cleared: outputs, execution_count (absent when it had none).",
+            "What the edit cleared or removed: outputs, execution_count, attachments (absent when nothing).",
         ),
+        field("type", "The cell's new type, when --type changed it."),
         write::FIELD_NEXT,
     ],
     error_codes: NB_CODES,
@@ -267,10 +271,10 @@ pub fn edit_cell(ctx: &Ctx, a: &EditArgs) -> Result<Output, CmdError> {
                 "--old/--new edits part of the source, --source/--stdin replaces all of it; give one.",
             ));
         }
-        (None, None) => {
+        (None, None) if a.cell_type.is_none() => {
             return Err(CmdError::invalid_argument(
                 &ctx.command,
-                "Say what changes: --old TEXT --new TEXT, or the whole source with --source TEXT (or --stdin).",
+                "Say what changes: --old TEXT --new TEXT, the whole source with --source TEXT (or --stdin), or the type with --type code|markdown|raw.",
             ));
         }
         _ => {}
@@ -286,9 +290,28 @@ pub fn edit_cell(ctx: &Ctx, a: &EditArgs) -> Result<Output, CmdError> {
                 positional_guard(ctx, f, c, &a.cell, guarded)?;
                 w.clone()
             }
-            _ => return Err(CmdError::internal("nb edit: no source after the checks")),
+            _ => c.source.clone(),
         };
         let mut fields = vec![("cell", brief(c.index, c.id.as_deref()))];
+        let to = a
+            .cell_type
+            .map(TypeArg::cell_type)
+            .filter(|t| *t != c.cell_type);
+        if let Some(ty) = to {
+            if a.old.is_none() {
+                positional_guard(ctx, f, c, &a.cell, guarded)?;
+            }
+            let changed = (src != c.source).then_some(src.as_str());
+            let (text, dropped) = edit::retype(&f.text, &f.nb, c, ty, changed);
+            if !dropped.is_empty() {
+                fields.push((
+                    "cleared",
+                    Json::Arr(dropped.into_iter().map(Json::str).collect()),
+                ));
+            }
+            fields.push(("type", Json::str(ty.name())));
+            return Ok((text, fields));
+        }
         if src == c.source {
             return Ok((f.text.clone(), fields));
         }

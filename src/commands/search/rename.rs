@@ -58,7 +58,7 @@ pub struct RenameArgs {
 pub const RENAME: CommandSpec = CommandSpec {
     name: "code rename",
     summary: "Rename a symbol everywhere it is defined, used and imported.",
-    description: "Files with a compiled-in grammar below PATH (Rust, Python, Go, JavaScript, TypeScript/TSX, Java, C, C++, Ruby). Picks the one definition of NAME (--kind, --in narrow it; several left is selection.ambiguous with candidates); renames its definition, the uses that are not bound by a local or parameter of an enclosing function (Python, JavaScript/TypeScript, Rust), imports, and member accesses: every `x.NAME` for a method or field, only `module.NAME` through an imported name for a top-level symbol. A file that defines its own top-level NAME keeps it. Strings and comments only with --strings/--comments. Refuses a NEW that is not an identifier or a keyword (argument.invalid), and a NEW already used as a name in a file it would change (refusal.name-taken). A scan cut by its budget renames nothing (refusal.too-large). One op: all files or none; undo with aitools undo <op_id>. With --lsp a language server on PATH renames at the picked definition: its edits (changes or documentChanges) are the op, an edit outside the root refuses the rename (refusal.outside-workspace); no server, a failure or --lsp-timeout falls back to the grammar (lsp.used false with the reason), --lsp=require refuses instead (environment.unavailable).",
+    description: "Files with a compiled-in grammar below PATH (Rust, Python, Go, JavaScript, TypeScript/TSX, Java, C, C++, Ruby). Picks the one definition of NAME (--kind, --in narrow it; several left is selection.ambiguous with candidates); renames its definition, the uses that are not bound by a local or parameter of an enclosing function or block, imports, and member accesses: every `x.NAME` for a method or field but where x is imported from an external library (Python, JS/TS: a module no file in the scan is named after), only `module.NAME` through an imported name for a top-level symbol. A file that defines its own top-level NAME keeps it. Strings and comments only with --strings/--comments. Refuses a NEW that is not an identifier or a keyword (argument.invalid), and a NEW already used as a name in a file it would change (refusal.name-taken). A scan cut by its budget renames nothing (refusal.too-large). One op: all files or none; undo with aitools undo <op_id>. With --lsp a language server on PATH renames at the picked definition: its edits (changes or documentChanges) are the op, an edit outside the root refuses the rename (refusal.outside-workspace); no server, a failure or --lsp-timeout falls back to the grammar (lsp.used false with the reason), --lsp=require refuses instead (environment.unavailable).",
     args: <RenameArgs as clap::Args>::augment_args,
     output_fields: &[
         write::FIELD_CHANGES,
@@ -73,7 +73,7 @@ pub const RENAME: CommandSpec = CommandSpec {
         field("lsp", super::lsp::FIELD),
         field(
             "left",
-            "{local?,member?,string?,comment?,shadowed?}: occurrences of NAME left as they are (bound by a local, an unresolved member access, in strings or comments without --strings/--comments, in files with their own NAME), present when some were.",
+            "{local?,member?,external?,string?,comment?,shadowed?}: occurrences of NAME left as they are (bound by a local, an unresolved member access, a member of a name imported from an external library (Python, JS/TS), in strings or comments without --strings/--comments, in files with their own NAME), present when some were.",
         ),
         write::FIELD_NEXT,
     ],
@@ -100,6 +100,9 @@ struct Parsed {
     occ: Vec<Occurrence>,
     defs: Vec<TreeDef>,
     imports: Vec<String>,
+    /// Names bound by an absolute import (Python, JS/TS), with their top module;
+    /// after `mark_external` only those read from an external library.
+    external: Vec<(String, String)>,
     /// Lines where NEW is already a name (not a member, string or comment).
     new_lines: Vec<u64>,
 }
@@ -156,7 +159,7 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
     let mut symbol = Json::Null;
     let mut lsp_out: Option<super::lsp::LspOut> = None;
     let committed = write::submit(ctx, &req, || {
-        let (files, cut) = defs::scan_mentions(
+        let (mut files, cut) = defs::scan_mentions(
             ctx,
             CMD,
             name,
@@ -171,23 +174,13 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
                     .into_iter()
                     .filter(|d| d.name == name)
                     .collect();
-                let new_lines = if text.contains(new) {
-                    refs::occurrences(g, &tree, src, new)
-                        .into_iter()
-                        .filter(|o| {
-                            o.member_of.is_none()
-                                && !matches!(o.kind, RefKind::String | RefKind::Comment)
-                        })
-                        .map(|o| o.line)
-                        .collect()
-                } else {
-                    Vec::new()
-                };
+                let new_lines = name_lines(g, &tree, text, new);
                 Some(Parsed {
                     grammar: g,
                     text: text.to_string(),
                     occ,
                     imports: refs::imported_names(&tree, src),
+                    external: crate::text::syntax::imports::absolute_imports(g, &tree, src),
                     defs,
                     new_lines,
                 })
@@ -208,6 +201,7 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
                 ),
             ));
         }
+        mark_external(&ctx.root, &mut files);
         let target = pick(ctx, args, &files, in_path.as_deref())?;
         let (tpath, tdef) = (&files[target.0].0, &files[target.0].1.defs[target.1]);
         let g = files[target.0].1.grammar;
@@ -377,6 +371,40 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
     Ok(committed.into_output(extra))
 }
 
+/// The lines where `new` is already a name in `text` (not a member, string or comment).
+fn name_lines(
+    g: Grammar,
+    tree: &crate::text::syntax::grammar::Tree,
+    text: &str,
+    new: &str,
+) -> Vec<u64> {
+    if !text.contains(new) {
+        return Vec::new();
+    }
+    refs::occurrences(g, tree, text.as_bytes(), new)
+        .into_iter()
+        .filter(|o| o.member_of.is_none() && !matches!(o.kind, RefKind::String | RefKind::Comment))
+        .map(|o| o.line)
+        .collect()
+}
+
+/// Marks the names each file imports from a module no scanned file (a file
+/// that mentions NAME) is named after, by a path component or a file stem: an
+/// external library (`import requests`), whose `x.NAME` is not this NAME.
+fn mark_external(root: &std::path::Path, files: &mut [(PathBuf, Parsed)]) {
+    let mut own: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for (p, _) in files.iter() {
+        let rel = p.strip_prefix(root).unwrap_or(p);
+        for c in rel.components() {
+            let s = c.as_os_str().to_string_lossy();
+            own.insert(s.split('.').next().unwrap_or(&s).to_string());
+        }
+    }
+    for (_, f) in files.iter_mut() {
+        f.external.retain(|(_, m)| !own.contains(m));
+    }
+}
+
 /// Why an occurrence is not renamed, or `None` when it is.
 fn skip_reason(
     o: &Occurrence,
@@ -410,9 +438,13 @@ fn skip_reason(
     }
     if member_target {
         return match &o.member_of {
+            Some(Some(obj)) if f.external.iter().any(|(b, _)| b == obj) => Some("external"),
             Some(_) => None,
             None if o.kind == RefKind::Definition && in_target_file => None,
             None if f.grammar == Grammar::Rust => None,
+            // A Java field or Ruby method by its bare name in its own class's
+            // file (locals are resolved).
+            None if matches!(f.grammar, Grammar::Java | Grammar::Ruby) && in_target_file => None,
             None => Some("shadowed"),
         };
     }
@@ -422,6 +454,7 @@ fn skip_reason(
     match &o.member_of {
         None if o.in_type && o.kind == RefKind::Definition => Some("shadowed"),
         None => None,
+        Some(Some(obj)) if f.external.iter().any(|(b, _)| b == obj) => Some("external"),
         Some(Some(obj)) if f.imports.iter().any(|i| i == obj) => None,
         Some(_) => Some("member"),
     }

@@ -196,3 +196,95 @@ pub fn new_id(nb: &Notebook, salt: &str) -> String {
         .find(|id| nb.cells.iter().all(|c| c.id.as_deref() != Some(id)))
         .unwrap_or_else(|| "cell".to_string())
 }
+
+/// The text with `cell` turned into a cell of type `ty` whose source is `src`
+/// (None: its source's bytes kept). Its other members keep their order and
+/// bytes; `cell_type` is set; a cell that becomes markdown or raw loses
+/// `outputs` and `execution_count`, one that becomes code gets them (`[]`,
+/// `null`, at their sorted place) and loses `attachments`, which nbformat allows
+/// only on markdown and raw cells. Also the members dropped that held something
+/// (outputs not empty, a count not null, attachments).
+pub fn retype(
+    text: &str,
+    nb: &Notebook,
+    cell: &Cell,
+    ty: CellType,
+    src: Option<&str>,
+) -> (String, Vec<&'static str>) {
+    let st = Style::of(text, &nb.root);
+    let json_doc::Kind::Obj(members) = &cell.node.kind else {
+        return (text.to_string(), Vec::new());
+    };
+    let inner = members.first().map_or_else(
+        || {
+            format!(
+                "{}{}",
+                json_doc::indent_at(text, cell.node.start),
+                st.unit.clone().unwrap_or_default()
+            )
+        },
+        |m| json_doc::indent_at(text, m.key_start).to_string(),
+    );
+    let mut dropped = Vec::new();
+    let mut out: Vec<(String, String)> = Vec::new();
+    for m in members {
+        let v = &m.value;
+        let held = !matches!(&v.kind, json_doc::Kind::Null)
+            && !matches!(&v.kind, json_doc::Kind::Arr(a) if a.is_empty())
+            && !matches!(&v.kind, json_doc::Kind::Obj(o) if o.is_empty());
+        let value = match m.key.as_str() {
+            "cell_type" => quote(ty.name()),
+            k @ ("outputs" | "execution_count") if ty != CellType::Code => {
+                if held {
+                    dropped.push(if k == "outputs" {
+                        "outputs"
+                    } else {
+                        "execution_count"
+                    });
+                }
+                continue;
+            }
+            "attachments" if ty == CellType::Code => {
+                if held {
+                    dropped.push("attachments");
+                }
+                continue;
+            }
+            "source" if src.is_some() => {
+                let as_list = !matches!(v.kind, json_doc::Kind::Str(_));
+                source_value(src.unwrap_or_default(), as_list, &st, &inner)
+            }
+            _ => text[v.start..v.end].to_string(),
+        };
+        out.push((m.key.clone(), value));
+    }
+    if ty == CellType::Code {
+        for (k, v) in [("execution_count", "null"), ("outputs", "[]")] {
+            if out.iter().all(|(key, _)| key != k) {
+                let at = out
+                    .iter()
+                    .position(|(key, _)| key.as_str() > k)
+                    .unwrap_or(out.len());
+                out.insert(at, (k.to_string(), v.to_string()));
+            }
+        }
+    }
+    let body: Vec<String> = out
+        .iter()
+        .map(|(k, v)| format!("{}{}{v}", quote(k), st.kv))
+        .collect();
+    let new = match &st.unit {
+        Some(_) => {
+            let ind = json_doc::indent_at(text, cell.node.start);
+            let lead = format!("{}{inner}", st.nl);
+            format!("{{{lead}{}{}{ind}}}", body.join(&format!(",{lead}")), st.nl)
+        }
+        None => format!("{{{}}}", body.join(&st.inline_sep)),
+    };
+    let splice = json_doc::Splice {
+        at: cell.node.start,
+        end: cell.node.end,
+        with: new,
+    };
+    (apply_all(text, vec![splice]), dropped)
+}

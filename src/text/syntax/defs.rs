@@ -171,6 +171,9 @@ fn classify(g: Grammar, node: Node, src: &[u8], scope: Option<&str>) -> Option<F
                 };
                 named(kind, false)
             }
+            "var_spec" | "const_spec" if super::scopes::go_package_level(node) => {
+                named(if k == "var_spec" { "variable" } else { "const" }, false)
+            }
             _ => None,
         },
         Grammar::JavaScript | Grammar::TypeScript | Grammar::Tsx => match k {
@@ -209,58 +212,85 @@ fn classify(g: Grammar, node: Node, src: &[u8], scope: Option<&str>) -> Option<F
             "annotation_type_declaration" => named("annotation", true),
             "method_declaration" => named("method", true),
             "constructor_declaration" => named("constructor", true),
+            "field_declaration" | "constant_declaration" => Some(Found {
+                kind: "field",
+                name: field_text(node.child_by_field_name("declarator")?, "name", src)?,
+                opens: false,
+                container: None,
+            }),
             _ => None,
         },
-        Grammar::C | Grammar::Cpp => match k {
-            "function_definition" => {
-                let d = declarator_name(node.child_by_field_name("declarator")?)?;
-                let full = text_of(d, src);
-                let (container, name) = match full.rsplit_once("::") {
-                    Some((c, n)) if !c.is_empty() => (Some(c.to_string()), n.to_string()),
-                    _ => (None, full),
-                };
-                let method = container.is_some() || in_type;
-                Some(Found {
-                    kind: if method { "method" } else { "function" },
-                    name,
-                    opens: true,
-                    container,
-                })
-            }
-            "struct_specifier" | "union_specifier" | "enum_specifier" | "class_specifier" => {
-                node.child_by_field_name("body")?;
-                let kind = match k {
-                    "struct_specifier" => "struct",
-                    "union_specifier" => "union",
-                    "enum_specifier" => "enum",
-                    _ => "class",
-                };
-                Some(Found {
-                    kind,
-                    name: type_name(node.child_by_field_name("name")?, src),
-                    opens: g == Grammar::Cpp,
-                    container: None,
-                })
-            }
-            "type_definition" => {
-                let d = declarator_name(node.child_by_field_name("declarator")?)?;
-                Some(Found {
-                    kind: "type",
-                    name: text_of(d, src),
-                    opens: false,
-                    container: None,
-                })
-            }
-            "preproc_def" | "preproc_function_def" => named("macro", false),
-            "namespace_definition" => named("namespace", true),
-            _ => None,
-        },
+        Grammar::C | Grammar::Cpp => classify_c(g, node, src, in_type),
         Grammar::Ruby => match k {
             "method" | "singleton_method" => named("method", true),
             "class" => named("class", true),
             "module" => named("module", true),
             _ => None,
         },
+    }
+}
+
+/// What a C/C++ node defines: functions and methods (`A::f` in A), structs,
+/// unions, enums, classes, typedefs, macros, namespaces, file-scope variables.
+fn classify_c(g: Grammar, node: Node, src: &[u8], in_type: bool) -> Option<Found> {
+    let k = node.kind();
+    let named = |kind: &'static str, opens: bool| -> Option<Found> {
+        Some(Found {
+            kind,
+            name: field_text(node, "name", src)?,
+            opens,
+            container: None,
+        })
+    };
+    match k {
+        "function_definition" => {
+            let d = declarator_name(node.child_by_field_name("declarator")?)?;
+            let full = text_of(d, src);
+            let (container, name) = match full.rsplit_once("::") {
+                Some((c, n)) if !c.is_empty() => (Some(c.to_string()), n.to_string()),
+                _ => (None, full),
+            };
+            let method = container.is_some() || in_type;
+            Some(Found {
+                kind: if method { "method" } else { "function" },
+                name,
+                opens: true,
+                container,
+            })
+        }
+        "struct_specifier" | "union_specifier" | "enum_specifier" | "class_specifier" => {
+            node.child_by_field_name("body")?;
+            let kind = match k {
+                "struct_specifier" => "struct",
+                "union_specifier" => "union",
+                "enum_specifier" => "enum",
+                _ => "class",
+            };
+            Some(Found {
+                kind,
+                name: type_name(node.child_by_field_name("name")?, src),
+                opens: g == Grammar::Cpp,
+                container: None,
+            })
+        }
+        "type_definition" => {
+            let d = declarator_name(node.child_by_field_name("declarator")?)?;
+            Some(Found {
+                kind: "type",
+                name: text_of(d, src),
+                opens: false,
+                container: None,
+            })
+        }
+        "preproc_def" | "preproc_function_def" => named("macro", false),
+        "declaration" => Some(Found {
+            kind: "variable",
+            name: text_of(super::scopes::c_file_variable(node)?, src),
+            opens: false,
+            container: None,
+        }),
+        "namespace_definition" => named("namespace", true),
+        _ => None,
     }
 }
 

@@ -10,7 +10,9 @@
 pub mod defs;
 pub mod grammar;
 pub mod ident;
+pub mod imports;
 pub mod refs;
+mod scopes;
 
 use super::json_doc::{self, line_col};
 

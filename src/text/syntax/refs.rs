@@ -6,10 +6,13 @@
 //! targets, `for`/`with`/`except` names, local imports and defs, minus
 //! `global`/`nonlocal`), JavaScript/TypeScript (parameters, `var`/`let`/`const`,
 //! local function declarations, `catch` names) and Rust (parameters, closure
-//! parameters, `let` from the end of its statement, `for` patterns); the other
-//! grammars get classification without scopes. The walk is iterative.
+//! parameters, `let` from the end of its statement, `for` patterns), and Go,
+//! Java, C, C++ and Ruby through `scopes`. A C++ `::name` and a Ruby `name(args)`
+//! are never a local.
+//! The walk is iterative.
 
 use super::grammar::{Grammar, Node, Tree};
+use super::scopes;
 
 /// What an occurrence is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -102,6 +105,12 @@ const FUNCTION_KINDS: &[&str] = &[
     "generator_function",
     "function_item",
     "closure_expression",
+    "method_declaration",
+    "constructor_declaration",
+    "func_literal",
+    "lambda_expression",
+    "method",
+    "singleton_method",
 ];
 
 const TYPE_BODY_KINDS: &[&str] = &[
@@ -225,7 +234,9 @@ fn member_object(n: Node, src: &[u8]) -> Option<Option<String>> {
             .or_else(|| p.child_by_field_name("argument")),
         "selector_expression" if is_field(p, "field", n) => p.child_by_field_name("operand"),
         "method_invocation" if is_field(p, "name", n) => p.child_by_field_name("object"),
-        "call" if is_field(p, "method", n) => p.child_by_field_name("receiver"),
+        "field_access" if is_field(p, "field", n) => p.child_by_field_name("object"),
+        // Ruby: `foo(1)` with no receiver calls a method of self, like a bare `foo`.
+        "call" if is_field(p, "method", n) => Some(p.child_by_field_name("receiver")?),
         // Keyword arguments and object keys name no variable.
         "keyword_argument" if is_field(p, "name", n) => None,
         "pair" if is_field(p, "key", n) => None,
@@ -251,7 +262,7 @@ fn classify(g: Grammar, n: Node) -> RefKind {
     if DEFINING_KINDS.contains(&p.kind()) && is_field(p, "name", n) {
         return RefKind::Definition;
     }
-    if is_binding(g, n) {
+    if is_binding(g, n) || (matches!(g, Grammar::C | Grammar::Cpp) && scopes::c_file_scope(n)) {
         return RefKind::Definition;
     }
     // A call: the callee itself, or the accessed name of a callee `a.b`.
@@ -276,7 +287,7 @@ fn classify(g: Grammar, n: Node) -> RefKind {
             return RefKind::Call;
         }
     }
-    if p.kind() == "decorator" {
+    if p.kind() == "decorator" || (p.kind() == "call" && is_field(p, "method", n)) {
         return RefKind::Call;
     }
     if n.kind() == "type_identifier"
@@ -374,12 +385,18 @@ fn is_binding(g: Grammar, n: Node) -> bool {
                 _ => false,
             }
         }
-        _ => false,
+        _ => scopes::binding(g, n).is_some(),
     }
 }
 
 /// Where a local binding of the name holds: a byte range.
 fn local_scope(g: Grammar, n: Node) -> Option<(usize, usize)> {
+    if matches!(
+        g,
+        Grammar::Go | Grammar::Java | Grammar::C | Grammar::Cpp | Grammar::Ruby
+    ) {
+        return scopes::binding(g, n);
+    }
     let func = enclosing(n, FUNCTION_KINDS)?;
     match g {
         Grammar::Python => Some((func.start_byte(), func.end_byte())),
@@ -487,6 +504,90 @@ fn declared_global(func: Node, src: &[u8], name: &[u8]) -> bool {
     false
 }
 
+/// The whole-word hits of `needle` in `node`'s text (but in `holes`) as
+/// occurrences of kind `k`.
+fn word_occurrences(
+    node: Node,
+    src: &[u8],
+    needle: &[u8],
+    k: RefKind,
+    holes: &[(usize, usize)],
+    out: &mut Vec<Occurrence>,
+) {
+    for at in word_hits(text(node, src), needle) {
+        let start = node.start_byte() + at;
+        if holes.iter().any(|&(a, b)| start >= a && start < b) {
+            continue;
+        }
+        out.push(Occurrence {
+            start,
+            end: start + needle.len(),
+            line: line_of(src, start),
+            kind: k,
+            local: false,
+            member_of: None,
+            in_type: false,
+        });
+    }
+}
+
+/// Records the scope `node` (an identifier of kind `k`, no member access) binds,
+/// if it binds one: a parameter or local, a def/let inside a function (Python,
+/// JS), an import inside a Python function.
+fn note_binding(
+    g: Grammar,
+    node: Node,
+    k: RefKind,
+    src: &[u8],
+    scopes: &mut Vec<(usize, usize)>,
+    bound: &mut Vec<usize>,
+) {
+    let needle = text(node, src);
+    if k == RefKind::Definition
+        && is_binding(g, node)
+        && let Some(scope) = local_scope(g, node)
+    {
+        let global = g == Grammar::Python
+            && enclosing(node, FUNCTION_KINDS).is_some_and(|f| declared_global(f, src, needle));
+        if !global {
+            scopes.push(scope);
+            bound.push(node.start_byte());
+        }
+        return;
+    }
+    // A def/let inside a function binds a local too (Python, JS).
+    if k == RefKind::Definition
+        && matches!(
+            g,
+            Grammar::Python | Grammar::JavaScript | Grammar::TypeScript | Grammar::Tsx
+        )
+        && !is_binding(g, node)
+        && let Some(def_node) = node.parent()
+        && enclosing(def_node, FUNCTION_KINDS).is_some()
+        && !has_ancestor(def_node, TYPE_BODY_KINDS, FUNCTION_KINDS)
+        && let Some(scope) = local_scope(g, def_node)
+    {
+        scopes.push(scope);
+        bound.push(node.start_byte());
+    }
+    if k == RefKind::Import
+        && g == Grammar::Python
+        && enclosing(node, FUNCTION_KINDS).is_some()
+        && let Some(scope) = local_scope(g, node)
+    {
+        scopes.push(scope);
+    }
+}
+
+/// Whether no local can capture `n`: the name of a C++ qualified name
+/// (`::foo`, `S::foo`), a Ruby method called with arguments (`foo(1)`).
+fn never_local(n: Node) -> bool {
+    n.parent().is_some_and(|p| {
+        (p.kind() == "qualified_identifier" && is_field(p, "name", n))
+            || (p.kind() == "call" && is_field(p, "method", n))
+    })
+}
+
 /// The grammar and tree of a file, when a compiled-in grammar covers its name
 /// and parses it within the default budget (else the caller falls back to regex).
 pub fn parse_file(base_name: &str, src: &[u8]) -> Option<(Grammar, Tree)> {
@@ -505,6 +606,8 @@ pub fn occurrences(g: Grammar, tree: &Tree, src: &[u8], name: &str) -> Vec<Occur
     let mut scopes: Vec<(usize, usize)> = Vec::new();
     // Bindings whose scope starts after them (`let foo`): local all the same.
     let mut bound: Vec<usize> = Vec::new();
+    // Names no local can capture (C++ `::foo`, Ruby `foo(1)`).
+    let mut pinned: Vec<usize> = Vec::new();
     let mut stack: Vec<Node> = vec![tree.root_node()];
     let mut cursor = tree.walk();
     while let Some(node) = stack.pop() {
@@ -512,6 +615,11 @@ pub fn occurrences(g: Grammar, tree: &Tree, src: &[u8], name: &str) -> Vec<Occur
             break;
         }
         let kind = node.kind();
+        // A C/C++ macro body is unparsed tokens: a whole-word NAME in it is a use.
+        if kind == "preproc_arg" {
+            word_occurrences(node, src, needle, RefKind::Other, &[], &mut out);
+            continue;
+        }
         if kind.contains("comment") || STRING_KINDS.contains(&kind) {
             let is_comment = kind.contains("comment");
             let mut holes: Vec<(usize, usize)> = Vec::new();
@@ -529,67 +637,23 @@ pub fn occurrences(g: Grammar, tree: &Tree, src: &[u8], name: &str) -> Vec<Occur
                     }
                 }
             }
-            let from = node.start_byte();
-            for at in word_hits(text(node, src), needle) {
-                let start = from + at;
-                if holes.iter().any(|&(a, b)| start >= a && start < b) {
-                    continue;
-                }
-                out.push(Occurrence {
-                    start,
-                    end: start + needle.len(),
-                    line: line_of(src, start),
-                    kind: if is_comment {
-                        RefKind::Comment
-                    } else {
-                        RefKind::String
-                    },
-                    local: false,
-                    member_of: None,
-                    in_type: false,
-                });
-            }
+            let k = if is_comment {
+                RefKind::Comment
+            } else {
+                RefKind::String
+            };
+            word_occurrences(node, src, needle, k, &holes, &mut out);
             continue;
         }
         if node.child_count() == 0 {
             if IDENT_KINDS.contains(&kind) && text(node, src) == needle {
                 let member_of = member_object(node, src);
                 let k = classify(g, node);
-                if k == RefKind::Definition
-                    && member_of.is_none()
-                    && is_binding(g, node)
-                    && let Some(scope) = local_scope(g, node)
-                {
-                    let global = g == Grammar::Python
-                        && enclosing(node, FUNCTION_KINDS)
-                            .is_some_and(|f| declared_global(f, src, needle));
-                    if !global {
-                        scopes.push(scope);
-                        bound.push(node.start_byte());
-                    }
+                if member_of.is_none() {
+                    note_binding(g, node, k, src, &mut scopes, &mut bound);
                 }
-                // A def/let inside a function binds a local too (Python, JS).
-                if k == RefKind::Definition
-                    && member_of.is_none()
-                    && !is_binding(g, node)
-                    && matches!(
-                        g,
-                        Grammar::Python | Grammar::JavaScript | Grammar::TypeScript | Grammar::Tsx
-                    )
-                    && let Some(def_node) = node.parent()
-                    && enclosing(def_node, FUNCTION_KINDS).is_some()
-                    && !has_ancestor(def_node, TYPE_BODY_KINDS, FUNCTION_KINDS)
-                    && let Some(scope) = local_scope(g, def_node)
-                {
-                    scopes.push(scope);
-                    bound.push(node.start_byte());
-                }
-                if k == RefKind::Import
-                    && g == Grammar::Python
-                    && enclosing(node, FUNCTION_KINDS).is_some()
-                    && let Some(scope) = local_scope(g, node)
-                {
-                    scopes.push(scope);
+                if never_local(node) {
+                    pinned.push(node.start_byte());
                 }
                 out.push(Occurrence {
                     start: node.start_byte(),
@@ -609,6 +673,7 @@ pub fn occurrences(g: Grammar, tree: &Tree, src: &[u8], name: &str) -> Vec<Occur
     for o in &mut out {
         if o.member_of.is_none()
             && !matches!(o.kind, RefKind::String | RefKind::Comment)
+            && !pinned.contains(&o.start)
             && (bound.contains(&o.start)
                 || scopes.iter().any(|&(a, b)| o.start >= a && o.start < b))
         {

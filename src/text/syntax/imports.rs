@@ -1,0 +1,203 @@
+//! Where a file's imported names come from: each name a Python or
+//! JavaScript/TypeScript import binds, with the top-level module it is read
+//! from when the import is absolute (`import requests` binds `requests` from
+//! `requests`; `from a.b import c as d` binds `d` from `a`; `import x from
+//! 'lodash/fp'` and `const x = require('lodash')` bind `x` from `lodash`). A
+//! relative import (`from . import x`, `'./x'`) names the repository itself and
+//! is not listed. Whether a module is the repository's own is the caller's
+//! matter (its files' names); the other grammars are not read (their imports
+//! name packages a file name cannot tell apart).
+
+use super::grammar::{Grammar, Node, Tree};
+
+fn text(n: Node, src: &[u8]) -> String {
+    String::from_utf8_lossy(src.get(n.byte_range()).unwrap_or_default()).into_owned()
+}
+
+/// The first identifier of a dotted name (`a` of `a.b.c`).
+fn top(n: Node, src: &[u8]) -> Option<String> {
+    let t = text(n, src);
+    t.split('.')
+        .next()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+}
+
+/// The module a JS/TS specifier string names: None when relative or absolute.
+fn js_module(spec: Node, src: &[u8]) -> Option<String> {
+    let s = text(spec, src);
+    let s = s.trim_matches(['"', '\'', '`']);
+    if s.is_empty() || s.starts_with('.') || s.starts_with('/') {
+        return None;
+    }
+    s.split('/').next().map(str::to_string)
+}
+
+/// (bound name, top-level module) of every absolute import in the file.
+pub fn absolute_imports(g: Grammar, tree: &Tree, src: &[u8]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![tree.root_node()];
+    let mut cursor = tree.walk();
+    while let Some(n) = stack.pop() {
+        match (g, n.kind()) {
+            (Grammar::Python, "import_statement") => python_import(n, src, &mut out),
+            (Grammar::Python, "import_from_statement") => python_from(n, src, &mut out),
+            (Grammar::JavaScript | Grammar::TypeScript | Grammar::Tsx, "import_statement") => {
+                js_import(n, src, &mut out)
+            }
+            (Grammar::JavaScript | Grammar::TypeScript | Grammar::Tsx, "variable_declarator") => {
+                js_require(n, src, &mut out);
+                stack.extend(n.named_children(&mut cursor));
+            }
+            (Grammar::Python | Grammar::JavaScript | Grammar::TypeScript | Grammar::Tsx, _) => {
+                stack.extend(n.named_children(&mut cursor))
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn python_import(n: Node, src: &[u8], out: &mut Vec<(String, String)>) {
+    let mut c = n.walk();
+    for name in n.children_by_field_name("name", &mut c) {
+        let (module, bound) = match name.kind() {
+            "aliased_import" => (
+                name.child_by_field_name("name"),
+                name.child_by_field_name("alias").map(|a| text(a, src)),
+            ),
+            _ => (Some(name), top(name, src)),
+        };
+        if let (Some(m), Some(b)) = (module.and_then(|m| top(m, src)), bound) {
+            out.push((b, m));
+        }
+    }
+}
+
+fn python_from(n: Node, src: &[u8], out: &mut Vec<(String, String)>) {
+    let Some(module) = n.child_by_field_name("module_name") else {
+        return;
+    };
+    if module.kind() == "relative_import" {
+        return;
+    }
+    let Some(m) = top(module, src) else { return };
+    let mut c = n.walk();
+    for name in n.children_by_field_name("name", &mut c) {
+        let bound = match name.kind() {
+            "aliased_import" => name.child_by_field_name("alias").map(|a| text(a, src)),
+            _ => text(name, src).rsplit('.').next().map(str::to_string),
+        };
+        if let Some(b) = bound {
+            out.push((b, m.clone()));
+        }
+    }
+}
+
+fn js_import(n: Node, src: &[u8], out: &mut Vec<(String, String)>) {
+    let Some(m) = n
+        .child_by_field_name("source")
+        .and_then(|s| js_module(s, src))
+    else {
+        return;
+    };
+    let mut stack: Vec<Node> = Vec::new();
+    let mut c = n.walk();
+    stack.extend(
+        n.named_children(&mut c)
+            .filter(|x| x.kind() == "import_clause"),
+    );
+    while let Some(x) = stack.pop() {
+        match x.kind() {
+            "identifier" => out.push((text(x, src), m.clone())),
+            "import_specifier" => {
+                if let Some(b) = x
+                    .child_by_field_name("alias")
+                    .or_else(|| x.child_by_field_name("name"))
+                {
+                    out.push((text(b, src), m.clone()));
+                }
+            }
+            _ => {
+                let mut c2 = x.walk();
+                stack.extend(x.named_children(&mut c2));
+            }
+        }
+    }
+}
+
+/// `const x = require('mod')`.
+fn js_require(n: Node, src: &[u8], out: &mut Vec<(String, String)>) {
+    let (Some(name), Some(value)) = (
+        n.child_by_field_name("name"),
+        n.child_by_field_name("value"),
+    ) else {
+        return;
+    };
+    if name.kind() != "identifier" || value.kind() != "call_expression" {
+        return;
+    }
+    let callee = value.child_by_field_name("function");
+    if !callee.is_some_and(|f| text(f, src) == "require") {
+        return;
+    }
+    let spec = value
+        .child_by_field_name("arguments")
+        .and_then(|a| a.named_child(0))
+        .filter(|s| s.kind() == "string");
+    if let Some(m) = spec.and_then(|s| js_module(s, src)) {
+        out.push((text(name, src), m));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::grammar::parse;
+    use super::*;
+
+    fn imports(g: Grammar, src: &str) -> Vec<(String, String)> {
+        let t = parse(g, src.as_bytes()).expect("parse");
+        let mut v = absolute_imports(g, &t, src.as_bytes());
+        v.sort();
+        v
+    }
+
+    fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
+        let mut v: Vec<(String, String)> = v
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn python_absolute_imports_and_not_relative_ones() {
+        let src = "import requests\nimport os.path as p, json\nfrom a.b import c, d as e\nfrom . import mine\nfrom .x import y\n";
+        assert_eq!(
+            imports(Grammar::Python, src),
+            pairs(&[
+                ("requests", "requests"),
+                ("p", "os"),
+                ("json", "json"),
+                ("c", "a"),
+                ("e", "a"),
+            ])
+        );
+    }
+
+    #[test]
+    fn js_bare_specifiers_and_require_but_not_relative_paths() {
+        let src = "import axios from 'axios';\nimport * as fp from \"lodash/fp\";\nimport { get as g, put } from 'http';\nimport local from './local';\nconst r = require('request');\nconst m = require('./m');\n";
+        assert_eq!(
+            imports(Grammar::JavaScript, src),
+            pairs(&[
+                ("axios", "axios"),
+                ("fp", "lodash"),
+                ("put", "http"),
+                ("g", "http"),
+                ("r", "request"),
+            ])
+        );
+    }
+}
