@@ -166,11 +166,4 @@ pub enum PendingRepair {
     SetAside { op_id: String, untrusted: bool },
 }
 
-/// A copy of an `io::Error` (the same kind and text) for a `StoreError` that
-/// keeps it while the original is borrowed.
-pub fn copy_io(e: &std::io::Error) -> std::io::Error {
-    match e.raw_os_error() {
-        Some(c) => std::io::Error::from_raw_os_error(c),
-        None => std::io::Error::new(e.kind(), e.to_string()),
-    }
-}
+pub use crate::protocol::error::copy_io;

@@ -309,6 +309,7 @@ pub fn check_inside(ctx: &Ctx, real: &std::path::Path, display: &str) -> Result<
     // The workspace boundary's own refusal (outside, inside .git); for a path
     // outside, the other workspace that holds it is a way forward.
     crate::workspace::boundary::check(ctx, std::path::Path::new(display), real).map_err(|e| {
+        let e = CmdError::from(e);
         if ctx.inside(real) {
             e
         } else {
@@ -504,7 +505,7 @@ fn not_a_file(display: &str, why: &str) -> CmdError {
 /// `input.not-found` (with near paths as candidates) for a missing `arg`, or
 /// `environment.io` for any other failure.
 pub fn not_found_or_io(ctx: &Ctx, arg: &str, e: &std::io::Error) -> CmdError {
-    candidates::not_found_or_io(ctx, arg, &ctx.resolve(arg), e, Offer::Look)
+    candidates::not_found_or_io(ctx, arg, &ctx.resolve(arg), e, Offer::Look).into()
 }
 
 /// Checks `--expect-hash` for a target (a bare hash guards the first one).

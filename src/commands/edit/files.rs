@@ -23,7 +23,7 @@ fn opts(ctx: &Ctx, dry_run: bool) -> WriteRequest {
 }
 
 fn not_found(ctx: &Ctx, arg: &str, abs: &Path) -> CmdError {
-    candidates::not_found(ctx, arg, abs, Offer::Look)
+    candidates::not_found(ctx, arg, abs, Offer::Look).into()
 }
 
 /// Checks an optional guard on `arg` (bare hash when it is the first target).

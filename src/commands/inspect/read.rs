@@ -470,7 +470,7 @@ fn read_path(
             ) =>
         {
             let e = candidates::not_found(ctx, args.path(), src.path(), Offer::Retry);
-            return Err(head_count_hint(e, args.path()));
+            return Err(head_count_hint(e.into(), args.path()));
         }
         Err(e) => return Err(error::io_error("read", args.path(), &e)),
     };
@@ -488,7 +488,7 @@ fn read_path(
         return Err(not_a_file(args.path(), true));
     }
     if let Some(kind) = src.special_kind(&meta) {
-        return Err(input::not_openable(args.path(), kind));
+        return Err(input::not_openable(args.path(), kind).into());
     }
     files.record_read(&shown_abs)?;
     let shown = if src.is_staged() {
@@ -547,7 +547,7 @@ fn symbol_file(
         kind,
         false,
         std::slice::from_ref(&start),
-        Budget::DEFAULT,
+        defs::seeing(ctx.files().overlay()?, Budget::DEFAULT),
     )?;
     // Below the working directory: relative to it; else (a working directory
     // outside the workspace searches the root) absolute.
