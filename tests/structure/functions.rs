@@ -16,7 +16,6 @@ pub const LONG_FNS: &[(&str, &str, usize)] = &[
     ("aoi/mod.rs", "run_stream", 125),
     ("aoi/schema.rs", "def", 182),
     ("cli/errors.rs", "parse_error", 177),
-    ("command_error/store.rs", "from", 412),
     ("command_error/workspace.rs", "from", 107),
     ("commands/edit/apply.rs", "run", 226),
     ("commands/edit/edit_cmd.rs", "parse_stdin", 124),
