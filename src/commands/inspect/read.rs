@@ -10,9 +10,7 @@ use crate::protocol::values::{self, LineRange};
 use crate::protocol::{CmdError, Json, Output, Repair, code, error, redact, shell};
 use crate::store::files::{Content, File, Found};
 use crate::text::decode::{self, DecodeReader, Encoding};
-use crate::text::{
-    self, MAX_LINE_BYTES, MAX_MATCHED_LINE_BYTES, invisible, lines, outline, select, strings,
-};
+use crate::text::{MAX_LINE_BYTES, lines, outline, select, strings};
 use crate::workspace::Ctx;
 use crate::workspace::candidates::{self, Offer};
 use crate::workspace::defs;
@@ -21,17 +19,18 @@ use crate::workspace::scan::Budget;
 use clap::Args;
 use regex::bytes::{Regex, RegexBuilder};
 use serde::Serialize;
-use std::cell::Cell;
-use std::collections::VecDeque;
 use std::io::{Read, Seek, SeekFrom};
 
 mod bytes;
 mod lines_view;
+mod pick;
 mod tail;
+mod text_answer;
 #[allow(unused_imports)]
 use bytes::*;
 #[allow(unused_imports)]
 use lines_view::*;
+use text_answer::text_view;
 
 #[derive(Args, Debug, Clone)]
 pub struct ReadArgs {
