@@ -79,6 +79,7 @@ impl From<StoreError> for CmdError {
                 repairs,
             } => recovery_pending(op_id, error, more, repairs),
             E::NotPending { op_id, argv } => not_pending(op_id, argv),
+            E::Busy(b) => Box::new(b).into(),
             E::NotAFile { rel } => not_a_file(rel),
             E::InTheWay { rel } => in_the_way(rel),
             E::CreatedAndRemoved { rel, command } => created_and_removed(rel, command),

@@ -41,6 +41,8 @@ pub enum StoreError {
     },
     /// `recover --set-aside` names no pending record.
     NotPending { op_id: String, argv: Vec<String> },
+    /// A lock stayed held by another aitools for all of `--lock-timeout`.
+    Busy(Busy),
     /// A write wants `rel` to be a regular file.
     NotAFile { rel: String },
     /// An entry that is not a directory stands where one must be created.
@@ -167,3 +169,11 @@ pub enum PendingRepair {
 }
 
 pub use crate::protocol::error::copy_io;
+
+/// A lock that stayed held for all of `--lock-timeout` (`waited`); `argv` is
+/// the call to run again (`store::lock`). Worded by `command_error::store_leaf`.
+#[derive(Debug)]
+pub struct Busy {
+    pub waited: std::time::Duration,
+    pub argv: Vec<String>,
+}

@@ -173,7 +173,7 @@ impl GuardedInput {
     }
 
     pub fn expect_hash(&self, command: &str) -> Result<ExpectHash, CmdError> {
-        guard::parse_expect_hash(command, &self.guard.expect_hash)
+        Ok(guard::parse_expect_hash(command, &self.guard.expect_hash)?)
     }
 
     pub fn expect_count(&self, command: &str) -> Result<Option<u64>, CmdError> {
@@ -511,7 +511,7 @@ pub fn not_found_or_io(ctx: &Ctx, arg: &str, e: &std::io::Error) -> CmdError {
 /// Checks `--expect-hash` for a target (a bare hash guards the first one).
 pub fn check_target_hash(expect: &ExpectHash, t: &Target, first: bool) -> Result<(), CmdError> {
     match expect.for_target(&t.arg, &t.display, first) {
-        Some(h) => guard::check_hash(&t.display, h, Some(&t.hash)),
+        Some(h) => Ok(guard::check_hash(&t.display, h, Some(&t.hash))?),
         None => Ok(()),
     }
 }
@@ -528,7 +528,8 @@ pub fn require_hash(
             command,
             arg,
             &format!("A position-based selector ({})", s.flag()),
-        )),
+        )
+        .into()),
         _ => Ok(()),
     }
 }

@@ -185,8 +185,8 @@ fn check_destination(
         ));
     }
     match expect.for_target(dst_arg, &shown, true) {
-        Some(h) => guard::check_hash(&shown, h, now.as_deref()),
-        None => Err(guard::missing_hash(command, &shown, "--overwrite")),
+        Some(h) => Ok(guard::check_hash(&shown, h, now.as_deref())?),
+        None => Err(guard::missing_hash(command, &shown, "--overwrite").into()),
     }
 }
 

@@ -152,7 +152,7 @@ pub fn run(ctx: &Ctx, a: &WriteArgs) -> Result<Output, CmdError> {
                 }
                 match expect.for_target(&a.path, &shown, true) {
                     Some(h) => guard::check_hash(&shown, h, now.as_deref())?,
-                    None => return Err(guard::missing_hash("write", &shown, "--overwrite")),
+                    None => return Err(guard::missing_hash("write", &shown, "--overwrite").into()),
                 }
             } else if let Some(h) = expect.for_target(&a.path, &shown, true) {
                 guard::check_hash(&shown, h, now.as_deref())?;
