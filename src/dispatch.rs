@@ -550,7 +550,7 @@ fn run_in(
     };
     let mut ctx = match made {
         Ok(c) => c,
-        Err(e) => return Invoked::new(name, Err(e)),
+        Err(e) => return Invoked::new(name, Err(e.into())),
     };
     ctx.events = events;
     ctx.invoker = Some(INVOKER);

@@ -22,6 +22,11 @@ const ROOT_MODULES: &[&str] = &[
     "oui",
     "console",
 ];
+/// Core paths (a module folder, or a file) that speak only their own typed
+/// errors: no `CmdError`, the CLI's error, which `command_error/` maps them to.
+/// Only grows, as the rest of the core is converted.
+const TYPED_ERRORS: &[&str] = &["workspace/", "store/guard.rs", "store/lock.rs"];
+
 const PRINTS: &[&str] = &[
     "println!",
     "print!(",
@@ -72,6 +77,11 @@ fn violations(src: &Path) -> Vec<String> {
                     found.push(format!("{rel}: core uses crate::{m}"));
                 }
             }
+        }
+        if TYPED_ERRORS.iter().any(|t| rel.starts_with(t)) && code.contains("CmdError") {
+            found.push(format!(
+                "{rel}: names CmdError; return the module's typed error (worded in command_error/)"
+            ));
         }
         if let Some(rest) = rel.strip_prefix("commands/")
             && let Some((family, _)) = rest.split_once('/')
@@ -435,6 +445,10 @@ fn the_check_catches_each_broken_rule() {
         "dispatch.rs",
         "//! may print\nfn f() { println!(\"ok\"); }\n",
     );
+    put(
+        "workspace/loud.rs",
+        "//! core\nfn f() -> Result<(), crate::protocol::CmdError> { Ok(()) }\n",
+    );
     let v = violations(src);
     let has = |needle: &str| v.iter().any(|l| l.contains(needle));
     assert!(has("protocol/bad.rs: core uses crate::commands"), "{v:?}");
@@ -443,6 +457,7 @@ fn the_check_catches_each_broken_rule() {
     assert!(has("text/undocumented.rs: no module doc comment"), "{v:?}");
     assert!(has("store/exit.rs: prints or exits"), "{v:?}");
     assert!(!has("dispatch.rs:"), "{v:?}");
+    assert!(has("workspace/loud.rs: names CmdError"), "{v:?}");
 }
 
 /// The code of a file outside its `#[cfg(test)]` part (unit tests may build

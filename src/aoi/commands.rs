@@ -10,7 +10,8 @@ use super::table;
 use crate::handler;
 use crate::protocol::host::{CommandList, VERSION};
 use crate::protocol::registry::{CommandSpec, Effects, field};
-use crate::protocol::{CmdError, Json, Output, code};
+use crate::protocol::{CmdError, Json, Output};
+use crate::store::error::StoreError;
 use crate::workspace::Ctx;
 
 #[derive(clap::Args, Debug)]
@@ -195,7 +196,7 @@ fn on_path(tool: &str) -> Option<std::path::PathBuf> {
 }
 
 fn run_doctor(ctx: &Ctx, a: &DoctorArgs) -> Result<Output, CmdError> {
-    use crate::store::{lock, recovery, state_dir};
+    use crate::store::{recovery, state_dir};
     let mut checks: Vec<Json> = Vec::new();
     let mut add = |c: Json| {
         ctx.events.emit_with("aoi:check", || c.clone());
@@ -252,21 +253,7 @@ fn run_doctor(ctx: &Ctx, a: &DoctorArgs) -> Result<Output, CmdError> {
             )),
             Err(e) => add(check("pending_recovery", false, "error", e.message.clone())),
         }
-        let mut quick = ctx.clone();
-        quick.lock_timeout = std::time::Duration::from_millis(200);
-        match lock::acquire(&quick, state) {
-            Ok(l) => {
-                drop(l);
-                add(check("lock", true, "warning", "the workspace lock is free"));
-            }
-            Err(e) if e.code == code::BUSY => add(check(
-                "lock",
-                false,
-                "warning",
-                "another aitools holds the workspace lock",
-            )),
-            Err(e) => add(check("lock", false, "error", e.message.clone())),
-        }
+        add(lock_check(ctx, state));
     }
     add(check(
         "root",
@@ -328,4 +315,24 @@ pub fn help_text(list: CommandList, spec: Option<&CommandSpec>) -> String {
         }
     }
     t
+}
+
+/// The doctor's `lock` check: the workspace lock is free, held by another
+/// aitools, or cannot be taken.
+fn lock_check(ctx: &Ctx, state: &std::path::Path) -> Json {
+    let mut quick = ctx.clone();
+    quick.lock_timeout = std::time::Duration::from_millis(200);
+    match crate::store::lock::acquire(&quick, state) {
+        Ok(l) => {
+            drop(l);
+            check("lock", true, "warning", "the workspace lock is free")
+        }
+        Err(e) if matches!(*e, StoreError::Busy(_)) => check(
+            "lock",
+            false,
+            "warning",
+            "another aitools holds the workspace lock",
+        ),
+        Err(e) => check("lock", false, "error", CmdError::from(e).message.clone()),
+    }
 }

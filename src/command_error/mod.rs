@@ -12,5 +12,7 @@ mod protocol;
 mod select;
 mod store;
 mod store_leaf;
+mod store_tx;
+mod store_undo;
 mod syntax;
 mod workspace;

@@ -5,8 +5,8 @@
 use crate::protocol::error::schema_repair;
 use crate::protocol::{CmdError, Json, Repair, code, redact, shell};
 use crate::store::appends::TargetsChanged;
+use crate::store::error::Busy;
 use crate::store::guard::{GuardError, MIN_HASH_PREFIX};
-use crate::store::lock::Busy;
 
 impl From<GuardError> for CmdError {
     fn from(e: GuardError) -> CmdError {

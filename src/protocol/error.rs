@@ -313,6 +313,15 @@ pub fn io_error(command: &str, display_path: &str, err: &std::io::Error) -> CmdE
     }
 }
 
+/// A copy of an `io::Error` (the same kind, OS code and text) for a typed error
+/// that keeps it while the original is borrowed.
+pub fn copy_io(e: &std::io::Error) -> std::io::Error {
+    match e.raw_os_error() {
+        Some(c) => std::io::Error::from_raw_os_error(c),
+        None => std::io::Error::new(e.kind(), e.to_string()),
+    }
+}
+
 /// An io::Error's text without the "(os error N)" suffix.
 pub fn err_text(err: &std::io::Error) -> String {
     let s = err.to_string();

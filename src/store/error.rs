@@ -41,6 +41,8 @@ pub enum StoreError {
     },
     /// `recover --set-aside` names no pending record.
     NotPending { op_id: String, argv: Vec<String> },
+    /// A lock stayed held by another aitools for all of `--lock-timeout`.
+    Busy(Busy),
     /// A write wants `rel` to be a regular file.
     NotAFile { rel: String },
     /// An entry that is not a directory stands where one must be created.
@@ -166,11 +168,12 @@ pub enum PendingRepair {
     SetAside { op_id: String, untrusted: bool },
 }
 
-/// A copy of an `io::Error` (the same kind and text) for a `StoreError` that
-/// keeps it while the original is borrowed.
-pub fn copy_io(e: &std::io::Error) -> std::io::Error {
-    match e.raw_os_error() {
-        Some(c) => std::io::Error::from_raw_os_error(c),
-        None => std::io::Error::new(e.kind(), e.to_string()),
-    }
+pub use crate::protocol::error::copy_io;
+
+/// A lock that stayed held for all of `--lock-timeout` (`waited`); `argv` is
+/// the call to run again (`store::lock`). Worded by `command_error::store_leaf`.
+#[derive(Debug)]
+pub struct Busy {
+    pub waited: std::time::Duration,
+    pub argv: Vec<String>,
 }

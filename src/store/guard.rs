@@ -3,7 +3,7 @@
 //! the errors (with the repair that obtains the missing value) when a guard is
 //! missing or does not hold.
 
-use crate::protocol::{CmdError, redact};
+use crate::protocol::redact;
 
 /// `--expect-hash HASH` (guards the first target) and `--expect-hash PATH=HASH`.
 #[derive(Debug, Clone, Default)]
@@ -24,7 +24,7 @@ fn is_hash(s: &str) -> bool {
 }
 
 /// Parses the repeatable `--expect-hash` values.
-pub fn parse_expect_hash(command: &str, values: &[String]) -> Result<ExpectHash, CmdError> {
+pub fn parse_expect_hash(command: &str, values: &[String]) -> Result<ExpectHash, Box<GuardError>> {
     let mut out = ExpectHash::default();
     for v in values {
         let v = v.trim();
@@ -33,7 +33,7 @@ pub fn parse_expect_hash(command: &str, values: &[String]) -> Result<ExpectHash,
                 return Err(GuardError::BareHashTwice {
                     command: command.to_string(),
                 }
-                .into());
+                .boxed());
             }
             out.first = Some(v.to_ascii_lowercase());
             continue;
@@ -47,7 +47,7 @@ pub fn parse_expect_hash(command: &str, values: &[String]) -> Result<ExpectHash,
                     command: command.to_string(),
                     value: v.to_string(),
                 }
-                .into());
+                .boxed());
             }
         }
     }
@@ -76,7 +76,11 @@ impl ExpectHash {
 
 /// `refusal.target-changed` when the file's current hash does not start with the
 /// expected one (a whole digest or a prefix, as write answers show).
-pub fn check_hash(display: &str, expected: &str, actual: Option<&str>) -> Result<(), CmdError> {
+pub fn check_hash(
+    display: &str,
+    expected: &str,
+    actual: Option<&str>,
+) -> Result<(), Box<GuardError>> {
     if actual.is_some_and(|a| a.starts_with(expected)) {
         return Ok(());
     }
@@ -85,18 +89,18 @@ pub fn check_hash(display: &str, expected: &str, actual: Option<&str>) -> Result
         expected: expected.to_string(),
         actual: actual.map(str::to_string),
     }
-    .into())
+    .boxed())
 }
 
 /// `argument.invalid` for a write that needs `--expect-hash` and has none; the
 /// repair obtains the hash.
-pub fn missing_hash(command: &str, display: &str, why: &str) -> CmdError {
+pub fn missing_hash(command: &str, display: &str, why: &str) -> Box<GuardError> {
     GuardError::MissingHash {
         command: command.to_string(),
         display: display.to_string(),
         why: why.to_string(),
     }
-    .into()
+    .boxed()
 }
 
 /// Checks `--expect-count` against what was selected. Without the guard, a dry run

@@ -6,8 +6,8 @@
 //! itself): `tx commit`, `tx rebase` and `batch --atomic` run whole commands, which
 //! share their session, while holding locks.
 
+use super::error::{Busy, StoreError};
 use super::fsx;
-use crate::protocol::CmdError;
 use crate::workspace::Ctx;
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -34,12 +34,12 @@ impl Drop for Lock {
 }
 
 /// Takes the lock of the workspace whose state directory is `state`.
-pub fn acquire(ctx: &Ctx, state: &Path) -> Result<Lock, CmdError> {
+pub fn acquire(ctx: &Ctx, state: &Path) -> Result<Lock, Box<StoreError>> {
     acquire_file(ctx, &state.join("lock"), "the workspace lock")
 }
 
 /// Takes the exclusive lock on the lock file `path` (created 0600 when missing).
-pub fn acquire_file(ctx: &Ctx, path: &Path, what: &str) -> Result<Lock, CmdError> {
+pub fn acquire_file(ctx: &Ctx, path: &Path, what: &str) -> Result<Lock, Box<StoreError>> {
     let held = ctx.session.held.clone();
     if held.lock().is_ok_and(|h| h.iter().any(|p| p == path)) {
         return Ok(Lock {
@@ -48,7 +48,7 @@ pub fn acquire_file(ctx: &Ctx, path: &Path, what: &str) -> Result<Lock, CmdError
             held,
         });
     }
-    let file = fsx::open_append(path, 0o600).map_err(|e| super::io_error(ctx, what, &e))?;
+    let file = fsx::open_append(path, 0o600).map_err(|e| super::io_fault(ctx, what, &e))?;
     let start = Instant::now();
     let mut pause = Duration::from_millis(1);
     loop {
@@ -65,12 +65,12 @@ pub fn acquire_file(ctx: &Ctx, path: &Path, what: &str) -> Result<Lock, CmdError
             }
             Err(std::fs::TryLockError::WouldBlock) => {}
             Err(std::fs::TryLockError::Error(e)) => {
-                return Err(super::io_error(ctx, what, &e));
+                return Err(super::io_fault(ctx, what, &e));
             }
         }
         let waited = start.elapsed();
         if waited >= ctx.lock_timeout {
-            return Err(busy(ctx).into());
+            return Err(Box::new(StoreError::Busy(busy(ctx))));
         }
         std::thread::sleep(pause.min(ctx.lock_timeout - waited));
         pause = (pause * 2).min(Duration::from_millis(50));
@@ -78,17 +78,9 @@ pub fn acquire_file(ctx: &Ctx, path: &Path, what: &str) -> Result<Lock, CmdError
 }
 
 /// `environment.busy`: another aitools holds the lock; the repair is the same call.
-fn busy(ctx: &Ctx) -> Box<Busy> {
-    Box::new(Busy {
+fn busy(ctx: &Ctx) -> Busy {
+    Busy {
         waited: ctx.lock_timeout,
         argv: ctx.argv.clone(),
-    })
-}
-
-/// A lock that stayed held for all of `--lock-timeout` (`waited`); `argv` is
-/// the call to run again. Worded by `command_error::store_leaf`.
-#[derive(Debug)]
-pub struct Busy {
-    pub waited: Duration,
-    pub argv: Vec<String>,
+    }
 }

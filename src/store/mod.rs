@@ -57,10 +57,14 @@ use crate::workspace::Ctx;
 
 /// `environment.io` for the store's own files (state directory, journal, records).
 pub fn io_error(ctx: &Ctx, what: &str, e: &std::io::Error) -> CmdError {
-    error::StoreError::Io {
+    io_fault(ctx, what, e).into()
+}
+
+/// [`io_error`] as the store's own error.
+pub fn io_fault(ctx: &Ctx, what: &str, e: &std::io::Error) -> Box<error::StoreError> {
+    Box::new(error::StoreError::Io {
         what: what.to_string(),
         error: error::copy_io(e),
         argv: ctx.argv.clone(),
-    }
-    .into()
+    })
 }

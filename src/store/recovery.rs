@@ -246,14 +246,22 @@ fn check_paths(ctx: &Ctx, state: &Path, i: &intent::Intent) -> Result<(), String
     for (p, entry) in intent::named_paths(i) {
         let last = if entry { Final::Entry } else { Final::Follow };
         if let Err(e) = boundary::resolve(ctx, p, last) {
-            return Err(format!("names {}: {}", p.display(), e.message));
+            return Err(format!(
+                "names {}: {}",
+                p.display(),
+                crate::protocol::CmdError::from(e).message
+            ));
         }
     }
     for d in &i.sync_dirs {
         if *d != ctx.root
             && let Err(e) = boundary::resolve(ctx, d, Final::Follow)
         {
-            return Err(format!("names {}: {}", d.display(), e.message));
+            return Err(format!(
+                "names {}: {}",
+                d.display(),
+                crate::protocol::CmdError::from(e).message
+            ));
         }
     }
     Ok(())

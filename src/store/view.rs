@@ -103,7 +103,8 @@ impl Files<'_> {
                 let offer = crate::workspace::candidates::Offer::Look;
                 return Err(crate::workspace::candidates::not_found_or_io(
                     ctx, arg, abs, &e, offer,
-                ));
+                )
+                .into());
             }
             _ => return Err(super::error::StoreError::NotAFile { rel: display }.into()),
         }

@@ -4,7 +4,6 @@
 
 use super::error::{Outside, WorkspaceError};
 use super::{Ctx, paths};
-use crate::protocol::CmdError;
 use std::path::{Component, Path, PathBuf};
 
 /// Whether the last component of the path is followed when it is a symlink.
@@ -17,7 +16,7 @@ pub enum Final {
 }
 
 /// The real path a write lands on, or `refusal.outside-workspace`.
-pub fn resolve(ctx: &Ctx, path: &Path, last: Final) -> Result<PathBuf, CmdError> {
+pub fn resolve(ctx: &Ctx, path: &Path, last: Final) -> Result<PathBuf, Box<WorkspaceError>> {
     resolve_stat(ctx, path, last).map(|(real, _)| real)
 }
 
@@ -28,7 +27,7 @@ pub fn resolve_stat(
     ctx: &Ctx,
     path: &Path,
     last: Final,
-) -> Result<(PathBuf, Option<std::fs::Metadata>), CmdError> {
+) -> Result<(PathBuf, Option<std::fs::Metadata>), Box<WorkspaceError>> {
     let norm = paths::normalize(path);
     let (real, lstat) = match last {
         // A file this write read (its `build`, under the workspace lock) by this
@@ -62,7 +61,7 @@ pub fn resolve_stat(
 }
 
 /// Refuses a real path outside the root, the root itself, or inside `.git`.
-pub fn check(ctx: &Ctx, shown: &Path, real: &Path) -> Result<(), CmdError> {
+pub fn check(ctx: &Ctx, shown: &Path, real: &Path) -> Result<(), Box<WorkspaceError>> {
     let inside = real.starts_with(&ctx.root) && real != ctx.root;
     let in_git = real
         .strip_prefix(&ctx.root)
@@ -88,6 +87,5 @@ pub fn check(ctx: &Ctx, shown: &Path, real: &Path) -> Result<(), CmdError> {
         what: paths::display(shown),
         why,
     }
-    .boxed()
-    .into())
+    .boxed())
 }

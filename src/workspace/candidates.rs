@@ -157,7 +157,7 @@ pub fn not_found(
     arg: &str,
     abs: &Path,
     offer: Offer,
-) -> crate::protocol::CmdError {
+) -> Box<super::WorkspaceError> {
     // The path itself is never its own candidate (a dangling symlink, or a path a
     // tx deleted, still has an entry): retrying it would fail the same way.
     let near: Vec<_> = similar_paths(&ctx.root, abs, MAX_CANDIDATES + 1)
@@ -180,7 +180,6 @@ pub fn not_found(
         argv: ctx.argv.clone(),
     }))
     .boxed()
-    .into()
 }
 
 /// `not_found` for an ENOENT from `io` on `arg`; any other failure keeps its own
@@ -191,11 +190,16 @@ pub fn not_found_or_io(
     abs: &Path,
     io: &std::io::Error,
     offer: Offer,
-) -> crate::protocol::CmdError {
+) -> Box<super::WorkspaceError> {
     if io.kind() == std::io::ErrorKind::NotFound {
         not_found(ctx, arg, abs, offer)
     } else {
-        crate::protocol::error::io_error(&ctx.command, arg, io)
+        super::WorkspaceError::Io {
+            command: ctx.command.clone(),
+            path: arg.to_string(),
+            err: crate::protocol::error::copy_io(io),
+        }
+        .boxed()
     }
 }
 

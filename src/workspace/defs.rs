@@ -2,13 +2,14 @@
 //! and `code refs` share, and the lookup `read --symbol NAME` (no PATH) makes to
 //! find the one file that defines NAME.
 
-use crate::protocol::CmdError;
 use crate::text::outline::{self, Definition};
 use crate::text::sniff;
 use crate::workspace::Ctx;
-use crate::workspace::scan::{self, Budget, Entry, ScanOptions};
+use crate::workspace::error::WorkspaceError;
+use crate::workspace::scan::{self, Budget, Entry, Overlay, ScanOptions};
 use crate::workspace::scan_args::scan_error;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The default start: the working directory, or the root when the working
 /// directory is outside the workspace.
@@ -43,22 +44,28 @@ pub fn base_name(path: &Path) -> String {
 /// Files found by [`scan_mentions`], in path order, and where the budget cut the scan.
 pub type Mentions<T> = (Vec<(PathBuf, T)>, Option<scan::Cut>);
 
+/// The scan of [`scan_mentions`] and [`find`]: within `budget`, seeing `overlay`
+/// (a tx's changes, from the store's view) over the disk.
+pub fn seeing(overlay: Option<Arc<Overlay>>, budget: Budget) -> ScanOptions {
+    ScanOptions {
+        overlay,
+        budget,
+        ..ScanOptions::default()
+    }
+}
+
 /// Every file under `starts` whose base name passes `wanted` and whose text
-/// contains `needle`, handed to `visit` as (base name, text); results in path order.
+/// contains `needle`, handed to `visit` as (base name, text); results in path
+/// order. `opts` from [`seeing`].
 pub fn scan_mentions<T: Send>(
     ctx: &Ctx,
     command: &str,
     needle: &str,
     starts: &[PathBuf],
-    budget: Budget,
+    opts: ScanOptions,
     wanted: fn(&str) -> bool,
     visit: impl Fn(&str, &str) -> Option<T> + Sync,
-) -> Result<Mentions<T>, CmdError> {
-    let opts = ScanOptions {
-        overlay: ctx.files().overlay()?,
-        budget,
-        ..ScanOptions::default()
-    };
+) -> Result<Mentions<T>, Box<WorkspaceError>> {
     let visit = &visit;
     let walked = scan::walk(&ctx.root, starts, &opts, || {
         move |e: &Entry| {
@@ -85,8 +92,8 @@ pub fn find(
     kind: Option<&str>,
     prefix: bool,
     starts: &[PathBuf],
-    budget: Budget,
-) -> Result<Mentions<Vec<Definition>>, CmdError> {
+    opts: ScanOptions,
+) -> Result<Mentions<Vec<Definition>>, Box<WorkspaceError>> {
     let parts = outline::qualified_parts(name);
     let needle = parts.last().copied().unwrap_or(name);
     scan_mentions(
@@ -94,7 +101,7 @@ pub fn find(
         command,
         needle,
         starts,
-        budget,
+        opts,
         |base| outline::language_of(base).is_some(),
         |base, text| {
             let all = outline::outline_parsed(base, text).ok()?;

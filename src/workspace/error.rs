@@ -1,7 +1,8 @@
 //! What can go wrong in the workspace core, as data: the root, a path argument,
 //! the write boundary, a named input, a scan filter, a missing path. The wording
-//! (message, repairs, command lines) is `command_error::workspace`'s; the core
-//! builds these values and converts them (`.into()`) where it returns `CmdError`.
+//! (message, repairs, command lines) is `command_error::workspace`'s: the
+//! workspace returns these values (`Box<WorkspaceError>`) and never the CLI's
+//! error, which a command gets from them by `?` or `.into()`.
 
 /// A workspace error; boxed where it is returned (`Box<WorkspaceError>`).
 #[derive(Debug)]

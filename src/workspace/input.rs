@@ -12,7 +12,7 @@
 
 use super::Ctx;
 use super::error::WorkspaceError;
-use crate::protocol::{CmdError, values};
+use crate::protocol::values;
 use clap::Args;
 use std::fs::{File, Metadata};
 use std::io::Read;
@@ -99,18 +99,17 @@ fn fs_name(f_type: i64) -> Option<&'static str> {
 }
 
 /// The refusal for a path [`special_kind`] named.
-pub fn not_openable(arg: &str, kind: &'static str) -> CmdError {
+pub fn not_openable(arg: &str, kind: &'static str) -> Box<WorkspaceError> {
     WorkspaceError::NotOpenable {
         arg: arg.to_string(),
         kind,
     }
     .boxed()
-    .into()
 }
 
 /// `refusal.too-large` for an input over `limit`, with the call again under a
 /// limit that fits (`need`, when the size is known).
-pub fn too_large(ctx: &Ctx, what: &str, limit: u64, need: Option<u64>) -> CmdError {
+pub fn too_large(ctx: &Ctx, what: &str, limit: u64, need: Option<u64>) -> Box<WorkspaceError> {
     WorkspaceError::TooLarge {
         what: what.to_string(),
         limit,
@@ -118,7 +117,6 @@ pub fn too_large(ctx: &Ctx, what: &str, limit: u64, need: Option<u64>) -> CmdErr
         argv: ctx.argv.clone(),
     }
     .boxed()
-    .into()
 }
 
 /// The largest file a command reads whole into memory to parse or edit it
@@ -127,7 +125,7 @@ pub fn too_large(ctx: &Ctx, what: &str, limit: u64, need: Option<u64>) -> CmdErr
 pub const MAX_WHOLE_FILE: u64 = 64 * 1024 * 1024;
 
 /// `refusal.too-large` when a file of `len` bytes is over [`MAX_WHOLE_FILE`].
-pub fn whole_file_budget(display: &str, len: u64) -> Result<(), CmdError> {
+pub fn whole_file_budget(display: &str, len: u64) -> Result<(), Box<WorkspaceError>> {
     if len <= MAX_WHOLE_FILE {
         return Ok(());
     }
@@ -136,13 +134,17 @@ pub fn whole_file_budget(display: &str, len: u64) -> Result<(), CmdError> {
         len,
         limit: MAX_WHOLE_FILE,
     }
-    .boxed()
-    .into())
+    .boxed())
 }
 
 /// A named input file's bytes: refused when it is not a regular file on an
 /// ordinary file system, or larger than `limit`. `arg` is the path as given.
-pub fn read_file(ctx: &Ctx, arg: &str, abs: &Path, limit: u64) -> Result<Vec<u8>, CmdError> {
+pub fn read_file(
+    ctx: &Ctx,
+    arg: &str,
+    abs: &Path,
+    limit: u64,
+) -> Result<Vec<u8>, Box<WorkspaceError>> {
     read_input(ctx, arg, abs, limit, false).map(|(b, _)| b)
 }
 
@@ -152,7 +154,7 @@ fn read_input(
     abs: &Path,
     limit: u64,
     hashed: bool,
-) -> Result<(Vec<u8>, Option<String>), CmdError> {
+) -> Result<(Vec<u8>, Option<String>), Box<WorkspaceError>> {
     let io = |e: std::io::Error| {
         super::candidates::not_found_or_io(ctx, arg, abs, &e, super::candidates::Offer::Look)
     };
@@ -191,7 +193,7 @@ pub fn read_file_hashed(
     arg: &str,
     abs: &Path,
     limit: u64,
-) -> Result<(Vec<u8>, Option<String>), CmdError> {
+) -> Result<(Vec<u8>, Option<String>), Box<WorkspaceError>> {
     read_input(ctx, arg, abs, limit, true)
 }
 

@@ -5,7 +5,6 @@
 
 use super::error::WorkspaceError;
 use super::paths;
-use crate::protocol::CmdError;
 use crate::store::session::Session;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -66,7 +65,7 @@ impl Ctx {
         argv: Vec<String>,
         root_arg: Option<&str>,
         lock_timeout: Duration,
-    ) -> Result<Ctx, CmdError> {
+    ) -> Result<Ctx, Box<WorkspaceError>> {
         Ctx::new_in(
             command,
             argv,
@@ -86,7 +85,7 @@ impl Ctx {
         lock_timeout: Duration,
         cwd: Option<&Path>,
         session: Arc<Session>,
-    ) -> Result<Ctx, CmdError> {
+    ) -> Result<Ctx, Box<WorkspaceError>> {
         let cwd = cwd
             .map(|c| Ok(c.to_path_buf()))
             .unwrap_or_else(std::env::current_dir)
@@ -102,8 +101,7 @@ impl Ctx {
                             arg: r.to_string(),
                             command: command.to_string(),
                         }
-                        .boxed()
-                        .into());
+                        .boxed());
                     }
                 }
             }
@@ -156,7 +154,7 @@ impl Ctx {
         &self,
         value: &str,
         last: super::boundary::Final,
-    ) -> Result<PathBuf, CmdError> {
+    ) -> Result<PathBuf, Box<WorkspaceError>> {
         let abs = self.path_arg(value)?;
         super::boundary::resolve(self, &abs, last)?;
         Ok(abs)

@@ -9,7 +9,7 @@ use super::Ctx;
 use super::error::WorkspaceError;
 use super::scan::{Budget, Cut, Overlay, ScanError, ScanOptions};
 use crate::protocol::registry::{Field, field};
-use crate::protocol::{CmdError, shell, values};
+use crate::protocol::{shell, values};
 use clap::Args;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -41,7 +41,7 @@ impl ScanArgs {
         &self,
         ctx: &Ctx,
         overlay: Option<Arc<Overlay>>,
-    ) -> Result<ScanOptions, CmdError> {
+    ) -> Result<ScanOptions, Box<WorkspaceError>> {
         let skip_larger_than = match &self.skip_larger_than {
             Some(s) => Some(values::parse_size(s).map_err(|why| {
                 WorkspaceError::BadValue {

@@ -48,7 +48,7 @@ pub fn open(ctx: &Ctx, arg: &str) -> Result<Opened, CmdError> {
     let meta = match src.metadata() {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(candidates::not_found(ctx, arg, src.path(), Offer::Retry));
+            return Err(candidates::not_found(ctx, arg, src.path(), Offer::Retry).into());
         }
         Err(e) => return Err(error::io_error(&ctx.command, arg, &e)),
     };
@@ -56,7 +56,7 @@ pub fn open(ctx: &Ctx, arg: &str) -> Result<Opened, CmdError> {
         return Err(not_a_file(arg));
     }
     if let Some(kind) = src.special_kind(&meta) {
-        return Err(input::not_openable(arg, kind));
+        return Err(input::not_openable(arg, kind).into());
     }
     files.record_read(&abs)?;
     let shown = ctx.display_path(&abs);

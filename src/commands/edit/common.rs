@@ -173,7 +173,7 @@ impl GuardedInput {
     }
 
     pub fn expect_hash(&self, command: &str) -> Result<ExpectHash, CmdError> {
-        guard::parse_expect_hash(command, &self.guard.expect_hash)
+        Ok(guard::parse_expect_hash(command, &self.guard.expect_hash)?)
     }
 
     pub fn expect_count(&self, command: &str) -> Result<Option<u64>, CmdError> {
@@ -309,6 +309,7 @@ pub fn check_inside(ctx: &Ctx, real: &std::path::Path, display: &str) -> Result<
     // The workspace boundary's own refusal (outside, inside .git); for a path
     // outside, the other workspace that holds it is a way forward.
     crate::workspace::boundary::check(ctx, std::path::Path::new(display), real).map_err(|e| {
+        let e = CmdError::from(e);
         if ctx.inside(real) {
             e
         } else {
@@ -504,13 +505,13 @@ fn not_a_file(display: &str, why: &str) -> CmdError {
 /// `input.not-found` (with near paths as candidates) for a missing `arg`, or
 /// `environment.io` for any other failure.
 pub fn not_found_or_io(ctx: &Ctx, arg: &str, e: &std::io::Error) -> CmdError {
-    candidates::not_found_or_io(ctx, arg, &ctx.resolve(arg), e, Offer::Look)
+    candidates::not_found_or_io(ctx, arg, &ctx.resolve(arg), e, Offer::Look).into()
 }
 
 /// Checks `--expect-hash` for a target (a bare hash guards the first one).
 pub fn check_target_hash(expect: &ExpectHash, t: &Target, first: bool) -> Result<(), CmdError> {
     match expect.for_target(&t.arg, &t.display, first) {
-        Some(h) => guard::check_hash(&t.display, h, Some(&t.hash)),
+        Some(h) => Ok(guard::check_hash(&t.display, h, Some(&t.hash))?),
         None => Ok(()),
     }
 }
@@ -527,7 +528,8 @@ pub fn require_hash(
             command,
             arg,
             &format!("A position-based selector ({})", s.flag()),
-        )),
+        )
+        .into()),
         _ => Ok(()),
     }
 }

@@ -23,7 +23,7 @@ fn opts(ctx: &Ctx, dry_run: bool) -> WriteRequest {
 }
 
 fn not_found(ctx: &Ctx, arg: &str, abs: &Path) -> CmdError {
-    candidates::not_found(ctx, arg, abs, Offer::Look)
+    candidates::not_found(ctx, arg, abs, Offer::Look).into()
 }
 
 /// Checks an optional guard on `arg` (bare hash when it is the first target).
@@ -185,8 +185,8 @@ fn check_destination(
         ));
     }
     match expect.for_target(dst_arg, &shown, true) {
-        Some(h) => guard::check_hash(&shown, h, now.as_deref()),
-        None => Err(guard::missing_hash(command, &shown, "--overwrite")),
+        Some(h) => Ok(guard::check_hash(&shown, h, now.as_deref())?),
+        None => Err(guard::missing_hash(command, &shown, "--overwrite").into()),
     }
 }
 

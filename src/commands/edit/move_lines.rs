@@ -278,11 +278,11 @@ pub fn run(ctx: &Ctx, a: &MoveLinesArgs) -> Result<Output, CmdError> {
                 if matches!(place, Place::After(_) | Place::Before(_))
                     && expect.for_target(to_arg, &d.display, false).is_none()
                 {
-                    return Err(guard::missing_hash(
+                    return Err(CmdError::from(guard::missing_hash(
                         cmd,
                         &d.display,
                         "A --to file placed by line number",
-                    )
+                    ))
                     .with_first_repair(Repair::new(
                         "hash",
                         "Get the destination's hash, then pass --expect-hash PATH=HASH.",

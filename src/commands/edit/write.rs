@@ -71,7 +71,7 @@ fn input(ctx: &Ctx, a: &WriteArgs) -> Result<(Vec<u8>, Option<String>), CmdError
     let limit = a.input_limit.bytes("write")?;
     if let ([], [f], None, false) = (&a.content[..], &a.content_file[..], &a.stdin_data, a.stdin) {
         let p = ctx.path_arg(f)?;
-        return input::read_file_hashed(ctx, f, &p, limit);
+        return Ok(input::read_file_hashed(ctx, f, &p, limit)?);
     }
     let mut parts: Vec<Vec<u8>> = a.content.iter().map(|c| c.as_bytes().to_vec()).collect();
     for f in &a.content_file {
@@ -99,12 +99,7 @@ fn input(ctx: &Ctx, a: &WriteArgs) -> Result<(Vec<u8>, Option<String>), CmdError
     // The limit bounds the whole content, not only each part of it.
     if all.len() as u64 > limit {
         let need = Some(all.len() as u64);
-        return Err(input::too_large(
-            ctx,
-            "The concatenated content",
-            limit,
-            need,
-        ));
+        return Err(input::too_large(ctx, "The concatenated content", limit, need).into());
     }
     Ok((all, None))
 }
@@ -157,7 +152,7 @@ pub fn run(ctx: &Ctx, a: &WriteArgs) -> Result<Output, CmdError> {
                 }
                 match expect.for_target(&a.path, &shown, true) {
                     Some(h) => guard::check_hash(&shown, h, now.as_deref())?,
-                    None => return Err(guard::missing_hash("write", &shown, "--overwrite")),
+                    None => return Err(guard::missing_hash("write", &shown, "--overwrite").into()),
                 }
             } else if let Some(h) = expect.for_target(&a.path, &shown, true) {
                 guard::check_hash(&shown, h, now.as_deref())?;

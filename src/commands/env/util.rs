@@ -218,7 +218,7 @@ fn read_input(ctx: &Ctx, i: &Input) -> Result<Vec<u8>, CmdError> {
     }
     if let Some(f) = &i.content_file {
         let abs = ctx.path_arg(f)?;
-        return input::read_file(ctx, f, &abs, limit);
+        return Ok(input::read_file(ctx, f, &abs, limit)?);
     }
     Ok(input::read_stdin(ctx, limit)?)
 }

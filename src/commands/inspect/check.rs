@@ -121,13 +121,7 @@ pub fn run(ctx: &Ctx, a: &CheckArgs) -> Result<Output, CmdError> {
         match meta.kind {
             Kind::Missing => {
                 let e = std::io::Error::from(std::io::ErrorKind::NotFound);
-                return Err(candidates::not_found_or_io(
-                    ctx,
-                    arg,
-                    &abs,
-                    &e,
-                    Offer::Retry,
-                ));
+                return Err(candidates::not_found_or_io(ctx, arg, &abs, &e, Offer::Retry).into());
             }
             Kind::File => {}
             _ => {

@@ -166,7 +166,7 @@ fn paths_diff(ctx: &Ctx, a: &DiffArgs, x: &str, y: &str) -> Result<Output, CmdEr
     let kind = |p: &Path, arg: &str| -> Result<Kind, CmdError> {
         let k = ctx.files().stat(p, true)?.kind;
         if k == Kind::Missing {
-            return Err(candidates::not_found(ctx, arg, p, Offer::Retry));
+            return Err(candidates::not_found(ctx, arg, p, Offer::Retry).into());
         }
         Ok(k)
     };
@@ -192,7 +192,7 @@ fn paths_diff(ctx: &Ctx, a: &DiffArgs, x: &str, y: &str) -> Result<Output, CmdEr
         if let Ok(m) = on_disk.metadata()
             && let Some(kind) = on_disk.special_kind(&m)
         {
-            return Err(crate::workspace::input::not_openable(arg, kind));
+            return Err(crate::workspace::input::not_openable(arg, kind).into());
         }
     }
     let ba = ctx.files().load_follow(&pa)?.bytes.clone();

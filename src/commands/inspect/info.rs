@@ -190,11 +190,7 @@ pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
             if gone {
                 return Err(ctx.files().removed_error(&args.path, &abs)?);
             }
-            let mut err = candidates::not_found(ctx, &args.path, &abs, Offer::Retry);
-            if is_link {
-                err.message = format!("{} is a symlink to a path that does not exist.", args.path);
-            }
-            return Err(err);
+            return Err(not_there(ctx, &args.path, &abs, is_link));
         }
         obj.push("exists", Json::Bool(false));
         obj.push(
@@ -279,6 +275,16 @@ pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
         obj.push("digest", d);
     }
     Ok(Output::from_json(obj, false))
+}
+
+/// `input.not-found` for a path `info` was asked about; a symlink whose target
+/// is missing says so.
+fn not_there(ctx: &Ctx, arg: &str, abs: &std::path::Path, is_link: bool) -> CmdError {
+    let mut err: CmdError = candidates::not_found(ctx, arg, abs, Offer::Retry).into();
+    if is_link {
+        err.message = format!("{arg} is a symlink to a path that does not exist.");
+    }
+    err
 }
 
 /// Leaves a large file's hash and line count in the store's hash cache (what a

@@ -10,9 +10,7 @@ use crate::protocol::values::{self, LineRange};
 use crate::protocol::{CmdError, Json, Output, Repair, code, error, redact, shell};
 use crate::store::files::{Content, File, Found};
 use crate::text::decode::{self, DecodeReader, Encoding};
-use crate::text::{
-    self, MAX_LINE_BYTES, MAX_MATCHED_LINE_BYTES, invisible, lines, outline, select, strings,
-};
+use crate::text::{MAX_LINE_BYTES, lines, outline, select, strings};
 use crate::workspace::Ctx;
 use crate::workspace::candidates::{self, Offer};
 use crate::workspace::defs;
@@ -21,17 +19,18 @@ use crate::workspace::scan::Budget;
 use clap::Args;
 use regex::bytes::{Regex, RegexBuilder};
 use serde::Serialize;
-use std::cell::Cell;
-use std::collections::VecDeque;
 use std::io::{Read, Seek, SeekFrom};
 
 mod bytes;
 mod lines_view;
+mod pick;
 mod tail;
+mod text_answer;
 #[allow(unused_imports)]
 use bytes::*;
 #[allow(unused_imports)]
 use lines_view::*;
+use text_answer::text_view;
 
 #[derive(Args, Debug, Clone)]
 pub struct ReadArgs {
@@ -470,7 +469,7 @@ fn read_path(
             ) =>
         {
             let e = candidates::not_found(ctx, args.path(), src.path(), Offer::Retry);
-            return Err(head_count_hint(e, args.path()));
+            return Err(head_count_hint(e.into(), args.path()));
         }
         Err(e) => return Err(error::io_error("read", args.path(), &e)),
     };
@@ -488,7 +487,7 @@ fn read_path(
         return Err(not_a_file(args.path(), true));
     }
     if let Some(kind) = src.special_kind(&meta) {
-        return Err(input::not_openable(args.path(), kind));
+        return Err(input::not_openable(args.path(), kind).into());
     }
     files.record_read(&shown_abs)?;
     let shown = if src.is_staged() {
@@ -547,7 +546,7 @@ fn symbol_file(
         kind,
         false,
         std::slice::from_ref(&start),
-        Budget::DEFAULT,
+        defs::seeing(ctx.files().overlay()?, Budget::DEFAULT),
     )?;
     // Below the working directory: relative to it; else (a working directory
     // outside the workspace searches the root) absolute.

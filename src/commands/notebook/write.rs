@@ -193,11 +193,12 @@ fn positional_guard(
     if guarded || c.id.as_deref() == Some(arg) {
         return Ok(());
     }
-    let err = guard::missing_hash(
+    let err: CmdError = guard::missing_hash(
         &ctx.command,
         &f.display,
         &format!("Naming cell {arg} by its index (a position)"),
-    );
+    )
+    .into();
     Err(match &c.id {
         Some(id) => {
             let mut argv = ctx.argv.clone();

@@ -272,13 +272,7 @@ pub fn run_outline(ctx: &Ctx, args: &OutlineArgs) -> Result<Output, CmdError> {
     let kind = ctx.files().stat(&abs, true)?.kind;
     if kind == Kind::Missing {
         let gone = std::io::Error::from(std::io::ErrorKind::NotFound);
-        return Err(candidates::not_found_or_io(
-            ctx,
-            &args.path,
-            &abs,
-            &gone,
-            Offer::Retry,
-        ));
+        return Err(candidates::not_found_or_io(ctx, &args.path, &abs, &gone, Offer::Retry).into());
     }
     if kind != Kind::File {
         return Err(CmdError::new(
@@ -368,7 +362,7 @@ pub fn run_defs(ctx: &Ctx, args: &DefsArgs) -> Result<Output, CmdError> {
         args.kind.as_deref(),
         args.prefix,
         &starts,
-        budget,
+        defs::seeing(ctx.files().overlay()?, budget),
     )?;
     let all: Vec<Def> = items
         .into_iter()
@@ -613,7 +607,7 @@ pub fn run_refs(ctx: &Ctx, args: &RefsArgs) -> Result<Output, CmdError> {
         "code refs",
         name,
         &starts,
-        budget,
+        defs::seeing(ctx.files().overlay()?, budget),
         |_| true,
         |base, text| file_refs(base, text, name, include),
     )?;

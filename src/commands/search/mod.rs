@@ -54,17 +54,13 @@ pub fn start_path(ctx: &Ctx, arg: &str) -> Result<PathBuf, CmdError> {
     let abs = ctx.path_arg(arg)?;
     match crate::workspace::scan::real_start(&abs) {
         Ok(real) if ctx.tx.is_none() => Ok(real),
-        Err(e) if ctx.tx.is_none() => Err(candidates::not_found_or_io(
-            ctx,
-            arg,
-            &abs,
-            &e,
-            Offer::Retry,
-        )),
+        Err(e) if ctx.tx.is_none() => {
+            Err(candidates::not_found_or_io(ctx, arg, &abs, &e, Offer::Retry).into())
+        }
         _ => {
             let st = ctx.files().stat(&abs, true)?;
             if st.kind == crate::store::files::Kind::Missing {
-                return Err(candidates::not_found(ctx, arg, &abs, Offer::Retry));
+                return Err(candidates::not_found(ctx, arg, &abs, Offer::Retry).into());
             }
             Ok(crate::workspace::paths::real_path(ctx.dirs(), &abs))
         }

@@ -164,7 +164,7 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
             CMD,
             name,
             &starts,
-            budget,
+            defs::seeing(ctx.files().overlay()?, budget),
             |base| Grammar::of_file(base).is_some(),
             |base, text| {
                 let (g, tree) = refs::parse_file(base, text.as_bytes())?;

@@ -19,7 +19,7 @@ use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Output, Repair, code, redact, shell};
 use crate::text::MAX_LINE_BYTES;
 use crate::workspace::Ctx;
-use crate::workspace::scan::{self, Entry};
+use crate::workspace::scan;
 use clap::{Args, ValueEnum};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
@@ -33,10 +33,12 @@ mod items;
 mod listing;
 mod notebook;
 mod sinks;
+mod visit;
 use items::*;
 use listing::Listing;
 #[allow(unused_imports)]
 use sinks::*;
+use visit::Visit;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Mode {
@@ -404,50 +406,47 @@ fn read_stdin_pattern(ctx: &Ctx, args: &SearchArgs) -> Result<String, CmdError> 
     Ok(text)
 }
 
-pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
+/// `--context`, `--before` or `--after` over the cap: the same call at the cap.
+fn check_context(ctx: &Ctx, args: &SearchArgs) -> Result<(), CmdError> {
     let wide = [
         ("--context", Some(args.context)),
         ("--before", args.before),
         ("--after", args.after),
     ];
-    if let Some((flag, Some(n))) = wide
+    let Some((flag, Some(n))) = wide
         .iter()
         .find(|(_, n)| n.is_some_and(|n| n > MAX_CONTEXT))
-    {
-        let capped = MAX_CONTEXT.to_string();
-        let fixed = shell::rerun(
-            &ctx.argv,
-            &["--context", "--before", "--after", "-C", "-A", "-B"],
-            &[],
-            &["--context".to_string(), capped],
-        );
-        return Err(CmdError::new(
-            code::ARGUMENT_INVALID,
-            format!(
-                "{flag} {n} is over the cap of {MAX_CONTEXT} context lines; read a match's surroundings with read --range."
-            ),
-            Repair::new(
-                "context",
-                format!(
-                    "Search with {MAX_CONTEXT} lines of context, then read more around a match with `aitools read <path> --range S:E`."
-                ),
-                shell::aitools(fixed),
-            ),
-        ));
-    }
-    let output = if args.count {
-        Mode::Count
-    } else if args.files_with_matches {
-        Mode::Files
-    } else {
-        args.output
+    else {
+        return Ok(());
     };
-    if args.invert && output == Mode::Matches {
-        return Err(CmdError::invalid_argument(
-            "search",
-            "--invert selects lines that do not match, so they have no matches to list; use --output blocks.",
-        ));
-    }
+    let capped = MAX_CONTEXT.to_string();
+    let fixed = shell::rerun(
+        &ctx.argv,
+        &["--context", "--before", "--after", "-C", "-A", "-B"],
+        &[],
+        &["--context".to_string(), capped],
+    );
+    Err(CmdError::new(
+        code::ARGUMENT_INVALID,
+        format!(
+            "{flag} {n} is over the cap of {MAX_CONTEXT} context lines; read a match's surroundings with read --range."
+        ),
+        Repair::new(
+            "context",
+            format!(
+                "Search with {MAX_CONTEXT} lines of context, then read more around a match with `aitools read <path> --range S:E`."
+            ),
+            shell::aitools(fixed),
+        ),
+    ))
+}
+
+/// The call's patterns and paths: with `--pattern` or `--stdin`, a positional
+/// PATTERN is the first path. Also the pattern read from standard input.
+fn patterns_and_paths(
+    ctx: &Ctx,
+    args: &SearchArgs,
+) -> Result<(Vec<String>, Vec<String>, Option<String>), CmdError> {
     let mut paths = args.paths.clone();
     let mut stdin_pattern = None;
     let raw: Vec<String> = if args.stdin || !args.patterns.is_empty() {
@@ -477,6 +476,25 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
             }
         }
     };
+    Ok((raw, paths, stdin_pattern))
+}
+
+pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
+    check_context(ctx, args)?;
+    let output = if args.count {
+        Mode::Count
+    } else if args.files_with_matches {
+        Mode::Files
+    } else {
+        args.output
+    };
+    if args.invert && output == Mode::Matches {
+        return Err(CmdError::invalid_argument(
+            "search",
+            "--invert selects lines that do not match, so they have no matches to list; use --output blocks.",
+        ));
+    }
+    let (raw, paths, stdin_pattern) = patterns_and_paths(ctx, args)?;
     let pats = compile(ctx, args, &raw)?;
     let starts = starts(ctx, &paths)?;
     let budget = args.budget.budget("search")?;
@@ -488,45 +506,12 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
     if args.budget.max_scan_bytes.is_none() {
         opts.budget.bytes = u64::MAX;
     }
-    let overlay = opts.overlay.as_deref();
     // Matches are counted one by one in --output matches, and when a --multiline
     // pattern can match a line end: one match then spans lines and adjacent ones
     // share a region (ripgrep -U -c counts them so; a line-bound pattern counts lines).
     let spans_lines = searcher(args, 0, 0, false).multi_line_with_matcher(&pats.matcher);
     let count_matches =
         (output == Mode::Matches || (spans_lines && !args.invert)).then_some(&pats.combined);
-
-    // Pass 1 counts every file in parallel (the exact totals); pass 2 lists the
-    // files of the --offset/--limit window in path order, taking each file as soon
-    // as it and every earlier one are counted, so the first block goes out (as an
-    // event) while the scan goes on.
-    // Starts are real paths and the walk's paths are a start joined with names:
-    // byte equality is `Path` equality on them, without its component walk.
-    let named = |p: &Path| starts.iter().any(|s| s.as_os_str() == p.as_os_str());
-    // AITOOLS_PIPE_CAP may lower the cap, never raise it.
-    let pipe_cap = ctx
-        .session
-        .settings
-        .pipe_cap
-        .map_or(MAX_PIPE_BYTES, |n| n.min(MAX_PIPE_BYTES));
-    // Blocks: the worker that counts a file also records its lines for the
-    // listing (one search, with context), until the listing is full.
-    let record = output == Mode::Blocks;
-    let full = AtomicBool::new(false);
-    // Listing blocks or matches as events (or matches at all) takes the ordered
-    // walk: each file goes to the listing in path order while the scan goes on.
-    // The envelope's blocks take the parallel walk, whose workers record the
-    // lines; the counts and paths modes need every file first.
-    let ordered = ctx.events.streaming() || output == Mode::Matches;
-    // Off the ordered walk nothing tells the workers the listing is full: they
-    // record until `cap` lines are recorded in all (a file not recorded is
-    // searched again by the listing, should it need it).
-    let recorded = AtomicU64::new(0);
-    let (before, after) = (
-        args.before.unwrap_or(args.context),
-        args.after.unwrap_or(args.context),
-    );
-    let cap = args.offset.saturating_add(args.limit());
     // A text file with nothing selected is only counted (files_scanned), not
     // handed over, sorted into path order and kept to the end, unless the mode
     // lists it; each path is visited once only when no start holds another
@@ -534,91 +519,69 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
     let mut distinct: Vec<&Path> = starts.iter().map(PathBuf::as_path).collect();
     distinct.sort();
     let nested = distinct.windows(2).any(|w| w[1].starts_with(w[0]));
-    let drop_empty = output != Mode::FilesWithoutMatch && overlay.is_none() && !nested;
-    let empty = AtomicU64::new(0);
-    let visitor = || {
-        // A searcher holds a zeroed 64 KiB buffer: each is made when first needed
-        // (the ones for named files never, in a directory's scan).
-        let mut scanned: Option<Searcher> = None;
-        let mut whole: Option<Searcher> = None;
-        let mut scanned_ctx: Option<Searcher> = None;
-        let mut whole_ctx: Option<Searcher> = None;
-        let matcher = pats.matcher.clone();
-        let (full, find, recorded, empty) = (&full, &pats.combined, &recorded, &empty);
-        move |e: &Entry| {
-            // A named pipe can be read once: its bytes are kept for the listing pass.
-            let piped = if e.is_pipe() {
-                match e.read_pipe(pipe_cap) {
-                    Ok(Some(b)) => Some(b),
-                    Ok(None) => return Some((Counted::TooLarge, None, None)),
-                    Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
-                        return Some((Counted::NoWriter, None, None));
-                    }
-                    Err(_) => return Some((Counted::Unreadable, None, None)),
-                }
-            } else {
-                None
-            };
-            let counter = Counter {
-                count_matches,
-                selected: 0,
-                binary: false,
-            };
-            let is_named = named(e.path);
-            let recording = record
-                && !full.load(Ordering::Relaxed)
-                && (ordered || recorded.load(Ordering::Relaxed) < cap);
-            let s = match (is_named, recording) {
-                (false, false) => scanned.get_or_insert_with(|| searcher(args, 0, 0, false)),
-                (true, false) => whole.get_or_insert_with(|| searcher(args, 0, 0, true)),
-                (false, true) => {
-                    scanned_ctx.get_or_insert_with(|| searcher(args, before, after, false))
-                }
-                (true, true) => {
-                    whole_ctx.get_or_insert_with(|| searcher(args, before, after, true))
-                }
-            };
-            let bytes = e.content().or(piped.as_deref());
-            let (res, counter, lines) = if recording {
-                let mut sink = Recorder {
-                    counter,
-                    find,
-                    cap,
-                    after: after as u64,
-                    seen: 0,
-                    last: None,
-                    done: false,
-                    lines: Vec::new(),
-                };
-                let res = match bytes {
-                    Some(b) => s.search_slice(&matcher, b, &mut sink),
-                    None => search_disk(s, &matcher, e.path, &mut sink),
-                };
-                recorded.fetch_add(sink.seen, Ordering::Relaxed);
-                (res, sink.counter, Some(sink.lines))
-            } else {
-                let mut sink = counter;
-                let res = match bytes {
-                    Some(b) => s.search_slice(&matcher, b, &mut sink),
-                    None => search_disk(s, &matcher, e.path, &mut sink),
-                };
-                (res, sink, None)
-            };
-            let counted = match res {
-                Err(_) => Counted::Unreadable,
-                Ok(()) if counter.binary => Counted::Binary(counter.selected),
-                Ok(()) => Counted::Text(counter.selected),
-            };
-            if drop_empty && !is_named && matches!(counted, Counted::Text(0)) {
-                empty.fetch_add(1, Ordering::Relaxed);
-                return None;
-            }
-            // A file with nothing selected has no lines to list.
-            let lines = lines.filter(|_| counter.selected > 0);
-            Some((counted, piped, lines))
-        }
+    let visit = Visit {
+        args,
+        pats: &pats,
+        starts: &starts,
+        count_matches,
+        // AITOOLS_PIPE_CAP may lower the cap, never raise it.
+        pipe_cap: ctx
+            .session
+            .settings
+            .pipe_cap
+            .map_or(MAX_PIPE_BYTES, |n| n.min(MAX_PIPE_BYTES)),
+        // Blocks: the worker that counts a file also records its lines for the
+        // listing (one search, with context), until the listing is full.
+        record: output == Mode::Blocks,
+        // Listing blocks or matches as events (or matches at all) takes the ordered
+        // walk: each file goes to the listing in path order while the scan goes on.
+        // The envelope's blocks take the parallel walk, whose workers record the
+        // lines; the counts and paths modes need every file first.
+        ordered: ctx.events.streaming() || output == Mode::Matches,
+        // Off the ordered walk nothing tells the workers the listing is full: they
+        // record until `cap` lines are recorded in all (a file not recorded is
+        // searched again by the listing, should it need it).
+        cap: args.offset.saturating_add(args.limit()),
+        before: args.before.unwrap_or(args.context),
+        after: args.after.unwrap_or(args.context),
+        drop_empty: output != Mode::FilesWithoutMatch && opts.overlay.is_none() && !nested,
+        full: AtomicBool::new(false),
+        recorded: AtomicU64::new(0),
+        empty: AtomicU64::new(0),
     };
-    let mut listing = Listing::new(ctx, args, &pats, overlay, &starts, output);
+    let found = scan_and_list(ctx, &visit, &opts, output)?;
+    let asked = Asked {
+        output,
+        starts: &starts,
+        budget: &budget,
+        stdin_pattern: stdin_pattern.as_deref(),
+    };
+    let empty = visit.empty.load(Ordering::Relaxed);
+    Ok(answer(ctx, args, &asked, found, empty))
+}
+
+/// What the scan found: every file with what it selected, the files passed
+/// over and why, and the listing of the window asked for.
+struct Found<'a> {
+    walked: scan::Walked<Visited>,
+    files: Vec<(PathBuf, u64)>,
+    passed: Vec<(PathBuf, &'static str)>,
+    listing: Listing<'a>,
+}
+
+/// Pass 1 counts every file in parallel (the exact totals); pass 2 lists the
+/// files of the --offset/--limit window in path order, taking each file as soon
+/// as it and every earlier one are counted, so the first block goes out (as an
+/// event) while the scan goes on.
+fn scan_and_list<'a>(
+    ctx: &'a Ctx,
+    visit: &'a Visit<'a>,
+    opts: &'a scan::ScanOptions,
+    output: Mode,
+) -> Result<Found<'a>, CmdError> {
+    let (args, starts) = (visit.args, visit.starts);
+    let overlay = opts.overlay.as_deref();
+    let mut listing = Listing::new(ctx, args, visit.pats, overlay, starts, output);
     let mut files: Vec<(PathBuf, u64)> = Vec::new();
     let mut passed: Vec<(PathBuf, &'static str)> = Vec::new();
     // Returns whether the file had something to list (the ordered walk stops
@@ -638,15 +601,16 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
         };
         listing.file(p, n, piped.as_deref(), lines);
         if listing.full() {
-            full.store(true, Ordering::Relaxed);
+            visit.full.store(true, Ordering::Relaxed);
         }
         files.push((p.to_path_buf(), n));
         n > 0
     };
-    let walked = if ordered {
-        scan::walk_ordered(&ctx.root, &starts, &opts, visitor, &mut take)
+    let visitor = || visit.visitor();
+    let walked = if visit.ordered {
+        scan::walk_ordered(&ctx.root, starts, opts, visitor, &mut take)
     } else {
-        scan::walk(&ctx.root, &starts, &opts, visitor).map(|mut w| {
+        scan::walk(&ctx.root, starts, opts, visitor).map(|mut w| {
             for (p, c) in std::mem::take(&mut w.items) {
                 let _ = take(&p, c);
             }
@@ -654,9 +618,33 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
         })
     }
     .map_err(|e| scan_error("search", &ctx.argv, &e))?;
+    Ok(Found {
+        walked,
+        files,
+        passed,
+        listing,
+    })
+}
 
-    let empty = empty.into_inner();
-    let root = &ctx.root;
+/// What the answer restates of the call.
+struct Asked<'a> {
+    output: Mode,
+    starts: &'a [PathBuf],
+    budget: &'a scan::Budget,
+    stdin_pattern: Option<&'a str>,
+}
+
+/// The answer: the window of the mode's items, the totals, what was passed
+/// over, and the call that pages on or raises a cut scan's budget. `empty`: the
+/// files only counted.
+fn answer(ctx: &Ctx, args: &SearchArgs, asked: &Asked, found: Found, empty: u64) -> Output {
+    let Found {
+        walked,
+        files,
+        mut passed,
+        mut listing,
+    } = found;
+    let (output, starts) = (asked.output, asked.starts);
     let mut skipped: Vec<(PathBuf, &'static str)> = walked
         .skipped
         .iter()
@@ -687,14 +675,54 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
         next_commands: Vec::new(),
         more: None,
     };
-    let mut full_limit = total_matches;
+    let (shown, full_limit) = list(ctx, args, output, &files, &mut listing, &mut out);
+    let full_limit = full_limit.unwrap_or(total_matches);
+    out.skipped = skipped_list(&ctx.root, skipped);
+    let next = args.offset.saturating_add(shown);
+    let left = next < full_limit;
+    // Every selected line shown, nothing cut: total_matches says nothing new
+    // (count mode: it is the sum of the counts shown).
+    let whole = args.offset == 0 && !left && walked.cut.is_none();
+    if whole && (shown == total_matches || output == Mode::Count) {
+        out.total_matches = None;
+    }
+    // A cut scan's totals are partial: its continuation raises the budget.
+    if let Some(cut) = &walked.cut {
+        out.truncated = true;
+        out.next_commands
+            .push(crate::workspace::scan_args::raise_budget(
+                ctx,
+                asked.budget,
+                cut,
+            ));
+    } else if left && args.limit.is_some() {
+        // A limit the caller chose is an answer, not a cut to chase.
+        out.more = Some(with_offset(ctx, next, asked.stdin_pattern));
+    } else if left {
+        out.truncated = true;
+        out.next_commands
+            .push(with_offset(ctx, next, asked.stdin_pattern));
+    }
+    let partial = out.truncated;
+    Output::cut(&out, partial)
+}
+
+/// The mode's items of the --offset/--limit window into `out`: how many were
+/// shown, and how many there are in all when that is not the total of matches.
+fn list(
+    ctx: &Ctx,
+    args: &SearchArgs,
+    output: Mode,
+    files: &[(PathBuf, u64)],
+    listing: &mut Listing,
+    out: &mut SearchOut,
+) -> (u64, Option<u64>) {
+    let root = &ctx.root;
     let offset = usize::try_from(args.offset).unwrap_or(usize::MAX);
-    let shown: u64;
     match output {
         Mode::Count => {
             let all: Vec<_> = files.iter().filter(|(_, n)| *n > 0).collect();
             out.total = Some(all.len() as u64);
-            full_limit = all.len() as u64;
             let items: Vec<CountItem> = all
                 .iter()
                 .skip(offset)
@@ -704,25 +732,26 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
                     count: *n,
                 })
                 .collect();
-            shown = items.len() as u64;
+            let shown = items.len() as u64;
             out.counts = Some(items);
+            (shown, Some(all.len() as u64))
         }
         Mode::Files | Mode::FilesWithoutMatch => {
             let want = output == Mode::Files;
             let all: Vec<_> = files.iter().filter(|(_, n)| (*n > 0) == want).collect();
             out.total = Some(all.len() as u64);
-            full_limit = all.len() as u64;
             let items: Vec<String> = all
                 .iter()
                 .skip(offset)
                 .take(args.limit() as usize)
                 .map(|(p, _)| show(root, p))
                 .collect();
-            shown = items.len() as u64;
+            let shown = items.len() as u64;
             out.paths = Some(items);
+            (shown, Some(all.len() as u64))
         }
         Mode::Blocks => {
-            shown = listing.kept;
+            let shown = listing.kept;
             let blocks = std::mem::take(&mut listing.blocks);
             let (before, after) = (
                 args.before.unwrap_or(args.context),
@@ -737,36 +766,14 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
             );
             items::compact_blocks(&mut blocks);
             out.blocks = Some(blocks);
+            (shown, None)
         }
         Mode::Matches => {
             let mut items = std::mem::take(&mut listing.matches);
             items::compact_matches(&mut items);
-            shown = items.len() as u64;
+            let shown = items.len() as u64;
             out.matches = Some(items);
+            (shown, None)
         }
     }
-    out.skipped = skipped_list(root, skipped);
-    let next = args.offset.saturating_add(shown);
-    let left = next < full_limit;
-    // Every selected line shown, nothing cut: total_matches says nothing new
-    // (count mode: it is the sum of the counts shown).
-    let whole = args.offset == 0 && !left && walked.cut.is_none();
-    if whole && (shown == total_matches || output == Mode::Count) {
-        out.total_matches = None;
-    }
-    // A cut scan's totals are partial: its continuation raises the budget.
-    if let Some(cut) = &walked.cut {
-        out.truncated = true;
-        out.next_commands
-            .push(crate::workspace::scan_args::raise_budget(ctx, &budget, cut));
-    } else if left && args.limit.is_some() {
-        // A limit the caller chose is an answer, not a cut to chase.
-        out.more = Some(with_offset(ctx, next, stdin_pattern.as_deref()));
-    } else if left {
-        out.truncated = true;
-        out.next_commands
-            .push(with_offset(ctx, next, stdin_pattern.as_deref()));
-    }
-    let partial = out.truncated;
-    Ok(Output::cut(&out, partial))
 }

@@ -36,76 +36,136 @@ pub(super) fn line(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) 
         };
         let p = i + rel;
         i = p + 1;
-        let sign = b[p];
-        let next = b.get(p + 1).copied().filter(|_| p + 1 < hi);
-        let prev = if p > lo { Some(b[p - 1]) } else { None };
-        let mut after = p + 1;
-        match sign {
-            b'=' => {
-                if matches!(next, Some(b'=' | b'~'))
-                    || matches!(
-                        prev,
-                        Some(
-                            b'=' | b'!'
-                                | b'<'
-                                | b'>'
-                                | b'+'
-                                | b'-'
-                                | b'*'
-                                | b'/'
-                                | b'%'
-                                | b'&'
-                                | b'|'
-                                | b'^'
-                        )
-                    )
-                {
-                    if next == Some(b'=') {
-                        i = p + 2;
-                    }
-                    continue;
-                }
-                if next == Some(b'>') {
-                    after = p + 2;
-                }
-            }
-            b':' => {
-                if next == Some(b':') || prev == Some(b':') {
-                    i = p + 2;
-                    continue;
-                }
-                if next == Some(b'=') {
-                    after = p + 2;
-                }
-                // `scheme://`: a URL, handled by `url_password`.
-                if next == Some(b'/') {
-                    continue;
-                }
-            }
-            _ => {
-                // `<password>value</password>`: an XML element.
-                if let Some(r) = xml_element(b, lo, p, hi) {
-                    out.push(r);
-                }
+        let after = match sign_at(b, lo, hi, p, out) {
+            Ok(after) => after,
+            Err(next) => {
+                i = next;
                 continue;
             }
-        }
-        // The key: back over blanks and a closing quote, then the identifier.
-        let mut k = p;
-        while k > lo && matches!(b[k - 1], b' ' | b'\t') {
-            k -= 1;
-        }
-        let quoted_key = k > lo && matches!(b[k - 1], b'"' | b'\'' | b'`');
-        if quoted_key {
-            k -= 1;
-        }
-        let ke = k;
-        while k > lo && is_key_byte(b[k - 1]) {
-            k -= 1;
-        }
-        if k == ke {
+        };
+        let Some((k, ke, quoted_key)) = key_before(b, lo, p) else {
             continue;
+        };
+        let pair = Pair {
+            b,
+            lo,
+            hi,
+            p,
+            sign: b[p],
+            after,
+            k,
+            ke,
+            quoted_key,
+        };
+        let (open, next) = pair.value(out);
+        if open.is_some() {
+            block = open;
         }
+        if let Some(next) = next {
+            i = next.max(i);
+        }
+    }
+    user_flags(b, lo, hi, out);
+    url_passwords(b, lo, hi, out);
+    block
+}
+
+/// The sign at `p` (`=`, `:`, `>`) of the line `b[lo..hi]`: where the value of a
+/// key-value pair starts (past `=>` and `:=`), or, for no pair (`==`, `+=`, `::`,
+/// `scheme://`, an XML element's `>`, whose value it masks), where the scan goes on.
+fn sign_at(
+    b: &[u8],
+    lo: usize,
+    hi: usize,
+    p: usize,
+    out: &mut Vec<Range<usize>>,
+) -> Result<usize, usize> {
+    let next = b.get(p + 1).copied().filter(|_| p + 1 < hi);
+    let prev = if p > lo { Some(b[p - 1]) } else { None };
+    match b[p] {
+        b'=' => {
+            if matches!(next, Some(b'=' | b'~'))
+                || matches!(
+                    prev,
+                    Some(
+                        b'=' | b'!'
+                            | b'<'
+                            | b'>'
+                            | b'+'
+                            | b'-'
+                            | b'*'
+                            | b'/'
+                            | b'%'
+                            | b'&'
+                            | b'|'
+                            | b'^'
+                    )
+                )
+            {
+                return Err(if next == Some(b'=') { p + 2 } else { p + 1 });
+            }
+            Ok(if next == Some(b'>') { p + 2 } else { p + 1 })
+        }
+        b':' => {
+            if next == Some(b':') || prev == Some(b':') {
+                return Err(p + 2);
+            }
+            // `scheme://`: a URL, handled by `url_passwords`.
+            if next == Some(b'/') {
+                return Err(p + 1);
+            }
+            Ok(if next == Some(b'=') { p + 2 } else { p + 1 })
+        }
+        _ => {
+            // `<password>value</password>`: an XML element.
+            if let Some(r) = xml_element(b, lo, p, hi) {
+                out.push(r);
+            }
+            Err(p + 1)
+        }
+    }
+}
+
+/// The key before the sign at `p`: back over blanks and a closing quote, then
+/// the identifier. Its span, and whether a quote closes it; `None` for no key.
+fn key_before(b: &[u8], lo: usize, p: usize) -> Option<(usize, usize, bool)> {
+    let mut k = p;
+    while k > lo && matches!(b[k - 1], b' ' | b'\t') {
+        k -= 1;
+    }
+    let quoted_key = k > lo && matches!(b[k - 1], b'"' | b'\'' | b'`');
+    if quoted_key {
+        k -= 1;
+    }
+    let ke = k;
+    while k > lo && is_key_byte(b[k - 1]) {
+        k -= 1;
+    }
+    (k != ke).then_some((k, ke, quoted_key))
+}
+
+/// A key and its sign on the line `b[lo..hi]`.
+struct Pair<'a> {
+    b: &'a [u8],
+    lo: usize,
+    hi: usize,
+    /// The sign (`=`, `:`) is at `p`; its value may start at `after`.
+    p: usize,
+    sign: u8,
+    after: usize,
+    /// The key is `b[k..ke]`; `quoted_key`: a quote closes it.
+    k: usize,
+    ke: usize,
+    quoted_key: bool,
+}
+
+impl Pair<'_> {
+    /// The pair's value masked into `out` when its key names a secret; what it
+    /// opens over the next lines, and where the scan goes on when past the sign.
+    fn value(&self, out: &mut Vec<Range<usize>>) -> (Option<Open>, Option<usize>) {
+        let Pair {
+            b, lo, hi, k, ke, ..
+        } = *self;
         let mut key = &b[k..ke];
         // `<add key="ClearTextPassword" value="..." />`: the value's name is the
         // `key`/`name` attribute before it.
@@ -116,7 +176,7 @@ pub(super) fn line(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) 
         }
         // `read -p "Password: " PASSWORD`: the key and sign are inside a string (a
         // prompt, a message); the quote after them closes it.
-        let opener = if k > lo && !quoted_key {
+        let opener = if k > lo && !self.quoted_key {
             Some(b[k - 1])
         } else {
             None
@@ -124,85 +184,93 @@ pub(super) fn line(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) 
         if key.eq_ignore_ascii_case(b"authorization")
             || key.eq_ignore_ascii_case(b"proxy-authorization")
         {
-            if let Some(r) = authorization(b, after, hi) {
+            if let Some(r) = authorization(b, self.after, hi) {
                 out.push(r);
             }
-            continue;
+            return (None, None);
         }
         let named = policy::key_strength(key);
         if named.is_none() && policy::list_key_strength(key).is_none() {
-            continue;
+            return (None, None);
         }
         // The value.
-        let mut v = after;
+        let mut v = self.after;
         while v < hi && matches!(b[v], b' ' | b'\t') {
             v += 1;
         }
         if v >= hi {
             // `tokens:` first on its line: a YAML sequence may follow.
             let head = &b[lo..k];
-            if sign == b':'
+            if self.sign == b':'
                 && head
                     .iter()
                     .all(|c| matches!(c, b' ' | b'\t' | b'-' | b'"' | b'\''))
             {
-                block = Some(Open::Seq((k - lo).saturating_sub(usize::from(quoted_key))));
+                let col = (k - lo).saturating_sub(usize::from(self.quoted_key));
+                return (Some(Open::Seq(col)), None);
             }
-            continue;
+            return (None, None);
         }
         let q = b[v];
         // `api_keys: ["...", "..."]`, `tokens = [a, b]`: a list on the key's line.
         if q == b'[' {
-            match list_elements(b, v + 1, hi, out) {
-                ListEnd::Closed(e) | ListEnd::Stop(e) => i = e.max(i),
-                ListEnd::Open => block = Some(Open::Array),
-            }
-            continue;
+            return match list_elements(b, v + 1, hi, out) {
+                ListEnd::Closed(e) | ListEnd::Stop(e) => (None, Some(e)),
+                ListEnd::Open => (Some(Open::Array), None),
+            };
         }
         let Some(strength) = named else {
-            continue;
+            return (None, None);
         };
-        if matches!(q, b'"' | b'\'' | b'`') && opener == Some(q) {
-            continue;
-        }
         if matches!(q, b'"' | b'\'' | b'`') {
-            let start = v + 1;
-            let mut e = start;
-            while e < hi && b[e] != q {
-                if b[e] == b'\\' {
-                    e += 1;
-                }
-                e += 1;
+            if opener == Some(q) {
+                return (None, None);
             }
-            let e = e.min(hi);
-            let value = &b[start..e];
-            // `"password": "` then `+ x`: a string built at run time.
-            if policy::is_secret_value(value, true, strength) && !value.contains(&b'\n') {
-                out.push(start..e);
-            }
-            i = (e + 1).max(i);
-            continue;
+            return (None, Some(self.quoted(v, strength, out)));
         }
-        if matches!(q, b'|' | b'>') && sign == b':' {
+        if matches!(q, b'|' | b'>') && self.sign == b':' {
             let rest = &b[v + 1..hi];
             if rest
                 .iter()
                 .all(|c| matches!(c, b'-' | b'+' | b'0'..=b'9' | b' ' | b'\t' | b'\r'))
             {
-                block = Some(Open::Block(
-                    b[lo..hi]
-                        .iter()
-                        .take_while(|c| matches!(c, b' ' | b'\t'))
-                        .count(),
-                ));
-                continue;
+                let indent = b[lo..hi]
+                    .iter()
+                    .take_while(|c| matches!(c, b' ' | b'\t'))
+                    .count();
+                return (Some(Open::Block(indent)), None);
             }
         }
-        let start = v;
+        (None, self.bare(v, strength, out))
+    }
+
+    /// A quoted value opening at `v`: masked when secret; where the scan goes on.
+    fn quoted(&self, v: usize, strength: policy::Strength, out: &mut Vec<Range<usize>>) -> usize {
+        let (b, hi, q) = (self.b, self.hi, self.b[v]);
+        let start = v + 1;
+        let mut e = start;
+        while e < hi && b[e] != q {
+            if b[e] == b'\\' {
+                e += 1;
+            }
+            e += 1;
+        }
+        let e = e.min(hi);
+        let value = &b[start..e];
+        // `"password": "` then `+ x`: a string built at run time.
+        if policy::is_secret_value(value, true, strength) && !value.contains(&b'\n') {
+            out.push(start..e);
+        }
+        e + 1
+    }
+
+    /// Where an unquoted value starting at `v` ends: a key first on its line
+    /// (`.env`, YAML, INI, `export`) has the rest of the line (less a ` #`
+    /// comment); a connection-string member (`;Password=...;`) runs to the next
+    /// `;`; elsewhere the value is one word.
+    fn bare_end(&self, v: usize) -> usize {
+        let Pair { b, lo, hi, k, .. } = *self;
         let mut e = v;
-        // Where the value ends: a key first on its line (`.env`, YAML, INI, `export`)
-        // has the rest of the line (less a ` #` comment); a connection-string member
-        // (`;Password=...;`) runs to the next `;`; elsewhere the value is one word.
         let head = &b[lo..k];
         let line_start = head.iter().all(|c| matches!(c, b' ' | b'\t' | b'-'))
             || head.trim_ascii_start() == b"export "
@@ -216,7 +284,8 @@ pub(super) fn line(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) 
             while e > v && b[e - 1].is_ascii_whitespace() {
                 e -= 1;
             }
-        } else if member || (sign == b'=' && b[v..hi].contains(&b';') && !b[v..hi].contains(&b' '))
+        } else if member
+            || (self.sign == b'=' && b[v..hi].contains(&b';') && !b[v..hi].contains(&b' '))
         {
             while e < hi && b[e] != b';' {
                 e += 1;
@@ -232,6 +301,19 @@ pub(super) fn line(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) 
                 e += 1;
             }
         }
+        e
+    }
+
+    /// An unquoted value starting at `v`: masked when secret (not a call, not a
+    /// name holding the key word); where the scan goes on when it was masked.
+    fn bare(
+        &self,
+        v: usize,
+        strength: policy::Strength,
+        out: &mut Vec<Range<usize>>,
+    ) -> Option<usize> {
+        let (b, hi, start) = (self.b, self.hi, v);
+        let e = self.bare_end(v);
         // Keep a trailing `(` call or `[` index in view for `is_code`.
         let value = &b[start..e];
         let follows = b.get(e).copied().filter(|_| e < hi);
@@ -251,18 +333,18 @@ pub(super) fn line(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) 
                         .windows(w.len())
                         .any(|x| x.eq_ignore_ascii_case(w.as_bytes()))
             });
-        if !called && !names_itself && !value.is_empty() {
-            let (s, e2) = scheme_token(b, start, e, hi);
-            let tight = sign == b'=' && after == p + 1 && ke == p && start == after;
-            if policy::is_secret_value_in(&b[s..e2], false, tight, strength) {
-                out.push(s..e2);
-                i = e2.max(i);
-            }
+        if called || names_itself || value.is_empty() {
+            return None;
         }
+        let (s, e2) = scheme_token(b, start, e, hi);
+        let (p, after) = (self.p, self.after);
+        let tight = self.sign == b'=' && after == p + 1 && self.ke == p && start == after;
+        if policy::is_secret_value_in(&b[s..e2], false, tight, strength) {
+            out.push(s..e2);
+            return Some(e2);
+        }
+        None
     }
-    user_flags(b, lo, hi, out);
-    url_passwords(b, lo, hi, out);
-    block
 }
 
 /// `curl -u user:password`, `--user user:password`: the password.

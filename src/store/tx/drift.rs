@@ -31,7 +31,11 @@ pub fn file_hash(s: &State) -> Option<String> {
 impl Tx {
     /// Serializes operations on this tx.
     pub fn lock(&self, ctx: &Ctx) -> Result<Lock, CmdError> {
-        lock::acquire_file(ctx, &self.dir.join("lock"), "the transaction lock")
+        Ok(lock::acquire_file(
+            ctx,
+            &self.dir.join("lock"),
+            "the transaction lock",
+        )?)
     }
 
     /// Written paths whose file changed outside the tx since it first touched them.

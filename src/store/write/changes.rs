@@ -49,7 +49,7 @@ impl<'a> Plan<'a> {
     /// commands give before they reach the store.
     pub(super) fn not_found(&self, shown: &str, abs: &Path) -> CmdError {
         use crate::workspace::candidates::{self, Offer};
-        candidates::not_found(self.ctx, shown, abs, Offer::Look)
+        candidates::not_found(self.ctx, shown, abs, Offer::Look).into()
     }
 
     pub(super) fn delete(&mut self, path: &Path) -> Result<(), CmdError> {
