@@ -26,8 +26,16 @@ pub(super) enum Open {
 
 /// Spans of `b[lo..hi]` (one line) that are key-named values, appended to `out`.
 /// Returns what the line opens under a secret key (`Open`): a YAML block scalar or
-/// sequence, a list closed on a later line.
-pub(super) fn line(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) -> Option<Open> {
+/// sequence, a list closed on a later line. `scoped`: the line is inside a secret
+/// key's YAML sequence, where every `key: value` is read as after a weak key name
+/// (a random-looking value is masked).
+pub(super) fn line(
+    b: &[u8],
+    lo: usize,
+    hi: usize,
+    scoped: bool,
+    out: &mut Vec<Range<usize>>,
+) -> Option<Open> {
     let mut block = None;
     let mut i = lo;
     while i < hi {
@@ -129,7 +137,8 @@ pub(super) fn line(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) 
             }
             continue;
         }
-        let named = policy::key_strength(key);
+        let named = policy::key_strength(key)
+            .or_else(|| (scoped && sign == b':').then_some(policy::Strength::Weak));
         if named.is_none() && policy::list_key_strength(key).is_none() {
             continue;
         }
@@ -262,7 +271,66 @@ pub(super) fn line(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) 
     }
     user_flags(b, lo, hi, out);
     url_passwords(b, lo, hi, out);
+    netrc(b, lo, hi, out);
     block
+}
+
+/// A `.netrc` line (`machine h login u password p`, or one `password p` line of
+/// an entry): every word pair's name is a netrc keyword; the values after
+/// `password` and `account` are masked. Prose (`password is required`) has other
+/// words where a keyword must be.
+fn netrc(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) {
+    const KEYS: [&[u8]; 6] = [
+        b"machine",
+        b"login",
+        b"password",
+        b"account",
+        b"port",
+        b"default",
+    ];
+    // A diff's added or removed line: its marker first.
+    let lo = lo + usize::from(lo < hi && matches!(b[lo], b'+' | b'-'));
+    let line = &b[lo..hi];
+    let first = line.trim_ascii_start();
+    if !KEYS.iter().any(|k| first.starts_with(k)) || memchr::memchr(b'p', line).is_none() {
+        return;
+    }
+    let mut words = Vec::new();
+    let mut i = lo;
+    while i < hi {
+        while i < hi && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let s = i;
+        while i < hi && !b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if s < i {
+            words.push(s..i);
+        }
+    }
+    let mut found = Vec::new();
+    let mut w = 0;
+    while w < words.len() {
+        let key = &b[words[w].clone()];
+        if !KEYS.contains(&key) {
+            return;
+        }
+        if key == b"default" {
+            w += 1;
+            continue;
+        }
+        let Some(value) = words.get(w + 1) else {
+            return;
+        };
+        if matches!(key, b"password" | b"account")
+            && policy::is_secret_value(&b[value.clone()], false, policy::Strength::Strong)
+        {
+            found.push(value.clone());
+        }
+        w += 2;
+    }
+    out.extend(found);
 }
 
 /// `curl -u user:password`, `--user user:password`: the password.
@@ -381,6 +449,13 @@ pub(super) fn seq_element(b: &[u8], from: usize, hi: usize) -> Option<Range<usiz
     while v < hi && matches!(b[v], b' ' | b'\t') {
         v += 1;
     }
+    // `- - x`: an item of a sequence nested in the item.
+    while v + 1 < hi && b[v] == b'-' && matches!(b[v + 1], b' ' | b'\t') {
+        v += 2;
+        while v < hi && matches!(b[v], b' ' | b'\t') {
+            v += 1;
+        }
+    }
     let q = *b.get(v).filter(|_| v < hi)?;
     if matches!(q, b'"' | b'\'') {
         let e = v + 1 + memchr::memchr(q, &b[v + 1..hi])?;
@@ -398,6 +473,37 @@ pub(super) fn seq_element(b: &[u8], from: usize, hi: usize) -> Option<Range<usiz
         return None;
     }
     policy::is_secret_element(value, false).then_some(v..e)
+}
+
+/// A line deeper than a secret-named key that ended its own line (`token:`): the
+/// key's value when the line is a scalar (plain, or a quoted string with an
+/// optional `,` after it), judged as a list's element is. A line that is a key of
+/// its own (`name: x`, `nested:`), a collection, an anchor or a comment is not.
+pub(super) fn continued_value(b: &[u8], from: usize, hi: usize) -> Option<Range<usize>> {
+    let line = b.get(from..hi)?;
+    let t = line.trim_ascii_end();
+    let &q = t.first()?;
+    if matches!(q, b'"' | b'\'') {
+        let close = 1 + memchr::memchr(q, &t[1..])?;
+        let after = &t[close + 1..];
+        if !(after.is_empty() || after == b",") {
+            return None;
+        }
+        let value = &t[1..close];
+        return policy::is_secret_element(value, true).then_some(from + 1..from + close);
+    }
+    if matches!(
+        q,
+        b'{' | b'[' | b']' | b'}' | b'&' | b'*' | b'!' | b'|' | b'>' | b'#' | b'-'
+    ) {
+        return None;
+    }
+    let e = memchr::memmem::find(t, b" #").unwrap_or(t.len());
+    let value = t[..e].trim_ascii_end();
+    if value.ends_with(b":") || memchr::memmem::find(value, b": ").is_some() {
+        return None;
+    }
+    policy::is_secret_element(value, false).then_some(from..from + value.len())
 }
 
 /// `auth_token: Bearer abc...`: the scheme word is not the secret, the token after it is.

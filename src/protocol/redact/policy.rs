@@ -371,8 +371,21 @@ pub fn is_secret_value_in(v: &[u8], quoted: bool, tight: bool, strength: Strengt
             // for a secret only when it holds a digit or a capital.
             v.len() >= 4 || v.iter().any(|b| b.is_ascii_digit())
         }
-        Strength::Weak => looks_random(v) && !is_uuid_like_identifier(v),
+        Strength::Weak => looks_random(v) && !is_uuid_like_identifier(v) && !is_plain_url(v),
     }
+}
+
+/// A web address with no userinfo (`.. _pypi: https://pypi.org/search/?c=A+%3A`):
+/// a link, not a key; a password in it (`https://u:p@host`) and a `key=` in its
+/// query are found by their own detectors.
+fn is_plain_url(v: &[u8]) -> bool {
+    let rest = v
+        .strip_prefix(b"https://")
+        .or_else(|| v.strip_prefix(b"http://"));
+    rest.is_some_and(|r| {
+        let host = r.split(|&c| c == b'/').next().unwrap_or(r);
+        !host.contains(&b'@')
+    })
 }
 
 /// `e.target.value`, `this.state.token`: names without digits joined by dots.
