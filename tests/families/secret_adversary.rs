@@ -71,3 +71,26 @@ fn headings_links_and_code_of_a_real_project_are_not_masked() {
     );
     assert!(!r.stdout.contains("Tk8Lm2Qp9Xz4Wv7R"), "{}", r.stdout);
 }
+
+#[test]
+fn an_ampersand_inside_a_password_does_not_end_it_a_query_members_does() {
+    let env = TestEnv::new();
+    env.write(
+        "notes.txt",
+        "read leaked password=Tr0ub4dor&3xyzQ and more\nurl: https://x.io/?password=Hj5Tk8Lm2Q&user=bob\n",
+    );
+    let r = env.run(&["read", "notes.txt"]);
+    assert!(!r.stdout.contains("3xyzQ"), "{}", r.stdout);
+    assert!(!r.stdout.contains("Hj5Tk8Lm2Q"), "{}", r.stdout);
+    assert!(r.stdout.contains("&user=bob"), "{}", r.stdout);
+    let r = env.run(&[
+        "feedback",
+        "create",
+        "--type",
+        "bug",
+        "--message",
+        "it printed password=Tr0ub4dor&3xyzQ in clear",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert!(!r.stdout.contains("3xyzQ"), "{}", r.stdout);
+}

@@ -235,8 +235,9 @@ pub(super) fn line(
                 && !b[e].is_ascii_whitespace()
                 && !matches!(
                     b[e],
-                    b',' | b';' | b'&' | b')' | b']' | b'}' | b'"' | b'\'' | b'`' | b'<' | b'>'
+                    b',' | b';' | b')' | b']' | b'}' | b'"' | b'\'' | b'`' | b'<' | b'>'
                 )
+                && !(b[e] == b'&' && query_next(&b[e + 1..hi]))
             {
                 e += 1;
             }
@@ -273,6 +274,21 @@ pub(super) fn line(
     url_passwords(b, lo, hi, out);
     netrc(b, lo, hi, out);
     block
+}
+
+/// Whether `rest`, after a `&` in a value, is the next member of a query string
+/// (`user=bob`, `amp;user=bob`) or a shell's `&&`/`&`: the `&` ends the value. A
+/// `&` inside a password (`Tr0ub4dor&3xyz`) does not.
+fn query_next(rest: &[u8]) -> bool {
+    let rest = rest.strip_prefix(b"amp;").unwrap_or(rest);
+    let name = rest
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b'[' | b']'))
+        .count();
+    (name > 0 && rest.get(name) == Some(&b'='))
+        || rest
+            .first()
+            .is_none_or(|c| c.is_ascii_whitespace() || *c == b'&')
 }
 
 /// A `.netrc` line (`machine h login u password p`, or one `password p` line of
