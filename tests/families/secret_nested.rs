@@ -83,3 +83,20 @@ fn a_secret_keys_name_carries_into_lists_nested_in_its_sequences_items() {
     let r = env.run(&["git", "diff"]);
     check(&r, &all, &["name: stage2"]);
 }
+
+#[test]
+fn a_providers_name_as_a_key_does_not_cover_what_is_nested_under_it() {
+    let env = TestEnv::new();
+    // flask's publish workflow: a job named after a provider (`pypi`, a weak key).
+    let sha = "3e5f45b2cfb9172054b4087a40e8e0b5a5461e7c";
+    env.write(
+        "publish.yaml",
+        format!(
+            "jobs:\n  publish-pypi:\n    permissions:\n      id-token: write\n    steps:\n      - uses: actions/download-artifact@{sha} # v8.0.1\n"
+        ),
+    );
+    let r = env.run(&["read", "publish.yaml"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert!(r.stdout.contains(sha), "{}", r.stdout);
+    assert!(r.field("redactions").is_null(), "{}", r.stdout);
+}

@@ -18,8 +18,10 @@ fn is_key_byte(b: u8) -> bool {
 pub(super) enum Open {
     /// A YAML block scalar (`password: |`): the lines indented deeper than this.
     Block(usize),
-    /// A YAML block sequence (`tokens:` then `- a` lines): the key's column.
-    Seq(usize),
+    /// A YAML block sequence (`tokens:` then `- a` lines): the key's column, and
+    /// whether the key names a secret strongly (`credentials:`, not a provider's
+    /// name such as `publish-pypi:`): only then does it cover the keys nested in it.
+    Seq(usize, bool),
     /// A list whose `]` is on a later line (`"api_keys": [`, `TOKENS = [`).
     Array,
 }
@@ -155,7 +157,12 @@ pub(super) fn line(
                     .iter()
                     .all(|c| matches!(c, b' ' | b'\t' | b'-' | b'"' | b'\''))
             {
-                block = Some(Open::Seq((k - lo).saturating_sub(usize::from(quoted_key))));
+                let strong = named.or_else(|| policy::list_key_strength(key))
+                    == Some(policy::Strength::Strong);
+                block = Some(Open::Seq(
+                    (k - lo).saturating_sub(usize::from(quoted_key)),
+                    strong,
+                ));
             }
             continue;
         }

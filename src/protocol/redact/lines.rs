@@ -52,6 +52,9 @@ pub struct Lines {
     /// nested key opened (`State::Block`, `Array`): the sequence the machine returns
     /// to when that value ends, so the outer key still covers the lines after it.
     pub scope: Option<usize>,
+    /// The sequence (`State::Seq`) was opened by a key that names a secret
+    /// strongly: its items' keys are read as naming one too (`keyed::line`).
+    pub carry: bool,
 }
 
 /// The key lines (`retro`) at the end of the lines of `s[from..to]` (the lines
@@ -401,7 +404,7 @@ impl Lines {
             State::Seq(o) => Some(o),
             _ => None,
         };
-        match keyed::line(s, a, e, outer.is_some(), &mut ranges) {
+        match keyed::line(s, a, e, outer.is_some() && self.carry, &mut ranges) {
             Some(keyed::Open::Block(indent)) => {
                 self.scope = outer;
                 self.state = State::Block {
@@ -410,14 +413,15 @@ impl Lines {
                 }
             }
             // A sequence nested in the outer one: the outer key's column still rules.
-            Some(keyed::Open::Seq(indent)) if outer.is_none_or(|o| indent < o) => {
+            Some(keyed::Open::Seq(indent, strong)) if outer.is_none_or(|o| indent < o) => {
                 self.state = State::Seq(indent);
+                self.carry = strong;
             }
             Some(keyed::Open::Array) => {
                 self.scope = outer;
                 self.state = State::Array;
             }
-            Some(keyed::Open::Seq(_)) | None => {}
+            Some(keyed::Open::Seq(..)) | None => {}
         }
         out.extend(ranges.into_iter().map(|range| Span {
             range,
