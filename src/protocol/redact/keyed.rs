@@ -141,7 +141,13 @@ pub(super) fn line(
         }
         let named = policy::key_strength(key)
             .or_else(|| (scoped && sign == b':').then_some(policy::Strength::Weak));
-        if named.is_none() && policy::list_key_strength(key).is_none() {
+        // `named` is `key`'s own lookup: only its singular is left to try.
+        let plural = if named.is_none() {
+            policy::plural_key_strength(key)
+        } else {
+            None
+        };
+        if named.is_none() && plural.is_none() {
             continue;
         }
         // The value.
@@ -157,8 +163,7 @@ pub(super) fn line(
                     .iter()
                     .all(|c| matches!(c, b' ' | b'\t' | b'-' | b'"' | b'\''))
             {
-                let strong = named.or_else(|| policy::list_key_strength(key))
-                    == Some(policy::Strength::Strong);
+                let strong = named.or(plural) == Some(policy::Strength::Strong);
                 block = Some(Open::Seq(
                     (k - lo).saturating_sub(usize::from(quoted_key)),
                     strong,

@@ -137,11 +137,15 @@ pub fn key_strength(key: &[u8]) -> Option<Strength> {
 /// How strongly `key` names a list of secrets: as `key_strength`, or its singular
 /// (`keys`, `api_keys`, `secretKeys`: a list of keys).
 pub fn list_key_strength(key: &[u8]) -> Option<Strength> {
-    key_strength(key).or_else(|| {
-        key.strip_suffix(b"s")
-            .or_else(|| key.strip_suffix(b"S"))
-            .and_then(key_strength)
-    })
+    key_strength(key).or_else(|| plural_key_strength(key))
+}
+
+/// How strongly `key`'s singular names a secret (`api_keys`: `api_key`); `None`
+/// for a key without a plural `s`. For a caller that looked `key` up already.
+pub fn plural_key_strength(key: &[u8]) -> Option<Strength> {
+    key.strip_suffix(b"s")
+        .or_else(|| key.strip_suffix(b"S"))
+        .and_then(key_strength)
 }
 
 /// Whether `v`, an element of a list under a secret-named key, is a secret: as
