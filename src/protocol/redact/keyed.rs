@@ -141,12 +141,10 @@ pub(super) fn line(
         }
         let named = policy::key_strength(key)
             .or_else(|| (scoped && sign == b':').then_some(policy::Strength::Weak));
-        // `named` is `key`'s own lookup: only its singular is left to try.
-        let plural = if named.is_none() {
-            policy::plural_key_strength(key)
-        } else {
-            None
-        };
+        let plural = named
+            .is_none()
+            .then(|| policy::plural_key_strength(key))
+            .flatten();
         if named.is_none() && plural.is_none() {
             continue;
         }

@@ -141,7 +141,8 @@ pub fn list_key_strength(key: &[u8]) -> Option<Strength> {
 }
 
 /// How strongly `key`'s singular names a secret (`api_keys`: `api_key`); `None`
-/// for a key without a plural `s`. For a caller that looked `key` up already.
+/// for a key without a plural `s`. For a caller that looked `key` up already
+/// (`keyed::line`: only the singular is left to try).
 pub fn plural_key_strength(key: &[u8]) -> Option<Strength> {
     key.strip_suffix(b"s")
         .or_else(|| key.strip_suffix(b"S"))
