@@ -4,10 +4,16 @@
 # against the same read of 10 MB of neutral text (this crate's own sources), and a
 # read of 200k MIME base64 lines (shown in full since issue 29: 300k would pass the 16 MiB envelope cap). Prints hyperfine's table; the figure is the ratio
 # dense / neutral (goal <= 1.25).
-# Usage: benches/mask_cost.sh [path/to/aitools]   (default: target/release/aitools)
+# With BASE (an earlier release's binary, e.g. built from a `git worktree` of the
+# 0.2.0 commit), also times the neutral read with it and prints the ratio
+# neutral(BIN) / neutral(BASE), wall and CPU (goal: neutral text no slower, <= 1.0
+# within noise).
+# Usage: benches/mask_cost.sh [path/to/aitools [path/to/base/aitools]]
+#   (default: target/release/aitools, no base)
 # Needs hyperfine and python3. Works in a temporary git repository.
 set -eu
 BIN=$(realpath "${1:-target/release/aitools}")
+BASE=${2:+$(realpath "$2")}
 SRC=$(realpath "$(dirname "$0")/../src")
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
@@ -50,3 +56,17 @@ hyperfine -N --warmup 2 --runs 10 --export-markdown mask_cost.md \
   -n 'read dense 10 MB' "$BIN read dense.txt --max-lines $D" \
   -n 'read 200k base64 lines' "$BIN read b64.txt --max-lines $B"
 cat mask_cost.md
+if [ -n "$BASE" ]; then
+  hyperfine -N --warmup 2 --runs 15 --export-json neutral.json \
+    -n 'base: read neutral 10 MB' "$BASE read neutral.txt --max-lines $N" \
+    -n 'this: read neutral 10 MB' "$BIN read neutral.txt --max-lines $N"
+  python3 - <<'PY'
+import json
+r = json.load(open("neutral.json"))["results"]
+base, this = r[0], r[1]
+cpu = lambda x: x["user"] + x["system"]
+print(f"neutral 10 MB: base {base['median']:.3f} s wall, {cpu(base):.3f} s CPU; "
+      f"this {this['median']:.3f} s wall, {cpu(this):.3f} s CPU")
+print(f"ratio this/base: wall {this['median'] / base['median']:.3f}x, CPU {cpu(this) / cpu(base):.3f}x")
+PY
+fi

@@ -18,16 +18,26 @@ fn is_key_byte(b: u8) -> bool {
 pub(super) enum Open {
     /// A YAML block scalar (`password: |`): the lines indented deeper than this.
     Block(usize),
-    /// A YAML block sequence (`tokens:` then `- a` lines): the key's column.
-    Seq(usize),
+    /// A YAML block sequence (`tokens:` then `- a` lines): the key's column, and
+    /// whether the key names a secret strongly (`credentials:`, not a provider's
+    /// name such as `publish-pypi:`): only then does it cover the keys nested in it.
+    Seq(usize, bool),
     /// A list whose `]` is on a later line (`"api_keys": [`, `TOKENS = [`).
     Array,
 }
 
 /// Spans of `b[lo..hi]` (one line) that are key-named values, appended to `out`.
 /// Returns what the line opens under a secret key (`Open`): a YAML block scalar or
-/// sequence, a list closed on a later line.
-pub(super) fn line(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) -> Option<Open> {
+/// sequence, a list closed on a later line. `scoped`: the line is inside a secret
+/// key's YAML sequence, where every `key: value` is read as after a weak key name
+/// (a random-looking value is masked).
+pub(super) fn line(
+    b: &[u8],
+    lo: usize,
+    hi: usize,
+    scoped: bool,
+    out: &mut Vec<Range<usize>>,
+) -> Option<Open> {
     let mut block = None;
     let mut i = lo;
     while i < hi {
@@ -36,136 +46,76 @@ pub(super) fn line(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) 
         };
         let p = i + rel;
         i = p + 1;
-        let after = match sign_at(b, lo, hi, p, out) {
-            Ok(after) => after,
-            Err(next) => {
-                i = next;
+        let sign = b[p];
+        let next = b.get(p + 1).copied().filter(|_| p + 1 < hi);
+        let prev = if p > lo { Some(b[p - 1]) } else { None };
+        let mut after = p + 1;
+        match sign {
+            b'=' => {
+                if matches!(next, Some(b'=' | b'~'))
+                    || matches!(
+                        prev,
+                        Some(
+                            b'=' | b'!'
+                                | b'<'
+                                | b'>'
+                                | b'+'
+                                | b'-'
+                                | b'*'
+                                | b'/'
+                                | b'%'
+                                | b'&'
+                                | b'|'
+                                | b'^'
+                        )
+                    )
+                {
+                    if next == Some(b'=') {
+                        i = p + 2;
+                    }
+                    continue;
+                }
+                if next == Some(b'>') {
+                    after = p + 2;
+                }
+            }
+            b':' => {
+                if next == Some(b':') || prev == Some(b':') {
+                    i = p + 2;
+                    continue;
+                }
+                if next == Some(b'=') {
+                    after = p + 2;
+                }
+                // `scheme://`: a URL, handled by `url_password`.
+                if next == Some(b'/') {
+                    continue;
+                }
+            }
+            _ => {
+                // `<password>value</password>`: an XML element.
+                if let Some(r) = xml_element(b, lo, p, hi) {
+                    out.push(r);
+                }
                 continue;
             }
-        };
-        let Some((k, ke, quoted_key)) = key_before(b, lo, p) else {
+        }
+        // The key: back over blanks and a closing quote, then the identifier.
+        let mut k = p;
+        while k > lo && matches!(b[k - 1], b' ' | b'\t') {
+            k -= 1;
+        }
+        let quoted_key = k > lo && matches!(b[k - 1], b'"' | b'\'' | b'`');
+        if quoted_key {
+            k -= 1;
+        }
+        let ke = k;
+        while k > lo && is_key_byte(b[k - 1]) {
+            k -= 1;
+        }
+        if k == ke {
             continue;
-        };
-        let pair = Pair {
-            b,
-            lo,
-            hi,
-            p,
-            sign: b[p],
-            after,
-            k,
-            ke,
-            quoted_key,
-        };
-        let (open, next) = pair.value(out);
-        if open.is_some() {
-            block = open;
         }
-        if let Some(next) = next {
-            i = next.max(i);
-        }
-    }
-    user_flags(b, lo, hi, out);
-    url_passwords(b, lo, hi, out);
-    block
-}
-
-/// The sign at `p` (`=`, `:`, `>`) of the line `b[lo..hi]`: where the value of a
-/// key-value pair starts (past `=>` and `:=`), or, for no pair (`==`, `+=`, `::`,
-/// `scheme://`, an XML element's `>`, whose value it masks), where the scan goes on.
-fn sign_at(
-    b: &[u8],
-    lo: usize,
-    hi: usize,
-    p: usize,
-    out: &mut Vec<Range<usize>>,
-) -> Result<usize, usize> {
-    let next = b.get(p + 1).copied().filter(|_| p + 1 < hi);
-    let prev = if p > lo { Some(b[p - 1]) } else { None };
-    match b[p] {
-        b'=' => {
-            if matches!(next, Some(b'=' | b'~'))
-                || matches!(
-                    prev,
-                    Some(
-                        b'=' | b'!'
-                            | b'<'
-                            | b'>'
-                            | b'+'
-                            | b'-'
-                            | b'*'
-                            | b'/'
-                            | b'%'
-                            | b'&'
-                            | b'|'
-                            | b'^'
-                    )
-                )
-            {
-                return Err(if next == Some(b'=') { p + 2 } else { p + 1 });
-            }
-            Ok(if next == Some(b'>') { p + 2 } else { p + 1 })
-        }
-        b':' => {
-            if next == Some(b':') || prev == Some(b':') {
-                return Err(p + 2);
-            }
-            // `scheme://`: a URL, handled by `url_passwords`.
-            if next == Some(b'/') {
-                return Err(p + 1);
-            }
-            Ok(if next == Some(b'=') { p + 2 } else { p + 1 })
-        }
-        _ => {
-            // `<password>value</password>`: an XML element.
-            if let Some(r) = xml_element(b, lo, p, hi) {
-                out.push(r);
-            }
-            Err(p + 1)
-        }
-    }
-}
-
-/// The key before the sign at `p`: back over blanks and a closing quote, then
-/// the identifier. Its span, and whether a quote closes it; `None` for no key.
-fn key_before(b: &[u8], lo: usize, p: usize) -> Option<(usize, usize, bool)> {
-    let mut k = p;
-    while k > lo && matches!(b[k - 1], b' ' | b'\t') {
-        k -= 1;
-    }
-    let quoted_key = k > lo && matches!(b[k - 1], b'"' | b'\'' | b'`');
-    if quoted_key {
-        k -= 1;
-    }
-    let ke = k;
-    while k > lo && is_key_byte(b[k - 1]) {
-        k -= 1;
-    }
-    (k != ke).then_some((k, ke, quoted_key))
-}
-
-/// A key and its sign on the line `b[lo..hi]`.
-struct Pair<'a> {
-    b: &'a [u8],
-    lo: usize,
-    hi: usize,
-    /// The sign (`=`, `:`) is at `p`; its value may start at `after`.
-    p: usize,
-    sign: u8,
-    after: usize,
-    /// The key is `b[k..ke]`; `quoted_key`: a quote closes it.
-    k: usize,
-    ke: usize,
-    quoted_key: bool,
-}
-
-impl Pair<'_> {
-    /// The pair's value masked into `out` when its key names a secret; what it
-    /// opens over the next lines, and where the scan goes on when past the sign.
-    fn value(&self, out: &mut Vec<Range<usize>>) -> (Option<Open>, Option<usize>) {
-        let Pair {
-            b, lo, hi, k, ke, ..
-        } = *self;
         let mut key = &b[k..ke];
         // `<add key="ClearTextPassword" value="..." />`: the value's name is the
         // `key`/`name` attribute before it.
@@ -176,7 +126,7 @@ impl Pair<'_> {
         }
         // `read -p "Password: " PASSWORD`: the key and sign are inside a string (a
         // prompt, a message); the quote after them closes it.
-        let opener = if k > lo && !self.quoted_key {
+        let opener = if k > lo && !quoted_key {
             Some(b[k - 1])
         } else {
             None
@@ -184,93 +134,94 @@ impl Pair<'_> {
         if key.eq_ignore_ascii_case(b"authorization")
             || key.eq_ignore_ascii_case(b"proxy-authorization")
         {
-            if let Some(r) = authorization(b, self.after, hi) {
+            if let Some(r) = authorization(b, after, hi) {
                 out.push(r);
             }
-            return (None, None);
+            continue;
         }
-        let named = policy::key_strength(key);
-        if named.is_none() && policy::list_key_strength(key).is_none() {
-            return (None, None);
+        let named = policy::key_strength(key)
+            .or_else(|| (scoped && sign == b':').then_some(policy::Strength::Weak));
+        let plural = named
+            .is_none()
+            .then(|| policy::plural_key_strength(key))
+            .flatten();
+        if named.is_none() && plural.is_none() {
+            continue;
         }
         // The value.
-        let mut v = self.after;
+        let mut v = after;
         while v < hi && matches!(b[v], b' ' | b'\t') {
             v += 1;
         }
         if v >= hi {
             // `tokens:` first on its line: a YAML sequence may follow.
             let head = &b[lo..k];
-            if self.sign == b':'
+            if sign == b':'
                 && head
                     .iter()
                     .all(|c| matches!(c, b' ' | b'\t' | b'-' | b'"' | b'\''))
             {
-                let col = (k - lo).saturating_sub(usize::from(self.quoted_key));
-                return (Some(Open::Seq(col)), None);
+                let strong = named.or(plural) == Some(policy::Strength::Strong);
+                block = Some(Open::Seq(
+                    (k - lo).saturating_sub(usize::from(quoted_key)),
+                    strong,
+                ));
             }
-            return (None, None);
+            continue;
         }
         let q = b[v];
         // `api_keys: ["...", "..."]`, `tokens = [a, b]`: a list on the key's line.
         if q == b'[' {
-            return match list_elements(b, v + 1, hi, out) {
-                ListEnd::Closed(e) | ListEnd::Stop(e) => (None, Some(e)),
-                ListEnd::Open => (Some(Open::Array), None),
-            };
+            match list_elements(b, v + 1, hi, out) {
+                ListEnd::Closed(e) | ListEnd::Stop(e) => i = e.max(i),
+                ListEnd::Open => block = Some(Open::Array),
+            }
+            continue;
         }
         let Some(strength) = named else {
-            return (None, None);
+            continue;
         };
-        if matches!(q, b'"' | b'\'' | b'`') {
-            if opener == Some(q) {
-                return (None, None);
-            }
-            return (None, Some(self.quoted(v, strength, out)));
+        if matches!(q, b'"' | b'\'' | b'`') && opener == Some(q) {
+            continue;
         }
-        if matches!(q, b'|' | b'>') && self.sign == b':' {
+        if matches!(q, b'"' | b'\'' | b'`') {
+            let start = v + 1;
+            let mut e = start;
+            while e < hi && b[e] != q {
+                if b[e] == b'\\' {
+                    e += 1;
+                }
+                e += 1;
+            }
+            let e = e.min(hi);
+            let value = &b[start..e];
+            // `"password": "` then `+ x`: a string built at run time.
+            if policy::is_secret_value(value, true, strength) && !value.contains(&b'\n') {
+                out.push(start..e);
+            }
+            i = (e + 1).max(i);
+            continue;
+        }
+        if matches!(q, b'|' | b'>') && sign == b':' {
             let rest = &b[v + 1..hi];
             if rest
                 .iter()
                 .all(|c| matches!(c, b'-' | b'+' | b'0'..=b'9' | b' ' | b'\t' | b'\r'))
             {
-                let indent = b[lo..hi]
-                    .iter()
-                    .take_while(|c| matches!(c, b' ' | b'\t'))
-                    .count();
-                return (Some(Open::Block(indent)), None);
+                block = Some(Open::Block(
+                    b[lo..hi]
+                        .iter()
+                        .take_while(|c| matches!(c, b' ' | b'\t'))
+                        .count(),
+                ));
+                continue;
             }
         }
-        (None, self.bare(v, strength, out))
-    }
-
-    /// A quoted value opening at `v`: masked when secret; where the scan goes on.
-    fn quoted(&self, v: usize, strength: policy::Strength, out: &mut Vec<Range<usize>>) -> usize {
-        let (b, hi, q) = (self.b, self.hi, self.b[v]);
-        let start = v + 1;
-        let mut e = start;
-        while e < hi && b[e] != q {
-            if b[e] == b'\\' {
-                e += 1;
-            }
-            e += 1;
-        }
-        let e = e.min(hi);
-        let value = &b[start..e];
-        // `"password": "` then `+ x`: a string built at run time.
-        if policy::is_secret_value(value, true, strength) && !value.contains(&b'\n') {
-            out.push(start..e);
-        }
-        e + 1
-    }
-
-    /// Where an unquoted value starting at `v` ends: a key first on its line
-    /// (`.env`, YAML, INI, `export`) has the rest of the line (less a ` #`
-    /// comment); a connection-string member (`;Password=...;`) runs to the next
-    /// `;`; elsewhere the value is one word.
-    fn bare_end(&self, v: usize) -> usize {
-        let Pair { b, lo, hi, k, .. } = *self;
+        let start = v;
         let mut e = v;
+        // Where the value ends: a key first on its line (`.env`, YAML, INI, `export`)
+        // has the rest of the line (less a ` #` comment); a connection-string member
+        // (`;Password=...;`) runs to the next `;`; elsewhere the value is one word.
         let head = &b[lo..k];
         let line_start = head.iter().all(|c| matches!(c, b' ' | b'\t' | b'-'))
             || head.trim_ascii_start() == b"export "
@@ -284,8 +235,7 @@ impl Pair<'_> {
             while e > v && b[e - 1].is_ascii_whitespace() {
                 e -= 1;
             }
-        } else if member
-            || (self.sign == b'=' && b[v..hi].contains(&b';') && !b[v..hi].contains(&b' '))
+        } else if member || (sign == b'=' && b[v..hi].contains(&b';') && !b[v..hi].contains(&b' '))
         {
             while e < hi && b[e] != b';' {
                 e += 1;
@@ -295,25 +245,13 @@ impl Pair<'_> {
                 && !b[e].is_ascii_whitespace()
                 && !matches!(
                     b[e],
-                    b',' | b';' | b'&' | b')' | b']' | b'}' | b'"' | b'\'' | b'`' | b'<' | b'>'
+                    b',' | b';' | b')' | b']' | b'}' | b'"' | b'\'' | b'`' | b'<' | b'>'
                 )
+                && !(b[e] == b'&' && query_next(&b[e + 1..hi]))
             {
                 e += 1;
             }
         }
-        e
-    }
-
-    /// An unquoted value starting at `v`: masked when secret (not a call, not a
-    /// name holding the key word); where the scan goes on when it was masked.
-    fn bare(
-        &self,
-        v: usize,
-        strength: policy::Strength,
-        out: &mut Vec<Range<usize>>,
-    ) -> Option<usize> {
-        let (b, hi, start) = (self.b, self.hi, v);
-        let e = self.bare_end(v);
         // Keep a trailing `(` call or `[` index in view for `is_code`.
         let value = &b[start..e];
         let follows = b.get(e).copied().filter(|_| e < hi);
@@ -333,18 +271,92 @@ impl Pair<'_> {
                         .windows(w.len())
                         .any(|x| x.eq_ignore_ascii_case(w.as_bytes()))
             });
-        if called || names_itself || value.is_empty() {
-            return None;
+        if !called && !names_itself && !value.is_empty() {
+            let (s, e2) = scheme_token(b, start, e, hi);
+            let tight = sign == b'=' && after == p + 1 && ke == p && start == after;
+            if policy::is_secret_value_in(&b[s..e2], false, tight, strength) {
+                out.push(s..e2);
+                i = e2.max(i);
+            }
         }
-        let (s, e2) = scheme_token(b, start, e, hi);
-        let (p, after) = (self.p, self.after);
-        let tight = self.sign == b'=' && after == p + 1 && self.ke == p && start == after;
-        if policy::is_secret_value_in(&b[s..e2], false, tight, strength) {
-            out.push(s..e2);
-            return Some(e2);
-        }
-        None
     }
+    user_flags(b, lo, hi, out);
+    url_passwords(b, lo, hi, out);
+    netrc(b, lo, hi, out);
+    block
+}
+
+/// Whether `rest`, after a `&` in a value, is the next member of a query string
+/// (`user=bob`, `amp;user=bob`) or a shell's `&&`/`&`: the `&` ends the value. A
+/// `&` inside a password (`Tr0ub4dor&3xyz`) does not.
+fn query_next(rest: &[u8]) -> bool {
+    let rest = rest.strip_prefix(b"amp;").unwrap_or(rest);
+    let name = rest
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b'[' | b']'))
+        .count();
+    (name > 0 && rest.get(name) == Some(&b'='))
+        || rest
+            .first()
+            .is_none_or(|c| c.is_ascii_whitespace() || *c == b'&')
+}
+
+/// A `.netrc` line (`machine h login u password p`, or one `password p` line of
+/// an entry): every word pair's name is a netrc keyword; the values after
+/// `password` and `account` are masked. Prose (`password is required`) has other
+/// words where a keyword must be.
+fn netrc(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) {
+    const KEYS: [&[u8]; 6] = [
+        b"machine",
+        b"login",
+        b"password",
+        b"account",
+        b"port",
+        b"default",
+    ];
+    // A diff's added or removed line: its marker first.
+    let lo = lo + usize::from(lo < hi && matches!(b[lo], b'+' | b'-'));
+    let line = &b[lo..hi];
+    let first = line.trim_ascii_start();
+    if !KEYS.iter().any(|k| first.starts_with(k)) || memchr::memchr(b'p', line).is_none() {
+        return;
+    }
+    let mut words = Vec::new();
+    let mut i = lo;
+    while i < hi {
+        while i < hi && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let s = i;
+        while i < hi && !b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if s < i {
+            words.push(s..i);
+        }
+    }
+    let mut found = Vec::new();
+    let mut w = 0;
+    while w < words.len() {
+        let key = &b[words[w].clone()];
+        if !KEYS.contains(&key) {
+            return;
+        }
+        if key == b"default" {
+            w += 1;
+            continue;
+        }
+        let Some(value) = words.get(w + 1) else {
+            return;
+        };
+        if matches!(key, b"password" | b"account")
+            && policy::is_secret_value(&b[value.clone()], false, policy::Strength::Strong)
+        {
+            found.push(value.clone());
+        }
+        w += 2;
+    }
+    out.extend(found);
 }
 
 /// `curl -u user:password`, `--user user:password`: the password.
@@ -463,6 +475,13 @@ pub(super) fn seq_element(b: &[u8], from: usize, hi: usize) -> Option<Range<usiz
     while v < hi && matches!(b[v], b' ' | b'\t') {
         v += 1;
     }
+    // `- - x`: an item of a sequence nested in the item.
+    while v + 1 < hi && b[v] == b'-' && matches!(b[v + 1], b' ' | b'\t') {
+        v += 2;
+        while v < hi && matches!(b[v], b' ' | b'\t') {
+            v += 1;
+        }
+    }
     let q = *b.get(v).filter(|_| v < hi)?;
     if matches!(q, b'"' | b'\'') {
         let e = v + 1 + memchr::memchr(q, &b[v + 1..hi])?;
@@ -480,6 +499,37 @@ pub(super) fn seq_element(b: &[u8], from: usize, hi: usize) -> Option<Range<usiz
         return None;
     }
     policy::is_secret_element(value, false).then_some(v..e)
+}
+
+/// A line deeper than a secret-named key that ended its own line (`token:`): the
+/// key's value when the line is a scalar (plain, or a quoted string with an
+/// optional `,` after it), judged as a list's element is. A line that is a key of
+/// its own (`name: x`, `nested:`), a collection, an anchor or a comment is not.
+pub(super) fn continued_value(b: &[u8], from: usize, hi: usize) -> Option<Range<usize>> {
+    let line = b.get(from..hi)?;
+    let t = line.trim_ascii_end();
+    let &q = t.first()?;
+    if matches!(q, b'"' | b'\'') {
+        let close = 1 + memchr::memchr(q, &t[1..])?;
+        let after = &t[close + 1..];
+        if !(after.is_empty() || after == b",") {
+            return None;
+        }
+        let value = &t[1..close];
+        return policy::is_secret_element(value, true).then_some(from + 1..from + close);
+    }
+    if matches!(
+        q,
+        b'{' | b'[' | b']' | b'}' | b'&' | b'*' | b'!' | b'|' | b'>' | b'#' | b'-'
+    ) {
+        return None;
+    }
+    let e = memchr::memmem::find(t, b" #").unwrap_or(t.len());
+    let value = t[..e].trim_ascii_end();
+    if value.ends_with(b":") || memchr::memmem::find(value, b": ").is_some() {
+        return None;
+    }
+    policy::is_secret_element(value, false).then_some(from..from + value.len())
 }
 
 /// `auth_token: Bearer abc...`: the scheme word is not the secret, the token after it is.

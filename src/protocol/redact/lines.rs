@@ -48,6 +48,13 @@ pub struct Lines {
     /// machine (a read range starting inside a key): the key lines just before it
     /// are to be masked too (`retro`).
     pub closed_unopened: bool,
+    /// The column of a secret-named key whose YAML sequence holds the value a
+    /// nested key opened (`State::Block`, `Array`): the sequence the machine returns
+    /// to when that value ends, so the outer key still covers the lines after it.
+    pub scope: Option<usize>,
+    /// The sequence (`State::Seq`) was opened by a key that names a secret
+    /// strongly: its items' keys are read as naming one too (`keyed::line`).
+    pub carry: bool,
 }
 
 /// The key lines (`retro`) at the end of the lines of `s[from..to]` (the lines
@@ -233,6 +240,12 @@ impl Lines {
                     return false;
                 }
                 if depth > indent {
+                    // `token:` then the value on the next line, deeper (a YAML plain
+                    // scalar, a JSON string after its key's line).
+                    if let Some(r) = keyed::continued_value(s, a + depth, e) {
+                        out.push(span(r, true));
+                        return true;
+                    }
                     return false;
                 }
             }
@@ -243,7 +256,7 @@ impl Lines {
                 match end {
                     keyed::ListEnd::Open => return true,
                     keyed::ListEnd::Closed(at) => {
-                        self.state = State::Normal;
+                        self.state = self.scope.take().map_or(State::Normal, State::Seq);
                         self.normal(s, at, e, out);
                         return true;
                     }
@@ -251,6 +264,11 @@ impl Lines {
                 }
             }
             _ => {}
+        }
+        // A value nested in a secret key's sequence ended: back in that sequence.
+        if let Some(outer) = self.scope.take() {
+            self.state = State::Seq(outer);
+            return self.keyed_line(s, a, e, out);
         }
         self.state = State::Normal;
         false
@@ -380,16 +398,30 @@ impl Lines {
         let start = out.len();
         tokens(s, a, e, out);
         let mut ranges = Vec::new();
-        match keyed::line(s, a, e, &mut ranges) {
+        // Inside a secret key's sequence every key nested under it is read as
+        // naming a secret (`credentials:` then `- name: x` then `values:`).
+        let outer = match self.state {
+            State::Seq(o) => Some(o),
+            _ => None,
+        };
+        match keyed::line(s, a, e, outer.is_some() && self.carry, &mut ranges) {
             Some(keyed::Open::Block(indent)) => {
+                self.scope = outer;
                 self.state = State::Block {
                     indent,
                     counted: false,
                 }
             }
-            Some(keyed::Open::Seq(indent)) => self.state = State::Seq(indent),
-            Some(keyed::Open::Array) => self.state = State::Array,
-            None => {}
+            // A sequence nested in the outer one: the outer key's column still rules.
+            Some(keyed::Open::Seq(indent, strong)) if outer.is_none_or(|o| indent < o) => {
+                self.state = State::Seq(indent);
+                self.carry = strong;
+            }
+            Some(keyed::Open::Array) => {
+                self.scope = outer;
+                self.state = State::Array;
+            }
+            Some(keyed::Open::Seq(..)) | None => {}
         }
         out.extend(ranges.into_iter().map(|range| Span {
             range,
@@ -577,6 +609,10 @@ fn bearer(b: &[u8], i: usize, e: usize) -> Option<Range<usize>> {
 /// (`Bearer authentication`).
 fn scheme_credential(tok: &[u8], bearer: bool) -> bool {
     if super::policy::is_placeholder(tok) {
+        return false;
+    }
+    // `Basic Configuration`, `Bearer Authentication`: a heading's capitalised word.
+    if tok.len() > 1 && tok[0].is_ascii_uppercase() && tok[1..].iter().all(u8::is_ascii_lowercase) {
         return false;
     }
     if tok

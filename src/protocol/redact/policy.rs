@@ -137,11 +137,16 @@ pub fn key_strength(key: &[u8]) -> Option<Strength> {
 /// How strongly `key` names a list of secrets: as `key_strength`, or its singular
 /// (`keys`, `api_keys`, `secretKeys`: a list of keys).
 pub fn list_key_strength(key: &[u8]) -> Option<Strength> {
-    key_strength(key).or_else(|| {
-        key.strip_suffix(b"s")
-            .or_else(|| key.strip_suffix(b"S"))
-            .and_then(key_strength)
-    })
+    key_strength(key).or_else(|| plural_key_strength(key))
+}
+
+/// How strongly `key`'s singular names a secret (`api_keys`: `api_key`); `None`
+/// for a key without a plural `s`. For a caller that looked `key` up already
+/// (`keyed::line`: only the singular is left to try).
+pub fn plural_key_strength(key: &[u8]) -> Option<Strength> {
+    key.strip_suffix(b"s")
+        .or_else(|| key.strip_suffix(b"S"))
+        .and_then(key_strength)
 }
 
 /// Whether `v`, an element of a list under a secret-named key, is a secret: as
@@ -371,8 +376,21 @@ pub fn is_secret_value_in(v: &[u8], quoted: bool, tight: bool, strength: Strengt
             // for a secret only when it holds a digit or a capital.
             v.len() >= 4 || v.iter().any(|b| b.is_ascii_digit())
         }
-        Strength::Weak => looks_random(v) && !is_uuid_like_identifier(v),
+        Strength::Weak => looks_random(v) && !is_uuid_like_identifier(v) && !is_plain_url(v),
     }
+}
+
+/// A web address with no userinfo (`.. _pypi: https://pypi.org/search/?c=A+%3A`):
+/// a link, not a key; a password in it (`https://u:p@host`) and a `key=` in its
+/// query are found by their own detectors.
+fn is_plain_url(v: &[u8]) -> bool {
+    let rest = v
+        .strip_prefix(b"https://")
+        .or_else(|| v.strip_prefix(b"http://"));
+    rest.is_some_and(|r| {
+        let host = r.split(|&c| c == b'/').next().unwrap_or(r);
+        !host.contains(&b'@')
+    })
 }
 
 /// `e.target.value`, `this.state.token`: names without digits joined by dots.
