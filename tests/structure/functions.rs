@@ -49,7 +49,7 @@ pub const LONG_FNS: &[(&str, &str, usize)] = &[
     ("mcp/mod.rs", "handle", 129),
     ("oui/manifest.rs", "surfaces", 108),
     ("oui/session.rs", "action", 115),
-    ("protocol/redact/keyed.rs", "line", 300),
+    ("protocol/redact/keyed.rs", "line", 254),
     ("protocol/redact/lines.rs", "line", 128),
     ("protocol/redact/lines.rs", "normal", 105),
     ("protocol/redact/writer.rs", "value", 108),
