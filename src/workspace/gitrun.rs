@@ -154,15 +154,16 @@ fn base(dir: &Path, git: Option<&Path>) -> Command {
     // a repository's own `git` file be the one that runs.
     let path = std::env::var("PATH").unwrap_or_default();
     cmd.env("PATH", super::host::absolute_path(&path));
-    cmd.arg("--no-pager");
+    // `-C dir`, not a working directory for the child: with none, the spawn
+    // needs no chdir and may be a posix_spawn (vfork) instead of a fork.
+    cmd.arg("-C").arg(dir).arg("--no-pager");
     for (k, v) in FIXED {
         cmd.arg("-c").arg(format!("{k}={v}"));
     }
     for v in DROPPED_ENV {
         cmd.env_remove(v);
     }
-    cmd.current_dir(dir)
-        .env("GIT_ALLOW_PROTOCOL", "")
+    cmd.env("GIT_ALLOW_PROTOCOL", "")
         .env("GIT_PROTOCOL_FROM_USER", "0")
         .env("GIT_NO_LAZY_FETCH", "1")
         .env("GIT_OPTIONAL_LOCKS", "0")
