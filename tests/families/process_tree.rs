@@ -380,8 +380,13 @@ fn a_killed_run_reaper_leaves_no_program_behind() {
     ));
     std::thread::scope(|sc| {
         let ta = sc.spawn(|| mcp_post(&s, &ma, &sa));
-        let tb = sc.spawn(|| mcp_post(&s, &mb, &sb));
+        // B is sent once A runs (so A holds the server's own slot).
         let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while !env.path("a.started").exists() {
+            assert!(std::time::Instant::now() < until, "A never started");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let tb = sc.spawn(|| mcp_post(&s, &mb, &sb));
         let mut reaper = None;
         while reaper.is_none() || !alive_with("sleep 7798") || !alive_with("sleep 7797") {
             assert!(std::time::Instant::now() < until, "B never started");
