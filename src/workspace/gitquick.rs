@@ -28,9 +28,11 @@ pub fn nothing_to_disable(dir: &Path, git: Option<&Path>, cap: usize) -> bool {
     if MOVED.iter().any(|v| std::env::var_os(v).is_some()) {
         return false;
     }
-    let Some(git_dirs) = repository(dir) else {
+    let Some(mut git_dirs) = repository(dir) else {
         return false;
     };
+    // Without a `commondir` file the git directory is the common one: read once.
+    git_dirs.dedup();
     let Some(system) = git.and_then(system_config) else {
         return false;
     };

@@ -89,12 +89,16 @@ pub struct Ran {
 pub struct Hardening {
     overrides: Vec<String>,
     partial_clone: bool,
+    /// The `git` the cleaned PATH names, found once (else looked up at exec).
+    program: Option<PathBuf>,
 }
 
 /// The hardening `dir`'s repository needs (its config listed, submodules too).
 pub fn harden(dir: &Path, limits: Limits) -> Result<Hardening, RunError> {
     let mut overrides = Vec::new();
-    let (names, partial_clone) = repository_filters(dir, limits)?;
+    let path = super::host::absolute_path(&std::env::var("PATH").unwrap_or_default());
+    let program = super::host::which("git", &path);
+    let (names, partial_clone) = repository_filters(dir, program.as_deref(), limits)?;
     for name in names {
         if name.contains('=') {
             return Err(RunError::Refused(format!(
@@ -109,6 +113,7 @@ pub fn harden(dir: &Path, limits: Limits) -> Result<Hardening, RunError> {
     Ok(Hardening {
         overrides,
         partial_clone,
+        program,
     })
 }
 
@@ -120,7 +125,7 @@ pub fn run_hardened(
     limits: Limits,
     h: &Hardening,
 ) -> Result<Ran, RunError> {
-    let mut cmd = base(dir);
+    let mut cmd = base(dir, h.program.as_deref());
     for kv in &h.overrides {
         cmd.arg("-c").arg(kv);
     }
@@ -132,22 +137,33 @@ pub fn run_hardened(
     })
 }
 
-/// git with the fixed keys, the closed transports and the cleaned environment.
-fn base(dir: &Path) -> Command {
-    let mut cmd = Command::new("git");
+/// git with the fixed keys, the closed transports and the cleaned environment;
+/// `git` is the program the cleaned PATH names (argv[0] stays `git`), else
+/// the lookup is left to the exec.
+fn base(dir: &Path, git: Option<&Path>) -> Command {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = match git {
+        Some(g) => {
+            let mut c = Command::new(g);
+            c.arg0("git");
+            c
+        }
+        None => Command::new("git"),
+    };
     // `git` is looked up in the child's PATH: no `.` or relative entry may let
     // a repository's own `git` file be the one that runs.
     let path = std::env::var("PATH").unwrap_or_default();
     cmd.env("PATH", super::host::absolute_path(&path));
-    cmd.arg("--no-pager");
+    // `-C dir`, not a working directory for the child: with none, the spawn
+    // needs no chdir and may be a posix_spawn (vfork) instead of a fork.
+    cmd.arg("-C").arg(dir).arg("--no-pager");
     for (k, v) in FIXED {
         cmd.arg("-c").arg(format!("{k}={v}"));
     }
     for v in DROPPED_ENV {
         cmd.env_remove(v);
     }
-    cmd.current_dir(dir)
-        .env("GIT_ALLOW_PROTOCOL", "")
+    cmd.env("GIT_ALLOW_PROTOCOL", "")
         .env("GIT_PROTOCOL_FROM_USER", "0")
         .env("GIT_NO_LAZY_FETCH", "1")
         .env("GIT_OPTIONAL_LOCKS", "0")
@@ -160,17 +176,19 @@ fn base(dir: &Path) -> Command {
 /// (local or worktree scope, or a file those include), in `dir`'s repository and
 /// in its submodules. Also refuses a partial clone when this git cannot be told
 /// not to fetch. The second value says the repository is a partial clone.
-fn repository_filters(dir: &Path, limits: Limits) -> Result<(Vec<String>, bool), RunError> {
-    let path = super::host::absolute_path(&std::env::var("PATH").unwrap_or_default());
-    let git = super::host::which("git", &path);
+fn repository_filters(
+    dir: &Path,
+    git: Option<&Path>,
+    limits: Limits,
+) -> Result<(Vec<String>, bool), RunError> {
     // No config file can hold a filter driver or a partial clone: no listing.
-    let top = if gitquick::nothing_to_disable(dir, git.as_deref(), limits.cap) {
+    let top = if gitquick::nothing_to_disable(dir, git, limits.cap) {
         Listed::default()
     } else {
-        list_config(dir, limits)?
+        list_config(dir, git, limits)?
     };
     if top.partial_clone {
-        require_no_lazy_fetch(dir, limits)?;
+        require_no_lazy_fetch(dir, git, limits)?;
     }
     let mut names = top.filters;
     for sub in submodule_dirs(dir)? {
@@ -182,7 +200,7 @@ fn repository_filters(dir: &Path, limits: Limits) -> Result<(Vec<String>, bool),
         if gitquick::repository_clean(&git_dir, limits.cap) {
             continue;
         }
-        let listed = list_config(&sub, limits)?;
+        let listed = list_config(&sub, git, limits)?;
         names.extend(listed.filters);
     }
     names.sort();
@@ -200,8 +218,8 @@ struct Listed {
 /// `git config --list --null --show-scope` in `dir`, read for untrusted filter
 /// drivers and for a promisor remote. Outside a repository (or with a config git
 /// itself refuses) nothing is found: the call that follows fails the same way.
-fn list_config(dir: &Path, limits: Limits) -> Result<Listed, RunError> {
-    let mut cmd = base(dir);
+fn list_config(dir: &Path, git: Option<&Path>, limits: Limits) -> Result<Listed, RunError> {
+    let mut cmd = base(dir, git);
     cmd.args(["config", "--list", "--null", "--show-scope"]);
     let done = process::run(cmd, limits).map_err(RunError::Start)?;
     if done.timed_out {
@@ -318,8 +336,8 @@ fn gitmodules_paths(tree: &Path) -> Vec<String> {
 }
 
 /// A partial clone may be read only by a git that honours `GIT_NO_LAZY_FETCH`.
-fn require_no_lazy_fetch(dir: &Path, limits: Limits) -> Result<(), RunError> {
-    let mut cmd = base(dir);
+fn require_no_lazy_fetch(dir: &Path, git: Option<&Path>, limits: Limits) -> Result<(), RunError> {
+    let mut cmd = base(dir, git);
     cmd.arg("--version");
     let done = process::run(cmd, limits).map_err(RunError::Start)?;
     let text = String::from_utf8_lossy(&done.stdout.bytes);

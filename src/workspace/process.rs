@@ -295,6 +295,13 @@ impl Job {
             let mut said = String::new();
             let _ = r.read_to_string(&mut said);
             *self.left.borrow_mut() = said.lines().filter_map(|l| l.trim().parse().ok()).collect();
+            // The reaper died before ending the tree: what it left re-parented
+            // here, and what carries this job's tag is ended now.
+            if !said.lines().any(|l| l.trim() == reaper::DONE) {
+                self.left
+                    .borrow_mut()
+                    .extend(subreaper::sweep_tagged(self.since, &self.tag, within));
+            }
         }
         let mut left = self.left.borrow().clone();
         left.retain(|&p| proctree::live(p));

@@ -9,7 +9,9 @@
 //! run's reaper, never to the shared process where another run's end would take
 //! it for its own. On descriptor `<fd>` it says `ok` once the program started
 //! (or `errno <n>` when it could not be), then the pids that outlived SIGKILL,
-//! one a line.
+//! one a line, then `end`. A reaper killed before that (SIGKILL, the OOM
+//! killer) leaves its orphans to re-parent to its starter, which ends those
+//! carrying the job's tag.
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -22,6 +24,8 @@ use std::time::Duration;
 pub const ARG: &str = "__run-reaper";
 /// Set in the reaper's environment by [`command`]; required with [`ARG`].
 const ENV: &str = "AITOOLS_RUN_REAPER";
+/// The report's last line, once the reaper ended the program's tree itself.
+pub const DONE: &str = "end";
 /// How long the program's leftovers have to die under SIGKILL.
 const LEFTOVER_KILL: Duration = Duration::from_millis(500);
 
@@ -114,6 +118,9 @@ fn reap(mut report: std::fs::File, argv: &[OsString]) -> u8 {
     for p in left {
         let _ = writeln!(report, "{p}");
     }
+    // The report is whole: without this line the reaper died first, and its
+    // starter sweeps what carries the job's tag (see `process::Job::end`).
+    let _ = writeln!(report, "{DONE}");
     drop(report);
     match status.map(|s| (s.code(), s.signal())) {
         Ok((Some(c), _)) => u8::try_from(c & 0xff).unwrap_or(1),

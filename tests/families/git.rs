@@ -278,6 +278,32 @@ fn git_log_matches_git_log_and_pages() {
     assert_eq!(e.json["total"], 0);
 }
 
+/// A page that does not reach the end is answered by one `git log` walk: the
+/// count of every commit (a walk of the whole history) is left out and named
+/// (`total_command`, `--total`), equal to `git rev-list --count` (was: counted
+/// on every call, a second git process).
+#[test]
+fn git_log_counts_the_history_only_when_asked() {
+    let env = repo();
+    git(&env, &["commit", "-qm", "third"]);
+    git(&env, &["commit", "-qm", "fourth", "--allow-empty"]);
+    let want: u64 = git_text(&env, &["rev-list", "--count", "HEAD"])
+        .trim()
+        .parse()
+        .unwrap();
+    let p = env.run(&["git", "log", "--limit", "2"]);
+    assert_eq!(p.code, 0, "{}", p.stdout);
+    assert_eq!(p.json["total"], serde_json::Value::Null, "{}", p.stdout);
+    let counted = env.run_line(p.json["total_command"].as_str().unwrap());
+    assert_eq!(counted.json["total"], want, "{}", counted.stdout);
+    assert_eq!(counted.json["items"], p.json["items"]);
+    assert!(counted.json.get("total_command").is_none());
+    // The last page reaches the end: its total is known without counting.
+    let last = env.run_line(p.json["more"].as_str().unwrap());
+    assert_eq!(last.json["total"], want, "{}", last.stdout);
+    assert!(last.json.get("more").is_none(), "{}", last.stdout);
+}
+
 #[test]
 fn git_show_reads_a_blob_like_git_show() {
     let env = repo();

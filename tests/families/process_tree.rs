@@ -347,3 +347,87 @@ fn two_concurrent_runs_in_one_server_end_only_their_own_leftovers() {
         );
     });
 }
+
+/// The pid of the live `__run-reaper` process whose program's argv holds `marker`.
+fn reaper_of(marker: &str) -> Option<u32> {
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+        let cmd = std::fs::read(e.path().join("cmdline")).ok()?;
+        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        (cmd.contains("__run-reaper") && cmd.contains(marker)).then_some(pid)
+    })
+}
+
+/// A second `run` in one server gets a reaper of its own; SIGKILL to that reaper
+/// still ends what its program started (in its group, and past `setsid`) within
+/// seconds (was: both `sleep`s kept running with no owner).
+#[test]
+fn a_killed_run_reaper_leaves_no_program_behind() {
+    use crate::families::console::{mcp_post, start};
+    let env = TestEnv::new();
+    let s = start(&env, &["mcp", "--http", "--port", "0"]);
+    let call = |script: String| {
+        let session = http_session(&s);
+        let msg = serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "run", "arguments": {"argv": ["sh", "-c", script], "timeout": "60s"}}});
+        (session, msg)
+    };
+    // A holds the server's own slot, so B runs under a reaper.
+    let (sa, ma) = call(format!("touch a.started; {}", await_file("go")));
+    let (sb, mb) = call(format!(
+        "{}; (setsid sleep 7798 &); sleep 7797 & sleep 7797",
+        await_file("a.started")
+    ));
+    std::thread::scope(|sc| {
+        let ta = sc.spawn(|| mcp_post(&s, &ma, &sa));
+        // B is sent once A runs (so A holds the server's own slot).
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while !env.path("a.started").exists() {
+            assert!(std::time::Instant::now() < until, "A never started");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let tb = sc.spawn(|| mcp_post(&s, &mb, &sb));
+        let mut reaper = None;
+        while reaper.is_none() || !alive_with("sleep 7798") || !alive_with("sleep 7797") {
+            assert!(std::time::Instant::now() < until, "B never started");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            reaper = reaper_of("7797");
+        }
+        let pid = reaper.unwrap_or_default().to_string();
+        Command::new("kill").args(["-9", &pid]).status().unwrap();
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while (alive_with("sleep 7797") || alive_with("sleep 7798"))
+            && std::time::Instant::now() < until
+        {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let left = [alive_with("sleep 7797"), alive_with("sleep 7798")];
+        std::fs::write(env.path("go"), "").unwrap();
+        let (ra, rb) = (ta.join().unwrap(), tb.join().unwrap());
+        for marker in ["sleep\x007797\0", "sleep\x007798\0"] {
+            kill_exact(marker);
+        }
+        assert_eq!(
+            left,
+            [false, false],
+            "[group sleep, setsid sleep] alive 5 s after the reaper's SIGKILL: {ra:?} {:?}",
+            String::from_utf8_lossy(&rb.2)
+        );
+    });
+}
+
+/// SIGKILL to each process whose whole command line is `cmdline` (NUL-joined).
+fn kill_exact(cmdline: &str) {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return;
+    };
+    for e in dir.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|p| p.parse::<i32>().ok()) else {
+            continue;
+        };
+        if std::fs::read(e.path().join("cmdline")).unwrap_or_default() == cmdline.as_bytes() {
+            // SAFETY: kill(2) with integer arguments.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+    }
+}

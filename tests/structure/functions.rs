@@ -30,7 +30,6 @@ pub const LONG_FNS: &[(&str, &str, usize)] = &[
     ("commands/edit/v4a.rs", "parse", 102),
     ("commands/git/blame.rs", "run", 109),
     ("commands/git/diff.rs", "run", 115),
-    ("commands/git/log.rs", "run", 131),
     ("commands/git/mod.rs", "git", 129),
     ("commands/git/show.rs", "run", 139),
     ("commands/inspect/check.rs", "run", 124),

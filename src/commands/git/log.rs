@@ -1,5 +1,5 @@
 //! `git log`: the newest commits (optionally only those touching paths), a page at
-//! a time, with the total so a cut page says how much is left.
+//! a time; the total when the page reaches the end (or with `--total`).
 
 use super::git;
 use crate::handler;
@@ -26,19 +26,30 @@ pub struct LogArgs {
     /// List the paths each commit changed (files[] per item, at most 50 each).
     #[arg(long)]
     pub files: bool,
+    /// Also count every matching commit (a walk of the whole history) when the
+    /// page does not reach the end.
+    #[arg(long)]
+    pub total: bool,
 }
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "git log",
     summary: "Newest commits, optionally those touching a path.",
-    description: "Commits newest first from HEAD (or --rev), --limit at a time (default 20); total counts every matching commit. A page cut by the default limit is partial and next_commands continues with --skip; a page cut by an explicit --limit is ok and more holds that continuation. date is ISO 8601 in the author's offset (git's %aI). An unborn branch has no commits: items is empty.",
+    description: "Commits newest first from HEAD (or --rev), --limit at a time (default 20); total counts the matching commits when this page reaches the end or with --total (null otherwise: counting walks the whole history). A page cut by the default limit is partial and next_commands continues with --skip; a page cut by an explicit --limit is ok and more holds that continuation. date is ISO 8601 in the author's offset (git's %aI). An unborn branch has no commits: items is empty.",
     args: <LogArgs as clap::Args>::augment_args,
     output_fields: &[
         field(
             "items",
             "[{sha,author,date,subject,files?}], newest first; files with --files.",
         ),
-        field("total", "Number of matching commits."),
+        field(
+            "total",
+            "Number of matching commits; null when more follow this page and --total was not given.",
+        ),
+        field(
+            "total_command",
+            "The call with --total, which counts them, when total is null.",
+        ),
         field(
             "truncated",
             "True when more commits follow this page (status partial, exit 3).",
@@ -114,98 +125,32 @@ pub fn run(ctx: &Ctx, a: &LogArgs) -> Result<Output, CmdError> {
     for p in &a.path {
         paths.push(super::pathspec(ctx, p)?);
     }
-    let mut count_args = vec![
-        "rev-list".to_string(),
-        "--count".into(),
-        rev.clone(),
-        "--".into(),
-    ];
-    count_args.extend(paths.iter().cloned());
-    let total: u64 = match git(ctx, &count_args, "history") {
-        Ok(o) => String::from_utf8_lossy(&o.stdout)
-            .trim()
-            .parse()
-            .unwrap_or(0),
-        Err(e) if a.rev.is_none() && unborn(&e) => 0,
-        Err(e) if a.rev.is_none() && e.message.contains("unknown revision") => 0,
-        Err(e) => return Err(e),
-    };
-    if total == 0 {
+    // One commit past the page says whether more follow; the count of them all
+    // walks the whole history (a second git process), so only with --total.
+    let mut items = page(ctx, a, &rev, &paths, limit.saturating_add(1))?;
+    let left = items.len() as u64 > limit;
+    items.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+    if items.is_empty() && a.skip == 0 {
         super::unknown_path(ctx, &a.path, &paths)?;
     }
-    let mut items = Vec::new();
-    if total > a.skip && limit > 0 {
-        let mut args = vec![
-            "log".to_string(),
-            format!("--format={RS}%H%x00%an%x00%aI%x00%s"),
-            format!("--max-count={limit}"),
-            format!("--skip={}", a.skip),
-        ];
-        if a.files {
-            args.push("--name-only".into());
-            args.push("-z".into());
-        }
-        args.push(rev.clone());
-        args.push("--".into());
-        args.extend(paths.iter().cloned());
-        let out = git(ctx, &args, "history")?;
-        let (text, _) = super::lossy(&out.stdout);
-        for rec in text.split(RS).filter(|r| !r.is_empty()) {
-            let (head, rest) = match rec.split_once('\n') {
-                Some((h, r)) if !a.files => (h, r),
-                _ => (rec, ""),
-            };
-            let _ = rest;
-            let mut f = head.split('\0');
-            let sha = f.next().unwrap_or("").to_string();
-            let author = f.next().unwrap_or("").to_string();
-            let date = f.next().unwrap_or("").to_string();
-            let subject_and_files = f.next().unwrap_or("");
-            let (subject, first_file) = match subject_and_files.split_once('\n') {
-                Some((s, r)) => (s.to_string(), r.trim_start_matches('\n').to_string()),
-                None => (subject_and_files.to_string(), String::new()),
-            };
-            let files = if a.files {
-                let mut all: Vec<String> = std::iter::once(first_file)
-                    .chain(f.map(|s| s.trim_matches('\n').to_string()))
-                    .filter(|s| !s.is_empty())
-                    .collect();
-                all.truncate(MAX_FILES_PER_COMMIT);
-                Some(all)
-            } else {
-                None
-            };
-            items.push(Item {
-                sha,
-                author,
-                date,
-                subject,
-                files,
-            });
-        }
-    }
-    let left = a.skip + (items.len() as u64) < total;
+    let total = if a.total {
+        Some(count(ctx, a, &rev, &paths)?)
+    } else {
+        // Known without counting when this page reaches the end.
+        (!left && (a.skip == 0 || !items.is_empty())).then(|| a.skip + items.len() as u64)
+    };
+    let rerun =
+        |drop: &[&str], add: &[String]| shell::aitools(shell::rerun(&ctx.argv, drop, &[], add));
     let continuation = left.then(|| {
-        let words = shell::rerun(
-            &ctx.argv,
+        rerun(
             &["--skip"],
-            &[],
             &["--skip".into(), (a.skip + items.len() as u64).to_string()],
-        );
-        shell::aitools(&words)
+        )
     });
+    let total_command = total.is_none().then(|| rerun(&[], &["--total".into()]));
     // A limit the caller chose is an answer, not a cut to chase.
     let chosen = a.limit.is_some();
     let cut = left && !chosen;
-    #[derive(Serialize)]
-    struct Out {
-        items: Vec<Item>,
-        total: u64,
-        truncated: bool,
-        next_commands: Vec<String>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        more: Option<String>,
-    }
     let (next, more) = match continuation {
         Some(c) if chosen => (Vec::new(), Some(c)),
         Some(c) => (vec![c], None),
@@ -215,10 +160,114 @@ pub fn run(ctx: &Ctx, a: &LogArgs) -> Result<Output, CmdError> {
         &Out {
             items,
             total,
+            total_command,
             truncated: cut,
             next_commands: next,
             more,
         },
         cut,
     ))
+}
+
+#[derive(Serialize)]
+struct Out {
+    items: Vec<Item>,
+    total: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total_command: Option<String>,
+    truncated: bool,
+    next_commands: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    more: Option<String>,
+}
+
+/// Whether a failed call only says the branch has no commits yet (HEAD unborn).
+fn no_commits(a: &LogArgs, e: &CmdError) -> bool {
+    a.rev.is_none() && (unborn(e) || e.message.contains("unknown revision"))
+}
+
+/// Every commit that matches (`git rev-list --count`).
+fn count(ctx: &Ctx, a: &LogArgs, rev: &str, paths: &[String]) -> Result<u64, CmdError> {
+    let mut args = vec![
+        "rev-list".to_string(),
+        "--count".into(),
+        rev.to_string(),
+        "--".into(),
+    ];
+    args.extend(paths.iter().cloned());
+    match git(ctx, &args, "history") {
+        Ok(o) => Ok(String::from_utf8_lossy(&o.stdout)
+            .trim()
+            .parse()
+            .unwrap_or(0)),
+        Err(e) if no_commits(a, &e) => Ok(0),
+        Err(e) => Err(e),
+    }
+}
+
+/// At most `most` commits after `--skip`, newest first.
+fn page(
+    ctx: &Ctx,
+    a: &LogArgs,
+    rev: &str,
+    paths: &[String],
+    most: u64,
+) -> Result<Vec<Item>, CmdError> {
+    let mut args = vec![
+        "log".to_string(),
+        format!("--format={RS}%H%x00%an%x00%aI%x00%s"),
+        format!("--max-count={most}"),
+        format!("--skip={}", a.skip),
+    ];
+    if a.files {
+        args.push("--name-only".into());
+        args.push("-z".into());
+    }
+    args.push(rev.to_string());
+    args.push("--".into());
+    args.extend(paths.iter().cloned());
+    let out = match git(ctx, &args, "history") {
+        Ok(o) => o,
+        Err(e) if no_commits(a, &e) => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let (text, _) = super::lossy(&out.stdout);
+    Ok(text
+        .split(RS)
+        .filter(|r| !r.is_empty())
+        .map(|rec| item(rec, a.files))
+        .collect())
+}
+
+/// One commit's record: `sha\0author\0date\0subject`, then (with --files) its
+/// paths, NUL-separated.
+fn item(rec: &str, files: bool) -> Item {
+    let head = match rec.split_once('\n') {
+        Some((h, _)) if !files => h,
+        _ => rec,
+    };
+    let mut f = head.split('\0');
+    let sha = f.next().unwrap_or("").to_string();
+    let author = f.next().unwrap_or("").to_string();
+    let date = f.next().unwrap_or("").to_string();
+    let subject_and_files = f.next().unwrap_or("");
+    let (subject, first_file) = match subject_and_files.split_once('\n') {
+        Some((s, r)) => (s.to_string(), r.trim_start_matches('\n').to_string()),
+        None => (subject_and_files.to_string(), String::new()),
+    };
+    let files = files.then(|| {
+        let mut all: Vec<String> = std::iter::once(first_file)
+            .chain(f.map(|s| s.trim_matches('\n').to_string()))
+            .filter(|s| !s.is_empty())
+            .collect();
+        all.truncate(MAX_FILES_PER_COMMIT);
+        all
+    });
+    Item {
+        sha,
+        author,
+        date,
+        subject,
+        files,
+    }
 }
