@@ -18,6 +18,20 @@ fn sys_procs_agrees_with_proc_and_masks_command_lines() {
         ])
         .spawn()
         .expect("sh");
+    // The shell is compared field by field: wait until it sleeps in `wait`, so
+    // its state cannot move between our read and the oracle's (it starts `R`).
+    let stat_path = format!("/proc/{}/stat", child.id());
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::fs::read_to_string(&stat_path)
+        .map(|s| {
+            !s.rsplit_once(')')
+                .is_some_and(|(_, r)| r.trim_start().starts_with('S'))
+        })
+        .unwrap_or(true)
+        && std::time::Instant::now() < until
+    {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
     let r = env.run(&["sys", "procs", "ZZPROCS"]);
     let stat = std::fs::read_to_string(format!("/proc/{}/stat", child.id())).unwrap();
     let _ = child.kill();

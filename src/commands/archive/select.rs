@@ -19,7 +19,7 @@ pub struct PickArgs {
     #[arg(long, value_name = "KIND", requires = "symbol")]
     pub kind: Option<String>,
     /// Selector: START-RE END-RE; from the first line matching START to the next line matching END.
-    #[arg(long, num_args = 2, value_names = ["START", "END"], allow_hyphen_values = true)]
+    #[arg(long, num_args = 2, value_names = ["START", "END"], allow_hyphen_values = true, action = clap::ArgAction::Set)]
     pub between: Option<Vec<String>>,
     /// With --between: leave out the two boundary lines.
     #[arg(long, requires = "between")]
