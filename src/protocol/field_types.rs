@@ -55,12 +55,23 @@ pub fn type_of(command: &str, field: &str) -> Option<&'static str> {
 /// (rows `array[].member`): each member's row naming the command, else its
 /// general row; in table order.
 pub fn members(command: &str, array: &str) -> Vec<(&'static str, &'static str)> {
-    let prefix = format!("{array}[].");
+    children(command, &format!("{array}[]."))
+}
+
+/// The direct children the table types under `prefix` for `command`: an
+/// object's members (`error.` → `code`, `repairs`; `*` types a map's values)
+/// or an array element's (`matches[].` → `line`); each member's row naming the
+/// command, else its general row; in table order. Deeper rows
+/// (`ops[].paths[]`) are the children's own.
+pub fn children(command: &str, prefix: &str) -> Vec<(&'static str, &'static str)> {
     let mut out: Vec<(&'static str, &'static str)> = Vec::new();
     for r in rows() {
-        let Some(member) = r.field.strip_prefix(prefix.as_str()) else {
+        let Some(member) = r.field.strip_prefix(prefix) else {
             continue;
         };
+        if member.is_empty() || member.contains(['.', '[']) {
+            continue;
+        }
         let mine = r.commands.split(',').any(|c| c == command);
         if !(mine || r.commands.is_empty()) {
             continue;

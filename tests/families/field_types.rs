@@ -61,6 +61,7 @@ fn the_type_table_names_only_declared_fields_and_commands() {
         "rules",
         "skills",
         "feedback",
+        "mcp_continuation",
     ];
     let table = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/field-types.tsv"),
@@ -71,10 +72,9 @@ fn the_type_table_names_only_declared_fields_and_commands() {
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
     {
         let cols: Vec<&str> = line.split('\t').collect();
-        // An element's member (`matches[].line`) belongs to its array's field.
-        let field = cols[0]
-            .split_once("[].")
-            .map_or(cols[0], |(array, _)| array);
+        // A nested member (`matches[].line`, `error.code`, `took.*`) belongs
+        // to its top-level field.
+        let field = cols[0].split(['.', '[']).next().unwrap_or(cols[0]);
         match cols.get(2) {
             Some(commands) => {
                 for c in commands.split(',') {

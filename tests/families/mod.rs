@@ -32,6 +32,7 @@ mod edit;
 mod edit_indent;
 mod edit_splice;
 mod edit_stream;
+mod every_answer;
 mod field_types;
 mod files;
 mod final_symlink_race;
