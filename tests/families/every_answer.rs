@@ -12,7 +12,10 @@ const NOTEBOOK: &str = r##"{
  "cells": [
   {"cell_type": "markdown", "id": "c1", "metadata": {}, "source": ["# T"]},
   {"cell_type": "code", "execution_count": 1, "id": "c2", "metadata": {},
-   "outputs": [{"name": "stdout", "output_type": "stream", "text": ["hi\n"]}],
+   "outputs": [{"name": "stdout", "output_type": "stream", "text": ["hi\n"]},
+    {"output_type": "execute_result", "execution_count": 1, "metadata": {},
+     "data": {"text/plain": ["3"]}},
+    {"output_type": "error", "ename": "E", "evalue": "v", "traceback": ["tb"]}],
    "source": ["print('hi')"]}
  ],
  "metadata": {}, "nbformat": 4, "nbformat_minor": 5
@@ -29,7 +32,10 @@ fn fixture() -> TestEnv {
     env.write("e.json", "{\"a\": 2, \"b\": true}\n");
     env.write("t.csv", "a,b\n1,x\n2,y\n1,z\n");
     env.write("n.ipynb", NOTEBOOK);
-    env.write("m.rs", "fn main() {\n    helper();\n}\n\nfn helper() {}\n");
+    env.write(
+        "m.rs",
+        "fn main() {\n    helper();\n    let s = \"helper\";\n}\n\nfn helper() {}\n",
+    );
     env.write("p.diff", PATCH);
     env.write("sub/c.txt", "see\n");
     env.git(&["add", "."]);
@@ -45,7 +51,8 @@ fn fixture() -> TestEnv {
 }
 
 /// The calls: each command's words and arguments, `@TX`/`@OP` standing for
-/// the tx and the op made in the fixture.
+/// the tx, `@RTX` for the `--review` tx and `@OP` for the op made first.
+#[rustfmt::skip]
 const CALLS: &[&[&str]] = &[
     &["read", "a.txt"],
     &["read", "a.txt", "--max-lines", "1"],
@@ -54,7 +61,7 @@ const CALLS: &[&[&str]] = &[
     &["read", "a.txt", "--match", "two", "--anchors"],
     &["read", "m.rs", "--symbol", "helper"],
     &["read", "nope.txt"],
-    &["info", "a.txt", "--digest"],
+    &["info", "a.txt", "--digest", "sha256"],
     &["check", "d.json", "m.rs"],
     &["diff", "a.txt", "b.txt"],
     &["diff", "a.txt", "b.txt", "--output", "stat"],
@@ -72,29 +79,13 @@ const CALLS: &[&[&str]] = &[
     &["code", "rename", "helper", "assist", "--dry-run"],
     &["edit", "a.txt", "--old", "four", "--new", "4", "--dry-run"],
     &["edit", "a.txt", "--old", "absent", "--new", "4"],
-    &[
-        "insert",
-        "a.txt",
-        "--at",
-        "end",
-        "--content",
-        "x",
-        "--dry-run",
-    ],
+    &["insert", "a.txt", "--at", "end", "--content", "x", "--dry-run"],
     &["replace", "two", "2", "a.txt", "--dry-run"],
     &["apply", "--stdin-data", PATCH, "--dry-run"],
     &["transform", "a.txt", "--op", "sort", "--dry-run"],
     &["transcode", "a.txt", "--to", "utf-16le", "--dry-run"],
     &["split", "a.txt", "--lines", "2", "--dry-run"],
-    &[
-        "move-lines",
-        "a.txt",
-        "--range",
-        "1:1",
-        "--to",
-        "3",
-        "--dry-run",
-    ],
+    &["move-lines", "a.txt", "--match", "four", "--to", "z.txt", "--dry-run"],
     &["write", "w.txt", "--content", "hi"],
     &["delete", "b.txt", "--dry-run"],
     &["move", "b.txt", "b2.txt", "--dry-run"],
@@ -109,63 +100,21 @@ const CALLS: &[&[&str]] = &[
     &["recover"],
     &["gc", "--dry-run"],
     &["json", "get", "d.json", "/list"],
-    &["json", "get", "d.json", "/", "--keys"],
+    &["json", "get", "d.json", "", "--keys"],
     &["json", "get", "d.json", "/list/9"],
-    &["json", "select", "d.json", "/list", "--where", "k=1"],
+    &["json", "select", "d.json", "/list", "--where", "/k=1"],
     &["json", "diff", "d.json", "e.json"],
     &["json", "set", "d.json", "/a", "5", "--dry-run"],
     &["json", "delete", "d.json", "/a", "--dry-run"],
-    &[
-        "json",
-        "merge",
-        "d.json",
-        "--stdin-data",
-        "{\"z\":1}",
-        "--dry-run",
-    ],
-    &[
-        "json",
-        "patch",
-        "d.json",
-        "--stdin-data",
-        "[{\"op\":\"add\",\"path\":\"/y\",\"value\":1}]",
-        "--dry-run",
-    ],
+    &["json", "merge", "d.json", "--stdin-data", "{\"z\":1}", "--dry-run"],
+    &["json", "patch", "d.json", "--stdin-data", "[{\"op\":\"add\",\"path\":\"/y\",\"value\":1}]", "--dry-run"],
     &["json", "fmt", "d.json", "--dry-run"],
     &["table", "read", "t.csv"],
     &["table", "agg", "t.csv", "--group-by", "a", "--count"],
-    &[
-        "table",
-        "set",
-        "t.csv",
-        "--row",
-        "1",
-        "--column",
-        "b",
-        "--value",
-        "q",
-        "--dry-run",
-    ],
+    &["table", "set", "t.csv", "--row", "1", "--column", "b", "--value", "q", "--dry-run"],
     &["nb", "read", "n.ipynb"],
-    &[
-        "nb",
-        "edit",
-        "n.ipynb",
-        "c2",
-        "--source",
-        "print(1)",
-        "--dry-run",
-    ],
-    &[
-        "nb",
-        "insert",
-        "n.ipynb",
-        "--after",
-        "c2",
-        "--source",
-        "x = 1",
-        "--dry-run",
-    ],
+    &["nb", "edit", "n.ipynb", "c2", "--source", "print(1)", "--dry-run"],
+    &["nb", "insert", "n.ipynb", "--after", "c2", "--source", "x = 1", "--dry-run"],
     &["nb", "delete", "n.ipynb", "c1", "--dry-run"],
     &["nb", "move", "n.ipynb", "c1", "--after", "c2", "--dry-run"],
     &["schema"],
@@ -173,7 +122,7 @@ const CALLS: &[&[&str]] = &[
     &["schema", "read", "--full"],
     &["schema", "bogus"],
     &["skills"],
-    &["skills", "edit"],
+    &["skills", "guarded-edits"],
     &["feedback", "create", "--type", "idea", "--message", "more"],
     &["feedback", "list"],
     &["feedback", "show", "nope"],
@@ -184,22 +133,13 @@ const CALLS: &[&[&str]] = &[
     &["tx", "diff", "@TX"],
     &["tx", "commit", "@TX", "--dry-run"],
     &["tx", "drop", "@TX", "9"],
-    &["tx", "approve", "@TX"],
-    &["tx", "deny", "@TX"],
+    &["tx", "approve", "@RTX"],
+    &["tx", "deny", "@RTX", "--reason", "no"],
     &["tx", "reviews"],
     &["tx", "rebase", "@TX"],
     &["tx", "abort", "nope"],
-    &[
-        "batch",
-        "--stdin-data",
-        "[[\"write\",\"n1.txt\",\"--content\",\"1\"],[\"read\",\"a.txt\"]]",
-    ],
-    &[
-        "batch",
-        "--atomic",
-        "--stdin-data",
-        "[[\"write\",\"n2.txt\",\"--content\",\"1\"]]",
-    ],
+    &["batch", "--stdin-data", "[[\"write\",\"n1.txt\",\"--content\",\"1\"],[\"read\",\"a.txt\"]]"],
+    &["batch", "--atomic", "--stdin-data", "[[\"write\",\"n2.txt\",\"--content\",\"1\"]]"],
     &["git", "status"],
     &["git", "diff"],
     &["git", "diff", "--output", "stat"],
@@ -210,7 +150,7 @@ const CALLS: &[&[&str]] = &[
     &["git", "blame", "a.txt"],
     &["run", "echo", "hi"],
     &["run", "sh", "-c", "exit 2"],
-    &["wait", "--file", "a.txt"],
+    &["wait", "--file", "a.txt", "--pattern", "one"],
     &["bg", "start", "true"],
     &["bg", "status"],
     &["bg", "logs", "nope"],
@@ -241,6 +181,25 @@ const CALLS: &[&[&str]] = &[
     &["oui", "connect", "http://127.0.0.1:9"],
     &["capabilities"],
     &["doctor"],
+    &["search", "(?P<w>t)(w)o", "--output", "matches"],
+    &["search", "two", "--output", "blocks"],
+    &["search", "two", "--output", "files-without-match"],
+    &["find", ".", "--output", "tree"],
+    &["code", "refs", "helper", "--include", "string"],
+    &["feedback", "create", "--type", "bug", "--message", "m"],
+    &["feedback", "show", "001"],
+    &["feedback", "transition", "001", "--status", "closed"],
+    &["tx", "begin", "--review"],
+    &["bg", "start", "--name", "j", "sh", "-c", "echo out"],
+    &["wait", "--bg", "bg-2", "--exit"],
+    &["bg", "logs", "bg-2"],
+    &["bg", "stop", "bg-2"],
+    &["run", "--grep", "o", "sh", "-c", "echo one; echo two; exit 1"],
+    &["snapshot", "create"],
+    &["snapshot", "diff", "snap-1"],
+    &["table", "agg", "t.csv", "--group-by", "b", "--sum", "a", "--min", "a"],
+    &["json", "get", "d.json", "/list", "--keys"],
+    &["sys", "tools"],
 ];
 
 /// Runs `args` and checks its one JSON line against the command's schema:
@@ -261,6 +220,10 @@ fn checked(env: &TestEnv, args: &[String]) -> (String, Option<String>) {
         }
     };
     let command = json["command"].as_str().unwrap_or("").to_string();
+    eprintln!(
+        "STATUS {} {args:?} {}",
+        json["status"], json["error"]["message"]
+    );
     let caught = std::panic::catch_unwind(|| check_output_schema(&json));
     let problem = caught.err().map(|e| {
         let why = e
@@ -284,12 +247,21 @@ fn every_commands_answers_match_their_closed_output_schema() {
     let op = answer(&["write", "o.txt", "--content", "x"], "op_id");
     let tx = answer(&["tx", "begin"], "tx");
     answer(&["write", "x.txt", "--content", "hi", "--tx", &tx], "tx");
+    let review = answer(&["tx", "begin", "--review"], "tx");
+    answer(
+        &["write", "y.txt", "--content", "hi", "--tx", &review],
+        "tx",
+    );
     let mut problems = Vec::new();
     let mut answered = BTreeSet::new();
     for call in CALLS {
         let args: Vec<String> = call
             .iter()
-            .map(|a| a.replace("@TX", &tx).replace("@OP", &op))
+            .map(|a| {
+                a.replace("@RTX", &review)
+                    .replace("@TX", &tx)
+                    .replace("@OP", &op)
+            })
             .collect();
         let (command, problem) = checked(&env, &args);
         problems.extend(problem);
