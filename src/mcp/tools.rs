@@ -227,7 +227,7 @@ pub fn output_schema(spec: &CommandSpec) -> Value {
     properties.insert("mcp_continuation".into(), json!({}));
     for (name, p) in properties.iter_mut() {
         if !matches!(name.as_str(), "schema_version" | "status" | "command") {
-            complete(spec.name, name, p);
+            complete(spec.name, name, None, p);
         }
     }
     json!({
@@ -242,8 +242,9 @@ pub fn output_schema(spec: &CommandSpec) -> Value {
 /// `matches[]`), from the type table: its type, an object's members (rows
 /// `path.member`; `path.*` types a map's values), an array's items (row
 /// `path[]`, or members `path[].member`), recursively; an object whose
-/// members are declared allows no other.
-fn complete(command: &str, path: &str, s: &mut Value) {
+/// members are declared allows no other. `implied`: the type a deeper row
+/// gives it when it has no row of its own.
+fn complete(command: &str, path: &str, implied: Option<&str>, s: &mut Value) {
     use crate::protocol::field_types::{children, schema_type, type_of};
     let members = children(command, &format!("{path}."));
     let described = s.get("properties").is_some();
@@ -252,11 +253,11 @@ fn complete(command: &str, path: &str, s: &mut Value) {
     } else {
         "object"
     };
-    let ty = type_of(command, path).unwrap_or(object);
+    let ty = type_of(command, path).or(implied).unwrap_or(object);
     if let Some(t) = schema_type(ty) {
         s["type"] = if t.len() == 1 { json!(t[0]) } else { json!(t) };
     }
-    for (member, _) in &members {
+    for (member, member_ty) in &members {
         let slot = if *member == "*" {
             &mut s["additionalProperties"]
         } else {
@@ -265,7 +266,7 @@ fn complete(command: &str, path: &str, s: &mut Value) {
         if slot.is_null() {
             *slot = json!({});
         }
-        complete(command, &format!("{path}.{member}"), slot);
+        complete(command, &format!("{path}.{member}"), Some(member_ty), slot);
     }
     if s.get("properties").is_some() && s.get("additionalProperties").is_none() {
         s["additionalProperties"] = json!(false);
@@ -279,7 +280,7 @@ fn complete(command: &str, path: &str, s: &mut Value) {
         if items.is_null() {
             *items = json!({});
         }
-        complete(command, &element, items);
+        complete(command, &element, None, items);
     }
 }
 
@@ -297,11 +298,11 @@ fn error_schema() -> Value {
 /// open, each command's own being in its tool's schema (`schema <cmd> --full`).
 pub fn envelope_schema() -> Value {
     let mut error = error_schema();
-    complete("", "error", &mut error);
+    complete("", "error", None, &mut error);
     let mut continuation = json!({
         "description": "When the result was cut for size: call `more` with its arguments for the next part.",
     });
-    complete("", "mcp_continuation", &mut continuation);
+    complete("", "mcp_continuation", None, &mut continuation);
     json!({
         "type": "object",
         "properties": {
