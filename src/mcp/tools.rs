@@ -6,7 +6,6 @@ use crate::protocol::host::CommandList;
 use crate::protocol::registry::{CommandSpec, is_global_arg};
 use clap::ArgAction;
 use serde_json::{Map, Value, json};
-use std::collections::BTreeMap;
 
 /// The MCP tool name of a registry command: `code outline` → `code_outline`.
 pub fn tool_name(spec: &CommandSpec) -> String {
@@ -184,15 +183,10 @@ pub fn input_schema(spec: &CommandSpec) -> Value {
 }
 
 /// The tool's `outputSchema`: the envelope, success or error, as one object;
-/// each member typed from `data/field-types.tsv` (`protocol::field_types`).
+/// each member typed from `data/field-types.tsv` (`protocol::field_types`),
+/// down to the members of its objects and its arrays' elements, and every
+/// object closed (`additionalProperties: false`) where its members are declared.
 pub fn output_schema(spec: &CommandSpec) -> Value {
-    use crate::protocol::field_types::{schema_type, type_of};
-    let typed = |name: &str, mut s: Value| {
-        if let Some(t) = type_of(spec.name, name).and_then(schema_type) {
-            s["type"] = if t.len() == 1 { json!(t[0]) } else { json!(t) };
-        }
-        s
-    };
     let mut properties = Map::new();
     properties.insert("schema_version".into(), json!({"type": "integer"}));
     properties.insert(
@@ -200,52 +194,42 @@ pub fn output_schema(spec: &CommandSpec) -> Value {
         json!({"type": "string", "enum": ["ok", "partial", "error"]}),
     );
     properties.insert("command".into(), json!({"type": "string"}));
-    // A member of an array's elements (`changes[].count`, `matches[].line`)
-    // types its items: declared by the command, else a table row.
-    let mut members: BTreeMap<&str, Map<String, Value>> = BTreeMap::new();
     // The fields every command of a kind shares (the recovery report, a write's
     // and a staged write's) are typed but not described again in each tool:
     // `schema <command> --full` describes them.
     for f in spec.all_fields() {
         let own = spec.output_fields.iter().any(|o| o.name == f.name);
-        let s = typed(
-            f.name,
-            if own {
-                json!({"description": f.description})
-            } else {
-                json!({})
-            },
-        );
+        let s = if own {
+            json!({"description": f.description})
+        } else {
+            json!({})
+        };
+        // A member of an array's elements (`changes[].count`) is described
+        // in its array's items.
         match f.name.split_once("[].") {
             Some((array, member)) => {
-                members.entry(array).or_default().insert(member.into(), s);
+                let p = properties.entry(array).or_insert_with(|| json!({}));
+                p["items"]["properties"][member] = s;
             }
             None => {
-                properties.insert(f.name.into(), s);
+                let p = properties.entry(f.name).or_insert_with(|| json!({}));
+                if let (Some(p), Value::Object(s)) = (p.as_object_mut(), s) {
+                    p.extend(s);
+                }
             }
-        }
-    }
-    for (name, p) in properties.iter_mut() {
-        let mut items = members.remove(name.as_str()).unwrap_or_default();
-        for (member, ty) in crate::protocol::field_types::members(spec.name, name) {
-            if let Some(t) = schema_type(ty) {
-                let t = if t.len() == 1 { json!(t[0]) } else { json!(t) };
-                items.entry(member).or_insert_with(|| json!({"type": t}));
-            }
-        }
-        if !items.is_empty() {
-            p["items"] = json!({"type": "object", "properties": items});
         }
     }
     for name in ENVELOPE_MEMBERS {
-        properties
-            .entry(*name)
-            .or_insert_with(|| typed(name, json!({})));
+        properties.entry(*name).or_insert_with(|| json!({}));
     }
     properties.insert("error".into(), error_schema());
-    // A result cut for size carries it (`Server::cut`), whatever the command;
-    // `more`'s schema spells it out, here it is typed only (economy).
-    properties.insert("mcp_continuation".into(), json!({"type": "object"}));
+    // A result cut for size carries it (`Server::cut`), whatever the command.
+    properties.insert("mcp_continuation".into(), json!({}));
+    for (name, p) in properties.iter_mut() {
+        if !matches!(name.as_str(), "schema_version" | "status" | "command") {
+            complete(spec.name, name, None, p);
+        }
+    }
     json!({
         "type": "object",
         "properties": properties,
@@ -254,31 +238,58 @@ pub fn output_schema(spec: &CommandSpec) -> Value {
     })
 }
 
-/// The envelope's `error` member: what every error answer carries.
-fn error_schema() -> Value {
-    json!({
-        "type": "object",
-        "description": "On status error: code, message, exit_code, repairs (aitools commands to run next).",
-        "properties": {
-            "code": {"type": "string"},
-            "message": {"type": "string"},
-            "exit_code": {"type": "integer"},
-            "repairs": {"type": "array", "items": {"type": "object"}},
-        },
-        "required": ["code", "message", "exit_code", "repairs"],
-    })
+/// Completes `s`, the schema of `command`'s member at `path` (`error`,
+/// `matches[]`), from the type table: its type, an object's members (rows
+/// `path.member`; `path.*` types a map's values), an array's items (row
+/// `path[]`, or members `path[].member`), recursively; an object whose
+/// members are declared allows no other. `implied`: the type a deeper row
+/// gives it when it has no row of its own.
+fn complete(command: &str, path: &str, implied: Option<&str>, s: &mut Value) {
+    use crate::protocol::field_types::{children, schema_type, type_of};
+    let members = children(command, &format!("{path}."));
+    let described = s.get("properties").is_some();
+    let object = if members.is_empty() && !described {
+        "any"
+    } else {
+        "object"
+    };
+    let ty = type_of(command, path).or(implied).unwrap_or(object);
+    if let Some(t) = schema_type(ty) {
+        s["type"] = if t.len() == 1 { json!(t[0]) } else { json!(t) };
+    }
+    for (member, member_ty) in &members {
+        let slot = if *member == "*" {
+            &mut s["additionalProperties"]
+        } else {
+            &mut s["properties"][*member]
+        };
+        if slot.is_null() {
+            *slot = json!({});
+        }
+        complete(command, &format!("{path}.{member}"), Some(member_ty), slot);
+    }
+    if s.get("properties").is_some() && s.get("additionalProperties").is_none() {
+        s["additionalProperties"] = json!(false);
+    }
+    let element = format!("{path}[]");
+    let declared = type_of(command, &element).is_some()
+        || !children(command, &format!("{element}.")).is_empty()
+        || s.get("items").is_some();
+    if ty.contains("array") && declared {
+        let items = &mut s["items"];
+        if items.is_null() {
+            *items = json!({});
+        }
+        complete(command, &element, None, items);
+    }
 }
 
-/// `mcp_continuation`, which the server adds to a result it cut for size.
-fn continuation_schema() -> Value {
+/// The envelope's `error` member: what every error answer carries (its
+/// members typed by the table's `error.` rows).
+fn error_schema() -> Value {
     json!({
-        "type": "object",
-        "description": "When the result was cut for size: call `more` with its arguments for the next part.",
-        "properties": {
-            "tool": {"type": "string"},
-            "arguments": {"type": "object", "properties": {"cursor": {"type": "string"}}},
-            "remaining": {"type": "integer"},
-        },
+        "description": "On status error: code, message, exit_code, repairs (aitools commands to run next).",
+        "required": ["code", "message", "exit_code", "repairs"],
     })
 }
 
@@ -286,14 +297,20 @@ fn continuation_schema() -> Value {
 /// generic `aitools` tool, `more`): the members every envelope has, the rest
 /// open, each command's own being in its tool's schema (`schema <cmd> --full`).
 pub fn envelope_schema() -> Value {
+    let mut error = error_schema();
+    complete("", "error", None, &mut error);
+    let mut continuation = json!({
+        "description": "When the result was cut for size: call `more` with its arguments for the next part.",
+    });
+    complete("", "mcp_continuation", None, &mut continuation);
     json!({
         "type": "object",
         "properties": {
             "schema_version": {"type": "integer"},
             "status": {"type": "string", "enum": ["ok", "partial", "error"]},
             "command": {"type": "string", "description": "The command that answered: its own tool's outputSchema declares the rest."},
-            "error": error_schema(),
-            "mcp_continuation": continuation_schema(),
+            "error": error,
+            "mcp_continuation": continuation,
         },
         "required": ["schema_version", "status", "command"],
         "additionalProperties": true,

@@ -55,23 +55,45 @@ pub fn type_of(command: &str, field: &str) -> Option<&'static str> {
 /// (rows `array[].member`): each member's row naming the command, else its
 /// general row; in table order.
 pub fn members(command: &str, array: &str) -> Vec<(&'static str, &'static str)> {
-    let prefix = format!("{array}[].");
-    let mut out: Vec<(&'static str, &'static str)> = Vec::new();
+    children(command, &format!("{array}[]."))
+}
+
+/// The direct children the table types under `prefix` for `command`: an
+/// object's members (`error.` → `code`, `repairs`; `*` types a map's values)
+/// or an array element's (`matches[].` → `line`); each member's row naming the
+/// command, else its general row; in table order. Deeper rows
+/// (`ops[].paths[]`) are the children's own, and declare the child an array
+/// (or, `x.y`, an object) when it has no row itself.
+pub fn children(command: &str, prefix: &str) -> Vec<(&'static str, &'static str)> {
+    // Each member with its type and whether its own row (not an element's) gave it.
+    let mut out: Vec<(&'static str, &'static str, bool)> = Vec::new();
     for r in rows() {
-        let Some(member) = r.field.strip_prefix(prefix.as_str()) else {
+        let Some(rest) = r.field.strip_prefix(prefix) else {
             continue;
         };
+        // `name`, or `name[]…` (an element's row) or `name.…` (a member's).
+        let end = rest.find(['.', '[']).unwrap_or(rest.len());
+        let (member, deeper) = rest.split_at(end);
+        let own = deeper.is_empty();
+        if member.is_empty() {
+            continue;
+        }
         let mine = r.commands.split(',').any(|c| c == command);
         if !(mine || r.commands.is_empty()) {
             continue;
         }
-        match out.iter_mut().find(|(m, _)| *m == member) {
-            Some(known) if mine => known.1 = r.ty,
+        let ty = match deeper.as_bytes().first() {
+            None => r.ty,
+            Some(b'[') => "array",
+            Some(_) => "object",
+        };
+        match out.iter_mut().find(|(m, _, _)| *m == member) {
+            Some(known) if own && (mine || !known.2) => *known = (member, ty, true),
             Some(_) => {}
-            None => out.push((member, r.ty)),
+            None => out.push((member, ty, own)),
         }
     }
-    out
+    out.into_iter().map(|(m, ty, _)| (m, ty)).collect()
 }
 
 /// The JSON Schema `type` keyword's value for a table type: a name, a list of
@@ -111,6 +133,18 @@ mod tests {
             );
             assert!(seen.insert((r.field, r.commands)), "{r:?} twice");
         }
+    }
+
+    #[test]
+    fn children_are_an_objects_members_and_an_elements() {
+        let error = children("read", "error.");
+        assert!(error.contains(&("code", "string")), "{error:?}");
+        assert!(error.contains(&("repairs", "array")), "{error:?}");
+        assert!(!error.iter().any(|(m, _)| m.contains('.')), "{error:?}");
+        // A member declared only by its element row is an array.
+        let skipped = children("search", "skipped[].");
+        assert!(skipped.contains(&("examples", "array")), "{skipped:?}");
+        assert!(children("search", "no-such.").is_empty());
     }
 
     #[test]

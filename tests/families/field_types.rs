@@ -61,6 +61,7 @@ fn the_type_table_names_only_declared_fields_and_commands() {
         "rules",
         "skills",
         "feedback",
+        "mcp_continuation",
     ];
     let table = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/field-types.tsv"),
@@ -71,10 +72,9 @@ fn the_type_table_names_only_declared_fields_and_commands() {
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
     {
         let cols: Vec<&str> = line.split('\t').collect();
-        // An element's member (`matches[].line`) belongs to its array's field.
-        let field = cols[0]
-            .split_once("[].")
-            .map_or(cols[0], |(array, _)| array);
+        // A nested member (`matches[].line`, `error.code`, `took.*`) belongs
+        // to its top-level field.
+        let field = cols[0].split(['.', '[']).next().unwrap_or(cols[0]);
         match cols.get(2) {
             Some(commands) => {
                 for c in commands.split(',') {
@@ -121,7 +121,9 @@ fn output_schemas_type_every_member_and_allow_no_other() {
             // An array's element members, typed alike (`value` is any JSON).
             let members = p["items"]["properties"].as_object();
             for (m, q) in members.into_iter().flatten() {
-                if q.get("type").is_none() && m != "value" {
+                // `old`/`new` (json diff) are any JSON value too.
+                let any = ["value", "old", "new"].contains(&m.as_str());
+                if q.get("type").is_none() && !any {
                     untyped.insert(format!("{}.{k}[].{m}", t["name"]));
                 }
             }
@@ -274,4 +276,42 @@ fn members_of_every_commands_lists_are_typed_and_checked() {
         let caught = std::panic::catch_unwind(|| check_output_schema(&j));
         assert!(caught.is_err(), "{argv:?}: {array}[].{member} untyped");
     }
+}
+
+/// Every level of every `outputSchema` is declared: each array says what its
+/// elements are, and each object whose members are listed allows no other.
+#[test]
+fn every_level_of_every_output_schema_is_typed_and_closed() {
+    fn walk(path: &str, s: &Value, open: &mut Vec<String>) {
+        if s["type"] == "array" && s.get("items").is_none() {
+            open.push(format!("{path}: an array without items"));
+        }
+        if s.get("properties").is_some() && s.get("additionalProperties").is_none() {
+            open.push(format!("{path}: an object not closed"));
+        }
+        for (k, p) in s["properties"].as_object().into_iter().flatten() {
+            walk(&format!("{path}.{k}"), p, open);
+        }
+        for key in ["items", "additionalProperties"] {
+            if let Some(inner) = s.get(key).filter(|v| v.is_object()) {
+                walk(&format!("{path}[{key}]"), inner, open);
+            }
+        }
+    }
+    let env = TestEnv::new();
+    let replies = super::mcp::session_in(
+        &env,
+        &["--root", ".", "--tools", "all"],
+        &[super::mcp::req(2, "tools/list", json!({}))],
+    );
+    let mut open = Vec::new();
+    for t in super::mcp::by_id(&replies, 2)["result"]["tools"]
+        .as_array()
+        .expect("tools")
+    {
+        if let Some(s) = t.get("outputSchema") {
+            walk(t["name"].as_str().unwrap_or("?"), s, &mut open);
+        }
+    }
+    assert!(open.is_empty(), "{} open levels: {open:#?}", open.len());
 }
