@@ -121,7 +121,7 @@ const DRY_RUNS: &[&[&str]] = &[
 /// `lock`) under a fresh state root. Ignored until the store stops opening
 /// (and creating) its directory for a dry run.
 #[test]
-#[ignore = "issue 33: every dry run creates the state directory and its lock"]
+
 fn a_dry_run_leaves_the_tree_and_the_state_root_as_they_were() {
     let mut wrote = Vec::new();
     for argv in DRY_RUNS {

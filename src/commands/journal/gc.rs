@@ -63,6 +63,9 @@ pub fn run(ctx: &Ctx, a: &GcArgs) -> Result<Output, CmdError> {
         }
         None => ctx.session.settings.gc_budget,
     };
+    if a.dry_run && state_dir::verify(&ctx.root).is_ok_and(|s| !s.exists()) {
+        return Ok(nothing_to_collect(budget));
+    }
     let state = state_dir::ensure(&ctx.root)
         .map_err(|e| crate::store::io_error(ctx, "the state directory", &e))?;
     let _lock = lock::acquire(ctx, &state)?;
@@ -86,4 +89,24 @@ pub fn run(ctx: &Ctx, a: &GcArgs) -> Result<Output, CmdError> {
         obj.push("dry_run", Json::Bool(true));
     }
     Ok(Output::from_json(obj, false))
+}
+
+/// `gc --dry-run` where the workspace has no state directory: nothing to collect,
+/// and the preview makes none.
+fn nothing_to_collect(budget: u64) -> Output {
+    let mut obj = Json::obj();
+    for k in [
+        "ops_collected",
+        "blobs_removed",
+        "bytes_freed",
+        "bytes_before",
+        "bytes_after",
+    ] {
+        obj.push(k, Json::UInt(0));
+    }
+    obj.push("budget", Json::UInt(budget));
+    obj.push("scratch_removed", Json::UInt(0));
+    obj.push("snapshots_removed", Json::UInt(0));
+    obj.push("dry_run", Json::Bool(true));
+    Output::from_json(obj, false)
 }

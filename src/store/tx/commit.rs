@@ -55,7 +55,7 @@ fn locked(
     max_diff_lines: usize,
     dry_run: bool,
 ) -> Result<Option<Committed>, CmdError> {
-    let state = state_dir::ensure(&ctx.root).map_err(|e| io_err(ctx, &e))?;
+    let state = super::state_for(ctx).map_err(|e| io_err(ctx, &e))?;
     let _wlock = lock::acquire(ctx, &state)?;
     super::recovery::recover_locked(ctx, &state)?;
     let (_tlock, tx) = open_locked(ctx, id)?;

@@ -152,6 +152,20 @@ pub fn stage_apart(ctx: &Ctx) -> Result<Apart, CmdError> {
     Ok(apart)
 }
 
+/// The state directory a tx call locks and recovers in. Under a dry run's tx kept
+/// apart (`stage_apart`), in a workspace with no state directory yet, it is the
+/// apart directory itself: nothing can be pending there, and the preview makes
+/// nothing in the state root.
+pub(crate) fn state_for(ctx: &Ctx) -> io::Result<std::path::PathBuf> {
+    if let Some(apart) = ctx.session.tx_home.get()
+        && let Ok(state) = state_dir::verify(&ctx.root)
+        && !state.exists()
+    {
+        return Ok(apart.clone());
+    }
+    state_dir::ensure(&ctx.root)
+}
+
 /// A new tx id in `dir`: `tx-<UTC>-<8 hex>`; under `AITOOLS_SEED` derived from the
 /// seed and a per-workspace counter (reproducible, never repeated), which `count`
 /// advances (a dry run's private tx leaves it alone).
@@ -239,7 +253,7 @@ fn create(
     owned: bool,
     review: bool,
 ) -> Result<(Meta, Option<Owner>), CmdError> {
-    let state = state_dir::ensure(&ctx.root).map_err(|e| io_err(ctx, &e))?;
+    let state = state_for(ctx).map_err(|e| io_err(ctx, &e))?;
     let _lock = lock::acquire(ctx, &state)?;
     let made = (|| -> io::Result<(Meta, Option<Owner>)> {
         let (home, apart) = (home(ctx, &state), ctx.session.tx_home.get().is_some());
@@ -458,7 +472,7 @@ pub fn discard(ctx: &Ctx, id: &str) -> Result<(), CmdError> {
 
 /// `tx abort`: deletes the tx; returns the paths it had staged.
 pub fn abort(ctx: &Ctx, id: &str) -> Result<Vec<String>, CmdError> {
-    let state = state_dir::ensure(&ctx.root).map_err(|e| io_err(ctx, &e))?;
+    let state = state_for(ctx).map_err(|e| io_err(ctx, &e))?;
     let _wlock = lock::acquire(ctx, &state)?;
     let tx = open(ctx, id)?;
     let _tlock = tx.lock(ctx)?;

@@ -140,7 +140,7 @@ pub fn decide(
     approve: bool,
     note: Option<String>,
 ) -> Result<(Decision, Tx), CmdError> {
-    let state = state_dir::ensure(&ctx.root).map_err(|e| io_err(ctx, &e))?;
+    let state = super::state_for(ctx).map_err(|e| io_err(ctx, &e))?;
     let _wlock = lock::acquire(ctx, &state)?;
     let (_tlock, tx) = open_locked(ctx, id)?;
     if !tx.meta.review {

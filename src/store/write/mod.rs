@@ -85,6 +85,11 @@ fn commit(
     req: &WriteRequest,
     build: impl FnOnce() -> Result<Vec<Change>, CmdError>,
 ) -> Result<Committed, CmdError> {
+    if req.dry_run
+        && let Some(state) = absent_state_dir(ctx)
+    {
+        return dry_run_without_state(ctx, req, &state, build);
+    }
     // What it makes of the state directory is synced with the intent record.
     // A blob store made now held nothing before this op (`gc::after_write`).
     let (state, unsynced, fresh_blobs) = state_dir::ensure_deferred(&ctx.root)
@@ -192,6 +197,57 @@ fn commit(
     })
 }
 
+/// The workspace's state directory when it does not exist yet (its trust
+/// checked): a dry run then has nothing to lock, recover or number against.
+fn absent_state_dir(ctx: &Ctx) -> Option<PathBuf> {
+    let state = state_dir::verify(&ctx.root).ok()?;
+    (!state.exists()).then_some(state)
+}
+
+/// A dry run in a workspace with no state directory: the same build, guard and
+/// plan as `commit`, with no lock, no recovery (nothing can be pending) and
+/// nothing made on disk, so a preview leaves the state root as it was.
+fn dry_run_without_state(
+    ctx: &Ctx,
+    req: &WriteRequest,
+    state: &Path,
+    build: impl FnOnce() -> Result<Vec<Change>, CmdError>,
+) -> Result<Committed, CmdError> {
+    let changes = build()?;
+    syntax_guard::check(ctx, req, &changes)?;
+    let mut plan = Plan::new(ctx, state, "op-dry-run");
+    for c in changes {
+        plan.add(c)?;
+    }
+    let mut budget = DiffBudget::of(ctx, req);
+    let (mut reports, mut any_cut) = (Vec::new(), false);
+    let no_diffs = req.no_diffs.get();
+    for r in plan.reports.drain(..) {
+        let (report, cut) = if no_diffs {
+            (r.report, false)
+        } else {
+            r.finish(&mut budget)
+        };
+        any_cut |= cut;
+        reports.push(report);
+    }
+    let nothing = plan.entry_changes.is_empty();
+    let next_commands = if any_cut && !nothing {
+        vec![budget.rerun(ctx)]
+    } else {
+        Vec::new()
+    };
+    Ok(Committed {
+        changes: if nothing { Vec::new() } else { reports },
+        op_id: None,
+        dry_run: true,
+        next_commands,
+        tx: None,
+        tx_op: None,
+        concurrent_appends: None,
+    })
+}
+
 /// `submit` with a tx: the same validation and planning against the tx's view,
 /// then the result is staged in the tx (one tx op) instead of the tree.
 fn stage(
@@ -200,8 +256,7 @@ fn stage(
     id: &str,
     build: impl FnOnce() -> Result<Vec<Change>, CmdError>,
 ) -> Result<Committed, CmdError> {
-    let state = state_dir::ensure(&ctx.root)
-        .map_err(|e| super::io_error(ctx, "the state directory", &e))?;
+    let state = tx::state_for(ctx).map_err(|e| super::io_error(ctx, "the state directory", &e))?;
     let _lock = lock::acquire(ctx, &state)?;
     super::recovery::recover_locked(ctx, &state)?;
     // Loaded once, under its lock; the view reads this load.
