@@ -119,18 +119,7 @@ fn commit(
     }
     let mut budget = DiffBudget::of(ctx, req);
     let mut next_commands = Vec::new();
-    let mut reports = Vec::new();
-    let mut any_cut = false;
-    let no_diffs = req.no_diffs.get();
-    for r in plan.reports.drain(..) {
-        let (report, cut) = if no_diffs {
-            (r.report, false)
-        } else {
-            r.finish(&mut budget)
-        };
-        any_cut |= cut;
-        reports.push(report);
-    }
+    let (reports, any_cut) = finish_reports(&mut plan, &mut budget, req);
     if plan.entry_changes.is_empty() {
         return Ok(Committed {
             changes: Vec::new(),
@@ -197,6 +186,31 @@ fn commit(
     })
 }
 
+/// Each planned change's report, its diff cut to `budget` (none under
+/// `no_diffs`), and whether any diff was cut.
+fn finish_reports(
+    plan: &mut Plan,
+    budget: &mut DiffBudget,
+    req: &WriteRequest,
+) -> (Vec<ChangeReport>, bool) {
+    let no_diffs = req.no_diffs.get();
+    let mut any_cut = false;
+    let reports = plan
+        .reports
+        .drain(..)
+        .map(|r| {
+            let (report, cut) = if no_diffs {
+                (r.report, false)
+            } else {
+                r.finish(budget)
+            };
+            any_cut |= cut;
+            report
+        })
+        .collect();
+    (reports, any_cut)
+}
+
 /// The workspace's state directory when it does not exist yet (its trust
 /// checked): a dry run then has nothing to lock, recover or number against.
 fn absent_state_dir(ctx: &Ctx) -> Option<PathBuf> {
@@ -220,17 +234,7 @@ fn dry_run_without_state(
         plan.add(c)?;
     }
     let mut budget = DiffBudget::of(ctx, req);
-    let (mut reports, mut any_cut) = (Vec::new(), false);
-    let no_diffs = req.no_diffs.get();
-    for r in plan.reports.drain(..) {
-        let (report, cut) = if no_diffs {
-            (r.report, false)
-        } else {
-            r.finish(&mut budget)
-        };
-        any_cut |= cut;
-        reports.push(report);
-    }
+    let (reports, any_cut) = finish_reports(&mut plan, &mut budget, req);
     let nothing = plan.entry_changes.is_empty();
     let next_commands = if any_cut && !nothing {
         vec![budget.rerun(ctx)]
