@@ -17,10 +17,41 @@ pub struct Row {
 
 /// Every row, in table order.
 pub fn rows() -> impl Iterator<Item = Row> {
-    TABLE
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .map(row)
+    index().rows.iter().copied()
+}
+
+/// The table split once per process, with its rows by field and by each parent
+/// prefix (`error.`, `ops[].`): a full output schema asks for the type and the
+/// children of thousands of paths, and a scan of the table for each made
+/// `tools/list --tools all` take seconds.
+struct Index {
+    rows: Vec<Row>,
+    by_field: std::collections::HashMap<&'static str, Vec<Row>>,
+    by_parent: std::collections::HashMap<&'static str, Vec<Row>>,
+}
+
+fn index() -> &'static Index {
+    static INDEX: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
+    INDEX.get_or_init(|| {
+        let rows: Vec<Row> = TABLE
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+            .map(row)
+            .collect();
+        let mut by_field: std::collections::HashMap<_, Vec<Row>> = Default::default();
+        let mut by_parent: std::collections::HashMap<_, Vec<Row>> = Default::default();
+        for r in &rows {
+            by_field.entry(r.field).or_default().push(*r);
+            for (i, _) in r.field.match_indices('.') {
+                by_parent.entry(&r.field[..=i]).or_default().push(*r);
+            }
+        }
+        Index {
+            rows,
+            by_field,
+            by_parent,
+        }
+    })
 }
 
 fn row(line: &'static str) -> Row {
@@ -36,12 +67,12 @@ fn row(line: &'static str) -> Row {
 /// if the table has one: the row naming the command, else the field's general row.
 pub fn type_of(command: &str, field: &str) -> Option<&'static str> {
     let mut general = None;
-    // Only the field's own rows are split (a schema asks for ~700 fields).
-    let own = TABLE.lines().filter(|l| {
-        l.strip_prefix(field)
-            .is_some_and(|rest| rest.starts_with('\t'))
-    });
-    for r in own.map(row) {
+    let own = index()
+        .by_field
+        .get(field)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    for r in own {
         if r.commands.is_empty() {
             general = general.or(Some(r.ty));
         } else if r.commands.split(',').any(|c| c == command) {
@@ -67,7 +98,13 @@ pub fn members(command: &str, array: &str) -> Vec<(&'static str, &'static str)> 
 pub fn children(command: &str, prefix: &str) -> Vec<(&'static str, &'static str)> {
     // Each member with its type and whether its own row (not an element's) gave it.
     let mut out: Vec<(&'static str, &'static str, bool)> = Vec::new();
-    for r in rows() {
+    // Every row under `prefix` (which ends in `.`) is listed under it.
+    let under = index()
+        .by_parent
+        .get(prefix)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    for r in under {
         let Some(rest) = r.field.strip_prefix(prefix) else {
             continue;
         };
