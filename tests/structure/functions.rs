@@ -55,7 +55,6 @@ pub const LONG_FNS: &[(&str, &str, usize)] = &[
     ("store/gc.rs", "collect", 118),
     ("store/intent/wire.rs", "of", 116),
     ("store/recovery.rs", "set_aside", 139),
-    ("store/write/mod.rs", "commit", 111),
     ("text/diff.rs", "general", 106),
     ("text/lines.rs", "scan_holding", 111),
     ("text/notebook/mod.rs", "cell_of", 138),

@@ -108,10 +108,7 @@ fn commit(
         Some(id) => id.clone(),
         None => journal::new_op_id(&state, seq, ctx.session.settings.seed.as_deref()),
     };
-    let mut plan = Plan::new(ctx, &state, &op_id);
-    for c in changes {
-        plan.add(c)?;
-    }
+    let mut plan = plan_of(ctx, &state, &op_id, changes)?;
     // A record stuck on other paths does not hold this write back.
     if !pending.is_empty() {
         let mine = intent::step_paths(&plan.steps);
@@ -120,30 +117,8 @@ fn commit(
     let mut budget = DiffBudget::of(ctx, req);
     let mut next_commands = Vec::new();
     let (reports, any_cut) = finish_reports(&mut plan, &mut budget, req);
-    if plan.entry_changes.is_empty() {
-        return Ok(Committed {
-            changes: Vec::new(),
-            op_id: None,
-            dry_run: req.dry_run,
-            next_commands,
-            tx: None,
-            tx_op: None,
-            concurrent_appends: None,
-        });
-    }
-    if req.dry_run {
-        if any_cut {
-            next_commands.push(budget.rerun(ctx));
-        }
-        return Ok(Committed {
-            changes: reports,
-            op_id: None,
-            dry_run: true,
-            next_commands,
-            tx: None,
-            tx_op: None,
-            concurrent_appends: None,
-        });
+    if plan.entry_changes.is_empty() || req.dry_run {
+        return Ok(unjournaled(ctx, req, &plan, reports, any_cut, &budget));
     }
     if any_cut {
         next_commands.push(shell::aitools(["diff", "--op", &op_id]));
@@ -229,27 +204,51 @@ fn dry_run_without_state(
 ) -> Result<Committed, CmdError> {
     let changes = build()?;
     syntax_guard::check(ctx, req, &changes)?;
-    let mut plan = Plan::new(ctx, state, "op-dry-run");
+    let mut plan = plan_of(ctx, state, "op-dry-run", changes)?;
+    let mut budget = DiffBudget::of(ctx, req);
+    let (reports, any_cut) = finish_reports(&mut plan, &mut budget, req);
+    Ok(unjournaled(ctx, req, &plan, reports, any_cut, &budget))
+}
+
+/// `changes` planned against the view, in order, as op `op_id`.
+fn plan_of<'a>(
+    ctx: &'a Ctx,
+    state: &'a Path,
+    op_id: &'a str,
+    changes: Vec<Change>,
+) -> Result<Plan<'a>, CmdError> {
+    let mut plan = Plan::new(ctx, state, op_id);
     for c in changes {
         plan.add(c)?;
     }
-    let mut budget = DiffBudget::of(ctx, req);
-    let (reports, any_cut) = finish_reports(&mut plan, &mut budget, req);
-    let nothing = plan.entry_changes.is_empty();
-    let next_commands = if any_cut && !nothing {
-        vec![budget.rerun(ctx)]
-    } else {
-        Vec::new()
-    };
-    Ok(Committed {
-        changes: if nothing { Vec::new() } else { reports },
+    Ok(plan)
+}
+
+/// The answer of a write that journals nothing: a plan that changes nothing
+/// (no changes shown), or a dry run's preview (with the call that shows a cut
+/// diff whole).
+fn unjournaled(
+    ctx: &Ctx,
+    req: &WriteRequest,
+    plan: &Plan,
+    reports: Vec<ChangeReport>,
+    any_cut: bool,
+    budget: &DiffBudget,
+) -> Committed {
+    let shown = !plan.entry_changes.is_empty();
+    Committed {
+        changes: if shown { reports } else { Vec::new() },
         op_id: None,
-        dry_run: true,
-        next_commands,
+        dry_run: req.dry_run,
+        next_commands: if shown && any_cut {
+            vec![budget.rerun(ctx)]
+        } else {
+            Vec::new()
+        },
         tx: None,
         tx_op: None,
         concurrent_appends: None,
-    })
+    }
 }
 
 /// `submit` with a tx: the same validation and planning against the tx's view,
@@ -275,11 +274,7 @@ fn stage(
         let changes = build()?;
         syntax_guard::check(ctx, req, &changes)?;
         moves = changes.iter().any(|c| matches!(c, Change::Move { .. }));
-        let mut plan = Plan::new(ctx, &state, id);
-        for c in changes {
-            plan.add(c)?;
-        }
-        Ok(plan)
+        plan_of(ctx, &state, id, changes)
     })();
     let looked = view::tracked(ctx);
     let mut plan = planned?;
