@@ -2,7 +2,8 @@
 //! §8.2 writes it — the surface dials the agent runtime at
 //! `ws://host:port/oui/v1` and speaks the protocol core (`Session`) over it:
 //! reconnection with exponential backoff (1 s, ×2, at most 30 s) and
-//! re-registration, ping every 30 s (no pong within 10 s: the connection is
+//! re-registration once a first connection was made (the first has
+//! `--connect-timeout`, then answers `environment.unavailable`), ping every 30 s (no pong within 10 s: the connection is
 //! dead), text frames only, and `surface:deregister` then a close on SIGINT or
 //! SIGTERM, after which the command answers its envelope. No TLS is built in
 //! (`wss://` is refused): the runtime is expected on the loopback or behind a
@@ -12,7 +13,7 @@ use super::session::{MAX_FRAME, Session};
 use crate::aoi::signals;
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
-use crate::protocol::{CmdError, Output, Repair, code};
+use crate::protocol::{CmdError, Output, Repair, code, shell, values};
 use crate::workspace::Ctx;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -28,19 +29,23 @@ pub struct ConnectArgs {
     /// Sent as `Authorization: Bearer` and as the `token` query parameter
     #[arg(long)]
     pub token: Option<String>,
+    /// How long the first connection is tried (with backoff) before the call
+    /// answers environment.unavailable; reconnections after it retry for good
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = values::parse_duration)]
+    pub connect_timeout: Duration,
 }
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "oui connect",
     summary: "Serve the OUI surfaces to an agent runtime's WebSocket.",
-    description: "The seed 002 §8.2 binding: dials URL (ws://, no TLS), registers every surface (aitools oui manifest) with its observations' values, answers action:request by running the aitools command, pushes observation:update when the journal, a tx, recovery, feedback or a bg job changes. Reconnects with backoff 1 s to 30 s and registers again; pings every 30 s. Runs until SIGINT or SIGTERM, then deregisters, closes and answers.",
+    description: "The seed 002 §8.2 binding: dials URL (ws://, no TLS), registers every surface (aitools oui manifest) with its observations' values, answers action:request by running the aitools command, pushes observation:update when the journal, a tx, recovery, feedback or a bg job changes. The first connection is tried for --connect-timeout (default 5s, backoff from 1 s), then the call answers environment.unavailable; once connected it reconnects with backoff 1 s to 30 s for good and registers again; pings every 30 s. Runs until SIGINT or SIGTERM, then deregisters, closes and answers.",
     args: <ConnectArgs as clap::Args>::augment_args,
     output_fields: &[
         field("url", "The runtime dialled (without its query)."),
         field("connections", "How many times a connection was made."),
         field("stopped", "Why it ended: the signal's name."),
     ],
-    error_codes: &[code::ARGUMENT_INVALID],
+    error_codes: &[code::ARGUMENT_INVALID, code::UNAVAILABLE],
     writes: false,
     tx: false,
     workspace: true,
@@ -141,20 +146,38 @@ fn run(ctx: &Ctx, a: &ConnectArgs) -> Result<Output, CmdError> {
     let mut connections = 0u64;
     let mut delay = BACKOFF_START;
     let shown = a.url.split('?').next().unwrap_or("").to_string();
+    // The first connection's budget; none once a connection was made.
+    let first = Instant::now() + a.connect_timeout;
+    let mut tries = 0u64;
     let sig = loop {
         if let Some(s) = signals::caught() {
             break s;
         }
-        if let Some(mut ws) = dial(&a.url, &auth, a.token.as_deref()) {
-            connections += 1;
-            delay = BACKOFF_START;
-            match serve(&mut ws, &mut session) {
-                Ended::Signal(s) => break s,
-                Ended::Lost => continue,
+        let within = match connections {
+            0 => first.saturating_duration_since(Instant::now()),
+            _ => CONNECT_TIMEOUT,
+        };
+        tries += 1;
+        match dial(&a.url, &auth, a.token.as_deref(), within) {
+            Ok(mut ws) => {
+                connections += 1;
+                delay = BACKOFF_START;
+                match serve(&mut ws, &mut session) {
+                    Ended::Signal(s) => break s,
+                    Ended::Lost => continue,
+                }
             }
+            Err(why) if connections == 0 && Instant::now() >= first => {
+                return Err(unreachable(a, &shown, &why, tries));
+            }
+            Err(_) => {}
         }
-        // Waits out the backoff in ticks, so a signal ends it at once.
-        let until = Instant::now() + delay;
+        // Waits out the backoff in ticks, so a signal ends it at once (the
+        // first connection's wait ends at its budget: one last try then).
+        let mut until = Instant::now() + delay;
+        if connections == 0 {
+            until = until.min(first);
+        }
         while Instant::now() < until && signals::caught().is_none() {
             std::thread::sleep(TICK.min(until.saturating_duration_since(Instant::now())));
         }
@@ -172,16 +195,59 @@ fn run(ctx: &Ctx, a: &ConnectArgs) -> Result<Output, CmdError> {
     }))
 }
 
-fn dial(url: &str, auth: &str, token: Option<&str>) -> Option<WebSocket<TcpStream>> {
+/// The first connection was not made within `--connect-timeout`.
+fn unreachable(a: &ConnectArgs, shown: &str, why: &str, tries: u64) -> CmdError {
+    let mut again = vec!["oui", "connect", shown];
+    if a.token.is_some() {
+        again.extend(["--token", "TOKEN"]);
+    }
+    again.extend(["--connect-timeout", "60s"]);
+    let budget = a.connect_timeout.as_millis();
+    CmdError::new(
+        code::UNAVAILABLE,
+        format!(
+            "No OUI runtime answered at {shown} within --connect-timeout ({budget} ms, {tries} tries): {why}."
+        ),
+        Repair::new(
+            "start_runtime",
+            "Start the agent runtime's OUI endpoint (or fix the URL), then connect again; a longer --connect-timeout waits for a runtime that is starting.",
+            shell::aitools(again),
+        ),
+    )
+    .with_repair(Repair::new(
+        "serve_instead",
+        "Or let the runtime dial the surfaces: aitools console serves them at its oui_url.",
+        shell::aitools(["console"]),
+    ))
+}
+
+/// One attempt at a connection and its handshake, each step within `within`
+/// (at least 50 ms): the connection, or why there is none.
+fn dial(
+    url: &str,
+    auth: &str,
+    token: Option<&str>,
+    within: Duration,
+) -> Result<WebSocket<TcpStream>, String> {
     use tungstenite::client::IntoClientRequest;
-    let addr = auth.to_socket_addrs().ok()?.next()?;
-    let stream = TcpStream::connect_timeout(&addr, CONNECT_TIMEOUT).ok()?;
-    stream.set_read_timeout(Some(CONNECT_TIMEOUT)).ok()?;
-    stream.set_write_timeout(Some(CONNECT_TIMEOUT)).ok()?;
+    let within = within.clamp(Duration::from_millis(50), CONNECT_TIMEOUT);
+    let addr = auth
+        .to_socket_addrs()
+        .map_err(|e| format!("{auth} does not resolve ({e})"))?
+        .next()
+        .ok_or_else(|| format!("{auth} resolves to no address"))?;
+    let stream = TcpStream::connect_timeout(&addr, within).map_err(|e| e.to_string())?;
+    let io = |e: std::io::Error| e.to_string();
+    stream.set_read_timeout(Some(within)).map_err(io)?;
+    stream.set_write_timeout(Some(within)).map_err(io)?;
     let _ = stream.set_nodelay(true);
-    let mut req = with_token(url, token).into_client_request().ok()?;
+    let mut req = with_token(url, token)
+        .into_client_request()
+        .map_err(|e| e.to_string())?;
     if let Some(t) = token {
-        let v = format!("Bearer {t}").parse().ok()?;
+        let v = format!("Bearer {t}")
+            .parse()
+            .map_err(|_| "the token cannot be sent in a header".to_string())?;
         req.headers_mut().insert("Authorization", v);
     }
     // Frames up to 16 MiB are read (memory stays bounded); the session refuses
@@ -189,9 +255,10 @@ fn dial(url: &str, auth: &str, token: Option<&str>) -> Option<WebSocket<TcpStrea
     let config = WebSocketConfig::default()
         .max_message_size(Some(MAX_FRAME * 16))
         .max_frame_size(Some(MAX_FRAME * 16));
-    let (ws, _) = tungstenite::client::client_with_config(req, stream, Some(config)).ok()?;
-    ws.get_ref().set_read_timeout(Some(TICK)).ok()?;
-    Some(ws)
+    let (ws, _) = tungstenite::client::client_with_config(req, stream, Some(config))
+        .map_err(|e| format!("the WebSocket handshake failed ({e})"))?;
+    ws.get_ref().set_read_timeout(Some(TICK)).map_err(io)?;
+    Ok(ws)
 }
 
 fn send_all(ws: &mut WebSocket<TcpStream>, frames: Vec<Value>) -> bool {

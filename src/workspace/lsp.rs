@@ -272,11 +272,7 @@ pub fn ask(server: &Server, at: &At, what: &Ask, timeout: Duration) -> Result<Ve
     };
     let mut cmd = std::process::Command::new(prog);
     cmd.args(rest).current_dir(at.root);
-    let limits = Limits {
-        timeout,
-        grace: Duration::from_millis(500),
-        cap: 64 << 10,
-    };
+    let limits = Limits::plain(timeout, Duration::from_millis(500), 64 << 10);
     let (said, _done) = process::converse(cmd, limits, |pipe| {
         let mut c = Conn {
             pipe,

@@ -19,6 +19,10 @@ pub struct Limits {
     pub timeout: Duration,
     pub grace: Duration,
     pub cap: usize,
+    /// Under a reaper of its own ([`reaper`]) that ends the program's whole
+    /// tree also when aitools itself dies (SIGKILL included): a program a user
+    /// names (`run`); aitools' own short calls (git) run plain when they can.
+    pub watched: bool,
 }
 
 /// Where a stream's bytes go as they come: the reader thread feeds each chunk
@@ -27,6 +31,19 @@ pub trait Sink: Send + 'static {
     fn feed(&mut self, bytes: &[u8]);
     /// The stream ended (end of file, or the reader gave up).
     fn end(&mut self) {}
+}
+
+impl Limits {
+    /// A program aitools starts for itself (git, a tool's version), not
+    /// [`Limits::watched`].
+    pub fn plain(timeout: Duration, grace: Duration, cap: usize) -> Limits {
+        Limits {
+            timeout,
+            grace,
+            cap,
+            watched: false,
+        }
+    }
 }
 
 /// One stream's capture: its first `cap` bytes.
@@ -182,14 +199,16 @@ fn spawn_reader<S: Sink>(
 
 /// The one way a program is started: its own process group and a fresh job tag
 /// (what the end-of-run kill finds it by), stdout and stderr piped; under its
-/// own reaper ([`reaper`]) when another program runs under this process.
+/// own reaper ([`reaper`]) when it is `watched` or another program runs
+/// under this process.
 fn start_supervised(
     cmd: &mut Command,
     stdin: Stdio,
+    watched: bool,
 ) -> Result<(std::process::Child, Job, Instant), StartError> {
     let tag = proctree::new_tag();
     subreaper::adopt();
-    let plain = subreaper::claim();
+    let plain = !watched && subreaper::claim();
     let report = if plain {
         None
     } else {
@@ -296,11 +315,17 @@ impl Job {
             let _ = r.read_to_string(&mut said);
             *self.left.borrow_mut() = said.lines().filter_map(|l| l.trim().parse().ok()).collect();
             // The reaper died before ending the tree: what it left re-parented
-            // here, and what carries this job's tag is ended now.
+            // here and is ended now, also what dropped the tag (`env -i`) and
+            // left the group: every orphan of this process since the reaper
+            // started that carries no other job's tag (a `run` always has a
+            // reaper, so such an orphan is a dead reaper's).
             if !said.lines().any(|l| l.trim() == reaper::DONE) {
-                self.left
-                    .borrow_mut()
-                    .extend(subreaper::sweep_tagged(self.since, &self.tag, within));
+                self.left.borrow_mut().extend(subreaper::sweep(
+                    None,
+                    self.since,
+                    Some(&self.tag),
+                    within,
+                ));
             }
         }
         let mut left = self.left.borrow().clone();
@@ -319,7 +344,7 @@ pub fn run_with<O: Sink + Default, E: Sink + Default>(
     out: O,
     err: E,
 ) -> Result<Finished<O, E>, StartError> {
-    let (mut child, job, start) = start_supervised(&mut cmd, Stdio::null())?;
+    let (mut child, job, start) = start_supervised(&mut cmd, Stdio::null(), limits.watched)?;
     let pgid = child.id();
     let (out, err): (Shared<O>, Shared<E>) = (
         Arc::new(Mutex::new(Some(out))),
@@ -484,7 +509,7 @@ pub fn converse<R>(
     limits: Limits,
     talk: impl FnOnce(&mut Pipe) -> R,
 ) -> Result<(R, Finished<(), Stream>), StartError> {
-    let (mut child, job, start) = start_supervised(&mut cmd, Stdio::piped())?;
+    let (mut child, job, start) = start_supervised(&mut cmd, Stdio::piped(), limits.watched)?;
     let pgid = child.id();
     let (chunks_tx, chunks_rx) = mpsc::channel();
     let out: Shared<Forward> = Arc::new(Mutex::new(Some(Forward(Some(chunks_tx)))));

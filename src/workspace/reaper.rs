@@ -1,7 +1,8 @@
-//! A run's own subreaper, for a program started while another runs in the same
-//! process (two calls at once in `aitools console` or `mcp --http`): aitools run
-//! again as `aitools __run-reaper <fd> -- <argv>` (with `AITOOLS_RUN_REAPER` set,
-//! so no typed call lands here). It makes itself a child subreaper, starts the
+//! A run's own subreaper, for every program a user names (`run`) and for a
+//! program started while another runs in the same process (two calls at once
+//! in `aitools console` or `mcp --http`): aitools run again as `aitools
+//! __run-reaper <fd> -- <argv>` (with `AITOOLS_RUN_REAPER` set, so no typed
+//! call lands here). It makes itself a child subreaper, starts the
 //! program (which inherits its group, streams, cwd and job tag), waits for it,
 //! then kills what the program left (everything still under the reaper, also
 //! past `setsid`, a double fork and `env -i`) and exits as the program did (its
@@ -10,8 +11,11 @@
 //! it for its own. On descriptor `<fd>` it says `ok` once the program started
 //! (or `errno <n>` when it could not be), then the pids that outlived SIGKILL,
 //! one a line, then `end`. A reaper killed before that (SIGKILL, the OOM
-//! killer) leaves its orphans to re-parent to its starter, which ends those
-//! carrying the job's tag.
+//! killer) leaves its orphans to re-parent to its starter, which ends every
+//! orphan that re-parented to it since the reaper started (tagged or not).
+//! Every `run` gets a reaper (a lone one too): when its starter dies (SIGKILL
+//! included), the reaper sees its report's read end close and ends the
+//! program's whole tree (SIGTERM, then SIGKILL) before it exits.
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -95,6 +99,10 @@ fn reap(mut report: std::fs::File, argv: &[OsString]) -> u8 {
         // SAFETY: installs a handler that does nothing and touches no memory.
         unsafe { libc::signal(sig, ignore as *const () as libc::sighandler_t) };
     }
+    // The starter died before this process started: nothing is started for no one.
+    if orphaned(&report, 0) {
+        return 127;
+    }
     let mut cmd = Command::new(&argv[0]);
     cmd.args(&argv[1..]).env_remove(ENV);
     let mut child = match cmd.spawn() {
@@ -105,8 +113,13 @@ fn reap(mut report: std::fs::File, argv: &[OsString]) -> u8 {
         }
     };
     let _ = writeln!(report, "ok");
-    let status = child.wait();
     let me = std::process::id();
+    let Some(status) = wait_or_orphaned(&mut child, &report) else {
+        // No one reads the answer any more: the program's tree is ended as a
+        // timeout ends it (TERM, a grace, then KILL) and nothing is reported.
+        end_tree(me);
+        return 1;
+    };
     let left = super::proctree::kill_until_gone(LEFTOVER_KILL, || {
         reap_any();
         if super::subreaper::has_children() {
@@ -127,6 +140,74 @@ fn reap(mut report: std::fs::File, argv: &[OsString]) -> u8 {
         Ok((None, Some(s))) => raise(s),
         _ => 127,
     }
+}
+
+/// Whether the report's read end is closed (the starter died: a pipe's write
+/// end polls `POLLERR` once it has no reader), waiting at most `ms` (-1: no
+/// limit); wakes early when `also` (a pidfd, or -1 for none) is readable.
+fn orphaned_or(report: &std::fs::File, also: i32, ms: i32) -> bool {
+    let mut p = [
+        libc::pollfd {
+            fd: report.as_raw_fd(),
+            events: 0,
+            revents: 0,
+        },
+        libc::pollfd {
+            fd: also,
+            events: libc::POLLIN,
+            revents: 0,
+        },
+    ];
+    // SAFETY: `p` is two valid pollfds owned here (a negative fd is skipped).
+    unsafe { libc::poll(p.as_mut_ptr(), 2, ms) };
+    p[0].revents & (libc::POLLERR | libc::POLLHUP) != 0
+}
+
+fn orphaned(report: &std::fs::File, ms: i32) -> bool {
+    orphaned_or(report, -1, ms)
+}
+
+/// Waits for the program's end; `None` when the starter died first.
+fn wait_or_orphaned(
+    child: &mut std::process::Child,
+    report: &std::fs::File,
+) -> Option<std::io::Result<std::process::ExitStatus>> {
+    let pid = libc::pid_t::try_from(child.id()).unwrap_or(-1);
+    // SAFETY: pidfd_open(2) takes plain integers; the fd it returns is ours.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    let pidfd = i32::try_from(fd).ok().filter(|&fd| fd >= 0).map(|fd| {
+        // SAFETY: `fd` was just opened and is owned by nothing else.
+        unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) }
+    });
+    let also = pidfd.as_ref().map_or(-1, AsRawFd::as_raw_fd);
+    loop {
+        match child.try_wait() {
+            Ok(Some(st)) => return Some(Ok(st)),
+            Ok(None) => {}
+            Err(e) => return Some(Err(e)),
+        }
+        // Without a pidfd the program's end is seen within 20 ms.
+        if orphaned_or(report, also, if also < 0 { 20 } else { -1 }) {
+            return None;
+        }
+    }
+}
+
+/// The starter is gone: SIGTERM to everything under this process (it is their
+/// subreaper), SIGKILL to what outlives [`LEFTOVER_KILL`], reaping as they end.
+fn end_tree(me: u32) {
+    let under = || {
+        reap_any();
+        super::subreaper::under(me)
+    };
+    for p in under() {
+        super::proctree::signal(p, libc::SIGTERM);
+    }
+    let until = std::time::Instant::now() + LEFTOVER_KILL;
+    while std::time::Instant::now() < until && !under().is_empty() {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    super::proctree::kill_until_gone(LEFTOVER_KILL, under);
 }
 
 /// Reaps every child that ended (this process supervises nothing else).

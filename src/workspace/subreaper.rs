@@ -241,35 +241,6 @@ pub fn sweep(root: Option<u32>, since: u64, tag: Option<&str>, within: Duration)
     })
 }
 
-/// Like [`sweep`], for the orphans of a run's reaper that died before ending
-/// them: only the orphans (re-parented here since `since`) that carry `tag`
-/// itself, and what is under them; a tag-less one may be another run's.
-pub fn sweep_tagged(since: u64, tag: &str, within: Duration) -> Vec<u32> {
-    let me = std::process::id();
-    proctree::kill_until_gone(within, || {
-        let all = links();
-        reap_in(&all);
-        let kept = own().clone();
-        let orphans: Vec<u32> = all
-            .iter()
-            .filter(|(pid, l)| {
-                l.ppid == me
-                    && l.start >= since
-                    && !l.dead
-                    && !kept.contains(pid)
-                    && proctree::carries(**pid, tag)
-            })
-            .map(|(&pid, _)| pid)
-            .collect();
-        let mut found = below(&all, &orphans);
-        found.extend(orphans);
-        found.retain(|p| *p != me && all.get(p).is_some_and(|l| !l.dead));
-        found.sort_unstable();
-        found.dedup();
-        found
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

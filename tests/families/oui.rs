@@ -447,3 +447,49 @@ fn connect_refuses_what_it_cannot_dial() {
     let r = env.run(&["oui", "connect", "http://127.0.0.1:1/"]);
     assert_eq!(r.error_code(), "argument.invalid");
 }
+
+/// A first connection that nobody answers (a closed port) ends within
+/// `--connect-timeout` (default 5 s) with `environment.unavailable`, a repair
+/// that connects again with a longer budget and one that serves the surfaces
+/// instead (was: it retried for good, 3/3).
+#[test]
+fn a_first_connection_nobody_answers_ends_within_its_budget() {
+    let env = TestEnv::new();
+    // A port that was free a moment ago: nothing listens there now.
+    let port = TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
+    let url = format!("ws://127.0.0.1:{port}/oui/v1");
+    for (extra, most) in [(&[][..], 9), (&["--connect-timeout", "1s"][..], 4)] {
+        let mut args = vec!["oui", "connect", &url, "--token", "s3cret"];
+        args.extend_from_slice(extra);
+        let mut child = env
+            .command(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn aitools oui connect");
+        let start = Instant::now();
+        let until = start + Duration::from_secs(15);
+        while child.try_wait().unwrap().is_none() && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let took = start.elapsed();
+        let _ = child.kill();
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            took < Duration::from_secs(most),
+            "{extra:?}: no answer after {took:?} (budget {most} s): {out:?}"
+        );
+        let r = crate::support::parse(out);
+        assert_eq!(r.error_code(), "environment.unavailable", "{}", r.stdout);
+        let repairs = r.json["error"]["repairs"].as_array().unwrap();
+        let again = repairs[0]["command"].as_str().unwrap();
+        assert!(
+            again.contains("--connect-timeout") && !again.contains("s3cret"),
+            "{again}"
+        );
+        assert!(repairs.iter().any(|x| x["command"] == "aitools console"));
+    }
+}

@@ -358,9 +358,10 @@ fn reaper_of(marker: &str) -> Option<u32> {
     })
 }
 
-/// A second `run` in one server gets a reaper of its own; SIGKILL to that reaper
-/// still ends what its program started (in its group, and past `setsid`) within
-/// seconds (was: both `sleep`s kept running with no owner).
+/// Each `run` in one server gets a reaper of its own; SIGKILL to that reaper
+/// still ends what its program started (in its group, past `setsid`, and past
+/// `setsid` + `env -i`, which drops the job tag) within seconds (was: the
+/// `env -i` one kept running with no owner; before that all three did).
 #[test]
 fn a_killed_run_reaper_leaves_no_program_behind() {
     use crate::families::console::{mcp_post, start};
@@ -372,10 +373,10 @@ fn a_killed_run_reaper_leaves_no_program_behind() {
             "params": {"name": "run", "arguments": {"argv": ["sh", "-c", script], "timeout": "60s"}}});
         (session, msg)
     };
-    // A holds the server's own slot, so B runs under a reaper.
+    // A runs while B does (each under a reaper of its own).
     let (sa, ma) = call(format!("touch a.started; {}", await_file("go")));
     let (sb, mb) = call(format!(
-        "{}; (setsid sleep 7798 &); sleep 7797 & sleep 7797",
+        "{}; (setsid sleep 7798 &); (env -i setsid sleep 7799 >/dev/null 2>&1 &); sleep 7797 & sleep 7797",
         await_file("a.started")
     ));
     std::thread::scope(|sc| {
@@ -388,7 +389,11 @@ fn a_killed_run_reaper_leaves_no_program_behind() {
         }
         let tb = sc.spawn(|| mcp_post(&s, &mb, &sb));
         let mut reaper = None;
-        while reaper.is_none() || !alive_with("sleep 7798") || !alive_with("sleep 7797") {
+        while reaper.is_none()
+            || !["7797", "7798", "7799"]
+                .iter()
+                .all(|n| alive_with(&format!("sleep {n}")))
+        {
             assert!(std::time::Instant::now() < until, "B never started");
             std::thread::sleep(std::time::Duration::from_millis(50));
             reaper = reaper_of("7797");
@@ -396,21 +401,20 @@ fn a_killed_run_reaper_leaves_no_program_behind() {
         let pid = reaper.unwrap_or_default().to_string();
         Command::new("kill").args(["-9", &pid]).status().unwrap();
         let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
-        while (alive_with("sleep 7797") || alive_with("sleep 7798"))
-            && std::time::Instant::now() < until
-        {
+        let left = || ["7797", "7798", "7799"].map(|n| alive_with(&format!("sleep {n}")));
+        while left().contains(&true) && std::time::Instant::now() < until {
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
-        let left = [alive_with("sleep 7797"), alive_with("sleep 7798")];
+        let left = left();
         std::fs::write(env.path("go"), "").unwrap();
         let (ra, rb) = (ta.join().unwrap(), tb.join().unwrap());
-        for marker in ["sleep\x007797\0", "sleep\x007798\0"] {
+        for marker in ["sleep\x007797\0", "sleep\x007798\0", "sleep\x007799\0"] {
             kill_exact(marker);
         }
         assert_eq!(
             left,
-            [false, false],
-            "[group sleep, setsid sleep] alive 5 s after the reaper's SIGKILL: {ra:?} {:?}",
+            [false, false, false],
+            "[group sleep, setsid sleep, setsid + env -i sleep] alive 5 s after the reaper's SIGKILL: {ra:?} {:?}",
             String::from_utf8_lossy(&rb.2)
         );
     });
@@ -430,4 +434,108 @@ fn kill_exact(cmdline: &str) {
             unsafe { libc::kill(pid, libc::SIGKILL) };
         }
     }
+}
+
+/// Every live process whose command line holds one of `markers`.
+fn alive_of(markers: &[&str]) -> Vec<bool> {
+    markers.iter().map(|m| alive_with(m)).collect()
+}
+
+/// Waits (at most 20 s) until every marker names a live process.
+fn await_alive(markers: &[&str]) {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while alive_of(markers).contains(&false) {
+        assert!(
+            std::time::Instant::now() < until,
+            "never started: {markers:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// Whether any marker still names a live process 2 s after the call.
+fn alive_after_2s(markers: &[&str]) -> Vec<bool> {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    while alive_of(markers).contains(&true) && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    alive_of(markers)
+}
+
+/// A program in the group (`&`), one past `setsid`, one past `setsid` + `env -i`.
+fn three_ways(n: u32) -> (String, [String; 3]) {
+    let [a, b, c] = [n, n + 1, n + 2];
+    let script = format!(
+        "sleep {a} & (setsid sleep {b} &); (env -i setsid sleep {c} >/dev/null 2>&1 &); sleep {a}"
+    );
+    (script, [a, b, c].map(|n| format!("sleep {n}")))
+}
+
+/// SIGKILL to the `aitools run` process itself: its run's reaper sees it die
+/// and ends the program's whole tree within 2 s (was: the program and all it
+/// started kept running, re-parented to init, 3/3).
+#[test]
+fn sigkill_to_aitools_run_ends_its_programs_whole_tree() {
+    let env = TestEnv::new();
+    let (script, names) = three_ways(7821);
+    let markers: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut child = env
+        .command(&["run", "--timeout", "60s", "--", "sh", "-c", &script])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn aitools run");
+    await_alive(&markers);
+    child.kill().expect("SIGKILL");
+    let _ = child.wait();
+    let left = alive_after_2s(&markers);
+    for n in 7821..7824 {
+        kill_exact(&format!("sleep\0{n}\0"));
+    }
+    assert_eq!(
+        left, [false; 3],
+        "{markers:?} alive 2 s after aitools' SIGKILL"
+    );
+}
+
+/// SIGKILL to `aitools mcp` while a `run` call runs: the run's tree ends
+/// within 2 s; a bg job the server started lives on (bg jobs outlive whatever
+/// started them, a server killed or not; `bg stop` ends them).
+#[test]
+fn sigkill_to_the_mcp_server_ends_its_runs_not_its_bg_jobs() {
+    use crate::families::mcp::call;
+    use serde_json::json;
+    use std::io::Write;
+    let env = TestEnv::new();
+    let (script, names) = three_ways(7831);
+    let mut markers: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut server = env
+        .command(&["mcp", "--root", "."])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn aitools mcp");
+    let mut stdin = server.stdin.take().expect("stdin");
+    let bg = json!({"command": "bg start", "args": {"argv": ["sleep", "7835"]}});
+    let run = json!({"argv": ["sh", "-c", script], "timeout": "60s"});
+    for msg in [call(1, "aitools", bg), call(2, "run", run)] {
+        writeln!(stdin, "{msg}").expect("request");
+    }
+    markers.push("sleep 7835");
+    await_alive(&markers);
+    server.kill().expect("SIGKILL");
+    let _ = server.wait();
+    drop(stdin);
+    let left = alive_after_2s(&markers[..3]);
+    let bg_alive = alive_with("sleep 7835");
+    env.run(&["bg", "stop", "bg-1", "--grace", "1s"]);
+    for n in 7831..7834 {
+        kill_exact(&format!("sleep\0{n}\0"));
+    }
+    assert_eq!(
+        (left, bg_alive),
+        (vec![false; 3], true),
+        "({markers:?} of the run alive 2 s after the server's SIGKILL, bg job alive)"
+    );
 }

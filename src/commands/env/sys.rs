@@ -190,11 +190,7 @@ fn first_line(out: &[u8], err: &[u8]) -> Option<String> {
 fn probe(path: &std::path::Path, name: &str, timeout: Duration) -> Option<String> {
     let mut cmd = std::process::Command::new(path);
     cmd.arg(if name == "go" { "version" } else { "--version" });
-    let limits = Limits {
-        timeout,
-        grace: Duration::from_millis(200),
-        cap: 64 * 1024,
-    };
+    let limits = Limits::plain(timeout, Duration::from_millis(200), 64 * 1024);
     let done = process::run(cmd, limits).ok()?;
     if done.timed_out {
         return None;

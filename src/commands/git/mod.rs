@@ -109,11 +109,7 @@ fn hardening(ctx: &Ctx, limits: Limits) -> Result<gitrun::Hardening, RunError> {
 /// aitools command that does the same job without git (for the repair).
 pub fn git(ctx: &Ctx, args: &[String], fallback: &str) -> Result<GitOut, CmdError> {
     let timeout = ctx.session.settings.git_timeout.unwrap_or(GIT_TIMEOUT);
-    let limits = Limits {
-        timeout,
-        grace: Duration::from_secs(1),
-        cap: GIT_CAP,
-    };
+    let limits = Limits::plain(timeout, Duration::from_secs(1), GIT_CAP);
     let extra = [
         "-c".to_string(),
         "core.quotepath=false".into(),
