@@ -32,6 +32,8 @@ const TYPED_ERRORS: &[&str] = &[
     "store/view.rs",
     "store/files.rs",
     "store/recovery.rs",
+    "store/request.rs",
+    "store/undo.rs",
     "store/tx/mod.rs",
     "store/tx/drift.rs",
     "store/tx/markers.rs",
