@@ -581,7 +581,7 @@ fn run_in(
     let recovered = if spec.workspace && name != RECOVER {
         match recovery::recover(&ctx) {
             Ok(r) => r,
-            Err(e) => return Invoked::new(name, Err(e)),
+            Err(e) => return Invoked::new(name, Err(e.into())),
         }
     } else {
         recovery::Report::default()

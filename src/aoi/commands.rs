@@ -251,7 +251,12 @@ fn run_doctor(ctx: &Ctx, a: &DoctorArgs) -> Result<Output, CmdError> {
                     r.pending.len()
                 ),
             )),
-            Err(e) => add(check("pending_recovery", false, "error", e.message.clone())),
+            Err(e) => add(check(
+                "pending_recovery",
+                false,
+                "error",
+                CmdError::from(e).message.clone(),
+            )),
         }
         add(lock_check(ctx, state));
     }

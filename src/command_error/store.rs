@@ -121,6 +121,12 @@ impl From<StoreError> for CmdError {
                 as_arg,
                 retry,
             } => store_tx::moved_in_tx(arg, id, to, op, op_argv, as_arg, retry),
+            E::PathIo {
+                command,
+                path,
+                error,
+            } => error::io_error(&command, &path, &error),
+            E::Workspace(w) => w.into(),
             E::OpNotFound { op_id } => store_undo::op_not_found(op_id),
             E::OpAmbiguous { op_id, ids, again } => store_undo::op_ambiguous(op_id, ids, again),
             E::OpCollected {

@@ -8,10 +8,23 @@ use crate::workspace::error::{NotFound, Outside, WorkspaceError};
 
 impl From<Box<WorkspaceError>> for CmdError {
     fn from(e: Box<WorkspaceError>) -> CmdError {
-        match *e {
+        CmdError::from(&*e)
+    }
+}
+
+/// A workspace error's message alone (a pending record's refusal quotes it).
+impl std::fmt::Display for WorkspaceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&CmdError::from(self).message)
+    }
+}
+
+impl From<&WorkspaceError> for CmdError {
+    fn from(e: &WorkspaceError) -> CmdError {
+        match e {
             WorkspaceError::Cwd { err } => CmdError::new(
                 code::IO,
-                format!("The working directory cannot be read: {}.", err_text(&err)),
+                format!("The working directory cannot be read: {}.", err_text(err)),
                 Repair::new(
                     "cd",
                     "Run aitools from an existing directory, or pass --root.",
@@ -31,17 +44,17 @@ impl From<Box<WorkspaceError>> for CmdError {
                 shown,
                 work_tree,
                 argv,
-            } => root_in_git(&shown, work_tree, &argv),
+            } => root_in_git(shown, work_tree.clone(), argv),
             WorkspaceError::BadValue { command, flag, why } => {
-                CmdError::invalid_argument(&command, format!("{flag}: {why}"))
+                CmdError::invalid_argument(command, format!("{flag}: {why}"))
             }
             WorkspaceError::EmptyPath { command } => CmdError::new(
                 code::ARGUMENT_INVALID,
                 "The path argument is empty.",
                 Repair::new("find", "Find the file to name.", "aitools find --type file"),
             )
-            .with_repair(schema_repair(&command)),
-            WorkspaceError::Outside { what, why } => outside(&what, why),
+            .with_repair(schema_repair(command)),
+            WorkspaceError::Outside { what, why } => outside(what, why),
             WorkspaceError::NotOpenable { arg, kind } => CmdError::new(
                 code::NOT_A_FILE,
                 format!(
@@ -50,7 +63,7 @@ impl From<Box<WorkspaceError>> for CmdError {
                 Repair::new(
                     "info",
                     "See what kind of path it is.",
-                    shell::aitools(["info", &arg]),
+                    shell::aitools(["info", arg.as_str()]),
                 ),
             ),
             WorkspaceError::TooLarge {
@@ -58,7 +71,7 @@ impl From<Box<WorkspaceError>> for CmdError {
                 limit,
                 need,
                 argv,
-            } => too_large(&what, limit, need, &argv),
+            } => too_large(what, *limit, *need, argv),
             WorkspaceError::WholeTooLarge {
                 display,
                 len,
@@ -72,16 +85,16 @@ impl From<Box<WorkspaceError>> for CmdError {
                 Repair::new(
                     "read",
                     "Read it in bounded pieces instead.",
-                    shell::aitools(["read", &display, "--range", "1:200"]),
+                    shell::aitools(["read", display.as_str(), "--range", "1:200"]),
                 ),
             ),
             WorkspaceError::Stdin { err, command } => CmdError::new(
                 code::IO,
-                format!("Standard input cannot be read: {}.", err_text(&err)),
+                format!("Standard input cannot be read: {}.", err_text(err)),
                 Repair::new(
                     "schema",
                     "Check how this command takes its input.",
-                    shell::aitools(["schema", &command]),
+                    shell::aitools(["schema", command.as_str()]),
                 ),
             ),
             WorkspaceError::Newer { value, argv } => CmdError::new(
@@ -92,12 +105,12 @@ impl From<Box<WorkspaceError>> for CmdError {
                 Repair::new(
                     "newer",
                     "Give a duration such as 1h, or a path whose mtime is the threshold.",
-                    shell::aitools(with_newer(&argv, "1h")),
+                    shell::aitools(with_newer(argv, "1h")),
                 ),
             ),
             WorkspaceError::BadGlob { command, message } => CmdError::new(
                 code::ARGUMENT_INVALID,
-                message,
+                message.clone(),
                 Repair::new(
                     "glob",
                     "Use wildmatch syntax: * within a name, ** across directories, [abc], ?, and a leading ! to exclude (--glob '*.rs'); this shows the command's other filters.",
@@ -109,9 +122,9 @@ impl From<Box<WorkspaceError>> for CmdError {
                 message,
                 argv,
                 lang,
-            } => unknown_lang(&command, message, &argv, lang),
-            WorkspaceError::NotFound(n) => not_found(*n),
-            WorkspaceError::Io { command, path, err } => io_error(&command, &path, &err),
+            } => unknown_lang(command, message.clone(), argv, lang.clone()),
+            WorkspaceError::NotFound(n) => not_found(n),
+            WorkspaceError::Io { command, path, err } => io_error(command, path, err),
         }
     }
 }
@@ -148,7 +161,7 @@ fn root_in_git(shown: &str, work_tree: Option<String>, argv: &[String]) -> CmdEr
     )
 }
 
-fn outside(what: &str, why: Outside) -> CmdError {
+fn outside(what: &str, why: &Outside) -> CmdError {
     let (why, detail) = match why {
         Outside::InGit => (
             "is inside .git, which aitools never writes".to_string(),
@@ -197,7 +210,7 @@ fn too_large(what: &str, limit: u64, need: Option<u64>, argv: &[String]) -> CmdE
 
 /// `input.not-found`, with the near paths as `candidates` and, first, the same
 /// call on the nearest (reads) or an `info` of it after `find` (writes).
-fn not_found(n: NotFound) -> CmdError {
+fn not_found(n: &NotFound) -> CmdError {
     let NotFound {
         arg,
         dangling,
@@ -209,7 +222,7 @@ fn not_found(n: NotFound) -> CmdError {
     } = n;
     let mut err = CmdError::new(
         code::NOT_FOUND,
-        if dangling {
+        if *dangling {
             format!("{arg} is a symlink whose target does not exist.")
         } else {
             format!("{arg} does not exist.")
@@ -220,7 +233,7 @@ fn not_found(n: NotFound) -> CmdError {
             "aitools find --type file",
         ),
     );
-    if dangling {
+    if *dangling {
         err = err.with_first_repair(Repair::new(
             "info",
             "Describe the link itself (its hash is that of its target text).",
@@ -230,9 +243,10 @@ fn not_found(n: NotFound) -> CmdError {
     let Some(as_arg) = nearest else {
         return err;
     };
+    let (arg, argv) = (arg.as_str(), argv.as_slice());
     match offer {
         Offer::Retry => {
-            let line = match same_argv_on(&argv, &arg, &as_arg) {
+            let line = match same_argv_on(argv, arg, as_arg) {
                 Some(words) => shell::aitools(&words),
                 None => shell::aitools([command.as_str(), as_arg.as_str()]),
             };
@@ -250,7 +264,7 @@ fn not_found(n: NotFound) -> CmdError {
             ));
         }
     }
-    err.with_candidates(Json::Arr(candidates.into_iter().map(Json::str).collect()))
+    err.with_candidates(Json::Arr(candidates.iter().map(Json::str).collect()))
 }
 
 /// The call again with every `--newer` value set to `value`.

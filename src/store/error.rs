@@ -114,6 +114,15 @@ pub enum StoreError {
         as_arg: String,
         retry: Option<Vec<String>>,
     },
+    /// An I/O failure on the workspace path `path` (as shown) a command acts on,
+    /// worded as the command's own (`protocol::error::io_error`).
+    PathIo {
+        command: String,
+        path: String,
+        error: std::io::Error,
+    },
+    /// A workspace failure met on the way (a missing path, the whole-file budget).
+    Workspace(Box<crate::workspace::WorkspaceError>),
     /// `undo` of an id the journal does not hold.
     OpNotFound { op_id: String },
     /// A short op id (`op-<8 hex>`) that ends several journaled ops' whole ids
@@ -169,6 +178,25 @@ pub enum PendingRepair {
 }
 
 pub use crate::protocol::error::copy_io;
+
+impl From<Box<crate::workspace::WorkspaceError>> for Box<StoreError> {
+    fn from(e: Box<crate::workspace::WorkspaceError>) -> Box<StoreError> {
+        Box::new(StoreError::Workspace(e))
+    }
+}
+
+/// `StoreError::PathIo` for `abs` (shown as the invocation shows paths).
+pub fn path_io(
+    ctx: &crate::workspace::Ctx,
+    abs: &std::path::Path,
+    error: std::io::Error,
+) -> Box<StoreError> {
+    Box::new(StoreError::PathIo {
+        command: ctx.command.clone(),
+        path: ctx.display_path(abs),
+        error,
+    })
+}
 
 /// A lock that stayed held for all of `--lock-timeout` (`waited`); `argv` is
 /// the call to run again (`store::lock`). Worded by `command_error::store_leaf`.

@@ -6,8 +6,8 @@
 //! entries are single names that cannot leave them. No handler names `std::fs`
 //! (`tests/structure.rs`); what a handler needs from the file system is here.
 
+use super::error::{StoreError, path_io};
 use super::view::{self, Source};
-use crate::protocol::CmdError;
 use crate::workspace::Ctx;
 use std::ffi::OsString;
 use std::io;
@@ -39,7 +39,7 @@ impl Files<'_> {
         &self,
         abs: &Path,
         lstat: &Metadata,
-    ) -> Result<Option<std::sync::Arc<super::snapshot::Snapshot>>, CmdError> {
+    ) -> Result<Option<std::sync::Arc<super::snapshot::Snapshot>>, Box<StoreError>> {
         if self.ctx.tx.is_some() || !lstat.file_type().is_file() {
             return Ok(None);
         }
@@ -48,7 +48,7 @@ impl Files<'_> {
             .snapshots
             .load_stated(abs, lstat)
             .map(Some)
-            .map_err(|e| crate::protocol::error::io_error(&ctx.command, &ctx.display_path(abs), &e))
+            .map_err(|e| path_io(ctx, abs, e))
     }
 }
 
@@ -67,7 +67,7 @@ impl<'a> Files<'a> {
     /// The file a read of `abs` opens (a final symlink followed): the staged
     /// blob of a file the tx staged, else the path itself. The path shown, the
     /// read set and the language stay `abs`'s.
-    pub fn find(&self, abs: &Path) -> Result<Found, CmdError> {
+    pub fn find(&self, abs: &Path) -> Result<Found, Box<StoreError>> {
         Ok(match view::source(self.ctx, abs)? {
             Source::Disk => Found::At(Content::new(abs, false)),
             Source::Staged(at) => Found::At(Content::new(&at, true)),

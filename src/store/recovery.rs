@@ -20,7 +20,7 @@
 
 use super::error::{PendingRepair, StoreError};
 use super::{fsx, intent, journal, lock, state_dir};
-use crate::protocol::{CmdError, Json, Repair, error, time};
+use crate::protocol::{Json, Repair, error, time};
 use crate::workspace::Ctx;
 use crate::workspace::boundary::{self, Final};
 use std::os::unix::fs::MetadataExt;
@@ -88,7 +88,7 @@ fn pending_paths(state: &Path) -> Vec<PathBuf> {
 
 /// `environment.state-untrusted` for a state directory that is missing or not
 /// private; the repair is the same call once it is fixed.
-pub fn untrusted_error(ctx: &Ctx, u: &state_dir::Untrusted) -> CmdError {
+pub fn untrusted_error(ctx: &Ctx, u: &state_dir::Untrusted) -> Box<StoreError> {
     StoreError::StateUntrusted {
         why: u.clone(),
         argv: ctx.argv.clone(),
@@ -97,13 +97,13 @@ pub fn untrusted_error(ctx: &Ctx, u: &state_dir::Untrusted) -> CmdError {
 }
 
 /// The state directory of this workspace once it is checked to be private.
-pub fn trusted_state(ctx: &Ctx) -> Result<PathBuf, CmdError> {
+pub fn trusted_state(ctx: &Ctx) -> Result<PathBuf, Box<StoreError>> {
     state_dir::verify(&ctx.root).map_err(|u| untrusted_error(ctx, &u))
 }
 
 /// Runs recovery for the workspace; takes the lock only when something is pending.
 /// Records that cannot run are in the report's `pending`, not an error.
-pub fn recover(ctx: &Ctx) -> Result<Report, CmdError> {
+pub fn recover(ctx: &Ctx) -> Result<Report, Box<StoreError>> {
     let state = trusted_state(ctx)?;
     if pending_paths(&state).is_empty() {
         return Ok(Report::default());
@@ -116,7 +116,7 @@ pub fn recover(ctx: &Ctx) -> Result<Report, CmdError> {
 /// would be finished or discarded (`recovered`) and those that would stay.
 /// A step's failure is only known by trying, so a record that would get stuck is
 /// listed as one that would be rolled forward.
-pub fn preview(ctx: &Ctx) -> Result<Report, CmdError> {
+pub fn preview(ctx: &Ctx) -> Result<Report, Box<StoreError>> {
     let state = trusted_state(ctx)?;
     if pending_paths(&state).is_empty() {
         return Ok(Report::default());
@@ -127,7 +127,7 @@ pub fn preview(ctx: &Ctx) -> Result<Report, CmdError> {
 
 /// Recovery with the lock already held, for a write about to start: a record that
 /// is still pending refuses it (`environment.recovery-pending`).
-pub fn recover_locked(ctx: &Ctx, state: &Path) -> Result<Vec<Recovered>, CmdError> {
+pub fn recover_locked(ctx: &Ctx, state: &Path) -> Result<Vec<Recovered>, Box<StoreError>> {
     let report = pass(ctx, state, false);
     if report.pending.is_empty() {
         Ok(report.recovered)
@@ -141,7 +141,7 @@ pub fn recover_locked(ctx: &Ctx, state: &Path) -> Result<Vec<Recovered>, CmdErro
 /// is trusted (`Pending::scope`); the write then refuses only if it changes a
 /// path one of them names (`refuse_overlap`). Any other pending record refuses
 /// it now, as `recover_locked` does.
-pub fn recover_scoped(ctx: &Ctx, state: &Path) -> Result<Vec<Pending>, CmdError> {
+pub fn recover_scoped(ctx: &Ctx, state: &Path) -> Result<Vec<Pending>, Box<StoreError>> {
     let report = pass(ctx, state, false);
     if report.pending.iter().any(|p| p.scope.is_none()) {
         return Err(pending_error(&report.pending));
@@ -154,7 +154,7 @@ pub fn recover_scoped(ctx: &Ctx, state: &Path) -> Result<Vec<Pending>, CmdError>
 pub fn refuse_overlap<'p>(
     pending: &[Pending],
     mine: impl IntoIterator<Item = &'p Path> + Clone,
-) -> Result<(), CmdError> {
+) -> Result<(), Box<StoreError>> {
     let hit: Vec<Pending> = pending
         .iter()
         .filter(|p| {
@@ -186,7 +186,7 @@ pub fn seq_past(pending: &[Pending], next: u64) -> u64 {
 
 /// The refusal of a write while records are pending; its repairs are the first
 /// record's (retry with `aitools recover`, or set it aside).
-pub fn pending_error(pending: &[Pending]) -> CmdError {
+pub fn pending_error(pending: &[Pending]) -> Box<StoreError> {
     let first = &pending[0];
     let mut repairs = first.repairs.clone();
     if repairs.is_empty() {
@@ -246,22 +246,14 @@ fn check_paths(ctx: &Ctx, state: &Path, i: &intent::Intent) -> Result<(), String
     for (p, entry) in intent::named_paths(i) {
         let last = if entry { Final::Entry } else { Final::Follow };
         if let Err(e) = boundary::resolve(ctx, p, last) {
-            return Err(format!(
-                "names {}: {}",
-                p.display(),
-                crate::protocol::CmdError::from(e).message
-            ));
+            return Err(format!("names {}: {}", p.display(), e));
         }
     }
     for d in &i.sync_dirs {
         if *d != ctx.root
             && let Err(e) = boundary::resolve(ctx, d, Final::Follow)
         {
-            return Err(format!(
-                "names {}: {}",
-                d.display(),
-                crate::protocol::CmdError::from(e).message
-            ));
+            return Err(format!("names {}: {}", d.display(), e));
         }
     }
     Ok(())
@@ -400,7 +392,7 @@ pub struct SetAside {
     pub journal_op: Option<String>,
 }
 
-fn not_pending(ctx: &Ctx, op_id: &str) -> CmdError {
+fn not_pending(ctx: &Ctx, op_id: &str) -> Box<StoreError> {
     StoreError::NotPending {
         op_id: op_id.to_string(),
         argv: ctx.argv.clone(),
@@ -412,7 +404,7 @@ fn not_pending(ctx: &Ctx, op_id: &str) -> CmdError {
 /// the record, hard links of the blobs its journal entry names, its blob temps and
 /// a copy of each temp file it made in the tree (then removed from the tree when
 /// it can be), and journals the set-aside as an op of its own.
-pub fn set_aside(ctx: &Ctx, op_id: &str, dry_run: bool) -> Result<SetAside, CmdError> {
+pub fn set_aside(ctx: &Ctx, op_id: &str, dry_run: bool) -> Result<SetAside, Box<StoreError>> {
     let state = trusted_state(ctx)?;
     let _lock = lock::acquire(ctx, &state)?;
     let path = intent::record_path(&state, op_id);
@@ -430,7 +422,7 @@ pub fn set_aside(ctx: &Ctx, op_id: &str, dry_run: bool) -> Result<SetAside, CmdE
             journal_op: None,
         });
     }
-    let io = |e: std::io::Error| super::io_error(ctx, "setting the record aside", &e);
+    let io = |e: std::io::Error| super::io_fault(ctx, "setting the record aside", &e);
     let rec = intent::read_record(&path, &ctx.root, &state).map_err(io)?;
     let kept = state.join("set-aside").join(op_id);
     fsx::ensure_private_dir(&state.join("set-aside")).map_err(io)?;

@@ -89,7 +89,7 @@ impl Change {
         abs: &std::path::Path,
         (old, new): (&str, &str),
         bytes: impl FnOnce(&str) -> Vec<u8>,
-    ) -> Result<Vec<Change>, crate::protocol::CmdError> {
+    ) -> Result<Vec<Change>, Box<super::guard::GuardError>> {
         if new == old {
             return Ok(Vec::new());
         }

@@ -9,8 +9,8 @@ use super::error::StoreError;
 use super::journal::{self, Entry, State};
 use super::request::Change;
 use super::stream::{self, STREAM_FROM, Scan};
+use crate::protocol::Json;
 use crate::protocol::compact::short_op_id;
-use crate::protocol::{CmdError, Json};
 use crate::workspace::Ctx;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -19,12 +19,17 @@ use std::sync::Arc;
 /// The op `op_id`, or `input.not-found` whose repair lists the journal
 /// (`selection.ambiguous`, one repair per op, for a short id several ops end in).
 /// `again` is the caller's call before the id (`["undo"]`, `["diff", "--op"]`).
-pub fn find(ctx: &Ctx, state: &Path, op_id: &str, again: &[&str]) -> Result<Entry, CmdError> {
-    let found = journal::find(state, op_id).map_err(|e| super::io_error(ctx, "the journal", &e))?;
+pub fn find(
+    ctx: &Ctx,
+    state: &Path,
+    op_id: &str,
+    again: &[&str],
+) -> Result<Entry, Box<StoreError>> {
+    let found = journal::find(state, op_id).map_err(|e| super::io_fault(ctx, "the journal", &e))?;
     // A short id that several old ops end in: which one is the caller's to say.
     if found.is_none() && journal::is_short_op_id(op_id) {
         let ids = journal::short_matches(state, op_id)
-            .map_err(|e| super::io_error(ctx, "the journal", &e))?;
+            .map_err(|e| super::io_fault(ctx, "the journal", &e))?;
         if ids.len() > 1 {
             let again = again.iter().map(|w| w.to_string()).collect();
             let op_id = op_id.to_string();
@@ -45,7 +50,7 @@ pub fn find(ctx: &Ctx, state: &Path, op_id: &str, again: &[&str]) -> Result<Entr
 }
 
 /// `refusal.op-collected` for an op whose blobs retention let go.
-fn collected(e: &Entry) -> CmdError {
+fn collected(e: &Entry) -> Box<StoreError> {
     let first = e.paths().into_iter().next().unwrap_or_else(|| ".".into());
     StoreError::OpCollected {
         op_id: e.op_id.clone(),
@@ -114,7 +119,7 @@ pub fn inverse(
     state: &Path,
     entry: &Entry,
     diffs: bool,
-) -> Result<Vec<Change>, CmdError> {
+) -> Result<Vec<Change>, Box<StoreError>> {
     let abs = |rel: &str| -> PathBuf { ctx.root.join(rel) };
     // The state each path was left in: the last change touching it decides.
     let mut expected: Vec<(String, State)> = Vec::new();
@@ -137,9 +142,13 @@ pub fn inverse(
         scans: HashMap::new(),
     };
     for (rel, want) in &expected {
-        let now = inv
-            .state_now(&abs(rel))
-            .map_err(|e| crate::protocol::error::io_error(&ctx.command, rel, &e))?;
+        let now = inv.state_now(&abs(rel)).map_err(|error| {
+            Box::new(StoreError::PathIo {
+                command: ctx.command.clone(),
+                path: rel.clone(),
+                error,
+            })
+        })?;
         if let Some(kind) = difference(want, &now) {
             let mut c = Json::obj();
             c.push("path", Json::str(rel.clone()));
@@ -195,7 +204,7 @@ fn blob(
     entry: &Entry,
     p: &Path,
     hash: Option<&String>,
-) -> Result<Vec<u8>, CmdError> {
+) -> Result<Vec<u8>, Box<StoreError>> {
     let h = hash.cloned().unwrap_or_default();
     blobs::read_verified_in(state, &h, Some(&entry.op_id)).map_err(|e| {
         let rel = crate::workspace::paths::relative_to(p, &ctx.root)
@@ -265,7 +274,7 @@ impl Inverse<'_> {
 
     /// The change that puts the file `before` back at `p`: streamed from its
     /// blob where `blob_stream` allows, else its bytes.
-    fn put_back(&self, p: &Path, before: &State) -> Result<Change, CmdError> {
+    fn put_back(&self, p: &Path, before: &State) -> Result<Change, Box<StoreError>> {
         let base = self.scans.get(p).cloned();
         let hash = before.hash.clone().unwrap_or_default();
         if let Some(from) = self.blob_stream(&hash, base.is_some()) {
@@ -295,7 +304,7 @@ fn restore(
     p: &Path,
     before: &State,
     after: &State,
-) -> Result<Vec<Change>, CmdError> {
+) -> Result<Vec<Change>, Box<StoreError>> {
     let path = p.to_path_buf();
     let mut out = Vec::new();
     match before.kind.as_str() {

@@ -12,10 +12,10 @@
 //! the view (read set, overlay, removed paths, forgetting a stale load); then
 //! the functions they share (the loaded tx, tx keys, the tx's verdict on a path).
 
+use super::error::{StoreError, path_io};
 use super::journal::State;
 use super::snapshot::Snapshot;
 use super::tx::{self, Tx};
-use crate::protocol::CmdError;
 use crate::workspace::scan::{Overlay, OverlayNode};
 use crate::workspace::{Ctx, paths};
 use std::io;
@@ -71,7 +71,7 @@ pub enum Source {
 /// see it (the tx's staged state where `--tx` names one, else the disk).
 impl Files<'_> {
     /// What `abs` is in the view (`follow`: a final symlink is followed, as `stat`).
-    pub fn stat(&self, abs: &Path, follow: bool) -> Result<Stat, CmdError> {
+    pub fn stat(&self, abs: &Path, follow: bool) -> Result<Stat, Box<StoreError>> {
         let ctx = self.ctx;
         let io = io_at(ctx, abs);
         if let Some(t) = active(ctx)?
@@ -92,7 +92,7 @@ impl Files<'_> {
 
     /// `abs` (typed as `arg`) as a regular file within the whole-file budget, as a
     /// command that loads a document whole (json, nb, table) needs it: its display path.
-    pub fn whole_regular(&self, arg: &str, abs: &Path) -> Result<String, CmdError> {
+    pub fn whole_regular(&self, arg: &str, abs: &Path) -> Result<String, Box<StoreError>> {
         let ctx = self.ctx;
         let display = ctx.display_path(abs);
         let meta = self.stat(abs, true)?;
@@ -106,14 +106,14 @@ impl Files<'_> {
                 )
                 .into());
             }
-            _ => return Err(super::error::StoreError::NotAFile { rel: display }.into()),
+            _ => return Err(Box::new(StoreError::NotAFile { rel: display })),
         }
         crate::workspace::input::whole_file_budget(&display, meta.len)?;
         Ok(display)
     }
 
     /// Whether anything (a dangling symlink too) is at `abs` in the view.
-    pub fn exists(&self, abs: &Path) -> Result<bool, CmdError> {
+    pub fn exists(&self, abs: &Path) -> Result<bool, Box<StoreError>> {
         Ok(self.stat(abs, false)?.kind != Kind::Missing)
     }
 
@@ -121,17 +121,17 @@ impl Files<'_> {
     /// checked by the caller, or listed by a walk), in the view: a symlink met on
     /// the disk's path was swapped in since, and is refused (`ELOOP`, shown as
     /// `refusal.target-changed`), never followed.
-    pub fn load(&self, abs: &Path) -> Result<Arc<Snapshot>, CmdError> {
+    pub fn load(&self, abs: &Path) -> Result<Arc<Snapshot>, Box<StoreError>> {
         self.load_in(abs, false)
     }
 
     /// `load` of a path as the user gave it (a read's, a diff's), which may lead
     /// through symlinks on purpose: they are followed.
-    pub fn load_follow(&self, abs: &Path) -> Result<Arc<Snapshot>, CmdError> {
+    pub fn load_follow(&self, abs: &Path) -> Result<Arc<Snapshot>, Box<StoreError>> {
         self.load_in(abs, true)
     }
 
-    fn load_in(&self, abs: &Path, follow: bool) -> Result<Arc<Snapshot>, CmdError> {
+    fn load_in(&self, abs: &Path, follow: bool) -> Result<Arc<Snapshot>, Box<StoreError>> {
         let ctx = self.ctx;
         let load = |p: &Path| {
             if follow {
@@ -174,12 +174,10 @@ impl Files<'_> {
 
     /// The hash `--expect-hash` compares, in the view: the file the path leads to,
     /// else a symlink's target text; `None` when nothing is there.
-    pub fn current_hash(&self, abs: &Path) -> Result<Option<String>, CmdError> {
+    pub fn current_hash(&self, abs: &Path) -> Result<Option<String>, Box<StoreError>> {
         let ctx = self.ctx;
         if ctx.tx.is_none() {
-            return super::current::hash(&ctx.session, abs).map_err(|e| {
-                crate::protocol::error::io_error(&ctx.command, &ctx.display_path(abs), &e)
-            });
+            return super::current::hash(&ctx.session, abs).map_err(|e| path_io(ctx, abs, e));
         }
         let entry = self.stat(abs, false)?;
         match entry.kind {
@@ -203,7 +201,7 @@ impl Files<'_> {
 
     /// The entries of directory `abs` in the view (name order): the disk's, minus
     /// what the tx removed, plus what it added.
-    pub fn list_dir(&self, abs: &Path) -> Result<Vec<(PathBuf, Kind)>, CmdError> {
+    pub fn list_dir(&self, abs: &Path) -> Result<Vec<(PathBuf, Kind)>, Box<StoreError>> {
         let ctx = self.ctx;
         let io = io_at(ctx, abs);
         let mut out: std::collections::BTreeMap<PathBuf, Kind> = std::collections::BTreeMap::new();
@@ -243,7 +241,7 @@ impl Files<'_> {
 /// what it removed, and forgetting a load a tx op made stale.
 impl Files<'_> {
     /// A single-file read with `--tx`: records the file's disk hash in the read set.
-    pub fn record_read(&self, abs: &Path) -> Result<(), CmdError> {
+    pub fn record_read(&self, abs: &Path) -> Result<(), Box<StoreError>> {
         let ctx = self.ctx;
         let Some(id) = &ctx.tx else {
             return Ok(());
@@ -255,7 +253,7 @@ impl Files<'_> {
     }
 
     /// The tx's changes for a scan (`None` without `--tx`).
-    pub fn overlay(&self) -> Result<Option<Arc<Overlay>>, CmdError> {
+    pub fn overlay(&self) -> Result<Option<Arc<Overlay>>, Box<StoreError>> {
         let ctx = self.ctx;
         let Some(t) = active(ctx)? else {
             return Ok(None);
@@ -268,7 +266,7 @@ impl Files<'_> {
                     let h = s.hash.clone().unwrap_or_default();
                     let bytes = t
                         .blob(&h)
-                        .map_err(|er| super::io_error(ctx, "a staged file", &er))?;
+                        .map_err(|er| super::io_fault(ctx, "a staged file", &er))?;
                     OverlayNode::File {
                         bytes: Arc::new(bytes),
                         mode: s.mode.unwrap_or(0o644),
@@ -286,11 +284,13 @@ impl Files<'_> {
     /// The answer for a path the tx removed (`Source::Missing`, a missing `stat`):
     /// which op removed it, and for a move where it went, instead of a "nearest
     /// path" that is the same name (still on disk) and loops.
-    pub fn removed_error(&self, arg: &str, abs: &Path) -> Result<CmdError, CmdError> {
+    pub fn removed_error(&self, arg: &str, abs: &Path) -> Box<StoreError> {
         let ctx = self.ctx;
-        use super::error::StoreError;
         let id = ctx.tx.clone().unwrap_or_default();
-        let t = active(ctx)?;
+        let t = match active(ctx) {
+            Ok(t) => t,
+            Err(e) => return e,
+        };
         let found = t.as_ref().and_then(|t| {
             let rel = tx_key(ctx, t, abs, true)?;
             let op = t.ops.iter().rev().find(|op| {
@@ -303,16 +303,15 @@ impl Files<'_> {
         });
         let arg = arg.to_string();
         let Some((op, to)) = found else {
-            return Ok(StoreError::NotInTx { arg, id }.into());
+            return Box::new(StoreError::NotInTx { arg, id });
         };
         let Some(to) = to else {
-            return Ok(StoreError::RemovedInTx {
+            return Box::new(StoreError::RemovedInTx {
                 arg,
                 id,
                 op: op.tx_op,
                 op_argv: op.argv,
-            }
-            .into());
+            });
         };
         let new_abs = ctx.root.join(&to);
         let as_arg = match new_abs.strip_prefix(&ctx.cwd) {
@@ -320,7 +319,7 @@ impl Files<'_> {
             Err(_) => new_abs.to_string_lossy().into_owned(),
         };
         let retry = crate::workspace::candidates::same_argv_on(&ctx.argv, &arg, &as_arg);
-        Ok(StoreError::MovedInTx {
+        Box::new(StoreError::MovedInTx {
             arg,
             id,
             to,
@@ -328,8 +327,7 @@ impl Files<'_> {
             op_argv: op.argv,
             as_arg,
             retry,
-        }
-        .into())
+        })
     }
 
     /// Forgets the loaded tx (after a tx op changed it).
@@ -367,7 +365,7 @@ fn seen(ctx: &Ctx, rel: &str) {
 
 /// The tx named by `--tx`, loaded (and cached while its index and ops log are
 /// as that load read them).
-pub fn active(ctx: &Ctx) -> Result<Option<Arc<Tx>>, CmdError> {
+pub fn active(ctx: &Ctx) -> Result<Option<Arc<Tx>>, Box<StoreError>> {
     let Some(id) = &ctx.tx else {
         return Ok(None);
     };
@@ -544,14 +542,14 @@ fn disk_stat(abs: &Path, follow: bool) -> io::Result<Stat> {
 }
 
 /// The error of an I/O failure on `abs`, as the command reports it.
-fn io_at<'a>(ctx: &'a Ctx, abs: &'a Path) -> impl Fn(io::Error) -> CmdError + Copy + 'a {
-    move |e| crate::protocol::error::io_error(&ctx.command, &ctx.display_path(abs), &e)
+fn io_at<'a>(ctx: &'a Ctx, abs: &'a Path) -> impl Fn(io::Error) -> Box<StoreError> + Copy + 'a {
+    move |e| path_io(ctx, abs, e)
 }
 
 /// The file to open for `abs` in the view (a final symlink followed). Commands
 /// that open files by path (read's views, info's statistics) open the blob of a
 /// staged file instead of `abs`, and keep showing `abs`.
-pub fn source(ctx: &Ctx, abs: &Path) -> Result<Source, CmdError> {
+pub fn source(ctx: &Ctx, abs: &Path) -> Result<Source, Box<StoreError>> {
     let Some(t) = active(ctx)? else {
         return Ok(Source::Disk);
     };

@@ -76,10 +76,13 @@ fn the_type_table_names_only_declared_fields_and_commands() {
         // to its top-level field.
         let field = cols[0].split(['.', '[']).next().unwrap_or(cols[0]);
         match cols.get(2) {
+            // An envelope member's row may be one command's (`error.diagnostics[].*`
+            // of batch, whose diagnostics are its elements' envelopes).
             Some(commands) => {
                 for c in commands.split(',') {
                     assert!(
-                        d.get(c).is_some_and(|f| f.contains_key(field)),
+                        d.get(c)
+                            .is_some_and(|f| f.contains_key(field) || envelope.contains(&field)),
                         "{line:?}: {c} declares no field {field}"
                     );
                 }
@@ -132,6 +135,64 @@ fn output_schemas_type_every_member_and_allow_no_other() {
     assert!(
         untyped.is_empty(),
         "untyped outputSchema members: {untyped:?}"
+    );
+}
+
+/// An error's `diagnostics[]` and `conflicts[]` elements are typed and closed:
+/// the syntax guard's diagnostic and undo's conflict validate, and a member of
+/// the wrong type or one no code sets fails the check.
+#[test]
+fn error_elements_are_typed_and_closed() {
+    let env = TestEnv::new();
+    env.write("l.rs", "fn keep() {}\nfn main() {}\n");
+    let mut broken = env
+        .run(&[
+            "edit",
+            "l.rs",
+            "--old",
+            "fn keep() {}",
+            "--new",
+            "fn keep( {}",
+            "--syntax-guard",
+        ])
+        .json;
+    assert_eq!(broken["error"]["code"], "refusal.syntax-broken", "{broken}");
+    check_output_schema(&broken);
+    broken["error"]["diagnostics"][0]["line"] = json!("1");
+    let caught = std::panic::catch_unwind(|| check_output_schema(&broken));
+    assert!(
+        caught.is_err(),
+        "a diagnostic whose line is a string passed"
+    );
+    broken["error"]["diagnostics"][0]["line"] = json!(1);
+    broken["error"]["diagnostics"][0]["undeclared_member"] = json!(1);
+    let caught = std::panic::catch_unwind(|| check_output_schema(&broken));
+    assert!(
+        caught.is_err(),
+        "a diagnostic with an undeclared member passed"
+    );
+
+    env.write("b.txt", "one\n");
+    let op = env
+        .run(&["edit", "b.txt", "--old", "one", "--new", "two"])
+        .json;
+    let op = op["op_id"].as_str().expect("op_id").to_string();
+    env.write("b.txt", "three\n");
+    let mut changed = env.run(&["undo", &op]).json;
+    assert_eq!(
+        changed["error"]["code"], "refusal.target-changed",
+        "{changed}"
+    );
+    check_output_schema(&changed);
+    changed["error"]["conflicts"][0]["path"] = json!(1);
+    let caught = std::panic::catch_unwind(|| check_output_schema(&changed));
+    assert!(caught.is_err(), "a conflict whose path is a number passed");
+    changed["error"]["conflicts"][0]["path"] = json!("b.txt");
+    changed["error"]["conflicts"][0]["undeclared_member"] = json!(1);
+    let caught = std::panic::catch_unwind(|| check_output_schema(&changed));
+    assert!(
+        caught.is_err(),
+        "a conflict with an undeclared member passed"
     );
 }
 

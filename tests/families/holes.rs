@@ -150,6 +150,21 @@ fn redacted_input_repairs_are_runnable_commands_naming_the_file() {
     }
 }
 
+/// A write that would create a file from masked content has no secret's line
+/// to read and change by number: no repair reads the file that is not there.
+#[test]
+fn redacted_input_for_a_new_file_offers_no_read_of_it() {
+    let env = TestEnv::new();
+    let r = env.run(&["write", "new.txt", "--content", "k=[REDACTED_SECRET]"]);
+    assert_eq!(r.error_code(), "refusal.redacted-input");
+    let cmds = repairs(&r);
+    assert!(
+        cmds.iter().all(|c| !c.contains("new.txt")),
+        "a repair names the missing file: {cmds:?}"
+    );
+    assert!(!env.root().join("new.txt").exists());
+}
+
 #[test]
 fn json_get_of_a_missing_index_names_the_valid_range() {
     let env = TestEnv::new();

@@ -42,7 +42,7 @@ pub fn open(ctx: &Ctx, arg: &str) -> Result<Opened, CmdError> {
     let files = ctx.files();
     let src = match files.find(&abs)? {
         Found::At(c) => c,
-        Found::Removed => return Err(files.removed_error(arg, &abs)?),
+        Found::Removed => return Err(files.removed_error(arg, &abs).into()),
         Found::NotFile { .. } => return Err(not_a_file(arg)),
     };
     let meta = match src.metadata() {

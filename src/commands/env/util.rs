@@ -389,7 +389,8 @@ pub fn decode(ctx: &Ctx, a: &DecodeArgs) -> Result<Output, CmdError> {
 /// `util decode --to`: the decoded bytes as a new file, through the store.
 fn decode_to(ctx: &Ctx, a: &DecodeArgs, to: &str, bytes: Vec<u8>) -> Result<Output, CmdError> {
     use crate::store::write::{self, Change, WriteRequest};
-    guard::refuse_redacted("The decoded bytes", Some(to), &bytes)?;
+    let there = ctx.files().exists(&ctx.resolve(to)).unwrap_or(false);
+    guard::refuse_redacted("The decoded bytes", there.then_some(to), &bytes)?;
     let abs = ctx.write_path_arg(to, Final::Entry)?;
     let n = bytes.len();
     let done = write::submit(ctx, &WriteRequest::new(ctx).dry_run(a.dry.dry_run), || {

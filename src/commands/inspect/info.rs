@@ -188,7 +188,7 @@ pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
     let Some(meta) = target_meta else {
         if !args.allow_missing {
             if gone {
-                return Err(ctx.files().removed_error(&args.path, &abs)?);
+                return Err(ctx.files().removed_error(&args.path, &abs).into());
             }
             return Err(not_there(ctx, &args.path, &abs, is_link));
         }

@@ -457,7 +457,7 @@ fn read_path(
     let files = ctx.files();
     let src = match files.find(&shown_abs)? {
         Found::At(c) => c,
-        Found::Removed => return Err(ctx.files().removed_error(args.path(), &shown_abs)?),
+        Found::Removed => return Err(ctx.files().removed_error(args.path(), &shown_abs).into()),
         Found::NotFile { dir } => return Err(not_a_file(args.path(), dir)),
     };
     let meta = match src.metadata() {

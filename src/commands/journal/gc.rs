@@ -72,6 +72,16 @@ pub fn run(ctx: &Ctx, a: &GcArgs) -> Result<Output, CmdError> {
     recovery::recover_locked(ctx, &state)?;
     let r = gc::collect(&state, budget, budget, a.dry_run)
         .map_err(|e| crate::store::io_error(ctx, "the collection", &e))?;
+    let scratch = scratch::sweep(&state, std::time::SystemTime::now(), a.dry_run)
+        .map_err(|e| crate::store::io_error(ctx, "the scratch area", &e))?;
+    let snaps = snapshot_area::sweep(&state, std::time::SystemTime::now(), a.dry_run)
+        .map_err(|e| crate::store::io_error(ctx, "the snapshot area", &e))?;
+    Ok(answer(&r, scratch, snaps, a.dry_run))
+}
+
+/// gc's answer: the collection's report, the scratch and snapshot entries
+/// removed, and `dry_run` when nothing was.
+fn answer(r: &gc::Report, scratch: u64, snaps: u64, dry_run: bool) -> Output {
     let mut obj = Json::obj();
     obj.push("ops_collected", Json::UInt(r.ops_collected));
     obj.push("blobs_removed", Json::UInt(r.blobs_removed));
@@ -79,34 +89,20 @@ pub fn run(ctx: &Ctx, a: &GcArgs) -> Result<Output, CmdError> {
     obj.push("bytes_before", Json::UInt(r.bytes_before));
     obj.push("bytes_after", Json::UInt(r.bytes_after));
     obj.push("budget", Json::UInt(r.budget));
-    let scratch = scratch::sweep(&state, std::time::SystemTime::now(), a.dry_run)
-        .map_err(|e| crate::store::io_error(ctx, "the scratch area", &e))?;
     obj.push("scratch_removed", Json::UInt(scratch));
-    let snaps = snapshot_area::sweep(&state, std::time::SystemTime::now(), a.dry_run)
-        .map_err(|e| crate::store::io_error(ctx, "the snapshot area", &e))?;
     obj.push("snapshots_removed", Json::UInt(snaps));
-    if a.dry_run {
+    if dry_run {
         obj.push("dry_run", Json::Bool(true));
     }
-    Ok(Output::from_json(obj, false))
+    Output::from_json(obj, false)
 }
 
 /// `gc --dry-run` where the workspace has no state directory: nothing to collect,
 /// and the preview makes none.
 fn nothing_to_collect(budget: u64) -> Output {
-    let mut obj = Json::obj();
-    for k in [
-        "ops_collected",
-        "blobs_removed",
-        "bytes_freed",
-        "bytes_before",
-        "bytes_after",
-    ] {
-        obj.push(k, Json::UInt(0));
-    }
-    obj.push("budget", Json::UInt(budget));
-    obj.push("scratch_removed", Json::UInt(0));
-    obj.push("snapshots_removed", Json::UInt(0));
-    obj.push("dry_run", Json::Bool(true));
-    Output::from_json(obj, false)
+    let none = gc::Report {
+        budget,
+        ..gc::Report::default()
+    };
+    answer(&none, 0, 0, true)
 }

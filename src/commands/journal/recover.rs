@@ -71,7 +71,7 @@ pub fn run(ctx: &Ctx, a: &RecoverArgs) -> Result<Output, CmdError> {
         recovery::recover(ctx)?
     };
     if set_aside.is_none() && !a.dry_run && !report.pending.is_empty() {
-        return Err(recovery::pending_error(&report.pending));
+        return Err(recovery::pending_error(&report.pending).into());
     }
     let mut obj = Json::obj();
     if let Some(s) = set_aside {

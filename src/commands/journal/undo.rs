@@ -71,7 +71,7 @@ pub fn run(ctx: &Ctx, a: &UndoArgs) -> Result<Output, CmdError> {
     req.no_diffs.set(!echo);
     let done = write::submit(ctx, &req, || {
         let entry = undo::find(ctx, &state, &op_id, &["undo"])?;
-        undo::inverse(ctx, &state, &entry, echo)
+        Ok(undo::inverse(ctx, &state, &entry, echo)?)
     })?;
     // The reverted op is the one the caller named; `history` shows the link.
     let mut out = done.into_output(vec![]);

@@ -201,14 +201,14 @@ fn write_json(
         }
         let new = edit(&f)?;
         let bytes = |t: &str| f.bytes_of(t);
-        Change::rewrite(
+        Ok(Change::rewrite(
             ctx,
             "The new JSON",
             &f.display,
             &f.abs,
             (&f.text, &new),
             bytes,
-        )
+        )?)
     })?;
     Ok(done.into_output(Vec::new()))
 }

@@ -169,14 +169,14 @@ fn write_nb(
             ))
         })?;
         let bytes = |t: &str| f.bytes_of(t);
-        Change::rewrite(
+        Ok(Change::rewrite(
             ctx,
             "The new notebook",
             &f.display,
             &f.abs,
             (&f.text, &new),
             bytes,
-        )
+        )?)
     })?;
     Ok(done.into_output(extra))
 }

@@ -267,7 +267,7 @@ pub fn run_outline(ctx: &Ctx, args: &OutlineArgs) -> Result<Output, CmdError> {
     let shown = ctx.display_path(&abs);
     // Through the view: with --tx the staged file (or the tx's removal) decides.
     if let Found::Removed = ctx.files().find(&abs)? {
-        return Err(ctx.files().removed_error(&args.path, &abs)?);
+        return Err(ctx.files().removed_error(&args.path, &abs).into());
     }
     let kind = ctx.files().stat(&abs, true)?.kind;
     if kind == Kind::Missing {

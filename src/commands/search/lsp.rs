@@ -59,7 +59,10 @@ pub fn ask(
     mentions: &[&Path],
 ) -> Result<(String, Vec<Loc>), String> {
     let server = lsp::server_for(file)?;
-    let snap = ctx.files().load(file).map_err(|e| e.message.clone())?;
+    let snap = ctx
+        .files()
+        .load(file)
+        .map_err(|e| CmdError::from(e).message.clone())?;
     let text = String::from_utf8_lossy(&snap.bytes);
     let (l, c) = column(&text, line, name)
         .ok_or_else(|| format!("NAME is not on line {line} of {}", file.display()))?;

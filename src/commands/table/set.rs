@@ -185,14 +185,14 @@ pub fn set(ctx: &Ctx, a: &SetArgs) -> Result<Output, CmdError> {
             let with = parse::render_cell(&value, delim, cell.quoted);
             let new = format!("{}{}{}", &t.text[..cell.start], with, &t.text[cell.end..]);
             let bytes = |n: &str| t.bytes_of(n);
-            Change::rewrite(
+            Ok(Change::rewrite(
                 ctx,
                 "The new table",
                 &t.display,
                 &t.abs,
                 (&t.text, &new),
                 bytes,
-            )
+            )?)
         },
     )?;
     Ok(done.into_output(Vec::new()))

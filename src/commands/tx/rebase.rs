@@ -151,10 +151,10 @@ pub fn rebase(ctx: &Ctx, a: &RebaseArgs) -> Result<Output, CmdError> {
                 s.copy_op(ctx, r, entries)?;
             }
         }
-        tx::open(ctx, &sid)
+        Ok(tx::open(ctx, &sid)?)
     })();
     let result = match built {
-        Ok(s) => t.replace(ctx, &s),
+        Ok(s) => t.replace(ctx, &s).map_err(CmdError::from),
         Err(e) => Err(e),
     };
     let _ = tx::discard(ctx, &sid);

@@ -3,6 +3,7 @@
 //! `tx`'s other files never name it.
 
 use super::*;
+use crate::protocol::CmdError;
 use crate::store::write::{self, Committed, WriteRequest};
 
 /// `tx commit`: checks the write and read sets, then writes every staged path
@@ -35,7 +36,7 @@ pub fn run(
 }
 
 /// A commit's conflicts (drift, and stale reads unless ignored) as its refusal.
-fn conflicts(ctx: &Ctx, tx: &Tx, ignore_stale_reads: bool) -> Result<(), CmdError> {
+fn conflicts(ctx: &Ctx, tx: &Tx, ignore_stale_reads: bool) -> Result<(), Box<StoreError>> {
     let mut conflicts = tx.drift(ctx)?;
     if !ignore_stale_reads {
         conflicts.extend(tx.stale_reads(ctx)?);

@@ -30,16 +30,12 @@ pub fn file_hash(s: &State) -> Option<String> {
 
 impl Tx {
     /// Serializes operations on this tx.
-    pub fn lock(&self, ctx: &Ctx) -> Result<Lock, CmdError> {
-        Ok(lock::acquire_file(
-            ctx,
-            &self.dir.join("lock"),
-            "the transaction lock",
-        )?)
+    pub fn lock(&self, ctx: &Ctx) -> Result<Lock, Box<StoreError>> {
+        lock::acquire_file(ctx, &self.dir.join("lock"), "the transaction lock")
     }
 
     /// Written paths whose file changed outside the tx since it first touched them.
-    pub fn drift(&self, ctx: &Ctx) -> Result<Vec<Conflict>, CmdError> {
+    pub fn drift(&self, ctx: &Ctx) -> Result<Vec<Conflict>, Box<StoreError>> {
         let mut out = Vec::new();
         for (rel, e) in &self.index.paths {
             let now = disk_state(ctx, rel).map_err(|er| io_err(ctx, &er))?;
@@ -64,7 +60,11 @@ impl Tx {
 
     /// Entries of the disk directory `rel` the tx has no entry for (added
     /// outside it after it staged the directory's removal), sorted.
-    pub(super) fn unknown_entries(&self, ctx: &Ctx, rel: &str) -> Result<Vec<String>, CmdError> {
+    pub(super) fn unknown_entries(
+        &self,
+        ctx: &Ctx,
+        rel: &str,
+    ) -> Result<Vec<String>, Box<StoreError>> {
         let rd = match std::fs::read_dir(ctx.root.join(rel)) {
             Ok(rd) => rd,
             Err(_) => return Ok(Vec::new()),
@@ -82,7 +82,7 @@ impl Tx {
     }
 
     /// Paths read through the tx whose file changed since.
-    pub fn stale_reads(&self, ctx: &Ctx) -> Result<Vec<Conflict>, CmdError> {
+    pub fn stale_reads(&self, ctx: &Ctx) -> Result<Vec<Conflict>, Box<StoreError>> {
         let mut out = Vec::new();
         for (rel, h) in &self.reads {
             let now = disk_state(ctx, rel).map_err(|er| io_err(ctx, &er))?;
@@ -110,7 +110,7 @@ pub(super) fn describe(s: &State) -> Option<String> {
 }
 
 /// `refusal.target-changed` for a commit with conflicts.
-pub fn conflict_error(id: &str, conflicts: &[Conflict]) -> CmdError {
+pub fn conflict_error(id: &str, conflicts: &[Conflict]) -> Box<StoreError> {
     StoreError::TxConflicts {
         id: id.to_string(),
         conflicts: conflicts.to_vec(),

@@ -4,13 +4,13 @@ use super::*;
 
 /// A commit marker found: decide, under the workspace lock (recovery has finished
 /// any write a killed commit left), whether the commit reached the journal.
-pub(super) fn settle_commit(ctx: &Ctx, state: &Path, dir: &Path) -> Result<(), CmdError> {
+pub(super) fn settle_commit(ctx: &Ctx, state: &Path, dir: &Path) -> Result<(), Box<StoreError>> {
     let _lock = lock::acquire(ctx, state)?;
     match super::recovery::recover_locked(ctx, state) {
         Ok(_) => {}
         // A write still pending leaves the question open: the marker stays for a
         // later open, reads go on with the tx as staged, and writes refuse anyway.
-        Err(e) if e.code == code::RECOVERY_PENDING => return Ok(()),
+        Err(e) if matches!(*e, StoreError::RecoveryPending { .. }) => return Ok(()),
         Err(e) => return Err(e),
     }
     let marker = dir.join("committing");

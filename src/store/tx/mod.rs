@@ -38,7 +38,7 @@ use super::journal::{self, EntryChange, State};
 use super::lock::{self, Lock};
 use super::request::{Change, WriteRequest};
 use super::{blobs, fsx, state_dir};
-use crate::protocol::{CmdError, code, time};
+use crate::protocol::time;
 use crate::text::lines::sha256_hex;
 use crate::workspace::Ctx;
 use serde::{Deserialize, Serialize};
@@ -86,7 +86,7 @@ pub fn is_tx_id(s: &str) -> bool {
 }
 
 /// `input.not-found` for a tx id that names no open tx.
-pub fn not_found(ctx: &Ctx, id: &str) -> CmdError {
+pub fn not_found(ctx: &Ctx, id: &str) -> Box<StoreError> {
     StoreError::TxNotFound {
         root: crate::workspace::paths::display(&ctx.root),
         id: id.to_string(),
@@ -94,8 +94,8 @@ pub fn not_found(ctx: &Ctx, id: &str) -> CmdError {
     .into()
 }
 
-fn io_err(ctx: &Ctx, e: &io::Error) -> CmdError {
-    super::io_error(ctx, "the transaction", e)
+fn io_err(ctx: &Ctx, e: &io::Error) -> Box<StoreError> {
+    super::io_fault(ctx, "the transaction", e)
 }
 
 /// Writes `bytes` to `dir/name` by temp file, fsync and rename (then fsyncs `dir`).
@@ -137,7 +137,7 @@ impl Drop for Apart {
 /// Points this invocation's txs at a new private directory in the temp directory
 /// (made here, 0700, refused if something is there), so a dry run that stages
 /// writes nothing to the state directory.
-pub fn stage_apart(ctx: &Ctx) -> Result<Apart, CmdError> {
+pub fn stage_apart(ctx: &Ctx) -> Result<Apart, Box<StoreError>> {
     let tag = crate::workspace::proctree::new_tag();
     let dir = std::env::temp_dir().join(format!("aitools-dry-run-{tag}"));
     match fsx::ensure_private_dir(&dir) {
@@ -224,13 +224,13 @@ fn sweep(state: &Path) {
 
 /// `tx begin`: creates the tx (the index is written last: its rename makes the tx
 /// exist). `review`: its commit waits for an operator's approval.
-pub fn begin(ctx: &Ctx, name: Option<String>, review: bool) -> Result<Meta, CmdError> {
+pub fn begin(ctx: &Ctx, name: Option<String>, review: bool) -> Result<Meta, Box<StoreError>> {
     create(ctx, name, None, false, review).map(|(meta, _)| meta)
 }
 
 /// The tx of a `batch --atomic`: it exists only while the returned [`Owner`] lives
 /// (a batch killed before it commits or aborts leaves a tx nobody lists).
-pub fn begin_owned(ctx: &Ctx, name: Option<String>) -> Result<(Meta, Owner), CmdError> {
+pub fn begin_owned(ctx: &Ctx, name: Option<String>) -> Result<(Meta, Owner), Box<StoreError>> {
     let (meta, owner) = create(ctx, name, None, true, false)?;
     match owner {
         Some(o) => Ok((meta, o)),
@@ -242,7 +242,7 @@ pub fn begin_owned(ctx: &Ctx, name: Option<String>) -> Result<(Meta, Owner), Cmd
 }
 
 /// The scratch tx `tx rebase` rebuilds `of` in.
-pub fn begin_scratch(ctx: &Ctx, of: &str) -> Result<Meta, CmdError> {
+pub fn begin_scratch(ctx: &Ctx, of: &str) -> Result<Meta, Box<StoreError>> {
     create(ctx, None, Some(of.to_string()), false, false).map(|(meta, _)| meta)
 }
 
@@ -252,7 +252,7 @@ fn create(
     scratch_for: Option<String>,
     owned: bool,
     review: bool,
-) -> Result<(Meta, Option<Owner>), CmdError> {
+) -> Result<(Meta, Option<Owner>), Box<StoreError>> {
     let state = state_for(ctx).map_err(|e| io_err(ctx, &e))?;
     let _lock = lock::acquire(ctx, &state)?;
     let made = (|| -> io::Result<(Meta, Option<Owner>)> {
@@ -291,14 +291,17 @@ fn create(
 }
 
 /// Loads the tx `id`; first settles a commit a killed process left behind.
-pub fn open(ctx: &Ctx, id: &str) -> Result<Tx, CmdError> {
+pub fn open(ctx: &Ctx, id: &str) -> Result<Tx, Box<StoreError>> {
     let (state, dir) = settled(ctx, id)?;
     load_found(ctx, &state, &dir, id)
 }
 
 /// The state and tx directories of `id` (a well-formed id), with a commit a
 /// killed process left behind settled.
-fn settled(ctx: &Ctx, id: &str) -> Result<(std::path::PathBuf, std::path::PathBuf), CmdError> {
+fn settled(
+    ctx: &Ctx,
+    id: &str,
+) -> Result<(std::path::PathBuf, std::path::PathBuf), Box<StoreError>> {
     if !is_tx_id(id) {
         return Err(not_found(ctx, id));
     }
@@ -311,7 +314,7 @@ fn settled(ctx: &Ctx, id: &str) -> Result<(std::path::PathBuf, std::path::PathBu
 }
 
 /// `load`, a missing tx answered as not found.
-fn load_found(ctx: &Ctx, state: &Path, dir: &Path, id: &str) -> Result<Tx, CmdError> {
+fn load_found(ctx: &Ctx, state: &Path, dir: &Path, id: &str) -> Result<Tx, Box<StoreError>> {
     load(state, dir, id).map_err(|e| match e.kind() {
         io::ErrorKind::NotFound => not_found(ctx, id),
         _ => io_err(ctx, &e),
@@ -320,7 +323,7 @@ fn load_found(ctx: &Ctx, state: &Path, dir: &Path, id: &str) -> Result<Tx, CmdEr
 
 /// The tx `id`, loaded under its lock (held until the returned [`Lock`] drops):
 /// one load for an op that changes it. Settles a killed commit first, as `open`.
-pub fn open_locked(ctx: &Ctx, id: &str) -> Result<(Lock, Tx), CmdError> {
+pub fn open_locked(ctx: &Ctx, id: &str) -> Result<(Lock, Tx), Box<StoreError>> {
     let (state, dir) = settled(ctx, id)?;
     if !dir.join("index.json").exists() {
         return Err(not_found(ctx, id));
@@ -436,7 +439,7 @@ fn replay(text: &[u8], index: &mut Index) -> (Vec<OpRecord>, u64, Option<(usize,
 }
 
 /// Every open tx, oldest first.
-pub fn list(ctx: &Ctx) -> Result<Vec<Tx>, CmdError> {
+pub fn list(ctx: &Ctx) -> Result<Vec<Tx>, Box<StoreError>> {
     let state = state_dir::for_root(&ctx.root);
     let Ok(rd) = std::fs::read_dir(root_dir(&state)) else {
         return Ok(Vec::new());
@@ -453,7 +456,7 @@ pub fn list(ctx: &Ctx) -> Result<Vec<Tx>, CmdError> {
             Ok(t) if t.meta.scratch_for.is_some() => {}
             Ok(t) if t.meta.owned && owner_gone(&t.dir) => {}
             Ok(t) => out.push(t),
-            Err(e) if e.code == code::NOT_FOUND => {}
+            Err(e) if matches!(*e, StoreError::TxNotFound { .. }) => {}
             Err(e) => return Err(e),
         }
     }
@@ -462,7 +465,7 @@ pub fn list(ctx: &Ctx) -> Result<Vec<Tx>, CmdError> {
 }
 
 /// Deletes a tx directory (the scratch of a rebase).
-pub fn discard(ctx: &Ctx, id: &str) -> Result<(), CmdError> {
+pub fn discard(ctx: &Ctx, id: &str) -> Result<(), Box<StoreError>> {
     let state = state_dir::for_root(&ctx.root);
     let dir = home(ctx, &state).join(id);
     remove_dir(&state, &dir, id).map_err(|e| io_err(ctx, &e))?;
@@ -471,7 +474,7 @@ pub fn discard(ctx: &Ctx, id: &str) -> Result<(), CmdError> {
 }
 
 /// `tx abort`: deletes the tx; returns the paths it had staged.
-pub fn abort(ctx: &Ctx, id: &str) -> Result<Vec<String>, CmdError> {
+pub fn abort(ctx: &Ctx, id: &str) -> Result<Vec<String>, Box<StoreError>> {
     let state = state_for(ctx).map_err(|e| io_err(ctx, &e))?;
     let _wlock = lock::acquire(ctx, &state)?;
     let tx = open(ctx, id)?;

@@ -139,7 +139,7 @@ pub fn decide(
     id: &str,
     approve: bool,
     note: Option<String>,
-) -> Result<(Decision, Tx), CmdError> {
+) -> Result<(Decision, Tx), Box<StoreError>> {
     let state = super::state_for(ctx).map_err(|e| io_err(ctx, &e))?;
     let _wlock = lock::acquire(ctx, &state)?;
     let (_tlock, tx) = open_locked(ctx, id)?;
@@ -166,8 +166,8 @@ pub fn wait(
     ctx: &Ctx,
     id: &str,
     timeout: Duration,
-    check: impl FnOnce(&Tx) -> Result<(), CmdError>,
-) -> Result<(), CmdError> {
+    check: impl FnOnce(&Tx) -> Result<(), Box<StoreError>>,
+) -> Result<(), Box<StoreError>> {
     let started = Instant::now();
     let mut check = Some(check);
     // Held (shared) while this commit waits: `waiting` tells the operator.

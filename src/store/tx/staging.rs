@@ -18,7 +18,7 @@ impl Tx {
         changes: &[EntryChange],
         contents: &BTreeMap<String, Vec<u8>>,
         looked: Vec<String>,
-    ) -> Result<u64, CmdError> {
+    ) -> Result<u64, Box<StoreError>> {
         let n = self.index.last_op + 1;
         // The op's entries, over the tx's: only the paths it touches are looked
         // up (the whole write set is not built).
@@ -132,7 +132,7 @@ impl Tx {
         ctx: &Ctx,
         from: &OpRecord,
         entries: Vec<(String, PathEntry)>,
-    ) -> Result<u64, CmdError> {
+    ) -> Result<u64, Box<StoreError>> {
         let n = self.index.last_op + 1;
         let mut index = self.index.clone();
         let mut prior = Vec::new();
@@ -192,7 +192,7 @@ impl Tx {
     }
 
     /// Removes op `n` and every later one, restoring each path's entry from before.
-    pub fn drop_from(&mut self, ctx: &Ctx, n: u64) -> Result<Vec<u64>, CmdError> {
+    pub fn drop_from(&mut self, ctx: &Ctx, n: u64) -> Result<Vec<u64>, Box<StoreError>> {
         // Past a line that is not a record, or with one inside what
         // `index.json` holds, what to restore is not known.
         if self
@@ -249,7 +249,7 @@ impl Tx {
 
     /// Replaces the whole write set and ops log with those of `scratch` (rebase):
     /// its blobs, then a new ops generation, then the index that names it.
-    pub fn replace(&mut self, ctx: &Ctx, scratch: &Tx) -> Result<(), CmdError> {
+    pub fn replace(&mut self, ctx: &Ctx, scratch: &Tx) -> Result<(), Box<StoreError>> {
         let (paths, ops) = (scratch.index.paths.clone(), scratch.ops.to_vec());
         let old = self.index.generation;
         let index = Index {
@@ -289,7 +289,7 @@ impl Tx {
     /// names this boot, writing it (durably) first when it is missing; `false`
     /// (every file synced, as before) where the boot id cannot be read. Refuses a
     /// tx staged without syncs before a restart (`damaged`).
-    fn quick(&self, ctx: &Ctx) -> Result<bool, CmdError> {
+    fn quick(&self, ctx: &Ctx) -> Result<bool, Box<StoreError>> {
         // One read of each per staged op (this runs on every `--tx` write).
         self.check_log()?;
         let marker = read_marker(&self.dir);
@@ -320,7 +320,7 @@ impl Tx {
 
     /// Refuses a tx some of whose ops were staged without syncs in an earlier boot:
     /// a power loss then may have lost or damaged them.
-    pub(super) fn check_synced(&self) -> Result<(), CmdError> {
+    pub(super) fn check_synced(&self) -> Result<(), Box<StoreError>> {
         self.check_log()?;
         self.refuse_other_boot(read_marker(&self.dir).as_deref(), boot_id().as_deref())
     }
@@ -328,7 +328,7 @@ impl Tx {
     /// Refuses a tx whose ops log holds a whole line that is not a record
     /// (`Stamp::unreadable`): staging past it would cut it off as a torn one,
     /// and a commit would leave out the ops from there on without a word.
-    pub(super) fn check_log(&self) -> Result<(), CmdError> {
+    pub(super) fn check_log(&self) -> Result<(), Box<StoreError>> {
         match self.stamp.unreadable {
             Some((line, op)) => Err(Box::new(crate::store::error::StoreError::TxLogUnreadable {
                 id: self.id.clone(),
@@ -336,8 +336,7 @@ impl Tx {
                 line,
                 op,
                 droppable: op > self.index.last_op,
-            })
-            .into()),
+            })),
             None => Ok(()),
         }
     }
@@ -348,7 +347,11 @@ impl Tx {
     }
 
     /// `damaged` when the `marker` names a boot other than this one (`boot`).
-    fn refuse_other_boot(&self, marker: Option<&str>, boot: Option<&str>) -> Result<(), CmdError> {
+    fn refuse_other_boot(
+        &self,
+        marker: Option<&str>,
+        boot: Option<&str>,
+    ) -> Result<(), Box<StoreError>> {
         match marker {
             Some(m) if Some(m) != boot => Err(damaged(&self.id, self.index.last_op.max(1))),
             _ => Ok(()),
@@ -367,7 +370,7 @@ impl Tx {
 
     /// The changes that take the tree from the bases to the staged states:
     /// removals deepest first, then creations and modifications shallowest first.
-    pub fn changes(&self, ctx: &Ctx) -> Result<Vec<Change>, CmdError> {
+    pub fn changes(&self, ctx: &Ctx) -> Result<Vec<Change>, Box<StoreError>> {
         self.check_synced()?;
         let mut removals: Vec<Change> = Vec::new();
         let mut puts: Vec<Change> = Vec::new();
@@ -450,7 +453,7 @@ fn read_marker(dir: &Path) -> Option<String> {
 
 /// Records a single-file read in the tx `id`: the file's disk hash now (null
 /// when missing). Under the tx's lock, with `reads.json` the only file read.
-pub fn record_read(ctx: &Ctx, id: &str, rel: &str) -> Result<(), CmdError> {
+pub fn record_read(ctx: &Ctx, id: &str, rel: &str) -> Result<(), Box<StoreError>> {
     if !is_tx_id(id) {
         return Err(not_found(ctx, id));
     }
@@ -495,10 +498,9 @@ fn ops_text(ops: &[OpRecord]) -> io::Result<Vec<u8>> {
 }
 
 /// A tx staged without syncs before the machine restarted.
-fn damaged(id: &str, last: u64) -> CmdError {
+fn damaged(id: &str, last: u64) -> Box<StoreError> {
     Box::new(crate::store::error::StoreError::TxUnsynced {
         id: id.to_string(),
         last,
     })
-    .into()
 }

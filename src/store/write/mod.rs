@@ -116,7 +116,7 @@ fn commit(
     }
     let mut budget = DiffBudget::of(ctx, req);
     let mut next_commands = Vec::new();
-    let (reports, any_cut) = finish_reports(&mut plan, &mut budget, req);
+    let (reports, any_cut) = finish_reports(&mut plan, &mut budget, req.no_diffs.get());
     if plan.entry_changes.is_empty() || req.dry_run {
         return Ok(unjournaled(ctx, req, &plan, reports, any_cut, &budget));
     }
@@ -162,13 +162,13 @@ fn commit(
 }
 
 /// Each planned change's report, its diff cut to `budget` (none under
-/// `no_diffs`), and whether any diff was cut.
+/// `no_diffs`: the request's for a commit; a staged op always shows its diff),
+/// and whether any diff was cut.
 fn finish_reports(
     plan: &mut Plan,
     budget: &mut DiffBudget,
-    req: &WriteRequest,
+    no_diffs: bool,
 ) -> (Vec<ChangeReport>, bool) {
-    let no_diffs = req.no_diffs.get();
     let mut any_cut = false;
     let reports = plan
         .reports
@@ -206,7 +206,7 @@ fn dry_run_without_state(
     syntax_guard::check(ctx, req, &changes)?;
     let mut plan = plan_of(ctx, state, "op-dry-run", changes)?;
     let mut budget = DiffBudget::of(ctx, req);
-    let (reports, any_cut) = finish_reports(&mut plan, &mut budget, req);
+    let (reports, any_cut) = finish_reports(&mut plan, &mut budget, req.no_diffs.get());
     Ok(unjournaled(ctx, req, &plan, reports, any_cut, &budget))
 }
 
@@ -280,13 +280,7 @@ fn stage(
     let mut plan = planned?;
     let mut budget = DiffBudget::of(ctx, req);
     let mut next_commands = Vec::new();
-    let mut reports = Vec::new();
-    let mut any_cut = false;
-    for r in plan.reports.drain(..) {
-        let (report, cut) = r.finish(&mut budget);
-        any_cut |= cut;
-        reports.push(report);
-    }
+    let (reports, any_cut) = finish_reports(&mut plan, &mut budget, false);
     let mut done = Committed {
         changes: Vec::new(),
         op_id: None,

@@ -277,6 +277,7 @@ impl<'a> Plan<'a> {
                     crate::protocol::error::err_text(&e)
                 ),
             )])
+            .into()
         })?;
         Ok((appended, watch))
     }
