@@ -537,3 +537,53 @@ print(json.dumps(out))
     let two = env.run(&["archive", "create", "two.gz", "proj"]);
     assert_eq!(two.error_code(), "argument.invalid");
 }
+
+#[test]
+fn archive_read_and_git_show_take_one_selector_group_from_core() {
+    let env = TestEnv::new();
+    let args = |cmd: &[&str]| {
+        let mut argv = vec!["schema"];
+        argv.extend_from_slice(cmd);
+        argv.push("--full");
+        let r = env.run(&argv);
+        let all = r.json["commands"][0]["args"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let names = [
+            "--range",
+            "--symbol",
+            "--kind",
+            "--between",
+            "--exclusive",
+            "--match",
+            "--invert",
+        ];
+        let mut kept: Vec<Value> = all
+            .into_iter()
+            .filter(|a| names.iter().any(|n| a["name"] == *n))
+            .collect();
+        kept.sort_by_key(|a| a.to_string());
+        kept
+    };
+    let ours = args(&["archive", "read"]);
+    assert_eq!(ours.len(), 7, "{ours:?}");
+    assert_eq!(ours, args(&["git", "show"]));
+    assert_eq!(ours, args(&["git", "blame"]));
+    // A modifier without its selector is refused the same way by both.
+    py(&env, MAKE);
+    let a = env.run(&[
+        "archive",
+        "read",
+        "a.zip",
+        "pkg/a.txt",
+        "--kind",
+        "function",
+    ]);
+    env.write("f.rs", "fn main() {}\n");
+    env.git(&["add", "f.rs"]);
+    env.git(&["commit", "-qm", "f"]);
+    let g = env.run(&["git", "show", "HEAD:f.rs", "--kind", "function"]);
+    assert_eq!(a.error_code(), "argument.invalid", "{}", a.stdout);
+    assert_eq!(a.json["error"]["message"], g.json["error"]["message"]);
+}
