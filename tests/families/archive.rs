@@ -587,6 +587,19 @@ fn archive_create_stores_symlinks_as_links_never_followed_out_of_the_root() {
             "{name}"
         );
     }
+    // A symlink named as a source is a member itself (as tar without -h).
+    let named = env.run(&[
+        "archive", "create", "n.tar", "proj/dl", "proj/l1", "proj/abs",
+    ]);
+    assert_eq!(named.code, 0, "{}", named.stdout);
+    assert_eq!(
+        named.json["skipped"],
+        json!([{"path": "proj/abs", "reason": "link-outside"}])
+    );
+    assert_eq!(
+        tar_v("n.tar"),
+        ["lrwxrwxrwx proj/dl -> d", "lrwxrwxrwx proj/l1 -> a.txt"]
+    );
     let z = env.run(&["archive", "create", "o.zip", "proj"]);
     assert_eq!(z.code, 0, "{}", z.stdout);
     let read_zip = r#"

@@ -9,6 +9,7 @@ use crate::handler;
 use crate::protocol::args::Guard;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
+use crate::store::files::Kind as ViewKind;
 use crate::store::guard;
 use crate::store::write::{self, Change, WriteRequest};
 use crate::workspace::Ctx;
@@ -17,6 +18,8 @@ use crate::workspace::scan::{self, Entry, Kind, strip_root};
 use crate::workspace::scan_args::{ScanArgs, scan_error};
 use clap::Args;
 use std::io::Write;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct CreateArgs {
@@ -44,7 +47,7 @@ const MAX_INPUT: u64 = 1024 * 1024 * 1024;
 pub const SPEC: CommandSpec = CommandSpec {
     name: "archive create",
     summary: "Create a zip, tar, tar.gz or gz archive from workspace files (ignored files excluded).",
-    description: "Members are the regular files and symlinks the scan finds under each SRC, directories walked (ignore rules, --glob, --lang, --skip-larger-than, --newer), named relative to the workspace root, with their mode and mtime; the archive itself is left out. A symlink is stored as a link with its target text, never followed; one whose target leaves the workspace is left out and listed in skipped. zip switches to zip64 past 65,535 members or 4 GiB. gz takes exactly one file. An existing PATH is refusal.exists unless --overwrite with --expect-hash. One journaled op: undo removes (or restores) the archive.",
+    description: "Members are the regular files and symlinks the scan finds under each SRC, directories walked (ignore rules, --glob, --lang, --skip-larger-than, --newer), named relative to the workspace root, with their mode and mtime; the archive itself is left out. A symlink (walked, or named as SRC) is stored as a link with its target text, never followed; one whose target leaves the workspace is left out and listed in skipped. zip switches to zip64 past 65,535 members or 4 GiB. gz takes exactly one file. An existing PATH is refusal.exists unless --overwrite with --expect-hash. One journaled op: undo removes (or restores) the archive.",
     args: <CreateArgs as clap::Args>::augment_args,
     output_fields: &[
         write::FIELD_CHANGES,
@@ -84,17 +87,31 @@ fn invalid(ctx: &Ctx, m: impl Into<String>) -> CmdError {
 }
 
 /// The absolute paths the sources name (the working directory by default),
-/// each inside the workspace and present.
-fn starts(ctx: &Ctx, a: &CreateArgs) -> Result<Vec<std::path::PathBuf>, CmdError> {
-    let mut starts = Vec::new();
+/// each inside the workspace and present: the ones to walk, and the symlinks
+/// named themselves (stored as links, as tar stores them without -h).
+fn starts(ctx: &Ctx, a: &CreateArgs) -> Result<(Vec<PathBuf>, Vec<PathBuf>), CmdError> {
+    let (mut starts, mut links) = (Vec::new(), Vec::new());
     for s in &a.src {
         let abs = ctx.path_arg(s)?;
-        if !ctx.inside(&crate::workspace::paths::real_path(ctx.dirs(), &abs)) {
+        let real = crate::workspace::paths::real_path(ctx.dirs(), &abs);
+        // A named symlink is a member itself: its own place must be inside.
+        let link = ctx.files().stat(&abs, false)?.kind == ViewKind::Symlink;
+        let at = match (link, abs.parent(), abs.file_name()) {
+            (true, Some(dir), Some(base)) => {
+                crate::workspace::paths::real_path(ctx.dirs(), dir).join(base)
+            }
+            _ => real,
+        };
+        if !ctx.inside(&at) {
             return Err(CmdError::new(
                 code::OUTSIDE_WORKSPACE,
                 format!("{s} is outside the workspace; an archive takes workspace files."),
                 Repair::new("find", "List what is here.", shell::aitools(["find", "."])),
             ));
+        }
+        if link {
+            links.push(abs);
+            continue;
         }
         if !ctx.files().exists(&abs)? {
             return Err(CmdError::new(
@@ -105,10 +122,36 @@ fn starts(ctx: &Ctx, a: &CreateArgs) -> Result<Vec<std::path::PathBuf>, CmdError
         }
         starts.push(abs);
     }
-    if starts.is_empty() {
+    if a.src.is_empty() {
         starts.push(ctx.cwd.clone());
     }
-    Ok(starts)
+    Ok((starts, links))
+}
+
+/// The member for the symlink `p` (named `name`): its target text, never
+/// followed; `Err(name)` when the target leaves the workspace.
+fn link_member(
+    ctx: &Ctx,
+    p: &Path,
+    name: String,
+    mtime: i64,
+) -> Result<Result<In, String>, CmdError> {
+    let st = ctx.files().stat(p, false)?;
+    let text = ctx
+        .files()
+        .link_text(p, &st)
+        .map_err(|e| crate::protocol::error::io_error(&ctx.command, &name, &e))?;
+    let text = text.to_string_lossy().into_owned();
+    if !super::link_inside(Path::new(&name), &text) {
+        return Ok(Err(name));
+    }
+    Ok(Ok(In {
+        name,
+        bytes: text.into_bytes(),
+        mode: 0o777,
+        mtime,
+        link: true,
+    }))
 }
 
 fn too_large(ctx: &Ctx) -> CmdError {
@@ -130,46 +173,41 @@ fn too_large(ctx: &Ctx) -> CmdError {
 
 /// The members: the files and symlinks the scan finds under the sources,
 /// sorted by name, and the symlinks left out because they lead out of the root.
-fn inputs(
-    ctx: &Ctx,
-    a: &CreateArgs,
-    target: &std::path::Path,
-) -> Result<(Vec<In>, Vec<String>), CmdError> {
+fn inputs(ctx: &Ctx, a: &CreateArgs, target: &Path) -> Result<(Vec<In>, Vec<String>), CmdError> {
     let mut opts = a.scan.options(ctx, ctx.files().overlay()?)?;
     opts.include_dirs = true;
-    let walked = scan::walk(&ctx.root, &starts(ctx, a)?, &opts, || {
-        |e: &Entry| -> Option<Walked> {
-            if e.kind != Kind::File && e.kind != Kind::Symlink {
-                return None;
+    let (walk_from, links) = starts(ctx, a)?;
+    let items = if walk_from.is_empty() {
+        Vec::new()
+    } else {
+        let walked = scan::walk(&ctx.root, &walk_from, &opts, || {
+            |e: &Entry| -> Option<Walked> {
+                if e.kind != Kind::File && e.kind != Kind::Symlink {
+                    return None;
+                }
+                let st = e.stat().ok()?;
+                Some((st.len, st.mode, st.mtime.0, e.kind == Kind::Symlink))
             }
-            let st = e.stat().ok()?;
-            Some((st.len, st.mode, st.mtime.0, e.kind == Kind::Symlink))
-        }
-    })
-    .map_err(|e| scan_error(&ctx.command, &ctx.argv, &e))?;
+        });
+        walked
+            .map_err(|e| scan_error(&ctx.command, &ctx.argv, &e))?
+            .items
+    };
     let target_real = crate::workspace::paths::real_path(ctx.dirs(), target);
     let (mut out, mut outside) = (Vec::new(), Vec::new());
     let mut total = 0u64;
-    for (p, (len, mode, mtime, link)) in walked.items {
+    let named = links.into_iter().map(|p| {
+        let mtime = ctx.files().disk(&p).symlink_metadata();
+        let mtime = mtime.map_or_else(|_| crate::protocol::time::now().0, |m| m.mtime());
+        (p, (0, 0o777, mtime, true))
+    });
+    for (p, (len, mode, mtime, link)) in items.into_iter().chain(named) {
         let name = strip_root(&p, &ctx.root).to_string_lossy().into_owned();
         if link {
-            let st = ctx.files().stat(&p, false)?;
-            let text = ctx
-                .files()
-                .link_text(&p, &st)
-                .map_err(|e| crate::protocol::error::io_error(&ctx.command, &name, &e))?;
-            let text = text.to_string_lossy().into_owned();
-            if !super::link_inside(std::path::Path::new(&name), &text) {
-                outside.push(name);
-                continue;
+            match link_member(ctx, &p, name, mtime)? {
+                Ok(m) => out.push(m),
+                Err(name) => outside.push(name),
             }
-            out.push(In {
-                name,
-                bytes: text.into_bytes(),
-                mode: 0o777,
-                mtime,
-                link: true,
-            });
             continue;
         }
         if crate::workspace::paths::real_path(ctx.dirs(), &p) == target_real {
