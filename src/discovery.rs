@@ -159,7 +159,7 @@ const GROUPS: &[(&str, &str)] = &[
 const BUNDLES: &[(&[&str], &str)] = &[
     (
         &["json", "table"],
-        "JSON by pointer (jq); CSV/TSV rows and cells",
+        "JSON by pointer (jq); rows of CSV, TSV, JSONL, columns (awk)",
     ),
     (
         &["delete", "move", "copy", "mkdir", "chmod", "link", "touch"],

@@ -39,6 +39,76 @@ pub struct Pattern {
     pub multiline: bool,
 }
 
+/// The line selectors of a read of a file's lines (`git show REV:PATH`,
+/// `git blame`, `archive read`); at most one per call, except that `--range`
+/// bounds a `--match`. Each command resolves them over its own text.
+#[derive(Args, Debug, Clone, Default)]
+pub struct LineArgs {
+    /// Selector: lines S:E, S: or N (1-based, inclusive); with --match, the lines it searches.
+    #[arg(long, value_name = "RANGE")]
+    pub range: Option<String>,
+    /// Selector: a definition's lines, found with the `code outline` language table in the file's text; Outer.name picks it by the definition around it.
+    #[arg(long, value_name = "NAME")]
+    pub symbol: Option<String>,
+    /// With --symbol: only definitions of this kind (function, struct, ...).
+    #[arg(long, value_name = "KIND")]
+    pub kind: Option<String>,
+    /// Selector: START-RE END-RE; from the first line matching START to the next line matching END.
+    #[arg(long, num_args = 2, value_names = ["START", "END"], allow_hyphen_values = true, action = clap::ArgAction::Set)]
+    pub between: Option<Vec<String>>,
+    /// With --between: leave out the two boundary lines.
+    #[arg(long)]
+    pub exclusive: bool,
+    /// Selector: every line matching this regex (Rust regex syntax, per line); --invert selects the rest.
+    #[arg(long, value_name = "RE", allow_hyphen_values = true)]
+    pub r#match: Option<String>,
+    /// With --match: the lines that do not match.
+    #[arg(long)]
+    pub invert: bool,
+}
+
+impl LineArgs {
+    /// The flags that select a file's lines by content, given (for a refusal
+    /// where no file is named).
+    pub fn content_flags(&self) -> Vec<&'static str> {
+        [
+            ("--symbol", self.symbol.is_some()),
+            ("--between", self.between.is_some()),
+            ("--match", self.r#match.is_some()),
+        ]
+        .iter()
+        .filter(|(_, on)| *on)
+        .map(|(n, _)| *n)
+        .collect()
+    }
+
+    /// `argument.invalid` for a modifier (`--kind`, `--exclusive`, `--invert`)
+    /// without the selector it modifies.
+    pub fn check_modifiers(&self, command: &str) -> Result<(), super::CmdError> {
+        for (on, modifier, base) in [
+            (
+                self.kind.is_some() && self.symbol.is_none(),
+                "--kind",
+                "--symbol",
+            ),
+            (
+                self.exclusive && self.between.is_none(),
+                "--exclusive",
+                "--between",
+            ),
+            (self.invert && self.r#match.is_none(), "--invert", "--match"),
+        ] {
+            if on {
+                return Err(super::CmdError::invalid_argument(
+                    command,
+                    format!("{modifier} applies to {base} only."),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The options every command accepts, declared here once: the clap tree adds them
 /// (global, so they go before or after the command words), dispatch reads them back
 /// with `from_arg_matches`, `schema` and `--help` show them, and argv rewriting

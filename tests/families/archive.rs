@@ -537,3 +537,166 @@ print(json.dumps(out))
     let two = env.run(&["archive", "create", "two.gz", "proj"]);
     assert_eq!(two.error_code(), "argument.invalid");
 }
+
+#[test]
+fn archive_create_stores_symlinks_as_links_never_followed_out_of_the_root() {
+    let env = TestEnv::new();
+    env.write("proj/a.txt", "alpha\n");
+    env.write("proj/d/b.txt", "beta\n");
+    let link = |target: &str, at: &str| std::os::unix::fs::symlink(target, env.path(at)).unwrap();
+    link("a.txt", "proj/l1");
+    link("../a.txt", "proj/d/l2");
+    link("d", "proj/dl");
+    link("/etc/passwd", "proj/abs");
+    link("../../outside", "proj/up");
+    let tar_v = |name: &str| {
+        let t = Command::new("tar")
+            .args(["-tvf", name])
+            .current_dir(env.root())
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&t.stdout).into_owned();
+        // The mode and the name (with "-> target" for a link), dates left out.
+        let mut rows: Vec<String> = text
+            .lines()
+            .map(|l| {
+                let w: Vec<&str> = l.split_whitespace().collect();
+                format!("{} {}", w[0], w[5..].join(" "))
+            })
+            .collect();
+        rows.sort();
+        rows
+    };
+    for name in ["o.tar", "o.tar.gz"] {
+        let r = env.run(&["archive", "create", name, "proj"]);
+        assert_eq!(r.code, 0, "{}", r.stdout);
+        assert_eq!(r.json["entries"], 5);
+        assert_eq!(
+            r.json["skipped"],
+            json!([{"path": "proj/abs", "reason": "link-outside"}, {"path": "proj/up", "reason": "link-outside"}])
+        );
+        assert_eq!(
+            tar_v(name),
+            [
+                "-rw-r--r-- proj/a.txt",
+                "-rw-r--r-- proj/d/b.txt",
+                "lrwxrwxrwx proj/d/l2 -> ../a.txt",
+                "lrwxrwxrwx proj/dl -> d",
+                "lrwxrwxrwx proj/l1 -> a.txt",
+            ],
+            "{name}"
+        );
+    }
+    // A symlink named as a source is a member itself (as tar without -h).
+    let named = env.run(&[
+        "archive", "create", "n.tar", "proj/dl", "proj/l1", "proj/abs",
+    ]);
+    assert_eq!(named.code, 0, "{}", named.stdout);
+    assert_eq!(
+        named.json["skipped"],
+        json!([{"path": "proj/abs", "reason": "link-outside"}])
+    );
+    assert_eq!(
+        tar_v("n.tar"),
+        ["lrwxrwxrwx proj/dl -> d", "lrwxrwxrwx proj/l1 -> a.txt"]
+    );
+    let z = env.run(&["archive", "create", "o.zip", "proj"]);
+    assert_eq!(z.code, 0, "{}", z.stdout);
+    let read_zip = r#"
+import zipfile, json
+z = zipfile.ZipFile("o.zip"); assert z.testzip() is None
+print(json.dumps({i.filename: [oct(i.external_attr >> 16), z.read(i).decode()] for i in z.infolist()}))
+"#;
+    let got: Value = serde_json::from_str(&py(&env, read_zip)).unwrap();
+    assert_eq!(
+        got,
+        json!({"proj/a.txt": ["0o100644", "alpha\n"], "proj/d/b.txt": ["0o100644", "beta\n"],
+               "proj/d/l2": ["0o120777", "../a.txt"], "proj/dl": ["0o120777", "d"],
+               "proj/l1": ["0o120777", "a.txt"]})
+    );
+    // Our own extract takes the links back as links; undo removes the archive.
+    let x = env.run(&["archive", "extract", "o.zip", "--to", "back"]);
+    assert_eq!(x.code, 0, "{}", x.stdout);
+    assert_eq!(
+        std::fs::read_link(env.path("back/proj/d/l2")).unwrap(),
+        Path::new("../a.txt")
+    );
+    assert_eq!(env.run(&["undo", &z.op_id()]).code, 0);
+    assert!(!env.path("o.zip").exists());
+}
+
+#[test]
+fn archive_create_writes_zip64_past_65535_members_python_reads_all() {
+    let env = TestEnv::new();
+    std::fs::create_dir(env.path("many")).unwrap();
+    for i in 0..70_000 {
+        std::fs::File::create(env.path(&format!("many/f{i:05}"))).unwrap();
+    }
+    let r = env.run(&["archive", "create", "m.zip", "many"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.json["entries"], 70_000);
+    let bytes = env.read("m.zip");
+    assert!(
+        bytes.windows(4).any(|w| w == b"PK\x06\x06"),
+        "no zip64 end record"
+    );
+    let check = r#"
+import zipfile
+z = zipfile.ZipFile("m.zip"); names = z.namelist()
+print(len(names), names[0], names[-1], sum(i.file_size for i in z.infolist()))
+"#;
+    assert_eq!(py(&env, check).trim(), "70000 many/f00000 many/f69999 0");
+    // archive list reads it back too.
+    let l = env.run(&["archive", "list", "m.zip", "--limit", "1"]);
+    assert_eq!(l.json["total"], 70_000, "{}", l.stdout);
+}
+
+#[test]
+fn archive_read_and_git_show_take_one_selector_group_from_core() {
+    let env = TestEnv::new();
+    let args = |cmd: &[&str]| {
+        let mut argv = vec!["schema"];
+        argv.extend_from_slice(cmd);
+        argv.push("--full");
+        let r = env.run(&argv);
+        let all = r.json["commands"][0]["args"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let names = [
+            "--range",
+            "--symbol",
+            "--kind",
+            "--between",
+            "--exclusive",
+            "--match",
+            "--invert",
+        ];
+        let mut kept: Vec<Value> = all
+            .into_iter()
+            .filter(|a| names.iter().any(|n| a["name"] == *n))
+            .collect();
+        kept.sort_by_key(|a| a.to_string());
+        kept
+    };
+    let ours = args(&["archive", "read"]);
+    assert_eq!(ours.len(), 7, "{ours:?}");
+    assert_eq!(ours, args(&["git", "show"]));
+    assert_eq!(ours, args(&["git", "blame"]));
+    // A modifier without its selector is refused the same way by both.
+    py(&env, MAKE);
+    let a = env.run(&[
+        "archive",
+        "read",
+        "a.zip",
+        "pkg/a.txt",
+        "--kind",
+        "function",
+    ]);
+    env.write("f.rs", "fn main() {}\n");
+    env.git(&["add", "f.rs"]);
+    env.git(&["commit", "-qm", "f"]);
+    let g = env.run(&["git", "show", "HEAD:f.rs", "--kind", "function"]);
+    assert_eq!(a.error_code(), "argument.invalid", "{}", a.stdout);
+    assert_eq!(a.json["error"]["message"], g.json["error"]["message"]);
+}

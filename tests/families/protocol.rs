@@ -19,6 +19,14 @@ fn version_and_help_are_envelopes() {
             .iter()
             .any(|c| c.as_str().unwrap().starts_with("read  "))
     );
+    // table reads more than CSV/TSV, and the line says so, within the budget.
+    let table = h.json["commands"].as_array().unwrap().iter();
+    let line = table
+        .filter_map(|c| c.as_str())
+        .find(|c| c.starts_with("json|table  "))
+        .unwrap();
+    assert!(line.contains("JSONL") && line.contains("awk"), "{line}");
+    assert!(h.stdout.len() <= 4096, "{}", h.stdout.len());
     let rh = Command::new(bin())
         .args(["read", "--help"])
         .output()

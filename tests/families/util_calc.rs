@@ -48,6 +48,12 @@ fn util_calc_matches_python_fractions() {
         "123456789012345678901234567 * 1000 + 1",
         "-(2/3) - 1/7",
         "170141183460469231731687303715884105727 - 1",
+        // Past i128: exact, as Python's big integers and Fractions.
+        "2**200",
+        "2**200 / 3**50 - 7",
+        "1*2*3*4*5*6*7*8*9*10*11*12*13*14*15*16*17*18*19*20*21*22*23*24*25*26*27*28*29*30*31*32*33*34*35",
+        "-(2**128) % 7 + (2**127 + 1) * (2**127 - 1)",
+        "max(2**130, 3**82) - 1/2**140",
     ] {
         let r = env.run(&["util", "calc", "--", e]);
         assert_eq!(r.code, 0, "{e}: {}", r.stdout);
@@ -66,8 +72,10 @@ fn util_calc_refuses_code_overflow_and_deep_input() {
     let env = TestEnv::new();
     let s = env.run(&["util", "calc", "__import__('os').system('true')"]);
     assert_eq!(s.error_code(), "input.syntax-error");
-    let o = env.run(&["util", "calc", "2**127"]);
+    let o = env.run(&["util", "calc", "2**100001"]);
     assert_eq!(o.error_code(), "argument.invalid");
+    let why = o.json["error"]["message"].as_str().unwrap_or_default();
+    assert!(why.contains("100000 bits"), "{why}");
     let z = env.run(&["util", "calc", "1/(2-2)"]);
     assert_eq!(z.error_code(), "argument.invalid");
     let deep = format!("{}1{}", "(".repeat(80), ")".repeat(80));

@@ -1,13 +1,15 @@
-//! `archive create`: a new zip, tar, tar.gz or gz file of workspace files (the
-//! scan's filters and ignore rules), written through the store as one journaled
+//! `archive create`: a new zip, tar, tar.gz or gz file of workspace files and
+//! symlinks (the scan's filters and ignore rules; links stored, never followed),
+//! written through the store as one journaled
 //! op; an existing file is replaced only with --overwrite and its --expect-hash.
 
-use super::format::Format;
+use super::format::{Format, Kind as Member};
 use super::zip;
 use crate::handler;
 use crate::protocol::args::Guard;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
+use crate::store::files::Kind as ViewKind;
 use crate::store::guard;
 use crate::store::write::{self, Change, WriteRequest};
 use crate::workspace::Ctx;
@@ -16,6 +18,8 @@ use crate::workspace::scan::{self, Entry, Kind, strip_root};
 use crate::workspace::scan_args::{ScanArgs, scan_error};
 use clap::Args;
 use std::io::Write;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct CreateArgs {
@@ -43,7 +47,7 @@ const MAX_INPUT: u64 = 1024 * 1024 * 1024;
 pub const SPEC: CommandSpec = CommandSpec {
     name: "archive create",
     summary: "Create a zip, tar, tar.gz or gz archive from workspace files (ignored files excluded).",
-    description: "Members are the regular files the scan finds under each SRC (ignore rules, --glob, --lang, --skip-larger-than, --newer), named relative to the workspace root, with their mode and mtime; symlinks and the archive itself are left out. gz takes exactly one file. An existing PATH is refusal.exists unless --overwrite with --expect-hash. One journaled op: undo removes (or restores) the archive.",
+    description: "Members are the regular files and symlinks the scan finds under each SRC, directories walked (ignore rules, --glob, --lang, --skip-larger-than, --newer), named relative to the workspace root, with their mode and mtime; the archive itself is left out. A symlink (walked, or named as SRC) is stored as a link with its target text, never followed; one whose target leaves the workspace is left out and listed in skipped. zip switches to zip64 past 65,535 members or 4 GiB. gz takes exactly one file. An existing PATH is refusal.exists unless --overwrite with --expect-hash. One journaled op: undo removes (or restores) the archive.",
     args: <CreateArgs as clap::Args>::augment_args,
     output_fields: &[
         write::FIELD_CHANGES,
@@ -52,6 +56,10 @@ pub const SPEC: CommandSpec = CommandSpec {
         write::FIELD_NEXT,
         field("entries", "Members written."),
         field("format", "zip, tar, tar.gz or gz."),
+        field(
+            "skipped",
+            "[{path,reason}] symlinks left out: reason link-outside (the target leaves the workspace).",
+        ),
     ],
     error_codes: crate::write_error_codes![code::TOO_LARGE],
     writes: true,
@@ -61,30 +69,49 @@ pub const SPEC: CommandSpec = CommandSpec {
     run: handler!(CreateArgs, run),
 };
 
-/// One member to write.
+/// One member to write: a file's bytes, or a symlink's target text.
 struct In {
     name: String,
     bytes: Vec<u8>,
     mode: u32,
     mtime: i64,
+    link: bool,
 }
+
+/// What the walk keeps of an entry: its size, mode and mtime, and whether it
+/// is a symlink (never followed: its target text is what goes in).
+type Walked = (u64, u32, i64, bool);
 
 fn invalid(ctx: &Ctx, m: impl Into<String>) -> CmdError {
     CmdError::invalid_argument(&ctx.command, m)
 }
 
-/// The files the scan finds under the sources, sorted by name.
-fn inputs(ctx: &Ctx, a: &CreateArgs, target: &std::path::Path) -> Result<Vec<In>, CmdError> {
-    let opts = a.scan.options(ctx, ctx.files().overlay()?)?;
-    let mut starts = Vec::new();
+/// The absolute paths the sources name (the working directory by default),
+/// each inside the workspace and present: the ones to walk, and the symlinks
+/// named themselves (stored as links, as tar stores them without -h).
+fn starts(ctx: &Ctx, a: &CreateArgs) -> Result<(Vec<PathBuf>, Vec<PathBuf>), CmdError> {
+    let (mut starts, mut links) = (Vec::new(), Vec::new());
     for s in &a.src {
         let abs = ctx.path_arg(s)?;
-        if !ctx.inside(&crate::workspace::paths::real_path(ctx.dirs(), &abs)) {
+        let real = crate::workspace::paths::real_path(ctx.dirs(), &abs);
+        // A named symlink is a member itself: its own place must be inside.
+        let link = ctx.files().stat(&abs, false)?.kind == ViewKind::Symlink;
+        let at = match (link, abs.parent(), abs.file_name()) {
+            (true, Some(dir), Some(base)) => {
+                crate::workspace::paths::real_path(ctx.dirs(), dir).join(base)
+            }
+            _ => real,
+        };
+        if !ctx.inside(&at) {
             return Err(CmdError::new(
                 code::OUTSIDE_WORKSPACE,
                 format!("{s} is outside the workspace; an archive takes workspace files."),
                 Repair::new("find", "List what is here.", shell::aitools(["find", "."])),
             ));
+        }
+        if link {
+            links.push(abs);
+            continue;
         }
         if !ctx.files().exists(&abs)? {
             return Err(CmdError::new(
@@ -95,67 +122,131 @@ fn inputs(ctx: &Ctx, a: &CreateArgs, target: &std::path::Path) -> Result<Vec<In>
         }
         starts.push(abs);
     }
-    if starts.is_empty() {
+    if a.src.is_empty() {
         starts.push(ctx.cwd.clone());
     }
-    let walked = scan::walk(&ctx.root, &starts, &opts, || {
-        |e: &Entry| {
-            if e.kind != Kind::File {
-                return None;
+    Ok((starts, links))
+}
+
+/// The member for the symlink `p` (named `name`): its target text, never
+/// followed; `Err(name)` when the target leaves the workspace.
+fn link_member(
+    ctx: &Ctx,
+    p: &Path,
+    name: String,
+    mtime: i64,
+) -> Result<Result<In, String>, CmdError> {
+    let st = ctx.files().stat(p, false)?;
+    let text = ctx
+        .files()
+        .link_text(p, &st)
+        .map_err(|e| crate::protocol::error::io_error(&ctx.command, &name, &e))?;
+    let text = text.to_string_lossy().into_owned();
+    if !super::link_inside(Path::new(&name), &text) {
+        return Ok(Err(name));
+    }
+    Ok(Ok(In {
+        name,
+        bytes: text.into_bytes(),
+        mode: 0o777,
+        mtime,
+        link: true,
+    }))
+}
+
+fn too_large(ctx: &Ctx) -> CmdError {
+    CmdError::new(
+        code::TOO_LARGE,
+        format!("The files come to more than {MAX_INPUT} bytes; an archive takes at most that."),
+        Repair::new(
+            "narrow",
+            "Leave out large files.",
+            shell::aitools(shell::rerun(
+                &ctx.argv,
+                &[],
+                &[],
+                &["--skip-larger-than".into(), "1MiB".into()],
+            )),
+        ),
+    )
+}
+
+/// The members: the files and symlinks the scan finds under the sources,
+/// sorted by name, and the symlinks left out because they lead out of the root.
+fn inputs(ctx: &Ctx, a: &CreateArgs, target: &Path) -> Result<(Vec<In>, Vec<String>), CmdError> {
+    let mut opts = a.scan.options(ctx, ctx.files().overlay()?)?;
+    opts.include_dirs = true;
+    let (walk_from, links) = starts(ctx, a)?;
+    let items = if walk_from.is_empty() {
+        Vec::new()
+    } else {
+        let walked = scan::walk(&ctx.root, &walk_from, &opts, || {
+            |e: &Entry| -> Option<Walked> {
+                if e.kind != Kind::File && e.kind != Kind::Symlink {
+                    return None;
+                }
+                let st = e.stat().ok()?;
+                Some((st.len, st.mode, st.mtime.0, e.kind == Kind::Symlink))
             }
-            let st = e.stat().ok()?;
-            Some((st.len, st.mode, st.mtime.0))
-        }
-    })
-    .map_err(|e| scan_error(&ctx.command, &ctx.argv, &e))?;
+        });
+        walked
+            .map_err(|e| scan_error(&ctx.command, &ctx.argv, &e))?
+            .items
+    };
     let target_real = crate::workspace::paths::real_path(ctx.dirs(), target);
-    let mut out = Vec::new();
+    let (mut out, mut outside) = (Vec::new(), Vec::new());
     let mut total = 0u64;
-    for (p, (len, mode, mtime)) in walked.items {
+    let named = links.into_iter().map(|p| {
+        let mtime = ctx.files().disk(&p).symlink_metadata();
+        let mtime = mtime.map_or_else(|_| crate::protocol::time::now().0, |m| m.mtime());
+        (p, (0, 0o777, mtime, true))
+    });
+    for (p, (len, mode, mtime, link)) in items.into_iter().chain(named) {
+        let name = strip_root(&p, &ctx.root).to_string_lossy().into_owned();
+        if link {
+            match link_member(ctx, &p, name, mtime)? {
+                Ok(m) => out.push(m),
+                Err(name) => outside.push(name),
+            }
+            continue;
+        }
         if crate::workspace::paths::real_path(ctx.dirs(), &p) == target_real {
             continue;
         }
         total += len;
         if total > MAX_INPUT {
-            return Err(CmdError::new(
-                code::TOO_LARGE,
-                format!(
-                    "The files come to more than {MAX_INPUT} bytes; an archive takes at most that."
-                ),
-                Repair::new(
-                    "narrow",
-                    "Leave out large files.",
-                    shell::aitools(shell::rerun(
-                        &ctx.argv,
-                        &[],
-                        &[],
-                        &["--skip-larger-than".into(), "1MiB".into()],
-                    )),
-                ),
-            ));
+            return Err(too_large(ctx));
         }
         let bytes = ctx.files().load_follow(&p)?.bytes.clone();
-        let name = strip_root(&p, &ctx.root).to_string_lossy().into_owned();
         out.push(In {
             name,
             bytes,
             mode: mode & 0o777,
             mtime,
+            link: false,
         });
     }
     out.sort_by(|x, y| x.name.cmp(&y.name));
-    Ok(out)
+    outside.sort();
+    Ok((out, outside))
 }
 
 fn tar_bytes(files: &[In], gz: bool) -> std::io::Result<Vec<u8>> {
     let mut b = tar::Builder::new(Vec::new());
     for f in files {
         let mut h = tar::Header::new_gnu();
-        h.set_size(f.bytes.len() as u64);
         h.set_mode(f.mode);
         h.set_mtime(u64::try_from(f.mtime).unwrap_or(0));
-        h.set_entry_type(tar::EntryType::Regular);
-        b.append_data(&mut h, &f.name, f.bytes.as_slice())?;
+        if f.link {
+            h.set_entry_type(tar::EntryType::Symlink);
+            h.set_size(0);
+            let target = String::from_utf8_lossy(&f.bytes).into_owned();
+            b.append_link(&mut h, &f.name, target)?;
+        } else {
+            h.set_size(f.bytes.len() as u64);
+            h.set_entry_type(tar::EntryType::Regular);
+            b.append_data(&mut h, &f.name, f.bytes.as_slice())?;
+        }
     }
     let raw = b.into_inner()?;
     if !gz {
@@ -182,6 +273,15 @@ fn encode(ctx: &Ctx, fmt: Format, files: &[In]) -> Result<Vec<u8>, CmdError> {
                     ),
                 ));
             };
+            if one.link {
+                return Err(invalid(
+                    ctx,
+                    format!(
+                        "gz holds a file's bytes; {} is a symlink (tar keeps links).",
+                        one.name
+                    ),
+                ));
+            }
             let base = one.name.rsplit('/').next().unwrap_or(&one.name);
             let mut e = flate2::GzBuilder::new()
                 .filename(base)
@@ -198,7 +298,11 @@ fn encode(ctx: &Ctx, fmt: Format, files: &[In]) -> Result<Vec<u8>, CmdError> {
                     data: &f.bytes,
                     mode: f.mode,
                     mtime: f.mtime,
-                    dir: false,
+                    kind: if f.link {
+                        Member::Symlink
+                    } else {
+                        Member::File
+                    },
                 })
                 .map_err(io)?;
             }
@@ -224,6 +328,7 @@ pub fn run(ctx: &Ctx, a: &CreateArgs) -> Result<Output, CmdError> {
     let expect = guard::parse_expect_hash(&ctx.command, &a.guard.expect_hash)?;
     let target = ctx.write_path_arg(&a.path, Final::Follow)?;
     let mut entries = 0u64;
+    let mut outside = Vec::new();
     let done = write::submit(
         ctx,
         &WriteRequest::new(ctx).dry_run(a.guard.dry.dry_run),
@@ -257,8 +362,9 @@ pub fn run(ctx: &Ctx, a: &CreateArgs) -> Result<Output, CmdError> {
                 }
                 guard::check_hash(&shown, h, now.as_deref())?;
             }
-            let files = inputs(ctx, a, &target)?;
+            let (files, out) = inputs(ctx, a, &target)?;
             entries = files.len() as u64;
+            outside = out;
             let bytes = encode(ctx, fmt, &files)?;
             Ok(vec![Change::Put {
                 path: target.clone(),
@@ -267,8 +373,18 @@ pub fn run(ctx: &Ctx, a: &CreateArgs) -> Result<Output, CmdError> {
             }])
         },
     )?;
-    Ok(done.into_output(vec![
+    let mut fields = vec![
         ("entries", Json::UInt(entries)),
         ("format", Json::str(fmt.name())),
-    ]))
+    ];
+    if !outside.is_empty() {
+        let items = outside.into_iter().map(|p| {
+            let mut o = Json::obj();
+            o.push("path", Json::str(p));
+            o.push("reason", Json::str("link-outside"));
+            o
+        });
+        fields.push(("skipped", Json::Arr(items.collect())));
+    }
+    Ok(done.into_output(fields))
 }

@@ -79,29 +79,6 @@ fn safe_name(name: &str) -> Result<Option<PathBuf>, &'static str> {
     Ok((!out.as_os_str().is_empty()).then_some(out))
 }
 
-/// Whether a symlink at `at` (relative to the destination) with text `target`
-/// stays inside the destination.
-fn link_inside(at: &Path, target: &str) -> bool {
-    if target.is_empty() || target.starts_with('/') {
-        return false;
-    }
-    let mut depth: i64 = at.components().count() as i64 - 1;
-    for c in Path::new(target).components() {
-        match c {
-            Component::Normal(_) => depth += 1,
-            Component::CurDir => {}
-            Component::ParentDir => {
-                depth -= 1;
-                if depth < 0 {
-                    return false;
-                }
-            }
-            _ => return false,
-        }
-    }
-    true
-}
-
 fn refused(ctx: &Ctx, a: &ExtractArgs, code: &'static str, msg: String) -> CmdError {
     CmdError::new(
         code,
@@ -203,7 +180,7 @@ fn member(
         Kind::Dir => Change::Mkdir { path: abs },
         Kind::Symlink => {
             let target = m.link.clone().unwrap_or_default();
-            if !link_inside(&rel, &target) {
+            if !super::link_inside(&rel, &target) {
                 return Err(out(format!(
                     "{}: symlink member {:?} leads to {target:?}, outside {}; nothing was extracted.",
                     a.path, m.path, a.to

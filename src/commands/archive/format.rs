@@ -111,8 +111,8 @@ pub enum Limit {
 #[derive(Debug)]
 pub enum Stop {
     Limit(Limit),
-    /// Not an archive this module reads, or a feature of one it does not (zip64,
-    /// encryption, a compression method other than stored and deflate).
+    /// Not an archive this module reads, or a feature of one it does not
+    /// (encryption, a compression method other than stored and deflate).
     Unsupported(String),
     /// The archive's structure is broken (or a header lies about a size).
     Corrupt(String),

@@ -10,6 +10,7 @@ use crate::workspace::Ctx;
 use crate::workspace::candidates::{self, Offer};
 use crate::workspace::input;
 use format::{Format, Limit, Stop};
+use std::path::{Component, Path};
 
 pub mod create;
 pub mod extract;
@@ -158,4 +159,27 @@ pub fn walk(
 pub fn gz_name(shown: &str) -> String {
     let base = shown.rsplit('/').next().unwrap_or(shown);
     base.strip_suffix(".gz").unwrap_or(base).to_string()
+}
+
+/// Whether a symlink at `at` (relative to the destination) with text `target`
+/// stays inside the destination (the root, for `create`).
+pub fn link_inside(at: &Path, target: &str) -> bool {
+    if target.is_empty() || target.starts_with('/') {
+        return false;
+    }
+    let mut depth: i64 = at.components().count() as i64 - 1;
+    for c in Path::new(target).components() {
+        match c {
+            Component::Normal(_) => depth += 1,
+            Component::CurDir => {}
+            Component::ParentDir => {
+                depth -= 1;
+                if depth < 0 {
+                    return false;
+                }
+            }
+            _ => return false,
+        }
+    }
+    true
 }

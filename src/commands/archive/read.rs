@@ -4,7 +4,9 @@
 //! `read`: the window by the lines before it, the rest by the envelope's pass.
 
 use super::format::{Budget, Flow, Stop};
+use super::select::given;
 use crate::handler;
+use crate::protocol::args::LineArgs;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Output, Repair, code, redact, shell, values};
 use crate::text::lines::sha256_hex;
@@ -29,17 +31,8 @@ pub struct ReadArgs {
     /// Maximum lines (text) or 16-byte rows (hex).
     #[arg(long, value_name = "N", default_value = "80", value_parser = values::parse_count)]
     pub max_lines: u64,
-    /// Selector: lines S:E, S: (to the end), or N (1-based, inclusive); with --as hex, rows.
-    #[arg(long)]
-    pub range: Option<String>,
-    /// Selector: every line matching the regular expression.
-    #[arg(long = "match", value_name = "RE", allow_hyphen_values = true)]
-    pub pattern: Option<String>,
-    /// With --match: the lines that do not match.
-    #[arg(long, requires = "pattern")]
-    pub invert: bool,
     #[command(flatten)]
-    pub sel: super::select::PickArgs,
+    pub sel: LineArgs,
 }
 
 /// The largest member read.
@@ -48,7 +41,7 @@ const MAX_MEMBER: u64 = 64 * 1024 * 1024;
 pub const SPEC: CommandSpec = CommandSpec {
     name: "archive read",
     summary: "Read one archive member in read's shape, with selectors and a line limit.",
-    description: "A gz archive has one member and takes no ENTRY (its name is answered as entry). Members over 64 MiB are refused. A binary member (a NUL in its first 8 KiB) read as text answers {binary,size,mime}; --as hex dumps it with secrets overwritten by *. Selectors as read's, one per call: --range, --symbol (--kind; the code outline language of the member's name), --between (--exclusive), --match (--invert; --range bounds it). A line over 16384 bytes is cut there and listed in cut_lines (partial). A cut result (status partial, exit 3) has next_commands continuing it.",
+    description: "A gz archive has one member and takes no ENTRY (its name is answered as entry). Members over 64 MiB are refused. A binary member (a NUL in its first 8 KiB) read as text answers {binary,size,mime}; --as hex dumps it with secrets overwritten by *. Selectors as read's, one per call: --range, --symbol (--kind; the code outline language of the member's name), --between (--exclusive), --match (--invert; --range bounds it); with --as hex, --range counts 16-byte rows. A line over 16384 bytes is cut there and listed in cut_lines (partial). A cut result (status partial, exit 3) has next_commands continuing it.",
     args: <ReadArgs as clap::Args>::augment_args,
     output_fields: &[
         field("entry", "A gz archive's member name (read without ENTRY)."),
@@ -232,10 +225,11 @@ pub fn run(ctx: &Ctx, a: &ReadArgs) -> Result<Output, CmdError> {
     if a.max_lines == 0 {
         return Err(invalid(ctx, "--max-lines must be at least 1."));
     }
-    if let Some(flag) = a.sel.given() {
+    a.sel.check_modifiers(&ctx.command)?;
+    if let Some(flag) = given(&a.sel) {
         let other = [
-            ("--range", a.range.is_some()),
-            ("--match", a.pattern.is_some()),
+            ("--range", a.sel.range.is_some()),
+            ("--match", a.sel.r#match.is_some()),
             ("--as hex", a.view == "hex"),
             ("--between", flag == "--symbol" && a.sel.between.is_some()),
         ]
@@ -248,14 +242,14 @@ pub fn run(ctx: &Ctx, a: &ReadArgs) -> Result<Output, CmdError> {
             ));
         }
     }
-    if a.view == "hex" && a.pattern.is_some() {
+    if a.view == "hex" && a.sel.r#match.is_some() {
         return Err(invalid(ctx, "--match selects lines; --as hex shows rows."));
     }
-    let range = match &a.range {
+    let range = match &a.sel.range {
         Some(r) => Some(values::parse_range(r).map_err(|m| invalid(ctx, m))?),
         None => None,
     };
-    let re = match &a.pattern {
+    let re = match &a.sel.r#match {
         Some(p) => Some(Regex::new(p).map_err(|e| {
             CmdError::bad_pattern(
                 "--match",
@@ -374,14 +368,17 @@ fn text(
             ),
         ));
     }
-    let max = usize::try_from(a.max_lines).unwrap_or(usize::MAX);
+    let (max, inv) = (
+        usize::try_from(a.max_lines).unwrap_or(usize::MAX),
+        a.sel.invert,
+    );
     let Window {
         mut lines,
         numbers,
         cut_lines,
         last_seen,
         cut,
-    } = window(&all, start, end, re.as_ref().map(|r| (r, a.invert)), max);
+    } = window(&all, start, end, re.as_ref().map(|r| (r, inv)), max);
     if re.is_some() && lines.is_empty() {
         return Err(CmdError::new(
             code::NO_MATCH,
@@ -398,7 +395,7 @@ fn text(
             Some(e) => format!("{}:{e}", last_seen + 1),
             None => format!("{}:", last_seen + 1),
         };
-        out.next_commands.push(if a.sel.given().is_some() {
+        out.next_commands.push(if given(&a.sel).is_some() {
             super::select::rerun(&ctx.argv, &["--range".into(), r])
         } else {
             shell::aitools(shell::rerun(

@@ -1,40 +1,23 @@
-//! `archive read`'s content selectors over a member's text: `--symbol` (with
+//! `archive read`'s content selectors (the core's `LineArgs`) over a member's text: `--symbol` (with
 //! `--kind`) through the core's `text::select::one_definition`, as `read` and
 //! `git show` take it, and `--between` (with `--exclusive`) through
 //! `text::select::select`; the errors worded for a member, with repairs that
 //! rerun this call, and the call that continues a cut selection.
 
+use crate::protocol::args::LineArgs;
 use crate::protocol::values::LineRange;
 use crate::protocol::{CmdError, Json, Repair, code, shell};
 use crate::text::doc::Doc;
 use crate::text::select::{self, Selector, SymbolError};
-use clap::Args;
 
-#[derive(Args, Debug, Default)]
-pub struct PickArgs {
-    /// Selector: a definition's lines, found with the `code outline` language table (by the member's name).
-    #[arg(long, value_name = "NAME")]
-    pub symbol: Option<String>,
-    /// With --symbol: only definitions of this kind (function, struct, ...).
-    #[arg(long, value_name = "KIND", requires = "symbol")]
-    pub kind: Option<String>,
-    /// Selector: START-RE END-RE; from the first line matching START to the next line matching END.
-    #[arg(long, num_args = 2, value_names = ["START", "END"], allow_hyphen_values = true, action = clap::ArgAction::Set)]
-    pub between: Option<Vec<String>>,
-    /// With --between: leave out the two boundary lines.
-    #[arg(long, requires = "between")]
-    pub exclusive: bool,
-}
-
-impl PickArgs {
-    pub fn given(&self) -> Option<&'static str> {
-        if self.symbol.is_some() {
-            Some("--symbol")
-        } else if self.between.is_some() {
-            Some("--between")
-        } else {
-            None
-        }
+/// The content selector given (`--symbol` or `--between`), if any.
+pub fn given(p: &LineArgs) -> Option<&'static str> {
+    if p.symbol.is_some() {
+        Some("--symbol")
+    } else if p.between.is_some() {
+        Some("--between")
+    } else {
+        None
     }
 }
 
@@ -72,7 +55,7 @@ fn as_match(argv: &[String], name: &str) -> Repair {
 /// The lines `p` selects in `text` (a member named `entry`); None without one.
 pub fn lines(
     command: &str,
-    p: &PickArgs,
+    p: &LineArgs,
     entry: &str,
     text: &str,
     argv: &[String],
@@ -137,7 +120,7 @@ pub fn lines(
 
 /// The lines of the one definition `--symbol` names.
 fn symbol(
-    p: &PickArgs,
+    p: &LineArgs,
     name: &str,
     entry: &str,
     text: &str,

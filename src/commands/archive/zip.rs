@@ -1,7 +1,8 @@
 //! The zip format, read and written here over flate2's deflate: the central
 //! directory says which members there are; each member's data is read from its
 //! local header on, inflated (or stored) and checked against its stated size and
-//! CRC-32 as it is read. Zip64, encryption and other methods are refused.
+//! CRC-32 as it is read. Zip64 is read and written; encryption and other
+//! methods are refused.
 
 use super::format::{
     Budget, CountIn, CountOut, Flow, Kind, Limit, Member, Meter, Source, Stop, Visit,
@@ -27,11 +28,20 @@ fn corrupt(what: &str) -> Stop {
     Stop::Corrupt(format!("zip: {what}"))
 }
 
-/// The end-of-central-directory record: (entries, directory size, offset).
+fn u64_at(b: &[u8], i: usize) -> u64 {
+    b.get(i..i + 8)
+        .and_then(|s| <[u8; 8]>::try_from(s).ok())
+        .map(u64::from_le_bytes)
+        .unwrap_or(0)
+}
+
+/// The end-of-central-directory record: (entries, directory size, offset);
+/// from the zip64 end record when the classic one's fields are full.
 fn end_record(f: &mut dyn Source) -> Result<(u64, u64, u64), Stop> {
     let len = f.seek(SeekFrom::End(0)).map_err(Stop::Io)?;
-    let tail = len.min(22 + 65535);
-    f.seek(SeekFrom::Start(len - tail)).map_err(Stop::Io)?;
+    let tail = len.min(22 + 65535 + 20);
+    let base = len - tail;
+    f.seek(SeekFrom::Start(base)).map_err(Stop::Io)?;
     let mut buf = vec![0u8; tail as usize];
     f.read_exact(&mut buf).map_err(Stop::Io)?;
     let at = (0..buf.len().saturating_sub(21))
@@ -39,16 +49,68 @@ fn end_record(f: &mut dyn Source) -> Result<(u64, u64, u64), Stop> {
         .find(|&i| buf[i..].starts_with(b"PK\x05\x06"))
         .ok_or_else(|| corrupt("no end-of-central-directory record"))?;
     let e = &buf[at..];
-    let (count, size, offset) = (u16_at(e, 10), u32_at(e, 12), u32_at(e, 16));
+    let (mut count, mut size, mut offset) = (
+        u64::from(u16_at(e, 10)),
+        u64::from(u32_at(e, 12)),
+        u64::from(u32_at(e, 16)),
+    );
     if count == 0xFFFF || size == 0xFFFF_FFFF || offset == 0xFFFF_FFFF {
-        return Err(Stop::Unsupported("zip64 archives are not read".into()));
+        let loc = at
+            .checked_sub(20)
+            .and_then(|l| buf.get(l..at))
+            .filter(|l| l.starts_with(b"PK\x06\x07"));
+        if let Some(loc) = loc {
+            let rec = u64_at(loc, 8);
+            if rec.checked_add(56).is_none_or(|end| end > len) {
+                return Err(corrupt(
+                    "the zip64 end record lies past the end of the file",
+                ));
+            }
+            let mut r = [0u8; 56];
+            f.seek(SeekFrom::Start(rec)).map_err(Stop::Io)?;
+            f.read_exact(&mut r).map_err(Stop::Io)?;
+            if !r.starts_with(b"PK\x06\x06") {
+                return Err(corrupt("the zip64 end record is missing"));
+            }
+            (count, size, offset) = (u64_at(&r, 32), u64_at(&r, 40), u64_at(&r, 48));
+        }
     }
-    if u64::from(offset) + u64::from(size) > len {
+    if offset.checked_add(size).is_none_or(|end| end > len) {
         return Err(corrupt(
             "the central directory lies past the end of the file",
         ));
     }
-    Ok((u64::from(count), u64::from(size), u64::from(offset)))
+    Ok((count, size, offset))
+}
+
+/// The values a zip64 extra field holds for the 32-bit fields that are full,
+/// in the order the format gives them (size, compressed size, offset).
+fn zip64_values(extra: &[u8], full: [bool; 3]) -> Result<[Option<u64>; 3], Stop> {
+    let mut i = 0;
+    while i + 4 <= extra.len() {
+        let (id, n) = (u16_at(extra, i), usize::from(u16_at(extra, i + 2)));
+        let body = extra
+            .get(i + 4..i + 4 + n)
+            .ok_or_else(|| corrupt("an extra field runs past its entry"))?;
+        if id == 1 {
+            let mut out = [None; 3];
+            let mut at = 0;
+            for (slot, is_full) in out.iter_mut().zip(full) {
+                if is_full {
+                    if at + 8 > body.len() {
+                        return Err(corrupt("a zip64 extra field is short"));
+                    }
+                    *slot = Some(u64_at(body, at));
+                    at += 8;
+                }
+            }
+            return Ok(out);
+        }
+        i += 4 + n;
+    }
+    Err(corrupt(
+        "a member's size is in a zip64 field it does not have",
+    ))
 }
 
 /// Seconds since the epoch of an MS-DOS date and time (read as UTC).
@@ -117,9 +179,18 @@ fn central(e: &[u8]) -> Result<(Central, usize), Stop> {
     if flags & 1 != 0 {
         return Err(Stop::Unsupported(format!("{name} is encrypted")));
     }
-    let (csize, usize, local) = (u32_at(e, 20), u32_at(e, 24), u32_at(e, 42));
-    if csize == 0xFFFF_FFFF || usize == 0xFFFF_FFFF || local == 0xFFFF_FFFF {
-        return Err(Stop::Unsupported("zip64 members are not read".into()));
+    let (mut csize, mut usize, mut local) = (
+        u64::from(u32_at(e, 20)),
+        u64::from(u32_at(e, 24)),
+        u64::from(u32_at(e, 42)),
+    );
+    let full = [usize, csize, local].map(|v| v == 0xFFFF_FFFF);
+    if full.contains(&true) {
+        let extra = e
+            .get(46 + nlen..46 + nlen + xlen)
+            .ok_or_else(|| corrupt("an extra field runs past the directory"))?;
+        let [u, c, l] = zip64_values(extra, full)?;
+        (usize, csize, local) = (u.unwrap_or(usize), c.unwrap_or(csize), l.unwrap_or(local));
     }
     let unix = made_by >> 8 == 3;
     let mode = (unix).then(|| u32_at(e, 38) >> 16).filter(|m| *m != 0);
@@ -134,16 +205,16 @@ fn central(e: &[u8]) -> Result<(Central, usize), Stop> {
         member: Member {
             path: name,
             kind,
-            size: u64::from(usize),
+            size: usize,
             mode: mode.map(|m| m & 0o7777),
             mtime: Some(dos_time(u16_at(e, 14), u16_at(e, 12))),
             link: None,
         },
         method,
         crc: u32_at(e, 16),
-        csize: u64::from(csize),
-        usize: u64::from(usize),
-        local: u64::from(local),
+        csize,
+        usize,
+        local,
     };
     Ok((c, 46 + nlen + xlen + clen))
 }
@@ -247,20 +318,43 @@ pub fn walk(f: &mut dyn Source, budget: Budget, visit: &mut Visit) -> Result<u64
     Ok(n)
 }
 
-/// A zip being written to memory: `add` each member, then `finish`.
+/// A zip being written to memory: `add` each member, then `finish`. Past the
+/// classic format's limits (a size or offset of 4 GiB, 65,535 members) it
+/// writes the zip64 extra fields and end records.
 pub struct Writer {
     out: Vec<u8>,
     central: Vec<u8>,
     count: u64,
+    /// Sizes and offsets from this value on go to zip64 fields (0xFFFF_FFFF;
+    /// lower only in tests).
+    max32: u64,
 }
 
-/// What `add` is given.
+/// What `add` is given: a file's bytes, a symlink's target text, or nothing
+/// for a directory.
 pub struct NewMember<'a> {
     pub name: &'a str,
     pub data: &'a [u8],
     pub mode: u32,
     pub mtime: i64,
-    pub dir: bool,
+    pub kind: Kind,
+}
+
+/// The zip64 extended-information extra field holding `values` (8 bytes each).
+fn zip64_extra(values: &[u64]) -> Vec<u8> {
+    let mut x = Vec::with_capacity(4 + 8 * values.len());
+    x.extend_from_slice(&1u16.to_le_bytes());
+    x.extend_from_slice(&((8 * values.len()) as u16).to_le_bytes());
+    for v in values {
+        x.extend_from_slice(&v.to_le_bytes());
+    }
+    x
+}
+
+impl Default for Writer {
+    fn default() -> Writer {
+        Writer::new()
+    }
 }
 
 impl Writer {
@@ -269,71 +363,133 @@ impl Writer {
             out: Vec::new(),
             central: Vec::new(),
             count: 0,
+            max32: 0xFFFF_FFFF,
         }
     }
 
-    /// Adds a member: a directory stored empty, a file deflated (stored when
-    /// deflating does not make it smaller).
+    /// Adds a member: a directory or symlink stored, a file deflated (stored
+    /// when deflating does not make it smaller).
     pub fn add(&mut self, m: &NewMember) -> io::Result<()> {
         let mut crc = Crc::new();
         crc.update(m.data);
-        let mut enc =
-            flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
-        enc.write_all(m.data)?;
-        let deflated = enc.finish()?;
-        let (method, body): (u16, &[u8]) = if m.dir || deflated.len() >= m.data.len() {
+        let stored = m.kind != Kind::File;
+        let deflated = if stored {
+            Vec::new()
+        } else {
+            let mut enc =
+                flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+            enc.write_all(m.data)?;
+            enc.finish()?
+        };
+        let (method, body): (u16, &[u8]) = if stored || deflated.len() >= m.data.len() {
             (0, m.data)
         } else {
             (8, &deflated)
         };
-        let too_big = |n: usize| n as u64 >= 0xFFFF_FFFF;
-        if too_big(m.data.len()) || too_big(self.out.len()) || self.count >= 0xFFFF {
-            return Err(io::Error::other("past the zip (non-zip64) limits"));
-        }
-        let (date, time) = to_dos(m.mtime);
+        let (usz, csz, off) = (
+            m.data.len() as u64,
+            body.len() as u64,
+            self.out.len() as u64,
+        );
+        let big_sizes = usz >= self.max32 || csz >= self.max32;
+        let big_off = off >= self.max32;
         let name = m.name.as_bytes();
-        let kind_bits = if m.dir { 0o040000 } else { 0o100000 };
-        let local = self.out.len() as u32;
+        if name.len() > 0xFFFF {
+            return Err(io::Error::other(
+                "a member name is longer than 65,535 bytes",
+            ));
+        }
+        let local_extra = if big_sizes {
+            zip64_extra(&[usz, csz])
+        } else {
+            Vec::new()
+        };
+        let mut central_values = Vec::new();
+        if big_sizes {
+            central_values.extend([usz, csz]);
+        }
+        if big_off {
+            central_values.push(off);
+        }
+        let central_extra = if central_values.is_empty() {
+            Vec::new()
+        } else {
+            zip64_extra(&central_values)
+        };
+        let (date, time) = to_dos(m.mtime);
+        let narrow = |v: u64, big: bool| if big { u32::MAX } else { v as u32 };
+        let version: u16 = if big_sizes || big_off { 45 } else { 20 };
+        // The fields local headers and directory entries share, up to the name length.
         let mut common = Vec::new();
-        common.extend_from_slice(&20u16.to_le_bytes()); // version needed
+        common.extend_from_slice(&version.to_le_bytes()); // version needed
         common.extend_from_slice(&0x0800u16.to_le_bytes()); // UTF-8 names
         common.extend_from_slice(&method.to_le_bytes());
         common.extend_from_slice(&time.to_le_bytes());
         common.extend_from_slice(&date.to_le_bytes());
         common.extend_from_slice(&crc.sum().to_le_bytes());
-        common.extend_from_slice(&(body.len() as u32).to_le_bytes());
-        common.extend_from_slice(&(m.data.len() as u32).to_le_bytes());
+        common.extend_from_slice(&narrow(csz, big_sizes).to_le_bytes());
+        common.extend_from_slice(&narrow(usz, big_sizes).to_le_bytes());
         common.extend_from_slice(&(name.len() as u16).to_le_bytes());
-        common.extend_from_slice(&0u16.to_le_bytes()); // extra
         self.out.extend_from_slice(b"PK\x03\x04");
         self.out.extend_from_slice(&common);
+        self.out
+            .extend_from_slice(&(local_extra.len() as u16).to_le_bytes());
         self.out.extend_from_slice(name);
+        self.out.extend_from_slice(&local_extra);
         self.out.extend_from_slice(body);
+        let kind_bits = match m.kind {
+            Kind::Dir => 0o040000,
+            Kind::Symlink => 0o120000,
+            _ => 0o100000,
+        };
         self.central.extend_from_slice(b"PK\x01\x02");
-        self.central.extend_from_slice(&0x031Eu16.to_le_bytes()); // made by: unix, 3.0
+        self.central
+            .extend_from_slice(&(0x0300 | version.max(30)).to_le_bytes()); // made by: unix
         self.central.extend_from_slice(&common);
+        self.central
+            .extend_from_slice(&(central_extra.len() as u16).to_le_bytes());
         self.central.extend_from_slice(&[0; 6]); // comment, disk, internal attributes
-        let ext = ((kind_bits | (m.mode & 0o7777)) << 16) | (u32::from(m.dir) * 0x10);
+        let ext = ((kind_bits | (m.mode & 0o7777)) << 16) | (u32::from(m.kind == Kind::Dir) * 0x10);
         self.central.extend_from_slice(&ext.to_le_bytes());
-        self.central.extend_from_slice(&local.to_le_bytes());
+        self.central
+            .extend_from_slice(&narrow(off, big_off).to_le_bytes());
         self.central.extend_from_slice(name);
+        self.central.extend_from_slice(&central_extra);
         self.count += 1;
         Ok(())
     }
 
-    /// The archive's bytes: the members, the central directory, its end record.
+    /// The archive's bytes: the members, the central directory, its end
+    /// records (the zip64 ones first when a count, size or offset needs them).
     pub fn finish(mut self) -> Vec<u8> {
-        let offset = self.out.len() as u32;
-        let size = self.central.len() as u32;
+        let offset = self.out.len() as u64;
+        let size = self.central.len() as u64;
         self.out.append(&mut self.central);
+        let zip64 = self.count >= 0xFFFF || size >= self.max32 || offset >= self.max32;
+        if zip64 {
+            let at = self.out.len() as u64;
+            self.out.extend_from_slice(b"PK\x06\x06");
+            self.out.extend_from_slice(&44u64.to_le_bytes()); // the record's size after this field
+            self.out.extend_from_slice(&0x032Du16.to_le_bytes()); // made by: unix, 4.5
+            self.out.extend_from_slice(&45u16.to_le_bytes()); // version needed
+            self.out.extend_from_slice(&[0; 8]); // this disk, the directory's disk
+            self.out.extend_from_slice(&self.count.to_le_bytes());
+            self.out.extend_from_slice(&self.count.to_le_bytes());
+            self.out.extend_from_slice(&size.to_le_bytes());
+            self.out.extend_from_slice(&offset.to_le_bytes());
+            self.out.extend_from_slice(b"PK\x06\x07");
+            self.out.extend_from_slice(&0u32.to_le_bytes());
+            self.out.extend_from_slice(&at.to_le_bytes());
+            self.out.extend_from_slice(&1u32.to_le_bytes()); // disks
+        }
+        let count16 = if zip64 { 0xFFFF } else { self.count as u16 };
+        let narrow = |v: u64| if zip64 { u32::MAX } else { v as u32 };
         self.out.extend_from_slice(b"PK\x05\x06");
         self.out.extend_from_slice(&[0; 4]);
-        self.out
-            .extend_from_slice(&(self.count as u16).to_le_bytes());
-        self.out
-            .extend_from_slice(&(self.count as u16).to_le_bytes());
-        self.out.extend_from_slice(&size.to_le_bytes());
-        self.out.extend_from_slice(&offset.to_le_bytes());
+        self.out.extend_from_slice(&count16.to_le_bytes());
+        self.out.extend_from_slice(&count16.to_le_bytes());
+        self.out.extend_from_slice(&narrow(size).to_le_bytes());
+        self.out.extend_from_slice(&narrow(offset).to_le_bytes());
         self.out.extend_from_slice(&0u16.to_le_bytes());
         self.out
     }
@@ -341,6 +497,51 @@ impl Writer {
 
 #[cfg(test)]
 mod tests {
+    use super::{Budget, Flow, Kind};
+    use std::io::Read;
+
+    /// Sizes and offsets past the (lowered) 32-bit limit go to zip64 fields,
+    /// and the walk reads them back.
+    #[test]
+    fn zip64_fields_round_trip() {
+        let mut w = super::Writer::new();
+        w.max32 = 40;
+        let big = vec![7u8; 100];
+        let names = ["a", "b", "c"];
+        for (i, n) in names.iter().enumerate() {
+            let data: &[u8] = if i == 1 { b"t" } else { &big };
+            w.add(&super::NewMember {
+                name: n,
+                data,
+                mode: 0o644,
+                mtime: 1_700_000_000,
+                kind: if i == 1 { Kind::Symlink } else { Kind::File },
+            })
+            .unwrap();
+        }
+        let bytes = w.finish();
+        assert!(bytes.windows(4).any(|x| x == b"PK\x06\x06"));
+        let mut cur = std::io::Cursor::new(bytes);
+        let budget = Budget {
+            max_bytes: 1 << 20,
+            max_entries: 10,
+            max_ratio: 1000,
+        };
+        let mut seen = Vec::new();
+        let n = super::walk(&mut cur, budget, &mut |m, r: &mut dyn Read| {
+            let mut b = Vec::new();
+            r.read_to_end(&mut b).unwrap();
+            seen.push((m.path.clone(), m.kind, m.size, b.len(), m.link.clone()));
+            Ok(Flow::Next)
+        })
+        .unwrap();
+        assert_eq!(n, 3);
+        assert_eq!(seen[0], ("a".into(), Kind::File, 100, 100, None));
+        assert_eq!(seen[1].1, Kind::Symlink);
+        assert_eq!(seen[1].4.as_deref(), Some("t"));
+        assert_eq!(seen[2], ("c".into(), Kind::File, 100, 100, None));
+    }
+
     #[test]
     fn dos_time_round_trips() {
         for secs in [315_532_800i64, 1_700_000_000, 1_796_000_000] {

@@ -2,8 +2,9 @@
 //! from `git blame --porcelain`.
 
 use super::git;
-use super::pick::{self, LineArgs, Pick, Picked};
+use super::pick::{self, Pick, Picked};
 use crate::handler;
+use crate::protocol::args::LineArgs;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell, values};
 use crate::workspace::Ctx;
@@ -293,7 +294,7 @@ fn plan(a: &BlameArgs, pick: &Pick, picked: Option<Picked>, total: Option<u64>) 
 }
 
 pub fn run(ctx: &Ctx, a: &BlameArgs) -> Result<Output, CmdError> {
-    let pick = a.lines.parse(&ctx.command)?;
+    let pick = pick::parse(&a.lines, &ctx.command)?;
     if let Some(r) = a.rev.as_deref().filter(|r| r.starts_with('-')) {
         return Err(CmdError::invalid_argument(
             &ctx.command,

@@ -4,42 +4,16 @@
 //! `text::outline`; the errors worded for a file at a revision, the call that
 //! continues a cut selection, and the mask primed with the lines before it.
 
+use crate::protocol::args::LineArgs;
 use crate::protocol::values::{self, LineRange};
 use crate::protocol::{CmdError, Json, Repair, code, redact, shell};
 use crate::text::doc::Doc;
 use crate::text::outline;
 use crate::text::select::{self, SelectError, Selector, SymbolError};
-use clap::Args;
 use regex::{Regex, RegexBuilder};
 
 /// The largest text `--symbol` outlines (as `read`).
 const MAX_SYMBOL_TEXT: usize = 64 * 1024 * 1024;
-
-/// The selectors; at most one per call, except that `--range` bounds a `--match`.
-#[derive(Args, Debug, Clone, Default)]
-pub struct LineArgs {
-    /// Selector: lines S:E, S: or N (1-based, inclusive); with --match, the lines it searches.
-    #[arg(long, value_name = "RANGE")]
-    pub range: Option<String>,
-    /// Selector: a definition's lines, found with the `code outline` language table in the file's text; Outer.name picks it by the definition around it.
-    #[arg(long, value_name = "NAME")]
-    pub symbol: Option<String>,
-    /// With --symbol: only definitions of this kind (function, struct, ...).
-    #[arg(long, value_name = "KIND")]
-    pub kind: Option<String>,
-    /// Selector: START-RE END-RE; from the first line matching START to the next line matching END.
-    #[arg(long, num_args = 2, value_names = ["START", "END"], allow_hyphen_values = true, action = clap::ArgAction::Set)]
-    pub between: Option<Vec<String>>,
-    /// With --between: leave out the two boundary lines.
-    #[arg(long)]
-    pub exclusive: bool,
-    /// Selector: every line matching this regex (Rust regex syntax, per line); --invert selects the rest.
-    #[arg(long, value_name = "RE", allow_hyphen_values = true)]
-    pub r#match: Option<String>,
-    /// With --match: the lines that do not match.
-    #[arg(long)]
-    pub invert: bool,
-}
 
 /// The one selection asked for.
 pub enum Pick {
@@ -96,99 +70,64 @@ fn compile(command: &str, flag: &str, pattern: &str) -> Result<Regex, CmdError> 
         })
 }
 
-impl LineArgs {
-    /// The flags that select a file's lines by content, given (for a refusal
-    /// where no file is named).
-    pub fn content_flags(&self) -> Vec<&'static str> {
-        [
-            ("--symbol", self.symbol.is_some()),
-            ("--between", self.between.is_some()),
-            ("--match", self.r#match.is_some()),
-        ]
-        .iter()
-        .filter(|(_, on)| *on)
-        .map(|(n, _)| *n)
-        .collect()
+/// The one selection; `argument.invalid` for two, or for a modifier without
+/// its selector; `input.syntax-error` for a regex that does not compile.
+pub fn parse(a: &LineArgs, command: &str) -> Result<Pick, CmdError> {
+    let mut given = vec![];
+    if a.range.is_some() {
+        given.push("--range");
     }
-
-    /// The one selection; `argument.invalid` for two, or for a modifier without
-    /// its selector; `input.syntax-error` for a regex that does not compile.
-    pub fn parse(&self, command: &str) -> Result<Pick, CmdError> {
-        let mut given = vec![];
-        if self.range.is_some() {
-            given.push("--range");
+    given.extend(a.content_flags());
+    if given.len() > 1 && given != ["--range", "--match"] {
+        return Err(invalid(
+            command,
+            format!(
+                "{} are separate selections; use one per call (only --range bounds a --match).",
+                given.join(" and ")
+            ),
+        ));
+    }
+    a.check_modifiers(command)?;
+    let range = match &a.range {
+        Some(r) => Some(values::parse_range(r).map_err(|m| invalid(command, m))?),
+        None => None,
+    };
+    if let Some(p) = &a.r#match {
+        return Ok(Pick::Match {
+            re: compile(command, "--match", p)?,
+            invert: a.invert,
+            within: range,
+        });
+    }
+    if let Some(r) = range {
+        return Ok(Pick::Range(r));
+    }
+    if let Some(name) = &a.symbol {
+        if name.is_empty() {
+            return Err(invalid(command, "--symbol needs a name."));
         }
-        given.extend(self.content_flags());
-        if given.len() > 1 && given != ["--range", "--match"] {
+        return Ok(Pick::Symbol {
+            name: name.clone(),
+            kind: a.kind.clone(),
+        });
+    }
+    if let Some(b) = &a.between {
+        let (Some(s), Some(e)) = (b.first(), b.get(1)) else {
             return Err(invalid(
                 command,
-                format!(
-                    "{} are separate selections; use one per call (only --range bounds a --match).",
-                    given.join(" and ")
-                ),
+                "--between takes two values: START-RE END-RE.",
             ));
-        }
-        for (on, modifier, base) in [
-            (
-                self.kind.is_some() && self.symbol.is_none(),
-                "--kind",
-                "--symbol",
-            ),
-            (
-                self.exclusive && self.between.is_none(),
-                "--exclusive",
-                "--between",
-            ),
-            (self.invert && self.r#match.is_none(), "--invert", "--match"),
-        ] {
-            if on {
-                return Err(invalid(
-                    command,
-                    format!("{modifier} applies to {base} only."),
-                ));
-            }
-        }
-        let range = match &self.range {
-            Some(r) => Some(values::parse_range(r).map_err(|m| invalid(command, m))?),
-            None => None,
         };
-        if let Some(p) = &self.r#match {
-            return Ok(Pick::Match {
-                re: compile(command, "--match", p)?,
-                invert: self.invert,
-                within: range,
-            });
-        }
-        if let Some(r) = range {
-            return Ok(Pick::Range(r));
-        }
-        if let Some(name) = &self.symbol {
-            if name.is_empty() {
-                return Err(invalid(command, "--symbol needs a name."));
-            }
-            return Ok(Pick::Symbol {
-                name: name.clone(),
-                kind: self.kind.clone(),
-            });
-        }
-        if let Some(b) = &self.between {
-            let (Some(s), Some(e)) = (b.first(), b.get(1)) else {
-                return Err(invalid(
-                    command,
-                    "--between takes two values: START-RE END-RE.",
-                ));
-            };
-            return Ok(Pick::Between {
-                sel: Selector::Between {
-                    start: compile(command, "--between", s)?,
-                    end: compile(command, "--between", e)?,
-                    exclusive: self.exclusive,
-                },
-                start: s.clone(),
-            });
-        }
-        Ok(Pick::All)
+        return Ok(Pick::Between {
+            sel: Selector::Between {
+                start: compile(command, "--between", s)?,
+                end: compile(command, "--between", e)?,
+                exclusive: a.exclusive,
+            },
+            start: s.clone(),
+        });
     }
+    Ok(Pick::All)
 }
 
 /// The `--range` that continues a cut `--match` after its last shown line (to

@@ -3,8 +3,9 @@
 //! `:` is a commit, shown by `commit`.
 
 use super::git;
-use super::pick::{self, LineArgs, Pick, Picked};
+use super::pick::{self, Pick, Picked};
 use crate::handler;
+use crate::protocol::args::LineArgs;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Output, Repair, code, shell, values};
 use crate::text::lines::sha256_hex;
@@ -129,7 +130,7 @@ pub fn split_lines(text: &str) -> Vec<&str> {
 }
 
 pub fn run(ctx: &Ctx, a: &ShowArgs) -> Result<Output, CmdError> {
-    let pick = a.lines.parse(&ctx.command)?;
+    let pick = pick::parse(&a.lines, &ctx.command)?;
     if !a.object.contains(':') {
         if let Some(flag) = a.lines.content_flags().first() {
             return Err(CmdError::invalid_argument(
