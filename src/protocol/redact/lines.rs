@@ -465,6 +465,10 @@ fn may_open(line: &[u8]) -> bool {
     if matches!(last, b':' | b'[') {
         return true;
     }
+    // `"credentials": {`: a JSON object under a key, over the next lines.
+    if last == b'{' && memchr::memchr(b':', t).is_some() {
+        return true;
+    }
     if matches!(last, b'|' | b'>' | b'-' | b'+' | b'0'..=b'9') {
         let mut t = t;
         while let [rest @ .., b'-' | b'+' | b'0'..=b'9'] = t {
