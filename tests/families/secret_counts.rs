@@ -161,6 +161,18 @@ fn json_nested_under_a_secret_key_is_masked_at_any_depth() {
     }
     let r = env.run(&["read", "c.json"]);
     assert!(r.stdout.contains("hello-world-long-label"), "{}", r.stdout);
+    // A schema describing a secret holds none: its patterns and member paths stay.
+    env.write(
+        "schema.json",
+        "{\n  \"Credentials\": {\n    \"properties\": {\n      \"SecretArn\": {\"type\": \"string\", \"pattern\": \"^arn:aws:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:.+$\"},\n      \"Role\": {\"format\": \"AWS::IAM::Role.Arn\"}\n    }\n  },\n  \"AccessKeyPair\": {\n    \"ids\": [{\"target\": \"Secret\", \"path\": \"AccessKey.SecretAccessKey\"}]\n  }\n}\n",
+    );
+    for argv in [
+        &["read", "schema.json"][..],
+        &["json", "get", "schema.json", "/Credentials"],
+    ] {
+        let r = env.run(argv);
+        assert!(!r.stdout.contains("REDACTED"), "{argv:?}: {}", r.stdout);
+    }
     // A diff of a changed value under the key, in git and between files.
     env.write(
         "c.json",

@@ -135,14 +135,17 @@ fn cut(b: &[u8], mut lo: usize, mut hi: usize) -> (usize, usize) {
 /// A pattern's echo (`search 'password: x('`, `--where '/password~x('`) as the
 /// text it stands for: regex signs, class escapes (`\w`) and `.*` dropped, an
 /// escaped sign kept as itself, `~` after a name read as `=` (a `--where` match),
-/// the mask left whole. `None` for a string with no such sign, a line break (not
-/// one echo), a JSON object (`{"`: a document, whose brackets are its own),
-/// or over 4 KiB.
+/// the mask left whole. Only in a string quoting it (`".."`, `'..'`, ` /../`: a
+/// message, a command): `None`
+/// for one with no quote or no such sign (a file's regex shown by `json get`), a
+/// line break (not one echo), a JSON object (`{"`: a document, whose brackets are
+/// its own), or over 4 KiB.
 fn regex_view(b: &[u8]) -> Option<View> {
     const SIGNS: &[u8] = b"()[]*+?|^$\\~";
     if b.len() > 4096
         || b.contains(&b'\n')
         || memchr::memmem::find(b, b"{\"").is_some()
+        || (memchr::memchr2(b'"', b'\'', b).is_none() && memchr::memmem::find(b, b" /").is_none())
         || !b.iter().any(|c| SIGNS.contains(c))
     {
         return None;

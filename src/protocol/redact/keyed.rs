@@ -24,6 +24,9 @@ pub(super) enum Open {
     Seq(usize, bool),
     /// A list whose `]` is on a later line (`"api_keys": [`, `TOKENS = [`).
     Array,
+    /// A schema's key inside a secret key's scope (`policy::schema_word`): the
+    /// scope describes a secret, it ends.
+    Plain,
 }
 
 /// Spans of `b[lo..hi]` (one line) that are key-named values, appended to `out`.
@@ -117,17 +120,21 @@ pub(super) fn line(
         } else {
             None
         };
-        if key.eq_ignore_ascii_case(b"authorization")
-            || key.eq_ignore_ascii_case(b"proxy-authorization")
+        if [&b"authorization"[..], b"proxy-authorization"]
+            .iter()
+            .any(|a| key.eq_ignore_ascii_case(a))
         {
-            if let Some(r) = authorization(b, after, hi) {
-                out.push(r);
-            }
+            out.extend(authorization(b, after, hi));
             continue;
         }
-        let named = policy::key_strength(key).or_else(|| {
-            ((scoped || p < scope_end) && sign == b':').then_some(policy::Strength::Weak)
-        });
+        let in_scope = (scoped || p < scope_end) && sign == b':';
+        if in_scope && quoted_key && policy::schema_word(key) {
+            scope_end = lo;
+            block = scoped.then_some(Open::Plain).or(block);
+            continue;
+        }
+        let own = policy::key_strength(key);
+        let named = own.or_else(|| in_scope.then_some(policy::Strength::Weak));
         let plural = named
             .is_none()
             .then(|| policy::plural_key_strength(key))
@@ -193,7 +200,11 @@ pub(super) fn line(
             let e = e.min(hi);
             let value = &b[start..e];
             // `"password": "` then `+ x`: a string built at run time.
-            if policy::is_secret_value(value, true, strength) && !value.contains(&b'\n') {
+            let secret = match own {
+                None => policy::is_secret_element(value, true),
+                Some(_) => policy::is_secret_value(value, true, strength),
+            };
+            if secret && !value.contains(&b'\n') {
                 out.push(start..e);
             }
             i = (e + 1).max(i);

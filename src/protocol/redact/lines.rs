@@ -421,6 +421,11 @@ impl Lines {
                 self.scope = outer;
                 self.state = State::Array;
             }
+            Some(keyed::Open::Plain) => {
+                self.state = State::Normal;
+                self.scope = None;
+                self.carry = false;
+            }
             Some(keyed::Open::Seq(..)) | None => {}
         }
         out.extend(ranges.into_iter().map(|range| Span {

@@ -231,6 +231,7 @@ fn walk_scoped(value: &mut Json, m: &mut Masker) {
             }
         }
         Json::Arr(items) => items.iter_mut().for_each(|item| walk_scoped(item, m)),
+        Json::Obj(members) if describes(members) => walk(value, m, None),
         Json::Obj(members) => {
             for (k, v) in members.iter_mut() {
                 mask_in_place(k, m, Some(&mut Lines::default()));
@@ -239,6 +240,14 @@ fn walk_scoped(value: &mut Json, m: &mut Masker) {
         }
         _ => {}
     }
+}
+
+/// An object of a schema or API model (a member named by `policy::schema_word`):
+/// under a secret key it describes the secret, it holds none.
+pub fn describes(members: &[(String, Json)]) -> bool {
+    members
+        .iter()
+        .any(|(k, _)| policy::schema_word(k.as_bytes()))
 }
 
 /// `lines`: the machine of the array whose line item `value` is.

@@ -7,7 +7,7 @@
 use super::json::{self, Json};
 use super::lines::{self, Lines, State};
 use super::tree::{
-    Masker, keyed_list, line_text, pointer_key, pointer_scoped, scopes, shows_pointed,
+    Masker, describes, keyed_list, line_text, pointer_key, pointer_scoped, scopes, shows_pointed,
 };
 use super::{PLACEHOLDER, prefilter};
 
@@ -120,6 +120,7 @@ impl Writer {
                 }
                 self.out.push(b']');
             }
+            Json::Obj(members) if describes(members) => self.value(value, None),
             Json::Obj(members) => {
                 self.out.push(b'{');
                 for (i, (k, v)) in members.iter().enumerate() {
