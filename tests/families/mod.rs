@@ -82,6 +82,7 @@ mod search;
 mod search_fifo;
 mod secret_adversary;
 mod secret_corpus;
+mod secret_counts;
 mod secret_nested;
 mod secret_paths;
 mod secret_surfaces;

@@ -51,7 +51,6 @@ pub const LONG_FNS: &[(&str, &str, usize)] = &[
     ("protocol/redact/keyed.rs", "line", 254),
     ("protocol/redact/lines.rs", "line", 128),
     ("protocol/redact/lines.rs", "normal", 105),
-    ("protocol/redact/writer.rs", "value", 108),
     ("store/gc.rs", "collect", 118),
     ("store/intent/wire.rs", "of", 116),
     ("store/recovery.rs", "set_aside", 139),

@@ -3,7 +3,7 @@
 //! `--max-lines` and continued with `--range` like a blob.
 
 use super::git;
-use crate::protocol::{CmdError, Output, Repair, code, redact, shell, values};
+use crate::protocol::{CmdError, Output, Repair, code, shell, values};
 use crate::workspace::Ctx;
 use serde::Serialize;
 
@@ -195,43 +195,22 @@ pub fn run(ctx: &Ctx, rev: &str, range: Option<&str>, max_lines: u64) -> Result<
 /// Every line from the top is fed, so a range starting inside a value is masked
 /// too. Returns how many values it masked (one open value counts once).
 fn mask_patch(patch: &[&str], first: usize, shown: &mut [String]) -> usize {
-    let (mut old, mut new) = (redact::Primer::default(), redact::Primer::default());
+    let mut sides = super::mask::Sides::new(Default::default(), Default::default());
+    let mut masked = 0;
     let mut in_hunk = false;
-    let mut counted = false;
-    let mut n = 0;
     for (i, line) in patch.iter().enumerate() {
         if line.starts_with("diff ") || !in_hunk && !line.starts_with("@@") {
-            (old, new, in_hunk) = (Default::default(), Default::default(), false);
+            in_hunk = false;
             continue;
         }
         if line.starts_with("@@") {
-            (old, new, in_hunk) = (Default::default(), Default::default(), true);
+            masked += sides.masked;
+            sides = super::mask::Sides::new(Default::default(), Default::default());
+            in_hunk = true;
             continue;
         }
-        let (marker, body) = line.split_at(line.len().min(1));
-        let sides: &mut [&mut redact::Primer] = match marker {
-            "+" => &mut [&mut new],
-            "-" => &mut [&mut old],
-            " " => &mut [&mut old, &mut new],
-            _ => &mut [],
-        };
-        if !sides.iter().any(|p| p.inside()) {
-            counted = false;
-        }
         let at = (i + 1).checked_sub(first).and_then(|k| shown.get_mut(k));
-        if let Some(out) = at
-            && let Some(p) = sides.iter().find(|p| p.inside())
-        {
-            let mut text = body.to_string();
-            if p.mask_next(&mut text) > 0 {
-                *out = format!("{marker}{text}");
-                n += usize::from(!counted);
-                counted = true;
-            }
-        }
-        for p in sides.iter_mut() {
-            p.feed(body.as_bytes());
-        }
+        sides.line(line, at);
     }
-    n
+    masked + sides.masked
 }

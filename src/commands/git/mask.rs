@@ -69,52 +69,88 @@ pub fn seed(wide: &[String], hunk: &str) -> (Primer, Primer) {
     (old, new)
 }
 
-/// Masks the lines of `hunk` (header first, each line after it led by its diff
-/// marker) that are inside a multi-line value on the side they belong to, from the
-/// states `old`, `new` at its start: the envelope's pass reads each line behind its
-/// marker, so it would not see the value's indentation. Returns the masked hunk
-/// and how many values it masked (one value counts once), `None` when none.
-pub fn mask_hunk(hunk: &str, mut old: Primer, mut new: Primer) -> Option<(String, usize)> {
-    let mut out: Vec<String> = Vec::new();
-    let mut counted = false;
-    let mut n = 0;
-    let mut changed = false;
-    for (i, line) in hunk.split('\n').enumerate() {
-        out.push(line.to_string());
-        if i == 0 {
-            continue;
+/// The old and new sides' line machines over a patch's lines, and how many values
+/// they masked: each value once (a block scalar's or private key's lines count
+/// once, and not at all when the line that opened it is shown, where the envelope's
+/// pass counts it), each element of a list under a secret key once.
+pub struct Sides {
+    old: Primer,
+    new: Primer,
+    /// The open value's count is taken (a line of it was masked, or its opener shown).
+    counted: bool,
+    pub masked: usize,
+}
+
+impl Sides {
+    pub fn new(old: Primer, new: Primer) -> Sides {
+        Sides {
+            old,
+            new,
+            counted: false,
+            masked: 0,
         }
+    }
+
+    /// Feeds one hunk line (its diff marker first); `shown`: the answer's copy of
+    /// it, masked in place where it is inside a value on its side. True when masked.
+    pub fn line(&mut self, line: &str, shown: Option<&mut String>) -> bool {
         let (marker, body) = line.split_at(line.len().min(1));
         let sides: &mut [&mut Primer] = match marker {
-            "+" => &mut [&mut new],
-            "-" => &mut [&mut old],
-            " " => &mut [&mut old, &mut new],
+            "+" => &mut [&mut self.new],
+            "-" => &mut [&mut self.old],
+            " " => &mut [&mut self.old, &mut self.new],
             _ => &mut [],
         };
-        if !sides.iter().any(|p| p.inside()) {
-            counted = false;
+        let inside = sides.iter().any(|p| p.inside());
+        if !inside {
+            self.counted = false;
         }
-        if let Some(p) = sides.iter().find(|p| p.inside()) {
+        let is_shown = shown.is_some();
+        let mut changed = false;
+        if let Some(out) = shown
+            && let Some(p) = sides.iter().find(|p| p.inside())
+        {
             let mut text = body.to_string();
-            let k = p.mask_next(&mut text);
-            if k > 0 {
-                if let Some(last) = out.last_mut() {
-                    *last = format!("{marker}{text}");
-                }
-                changed = true;
-                n += if p.in_list() {
-                    k
+            if let Some(raw) = p.mask_next_raw(&mut text) {
+                *out = format!("{marker}{text}");
+                self.masked += if raw > 0 {
+                    raw
                 } else {
-                    usize::from(!counted)
+                    usize::from(!self.counted)
                 };
-                counted = true;
+                self.counted = true;
+                changed = true;
             }
         }
         for p in sides.iter_mut() {
             p.feed(body.as_bytes());
         }
+        // A value's opening line shown: the envelope's pass masks and counts what
+        // it holds (a private key's BEGIN); its later lines add nothing.
+        if !inside && is_shown && sides.iter().any(|p| p.inside()) {
+            self.counted = true;
+        }
+        changed
     }
-    changed.then(|| (out.join("\n"), n))
+}
+
+/// Masks the lines of `hunk` (header first, each line after it led by its diff
+/// marker) that are inside a multi-line value on the side they belong to, from the
+/// states `old`, `new` at its start: the envelope's pass reads each line behind its
+/// marker, so it would not see the value's indentation. Returns the masked hunk
+/// and how many values it masked (`Sides`), `None` when none.
+pub fn mask_hunk(hunk: &str, old: Primer, new: Primer) -> Option<(String, usize)> {
+    let mut sides = Sides::new(old, new);
+    let mut out: Vec<String> = Vec::new();
+    let mut changed = false;
+    for (i, line) in hunk.split('\n').enumerate() {
+        let mut shown = line.to_string();
+        if i > 0 {
+            changed |= sides.line(line, Some(&mut shown));
+        }
+        out.push(shown);
+    }
+    changed.then(|| (out.join("\n"), sides.masked))
 }
 
 #[cfg(test)]

@@ -363,7 +363,9 @@ fn parse_where(ctx: &Ctx, w: &str) -> Result<Cond, CmdError> {
             _ => rhs_raw.to_string(),
         };
         Some(regex::Regex::new(&pat).map_err(|e| {
-            CmdError::bad_pattern("--where", &pat, &e, error::schema_repair(&ctx.command))
+            // The whole condition: its pointer names the value (`/password~...`),
+            // so the mask judges the echo as it would the key and value in a file.
+            CmdError::bad_pattern("--where", w, &e, error::schema_repair(&ctx.command))
         })?)
     } else {
         None

@@ -457,7 +457,12 @@ fn condition(ctx: &Ctx, t: &Table, w: &str) -> Result<Cond, CmdError> {
         Some(regex::Regex::new(&value).map_err(|e| {
             CmdError::invalid_argument(
                 &ctx.command,
-                format!("--where {w:?}: the regex does not parse: {e}"),
+                // The regex crate's last line only: the lines above it quote the
+                // pattern without its column's name.
+                format!(
+                    "--where {w:?}: the regex does not parse: {}",
+                    e.to_string().lines().last().unwrap_or_default().trim()
+                ),
             )
         })?)
     } else {

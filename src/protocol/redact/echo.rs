@@ -31,6 +31,19 @@ pub fn spans(s: &str) -> Vec<Range<usize>> {
         for side in [b'-', b'+'] {
             through(s, &diff_side(b, side), &mut out);
         }
+    } else if let Some(view) = regex_view(b) {
+        through(s, &view, &mut out);
+        if let Ok(text) = std::str::from_utf8(&view.text) {
+            let mut found = Vec::new();
+            words(text, &mut found);
+            for r in found {
+                if let (Some(&a), Some(&z)) =
+                    (view.from.get(r.start), view.from.get(r.end.wrapping_sub(1)))
+                {
+                    out.push(a..(z + 1).min(s.len()));
+                }
+            }
+        }
     }
     out.retain(|r| r.start < r.end && s.is_char_boundary(r.start) && s.is_char_boundary(r.end));
     out
@@ -117,6 +130,58 @@ fn cut(b: &[u8], mut lo: usize, mut hi: usize) -> (usize, usize) {
         }
     }
     (lo, hi)
+}
+
+/// A pattern's echo (`search 'password: x('`, `--where '/password~x('`) as the
+/// text it stands for: regex signs, class escapes (`\w`) and `.*` dropped, an
+/// escaped sign kept as itself, `~` after a name read as `=` (a `--where` match),
+/// the mask left whole. Only in a string quoting it (`".."`, `'..'`, ` /../`: a
+/// message, a command): `None`
+/// for one with no quote or no such sign (a file's regex shown by `json get`), a
+/// line break (not one echo), a JSON object (`{"`: a document, whose brackets are
+/// its own), or over 4 KiB.
+fn regex_view(b: &[u8]) -> Option<View> {
+    const SIGNS: &[u8] = b"()[]*+?|^$\\~";
+    if b.len() > 4096
+        || b.contains(&b'\n')
+        || memchr::memmem::find(b, b"{\"").is_some()
+        || (memchr::memchr2(b'"', b'\'', b).is_none() && memchr::memmem::find(b, b" /").is_none())
+        || !b.iter().any(|c| SIGNS.contains(c))
+    {
+        return None;
+    }
+    let mask = super::PLACEHOLDER.as_bytes();
+    let mut v = View::default();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'[' if b[i..].starts_with(mask) => {
+                for (k, &c) in b.iter().enumerate().skip(i).take(mask.len()) {
+                    v.push(c, k);
+                }
+                i += mask.len();
+                continue;
+            }
+            b'\\' if i + 1 < b.len() => {
+                if !b[i + 1].is_ascii_alphanumeric() {
+                    v.push(b[i + 1], i + 1);
+                }
+                i += 2;
+                continue;
+            }
+            b'.' if matches!(b.get(i + 1), Some(b'*' | b'+' | b'?')) => {
+                i += 2;
+                continue;
+            }
+            b'~' if i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_') => {
+                v.push(b'=', i)
+            }
+            c if SIGNS.contains(&c) => {}
+            c => v.push(c, i),
+        }
+        i += 1;
+    }
+    Some(v)
 }
 
 /// `b` as a POSIX shell reads its quoting: `'...'` literal, `\x` outside quotes `x`.
@@ -209,5 +274,22 @@ mod tests {
             "--- a\n+++ b\n@@ -1,3 +1,3 @@\n password: |\n-  Tr0ub4dor3xyzQw\n+  Tr0ub4dor3xyzQx\n";
         assert!(!masked(diff).contains("Tr0ub"));
         assert_eq!(masked("src/main.rs:12 and x=1"), "src/main.rs:12 and x=1");
+        for echo in [
+            "The pattern \"password: Hunter2SecretValue(\" does not parse",
+            "aitools search 'password = Hunter2SecretValue(' . --fixed",
+            "The pattern \"password=Hunter2SecretValue.*\" does not parse",
+            "--where \"/password~Hunter2SecretValue(\" does not parse",
+            "--match \"token:\\s*Hunter2SecretValue[\" does not parse",
+        ] {
+            assert!(
+                !masked(echo).contains("Hunter2"),
+                "{echo}: {}",
+                masked(echo)
+            );
+        }
+        assert_eq!(masked("x=[REDACTED_SECRET] (1)"), "x=[REDACTED_SECRET] (1)");
+        let doc = "{\"credentials\": {\"primary\": [\"a\"]}, \"f\": \"g(x)\"}";
+        assert_eq!(masked(doc), doc);
+        assert_eq!(masked("--match \"fn main\\(\""), "--match \"fn main\\(\"");
     }
 }

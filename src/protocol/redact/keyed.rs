@@ -24,6 +24,9 @@ pub(super) enum Open {
     Seq(usize, bool),
     /// A list whose `]` is on a later line (`"api_keys": [`, `TOKENS = [`).
     Array,
+    /// A schema's key inside a secret key's scope (`policy::schema_word`): the
+    /// scope describes a secret, it ends.
+    Plain,
 }
 
 /// Spans of `b[lo..hi]` (one line) that are key-named values, appended to `out`.
@@ -40,6 +43,9 @@ pub(super) fn line(
 ) -> Option<Open> {
     let mut block = None;
     let mut i = lo;
+    // Inside an object or list a strongly secret-named key opened on this line
+    // (`{"credentials": {"primary": {"value": "..."}}}`): read as `scoped`.
+    let mut scope_end = lo;
     while i < hi {
         let Some(rel) = memchr::memchr3(b'=', b':', b'>', &b[i..hi]) else {
             break;
@@ -52,24 +58,7 @@ pub(super) fn line(
         let mut after = p + 1;
         match sign {
             b'=' => {
-                if matches!(next, Some(b'=' | b'~'))
-                    || matches!(
-                        prev,
-                        Some(
-                            b'=' | b'!'
-                                | b'<'
-                                | b'>'
-                                | b'+'
-                                | b'-'
-                                | b'*'
-                                | b'/'
-                                | b'%'
-                                | b'&'
-                                | b'|'
-                                | b'^'
-                        )
-                    )
-                {
+                if matches!(next, Some(b'=' | b'~')) || prev.is_some_and(operator) {
                     if next == Some(b'=') {
                         i = p + 2;
                     }
@@ -131,16 +120,21 @@ pub(super) fn line(
         } else {
             None
         };
-        if key.eq_ignore_ascii_case(b"authorization")
-            || key.eq_ignore_ascii_case(b"proxy-authorization")
+        if [&b"authorization"[..], b"proxy-authorization"]
+            .iter()
+            .any(|a| key.eq_ignore_ascii_case(a))
         {
-            if let Some(r) = authorization(b, after, hi) {
-                out.push(r);
-            }
+            out.extend(authorization(b, after, hi));
             continue;
         }
-        let named = policy::key_strength(key)
-            .or_else(|| (scoped && sign == b':').then_some(policy::Strength::Weak));
+        let in_scope = (scoped || p < scope_end) && sign == b':';
+        if in_scope && quoted_key && policy::schema_word(key) {
+            scope_end = lo;
+            block = scoped.then_some(Open::Plain).or(block);
+            continue;
+        }
+        let own = policy::key_strength(key);
+        let named = own.or_else(|| in_scope.then_some(policy::Strength::Weak));
         let plural = named
             .is_none()
             .then(|| policy::plural_key_strength(key))
@@ -170,6 +164,16 @@ pub(super) fn line(
             continue;
         }
         let q = b[v];
+        if matches!(q, b'{' | b'[')
+            && sign == b':'
+            && named.or(plural) == Some(policy::Strength::Strong)
+        {
+            let col = (k - lo).saturating_sub(usize::from(quoted_key));
+            block = scope(b, (lo, k, v, hi), col, &mut scope_end).or(block);
+        }
+        if q == b'{' {
+            continue;
+        }
         // `api_keys: ["...", "..."]`, `tokens = [a, b]`: a list on the key's line.
         if q == b'[' {
             match list_elements(b, v + 1, hi, out) {
@@ -196,7 +200,11 @@ pub(super) fn line(
             let e = e.min(hi);
             let value = &b[start..e];
             // `"password": "` then `+ x`: a string built at run time.
-            if policy::is_secret_value(value, true, strength) && !value.contains(&b'\n') {
+            let secret = match own {
+                None => policy::is_secret_element(value, true),
+                Some(_) => policy::is_secret_value(value, true, strength),
+            };
+            if secret && !value.contains(&b'\n') {
                 out.push(start..e);
             }
             i = (e + 1).max(i);
@@ -262,15 +270,7 @@ pub(super) fn line(
         // `process.env.API_KEY`, `settings.secret`, `mytoken`: a name holding the key
         // word, not a value (a random value may hold the letters too: it has capitals
         // or digits and no `.`/`_`).
-        let names_itself = (value.contains(&b'.')
-            || value.contains(&b'_')
-            || value.iter().all(u8::is_ascii_lowercase))
-            && ["pass", "secret", "token", "key", "cred"].iter().any(|w| {
-                value.len() >= w.len()
-                    && value
-                        .windows(w.len())
-                        .any(|x| x.eq_ignore_ascii_case(w.as_bytes()))
-            });
+        let names_itself = names_itself(value);
         if !called && !names_itself && !value.is_empty() {
             let (s, e2) = scheme_token(b, start, e, hi);
             let tight = sign == b'=' && after == p + 1 && ke == p && start == after;
@@ -284,6 +284,66 @@ pub(super) fn line(
     url_passwords(b, lo, hi, out);
     netrc(b, lo, hi, out);
     block
+}
+
+/// A byte before `=` that makes it an operator (`==`, `!=`, `+=`, `<=`...).
+fn operator(c: u8) -> bool {
+    b"=!<>+-*/%&|^".contains(&c)
+}
+
+/// `process.env.API_KEY`, `settings.secret`, `mytoken`: a name holding a key word.
+fn names_itself(value: &[u8]) -> bool {
+    (value.contains(&b'.') || value.contains(&b'_') || value.iter().all(u8::is_ascii_lowercase))
+        && ["pass", "secret", "token", "key", "cred"].iter().any(|w| {
+            value.len() >= w.len()
+                && value
+                    .windows(w.len())
+                    .any(|x| x.eq_ignore_ascii_case(w.as_bytes()))
+        })
+}
+
+/// `"credentials": {` (or `[`) at `v`, after a key strongly naming a secret at
+/// `k` (column `col`) on the line `lo..hi`: every key nested in it is read as
+/// naming a secret, to its closing bracket (`scope_end`) or, open at the line's
+/// end, over the lines indented deeper (as YAML's `credentials:`; the `Open` then).
+fn scope(
+    b: &[u8],
+    (lo, k, v, hi): (usize, usize, usize, usize),
+    col: usize,
+    scope_end: &mut usize,
+) -> Option<Open> {
+    if let Some(c) = closing(b, v, hi) {
+        *scope_end = (*scope_end).max(c);
+        return None;
+    }
+    *scope_end = hi;
+    let head = &b[lo..k];
+    (b[v] == b'{' && head.iter().all(|c| matches!(c, b' ' | b'\t' | b'"')))
+        .then_some(Open::Seq(col, true))
+}
+
+/// Where the bracket at `b[at]` (`{` or `[`) closes within `b[..hi]` (brackets
+/// inside `"..."` strings skipped); `None` when not on this line.
+fn closing(b: &[u8], at: usize, hi: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut quoted = false;
+    let mut i = at;
+    while i < hi {
+        match (quoted, b[i]) {
+            (true, b'\\') => i += 1,
+            (true, b'"') | (false, b'"') => quoted = !quoted,
+            (false, b'{' | b'[') => depth += 1,
+            (false, b'}' | b']') => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// Whether `rest`, after a `&` in a value, is the next member of a query string

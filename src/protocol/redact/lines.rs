@@ -421,6 +421,11 @@ impl Lines {
                 self.scope = outer;
                 self.state = State::Array;
             }
+            Some(keyed::Open::Plain) => {
+                self.state = State::Normal;
+                self.scope = None;
+                self.carry = false;
+            }
             Some(keyed::Open::Seq(..)) | None => {}
         }
         out.extend(ranges.into_iter().map(|range| Span {
@@ -463,6 +468,10 @@ fn may_open(line: &[u8]) -> bool {
     };
     // `tokens:`, `"api_keys": [`: a list under a key may follow (`keyed::line` says).
     if matches!(last, b':' | b'[') {
+        return true;
+    }
+    // `"credentials": {`: a JSON object under a key, over the next lines.
+    if last == b'{' && memchr::memchr(b':', t).is_some() {
         return true;
     }
     if matches!(last, b'|' | b'>' | b'-' | b'+' | b'0'..=b'9') {

@@ -156,6 +156,20 @@ impl Primer {
         self.mask_lines(std::slice::from_mut(shown))
     }
 
+    /// `mask_next`, counting only the secrets that start on `shown` (a list's
+    /// element, a block scalar's first line), not a value's later lines: `None`
+    /// when nothing was masked. For a caller that counts a value once across lines.
+    pub fn mask_next_raw(&self, shown: &mut String) -> Option<usize> {
+        if !self.inside() {
+            return None;
+        }
+        let mut machine = self.0.clone();
+        let mut m = tree::Masker::default();
+        let masked = m.string(shown, &mut machine)?;
+        *shown = masked;
+        Some(m.count)
+    }
+
     /// Masks `shown`, the lines after those fed (a `search` block), while they are
     /// inside the value that was open; lines after it closes are left to the
     /// envelope's pass. Returns how many secrets (the open value counts once).

@@ -160,9 +160,12 @@ pub fn is_secret_element(v: &[u8], quoted: bool) -> bool {
 /// lower-case (a module path, not a token's segments).
 fn dotted_name(v: &[u8]) -> bool {
     let mut parts = v.split(|&b| b == b'.');
-    let first_lower = parts
-        .next()
-        .is_some_and(|p| !p.is_empty() && p.iter().all(|b| b.is_ascii_lowercase() || *b == b'_'));
+    // `package.module`, or `AccessKey.SecretAccessKey` (a model's member path).
+    let first_lower = parts.next().is_some_and(|p| {
+        !p.is_empty()
+            && (p.iter().all(|b| b.is_ascii_lowercase() || *b == b'_')
+                || (p[0].is_ascii_uppercase() && p.iter().all(u8::is_ascii_alphabetic)))
+    });
     let mut n = 1;
     for p in parts {
         n += 1;
@@ -175,6 +178,34 @@ fn dotted_name(v: &[u8]) -> bool {
         }
     }
     first_lower && n >= 2
+}
+
+/// A key only a schema or an API model has (JSON Schema, Smithy, OpenAPI; not
+/// `type` or `description`, which data has too): an object holding one describes
+/// a secret (`"Credentials": {"properties": ...}`), it does not hold one, so a
+/// secret key's scope in a JSON document ends at it.
+pub fn schema_word(key: &[u8]) -> bool {
+    const WORDS: [&str; 17] = [
+        "$ref",
+        "properties",
+        "format",
+        "pattern",
+        "shape",
+        "enum",
+        "items",
+        "required",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "additionalProperties",
+        "documentation",
+        "members",
+        "$schema",
+        "definitions",
+        "$id",
+    ];
+
+    WORDS.iter().any(|w| w.as_bytes() == key)
 }
 
 /// Whether `v` stands for a secret without being one: empty, a template or variable

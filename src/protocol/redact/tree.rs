@@ -105,6 +105,18 @@ impl Masker {
         true
     }
 
+    /// Whether `value`, a string at any depth under a key that strongly names a
+    /// secret (`"credentials": {"primary": {"value": "..."}}`), is a secret: judged
+    /// as a list's element under a secret key. Then it is masked whole.
+    pub fn scoped(&mut self, value: &str) -> bool {
+        if value.contains('\n') || !policy::is_secret_element(value.as_bytes(), true) {
+            return false;
+        }
+        self.recorded.note(value);
+        self.count += 1;
+        true
+    }
+
     /// Whether the member `key: value` is judged as pointed at: by the key its
     /// object's `pointer` names (`named`: the key, and whether the pointer ends in an
     /// element's index).
@@ -125,6 +137,26 @@ impl Masker {
 /// Whether the member `key` holds a list whose elements `Masker::element` judges.
 pub fn keyed_list(key: &str, value: &Json) -> bool {
     matches!(value, Json::Arr(_)) && policy::list_key_strength(key.as_bytes()).is_some()
+}
+
+/// Whether the member `key: value` holds an object or a list under a key that
+/// strongly names a secret (`credentials`, `secrets`): every string nested in it
+/// is judged by `Masker::scoped`, as YAML's `credentials:` block is.
+pub fn scopes(key: &str, value: &Json) -> bool {
+    matches!(value, Json::Obj(_) | Json::Arr(_))
+        && policy::list_key_strength(key.as_bytes()) == Some(policy::Strength::Strong)
+}
+
+/// Whether an object shows a value from under a key that strongly names a secret:
+/// a token of its `pointer` member does (`json get f /credentials/primary/value`).
+pub fn pointer_scoped(members: &[(String, Json)]) -> bool {
+    let Some((_, Json::Str(p))) = members.iter().find(|(k, _)| k == "pointer") else {
+        return false;
+    };
+    p.split('/').skip(1).any(|t| {
+        let t = t.replace("~1", "/").replace("~0", "~");
+        policy::list_key_strength(t.as_bytes()) == Some(policy::Strength::Strong)
+    })
 }
 
 /// The key that names the value an object shows apart from its document: the last
@@ -185,6 +217,37 @@ fn mask_in_place(s: &mut String, m: &mut Masker, lines: Option<&mut Lines>) {
     if let Some(masked) = masked {
         *s = masked;
     }
+}
+
+/// A value under a key that strongly names a secret (`scopes`): each string in it
+/// masked whole when `Masker::scoped` says so, else as a string of its own.
+fn walk_scoped(value: &mut Json, m: &mut Masker) {
+    match value {
+        Json::Str(s) => {
+            if m.scoped(s) {
+                *value = Json::str(PLACEHOLDER);
+            } else {
+                mask_in_place(s, m, None);
+            }
+        }
+        Json::Arr(items) => items.iter_mut().for_each(|item| walk_scoped(item, m)),
+        Json::Obj(members) if describes(members) => walk(value, m, None),
+        Json::Obj(members) => {
+            for (k, v) in members.iter_mut() {
+                mask_in_place(k, m, Some(&mut Lines::default()));
+                walk_scoped(v, m);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// An object of a schema or API model (a member named by `policy::schema_word`):
+/// under a secret key it describes the secret, it holds none.
+pub fn describes(members: &[(String, Json)]) -> bool {
+    members
+        .iter()
+        .any(|(k, _)| policy::schema_word(k.as_bytes()))
 }
 
 /// `lines`: the machine of the array whose line item `value` is.
@@ -248,12 +311,18 @@ fn walk(value: &mut Json, m: &mut Masker, lines: Option<&mut Lines>) {
         Json::Obj(members) => {
             let mut lines = lines;
             let named = pointer_key(members);
+            let pointed_scope = pointer_scoped(members);
             for (k, v) in members.iter_mut() {
                 let pair = m.member(k, v) || m.pointed(k, v, &named);
                 let list = keyed_list(k, v).then(|| k.clone());
+                let scope = scopes(k, v) || (pointed_scope && shows_pointed(k));
                 mask_in_place(k, m, Some(&mut Lines::default()));
                 if pair {
                     *v = Json::str(PLACEHOLDER);
+                    continue;
+                }
+                if scope {
+                    walk_scoped(v, m);
                     continue;
                 }
                 if let (Some(key), Json::Arr(items)) = (list, &mut *v) {

@@ -6,7 +6,9 @@
 
 use super::json::{self, Json};
 use super::lines::{self, Lines, State};
-use super::tree::{Masker, keyed_list, line_text, pointer_key};
+use super::tree::{
+    Masker, describes, keyed_list, line_text, pointer_key, pointer_scoped, scopes, shows_pointed,
+};
 use super::{PLACEHOLDER, prefilter};
 
 fn write_str(out: &mut Vec<u8>, s: &str) {
@@ -64,6 +66,75 @@ impl Writer {
             None
         };
         write_str(&mut self.out, masked.as_deref().unwrap_or(s));
+    }
+
+    /// An object's members (`tree`'s rules: a secret-named member's value, a list
+    /// under a secret key, a scope under a key strongly naming one, `text` lines).
+    fn object(&mut self, members: &[(String, Json)], mut lines: Option<&mut Lines>) {
+        self.out.push(b'{');
+        let named = pointer_key(members);
+        let pointed_scope = pointer_scoped(members);
+        for (i, (k, v)) in members.iter().enumerate() {
+            if i > 0 {
+                self.out.push(b',');
+            }
+            let pair = self.m.member(k, v) || self.m.pointed(k, v, &named);
+            self.string(k, &mut Lines::default());
+            self.out.push(b':');
+            if pair {
+                write_str(&mut self.out, PLACEHOLDER);
+                continue;
+            }
+            if scopes(k, v) || (pointed_scope && shows_pointed(k)) {
+                self.scoped(v);
+                continue;
+            }
+            if let (true, Json::Arr(items)) = (keyed_list(k, v), v) {
+                self.keyed_items(k, items);
+                continue;
+            }
+            if k == "text"
+                && matches!(v, Json::Str(_))
+                && let Some(l) = lines.as_deref_mut()
+            {
+                self.value(v, Some(l));
+                continue;
+            }
+            self.value(v, None);
+        }
+        self.out.push(b'}');
+    }
+
+    /// A value under a key that strongly names a secret (`tree::walk_scoped`).
+    fn scoped(&mut self, value: &Json) {
+        match value {
+            Json::Str(s) if self.m.scoped(s) => write_str(&mut self.out, PLACEHOLDER),
+            Json::Str(s) => self.standalone(s),
+            Json::Arr(items) => {
+                self.out.push(b'[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(b',');
+                    }
+                    self.scoped(item);
+                }
+                self.out.push(b']');
+            }
+            Json::Obj(members) if describes(members) => self.value(value, None),
+            Json::Obj(members) => {
+                self.out.push(b'{');
+                for (i, (k, v)) in members.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(b',');
+                    }
+                    self.string(k, &mut Lines::default());
+                    self.out.push(b':');
+                    self.scoped(v);
+                }
+                self.out.push(b'}');
+            }
+            scalar => json::write_scalar(&mut self.out, scalar),
+        }
     }
 
     fn value(&mut self, value: &Json, lines: Option<&mut Lines>) {
@@ -141,36 +212,7 @@ impl Writer {
                 }
                 self.out.push(b']');
             }
-            Json::Obj(members) => {
-                let mut lines = lines;
-                self.out.push(b'{');
-                let named = pointer_key(members);
-                for (i, (k, v)) in members.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push(b',');
-                    }
-                    let pair = self.m.member(k, v) || self.m.pointed(k, v, &named);
-                    self.string(k, &mut Lines::default());
-                    self.out.push(b':');
-                    if pair {
-                        write_str(&mut self.out, PLACEHOLDER);
-                        continue;
-                    }
-                    if let (true, Json::Arr(items)) = (keyed_list(k, v), v) {
-                        self.keyed_items(k, items);
-                        continue;
-                    }
-                    if k == "text"
-                        && matches!(v, Json::Str(_))
-                        && let Some(l) = lines.as_deref_mut()
-                    {
-                        self.value(v, Some(l));
-                        continue;
-                    }
-                    self.value(v, None);
-                }
-                self.out.push(b'}');
-            }
+            Json::Obj(members) => self.object(members, lines),
             scalar => json::write_scalar(&mut self.out, scalar),
         }
     }

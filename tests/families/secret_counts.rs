@@ -1,0 +1,191 @@
+//! Issue 29, round five. An answer's `redactions` equals the number of values it
+//! masked on the git paths that mask a patch line by line (`git show <commit>`,
+//! `git diff --ref`), counted as `read` counts them. A bad pattern's echo masks a
+//! value its key names (`password: x(`, `/password~x(`). JSON nested under a key
+//! strongly naming a secret is masked at any depth, as YAML is.
+
+use crate::support::TestEnv;
+
+/// Eight values: three list elements, two under `credentials:`, two in a one-line
+/// list, one block scalar.
+const YAML: &str = "api_keys:\n  - Zq8v2LmP0xA1Wk3n9RtY7uB1\n  - Zq8v2LmP0xA1Wk3n9RtY7uB2\n  - Zq8v2LmP0xA1Wk3n9RtY7uB3\ncredentials:\n  a: Hj5Tk8Lm2Qp9Xz4WvB7nR3s1\n  b: Hj5Tk8Lm2Qp9Xz4WvB7nR3s2\ntokens: [\"Pq7w3MnQ1yB2Xl4o8SuZ6vC1\", \"Pq7w3MnQ1yB2Xl4o8SuZ6vC2\"]\npassword: |\n  Tr0ub4dor3xyzQ1\n";
+
+/// Two block scalars one after the other and a list: four values.
+const BLOCKS: &str = "a_password: |\n  Tr0ub4dor3xyzQ1\nb_password: |\n  Tr0ub4dor3xyzQ2\n  Tr0ub4dor3xyzQ3\ntokens:\n  - Pq7w3MnQ1yB2Xl4o8SuZ6vC1\n  - Pq7w3MnQ1yB2Xl4o8SuZ6vC2\nother: 1\n";
+
+fn masks(stdout: &str) -> usize {
+    stdout.matches("[REDACTED_SECRET]").count()
+}
+
+#[test]
+fn git_show_and_diff_of_an_added_file_count_every_masked_value() {
+    let env = TestEnv::new();
+    env.write("README", "x\n");
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "base"]);
+    env.write("k.yaml", YAML);
+    env.write("m.yaml", BLOCKS);
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "secrets"]);
+    for (file, n) in [("k.yaml", 8), ("m.yaml", 4)] {
+        let r = env.run(&["read", file]);
+        assert_eq!(r.field("redactions").as_u64(), Some(n), "{}", r.stdout);
+        // The blob's lines, each value's lines masked.
+        let blob = format!("HEAD:{file}");
+        let r = env.run(&["git", "show", &blob]);
+        assert_eq!(r.field("redactions").as_u64(), Some(n), "{}", r.stdout);
+    }
+    for argv in [
+        &["git", "show", "HEAD"][..],
+        &["git", "diff", "--ref", "HEAD~1"],
+    ] {
+        let r = env.run(argv);
+        assert_eq!(r.code, 0, "{argv:?}: {}", r.stdout);
+        assert!(!r.stdout.contains("Zq8v2LmP0x"), "{argv:?}: {}", r.stdout);
+        // 13 masks for 12 values: m.yaml's second block scalar shows two lines.
+        assert_eq!(masks(&r.stdout), 13, "{argv:?}: {}", r.stdout);
+        assert_eq!(
+            r.field("redactions").as_u64(),
+            Some(12),
+            "{argv:?}: {}",
+            r.stdout
+        );
+    }
+}
+
+/// A bad pattern holding a secret after its key, in the shapes a regex takes
+/// (a space after the sign, `.*`, a class escape, a `--where` match on a pointer
+/// naming the value): no error, repair or diagnostic echoes the value.
+#[test]
+fn an_echoed_bad_pattern_masks_the_value_its_key_names() {
+    let env = TestEnv::new();
+    env.write("a.txt", "hello\n");
+    env.write("j.json", "[{\"a\": 1}]\n");
+    env.write("t.csv", "name,password\nbob,x\n");
+    const V: &str = "Hunter2SecretValue";
+    let calls: Vec<Vec<String>> = [
+        vec!["search", "password: Hunter2SecretValue(", "."],
+        vec!["search", "password = Hunter2SecretValue(", "."],
+        vec!["search", "api_token:\\s*Hunter2SecretValue[", "."],
+        vec!["read", "a.txt", "--match", "password: Hunter2SecretValue("],
+        vec!["read", "a.txt", "--match", "password=Hunter2SecretValue.*"],
+        vec![
+            "json",
+            "select",
+            "j.json",
+            "",
+            "--where",
+            "/password~Hunter2SecretValue(",
+        ],
+        vec![
+            "json",
+            "select",
+            "j.json",
+            "",
+            "--where",
+            "password: Hunter2SecretValue(",
+        ],
+        vec![
+            "table",
+            "read",
+            "t.csv",
+            "--where",
+            "password~Hunter2SecretValue(",
+        ],
+    ]
+    .iter()
+    .map(|c| c.iter().map(|s| s.to_string()).collect())
+    .collect();
+    for argv in &calls {
+        let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+        let r = env.run(&argv);
+        assert!(!r.stdout.contains(V), "{argv:?} leaked: {}", r.stdout);
+        assert!(!r.stderr.contains(V), "{argv:?} leaked: {}", r.stderr);
+    }
+    let batch = r#"[["search","token: Hunter2SecretValue(","."]]"#;
+    let r = env.run_stdin(&["batch", "--stdin"], batch.as_bytes());
+    assert!(!r.stdout.contains(V), "batch leaked: {}", r.stdout);
+    assert!(!r.stderr.contains(V), "batch leaked: {}", r.stderr);
+    // A pattern with regex signs and no secret is echoed as it is.
+    let r = env.run(&["search", "fn main\\(x: (", "."]);
+    assert!(r.stderr.contains("fn main\\\\(x: ("), "{}", r.stderr);
+}
+
+/// `{"credentials": {...}}`: every random-looking value nested under a key that
+/// strongly names a secret is masked at any depth, in lists too, pretty-printed
+/// and on one line, by read, search, json get/select and diffs; the names and
+/// plain words under it stay.
+#[test]
+fn json_nested_under_a_secret_key_is_masked_at_any_depth() {
+    const SECRETS: [&str; 4] = [
+        "q8Zf3LmP0xA1Wk3n9RtY7uB2",
+        "Hj5Tk8Lm2Qp9Xz4WvB7nR3sD",
+        "Zq8v2LmP0xA1Wk3n9RtY7uB4",
+        "Pq7w3MnQ1yB2Xl4o8SuZ6vC3",
+    ];
+    let pretty = format!(
+        "{{\n  \"name\": \"svc\",\n  \"credentials\": {{\n    \"primary\": {{\"value\": \"{}\", \"kind\": \"static\"}},\n    \"backup\": {{\n      \"value\": \"{}\"\n    }},\n    \"list\": [\"{}\", \"{}\"]\n  }},\n  \"other\": \"hello-world-long-label\"\n}}\n",
+        SECRETS[0], SECRETS[1], SECRETS[2], SECRETS[3]
+    );
+    let one: String = pretty.lines().map(str::trim).collect::<Vec<_>>().join(" ");
+    let env = TestEnv::new();
+    env.write("c.json", &pretty);
+    env.write("one.json", format!("{one}\n"));
+    env.write("arr.json", format!("[{one}]\n"));
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "c"]);
+    let check = |argv: &[&str], n: usize| {
+        let r = env.run(argv);
+        assert!(r.code == 0, "{argv:?}: {}{}", r.stdout, r.stderr);
+        for s in SECRETS.iter().take(n) {
+            assert!(!r.stdout.contains(s), "{argv:?} leaked {s}: {}", r.stdout);
+        }
+        assert!(r.stdout.contains("static"), "{argv:?}: {}", r.stdout);
+        assert!(
+            r.field("redactions").as_u64().unwrap_or(0) >= 1,
+            "{}",
+            r.stdout
+        );
+    };
+    check(&["read", "c.json"], 4);
+    check(&["read", "one.json"], 4);
+    check(&["search", "primary|kind", ".", "-C", "8"], 4);
+    check(&["json", "get", "c.json", "/credentials"], 4);
+    check(&["json", "select", "arr.json", ""], 4);
+    for (ptr, s) in [
+        ("/credentials/primary/value", SECRETS[0]),
+        ("/credentials/list/1", SECRETS[3]),
+    ] {
+        let r = env.run(&["json", "get", "c.json", ptr]);
+        assert!(!r.stdout.contains(s), "{ptr} leaked: {}", r.stdout);
+    }
+    let r = env.run(&["read", "c.json"]);
+    assert!(r.stdout.contains("hello-world-long-label"), "{}", r.stdout);
+    // A schema describing a secret holds none: its patterns and member paths stay.
+    env.write(
+        "schema.json",
+        "{\n  \"Credentials\": {\n    \"properties\": {\n      \"SecretArn\": {\"type\": \"string\", \"pattern\": \"^arn:aws:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:.+$\"},\n      \"Role\": {\"format\": \"AWS::IAM::Role.Arn\"}\n    }\n  },\n  \"AccessKeyPair\": {\n    \"ids\": [{\"target\": \"Secret\", \"path\": \"AccessKey.SecretAccessKey\"}]\n  }\n}\n",
+    );
+    for argv in [
+        &["read", "schema.json"][..],
+        &["json", "get", "schema.json", "/Credentials"],
+    ] {
+        let r = env.run(argv);
+        assert!(!r.stdout.contains("REDACTED"), "{argv:?}: {}", r.stdout);
+    }
+    // A diff of a changed value under the key, in git and between files.
+    env.write(
+        "c.json",
+        pretty.replace(SECRETS[1], "Hj5Tk8Lm2Qp9Xz4WvB7nR3sE"),
+    );
+    env.write(
+        "d.json",
+        pretty.replace(SECRETS[0], "q8Zf3LmP0xA1Wk3n9RtY7uB3"),
+    );
+    for argv in [&["git", "diff"][..], &["diff", "c.json", "d.json"]] {
+        let r = env.run(argv);
+        for s in [SECRETS[0], SECRETS[1], "q8Zf3LmP0xA1Wk3n9RtY7uB3"] {
+            assert!(!r.stdout.contains(s), "{argv:?} leaked {s}: {}", r.stdout);
+        }
+    }
+}
