@@ -169,6 +169,6 @@ fn a_search_block_starting_inside_a_keys_value_is_masked() {
     let r = env.run(&["search", "Mx7", "f.yaml", "--output", "matches"]);
     assert_eq!(r.json["matches"][0]["text"], MASK, "{}", r.stdout);
     let r = env.run(&["search", "other", "f.yaml", "-C", "0"]);
-    assert_eq!(r.json["blocks"][0]["lines"][0], "other: 1");
+    assert_eq!(r.json["blocks"][0]["lines"][0], "6:other: 1");
     assert!(r.json.get("redactions").is_none(), "{}", r.stdout);
 }

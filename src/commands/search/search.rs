@@ -147,7 +147,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         ),
         field(
             "blocks",
-            "blocks: [{path?,start_line,lines[],match_lines?,cut_lines?}]; path is left out when it is the previous block's, match_lines when every line is selected; blocks whose context touches or overlaps are merged. A line over 16384 bytes is shown as a 16384-byte window: cut_lines [{line,col}] gives the 1-based character column the window starts at (a match line's window holds its first match). In a .ipynb notebook a block is told by cell: cell (0-based index), id, and in the cell's source start_line/match_lines count the source's lines (as nb read shows them) and lines are its text; a hit in outputs or metadata has in:outputs|metadata and the file's line numbers.",
+            "blocks: [{path?,lines[],cut_lines?}], one per file: each line numbered, N:text for a selected line, N-text for a context line (as grep -n shows them; a gap in the numbers is where a block ends). A line over 16384 bytes is shown as a 16384-byte window: cut_lines [{line,col}] gives the 1-based character column the window starts at (a match line's window holds its first match). In a .ipynb notebook there is one item per cell: cell (0-based index), id, path only on the file's first; in the cell's source the numbers count the source's lines (as nb read shows them); a hit in outputs or metadata has in:outputs|metadata and the file's line numbers.",
         ),
         field(
             "matches",
@@ -229,7 +229,7 @@ struct SearchOut {
     #[serde(skip_serializing_if = "is_blocks")]
     mode: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    blocks: Option<Vec<Block>>,
+    blocks: Option<Vec<items::Shown>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     matches: Option<Vec<MatchItem>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -252,6 +252,9 @@ struct SearchOut {
     next_commands: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     more: Option<String>,
+    /// Lines masked already that the envelope's pass must leave (`masked_already`).
+    #[serde(skip)]
+    own: Vec<String>,
 }
 
 /// The compiled patterns: the searcher's matcher, and plain regexes for the
@@ -674,6 +677,7 @@ fn answer(ctx: &Ctx, args: &SearchArgs, asked: &Asked, found: Found, empty: u64)
         scan_cut: walked.cut.clone(),
         next_commands: Vec::new(),
         more: None,
+        own: Vec::new(),
     };
     let (shown, full_limit) = list(ctx, args, output, &files, &mut listing, &mut out);
     let full_limit = full_limit.unwrap_or(total_matches);
@@ -704,7 +708,10 @@ fn answer(ctx: &Ctx, args: &SearchArgs, asked: &Asked, found: Found, empty: u64)
             .push(with_offset(ctx, next, asked.stdin_pattern));
     }
     let partial = out.truncated;
-    Output::cut(&out, partial)
+    let own = std::mem::take(&mut out.own);
+    let mut answer = Output::cut(&out, partial);
+    answer.own = own;
+    answer
 }
 
 /// The mode's items of the --offset/--limit window into `out`: how many were
@@ -757,15 +764,16 @@ fn list(
                 args.before.unwrap_or(args.context),
                 args.after.unwrap_or(args.context),
             );
-            let mut blocks = notebook::blocks(
+            let blocks = notebook::blocks(
                 ctx,
                 root,
                 blocks,
                 before.min(MAX_CONTEXT),
                 after.min(MAX_CONTEXT),
             );
-            items::compact_blocks(&mut blocks);
-            out.blocks = Some(blocks);
+            let shown_items = items::shown_blocks(blocks);
+            out.own = items::masked_already(&shown_items);
+            out.blocks = Some(shown_items);
             (shown, None)
         }
         Mode::Matches => {

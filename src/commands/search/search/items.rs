@@ -1,6 +1,8 @@
 //! The items a search answer lists (blocks, matches, counts); a notebook's
 //! carry the cell they fall in (`notebook`).
 
+use crate::protocol::json::Json;
+use crate::protocol::redact;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -64,19 +66,123 @@ pub(super) struct CountItem {
     pub(super) count: u64,
 }
 
-/// What the envelope leaves out of blocks (once streamed whole): a path the
-/// previous block named, `match_lines` when every line is one.
-pub(super) fn compact_blocks(blocks: &mut [Block]) {
-    let mut last = String::new();
+/// A file's (a notebook cell's) blocks as the envelope shows them: every line
+/// numbered, `N:text` for a selected line and `N-text` for a context line (a gap
+/// in the numbers is where one block ends and the next starts), and the path
+/// said once. The AOI stream keeps one `Block` per block.
+#[derive(Serialize)]
+pub(super) struct Shown {
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub(super) path: String,
+    #[serde(flatten)]
+    pub(super) cell: Option<CellAt>,
+    pub(super) lines: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(super) cut_lines: Vec<CutLine>,
+}
+
+fn same_cell(a: &Option<CellAt>, b: &Option<CellAt>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => a.cell == b.cell && a.id == b.id && a.part == b.part,
+        _ => false,
+    }
+}
+
+/// The blocks (in file order) merged per file and cell, numbered line by line;
+/// an item in the previous item's file (a notebook's next cell) leaves out its
+/// path.
+pub(super) fn shown_blocks(mut blocks: Vec<Block>) -> Vec<Shown> {
+    mask_as_blocks(&mut blocks);
+    let mut out: Vec<Shown> = Vec::new();
+    let mut paths: Vec<String> = Vec::new();
     for b in blocks {
-        if b.match_lines.len() == b.lines.len() {
-            b.match_lines.clear();
+        let lines = b.lines.into_iter().enumerate().map(|(i, text)| {
+            let n = b.start_line + i as u64;
+            let sep = if b.match_lines.contains(&n) { ':' } else { '-' };
+            format!("{n}{sep}{text}")
+        });
+        match out.last_mut() {
+            Some(last) if paths.last() == Some(&b.path) && same_cell(&last.cell, &b.cell) => {
+                last.lines.extend(lines);
+                last.cut_lines.extend(b.cut_lines);
+            }
+            _ => {
+                let path = if paths.last() == Some(&b.path) {
+                    String::new()
+                } else {
+                    b.path.clone()
+                };
+                paths.push(b.path);
+                out.push(Shown {
+                    path,
+                    cell: b.cell,
+                    lines: lines.collect(),
+                    cut_lines: b.cut_lines,
+                });
+            }
         }
-        if b.path == last {
-            b.path.clear();
-        } else {
-            last.clone_from(&b.path);
+    }
+    out
+}
+
+/// The numbered lines the envelope's pass would mask again (`shown_blocks`
+/// masked them unnumbered): with `12:` before it, a line no longer starts where
+/// the line machine looks (a public key's BEGIN line), so a clean line after it
+/// could be taken for a secret. The answer names them as its own (the pass
+/// leaves them); each round hides what the last found, as the pass will.
+pub(super) fn masked_already(items: &[Shown]) -> Vec<String> {
+    let mut own: Vec<String> = Vec::new();
+    for _ in 0..4 {
+        let arrays = items.iter().map(|it| {
+            let hid = it.lines.iter().map(|l| match own.contains(l) {
+                true => Json::str("\u{1}own\u{1}"),
+                false => Json::str(l.as_str()),
+            });
+            Json::Arr(hid.collect())
+        });
+        let mut tree = Json::Arr(arrays.collect());
+        if redact::mask_tree(&mut tree) == 0 {
+            break;
         }
+        let Json::Arr(arrays) = tree else { break };
+        let before = own.len();
+        for (it, a) in items.iter().zip(arrays) {
+            let Json::Arr(lines) = a else { continue };
+            for (l, m) in it.lines.iter().zip(lines) {
+                if !matches!(&m, Json::Str(s) if s == l || s == "\u{1}own\u{1}") && !own.contains(l)
+                {
+                    own.push(l.clone());
+                }
+            }
+        }
+        if own.len() == before {
+            break;
+        }
+    }
+    own
+}
+
+/// Each block's lines masked as the envelope's pass masks an array of a file's
+/// lines (one line machine per block, a value masked anywhere masked everywhere),
+/// before the numbers that would hide where a line starts.
+fn mask_as_blocks(blocks: &mut [Block]) {
+    let arrays = blocks.iter_mut().map(|b| {
+        let lines = std::mem::take(&mut b.lines);
+        Json::Arr(lines.into_iter().map(Json::Str).collect())
+    });
+    let mut tree = Json::Arr(arrays.collect());
+    redact::tally_shown(redact::mask_tree(&mut tree));
+    let Json::Arr(arrays) = tree else { return };
+    for (b, a) in blocks.iter_mut().zip(arrays) {
+        let Json::Arr(lines) = a else { continue };
+        b.lines = lines
+            .into_iter()
+            .map(|l| match l {
+                Json::Str(s) => s,
+                _ => String::new(),
+            })
+            .collect();
     }
 }
 
