@@ -15,6 +15,7 @@
 
 use super::{ScanArgs, Skipped, scan_error, show, skipped_list, starts, with_offset};
 use crate::handler;
+use crate::protocol::json::Json;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Output, Repair, code, redact, shell};
 use crate::text::MAX_LINE_BYTES;
@@ -252,9 +253,10 @@ struct SearchOut {
     next_commands: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     more: Option<String>,
-    /// Lines masked already that the envelope's pass must leave (`masked_already`).
+    /// The blocks before masking and numbering (`items::shown_in`): masked with
+    /// the answer's other strings, so a value masked anywhere is masked everywhere.
     #[serde(skip)]
-    own: Vec<String>,
+    raw: Option<Vec<Block>>,
 }
 
 /// The compiled patterns: the searcher's matcher, and plain regexes for the
@@ -677,7 +679,7 @@ fn answer(ctx: &Ctx, args: &SearchArgs, asked: &Asked, found: Found, empty: u64)
         scan_cut: walked.cut.clone(),
         next_commands: Vec::new(),
         more: None,
-        own: Vec::new(),
+        raw: None,
     };
     let (shown, full_limit) = list(ctx, args, output, &files, &mut listing, &mut out);
     let full_limit = full_limit.unwrap_or(total_matches);
@@ -707,9 +709,16 @@ fn answer(ctx: &Ctx, args: &SearchArgs, asked: &Asked, found: Found, empty: u64)
         out.next_commands
             .push(with_offset(ctx, next, asked.stdin_pattern));
     }
-    let partial = out.truncated;
-    let own = std::mem::take(&mut out.own);
-    let mut answer = Output::cut(&out, partial);
+    let raw = out.raw.take();
+    let hid: Vec<String> = (out.matches.iter().flatten())
+        .flat_map(|m| m.hid.iter().cloned())
+        .collect();
+    let mut fields = Json::from_serialize(&out);
+    if !hid.is_empty() {
+        redact::tally_shown(redact::mask_tree_noted(&mut fields, &hid));
+    }
+    let own = raw.map_or_else(Vec::new, |raw| items::shown_in(raw, &mut fields));
+    let mut answer = Output::from_json(fields, out.truncated);
     answer.own = own;
     answer
 }
@@ -771,9 +780,9 @@ fn list(
                 before.min(MAX_CONTEXT),
                 after.min(MAX_CONTEXT),
             );
-            let shown_items = items::shown_blocks(blocks);
-            out.own = items::masked_already(&shown_items);
-            out.blocks = Some(shown_items);
+            // Shown (masked, numbered) by `answer` once the rest is known.
+            out.raw = Some(blocks);
+            out.blocks = Some(Vec::new());
             (shown, None)
         }
         Mode::Matches => {
