@@ -221,4 +221,15 @@ fn a_value_masked_in_a_search_match_is_masked_in_the_rest_of_the_answer() {
     let r = env.run(&["search", "password=(\\w+)", "--output", "matches"]);
     hidden(&r, &[V]);
     assert_eq!(r.json["matches"][1]["groups"][0], MASK);
+    // In a notebook's cell source the value is quoted, its quotes escaped in the
+    // JSON line: masked as the source's line says it.
+    let cells = format!(
+        "{{\n \"cells\": [\n  {{\n   \"cell_type\": \"code\",\n   \"id\": \"c1\",\n   \"metadata\": {{}},\n   \"source\": [\n    \"password = \\\"{V}\\\"\\n\"\n   ],\n   \"outputs\": [],\n   \"execution_count\": null\n  }}\n ],\n \"metadata\": {{}},\n \"nbformat\": 4,\n \"nbformat_minor\": 5\n}}\n"
+    );
+    env.write("nb/n.ipynb", cells);
+    for pattern in [V, "password = ..(\\w+)"] {
+        let r = env.run(&["search", pattern, "nb/n.ipynb", "--output", "matches"]);
+        assert_eq!(r.json["matches"][0]["cell"], 0, "{}", r.stdout);
+        hidden(&r, &[V]);
+    }
 }
