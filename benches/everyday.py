@@ -314,7 +314,10 @@ def t_uses():
         got, path = [], None
         for b in d.get("blocks", []):
             path = b.get("path", path)
-            lines = b.get("match_lines") or range(b["start_line"], b["start_line"] + len(b["lines"]))
+            if "start_line" in b:  # before 0.4: one block per run, start_line + match_lines
+                lines = b.get("match_lines") or range(b["start_line"], b["start_line"] + len(b["lines"]))
+            else:  # each line `N:text` (selected) or `N-text` (context)
+                lines = [l.split(":", 1)[0] for l in b["lines"] if l.split(":", 1)[0].isdigit()]
             got += [f"{path}:{n}" for n in lines]
         r.ok = sorted(got) == want(r.root)
 

@@ -629,7 +629,10 @@ fn aoi_search_events_equal_the_envelope() {
             b
         })
         .collect();
-    assert_eq!(Value::Array(blocks), r.json["blocks"]);
+    assert_eq!(
+        Value::Array(blocks),
+        crate::support::expand_search(&r.json)["blocks"]
+    );
     assert_eq!(s.summary()["next_cursor"], r.json["next_commands"][0]);
 }
 

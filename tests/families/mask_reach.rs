@@ -169,6 +169,67 @@ fn a_search_block_starting_inside_a_keys_value_is_masked() {
     let r = env.run(&["search", "Mx7", "f.yaml", "--output", "matches"]);
     assert_eq!(r.json["matches"][0]["text"], MASK, "{}", r.stdout);
     let r = env.run(&["search", "other", "f.yaml", "-C", "0"]);
-    assert_eq!(r.json["blocks"][0]["lines"][0], "other: 1");
+    assert_eq!(r.json["blocks"][0]["lines"][0], "6:other: 1");
     assert!(r.json.get("redactions").is_none(), "{}", r.stdout);
+}
+
+/// A value masked in a search block's line is masked wherever else the answer
+/// says it: the continuation (`more`), a path named after it, another file's
+/// line (the blocks are masked before they are numbered, with the rest).
+#[test]
+fn a_value_masked_in_a_search_line_is_masked_in_the_rest_of_the_answer() {
+    const V: &str = "Zq8vLr3xTw9pKd2m";
+    let env = TestEnv::new();
+    env.write("conf.txt", format!("a\npassword={V}\nb\n"));
+    env.write("other.txt", format!("x {V}\n"));
+    env.write(&format!("d/{V}.txt"), format!("password={V}\n"));
+    let r = env.run(&["search", V, "--limit", "1"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    hidden(&r, &[V]);
+    assert_eq!(
+        r.json["more"],
+        format!("aitools search {MASK} --limit 1 --offset 1")
+    );
+    assert_eq!(redactions(&r), 2, "{}", r.stdout);
+    let r = env.run(&["search", V]);
+    hidden(&r, &[V]);
+    assert_eq!(r.json["blocks"][1]["path"], format!("d/{MASK}.txt"));
+    let line = r.json["blocks"][2]["lines"][0].as_str().unwrap_or_default();
+    assert!(line.ends_with(&format!("x {MASK}")), "{}", r.stdout);
+    assert_eq!(redactions(&r), 4, "{}", r.stdout);
+}
+
+/// The same with `--output matches`: a match's text is masked by its line's
+/// secrets before the answer is built, and what it masked is masked in the rest
+/// of the answer too (another file's match, a path, `more`).
+#[test]
+fn a_value_masked_in_a_search_match_is_masked_in_the_rest_of_the_answer() {
+    const V: &str = "Zq8vLr3xTw9pKd2m";
+    let env = TestEnv::new();
+    env.write("conf.txt", format!("a\npassword={V}\nb\n"));
+    env.write("other.txt", format!("x {V}\n"));
+    env.write(&format!("d/{V}.txt"), format!("password={V}\n"));
+    let r = env.run(&["search", V, "--output", "matches", "--limit", "1"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    hidden(&r, &[V]);
+    assert_eq!(redactions(&r), 2, "{}", r.stdout);
+    let r = env.run(&["search", V, "--output", "matches"]);
+    hidden(&r, &[V]);
+    assert_eq!(r.json["matches"][1]["path"], format!("d/{MASK}.txt"));
+    assert_eq!(r.json["matches"][2]["text"], MASK);
+    assert_eq!(redactions(&r), 4, "{}", r.stdout);
+    let r = env.run(&["search", "password=(\\w+)", "--output", "matches"]);
+    hidden(&r, &[V]);
+    assert_eq!(r.json["matches"][1]["groups"][0], MASK);
+    // In a notebook's cell source the value is quoted, its quotes escaped in the
+    // JSON line: masked as the source's line says it.
+    let cells = format!(
+        "{{\n \"cells\": [\n  {{\n   \"cell_type\": \"code\",\n   \"id\": \"c1\",\n   \"metadata\": {{}},\n   \"source\": [\n    \"password = \\\"{V}\\\"\\n\"\n   ],\n   \"outputs\": [],\n   \"execution_count\": null\n  }}\n ],\n \"metadata\": {{}},\n \"nbformat\": 4,\n \"nbformat_minor\": 5\n}}\n"
+    );
+    env.write("nb/n.ipynb", cells);
+    for pattern in [V, "password = ..(\\w+)"] {
+        let r = env.run(&["search", pattern, "nb/n.ipynb", "--output", "matches"]);
+        assert_eq!(r.json["matches"][0]["cell"], 0, "{}", r.stdout);
+        hidden(&r, &[V]);
+    }
 }

@@ -553,11 +553,14 @@ fn search_tells_notebook_hits_by_cell_and_line() {
     assert_eq!(nb.len(), 1, "{}", r.stdout);
     assert_eq!(nb[0]["cell"], 1);
     assert_eq!(nb[0]["id"], "load");
-    assert_eq!(nb[0]["start_line"], 1);
-    assert_eq!(nb[0]["match_lines"], serde_json::json!([2, 3]));
+    // The cell's source lines, numbered in the cell: `N:` selected, `N-` context.
     assert_eq!(
         nb[0]["lines"],
-        serde_json::json!(["import os", "token = os.environ['TOKEN']", "print(token)"])
+        serde_json::json!([
+            "1-import os",
+            "2:token = os.environ['TOKEN']",
+            "3:print(token)"
+        ])
     );
     let plain: Vec<&Value> = blocks.iter().filter(|b| b["path"] == "plain.py").collect();
     assert!(plain[0].get("cell").is_none());

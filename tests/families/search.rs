@@ -619,10 +619,10 @@ fn blocks_merge_and_continue_exactly() {
     assert_eq!(shown, 3);
     // --before/--after override --context.
     let r = env.run(&["search", "hit 39", "--before", "1", "--after", "0"]);
-    assert_eq!(r.json["blocks"][0]["start_line"], 38);
+    // Each line numbered: `N-` a context line, `N:` a selected one.
     assert_eq!(
-        r.json["blocks"][0]["lines"].as_array().map(|a| a.len()),
-        Some(2)
+        r.json["blocks"][0]["lines"],
+        serde_json::json!(["38-line 38", "39:hit 39"])
     );
     // count mode limit.
     let r = env.run(&["search", "hit", "--output", "count", "--limit", "1"]);
@@ -1106,7 +1106,8 @@ fn a_match_deep_in_a_long_line_is_in_the_window() {
         format!("{}NEEDLE tail\nshort\n", "é".repeat(50_000)),
     );
     let b = env.run(&["search", "NEEDLE", "long.txt"]);
-    let block = &b.json["blocks"][0];
+    let b = crate::support::expand_search(&b.json);
+    let block = &b["blocks"][0];
     let line = block["lines"][0].as_str().expect("line");
     let at = line.find("NEEDLE").expect("match shown");
     let col = block["cut_lines"][0]["col"].as_u64().expect("col");
@@ -1626,7 +1627,11 @@ fn multiline_blocks_show_each_line_once_at_any_offset() {
             "2",
         ]);
         let mut seen = Vec::new();
-        for b in r.json["blocks"].as_array().into_iter().flatten() {
+        for b in crate::support::expand_search(&r.json)["blocks"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
             let start = b["start_line"].as_u64().unwrap_or(0);
             let n = b["lines"].as_array().map_or(0, Vec::len) as u64;
             seen.extend(start..start + n);

@@ -699,7 +699,8 @@ fn search_lines(env: &TestEnv, files: &[&str]) -> (BTreeMap<String, Vec<String>>
     let r = env.run(&args);
     assert!(r.code == 0 || r.code == 3, "{}", r.stdout);
     let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for b in r.json["blocks"].as_array().into_iter().flatten() {
+    let ex = crate::support::expand_search(&r.json);
+    for b in ex["blocks"].as_array().into_iter().flatten() {
         let path = b["path"].as_str().unwrap_or("").to_string();
         let start = b["start_line"].as_u64().unwrap_or(1) as usize;
         let lines = out.entry(path).or_default();

@@ -488,35 +488,85 @@ impl Drop for Swapper {
     }
 }
 
-/// A search answer with what its envelope leaves out put back: each block's and
-/// match's `path` (left out when the previous item's), a block's `match_lines`
-/// (left out when every line is selected). What the AOI stream carries, item by
-/// item.
+/// A search answer with what its envelope leaves out put back: each match's
+/// `path` (left out when the previous item's), and the blocks as the AOI stream
+/// carries them, one per run of consecutive lines: `{path, cell?, id?, in?,
+/// start_line, lines, match_lines, cut_lines?}` from the envelope's numbered
+/// `N:text` (selected) and `N-text` (context) lines.
 pub fn expand_search(json: &Value) -> Value {
     let mut out = json.clone();
-    for list in ["blocks", "matches"] {
-        let Some(items) = out.get_mut(list).and_then(Value::as_array_mut) else {
-            continue;
-        };
+    if let Some(items) = out.get_mut("matches").and_then(Value::as_array_mut) {
         let mut last = Value::Null;
-        for it in items {
-            let Some(o) = it.as_object_mut() else {
-                continue;
-            };
+        for o in items.iter_mut().filter_map(Value::as_object_mut) {
             match o.get("path") {
                 Some(p) => last = p.clone(),
                 None => {
                     o.insert("path".into(), last.clone());
                 }
             }
-            if list == "blocks" && !o.contains_key("match_lines") {
-                let start = o["start_line"].as_u64().unwrap_or(0);
-                let n = o["lines"].as_array().map_or(0, Vec::len) as u64;
-                o.insert("match_lines".into(), (start..start + n).collect());
-            }
         }
     }
+    if let Some(items) = out.get_mut("blocks").and_then(Value::as_array_mut) {
+        let mut blocks = Vec::new();
+        let mut last = Value::Null;
+        for o in items.iter().filter_map(Value::as_object) {
+            if let Some(p) = o.get("path") {
+                last = p.clone();
+            }
+            for run in numbered_runs(o.get("lines")) {
+                let mut b = serde_json::Map::new();
+                b.insert("path".into(), last.clone());
+                for k in ["cell", "id", "in"] {
+                    if let Some(v) = o.get(k) {
+                        b.insert(k.into(), v.clone());
+                    }
+                }
+                let start = run[0].0;
+                let end = start + run.len() as u64;
+                b.insert("start_line".into(), start.into());
+                let texts: Vec<Value> = run.iter().map(|(_, _, t)| t.clone().into()).collect();
+                b.insert("lines".into(), texts.into());
+                let sel: Vec<Value> = run.iter().filter(|r| r.1).map(|r| r.0.into()).collect();
+                b.insert("match_lines".into(), sel.into());
+                let cuts: Vec<Value> = o
+                    .get("cut_lines")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter(|c| c["line"].as_u64().is_some_and(|l| l >= start && l < end))
+                    .cloned()
+                    .collect();
+                if !cuts.is_empty() {
+                    b.insert("cut_lines".into(), cuts.into());
+                }
+                blocks.push(Value::Object(b));
+            }
+        }
+        *items = blocks;
+    }
     out
+}
+
+/// A block item's `N:text` / `N-text` lines split into runs of consecutive
+/// numbers: (number, selected, text).
+fn numbered_runs(lines: Option<&Value>) -> Vec<Vec<(u64, bool, String)>> {
+    let mut runs: Vec<Vec<(u64, bool, String)>> = Vec::new();
+    for l in lines.and_then(Value::as_array).into_iter().flatten() {
+        let s = l.as_str().unwrap_or_default();
+        let digits = s.len() - s.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        let n: u64 = s[..digits].parse().expect("a numbered line");
+        let sel = s[digits..].starts_with(':');
+        assert!(
+            sel || s[digits..].starts_with('-'),
+            "line {s:?} has no : or -"
+        );
+        let text = s[digits + 1..].to_string();
+        match runs.last_mut() {
+            Some(r) if r.last().is_some_and(|p| p.0 + 1 == n) => r.push((n, sel, text)),
+            _ => runs.push(vec![(n, sel, text)]),
+        }
+    }
+    runs
 }
 
 /// A search's `total_matches`, or, when it is left out because every match is

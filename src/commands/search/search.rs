@@ -15,6 +15,7 @@
 
 use super::{ScanArgs, Skipped, scan_error, show, skipped_list, starts, with_offset};
 use crate::handler;
+use crate::protocol::json::Json;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Output, Repair, code, redact, shell};
 use crate::text::MAX_LINE_BYTES;
@@ -147,7 +148,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         ),
         field(
             "blocks",
-            "blocks: [{path?,start_line,lines[],match_lines?,cut_lines?}]; path is left out when it is the previous block's, match_lines when every line is selected; blocks whose context touches or overlaps are merged. A line over 16384 bytes is shown as a 16384-byte window: cut_lines [{line,col}] gives the 1-based character column the window starts at (a match line's window holds its first match). In a .ipynb notebook a block is told by cell: cell (0-based index), id, and in the cell's source start_line/match_lines count the source's lines (as nb read shows them) and lines are its text; a hit in outputs or metadata has in:outputs|metadata and the file's line numbers.",
+            "blocks: [{path?,lines[],cut_lines?}], one per file: each line numbered, N:text for a selected line, N-text for a context line (as grep -n shows them; a gap in the numbers is where a block ends). A line over 16384 bytes is shown as a 16384-byte window: cut_lines [{line,col}] gives the 1-based character column the window starts at (a match line's window holds its first match). In a .ipynb notebook there is one item per cell: cell (0-based index), id, path only on the file's first; in the cell's source the numbers count the source's lines (as nb read shows them); a hit in outputs or metadata has in:outputs|metadata and the file's line numbers.",
         ),
         field(
             "matches",
@@ -229,7 +230,7 @@ struct SearchOut {
     #[serde(skip_serializing_if = "is_blocks")]
     mode: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    blocks: Option<Vec<Block>>,
+    blocks: Option<Vec<items::Shown>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     matches: Option<Vec<MatchItem>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -252,6 +253,10 @@ struct SearchOut {
     next_commands: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     more: Option<String>,
+    /// The blocks before masking and numbering (`items::shown_in`): masked with
+    /// the answer's other strings, so a value masked anywhere is masked everywhere.
+    #[serde(skip)]
+    raw: Option<Vec<Block>>,
 }
 
 /// The compiled patterns: the searcher's matcher, and plain regexes for the
@@ -674,6 +679,7 @@ fn answer(ctx: &Ctx, args: &SearchArgs, asked: &Asked, found: Found, empty: u64)
         scan_cut: walked.cut.clone(),
         next_commands: Vec::new(),
         more: None,
+        raw: None,
     };
     let (shown, full_limit) = list(ctx, args, output, &files, &mut listing, &mut out);
     let full_limit = full_limit.unwrap_or(total_matches);
@@ -703,8 +709,18 @@ fn answer(ctx: &Ctx, args: &SearchArgs, asked: &Asked, found: Found, empty: u64)
         out.next_commands
             .push(with_offset(ctx, next, asked.stdin_pattern));
     }
-    let partial = out.truncated;
-    Output::cut(&out, partial)
+    let raw = out.raw.take();
+    let hid: Vec<String> = (out.matches.iter().flatten())
+        .flat_map(|m| m.hid.iter().cloned())
+        .collect();
+    let mut fields = Json::from_serialize(&out);
+    if !hid.is_empty() {
+        redact::tally_shown(redact::mask_tree_noted(&mut fields, &hid));
+    }
+    let own = raw.map_or_else(Vec::new, |raw| items::shown_in(raw, &mut fields));
+    let mut answer = Output::from_json(fields, out.truncated);
+    answer.own = own;
+    answer
 }
 
 /// The mode's items of the --offset/--limit window into `out`: how many were
@@ -757,15 +773,16 @@ fn list(
                 args.before.unwrap_or(args.context),
                 args.after.unwrap_or(args.context),
             );
-            let mut blocks = notebook::blocks(
+            let blocks = notebook::blocks(
                 ctx,
                 root,
                 blocks,
                 before.min(MAX_CONTEXT),
                 after.min(MAX_CONTEXT),
             );
-            items::compact_blocks(&mut blocks);
-            out.blocks = Some(blocks);
+            // Shown (masked, numbered) by `answer` once the rest is known.
+            out.raw = Some(blocks);
+            out.blocks = Some(Vec::new());
             (shown, None)
         }
         Mode::Matches => {

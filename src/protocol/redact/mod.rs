@@ -294,6 +294,13 @@ pub fn mask_tree(value: &mut json::Json) -> usize {
     tree::mask_tree(value)
 }
 
+/// `mask_tree`, with `values` a command masked itself (a match's text cut from
+/// its line) masked wherever else the tree shows them, as the pass does with
+/// the values it masks.
+pub fn mask_tree_noted(value: &mut json::Json, values: &[String]) -> usize {
+    tree::mask_tree_noted(value, values)
+}
+
 /// Masks values written one after another (the AOI event stream): each as
 /// `mask_tree` does, and a value masked in one is masked in every later one.
 #[derive(Default)]

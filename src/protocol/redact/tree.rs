@@ -200,6 +200,16 @@ pub fn mask_tree(value: &mut Json) -> usize {
     m.count + again
 }
 
+/// `mask_tree`, with `values` (secrets a command masked itself before its
+/// answer was built) also masked wherever else they appear.
+pub fn mask_tree_noted(value: &mut Json, values: &[String]) -> usize {
+    let mut m = Masker::default();
+    values.iter().for_each(|v| m.recorded.note(v));
+    walk(value, &mut m, None);
+    let again = m.recorded.mask_tree(value);
+    m.count + again
+}
+
 /// `mask_tree` continuing `m`: values it masked before are masked here too (the
 /// AOI stream masks event after event).
 pub fn mask_with(m: &mut Masker, value: &mut Json) -> usize {

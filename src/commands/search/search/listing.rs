@@ -220,6 +220,7 @@ impl<'a> Listing<'a> {
                 };
                 if !m.text.trim().is_empty() && m.text != redact::PLACEHOLDER {
                     redact::tally_shown(1);
+                    m.hid.push(m.text.clone());
                 }
                 hide(&mut m.text);
                 m.groups.iter_mut().flatten().for_each(hide);

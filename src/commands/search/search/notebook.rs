@@ -5,6 +5,7 @@
 //! names the cell and the part (`in`), and keeps the file's line numbers.
 
 use super::items::{Block, CellAt, MatchItem};
+use crate::protocol::redact;
 use crate::text::notebook::{Cell, Notebook, Part, shown};
 use crate::workspace::Ctx;
 use std::path::Path;
@@ -156,6 +157,7 @@ pub(super) fn matches(ctx: &Ctx, p: &Path, mut items: Vec<MatchItem>) -> Vec<Mat
             Some((c, Part::Source(k))) => {
                 let json_line = text.lines().nth(m.line as usize - 1).unwrap_or("");
                 m.col = source_col(json_line, m.col);
+                mask_in_source(m, &decoded(json_line));
                 m.line = k;
                 m.cell = Some(at(c, None));
             }
@@ -164,6 +166,32 @@ pub(super) fn matches(ctx: &Ctx, p: &Path, mut items: Vec<MatchItem>) -> Vec<Mat
         }
     }
     items
+}
+
+/// A source match masked by the secrets of its line as the cell's source says
+/// it (the JSON line's escapes hide a quoted value from the mask): the line's
+/// secret values noted, so its groups and the rest of the answer are masked
+/// (`MatchItem::hid`), and its text masked by position when the JSON line's
+/// mask left it whole.
+fn mask_in_source(m: &mut MatchItem, line: &str) {
+    let spans = redact::secret_spans(line);
+    m.hid.extend(
+        spans
+            .iter()
+            .filter_map(|s| line.get(s.clone()))
+            .map(str::to_string),
+    );
+    if spans.is_empty() || m.text.is_empty() || m.text.contains(redact::PLACEHOLDER) {
+        return;
+    }
+    let col = usize::try_from(m.col.saturating_sub(1)).unwrap_or(usize::MAX);
+    let Some((start, _)) = line.char_indices().nth(col) else {
+        return;
+    };
+    let end = start + m.text.len();
+    if line.get(start..end) == Some(m.text.as_str()) {
+        m.text = redact::mask_part(line.as_bytes(), &spans, start..end);
+    }
 }
 
 /// A column of a JSON string element's line as a column of the string's text.

@@ -353,6 +353,12 @@ impl Sink for MatchCollector<'_> {
                 groups,
                 named: if names.is_empty() { None } else { Some(names) },
                 pattern_index,
+                hid: spans
+                    .iter()
+                    .filter(|s| s.start < m0.end() && m0.start() < s.end)
+                    .filter_map(|s| region.get(s.clone()))
+                    .map(|v| String::from_utf8_lossy(v).into_owned())
+                    .collect(),
             });
         }
         Ok(true)
