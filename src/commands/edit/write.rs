@@ -70,35 +70,48 @@ pub const SPEC: CommandSpec = CommandSpec {
 
 /// The content of a write: bytes, with their SHA-256 when it was computed as
 /// they were read, or one `--content-file` of `STREAM_FROM` bytes or more as
-/// one pass read it (copied from its file at the commit, never held).
+/// one pass read it (copied from its file at the commit, never held), with
+/// the file it replaces as one pass read it when that is large too.
 enum Input {
     Bytes(Vec<u8>, Option<String>),
-    Stream(Arc<Scan>),
+    Stream(Arc<Scan>, Option<Arc<Scan>>),
 }
 
 impl Input {
     fn len(&self) -> u64 {
         match self {
             Input::Bytes(b, _) => b.len() as u64,
-            Input::Stream(s) => s.len,
+            Input::Stream(s, _) => s.len,
         }
     }
 }
 
 /// One large `--content-file` outside a tx, opened as `read_file` would read it
-/// and read by one streaming pass (hashed, and looked at for the mask).
+/// and read by one streaming pass (hashed, and looked at for the mask), while
+/// the file it replaces (`target`), when large, is hashed by another: the two
+/// passes run side by side. The plan checks the target is still the file read.
 fn streamed(ctx: &Ctx, f: &str, limit: u64, target: &str) -> Result<Option<Input>, CmdError> {
     let p = ctx.path_arg(f)?;
     if ctx.tx.is_some() || !input::is_large(&p, STREAM_FROM) {
         return Ok(None);
     }
     let (file, _) = input::open_file(ctx, f, &p, limit)?;
-    let scan =
-        stream::scan_masks(file).map_err(|e| crate::protocol::error::io_error("write", f, &e))?;
+    let (scan, base) = std::thread::scope(|s| {
+        let content = s.spawn(move || stream::scan_masks(file));
+        let base = match ctx.path_arg(target) {
+            Ok(abs) => big_file(ctx, &abs, target),
+            Err(_) => Ok(None),
+        };
+        let scan = content
+            .join()
+            .map_err(|_| CmdError::internal("write: the content's pass failed"));
+        (scan, base)
+    });
+    let scan = scan?.map_err(|e| crate::protocol::error::io_error("write", f, &e))?;
     if scan.masked {
         guard::refuse_redacted("The content", Some(target), PLACEHOLDER.as_bytes())?;
     }
-    Ok(Some(Input::Stream(Arc::new(scan))))
+    Ok(Some(Input::Stream(Arc::new(scan), base?)))
 }
 
 /// The input, its parts concatenated in the order given by kind.
@@ -170,7 +183,7 @@ pub fn run(ctx: &Ctx, a: &WriteArgs) -> Result<Output, CmdError> {
         }
         // A large file a streamed content replaces is hashed by one pass too.
         let base = match (&content, meta.kind == Kind::File) {
-            (Input::Stream(_), true) => big_file(ctx, &abs, &shown)?,
+            (Input::Stream(_, base), true) => base.clone(),
             _ => None,
         };
         let now = match &base {
@@ -215,7 +228,7 @@ pub fn run(ctx: &Ctx, a: &WriteArgs) -> Result<Output, CmdError> {
                 bytes,
                 mode: None,
             },
-            Input::Stream(from) => {
+            Input::Stream(from, _) => {
                 // The diff is of the one stretch the files differ in, when
                 // small; else none (the whole files are never read for it).
                 let window = match &base {
