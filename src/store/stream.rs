@@ -417,13 +417,21 @@ pub fn write_spliced(
     out.write_all_at(with, off_out)?;
     off_out += with.len() as u64;
     copy_at(&base.file, range.end..base.len, out, &mut off_out)?;
-    // A file written to while it was copied (its size or mtime moved) may
-    // have given the copy bytes the hash does not hold.
-    let now = Stamp::of(&base.file.metadata()?);
-    if (now.size, now.mtime_ns) != (base.stamp.size, base.stamp.mtime_ns) {
+    out.flush()
+}
+
+/// Writes all of `from`'s bytes to `out` (a new file, at its start), as
+/// `write_spliced` copies them, and fails when `from` was written to while it
+/// was copied (its size or mtime moved): the copy may then hold bytes its hash
+/// does not. (A spliced target needs no such check: the commit's watch of the
+/// file it replaces sees any change to it.)
+pub fn write_copy(out: &mut File, from: &Scan) -> io::Result<()> {
+    write_spliced(out, from, &(0..0), b"")?;
+    let now = Stamp::of(&from.file.metadata()?);
+    if (now.size, now.mtime_ns) != (from.stamp.size, from.stamp.mtime_ns) {
         return Err(io::Error::other("the file changed while it was copied"));
     }
-    out.flush()
+    Ok(())
 }
 
 fn copy_at(from: &File, range: Range<u64>, to: &File, off_out: &mut u64) -> io::Result<()> {
