@@ -515,12 +515,74 @@ fn a_kill_in_a_streamed_undo_leaves_before_or_after() {
     });
 }
 
+/// `write --overwrite --content-file` of a file past the streaming size
+/// (`Change::PutStream`: the content file hashed by one pass and copied
+/// through the temp file, the file replaced hashed by one pass for the guard).
+#[test]
+fn a_kill_in_a_streamed_write_leaves_before_or_after() {
+    streamed_kills(Scenario {
+        name: "write from a content file past the streaming size (streamed)",
+        setup: |c| {
+            put_huge(c);
+            let body = std::fs::read_to_string(c.ws().join("huge.txt")).unwrap();
+            c.put(
+                "new.txt",
+                &body.replace("line 000300000 some", "line 000300000 NEW"),
+            );
+            let h = c.ok(&["info", "huge.txt"])["hash"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            argv(&[
+                "write",
+                "huge.txt",
+                "--overwrite",
+                "--expect-hash",
+                &h,
+                "--content-file",
+                "new.txt",
+            ])
+        },
+        stdin: None,
+    });
+}
+
+/// `insert --at end` of a file past the streaming size (`Change::SpliceStream`
+/// at the file's end: its whole body copied, then the lines).
+#[test]
+fn a_kill_in_a_streamed_insert_leaves_before_or_after() {
+    streamed_kills(Scenario {
+        name: "insert at the end of a file past the streaming size (streamed)",
+        setup: |c| {
+            put_huge(c);
+            argv(&["insert", "huge.txt", "--at", "end", "--content", "one\ntwo"])
+        },
+        stdin: None,
+    });
+}
+
+/// Whether a run of `argv` in `c` (then restored) copies a file in the kernel
+/// (`copy_file_range`): the streaming paths do, the whole-file ones never.
+fn copies_in_kernel(c: &Case, argv: &[String], stdin: Option<&[u8]>) -> bool {
+    let (code, out, log) = c.trace_log("copy_file_range", argv, stdin);
+    c.restore();
+    assert_eq!(code, 0, "{out}");
+    log.lines()
+        .any(|l| l.contains("copy_file_range(") && !l.contains("= -1"))
+}
+
 /// Kills at an even sample of 48 of the scenario's syscalls, each followed by
-/// the `check` of before or after; the run links one before-image.
+/// the `check` of before or after; the run links one before-image and took
+/// the streaming path (the file copied in the kernel, never held).
 fn streamed_kills(s: Scenario) {
     let c = Case::new();
     let b = baseline(&c, &s);
     assert_eq!(links_made(&b.seq), 1, "the before-image is linked");
+    assert!(
+        copies_in_kernel(&c, &b.argv, s.stdin),
+        "{}: the streaming path (copy_file_range) was not taken",
+        s.name
+    );
     let pts = points(&counts(&b.seq), harness::max_points(48).min(48));
     let (mut saw_before, mut saw_after) = (0, 0);
     for (sys, n) in &pts {
@@ -538,6 +600,81 @@ fn streamed_kills(s: Scenario) {
         "{}: {saw_before} before, {saw_after} after",
         s.name
     );
+}
+
+/// The file an undo of a streamed edit puts back over is written to (in
+/// place, same size) after the undo hashed it and linked it as its own
+/// before-image, at the temp file's creation just before the blob is copied
+/// (the run stopped there by strace): the guard refuses, the file keeps the
+/// other program's bytes, and no temp, no journal entry and no stray blob
+/// link is left. The run takes the streaming path (copied in the kernel).
+#[test]
+fn a_file_changed_between_a_streamed_undos_hash_and_its_copy_is_refused() {
+    use std::io::{Seek, SeekFrom, Write};
+    let c = Case::new();
+    put_huge(&c);
+    let r = c.run(&HUGE_EDIT);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let undo = argv(&["undo", r.json["op_id"].as_str().unwrap()]);
+    c.save();
+    assert!(copies_in_kernel(&c, &undo, None), "the streaming path");
+    let (code, out, seq) = c.trace(&undo, None);
+    assert_eq!(code, 0, "{out}");
+    c.restore();
+    let n = seq
+        .iter()
+        .find(|(s, _, l)| s == "openat" && l.contains(".aitools-op-") && l.contains("O_CREAT"))
+        .map(|(_, n, _)| *n)
+        .expect("the temp file's openat");
+    let opts = inject(&format!("openat:signal=STOP:when={n}"));
+    let child = c.strace_spawn(&opts, &undo, false);
+    let stopped = || -> Option<u32> {
+        let kids = std::fs::read_to_string(format!("/proc/{0}/task/{0}/children", child.id()));
+        let pid: u32 = kids.ok()?.split_whitespace().next()?.parse().ok()?;
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        let state = stat.rsplit(')').next()?.split_whitespace().next()?;
+        matches!(state, "t" | "T").then_some(pid)
+    };
+    let mut pid = None;
+    for _ in 0..600 {
+        pid = stopped();
+        if pid.is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let pid = pid.expect("the undo stopped at its temp file");
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(c.ws().join("huge.txt"))
+        .unwrap();
+    f.seek(SeekFrom::Start(100)).unwrap();
+    f.write_all(b"XXXX").unwrap();
+    drop(f);
+    let changed = std::fs::read(c.ws().join("huge.txt")).unwrap();
+    let ok = Command::new("kill")
+        .args(["-CONT", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let out = child.wait_with_output().unwrap();
+    // An error's envelope is on stderr.
+    let text = String::from_utf8_lossy(&out.stderr);
+    let v: serde_json::Value = serde_json::from_str(text.trim()).expect("one envelope");
+    assert_eq!(v["error"]["code"], "refusal.target-changed", "{text}");
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(
+        std::fs::read(c.ws().join("huge.txt")).unwrap() == changed,
+        "the other program's bytes"
+    );
+    let temps: Vec<_> = std::fs::read_dir(c.ws())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".aitools"))
+        .collect();
+    assert!(temps.is_empty(), "temps left: {temps:?}");
+    assert_eq!(c.ok(&["history"])["total"], 1, "the undo is not journaled");
+    assert_eq!(blob_strays(&c), Vec::<String>::new());
 }
 
 /// A kill at every syscall from the first before-image link (made at its blob

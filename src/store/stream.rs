@@ -57,6 +57,9 @@ pub struct Scan {
     pub head: Vec<u8>,
     /// The whole file is UTF-8.
     pub utf8: bool,
+    /// The file holds the redaction mask in a spelling a write refuses
+    /// (`redact::contains_placeholder`); looked for only by `scan_masks`.
+    pub masked: bool,
     /// The hash state at the start of each block.
     midstates: Vec<(u64, Sha256)>,
 }
@@ -139,33 +142,50 @@ pub fn scan_open(file: File, needle: &[u8]) -> io::Result<Scan> {
     if !meta.is_file() {
         return Err(io::Error::other("not a regular file"));
     }
-    scan_file(Arc::new(file), &meta, needle)
+    scan_file(Arc::new(file), &meta, needle, false)
+}
+
+/// `scan_open` with no needle that also looks for the redaction mask
+/// (`Scan::masked`): the content of a write, which must not carry it back.
+pub fn scan_masks(file: File) -> io::Result<Scan> {
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::other("not a regular file"));
+    }
+    scan_file(Arc::new(file), &meta, b"", true)
+}
+
+/// The bytes kept from the end of one block to find a mask spelling that
+/// straddles the next (the longest, every character `\uXXXX`, is 102).
+const MASK_SEAM: usize = 128;
+
+/// Whether the mask is in `block`, or across the seam of `seam` (the end of the
+/// block before) and it; `seam` then becomes this block's end.
+fn masked_in(block: &[u8], seam: &mut Vec<u8>) -> bool {
+    use crate::protocol::redact::contains_placeholder;
+    seam.extend_from_slice(block.get(..block.len().min(MASK_SEAM)).unwrap_or_default());
+    let hit = contains_placeholder(seam) || contains_placeholder(block);
+    seam.clear();
+    seam.extend_from_slice(
+        block
+            .get(block.len().saturating_sub(MASK_SEAM)..)
+            .unwrap_or_default(),
+    );
+    hit
 }
 
 /// The pass itself: a window of the last `CONTEXT + needle` bytes and one block
 /// is searched; what leaves the window was hashed, counted and checked.
-fn scan_file(file: Arc<File>, meta: &std::fs::Metadata, needle: &[u8]) -> io::Result<Scan> {
+fn scan_file(
+    file: Arc<File>,
+    meta: &std::fs::Metadata,
+    needle: &[u8],
+    masks: bool,
+) -> io::Result<Scan> {
     let k = needle.len().max(1);
     let finder = memchr::memmem::Finder::new(needle);
-    let mut s = Scan {
-        file,
-        stamp: Stamp::of(meta),
-        len: 0,
-        mode: meta.mode() & 0o7777,
-        mtime: meta.mtime(),
-        hash: String::new(),
-        count: 0,
-        at: 0,
-        excerpt: Vec::new(),
-        excerpt_at: None,
-        lines_before: 0,
-        to_eof: false,
-        lf: 0,
-        crlf: 0,
-        head: Vec::new(),
-        utf8: false,
-        midstates: Vec::new(),
-    };
+    let mut s = Scan::empty(file, meta);
+    let mut seam: Vec<u8> = Vec::new();
     let mut h = Sha256::new();
     let mut utf8 = Utf8::default();
     let mut buf = vec![0u8; BLOCK];
@@ -179,6 +199,9 @@ fn scan_file(file: Arc<File>, meta: &std::fs::Metadata, needle: &[u8]) -> io::Re
         let n = read_full(&s.file, &mut buf, s.len)?;
         let block = buf.get(..n).unwrap_or_default();
         s.tally(block, &mut h, &mut utf8, &mut last);
+        if masks && !s.masked {
+            s.masked = masked_in(block, &mut seam);
+        }
         if let Some(want) = excerpt_want
             && s.excerpt.len() < want
         {
@@ -244,6 +267,30 @@ fn scan_file(file: Arc<File>, meta: &std::fs::Metadata, needle: &[u8]) -> io::Re
 }
 
 impl Scan {
+    /// Nothing read yet of `file` (whose metadata is `meta`).
+    fn empty(file: Arc<File>, meta: &std::fs::Metadata) -> Scan {
+        Scan {
+            file,
+            stamp: Stamp::of(meta),
+            len: 0,
+            mode: meta.mode() & 0o7777,
+            mtime: meta.mtime(),
+            hash: String::new(),
+            count: 0,
+            at: 0,
+            excerpt: Vec::new(),
+            excerpt_at: None,
+            lines_before: 0,
+            to_eof: false,
+            lf: 0,
+            crlf: 0,
+            head: Vec::new(),
+            utf8: false,
+            masked: false,
+            midstates: Vec::new(),
+        }
+    }
+
     /// What every block read adds: the hash (and its state before the block),
     /// the UTF-8 check, the line endings, the head.
     fn tally(&mut self, block: &[u8], h: &mut Sha256, utf8: &mut Utf8, last: &mut u8) {
@@ -302,6 +349,41 @@ impl Scan {
         Ok(v)
     }
 
+    /// Makes the excerpt (as a found needle's) the text around offset `at`:
+    /// from the start of its line to `CONTEXT` bytes past it. Only near the
+    /// file's start or end (within `CONTEXT`), where the lines before it are
+    /// known; `false` (nothing set) elsewhere, or when the line starts further back.
+    pub fn excerpt_around(&mut self, at: u64) -> io::Result<bool> {
+        let (from, to) = (
+            at.saturating_sub(CONTEXT as u64),
+            (at + CONTEXT as u64).min(self.len),
+        );
+        if at > self.len || (from > 0 && to < self.len) {
+            return Ok(false);
+        }
+        let bytes = self.read(from..to)?;
+        if (bytes.len() as u64) < to - from {
+            return Err(io::Error::other("the file shrank while it was read"));
+        }
+        let local = (at - from) as usize;
+        let start = match memchr::memrchr(b'\n', &bytes[..local]) {
+            Some(p) => p + 1,
+            None if from == 0 => 0,
+            None => return Ok(false),
+        };
+        let excerpt = bytes[start..].to_vec();
+        self.lines_before = if from == 0 {
+            memchr::memchr_iter(b'\n', &bytes[..start]).count() as u64
+        } else {
+            self.lf - memchr::memchr_iter(b'\n', &excerpt).count() as u64
+        };
+        self.excerpt = excerpt;
+        self.excerpt_at = Some(from + start as u64);
+        self.to_eof = to == self.len;
+        self.at = at;
+        Ok(true)
+    }
+
     /// Whether `f` (the inode read, reopened) still starts with the `len`
     /// bytes read: their hash again.
     pub fn prefix_holds(&self, f: &File) -> bool {
@@ -336,6 +418,20 @@ pub fn write_spliced(
     off_out += with.len() as u64;
     copy_at(&base.file, range.end..base.len, out, &mut off_out)?;
     out.flush()
+}
+
+/// Writes all of `from`'s bytes to `out` (a new file, at its start), as
+/// `write_spliced` copies them, and fails when `from` was written to while it
+/// was copied (its size or mtime moved): the copy may then hold bytes its hash
+/// does not. (A spliced target needs no such check: the commit's watch of the
+/// file it replaces sees any change to it.)
+pub fn write_copy(out: &mut File, from: &Scan) -> io::Result<()> {
+    write_spliced(out, from, &(0..0), b"")?;
+    let now = Stamp::of(&from.file.metadata()?);
+    if (now.size, now.mtime_ns) != (from.stamp.size, from.stamp.mtime_ns) {
+        return Err(io::Error::other("the file changed while it was copied"));
+    }
+    Ok(())
 }
 
 fn copy_at(from: &File, range: Range<u64>, to: &File, off_out: &mut u64) -> io::Result<()> {

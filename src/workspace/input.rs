@@ -148,13 +148,21 @@ pub fn read_file(
     read_input(ctx, arg, abs, limit, false).map(|(b, _)| b)
 }
 
-fn read_input(
+/// Whether `abs` is (follows to) a regular file of `from` bytes or more: an
+/// input a caller may stream (`open_file`) rather than read whole.
+pub fn is_large(abs: &Path, from: u64) -> bool {
+    std::fs::metadata(abs).is_ok_and(|m| m.is_file() && m.len() >= from)
+}
+
+/// A named input file opened, with its metadata: refused as `read_file`
+/// refuses it (not a regular file on an ordinary file system, or larger than
+/// `limit`), for a caller that reads it itself (a large file, streamed).
+pub fn open_file(
     ctx: &Ctx,
     arg: &str,
     abs: &Path,
     limit: u64,
-    hashed: bool,
-) -> Result<(Vec<u8>, Option<String>), Box<WorkspaceError>> {
+) -> Result<(File, Metadata), Box<WorkspaceError>> {
     let io = |e: std::io::Error| {
         super::candidates::not_found_or_io(ctx, arg, abs, &e, super::candidates::Offer::Look)
     };
@@ -171,6 +179,23 @@ fn read_input(
     if let Some(kind) = special_kind(abs, &meta) {
         return Err(not_openable(arg, kind));
     }
+    if meta.len() > limit {
+        return Err(too_large(ctx, arg, limit, Some(meta.len())));
+    }
+    Ok((file, meta))
+}
+
+fn read_input(
+    ctx: &Ctx,
+    arg: &str,
+    abs: &Path,
+    limit: u64,
+    hashed: bool,
+) -> Result<(Vec<u8>, Option<String>), Box<WorkspaceError>> {
+    let io = |e: std::io::Error| {
+        super::candidates::not_found_or_io(ctx, arg, abs, &e, super::candidates::Offer::Look)
+    };
+    let (file, meta) = open_file(ctx, arg, abs, limit)?;
     // Room for the size stat'ed (and the byte that tells a grown file): read in
     // one go instead of from 32 bytes up, doubling and copying.
     let room = meta.len().min(limit).saturating_add(1);

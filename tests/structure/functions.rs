@@ -20,7 +20,6 @@ pub const LONG_FNS: &[(&str, &str, usize)] = &[
     ("commands/edit/edit_cmd.rs", "parse_stdin", 124),
     ("commands/edit/edit_cmd.rs", "run", 190),
     ("commands/edit/files.rs", "copy", 134),
-    ("commands/edit/insert.rs", "run", 112),
     ("commands/edit/move_lines.rs", "run", 147),
     ("commands/edit/patch.rs", "apply_placed", 133),
     ("commands/edit/patch.rs", "parse", 118),

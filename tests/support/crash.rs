@@ -113,7 +113,24 @@ impl Case {
         args: &[String],
         stdin: Option<&[u8]>,
     ) -> std::process::Output {
-        let mut child = Command::new("strace")
+        let mut child = self.strace_spawn(opts, args, stdin.is_some());
+        if let (Some(bytes), Some(mut si)) = (stdin, child.stdin.take()) {
+            use std::io::Write;
+            // A kill before the command reads its input breaks the pipe: not an error.
+            let _ = si.write_all(bytes);
+        }
+        child.wait_with_output().expect("wait for strace")
+    }
+
+    /// `aitools args` started under strace with `opts` (stdout and stderr
+    /// piped; stdin piped when `piped`, else null), not waited for.
+    pub fn strace_spawn(
+        &self,
+        opts: &[String],
+        args: &[String],
+        piped: bool,
+    ) -> std::process::Child {
+        Command::new("strace")
             .args(["-f", "-qq"])
             .args(opts)
             .arg("--")
@@ -128,21 +145,11 @@ impl Case {
             // sweeps count the syncs of a clean run and fault each of them.
             .env("AITOOLS_SYNCFS_DIRTY_MAX", "18446744073709551615")
             .env_remove("AITOOLS_INLINE_CONTEXT")
-            .stdin(if stdin.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            })
+            .stdin(if piped { Stdio::piped() } else { Stdio::null() })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .expect("strace (install it: apt-get install strace)");
-        if let (Some(bytes), Some(mut si)) = (stdin, child.stdin.take()) {
-            use std::io::Write;
-            // A kill before the command reads its input breaks the pipe: not an error.
-            let _ = si.write_all(bytes);
-        }
-        child.wait_with_output().expect("wait for strace")
+            .expect("strace (install it: apt-get install strace)")
     }
 
     /// A run traced for `syscalls`: exit code, stdout and the strace log.

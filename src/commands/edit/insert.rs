@@ -72,28 +72,7 @@ pub fn run(ctx: &Ctx, args: &InsertArgs) -> Result<Output, CmdError> {
     let sel = args.sel.parse(cmd)?;
     let expect = args.guarded.expect_hash(cmd)?;
     let expect_count = args.guarded.expect_count(cmd)?;
-    let places = [args.at.is_some(), args.before, args.after]
-        .iter()
-        .filter(|b| **b)
-        .count();
-    if places != 1 {
-        return Err(CmdError::invalid_argument(
-            cmd,
-            "Say where: one of --at start|end, --before or --after (with a selector).",
-        ));
-    }
-    if args.at.is_some() && sel.is_some() {
-        return Err(CmdError::invalid_argument(
-            cmd,
-            "--at places by file end; a selector goes with --before or --after.",
-        ));
-    }
-    if (args.before || args.after) && sel.is_none() {
-        return Err(CmdError::invalid_argument(
-            cmd,
-            "--before/--after need a selector: --range, --symbol, --between or --match.",
-        ));
-    }
+    check_place(args, sel.is_some())?;
     let content = content(ctx, args)?;
     guard::refuse_redacted("The content", Some(&args.path), content.as_bytes())?;
     if content.is_empty() {
@@ -110,6 +89,10 @@ pub fn run(ctx: &Ctx, args: &InsertArgs) -> Result<Output, CmdError> {
         ctx,
         &WriteRequest::new(ctx).dry_run(args.guarded.guard.dry.dry_run),
         || {
+            if let Some((changes, line)) = streamed(ctx, args, &content, &expect)? {
+                inserted_at = vec![line];
+                return Ok(changes);
+            }
             let t = common::load(ctx, &args.path, args.sel.encoding())?;
             common::check_target_hash(&expect, &t, true)?;
             let doc = &t.doc;
@@ -178,6 +161,47 @@ pub fn run(ctx: &Ctx, args: &InsertArgs) -> Result<Output, CmdError> {
         Json::Arr(inserted_at.into_iter().map(Json::UInt).collect()),
     ));
     Ok(committed.into_output(extra))
+}
+
+/// One place given: `--at`, or `--before`/`--after` with a selector.
+fn check_place(args: &InsertArgs, has_sel: bool) -> Result<(), CmdError> {
+    let cmd = "insert";
+    let places = [args.at.is_some(), args.before, args.after]
+        .iter()
+        .filter(|b| **b)
+        .count();
+    if places != 1 {
+        return Err(CmdError::invalid_argument(
+            cmd,
+            "Say where: one of --at start|end, --before or --after (with a selector).",
+        ));
+    }
+    if args.at.is_some() && has_sel {
+        return Err(CmdError::invalid_argument(
+            cmd,
+            "--at places by file end; a selector goes with --before or --after.",
+        ));
+    }
+    if (args.before || args.after) && !has_sel {
+        return Err(CmdError::invalid_argument(
+            cmd,
+            "--before/--after need a selector: --range, --symbol, --between or --match.",
+        ));
+    }
+    Ok(())
+}
+
+/// `--at` of a large file: streamed, never held (`stream::insert_at`).
+fn streamed(
+    ctx: &Ctx,
+    args: &InsertArgs,
+    content: &str,
+    expect: &guard::ExpectHash,
+) -> Result<Option<(Vec<crate::store::write::Change>, u64)>, CmdError> {
+    match (&args.at, args.sel.encoding()) {
+        (Some(at), None) => super::stream::insert_at(ctx, &args.path, at == "end", content, expect),
+        _ => Ok(None),
+    }
 }
 
 /// The one content source given.

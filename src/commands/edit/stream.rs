@@ -90,6 +90,90 @@ pub fn edit_old(
     Ok(None)
 }
 
+/// `insert --at start|end` of a large file (`STREAM_FROM` bytes or more, UTF-8
+/// text without a BOM, outside a tx): one pass hashes it and counts its line
+/// endings, and the store writes it with `content` (as whole lines, in the
+/// ending `Doc::insert_lines` gives them) spliced in at its start or end
+/// (`Change::SpliceStream`). The changes and the line the content starts at;
+/// `None` leaves the call to the whole-file path.
+pub fn insert_at(
+    ctx: &Ctx,
+    arg: &str,
+    end: bool,
+    content: &str,
+    expect: &ExpectHash,
+) -> Result<Option<(Vec<Change>, u64)>, CmdError> {
+    if ctx.tx.is_some() {
+        return Ok(None);
+    }
+    let abs = ctx.path_arg(arg)?;
+    let (real, lstat) = paths::real_path_lstat(ctx.dirs(), &abs);
+    if !lstat.is_some_and(|m| m.file_type().is_file() && m.len() >= STREAM_FROM) {
+        return Ok(None);
+    }
+    let display = ctx.display_real(&real);
+    common::check_inside(ctx, &real, &display)?;
+    let io = |e: std::io::Error| crate::protocol::error::io_error(&ctx.command, &display, &e);
+    let mut scan = stream::scan(&real, b"").map_err(io)?;
+    if !scan.utf8
+        || crate::text::sniff::is_binary(&scan.head)
+        || scan.head.starts_with(crate::text::BOM)
+    {
+        return Ok(None);
+    }
+    let at = if end { scan.len } else { 0 };
+    if !scan.excerpt_around(at).map_err(io)? {
+        return Ok(None);
+    }
+    let ex = &scan.excerpt;
+    let tail = scan
+        .read(scan.len.saturating_sub(2)..scan.len)
+        .map_err(io)?;
+    let terminated = tail.last() == Some(&b'\n');
+    let dominant = if scan.crlf > scan.lf - scan.crlf {
+        "\r\n"
+    } else {
+        "\n"
+    };
+    // The ending of the line the content goes before (the first) or after (the last).
+    let line_end = |line: &[u8]| match line {
+        [.., b'\r', b'\n'] => "\r\n",
+        [.., b'\n'] => "\n",
+        _ => dominant,
+    };
+    let (eol, lead) = if end {
+        (line_end(&tail), if terminated { "" } else { dominant })
+    } else {
+        match memchr::memchr(b'\n', ex) {
+            Some(i) => (line_end(&ex[..=i]), ""),
+            None if scan.to_eof => (dominant, ""),
+            None => return Ok(None),
+        }
+    };
+    let with = format!("{lead}{}", crate::text::doc::Doc::as_lines(content, eol));
+    if let Some(h) = expect.for_target(arg, &display, true) {
+        guard::check_hash(&display, h, Some(&scan.hash))?;
+    }
+    let local = (at - scan.excerpt_at.unwrap_or(at)) as usize;
+    if with.as_bytes().contains(&0) || scan.window(local..local, with.as_bytes()).is_none() {
+        return Ok(None);
+    }
+    // The line it starts at: 1, or past the last line (a final line without
+    // an ending counts too).
+    let line = if end {
+        scan.lf + u64::from(!terminated) + 1
+    } else {
+        1
+    };
+    let change = Change::SpliceStream {
+        path: real,
+        base: Arc::new(scan),
+        range: at..at,
+        with: with.into_bytes(),
+    };
+    Ok(Some((vec![change], line)))
+}
+
 /// A byte range replaced and the text that replaces it.
 pub type Splice = (std::ops::Range<usize>, String);
 

@@ -56,7 +56,7 @@ impl Content {
     pub(super) fn write_to(&self, f: &mut std::fs::File) -> std::io::Result<()> {
         match (self, self.held()) {
             (_, Some(pieces)) => fsx::write_pieces(f, &pieces),
-            (Content::Disk(s), None) => stream::write_spliced(f, s, &(0..0), b""),
+            (Content::Disk(s), None) => stream::write_copy(f, s),
             (Content::Streamed(s), None) => stream::write_spliced(f, &s.base, &s.range, &s.with),
             _ => Ok(()),
         }
