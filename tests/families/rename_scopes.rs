@@ -356,3 +356,30 @@ fn java_rename_of_nested_classes_methods_and_fields_found_by_javac() {
         assert_eq!(out, "");
     }
 }
+
+#[test]
+fn java_rename_follows_static_imports_and_leaves_another_class_this_field() {
+    let env = TestEnv::new();
+    env.write(
+        "p/Util.java",
+        "package p;\n\nclass Util {\n    static int level;\n\n    static void check(boolean b) {\n        if (!b) throw new IllegalStateException();\n    }\n}\n",
+    );
+    env.write(
+        "p/Wrap.java",
+        "package p;\n\nimport static p.Util.check;\n\nclass Wrap {\n    private int level;\n\n    void set(int level) {\n        check(level > 0);\n        this.level = level + Util.level;\n    }\n}\n",
+    );
+    env.git(&["add", "-A"]);
+    let r = env.run(&["code", "rename", "check", "verify"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let wrap = String::from_utf8(env.read("p/Wrap.java")).expect("utf8");
+    assert!(wrap.contains("import static p.Util.verify;"), "{wrap}");
+    assert!(wrap.contains("        verify(level > 0);"), "{wrap}");
+    let r = env.run(&["code", "rename", "level", "depth", "--in", "p/Util.java"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let wrap = String::from_utf8(env.read("p/Wrap.java")).expect("utf8");
+    assert!(wrap.contains("this.level = level + Util.depth;"), "{wrap}");
+    let build = ["javac", "-d", "out", "p/Util.java", "p/Wrap.java"];
+    if let Some(out) = build_and_run(env.root(), &build, &["true"]) {
+        assert_eq!(out, "");
+    }
+}

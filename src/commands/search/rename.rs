@@ -556,12 +556,23 @@ fn skip_reason(
         return match &o.member_of {
             Some(Some(obj)) if f.external.iter().any(|(b, _)| b == obj) => Some("external"),
             Some(Some(obj)) if f.grammar == Grammar::Java && other_class(obj, t) => Some("member"),
+            // `this.NAME` in another class's file that has its own NAME.
+            Some(Some(obj))
+                if f.grammar == Grammar::Java
+                    && obj == "this"
+                    && !in_target_file
+                    && f.defs.iter().any(|d| d.kind == t.kind) =>
+            {
+                Some("shadowed")
+            }
             Some(_) => None,
             None if o.kind == RefKind::Definition && in_target_file => None,
             None if f.grammar == Grammar::Rust => None,
             // A Java field or Ruby method by its bare name in its own class's
             // file (locals are resolved).
             None if matches!(f.grammar, Grammar::Java | Grammar::Ruby) && in_target_file => None,
+            // A Java `import static a.B.NAME;` brings the member in by its bare name.
+            None if f.grammar == Grammar::Java && f.imports.contains(&t.name) => None,
             None => Some("shadowed"),
         };
     }
