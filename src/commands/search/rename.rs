@@ -490,6 +490,42 @@ fn other_class(obj: &str, t: &TreeDef) -> bool {
         && t.container.as_deref() != Some(obj)
 }
 
+/// Java: whether `obj` is declared in `f` (`List<T> obj;`, `String obj =`,
+/// a parameter) with a type of an external library or of java.lang, whose
+/// members are not ours.
+fn library_typed(f: &Parsed, obj: &str) -> bool {
+    const LANG: &[&str] = &[
+        "String",
+        "Object",
+        "StringBuilder",
+        "Integer",
+        "Long",
+        "Boolean",
+        "Character",
+        "Class",
+    ];
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
+    for at in refs::word_hits(f.text.as_bytes(), obj.as_bytes()) {
+        let after = f.text.get(at + obj.len()..).unwrap_or("").trim_start();
+        if !after.starts_with([';', '=', ',', ')', ':']) || after.starts_with("==") {
+            continue;
+        }
+        let mut ty = f.text.get(..at).unwrap_or("").trim_end();
+        if let Some(open) = ty
+            .strip_suffix('>')
+            .and_then(|t| t.rfind('<').map(|i| &t[..i]))
+        {
+            ty = open.trim_end();
+        }
+        let start = ty.bytes().rposition(|b| !ident(b)).map_or(0, |i| i + 1);
+        let name = &ty[start..];
+        if name.starts_with(|c: char| c.is_ascii_uppercase()) {
+            return LANG.contains(&name) || f.external.iter().any(|(b, _)| b == name);
+        }
+    }
+    false
+}
+
 /// Why an occurrence is not renamed, or `None` when it is.
 fn skip_reason(
     o: &Occurrence,
@@ -556,6 +592,9 @@ fn skip_reason(
         return match &o.member_of {
             Some(Some(obj)) if f.external.iter().any(|(b, _)| b == obj) => Some("external"),
             Some(Some(obj)) if f.grammar == Grammar::Java && other_class(obj, t) => Some("member"),
+            Some(Some(obj)) if f.grammar == Grammar::Java && library_typed(f, obj) => {
+                Some("external")
+            }
             // `this.NAME` in another class's file that has its own NAME.
             Some(Some(obj))
                 if f.grammar == Grammar::Java
