@@ -387,9 +387,9 @@ fn java_rename_follows_static_imports_and_leaves_another_class_this_field() {
 #[test]
 fn java_rename_of_a_method_leaves_calls_on_library_typed_variables() {
     let env = TestEnv::new();
-    let src = "import java.util.ArrayList;\nimport java.util.List;\n\nclass Bag {\n    private final List<String> names = new ArrayList<>();\n\n    void remove(int at) {\n        names.remove(at);\n    }\n\n    void clear(Bag other) {\n        other.remove(0);\n    }\n}\n";
+    let src = "import java.util.ArrayList;\nimport java.util.List;\n\nclass Bag {\n    private final List<String> names = new ArrayList<>();\n\n    void remove(int at) {\n        names.remove(at);\n        this.names.remove(at);\n    }\n\n    void clear(Bag other) {\n        other.remove(0);\n    }\n}\n";
     let (r, text) = rename(&env, "Bag.java", src, "remove", "drop");
-    assert_eq!(r["left"]["external"], 1, "{r}");
+    assert_eq!(r["left"]["external"], 2, "{r}");
     assert_eq!(
         text,
         src.replace("void remove(", "void drop(")

@@ -232,6 +232,16 @@ fn member_object(n: Node, src: &[u8]) -> Option<Option<String>> {
         "field_initializer" if is_field(p, "field", n) => None,
         _ => return None,
     };
+    // Java's `this.x.NAME`: the receiver is the field x.
+    let obj = obj.map(|o| match o.kind() {
+        "field_access"
+            if o.child_by_field_name("object")
+                .is_some_and(|t| t.kind() == "this") =>
+        {
+            o.child_by_field_name("field").unwrap_or(o)
+        }
+        _ => o,
+    });
     Some(obj.and_then(|o| {
         matches!(
             o.kind(),
