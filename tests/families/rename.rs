@@ -250,3 +250,31 @@ fn rename_in_a_tx_stages_every_file_and_refs_see_it() {
         ]
     );
 }
+
+#[test]
+fn refs_leave_out_members_of_an_external_library() {
+    let env = TestEnv::new();
+    env.write("lib.py", "def get(url):\n    return url\n");
+    env.write(
+        "use.py",
+        "import requests\nimport lib\n\nrequests.get(1)\nlib.get(2)\nrequests.get(3); lib.get(4)\n",
+    );
+    env.write(
+        "main.go",
+        "package main\n\nimport \"net/http\"\n\nfunc get() {}\n\nfunc main() {\n\tget()\n\thttp.get()\n}\n",
+    );
+    let got = refs(&env, &["code", "refs", "get"]);
+    assert_eq!(
+        got,
+        vec![
+            row("lib.py", 1, "definition"),
+            row("main.go", 5, "definition"),
+            row("main.go", 8, "call"),
+            row("use.py", 5, "call"),
+            row("use.py", 6, "call"),
+        ]
+    );
+    let r = env.run(&["code", "refs", "get"]);
+    assert_eq!(r.json["left_out"]["external"], 3, "{}", r.stdout);
+    assert_eq!(r.json["total"], 5);
+}

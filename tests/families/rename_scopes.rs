@@ -217,3 +217,182 @@ fn python_rename_of_a_method_leaves_members_of_an_external_library() {
         "{store}"
     );
 }
+
+#[test]
+fn go_and_java_renames_of_a_method_leave_members_of_imported_packages() {
+    let env = TestEnv::new();
+    let (r, text) = rename(
+        &env,
+        "main.go",
+        "package main\n\nimport \"net/http\"\n\ntype Client struct{}\n\nfunc (c *Client) Get(u string) string { return u }\n\nfunc main() {\n\tc := &Client{}\n\tc.Get(\"a\")\n\thttp.Get(\"b\")\n}\n",
+        "Get",
+        "Fetch",
+    );
+    assert_eq!(r["left"]["external"], 1, "{r}");
+    assert!(text.contains("func (c *Client) Fetch(u string)"), "{text}");
+    assert!(
+        text.contains("\tc.Fetch(\"a\")\n\thttp.Get(\"b\")\n"),
+        "{text}"
+    );
+    let (r, text) = rename(
+        &env,
+        "Box.java",
+        "import java.util.List;\n\nclass Box {\n    static List<Integer> of(int x) { return List.of(x); }\n    int size() { return Box.of(1).size(); }\n}\n",
+        "of",
+        "make",
+    );
+    assert_eq!(r["left"]["external"], 1, "{r}");
+    assert_eq!(
+        text,
+        "import java.util.List;\n\nclass Box {\n    static List<Integer> make(int x) { return List.of(x); }\n    int size() { return Box.make(1).size(); }\n}\n"
+    );
+}
+
+#[test]
+fn java_case_labels_name_enum_constants_not_a_field_of_another_type() {
+    let env = TestEnv::new();
+    let src = "import javax.lang.model.type.TypeKind;\n\nclass T {\n    static final T BOOLEAN = new T();\n    static final int MAX = 3;\n\n    static int f(TypeKind k, int n) {\n        switch (k) {\n            case BOOLEAN: return 1;\n            default: break;\n        }\n        switch (n) {\n            case MAX: return 2;\n            default: return 0;\n        }\n    }\n\n    static Object g() { return BOOLEAN; }\n}\n";
+    let (r, text) = rename(&env, "T.java", src, "BOOLEAN", "FLAG");
+    assert_eq!(r["left"]["member"], 1, "{r}");
+    let want = src
+        .replace("T BOOLEAN =", "T FLAG =")
+        .replace("return BOOLEAN;", "return FLAG;");
+    assert_eq!(text, want);
+    let (_, text) = rename(&env, "T.java", &want, "MAX", "TOP");
+    assert_eq!(text, want.replace("MAX", "TOP"));
+}
+
+const CPP_MEMBER: &str = r#"#include <cstdio>
+struct A {
+  int n = 1;
+  int f(int x);
+  int g() { return f(n); }
+};
+
+int A::f(int x) { return x + n; }
+
+int f(int x) { return x * 10; }
+
+int main() {
+  A a;
+  std::printf("%d %d\n", a.f(2) + a.g(), f(3));
+  return 0;
+}
+"#;
+
+#[test]
+fn cpp_rename_of_a_method_changes_its_out_of_class_definition_and_bare_calls() {
+    let env = TestEnv::new();
+    env.write("main.cpp", CPP_MEMBER);
+    env.git(&["add", "-A"]);
+    let r = env.run(&["code", "rename", "f", "h", "--kind", "method"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.json["symbol"]["name"], "A::f", "{}", r.stdout);
+    let text = String::from_utf8(env.read("main.cpp")).expect("utf8");
+    let want = CPP_MEMBER
+        .replace("int f(int x);", "int h(int x);")
+        .replace("return f(n);", "return h(n);")
+        .replace("int A::f(", "int A::h(")
+        .replace("a.f(2)", "a.h(2)");
+    assert_eq!(text, want);
+    let build = ["g++", "-std=c++17", "-o", "prog", "main.cpp"];
+    if let Some(out) = build_and_run(env.root(), &build, &["./prog"]) {
+        assert_eq!(out, "5 30\n");
+    }
+}
+
+const JAVA_NESTED: &str = r#"import java.util.Set;
+
+class Writer {
+    final Set<String> qualify;
+    private final Tally tally = new Tally();
+
+    Writer(Set<String> qualify) {
+        this.qualify = qualify;
+    }
+
+    Writer qualify(String name) {
+        return this;
+    }
+
+    int tally() { return tally.n + Other.LIMIT + LIMIT; }
+
+    static final int LIMIT = 1;
+
+    private static final class Tally {
+        int n;
+        Tally() { n = 2; }
+    }
+}
+"#;
+
+#[test]
+fn java_rename_of_nested_classes_methods_and_fields_found_by_javac() {
+    let env = TestEnv::new();
+    // A nested class: its definition and its constructor go with it.
+    let (_, text) = rename(&env, "Writer.java", JAVA_NESTED, "Tally", "Count");
+    assert_eq!(text, JAVA_NESTED.replace("Tally", "Count"));
+    // A method: `this.qualify` is the field of the same name.
+    env.write("Writer.java", JAVA_NESTED);
+    let r = env.run(&["code", "rename", "qualify", "only", "--kind", "method"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let text = String::from_utf8(env.read("Writer.java")).expect("utf8");
+    assert_eq!(text, JAVA_NESTED.replace("Writer qualify(", "Writer only("));
+    // A field: `Other.LIMIT` is another class's.
+    env.write("Writer.java", JAVA_NESTED);
+    env.write(
+        "Other.java",
+        "class Other {\n    static final int LIMIT = 10;\n}\n",
+    );
+    let r = env.run(&["code", "rename", "LIMIT", "MAX", "--in", "Writer.java"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let text = String::from_utf8(env.read("Writer.java")).expect("utf8");
+    let want = JAVA_NESTED
+        .replace("+ LIMIT;", "+ MAX;")
+        .replace("static final int LIMIT = 1;", "static final int MAX = 1;");
+    assert_eq!(text, want);
+    let build = ["javac", "Writer.java", "Other.java"];
+    if let Some(out) = build_and_run(env.root(), &build, &["true"]) {
+        assert_eq!(out, "");
+    }
+}
+
+#[test]
+fn java_rename_follows_static_imports_and_leaves_another_class_this_field() {
+    let env = TestEnv::new();
+    env.write(
+        "p/Util.java",
+        "package p;\n\nclass Util {\n    static int level;\n\n    static void check(boolean b) {\n        if (!b) throw new IllegalStateException();\n    }\n}\n",
+    );
+    env.write(
+        "p/Wrap.java",
+        "package p;\n\nimport static p.Util.check;\n\nclass Wrap {\n    private int level;\n\n    void set(int level) {\n        check(level > 0);\n        this.level = level + Util.level;\n    }\n}\n",
+    );
+    env.git(&["add", "-A"]);
+    let r = env.run(&["code", "rename", "check", "verify"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let wrap = String::from_utf8(env.read("p/Wrap.java")).expect("utf8");
+    assert!(wrap.contains("import static p.Util.verify;"), "{wrap}");
+    assert!(wrap.contains("        verify(level > 0);"), "{wrap}");
+    let r = env.run(&["code", "rename", "level", "depth", "--in", "p/Util.java"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let wrap = String::from_utf8(env.read("p/Wrap.java")).expect("utf8");
+    assert!(wrap.contains("this.level = level + Util.depth;"), "{wrap}");
+    let build = ["javac", "-d", "out", "p/Util.java", "p/Wrap.java"];
+    if let Some(out) = build_and_run(env.root(), &build, &["true"]) {
+        assert_eq!(out, "");
+    }
+}
+
+#[test]
+fn java_rename_of_a_method_leaves_calls_on_library_typed_variables() {
+    let env = TestEnv::new();
+    let src = "import java.util.ArrayList;\nimport java.util.List;\n\nclass Bag {\n    private final List<String> names = new ArrayList<>();\n\n    void remove(int at) {\n        names.remove(at);\n        this.names.remove(at);\n    }\n\n    void clear(Bag other) {\n        other.remove(0);\n    }\n}\n";
+    let (r, text) = rename(&env, "Bag.java", src, "remove", "drop");
+    assert_eq!(r["left"]["external"], 2, "{r}");
+    assert_eq!(
+        text,
+        src.replace("void remove(", "void drop(")
+            .replace("other.remove(0)", "other.drop(0)")
+    );
+}

@@ -9,6 +9,7 @@ use crate::protocol::{CmdError, Output, Repair, code, shell};
 use crate::store::files::{Found, Kind};
 use crate::text::lang::{self, Language};
 use crate::text::outline;
+use crate::text::syntax::imports;
 use crate::text::{MAX_LINE_BYTES, sniff};
 use crate::workspace::Ctx;
 use crate::workspace::candidates::{self, Offer};
@@ -143,7 +144,7 @@ pub const DEFS: CommandSpec = CommandSpec {
 pub const REFS: CommandSpec = CommandSpec {
     name: "code refs",
     summary: "Where a name is used: calls, imports, types, definitions.",
-    description: "Every text file below PATH, under the scan's ignore rules. Files with a compiled-in grammar (Rust, Python, Go, JavaScript, TypeScript/TSX, Java, C, C++, Ruby) are parsed: each identifier spelled NAME is classified, mentions inside strings and comments are left out unless --include asks, and a name bound by a parameter or local of an enclosing function (Python, JavaScript/TypeScript, Rust) is another symbol, left out unless --include locals. Other files: whole-identifier matches by line, identifier characters from the file's language (Lisp names may hold -, *, ?, ...); files of no language use letters, digits and _.",
+    description: "Every text file below PATH, under the scan's ignore rules. Files with a compiled-in grammar (Rust, Python, Go, JavaScript, TypeScript/TSX, Java, C, C++, Ruby) are parsed: each identifier spelled NAME is classified, mentions inside strings and comments are left out unless --include asks, and a name bound by a parameter or local of an enclosing function (Python, JavaScript/TypeScript, Rust) is another symbol, left out unless --include locals; `x.NAME` where x is imported from an external library (Python, JS/TS, Go, Java: a module no listed file is named after) is not listed. Other files: whole-identifier matches by line, identifier characters from the file's language (Lisp names may hold -, *, ?, ...); files of no language use letters, digits and _.",
     args: <RefsArgs as clap::Args>::augment_args,
     output_fields: &[
         field(
@@ -152,7 +153,7 @@ pub const REFS: CommandSpec = CommandSpec {
         ),
         field(
             "left_out",
-            "{string?,comment?,local?}: occurrences not listed (--include lists them), present when some were.",
+            "{string?,comment?,local?,external?}: occurrences not listed (--include lists string, comment, local; external: members of an external library), present when some were.",
         ),
         field("total", "Lines before --limit."),
         field(
@@ -241,6 +242,8 @@ struct LeftOut {
     comment: u64,
     #[serde(skip_serializing_if = "is_zero")]
     local: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    external: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -475,7 +478,7 @@ fn refs_lsp(
                     .map_or("other", |x| x.1);
                 let l = all.get(n as usize - 1).copied().unwrap_or("").trim_end();
                 let l = l.get(..MAX_LINE_BYTES.min(l.len())).unwrap_or(l);
-                (n, kind, l.to_string())
+                (n, kind, l.to_string(), None)
             })
             .collect();
         out.push((p, (hits, [0, 0, 0])));
@@ -518,8 +521,9 @@ fn mentions(line: &str, name: &str, language: Option<&Language>) -> bool {
     false
 }
 
-/// One file's listed occurrences (line, kind, line text) and what was left out.
-type FileHits = (Vec<(u64, &'static str, String)>, [u64; 3]);
+/// One file's listed occurrences (line, kind, line text, and the module of an
+/// absolute import the receiver `x` of an `x.NAME` names) and what was left out.
+type FileHits = (Vec<(u64, &'static str, String, Option<String>)>, [u64; 3]);
 
 /// `code refs` on one file: through its grammar when one covers it, else by line.
 fn file_refs(base: &str, text: &str, name: &str, include: &[String]) -> Option<FileHits> {
@@ -534,8 +538,9 @@ fn file_refs(base: &str, text: &str, name: &str, include: &[String]) -> Option<F
             .to_string()
     };
     let mut left = [0u64; 3];
-    let mut hits: Vec<(u64, &'static str, String)> = Vec::new();
+    let mut hits: Vec<(u64, &'static str, String, Option<String>)> = Vec::new();
     if let Some((g, tree)) = refs::parse_file(base, text.as_bytes()) {
+        let imported = imports::absolute_imports(g, &tree, text.as_bytes());
         for o in refs::occurrences(g, &tree, text.as_bytes(), name) {
             let kind = if o.local {
                 if !with("local") {
@@ -556,10 +561,17 @@ fn file_refs(base: &str, text: &str, name: &str, include: &[String]) -> Option<F
                     k => k.name(),
                 }
             };
-            if hits.last().is_some_and(|h| h.0 == o.line && h.1 == kind) {
+            let via = match &o.member_of {
+                Some(Some(obj)) => imported.iter().find(|(b, _)| b == obj).map(|i| &i.1),
+                _ => None,
+            };
+            if hits
+                .last()
+                .is_some_and(|h| h.0 == o.line && h.1 == kind && h.3.as_ref() == via)
+            {
                 continue;
             }
-            hits.push((o.line, kind, line_text(o.line)));
+            hits.push((o.line, kind, line_text(o.line), via.cloned()));
         }
         return (!hits.is_empty() || left.iter().any(|&n| n > 0)).then_some((hits, left));
     }
@@ -580,7 +592,7 @@ fn file_refs(base: &str, text: &str, name: &str, include: &[String]) -> Option<F
             } else {
                 "other"
             };
-            hits.push((n, kind, line_text(n)));
+            hits.push((n, kind, line_text(n), None));
         }
     }
     (!hits.is_empty()).then_some((hits, left))
@@ -611,6 +623,7 @@ pub fn run_refs(ctx: &Ctx, args: &RefsArgs) -> Result<Output, CmdError> {
         |_| true,
         |base, text| file_refs(base, text, name, include),
     )?;
+    let own = imports::own_modules(&ctx.root, items.iter().map(|(p, _)| p.as_path()));
     let (items, lsp) = refs_lsp(ctx, args, items)?;
     let mut refs = Vec::new();
     let mut total = 0u64;
@@ -621,7 +634,15 @@ pub fn run_refs(ctx: &Ctx, args: &RefsArgs) -> Result<Output, CmdError> {
         left.comment += l[1];
         left.local += l[2];
         let shown = show(&ctx.root, &p);
-        for (line, kind, text) in hits {
+        let mut last: Option<(u64, &str)> = None;
+        for (line, kind, text, via) in hits {
+            if via.is_some_and(|m| !own.contains(&m)) {
+                left.external += 1;
+                continue;
+            }
+            if last.replace((line, kind)) == Some((line, kind)) {
+                continue;
+            }
             total += 1;
             if refs.len() as u64 >= args.limit {
                 continue;
@@ -635,7 +656,7 @@ pub fn run_refs(ctx: &Ctx, args: &RefsArgs) -> Result<Output, CmdError> {
             });
         }
     }
-    let left_out = (left.string + left.comment + left.local > 0).then_some(left);
+    let left_out = (left.string + left.comment + left.local + left.external > 0).then_some(left);
     let truncated = total > args.limit;
     let (truncated, next_commands) = continuation(ctx, &budget, &cut, truncated, total);
     Ok(Output::cut(

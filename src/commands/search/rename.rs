@@ -14,6 +14,7 @@ use crate::store::request::{Change, WriteRequest};
 use crate::store::write;
 use crate::text::syntax::defs::{TreeDef, definitions};
 use crate::text::syntax::grammar::Grammar;
+use crate::text::syntax::imports;
 use crate::text::syntax::refs::{self, Occurrence, RefKind};
 use crate::workspace::Ctx;
 use crate::workspace::scan_args::BudgetArgs;
@@ -58,7 +59,7 @@ pub struct RenameArgs {
 pub const RENAME: CommandSpec = CommandSpec {
     name: "code rename",
     summary: "Rename a symbol everywhere it is defined, used and imported.",
-    description: "Files with a compiled-in grammar below PATH (Rust, Python, Go, JavaScript, TypeScript/TSX, Java, C, C++, Ruby). Picks the one definition of NAME (--kind, --in narrow it; several left is selection.ambiguous with candidates); renames its definition, the uses that are not bound by a local or parameter of an enclosing function or block, imports, and member accesses: every `x.NAME` for a method or field but where x is imported from an external library (Python, JS/TS: a module no file in the scan is named after), only `module.NAME` through an imported name for a top-level symbol. A file that defines its own top-level NAME keeps it. Strings and comments only with --strings/--comments. Refuses a NEW that is not an identifier or a keyword (argument.invalid), and a NEW already used as a name in a file it would change (refusal.name-taken). A scan cut by its budget renames nothing (refusal.too-large). One op: all files or none; undo with aitools undo <op_id>. With --lsp a language server on PATH renames at the picked definition: its edits (changes or documentChanges) are the op, an edit outside the root refuses the rename (refusal.outside-workspace); no server, a failure or --lsp-timeout falls back to the grammar (lsp.used false with the reason), --lsp=require refuses instead (environment.unavailable).",
+    description: "Files with a compiled-in grammar below PATH (Rust, Python, Go, JavaScript, TypeScript/TSX, Java, C, C++, Ruby). Picks the one definition of NAME (--kind, --in narrow it; several left is selection.ambiguous with candidates); renames its definition, the uses that are not bound by a local or parameter of an enclosing function or block, imports, and member accesses: every `x.NAME` for a method or field but where x is imported from an external library (Python, JS/TS, Go, Java: a module no file in the scan is named after), only `module.NAME` through an imported name for a top-level symbol. A file that defines its own top-level NAME keeps it. Strings and comments only with --strings/--comments. Refuses a NEW that is not an identifier or a keyword (argument.invalid), and a NEW already used as a name in a file it would change (refusal.name-taken). A scan cut by its budget renames nothing (refusal.too-large). One op: all files or none; undo with aitools undo <op_id>. With --lsp a language server on PATH renames at the picked definition: its edits (changes or documentChanges) are the op, an edit outside the root refuses the rename (refusal.outside-workspace); no server, a failure or --lsp-timeout falls back to the grammar (lsp.used false with the reason), --lsp=require refuses instead (environment.unavailable).",
     args: <RenameArgs as clap::Args>::augment_args,
     output_fields: &[
         write::FIELD_CHANGES,
@@ -73,7 +74,7 @@ pub const RENAME: CommandSpec = CommandSpec {
         field("lsp", super::lsp::FIELD),
         field(
             "left",
-            "{local?,member?,external?,string?,comment?,shadowed?}: occurrences of NAME left as they are (bound by a local, an unresolved member access, a member of a name imported from an external library (Python, JS/TS), in strings or comments without --strings/--comments, in files with their own NAME), present when some were.",
+            "{local?,member?,external?,string?,comment?,shadowed?}: occurrences of NAME left as they are (bound by a local, an unresolved member access, a member of a name imported from an external library (Python, JS/TS, Go, Java), in strings or comments without --strings/--comments, in files with their own NAME), present when some were.",
         ),
         write::FIELD_NEXT,
     ],
@@ -100,11 +101,31 @@ struct Parsed {
     occ: Vec<Occurrence>,
     defs: Vec<TreeDef>,
     imports: Vec<String>,
-    /// Names bound by an absolute import (Python, JS/TS), with their top module;
+    /// Names bound by an absolute import (Python, JS/TS, Go, Java), with their top module;
     /// after `mark_external` only those read from an external library.
     external: Vec<(String, String)>,
     /// Lines where NEW is already a name (not a member, string or comment).
     new_lines: Vec<u64>,
+    /// C++: every definition (the classes and methods a bare NAME may be in).
+    scopes: Vec<TreeDef>,
+}
+
+/// A file holding NAME, parsed, when a grammar covers it.
+fn parse(base: &str, text: &str, name: &str, new: &str) -> Option<Parsed> {
+    let (g, tree) = refs::parse_file(base, text.as_bytes())?;
+    let src = text.as_bytes();
+    let all = definitions(g, &tree, src);
+    let defs: Vec<TreeDef> = all.iter().filter(|d| d.name == name).cloned().collect();
+    Some(Parsed {
+        grammar: g,
+        text: text.to_string(),
+        occ: refs::occurrences(g, &tree, src, name),
+        imports: refs::imported_names(&tree, src),
+        external: imports::absolute_imports(g, &tree, src),
+        defs,
+        new_lines: name_lines(g, &tree, text, new),
+        scopes: if g == Grammar::Cpp { all } else { Vec::new() },
+    })
 }
 
 const CMD: &str = "code rename";
@@ -166,25 +187,7 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
             &starts,
             defs::seeing(ctx.files().overlay()?, budget),
             |base| Grammar::of_file(base).is_some(),
-            |base, text| {
-                let (g, tree) = refs::parse_file(base, text.as_bytes())?;
-                let src = text.as_bytes();
-                let occ = refs::occurrences(g, &tree, src, name);
-                let defs: Vec<TreeDef> = definitions(g, &tree, src)
-                    .into_iter()
-                    .filter(|d| d.name == name)
-                    .collect();
-                let new_lines = name_lines(g, &tree, text, new);
-                Some(Parsed {
-                    grammar: g,
-                    text: text.to_string(),
-                    occ,
-                    imports: refs::imported_names(&tree, src),
-                    external: crate::text::syntax::imports::absolute_imports(g, &tree, src),
-                    defs,
-                    new_lines,
-                })
-            },
+            |base, text| parse(base, text, name, new),
         )?;
         // All or nothing: a scan the budget cut would rename only some files.
         if let Some(c) = &cut {
@@ -278,19 +281,14 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
                 }
             }
         }
-        let member_target = tdef.container.is_some()
-            && matches!(
-                tdef.kind,
-                "method" | "field" | "property" | "function" | "constant" | "variable"
-            )
-            && files[target.0].1.defs[target.1].qualified != name;
+        let member_target = Target::of(tdef, name, &files[target.0].1);
         let mut changes: Vec<Change> = Vec::new();
         let mut taken: Vec<(String, u64)> = Vec::new();
         for (path, f) in &files {
             let own = path != tpath
                 && f.defs
                     .iter()
-                    .any(|d| d.container.is_none() && !member_target);
+                    .any(|d| d.container.is_none() && !member_target.member);
             let mut edits: Vec<&Occurrence> = Vec::new();
             for o in &f.occ {
                 let why = skip_reason(o, f, path == tpath, tdef, member_target, own, args);
@@ -392,17 +390,140 @@ fn name_lines(
 /// that mentions NAME) is named after, by a path component or a file stem: an
 /// external library (`import requests`), whose `x.NAME` is not this NAME.
 fn mark_external(root: &std::path::Path, files: &mut [(PathBuf, Parsed)]) {
-    let mut own: std::collections::HashSet<String> = std::collections::HashSet::new();
-    for (p, _) in files.iter() {
-        let rel = p.strip_prefix(root).unwrap_or(p);
-        for c in rel.components() {
-            let s = c.as_os_str().to_string_lossy();
-            own.insert(s.split('.').next().unwrap_or(&s).to_string());
-        }
-    }
+    let own = imports::own_modules(root, files.iter().map(|(p, _)| p.as_path()));
     for (_, f) in files.iter_mut() {
         f.external.retain(|(_, m)| !own.contains(m));
     }
+}
+
+/// What the picked definition is to its uses.
+#[derive(Clone, Copy)]
+struct Target {
+    /// A method or field (`x.NAME` may name it).
+    member: bool,
+    /// Not a Java field that could not be a `case` label (one whose type is
+    /// not primitive or String, or not final).
+    case_label: bool,
+}
+
+impl Target {
+    fn of(t: &TreeDef, name: &str, f: &Parsed) -> Target {
+        let member = t.container.is_some()
+            && matches!(
+                t.kind,
+                "method" | "field" | "property" | "function" | "constant" | "variable"
+            )
+            && t.qualified != name;
+        let case_label = f.grammar != Grammar::Java || t.kind != "field" || {
+            let line = f.text.lines().nth(t.start_line as usize - 1).unwrap_or("");
+            let before = line.split(name).next().unwrap_or("");
+            let words: Vec<&str> = before.split_whitespace().collect();
+            words.contains(&"final")
+                && words.last().is_some_and(|w| {
+                    matches!(
+                        *w,
+                        "byte"
+                            | "short"
+                            | "int"
+                            | "long"
+                            | "char"
+                            | "float"
+                            | "double"
+                            | "boolean"
+                            | "String"
+                    )
+                })
+        };
+        Target { member, case_label }
+    }
+}
+
+/// Whether the word before `at` in `text` is `case` (a Java case label).
+fn after_case(text: &str, at: usize) -> bool {
+    let before = text.get(..at).unwrap_or("").trim_end();
+    before.ends_with("case")
+        && !before[..before.len() - 4]
+            .bytes()
+            .next_back()
+            .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// C++: whether `o` is inside the class of the member `t`, in its body or in
+/// one of its methods (`int A::g() {}` too), where a bare NAME is the member
+/// and a declaration of NAME declares it (`int f();`, `int A::f() {}`).
+fn in_own_class(o: &Occurrence, f: &Parsed, t: &TreeDef) -> bool {
+    let Some((class, _)) = t.qualified.rsplit_once("::") else {
+        return false;
+    };
+    if o.member_of.is_some() {
+        return false;
+    }
+    f.scopes
+        .iter()
+        .filter(|d| o.line >= d.start_line && o.line <= d.end_line)
+        .min_by_key(|d| d.end_line - d.start_line)
+        .is_some_and(|d| {
+            d.qualified == class
+                || d.qualified
+                    .rsplit_once("::")
+                    .is_some_and(|(c, _)| c == class)
+        })
+}
+
+/// Whether `d` is a constructor of the type `t` (named after it, inside it).
+fn constructor_of(d: &TreeDef, t: &TreeDef) -> bool {
+    d.kind == "constructor"
+        && matches!(t.kind, "class" | "struct" | "enum" | "record")
+        && d.name == t.name
+        && d.qualified
+            .strip_prefix(t.qualified.as_str())
+            .is_some_and(|rest| {
+                rest.trim_start_matches([':', '.']) == t.name && rest.len() > t.name.len()
+            })
+}
+
+/// Java: whether `obj` of `obj.NAME` names a class other than the member's
+/// (`TypeName.OBJECT` is not `ClassName.OBJECT`): capitalized, not a constant.
+fn other_class(obj: &str, t: &TreeDef) -> bool {
+    obj.starts_with(|c: char| c.is_ascii_uppercase())
+        && obj.chars().any(|c| c.is_ascii_lowercase())
+        && t.container.as_deref() != Some(obj)
+}
+
+/// Java: whether `obj` is declared in `f` (`List<T> obj;`, `String obj =`,
+/// a parameter) with a type of an external library or of java.lang, whose
+/// members are not ours.
+fn library_typed(f: &Parsed, obj: &str) -> bool {
+    const LANG: &[&str] = &[
+        "String",
+        "Object",
+        "StringBuilder",
+        "Integer",
+        "Long",
+        "Boolean",
+        "Character",
+        "Class",
+    ];
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
+    for at in refs::word_hits(f.text.as_bytes(), obj.as_bytes()) {
+        let after = f.text.get(at + obj.len()..).unwrap_or("").trim_start();
+        if !after.starts_with([';', '=', ',', ')', ':']) || after.starts_with("==") {
+            continue;
+        }
+        let mut ty = f.text.get(..at).unwrap_or("").trim_end();
+        if let Some(open) = ty
+            .strip_suffix('>')
+            .and_then(|t| t.rfind('<').map(|i| &t[..i]))
+        {
+            ty = open.trim_end();
+        }
+        let start = ty.bytes().rposition(|b| !ident(b)).map_or(0, |i| i + 1);
+        let name = &ty[start..];
+        if name.starts_with(|c: char| c.is_ascii_uppercase()) {
+            return LANG.contains(&name) || f.external.iter().any(|(b, _)| b == name);
+        }
+    }
+    false
 }
 
 /// Why an occurrence is not renamed, or `None` when it is.
@@ -411,10 +532,11 @@ fn skip_reason(
     f: &Parsed,
     in_target_file: bool,
     t: &TreeDef,
-    member_target: bool,
+    target: Target,
     own: bool,
     args: &RenameArgs,
 ) -> Option<&'static str> {
+    let member_target = target.member;
     match o.kind {
         RefKind::String if !args.strings => return Some("string"),
         RefKind::Comment if !args.comments => return Some("comment"),
@@ -424,27 +546,72 @@ fn skip_reason(
     if o.local {
         return Some("local");
     }
+    if f.grammar == Grammar::Cpp && target.member && in_own_class(o, f, t) {
+        return None;
+    }
+    let inner = f
+        .defs
+        .iter()
+        .filter(|d| o.line >= d.start_line && o.line <= d.end_line)
+        .min_by_key(|d| d.end_line - d.start_line)
+        .filter(|_| o.kind == RefKind::Definition);
+    let own_def = in_target_file && inner.is_some_and(|d| d.qualified == t.qualified);
+    if inner.is_some_and(|d| constructor_of(d, t)) {
+        return None;
+    }
     // Another definition of the same name (a method of another class, a nested def).
-    if o.kind == RefKind::Definition
-        && let Some(d) = f
-            .defs
-            .iter()
-            .filter(|d| o.line >= d.start_line && o.line <= d.end_line)
-            .min_by_key(|d| d.end_line - d.start_line)
-        && (d.qualified != t.qualified || !in_target_file)
+    if let Some(d) = inner
+        && (d.qualified != t.qualified
+            || !in_target_file
+            || matches!((d.kind, t.kind), ("field", "method") | ("method", "field")))
         && !(member_target && d.kind == t.kind && !in_target_file)
     {
         return Some("shadowed");
     }
+    if !target.case_label && f.grammar == Grammar::Java && after_case(&f.text, o.start) {
+        // `case X:` names an enum constant of the switched type, or a constant
+        // variable: not a field that cannot be one.
+        return Some("member");
+    }
+    if member_target
+        && f.grammar == Grammar::Java
+        && !matches!(o.kind, RefKind::Definition | RefKind::Import)
+        && (t.kind == "method") != (o.kind == RefKind::Call)
+        && !f
+            .text
+            .get(..o.start)
+            .unwrap_or("")
+            .trim_end()
+            .ends_with("::")
+    {
+        // Java keeps methods and fields apart: `x.f()` is no field, `x.f` no
+        // method (but `X::f` is a method reference).
+        return Some("member");
+    }
     if member_target {
         return match &o.member_of {
             Some(Some(obj)) if f.external.iter().any(|(b, _)| b == obj) => Some("external"),
+            Some(Some(obj)) if f.grammar == Grammar::Java && other_class(obj, t) => Some("member"),
+            Some(Some(obj)) if f.grammar == Grammar::Java && library_typed(f, obj) => {
+                Some("external")
+            }
+            // `this.NAME` in another class's file that has its own NAME.
+            Some(Some(obj))
+                if f.grammar == Grammar::Java
+                    && obj == "this"
+                    && !in_target_file
+                    && f.defs.iter().any(|d| d.kind == t.kind) =>
+            {
+                Some("shadowed")
+            }
             Some(_) => None,
             None if o.kind == RefKind::Definition && in_target_file => None,
             None if f.grammar == Grammar::Rust => None,
             // A Java field or Ruby method by its bare name in its own class's
             // file (locals are resolved).
             None if matches!(f.grammar, Grammar::Java | Grammar::Ruby) && in_target_file => None,
+            // A Java `import static a.B.NAME;` brings the member in by its bare name.
+            None if f.grammar == Grammar::Java && f.imports.contains(&t.name) => None,
             None => Some("shadowed"),
         };
     }
@@ -452,7 +619,7 @@ fn skip_reason(
         return Some("shadowed");
     }
     match &o.member_of {
-        None if o.in_type && o.kind == RefKind::Definition => Some("shadowed"),
+        None if o.in_type && o.kind == RefKind::Definition && !own_def => Some("shadowed"),
         None => None,
         Some(Some(obj)) if f.external.iter().any(|(b, _)| b == obj) => Some("external"),
         Some(Some(obj)) if f.imports.iter().any(|i| i == obj) => None,
@@ -475,6 +642,10 @@ fn pick(
                 continue;
             }
             if in_path.is_some_and(|ip| !p.starts_with(ip)) {
+                continue;
+            }
+            // A constructor is its class's name: renaming the class renames it.
+            if f.defs.iter().any(|c| constructor_of(d, c)) {
                 continue;
             }
             // One symbol defined twice in one scope (if/else branches) is one.

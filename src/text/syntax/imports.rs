@@ -4,9 +4,12 @@
 //! `requests`; `from a.b import c as d` binds `d` from `a`; `import x from
 //! 'lodash/fp'` and `const x = require('lodash')` bind `x` from `lodash`). A
 //! relative import (`from . import x`, `'./x'`) names the repository itself and
-//! is not listed. Whether a module is the repository's own is the caller's
-//! matter (its files' names); the other grammars are not read (their imports
-//! name packages a file name cannot tell apart).
+//! is not listed. Go: `import "net/http"` binds `http` (or its alias) from
+//! `http`, the package's directory (a `/v2` or `.v2` suffix dropped); Java:
+//! `import java.util.List;` binds `List` from `List` (the class, told apart by
+//! its file's stem; static and `*` imports are not listed). Whether a module is
+//! the repository's own is the caller's matter ([`own_modules`], its files'
+//! names); the other grammars are not read (C's includes bind no name).
 
 use super::grammar::{Grammar, Node, Tree};
 
@@ -49,9 +52,17 @@ pub fn absolute_imports(g: Grammar, tree: &Tree, src: &[u8]) -> Vec<(String, Str
                 js_require(n, src, &mut out);
                 stack.extend(n.named_children(&mut cursor));
             }
-            (Grammar::Python | Grammar::JavaScript | Grammar::TypeScript | Grammar::Tsx, _) => {
-                stack.extend(n.named_children(&mut cursor))
-            }
+            (Grammar::Go, "import_spec") => go_import(n, src, &mut out),
+            (Grammar::Java, "import_declaration") => java_import(n, src, &mut out),
+            (
+                Grammar::Python
+                | Grammar::JavaScript
+                | Grammar::TypeScript
+                | Grammar::Tsx
+                | Grammar::Go
+                | Grammar::Java,
+                _,
+            ) => stack.extend(n.named_children(&mut cursor)),
             _ => {}
         }
     }
@@ -150,6 +161,73 @@ fn js_require(n: Node, src: &[u8], out: &mut Vec<(String, String)>) {
     }
 }
 
+/// `import "a/b/http"` or `import h "a/b/http"`: the bound name and the
+/// package's directory name.
+fn go_import(n: Node, src: &[u8], out: &mut Vec<(String, String)>) {
+    let Some(path) = n.child_by_field_name("path") else {
+        return;
+    };
+    let p = text(path, src);
+    let mut parts = p.trim_matches(['"', '`']).rsplit('/');
+    let mut dir = parts.next().unwrap_or_default();
+    let versioned =
+        |d: &str| d.len() > 1 && d.starts_with('v') && d[1..].bytes().all(|b| b.is_ascii_digit());
+    if versioned(dir) {
+        dir = parts.next().unwrap_or_default();
+    }
+    let dir = match dir.rsplit_once('.') {
+        Some((head, v)) if versioned(v) => head,
+        _ => dir,
+    };
+    if dir.is_empty() {
+        return;
+    }
+    let bound = match n.child_by_field_name("name") {
+        Some(a) if a.kind() == "package_identifier" => text(a, src),
+        Some(_) => return,
+        None => dir.to_string(),
+    };
+    out.push((bound, dir.to_string()));
+}
+
+/// `import a.b.C;`: binds `C` from `C` (its file's stem when it is ours).
+fn java_import(n: Node, src: &[u8], out: &mut Vec<(String, String)>) {
+    let mut c = n.walk();
+    if n.children(&mut c)
+        .any(|x| matches!(x.kind(), "static" | "asterisk"))
+    {
+        return;
+    }
+    let mut c = n.walk();
+    let Some(name) = n
+        .named_children(&mut c)
+        .find(|x| matches!(x.kind(), "scoped_identifier" | "identifier"))
+    else {
+        return;
+    };
+    let last = name.child_by_field_name("name").unwrap_or(name);
+    let class = text(last, src);
+    out.push((class.clone(), class));
+}
+
+/// The names a module of the repository may go by: every component of the
+/// paths (relative to `root`) of `files`, up to its first dot. An import from
+/// a module not among them reads an external library.
+pub fn own_modules<'a>(
+    root: &std::path::Path,
+    files: impl IntoIterator<Item = &'a std::path::Path>,
+) -> std::collections::HashSet<String> {
+    let mut own = std::collections::HashSet::new();
+    for p in files {
+        let rel = p.strip_prefix(root).unwrap_or(p);
+        for c in rel.components() {
+            let s = c.as_os_str().to_string_lossy();
+            own.insert(s.split('.').next().unwrap_or(&s).to_string());
+        }
+    }
+    own
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::grammar::parse;
@@ -199,5 +277,16 @@ mod tests {
                 ("r", "request"),
             ])
         );
+    }
+
+    #[test]
+    fn go_packages_and_java_classes() {
+        let src = "package m\nimport (\n\t\"fmt\"\n\tyaml \"gopkg.in/yaml.v3\"\n\t\"github.com/x/mux/v2\"\n\t_ \"embed\"\n)\n";
+        assert_eq!(
+            imports(Grammar::Go, src),
+            pairs(&[("fmt", "fmt"), ("yaml", "yaml"), ("mux", "mux")])
+        );
+        let src = "import java.util.List;\nimport static org.junit.Assert.assertEquals;\nimport java.io.*;\nclass A {}\n";
+        assert_eq!(imports(Grammar::Java, src), pairs(&[("List", "List")]));
     }
 }

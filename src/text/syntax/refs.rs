@@ -12,7 +12,7 @@
 //! The walk is iterative.
 
 use super::grammar::{Grammar, Node, Tree};
-use super::scopes;
+use super::scopes::{self, enclosing};
 
 /// What an occurrence is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -184,17 +184,6 @@ fn has_ancestor(n: Node, kinds: &[&str], stop: &[&str]) -> bool {
     false
 }
 
-fn enclosing<'t>(n: Node<'t>, kinds: &[&str]) -> Option<Node<'t>> {
-    let mut cur = n.parent();
-    while let Some(p) = cur {
-        if kinds.contains(&p.kind()) {
-            return Some(p);
-        }
-        cur = p.parent();
-    }
-    None
-}
-
 /// Whole-word positions of `name` in `hay` (no identifier character touches it).
 pub fn word_hits(hay: &[u8], name: &[u8]) -> Vec<usize> {
     let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
@@ -243,6 +232,16 @@ fn member_object(n: Node, src: &[u8]) -> Option<Option<String>> {
         "field_initializer" if is_field(p, "field", n) => None,
         _ => return None,
     };
+    // Java's `this.x.NAME`: the receiver is the field x.
+    let obj = obj.map(|o| match o.kind() {
+        "field_access"
+            if o.child_by_field_name("object")
+                .is_some_and(|t| t.kind() == "this") =>
+        {
+            o.child_by_field_name("field").unwrap_or(o)
+        }
+        _ => o,
+    });
     Some(obj.and_then(|o| {
         matches!(
             o.kind(),
@@ -263,6 +262,9 @@ fn classify(g: Grammar, n: Node) -> RefKind {
         return RefKind::Definition;
     }
     if is_binding(g, n) || (matches!(g, Grammar::C | Grammar::Cpp) && scopes::c_file_scope(n)) {
+        return RefKind::Definition;
+    }
+    if matches!(g, Grammar::C | Grammar::Cpp) && declares_function(n) {
         return RefKind::Definition;
     }
     // A call: the callee itself, or the accessed name of a callee `a.b`.
@@ -312,6 +314,23 @@ fn classify(g: Grammar, n: Node) -> RefKind {
         return RefKind::Type;
     }
     RefKind::Other
+}
+
+/// Whether `n` is the name a C/C++ function declarator declares: `f` of
+/// `int f(int);`, a member's `int f();` in its class, `int A::f() {}`.
+fn declares_function(n: Node) -> bool {
+    let Some(mut p) = n.parent() else {
+        return false;
+    };
+    let mut name = n;
+    if p.kind() == "qualified_identifier" && is_field(p, "name", n) {
+        name = p;
+        match p.parent() {
+            Some(q) => p = q,
+            None => return false,
+        }
+    }
+    p.kind() == "function_declarator" && is_field(p, "declarator", name)
 }
 
 /// Whether `n` is a name a statement or pattern binds (assignment target,

@@ -26,7 +26,8 @@ fn is_field(parent: Node, field: &str, n: Node) -> bool {
         .any(|x| x.id() == n.id())
 }
 
-fn enclosing<'t>(n: Node<'t>, kinds: &[&str]) -> Option<Node<'t>> {
+/// The nearest ancestor of `n` of one of `kinds`.
+pub(super) fn enclosing<'t>(n: Node<'t>, kinds: &[&str]) -> Option<Node<'t>> {
     let mut cur = n.parent();
     while let Some(p) = cur {
         if kinds.contains(&p.kind()) {
