@@ -294,6 +294,12 @@ pub fn mask_tree(value: &mut json::Json) -> usize {
     tree::mask_tree(value)
 }
 
+/// `mask_tree` with every string run through the detectors (no prefilter):
+/// the reference the prefiltered passes are tested against.
+pub fn mask_tree_reference(value: &mut json::Json) -> usize {
+    tree::mask_tree_reference(value)
+}
+
 /// `mask_tree`, with `values` a command masked itself (a match's text cut from
 /// its line) masked wherever else the tree shows them, as the pass does with
 /// the values it masks.

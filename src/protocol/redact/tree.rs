@@ -1,25 +1,38 @@
 //! The masking pass over a JSON tree, and the rules both passes share: which strings
 //! are one file's lines (one line machine across an array's line items), which object
 //! members are `key: value` pairs (a secret-named key masks its string value, also
-//! when a `pointer` member names the value shown beside it). The
-//! tree pass (`mask_tree`) is the plain reference the streaming writer is tested against.
+//! when a `pointer` member names the value shown beside it). The tree pass
+//! (`mask_tree`) passes over a string the prefilter rules out, as the streaming
+//! writer does; `mask_tree_reference` runs the detectors on every string: the plain
+//! reference both are tested against.
 
 use super::echo;
 use super::json::Json;
 use super::lines::{self, Lines, Span};
 use super::second::Recorded;
-use super::{PLACEHOLDER, policy};
+use super::{PLACEHOLDER, policy, prefilter};
 
 /// Counts and values of one masking pass.
 #[derive(Default)]
 pub struct Masker {
     pub recorded: Recorded,
     pub count: usize,
+    /// Every string runs the detectors, none is ruled out by the prefilter first
+    /// (`mask_tree_reference`: what the prefilter is tested against).
+    pub thorough: bool,
 }
 
 impl Masker {
     /// `s` masked, continuing `lines`'s state; `None` when nothing is masked.
     pub fn string(&mut self, s: &str, lines: &mut Lines) -> Option<String> {
+        // In a normal state a string the prefilter rules out has no secret and
+        // leaves the machine as it was (the writer's rule).
+        if !self.thorough
+            && lines.state == lines::State::Normal
+            && !prefilter::may_hold_secret(s.as_bytes())
+        {
+            return None;
+        }
         let spans = lines::spans_in(s, lines);
         self.apply(s, spans)
     }
@@ -27,6 +40,9 @@ impl Masker {
     /// A string that is not one of a file's lines (a path, a message, a command, a
     /// diff): the line pass, then the echo sub-passes when the string can hold one.
     pub fn standalone(&mut self, s: &str) -> Option<String> {
+        if !self.thorough && !prefilter::may_hold_secret(s.as_bytes()) {
+            return None;
+        }
         let mut spans = lines::spans_in(s, &mut Lines::default());
         if echo::may_echo(s.as_bytes()) {
             for range in echo::spans(s) {
@@ -195,6 +211,18 @@ pub fn line_text(item: &Json) -> bool {
 /// masked value; returns how many regions were masked.
 pub fn mask_tree(value: &mut Json) -> usize {
     let mut m = Masker::default();
+    walk(value, &mut m, None);
+    let again = m.recorded.mask_tree(value);
+    m.count + again
+}
+
+/// `mask_tree` with no string ruled out by the prefilter: the reference the
+/// prefilter (here and in the writer) is tested against.
+pub fn mask_tree_reference(value: &mut Json) -> usize {
+    let mut m = Masker {
+        thorough: true,
+        ..Masker::default()
+    };
     walk(value, &mut m, None);
     let again = m.recorded.mask_tree(value);
     m.count + again

@@ -4,7 +4,7 @@
 use crate::protocol::json::Json;
 use crate::protocol::redact;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 /// Where in a notebook a hit falls: the cell (index, id) and, when the hit is
 /// not in the cell's source, the part (outputs, metadata).
@@ -116,9 +116,11 @@ fn shown_blocks(blocks: Vec<Block>, paths: Vec<String>) -> Vec<Shown> {
     let mut out: Vec<Shown> = Vec::new();
     let mut last: Option<String> = None;
     for (b, path) in blocks.into_iter().zip(paths) {
+        // A set: with `-C 0` every line of a whole file's block is selected.
+        let selected: HashSet<u64> = b.match_lines.iter().copied().collect();
         let lines = b.lines.into_iter().enumerate().map(|(i, text)| {
             let n = b.start_line + i as u64;
-            let sep = if b.match_lines.contains(&n) { ':' } else { '-' };
+            let sep = if selected.contains(&n) { ':' } else { '-' };
             format!("{n}{sep}{text}")
         });
         let same_file = last.as_ref() == Some(&b.path);
