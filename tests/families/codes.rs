@@ -687,6 +687,8 @@ const ROWS: &[Row] = &[
     r("bg stop", "input.not-found", &["bg", "stop", "nosuch"]),
     r("oui manifest", "input.not-found", &["oui", "manifest", "--surface", "nope"]),
     r("run", "environment.unavailable", &["run", "--", "/nonexistent/prog"]),
+    // Port 1 is privileged and unused here: the first connect is refused at once.
+    r("oui connect", "environment.unavailable", &["oui", "connect", "ws://127.0.0.1:1/oui/v1", "--connect-timeout", "1s"]),
     r("run", "refusal.exists", &["run", "--stdout-to", "a.txt", "--", "echo", "hi"]),
     r("run", "refusal.outside-workspace", &["run", "--stdout-to", "../o.txt", "--", "echo", "hi"]),
     r("run", "input.syntax-error", &["run", "--grep", "(", "--", "echo", "hi"]),
