@@ -81,7 +81,7 @@ pub struct Rendered {
 /// The envelope's shape version: it moves whenever a breaking change renames,
 /// removes, moves or retypes a member of any answer (a **Breaking** CHANGELOG
 /// entry about a field or shape), never for additions.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 fn header(status: &str, command: &str) -> Json {
     let mut env = Json::obj();
@@ -335,7 +335,7 @@ mod tests {
         );
         assert_eq!(
             r.text,
-            "{\"schema_version\":3,\"status\":\"ok\",\"command\":\"read\",\"path\":\"password=[REDACTED_SECRET]\",\"redactions\":1}\n"
+            "{\"schema_version\":4,\"status\":\"ok\",\"command\":\"read\",\"path\":\"password=[REDACTED_SECRET]\",\"redactions\":1}\n"
         );
         assert_eq!(r.exit_code, 0);
     }
@@ -345,6 +345,6 @@ mod tests {
         let r = render_error("read", &e);
         assert!(r.to_stderr);
         assert_eq!(r.exit_code, 1);
-        assert!(r.text.starts_with("{\"schema_version\":3,\"status\":\"error\",\"command\":\"read\",\"error\":{\"code\":\"argument.invalid\",\"message\":\"bad\",\"exit_code\":1,\"repairs\":[{\"action\":\"schema\""));
+        assert!(r.text.starts_with("{\"schema_version\":4,\"status\":\"error\",\"command\":\"read\",\"error\":{\"code\":\"argument.invalid\",\"message\":\"bad\",\"exit_code\":1,\"repairs\":[{\"action\":\"schema\""));
     }
 }

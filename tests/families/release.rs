@@ -41,10 +41,10 @@ fn version_names_the_release_and_the_commit_built() {
     for flag in ["--version", "-V"] {
         let v = env.run(&[flag]);
         assert_eq!(v.code, 0, "{}", v.stdout);
-        assert_eq!(v.json["version"], "0.3.0", "{}", v.stdout);
+        assert_eq!(v.json["version"], "0.4.0", "{}", v.stdout);
         assert_eq!(v.json["version"], cargo_version().as_str());
-        // 0.3.0 retypes members (git log total may be null) and removes echoes: the shape moved again.
-        assert_eq!(v.json["schema_version"], 3, "{}", v.stdout);
+        // 0.4.0 reshapes search blocks (numbered lines; start_line and match_lines gone).
+        assert_eq!(v.json["schema_version"], 4, "{}", v.stdout);
         let commit = v.json["commit"].as_str().expect("commit").to_string();
         match checkout_head() {
             Some(head) => assert!(
@@ -69,6 +69,7 @@ fn changelog_has_a_section_per_release_matching_cargo_toml() {
     );
     assert!(heads.iter().any(|h| h.starts_with("## 0.2.0")));
     assert!(heads.iter().any(|h| h.starts_with("## 0.3.0")));
+    assert!(heads.iter().any(|h| h.starts_with("## 0.4.0")));
     assert!(log.contains("semver"), "no versioning policy");
 }
 #[test]
@@ -99,12 +100,12 @@ fn readme_envelope_examples_are_what_the_binary_prints() {
     };
     assert_eq!(
         ok.stdout.trim_end(),
-        shown("{\"schema_version\":3,\"status\":\"partial\"")
+        shown("{\"schema_version\":4,\"status\":\"partial\"")
     );
     let err = env.run(&["read", "missing.txt"]);
     assert_eq!(
         err.stderr.trim_end(),
-        shown("{\"schema_version\":3,\"status\":\"error\"")
+        shown("{\"schema_version\":4,\"status\":\"error\"")
     );
 }
 
