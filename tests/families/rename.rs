@@ -278,3 +278,33 @@ fn refs_leave_out_members_of_an_external_library() {
     assert_eq!(r.json["left_out"]["external"], 3, "{}", r.stdout);
     assert_eq!(r.json["total"], 5);
 }
+
+#[test]
+fn a_bare_name_imported_from_an_external_library_is_not_our_definition() {
+    let env = TestEnv::new();
+    env.write("lib.py", "def get(url):\n    return url\n");
+    env.write("use.py", "from requests import get\n\nget(1)\n");
+    env.write("mine.py", "from lib import get\n\nget(2)\n");
+    env.write("a.js", "import { get } from 'axios';\nget(3);\n");
+    env.write("b.js", "const { get } = require('got');\nget(4);\n");
+    let got = refs(&env, &["code", "refs", "get"]);
+    assert_eq!(
+        got,
+        vec![
+            row("lib.py", 1, "definition"),
+            row("mine.py", 1, "import"),
+            row("mine.py", 3, "call"),
+        ]
+    );
+    let r = env.run(&["code", "refs", "get"]);
+    assert_eq!(r.json["left_out"]["external"], 6, "{}", r.stdout);
+    let r = env.run(&["code", "rename", "get", "fetch", "--in", "lib.py"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(env.read("mine.py"), b"from lib import fetch\n\nfetch(2)\n");
+    assert_eq!(env.read("use.py"), b"from requests import get\n\nget(1)\n");
+    assert_eq!(env.read("a.js"), b"import { get } from 'axios';\nget(3);\n");
+    assert_eq!(
+        env.read("b.js"),
+        b"const { get } = require('got');\nget(4);\n"
+    );
+}

@@ -144,7 +144,7 @@ pub const DEFS: CommandSpec = CommandSpec {
 pub const REFS: CommandSpec = CommandSpec {
     name: "code refs",
     summary: "Where a name is used: calls, imports, types, definitions.",
-    description: "Every text file below PATH, under the scan's ignore rules. Files with a compiled-in grammar (Rust, Python, Go, JavaScript, TypeScript/TSX, Java, C, C++, Ruby) are parsed: each identifier spelled NAME is classified, mentions inside strings and comments are left out unless --include asks, and a name bound by a parameter or local of an enclosing function (Python, JavaScript/TypeScript, Rust) is another symbol, left out unless --include locals; `x.NAME` where x is imported from an external library (Python, JS/TS, Go, Java: a module no listed file is named after) is not listed. Other files: whole-identifier matches by line, identifier characters from the file's language (Lisp names may hold -, *, ?, ...); files of no language use letters, digits and _.",
+    description: "Every text file below PATH, under the scan's ignore rules. Files with a compiled-in grammar (Rust, Python, Go, JavaScript, TypeScript/TSX, Java, C, C++, Ruby) are parsed: each identifier spelled NAME is classified, mentions inside strings and comments are left out unless --include asks, and a name bound by a parameter or local of an enclosing function (Python, JavaScript/TypeScript, Rust) is another symbol, left out unless --include locals; `x.NAME` where x is imported from an external library (Python, JS/TS, Go, Java: a module no listed file is named after) is not listed, nor is a bare NAME its file imports from one (`from requests import NAME`). Other files: whole-identifier matches by line, identifier characters from the file's language (Lisp names may hold -, *, ?, ...); files of no language use letters, digits and _.",
     args: <RefsArgs as clap::Args>::augment_args,
     output_fields: &[
         field(
@@ -522,7 +522,8 @@ fn mentions(line: &str, name: &str, language: Option<&Language>) -> bool {
 }
 
 /// One file's listed occurrences (line, kind, line text, and the module of an
-/// absolute import the receiver `x` of an `x.NAME` names) and what was left out.
+/// absolute import the receiver `x` of an `x.NAME`, or a bare NAME, names) and
+/// what was left out.
 type FileHits = (Vec<(u64, &'static str, String, Option<String>)>, [u64; 3]);
 
 /// `code refs` on one file: through its grammar when one covers it, else by line.
@@ -561,8 +562,11 @@ fn file_refs(base: &str, text: &str, name: &str, include: &[String]) -> Option<F
                     k => k.name(),
                 }
             };
+            // `x.NAME` with x imported, or a bare NAME the file imports itself
+            // (`from requests import get`): the module it is read from.
             let via = match &o.member_of {
                 Some(Some(obj)) => imported.iter().find(|(b, _)| b == obj).map(|i| &i.1),
+                _ if o.bound_by_import(g) => imported.iter().find(|(b, _)| b == name).map(|i| &i.1),
                 _ => None,
             };
             if hits

@@ -59,7 +59,7 @@ pub struct RenameArgs {
 pub const RENAME: CommandSpec = CommandSpec {
     name: "code rename",
     summary: "Rename a symbol everywhere it is defined, used and imported.",
-    description: "Files with a compiled-in grammar below PATH (Rust, Python, Go, JavaScript, TypeScript/TSX, Java, C, C++, Ruby). Picks the one definition of NAME (--kind, --in narrow it; several left is selection.ambiguous with candidates); renames its definition, the uses that are not bound by a local or parameter of an enclosing function or block, imports, and member accesses: every `x.NAME` for a method or field but where x is imported from an external library (Python, JS/TS, Go, Java: a module no file in the scan is named after), only `module.NAME` through an imported name for a top-level symbol. A file that defines its own top-level NAME keeps it. Strings and comments only with --strings/--comments. Refuses a NEW that is not an identifier or a keyword (argument.invalid), and a NEW already used as a name in a file it would change (refusal.name-taken). A scan cut by its budget renames nothing (refusal.too-large). One op: all files or none; undo with aitools undo <op_id>. With --lsp a language server on PATH renames at the picked definition: its edits (changes or documentChanges) are the op, an edit outside the root refuses the rename (refusal.outside-workspace); no server, a failure or --lsp-timeout falls back to the grammar (lsp.used false with the reason), --lsp=require refuses instead (environment.unavailable).",
+    description: "Files with a compiled-in grammar below PATH (Rust, Python, Go, JavaScript, TypeScript/TSX, Java, C, C++, Ruby). Picks the one definition of NAME (--kind, --in narrow it; several left is selection.ambiguous with candidates); renames its definition, the uses that are not bound by a local or parameter of an enclosing function or block, imports, and member accesses: every `x.NAME` for a method or field but where x is imported from an external library (Python, JS/TS, Go, Java: a module no file in the scan is named after) and a bare NAME its file imports from one, only `module.NAME` through an imported name for a top-level symbol. A file that defines its own top-level NAME keeps it. Strings and comments only with --strings/--comments. Refuses a NEW that is not an identifier or a keyword (argument.invalid), and a NEW already used as a name in a file it would change (refusal.name-taken). A scan cut by its budget renames nothing (refusal.too-large). One op: all files or none; undo with aitools undo <op_id>. With --lsp a language server on PATH renames at the picked definition: its edits (changes or documentChanges) are the op, an edit outside the root refuses the rename (refusal.outside-workspace); no server, a failure or --lsp-timeout falls back to the grammar (lsp.used false with the reason), --lsp=require refuses instead (environment.unavailable).",
     args: <RenameArgs as clap::Args>::augment_args,
     output_fields: &[
         write::FIELD_CHANGES,
@@ -618,10 +618,18 @@ fn skip_reason(
     if own {
         return Some("shadowed");
     }
+    top_level_reason(o, f, &t.name, own_def)
+}
+
+/// Why a use of a top-level NAME in a file without its own NAME is not renamed.
+fn top_level_reason(o: &Occurrence, f: &Parsed, name: &str, own_def: bool) -> Option<&'static str> {
+    let external = |n: &str| f.external.iter().any(|(b, _)| b == n);
     match &o.member_of {
         None if o.in_type && o.kind == RefKind::Definition && !own_def => Some("shadowed"),
+        // A bare NAME the file imports from an external library (`from requests import get`).
+        None if o.bound_by_import(f.grammar) && external(name) => Some("external"),
         None => None,
-        Some(Some(obj)) if f.external.iter().any(|(b, _)| b == obj) => Some("external"),
+        Some(Some(obj)) if external(obj) => Some("external"),
         Some(Some(obj)) if f.imports.iter().any(|i| i == obj) => None,
         Some(_) => Some("member"),
     }

@@ -2,7 +2,8 @@
 //! JavaScript/TypeScript import binds, with the top-level module it is read
 //! from when the import is absolute (`import requests` binds `requests` from
 //! `requests`; `from a.b import c as d` binds `d` from `a`; `import x from
-//! 'lodash/fp'` and `const x = require('lodash')` bind `x` from `lodash`). A
+//! 'lodash/fp'` and `const x = require('lodash')` (or `const {x} = ...`) bind
+//! `x` from `lodash`). A
 //! relative import (`from . import x`, `'./x'`) names the repository itself and
 //! is not listed. Go: `import "net/http"` binds `http` (or its alias) from
 //! `http`, the package's directory (a `/v2` or `.v2` suffix dropped); Java:
@@ -145,7 +146,8 @@ fn js_require(n: Node, src: &[u8], out: &mut Vec<(String, String)>) {
     ) else {
         return;
     };
-    if name.kind() != "identifier" || value.kind() != "call_expression" {
+    if !matches!(name.kind(), "identifier" | "object_pattern") || value.kind() != "call_expression"
+    {
         return;
     }
     let callee = value.child_by_field_name("function");
@@ -156,8 +158,24 @@ fn js_require(n: Node, src: &[u8], out: &mut Vec<(String, String)>) {
         .child_by_field_name("arguments")
         .and_then(|a| a.named_child(0))
         .filter(|s| s.kind() == "string");
-    if let Some(m) = spec.and_then(|s| js_module(s, src)) {
+    let Some(m) = spec.and_then(|s| js_module(s, src)) else {
+        return;
+    };
+    if name.kind() == "identifier" {
         out.push((text(name, src), m));
+        return;
+    }
+    // `const {a, b: c} = require('mod')` binds a and c.
+    let mut c = name.walk();
+    for p in name.named_children(&mut c) {
+        let bound = match p.kind() {
+            "shorthand_property_identifier_pattern" => Some(p),
+            "pair_pattern" => p.child_by_field_name("value"),
+            _ => None,
+        };
+        if let Some(b) = bound.filter(|b| b.kind() == "identifier" || p == *b) {
+            out.push((text(b, src), m.clone()));
+        }
     }
 }
 
@@ -266,10 +284,12 @@ mod tests {
 
     #[test]
     fn js_bare_specifiers_and_require_but_not_relative_paths() {
-        let src = "import axios from 'axios';\nimport * as fp from \"lodash/fp\";\nimport { get as g, put } from 'http';\nimport local from './local';\nconst r = require('request');\nconst m = require('./m');\n";
+        let src = "import axios from 'axios';\nimport * as fp from \"lodash/fp\";\nimport { get as g, put } from 'http';\nimport local from './local';\nconst r = require('request');\nconst m = require('./m');\nconst { get, post: p } = require('got');\n";
         assert_eq!(
             imports(Grammar::JavaScript, src),
             pairs(&[
+                ("get", "got"),
+                ("p", "got"),
                 ("axios", "axios"),
                 ("fp", "lodash"),
                 ("put", "http"),

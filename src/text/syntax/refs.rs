@@ -58,6 +58,17 @@ pub struct Occurrence {
     pub in_type: bool,
 }
 
+impl Occurrence {
+    /// A bare name that an import of the same name in its file binds: not a
+    /// member, and no definition of its own (a Python `def` may shadow an
+    /// import; a method or field is the class's; a JS `const {x} = require()`
+    /// is the import).
+    pub fn bound_by_import(&self, g: Grammar) -> bool {
+        self.member_of.is_none()
+            && !(self.kind == RefKind::Definition && (g == Grammar::Python || self.in_type))
+    }
+}
+
 const IDENT_KINDS: &[&str] = &[
     "identifier",
     "type_identifier",
