@@ -5,6 +5,7 @@ use super::file::{self, JsonFile, JsonSrc, READ_CODES};
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Json, Output, error, shell, values};
+use crate::text::json_doc::scan::Selected;
 use crate::text::json_doc::{self, Kind, Node};
 use crate::workspace::Ctx;
 use clap::Args;
@@ -552,36 +553,34 @@ fn choose(
     };
     // `total` counts every match.
     let keep_all = a.sort_by.is_some() || a.desc;
-    let mut total = 0;
+    let total = std::cell::Cell::new(0);
+    let counted = |matched: bool| {
+        total.set(total.get() + usize::from(matched));
+        matched && (keep_all || total.get() <= room)
+    };
+    let text = &f.text;
+    // Each condition parses only the value its pointer finds.
+    let test = |s: usize, e: usize| {
+        for c in conds {
+            let v = json_doc::scan::locate_in(text, s, e, &c.tokens)
+                .map(|(a, b)| json_doc::scan::parse_span(text, a, b))
+                .transpose()?;
+            if !holds_value(c, v.as_ref(), text) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    };
     let (chosen, src): (Vec<(usize, Node)>, Src) = {
-        let mut counted = |matched: bool| {
-            total += usize::from(matched);
-            matched && (keep_all || total <= room)
-        };
-        match json_doc::scan::locate(&f.text, tokens) {
-            Some((start, end)) => {
-                let text = &f.text;
-                if !text[start..].starts_with('[') {
-                    return Err(not_array(json_doc::scan::type_at(text, start)));
-                }
-                // Each condition parses only the value its pointer finds.
-                let test = |s: usize, e: usize| {
-                    for c in conds {
-                        let v = json_doc::scan::locate_in(text, s, e, &c.tokens)
-                            .map(|(a, b)| json_doc::scan::parse_span(text, a, b))
-                            .transpose()?;
-                        if !holds_value(c, v.as_ref(), text) {
-                            return Ok(false);
-                        }
-                    }
-                    Ok(true)
-                };
-                let els =
-                    json_doc::scan::elements(text, start, end, |_, s, e| Ok(counted(test(s, e)?)))
-                        .map_err(|e| file::not_json(&display, text, &e, &display))?;
+        let fresh = || total.set(0);
+        match json_doc::scan::select(text, tokens, fresh, |_, s, e| Ok(counted(test(s, e)?))) {
+            Some(Selected::Other(t)) => return Err(not_array(t)),
+            Some(Selected::Arr(els)) => {
+                let els = els.map_err(|e| file::not_json(&display, &f.text, &e, &display))?;
                 (els, Src::Raw(f))
             }
             None => {
+                total.set(0); // the walk stopped: the whole parse counts again
                 if let Some(e) = file::no_such_pointer_in(ctx, &f, tokens) {
                     return Err(e);
                 }
@@ -601,7 +600,7 @@ fn choose(
             }
         }
     };
-    Ok((chosen, src, total))
+    Ok((chosen, src, total.get()))
 }
 
 /// The answer's items: each kept element's pointer and value (or its picks).

@@ -24,12 +24,65 @@ pub fn locate(text: &str, tokens: &[String]) -> Option<(usize, usize)> {
         nodes: 0,
     };
     p.ws();
-    let found = p.find(tokens, 0).ok()?;
+    let found = p.find(tokens, 0, &mut |p, d| p.skip(d)).ok()?;
     p.ws();
     if p.i < p.s.len() {
         return None;
     }
     found
+}
+
+/// What `select` found at a pointer: an array's kept elements (each one's
+/// index and tree, spans into the text; or the first error keeping them), or
+/// another value's type.
+pub enum Selected {
+    Arr(Result<Vec<(usize, Node)>, SyntaxError>),
+    Other(&'static str),
+}
+
+/// An array's elements, in the walk that checks the text: the pointer is
+/// followed as `locate` does, and `keep` sees each element of the array found
+/// there (its index and span) as the walk reaches it; only the kept ones are
+/// parsed. Where duplicate keys lead to the pointer more than once, the last
+/// value there is the answer (as in `lookup`): `fresh` is called before each
+/// one is walked. `None` where `locate` is `None`; `keep` may have been called
+/// then.
+pub fn select(
+    text: &str,
+    tokens: &[String],
+    mut fresh: impl FnMut(),
+    mut keep: impl FnMut(usize, usize, usize) -> Result<bool, SyntaxError>,
+) -> Option<Selected> {
+    if tokens.len() > MAX_DEPTH {
+        return None;
+    }
+    let mut p = Parser {
+        s: text.as_bytes(),
+        text,
+        i: 0,
+        nodes: 0,
+    };
+    let mut out = None;
+    p.ws();
+    let found = p
+        .find(tokens, 0, &mut |p, d| {
+            fresh();
+            out = Some(if p.peek() == Some(b'[') {
+                Selected::Arr(p.kept(d, &mut keep)?)
+            } else {
+                let t = type_at(p.text, p.i);
+                p.skip(d)?;
+                Selected::Other(t)
+            });
+            Ok(())
+        })
+        .ok()?;
+    p.ws();
+    if p.i < p.s.len() {
+        return None;
+    }
+    found?;
+    out
 }
 
 /// The name of the type of the value starting at `at`.
@@ -41,48 +94,6 @@ pub fn type_at(text: &str, at: usize) -> &'static str {
         Some(b't' | b'f') => "boolean",
         Some(b'n') => "null",
         _ => "number",
-    }
-}
-
-/// An array's elements (the array at `start..end`, as `locate` found it):
-/// `keep` sees each one's index and span, and only the kept ones are parsed
-/// (their index and tree, spans into `text`); the kept trees share the
-/// parser's value budget.
-pub fn elements(
-    text: &str,
-    start: usize,
-    end: usize,
-    mut keep: impl FnMut(usize, usize, usize) -> Result<bool, SyntaxError>,
-) -> Result<Vec<(usize, Node)>, SyntaxError> {
-    let mut p = Parser {
-        s: &text.as_bytes()[..end],
-        text,
-        i: start + 1,
-        nodes: 0,
-    };
-    let mut out = Vec::new();
-    let mut index = 0;
-    loop {
-        p.ws();
-        match p.peek() {
-            Some(b']') | None => return Ok(out),
-            Some(b',') => {
-                p.i += 1;
-                p.ws();
-            }
-            _ => {}
-        }
-        let at = p.i;
-        if p.skip(1).is_err() {
-            return Err(p.err("expected a value"));
-        }
-        if keep(index, at, p.i)? {
-            let next = p.i;
-            p.i = at;
-            out.push((index, p.value(1)?));
-            p.i = next;
-        }
-        index += 1;
     }
 }
 
@@ -100,7 +111,7 @@ pub fn locate_in(
         i: start,
         nodes: 0,
     };
-    p.find(tokens, 1).ok().flatten()
+    p.find(tokens, 1, &mut |p, d| p.skip(d)).ok().flatten()
 }
 
 /// The value at `start..end` (a span `locate` found) as a tree.
@@ -184,13 +195,23 @@ pub fn shape(text: &str, start: usize, end: usize, max_keys: usize) -> Shape {
 /// Why a scan stopped: the caller falls back to the whole parse.
 struct Stop;
 
-impl Parser<'_> {
+/// What a scan does with the value a pointer leads to (nested so deep): it
+/// moves past that value, checking it.
+type AtTarget<'t, 'a> = &'t mut dyn FnMut(&mut Parser<'a>, usize) -> Result<(), Stop>;
+
+impl<'a> Parser<'a> {
     /// Scans the value at `self.i` (nested `depth` deep), following `tokens`
-    /// into it: the span of the value they lead to, if it is there.
-    fn find(&mut self, tokens: &[String], depth: usize) -> Result<Option<(usize, usize)>, Stop> {
+    /// into it: the span of the value they lead to, if it is there (`target`
+    /// moves past that value).
+    fn find(
+        &mut self,
+        tokens: &[String],
+        depth: usize,
+        target: AtTarget<'_, 'a>,
+    ) -> Result<Option<(usize, usize)>, Stop> {
         let start = self.i;
         let Some((first, rest)) = tokens.split_first() else {
-            self.skip(depth)?;
+            target(self, depth)?;
             return Ok(Some((start, self.i)));
         };
         if depth + 1 > MAX_DEPTH {
@@ -216,7 +237,7 @@ impl Parser<'_> {
                     self.ws();
                     if hit {
                         // A later duplicate replaces what an earlier one found.
-                        found = self.find(rest, depth + 1)?;
+                        found = self.find(rest, depth + 1, target)?;
                     } else {
                         self.skip(depth + 1)?;
                     }
@@ -243,7 +264,7 @@ impl Parser<'_> {
                 loop {
                     self.ws();
                     if want == Some(at) {
-                        found = self.find(rest, depth + 1)?;
+                        found = self.find(rest, depth + 1, target)?;
                     } else {
                         self.skip(depth + 1)?;
                     }
@@ -262,6 +283,56 @@ impl Parser<'_> {
             _ => {
                 self.skip(depth)?;
                 Ok(None)
+            }
+        }
+    }
+
+    /// Walks the array at `self.i` (nested `depth` deep), checking each
+    /// element and showing it to `keep`; the kept ones are parsed, sharing the
+    /// value budget. After the first error keeping one, the rest are only
+    /// checked.
+    fn kept(
+        &mut self,
+        depth: usize,
+        keep: &mut impl FnMut(usize, usize, usize) -> Result<bool, SyntaxError>,
+    ) -> Result<Result<Vec<(usize, Node)>, SyntaxError>, Stop> {
+        let mut out = Ok(Vec::new());
+        self.i += 1;
+        self.ws();
+        if self.peek() == Some(b']') {
+            self.i += 1;
+            return Ok(out);
+        }
+        let mut index = 0;
+        loop {
+            self.ws();
+            let at = self.i;
+            self.skip(depth + 1)?;
+            if let Ok(els) = &mut out {
+                let end = self.i;
+                let step = match keep(index, at, end) {
+                    Ok(true) => {
+                        self.i = at;
+                        let v = self.value(1);
+                        self.i = end;
+                        v.map(|n| els.push((index, n)))
+                    }
+                    Ok(false) => Ok(()),
+                    Err(e) => Err(e),
+                };
+                if let Err(e) = step {
+                    out = Err(e);
+                }
+            }
+            index += 1;
+            self.ws();
+            match self.peek() {
+                Some(b',') => self.i += 1,
+                Some(b']') => {
+                    self.i += 1;
+                    return Ok(out);
+                }
+                _ => return Err(Stop),
             }
         }
     }
