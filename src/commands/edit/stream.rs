@@ -15,16 +15,11 @@ use crate::store::write::Change;
 use crate::workspace::{Ctx, paths};
 use std::sync::Arc;
 
-/// The changes (none when the edit changes nothing) and where `new` landed
-/// (`S` or `S:E`); `None`: not a large file, or not an edit this path makes.
-pub fn edit_old(
-    ctx: &Ctx,
-    arg: &str,
-    old: &str,
-    new: &str,
-    expect: &ExpectHash,
-) -> Result<Option<(Vec<Change>, String)>, CmdError> {
-    if ctx.tx.is_some() || old.is_empty() {
+/// The real path and its display name when `arg` is a regular file of
+/// `STREAM_FROM` bytes or more inside the root, outside a transaction (which
+/// stages whole files); `None` sends the caller to the whole-file path.
+fn large_target(ctx: &Ctx, arg: &str) -> Result<Option<(std::path::PathBuf, String)>, CmdError> {
+    if ctx.tx.is_some() {
         return Ok(None);
     }
     let abs = ctx.path_arg(arg)?;
@@ -34,6 +29,24 @@ pub fn edit_old(
     }
     let display = ctx.display_real(&real);
     common::check_inside(ctx, &real, &display)?;
+    Ok(Some((real, display)))
+}
+
+/// The changes (none when the edit changes nothing) and where `new` landed
+/// (`S` or `S:E`); `None`: not a large file, or not an edit this path makes.
+pub fn edit_old(
+    ctx: &Ctx,
+    arg: &str,
+    old: &str,
+    new: &str,
+    expect: &ExpectHash,
+) -> Result<Option<(Vec<Change>, String)>, CmdError> {
+    if old.is_empty() {
+        return Ok(None);
+    }
+    let Some((real, display)) = large_target(ctx, arg)? else {
+        return Ok(None);
+    };
     for v in matching::variants(old) {
         let scan = stream::scan(&real, v.as_bytes())
             .map_err(|e| crate::protocol::error::io_error(&ctx.command, &display, &e))?;
@@ -103,16 +116,9 @@ pub fn insert_at(
     content: &str,
     expect: &ExpectHash,
 ) -> Result<Option<(Vec<Change>, u64)>, CmdError> {
-    if ctx.tx.is_some() {
+    let Some((real, display)) = large_target(ctx, arg)? else {
         return Ok(None);
-    }
-    let abs = ctx.path_arg(arg)?;
-    let (real, lstat) = paths::real_path_lstat(ctx.dirs(), &abs);
-    if !lstat.is_some_and(|m| m.file_type().is_file() && m.len() >= STREAM_FROM) {
-        return Ok(None);
-    }
-    let display = ctx.display_real(&real);
-    common::check_inside(ctx, &real, &display)?;
+    };
     let io = |e: std::io::Error| crate::protocol::error::io_error(&ctx.command, &display, &e);
     let mut scan = stream::scan(&real, b"").map_err(io)?;
     if !scan.utf8
