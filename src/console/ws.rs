@@ -106,7 +106,10 @@ pub fn serve(mut ws: WebSocket<TcpStream>, surface: &mut dyn Surface, stopping: 
             Err(Error::Io(e))
                 if matches!(
                     e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    std::io::ErrorKind::WouldBlock
+                        | std::io::ErrorKind::TimedOut
+                        // A timed read is not restarted after a signal (signal(7)).
+                        | std::io::ErrorKind::Interrupted
                 ) =>
             {
                 surface.poll()

@@ -5,7 +5,7 @@
 //! correlation, ignored events, an update after a CLI write, a 2 MB frame
 //! refused, deregister on SIGTERM) and MCP over HTTP in both eras.
 
-use crate::support::{TestEnv, check_contract};
+use crate::support::{Patient, TestEnv, check_contract};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -99,7 +99,7 @@ fn ws_connect(
     port: u16,
     query_token: Option<&str>,
     headers: &[(&'static str, &str)],
-) -> Result<WebSocket<TcpStream>, tungstenite::Error> {
+) -> Result<WebSocket<Patient>, tungstenite::Error> {
     let url = match query_token {
         Some(t) => format!("ws://127.0.0.1:{port}/oui/v1?token={t}"),
         None => format!("ws://127.0.0.1:{port}/oui/v1"),
@@ -112,7 +112,7 @@ fn ws_connect(
     stream
         .set_read_timeout(Some(Duration::from_secs(20)))
         .unwrap();
-    tungstenite::client(req, stream)
+    tungstenite::client(req, Patient(stream))
         .map(|(ws, _)| ws)
         .map_err(|e| match e {
             tungstenite::HandshakeError::Failure(e) => e,
@@ -375,11 +375,12 @@ fn the_python_sdk_drives_mcp_over_http() {
 }
 
 /// The next protocol event (text frames only), or None when `within` passes.
-fn next_event(ws: &mut WebSocket<TcpStream>, within: Duration) -> Option<Value> {
+fn next_event(ws: &mut WebSocket<Patient>, within: Duration) -> Option<Value> {
     let deadline = Instant::now() + within;
     loop {
         let left = deadline.checked_duration_since(Instant::now())?;
         ws.get_ref()
+            .0
             .set_read_timeout(Some(left.max(Duration::from_millis(1))))
             .unwrap();
         match ws.read() {
@@ -400,7 +401,7 @@ fn next_event(ws: &mut WebSocket<TcpStream>, within: Duration) -> Option<Value> 
 
 /// Reads events until one satisfies `want` (panics after `within`).
 pub(super) fn wait_for(
-    ws: &mut WebSocket<TcpStream>,
+    ws: &mut WebSocket<Patient>,
     within: Duration,
     want: impl Fn(&Value) -> bool,
 ) -> Value {
@@ -415,12 +416,12 @@ pub(super) fn wait_for(
     panic!("no such event within {within:?}");
 }
 
-pub(super) fn send(ws: &mut WebSocket<TcpStream>, v: Value) {
+pub(super) fn send(ws: &mut WebSocket<Patient>, v: Value) {
     ws.send(Message::text(v.to_string())).unwrap();
 }
 
 fn request(
-    ws: &mut WebSocket<TcpStream>,
+    ws: &mut WebSocket<Patient>,
     id: &str,
     surface: &str,
     action: &str,
@@ -443,7 +444,7 @@ pub(super) fn surface_count(env: &TestEnv) -> usize {
     manifest.json["surfaces"].as_array().map_or(0, |a| a.len())
 }
 
-pub(super) fn socket(s: &Server) -> WebSocket<TcpStream> {
+pub(super) fn socket(s: &Server) -> WebSocket<Patient> {
     let origin = format!("http://127.0.0.1:{}", s.port);
     ws_connect(s.port, Some(&s.token), &[("Origin", origin.as_str())]).expect("the socket")
 }

@@ -211,7 +211,7 @@ fn one_surface_or_an_error_naming_the_others() {
 
 // ---- the WebSocket binding, against a runtime written here ----
 
-type Ws = tungstenite::WebSocket<std::net::TcpStream>;
+type Ws = tungstenite::WebSocket<crate::support::Patient>;
 
 /// The surface process, killed if the test ends before it does (a failed
 /// assertion must not leave it dialling).
@@ -242,7 +242,7 @@ fn accept(listener: &TcpListener, token: &str) -> Ws {
         .unwrap();
     let want = format!("Bearer {token}");
     tungstenite::accept_hdr(
-        stream,
+        crate::support::Patient(stream),
         |req: &tungstenite::handshake::server::Request, resp| {
             assert_eq!(
                 req.headers()

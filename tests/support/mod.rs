@@ -671,3 +671,36 @@ pub fn check_output_schema(json: &Value) {
         "{name}'s answer does not match its outputSchema (a field's type in data/field-types.tsv?): {errors:?}\n{json}"
     );
 }
+
+/// A socket that reads and writes again when a call is interrupted: a read with
+/// a timeout is not restarted after the test process is stopped and continued
+/// (signal(7)), which a loaded or frozen CI machine does, and a WebSocket
+/// library takes EINTR for the end of the connection.
+#[derive(Debug)]
+pub struct Patient(pub std::net::TcpStream);
+
+impl std::io::Read for Patient {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        loop {
+            match self.0.read(buf) {
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                other => return other,
+            }
+        }
+    }
+}
+
+impl std::io::Write for Patient {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        loop {
+            match self.0.write(buf) {
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                other => return other,
+            }
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
