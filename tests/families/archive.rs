@@ -700,3 +700,112 @@ fn archive_read_and_git_show_take_one_selector_group_from_core() {
     assert_eq!(a.error_code(), "argument.invalid", "{}", a.stdout);
     assert_eq!(a.json["error"]["message"], g.json["error"]["message"]);
 }
+
+/// Every path below `dir` with its kind (and a link's target), as Python walks it.
+const PATHS: &str = r#"
+import os, sys, json
+d = sys.argv[1]; out = {}
+for base, dirs, files in os.walk(d):
+    for n in dirs + files:
+        p = os.path.join(base, n); rel = os.path.relpath(p, d)
+        out[rel] = ["link", os.readlink(p)] if os.path.islink(p) else ["dir"] if os.path.isdir(p) else ["file"]
+print(json.dumps(out, sort_keys=True))
+"#;
+
+fn paths(env: &TestEnv, dir: &str) -> Value {
+    let out = Command::new("python3")
+        .args(["-c", PATHS, dir])
+        .current_dir(env.root())
+        .output()
+        .expect("python3");
+    serde_json::from_slice(&out.stdout).expect("paths")
+}
+
+/// Python's tarfile or zipfile extracts `name` into `to` (links kept as links).
+fn py_extract(env: &TestEnv, name: &str, to: &str) {
+    py(
+        env,
+        &format!(
+            "import tarfile, zipfile\nif '{name}'.endswith('.zip'): zipfile.ZipFile('{name}').extractall('{to}')\nelse: tarfile.open('{name}').extractall('{to}')"
+        ),
+    );
+}
+
+#[test]
+fn archive_create_stores_empty_directories_python_extracts_the_same_tree() {
+    let env = TestEnv::new();
+    env.write(".gitignore", "*.log\n");
+    env.write("proj/a.txt", "alpha\n");
+    env.write("proj/only-ignored/x.log", "ignored\n");
+    for d in ["proj/empty", "proj/nest/inner/leaf", "proj/full/sub"] {
+        std::fs::create_dir_all(env.path(d)).unwrap();
+    }
+    env.write("proj/full/sub/b.txt", "beta\n");
+    // What survives: the tree less the ignored file; its directory stays (empty).
+    let mut want = paths(&env, "proj");
+    want.as_object_mut().unwrap().remove("only-ignored/x.log");
+    for name in ["o.tar", "o.tar.gz", "o.zip"] {
+        let r = env.run(&["archive", "create", name, "proj"]);
+        assert_eq!(r.code, 0, "{}", r.stdout);
+        // a.txt, b.txt and the three directories nothing else brings back.
+        assert_eq!(r.json["entries"], 5, "{name}");
+        let to = format!("py-{name}");
+        py_extract(&env, name, &to);
+        assert_eq!(paths(&env, &format!("{to}/proj")), want, "python, {name}");
+        let ours = format!("ours-{name}");
+        let x = env.run(&["archive", "extract", name, "--to", &ours]);
+        assert_eq!(x.code, 0, "{}", x.stdout);
+        assert_eq!(paths(&env, &format!("{ours}/proj")), want, "ours, {name}");
+    }
+    // An empty directory named as the source is stored itself; gz ignores it.
+    let r = env.run(&["archive", "create", "e.tar", "proj/empty"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let t = Command::new("tar")
+        .args(["-tf", "e.tar"])
+        .current_dir(env.root())
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&t.stdout), "proj/empty/\n");
+    let gz = env.run(&["archive", "create", "a.gz", "proj/full"]);
+    assert_eq!(gz.code, 0, "{}", gz.stdout);
+    assert_eq!(gz.json["entries"], 1);
+}
+
+#[test]
+fn archive_create_stores_absolute_links_inside_the_root_as_relative_ones() {
+    let env = TestEnv::new();
+    let root = std::fs::canonicalize(env.root()).unwrap();
+    env.write("proj/d/a.txt", "alpha\n");
+    let link = |target: &Path, at: &str| std::os::unix::fs::symlink(target, env.path(at)).unwrap();
+    link(&root.join("proj/d/a.txt"), "proj/abs");
+    link(&root.join("proj/d/a.txt"), "proj/d/same");
+    link(&root.join("proj/d/../d"), "proj/d/updir");
+    link(&root, "proj/top");
+    link(Path::new("/etc/passwd"), "proj/out");
+    link(&root.join("../elsewhere"), "proj/sibling");
+    for name in ["o.tar.gz", "o.zip"] {
+        let r = env.run(&["archive", "create", name, "proj"]);
+        assert_eq!(r.code, 0, "{}", r.stdout);
+        assert_eq!(r.json["entries"], 5, "{name}");
+        assert_eq!(
+            r.json["skipped"],
+            json!([{"path": "proj/out", "reason": "link-outside"}, {"path": "proj/sibling", "reason": "link-outside"}])
+        );
+        // Each link, extracted anywhere, leads where the original did (Python's
+        // zipfile writes links as files: the zip's are read as stored).
+        let want = json!({"abs": ["link", "d/a.txt"], "d": ["dir"], "d/a.txt": ["file"],
+               "d/same": ["link", "a.txt"], "d/updir": ["link", "."], "top": ["link", ".."]});
+        let got = if name.ends_with(".zip") {
+            let list = "import zipfile, json\nz = zipfile.ZipFile('o.zip'); out = {'d': ['dir']}\nfor i in z.infolist():\n    n = i.filename[5:]\n    out[n] = ['link', z.read(i).decode()] if i.external_attr >> 28 == 0o12 else ['file']\nprint(json.dumps(out))";
+            serde_json::from_str(&py(&env, list)).unwrap()
+        } else {
+            py_extract(&env, name, "py");
+            paths(&env, "py/proj")
+        };
+        assert_eq!(got, want, "{name}");
+        // Our extract takes them (it refuses absolute targets).
+        let x = env.run(&["archive", "extract", name, "--to", &format!("ours-{name}")]);
+        assert_eq!(x.code, 0, "{}", x.stdout);
+        assert_eq!(env.read(&format!("ours-{name}/proj/abs")), b"alpha\n");
+    }
+}

@@ -1,5 +1,6 @@
-//! `archive create`: a new zip, tar, tar.gz or gz file of workspace files and
-//! symlinks (the scan's filters and ignore rules; links stored, never followed),
+//! `archive create`: a new zip, tar, tar.gz or gz file of workspace files,
+//! symlinks and empty directories (the scan's filters and ignore rules; links
+//! stored, never followed; absolute targets inside the root made relative),
 //! written through the store as one journaled
 //! op; an existing file is replaced only with --overwrite and its --expect-hash.
 
@@ -47,7 +48,7 @@ const MAX_INPUT: u64 = 1024 * 1024 * 1024;
 pub const SPEC: CommandSpec = CommandSpec {
     name: "archive create",
     summary: "Create a zip, tar, tar.gz or gz archive from workspace files (ignored files excluded).",
-    description: "Members are the regular files and symlinks the scan finds under each SRC, directories walked (ignore rules, --glob, --lang, --skip-larger-than, --newer), named relative to the workspace root, with their mode and mtime; the archive itself is left out. A symlink (walked, or named as SRC) is stored as a link with its target text, never followed; one whose target leaves the workspace is left out and listed in skipped. zip switches to zip64 past 65,535 members or 4 GiB. gz takes exactly one file. An existing PATH is refusal.exists unless --overwrite with --expect-hash. One journaled op: undo removes (or restores) the archive.",
+    description: "Members are the regular files and symlinks the scan finds under each SRC, directories walked (ignore rules, --glob, --lang, --skip-larger-than, --newer), named relative to the workspace root, with their mode and mtime, and every directory no other member lies below (an empty one stays in the tree); the archive itself is left out. A symlink (walked, or named as SRC) is stored as a link, never followed: a relative target as written, an absolute one inside the workspace rewritten relative to the link (so it extracts the same anywhere); one whose target leaves the workspace is left out and listed in skipped. zip switches to zip64 past 65,535 members or 4 GiB. gz takes exactly one file. An existing PATH is refusal.exists unless --overwrite with --expect-hash. One journaled op: undo removes (or restores) the archive.",
     args: <CreateArgs as clap::Args>::augment_args,
     output_fields: &[
         write::FIELD_CHANGES,
@@ -69,18 +70,19 @@ pub const SPEC: CommandSpec = CommandSpec {
     run: handler!(CreateArgs, run),
 };
 
-/// One member to write: a file's bytes, or a symlink's target text.
+/// One member to write: a file's bytes, a symlink's target text, or nothing
+/// for a directory (stored only when no other member lies below it).
 struct In {
     name: String,
     bytes: Vec<u8>,
     mode: u32,
     mtime: i64,
-    link: bool,
+    kind: Member,
 }
 
-/// What the walk keeps of an entry: its size, mode and mtime, and whether it
-/// is a symlink (never followed: its target text is what goes in).
-type Walked = (u64, u32, i64, bool);
+/// What the walk keeps of an entry: its size, mode and mtime, and its kind
+/// (a symlink is never followed: its target text is what goes in).
+type Walked = (u64, u32, i64, Member);
 
 fn invalid(ctx: &Ctx, m: impl Into<String>) -> CmdError {
     CmdError::invalid_argument(&ctx.command, m)
@@ -141,7 +143,13 @@ fn link_member(
         .files()
         .link_text(p, &st)
         .map_err(|e| crate::protocol::error::io_error(&ctx.command, &name, &e))?;
-    let text = text.to_string_lossy().into_owned();
+    let mut text = text.to_string_lossy().into_owned();
+    if text.starts_with('/') {
+        match relative_target(&ctx.root, Path::new(&name), &text) {
+            Some(rel) => text = rel,
+            None => return Ok(Err(name)),
+        }
+    }
     if !super::link_inside(Path::new(&name), &text) {
         return Ok(Err(name));
     }
@@ -150,8 +158,39 @@ fn link_member(
         bytes: text.into_bytes(),
         mode: 0o777,
         mtime,
-        link: true,
+        kind: Member::Symlink,
     }))
+}
+
+/// An absolute symlink target inside `root`, rewritten relative to the link
+/// at `at` (relative to the root), so the archive holds no absolute target
+/// and extracts the same anywhere; `None` when the target leaves the root.
+/// Lexical, as `link_inside` is: `.` and `..` are resolved on the text.
+fn relative_target(root: &Path, at: &Path, target: &str) -> Option<String> {
+    let mut abs: Vec<&std::ffi::OsStr> = Vec::new();
+    for c in Path::new(target).components() {
+        match c {
+            std::path::Component::Normal(p) => abs.push(p),
+            std::path::Component::ParentDir => {
+                abs.pop();
+            }
+            _ => {}
+        }
+    }
+    let root: Vec<&std::ffi::OsStr> = root.iter().skip(1).collect();
+    let inner = abs.strip_prefix(root.as_slice())?;
+    let from: Vec<&std::ffi::OsStr> = at.parent().map(|p| p.iter().collect()).unwrap_or_default();
+    let common = from.iter().zip(inner).take_while(|(a, b)| a == b).count();
+    let mut out: Vec<String> = vec!["..".into(); from.len() - common];
+    out.extend(
+        inner[common..]
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned()),
+    );
+    if out.is_empty() {
+        out.push(".".into());
+    }
+    Some(out.join("/"))
 }
 
 fn too_large(ctx: &Ctx) -> CmdError {
@@ -171,44 +210,101 @@ fn too_large(ctx: &Ctx) -> CmdError {
     )
 }
 
-/// The members: the files and symlinks the scan finds under the sources,
-/// sorted by name, and the symlinks left out because they lead out of the root.
-fn inputs(ctx: &Ctx, a: &CreateArgs, target: &Path) -> Result<(Vec<In>, Vec<String>), CmdError> {
+/// The entries the scan finds under `walk_from`, and each start that is a
+/// directory other than the root (the scan does not yield its starts).
+fn walk(
+    ctx: &Ctx,
+    a: &CreateArgs,
+    walk_from: &[PathBuf],
+) -> Result<Vec<(PathBuf, Walked)>, CmdError> {
+    if walk_from.is_empty() {
+        return Ok(Vec::new());
+    }
     let mut opts = a.scan.options(ctx, ctx.files().overlay()?)?;
     opts.include_dirs = true;
+    let walked = scan::walk(&ctx.root, walk_from, &opts, || {
+        |e: &Entry| -> Option<Walked> {
+            let kind = match e.kind {
+                Kind::File => Member::File,
+                Kind::Symlink => Member::Symlink,
+                Kind::Dir => Member::Dir,
+                _ => return None,
+            };
+            let st = e.stat().ok()?;
+            Some((st.len, st.mode, st.mtime.0, kind))
+        }
+    });
+    let mut items = walked
+        .map_err(|e| scan_error(&ctx.command, &ctx.argv, &e))?
+        .items;
+    for p in walk_from.iter().filter(|p| **p != ctx.root) {
+        if let Ok(m) = ctx.files().disk(p).symlink_metadata()
+            && m.is_dir()
+        {
+            items.push((p.clone(), (0, m.mode(), m.mtime(), Member::Dir)));
+        }
+    }
+    Ok(items)
+}
+
+/// The directories among `dirs` with no member below them (deepest first, so
+/// a directory holding only empty ones is itself left out), added to `out`.
+fn empty_dirs(out: &mut Vec<In>, mut dirs: Vec<In>) {
+    let mut names: std::collections::BTreeSet<String> =
+        out.iter().map(|m| m.name.clone()).collect();
+    dirs.sort_by(|x, y| y.name.cmp(&x.name));
+    dirs.dedup_by(|x, y| x.name == y.name);
+    for mut d in dirs {
+        let below = format!("{}/", d.name);
+        let holds = names
+            .range(below.clone()..)
+            .next()
+            .is_some_and(|n| n.starts_with(&below));
+        if !holds {
+            names.insert(below.clone());
+            d.name = below;
+            out.push(d);
+        }
+    }
+}
+
+/// The members: the files and symlinks the scan finds under the sources, and
+/// the directories that would otherwise be lost (empty ones), sorted by name;
+/// and the symlinks left out because they lead out of the root.
+fn inputs(ctx: &Ctx, a: &CreateArgs, target: &Path) -> Result<(Vec<In>, Vec<String>), CmdError> {
     let (walk_from, links) = starts(ctx, a)?;
-    let items = if walk_from.is_empty() {
-        Vec::new()
-    } else {
-        let walked = scan::walk(&ctx.root, &walk_from, &opts, || {
-            |e: &Entry| -> Option<Walked> {
-                if e.kind != Kind::File && e.kind != Kind::Symlink {
-                    return None;
-                }
-                let st = e.stat().ok()?;
-                Some((st.len, st.mode, st.mtime.0, e.kind == Kind::Symlink))
-            }
-        });
-        walked
-            .map_err(|e| scan_error(&ctx.command, &ctx.argv, &e))?
-            .items
-    };
+    let items = walk(ctx, a, &walk_from)?;
     let target_real = crate::workspace::paths::real_path(ctx.dirs(), target);
-    let (mut out, mut outside) = (Vec::new(), Vec::new());
+    let (mut out, mut outside, mut dirs) = (Vec::new(), Vec::new(), Vec::new());
     let mut total = 0u64;
     let named = links.into_iter().map(|p| {
         let mtime = ctx.files().disk(&p).symlink_metadata();
         let mtime = mtime.map_or_else(|_| crate::protocol::time::now().0, |m| m.mtime());
-        (p, (0, 0o777, mtime, true))
+        (p, (0, 0o777, mtime, Member::Symlink))
     });
-    for (p, (len, mode, mtime, link)) in items.into_iter().chain(named) {
+    for (p, (len, mode, mtime, kind)) in items.into_iter().chain(named) {
         let name = strip_root(&p, &ctx.root).to_string_lossy().into_owned();
-        if link {
-            match link_member(ctx, &p, name, mtime)? {
-                Ok(m) => out.push(m),
-                Err(name) => outside.push(name),
+        match kind {
+            Member::Symlink => {
+                match link_member(ctx, &p, name, mtime)? {
+                    Ok(m) => out.push(m),
+                    Err(name) => outside.push(name),
+                }
+                continue;
             }
-            continue;
+            Member::Dir => {
+                let bytes = Vec::new();
+                let mode = mode & 0o777;
+                dirs.push(In {
+                    name,
+                    bytes,
+                    mode,
+                    mtime,
+                    kind,
+                });
+                continue;
+            }
+            _ => {}
         }
         if crate::workspace::paths::real_path(ctx.dirs(), &p) == target_real {
             continue;
@@ -218,14 +314,16 @@ fn inputs(ctx: &Ctx, a: &CreateArgs, target: &Path) -> Result<(Vec<In>, Vec<Stri
             return Err(too_large(ctx));
         }
         let bytes = ctx.files().load_follow(&p)?.bytes.clone();
+        let mode = mode & 0o777;
         out.push(In {
             name,
             bytes,
-            mode: mode & 0o777,
+            mode,
             mtime,
-            link: false,
+            kind,
         });
     }
+    empty_dirs(&mut out, dirs);
     out.sort_by(|x, y| x.name.cmp(&y.name));
     outside.sort();
     Ok((out, outside))
@@ -237,15 +335,23 @@ fn tar_bytes(files: &[In], gz: bool) -> std::io::Result<Vec<u8>> {
         let mut h = tar::Header::new_gnu();
         h.set_mode(f.mode);
         h.set_mtime(u64::try_from(f.mtime).unwrap_or(0));
-        if f.link {
-            h.set_entry_type(tar::EntryType::Symlink);
-            h.set_size(0);
-            let target = String::from_utf8_lossy(&f.bytes).into_owned();
-            b.append_link(&mut h, &f.name, target)?;
-        } else {
-            h.set_size(f.bytes.len() as u64);
-            h.set_entry_type(tar::EntryType::Regular);
-            b.append_data(&mut h, &f.name, f.bytes.as_slice())?;
+        match f.kind {
+            Member::Symlink => {
+                h.set_entry_type(tar::EntryType::Symlink);
+                h.set_size(0);
+                let target = String::from_utf8_lossy(&f.bytes).into_owned();
+                b.append_link(&mut h, &f.name, target)?;
+            }
+            Member::Dir => {
+                h.set_entry_type(tar::EntryType::Directory);
+                h.set_size(0);
+                b.append_data(&mut h, &f.name, std::io::empty())?;
+            }
+            _ => {
+                h.set_size(f.bytes.len() as u64);
+                h.set_entry_type(tar::EntryType::Regular);
+                b.append_data(&mut h, &f.name, f.bytes.as_slice())?;
+            }
         }
     }
     let raw = b.into_inner()?;
@@ -264,7 +370,9 @@ fn encode(ctx: &Ctx, fmt: Format, files: &[In]) -> Result<Vec<u8>, CmdError> {
         Format::Tar => tar_bytes(files, false).map_err(io),
         Format::TarGz => tar_bytes(files, true).map_err(io),
         Format::Gz => {
-            let [one] = files else {
+            // gz holds one file's bytes: a directory has no place in it.
+            let files: Vec<&In> = files.iter().filter(|f| f.kind != Member::Dir).collect();
+            let [one] = files.as_slice() else {
                 return Err(invalid(
                     ctx,
                     format!(
@@ -273,7 +381,7 @@ fn encode(ctx: &Ctx, fmt: Format, files: &[In]) -> Result<Vec<u8>, CmdError> {
                     ),
                 ));
             };
-            if one.link {
+            if one.kind == Member::Symlink {
                 return Err(invalid(
                     ctx,
                     format!(
@@ -298,11 +406,7 @@ fn encode(ctx: &Ctx, fmt: Format, files: &[In]) -> Result<Vec<u8>, CmdError> {
                     data: &f.bytes,
                     mode: f.mode,
                     mtime: f.mtime,
-                    kind: if f.link {
-                        Member::Symlink
-                    } else {
-                        Member::File
-                    },
+                    kind: f.kind,
                 })
                 .map_err(io)?;
             }
@@ -363,9 +467,12 @@ pub fn run(ctx: &Ctx, a: &CreateArgs) -> Result<Output, CmdError> {
                 guard::check_hash(&shown, h, now.as_deref())?;
             }
             let (files, out) = inputs(ctx, a, &target)?;
-            entries = files.len() as u64;
             outside = out;
             let bytes = encode(ctx, fmt, &files)?;
+            entries = match fmt {
+                Format::Gz => 1,
+                _ => files.len() as u64,
+            };
             Ok(vec![Change::Put {
                 path: target.clone(),
                 bytes,
