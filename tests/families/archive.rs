@@ -809,3 +809,55 @@ fn archive_create_stores_absolute_links_inside_the_root_as_relative_ones() {
         assert_eq!(env.read(&format!("ours-{name}/proj/abs")), b"alpha\n");
     }
 }
+
+#[test]
+fn archive_read_says_mode_and_truncated_as_read_does() {
+    let env = TestEnv::new();
+    env.write("d/lines.txt", "a\nb\nc\nd\n");
+    env.write("d/long.txt", "x".repeat(40));
+    assert_eq!(env.run(&["archive", "create", "l.tar", "d"]).code, 0);
+    let cut = env.run(&[
+        "archive",
+        "read",
+        "l.tar",
+        "d/lines.txt",
+        "--max-lines",
+        "2",
+    ]);
+    let plain = env.run(&["read", "d/lines.txt", "--max-lines", "2"]);
+    for r in [&cut, &plain] {
+        assert_eq!(r.code, 3, "{}", r.stdout);
+        assert_eq!(r.json["truncated"], true, "{}", r.stdout);
+    }
+    let whole = env.run(&["archive", "read", "l.tar", "d/lines.txt"]);
+    assert_eq!(whole.code, 0, "{}", whole.stdout);
+    assert!(whole.json.get("truncated").is_none() && whole.json.get("mode").is_none());
+    let hex = env.run(&[
+        "archive",
+        "read",
+        "l.tar",
+        "d/lines.txt",
+        "--as",
+        "hex",
+        "--max-lines",
+        "1",
+        "--range",
+        "1",
+    ]);
+    let plain = env.run(&["read", "d/lines.txt", "--as", "hex"]);
+    assert_eq!(hex.json["mode"], plain.json["mode"], "{}", hex.stdout);
+    assert_eq!(hex.json["mode"], "hex");
+    let cut_hex = env.run(&[
+        "archive",
+        "read",
+        "l.tar",
+        "d/long.txt",
+        "--as",
+        "hex",
+        "--max-lines",
+        "1",
+    ]);
+    assert_eq!(cut_hex.code, 3, "{}", cut_hex.stdout);
+    assert_eq!(cut_hex.json["mode"], "hex");
+    assert_eq!(cut_hex.json["truncated"], true);
+}

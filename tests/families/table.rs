@@ -455,3 +455,29 @@ fn table_read_encoding_matches_python_decode() {
     );
     assert_eq!(named_rows(&l), want);
 }
+
+#[test]
+fn table_set_answers_the_cells_previous_text_as_pythons_csv_reads_it_masked() {
+    let env = TestEnv::new();
+    env.write(
+        "t.csv",
+        "name,note,key\nann,\"a, \"\"quoted\"\" b\",ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789\n",
+    );
+    let want = py(
+        &env,
+        "import csv, json; print(json.dumps(list(csv.reader(open('t.csv', newline='')))[1][1]))",
+    );
+    let r = env.run(&[
+        "table", "set", "t.csv", "--row", "1", "--column", "note", "--value", "plain",
+    ]);
+    ok(&r);
+    assert_eq!(r.json["previous"], want);
+    // A secret cell's previous text is masked like every other output.
+    let r = env.run(&[
+        "table", "set", "t.csv", "--row", "1", "--column", "key", "--value", "none",
+    ]);
+    ok(&r);
+    let prev = r.json["previous"].as_str().unwrap();
+    assert!(!prev.contains("ghp_aBcDeF"), "{prev}");
+    assert!(r.json["redactions"].as_u64().unwrap() >= 1, "{}", r.stdout);
+}

@@ -44,6 +44,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     description: "A gz archive has one member and takes no ENTRY (its name is answered as entry). Members over 64 MiB are refused. A binary member (a NUL in its first 8 KiB) read as text answers {binary,size,mime}; --as hex dumps it with secrets overwritten by *. Selectors as read's, one per call: --range, --symbol (--kind; the code outline language of the member's name), --between (--exclusive), --match (--invert; --range bounds it); with --as hex, --range counts 16-byte rows. A line over 16384 bytes is cut there and listed in cut_lines (partial). A cut result (status partial, exit 3) has next_commands continuing it.",
     args: <ReadArgs as clap::Args>::augment_args,
     output_fields: &[
+        field("mode", "hex with --as hex; absent for text, the default."),
         field("entry", "A gz archive's member name (read without ENTRY)."),
         field("start_line", "text: number of the first returned line."),
         field("lines", "text: line texts without terminators or BOM."),
@@ -57,6 +58,10 @@ pub const SPEC: CommandSpec = CommandSpec {
         ),
         field("total_lines", "text: lines in the member."),
         field("hash", "SHA-256 of the member bytes."),
+        field(
+            "truncated",
+            "true when --max-lines cut the output or a line was cut (status partial, exit 3); absent when nothing was.",
+        ),
         field("rows", "hex: [{offset,hex}], 16 bytes a row."),
         field(
             "binary",
@@ -94,6 +99,9 @@ pub const SPEC: CommandSpec = CommandSpec {
 
 #[derive(Serialize, Default)]
 struct Out {
+    /// hex with --as hex; absent for text, the default (as read's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mode: Option<&'static str>,
     /// Only when the caller named no member (a gz archive's one).
     #[serde(skip_serializing_if = "Option::is_none")]
     entry: Option<String>,
@@ -118,6 +126,9 @@ struct Out {
     #[serde(skip_serializing_if = "Option::is_none")]
     encoding_errors: Option<u64>,
     hash: String,
+    /// true when the answer is cut (status partial), as read's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    truncated: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     approx_tokens: Option<usize>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -330,8 +341,10 @@ fn hex(
         let words = shell::rerun(&ctx.argv, &["--range"], &[], &["--range".into(), r]);
         out.next_commands.push(shell::aitools(&words));
     }
+    out.mode = Some("hex");
     out.size = Some(bytes.len() as u64);
     out.rows = Some(rows);
+    out.truncated = cut.then_some(true);
     Output::cut(&out, cut)
 }
 
@@ -432,6 +445,7 @@ fn text(
         out.encoding_errors = Some(errors);
     }
     out.total_lines = Some(total);
+    out.truncated = partial.then_some(true);
     Ok(Output::cut(&out, partial).premasked(premasked))
 }
 

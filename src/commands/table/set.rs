@@ -6,8 +6,8 @@ use super::load::{self, Source};
 use super::parse;
 use crate::handler;
 use crate::protocol::args::Guard;
-use crate::protocol::registry::{CommandSpec, Effects};
-use crate::protocol::{CmdError, Output, Repair, code, shell};
+use crate::protocol::registry::{CommandSpec, Effects, field};
+use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
 use crate::store::guard;
 use crate::store::write::{self, Change, WriteRequest};
 use crate::workspace::Ctx;
@@ -48,7 +48,13 @@ pub const SET: CommandSpec = CommandSpec {
     summary: "Set one cell of a CSV or TSV file by row and column.",
     description: "--row counts data rows from 1 after the header. The new text is quoted when it holds the delimiter, a quote, CR or LF, or when the old cell was quoted; every other byte of the file stays as it was (other rows, quoting, CR LF). Undo restores the file.",
     args: <SetArgs as clap::Args>::augment_args,
-    output_fields: write::WRITE_FIELDS,
+    output_fields: &[
+        write::FIELD_CHANGES,
+        write::FIELD_OP_ID,
+        write::FIELD_DRY_RUN,
+        write::FIELD_NEXT,
+        field("previous", "The cell's text before the write (unquoted)."),
+    ],
     error_codes: crate::write_error_codes![
         code::NOT_UTF8,
         code::SYNTAX_ERROR,
@@ -98,6 +104,32 @@ fn new_text(ctx: &Ctx, a: &SetArgs) -> Result<String, CmdError> {
     Ok(s)
 }
 
+/// table set writes CSV and TSV only: the refusal for another format, with
+/// the command that edits it instead.
+fn not_delimited(t: &load::Table) -> CmdError {
+    CmdError::new(
+        code::UNSUPPORTED_FORMAT,
+        format!(
+            "table set writes CSV and TSV cells; {} reads as {}.",
+            t.display,
+            t.format.name()
+        ),
+        if t.format == load::Format::Json {
+            Repair::new(
+                "json",
+                "See the first row, then `json set` its value by pointer.",
+                shell::aitools(["json", "get", &t.display, "/0"]),
+            )
+        } else {
+            Repair::new(
+                "edit",
+                "Read the rows as lines, then `edit` the line.",
+                shell::aitools(["read", &t.display, "--max-lines", "5"]),
+            )
+        },
+    )
+}
+
 pub fn set(ctx: &Ctx, a: &SetArgs) -> Result<Output, CmdError> {
     let value = new_text(ctx, a)?;
     guard::refuse_redacted("The value", Some(&a.path), value.as_bytes())?;
@@ -109,6 +141,7 @@ pub fn set(ctx: &Ctx, a: &SetArgs) -> Result<Output, CmdError> {
     }
     let expect = guard::parse_expect_hash(&ctx.command, &a.guarded.expect_hash)?;
     let abs = ctx.write_path_arg(&a.path, Final::Follow)?;
+    let mut previous = String::new();
     let done = write::submit(
         ctx,
         &WriteRequest::new(ctx).dry_run(a.guarded.dry.dry_run),
@@ -121,27 +154,7 @@ pub fn set(ctx: &Ctx, a: &SetArgs) -> Result<Output, CmdError> {
                 &load::Shape::default(),
             )?;
             let Some(delim) = t.format.delim() else {
-                return Err(CmdError::new(
-                    code::UNSUPPORTED_FORMAT,
-                    format!(
-                        "table set writes CSV and TSV cells; {} reads as {}.",
-                        t.display,
-                        t.format.name()
-                    ),
-                    if t.format == load::Format::Json {
-                        Repair::new(
-                            "json",
-                            "See the first row, then `json set` its value by pointer.",
-                            shell::aitools(["json", "get", &t.display, "/0"]),
-                        )
-                    } else {
-                        Repair::new(
-                            "edit",
-                            "Read the rows as lines, then `edit` the line.",
-                            shell::aitools(["read", &t.display, "--max-lines", "5"]),
-                        )
-                    },
-                ));
+                return Err(not_delimited(&t));
             };
             if let Some(h) = expect.for_target(&a.path, &t.display, true) {
                 guard::check_hash(&t.display, h, Some(&t.hash))?;
@@ -182,6 +195,7 @@ pub fn set(ctx: &Ctx, a: &SetArgs) -> Result<Output, CmdError> {
                     ),
                 ));
             };
+            previous = cell.value.clone();
             let with = parse::render_cell(&value, delim, cell.quoted);
             let new = format!("{}{}{}", &t.text[..cell.start], with, &t.text[cell.end..]);
             let bytes = |n: &str| t.bytes_of(n);
@@ -195,5 +209,5 @@ pub fn set(ctx: &Ctx, a: &SetArgs) -> Result<Output, CmdError> {
             )?)
         },
     )?;
-    Ok(done.into_output(Vec::new()))
+    Ok(done.into_output(vec![("previous", Json::str(previous))]))
 }
