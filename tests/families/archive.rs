@@ -766,7 +766,9 @@ fn archive_create_stores_empty_directories_python_extracts_the_same_tree() {
         .output()
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&t.stdout), "proj/empty/\n");
-    let gz = env.run(&["archive", "create", "a.gz", "proj/full"]);
+    std::fs::create_dir_all(env.path("g/empty")).unwrap();
+    env.write("g/one.txt", "one\n");
+    let gz = env.run(&["archive", "create", "a.gz", "g"]);
     assert_eq!(gz.code, 0, "{}", gz.stdout);
     assert_eq!(gz.json["entries"], 1);
 }

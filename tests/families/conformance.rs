@@ -367,3 +367,30 @@ fn every_adopted_core_rule_holds_against_the_binary() {
     }
     assert!(checked.len() >= 15, "{checked:?}");
 }
+
+/// The reference tool's 81 commands (facts in benches/ref) against our schema:
+/// every one present, and no flag, output field or error code of theirs missing
+/// unless benches/ref/deliberate.tsv says why (docs/reference-table.md prints it).
+#[test]
+fn every_reference_flag_field_and_code_is_ours_or_left_out_with_a_reason() {
+    let env = TestEnv::new();
+    let mut c = env.isolate(std::process::Command::new("python3"));
+    c.arg(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/benches/reference_table.py"
+    ))
+    .args(["--totals", "--bin"])
+    .arg(crate::support::bin())
+    .current_dir(env.root());
+    let out = c.output().expect("python3");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("present: 81."), "{text}");
+    for kind in ["flags", "fields", "codes"] {
+        assert!(text.contains(&format!("{kind}: missing 0 open")), "{text}");
+    }
+}
