@@ -14,7 +14,8 @@
 #
 # Env: MB (file size, default 1024), RUNS (rounds, default 3), WARMUP (default 1),
 # DIR (where the files go, default a temp dir under /tmp), JSON=FILE (ab.py's result),
-# ROWS (default "edit undo insert write": the rows to run).
+# ROWS (default "edit undo insert write": the rows to run), BASE=/other/aitools (row
+# write: side B is that build's same write, a before/after in one interleaved run).
 set -euo pipefail
 BIN=$(realpath "${1:-target/release/aitools}")
 HERE=$(cd "$(dirname "$0")/.." && pwd)
@@ -101,7 +102,13 @@ if has write; then
   H=$(sha256sum "$W/orig.txt" | cut -c1-64)
   A="sh -c 'cd $W/a && exec $BIN write big.txt --overwrite --expect-hash $H --content-file $W/edited.txt --max-input 4GiB'"
   B="sh -c 'cp $W/edited.txt $W/b/big.txt && sync'"
-  python3 "$HERE/benches/perf/ab.py" "bigwrite ${MB}MB: aitools write --content-file vs cp + sync" "$A" "$B" \
+  VS="cp + sync"
+  if [ -n "${BASE:-}" ]; then # before/after: BASE's write of the same bytes in b/
+    (cd "$W/b" && [ -d .git ] || git init -q)
+    B="sh -c 'cd $W/b && exec $(realpath "$BASE") write big.txt --overwrite --expect-hash $H --content-file $W/edited.txt --max-input 4GiB'"
+    VS="BASE"
+  fi
+  python3 "$HERE/benches/perf/ab.py" "bigwrite ${MB}MB: aitools write --content-file vs $VS" "$A" "$B" \
     --runs "$RUNS" --warmup "$WARMUP" --round "$ROUND" --same "$W/a/big.txt" "$W/b/big.txt" \
     ${JSON:+--json "${JSON%.json}-write.json"}
   sh -c "$ROUND"

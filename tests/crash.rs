@@ -547,6 +547,82 @@ fn a_kill_in_a_streamed_write_leaves_before_or_after() {
     });
 }
 
+/// The bytes `pread64` returned on the descriptor the first read-only open of
+/// `name` gave (in a `strace -f` log of `openat,pread64`).
+fn pread_bytes(log: &str, name: &str) -> u64 {
+    let fd = log
+        .lines()
+        .find(|l| {
+            l.contains(&format!("/{name}\"")) && l.contains("O_RDONLY") && !l.contains("O_PATH")
+        })
+        .and_then(|l| l.rsplit("= ").next())
+        .and_then(|n| n.trim().parse::<i64>().ok())
+        .unwrap_or_else(|| panic!("{name} was not opened:\n{log}"));
+    let call = format!("pread64({fd}, ");
+    // `strace -f` splits a call another thread interrupted: `PID pread64(3,
+    // <unfinished ...>`, later `PID <... pread64 resumed>..., 0) = 1048576`.
+    let mut open: std::collections::HashMap<&str, &str> = Default::default();
+    let mut calls = Vec::new();
+    for l in log.lines() {
+        let pid = l.split_whitespace().next().unwrap_or("");
+        if let Some(head) = l.strip_suffix("<unfinished ...>") {
+            open.insert(pid, head);
+        } else if l.contains("resumed>") {
+            calls.push(format!("{}{l}", open.remove(pid).unwrap_or("")));
+        } else {
+            calls.push(l.to_string());
+        }
+    }
+    calls
+        .iter()
+        .filter(|l| l.contains(&call))
+        .filter_map(|l| l.rsplit("= ").next()?.trim().parse::<u64>().ok())
+        .sum()
+}
+
+/// A streamed `write --overwrite --content-file` of a one-line change near the
+/// end of a file past the streaming size reads each file about once: the
+/// hash passes, then only a block or two for the diff window (the common head
+/// is known from the passes' hash states; it was read again, a second time
+/// over most of both files).
+#[test]
+fn a_streamed_write_reads_each_file_about_once() {
+    let c = Case::new();
+    put_huge(&c);
+    let body = std::fs::read_to_string(c.ws().join("huge.txt")).unwrap();
+    c.put(
+        "new.txt",
+        &body.replace("line 000599990 some", "line 000599990 NEW"),
+    );
+    let h = c.ok(&["info", "huge.txt"])["hash"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let args = argv(&[
+        "write",
+        "huge.txt",
+        "--overwrite",
+        "--expect-hash",
+        &h,
+        "--content-file",
+        "new.txt",
+    ]);
+    let (code, out, log) = c.trace_log("openat,pread64", &args, None);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("line 000599990 NEW"),
+        "the diff shows the line: {out}"
+    );
+    let size = body.len() as u64;
+    for name in ["huge.txt", "new.txt"] {
+        let read = pread_bytes(&log, name);
+        assert!(
+            read >= size && read < size + size / 8,
+            "{name}: {read} bytes read for a {size}-byte file"
+        );
+    }
+}
+
 /// `insert --at end` of a file past the streaming size (`Change::SpliceStream`
 /// at the file's end: its whole body copied, then the lines).
 #[test]

@@ -60,8 +60,8 @@ pub struct Scan {
     /// The file holds the redaction mask in a spelling a write refuses
     /// (`redact::contains_placeholder`); looked for only by `scan_masks`.
     pub masked: bool,
-    /// The hash state at the start of each block.
-    midstates: Vec<(u64, Sha256)>,
+    /// The hash state at the start of each block, and the `\n` before it.
+    midstates: Vec<(u64, u64, Sha256)>,
 }
 
 /// Reads until `buf` is full or the file ends, from `off`.
@@ -147,6 +147,8 @@ pub fn scan_open(file: File, needle: &[u8]) -> io::Result<Scan> {
 
 /// `scan_open` with no needle that also looks for the redaction mask
 /// (`Scan::masked`): the content of a write, which must not carry it back.
+/// Only hashed and looked at: its lines and UTF-8 are not counted or checked
+/// (`lf`, `crlf` 0, `utf8` false).
 pub fn scan_masks(file: File) -> io::Result<Scan> {
     let meta = file.metadata()?;
     if !meta.is_file() {
@@ -198,9 +200,17 @@ fn scan_file(
     loop {
         let n = read_full(&s.file, &mut buf, s.len)?;
         let block = buf.get(..n).unwrap_or_default();
-        s.tally(block, &mut h, &mut utf8, &mut last);
+        s.tally(block, &mut h, &mut utf8, &mut last, !masks);
         if masks && !s.masked {
             s.masked = masked_in(block, &mut seam);
+        }
+        if needle.is_empty() {
+            // Nothing to find: no window kept (it cost a copy of every block).
+            s.len += n as u64;
+            if n < BLOCK {
+                break;
+            }
+            continue;
         }
         if let Some(want) = excerpt_want
             && s.excerpt.len() < want
@@ -247,7 +257,7 @@ fn scan_file(
             win_at += cut as u64;
         }
     }
-    s.utf8 = utf8.ok_at_end();
+    s.utf8 = !masks && utf8.ok_at_end();
     s.hash = hex(&h.finalize());
     if let (1, Some(at)) = (s.count, s.excerpt_at) {
         s.to_eof = at + s.excerpt.len() as u64 == s.len;
@@ -293,9 +303,19 @@ impl Scan {
 
     /// What every block read adds: the hash (and its state before the block),
     /// the UTF-8 check, the line endings, the head.
-    fn tally(&mut self, block: &[u8], h: &mut Sha256, utf8: &mut Utf8, last: &mut u8) {
-        self.midstates.push((self.len, h.clone()));
+    /// A pass that only hashes (`text` false: `scan_masks`) leaves the line
+    /// endings uncounted and `utf8` false.
+    fn tally(&mut self, block: &[u8], h: &mut Sha256, utf8: &mut Utf8, last: &mut u8, text: bool) {
+        self.midstates.push((self.len, self.lf, h.clone()));
         h.update(block);
+        if self.head.len() < crate::text::sniff::SNIFF_BYTES {
+            let room = crate::text::sniff::SNIFF_BYTES - self.head.len();
+            self.head
+                .extend_from_slice(block.get(..block.len().min(room)).unwrap_or_default());
+        }
+        if !text {
+            return;
+        }
         utf8.feed(block);
         self.lf += memchr::memchr_iter(b'\n', block).count() as u64;
         self.crlf += memchr::memmem::find_iter(block, b"\r\n").count() as u64;
@@ -303,11 +323,6 @@ impl Scan {
             self.crlf += 1;
         }
         *last = block.last().copied().unwrap_or(*last);
-        if self.head.len() < crate::text::sniff::SNIFF_BYTES {
-            let room = crate::text::sniff::SNIFF_BYTES - self.head.len();
-            self.head
-                .extend_from_slice(block.get(..block.len().min(room)).unwrap_or_default());
-        }
     }
 
     /// The SHA-256 (hex) of the file as read with `range` replaced by `with`:
@@ -318,8 +333,8 @@ impl Scan {
             .midstates
             .iter()
             .rev()
-            .find(|(at, _)| *at <= range.start)
-            .map_or((0, Sha256::new()), |(at, st)| (*at, st.clone()));
+            .find(|(at, _, _)| *at <= range.start)
+            .map_or((0, Sha256::new()), |(at, _, st)| (*at, st.clone()));
         let mut buf = vec![0u8; BLOCK];
         self.feed(&mut h, &mut buf, from..range.start)?;
         h.update(with);
@@ -530,8 +545,14 @@ impl Scan {
 /// around the stretch. `None` when the stretch, or the window, passes
 /// `WINDOW_MAX` bytes.
 pub fn window_between(a: &Scan, b: &Scan) -> io::Result<Option<(Vec<u8>, Vec<u8>, usize)>> {
+    // A stretch past `WINDOW_MAX` in either file has no window: sizes that far
+    // apart say so without a read.
+    if a.len.abs_diff(b.len) > WINDOW_MAX as u64 {
+        return Ok(None);
+    }
     let shorter = a.len.min(b.len);
-    let (head, lines) = common_head(&a.file, &b.file, shorter)?;
+    let (from, lines) = a.same_blocks(b);
+    let (head, lines) = common_head(&a.file, &b.file, from, shorter, lines)?;
     let tail = common_tail(&a.file, a.len, &b.file, b.len, shorter - head)?;
     let (a_end, b_end) = (a.len - tail, b.len - tail);
     if a_end - head > WINDOW_MAX as u64 || b_end - head > WINDOW_MAX as u64 {
@@ -558,11 +579,43 @@ pub fn window_between(a: &Scan, b: &Scan) -> io::Result<Option<(Vec<u8>, Vec<u8>
     Ok(whole.then_some((old, new, line + before as usize)))
 }
 
+impl Scan {
+    /// The longest run of whole blocks both passes read alike from the start
+    /// (their hashes of it equal: the hash states the passes kept, finished),
+    /// as its length and the `\n` in it; found without reading either file.
+    fn same_blocks(&self, b: &Scan) -> (u64, u64) {
+        let digest = |s: &Scan, k: usize| {
+            s.midstates
+                .get(k)
+                .map(|(at, lf, h)| (*at, *lf, h.clone().finalize()))
+        };
+        let same = |k: usize| match (digest(self, k), digest(b, k)) {
+            (Some((x, lf, p)), Some((y, _, q))) if x == y && p == q => Some((x, lf)),
+            _ => None,
+        };
+        // Equal prefixes up to block k are equal up to every block before it.
+        let (mut lo, mut hi) = (0usize, self.midstates.len().min(b.midstates.len()));
+        let mut best = (0u64, 0u64);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match same(mid) {
+                Some(found) => {
+                    best = found;
+                    lo = mid + 1;
+                }
+                None => hi = mid,
+            }
+        }
+        best
+    }
+}
+
 /// The bytes two files agree on from their starts (up to `len`), and the
-/// `\n` in them.
-fn common_head(a: &File, b: &File, len: u64) -> io::Result<(u64, u64)> {
+/// `\n` in them, given that they agree on the first `from` bytes, which hold
+/// `lines` of them.
+fn common_head(a: &File, b: &File, from: u64, len: u64, lines: u64) -> io::Result<(u64, u64)> {
     let (mut x, mut y) = (vec![0u8; BLOCK], vec![0u8; BLOCK]);
-    let (mut at, mut lines) = (0u64, 0u64);
+    let (mut at, mut lines) = (from.min(len), lines);
     while at < len {
         let want = ((len - at) as usize).min(BLOCK);
         let n = read_full(a, &mut x[..want], at)?.min(read_full(b, &mut y[..want], at)?);
