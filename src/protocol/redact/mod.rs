@@ -31,7 +31,8 @@ mod tree;
 mod writer;
 
 pub use bytes::{
-    mask_bytes, mask_bytes_untallied, mask_part, secret_spans_bytes, secret_spans_wide,
+    mask_bytes, mask_bytes_untallied, mask_part, secret_spans_bytes, secret_spans_json_lines,
+    secret_spans_wide, union_spans,
 };
 pub use policy::PLACEHOLDER;
 
@@ -281,6 +282,35 @@ fn mask_shown_apart(
         n += usize::from(!(opener_masked && is_shown(a.opened)));
     }
     n
+}
+
+/// `text` (an error's message or repair) with each word of `pattern`, a regex the
+/// caller sent that does not compile, masked where the file rules would mask it as
+/// a value with no key (`echo::pattern_values`), as written, regex-escaped or
+/// shell-quoted; `None` when none is there. Tallied for the answer's `redactions`.
+pub fn mask_pattern_echo(pattern: &str, text: &str) -> Option<String> {
+    let mut spellings: Vec<String> = Vec::new();
+    for word in echo::pattern_values(pattern) {
+        for s in [word.to_string(), regex::escape(word)] {
+            spellings.push(s.replace('\'', "'\\''"));
+            spellings.push(s);
+        }
+    }
+    spellings.sort();
+    spellings.dedup();
+    // The longest first: an escaped spelling holds the plain one's pieces.
+    spellings.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    let mut out = text.to_string();
+    let mut n = 0;
+    for s in &spellings {
+        let found = out.matches(s.as_str()).count();
+        if found > 0 {
+            out = out.replace(s.as_str(), PLACEHOLDER);
+            n += found;
+        }
+    }
+    tally(n);
+    (n > 0).then_some(out)
 }
 
 /// Counts `n` secrets a command masked itself (with a `Primer`, a `LineMask`) in
