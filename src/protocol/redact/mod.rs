@@ -324,6 +324,13 @@ pub fn mask_tree(value: &mut json::Json) -> usize {
     tree::mask_tree(value)
 }
 
+/// `mask_tree` of an envelope whose top-level members `trusted` (by index) the
+/// command masked itself (`Output::masked`): they are left as they are, but for
+/// a value the rest masks (the second pass runs over the whole tree).
+pub fn mask_tree_trusting(value: &mut json::Json, trusted: Range<usize>) -> usize {
+    tree::mask_tree_trusting(value, trusted)
+}
+
 /// `mask_tree` with every string run through the detectors (no prefilter):
 /// the reference the prefiltered passes are tested against.
 pub fn mask_tree_reference(value: &mut json::Json) -> usize {
@@ -376,7 +383,14 @@ impl LineMask {
 /// The compact JSON text of `value` with every secret masked, and how many were.
 /// Prints exactly what `mask_tree` then serializing prints.
 pub fn write_masked(value: &mut json::Json) -> (String, usize) {
-    writer::write_masked(value)
+    writer::write_masked(value, 0..0)
+}
+
+/// `write_masked` of an envelope whose top-level members `trusted` (by index)
+/// the command masked itself (`Output::masked`): written as they are, but for a
+/// value the rest masks (the second pass runs over the whole text).
+pub fn write_masked_trusting(value: &json::Json, trusted: Range<usize>) -> (String, usize) {
+    writer::write_masked(value, trusted)
 }
 
 /// True when an input to a write holds the mask in any spelling (any case, JSON or
