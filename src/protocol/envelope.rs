@@ -9,6 +9,7 @@ use super::error::CmdError;
 use super::json::Json;
 use super::redact;
 use serde::Serialize;
+use std::ops::Range;
 
 /// Envelopes above this many characters are refused (`refusal.too-large`).
 pub const MAX_ENVELOPE_CHARS: usize = 16 * 1024 * 1024;
@@ -24,6 +25,10 @@ pub struct Output {
     /// Strings the command generated itself (`util random`): never a user's
     /// secret, so the mask leaves them as they are (see [`hide_own`]).
     pub own: Vec<String>,
+    /// The fields were masked by the command itself, all in one pass over one tree,
+    /// their secrets tallied (`Output::masked`): the envelope's pass masks only the
+    /// members the envelope adds, so each byte of the fields is masked once.
+    pub fields_masked: bool,
 }
 
 impl Output {
@@ -34,6 +39,7 @@ impl Output {
             partial: false,
             premasked: 0,
             own: Vec::new(),
+            fields_masked: false,
         }
     }
 
@@ -44,6 +50,7 @@ impl Output {
             partial,
             premasked: 0,
             own: Vec::new(),
+            fields_masked: false,
         }
     }
 
@@ -53,6 +60,7 @@ impl Output {
             partial,
             premasked: 0,
             own: Vec::new(),
+            fields_masked: false,
         }
     }
 
@@ -60,6 +68,14 @@ impl Output {
     /// itself from its own random source, never read from the user's data.
     pub fn own_values(mut self, values: Vec<String>) -> Output {
         self.own = values;
+        self
+    }
+
+    /// This output with every field already masked by the command (one
+    /// `redact::mask_tree` over all of them, tallied with `redact::tally_shown`);
+    /// nothing is masked twice.
+    pub fn masked(mut self) -> Output {
+        self.fields_masked = true;
         self
     }
 
@@ -93,14 +109,17 @@ fn header(status: &str, command: &str) -> Json {
 
 /// Masks, counts and serializes; refuses an envelope over the size cap.
 /// `premasked`: secrets the handler masked itself, counted with the pass's.
+/// `trusted`: the members (by index) the command masked itself (`Output::masked`),
+/// written as they are.
 fn finish(
     mut env: Json,
     command: &str,
     premasked: usize,
     own: &[String],
+    trusted: Range<usize>,
 ) -> Result<String, Box<TooLarge>> {
     hide_own(&mut env, own);
-    let (mut text, redactions) = redact::write_masked(&mut env);
+    let (mut text, redactions) = redact::write_masked_trusting(&env, trusted);
     restore_own_text(&mut text, own);
     // What the command masked itself (run's output, a premasked range) counts
     // with the rest.
@@ -193,16 +212,24 @@ fn append_redactions(text: &mut String, redactions: usize) {
 
 /// A success envelope's tree, unmasked and without inline context: what an
 /// outer answer (batch's `results`) nests, and what `render_ok` prints.
-pub fn ok_tree(command: &str, out: Output, recovery: Vec<(String, Json)>) -> Json {
+/// With the members (by index) the command masked itself (`Output::masked`).
+pub fn ok_tree(command: &str, out: Output, recovery: Vec<(String, Json)>) -> (Json, Range<usize>) {
     let mut env = header(if out.partial { "partial" } else { "ok" }, command);
-    push_fields(&mut env, out);
+    let trusted = push_fields(&mut env, out);
     for (k, v) in recovery {
         env.push(&k, v);
     }
-    env
+    (env, trusted)
 }
 
-fn push_fields(env: &mut Json, out: Output) {
+/// Pushes the fields; returns the members (by index) the command masked itself.
+fn push_fields(env: &mut Json, out: Output) -> Range<usize> {
+    let len = |env: &Json| match env {
+        Json::Obj(members) => members.len(),
+        _ => 0,
+    };
+    let first = len(env);
+    let masked = out.fields_masked;
     if let Json::Obj(members) = out.fields {
         for (k, v) in members {
             // An empty next_commands is omitted (spec: "omitted when empty").
@@ -216,6 +243,7 @@ fn push_fields(env: &mut Json, out: Output) {
             env.push(&k, v);
         }
     }
+    if masked { first..len(env) } else { 0..0 }
 }
 
 /// An error envelope's tree, unmasked and without inline context.
@@ -260,7 +288,7 @@ pub fn render_ok(
     let premasked = out.premasked;
     let own = out.own.clone();
     let mut env = header(if out.partial { "partial" } else { "ok" }, command);
-    push_fields(&mut env, out);
+    let trusted = push_fields(&mut env, out);
     for (k, v) in extra {
         env.push(&k, v);
     }
@@ -268,7 +296,7 @@ pub fn render_ok(
     for (k, v) in recovery {
         env.push(&k, v);
     }
-    match finish(env, command, premasked, &own) {
+    match finish(env, command, premasked, &own, trusted) {
         Ok(text) => Rendered {
             text,
             exit_code,
@@ -282,7 +310,7 @@ pub fn render_ok(
 pub fn render_error(command: &str, err: &CmdError) -> Rendered {
     let mut env = error_tree(command, err);
     push_inline_context(&mut env);
-    let text = match finish(env, command, 0, &[]) {
+    let text = match finish(env, command, 0, &[], 0..0) {
         Ok(t) => t,
         Err(too_large) => {
             // The error itself is too large (huge candidates): drop the extras.
@@ -339,6 +367,55 @@ mod tests {
         );
         assert_eq!(r.exit_code, 0);
     }
+    /// Fields a command masked itself (`Output::masked`) are printed as they are
+    /// (a numbered line is not judged again), the members the envelope adds are
+    /// masked, and both printing paths (text, tree) agree.
+    #[test]
+    fn masked_fields_are_masked_once() {
+        let fields = || {
+            let mut v = Json::obj();
+            v.push("lines", Json::Arr(vec![Json::str("1:password=x1y2z3w4v5")]));
+            v
+        };
+        let took = || vec![("took".to_string(), Json::str("token=Qw3rty9Uiop5Asdf"))];
+        let trusted = render_ok(
+            "search",
+            Output::from_json(fields(), false).masked(),
+            vec![],
+            took(),
+        );
+        assert!(
+            trusted.text.contains("1:password=x1y2z3w4v5"),
+            "{}",
+            trusted.text
+        );
+        assert!(
+            trusted.text.contains("token=[REDACTED_SECRET]"),
+            "{}",
+            trusted.text
+        );
+        let judged = render_ok("search", Output::from_json(fields(), false), vec![], took());
+        assert!(
+            judged.text.contains("1:password=[REDACTED_SECRET]"),
+            "{}",
+            judged.text
+        );
+        let (mut tree, range) = ok_tree(
+            "search",
+            Output::from_json(fields(), false).masked(),
+            took(),
+        );
+        let n = redact::mask_tree_trusting(&mut tree, range);
+        assert_eq!(n, 1);
+        assert_eq!(
+            format!(
+                "{},\"redactions\":1}}\n",
+                tree.to_string_compact().trim_end_matches('}')
+            ),
+            trusted.text
+        );
+    }
+
     #[test]
     fn error_shape() {
         let e = CmdError::invalid_argument("read", "bad");

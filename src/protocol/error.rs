@@ -165,6 +165,24 @@ impl CmdError {
             ),
             repair,
         )
+        .masking_pattern(pattern)
+    }
+
+    /// The message and repairs with each word of `pattern` (caller input that
+    /// does not compile) masked that the file rules would mask as a bare value: the
+    /// caller knows its pattern, and a repair re-running the call keeps the rest.
+    pub fn masking_pattern(mut self, pattern: &str) -> CmdError {
+        let mask = |s: &mut String| {
+            if let Some(m) = super::redact::mask_pattern_echo(pattern, s) {
+                *s = m;
+            }
+        };
+        mask(&mut self.message);
+        for r in self.repairs.iter_mut() {
+            mask(&mut r.detail);
+            mask(&mut r.command);
+        }
+        self
     }
 
     /// `internal.unexpected`: a bug; the repair is filing feedback.

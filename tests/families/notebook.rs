@@ -597,3 +597,52 @@ fn search_tells_notebook_hits_by_cell_and_line() {
         (serde_json::json!(1), serde_json::json!([2, 3]))
     );
 }
+
+/// A match crossing an escaped quote in a source line's JSON string
+/// (`token = "Zq8v\"2LmP…"` is written `\"Zq8v\\\"2LmP…\"` in the file) is
+/// masked as the cell's text says it, escapes included: the whole value, a piece
+/// of it, and a capture group, with a count.
+#[test]
+fn search_masks_a_notebook_match_across_an_escaped_quote() {
+    let env = TestEnv::new();
+    let src = [
+        "password = \"Tr0ub4dor3xyzQ\"\n",
+        "token = \"Zq8v\\\"2LmP0xA1Wk3n9RtY7uB2\"\n",
+        "API_KEY=\"He said \\\"Hj5Tk8Lm2Qp9Xz4W\\\"\"\n",
+    ];
+    let nb = serde_json::json!({"cells": [{"cell_type": "code", "execution_count": null,
+        "id": "c1", "metadata": {}, "outputs": [], "source": src}],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5});
+    env.write("s.ipynb", serde_json::to_string_pretty(&nb).expect("json"));
+    for (pattern, secret) in [
+        ("Zq8v.*uB2", "2LmP0xA1Wk3n9RtY7uB2"),
+        ("Zq8v....2LmP", "2LmP"),
+        ("(Zq8v.*Wk3n)", "2LmP0xA1Wk3n"),
+        ("said.*", "Hj5Tk8Lm2Qp9Xz4W"),
+        ("= ..Tr0ub", "Tr0ub"),
+    ] {
+        let r = env.run(&["search", pattern, "s.ipynb", "--output", "matches"]);
+        let m = &r.json["matches"][0];
+        assert_eq!(m["cell"], 0, "{pattern}: {}", r.stdout);
+        assert!(!r.stdout.contains(secret), "{pattern} leaked: {}", r.stdout);
+        assert!(
+            m["text"]
+                .as_str()
+                .unwrap_or("")
+                .contains("[REDACTED_SECRET]"),
+            "{pattern}: {}",
+            r.stdout
+        );
+        assert!(
+            r.json["redactions"].as_u64().unwrap_or(0) >= 1,
+            "{pattern}: {}",
+            r.stdout
+        );
+    }
+    // Text around the value stays as the file writes it.
+    let r = env.run(&["search", "token = ..Zq8v", "s.ipynb", "--output", "matches"]);
+    assert_eq!(
+        r.json["matches"][0]["text"],
+        "token = \\\"[REDACTED_SECRET]"
+    );
+}

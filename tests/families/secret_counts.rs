@@ -111,6 +111,62 @@ fn an_echoed_bad_pattern_masks_the_value_its_key_names() {
     assert!(r.stderr.contains("fn main\\\\(x: ("), "{}", r.stderr);
 }
 
+/// A bad pattern holding a bare high-entropy password (no key name) is caller
+/// input: the echo in the message and in every repair masks the word the file
+/// rules would mask as a value, counts it, and keeps the rest of the pattern and
+/// of the corrected call; a plain pattern's words are echoed as they are.
+#[test]
+fn an_echoed_bad_pattern_masks_a_bare_random_word() {
+    let env = TestEnv::new();
+    env.write("a.txt", "hello\n");
+    env.write("t.csv", "name,x\nbob,y\n");
+    const V: &str = "Tr0ub4dor&3xyzQ";
+    for argv in [
+        &["search", "Tr0ub4dor&3xyzQ(", "."][..],
+        &[
+            "search",
+            "-w",
+            "-e",
+            "ok",
+            "-e",
+            "it's Tr0ub4dor&3xyzQ[",
+            ".",
+        ],
+        &["read", "a.txt", "--match", "Tr0ub4dor&3xyzQ("],
+        &["table", "read", "t.csv", "--where", "x~Tr0ub4dor&3xyzQ("],
+        &[
+            "wait",
+            "--file",
+            "a.txt",
+            "--pattern",
+            "Tr0ub4dor&3xyzQ(",
+            "--timeout",
+            "1s",
+        ],
+    ] {
+        let r = env.run(argv);
+        assert!(!r.stdout.contains(V), "{argv:?} leaked: {}", r.stdout);
+        assert!(!r.stderr.contains(V), "{argv:?} leaked: {}", r.stderr);
+        let v = &r.json;
+        assert!(v["redactions"].as_u64().unwrap_or(0) >= 1, "{argv:?}: {v}");
+    }
+    let r = env.run(&["search", "Tr0ub4dor&3xyzQ(", "."]);
+    let v = &r.json;
+    assert_eq!(
+        v["error"]["repairs"][0]["command"],
+        "aitools search '[REDACTED_SECRET](' . --fixed"
+    );
+    assert_eq!(v["redactions"], 2);
+    // Words the value rules leave alone stay, in the message and the repair.
+    let r = env.run(&["search", "parse_config(value_2", "."]);
+    assert!(!r.stderr.contains("REDACTED"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("'parse_config(value_2' . --fixed"),
+        "{}",
+        r.stderr
+    );
+}
+
 /// `{"credentials": {...}}`: every random-looking value nested under a key that
 /// strongly names a secret is masked at any depth, in lists too, pretty-printed
 /// and on one line, by read, search, json get/select and diffs; the names and

@@ -717,10 +717,13 @@ fn answer(ctx: &Ctx, args: &SearchArgs, asked: &Asked, found: Found, empty: u64)
     if !hid.is_empty() {
         redact::tally_shown(redact::mask_tree_noted(&mut fields, &hid));
     }
-    let own = raw.map_or_else(Vec::new, |raw| items::shown_in(raw, &mut fields));
-    let mut answer = Output::from_json(fields, out.truncated);
-    answer.own = own;
-    answer
+    // Every field masked in one pass with the blocks' lines (before their
+    // numbers): the envelope's pass leaves them.
+    let Some(raw) = raw else {
+        return Output::from_json(fields, out.truncated);
+    };
+    items::shown_in(raw, &mut fields);
+    Output::from_json(fields, out.truncated).masked()
 }
 
 /// The mode's items of the --offset/--limit window into `out`: how many were

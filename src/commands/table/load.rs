@@ -464,6 +464,7 @@ fn condition(ctx: &Ctx, t: &Table, w: &str) -> Result<Cond, CmdError> {
                     e.to_string().lines().last().unwrap_or_default().trim()
                 ),
             )
+            .masking_pattern(&value)
         })?)
     } else {
         None

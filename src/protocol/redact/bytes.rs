@@ -102,3 +102,99 @@ pub fn mask_bytes_untallied(bytes: &[u8]) -> (Vec<u8>, usize) {
     out.extend_from_slice(bytes.get(last..).unwrap_or_default());
     (out, n)
 }
+
+/// The secrets of each line of `bytes` that is one JSON string with an escape in
+/// it (a notebook's source line: `"x = \"Tr0ub4dor3xyzQ\"\n",`), judged on the
+/// text the string stands for, as spans of `bytes`: a span covers every escape a
+/// character of the secret is written with. A line without a backslash reads as
+/// its text already (`secret_spans_bytes` finds its secrets).
+pub fn secret_spans_json_lines(bytes: &[u8]) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    if memchr::memchr(b'\\', bytes).is_none() {
+        return out;
+    }
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len())) {
+        let line = &bytes[start..end];
+        let quote = line.iter().position(|b| !b.is_ascii_whitespace());
+        if let Some(q) = quote.filter(|&q| line[q] == b'"')
+            && memchr::memchr(b'\\', line).is_some()
+            && let Some((text, from)) = json_string(line, q)
+        {
+            for r in secret_spans(&text) {
+                if let (Some(a), Some(z)) = (from.get(r.start), from.get(r.end.wrapping_sub(1))) {
+                    out.push(start + a.0..start + z.1);
+                }
+            }
+        }
+        start = end + 1;
+    }
+    out
+}
+
+/// The JSON string opening at `b[q]` as the text it stands for, with the range of
+/// `b` each of the text's bytes is written with; `None` for a broken string.
+fn json_string(b: &[u8], q: usize) -> Option<(String, Vec<(usize, usize)>)> {
+    let hex4 = |i: usize| {
+        let h = std::str::from_utf8(b.get(i..i + 4)?).ok()?;
+        u16::from_str_radix(h, 16).ok()
+    };
+    let (mut text, mut from) = (Vec::new(), Vec::new());
+    let mut i = q + 1;
+    while i < b.len() {
+        let (ch, len) = match b[i] {
+            b'"' => return String::from_utf8(text).ok().map(|t| (t, from)),
+            b'\\' => match *b.get(i + 1)? {
+                b'n' => ('\n', 2),
+                b't' => ('\t', 2),
+                b'r' => ('\r', 2),
+                b'b' => ('\u{8}', 2),
+                b'f' => ('\u{c}', 2),
+                e @ (b'"' | b'\\' | b'/') => (char::from(e), 2),
+                b'u' => {
+                    let hi = hex4(i + 2)?;
+                    let lo = (b.get(i + 6..i + 8) == Some(b"\\u"))
+                        .then(|| hex4(i + 8))
+                        .flatten()
+                        .filter(|_| (0xD800..0xDC00).contains(&hi));
+                    match lo {
+                        Some(lo) => (char::decode_utf16([hi, lo]).next()?.ok()?, 12),
+                        None => (char::from_u32(u32::from(hi))?, 6),
+                    }
+                }
+                _ => return None,
+            },
+            c => {
+                text.push(c);
+                from.push((i, i + 1));
+                i += 1;
+                continue;
+            }
+        };
+        let mut buf = [0; 4];
+        for &x in ch.encode_utf8(&mut buf).as_bytes() {
+            text.push(x);
+            from.push((i, i + len));
+        }
+        i += len;
+    }
+    None
+}
+
+/// `a` and `b` (each sorted) as one sorted list of spans, overlapping ones joined.
+pub fn union_spans(a: Vec<Range<usize>>, b: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    if b.is_empty() {
+        return a;
+    }
+    let mut all = a;
+    all.extend(b);
+    all.sort_by_key(|r| r.start);
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(all.len());
+    for r in all {
+        match out.last_mut() {
+            Some(last) if r.start < last.end => last.end = last.end.max(r.end),
+            _ => out.push(r),
+        }
+    }
+    out
+}

@@ -184,6 +184,39 @@ fn regex_view(b: &[u8]) -> Option<View> {
     Some(v)
 }
 
+/// The words of a pattern the caller sent (a regex that does not compile) that the
+/// file rules would mask as a value with no key before it: a word judged as a weak
+/// key's value (`looks_random`: `Tr0ub4dor&3xyzQ` in `Tr0ub4dor&3xyzQ(`). Words are
+/// cut at blanks, quotes, regex signs, class escapes (`\s`) and a key's sign.
+pub fn pattern_values(p: &str) -> Vec<&str> {
+    const CUT: &[u8] = b"()[]{}<>^$|*+?,;!\\\"'`=:";
+    let b = p.as_bytes();
+    let mut out: Vec<&str> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_whitespace() || CUT.contains(&b[i]) {
+            // `\s`, `\d`: the escape's letter is the sign's, not the word's.
+            i += if b[i] == b'\\' && b.get(i + 1).is_some_and(u8::is_ascii_alphabetic) {
+                2
+            } else {
+                1
+            };
+            continue;
+        }
+        let start = i;
+        while i < b.len() && !b[i].is_ascii_whitespace() && !CUT.contains(&b[i]) {
+            i += 1;
+        }
+        let word = p.get(start..i).unwrap_or_default();
+        let judged =
+            super::policy::is_secret_value(word.as_bytes(), false, super::policy::Strength::Weak);
+        if judged && !out.contains(&word) {
+            out.push(word);
+        }
+    }
+    out
+}
+
 /// `b` as a POSIX shell reads its quoting: `'...'` literal, `\x` outside quotes `x`.
 fn unquote(b: &[u8]) -> View {
     let mut v = View::default();
@@ -232,7 +265,25 @@ fn diff_side(b: &[u8], side: u8) -> View {
 
 #[cfg(test)]
 mod tests {
-    use super::spans;
+    use super::{pattern_values, spans};
+
+    #[test]
+    fn pattern_words_judged_as_bare_values() {
+        assert_eq!(pattern_values("Tr0ub4dor&3xyzQ("), ["Tr0ub4dor&3xyzQ"]);
+        assert_eq!(pattern_values("\\sTr0ub4dor3xyzQ\\d+"), ["Tr0ub4dor3xyzQ"]);
+        assert_eq!(
+            pattern_values("token=Zq8v2LmP0xA1Wk3n[a"),
+            ["Zq8v2LmP0xA1Wk3n"]
+        );
+        for plain in [
+            "fn main(",
+            "parse_config(value_2",
+            "v1.2.3(",
+            "[0-9a-f]{40}(",
+        ] {
+            assert!(pattern_values(plain).is_empty(), "{plain}");
+        }
+    }
 
     fn masked(s: &str) -> String {
         let mut out = String::new();

@@ -31,7 +31,8 @@ mod tree;
 mod writer;
 
 pub use bytes::{
-    mask_bytes, mask_bytes_untallied, mask_part, secret_spans_bytes, secret_spans_wide,
+    mask_bytes, mask_bytes_untallied, mask_part, secret_spans_bytes, secret_spans_json_lines,
+    secret_spans_wide, union_spans,
 };
 pub use policy::PLACEHOLDER;
 
@@ -283,6 +284,35 @@ fn mask_shown_apart(
     n
 }
 
+/// `text` (an error's message or repair) with each word of `pattern`, a regex the
+/// caller sent that does not compile, masked where the file rules would mask it as
+/// a value with no key (`echo::pattern_values`), as written, regex-escaped or
+/// shell-quoted; `None` when none is there. Tallied for the answer's `redactions`.
+pub fn mask_pattern_echo(pattern: &str, text: &str) -> Option<String> {
+    let mut spellings: Vec<String> = Vec::new();
+    for word in echo::pattern_values(pattern) {
+        for s in [word.to_string(), regex::escape(word)] {
+            spellings.push(s.replace('\'', "'\\''"));
+            spellings.push(s);
+        }
+    }
+    spellings.sort();
+    spellings.dedup();
+    // The longest first: an escaped spelling holds the plain one's pieces.
+    spellings.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    let mut out = text.to_string();
+    let mut n = 0;
+    for s in &spellings {
+        let found = out.matches(s.as_str()).count();
+        if found > 0 {
+            out = out.replace(s.as_str(), PLACEHOLDER);
+            n += found;
+        }
+    }
+    tally(n);
+    (n > 0).then_some(out)
+}
+
 /// Counts `n` secrets a command masked itself (with a `Primer`, a `LineMask`) in
 /// what its answer shows: added to the answer's `redactions`.
 pub fn tally_shown(n: usize) {
@@ -292,6 +322,13 @@ pub fn tally_shown(n: usize) {
 /// Masks every string and key of the tree in place; returns the number of regions masked.
 pub fn mask_tree(value: &mut json::Json) -> usize {
     tree::mask_tree(value)
+}
+
+/// `mask_tree` of an envelope whose top-level members `trusted` (by index) the
+/// command masked itself (`Output::masked`): they are left as they are, but for
+/// a value the rest masks (the second pass runs over the whole tree).
+pub fn mask_tree_trusting(value: &mut json::Json, trusted: Range<usize>) -> usize {
+    tree::mask_tree_trusting(value, trusted)
 }
 
 /// `mask_tree` with every string run through the detectors (no prefilter):
@@ -346,7 +383,14 @@ impl LineMask {
 /// The compact JSON text of `value` with every secret masked, and how many were.
 /// Prints exactly what `mask_tree` then serializing prints.
 pub fn write_masked(value: &mut json::Json) -> (String, usize) {
-    writer::write_masked(value)
+    writer::write_masked(value, 0..0)
+}
+
+/// `write_masked` of an envelope whose top-level members `trusted` (by index)
+/// the command masked itself (`Output::masked`): written as they are, but for a
+/// value the rest masks (the second pass runs over the whole text).
+pub fn write_masked_trusting(value: &json::Json, trusted: Range<usize>) -> (String, usize) {
+    writer::write_masked(value, trusted)
 }
 
 /// True when an input to a write holds the mask in any spelling (any case, JSON or

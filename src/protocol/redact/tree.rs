@@ -11,6 +11,7 @@ use super::json::Json;
 use super::lines::{self, Lines, Span};
 use super::second::Recorded;
 use super::{PLACEHOLDER, policy, prefilter};
+use std::ops::Range;
 
 /// Counts and values of one masking pass.
 #[derive(Default)]
@@ -212,6 +213,25 @@ pub fn line_text(item: &Json) -> bool {
 pub fn mask_tree(value: &mut Json) -> usize {
     let mut m = Masker::default();
     walk(value, &mut m, None);
+    let again = m.recorded.mask_tree(value);
+    m.count + again
+}
+
+/// `mask_tree` leaving the top-level members `trusted` (by index) as they are, but
+/// for the second pass; the other members are judged as the object without them.
+pub fn mask_tree_trusting(value: &mut Json, trusted: Range<usize>) -> usize {
+    let mut m = Masker::default();
+    match value {
+        Json::Obj(members) if !trusted.is_empty() && trusted.end <= members.len() => {
+            let at = trusted.start;
+            let kept: Vec<(String, Json)> = members.drain(trusted).collect();
+            walk(value, &mut m, None);
+            if let Json::Obj(members) = value {
+                members.splice(at..at, kept);
+            }
+        }
+        _ => walk(value, &mut m, None),
+    }
     let again = m.recorded.mask_tree(value);
     m.count + again
 }

@@ -10,6 +10,7 @@ use super::tree::{
     Masker, describes, keyed_list, line_text, pointer_key, pointer_scoped, scopes, shows_pointed,
 };
 use super::{PLACEHOLDER, prefilter};
+use std::ops::Range;
 
 fn write_str(out: &mut Vec<u8>, s: &str) {
     // Writing to a Vec cannot fail.
@@ -19,6 +20,9 @@ fn write_str(out: &mut Vec<u8>, s: &str) {
 struct Writer {
     out: Vec<u8>,
     m: Masker,
+    /// The top-level object's members (by index) written as they are (taken by
+    /// the first object written).
+    trusted: Range<usize>,
 }
 
 impl Writer {
@@ -72,11 +76,25 @@ impl Writer {
     /// under a secret key, a scope under a key strongly naming one, `text` lines).
     fn object(&mut self, members: &[(String, Json)], mut lines: Option<&mut Lines>) {
         self.out.push(b'{');
-        let named = pointer_key(members);
-        let pointed_scope = pointer_scoped(members);
+        let trusted = std::mem::replace(&mut self.trusted, 0..0);
+        // A trusted `pointer` is not one the others are judged by (`tree`'s rule).
+        let pointer = members.iter().position(|(k, _)| k == "pointer");
+        let judged = !pointer.is_some_and(|p| trusted.contains(&p));
+        let named = pointer_key(members).filter(|_| judged);
+        let pointed_scope = judged && pointer_scoped(members);
         for (i, (k, v)) in members.iter().enumerate() {
             if i > 0 {
                 self.out.push(b',');
+            }
+            if trusted.contains(&i) {
+                write_str(&mut self.out, k);
+                self.out.push(b':');
+                let mut plain = json::Writer {
+                    out: std::mem::take(&mut self.out),
+                };
+                plain.write(v);
+                self.out = plain.out;
+                continue;
             }
             let pair = self.m.member(k, v) || self.m.pointed(k, v, &named);
             self.string(k, &mut Lines::default());
@@ -220,10 +238,13 @@ impl Writer {
 
 /// The compact JSON text of `value` with every secret masked, and how many were.
 /// Prints exactly what `mask_tree` then serializing prints; the tree is not changed.
-pub fn write_masked(value: &Json) -> (String, usize) {
+/// `trusted`: the top-level object's members (by index) written as they are (the
+/// command masked them); the second pass still runs over them.
+pub fn write_masked(value: &Json, trusted: Range<usize>) -> (String, usize) {
     let mut w = Writer {
         out: Vec::new(),
         m: Masker::default(),
+        trusted,
     };
     w.value(value, None);
     // Every piece written is valid UTF-8 (serde_json's escaper, digits, punctuation).

@@ -96,16 +96,15 @@ fn same_cell(a: &Option<CellAt>, b: &Option<CellAt>) -> bool {
 /// The blocks as the answer shows them, put in `fields`' `blocks` member: their
 /// lines and paths masked with `fields`' other strings in one pass (a value
 /// masked in a line is masked in `more`, in a path, and the other way round),
-/// then numbered. Returns the numbered lines the envelope's pass must leave
-/// (`masked_already`).
-pub(super) fn shown_in(mut blocks: Vec<Block>, fields: &mut Json) -> Vec<String> {
+/// then numbered. Every field is masked then (`Output::masked`): the envelope's
+/// pass leaves them, so a numbered line (`12:` before it no longer starts where
+/// the line machine looks) is never judged again.
+pub(super) fn shown_in(mut blocks: Vec<Block>, fields: &mut Json) {
     let paths = mask_with(&mut blocks, fields);
     let shown = shown_blocks(blocks, paths);
-    let own = masked_already(&shown);
     if let Some(v) = fields.get_mut("blocks") {
         *v = Json::from_serialize(&shown);
     }
-    own
 }
 
 /// The blocks (in file order) merged per file and cell, numbered line by line;
@@ -139,43 +138,6 @@ fn shown_blocks(blocks: Vec<Block>, paths: Vec<String>) -> Vec<Shown> {
         last = Some(b.path);
     }
     out
-}
-
-/// The numbered lines the envelope's pass would mask again (`shown_blocks`
-/// masked them unnumbered): with `12:` before it, a line no longer starts where
-/// the line machine looks (a public key's BEGIN line), so a clean line after it
-/// could be taken for a secret. The answer names them as its own (the pass
-/// leaves them); each round hides what the last found, as the pass will.
-pub(super) fn masked_already(items: &[Shown]) -> Vec<String> {
-    let mut own: Vec<String> = Vec::new();
-    for _ in 0..4 {
-        let arrays = items.iter().map(|it| {
-            let hid = it.lines.iter().map(|l| match own.contains(l) {
-                true => Json::str("\u{1}own\u{1}"),
-                false => Json::str(l.as_str()),
-            });
-            Json::Arr(hid.collect())
-        });
-        let mut tree = Json::Arr(arrays.collect());
-        if redact::mask_tree(&mut tree) == 0 {
-            break;
-        }
-        let Json::Arr(arrays) = tree else { break };
-        let before = own.len();
-        for (it, a) in items.iter().zip(arrays) {
-            let Json::Arr(lines) = a else { continue };
-            for (l, m) in it.lines.iter().zip(lines) {
-                if !matches!(&m, Json::Str(s) if s == l || s == "\u{1}own\u{1}") && !own.contains(l)
-                {
-                    own.push(l.clone());
-                }
-            }
-        }
-        if own.len() == before {
-            break;
-        }
-    }
-    own
 }
 
 /// Each block's lines, path (said once per file) and cell id masked as the

@@ -193,6 +193,9 @@ impl<'a> Listing<'a> {
             pats: self.pats,
             multi: self.args.matching.multiline,
             path: show(&self.ctx.root, p),
+            notebook: p
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("ipynb")),
             skip: self.skip,
             remaining: self.args.limit() - self.matches.len() as u64,
             out: Vec::new(),

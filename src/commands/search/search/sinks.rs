@@ -286,6 +286,8 @@ pub(super) struct MatchCollector<'a> {
     pub(super) pats: &'a Patterns,
     pub(super) multi: bool,
     pub(super) path: String,
+    /// A `.ipynb` file: its lines are JSON strings.
+    pub(super) notebook: bool,
     /// Matches an earlier page showed.
     pub(super) skip: u64,
     pub(super) remaining: u64,
@@ -336,7 +338,15 @@ impl Sink for MatchCollector<'_> {
             let line = first + memchr::memchr_iter(b'\n', before).count() as u64;
             let line_start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
             let col_text = String::from_utf8_lossy(before.get(line_start..).unwrap_or_default());
-            let spans = spans.get_or_insert_with(|| redact::secret_spans_bytes(region));
+            let spans = spans.get_or_insert_with(|| {
+                let raw = redact::secret_spans_bytes(region);
+                if !self.notebook {
+                    return raw;
+                }
+                // A notebook's lines are JSON strings: a secret is judged on the
+                // text a line stands for, its escapes (`\"`) masked with it.
+                redact::union_spans(raw, redact::secret_spans_json_lines(region))
+            });
             let text = |m: regex::bytes::Match| redact::mask_part(region, spans, m.range());
             let groups: Vec<Option<String>> = caps.iter().skip(1).map(|g| g.map(text)).collect();
             let names: BTreeMap<String, Option<String>> = re
