@@ -7,7 +7,7 @@
 
 use super::Change;
 use super::WriteRequest;
-use crate::protocol::CmdError;
+use crate::store::error::{StoreError, SyntaxBroken};
 use crate::store::files::Kind;
 use crate::text::syntax::grammar::{self, Grammar, SyntaxError};
 use crate::workspace::Ctx;
@@ -16,21 +16,6 @@ use std::path::Path;
 
 /// The workspace file that may turn the guard on by default.
 pub const CONFIG_FILE: &str = ".aitools.toml";
-
-/// A write the guard refused: the file, its first error, and where the guard's
-/// setting came from (the repair that writes anyway differs).
-#[derive(Debug, Clone)]
-pub struct SyntaxBroken {
-    /// The path as shown (workspace-relative).
-    pub rel: String,
-    /// The grammar's name.
-    pub lang: &'static str,
-    pub error: SyntaxError,
-    /// The guard came from the config file, not the call's flag.
-    pub from_config: bool,
-    /// The call, for the repair that runs it again without the guard.
-    pub argv: Vec<String>,
-}
 
 /// Whether the guard is on for this request: the call's `--syntax-guard` value
 /// when it gave one, else the workspace config (read only when needed).
@@ -103,7 +88,7 @@ fn first_error(name: &str, bytes: &[u8]) -> Option<SyntaxError> {
 
 /// Refuses the write when the guard is on and a change turns a file that parsed
 /// into one that does not.
-pub fn check(ctx: &Ctx, req: &WriteRequest, changes: &[Change]) -> Result<(), CmdError> {
+pub fn check(ctx: &Ctx, req: &WriteRequest, changes: &[Change]) -> Result<(), Box<StoreError>> {
     let judged: Vec<(&Path, Cow<'_, [u8]>, Grammar)> = changes
         .iter()
         .filter_map(after_bytes)
@@ -132,14 +117,13 @@ pub fn check(ctx: &Ctx, req: &WriteRequest, changes: &[Change]) -> Result<(), Cm
         {
             continue;
         }
-        return Err(Box::new(SyntaxBroken {
+        return Err(Box::new(StoreError::SyntaxBroken(Box::new(SyntaxBroken {
             rel: ctx.display_path(path),
             lang: g.name(),
             error,
             from_config,
             argv: ctx.argv.clone(),
-        })
-        .into());
+        }))));
     }
     Ok(())
 }
