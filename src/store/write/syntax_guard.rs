@@ -1,6 +1,7 @@
 //! The syntax guard (`--syntax-guard`, or `syntax_guard = true` in the
 //! workspace's `.aitools.toml`): before a write is planned, each file it puts
-//! whose language has a compiled-in grammar is parsed as it is and as it would
+//! whose language has a compiled-in grammar, or that is JSON (`*.json`), YAML or
+//! TOML (the checks `aitools check` runs), is parsed as it is and as it would
 //! be; a file that parsed (or did not exist) and would not parse refuses the
 //! whole write, naming the first error. A file that did not parse before, or
 //! whose parse is over the budget, is not judged.
@@ -10,6 +11,7 @@ use super::WriteRequest;
 use crate::store::error::{StoreError, SyntaxBroken};
 use crate::store::files::Kind;
 use crate::text::syntax::grammar::{self, Grammar, SyntaxError};
+use crate::text::{lang, syntax};
 use crate::workspace::Ctx;
 use std::borrow::Cow;
 use std::path::Path;
@@ -80,21 +82,72 @@ fn after_bytes(c: &Change) -> Option<(&Path, Cow<'_, [u8]>)> {
     }
 }
 
-/// The first error of `bytes` as file `name`; `None` when it parses or cannot
-/// be judged (over the budget).
-fn first_error(name: &str, bytes: &[u8]) -> Option<SyntaxError> {
-    grammar::check_file(name, bytes).ok().flatten()
+/// How a file is judged: by its tree-sitter grammar, or as a data format.
+#[derive(Clone, Copy)]
+enum Judge {
+    Grammar(Grammar),
+    /// `json`, `yaml` or `toml`, by `text::syntax`'s own checks.
+    Data(&'static str),
+}
+
+impl Judge {
+    /// The judge of file `name`; `None` when none applies. `*.jsonc` (JSON with
+    /// comments, which the strict check refuses) is not judged.
+    fn of_file(name: &str) -> Option<Judge> {
+        if let Some(g) = Grammar::of_file(name) {
+            return Some(Judge::Grammar(g));
+        }
+        let data = match lang::of_file(name)?.name {
+            "json" => name
+                .rsplit_once('.')
+                .is_some_and(|(_, e)| e.eq_ignore_ascii_case("json"))
+                .then_some("json")?,
+            "yaml" => "yaml",
+            "toml" => "toml",
+            _ => return None,
+        };
+        Some(Judge::Data(data))
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Judge::Grammar(g) => g.name(),
+            Judge::Data(d) => d,
+        }
+    }
+
+    /// The first error of `bytes` as file `name`; `None` when it parses or
+    /// cannot be judged (over the budget, or a data file that is not UTF-8).
+    fn first_error(self, name: &str, bytes: &[u8]) -> Option<SyntaxError> {
+        let format = match self {
+            Judge::Grammar(_) => return grammar::check_file(name, bytes).ok().flatten(),
+            Judge::Data(d) => d,
+        };
+        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        let text = std::str::from_utf8(bytes).ok()?;
+        let diags = match format {
+            "json" => syntax::json(text),
+            "yaml" => syntax::yaml(text),
+            _ => syntax::toml(text),
+        };
+        diags.into_iter().next().map(|d| SyntaxError {
+            line: d.line,
+            column: d.column,
+            message: d.message,
+            missing: None,
+        })
+    }
 }
 
 /// Refuses the write when the guard is on and a change turns a file that parsed
 /// into one that does not.
 pub fn check(ctx: &Ctx, req: &WriteRequest, changes: &[Change]) -> Result<(), Box<StoreError>> {
-    let judged: Vec<(&Path, Cow<'_, [u8]>, Grammar)> = changes
+    let judged: Vec<(&Path, Cow<'_, [u8]>, Judge)> = changes
         .iter()
         .filter_map(after_bytes)
         .filter_map(|(p, b)| {
             let name = p.file_name()?.to_str()?;
-            Some((p, b, Grammar::of_file(name)?))
+            Some((p, b, Judge::of_file(name)?))
         })
         .collect();
     if judged.is_empty() {
@@ -105,7 +158,7 @@ pub fn check(ctx: &Ctx, req: &WriteRequest, changes: &[Change]) -> Result<(), Bo
     };
     for (path, after, g) in judged {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        let Some(error) = first_error(name, &after) else {
+        let Some(error) = g.first_error(name, &after) else {
             continue;
         };
         let before = match ctx.files().stat(path, true)?.kind {
@@ -113,7 +166,7 @@ pub fn check(ctx: &Ctx, req: &WriteRequest, changes: &[Change]) -> Result<(), Bo
             _ => None,
         };
         if let Some(b) = before
-            && first_error(name, &b.bytes).is_some()
+            && g.first_error(name, &b.bytes).is_some()
         {
             continue;
         }
