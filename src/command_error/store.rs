@@ -152,6 +152,13 @@ impl From<StoreError> for CmdError {
                 error,
                 command,
             } => store_undo::blob_missing(path, hash, error, command),
+            E::MoveIntoItself { command, src, dst } => CmdError::invalid_argument(
+                &command,
+                format!("{dst} is inside {src}; a directory cannot move into itself."),
+            ),
+            E::TargetsChanged(t) => t.into(),
+            E::SyntaxBroken(s) => s.into(),
+            E::Internal(what) => CmdError::internal(what),
         }
     }
 }

@@ -1,9 +1,9 @@
-//! The syntax guard's refusal (`store::write::syntax_guard::SyntaxBroken`) as
+//! The syntax guard's refusal (`store::error::SyntaxBroken`) as
 //! the user sees it: the file, the first error's line and column, the smallest
 //! repair the grammar names, and the calls that look at the lines or write anyway.
 
 use crate::protocol::{CmdError, Json, Repair, code, shell};
-use crate::store::write::syntax_guard::SyntaxBroken;
+use crate::store::error::SyntaxBroken;
 
 impl From<Box<SyntaxBroken>> for CmdError {
     fn from(e: Box<SyntaxBroken>) -> CmdError {

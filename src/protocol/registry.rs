@@ -442,7 +442,7 @@ impl CommandSpec {
                     .default_missing_value("on")
                     .value_parser(["on", "off"])
                     .action(ArgAction::Set)
-                    .help("Refuse syntax breakage. A source file that parsed (tree-sitter: Rust, Python, Go, JS, TS, Java, C, C++, Ruby) must still parse; =off overrides syntax_guard = true in .aitools.toml"),
+                    .help("Refuse syntax breakage. A source file that parsed (tree-sitter: Rust, Python, Go, JS, TS, Java, C, C++, Ruby), or a JSON, YAML or TOML file, must still parse; =off overrides syntax_guard = true in .aitools.toml"),
             )
         } else {
             cmd

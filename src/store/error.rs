@@ -2,7 +2,7 @@
 //! view, undo and recovery name the failure and its facts here; the wording, the
 //! catalog code and the repairs (`aitools ...` commands) are the composition
 //! root's (`src/command_error/store.rs`), so the store never spells a command
-//! line. Convert with `.into()` (or `?`) into the `CmdError` a command returns.
+//! line. A command converts it with `.into()` (or `?`) into the error it returns.
 
 use super::tx::model::Conflict;
 use crate::protocol::{Json, Repair};
@@ -165,6 +165,34 @@ pub enum StoreError {
         error: std::io::Error,
         command: String,
     },
+    /// `move` of a directory into itself (`dst`, as shown, is inside `src`).
+    MoveIntoItself {
+        command: String,
+        src: String,
+        dst: String,
+    },
+    /// A file changed since the command read it (`appends`).
+    TargetsChanged(Box<super::appends::TargetsChanged>),
+    /// The syntax guard refused the write.
+    SyntaxBroken(Box<SyntaxBroken>),
+    /// A bug: a caller handed the store what it never should (the message says what).
+    Internal(&'static str),
+}
+
+/// A write the syntax guard (`write::syntax_guard`) refused: the file, its
+/// first error, and where the guard's setting came from (the repair that
+/// writes anyway differs).
+#[derive(Debug, Clone)]
+pub struct SyntaxBroken {
+    /// The path as shown (workspace-relative).
+    pub rel: String,
+    /// The grammar's name.
+    pub lang: &'static str,
+    pub error: crate::text::syntax::grammar::SyntaxError,
+    /// The guard came from the config file, not the call's flag.
+    pub from_config: bool,
+    /// The call, for the repair that runs it again without the guard.
+    pub argv: Vec<String>,
 }
 
 /// A repair a pending record offers (in `pending_recovery` and in the refusal of
@@ -182,6 +210,12 @@ pub use crate::protocol::error::copy_io;
 impl From<Box<crate::workspace::WorkspaceError>> for Box<StoreError> {
     fn from(e: Box<crate::workspace::WorkspaceError>) -> Box<StoreError> {
         Box::new(StoreError::Workspace(e))
+    }
+}
+
+impl From<Box<super::appends::TargetsChanged>> for Box<StoreError> {
+    fn from(e: Box<super::appends::TargetsChanged>) -> Box<StoreError> {
+        Box::new(StoreError::TargetsChanged(e))
     }
 }
 

@@ -52,15 +52,9 @@ pub mod undo;
 pub mod view;
 pub mod write;
 
-use crate::protocol::CmdError;
 use crate::workspace::Ctx;
 
 /// `environment.io` for the store's own files (state directory, journal, records).
-pub fn io_error(ctx: &Ctx, what: &str, e: &std::io::Error) -> CmdError {
-    io_fault(ctx, what, e).into()
-}
-
-/// [`io_error`] as the store's own error.
 pub fn io_fault(ctx: &Ctx, what: &str, e: &std::io::Error) -> Box<error::StoreError> {
     Box::new(error::StoreError::Io {
         what: what.to_string(),

@@ -2,11 +2,8 @@
 //! its file's state by real path (two spellings of one path are one file), and a
 //! many-file op journals, answers and undoes every file.
 
-use crate::support::{Run, TestEnv};
-
-fn ok(r: &Run) {
-    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
-}
+use crate::support::TestEnv;
+use crate::support::fixtures::ok;
 
 fn lines(n: usize, tag: &str) -> String {
     (1..=n).map(|i| format!("{tag} line {i}\n")).collect()

@@ -3,31 +3,11 @@
 //! do not fit a float, and MCP requests that are malformed or huge. Each answer
 //! is an envelope (or a JSON-RPC reply) within a memory budget, never a crash.
 
-use crate::support::{Run, TestEnv, bin, parse};
-use std::process::Command;
+use crate::support::TestEnv;
+use crate::support::fixtures::{peak_kib, peak_rss, timed};
 
 /// The budget every call here must stay under (peak resident set).
 const BUDGET_KIB: u64 = 512 * 1024;
-
-/// Runs aitools under `/usr/bin/time`; the answer and its peak RSS in KiB.
-fn measured(env: &TestEnv, args: &[&str]) -> (Run, u64) {
-    let out_file = env.path(".peak");
-    let mut c = Command::new("/usr/bin/time");
-    c.arg("-o")
-        .arg(&out_file)
-        .args(["-f", "%M"])
-        .arg(bin())
-        .args(args);
-    let r = parse(env.isolate(c).output().expect("spawn /usr/bin/time"));
-    let peak = std::fs::read_to_string(&out_file).unwrap_or_default();
-    let kib = peak
-        .lines()
-        .last()
-        .and_then(|l| l.trim().parse().ok())
-        .unwrap_or(0);
-    let _ = std::fs::remove_file(&out_file);
-    (r, kib)
-}
 
 fn nested(open: &str, close: &str, n: usize) -> String {
     format!("{}{}", open.repeat(n), close.repeat(n))
@@ -72,7 +52,7 @@ fn whole_file_commands_refuse_a_huge_sparse_file_before_reading_it() {
         &["check", "big.json"],
         &["json", "get", "big.json", "/a"],
     ] {
-        let (r, kib) = measured(&env, args);
+        let (r, kib) = peak_rss(&env, args);
         assert_eq!(
             r.error_code(),
             "refusal.too-large",
@@ -92,13 +72,7 @@ fn whole_file_commands_refuse_a_huge_sparse_file_before_reading_it() {
 fn mcp_session(env: &TestEnv, lines: &[Vec<u8>]) -> (Vec<serde_json::Value>, Option<i32>, u64) {
     use std::io::Write;
     use std::process::Stdio;
-    let out_file = env.path(".peak");
-    let mut c = Command::new("/usr/bin/time");
-    c.arg("-o")
-        .arg(&out_file)
-        .args(["-f", "%M"])
-        .arg(bin())
-        .args(["mcp", "--root", "."]);
+    let (c, out_file) = timed(env, &["mcp", "--root", "."]);
     let mut child = env
         .isolate(c)
         .stdin(Stdio::piped())
@@ -125,13 +99,7 @@ fn mcp_session(env: &TestEnv, lines: &[Vec<u8>]) -> (Vec<serde_json::Value>, Opt
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
         .collect();
-    let peak = std::fs::read_to_string(&out_file).unwrap_or_default();
-    let kib = peak
-        .lines()
-        .last()
-        .and_then(|l| l.trim().parse().ok())
-        .unwrap_or(0);
-    (replies, out.status.code(), kib)
+    (replies, out.status.code(), peak_kib(&out_file))
 }
 
 fn mcp_req(id: i64, method: &str, params: serde_json::Value) -> Vec<u8> {

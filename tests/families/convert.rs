@@ -3,12 +3,9 @@
 //! `sort -V`, `unexpand`, python's unicodedata and textwrap, `iconv`,
 //! `split` and `csplit`.
 
+use crate::support::fixtures::ok;
 use crate::support::{Run, TestEnv};
 use std::process::Command;
-
-fn ok(r: &Run) {
-    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
-}
 
 /// The stdout of `script` run by sh in the workspace.
 fn sh(env: &TestEnv, script: &str) -> Vec<u8> {

@@ -4,12 +4,11 @@
 //! exactly as they were: every entry's path, kind, mode, size, content hash
 //! and modification time.
 
+use crate::support::fixtures::{PATCH, tar_czf};
 use crate::support::{TestEnv, sha256sum};
 use std::collections::BTreeMap;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
-
-const PATCH: &str = "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n";
 
 const NOTEBOOK: &str = r#"{
  "cells": [
@@ -59,12 +58,7 @@ fn fixture() -> TestEnv {
     env.write("n.ipynb", NOTEBOOK);
     env.write("m.rs", "fn helper() {}\nfn main() { helper(); }\n");
     env.write("sub/c.txt", "see\n");
-    let tar = std::process::Command::new("tar")
-        .args(["czf", "a.tgz", "a.txt", "sub"])
-        .current_dir(env.root())
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(tar, "tar czf");
+    tar_czf(&env, "a.tgz", &["a.txt", "sub"]);
     env
 }
 

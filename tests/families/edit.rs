@@ -2,6 +2,7 @@
 //! git apply as oracles, and text fidelity (BOM, CR LF, mixed endings, tabs, no
 //! final newline, mode) checked byte for byte.
 
+use crate::support::fixtures::ok;
 use crate::support::{Run, TestEnv, sha256sum};
 use proptest::prelude::*;
 use std::os::unix::fs::PermissionsExt;
@@ -21,10 +22,6 @@ fn sh(env: &TestEnv, script: &str) -> Vec<u8> {
         String::from_utf8_lossy(&out.stderr)
     );
     out.stdout
-}
-
-fn ok(r: &Run) {
-    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
 }
 
 // ---------------------------------------------------------------- edit

@@ -3,12 +3,9 @@
 //! the hash of what was written, the diff of the lines it touched with their
 //! numbers in the whole file, and an undo that restores the file.
 
-use crate::support::{Run, TestEnv, sha256sum};
+use crate::support::fixtures::ok;
+use crate::support::{TestEnv, sha256sum};
 use std::process::Command;
-
-fn ok(r: &Run) {
-    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
-}
 
 /// Over 2 MiB, so the new hash resumes from a midstate of the snapshot.
 fn big(lines: usize, line: impl Fn(usize) -> String) -> String {

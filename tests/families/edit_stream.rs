@@ -4,13 +4,10 @@
 //! peak RSS under 64 MiB for a 200 MB file, the hash of what was written, the
 //! diff of the lines touched, the guards, and an undo byte for byte.
 
-use crate::support::{Run, TestEnv, bin, parse, sha256sum};
+use crate::support::fixtures::{ok, peak_rss};
+use crate::support::{TestEnv, sha256sum};
 use std::io::Write;
 use std::process::Command;
-
-fn ok(r: &Run) {
-    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
-}
 
 /// A file of `lines` numbered lines (56 bytes each), written in pieces.
 fn generate(env: &TestEnv, rel: &str, lines: usize) {
@@ -22,25 +19,6 @@ fn generate(env: &TestEnv, rel: &str, lines: usize) {
     w.flush().expect("flush");
 }
 
-/// Runs aitools under `/usr/bin/time`: the answer and the peak RSS in KiB.
-fn run_measured(env: &TestEnv, args: &[&str]) -> (Run, u64) {
-    let out_file = env.path(".peak");
-    let mut c = Command::new("/usr/bin/time");
-    c.arg("-o")
-        .arg(&out_file)
-        .args(["-f", "%M"])
-        .arg(bin())
-        .args(args);
-    let r = parse(env.isolate(c).output().expect("spawn /usr/bin/time"));
-    let kib = std::fs::read_to_string(&out_file)
-        .unwrap_or_default()
-        .lines()
-        .last()
-        .and_then(|l| l.trim().parse().ok())
-        .unwrap_or(u64::MAX);
-    (r, kib)
-}
-
 #[test]
 fn a_200mb_edit_streams_in_64mib_matches_sed_and_undoes() {
     let env = TestEnv::new();
@@ -48,7 +26,7 @@ fn a_200mb_edit_streams_in_64mib_matches_sed_and_undoes() {
     generate(&env, "big.txt", 3_400_000);
     let before = sha256sum(&env.path("big.txt"));
     std::fs::copy(env.path("big.txt"), env.path("sed.txt")).expect("copy");
-    let (r, kib) = run_measured(
+    let (r, kib) = peak_rss(
         &env,
         &[
             "edit",
@@ -174,7 +152,7 @@ fn a_streamed_edit_undoes_and_redoes_in_64mib() {
     ok(&r);
     let edited = sha256sum(&env.path("big.txt"));
     let op = r.json["op_id"].as_str().expect("op_id").to_string();
-    let (r, kib) = run_measured(&env, &["undo", &op, "--dry-run"]);
+    let (r, kib) = peak_rss(&env, &["undo", &op, "--dry-run"]);
     ok(&r);
     assert!(kib < 64 * 1024, "dry run peak RSS {kib} KiB");
     assert_eq!(
@@ -192,7 +170,7 @@ fn a_streamed_edit_undoes_and_redoes_in_64mib() {
         edited,
         "a dry run writes nothing"
     );
-    let (r, kib) = run_measured(&env, &["undo", &op]);
+    let (r, kib) = peak_rss(&env, &["undo", &op]);
     ok(&r);
     assert!(kib < 64 * 1024, "undo peak RSS {kib} KiB");
     assert_eq!(
@@ -207,7 +185,7 @@ fn a_streamed_edit_undoes_and_redoes_in_64mib() {
         r.stdout
     );
     let undo_op = r.json["op_id"].as_str().expect("op_id").to_string();
-    let (r, kib) = run_measured(&env, &["undo", &undo_op]);
+    let (r, kib) = peak_rss(&env, &["undo", &undo_op]);
     ok(&r);
     assert!(kib < 64 * 1024, "redo peak RSS {kib} KiB");
     assert_eq!(
@@ -224,7 +202,7 @@ fn a_streamed_edit_undoes_and_redoes_in_64mib() {
     f.write_all(b"more\n").expect("append");
     drop(f);
     let changed = sha256sum(&env.path("big.txt"));
-    let (r, kib) = run_measured(&env, &["undo", &redo_op]);
+    let (r, kib) = peak_rss(&env, &["undo", &redo_op]);
     assert_eq!(r.error_code(), "refusal.target-changed", "{}", r.stdout);
     assert!(kib < 64 * 1024, "refusal peak RSS {kib} KiB");
     assert_eq!(sha256sum(&env.path("big.txt")), changed);
@@ -232,7 +210,7 @@ fn a_streamed_edit_undoes_and_redoes_in_64mib() {
     let r = env.run(&["delete", "big.txt"]);
     ok(&r);
     let op = r.json["op_id"].as_str().expect("op_id").to_string();
-    let (r, kib) = run_measured(&env, &["undo", &op]);
+    let (r, kib) = peak_rss(&env, &["undo", &op]);
     ok(&r);
     assert!(kib < 64 * 1024, "undo of a delete peak RSS {kib} KiB");
     assert_eq!(sha256sum(&env.path("big.txt")), changed);
@@ -292,7 +270,7 @@ fn a_streamed_write_from_a_file_keeps_its_guards_and_undoes() {
             "new.txt",
         ];
         a.extend_from_slice(extra);
-        run_measured(&env, &a)
+        peak_rss(&env, &a)
     };
     let (r, _) = write("0123456789ab", &[]);
     assert_eq!(r.error_code(), "refusal.target-changed", "{}", r.stdout);
@@ -323,7 +301,7 @@ fn a_streamed_write_from_a_file_keeps_its_guards_and_undoes() {
     );
     assert_eq!(r.json["bytes"].as_u64(), Some(new.len() as u64));
     let op = r.json["op_id"].as_str().expect("op_id").to_string();
-    let (r, kib) = run_measured(&env, &["undo", &op]);
+    let (r, kib) = peak_rss(&env, &["undo", &op]);
     ok(&r);
     assert!(kib < 64 * 1024, "undo peak RSS {kib} KiB");
     assert_eq!(sha256sum(&env.path("big.txt")), before, "undo restores");
@@ -335,7 +313,7 @@ fn a_streamed_write_from_a_file_keeps_its_guards_and_undoes() {
     assert_eq!(sha256sum(&env.path("big.txt")), before);
     // A new file from a large content file: created, streamed the same way.
     std::fs::write(env.path("new.txt"), &new).expect("write new");
-    let (r, kib) = run_measured(&env, &["write", "made.txt", "--content-file", "new.txt"]);
+    let (r, kib) = peak_rss(&env, &["write", "made.txt", "--content-file", "new.txt"]);
     ok(&r);
     assert!(kib < 64 * 1024, "create peak RSS {kib} KiB");
     assert_eq!(sha256sum(&env.path("made.txt")), want);
@@ -374,7 +352,7 @@ fn a_streamed_insert_at_either_end_matches_the_whole_file_path() {
         "0123456789ab",
     ]);
     assert_eq!(r.error_code(), "refusal.target-changed", "{}", r.stdout);
-    let (r, kib) = run_measured(
+    let (r, kib) = peak_rss(
         &env,
         &[
             "insert",
@@ -405,7 +383,7 @@ fn a_streamed_insert_at_either_end_matches_the_whole_file_path() {
         Some(&sha256sum(&env.path("c.txt"))[..12])
     );
     let op = r.json["op_id"].as_str().expect("op_id").to_string();
-    let (r, kib) = run_measured(
+    let (r, kib) = peak_rss(
         &env,
         &["insert", "c.txt", "--at", "start", "--content", "top"],
     );

@@ -4,6 +4,7 @@
 //! (`additionalProperties: false`): an undeclared or mistyped member anywhere
 //! in any answer fails here.
 
+use crate::support::fixtures::{PATCH, tar_czf};
 use crate::support::{TestEnv, bin, check_output_schema};
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -22,8 +23,6 @@ const NOTEBOOK: &str = r##"{
 }
 "##;
 
-const PATCH: &str = "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n";
-
 fn fixture() -> TestEnv {
     let env = TestEnv::new();
     env.write("a.txt", "one\ntwo\nthree two\n");
@@ -41,12 +40,7 @@ fn fixture() -> TestEnv {
     env.git(&["add", "."]);
     env.git(&["commit", "-qm", "init"]);
     env.write("a.txt", "one\ntwo\nthree two\nfour\n");
-    let tar = std::process::Command::new("tar")
-        .args(["czf", "a.tgz", "a.txt", "sub"])
-        .current_dir(env.root())
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(tar, "tar czf");
+    tar_czf(&env, "a.tgz", &["a.txt", "sub"]);
     env
 }
 

@@ -2,12 +2,9 @@
 //! python's json as oracles: values read equal what jq reads, edited files parse
 //! to what jq / python compute, and the bytes outside an edit stay as they were.
 
-use crate::support::{Run, TestEnv};
+use crate::support::TestEnv;
+use crate::support::fixtures::ok;
 use std::process::Command;
-
-fn ok(r: &Run) {
-    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
-}
 
 /// Runs a shell oracle in the test repository; its stdout.
 fn sh(env: &TestEnv, script: &str) -> String {

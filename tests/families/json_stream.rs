@@ -3,7 +3,8 @@
 //! answered as jq answers it (nesting, escapes, unicode, duplicate keys, numbers
 //! as written), a secret stays masked, and memory follows the answer.
 
-use crate::support::{TestEnv, bin, parse};
+use crate::support::TestEnv;
+use crate::support::fixtures::peak_rss;
 use serde_json::{Value, json};
 use std::process::Command;
 
@@ -194,21 +195,8 @@ fn json_get_memory_follows_the_answer_not_the_file() {
     let text = doc();
     let file_kib = (text.len() / 1024) as u64;
     env.write("big.json", text);
-    let out_file = env.path(".peak");
-    let mut c = Command::new("/usr/bin/time");
-    c.arg("-o")
-        .arg(&out_file)
-        .args(["-f", "%M"])
-        .arg(bin())
-        .args(["json", "get", "big.json", "/items/5"]);
-    let r = parse(env.isolate(c).output().expect("spawn /usr/bin/time"));
+    let (r, kib) = peak_rss(&env, &["json", "get", "big.json", "/items/5"]);
     assert_eq!(r.code, 0, "{}", r.stdout);
-    let kib: u64 = std::fs::read_to_string(&out_file)
-        .unwrap_or_default()
-        .lines()
-        .last()
-        .and_then(|l| l.trim().parse().ok())
-        .unwrap_or(u64::MAX);
     // The text held once, no tree of it (the whole tree took ~9x the file).
     assert!(
         kib < 2 * file_kib + 8 * 1024,

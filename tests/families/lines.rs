@@ -1,12 +1,9 @@
 //! `transform` and `move-lines`, black-box, with sort, uniq, sed, awk and
 //! python's textwrap as oracles; line endings and a missing final newline kept.
 
-use crate::support::{Run, TestEnv};
+use crate::support::TestEnv;
+use crate::support::fixtures::ok;
 use std::process::Command;
-
-fn ok(r: &Run) {
-    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
-}
 
 fn sh(env: &TestEnv, script: &str) -> Vec<u8> {
     let out = Command::new("sh")

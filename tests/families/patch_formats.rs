@@ -2,12 +2,9 @@
 //! apply of the equivalent diff as the oracle), all files or none, undo, and the
 //! mismatch error; line anchors (`read --anchors`, `edit --at LINE:HASH`).
 
+use crate::support::fixtures::ok;
 use crate::support::{Run, TestEnv};
 use std::process::Command;
-
-fn ok(r: &Run) {
-    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
-}
 
 const PY: &str = "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n\n\nclass B:\n    def f(self):\n        return 1\n";
 

@@ -17,8 +17,7 @@ fn a_netrc_password_is_masked_on_every_path_and_its_prose_is_not() {
             NETRC[0], NETRC[1]
         ),
     );
-    env.git(&["add", "-A"]);
-    env.git(&["commit", "-q", "-m", "netrc"]);
+    env.commit_all("netrc");
     for argv in [
         &["read", ".netrc"][..],
         &["search", "login|password", ".", "-C", "0"],

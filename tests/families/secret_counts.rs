@@ -21,12 +21,10 @@ fn masks(stdout: &str) -> usize {
 fn git_show_and_diff_of_an_added_file_count_every_masked_value() {
     let env = TestEnv::new();
     env.write("README", "x\n");
-    env.git(&["add", "-A"]);
-    env.git(&["commit", "-q", "-m", "base"]);
+    env.commit_all("base");
     env.write("k.yaml", YAML);
     env.write("m.yaml", BLOCKS);
-    env.git(&["add", "-A"]);
-    env.git(&["commit", "-q", "-m", "secrets"]);
+    env.commit_all("secrets");
     for (file, n) in [("k.yaml", 8), ("m.yaml", 4)] {
         let r = env.run(&["read", file]);
         assert_eq!(r.field("redactions").as_u64(), Some(n), "{}", r.stdout);
@@ -63,13 +61,13 @@ fn an_echoed_bad_pattern_masks_the_value_its_key_names() {
     env.write("j.json", "[{\"a\": 1}]\n");
     env.write("t.csv", "name,password\nbob,x\n");
     const V: &str = "Hunter2SecretValue";
-    let calls: Vec<Vec<String>> = [
-        vec!["search", "password: Hunter2SecretValue(", "."],
-        vec!["search", "password = Hunter2SecretValue(", "."],
-        vec!["search", "api_token:\\s*Hunter2SecretValue[", "."],
-        vec!["read", "a.txt", "--match", "password: Hunter2SecretValue("],
-        vec!["read", "a.txt", "--match", "password=Hunter2SecretValue.*"],
-        vec![
+    let calls: [&[&str]; 8] = [
+        &["search", "password: Hunter2SecretValue(", "."],
+        &["search", "password = Hunter2SecretValue(", "."],
+        &["search", "api_token:\\s*Hunter2SecretValue[", "."],
+        &["read", "a.txt", "--match", "password: Hunter2SecretValue("],
+        &["read", "a.txt", "--match", "password=Hunter2SecretValue.*"],
+        &[
             "json",
             "select",
             "j.json",
@@ -77,7 +75,7 @@ fn an_echoed_bad_pattern_masks_the_value_its_key_names() {
             "--where",
             "/password~Hunter2SecretValue(",
         ],
-        vec![
+        &[
             "json",
             "select",
             "j.json",
@@ -85,20 +83,16 @@ fn an_echoed_bad_pattern_masks_the_value_its_key_names() {
             "--where",
             "password: Hunter2SecretValue(",
         ],
-        vec![
+        &[
             "table",
             "read",
             "t.csv",
             "--where",
             "password~Hunter2SecretValue(",
         ],
-    ]
-    .iter()
-    .map(|c| c.iter().map(|s| s.to_string()).collect())
-    .collect();
-    for argv in &calls {
-        let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
-        let r = env.run(&argv);
+    ];
+    for argv in calls {
+        let r = env.run(argv);
         assert!(!r.stdout.contains(V), "{argv:?} leaked: {}", r.stdout);
         assert!(!r.stderr.contains(V), "{argv:?} leaked: {}", r.stderr);
     }
@@ -188,8 +182,7 @@ fn json_nested_under_a_secret_key_is_masked_at_any_depth() {
     env.write("c.json", &pretty);
     env.write("one.json", format!("{one}\n"));
     env.write("arr.json", format!("[{one}]\n"));
-    env.git(&["add", "-A"]);
-    env.git(&["commit", "-q", "-m", "c"]);
+    env.commit_all("c");
     let check = |argv: &[&str], n: usize| {
         let r = env.run(argv);
         assert!(r.code == 0, "{argv:?}: {}{}", r.stdout, r.stderr);

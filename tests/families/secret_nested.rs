@@ -52,8 +52,7 @@ fn a_secret_keys_name_carries_into_lists_nested_in_its_sequences_items() {
     let env = TestEnv::new();
     env.write("c.yaml", yaml());
     env.write("n.json", json());
-    env.git(&["add", "-A"]);
-    env.git(&["commit", "-q", "-m", "add"]);
+    env.commit_all("add");
     let all: Vec<&str> = NESTED.iter().chain(NEXT.iter()).copied().collect();
     let clear = [
         "name: prod",

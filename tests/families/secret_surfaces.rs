@@ -73,8 +73,7 @@ fn setup() -> TestEnv {
         ),
     );
     env.write(&format!("named/{GH}.txt"), "x\n");
-    env.git(&["add", "-A"]);
-    env.git(&["commit", "-q", "-m", "init"]);
+    env.commit_all("init");
     env.write("old.env", "name=x\nGITHUB_TOKEN=none\n");
     env.write(
         "app.env",

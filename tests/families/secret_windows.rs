@@ -57,8 +57,7 @@ fn setup() -> TestEnv {
             BODY[0], BODY[1]
         ),
     );
-    env.git(&["add", "-A"]);
-    env.git(&["commit", "-q", "-m", "init"]);
+    env.commit_all("init");
     env
 }
 

@@ -179,6 +179,85 @@ fn the_guard_names_the_missing_token_and_its_place() {
 }
 
 #[test]
+fn the_guard_refuses_a_write_that_breaks_a_json_yaml_or_toml_file() {
+    let env = TestEnv::new();
+    // (file, content, old, breaking new, line and column of the first error)
+    let cases = [
+        (
+            "c.json",
+            "{\n  \"a\": 1,\n  \"b\": 2\n}\n",
+            "1,",
+            "1",
+            (3, 3),
+        ),
+        ("c.yaml", "a: 1\nb:\n  - x\n", "- x", "- [x", (4, 1)),
+        ("c.toml", "[a]\nb = 1\n", "b = 1", "b = ", (2, 5)),
+    ];
+    for (file, content, old, new, (line, column)) in cases {
+        env.write(file, content);
+        let r = env.run(&["edit", file, "--old", old, "--new", new, "--syntax-guard"]);
+        assert_eq!(
+            r.error_code(),
+            "refusal.syntax-broken",
+            "{file}: {}",
+            r.stdout
+        );
+        assert_eq!(env.read(file), content.as_bytes(), "{file}");
+        let d = &r.json["error"]["diagnostics"][0];
+        assert_eq!(
+            (d["line"].clone(), d["column"].clone()),
+            (line.into(), column.into()),
+            "{file}: {d}"
+        );
+        let msg = r.json["error"]["message"].as_str().unwrap_or("");
+        assert!(
+            msg.contains(&format!("line {line}, column {column}")),
+            "{msg}"
+        );
+        let repairs: Vec<&str> = r.json["error"]["repairs"]
+            .as_array()
+            .expect("repairs")
+            .iter()
+            .filter_map(|x| x["command"].as_str())
+            .collect();
+        assert!(
+            repairs
+                .iter()
+                .any(|c| c.starts_with(&format!("aitools read {file} --range"))),
+            "{repairs:?}"
+        );
+        assert!(
+            repairs
+                .iter()
+                .any(|c| c.contains("edit") && !c.contains("--syntax-guard")),
+            "{repairs:?}"
+        );
+        // A write that keeps it parsing goes through.
+        let ok = env.run(&["edit", file, "--old", old, "--new", old, "--syntax-guard"]);
+        assert_eq!(ok.code, 0, "{file}: {}", ok.stdout);
+    }
+    // A new JSON file that does not parse is refused too; JSON with comments
+    // (`*.jsonc`) is left alone.
+    let w = env.run(&[
+        "write",
+        "n.json",
+        "--content",
+        "{\"a\": }\n",
+        "--syntax-guard",
+    ]);
+    assert_eq!(w.error_code(), "refusal.syntax-broken", "{}", w.stdout);
+    assert!(!env.path("n.json").exists());
+    let w = env.run(&[
+        "write",
+        "n.jsonc",
+        "--content",
+        "{ // x\n}\n",
+        "--syntax-guard",
+    ]);
+    assert_eq!(w.code, 0, "{}", w.stdout);
+}
+
+#[test]
 fn the_workspace_config_turns_the_guard_on_and_the_flag_turns_it_off() {
     let env = TestEnv::new();
     env.write(

@@ -2,13 +2,10 @@
 //! rows read equal what csv.reader reads, aggregates equal what Python
 //! computes, and a set cell changes only that cell's bytes (undo restores them).
 
+use crate::support::fixtures::ok;
 use crate::support::{Run, TestEnv};
 use serde_json::{Value, json};
 use std::process::Command;
-
-fn ok(r: &Run) {
-    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
-}
 
 /// Runs a Python oracle in the test repository; its stdout parsed as JSON.
 fn py(env: &TestEnv, script: &str) -> Value {

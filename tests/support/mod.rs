@@ -5,6 +5,8 @@
 
 #![allow(dead_code)]
 
+pub mod fixtures;
+
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

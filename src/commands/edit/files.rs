@@ -460,7 +460,7 @@ pub const MKDIR: CommandSpec = CommandSpec {
 pub fn mkdir(ctx: &Ctx, a: &MkdirArgs) -> Result<Output, CmdError> {
     let abs = ctx.write_path_arg(&a.path, Final::Follow)?;
     let done = write::submit(ctx, &opts(ctx, a.dry.dry_run), || {
-        Ok(vec![Change::Mkdir { path: abs.clone() }])
+        Ok::<_, CmdError>(vec![Change::Mkdir { path: abs.clone() }])
     })?;
     Ok(done.into_output(vec![]))
 }
@@ -771,7 +771,7 @@ pub fn touch(ctx: &Ctx, a: &TouchArgs) -> Result<Output, CmdError> {
     let abs = ctx.write_path_arg(&a.path, Final::Follow)?;
     let done = write::submit(ctx, &opts(ctx, a.dry.dry_run), || {
         common::refuse_dir_slash(ctx, "touch", &a.path, true)?;
-        Ok(vec![Change::Touch {
+        Ok::<_, CmdError>(vec![Change::Touch {
             path: abs.clone(),
             mtime,
         }])

@@ -105,7 +105,7 @@ pub fn random(ctx: &Ctx, a: &RandomArgs) -> Result<Output, CmdError> {
         at: 0,
         block: 0,
     };
-    let io = |e: std::io::Error| crate::store::io_error(ctx, "the OS random source", &e);
+    let io = |e: std::io::Error| crate::store::io_fault(ctx, "the OS random source", &e);
     let mut values = Vec::with_capacity(a.count);
     for _ in 0..a.count {
         let mut s = String::with_capacity(a.length);

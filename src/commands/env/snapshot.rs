@@ -123,7 +123,7 @@ fn area(ctx: &Ctx) -> Result<OwnDir, CmdError> {
     let state = ctx
         .files()
         .state_dir()
-        .map_err(|e| crate::store::io_error(ctx, "the state directory", &e))?;
+        .map_err(|e| crate::store::io_fault(ctx, "the state directory", &e))?;
     Ok(OwnDir::at(snapshot_area::dir(state.path())))
 }
 
@@ -254,10 +254,10 @@ pub fn create(ctx: &Ctx, a: &CreateArgs) -> Result<Output, CmdError> {
         .collect();
     let dir = area(ctx)?;
     dir.create()
-        .map_err(|e| crate::store::io_error(ctx, "the snapshot area", &e))?;
+        .map_err(|e| crate::store::io_fault(ctx, "the snapshot area", &e))?;
     let id = a.name.clone().unwrap_or_else(|| next_id(&dir));
     let bytes = serde_json::to_vec(&record).map_err(|e| {
-        crate::store::io_error(ctx, "the snapshot record", &std::io::Error::other(e))
+        crate::store::io_fault(ctx, "the snapshot record", &std::io::Error::other(e))
     })?;
     dir.replace(
         &format!("{id}.json"),
@@ -267,7 +267,7 @@ pub fn create(ctx: &Ctx, a: &CreateArgs) -> Result<Output, CmdError> {
             sync: false,
         },
     )
-    .map_err(|e| crate::store::io_error(ctx, "the snapshot record", &e))?;
+    .map_err(|e| crate::store::io_fault(ctx, "the snapshot record", &e))?;
     let mut o = Json::obj();
     o.push("snapshot_id", Json::str(id));
     o.push("files", Json::UInt(record.files.len() as u64));
@@ -303,10 +303,10 @@ pub fn diff(ctx: &Ctx, a: &DiffArgs) -> Result<Output, CmdError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(not_found(&a.snapshot_id));
         }
-        Err(e) => return Err(crate::store::io_error(ctx, "the snapshot record", &e)),
+        Err(e) => return Err(crate::store::io_fault(ctx, "the snapshot record", &e).into()),
     };
     let record: Record = serde_json::from_slice(&bytes).map_err(|e| {
-        crate::store::io_error(ctx, "the snapshot record", &std::io::Error::other(e))
+        crate::store::io_fault(ctx, "the snapshot record", &std::io::Error::other(e))
     })?;
     let before: HashMap<&str, &Rec> = record.files.iter().map(|r| (r.p.as_str(), r)).collect();
     let before_ref = &before;

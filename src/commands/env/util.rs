@@ -476,7 +476,7 @@ pub fn uuid(ctx: &Ctx, a: &UuidArgs) -> Result<Output, CmdError> {
     let n = a.count as usize;
     let mut rnd = vec![0u8; 16 * n + 2];
     host::random_bytes(&mut rnd)
-        .map_err(|e| crate::store::io_error(ctx, "the OS random source", &e))?;
+        .map_err(|e| crate::store::io_fault(ctx, "the OS random source", &e))?;
     let (secs, nanos) = time::now();
     let ms = (secs.max(0) as u64) * 1000 + u64::from(nanos / 1_000_000);
     // v7: a counter in rand_a from a random start below 2048, so 1000 values

@@ -67,15 +67,15 @@ pub fn run(ctx: &Ctx, a: &GcArgs) -> Result<Output, CmdError> {
         return Ok(nothing_to_collect(budget));
     }
     let state = state_dir::ensure(&ctx.root)
-        .map_err(|e| crate::store::io_error(ctx, "the state directory", &e))?;
+        .map_err(|e| crate::store::io_fault(ctx, "the state directory", &e))?;
     let _lock = lock::acquire(ctx, &state)?;
     recovery::recover_locked(ctx, &state)?;
     let r = gc::collect(&state, budget, budget, a.dry_run)
-        .map_err(|e| crate::store::io_error(ctx, "the collection", &e))?;
+        .map_err(|e| crate::store::io_fault(ctx, "the collection", &e))?;
     let scratch = scratch::sweep(&state, std::time::SystemTime::now(), a.dry_run)
-        .map_err(|e| crate::store::io_error(ctx, "the scratch area", &e))?;
+        .map_err(|e| crate::store::io_fault(ctx, "the scratch area", &e))?;
     let snaps = snapshot_area::sweep(&state, std::time::SystemTime::now(), a.dry_run)
-        .map_err(|e| crate::store::io_error(ctx, "the snapshot area", &e))?;
+        .map_err(|e| crate::store::io_fault(ctx, "the snapshot area", &e))?;
     Ok(answer(&r, scratch, snaps, a.dry_run))
 }
 

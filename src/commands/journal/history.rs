@@ -82,7 +82,7 @@ pub fn run(ctx: &Ctx, a: &HistoryArgs) -> Result<Output, CmdError> {
         }
         None => None,
     };
-    let io = |e: std::io::Error| crate::store::io_error(ctx, "the journal", &e);
+    let io = |e: std::io::Error| crate::store::io_fault(ctx, "the journal", &e);
     let mut items = Vec::new();
     let mut total = 0u64;
     if let Some(mut lines) = ReverseLines::open(&state).map_err(io)? {

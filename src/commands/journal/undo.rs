@@ -62,7 +62,7 @@ pub fn run(ctx: &Ctx, a: &UndoArgs) -> Result<Output, CmdError> {
     let echo = a.dry.dry_run || ctx.max_diff_lines.is_some();
     // The journal records the whole id an answer's short one names.
     let op_id = crate::store::journal::whole_op_id(&state, &a.op_id)
-        .map_err(|e| crate::store::io_error(ctx, "the journal", &e))?;
+        .map_err(|e| crate::store::io_fault(ctx, "the journal", &e))?;
     let req = WriteRequest::new(ctx)
         .dry_run(a.dry.dry_run)
         .undoes(&op_id)
@@ -71,7 +71,7 @@ pub fn run(ctx: &Ctx, a: &UndoArgs) -> Result<Output, CmdError> {
     req.no_diffs.set(!echo);
     let done = write::submit(ctx, &req, || {
         let entry = undo::find(ctx, &state, &op_id, &["undo"])?;
-        Ok(undo::inverse(ctx, &state, &entry, echo)?)
+        undo::inverse(ctx, &state, &entry, echo)
     })?;
     // The reverted op is the one the caller named; `history` shows the link.
     let mut out = done.into_output(vec![]);

@@ -201,7 +201,7 @@ fn write_json(
         }
         let new = edit(&f)?;
         let bytes = |t: &str| f.bytes_of(t);
-        Ok(Change::rewrite(
+        Ok::<_, CmdError>(Change::rewrite(
             ctx,
             "The new JSON",
             &f.display,

@@ -160,7 +160,7 @@ fn write_nb(
         let (new, fields) = edit(&f, h.is_some() || g.dry.dry_run)?;
         extra = fields;
         if new == f.text {
-            return Ok(Vec::new());
+            return Ok::<_, CmdError>(Vec::new());
         }
         // The edit is ours: a notebook it no longer parses is a bug, never written.
         Notebook::parse(&new).map_err(|e| {

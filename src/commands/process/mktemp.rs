@@ -76,9 +76,9 @@ pub fn run(ctx: &Ctx, a: &MktempArgs) -> Result<Output, CmdError> {
     check_affix(ctx, "--prefix", &a.prefix)?;
     check_affix(ctx, "--suffix", &a.suffix)?;
     let state = state_dir::ensure(&ctx.root)
-        .map_err(|e| crate::store::io_error(ctx, "the state directory", &e))?;
+        .map_err(|e| crate::store::io_fault(ctx, "the state directory", &e))?;
     let path = scratch::create(&state, a.dir, &a.prefix, &a.suffix, |n| tag(ctx, n))
-        .map_err(|e| crate::store::io_error(ctx, "the scratch area", &e))?;
+        .map_err(|e| crate::store::io_fault(ctx, "the scratch area", &e))?;
     let mut o = Json::obj();
     o.push("path", Json::str(path.to_string_lossy().to_string()));
     if !a.dir {

@@ -299,7 +299,7 @@ fn run_to_file(
     let arg = a.stdout_to.clone().unwrap_or_default();
     let op_id = if in_scratch {
         scratch::write(abs, &stream.bytes)
-            .map_err(|e| crate::store::io_error(ctx, "the mktemp file", &e))?;
+            .map_err(|e| crate::store::io_fault(ctx, "the mktemp file", &e))?;
         None
     } else {
         let req = WriteRequest::new(ctx).max_diff_lines(Some(0));

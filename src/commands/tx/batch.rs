@@ -343,7 +343,8 @@ fn commit(
     results: Vec<Json>,
     n: usize,
 ) -> Result<(), CmdError> {
-    let done = tx::commit::run(ctx, id, false, 0, dry_run, std::time::Duration::ZERO);
+    let done = tx::commit::run(ctx, id, false, 0, dry_run, std::time::Duration::ZERO)
+        .map_err(CmdError::from);
     if dry_run || done.is_err() {
         let _ = tx::abort(ctx, id);
     }

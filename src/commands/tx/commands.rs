@@ -463,7 +463,7 @@ struct DropOut {
 
 pub fn drop(ctx: &Ctx, a: &DropArgs) -> Result<Output, CmdError> {
     let state = state_dir::ensure(&ctx.root)
-        .map_err(|e| crate::store::io_error(ctx, "the state directory", &e))?;
+        .map_err(|e| crate::store::io_fault(ctx, "the state directory", &e))?;
     let _w = lock::acquire(ctx, &state)?;
     let _t = tx::open(ctx, &a.tx)?.lock(ctx)?;
     let mut t = tx::open(ctx, &a.tx)?;

@@ -90,7 +90,7 @@ pub fn rebase(ctx: &Ctx, a: &RebaseArgs) -> Result<Output, CmdError> {
     let id = a.tx.as_str();
     let run = invoker(ctx)?;
     let state = state_dir::ensure(&ctx.root)
-        .map_err(|e| crate::store::io_error(ctx, "the state directory", &e))?;
+        .map_err(|e| crate::store::io_fault(ctx, "the state directory", &e))?;
     let _w = lock::acquire(ctx, &state)?;
     let _t = tx::open(ctx, id)?.lock(ctx)?;
     let mut t = tx::open(ctx, id)?;

@@ -3,7 +3,6 @@
 //! `tx`'s other files never name it.
 
 use super::*;
-use crate::protocol::CmdError;
 use crate::store::write::{self, Committed, WriteRequest};
 
 /// `tx commit`: checks the write and read sets, then writes every staged path
@@ -20,7 +19,7 @@ pub fn run(
     max_diff_lines: usize,
     dry_run: bool,
     review_timeout: std::time::Duration,
-) -> Result<Committed, CmdError> {
+) -> Result<Committed, Box<StoreError>> {
     let deadline = std::time::Instant::now() + review_timeout;
     loop {
         if !dry_run {
@@ -55,7 +54,7 @@ fn locked(
     ignore_stale_reads: bool,
     max_diff_lines: usize,
     dry_run: bool,
-) -> Result<Option<Committed>, CmdError> {
+) -> Result<Option<Committed>, Box<StoreError>> {
     let state = super::state_for(ctx).map_err(|e| io_err(ctx, &e))?;
     let _wlock = lock::acquire(ctx, &state)?;
     super::recovery::recover_locked(ctx, &state)?;

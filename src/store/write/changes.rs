@@ -3,7 +3,7 @@
 use super::*;
 
 impl<'a> Plan<'a> {
-    pub(super) fn identity(&self, p: &Path) -> Result<(u64, u64), CmdError> {
+    pub(super) fn identity(&self, p: &Path) -> Result<(u64, u64), Box<StoreError>> {
         if self.ctx.tx.is_some() {
             // Staged, never applied: no step needs the entry's identity.
             return Ok((0, 0));
@@ -20,7 +20,12 @@ impl<'a> Plan<'a> {
     /// Refuses a mode or time change of an on-disk regular file with another hard
     /// link: the inode's metadata is shared by every name, and another name may be
     /// outside the workspace. The store checks again when it acts.
-    fn refuse_hard_link(&self, target: &Path, rel: &str, before: &View) -> Result<(), CmdError> {
+    fn refuse_hard_link(
+        &self,
+        target: &Path,
+        rel: &str,
+        before: &View,
+    ) -> Result<(), Box<StoreError>> {
         let View::File {
             hash,
             content: Some(Content::Snap(_)),
@@ -47,12 +52,12 @@ impl<'a> Plan<'a> {
 
     /// A step's source is gone: the same `input.not-found` (with candidates) the
     /// commands give before they reach the store.
-    pub(super) fn not_found(&self, shown: &str, abs: &Path) -> CmdError {
+    pub(super) fn not_found(&self, shown: &str, abs: &Path) -> Box<StoreError> {
         use crate::workspace::candidates::{self, Offer};
         candidates::not_found(self.ctx, shown, abs, Offer::Look).into()
     }
 
-    pub(super) fn delete(&mut self, path: &Path) -> Result<(), CmdError> {
+    pub(super) fn delete(&mut self, path: &Path) -> Result<(), Box<StoreError>> {
         let target = boundary::resolve(self.ctx, path, Final::Entry)?;
         let before = self.look(&target, true)?;
         let rel = self.rel(&target);
@@ -90,7 +95,7 @@ impl<'a> Plan<'a> {
     }
 
     /// Empty in the view: every entry on disk is gone in the view, and the view adds none.
-    pub(super) fn dir_is_empty(&mut self, dir: &Path) -> Result<bool, CmdError> {
+    pub(super) fn dir_is_empty(&mut self, dir: &Path) -> Result<bool, Box<StoreError>> {
         if self.ctx.tx.is_some() {
             for (p, _) in self.ctx.files().list_dir(dir)? {
                 if !matches!(self.view.get(&p), Some(View::Missing)) {
@@ -116,7 +121,7 @@ impl<'a> Plan<'a> {
         Ok(!added)
     }
 
-    pub(super) fn mv(&mut self, from: &Path, to: &Path) -> Result<(), CmdError> {
+    pub(super) fn mv(&mut self, from: &Path, to: &Path) -> Result<(), Box<StoreError>> {
         let src = boundary::resolve(self.ctx, from, Final::Entry)?;
         let dst = boundary::resolve(self.ctx, to, Final::Entry)?;
         let srel = self.rel(&src);
@@ -125,10 +130,11 @@ impl<'a> Plan<'a> {
             return Ok(());
         }
         if dst.starts_with(&src) {
-            return Err(CmdError::invalid_argument(
-                &self.ctx.command,
-                format!("{drel} is inside {srel}; a directory cannot move into itself."),
-            ));
+            return Err(Box::new(StoreError::MoveIntoItself {
+                command: self.ctx.command.clone(),
+                src: srel,
+                dst: drel,
+            }));
         }
         let moving = self.look(&src, true)?;
         if matches!(moving, View::Missing) {
@@ -193,7 +199,12 @@ impl<'a> Plan<'a> {
 
     /// A directory move staged in a tx: the tx keys states by path, so the tree
     /// is recreated at `dst` entry by entry and removed at `src`.
-    pub(super) fn mv_tree_tx(&mut self, src: &Path, dst: &Path, mode: u32) -> Result<(), CmdError> {
+    pub(super) fn mv_tree_tx(
+        &mut self,
+        src: &Path,
+        dst: &Path,
+        mode: u32,
+    ) -> Result<(), Box<StoreError>> {
         self.ensure_parents(dst)?;
         self.mkdir_one(dst);
         if mode != self.default_dir_mode {
@@ -210,7 +221,7 @@ impl<'a> Plan<'a> {
         self.delete(src)
     }
 
-    pub(super) fn mkdir(&mut self, path: &Path) -> Result<(), CmdError> {
+    pub(super) fn mkdir(&mut self, path: &Path) -> Result<(), Box<StoreError>> {
         let (target, lstat) = boundary::resolve_stat(self.ctx, path, Final::Follow)?;
         match self.look_stated(&target, false, lstat)? {
             View::Dir { .. } => Ok(()),
@@ -223,7 +234,7 @@ impl<'a> Plan<'a> {
         }
     }
 
-    pub(super) fn chmod(&mut self, path: &Path, mode: u32) -> Result<(), CmdError> {
+    pub(super) fn chmod(&mut self, path: &Path, mode: u32) -> Result<(), Box<StoreError>> {
         let (target, lstat) = boundary::resolve_stat(self.ctx, path, Final::Follow)?;
         let before = self.look_stated(&target, false, lstat)?;
         let rel = self.rel(&target);
@@ -259,7 +270,7 @@ impl<'a> Plan<'a> {
         Ok(())
     }
 
-    pub(super) fn symlink(&mut self, path: &Path, text: String) -> Result<(), CmdError> {
+    pub(super) fn symlink(&mut self, path: &Path, text: String) -> Result<(), Box<StoreError>> {
         let target = boundary::resolve(self.ctx, path, Final::Entry)?;
         let before = self.look(&target, false)?;
         let rel = self.rel(&target);
@@ -291,7 +302,7 @@ impl<'a> Plan<'a> {
         Ok(())
     }
 
-    pub(super) fn touch(&mut self, path: &Path, mtime: i64) -> Result<(), CmdError> {
+    pub(super) fn touch(&mut self, path: &Path, mtime: i64) -> Result<(), Box<StoreError>> {
         let (target, lstat) = boundary::resolve_stat(self.ctx, path, Final::Follow)?;
         let before = self.look_stated(&target, false, lstat)?;
         let rel = self.rel(&target);

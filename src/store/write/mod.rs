@@ -20,7 +20,7 @@ use super::journal::{self, Entry, EntryChange, State};
 use super::snapshot::Snapshot;
 use super::stream::{self, Scan};
 use super::{fsx, lock, pack, state_dir, tx, view};
-use crate::protocol::{CmdError, redact, shell, time};
+use crate::protocol::{redact, shell, time};
 use crate::text::diff::{self, DiffOptions};
 use crate::text::lines::sha256_hex;
 use crate::workspace::boundary::{self, Final};
@@ -41,7 +41,7 @@ pub mod syntax_guard;
 
 pub use super::request::{Change, ChangeReport, Committed, WriteRequest};
 
-use super::{appends, io_error, recovery};
+use super::{appends, io_fault, recovery};
 use answer::{DiffBudget, PendingReport};
 use plan::{Content, Plan, Temp, TempKind, View, parent_of};
 use splice::Spliced;
@@ -61,17 +61,19 @@ pub const MAX_DIFF_BYTES: usize = 2 * 1024 * 1024;
 /// The one write entry. Takes the workspace lock, runs `build` (which reads and
 /// validates the targets as they are now and returns the changes), plans them
 /// against the view, then commits them all or none, or, when the request names a
-/// tx, stages them in it as one tx op.
-pub fn submit(
+/// tx, stages them in it as one tx op. `build` fails with the caller's error
+/// type `E`, which the store's own errors convert into.
+pub fn submit<E: From<Box<StoreError>>>(
     ctx: &Ctx,
     req: &WriteRequest,
-    build: impl FnOnce() -> Result<Vec<Change>, CmdError>,
-) -> Result<Committed, CmdError> {
+    build: impl FnOnce() -> Result<Vec<Change>, E>,
+) -> Result<Committed, E> {
     // The plan reads through `ctx`'s view: it must be the tx the request names.
     if req.tx != ctx.tx {
-        return Err(CmdError::internal(
+        return Err(Box::new(StoreError::Internal(
             "write: the request names another tx than the view it reads through",
-        ));
+        ))
+        .into());
     }
     match &req.tx {
         Some(id) => stage(ctx, req, id, build),
@@ -80,11 +82,11 @@ pub fn submit(
 }
 
 /// `submit` without a tx: the write protocol on the tree, journaled as one op.
-fn commit(
+fn commit<E: From<Box<StoreError>>>(
     ctx: &Ctx,
     req: &WriteRequest,
-    build: impl FnOnce() -> Result<Vec<Change>, CmdError>,
-) -> Result<Committed, CmdError> {
+    build: impl FnOnce() -> Result<Vec<Change>, E>,
+) -> Result<Committed, E> {
     if req.dry_run
         && let Some(state) = absent_state_dir(ctx)
     {
@@ -93,7 +95,7 @@ fn commit(
     // What it makes of the state directory is synced with the intent record.
     // A blob store made now held nothing before this op (`gc::after_write`).
     let (state, unsynced, fresh_blobs) = state_dir::ensure_deferred(&ctx.root)
-        .map_err(|e| super::io_error(ctx, "the state directory", &e))?;
+        .map_err(|e| super::io_fault(ctx, "the state directory", &e))?;
     ctx.session.defer_sync(unsynced);
     let _lock = lock::acquire(ctx, &state)?;
     // A writer killed since this command's own recovery ran is finished first, so
@@ -102,7 +104,7 @@ fn commit(
     ctx.session.snapshots.forget_first();
     let changes = build()?;
     syntax_guard::check(ctx, req, &changes)?;
-    let seq = journal::next_seq(&state).map_err(|e| super::io_error(ctx, "the journal", &e))?;
+    let seq = journal::next_seq(&state).map_err(|e| super::io_fault(ctx, "the journal", &e))?;
     let seq = super::recovery::seq_past(&pending, seq);
     let op_id = match &req.op_id {
         Some(id) => id.clone(),
@@ -196,12 +198,12 @@ fn absent_state_dir(ctx: &Ctx) -> Option<PathBuf> {
 /// A dry run in a workspace with no state directory: the same build, guard and
 /// plan as `commit`, with no lock, no recovery (nothing can be pending) and
 /// nothing made on disk, so a preview leaves the state root as it was.
-fn dry_run_without_state(
+fn dry_run_without_state<E: From<Box<StoreError>>>(
     ctx: &Ctx,
     req: &WriteRequest,
     state: &Path,
-    build: impl FnOnce() -> Result<Vec<Change>, CmdError>,
-) -> Result<Committed, CmdError> {
+    build: impl FnOnce() -> Result<Vec<Change>, E>,
+) -> Result<Committed, E> {
     let changes = build()?;
     syntax_guard::check(ctx, req, &changes)?;
     let mut plan = plan_of(ctx, state, "op-dry-run", changes)?;
@@ -216,7 +218,7 @@ fn plan_of<'a>(
     state: &'a Path,
     op_id: &'a str,
     changes: Vec<Change>,
-) -> Result<Plan<'a>, CmdError> {
+) -> Result<Plan<'a>, Box<StoreError>> {
     let mut plan = Plan::new(ctx, state, op_id);
     for c in changes {
         plan.add(c)?;
@@ -253,13 +255,13 @@ fn unjournaled(
 
 /// `submit` with a tx: the same validation and planning against the tx's view,
 /// then the result is staged in the tx (one tx op) instead of the tree.
-fn stage(
+fn stage<E: From<Box<StoreError>>>(
     ctx: &Ctx,
     req: &WriteRequest,
     id: &str,
-    build: impl FnOnce() -> Result<Vec<Change>, CmdError>,
-) -> Result<Committed, CmdError> {
-    let state = tx::state_for(ctx).map_err(|e| super::io_error(ctx, "the state directory", &e))?;
+    build: impl FnOnce() -> Result<Vec<Change>, E>,
+) -> Result<Committed, E> {
+    let state = tx::state_for(ctx).map_err(|e| super::io_fault(ctx, "the state directory", &e))?;
     let _lock = lock::acquire(ctx, &state)?;
     super::recovery::recover_locked(ctx, &state)?;
     // Loaded once, under its lock; the view reads this load.
@@ -270,11 +272,11 @@ fn stage(
     let _pinned = view::pin(ctx);
     view::track(ctx);
     let mut moves = false;
-    let planned = (|| -> Result<Plan, CmdError> {
+    let planned = (|| -> Result<Plan, E> {
         let changes = build()?;
         syntax_guard::check(ctx, req, &changes)?;
         moves = changes.iter().any(|c| matches!(c, Change::Move { .. }));
-        plan_of(ctx, &state, id, changes)
+        Ok(plan_of(ctx, &state, id, changes)?)
     })();
     let looked = view::tracked(ctx);
     let mut plan = planned?;
@@ -334,18 +336,16 @@ fn stage(
     Ok(done)
 }
 
-fn not_a_file(rel: &str) -> CmdError {
-    StoreError::NotAFile {
+fn not_a_file(rel: &str) -> Box<StoreError> {
+    Box::new(StoreError::NotAFile {
         rel: rel.to_string(),
-    }
-    .into()
+    })
 }
 
-fn in_the_way(rel: &str) -> CmdError {
-    StoreError::InTheWay {
+fn in_the_way(rel: &str) -> Box<StoreError> {
+    Box::new(StoreError::InTheWay {
         rel: rel.to_string(),
-    }
-    .into()
+    })
 }
 
 /// The error codes every write can answer (arguments, paths, the guard, the lock,

@@ -215,12 +215,16 @@ impl<'a> Plan<'a> {
         paths::relative_to(p, &self.ctx.root).unwrap_or_else(|| paths::display(p))
     }
 
-    pub(super) fn io(&self, p: &Path, e: &std::io::Error) -> CmdError {
-        crate::protocol::error::io_error(&self.ctx.command, &self.rel(p), e)
+    pub(super) fn io(&self, p: &Path, e: &std::io::Error) -> Box<StoreError> {
+        Box::new(StoreError::PathIo {
+            command: self.ctx.command.clone(),
+            path: self.rel(p),
+            error: crate::store::error::copy_io(e),
+        })
     }
 
     /// The view of `p` (no final symlink followed); files are read when `content`.
-    pub(super) fn look(&mut self, p: &Path, content: bool) -> Result<View, CmdError> {
+    pub(super) fn look(&mut self, p: &Path, content: bool) -> Result<View, Box<StoreError>> {
         self.look_stated(p, content, None)
     }
 
@@ -232,7 +236,7 @@ impl<'a> Plan<'a> {
         p: &Path,
         content: bool,
         lstat: Option<std::fs::Metadata>,
-    ) -> Result<View, CmdError> {
+    ) -> Result<View, Box<StoreError>> {
         if let Some(v) = self.view.get(p) {
             let needs = matches!(v, View::File { content: None, .. });
             if !(content && needs) {
@@ -292,7 +296,7 @@ impl<'a> Plan<'a> {
     }
 
     /// `look` under `--tx`: the tx's view of `p` (staged state, else the disk).
-    pub(super) fn look_tx(&mut self, p: &Path, content: bool) -> Result<View, CmdError> {
+    pub(super) fn look_tx(&mut self, p: &Path, content: bool) -> Result<View, Box<StoreError>> {
         let st = self.ctx.files().stat(p, false)?;
         Ok(match st.kind {
             view::Kind::Missing => View::Missing,
@@ -372,7 +376,7 @@ impl<'a> Plan<'a> {
     }
 
     /// Creates the missing directories above `target` (each one a journaled change).
-    pub(super) fn ensure_parents(&mut self, target: &Path) -> Result<(), CmdError> {
+    pub(super) fn ensure_parents(&mut self, target: &Path) -> Result<(), Box<StoreError>> {
         let mut missing = Vec::new();
         let mut cur = parent_of(target);
         loop {
@@ -481,7 +485,7 @@ impl<'a> Plan<'a> {
         });
     }
 
-    pub(super) fn add(&mut self, c: Change) -> Result<(), CmdError> {
+    pub(super) fn add(&mut self, c: Change) -> Result<(), Box<StoreError>> {
         match c {
             Change::Put { path, bytes, mode } => self.put(&path, bytes, mode),
             Change::PutHashed { path, bytes, hash } => {
@@ -520,7 +524,7 @@ impl<'a> Plan<'a> {
         path: &Path,
         bytes: Vec<u8>,
         mode: Option<u32>,
-    ) -> Result<(), CmdError> {
+    ) -> Result<(), Box<StoreError>> {
         self.put_with(path, bytes, mode, None)
     }
 
@@ -531,7 +535,7 @@ impl<'a> Plan<'a> {
         bytes: Vec<u8>,
         mode: Option<u32>,
         hashed: Option<String>,
-    ) -> Result<(), CmdError> {
+    ) -> Result<(), Box<StoreError>> {
         let (target, lstat) = boundary::resolve_stat(self.ctx, path, Final::Follow)?;
         let before = self.look_stated(&target, true, lstat)?;
         let hash = match (&before, hashed) {
@@ -560,7 +564,7 @@ impl<'a> Plan<'a> {
         hash: String,
         mode: Option<u32>,
         window: Option<(Content, Content, usize)>,
-    ) -> Result<(), CmdError> {
+    ) -> Result<(), Box<StoreError>> {
         let rel = self.rel(&target);
         let (old_mode, old_content) = match &before {
             View::Dir { .. } => return Err(not_a_file(&rel)),

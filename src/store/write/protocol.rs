@@ -21,7 +21,7 @@ impl<'a> Plan<'a> {
     pub(super) fn commit(
         mut self,
         entry: Entry,
-    ) -> Result<(Vec<journal::Appended>, super::appends::Watch), CmdError> {
+    ) -> Result<(Vec<journal::Appended>, super::appends::Watch), Box<StoreError>> {
         let ctx = self.ctx;
         let state = self.state;
         let steps = std::mem::take(&mut self.steps);
@@ -32,13 +32,13 @@ impl<'a> Plan<'a> {
         let (mut record, sum) = intent::write_first_line(state, &ctx.root, &intent, &unsynced)
             .map_err(|e| {
                 let _ = std::fs::remove_file(intent::record_path(state, &intent.op_id));
-                super::io_error(ctx, "the intent record", &e)
+                super::io_fault(ctx, "the intent record", &e)
             })?;
         ctx.session.synced(&unsynced);
         let mut prepared = Prepared::default();
         let made = self.prepare(&stores, &mut prepared);
         let unchanged =
-            |e: std::io::Error| super::io_error(ctx, "the write (nothing was changed)", &e);
+            |e: std::io::Error| super::io_fault(ctx, "the write (nothing was changed)", &e);
         // The targets are checked again as late as possible before the commit
         // point; those `linkable` opened are looked at through their descriptors.
         let mut pinned: HashMap<PathBuf, Arc<std::fs::File>> = stores
@@ -230,7 +230,7 @@ impl<'a> Plan<'a> {
 
     /// `refusal` of a temp file the tree refused to make: the tree's (its
     /// directory), not the state directory's.
-    fn tree_refused(&self, target: &Path, e: &std::io::Error) -> CmdError {
+    fn tree_refused(&self, target: &Path, e: &std::io::Error) -> Box<StoreError> {
         let ctx = self.ctx;
         StoreError::TreeRefused {
             rel: target
@@ -251,7 +251,7 @@ impl<'a> Plan<'a> {
         intent: &Intent,
         held: &HashMap<PathBuf, Arc<std::fs::File>>,
         mut watch: super::appends::Watch,
-    ) -> Result<(Vec<journal::Appended>, super::appends::Watch), CmdError> {
+    ) -> Result<(Vec<journal::Appended>, super::appends::Watch), Box<StoreError>> {
         let (ctx, state) = (self.ctx, self.state);
         let mut appended = Vec::new();
         // Committed but not applied: the record stays pending, and the repairs are
@@ -277,7 +277,6 @@ impl<'a> Plan<'a> {
                     crate::protocol::error::err_text(&e)
                 ),
             )])
-            .into()
         })?;
         Ok((appended, watch))
     }

@@ -64,11 +64,11 @@ impl<'a> Plan<'a> {
         base: Arc<Snapshot>,
         range: Range<usize>,
         with: Vec<u8>,
-    ) -> Result<(), CmdError> {
+    ) -> Result<(), Box<StoreError>> {
         if range.start > range.end || range.end > base.bytes.len() {
-            return Err(CmdError::internal(
+            return Err(Box::new(StoreError::Internal(
                 "write: a splice outside the file it was read from",
-            ));
+            )));
         }
         let (target, lstat) = boundary::resolve_stat(self.ctx, path, Final::Follow)?;
         let before = self.look_stated(&target, true, lstat)?;
@@ -105,7 +105,7 @@ impl<'a> Plan<'a> {
         base: Arc<Scan>,
         range: Range<u64>,
         with: Vec<u8>,
-    ) -> Result<(), CmdError> {
+    ) -> Result<(), Box<StoreError>> {
         let excerpt_at = base.excerpt_at.unwrap_or(u64::MAX);
         let local = range
             .start
@@ -113,18 +113,18 @@ impl<'a> Plan<'a> {
             .map(|a| a as usize..(a + range.end - range.start) as usize)
             .filter(|r| range.start <= range.end && r.end <= base.excerpt.len());
         let (Some(local), None) = (local, self.ctx.tx.as_ref()) else {
-            return Err(CmdError::internal(
+            return Err(Box::new(StoreError::Internal(
                 "write: a streamed splice outside its excerpt, or in a tx",
-            ));
+            )));
         };
         let (target, lstat) = boundary::resolve_stat(self.ctx, path, Final::Follow)?;
         let before = self.look_streamed(&target, lstat, &base)?;
         // The window of the excerpt is the files' when it ends before the
         // excerpt does (or the excerpt is the file's end).
         let Some((old, new, line)) = base.window(local, &with) else {
-            return Err(CmdError::internal(
+            return Err(Box::new(StoreError::Internal(
                 "write: a streamed splice whose lines are too long to show",
-            ));
+            )));
         };
         let hash = base
             .successor_hash(&range, &with)
@@ -148,7 +148,7 @@ impl<'a> Plan<'a> {
         target: &Path,
         lstat: Option<std::fs::Metadata>,
         base: &Arc<Scan>,
-    ) -> Result<View, CmdError> {
+    ) -> Result<View, Box<StoreError>> {
         let now = match lstat {
             Some(m) => Ok(m),
             None => std::fs::symlink_metadata(target),
@@ -183,9 +183,11 @@ impl<'a> Plan<'a> {
         from: Arc<Scan>,
         mode: Option<u32>,
         window: Option<(Vec<u8>, Vec<u8>, usize)>,
-    ) -> Result<(), CmdError> {
+    ) -> Result<(), Box<StoreError>> {
         if self.ctx.tx.is_some() {
-            return Err(CmdError::internal("write: a streamed put in a tx"));
+            return Err(Box::new(StoreError::Internal(
+                "write: a streamed put in a tx",
+            )));
         }
         let (target, lstat) = boundary::resolve_stat(self.ctx, path, Final::Follow)?;
         // A path an earlier change of this op touched is no longer `base`.

@@ -1,36 +1,23 @@
 //! The syntax guard (`--syntax-guard`, or `syntax_guard = true` in the
 //! workspace's `.aitools.toml`): before a write is planned, each file it puts
-//! whose language has a compiled-in grammar is parsed as it is and as it would
+//! whose language has a compiled-in grammar, or that is JSON (`*.json`), YAML or
+//! TOML (the checks `aitools check` runs), is parsed as it is and as it would
 //! be; a file that parsed (or did not exist) and would not parse refuses the
 //! whole write, naming the first error. A file that did not parse before, or
 //! whose parse is over the budget, is not judged.
 
 use super::Change;
 use super::WriteRequest;
-use crate::protocol::CmdError;
+use crate::store::error::{StoreError, SyntaxBroken};
 use crate::store::files::Kind;
 use crate::text::syntax::grammar::{self, Grammar, SyntaxError};
+use crate::text::{lang, syntax};
 use crate::workspace::Ctx;
 use std::borrow::Cow;
 use std::path::Path;
 
 /// The workspace file that may turn the guard on by default.
 pub const CONFIG_FILE: &str = ".aitools.toml";
-
-/// A write the guard refused: the file, its first error, and where the guard's
-/// setting came from (the repair that writes anyway differs).
-#[derive(Debug, Clone)]
-pub struct SyntaxBroken {
-    /// The path as shown (workspace-relative).
-    pub rel: String,
-    /// The grammar's name.
-    pub lang: &'static str,
-    pub error: SyntaxError,
-    /// The guard came from the config file, not the call's flag.
-    pub from_config: bool,
-    /// The call, for the repair that runs it again without the guard.
-    pub argv: Vec<String>,
-}
 
 /// Whether the guard is on for this request: the call's `--syntax-guard` value
 /// when it gave one, else the workspace config (read only when needed).
@@ -95,21 +82,72 @@ fn after_bytes(c: &Change) -> Option<(&Path, Cow<'_, [u8]>)> {
     }
 }
 
-/// The first error of `bytes` as file `name`; `None` when it parses or cannot
-/// be judged (over the budget).
-fn first_error(name: &str, bytes: &[u8]) -> Option<SyntaxError> {
-    grammar::check_file(name, bytes).ok().flatten()
+/// How a file is judged: by its tree-sitter grammar, or as a data format.
+#[derive(Clone, Copy)]
+enum Judge {
+    Grammar(Grammar),
+    /// `json`, `yaml` or `toml`, by `text::syntax`'s own checks.
+    Data(&'static str),
+}
+
+impl Judge {
+    /// The judge of file `name`; `None` when none applies. `*.jsonc` (JSON with
+    /// comments, which the strict check refuses) is not judged.
+    fn of_file(name: &str) -> Option<Judge> {
+        if let Some(g) = Grammar::of_file(name) {
+            return Some(Judge::Grammar(g));
+        }
+        let data = match lang::of_file(name)?.name {
+            "json" => name
+                .rsplit_once('.')
+                .is_some_and(|(_, e)| e.eq_ignore_ascii_case("json"))
+                .then_some("json")?,
+            "yaml" => "yaml",
+            "toml" => "toml",
+            _ => return None,
+        };
+        Some(Judge::Data(data))
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Judge::Grammar(g) => g.name(),
+            Judge::Data(d) => d,
+        }
+    }
+
+    /// The first error of `bytes` as file `name`; `None` when it parses or
+    /// cannot be judged (over the budget, or a data file that is not UTF-8).
+    fn first_error(self, name: &str, bytes: &[u8]) -> Option<SyntaxError> {
+        let format = match self {
+            Judge::Grammar(_) => return grammar::check_file(name, bytes).ok().flatten(),
+            Judge::Data(d) => d,
+        };
+        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        let text = std::str::from_utf8(bytes).ok()?;
+        let diags = match format {
+            "json" => syntax::json(text),
+            "yaml" => syntax::yaml(text),
+            _ => syntax::toml(text),
+        };
+        diags.into_iter().next().map(|d| SyntaxError {
+            line: d.line,
+            column: d.column,
+            message: d.message,
+            missing: None,
+        })
+    }
 }
 
 /// Refuses the write when the guard is on and a change turns a file that parsed
 /// into one that does not.
-pub fn check(ctx: &Ctx, req: &WriteRequest, changes: &[Change]) -> Result<(), CmdError> {
-    let judged: Vec<(&Path, Cow<'_, [u8]>, Grammar)> = changes
+pub fn check(ctx: &Ctx, req: &WriteRequest, changes: &[Change]) -> Result<(), Box<StoreError>> {
+    let judged: Vec<(&Path, Cow<'_, [u8]>, Judge)> = changes
         .iter()
         .filter_map(after_bytes)
         .filter_map(|(p, b)| {
             let name = p.file_name()?.to_str()?;
-            Some((p, b, Grammar::of_file(name)?))
+            Some((p, b, Judge::of_file(name)?))
         })
         .collect();
     if judged.is_empty() {
@@ -120,7 +158,7 @@ pub fn check(ctx: &Ctx, req: &WriteRequest, changes: &[Change]) -> Result<(), Cm
     };
     for (path, after, g) in judged {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        let Some(error) = first_error(name, &after) else {
+        let Some(error) = g.first_error(name, &after) else {
             continue;
         };
         let before = match ctx.files().stat(path, true)?.kind {
@@ -128,18 +166,17 @@ pub fn check(ctx: &Ctx, req: &WriteRequest, changes: &[Change]) -> Result<(), Cm
             _ => None,
         };
         if let Some(b) = before
-            && first_error(name, &b.bytes).is_some()
+            && g.first_error(name, &b.bytes).is_some()
         {
             continue;
         }
-        return Err(Box::new(SyntaxBroken {
+        return Err(Box::new(StoreError::SyntaxBroken(Box::new(SyntaxBroken {
             rel: ctx.display_path(path),
             lang: g.name(),
             error,
             from_config,
             argv: ctx.argv.clone(),
-        })
-        .into());
+        }))));
     }
     Ok(())
 }

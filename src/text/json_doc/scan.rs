@@ -254,35 +254,48 @@ impl<'a> Parser<'a> {
             }
             Some(b'[') => {
                 let want = index_of(first);
-                self.i += 1;
-                self.ws();
-                if self.peek() == Some(b']') {
-                    self.i += 1;
-                    return Ok(None);
-                }
-                let mut at = 0;
-                loop {
-                    self.ws();
+                self.elements(&mut |p, at| {
                     if want == Some(at) {
-                        found = self.find(rest, depth + 1, target)?;
+                        found = p.find(rest, depth + 1, &mut *target)?;
                     } else {
-                        self.skip(depth + 1)?;
+                        p.skip(depth + 1)?;
                     }
-                    at += 1;
-                    self.ws();
-                    match self.peek() {
-                        Some(b',') => self.i += 1,
-                        Some(b']') => {
-                            self.i += 1;
-                            return Ok(found);
-                        }
-                        _ => return Err(Stop),
-                    }
-                }
+                    Ok(())
+                })?;
+                Ok(found)
             }
             _ => {
                 self.skip(depth)?;
                 Ok(None)
+            }
+        }
+    }
+
+    /// Walks the array at `self.i`, up to its closing bracket: `each` moves
+    /// past each element (given its index), whitespace skipped around it.
+    fn elements(
+        &mut self,
+        each: &mut dyn FnMut(&mut Parser<'a>, usize) -> Result<(), Stop>,
+    ) -> Result<(), Stop> {
+        self.i += 1;
+        self.ws();
+        if self.peek() == Some(b']') {
+            self.i += 1;
+            return Ok(());
+        }
+        let mut index = 0;
+        loop {
+            self.ws();
+            each(self, index)?;
+            index += 1;
+            self.ws();
+            match self.peek() {
+                Some(b',') => self.i += 1,
+                Some(b']') => {
+                    self.i += 1;
+                    return Ok(());
+                }
+                _ => return Err(Stop),
             }
         }
     }
@@ -297,44 +310,29 @@ impl<'a> Parser<'a> {
         keep: &mut impl FnMut(usize, usize, usize) -> Result<bool, SyntaxError>,
     ) -> Result<Result<Vec<(usize, Node)>, SyntaxError>, Stop> {
         let mut out = Ok(Vec::new());
-        self.i += 1;
-        self.ws();
-        if self.peek() == Some(b']') {
-            self.i += 1;
-            return Ok(out);
-        }
-        let mut index = 0;
-        loop {
-            self.ws();
-            let at = self.i;
-            self.skip(depth + 1)?;
-            if let Ok(els) = &mut out {
-                let end = self.i;
-                let step = match keep(index, at, end) {
-                    Ok(true) => {
-                        self.i = at;
-                        let v = self.value(1);
-                        self.i = end;
-                        v.map(|n| els.push((index, n)))
-                    }
-                    Ok(false) => Ok(()),
-                    Err(e) => Err(e),
-                };
-                if let Err(e) = step {
-                    out = Err(e);
+        self.elements(&mut |p, index| {
+            let at = p.i;
+            p.skip(depth + 1)?;
+            let Ok(els) = &mut out else {
+                return Ok(());
+            };
+            let end = p.i;
+            let step = match keep(index, at, end) {
+                Ok(true) => {
+                    p.i = at;
+                    let v = p.value(1);
+                    p.i = end;
+                    v.map(|n| els.push((index, n)))
                 }
+                Ok(false) => Ok(()),
+                Err(e) => Err(e),
+            };
+            if let Err(e) = step {
+                out = Err(e);
             }
-            index += 1;
-            self.ws();
-            match self.peek() {
-                Some(b',') => self.i += 1,
-                Some(b']') => {
-                    self.i += 1;
-                    return Ok(out);
-                }
-                _ => return Err(Stop),
-            }
-        }
+            Ok(())
+        })?;
+        Ok(out)
     }
 
     /// Reads a member's key at `self.i`: whether it is `want`.
