@@ -201,6 +201,21 @@ fn repairs_of_other_spellings_run() {
         serde_json::json!({"HEAD~1..HEAD": "--ref HEAD~1..HEAD"}),
     );
     assert_eq!(r.json["files"][0]["path"], "t.txt");
+    // git's two commits (`git diff A B`) are the range A..B: the staged `y` is
+    // not in it (was: B read as a path, the diff run against the work tree).
+    for argv in [
+        &["git", "diff", "HEAD~1", "HEAD"][..],
+        &["git", "diff", "HEAD~1", "HEAD", "t.txt"][..],
+        &["git", "diff", "HEAD~1", "HEAD", "--", "t.txt"][..],
+    ] {
+        let two = took(
+            &env,
+            argv,
+            serde_json::json!({"HEAD~1 HEAD": "--ref HEAD~1..HEAD"}),
+        );
+        let hunk = two.json["files"][0]["hunks"][0].as_str().unwrap_or("");
+        assert!(hunk.ends_with("+x"), "{argv:?}: {}", two.stdout);
+    }
     took(
         &env,
         &["git", "log", "HEAD~1"],

@@ -118,6 +118,50 @@ fn json_select_matches_jq() {
     assert_eq!(r.json["total"], 2);
 }
 
+/// `json select FILE --where ..` without the array's pointer (issue 32): the
+/// repair is the same call on the array the condition names a member of (not
+/// the first array, `/tags`), the document's arrays are the candidates, and the
+/// repair run as written answers what jq finds.
+#[test]
+fn json_select_without_a_pointer_answers_the_call_on_the_array_meant() {
+    let env = TestEnv::new();
+    env.write("d.json", DOC);
+    env.write("top.json", r#"[{"ok":true},{"ok":false}]"#);
+    env.write("flat.json", r#"{"a":1}"#);
+    let r = env.run(&["json", "select", "d.json", "--where", "/age>=30"]);
+    assert_eq!(r.error_code(), "argument.invalid", "{}", r.stderr);
+    let fix = r.json["error"]["repairs"][0]["command"]
+        .as_str()
+        .unwrap_or("");
+    assert_eq!(fix, "aitools json select d.json /people --where '/age>=30'");
+    assert_eq!(
+        r.json["error"]["candidates"],
+        serde_json::json!(["/people", "/tags"])
+    );
+    let ran = env.run_line(fix);
+    ok(&ran);
+    let jq = sh(
+        &env,
+        "jq '[.people[] | select(.age != null and .age >= 30)] | length' d.json",
+    );
+    assert_eq!(ran.json["total"].to_string(), jq.trim());
+    // A document that is an array: its pointer is "".
+    let t = env.run(&["json", "select", "top.json", "--where", "/ok==true"]);
+    let fix = t.json["error"]["repairs"][0]["command"]
+        .as_str()
+        .unwrap_or("");
+    assert_eq!(fix, "aitools json select top.json '' --where /ok==true");
+    assert_eq!(env.run_line(fix).json["total"], 1);
+    // No array at all: json get lists what is there, and that runs.
+    let n = env.run(&["json", "select", "flat.json", "--where", "/a=1"]);
+    assert_eq!(n.error_code(), "argument.invalid", "{}", n.stderr);
+    let fix = n.json["error"]["repairs"][0]["command"]
+        .as_str()
+        .unwrap_or("");
+    assert_eq!(fix, "aitools json get flat.json '' --keys");
+    ok(&env.run_line(fix));
+}
+
 #[test]
 fn json_set_and_delete_touch_only_their_value_and_match_jq() {
     let env = TestEnv::new();

@@ -165,17 +165,13 @@ fn line_count(hunks: &[String]) -> u64 {
 }
 
 pub fn run(ctx: &Ctx, a: &DiffArgs) -> Result<Output, CmdError> {
-    // `git diff HEAD~1 [paths]`: git's first word is the revision.
-    let taken;
-    let a = match super::take_revision(ctx, &a.path, a.r#ref.is_some(), "--ref") {
-        Some(i) => {
-            let mut t = a.clone();
-            t.r#ref = Some(t.path.remove(i));
-            taken = t;
-            &taken
-        }
-        None => a,
-    };
+    // `git diff HEAD~1 [HEAD] [paths]`: git's first words are the revisions.
+    let mut taken = a.clone();
+    if let Some((rev, used)) = super::take_revision(ctx, &a.path, a.r#ref.is_some(), "--ref") {
+        taken.path.drain(..used);
+        taken.r#ref = Some(rev);
+    }
+    let a = &taken;
     let mut base = vec![
         "diff".to_string(),
         "--no-ext-diff".into(),
