@@ -464,9 +464,11 @@ pub fn select(ctx: &Ctx, a: &SelectArgs) -> Result<Output, CmdError> {
         .iter()
         .map(|w| parse_where(ctx, w))
         .collect::<Result<Vec<_>, _>>()?;
-    let Some(pointer) = a.pointer.as_deref() else {
-        return Err(no_pointer(ctx, a, &conds));
+    let pointer = match &a.pointer {
+        Some(p) => p.clone(),
+        None => pointer_meant(ctx, a, &conds)?,
     };
+    let pointer = pointer.as_str();
     let tokens = file::pointer(ctx, pointer)?;
     let picks = a
         .pick
@@ -607,15 +609,14 @@ fn choose(
     Ok((chosen, src, total.get()))
 }
 
-/// `json select FILE --where ..` without the array's pointer: the same call with
-/// the pointer of the array it most likely means (one whose elements have the
-/// member the first condition, pick or sort key names; then the shallowest; then
-/// the first in the document), the other arrays as candidates.
-fn no_pointer(ctx: &Ctx, a: &SelectArgs, conds: &[Cond]) -> CmdError {
-    let f = match load_read(ctx, &a.path).and_then(JsonSrc::parse) {
-        Ok(f) => f,
-        Err(e) => return e,
-    };
+/// `json select FILE --where ..` without the array's pointer: the document's
+/// one array, or the one array whose elements have the member the first
+/// condition, pick or sort key names, is taken (said in `took` as `POINTER`).
+/// Otherwise the answer is the same call with the pointer of the array it most
+/// likely means (such an array; then the shallowest; then the first in the
+/// document), the other arrays as candidates.
+fn pointer_meant(ctx: &Ctx, a: &SelectArgs, conds: &[Cond]) -> Result<String, CmdError> {
+    let f = load_read(ctx, &a.path).and_then(JsonSrc::parse)?;
     let key = conds
         .first()
         .map(|c| c.tokens.clone())
@@ -625,24 +626,37 @@ fn no_pointer(ctx: &Ctx, a: &SelectArgs, conds: &[Cond]) -> CmdError {
                 .as_deref()
                 .and_then(|p| json_doc::parse_pointer(p).ok())
         });
-    let mut found = Vec::new();
-    arrays_in(&f.root, &mut Vec::new(), &mut found);
+    let mut arrays = Vec::new();
+    arrays_in(&f.root, &mut Vec::new(), &mut arrays);
+    let has = |el: &Node| {
+        key.as_ref()
+            .is_some_and(|k| json_doc::lookup(el, k).is_ok())
+    };
+    // (pointer tokens, whether its elements have the key)
+    let mut found: Vec<(Vec<String>, bool)> = arrays
+        .into_iter()
+        .map(|(t, n)| {
+            let holds = matches!(&n.kind, Kind::Arr(els) if els.iter().take(64).any(has));
+            (t, holds)
+        })
+        .collect();
     // A stable sort keeps the document order among equals.
-    found.sort_by_key(|(tokens, n)| {
-        let has = |el: &Node| {
-            key.as_ref()
-                .is_some_and(|k| json_doc::lookup(el, k).is_ok())
-        };
-        let holds = matches!(&n.kind, Kind::Arr(els) if els.iter().take(64).any(has));
-        (!holds, tokens.len())
-    });
+    found.sort_by_key(|(tokens, holds)| (!holds, tokens.len()));
+    let holders = found.iter().filter(|(_, holds)| *holds).count();
+    if let Some((t, _)) = found.first().filter(|_| holders == 1 || found.len() == 1) {
+        let p = json_doc::pointer_of(t);
+        if let Ok(mut took) = ctx.took.lock() {
+            took.push(("POINTER".to_string(), p.clone()));
+        }
+        return Ok(p);
+    }
     let pointers: Vec<String> = found
         .iter()
         .take(10)
         .map(|(t, _)| json_doc::pointer_of(t))
         .collect();
     let Some(first) = pointers.first() else {
-        return CmdError::invalid_argument(
+        return Err(CmdError::invalid_argument(
             &ctx.command,
             format!(
                 "json select needs the pointer of an array, and {} holds none; json get reads its values.",
@@ -653,7 +667,7 @@ fn no_pointer(ctx: &Ctx, a: &SelectArgs, conds: &[Cond]) -> CmdError {
             "keys",
             "List what the document holds.",
             shell::aitools(["json", "get", &a.path, "", "--keys"]),
-        ));
+        )));
     };
     // The same words, the pointer given after the path.
     let mut fixed: Vec<String> = Vec::with_capacity(ctx.argv.len() + 1);
@@ -665,7 +679,7 @@ fn no_pointer(ctx: &Ctx, a: &SelectArgs, conds: &[Cond]) -> CmdError {
             done = true;
         }
     }
-    CmdError::invalid_argument(
+    Err(CmdError::invalid_argument(
         &ctx.command,
         "json select needs the pointer of the array to filter, after the file (\"\" is the whole document).",
     )
@@ -674,7 +688,7 @@ fn no_pointer(ctx: &Ctx, a: &SelectArgs, conds: &[Cond]) -> CmdError {
         format!("The same call on the array at {first:?}."),
         shell::aitools(&fixed),
     ))
-    .with_candidates(Json::Arr(pointers.into_iter().map(Json::str).collect()))
+    .with_candidates(Json::Arr(pointers.into_iter().map(Json::str).collect())))
 }
 
 /// Every array reached through objects, with its pointer (an array's elements
