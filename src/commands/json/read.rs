@@ -283,10 +283,13 @@ pub const SELECT: CommandSpec = CommandSpec {
     args: <SelectArgs as clap::Args>::augment_args,
     output_fields: &[
         field("path", "The file read."),
-        field("mode", "items or count."),
+        field("mode", "count (left out for items, the default)."),
         field("items", "[{pointer,value}] of the selected elements."),
         field("count", "Selected elements, in count mode."),
-        field("total", "Selected elements, in items mode."),
+        field(
+            "total",
+            "Selected elements, when --limit left some out of items.",
+        ),
         field(
             "truncated",
             "True when --limit cut items (status partial, exit 3).",
@@ -443,9 +446,15 @@ fn sort_cmp(a: Option<&Node>, b: Option<&Node>, src: &str) -> Ordering {
     }
 }
 
+/// `mode` at its default: left out.
+fn is_items(m: &&'static str) -> bool {
+    *m == "items"
+}
+
 #[derive(Serialize)]
 struct SelectOut {
     path: String,
+    #[serde(skip_serializing_if = "is_items")]
     mode: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     items: Option<Vec<Json>>,
@@ -526,7 +535,8 @@ pub fn select(ctx: &Ctx, a: &SelectArgs) -> Result<Output, CmdError> {
         mode: "items",
         items: Some(items),
         count: None,
-        total: Some(total),
+        // Said only when items is short of it (the listing counts the rest).
+        total: truncated.then_some(total),
         truncated,
         next_commands,
     };
