@@ -328,6 +328,15 @@ fn more_everyday_spellings_are_taken() {
         serde_json::json!({"--lines": "--range"}),
     );
     assert_eq!(r.json["lines"], serde_json::json!(["line 2", "line 3"]));
+    // A range written as people and sed write it: S:E.
+    for (v, key) in [("2-3", "--lines 2-3"), ("2,3", "--lines 2,3")] {
+        let r = took(
+            &env,
+            &["read", "t.txt", "--lines", v],
+            serde_json::json!({ key: "--range 2:3" }),
+        );
+        assert_eq!(r.json["lines"], serde_json::json!(["line 2", "line 3"]));
+    }
     took(
         &env,
         &["git", "status", "--short"],
