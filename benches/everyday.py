@@ -332,7 +332,7 @@ def t_last_change():
     def ai(r):
         # git's spelling: the revision where a path stands.
         d = follow(r, ["git", "diff", "HEAD~10", "src/flask/ctx.py"], ["git", "diff", "--ref", "HEAD~10", "src/flask/ctx.py"])
-        r.ok = d.get("status") in ("ok", "partial") and d.get("total_files", 0) > 0
+        r.ok = d.get("status") in ("ok", "partial") and len(d.get("files", [])) > 0
 
     def sh(r):
         p = r.sh("git diff HEAD~10 -- src/flask/ctx.py")
@@ -341,7 +341,72 @@ def t_last_change():
     return "what the last 10 commits changed in ctx.py", None, ai, sh, lambda r: r.ok
 
 
-TASKS = [t_definition, t_rename, t_indentation, t_patch, t_log, t_restore, t_crlf, t_uses, t_last_change]
+def t_find_name():
+    def want(root):
+        p = subprocess.run("find . -name '*.toml' -not -path './.git/*'", shell=True, cwd=root, capture_output=True)
+        return sorted(l[2:] for l in p.stdout.decode().split())
+
+    def ai(r):
+        # find's spelling: -name is taken as the pattern.
+        d = follow(r, ["find", "-name", "*.toml"], ["find", "--glob", "*.toml"])
+        r.ok = sorted(i.get("path") for i in d.get("items", [])) == want(r.root)
+
+    def sh(r):
+        p = r.sh("find . -name '*.toml' -not -path './.git/*'")
+        r.ok = sorted(l[2:] for l in p.stdout.decode().split()) == want(r.root)
+
+    return "every file by name (find -name)", None, ai, sh, lambda r: r.ok
+
+
+def t_two_commits():
+    def ai(r):
+        # git's two commits: what the last commit changed against the one before.
+        d = follow(r, ["git", "diff", "HEAD~1", "HEAD"], ["git", "diff", "--ref", "HEAD~1..HEAD"])
+        r.ok = [f.get("path") for f in d.get("files", [])] == ["docs/config.rst"]
+
+    def sh(r):
+        p = r.sh("git diff HEAD~1 HEAD")
+        r.ok = p.returncode == 0 and b"docs/config.rst" in p.stdout
+
+    return "what the last commit changed (git diff A B)", None, ai, sh, lambda r: r.ok
+
+
+USERS = "data/users.json"
+
+
+def t_json_select():
+    def setup(root):
+        rnd = random.Random(3)
+        users = [
+            {"id": i, "name": f"user{i}", "admin": rnd.random() < 0.1, "tags": ["a", "b"][: rnd.randint(0, 2)]}
+            for i in range(40)
+        ]
+        os.makedirs(os.path.join(root, "data"), exist_ok=True)
+        with open(os.path.join(root, USERS), "w") as f:
+            json.dump({"version": 2, "regions": ["eu", "us"], "users": users}, f, indent=2)
+
+    def want(root):
+        with open(os.path.join(root, USERS)) as f:
+            return [u["id"] for u in json.load(f)["users"] if u["admin"] is True]
+
+    def ai(r):
+        # No pointer, as jq users type it: the repair names the array.
+        d = follow(
+            r,
+            ["json", "select", USERS, "--where", "/admin==true", "--pick", "/id"],
+            ["json", "select", USERS, "/users", "--where", "/admin==true", "--pick", "/id"],
+        )
+        r.ok = [i["value"].get("/id") for i in d.get("items", [])] == want(r.root)
+
+    def sh(r):
+        p = r.sh(f"jq -c '[.users[] | select(.admin == true) | .id]' {USERS}")
+        r.ok = json.loads(p.stdout or b"null") == want(r.root)
+
+    return "the admins in a JSON file (no pointer)", setup, ai, sh, lambda r: r.ok
+
+
+TASKS = [t_definition, t_rename, t_indentation, t_patch, t_log, t_restore, t_crlf, t_uses, t_last_change,
+         t_find_name, t_two_commits, t_json_select]
 
 
 def copy_repo(src, dst):

@@ -331,6 +331,10 @@ fn found(
         took: (format!("{} {v}", row.foreign), format!("{flag} {to}")),
     };
     match row.value {
+        // sed's and people's `S,E` / `S-E` given as a range: `S:E`.
+        "same" if row.ours == "--range" && spelled_range(&v).is_some() => {
+            Ok(mapped(row.ours, spelled_range(&v).unwrap_or_default()))
+        }
         "same" => Ok(plain(vec![row.ours.to_string(), v], row.ours.to_string())),
         "pattern" => {
             let ours: Vec<String> = (row.ours != "-")
@@ -405,6 +409,13 @@ fn git_lines(v: &str) -> Option<String> {
         None => digits(e)?,
     };
     Some(format!("{start}:{end}"))
+}
+
+/// A line range written `S-E` or `S,E` (not our `S:E`), as `S:E`.
+fn spelled_range(v: &str) -> Option<String> {
+    let (s, e) = v.split_once(['-', ','])?;
+    let (start, end) = (digits(s)?, digits(e)?);
+    (start > 0 && start <= end).then(|| format!("{start}:{end}"))
 }
 
 /// head's `-n N` as `1:N`.
@@ -526,6 +537,10 @@ mod tests {
         assert_eq!(git_lines("10,20").as_deref(), Some("10:20"));
         assert_eq!(git_lines("10,+5").as_deref(), Some("10:14"));
         assert_eq!(git_lines("10,").as_deref(), Some("10:"));
+        assert_eq!(spelled_range("1-5").as_deref(), Some("1:5"));
+        assert_eq!(spelled_range("10,20").as_deref(), Some("10:20"));
+        assert_eq!(spelled_range("5-1"), None);
+        assert_eq!(spelled_range("2:3"), None);
         assert_eq!(git_lines("/re/,+2"), None);
         assert_eq!(head("20").as_deref(), Some("1:20"));
         assert_eq!(head("x"), None);

@@ -21,7 +21,15 @@ fn digits(s: &str) -> Option<u64> {
 /// Parses `S:E`, `S:` or `N`. The message says what was wrong.
 pub fn parse_range(s: &str) -> Result<LineRange, String> {
     let bad = || {
-        format!("--range {s:?} is not S:E, S: or N (1-based line numbers in ASCII digits, S <= E).")
+        // `1-5` / `10,20` (sed's): said as the range it would be.
+        let hint = s
+            .split_once(['-', ','])
+            .and_then(|(a, b)| Some((digits(a)?, digits(b)?)))
+            .map(|(a, b)| format!("; write it as {a}:{b}"))
+            .unwrap_or_default();
+        format!(
+            "--range {s:?} is not S:E, S: or N (1-based line numbers in ASCII digits, S <= E){hint}."
+        )
     };
     let (start, end) = match s.split_once(':') {
         Some((a, "")) => (digits(a).ok_or_else(bad)?, None),

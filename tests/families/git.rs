@@ -201,7 +201,15 @@ fn git_diff_matches_numstat_and_patch() {
     }
     let stat = env.run(&["git", "diff", "--output", "stat"]);
     assert!(stat.json["files"][0].get("hunks").is_none());
-    assert_eq!(stat.json["files"][0]["mode"], "stat");
+    // A file's mode is the answer's: not repeated (issue 32).
+    assert_eq!(stat.json["mode"], "stat");
+    assert!(
+        stat.json["files"][0].get("mode").is_none(),
+        "{}",
+        stat.stdout
+    );
+    assert!(stat.json.get("total_files").is_none(), "{}", stat.stdout);
+    assert!(stat.json.get("approx_tokens").is_none(), "{}", stat.stdout);
 }
 
 #[test]
@@ -219,7 +227,8 @@ fn git_diff_cuts_to_its_budget_with_a_continuation_per_file() {
     assert_eq!(r.code, 3, "{}", r.stdout);
     assert_eq!(r.json["status"], "partial");
     let files = r.json["files"].as_array().unwrap();
-    assert_eq!(files[0]["mode"], "hunks");
+    assert!(files[0].get("mode").is_none(), "{}", r.stdout);
+    assert!(files[0]["hunks"].is_array(), "{}", r.stdout);
     assert!(files[1..].iter().all(|f| f["mode"] == "summary"));
     assert!(files[1..].iter().all(|f| f["added"] == 20));
     let next = r.json["next_commands"].as_array().unwrap();
@@ -228,7 +237,11 @@ fn git_diff_cuts_to_its_budget_with_a_continuation_per_file() {
     assert_eq!(one.code, 0, "{}", one.stdout);
     assert_eq!(one.json["files"].as_array().unwrap().len(), 1);
     assert_eq!(one.json["files"][0]["path"], "f1.txt");
-    assert_eq!(one.json["files"][0]["mode"], "hunks");
+    assert!(one.json["files"][0]["hunks"].is_array(), "{}", one.stdout);
+    // A list --limit stopped short says how many files changed.
+    let short = env.run(&["git", "diff", "--output", "stat", "--limit", "1"]);
+    assert_eq!(short.code, 3, "{}", short.stdout);
+    assert_eq!(short.json["total_files"], 4, "{}", short.stdout);
 }
 
 #[test]

@@ -201,6 +201,21 @@ fn repairs_of_other_spellings_run() {
         serde_json::json!({"HEAD~1..HEAD": "--ref HEAD~1..HEAD"}),
     );
     assert_eq!(r.json["files"][0]["path"], "t.txt");
+    // git's two commits (`git diff A B`) are the range A..B: the staged `y` is
+    // not in it (was: B read as a path, the diff run against the work tree).
+    for argv in [
+        &["git", "diff", "HEAD~1", "HEAD"][..],
+        &["git", "diff", "HEAD~1", "HEAD", "t.txt"][..],
+        &["git", "diff", "HEAD~1", "HEAD", "--", "t.txt"][..],
+    ] {
+        let two = took(
+            &env,
+            argv,
+            serde_json::json!({"HEAD~1 HEAD": "--ref HEAD~1..HEAD"}),
+        );
+        let hunk = two.json["files"][0]["hunks"][0].as_str().unwrap_or("");
+        assert!(hunk.ends_with("+x"), "{argv:?}: {}", two.stdout);
+    }
     took(
         &env,
         &["git", "log", "HEAD~1"],
@@ -313,6 +328,15 @@ fn more_everyday_spellings_are_taken() {
         serde_json::json!({"--lines": "--range"}),
     );
     assert_eq!(r.json["lines"], serde_json::json!(["line 2", "line 3"]));
+    // A range written as people and sed write it: S:E.
+    for (v, key) in [("2-3", "--lines 2-3"), ("2,3", "--lines 2,3")] {
+        let r = took(
+            &env,
+            &["read", "t.txt", "--lines", v],
+            serde_json::json!({ key: "--range 2:3" }),
+        );
+        assert_eq!(r.json["lines"], serde_json::json!(["line 2", "line 3"]));
+    }
     took(
         &env,
         &["git", "status", "--short"],

@@ -74,7 +74,12 @@ fn json_select_double_equals_is_equality() {
     for w in ["/ok==true", "/ok=true"] {
         let r = env.run(&["json", "select", "r.json", "", "--where", w]);
         assert_eq!(r.code, 0, "{}", r.stdout);
-        assert_eq!(r.json["total"], 2, "{w}: {}", r.stdout);
+        assert_eq!(
+            r.json["items"].as_array().map(Vec::len),
+            Some(2),
+            "{w}: {}",
+            r.stdout
+        );
     }
 }
 

@@ -115,6 +115,59 @@ fn json_select_matches_jq() {
     assert_eq!(r.json["total"], 2);
 }
 
+/// `json select FILE --where ..` without the array's pointer (issue 32): the one
+/// array whose elements have the condition's member (not the first array,
+/// `/tags`) is taken and said in `took`; with two such arrays the repair is the
+/// same call on the first, the arrays are the candidates, and it runs.
+#[test]
+fn json_select_without_a_pointer_takes_the_array_meant_or_names_the_call() {
+    let env = TestEnv::new();
+    env.write("d.json", DOC);
+    env.write("top.json", r#"[{"ok":true},{"ok":false}]"#);
+    env.write(
+        "two.json",
+        r#"{"staff":[{"n":"a"}],"guests":[{"n":"b"},{"n":"c"}]}"#,
+    );
+    env.write("flat.json", r#"{"a":1}"#);
+    let r = env.run(&["json", "select", "d.json", "--where", "/age>=30"]);
+    ok(&r);
+    assert_eq!(r.json["took"], serde_json::json!({"POINTER": "/people"}));
+    let jq = sh(
+        &env,
+        "jq '[.people[] | select(.age != null and .age >= 30)] | length' d.json",
+    );
+    let n = r.json["items"].as_array().map_or(0, Vec::len);
+    assert_eq!(n.to_string(), jq.trim());
+    // Every selected element listed: no total, no mode (issue 32).
+    assert!(r.json.get("total").is_none(), "{}", r.stdout);
+    assert!(r.json.get("mode").is_none(), "{}", r.stdout);
+    // A document that is an array: its pointer is "".
+    let t = env.run(&["json", "select", "top.json", "--where", "/ok==true"]);
+    ok(&t);
+    assert_eq!(t.json["took"], serde_json::json!({"POINTER": ""}));
+    assert_eq!(t.json["items"].as_array().map(Vec::len), Some(1));
+    // Two arrays whose elements have /n: the call on the first, which runs.
+    let two = env.run(&["json", "select", "two.json", "--where", "/n=b"]);
+    assert_eq!(two.error_code(), "argument.invalid", "{}", two.stderr);
+    let fix = two.json["error"]["repairs"][0]["command"]
+        .as_str()
+        .unwrap_or("");
+    assert_eq!(fix, "aitools json select two.json /staff --where /n=b");
+    assert_eq!(
+        two.json["error"]["candidates"],
+        serde_json::json!(["/staff", "/guests"])
+    );
+    ok(&env.run_line(fix));
+    // No array at all: json get lists what is there, and that runs.
+    let n = env.run(&["json", "select", "flat.json", "--where", "/a=1"]);
+    assert_eq!(n.error_code(), "argument.invalid", "{}", n.stderr);
+    let fix = n.json["error"]["repairs"][0]["command"]
+        .as_str()
+        .unwrap_or("");
+    assert_eq!(fix, "aitools json get flat.json '' --keys");
+    ok(&env.run_line(fix));
+}
+
 #[test]
 fn json_set_and_delete_touch_only_their_value_and_match_jq() {
     let env = TestEnv::new();

@@ -745,7 +745,23 @@ fn find_lists_sorts_and_nests() {
     assert_eq!(items[0]["path"], "src/a.rs");
     assert_eq!(items[0]["kind"], "file");
     assert_eq!(items[0]["size"], 5);
-    assert_eq!(items[0]["mode"], "0644");
+    // mode and mtime are ls -l's: with --long (issue 32).
+    assert!(items[0].get("mode").is_none(), "{}", r.stdout);
+    assert!(items[0].get("mtime").is_none(), "{}", r.stdout);
+    let long = env.run(&["find", "*.rs", "--long"]);
+    assert_eq!(long.json["items"][0]["mode"], "0644", "{}", long.stdout);
+    assert!(
+        long.json["items"][0]["mtime"].is_string(),
+        "{}",
+        long.stdout
+    );
+    let by_time = env.run(&["find", "*.rs", "--sort", "mtime"]);
+    assert!(
+        by_time.json["items"][0]["mtime"].is_string(),
+        "{}",
+        by_time.stdout
+    );
+    assert!(by_time.json["items"][0].get("mode").is_none());
     let r = env.run(&["find", "src/deep"]);
     assert_eq!(
         r.json["total"], 3,

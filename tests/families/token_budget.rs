@@ -1130,3 +1130,32 @@ fn grep_rn_is_one_call_within_its_budget() {
         r.stdout
     );
 }
+
+/// find and git diff leave out what the caller knows (issue 32): find's default
+/// mode and ignore rules (inside git), the estimate of paths it already holds;
+/// a git diff file's mode when it is the answer's, the count of files when every
+/// one is listed, the estimate of hunks it already holds.
+#[test]
+fn find_and_git_diff_leave_out_what_the_caller_knows() {
+    let env = TestEnv::new();
+    env.write("a.py", "x = 1\n");
+    env.write("b.txt", "y\n");
+    env.git(&["add", "."]);
+    env.git(&["commit", "-qm", "one"]);
+    let f = ok(env.run(&["find", "--glob", "*.py"]));
+    for k in ["mode", "ignore_source", "approx_tokens"] {
+        assert!(f.json.get(k).is_none(), "{k}: {}", f.stdout);
+    }
+    assert_eq!(f.json["items"][0]["path"], "a.py");
+    // Not the default: said.
+    let t = ok(env.run(&["find", "--output", "tree", "--no-ignore"]));
+    assert_eq!(t.json["mode"], "tree", "{}", t.stdout);
+    assert_eq!(t.json["ignore_source"], "none", "{}", t.stdout);
+    env.write("a.py", "x = 2\n");
+    let d = ok(env.run(&["git", "diff"]));
+    assert!(d.json["files"][0]["hunks"].is_array(), "{}", d.stdout);
+    assert!(d.json["files"][0].get("mode").is_none(), "{}", d.stdout);
+    for k in ["total_files", "approx_tokens"] {
+        assert!(d.json.get(k).is_none(), "{k}: {}", d.stdout);
+    }
+}

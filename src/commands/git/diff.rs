@@ -48,14 +48,16 @@ pub const SPEC: CommandSpec = CommandSpec {
         field("mode", "hunks or stat."),
         field(
             "files",
-            "[{path,from?,mode,added,deleted,binary?,hunks?}]; file mode is hunks, stat, or summary (over --max-lines).",
+            "[{path,from?,mode?,added,deleted,binary?,hunks?}]; mode summary marks a file over --max-lines (counts only).",
         ),
-        field("total_files", "Files changed (files stops at --limit)."),
+        field(
+            "total_files",
+            "Files changed, when --limit stopped files short.",
+        ),
         field(
             "truncated",
             "True when a file was summarized or the list cut (status partial, exit 3).",
         ),
-        field("approx_tokens", "ceil(characters of returned hunks / 4)."),
         field(
             "next_commands",
             "Per summarized file, the call that shows it.",
@@ -81,6 +83,8 @@ pub struct FileOut {
     pub path: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub from: Option<String>,
+    /// Said only when it is not the answer's mode: a summarized file.
+    #[serde(skip_serializing_if = "answers_mode")]
     pub mode: &'static str,
     pub added: u64,
     pub deleted: u64,
@@ -88,6 +92,11 @@ pub struct FileOut {
     pub binary: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hunks: Option<Vec<String>>,
+}
+
+/// A file's mode is the answer's (`hunks`, `stat`) unless it was summarized.
+fn answers_mode(mode: &&'static str) -> bool {
+    *mode != "summary"
 }
 
 /// `git diff --numstat -z` records.
@@ -165,17 +174,13 @@ fn line_count(hunks: &[String]) -> u64 {
 }
 
 pub fn run(ctx: &Ctx, a: &DiffArgs) -> Result<Output, CmdError> {
-    // `git diff HEAD~1 [paths]`: git's first word is the revision.
-    let taken;
-    let a = match super::take_revision(ctx, &a.path, a.r#ref.is_some(), "--ref") {
-        Some(i) => {
-            let mut t = a.clone();
-            t.r#ref = Some(t.path.remove(i));
-            taken = t;
-            &taken
-        }
-        None => a,
-    };
+    // `git diff HEAD~1 [HEAD] [paths]`: git's first words are the revisions.
+    let mut taken = a.clone();
+    if let Some((rev, used)) = super::take_revision(ctx, &a.path, a.r#ref.is_some(), "--ref") {
+        taken.path.drain(..used);
+        taken.r#ref = Some(rev);
+    }
+    let a = &taken;
     let mut base = vec![
         "diff".to_string(),
         "--no-ext-diff".into(),
@@ -211,7 +216,6 @@ pub fn run(ctx: &Ctx, a: &DiffArgs) -> Result<Output, CmdError> {
     let limit = usize::try_from(a.limit).unwrap_or(usize::MAX);
     let mut cut = files.len() > limit;
     files.truncate(limit);
-    let mut chars = 0usize;
     let mut next = Vec::new();
     let mut premasked = 0;
     if a.output == Mode::Hunks && !files.is_empty() {
@@ -228,7 +232,6 @@ pub fn run(ctx: &Ctx, a: &DiffArgs) -> Result<Output, CmdError> {
             let n = line_count(&hunks);
             if !over && used + n <= a.max_lines {
                 used += n;
-                chars += hunks.iter().map(|h| h.chars().count()).sum::<usize>();
                 f.mode = "hunks";
                 f.hunks = Some(hunks);
             } else {
@@ -258,9 +261,9 @@ pub fn run(ctx: &Ctx, a: &DiffArgs) -> Result<Output, CmdError> {
     struct Out {
         mode: &'static str,
         files: Vec<FileOut>,
-        total_files: u64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        total_files: Option<u64>,
         truncated: bool,
-        approx_tokens: usize,
         next_commands: Vec<String>,
     }
     Ok(Output::cut(
@@ -269,10 +272,10 @@ pub fn run(ctx: &Ctx, a: &DiffArgs) -> Result<Output, CmdError> {
                 Mode::Hunks => "hunks",
                 Mode::Stat => "stat",
             },
+            // Said only when files is short of it (the listing counts the rest).
+            total_files: (files.len() < total_files as usize).then_some(total_files),
             files,
-            total_files,
             truncated: cut,
-            approx_tokens: chars.div_ceil(4),
             next_commands: next,
         },
         cut,

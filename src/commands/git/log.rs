@@ -109,8 +109,9 @@ pub fn run(ctx: &Ctx, a: &LogArgs) -> Result<Output, CmdError> {
         taken.path.remove(i);
         taken.limit = Some(n);
     }
-    if let Some(i) = super::take_revision(ctx, &taken.path, a.rev.is_some(), "--rev") {
-        taken.rev = Some(taken.path.remove(i));
+    if let Some((rev, used)) = super::take_revision(ctx, &taken.path, a.rev.is_some(), "--rev") {
+        taken.path.drain(..used);
+        taken.rev = Some(rev);
     }
     let a = &taken;
     let limit = a.limit.unwrap_or(DEFAULT_LIMIT);

@@ -412,28 +412,59 @@ pub fn iso_in_offset(secs: i64, tz: &str) -> String {
 }
 
 /// git's own reading of a first path argument that names no file but a commit
-/// (`git diff HEAD~1`, `git diff main..topic`, `git log v1.0`): the index of that
-/// argument, taken as the revision option `flag` (`--ref`, `--rev`) and said in
-/// the answer's `took`. Nothing when the option is given, the word starts with
-/// `-`, or a file of that name exists (then it is the path it names).
-pub fn take_revision(ctx: &Ctx, paths: &[String], given: bool, flag: &str) -> Option<usize> {
+/// (`git diff HEAD~1`, `git diff main..topic`, `git log v1.0`): the revision,
+/// taken as the revision option `flag` (`--ref`, `--rev`) and said in the
+/// answer's `took`, and how many leading path arguments it used. diff's two
+/// commits (`git diff HEAD~1 HEAD`, as git reads them) are the range `A..B`.
+/// Nothing when the option is given, the word starts with `-`, or a file of
+/// that name exists (then it is the path it names).
+pub fn take_revision(
+    ctx: &Ctx,
+    paths: &[String],
+    given: bool,
+    flag: &str,
+) -> Option<(String, usize)> {
     let arg = paths.first()?;
-    if given || arg.is_empty() || arg.starts_with('-') {
+    if given || !names_commits(ctx, arg, flag == "--ref") {
         return None;
     }
-    let spec = pathspec(ctx, arg).ok()?;
-    let disk = ctx.files().disk(std::path::Path::new(&spec));
-    if disk.symlink_metadata().is_ok() {
-        return None;
+    let second = paths
+        .get(1)
+        .filter(|b| flag == "--ref" && !arg.contains("..") && names_commits(ctx, b, false));
+    let (typed, rev, used) = match second {
+        Some(b) => (format!("{arg} {b}"), format!("{arg}..{b}"), 2),
+        None => (arg.clone(), arg.clone(), 1),
+    };
+    if let Ok(mut t) = ctx.took.lock() {
+        t.push((typed, format!("{flag} {rev}")));
     }
-    // A range's ends (`A..B`, `A...B`; an empty end is HEAD) must each be a commit.
-    let ends: Vec<&str> = if flag == "--ref" && arg.contains("..") {
+    Some((rev, used))
+}
+
+/// Whether a path argument names no file but a commit (`range`: or a range
+/// `A..B`/`A...B` whose ends, an empty one being HEAD, are each a commit).
+fn names_commits(ctx: &Ctx, arg: &str, range: bool) -> bool {
+    if arg.is_empty() || arg.starts_with('-') {
+        return false;
+    }
+    let Ok(spec) = pathspec(ctx, arg) else {
+        return false;
+    };
+    if ctx
+        .files()
+        .disk(std::path::Path::new(&spec))
+        .symlink_metadata()
+        .is_ok()
+    {
+        return false;
+    }
+    let ends: Vec<&str> = if range && arg.contains("..") {
         arg.split("...")
             .flat_map(|p| p.split(".."))
             .filter(|e| !e.is_empty())
             .collect()
     } else {
-        vec![arg.as_str()]
+        vec![arg]
     };
     let commit = |end: &str| {
         let a: Vec<String> = ["rev-parse", "--verify", "--quiet", "--end-of-options"]
@@ -443,13 +474,7 @@ pub fn take_revision(ctx: &Ctx, paths: &[String], given: bool, flag: &str) -> Op
             .collect();
         git(ctx, &a, "git status").is_ok_and(|o| !o.stdout.is_empty())
     };
-    if ends.is_empty() || !ends.iter().all(|e| commit(e)) {
-        return None;
-    }
-    if let Ok(mut t) = ctx.took.lock() {
-        t.push((arg.clone(), format!("{flag} {arg}")));
-    }
-    Some(0)
+    !ends.is_empty() && ends.iter().all(|e| commit(e))
 }
 
 /// git log's `-5` among the path arguments (git's count of commits): its value,

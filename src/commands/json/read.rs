@@ -4,7 +4,7 @@
 use super::file::{self, JsonFile, JsonSrc, READ_CODES};
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
-use crate::protocol::{CmdError, Json, Output, error, shell, values};
+use crate::protocol::{CmdError, Json, Output, Repair, error, shell, values};
 use crate::text::json_doc::scan::Selected;
 use crate::text::json_doc::{self, Kind, Node};
 use crate::workspace::Ctx;
@@ -253,9 +253,9 @@ pub struct SelectArgs {
     /// JSON file.
     #[arg(value_name = "PATH")]
     pub path: String,
-    /// Pointer to the array.
+    /// Pointer to the array (without it, the answer names the call on the document's arrays).
     #[arg(value_name = "POINTER", allow_hyphen_values = true)]
-    pub pointer: String,
+    pub pointer: Option<String>,
     /// Condition on each element: <rel-pointer><op><value>, op = (==) != < <= > >= or ~ (regex); repeat for AND.
     #[arg(long)]
     pub r#where: Vec<String>,
@@ -283,10 +283,13 @@ pub const SELECT: CommandSpec = CommandSpec {
     args: <SelectArgs as clap::Args>::augment_args,
     output_fields: &[
         field("path", "The file read."),
-        field("mode", "items or count."),
+        field("mode", "count (left out for items, the default)."),
         field("items", "[{pointer,value}] of the selected elements."),
         field("count", "Selected elements, in count mode."),
-        field("total", "Selected elements, in items mode."),
+        field(
+            "total",
+            "Selected elements, when --limit left some out of items.",
+        ),
         field(
             "truncated",
             "True when --limit cut items (status partial, exit 3).",
@@ -443,9 +446,15 @@ fn sort_cmp(a: Option<&Node>, b: Option<&Node>, src: &str) -> Ordering {
     }
 }
 
+/// `mode` at its default: left out.
+fn is_items(m: &&'static str) -> bool {
+    *m == "items"
+}
+
 #[derive(Serialize)]
 struct SelectOut {
     path: String,
+    #[serde(skip_serializing_if = "is_items")]
     mode: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     items: Option<Vec<Json>>,
@@ -459,12 +468,17 @@ struct SelectOut {
 }
 
 pub fn select(ctx: &Ctx, a: &SelectArgs) -> Result<Output, CmdError> {
-    let tokens = file::pointer(ctx, &a.pointer)?;
     let conds = a
         .r#where
         .iter()
         .map(|w| parse_where(ctx, w))
         .collect::<Result<Vec<_>, _>>()?;
+    let pointer = match &a.pointer {
+        Some(p) => p.clone(),
+        None => pointer_meant(ctx, a, &conds)?,
+    };
+    let pointer = pointer.as_str();
+    let tokens = file::pointer(ctx, pointer)?;
     let picks = a
         .pick
         .iter()
@@ -478,7 +492,7 @@ pub fn select(ctx: &Ctx, a: &SelectArgs) -> Result<Output, CmdError> {
     let f = load_read(ctx, &a.path)?;
     let display = f.display.clone();
     let room = if a.output == "count" { 0 } else { a.limit };
-    let (mut chosen, src, total) = choose(ctx, a, f, &tokens, &conds, room)?;
+    let (mut chosen, src, total) = choose(ctx, a, pointer, f, &tokens, &conds, room)?;
     let src = src.text();
     if let Some(key) = &sort_by {
         chosen.sort_by(|(_, x), (_, y)| {
@@ -521,7 +535,8 @@ pub fn select(ctx: &Ctx, a: &SelectArgs) -> Result<Output, CmdError> {
         mode: "items",
         items: Some(items),
         count: None,
-        total: Some(total),
+        // Said only when items is short of it (the listing counts the rest).
+        total: truncated.then_some(total),
         truncated,
         next_commands,
     };
@@ -534,6 +549,7 @@ pub fn select(ctx: &Ctx, a: &SelectArgs) -> Result<Output, CmdError> {
 fn choose(
     ctx: &Ctx,
     a: &SelectArgs,
+    pointer: &str,
     f: JsonSrc,
     tokens: &[String],
     conds: &[Cond],
@@ -545,7 +561,7 @@ fn choose(
             &ctx.command,
             format!(
                 "{:?} in {} is {}, not an array; json select filters arrays (json get reads the rest).",
-                a.pointer,
+                pointer,
                 display,
                 json_doc::with_article(t)
             ),
@@ -601,6 +617,104 @@ fn choose(
         }
     };
     Ok((chosen, src, total.get()))
+}
+
+/// `json select FILE --where ..` without the array's pointer: the document's
+/// one array, or the one array whose elements have the member the first
+/// condition, pick or sort key names, is taken (said in `took` as `POINTER`).
+/// Otherwise the answer is the same call with the pointer of the array it most
+/// likely means (such an array; then the shallowest; then the first in the
+/// document), the other arrays as candidates.
+fn pointer_meant(ctx: &Ctx, a: &SelectArgs, conds: &[Cond]) -> Result<String, CmdError> {
+    let f = load_read(ctx, &a.path).and_then(JsonSrc::parse)?;
+    let key = conds
+        .first()
+        .map(|c| c.tokens.clone())
+        .or_else(|| a.pick.first().and_then(|p| json_doc::parse_pointer(p).ok()))
+        .or_else(|| {
+            a.sort_by
+                .as_deref()
+                .and_then(|p| json_doc::parse_pointer(p).ok())
+        });
+    let mut arrays = Vec::new();
+    arrays_in(&f.root, &mut Vec::new(), &mut arrays);
+    let has = |el: &Node| {
+        key.as_ref()
+            .is_some_and(|k| json_doc::lookup(el, k).is_ok())
+    };
+    // (pointer tokens, whether its elements have the key)
+    let mut found: Vec<(Vec<String>, bool)> = arrays
+        .into_iter()
+        .map(|(t, n)| {
+            let holds = matches!(&n.kind, Kind::Arr(els) if els.iter().take(64).any(has));
+            (t, holds)
+        })
+        .collect();
+    // A stable sort keeps the document order among equals.
+    found.sort_by_key(|(tokens, holds)| (!holds, tokens.len()));
+    let holders = found.iter().filter(|(_, holds)| *holds).count();
+    if let Some((t, _)) = found.first().filter(|_| holders == 1 || found.len() == 1) {
+        let p = json_doc::pointer_of(t);
+        if let Ok(mut took) = ctx.took.lock() {
+            took.push(("POINTER".to_string(), p.clone()));
+        }
+        return Ok(p);
+    }
+    let pointers: Vec<String> = found
+        .iter()
+        .take(10)
+        .map(|(t, _)| json_doc::pointer_of(t))
+        .collect();
+    let Some(first) = pointers.first() else {
+        return Err(CmdError::invalid_argument(
+            &ctx.command,
+            format!(
+                "json select needs the pointer of an array, and {} holds none; json get reads its values.",
+                f.display
+            ),
+        )
+        .with_first_repair(Repair::new(
+            "keys",
+            "List what the document holds.",
+            shell::aitools(["json", "get", &a.path, "", "--keys"]),
+        )));
+    };
+    // The same words, the pointer given after the path.
+    let mut fixed: Vec<String> = Vec::with_capacity(ctx.argv.len() + 1);
+    let mut done = false;
+    for w in &ctx.argv {
+        fixed.push(w.clone());
+        if !done && fixed.len() > 2 && *w == a.path {
+            fixed.push(first.clone());
+            done = true;
+        }
+    }
+    Err(CmdError::invalid_argument(
+        &ctx.command,
+        "json select needs the pointer of the array to filter, after the file (\"\" is the whole document).",
+    )
+    .with_first_repair(Repair::new(
+        "retry",
+        format!("The same call on the array at {first:?}."),
+        shell::aitools(&fixed),
+    ))
+    .with_candidates(Json::Arr(pointers.into_iter().map(Json::str).collect())))
+}
+
+/// Every array reached through objects, with its pointer (an array's elements
+/// are not looked into: their arrays are each element's own).
+fn arrays_in<'a>(n: &'a Node, at: &mut Vec<String>, out: &mut Vec<(Vec<String>, &'a Node)>) {
+    match &n.kind {
+        Kind::Arr(_) => out.push((at.clone(), n)),
+        Kind::Obj(members) => {
+            for m in members {
+                at.push(m.key.clone());
+                arrays_in(&m.value, at, out);
+                at.pop();
+            }
+        }
+        _ => {}
+    }
 }
 
 /// The answer's items: each kept element's pointer and value (or its picks).

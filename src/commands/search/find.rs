@@ -1,7 +1,7 @@
 //! `find`: list files and directories by name or path pattern — ls, find, tree and
 //! du in one, over the same scan (and ignore rules) as `search`.
 
-use super::{ScanArgs, Skipped, chars, default_start, scan_error, show, skipped_list, with_limit};
+use super::{ScanArgs, Skipped, default_start, scan_error, show, skipped_list, with_limit};
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Output, code, time, values};
@@ -70,6 +70,9 @@ pub struct FindArgs {
     /// Give directories the total size of the files listed below them (du).
     #[arg(long)]
     pub sizes: bool,
+    /// Add each entry's mode and mtime, as ls -l does (--sort mtime adds mtime).
+    #[arg(long)]
+    pub long: bool,
     /// Entries returned.
     #[arg(long, value_name = "N", default_value = "50")]
     pub limit: u64,
@@ -85,10 +88,10 @@ pub const SPEC: CommandSpec = CommandSpec {
     description: "The scan of search (ignore rules, --glob, --lang, --newer). Symlinks are listed, never followed. The start itself is not listed. Entries come in path order unless --sort says otherwise; --output tree nests the first --limit entries in path order and counts the rest as omitted on the deepest listed directory above them.",
     args: <FindArgs as clap::Args>::augment_args,
     output_fields: &[
-        field("mode", "flat or tree."),
+        field("mode", "tree (left out for flat, the default)."),
         field(
             "items",
-            "flat: [{path,kind,size,mode,mtime}]; kind is file, dir, symlink, or other; size is null for a directory without --sizes; mode is octal text; mtime is UTC ISO 8601.",
+            "flat: [{path,kind,size?,mode?,mtime?}]; kind is file, dir, symlink, or other; size is left out for a directory without --sizes; mode (octal text) and mtime (UTC ISO 8601) with --long, mtime also with --sort mtime.",
         ),
         field(
             "tree",
@@ -101,13 +104,12 @@ pub const SPEC: CommandSpec = CommandSpec {
         ),
         field(
             "ignore_source",
-            "gitignore, builtin, or none (--no-ignore).",
+            "builtin (outside git) or none (--no-ignore); left out inside git (gitignore).",
         ),
         field(
             "truncated",
             "True when --limit cut the result (status partial, exit 3).",
         ),
-        field("approx_tokens", "ceil(characters of returned paths / 4)."),
         crate::workspace::scan_args::FIELD_SCAN_CUT,
         field(
             "next_commands",
@@ -126,9 +128,12 @@ pub const SPEC: CommandSpec = CommandSpec {
 struct Item {
     path: String,
     kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
     size: Option<u64>,
-    mode: String,
-    mtime: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mode: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mtime: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -143,8 +148,20 @@ struct Node {
     omitted: Option<u64>,
 }
 
+/// `mode` at its default: left out.
+fn is_flat(s: &&'static str) -> bool {
+    *s == "flat"
+}
+
+/// `ignore_source` at its default, inside git: left out (the caller has the
+/// paths it paid for, so no approx_tokens either).
+fn is_gitignore(s: &&'static str) -> bool {
+    *s == "gitignore"
+}
+
 #[derive(Serialize)]
 struct FindOut {
+    #[serde(skip_serializing_if = "is_flat")]
     mode: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     items: Option<Vec<Item>>,
@@ -153,9 +170,9 @@ struct FindOut {
     total: u64,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     skipped: Vec<Skipped>,
+    #[serde(skip_serializing_if = "is_gitignore")]
     ignore_source: &'static str,
     truncated: bool,
-    approx_tokens: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     scan_cut: Option<scan::Cut>,
     next_commands: Vec<String>,
@@ -379,7 +396,6 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
     let total = matched.len() as u64;
     let limit = args.limit as usize;
     let truncated = matched.len() > limit;
-    let mut text_chars = 0usize;
     let out = match args.output {
         FindOutput::Flat => {
             match args.sort {
@@ -397,16 +413,16 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
                         (true, _) | (false, Err(_)) => (*size, r.mode, r.mtime.0),
                         (false, Ok(m)) => (size.map(|_| m.len), m.mode, m.mtime.0),
                     };
+                    let by_mtime = args.long || args.sort == SortArg::Mtime;
                     Item {
                         path: show(&ctx.root, p),
                         kind: r.kind.name(),
                         size,
-                        mode: format!("{:04o}", mode & 0o7777),
-                        mtime: time::iso8601(mtime),
+                        mode: args.long.then(|| format!("{:04o}", mode & 0o7777)),
+                        mtime: by_mtime.then(|| time::iso8601(mtime)),
                     }
                 })
                 .collect();
-            text_chars += items.iter().map(|i| chars(&i.path)).sum::<usize>();
             FindOut {
                 mode: "flat",
                 items: Some(items),
@@ -415,7 +431,6 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
                 skipped: Vec::new(),
                 ignore_source: walked.ignore_source,
                 truncated,
-                approx_tokens: 0,
                 scan_cut: None,
                 next_commands: Vec::new(),
             }
@@ -436,7 +451,6 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
                     .map(|c| c.as_os_str().to_string_lossy().into_owned())
                     .collect();
                 if i < limit {
-                    text_chars += rel.last().map_or(0, |n| chars(n));
                     insert(&mut root, &rel, r.kind.name(), *size);
                 } else {
                     omit(&mut root, &rel);
@@ -450,7 +464,6 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
                 skipped: Vec::new(),
                 ignore_source: walked.ignore_source,
                 truncated,
-                approx_tokens: 0,
                 scan_cut: None,
                 next_commands: Vec::new(),
             }
@@ -468,7 +481,6 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
         .map(|(p, r)| (p.clone(), r.name()))
         .collect();
     out.skipped = skipped_list(&ctx.root, skipped);
-    out.approx_tokens = crate::protocol::approx_tokens_chars(text_chars);
     if let Some(cut) = &walked.cut {
         out.scan_cut = Some(cut.clone());
         out.truncated = true;
