@@ -22,6 +22,11 @@ use crate::workspace::{defs, paths};
 use clap::Args;
 use std::path::PathBuf;
 
+mod java;
+mod scoped;
+use java::{after_case, external_override, library_typed, other_class, overrides_external};
+use scoped::{local_reason, ruby_variable_reason};
+
 #[derive(Args, Debug)]
 pub struct RenameArgs {
     /// The symbol's name.
@@ -85,7 +90,8 @@ pub const RENAME: CommandSpec = CommandSpec {
         code::TOO_LARGE,
         code::UNAVAILABLE,
         code::OUTSIDE_WORKSPACE,
-        code::NOT_UTF8
+        code::NOT_UTF8,
+        code::EXTERNAL_SYMBOL
     ],
     writes: true,
     tx: true,
@@ -101,12 +107,12 @@ struct Parsed {
     occ: Vec<Occurrence>,
     defs: Vec<TreeDef>,
     imports: Vec<String>,
-    /// Names bound by an absolute import (Python, JS/TS, Go, Java), with their top module;
-    /// after `mark_external` only those read from an external library.
-    external: Vec<(String, String)>,
+    /// Names bound by an absolute import (Python, JS/TS, Go, Java), with their top module,
+    /// and the imports' spans; after `mark_external` only those read from an external library.
+    external: imports::Imports,
     /// Lines where NEW is already a name (not a member, string or comment).
     new_lines: Vec<u64>,
-    /// C++: every definition (the classes and methods a bare NAME may be in).
+    /// C++ and Ruby: every definition (the classes and methods a bare NAME may be in).
     scopes: Vec<TreeDef>,
 }
 
@@ -121,11 +127,22 @@ fn parse(base: &str, text: &str, name: &str, new: &str) -> Option<Parsed> {
         text: text.to_string(),
         occ: refs::occurrences(g, &tree, src, name),
         imports: refs::imported_names(&tree, src),
-        external: imports::absolute_imports(g, &tree, src),
+        external: imports::read(g, &tree, src),
         defs,
         new_lines: name_lines(g, &tree, text, new),
-        scopes: if g == Grammar::Cpp { all } else { Vec::new() },
+        scopes: if matches!(g, Grammar::Cpp | Grammar::Ruby) {
+            all
+        } else {
+            Vec::new()
+        },
     })
+}
+
+impl Parsed {
+    /// Whether the file binds `n` by an import from an external library.
+    fn external_name(&self, n: &str) -> bool {
+        self.external.bound.iter().any(|(b, _)| b == n)
+    }
 }
 
 const CMD: &str = "code rename";
@@ -217,6 +234,9 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
                 ),
             ));
         }
+        if g == Grammar::Java && tdef.kind == "method" && overrides_external(&files, target) {
+            return Err(external_override(args, &show(&ctx.root, tpath), tdef));
+        }
         let mut sym = Json::obj();
         sym.push("path", Json::Str(show(&ctx.root, tpath)));
         sym.push("line", Json::UInt(tdef.start_line));
@@ -282,6 +302,21 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
             }
         }
         let member_target = Target::of(tdef, name, &files[target.0].1);
+        // A definition local to a function (a nested def, a `const` in a
+        // block): only the uses its binding captures are it.
+        let local_target = files[target.0]
+            .1
+            .occ
+            .iter()
+            .find(|o| {
+                o.kind == RefKind::Definition
+                    && o.line >= tdef.start_line
+                    && o.line <= tdef.end_line
+            })
+            .and_then(|o| o.scope);
+        // A Ruby file-level variable (`x = foo`) holds at its file's top level
+        // and in its blocks, not in methods, classes or modules.
+        let ruby_variable = g == Grammar::Ruby && tdef.kind == "variable";
         let mut changes: Vec<Change> = Vec::new();
         let mut taken: Vec<(String, u64)> = Vec::new();
         for (path, f) in &files {
@@ -291,7 +326,11 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
                     .any(|d| d.container.is_none() && !member_target.member);
             let mut edits: Vec<&Occurrence> = Vec::new();
             for o in &f.occ {
-                let why = skip_reason(o, f, path == tpath, tdef, member_target, own, args);
+                let why = match local_target {
+                    Some(s) => local_reason(o, f, s, path == tpath, args),
+                    None if ruby_variable => ruby_variable_reason(o, f, path == tpath, args),
+                    None => skip_reason(o, f, path == tpath, tdef, member_target, own, args),
+                };
                 match why {
                     Some(w) => left.add(w),
                     None => edits.push(o),
@@ -392,7 +431,8 @@ fn name_lines(
 fn mark_external(root: &std::path::Path, files: &mut [(PathBuf, Parsed)]) {
     let own = imports::own_modules(root, files.iter().map(|(p, _)| p.as_path()));
     for (_, f) in files.iter_mut() {
-        f.external.retain(|(_, m)| !own.contains(m));
+        f.external.bound.retain(|(_, m)| !own.contains(m));
+        f.external.spans.retain(|(_, _, m)| !own.contains(m));
     }
 }
 
@@ -438,16 +478,6 @@ impl Target {
     }
 }
 
-/// Whether the word before `at` in `text` is `case` (a Java case label).
-fn after_case(text: &str, at: usize) -> bool {
-    let before = text.get(..at).unwrap_or("").trim_end();
-    before.ends_with("case")
-        && !before[..before.len() - 4]
-            .bytes()
-            .next_back()
-            .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
-}
-
 /// C++: whether `o` is inside the class of the member `t`, in its body or in
 /// one of its methods (`int A::g() {}` too), where a bare NAME is the member
 /// and a declaration of NAME declares it (`int f();`, `int A::f() {}`).
@@ -482,50 +512,6 @@ fn constructor_of(d: &TreeDef, t: &TreeDef) -> bool {
             })
 }
 
-/// Java: whether `obj` of `obj.NAME` names a class other than the member's
-/// (`TypeName.OBJECT` is not `ClassName.OBJECT`): capitalized, not a constant.
-fn other_class(obj: &str, t: &TreeDef) -> bool {
-    obj.starts_with(|c: char| c.is_ascii_uppercase())
-        && obj.chars().any(|c| c.is_ascii_lowercase())
-        && t.container.as_deref() != Some(obj)
-}
-
-/// Java: whether `obj` is declared in `f` (`List<T> obj;`, `String obj =`,
-/// a parameter) with a type of an external library or of java.lang, whose
-/// members are not ours.
-fn library_typed(f: &Parsed, obj: &str) -> bool {
-    const LANG: &[&str] = &[
-        "String",
-        "Object",
-        "StringBuilder",
-        "Integer",
-        "Long",
-        "Boolean",
-        "Character",
-        "Class",
-    ];
-    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
-    for at in refs::word_hits(f.text.as_bytes(), obj.as_bytes()) {
-        let after = f.text.get(at + obj.len()..).unwrap_or("").trim_start();
-        if !after.starts_with([';', '=', ',', ')', ':']) || after.starts_with("==") {
-            continue;
-        }
-        let mut ty = f.text.get(..at).unwrap_or("").trim_end();
-        if let Some(open) = ty
-            .strip_suffix('>')
-            .and_then(|t| t.rfind('<').map(|i| &t[..i]))
-        {
-            ty = open.trim_end();
-        }
-        let start = ty.bytes().rposition(|b| !ident(b)).map_or(0, |i| i + 1);
-        let name = &ty[start..];
-        if name.starts_with(|c: char| c.is_ascii_uppercase()) {
-            return LANG.contains(&name) || f.external.iter().any(|(b, _)| b == name);
-        }
-    }
-    false
-}
-
 /// Why an occurrence is not renamed, or `None` when it is.
 fn skip_reason(
     o: &Occurrence,
@@ -542,6 +528,11 @@ fn skip_reason(
         RefKind::Comment if !args.comments => return Some("comment"),
         RefKind::String | RefKind::Comment => return None,
         _ => {}
+    }
+    // A name inside an import from an external library (`get` of `from
+    // requests import get as g`) is that library's.
+    if o.member_of.is_none() && f.external.span_module(o.start).is_some() {
+        return Some("external");
     }
     if o.local {
         return Some("local");
@@ -590,7 +581,7 @@ fn skip_reason(
     }
     if member_target {
         return match &o.member_of {
-            Some(Some(obj)) if f.external.iter().any(|(b, _)| b == obj) => Some("external"),
+            Some(Some(obj)) if f.external_name(obj) => Some("external"),
             Some(Some(obj)) if f.grammar == Grammar::Java && other_class(obj, t) => Some("member"),
             Some(Some(obj)) if f.grammar == Grammar::Java && library_typed(f, obj) => {
                 Some("external")
@@ -623,7 +614,7 @@ fn skip_reason(
 
 /// Why a use of a top-level NAME in a file without its own NAME is not renamed.
 fn top_level_reason(o: &Occurrence, f: &Parsed, name: &str, own_def: bool) -> Option<&'static str> {
-    let external = |n: &str| f.external.iter().any(|(b, _)| b == n);
+    let external = |n: &str| f.external_name(n);
     match &o.member_of {
         None if o.in_type && o.kind == RefKind::Definition && !own_def => Some("shadowed"),
         // A bare NAME the file imports from an external library (`from requests import get`).
