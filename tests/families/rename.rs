@@ -159,13 +159,58 @@ fn rename_refuses_an_ambiguous_name_with_a_repair_that_works() {
     let fix = r.json["error"]["repairs"][0]["command"]
         .as_str()
         .expect("repair");
+    assert_eq!(fix, "aitools code rename Box.helper assist --dry-run");
     assert_eq!(
-        fix,
-        "aitools code rename helper assist --kind function --in lib.py --dry-run"
+        r.json["error"]["candidates"],
+        serde_json::json!(["helper", "Box.helper"])
     );
     let ok = env.run_line(fix);
     assert_eq!(ok.code, 0, "{}", ok.stdout);
     assert_eq!(env.read("lib.py"), LIB.as_bytes());
+}
+
+const BLOCK: &str = "package p;\n\npublic final class Block {\n    static String join(String a) {\n        return a;\n    }\n\n    static final class Joiner {\n        String join(String b) {\n            return b + b;\n        }\n    }\n\n    static String use() {\n        return Block.join(\"x\");\n    }\n}\n";
+
+#[test]
+fn rename_takes_the_qualified_name_an_ambiguous_refusal_lists() {
+    let env = TestEnv::new();
+    env.write("p/Block.java", BLOCK);
+    // Two methods of one kind in one file: --kind and --in cannot pick one.
+    let r = env.run(&[
+        "code",
+        "rename",
+        "join",
+        "glue",
+        "--kind",
+        "method",
+        "--in",
+        "p/Block.java",
+    ]);
+    assert_eq!(r.error_code(), "selection.ambiguous", "{}", r.stdout);
+    assert_eq!(
+        r.json["error"]["candidates"],
+        serde_json::json!(["Block.join", "Block.Joiner.join"])
+    );
+    let fix = r.json["error"]["repairs"][0]["command"]
+        .as_str()
+        .expect("repair");
+    assert_eq!(fix, "aitools code rename Block.join glue --dry-run");
+    assert_eq!(env.run_line(fix).code, 0);
+    assert_eq!(env.read("p/Block.java"), BLOCK.as_bytes());
+    // Every candidate is a NAME code rename takes; a partly qualified one too.
+    let r = env.run(&["code", "rename", "Joiner.join", "glue", "--dry-run"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.json["symbol"]["name"], "Block.Joiner.join");
+    let r = env.run(&["code", "rename", "Block.join", "glue"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.json["symbol"]["name"], "Block.join");
+    let text = String::from_utf8(env.read("p/Block.java")).expect("utf8");
+    assert!(
+        text.contains("static String glue(String a)") && text.contains("Block.glue(\"x\")"),
+        "{text}"
+    );
+    let r = env.run(&["code", "rename", "Nope.join", "glue"]);
+    assert_eq!(r.error_code(), "selection.no-match", "{}", r.stdout);
 }
 
 #[test]
@@ -499,4 +544,41 @@ fn java_rename_of_an_override_of_a_jdk_method_is_refused_with_a_repair_that_work
         "--dry-run",
     ]);
     assert_eq!(r.code, 0, "{}", r.stdout);
+}
+
+#[test]
+fn java_rename_of_a_method_leaves_calls_on_a_receiver_declared_as_another_own_class() {
+    let env = TestEnv::new();
+    env.write(
+        "p/Field.java",
+        "package p;\n\nclass Field {\n    boolean has(int m) {\n        return m > 0;\n    }\n}\n",
+    );
+    let method =
+        "package p;\n\nclass Method {\n    boolean has(int m) {\n        return m < 0;\n    }\n}\n";
+    env.write("p/Method.java", method);
+    env.write(
+        "p/Use.java",
+        "package p;\n\nclass Use {\n    static boolean f(Field a, Method b) {\n        return a.has(1) && b.has(2);\n    }\n}\n",
+    );
+    let r = env.run(&[
+        "code",
+        "rename",
+        "has",
+        "holds",
+        "--kind",
+        "method",
+        "--in",
+        "p/Field.java",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(
+        env.read("p/Use.java"),
+        b"package p;\n\nclass Use {\n    static boolean f(Field a, Method b) {\n        return a.holds(1) && b.has(2);\n    }\n}\n"
+    );
+    assert_eq!(env.read("p/Method.java"), method.as_bytes());
+    assert!(
+        String::from_utf8(env.read("p/Field.java"))
+            .expect("utf8")
+            .contains("boolean holds(int m)")
+    );
 }

@@ -30,16 +30,12 @@ pub(super) fn other_class(obj: &str, t: &TreeDef) -> bool {
 /// a parameter) with a type of an external library or of java.lang, whose
 /// members are not ours.
 pub(super) fn library_typed(f: &Parsed, obj: &str) -> bool {
-    const LANG: &[&str] = &[
-        "String",
-        "Object",
-        "StringBuilder",
-        "Integer",
-        "Long",
-        "Boolean",
-        "Character",
-        "Class",
-    ];
+    declared_type(f, obj).is_some_and(|t| JAVA_LANG.contains(&t) || f.external_name(t))
+}
+
+/// Java: the type `obj` is declared with in `f` (`List<T> obj;`, `String obj
+/// =`, a parameter, `for (T obj : xs)`), the first declaration found.
+pub(super) fn declared_type<'a>(f: &'a Parsed, obj: &str) -> Option<&'a str> {
     let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
     for at in refs::word_hits(f.text.as_bytes(), obj.as_bytes()) {
         let after = f.text.get(at + obj.len()..).unwrap_or("").trim_start();
@@ -56,10 +52,28 @@ pub(super) fn library_typed(f: &Parsed, obj: &str) -> bool {
         let start = ty.bytes().rposition(|b| !ident(b)).map_or(0, |i| i + 1);
         let name = &ty[start..];
         if name.starts_with(|c: char| c.is_ascii_uppercase()) {
-            return LANG.contains(&name) || f.external_name(name);
+            return Some(name);
         }
     }
-    false
+    None
+}
+
+/// java.lang types whose members are not ours.
+const JAVA_LANG: &[&str] = &[
+    "String",
+    "Object",
+    "StringBuilder",
+    "Integer",
+    "Long",
+    "Boolean",
+    "Character",
+    "Class",
+];
+
+/// Java: whether `obj` (of `obj.NAME`) is declared in `f` with another class
+/// of ours that has its own member NAME of the target's kind (`others`).
+pub(super) fn typed_as_other(f: &Parsed, obj: &str, others: &[String]) -> bool {
+    declared_type(f, obj).is_some_and(|ty| others.iter().any(|c| c == ty))
 }
 
 /// Java: whether the method definition `d` of `f` carries `@Override`
@@ -101,8 +115,12 @@ pub(super) fn overrides_external(files: &[(PathBuf, Parsed)], (i, j): (usize, us
 
 /// The refusal of a rename that would break an override of a method outside
 /// the workspace.
-pub(super) fn external_override(args: &RenameArgs, path: &str, t: &TreeDef) -> CmdError {
-    let name = args.name.as_str();
+pub(super) fn external_override(
+    args: &RenameArgs,
+    name: &str,
+    path: &str,
+    t: &TreeDef,
+) -> CmdError {
     let mut refs_argv = vec!["code", "refs", name];
     refs_argv.extend(args.path.as_deref());
     CmdError::new(
@@ -122,4 +140,17 @@ pub(super) fn external_override(args: &RenameArgs, path: &str, t: &TreeDef) -> C
         format!("List the definitions of {name} (a method of your own may be the one to rename)."),
         shell::aitools(["code", "defs", name]),
     ))
+}
+
+/// Java keeps methods and fields apart: `x.f()` is no field, `x.f` no method
+/// (but `X::f` is a method reference).
+pub(super) fn other_member_kind(f: &Parsed, o: &refs::Occurrence, t: &TreeDef) -> bool {
+    !matches!(o.kind, RefKind::Definition | RefKind::Import)
+        && (t.kind == "method") != (o.kind == RefKind::Call)
+        && !f
+            .text
+            .get(..o.start)
+            .unwrap_or("")
+            .trim_end()
+            .ends_with("::")
 }

@@ -23,13 +23,37 @@ use clap::Args;
 use std::path::PathBuf;
 
 mod java;
+mod pick;
 mod scoped;
-use java::{after_case, external_override, library_typed, other_class, overrides_external};
+use java::{
+    after_case, external_override, library_typed, other_class, other_member_kind,
+    overrides_external, typed_as_other,
+};
+use pick::{pick, split_qualified};
+
+/// Java: the other classes of ours with their own member NAME of the
+/// target's kind; a receiver declared as one is not the target's.
+fn other_classes(files: &[(PathBuf, Parsed)], t: &TreeDef) -> Vec<String> {
+    let own_class = t.container.as_deref().map(last_part);
+    files
+        .iter()
+        .flat_map(|(_, f)| f.defs.iter())
+        .filter(|d| d.kind == t.kind)
+        .filter_map(|d| d.container.as_deref().map(last_part))
+        .filter(|c| Some(*c) != own_class)
+        .map(str::to_string)
+        .collect()
+}
+
+/// The last part of a dotted name (`B` of `A.B`).
+fn last_part(s: &str) -> &str {
+    s.rsplit('.').next().unwrap_or(s)
+}
 use scoped::{local_reason, ruby_variable_reason};
 
 #[derive(Args, Debug)]
 pub struct RenameArgs {
-    /// The symbol's name.
+    /// The symbol's name, or its qualified name (`Box.helper`, `m::f`).
     #[arg(value_name = "NAME")]
     pub name: String,
     /// Its new name.
@@ -64,7 +88,7 @@ pub struct RenameArgs {
 pub const RENAME: CommandSpec = CommandSpec {
     name: "code rename",
     summary: "Rename a symbol everywhere it is defined, used and imported.",
-    description: "Files with a compiled-in grammar below PATH (Rust, Python, Go, JavaScript, TypeScript/TSX, Java, C, C++, Ruby). Picks the one definition of NAME (--kind, --in narrow it; several left is selection.ambiguous with candidates); renames its definition, the uses that are not bound by a local or parameter of an enclosing function or block, imports, and member accesses: every `x.NAME` for a method or field but where x is imported from an external library (Python, JS/TS, Go, Java: a module no file in the scan is named after) and a bare NAME its file imports from one, only `module.NAME` through an imported name for a top-level symbol. A file that defines its own top-level NAME keeps it. Strings and comments only with --strings/--comments. Refuses a NEW that is not an identifier or a keyword (argument.invalid), and a NEW already used as a name in a file it would change (refusal.name-taken). A scan cut by its budget renames nothing (refusal.too-large). One op: all files or none; undo with aitools undo <op_id>. With --lsp a language server on PATH renames at the picked definition: its edits (changes or documentChanges) are the op, an edit outside the root refuses the rename (refusal.outside-workspace); no server, a failure or --lsp-timeout falls back to the grammar (lsp.used false with the reason), --lsp=require refuses instead (environment.unavailable).",
+    description: "Files with a compiled-in grammar below PATH (Rust, Python, Go, JavaScript, TypeScript/TSX, Java, C, C++, Ruby). Picks the one definition of NAME (a qualified NAME, --kind, --in narrow it; several left is selection.ambiguous with the qualified names as candidates); renames its definition, the uses that are not bound by a local or parameter of an enclosing function or block, imports, and member accesses: every `x.NAME` for a method or field but where x is imported from an external library (Python, JS/TS, Go, Java: a module no file in the scan is named after) and a bare NAME its file imports from one, only `module.NAME` through an imported name for a top-level symbol. A file that defines its own top-level NAME keeps it. Strings and comments only with --strings/--comments. Refuses a Java method that overrides (@Override) one no scanned file declares, a library's or the JDK's (refusal.external-symbol), a NEW that is not an identifier or a keyword (argument.invalid), and a NEW already used as a name in a file it would change (refusal.name-taken). A scan cut by its budget renames nothing (refusal.too-large). One op: all files or none; undo with aitools undo <op_id>. With --lsp a language server on PATH renames at the picked definition: its edits (changes or documentChanges) are the op, an edit outside the root refuses the rename (refusal.outside-workspace); no server, a failure or --lsp-timeout falls back to the grammar (lsp.used false with the reason), --lsp=require refuses instead (environment.unavailable).",
     args: <RenameArgs as clap::Args>::augment_args,
     output_fields: &[
         write::FIELD_CHANGES,
@@ -168,7 +192,9 @@ impl Tally {
 }
 
 pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
-    let name = args.name.as_str();
+    // A qualified NAME (`Builder.join`, `m::f`) picks the definition by its
+    // qualified name; its last part is the name the files spell.
+    let (name, qual) = split_qualified(&args.name);
     let new = args.new.as_str();
     if name.is_empty() {
         return Err(CmdError::invalid_argument(CMD, "NAME is empty."));
@@ -222,7 +248,7 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
             ));
         }
         mark_external(&ctx.root, &mut files);
-        let target = pick(ctx, args, &files, in_path.as_deref())?;
+        let target = pick(ctx, args, (name, qual), &files, in_path.as_deref())?;
         let (tpath, tdef) = (&files[target.0].0, &files[target.0].1.defs[target.1]);
         let g = files[target.0].1.grammar;
         if !crate::text::syntax::ident::valid_identifier(g, new) {
@@ -235,7 +261,7 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
             ));
         }
         if g == Grammar::Java && tdef.kind == "method" && overrides_external(&files, target) {
-            return Err(external_override(args, &show(&ctx.root, tpath), tdef));
+            return Err(external_override(args, name, &show(&ctx.root, tpath), tdef));
         }
         let mut sym = Json::obj();
         sym.push("path", Json::Str(show(&ctx.root, tpath)));
@@ -301,7 +327,11 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
                 }
             }
         }
-        let member_target = Target::of(tdef, name, &files[target.0].1);
+        let others = other_classes(&files, tdef);
+        let member_target = Target {
+            others: &others,
+            ..Target::of(tdef, name, &files[target.0].1)
+        };
         // A definition local to a function (a nested def, a `const` in a
         // block): only the uses its binding captures are it.
         let local_target = files[target.0]
@@ -438,7 +468,9 @@ fn mark_external(root: &std::path::Path, files: &mut [(PathBuf, Parsed)]) {
 
 /// What the picked definition is to its uses.
 #[derive(Clone, Copy)]
-struct Target {
+struct Target<'a> {
+    /// Java: other classes of ours with a member NAME of the target's kind.
+    others: &'a [String],
     /// A method or field (`x.NAME` may name it).
     member: bool,
     /// Not a Java field that could not be a `case` label (one whose type is
@@ -446,8 +478,8 @@ struct Target {
     case_label: bool,
 }
 
-impl Target {
-    fn of(t: &TreeDef, name: &str, f: &Parsed) -> Target {
+impl Target<'_> {
+    fn of(t: &TreeDef, name: &str, f: &Parsed) -> Target<'static> {
         let member = t.container.is_some()
             && matches!(
                 t.kind,
@@ -474,7 +506,11 @@ impl Target {
                     )
                 })
         };
-        Target { member, case_label }
+        Target {
+            others: &[],
+            member,
+            case_label,
+        }
     }
 }
 
@@ -564,25 +600,19 @@ fn skip_reason(
         // variable: not a field that cannot be one.
         return Some("member");
     }
-    if member_target
-        && f.grammar == Grammar::Java
-        && !matches!(o.kind, RefKind::Definition | RefKind::Import)
-        && (t.kind == "method") != (o.kind == RefKind::Call)
-        && !f
-            .text
-            .get(..o.start)
-            .unwrap_or("")
-            .trim_end()
-            .ends_with("::")
-    {
-        // Java keeps methods and fields apart: `x.f()` is no field, `x.f` no
-        // method (but `X::f` is a method reference).
+    if member_target && f.grammar == Grammar::Java && other_member_kind(f, o, t) {
         return Some("member");
     }
     if member_target {
         return match &o.member_of {
             Some(Some(obj)) if f.external_name(obj) => Some("external"),
-            Some(Some(obj)) if f.grammar == Grammar::Java && other_class(obj, t) => Some("member"),
+            // `Other.NAME`, or `x.NAME` with x declared as another class of ours with its own NAME.
+            Some(Some(obj))
+                if f.grammar == Grammar::Java
+                    && (other_class(obj, t) || typed_as_other(f, obj, target.others)) =>
+            {
+                Some("member")
+            }
             Some(Some(obj)) if f.grammar == Grammar::Java && library_typed(f, obj) => {
                 Some("external")
             }
@@ -623,106 +653,6 @@ fn top_level_reason(o: &Occurrence, f: &Parsed, name: &str, own_def: bool) -> Op
         Some(Some(obj)) if external(obj) => Some("external"),
         Some(Some(obj)) if f.imports.iter().any(|i| i == obj) => None,
         Some(_) => Some("member"),
-    }
-}
-
-/// The one definition to rename: (file index, def index), or the refusal that
-/// lists the candidates.
-fn pick(
-    ctx: &Ctx,
-    args: &RenameArgs,
-    files: &[(PathBuf, Parsed)],
-    in_path: Option<&std::path::Path>,
-) -> Result<(usize, usize), CmdError> {
-    let mut all: Vec<(usize, usize)> = Vec::new();
-    for (i, (p, f)) in files.iter().enumerate() {
-        for (j, d) in f.defs.iter().enumerate() {
-            if args.kind.as_deref().is_some_and(|k| k != d.kind) {
-                continue;
-            }
-            if in_path.is_some_and(|ip| !p.starts_with(ip)) {
-                continue;
-            }
-            // A constructor is its class's name: renaming the class renames it.
-            if f.defs.iter().any(|c| constructor_of(d, c)) {
-                continue;
-            }
-            // One symbol defined twice in one scope (if/else branches) is one.
-            if all
-                .iter()
-                .any(|&(a, b)| a == i && files[a].1.defs[b].qualified == d.qualified)
-            {
-                continue;
-            }
-            all.push((i, j));
-        }
-    }
-    let name = args.name.as_str();
-    match all.len() {
-        1 => Ok(all[0]),
-        0 => Err(CmdError::new(
-            code::NO_MATCH,
-            format!(
-                "No definition of {name}{} found below the path{}.",
-                args.kind
-                    .as_deref()
-                    .map(|k| format!(" of kind {k}"))
-                    .unwrap_or_default(),
-                if args.in_path.is_some() {
-                    " and --in"
-                } else {
-                    ""
-                }
-            ),
-            Repair::new(
-                "defs",
-                "List the definitions of the name.",
-                shell::aitools(["code", "defs", name]),
-            ),
-        )),
-        n => {
-            let shown: Vec<String> = all
-                .iter()
-                .take(8)
-                .map(|&(i, j)| {
-                    let d = &files[i].1.defs[j];
-                    format!(
-                        "{} {} at {}:{}",
-                        d.kind,
-                        d.qualified,
-                        show(&ctx.root, &files[i].0),
-                        d.start_line
-                    )
-                })
-                .collect();
-            let (i, j) = all[0];
-            let first = &files[i].1.defs[j];
-            let path = show(&ctx.root, &files[i].0);
-            let argv = shell::rerun(
-                &ctx.argv,
-                &["--kind", "--in"],
-                &["--dry-run"],
-                &[
-                    "--kind".into(),
-                    first.kind.into(),
-                    "--in".into(),
-                    path.clone(),
-                    "--dry-run".into(),
-                ],
-            );
-            Err(CmdError::new(
-                code::AMBIGUOUS,
-                format!(
-                    "{name} names {n} definitions: {}. Pick one with --kind and --in.",
-                    shown.join("; ")
-                ),
-                Repair::new(
-                    "pick",
-                    format!("Rename the {} in {path} (dry run first).", first.kind),
-                    shell::aitools(argv),
-                ),
-            ))
-        }
     }
 }
 
