@@ -3,7 +3,9 @@
 # whose sources compile with javac alone, e.g. square/javapoet's src/main/java;
 # its work tree is restored after each name).
 # usage: AITOOLS=/abs/aitools XDG_STATE_HOME=/0700/dir rename_java_oracle.sh SRC_DIR [MAX]
-# (MAX: an even sample of at most that many names, default all)
+# (MAX: an even sample of at most that many names, default all; ONLY="a b"
+# renames only those names; QUALIFIED=1 names each by its qualified name and --kind, e.g.
+# CodeBlock.Builder.add, instead of --in FILE --kind KIND)
 # Takes every method, field and nested type `code outline` lists under SRC_DIR
 # (not a top-level type: its file would have to move; not a method named after
 # one of java.lang.Object's or a JDK interface's, which an override would tie to
@@ -35,16 +37,23 @@ for line in sys.stdin:
     for x in d.get("symbols",[]):
         k=x.get("kind")
         if k in ("method","field") or (k in ("class","interface","enum","record") and x.get("container")):
-            print(x["name"], k, f, x.get("container") or "-")
+            print(x["name"], k, f, x.get("container") or "-", x.get("qualified") or x["name"])
 '; done | sort -u -k1,2 | awk -v s="$skip" 'index(s, " "$1" ")==0')
+if [ -n "${ONLY:-}" ]; then
+  targets=$(echo "$targets" | awk -v o=" $ONLY " 'index(o, " "$1" ")>0')
+fi
 total=$(echo "$targets" | grep -c .)
 targets=$(echo "$targets" | awk -v t="$total" -v m="$max" 'm >= t || int((NR-1)*m/t) != int(NR*m/t)')
 ok=0; bad=0; refused=0
-while read -r n kind f cont; do
+while read -r n kind f cont q; do
   [ -z "$n" ] && continue
   git checkout -q -- .
   new="${n}Rn"
-  out=$($A code rename "$n" "$new" --in "$f" --kind "$kind" 2>&1)
+  if [ -n "${QUALIFIED:-}" ] && [ "$cont" != "-" ]; then
+    out=$($A code rename "$q" "$new" --kind "$kind" 2>&1)
+  else
+    out=$($A code rename "$n" "$new" --in "$f" --kind "$kind" 2>&1)
+  fi
   if ! echo "$out" | grep -q '"status":"ok"'; then
     refused=$((refused+1)); echo "REFUSED $kind $n: $(echo "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["error"]["code"], d["error"]["message"][:120])' 2>/dev/null)"; continue
   fi

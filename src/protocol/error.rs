@@ -40,6 +40,7 @@ pub mod code {
     pub const REVIEW_DENIED: &str = "refusal.review-denied";
     pub const REVIEW_TIMEOUT: &str = "environment.review-timeout";
     pub const SYNTAX_BROKEN: &str = "refusal.syntax-broken";
+    pub const EXTERNAL_SYMBOL: &str = "refusal.external-symbol";
 
     pub const ALL: &[&str] = &[
         ARGUMENT_INVALID,
@@ -73,6 +74,7 @@ pub mod code {
         REVIEW_DENIED,
         REVIEW_TIMEOUT,
         SYNTAX_BROKEN,
+        EXTERNAL_SYMBOL,
     ];
 }
 

@@ -176,6 +176,14 @@ fn latin1_symbol(env: &TestEnv) -> Option<Child> {
     None
 }
 
+fn java_override(env: &TestEnv) -> Option<Child> {
+    env.write(
+        "j/Job.java",
+        "class Job {\n    @Override\n    public String toString() {\n        return \"job\";\n    }\n}\n",
+    );
+    None
+}
+
 /// The workspace lock held by another process for a few seconds.
 fn lock_held(env: &TestEnv) -> Option<Child> {
     assert_eq!(env.run(&["write", "held.txt", "--content", "x"]).code, 0);
@@ -483,6 +491,7 @@ const ROWS: &[Row] = &[
     r("code rename", "selection.no-match", &["code", "rename", "nothere", "other", "py"]),
     r("code rename", "refusal.too-large", &["code", "rename", "rnm", "other", "py", "--max-files", "0"]),
     r("code rename", "refusal.name-taken", &["code", "rename", "rnm", "taken", "py", "--kind", "function"]),
+    r("code rename", "refusal.external-symbol", &["code", "rename", "toString", "describe", "j"]).setup(java_override),
     r("code rename", "input.not-utf8", &["code", "rename", "nu8", "other", "latin.rs"]).setup(latin1_symbol),
     r("code rename", "environment.unavailable", &["code", "rename", "rnm", "other", "py", "--kind", "function", "--lsp=require"]).env(&[("PATH", "{root}")]),
     // edit

@@ -159,13 +159,58 @@ fn rename_refuses_an_ambiguous_name_with_a_repair_that_works() {
     let fix = r.json["error"]["repairs"][0]["command"]
         .as_str()
         .expect("repair");
+    assert_eq!(fix, "aitools code rename Box.helper assist --dry-run");
     assert_eq!(
-        fix,
-        "aitools code rename helper assist --kind function --in lib.py --dry-run"
+        r.json["error"]["candidates"],
+        serde_json::json!(["helper", "Box.helper"])
     );
     let ok = env.run_line(fix);
     assert_eq!(ok.code, 0, "{}", ok.stdout);
     assert_eq!(env.read("lib.py"), LIB.as_bytes());
+}
+
+const BLOCK: &str = "package p;\n\npublic final class Block {\n    static String join(String a) {\n        return a;\n    }\n\n    static final class Joiner {\n        String join(String b) {\n            return b + b;\n        }\n    }\n\n    static String use() {\n        return Block.join(\"x\");\n    }\n}\n";
+
+#[test]
+fn rename_takes_the_qualified_name_an_ambiguous_refusal_lists() {
+    let env = TestEnv::new();
+    env.write("p/Block.java", BLOCK);
+    // Two methods of one kind in one file: --kind and --in cannot pick one.
+    let r = env.run(&[
+        "code",
+        "rename",
+        "join",
+        "glue",
+        "--kind",
+        "method",
+        "--in",
+        "p/Block.java",
+    ]);
+    assert_eq!(r.error_code(), "selection.ambiguous", "{}", r.stdout);
+    assert_eq!(
+        r.json["error"]["candidates"],
+        serde_json::json!(["Block.join", "Block.Joiner.join"])
+    );
+    let fix = r.json["error"]["repairs"][0]["command"]
+        .as_str()
+        .expect("repair");
+    assert_eq!(fix, "aitools code rename Block.join glue --dry-run");
+    assert_eq!(env.run_line(fix).code, 0);
+    assert_eq!(env.read("p/Block.java"), BLOCK.as_bytes());
+    // Every candidate is a NAME code rename takes; a partly qualified one too.
+    let r = env.run(&["code", "rename", "Joiner.join", "glue", "--dry-run"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.json["symbol"]["name"], "Block.Joiner.join");
+    let r = env.run(&["code", "rename", "Block.join", "glue"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.json["symbol"]["name"], "Block.join");
+    let text = String::from_utf8(env.read("p/Block.java")).expect("utf8");
+    assert!(
+        text.contains("static String glue(String a)") && text.contains("Block.glue(\"x\")"),
+        "{text}"
+    );
+    let r = env.run(&["code", "rename", "Nope.join", "glue"]);
+    assert_eq!(r.error_code(), "selection.no-match", "{}", r.stdout);
 }
 
 #[test]
@@ -306,5 +351,234 @@ fn a_bare_name_imported_from_an_external_library_is_not_our_definition() {
     assert_eq!(
         env.read("b.js"),
         b"const { get } = require('got');\nget(4);\n"
+    );
+}
+
+#[test]
+fn the_member_an_aliased_import_reads_from_an_external_library_is_not_ours() {
+    let env = TestEnv::new();
+    env.write("lib.py", "def get(url):\n    return url\n");
+    env.write("use.py", "from requests import get as g\n\ng(1)\n");
+    env.write("mine.py", "from lib import get as mine\n\nmine(2)\n");
+    env.write("a.js", "import { get as g } from 'axios';\ng(3);\n");
+    env.write("b.js", "const { get: g } = require('got');\ng(4);\n");
+    env.write("c.js", "export { get as g } from 'pkg';\n");
+    let got = refs(&env, &["code", "refs", "get"]);
+    assert_eq!(
+        got,
+        vec![row("lib.py", 1, "definition"), row("mine.py", 1, "import")]
+    );
+    let r = env.run(&["code", "refs", "get"]);
+    assert_eq!(r.json["left_out"]["external"], 4, "{}", r.stdout);
+    let r = env.run(&["code", "rename", "get", "fetch"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.json["left"]["external"], 4, "{}", r.stdout);
+    assert_eq!(
+        env.read("mine.py"),
+        b"from lib import fetch as mine\n\nmine(2)\n"
+    );
+    assert_eq!(
+        env.read("use.py"),
+        b"from requests import get as g\n\ng(1)\n"
+    );
+    assert_eq!(
+        env.read("a.js"),
+        b"import { get as g } from 'axios';\ng(3);\n"
+    );
+    assert_eq!(
+        env.read("b.js"),
+        b"const { get: g } = require('got');\ng(4);\n"
+    );
+    assert_eq!(env.read("c.js"), b"export { get as g } from 'pkg';\n");
+}
+
+const SVC: &str = "from requests import get\n\n\ndef fetch(url):\n    return get(url)\n\n\nclass Cache:\n    def get(self, key):\n        return key\n\n    def both(self):\n        return self.get(1)\n\n\ndef local_one():\n    def get(x):\n        return x\n    return get(2)\n";
+
+#[test]
+fn each_use_is_judged_by_the_binding_of_its_scope_not_the_files_external_import() {
+    let env = TestEnv::new();
+    env.write("svc.py", SVC);
+    env.write("use.py", "from svc import Cache\nCache().get(3)\n");
+    env.write(
+        "w.js",
+        "import { get } from 'axios';\nfunction f(u) { return get(u); }\nfunction g() {\n  const get = (x) => x;\n  return get(2);\n}\n",
+    );
+    // The local def and its use are locals, not the import's (external) uses.
+    let got = refs(&env, &["code", "refs", "get", "--include", "locals"]);
+    assert_eq!(
+        got,
+        vec![
+            row("svc.py", 9, "definition"),
+            row("svc.py", 13, "call"),
+            row("svc.py", 17, "local"),
+            row("svc.py", 19, "local"),
+            row("use.py", 2, "call"),
+            row("w.js", 4, "local"),
+            row("w.js", 5, "local"),
+        ]
+    );
+    let r = env.run(&["code", "refs", "get", "--include", "locals"]);
+    assert_eq!(r.json["left_out"]["external"], 4, "{}", r.stdout);
+    // Renaming the nested def renames what its binding captures, nothing else.
+    let r = env.run(&[
+        "code", "rename", "get", "lookup", "--kind", "function", "--in", "svc.py",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(
+        String::from_utf8(env.read("svc.py")).expect("utf8"),
+        SVC.replace("def get(x)", "def lookup(x)")
+            .replace("get(2)", "lookup(2)")
+    );
+    assert_eq!(
+        env.read("use.py"),
+        b"from svc import Cache\nCache().get(3)\n"
+    );
+    let r = env.run(&[
+        "code", "rename", "get", "lookup", "--kind", "function", "--in", "w.js",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(
+        String::from_utf8(env.read("w.js")).expect("utf8"),
+        "import { get } from 'axios';\nfunction f(u) { return get(u); }\nfunction g() {\n  const lookup = (x) => x;\n  return lookup(2);\n}\n"
+    );
+}
+
+const APP_RB: &str = "LIMIT = 10\ncount = compute\nmodule Conf\n  DEPTH = 3\n  def self.depth\n    DEPTH\n  end\nend\nclass Runner\n  def count\n    1\n  end\n  def run\n    LIMIT + count\n  end\nend\n[1, 2].each { |i| puts count + i }\nputs count\n";
+
+#[test]
+fn ruby_file_level_assignments_are_definitions_outlined_and_renamed() {
+    let env = TestEnv::new();
+    env.write("app.rb", APP_RB);
+    env.write("other.rb", "puts LIMIT\ncount = 2\n");
+    let r = env.run(&["code", "outline", "app.rb"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let got: Vec<(u64, String, String)> = r.json["symbols"]
+        .as_array()
+        .expect("symbols")
+        .iter()
+        .map(|s| {
+            let q = s.get("qualified").unwrap_or(&s["name"]);
+            (
+                s["line"].as_u64().unwrap_or(0),
+                s["kind"].as_str().unwrap_or("").to_string(),
+                q.as_str().unwrap_or("").to_string(),
+            )
+        })
+        .filter(|s| matches!(s.1.as_str(), "constant" | "variable"))
+        .collect();
+    let want = [
+        (1, "constant", "LIMIT"),
+        (2, "variable", "count"),
+        (4, "constant", "Conf::DEPTH"),
+    ];
+    let want: Vec<(u64, String, String)> = want
+        .iter()
+        .map(|(l, k, n)| (*l, k.to_string(), n.to_string()))
+        .collect();
+    assert_eq!(got, want);
+    // A file-level variable: its file's top level and blocks, not Runner#count.
+    let r = env.run(&[
+        "code", "rename", "count", "total", "--kind", "variable", "--in", "app.rb",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let text = String::from_utf8(env.read("app.rb")).expect("utf8");
+    assert_eq!(
+        text,
+        APP_RB
+            .replace("count = compute", "total = compute")
+            .replace("puts count", "puts total")
+    );
+    assert_eq!(env.read("other.rb"), b"puts LIMIT\ncount = 2\n");
+    // A constant is seen from every file.
+    let r = env.run(&["code", "rename", "LIMIT", "MAX_N"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(env.read("other.rb"), b"puts MAX_N\ncount = 2\n");
+    let text = String::from_utf8(env.read("app.rb")).expect("utf8");
+    assert!(text.starts_with("MAX_N = 10\n") && text.contains("    MAX_N + count\n"));
+}
+
+const JOB: &str = "package p;\n\npublic class Job implements Runnable, Handler {\n    @Override\n    public void run() {\n        System.out.println(toString());\n    }\n\n    @Override\n    public String toString() {\n        return \"Job\";\n    }\n\n    @Override\n    public int handle(int x) {\n        return x + 1;\n    }\n}\n";
+
+#[test]
+fn java_rename_of_an_override_of_a_jdk_method_is_refused_with_a_repair_that_works() {
+    let env = TestEnv::new();
+    env.write("src/p/Job.java", JOB);
+    env.write(
+        "src/p/Handler.java",
+        "package p;\n\npublic interface Handler {\n    int handle(int x);\n}\n",
+    );
+    env.write(
+        "src/p/Main.java",
+        "package p;\n\npublic class Main {\n    public static void main(String[] a) {\n        Job j = new Job();\n        j.run();\n        System.out.println(j.toString() + j.handle(1));\n    }\n}\n",
+    );
+    for (name, new) in [("toString", "describe"), ("run", "start")] {
+        let r = env.run(&["code", "rename", name, new, "src"]);
+        assert_eq!(r.code, 1, "{}", r.stdout);
+        assert_eq!(
+            r.json["error"]["code"], "refusal.external-symbol",
+            "{}",
+            r.stdout
+        );
+        let msg = r.json["error"]["message"].as_str().unwrap_or("");
+        assert!(
+            msg.contains(&format!("Job.{name}")) && msg.contains("override"),
+            "{msg}"
+        );
+        let repair = r.json["error"]["repairs"][0]["command"]
+            .as_str()
+            .unwrap_or("");
+        assert_eq!(repair, format!("aitools code refs {name} src"));
+        let argv: Vec<&str> = repair.split(' ').skip(1).collect();
+        let seen = env.run(&argv);
+        assert_eq!(seen.code, 0, "{}", seen.stdout);
+    }
+    assert_eq!(env.read("src/p/Job.java"), JOB.as_bytes());
+    // An override of our own interface's method is ours: not refused here.
+    let r = env.run(&[
+        "code",
+        "rename",
+        "handle",
+        "apply",
+        "--in",
+        "src/p/Handler.java",
+        "--dry-run",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+}
+
+#[test]
+fn java_rename_of_a_method_leaves_calls_on_a_receiver_declared_as_another_own_class() {
+    let env = TestEnv::new();
+    env.write(
+        "p/Field.java",
+        "package p;\n\nclass Field {\n    boolean has(int m) {\n        return m > 0;\n    }\n}\n",
+    );
+    let method =
+        "package p;\n\nclass Method {\n    boolean has(int m) {\n        return m < 0;\n    }\n}\n";
+    env.write("p/Method.java", method);
+    env.write(
+        "p/Use.java",
+        "package p;\n\nclass Use {\n    static boolean f(Field a, Method b) {\n        return a.has(1) && b.has(2);\n    }\n}\n",
+    );
+    let r = env.run(&[
+        "code",
+        "rename",
+        "has",
+        "holds",
+        "--kind",
+        "method",
+        "--in",
+        "p/Field.java",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(
+        env.read("p/Use.java"),
+        b"package p;\n\nclass Use {\n    static boolean f(Field a, Method b) {\n        return a.holds(1) && b.has(2);\n    }\n}\n"
+    );
+    assert_eq!(env.read("p/Method.java"), method.as_bytes());
+    assert!(
+        String::from_utf8(env.read("p/Field.java"))
+            .expect("utf8")
+            .contains("boolean holds(int m)")
     );
 }

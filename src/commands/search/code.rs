@@ -541,7 +541,7 @@ fn file_refs(base: &str, text: &str, name: &str, include: &[String]) -> Option<F
     let mut left = [0u64; 3];
     let mut hits: Vec<(u64, &'static str, String, Option<String>)> = Vec::new();
     if let Some((g, tree)) = refs::parse_file(base, text.as_bytes()) {
-        let imported = imports::absolute_imports(g, &tree, text.as_bytes());
+        let imported = imports::read(g, &tree, text.as_bytes());
         for o in refs::occurrences(g, &tree, text.as_bytes(), name) {
             let kind = if o.local {
                 if !with("local") {
@@ -562,12 +562,19 @@ fn file_refs(base: &str, text: &str, name: &str, include: &[String]) -> Option<F
                     k => k.name(),
                 }
             };
-            // `x.NAME` with x imported, or a bare NAME the file imports itself
-            // (`from requests import get`): the module it is read from.
+            // `x.NAME` with x imported, a NAME inside an import (`get` of `from
+            // requests import get as g`), or a bare NAME the file imports itself
+            // (`from requests import get`) and no local binds: the module it is
+            // read from.
+            let bound = |n: &str| imported.bound.iter().find(|(b, _)| b == n).map(|i| &i.1);
             let via = match &o.member_of {
-                Some(Some(obj)) => imported.iter().find(|(b, _)| b == obj).map(|i| &i.1),
-                _ if o.bound_by_import(g) => imported.iter().find(|(b, _)| b == name).map(|i| &i.1),
-                _ => None,
+                Some(Some(obj)) => bound(obj),
+                Some(None) => None,
+                None => imported.span_module(o.start).or_else(|| {
+                    (!o.local && o.bound_by_import(g))
+                        .then(|| bound(name))
+                        .flatten()
+                }),
             };
             if hits
                 .last()

@@ -225,6 +225,15 @@ fn classify(g: Grammar, node: Node, src: &[u8], scope: Option<&str>) -> Option<F
             "method" | "singleton_method" => named("method", true),
             "class" => named("class", true),
             "module" => named("module", true),
+            "assignment" => {
+                let left = node.child_by_field_name("left")?;
+                Some(Found {
+                    kind: super::scopes::ruby_defining_assignment(left)?,
+                    name: text_of(left, src),
+                    opens: false,
+                    container: None,
+                })
+            }
             _ => None,
         },
     }

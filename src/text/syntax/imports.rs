@@ -37,9 +37,37 @@ fn js_module(spec: Node, src: &[u8]) -> Option<String> {
     s.split('/').next().map(str::to_string)
 }
 
+/// What a file's absolute imports bring in.
+#[derive(Debug, Default)]
+pub struct Imports {
+    /// (bound name, top-level module) of every absolute import.
+    pub bound: Vec<(String, String)>,
+    /// (start, end, top-level module): the bytes of each absolute import's
+    /// names (a Python import's dotted name, a whole `from m import ...` or JS
+    /// `import`/`export ... from`, a `require` pattern). An identifier inside
+    /// one names the module's member, not the repository's own symbol, even
+    /// when the import binds another name (`get` of `get as g`).
+    pub spans: Vec<(usize, usize, String)>,
+}
+
+impl Imports {
+    /// The module of the absolute import whose names hold byte `at`.
+    pub fn span_module(&self, at: usize) -> Option<&String> {
+        self.spans
+            .iter()
+            .find(|(a, b, _)| at >= *a && at < *b)
+            .map(|s| &s.2)
+    }
+}
+
 /// (bound name, top-level module) of every absolute import in the file.
 pub fn absolute_imports(g: Grammar, tree: &Tree, src: &[u8]) -> Vec<(String, String)> {
-    let mut out = Vec::new();
+    read(g, tree, src).bound
+}
+
+/// The names and spans of every absolute import in the file.
+pub fn read(g: Grammar, tree: &Tree, src: &[u8]) -> Imports {
+    let mut out = Imports::default();
     let mut stack = vec![tree.root_node()];
     let mut cursor = tree.walk();
     while let Some(n) = stack.pop() {
@@ -48,6 +76,11 @@ pub fn absolute_imports(g: Grammar, tree: &Tree, src: &[u8]) -> Vec<(String, Str
             (Grammar::Python, "import_from_statement") => python_from(n, src, &mut out),
             (Grammar::JavaScript | Grammar::TypeScript | Grammar::Tsx, "import_statement") => {
                 js_import(n, src, &mut out)
+            }
+            (Grammar::JavaScript | Grammar::TypeScript | Grammar::Tsx, "export_statement")
+                if n.child_by_field_name("source").is_some() =>
+            {
+                js_reexport(n, src, &mut out)
             }
             (Grammar::JavaScript | Grammar::TypeScript | Grammar::Tsx, "variable_declarator") => {
                 js_require(n, src, &mut out);
@@ -70,7 +103,17 @@ pub fn absolute_imports(g: Grammar, tree: &Tree, src: &[u8]) -> Vec<(String, Str
     out
 }
 
-fn python_import(n: Node, src: &[u8], out: &mut Vec<(String, String)>) {
+impl Imports {
+    fn bind(&mut self, name: String, module: &str) {
+        self.bound.push((name, module.to_string()));
+    }
+    fn span(&mut self, n: Node, module: &str) {
+        self.spans
+            .push((n.start_byte(), n.end_byte(), module.to_string()));
+    }
+}
+
+fn python_import(n: Node, src: &[u8], out: &mut Imports) {
     let mut c = n.walk();
     for name in n.children_by_field_name("name", &mut c) {
         let (module, bound) = match name.kind() {
@@ -80,13 +123,18 @@ fn python_import(n: Node, src: &[u8], out: &mut Vec<(String, String)>) {
             ),
             _ => (Some(name), top(name, src)),
         };
-        if let (Some(m), Some(b)) = (module.and_then(|m| top(m, src)), bound) {
-            out.push((b, m));
+        if let Some(m) = module
+            && let Some(t) = top(m, src)
+        {
+            out.span(m, &t);
+            if let Some(b) = bound {
+                out.bind(b, &t);
+            }
         }
     }
 }
 
-fn python_from(n: Node, src: &[u8], out: &mut Vec<(String, String)>) {
+fn python_from(n: Node, src: &[u8], out: &mut Imports) {
     let Some(module) = n.child_by_field_name("module_name") else {
         return;
     };
@@ -94,6 +142,7 @@ fn python_from(n: Node, src: &[u8], out: &mut Vec<(String, String)>) {
         return;
     }
     let Some(m) = top(module, src) else { return };
+    out.span(n, &m);
     let mut c = n.walk();
     for name in n.children_by_field_name("name", &mut c) {
         let bound = match name.kind() {
@@ -101,18 +150,19 @@ fn python_from(n: Node, src: &[u8], out: &mut Vec<(String, String)>) {
             _ => text(name, src).rsplit('.').next().map(str::to_string),
         };
         if let Some(b) = bound {
-            out.push((b, m.clone()));
+            out.bind(b, &m);
         }
     }
 }
 
-fn js_import(n: Node, src: &[u8], out: &mut Vec<(String, String)>) {
+fn js_import(n: Node, src: &[u8], out: &mut Imports) {
     let Some(m) = n
         .child_by_field_name("source")
         .and_then(|s| js_module(s, src))
     else {
         return;
     };
+    out.span(n, &m);
     let mut stack: Vec<Node> = Vec::new();
     let mut c = n.walk();
     stack.extend(
@@ -121,13 +171,13 @@ fn js_import(n: Node, src: &[u8], out: &mut Vec<(String, String)>) {
     );
     while let Some(x) = stack.pop() {
         match x.kind() {
-            "identifier" => out.push((text(x, src), m.clone())),
+            "identifier" => out.bind(text(x, src), &m),
             "import_specifier" => {
                 if let Some(b) = x
                     .child_by_field_name("alias")
                     .or_else(|| x.child_by_field_name("name"))
                 {
-                    out.push((text(b, src), m.clone()));
+                    out.bind(text(b, src), &m);
                 }
             }
             _ => {
@@ -138,8 +188,18 @@ fn js_import(n: Node, src: &[u8], out: &mut Vec<(String, String)>) {
     }
 }
 
+/// `export { a as b } from 'mod'`: binds nothing here, names mod's members.
+fn js_reexport(n: Node, src: &[u8], out: &mut Imports) {
+    if let Some(m) = n
+        .child_by_field_name("source")
+        .and_then(|s| js_module(s, src))
+    {
+        out.span(n, &m);
+    }
+}
+
 /// `const x = require('mod')`.
-fn js_require(n: Node, src: &[u8], out: &mut Vec<(String, String)>) {
+fn js_require(n: Node, src: &[u8], out: &mut Imports) {
     let (Some(name), Some(value)) = (
         n.child_by_field_name("name"),
         n.child_by_field_name("value"),
@@ -161,8 +221,9 @@ fn js_require(n: Node, src: &[u8], out: &mut Vec<(String, String)>) {
     let Some(m) = spec.and_then(|s| js_module(s, src)) else {
         return;
     };
+    out.span(name, &m);
     if name.kind() == "identifier" {
-        out.push((text(name, src), m));
+        out.bind(text(name, src), &m);
         return;
     }
     // `const {a, b: c} = require('mod')` binds a and c.
@@ -174,14 +235,14 @@ fn js_require(n: Node, src: &[u8], out: &mut Vec<(String, String)>) {
             _ => None,
         };
         if let Some(b) = bound.filter(|b| b.kind() == "identifier" || p == *b) {
-            out.push((text(b, src), m.clone()));
+            out.bind(text(b, src), &m);
         }
     }
 }
 
 /// `import "a/b/http"` or `import h "a/b/http"`: the bound name and the
 /// package's directory name.
-fn go_import(n: Node, src: &[u8], out: &mut Vec<(String, String)>) {
+fn go_import(n: Node, src: &[u8], out: &mut Imports) {
     let Some(path) = n.child_by_field_name("path") else {
         return;
     };
@@ -205,11 +266,12 @@ fn go_import(n: Node, src: &[u8], out: &mut Vec<(String, String)>) {
         Some(_) => return,
         None => dir.to_string(),
     };
-    out.push((bound, dir.to_string()));
+    out.span(n, dir);
+    out.bind(bound, dir);
 }
 
 /// `import a.b.C;`: binds `C` from `C` (its file's stem when it is ours).
-fn java_import(n: Node, src: &[u8], out: &mut Vec<(String, String)>) {
+fn java_import(n: Node, src: &[u8], out: &mut Imports) {
     let mut c = n.walk();
     if n.children(&mut c)
         .any(|x| matches!(x.kind(), "static" | "asterisk"))
@@ -225,7 +287,8 @@ fn java_import(n: Node, src: &[u8], out: &mut Vec<(String, String)>) {
     };
     let last = name.child_by_field_name("name").unwrap_or(name);
     let class = text(last, src);
-    out.push((class.clone(), class));
+    out.span(n, &class);
+    out.bind(class.clone(), &class);
 }
 
 /// The names a module of the repository may go by: every component of the

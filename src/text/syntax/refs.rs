@@ -12,7 +12,7 @@
 //! The walk is iterative.
 
 use super::grammar::{Grammar, Node, Tree};
-use super::scopes::{self, enclosing};
+use super::scopes::{self, Scope, capturing, enclosing};
 
 /// What an occurrence is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -51,6 +51,9 @@ pub struct Occurrence {
     pub kind: RefKind,
     /// Bound by a parameter or local of an enclosing function: another symbol.
     pub local: bool,
+    /// The byte range where the local binding that captures it holds (the
+    /// innermost one), when `local`: occurrences with one scope are one symbol.
+    pub scope: Option<(usize, usize)>,
     /// A member access (`x.name`, `x->name`): the object's name, when it is a
     /// plain identifier, else empty.
     pub member_of: Option<Option<String>>,
@@ -270,6 +273,9 @@ fn classify(g: Grammar, n: Node) -> RefKind {
         return RefKind::Import;
     }
     if DEFINING_KINDS.contains(&p.kind()) && is_field(p, "name", n) {
+        return RefKind::Definition;
+    }
+    if g == Grammar::Ruby && scopes::ruby_defining_assignment(n).is_some() {
         return RefKind::Definition;
     }
     if is_binding(g, n) || (matches!(g, Grammar::C | Grammar::Cpp) && scopes::c_file_scope(n)) {
@@ -555,6 +561,7 @@ fn word_occurrences(
             line: line_of(src, start),
             kind: k,
             local: false,
+            scope: None,
             member_of: None,
             in_type: false,
         });
@@ -564,14 +571,7 @@ fn word_occurrences(
 /// Records the scope `node` (an identifier of kind `k`, no member access) binds,
 /// if it binds one: a parameter or local, a def/let inside a function (Python,
 /// JS), an import inside a Python function.
-fn note_binding(
-    g: Grammar,
-    node: Node,
-    k: RefKind,
-    src: &[u8],
-    scopes: &mut Vec<(usize, usize)>,
-    bound: &mut Vec<usize>,
-) {
+fn note_binding(g: Grammar, node: Node, k: RefKind, src: &[u8], scopes: &mut Vec<Scope>) {
     let needle = text(node, src);
     if k == RefKind::Definition
         && is_binding(g, node)
@@ -580,8 +580,7 @@ fn note_binding(
         let global = g == Grammar::Python
             && enclosing(node, FUNCTION_KINDS).is_some_and(|f| declared_global(f, src, needle));
         if !global {
-            scopes.push(scope);
-            bound.push(node.start_byte());
+            scopes.push((scope, Some(node.start_byte())));
         }
         return;
     }
@@ -597,15 +596,14 @@ fn note_binding(
         && !has_ancestor(def_node, TYPE_BODY_KINDS, FUNCTION_KINDS)
         && let Some(scope) = local_scope(g, def_node)
     {
-        scopes.push(scope);
-        bound.push(node.start_byte());
+        scopes.push((scope, Some(node.start_byte())));
     }
     if k == RefKind::Import
         && g == Grammar::Python
         && enclosing(node, FUNCTION_KINDS).is_some()
         && let Some(scope) = local_scope(g, node)
     {
-        scopes.push(scope);
+        scopes.push((scope, None));
     }
 }
 
@@ -633,9 +631,9 @@ const MAX_OCCURRENCES: usize = 100_000;
 pub fn occurrences(g: Grammar, tree: &Tree, src: &[u8], name: &str) -> Vec<Occurrence> {
     let needle = name.as_bytes();
     let mut out: Vec<Occurrence> = Vec::new();
-    let mut scopes: Vec<(usize, usize)> = Vec::new();
-    // Bindings whose scope starts after them (`let foo`): local all the same.
-    let mut bound: Vec<usize> = Vec::new();
+    // Where each local binding holds, and where its binder is (a `let foo`'s
+    // scope starts after it: local all the same).
+    let mut scopes: Vec<Scope> = Vec::new();
     // Names no local can capture (C++ `::foo`, Ruby `foo(1)`).
     let mut pinned: Vec<usize> = Vec::new();
     let mut stack: Vec<Node> = vec![tree.root_node()];
@@ -680,7 +678,7 @@ pub fn occurrences(g: Grammar, tree: &Tree, src: &[u8], name: &str) -> Vec<Occur
                 let member_of = member_object(node, src);
                 let k = classify(g, node);
                 if member_of.is_none() {
-                    note_binding(g, node, k, src, &mut scopes, &mut bound);
+                    note_binding(g, node, k, src, &mut scopes);
                 }
                 if never_local(node) {
                     pinned.push(node.start_byte());
@@ -691,6 +689,7 @@ pub fn occurrences(g: Grammar, tree: &Tree, src: &[u8], name: &str) -> Vec<Occur
                     line: node.start_position().row as u64 + 1,
                     kind: k,
                     local: false,
+                    scope: None,
                     member_of,
                     in_type: in_type_body(node),
                 });
@@ -704,10 +703,9 @@ pub fn occurrences(g: Grammar, tree: &Tree, src: &[u8], name: &str) -> Vec<Occur
         if o.member_of.is_none()
             && !matches!(o.kind, RefKind::String | RefKind::Comment)
             && !pinned.contains(&o.start)
-            && (bound.contains(&o.start)
-                || scopes.iter().any(|&(a, b)| o.start >= a && o.start < b))
         {
-            o.local = true;
+            o.scope = capturing(&scopes, o.start);
+            o.local = o.scope.is_some();
         }
     }
     out.sort_by_key(|o| o.start);

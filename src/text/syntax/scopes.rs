@@ -53,6 +53,22 @@ pub(super) fn binding(g: Grammar, n: Node) -> Option<(usize, usize)> {
     }
 }
 
+/// A local binding's scope (a byte range) and its binder's start.
+pub(super) type Scope = ((usize, usize), Option<usize>);
+
+/// The scope of the binding that captures byte `at`: the one `at` binds, else
+/// the innermost holding it.
+pub(super) fn capturing(scopes: &[Scope], at: usize) -> Option<(usize, usize)> {
+    if let Some((s, _)) = scopes.iter().find(|(_, b)| *b == Some(at)) {
+        return Some(*s);
+    }
+    scopes
+        .iter()
+        .map(|(s, _)| *s)
+        .filter(|&(a, b)| at >= a && at < b)
+        .min_by_key(|&(a, b)| b - a)
+}
+
 fn go(n: Node) -> Option<(usize, usize)> {
     let p = n.parent()?;
     match p.kind() {
@@ -279,6 +295,27 @@ fn is_extern(decl: Node) -> bool {
     decl.children(&mut c).any(|x| {
         x.kind() == "storage_class_specifier" && x.child(0).is_some_and(|t| t.kind() == "extern")
     })
+}
+
+/// Ruby: what the left side `left` of an assignment defines: a constant
+/// (`X = 1` at file level or in a class or module body) or a variable (`x =
+/// foo` at file level, visible to that level and its blocks, not to methods).
+pub(super) fn ruby_defining_assignment(left: Node) -> Option<&'static str> {
+    let a = left.parent().filter(|a| a.kind() == "assignment")?;
+    if !is_field(a, "left", left) {
+        return None;
+    }
+    let at = a.parent()?;
+    let file_level = at.kind() == "program";
+    let type_body = at.kind() == "body_statement"
+        && at
+            .parent()
+            .is_some_and(|t| matches!(t.kind(), "class" | "module"));
+    match left.kind() {
+        "constant" if file_level || type_body => Some("constant"),
+        "identifier" if file_level => Some("variable"),
+        _ => None,
+    }
 }
 
 const RUBY_SCOPES: &[&str] = &["method", "singleton_method", "block", "do_block", "lambda"];

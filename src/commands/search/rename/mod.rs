@@ -22,9 +22,38 @@ use crate::workspace::{defs, paths};
 use clap::Args;
 use std::path::PathBuf;
 
+mod java;
+mod pick;
+mod scoped;
+use java::{
+    after_case, external_override, library_typed, other_class, other_member_kind,
+    overrides_external, typed_as_other,
+};
+use pick::{pick, split_qualified};
+
+/// Java: the other classes of ours with their own member NAME of the
+/// target's kind; a receiver declared as one is not the target's.
+fn other_classes(files: &[(PathBuf, Parsed)], t: &TreeDef) -> Vec<String> {
+    let own_class = t.container.as_deref().map(last_part);
+    files
+        .iter()
+        .flat_map(|(_, f)| f.defs.iter())
+        .filter(|d| d.kind == t.kind)
+        .filter_map(|d| d.container.as_deref().map(last_part))
+        .filter(|c| Some(*c) != own_class)
+        .map(str::to_string)
+        .collect()
+}
+
+/// The last part of a dotted name (`B` of `A.B`).
+fn last_part(s: &str) -> &str {
+    s.rsplit('.').next().unwrap_or(s)
+}
+use scoped::{local_reason, ruby_variable_reason};
+
 #[derive(Args, Debug)]
 pub struct RenameArgs {
-    /// The symbol's name.
+    /// The symbol's name, or its qualified name (`Box.helper`, `m::f`).
     #[arg(value_name = "NAME")]
     pub name: String,
     /// Its new name.
@@ -59,7 +88,7 @@ pub struct RenameArgs {
 pub const RENAME: CommandSpec = CommandSpec {
     name: "code rename",
     summary: "Rename a symbol everywhere it is defined, used and imported.",
-    description: "Files with a compiled-in grammar below PATH (Rust, Python, Go, JavaScript, TypeScript/TSX, Java, C, C++, Ruby). Picks the one definition of NAME (--kind, --in narrow it; several left is selection.ambiguous with candidates); renames its definition, the uses that are not bound by a local or parameter of an enclosing function or block, imports, and member accesses: every `x.NAME` for a method or field but where x is imported from an external library (Python, JS/TS, Go, Java: a module no file in the scan is named after) and a bare NAME its file imports from one, only `module.NAME` through an imported name for a top-level symbol. A file that defines its own top-level NAME keeps it. Strings and comments only with --strings/--comments. Refuses a NEW that is not an identifier or a keyword (argument.invalid), and a NEW already used as a name in a file it would change (refusal.name-taken). A scan cut by its budget renames nothing (refusal.too-large). One op: all files or none; undo with aitools undo <op_id>. With --lsp a language server on PATH renames at the picked definition: its edits (changes or documentChanges) are the op, an edit outside the root refuses the rename (refusal.outside-workspace); no server, a failure or --lsp-timeout falls back to the grammar (lsp.used false with the reason), --lsp=require refuses instead (environment.unavailable).",
+    description: "Files with a compiled-in grammar below PATH (Rust, Python, Go, JavaScript, TypeScript/TSX, Java, C, C++, Ruby). Picks the one definition of NAME (a qualified NAME, --kind, --in narrow it; several left is selection.ambiguous with the qualified names as candidates); renames its definition, the uses that are not bound by a local or parameter of an enclosing function or block, imports, and member accesses: every `x.NAME` for a method or field but where x is imported from an external library (Python, JS/TS, Go, Java: a module no file in the scan is named after) and a bare NAME its file imports from one, only `module.NAME` through an imported name for a top-level symbol. A file that defines its own top-level NAME keeps it. Strings and comments only with --strings/--comments. Refuses a Java method that overrides (@Override) one no scanned file declares, a library's or the JDK's (refusal.external-symbol), a NEW that is not an identifier or a keyword (argument.invalid), and a NEW already used as a name in a file it would change (refusal.name-taken). A scan cut by its budget renames nothing (refusal.too-large). One op: all files or none; undo with aitools undo <op_id>. With --lsp a language server on PATH renames at the picked definition: its edits (changes or documentChanges) are the op, an edit outside the root refuses the rename (refusal.outside-workspace); no server, a failure or --lsp-timeout falls back to the grammar (lsp.used false with the reason), --lsp=require refuses instead (environment.unavailable).",
     args: <RenameArgs as clap::Args>::augment_args,
     output_fields: &[
         write::FIELD_CHANGES,
@@ -85,7 +114,8 @@ pub const RENAME: CommandSpec = CommandSpec {
         code::TOO_LARGE,
         code::UNAVAILABLE,
         code::OUTSIDE_WORKSPACE,
-        code::NOT_UTF8
+        code::NOT_UTF8,
+        code::EXTERNAL_SYMBOL
     ],
     writes: true,
     tx: true,
@@ -101,12 +131,12 @@ struct Parsed {
     occ: Vec<Occurrence>,
     defs: Vec<TreeDef>,
     imports: Vec<String>,
-    /// Names bound by an absolute import (Python, JS/TS, Go, Java), with their top module;
-    /// after `mark_external` only those read from an external library.
-    external: Vec<(String, String)>,
+    /// Names bound by an absolute import (Python, JS/TS, Go, Java), with their top module,
+    /// and the imports' spans; after `mark_external` only those read from an external library.
+    external: imports::Imports,
     /// Lines where NEW is already a name (not a member, string or comment).
     new_lines: Vec<u64>,
-    /// C++: every definition (the classes and methods a bare NAME may be in).
+    /// C++ and Ruby: every definition (the classes and methods a bare NAME may be in).
     scopes: Vec<TreeDef>,
 }
 
@@ -121,11 +151,22 @@ fn parse(base: &str, text: &str, name: &str, new: &str) -> Option<Parsed> {
         text: text.to_string(),
         occ: refs::occurrences(g, &tree, src, name),
         imports: refs::imported_names(&tree, src),
-        external: imports::absolute_imports(g, &tree, src),
+        external: imports::read(g, &tree, src),
         defs,
         new_lines: name_lines(g, &tree, text, new),
-        scopes: if g == Grammar::Cpp { all } else { Vec::new() },
+        scopes: if matches!(g, Grammar::Cpp | Grammar::Ruby) {
+            all
+        } else {
+            Vec::new()
+        },
     })
+}
+
+impl Parsed {
+    /// Whether the file binds `n` by an import from an external library.
+    fn external_name(&self, n: &str) -> bool {
+        self.external.bound.iter().any(|(b, _)| b == n)
+    }
 }
 
 const CMD: &str = "code rename";
@@ -151,7 +192,9 @@ impl Tally {
 }
 
 pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
-    let name = args.name.as_str();
+    // A qualified NAME (`Builder.join`, `m::f`) picks the definition by its
+    // qualified name; its last part is the name the files spell.
+    let (name, qual) = split_qualified(&args.name);
     let new = args.new.as_str();
     if name.is_empty() {
         return Err(CmdError::invalid_argument(CMD, "NAME is empty."));
@@ -205,7 +248,7 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
             ));
         }
         mark_external(&ctx.root, &mut files);
-        let target = pick(ctx, args, &files, in_path.as_deref())?;
+        let target = pick(ctx, args, (name, qual), &files, in_path.as_deref())?;
         let (tpath, tdef) = (&files[target.0].0, &files[target.0].1.defs[target.1]);
         let g = files[target.0].1.grammar;
         if !crate::text::syntax::ident::valid_identifier(g, new) {
@@ -216,6 +259,9 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
                     g.name()
                 ),
             ));
+        }
+        if g == Grammar::Java && tdef.kind == "method" && overrides_external(&files, target) {
+            return Err(external_override(args, name, &show(&ctx.root, tpath), tdef));
         }
         let mut sym = Json::obj();
         sym.push("path", Json::Str(show(&ctx.root, tpath)));
@@ -281,7 +327,26 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
                 }
             }
         }
-        let member_target = Target::of(tdef, name, &files[target.0].1);
+        let others = other_classes(&files, tdef);
+        let member_target = Target {
+            others: &others,
+            ..Target::of(tdef, name, &files[target.0].1)
+        };
+        // A definition local to a function (a nested def, a `const` in a
+        // block): only the uses its binding captures are it.
+        let local_target = files[target.0]
+            .1
+            .occ
+            .iter()
+            .find(|o| {
+                o.kind == RefKind::Definition
+                    && o.line >= tdef.start_line
+                    && o.line <= tdef.end_line
+            })
+            .and_then(|o| o.scope);
+        // A Ruby file-level variable (`x = foo`) holds at its file's top level
+        // and in its blocks, not in methods, classes or modules.
+        let ruby_variable = g == Grammar::Ruby && tdef.kind == "variable";
         let mut changes: Vec<Change> = Vec::new();
         let mut taken: Vec<(String, u64)> = Vec::new();
         for (path, f) in &files {
@@ -291,7 +356,11 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
                     .any(|d| d.container.is_none() && !member_target.member);
             let mut edits: Vec<&Occurrence> = Vec::new();
             for o in &f.occ {
-                let why = skip_reason(o, f, path == tpath, tdef, member_target, own, args);
+                let why = match local_target {
+                    Some(s) => local_reason(o, f, s, path == tpath, args),
+                    None if ruby_variable => ruby_variable_reason(o, f, path == tpath, args),
+                    None => skip_reason(o, f, path == tpath, tdef, member_target, own, args),
+                };
                 match why {
                     Some(w) => left.add(w),
                     None => edits.push(o),
@@ -392,13 +461,16 @@ fn name_lines(
 fn mark_external(root: &std::path::Path, files: &mut [(PathBuf, Parsed)]) {
     let own = imports::own_modules(root, files.iter().map(|(p, _)| p.as_path()));
     for (_, f) in files.iter_mut() {
-        f.external.retain(|(_, m)| !own.contains(m));
+        f.external.bound.retain(|(_, m)| !own.contains(m));
+        f.external.spans.retain(|(_, _, m)| !own.contains(m));
     }
 }
 
 /// What the picked definition is to its uses.
 #[derive(Clone, Copy)]
-struct Target {
+struct Target<'a> {
+    /// Java: other classes of ours with a member NAME of the target's kind.
+    others: &'a [String],
     /// A method or field (`x.NAME` may name it).
     member: bool,
     /// Not a Java field that could not be a `case` label (one whose type is
@@ -406,8 +478,8 @@ struct Target {
     case_label: bool,
 }
 
-impl Target {
-    fn of(t: &TreeDef, name: &str, f: &Parsed) -> Target {
+impl Target<'_> {
+    fn of(t: &TreeDef, name: &str, f: &Parsed) -> Target<'static> {
         let member = t.container.is_some()
             && matches!(
                 t.kind,
@@ -434,18 +506,12 @@ impl Target {
                     )
                 })
         };
-        Target { member, case_label }
+        Target {
+            others: &[],
+            member,
+            case_label,
+        }
     }
-}
-
-/// Whether the word before `at` in `text` is `case` (a Java case label).
-fn after_case(text: &str, at: usize) -> bool {
-    let before = text.get(..at).unwrap_or("").trim_end();
-    before.ends_with("case")
-        && !before[..before.len() - 4]
-            .bytes()
-            .next_back()
-            .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 /// C++: whether `o` is inside the class of the member `t`, in its body or in
@@ -482,50 +548,6 @@ fn constructor_of(d: &TreeDef, t: &TreeDef) -> bool {
             })
 }
 
-/// Java: whether `obj` of `obj.NAME` names a class other than the member's
-/// (`TypeName.OBJECT` is not `ClassName.OBJECT`): capitalized, not a constant.
-fn other_class(obj: &str, t: &TreeDef) -> bool {
-    obj.starts_with(|c: char| c.is_ascii_uppercase())
-        && obj.chars().any(|c| c.is_ascii_lowercase())
-        && t.container.as_deref() != Some(obj)
-}
-
-/// Java: whether `obj` is declared in `f` (`List<T> obj;`, `String obj =`,
-/// a parameter) with a type of an external library or of java.lang, whose
-/// members are not ours.
-fn library_typed(f: &Parsed, obj: &str) -> bool {
-    const LANG: &[&str] = &[
-        "String",
-        "Object",
-        "StringBuilder",
-        "Integer",
-        "Long",
-        "Boolean",
-        "Character",
-        "Class",
-    ];
-    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
-    for at in refs::word_hits(f.text.as_bytes(), obj.as_bytes()) {
-        let after = f.text.get(at + obj.len()..).unwrap_or("").trim_start();
-        if !after.starts_with([';', '=', ',', ')', ':']) || after.starts_with("==") {
-            continue;
-        }
-        let mut ty = f.text.get(..at).unwrap_or("").trim_end();
-        if let Some(open) = ty
-            .strip_suffix('>')
-            .and_then(|t| t.rfind('<').map(|i| &t[..i]))
-        {
-            ty = open.trim_end();
-        }
-        let start = ty.bytes().rposition(|b| !ident(b)).map_or(0, |i| i + 1);
-        let name = &ty[start..];
-        if name.starts_with(|c: char| c.is_ascii_uppercase()) {
-            return LANG.contains(&name) || f.external.iter().any(|(b, _)| b == name);
-        }
-    }
-    false
-}
-
 /// Why an occurrence is not renamed, or `None` when it is.
 fn skip_reason(
     o: &Occurrence,
@@ -542,6 +564,11 @@ fn skip_reason(
         RefKind::Comment if !args.comments => return Some("comment"),
         RefKind::String | RefKind::Comment => return None,
         _ => {}
+    }
+    // A name inside an import from an external library (`get` of `from
+    // requests import get as g`) is that library's.
+    if o.member_of.is_none() && f.external.span_module(o.start).is_some() {
+        return Some("external");
     }
     if o.local {
         return Some("local");
@@ -573,25 +600,19 @@ fn skip_reason(
         // variable: not a field that cannot be one.
         return Some("member");
     }
-    if member_target
-        && f.grammar == Grammar::Java
-        && !matches!(o.kind, RefKind::Definition | RefKind::Import)
-        && (t.kind == "method") != (o.kind == RefKind::Call)
-        && !f
-            .text
-            .get(..o.start)
-            .unwrap_or("")
-            .trim_end()
-            .ends_with("::")
-    {
-        // Java keeps methods and fields apart: `x.f()` is no field, `x.f` no
-        // method (but `X::f` is a method reference).
+    if member_target && f.grammar == Grammar::Java && other_member_kind(f, o, t) {
         return Some("member");
     }
     if member_target {
         return match &o.member_of {
-            Some(Some(obj)) if f.external.iter().any(|(b, _)| b == obj) => Some("external"),
-            Some(Some(obj)) if f.grammar == Grammar::Java && other_class(obj, t) => Some("member"),
+            Some(Some(obj)) if f.external_name(obj) => Some("external"),
+            // `Other.NAME`, or `x.NAME` with x declared as another class of ours with its own NAME.
+            Some(Some(obj))
+                if f.grammar == Grammar::Java
+                    && (other_class(obj, t) || typed_as_other(f, obj, target.others)) =>
+            {
+                Some("member")
+            }
             Some(Some(obj)) if f.grammar == Grammar::Java && library_typed(f, obj) => {
                 Some("external")
             }
@@ -623,7 +644,7 @@ fn skip_reason(
 
 /// Why a use of a top-level NAME in a file without its own NAME is not renamed.
 fn top_level_reason(o: &Occurrence, f: &Parsed, name: &str, own_def: bool) -> Option<&'static str> {
-    let external = |n: &str| f.external.iter().any(|(b, _)| b == n);
+    let external = |n: &str| f.external_name(n);
     match &o.member_of {
         None if o.in_type && o.kind == RefKind::Definition && !own_def => Some("shadowed"),
         // A bare NAME the file imports from an external library (`from requests import get`).
@@ -632,106 +653,6 @@ fn top_level_reason(o: &Occurrence, f: &Parsed, name: &str, own_def: bool) -> Op
         Some(Some(obj)) if external(obj) => Some("external"),
         Some(Some(obj)) if f.imports.iter().any(|i| i == obj) => None,
         Some(_) => Some("member"),
-    }
-}
-
-/// The one definition to rename: (file index, def index), or the refusal that
-/// lists the candidates.
-fn pick(
-    ctx: &Ctx,
-    args: &RenameArgs,
-    files: &[(PathBuf, Parsed)],
-    in_path: Option<&std::path::Path>,
-) -> Result<(usize, usize), CmdError> {
-    let mut all: Vec<(usize, usize)> = Vec::new();
-    for (i, (p, f)) in files.iter().enumerate() {
-        for (j, d) in f.defs.iter().enumerate() {
-            if args.kind.as_deref().is_some_and(|k| k != d.kind) {
-                continue;
-            }
-            if in_path.is_some_and(|ip| !p.starts_with(ip)) {
-                continue;
-            }
-            // A constructor is its class's name: renaming the class renames it.
-            if f.defs.iter().any(|c| constructor_of(d, c)) {
-                continue;
-            }
-            // One symbol defined twice in one scope (if/else branches) is one.
-            if all
-                .iter()
-                .any(|&(a, b)| a == i && files[a].1.defs[b].qualified == d.qualified)
-            {
-                continue;
-            }
-            all.push((i, j));
-        }
-    }
-    let name = args.name.as_str();
-    match all.len() {
-        1 => Ok(all[0]),
-        0 => Err(CmdError::new(
-            code::NO_MATCH,
-            format!(
-                "No definition of {name}{} found below the path{}.",
-                args.kind
-                    .as_deref()
-                    .map(|k| format!(" of kind {k}"))
-                    .unwrap_or_default(),
-                if args.in_path.is_some() {
-                    " and --in"
-                } else {
-                    ""
-                }
-            ),
-            Repair::new(
-                "defs",
-                "List the definitions of the name.",
-                shell::aitools(["code", "defs", name]),
-            ),
-        )),
-        n => {
-            let shown: Vec<String> = all
-                .iter()
-                .take(8)
-                .map(|&(i, j)| {
-                    let d = &files[i].1.defs[j];
-                    format!(
-                        "{} {} at {}:{}",
-                        d.kind,
-                        d.qualified,
-                        show(&ctx.root, &files[i].0),
-                        d.start_line
-                    )
-                })
-                .collect();
-            let (i, j) = all[0];
-            let first = &files[i].1.defs[j];
-            let path = show(&ctx.root, &files[i].0);
-            let argv = shell::rerun(
-                &ctx.argv,
-                &["--kind", "--in"],
-                &["--dry-run"],
-                &[
-                    "--kind".into(),
-                    first.kind.into(),
-                    "--in".into(),
-                    path.clone(),
-                    "--dry-run".into(),
-                ],
-            );
-            Err(CmdError::new(
-                code::AMBIGUOUS,
-                format!(
-                    "{name} names {n} definitions: {}. Pick one with --kind and --in.",
-                    shown.join("; ")
-                ),
-                Repair::new(
-                    "pick",
-                    format!("Rename the {} in {path} (dry run first).", first.kind),
-                    shell::aitools(argv),
-                ),
-            ))
-        }
     }
 }
 
