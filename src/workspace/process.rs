@@ -304,28 +304,30 @@ impl Job {
     /// (or `within` passed); the pids that outlived it. A reaper ended its
     /// tree itself and named those that outlived it.
     fn end(&self, pgid: u32, within: Duration) -> Vec<u32> {
+        // A reaper's report is read until the reaper and its guard closed it
+        // (one of them may still be ending the tree, the other dead), so the
+        // group is killed after.
+        let said = self.report.borrow_mut().take().map(|mut r| {
+            let mut said = String::new();
+            let _ = r.read_to_string(&mut said);
+            said
+        });
         if group_alive(pgid) {
             signal_group(pgid, libc::SIGKILL);
         }
         if self.plain {
             return subreaper::sweep(None, self.since, Some(&self.tag), within);
         }
-        if let Some(mut r) = self.report.borrow_mut().take() {
-            let mut said = String::new();
-            let _ = r.read_to_string(&mut said);
+        if let Some(said) = said {
             *self.left.borrow_mut() = said.lines().filter_map(|l| l.trim().parse().ok()).collect();
-            // The reaper died before ending the tree: what it left re-parented
-            // here and is ended now, also what dropped the tag (`env -i`) and
-            // left the group: every orphan of this process since the reaper
-            // started that carries no other job's tag (a `run` always has a
-            // reaper, so such an orphan is a dead reaper's).
+            // The reaper and its guard both died before ending the tree
+            // (either alone is covered by the other, [`super::reaper_guard`]):
+            // what carries the run's tag and re-parented here is ended, with
+            // everything under it. An orphan that also dropped the tag
+            // (`env -i`) is left: it cannot be told from another job's.
             if !said.lines().any(|l| l.trim() == reaper::DONE) {
-                self.left.borrow_mut().extend(subreaper::sweep(
-                    None,
-                    self.since,
-                    Some(&self.tag),
-                    within,
-                ));
+                let left = subreaper::sweep_tagged(self.since, &self.tag, within);
+                self.left.borrow_mut().extend(left);
             }
         }
         let mut left = self.left.borrow().clone();
