@@ -89,7 +89,9 @@ pub fn serve(args: &[OsString]) -> Option<u8> {
     // SAFETY: the descriptor was opened for this process alone by its starter
     // ([`command`]) and nothing else here uses it.
     let report = unsafe { std::fs::File::from_raw_fd(fd) };
-    Some(reap(report, argv))
+    let mut cmd = Command::new(&argv[0]);
+    cmd.args(&argv[1..]).env_remove(ENV);
+    Some(reap(report, &mut cmd))
 }
 
 extern "C" fn ignore(_: libc::c_int) {}
@@ -118,7 +120,10 @@ fn become_subreaper() {
     unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
 }
 
-fn reap(report: std::fs::File, argv: &[OsString]) -> u8 {
+/// The reaper's work, in a process of its own (exec'd by [`serve`], or forked
+/// by [`super::reaper_fork`]): `cmd` is the program, with the streams, cwd and
+/// group this process has.
+pub(super) fn reap(report: std::fs::File, cmd: &mut Command) -> u8 {
     become_subreaper();
     // The caller's TERM (a timeout) is for the program: the reaper outlives it
     // to end the leftovers. A handler, not SIG_IGN: the program starts with the
@@ -145,11 +150,11 @@ fn reap(report: std::fs::File, argv: &[OsString]) -> u8 {
             }
         },
         Split::Reaper(r) => {
-            let end = run(report, argv, r.life());
+            let end = run(report, cmd, r.life());
             r.done();
             exit_as(end)
         }
-        Split::Alone => exit_as(run(report, argv, -1)),
+        Split::Alone => exit_as(run(report, cmd, -1)),
     }
 }
 
@@ -163,9 +168,7 @@ fn exit_as(end: End) -> u8 {
 /// Starts the program and ends its tree: the reaper's own work. `life` (or -1)
 /// closes when the reaper's guard died: then the run is over for the starter,
 /// and the tree is ended as when the starter died, but reported.
-fn run(mut report: std::fs::File, argv: &[OsString], life: i32) -> End {
-    let mut cmd = Command::new(&argv[0]);
-    cmd.args(&argv[1..]).env_remove(ENV);
+fn run(mut report: std::fs::File, cmd: &mut Command, life: i32) -> End {
     #[cfg(debug_assertions)]
     cmd.env_remove(TEST_STALL_VAR);
     let mut child = match cmd.spawn() {

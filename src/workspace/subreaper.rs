@@ -69,6 +69,17 @@ pub fn spawn(cmd: &mut Command) -> std::io::Result<Child> {
     Ok(child)
 }
 
+/// [`spawn`] for a process started another way (`start`; `pid` names it).
+pub fn spawn_by<T>(
+    start: impl FnOnce() -> std::io::Result<T>,
+    pid: impl Fn(&T) -> u32,
+) -> std::io::Result<T> {
+    let mut set = own();
+    let t = start()?;
+    set.push(pid(&t));
+    Ok(t)
+}
+
 /// The child `pid` was waited for: no longer supervised.
 pub fn release(pid: u32) {
     own().retain(|&p| p != pid);
