@@ -2,7 +2,8 @@
 //! program started while another runs in the same process (two calls at once
 //! in `aitools console` or `mcp --http`): aitools run again as `aitools
 //! __run-reaper <fd> -- <argv>` (with `AITOOLS_RUN_REAPER` set, so no typed
-//! call lands here). It makes itself a child subreaper, starts the
+//! call lands here), or, from a process with one thread, forked without an
+//! exec ([`super::reaper_fork`]). It makes itself a child subreaper, starts the
 //! program (which inherits its group, streams, cwd and job tag), waits for it,
 //! then kills what the program left (everything still under the reaper, also
 //! past `setsid`, a double fork and `env -i`) and exits as the program did (its
