@@ -549,7 +549,7 @@ fn parent_and_state(pid: u32) -> Option<(u32, char)> {
 }
 
 /// The pid of a live process whose parent is `parent` and whose command line
-/// holds `marker` (any child when `marker` is empty).
+/// holds `marker`.
 fn child_of(parent: u32, marker: &str) -> Option<u32> {
     std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
         let pid: u32 = e.file_name().to_str()?.parse().ok()?;
@@ -692,7 +692,9 @@ fn a_reaper_whose_starter_died_first_starts_nothing() {
         .expect("spawn aitools run");
     let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
     let reaper = loop {
-        if let Some(p) = child_of(aitools.id(), "") {
+        // The reaper: forked (aitools' own command line) or exec'd
+        // (`__run-reaper`), either way naming the program's argv.
+        if let Some(p) = child_of(aitools.id(), "7871") {
             break p;
         }
         assert!(std::time::Instant::now() < until, "no reaper started");
