@@ -15,6 +15,8 @@ pub mod paths;
 pub mod process;
 pub mod proctree;
 pub mod reaper;
+pub mod reaper_fork;
+pub mod reaper_guard;
 pub mod root;
 pub mod scan;
 pub mod scan_args;

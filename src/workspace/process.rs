@@ -3,7 +3,7 @@
 //! SIGTERM and then SIGKILL. `git` and `run` both go through here, so a child never
 //! outlives its deadline and never blocks aitools on a pipe a grandchild holds.
 
-use super::{proctree, reaper, subreaper};
+use super::{proctree, reaper, reaper_fork, subreaper};
 use std::cell::RefCell;
 use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -197,15 +197,96 @@ fn spawn_reader<S: Sink>(
     });
 }
 
+/// A started process: std's handle, or a reaper forked without an exec
+/// ([`reaper_fork`]), with its streams.
+struct Started {
+    child: Option<std::process::Child>,
+    pid: u32,
+    stdin: Option<std::process::ChildStdin>,
+    stdout: Option<std::process::ChildStdout>,
+    stderr: Option<std::process::ChildStderr>,
+    status: Option<std::process::ExitStatus>,
+}
+
+impl Started {
+    fn std(mut c: std::process::Child) -> Started {
+        Started {
+            pid: c.id(),
+            stdin: c.stdin.take(),
+            stdout: c.stdout.take(),
+            stderr: c.stderr.take(),
+            child: Some(c),
+            status: None,
+        }
+    }
+
+    fn forked(f: reaper_fork::Forked) -> Started {
+        Started {
+            child: None,
+            pid: f.pid,
+            stdin: f.stdin,
+            stdout: Some(f.stdout),
+            stderr: Some(f.stderr),
+            status: None,
+        }
+    }
+
+    fn id(&self) -> u32 {
+        self.pid
+    }
+
+    /// Its status once it ended (collected once); `block` waits for it.
+    fn waited(&mut self, block: bool) -> std::io::Result<Option<std::process::ExitStatus>> {
+        if let Some(c) = self.child.as_mut() {
+            return if block {
+                c.wait().map(Some)
+            } else {
+                c.try_wait()
+            };
+        }
+        if self.status.is_some() {
+            return Ok(self.status);
+        }
+        let pid = libc::pid_t::try_from(self.pid).map_err(std::io::Error::other)?;
+        let mut st = 0;
+        loop {
+            let flags = if block { 0 } else { libc::WNOHANG };
+            // SAFETY: waitpid on our own child; `st` is ours.
+            match unsafe { libc::waitpid(pid, &mut st, flags) } {
+                0 => return Ok(None),
+                -1 => {
+                    let e = std::io::Error::last_os_error();
+                    if e.kind() != std::io::ErrorKind::Interrupted {
+                        return Err(e);
+                    }
+                }
+                _ => {
+                    self.status = Some(std::process::ExitStatus::from_raw(st));
+                    return Ok(self.status);
+                }
+            }
+        }
+    }
+
+    fn try_wait(&mut self) -> std::io::Result<Option<std::process::ExitStatus>> {
+        self.waited(false)
+    }
+
+    fn wait(&mut self) -> std::io::Result<Option<std::process::ExitStatus>> {
+        self.waited(true)
+    }
+}
+
 /// The one way a program is started: its own process group and a fresh job tag
-/// (what the end-of-run kill finds it by), stdout and stderr piped; under its
-/// own reaper ([`reaper`]) when it is `watched` or another program runs
-/// under this process.
+/// (what the end-of-run kill finds it by), stdout and stderr piped (stdin
+/// too when `piped_stdin`, else `/dev/null`); under its own reaper
+/// ([`reaper`]) when it is `watched` or another program runs under this
+/// process. A process with one thread forks the reaper without an exec.
 fn start_supervised(
     cmd: &mut Command,
-    stdin: Stdio,
+    piped_stdin: bool,
     watched: bool,
-) -> Result<(std::process::Child, Job, Instant), StartError> {
+) -> Result<(Started, Job, Instant), StartError> {
     let tag = proctree::new_tag();
     subreaper::adopt();
     let plain = !watched && subreaper::claim();
@@ -214,22 +295,37 @@ fn start_supervised(
     } else {
         Some(std::io::pipe().map_err(StartError::Other)?)
     };
-    let mut shim = report.as_ref().map(|(_, w)| reaper::command(cmd, w));
-    let c = shim.as_mut().unwrap_or(cmd);
-    c.stdin(stdin)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .env(proctree::TAG_VAR, &tag)
-        .process_group(0);
     let start = Instant::now();
-    let spawned = subreaper::spawn(c);
-    // The write end now lives in the reaper alone.
-    let report = report.map(|(r, _)| BufReader::new(r));
+    let (spawned, report) = match report {
+        Some((r, w)) if reaper_fork::possible() => {
+            cmd.env(proctree::TAG_VAR, &tag);
+            let fork = || reaper_fork::fork(cmd, piped_stdin, w);
+            let forked = subreaper::spawn_by(fork, |f| f.pid).map(Started::forked);
+            (forked, Some(r))
+        }
+        report => {
+            let mut shim = report.as_ref().map(|(_, w)| reaper::command(cmd, w));
+            let c = shim.as_mut().unwrap_or(cmd);
+            let stdin = if piped_stdin {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            };
+            c.stdin(stdin)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .env(proctree::TAG_VAR, &tag)
+                .process_group(0);
+            let spawned = subreaper::spawn(c).map(Started::std);
+            // The write end now lives in the reaper alone.
+            (spawned, report.map(|(r, _)| r))
+        }
+    };
     let mut job = Job {
         tag,
         since: 0,
         plain,
-        report: RefCell::new(report),
+        report: RefCell::new(report.map(BufReader::new)),
         left: RefCell::new(Vec::new()),
     };
     let mut child = spawned.map_err(start_error)?;
@@ -304,28 +400,30 @@ impl Job {
     /// (or `within` passed); the pids that outlived it. A reaper ended its
     /// tree itself and named those that outlived it.
     fn end(&self, pgid: u32, within: Duration) -> Vec<u32> {
+        // A reaper's report is read until the reaper and its guard closed it
+        // (one of them may still be ending the tree, the other dead), so the
+        // group is killed after.
+        let said = self.report.borrow_mut().take().map(|mut r| {
+            let mut said = String::new();
+            let _ = r.read_to_string(&mut said);
+            said
+        });
         if group_alive(pgid) {
             signal_group(pgid, libc::SIGKILL);
         }
         if self.plain {
             return subreaper::sweep(None, self.since, Some(&self.tag), within);
         }
-        if let Some(mut r) = self.report.borrow_mut().take() {
-            let mut said = String::new();
-            let _ = r.read_to_string(&mut said);
+        if let Some(said) = said {
             *self.left.borrow_mut() = said.lines().filter_map(|l| l.trim().parse().ok()).collect();
-            // The reaper died before ending the tree: what it left re-parented
-            // here and is ended now, also what dropped the tag (`env -i`) and
-            // left the group: every orphan of this process since the reaper
-            // started that carries no other job's tag (a `run` always has a
-            // reaper, so such an orphan is a dead reaper's).
+            // The reaper and its guard both died before ending the tree
+            // (either alone is covered by the other, [`super::reaper_guard`]):
+            // what carries the run's tag and re-parented here is ended, with
+            // everything under it. An orphan that also dropped the tag
+            // (`env -i`) is left: it cannot be told from another job's.
             if !said.lines().any(|l| l.trim() == reaper::DONE) {
-                self.left.borrow_mut().extend(subreaper::sweep(
-                    None,
-                    self.since,
-                    Some(&self.tag),
-                    within,
-                ));
+                let left = subreaper::sweep_tagged(self.since, &self.tag, within);
+                self.left.borrow_mut().extend(left);
             }
         }
         let mut left = self.left.borrow().clone();
@@ -344,7 +442,7 @@ pub fn run_with<O: Sink + Default, E: Sink + Default>(
     out: O,
     err: E,
 ) -> Result<Finished<O, E>, StartError> {
-    let (mut child, job, start) = start_supervised(&mut cmd, Stdio::null(), limits.watched)?;
+    let (mut child, job, start) = start_supervised(&mut cmd, false, limits.watched)?;
     let pgid = child.id();
     let (out, err): (Shared<O>, Shared<E>) = (
         Arc::new(Mutex::new(Some(out))),
@@ -384,7 +482,7 @@ pub fn run_with<O: Sink + Default, E: Sink + Default>(
 /// Waits for the program's end; past the deadline TERM (group and tagged), then
 /// KILL after the grace.
 fn wait_child(
-    child: &mut std::process::Child,
+    child: &mut Started,
     pgid: u32,
     job: &Job,
     start: Instant,
@@ -509,7 +607,7 @@ pub fn converse<R>(
     limits: Limits,
     talk: impl FnOnce(&mut Pipe) -> R,
 ) -> Result<(R, Finished<(), Stream>), StartError> {
-    let (mut child, job, start) = start_supervised(&mut cmd, Stdio::piped(), limits.watched)?;
+    let (mut child, job, start) = start_supervised(&mut cmd, true, limits.watched)?;
     let pgid = child.id();
     let (chunks_tx, chunks_rx) = mpsc::channel();
     let out: Shared<Forward> = Arc::new(Mutex::new(Some(Forward(Some(chunks_tx)))));

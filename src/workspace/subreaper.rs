@@ -69,6 +69,17 @@ pub fn spawn(cmd: &mut Command) -> std::io::Result<Child> {
     Ok(child)
 }
 
+/// [`spawn`] for a process started another way (`start`; `pid` names it).
+pub fn spawn_by<T>(
+    start: impl FnOnce() -> std::io::Result<T>,
+    pid: impl Fn(&T) -> u32,
+) -> std::io::Result<T> {
+    let mut set = own();
+    let t = start()?;
+    set.push(pid(&t));
+    Ok(t)
+}
+
 /// The child `pid` was waited for: no longer supervised.
 pub fn release(pid: u32) {
     own().retain(|&p| p != pid);
@@ -238,6 +249,35 @@ pub fn sweep(root: Option<u32>, since: u64, tag: Option<&str>, within: Duration)
         let all = links();
         reap_in(&all);
         tree_in(&all, root, since, tag)
+    })
+}
+
+/// After a run's reaper and its guard both died: SIGKILL, again until none is
+/// left or `within` passes, to the orphans of this process since `since` that
+/// carry `tag` itself and to everything under them, reaping what re-parented
+/// here; the pids still alive then. An orphan without a tag is left alone: it
+/// cannot be told from another job's (a bg job's, whose supervisor died).
+pub fn sweep_tagged(since: u64, tag: &str, within: Duration) -> Vec<u32> {
+    let me = std::process::id();
+    proctree::kill_until_gone(within, || {
+        let all = links();
+        reap_in(&all);
+        let kept = own().clone();
+        let roots: Vec<u32> = all
+            .iter()
+            .filter(|(pid, l)| {
+                l.ppid == me
+                    && l.start >= since
+                    && !l.dead
+                    && !kept.contains(pid)
+                    && proctree::carries(**pid, tag)
+            })
+            .map(|(&pid, _)| pid)
+            .collect();
+        let mut found = below(&all, &roots);
+        found.extend(roots);
+        found.retain(|p| all.get(p).is_some_and(|l| !l.dead));
+        found
     })
 }
 

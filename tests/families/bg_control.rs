@@ -201,9 +201,15 @@ fn a_job_leaves_nothing_running_past_its_group_and_tag() {
             m.display()
         )
     };
-    // The job's own exit.
+    // The job's own exit, once the writer wrote (a fixed `sleep 0.5` ended
+    // the job before a writer slowed by a loaded machine ever ran: "the writer
+    // never ran", seen in CI).
     let m = env.path("own-exit.log");
-    let script = format!("{}\nsleep 0.5", writer(&m));
+    let script = format!(
+        "{}\ni=0; while [ ! -s '{}' ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done",
+        writer(&m),
+        m.display()
+    );
     env.run(&["bg", "start", "--", "sh", "-c", &script]);
     let w = env.run(&["wait", "--bg", "bg-1", "--exit", "--timeout", "10s"]);
     assert_eq!(w.json["exit_code"], 0, "{}", w.stdout);

@@ -539,3 +539,176 @@ fn sigkill_to_the_mcp_server_ends_its_runs_not_its_bg_jobs() {
         "({markers:?} of the run alive 2 s after the server's SIGKILL, bg job alive)"
     );
 }
+
+/// The parent pid and state of `pid` (`None` once it is gone).
+fn parent_and_state(pid: u32) -> Option<(u32, char)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let mut f = stat[stat.rfind(')')? + 1..].split_whitespace();
+    let state = f.next()?.chars().next()?;
+    Some((f.next()?.parse().ok()?, state))
+}
+
+/// The pid of a live process whose parent is `parent` and whose command line
+/// holds `marker`.
+fn child_of(parent: u32, marker: &str) -> Option<u32> {
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+        let (ppid, state) = parent_and_state(pid)?;
+        let cmd = std::fs::read(e.path().join("cmdline")).ok()?;
+        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        (ppid == parent && state != 'Z' && cmd.contains(marker)).then_some(pid)
+    })
+}
+
+/// SIGKILL to a run's reaper (the process its program runs under) while a bg
+/// job of the same server has a grandchild past its group and its tag
+/// (`setsid` + `env -i`) that re-parented to the server (its supervisor was
+/// killed): the run's whole tree ends, the bg job's orphan lives on (was: the
+/// server swept every tag-less orphan that re-parented to it since the run
+/// started, the bg job's too).
+#[test]
+fn a_killed_run_reaper_spares_another_jobs_orphan() {
+    use crate::families::console::{mcp_post, start};
+    let env = TestEnv::new();
+    let s = start(&env, &["mcp", "--http", "--port", "0"]);
+    let orphan = |pid_file: &str, n: u32| {
+        format!("(env -i setsid sh -c 'echo $$ > {pid_file}; exec sleep {n}' >/dev/null 2>&1 &)")
+    };
+    let script = format!(
+        "{}; {}; touch run.started; {}; sleep 7863",
+        orphan("run.pid", 7862),
+        await_file("run.pid"),
+        await_file("go")
+    );
+    let session = http_session(&s);
+    let msg = serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "run", "arguments": {"argv": ["sh", "-c", script], "timeout": "60s"}}});
+    let wait_for = |what: &dyn Fn() -> bool, label: &str| {
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while !what() {
+            assert!(std::time::Instant::now() < until, "{label} never came");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    };
+    std::thread::scope(|sc| {
+        let run = sc.spawn(|| mcp_post(&s, &msg, &session));
+        wait_for(&|| env.path("run.started").exists(), "the run");
+        // The bg job starts after the run did: its orphan is as young.
+        let bg = format!("{}; sleep 7865", orphan("bg.pid", 7864));
+        let start_bg = serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "aitools", "arguments": {"command": "bg start", "args": {"argv": ["sh", "-c", bg]}}}});
+        let other = http_session(&s);
+        assert_eq!(mcp_post(&s, &start_bg, &other).0, 200);
+        wait_for(&|| sleeping(&env, "bg.pid"), "the bg job's orphan");
+        // Its supervisor dies (the OOM killer, a kill -9): what it held
+        // re-parents to the server.
+        kill_exact_with("__bg-supervise", "7865");
+        wait_for(
+            &|| {
+                let pid = std::fs::read_to_string(env.path("bg.pid")).unwrap_or_default();
+                let pid = pid.trim().parse().unwrap_or(0);
+                parent_and_state(pid).is_some_and(|(pp, _)| pp == s.child.id())
+            },
+            "the bg orphan's re-parenting to the server",
+        );
+        // The process the run's program runs under is killed.
+        let prog = find_program("7863").expect("the run's program");
+        let (reaper, _) = parent_and_state(prog).expect("its parent");
+        Command::new("kill")
+            .args(["-9", &reaper.to_string()])
+            .status()
+            .unwrap();
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let run_alive = || [sleeping(&env, "run.pid"), alive_with("sleep 7863")];
+        while run_alive().contains(&true) && std::time::Instant::now() < until {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let (left, bg_alive) = (run_alive(), sleeping(&env, "bg.pid"));
+        std::fs::write(env.path("go"), "").unwrap();
+        let r = run.join().unwrap();
+        for marker in ["sleep\x007862\0", "sleep\x007863\0", "sleep\x007864\0"] {
+            kill_exact(marker);
+        }
+        kill_exact_with("sh\0-c\0", "7865");
+        assert_eq!(
+            (left, bg_alive),
+            ([false, false], true),
+            "([run's orphan, run's program] alive 5 s after its reaper's SIGKILL, the bg job's orphan alive): {:?}",
+            String::from_utf8_lossy(&r.2)
+        );
+    });
+}
+
+/// The `sh -c` process whose command line holds `marker`.
+fn find_program(marker: &str) -> Option<u32> {
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+        let cmd = std::fs::read(e.path().join("cmdline")).ok()?;
+        (cmd.starts_with(b"sh\0-c\0") && String::from_utf8_lossy(&cmd).contains(marker))
+            .then_some(pid)
+    })
+}
+
+/// SIGKILL to each process whose command line holds both `a` and `b`.
+fn kill_exact_with(a: &str, b: &str) {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return;
+    };
+    for e in dir.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|p| p.parse::<i32>().ok()) else {
+            continue;
+        };
+        let cmd =
+            String::from_utf8_lossy(&std::fs::read(e.path().join("cmdline")).unwrap_or_default())
+                .into_owned();
+        if cmd.contains(a) && cmd.contains(b) {
+            // SAFETY: kill(2) with integer arguments.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+    }
+}
+
+/// A run's reaper that first looks at its starter after the starter died
+/// (SIGKILL between the reaper's start and that look, held open by the
+/// debug-build stall `AITOOLS_TEST_REAPER_STALL_MS`) starts nothing: no
+/// program runs for no one.
+#[test]
+fn a_reaper_whose_starter_died_first_starts_nothing() {
+    let env = TestEnv::new();
+    let mut aitools = env
+        .command(&[
+            "run",
+            "--timeout",
+            "60s",
+            "--",
+            "sh",
+            "-c",
+            "touch started; exec sleep 7871",
+        ])
+        .env("AITOOLS_TEST_REAPER_STALL_MS", "1500")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn aitools run");
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let reaper = loop {
+        // The reaper: forked (aitools' own command line) or exec'd
+        // (`__run-reaper`), either way naming the program's argv.
+        if let Some(p) = child_of(aitools.id(), "7871") {
+            break p;
+        }
+        assert!(std::time::Instant::now() < until, "no reaper started");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    aitools.kill().expect("SIGKILL");
+    let _ = aitools.wait();
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while parent_and_state(reaper).is_some_and(|(_, s)| s != 'Z')
+        && std::time::Instant::now() < until
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let ran = (env.path("started").exists(), alive_with("sleep 7871"));
+    kill_exact("sleep\x007871\0");
+    assert_eq!(ran, (false, false), "(the program ran, runs now)");
+}
