@@ -41,10 +41,10 @@ fn version_names_the_release_and_the_commit_built() {
     for flag in ["--version", "-V"] {
         let v = env.run(&[flag]);
         assert_eq!(v.code, 0, "{}", v.stdout);
-        assert_eq!(v.json["version"], "0.4.0", "{}", v.stdout);
+        assert_eq!(v.json["version"], "0.5.0", "{}", v.stdout);
         assert_eq!(v.json["version"], cargo_version().as_str());
-        // 0.4.0 reshapes search blocks (numbered lines; start_line and match_lines gone).
-        assert_eq!(v.json["schema_version"], 4, "{}", v.stdout);
+        // 0.5.0 leaves out of find, git diff and json select what the caller already knows.
+        assert_eq!(v.json["schema_version"], 5, "{}", v.stdout);
         let commit = v.json["commit"].as_str().expect("commit").to_string();
         match checkout_head() {
             Some(head) => assert!(
@@ -70,6 +70,7 @@ fn changelog_has_a_section_per_release_matching_cargo_toml() {
     assert!(heads.iter().any(|h| h.starts_with("## 0.2.0")));
     assert!(heads.iter().any(|h| h.starts_with("## 0.3.0")));
     assert!(heads.iter().any(|h| h.starts_with("## 0.4.0")));
+    assert!(heads.iter().any(|h| h.starts_with("## 0.5.0")));
     assert!(log.contains("semver"), "no versioning policy");
 }
 #[test]
