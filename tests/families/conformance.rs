@@ -182,7 +182,7 @@ fn check(rule: &str) {
                     &x.stderr
                 };
                 assert!(
-                    text.starts_with("{\"schema_version\":4,\"status\":"),
+                    text.starts_with("{\"schema_version\":5,\"status\":"),
                     "{text}"
                 );
             }

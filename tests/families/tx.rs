@@ -784,7 +784,7 @@ fn info_through_a_tx_reports_the_tx_view() {
     ok(env.run(&["chmod", "run.sh", "--mode", "644", "--tx", &t]));
     ok(env.run(&["move", "k.txt", "k2.txt", "--tx", &t]));
     ok(env.run(&["write", "x.log", "--content", "y\n", "--tx", &t]));
-    let found = ok(env.run(&["find", ".", "--tx", &t]));
+    let found = ok(env.run(&["find", ".", "--long", "--tx", &t]));
     let listed = found.stdout.clone();
     for (path, mode, ignored) in [
         ("run.sh", "0644", false),
