@@ -6,6 +6,7 @@
 //! observation changes (every `TICK`), and on shutdown it deregisters.
 
 use super::http::{Request, Response};
+use crate::workspace::steady::Steady;
 use serde_json::Value;
 use std::io::Write;
 use std::net::TcpStream;
@@ -36,7 +37,7 @@ pub trait Surface {
 pub fn upgrade(
     mut stream: TcpStream,
     req: &Request,
-) -> Result<WebSocket<TcpStream>, (TcpStream, Response)> {
+) -> Result<WebSocket<Steady<TcpStream>>, (TcpStream, Response)> {
     let key = req.header("sec-websocket-key").map(str::trim);
     let ok = req.method == "GET"
         && req.header_has("upgrade", "websocket")
@@ -62,13 +63,13 @@ pub fn upgrade(
         .max_message_size(Some(MAX_FRAME))
         .max_frame_size(Some(MAX_FRAME));
     Ok(WebSocket::from_raw_socket(
-        stream,
+        Steady(stream),
         Role::Server,
         Some(config),
     ))
 }
 
-fn send(ws: &mut WebSocket<TcpStream>, frames: Vec<Value>) -> Result<(), Error> {
+fn send(ws: &mut WebSocket<Steady<TcpStream>>, frames: Vec<Value>) -> Result<(), Error> {
     for f in frames {
         ws.write(Message::text(f.to_string()))?;
     }
@@ -76,7 +77,11 @@ fn send(ws: &mut WebSocket<TcpStream>, frames: Vec<Value>) -> Result<(), Error> 
 }
 
 /// Serves one socket until the peer closes, an error, or `stopping`.
-pub fn serve(mut ws: WebSocket<TcpStream>, surface: &mut dyn Surface, stopping: &AtomicBool) {
+pub fn serve(
+    mut ws: WebSocket<Steady<TcpStream>>,
+    surface: &mut dyn Surface,
+    stopping: &AtomicBool,
+) {
     let _ = ws.get_ref().set_read_timeout(Some(TICK));
     let _ = ws
         .get_ref()

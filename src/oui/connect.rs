@@ -15,6 +15,7 @@ use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Output, Repair, code, shell, values};
 use crate::workspace::Ctx;
+use crate::workspace::steady::Steady;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 use std::net::{TcpStream, ToSocketAddrs};
@@ -228,7 +229,7 @@ fn dial(
     auth: &str,
     token: Option<&str>,
     within: Duration,
-) -> Result<WebSocket<TcpStream>, String> {
+) -> Result<WebSocket<Steady<TcpStream>>, String> {
     use tungstenite::client::IntoClientRequest;
     let within = within.clamp(Duration::from_millis(50), CONNECT_TIMEOUT);
     let addr = auth
@@ -255,13 +256,13 @@ fn dial(
     let config = WebSocketConfig::default()
         .max_message_size(Some(MAX_FRAME * 16))
         .max_frame_size(Some(MAX_FRAME * 16));
-    let (ws, _) = tungstenite::client::client_with_config(req, stream, Some(config))
+    let (ws, _) = tungstenite::client::client_with_config(req, Steady(stream), Some(config))
         .map_err(|e| format!("the WebSocket handshake failed ({e})"))?;
     ws.get_ref().set_read_timeout(Some(TICK)).map_err(io)?;
     Ok(ws)
 }
 
-fn send_all(ws: &mut WebSocket<TcpStream>, frames: Vec<Value>) -> bool {
+fn send_all(ws: &mut WebSocket<Steady<TcpStream>>, frames: Vec<Value>) -> bool {
     for f in frames {
         if ws.send(Message::text(f.to_string())).is_err() {
             return false;
@@ -272,7 +273,7 @@ fn send_all(ws: &mut WebSocket<TcpStream>, frames: Vec<Value>) -> bool {
 
 /// One connection: register, then answer frames and push changes until the
 /// connection is lost or a signal comes.
-fn serve(ws: &mut WebSocket<TcpStream>, session: &mut Session) -> Ended {
+fn serve(ws: &mut WebSocket<Steady<TcpStream>>, session: &mut Session) -> Ended {
     if !send_all(ws, session.on_connect()) {
         return Ended::Lost;
     }

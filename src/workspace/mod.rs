@@ -20,6 +20,7 @@ pub mod reaper_guard;
 pub mod root;
 pub mod scan;
 pub mod scan_args;
+pub mod steady;
 pub mod subreaper;
 pub mod supervisor;
 
