@@ -554,22 +554,47 @@ fn git_log_patch_and_format_spellings_get_the_call_that_answers() {
         .unwrap_or_default();
     assert_eq!(repairs.len(), 3, "{}", r.stderr);
     assert_eq!(repairs[2]["command"], "aitools git log --limit 2 h.txt");
-    // --format words that are fields are taken, and took says which.
+    // --format words that are fields are taken as --fields: only those.
     let f = took(
         &env,
         &["git", "log", "--format=%h %s", "-n", "1"],
-        serde_json::json!({"--format=%h %s": "sha, subject", "-n": "--limit"}),
+        serde_json::json!({"--format=%h %s": "--fields sha,subject", "-n": "--limit"}),
     );
     assert_eq!(subjects(&f), ["Alice 5"]);
+    assert!(f.json["items"][0].get("author").is_none(), "{}", f.stdout);
+    assert!(f.json["items"][0].get("date").is_none(), "{}", f.stdout);
     took(
         &env,
         &["git", "log", "--pretty=oneline", "--limit", "1"],
-        serde_json::json!({"--pretty=oneline": "sha, subject"}),
+        serde_json::json!({"--pretty=oneline": "--fields sha,subject"}),
     );
-    took(
+    let one = took(
+        &env,
+        &["git", "log", "--oneline", "--limit", "2"],
+        serde_json::json!({"--oneline": "--fields sha,subject"}),
+    );
+    assert_eq!(
+        one.json["items"][1]
+            .as_object()
+            .map(|o| o.keys().cloned().collect::<Vec<_>>()),
+        Some(vec!["sha".to_string(), "subject".to_string()]),
+        "{}",
+        one.stdout
+    );
+    let three = took(
         &env,
         &["git", "log", "--format", "%H%x09%an%x09%aI", "--limit", "1"],
-        serde_json::json!({"--format %H%x09%an%x09%aI": "sha, author, date"}),
+        serde_json::json!({"--format %H%x09%an%x09%aI": "--fields sha,author,date"}),
+    );
+    assert_eq!(
+        three.json["items"][0]["author"], "Alice",
+        "{}",
+        three.stdout
+    );
+    assert!(
+        three.json["items"][0].get("subject").is_none(),
+        "{}",
+        three.stdout
     );
     // A word no field has: the call without it (other habits taken), which runs.
     let body = repaired(

@@ -1,6 +1,6 @@
-//! git log's `--format=...` / `--pretty=...`: taken when every word of the
-//! format is one of the fields each item carries (`took` says which), else
-//! answered with the call without it and which words map to which fields.
+//! git log's `--format=...` / `--pretty=...`: taken as `--fields` when every
+//! word of the format is one of the fields each item carries, else answered
+//! with the call without it and which words map to which fields.
 
 use super::{Found, Row};
 use crate::protocol::argv::options;
@@ -133,9 +133,9 @@ pub(super) fn found(argv: &[String]) -> Option<Result<Found, Refused>> {
             },
             index,
             span,
-            words: Vec::new(),
+            words: vec!["--fields".to_string(), f.join(",")],
             pattern: None,
-            took: (spelled, f.join(", ")),
+            took: (spelled, format!("--fields {}", f.join(","))),
         }),
         Ok(_) => Err(Refused {
             index,

@@ -6,7 +6,7 @@ use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Output, code, shell, values};
 use crate::workspace::Ctx;
-use clap::Args;
+use clap::{Args, ValueEnum};
 use serde::Serialize;
 
 #[derive(Args, Debug, Clone)]
@@ -42,10 +42,22 @@ pub struct LogArgs {
     /// Only commits made at or before WHEN (the forms of --since).
     #[arg(long, value_name = "WHEN")]
     pub until: Option<String>,
+    /// Only these fields in each item (sha always): sha, author, date, subject.
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "FIELD,...")]
+    pub fields: Vec<LogField>,
     /// git's -p: there is no patch output here; answered with the `git show`
     /// (or `git diff --ref SHA^!`) call of each commit on the page.
     #[arg(short = 'p', long = "patch", hide = true)]
     pub patch: bool,
+}
+
+/// A field of a git log item `--fields` keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LogField {
+    Sha,
+    Author,
+    Date,
+    Subject,
 }
 
 pub const SPEC: CommandSpec = CommandSpec {
@@ -56,7 +68,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     output_fields: &[
         field(
             "items",
-            "[{sha,author,date,subject,files?}], newest first; files with --files.",
+            "[{sha,author?,date?,subject?,files?}], newest first; author, date and subject unless --fields leaves them out; files with --files.",
         ),
         field(
             "total",
@@ -97,9 +109,12 @@ pub const SPEC: CommandSpec = CommandSpec {
 #[derive(Serialize, Debug)]
 pub struct Item {
     pub sha: String,
-    pub author: String,
-    pub date: String,
-    pub subject: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub files: Option<Vec<String>>,
 }
@@ -156,10 +171,18 @@ pub fn run(ctx: &Ctx, a: &LogArgs) -> Result<Output, CmdError> {
             .iter()
             .map(|i| log_filter::Commit {
                 sha: &i.sha,
-                subject: &i.subject,
+                subject: i.subject.as_deref().unwrap_or(""),
             })
             .collect();
         return Err(log_filter::patch_answer(ctx, &a.path, &page));
+    }
+    if !a.fields.is_empty() {
+        let keep = |f: LogField| a.fields.contains(&f);
+        for it in &mut items {
+            it.author = it.author.take().filter(|_| keep(LogField::Author));
+            it.date = it.date.take().filter(|_| keep(LogField::Date));
+            it.subject = it.subject.take().filter(|_| keep(LogField::Subject));
+        }
     }
     if items.is_empty() && a.skip == 0 {
         super::unknown_path(ctx, &a.path, &paths)?;
@@ -293,9 +316,9 @@ fn item(rec: &str, files: bool) -> Item {
     });
     Item {
         sha,
-        author,
-        date,
-        subject,
+        author: Some(author),
+        date: Some(date),
+        subject: Some(subject),
         files,
     }
 }
