@@ -522,6 +522,12 @@ fn git_log_author_since_and_until_filter_as_git_does() {
     let dash = env.run(&["git", "log", "--author=--all"]);
     assert_eq!(dash.code, 0, "{}", dash.stderr);
     assert_eq!(dash.json["items"], serde_json::json!([]));
+    // A pattern git cannot read is the caller's argument: the call with it as text.
+    repaired(
+        &env,
+        &["git", "log", "--author", "[bot"],
+        r"aitools git log '--author=\[bot'",
+    );
     // git reads any word as some time (`garbage` is now): refused, not a wrong page.
     repaired(
         &env,

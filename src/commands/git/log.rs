@@ -163,7 +163,8 @@ pub fn run(ctx: &Ctx, a: &LogArgs) -> Result<Output, CmdError> {
     revs.push(rev);
     // One commit past the page says whether more follow; the count of them all
     // walks the whole history (a second git process), so only with --total.
-    let mut items = page(ctx, a, &revs, &paths, limit.saturating_add(1))?;
+    let mut items = page(ctx, a, &revs, &paths, limit.saturating_add(1))
+        .map_err(|e| log_filter::author_error(ctx, a.author.as_deref(), e))?;
     let left = items.len() as u64 > limit;
     items.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
     if a.patch {

@@ -39,6 +39,39 @@ pub fn filters(
     Ok(out)
 }
 
+/// git's failure on an --author pattern that is no regular expression (`[`):
+/// the caller's argument, not the repository, so `argument.invalid` whose
+/// repair is the call with the pattern's special characters escaped (the text
+/// as written). Any other failure is returned as it is.
+pub fn author_error(ctx: &Ctx, author: Option<&str>, e: CmdError) -> CmdError {
+    // git names the pattern's header in its complaint: `header, '[': Invalid …`.
+    let Some(p) = author.filter(|p| e.message.contains(&format!("header, '{p}'"))) else {
+        return e;
+    };
+    let mut literal = String::with_capacity(p.len() + 4);
+    for c in p.chars() {
+        if matches!(c, '\\' | '.' | '[' | ']' | '*' | '^' | '$') {
+            literal.push('\\');
+        }
+        literal.push(c);
+    }
+    let words = shell::rerun(
+        &ctx.argv,
+        &["--author"],
+        &[],
+        &[format!("--author={literal}")],
+    );
+    CmdError::new(
+        code::ARGUMENT_INVALID,
+        format!("--author {p:?} is not a regular expression git reads."),
+        Repair::new(
+            "retry",
+            "The same call with the pattern as literal text.",
+            shell::aitools(words),
+        ),
+    )
+}
+
 /// A time as git reads it without guessing: ISO 8601 UTC. git reads any word as
 /// some time (`garbage` is now; `100.years.ago` wraps past 1970 to the far
 /// future), which would answer a wrong page without saying so: a span is counted
