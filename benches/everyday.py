@@ -405,8 +405,110 @@ def t_json_select():
     return "the admins in a JSON file (no pointer)", setup, ai, sh, lambda r: r.ok
 
 
+def git_lines(root, *args):
+    p = subprocess.run(["git", *args], cwd=root, capture_output=True)
+    return p.stdout.decode().split()
+
+
+def t_author_since():
+    who, since = "David Lord", "2025-06-01"
+
+    def want(root):
+        return git_lines(root, "log", f"--author={who}", f"--since={since}T00:00:00Z", "-n", "5", "--format=%H")
+
+    def ai(r):
+        # git's filters as git spells them.
+        d = follow(
+            r,
+            ["git", "log", "--author", who, "--since", since, "-n", "5"],
+            ["git", "log", "--author", who, "--since", since, "--limit", "5"],
+        )
+        r.ok = [i.get("sha") for i in d.get("items", [])] == want(r.root)
+
+    def sh(r):
+        p = r.sh(f"git log --author='{who}' --since={since}T00:00:00Z -n 5 --oneline")
+        short = [l.split()[0] for l in p.stdout.decode().splitlines()]
+        full = want(r.root)
+        r.ok = len(short) == len(full) and all(f.startswith(s) for s, f in zip(short, full))
+
+    return "5 commits by an author since a date", None, ai, sh, lambda r: r.ok
+
+
+def t_format():
+    def want(root):
+        return git_lines(root, "log", "-n", "5", "--format=%H")
+
+    def ai(r):
+        # git log's --format, as people write it.
+        d = follow(r, ["git", "log", "--format=%h %s", "-n", "5"], ["git", "log", "--limit", "5"])
+        r.ok = [i.get("sha") for i in d.get("items", [])] == want(r.root)
+
+    def sh(r):
+        p = r.sh("git log --format='%h %s' -n 5")
+        r.ok = len(p.stdout.decode().splitlines()) == 5
+
+    return "the last 5 commits (git log --format)", None, ai, sh, lambda r: r.ok
+
+
+def t_patch_of_file():
+    path = "src/flask/app.py"
+
+    def ai(r):
+        # git log -p: the repair is the call that gives the patch.
+        d = r.aitools("git", "log", "-p", "-n", "1", path)
+        cmd = ((d.get("error") or {}).get("repairs") or [{}])[0].get("command", "")
+        if cmd.startswith("aitools schema") or not cmd.startswith("aitools "):
+            r.aitools(*cmd.split()[1:])
+            sha = (r.aitools("git", "log", "--limit", "1", path).get("items") or [{}])[0].get("sha", "")
+            d = r.aitools("git", "diff", "--ref", f"{sha}^!", "--", path)
+        else:
+            d = r.aitools(*shlex.split(cmd)[1:])
+        r.ok = [f.get("path") for f in d.get("files", [])] == [path] and bool(d["files"][0].get("hunks"))
+
+    def sh(r):
+        p = r.sh(f"git log -p -n 1 -- {path}")
+        r.ok = p.returncode == 0 and b"+++ b/" + path.encode() in p.stdout
+
+    return "the last change to a file (git log -p -n 1)", None, ai, sh, lambda r: r.ok
+
+
+def t_show_stat():
+    def want(root):
+        # git show --stat's files (a merge: against its first parent, as --stat does).
+        p = subprocess.run(["git", "show", "--format=", "--numstat", "HEAD~2"], cwd=root, capture_output=True)
+        return sorted(l.split("\t")[2] for l in p.stdout.decode().splitlines())
+
+    def ai(r):
+        d = follow(r, ["git", "show", "--stat", "HEAD~2"], ["git", "show", "HEAD~2", "--max-lines", "1"])
+        r.ok = sorted(f.get("path") for f in d.get("files", [])) == want(r.root)
+
+    def sh(r):
+        p = r.sh("git show --stat HEAD~2")
+        r.ok = p.returncode == 0 and all(f.encode() in p.stdout for f in want(r.root))
+
+    return "the files a commit changed (git show --stat)", None, ai, sh, lambda r: r.ok
+
+
+def t_jq_names():
+    def want(root):
+        with open(os.path.join(root, USERS)) as f:
+            return [u["name"] for u in json.load(f)["users"]]
+
+    def ai(r):
+        # jq's path through an array: the repair is the json select call.
+        d = follow(r, ["json", "get", USERS, ".users[].name"], ["json", "select", USERS, "/users", "--pick", "/name"])
+        r.ok = [i["value"].get("/name") for i in d.get("items", [])] == want(r.root)
+
+    def sh(r):
+        p = r.sh(f"jq -r '.users[].name' {USERS}")
+        r.ok = p.stdout.decode().split() == want(r.root)
+
+    return "each name in a JSON array (jq .users[].name)", t_json_select()[1], ai, sh, lambda r: r.ok
+
+
 TASKS = [t_definition, t_rename, t_indentation, t_patch, t_log, t_restore, t_crlf, t_uses, t_last_change,
-         t_find_name, t_two_commits, t_json_select]
+         t_find_name, t_two_commits, t_json_select, t_author_since, t_format, t_patch_of_file, t_show_stat,
+         t_jq_names]
 
 
 def copy_repo(src, dst):

@@ -9,6 +9,8 @@ use crate::protocol::argv::options;
 use crate::protocol::{CmdError, Json, Repair, code, shell};
 use crate::registry;
 
+mod log_format;
+
 const TABLE: &str = include_str!("../../data/habits.tsv");
 
 /// One row of the table.
@@ -88,6 +90,22 @@ pub fn apply(command: &str, argv: &[String]) -> Option<Habit> {
     }
     let mut seen = std::collections::BTreeSet::new();
     let mut found: Vec<Found> = Vec::new();
+    if command == "git log" {
+        match log_format::found(argv) {
+            Some(Ok(f)) => found.push(f),
+            Some(Err(r)) => {
+                // The repair is the call without the format, other habits taken.
+                let mut rest = argv.to_vec();
+                rest.drain(r.index..r.index + r.span);
+                let fixed = match apply(command, &rest) {
+                    Some(Habit::Took { argv, .. }) => argv,
+                    _ => rest,
+                };
+                return Some(Habit::Answer(log_format::refuse(&fixed, &r)));
+            }
+            None => {}
+        }
+    }
     for o in options(registry::LIST, argv) {
         if !seen.insert(o.index) {
             continue;

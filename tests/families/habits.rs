@@ -451,3 +451,195 @@ fn read_dash_count_without_a_path_says_how_to_ask() {
     assert_eq!(f.code, 0, "{}", f.stderr);
     assert_eq!(f.json["lines"][0], "dash", "{}", f.stdout);
 }
+
+/// `repo()` and three commits to `h.txt`: by Alice at 2026-11-30, Bob at
+/// 2026-12-02 and Alice at 2026-12-05 (author and commit dates alike).
+fn history() -> TestEnv {
+    let env = repo();
+    env.git(&["commit", "-qm", "three"]);
+    for (i, (who, day)) in [("Alice", 0), ("Bob", 2), ("Alice", 5)].iter().enumerate() {
+        env.write("h.txt", format!("{i}\n"));
+        env.git(&["add", "h.txt"]);
+        let when = format!("{} +0000", 1_796_000_000 + day * 86_400);
+        let out = std::process::Command::new("git")
+            .args(["-c", &format!("user.name={who}")])
+            .args([
+                "-c",
+                &format!("user.email={}@example.com", who.to_lowercase()),
+            ])
+            .args(["commit", "-qm", &format!("{who} {day}")])
+            .current_dir(env.root())
+            .env("GIT_AUTHOR_DATE", &when)
+            .env("GIT_COMMITTER_DATE", &when)
+            .output()
+            .expect("git");
+        assert!(out.status.success(), "{out:?}");
+    }
+    env
+}
+
+fn subjects(r: &Run) -> Vec<String> {
+    r.json["items"]
+        .as_array()
+        .map(|v| {
+            v.iter()
+                .map(|i| i["subject"].as_str().unwrap_or("").to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn git_log_author_since_and_until_filter_as_git_does() {
+    let env = history();
+    let a = env.run(&["git", "log", "--author", "Alice"]);
+    assert_eq!(a.code, 0, "{}{}", a.stdout, a.stderr);
+    assert_eq!(subjects(&a), ["Alice 5", "Alice 0"], "{}", a.stdout);
+    assert_eq!(a.json["total"], 2);
+    let when = env.run(&[
+        "git",
+        "log",
+        "--since",
+        "2026-12-01",
+        "--until",
+        "2026-12-03T00:00",
+    ]);
+    assert_eq!(subjects(&when), ["Bob 2"], "{}", when.stdout);
+    let counted = env.run(&[
+        "git",
+        "log",
+        "--since",
+        "@1796100000",
+        "--limit",
+        "1",
+        "--total",
+    ]);
+    assert_eq!(counted.json["total"], 2, "{}", counted.stdout);
+    // A span git reads (N units ago) is passed as git spells it.
+    let span = env.run(&["git", "log", "--since", "100 years ago", "--limit", "1"]);
+    assert_eq!(subjects(&span), ["Alice 5"], "{}", span.stdout);
+    // A value that starts with `-` is a pattern, never a git option.
+    let dash = env.run(&["git", "log", "--author=--all"]);
+    assert_eq!(dash.code, 0, "{}", dash.stderr);
+    assert_eq!(dash.json["items"], serde_json::json!([]));
+    // A pattern git cannot read is the caller's argument: the call with it as text.
+    repaired(
+        &env,
+        &["git", "log", "--author", "[bot"],
+        r"aitools git log '--author=\[bot'",
+    );
+    // git reads any word as some time (`garbage` is now): refused, not a wrong page.
+    repaired(
+        &env,
+        &["git", "log", "--since", "garbage", "--limit", "1"],
+        "aitools git log --limit 1",
+    );
+}
+
+#[test]
+fn git_log_patch_and_format_spellings_get_the_call_that_answers() {
+    let env = history();
+    let head = env.git(&["rev-parse", "HEAD"]).trim().to_string();
+    // -p: each commit's patch is git show SHA, or git diff --ref SHA^! for paths.
+    let show = repaired(
+        &env,
+        &["git", "log", "-p", "-n", "1"],
+        &format!("aitools git show {head}"),
+    );
+    assert_eq!(show.json["sha"], head.as_str());
+    let diff = repaired(
+        &env,
+        &["git", "log", "--patch", "-n", "2", "h.txt"],
+        &format!("aitools git diff --ref '{head}^!' -- h.txt"),
+    );
+    assert_eq!(diff.json["files"][0]["path"], "h.txt");
+    let r = env.run(&["git", "log", "-p", "-n", "2", "h.txt"]);
+    let repairs = r.json["error"]["repairs"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(repairs.len(), 3, "{}", r.stderr);
+    assert_eq!(repairs[2]["command"], "aitools git log --limit 2 h.txt");
+    // --format words that are fields are taken as --fields: only those.
+    let f = took(
+        &env,
+        &["git", "log", "--format=%h %s", "-n", "1"],
+        serde_json::json!({"--format=%h %s": "--fields sha,subject", "-n": "--limit"}),
+    );
+    assert_eq!(subjects(&f), ["Alice 5"]);
+    assert!(f.json["items"][0].get("author").is_none(), "{}", f.stdout);
+    assert!(f.json["items"][0].get("date").is_none(), "{}", f.stdout);
+    took(
+        &env,
+        &["git", "log", "--pretty=oneline", "--limit", "1"],
+        serde_json::json!({"--pretty=oneline": "--fields sha,subject"}),
+    );
+    let one = took(
+        &env,
+        &["git", "log", "--oneline", "--limit", "2"],
+        serde_json::json!({"--oneline": "--fields sha,subject"}),
+    );
+    assert_eq!(
+        one.json["items"][1]
+            .as_object()
+            .map(|o| o.keys().cloned().collect::<Vec<_>>()),
+        Some(vec!["sha".to_string(), "subject".to_string()]),
+        "{}",
+        one.stdout
+    );
+    let three = took(
+        &env,
+        &["git", "log", "--format", "%H%x09%an%x09%aI", "--limit", "1"],
+        serde_json::json!({"--format %H%x09%an%x09%aI": "--fields sha,author,date"}),
+    );
+    assert_eq!(
+        three.json["items"][0]["author"], "Alice",
+        "{}",
+        three.stdout
+    );
+    assert!(
+        three.json["items"][0].get("subject").is_none(),
+        "{}",
+        three.stdout
+    );
+    // A word no field has: the call without it (other habits taken), which runs.
+    let body = repaired(
+        &env,
+        &["git", "log", "--format=%H %b", "-n", "1"],
+        "aitools git log --limit 1",
+    );
+    assert_eq!(subjects(&body), ["Alice 5"]);
+    let r = env.run(&["git", "log", "--format=%ae"]);
+    assert!(r.stderr.contains("%ae"), "{}", r.stderr);
+}
+
+#[test]
+fn git_show_stat_and_jq_array_paths_are_answered() {
+    let env = history();
+    let s = env.run(&["git", "show", "--stat", "HEAD"]);
+    assert_eq!(s.code, 0, "{}{}", s.stdout, s.stderr);
+    assert_eq!(s.json["files"][0]["path"], "h.txt");
+    assert_eq!(s.json["total_files"], 1);
+    assert!(s.json.get("diff").is_none(), "{}", s.stdout);
+    repaired(
+        &env,
+        &["git", "show", "--stat", "HEAD:h.txt"],
+        "aitools git show HEAD --stat",
+    );
+    // jq's path through an array's elements: the json select call.
+    let each = repaired(
+        &env,
+        &["json", "get", "c.json", ".a.b[]"],
+        "aitools json select c.json /a/b",
+    );
+    assert_eq!(each.json["items"][0]["value"], serde_json::json!({"c": 1}));
+    let picked = repaired(
+        &env,
+        &["json", "get", "c.json", ".a.b[].c"],
+        "aitools json select c.json /a/b --pick /c",
+    );
+    assert_eq!(
+        picked.json["items"][0]["value"],
+        serde_json::json!({"/c": 1})
+    );
+}

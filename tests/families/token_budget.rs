@@ -1147,6 +1147,16 @@ fn find_and_git_diff_leave_out_what_the_caller_knows() {
         assert!(f.json.get(k).is_none(), "{k}: {}", f.stdout);
     }
     assert_eq!(f.json["items"][0]["path"], "a.py");
+    assert_eq!(f.json["items"][0]["kind"], "file", "{}", f.stdout);
+    // --type names every item's kind: not repeated on each.
+    let typed = ok(env.run(&["find", "--glob", "*.py", "--type", "file"]));
+    assert_eq!(typed.json["items"][0]["path"], "a.py");
+    assert!(
+        typed.json["items"][0].get("kind").is_none(),
+        "{}",
+        typed.stdout
+    );
+    assert_eq!(typed.json["items"][0]["size"], 6, "{}", typed.stdout);
     // Not the default: said.
     let t = ok(env.run(&["find", "--output", "tree", "--no-ignore"]));
     assert_eq!(t.json["mode"], "tree", "{}", t.stdout);

@@ -30,7 +30,7 @@ pub const LONG_FNS: &[(&str, &str, usize)] = &[
     ("commands/git/blame.rs", "run", 109),
     ("commands/git/diff.rs", "run", 111),
     ("commands/git/mod.rs", "git", 125),
-    ("commands/git/show.rs", "run", 139),
+    ("commands/git/show.rs", "run", 117),
     ("commands/inspect/check.rs", "run", 124),
     ("commands/inspect/info.rs", "run", 135),
     ("commands/inspect/read.rs", "read_path", 107),

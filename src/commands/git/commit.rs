@@ -121,26 +121,73 @@ fn stat(ctx: &Ctx, sha: &str) -> Result<Vec<FileStat>, CmdError> {
         .collect())
 }
 
-/// Shows the commit `rev` names.
-pub fn run(ctx: &Ctx, rev: &str, range: Option<&str>, max_lines: u64) -> Result<Output, CmdError> {
+/// The commit `rev` names: its sha, author, date and message, and the files it
+/// changed (the first MAX_FILES) with how many there are.
+fn commit(ctx: &Ctx, rev: &str) -> Result<([String; 4], Vec<FileStat>, usize), CmdError> {
     if rev.starts_with('-') || rev.is_empty() {
         return Err(CmdError::invalid_argument(
             &ctx.command,
             format!("{rev:?} is not a revision."),
         ));
     }
+    let Some(facts) = facts(ctx, rev)? else {
+        return Err(not_a_commit(ctx, rev));
+    };
+    let mut files = stat(ctx, &facts[0])?;
+    let total_files = files.len();
+    files.truncate(MAX_FILES);
+    Ok((facts, files, total_files))
+}
+
+#[derive(Serialize, Debug)]
+struct StatOut {
+    rev: String,
+    sha: String,
+    author: String,
+    date: String,
+    message: String,
+    files: Vec<FileStat>,
+    total_files: usize,
+}
+
+/// `git show --stat`: the commit without its patch (git's per-file summary).
+pub fn run_stat(ctx: &Ctx, rev: &str) -> Result<Output, CmdError> {
+    let ([sha, author, date, message], files, total_files) = commit(ctx, rev)?;
+    let out = StatOut {
+        rev: rev.to_string(),
+        sha,
+        author,
+        date,
+        message,
+        files,
+        total_files,
+    };
+    Ok(Output::ok(&out))
+}
+
+/// `git show REV:PATH --stat`: a file has no per-file summary; the commit has.
+pub fn stat_of_file(object: &str) -> CmdError {
+    let rev = object.split(':').next().unwrap_or("HEAD");
+    CmdError::new(
+        code::ARGUMENT_INVALID,
+        format!("--stat lists a commit's files; {object:?} names a file: name the commit alone."),
+        Repair::new(
+            "retry",
+            format!("The files {rev} changed."),
+            shell::aitools(["git", "show", rev, "--stat"]),
+        ),
+    )
+}
+
+/// Shows the commit `rev` names.
+pub fn run(ctx: &Ctx, rev: &str, range: Option<&str>, max_lines: u64) -> Result<Output, CmdError> {
     let range = match range {
         Some(r) => {
             Some(values::parse_range(r).map_err(|m| CmdError::invalid_argument(&ctx.command, m))?)
         }
         None => None,
     };
-    let Some([sha, author, date, message]) = facts(ctx, rev)? else {
-        return Err(not_a_commit(ctx, rev));
-    };
-    let mut files = stat(ctx, &sha)?;
-    let total_files = files.len();
-    files.truncate(MAX_FILES);
+    let ([sha, author, date, message], files, total_files) = commit(ctx, rev)?;
     let args = [
         "show".to_string(),
         "--format=".into(),

@@ -1,12 +1,12 @@
 //! `git log`: the newest commits (optionally only those touching paths), a page at
 //! a time; the total when the page reaches the end (or with `--total`).
 
-use super::git;
+use super::{git, log_filter};
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Output, code, shell, values};
 use crate::workspace::Ctx;
-use clap::Args;
+use clap::{Args, ValueEnum};
 use serde::Serialize;
 
 #[derive(Args, Debug, Clone)]
@@ -30,6 +30,34 @@ pub struct LogArgs {
     /// page does not reach the end.
     #[arg(long)]
     pub total: bool,
+    /// Only commits whose author (`Name <email>`) matches this pattern (git's
+    /// regular expression, as git log --author).
+    #[arg(long, value_name = "PATTERN")]
+    pub author: Option<String>,
+    /// Only commits made at or after WHEN: YYYY-MM-DD[THH:MM[:SS]] (UTC),
+    /// @SECONDS, or N days ago (seconds, minutes, hours, days, weeks, months of
+    /// 30 days, years of 365).
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+    /// Only commits made at or before WHEN (the forms of --since).
+    #[arg(long, value_name = "WHEN")]
+    pub until: Option<String>,
+    /// Only these fields in each item (sha always): sha, author, date, subject.
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "FIELD,...")]
+    pub fields: Vec<LogField>,
+    /// git's -p: there is no patch output here; answered with the `git show`
+    /// (or `git diff --ref SHA^!`) call of each commit on the page.
+    #[arg(short = 'p', long = "patch", hide = true)]
+    pub patch: bool,
+}
+
+/// A field of a git log item `--fields` keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LogField {
+    Sha,
+    Author,
+    Date,
+    Subject,
 }
 
 pub const SPEC: CommandSpec = CommandSpec {
@@ -40,7 +68,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     output_fields: &[
         field(
             "items",
-            "[{sha,author,date,subject,files?}], newest first; files with --files.",
+            "[{sha,author?,date?,subject?,files?}], newest first; author, date and subject unless --fields leaves them out; files with --files.",
         ),
         field(
             "total",
@@ -81,9 +109,12 @@ pub const SPEC: CommandSpec = CommandSpec {
 #[derive(Serialize, Debug)]
 pub struct Item {
     pub sha: String,
-    pub author: String,
-    pub date: String,
-    pub subject: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub files: Option<Vec<String>>,
 }
@@ -126,16 +157,39 @@ pub fn run(ctx: &Ctx, a: &LogArgs) -> Result<Output, CmdError> {
     for p in &a.path {
         paths.push(super::pathspec(ctx, p)?);
     }
+    // The filters, then the revision: the words before `--` of each git call.
+    let (since, until) = (a.since.as_deref(), a.until.as_deref());
+    let mut revs = log_filter::filters(ctx, a.author.as_deref(), since, until)?;
+    revs.push(rev);
     // One commit past the page says whether more follow; the count of them all
     // walks the whole history (a second git process), so only with --total.
-    let mut items = page(ctx, a, &rev, &paths, limit.saturating_add(1))?;
+    let mut items = page(ctx, a, &revs, &paths, limit.saturating_add(1))
+        .map_err(|e| log_filter::author_error(ctx, a.author.as_deref(), e))?;
     let left = items.len() as u64 > limit;
     items.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+    if a.patch {
+        let page: Vec<log_filter::Commit> = items
+            .iter()
+            .map(|i| log_filter::Commit {
+                sha: &i.sha,
+                subject: i.subject.as_deref().unwrap_or(""),
+            })
+            .collect();
+        return Err(log_filter::patch_answer(ctx, &a.path, &page));
+    }
+    if !a.fields.is_empty() {
+        let keep = |f: LogField| a.fields.contains(&f);
+        for it in &mut items {
+            it.author = it.author.take().filter(|_| keep(LogField::Author));
+            it.date = it.date.take().filter(|_| keep(LogField::Date));
+            it.subject = it.subject.take().filter(|_| keep(LogField::Subject));
+        }
+    }
     if items.is_empty() && a.skip == 0 {
         super::unknown_path(ctx, &a.path, &paths)?;
     }
     let total = if a.total {
-        Some(count(ctx, a, &rev, &paths)?)
+        Some(count(ctx, a, &revs, &paths)?)
     } else {
         // Known without counting when this page reaches the end.
         (!left && (a.skip == 0 || !items.is_empty())).then(|| a.skip + items.len() as u64)
@@ -188,13 +242,10 @@ fn no_commits(a: &LogArgs, e: &CmdError) -> bool {
 }
 
 /// Every commit that matches (`git rev-list --count`).
-fn count(ctx: &Ctx, a: &LogArgs, rev: &str, paths: &[String]) -> Result<u64, CmdError> {
-    let mut args = vec![
-        "rev-list".to_string(),
-        "--count".into(),
-        rev.to_string(),
-        "--".into(),
-    ];
+fn count(ctx: &Ctx, a: &LogArgs, revs: &[String], paths: &[String]) -> Result<u64, CmdError> {
+    let mut args = vec!["rev-list".to_string(), "--count".into()];
+    args.extend(revs.iter().cloned());
+    args.push("--".into());
     args.extend(paths.iter().cloned());
     match git(ctx, &args, "history") {
         Ok(o) => Ok(String::from_utf8_lossy(&o.stdout)
@@ -210,7 +261,7 @@ fn count(ctx: &Ctx, a: &LogArgs, rev: &str, paths: &[String]) -> Result<u64, Cmd
 fn page(
     ctx: &Ctx,
     a: &LogArgs,
-    rev: &str,
+    revs: &[String],
     paths: &[String],
     most: u64,
 ) -> Result<Vec<Item>, CmdError> {
@@ -224,7 +275,7 @@ fn page(
         args.push("--name-only".into());
         args.push("-z".into());
     }
-    args.push(rev.to_string());
+    args.extend(revs.iter().cloned());
     args.push("--".into());
     args.extend(paths.iter().cloned());
     let out = match git(ctx, &args, "history") {
@@ -266,9 +317,9 @@ fn item(rec: &str, files: bool) -> Item {
     });
     Item {
         sha,
-        author,
-        date,
-        subject,
+        author: Some(author),
+        date: Some(date),
+        subject: Some(subject),
         files,
     }
 }

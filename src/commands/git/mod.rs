@@ -14,6 +14,7 @@ pub mod blame;
 mod commit;
 pub mod diff;
 pub mod log;
+mod log_filter;
 mod mask;
 pub mod pick;
 pub mod show;

@@ -22,12 +22,15 @@ pub struct ShowArgs {
     /// Maximum lines returned.
     #[arg(long, value_name = "N", default_value = "80", value_parser = values::parse_count)]
     pub max_lines: u64,
+    /// A commit's files and line counts without its patch (git show --stat).
+    #[arg(long)]
+    pub stat: bool,
 }
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "git show",
     summary: "A commit (message, files, patch) or a file as stored at a revision.",
-    description: "A <commit> (no colon) answers sha, author, date, message, files [{path,added,deleted}] and its patch as diff lines, --max-lines at a time (--range continues). <rev>:<path> reads the blob through git cat-file. The selectors are read's, over the blob's text: --range, --symbol (--kind; the code outline languages), --between (--exclusive; the first START..END block), --match (--invert; --range bounds it), one per call; --max-lines always applies and a cut result's next_commands continues it (a whole --symbol definition offers nothing past it). A blob with a NUL in its first 8 KiB answers binary:true and its size instead of lines. hash is the SHA-256 of the blob bytes, comparable with read's hash of the work-tree file.",
+    description: "A <commit> (no colon) answers sha, author, date, message, files [{path,added,deleted}] and its patch as diff lines, --max-lines at a time (--range continues); with --stat, no patch. <rev>:<path> reads the blob through git cat-file. The selectors are read's, over the blob's text: --range, --symbol (--kind; the code outline languages), --between (--exclusive; the first START..END block), --match (--invert; --range bounds it), one per call; --max-lines always applies and a cut result's next_commands continues it (a whole --symbol definition offers nothing past it). A blob with a NUL in its first 8 KiB answers binary:true and its size instead of lines. hash is the SHA-256 of the blob bytes, comparable with read's hash of the work-tree file.",
     args: <ShowArgs as clap::Args>::augment_args,
     output_fields: &[
         field(
@@ -129,16 +132,31 @@ pub fn split_lines(text: &str) -> Vec<&str> {
         .collect()
 }
 
+/// `git show <commit>`: the commit, with its patch or (`--stat`) without.
+fn commit_form(ctx: &Ctx, a: &ShowArgs) -> Result<Output, CmdError> {
+    if let Some(flag) = a.lines.content_flags().first() {
+        return Err(CmdError::invalid_argument(
+            &ctx.command,
+            format!("{flag} selects a file's lines: name it as <rev>:<path>."),
+        ));
+    }
+    match (a.stat, a.lines.range.as_deref()) {
+        (true, Some(_)) => Err(CmdError::invalid_argument(
+            &ctx.command,
+            "--stat answers the commit's files without its patch; --range pages the patch: give one.",
+        )),
+        (true, None) => super::commit::run_stat(ctx, &a.object),
+        (false, range) => super::commit::run(ctx, &a.object, range, a.max_lines),
+    }
+}
+
 pub fn run(ctx: &Ctx, a: &ShowArgs) -> Result<Output, CmdError> {
     let pick = pick::parse(&a.lines, &ctx.command)?;
     if !a.object.contains(':') {
-        if let Some(flag) = a.lines.content_flags().first() {
-            return Err(CmdError::invalid_argument(
-                &ctx.command,
-                format!("{flag} selects a file's lines: name it as <rev>:<path>."),
-            ));
-        }
-        return super::commit::run(ctx, &a.object, a.lines.range.as_deref(), a.max_lines);
+        return commit_form(ctx, a);
+    }
+    if a.stat {
+        return Err(super::commit::stat_of_file(&a.object));
     }
     let Some((rev, path)) = a.object.split_once(':').filter(|(_, p)| !p.is_empty()) else {
         return Err(CmdError::new(

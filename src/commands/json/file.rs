@@ -316,6 +316,55 @@ pub fn jq_path(p: &str) -> Option<Vec<String>> {
     (!after_dot || out.is_empty()).then_some(out)
 }
 
+/// jq's path through one array's elements (`.items[]`, `.items[].name`, `.[]`):
+/// the array's pointer and the element's relative pointer (`None`: the element).
+/// What json select answers; `None` for anything else.
+pub fn jq_each(p: &str) -> Option<(String, Option<String>)> {
+    let (array, rest) = p.split_once("[]")?;
+    if rest.contains("[]") || !array.starts_with('.') {
+        return None;
+    }
+    let array = jq_path(array)?;
+    let rest = match rest {
+        "" => None,
+        r if r.starts_with('[') => Some(format!(".{r}")),
+        r => Some(r.to_string()),
+    };
+    let pick = match rest {
+        Some(r) => Some(jq_path(&r)?).filter(|t| !t.is_empty()),
+        None => None,
+    };
+    Some((
+        json_doc::pointer_of(&array),
+        pick.map(|t| json_doc::pointer_of(&t)),
+    ))
+}
+
+/// A jq path through an array's elements given to json get: refused, and the
+/// json select call that answers it is the repair.
+pub fn jq_each_error(path: &str, p: &str) -> Option<CmdError> {
+    let (array, pick) = jq_each(p)?;
+    let mut call = vec!["json", "select", path, array.as_str()];
+    if let Some(rel) = &pick {
+        call.extend(["--pick", rel.as_str()]);
+    }
+    let what = match &pick {
+        Some(rel) => format!("{rel} of each element"),
+        None => "each element".to_string(),
+    };
+    Some(CmdError::new(
+        code::ARGUMENT_INVALID,
+        format!(
+            "{p:?} is jq's path through the array at {array:?}: json get answers one value; json select answers {what}."
+        ),
+        Repair::new(
+            "run-instead",
+            format!("The same question as json select ({what})."),
+            shell::aitools(call),
+        ),
+    ))
+}
+
 /// A JSON string key (`"a b"`) of a jq path.
 fn jq_key(s: &str) -> Option<String> {
     if !s.starts_with('"') {

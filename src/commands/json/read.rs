@@ -153,6 +153,9 @@ pub fn get(ctx: &Ctx, a: &GetArgs) -> Result<Output, CmdError> {
             "--keys and --raw are two different answers; give one.",
         ));
     }
+    if let Some(e) = file::jq_each_error(&a.path, &a.pointer) {
+        return Err(e);
+    }
     let (tokens, took) = file::pointer_or_jq(ctx, &a.pointer)?;
     let f = load_read(ctx, &a.path)?;
     let display = f.display.clone();

@@ -91,7 +91,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         field("mode", "tree (left out for flat, the default)."),
         field(
             "items",
-            "flat: [{path,kind,size?,mode?,mtime?}]; kind is file, dir, symlink, or other; size is left out for a directory without --sizes; mode (octal text) and mtime (UTC ISO 8601) with --long, mtime also with --sort mtime.",
+            "flat: [{path,kind?,size?,mode?,mtime?}]; kind is file, dir, symlink, or other (left out with --type, which names it); size is left out for a directory without --sizes; mode (octal text) and mtime (UTC ISO 8601) with --long, mtime also with --sort mtime.",
         ),
         field(
             "tree",
@@ -127,7 +127,9 @@ pub const SPEC: CommandSpec = CommandSpec {
 #[derive(Serialize)]
 struct Item {
     path: String,
-    kind: &'static str,
+    /// Left out with --type: the caller named every item's kind.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kind: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     size: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -416,7 +418,7 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
                     let by_mtime = args.long || args.sort == SortArg::Mtime;
                     Item {
                         path: show(&ctx.root, p),
-                        kind: r.kind.name(),
+                        kind: args.kind.is_none().then(|| r.kind.name()),
                         size,
                         mode: args.long.then(|| format!("{:04o}", mode & 0o7777)),
                         mtime: by_mtime.then(|| time::iso8601(mtime)),

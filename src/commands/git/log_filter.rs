@@ -1,0 +1,188 @@
+//! `git log`'s filters (`--author`, `--since`, `--until`) as the words handed to
+//! git, and git's `-p`, answered with the call that gives each commit's patch.
+//! A value reaches git only joined to its option (`--author=VALUE`), so a value
+//! that starts with `-` is never read as another option.
+
+use crate::protocol::{CmdError, Repair, code, shell, time};
+use crate::workspace::Ctx;
+
+/// The most commits whose patch call a `-p` answer names.
+const MAX_PATCH_CALLS: usize = 5;
+
+/// The units of `N UNITS ago` in seconds (a month is 30 days, a year 365).
+const UNITS: &[(&str, i64)] = &[
+    ("second", 1),
+    ("minute", 60),
+    ("hour", 3_600),
+    ("day", 86_400),
+    ("week", 7 * 86_400),
+    ("month", 30 * 86_400),
+    ("year", 365 * 86_400),
+];
+
+/// The words for git that --author, --since and --until come to.
+pub fn filters(
+    ctx: &Ctx,
+    author: Option<&str>,
+    since: Option<&str>,
+    until: Option<&str>,
+) -> Result<Vec<String>, CmdError> {
+    let mut out = Vec::new();
+    if let Some(p) = author {
+        out.push(format!("--author={p}"));
+    }
+    for (flag, v) in [("--since", since), ("--until", until)] {
+        if let Some(v) = v {
+            out.push(format!("{flag}={}", when(ctx, flag, v)?));
+        }
+    }
+    Ok(out)
+}
+
+/// git's failure on an --author pattern that is no regular expression (`[`):
+/// the caller's argument, not the repository, so `argument.invalid` whose
+/// repair is the call with the pattern's special characters escaped (the text
+/// as written). Any other failure is returned as it is.
+pub fn author_error(ctx: &Ctx, author: Option<&str>, e: CmdError) -> CmdError {
+    // git names the pattern's header in its complaint: `header, '[': Invalid …`.
+    let Some(p) = author.filter(|p| e.message.contains(&format!("header, '{p}'"))) else {
+        return e;
+    };
+    let mut literal = String::with_capacity(p.len() + 4);
+    for c in p.chars() {
+        if matches!(c, '\\' | '.' | '[' | ']' | '*' | '^' | '$') {
+            literal.push('\\');
+        }
+        literal.push(c);
+    }
+    let words = shell::rerun(
+        &ctx.argv,
+        &["--author"],
+        &[],
+        &[format!("--author={literal}")],
+    );
+    CmdError::new(
+        code::ARGUMENT_INVALID,
+        format!("--author {p:?} is not a regular expression git reads."),
+        Repair::new(
+            "retry",
+            "The same call with the pattern as literal text.",
+            shell::aitools(words),
+        ),
+    )
+}
+
+/// A time as git reads it without guessing: ISO 8601 UTC. git reads any word as
+/// some time (`garbage` is now; `100.years.ago` wraps past 1970 to the far
+/// future), which would answer a wrong page without saying so: a span is counted
+/// here from aitools' clock, anything else is refused.
+fn when(ctx: &Ctx, flag: &str, v: &str) -> Result<String, CmdError> {
+    let t = v.trim();
+    // A bare number is no date here (`2024` is not 2024 seconds after 1970).
+    let dated = t.contains('-') && !t.starts_with('-') || t.starts_with('@');
+    if dated && let Ok(secs) = time::parse(t) {
+        return Ok(iso(secs));
+    }
+    if let Some(span) = relative(t) {
+        return Ok(iso(time::now().0.saturating_sub(span)));
+    }
+    Err(CmdError::new(
+        code::ARGUMENT_INVALID,
+        format!(
+            "{flag} {v:?} is not a time aitools reads: write YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS] (UTC), @SECONDS, or N UNITS ago (seconds, minutes, hours, days, weeks, months, years)."
+        ),
+        Repair::new(
+            "retry",
+            format!("The same call without {flag}."),
+            shell::aitools(shell::rerun(&ctx.argv, &[flag], &[], &[])),
+        ),
+    ))
+}
+
+/// `secs` as git reads it (its `@N` is misread for small N), within the years
+/// 1970..=9999 git counts in.
+fn iso(secs: i64) -> String {
+    time::iso8601(secs.clamp(0, 253_402_300_799))
+}
+
+/// `2 weeks ago`, `2.weeks.ago`, `1 day`: the span in seconds.
+fn relative(v: &str) -> Option<i64> {
+    let words: Vec<&str> = v.split([' ', '.']).filter(|w| !w.is_empty()).collect();
+    let (n, unit) = match words[..] {
+        [n, u] | [n, u, "ago"] => (n, u),
+        _ => return None,
+    };
+    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) || n.len() > 9 {
+        return None;
+    }
+    let one = unit.strip_suffix('s').unwrap_or(unit);
+    let (_, secs) = UNITS.iter().find(|(u, _)| *u == one)?;
+    n.parse::<i64>().ok()?.checked_mul(*secs)
+}
+
+/// A commit of the page: its sha and subject.
+pub struct Commit<'a> {
+    pub sha: &'a str,
+    pub subject: &'a str,
+}
+
+/// git log's `-p`: there is no patch output here. The answer names the call
+/// that gives each commit's patch on this page (`git show SHA`, or with the
+/// call's `paths` `git diff --ref SHA^! PATH...`), the newest first.
+pub fn patch_answer(ctx: &Ctx, paths: &[String], items: &[Commit]) -> CmdError {
+    let without = shell::aitools(shell::rerun(&ctx.argv, &[], &["-p", "--patch"], &[]));
+    let message = "git log answers no patches (-p): a commit's patch is git show SHA (git diff --ref SHA^! PATH for some paths); the repairs are those calls for the newest commits of this page.";
+    let call = |it: &Commit| {
+        if paths.is_empty() {
+            shell::aitools(["git", "show", it.sha])
+        } else {
+            let range = format!("{}^!", it.sha);
+            let mut w = vec!["git", "diff", "--ref", range.as_str(), "--"];
+            w.extend(paths.iter().map(String::as_str));
+            shell::aitools(w)
+        }
+    };
+    let mut shown = items.iter().take(MAX_PATCH_CALLS);
+    let Some(first) = shown.next() else {
+        return CmdError::new(
+            code::ARGUMENT_INVALID,
+            "git log answers no patches (-p), and no commit matches this call.",
+            Repair::new("retry", "The same call without -p.", without),
+        );
+    };
+    let detail = |it: &Commit| format!("The patch of {} ({}).", short(it.sha), it.subject);
+    let mut err = CmdError::new(
+        code::ARGUMENT_INVALID,
+        message,
+        Repair::new("run-instead", detail(first), call(first)),
+    );
+    for it in shown {
+        err = err.with_repair(Repair::new("run-instead", detail(it), call(it)));
+    }
+    err.with_repair(Repair::new(
+        "retry",
+        "The commits without patches.",
+        without,
+    ))
+}
+
+fn short(sha: &str) -> &str {
+    sha.get(..12).unwrap_or(sha)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::relative;
+
+    #[test]
+    fn spans_are_counted_in_seconds() {
+        assert_eq!(relative("2 weeks ago"), Some(14 * 86_400));
+        assert_eq!(relative("2.weeks.ago"), Some(14 * 86_400));
+        assert_eq!(relative("1 day"), Some(86_400));
+        assert_eq!(relative("3 months ago"), Some(90 * 86_400));
+        assert_eq!(relative("garbage"), None);
+        assert_eq!(relative("2 fortnights ago"), None);
+        assert_eq!(relative("-2 days ago"), None);
+        assert_eq!(relative("last tuesday"), None);
+    }
+}
