@@ -236,6 +236,7 @@ impl<'a> Listing<'a> {
             sink.out = notebook::matches(self.ctx, p, std::mem::take(&mut sink.out));
         }
         for m in &sink.out {
+            self.ctx.events.note_secrets(&m.hid);
             self.ctx.events.emit("match", m);
         }
         self.matches.append(&mut sink.out);
