@@ -161,6 +161,49 @@ fn an_echoed_bad_pattern_masks_a_bare_random_word() {
     );
 }
 
+/// A pattern that matched nothing is echoed in the error (`read --match`,
+/// `--between` START and END, `replace`): a random-looking word of it is masked as
+/// in a pattern that does not parse. Code words and lowercase words are echoed
+/// (`Base64Encoder`, `toUTF8String`, `utf8string`, `hunter2hunter2`): their shape
+/// cannot tell them from code, in an echo that does not parse either.
+#[test]
+fn an_echoed_pattern_that_matched_nothing_masks_a_random_word_not_a_code_word() {
+    let env = TestEnv::new();
+    env.write("a.txt", "hello\nworld\n");
+    const V: &str = "Zq8v2LmP0xA1Wk3n9RtY";
+    for argv in [
+        &["read", "a.txt", "--match", V][..],
+        &["read", "a.txt", "--between", V, "world"],
+        &["read", "a.txt", "--between", "hello", V],
+        &["replace", V, "x", "a.txt", "--dry-run"],
+    ] {
+        let r = env.run(argv);
+        assert_eq!(r.json["error"]["code"], "selection.no-match", "{argv:?}");
+        assert!(!r.stderr.contains(V), "{argv:?} leaked: {}", r.stderr);
+        assert!(r.json["redactions"].as_u64().unwrap_or(0) >= 1, "{argv:?}");
+    }
+    for word in [
+        "Base64Encoder",
+        "toUTF8String",
+        "utf8string",
+        "hunter2hunter2",
+    ] {
+        let bad = format!("{word}(");
+        for argv in [
+            &["read", "a.txt", "--match", word][..],
+            &["search", &bad, "."],
+        ] {
+            let r = env.run(argv);
+            assert!(
+                r.stderr.contains(word),
+                "{argv:?} over-masked: {}",
+                r.stderr
+            );
+            assert!(!r.stderr.contains("REDACTED"), "{argv:?}: {}", r.stderr);
+        }
+    }
+}
+
 /// `{"credentials": {...}}`: every random-looking value nested under a key that
 /// strongly names a secret is masked at any depth, in lists too, pretty-printed
 /// and on one line, by read, search, json get/select and diffs; the names and
