@@ -281,3 +281,22 @@ fn json_nested_under_a_secret_key_is_masked_at_any_depth() {
         }
     }
 }
+
+/// `batch` masks only its commit's members itself (the results are the inner
+/// envelopes, masked and counted by their calls): a path naming a secret is
+/// masked in the commit's `changes` and counted once at the top, the inner count
+/// stays the inner call's.
+#[test]
+fn a_batch_masks_its_commits_changes_and_trusts_its_results() {
+    let env = TestEnv::new();
+    let data = r#"[["write","d/password=Tr0ub4dor3xyzQ/a.txt","--content","x\n"]]"#;
+    let r = env.run(&["batch", "--atomic", "--stdin-data", data]);
+    assert!(!r.stdout.contains("Tr0ub4dor3xyzQ"), "{}", r.stdout);
+    let v = &r.json;
+    let masks = |j: &serde_json::Value| j.to_string().matches("[REDACTED_SECRET]").count();
+    // The commit names the new directory and the file: two masks, each counted.
+    assert_eq!(masks(&v["changes"]), 2, "{v}");
+    assert_eq!(v["redactions"], 2, "{v}");
+    assert_eq!(v["results"][0]["redactions"], 2, "{v}");
+    assert_eq!(masks(&v["results"][0]), 2, "{v}");
+}
