@@ -205,6 +205,10 @@ impl EventSink for Stream {
         }
         self.write(kind, fields);
     }
+
+    fn note_secrets(&self, values: &[String]) {
+        self.lock().mask.note(values);
+    }
 }
 
 /// A ULID: 48 bits of milliseconds, 80 bits from the clock, the process and a

@@ -363,7 +363,9 @@ mod tests {
         );
         assert_eq!(
             r.text,
-            "{\"schema_version\":5,\"status\":\"ok\",\"command\":\"read\",\"path\":\"password=[REDACTED_SECRET]\",\"redactions\":1}\n"
+            format!(
+                "{{\"schema_version\":{SCHEMA_VERSION},\"status\":\"ok\",\"command\":\"read\",\"path\":\"password=[REDACTED_SECRET]\",\"redactions\":1}}\n"
+            )
         );
         assert_eq!(r.exit_code, 0);
     }
@@ -422,6 +424,6 @@ mod tests {
         let r = render_error("read", &e);
         assert!(r.to_stderr);
         assert_eq!(r.exit_code, 1);
-        assert!(r.text.starts_with("{\"schema_version\":5,\"status\":\"error\",\"command\":\"read\",\"error\":{\"code\":\"argument.invalid\",\"message\":\"bad\",\"exit_code\":1,\"repairs\":[{\"action\":\"schema\""));
+        assert!(r.text.starts_with(&format!("{{\"schema_version\":{SCHEMA_VERSION},\"status\":\"error\",\"command\":\"read\",\"error\":{{\"code\":\"argument.invalid\",\"message\":\"bad\",\"exit_code\":1,\"repairs\":[{{\"action\":\"schema\"")));
     }
 }

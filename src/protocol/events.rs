@@ -11,6 +11,10 @@ use std::sync::Arc;
 pub trait EventSink: Send + Sync {
     /// One domain event: its `type` and its fields (an object).
     fn emit(&self, kind: &'static str, fields: Json);
+    /// Secret values the handler masked itself before an event's text was built
+    /// (a search match shows only the mask): the sink masks them in this and every
+    /// later event, as the envelope's second pass does in the whole answer.
+    fn note_secrets(&self, _values: &[String]) {}
 }
 
 /// The handle a `Ctx` carries: no sink in the envelope mode.
@@ -41,6 +45,13 @@ impl Events {
     pub fn emit_with(&self, kind: &'static str, build: impl FnOnce() -> Json) {
         if let Some(s) = &self.0 {
             s.emit(kind, build());
+        }
+    }
+
+    /// Tells the sink about secrets the handler hid itself (`EventSink::note_secrets`).
+    pub fn note_secrets(&self, values: &[String]) {
+        if let (Some(s), false) = (&self.0, values.is_empty()) {
+            s.note_secrets(values);
         }
     }
 

@@ -161,6 +161,49 @@ fn an_echoed_bad_pattern_masks_a_bare_random_word() {
     );
 }
 
+/// A pattern that matched nothing is echoed in the error (`read --match`,
+/// `--between` START and END, `replace`): a random-looking word of it is masked as
+/// in a pattern that does not parse. Code words and lowercase words are echoed
+/// (`Base64Encoder`, `toUTF8String`, `utf8string`, `hunter2hunter2`): their shape
+/// cannot tell them from code, in an echo that does not parse either.
+#[test]
+fn an_echoed_pattern_that_matched_nothing_masks_a_random_word_not_a_code_word() {
+    let env = TestEnv::new();
+    env.write("a.txt", "hello\nworld\n");
+    const V: &str = "Zq8v2LmP0xA1Wk3n9RtY";
+    for argv in [
+        &["read", "a.txt", "--match", V][..],
+        &["read", "a.txt", "--between", V, "world"],
+        &["read", "a.txt", "--between", "hello", V],
+        &["replace", V, "x", "a.txt", "--dry-run"],
+    ] {
+        let r = env.run(argv);
+        assert_eq!(r.json["error"]["code"], "selection.no-match", "{argv:?}");
+        assert!(!r.stderr.contains(V), "{argv:?} leaked: {}", r.stderr);
+        assert!(r.json["redactions"].as_u64().unwrap_or(0) >= 1, "{argv:?}");
+    }
+    for word in [
+        "Base64Encoder",
+        "toUTF8String",
+        "utf8string",
+        "hunter2hunter2",
+    ] {
+        let bad = format!("{word}(");
+        for argv in [
+            &["read", "a.txt", "--match", word][..],
+            &["search", &bad, "."],
+        ] {
+            let r = env.run(argv);
+            assert!(
+                r.stderr.contains(word),
+                "{argv:?} over-masked: {}",
+                r.stderr
+            );
+            assert!(!r.stderr.contains("REDACTED"), "{argv:?}: {}", r.stderr);
+        }
+    }
+}
+
 /// `{"credentials": {...}}`: every random-looking value nested under a key that
 /// strongly names a secret is masked at any depth, in lists too, pretty-printed
 /// and on one line, by read, search, json get/select and diffs; the names and
@@ -237,4 +280,23 @@ fn json_nested_under_a_secret_key_is_masked_at_any_depth() {
             assert!(!r.stdout.contains(s), "{argv:?} leaked {s}: {}", r.stdout);
         }
     }
+}
+
+/// `batch` masks only its commit's members itself (the results are the inner
+/// envelopes, masked and counted by their calls): a path naming a secret is
+/// masked in the commit's `changes` and counted once at the top, the inner count
+/// stays the inner call's.
+#[test]
+fn a_batch_masks_its_commits_changes_and_trusts_its_results() {
+    let env = TestEnv::new();
+    let data = r#"[["write","d/password=Tr0ub4dor3xyzQ/a.txt","--content","x\n"]]"#;
+    let r = env.run(&["batch", "--atomic", "--stdin-data", data]);
+    assert!(!r.stdout.contains("Tr0ub4dor3xyzQ"), "{}", r.stdout);
+    let v = &r.json;
+    let masks = |j: &serde_json::Value| j.to_string().matches("[REDACTED_SECRET]").count();
+    // The commit names the new directory and the file: two masks, each counted.
+    assert_eq!(masks(&v["changes"]), 2, "{v}");
+    assert_eq!(v["redactions"], 2, "{v}");
+    assert_eq!(v["results"][0]["redactions"], 2, "{v}");
+    assert_eq!(masks(&v["results"][0]), 2, "{v}");
 }

@@ -257,3 +257,34 @@ fn cli_jsonl_and_mcp_mask_the_same_matrix_the_same_way() {
 fn cut(text: &str) -> String {
     text.chars().take(300).collect()
 }
+
+/// A search match shows only the mask when its line holds the secret under a key;
+/// the same value later in the answer, bare, is masked as the one secret it is.
+/// The CLI's answer does it in its second pass; the JSONL stream wrote the bare
+/// match in clear (the match events arrive masked, so the stream never saw the value).
+#[test]
+fn a_value_a_match_hid_is_masked_in_every_later_match_event() {
+    let env = TestEnv::new();
+    env.write("a.txt", format!("x\npassword={PW}Q\n"));
+    env.write("c.csv", format!("name,tok\nprod,{PW}Q\n"));
+    let pattern = format!("{PW}Q");
+    let c = call(
+        &["search", &pattern, ".", "--output", "matches", "--fixed"],
+        "search",
+        json!({"pattern": pattern, "paths": ["."], "output": "matches", "fixed": true}),
+    );
+    let mut counts = Vec::new();
+    for mode in [Mode::Cli, Mode::Jsonl, Mode::Mcp] {
+        let (text, envelope) = run(&env, mode, &c);
+        assert!(!text.contains(&pattern), "{mode:?} leaked: {}", cut(&text));
+        // MCP says the answer twice (its text and its structured content).
+        let said = match mode {
+            Mode::Mcp => envelope.to_string(),
+            _ => text.clone(),
+        };
+        let shown = said.matches("[REDACTED_SECRET]").count();
+        assert_eq!(shown, 2, "{mode:?}: {text}");
+        counts.push(envelope["redactions"].as_u64());
+    }
+    assert_eq!(counts, vec![Some(2); 3]);
+}

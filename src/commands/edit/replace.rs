@@ -338,31 +338,7 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
             ));
         }
         if total == 0 {
-            let shown: Vec<&str> = path_args.iter().map(String::as_str).collect();
-            let mut words = vec!["search", pattern.as_str()];
-            words.extend(shown.iter().copied());
-            let held: Vec<String> = skipped
-                .iter()
-                .filter(|s| s.reason == "binary" || s.reason == "not-utf8")
-                .map(|s| format!("{} ({})", s.path, s.reason))
-                .collect();
-            let also = if held.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    "; files skipped as not editable text hold it: {}",
-                    held.join(", ")
-                )
-            };
-            return Err(CmdError::new(
-                code::NO_MATCH,
-                format!("{pattern:?} matches nothing in {}{also}.", shown.join(" ")),
-                Repair::new(
-                    "search",
-                    "Search for the text to see how it is written now.",
-                    shell::aitools(words),
-                ),
-            ));
+            return Err(matched_nothing(&pattern, &path_args, &skipped));
         }
         guard::check_count(
             cmd,
@@ -410,6 +386,38 @@ const SAMPLE_CONTEXT: usize = 8;
 /// `path:line: text` of the first line `after` changed (as it reads after). The
 /// envelope's mask sees only this line, so a secret the line held before (which
 /// the replacement may have moved out of its key's reach) is masked here.
+/// `selection.no-match` for a pattern no file holds: the files skipped as not
+/// editable text that hold it named, and a search for it. A random-looking word of
+/// the echoed pattern is masked, as in a pattern that does not parse.
+fn matched_nothing(pattern: &str, path_args: &[String], skipped: &[Skipped]) -> CmdError {
+    let shown: Vec<&str> = path_args.iter().map(String::as_str).collect();
+    let mut words = vec!["search", pattern];
+    words.extend(shown.iter().copied());
+    let held: Vec<String> = skipped
+        .iter()
+        .filter(|s| s.reason == "binary" || s.reason == "not-utf8")
+        .map(|s| format!("{} ({})", s.path, s.reason))
+        .collect();
+    let also = if held.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; files skipped as not editable text hold it: {}",
+            held.join(", ")
+        )
+    };
+    CmdError::new(
+        code::NO_MATCH,
+        format!("{pattern:?} matches nothing in {}{also}.", shown.join(" ")),
+        Repair::new(
+            "search",
+            "Search for the text to see how it is written now.",
+            shell::aitools(words),
+        ),
+    )
+    .masking_pattern(pattern)
+}
+
 fn first_change(path: &str, before: &Doc, after: &Doc) -> Option<String> {
     let i = (0..after.line_count())
         .find(|&i| i >= before.line_count() || before.content(i) != after.content(i))?;

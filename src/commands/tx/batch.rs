@@ -6,7 +6,7 @@
 use crate::handler;
 use crate::protocol::invoke::{Invoked, with_tx, without_tx};
 use crate::protocol::registry::{CommandSpec, Effects, field};
-use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
+use crate::protocol::{CmdError, Json, Output, Repair, code, redact, shell};
 use crate::store::tx;
 use crate::workspace::Ctx;
 use crate::workspace::root::Invoker;
@@ -328,9 +328,13 @@ pub fn batch(ctx: &Ctx, a: &BatchArgs) -> Result<Output, CmdError> {
     if let Some(id) = &tx_id {
         commit(ctx, id, a.dry_run, &mut out, results, elements.len())?;
     }
+    // The results are the inner envelopes, each masked and counted by its own
+    // call: only the commit's members are masked here (a value they hide masked in
+    // the results too), and the envelope's pass leaves them all.
+    redact::tally_shown(redact::mask_tree_trusting(&mut out, 0..1));
     // An element cut by a limit makes the batch partial: its continuation is
     // in that element's next_commands.
-    Ok(Output::from_json(out, any_partial))
+    Ok(Output::from_json(out, any_partial).masked())
 }
 
 /// Commits the batch's tx into `out` (`tx`, `changes`, `op_id`), or with

@@ -186,8 +186,9 @@ fn regex_view(b: &[u8]) -> Option<View> {
 
 /// The words of a pattern the caller sent (a regex that does not compile) that the
 /// file rules would mask as a value with no key before it: a word judged as a weak
-/// key's value (`looks_random`: `Tr0ub4dor&3xyzQ` in `Tr0ub4dor&3xyzQ(`). Words are
-/// cut at blanks, quotes, regex signs, class escapes (`\s`) and a key's sign.
+/// key's value (`looks_random`: `Tr0ub4dor&3xyzQ` in `Tr0ub4dor&3xyzQ(`), but for a
+/// lowercase code-like word (`code_like`). Words are cut at blanks, quotes, regex
+/// signs, class escapes (`\s`) and a key's sign.
 pub fn pattern_values(p: &str) -> Vec<&str> {
     const CUT: &[u8] = b"()[]{}<>^$|*+?,;!\\\"'`=:";
     let b = p.as_bytes();
@@ -208,13 +209,44 @@ pub fn pattern_values(p: &str) -> Vec<&str> {
             i += 1;
         }
         let word = p.get(start..i).unwrap_or_default();
-        let judged =
-            super::policy::is_secret_value(word.as_bytes(), false, super::policy::Strength::Weak);
+        let judged = !code_like(word)
+            && super::policy::is_secret_value(
+                word.as_bytes(),
+                false,
+                super::policy::Strength::Weak,
+            );
         if judged && !out.contains(&word) {
             out.push(word);
         }
     }
     out
+}
+
+/// A word with no sign but `_`, `-`, `.` that has no capital, or that changes
+/// between lowercase, capitals and digits less than once in every two or three
+/// characters (`Base64Encoder`, `toUTF8String`, `React18App`; random text changes
+/// at about three pairs in five: `Zq8v2LmP0xA1`): a pattern's bare word of this
+/// shape is echoed. Its shape cannot tell a lowercase password (`hunter2hunter2`)
+/// from a code word (`utf8string`) or a hash prefix (`9fe58be2c0`), and the file
+/// rules leave it bare too; after a key (`password=hunter2hunter2`) the keyed
+/// rules mask it.
+fn code_like(word: &str) -> bool {
+    let b = word.as_bytes();
+    if !b
+        .iter()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'))
+    {
+        return false;
+    }
+    let class = |c: &u8| match c {
+        b'a'..=b'z' => 1u8,
+        b'A'..=b'Z' => 2,
+        b'0'..=b'9' => 3,
+        _ => 0,
+    };
+    let classes: Vec<u8> = b.iter().map(class).filter(|&k| k != 0).collect();
+    let changes = classes.windows(2).filter(|w| w[0] != w[1]).count();
+    !classes.contains(&2) || changes * 100 < 45 * classes.len().saturating_sub(1)
 }
 
 /// `b` as a POSIX shell reads its quoting: `'...'` literal, `\x` outside quotes `x`.
@@ -270,6 +302,7 @@ mod tests {
     #[test]
     fn pattern_words_judged_as_bare_values() {
         assert_eq!(pattern_values("Tr0ub4dor&3xyzQ("), ["Tr0ub4dor&3xyzQ"]);
+        assert_eq!(pattern_values("Zq8v2LmP0xA1Wk3n("), ["Zq8v2LmP0xA1Wk3n"]);
         assert_eq!(pattern_values("\\sTr0ub4dor3xyzQ\\d+"), ["Tr0ub4dor3xyzQ"]);
         assert_eq!(
             pattern_values("token=Zq8v2LmP0xA1Wk3n[a"),
@@ -280,6 +313,14 @@ mod tests {
             "parse_config(value_2",
             "v1.2.3(",
             "[0-9a-f]{40}(",
+            "utf8string(",
+            "base64encode(x",
+            "hunter2hunter2(",
+            "9fe58be2c0d4a1(",
+            "Base64Encoder(",
+            "sha256Digest(",
+            "toUTF8String(",
+            "React18App(",
         ] {
             assert!(pattern_values(plain).is_empty(), "{plain}");
         }

@@ -353,6 +353,12 @@ impl StreamMask {
     pub fn mask(&mut self, value: &mut json::Json) -> usize {
         tree::mask_with(&mut self.0, value)
     }
+
+    /// Values masked before they reached the stream (`Recorded::note`'s rules):
+    /// masked in every later value.
+    pub fn note(&mut self, values: &[String]) {
+        values.iter().for_each(|v| self.0.recorded.note(v));
+    }
 }
 
 /// Masks a text one line at a time (a program's output as it comes), carrying the

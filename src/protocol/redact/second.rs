@@ -5,6 +5,7 @@
 use super::PLACEHOLDER;
 use super::json::Json;
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use std::cell::OnceCell;
 
 /// Shortest value searched for again: shorter ones are words, not secrets.
 const RECORD_MIN: usize = 8;
@@ -15,6 +16,30 @@ const RECORD_MAX: usize = 1024;
 #[derive(Default, Debug)]
 pub struct Recorded {
     values: Vec<String>,
+    /// Values noted, a value noted again counted again (`RECORD_MAX`).
+    noted: usize,
+    /// The searches over `values`, each over a run of them, oldest first. An
+    /// answer masked once has one run; a stream (masking event after event while
+    /// values are added) adds a run for the new values and merges two runs when
+    /// the newer one is as long as the one before it, so each value is built into
+    /// a search about log2(n) times, not once per event.
+    runs: Vec<Run>,
+}
+
+/// A run of `values` and its searches (raw, JSON-escaped), built when first used.
+#[derive(Debug)]
+struct Run {
+    values: std::ops::Range<usize>,
+    built: [OnceCell<Option<AhoCorasick>>; 2],
+}
+
+impl Run {
+    fn new(values: std::ops::Range<usize>) -> Run {
+        Run {
+            values,
+            built: Default::default(),
+        }
+    }
 }
 
 impl Recorded {
@@ -24,84 +49,114 @@ impl Recorded {
     pub fn note(&mut self, v: &str) {
         if v.len() < RECORD_MIN
             || v.len() > 512
-            || self.values.len() >= RECORD_MAX
+            || self.noted >= RECORD_MAX
             || !v.bytes().any(|b| b.is_ascii_digit())
             || v.bytes().any(|b| b.is_ascii_whitespace())
         {
             return;
         }
-        self.values.push(v.to_string());
+        self.noted += 1;
+        if !self.values.iter().any(|w| w == v) {
+            self.values.push(v.to_string());
+        }
     }
 
-    /// A search for the values as JSON-escaped (`json`) or raw, in their own, lower,
-    /// upper and capitalized case. A value made only of what JSON writes outside
-    /// strings (digits, `true`, `,`...) is left out, so a match in JSON text is always
-    /// inside a string; so are values inside the mask.
-    fn finder(&self, json: bool) -> Option<AhoCorasick> {
-        let placeholder = PLACEHOLDER.to_ascii_lowercase();
-        let mut words: Vec<String> = self
-            .values
-            .iter()
-            .filter(|v| {
-                let low = v.to_ascii_lowercase();
-                !placeholder.contains(&low)
-                    && !low.contains(&placeholder)
-                    && low
-                        .bytes()
-                        .any(|b| !b"0123456789.-+e,:[]{}truefalsn \t".contains(&b))
-            })
-            .map(|v| {
-                if !json {
-                    return v.clone();
-                }
-                let quoted = serde_json::to_string(v).unwrap_or_default();
-                quoted
-                    .get(1..quoted.len().saturating_sub(1))
-                    .unwrap_or_default()
-                    .to_string()
-            })
-            .filter(|v| !v.is_empty())
-            .flat_map(|v| {
-                let lower = v.to_ascii_lowercase();
-                let mut cap = lower.clone();
-                if let Some(first) = cap.get_mut(..1) {
-                    first.make_ascii_uppercase();
-                }
-                [v.to_ascii_uppercase(), cap, lower, v]
-            })
-            .collect();
-        if words.is_empty() {
-            return None;
+    /// The runs covering every value noted so far (see `runs`).
+    fn runs(&mut self) {
+        let covered = self.runs.last().map_or(0, |r| r.values.end);
+        if covered < self.values.len() {
+            self.runs.push(Run::new(covered..self.values.len()));
         }
-        words.sort();
-        words.dedup();
-        AhoCorasickBuilder::new()
-            .match_kind(MatchKind::LeftmostLongest)
-            .build(&words)
-            .ok()
+        while let [.., a, b] = self.runs.as_slice() {
+            if b.values.len() < a.values.len() {
+                break;
+            }
+            let merged = a.values.start..b.values.end;
+            self.runs.truncate(self.runs.len() - 2);
+            self.runs.push(Run::new(merged));
+        }
+    }
+
+    /// `run`'s search, built once.
+    fn finder<'a>(&'a self, run: &'a Run, json: bool) -> Option<&'a AhoCorasick> {
+        run.built[usize::from(json)]
+            .get_or_init(|| build(&self.values[run.values.clone()], json))
+            .as_ref()
     }
 
     /// The envelope text with every other occurrence of a value masked, and how many.
-    pub fn mask_text(&self, text: String) -> (String, usize) {
+    pub fn mask_text(&mut self, text: String) -> (String, usize) {
+        let (mut text, mut n) = (text, 0);
         if self.values.is_empty() {
             return (text, 0);
         }
-        match self.finder(true).and_then(|f| replace(&text, &f, true)) {
-            Some(r) => r,
-            None => (text, 0),
+        self.runs();
+        for run in &self.runs {
+            if let Some((masked, k)) = self.finder(run, true).and_then(|f| replace(&text, f, true))
+            {
+                text = masked;
+                n += k;
+            }
         }
+        (text, n)
     }
 
     /// `mask_text` over a tree's strings and keys.
-    pub fn mask_tree(&self, value: &mut Json) -> usize {
+    pub fn mask_tree(&mut self, value: &mut Json) -> usize {
         if self.values.is_empty() {
             return 0;
         }
-        match self.finder(false) {
-            Some(f) => tree(value, &f),
-            None => 0,
-        }
+        self.runs();
+        let finders = self.runs.iter().filter_map(|run| self.finder(run, false));
+        finders.map(|f| tree(value, f)).sum()
     }
+}
+
+/// A search for `values` as JSON-escaped (`json`) or raw, in their own, lower,
+/// upper and capitalized case. A value made only of what JSON writes outside
+/// strings (digits, `true`, `,`...) is left out, so a match in JSON text is always
+/// inside a string; so are values inside the mask.
+fn build(values: &[String], json: bool) -> Option<AhoCorasick> {
+    let placeholder = PLACEHOLDER.to_ascii_lowercase();
+    let mut words: Vec<String> = values
+        .iter()
+        .filter(|v| {
+            let low = v.to_ascii_lowercase();
+            !placeholder.contains(&low)
+                && !low.contains(&placeholder)
+                && low
+                    .bytes()
+                    .any(|b| !b"0123456789.-+e,:[]{}truefalsn \t".contains(&b))
+        })
+        .map(|v| {
+            if !json {
+                return v.clone();
+            }
+            let quoted = serde_json::to_string(v).unwrap_or_default();
+            quoted
+                .get(1..quoted.len().saturating_sub(1))
+                .unwrap_or_default()
+                .to_string()
+        })
+        .filter(|v| !v.is_empty())
+        .flat_map(|v| {
+            let lower = v.to_ascii_lowercase();
+            let mut cap = lower.clone();
+            if let Some(first) = cap.get_mut(..1) {
+                first.make_ascii_uppercase();
+            }
+            [v.to_ascii_uppercase(), cap, lower, v]
+        })
+        .collect();
+    if words.is_empty() {
+        return None;
+    }
+    words.sort();
+    words.dedup();
+    AhoCorasickBuilder::new()
+        .match_kind(MatchKind::LeftmostLongest)
+        .build(&words)
+        .ok()
 }
 
 fn tree(value: &mut Json, finder: &AhoCorasick) -> usize {
@@ -155,4 +210,31 @@ fn replace(text: &str, finder: &AhoCorasick, json: bool) -> Option<(String, usiz
     }
     out.push_str(&text[last..]);
     Some((out, n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stream notes values between its events: every value noted so far is
+    /// masked in the next event, as one pass over them all would, while the values
+    /// are built into at most log2(n) + 1 searches.
+    #[test]
+    fn values_noted_between_events_are_all_masked() {
+        let mut r = Recorded::default();
+        let values: Vec<String> = (0..300).map(|i| format!("Zq8v2LmP{i:04}xA1Wk")).collect();
+        for (i, v) in values.iter().enumerate() {
+            r.note(v);
+            r.note(v);
+            let mut event = Json::str(format!("a {} b {}", values[i / 2], v));
+            assert_eq!(r.mask_tree(&mut event), 2, "{i}");
+            assert_eq!(event, Json::str("a [REDACTED_SECRET] b [REDACTED_SECRET]"));
+            assert!(r.runs.len() <= 10, "{} runs", r.runs.len());
+        }
+        let mut all = Json::str(values.join(" "));
+        assert_eq!(r.mask_tree(&mut all), 300);
+        let (text, n) = r.mask_text(values.join(","));
+        assert_eq!(n, 300);
+        assert!(!text.contains("Zq8v"), "{text}");
+    }
 }

@@ -108,8 +108,11 @@ pub(super) fn beyond_end(args: &ReadArgs, first: u64, total: u64) -> CmdError {
     )
 }
 
+/// A selection that matched nothing. The message echoes the caller's `--match` or
+/// `--between` pattern: a word of it that looks like a secret is masked, as in a
+/// pattern that does not parse (`CmdError::bad_pattern`).
 pub(super) fn no_match(args: &ReadArgs, message: String) -> CmdError {
-    CmdError::new(
+    let err = CmdError::new(
         code::NO_MATCH,
         message,
         Repair::new(
@@ -117,7 +120,9 @@ pub(super) fn no_match(args: &ReadArgs, message: String) -> CmdError {
             "Read the file to choose another selection.",
             shell::aitools(["read", args.path()]),
         ),
-    )
+    );
+    let patterns = args.pattern.iter().chain(args.between.iter().flatten());
+    patterns.fold(err, |err, p| err.masking_pattern(p))
 }
 
 /// The lines of the one definition `--symbol` (and `--kind`) name.

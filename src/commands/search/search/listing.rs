@@ -235,6 +235,10 @@ impl<'a> Listing<'a> {
         if piped.is_none() {
             sink.out = notebook::matches(self.ctx, p, std::mem::take(&mut sink.out));
         }
+        // The file's hidden values all at once: the stream builds its search for
+        // them once per file, not once per match.
+        let hid: Vec<String> = sink.out.iter().flat_map(|m| m.hid.clone()).collect();
+        self.ctx.events.note_secrets(&hid);
         for m in &sink.out {
             self.ctx.events.emit("match", m);
         }
