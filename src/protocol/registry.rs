@@ -109,10 +109,19 @@ pub const SYNTAX_GUARD_ARG: &str = "syntax_guard";
 /// Whether `id` is a global option's id (or one of the flags dispatch answers
 /// itself): not part of a command's own schema.
 pub fn is_global_arg(id: &str) -> bool {
+    // Asked for every argument of a command each time a schema is built or an MCP
+    // call is turned into an argv: the ids are read from clap once per process.
+    static IDS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     ["help", "help_flag", "version", "brief"].contains(&id)
-        || super::args::global_args()
+        || IDS
+            .get_or_init(|| {
+                super::args::global_args()
+                    .iter()
+                    .map(|a| a.get_id().as_str().to_string())
+                    .collect()
+            })
             .iter()
-            .any(|a| a.get_id().as_str() == id)
+            .any(|g| g == id)
 }
 
 /// The global options in the compact schema form (`schema`, `--help`).

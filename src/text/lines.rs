@@ -68,6 +68,10 @@ impl Want for All {
 }
 
 pub const CHUNK: usize = 1 << 20;
+/// The first read's buffer (`scan_holding`): what most source files fit in. A small
+/// file is read whole by it; zeroing a whole CHUNK for one cost more than its scan
+/// (a server's every small read). A read that fills it grows it to CHUNK.
+const FIRST_CHUNK: usize = 64 << 10;
 
 /// Hex of a SHA-256 digest.
 pub fn hex(bytes: &[u8]) -> String {
@@ -125,7 +129,7 @@ pub fn scan_holding<R: Read, W: Want>(
 ) -> io::Result<Scan> {
     let hold = hold.max(cap);
     let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; CHUNK];
+    let mut buf = vec![0u8; FIRST_CHUNK];
     let mut size: u64 = 0;
     let mut line_no: u64 = 1; // number of the line in progress
     let mut line_start: u64 = 0; // file offset of the line in progress
@@ -137,12 +141,10 @@ pub fn scan_holding<R: Read, W: Want>(
     let mut bom = false;
     let mut last_byte: Option<u8> = None;
     loop {
-        let n = match reader.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
+        let n = read_growing(&mut reader, &mut buf)?;
+        if n == 0 {
+            break;
+        }
         let mut chunk = &buf[..n];
         hasher.update(chunk);
         let chunk_offset = size;
@@ -226,6 +228,23 @@ pub fn scan_holding<R: Read, W: Want>(
         bom,
         trailing_newline,
     })
+}
+
+/// One read into `buf` (retrying an interrupted one); a read that filled it grows
+/// it to CHUNK for the next.
+fn read_growing<R: Read>(reader: &mut R, buf: &mut Vec<u8>) -> io::Result<usize> {
+    loop {
+        match reader.read(buf) {
+            Ok(n) => {
+                if n == buf.len() && n < CHUNK {
+                    buf.resize(CHUNK, 0);
+                }
+                return Ok(n);
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 fn append_capped(current: &mut Vec<u8>, bytes: &[u8], cap: usize) {

@@ -44,19 +44,22 @@ pub enum OutlineError {
 }
 
 struct Rule {
-    lang: &'static str,
     kind: &'static str,
     end: Option<EndRule>,
     re: Regex,
 }
 
-fn parse_rules(text: &'static str) -> Result<Vec<Rule>, String> {
+/// The rules of `text` (every language's, or only `only`'s).
+fn parse_rules(text: &'static str, only: Option<&str>) -> Result<Vec<Rule>, String> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.starts_with('#') || line.trim().is_empty() {
             continue;
         }
         let cols: Vec<&str> = line.splitn(4, '\t').collect();
+        if only.is_some_and(|l| cols.first() != Some(&l)) {
+            continue;
+        }
         let [lang_name, kind, end, re] = cols.as_slice() else {
             return Err(format!(
                 "definitions.tsv line {}: expected 4 columns",
@@ -80,25 +83,46 @@ fn parse_rules(text: &'static str) -> Result<Vec<Rule>, String> {
         if !re.capture_names().any(|n| n == Some("name")) {
             return Err(format!("definitions.tsv line {}: no `name` capture", i + 1));
         }
-        out.push(Rule {
-            lang: lang_name,
-            kind,
-            end,
-            re,
-        });
+        out.push(Rule { kind, end, re });
     }
     Ok(out)
 }
 
-fn rules() -> &'static [Rule] {
-    static R: OnceLock<Vec<Rule>> = OnceLock::new();
-    // Compiled in and parsed by a unit test; an empty table is the no-panic fallback.
-    R.get_or_init(|| parse_rules(RULES).unwrap_or_default())
+/// The languages with rules, each with its rules compiled the first time a file of
+/// it is outlined: compiling the whole table took ~25 ms, and a call needs one
+/// language's rules or none (`code defs` asks `supports` of every file name).
+fn table() -> &'static [(&'static str, OnceLock<Vec<Rule>>)] {
+    static T: OnceLock<Vec<(&'static str, OnceLock<Vec<Rule>>)>> = OnceLock::new();
+    T.get_or_init(|| {
+        let mut names: Vec<&'static str> = Vec::new();
+        for line in RULES.lines() {
+            if line.starts_with('#') || line.trim().is_empty() {
+                continue;
+            }
+            if let Some(name) = line.split('\t').next()
+                && !names.contains(&name)
+            {
+                names.push(name);
+            }
+        }
+        names.into_iter().map(|n| (n, OnceLock::new())).collect()
+    })
+}
+
+/// A language's rules. Compiled in and parsed by a unit test; none is the
+/// no-panic fallback.
+fn rules_of(language: &str) -> &'static [Rule] {
+    match table().iter().find(|(n, _)| *n == language) {
+        Some((_, rules)) => {
+            rules.get_or_init(|| parse_rules(RULES, Some(language)).unwrap_or_default())
+        }
+        None => &[],
+    }
 }
 
 /// Whether the language has definition rules (`code outline` supports it).
 pub fn supports(language: &Language) -> bool {
-    rules().iter().any(|r| r.lang == language.name)
+    table().iter().any(|(n, _)| *n == language.name)
 }
 
 /// The language `code outline` would use for this file name.
@@ -120,7 +144,7 @@ pub fn outline(file_name: &str, text: &str) -> Result<Vec<Definition>, OutlineEr
         .ok_or_else(|| OutlineError::UnsupportedLanguage(file_name.to_string()))?;
     let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
     let lines: Vec<&str> = text.lines().collect();
-    let my_rules: Vec<&Rule> = rules().iter().filter(|r| r.lang == language.name).collect();
+    let my_rules: Vec<&Rule> = rules_of(language.name).iter().collect();
     let markdown = language.end == EndRule::Heading;
     // Decorators and triple-quoted strings are Python's (Ruby's `@x = 1` is no decorator).
     let python = language.name == "python";
@@ -634,7 +658,7 @@ mod tests {
 
     #[test]
     fn every_rule_parses() {
-        let rules = parse_rules(RULES).expect("definitions.tsv parses");
+        let rules = parse_rules(RULES, None).expect("definitions.tsv parses");
         let rows = RULES
             .lines()
             .filter(|l| !l.starts_with('#') && !l.trim().is_empty())

@@ -54,7 +54,7 @@ pub const LONG_FNS: &[(&str, &str, usize)] = &[
     ("store/intent/wire.rs", "of", 116),
     ("store/recovery.rs", "set_aside", 139),
     ("text/diff.rs", "general", 106),
-    ("text/lines.rs", "scan_holding", 111),
+    ("text/lines.rs", "scan_holding", 109),
     ("text/notebook/mod.rs", "cell_of", 138),
     ("text/notebook/mod.rs", "parse", 107),
     ("text/select.rs", "select", 102),
