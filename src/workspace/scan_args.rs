@@ -188,5 +188,5 @@ pub fn raise_budget(ctx: &Ctx, budget: &Budget, cut: &Cut) -> String {
 /// The output field of a scan with a budget.
 pub const FIELD_SCAN_CUT: Field = field(
     "scan_cut",
-    "Only when the scan stopped at its budget: {budget,files,bytes}, budget being files (--max-files), bytes (--max-scan-bytes) or time (--scan-timeout); the result then covers part of the path (status partial, exit 3, truncated true) and next_commands raises that budget.",
+    "Only when the scan stopped at its budget: {budget,files,bytes}, bytes only when --max-scan-bytes metered them; budget being files (--max-files), bytes (--max-scan-bytes) or time (--scan-timeout); the result then covers part of the path (status partial, exit 3, truncated true) and next_commands raises that budget.",
 );

@@ -1190,6 +1190,35 @@ fn find_and_overview_keep_an_explicit_bytes_budget() {
     assert_eq!(r.json["total"], 3);
 }
 
+/// A cut scan says how many bytes it visited only when it counted them: search,
+/// find and overview skip the stat of the default bytes budget, and printed
+/// `bytes: 0` after visiting files (issue 34's cold-cache search).
+#[test]
+fn a_cut_scan_names_its_bytes_only_when_it_counted_them() {
+    let env = TestEnv::new();
+    for i in 0..4 {
+        env.write(&format!("f{i}.txt"), "x".repeat(100));
+    }
+    for cmd in [
+        &["search", "x"][..],
+        &["find", "--type", "file"],
+        &["overview"],
+    ] {
+        let unmetered = env.run(&[cmd, &["--max-files", "2"][..]].concat());
+        let cut = &unmetered.json["scan_cut"];
+        assert_eq!(cut["budget"], "files", "{cmd:?}: {}", unmetered.stdout);
+        assert_eq!(cut["files"], 2, "{cmd:?}: {}", unmetered.stdout);
+        assert!(cut.get("bytes").is_none(), "{cmd:?}: {}", unmetered.stdout);
+        let metered =
+            env.run(&[cmd, &["--max-files", "2", "--max-scan-bytes", "1MiB"][..]].concat());
+        assert_eq!(
+            metered.json["scan_cut"]["bytes"], 200,
+            "{cmd:?}: {}",
+            metered.stdout
+        );
+    }
+}
+
 #[test]
 fn find_tree_refuses_a_sort_it_would_ignore() {
     let env = TestEnv::new();

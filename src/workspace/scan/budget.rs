@@ -40,7 +40,10 @@ pub struct Cut {
     /// `files`, `bytes` or `time`.
     pub budget: &'static str,
     pub files: u64,
-    pub bytes: u64,
+    /// Only when the walk metered bytes (a bytes budget was set): a walk that
+    /// did not stat its files knows no byte count, and 0 would be a false one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
 }
 
 /// The walk's spending against its budget, shared by the workers.
@@ -110,7 +113,7 @@ impl Meter {
         (r != 0).then(|| Cut {
             budget: REASONS[(r as usize - 1).min(2)],
             files: self.files.load(Ordering::SeqCst),
-            bytes: self.bytes.load(Ordering::SeqCst),
+            bytes: (self.budget.bytes != u64::MAX).then(|| self.bytes.load(Ordering::SeqCst)),
         })
     }
 }
