@@ -22,8 +22,9 @@ struct FileStat {
     deleted: Option<u64>,
 }
 
-#[derive(Serialize, Debug, Default)]
-struct CommitOut {
+/// What `git show REV` says of the commit before its patch (all of `--stat`).
+#[derive(Serialize, Debug)]
+struct CommitHead {
     rev: String,
     sha: String,
     author: String,
@@ -31,6 +32,12 @@ struct CommitOut {
     message: String,
     files: Vec<FileStat>,
     total_files: usize,
+}
+
+#[derive(Serialize, Debug)]
+struct CommitOut {
+    #[serde(flatten)]
+    head: CommitHead,
     start_line: u64,
     diff: Vec<String>,
     total_lines: u64,
@@ -123,7 +130,7 @@ fn stat(ctx: &Ctx, sha: &str) -> Result<Vec<FileStat>, CmdError> {
 
 /// The commit `rev` names: its sha, author, date and message, and the files it
 /// changed (the first MAX_FILES) with how many there are.
-fn commit(ctx: &Ctx, rev: &str) -> Result<([String; 4], Vec<FileStat>, usize), CmdError> {
+fn commit(ctx: &Ctx, rev: &str) -> Result<CommitHead, CmdError> {
     if rev.starts_with('-') || rev.is_empty() {
         return Err(CmdError::invalid_argument(
             &ctx.command,
@@ -136,24 +143,8 @@ fn commit(ctx: &Ctx, rev: &str) -> Result<([String; 4], Vec<FileStat>, usize), C
     let mut files = stat(ctx, &facts[0])?;
     let total_files = files.len();
     files.truncate(MAX_FILES);
-    Ok((facts, files, total_files))
-}
-
-#[derive(Serialize, Debug)]
-struct StatOut {
-    rev: String,
-    sha: String,
-    author: String,
-    date: String,
-    message: String,
-    files: Vec<FileStat>,
-    total_files: usize,
-}
-
-/// `git show --stat`: the commit without its patch (git's per-file summary).
-pub fn run_stat(ctx: &Ctx, rev: &str) -> Result<Output, CmdError> {
-    let ([sha, author, date, message], files, total_files) = commit(ctx, rev)?;
-    let out = StatOut {
+    let [sha, author, date, message] = facts;
+    Ok(CommitHead {
         rev: rev.to_string(),
         sha,
         author,
@@ -161,8 +152,12 @@ pub fn run_stat(ctx: &Ctx, rev: &str) -> Result<Output, CmdError> {
         message,
         files,
         total_files,
-    };
-    Ok(Output::ok(&out))
+    })
+}
+
+/// `git show --stat`: the commit without its patch (git's per-file summary).
+pub fn run_stat(ctx: &Ctx, rev: &str) -> Result<Output, CmdError> {
+    Ok(Output::ok(&commit(ctx, rev)?))
 }
 
 /// `git show REV:PATH --stat`: a file has no per-file summary; the commit has.
@@ -187,13 +182,13 @@ pub fn run(ctx: &Ctx, rev: &str, range: Option<&str>, max_lines: u64) -> Result<
         }
         None => None,
     };
-    let ([sha, author, date, message], files, total_files) = commit(ctx, rev)?;
+    let head = commit(ctx, rev)?;
     let args = [
         "show".to_string(),
         "--format=".into(),
         "--patch".into(),
         "--no-renames".into(),
-        sha.clone(),
+        head.sha.clone(),
         "--".into(),
     ];
     let out = git(ctx, &args, "git diff")?;
@@ -219,13 +214,7 @@ pub fn run(ctx: &Ctx, rev: &str, range: Option<&str>, max_lines: u64) -> Result<
         next.push(shell::aitools(&words));
     }
     let out = CommitOut {
-        rev: rev.to_string(),
-        sha,
-        author,
-        date,
-        message,
-        files,
-        total_files,
+        head,
         start_line: start,
         diff,
         total_lines: total,
