@@ -522,29 +522,31 @@ fn a_kill_in_a_streamed_undo_leaves_before_or_after() {
 fn a_kill_in_a_streamed_write_leaves_before_or_after() {
     streamed_kills(Scenario {
         name: "write from a content file past the streaming size (streamed)",
-        setup: |c| {
-            put_huge(c);
-            let body = std::fs::read_to_string(c.ws().join("huge.txt")).unwrap();
-            c.put(
-                "new.txt",
-                &body.replace("line 000300000 some", "line 000300000 NEW"),
-            );
-            let h = c.ok(&["info", "huge.txt"])["hash"]
-                .as_str()
-                .unwrap()
-                .to_string();
-            argv(&[
-                "write",
-                "huge.txt",
-                "--overwrite",
-                "--expect-hash",
-                &h,
-                "--content-file",
-                "new.txt",
-            ])
-        },
+        setup: |c| streamed_write(c, "line 000300000 some"),
         stdin: None,
     });
+}
+
+/// The huge file and a copy of it, `new.txt`, with the line starting `line`
+/// changed; the guarded `write --overwrite --content-file new.txt` of it.
+fn streamed_write(c: &Case, line: &str) -> Vec<String> {
+    put_huge(c);
+    let body = std::fs::read_to_string(c.ws().join("huge.txt")).unwrap();
+    let changed = line.replace(" some", " NEW");
+    c.put("new.txt", &body.replace(line, &changed));
+    let h = c.ok(&["info", "huge.txt"])["hash"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    argv(&[
+        "write",
+        "huge.txt",
+        "--overwrite",
+        "--expect-hash",
+        &h,
+        "--content-file",
+        "new.txt",
+    ])
 }
 
 /// The bytes `pread64` returned on the descriptor the first read-only open of
@@ -588,32 +590,14 @@ fn pread_bytes(log: &str, name: &str) -> u64 {
 #[test]
 fn a_streamed_write_reads_each_file_about_once() {
     let c = Case::new();
-    put_huge(&c);
-    let body = std::fs::read_to_string(c.ws().join("huge.txt")).unwrap();
-    c.put(
-        "new.txt",
-        &body.replace("line 000599990 some", "line 000599990 NEW"),
-    );
-    let h = c.ok(&["info", "huge.txt"])["hash"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let args = argv(&[
-        "write",
-        "huge.txt",
-        "--overwrite",
-        "--expect-hash",
-        &h,
-        "--content-file",
-        "new.txt",
-    ]);
+    let args = streamed_write(&c, "line 000599990 some");
+    let size = std::fs::metadata(c.ws().join("huge.txt")).unwrap().len();
     let (code, out, log) = c.trace_log("openat,pread64", &args, None);
     assert_eq!(code, 0, "{out}");
     assert!(
         out.contains("line 000599990 NEW"),
         "the diff shows the line: {out}"
     );
-    let size = body.len() as u64;
     for name in ["huge.txt", "new.txt"] {
         let read = pread_bytes(&log, name);
         assert!(
