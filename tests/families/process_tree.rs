@@ -348,11 +348,32 @@ fn two_concurrent_runs_in_one_server_end_only_their_own_leftovers() {
     });
 }
 
+/// Every process there is, with its command line (NUL-joined words).
+fn processes() -> Vec<(u32, Vec<u8>)> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter_map(|e| {
+            let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+            Some((pid, std::fs::read(e.path().join("cmdline")).ok()?))
+        })
+        .collect()
+}
+
+/// SIGKILL to each process whose command line `pick` takes.
+fn kill_where(pick: impl Fn(&[u8]) -> bool) {
+    for (pid, cmd) in processes() {
+        if pick(&cmd) {
+            // SAFETY: kill(2) with integer arguments.
+            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+        }
+    }
+}
+
 /// The pid of the live `__run-reaper` process whose program's argv holds `marker`.
 fn reaper_of(marker: &str) -> Option<u32> {
-    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
-        let pid: u32 = e.file_name().to_str()?.parse().ok()?;
-        let cmd = std::fs::read(e.path().join("cmdline")).ok()?;
+    processes().into_iter().find_map(|(pid, cmd)| {
         let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
         (cmd.contains("__run-reaper") && cmd.contains(marker)).then_some(pid)
     })
@@ -422,18 +443,7 @@ fn a_killed_run_reaper_leaves_no_program_behind() {
 
 /// SIGKILL to each process whose whole command line is `cmdline` (NUL-joined).
 fn kill_exact(cmdline: &str) {
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return;
-    };
-    for e in dir.flatten() {
-        let Some(pid) = e.file_name().to_str().and_then(|p| p.parse::<i32>().ok()) else {
-            continue;
-        };
-        if std::fs::read(e.path().join("cmdline")).unwrap_or_default() == cmdline.as_bytes() {
-            // SAFETY: kill(2) with integer arguments.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-        }
-    }
+    kill_where(|cmd| cmd == cmdline.as_bytes());
 }
 
 /// Every live process whose command line holds one of `markers`.
@@ -551,10 +561,8 @@ fn parent_and_state(pid: u32) -> Option<(u32, char)> {
 /// The pid of a live process whose parent is `parent` and whose command line
 /// holds `marker`.
 fn child_of(parent: u32, marker: &str) -> Option<u32> {
-    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
-        let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+    processes().into_iter().find_map(|(pid, cmd)| {
         let (ppid, state) = parent_and_state(pid)?;
-        let cmd = std::fs::read(e.path().join("cmdline")).ok()?;
         let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
         (ppid == parent && state != 'Z' && cmd.contains(marker)).then_some(pid)
     })
@@ -641,9 +649,7 @@ fn a_killed_run_reaper_spares_another_jobs_orphan() {
 
 /// The `sh -c` process whose command line holds `marker`.
 fn find_program(marker: &str) -> Option<u32> {
-    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
-        let pid: u32 = e.file_name().to_str()?.parse().ok()?;
-        let cmd = std::fs::read(e.path().join("cmdline")).ok()?;
+    processes().into_iter().find_map(|(pid, cmd)| {
         (cmd.starts_with(b"sh\0-c\0") && String::from_utf8_lossy(&cmd).contains(marker))
             .then_some(pid)
     })
@@ -651,21 +657,10 @@ fn find_program(marker: &str) -> Option<u32> {
 
 /// SIGKILL to each process whose command line holds both `a` and `b`.
 fn kill_exact_with(a: &str, b: &str) {
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return;
-    };
-    for e in dir.flatten() {
-        let Some(pid) = e.file_name().to_str().and_then(|p| p.parse::<i32>().ok()) else {
-            continue;
-        };
-        let cmd =
-            String::from_utf8_lossy(&std::fs::read(e.path().join("cmdline")).unwrap_or_default())
-                .into_owned();
-        if cmd.contains(a) && cmd.contains(b) {
-            // SAFETY: kill(2) with integer arguments.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-        }
-    }
+    kill_where(|cmd| {
+        let cmd = String::from_utf8_lossy(cmd);
+        cmd.contains(a) && cmd.contains(b)
+    });
 }
 
 /// A run's reaper that first looks at its starter after the starter died
