@@ -63,10 +63,7 @@ fn adopted() -> bool {
 /// so a concurrent sweep never reaps it before it is known); [`release`] it
 /// once its status was collected.
 pub fn spawn(cmd: &mut Command) -> std::io::Result<Child> {
-    let mut set = own();
-    let child = cmd.spawn()?;
-    set.push(child.id());
-    Ok(child)
+    spawn_by(|| cmd.spawn(), Child::id)
 }
 
 /// [`spawn`] for a process started another way (`start`; `pid` names it).
@@ -149,6 +146,17 @@ pub fn tree(root: Option<u32>, since: u64, tag: Option<&str>) -> Vec<u32> {
     tree_in(&links(), root, since, tag)
 }
 
+/// The processes re-parented to this one since `since` that it did not start
+/// itself (not in the supervised set) and `pick` takes.
+fn orphans(all: &HashMap<u32, Link>, since: u64, pick: impl Fn(u32) -> bool) -> Vec<u32> {
+    let me = std::process::id();
+    let kept = own().clone();
+    all.iter()
+        .filter(|(pid, l)| l.ppid == me && l.start >= since && !kept.contains(pid) && pick(**pid))
+        .map(|(&pid, _)| pid)
+        .collect()
+}
+
 fn tree_in(all: &HashMap<u32, Link>, root: Option<u32>, since: u64, tag: Option<&str>) -> Vec<u32> {
     let me = std::process::id();
     let mut found: HashSet<u32> = root
@@ -156,18 +164,7 @@ fn tree_in(all: &HashMap<u32, Link>, root: Option<u32>, since: u64, tag: Option<
         .unwrap_or_default()
         .into_iter()
         .collect();
-    let kept = own().clone();
-    let orphans: Vec<u32> = all
-        .iter()
-        .filter(|(pid, l)| {
-            l.ppid == me
-                && l.start >= since
-                && Some(**pid) != root
-                && !kept.contains(pid)
-                && !foreign(**pid, tag)
-        })
-        .map(|(&pid, _)| pid)
-        .collect();
+    let orphans = orphans(all, since, |pid| Some(pid) != root && !foreign(pid, tag));
     found.extend(below(all, &orphans));
     found.extend(orphans);
     if let Some(t) = tag.filter(|_| !adopted()) {
@@ -258,22 +255,11 @@ pub fn sweep(root: Option<u32>, since: u64, tag: Option<&str>, within: Duration)
 /// here; the pids still alive then. An orphan without a tag is left alone: it
 /// cannot be told from another job's (a bg job's, whose supervisor died).
 pub fn sweep_tagged(since: u64, tag: &str, within: Duration) -> Vec<u32> {
-    let me = std::process::id();
     proctree::kill_until_gone(within, || {
         let all = links();
         reap_in(&all);
-        let kept = own().clone();
-        let roots: Vec<u32> = all
-            .iter()
-            .filter(|(pid, l)| {
-                l.ppid == me
-                    && l.start >= since
-                    && !l.dead
-                    && !kept.contains(pid)
-                    && proctree::carries(**pid, tag)
-            })
-            .map(|(&pid, _)| pid)
-            .collect();
+        let live = |pid| all.get(&pid).is_some_and(|l: &Link| !l.dead);
+        let roots = orphans(&all, since, |pid| live(pid) && proctree::carries(pid, tag));
         let mut found = below(&all, &roots);
         found.extend(roots);
         found.retain(|p| all.get(p).is_some_and(|l| !l.dead));
