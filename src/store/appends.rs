@@ -109,13 +109,12 @@ fn as_read(f: &File, now: &Stamp, snap: &Read, linked: &[Stamp]) -> bool {
 }
 
 /// The file at `p` as an `O_PATH` descriptor: it pins the inode and answers
-/// fstat without reading anything (a write still reads its target once).
+/// fstat without reading anything (a write still reads its target once). No
+/// symlink on the path is followed: a parent directory swapped for a link since
+/// the read must not hand `arm` an outside file to hold, whose tail `settle`
+/// would then carry into the workspace.
 fn open_path(p: &Path) -> std::io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(p)
+    fsx::open_pinned_no_symlinks(p)
 }
 
 /// The inode an `O_PATH` descriptor pins, opened for reading (through
@@ -353,4 +352,39 @@ pub fn reapply(state: &Path, a: &Appended) -> String {
         "--content-file",
         &blob.to_string_lossy(),
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arm_never_holds_a_file_reached_through_a_parent_swapped_for_a_symlink() {
+        // The file read is `ws/d/f`; by the commit point `ws/d` is a link to an
+        // outside directory whose `f` has the stamp the read recorded (as a
+        // stamp taken by path could). Holding that file would let `settle`
+        // carry its bytes into the workspace: `arm` must see the target changed.
+        let t = tempfile::tempdir().unwrap();
+        let (ws, out) = (t.path().join("ws"), t.path().join("out"));
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::create_dir_all(&ws).unwrap();
+        std::fs::write(out.join("f"), "OUTSIDE\n".repeat(100)).unwrap();
+        std::os::unix::fs::symlink(&out, ws.join("d")).unwrap();
+        let outside = std::fs::metadata(out.join("f")).unwrap();
+        let snap = Arc::new(Snapshot {
+            bytes: b"OUTSIDE\n".to_vec(),
+            hash: String::new(),
+            mode: 0o644,
+            mtime: 0,
+            midstates: Vec::new(),
+            stamp: Stamp::of(&outside),
+        });
+        let abs = ws.join("d/f");
+        let targets = vec![(abs, "d/f".to_string(), Read::Held(snap))];
+        let armed = arm(&ws, &targets, &[], &[], &mut HashMap::new());
+        let Err(changed) = armed else {
+            panic!("arm held a file through a symlinked parent directory")
+        };
+        assert_eq!(changed.changed.len(), 1);
+    }
 }

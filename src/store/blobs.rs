@@ -275,12 +275,7 @@ impl<'a> Stager<'a> {
 /// file that fails goes into the pack with the others) against the caller's
 /// `euid` (read once per op); `link_before_image` links the descriptor it checked.
 pub fn linkable(src: &Path, was: &Stamp, dev: u64, euid: u32) -> Option<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let f = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(src)
-        .ok()?;
+    let f = super::fsx::open_pinned_no_symlinks(src).ok()?;
     let m = f.metadata().ok()?;
     (m.is_file() && m.nlink() == 1 && m.uid() == euid && m.dev() == dev && Stamp::of(&m) == *was)
         .then_some(f)

@@ -437,10 +437,22 @@ pub fn umask() -> u32 {
 /// `openat2(RESOLVE_NO_SYMLINKS)` where the kernel has it, else `O_NOFOLLOW` (the
 /// final component only). The caller checks the kind (`open_regular_real`).
 pub fn open_no_symlinks(path: &Path) -> io::Result<File> {
+    open_flags_no_symlinks(
+        path,
+        libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC | libc::O_NOFOLLOW,
+    )
+}
+
+/// `open_no_symlinks` as an `O_PATH` descriptor: it pins the inode at a real
+/// path and answers fstat, reading nothing; a symlink anywhere on the path
+/// (swapped in since it was resolved) is `ELOOP`, never followed to another file.
+pub fn open_pinned_no_symlinks(path: &Path) -> io::Result<File> {
+    open_flags_no_symlinks(path, libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+}
+
+fn open_flags_no_symlinks(path: &Path, flags: libc::c_int) -> io::Result<File> {
     use std::os::fd::FromRawFd;
     use std::os::unix::ffi::OsStrExt;
-    const FLAGS: libc::c_int =
-        libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC | libc::O_NOFOLLOW;
     #[repr(C)]
     struct OpenHow {
         flags: u64,
@@ -450,7 +462,7 @@ pub fn open_no_symlinks(path: &Path) -> io::Result<File> {
     let c = std::ffi::CString::new(path.as_os_str().as_bytes())
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a path holds a NUL byte"))?;
     let how = OpenHow {
-        flags: FLAGS as u64,
+        flags: flags as u64,
         mode: 0,
         resolve: libc::RESOLVE_NO_SYMLINKS,
     };
@@ -475,7 +487,7 @@ pub fn open_no_symlinks(path: &Path) -> io::Result<File> {
             Some(libc::EAGAIN) | Some(libc::EINTR) => continue,
             // No openat2 (an old kernel, a seccomp filter): `O_NOFOLLOW` alone.
             Some(libc::ENOSYS) | Some(libc::EPERM) => {
-                return OpenOptions::new().read(true).custom_flags(FLAGS).open(path);
+                return OpenOptions::new().read(true).custom_flags(flags).open(path);
             }
             _ => return Err(e),
         }

@@ -223,13 +223,17 @@ impl Cache {
         };
         let (bytes, same) = read_whole(&mut f, meta.len() as usize, key(&opened) == k)?;
         let (hash, midstates) = hash_with_midstates(&bytes);
+        // The stamp is the inode read (its fstat), never what `meta` found by
+        // path: a directory swapped for a symlink between the two makes them
+        // different files, and `appends::arm` trusts the stamp to name the inode
+        // whose bytes these are.
         let snap = Arc::new(Snapshot {
             hash,
             midstates,
             bytes,
-            mode: meta.mode() & 0o7777,
-            mtime: meta.mtime(),
-            stamp: Stamp::of(meta),
+            mode: opened.mode() & 0o7777,
+            mtime: opened.mtime(),
+            stamp: Stamp::of(&opened),
         });
         if let Ok(mut first) = self.first.lock() {
             let mut is_first = false;
@@ -328,6 +332,23 @@ mod tests {
         let mut f = std::fs::File::open(&p).unwrap();
         assert!(read_whole(&mut f, 0, false).unwrap().0.is_empty());
     }
+    #[test]
+    fn a_snapshot_is_stamped_with_the_inode_it_read_not_the_metadata_it_was_given() {
+        // What a path's stat found can be another file than the one opened a
+        // moment later (a parent directory swapped for a symlink in between):
+        // the stamp must be the file whose bytes were read.
+        let dir = tempfile::tempdir().unwrap();
+        let (read, other) = (dir.path().join("read"), dir.path().join("other"));
+        std::fs::write(&read, "inside\n").unwrap();
+        std::fs::write(&other, "a longer file somewhere else\n").unwrap();
+        let cache = Cache::default();
+        let snap = cache
+            .load_stated(&read, &std::fs::metadata(&other).unwrap())
+            .unwrap();
+        assert_eq!(snap.bytes, b"inside\n");
+        assert_eq!(snap.stamp, Stamp::of(&std::fs::metadata(&read).unwrap()));
+    }
+
     #[test]
     fn a_successor_hash_equals_a_full_hash() {
         let old: Vec<u8> = (0..5 * MIDSTATE_EVERY + 123)
