@@ -8,7 +8,7 @@ The ops are synthesized, since 100,000 real edits would take most of an hour:
 two real `edit`s of small.txt by BIN give the journal's line format (the
 template), then lines for seq 2..OPS-1 are appended as `append` writes them
 (the same keys, a 20-digit op id with a unique 8-hex tail, an id file
-`seq offset length` per op, a blob per before-state, the `usage` counter), each
+`seq offset length` per op and its line in the tail index when the binary keeps one, a blob per before-state, the `usage` counter), each
 op changing small.txt from "value K" to "value K+1"; small.txt is left holding
 the last op's after-state. `history` and `undo` (of the newest op) must then
 answer as on a real journal: every round checks history lists --limit ops, and
@@ -84,6 +84,10 @@ def build(binary, root, ops):
             e["changes"] = [ch]
             line = (json.dumps(e, separators=(",", ":")) + "\n").encode()
             jf.write(line)
+            tails = os.path.join(state, "journal", "ids", "by-tail")
+            if os.path.isdir(tails):  # the tail index, noted before the id file as append does
+                with open(os.path.join(tails, e["op_id"][-8:]), "a") as f:
+                    f.write(e["op_id"] + "\n")
             with open(os.path.join(state, "journal", "ids", e["op_id"]), "w") as f:
                 f.write(f"{k} {offset} {len(line)}")
             bp = os.path.join(state, "blobs", sha(before))

@@ -151,7 +151,18 @@ fn parse_seq(line: &str) -> Option<u64> {
 /// them (`op-<8 hex>`) and every op-id taker must resolve that form to one op.
 pub fn new_op_id(state: &Path, seq: u64, seed: Option<&str>) -> String {
     let (secs, nanos) = time::now();
-    let taken = taken_tails(state);
+    // With the tail index one stat answers whether the digits are taken; without
+    // it (a store made before it), one listing of every id file.
+    let indexed = has_tail_index(state);
+    let listed = if indexed {
+        Default::default()
+    } else {
+        taken_tails(state)
+    };
+    let taken = |tail: &str| match indexed {
+        true => fsx::exists_nofollow(&tails_dir(state).join(tail)),
+        false => listed.contains(tail),
+    };
     for salt in 0u32.. {
         let material = match seed {
             Some(s) => format!("seed:{s}:{seq}:{salt}"),
@@ -159,8 +170,7 @@ pub fn new_op_id(state: &Path, seq: u64, seed: Option<&str>) -> String {
         };
         let h = sha256_hex(material.as_bytes());
         let id = format!("op-{}-{}", time::compact(secs), &h[..8]);
-        if salt > 1000 || (!taken.contains(&h[..8]) && !fsx::exists_nofollow(&id_file(state, &id)))
-        {
+        if salt > 1000 || (!taken(&h[..8]) && !fsx::exists_nofollow(&id_file(state, &id))) {
             return id;
         }
     }
@@ -261,7 +271,15 @@ fn last_newline_end(f: &File, len: u64) -> io::Result<u64> {
 
 fn write_id(state: &Path, op_id: &str, seq: u64, offset: u64, len: u64) {
     let ids = dir(state).join("ids");
-    let _ = fsx::ensure_private_dir(&ids);
+    // Made with `ids/`, the tail index is complete from the start (no id files yet).
+    if fsx::ensure_private_dir(&ids).unwrap_or(false) {
+        let _ = fsx::ensure_private_dir(&tails_dir(state));
+    }
+    // The tail first: the index then names every op that has an id file (a kill
+    // between the two leaves a tail without its id file, which readers skip).
+    if has_tail_index(state) && note_tail(state, op_id).is_err() {
+        return;
+    }
     let tmp = ids.join(format!(".{op_id}.tmp"));
     let _ = std::fs::remove_file(&tmp);
     if fsx::create_new(&tmp, 0o600)
@@ -270,6 +288,92 @@ fn write_id(state: &Path, op_id: &str, seq: u64, offset: u64, len: u64) {
     {
         let _ = std::fs::rename(&tmp, id_file(state, op_id));
     }
+}
+
+/// The tail index: `ids/by-tail/<8 hex>` lists the whole ids ending in those
+/// digits (one per line; more than one only for ops made before tails were
+/// unique). It answers a short id and a new id's uniqueness with one file
+/// instead of a listing of every id file, so `undo op-<8 hex>` stays flat as the
+/// journal grows. A store made before it has none (`has_tail_index`) and is
+/// listed as before until `gc` builds it (`build_tail_index`).
+fn tails_dir(state: &Path) -> PathBuf {
+    dir(state).join("ids").join("by-tail")
+}
+
+fn has_tail_index(state: &Path) -> bool {
+    std::fs::symlink_metadata(tails_dir(state)).is_ok_and(|m| m.is_dir())
+}
+
+/// Adds `op_id` to its tail's file (made when new; rewritten whole, by a rename,
+/// in the rare case another id already ends in the same digits).
+fn note_tail(state: &Path, op_id: &str) -> io::Result<()> {
+    let dir = tails_dir(state);
+    let tail = &op_id[op_id.len().saturating_sub(8)..];
+    let line = format!("{op_id}\n");
+    match fsx::create_new(&dir.join(tail), 0o600) {
+        Ok(mut f) => return f.write_all(line.as_bytes()),
+        Err(e) if e.kind() != io::ErrorKind::AlreadyExists => return Err(e),
+        Err(_) => {}
+    }
+    let mut text = fsx::read_regular_to_string(&dir.join(tail))?;
+    if text.lines().any(|l| l == op_id) {
+        return Ok(());
+    }
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(&line);
+    let tmp = dir.join(format!(".{tail}.tmp"));
+    let _ = std::fs::remove_file(&tmp);
+    fsx::create_new(&tmp, 0o600)?.write_all(text.as_bytes())?;
+    std::fs::rename(&tmp, dir.join(tail))
+}
+
+/// The live ids the tail index names for `tail` (those with an id file);
+/// `None` when the store has no index.
+fn indexed_ids(state: &Path, tail: &str) -> io::Result<Option<Vec<String>>> {
+    let digits = tail.len() == 8 && tail.bytes().all(|c| c.is_ascii_hexdigit());
+    if !digits || !has_tail_index(state) {
+        return Ok(None);
+    }
+    let text = match fsx::read_regular_to_string(&tails_dir(state).join(tail)) {
+        Ok(t) => t,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Some(Vec::new())),
+        Err(e) => return Err(e),
+    };
+    Ok(Some(
+        text.lines()
+            .filter(|id| is_op_id(id) && id.ends_with(tail))
+            .filter(|id| fsx::exists_nofollow(&id_file(state, id)))
+            .map(str::to_string)
+            .collect(),
+    ))
+}
+
+/// Builds the tail index of a store made before it, from one listing of the id
+/// files, in a scratch directory renamed into place whole (a kill leaves no
+/// half index: the scratch one is removed by the next build). Nothing to do
+/// when the index is there or there are no id files.
+pub fn build_tail_index(state: &Path) -> io::Result<()> {
+    if has_tail_index(state) || !dir(state).join("ids").is_dir() {
+        return Ok(());
+    }
+    let mut by_tail: std::collections::BTreeMap<String, String> = Default::default();
+    for id in live_ids(state)? {
+        let entry = by_tail.entry(id[20..].to_string()).or_default();
+        entry.push_str(&id);
+        entry.push('\n');
+    }
+    let scratch = dir(state).join("ids").join(".by-tail.tmp");
+    match std::fs::remove_dir_all(&scratch) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    fsx::ensure_private_dir(&scratch)?;
+    for (tail, ids) in &by_tail {
+        fsx::create_new(&scratch.join(tail), 0o600)?.write_all(ids.as_bytes())?;
+    }
+    std::fs::rename(&scratch, tails_dir(state))
 }
 
 /// Where a committed op's line stands in the journal (`placement`).
@@ -324,10 +428,13 @@ fn resolve_short(state: &Path, short: &str) -> io::Result<Option<String>> {
 /// digits with a live op, but ops made before that rule may (`undo` then lists them).
 pub fn short_matches(state: &Path, short: &str) -> io::Result<Vec<String>> {
     let tail = &short[2..];
-    let mut found: Vec<String> = live_ids(state)?
-        .into_iter()
-        .filter(|n| n.ends_with(tail))
-        .collect();
+    let mut found: Vec<String> = match indexed_ids(state, &short[3..])? {
+        Some(ids) => ids,
+        None => live_ids(state)?
+            .into_iter()
+            .filter(|n| n.ends_with(tail))
+            .collect(),
+    };
     if found.is_empty() {
         let f = match fsx::open_regular(&file(state)) {
             Ok(f) => f,
@@ -513,5 +620,65 @@ mod tests {
         let second = new_op_id(state.path(), 7, Some("s"));
         assert!(is_op_id(&second), "{second}");
         assert_ne!(first[20..], second[20..]);
+    }
+
+    fn id(time: &str, tail: &str) -> String {
+        format!("op-{time}-{tail}")
+    }
+
+    /// A store whose `ids/` is made by its first id file has the tail index from
+    /// the start; a short id is answered by it, a new id avoids its digits, and
+    /// a tail noted without its id file (a kill between the two) names no op.
+    #[test]
+    fn the_tail_index_answers_short_ids_and_keeps_new_ids_unique() {
+        let state = tempfile::tempdir().expect("tempdir");
+        let st = state.path();
+        std::fs::create_dir_all(dir(st)).expect("journal dir");
+        let first = new_op_id(st, 7, Some("s"));
+        write_id(st, &first, 0, 0, 10);
+        assert!(has_tail_index(st));
+        let short = format!("op-{}", &first[20..]);
+        assert_eq!(short_matches(st, &short).unwrap(), vec![first.clone()]);
+        // Digits only the index knows (noted, id file not yet written): a new
+        // id avoids them too.
+        let predicted = new_op_id(st, 9, Some("s"));
+        note_tail(st, &id("20000101T000000Z", &predicted[20..])).expect("note");
+        let second = new_op_id(st, 9, Some("s"));
+        assert!(is_op_id(&second), "{second}");
+        assert_ne!(predicted[20..], second[20..]);
+        let lone = id("20000101T000000Z", "abcdef01");
+        note_tail(st, &lone).expect("note");
+        assert!(short_matches(st, "op-abcdef01").unwrap().is_empty());
+    }
+
+    /// A store made before the index: ids are listed until `build_tail_index`
+    /// makes the index whole, with every id of a shared tail kept (ambiguous
+    /// short ids stay ambiguous).
+    #[test]
+    fn an_old_store_gets_a_whole_tail_index_with_shared_tails_kept() {
+        let state = tempfile::tempdir().expect("tempdir");
+        let st = state.path();
+        let ids = dir(st).join("ids");
+        std::fs::create_dir_all(&ids).expect("ids dir");
+        let (a, b, c) = (
+            id("20000101T000000Z", "0000aaaa"),
+            id("20010101T000000Z", "0000aaaa"),
+            id("20020101T000000Z", "0000bbbb"),
+        );
+        for i in [&a, &b, &c] {
+            std::fs::write(ids.join(i), b"0 0 0\n").expect("id file");
+        }
+        assert!(!has_tail_index(st));
+        assert_eq!(short_matches(st, "op-0000aaaa").unwrap().len(), 2);
+        std::fs::create_dir(ids.join(".by-tail.tmp")).expect("a killed build's leftover");
+        build_tail_index(st).expect("build");
+        assert!(has_tail_index(st));
+        assert!(!ids.join(".by-tail.tmp").exists());
+        assert_eq!(short_matches(st, "op-0000aaaa").unwrap(), vec![a, b]);
+        assert_eq!(short_matches(st, "op-0000bbbb").unwrap(), vec![c.clone()]);
+        // A later id file with shared digits is added to its tail's file.
+        let d = id("20030101T000000Z", "0000bbbb");
+        write_id(st, &d, 3, 0, 10);
+        assert_eq!(short_matches(st, "op-0000bbbb").unwrap(), vec![c, d]);
     }
 }

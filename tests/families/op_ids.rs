@@ -57,6 +57,8 @@ fn two_ops_sharing_the_short_id(env: &TestEnv) -> (String, Vec<String>) {
         dir.join("ids").join(&planted),
     )
     .unwrap();
+    // Such ops come from a store made before the tail index too (`gc` builds it).
+    std::fs::remove_dir_all(dir.join("ids").join("by-tail")).unwrap();
     let mut whole = vec![ids[0].clone(), planted];
     whole.sort();
     (short, whole)
@@ -66,11 +68,22 @@ fn two_ops_sharing_the_short_id(env: &TestEnv) -> (String, Vec<String>) {
 fn a_short_id_two_old_ops_end_in_is_ambiguous_with_one_repair_per_op() {
     let env = TestEnv::new();
     let (short, whole) = two_ops_sharing_the_short_id(&env);
-    for (argv, again) in [
+    let calls = [
         (vec!["undo", short.as_str()], "aitools undo"),
         (vec!["undo", short.as_str(), "--dry-run"], "aitools undo"),
         (vec!["diff", "--op", short.as_str()], "aitools diff --op"),
-    ] {
+    ];
+    // Listed (no tail index), then through the index `gc` builds from the listing.
+    let after_gc = calls.clone().map(|(argv, again)| (argv, again, true));
+    for (argv, again, gc) in calls
+        .map(|(argv, again)| (argv, again, false))
+        .into_iter()
+        .chain(after_gc)
+    {
+        if gc && argv[0] == "undo" && argv.len() == 2 {
+            ok(env.run(&["gc"]));
+            assert!(journal_dir(env.state.path()).join("ids/by-tail").is_dir());
+        }
         let r = env.run(&argv);
         assert_ne!(r.code, 0, "{}", r.stdout);
         assert_eq!(
