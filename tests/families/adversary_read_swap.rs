@@ -543,21 +543,37 @@ fn a_parent_directory_swapped_for_a_symlink_outside_is_never_crossed_by_undo_or_
     assert_nothing_crossed(&ws, &out, &before);
 }
 
-#[test]
-fn a_listed_file_swapped_for_a_symlink_outside_never_goes_into_an_archive() {
-    let (env, ws, _outside, out) = inside_and_outside();
+/// `files` files `s/f0.txt`.. in the workspace and a link to the secret outside
+/// for each; a thread exchanges the first `swapped` of them with their links in
+/// turn (so a listed file is, now and then, a link to the secret).
+fn listed_swap(ws_out: (&Path, &Path), files: usize, swapped: usize) -> support::Swapper {
+    let (ws, out) = ws_out;
     plant_secret(&out.join("secret.txt"));
     std::fs::create_dir(ws.join("s")).unwrap();
-    for k in 0..SWAPPED {
+    for k in 0..files {
         std::fs::write(ws.join(format!("s/f{k}.txt")), "NEEDLE inside needle_fn\n").unwrap();
         std::os::unix::fs::symlink(out.join("secret.txt"), out.join(format!("l{k}"))).unwrap();
     }
-    let (w, o) = (ws.clone(), out.clone());
+    let (w, o) = (ws.to_path_buf(), out.to_path_buf());
     let mut k = 0;
-    let swapper = support::swap_in_thread(move || {
-        k = (k + 1) % SWAPPED;
+    support::swap_in_thread(move || {
+        k = (k + 1) % swapped;
         support::exchange(&w.join(format!("s/f{k}.txt")), &o.join(format!("l{k}")))
-    });
+    })
+}
+
+/// The files of the workspace that hold the secret.
+fn secrets_inside(ws: &Path) -> Vec<PathBuf> {
+    secrets_of(&tree_bytes(ws))
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect()
+}
+
+#[test]
+fn a_listed_file_swapped_for_a_symlink_outside_never_goes_into_an_archive() {
+    let (env, ws, _outside, out) = inside_and_outside();
+    let swapper = listed_swap((&ws, &out), SWAPPED, SWAPPED);
     // The walk lists each file; by its read it may be a link to the secret.
     let found = call_leaks(&env, &ws, |i| {
         let to = format!("a{i}.tar");
@@ -569,12 +585,27 @@ fn a_listed_file_swapped_for_a_symlink_outside_never_goes_into_an_archive() {
     let swaps = swapper.finish();
     assert!(swaps > 0, "the swapping thread never swapped");
     assert!(found.is_empty(), "{found:#?}");
-    let archived: Vec<_> = secrets_of(&tree_bytes(&ws))
-        .into_iter()
-        .map(|(p, _)| p)
-        .collect();
+    let archived = secrets_inside(&ws);
     assert!(
         archived.is_empty(),
         "archives hold the outside file read through a swapped-in symlink: {archived:?}"
+    );
+}
+
+#[test]
+fn a_listed_file_swapped_for_a_symlink_outside_never_goes_into_a_copy() {
+    let (env, ws, _outside, out) = inside_and_outside();
+    // Two files, one swapped: a copy that meets no other change completes.
+    let swapper = listed_swap((&ws, &out), 2, 1);
+    let found = call_leaks(&env, &ws, |i| {
+        vec![(strs(&["copy", "s", &format!("c{i}"), "--recursive"]), None)]
+    });
+    let swaps = swapper.finish();
+    assert!(swaps > 0, "the swapping thread never swapped");
+    assert!(found.is_empty(), "{found:#?}");
+    let copied = secrets_inside(&ws);
+    assert!(
+        copied.is_empty(),
+        "copies hold the outside file read through a swapped-in symlink: {copied:?}"
     );
 }

@@ -391,7 +391,10 @@ pub fn copy(ctx: &Ctx, a: &CopyArgs) -> Result<Output, CmdError> {
                     if total > max {
                         return Err(too_large(total, max));
                     }
-                    let snap = ctx.files().load_follow(&p)?;
+                    // Listed in a real directory: read at that real path, never
+                    // through a symlink swapped in since the listing (a link
+                    // leading out is skipped above, not followed here).
+                    let snap = ctx.files().load(&p)?;
                     files += 1;
                     changes.push(Change::Put {
                         path: target,
