@@ -129,10 +129,13 @@ impl Utf8 {
     }
 }
 
-/// Opens `path` (a regular file, never through a symlink) and scans it for
-/// `needle` in one pass (an empty needle: only hashed, counted and checked).
+/// Opens `path` (a real path: a regular file, never through a symlink anywhere
+/// on it, `fsx::open_no_symlinks`) and scans it for `needle` in one pass (an
+/// empty needle: only hashed, counted and checked). A parent directory swapped
+/// for a symlink since the path was resolved is `ELOOP`, never followed to a
+/// file outside the workspace whose bytes the edit would copy in or show.
 pub fn scan(path: &Path, needle: &[u8]) -> io::Result<Scan> {
-    let file = super::fsx::open_read_nofollow(path)?;
+    let file = super::fsx::open_no_symlinks(path)?;
     scan_open(file, needle)
 }
 
@@ -667,6 +670,27 @@ mod tests {
         let s = scan(&p, needle).unwrap();
         let _ = std::fs::remove_file(&p);
         s
+    }
+
+    #[test]
+    fn a_scan_never_reads_through_a_parent_directory_swapped_for_a_symlink() {
+        // The path was resolved while `d` was a directory of the workspace; by
+        // the scan `d` is a link to a directory outside holding the same name.
+        let t = tempfile::tempdir().unwrap();
+        let (ws, out) = (t.path().join("ws"), t.path().join("out"));
+        std::fs::create_dir_all(&ws).unwrap();
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::write(out.join("f"), b"OUTSIDE SECRET\n").unwrap();
+        std::os::unix::fs::symlink(&out, ws.join("d")).unwrap();
+        let read = scan(&ws.join("d/f"), b"SECRET");
+        assert!(
+            read.is_err(),
+            "the scan read an outside file through a symlinked parent"
+        );
+        // The real path of a file scans as before.
+        std::fs::create_dir_all(ws.join("e")).unwrap();
+        std::fs::write(ws.join("e/f"), b"inside SECRET\n").unwrap();
+        assert_eq!(scan(&ws.join("e/f"), b"SECRET").unwrap().count, 1);
     }
 
     /// Hash, counts, excerpt and the successor's hash agree with the whole

@@ -125,6 +125,17 @@ impl Files<'_> {
         self.load_in(abs, false)
     }
 
+    /// The file a write rewrites whole (json, nb, table), as `load` reads it at
+    /// its real path, resolved now and refused outside the workspace (the
+    /// boundary's answer). Not `load_follow`: a parent directory swapped for a
+    /// symlink since the write's boundary check would lead it to a file outside,
+    /// whose bytes the new content (and the answer's diff) would carry in.
+    pub fn load_target(&self, abs: &Path) -> Result<Arc<Snapshot>, Box<StoreError>> {
+        let real = paths::real_path(self.ctx.dirs(), abs);
+        crate::workspace::boundary::check(self.ctx, abs, &real)?;
+        self.load(&real)
+    }
+
     /// `load` of a path as the user gave it (a read's, a diff's), which may lead
     /// through symlinks on purpose: they are followed.
     pub fn load_follow(&self, abs: &Path) -> Result<Arc<Snapshot>, Box<StoreError>> {

@@ -170,52 +170,67 @@ fn a_listed_directory_swapped_for_a_symlink_outside_is_never_read() {
 type Call = (Vec<String>, Option<String>);
 
 /// Each call of `calls(i)`, for `i` in `0..tries()`; the outputs that carried the
-/// outside content, as `command: excerpt`. A `read PATH` whose answer names an
-/// outside path read a link the path already was when it was resolved (reads
-/// follow links by design) and is no leak; one that shows the content under an
-/// inside name is.
+/// outside content, as `command: excerpt` (`leak`).
 fn call_leaks(env: &TestEnv, ws: &Path, calls: impl Fn(usize) -> Vec<Call>) -> Vec<String> {
-    use std::io::Write;
-    let bin = race_bin();
     let mut found = Vec::new();
     for i in 0..tries() {
         for (args, stdin) in calls(i) {
-            let mut child = env
-                .isolate(Command::new(&bin))
-                .args(&args)
-                .current_dir(ws)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("spawn aitools");
-            let mut input = child.stdin.take().expect("stdin");
-            let _ = input.write_all(stdin.unwrap_or_default().as_bytes());
-            drop(input);
-            let out = child.wait_with_output().expect("wait aitools");
-            let text = String::from_utf8_lossy(&out.stdout).into_owned()
-                + &String::from_utf8_lossy(&out.stderr);
-            let shown = serde_json::from_slice::<serde_json::Value>(&out.stdout)
-                .ok()
-                .and_then(|j| j["path"].as_str().map(str::to_string))
-                .unwrap_or_default();
-            let followed = args[0] == "read" && !args[1].starts_with('-') && shown.starts_with('/');
-            if text.contains(SECRET) && !followed {
-                let at = text.find(SECRET).unwrap_or(0);
-                let excerpt: String = text[..at]
-                    .chars()
-                    .rev()
-                    .take(100)
-                    .collect::<Vec<_>>()
-                    .into_iter()
-                    .rev()
-                    .collect::<String>()
-                    + &text[at..].chars().take(40).collect::<String>();
-                found.push(format!("{}: {excerpt}", args.join(" ")));
-            }
+            let (text, json) = call(env, ws, &args, stdin);
+            found.extend(leak(&args, &text, &json));
         }
     }
     found
+}
+
+/// Runs one call of the race binary in `ws`: its stdout and stderr, and the
+/// answer parsed (null when it is no JSON).
+fn call(
+    env: &TestEnv,
+    ws: &Path,
+    args: &[String],
+    stdin: Option<String>,
+) -> (String, serde_json::Value) {
+    use std::io::Write;
+    let mut child = env
+        .isolate(Command::new(race_bin()))
+        .args(args)
+        .current_dir(ws)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn aitools");
+    let mut input = child.stdin.take().expect("stdin");
+    let _ = input.write_all(stdin.unwrap_or_default().as_bytes());
+    drop(input);
+    let out = child.wait_with_output().expect("wait aitools");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    let json = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    (text, json)
+}
+
+/// `command: excerpt` when the output `text` (answer `json`) of the call `args` carried the
+/// outside content. A `read PATH` whose answer names an outside path read a
+/// link the path already was when it was resolved (reads follow links by
+/// design) and is no leak; one that shows the content under an inside name is.
+fn leak(args: &[String], text: &str, json: &serde_json::Value) -> Option<String> {
+    let shown = json["path"].as_str().unwrap_or_default();
+    let followed = args[0] == "read" && !args[1].starts_with('-') && shown.starts_with('/');
+    if !text.contains(SECRET) || followed {
+        return None;
+    }
+    let at = text.find(SECRET).unwrap_or(0);
+    let excerpt: String = text[..at]
+        .chars()
+        .rev()
+        .take(100)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect::<String>()
+        + &text[at..].chars().take(40).collect::<String>();
+    Some(format!("{}: {excerpt}", args.join(" ")))
 }
 
 fn strs(a: &[&str]) -> Vec<String> {
@@ -361,5 +376,236 @@ fn a_parent_directory_swapped_for_a_symlink_outside_is_never_read_or_written_thr
         secrets_of(&tree_bytes(&sec)),
         before,
         "a write went through a swapped-in directory link to an outside file"
+    );
+}
+
+/// A workspace whose directory `d` holds `f0.txt`..`f7.txt` and `c.json`, and an
+/// outside directory `sec` with the same names holding the secret, linked from
+/// `out/dl`, which a swapper exchanges with `d` (so `ws/d` is, in turn, the
+/// directory and a link to `sec`); and the bytes of `sec` as planted.
+fn parent_swap_setup() -> (
+    TestEnv,
+    PathBuf,
+    tempfile::TempDir,
+    PathBuf,
+    Vec<(PathBuf, Vec<u8>)>,
+) {
+    let (env, ws, outside, out) = inside_and_outside();
+    std::fs::create_dir(out.join("sec")).unwrap();
+    std::fs::create_dir(ws.join("d")).unwrap();
+    for k in 0..SWAPPED {
+        std::fs::write(ws.join(format!("d/f{k}.txt")), "NEEDLE inside needle_fn\n").unwrap();
+        plant_secret(&out.join(format!("sec/f{k}.txt")));
+    }
+    std::fs::write(ws.join("d/c.json"), "{\"k\": \"inside\"}\n").unwrap();
+    std::fs::write(out.join("sec/c.json"), format!("{{\"k\": \"{SECRET}\"}}\n")).unwrap();
+    std::os::unix::fs::symlink(out.join("sec"), out.join("dl")).unwrap();
+    let before = tree_bytes(&out.join("sec"));
+    (env, ws, outside, out, before)
+}
+
+/// The workspace's directory `d` wherever the swapping left it (`ws/d`, or
+/// `out/dl` while the two are exchanged).
+fn inside_dir(ws: &Path, out: &Path) -> PathBuf {
+    let d = ws.join("d");
+    match std::fs::symlink_metadata(&d) {
+        Ok(m) if m.file_type().is_symlink() => out.join("dl"),
+        _ => d,
+    }
+}
+
+/// `write REL --overwrite` of a line that changes each run, guarded by the hash
+/// of the file as the test reads it now (a swap in between only makes the
+/// write refuse).
+fn overwrite(ws: &Path, out: &Path, rel: &str, i: usize) -> Vec<String> {
+    use sha2::{Digest, Sha256};
+    let name = rel.trim_start_matches("d/");
+    let now = std::fs::read(inside_dir(ws, out).join(name)).unwrap_or_default();
+    let hash: String = Sha256::digest(&now)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let line = format!("NEEDLE w{i} needle_fn\n");
+    strs(&[
+        "write",
+        rel,
+        "--overwrite",
+        "--content",
+        &line,
+        "--expect-hash",
+        &hash,
+    ])
+}
+
+/// After a parent swap race: no outside file changed (nor was one added next to
+/// them), and no file of the workspace holds the outside content.
+fn assert_nothing_crossed(ws: &Path, out: &Path, before: &[(PathBuf, Vec<u8>)]) {
+    assert_eq!(
+        tree_bytes(&out.join("sec")),
+        before,
+        "a write went through a swapped-in directory link to the outside directory"
+    );
+    let mut inside = secrets_of(&tree_bytes(ws));
+    if std::fs::symlink_metadata(out.join("dl")).is_ok_and(|m| m.is_dir()) {
+        inside.extend(secrets_of(&tree_bytes(&out.join("dl"))));
+    }
+    let names: Vec<_> = inside.iter().map(|(p, _)| p).collect();
+    assert!(
+        names.is_empty(),
+        "outside bytes were written into the workspace: {names:?}"
+    );
+}
+
+#[test]
+fn a_parent_directory_swapped_for_a_symlink_outside_is_never_read_or_written_by_a_write() {
+    let (env, ws, _outside, out, before) = parent_swap_setup();
+    let (d, dl) = (ws.join("d"), out.join("dl"));
+    let swapper = support::swap_in_thread(move || support::exchange(&d, &dl));
+    let (w, o) = (ws.clone(), out.clone());
+    // Each write turns its target one way or back; what it would show or write
+    // of an outside file (its diff, the lines around an insert) holds the secret.
+    let found = call_leaks(&env, &ws, |i| {
+        let (from, to) = if i.is_multiple_of(2) {
+            ("needle_fn", "NEEDLE_FN")
+        } else {
+            ("NEEDLE_FN", "needle_fn")
+        };
+        let value = format!("\"v{i}\"");
+        vec![
+            (
+                strs(&["insert", "d/f1.txt", "--at", "end", "--content", "NEEDLE +"]),
+                None,
+            ),
+            (overwrite(&w, &o, "d/f2.txt", i), None),
+            (strs(&["replace", from, to, "d/f3.txt", "d/f4.txt"]), None),
+            (strs(&["json", "set", "d/c.json", "/k", &value]), None),
+            (
+                strs(&["json", "set", "d/c.json", "/k", "\"dry\"", "--dry-run"]),
+                None,
+            ),
+        ]
+    });
+    let swaps = swapper.finish();
+    assert!(swaps > 0, "the swapping thread never swapped");
+    assert!(
+        found.is_empty(),
+        "{} write runs showed an outside file through a swapped-in directory link ({swaps} swaps): {:#?}",
+        found.len(),
+        found.iter().take(8).collect::<Vec<_>>()
+    );
+    assert_nothing_crossed(&ws, &out, &before);
+}
+
+#[test]
+fn a_parent_directory_swapped_for_a_symlink_outside_is_never_crossed_by_undo_or_tx_commit() {
+    let (env, ws, _outside, out, before) = parent_swap_setup();
+    let (d, dl) = (ws.join("d"), out.join("dl"));
+    let swapper = support::swap_in_thread(move || support::exchange(&d, &dl));
+    let mut found = Vec::new();
+    let mut run = |args: Vec<String>| {
+        let (text, json) = call(&env, &ws, &args, None);
+        found.extend(leak(&args, &text, &json));
+        json
+    };
+    for i in 0..tries() {
+        // A write, then its undo (which reads the file now and puts the
+        // before-image back): each may meet the swap.
+        let wrote = run(overwrite(&ws, &out, "d/f5.txt", i));
+        if let Some(op) = wrote["op_id"].as_str() {
+            run(strs(&["undo", op]));
+        }
+        // An edit staged in a tx, then the commit (which checks the target for
+        // drift and writes it).
+        let begun = run(strs(&["tx", "begin"]));
+        if let Some(tx) = begun["tx"].as_str() {
+            let (from, to) = if i.is_multiple_of(2) {
+                ("needle_fn", "NEEDLE_FN")
+            } else {
+                ("NEEDLE_FN", "needle_fn")
+            };
+            run(strs(&[
+                "edit", "d/f6.txt", "--old", from, "--new", to, "--tx", tx,
+            ]));
+            let done = run(strs(&["tx", "commit", tx]));
+            if done["status"] != "ok" {
+                run(strs(&["tx", "abort", tx]));
+            }
+        }
+    }
+    let swaps = swapper.finish();
+    assert!(swaps > 0, "the swapping thread never swapped");
+    assert!(
+        found.is_empty(),
+        "{} undo/tx runs showed an outside file through a swapped-in directory link ({swaps} swaps): {:#?}",
+        found.len(),
+        found.iter().take(8).collect::<Vec<_>>()
+    );
+    assert_nothing_crossed(&ws, &out, &before);
+}
+
+/// `files` files `s/f0.txt`.. in the workspace and a link to the secret outside
+/// for each; a thread exchanges the first `swapped` of them with their links in
+/// turn (so a listed file is, now and then, a link to the secret).
+fn listed_swap(ws_out: (&Path, &Path), files: usize, swapped: usize) -> support::Swapper {
+    let (ws, out) = ws_out;
+    plant_secret(&out.join("secret.txt"));
+    std::fs::create_dir(ws.join("s")).unwrap();
+    for k in 0..files {
+        std::fs::write(ws.join(format!("s/f{k}.txt")), "NEEDLE inside needle_fn\n").unwrap();
+        std::os::unix::fs::symlink(out.join("secret.txt"), out.join(format!("l{k}"))).unwrap();
+    }
+    let (w, o) = (ws.to_path_buf(), out.to_path_buf());
+    let mut k = 0;
+    support::swap_in_thread(move || {
+        k = (k + 1) % swapped;
+        support::exchange(&w.join(format!("s/f{k}.txt")), &o.join(format!("l{k}")))
+    })
+}
+
+/// The files of the workspace that hold the secret.
+fn secrets_inside(ws: &Path) -> Vec<PathBuf> {
+    secrets_of(&tree_bytes(ws))
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect()
+}
+
+#[test]
+fn a_listed_file_swapped_for_a_symlink_outside_never_goes_into_an_archive() {
+    let (env, ws, _outside, out) = inside_and_outside();
+    let swapper = listed_swap((&ws, &out), SWAPPED, SWAPPED);
+    // The walk lists each file; by its read it may be a link to the secret.
+    let found = call_leaks(&env, &ws, |i| {
+        let to = format!("a{i}.tar");
+        vec![(
+            strs(&["archive", "create", &to, "s", "--format", "tar"]),
+            None,
+        )]
+    });
+    let swaps = swapper.finish();
+    assert!(swaps > 0, "the swapping thread never swapped");
+    assert!(found.is_empty(), "{found:#?}");
+    let archived = secrets_inside(&ws);
+    assert!(
+        archived.is_empty(),
+        "archives hold the outside file read through a swapped-in symlink: {archived:?}"
+    );
+}
+
+#[test]
+fn a_listed_file_swapped_for_a_symlink_outside_never_goes_into_a_copy() {
+    let (env, ws, _outside, out) = inside_and_outside();
+    // Two files, one swapped: a copy that meets no other change completes.
+    let swapper = listed_swap((&ws, &out), 2, 1);
+    let found = call_leaks(&env, &ws, |i| {
+        vec![(strs(&["copy", "s", &format!("c{i}"), "--recursive"]), None)]
+    });
+    let swaps = swapper.finish();
+    assert!(swaps > 0, "the swapping thread never swapped");
+    assert!(found.is_empty(), "{found:#?}");
+    let copied = secrets_inside(&ws);
+    assert!(
+        copied.is_empty(),
+        "copies hold the outside file read through a swapped-in symlink: {copied:?}"
     );
 }

@@ -313,7 +313,10 @@ fn inputs(ctx: &Ctx, a: &CreateArgs, target: &Path) -> Result<(Vec<In>, Vec<Stri
         if total > MAX_INPUT {
             return Err(too_large(ctx));
         }
-        let bytes = ctx.files().load_follow(&p)?.bytes.clone();
+        // A file the walk listed, read at its real path, refused outside the
+        // workspace and never through a symlink swapped in since the walk
+        // (`Files::load_target`): an archive takes workspace files only.
+        let bytes = ctx.files().load_target(&p)?.bytes.clone();
         let mode = mode & 0o777;
         out.push(In {
             name,

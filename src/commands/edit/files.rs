@@ -281,6 +281,10 @@ struct Skipped {
     reason: &'static str,
 }
 
+/// `copy`: a file (read as named, links followed), or with `--recursive` a
+/// tree, whose files are read at the real paths its listing gives, never
+/// through a symlink swapped in since (`Files::load`; a link listed as one that
+/// leads out is skipped, not followed).
 pub fn copy(ctx: &Ctx, a: &CopyArgs) -> Result<Output, CmdError> {
     let expect = guard::parse_expect_hash("copy", &a.guard.expect_hash)?;
     let max = values::parse_size(&a.max_bytes)
@@ -391,7 +395,7 @@ pub fn copy(ctx: &Ctx, a: &CopyArgs) -> Result<Output, CmdError> {
                     if total > max {
                         return Err(too_large(total, max));
                     }
-                    let snap = ctx.files().load_follow(&p)?;
+                    let snap = ctx.files().load(&p)?;
                     files += 1;
                     changes.push(Change::Put {
                         path: target,

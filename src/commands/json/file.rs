@@ -113,8 +113,24 @@ impl JsonSrc {
 
 /// Reads and parses `arg` (a write calls this inside its closure, under the lock).
 pub fn load(ctx: &Ctx, arg: &str, abs: PathBuf) -> Result<JsonFile, CmdError> {
+    load_as(ctx, arg, abs, false)
+}
+
+/// `load` of the file a write rewrites: read at its real path, refused outside
+/// the workspace and never through a symlink swapped in on the way
+/// (`Files::load_target`), so the new content is computed from the file the
+/// write replaces, never from one a swapped parent directory leads to.
+pub fn load_target(ctx: &Ctx, arg: &str, abs: PathBuf) -> Result<JsonFile, CmdError> {
+    load_as(ctx, arg, abs, true)
+}
+
+fn load_as(ctx: &Ctx, arg: &str, abs: PathBuf, target: bool) -> Result<JsonFile, CmdError> {
     let display = ctx.files().whole_regular(arg, &abs)?;
-    let snap = ctx.files().load_follow(&abs)?;
+    let snap = if target {
+        ctx.files().load_target(&abs)?
+    } else {
+        ctx.files().load_follow(&abs)?
+    };
     let (bom, body) = match snap.bytes.strip_prefix(b"\xEF\xBB\xBF") {
         Some(rest) => (true, rest),
         None => (false, &snap.bytes[..]),
@@ -456,4 +472,41 @@ pub fn refuse_new_member(
         ));
     }
     Err(err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_never_loads_its_target_through_a_parent_directory_swapped_for_a_symlink() {
+        // The write checked `d/f.json` while `d` was a directory of the
+        // workspace; by its read, `d` is a link to an outside directory that
+        // holds the same name. The new JSON must not be computed from (nor its
+        // diff show) the outside file.
+        let t = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(t.path()).unwrap();
+        let (ws, out) = (base.join("ws"), base.join("out"));
+        std::fs::create_dir_all(&ws).unwrap();
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::write(out.join("f.json"), "{\"k\": \"OUTSIDE-SECRET\"}\n").unwrap();
+        std::os::unix::fs::symlink(&out, ws.join("d")).unwrap();
+        let root = ws.to_string_lossy().into_owned();
+        let timeout = std::time::Duration::from_secs(1);
+        let ctx = Ctx::new("json set", Vec::new(), Some(&root), timeout).unwrap();
+        let got = load_target(&ctx, "d/f.json", ws.join("d/f.json"));
+        assert!(
+            got.as_ref()
+                .is_err_and(|e| e.code == code::OUTSIDE_WORKSPACE),
+            "read through the swapped-in link: {:?}",
+            got.map(|f| f.text)
+        );
+        // A read (`json get`, `diff`) of the same path follows links as given.
+        assert!(load(&ctx, "d/f.json", ws.join("d/f.json")).is_ok());
+        // A real directory's file loads as before.
+        std::fs::create_dir_all(ws.join("e")).unwrap();
+        std::fs::write(ws.join("e/f.json"), "{\"k\": 1}\n").unwrap();
+        let f = load_target(&ctx, "e/f.json", ws.join("e/f.json")).unwrap();
+        assert_eq!(f.text, "{\"k\": 1}\n");
+    }
 }

@@ -195,7 +195,7 @@ fn write_json(
     let expect = guard::parse_expect_hash(&ctx.command, &g.expect_hash)?;
     let abs = ctx.write_path_arg(path, Final::Follow)?;
     let done = write::submit(ctx, &WriteRequest::new(ctx).dry_run(g.dry.dry_run), || {
-        let f = file::load(ctx, path, abs.clone())?;
+        let f = file::load_target(ctx, path, abs.clone())?;
         if let Some(h) = expect.for_target(path, &f.display, true) {
             guard::check_hash(&f.display, h, Some(&f.hash))?;
         }

@@ -96,8 +96,24 @@ impl NbFile {
 
 /// Reads and checks `arg` (a write calls this inside its closure, under the lock).
 pub fn load(ctx: &Ctx, arg: &str, abs: PathBuf) -> Result<NbFile, CmdError> {
+    load_as(ctx, arg, abs, false)
+}
+
+/// `load` of the file a write rewrites: read at its real path, refused outside
+/// the workspace and never through a symlink swapped in on the way
+/// (`Files::load_target`), so the new content is computed from the file the
+/// write replaces, never from one a swapped parent directory leads to.
+pub fn load_target(ctx: &Ctx, arg: &str, abs: PathBuf) -> Result<NbFile, CmdError> {
+    load_as(ctx, arg, abs, true)
+}
+
+fn load_as(ctx: &Ctx, arg: &str, abs: PathBuf, target: bool) -> Result<NbFile, CmdError> {
     let display = ctx.files().whole_regular(arg, &abs)?;
-    let snap = ctx.files().load_follow(&abs)?;
+    let snap = if target {
+        ctx.files().load_target(&abs)?
+    } else {
+        ctx.files().load_follow(&abs)?
+    };
     let (bom, body) = match snap.bytes.strip_prefix(crate::text::BOM) {
         Some(rest) => (true, rest),
         None => (false, &snap.bytes[..]),

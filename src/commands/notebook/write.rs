@@ -152,7 +152,7 @@ fn write_nb(
     let abs = ctx.write_path_arg(path, Final::Follow)?;
     let mut extra = Vec::new();
     let done = write::submit(ctx, &WriteRequest::new(ctx).dry_run(g.dry.dry_run), || {
-        let f = file::load(ctx, path, abs.clone())?;
+        let f = file::load_target(ctx, path, abs.clone())?;
         let h = expect.for_target(path, &f.display, true);
         if let Some(h) = h {
             guard::check_hash(&f.display, h, Some(&f.hash))?;

@@ -213,7 +213,10 @@ pub fn apply(ctx: &Ctx, locs: &[Loc]) -> Result<Vec<Edited>, CmdError> {
     };
     let mut out = Vec::new();
     for (path, edits) in by_file {
-        let snap = ctx.files().load_follow(path)?;
+        // At its real path, refused outside the root and never through a
+        // symlink swapped in since (`Files::load_target`): the check above is
+        // of the path's words only.
+        let snap = ctx.files().load_target(path)?;
         let text = std::str::from_utf8(&snap.bytes)
             .map_err(|_| bad(path, "edits a file that is not UTF-8"))?;
         let mut spans: Vec<(usize, usize, &str)> = Vec::with_capacity(edits.len());
@@ -244,4 +247,41 @@ pub fn apply(ctx: &Ctx, locs: &[Loc]) -> Result<Vec<Edited>, CmdError> {
         });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_servers_edit_is_never_applied_to_a_file_reached_through_a_symlinked_directory() {
+        // The server names `d/f.py`, inside the root by its words; `d` is (or
+        // was swapped for, since the server looked) a link to a directory
+        // outside. The edit must not be made of the outside file's bytes.
+        let t = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(t.path()).unwrap();
+        let (ws, out) = (base.join("ws"), base.join("out"));
+        std::fs::create_dir_all(&ws).unwrap();
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::write(out.join("f.py"), "old = 'OUTSIDE-SECRET'\n").unwrap();
+        std::os::unix::fs::symlink(&out, ws.join("d")).unwrap();
+        let root = ws.to_string_lossy().into_owned();
+        let timeout = Duration::from_secs(1);
+        let ctx = Ctx::new("code rename", Vec::new(), Some(&root), timeout).unwrap();
+        let loc = Loc {
+            path: ws.join("d/f.py"),
+            line: 0,
+            character: 0,
+            end_line: 0,
+            end_character: 3,
+            new_text: "new".to_string(),
+        };
+        let got = apply(&ctx, std::slice::from_ref(&loc));
+        assert!(
+            got.as_ref()
+                .is_err_and(|e| e.code == code::OUTSIDE_WORKSPACE),
+            "edited through the link: {:?}",
+            got.map(|e| e.iter().map(|x| x.bytes.clone()).collect::<Vec<_>>())
+        );
+    }
 }

@@ -157,7 +157,9 @@ pub fn load(
     shape: &Shape,
 ) -> Result<Table, CmdError> {
     let display = ctx.files().whole_regular(arg, &abs)?;
-    let snap = ctx.files().load_follow(&abs)?;
+    // At its real path, never through a symlink swapped in on the way
+    // (`Files::load_target`): the table rewritten is the file it replaces.
+    let snap = ctx.files().load_target(&abs)?;
     let hash = snap.hash.clone();
     let (bom, text) = decode_text(ctx, &display, &snap.bytes, shape)?;
     let format = resolve_format(ctx, &abs, &text, src, shape)?;

@@ -280,8 +280,12 @@ impl<'a> Plan<'a> {
                 .snapshots
                 .load_stated(p, &meta)
                 .map_err(|e| self.io(p, &e))?;
+            // The inode read (its fstat), not the one the path's lstat found:
+            // a parent directory swapped for a symlink between the two makes
+            // them different files, and `put_content` arms the append watch only
+            // for a target whose identity is the one its content was read from.
             self.disk_ids
-                .insert(p.to_path_buf(), (meta.dev(), meta.ino()));
+                .insert(p.to_path_buf(), (snap.stamp.dev, snap.stamp.ino));
             View::File {
                 hash: snap.hash.clone(),
                 mode: snap.mode,
@@ -648,5 +652,41 @@ impl<'a> Plan<'a> {
         }
         self.view.insert(target, after);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::MetadataExt;
+
+    #[test]
+    fn a_file_looked_at_is_known_by_the_inode_read_not_the_one_its_lstat_found() {
+        // The lstat a look is given can be of another file than the one its read
+        // opens a moment later (a parent directory swapped for a symlink in
+        // between): the identity kept is the inode read, so the write still arms
+        // the append watch on the target whose bytes it computed from.
+        let t = tempfile::tempdir().unwrap();
+        let ws = std::fs::canonicalize(t.path()).unwrap();
+        let (read, other) = (ws.join("read"), ws.join("other"));
+        std::fs::write(&read, "inside\n").unwrap();
+        std::fs::write(&other, "a longer file somewhere else\n").unwrap();
+        let root = ws.to_string_lossy().into_owned();
+        let timeout = std::time::Duration::from_secs(1);
+        let ctx = Ctx::new("edit", Vec::new(), Some(&root), timeout).unwrap();
+        let state = ws.join("state");
+        let mut plan = Plan::new(&ctx, &state, "op-test");
+        let lstat = std::fs::metadata(&other).unwrap();
+        let v = plan.look_stated(&read, true, Some(lstat)).unwrap();
+        let View::File {
+            content: Some(Content::Snap(snap)),
+            ..
+        } = v
+        else {
+            panic!("not read as a file")
+        };
+        assert_eq!(snap.bytes, b"inside\n");
+        let m = std::fs::metadata(&read).unwrap();
+        assert_eq!(plan.read_identity(&read), Some((m.dev(), m.ino())));
     }
 }
