@@ -373,9 +373,6 @@ pub fn collect(state: &Path, budget: u64, target: u64, dry_run: bool) -> io::Res
         fsx::sync_dir(&dir)?;
     }
     write_usage(state, report.bytes_after, report.bytes_after);
-    // A store made before the journal's tail index gets it once (best effort:
-    // without it short ids are still found, by a listing).
-    let _ = journal::build_tail_index(state);
     Ok(report)
 }
 

@@ -72,6 +72,11 @@ pub fn run(ctx: &Ctx, a: &GcArgs) -> Result<Output, CmdError> {
     recovery::recover_locked(ctx, &state)?;
     let r = gc::collect(&state, budget, budget, a.dry_run)
         .map_err(|e| crate::store::io_fault(ctx, "the collection", &e))?;
+    if !a.dry_run {
+        // A store made before the journal's tail index gets it once (best effort:
+        // without it short ids are still found, by a listing).
+        let _ = crate::store::journal::build_tail_index(&state);
+    }
     let scratch = scratch::sweep(&state, std::time::SystemTime::now(), a.dry_run)
         .map_err(|e| crate::store::io_fault(ctx, "the scratch area", &e))?;
     let snaps = snapshot_area::sweep(&state, std::time::SystemTime::now(), a.dry_run)
