@@ -4,7 +4,7 @@
 use super::file::{self, JsonFile, JsonSrc, READ_CODES};
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
-use crate::protocol::{CmdError, Json, Output, Repair, error, shell, values};
+use crate::protocol::{CmdError, Json, Output, Repair, error, redact, shell, values};
 use crate::text::json_doc::scan::Selected;
 use crate::text::json_doc::{self, Kind, Node};
 use crate::workspace::Ctx;
@@ -262,9 +262,13 @@ pub struct SelectArgs {
     /// Condition on each element: <rel-pointer><op><value>, op = (==) != < <= > >= or ~ (regex); repeat for AND.
     #[arg(long)]
     pub r#where: Vec<String>,
-    /// Return {pointer: value} for these relative pointers instead of the element.
+    /// Return this relative pointer's value instead of the element; repeated:
+    /// {pointer: value} of each.
     #[arg(long)]
     pub pick: Vec<String>,
+    /// Each item as {pointer, value}, its element's whole pointer.
+    #[arg(long)]
+    pub with_pointers: bool,
     /// Relative pointer to order by (null first, then booleans, numbers, strings).
     #[arg(long)]
     pub sort_by: Option<String>,
@@ -282,12 +286,19 @@ pub struct SelectArgs {
 pub const SELECT: CommandSpec = CommandSpec {
     name: "json select",
     summary: "Filter, sort and project a JSON array's elements (jq 'map(select(..))').",
-    description: "--where <rel-pointer><op><value> (repeat for AND); op is = (or ==) != < <= > >= or ~ (regex on strings). The right side is JSON when it parses as JSON, else a string. A missing member satisfies only !=. Ordering compares numbers with numbers and strings with strings. More matches than --limit make the result partial (exit 3); next_commands reads them all.",
+    description: "--where <rel-pointer><op><value> (repeat for AND); op is = (or ==) != < <= > >= or ~ (regex on strings). The right side is JSON when it parses as JSON, else a string. A missing member satisfies only !=. Ordering compares numbers with numbers and strings with strings. items are the selected elements' values (one --pick: that value, null where missing; several: {pointer: value}; under a key that names a secret, {pointer, value} as with --with-pointers, so the mask sees the key); indices gives each one's index in the array when they are not its elements 0, 1, ... in order (a --where left some out, or --sort-by/--desc). More matches than --limit make the result partial (exit 3); next_commands reads them all.",
     args: <SelectArgs as clap::Args>::augment_args,
     output_fields: &[
         field("path", "The file read."),
         field("mode", "count (left out for items, the default)."),
-        field("items", "[{pointer,value}] of the selected elements."),
+        field(
+            "items",
+            "The selected elements' values (or picks); [{pointer,value}] with --with-pointers.",
+        ),
+        field(
+            "indices",
+            "Each item's index in the array, when items are not its elements 0, 1, ... in order.",
+        ),
         field("count", "Selected elements, in count mode."),
         field(
             "total",
@@ -462,6 +473,8 @@ struct SelectOut {
     #[serde(skip_serializing_if = "Option::is_none")]
     items: Option<Vec<Json>>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    indices: Option<Vec<usize>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     count: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     total: Option<usize>,
@@ -514,6 +527,7 @@ pub fn select(ctx: &Ctx, a: &SelectArgs) -> Result<Output, CmdError> {
             path: display,
             mode: "count",
             items: None,
+            indices: None,
             count: Some(total),
             total: None,
             truncated: false,
@@ -521,7 +535,15 @@ pub fn select(ctx: &Ctx, a: &SelectArgs) -> Result<Output, CmdError> {
         };
         return Ok(Output::ok(&out));
     }
-    let items = items_of(&chosen, &tokens, &picks, src, a.limit);
+    let shown = &chosen[..chosen.len().min(a.limit)];
+    // Values under a secret-named key keep their pointers: the mask judges by them.
+    let secret = |t: &[String]| t.iter().any(|k| redact::names_secret(k));
+    let pointers = a.with_pointers || secret(&tokens);
+    let bare = picks.len() == 1 && !pointers && !picks.iter().any(|(_, t)| secret(t));
+    let items = items_of(shown, &tokens, &picks, src, pointers, bare);
+    // Said only when an item's index is not its place in items.
+    let indices = (!pointers && shown.iter().enumerate().any(|(k, (i, _))| k != *i))
+        .then(|| shown.iter().map(|(i, _)| *i).collect());
     let truncated = total > items.len();
     let next_commands = if truncated {
         vec![shell::aitools(shell::rerun(
@@ -537,6 +559,7 @@ pub fn select(ctx: &Ctx, a: &SelectArgs) -> Result<Output, CmdError> {
         path: display,
         mode: "items",
         items: Some(items),
+        indices,
         count: None,
         // Said only when items is short of it (the listing counts the rest).
         total: truncated.then_some(total),
@@ -720,35 +743,39 @@ fn arrays_in<'a>(n: &'a Node, at: &mut Vec<String>, out: &mut Vec<(Vec<String>, 
     }
 }
 
-/// The answer's items: each kept element's pointer and value (or its picks).
+/// The answer's items: each kept element's value (its picks as an object, or
+/// its one pick's value when `bare`), or with `pointers` {pointer, value}.
 fn items_of(
     chosen: &[(usize, Node)],
     tokens: &[String],
     picks: &[(String, Vec<String>)],
     src: &str,
-    limit: usize,
+    pointers: bool,
+    bare: bool,
 ) -> Vec<Json> {
+    let picked = |el: &Node, pt: &[String]| {
+        json_doc::lookup(el, pt)
+            .map(|v| v.to_json(src))
+            .unwrap_or(Json::Null)
+    };
     chosen
         .iter()
-        .take(limit)
         .map(|(i, el)| {
-            let mut t = tokens.to_vec();
-            t.push(i.to_string());
-            let value = if picks.is_empty() {
-                el.to_json(src)
-            } else {
-                Json::Obj(
+            let value = match picks {
+                [] => el.to_json(src),
+                [(_, pt)] if bare => picked(el, pt),
+                _ => Json::Obj(
                     picks
                         .iter()
-                        .map(|(p, pt)| {
-                            let v = json_doc::lookup(el, pt)
-                                .map(|v| v.to_json(src))
-                                .unwrap_or(Json::Null);
-                            (p.clone(), v)
-                        })
+                        .map(|(p, pt)| (p.clone(), picked(el, pt)))
                         .collect(),
-                )
+                ),
             };
+            if !pointers {
+                return value;
+            }
+            let mut t = tokens.to_vec();
+            t.push(i.to_string());
             let mut o = Json::obj();
             o.push("pointer", Json::str(json_doc::pointer_of(&t)));
             o.push("value", value);
