@@ -677,8 +677,24 @@ fn git_log_patch_and_format_spellings_get_the_call_that_answers() {
         "aitools git log --limit 1",
     );
     assert_eq!(subjects(&body), ["Alice 5"]);
-    let r = env.run(&["git", "log", "--format=%ae"]);
-    assert!(r.stderr.contains("%ae"), "{}", r.stderr);
+    let r = env.run(&["git", "log", "--format=%ce"]);
+    assert!(r.stderr.contains("%ce"), "{}", r.stderr);
+    // The author's email only when asked (%ae): a field of its own.
+    let mail = took(
+        &env,
+        &["git", "log", "--format=%an <%ae>", "-n", "1"],
+        serde_json::json!({"--format=%an <%ae>": "--fields author,email", "-n": "--limit"}),
+    );
+    assert_eq!(
+        mail.json["fields"],
+        serde_json::json!(["sha", "author", "email"])
+    );
+    assert_eq!(
+        log_items(&mail.json)[0]["email"],
+        "alice@example.com",
+        "{}",
+        mail.stdout
+    );
 }
 
 #[test]

@@ -23,6 +23,8 @@ const FIELDS: &[(&str, &str, bool)] = &[
     ("at", "date", true),
     ("ah", "date", false),
     ("s", "subject", false),
+    ("ae", "email", false),
+    ("aE", "email", false),
 ];
 
 /// The fields a format asks for, in its order, and whether any in long form.
@@ -171,7 +173,7 @@ pub(super) fn refuse(fixed: &[String], r: &Refused) -> CmdError {
     CmdError::new(
         code::ARGUMENT_INVALID,
         format!(
-            "git log has no field for {what} of {spelled}: each item carries sha (%h; %H with --full), author (%an), date (%as; %aI with --full) and subject (%s); git show SHA has a commit's whole message."
+            "git log has no field for {what} of {spelled}: each item carries sha (%h; %H with --full), author (%an), date (%as; %aI with --full), subject (%s) and email (%ae); git show SHA has a commit's whole message."
         ),
         Repair::new(
             "retry",
@@ -180,7 +182,7 @@ pub(super) fn refuse(fixed: &[String], r: &Refused) -> CmdError {
         ),
     )
     .with_candidates(Json::Arr(
-        ["sha", "author", "date", "subject"]
+        ["sha", "author", "date", "subject", "email"]
             .iter()
             .map(|f| Json::str(*f))
             .collect(),
@@ -204,7 +206,11 @@ mod tests {
         );
         assert_eq!(placeholders("%s %as"), Ok((vec!["subject", "date"], false)));
         assert_eq!(placeholders("%h %b"), Err("%b".to_string()));
-        assert_eq!(placeholders("%ae"), Err("%ae".to_string()));
+        assert_eq!(
+            placeholders("%an <%ae>"),
+            Ok((vec!["author", "email"], false))
+        );
+        assert_eq!(placeholders("%ce"), Err("%ce".to_string()));
         assert_eq!(placeholders("%cn"), Err("%cn".to_string()));
         assert_eq!(placeholders("plain"), Ok((vec![], false)));
     }

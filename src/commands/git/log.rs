@@ -44,7 +44,7 @@ pub struct LogArgs {
     #[arg(long, value_name = "WHEN")]
     pub until: Option<String>,
     /// Each item's fields, in this order (sha always, first when left out):
-    /// sha, author, date, subject.
+    /// sha, author, date, subject, email (the author's, only when asked).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "FIELD,...")]
     pub fields: Vec<LogField>,
     /// The full 40-hex sha and the date with its time and offset (git's %H and
@@ -64,6 +64,7 @@ pub enum LogField {
     Author,
     Date,
     Subject,
+    Email,
 }
 
 pub const SPEC: CommandSpec = CommandSpec {
@@ -74,7 +75,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     output_fields: &[
         field(
             "fields",
-            "What each item's values are, in order: sha, author, date, subject (--fields picks), then files with --files.",
+            "What each item's values are, in order: sha, author, date, subject (--fields picks; email too), then files with --files.",
         ),
         field(
             "items",
@@ -123,6 +124,7 @@ impl LogField {
             LogField::Author => "author",
             LogField::Date => "date",
             LogField::Subject => "subject",
+            LogField::Email => "email",
         }
     }
 }
@@ -153,6 +155,7 @@ pub struct Item {
     pub author: String,
     pub date: String,
     pub subject: String,
+    pub email: String,
     pub files: Option<Vec<String>>,
 }
 
@@ -167,6 +170,7 @@ impl Item {
                     LogField::Author => self.author.as_str(),
                     LogField::Date => self.date.as_str(),
                     LogField::Subject => self.subject.as_str(),
+                    LogField::Email => self.email.as_str(),
                 })
             })
             .collect();
@@ -326,9 +330,9 @@ fn page(
     let mut args = vec![
         "log".to_string(),
         if a.full {
-            format!("--format={RS}%H%x00%an%x00%aI%x00%s")
+            format!("--format={RS}%H%x00%an%x00%aI%x00%ae%x00%s")
         } else {
-            format!("--format={RS}%h%x00%an%x00%as%x00%s")
+            format!("--format={RS}%h%x00%an%x00%as%x00%ae%x00%s")
         },
         format!("--max-count={most}"),
         format!("--skip={}", a.skip),
@@ -364,6 +368,7 @@ fn item(rec: &str, files: bool) -> Item {
     let sha = f.next().unwrap_or("").to_string();
     let author = f.next().unwrap_or("").to_string();
     let date = f.next().unwrap_or("").to_string();
+    let email = f.next().unwrap_or("").to_string();
     let subject_and_files = f.next().unwrap_or("");
     let (subject, first_file) = match subject_and_files.split_once('\n') {
         Some((s, r)) => (s.to_string(), r.trim_start_matches('\n').to_string()),
@@ -382,6 +387,7 @@ fn item(rec: &str, files: bool) -> Item {
         author,
         date,
         subject,
+        email,
         files,
     }
 }
