@@ -1,6 +1,6 @@
 //! `git status|diff|log|show|blame`, checked against git's own porcelain output.
 
-use crate::support::{TestEnv, sha256sum};
+use crate::support::{TestEnv, log_items, sha256sum};
 use std::collections::BTreeSet;
 use std::process::Command;
 
@@ -248,42 +248,65 @@ fn git_diff_cuts_to_its_budget_with_a_continuation_per_file() {
 fn git_log_matches_git_log_and_pages() {
     let env = repo();
     git(&env, &["commit", "-qm", "third"]);
+    // One array per commit, its values in the order `fields` names: git's short
+    // sha and the date as YYYY-MM-DD (%h, %as), no member names repeated.
     let r = env.run(&["git", "log"]);
     assert_eq!(r.code, 0, "{}", r.stdout);
-    let want = git_text(&env, &["log", "--format=%H%x09%an%x09%aI%x09%s"]);
-    let got: Vec<String> = r.json["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| {
-            format!(
-                "{}\t{}\t{}\t{}",
-                i["sha"].as_str().unwrap(),
-                i["author"].as_str().unwrap(),
-                i["date"].as_str().unwrap(),
-                i["subject"].as_str().unwrap()
-            )
-        })
-        .collect();
-    assert_eq!(got, want.lines().collect::<Vec<_>>());
+    assert_eq!(
+        r.json["fields"],
+        serde_json::json!(["sha", "author", "date", "subject"])
+    );
+    let rows = |r: &crate::support::Run| -> Vec<String> {
+        r.json["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| {
+                let v: Vec<&str> = i
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.as_str().unwrap())
+                    .collect();
+                v.join("\t")
+            })
+            .collect()
+    };
+    let want = git_text(&env, &["log", "--format=%h%x09%an%x09%as%x09%s"]);
+    assert_eq!(rows(&r), want.lines().collect::<Vec<_>>());
     assert_eq!(r.json["total"], 3);
+    // --full: the 40-hex sha and the date with its time (%H, %aI).
+    let full = env.run(&["git", "log", "--full"]);
+    let want = git_text(&env, &["log", "--format=%H%x09%an%x09%aI%x09%s"]);
+    assert_eq!(rows(&full), want.lines().collect::<Vec<_>>());
+    // --fields in the caller's order, sha first when left out.
+    let picked = env.run(&["git", "log", "--fields", "subject,date", "--limit", "1"]);
+    assert_eq!(
+        picked.json["fields"],
+        serde_json::json!(["sha", "subject", "date"])
+    );
+    let want = git_text(&env, &["log", "-1", "--format=%h%x09%s%x09%as"]);
+    assert_eq!(rows(&picked), want.lines().collect::<Vec<_>>());
     // A page the caller asked for is ok; `more` continues it.
     let p = env.run(&["git", "log", "--limit", "2"]);
     assert_eq!(p.code, 0);
     let rest = env.run_line(p.json["more"].as_str().unwrap());
     assert_eq!(rest.code, 0);
-    assert_eq!(rest.json["items"][0]["subject"], "first");
+    assert_eq!(log_items(&rest.json)[0]["subject"], "first");
     // Only commits touching a path, with the paths each changed.
     let a = env.run(&["git", "log", "a.txt", "--files"]);
+    assert_eq!(
+        a.json["fields"],
+        serde_json::json!(["sha", "author", "date", "subject", "files"])
+    );
     let want = git_text(&env, &["log", "--format=%s", "--", "a.txt"]);
-    let subjects: Vec<&str> = a.json["items"]
-        .as_array()
-        .unwrap()
+    let items = log_items(&a.json);
+    let subjects: Vec<&str> = items
         .iter()
         .map(|i| i["subject"].as_str().unwrap())
         .collect();
     assert_eq!(subjects, want.lines().collect::<Vec<_>>());
-    assert_eq!(a.json["items"][0]["files"][0], "a.txt");
+    assert_eq!(items[0]["files"][0], "a.txt");
     // An empty repository has no commits, not an error.
     let empty = TestEnv::new();
     let e = empty.run(&["git", "log"]);

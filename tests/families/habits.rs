@@ -2,7 +2,7 @@
 //! (git, grep, find, head, jq) are read the aitools way and said in `took`, or
 //! answered with a repair that works when run.
 
-use crate::support::{Run, TestEnv};
+use crate::support::{Run, TestEnv, log_items};
 
 /// Two commits of a 30-line file, a third change staged; a Python file, a JSON
 /// file.
@@ -59,7 +59,7 @@ fn git_spellings_are_taken() {
         serde_json::json!({"-n": "--limit"}),
     );
     assert_eq!(log.json["items"].as_array().map(Vec::len), Some(1));
-    assert_eq!(log.json["items"][0]["subject"], "two");
+    assert_eq!(log_items(&log.json)[0]["subject"], "two");
     took(
         &env,
         &["git", "log", "-n1"],
@@ -352,7 +352,7 @@ fn more_everyday_spellings_are_taken() {
         &["git", "log", "--stat", "-n", "1"],
         serde_json::json!({"--stat": "--files", "-n": "--limit"}),
     );
-    assert!(l.json["items"][0]["files"].is_array(), "{}", l.stdout);
+    assert!(log_items(&l.json)[0]["files"].is_array(), "{}", l.stdout);
     took(
         &env,
         &["search", "--no-heading", "line 7"],
@@ -479,14 +479,10 @@ fn history() -> TestEnv {
 }
 
 fn subjects(r: &Run) -> Vec<String> {
-    r.json["items"]
-        .as_array()
-        .map(|v| {
-            v.iter()
-                .map(|i| i["subject"].as_str().unwrap_or("").to_string())
-                .collect()
-        })
-        .unwrap_or_default()
+    log_items(&r.json)
+        .iter()
+        .map(|i| i["subject"].as_str().unwrap_or("").to_string())
+        .collect()
 }
 
 #[test]
@@ -536,17 +532,95 @@ fn git_log_author_since_and_until_filter_as_git_does() {
     );
 }
 
+/// git's words for a time (`yesterday`, `last week`, `last friday`) are read as
+/// git reads them, counted from aitools' clock (AITOOLS_FIXED_TIME, Monday
+/// 2026-11-30 00:53:20 UTC): the same commits as git with that clock. `today` is
+/// today's 00:00 UTC (git's `midnight`; git reads `today` as now).
+#[test]
+fn git_log_since_yesterday_and_last_week_are_read_as_git_does() {
+    const NOW: i64 = 1_796_000_000;
+    let env = TestEnv::new();
+    let commits = [
+        ("ten days", 10 * 86_400),
+        ("before friday", 3 * 86_400 + 3_600),
+        ("saturday", 2 * 86_400),
+        ("late sunday", 23 * 3_600),
+        ("this morning", 600),
+    ];
+    for (i, (what, ago)) in commits.iter().enumerate() {
+        env.write("w.txt", format!("{i}\n"));
+        env.git(&["add", "w.txt"]);
+        let when = format!("{} +0000", NOW - ago);
+        let out = std::process::Command::new("git")
+            .args(["-c", "user.name=T", "-c", "user.email=t@example.com"])
+            .args(["commit", "-qm", what])
+            .current_dir(env.root())
+            .env("GIT_AUTHOR_DATE", &when)
+            .env("GIT_COMMITTER_DATE", &when)
+            .output()
+            .expect("git");
+        assert!(out.status.success(), "{out:?}");
+    }
+    let git_says = |since: &str| -> Vec<String> {
+        let out = std::process::Command::new("git")
+            .args(["log", &format!("--since={since}"), "--format=%s"])
+            .current_dir(env.root())
+            .env("GIT_TEST_DATE_NOW", NOW.to_string())
+            .env("TZ", "UTC")
+            .output()
+            .expect("git");
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(String::from)
+            .collect()
+    };
+    for (ours, git) in [
+        ("yesterday", "yesterday"),
+        ("last week", "last week"),
+        ("last friday", "last friday"),
+        ("last fri", "last friday"),
+        ("2 days ago", "2 days ago"),
+        ("today", "midnight"),
+    ] {
+        let r = env.run(&["git", "log", "--since", ours]);
+        assert_eq!(r.code, 0, "{ours}: {}", r.stderr);
+        assert_eq!(subjects(&r), git_says(git), "{ours}: {}", r.stdout);
+    }
+    assert_eq!(
+        subjects(&env.run(&["git", "log", "--since", "today"])),
+        ["this morning"]
+    );
+    let r = env.run(&["git", "log", "--since", "last friday"]);
+    assert_eq!(subjects(&r), ["this morning", "late sunday", "saturday"]);
+    // Up to today is up to now; up to yesterday leaves out the last day.
+    let until = env.run(&["git", "log", "--until", "yesterday"]);
+    assert_eq!(subjects(&until), ["saturday", "before friday", "ten days"]);
+    assert_eq!(
+        subjects(&env.run(&["git", "log", "--until", "today"])).len(),
+        5
+    );
+}
+
 #[test]
 fn git_log_patch_and_format_spellings_get_the_call_that_answers() {
     let env = history();
-    let head = env.git(&["rev-parse", "HEAD"]).trim().to_string();
+    let head = env
+        .git(&["rev-parse", "--short", "HEAD"])
+        .trim()
+        .to_string();
     // -p: each commit's patch is git show SHA, or git diff --ref SHA^! for paths.
     let show = repaired(
         &env,
         &["git", "log", "-p", "-n", "1"],
         &format!("aitools git show {head}"),
     );
-    assert_eq!(show.json["sha"], head.as_str());
+    assert!(
+        show.json["sha"]
+            .as_str()
+            .is_some_and(|s| s.starts_with(&head)),
+        "{}",
+        show.stdout
+    );
     let diff = repaired(
         &env,
         &["git", "log", "--patch", "-n", "2", "h.txt"],
@@ -567,8 +641,7 @@ fn git_log_patch_and_format_spellings_get_the_call_that_answers() {
         serde_json::json!({"--format=%h %s": "--fields sha,subject", "-n": "--limit"}),
     );
     assert_eq!(subjects(&f), ["Alice 5"]);
-    assert!(f.json["items"][0].get("author").is_none(), "{}", f.stdout);
-    assert!(f.json["items"][0].get("date").is_none(), "{}", f.stdout);
+    assert_eq!(f.json["fields"], serde_json::json!(["sha", "subject"]));
     took(
         &env,
         &["git", "log", "--pretty=oneline", "--limit", "1"],
@@ -580,28 +653,23 @@ fn git_log_patch_and_format_spellings_get_the_call_that_answers() {
         serde_json::json!({"--oneline": "--fields sha,subject"}),
     );
     assert_eq!(
-        one.json["items"][1]
-            .as_object()
-            .map(|o| o.keys().cloned().collect::<Vec<_>>()),
-        Some(vec!["sha".to_string(), "subject".to_string()]),
+        one.json["fields"],
+        serde_json::json!(["sha", "subject"]),
         "{}",
         one.stdout
     );
+    // %H and %aI are the long forms: --full.
     let three = took(
         &env,
         &["git", "log", "--format", "%H%x09%an%x09%aI", "--limit", "1"],
-        serde_json::json!({"--format %H%x09%an%x09%aI": "--fields sha,author,date"}),
+        serde_json::json!({"--format %H%x09%an%x09%aI": "--fields sha,author,date --full"}),
     );
-    assert_eq!(
-        three.json["items"][0]["author"], "Alice",
-        "{}",
-        three.stdout
-    );
-    assert!(
-        three.json["items"][0].get("subject").is_none(),
-        "{}",
-        three.stdout
-    );
+    let full = env.git(&["log", "-1", "--format=%H\t%an\t%aI"]);
+    let row: Vec<&str> = three.json["items"][0]
+        .as_array()
+        .map(|r| r.iter().filter_map(|v| v.as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(row.join("\t"), full.trim(), "{}", three.stdout);
     // A word no field has: the call without it (other habits taken), which runs.
     let body = repaired(
         &env,
@@ -609,8 +677,24 @@ fn git_log_patch_and_format_spellings_get_the_call_that_answers() {
         "aitools git log --limit 1",
     );
     assert_eq!(subjects(&body), ["Alice 5"]);
-    let r = env.run(&["git", "log", "--format=%ae"]);
-    assert!(r.stderr.contains("%ae"), "{}", r.stderr);
+    let r = env.run(&["git", "log", "--format=%ce"]);
+    assert!(r.stderr.contains("%ce"), "{}", r.stderr);
+    // The author's email only when asked (%ae): a field of its own.
+    let mail = took(
+        &env,
+        &["git", "log", "--format=%an <%ae>", "-n", "1"],
+        serde_json::json!({"--format=%an <%ae>": "--fields author,email", "-n": "--limit"}),
+    );
+    assert_eq!(
+        mail.json["fields"],
+        serde_json::json!(["sha", "author", "email"])
+    );
+    assert_eq!(
+        log_items(&mail.json)[0]["email"],
+        "alice@example.com",
+        "{}",
+        mail.stdout
+    );
 }
 
 #[test]
@@ -632,14 +716,11 @@ fn git_show_stat_and_jq_array_paths_are_answered() {
         &["json", "get", "c.json", ".a.b[]"],
         "aitools json select c.json /a/b",
     );
-    assert_eq!(each.json["items"][0]["value"], serde_json::json!({"c": 1}));
+    assert_eq!(each.json["items"][0], serde_json::json!({"c": 1}));
     let picked = repaired(
         &env,
         &["json", "get", "c.json", ".a.b[].c"],
         "aitools json select c.json /a/b --pick /c",
     );
-    assert_eq!(
-        picked.json["items"][0]["value"],
-        serde_json::json!({"/c": 1})
-    );
+    assert_eq!(picked.json["items"][0], 1, "{}", picked.stdout);
 }

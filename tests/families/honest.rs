@@ -2,7 +2,7 @@
 //! misspelled member is no new member, `==` is equality, `git show <commit>` shows
 //! the commit, and `git blame` gives each commit's facts once.
 
-use crate::support::TestEnv;
+use crate::support::{TestEnv, log_items};
 
 /// Three commits on one file, each changing one line.
 fn history() -> TestEnv {
@@ -29,7 +29,7 @@ fn an_explicit_log_limit_is_an_answer_not_a_cut() {
     let counted = env.run_line(r.json["total_command"].as_str().unwrap());
     assert_eq!(counted.json["total"], 3);
     let more = env.run_line(r.json["more"].as_str().unwrap());
-    assert_eq!(more.json["items"][0]["subject"], "second: upper two");
+    assert_eq!(log_items(&more.json)[0]["subject"], "second: upper two");
     // The default page is still a cut (partial) when more commits follow.
     for i in 0..21 {
         env.write("a.py", format!("{i}\n"));

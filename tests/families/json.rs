@@ -85,19 +85,15 @@ fn json_select_matches_jq() {
         "--desc",
     ]);
     ok(&r);
-    let ours: Vec<serde_json::Value> = r.json["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["value"].clone())
-        .collect();
+    let ours: Vec<serde_json::Value> = r.json["items"].as_array().unwrap().clone();
     let theirs: Vec<serde_json::Value> = serde_json::from_str(&sh(
         &env,
         "jq -c '[.people[] | select(.age != null and .age >= 30)] | sort_by(.age) | reverse' d.json",
     ))
     .unwrap();
     assert_eq!(ours, theirs);
-    assert_eq!(r.json["items"][0]["pointer"], "/people/3");
+    // Sorted: each item's index in the array, not its place in items.
+    assert_eq!(r.json["indices"][0], 3, "{}", r.stdout);
     // A missing member satisfies only !=.
     let r = env.run(&[
         "json", "select", "d.json", "/people", "--where", "/age!=25", "--output", "count",
@@ -108,11 +104,82 @@ fn json_select_matches_jq() {
         "1",
     ]);
     assert_eq!(r.code, 3);
-    assert_eq!(
-        r.json["items"][0]["value"],
-        serde_json::json!({"/n": "ann"})
-    );
+    assert_eq!(r.json["items"][0], "ann", "{}", r.stdout);
     assert_eq!(r.json["total"], 2);
+}
+
+/// json select's items are the values jq prints (issue 32): no pointer beside
+/// each one (the caller named the array), one --pick's value bare, and the
+/// indexes only when a --where or a sort makes them differ from the places in
+/// items; --with-pointers gives each element's pointer (the 0.5 shape).
+#[test]
+fn json_select_items_are_bare_values_with_indices_only_when_not_derivable() {
+    let env = TestEnv::new();
+    env.write("d.json", DOC);
+    let names = |extra: &[&str]| {
+        let mut argv = vec!["json", "select", "d.json", "/people", "--pick", "/n"];
+        argv.extend_from_slice(extra);
+        env.run(&argv)
+    };
+    let all = names(&[]);
+    ok(&all);
+    assert_eq!(
+        all.json["items"],
+        serde_json::json!(["ann", "bob", "cy", "dee"]),
+        "{}",
+        all.stdout
+    );
+    assert!(all.json.get("indices").is_none(), "{}", all.stdout);
+    let cut = names(&["--limit", "2"]);
+    assert!(cut.json.get("indices").is_none(), "{}", cut.stdout);
+    let old = names(&["--where", "/age>=30"]);
+    assert_eq!(old.json["items"], serde_json::json!(["ann", "dee"]));
+    assert_eq!(
+        old.json["indices"],
+        serde_json::json!([0, 3]),
+        "{}",
+        old.stdout
+    );
+    let back = names(&["--desc"]);
+    assert_eq!(back.json["indices"], serde_json::json!([3, 2, 1, 0]));
+    let two = env.run(&[
+        "json", "select", "d.json", "/people", "--pick", "/n", "--pick", "/age", "--limit", "1",
+    ]);
+    assert_eq!(
+        two.json["items"],
+        serde_json::json!([{"/n": "ann", "/age": 31}])
+    );
+    let with = names(&["--where", "/age>=30", "--with-pointers"]);
+    assert_eq!(
+        with.json["items"],
+        serde_json::json!([{"pointer": "/people/0", "value": {"/n": "ann"}},
+            {"pointer": "/people/3", "value": {"/n": "dee"}}]),
+        "{}",
+        with.stdout
+    );
+    assert!(with.json.get("indices").is_none(), "{}", with.stdout);
+    // Under a key that names a secret each item keeps its pointer, and one pick
+    // its key: the mask judges a value by them.
+    env.write("k.json", r#"{"api_keys":["a"],"users":[{"token":"t"}]}"#);
+    let keys = env.run(&["json", "select", "k.json", "/api_keys"]);
+    assert_eq!(
+        keys.json["items"][0]["pointer"], "/api_keys/0",
+        "{}",
+        keys.stdout
+    );
+    let token = env.run(&["json", "select", "k.json", "/users", "--pick", "/token"]);
+    assert!(
+        token.json["items"][0].get("/token").is_some(),
+        "{}",
+        token.stdout
+    );
+    // jq's bytes, near enough: the names of 4 elements in one short answer.
+    assert!(
+        all.stdout.len() < 130,
+        "{} B: {}",
+        all.stdout.len(),
+        all.stdout
+    );
 }
 
 /// `json select FILE --where ..` without the array's pointer (issue 32): the one

@@ -417,6 +417,27 @@ pub fn sorted_item_paths(json: &Value) -> Vec<String> {
     v
 }
 
+/// git log's items as objects: each item's values named by the answer's `fields`.
+pub fn log_items(json: &Value) -> Vec<Value> {
+    let names: Vec<&str> = json["fields"]
+        .as_array()
+        .map(|f| f.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    json["items"]
+        .as_array()
+        .map(|items| {
+            items
+                .iter()
+                .map(|row| {
+                    let vals = row.as_array().cloned().unwrap_or_default();
+                    let map = names.iter().map(|n| n.to_string()).zip(vals).collect();
+                    Value::Object(map)
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Exchanges two paths atomically (`renameat2` with `RENAME_EXCHANGE`): at every
 /// instant each name is one of the two entries. Whether it did.
 pub fn exchange(a: &Path, b: &Path) -> bool {

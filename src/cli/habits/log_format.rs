@@ -7,22 +7,28 @@ use crate::protocol::argv::options;
 use crate::protocol::{CmdError, Json, Repair, code, shell};
 use crate::registry;
 
-/// git's placeholders that name an item's field.
-const FIELDS: &[(&str, &str)] = &[
-    ("H", "sha"),
-    ("h", "sha"),
-    ("an", "author"),
-    ("aN", "author"),
-    ("ad", "date"),
-    ("aD", "date"),
-    ("ai", "date"),
-    ("aI", "date"),
-    ("as", "date"),
-    ("ar", "date"),
-    ("at", "date"),
-    ("ah", "date"),
-    ("s", "subject"),
+/// git's placeholders that name an item's field, and whether they ask for its
+/// long form (`--full`: the 40-hex sha, the date with its time).
+const FIELDS: &[(&str, &str, bool)] = &[
+    ("H", "sha", true),
+    ("h", "sha", false),
+    ("an", "author", false),
+    ("aN", "author", false),
+    ("ad", "date", true),
+    ("aD", "date", true),
+    ("ai", "date", true),
+    ("aI", "date", true),
+    ("as", "date", false),
+    ("ar", "date", false),
+    ("at", "date", true),
+    ("ah", "date", false),
+    ("s", "subject", false),
+    ("ae", "email", false),
+    ("aE", "email", false),
 ];
+
+/// The fields a format asks for, in its order, and whether any in long form.
+type Asked = (Vec<&'static str>, bool);
 
 /// git's named formats: the fields each shows, or what it shows that no field has.
 fn named(v: &str) -> Option<Result<&'static [&'static str], &'static str>> {
@@ -38,8 +44,9 @@ fn named(v: &str) -> Option<Result<&'static [&'static str], &'static str>> {
 }
 
 /// The format's words as fields, or the first word that no field has.
-fn placeholders(f: &str) -> Result<Vec<&'static str>, String> {
+fn placeholders(f: &str) -> Result<Asked, String> {
     let mut out: Vec<&'static str> = Vec::new();
+    let mut full = false;
     let mut rest = f;
     while let Some(at) = rest.find('%') {
         rest = &rest[at + 1..];
@@ -74,7 +81,7 @@ fn placeholders(f: &str) -> Result<Vec<&'static str>, String> {
             rest = rest.get(n..).unwrap_or("");
             continue;
         }
-        let Some((p, field)) = FIELDS.iter().find(|(p, _)| rest.starts_with(p)) else {
+        let Some((p, field, long)) = FIELDS.iter().find(|(p, ..)| rest.starts_with(p)) else {
             // %ae, %cn, %GS: two letters; %b, %d: one.
             let two = rest.starts_with(['a', 'c', 'g', 'G']);
             let word: String = rest.chars().take(if two { 2 } else { 1 }).collect();
@@ -83,9 +90,10 @@ fn placeholders(f: &str) -> Result<Vec<&'static str>, String> {
         if !out.contains(field) {
             out.push(field);
         }
+        full |= long;
         rest = &rest[p.len()..];
     }
-    Ok(out)
+    Ok((out, full))
 }
 
 /// A format that asks for what no field has: where it stands, as written, and
@@ -116,27 +124,34 @@ pub(super) fn found(argv: &[String]) -> Option<Result<Found, Refused>> {
         .strip_prefix("format:")
         .or(value.strip_prefix("tformat:"));
     let fields = match (fmt, named(&value)) {
-        (None, Some(Ok(f))) => Ok(f.to_vec()),
+        (None, Some(Ok(f))) => Ok((f.to_vec(), false)),
         (None, Some(Err(what))) => Err(what.to_string()),
         (None, None) if !value.contains('%') => Err(format!("{value:?}")),
         (f, _) => placeholders(f.unwrap_or(&value)),
     };
     Some(match fields {
-        Ok(f) if !f.is_empty() => Ok(Found {
-            row: Row {
-                commands: "git log",
-                foreign: "--format",
-                ours: "",
-                take: true,
-                value: "none",
-                why: "",
-            },
-            index,
-            span,
-            words: vec!["--fields".to_string(), f.join(",")],
-            pattern: None,
-            took: (spelled, format!("--fields {}", f.join(","))),
-        }),
+        Ok((f, full)) if !f.is_empty() => {
+            let mut words = vec!["--fields".to_string(), f.join(",")];
+            if full {
+                words.push("--full".to_string());
+            }
+            let ours = words.join(" ");
+            Ok(Found {
+                row: Row {
+                    commands: "git log",
+                    foreign: "--format",
+                    ours: "",
+                    take: true,
+                    value: "none",
+                    why: "",
+                },
+                index,
+                span,
+                words,
+                pattern: None,
+                took: (spelled, ours),
+            })
+        }
         Ok(_) => Err(Refused {
             index,
             span,
@@ -158,7 +173,7 @@ pub(super) fn refuse(fixed: &[String], r: &Refused) -> CmdError {
     CmdError::new(
         code::ARGUMENT_INVALID,
         format!(
-            "git log has no field for {what} of {spelled}: each item carries sha (%H, %h), author (%an), date (%aI, %ad) and subject (%s); git show SHA has a commit's whole message."
+            "git log has no field for {what} of {spelled}: each item carries sha (%h; %H with --full), author (%an), date (%as; %aI with --full), subject (%s) and email (%ae); git show SHA has a commit's whole message."
         ),
         Repair::new(
             "retry",
@@ -167,7 +182,7 @@ pub(super) fn refuse(fixed: &[String], r: &Refused) -> CmdError {
         ),
     )
     .with_candidates(Json::Arr(
-        ["sha", "author", "date", "subject"]
+        ["sha", "author", "date", "subject", "email"]
             .iter()
             .map(|f| Json::str(*f))
             .collect(),
@@ -180,18 +195,23 @@ mod tests {
 
     #[test]
     fn format_words_map_to_fields() {
-        assert_eq!(placeholders("%h %s"), Ok(vec!["sha", "subject"]));
+        assert_eq!(placeholders("%h %s"), Ok((vec!["sha", "subject"], false)));
         assert_eq!(
             placeholders("%H%x09%an%x09%ad%n%s%%"),
-            Ok(vec!["sha", "author", "date", "subject"])
+            Ok((vec!["sha", "author", "date", "subject"], true))
         );
         assert_eq!(
             placeholders("%C(yellow)%h%Creset %<(20)%an %s"),
-            Ok(vec!["sha", "author", "subject"])
+            Ok((vec!["sha", "author", "subject"], false))
         );
+        assert_eq!(placeholders("%s %as"), Ok((vec!["subject", "date"], false)));
         assert_eq!(placeholders("%h %b"), Err("%b".to_string()));
-        assert_eq!(placeholders("%ae"), Err("%ae".to_string()));
+        assert_eq!(
+            placeholders("%an <%ae>"),
+            Ok((vec!["author", "email"], false))
+        );
+        assert_eq!(placeholders("%ce"), Err("%ce".to_string()));
         assert_eq!(placeholders("%cn"), Err("%cn".to_string()));
-        assert_eq!(placeholders("plain"), Ok(vec![]));
+        assert_eq!(placeholders("plain"), Ok((vec![], false)));
     }
 }

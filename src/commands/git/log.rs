@@ -4,7 +4,7 @@
 use super::{git, log_filter};
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
-use crate::protocol::{CmdError, Output, code, shell, values};
+use crate::protocol::{CmdError, Json, Output, code, shell, values};
 use crate::workspace::Ctx;
 use clap::{Args, ValueEnum};
 use serde::Serialize;
@@ -35,16 +35,22 @@ pub struct LogArgs {
     #[arg(long, value_name = "PATTERN")]
     pub author: Option<String>,
     /// Only commits made at or after WHEN: YYYY-MM-DD[THH:MM[:SS]] (UTC),
-    /// @SECONDS, or N days ago (seconds, minutes, hours, days, weeks, months of
-    /// 30 days, years of 365).
+    /// @SECONDS, N days ago (seconds, minutes, hours, days, weeks, months of
+    /// 30 days, years of 365), or git's yesterday, today (00:00 UTC), last UNIT,
+    /// last WEEKDAY.
     #[arg(long, value_name = "WHEN")]
     pub since: Option<String>,
     /// Only commits made at or before WHEN (the forms of --since).
     #[arg(long, value_name = "WHEN")]
     pub until: Option<String>,
-    /// Only these fields in each item (sha always): sha, author, date, subject.
+    /// Each item's fields, in this order (sha always, first when left out):
+    /// sha, author, date, subject, email (the author's, only when asked).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "FIELD,...")]
     pub fields: Vec<LogField>,
+    /// The full 40-hex sha and the date with its time and offset (git's %H and
+    /// %aI) instead of the short sha and YYYY-MM-DD (%h and %as).
+    #[arg(long)]
+    pub full: bool,
     /// git's -p: there is no patch output here; answered with the `git show`
     /// (or `git diff --ref SHA^!`) call of each commit on the page.
     #[arg(short = 'p', long = "patch", hide = true)]
@@ -58,17 +64,22 @@ pub enum LogField {
     Author,
     Date,
     Subject,
+    Email,
 }
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "git log",
     summary: "Newest commits, optionally those touching a path.",
-    description: "Commits newest first from HEAD (or --rev), --limit at a time (default 20); total counts the matching commits when this page reaches the end or with --total (null otherwise: counting walks the whole history). A page cut by the default limit is partial and next_commands continues with --skip; a page cut by an explicit --limit is ok and more holds that continuation. date is ISO 8601 in the author's offset (git's %aI). An unborn branch has no commits: items is empty.",
+    description: "Commits newest first from HEAD (or --rev), --limit at a time (default 20). Each item is one commit as an array of the values `fields` names (sha, author, date, subject by default; --fields picks and orders them; --files adds the paths it changed): the short sha git prints (%h) and the author date as YYYY-MM-DD in the author's offset (%as), or with --full the 40-hex sha and ISO 8601 with time (%H, %aI). total counts the matching commits when this page reaches the end or with --total (null otherwise: counting walks the whole history). A page cut by the default limit is partial and next_commands continues with --skip; a page cut by an explicit --limit is ok and more holds that continuation. An unborn branch has no commits: items is empty.",
     args: <LogArgs as clap::Args>::augment_args,
     output_fields: &[
         field(
+            "fields",
+            "What each item's values are, in order: sha, author, date, subject (--fields picks; email too), then files with --files.",
+        ),
+        field(
             "items",
-            "[{sha,author?,date?,subject?,files?}], newest first; author, date and subject unless --fields leaves them out; files with --files.",
+            "One array per commit, newest first: its values in the order of fields (files: an array of paths).",
         ),
         field(
             "total",
@@ -106,17 +117,68 @@ pub const SPEC: CommandSpec = CommandSpec {
     run: handler!(LogArgs, run),
 };
 
-#[derive(Serialize, Debug)]
+impl LogField {
+    fn name(self) -> &'static str {
+        match self {
+            LogField::Sha => "sha",
+            LogField::Author => "author",
+            LogField::Date => "date",
+            LogField::Subject => "subject",
+            LogField::Email => "email",
+        }
+    }
+}
+
+/// The fields of each item in the caller's order, each once; sha first when
+/// the caller left it out. No --fields: all four.
+fn order(asked: &[LogField]) -> Vec<LogField> {
+    use LogField::{Author, Date, Sha, Subject};
+    if asked.is_empty() {
+        return vec![Sha, Author, Date, Subject];
+    }
+    let mut out = Vec::new();
+    if !asked.contains(&Sha) {
+        out.push(Sha);
+    }
+    for f in asked {
+        if !out.contains(f) {
+            out.push(*f);
+        }
+    }
+    out
+}
+
+/// One commit as git printed it.
+#[derive(Debug)]
 pub struct Item {
     pub sha: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub author: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub date: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub subject: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    pub author: String,
+    pub date: String,
+    pub subject: String,
+    pub email: String,
     pub files: Option<Vec<String>>,
+}
+
+impl Item {
+    /// The item's values in the order of `fields`, then its files.
+    fn row(self, fields: &[LogField]) -> Json {
+        let mut row: Vec<Json> = fields
+            .iter()
+            .map(|f| {
+                Json::str(match f {
+                    LogField::Sha => self.sha.as_str(),
+                    LogField::Author => self.author.as_str(),
+                    LogField::Date => self.date.as_str(),
+                    LogField::Subject => self.subject.as_str(),
+                    LogField::Email => self.email.as_str(),
+                })
+            })
+            .collect();
+        if let Some(files) = self.files {
+            row.push(Json::Arr(files.into_iter().map(Json::Str).collect()));
+        }
+        Json::Arr(row)
+    }
 }
 
 /// A record separator git never prints in a subject line.
@@ -172,18 +234,10 @@ pub fn run(ctx: &Ctx, a: &LogArgs) -> Result<Output, CmdError> {
             .iter()
             .map(|i| log_filter::Commit {
                 sha: &i.sha,
-                subject: i.subject.as_deref().unwrap_or(""),
+                subject: &i.subject,
             })
             .collect();
         return Err(log_filter::patch_answer(ctx, &a.path, &page));
-    }
-    if !a.fields.is_empty() {
-        let keep = |f: LogField| a.fields.contains(&f);
-        for it in &mut items {
-            it.author = it.author.take().filter(|_| keep(LogField::Author));
-            it.date = it.date.take().filter(|_| keep(LogField::Date));
-            it.subject = it.subject.take().filter(|_| keep(LogField::Subject));
-        }
     }
     if items.is_empty() && a.skip == 0 {
         super::unknown_path(ctx, &a.path, &paths)?;
@@ -211,8 +265,15 @@ pub fn run(ctx: &Ctx, a: &LogArgs) -> Result<Output, CmdError> {
         Some(c) => (vec![c], None),
         None => (Vec::new(), None),
     };
+    let fields = order(&a.fields);
+    let mut names: Vec<&str> = fields.iter().map(|f| f.name()).collect();
+    if a.files {
+        names.push("files");
+    }
+    let items = items.into_iter().map(|it| it.row(&fields)).collect();
     Ok(Output::cut(
         &Out {
+            fields: names,
             items,
             total,
             total_command,
@@ -225,8 +286,9 @@ pub fn run(ctx: &Ctx, a: &LogArgs) -> Result<Output, CmdError> {
 }
 
 #[derive(Serialize)]
-struct Out {
-    items: Vec<Item>,
+struct Out<'a> {
+    fields: Vec<&'a str>,
+    items: Vec<Json>,
     total: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     total_command: Option<String>,
@@ -267,7 +329,11 @@ fn page(
 ) -> Result<Vec<Item>, CmdError> {
     let mut args = vec![
         "log".to_string(),
-        format!("--format={RS}%H%x00%an%x00%aI%x00%s"),
+        if a.full {
+            format!("--format={RS}%H%x00%an%x00%aI%x00%ae%x00%s")
+        } else {
+            format!("--format={RS}%h%x00%an%x00%as%x00%ae%x00%s")
+        },
         format!("--max-count={most}"),
         format!("--skip={}", a.skip),
     ];
@@ -302,6 +368,7 @@ fn item(rec: &str, files: bool) -> Item {
     let sha = f.next().unwrap_or("").to_string();
     let author = f.next().unwrap_or("").to_string();
     let date = f.next().unwrap_or("").to_string();
+    let email = f.next().unwrap_or("").to_string();
     let subject_and_files = f.next().unwrap_or("");
     let (subject, first_file) = match subject_and_files.split_once('\n') {
         Some((s, r)) => (s.to_string(), r.trim_start_matches('\n').to_string()),
@@ -317,9 +384,10 @@ fn item(rec: &str, files: bool) -> Item {
     });
     Item {
         sha,
-        author: Some(author),
-        date: Some(date),
-        subject: Some(subject),
+        author,
+        date,
+        subject,
+        email,
         files,
     }
 }

@@ -83,13 +83,19 @@ fn when(ctx: &Ctx, flag: &str, v: &str) -> Result<String, CmdError> {
     if dated && let Ok(secs) = time::parse(t) {
         return Ok(iso(secs));
     }
+    let now = time::now().0;
     if let Some(span) = relative(t) {
-        return Ok(iso(time::now().0.saturating_sub(span)));
+        return Ok(iso(now.saturating_sub(span)));
+    }
+    if let Some(at) = named(t, now) {
+        // Up to today is up to now (its 00:00 would leave today out).
+        let today = t.eq_ignore_ascii_case("today") && flag == "--until";
+        return Ok(iso(if today { now } else { at }));
     }
     Err(CmdError::new(
         code::ARGUMENT_INVALID,
         format!(
-            "{flag} {v:?} is not a time aitools reads: write YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS] (UTC), @SECONDS, or N UNITS ago (seconds, minutes, hours, days, weeks, months, years)."
+            "{flag} {v:?} is not a time aitools reads: write YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS] (UTC), @SECONDS, N UNITS ago (seconds, minutes, hours, days, weeks, months, years), yesterday, today, last UNIT or last WEEKDAY."
         ),
         Repair::new(
             "retry",
@@ -118,6 +124,49 @@ fn relative(v: &str) -> Option<i64> {
     let one = unit.strip_suffix('s').unwrap_or(unit);
     let (_, secs) = UNITS.iter().find(|(u, _)| *u == one)?;
     n.parse::<i64>().ok()?.checked_mul(*secs)
+}
+
+/// The days of the week as git matches them (3 letters at least), Sunday first.
+const WEEKDAYS: &[&str] = &[
+    "sunday",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+];
+
+/// git's words for a time, counted from `now` as git counts them: `yesterday`
+/// is 24 hours ago, `last week` 7 days ago (`last UNIT` is `1 UNIT ago`), `last
+/// tuesday` the latest Tuesday before today at this time of day. `today` (and
+/// `midnight`) is today's 00:00 UTC: git reads `today` as now, which finds
+/// nothing.
+fn named(v: &str, now: i64) -> Option<i64> {
+    let lower = v.to_ascii_lowercase();
+    let words: Vec<&str> = lower.split([' ', '.']).filter(|w| !w.is_empty()).collect();
+    let day = 86_400;
+    match words[..] {
+        ["now"] => Some(now),
+        ["yesterday"] => Some(now - day),
+        ["today"] | ["midnight"] | ["today", "midnight"] => Some(now.div_euclid(day) * day),
+        ["last", w] => {
+            if let Some(span) = relative(&format!("1 {w}")) {
+                return Some(now - span);
+            }
+            let i = WEEKDAYS
+                .iter()
+                .position(|d| w.len() >= 3 && d.starts_with(w))?;
+            // 1970-01-01 was a Thursday.
+            let today = (now.div_euclid(day) + 4).rem_euclid(7);
+            let back = match (today - i as i64).rem_euclid(7) {
+                0 => 7,
+                n => n,
+            };
+            Some(now - back * day)
+        }
+        _ => None,
+    }
 }
 
 /// A commit of the page: its sha and subject.
@@ -172,7 +221,7 @@ fn short(sha: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::relative;
+    use super::{named, relative};
 
     #[test]
     fn spans_are_counted_in_seconds() {
@@ -184,5 +233,20 @@ mod tests {
         assert_eq!(relative("2 fortnights ago"), None);
         assert_eq!(relative("-2 days ago"), None);
         assert_eq!(relative("last tuesday"), None);
+    }
+
+    #[test]
+    fn git_words_are_counted_from_now() {
+        // Saturday 2026-12-05 12:00:00 UTC; git's answers with GIT_TEST_DATE_NOW.
+        let now = 1_796_472_000;
+        assert_eq!(named("yesterday", now), Some(1_796_385_600));
+        assert_eq!(named("last week", now), Some(1_795_867_200));
+        assert_eq!(named("last.tuesday", now), Some(1_796_126_400));
+        assert_eq!(named("last Monday", now), Some(1_796_040_000));
+        assert_eq!(named("last sat", now), Some(now - 7 * 86_400));
+        assert_eq!(named("last year", now), Some(1_764_936_000));
+        assert_eq!(named("today", now), Some(1_796_428_800));
+        assert_eq!(named("last tu", now), None);
+        assert_eq!(named("this week", now), None);
     }
 }

@@ -146,6 +146,14 @@ fn load_as(ctx: &Ctx, arg: &str, abs: PathBuf, target: bool) -> Result<JsonFile,
     .parse()
 }
 
+/// `arg` read for `json get` and `json select` (`load_src`), the read recorded.
+pub fn load_read(ctx: &Ctx, arg: &str) -> Result<JsonSrc, CmdError> {
+    let abs = ctx.path_arg(arg)?;
+    let f = load_src(ctx, arg, abs)?;
+    ctx.files().record_read(&f.abs)?;
+    Ok(f)
+}
+
 /// Reads `arg` for a read (`json get`, `select`): its bytes once, no hash, no
 /// copy kept in the session's snapshots, so the text is the only copy held.
 pub fn load_src(ctx: &Ctx, arg: &str, abs: PathBuf) -> Result<JsonSrc, CmdError> {

@@ -6,6 +6,7 @@ use crate::protocol::registry::CommandSpec;
 
 pub mod diff;
 pub mod file;
+mod meant;
 pub mod read;
 pub mod write;
 

@@ -1,10 +1,11 @@
 //! `json get` (the value at a pointer, bounded, with child-pointer continuations)
 //! and `json select` (filter, sort and project an array's elements).
 
-use super::file::{self, JsonFile, JsonSrc, READ_CODES};
+use super::file::{self, JsonFile, JsonSrc, READ_CODES, load_read};
+use super::meant;
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
-use crate::protocol::{CmdError, Json, Output, Repair, error, shell, values};
+use crate::protocol::{CmdError, Json, Output, error, redact, shell, values};
 use crate::text::json_doc::scan::Selected;
 use crate::text::json_doc::{self, Kind, Node};
 use crate::workspace::Ctx;
@@ -71,13 +72,6 @@ pub const GET: CommandSpec = CommandSpec {
     effects: Effects::NONE,
     run: handler!(GetArgs, get),
 };
-
-fn load_read(ctx: &Ctx, arg: &str) -> Result<JsonSrc, CmdError> {
-    let abs = ctx.path_arg(arg)?;
-    let f = file::load_src(ctx, arg, abs)?;
-    ctx.files().record_read(&f.abs)?;
-    Ok(f)
-}
 
 /// The value at `tokens` and the text its spans index: found by the streaming
 /// scan (only that value parsed), else by the whole parse, whose answer for a
@@ -262,9 +256,13 @@ pub struct SelectArgs {
     /// Condition on each element: <rel-pointer><op><value>, op = (==) != < <= > >= or ~ (regex); repeat for AND.
     #[arg(long)]
     pub r#where: Vec<String>,
-    /// Return {pointer: value} for these relative pointers instead of the element.
+    /// Return this relative pointer's value instead of the element; repeated:
+    /// {pointer: value} of each.
     #[arg(long)]
     pub pick: Vec<String>,
+    /// Each item as {pointer, value}, its element's whole pointer.
+    #[arg(long)]
+    pub with_pointers: bool,
     /// Relative pointer to order by (null first, then booleans, numbers, strings).
     #[arg(long)]
     pub sort_by: Option<String>,
@@ -282,12 +280,19 @@ pub struct SelectArgs {
 pub const SELECT: CommandSpec = CommandSpec {
     name: "json select",
     summary: "Filter, sort and project a JSON array's elements (jq 'map(select(..))').",
-    description: "--where <rel-pointer><op><value> (repeat for AND); op is = (or ==) != < <= > >= or ~ (regex on strings). The right side is JSON when it parses as JSON, else a string. A missing member satisfies only !=. Ordering compares numbers with numbers and strings with strings. More matches than --limit make the result partial (exit 3); next_commands reads them all.",
+    description: "--where <rel-pointer><op><value> (repeat for AND); op is = (or ==) != < <= > >= or ~ (regex on strings). The right side is JSON when it parses as JSON, else a string. A missing member satisfies only !=. Ordering compares numbers with numbers and strings with strings. items are the selected elements' values (one --pick: that value, null where missing; several: {pointer: value}; under a key that names a secret, {pointer, value} as with --with-pointers, so the mask sees the key); indices gives each one's index in the array when they are not its elements 0, 1, ... in order (a --where left some out, or --sort-by/--desc). More matches than --limit make the result partial (exit 3); next_commands reads them all.",
     args: <SelectArgs as clap::Args>::augment_args,
     output_fields: &[
         field("path", "The file read."),
         field("mode", "count (left out for items, the default)."),
-        field("items", "[{pointer,value}] of the selected elements."),
+        field(
+            "items",
+            "The selected elements' values (or picks); [{pointer,value}] with --with-pointers.",
+        ),
+        field(
+            "indices",
+            "Each item's index in the array, when items are not its elements 0, 1, ... in order.",
+        ),
         field("count", "Selected elements, in count mode."),
         field(
             "total",
@@ -462,6 +467,8 @@ struct SelectOut {
     #[serde(skip_serializing_if = "Option::is_none")]
     items: Option<Vec<Json>>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    indices: Option<Vec<usize>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     count: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     total: Option<usize>,
@@ -470,15 +477,34 @@ struct SelectOut {
     next_commands: Vec<String>,
 }
 
+/// The member the elements of the array meant have: the first condition's,
+/// pick's or sort key's pointer.
+fn key_of(a: &SelectArgs, conds: &[Cond]) -> Option<Vec<String>> {
+    conds
+        .first()
+        .map(|c| c.tokens.clone())
+        .or_else(|| a.pick.first().and_then(|p| json_doc::parse_pointer(p).ok()))
+        .or_else(|| {
+            a.sort_by
+                .as_deref()
+                .and_then(|p| json_doc::parse_pointer(p).ok())
+        })
+}
+
 pub fn select(ctx: &Ctx, a: &SelectArgs) -> Result<Output, CmdError> {
     let conds = a
         .r#where
         .iter()
         .map(|w| parse_where(ctx, w))
         .collect::<Result<Vec<_>, _>>()?;
-    let pointer = match &a.pointer {
-        Some(p) => p.clone(),
-        None => pointer_meant(ctx, a, &conds)?,
+    // Without a pointer the file is read once, to choose the array and select.
+    let (pointer, loaded) = match &a.pointer {
+        Some(p) => (p.clone(), None),
+        None => {
+            let f = load_read(ctx, &a.path)?;
+            let p = meant::pointer_meant(ctx, &a.path, key_of(a, &conds).as_deref(), &f)?;
+            (p, Some(f))
+        }
     };
     let pointer = pointer.as_str();
     let tokens = file::pointer(ctx, pointer)?;
@@ -492,7 +518,10 @@ pub fn select(ctx: &Ctx, a: &SelectArgs) -> Result<Output, CmdError> {
         .as_deref()
         .map(|p| file::pointer(ctx, p))
         .transpose()?;
-    let f = load_read(ctx, &a.path)?;
+    let f = match loaded {
+        Some(f) => f,
+        None => load_read(ctx, &a.path)?,
+    };
     let display = f.display.clone();
     let room = if a.output == "count" { 0 } else { a.limit };
     let (mut chosen, src, total) = choose(ctx, a, pointer, f, &tokens, &conds, room)?;
@@ -514,6 +543,7 @@ pub fn select(ctx: &Ctx, a: &SelectArgs) -> Result<Output, CmdError> {
             path: display,
             mode: "count",
             items: None,
+            indices: None,
             count: Some(total),
             total: None,
             truncated: false,
@@ -521,7 +551,15 @@ pub fn select(ctx: &Ctx, a: &SelectArgs) -> Result<Output, CmdError> {
         };
         return Ok(Output::ok(&out));
     }
-    let items = items_of(&chosen, &tokens, &picks, src, a.limit);
+    let shown = &chosen[..chosen.len().min(a.limit)];
+    // Values under a secret-named key keep their pointers: the mask judges by them.
+    let secret = |t: &[String]| t.iter().any(|k| redact::names_secret(k));
+    let pointers = a.with_pointers || secret(&tokens);
+    let bare = picks.len() == 1 && !pointers && !picks.iter().any(|(_, t)| secret(t));
+    let items = items_of(shown, &tokens, &picks, src, pointers, bare);
+    // Said only when an item's index is not its place in items.
+    let indices = (!pointers && shown.iter().enumerate().any(|(k, (i, _))| k != *i))
+        .then(|| shown.iter().map(|(i, _)| *i).collect());
     let truncated = total > items.len();
     let next_commands = if truncated {
         vec![shell::aitools(shell::rerun(
@@ -537,6 +575,7 @@ pub fn select(ctx: &Ctx, a: &SelectArgs) -> Result<Output, CmdError> {
         path: display,
         mode: "items",
         items: Some(items),
+        indices,
         count: None,
         // Said only when items is short of it (the listing counts the rest).
         total: truncated.then_some(total),
@@ -622,133 +661,39 @@ fn choose(
     Ok((chosen, src, total.get()))
 }
 
-/// `json select FILE --where ..` without the array's pointer: the document's
-/// one array, or the one array whose elements have the member the first
-/// condition, pick or sort key names, is taken (said in `took` as `POINTER`).
-/// Otherwise the answer is the same call with the pointer of the array it most
-/// likely means (such an array; then the shallowest; then the first in the
-/// document), the other arrays as candidates.
-fn pointer_meant(ctx: &Ctx, a: &SelectArgs, conds: &[Cond]) -> Result<String, CmdError> {
-    let f = load_read(ctx, &a.path).and_then(JsonSrc::parse)?;
-    let key = conds
-        .first()
-        .map(|c| c.tokens.clone())
-        .or_else(|| a.pick.first().and_then(|p| json_doc::parse_pointer(p).ok()))
-        .or_else(|| {
-            a.sort_by
-                .as_deref()
-                .and_then(|p| json_doc::parse_pointer(p).ok())
-        });
-    let mut arrays = Vec::new();
-    arrays_in(&f.root, &mut Vec::new(), &mut arrays);
-    let has = |el: &Node| {
-        key.as_ref()
-            .is_some_and(|k| json_doc::lookup(el, k).is_ok())
-    };
-    // (pointer tokens, whether its elements have the key)
-    let mut found: Vec<(Vec<String>, bool)> = arrays
-        .into_iter()
-        .map(|(t, n)| {
-            let holds = matches!(&n.kind, Kind::Arr(els) if els.iter().take(64).any(has));
-            (t, holds)
-        })
-        .collect();
-    // A stable sort keeps the document order among equals.
-    found.sort_by_key(|(tokens, holds)| (!holds, tokens.len()));
-    let holders = found.iter().filter(|(_, holds)| *holds).count();
-    if let Some((t, _)) = found.first().filter(|_| holders == 1 || found.len() == 1) {
-        let p = json_doc::pointer_of(t);
-        if let Ok(mut took) = ctx.took.lock() {
-            took.push(("POINTER".to_string(), p.clone()));
-        }
-        return Ok(p);
-    }
-    let pointers: Vec<String> = found
-        .iter()
-        .take(10)
-        .map(|(t, _)| json_doc::pointer_of(t))
-        .collect();
-    let Some(first) = pointers.first() else {
-        return Err(CmdError::invalid_argument(
-            &ctx.command,
-            format!(
-                "json select needs the pointer of an array, and {} holds none; json get reads its values.",
-                f.display
-            ),
-        )
-        .with_first_repair(Repair::new(
-            "keys",
-            "List what the document holds.",
-            shell::aitools(["json", "get", &a.path, "", "--keys"]),
-        )));
-    };
-    // The same words, the pointer given after the path.
-    let mut fixed: Vec<String> = Vec::with_capacity(ctx.argv.len() + 1);
-    let mut done = false;
-    for w in &ctx.argv {
-        fixed.push(w.clone());
-        if !done && fixed.len() > 2 && *w == a.path {
-            fixed.push(first.clone());
-            done = true;
-        }
-    }
-    Err(CmdError::invalid_argument(
-        &ctx.command,
-        "json select needs the pointer of the array to filter, after the file (\"\" is the whole document).",
-    )
-    .with_first_repair(Repair::new(
-        "retry",
-        format!("The same call on the array at {first:?}."),
-        shell::aitools(&fixed),
-    ))
-    .with_candidates(Json::Arr(pointers.into_iter().map(Json::str).collect())))
-}
-
-/// Every array reached through objects, with its pointer (an array's elements
-/// are not looked into: their arrays are each element's own).
-fn arrays_in<'a>(n: &'a Node, at: &mut Vec<String>, out: &mut Vec<(Vec<String>, &'a Node)>) {
-    match &n.kind {
-        Kind::Arr(_) => out.push((at.clone(), n)),
-        Kind::Obj(members) => {
-            for m in members {
-                at.push(m.key.clone());
-                arrays_in(&m.value, at, out);
-                at.pop();
-            }
-        }
-        _ => {}
-    }
-}
-
-/// The answer's items: each kept element's pointer and value (or its picks).
+/// The answer's items: each kept element's value (its picks as an object, or
+/// its one pick's value when `bare`), or with `pointers` {pointer, value}.
 fn items_of(
     chosen: &[(usize, Node)],
     tokens: &[String],
     picks: &[(String, Vec<String>)],
     src: &str,
-    limit: usize,
+    pointers: bool,
+    bare: bool,
 ) -> Vec<Json> {
+    let picked = |el: &Node, pt: &[String]| {
+        json_doc::lookup(el, pt)
+            .map(|v| v.to_json(src))
+            .unwrap_or(Json::Null)
+    };
     chosen
         .iter()
-        .take(limit)
         .map(|(i, el)| {
-            let mut t = tokens.to_vec();
-            t.push(i.to_string());
-            let value = if picks.is_empty() {
-                el.to_json(src)
-            } else {
-                Json::Obj(
+            let value = match picks {
+                [] => el.to_json(src),
+                [(_, pt)] if bare => picked(el, pt),
+                _ => Json::Obj(
                     picks
                         .iter()
-                        .map(|(p, pt)| {
-                            let v = json_doc::lookup(el, pt)
-                                .map(|v| v.to_json(src))
-                                .unwrap_or(Json::Null);
-                            (p.clone(), v)
-                        })
+                        .map(|(p, pt)| (p.clone(), picked(el, pt)))
                         .collect(),
-                )
+                ),
             };
+            if !pointers {
+                return value;
+            }
+            let mut t = tokens.to_vec();
+            t.push(i.to_string());
             let mut o = Json::obj();
             o.push("pointer", Json::str(json_doc::pointer_of(&t)));
             o.push("value", value);

@@ -36,6 +36,14 @@ pub use bytes::{
 };
 pub use policy::PLACEHOLDER;
 
+/// Whether a member key (or a pointer's token) names a secret or a list of them:
+/// a value shown apart from that key (a bare item of `json select`) loses what
+/// the mask judges it by, so the answer keeps the key beside it.
+pub fn names_secret(key: &str) -> bool {
+    policy::key_strength(key.as_bytes()).is_some()
+        || policy::list_key_strength(key.as_bytes()).is_some()
+}
+
 /// The spans of `s` that are secrets, sorted and non-overlapping.
 pub fn secret_spans(s: &str) -> Vec<Range<usize>> {
     // A string the prefilter rules out has no secret (as in the writer).

@@ -85,6 +85,50 @@ pub fn select(
     out
 }
 
+/// Arrays as `arrays` finds them: each one's pointer tokens and span.
+pub type Found = Vec<(Vec<String>, usize, usize)>;
+
+/// Every array reached through objects from the top (an array's elements are
+/// not looked into), in document order: its pointer's tokens and its span. One
+/// walk that checks the text as `locate` does and builds no tree; `None` where
+/// `locate` would be (the caller parses the whole text).
+pub fn arrays(text: &str) -> Option<Found> {
+    let mut p = Parser {
+        s: text.as_bytes(),
+        text,
+        i: 0,
+        nodes: 0,
+    };
+    let mut out = Vec::new();
+    p.ws();
+    p.arrays_in(&mut Vec::new(), &mut out).ok()?;
+    p.ws();
+    (p.i == p.s.len()).then_some(out)
+}
+
+/// The spans of the first `most` elements of the array at `start..end` (a
+/// span `arrays` or `locate` found).
+pub fn elements_of(text: &str, start: usize, end: usize, most: usize) -> Vec<(usize, usize)> {
+    let mut p = Parser {
+        s: &text.as_bytes()[..end],
+        text,
+        i: start,
+        nodes: 0,
+    };
+    let mut out = Vec::new();
+    // Stopping at `most` ends the walk early: what was found is the answer.
+    let _ = p.elements(&mut |p, _| {
+        if out.len() >= most {
+            return Err(Stop);
+        }
+        let at = p.i;
+        p.skip(1)?;
+        out.push((at, p.i));
+        Ok(())
+    });
+    out
+}
+
 /// The name of the type of the value starting at `at`.
 pub fn type_at(text: &str, at: usize) -> &'static str {
     match text.as_bytes().get(at) {
@@ -267,6 +311,55 @@ impl<'a> Parser<'a> {
             _ => {
                 self.skip(depth)?;
                 Ok(None)
+            }
+        }
+    }
+
+    /// Walks the value at `self.i` (nested as deep as `at` is long), noting
+    /// each array reached through objects with its pointer's tokens.
+    fn arrays_in(&mut self, at: &mut Vec<String>, out: &mut Found) -> Result<(), Stop> {
+        let depth = at.len();
+        if depth > MAX_DEPTH {
+            return Err(Stop);
+        }
+        if self.peek() == Some(b'[') {
+            let start = self.i;
+            self.skip(depth)?;
+            out.push((at.clone(), start, self.i));
+            return Ok(());
+        }
+        if self.peek() != Some(b'{') {
+            return self.skip(depth);
+        }
+        self.i += 1;
+        self.ws();
+        if self.peek() == Some(b'}') {
+            self.i += 1;
+            return Ok(());
+        }
+        loop {
+            self.ws();
+            if self.peek() != Some(b'"') {
+                return Err(Stop);
+            }
+            let key = self.string().map_err(|_| Stop)?;
+            self.ws();
+            if self.peek() != Some(b':') {
+                return Err(Stop);
+            }
+            self.i += 1;
+            self.ws();
+            at.push(key);
+            self.arrays_in(at, out)?;
+            at.pop();
+            self.ws();
+            match self.peek() {
+                Some(b',') => self.i += 1,
+                Some(b'}') => {
+                    self.i += 1;
+                    return Ok(());
+                }
+                _ => return Err(Stop),
             }
         }
     }
