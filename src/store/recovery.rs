@@ -544,9 +544,11 @@ pub fn set_aside(ctx: &Ctx, op_id: &str, dry_run: bool) -> Result<SetAside, Box<
     })
 }
 
-/// A copy with mode 0600, fsynced, that never follows or replaces anything.
+/// Copies a tree file (a leftover temp) into the private state directory: mode
+/// 0600, fsynced, never replacing anything. No symlink on `from` is followed: a parent directory swapped for one since the
+/// record's paths were checked must not have an outside file copied in.
 fn copy_private(from: &Path, to: &Path) -> std::io::Result<()> {
-    let mut src = fsx::open_read_nofollow(from)?;
+    let mut src = fsx::open_no_symlinks(from)?;
     let mut dst = fsx::create_new(to, 0o600)?;
     std::io::copy(&mut src, &mut dst)?;
     dst.sync_all()
@@ -617,4 +619,26 @@ pub(crate) fn finish_with(
         let _ = std::fs::remove_file(t);
     }
     std::fs::remove_file(intent::record_path(state, &intent.op_id))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_set_aside_copy_never_reads_through_a_parent_swapped_for_a_symlink() {
+        let t = tempfile::tempdir().unwrap();
+        let (ws, out) = (t.path().join("ws"), t.path().join("out"));
+        std::fs::create_dir_all(&ws).unwrap();
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::write(out.join("tmp"), "OUTSIDE\n").unwrap();
+        std::os::unix::fs::symlink(&out, ws.join("d")).unwrap();
+        let to = t.path().join("kept");
+        assert!(copy_private(&ws.join("d/tmp"), &to).is_err());
+        assert!(!to.exists());
+        std::fs::create_dir_all(ws.join("e")).unwrap();
+        std::fs::write(ws.join("e/tmp"), "inside\n").unwrap();
+        copy_private(&ws.join("e/tmp"), &to).unwrap();
+        assert_eq!(std::fs::read(&to).unwrap(), b"inside\n");
+    }
 }
