@@ -813,6 +813,37 @@ fn archive_create_stores_absolute_links_inside_the_root_as_relative_ones() {
 }
 
 #[test]
+fn archive_create_takes_an_absolute_link_through_another_spelling_of_the_root() {
+    // `/alias` → the root's parent: a target written through it is inside the
+    // root; one through a workspace directory that links out is not.
+    let env = TestEnv::new();
+    let root = std::fs::canonicalize(env.root()).unwrap();
+    let outer = tempfile::tempdir().unwrap();
+    let alias = outer.path().join("alias");
+    std::os::unix::fs::symlink(root.parent().unwrap(), &alias).unwrap();
+    let name = root.file_name().unwrap();
+    env.write("proj/d/a.txt", "alpha\n");
+    let link = |target: &Path, at: &str| std::os::unix::fs::symlink(target, env.path(at)).unwrap();
+    link(&alias.join(name).join("proj/d/a.txt"), "proj/via");
+    link(
+        &alias.join(name).join("proj/d/missing.txt"),
+        "proj/dangling",
+    );
+    link(outer.path(), "proj/esc");
+    link(&alias.join(name).join("proj/esc/x"), "proj/through");
+    let r = env.run(&["archive", "create", "o.tar", "proj"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(
+        r.json["skipped"],
+        json!([{"path": "proj/esc", "reason": "link-outside"}, {"path": "proj/through", "reason": "link-outside"}])
+    );
+    py_extract(&env, "o.tar", "py");
+    let got = paths(&env, "py/proj");
+    assert_eq!(got["via"], json!(["link", "d/a.txt"]), "{got}");
+    assert_eq!(got["dangling"], json!(["link", "d/missing.txt"]), "{got}");
+}
+
+#[test]
 fn archive_read_says_mode_and_truncated_as_read_does() {
     let env = TestEnv::new();
     env.write("d/lines.txt", "a\nb\nc\nd\n");
