@@ -300,3 +300,44 @@ fn a_batch_masks_its_commits_changes_and_trusts_its_results() {
     assert_eq!(v["results"][0]["redactions"], 2, "{v}");
     assert_eq!(masks(&v["results"][0]), 2, "{v}");
 }
+
+/// A search's matches are masked once, as one pass over the answer: a match the
+/// pass masked (`[REDACTED_SECRET]`) is not read again as the text it hides. A
+/// second pass read it as a list's `[` still open under `secret = [l` and masked
+/// the next, harmless match (`token=token,`), whose group was shown in clear.
+#[test]
+fn search_matches_are_masked_once_not_judged_again_after_a_mask() {
+    let env = TestEnv::new();
+    env.write(
+        "s.py",
+        "token: Hj5Tk8Lm2Qp9Xz4WbN7cR1sV\nsecret = [l for l in lines]\npassword\"`\\n\\tAPIKey\nclient = Client(token=token, timeout=30)\n",
+    );
+    let r = env.run(&[
+        "search",
+        r#"(password|token|secret)[=:"\s]+(\S+)"#,
+        "s.py",
+        "--output",
+        "matches",
+    ]);
+    assert!(
+        !r.stdout.contains("Hj5Tk8Lm2Qp9Xz4WbN7cR1sV"),
+        "{}",
+        r.stdout
+    );
+    let texts: Vec<&str> = (r.json["matches"].as_array().into_iter().flatten())
+        .filter_map(|m| m["text"].as_str())
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "token: [REDACTED_SECRET]",
+            "secret = [l",
+            "[REDACTED_SECRET]",
+            "token=token,"
+        ],
+        "{}",
+        r.stdout
+    );
+    assert_eq!(masks(&r.stdout), 3, "{}", r.stdout);
+    assert_eq!(r.json["redactions"], 3, "{}", r.stdout);
+}
