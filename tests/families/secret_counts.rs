@@ -341,3 +341,34 @@ fn search_matches_are_masked_once_not_judged_again_after_a_mask() {
     assert_eq!(masks(&r.stdout), 3, "{}", r.stdout);
     assert_eq!(r.json["redactions"], 3, "{}", r.stdout);
 }
+
+/// A failed batch's diagnostics are the envelopes of the calls it ran, each masked
+/// and counted by its call: the error's answer masks only its own members. A
+/// second pass over them read a match the first had masked as a list still open
+/// under `secret = [l`, masked the harmless match after it and counted it at the top.
+#[test]
+fn a_failed_batch_nests_each_answer_as_its_call_printed_it() {
+    let env = TestEnv::new();
+    env.write(
+        "s.py",
+        "secret = [l for l in lines]\npassword\"`\\n\\tAPIKey\nclient = Client(token=token, timeout=30)\n",
+    );
+    let search = [
+        "search",
+        r#"(password|token|secret)[=:"\s]+(\S+)"#,
+        "s.py",
+        "--output",
+        "matches",
+    ];
+    let alone = env.run(&search);
+    assert_eq!(
+        alone.json["matches"][2]["text"], "token=token,",
+        "{}",
+        alone.stdout
+    );
+    let data = serde_json::json!([search, ["bogus"]]).to_string();
+    let r = env.run(&["batch", "--stdin-data", &data]);
+    let v = &r.json;
+    assert_eq!(v["error"]["diagnostics"][0], alone.json, "{v}");
+    assert_eq!(v["redactions"], serde_json::Value::Null, "{v}");
+}
