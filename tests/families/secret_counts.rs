@@ -372,3 +372,35 @@ fn a_failed_batch_nests_each_answer_as_its_call_printed_it() {
     assert_eq!(v["error"]["diagnostics"][0], alone.json, "{v}");
     assert_eq!(v["redactions"], serde_json::Value::Null, "{v}");
 }
+
+/// A command line's option strongly naming a secret, its value the next word
+/// (`--password VALUE`), masks the value in a file's lines and in a failed batch's
+/// echo of the element; options about a secret and values naming one elsewhere
+/// stay shown.
+#[test]
+fn an_options_value_after_a_space_is_masked_as_after_its_key() {
+    let env = TestEnv::new();
+    let shown = [
+        "docker login --password-stdin",
+        "app --password-file /run/secrets/db --token $TOKEN",
+        "docker build --secret id=npm,src=.npmrc .",
+        "see --password for details",
+        "tool --token-count 500",
+    ];
+    let text = format!(
+        "mysql -u root --password Hj5Tk8Lm2Qp9Xz4W\n{}\n",
+        shown.join("\n")
+    );
+    env.write("deploy.sh", text);
+    let r = env.run(&["read", "deploy.sh"]);
+    assert!(!r.stdout.contains("Hj5Tk8Lm2Qp9Xz4W"), "{}", r.stdout);
+    assert_eq!(r.json["redactions"], 1, "{}", r.stdout);
+    for (i, line) in shown.iter().enumerate() {
+        assert_eq!(r.json["lines"][i + 1], *line, "{}", r.stdout);
+    }
+    let data = r#"[["read","deploy.sh"],["bogus","--password","Tr0ub4dor&3xyzQ"]]"#;
+    let r = env.run(&["batch", "--stdin-data", data]);
+    assert!(!r.stdout.contains("Tr0ub4dor&3xyzQ"), "{}", r.stdout);
+    assert!(!r.stdout.contains("Hj5Tk8Lm2Qp9Xz4W"), "{}", r.stdout);
+    assert_eq!(r.json["redactions"], 1, "{}", r.stdout);
+}
