@@ -253,6 +253,29 @@ pub fn error_tree(command: &str, err: &CmdError) -> Json {
     env
 }
 
+/// `error_tree`, and its members (by index) masked already: an error whose
+/// diagnostics are masked answers (`CmdError::with_masked_diagnostics`) has its
+/// `error` member masked here, all but the diagnostics (a value the rest hides
+/// is masked in them too), and tallied; the envelope's pass leaves it.
+pub fn error_tree_trusting(command: &str, err: &CmdError) -> (Json, Range<usize>) {
+    let mut env = error_tree(command, err);
+    let Json::Obj(members) = &mut env else {
+        return (env, 0..0);
+    };
+    let at = members.len() - 1;
+    let Some((_, Json::Obj(error))) = members.last_mut() else {
+        return (env, 0..0);
+    };
+    let diagnostics = error.iter().position(|(k, _)| k == "diagnostics");
+    let Some(d) = diagnostics.filter(|_| err.diagnostics_masked) else {
+        return (env, 0..0);
+    };
+    let mut error = Json::Obj(std::mem::take(error));
+    redact::tally_shown(redact::mask_tree_trusting(&mut error, d..d + 1));
+    members[at].1 = error;
+    (env, at..at + 1)
+}
+
 /// An answer made only of the binary's own constants (`--version`): nothing in
 /// it can hold a secret, so it skips the mask, whose tables are half the cost of
 /// a start-up. With the inline context on, the ordinary (masked) path.
@@ -308,9 +331,9 @@ pub fn render_ok(
 
 /// An error envelope, for stderr, with the catalog's exit code.
 pub fn render_error(command: &str, err: &CmdError) -> Rendered {
-    let mut env = error_tree(command, err);
+    let (mut env, trusted) = error_tree_trusting(command, err);
     push_inline_context(&mut env);
-    let text = match finish(env, command, 0, &[], 0..0) {
+    let text = match finish(env, command, 0, &[], trusted) {
         Ok(t) => t,
         Err(too_large) => {
             // The error itself is too large (huge candidates): drop the extras.

@@ -113,6 +113,9 @@ pub struct ErrorBody {
     repairs: Vec<Repair>,
     pub candidates: Option<Json>,
     pub diagnostics: Option<Json>,
+    /// The diagnostics are answers masked and counted already (`batch`'s nested
+    /// envelopes, `with_masked_diagnostics`): the envelope's pass leaves them.
+    pub diagnostics_masked: bool,
     pub conflicts: Option<Json>,
 }
 
@@ -138,6 +141,7 @@ impl CmdError {
             repairs: vec![repair],
             candidates: None,
             diagnostics: None,
+            diagnostics_masked: false,
             conflicts: None,
         }))
     }
@@ -224,6 +228,14 @@ impl CmdError {
 
     pub fn with_diagnostics(mut self, diagnostics: Json) -> CmdError {
         self.diagnostics = Some(diagnostics);
+        self
+    }
+
+    /// `with_diagnostics` of answers masked and counted already (the envelopes
+    /// of the calls a `batch` ran): masked once, by their own calls.
+    pub fn with_masked_diagnostics(mut self, diagnostics: Json) -> CmdError {
+        self.diagnostics = Some(diagnostics);
+        self.diagnostics_masked = true;
         self
     }
 

@@ -77,7 +77,7 @@ impl Invoked {
                 let members = took.into_iter().chain(self.recovery.clone()).collect();
                 envelope::ok_tree(&self.command, out.clone(), members)
             }
-            Err(e) => (envelope::error_tree(&self.command, e), 0..0),
+            Err(e) => envelope::error_tree_trusting(&self.command, e),
         };
         let pre = self.result.as_ref().map_or(0, |out| out.premasked);
         let own = self.result.as_ref().map_or(&[][..], |out| &out.own[..]);

@@ -4,6 +4,7 @@
 //! indentation, newline style and the final newline included. Rendering of new
 //! values follows the file's own layout (`Style`).
 
+use super::json_string::{self, Broken, Piece};
 use crate::protocol::Json;
 
 /// Nesting deeper than this is refused rather than recursed into.
@@ -277,75 +278,38 @@ impl Parser<'_> {
     }
 
     fn hex4(&mut self) -> Result<u32, SyntaxError> {
-        let h = self
-            .s
-            .get(self.i..self.i + 4)
-            .and_then(|b| std::str::from_utf8(b).ok())
-            .and_then(|t| u32::from_str_radix(t, 16).ok())
-            .ok_or_else(|| self.err("expected four hex digits after \\u"))?;
+        let h = json_string::hex4(self.s, self.i)
+            .map_err(|_| self.err("expected four hex digits after \\u"))?;
         self.i += 4;
         Ok(h)
     }
 
+    /// The string at `self.i` (its opening quote), decoded (`json_string`): a
+    /// surrogate escape that names no character reads as U+FFFD.
     fn string(&mut self) -> Result<String, SyntaxError> {
-        self.i += 1;
         let mut out = String::new();
-        loop {
-            let run = self.i;
-            while self
-                .peek()
-                .is_some_and(|c| c != b'"' && c != b'\\' && c >= 0x20)
-            {
-                self.i += 1;
+        let mut control = None;
+        let read = json_string::read(self.s, self.i, |p| match p {
+            Piece::Plain(r) => out.push_str(&self.text[r]),
+            Piece::Escape(ch, _) => out.push(ch.unwrap_or('\u{FFFD}')),
+            Piece::Control(at) => {
+                control.get_or_insert(at);
             }
-            out.push_str(&self.text[run..self.i]);
-            match self.peek() {
-                None => return Err(self.err("unterminated string")),
-                Some(b'"') => {
-                    self.i += 1;
-                    return Ok(out);
-                }
-                Some(b'\\') => {
-                    self.i += 1;
-                    let c = self.peek().ok_or_else(|| self.err("unterminated string"))?;
-                    self.i += 1;
-                    match c {
-                        b'"' => out.push('"'),
-                        b'\\' => out.push('\\'),
-                        b'/' => out.push('/'),
-                        b'b' => out.push('\u{8}'),
-                        b'f' => out.push('\u{c}'),
-                        b'n' => out.push('\n'),
-                        b'r' => out.push('\r'),
-                        b't' => out.push('\t'),
-                        b'u' => {
-                            let hi = self.hex4()?;
-                            let cp = if (0xD800..0xDC00).contains(&hi)
-                                && self.s[self.i..].starts_with(b"\\u")
-                            {
-                                self.i += 2;
-                                let lo = self.hex4()?;
-                                if (0xDC00..0xE000).contains(&lo) {
-                                    0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
-                                } else {
-                                    0xFFFD
-                                }
-                            } else {
-                                hi
-                            };
-                            out.push(char::from_u32(cp).unwrap_or('\u{FFFD}'));
-                        }
-                        _ => {
-                            self.i -= 1;
-                            return Err(self.err("invalid escape in a string"));
-                        }
-                    }
-                }
-                Some(_) => {
-                    return Err(self.err("control character in a string (escape it)"));
-                }
+        });
+        // The first fault is the one told: a control character comes before any
+        // fault that stopped the reading after it.
+        let (at, msg) = match (control, read) {
+            (Some(at), _) => (at, "control character in a string (escape it)"),
+            (None, Ok(end)) => {
+                self.i = end;
+                return Ok(out);
             }
-        }
+            (None, Err(Broken::Unterminated(at))) => (at, "unterminated string"),
+            (None, Err(Broken::Hex(at))) => (at, "expected four hex digits after \\u"),
+            (None, Err(Broken::Escape(at))) => (at, "invalid escape in a string"),
+        };
+        self.i = at;
+        Err(self.err(msg))
     }
 
     fn array(&mut self, depth: usize) -> Result<Kind, SyntaxError> {

@@ -6,6 +6,7 @@ pub mod depth;
 pub mod diff;
 pub mod doc;
 pub mod json_doc;
+pub mod json_string;
 pub mod lang;
 pub mod lines;
 pub mod notebook;

@@ -300,3 +300,107 @@ fn a_batch_masks_its_commits_changes_and_trusts_its_results() {
     assert_eq!(v["results"][0]["redactions"], 2, "{v}");
     assert_eq!(masks(&v["results"][0]), 2, "{v}");
 }
+
+/// A search's matches are masked once, as one pass over the answer: a match the
+/// pass masked (`[REDACTED_SECRET]`) is not read again as the text it hides. A
+/// second pass read it as a list's `[` still open under `secret = [l` and masked
+/// the next, harmless match (`token=token,`), whose group was shown in clear.
+#[test]
+fn search_matches_are_masked_once_not_judged_again_after_a_mask() {
+    let env = TestEnv::new();
+    env.write(
+        "s.py",
+        "token: Hj5Tk8Lm2Qp9Xz4WbN7cR1sV\nsecret = [l for l in lines]\npassword\"`\\n\\tAPIKey\nclient = Client(token=token, timeout=30)\n",
+    );
+    let r = env.run(&[
+        "search",
+        r#"(password|token|secret)[=:"\s]+(\S+)"#,
+        "s.py",
+        "--output",
+        "matches",
+    ]);
+    assert!(
+        !r.stdout.contains("Hj5Tk8Lm2Qp9Xz4WbN7cR1sV"),
+        "{}",
+        r.stdout
+    );
+    let texts: Vec<&str> = (r.json["matches"].as_array().into_iter().flatten())
+        .filter_map(|m| m["text"].as_str())
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "token: [REDACTED_SECRET]",
+            "secret = [l",
+            "[REDACTED_SECRET]",
+            "token=token,"
+        ],
+        "{}",
+        r.stdout
+    );
+    assert_eq!(masks(&r.stdout), 3, "{}", r.stdout);
+    assert_eq!(r.json["redactions"], 3, "{}", r.stdout);
+}
+
+/// A failed batch's diagnostics are the envelopes of the calls it ran, each masked
+/// and counted by its call: the error's answer masks only its own members. A
+/// second pass over them read a match the first had masked as a list still open
+/// under `secret = [l`, masked the harmless match after it and counted it at the top.
+#[test]
+fn a_failed_batch_nests_each_answer_as_its_call_printed_it() {
+    let env = TestEnv::new();
+    env.write(
+        "s.py",
+        "secret = [l for l in lines]\npassword\"`\\n\\tAPIKey\nclient = Client(token=token, timeout=30)\n",
+    );
+    let search = [
+        "search",
+        r#"(password|token|secret)[=:"\s]+(\S+)"#,
+        "s.py",
+        "--output",
+        "matches",
+    ];
+    let alone = env.run(&search);
+    assert_eq!(
+        alone.json["matches"][2]["text"], "token=token,",
+        "{}",
+        alone.stdout
+    );
+    let data = serde_json::json!([search, ["bogus"]]).to_string();
+    let r = env.run(&["batch", "--stdin-data", &data]);
+    let v = &r.json;
+    assert_eq!(v["error"]["diagnostics"][0], alone.json, "{v}");
+    assert_eq!(v["redactions"], serde_json::Value::Null, "{v}");
+}
+
+/// A command line's option strongly naming a secret, its value the next word
+/// (`--password VALUE`), masks the value in a file's lines and in a failed batch's
+/// echo of the element; options about a secret and values naming one elsewhere
+/// stay shown.
+#[test]
+fn an_options_value_after_a_space_is_masked_as_after_its_key() {
+    let env = TestEnv::new();
+    let shown = [
+        "docker login --password-stdin",
+        "app --password-file /run/secrets/db --token $TOKEN",
+        "docker build --secret id=npm,src=.npmrc .",
+        "see --password for details",
+        "tool --token-count 500",
+    ];
+    let text = format!(
+        "mysql -u root --password Hj5Tk8Lm2Qp9Xz4W\n{}\n",
+        shown.join("\n")
+    );
+    env.write("deploy.sh", text);
+    let r = env.run(&["read", "deploy.sh"]);
+    assert!(!r.stdout.contains("Hj5Tk8Lm2Qp9Xz4W"), "{}", r.stdout);
+    assert_eq!(r.json["redactions"], 1, "{}", r.stdout);
+    for (i, line) in shown.iter().enumerate() {
+        assert_eq!(r.json["lines"][i + 1], *line, "{}", r.stdout);
+    }
+    let data = r#"[["read","deploy.sh"],["bogus","--password","Tr0ub4dor&3xyzQ"]]"#;
+    let r = env.run(&["batch", "--stdin-data", data]);
+    assert!(!r.stdout.contains("Tr0ub4dor&3xyzQ"), "{}", r.stdout);
+    assert!(!r.stdout.contains("Hj5Tk8Lm2Qp9Xz4W"), "{}", r.stdout);
+    assert_eq!(r.json["redactions"], 1, "{}", r.stdout);
+}

@@ -714,13 +714,12 @@ fn answer(ctx: &Ctx, args: &SearchArgs, asked: &Asked, found: Found, empty: u64)
         .flat_map(|m| m.hid.iter().cloned())
         .collect();
     let mut fields = Json::from_serialize(&out);
-    if !hid.is_empty() {
-        redact::tally_shown(redact::mask_tree_noted(&mut fields, &hid));
-    }
-    // Every field masked in one pass with the blocks' lines (before their
-    // numbers): the envelope's pass leaves them.
+    // Every field masked in one pass (the values the matches hid wherever else
+    // they stand; the blocks' lines before their numbers): the envelope's pass
+    // leaves them, so no mask is judged again as if it were the text it hides.
     let Some(raw) = raw else {
-        return Output::from_json(fields, out.truncated);
+        redact::tally_shown(redact::mask_tree_noted(&mut fields, &hid));
+        return Output::from_json(fields, out.truncated).masked();
     };
     items::shown_in(raw, &mut fields);
     Output::from_json(fields, out.truncated).masked()

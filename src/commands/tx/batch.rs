@@ -180,7 +180,8 @@ fn batch_error(
     if let Some(c) = &inner.conflicts {
         err = err.with_conflicts(c.clone());
     }
-    err.with_diagnostics(Json::Arr(results))
+    // The results are the calls' envelopes, each masked and counted by its call.
+    err.with_masked_diagnostics(Json::Arr(results))
 }
 
 pub fn batch(ctx: &Ctx, a: &BatchArgs) -> Result<Output, CmdError> {

@@ -2,6 +2,7 @@
 //! piece cut from a line (a search match) masked by what its whole line shows.
 
 use super::{PLACEHOLDER, secret_spans};
+use crate::text::json_string::{self, Piece};
 use std::ops::Range;
 
 /// The secret spans of raw bytes: bytes outside ASCII stand for themselves as an inert
@@ -133,52 +134,34 @@ pub fn secret_spans_json_lines(bytes: &[u8]) -> Vec<Range<usize>> {
 }
 
 /// The JSON string opening at `b[q]` as the text it stands for, with the range of
-/// `b` each of the text's bytes is written with; `None` for a broken string.
+/// `b` each of the text's bytes is written with (`text::json_string`); `None` for
+/// a broken string, a surrogate escape that names no character included. A
+/// control character written raw is kept.
 fn json_string(b: &[u8], q: usize) -> Option<(String, Vec<(usize, usize)>)> {
-    let hex4 = |i: usize| {
-        let h = std::str::from_utf8(b.get(i..i + 4)?).ok()?;
-        u16::from_str_radix(h, 16).ok()
-    };
     let (mut text, mut from) = (Vec::new(), Vec::new());
-    let mut i = q + 1;
-    while i < b.len() {
-        let (ch, len) = match b[i] {
-            b'"' => return String::from_utf8(text).ok().map(|t| (t, from)),
-            b'\\' => match *b.get(i + 1)? {
-                b'n' => ('\n', 2),
-                b't' => ('\t', 2),
-                b'r' => ('\r', 2),
-                b'b' => ('\u{8}', 2),
-                b'f' => ('\u{c}', 2),
-                e @ (b'"' | b'\\' | b'/') => (char::from(e), 2),
-                b'u' => {
-                    let hi = hex4(i + 2)?;
-                    let lo = (b.get(i + 6..i + 8) == Some(b"\\u"))
-                        .then(|| hex4(i + 8))
-                        .flatten()
-                        .filter(|_| (0xD800..0xDC00).contains(&hi));
-                    match lo {
-                        Some(lo) => (char::decode_utf16([hi, lo]).next()?.ok()?, 12),
-                        None => (char::from_u32(u32::from(hi))?, 6),
-                    }
-                }
-                _ => return None,
-            },
-            c => {
-                text.push(c);
-                from.push((i, i + 1));
-                i += 1;
-                continue;
-            }
-        };
-        let mut buf = [0; 4];
-        for &x in ch.encode_utf8(&mut buf).as_bytes() {
-            text.push(x);
-            from.push((i, i + len));
+    let mut named = true;
+    let read = json_string::read(b, q, |p| match p {
+        Piece::Plain(r) => {
+            text.extend_from_slice(&b[r.clone()]);
+            from.extend(r.map(|i| (i, i + 1)));
         }
-        i += len;
+        Piece::Control(i) => {
+            text.push(b[i]);
+            from.push((i, i + 1));
+        }
+        Piece::Escape(Some(ch), r) => {
+            let mut buf = [0; 4];
+            for &x in ch.encode_utf8(&mut buf).as_bytes() {
+                text.push(x);
+                from.push((r.start, r.end));
+            }
+        }
+        Piece::Escape(None, _) => named = false,
+    });
+    if read.is_err() || !named {
+        return None;
     }
-    None
+    String::from_utf8(text).ok().map(|t| (t, from))
 }
 
 /// `a` and `b` (each sorted) as one sorted list of spans, overlapping ones joined.
@@ -197,4 +180,94 @@ pub fn union_spans(a: Vec<Range<usize>>, b: Vec<Range<usize>>) -> Vec<Range<usiz
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::json_string;
+    use crate::text::json_doc::{self, Kind};
+
+    /// The document parser's reading of a string literal: its text, or the
+    /// fault and where it is.
+    fn parsed(lit: &str) -> Result<String, (usize, String)> {
+        match json_doc::parse(lit) {
+            Ok(n) => match n.kind {
+                Kind::Str(s) => Ok(s),
+                k => Err((0, format!("not a string: {k:?}"))),
+            },
+            Err(e) => Err((e.offset, e.message)),
+        }
+    }
+
+    /// The mask's reading of the same literal (`None`: it judges no text).
+    fn masked(lit: &str) -> Option<String> {
+        json_string(lit.as_bytes(), 0).map(|(t, _)| t)
+    }
+
+    /// Both users of the one decoder read escapes alike where the string names a
+    /// text, and each keeps its own answer where it does not: the parser reads a
+    /// surrogate naming no character as U+FFFD and refuses a raw control
+    /// character, the mask judges no text for the first and keeps the second.
+    #[test]
+    fn the_parser_and_the_mask_read_escapes_alike() {
+        let same = [
+            (r#""a\/b""#, "a/b"),
+            (r#""\uD83D\uDE00!""#, "😀!"),
+            (r#""\"\\\b\f\n\r\t""#, "\"\\\u{8}\u{c}\n\r\t"),
+            (r#""\u00e9é\u0041""#, "ééA"),
+            (r#""""#, ""),
+        ];
+        for (lit, text) in same {
+            assert_eq!(parsed(lit).as_deref(), Ok(text), "{lit}");
+            assert_eq!(masked(lit).as_deref(), Some(text), "{lit}");
+        }
+        let surrogates = [
+            (r#""\uD83Dx""#, "\u{FFFD}x"),
+            (r#""\uDE00""#, "\u{FFFD}"),
+            (r#""\uD83D\u0041""#, "\u{FFFD}"),
+            (r#""\uDE00\uD83D""#, "\u{FFFD}\u{FFFD}"),
+        ];
+        for (lit, text) in surrogates {
+            assert_eq!(parsed(lit).as_deref(), Ok(text), "{lit}");
+            assert_eq!(masked(lit), None, "{lit}");
+        }
+        let broken = [
+            (r#""\q""#, 2, "invalid escape in a string"),
+            (r#""\u12G4""#, 3, "expected four hex digits after \\u"),
+            (r#""\uD83D\uZZZZ""#, 9, "expected four hex digits after \\u"),
+            (r#""ab"#, 3, "unterminated string"),
+            (r#""a\"#, 3, "unterminated string"),
+        ];
+        for (lit, at, msg) in broken {
+            assert_eq!(parsed(lit), Err((at, msg.to_string())), "{lit}");
+            assert_eq!(masked(lit), None, "{lit}");
+        }
+        let raw = "\"a\tb\\q\"";
+        assert_eq!(
+            parsed(raw),
+            Err((2, "control character in a string (escape it)".to_string()))
+        );
+        assert_eq!(masked("\"a\tb\""), Some("a\tb".to_string()));
+    }
+
+    /// Each byte of the text the mask reads says where it is written: a pair's
+    /// four bytes its twelve, an escape's its two, a raw byte itself.
+    #[test]
+    fn the_mask_knows_where_each_byte_is_written() {
+        let (text, from) = json_string(r#"x "a\/\uD83D\uDE00é" y"#.as_bytes(), 2).expect("reads");
+        assert_eq!(text, "a/😀é");
+        assert_eq!(
+            from,
+            [
+                (3, 4),
+                (4, 6),
+                (6, 18),
+                (6, 18),
+                (6, 18),
+                (6, 18),
+                (18, 19),
+                (19, 20)
+            ]
+        );
+    }
 }

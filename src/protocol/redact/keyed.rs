@@ -5,7 +5,7 @@
 //! (`AccountKey=...;`), `curl -u user:password`, and URL userinfo passwords.
 //! The value is judged by `policy` (code, placeholder, random enough).
 
-use super::policy;
+use super::{flags, policy};
 use std::ops::Range;
 use std::sync::OnceLock;
 
@@ -280,7 +280,8 @@ pub(super) fn line(
             }
         }
     }
-    user_flags(b, lo, hi, out);
+    flags::user_flags(b, lo, hi, out);
+    flags::secret_flags(b, lo, hi, out);
     url_passwords(b, lo, hi, out);
     netrc(b, lo, hi, out);
     block
@@ -417,37 +418,6 @@ fn netrc(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) {
         w += 2;
     }
     out.extend(found);
-}
-
-/// `curl -u user:password`, `--user user:password`: the password.
-fn user_flags(b: &[u8], lo: usize, hi: usize, out: &mut Vec<Range<usize>>) {
-    static FLAGS: OnceLock<[memchr::memmem::Finder<'static>; 2]> = OnceLock::new();
-    let flags = FLAGS.get_or_init(|| {
-        [
-            memchr::memmem::Finder::new(b" -u "),
-            memchr::memmem::Finder::new(b" --user "),
-        ]
-    });
-    for finder in flags {
-        let flag = finder.needle();
-        if let Some(at) = finder.find(&b[lo..hi]) {
-            let v = lo + at + flag.len();
-            let e = v + b[v..hi]
-                .iter()
-                .take_while(|c| !c.is_ascii_whitespace())
-                .count();
-            let cred = &b[v..e];
-            let cred_start = usize::from(matches!(cred.first(), Some(b'"' | b'\'')));
-            if let Some(c) = cred.iter().position(|&x| x == b':') {
-                let end =
-                    e - usize::from(matches!(cred.last(), Some(b'"' | b'\'')) && cred.len() > 1);
-                if c + 1 < end - v && c > cred_start && !policy::is_placeholder(&b[v + c + 1..end])
-                {
-                    out.push(v + c + 1..end);
-                }
-            }
-        }
-    }
 }
 
 /// Where the elements of a list on one line stop.

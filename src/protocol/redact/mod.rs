@@ -5,7 +5,8 @@
 //!   (`data/redaction.txt`).
 //! - detectors: `formats` (provider tokens by prefix, alphabet, length and checksum,
 //!   `data/secret-formats.tsv`; JWTs and other structured tokens), `keyed` (values
-//!   after secret-named keys in every common syntax, headers, URL userinfo),
+//!   after secret-named keys in every common syntax, headers, URL userinfo;
+//!   `flags`, command-line options),
 //!   `pem` (private keys, lone key body lines).
 //! - `lines`: the line machine running every detector over a line and carrying a
 //!   key block from line to line.
@@ -20,6 +21,7 @@ use std::ops::Range;
 
 mod bytes;
 mod echo;
+mod flags;
 mod formats;
 mod keyed;
 mod lines;
