@@ -550,7 +550,7 @@ fn streamed_write(c: &Case, line: &str) -> Vec<String> {
 }
 
 /// The bytes `pread64` returned on the descriptor the first read-only open of
-/// `name` gave (in a `strace -f` log of `openat,pread64`).
+/// `name` gave (in a `strace -f` log of `openat,openat2,pread64`).
 fn pread_bytes(log: &str, name: &str) -> u64 {
     let fd = log
         .lines()
@@ -592,7 +592,7 @@ fn a_streamed_write_reads_each_file_about_once() {
     let c = Case::new();
     let args = streamed_write(&c, "line 000599990 some");
     let size = std::fs::metadata(c.ws().join("huge.txt")).unwrap().len();
-    let (code, out, log) = c.trace_log("openat,pread64", &args, None);
+    let (code, out, log) = c.trace_log("openat,openat2,pread64", &args, None);
     assert_eq!(code, 0, "{out}");
     assert!(
         out.contains("line 000599990 NEW"),
