@@ -147,7 +147,7 @@ fn link_member(
     if text.starts_with('/') {
         let at = Path::new(&name);
         match relative_target(&ctx.root, at, &text).or_else(|| {
-            let real = real_spelling(&text)?;
+            let real = real_spelling(ctx, &text)?;
             relative_target(&ctx.root, at, &real.to_string_lossy())
         }) {
             Some(rel) => text = rel,
@@ -200,13 +200,12 @@ fn relative_target(root: &Path, at: &Path, target: &str) -> Option<String> {
 /// An absolute target written through another spelling of the root (a
 /// symlinked `/tmp`, a bind of the home directory): its directory's real path,
 /// with its last name as written (a link to a missing file is still a link).
-/// `None` when that directory does not resolve. What it names through links is
-/// judged by `relative_target` on the real path, so a directory link leading
-/// out of the root still leads out.
-fn real_spelling(target: &str) -> Option<std::path::PathBuf> {
+/// What it names through links is judged by `relative_target` on the real
+/// path, so a directory link leading out of the root still leads out.
+fn real_spelling(ctx: &Ctx, target: &str) -> Option<std::path::PathBuf> {
     let t = Path::new(target);
     let (dir, last) = (t.parent()?, t.file_name()?);
-    Some(std::fs::canonicalize(dir).ok()?.join(last))
+    Some(crate::workspace::paths::real_path(ctx.dirs(), dir).join(last))
 }
 
 fn too_large(ctx: &Ctx) -> CmdError {
