@@ -64,6 +64,14 @@ pub const GET: CommandSpec = CommandSpec {
             "next_commands",
             "Reads of the children, when the value was cut.",
         ),
+        field(
+            "items",
+            "A jq path through an array (.a[].b): json select's answer (command json select), each element or its pick.",
+        ),
+        field(
+            "total",
+            "With items: the matches, when items is short of them.",
+        ),
     ],
     error_codes: READ_CODES,
     writes: false,
