@@ -517,7 +517,7 @@ def t_jq_names():
             return [u["name"] for u in json.load(f)["users"]]
 
     def ai(r):
-        # jq's path through an array: the repair is the json select call.
+        # jq's path through an array: answered as json select (0.6: one call; a repair before).
         d = follow(r, ["json", "get", USERS, ".users[].name"], ["json", "select", USERS, "/users", "--pick", "/name"])
         r.ok = picked(d, "/name") == want(r.root)
 

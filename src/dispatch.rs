@@ -615,23 +615,18 @@ fn parse(
         Box::new(Invoked::new(command, Err(err)))
     };
     let full = std::iter::once(OsString::from("aitools")).chain(args.iter().cloned());
-    let e = match cli::build_for(words).try_get_matches_from(full) {
-        Ok(m) => return Ok((m, argv, None)),
-        Err(e) => e,
-    };
-    let habitual = matches!(
-        e.kind(),
-        clap::error::ErrorKind::UnknownArgument | clap::error::ErrorKind::InvalidValue
-    ) && args.iter().all(|a| a.to_str().is_some());
-    let spec = registry::find(&words.join(" ")).filter(|_| habitual);
-    let habit = spec.and_then(|s| cli::habits::apply(s.name, &argv));
-    let (fixed, took) = match habit {
-        None => return Err(failed(e, &argv)),
-        Some(cli::habits::Habit::Answer(err)) => {
-            let command = spec.map_or("aitools", |s| s.name);
-            return Err(Box::new(Invoked::new(command, Err(err))));
-        }
-        Some(cli::habits::Habit::Took { argv, took }) => (argv, took),
+    let utf8 = args.iter().all(|a| a.to_str().is_some());
+    let (fixed, took) = match cli::build_for(words).try_get_matches_from(full) {
+        // A call another command answers (`json get F '.a[].b'`) is read as that one.
+        Ok(m) => match cli::habits::other_call(&argv, &m) {
+            Some(read) => read,
+            None => return Ok((m, argv, None)),
+        },
+        Err(e) => match cli::habits::after_error(&e, words, &argv, utf8) {
+            None => return Err(failed(e, &argv)),
+            Some(Err((command, err))) => return Err(Box::new(Invoked::new(command, Err(err)))),
+            Some(Ok(read)) => read,
+        },
     };
     let words = cli::command_words(&fixed);
     let full = std::iter::once("aitools").chain(fixed.iter().map(String::as_str));

@@ -9,7 +9,10 @@ use crate::protocol::argv::options;
 use crate::protocol::{CmdError, Json, Repair, code, shell};
 use crate::registry;
 
+mod jq_each;
 mod log_format;
+
+pub use jq_each::took as other_call;
 
 const TABLE: &str = include_str!("../../data/habits.tsv");
 
@@ -65,6 +68,28 @@ impl Habit {
                 .map(|(k, v)| (k.clone(), Json::str(v.clone())))
                 .collect(),
         )
+    }
+}
+
+/// A call read the aitools way: its argv, and what `took` says.
+pub type Read = (Vec<String>, Vec<(String, String)>);
+
+/// A call clap rejected (`e`): `None` when no habit explains it (clap's error
+/// stands), else the call read our way or the answer (with its command's name).
+pub fn after_error(
+    e: &clap::Error,
+    words: &[String],
+    argv: &[String],
+    utf8: bool,
+) -> Option<Result<Read, (&'static str, CmdError)>> {
+    let habitual = matches!(
+        e.kind(),
+        clap::error::ErrorKind::UnknownArgument | clap::error::ErrorKind::InvalidValue
+    ) && utf8;
+    let spec = registry::find(&words.join(" ")).filter(|_| habitual)?;
+    match apply(spec.name, argv)? {
+        Habit::Answer(err) => Some(Err((spec.name, err))),
+        Habit::Took { argv, took } => Some(Ok((argv, took))),
     }
 }
 

@@ -752,6 +752,7 @@ pub fn remove(text: &str, c: &Node, at: usize) -> Splice {
     }
 }
 
+pub mod jq;
 pub mod scan;
 #[cfg(test)]
 mod tests;

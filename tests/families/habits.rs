@@ -710,17 +710,80 @@ fn git_show_stat_and_jq_array_paths_are_answered() {
         &["git", "show", "--stat", "HEAD:h.txt"],
         "aitools git show HEAD --stat",
     );
-    // jq's path through an array's elements: the json select call.
-    let each = repaired(
+    // jq's path through an array's elements: answered as json select, in one call.
+    let each = took(
         &env,
         &["json", "get", "c.json", ".a.b[]"],
-        "aitools json select c.json /a/b",
+        serde_json::json!({"json get": "json select /a/b"}),
     );
+    assert_eq!(each.json["command"], "json select");
     assert_eq!(each.json["items"][0], serde_json::json!({"c": 1}));
+    // With an option json select has no answer for: refused, naming the call.
     let picked = repaired(
         &env,
-        &["json", "get", "c.json", ".a.b[].c"],
+        &["json", "get", "c.json", ".a.b[].c", "--raw"],
         "aitools json select c.json /a/b --pick /c",
     );
     assert_eq!(picked.json["items"][0], 1, "{}", picked.stdout);
+}
+
+/// `json get F '.users[].name'` (jq's path through one array, an optional
+/// member picked) is json select's question: answered in one call with json
+/// select's answer, values as jq prints them (was: a refusal whose repair was
+/// the select call, two calls). Masked as json select masks; a cut page's
+/// continuation is the json select call.
+#[test]
+fn json_get_of_a_jq_array_path_is_answered_by_json_select() {
+    let env = TestEnv::new();
+    let users: Vec<String> = (0..60)
+        .map(|i| format!(r#"{{"id":{i},"name":"u{i}","tags":{{"t":[{i}]}}}}"#))
+        .collect();
+    env.write(
+        "u.json",
+        format!(
+            r#"{{"cfg":{{"list":[{{"k":"x"}},{{"k":2}},{{}}]}},"keys":[{{"token":"ghp_abcdefghijklmnopqrstuvwxyz0123456789"}}],"users":[{}]}}"#,
+            users.join(",")
+        ),
+    );
+    let run = |jq: &str, said: &str| {
+        took(
+            &env,
+            &["json", "get", "u.json", jq],
+            serde_json::json!({ "json get": said }),
+        )
+    };
+    // jq -c '[.cfg.list[].k]': a missing member is null, as jq prints it.
+    let k = run(".cfg.list[].k", "json select /cfg/list --pick /k");
+    assert_eq!(k.code, 0, "{}", k.stdout);
+    assert_eq!(k.json["command"], "json select");
+    assert_eq!(k.json["items"], serde_json::json!(["x", 2, null]));
+    let deep = run(".cfg.list[]", "json select /cfg/list");
+    assert_eq!(
+        deep.json["items"],
+        serde_json::json!([{"k": "x"}, {"k": 2}, {}])
+    );
+    // 60 names: json select's page of 50, continued by the json select call.
+    let names = run(".users[].name", "json select /users --pick /name");
+    assert_eq!(names.code, 3, "{}", names.stdout);
+    let want: Vec<String> = (0..50).map(|i| format!("u{i}")).collect();
+    assert_eq!(names.json["items"], serde_json::json!(want));
+    let rest = names.json["next_commands"][0].as_str().unwrap_or("");
+    assert_eq!(
+        rest,
+        "aitools json select u.json /users --pick /name --limit 60"
+    );
+    assert_eq!(env.run_line(rest).json["items"][59], "u59");
+    let nested = run(".users[].tags.t", "json select /users --pick /tags/t");
+    assert_eq!(nested.json["items"][2], serde_json::json!([2]));
+    // After `--` every word is positional: the pick goes before it.
+    let dashed = env.run(&["json", "get", "--", "u.json", ".cfg.list[].k"]);
+    assert_eq!(dashed.json["items"], k.json["items"], "{}", dashed.stdout);
+    // A secret under its key is masked as json select masks it.
+    let secret = run(".keys[].token", "json select /keys --pick /token");
+    assert!(!secret.stdout.contains("ghp_abcdef"), "{}", secret.stdout);
+    assert_eq!(secret.json["redactions"], 1, "{}", secret.stdout);
+    // A plain jq path is still json get's.
+    let one = env.run(&["json", "get", "u.json", ".users[1].name"]);
+    assert_eq!(one.json["command"], "json get");
+    assert_eq!(one.json["value"], "u1");
 }

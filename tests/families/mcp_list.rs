@@ -240,3 +240,25 @@ fn the_generic_and_more_tools_declare_their_output() {
         assert!(allowed.contains(&json!(status)), "{answer}");
     }
 }
+
+/// `json get F '.a[].b'` is answered as json select (issue 32): over MCP's
+/// `json_get` tool that answer must still fit the tool's closed outputSchema,
+/// or a client that validates structuredContent (the Python SDK) refuses it.
+#[test]
+fn json_get_answered_by_json_select_fits_its_tools_output_schema() {
+    let env = TestEnv::new();
+    env.write("u.json", r#"{"users":[{"name":"a"},{"name":"b"}]}"#);
+    let (_, tools) = listed(&env, &["--tools", "all"]);
+    let tool = tools.iter().find(|t| t["name"] == "json_get").unwrap();
+    let v = jsonschema::draft202012::new(&tool["outputSchema"]).unwrap();
+    let args = json!({"path": "u.json", "pointer": ".users[].name"});
+    let replies = session_in(
+        &env,
+        &["--root", ".", "--tools", "all"],
+        &[call(1, "json_get", args)],
+    );
+    let answer = envelope(by_id(&replies, 1));
+    assert_eq!(answer["items"], json!(["a", "b"]), "{answer}");
+    let errors: Vec<String> = v.iter_errors(answer).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}\n{answer}");
+}

@@ -70,7 +70,7 @@ pub enum LogField {
 pub const SPEC: CommandSpec = CommandSpec {
     name: "git log",
     summary: "Newest commits, optionally those touching a path.",
-    description: "Commits newest first from HEAD (or --rev), --limit at a time (default 20). Each item is one commit as an array of the values `fields` names (sha, author, date, subject by default; --fields picks and orders them; --files adds the paths it changed): the short sha git prints (%h) and the author date as YYYY-MM-DD in the author's offset (%as), or with --full the 40-hex sha and ISO 8601 with time (%H, %aI). total counts the matching commits when this page reaches the end or with --total (null otherwise: counting walks the whole history). A page cut by the default limit is partial and next_commands continues with --skip; a page cut by an explicit --limit is ok and more holds that continuation. An unborn branch has no commits: items is empty.",
+    description: "Commits newest first from HEAD (or --rev), --limit at a time (default 20). Each item is one commit as an array of the values `fields` names (sha, author, date, subject by default; --fields picks and orders them; --files adds the paths it changed): the short sha git prints (%h) and the author date as YYYY-MM-DD in the author's offset (%as), or with --full the 40-hex sha and ISO 8601 with time (%H, %aI). total counts the matching commits when this page reaches the end or with --total (absent otherwise: counting walks the whole history). A page cut by the default limit is partial and next_commands continues with --skip; a page cut by an explicit --limit is ok and more holds that continuation. An unborn branch has no commits: items is empty.",
     args: <LogArgs as clap::Args>::augment_args,
     output_fields: &[
         field(
@@ -83,11 +83,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         ),
         field(
             "total",
-            "Number of matching commits; null when more follow this page and --total was not given.",
-        ),
-        field(
-            "total_command",
-            "The call with --total, which counts them, when total is null.",
+            "Number of matching commits; absent when more follow this page and --total was not given.",
         ),
         field(
             "truncated",
@@ -256,7 +252,6 @@ pub fn run(ctx: &Ctx, a: &LogArgs) -> Result<Output, CmdError> {
             &["--skip".into(), (a.skip + items.len() as u64).to_string()],
         )
     });
-    let total_command = total.is_none().then(|| rerun(&[], &["--total".into()]));
     // A limit the caller chose is an answer, not a cut to chase.
     let chosen = a.limit.is_some();
     let cut = left && !chosen;
@@ -276,7 +271,6 @@ pub fn run(ctx: &Ctx, a: &LogArgs) -> Result<Output, CmdError> {
             fields: names,
             items,
             total,
-            total_command,
             truncated: cut,
             next_commands: next,
             more,
@@ -289,9 +283,8 @@ pub fn run(ctx: &Ctx, a: &LogArgs) -> Result<Output, CmdError> {
 struct Out<'a> {
     fields: Vec<&'a str>,
     items: Vec<Json>,
-    total: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    total_command: Option<String>,
+    total: Option<u64>,
     truncated: bool,
     next_commands: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -38,7 +38,7 @@ pub struct GetArgs {
 pub const GET: CommandSpec = CommandSpec {
     name: "json get",
     summary: "Value at a JSON pointer, its keys, length or raw text (jq '.a.b').",
-    description: "RFC 6901 pointers: \"\" is the whole document, ~1 is / and ~0 is ~. length counts an array's elements, an object's keys or a string's characters. A value whose compact JSON is longer than --max-bytes comes back as value_preview with truncated:true (status partial, exit 3), and next_commands reads its children by pointer.",
+    description: "RFC 6901 pointers: \"\" is the whole document, ~1 is / and ~0 is ~. length counts an array's elements, an object's keys or a string's characters. A value whose compact JSON is longer than --max-bytes comes back as value_preview with truncated:true (status partial, exit 3), and next_commands reads its children by pointer. A jq path through one array's elements (.a[], .a[].b) is answered by json select (took names the call).",
     args: <GetArgs as clap::Args>::augment_args,
     output_fields: &[
         field("path", "The file read."),
@@ -63,6 +63,14 @@ pub const GET: CommandSpec = CommandSpec {
         field(
             "next_commands",
             "Reads of the children, when the value was cut.",
+        ),
+        field(
+            "items",
+            "A jq path through an array (.a[].b): json select's answer (command json select), each element or its pick.",
+        ),
+        field(
+            "total",
+            "With items: the matches, when items is short of them.",
         ),
     ],
     error_codes: READ_CODES,
