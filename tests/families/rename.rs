@@ -735,3 +735,15 @@ fn java_rename_by_qualified_name_tells_an_outer_member_from_its_nested_builders(
     );
     assert_ne!(javac(&env, &["p/Outer.java"]), Some(false));
 }
+
+#[test]
+fn java_rename_leaves_a_name_statically_imported_from_another_class() {
+    let env = TestEnv::new();
+    env.write("p/Outer.java", OUTER);
+    let w = "package p;\n\nimport static java.lang.String.join;\n\nclass W {\n    String f() {\n        return join(\",\", \"a\", \"b\");\n    }\n}\n";
+    env.write("p/W.java", w);
+    let r = env.run(&["code", "rename", "Outer.join", "glue", "--kind", "method"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(env.read("p/W.java"), w.as_bytes());
+    assert_ne!(javac(&env, &["p/Outer.java", "p/W.java"]), Some(false));
+}

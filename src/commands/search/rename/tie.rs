@@ -29,6 +29,8 @@ pub(super) struct Rivals<'a> {
     /// Some definition of NAME overrides (@Override) another: which ones
     /// are tied by inheritance is not known.
     overrides: bool,
+    /// The picked definition is a Java member.
+    member: bool,
 }
 
 impl<'a> Rivals<'a> {
@@ -51,7 +53,12 @@ impl<'a> Rivals<'a> {
                 }
             }
         }
-        Rivals { t, defs, overrides }
+        Rivals {
+            t,
+            defs,
+            overrides,
+            member: java && member,
+        }
     }
 
     pub(super) fn any(&self) -> bool {
@@ -81,6 +88,17 @@ impl<'a> Rivals<'a> {
         f: &Parsed,
         in_target_file: bool,
     ) -> Option<Option<&'static str>> {
+        // `import static a.Other.NAME;` (String.join) brings in another class's NAME.
+        if self.member
+            && let Some(class) = static_import_of(f, o)
+            && class != simple(owner(self.t))
+        {
+            return Some(Some(if self.rival_named(class) {
+                "member"
+            } else {
+                "external"
+            }));
+        }
         if !self.any()
             || matches!(
                 o.kind,
@@ -108,7 +126,14 @@ impl<'a> Rivals<'a> {
                         return Some(Some("shadowed"));
                     }
                 }
-                None
+                // No enclosing class defines it: a static import's, else inherited.
+                let imported = f.occ.iter().find_map(|i| static_import_of(f, i));
+                match imported {
+                    Some(c) if c == simple(own) => Some(None),
+                    Some(c) if self.rival_named(c) => Some(Some("member")),
+                    Some(_) => Some(Some("external")),
+                    None => None,
+                }
             }
             Some(Some(obj)) if obj == "this" => {
                 let c = classes.first()?;
@@ -207,6 +232,21 @@ impl<'a> Rivals<'a> {
         }
         err
     }
+}
+
+/// The class a Java `import static a.b.C.NAME;` holding `o` imports NAME from (`C`).
+fn static_import_of<'f>(f: &'f Parsed, o: &Occurrence) -> Option<&'f str> {
+    if o.kind != RefKind::Import {
+        return None;
+    }
+    let start = f.text.get(..o.start)?.rfind('\n').map_or(0, |i| i + 1);
+    let head = f.text.get(start..o.start)?.trim();
+    let path = head
+        .strip_prefix("import")?
+        .trim_start()
+        .strip_prefix("static")?;
+    let class = path.trim().strip_suffix('.')?;
+    Some(class.rsplit('.').next().unwrap_or(class).trim())
 }
 
 /// The qualified names of the classes enclosing `line` in `f`, innermost first.
