@@ -24,8 +24,9 @@ build() { # $1 out dir: compile and disassemble every class into $1.txt
   rm -rf "$1"; mkdir -p "$1"
   javac -nowarn -encoding UTF-8 -d "$1" $files 2>"$1.err" || return 1
   # constant-pool indices dropped: a name shared with a string literal is one
-  # entry before the rename and two after
-  (cd "$1" && find . -name '*.class' | sort | xargs javap -c -p) 2>&1 | sed -E 's/#[0-9]+(:#[0-9]+)?//g' > "$1.txt"
+  # entry before the rename and two after; runs of spaces squeezed: javap
+  # pads its comments after the indices, so their width shifts them
+  (cd "$1" && find . -name '*.class' | sort | xargs javap -c -p) 2>&1 | sed -E 's/#[0-9]+(:#[0-9]+)?//g; s/ +/ /g' > "$1.txt"
 }
 build $T/orig || { echo "orig build fails: $(head -3 $T/orig.err)"; exit 1; }
 skip=' toString equals hashCode clone compareTo finalize append iterator close flush write get apply accept run call '

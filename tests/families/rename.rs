@@ -533,7 +533,9 @@ fn java_rename_of_an_override_of_a_jdk_method_is_refused_with_a_repair_that_work
         assert_eq!(seen.code, 0, "{}", seen.stdout);
     }
     assert_eq!(env.read("src/p/Job.java"), JOB.as_bytes());
-    // An override of our own interface's method is ours: not refused here.
+    // An override of our own interface's method is ours, not an external
+    // symbol; renaming one of the two alone would break the override, so it is
+    // refused as ambiguous.
     let r = env.run(&[
         "code",
         "rename",
@@ -543,7 +545,11 @@ fn java_rename_of_an_override_of_a_jdk_method_is_refused_with_a_repair_that_work
         "src/p/Handler.java",
         "--dry-run",
     ]);
-    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(
+        r.json["error"]["code"], "selection.ambiguous",
+        "{}",
+        r.stdout
+    );
 }
 
 #[test]
@@ -581,4 +587,163 @@ fn java_rename_of_a_method_leaves_calls_on_a_receiver_declared_as_another_own_cl
             .expect("utf8")
             .contains("boolean holds(int m)")
     );
+}
+
+/// Compiles `files` (under the test's root) with javac into `out`: whether it
+/// compiled, or None when javac is not installed.
+fn javac(env: &TestEnv, files: &[&str]) -> Option<bool> {
+    let out = std::process::Command::new("javac")
+        .args(["-nowarn", "-d", "out"])
+        .args(files)
+        .current_dir(env.root())
+        .output()
+        .ok()?;
+    Some(out.status.success())
+}
+
+const FIELD: &str =
+    "package p;\n\nclass Field {\n    boolean has(int m) {\n        return m > 0;\n    }\n}\n";
+const METHOD: &str = "package p;\n\nclass Method {\n    boolean has(int m) {\n        return m < 0;\n    }\n\n    boolean check() {\n        return has(1);\n    }\n}\n";
+
+#[test]
+fn java_rename_leaves_a_bare_call_in_another_class_that_defines_the_name() {
+    let env = TestEnv::new();
+    env.write("p/Field.java", FIELD);
+    env.write("p/Method.java", METHOD);
+    let r = env.run(&[
+        "code",
+        "rename",
+        "has",
+        "holds",
+        "--kind",
+        "method",
+        "--in",
+        "p/Field.java",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(env.read("p/Method.java"), METHOD.as_bytes());
+    assert_eq!(
+        env.read("p/Field.java"),
+        FIELD.replace("has(", "holds(").as_bytes()
+    );
+    assert_ne!(javac(&env, &["p/Field.java", "p/Method.java"]), Some(false));
+}
+
+#[test]
+fn java_rename_refuses_a_use_whose_receiver_could_be_another_own_class() {
+    let env = TestEnv::new();
+    env.write("p/Field.java", FIELD);
+    env.write("p/Method.java", METHOD);
+    let user = "package p;\n\nclass Use {\n    static Method make() {\n        return new Method();\n    }\n\n    static boolean f(Field a) {\n        return a.has(1) && make().has(2);\n    }\n}\n";
+    env.write("p/Use.java", user);
+    let r = env.run(&[
+        "code",
+        "rename",
+        "has",
+        "holds",
+        "--kind",
+        "method",
+        "--in",
+        "p/Field.java",
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert_eq!(
+        r.json["error"]["code"], "selection.ambiguous",
+        "{}",
+        r.stdout
+    );
+    assert_eq!(
+        r.json["error"]["candidates"],
+        serde_json::json!(["Field.has", "Method.has"])
+    );
+    let msg = r.json["error"]["message"].as_str().unwrap_or("");
+    assert!(msg.contains("p/Use.java:9"), "{msg}");
+    for (f, text) in [
+        ("p/Field.java", FIELD),
+        ("p/Method.java", METHOD),
+        ("p/Use.java", user),
+    ] {
+        assert_eq!(env.read(f), text.as_bytes(), "{f}");
+    }
+    let repair = r.json["error"]["repairs"][0]["command"]
+        .as_str()
+        .unwrap_or("");
+    let argv: Vec<&str> = repair.split(' ').skip(1).collect();
+    assert_eq!(env.run(&argv).code, 0, "{repair}");
+}
+
+#[test]
+fn java_rename_refuses_a_method_an_own_class_overrides() {
+    let env = TestEnv::new();
+    let base =
+        "package p;\n\nclass Base {\n    boolean has(int m) {\n        return m > 0;\n    }\n}\n";
+    let sub = "package p;\n\nclass Sub extends Base {\n    @Override\n    boolean has(int m) {\n        return m < 0;\n    }\n}\n";
+    env.write("p/Base.java", base);
+    env.write("p/Sub.java", sub);
+    for at in ["p/Base.java", "p/Sub.java"] {
+        let r = env.run(&["code", "rename", "has", "holds", "--in", at]);
+        assert_eq!(r.code, 2, "{}", r.stdout);
+        assert_eq!(
+            r.json["error"]["code"], "selection.ambiguous",
+            "{}",
+            r.stdout
+        );
+        let msg = r.json["error"]["message"].as_str().unwrap_or("");
+        assert!(msg.contains("@Override"), "{msg}");
+    }
+    assert_eq!(env.read("p/Base.java"), base.as_bytes());
+    assert_eq!(env.read("p/Sub.java"), sub.as_bytes());
+}
+
+const OUTER: &str = "package p;\n\nclass Outer {\n    static String join(String a) {\n        return a + \"!\";\n    }\n\n    String use() {\n        return join(\"x\");\n    }\n\n    static class Builder {\n        String join(String a) {\n            return a + \"?\";\n        }\n\n        String build() {\n            return join(\"y\");\n        }\n    }\n}\n";
+
+#[test]
+fn java_rename_by_qualified_name_tells_an_outer_member_from_its_nested_builders() {
+    let env = TestEnv::new();
+    env.write("p/Outer.java", OUTER);
+    // The outer join: its call in use(); the Builder's join and its call stay.
+    let r = env.run(&["code", "rename", "Outer.join", "glue", "--kind", "method"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let want = OUTER
+        .replacen("join(String a)", "glue(String a)", 1)
+        .replacen("join(\"x\")", "glue(\"x\")", 1);
+    assert_eq!(
+        String::from_utf8(env.read("p/Outer.java")).expect("utf8"),
+        want
+    );
+    assert_ne!(javac(&env, &["p/Outer.java"]), Some(false));
+    env.write("p/Outer.java", OUTER);
+    // The Builder's join: its definition and its call; the outer ones stay.
+    let r = env.run(&[
+        "code",
+        "rename",
+        "Outer.Builder.join",
+        "glue",
+        "--kind",
+        "method",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let want = OUTER
+        .replace(
+            "String join(String a) {\n            return",
+            "String glue(String a) {\n            return",
+        )
+        .replace("join(\"y\")", "glue(\"y\")");
+    assert_eq!(
+        String::from_utf8(env.read("p/Outer.java")).expect("utf8"),
+        want
+    );
+    assert_ne!(javac(&env, &["p/Outer.java"]), Some(false));
+}
+
+#[test]
+fn java_rename_leaves_a_name_statically_imported_from_another_class() {
+    let env = TestEnv::new();
+    env.write("p/Outer.java", OUTER);
+    let w = "package p;\n\nimport static java.lang.String.join;\n\nclass W {\n    String f() {\n        return join(\",\", \"a\", \"b\");\n    }\n}\n";
+    env.write("p/W.java", w);
+    let r = env.run(&["code", "rename", "Outer.join", "glue", "--kind", "method"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(env.read("p/W.java"), w.as_bytes());
+    assert_ne!(javac(&env, &["p/Outer.java", "p/W.java"]), Some(false));
 }

@@ -20,11 +20,12 @@ use crate::workspace::Ctx;
 use crate::workspace::scan_args::BudgetArgs;
 use crate::workspace::{defs, paths};
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 mod java;
 mod pick;
 mod scoped;
+mod tie;
 use java::{
     after_case, external_override, library_typed, other_class, other_member_kind,
     overrides_external, typed_as_other,
@@ -88,7 +89,7 @@ pub struct RenameArgs {
 pub const RENAME: CommandSpec = CommandSpec {
     name: "code rename",
     summary: "Rename a symbol everywhere it is defined, used and imported.",
-    description: "Files with a compiled-in grammar below PATH (Rust, Python, Go, JavaScript, TypeScript/TSX, Java, C, C++, Ruby). Picks the one definition of NAME (a qualified NAME, --kind, --in narrow it; several left is selection.ambiguous with the qualified names as candidates); renames its definition, the uses that are not bound by a local or parameter of an enclosing function or block, imports, and member accesses: every `x.NAME` for a method or field but where x is imported from an external library (Python, JS/TS, Go, Java: a module no file in the scan is named after) and a bare NAME its file imports from one, only `module.NAME` through an imported name for a top-level symbol. A file that defines its own top-level NAME keeps it. Strings and comments only with --strings/--comments. Refuses a Java method that overrides (@Override) one no scanned file declares, a library's or the JDK's (refusal.external-symbol), a NEW that is not an identifier or a keyword (argument.invalid), and a NEW already used as a name in a file it would change (refusal.name-taken). A scan cut by its budget renames nothing (refusal.too-large). One op: all files or none; undo with aitools undo <op_id>. With --lsp a language server on PATH renames at the picked definition: its edits (changes or documentChanges) are the op, an edit outside the root refuses the rename (refusal.outside-workspace); no server, a failure or --lsp-timeout falls back to the grammar (lsp.used false with the reason), --lsp=require refuses instead (environment.unavailable).",
+    description: "Files with a compiled-in grammar below PATH (Rust, Python, Go, JavaScript, TypeScript/TSX, Java, C, C++, Ruby). Picks the one definition of NAME (a qualified NAME, --kind, --in narrow it; several left is selection.ambiguous with the qualified names as candidates); renames its definition, the uses that are not bound by a local or parameter of an enclosing function or block, imports, and member accesses: every `x.NAME` for a method or field but where x is imported from an external library (Python, JS/TS, Go, Java: a module no file in the scan is named after) and a bare NAME its file imports from one, only `module.NAME` through an imported name for a top-level symbol. A file that defines its own top-level NAME keeps it. Strings and comments only with --strings/--comments. Java: when another class of ours defines the member NAME too, a use whose receiver's type is not declared in reach, or definitions overriding one another, refuse the rename (selection.ambiguous, the definitions as candidates, the uses listed). Refuses a Java method that overrides (@Override) one no scanned file declares, a library's or the JDK's (refusal.external-symbol), a NEW that is not an identifier or a keyword (argument.invalid), and a NEW already used as a name in a file it would change (refusal.name-taken). A scan cut by its budget renames nothing (refusal.too-large). One op: all files or none; undo with aitools undo <op_id>. With --lsp a language server on PATH renames at the picked definition: its edits (changes or documentChanges) are the op, an edit outside the root refuses the rename (refusal.outside-workspace); no server, a failure or --lsp-timeout falls back to the grammar (lsp.used false with the reason), --lsp=require refuses instead (environment.unavailable).",
     args: <RenameArgs as clap::Args>::augment_args,
     output_fields: &[
         write::FIELD_CHANGES,
@@ -136,7 +137,7 @@ struct Parsed {
     external: imports::Imports,
     /// Lines where NEW is already a name (not a member, string or comment).
     new_lines: Vec<u64>,
-    /// C++ and Ruby: every definition (the classes and methods a bare NAME may be in).
+    /// C++, Ruby and Java: every definition (the classes and methods a bare NAME may be in).
     scopes: Vec<TreeDef>,
 }
 
@@ -154,7 +155,7 @@ fn parse(base: &str, text: &str, name: &str, new: &str) -> Option<Parsed> {
         external: imports::read(g, &tree, src),
         defs,
         new_lines: name_lines(g, &tree, text, new),
-        scopes: if matches!(g, Grammar::Cpp | Grammar::Ruby) {
+        scopes: if matches!(g, Grammar::Cpp | Grammar::Ruby | Grammar::Java) {
             all
         } else {
             Vec::new()
@@ -347,25 +348,26 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
         // A Ruby file-level variable (`x = foo`) holds at its file's top level
         // and in its blocks, not in methods, classes or modules.
         let ruby_variable = g == Grammar::Ruby && tdef.kind == "variable";
+        let rivals = tie::Rivals::of(&files, target.0, tdef);
+        if local_target.is_none() && rivals.overrides() {
+            return Err(rivals.refusal(ctx, args, tpath, &[]));
+        }
+        let judge = Judge {
+            tpath,
+            tdef,
+            member: member_target,
+            local: local_target,
+            ruby_variable,
+            rivals: &rivals,
+            args,
+        };
         let mut changes: Vec<Change> = Vec::new();
         let mut taken: Vec<(String, u64)> = Vec::new();
+        let mut untied: Vec<(String, u64)> = Vec::new();
         for (path, f) in &files {
-            let own = path != tpath
-                && f.defs
-                    .iter()
-                    .any(|d| d.container.is_none() && !member_target.member);
-            let mut edits: Vec<&Occurrence> = Vec::new();
-            for o in &f.occ {
-                let why = match local_target {
-                    Some(s) => local_reason(o, f, s, path == tpath, args),
-                    None if ruby_variable => ruby_variable_reason(o, f, path == tpath, args),
-                    None => skip_reason(o, f, path == tpath, tdef, member_target, own, args),
-                };
-                match why {
-                    Some(w) => left.add(w),
-                    None => edits.push(o),
-                }
-            }
+            let mut lines = Vec::new();
+            let edits = judge.edits(path, f, &mut left, &mut lines);
+            untied.extend(lines.into_iter().map(|l| (show(&ctx.root, path), l)));
             if edits.is_empty() {
                 continue;
             }
@@ -403,6 +405,9 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
                 bytes: out,
                 mode: None,
             });
+        }
+        if !untied.is_empty() {
+            return Err(rivals.refusal(ctx, args, tpath, &untied));
         }
         if let Some((p, l)) = taken.first() {
             return Err(name_taken(ctx, args, p, *l, &files));
@@ -463,6 +468,58 @@ fn mark_external(root: &std::path::Path, files: &mut [(PathBuf, Parsed)]) {
     for (_, f) in files.iter_mut() {
         f.external.bound.retain(|(_, m)| !own.contains(m));
         f.external.spans.retain(|(_, _, m)| !own.contains(m));
+    }
+}
+
+/// How each occurrence is judged: the picked definition and where it holds.
+struct Judge<'a> {
+    tpath: &'a Path,
+    tdef: &'a TreeDef,
+    member: Target<'a>,
+    /// A definition local to a function or block: the scope its binding holds in.
+    local: Option<(usize, usize)>,
+    ruby_variable: bool,
+    rivals: &'a tie::Rivals<'a>,
+    args: &'a RenameArgs,
+}
+
+impl Judge<'_> {
+    /// The occurrences of `f` to rename; the others tallied in `left`, or
+    /// their lines pushed to `untied` when another class's NAME could be meant.
+    fn edits<'f>(
+        &self,
+        path: &Path,
+        f: &'f Parsed,
+        left: &mut Tally,
+        untied: &mut Vec<u64>,
+    ) -> Vec<&'f Occurrence> {
+        let (at, args) = (path == self.tpath, self.args);
+        let own = !at
+            && f.defs
+                .iter()
+                .any(|d| d.container.is_none() && !self.member.member);
+        let mut edits = Vec::new();
+        for o in &f.occ {
+            let why = match self.local {
+                Some(s) => local_reason(o, f, s, at, args),
+                None if self.ruby_variable => ruby_variable_reason(o, f, at, args),
+                None => match skip_reason(o, f, at, self.tdef, self.member, own, args) {
+                    Some(w) => Some(w),
+                    None => match self.rivals.tie(o, f, at) {
+                        Some(w) => w,
+                        None => {
+                            untied.push(o.line);
+                            continue;
+                        }
+                    },
+                },
+            };
+            match why {
+                Some(w) => left.add(w),
+                None => edits.push(o),
+            }
+        }
+        edits
     }
 }
 
