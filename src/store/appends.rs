@@ -108,15 +108,6 @@ fn as_read(f: &File, now: &Stamp, snap: &Read, linked: &[Stamp]) -> bool {
     reopen(f).is_ok_and(|r| snap.prefix_of(&r))
 }
 
-/// The file at `p` as an `O_PATH` descriptor: it pins the inode and answers
-/// fstat without reading anything (a write still reads its target once). No
-/// symlink on the path is followed: a parent directory swapped for a link since
-/// the read must not hand `arm` an outside file to hold, whose tail `settle`
-/// would then carry into the workspace.
-fn open_path(p: &Path) -> std::io::Result<File> {
-    fsx::open_pinned_no_symlinks(p)
-}
-
 /// The inode an `O_PATH` descriptor pins, opened for reading (through
 /// `/proc/self/fd`, so it is that inode even after a rename replaced its name).
 fn reopen(f: &File) -> std::io::Result<File> {
@@ -147,7 +138,10 @@ pub fn arm(
         }
         let now = match pinned.remove(abs) {
             Some(f) => std::fs::symlink_metadata(abs).map(|m| (f, Stamp::of(&m))),
-            None => open_path(abs).and_then(|f| {
+            // Pinned with no symlink followed anywhere on the path: a parent
+            // swapped for a link since the read must not hand us an outside
+            // file to hold, whose tail `settle` would carry into the workspace.
+            None => fsx::open_pinned_no_symlinks(abs).and_then(|f| {
                 let m = f.metadata()?;
                 Ok((Arc::new(f), Stamp::of(&m)))
             }),
@@ -364,12 +358,8 @@ mod tests {
         // outside directory whose `f` has the stamp the read recorded (as a
         // stamp taken by path could). Holding that file would let `settle`
         // carry its bytes into the workspace: `arm` must see the target changed.
-        let t = tempfile::tempdir().unwrap();
-        let (ws, out) = (t.path().join("ws"), t.path().join("out"));
-        std::fs::create_dir_all(&out).unwrap();
-        std::fs::create_dir_all(&ws).unwrap();
-        std::fs::write(out.join("f"), "OUTSIDE\n".repeat(100)).unwrap();
-        std::os::unix::fs::symlink(&out, ws.join("d")).unwrap();
+        let (_t, ws, out) =
+            crate::store::swapped_parent::parent_linked_out("f", &"OUTSIDE\n".repeat(100));
         let outside = std::fs::metadata(out.join("f")).unwrap();
         let snap = Arc::new(Snapshot {
             bytes: b"OUTSIDE\n".to_vec(),

@@ -47,6 +47,8 @@ pub mod snapshot;
 pub mod snapshot_area;
 pub mod state_dir;
 pub mod stream;
+#[cfg(test)]
+pub mod swapped_parent;
 pub mod tx;
 pub mod undo;
 pub mod view;

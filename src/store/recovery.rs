@@ -627,12 +627,7 @@ mod tests {
 
     #[test]
     fn a_set_aside_copy_never_reads_through_a_parent_swapped_for_a_symlink() {
-        let t = tempfile::tempdir().unwrap();
-        let (ws, out) = (t.path().join("ws"), t.path().join("out"));
-        std::fs::create_dir_all(&ws).unwrap();
-        std::fs::create_dir_all(&out).unwrap();
-        std::fs::write(out.join("tmp"), "OUTSIDE\n").unwrap();
-        std::os::unix::fs::symlink(&out, ws.join("d")).unwrap();
+        let (t, ws, _out) = crate::store::swapped_parent::parent_linked_out("tmp", "OUTSIDE\n");
         let to = t.path().join("kept");
         assert!(copy_private(&ws.join("d/tmp"), &to).is_err());
         assert!(!to.exists());

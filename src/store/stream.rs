@@ -676,12 +676,8 @@ mod tests {
     fn a_scan_never_reads_through_a_parent_directory_swapped_for_a_symlink() {
         // The path was resolved while `d` was a directory of the workspace; by
         // the scan `d` is a link to a directory outside holding the same name.
-        let t = tempfile::tempdir().unwrap();
-        let (ws, out) = (t.path().join("ws"), t.path().join("out"));
-        std::fs::create_dir_all(&ws).unwrap();
-        std::fs::create_dir_all(&out).unwrap();
-        std::fs::write(out.join("f"), b"OUTSIDE SECRET\n").unwrap();
-        std::os::unix::fs::symlink(&out, ws.join("d")).unwrap();
+        let (_t, ws, _out) =
+            super::super::swapped_parent::parent_linked_out("f", "OUTSIDE SECRET\n");
         let read = scan(&ws.join("d/f"), b"SECRET");
         assert!(
             read.is_err(),

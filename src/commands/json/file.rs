@@ -422,13 +422,10 @@ mod tests {
         // workspace; by its read, `d` is a link to an outside directory that
         // holds the same name. The new JSON must not be computed from (nor its
         // diff show) the outside file.
-        let t = tempfile::tempdir().unwrap();
-        let base = std::fs::canonicalize(t.path()).unwrap();
-        let (ws, out) = (base.join("ws"), base.join("out"));
-        std::fs::create_dir_all(&ws).unwrap();
-        std::fs::create_dir_all(&out).unwrap();
-        std::fs::write(out.join("f.json"), "{\"k\": \"OUTSIDE-SECRET\"}\n").unwrap();
-        std::os::unix::fs::symlink(&out, ws.join("d")).unwrap();
+        let (_t, ws, _out) = crate::store::swapped_parent::parent_linked_out(
+            "f.json",
+            "{\"k\": \"OUTSIDE-SECRET\"}\n",
+        );
         let root = ws.to_string_lossy().into_owned();
         let timeout = std::time::Duration::from_secs(1);
         let ctx = Ctx::new("json set", Vec::new(), Some(&root), timeout).unwrap();

@@ -258,13 +258,8 @@ mod tests {
         // The server names `d/f.py`, inside the root by its words; `d` is (or
         // was swapped for, since the server looked) a link to a directory
         // outside. The edit must not be made of the outside file's bytes.
-        let t = tempfile::tempdir().unwrap();
-        let base = std::fs::canonicalize(t.path()).unwrap();
-        let (ws, out) = (base.join("ws"), base.join("out"));
-        std::fs::create_dir_all(&ws).unwrap();
-        std::fs::create_dir_all(&out).unwrap();
-        std::fs::write(out.join("f.py"), "old = 'OUTSIDE-SECRET'\n").unwrap();
-        std::os::unix::fs::symlink(&out, ws.join("d")).unwrap();
+        let (_t, ws, _out) =
+            crate::store::swapped_parent::parent_linked_out("f.py", "old = 'OUTSIDE-SECRET'\n");
         let root = ws.to_string_lossy().into_owned();
         let timeout = Duration::from_secs(1);
         let ctx = Ctx::new("code rename", Vec::new(), Some(&root), timeout).unwrap();
