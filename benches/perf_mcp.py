@@ -33,6 +33,9 @@ VmRSS; cli: median peak RSS of one call). Load average at start and end.
 """
 import argparse, glob, hashlib, json, os, select, shutil, statistics, subprocess, sys, tempfile, time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "perf"))
+from common import spawn  # noqa: E402
+
 KINDS = ("read", "search", "edit", "undo")
 TICK = os.sysconf("SC_CLK_TCK")
 PROTO = "2025-06-18"
@@ -195,22 +198,12 @@ class Cli(Side):
         self.maxrss = []
 
     def timed(self, kind, args):
-        r, w = os.pipe()
-        t0 = time.perf_counter()
-        pid = os.posix_spawn(self.binary, [self.binary, *args], self.env,
-                             file_actions=[(os.POSIX_SPAWN_DUP2, w, 1), (os.POSIX_SPAWN_CLOSE, r)])
-        os.close(w)
-        out = b""
-        while chunk := os.read(r, 1 << 20):
-            out += chunk
-        os.close(r)
-        _, status, ru = os.wait4(pid, 0)
-        wall = time.perf_counter() - t0
-        if os.waitstatus_to_exitcode(status) != 0:
-            sys.exit(f"perf_mcp.py: cli {args} exited {os.waitstatus_to_exitcode(status)}: {out[:300]}")
+        wall, cpu, out, rc, maxrss = spawn(self.binary, args, self.env)
+        if rc != 0:
+            sys.exit(f"perf_mcp.py: cli {args} exited {rc}: {out[:300]}")
         self.lat[kind].append(wall)
-        self.cpu[kind] += ru.ru_utime + ru.ru_stime
-        self.maxrss.append(ru.ru_maxrss)
+        self.cpu[kind] += cpu
+        self.maxrss.append(maxrss)
         self.calls += 1
         return json.loads(out)
 

@@ -21,25 +21,8 @@ newest op. Then once on each side: gc --dry-run and gc --budget 64KiB.
 """
 import argparse, hashlib, json, os, shutil, statistics, subprocess, sys, tempfile, time
 
-
-def spawn(binary, args, cwd, env):
-    """wall, cpu (user+sys from wait4), stdout, exit code."""
-    r, w = os.pipe()
-    t0 = time.perf_counter()
-    old = os.getcwd()
-    os.chdir(cwd)
-    try:
-        pid = os.posix_spawn(binary, [binary, *args], env,
-                             file_actions=[(os.POSIX_SPAWN_DUP2, w, 1), (os.POSIX_SPAWN_CLOSE, r)])
-    finally:
-        os.chdir(old)
-    os.close(w)
-    out = b""
-    while chunk := os.read(r, 1 << 20):
-        out += chunk
-    os.close(r)
-    _, status, ru = os.wait4(pid, 0)
-    return time.perf_counter() - t0, ru.ru_utime + ru.ru_stime, out, os.waitstatus_to_exitcode(status)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import spawn  # noqa: E402
 
 
 def sha(b):
@@ -59,7 +42,7 @@ def build(binary, root, ops):
     with open(os.path.join(ws, "other.txt"), "w") as f:
         f.write("untouched\n")
     for k in (0, 1):
-        _, _, out, rc = spawn(binary, ["edit", "small.txt", "--old", f"value {k}", "--new", f"value {k + 1}"], ws, env)
+        _, _, out, rc, _ = spawn(binary, ["edit", "small.txt", "--old", f"value {k}", "--new", f"value {k + 1}"], env, ws)
         if rc != 0:
             sys.exit(f"journal_ops.py: edit exited {rc}: {out[:300]}")
     (state,) = [os.path.join(env["XDG_STATE_HOME"], "aitools", d)
@@ -128,7 +111,7 @@ def main():
         res = {n: {k: ([], []) for k in calls} for n in sides}
         newest = {}
         for n, (ws, env, state) in sides.items():
-            _, _, out, rc = spawn(binary, ["history", "--limit", "1"], ws, env)
+            _, _, out, rc, _ = spawn(binary, ["history", "--limit", "1"], env, ws)
             newest[n] = json.loads(out)["items"][0]["op_id"]
         for i in range(o.rounds + 1):
             order = list(sides) if i % 2 == 0 else list(sides)[::-1]
@@ -138,7 +121,7 @@ def main():
                     if args is None:
                         before = open(os.path.join(ws, "small.txt"), "rb").read()
                         args = ["undo", newest[n]]
-                    wall, cpu, out, rc = spawn(binary, args, ws, env)
+                    wall, cpu, out, rc, _ = spawn(binary, args, env, ws)
                     ans = json.loads(out)
                     if k == "undo newest":
                         if rc != 0:
@@ -163,7 +146,7 @@ def main():
                   f"big/small wall {med(b[0]) / med(s[0]):.2f} cpu {med(b[1]) / max(med(s[1]), 1e-9):.2f}")
         for n, (ws, env, state) in sides.items():
             for args in (["gc", "--dry-run"], ["gc", "--budget", "64KiB"]):
-                wall, cpu, out, rc = spawn(binary, args, ws, env)
+                wall, cpu, out, rc, _ = spawn(binary, args, env, ws)
                 ans = json.loads(out)
                 brief = {k: v for k, v in ans.items() if k not in ("schema_version", "command")}
                 print(f"{' '.join(args):20} {n:5} {wall * 1e3:9.1f} ms (cpu {cpu * 1e3:8.1f}) exit {rc} "
