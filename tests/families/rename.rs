@@ -566,16 +566,7 @@ fn java_rename_of_a_method_leaves_calls_on_a_receiver_declared_as_another_own_cl
         "p/Use.java",
         "package p;\n\nclass Use {\n    static boolean f(Field a, Method b) {\n        return a.has(1) && b.has(2);\n    }\n}\n",
     );
-    let r = env.run(&[
-        "code",
-        "rename",
-        "has",
-        "holds",
-        "--kind",
-        "method",
-        "--in",
-        "p/Field.java",
-    ]);
+    let r = env.run(RENAME_FIELDS_HAS);
     assert_eq!(r.code, 0, "{}", r.stdout);
     assert_eq!(
         env.read("p/Use.java"),
@@ -601,6 +592,18 @@ fn javac(env: &TestEnv, files: &[&str]) -> Option<bool> {
     Some(out.status.success())
 }
 
+/// Renames the method `has` of `p/Field.java` to `holds` (other classes define `has` too).
+const RENAME_FIELDS_HAS: &[&str] = &[
+    "code",
+    "rename",
+    "has",
+    "holds",
+    "--kind",
+    "method",
+    "--in",
+    "p/Field.java",
+];
+
 const FIELD: &str =
     "package p;\n\nclass Field {\n    boolean has(int m) {\n        return m > 0;\n    }\n}\n";
 const METHOD: &str = "package p;\n\nclass Method {\n    boolean has(int m) {\n        return m < 0;\n    }\n\n    boolean check() {\n        return has(1);\n    }\n}\n";
@@ -610,16 +613,7 @@ fn java_rename_leaves_a_bare_call_in_another_class_that_defines_the_name() {
     let env = TestEnv::new();
     env.write("p/Field.java", FIELD);
     env.write("p/Method.java", METHOD);
-    let r = env.run(&[
-        "code",
-        "rename",
-        "has",
-        "holds",
-        "--kind",
-        "method",
-        "--in",
-        "p/Field.java",
-    ]);
+    let r = env.run(RENAME_FIELDS_HAS);
     assert_eq!(r.code, 0, "{}", r.stdout);
     assert_eq!(env.read("p/Method.java"), METHOD.as_bytes());
     assert_eq!(
@@ -636,16 +630,7 @@ fn java_rename_refuses_a_use_whose_receiver_could_be_another_own_class() {
     env.write("p/Method.java", METHOD);
     let user = "package p;\n\nclass Use {\n    static Method make() {\n        return new Method();\n    }\n\n    static boolean f(Field a) {\n        return a.has(1) && make().has(2);\n    }\n}\n";
     env.write("p/Use.java", user);
-    let r = env.run(&[
-        "code",
-        "rename",
-        "has",
-        "holds",
-        "--kind",
-        "method",
-        "--in",
-        "p/Field.java",
-    ]);
+    let r = env.run(RENAME_FIELDS_HAS);
     assert_eq!(r.code, 2, "{}", r.stdout);
     assert_eq!(
         r.json["error"]["code"], "selection.ambiguous",
