@@ -12,6 +12,18 @@ const ITEMS: usize = 120_000;
 
 /// ~1.3M values, ~11 MB: `meta` (escapes, unicode, duplicate keys, keys holding
 /// '/' and '~', numbers as written, a password), `items`, `tail`.
+/// The pseudo-random draw `doc()` makes for each item (a fixed LCG), so a test
+/// can count what the document holds without parsing it.
+fn draws() -> impl Iterator<Item = usize> {
+    let mut x: u64 = 1;
+    (0..ITEMS).map(move |_| {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (x >> 33) as usize
+    })
+}
+
 fn doc() -> String {
     let mut s = String::from(concat!(
         r#"{"meta": {"name": "t", "a/b": 1, "m~n": [2, 3], "esc": "l\nn \u00e9 \ud83d\ude00 \"q\" \\", "#,
@@ -21,12 +33,7 @@ fn doc() -> String {
         "\n \"items\": [\n"
     ));
     let kinds = ["red", "green", "blue"];
-    let mut x: u64 = 1;
-    for i in 0..ITEMS {
-        x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        let r = (x >> 33) as usize;
+    for (i, r) in draws().enumerate() {
         if i > 0 {
             s.push_str(",\n");
         }
@@ -133,16 +140,8 @@ fn json_select_without_a_pointer_chooses_the_array_without_a_tree() {
     ]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     assert_eq!(r.json["took"]["POINTER"], "/items", "{}", r.stdout);
-    // The reds doc() wrote (its generator again, cheaper than jq here).
-    let mut x: u64 = 1;
-    let reds = (0..ITEMS)
-        .filter(|_| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((x >> 33) as usize).is_multiple_of(3)
-        })
-        .count();
+    // The reds doc() wrote (its draws again, cheaper than jq here).
+    let reds = draws().filter(|r| r.is_multiple_of(3)).count();
     assert_eq!(r.json["count"], reds, "{}", r.stdout);
     let two = env.run(&["json", "select", "big.json", "--limit", "1"]);
     assert_eq!(two.error_code(), "argument.invalid", "{}", two.stderr);
