@@ -461,21 +461,27 @@ fn history() -> TestEnv {
         env.write("h.txt", format!("{i}\n"));
         env.git(&["add", "h.txt"]);
         let when = format!("{} +0000", 1_796_000_000 + day * 86_400);
-        let out = std::process::Command::new("git")
-            .args(["-c", &format!("user.name={who}")])
-            .args([
-                "-c",
-                &format!("user.email={}@example.com", who.to_lowercase()),
-            ])
-            .args(["commit", "-qm", &format!("{who} {day}")])
-            .current_dir(env.root())
-            .env("GIT_AUTHOR_DATE", &when)
-            .env("GIT_COMMITTER_DATE", &when)
-            .output()
-            .expect("git");
-        assert!(out.status.success(), "{out:?}");
+        dated_commit(&env, who, &format!("{who} {day}"), &when);
     }
     env
+}
+
+/// Commits what is staged as `who` (`<who lowercased>@example.com`), authored
+/// and committed at `when` (git's `SECONDS +ZONE`).
+fn dated_commit(env: &TestEnv, who: &str, message: &str, when: &str) {
+    let out = std::process::Command::new("git")
+        .args(["-c", &format!("user.name={who}")])
+        .args([
+            "-c",
+            &format!("user.email={}@example.com", who.to_lowercase()),
+        ])
+        .args(["commit", "-qm", message])
+        .current_dir(env.root())
+        .env("GIT_AUTHOR_DATE", when)
+        .env("GIT_COMMITTER_DATE", when)
+        .output()
+        .expect("git");
+    assert!(out.status.success(), "{out:?}");
 }
 
 fn subjects(r: &Run) -> Vec<String> {
@@ -551,15 +557,7 @@ fn git_log_since_yesterday_and_last_week_are_read_as_git_does() {
         env.write("w.txt", format!("{i}\n"));
         env.git(&["add", "w.txt"]);
         let when = format!("{} +0000", NOW - ago);
-        let out = std::process::Command::new("git")
-            .args(["-c", "user.name=T", "-c", "user.email=t@example.com"])
-            .args(["commit", "-qm", what])
-            .current_dir(env.root())
-            .env("GIT_AUTHOR_DATE", &when)
-            .env("GIT_COMMITTER_DATE", &when)
-            .output()
-            .expect("git");
-        assert!(out.status.success(), "{out:?}");
+        dated_commit(&env, "T", what, &when);
     }
     let git_says = |since: &str| -> Vec<String> {
         let out = std::process::Command::new("git")
