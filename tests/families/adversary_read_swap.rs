@@ -233,6 +233,19 @@ fn leak(args: &[String], text: &str, json: &serde_json::Value) -> Option<String>
     Some(format!("{}: {excerpt}", args.join(" ")))
 }
 
+/// Stops `swapper` and asserts it swapped and no answer in `found` (as
+/// `call_leaks` lists them) showed the outside content; `what` says which runs.
+fn no_leak(swapper: support::Swapper, what: &str, found: &[String]) {
+    let swaps = swapper.finish();
+    assert!(swaps > 0, "the swapping thread never swapped");
+    assert!(
+        found.is_empty(),
+        "{} {what} ({swaps} swaps): {:#?}",
+        found.len(),
+        found.iter().take(8).collect::<Vec<_>>()
+    );
+}
+
 fn strs(a: &[&str]) -> Vec<String> {
     a.iter().map(|s| s.to_string()).collect()
 }
@@ -327,13 +340,10 @@ fn a_file_swapped_for_a_symlink_outside_is_never_read_or_written_by_a_path_comma
         support::exchange(&w.join(a), &o.join(b))
     });
     let found = call_leaks(&env, &ws, |i| reading_calls(i, "s", "s/f0.txt"));
-    let swaps = swapper.finish();
-    assert!(swaps > 0, "the swapping thread never swapped");
-    assert!(
-        found.is_empty(),
-        "{} runs showed the outside file through a swapped-in symlink ({swaps} swaps): {:#?}",
-        found.len(),
-        found.iter().take(8).collect::<Vec<_>>()
+    no_leak(
+        swapper,
+        "runs showed the outside file through a swapped-in symlink",
+        &found,
     );
     assert_eq!(
         secrets_of(&tree_bytes(&out)),
@@ -362,13 +372,10 @@ fn a_parent_directory_swapped_for_a_symlink_outside_is_never_read_or_written_thr
     let (d, dl) = (ws.join("d"), out.join("dl"));
     let swapper = support::swap_in_thread(move || support::exchange(&d, &dl));
     let found = call_leaks(&env, &ws, |i| reading_calls(i, ".", "d/f0.txt"));
-    let swaps = swapper.finish();
-    assert!(swaps > 0, "the swapping thread never swapped");
-    assert!(
-        found.is_empty(),
-        "{} runs showed an outside file through a swapped-in directory link ({swaps} swaps): {:#?}",
-        found.len(),
-        found.iter().take(8).collect::<Vec<_>>()
+    no_leak(
+        swapper,
+        "runs showed an outside file through a swapped-in directory link",
+        &found,
     );
     // Wherever the swapping left the directory, the secret files are unchanged.
     let sec = out.join("sec");
@@ -485,13 +492,10 @@ fn a_parent_directory_swapped_for_a_symlink_outside_is_never_read_or_written_by_
             ),
         ]
     });
-    let swaps = swapper.finish();
-    assert!(swaps > 0, "the swapping thread never swapped");
-    assert!(
-        found.is_empty(),
-        "{} write runs showed an outside file through a swapped-in directory link ({swaps} swaps): {:#?}",
-        found.len(),
-        found.iter().take(8).collect::<Vec<_>>()
+    no_leak(
+        swapper,
+        "write runs showed an outside file through a swapped-in directory link",
+        &found,
     );
     assert_nothing_crossed(&ws, &out, &before);
 }
@@ -532,13 +536,10 @@ fn a_parent_directory_swapped_for_a_symlink_outside_is_never_crossed_by_undo_or_
             }
         }
     }
-    let swaps = swapper.finish();
-    assert!(swaps > 0, "the swapping thread never swapped");
-    assert!(
-        found.is_empty(),
-        "{} undo/tx runs showed an outside file through a swapped-in directory link ({swaps} swaps): {:#?}",
-        found.len(),
-        found.iter().take(8).collect::<Vec<_>>()
+    no_leak(
+        swapper,
+        "undo/tx runs showed an outside file through a swapped-in directory link",
+        &found,
     );
     assert_nothing_crossed(&ws, &out, &before);
 }
@@ -582,9 +583,7 @@ fn a_listed_file_swapped_for_a_symlink_outside_never_goes_into_an_archive() {
             None,
         )]
     });
-    let swaps = swapper.finish();
-    assert!(swaps > 0, "the swapping thread never swapped");
-    assert!(found.is_empty(), "{found:#?}");
+    no_leak(swapper, "runs showed the outside file", &found);
     let archived = secrets_inside(&ws);
     assert!(
         archived.is_empty(),
@@ -600,9 +599,7 @@ fn a_listed_file_swapped_for_a_symlink_outside_never_goes_into_a_copy() {
     let found = call_leaks(&env, &ws, |i| {
         vec![(strs(&["copy", "s", &format!("c{i}"), "--recursive"]), None)]
     });
-    let swaps = swapper.finish();
-    assert!(swaps > 0, "the swapping thread never swapped");
-    assert!(found.is_empty(), "{found:#?}");
+    no_leak(swapper, "runs showed the outside file", &found);
     let copied = secrets_inside(&ws);
     assert!(
         copied.is_empty(),
