@@ -131,9 +131,8 @@ impl Files<'_> {
     /// symlink since the write's boundary check would lead it to a file outside,
     /// whose bytes the new content (and the answer's diff) would carry in.
     pub fn load_target(&self, abs: &Path) -> Result<Arc<Snapshot>, Box<StoreError>> {
-        let real = paths::real_path(self.ctx.dirs(), abs);
-        crate::workspace::boundary::check(self.ctx, abs, &real)?;
-        self.load(&real)
+        use crate::workspace::boundary::{Final, resolve};
+        self.load(&resolve(self.ctx, abs, Final::Follow)?)
     }
 
     /// `load` of a path as the user gave it (a read's, a diff's), which may lead
