@@ -323,10 +323,15 @@ fn note_tail(state: &Path, op_id: &str) -> io::Result<()> {
         text.push('\n');
     }
     text.push_str(&line);
-    let tmp = dir.join(format!(".{tail}.tmp"));
-    let _ = std::fs::remove_file(&tmp);
-    fsx::create_new(&tmp, 0o600)?.write_all(text.as_bytes())?;
-    std::fs::rename(&tmp, dir.join(tail))
+    // Unsynced, like the id files it indexes.
+    fsx::replace_file(
+        &dir,
+        tail,
+        &format!(".{tail}.tmp"),
+        text.as_bytes(),
+        0o600,
+        false,
+    )
 }
 
 /// The live ids the tail index names for `tail` (those with an id file);
