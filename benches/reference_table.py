@@ -18,11 +18,22 @@ benches/ref/deliberate.tsv (left out on purpose, with the reason) is marked
 with a dagger and counted apart from the open gaps. Extras every command of a
 kind shares (SHARED: recovery fields, the write protocol's flags, the state
 and output-lost codes) are named once below the table, not in every row.
+
+A second table compares each reference option's default and accepted values
+(benches/ref/defaults-*.tsv, --values) with our schema's args[].default and
+args[].values. Spelling is normalised only where the meaning is equal: a
+duration in any unit (10s = 10000ms), a size in any unit (16KiB = 16384), a
+number as text or not, no default and an empty one. Where our `default` is
+empty, a "(default X)" in our description is shown beside it. A row is listed
+when the defaults differ or a reference value is not among our values; values only
+we declare are listed too but counted apart. deliberate.tsv rows of kind
+`default` or `values` (NAME: the option) mark the differences kept on purpose.
 """
 
 import argparse
 import json
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -85,6 +96,7 @@ def load_ours(binary, saved=None):
     ours = {}
     for c in json.loads(text)["commands"]:
         ours[c["name"]] = {
+            "args": {a["name"]: a for a in c["args"]},
             "flags": [a["name"] for a in c["args"] if not a.get("positional")],
             "fields": [f["name"] for f in c["output_fields"]],
             "codes": list(c["error_codes"]),
@@ -102,10 +114,122 @@ def cell(xs, marked=()):
     return " ".join(f"`{x}`" + ("†" if x in marked else "") for x in xs)
 
 
+def load_values(path):
+    """The reference's (command, option, default, values) rows, macros expanded."""
+    macros, rows = {}, []
+    for line in pathlib.Path(path).read_text().splitlines():
+        if not line or line.startswith("#"):
+            continue
+        cols = line.split("\t")
+        if cols[1] == "macro":
+            macros[cols[0]] = cols[2].split()
+            continue
+        cmd, opt, default, values = cols
+        vals = None if values == "-" else expand(values.split(), macros)
+        rows.append((cmd, opt, None if default == "-" else default, vals))
+    return rows
+
+
+UNITS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000,
+         "": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)")
+SIZE = re.compile(r"(\d+(?:\.\d+)?)(KiB|MiB|GiB)?")
+
+
+def norm(v):
+    """A default as a comparable value: equal meaning, equal result."""
+    if v is None or v == "":
+        return None
+    v = str(v)
+    m = DURATION.fullmatch(v)
+    if m:
+        return ("duration", float(m[1]) * UNITS[m[2]])
+    m = SIZE.fullmatch(v)
+    if m:
+        return ("number", float(m[1]) * UNITS[m[2] or ""])
+    return ("text", v)
+
+
+def described_default(arg):
+    """A "(default X)" in our description, for an option whose `default` is empty."""
+    m = re.search(r"\(default (\S+?)\)", arg.get("description", ""))
+    return m[1] if m else None
+
+
+def compare_values(rows, ours, why):
+    """Rows that differ, and the counts for the summary."""
+    tot = {k: 0 for k in ("defaults", "defaults_same", "defaults_open", "defaults_deliberate",
+                          "values", "values_same", "values_open", "values_deliberate",
+                          "values_extra", "absent")}
+    out = []
+    for cmd, opt, rdef, rvals in rows:
+        arg = ours.get(cmd, {}).get("args", {}).get(opt)
+        if arg is None:
+            tot["absent"] += 1
+            out.append((cmd, opt, rdef, "(no such option)", rvals or [], [], False, False))
+            continue
+        odef = arg.get("default")
+        def_differs = False
+        if rdef is not None:
+            tot["defaults"] += 1
+            def_differs = norm(rdef) != norm(odef)
+            key = "defaults_" + ("same" if not def_differs else
+                                 "deliberate" if (cmd, "default", opt) in why else "open")
+            tot[key] += 1
+        ovals = arg.get("values") if arg.get("type") != "flag" else None
+        missing, extra = [], []
+        if rvals is not None:
+            tot["values"] += 1
+            missing = [v for v in rvals if v not in (ovals or [])]
+            extra = [v for v in (ovals or []) if v not in rvals]
+            key = "values_" + ("same" if not missing else
+                               "deliberate" if (cmd, "values", opt) in why else "open")
+            tot[key] += 1
+            tot["values_extra"] += len(extra)
+        if def_differs or missing or extra:
+            shown = "" if odef is None else odef
+            if odef is None and described_default(arg):
+                shown = f"(description: {described_default(arg)})"
+            out.append((cmd, opt, rdef if def_differs else None, shown if def_differs else None,
+                        missing, extra, (cmd, "default", opt) in why,
+                        (cmd, "values", opt) in why))
+    return out, tot
+
+
+def code(v):
+    if v is None:
+        return ""
+    if v == "":
+        return "(none)"
+    return v if v.startswith("(") else f"`{v}`"
+
+
+def values_table(diffs, tot):
+    lines = [
+        "| Command | Option | Reference default | Our default | Reference values not in our `values` | Our `values` the reference lacks |",
+        "|---|---|---|---|---|---|",
+    ]
+    for cmd, opt, rdef, odef, missing, extra, ddel, vdel in diffs:
+        dagger = "†" if ddel else ""
+        lines.append(
+            f"| `{cmd}` | `{opt}` | {code(rdef)}{dagger if rdef else ''} | {code(odef)} | "
+            f"{cell(missing, set(missing) if vdel else ())} | {cell(extra)} |"
+        )
+    summary = (
+        f"Reference defaults: {tot['defaults']}; same {tot['defaults_same']}, "
+        f"differ {tot['defaults_open']} open + {tot['defaults_deliberate']} deliberate. "
+        f"Reference value lists: {tot['values']}; all taken {tot['values_same']}, "
+        f"missing {tot['values_open']} open + {tot['values_deliberate']} deliberate; "
+        f"values only we take: {tot['values_extra']}. Options absent here: {tot['absent']}."
+    )
+    return lines, summary
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--bin", default=str(HERE.parent / "target/debug/aitools"))
     p.add_argument("--ref", default=str(HERE / "ref/commands-4b60ff51.tsv"))
+    p.add_argument("--values", default=str(HERE / "ref/defaults-4b60ff51.tsv"))
     p.add_argument("--deliberate", default=str(HERE / "ref/deliberate.tsv"))
     p.add_argument("--schema", help="a saved `aitools schema --all --full` answer instead of --bin")
     p.add_argument("--totals", action="store_true", help="print the totals only")
@@ -148,8 +272,11 @@ def main():
         )
         + f". Our commands the reference lacks: {len(only_ours)}."
     )
+    vdiffs, vtot = compare_values(load_values(a.values), ours, why)
+    vlines, vsummary = values_table(vdiffs, vtot)
     if a.totals:
         print(summary)
+        print(vsummary)
         return 0
     print("\n".join(lines))
     print()
@@ -160,10 +287,18 @@ def main():
     print()
     print("Ours only: " + cell(only_ours))
     print()
+    print("## Defaults and values that differ")
+    print()
+    print("\n".join(vlines))
+    print()
+    print(vsummary)
+    print()
     print("† Left out on purpose:")
     print()
+    said = {"flags": "flag", "fields": "field", "codes": "code", "default": "default of",
+            "values": "values of"}
     for (cmd, k, name), w in sorted(why.items()):
-        print(f"- `{cmd}` {k[:-1]} `{name}`: {w}")
+        print(f"- `{cmd}` {said.get(k, k)} `{name}`: {w}")
     return 0
 
 
