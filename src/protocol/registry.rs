@@ -255,6 +255,23 @@ fn arg_type(arg: &clap::Arg) -> String {
     }
 }
 
+/// The default schema shows: clap's, or else the one value the help states as
+/// `(default N)`. The second form is for an option whose absence the command
+/// must tell from the value (`search --limit`: a cut by the default is partial,
+/// a cut by a limit the caller gave is not), so clap cannot hold the default.
+/// Only a single stated value that starts with a digit counts: a help naming
+/// two defaults (one per mode) or a phrase ("the whole file") states none.
+fn schema_default(arg: &clap::Arg) -> Option<String> {
+    if let Some(v) = arg.get_default_values().first() {
+        return Some(v.to_string_lossy().into_owned());
+    }
+    let help = arg.get_help()?.to_string();
+    let mut stated = help.split("(default ").skip(1);
+    let value = stated.next()?.split([')', ';', ',']).next()?;
+    let plain = value.starts_with(|c: char| c.is_ascii_digit()) && !value.contains(' ');
+    (plain && stated.next().is_none()).then(|| value.to_string())
+}
+
 /// How schema names an argument: `--long` for an option, the id for a positional.
 fn arg_name(arg: &clap::Arg) -> String {
     match arg.get_long() {
@@ -286,11 +303,7 @@ fn arg_schema(arg: &clap::Arg) -> Json {
     let repeatable = matches!(arg.get_action(), ArgAction::Append)
         || (positional && arg.get_num_args().is_some_and(|r| r.max_values() > 1));
     obj.push("repeatable", Json::Bool(repeatable));
-    let default = arg
-        .get_default_values()
-        .first()
-        .map(|v| Json::str(v.to_string_lossy()));
-    obj.push("default", default.unwrap_or(Json::Null));
+    obj.push("default", schema_default(arg).map_or(Json::Null, Json::str));
     obj.push(
         "description",
         Json::str(arg.get_help().map(|h| h.to_string()).unwrap_or_default()),
@@ -368,8 +381,8 @@ fn arg_compact(arg: &clap::Arg) -> Json {
     if repeatable {
         obj.push("repeatable", Json::Bool(true));
     }
-    if let Some(v) = arg.get_default_values().first() {
-        obj.push("default", Json::str(v.to_string_lossy()));
+    if let Some(v) = schema_default(arg) {
+        obj.push("default", Json::str(v));
     }
     let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
     let help = short_help(&help);

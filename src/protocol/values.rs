@@ -139,6 +139,14 @@ pub fn parse_byte_span(s: &str) -> Result<(u64, Option<u64>), String> {
     Ok((start, end))
 }
 
+/// `--encoding`'s values: the names schema lists (`text::decode::NAMES`), with
+/// the other spellings people type accepted as aliases, in any case.
+pub fn encoding_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(crate::text::decode::ALIASES.iter().map(
+        |(name, other)| clap::builder::PossibleValue::new(*name).aliases(other.iter().copied()),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,6 +19,17 @@ pub enum Encoding {
     Utf16Be,
 }
 
+/// Each name of [`NAMES`] with the other spellings taken for it (`sjis`,
+/// `latin1`): `--encoding` accepts them, schema lists the names.
+pub const ALIASES: &[(&str, &[&str])] = &[
+    ("utf-8", &["utf8"]),
+    ("shift_jis", &["shift-jis", "sjis"]),
+    ("euc-jp", &["eucjp"]),
+    ("iso-8859-1", &["latin1", "latin-1"]),
+    ("utf-16le", &[]),
+    ("utf-16be", &[]),
+];
+
 /// The names, as typed and as reported.
 pub const NAMES: &[&str] = &[
     "utf-8",
@@ -30,12 +41,18 @@ pub const NAMES: &[&str] = &[
 ];
 
 impl Encoding {
+    /// The encoding a name or one of its other spellings ([`ALIASES`]) names,
+    /// in any case.
     pub fn from_name(name: &str) -> Option<Encoding> {
-        Some(match name.to_ascii_lowercase().as_str() {
-            "utf-8" | "utf8" => Encoding::Utf8,
-            "shift_jis" | "shift-jis" | "sjis" => Encoding::ShiftJis,
-            "euc-jp" | "eucjp" => Encoding::EucJp,
-            "iso-8859-1" | "latin1" | "latin-1" => Encoding::Latin1,
+        let name = name.to_ascii_lowercase();
+        let (named, _) = ALIASES
+            .iter()
+            .find(|(main, other)| *main == name || other.contains(&name.as_str()))?;
+        Some(match *named {
+            "utf-8" => Encoding::Utf8,
+            "shift_jis" => Encoding::ShiftJis,
+            "euc-jp" => Encoding::EucJp,
+            "iso-8859-1" => Encoding::Latin1,
             "utf-16le" => Encoding::Utf16Le,
             "utf-16be" => Encoding::Utf16Be,
             _ => return None,
@@ -434,5 +451,27 @@ mod tests {
         assert_eq!(guess_of(&[b"\xA4\xA2\xA4\xA4"]).0, "euc-jp");
         assert_eq!(guess_of(&[b"a\x00b\x00c\x00"]).0, "utf-16le");
         assert_eq!(guess_of(&[b"\xFF\xFEa\x00"]).0, "utf-16le");
+    }
+}
+
+#[cfg(test)]
+mod names_tests {
+    use super::{ALIASES, Encoding, NAMES};
+
+    #[test]
+    fn every_name_and_spelling_names_the_encoding_it_reports() {
+        let listed: Vec<&str> = ALIASES.iter().map(|(n, _)| *n).collect();
+        assert_eq!(listed, NAMES);
+        for (name, other) in ALIASES {
+            let enc = Encoding::from_name(name).map(Encoding::name);
+            assert_eq!(enc, Some(*name));
+            for o in *other {
+                assert_eq!(
+                    Encoding::from_name(&o.to_uppercase()).map(Encoding::name),
+                    Some(*name)
+                );
+            }
+        }
+        assert_eq!(Encoding::from_name("utf-7"), None);
     }
 }

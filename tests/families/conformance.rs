@@ -369,8 +369,9 @@ fn every_adopted_core_rule_holds_against_the_binary() {
 }
 
 /// The reference tool's 81 commands (facts in benches/ref) against our schema:
-/// every one present, and no flag, output field or error code of theirs missing
-/// unless benches/ref/deliberate.tsv says why (docs/reference-table.md prints it).
+/// every one present, and no flag, output field, error code, option default or
+/// accepted value of theirs missing or different unless benches/ref/deliberate.tsv
+/// says why (docs/reference-table.md prints it).
 #[test]
 fn every_reference_flag_field_and_code_is_ours_or_left_out_with_a_reason() {
     let env = TestEnv::new();
@@ -392,5 +393,102 @@ fn every_reference_flag_field_and_code_is_ours_or_left_out_with_a_reason() {
     assert!(text.contains("present: 81."), "{text}");
     for kind in ["flags", "fields", "codes"] {
         assert!(text.contains(&format!("{kind}: missing 0 open")), "{text}");
+    }
+    // Each option's default and accepted values too (benches/ref/defaults-*.tsv).
+    let values = text
+        .lines()
+        .find(|l| l.starts_with("Reference defaults:"))
+        .unwrap_or_default();
+    for said in [
+        "differ 0 open",
+        "lists: 24; all taken 24, missing 0 open",
+        "absent here: 0.",
+    ] {
+        assert!(values.contains(said), "{text}");
+    }
+}
+
+/// A default that clap cannot hold (the command must tell it from a limit the
+/// caller gave) is still the schema's `default`, and it is what the call does:
+/// `search --limit` 15, `git log --limit` 20 (was null in the schema: an agent
+/// reading it could not know the page size).
+#[test]
+fn a_stated_default_is_the_schemas_default_and_what_the_call_does() {
+    let env = TestEnv::new();
+    let default_of = |cmd: &[&str], name: &str| {
+        let mut argv = vec!["schema"];
+        argv.extend_from_slice(cmd);
+        argv.push("--full");
+        let s = env.run(&argv);
+        let args = s.json["commands"][0]["args"].as_array().unwrap().clone();
+        let arg = args.into_iter().find(|a| a["name"] == name).unwrap();
+        arg["default"].as_str().map(str::to_string)
+    };
+    assert_eq!(default_of(&["search"], "--limit").as_deref(), Some("15"));
+    assert_eq!(
+        default_of(&["git", "log"], "--limit").as_deref(),
+        Some("20")
+    );
+    // Two defaults, one per --as: none is declared.
+    assert_eq!(default_of(&["read"], "--bytes"), None);
+    let text: String = (0..40).map(|i| format!("needle {i}\n")).collect();
+    env.write("n.txt", text);
+    let r = env.run(&["search", "needle", "n.txt", "--output", "matches"]);
+    assert_eq!(
+        r.json["matches"].as_array().map(Vec::len),
+        Some(15),
+        "{}",
+        r.json
+    );
+    for i in 0..21 {
+        env.write("c.txt", format!("{i}\n"));
+        env.git(&["add", "c.txt"]);
+        env.git(&["commit", "-qm", &format!("c{i}")]);
+    }
+    let r = env.run(&["git", "log"]);
+    assert_eq!(
+        r.json["items"].as_array().map(Vec::len),
+        Some(20),
+        "{}",
+        r.json
+    );
+}
+
+/// `--encoding` lists the names it takes in the schema (table read and agg
+/// listed none), and takes the other spellings and any case as before.
+#[test]
+fn every_encoding_option_lists_its_names_and_takes_their_spellings() {
+    let env = TestEnv::new();
+    let names = [
+        "utf-8",
+        "shift_jis",
+        "euc-jp",
+        "iso-8859-1",
+        "utf-16le",
+        "utf-16be",
+    ];
+    for cmd in [
+        &["read"][..],
+        &["table", "read"],
+        &["table", "agg"],
+        &["edit"],
+    ] {
+        let mut argv = vec!["schema"];
+        argv.extend_from_slice(cmd);
+        argv.push("--full");
+        let s = env.run(&argv);
+        let args = s.json["commands"][0]["args"].as_array().unwrap().clone();
+        let enc = args
+            .into_iter()
+            .find(|a| a["name"] == "--encoding")
+            .unwrap();
+        assert_eq!(enc["values"], serde_json::json!(names), "{cmd:?}");
+    }
+    env.write("t.csv", b"a,b\n\xe9,2\n");
+    for spelling in ["latin1", "ISO-8859-1", "Latin-1"] {
+        let r = env.run(&["table", "read", "t.csv", "--encoding", spelling]);
+        assert_eq!(r.json["rows"][0][0], "é", "{spelling}: {}", r.json);
+        let r = env.run(&["read", "t.csv", "--encoding", spelling]);
+        assert_eq!(r.json["status"], "ok", "{spelling}: {}", r.json);
     }
 }

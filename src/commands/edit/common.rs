@@ -42,7 +42,7 @@ pub struct SelectorArgs {
     #[arg(long)]
     pub invert: bool,
     /// A non-UTF-8 file's encoding. Decoded as read does it; it is decoded to edit and encoded back, byte for byte elsewhere.
-    #[arg(long, value_parser = decode::NAMES.to_vec())]
+    #[arg(long, value_parser = crate::protocol::values::encoding_names(), ignore_case = true)]
     pub encoding: Option<String>,
 }
 

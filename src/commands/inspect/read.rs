@@ -85,7 +85,7 @@ pub struct ReadArgs {
     #[arg(long)]
     pub anchors: bool,
     /// Decode from this encoding instead of UTF-8.
-    #[arg(long, value_parser = ["utf-8", "shift_jis", "euc-jp", "iso-8859-1", "utf-16le", "utf-16be"])]
+    #[arg(long, value_parser = crate::protocol::values::encoding_names(), ignore_case = true)]
     pub encoding: Option<String>,
     /// Maximum lines (text), rows of 16 bytes (hex), or strings returned.
     #[arg(long, value_name = "N", default_value = "80", value_parser = values::parse_count)]

@@ -67,8 +67,8 @@ pub struct Shape {
     /// With --format ws (implied): at most N columns, the last keeping the rest of the line (awk's $N).
     #[arg(long, value_name = "N")]
     pub ws_columns: Option<usize>,
-    /// Decode from this encoding instead of UTF-8: utf-8 shift_jis euc-jp iso-8859-1 utf-16le utf-16be.
-    #[arg(long, value_name = "ENC")]
+    /// Decode from this encoding instead of UTF-8.
+    #[arg(long, value_name = "ENC", value_parser = crate::protocol::values::encoding_names(), ignore_case = true)]
     pub encoding: Option<String>,
 }
 
