@@ -174,66 +174,161 @@ pub fn run(ctx: &Ctx) -> Vec<Json> {
         )];
     };
     let doc = schema::document(host.commands);
-    let mut out = Vec::new();
-
-    // 1: discovery.
-    let disc = (|| {
-        let (s, code) =
-            super::run_captured(host, &["schema".into(), "--output".into(), "json".into()]);
-        let s = Json::parse(String::from_utf8_lossy(&s).trim_end()).map_err(|e| e.to_string())?;
-        if code != 0 || s.get("$defs").is_none() {
-            return Err("schema --output json is not a schema".to_string());
-        }
-        let (c, code) = super::run_captured(
-            host,
-            &["capabilities".into(), "--output".into(), "json".into()],
-        );
-        let c = Json::parse(String::from_utf8_lossy(&c).trim_end()).map_err(|e| e.to_string())?;
-        if code != 0 || c.get("commands").is_none() {
-            return Err("capabilities --output json lacks commands".to_string());
-        }
-        Ok(())
-    })();
+    let every = format!("every command ({})", host.commands.all().count());
+    // The calls run in the order of the checks they serve.
+    let discovery = discovery(host);
+    let malformed = malformed_calls(host, &doc);
+    let reads = read_only_calls(host, &doc);
+    let unconfirmed = unconfirmed_destructive(host);
+    let broken = || malformed.broken.clone().map_or(Ok(()), Err);
+    let did_not = |s: Option<String>| s.map_or(Ok(()), |s| Err(format!("{s} did not")));
+    let mut out = vec![
+        report(
+            "aoi_lint_01_discovery",
+            "schema and capabilities",
+            discovery,
+        ),
+        report("aoi_lint_02_jsonl_only", &every, broken()),
+        report(
+            "aoi_lint_03_success_summary",
+            "finite reads end in ok:true and exit 0",
+            did_not(reads.failed),
+        ),
+        report(
+            "aoi_lint_04_framework_schema",
+            &format!("{every}: framework events match the declared schema"),
+            broken(),
+        ),
+        report(
+            "aoi_lint_05_usage_errors",
+            &format!("{every}: malformed usage exits non-zero with a full aoi:error"),
+            did_not(malformed.weak_error),
+        ),
+        report(
+            "aoi_lint_06_confirm",
+            "destructive commands refuse without --confirm",
+            unconfirmed.map_or(Ok(()), |s| Err(format!("{s} ran"))),
+        ),
+        check(
+            "aoi_lint_07_idempotency_key",
+            false,
+            "warning",
+            "not claimed: no command takes --idempotency-key (capabilities says supports_idempotency_key false); a write is guarded by --expect-hash instead",
+        ),
+        report(
+            "aoi_lint_08_stable_ids",
+            "every change event names its path and op_id",
+            change_has_op_id(&doc),
+        ),
+        report(
+            "aoi_lint_09_secret_args",
+            "a secret-looking argument is not echoed",
+            secret_not_echoed(host),
+        ),
+        check(
+            "aoi_lint_10_pipe_and_signals",
+            true,
+            "info",
+            "not run in-process (it needs a child process): tests/families/aoi.rs closes the pipe and sends SIGINT and SIGTERM",
+        ),
+        report(
+            "aoi_lint_11_bounds",
+            "truncated and next_cursor agree",
+            reads
+                .unbounded
+                .map_or(Ok(()), |s| Err(format!("{s} disagrees"))),
+        ),
+        not_applicable(
+            "aoi_lint_12_input_jsonl",
+            "no command reads JSONL input (capabilities input_modes is empty)",
+        ),
+        report(
+            "aoi_lint_13_schema_version",
+            "schema_version in meta; --schema-version 1 honoured, 9 refused",
+            schema_version_negotiated(host),
+        ),
+        report("aoi_lint_14_one_meta_one_summary", &every, broken()),
+    ];
     out.push(report(
-        "aoi_lint_01_discovery",
-        "schema and capabilities",
-        disc,
+        "aoi_lint_15_seq",
+        &format!("{every}: seq contiguous, one run, event_count reconciles"),
+        broken(),
     ));
+    out.push(not_applicable(
+        "aoi_lint_16_upstream",
+        "aitools is a source: it never reads or forwards an upstream stream",
+    ));
+    out
+}
 
-    // 2, 4, 5, 14, 15: every command, malformed.
-    let mut broken: Option<String> = None;
-    let mut errors_ok: Option<String> = None;
+/// Check 1: `schema` and `capabilities` answer their documents.
+fn discovery(host: Host) -> Result<(), String> {
+    let (s, code) = super::run_captured(host, &["schema".into(), "--output".into(), "json".into()]);
+    let s = Json::parse(String::from_utf8_lossy(&s).trim_end()).map_err(|e| e.to_string())?;
+    if code != 0 || s.get("$defs").is_none() {
+        return Err("schema --output json is not a schema".to_string());
+    }
+    let (c, code) = super::run_captured(
+        host,
+        &["capabilities".into(), "--output".into(), "json".into()],
+    );
+    let c = Json::parse(String::from_utf8_lossy(&c).trim_end()).map_err(|e| e.to_string())?;
+    if code != 0 || c.get("commands").is_none() {
+        return Err("capabilities --output json lacks commands".to_string());
+    }
+    Ok(())
+}
+
+/// What every command called with an option it lacks showed (checks 2, 4, 5,
+/// 14, 15): the first broken stream, the first weak error event.
+struct Malformed {
+    broken: Option<String>,
+    weak_error: Option<String>,
+}
+
+fn malformed_calls(host: Host, doc: &Json) -> Malformed {
+    let mut found = Malformed {
+        broken: None,
+        weak_error: None,
+    };
     for spec in host.commands.all() {
         let mut args: Vec<&str> = spec.name.split(' ').collect();
         args.push("--aoi-lint-no-such-option");
         let c = capture(host, &args);
-        if let Err(e) = framing(&doc, &c) {
-            broken.get_or_insert(format!("{}: {e}", spec.name));
+        if let Err(e) = framing(doc, &c) {
+            found.broken.get_or_insert(format!("{}: {e}", spec.name));
         }
         let err = c.lines.iter().flatten().find(|e| kind(e) == "aoi:error");
-        let fine = c.code != 0
-            && err.is_some_and(|e| {
-                ["category", "code", "message", "retryable"]
-                    .iter()
-                    .all(|k| e.get(k).is_some())
-                    && e.get("category").and_then(Json::as_str) != Some("partial")
-                    && !(matches!(e.get("retryable"), Some(Json::Bool(false)))
-                        && e.get("retry_after_ms").is_some())
-            });
-        if !fine {
-            errors_ok.get_or_insert(spec.name.to_string());
+        if c.code == 0 || !err.is_some_and(full_error) {
+            found.weak_error.get_or_insert(spec.name.to_string());
         }
     }
-    let n = host.commands.all().count();
-    let every = format!("every command ({n})");
-    out.push(report(
-        "aoi_lint_02_jsonl_only",
-        &every,
-        broken.clone().map_or(Ok(()), Err),
-    ));
-    // 3, 11: real read-only calls.
-    let mut success: Option<String> = None;
-    let mut bounded: Option<String> = None;
+    found
+}
+
+/// An `aoi:error` with every member, not `partial`, and no retry delay on an
+/// error that says it is not retryable.
+fn full_error(e: &Json) -> bool {
+    ["category", "code", "message", "retryable"]
+        .iter()
+        .all(|k| e.get(k).is_some())
+        && e.get("category").and_then(Json::as_str) != Some("partial")
+        && !(matches!(e.get("retryable"), Some(Json::Bool(false)))
+            && e.get("retry_after_ms").is_some())
+}
+
+/// What real read-only calls showed (checks 3, 11): the first that failed,
+/// the first whose `truncated` and `next_cursor` disagree.
+struct Reads {
+    failed: Option<String>,
+    unbounded: Option<String>,
+}
+
+fn read_only_calls(host: Host, doc: &Json) -> Reads {
+    let mut found = Reads {
+        failed: None,
+        unbounded: None,
+    };
     for args in [
         &["schema"][..],
         &["capabilities"][..],
@@ -243,33 +338,21 @@ pub fn run(ctx: &Ctx) -> Vec<Json> {
     ] {
         let c = capture(host, args);
         let last = c.lines.last().cloned().flatten();
-        if framing(&doc, &c).is_err() || c.code != 0 {
-            success.get_or_insert(args.join(" "));
+        if framing(doc, &c).is_err() || c.code != 0 {
+            found.failed.get_or_insert(args.join(" "));
         }
         if let Some(l) = last {
             let truncated = matches!(l.get("truncated"), Some(Json::Bool(true)));
             if truncated != l.get("next_cursor").is_some() {
-                bounded.get_or_insert(args.join(" "));
+                found.unbounded.get_or_insert(args.join(" "));
             }
         }
     }
-    out.push(report(
-        "aoi_lint_03_success_summary",
-        "finite reads end in ok:true and exit 0",
-        success.map_or(Ok(()), |s| Err(format!("{s} did not"))),
-    ));
-    out.push(report(
-        "aoi_lint_04_framework_schema",
-        &format!("{every}: framework events match the declared schema"),
-        broken.clone().map_or(Ok(()), Err),
-    ));
-    out.push(report(
-        "aoi_lint_05_usage_errors",
-        &format!("{every}: malformed usage exits non-zero with a full aoi:error"),
-        errors_ok.map_or(Ok(()), |s| Err(format!("{s} did not"))),
-    ));
-    // 6: destructive commands refuse without --confirm.
-    let mut refused: Option<String> = None;
+    found
+}
+
+/// Check 6: the first destructive command that ran without `--confirm`.
+fn unconfirmed_destructive(host: Host) -> Option<String> {
     for spec in host.commands.all().filter(|s| table::destructive(s)) {
         let mut args: Vec<&str> = spec.name.split(' ').collect();
         args.push("aoi-lint-target");
@@ -281,84 +364,42 @@ pub fn run(ctx: &Ctx) -> Vec<Json> {
             .find(|e| kind(e) == "aoi:error")
             .and_then(|e| e.get("code").and_then(Json::as_str).map(str::to_string));
         if code.as_deref() != Some("REFUSAL_CONFIRM_REQUIRED") {
-            refused.get_or_insert(spec.name.to_string());
+            return Some(spec.name.to_string());
         }
     }
-    out.push(report(
-        "aoi_lint_06_confirm",
-        "destructive commands refuse without --confirm",
-        refused.map_or(Ok(()), |s| Err(format!("{s} ran"))),
-    ));
-    out.push(check(
-        "aoi_lint_07_idempotency_key",
-        false,
-        "warning",
-        "not claimed: no command takes --idempotency-key (capabilities says supports_idempotency_key false); a write is guarded by --expect-hash instead",
-    ));
+    None
+}
+
+/// Check 8: the declared change event requires its op_id.
+fn change_has_op_id(doc: &Json) -> Result<(), String> {
     let change = doc.get("$defs").and_then(|d| d.get("change"));
     let ids = change
         .and_then(|c| c.get("required"))
         .is_some_and(|r| matches!(r, Json::Arr(a) if a.contains(&Json::str("op_id"))));
-    out.push(report(
-        "aoi_lint_08_stable_ids",
-        "every change event names its path and op_id",
-        if ids {
-            Ok(())
-        } else {
-            Err("change lacks op_id".into())
-        },
-    ));
+    if ids {
+        Ok(())
+    } else {
+        Err("change lacks op_id".into())
+    }
+}
+
+/// Check 9: a secret given as an argument is not echoed.
+fn secret_not_echoed(host: Host) -> Result<(), String> {
     let secret = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
-    let c = capture(host, &["read", secret]);
-    out.push(report(
-        "aoi_lint_09_secret_args",
-        "a secret-looking argument is not echoed",
-        if c.raw.contains(secret) {
-            Err("echoed".into())
-        } else {
-            Ok(())
-        },
-    ));
-    out.push(check(
-        "aoi_lint_10_pipe_and_signals",
-        true,
-        "info",
-        "not run in-process (it needs a child process): tests/families/aoi.rs closes the pipe and sends SIGINT and SIGTERM",
-    ));
-    out.push(report(
-        "aoi_lint_11_bounds",
-        "truncated and next_cursor agree",
-        bounded.map_or(Ok(()), |s| Err(format!("{s} disagrees"))),
-    ));
-    out.push(not_applicable(
-        "aoi_lint_12_input_jsonl",
-        "no command reads JSONL input (capabilities input_modes is empty)",
-    ));
+    if capture(host, &["read", secret]).raw.contains(secret) {
+        Err("echoed".into())
+    } else {
+        Ok(())
+    }
+}
+
+/// Check 13: `--schema-version 1` honoured, 9 refused.
+fn schema_version_negotiated(host: Host) -> Result<(), String> {
     let v1 = capture(host, &["schema", "--schema-version", "1"]);
     let v9 = capture(host, &["schema", "--schema-version", "9"]);
-    let negotiated = v1.code == 0 && v9.code != 0;
-    out.push(report(
-        "aoi_lint_13_schema_version",
-        "schema_version in meta; --schema-version 1 honoured, 9 refused",
-        if negotiated {
-            Ok(())
-        } else {
-            Err("not honoured".into())
-        },
-    ));
-    out.push(report(
-        "aoi_lint_14_one_meta_one_summary",
-        &every,
-        broken.clone().map_or(Ok(()), Err),
-    ));
-    out.push(report(
-        "aoi_lint_15_seq",
-        &format!("{every}: seq contiguous, one run, event_count reconciles"),
-        broken.map_or(Ok(()), Err),
-    ));
-    out.push(not_applicable(
-        "aoi_lint_16_upstream",
-        "aitools is a source: it never reads or forwards an upstream stream",
-    ));
-    out
+    if v1.code == 0 && v9.code != 0 {
+        Ok(())
+    } else {
+        Err("not honoured".into())
+    }
 }

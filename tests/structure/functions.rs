@@ -10,7 +10,6 @@ pub const MAX_FN_LINES: usize = 100;
 /// Today's longer functions: (file under src/, function name, its length now).
 /// Cut one below the limit and remove its row; never add a row.
 pub const LONG_FNS: &[(&str, &str, usize)] = &[
-    ("aoi/lint.rs", "run", 198),
     ("aoi/mod.rs", "finish", 137),
     ("aoi/mod.rs", "run_stream", 125),
     ("aoi/schema.rs", "def", 182),
