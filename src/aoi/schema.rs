@@ -68,101 +68,116 @@ fn identity() -> Vec<(&'static str, Json)> {
     ]
 }
 
+/// The identity members `aoi:meta` and `aoi:summary` require.
+const IDENTITY_REQUIRED: [&str; 5] = [
+    "tool",
+    "tool_version",
+    "aoi_version",
+    "schema_name",
+    "schema_version",
+];
+
 fn def(kind: &str) -> Json {
-    let id = [
-        "tool",
-        "tool_version",
-        "aoi_version",
-        "schema_name",
-        "schema_version",
-    ];
     match kind {
-        "aoi:meta" => {
-            let mut p = identity();
-            p.push(("command", t("string")));
-            p.push(("args_redacted", t("boolean")));
-            p.push(("properties", t("object")));
-            let mut r = id.to_vec();
-            r.push("command");
-            object(&r, &p)
-        }
-        "aoi:summary" => {
-            let mut p = identity();
-            p.extend([
-                ("ok", t("boolean")),
-                (
-                    "reason",
-                    j(r#"{"enum":["failed","cancelled","timeout","denied","skipped"]}"#),
-                ),
-                ("count", count()),
-                ("event_count", count()),
-                ("warning_count", count()),
-                ("error_count", count()),
-                ("partial", t("boolean")),
-                ("truncated", t("boolean")),
-                ("next_cursor", j(r#"{"type":["string","null"]}"#)),
-                ("elapsed_ms", count()),
-                ("properties", t("object")),
-            ]);
-            let mut r = id.to_vec();
-            r.extend([
-                "ok",
-                "count",
-                "event_count",
-                "warning_count",
-                "error_count",
-                "partial",
-                "truncated",
-                "elapsed_ms",
-            ]);
-            let mut o = object(&r, &p);
-            // reason is required exactly when ok is false.
-            o.push(
-                "if",
-                j(r#"{"properties":{"ok":{"const":false}},"required":["ok"]}"#),
-            );
-            o.push("then", j(r#"{"required":["reason"]}"#));
-            o
-        }
-        "aoi:error" => {
-            let cats = Json::Arr(
-                table::CATEGORY_NAMES
-                    .iter()
-                    .map(|c| Json::str(*c))
-                    .collect(),
-            );
-            let mut category = Json::obj();
-            category.push("enum", cats);
-            let mut o = object(
-                &["category", "code", "message", "retryable"],
-                &[
-                    ("category", category),
-                    (
-                        "code",
-                        j(r#"{"type":"string","pattern":"^[A-Z][A-Z0-9_]*$"}"#),
-                    ),
-                    (
-                        "message",
-                        j(r#"{"type":"string","pattern":"^[^\\n\\r]*$"}"#),
-                    ),
-                    ("retryable", t("boolean")),
-                    ("retry_after_ms", count()),
-                    ("scope", j(r#"{"enum":["process","item"]}"#)),
-                    ("domain", t("string")),
-                    ("origin", t("string")),
-                    ("target", t("string")),
-                    ("hint", t("string")),
-                    ("details", t("object")),
-                ],
-            );
-            // retry_after_ms never accompanies retryable:false (seed 9.1).
-            o.push(
-                "if",
-                j(r#"{"properties":{"retryable":{"const":false}},"required":["retryable"]}"#),
-            );
-            o.push("then", j(r#"{"not":{"required":["retry_after_ms"]}}"#));
-            o
-        }
+        "aoi:meta" => meta_def(),
+        "aoi:summary" => summary_def(),
+        "aoi:error" => error_def(),
+        _ => record_def(kind),
+    }
+}
+
+fn meta_def() -> Json {
+    let mut p = identity();
+    p.push(("command", t("string")));
+    p.push(("args_redacted", t("boolean")));
+    p.push(("properties", t("object")));
+    let mut r = IDENTITY_REQUIRED.to_vec();
+    r.push("command");
+    object(&r, &p)
+}
+
+fn summary_def() -> Json {
+    let mut p = identity();
+    p.extend([
+        ("ok", t("boolean")),
+        (
+            "reason",
+            j(r#"{"enum":["failed","cancelled","timeout","denied","skipped"]}"#),
+        ),
+        ("count", count()),
+        ("event_count", count()),
+        ("warning_count", count()),
+        ("error_count", count()),
+        ("partial", t("boolean")),
+        ("truncated", t("boolean")),
+        ("next_cursor", j(r#"{"type":["string","null"]}"#)),
+        ("elapsed_ms", count()),
+        ("properties", t("object")),
+    ]);
+    let mut r = IDENTITY_REQUIRED.to_vec();
+    r.extend([
+        "ok",
+        "count",
+        "event_count",
+        "warning_count",
+        "error_count",
+        "partial",
+        "truncated",
+        "elapsed_ms",
+    ]);
+    let mut o = object(&r, &p);
+    // reason is required exactly when ok is false.
+    o.push(
+        "if",
+        j(r#"{"properties":{"ok":{"const":false}},"required":["ok"]}"#),
+    );
+    o.push("then", j(r#"{"required":["reason"]}"#));
+    o
+}
+
+fn error_def() -> Json {
+    let cats = Json::Arr(
+        table::CATEGORY_NAMES
+            .iter()
+            .map(|c| Json::str(*c))
+            .collect(),
+    );
+    let mut category = Json::obj();
+    category.push("enum", cats);
+    let mut o = object(
+        &["category", "code", "message", "retryable"],
+        &[
+            ("category", category),
+            (
+                "code",
+                j(r#"{"type":"string","pattern":"^[A-Z][A-Z0-9_]*$"}"#),
+            ),
+            (
+                "message",
+                j(r#"{"type":"string","pattern":"^[^\\n\\r]*$"}"#),
+            ),
+            ("retryable", t("boolean")),
+            ("retry_after_ms", count()),
+            ("scope", j(r#"{"enum":["process","item"]}"#)),
+            ("domain", t("string")),
+            ("origin", t("string")),
+            ("target", t("string")),
+            ("hint", t("string")),
+            ("details", t("object")),
+        ],
+    );
+    // retry_after_ms never accompanies retryable:false (seed 9.1).
+    o.push(
+        "if",
+        j(r#"{"properties":{"retryable":{"const":false}},"required":["retryable"]}"#),
+    );
+    o.push("then", j(r#"{"not":{"required":["retry_after_ms"]}}"#));
+    o
+}
+
+/// The other framework events and the data records: plain objects.
+fn record_def(kind: &str) -> Json {
+    match kind {
         // A passed-over path (search's skipped files): code skipped.<reason>.
         "aoi:warning" => object(
             &["message"],
