@@ -26,6 +26,7 @@ mod java;
 mod pick;
 mod scoped;
 mod tie;
+mod via_lsp;
 use java::{
     after_case, external_override, library_typed, other_class, other_member_kind,
     overrides_external, typed_as_other,
@@ -218,11 +219,7 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
     let req = WriteRequest::new(ctx)
         .dry_run(args.dry.dry_run)
         .max_diff_lines(if args.diff { None } else { Some(0) });
-    let mut counts: Vec<(String, u64)> = Vec::new();
-    let mut renamed = Tally::default();
-    let mut left = Tally::default();
-    let mut symbol = Json::Null;
-    let mut lsp_out: Option<super::lsp::LspOut> = None;
+    let mut out = Outcome::default();
     let committed = write::submit(ctx, &req, || {
         let (mut files, cut) = defs::scan_mentions(
             ctx,
@@ -235,18 +232,7 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
         )?;
         // All or nothing: a scan the budget cut would rename only some files.
         if let Some(c) = &cut {
-            return Err(CmdError::new(
-                code::TOO_LARGE,
-                format!(
-                    "The scan's {} budget ran out after {} files; a partial rename would leave uses behind, so nothing was renamed.",
-                    c.budget, c.files
-                ),
-                Repair::new(
-                    "raise",
-                    "Run it again with the spent scan budget raised (or name a narrower PATH).",
-                    crate::workspace::scan_args::raise_budget(ctx, &budget, c),
-                ),
-            ));
+            return Err(scan_cut(ctx, &budget, c));
         }
         mark_external(&ctx.root, &mut files);
         let target = pick(ctx, args, (name, qual), &files, in_path.as_deref())?;
@@ -264,183 +250,206 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
         if g == Grammar::Java && tdef.kind == "method" && overrides_external(&files, target) {
             return Err(external_override(args, name, &show(&ctx.root, tpath), tdef));
         }
-        let mut sym = Json::obj();
-        sym.push("path", Json::Str(show(&ctx.root, tpath)));
-        sym.push("line", Json::UInt(tdef.start_line));
-        sym.push("kind", Json::Str(tdef.kind.to_string()));
-        sym.push("name", Json::Str(tdef.qualified.clone()));
-        symbol = sym;
-        if args.lsp.wanted() {
-            let asked = super::lsp::ask(
-                ctx,
-                &args.lsp,
-                tpath,
-                tdef.start_line,
-                name,
-                &crate::workspace::lsp::Ask::Rename(new.to_string()),
-                &files.iter().map(|(p, _)| p.as_path()).collect::<Vec<_>>(),
-            );
-            match asked {
-                Ok((server, locs)) if !locs.is_empty() => {
-                    let mut changes = Vec::new();
-                    for e in super::lsp::apply(ctx, &locs)? {
-                        let occ = files.iter().find(|(p, _)| *p == e.path);
-                        for s in &e.starts {
-                            let kind = occ
-                                .and_then(|(_, f)| f.occ.iter().find(|o| o.start == *s))
-                                .map_or("other", |o| o.kind.name());
-                            renamed.add(kind);
-                        }
-                        counts.push((show(&ctx.root, &e.path), e.starts.len() as u64));
-                        changes.push(Change::Put {
-                            path: e.path,
-                            bytes: e.bytes,
-                            mode: None,
-                        });
-                    }
-                    lsp_out = Some(super::lsp::LspOut {
-                        used: true,
-                        server: Some(server),
-                        reason: None,
-                    });
-                    return Ok(changes);
-                }
-                Ok((server, _)) => {
-                    let reason = format!("{server} proposed no edits");
-                    if args.lsp.required() {
-                        return Err(super::lsp::required(ctx, &reason));
-                    }
-                    lsp_out = Some(super::lsp::LspOut {
-                        used: false,
-                        server: None,
-                        reason: Some(reason),
-                    });
-                }
-                Err(reason) if args.lsp.required() => {
-                    return Err(super::lsp::required(ctx, &reason));
-                }
-                Err(reason) => {
-                    lsp_out = Some(super::lsp::LspOut {
-                        used: false,
-                        server: None,
-                        reason: Some(reason),
-                    });
-                }
-            }
+        out.symbol = symbol_json(ctx, tpath, tdef);
+        if args.lsp.wanted()
+            && let Some(changes) = via_lsp::lsp_rename(ctx, args, &files, (tpath, tdef), &mut out)?
+        {
+            return Ok(changes);
         }
-        let others = other_classes(&files, tdef);
-        let member_target = Target {
-            others: &others,
-            ..Target::of(tdef, name, &files[target.0].1)
-        };
-        // A definition local to a function (a nested def, a `const` in a
-        // block): only the uses its binding captures are it.
-        let local_target = files[target.0]
-            .1
-            .occ
-            .iter()
-            .find(|o| {
-                o.kind == RefKind::Definition
-                    && o.line >= tdef.start_line
-                    && o.line <= tdef.end_line
-            })
-            .and_then(|o| o.scope);
-        // A Ruby file-level variable (`x = foo`) holds at its file's top level
-        // and in its blocks, not in methods, classes or modules.
-        let ruby_variable = g == Grammar::Ruby && tdef.kind == "variable";
-        let rivals = tie::Rivals::of(&files, target.0, tdef);
-        if local_target.is_none() && rivals.overrides() {
-            return Err(rivals.refusal(ctx, args, tpath, &[]));
-        }
-        let judge = Judge {
-            tpath,
-            tdef,
-            member: member_target,
-            local: local_target,
-            ruby_variable,
-            rivals: &rivals,
-            args,
-        };
-        let mut changes: Vec<Change> = Vec::new();
-        let mut taken: Vec<(String, u64)> = Vec::new();
-        let mut untied: Vec<(String, u64)> = Vec::new();
-        for (path, f) in &files {
-            let mut lines = Vec::new();
-            let edits = judge.edits(path, f, &mut left, &mut lines);
-            untied.extend(lines.into_iter().map(|l| (show(&ctx.root, path), l)));
-            if edits.is_empty() {
-                continue;
-            }
-            if let Some(&l) = f.new_lines.first() {
-                taken.push((show(&ctx.root, path), l));
-                continue;
-            }
-            let snap = ctx.files().load_follow(path)?;
-            if snap.bytes != f.text.as_bytes() {
-                return Err(CmdError::new(
-                    code::NOT_UTF8,
-                    format!(
-                        "{} is not valid UTF-8 text; nothing was renamed.",
-                        show(&ctx.root, path)
-                    ),
-                    Repair::new(
-                        "inspect",
-                        "See the file's encoding; convert it to UTF-8, or rename below a path that leaves it out (code rename NAME NEW PATH).",
-                        shell::aitools(["info", &show(&ctx.root, path)]),
-                    ),
-                ));
-            }
-            let mut out = Vec::with_capacity(snap.bytes.len());
-            let mut at = 0;
-            for o in &edits {
-                out.extend_from_slice(&snap.bytes[at..o.start]);
-                out.extend_from_slice(new.as_bytes());
-                at = o.end;
-                renamed.add(o.kind.name());
-            }
-            out.extend_from_slice(&snap.bytes[at..]);
-            counts.push((show(&ctx.root, path), edits.len() as u64));
-            changes.push(Change::Put {
-                path: path.clone(),
-                bytes: out,
-                mode: None,
-            });
-        }
-        if !untied.is_empty() {
-            return Err(rivals.refusal(ctx, args, tpath, &untied));
-        }
-        if let Some((p, l)) = taken.first() {
-            return Err(name_taken(ctx, args, p, *l, &files));
-        }
-        if changes.is_empty() {
-            return Err(CmdError::new(
-                code::NO_MATCH,
-                format!("Nothing to rename: every occurrence of {name} is another symbol's."),
-                Repair::new(
-                    "refs",
-                    "See the occurrences and how each was classified.",
-                    shell::aitools(["code", "refs", name, "--include", "strings,comments,locals"]),
-                ),
-            ));
-        }
-        Ok(changes)
+        grammar_rename(ctx, args, &files, target, &mut out)
     })?;
     let mut committed = committed;
     for c in &mut committed.changes {
-        c.count = counts.iter().find(|(p, _)| *p == c.path).map(|(_, n)| *n);
+        c.count = out
+            .counts
+            .iter()
+            .find(|(p, _)| *p == c.path)
+            .map(|(_, n)| *n);
         if !args.diff {
             c.added = None;
             c.deleted = None;
         }
     }
-    let mut extra: Vec<(&str, Json)> = vec![("renamed", renamed.json()), ("symbol", symbol)];
-    if !left.0.is_empty() {
-        extra.push(("left", left.json()));
+    let mut extra: Vec<(&str, Json)> =
+        vec![("renamed", out.renamed.json()), ("symbol", out.symbol)];
+    if !out.left.0.is_empty() {
+        extra.push(("left", out.left.json()));
     }
-    if let Some(l) = &lsp_out {
+    if let Some(l) = &out.lsp {
         extra.push(("lsp", l.json()));
     }
     Ok(committed.into_output(extra))
+}
+
+/// What a rename tells beside its changes: occurrences renamed per file and
+/// by kind, those left, the definition, the language server's part.
+struct Outcome {
+    counts: Vec<(String, u64)>,
+    renamed: Tally,
+    left: Tally,
+    symbol: Json,
+    lsp: Option<super::lsp::LspOut>,
+}
+
+impl Default for Outcome {
+    fn default() -> Outcome {
+        Outcome {
+            counts: Vec::new(),
+            renamed: Tally::default(),
+            left: Tally::default(),
+            symbol: Json::Null,
+            lsp: None,
+        }
+    }
+}
+
+/// A scan the budget cut: nothing renamed, the call with the budget raised.
+fn scan_cut(
+    ctx: &Ctx,
+    budget: &crate::workspace::scan::Budget,
+    c: &crate::workspace::scan::Cut,
+) -> CmdError {
+    CmdError::new(
+        code::TOO_LARGE,
+        format!(
+            "The scan's {} budget ran out after {} files; a partial rename would leave uses behind, so nothing was renamed.",
+            c.budget, c.files
+        ),
+        Repair::new(
+            "raise",
+            "Run it again with the spent scan budget raised (or name a narrower PATH).",
+            crate::workspace::scan_args::raise_budget(ctx, budget, c),
+        ),
+    )
+}
+
+/// `{path, line, kind, name}` of the definition renamed.
+fn symbol_json(ctx: &Ctx, tpath: &Path, tdef: &TreeDef) -> Json {
+    let mut sym = Json::obj();
+    sym.push("path", Json::Str(show(&ctx.root, tpath)));
+    sym.push("line", Json::UInt(tdef.start_line));
+    sym.push("kind", Json::Str(tdef.kind.to_string()));
+    sym.push("name", Json::Str(tdef.qualified.clone()));
+    sym
+}
+
+/// The rename the grammars find: each file's occurrences judged against the
+/// picked definition (`target`: file and definition index), all or nothing.
+fn grammar_rename(
+    ctx: &Ctx,
+    args: &RenameArgs,
+    files: &[(PathBuf, Parsed)],
+    target: (usize, usize),
+    out: &mut Outcome,
+) -> Result<Vec<Change>, CmdError> {
+    let (tpath, tdef) = (&files[target.0].0, &files[target.0].1.defs[target.1]);
+    let others = other_classes(files, tdef);
+    let member_target = Target {
+        others: &others,
+        ..Target::of(tdef, &tdef.name, &files[target.0].1)
+    };
+    // A definition local to a function (a nested def, a `const` in a
+    // block): only the uses its binding captures are it.
+    let local_target = files[target.0]
+        .1
+        .occ
+        .iter()
+        .find(|o| {
+            o.kind == RefKind::Definition && o.line >= tdef.start_line && o.line <= tdef.end_line
+        })
+        .and_then(|o| o.scope);
+    let rivals = tie::Rivals::of(files, target.0, tdef);
+    if local_target.is_none() && rivals.overrides() {
+        return Err(rivals.refusal(ctx, args, tpath, &[]));
+    }
+    let judge = Judge {
+        tpath,
+        tdef,
+        member: member_target,
+        local: local_target,
+        // A Ruby file-level variable (`x = foo`) holds at its file's top level
+        // and in its blocks, not in methods, classes or modules.
+        ruby_variable: files[target.0].1.grammar == Grammar::Ruby && tdef.kind == "variable",
+        rivals: &rivals,
+        args,
+    };
+    let mut changes: Vec<Change> = Vec::new();
+    let mut taken: Vec<(String, u64)> = Vec::new();
+    let mut untied: Vec<(String, u64)> = Vec::new();
+    for (path, f) in files {
+        let mut lines = Vec::new();
+        let edits = judge.edits(path, f, &mut out.left, &mut lines);
+        untied.extend(lines.into_iter().map(|l| (show(&ctx.root, path), l)));
+        if edits.is_empty() {
+            continue;
+        }
+        if let Some(&l) = f.new_lines.first() {
+            taken.push((show(&ctx.root, path), l));
+            continue;
+        }
+        changes.push(renamed_file(ctx, path, f, &edits, &args.new, out)?);
+    }
+    if !untied.is_empty() {
+        return Err(rivals.refusal(ctx, args, tpath, &untied));
+    }
+    if let Some((p, l)) = taken.first() {
+        return Err(name_taken(ctx, args, p, *l, files));
+    }
+    if changes.is_empty() {
+        let name = tdef.name.as_str();
+        return Err(CmdError::new(
+            code::NO_MATCH,
+            format!("Nothing to rename: every occurrence of {name} is another symbol's."),
+            Repair::new(
+                "refs",
+                "See the occurrences and how each was classified.",
+                shell::aitools(["code", "refs", name, "--include", "strings,comments,locals"]),
+            ),
+        ));
+    }
+    Ok(changes)
+}
+
+/// `path` with `edits` spelled `new`, from the bytes on disk (which must be
+/// the text parsed: a file that is not UTF-8 refuses the whole rename).
+fn renamed_file(
+    ctx: &Ctx,
+    path: &Path,
+    f: &Parsed,
+    edits: &[&Occurrence],
+    new: &str,
+    out: &mut Outcome,
+) -> Result<Change, CmdError> {
+    let snap = ctx.files().load_follow(path)?;
+    if snap.bytes != f.text.as_bytes() {
+        return Err(CmdError::new(
+            code::NOT_UTF8,
+            format!(
+                "{} is not valid UTF-8 text; nothing was renamed.",
+                show(&ctx.root, path)
+            ),
+            Repair::new(
+                "inspect",
+                "See the file's encoding; convert it to UTF-8, or rename below a path that leaves it out (code rename NAME NEW PATH).",
+                shell::aitools(["info", &show(&ctx.root, path)]),
+            ),
+        ));
+    }
+    let mut bytes = Vec::with_capacity(snap.bytes.len());
+    let mut at = 0;
+    for o in edits {
+        bytes.extend_from_slice(&snap.bytes[at..o.start]);
+        bytes.extend_from_slice(new.as_bytes());
+        at = o.end;
+        out.renamed.add(o.kind.name());
+    }
+    bytes.extend_from_slice(&snap.bytes[at..]);
+    out.counts.push((show(&ctx.root, path), edits.len() as u64));
+    Ok(Change::Put {
+        path: path.to_path_buf(),
+        bytes,
+        mode: None,
+    })
 }
 
 /// The lines where `new` is already a name in `text` (not a member, string or comment).
