@@ -115,10 +115,75 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
         ));
     };
     guard::refuse_redacted("The diff", None, diff.as_bytes())?;
+    let input = parse_input(cmd, &diff, args, strip)?;
+    let mut placed = Placed::default();
+    let req = WriteRequest::new(ctx).dry_run(args.guard.dry.dry_run);
+    let committed = write::submit(ctx, &req, || {
+        let mut slots = Slots::default();
+        for (fi, p) in input.patches.iter().enumerate() {
+            let sec = input.sections.get(fi).unwrap_or(&Section::Unified);
+            if let (true, Some(from), Some(to)) = (p.renamed, &p.old_path, &p.new_path)
+                && from != to
+            {
+                let (n, m, w) = rename(ctx, &mut slots, &expect, (from, to), (p, sec), fuzz, fi)?;
+                placed.add(n, m, w);
+                continue;
+            }
+            let arg = target_arg(ctx, p)?;
+            let idx = slot(ctx, &mut slots, &arg, &expect)?;
+            let s = slots
+                .list
+                .get_mut(idx)
+                .ok_or_else(|| CmdError::internal("apply: slot lost"))?;
+            let raw = input.raw.get(fi).map(Vec::as_slice).unwrap_or(&[]);
+            let current = current_text(ctx, s, p, input.is_v4a, (raw, strip))?;
+            let (out, m, w) = place(&ctx.argv, &s.display, fi, &current, (p, sec), fuzz)?;
+            placed.add(p.hunks.len() as u64, m, w);
+            settle(s, p, out)?;
+        }
+        // Shown back below only when a hunk moved or they were asked for.
+        req.no_diffs
+            .set(!placed.moved && ctx.max_diff_lines.is_none());
+        Ok::<_, CmdError>(slot_changes(slots))
+    })?;
+    // Every hunk where the patch said: the count says nothing new.
+    let mut extra = if placed.moved {
+        vec![("applied_hunks", Json::UInt(placed.hunks))]
+    } else {
+        Vec::new()
+    };
+    if placed.whitespace {
+        extra.push(("strategy", Json::str("whitespace")));
+    }
+    let mut out = committed.into_output(extra);
+    // The caller wrote these hunks: shown back they say nothing new, unless one
+    // landed away from its recorded line or the caller asked for them.
+    if !placed.moved && ctx.max_diff_lines.is_none() {
+        crate::protocol::compact::drop_diffs(&mut out.fields, &[]);
+    }
+    Ok(out)
+}
+
+/// The patch as parsed: its files (paths stripped, reversed when asked), each
+/// file's section kind, the paths as the diff wrote them (for the --strip a
+/// missing file suggests), and whether it is V4A.
+struct Input {
+    patches: Vec<FilePatch>,
+    sections: Vec<Section>,
+    raw: Vec<Vec<String>>,
+    is_v4a: bool,
+}
+
+fn parse_input(
+    cmd: &str,
+    diff: &str,
+    args: &ApplyArgs,
+    strip: Option<usize>,
+) -> Result<Input, CmdError> {
     let is_v4a = match args.format.as_str() {
         "v4a" => true,
         "unified" => false,
-        _ => v4a::looks_like(&diff),
+        _ => v4a::looks_like(diff),
     };
     let (mut patches, sections) = if is_v4a {
         if args.reverse {
@@ -127,7 +192,7 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
                 "--reverse applies unified diffs only; a V4A patch cannot be reversed.",
             ));
         }
-        let ops = v4a::parse(&diff).map_err(|m| {
+        let ops = v4a::parse(diff).map_err(|m| {
             CmdError::invalid_argument(
                 cmd,
                 format!("The input is not a V4A patch apply can use: {m}"),
@@ -135,13 +200,12 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
         })?;
         from_v4a(ops)
     } else {
-        let ps = patch::parse(&diff).map_err(|m| {
+        let ps = patch::parse(diff).map_err(|m| {
             CmdError::invalid_argument(cmd, format!("The input is not a diff apply can use: {m}"))
         })?;
         let n = ps.len();
         (ps, vec![Section::Unified; n])
     };
-    // The paths as the diff wrote them, for the --strip a missing file suggests.
     let raw: Vec<Vec<String>> = patches
         .iter()
         .map(|p| p.old_path.iter().chain(&p.new_path).cloned().collect())
@@ -164,163 +228,153 @@ pub fn run(ctx: &Ctx, args: &ApplyArgs) -> Result<Output, CmdError> {
     if args.reverse {
         patches.iter_mut().for_each(FilePatch::reverse);
     }
+    Ok(Input {
+        patches,
+        sections,
+        raw,
+        is_v4a,
+    })
+}
 
-    let mut applied = 0u64;
-    let mut moved = false;
-    let mut whitespace = false;
-    let req = WriteRequest::new(ctx).dry_run(args.guard.dry.dry_run);
-    let committed = write::submit(ctx, &req, || {
-        let mut slots = Slots::default();
-        for (fi, p) in patches.iter().enumerate() {
-            if let (true, Some(from), Some(to)) = (p.renamed, &p.old_path, &p.new_path)
-                && from != to
-            {
-                let sec = sections.get(fi).unwrap_or(&Section::Unified);
-                let (n, m, w) = rename(ctx, &mut slots, &expect, (from, to), (p, sec), fuzz, fi)?;
-                applied += n;
-                moved |= m;
-                whitespace |= w;
-                continue;
-            }
-            let arg = target_arg(ctx, p)?;
-            let idx = slot(ctx, &mut slots, &arg, &expect)?;
-            let s = slots
-                .list
-                .get_mut(idx)
-                .ok_or_else(|| CmdError::internal("apply: slot lost"))?;
-            let creating = p.old_path.is_none();
-            let current = match (&s.now, creating) {
-                (Some(_), true) if is_v4a => {
-                    return Err(CmdError::new(
-                        code::EXISTS,
-                        format!(
-                            "The patch adds {}, which already exists; nothing was written.",
-                            s.display
-                        ),
-                        Repair::new(
-                            "read",
-                            "Read the file and write the change as *** Update File instead.",
-                            shell::aitools(["read", &s.display]),
-                        ),
-                    ));
-                }
-                (Some(_), true) => {
-                    return Err(CmdError::new(
-                        code::EXISTS,
-                        format!("The diff creates {}, which already exists.", s.display),
-                        Repair::new(
-                            "reverse",
-                            "Check whether the patch is already applied: try it with --reverse --dry-run.",
-                            shell::aitools(["apply", "--stdin", "--reverse", "--dry-run"]),
-                        ),
-                    ));
-                }
-                (None, false) => {
-                    let e = CmdError::new(
-                        code::NOT_FOUND,
-                        format!("The diff modifies {}, which does not exist.", s.display),
-                        Repair::new(
-                            "find",
-                            "Look for the file by name.",
-                            "aitools find --type file",
-                        ),
+/// Hunks placed, and whether one moved or needed the whitespace strategy.
+#[derive(Default)]
+struct Placed {
+    hunks: u64,
+    moved: bool,
+    whitespace: bool,
+}
+
+impl Placed {
+    fn add(&mut self, hunks: u64, moved: bool, whitespace: bool) {
+        self.hunks += hunks;
+        self.moved |= moved;
+        self.whitespace |= whitespace;
+    }
+}
+
+/// The text a file's patch applies to: what the slot holds now, or nothing for
+/// a file the patch creates; a created file that exists, or a modified one that
+/// does not, refuses (with the --strip that names existing files, when one does).
+fn current_text(
+    ctx: &Ctx,
+    s: &Slot,
+    p: &FilePatch,
+    is_v4a: bool,
+    (raw, strip): (&[String], Option<usize>),
+) -> Result<Doc, CmdError> {
+    let creating = p.old_path.is_none();
+    match (&s.now, creating) {
+        (Some(_), true) if is_v4a => Err(CmdError::new(
+            code::EXISTS,
+            format!(
+                "The patch adds {}, which already exists; nothing was written.",
+                s.display
+            ),
+            Repair::new(
+                "read",
+                "Read the file and write the change as *** Update File instead.",
+                shell::aitools(["read", &s.display]),
+            ),
+        )),
+        (Some(_), true) => Err(CmdError::new(
+            code::EXISTS,
+            format!("The diff creates {}, which already exists.", s.display),
+            Repair::new(
+                "reverse",
+                "Check whether the patch is already applied: try it with --reverse --dry-run.",
+                shell::aitools(["apply", "--stdin", "--reverse", "--dry-run"]),
+            ),
+        )),
+        (None, false) => {
+            let e = CmdError::new(
+                code::NOT_FOUND,
+                format!("The diff modifies {}, which does not exist.", s.display),
+                Repair::new(
+                    "find",
+                    "Look for the file by name.",
+                    "aitools find --type file",
+                ),
+            );
+            Err(match better_strip(ctx, raw, strip) {
+                Some(n) => {
+                    let words = shell::rerun(
+                        &ctx.argv,
+                        &["--strip"],
+                        &[],
+                        &["--strip".into(), n.to_string()],
                     );
-                    let paths = raw.get(fi).map(Vec::as_slice).unwrap_or(&[]);
-                    return Err(match better_strip(ctx, paths, strip) {
-                        Some(n) => {
-                            let words = shell::rerun(
-                                &ctx.argv,
-                                &["--strip"],
-                                &[],
-                                &["--strip".into(), n.to_string()],
-                            );
-                            e.with_first_repair(Repair::new(
-                                "strip",
-                                format!("With --strip {n} the diff's paths name files that exist."),
-                                shell::aitools(&words),
-                            ))
-                        }
-                        None => e,
+                    e.with_first_repair(Repair::new(
+                        "strip",
+                        format!("With --strip {n} the diff's paths name files that exist."),
+                        shell::aitools(&words),
+                    ))
+                }
+                None => e,
+            })
+        }
+        (Some(d), false) => Ok(d.clone()),
+        (None, true) => Ok(Doc::from_text(false, String::new())),
+    }
+}
+
+/// The slot after its patch placed `out`: deleted (only when nothing is left),
+/// or the new text, with a created file's mode and a git mode change.
+fn settle(s: &mut Slot, p: &FilePatch, out: Doc) -> Result<(), CmdError> {
+    if p.new_path.is_none() {
+        if !out.text.is_empty() {
+            return Err(CmdError::new(
+                code::NO_MATCH,
+                format!(
+                    "The diff deletes {}, but the file holds more than the diff removes.",
+                    s.display
+                ),
+                Repair::new(
+                    "read",
+                    "Read the file as it is now.",
+                    shell::aitools(["read", &s.display]),
+                ),
+            ));
+        }
+        s.now = None;
+        return Ok(());
+    }
+    s.now = Some(out);
+    if p.old_path.is_none() {
+        s.mode = p.new_mode;
+    }
+    if let Some((_, new)) = p.mode_change {
+        s.chmod = Some(new & 0o7777);
+    }
+    Ok(())
+}
+
+/// The op's changes: each path whose state differs from before.
+fn slot_changes(slots: Slots) -> Vec<Change> {
+    let mut changes = Vec::new();
+    for s in slots.list {
+        match (&s.before, s.now) {
+            (Some(_), None) => changes.push(Change::Delete { path: s.real }),
+            (None, Some(d)) => changes.push(Change::Put {
+                path: s.real,
+                bytes: d.to_bytes(),
+                mode: s.mode,
+            }),
+            (Some(b), Some(d)) => {
+                if d.text != b.doc.text || d.bom != b.doc.bom {
+                    changes.push(Change::Put {
+                        path: s.real.clone(),
+                        bytes: d.to_bytes(),
+                        mode: None,
                     });
                 }
-                (Some(d), false) => d.clone(),
-                (None, true) => Doc::from_text(false, String::new()),
-            };
-            let sec = sections.get(fi).unwrap_or(&Section::Unified);
-            let (out, m, w) = place(&ctx.argv, &s.display, fi, &current, (p, sec), fuzz)?;
-            applied += p.hunks.len() as u64;
-            moved |= m;
-            whitespace |= w;
-            if p.new_path.is_none() {
-                if !out.text.is_empty() {
-                    return Err(CmdError::new(
-                        code::NO_MATCH,
-                        format!(
-                            "The diff deletes {}, but the file holds more than the diff removes.",
-                            s.display
-                        ),
-                        Repair::new(
-                            "read",
-                            "Read the file as it is now.",
-                            shell::aitools(["read", &s.display]),
-                        ),
-                    ));
-                }
-                s.now = None;
-            } else {
-                s.now = Some(out);
-                if creating {
-                    s.mode = p.new_mode;
-                }
-                if let Some((_, new)) = p.mode_change {
-                    s.chmod = Some(new & 0o7777);
+                if let Some(mode) = s.chmod {
+                    changes.push(Change::Chmod { path: s.real, mode });
                 }
             }
+            (None, None) => {}
         }
-        let mut changes = Vec::new();
-        for s in slots.list {
-            match (&s.before, s.now) {
-                (Some(_), None) => changes.push(Change::Delete { path: s.real }),
-                (None, Some(d)) => changes.push(Change::Put {
-                    path: s.real,
-                    bytes: d.to_bytes(),
-                    mode: s.mode,
-                }),
-                (Some(b), Some(d)) => {
-                    if d.text != b.doc.text || d.bom != b.doc.bom {
-                        changes.push(Change::Put {
-                            path: s.real.clone(),
-                            bytes: d.to_bytes(),
-                            mode: None,
-                        });
-                    }
-                    if let Some(mode) = s.chmod {
-                        changes.push(Change::Chmod { path: s.real, mode });
-                    }
-                }
-                (None, None) => {}
-            }
-        }
-        // Shown back below only when a hunk moved or they were asked for.
-        req.no_diffs.set(!moved && ctx.max_diff_lines.is_none());
-        Ok(changes)
-    })?;
-    // Every hunk where the patch said: the count says nothing new.
-    let mut extra = if moved {
-        vec![("applied_hunks", Json::UInt(applied))]
-    } else {
-        Vec::new()
-    };
-    if whitespace {
-        extra.push(("strategy", Json::str("whitespace")));
     }
-    let mut out = committed.into_output(extra);
-    // The caller wrote these hunks: shown back they say nothing new, unless one
-    // landed away from its recorded line or the caller asked for them.
-    if !moved && ctx.max_diff_lines.is_none() {
-        crate::protocol::compact::drop_diffs(&mut out.fields, &[]);
-    }
-    Ok(out)
+    changes
 }
 
 /// A diff path with `--strip N` components dropped, or by default the `a/`/`b/`
