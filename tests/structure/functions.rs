@@ -20,7 +20,6 @@ pub const LONG_FNS: &[(&str, &str, usize)] = &[
     ("commands/edit/move_lines.rs", "run", 147),
     ("commands/edit/patch.rs", "apply_placed", 133),
     ("commands/edit/patch.rs", "parse", 118),
-    ("commands/edit/replace.rs", "run", 202),
     ("commands/edit/transform.rs", "apply_op", 144),
     ("commands/edit/transform.rs", "run", 130),
     ("commands/edit/v4a.rs", "parse", 102),

@@ -182,72 +182,13 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
         return Err(CmdError::invalid_argument(cmd, "--nth counts from 1."));
     }
     let scan_opts = args.scan.options(ctx, ctx.files().overlay()?)?;
-    let input = args.guarded.input(ctx, cmd)?;
-    let (pattern, replacement, path_args) = match input {
-        Some(json) => {
-            let (p, r) = parse_stdin(cmd, &json)?;
-            (p, r, args.words.clone())
-        }
-        None => match args.words.as_slice() {
-            [p, r, rest @ ..] => (p.clone(), r.clone(), rest.to_vec()),
-            _ => {
-                return Err(CmdError::invalid_argument(
-                    cmd,
-                    "replace takes PATTERN REPLACEMENT [PATH...] (or --stdin with {\"pattern\",\"replacement\"}).",
-                ));
-            }
-        },
-    };
+    let (pattern, replacement, path_args) = words(ctx, cmd, args)?;
     guard::refuse_redacted("The pattern", None, pattern.as_bytes())?;
     guard::refuse_redacted("The replacement", None, replacement.as_bytes())?;
     if pattern.is_empty() {
         return Err(CmdError::invalid_argument(cmd, "The pattern is empty."));
     }
-    let mut source = if args.matching.fixed {
-        regex::escape(&pattern)
-    } else {
-        pattern.clone()
-    };
-    if args.matching.word {
-        source = format!(r"\b(?:{source})\b");
-    }
-    let re = RegexBuilder::new(&source)
-        .case_insensitive(args.matching.ignore_case)
-        .multi_line(true)
-        .crlf(true)
-        .size_limit(64 << 20)
-        .build()
-        .map_err(|e| {
-            CmdError::bad_pattern(
-                "The pattern",
-                &pattern,
-                &e,
-                Repair::new(
-                    "fixed",
-                    "Escape the pattern, or pass --fixed to match it as literal text.",
-                    "aitools schema replace",
-                ),
-            )
-        })?;
-    let template = if args.literal_replacement {
-        Template::literal(&replacement)
-    } else {
-        let t = Template::parse(&replacement).map_err(|m| CmdError::invalid_argument(cmd, m))?;
-        t.check(&re)
-            .map_err(|m| CmdError::invalid_argument(cmd, m))?;
-        t
-    };
-    let replacer = Replacer {
-        re,
-        template,
-        multiline: args.matching.multiline,
-        nth,
-    };
-    let path_args = if path_args.is_empty() {
-        vec![".".to_string()]
-    } else {
-        path_args
-    };
+    let (replacer, bytes_re) = replacer(cmd, args, &pattern, &replacement, nth)?;
     if sel.is_some() && path_args.len() != 1 {
         return Err(CmdError::invalid_argument(
             cmd,
@@ -255,28 +196,15 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
         ));
     }
     common::require_hash(cmd, sel.as_ref(), &expect, &path_args[0])?;
-
-    // The same pattern over bytes: which skipped binary or non-UTF-8 files hold it.
-    let bytes_re = regex::bytes::RegexBuilder::new(&source)
-        .case_insensitive(args.matching.ignore_case)
-        .multi_line(true)
-        .crlf(true)
-        .size_limit(64 << 20)
-        .build()
-        .ok();
+    let dry_run = args.guarded.guard.dry.dry_run;
     let mut skipped: Vec<Skipped> = Vec::new();
-    let mut counts: Vec<(String, u64)> = Vec::new();
-    let mut total = 0u64;
-    // Matches found, --nth or not: says why an --nth past them replaced nothing.
-    let mut found = 0u64;
-    let mut most = String::new();
+    let mut done = Done::default();
     // Per-file counts say what a replace did; a dry run adds a few changed lines
     // as `sample`, and `--max-diff-lines N` (or `aitools diff --op <op_id>`) shows
     // the diffs.
     let req = WriteRequest::new(ctx)
-        .dry_run(args.guarded.guard.dry.dry_run)
+        .dry_run(dry_run)
         .max_diff_lines(Some(0));
-    let mut sample: Vec<String> = Vec::new();
     let committed = write::submit(ctx, &req, || {
         let targets = collect(
             ctx,
@@ -294,85 +222,207 @@ pub fn run(ctx: &Ctx, args: &ReplaceArgs) -> Result<Output, CmdError> {
                 Some(s) => Some(select::select(&t.doc, &t.display, s)?),
                 None => None,
             };
-            let mut seen = 0;
-            let applied = replacer
-                .apply(&t.doc, blocks.as_deref(), &mut seen)
-                .map_err(|m| CmdError::invalid_argument(cmd, format!("{}: {m}", t.display)))?;
-            if seen > found {
-                found = seen;
-                most = t.display.clone();
+            if let Some(doc) = done.replace_in(cmd, &replacer, t, blocks.as_deref(), dry_run)? {
+                changes.extend(put_if_changed(t, doc)?);
             }
-            let Some((doc, n)) = applied else {
-                continue;
-            };
-            guard::refuse_built_mask(
-                "The replacement, as expanded,",
-                Some(&t.display),
-                t.doc.text.as_bytes(),
-                doc.text.as_bytes(),
-            )?;
-            total += n;
-            counts.push((t.display.clone(), n));
-            if args.guarded.guard.dry.dry_run && sample.len() < SAMPLES {
-                sample.extend(first_change(&t.display, &t.doc, &doc));
-            }
-            changes.extend(put_if_changed(t, doc)?);
         }
-        if let (0, Some(n), 1..) = (total, nth, found) {
-            let dry = shell::rerun(&ctx.argv, &["--nth"], &["--dry-run"], &["--dry-run".into()]);
-            return Err(CmdError::new(
-                code::NO_MATCH,
-                format!(
-                    "--nth {n} is past the matches: {pattern:?} matches only {found} time(s) in {most}{}.",
-                    if targets.len() > 1 {
-                        ", the most of any file (--nth counts within each file)"
-                    } else {
-                        ""
-                    }
-                ),
-                Repair::new(
-                    "nth",
-                    "See every match, then pick one that exists with --nth.",
-                    shell::aitools(&dry),
-                ),
-            ));
+        if let (0, Some(n), 1..) = (done.total, nth, done.found) {
+            return Err(nth_past(ctx, n, &pattern, &done, targets.len() > 1));
         }
-        if total == 0 {
+        if done.total == 0 {
             return Err(matched_nothing(&pattern, &path_args, &skipped));
         }
-        guard::check_count(
-            cmd,
-            &ctx.argv,
-            expect_count,
-            total,
-            args.guarded.guard.dry.dry_run,
-        )?;
+        guard::check_count(cmd, &ctx.argv, expect_count, done.total, dry_run)?;
         Ok(changes)
     })?;
     let mut committed = committed;
     for c in &mut committed.changes {
-        c.count = counts.iter().find(|(p, _)| *p == c.path).map(|(_, n)| *n);
+        c.count = done
+            .counts
+            .iter()
+            .find(|(p, _)| *p == c.path)
+            .map(|(_, n)| *n);
         // One replacement per changed line: the count says it all.
         if ctx.max_diff_lines.is_none() && c.added == c.count && c.deleted == c.count {
             c.added = None;
             c.deleted = None;
         }
         // The dry run that gave --expect-count listed them; the total is the guard.
-        if !args.guarded.guard.dry.dry_run && expect_count.is_some() {
+        if !dry_run && expect_count.is_some() {
             c.count = None;
         }
     }
     let mut extra: Vec<(&str, Json)> = Vec::new();
-    if args.guarded.guard.dry.dry_run {
-        extra.push(("expect_count", Json::UInt(total)));
-        if ctx.max_diff_lines.is_none() && !sample.is_empty() {
-            extra.push(("sample", Json::from_serialize(&sample)));
+    if dry_run {
+        extra.push(("expect_count", Json::UInt(done.total)));
+        if ctx.max_diff_lines.is_none() && !done.sample.is_empty() {
+            extra.push(("sample", Json::from_serialize(&done.sample)));
         }
     }
     if !skipped.is_empty() {
         extra.push(("skipped", Json::from_serialize(&skipped)));
     }
     Ok(committed.into_output(extra))
+}
+
+/// PATTERN, REPLACEMENT and the paths (`.` when none), from the words or from
+/// `--stdin`'s `{"pattern","replacement"}`.
+fn words(
+    ctx: &Ctx,
+    cmd: &str,
+    args: &ReplaceArgs,
+) -> Result<(String, String, Vec<String>), CmdError> {
+    let (pattern, replacement, paths) = match args.guarded.input(ctx, cmd)? {
+        Some(json) => {
+            let (p, r) = parse_stdin(cmd, &json)?;
+            (p, r, args.words.clone())
+        }
+        None => match args.words.as_slice() {
+            [p, r, rest @ ..] => (p.clone(), r.clone(), rest.to_vec()),
+            _ => {
+                return Err(CmdError::invalid_argument(
+                    cmd,
+                    "replace takes PATTERN REPLACEMENT [PATH...] (or --stdin with {\"pattern\",\"replacement\"}).",
+                ));
+            }
+        },
+    };
+    let paths = if paths.is_empty() {
+        vec![".".to_string()]
+    } else {
+        paths
+    };
+    Ok((pattern, replacement, paths))
+}
+
+/// The replacer the flags describe, and the same pattern over bytes (it says
+/// which skipped binary or non-UTF-8 files hold it).
+fn replacer(
+    cmd: &str,
+    args: &ReplaceArgs,
+    pattern: &str,
+    replacement: &str,
+    nth: Option<u64>,
+) -> Result<(Replacer, Option<regex::bytes::Regex>), CmdError> {
+    let mut source = if args.matching.fixed {
+        regex::escape(pattern)
+    } else {
+        pattern.to_string()
+    };
+    if args.matching.word {
+        source = format!(r"\b(?:{source})\b");
+    }
+    let re = RegexBuilder::new(&source)
+        .case_insensitive(args.matching.ignore_case)
+        .multi_line(true)
+        .crlf(true)
+        .size_limit(64 << 20)
+        .build()
+        .map_err(|e| {
+            CmdError::bad_pattern(
+                "The pattern",
+                pattern,
+                &e,
+                Repair::new(
+                    "fixed",
+                    "Escape the pattern, or pass --fixed to match it as literal text.",
+                    "aitools schema replace",
+                ),
+            )
+        })?;
+    let template = if args.literal_replacement {
+        Template::literal(replacement)
+    } else {
+        let t = Template::parse(replacement).map_err(|m| CmdError::invalid_argument(cmd, m))?;
+        t.check(&re)
+            .map_err(|m| CmdError::invalid_argument(cmd, m))?;
+        t
+    };
+    let bytes_re = regex::bytes::RegexBuilder::new(&source)
+        .case_insensitive(args.matching.ignore_case)
+        .multi_line(true)
+        .crlf(true)
+        .size_limit(64 << 20)
+        .build()
+        .ok();
+    let replacer = Replacer {
+        re,
+        template,
+        multiline: args.matching.multiline,
+        nth,
+    };
+    Ok((replacer, bytes_re))
+}
+
+/// What the replacements came to: per-file counts, their total, the most
+/// matches one file had (--nth or not: it says why an --nth past them replaced
+/// nothing) and where, and a dry run's sample lines.
+#[derive(Default)]
+struct Done {
+    counts: Vec<(String, u64)>,
+    total: u64,
+    found: u64,
+    most: String,
+    sample: Vec<String>,
+}
+
+impl Done {
+    /// `t` with its matches (within `blocks`) replaced, or `None` when none was.
+    fn replace_in(
+        &mut self,
+        cmd: &str,
+        replacer: &Replacer,
+        t: &Target,
+        blocks: Option<&[Block]>,
+        dry_run: bool,
+    ) -> Result<Option<Doc>, CmdError> {
+        let mut seen = 0;
+        let applied = replacer
+            .apply(&t.doc, blocks, &mut seen)
+            .map_err(|m| CmdError::invalid_argument(cmd, format!("{}: {m}", t.display)))?;
+        if seen > self.found {
+            self.found = seen;
+            self.most = t.display.clone();
+        }
+        let Some((doc, n)) = applied else {
+            return Ok(None);
+        };
+        guard::refuse_built_mask(
+            "The replacement, as expanded,",
+            Some(&t.display),
+            t.doc.text.as_bytes(),
+            doc.text.as_bytes(),
+        )?;
+        self.total += n;
+        self.counts.push((t.display.clone(), n));
+        if dry_run && self.sample.len() < SAMPLES {
+            self.sample.extend(first_change(&t.display, &t.doc, &doc));
+        }
+        Ok(Some(doc))
+    }
+}
+
+/// `--nth N` past every file's matches: the dry run that lists them.
+fn nth_past(ctx: &Ctx, n: u64, pattern: &str, done: &Done, many: bool) -> CmdError {
+    let dry = shell::rerun(&ctx.argv, &["--nth"], &["--dry-run"], &["--dry-run".into()]);
+    CmdError::new(
+        code::NO_MATCH,
+        format!(
+            "--nth {n} is past the matches: {pattern:?} matches only {} time(s) in {}{}.",
+            done.found,
+            done.most,
+            if many {
+                ", the most of any file (--nth counts within each file)"
+            } else {
+                ""
+            }
+        ),
+        Repair::new(
+            "nth",
+            "See every match, then pick one that exists with --nth.",
+            shell::aitools(&dry),
+        ),
+    )
 }
 
 /// Changed lines a dry run shows as `sample`: the first of each of the first files.
