@@ -472,135 +472,18 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
     })
     .map_err(|e| super::scan_error("overview", &ctx.argv, &e))?;
 
-    let mut langs: BTreeMap<&'static str, Tally> = BTreeMap::new();
-    let mut disk: BTreeMap<&'static str, Vec<&std::path::Path>> = BTreeMap::new();
-    let mut build_files = Vec::new();
-    let mut entries = Vec::new();
-    // Files below the work tree not in the index, and the index entries seen.
-    let mut untracked = 0u64;
-    let mut seen_tracked = vec![false; git.as_ref().map_or(0, |g| g.tracked.len())];
-    for (p, s) in &walked.items {
-        match s {
-            Seen::Entry(kind) => entries.push(EntryOut {
-                name: p
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-                kind: kind.name(),
-            }),
-            Seen::File {
-                lang,
-                size,
-                depth,
-                build,
-                git: in_ix,
-            } => {
-                match in_ix {
-                    InIndex::Outside => {}
-                    InIndex::Untracked => untracked += 1,
-                    InIndex::Tracked(i) => {
-                        if let Some(s) = seen_tracked.get_mut(*i) {
-                            *s = true;
-                        }
-                    }
-                }
-                if *depth == 1 {
-                    entries.push(EntryOut {
-                        name: p
-                            .file_name()
-                            .map(|n| n.to_string_lossy().into_owned())
-                            .unwrap_or_default(),
-                        kind: "file",
-                    });
-                }
-                if let Some(l) = lang {
-                    let t = langs.entry(l).or_default();
-                    t.files += 1;
-                    match size {
-                        Size::Exact(lines, bytes) => {
-                            t.lines += lines;
-                            t.bytes += bytes;
-                        }
-                        Size::Disk => disk.entry(l).or_default().push(p),
-                    }
-                }
-                if build_files.len() < 100 && *build {
-                    build_files.push(show(&ctx.root, p));
-                }
-            }
-        }
-    }
-    entries.truncate(200);
-    // An even spread of each language's files (in path order, so the answer does
-    // not depend on thread timing) is read; the others count as its mean.
-    // The samples are read together (on the scan's threads) and added in
-    // this order, so the sums do not depend on thread timing either.
-    let mut picked: Vec<(&'static str, &std::path::Path)> = Vec::new();
-    for (l, files) in &disk {
-        let t = langs.entry(l).or_default();
-        let n = files.len();
-        let k = n.min(SAMPLE_FILES);
-        let picks: Vec<usize> = (0..k).map(|i| i * n / k).collect();
-        let mut next = picks.iter().peekable();
-        for (i, p) in files.iter().enumerate() {
-            if next.peek() == Some(&&i) {
-                next.next();
-                picked.push((*l, *p));
-            } else {
-                t.rest += 1;
-                t.estimated = true;
-            }
-        }
-    }
-    let paths: Vec<&std::path::Path> = picked.iter().map(|(_, p)| *p).collect();
-    let samples = read_samples(&paths, scan::threads(&opts));
-    for ((l, _), sample) in picked.iter().zip(samples) {
-        langs.entry(l).or_default().add(sample);
-    }
-    let mut languages: Vec<LangOut> = langs
-        .into_iter()
-        .map(|(lang, t)| {
-            let (lines, bytes) = t.finish();
-            LangOut {
-                lang,
-                files: t.files,
-                lines,
-                bytes,
-                estimated: t.estimated,
-            }
-        })
-        .collect();
-    languages.sort_by(|a, b| b.lines.cmp(&a.lines).then(a.lang.cmp(b.lang)));
-    let languages_total = languages.len() as u64;
+    let mut seen = Tallied::of(
+        ctx,
+        &walked.items,
+        git.as_ref().map_or(0, |g| g.tracked.len()),
+    );
+    seen.sample_disk(scan::threads(&opts));
+    let (languages, languages_total) = languages_out(seen.langs);
     let truncated = languages_total > args.limit;
+    let mut languages = languages;
     languages.truncate(args.limit as usize);
-
     drop(index);
-    let git = git.map(|g| {
-        let rel = |p: &std::path::Path| {
-            p.strip_prefix(&g.work_tree)
-                .ok()
-                .map(|r| r.to_string_lossy().into_owned())
-        };
-        let below = rel(&start).unwrap_or_default();
-        let under = format!("{below}/");
-        let deleted = g
-            .tracked
-            .iter()
-            .zip(&seen_tracked)
-            .filter(|(t, _)| below.is_empty() || t.starts_with(&under))
-            // A file the walk just saw exists; only the others need a stat
-            // (an entry listed twice is stat'ed once more, and exists too).
-            .filter(|(_, seen)| !**seen)
-            .filter(|(t, _)| !scan::exists_nofollow(&g.work_tree.join(t)))
-            .count() as u64;
-        GitOut {
-            branch: g.branch,
-            head: g.head,
-            untracked,
-            deleted,
-        }
-    });
+    let git = git.map(|g| git_out(g, &start, &seen.seen_tracked, seen.untracked));
     let path = match start.strip_prefix(&ctx.root) {
         Ok(r) => r.to_string_lossy().into_owned(),
         Err(_) => start.to_string_lossy().into_owned(),
@@ -619,11 +502,172 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
         git,
         languages,
         languages_total,
-        build_files,
-        entries,
+        build_files: seen.build_files,
+        entries: seen.entries,
         truncated,
         scan_cut: walked.cut.clone(),
         next_commands,
     };
     Ok(Output::cut(&out, truncated))
+}
+
+/// What the walk saw, summed: each language's files (those whose size is on
+/// disk only, by language, to be sampled), the build files, the top-level
+/// entries, and where the files stand in git's index.
+struct Tallied<'w> {
+    langs: BTreeMap<&'static str, Tally>,
+    disk: BTreeMap<&'static str, Vec<&'w std::path::Path>>,
+    build_files: Vec<String>,
+    entries: Vec<EntryOut>,
+    /// Files below the work tree not in the index, and the index entries seen.
+    untracked: u64,
+    seen_tracked: Vec<bool>,
+}
+
+impl<'w> Tallied<'w> {
+    fn of(ctx: &Ctx, items: &'w [(std::path::PathBuf, Seen)], tracked: usize) -> Tallied<'w> {
+        let mut t = Tallied {
+            langs: BTreeMap::new(),
+            disk: BTreeMap::new(),
+            build_files: Vec::new(),
+            entries: Vec::new(),
+            untracked: 0,
+            seen_tracked: vec![false; tracked],
+        };
+        let name_of = |p: &std::path::Path| {
+            p.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        };
+        for (p, s) in items {
+            match s {
+                Seen::Entry(kind) => t.entries.push(EntryOut {
+                    name: name_of(p),
+                    kind: kind.name(),
+                }),
+                Seen::File {
+                    lang,
+                    size,
+                    depth,
+                    build,
+                    git: in_ix,
+                } => {
+                    match in_ix {
+                        InIndex::Outside => {}
+                        InIndex::Untracked => t.untracked += 1,
+                        InIndex::Tracked(i) => {
+                            if let Some(s) = t.seen_tracked.get_mut(*i) {
+                                *s = true;
+                            }
+                        }
+                    }
+                    if *depth == 1 {
+                        t.entries.push(EntryOut {
+                            name: name_of(p),
+                            kind: "file",
+                        });
+                    }
+                    if let Some(l) = lang {
+                        let tally = t.langs.entry(l).or_default();
+                        tally.files += 1;
+                        match size {
+                            Size::Exact(lines, bytes) => {
+                                tally.lines += lines;
+                                tally.bytes += bytes;
+                            }
+                            Size::Disk => t.disk.entry(l).or_default().push(p),
+                        }
+                    }
+                    if t.build_files.len() < 100 && *build {
+                        t.build_files.push(show(&ctx.root, p));
+                    }
+                }
+            }
+        }
+        t.entries.truncate(200);
+        t
+    }
+
+    /// An even spread of each language's files sized on disk only (in path
+    /// order, so the answer does not depend on thread timing) is read; the
+    /// others count as its mean. The samples are read together (on the scan's
+    /// threads) and added in this order, so the sums do not depend on thread
+    /// timing either.
+    fn sample_disk(&mut self, threads: usize) {
+        let mut picked: Vec<(&'static str, &std::path::Path)> = Vec::new();
+        for (l, files) in &self.disk {
+            let t = self.langs.entry(l).or_default();
+            let n = files.len();
+            let k = n.min(SAMPLE_FILES);
+            let picks: Vec<usize> = (0..k).map(|i| i * n / k).collect();
+            let mut next = picks.iter().peekable();
+            for (i, p) in files.iter().enumerate() {
+                if next.peek() == Some(&&i) {
+                    next.next();
+                    picked.push((*l, *p));
+                } else {
+                    t.rest += 1;
+                    t.estimated = true;
+                }
+            }
+        }
+        let paths: Vec<&std::path::Path> = picked.iter().map(|(_, p)| *p).collect();
+        let samples = read_samples(&paths, threads);
+        for ((l, _), sample) in picked.iter().zip(samples) {
+            self.langs.entry(l).or_default().add(sample);
+        }
+    }
+}
+
+/// The languages, most lines first, and how many there are.
+fn languages_out(langs: BTreeMap<&'static str, Tally>) -> (Vec<LangOut>, u64) {
+    let mut languages: Vec<LangOut> = langs
+        .into_iter()
+        .map(|(lang, t)| {
+            let (lines, bytes) = t.finish();
+            LangOut {
+                lang,
+                files: t.files,
+                lines,
+                bytes,
+                estimated: t.estimated,
+            }
+        })
+        .collect();
+    languages.sort_by(|a, b| b.lines.cmp(&a.lines).then(a.lang.cmp(b.lang)));
+    let total = languages.len() as u64;
+    (languages, total)
+}
+
+/// The repository's facts below `start`: branch, head, untracked files, and
+/// index entries whose files are gone.
+fn git_out(
+    g: git::GitState,
+    start: &std::path::Path,
+    seen_tracked: &[bool],
+    untracked: u64,
+) -> GitOut {
+    let rel = |p: &std::path::Path| {
+        p.strip_prefix(&g.work_tree)
+            .ok()
+            .map(|r| r.to_string_lossy().into_owned())
+    };
+    let below = rel(start).unwrap_or_default();
+    let under = format!("{below}/");
+    let deleted = g
+        .tracked
+        .iter()
+        .zip(seen_tracked)
+        .filter(|(t, _)| below.is_empty() || t.starts_with(&under))
+        // A file the walk just saw exists; only the others need a stat
+        // (an entry listed twice is stat'ed once more, and exists too).
+        .filter(|(_, seen)| !**seen)
+        .filter(|(t, _)| !scan::exists_nofollow(&g.work_tree.join(t)))
+        .count() as u64;
+    GitOut {
+        branch: g.branch,
+        head: g.head,
+        untracked,
+        deleted,
+    }
 }
