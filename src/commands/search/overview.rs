@@ -415,18 +415,7 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
         None => ctx.root.clone(),
     };
     let budget = args.budget.budget("overview")?;
-    let mut opts = ScanOptions {
-        overlay: ctx.files().overlay()?,
-        no_ignore: args.no_ignore,
-        include_dirs: true,
-        budget,
-        ..ScanOptions::default()
-    };
-    // Only sampled files are read: the default bytes budget would cost a stat
-    // per file to guard nothing; an explicit --max-scan-bytes still binds.
-    if args.budget.max_scan_bytes.is_none() {
-        opts.budget.bytes = u64::MAX;
-    }
+    let opts = scan_options(ctx, args, budget)?;
     // Read before the walk: its workers look each file up in the index.
     let git = git::read(&ctx.root);
     let index = git.as_ref().map(index_of);
@@ -509,6 +498,27 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
         next_commands,
     };
     Ok(Output::cut(&out, truncated))
+}
+
+/// The walk's options: directories too, and no bytes budget unless asked.
+fn scan_options(
+    ctx: &Ctx,
+    args: &OverviewArgs,
+    budget: scan::Budget,
+) -> Result<ScanOptions, CmdError> {
+    let mut opts = ScanOptions {
+        overlay: ctx.files().overlay()?,
+        no_ignore: args.no_ignore,
+        include_dirs: true,
+        budget,
+        ..ScanOptions::default()
+    };
+    // Only sampled files are read: the default bytes budget would cost a stat
+    // per file to guard nothing; an explicit --max-scan-bytes still binds.
+    if args.budget.max_scan_bytes.is_none() {
+        opts.budget.bytes = u64::MAX;
+    }
+    Ok(opts)
 }
 
 /// What the walk saw, summed: each language's files (those whose size is on
