@@ -476,10 +476,14 @@ def t_patch_of_file():
     path = "src/flask/app.py"
 
     def ai(r):
-        # git log -p: the repair is the call that gives the patch.
+        # git log -p: answered (each item's patch is its last value), or the
+        # repair is the call that gives the patch.
         d = r.aitools("git", "log", "-p", "-n", "1", path)
         cmd = ((d.get("error") or {}).get("repairs") or [{}])[0].get("command", "")
-        if cmd.startswith("aitools schema") or not cmd.startswith("aitools "):
+        if "patch" in d.get("fields", []):
+            row = (d.get("items") or [[]])[0]
+            d = {"files": row[d["fields"].index("patch")] if len(row) == len(d["fields"]) else []}
+        elif cmd.startswith("aitools schema") or not cmd.startswith("aitools "):
             r.aitools(*cmd.split()[1:])
             sha = (log_shas(r.aitools("git", "log", "--limit", "1", path)) or [""])[0]
             d = r.aitools("git", "diff", "--ref", f"{sha}^!", "--", path)

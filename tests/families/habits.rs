@@ -600,38 +600,66 @@ fn git_log_since_yesterday_and_last_week_are_read_as_git_does() {
 }
 
 #[test]
-fn git_log_patch_and_format_spellings_get_the_call_that_answers() {
+fn git_log_patch_answers_each_commit_with_its_hunks_in_one_call() {
     let env = history();
-    let head = env
+    // -p: each commit's patch is its last value, git diff's files and hunks.
+    let r = env.run(&["git", "log", "-p", "-n", "2", "h.txt"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(
+        r.json["fields"],
+        serde_json::json!(["sha", "author", "date", "subject", "patch"])
+    );
+    assert_eq!(subjects(&r), ["Alice 5", "Bob 2"], "{}", r.stdout);
+    let first = serde_json::json!([{"path": "h.txt", "added": 1, "deleted": 1,
+        "hunks": ["@@ -1 +1 @@\n-1\n+2"]}]);
+    assert_eq!(r.json["items"][0][4], first, "{}", r.stdout);
+    assert_eq!(
+        r.json["more"],
+        "aitools git log -p --limit 2 h.txt --skip 2"
+    );
+    // One budget of hunk lines for the page: A (251 lines) and B (251) do not
+    // both fit, C (451) does not fit alone.
+    for (name, n) in [("a.txt", 250), ("b.txt", 250), ("c.txt", 450)] {
+        env.write(name, "x\n".repeat(n));
+        env.git(&["add", name]);
+        env.git(&["commit", "-qm", name]);
+    }
+    let c = env
         .git(&["rev-parse", "--short", "HEAD"])
         .trim()
         .to_string();
-    // -p: each commit's patch is git show SHA, or git diff --ref SHA^! for paths.
-    let show = repaired(
-        &env,
-        &["git", "log", "-p", "-n", "1"],
-        &format!("aitools git show {head}"),
+    let big = env.run(&["git", "log", "-p", "-n", "3"]);
+    assert_eq!(big.code, 3, "{}", big.stdout);
+    assert_eq!(big.json["items"].as_array().map(Vec::len), Some(1));
+    assert_eq!(big.json["items"][0][4][0]["mode"], "summary");
+    assert_eq!(big.json["items"][0][4][0]["added"], 450);
+    let next = serde_json::json!([
+        format!("aitools git diff --ref '{c}^!' --max-lines 451 -- c.txt"),
+        "aitools git log -p --limit 3 --skip 1"
+    ]);
+    assert_eq!(big.json["next_commands"], next, "{}", big.stdout);
+    let whole = env.run_line(next[0].as_str().unwrap_or(""));
+    assert_eq!(whole.code, 0, "{}", whole.stdout);
+    let on = env.run_line(next[1].as_str().unwrap_or(""));
+    assert_eq!(on.code, 3, "{}", on.stdout);
+    assert_eq!(subjects(&on), ["b.txt"], "{}", on.stdout);
+    assert_eq!(
+        on.json["next_commands"],
+        serde_json::json!(["aitools git log -p --limit 3 --skip 2"])
     );
-    assert!(
-        show.json["sha"]
+    let rest = env.run(&["git", "log", "-p", "--limit", "1", "--skip", "2"]);
+    assert_eq!(subjects(&rest), ["a.txt"], "{}", rest.stdout);
+    assert_eq!(
+        rest.json["items"][0][4][0]["hunks"][0]
             .as_str()
-            .is_some_and(|s| s.starts_with(&head)),
-        "{}",
-        show.stdout
+            .map(|h| h.lines().count()),
+        Some(251)
     );
-    let diff = repaired(
-        &env,
-        &["git", "log", "--patch", "-n", "2", "h.txt"],
-        &format!("aitools git diff --ref '{head}^!' -- h.txt"),
-    );
-    assert_eq!(diff.json["files"][0]["path"], "h.txt");
-    let r = env.run(&["git", "log", "-p", "-n", "2", "h.txt"]);
-    let repairs = r.json["error"]["repairs"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    assert_eq!(repairs.len(), 3, "{}", r.stderr);
-    assert_eq!(repairs[2]["command"], "aitools git log --limit 2 h.txt");
+}
+
+#[test]
+fn git_log_format_spellings_are_taken_as_fields() {
+    let env = history();
     // --format words that are fields are taken as --fields: only those.
     let f = took(
         &env,

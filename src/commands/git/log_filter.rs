@@ -1,13 +1,11 @@
 //! `git log`'s filters (`--author`, `--since`, `--until`) as the words handed to
-//! git, and git's `-p`, answered with the call that gives each commit's patch.
+//! git, and git's `-p`: each commit's patch within one budget for the page.
 //! A value reaches git only joined to its option (`--author=VALUE`), so a value
 //! that starts with `-` is never read as another option.
 
-use crate::protocol::{CmdError, Repair, code, shell, time};
+use super::{diff, git};
+use crate::protocol::{CmdError, Json, Repair, code, shell, time};
 use crate::workspace::Ctx;
-
-/// The most commits whose patch call a `-p` answer names.
-const MAX_PATCH_CALLS: usize = 5;
 
 /// The units of `N UNITS ago` in seconds (a month is 30 days, a year 365).
 const UNITS: &[(&str, i64)] = &[
@@ -169,54 +167,67 @@ fn named(v: &str, now: i64) -> Option<i64> {
     }
 }
 
-/// A commit of the page: its sha and subject.
-pub struct Commit<'a> {
-    pub sha: &'a str,
-    pub subject: &'a str,
+/// What `-p` adds to a page: each kept commit's patch (its files in git
+/// diff's shape), within one budget of hunk lines for the page.
+pub struct Patches {
+    /// One value per kept commit: the array of its files.
+    pub values: Vec<Json>,
+    /// The calls that show the files the budget left without hunks.
+    pub next: Vec<String>,
+    /// True when the budget stopped the page before its last commit.
+    pub stopped: bool,
+    /// Values masked in the hunks.
+    pub masked: usize,
 }
 
-/// git log's `-p`: there is no patch output here. The answer names the call
-/// that gives each commit's patch on this page (`git show SHA`, or with the
-/// call's `paths` `git diff --ref SHA^! PATH...`), the newest first.
-pub fn patch_answer(ctx: &Ctx, paths: &[String], items: &[Commit]) -> CmdError {
-    let without = shell::aitools(shell::rerun(&ctx.argv, &[], &["-p", "--patch"], &[]));
-    let message = "git log answers no patches (-p): a commit's patch is git show SHA (git diff --ref SHA^! PATH for some paths); the repairs are those calls for the newest commits of this page.";
-    let call = |it: &Commit| {
-        if paths.is_empty() {
-            shell::aitools(["git", "show", it.sha])
-        } else {
-            let range = format!("{}^!", it.sha);
-            let mut w = vec!["git", "diff", "--ref", range.as_str(), "--"];
-            w.extend(paths.iter().map(String::as_str));
-            shell::aitools(w)
+/// The patches of `shas` (newest first) for `pathspecs`. The page stops before
+/// a commit whose patch no longer fits the budget; a first commit too large
+/// for it keeps its counts, and its files past the budget get their own call.
+pub fn patches(ctx: &Ctx, shas: &[&str], pathspecs: &[String]) -> Result<Patches, CmdError> {
+    let mut out = Patches {
+        values: Vec::new(),
+        next: Vec::new(),
+        stopped: false,
+        masked: 0,
+    };
+    let mut left = diff::DEFAULT_MAX_LINES;
+    for (i, sha) in shas.iter().enumerate() {
+        let p = diff::commit_patch(ctx, sha, pathspecs, left)?;
+        if !p.summarized.is_empty() && i > 0 {
+            out.stopped = true;
+            break;
         }
-    };
-    let mut shown = items.iter().take(MAX_PATCH_CALLS);
-    let Some(first) = shown.next() else {
-        return CmdError::new(
-            code::ARGUMENT_INVALID,
-            "git log answers no patches (-p), and no commit matches this call.",
-            Repair::new("retry", "The same call without -p.", without),
-        );
-    };
-    let detail = |it: &Commit| format!("The patch of {} ({}).", short(it.sha), it.subject);
-    let mut err = CmdError::new(
-        code::ARGUMENT_INVALID,
-        message,
-        Repair::new("run-instead", detail(first), call(first)),
-    );
-    for it in shown {
-        err = err.with_repair(Repair::new("run-instead", detail(it), call(it)));
+        left = left.saturating_sub(p.used);
+        out.masked += p.masked;
+        out.values.push(Json::from_serialize(&p.files));
+        if !p.summarized.is_empty() {
+            out.next = file_calls(ctx, sha, &p.summarized);
+            out.stopped = shas.len() > 1;
+            break;
+        }
     }
-    err.with_repair(Repair::new(
-        "retry",
-        "The commits without patches.",
-        without,
-    ))
+    Ok(out)
 }
 
-fn short(sha: &str) -> &str {
-    sha.get(..12).unwrap_or(sha)
+/// The call showing each file of `sha` -p left without hunks (at most 10):
+/// git diff --ref SHA^! PATH, or git show SHA for a root commit (no parent to
+/// compare with).
+fn file_calls(ctx: &Ctx, sha: &str, paths: &[(String, u64)]) -> Vec<String> {
+    let parent = [
+        "rev-parse".to_string(),
+        "--verify".into(),
+        "-q".into(),
+        format!("{sha}^"),
+    ];
+    if git(ctx, &parent, "history").is_err() {
+        return vec![shell::aitools(["git", "show", sha])];
+    }
+    let rev = format!("{sha}^!");
+    paths
+        .iter()
+        .take(10)
+        .map(|(p, n)| diff::file_call(ctx, &rev, p, *n))
+        .collect()
 }
 
 #[cfg(test)]
