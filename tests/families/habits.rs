@@ -600,6 +600,38 @@ fn git_log_since_yesterday_and_last_week_are_read_as_git_does() {
 }
 
 #[test]
+fn git_log_since_yesterday_noon_and_this_week_are_read() {
+    // Monday 2026-11-30 00:53:20 UTC (the fixed clock).
+    const NOW: i64 = 1_796_000_000;
+    let env = TestEnv::new();
+    let commits = [
+        ("saturday afternoon", NOW - 3_200 - 86_400 - 11 * 3_600),
+        ("sunday morning", NOW - 3_200 - 15 * 3_600),
+        ("sunday afternoon", NOW - 3_200 - 11 * 3_600),
+        ("this morning", NOW - 600),
+    ];
+    for (i, (what, at)) in commits.iter().enumerate() {
+        env.write("w.txt", format!("{i}\n"));
+        env.git(&["add", "w.txt"]);
+        dated_commit(&env, "T", what, &format!("{at} +0000"));
+    }
+    let since = |when: &str| {
+        let r = env.run(&["git", "log", "--since", when]);
+        assert_eq!(r.code, 0, "{when}: {}", r.stderr);
+        subjects(&r)
+    };
+    // Sunday 12:00 (git, before noon, goes back to Saturday's).
+    for when in ["yesterday noon", "noon yesterday", "noon"] {
+        assert_eq!(since(when), ["this morning", "sunday afternoon"], "{when}");
+    }
+    assert_eq!(since("yesterday midnight").len(), 3);
+    assert_eq!(since("this week"), ["this morning"]);
+    assert_eq!(since("this month").len(), 4);
+    let r = env.run(&["git", "log", "--until", "yesterday noon"]);
+    assert_eq!(subjects(&r), ["sunday morning", "saturday afternoon"]);
+}
+
+#[test]
 fn git_log_patch_answers_each_commit_with_its_hunks_in_one_call() {
     let env = history();
     // -p: each commit's patch is its last value, git diff's files and hunks.

@@ -36,8 +36,8 @@ pub struct LogArgs {
     pub author: Option<String>,
     /// Only commits made at or after WHEN: YYYY-MM-DD[THH:MM[:SS]] (UTC),
     /// @SECONDS, N days ago (seconds, minutes, hours, days, weeks, months of
-    /// 30 days, years of 365), or git's yesterday, today (00:00 UTC), last UNIT,
-    /// last WEEKDAY.
+    /// 30 days, years of 365), or git's yesterday, today (00:00 UTC), noon,
+    /// yesterday noon, this week (Monday 00:00 UTC), last UNIT, last WEEKDAY.
     #[arg(long, value_name = "WHEN")]
     pub since: Option<String>,
     /// Only commits made at or before WHEN (the forms of --since).

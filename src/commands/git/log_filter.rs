@@ -93,7 +93,7 @@ fn when(ctx: &Ctx, flag: &str, v: &str) -> Result<String, CmdError> {
     Err(CmdError::new(
         code::ARGUMENT_INVALID,
         format!(
-            "{flag} {v:?} is not a time aitools reads: write YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS] (UTC), @SECONDS, N UNITS ago (seconds, minutes, hours, days, weeks, months, years), yesterday, today, last UNIT or last WEEKDAY."
+            "{flag} {v:?} is not a time aitools reads: write YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS] (UTC), @SECONDS, N UNITS ago (seconds, minutes, hours, days, weeks, months, years), yesterday, today, noon, yesterday noon, this week|month|year, last UNIT or last WEEKDAY."
         ),
         Repair::new(
             "retry",
@@ -135,19 +135,47 @@ const WEEKDAYS: &[&str] = &[
     "saturday",
 ];
 
+/// The hours git names: `noon` 12:00, `tea` 17:00, `midnight` 00:00.
+fn hour(w: &str) -> Option<i64> {
+    match w {
+        "midnight" => Some(0),
+        "noon" => Some(12),
+        "tea" => Some(17),
+        _ => None,
+    }
+}
+
 /// git's words for a time, counted from `now` as git counts them: `yesterday`
 /// is 24 hours ago, `last week` 7 days ago (`last UNIT` is `1 UNIT ago`), `last
-/// tuesday` the latest Tuesday before today at this time of day. `today` (and
-/// `midnight`) is today's 00:00 UTC: git reads `today` as now, which finds
-/// nothing.
+/// tuesday` the latest Tuesday before today at this time of day, `noon` (`tea`)
+/// the latest 12:00 (17:00). `today` (and `midnight`) is today's 00:00 UTC and
+/// `this week|month|year` the first day's 00:00 (weeks start on Monday): git
+/// reads those as now, which finds nothing. `yesterday noon` (`today tea`,
+/// `noon yesterday`) is that day at that hour (git goes back one more day
+/// before noon).
 fn named(v: &str, now: i64) -> Option<i64> {
     let lower = v.to_ascii_lowercase();
     let words: Vec<&str> = lower.split([' ', '.']).filter(|w| !w.is_empty()).collect();
     let day = 86_400;
+    let midnight = now.div_euclid(day) * day;
+    let on = |d: &str| match d {
+        "today" => Some(midnight),
+        "yesterday" => Some(midnight - day),
+        _ => None,
+    };
     match words[..] {
         ["now"] => Some(now),
         ["yesterday"] => Some(now - day),
-        ["today"] | ["midnight"] | ["today", "midnight"] => Some(now.div_euclid(day) * day),
+        ["today"] => Some(midnight),
+        [h] if hour(h).is_some() => {
+            let at = midnight + hour(h)? * 3_600;
+            Some(if at > now { at - day } else { at })
+        }
+        [a, b] if on(a).is_some() || on(b).is_some() => {
+            let (d, h) = if on(a).is_some() { (a, b) } else { (b, a) };
+            Some(on(d)? + hour(h)? * 3_600)
+        }
+        ["this", unit] => this(unit, now),
         ["last", w] => {
             if let Some(span) = relative(&format!("1 {w}")) {
                 return Some(now - span);
@@ -163,6 +191,20 @@ fn named(v: &str, now: i64) -> Option<i64> {
             };
             Some(now - back * day)
         }
+        _ => None,
+    }
+}
+
+/// The first second of this week (Monday), month or year, UTC.
+fn this(unit: &str, now: i64) -> Option<i64> {
+    let day = 86_400;
+    let days = now.div_euclid(day);
+    let iso = time::iso8601(now);
+    match unit {
+        // 1970-01-01 was a Thursday: 3 days after a Monday.
+        "week" => Some((days - (days + 3).rem_euclid(7)) * day),
+        "month" => time::parse(&format!("{}-01", iso.get(..7)?)).ok(),
+        "year" => time::parse(&format!("{}-01-01", iso.get(..4)?)).ok(),
         _ => None,
     }
 }
@@ -258,6 +300,21 @@ mod tests {
         assert_eq!(named("last year", now), Some(1_764_936_000));
         assert_eq!(named("today", now), Some(1_796_428_800));
         assert_eq!(named("last tu", now), None);
-        assert_eq!(named("this week", now), None);
+        // Saturday 12:00: this week began on Monday 2026-11-30.
+        assert_eq!(named("this week", now), Some(1_796_000_000 - 3_200));
+        assert_eq!(named("this month", now), Some(1_795_996_800 + 86_400));
+        assert_eq!(named("this year", now), Some(1_767_225_600));
+        assert_eq!(named("this fortnight", now), None);
+        // git's answers at this hour, and at 08:00 (git: 2 days back, here 1).
+        assert_eq!(named("yesterday noon", now), Some(1_796_385_600));
+        assert_eq!(named("noon yesterday", now), Some(1_796_385_600));
+        assert_eq!(named("yesterday midnight", now), Some(1_796_342_400));
+        assert_eq!(named("noon", now), Some(now));
+        assert_eq!(named("noon", now - 4 * 3_600), Some(now - 86_400));
+        assert_eq!(
+            named("yesterday noon", now - 4 * 3_600),
+            Some(1_796_385_600)
+        );
+        assert_eq!(named("yesterday lunch", now), None);
     }
 }
