@@ -349,7 +349,11 @@ def t_find_name():
     def ai(r):
         # find's spelling: -name is taken as the pattern.
         d = follow(r, ["find", "-name", "*.toml"], ["find", "--glob", "*.toml"])
-        r.ok = sorted(i.get("path") for i in d.get("items", [])) == want(r.root)
+        # Items: {path,...} (up to 0.6), a bare path or a row led by the path.
+        def path(i):
+            return i.get("path") if isinstance(i, dict) else i[0] if isinstance(i, list) else i
+
+        r.ok = sorted(path(i) for i in d.get("items", [])) == want(r.root)
 
     def sh(r):
         p = r.sh("find . -name '*.toml' -not -path './.git/*'")
