@@ -349,7 +349,11 @@ def t_find_name():
     def ai(r):
         # find's spelling: -name is taken as the pattern.
         d = follow(r, ["find", "-name", "*.toml"], ["find", "--glob", "*.toml"])
-        r.ok = sorted(i.get("path") for i in d.get("items", [])) == want(r.root)
+        # Items: {path,...} (up to 0.6), a bare path or a row led by the path.
+        def path(i):
+            return i.get("path") if isinstance(i, dict) else i[0] if isinstance(i, list) else i
+
+        r.ok = sorted(path(i) for i in d.get("items", [])) == want(r.root)
 
     def sh(r):
         p = r.sh("find . -name '*.toml' -not -path './.git/*'")
@@ -476,10 +480,14 @@ def t_patch_of_file():
     path = "src/flask/app.py"
 
     def ai(r):
-        # git log -p: the repair is the call that gives the patch.
+        # git log -p: answered (each item's patch is its last value), or the
+        # repair is the call that gives the patch.
         d = r.aitools("git", "log", "-p", "-n", "1", path)
         cmd = ((d.get("error") or {}).get("repairs") or [{}])[0].get("command", "")
-        if cmd.startswith("aitools schema") or not cmd.startswith("aitools "):
+        if "patch" in d.get("fields", []):
+            row = (d.get("items") or [[]])[0]
+            d = {"files": row[d["fields"].index("patch")] if len(row) == len(d["fields"]) else []}
+        elif cmd.startswith("aitools schema") or not cmd.startswith("aitools "):
             r.aitools(*cmd.split()[1:])
             sha = (log_shas(r.aitools("git", "log", "--limit", "1", path)) or [""])[0]
             d = r.aitools("git", "diff", "--ref", f"{sha}^!", "--", path)

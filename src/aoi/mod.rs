@@ -559,6 +559,7 @@ fn finish(
             let path = env.get("path").cloned();
             for (i, item) in items.into_iter().enumerate() {
                 let mut ev = match (row.shape, item) {
+                    ("row", item) => row_event(env.get("fields"), "path", item),
                     ("line", Json::Str(t)) => {
                         let mut o = Json::obj();
                         if let Some(p) = &path {
@@ -571,11 +572,7 @@ fn finish(
                         o
                     }
                     (_, o @ Json::Obj(_)) => o,
-                    (_, v) => {
-                        let mut o = Json::obj();
-                        o.push("value", v);
-                        o
-                    }
+                    (_, v) => row_event(None, "value", v),
                 };
                 if row.event == "change" {
                     // The envelope leaves out `action` when it is `modified`; an
@@ -627,6 +624,34 @@ fn finish(
     }
     stream.end(s);
     if checks_ok { 0 } else { 1 }
+}
+
+/// An item given as a row of the values its envelope's `fields` names, as the
+/// object of those names; a bare value (no `fields`) is `bare`'s.
+fn row_event(names: Option<&Json>, bare: &str, item: Json) -> Json {
+    let names: Vec<&str> = match names {
+        Some(Json::Arr(n)) => n.iter().filter_map(Json::as_str).collect(),
+        _ => vec![bare],
+    };
+    let mut o = Json::obj();
+    match item {
+        Json::Arr(vals) => {
+            for (k, v) in names.iter().zip(vals) {
+                o.push(k, v);
+            }
+        }
+        v => o.push(names.first().copied().unwrap_or(bare), v),
+    }
+    // find's rows say kind only when some entry is neither a file nor a
+    // directory; a directory's path then ends in `/`.
+    if bare == "path" && o.get("kind").is_none() {
+        let dir = match o.get_mut("path") {
+            Some(Json::Str(p)) if p.len() > 1 && p.ends_with('/') => p.pop().is_some(),
+            _ => false,
+        };
+        o.push("kind", Json::str(if dir { "dir" } else { "file" }));
+    }
+    o
 }
 
 /// Takes the fields the command streamed live out of its envelope. The envelope's

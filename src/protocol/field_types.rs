@@ -148,12 +148,8 @@ mod tests {
         let m = members("search", "matches");
         assert!(m.contains(&("line", "integer")), "{m:?}");
         assert!(members("read", "matches").is_empty());
-        assert!(members("find", "items").contains(&("size", "integer|null")));
-        assert!(
-            !members("history", "items")
-                .iter()
-                .any(|(n, _)| *n == "size")
-        );
+        assert!(members("tx status", "items").contains(&("ops", "integer")));
+        assert!(!members("history", "items").iter().any(|(n, _)| *n == "ops"));
     }
 
     #[test]

@@ -224,13 +224,13 @@ fn nested_members_of_answers_are_typed_and_checked() {
     m["matches"][0]["line"] = json!("1");
     let caught = std::panic::catch_unwind(|| check_output_schema(&m));
     assert!(caught.is_err(), "a match whose line is a string passed");
-    let mut f = env.run(&["find", "."]).json;
+    let mut f = env.run(&["find", ".", "--long"]).json;
     check_output_schema(&f);
     let item = f["items"]
         .as_array_mut()
         .and_then(|i| i.first_mut())
         .expect("an item");
-    item["size"] = json!("12");
+    item[2] = json!({"size": 12});
     let caught = std::panic::catch_unwind(|| check_output_schema(&f));
     assert!(caught.is_err(), "a find item whose size is a string passed");
 }

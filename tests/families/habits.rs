@@ -139,20 +139,20 @@ fn read_and_find_spellings_are_taken() {
         &["find", "-name", "*.py"],
         serde_json::json!({"-name": "pattern"}),
     );
-    assert_eq!(f.json["items"][0]["path"], "src/a.py");
+    assert_eq!(f.json["items"][0], "src/a.py");
     assert_eq!(f.json["items"].as_array().map(Vec::len), Some(1));
     let under = took(
         &env,
         &["find", "src", "-name", "*.rs"],
         serde_json::json!({"-name": "pattern"}),
     );
-    assert_eq!(under.json["items"][0]["path"], "src/b.rs");
+    assert_eq!(under.json["items"][0], "src/b.rs");
     let d = took(
         &env,
         &["find", "-type", "d"],
         serde_json::json!({"-type d": "--type dir"}),
     );
-    assert_eq!(d.json["items"][0]["path"], "src");
+    assert_eq!(d.json["items"][0], "src/");
     let py = took(
         &env,
         &["find", "--type", "py"],
@@ -306,14 +306,19 @@ fn find_and_grep_words_are_not_read_as_help() {
         &["find", "-maxdepth", "1", "-name", "*.txt"],
         serde_json::json!({"-maxdepth": "--depth", "-name": "pattern"}),
     );
-    assert_eq!(d.json["items"][0]["path"], "t.txt", "{}", d.stdout);
+    assert_eq!(d.json["items"][0], "t.txt", "{}", d.stdout);
     let p = took(
         &env,
         &["find", "-path", "src/*"],
         serde_json::json!({"-path": "--glob"}),
     );
     assert_eq!(p.json["command"], "find", "{}", p.stdout);
-    assert_eq!(p.json["total"], 2, "{}", p.stdout);
+    assert_eq!(
+        p.json["items"].as_array().map(Vec::len),
+        Some(2),
+        "{}",
+        p.stdout
+    );
     // A cluster of the command's own letters with h is still help.
     let h = env.run(&["search", "-ih"]);
     assert_eq!(h.json["command"], "help", "{}", h.stdout);
@@ -396,17 +401,20 @@ fn iname_head_count_and_exclude_are_taken() {
         &["find", "-iname", "*.py"],
         serde_json::json!({"-iname": "--ignore-case pattern"}),
     );
-    let paths: Vec<&str> = f.json["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|i| i["path"].as_str())
-        .collect();
-    assert_eq!(paths, ["src/Upper.PY", "src/a.py"], "{}", f.stdout);
+    let paths = &f.json["items"];
+    assert_eq!(
+        paths,
+        &serde_json::json!(["src/Upper.PY", "src/a.py"]),
+        "{}",
+        f.stdout
+    );
     // The flag itself, and a substring in any case.
     let i = env.run(&["find", "UPPER", "-i"]);
-    assert_eq!(i.json["items"][0]["path"], "src/Upper.PY", "{}", i.stdout);
-    assert_eq!(env.run(&["find", "UPPER"]).json["total"], 0);
+    assert_eq!(i.json["items"][0], "src/Upper.PY", "{}", i.stdout);
+    assert_eq!(
+        env.run(&["find", "UPPER"]).json["items"],
+        serde_json::json!([])
+    );
     // head -20 / head -n 20 (read's -n, cat's number-the-lines, is taken too).
     for argv in [&["read", "-2", "t.txt"][..], &["read", "t.txt", "-2"][..]] {
         let r = took(&env, argv, serde_json::json!({"-2": "--range 1:2"}));
@@ -600,38 +608,98 @@ fn git_log_since_yesterday_and_last_week_are_read_as_git_does() {
 }
 
 #[test]
-fn git_log_patch_and_format_spellings_get_the_call_that_answers() {
+fn git_log_since_yesterday_noon_and_this_week_are_read() {
+    // Monday 2026-11-30 00:53:20 UTC (the fixed clock).
+    const NOW: i64 = 1_796_000_000;
+    let env = TestEnv::new();
+    let commits = [
+        ("saturday afternoon", NOW - 3_200 - 86_400 - 11 * 3_600),
+        ("sunday morning", NOW - 3_200 - 15 * 3_600),
+        ("sunday afternoon", NOW - 3_200 - 11 * 3_600),
+        ("this morning", NOW - 600),
+    ];
+    for (i, (what, at)) in commits.iter().enumerate() {
+        env.write("w.txt", format!("{i}\n"));
+        env.git(&["add", "w.txt"]);
+        dated_commit(&env, "T", what, &format!("{at} +0000"));
+    }
+    let since = |when: &str| {
+        let r = env.run(&["git", "log", "--since", when]);
+        assert_eq!(r.code, 0, "{when}: {}", r.stderr);
+        subjects(&r)
+    };
+    // Sunday 12:00 (git, before noon, goes back to Saturday's).
+    for when in ["yesterday noon", "noon yesterday", "noon"] {
+        assert_eq!(since(when), ["this morning", "sunday afternoon"], "{when}");
+    }
+    assert_eq!(since("yesterday midnight").len(), 3);
+    assert_eq!(since("this week"), ["this morning"]);
+    assert_eq!(since("this month").len(), 4);
+    let r = env.run(&["git", "log", "--until", "yesterday noon"]);
+    assert_eq!(subjects(&r), ["sunday morning", "saturday afternoon"]);
+}
+
+#[test]
+fn git_log_patch_answers_each_commit_with_its_hunks_in_one_call() {
     let env = history();
-    let head = env
+    // -p: each commit's patch is its last value, git diff's files and hunks.
+    let r = env.run(&["git", "log", "-p", "-n", "2", "h.txt"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(
+        r.json["fields"],
+        serde_json::json!(["sha", "author", "date", "subject", "patch"])
+    );
+    assert_eq!(subjects(&r), ["Alice 5", "Bob 2"], "{}", r.stdout);
+    let first = serde_json::json!([{"path": "h.txt", "added": 1, "deleted": 1,
+        "hunks": ["@@ -1 +1 @@\n-1\n+2"]}]);
+    assert_eq!(r.json["items"][0][4], first, "{}", r.stdout);
+    assert_eq!(
+        r.json["more"],
+        "aitools git log -p --limit 2 h.txt --skip 2"
+    );
+    // One budget of hunk lines for the page: A (251 lines) and B (251) do not
+    // both fit, C (451) does not fit alone.
+    for (name, n) in [("a.txt", 250), ("b.txt", 250), ("c.txt", 450)] {
+        env.write(name, "x\n".repeat(n));
+        env.git(&["add", name]);
+        env.git(&["commit", "-qm", name]);
+    }
+    let c = env
         .git(&["rev-parse", "--short", "HEAD"])
         .trim()
         .to_string();
-    // -p: each commit's patch is git show SHA, or git diff --ref SHA^! for paths.
-    let show = repaired(
-        &env,
-        &["git", "log", "-p", "-n", "1"],
-        &format!("aitools git show {head}"),
+    let big = env.run(&["git", "log", "-p", "-n", "3"]);
+    assert_eq!(big.code, 3, "{}", big.stdout);
+    assert_eq!(big.json["items"].as_array().map(Vec::len), Some(1));
+    assert_eq!(big.json["items"][0][4][0]["mode"], "summary");
+    assert_eq!(big.json["items"][0][4][0]["added"], 450);
+    let next = serde_json::json!([
+        format!("aitools git diff --ref '{c}^!' --max-lines 451 -- c.txt"),
+        "aitools git log -p --limit 3 --skip 1"
+    ]);
+    assert_eq!(big.json["next_commands"], next, "{}", big.stdout);
+    let whole = env.run_line(next[0].as_str().unwrap_or(""));
+    assert_eq!(whole.code, 0, "{}", whole.stdout);
+    let on = env.run_line(next[1].as_str().unwrap_or(""));
+    assert_eq!(on.code, 3, "{}", on.stdout);
+    assert_eq!(subjects(&on), ["b.txt"], "{}", on.stdout);
+    assert_eq!(
+        on.json["next_commands"],
+        serde_json::json!(["aitools git log -p --limit 3 --skip 2"])
     );
-    assert!(
-        show.json["sha"]
+    let rest = env.run(&["git", "log", "-p", "--limit", "1", "--skip", "2"]);
+    assert_eq!(subjects(&rest), ["a.txt"], "{}", rest.stdout);
+    assert_eq!(
+        rest.json["items"][0][4][0]["hunks"][0]
             .as_str()
-            .is_some_and(|s| s.starts_with(&head)),
-        "{}",
-        show.stdout
+            .map(|h| h.lines().count()),
+        Some(251)
     );
-    let diff = repaired(
-        &env,
-        &["git", "log", "--patch", "-n", "2", "h.txt"],
-        &format!("aitools git diff --ref '{head}^!' -- h.txt"),
-    );
-    assert_eq!(diff.json["files"][0]["path"], "h.txt");
-    let r = env.run(&["git", "log", "-p", "-n", "2", "h.txt"]);
-    let repairs = r.json["error"]["repairs"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    assert_eq!(repairs.len(), 3, "{}", r.stderr);
-    assert_eq!(repairs[2]["command"], "aitools git log --limit 2 h.txt");
+}
+
+#[test]
+fn git_log_format_spellings_are_taken_as_fields() {
+    let env = history();
     // --format words that are fields are taken as --fields: only those.
     let f = took(
         &env,

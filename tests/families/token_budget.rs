@@ -1146,17 +1146,32 @@ fn find_and_git_diff_leave_out_what_the_caller_knows() {
     for k in ["mode", "ignore_source", "approx_tokens"] {
         assert!(f.json.get(k).is_none(), "{k}: {}", f.stdout);
     }
-    assert_eq!(f.json["items"][0]["path"], "a.py");
-    assert_eq!(f.json["items"][0]["kind"], "file", "{}", f.stdout);
-    // --type names every item's kind: not repeated on each.
-    let typed = ok(env.run(&["find", "--glob", "*.py", "--type", "file"]));
-    assert_eq!(typed.json["items"][0]["path"], "a.py");
-    assert!(
-        typed.json["items"][0].get("kind").is_none(),
-        "{}",
-        typed.stdout
+    // Every item a file: bare paths, no kind or size (ls -l's, with --long),
+    // no total when every match is listed.
+    assert_eq!(f.json["items"], serde_json::json!(["a.py"]), "{}", f.stdout);
+    assert!(f.json.get("total").is_none(), "{}", f.stdout);
+    assert!(f.json.get("fields").is_none(), "{}", f.stdout);
+    // A directory's path ends in /; a symlink says every item's kind.
+    std::fs::create_dir(env.path("d")).expect("mkdir");
+    let ls = ok(env.run(&["find", "--depth", "1"]));
+    assert_eq!(ls.json["items"], serde_json::json!(["a.py", "b.txt", "d/"]));
+    std::os::unix::fs::symlink("a.py", env.path("l.py")).expect("symlink");
+    let mixed = ok(env.run(&["find", "--glob", "*.py"]));
+    assert_eq!(mixed.json["fields"], serde_json::json!(["path", "kind"]));
+    assert_eq!(
+        mixed.json["items"],
+        serde_json::json!([["a.py", "file"], ["l.py", "symlink"]])
     );
-    assert_eq!(typed.json["items"][0]["size"], 6, "{}", typed.stdout);
+    let sized = ok(env.run(&[
+        "find", "--glob", "*.py", "--type", "file", "--fields", "size",
+    ]));
+    assert_eq!(sized.json["fields"], serde_json::json!(["path", "size"]));
+    assert_eq!(
+        sized.json["items"],
+        serde_json::json!([["a.py", 6]]),
+        "{}",
+        sized.stdout
+    );
     // Not the default: said.
     let t = ok(env.run(&["find", "--output", "tree", "--no-ignore"]));
     assert_eq!(t.json["mode"], "tree", "{}", t.stdout);

@@ -407,14 +407,37 @@ pub fn sha256sum(path: &Path) -> String {
 
 /// The `path` of every item of a listing answer (`find`, ...), sorted.
 pub fn sorted_item_paths(json: &Value) -> Vec<String> {
-    let mut v: Vec<String> = json["items"]
-        .as_array()
-        .expect("items")
+    let mut v: Vec<String> = find_items(json)
         .iter()
         .map(|i| i["path"].as_str().unwrap_or("").to_string())
         .collect();
     v.sort();
     v
+}
+
+/// find's flat items as objects: a row's values named by the answer's
+/// `fields`, a bare item its path; without kind, a path ending in `/` is a
+/// directory's (the `/` taken off) and any other a file's.
+pub fn find_items(json: &Value) -> Vec<Value> {
+    let rows = match json.get("fields") {
+        Some(_) => log_items(json),
+        None => json["items"]
+            .as_array()
+            .map(|a| a.iter().map(|p| serde_json::json!({ "path": p })).collect())
+            .unwrap_or_default(),
+    };
+    rows.into_iter()
+        .map(|mut o| {
+            if o.get("kind").is_none() {
+                let path = o["path"].as_str().unwrap_or("").to_string();
+                let dir = path.len() > 1 && path.ends_with('/');
+                let kind = if dir { "dir" } else { "file" };
+                o["path"] = Value::from(path.strip_suffix('/').filter(|_| dir).unwrap_or(&path));
+                o["kind"] = Value::from(kind);
+            }
+            o
+        })
+        .collect()
 }
 
 /// git log's items as objects: each item's values named by the answer's `fields`.

@@ -221,25 +221,7 @@ pub fn run(ctx: &Ctx, a: &DiffArgs) -> Result<Output, CmdError> {
     if a.output == Mode::Hunks && !files.is_empty() {
         let sections;
         (sections, premasked) = masked_hunks(ctx, &base, &tail)?;
-        let mut used = 0u64;
-        let mut over = false;
-        let mut summarized = Vec::new();
-        for (f, hunks) in files.iter_mut().zip(sections) {
-            if f.binary {
-                f.mode = "hunks";
-                continue;
-            }
-            let n = line_count(&hunks);
-            if !over && used + n <= a.max_lines {
-                used += n;
-                f.mode = "hunks";
-                f.hunks = Some(hunks);
-            } else {
-                over = true;
-                f.mode = "summary";
-                summarized.push((f.path.clone(), n));
-            }
-        }
+        let (_, summarized) = fill(&mut files, sections, a.max_lines);
         if !summarized.is_empty() {
             cut = true;
             let top = toplevel(ctx);
@@ -281,6 +263,98 @@ pub fn run(ctx: &Ctx, a: &DiffArgs) -> Result<Output, CmdError> {
         cut,
     )
     .premasked(premasked))
+}
+
+/// Gives each file its hunks until `budget` hunk lines are used; every later
+/// file is summary (counts only). Returns the lines used and each summarized
+/// file with its hunk lines.
+fn fill(
+    files: &mut [FileOut],
+    sections: Vec<Vec<String>>,
+    budget: u64,
+) -> (u64, Vec<(String, u64)>) {
+    let mut used = 0u64;
+    let mut over = false;
+    let mut summarized = Vec::new();
+    for (f, hunks) in files.iter_mut().zip(sections) {
+        if f.binary {
+            f.mode = "hunks";
+            continue;
+        }
+        let n = line_count(&hunks);
+        if !over && used + n <= budget {
+            used += n;
+            f.mode = "hunks";
+            f.hunks = Some(hunks);
+        } else {
+            over = true;
+            f.mode = "summary";
+            summarized.push((f.path.clone(), n));
+        }
+    }
+    (used, summarized)
+}
+
+/// One commit's patch as `git log -p` shows it (a merge's is empty, a root
+/// commit's adds every file).
+pub struct CommitPatch {
+    /// Its files, each with its hunks until the budget ran out (then summary).
+    pub files: Vec<FileOut>,
+    /// Hunk lines used.
+    pub used: u64,
+    /// The files past the budget, by path as git names them, with their
+    /// hunk lines.
+    pub summarized: Vec<(String, u64)>,
+    /// Values masked in its hunks.
+    pub masked: usize,
+}
+
+/// The patch of commit `sha` limited to `pathspecs` (git's, already checked),
+/// with hunks for at most `budget` lines (git diff's shape and masking).
+pub fn commit_patch(
+    ctx: &Ctx,
+    sha: &str,
+    pathspecs: &[String],
+    budget: u64,
+) -> Result<CommitPatch, CmdError> {
+    let base: Vec<String> = [
+        "diff-tree",
+        "-r",
+        "--root",
+        "--no-commit-id",
+        "--no-ext-diff",
+        "--no-textconv",
+        "-M",
+        sha,
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut tail = vec!["--".to_string()];
+    tail.extend(pathspecs.iter().cloned());
+    let mut ns = base.clone();
+    ns.extend(["--numstat".to_string(), "-z".into()]);
+    ns.extend(tail.iter().cloned());
+    let out = git(ctx, &ns, "history")?;
+    let mut files = numstat(&super::lossy(&out.stdout).0);
+    if files.is_empty() {
+        let files = Vec::new();
+        return Ok(CommitPatch {
+            files,
+            used: 0,
+            summarized: Vec::new(),
+            masked: 0,
+        });
+    }
+    let mut base = base;
+    base.push("-p".into());
+    let (sections, masked) = masked_hunks(ctx, &base, &tail)?;
+    let (used, summarized) = fill(&mut files, sections, budget);
+    Ok(CommitPatch {
+        files,
+        used,
+        summarized,
+        masked,
+    })
 }
 
 /// Each file's hunks (3 lines of context), masked as the files they come from
@@ -330,6 +404,23 @@ fn toplevel(ctx: &Ctx) -> Option<String> {
     .ok()?;
     Some(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
+
+/// The call that shows one file (`path` as git names it, from the top level)
+/// of `rev`'s diff with `lines` hunk lines at least.
+pub fn file_call(ctx: &Ctx, rev: &str, path: &str, lines: u64) -> String {
+    let a = DiffArgs {
+        path: Vec::new(),
+        staged: false,
+        r#ref: Some(rev.to_string()),
+        output: Mode::Hunks,
+        max_lines: DEFAULT_MAX_LINES,
+        limit: 500,
+    };
+    file_command(ctx, &a, toplevel(ctx).as_deref(), path, lines)
+}
+
+/// git diff's default --max-lines, also git log -p's budget for a page.
+pub const DEFAULT_MAX_LINES: u64 = 400;
 
 /// The same diff narrowed to one file, with a budget that holds it.
 fn file_command(ctx: &Ctx, a: &DiffArgs, top: Option<&str>, path: &str, lines: u64) -> String {

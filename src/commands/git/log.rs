@@ -36,8 +36,8 @@ pub struct LogArgs {
     pub author: Option<String>,
     /// Only commits made at or after WHEN: YYYY-MM-DD[THH:MM[:SS]] (UTC),
     /// @SECONDS, N days ago (seconds, minutes, hours, days, weeks, months of
-    /// 30 days, years of 365), or git's yesterday, today (00:00 UTC), last UNIT,
-    /// last WEEKDAY.
+    /// 30 days, years of 365), or git's yesterday, today (00:00 UTC), noon,
+    /// yesterday noon, this week (Monday 00:00 UTC), last UNIT, last WEEKDAY.
     #[arg(long, value_name = "WHEN")]
     pub since: Option<String>,
     /// Only commits made at or before WHEN (the forms of --since).
@@ -51,9 +51,9 @@ pub struct LogArgs {
     /// %aI) instead of the short sha and YYYY-MM-DD (%h and %as).
     #[arg(long)]
     pub full: bool,
-    /// git's -p: there is no patch output here; answered with the `git show`
-    /// (or `git diff --ref SHA^!`) call of each commit on the page.
-    #[arg(short = 'p', long = "patch", hide = true)]
+    /// Each commit's patch (git log -p) as its last value: its files
+    /// [{path,added,deleted,hunks}] (a merge's: none), 400 hunk lines a page.
+    #[arg(short = 'p', long = "patch")]
     pub patch: bool,
 }
 
@@ -70,16 +70,16 @@ pub enum LogField {
 pub const SPEC: CommandSpec = CommandSpec {
     name: "git log",
     summary: "Newest commits, optionally those touching a path.",
-    description: "Commits newest first from HEAD (or --rev), --limit at a time (default 20). Each item is one commit as an array of the values `fields` names (sha, author, date, subject by default; --fields picks and orders them; --files adds the paths it changed): the short sha git prints (%h) and the author date as YYYY-MM-DD in the author's offset (%as), or with --full the 40-hex sha and ISO 8601 with time (%H, %aI). total counts the matching commits when this page reaches the end or with --total (absent otherwise: counting walks the whole history). A page cut by the default limit is partial and next_commands continues with --skip; a page cut by an explicit --limit is ok and more holds that continuation. An unborn branch has no commits: items is empty.",
+    description: "Commits newest first from HEAD (or --rev), --limit at a time (default 20). Each item is one commit as an array of the values `fields` names (sha, author, date, subject by default; --fields picks and orders them; --files adds the paths it changed; -p its patch, git diff's files with hunks, 400 hunk lines a page, the page stopping before a commit that does not fit): the short sha git prints (%h) and the author date as YYYY-MM-DD in the author's offset (%as), or with --full the 40-hex sha and ISO 8601 with time (%H, %aI). total counts the matching commits when this page reaches the end or with --total (absent otherwise: counting walks the whole history). A page cut by the default limit is partial and next_commands continues with --skip; a page cut by an explicit --limit is ok and more holds that continuation. An unborn branch has no commits: items is empty.",
     args: <LogArgs as clap::Args>::augment_args,
     output_fields: &[
         field(
             "fields",
-            "What each item's values are, in order: sha, author, date, subject (--fields picks; email too), then files with --files.",
+            "What each item's values are, in order: sha, author, date, subject (--fields picks; email too), then files with --files, then patch with -p.",
         ),
         field(
             "items",
-            "One array per commit, newest first: its values in the order of fields (files: an array of paths).",
+            "One array per commit, newest first: its values in the order of fields (files: an array of paths; patch: [{path,from?,mode?,added,deleted,binary?,hunks?}] as git diff's files, a merge's empty).",
         ),
         field(
             "total",
@@ -91,7 +91,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         ),
         field(
             "next_commands",
-            "The call for the next page, when cut by the default limit.",
+            "The call for the next page, when cut by the default limit or -p's budget (after the calls that show files -p left without hunks).",
         ),
         field(
             "more",
@@ -156,8 +156,9 @@ pub struct Item {
 }
 
 impl Item {
-    /// The item's values in the order of `fields`, then its files.
-    fn row(self, fields: &[LogField]) -> Json {
+    /// The item's values in the order of `fields`, then its files, then its
+    /// patch (-p).
+    fn row(self, fields: &[LogField], patch: Option<Json>) -> Json {
         let mut row: Vec<Json> = fields
             .iter()
             .map(|f| {
@@ -173,6 +174,7 @@ impl Item {
         if let Some(files) = self.files {
             row.push(Json::Arr(files.into_iter().map(Json::Str).collect()));
         }
+        row.extend(patch);
         Json::Arr(row)
     }
 }
@@ -223,18 +225,22 @@ pub fn run(ctx: &Ctx, a: &LogArgs) -> Result<Output, CmdError> {
     // walks the whole history (a second git process), so only with --total.
     let mut items = page(ctx, a, &revs, &paths, limit.saturating_add(1))
         .map_err(|e| log_filter::author_error(ctx, a.author.as_deref(), e))?;
-    let left = items.len() as u64 > limit;
+    let mut left = items.len() as u64 > limit;
     items.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
-    if a.patch {
-        let page: Vec<log_filter::Commit> = items
-            .iter()
-            .map(|i| log_filter::Commit {
-                sha: &i.sha,
-                subject: &i.subject,
-            })
-            .collect();
-        return Err(log_filter::patch_answer(ctx, &a.path, &page));
-    }
+    let patches = match a.patch {
+        true => {
+            let shas: Vec<&str> = items.iter().map(|i| i.sha.as_str()).collect();
+            let p = log_filter::patches(ctx, &shas, &paths)?;
+            left |= p.stopped;
+            items.truncate(p.values.len());
+            Some(p)
+        }
+        false => None,
+    };
+    // A patch the budget cut is no limit the caller chose.
+    let over = patches
+        .as_ref()
+        .is_some_and(|p| p.stopped || !p.next.is_empty());
     if items.is_empty() && a.skip == 0 {
         super::unknown_path(ctx, &a.path, &paths)?;
     }
@@ -253,10 +259,9 @@ pub fn run(ctx: &Ctx, a: &LogArgs) -> Result<Output, CmdError> {
         )
     });
     // A limit the caller chose is an answer, not a cut to chase.
-    let chosen = a.limit.is_some();
-    let cut = left && !chosen;
-    let (next, more) = match continuation {
-        Some(c) if chosen => (Vec::new(), Some(c)),
+    let cut = left && a.limit.is_none() || over;
+    let (mut next, more) = match continuation {
+        Some(c) if !cut => (Vec::new(), Some(c)),
         Some(c) => (vec![c], None),
         None => (Vec::new(), None),
     };
@@ -265,7 +270,16 @@ pub fn run(ctx: &Ctx, a: &LogArgs) -> Result<Output, CmdError> {
     if a.files {
         names.push("files");
     }
-    let items = items.into_iter().map(|it| it.row(&fields)).collect();
+    let (mut values, mut masked) = (Vec::new().into_iter(), 0);
+    if let Some(p) = patches {
+        names.push("patch");
+        next.splice(0..0, p.next);
+        (values, masked) = (p.values.into_iter(), p.masked);
+    }
+    let items = items
+        .into_iter()
+        .map(|it| it.row(&fields, values.next()))
+        .collect();
     Ok(Output::cut(
         &Out {
             fields: names,
@@ -276,7 +290,8 @@ pub fn run(ctx: &Ctx, a: &LogArgs) -> Result<Output, CmdError> {
             more,
         },
         cut,
-    ))
+    )
+    .premasked(masked))
 }
 
 #[derive(Serialize)]

@@ -1,13 +1,11 @@
 //! `git log`'s filters (`--author`, `--since`, `--until`) as the words handed to
-//! git, and git's `-p`, answered with the call that gives each commit's patch.
+//! git, and git's `-p`: each commit's patch within one budget for the page.
 //! A value reaches git only joined to its option (`--author=VALUE`), so a value
 //! that starts with `-` is never read as another option.
 
-use crate::protocol::{CmdError, Repair, code, shell, time};
+use super::{diff, git};
+use crate::protocol::{CmdError, Json, Repair, code, shell, time};
 use crate::workspace::Ctx;
-
-/// The most commits whose patch call a `-p` answer names.
-const MAX_PATCH_CALLS: usize = 5;
 
 /// The units of `N UNITS ago` in seconds (a month is 30 days, a year 365).
 const UNITS: &[(&str, i64)] = &[
@@ -95,7 +93,7 @@ fn when(ctx: &Ctx, flag: &str, v: &str) -> Result<String, CmdError> {
     Err(CmdError::new(
         code::ARGUMENT_INVALID,
         format!(
-            "{flag} {v:?} is not a time aitools reads: write YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS] (UTC), @SECONDS, N UNITS ago (seconds, minutes, hours, days, weeks, months, years), yesterday, today, last UNIT or last WEEKDAY."
+            "{flag} {v:?} is not a time aitools reads: write YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS] (UTC), @SECONDS, N UNITS ago (seconds, minutes, hours, days, weeks, months, years), yesterday, today, noon, yesterday noon, this week|month|year, last UNIT or last WEEKDAY."
         ),
         Repair::new(
             "retry",
@@ -137,19 +135,47 @@ const WEEKDAYS: &[&str] = &[
     "saturday",
 ];
 
+/// The hours git names: `noon` 12:00, `tea` 17:00, `midnight` 00:00.
+fn hour(w: &str) -> Option<i64> {
+    match w {
+        "midnight" => Some(0),
+        "noon" => Some(12),
+        "tea" => Some(17),
+        _ => None,
+    }
+}
+
 /// git's words for a time, counted from `now` as git counts them: `yesterday`
 /// is 24 hours ago, `last week` 7 days ago (`last UNIT` is `1 UNIT ago`), `last
-/// tuesday` the latest Tuesday before today at this time of day. `today` (and
-/// `midnight`) is today's 00:00 UTC: git reads `today` as now, which finds
-/// nothing.
+/// tuesday` the latest Tuesday before today at this time of day, `noon` (`tea`)
+/// the latest 12:00 (17:00). `today` (and `midnight`) is today's 00:00 UTC and
+/// `this week|month|year` the first day's 00:00 (weeks start on Monday): git
+/// reads those as now, which finds nothing. `yesterday noon` (`today tea`,
+/// `noon yesterday`) is that day at that hour (git goes back one more day
+/// before noon).
 fn named(v: &str, now: i64) -> Option<i64> {
     let lower = v.to_ascii_lowercase();
     let words: Vec<&str> = lower.split([' ', '.']).filter(|w| !w.is_empty()).collect();
     let day = 86_400;
+    let midnight = now.div_euclid(day) * day;
+    let on = |d: &str| match d {
+        "today" => Some(midnight),
+        "yesterday" => Some(midnight - day),
+        _ => None,
+    };
     match words[..] {
         ["now"] => Some(now),
         ["yesterday"] => Some(now - day),
-        ["today"] | ["midnight"] | ["today", "midnight"] => Some(now.div_euclid(day) * day),
+        ["today"] => Some(midnight),
+        [h] if hour(h).is_some() => {
+            let at = midnight + hour(h)? * 3_600;
+            Some(if at > now { at - day } else { at })
+        }
+        [a, b] if on(a).is_some() || on(b).is_some() => {
+            let (d, h) = if on(a).is_some() { (a, b) } else { (b, a) };
+            Some(on(d)? + hour(h)? * 3_600)
+        }
+        ["this", unit] => this(unit, now),
         ["last", w] => {
             if let Some(span) = relative(&format!("1 {w}")) {
                 return Some(now - span);
@@ -169,54 +195,81 @@ fn named(v: &str, now: i64) -> Option<i64> {
     }
 }
 
-/// A commit of the page: its sha and subject.
-pub struct Commit<'a> {
-    pub sha: &'a str,
-    pub subject: &'a str,
-}
-
-/// git log's `-p`: there is no patch output here. The answer names the call
-/// that gives each commit's patch on this page (`git show SHA`, or with the
-/// call's `paths` `git diff --ref SHA^! PATH...`), the newest first.
-pub fn patch_answer(ctx: &Ctx, paths: &[String], items: &[Commit]) -> CmdError {
-    let without = shell::aitools(shell::rerun(&ctx.argv, &[], &["-p", "--patch"], &[]));
-    let message = "git log answers no patches (-p): a commit's patch is git show SHA (git diff --ref SHA^! PATH for some paths); the repairs are those calls for the newest commits of this page.";
-    let call = |it: &Commit| {
-        if paths.is_empty() {
-            shell::aitools(["git", "show", it.sha])
-        } else {
-            let range = format!("{}^!", it.sha);
-            let mut w = vec!["git", "diff", "--ref", range.as_str(), "--"];
-            w.extend(paths.iter().map(String::as_str));
-            shell::aitools(w)
-        }
-    };
-    let mut shown = items.iter().take(MAX_PATCH_CALLS);
-    let Some(first) = shown.next() else {
-        return CmdError::new(
-            code::ARGUMENT_INVALID,
-            "git log answers no patches (-p), and no commit matches this call.",
-            Repair::new("retry", "The same call without -p.", without),
-        );
-    };
-    let detail = |it: &Commit| format!("The patch of {} ({}).", short(it.sha), it.subject);
-    let mut err = CmdError::new(
-        code::ARGUMENT_INVALID,
-        message,
-        Repair::new("run-instead", detail(first), call(first)),
-    );
-    for it in shown {
-        err = err.with_repair(Repair::new("run-instead", detail(it), call(it)));
+/// The first second of this week (Monday), month or year, UTC.
+fn this(unit: &str, now: i64) -> Option<i64> {
+    let day = 86_400;
+    let days = now.div_euclid(day);
+    let iso = time::iso8601(now);
+    match unit {
+        // 1970-01-01 was a Thursday: 3 days after a Monday.
+        "week" => Some((days - (days + 3).rem_euclid(7)) * day),
+        "month" => time::parse(&format!("{}-01", iso.get(..7)?)).ok(),
+        "year" => time::parse(&format!("{}-01-01", iso.get(..4)?)).ok(),
+        _ => None,
     }
-    err.with_repair(Repair::new(
-        "retry",
-        "The commits without patches.",
-        without,
-    ))
 }
 
-fn short(sha: &str) -> &str {
-    sha.get(..12).unwrap_or(sha)
+/// What `-p` adds to a page: each kept commit's patch (its files in git
+/// diff's shape), within one budget of hunk lines for the page.
+pub struct Patches {
+    /// One value per kept commit: the array of its files.
+    pub values: Vec<Json>,
+    /// The calls that show the files the budget left without hunks.
+    pub next: Vec<String>,
+    /// True when the budget stopped the page before its last commit.
+    pub stopped: bool,
+    /// Values masked in the hunks.
+    pub masked: usize,
+}
+
+/// The patches of `shas` (newest first) for `pathspecs`. The page stops before
+/// a commit whose patch no longer fits the budget; a first commit too large
+/// for it keeps its counts, and its files past the budget get their own call.
+pub fn patches(ctx: &Ctx, shas: &[&str], pathspecs: &[String]) -> Result<Patches, CmdError> {
+    let mut out = Patches {
+        values: Vec::new(),
+        next: Vec::new(),
+        stopped: false,
+        masked: 0,
+    };
+    let mut left = diff::DEFAULT_MAX_LINES;
+    for (i, sha) in shas.iter().enumerate() {
+        let p = diff::commit_patch(ctx, sha, pathspecs, left)?;
+        if !p.summarized.is_empty() && i > 0 {
+            out.stopped = true;
+            break;
+        }
+        left = left.saturating_sub(p.used);
+        out.masked += p.masked;
+        out.values.push(Json::from_serialize(&p.files));
+        if !p.summarized.is_empty() {
+            out.next = file_calls(ctx, sha, &p.summarized);
+            out.stopped = shas.len() > 1;
+            break;
+        }
+    }
+    Ok(out)
+}
+
+/// The call showing each file of `sha` -p left without hunks (at most 10):
+/// git diff --ref SHA^! PATH, or git show SHA for a root commit (no parent to
+/// compare with).
+fn file_calls(ctx: &Ctx, sha: &str, paths: &[(String, u64)]) -> Vec<String> {
+    let parent = [
+        "rev-parse".to_string(),
+        "--verify".into(),
+        "-q".into(),
+        format!("{sha}^"),
+    ];
+    if git(ctx, &parent, "history").is_err() {
+        return vec![shell::aitools(["git", "show", sha])];
+    }
+    let rev = format!("{sha}^!");
+    paths
+        .iter()
+        .take(10)
+        .map(|(p, n)| diff::file_call(ctx, &rev, p, *n))
+        .collect()
 }
 
 #[cfg(test)]
@@ -247,6 +300,21 @@ mod tests {
         assert_eq!(named("last year", now), Some(1_764_936_000));
         assert_eq!(named("today", now), Some(1_796_428_800));
         assert_eq!(named("last tu", now), None);
-        assert_eq!(named("this week", now), None);
+        // Saturday 12:00: this week began on Monday 2026-11-30.
+        assert_eq!(named("this week", now), Some(1_796_000_000 - 3_200));
+        assert_eq!(named("this month", now), Some(1_795_996_800 + 86_400));
+        assert_eq!(named("this year", now), Some(1_767_225_600));
+        assert_eq!(named("this fortnight", now), None);
+        // git's answers at this hour, and at 08:00 (git: 2 days back, here 1).
+        assert_eq!(named("yesterday noon", now), Some(1_796_385_600));
+        assert_eq!(named("noon yesterday", now), Some(1_796_385_600));
+        assert_eq!(named("yesterday midnight", now), Some(1_796_342_400));
+        assert_eq!(named("noon", now), Some(now));
+        assert_eq!(named("noon", now - 4 * 3_600), Some(now - 86_400));
+        assert_eq!(
+            named("yesterday noon", now - 4 * 3_600),
+            Some(1_796_385_600)
+        );
+        assert_eq!(named("yesterday lunch", now), None);
     }
 }

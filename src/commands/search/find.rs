@@ -4,7 +4,7 @@
 use super::{ScanArgs, Skipped, default_start, scan_error, show, skipped_list, with_limit};
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
-use crate::protocol::{CmdError, Output, code, time, values};
+use crate::protocol::{CmdError, Json, Output, code, redact, time, values};
 use crate::workspace::Ctx;
 use crate::workspace::scan::{self, Entry, Kind};
 use clap::{Args, ValueEnum};
@@ -24,6 +24,28 @@ pub enum SortArg {
     Path,
     Mtime,
     Size,
+}
+
+/// A value of a flat find item `--fields` keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FindField {
+    Path,
+    Kind,
+    Size,
+    Mode,
+    Mtime,
+}
+
+impl FindField {
+    fn name(self) -> &'static str {
+        match self {
+            FindField::Path => "path",
+            FindField::Kind => "kind",
+            FindField::Size => "size",
+            FindField::Mode => "mode",
+            FindField::Mtime => "mtime",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -70,9 +92,13 @@ pub struct FindArgs {
     /// Give directories the total size of the files listed below them (du).
     #[arg(long)]
     pub sizes: bool,
-    /// Add each entry's mode and mtime, as ls -l does (--sort mtime adds mtime).
+    /// Add each entry's kind, size, mode and mtime, as ls -l does.
     #[arg(long)]
     pub long: bool,
+    /// Each flat item's values, in this order (path always, first when left
+    /// out): path, kind, size, mode, mtime.
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "FIELD,...")]
+    pub fields: Vec<FindField>,
     /// Entries returned.
     #[arg(long, value_name = "N", default_value = "50")]
     pub limit: u64,
@@ -90,14 +116,21 @@ pub const SPEC: CommandSpec = CommandSpec {
     output_fields: &[
         field("mode", "tree (left out for flat, the default)."),
         field(
+            "fields",
+            "flat: what each item's values are, in order: path, then kind when an item is neither a file nor a directory, size with --long, --sizes, --sort size, --min-size or --max-size, mode with --long, mtime with --long or --sort mtime (--fields picks).",
+        ),
+        field(
             "items",
-            "flat: [{path,kind?,size?,mode?,mtime?}]; kind is file, dir, symlink, or other (left out with --type, which names it); size is left out for a directory without --sizes; mode (octal text) and mtime (UTC ISO 8601) with --long, mtime also with --sort mtime.",
+            "flat: one per entry, its values in the order of fields; a bare path when fields is only path (left out). Without kind, a directory's path ends in /. kind is file, dir, symlink or other; size is null for a directory without --sizes; mode is octal text, mtime UTC ISO 8601.",
         ),
         field(
             "tree",
             "tree: {name,kind,size?,children[],omitted?}; omitted counts matching entries past --limit below that node.",
         ),
-        field("total", "Matching entries before --limit."),
+        field(
+            "total",
+            "Matching entries before --limit, when --limit left some out.",
+        ),
         field(
             "skipped",
             "Only when a path was passed over: [{reason,count,examples}], one per reason, examples the first 3 paths; reason is non-utf8-name (a path aitools cannot name), unreadable, too-large (--skip-larger-than), or special (a procfs/sysfs directory, never scanned).",
@@ -123,20 +156,6 @@ pub const SPEC: CommandSpec = CommandSpec {
     effects: Effects::NONE,
     run: handler!(FindArgs, run),
 };
-
-#[derive(Serialize)]
-struct Item {
-    path: String,
-    /// Left out with --type: the caller named every item's kind.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    kind: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    size: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    mode: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    mtime: Option<String>,
-}
 
 #[derive(Serialize)]
 struct Node {
@@ -165,11 +184,15 @@ fn is_gitignore(s: &&'static str) -> bool {
 struct FindOut {
     #[serde(skip_serializing_if = "is_flat")]
     mode: &'static str,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    fields: Vec<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    items: Option<Vec<Item>>,
+    items: Option<Vec<Json>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tree: Option<Node>,
-    total: u64,
+    /// Said only when --limit left entries out (else it is the items' count).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total: Option<u64>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     skipped: Vec<Skipped>,
     #[serde(skip_serializing_if = "is_gitignore")]
@@ -407,29 +430,18 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
                 }
                 SortArg::Size => matched.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(b.0))),
             }
-            let items: Vec<Item> = matched
-                .iter()
-                .take(limit)
-                .map(|(p, r, size)| {
-                    let (size, mode, mtime) = match (r.stated, scan::lstat(p)) {
-                        (true, _) | (false, Err(_)) => (*size, r.mode, r.mtime.0),
-                        (false, Ok(m)) => (size.map(|_| m.len), m.mode, m.mtime.0),
-                    };
-                    let by_mtime = args.long || args.sort == SortArg::Mtime;
-                    Item {
-                        path: show(&ctx.root, p),
-                        kind: args.kind.is_none().then(|| r.kind.name()),
-                        size,
-                        mode: args.long.then(|| format!("{:04o}", mode & 0o7777)),
-                        mtime: by_mtime.then(|| time::iso8601(mtime)),
-                    }
-                })
-                .collect();
+            let listed = &matched[..limit.min(matched.len())];
+            let fields = fields_of(args, listed);
+            let items = listed.iter().map(|m| row(ctx, &fields, m)).collect();
             FindOut {
                 mode: "flat",
+                fields: match fields[..] {
+                    [FindField::Path] => Vec::new(),
+                    _ => fields.iter().map(|f| f.name()).collect(),
+                },
                 items: Some(items),
                 tree: None,
-                total,
+                total: truncated.then_some(total),
                 skipped: Vec::new(),
                 ignore_source: walked.ignore_source,
                 truncated,
@@ -460,9 +472,10 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
             }
             FindOut {
                 mode: "tree",
+                fields: Vec::new(),
                 items: None,
                 tree: Some(root),
-                total,
+                total: truncated.then_some(total),
                 skipped: Vec::new(),
                 ignore_source: walked.ignore_source,
                 truncated,
@@ -493,6 +506,73 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
     }
     let truncated = out.truncated;
     Ok(Output::cut(&out, truncated))
+}
+
+/// A listed entry: its path, what the walk saw, its size (None: a directory
+/// without --sizes).
+type Listed<'a> = (&'a PathBuf, &'a Raw, Option<u64>);
+
+/// The values of each flat item: the caller's --fields (path first when left
+/// out), else path, then kind when a listed entry is neither a file nor a
+/// directory (without kind a directory's path ends in `/`), then what --long,
+/// --sizes, --sort and the size filters ask for.
+fn fields_of(args: &FindArgs, listed: &[Listed]) -> Vec<FindField> {
+    use FindField::{Kind as K, Mode, Mtime, Path as P, Size};
+    let mut out = vec![P];
+    if !args.fields.is_empty() {
+        for f in &args.fields {
+            if !out.contains(f) {
+                out.push(*f);
+            }
+        }
+        return out;
+    }
+    let mixed = listed
+        .iter()
+        .any(|(_, r, _)| !matches!(r.kind, Kind::File | Kind::Dir));
+    let sized = args.sizes || args.min_size.is_some() || args.max_size.is_some();
+    let wanted = [
+        (K, mixed || args.long),
+        (Size, args.long || sized || args.sort == SortArg::Size),
+        (Mode, args.long),
+        (Mtime, args.long || args.sort == SortArg::Mtime),
+    ];
+    out.extend(wanted.iter().filter(|(_, on)| *on).map(|(f, _)| *f));
+    out
+}
+
+/// One flat item: a bare path when `fields` is only path, else its values.
+fn row(ctx: &Ctx, fields: &[FindField], (p, r, size): &Listed) -> Json {
+    let mut path = show(&ctx.root, p);
+    if r.kind == Kind::Dir && !fields.contains(&FindField::Kind) {
+        path.push('/');
+    }
+    // A path is no line of a file: masked as a string of its own (the
+    // envelope's pass reads an array's strings as lines).
+    if let Some((masked, _)) = redact::mask_str(&path) {
+        path = masked;
+    }
+    if fields == [FindField::Path] {
+        return Json::Str(path);
+    }
+    // The walk left the stat to the listing unless a filter or order needed it.
+    let stat = !r.stated
+        && fields
+            .iter()
+            .any(|f| f != &FindField::Path && f != &FindField::Kind);
+    let (size, mode, mtime) = match stat.then(|| scan::lstat(p)) {
+        Some(Ok(m)) => (size.map(|_| m.len), m.mode, m.mtime.0),
+        _ => (*size, r.mode, r.mtime.0),
+    };
+    let mut path = Some(path);
+    let values = fields.iter().map(|f| match f {
+        FindField::Path => Json::Str(path.take().unwrap_or_default()),
+        FindField::Kind => Json::str(r.kind.name()),
+        FindField::Size => size.map_or(Json::Null, Json::UInt),
+        FindField::Mode => Json::Str(format!("{:04o}", mode & 0o7777)),
+        FindField::Mtime => Json::Str(time::iso8601(mtime)),
+    });
+    Json::Arr(values.collect())
 }
 
 /// Puts an entry at `rel` below `node`, creating the directories on the way.
