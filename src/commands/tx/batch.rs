@@ -197,70 +197,7 @@ pub fn batch(ctx: &Ctx, a: &BatchArgs) -> Result<Output, CmdError> {
             "--atomic and --continue-on-error exclude each other: an atomic batch stops at the first failure.",
         ));
     }
-    let text = match &a.stdin_data {
-        Some(t) => t.clone(),
-        None => {
-            let limit = a.input_limit.bytes("batch")?;
-            let bytes = crate::workspace::input::read_stdin(ctx, limit)?;
-            String::from_utf8(bytes).map_err(|e| {
-                CmdError::new(
-                    code::SYNTAX_ERROR,
-                    format!(
-                        "The batch input is not UTF-8 (byte {}).",
-                        e.utf8_error().valid_up_to()
-                    ),
-                    Repair::new(
-                        "schema",
-                        "Pass a JSON array of argv arrays, e.g. [[\"read\",\"a.txt\"]].",
-                        "aitools schema batch",
-                    ),
-                )
-            })?
-        }
-    };
-    let parsed: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-        CmdError::new(
-            code::SYNTAX_ERROR,
-            format!("The batch input is not JSON: {e}."),
-            Repair::new(
-                "schema",
-                "Pass a JSON array of argv arrays, e.g. [[\"read\",\"a.txt\"]].",
-                "aitools schema batch",
-            ),
-        )
-    })?;
-    let shape = |what: String| {
-        CmdError::invalid_argument(
-            "batch",
-            format!(
-                "The batch input must be a non-empty JSON array of non-empty arrays of strings; {what}."
-            ),
-        )
-    };
-    let serde_json::Value::Array(items) = parsed else {
-        return Err(shape("it is not an array".into()));
-    };
-    if items.is_empty() {
-        return Err(shape("it is empty".into()));
-    }
-    let mut elements: Vec<Vec<String>> = Vec::with_capacity(items.len());
-    for (i, e) in items.into_iter().enumerate() {
-        let bad = |why: &str| shape(format!("element {} {why}", i + 1));
-        let serde_json::Value::Array(words) = e else {
-            return Err(bad("is not an array"));
-        };
-        if words.is_empty() {
-            return Err(bad("is empty"));
-        }
-        let mut argv = Vec::with_capacity(words.len());
-        for w in words {
-            match w {
-                serde_json::Value::String(s) => argv.push(s),
-                other => return Err(bad(&format!("holds {other}, not a string"))),
-            }
-        }
-        elements.push(argv);
-    }
+    let elements = read_elements(ctx, a)?;
     let pre = shell::global_options(&ctx.argv);
     // The owner lock lives until this function returns: a batch killed before its
     // commit or abort leaves a tx that is not listed and is swept later.
@@ -336,6 +273,76 @@ pub fn batch(ctx: &Ctx, a: &BatchArgs) -> Result<Output, CmdError> {
     // An element cut by a limit makes the batch partial: its continuation is
     // in that element's next_commands.
     Ok(Output::from_json(out, any_partial).masked())
+}
+
+/// The batch's elements, from --stdin-data or standard input: a non-empty JSON
+/// array of non-empty arrays of strings, each an aitools argv.
+fn read_elements(ctx: &Ctx, a: &BatchArgs) -> Result<Vec<Vec<String>>, CmdError> {
+    let text = match &a.stdin_data {
+        Some(t) => t.clone(),
+        None => {
+            let limit = a.input_limit.bytes("batch")?;
+            let bytes = crate::workspace::input::read_stdin(ctx, limit)?;
+            String::from_utf8(bytes).map_err(|e| {
+                CmdError::new(
+                    code::SYNTAX_ERROR,
+                    format!(
+                        "The batch input is not UTF-8 (byte {}).",
+                        e.utf8_error().valid_up_to()
+                    ),
+                    Repair::new(
+                        "schema",
+                        "Pass a JSON array of argv arrays, e.g. [[\"read\",\"a.txt\"]].",
+                        "aitools schema batch",
+                    ),
+                )
+            })?
+        }
+    };
+    let parsed: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        CmdError::new(
+            code::SYNTAX_ERROR,
+            format!("The batch input is not JSON: {e}."),
+            Repair::new(
+                "schema",
+                "Pass a JSON array of argv arrays, e.g. [[\"read\",\"a.txt\"]].",
+                "aitools schema batch",
+            ),
+        )
+    })?;
+    let shape = |what: String| {
+        CmdError::invalid_argument(
+            "batch",
+            format!(
+                "The batch input must be a non-empty JSON array of non-empty arrays of strings; {what}."
+            ),
+        )
+    };
+    let serde_json::Value::Array(items) = parsed else {
+        return Err(shape("it is not an array".into()));
+    };
+    if items.is_empty() {
+        return Err(shape("it is empty".into()));
+    }
+    let mut elements: Vec<Vec<String>> = Vec::with_capacity(items.len());
+    for (i, e) in items.into_iter().enumerate() {
+        let bad = |why: &str| shape(format!("element {} {why}", i + 1));
+        let serde_json::Value::Array(words) = e else {
+            return Err(bad("is not an array"));
+        };
+        if words.is_empty() {
+            return Err(bad("is empty"));
+        }
+        let mut argv = Vec::with_capacity(words.len());
+        for w in words {
+            match w {
+                serde_json::Value::String(s) => argv.push(s),
+                other => return Err(bad(&format!("holds {other}, not a string"))),
+            }
+        }
+        elements.push(argv);
+    }
+    Ok(elements)
 }
 
 /// Commits the batch's tx into `out` (`tx`, `changes`, `op_id`), or with
