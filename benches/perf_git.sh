@@ -49,7 +49,8 @@ if (a["branch"], sorted(a["untracked"]), got_changed) != (branch, untracked, cha
 PY
 }
 same_log() { # BIN: the five newest commits' shas
-  "$1" git log --limit 5 | python3 -c 'import json,sys; print("\n".join(i["sha"] for i in json.load(sys.stdin)["items"]))' > "$TMP/a.txt"
+  # items are rows of the values `fields` names (schema 6), the short sha by default
+  "$1" git log --limit 5 --full | python3 -c 'import json,sys; a=json.load(sys.stdin); k=a["fields"].index("sha"); print("\n".join(i[k] for i in a["items"]))' > "$TMP/a.txt"
   git log -5 --format=%H > "$TMP/b.txt"
   cmp -s "$TMP/a.txt" "$TMP/b.txt" || { echo "RESULTS DIFFER (log)"; exit 1; }
 }

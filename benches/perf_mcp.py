@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Issue 34 row 4: the MCP server as agents use it.
 
-    benches/perf_mcp.py BIN [--calls 1000] [--fs-server PATH|none] [--files 300]
+    benches/perf_mcp.py BIN [--calls 1000] [--fs-server PATH|none] [--files 300] [--base BASE]
 
 One persistent `BIN mcp` (stdio, JSON-RPC: initialize, then tools/call) serves
 CALLS sequential calls, a loop of four: read a small file, search, a one-line
@@ -15,7 +15,10 @@ edit, undo that edit. The same calls are timed on two other sides:
        @modelcontextprotocol/server-filesystem` puts it; `none` skips it). Its equivalents:
        read_text_file; search_files (it has no content search: a name glob over
        the same tree, a lighter job, timed in search's place); edit_file; undo is
-       edit_file with the texts swapped (it keeps no journal).
+       edit_file with the texts swapped (it keeps no journal);
+  base a persistent `BASE mcp` (another build), when --base names one: its
+       answers must equal BIN's server's (op ids aside), and `mcp / base` is
+       printed.
 
 Each side has its own copy of the same workspace (a git repo: small.txt of 60
 lines, FILES source files of ~1.5 KB, ERR_TIMEOUT in every 50th) and its own
@@ -251,10 +254,12 @@ def round_(sides, i, expect_text, expect_search, expect_blocks):
                 sys.exit(f"perf_mcp.py: round {i}: fs search_files {listed[:3]} != glob {expect_search[:3]}")
         elif g["search"]["status"] != "ok" or len(g["search"]["blocks"]) != expect_blocks:
             sys.exit(f"perf_mcp.py: round {i}: {name} search answered {g['search']}")
-    if "mcp" in got and "cli" in got:
+    for other in ("cli", "base"):
+        if "mcp" not in got or other not in got:
+            continue
         for k in ("read", "search", "edit", "undo"):
-            if strip(got["mcp"][k]) != strip(got["cli"][k]):
-                sys.exit(f"perf_mcp.py: round {i}: mcp {k} {strip(got['mcp'][k])} != cli {strip(got['cli'][k])}")
+            if strip(got["mcp"][k]) != strip(got[other][k]):
+                sys.exit(f"perf_mcp.py: round {i}: mcp {k} {strip(got['mcp'][k])} != {other} {strip(got[other][k])}")
     for k in ("edited", "undone"):
         if len({g[k] for g in got.values()}) != 1:
             sys.exit(f"perf_mcp.py: round {i}: small.txt differs between sides after {k}")
@@ -281,7 +286,7 @@ def report(sides, calls):
         else:
             pts = [1, calls // 2, calls]
             print(f"{s.name:4} rss    " + "  ".join(f"call {c}: {s.rss.get(c, 0)} KiB" for c in pts))
-    for ref in ("fs", "cli"):
+    for ref in ("fs", "cli", "base"):
         if ref in rows and "mcp" in rows:
             a, b = rows["mcp"], rows[ref]
             q = lambda x, y: f"{x / y:.2f}" if y else "-"
@@ -312,6 +317,7 @@ def main():
     ap.add_argument("--files", type=int, default=300)
     ap.add_argument("--fs-server")
     ap.add_argument("--json")
+    ap.add_argument("--base", help="another build's binary, served as side `base`")
     o = ap.parse_args()
     binary = os.path.abspath(o.bin)
     fs = find_fs(o.fs_server)
@@ -321,13 +327,14 @@ def main():
         sides = []
         base = dict(os.environ)
         base.pop("AITOOLS_FIXED_TIME", None)
-        for name in ("mcp", "cli") + (("fs",) if fs else ()):
+        for name in ("mcp", "cli") + (("fs",) if fs else ()) + (("base",) if o.base else ()):
             ws = os.path.join(tmp, name, "ws")
             make_workspace(ws, o.files)
             env = dict(base, XDG_STATE_HOME=os.path.join(tmp, name, "state"))
             os.makedirs(env["XDG_STATE_HOME"], mode=0o700)
-            if name == "mcp":
-                sides.append(Ours(name, ws, Server([binary, "mcp", "--root", ws], env, ws)))
+            if name in ("mcp", "base"):
+                b = binary if name == "mcp" else os.path.abspath(o.base)
+                sides.append(Ours(name, ws, Server([b, "mcp", "--root", ws], env, ws)))
             elif name == "cli":
                 os.chdir(ws)  # the spawned CLI's working directory (the servers have their root)
                 sides.append(Cli(name, ws, binary, env))

@@ -18,6 +18,10 @@ Interleaved rounds (side order flipped every round), median wall and CPU
 (wait4) of: history; history small.txt (every op touches it: the count reads
 every line); history other.txt (no op touches it: a whole scan); undo of the
 newest op. Then once on each side: gc --dry-run and gc --budget 64KiB.
+
+With --base BASE, each round also runs BASE's three history calls on the same
+journals (interleaved with BIN's, order flipped every round), checks both list
+the same op ids, and prints BIN/BASE per call and journal size.
 """
 import argparse, hashlib, json, os, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -96,7 +100,9 @@ def main():
     ap.add_argument("--ops", type=int, default=100_000)
     ap.add_argument("--small", type=int, default=1_000)
     ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("--base", help="a second binary whose history calls run interleaved")
     o = ap.parse_args()
+    base_bin = os.path.abspath(o.base) if o.base else None
     binary = os.path.abspath(o.bin)
     tmp = tempfile.mkdtemp(prefix="journal_ops.")
     try:
@@ -109,6 +115,7 @@ def main():
         calls = {"history": ["history"], "history small.txt": ["history", "small.txt"],
                  "history other.txt": ["history", "other.txt"], "undo newest": None}
         res = {n: {k: ([], []) for k in calls} for n in sides}
+        bres = {n: {k: ([], []) for k in calls if calls[k]} for n in sides}
         newest = {}
         for n, (ws, env, state) in sides.items():
             _, _, out, rc, _ = spawn(binary, ["history", "--limit", "1"], env, ws)
@@ -118,6 +125,18 @@ def main():
             for n in order:
                 ws, env, state = sides[n]
                 for k, args in calls.items():
+                    if base_bin and args:
+                        pair = [(binary, None), (base_bin, bres[n][k])]
+                        mine = None
+                        for b, into in (pair if i % 2 == 0 else pair[::-1]):
+                            wall, cpu, out, rc, _ = spawn(b, args, env, ws)
+                            ids = [it["op_id"] for it in json.loads(out)["items"]]
+                            if mine is not None and ids != mine:
+                                sys.exit(f"journal_ops.py: {n} {k}: BIN and BASE list other ops")
+                            mine = ids
+                            if into is not None and i > 0:
+                                into[0].append(wall)
+                                into[1].append(cpu)
                     if args is None:
                         before = open(os.path.join(ws, "small.txt"), "rb").read()
                         args = ["undo", newest[n]]
@@ -144,6 +163,11 @@ def main():
             print(f"{k:20} {o.small:>7,} ops {med(s[0]):8.2f} ms (cpu {med(s[1]):7.2f})  "
                   f"{o.ops:>7,} ops {med(b[0]):8.2f} ms (cpu {med(b[1]):7.2f})  "
                   f"big/small wall {med(b[0]) / med(s[0]):.2f} cpu {med(b[1]) / max(med(s[1]), 1e-9):.2f}")
+        for k in (k for k in calls if base_bin and calls[k]):
+            for n in sides:
+                a, b = res[n][k], bres[n][k]
+                print(f"{k:20} {n:5} BIN {med(a[0]):8.2f} ms (cpu {med(a[1]):7.2f})  BASE {med(b[0]):8.2f} ms "
+                      f"(cpu {med(b[1]):7.2f})  BIN/BASE wall {med(a[0]) / med(b[0]):.3f} cpu {med(a[1]) / max(med(b[1]), 1e-9):.3f}")
         for n, (ws, env, state) in sides.items():
             for args in (["gc", "--dry-run"], ["gc", "--budget", "64KiB"]):
                 wall, cpu, out, rc, _ = spawn(binary, args, env, ws)

@@ -169,6 +169,9 @@ pub enum Stopped {
 
 impl Server {
     pub fn new(host: Host, root_arg: Option<&str>, tool_set: ToolSet) -> Server {
+        // Every tool call verifies the state directory; a server re-checks its
+        // identity and verifies it whole only when that changed.
+        crate::protocol::kept::keep();
         let (root, fixed) = match root_arg {
             Some(r) => (check_root(Path::new(r)), true),
             None => (

@@ -107,6 +107,21 @@ pub fn props(spec: &CommandSpec) -> Vec<Prop> {
     out
 }
 
+/// `props` of a registered command, built from clap once per process (a server
+/// turns every tool call's arguments into an argv with them); `None` for a spec
+/// the registry does not list.
+fn kept_props(spec: &CommandSpec) -> Option<&'static [Prop]> {
+    type Kept = Vec<(&'static str, std::sync::OnceLock<Vec<Prop>>)>;
+    static KEPT: std::sync::OnceLock<Kept> = std::sync::OnceLock::new();
+    let kept = KEPT.get_or_init(|| {
+        crate::registry::all()
+            .map(|s| (s.name, std::sync::OnceLock::new()))
+            .collect()
+    });
+    let (_, p) = kept.iter().find(|(n, _)| *n == spec.name)?;
+    Some(p.get_or_init(|| props(spec)))
+}
+
 fn positional_name(a: &clap::Arg) -> String {
     let id = a.get_id().as_str();
     if identifier(id) {
@@ -344,7 +359,14 @@ pub fn annotations(spec: &CommandSpec) -> Value {
 /// The argv (without `aitools`) for a tool call, or why the arguments do not fit
 /// the tool's `inputSchema`.
 pub fn argv_for(spec: &CommandSpec, args: &Map<String, Value>) -> Result<Vec<String>, String> {
-    let props = props(spec);
+    let fresh;
+    let props: &[Prop] = match kept_props(spec) {
+        Some(p) => p,
+        None => {
+            fresh = props(spec);
+            &fresh
+        }
+    };
     for k in args.keys() {
         if !props.iter().any(|p| &p.name == k) {
             let names: Vec<&str> = props.iter().map(|p| p.name.as_str()).collect();
@@ -357,7 +379,7 @@ pub fn argv_for(spec: &CommandSpec, args: &Map<String, Value>) -> Result<Vec<Str
     }
     let mut argv: Vec<String> = spec.name.split(' ').map(String::from).collect();
     let mut positionals: Vec<String> = Vec::new();
-    for p in &props {
+    for p in props {
         let Some(v) = args.get(&p.name) else {
             if p.required {
                 return Err(format!(

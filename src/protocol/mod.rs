@@ -15,6 +15,7 @@ pub mod field_types;
 pub mod host;
 pub mod invoke;
 pub mod json;
+pub mod kept;
 pub mod redact;
 pub mod registry;
 pub mod shell;

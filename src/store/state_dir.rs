@@ -5,6 +5,7 @@
 //! its files: owner and group/other write bits of every existing directory), and
 //! there is no shared fallback such as /tmp when neither variable is set.
 
+use crate::protocol::kept;
 use sha2::{Digest, Sha256};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -128,11 +129,45 @@ fn check_ancestor(path: &Path, meta: &std::fs::Metadata, me: u32) -> Result<(), 
 
 /// Checks every existing directory from `/` down to the workspace's state
 /// directory and its parts; a missing one is fine (it will be created 0700).
+/// In a long-lived server (`protocol::kept`) a state directory verified before is
+/// trusted again while every directory judged private (the base's real path down
+/// to the state directory and its parts) is the same directory with the same
+/// owner and mode, or still missing (one `lstat` each, no path resolved); any
+/// change verifies the whole chain again.
 pub fn verify(root: &Path) -> Result<PathBuf, Untrusted> {
-    verify_chain(root)
+    if !kept::on() {
+        return verify_chain(root).map(|(state, _)| state);
+    }
+    let state = for_root(root);
+    if kept::state_dir_holds(&state, unchanged) {
+        return Ok(state);
+    }
+    kept::set_state_dir(state.clone(), None);
+    let (state, chain) = verify_chain(root)?;
+    let ids = chain
+        .into_iter()
+        .map(|d| {
+            let id = identity(&d);
+            (d, id)
+        })
+        .collect();
+    kept::set_state_dir(state.clone(), Some(ids));
+    Ok(state)
 }
 
-fn verify_chain(root: &Path) -> Result<PathBuf, Untrusted> {
+/// dev, inode, mode (type and permission bits) and owner, not following a symlink.
+fn identity(d: &Path) -> kept::Identity {
+    std::fs::symlink_metadata(d)
+        .ok()
+        .map(|m| (m.dev(), m.ino(), m.mode(), m.uid()))
+}
+
+fn unchanged(ids: &[(PathBuf, kept::Identity)]) -> bool {
+    ids.iter().all(|(d, id)| identity(d) == *id)
+}
+
+/// `verify`'s chain: the state directory and the directories judged private.
+fn verify_chain(root: &Path) -> Result<(PathBuf, Vec<PathBuf>), Untrusted> {
     let base = base()?;
     let me = euid();
     // The real path of the deepest existing ancestor: a symlinked home is judged
@@ -175,7 +210,7 @@ fn verify_chain(root: &Path) -> Result<PathBuf, Untrusted> {
             Err(_) => continue,
         }
     }
-    Ok(state)
+    Ok((state, chain))
 }
 
 /// The parts made with the state directory. `journal/ids/` is not among them: the

@@ -3,6 +3,8 @@
 //! SIGTERM and then SIGKILL. `git` and `run` both go through here, so a child never
 //! outlives its deadline and never blocks aitools on a pipe a grandchild holds.
 
+mod pump;
+
 use super::{proctree, reaper, reaper_fork, subreaper};
 use std::cell::RefCell;
 use std::io::{BufRead, BufReader, Read};
@@ -152,7 +154,9 @@ pub fn group_alive(pgid: u32) -> bool {
 }
 
 fn reader<S: Sink>(mut from: impl Read, sink: &Mutex<Option<S>>) {
-    let mut buf = vec![0u8; 64 * 1024];
+    // Most programs print a few KiB: the buffer grows to a pipe's 64 KiB only
+    // when a read fills it (zeroing 64 KiB per stream cost every short run).
+    let mut buf = vec![0u8; 4 * 1024];
     let feed = |f: &mut dyn FnMut(&mut S)| {
         if let Some(s) = sink.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
             f(s);
@@ -161,7 +165,12 @@ fn reader<S: Sink>(mut from: impl Read, sink: &Mutex<Option<S>>) {
     loop {
         match from.read(&mut buf) {
             Ok(0) => break,
-            Ok(n) => feed(&mut |s| s.feed(&buf[..n])),
+            Ok(n) => {
+                feed(&mut |s| s.feed(&buf[..n]));
+                if n == buf.len() && n < 64 * 1024 {
+                    buf.resize(64 * 1024, 0);
+                }
+            }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(_) => break,
         }
@@ -443,6 +452,18 @@ pub fn run_with<O: Sink + Default, E: Sink + Default>(
     err: E,
 ) -> Result<Finished<O, E>, StartError> {
     let (mut child, job, start) = start_supervised(&mut cmd, false, limits.watched)?;
+    if !limits.watched
+        && let Some(exited) = Exited::open(child.id())
+    {
+        return Ok(pump::pumped(
+            child,
+            &job,
+            start,
+            limits,
+            (out, err),
+            &exited,
+        ));
+    }
     let pgid = child.id();
     let (out, err): (Shared<O>, Shared<E>) = (
         Arc::new(Mutex::new(Some(out))),
@@ -488,41 +509,65 @@ fn wait_child(
     start: Instant,
     limits: Limits,
 ) -> (Option<std::process::ExitStatus>, bool) {
-    let deadline = start + limits.timeout;
-    let mut timed_out = false;
-    let mut termed_at: Option<Instant> = None;
-    let mut kills = 0;
+    let mut due = Deadline::new(start, limits);
     // The program's end wakes the wait at once (a pidfd is readable then);
     // without one, naps that grow from 1 ms.
     let exited = Exited::open(child.id());
     let mut nap = Duration::from_millis(1);
     loop {
         match child.try_wait() {
-            Ok(Some(st)) => return (Some(st), timed_out),
+            Ok(Some(st)) => return (Some(st), due.timed_out),
             Ok(None) => {}
-            Err(_) => return (None, timed_out),
+            Err(_) => return (None, due.timed_out),
         }
-        let now = Instant::now();
-        match termed_at {
-            None if now >= deadline => {
-                timed_out = true;
-                job.signal(pgid, Some(pgid), libc::SIGTERM, false);
-                termed_at = Some(now);
-            }
-            Some(t) if now >= t + limits.grace => {
-                // Again every 2 s (a reaper that did not end is killed too).
-                job.signal(pgid, Some(pgid), libc::SIGKILL, kills > 0);
-                kills += 1;
-                termed_at = Some(now + Duration::from_secs(2));
-            }
-            _ => {}
-        }
+        due.tick(job, pgid);
         match &exited {
             Some(e) => e.wait(Duration::from_millis(20)),
             None => {
                 thread::sleep(nap);
                 nap = (nap * 2).min(Duration::from_millis(20));
             }
+        }
+    }
+}
+
+/// The deadline of a running program: past it TERM (group and tagged), then
+/// KILL after the grace, again every 2 s.
+struct Deadline {
+    at: Instant,
+    grace: Duration,
+    termed_at: Option<Instant>,
+    kills: u32,
+    timed_out: bool,
+}
+
+impl Deadline {
+    fn new(start: Instant, limits: Limits) -> Deadline {
+        Deadline {
+            at: start + limits.timeout,
+            grace: limits.grace,
+            termed_at: None,
+            kills: 0,
+            timed_out: false,
+        }
+    }
+
+    /// Signals the program's tree when its time is up (called while it runs).
+    fn tick(&mut self, job: &Job, pgid: u32) {
+        let now = Instant::now();
+        match self.termed_at {
+            None if now >= self.at => {
+                self.timed_out = true;
+                job.signal(pgid, Some(pgid), libc::SIGTERM, false);
+                self.termed_at = Some(now);
+            }
+            Some(t) if now >= t + self.grace => {
+                // A reaper that did not end is killed too.
+                job.signal(pgid, Some(pgid), libc::SIGKILL, self.kills > 0);
+                self.kills += 1;
+                self.termed_at = Some(now + Duration::from_secs(2));
+            }
+            _ => {}
         }
     }
 }

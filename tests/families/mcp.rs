@@ -610,6 +610,44 @@ fn state_a_call_caches_does_not_reach_the_next() {
     assert_eq!(envelope(&after)["lines"], json!(["tx"]));
 }
 
+/// A server keeps its verdict on the state directory between calls only while
+/// the directories it judged are the same ones with the same mode and owner: one
+/// made writable by others, then one swapped for a symlink, between two calls is
+/// refused at the next call as a fresh process refuses it.
+#[test]
+fn a_state_directory_changed_between_calls_is_verified_again() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    env.write("a.txt", "a\n");
+    let mut s = Live::start(&env, &[]);
+    let read = |s: &mut Live, id| {
+        let r = s.ask(call(id, "read", json!({"path": "a.txt"})));
+        envelope(&r).clone()
+    };
+    let w = s.ask(call(1, "write", json!({"path": "b.txt", "content": "b"})));
+    assert_eq!(envelope(&w)["status"], "ok", "{w}");
+    assert_eq!(read(&mut s, 2)["status"], "ok");
+    let state = env.ws_state();
+    let mode = |m| std::fs::set_permissions(&state, std::fs::Permissions::from_mode(m));
+    mode(0o770).expect("chmod");
+    let shared = read(&mut s, 3);
+    assert_eq!(
+        shared["error"]["code"], "environment.state-untrusted",
+        "{shared}"
+    );
+    mode(0o700).expect("chmod");
+    assert_eq!(read(&mut s, 4)["status"], "ok");
+    // Swapped for a symlink to a directory of ours: not a directory, refused.
+    let aside = state.with_extension("aside");
+    std::fs::rename(&state, &aside).expect("rename");
+    std::os::unix::fs::symlink(&aside, &state).expect("symlink");
+    let swapped = read(&mut s, 5);
+    assert_eq!(
+        swapped["error"]["code"], "environment.state-untrusted",
+        "{swapped}"
+    );
+}
+
 #[test]
 fn a_panicking_call_is_an_error_result_and_the_server_goes_on() {
     let env = TestEnv::new();

@@ -289,6 +289,33 @@ fn history_filters_and_pages() {
     assert_eq!(ids.len(), 6);
 }
 
+/// `history PATH` stops reading the journal once its page and one more match are
+/// found: the count of them all (a read of the whole journal) only with --total.
+#[test]
+fn history_of_a_path_counts_only_on_request() {
+    let env = TestEnv::new();
+    for i in 0..4 {
+        env.run(&["write", &format!("d/f{i}.txt"), "--content", "x"]);
+    }
+    env.run(&["write", "g.txt", "--content", "g"]);
+    let h = env.run(&["history", "d", "--limit", "2"]);
+    assert_eq!(h.code, 3, "{}", h.stdout);
+    assert_eq!(h.json.get("total"), None, "{}", h.stdout);
+    assert_eq!(h.json["truncated"], true);
+    assert_eq!(h.json["items"].as_array().map(Vec::len), Some(2));
+    assert_eq!(h.json["next_commands"][0], "aitools history d --limit 5");
+    let counted = env.run(&["history", "d", "--limit", "2", "--total"]);
+    assert_eq!(counted.code, 3);
+    assert_eq!(counted.json["total"], 4);
+    assert_eq!(
+        counted.json["next_commands"][0],
+        "aitools history d --limit 4"
+    );
+    let whole = env.run(&["history", "d", "--limit", "4"]);
+    assert_eq!(whole.code, 0);
+    assert_eq!(whole.json["total"], 4);
+}
+
 #[test]
 fn diffs_match_gnu_diff_and_long_ones_are_cut() {
     let env = TestEnv::new();

@@ -19,19 +19,26 @@ pub struct HistoryArgs {
     /// Ops returned.
     #[arg(long, value_name = "N", default_value = "50")]
     pub limit: u64,
+    /// With a path, also count every matching op (a read of the whole journal)
+    /// when more follow the page.
+    #[arg(long)]
+    pub total: bool,
 }
 
 pub const SPEC: CommandSpec = CommandSpec {
     name: "history",
     summary: "Journaled writes, newest first.",
-    description: "Every committed write and undo is one op. With a path, only ops that touched it or anything under it (a move's source counts). More ops than --limit make the result partial (exit 3) with the command that lists them all in next_commands. Reads take no lock.",
+    description: "Every committed write and undo is one op. With a path, only ops that touched it or anything under it (a move's source counts). More ops than --limit make the result partial (exit 3) with the command that lists them all in next_commands. With a path, total is absent when more follow and --total was not given (counting them reads the whole journal). Reads take no lock.",
     args: <HistoryArgs as clap::Args>::augment_args,
     output_fields: &[
         field(
             "items",
             "[{op_id, command, paths, time, undoes?}], newest first; op ids as answers show them (`op-<8 hex>`); undoes names the op an undo reverted.",
         ),
-        field("total", "Ops matching, before --limit."),
+        field(
+            "total",
+            "Ops matching, before --limit; with a path, absent when more follow and --total was not given.",
+        ),
         field("truncated", "True when --limit cut the list."),
         field(
             "next_commands",
@@ -59,7 +66,8 @@ struct Item {
 #[derive(Serialize)]
 struct HistoryOut {
     items: Vec<Item>,
-    total: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total: Option<u64>,
     truncated: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     next_commands: Vec<String>,
@@ -70,6 +78,59 @@ fn touches(e: &Entry, rel: &str) -> bool {
         || e.paths()
             .iter()
             .any(|p| p == rel || (p.starts_with(rel) && p.as_bytes().get(rel.len()) == Some(&b'/')))
+}
+
+/// Whether a journal line can name `rel`: paths are JSON strings in it, so a
+/// path written without escapes must appear as it is (a cheap test before the parse).
+fn may_touch(line: &str, rel: &str) -> bool {
+    let plain = !rel.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\');
+    rel == "." || !plain || memchr::memmem::find(line.as_bytes(), rel.as_bytes()).is_some()
+}
+
+fn item(e: Entry) -> Item {
+    Item {
+        paths: e.paths(),
+        // Shown as write answers show them (both forms are taken).
+        op_id: short_op_id(&e.op_id),
+        command: e.command,
+        time: e.time,
+        undoes: e.undoes.as_deref().map(short_op_id),
+    }
+}
+
+/// The page, newest first, and how many ops match (`None` when more follow and
+/// counting them was not asked for). With a path the journal is read until the
+/// page and one more match are found; without, the count is the newest seq + 1.
+fn page(
+    lines: &mut ReverseLines,
+    rel: Option<&str>,
+    a: &HistoryArgs,
+) -> std::io::Result<(Vec<Item>, Option<u64>)> {
+    let mut items = Vec::new();
+    let mut count = 0u64;
+    while let Some(line) = lines.next_line()? {
+        if rel.is_some_and(|r| !may_touch(&line, r)) {
+            continue;
+        }
+        let Ok(e) = serde_json::from_str::<Entry>(&line) else {
+            continue;
+        };
+        if let Some(r) = rel {
+            if !touches(&e, r) {
+                continue;
+            }
+        } else if items.len() as u64 >= a.limit {
+            // Without a filter the count is the newest seq + 1: no need to read on.
+            return Ok((items, Some(e.seq + 1 + a.limit)));
+        }
+        count += 1;
+        if (items.len() as u64) < a.limit {
+            items.push(item(e));
+        } else if !a.total {
+            return Ok((items, None));
+        }
+    }
+    Ok((items, Some(count)))
 }
 
 pub fn run(ctx: &Ctx, a: &HistoryArgs) -> Result<Output, CmdError> {
@@ -83,47 +144,28 @@ pub fn run(ctx: &Ctx, a: &HistoryArgs) -> Result<Output, CmdError> {
         None => None,
     };
     let io = |e: std::io::Error| crate::store::io_fault(ctx, "the journal", &e);
-    let mut items = Vec::new();
-    let mut total = 0u64;
-    if let Some(mut lines) = ReverseLines::open(&state).map_err(io)? {
-        while let Some(line) = lines.next_line().map_err(io)? {
-            let Ok(e) = serde_json::from_str::<Entry>(&line) else {
-                continue;
-            };
-            if let Some(r) = &rel {
-                if !touches(&e, r) {
-                    continue;
-                }
-            } else if items.len() as u64 >= a.limit {
-                // Without a filter the count is the newest seq + 1: no need to read on.
-                total = total.max(e.seq + 1 + items.len() as u64);
-                break;
-            }
-            total += 1;
-            if (items.len() as u64) < a.limit {
-                items.push(Item {
-                    paths: e.paths(),
-                    // Shown as write answers show them (both forms are taken).
-                    op_id: short_op_id(&e.op_id),
-                    command: e.command,
-                    time: e.time,
-                    undoes: e.undoes.as_deref().map(short_op_id),
-                });
-            }
-        }
-    }
+    let (items, mut total) = match ReverseLines::open(&state).map_err(io)? {
+        Some(mut lines) => page(&mut lines, rel.as_deref(), a).map_err(io)?,
+        None => (Vec::new(), Some(0)),
+    };
     if rel.is_none() {
-        total = total.max(journal::next_seq(&state).map_err(io)?);
+        let next_seq = journal::next_seq(&state).map_err(io)?;
+        total = total.map(|t| t.max(next_seq));
     }
-    let truncated = total > items.len() as u64;
+    let truncated = total.is_none_or(|t| t > items.len() as u64);
     let mut next_commands = Vec::new();
     if truncated {
         let mut words = vec!["history".to_string()];
         if let Some(p) = &a.path {
             words.push(p.clone());
         }
+        // Uncounted, every op in the journal is a limit that lists them all.
         words.push("--limit".into());
-        words.push(total.to_string());
+        let all = match total {
+            Some(t) => t,
+            None => journal::next_seq(&state).map_err(io)?,
+        };
+        words.push(all.to_string());
         next_commands.push(shell::aitools(&words));
     }
     Ok(Output::cut(
