@@ -33,7 +33,6 @@ pub const LONG_FNS: &[(&str, &str, usize)] = &[
     ("commands/inspect/read/lines_view.rs", "symbol_span", 124),
     ("commands/json/write.rs", "patch", 109),
     ("commands/process/wait.rs", "run", 145),
-    ("commands/search/find.rs", "run", 239),
     ("discovery.rs", "unknown_command_error", 118),
     ("dispatch.rs", "run_in", 121),
     ("mcp/mod.rs", "handle", 129),

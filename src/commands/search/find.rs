@@ -290,36 +290,17 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
             "--sort applies to --output flat only; a tree is always in path order.",
         ));
     }
-    let min_size = size_arg("find", "--min-size", &args.min_size)?;
-    let max_size = size_arg("find", "--max-size", &args.max_size)?;
+    let sizes = (
+        size_arg("find", "--min-size", &args.min_size)?,
+        size_arg("find", "--max-size", &args.max_size)?,
+    );
     let pattern = pattern_of(args)?;
     let start = match &args.path {
         Some(a) => super::start_path(ctx, a)?,
         None => default_start(ctx),
     };
     let budget = args.budget.budget("find")?;
-    let mut opts = args.scan.options(ctx, ctx.files().overlay()?)?;
-    opts.include_dirs = true;
-    opts.budget = budget;
-    // A directory's --sizes total counts every file below it, however deep:
-    // the walk goes all the way down and --depth only limits what is listed.
-    opts.max_depth = if args.sizes { None } else { args.depth };
-    // Only a filter or an order on size, mode or mtime needs every entry's stat;
-    // otherwise only the entries listed are stat'ed (a tx's staged entries
-    // carry theirs in the walk).
-    let stat_all = args.sizes
-        || min_size.is_some()
-        || max_size.is_some()
-        || args.empty
-        || args.executable
-        || !matches!(args.sort, SortArg::Path)
-        || !matches!(args.output, FindOutput::Flat)
-        || opts.overlay.is_some();
-    // find reads no content: without stats, the default bytes budget would cost
-    // a stat per file to guard nothing; an explicit --max-scan-bytes still binds.
-    if !stat_all && args.budget.max_scan_bytes.is_none() {
-        opts.budget.bytes = u64::MAX;
-    }
+    let (opts, stat_all) = scan_options(ctx, args, budget, sizes)?;
     let walked = scan::walk(&ctx.root, std::slice::from_ref(&start), &opts, || {
         move |e: &Entry| {
             if !stat_all {
@@ -343,148 +324,41 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
     })
     .map_err(|e| scan_error("find", &ctx.argv, &e))?;
 
-    // Directory totals (du) and whether a directory has any listed entry.
-    let mut dir_size: HashMap<&Path, u64> = HashMap::new();
-    let mut has_child: HashMap<&Path, bool> = HashMap::new();
-    for (p, r) in &walked.items {
-        if args.empty
-            && let Some(parent) = p.parent()
-        {
-            has_child.insert(parent, true);
-        }
-        if args.sizes && r.kind == Kind::File {
-            for a in p.ancestors().skip(1) {
-                if !a.starts_with(&start) || a == start {
-                    break;
-                }
-                *dir_size.entry(a).or_insert(0) += r.size;
-            }
-        }
-    }
-    let mut matched: Vec<(&PathBuf, &Raw, Option<u64>)> = Vec::new();
-    let too_deep = |p: &Path| {
-        args.depth.is_some_and(|d| {
-            p.strip_prefix(&start)
-                .map_or(0, |rel| rel.components().count())
-                > d
-        })
-    };
-    for (p, r) in &walked.items {
-        if args.sizes && too_deep(p) {
-            continue;
-        }
-        let kind_ok = match args.kind {
-            None => true,
-            Some(TypeArg::File) => r.kind == Kind::File,
-            Some(TypeArg::Dir) => r.kind == Kind::Dir,
-            Some(TypeArg::Symlink) => r.kind == Kind::Symlink,
-        };
-        if !kind_ok {
-            continue;
-        }
-        if !matches!(pattern, Pattern::None) {
-            let rel = show(&ctx.root, p);
-            let base = p
-                .file_name()
-                .map(|b| b.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            if !pattern.matches(&rel, &base) {
-                continue;
-            }
-        }
-        let size = match r.kind {
-            Kind::Dir if args.sizes => Some(dir_size.get(p.as_path()).copied().unwrap_or(0)),
-            Kind::Dir => None,
-            _ => Some(r.size),
-        };
-        if min_size.is_some() || max_size.is_some() {
-            let Some(s) = size else { continue };
-            if min_size.is_some_and(|m| s < m) || max_size.is_some_and(|m| s > m) {
-                continue;
-            }
-        }
-        if args.empty {
-            let empty = match r.kind {
-                Kind::Dir => !has_child.contains_key(p.as_path()),
-                Kind::File => r.size == 0,
-                _ => false,
-            };
-            if !empty {
-                continue;
-            }
-        }
-        if args.executable && !(r.kind == Kind::File && r.mode & 0o111 != 0) {
-            continue;
-        }
-        matched.push((p, r, size));
-    }
+    let facts = DirFacts::of(args, &walked.items, &start);
+    let mut matched = facts.select(ctx, args, &pattern, &start, &walked.items, sizes);
     let total = matched.len() as u64;
     let limit = args.limit as usize;
     let truncated = matched.len() > limit;
-    let out = match args.output {
+    let (mode, items, tree) = match args.output {
         FindOutput::Flat => {
-            match args.sort {
-                SortArg::Path => {}
-                SortArg::Mtime => {
-                    matched.sort_by(|a, b| b.1.mtime.cmp(&a.1.mtime).then(a.0.cmp(b.0)))
-                }
-                SortArg::Size => matched.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(b.0))),
-            }
+            sort(&mut matched, args.sort);
             let listed = &matched[..limit.min(matched.len())];
             let fields = fields_of(args, listed);
-            let items = listed.iter().map(|m| row(ctx, &fields, m)).collect();
-            FindOut {
-                mode: "flat",
-                fields: match fields[..] {
-                    [FindField::Path] => Vec::new(),
-                    _ => fields.iter().map(|f| f.name()).collect(),
-                },
-                items: Some(items),
-                tree: None,
-                total: truncated.then_some(total),
-                skipped: Vec::new(),
-                ignore_source: walked.ignore_source,
-                truncated,
-                scan_cut: None,
-                next_commands: Vec::new(),
-            }
-        }
-        FindOutput::Tree => {
-            let mut root = Node {
-                name: show(&ctx.root, &start),
-                kind: "dir",
-                size: None,
-                children: Some(Vec::new()),
-                omitted: None,
+            let items: Vec<_> = listed.iter().map(|m| row(ctx, &fields, m)).collect();
+            let names = match fields[..] {
+                [FindField::Path] => Vec::new(),
+                _ => fields.iter().map(|f| f.name()).collect(),
             };
-            for (i, (p, r, size)) in matched.iter().enumerate() {
-                let rel: Vec<String> = p
-                    .strip_prefix(&start)
-                    .unwrap_or(p)
-                    .components()
-                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                    .collect();
-                if i < limit {
-                    insert(&mut root, &rel, r.kind.name(), *size);
-                } else {
-                    omit(&mut root, &rel);
-                }
-            }
-            FindOut {
-                mode: "tree",
-                fields: Vec::new(),
-                items: None,
-                tree: Some(root),
-                total: truncated.then_some(total),
-                skipped: Vec::new(),
-                ignore_source: walked.ignore_source,
-                truncated,
-                scan_cut: None,
-                next_commands: Vec::new(),
-            }
+            ("flat", Some((names, items)), None)
         }
+        FindOutput::Tree => ("tree", None, Some(tree_of(ctx, &start, &matched, limit))),
     };
-    let mut out = out;
+    let (fields, items) = match items {
+        Some((f, i)) => (f, Some(i)),
+        None => (Vec::new(), None),
+    };
+    let mut out = FindOut {
+        mode,
+        fields,
+        items,
+        tree,
+        total: truncated.then_some(total),
+        skipped: Vec::new(),
+        ignore_source: walked.ignore_source,
+        truncated,
+        scan_cut: None,
+        next_commands: Vec::new(),
+    };
     // A skipped path is reported when its (lossily shown) name fits the pattern.
     let skipped = walked
         .skipped
@@ -506,6 +380,181 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
     }
     let truncated = out.truncated;
     Ok(Output::cut(&out, truncated))
+}
+
+/// The walk's options, and whether every entry needs its stat (only a filter or
+/// an order on size, mode or mtime does; otherwise only the entries listed are
+/// stat'ed, and a tx's staged entries carry theirs in the walk).
+fn scan_options(
+    ctx: &Ctx,
+    args: &FindArgs,
+    budget: scan::Budget,
+    (min_size, max_size): (Option<u64>, Option<u64>),
+) -> Result<(scan::ScanOptions, bool), CmdError> {
+    let mut opts = args.scan.options(ctx, ctx.files().overlay()?)?;
+    opts.include_dirs = true;
+    opts.budget = budget;
+    // A directory's --sizes total counts every file below it, however deep:
+    // the walk goes all the way down and --depth only limits what is listed.
+    opts.max_depth = if args.sizes { None } else { args.depth };
+    let stat_all = args.sizes
+        || min_size.is_some()
+        || max_size.is_some()
+        || args.empty
+        || args.executable
+        || !matches!(args.sort, SortArg::Path)
+        || !matches!(args.output, FindOutput::Flat)
+        || opts.overlay.is_some();
+    // find reads no content: without stats, the default bytes budget would cost
+    // a stat per file to guard nothing; an explicit --max-scan-bytes still binds.
+    if !stat_all && args.budget.max_scan_bytes.is_none() {
+        opts.budget.bytes = u64::MAX;
+    }
+    Ok((opts, stat_all))
+}
+
+/// Directory totals (du) and whether a directory has any listed entry.
+struct DirFacts<'w> {
+    dir_size: HashMap<&'w Path, u64>,
+    has_child: HashMap<&'w Path, bool>,
+}
+
+impl<'w> DirFacts<'w> {
+    fn of(args: &FindArgs, items: &'w [(PathBuf, Raw)], start: &Path) -> DirFacts<'w> {
+        let mut facts = DirFacts {
+            dir_size: HashMap::new(),
+            has_child: HashMap::new(),
+        };
+        for (p, r) in items {
+            if args.empty
+                && let Some(parent) = p.parent()
+            {
+                facts.has_child.insert(parent, true);
+            }
+            if args.sizes && r.kind == Kind::File {
+                for a in p.ancestors().skip(1) {
+                    if !a.starts_with(start) || a == start {
+                        break;
+                    }
+                    *facts.dir_size.entry(a).or_insert(0) += r.size;
+                }
+            }
+        }
+        facts
+    }
+
+    /// The entries every filter keeps (type, pattern, size, empty,
+    /// executable, and --depth under --sizes), with their sizes.
+    fn select(
+        &self,
+        ctx: &Ctx,
+        args: &FindArgs,
+        pattern: &Pattern,
+        start: &Path,
+        items: &'w [(PathBuf, Raw)],
+        (min_size, max_size): (Option<u64>, Option<u64>),
+    ) -> Vec<Listed<'w>> {
+        let too_deep = |p: &Path| {
+            args.depth.is_some_and(|d| {
+                p.strip_prefix(start)
+                    .map_or(0, |rel| rel.components().count())
+                    > d
+            })
+        };
+        let mut matched = Vec::new();
+        for (p, r) in items {
+            if args.sizes && too_deep(p) {
+                continue;
+            }
+            let kind_ok = match args.kind {
+                None => true,
+                Some(TypeArg::File) => r.kind == Kind::File,
+                Some(TypeArg::Dir) => r.kind == Kind::Dir,
+                Some(TypeArg::Symlink) => r.kind == Kind::Symlink,
+            };
+            if !kind_ok || !name_fits(ctx, pattern, p) {
+                continue;
+            }
+            let size = match r.kind {
+                Kind::Dir if args.sizes => {
+                    Some(self.dir_size.get(p.as_path()).copied().unwrap_or(0))
+                }
+                Kind::Dir => None,
+                _ => Some(r.size),
+            };
+            if min_size.is_some() || max_size.is_some() {
+                let Some(s) = size else { continue };
+                if min_size.is_some_and(|m| s < m) || max_size.is_some_and(|m| s > m) {
+                    continue;
+                }
+            }
+            if args.empty && !self.empty(p, r) {
+                continue;
+            }
+            if args.executable && !(r.kind == Kind::File && r.mode & 0o111 != 0) {
+                continue;
+            }
+            matched.push((p, r, size));
+        }
+        matched
+    }
+
+    /// An empty file, or a directory with no entry listed below it.
+    fn empty(&self, p: &Path, r: &Raw) -> bool {
+        match r.kind {
+            Kind::Dir => !self.has_child.contains_key(p),
+            Kind::File => r.size == 0,
+            _ => false,
+        }
+    }
+}
+
+/// Whether `p`'s workspace path or base name fits the pattern (any without one).
+fn name_fits(ctx: &Ctx, pattern: &Pattern, p: &Path) -> bool {
+    if matches!(pattern, Pattern::None) {
+        return true;
+    }
+    let rel = show(&ctx.root, p);
+    let base = p
+        .file_name()
+        .map(|b| b.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    pattern.matches(&rel, &base)
+}
+
+/// A flat list in the --sort order (path order is the walk's).
+fn sort(matched: &mut [Listed], by: SortArg) {
+    match by {
+        SortArg::Path => {}
+        SortArg::Mtime => matched.sort_by(|a, b| b.1.mtime.cmp(&a.1.mtime).then(a.0.cmp(b.0))),
+        SortArg::Size => matched.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(b.0))),
+    }
+}
+
+/// The entries as a tree below `start`: the first `limit` listed, the others
+/// counted as omitted in their directories.
+fn tree_of(ctx: &Ctx, start: &Path, matched: &[Listed], limit: usize) -> Node {
+    let mut root = Node {
+        name: show(&ctx.root, start),
+        kind: "dir",
+        size: None,
+        children: Some(Vec::new()),
+        omitted: None,
+    };
+    for (i, (p, r, size)) in matched.iter().enumerate() {
+        let rel: Vec<String> = p
+            .strip_prefix(start)
+            .unwrap_or(p)
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        if i < limit {
+            insert(&mut root, &rel, r.kind.name(), *size);
+        } else {
+            omit(&mut root, &rel);
+        }
+    }
+    root
 }
 
 /// A listed entry: its path, what the walk saw, its size (None: a directory
