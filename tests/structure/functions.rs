@@ -14,8 +14,6 @@ pub const LONG_FNS: &[(&str, &str, usize)] = &[
     ("aoi/mod.rs", "run_stream", 125),
     ("cli/errors.rs", "parse_error", 177),
     ("command_error/workspace.rs", "from", 107),
-    ("commands/edit/edit_cmd.rs", "parse_stdin", 124),
-    ("commands/edit/edit_cmd.rs", "run", 190),
     ("commands/edit/files.rs", "copy", 134),
     ("commands/edit/move_lines.rs", "run", 147),
     ("commands/edit/patch.rs", "apply_placed", 133),

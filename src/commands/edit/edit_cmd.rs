@@ -93,6 +93,52 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
     let input = args.guarded.input(ctx, cmd)?;
     let expect_count = args.guarded.expect_count(cmd)?;
     let expect = args.guarded.expect_hash(cmd)?;
+    let steps = steps_of(args, sel, input, expect_count, &expect)?;
+    let dry_run = args.guarded.guard.dry.dry_run;
+    let mut done = Done::default();
+    let committed = write::submit(ctx, &WriteRequest::new(ctx).dry_run(dry_run), || {
+        // One --old edit of a UTF-8 file: spliced into the bytes as read.
+        if let ([Step::Old { old, new }], None) = (steps.as_slice(), args.sel.encoding())
+            && let Some((changes, at)) = exact_splice(ctx, &args.path, old, new, &expect)?
+        {
+            done.strategy = Some(Strategy::Exact);
+            done.landed = Some(at);
+            return Ok(changes);
+        }
+        let t = common::load(ctx, &args.path, args.sel.encoding())?;
+        common::check_target_hash(&expect, &t, true)?;
+        match done.apply(ctx, &t, &steps, dry_run)? {
+            Some(d) => put_if_changed(&t, d),
+            None => Ok(Vec::new()),
+        }
+    })?;
+    let mut extra: Vec<(&str, Json)> = Vec::new();
+    if let (true, Some(n)) = (dry_run, done.selected) {
+        extra.push(("expect_count", Json::UInt(n)));
+    }
+    // `exact` is what --old asks for; only another strategy is news.
+    if let Some(s) = done.strategy.filter(|s| s.name() != "exact") {
+        extra.push(("strategy", Json::str(s.name())));
+    }
+    let mut out = committed.into_output(extra);
+    // The caller wrote both sides of an exact edit: echoed back as a diff they say
+    // nothing new, where they landed does (a dry run or --max-diff-lines N shows it).
+    if let (Some(at), false, None | Some(0)) = (done.landed, dry_run, ctx.max_diff_lines) {
+        crate::protocol::compact::drop_diffs(&mut out.fields, &[at]);
+    }
+    Ok(out)
+}
+
+/// The edit's steps: exactly one of --old, a selector, --at or --stdin, with
+/// --new (or the input's own "new"); refused before anything is read.
+fn steps_of(
+    args: &EditArgs,
+    sel: Option<Selector>,
+    input: Option<String>,
+    expect_count: Option<u64>,
+    expect: &guard::ExpectHash,
+) -> Result<Vec<Step>, CmdError> {
+    let cmd = "edit";
     let sources = [
         args.old.is_some(),
         sel.is_some(),
@@ -112,170 +158,146 @@ pub fn run(ctx: &Ctx, args: &EditArgs) -> Result<Output, CmdError> {
             },
         ));
     }
-    let steps = match input {
-        Some(json) => {
-            if args.new.is_some() {
-                return Err(CmdError::invalid_argument(
-                    cmd,
-                    "With --stdin the replacement is the input's \"new\"; drop --new.",
-                ));
-            }
-            guard::refuse_redacted("The --stdin input", Some(&args.path), json.as_bytes())?;
-            parse_stdin(cmd, &json, expect_count)?
+    if let Some(json) = input {
+        if args.new.is_some() {
+            return Err(CmdError::invalid_argument(
+                cmd,
+                "With --stdin the replacement is the input's \"new\"; drop --new.",
+            ));
         }
-        None => {
-            let Some(new) = args.new.clone() else {
-                return Err(CmdError::invalid_argument(
-                    cmd,
-                    "--new is required ('' deletes the selection).",
-                ));
-            };
-            guard::refuse_redacted("--new", Some(&args.path), new.as_bytes())?;
-            match (&args.old, sel) {
-                _ if args.at.is_some() => {
-                    let at = args.at.as_deref().unwrap_or("");
-                    let (from, to) = anchored::parse(cmd, at, args.to.as_deref())?;
-                    vec![Step::Anchored { from, to, new }]
-                }
-                (Some(old), _) => {
-                    guard::refuse_redacted("--old", Some(&args.path), old.as_bytes())?;
-                    if old.is_empty() {
-                        // Empty --old usually means "add text" (an empty file has
-                        // nothing to select): insert is the command for that.
-                        let insert = crate::protocol::shell::join([
-                            "aitools",
-                            "insert",
-                            args.path.as_str(),
-                            "--at",
-                            "end",
-                            "--content",
-                            new.as_str(),
-                        ]);
-                        return Err(CmdError::invalid_argument(
-                            cmd,
-                            "--old is empty; name the text to replace.",
-                        )
-                        .with_first_repair(Repair::new(
-                            "insert",
-                            "To add text rather than replace some, insert it (--at start|end, or --before/--after a selector).",
-                            insert,
-                        )));
-                    }
-                    // --old selects one place; a count guard can only say 1.
-                    if let Some(n) = expect_count.filter(|n| *n != 1) {
-                        return Err(CmdError::new(
-                            code::COUNT_MISMATCH,
-                            format!("--expect-count is {n}, but --old selects exactly one place."),
-                            Repair::new(
-                                "match",
-                                "To change every line matching a pattern, use --match with --expect-count, or replace.",
-                                "aitools schema replace",
-                            ),
-                        ));
-                    }
-                    vec![Step::Old {
-                        old: old.clone(),
-                        new,
-                    }]
-                }
-                (None, Some(sel)) => {
-                    common::require_hash(cmd, Some(&sel), &expect, &args.path)?;
-                    vec![Step::Select {
-                        sel,
-                        new,
-                        expect_count,
-                    }]
-                }
-                (None, None) => {
-                    return Err(CmdError::internal("edit: no selection after validation"));
-                }
-            }
-        }
+        guard::refuse_redacted("The --stdin input", Some(&args.path), json.as_bytes())?;
+        return parse_stdin(cmd, &json, expect_count);
+    }
+    let Some(new) = args.new.clone() else {
+        return Err(CmdError::invalid_argument(
+            cmd,
+            "--new is required ('' deletes the selection).",
+        ));
     };
+    guard::refuse_redacted("--new", Some(&args.path), new.as_bytes())?;
+    match (&args.old, sel) {
+        _ if args.at.is_some() => {
+            let at = args.at.as_deref().unwrap_or("");
+            let (from, to) = anchored::parse(cmd, at, args.to.as_deref())?;
+            Ok(vec![Step::Anchored { from, to, new }])
+        }
+        (Some(old), _) => old_step(args, old, new, expect_count),
+        (None, Some(sel)) => {
+            common::require_hash(cmd, Some(&sel), expect, &args.path)?;
+            Ok(vec![Step::Select {
+                sel,
+                new,
+                expect_count,
+            }])
+        }
+        (None, None) => Err(CmdError::internal("edit: no selection after validation")),
+    }
+}
 
-    let mut strategy: Option<Strategy> = None;
-    let mut selected: Option<u64> = None;
-    // Where an exact --old edit's --new landed (`S` or `S:E`).
-    let mut landed: Option<String> = None;
-    let committed = write::submit(
-        ctx,
-        &WriteRequest::new(ctx).dry_run(args.guarded.guard.dry.dry_run),
-        || {
-            // One --old edit of a UTF-8 file: spliced into the bytes as read.
-            if let ([Step::Old { old, new }], None) = (steps.as_slice(), args.sel.encoding())
-                && let Some((changes, at)) = exact_splice(ctx, &args.path, old, new, &expect)?
-            {
-                strategy = Some(Strategy::Exact);
-                landed = Some(at);
-                return Ok(changes);
-            }
-            let t = common::load(ctx, &args.path, args.sel.encoding())?;
-            common::check_target_hash(&expect, &t, true)?;
-            // The edited document, once a step has changed it (no copy of a large
-            // file before then).
-            let mut edited: Option<Doc> = None;
-            for (i, step) in steps.iter().enumerate() {
-                let doc = edited.as_ref().unwrap_or(&t.doc);
-                let label = if steps.len() > 1 {
-                    format!("edits[{i}]: ")
-                } else {
-                    String::new()
-                };
-                let next = match step {
-                    Step::Old { old, new } => {
-                        let (d, s) = matching::edit_old(doc, old, new)
-                            .map_err(|m| miss_error(&t, doc, &label, old, m))?;
-                        // The loosest strategy any step needed.
-                        strategy = Some(strategy.map_or(s, |was| was.max(s)));
-                        d
-                    }
-                    Step::Select {
-                        sel,
-                        new,
-                        expect_count,
-                    } => {
-                        let (d, n) = edit_selection(
-                            ctx,
-                            &t,
-                            doc,
-                            sel,
-                            new,
-                            *expect_count,
-                            args.guarded.guard.dry.dry_run,
-                        )?;
-                        if sel.is_many() {
-                            selected = Some(selected.unwrap_or(0) + n);
-                        }
-                        d
-                    }
-                    Step::Anchored { from, to, new } => {
-                        anchored::edit(&ctx.argv, &t.display, doc, (from, to), new)?
-                    }
-                };
-                edited = Some(next);
-            }
-            match edited {
-                Some(d) => put_if_changed(&t, d),
-                None => Ok(Vec::new()),
-            }
-        },
-    )?;
-    let mut extra: Vec<(&str, Json)> = Vec::new();
-    if let (true, Some(n)) = (args.guarded.guard.dry.dry_run, selected) {
-        extra.push(("expect_count", Json::UInt(n)));
+/// The one step of `--old OLD --new NEW`: refused when OLD is empty (insert
+/// adds text) or a count guard says other than 1.
+fn old_step(
+    args: &EditArgs,
+    old: &str,
+    new: String,
+    expect_count: Option<u64>,
+) -> Result<Vec<Step>, CmdError> {
+    let cmd = "edit";
+    guard::refuse_redacted("--old", Some(&args.path), old.as_bytes())?;
+    if old.is_empty() {
+        // Empty --old usually means "add text" (an empty file has
+        // nothing to select): insert is the command for that.
+        let insert = crate::protocol::shell::join([
+            "aitools",
+            "insert",
+            args.path.as_str(),
+            "--at",
+            "end",
+            "--content",
+            new.as_str(),
+        ]);
+        return Err(
+            CmdError::invalid_argument(cmd, "--old is empty; name the text to replace.")
+                .with_first_repair(Repair::new(
+                    "insert",
+                    "To add text rather than replace some, insert it (--at start|end, or --before/--after a selector).",
+                    insert,
+                )),
+        );
     }
-    // `exact` is what --old asks for; only another strategy is news.
-    if let Some(s) = strategy.filter(|s| s.name() != "exact") {
-        extra.push(("strategy", Json::str(s.name())));
+    // --old selects one place; a count guard can only say 1.
+    if let Some(n) = expect_count.filter(|n| *n != 1) {
+        return Err(CmdError::new(
+            code::COUNT_MISMATCH,
+            format!("--expect-count is {n}, but --old selects exactly one place."),
+            Repair::new(
+                "match",
+                "To change every line matching a pattern, use --match with --expect-count, or replace.",
+                "aitools schema replace",
+            ),
+        ));
     }
-    let dry_run = args.guarded.guard.dry.dry_run;
-    let mut out = committed.into_output(extra);
-    // The caller wrote both sides of an exact edit: echoed back as a diff they say
-    // nothing new, where they landed does (a dry run or --max-diff-lines N shows it).
-    if let (Some(at), false, None | Some(0)) = (landed, dry_run, ctx.max_diff_lines) {
-        crate::protocol::compact::drop_diffs(&mut out.fields, &[at]);
+    Ok(vec![Step::Old {
+        old: old.to_string(),
+        new,
+    }])
+}
+
+/// What the steps came to: the loosest strategy an --old step needed, the
+/// lines a many-place selector selected, and where an exact --old edit's
+/// --new landed (`S` or `S:E`).
+#[derive(Default)]
+struct Done {
+    strategy: Option<Strategy>,
+    selected: Option<u64>,
+    landed: Option<String>,
+}
+
+impl Done {
+    /// The document after every step, or `None` when there was none to apply.
+    fn apply(
+        &mut self,
+        ctx: &Ctx,
+        t: &Target,
+        steps: &[Step],
+        dry_run: bool,
+    ) -> Result<Option<Doc>, CmdError> {
+        // The edited document, once a step has changed it (no copy of a large
+        // file before then).
+        let mut edited: Option<Doc> = None;
+        for (i, step) in steps.iter().enumerate() {
+            let doc = edited.as_ref().unwrap_or(&t.doc);
+            let label = if steps.len() > 1 {
+                format!("edits[{i}]: ")
+            } else {
+                String::new()
+            };
+            let next = match step {
+                Step::Old { old, new } => {
+                    let (d, s) = matching::edit_old(doc, old, new)
+                        .map_err(|m| miss_error(t, doc, &label, old, m))?;
+                    self.strategy = Some(self.strategy.map_or(s, |was| was.max(s)));
+                    d
+                }
+                Step::Select {
+                    sel,
+                    new,
+                    expect_count,
+                } => {
+                    let (d, n) = edit_selection(ctx, t, doc, sel, new, *expect_count, dry_run)?;
+                    if sel.is_many() {
+                        self.selected = Some(self.selected.unwrap_or(0) + n);
+                    }
+                    d
+                }
+                Step::Anchored { from, to, new } => {
+                    anchored::edit(&ctx.argv, &t.display, doc, (from, to), new)?
+                }
+            };
+            edited = Some(next);
+        }
+        Ok(edited)
     }
-    Ok(out)
 }
 
 /// One `--old` edit spliced into the file as read: streamed for a large file
@@ -481,101 +503,109 @@ fn parse_stdin(cmd: &str, text: &str, expect_count: Option<u64>) -> Result<Vec<S
         } else {
             format!("edits[{i}]: ")
         };
-        let o = e
-            .as_object()
-            .ok_or_else(|| bad(format!("{at}an edit is an object.")))?;
-        for k in o.keys() {
-            if ![
-                "old",
-                "new",
-                "between",
-                "exclusive",
-                "match",
-                "invert",
-                "expect_count",
-            ]
-            .contains(&k.as_str())
-            {
-                return Err(bad(format!(
-                    "{at}unknown member {k:?}; edits take old, between (+exclusive), match (+invert, expect_count), and new."
-                )));
-            }
-        }
-        let s = |k: &str| -> Result<Option<String>, CmdError> {
-            match o.get(k) {
-                None => Ok(None),
-                Some(serde_json::Value::String(s)) => Ok(Some(s.clone())),
-                Some(_) => Err(bad(format!("{at}\"{k}\" must be a string."))),
-            }
-        };
-        let flag = |k: &str| -> Result<bool, CmdError> {
-            match o.get(k) {
-                None => Ok(false),
-                Some(serde_json::Value::Bool(b)) => Ok(*b),
-                Some(_) => Err(bad(format!("{at}\"{k}\" must be true or false."))),
-            }
-        };
-        let new = s("new")?.ok_or_else(|| bad(format!("{at}\"new\" is required ('' deletes).")))?;
-        let between = match o.get("between") {
-            None => None,
-            Some(serde_json::Value::Array(a)) => match (
-                a.first().and_then(|x| x.as_str()),
-                a.get(1).and_then(|x| x.as_str()),
-            ) {
-                (Some(s), Some(e)) if a.len() == 2 => Some((s.to_string(), e.to_string())),
-                _ => return Err(bad(format!("{at}\"between\" is [START-RE, END-RE]."))),
-            },
-            Some(_) => return Err(bad(format!("{at}\"between\" is [START-RE, END-RE]."))),
-        };
-        let old = s("old")?;
-        let m = s("match")?;
-        let count = match o.get("expect_count") {
-            None => expect_count,
-            Some(n) => Some(
-                n.as_u64()
-                    .ok_or_else(|| bad(format!("{at}\"expect_count\" is a count.")))?,
-            ),
-        };
-        let n_sel = [old.is_some(), between.is_some(), m.is_some()]
-            .iter()
-            .filter(|b| **b)
-            .count();
-        if n_sel != 1 {
-            return Err(bad(format!("{at}give exactly one of old, between, match.")));
-        }
-        if flag("exclusive")? && between.is_none() {
-            return Err(bad(format!("{at}\"exclusive\" goes with \"between\".")));
-        }
-        if flag("invert")? && m.is_none() {
-            return Err(bad(format!("{at}\"invert\" goes with \"match\".")));
-        }
-        if let Some(old) = old {
-            if old.is_empty() {
-                return Err(bad(format!("{at}\"old\" is empty.")));
-            }
-            steps.push(Step::Old { old, new });
-        } else if let Some((s, e)) = between {
-            steps.push(Step::Select {
-                sel: Selector::Between {
-                    start: common::compile(cmd, "between START", &s, false)?,
-                    end: common::compile(cmd, "between END", &e, false)?,
-                    exclusive: flag("exclusive")?,
-                },
-                new,
-                expect_count: None,
-            });
-        } else if let Some(m) = m {
-            steps.push(Step::Select {
-                sel: Selector::Match {
-                    re: common::compile(cmd, "match", &m, false)?,
-                    invert: flag("invert")?,
-                },
-                new,
-                expect_count: count,
-            });
-        }
+        steps.push(stdin_step(cmd, e, &at, expect_count)?);
     }
     Ok(steps)
+}
+
+/// One edit of the --stdin input (`at` prefixes its messages: `edits[i]: `).
+fn stdin_step(
+    cmd: &str,
+    e: &serde_json::Value,
+    at: &str,
+    expect_count: Option<u64>,
+) -> Result<Step, CmdError> {
+    let bad = |m: String| CmdError::invalid_argument(cmd, m);
+    let o = e
+        .as_object()
+        .ok_or_else(|| bad(format!("{at}an edit is an object.")))?;
+    for k in o.keys() {
+        if ![
+            "old",
+            "new",
+            "between",
+            "exclusive",
+            "match",
+            "invert",
+            "expect_count",
+        ]
+        .contains(&k.as_str())
+        {
+            return Err(bad(format!(
+                "{at}unknown member {k:?}; edits take old, between (+exclusive), match (+invert, expect_count), and new."
+            )));
+        }
+    }
+    let s = |k: &str| -> Result<Option<String>, CmdError> {
+        match o.get(k) {
+            None => Ok(None),
+            Some(serde_json::Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(bad(format!("{at}\"{k}\" must be a string."))),
+        }
+    };
+    let flag = |k: &str| -> Result<bool, CmdError> {
+        match o.get(k) {
+            None => Ok(false),
+            Some(serde_json::Value::Bool(b)) => Ok(*b),
+            Some(_) => Err(bad(format!("{at}\"{k}\" must be true or false."))),
+        }
+    };
+    let new = s("new")?.ok_or_else(|| bad(format!("{at}\"new\" is required ('' deletes).")))?;
+    let between = match o.get("between") {
+        None => None,
+        Some(serde_json::Value::Array(a)) => match (
+            a.first().and_then(|x| x.as_str()),
+            a.get(1).and_then(|x| x.as_str()),
+        ) {
+            (Some(s), Some(e)) if a.len() == 2 => Some((s.to_string(), e.to_string())),
+            _ => return Err(bad(format!("{at}\"between\" is [START-RE, END-RE]."))),
+        },
+        Some(_) => return Err(bad(format!("{at}\"between\" is [START-RE, END-RE]."))),
+    };
+    let old = s("old")?;
+    let m = s("match")?;
+    let count = match o.get("expect_count") {
+        None => expect_count,
+        Some(n) => Some(
+            n.as_u64()
+                .ok_or_else(|| bad(format!("{at}\"expect_count\" is a count.")))?,
+        ),
+    };
+    let n_sel = [old.is_some(), between.is_some(), m.is_some()]
+        .iter()
+        .filter(|b| **b)
+        .count();
+    if n_sel != 1 {
+        return Err(bad(format!("{at}give exactly one of old, between, match.")));
+    }
+    if flag("exclusive")? && between.is_none() {
+        return Err(bad(format!("{at}\"exclusive\" goes with \"between\".")));
+    }
+    if flag("invert")? && m.is_none() {
+        return Err(bad(format!("{at}\"invert\" goes with \"match\".")));
+    }
+    match (old, between, m) {
+        (Some(old), _, _) if old.is_empty() => Err(bad(format!("{at}\"old\" is empty."))),
+        (Some(old), _, _) => Ok(Step::Old { old, new }),
+        (None, Some((s, e)), _) => Ok(Step::Select {
+            sel: Selector::Between {
+                start: common::compile(cmd, "between START", &s, false)?,
+                end: common::compile(cmd, "between END", &e, false)?,
+                exclusive: flag("exclusive")?,
+            },
+            new,
+            expect_count: None,
+        }),
+        (None, None, Some(m)) => Ok(Step::Select {
+            sel: Selector::Match {
+                re: common::compile(cmd, "match", &m, false)?,
+                invert: flag("invert")?,
+            },
+            new,
+            expect_count: count,
+        }),
+        (None, None, None) => Err(bad(format!("{at}give exactly one of old, between, match."))),
+    }
 }
 
 #[cfg(test)]
