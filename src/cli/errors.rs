@@ -111,122 +111,9 @@ pub fn parse_error(e: clap::Error, words: &[String], argv: &[String]) -> (String
         ErrorKind::InvalidSubcommand
         | ErrorKind::MissingSubcommand
         | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            // For a missing subcommand clap's context names the parent as a path
-            // (`aitools tx`); the group is the last command word.
-            let word = match e.kind() {
-                ErrorKind::InvalidSubcommand => context_text(&e, ContextKind::InvalidSubcommand),
-                _ => None,
-            }
-            .unwrap_or_else(|| words.last().cloned().unwrap_or_default());
-            let rest: Vec<String> = argv
-                .iter()
-                .skip_while(|a| **a != word)
-                .skip(1)
-                .cloned()
-                .collect();
-            let group = words.first().filter(|g| registry::is_group(g));
-            if let Some(group) = group.filter(|g| **g != word) {
-                let prefix = format!("{group} ");
-                let subs: Vec<&str> = registry::all()
-                    .filter_map(|s| s.name.strip_prefix(&prefix))
-                    .collect();
-                CmdError::new(
-                    code::ARGUMENT_INVALID,
-                    format!(
-                        "{group} has no subcommand {word}; it has {}.",
-                        subs.join(", ")
-                    ),
-                    Repair::new(
-                        "schema",
-                        format!("Show the {group} subcommands and their arguments."),
-                        format!("aitools schema {group}"),
-                    ),
-                )
-            } else if registry::is_group(&word) || known.is_none() {
-                discovery::unknown_command_error(registry::LIST, &word, &rest)
-            } else {
-                CmdError::invalid_argument(&command, format!("Unknown subcommand {word}."))
-            }
+            subcommand_error(&e, words, argv, known.is_some(), &command)
         }
-        ErrorKind::UnknownArgument => {
-            // A value that starts with '-' (a pattern, a replacement) reads as an
-            // option; clap names only its first letter (`-f` of `-foo`).
-            let word = argv
-                .iter()
-                .take_while(|a| *a != "--")
-                .find(|a| a.len() > 2 && !a.starts_with("--") && a.starts_with(arg.as_str()))
-                .filter(|_| arg.len() == 2 && arg.starts_with('-'));
-            // grep's `-rn`/`-nr`: a habit letter clustered with letters the command has.
-            let cluster = argv.iter().take_while(|a| *a != "--").find(|a| {
-                a.len() > 2
-                    && !a.starts_with("--")
-                    && arg.len() == 2
-                    && a.strip_prefix('-').is_some_and(|l| l.contains(&arg[1..]))
-            });
-            if let Some(err) = cluster.and_then(|w| cluster_habit(&command, argv, &arg, w)) {
-                return (command, err);
-            }
-            let habit = (word.is_none() && arg.len() == 2 && !arg.starts_with("--"))
-                .then(|| super::short_flag_habit(&command, &arg))
-                .flatten();
-            if let Some((long, why)) = habit {
-                let err = short_habit_error(&command, argv, &arg, long, why);
-                return (command, err);
-            }
-
-            let msg = match word {
-                Some(w) => format!(
-                    "{command} does not accept {arg} (of {w}). If {w} is a value, not options: put the options first, then -- and the positional values (aitools {command} [options] -- <values>); a flag's value can be joined with = (--flag={w})."
-                ),
-                None => format!("{command} does not accept {arg}."),
-            };
-            // The nearest option it does accept: a prefix (`--max-line`) or a typo.
-            let flag = arg.split('=').next().unwrap_or(&arg);
-            let nearest = if flag.starts_with("--") {
-                super::long_options(&command)
-                    .into_iter()
-                    .map(|o| {
-                        let d = if o.starts_with(flag) {
-                            0
-                        } else {
-                            discovery::distance(flag, &o)
-                        };
-                        (d, o)
-                    })
-                    .filter(|(d, _)| *d <= 2)
-                    .min()
-                    .map(|(_, o)| o)
-            } else {
-                None
-            };
-            let suggested = nearest.or_else(|| context_text(&e, ContextKind::SuggestedArg));
-            let msg = match &suggested {
-                Some(s) => format!("{msg} Did you mean {s}?"),
-                None => msg,
-            };
-            let mut err = CmdError::invalid_argument(&command, msg);
-            if let Some(s) = suggested {
-                // The same call with the option spelled as suggested.
-                let fixed: Vec<String> = argv
-                    .iter()
-                    .map(|a| match a.strip_prefix(flag) {
-                        Some(rest) if rest.is_empty() || rest.starts_with('=') => {
-                            format!("{s}{rest}")
-                        }
-                        _ => a.clone(),
-                    })
-                    .collect();
-                if fixed != argv && s.starts_with("--") {
-                    err = err.with_first_repair(Repair::new(
-                        "retry",
-                        format!("The same call with {s}."),
-                        shell::aitools(&fixed),
-                    ));
-                }
-                err = err.with_candidates(Json::Arr(vec![Json::str(s)]));
-            }
-            err
-        }
+        ErrorKind::UnknownArgument => unknown_argument(&e, argv, &command, &arg),
         ErrorKind::MissingRequiredArgument => {
             CmdError::invalid_argument(&command, format!("{command} needs {arg}."))
         }
@@ -278,4 +165,134 @@ pub fn parse_error(e: clap::Error, words: &[String], argv: &[String]) -> (String
         }
     };
     (command, err)
+}
+
+/// A subcommand clap did not find: the group's subcommands, or the unknown
+/// command's nearest names.
+fn subcommand_error(
+    e: &clap::Error,
+    words: &[String],
+    argv: &[String],
+    known: bool,
+    command: &str,
+) -> CmdError {
+    // For a missing subcommand clap's context names the parent as a path
+    // (`aitools tx`); the group is the last command word.
+    let word = match e.kind() {
+        ErrorKind::InvalidSubcommand => context_text(e, ContextKind::InvalidSubcommand),
+        _ => None,
+    }
+    .unwrap_or_else(|| words.last().cloned().unwrap_or_default());
+    let rest: Vec<String> = argv
+        .iter()
+        .skip_while(|a| **a != word)
+        .skip(1)
+        .cloned()
+        .collect();
+    let group = words.first().filter(|g| registry::is_group(g));
+    if let Some(group) = group.filter(|g| **g != word) {
+        let prefix = format!("{group} ");
+        let subs: Vec<&str> = registry::all()
+            .filter_map(|s| s.name.strip_prefix(&prefix))
+            .collect();
+        CmdError::new(
+            code::ARGUMENT_INVALID,
+            format!(
+                "{group} has no subcommand {word}; it has {}.",
+                subs.join(", ")
+            ),
+            Repair::new(
+                "schema",
+                format!("Show the {group} subcommands and their arguments."),
+                format!("aitools schema {group}"),
+            ),
+        )
+    } else if registry::is_group(&word) || !known {
+        discovery::unknown_command_error(registry::LIST, &word, &rest)
+    } else {
+        CmdError::invalid_argument(command, format!("Unknown subcommand {word}."))
+    }
+}
+
+/// An option the command lacks: a grep habit it takes another way, or the
+/// nearest option it has, with the same call spelled with it.
+fn unknown_argument(e: &clap::Error, argv: &[String], command: &str, arg: &str) -> CmdError {
+    let (command, arg) = (command.to_string(), arg.to_string());
+    // A value that starts with '-' (a pattern, a replacement) reads as an
+    // option; clap names only its first letter (`-f` of `-foo`).
+    let word = argv
+        .iter()
+        .take_while(|a| *a != "--")
+        .find(|a| a.len() > 2 && !a.starts_with("--") && a.starts_with(arg.as_str()))
+        .filter(|_| arg.len() == 2 && arg.starts_with('-'));
+    // grep's `-rn`/`-nr`: a habit letter clustered with letters the command has.
+    let cluster = argv.iter().take_while(|a| *a != "--").find(|a| {
+        a.len() > 2
+            && !a.starts_with("--")
+            && arg.len() == 2
+            && a.strip_prefix('-').is_some_and(|l| l.contains(&arg[1..]))
+    });
+    if let Some(err) = cluster.and_then(|w| cluster_habit(&command, argv, &arg, w)) {
+        return err;
+    }
+    let habit = (word.is_none() && arg.len() == 2 && !arg.starts_with("--"))
+        .then(|| super::short_flag_habit(&command, &arg))
+        .flatten();
+    if let Some((long, why)) = habit {
+        let err = short_habit_error(&command, argv, &arg, long, why);
+        return err;
+    }
+
+    let msg = match word {
+        Some(w) => format!(
+            "{command} does not accept {arg} (of {w}). If {w} is a value, not options: put the options first, then -- and the positional values (aitools {command} [options] -- <values>); a flag's value can be joined with = (--flag={w})."
+        ),
+        None => format!("{command} does not accept {arg}."),
+    };
+    // The nearest option it does accept: a prefix (`--max-line`) or a typo.
+    let flag = arg.split('=').next().unwrap_or(&arg);
+    let nearest = if flag.starts_with("--") {
+        super::long_options(&command)
+            .into_iter()
+            .map(|o| {
+                let d = if o.starts_with(flag) {
+                    0
+                } else {
+                    discovery::distance(flag, &o)
+                };
+                (d, o)
+            })
+            .filter(|(d, _)| *d <= 2)
+            .min()
+            .map(|(_, o)| o)
+    } else {
+        None
+    };
+    let suggested = nearest.or_else(|| context_text(e, ContextKind::SuggestedArg));
+    let msg = match &suggested {
+        Some(s) => format!("{msg} Did you mean {s}?"),
+        None => msg,
+    };
+    let mut err = CmdError::invalid_argument(&command, msg);
+    if let Some(s) = suggested {
+        // The same call with the option spelled as suggested.
+        let fixed: Vec<String> = argv
+            .iter()
+            .map(|a| match a.strip_prefix(flag) {
+                Some(rest) if rest.is_empty() || rest.starts_with('=') => {
+                    format!("{s}{rest}")
+                }
+                _ => a.clone(),
+            })
+            .collect();
+        if fixed != argv && s.starts_with("--") {
+            err = err.with_first_repair(Repair::new(
+                "retry",
+                format!("The same call with {s}."),
+                shell::aitools(&fixed),
+            ));
+        }
+        err = err.with_candidates(Json::Arr(vec![Json::str(s)]));
+    }
+    err
 }

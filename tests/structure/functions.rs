@@ -12,7 +12,6 @@ pub const MAX_FN_LINES: usize = 100;
 pub const LONG_FNS: &[(&str, &str, usize)] = &[
     ("aoi/mod.rs", "finish", 137),
     ("aoi/mod.rs", "run_stream", 125),
-    ("cli/errors.rs", "parse_error", 177),
     ("command_error/workspace.rs", "from", 107),
     ("commands/edit/files.rs", "copy", 134),
     ("commands/edit/move_lines.rs", "run", 147),
