@@ -6,7 +6,7 @@
 //! - detectors: `formats` (provider tokens by prefix, alphabet, length and checksum,
 //!   `data/secret-formats.tsv`; JWTs and other structured tokens), `keyed` (values
 //!   after secret-named keys in every common syntax, headers, URL userinfo;
-//!   `flags`, command-line options),
+//!   `flags`, command-line options; `below`, a value on the line after its key's),
 //!   `pem` (private keys, lone key body lines).
 //! - `lines`: the line machine running every detector over a line and carrying a
 //!   key block from line to line.
@@ -19,6 +19,7 @@
 use super::json;
 use std::ops::Range;
 
+mod below;
 mod bytes;
 mod echo;
 mod flags;

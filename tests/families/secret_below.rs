@@ -1,0 +1,41 @@
+//! Issue 29, round six: values the key names from elsewhere. A value on the line
+//! after its key without block syntax (a `\` continuation, HCL's `token =`, JSON a
+//! formatter wrapped), and the same shapes left in clear when the next line is not
+//! a value (code, a key of its own, a string built at run time).
+
+use crate::support::TestEnv;
+
+#[test]
+fn a_value_on_the_line_after_its_key_is_masked() {
+    let env = TestEnv::new();
+    let secret = [
+        ("cont.py", "password = \\\n    \"Tr0ub4dor&3xyzQ\"\n"),
+        (
+            "main.tf",
+            "resource \"x\" \"y\" {\n  token =\n    \"q8ZfT3kLm9Xp2Rw7\"\n}\n",
+        ),
+        ("env.sh", "export API_TOKEN=\\\n  Hj5Tk8Lm2Qp9Xz4W\n"),
+        ("app.ini", "[db]\npassword =\n  Tr0ub4dor&3xyzQ\n"),
+        (
+            "w.json",
+            "{\"db\": {\"password\":\n  \"correct horse battery staple\"}}\n",
+        ),
+    ];
+    for (file, text) in secret {
+        env.write(file, text);
+        let r = env.run(&["read", file]);
+        assert_eq!(r.json["redactions"], 1, "{file}: {}", r.stdout);
+        for v in ["Tr0ub4dor", "q8ZfT3kLm9", "Hj5Tk8Lm2Q", "horse battery"] {
+            assert!(!r.stdout.contains(v), "{file}: {}", r.stdout);
+        }
+    }
+    // A read range starting on the value's line still knows its key.
+    let r = env.run(&["read", "main.tf", "--range", "3:3"]);
+    assert!(!r.stdout.contains("q8ZfT3kLm9"), "{}", r.stdout);
+    let clear = "TOKEN =\nOTHER = x\nPASSWORD=\nfi\npassword =\n  get_pw()\n\
+                 secret = \\\n  os.environ[\"X\"]\nx = {\"token\":\n  null,\n  \"password\":\n  \"abc\" + y}\n\
+                 token =\n\n  Hj5Tk8Lm2Qp9Xz4W\nmy_token=\\\n  --flag\nSTRIPE_KEY=\nGITHUB_TOKEN=\nNPM_TOKEN=\nAWS=\n";
+    env.write("clear.py", clear);
+    let r = env.run(&["read", "clear.py"]);
+    assert_eq!(r.json.get("redactions"), None, "{}", r.stdout);
+}
