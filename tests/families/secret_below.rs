@@ -39,3 +39,34 @@ fn a_value_on_the_line_after_its_key_is_masked() {
     let r = env.run(&["read", "clear.py"]);
     assert_eq!(r.json.get("redactions"), None, "{}", r.stdout);
 }
+
+/// `pw` (the shortest spelling of a password) names a secret as a whole word of a
+/// key; a directory, a variable or code after it, or `pw` inside a longer word,
+/// stays shown.
+#[test]
+fn a_short_password_key_masks_its_value_not_a_directory_or_code() {
+    let env = TestEnv::new();
+    let masked = "pw = \"Tr0ub4dor&3xyzQ\"\nPW=Hj5Tk8Lm2Qp9Xz4W\ndb_pw: 'correct horse'\nsmtpPw = \"q8ZfT3kLm9Xp2Rw7\"\n";
+    let shown = [
+        "PWD=/home/user",
+        "pwd: /home/user/src",
+        "DB_PWD=/var/lib/app",
+        "pw = getpass()",
+        "pw = os.environ[\"PW\"]",
+        "pw = $PW",
+        "pw = \"${PW}\"",
+        "pw: ~/notes",
+        "upward = \"Zx9Qw8Er7Ty6Ui5Op4\"",
+        "UPWARD=Ab3Cd4Ef5Gh6Ij7Kl8",
+        "pwm = \"Mn1Op2Qr3St4Uv5Wx6\"",
+    ];
+    env.write("pw.py", format!("{masked}{}\n", shown.join("\n")));
+    let r = env.run(&["read", "pw.py"]);
+    assert_eq!(r.json["redactions"], 4, "{}", r.stdout);
+    for v in ["Tr0ub4dor", "Hj5Tk8Lm2Q", "correct horse", "q8ZfT3kLm9"] {
+        assert!(!r.stdout.contains(v), "{}", r.stdout);
+    }
+    for (i, line) in shown.iter().enumerate() {
+        assert_eq!(r.json["lines"][i + 4], *line, "{}", r.stdout);
+    }
+}
