@@ -70,3 +70,54 @@ fn a_short_password_key_masks_its_value_not_a_directory_or_code() {
         assert_eq!(r.json["lines"][i + 4], *line, "{}", r.stdout);
     }
 }
+
+/// A file whose name is its value's key (`secrets/db_password`, `github_token`,
+/// `api_key` holding a JSON string) and whose whole text is that one value: `read`,
+/// `json get` and `search` (blocks and matches) mask it. A file of another kind
+/// (`token.py`), another name, or more than one line stays shown.
+#[test]
+fn a_file_named_for_its_one_value_masks_it() {
+    let env = TestEnv::new();
+    env.write("secrets/db_password", "Tr0ub4dor&3xyzQ\n");
+    env.write("github_token", "q8ZfT3kLm9Xp2Rw7Vb");
+    env.write("api_key", "\"Zx9Qw8Er7Ty6Ui5Op4\"\n");
+    let shown = [
+        ("token.py", "Ab3Cd4Ef5Gh6Ij7Kl8"),
+        ("notes.txt", "Mn1Op2Qr3St4Uv5Wx6"),
+        ("db_password.md", "Gh6Ij7Kl8Mn1Op2Qr3"),
+    ];
+    for (file, text) in shown {
+        env.write(file, format!("{text}\n"));
+    }
+    env.write("access_token", "Kl8Mn1Op2Qr3St4Uv5\nsecond line\n");
+    let secrets = ["Tr0ub4dor", "q8ZfT3kLm9", "Zx9Qw8Er7T"];
+    for file in ["secrets/db_password", "github_token", "api_key"] {
+        let r = env.run(&["read", file]);
+        assert_eq!(r.json["redactions"], 1, "{file}: {}", r.stdout);
+        for v in secrets {
+            assert!(!r.stdout.contains(v), "{file}: {}", r.stdout);
+        }
+    }
+    for argv in [
+        &["json", "get", "api_key", ""][..],
+        &["json", "get", "api_key", "", "--raw"],
+    ] {
+        let r = env.run(argv);
+        assert_eq!(r.json["redactions"], 1, "{argv:?}: {}", r.stdout);
+        assert!(!r.stdout.contains("Zx9Qw8Er7T"), "{argv:?}: {}", r.stdout);
+    }
+    for argv in [
+        &["search", "[0-9]"][..],
+        &["search", "--output", "matches", "[A-Za-z0-9&]{8,}"],
+    ] {
+        let r = env.run(argv);
+        for v in secrets {
+            assert!(!r.stdout.contains(v), "{argv:?}: {}", r.stdout);
+        }
+    }
+    let r = env.run(&["search", "[0-9]"]);
+    for (_, text) in shown {
+        assert!(r.stdout.contains(text), "{}", r.stdout);
+    }
+    assert!(r.stdout.contains("Kl8Mn1Op2Qr3St4Uv5"), "{}", r.stdout);
+}
