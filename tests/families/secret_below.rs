@@ -121,3 +121,37 @@ fn a_file_named_for_its_one_value_masks_it() {
     }
     assert!(r.stdout.contains("Kl8Mn1Op2Qr3St4Uv5"), "{}", r.stdout);
 }
+
+/// A provider token with a character more (an edit's `--old` mistyped, echoed by
+/// its error, its repair and a batch's message) shows the token itself: masked,
+/// after a prefix ending with its separator (`ghp_`, `xoxb-`). A word of another
+/// kind that starts as a token does (`AKIA` and 17 more capitals) stays shown.
+#[test]
+fn a_token_with_a_character_more_is_masked_where_it_is_echoed() {
+    let env = TestEnv::new();
+    let token = "ghp_1234567890abcdefghijABCDEFGHIJ123456";
+    env.write("conf.py", format!("auth = \"{token}\"\n"));
+    let near = format!("{token}7");
+    let r = env.run(&["edit", "conf.py", "--old", &near, "--neww", "x"]);
+    assert_eq!(r.json["error"]["code"], "argument.invalid", "{}", r.json);
+    assert!(
+        !format!("{}{}", r.stdout, r.stderr).contains(token),
+        "{}",
+        r.json
+    );
+    let data = serde_json::json!([["edit", "conf.py", "--old", near, "--new", "x"]]).to_string();
+    let r = env.run(&["batch", "--stdin-data", &data]);
+    assert!(
+        !format!("{}{}", r.stdout, r.stderr).contains(token),
+        "{}",
+        r.json
+    );
+    env.write("notes.md", format!("a {near} b\nAKIAQWERTYUIOPASDFGHJKL\n"));
+    let r = env.run(&["read", "notes.md"]);
+    assert_eq!(r.json["lines"][0], "a [REDACTED_SECRET] b", "{}", r.stdout);
+    assert_eq!(
+        r.json["lines"][1], "AKIAQWERTYUIOPASDFGHJKL",
+        "{}",
+        r.stdout
+    );
+}
