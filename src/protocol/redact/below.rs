@@ -49,9 +49,10 @@ pub(super) fn value_below(
     (continued || sign == b'=' || (sign == b':' && quoted_key)).then_some(Open::Next(strength))
 }
 
-/// The value on the line after its key's (`Open::Next`): a quoted string (with an
-/// optional `,`, `;` or `)` after it), or one word that is not a key of its own
-/// (no `=` or `:` inside it), judged as after the key.
+/// The value on the line after its key's (`Open::Next`): a quoted string (then
+/// only closing brackets, `,`, `;` or a `\`), or one word that is not a key of its
+/// own (no `=` or `:` inside it), a path, an option or a bracket, judged as after
+/// the key.
 pub(super) fn next_line_value(
     b: &[u8],
     lo: usize,
