@@ -73,9 +73,9 @@ fn a_short_password_key_masks_its_value_not_a_directory_or_code() {
 
 /// A file whose name is its value's key (`secrets/db_password`, `github_token`,
 /// `api_key` holding a JSON string) and whose whole text is that one value: `read`,
-/// `json get`, `search` (blocks and matches) and `git show REV:PATH` mask it. A
-/// file of another kind (`token.py`), another name, or more than one line stays
-/// shown.
+/// `json get`, `search` (blocks and matches), `git show REV:PATH` and `diff` mask
+/// it. A file of another kind (`token.py`), another name, or more than one line
+/// stays shown.
 #[test]
 fn a_file_named_for_its_one_value_masks_it() {
     let env = TestEnv::new();
@@ -116,6 +116,8 @@ fn a_file_named_for_its_one_value_masks_it() {
             assert!(!r.stdout.contains(v), "{argv:?}: {}", r.stdout);
         }
     }
+    let r = env.run(&["diff", "github_token", "api_key"]);
+    assert_eq!(r.json["redactions"], 2, "{}", r.stdout);
     env.commit_all("secrets");
     let r = env.run(&["git", "show", "HEAD:secrets/db_password"]);
     assert_eq!(r.json["lines"][0], "[REDACTED_SECRET]", "{}", r.stdout);
