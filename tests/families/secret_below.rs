@@ -82,6 +82,7 @@ fn a_file_named_for_its_one_value_masks_it() {
     env.write("secrets/db_password", "Tr0ub4dor&3xyzQ\n");
     env.write("github_token", "q8ZfT3kLm9Xp2Rw7Vb");
     env.write("api_key", "\"Zx9Qw8Er7Ty6Ui5Op4\"\n");
+    env.write(".env.secret", "Wq3eR5tY7uI9oP1aS3dF\n");
     let shown = [
         ("token.py", "Ab3Cd4Ef5Gh6Ij7Kl8"),
         ("notes.txt", "Mn1Op2Qr3St4Uv5Wx6"),
@@ -91,8 +92,13 @@ fn a_file_named_for_its_one_value_masks_it() {
         env.write(file, format!("{text}\n"));
     }
     env.write("access_token", "Kl8Mn1Op2Qr3St4Uv5\nsecond line\n");
-    let secrets = ["Tr0ub4dor", "q8ZfT3kLm9", "Zx9Qw8Er7T"];
-    for file in ["secrets/db_password", "github_token", "api_key"] {
+    let secrets = ["Tr0ub4dor", "q8ZfT3kLm9", "Zx9Qw8Er7T", "Wq3eR5tY7u"];
+    for file in [
+        "secrets/db_password",
+        "github_token",
+        "api_key",
+        ".env.secret",
+    ] {
         let r = env.run(&["read", file]);
         assert_eq!(r.json["redactions"], 1, "{file}: {}", r.stdout);
         for v in secrets {

@@ -1,9 +1,10 @@
 //! A secret named only by its file's path (`secrets/db_password`, `api_key.txt`,
 //! `github_token`): no key stands beside the value, the file's name is its key.
 //! Narrow on purpose: the base name (less a leading `.` and a `.txt` or `.json`
-//! extension; any other extension, as `token.py`, is a file of another kind) holds
-//! a key word, and the file's whole text is one value on one line (a final line end
-//! allowed, quoted or not, no blank inside), judged as after that key.
+//! extension) holds a key word, or its other extension does (`.env.secret`,
+//! `master.key`; `token.py` is code), and the file's whole text is one value on
+//! one line (a final line end allowed, quoted or not, no blank inside), judged as
+//! after that key.
 
 use super::policy;
 use std::ops::Range;
@@ -15,16 +16,18 @@ pub const MAX_BYTES: usize = 4096;
 pub(super) fn key_of(path: &str) -> Option<policy::Strength> {
     let base = path.rsplit(['/', '\\']).next()?;
     let base = base.strip_prefix('.').unwrap_or(base);
-    let stem = match base.rsplit_once('.') {
+    let key = match base.rsplit_once('.') {
         None => base,
         Some((stem, ext))
             if ext.eq_ignore_ascii_case("txt") || ext.eq_ignore_ascii_case("json") =>
         {
             stem
         }
-        Some(_) => return None,
+        // `.env.secret`, `master.key`: the extension names the value; `token.py`
+        // is code.
+        Some((_, ext)) => ext,
     };
-    policy::key_strength(stem.as_bytes())
+    policy::key_strength(key.as_bytes())
 }
 
 /// The value's range in `text`, the whole text of the file at `path`, when the
@@ -72,6 +75,7 @@ mod tests {
         // Another kind of file, another name, more than one line or word, code.
         for (p, t) in [
             ("token.py", &v[..]),
+            ("id_rsa.pub", v),
             ("notes.txt", v),
             ("secrets/db", v),
             ("db_password", b"Tr0ub4dor&3xyzQ\nother\n"),
