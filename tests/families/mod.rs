@@ -81,6 +81,7 @@ mod scan_args;
 mod search;
 mod search_fifo;
 mod secret_adversary;
+mod secret_below;
 mod secret_corpus;
 mod secret_counts;
 mod secret_nested;

@@ -35,7 +35,7 @@ pub const LONG_FNS: &[(&str, &str, usize)] = &[
     ("mcp/mod.rs", "handle", 129),
     ("oui/manifest.rs", "surfaces", 108),
     ("oui/session.rs", "action", 115),
-    ("protocol/redact/keyed.rs", "line", 254),
+    ("protocol/redact/keyed.rs", "line", 244),
     ("protocol/redact/lines.rs", "line", 128),
     ("protocol/redact/lines.rs", "normal", 105),
     ("store/gc.rs", "collect", 118),

@@ -408,7 +408,7 @@ fn mask(all: &[String], lines: &mut [Line], run: bool) -> usize {
     let all: Vec<&str> = all.iter().map(String::as_str).collect();
     let numbers: Vec<u64> = lines.iter().map(|l| l.n).collect();
     let mut texts: Vec<String> = lines.iter().map(|l| l.text.clone()).collect();
-    let masked = pick::premask(&all, &numbers, run, &mut texts);
+    let masked = pick::premask(None, &all, &numbers, run, &mut texts);
     for (l, t) in lines.iter_mut().zip(texts) {
         l.text = t;
     }

@@ -432,8 +432,22 @@ fn no_symbol(
 
 /// Masks `shown` (the lines `numbers` of `all`, 1-based) as one line machine
 /// over the file would: a run primed with the `LEAD_LINES` lines before it, each
-/// matched line with the state the lines before it leave. Returns how many.
-pub fn premask(all: &[&str], numbers: &[u64], run: bool, shown: &mut [String]) -> usize {
+/// matched line with the state the lines before it leave. A one-line file at
+/// `path` whose name is its value's key (`secrets/db_password`) is masked whole.
+/// Returns how many.
+pub fn premask(
+    path: Option<&str>,
+    all: &[&str],
+    numbers: &[u64],
+    run: bool,
+    shown: &mut [String],
+) -> usize {
+    if let (Some(p), [_], [only]) = (path, all, &mut *shown)
+        && redact::path_names_secret(p)
+        && redact::mask_named_by_path(p, only) == 1
+    {
+        return 1;
+    }
     let Some(&first) = numbers.first() else {
         return 0;
     };

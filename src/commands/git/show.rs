@@ -249,7 +249,7 @@ pub fn run(ctx: &Ctx, a: &ShowArgs) -> Result<Output, CmdError> {
         out.next_commands.push(pick::continue_at(&ctx.argv, r));
     }
     let run = matches!(picked, Picked::Run { .. });
-    let premasked = pick::premask(&all, &numbers, run, &mut lines);
+    let premasked = pick::premask(Some(path), &all, &numbers, run, &mut lines);
     let chars: usize = lines.iter().map(|l| l.chars().count()).sum();
     out.start_line = Some(match &picked {
         Picked::Run { first, .. } => *first,

@@ -3,7 +3,7 @@
 
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
-use crate::protocol::{CmdError, Output, Repair, code, shell};
+use crate::protocol::{CmdError, Output, Repair, code, redact, shell};
 use crate::store::files::Kind;
 use crate::store::journal::{EntryChange, State};
 use crate::store::{blobs, state_dir, undo};
@@ -240,8 +240,29 @@ fn paths_diff(ctx: &Ctx, a: &DiffArgs, x: &str, y: &str) -> Result<Output, CmdEr
             out.only_b = Some(only_b.into_iter().take(a.limit as usize).collect());
         }
     }
+    mask_named(&mut out, [(x, &ba[..]), (y, &bb[..])]);
     let partial = out.truncated;
     Ok(Output::cut(&out, partial))
+}
+
+/// The value of a file whose name is its key (`secrets/db_password` holding one
+/// value, `redact::value_named_by_path`) masked wherever the answer shows it.
+fn mask_named(out: &mut DiffOut, files: [(&str, &[u8]); 2]) {
+    for (path, bytes) in files {
+        let Some(r) = redact::value_named_by_path(path, bytes) else {
+            continue;
+        };
+        let value = String::from_utf8_lossy(&bytes[r]).into_owned();
+        let mut hid = false;
+        let lists = [&mut out.only_a, &mut out.only_b].into_iter().flatten();
+        for t in out.diff.iter_mut().chain(lists.flatten()) {
+            if t.contains(&value) {
+                *t = t.replace(&value, redact::PLACEHOLDER);
+                hid = true;
+            }
+        }
+        redact::tally_shown(usize::from(hid));
+    }
 }
 
 /// The diff text up to (not including) hunk `limit + 1`.

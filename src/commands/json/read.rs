@@ -215,6 +215,9 @@ pub fn get(ctx: &Ctx, a: &GetArgs) -> Result<Output, CmdError> {
         }
     }
     out.approx_tokens = returned.chars().count().div_ceil(4);
+    if tokens.is_empty() && matches!(n.kind, Kind::Str(_)) {
+        mask_named_root(&a.path, body.as_bytes(), &mut out);
+    }
     let partial = out.truncated;
     let mut answer = Output::cut(&out, partial);
     if let Some(p) = took {
@@ -223,6 +226,25 @@ pub fn get(ctx: &Ctx, a: &GetArgs) -> Result<Output, CmdError> {
         answer.fields.push("took", t);
     }
     Ok(answer)
+}
+
+/// The root string of a file whose name is its key (`secrets/api_key` holding
+/// `"V"`, `redact::value_named_by_path`): shown masked, as `read` shows it.
+fn mask_named_root(path: &str, text: &[u8], out: &mut GetOut) {
+    if redact::value_named_by_path(path, text).is_none() {
+        return;
+    }
+    let mask = || redact::PLACEHOLDER.to_string();
+    if out.value.is_some() {
+        out.value = Some(Json::str(mask()));
+    }
+    for t in [&mut out.text, &mut out.value_preview]
+        .into_iter()
+        .flatten()
+    {
+        *t = mask();
+    }
+    redact::tally_shown(1);
 }
 
 /// `json get` of each child (the first few), then `--keys` for the rest.

@@ -175,7 +175,7 @@ impl Format {
         } else {
             (self.min / 2).max(8).min(self.min)
         };
-        if body.len() < least || body.len() > self.max {
+        if body.len() < least || (body.len() > self.max && !self.near_miss(body)) {
             return None;
         }
         // A longer word is another thing (`AKIA...` with a 17th letter).
@@ -207,7 +207,22 @@ impl Format {
     }
 }
 
+/// How many characters past a format's longest body a near miss may run.
+const NEAR: usize = 4;
+
 impl Format {
+    /// A body a few characters longer than the format allows, after a prefix that
+    /// ends with its separator (`ghp_`, `xoxb-`, `glpat-`; not `AKIA`, which can
+    /// start a longer word of another kind), looking machine-made: the token with a
+    /// character more (mistyped in an edit's `--old`, echoed by its error), which
+    /// shows the token itself.
+    fn near_miss(&self, body: &[u8]) -> bool {
+        body.len() <= self.max + NEAR
+            && self.prefix.len() >= 4
+            && matches!(self.prefix.last(), Some(b'_' | b'-'))
+            && random_body(body, self.alphabet)
+    }
+
     /// Whether `body`, after the prefix, is a token. A body of the documented length
     /// is one whatever its letters look like (`AKIA` + 16 capitals, an all-lowercase
     /// `sk-` token), unless it stands for one: one repeated character, AWS's

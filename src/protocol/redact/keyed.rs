@@ -5,28 +5,13 @@
 //! (`AccountKey=...;`), `curl -u user:password`, and URL userinfo passwords.
 //! The value is judged by `policy` (code, placeholder, random enough).
 
+use super::below::{self, Open};
 use super::{flags, policy};
 use std::ops::Range;
 use std::sync::OnceLock;
 
 fn is_key_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'$' | b'@')
-}
-
-/// What a line under a secret-named key opens: its value goes on over the next lines.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Open {
-    /// A YAML block scalar (`password: |`): the lines indented deeper than this.
-    Block(usize),
-    /// A YAML block sequence (`tokens:` then `- a` lines): the key's column, and
-    /// whether the key names a secret strongly (`credentials:`, not a provider's
-    /// name such as `publish-pypi:`): only then does it cover the keys nested in it.
-    Seq(usize, bool),
-    /// A list whose `]` is on a later line (`"api_keys": [`, `TOKENS = [`).
-    Array,
-    /// A schema's key inside a secret key's scope (`policy::schema_word`): the
-    /// scope describes a secret, it ends.
-    Plain,
 }
 
 /// Spans of `b[lo..hi]` (one line) that are key-named values, appended to `out`.
@@ -147,20 +132,12 @@ pub(super) fn line(
         while v < hi && matches!(b[v], b' ' | b'\t') {
             v += 1;
         }
-        if v >= hi {
-            // `tokens:` first on its line: a YAML sequence may follow.
+        if v >= hi || b[v..hi].trim_ascii_end() == b"\\" {
+            let continued = v < hi;
+            let col = (k - lo).saturating_sub(usize::from(quoted_key));
             let head = &b[lo..k];
-            if sign == b':'
-                && head
-                    .iter()
-                    .all(|c| matches!(c, b' ' | b'\t' | b'-' | b'"' | b'\''))
-            {
-                let strong = named.or(plural) == Some(policy::Strength::Strong);
-                block = Some(Open::Seq(
-                    (k - lo).saturating_sub(usize::from(quoted_key)),
-                    strong,
-                ));
-            }
+            block = below::value_below(head, col, (sign, quoted_key, continued), named, plural)
+                .or(block);
             continue;
         }
         let q = b[v];
@@ -529,37 +506,6 @@ pub(super) fn seq_element(b: &[u8], from: usize, hi: usize) -> Option<Range<usiz
         return None;
     }
     policy::is_secret_element(value, false).then_some(v..e)
-}
-
-/// A line deeper than a secret-named key that ended its own line (`token:`): the
-/// key's value when the line is a scalar (plain, or a quoted string with an
-/// optional `,` after it), judged as a list's element is. A line that is a key of
-/// its own (`name: x`, `nested:`), a collection, an anchor or a comment is not.
-pub(super) fn continued_value(b: &[u8], from: usize, hi: usize) -> Option<Range<usize>> {
-    let line = b.get(from..hi)?;
-    let t = line.trim_ascii_end();
-    let &q = t.first()?;
-    if matches!(q, b'"' | b'\'') {
-        let close = 1 + memchr::memchr(q, &t[1..])?;
-        let after = &t[close + 1..];
-        if !(after.is_empty() || after == b",") {
-            return None;
-        }
-        let value = &t[1..close];
-        return policy::is_secret_element(value, true).then_some(from + 1..from + close);
-    }
-    if matches!(
-        q,
-        b'{' | b'[' | b']' | b'}' | b'&' | b'*' | b'!' | b'|' | b'>' | b'#' | b'-'
-    ) {
-        return None;
-    }
-    let e = memchr::memmem::find(t, b" #").unwrap_or(t.len());
-    let value = t[..e].trim_ascii_end();
-    if value.ends_with(b":") || memchr::memmem::find(value, b": ").is_some() {
-        return None;
-    }
-    policy::is_secret_element(value, false).then_some(from..from + value.len())
 }
 
 /// `auth_token: Bearer abc...`: the scheme word is not the secret, the token after it is.

@@ -4,7 +4,7 @@
 //! line items of an array (a file's lines, a diff's lines), so a key split across
 //! strings is masked as it is within one.
 
-use super::{formats, keyed, pem, prefilter};
+use super::{below, formats, keyed, pem, prefilter};
 use std::ops::Range;
 
 /// A masked region; `counted`: it is a secret of its own (the `redactions` count),
@@ -38,6 +38,9 @@ pub enum State {
     Seq(usize),
     /// A list under a secret key whose `]` is on a later line.
     Array,
+    /// After a key line ending with its assignment or a `\` (`password = \`): the
+    /// next line may be the value, judged as after a key of this strength.
+    Next(super::policy::Strength),
 }
 
 /// The line machine.
@@ -181,7 +184,7 @@ impl Lines {
                     return;
                 }
             }
-            State::Block { .. } | State::Seq(_) | State::Array => {
+            State::Block { .. } | State::Seq(_) | State::Array | State::Next(_) => {
                 if self.keyed_line(s, a, e, out) {
                     return;
                 }
@@ -212,7 +215,7 @@ impl Lines {
             .iter()
             .take_while(|c| matches!(c, b' ' | b'\t'))
             .count();
-        if depth == line.len() && self.state != State::Array {
+        if depth == line.len() && !matches!(self.state, State::Array | State::Next(_)) {
             return true;
         }
         let span = |range: Range<usize>, counted: bool| Span {
@@ -242,12 +245,21 @@ impl Lines {
                 if depth > indent {
                     // `token:` then the value on the next line, deeper (a YAML plain
                     // scalar, a JSON string after its key's line).
-                    if let Some(r) = keyed::continued_value(s, a + depth, e) {
+                    if let Some(r) = below::continued_value(s, a + depth, e) {
                         out.push(span(r, true));
                         return true;
                     }
                     return false;
                 }
+            }
+            State::Next(strength) => {
+                // One line only: then back where the key's line was.
+                self.state = self.scope.take().map_or(State::Normal, State::Seq);
+                if let Some(r) = below::next_line_value(s, a, e, strength) {
+                    out.push(span(r, true));
+                    return true;
+                }
+                return false;
             }
             State::Array => {
                 let mut ranges = Vec::new();
@@ -405,7 +417,7 @@ impl Lines {
             _ => None,
         };
         match keyed::line(s, a, e, outer.is_some() && self.carry, &mut ranges) {
-            Some(keyed::Open::Block(indent)) => {
+            Some(below::Open::Block(indent)) => {
                 self.scope = outer;
                 self.state = State::Block {
                     indent,
@@ -413,20 +425,24 @@ impl Lines {
                 }
             }
             // A sequence nested in the outer one: the outer key's column still rules.
-            Some(keyed::Open::Seq(indent, strong)) if outer.is_none_or(|o| indent < o) => {
+            Some(below::Open::Seq(indent, strong)) if outer.is_none_or(|o| indent < o) => {
                 self.state = State::Seq(indent);
                 self.carry = strong;
             }
-            Some(keyed::Open::Array) => {
+            Some(below::Open::Array) => {
                 self.scope = outer;
                 self.state = State::Array;
             }
-            Some(keyed::Open::Plain) => {
+            Some(below::Open::Next(strength)) => {
+                self.scope = outer;
+                self.state = State::Next(strength);
+            }
+            Some(below::Open::Plain) => {
                 self.state = State::Normal;
                 self.scope = None;
                 self.carry = false;
             }
-            Some(keyed::Open::Seq(..)) | None => {}
+            Some(below::Open::Seq(..)) | None => {}
         }
         out.extend(ranges.into_iter().map(|range| Span {
             range,
@@ -467,7 +483,8 @@ fn may_open(line: &[u8]) -> bool {
         return false;
     };
     // `tokens:`, `"api_keys": [`: a list under a key may follow (`keyed::line` says).
-    if matches!(last, b':' | b'[') {
+    // `token =`, `password = \`: the value may be on the next line.
+    if matches!(last, b':' | b'[' | b'=' | b'\\') {
         return true;
     }
     // `"credentials": {`: a JSON object under a key, over the next lines.

@@ -6,7 +6,7 @@
 //! - detectors: `formats` (provider tokens by prefix, alphabet, length and checksum,
 //!   `data/secret-formats.tsv`; JWTs and other structured tokens), `keyed` (values
 //!   after secret-named keys in every common syntax, headers, URL userinfo;
-//!   `flags`, command-line options),
+//!   `flags`, command-line options; `below`, a value on the line after its key's),
 //!   `pem` (private keys, lone key body lines).
 //! - `lines`: the line machine running every detector over a line and carrying a
 //!   key block from line to line.
@@ -14,17 +14,20 @@
 //!   masks while it writes (property-tested against `tree`); `prefilter`: the SIMD
 //!   check that lets the writer skip strings (the only unsafe code); `second`: a
 //!   masked value masked wherever else it appears, as an explicit value.
-//! - `bytes`: byte, UTF-16 and part-of-a-line variants.
+//! - `bytes`: byte, UTF-16 and part-of-a-line variants. `named`: a file whose
+//!   name is its value's key (`secrets/db_password` holding one value).
 
 use super::json;
 use std::ops::Range;
 
+mod below;
 mod bytes;
 mod echo;
 mod flags;
 mod formats;
 mod keyed;
 mod lines;
+mod named;
 mod pem;
 mod policy;
 mod prefilter;
@@ -103,6 +106,34 @@ fn tally(n: usize) {
 /// its `redactions`, so an answer that masked says how many, whoever masked it.
 pub fn take_tally() -> usize {
     TALLY.with(|t| t.replace(0))
+}
+
+/// The longest file a command reads whole to ask `value_named_by_path`.
+pub const NAMED_MAX_BYTES: usize = named::MAX_BYTES;
+
+/// Whether the name of the file at `path` names a secret (`secrets/db_password`,
+/// `api_key.txt`, `github_token`; not `token.py`): only then may its whole text
+/// be one value the name is the key of (`value_named_by_path`).
+pub fn path_names_secret(path: &str) -> bool {
+    named::key_of(path).is_some()
+}
+
+/// A file named for a secret whose whole `text` is one value (one line, one word,
+/// quoted or not) that is a secret after that key: the value's range in `text`.
+pub fn value_named_by_path(path: &str, text: &[u8]) -> Option<Range<usize>> {
+    named::value(path, text)
+}
+
+/// Masks `line`, the only line of the file at `path` (its whole text less the line
+/// end), when `value_named_by_path` finds its value: how many (0 or 1), not tallied.
+pub fn mask_named_by_path(path: &str, line: &mut String) -> usize {
+    match named::value(path, line.as_bytes()) {
+        Some(r) => {
+            line.replace_range(r, PLACEHOLDER);
+            1
+        }
+        None => 0,
+    }
 }
 
 /// How many lines before a range `mask_after_lead` is given: enough for a key's

@@ -79,6 +79,9 @@ pub fn key_strength(key: &[u8]) -> Option<Strength> {
             weak = true;
         }
     }
+    // `pw`, `db_pw`, `smtpPw`: the shortest spelling of a password, named only as
+    // a whole word of the key (not `upward`, `UPWARD`, `pwm`).
+    strong = strong || has_word(key, b"pw");
     if strong {
         // `tokens`, `tokenizer`, `token_count`, `password_hash`: words about secrets,
         // not secrets; their values are judged as for a weak key.
@@ -132,6 +135,28 @@ pub fn key_strength(key: &[u8]) -> Option<Strength> {
         return Some(Strength::Strong);
     }
     weak.then_some(Strength::Weak)
+}
+
+/// Whether `word` is a whole word of `key`: its words are split at every byte
+/// that is not a letter or digit and where a lower-case letter meets a capital.
+fn has_word(key: &[u8], word: &[u8]) -> bool {
+    let mut start = 0;
+    for i in 0..=key.len() {
+        let cut = i == key.len()
+            || !key[i].is_ascii_alphanumeric()
+            || (i > start && key[i].is_ascii_uppercase() && key[i - 1].is_ascii_lowercase());
+        if cut {
+            if key[start..i].eq_ignore_ascii_case(word) {
+                return true;
+            }
+            start = if i < key.len() && key[i].is_ascii_alphanumeric() {
+                i
+            } else {
+                i + 1
+            };
+        }
+    }
+    false
 }
 
 /// How strongly `key` names a list of secrets: as `key_strength`, or its singular
@@ -395,7 +420,8 @@ pub fn is_secret_value_in(v: &[u8], quoted: bool, tight: bool, strength: Strengt
     if v.len() < 6 && v.iter().all(u8::is_ascii_digit) {
         return false;
     }
-    if is_color(v) || (strength == Strength::Weak && is_system_path(v)) {
+    // A directory (`pwd: /home/u/src`, `PW_DIR=~/x`) is no password, whatever the key.
+    if is_color(v) || is_system_path(v) || v.starts_with(b"~/") {
         return false;
     }
     match strength {

@@ -127,6 +127,15 @@ fn shown_lines(
     let mut premasked = redact::mask_after_lead(&lead, &mut out_lines);
     let shown_numbers = line_numbers.as_deref().unwrap_or_default();
     premasked += apart.mask(|n| shown_numbers.binary_search(&n).is_ok(), &mut out_lines);
+    // A one-line file whose name is its value's key (`secrets/db_password`).
+    if let [only] = &mut out_lines[..]
+        && counted
+        && scan.total_lines == 1
+        && cut_lines.is_empty()
+        && redact::path_names_secret(args.path())
+    {
+        premasked += redact::mask_named_by_path(args.path(), only);
+    }
     let mut next_commands = Vec::new();
     if let Some(words) = next_words {
         next_commands.push(next_command(ctx, args, &words, true));

@@ -177,6 +177,15 @@ impl<'a> Listing<'a> {
         for (b, (primer, _)) in self.blocks[streamed..].iter_mut().zip(&primers) {
             redact::tally_shown(primer.mask_lines(&mut b.lines));
         }
+        // A file whose name is its one value's key (`secrets/db_password`).
+        if named_text(p, (self.overlay, piped)).is_some() {
+            let name = p.to_string_lossy();
+            for b in &mut self.blocks[streamed..] {
+                if let (1, Some(first)) = (b.start_line, b.lines.first_mut()) {
+                    redact::tally_shown(redact::mask_named_by_path(&name, first));
+                }
+            }
+        }
         if piped.is_none() {
             let fresh = self.blocks.split_off(streamed);
             let told = notebook::blocks(self.ctx, p, fresh, self.before, self.after);
@@ -216,21 +225,12 @@ impl<'a> Listing<'a> {
                 if primer.mask_next(&mut whole) == 0 {
                     continue;
                 }
-                let hide = |t: &mut String| {
-                    if !t.trim().is_empty() && t != redact::PLACEHOLDER {
-                        *t = redact::PLACEHOLDER.to_string();
-                    }
-                };
-                if !m.text.trim().is_empty() && m.text != redact::PLACEHOLDER {
-                    redact::tally_shown(1);
-                    m.hid.push(m.text.clone());
-                }
-                hide(&mut m.text);
-                m.groups.iter_mut().flatten().for_each(hide);
-                if let Some(named) = m.named.as_mut() {
-                    named.values_mut().flatten().for_each(hide);
-                }
+                hide_match(m);
             }
+        }
+        // A file whose name is its one value's key: any match is in the value.
+        if named_text(p, from).is_some() {
+            sink.out.iter_mut().for_each(hide_match);
         }
         if piped.is_none() {
             sink.out = notebook::matches(self.ctx, p, std::mem::take(&mut sink.out));
@@ -243,5 +243,25 @@ impl<'a> Listing<'a> {
             self.ctx.events.emit("match", m);
         }
         self.matches.append(&mut sink.out);
+    }
+}
+
+/// A match that is part of a secret (inside a key's multi-line value, or in a file
+/// named for its value): its text and groups masked, its text noted for the
+/// envelope's second pass and counted.
+fn hide_match(m: &mut MatchItem) {
+    let hide = |t: &mut String| {
+        if !t.trim().is_empty() && t != redact::PLACEHOLDER {
+            *t = redact::PLACEHOLDER.to_string();
+        }
+    };
+    if !m.text.trim().is_empty() && m.text != redact::PLACEHOLDER {
+        redact::tally_shown(1);
+        m.hid.push(m.text.clone());
+    }
+    hide(&mut m.text);
+    m.groups.iter_mut().flatten().for_each(hide);
+    if let Some(named) = m.named.as_mut() {
+        named.values_mut().flatten().for_each(hide);
     }
 }

@@ -510,3 +510,29 @@ pub(super) fn search_disk<S: Sink>(
         Err(e) => Err(S::Error::error_io(e)),
     }
 }
+
+/// The whole text of the file at `p` when its name names a secret and it is
+/// short enough to be one value (`redact::value_named_by_path` decides); `None`
+/// for every other file, unread.
+pub(super) fn named_text(
+    p: &Path,
+    (overlay, piped): (Option<&scan::Overlay>, Option<&[u8]>),
+) -> Option<Vec<u8>> {
+    use std::io::Read;
+    if piped.is_some() || !redact::path_names_secret(&p.to_string_lossy()) {
+        return None;
+    }
+    let cap = redact::NAMED_MAX_BYTES as u64 + 1;
+    let mut text = Vec::new();
+    match overlay.and_then(|o| o.nodes.get(p)) {
+        Some(scan::OverlayNode::File { bytes, .. }) => text.extend_from_slice(bytes),
+        _ => {
+            scan::open_listed(p)
+                .ok()?
+                .take(cap)
+                .read_to_end(&mut text)
+                .ok()?;
+        }
+    }
+    redact::value_named_by_path(&p.to_string_lossy(), &text).map(|_| text)
+}

@@ -1,0 +1,137 @@
+//! Values below their key's line: the line after a secret-named key that ended its
+//! own line (`token:` then a deeper YAML scalar; `password = \`, HCL's `token =`,
+//! JSON's `"api_key":` wrapped by a formatter). Bounded: one line, read only after a
+//! key line ending with its sign or a continuation `\`.
+
+use super::policy;
+use std::ops::Range;
+
+/// What a line under a secret-named key opens: its value goes on over the next lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Open {
+    /// A YAML block scalar (`password: |`): the lines indented deeper than this.
+    Block(usize),
+    /// A YAML block sequence (`tokens:` then `- a` lines): the key's column, and
+    /// whether the key names a secret strongly (`credentials:`, not a provider's
+    /// name such as `publish-pypi:`): only then does it cover the keys nested in it.
+    Seq(usize, bool),
+    /// A list whose `]` is on a later line (`"api_keys": [`, `TOKENS = [`).
+    Array,
+    /// A key line ending with its assignment or a continuation `\`: the next line
+    /// may be the value (`next_line_value`), judged as after a key of this strength.
+    Next(policy::Strength),
+    /// A schema's key inside a secret key's scope (`policy::schema_word`): the
+    /// scope describes a secret, it ends.
+    Plain,
+}
+
+/// What a secret-named key whose value is not on its line (`head`: the line before
+/// the key, `col`: the key's column) opens. `tokens:` first on its line: a YAML
+/// sequence (or the value deeper on the next line). A key line ending with its
+/// assignment (`token =` in HCL, `"api_key":` in JSON a formatter wrapped, after a
+/// quoted key) or with a continuation `\` (`password = \`): the next line, and only
+/// it, may be the value (`Open::Next`).
+pub(super) fn value_below(
+    head: &[u8],
+    col: usize,
+    (sign, quoted_key, continued): (u8, bool, bool),
+    named: Option<policy::Strength>,
+    plural: Option<policy::Strength>,
+) -> Option<Open> {
+    let blank_head = head
+        .iter()
+        .all(|c| matches!(c, b' ' | b'\t' | b'-' | b'"' | b'\''));
+    if sign == b':' && blank_head && !continued {
+        let strong = named.or(plural) == Some(policy::Strength::Strong);
+        return Some(Open::Seq(col, strong));
+    }
+    let strength = named?;
+    (continued || sign == b'=' || (sign == b':' && quoted_key)).then_some(Open::Next(strength))
+}
+
+/// The value on the line after its key's (`Open::Next`): a quoted string (then
+/// only closing brackets, `,`, `;` or a `\`), or one word that is not a key of its
+/// own (no `=` or `:` inside it), a path, an option or a bracket, judged as after
+/// the key.
+pub(super) fn next_line_value(
+    b: &[u8],
+    lo: usize,
+    hi: usize,
+    strength: policy::Strength,
+) -> Option<Range<usize>> {
+    let line = b.get(lo..hi)?;
+    let from = lo
+        + line
+            .iter()
+            .take_while(|c| matches!(c, b' ' | b'\t'))
+            .count();
+    let t = b.get(from..hi)?.trim_ascii_end();
+    let &q = t.first()?;
+    if matches!(q, b'"' | b'\'' | b'`') {
+        let close = 1 + memchr::memchr(q, &t[1..])?;
+        let after = t[close + 1..].trim_ascii_start();
+        if after != b"\\" && !after.iter().all(|c| b",;)]} \t".contains(c)) {
+            return None;
+        }
+        let value = &t[1..close];
+        return policy::is_secret_value(value, true, strength).then_some(from + 1..from + close);
+    }
+    let mut value = t.strip_suffix(b"\\").unwrap_or(t).trim_ascii_end();
+    while let [rest @ .., b',' | b';'] = value {
+        value = rest;
+    }
+    // Base64's `=` padding at the end is the value's own.
+    let mut inner = value;
+    while let [rest @ .., b'='] = inner {
+        inner = rest;
+    }
+    // `GITHUB_TOKEN=` after `STRIPE_KEY=` (an `.env` template): a key of its own.
+    let key_shape = inner.len() < value.len()
+        && inner
+            .iter()
+            .all(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        && (inner.contains(&b'_') || !inner.iter().any(u8::is_ascii_lowercase));
+    if value.is_empty()
+        || key_shape
+        || value.iter().any(|c| c.is_ascii_whitespace())
+        || inner.iter().any(|c| matches!(c, b'=' | b':'))
+        || matches!(
+            q,
+            b'{' | b'[' | b']' | b'}' | b'(' | b')' | b'#' | b'/' | b'~' | b'-' | b'<'
+        )
+    {
+        return None;
+    }
+    policy::is_secret_value(value, false, strength).then_some(from..from + value.len())
+}
+
+/// A line deeper than a secret-named key that ended its own line (`token:`): the
+/// key's value when the line is a scalar (plain, or a quoted string with an
+/// optional `,` after it), judged as a list's element is. A line that is a key of
+/// its own (`name: x`, `nested:`), a collection, an anchor or a comment is not.
+pub(super) fn continued_value(b: &[u8], from: usize, hi: usize) -> Option<Range<usize>> {
+    let line = b.get(from..hi)?;
+    let t = line.trim_ascii_end();
+    let &q = t.first()?;
+    if matches!(q, b'"' | b'\'') {
+        let close = 1 + memchr::memchr(q, &t[1..])?;
+        let after = &t[close + 1..];
+        if !(after.is_empty() || after == b",") {
+            return None;
+        }
+        let value = &t[1..close];
+        return policy::is_secret_element(value, true).then_some(from + 1..from + close);
+    }
+    if matches!(
+        q,
+        b'{' | b'[' | b']' | b'}' | b'&' | b'*' | b'!' | b'|' | b'>' | b'#' | b'-'
+    ) {
+        return None;
+    }
+    let e = memchr::memmem::find(t, b" #").unwrap_or(t.len());
+    let value = t[..e].trim_ascii_end();
+    if value.ends_with(b":") || memchr::memmem::find(value, b": ").is_some() {
+        return None;
+    }
+    policy::is_secret_element(value, false).then_some(from..from + value.len())
+}
