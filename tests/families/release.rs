@@ -41,10 +41,10 @@ fn version_names_the_release_and_the_commit_built() {
     for flag in ["--version", "-V"] {
         let v = env.run(&[flag]);
         assert_eq!(v.code, 0, "{}", v.stdout);
-        assert_eq!(v.json["version"], "0.6.0", "{}", v.stdout);
+        assert_eq!(v.json["version"], "0.7.0", "{}", v.stdout);
         assert_eq!(v.json["version"], cargo_version().as_str());
-        // 0.6.0 gives git log items as rows of values and json select items as bare values.
-        assert_eq!(v.json["schema_version"], 6, "{}", v.stdout);
+        // 0.7.0 gives find items as bare paths (or fields rows) and leaves history PATH's uncounted total out.
+        assert_eq!(v.json["schema_version"], 7, "{}", v.stdout);
         let commit = v.json["commit"].as_str().expect("commit").to_string();
         match checkout_head() {
             Some(head) => assert!(
@@ -72,6 +72,7 @@ fn changelog_has_a_section_per_release_matching_cargo_toml() {
     assert!(heads.iter().any(|h| h.starts_with("## 0.4.0")));
     assert!(heads.iter().any(|h| h.starts_with("## 0.5.0")));
     assert!(heads.iter().any(|h| h.starts_with("## 0.6.0")));
+    assert!(heads.iter().any(|h| h.starts_with("## 0.7.0")));
     assert!(log.contains("semver"), "no versioning policy");
 }
 #[test]
@@ -102,12 +103,12 @@ fn readme_envelope_examples_are_what_the_binary_prints() {
     };
     assert_eq!(
         ok.stdout.trim_end(),
-        shown("{\"schema_version\":6,\"status\":\"partial\"")
+        shown("{\"schema_version\":7,\"status\":\"partial\"")
     );
     let err = env.run(&["read", "missing.txt"]);
     assert_eq!(
         err.stderr.trim_end(),
-        shown("{\"schema_version\":6,\"status\":\"error\"")
+        shown("{\"schema_version\":7,\"status\":\"error\"")
     );
 }
 

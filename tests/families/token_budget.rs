@@ -803,7 +803,7 @@ fn a_search_of_one_file_leaves_out_what_the_caller_knows() {
     }
     assert_eq!(
         r.stdout.trim_end(),
-        r#"{"schema_version":6,"status":"ok","command":"search","blocks":[{"path":"app.log","lines":["19-line 19 ok","20:line 20 ERROR","21-line 21 ok"]}]}"#
+        r#"{"schema_version":7,"status":"ok","command":"search","blocks":[{"path":"app.log","lines":["19-line 19 ok","20:line 20 ERROR","21-line 21 ok"]}]}"#
     );
     // A directory: how many files were searched is news.
     let dir = ok(env.run(&["search", "ERROR", ".", "--context", "0"]));
@@ -835,7 +835,7 @@ fn a_read_symbol_without_a_path_finds_the_one_file_that_defines_it() {
     assert_eq!(
         r.stdout.trim_end(),
         format!(
-            r#"{{"schema_version":6,"status":"ok","command":"read","path":"sub/c.py","start_line":4,"lines":["def only_here():","    return 3"],"total_lines":5,"hash":"{}"}}"#,
+            r#"{{"schema_version":7,"status":"ok","command":"read","path":"sub/c.py","start_line":4,"lines":["def only_here():","    return 3"],"total_lines":5,"hash":"{}"}}"#,
             &sha256sum(&env.path("sub/c.py"))[..12]
         )
     );
