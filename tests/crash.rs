@@ -552,17 +552,9 @@ fn streamed_write(c: &Case, line: &str) -> Vec<String> {
 /// The bytes `pread64` returned on the descriptor the first read-only open of
 /// `name` gave (in a `strace -f` log of `openat,openat2,pread64`).
 fn pread_bytes(log: &str, name: &str) -> u64 {
-    let fd = log
-        .lines()
-        .find(|l| {
-            l.contains(&format!("/{name}\"")) && l.contains("O_RDONLY") && !l.contains("O_PATH")
-        })
-        .and_then(|l| l.rsplit("= ").next())
-        .and_then(|n| n.trim().parse::<i64>().ok())
-        .unwrap_or_else(|| panic!("{name} was not opened:\n{log}"));
-    let call = format!("pread64({fd}, ");
     // `strace -f` splits a call another thread interrupted: `PID pread64(3,
-    // <unfinished ...>`, later `PID <... pread64 resumed>..., 0) = 1048576`.
+    // <unfinished ...>`, later `PID <... pread64 resumed>..., 0) = 1048576`
+    // (an `openat2` too): each call is joined whole before it is read.
     let mut open: std::collections::HashMap<&str, &str> = Default::default();
     let mut calls = Vec::new();
     for l in log.lines() {
@@ -575,6 +567,15 @@ fn pread_bytes(log: &str, name: &str) -> u64 {
             calls.push(l.to_string());
         }
     }
+    let fd = calls
+        .iter()
+        .find(|l| {
+            l.contains(&format!("/{name}\"")) && l.contains("O_RDONLY") && !l.contains("O_PATH")
+        })
+        .and_then(|l| l.rsplit("= ").next())
+        .and_then(|n| n.trim().parse::<i64>().ok())
+        .unwrap_or_else(|| panic!("{name} was not opened:\n{log}"));
+    let call = format!("pread64({fd}, ");
     calls
         .iter()
         .filter(|l| l.contains(&call))
