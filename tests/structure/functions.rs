@@ -50,7 +50,6 @@ pub const LONG_FNS: &[(&str, &str, usize)] = &[
     ("text/notebook/mod.rs", "cell_of", 138),
     ("text/notebook/mod.rs", "parse", 107),
     ("text/select.rs", "select", 102),
-    ("text/syntax/defs.rs", "classify", 164),
     ("text/syntax/mod.rs", "balance", 133),
     ("workspace/scan.rs", "new", 143),
     ("workspace/scan/ordered.rs", "ordered_rest", 119),
