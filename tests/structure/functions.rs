@@ -47,8 +47,6 @@ pub const LONG_FNS: &[(&str, &str, usize)] = &[
     ("store/recovery.rs", "set_aside", 139),
     ("text/diff.rs", "general", 106),
     ("text/lines.rs", "scan_holding", 109),
-    ("text/notebook/mod.rs", "cell_of", 138),
-    ("text/notebook/mod.rs", "parse", 107),
     ("text/select.rs", "select", 102),
     ("text/syntax/mod.rs", "balance", 133),
     ("workspace/scan.rs", "new", 143),
