@@ -10,8 +10,6 @@ pub const MAX_FN_LINES: usize = 100;
 /// Today's longer functions: (file under src/, function name, its length now).
 /// Cut one below the limit and remove its row; never add a row.
 pub const LONG_FNS: &[(&str, &str, usize)] = &[
-    ("aoi/mod.rs", "finish", 137),
-    ("aoi/mod.rs", "run_stream", 125),
     ("cli/errors.rs", "parse_error", 177),
     ("command_error/workspace.rs", "from", 107),
     ("commands/edit/edit_cmd.rs", "parse_stdin", 124),
