@@ -25,7 +25,6 @@ pub const LONG_FNS: &[(&str, &str, usize)] = &[
     ("commands/git/mod.rs", "git", 125),
     ("commands/git/show.rs", "run", 117),
     ("commands/inspect/check.rs", "run", 124),
-    ("commands/inspect/info.rs", "run", 135),
     ("commands/inspect/read.rs", "read_path", 107),
     ("commands/inspect/read.rs", "symbol_file", 114),
     ("commands/inspect/read/lines_view.rs", "symbol_span", 124),
