@@ -45,7 +45,6 @@ pub const LONG_FNS: &[(&str, &str, usize)] = &[
     ("text/diff.rs", "general", 106),
     ("text/lines.rs", "scan_holding", 109),
     ("text/select.rs", "select", 102),
-    ("text/syntax/mod.rs", "balance", 133),
     ("workspace/scan.rs", "new", 143),
     ("workspace/scan/ordered.rs", "ordered_rest", 119),
 ];
