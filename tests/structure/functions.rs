@@ -33,7 +33,6 @@ pub const LONG_FNS: &[(&str, &str, usize)] = &[
     ("commands/search/find.rs", "run", 239),
     ("discovery.rs", "unknown_command_error", 118),
     ("dispatch.rs", "run_in", 121),
-    ("mcp/mod.rs", "handle", 129),
     ("oui/manifest.rs", "surfaces", 108),
     ("oui/session.rs", "action", 115),
     ("protocol/redact/keyed.rs", "line", 254),
