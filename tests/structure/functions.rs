@@ -22,7 +22,6 @@ pub const LONG_FNS: &[(&str, &str, usize)] = &[
     ("commands/edit/transform.rs", "run", 130),
     ("commands/edit/v4a.rs", "parse", 102),
     ("commands/git/blame.rs", "run", 109),
-    ("commands/git/mod.rs", "git", 125),
     ("commands/git/show.rs", "run", 117),
     ("commands/inspect/check.rs", "run", 124),
     ("commands/inspect/read.rs", "read_path", 107),
