@@ -23,7 +23,6 @@ pub const LONG_FNS: &[(&str, &str, usize)] = &[
     ("commands/edit/v4a.rs", "parse", 102),
     ("commands/git/blame.rs", "run", 109),
     ("commands/git/show.rs", "run", 117),
-    ("commands/inspect/check.rs", "run", 124),
     ("commands/inspect/read.rs", "read_path", 107),
     ("commands/inspect/read.rs", "symbol_file", 114),
     ("commands/inspect/read/lines_view.rs", "symbol_span", 124),
