@@ -25,7 +25,6 @@ pub const LONG_FNS: &[(&str, &str, usize)] = &[
     ("commands/git/show.rs", "run", 117),
     ("commands/inspect/read.rs", "read_path", 107),
     ("commands/inspect/read.rs", "symbol_file", 114),
-    ("commands/inspect/read/lines_view.rs", "symbol_span", 124),
     ("commands/json/write.rs", "patch", 109),
     ("commands/process/wait.rs", "run", 145),
     ("commands/search/find.rs", "run", 239),
