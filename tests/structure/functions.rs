@@ -21,7 +21,6 @@ pub const LONG_FNS: &[(&str, &str, usize)] = &[
     ("commands/edit/transform.rs", "apply_op", 144),
     ("commands/edit/transform.rs", "run", 130),
     ("commands/edit/v4a.rs", "parse", 102),
-    ("commands/git/blame.rs", "run", 109),
     ("commands/inspect/read.rs", "read_path", 107),
     ("commands/inspect/read.rs", "symbol_file", 114),
     ("commands/json/write.rs", "patch", 109),
