@@ -23,7 +23,6 @@ pub const LONG_FNS: &[(&str, &str, usize)] = &[
     ("commands/edit/v4a.rs", "parse", 102),
     ("commands/inspect/read.rs", "read_path", 107),
     ("commands/inspect/read.rs", "symbol_file", 114),
-    ("commands/json/write.rs", "patch", 109),
     ("commands/process/wait.rs", "run", 145),
     ("commands/search/find.rs", "run", 239),
     ("discovery.rs", "unknown_command_error", 118),
