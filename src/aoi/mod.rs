@@ -280,48 +280,9 @@ fn run_stream(
     meta.push("command", Json::str(command));
     meta.push("args_redacted", Json::Bool(true));
 
-    if let Some(v) = &mode.schema_version
-        && !(v == "1" || v == SCHEMA_VERSION || v == "1.0")
-    {
-        let err = CmdError::new(
-            code::ARGUMENT_INVALID,
-            format!(
-                "--schema-version {v} is not supported; this aitools speaks {SCHEMA_NAME} {SCHEMA_VERSION}."
-            ),
-            Repair::new(
-                "schema",
-                "Show the supported schema versions.",
-                "aitools capabilities --output json",
-            ),
-        );
+    if let Some((err, category)) = refusal(host, mode, argv, spec) {
         stream.line("aoi:meta", meta);
-        return fail(stream, &err, "unsupported");
-    }
-    let dry_run = argv::has_option(host.commands, argv, &["--dry-run"]);
-    if let Some(s) = spec
-        && table::destructive(s)
-        && !mode.confirm
-        && !dry_run
-    {
-        let mut again = argv.to_vec();
-        let at = again.iter().position(|a| a == "--").unwrap_or(again.len());
-        again.insert(at, "--confirm".to_string());
-        again.insert(at, "jsonl".to_string());
-        again.insert(at, "--output".to_string());
-        let err = CmdError::new(
-            code::CONFIRM_REQUIRED,
-            format!(
-                "{} is destructive: with --output jsonl it runs only with --confirm.",
-                s.name
-            ),
-            Repair::new(
-                "confirm",
-                "Run it, confirming the destruction.",
-                shell::aitools(&again),
-            ),
-        );
-        stream.line("aoi:meta", meta);
-        return fail(stream, &err, "");
+        return fail(stream, &err, category);
     }
 
     // The command starts first and the meta line is written while it sets up
@@ -357,39 +318,103 @@ fn run_stream(
     }
     // A command that acts (a write, a tx record, a program run) runs to its end.
     let acts = spec.is_some_and(|s| !s.read_only());
-    let rendered = loop {
+    let rendered = match wait_answer(stream, &rx, watch_signals, acts) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let code = finish(stream, spec, &rendered.text);
+    *answer = Some((rendered.text, code));
+    if stream.closed() { EXIT_PIPE } else { code }
+}
+
+/// Why the call must not run in this mode, with the category its error event
+/// takes: a schema version this aitools does not speak, or a destructive
+/// command without `--confirm` (and not a dry run).
+fn refusal(
+    host: Host,
+    mode: &Mode,
+    argv: &[String],
+    spec: Option<&crate::protocol::registry::CommandSpec>,
+) -> Option<(CmdError, &'static str)> {
+    if let Some(v) = &mode.schema_version
+        && !(v == "1" || v == SCHEMA_VERSION || v == "1.0")
+    {
+        let err = CmdError::new(
+            code::ARGUMENT_INVALID,
+            format!(
+                "--schema-version {v} is not supported; this aitools speaks {SCHEMA_NAME} {SCHEMA_VERSION}."
+            ),
+            Repair::new(
+                "schema",
+                "Show the supported schema versions.",
+                "aitools capabilities --output json",
+            ),
+        );
+        return Some((err, "unsupported"));
+    }
+    let dry_run = argv::has_option(host.commands, argv, &["--dry-run"]);
+    let s = spec.filter(|s| table::destructive(s) && !mode.confirm && !dry_run)?;
+    let mut again = argv.to_vec();
+    let at = again.iter().position(|a| a == "--").unwrap_or(again.len());
+    again.insert(at, "--confirm".to_string());
+    again.insert(at, "jsonl".to_string());
+    again.insert(at, "--output".to_string());
+    let err = CmdError::new(
+        code::CONFIRM_REQUIRED,
+        format!(
+            "{} is destructive: with --output jsonl it runs only with --confirm.",
+            s.name
+        ),
+        Repair::new(
+            "confirm",
+            "Run it, confirming the destruction.",
+            shell::aitools(&again),
+        ),
+    );
+    Some((err, ""))
+}
+
+type Answer = std::thread::Result<crate::protocol::envelope::Rendered>;
+
+/// The command thread's answer, or the exit code the call ends with instead:
+/// the thread panicked or vanished (after the error and summary), a signal came
+/// (cancelled), or nobody reads a read-only command's events any more.
+fn wait_answer(
+    stream: &Stream,
+    rx: &std::sync::mpsc::Receiver<Answer>,
+    watch_signals: bool,
+    acts: bool,
+) -> Result<crate::protocol::envelope::Rendered, u8> {
+    loop {
         match rx.recv_timeout(Duration::from_millis(10)) {
-            Ok(Ok(r)) => break r,
+            Ok(Ok(r)) => return Ok(r),
             Ok(Err(_)) => {
-                return fail(
+                return Err(fail(
                     stream,
                     &CmdError::internal("aitools failed unexpectedly."),
                     "",
-                );
+                ));
             }
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
                 if watch_signals && let Some(sig) = signals::caught() {
-                    return cancelled(stream, sig);
+                    return Err(cancelled(stream, sig));
                 }
                 // Nobody reads a read-only command's events any more: stop now. A
                 // write finishes (it is short) so its journal and lock close cleanly,
                 // and so does any command with a side effect (`tx begin`).
                 if !acts && stream.closed() {
-                    return EXIT_PIPE;
+                    return Err(EXIT_PIPE);
                 }
             }
             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-                return fail(
+                return Err(fail(
                     stream,
                     &CmdError::internal("the command thread ended without an answer."),
                     "",
-                );
+                ));
             }
         }
-    };
-    let code = finish(stream, spec, &rendered.text);
-    *answer = Some((rendered.text, code));
-    if stream.closed() { EXIT_PIPE } else { code }
+    }
 }
 
 fn cancelled(stream: &Stream, sig: i32) -> u8 {
@@ -509,21 +534,7 @@ fn finish(
         .unwrap_or("error")
         .to_string();
     if status == "error" {
-        let error = env.remove("error").unwrap_or_else(Json::obj);
-        let (e, cat) = error_event(&error);
-        stream.line("aoi:error", e);
-        let mut s = Json::obj();
-        s.push("ok", Json::Bool(false));
-        s.push("reason", Json::str(reason(cat.category)));
-        // What the error envelope masked counts as a success's does.
-        let masked = env.remove("redactions").map(|r| {
-            let mut props = Json::obj();
-            props.push("redactions", r);
-            props
-        });
-        summary_tail(stream, &mut s, false, masked);
-        stream.end(s);
-        return cat.exit;
+        return failed(stream, env);
     }
     for k in ["schema_version", "status", "command"] {
         env.remove(k);
@@ -544,60 +555,7 @@ fn finish(
     let op_id = env.get("op_id").cloned();
     if let Some(spec) = spec {
         drop_streamed(stream, spec, &mut env, props.get("redactions").is_some());
-        for row in table::events_of(spec) {
-            if stream.streamed(row.event) {
-                continue;
-            }
-            let Some(Json::Arr(items)) = env.remove(row.field) else {
-                continue;
-            };
-            // Null on a --tail that did not count the file's lines: no numbers.
-            let start = match env.get("start_line") {
-                Some(Json::Null) => None,
-                s => Some(s.and_then(as_u64).unwrap_or(1)),
-            };
-            let path = env.get("path").cloned();
-            for (i, item) in items.into_iter().enumerate() {
-                let mut ev = match (row.shape, item) {
-                    ("row", item) => row_event(env.get("fields"), "path", item),
-                    ("line", Json::Str(t)) => {
-                        let mut o = Json::obj();
-                        if let Some(p) = &path {
-                            o.push("path", p.clone());
-                        }
-                        if let Some(start) = start {
-                            o.push("line_number", Json::UInt(start + i as u64));
-                        }
-                        o.push("text", Json::Str(t));
-                        o
-                    }
-                    (_, o @ Json::Obj(_)) => o,
-                    (_, v) => row_event(None, "value", v),
-                };
-                if row.event == "change" {
-                    // The envelope leaves out `action` when it is `modified`; an
-                    // event says it, so a consumer needs no default rule.
-                    if ev.get("action").is_none() {
-                        ev.push("action", Json::str("modified"));
-                    }
-                    if let Some(id) = &op_id {
-                        ev.push("op_id", id.clone());
-                    }
-                    if dry_run {
-                        // A dry run's changes are the plan (seed 14.2).
-                        let mut plan = Json::obj();
-                        let action = ev.get("action").cloned().unwrap_or(Json::Null);
-                        let target = ev.get("path").cloned().unwrap_or(Json::Null);
-                        plan.push("action", action);
-                        plan.push("target", target);
-                        plan.push("properties", ev);
-                        stream.line("aoi:plan", plan);
-                        continue;
-                    }
-                }
-                stream.line(row.event, ev);
-            }
-        }
+        replay(stream, spec, &mut env, op_id.as_ref(), dry_run);
     }
     skipped_warnings(stream, env.get("skipped"));
     // A check that failed (doctor) makes the run not ok.
@@ -624,6 +582,90 @@ fn finish(
     }
     stream.end(s);
     if checks_ok { 0 } else { 1 }
+}
+
+/// An error envelope as its aoi:error and the summary; the exit code.
+fn failed(stream: &Stream, mut env: Json) -> u8 {
+    let error = env.remove("error").unwrap_or_else(Json::obj);
+    let (e, cat) = error_event(&error);
+    stream.line("aoi:error", e);
+    let mut s = Json::obj();
+    s.push("ok", Json::Bool(false));
+    s.push("reason", Json::str(reason(cat.category)));
+    // What the error envelope masked counts as a success's does.
+    let masked = env.remove("redactions").map(|r| {
+        let mut props = Json::obj();
+        props.push("redactions", r);
+        props
+    });
+    summary_tail(stream, &mut s, false, masked);
+    stream.end(s);
+    cat.exit
+}
+
+/// The events of `spec` the command did not stream, taken out of `env`: one
+/// line per item (a change of a dry run is an aoi:plan line instead).
+fn replay(
+    stream: &Stream,
+    spec: &crate::protocol::registry::CommandSpec,
+    env: &mut Json,
+    op_id: Option<&Json>,
+    dry_run: bool,
+) {
+    for row in table::events_of(spec) {
+        if stream.streamed(row.event) {
+            continue;
+        }
+        let Some(Json::Arr(items)) = env.remove(row.field) else {
+            continue;
+        };
+        // Null on a --tail that did not count the file's lines: no numbers.
+        let start = match env.get("start_line") {
+            Some(Json::Null) => None,
+            s => Some(s.and_then(as_u64).unwrap_or(1)),
+        };
+        let path = env.get("path").cloned();
+        for (i, item) in items.into_iter().enumerate() {
+            let mut ev = match (row.shape, item) {
+                ("row", item) => row_event(env.get("fields"), "path", item),
+                ("line", Json::Str(t)) => {
+                    let mut o = Json::obj();
+                    if let Some(p) = &path {
+                        o.push("path", p.clone());
+                    }
+                    if let Some(start) = start {
+                        o.push("line_number", Json::UInt(start + i as u64));
+                    }
+                    o.push("text", Json::Str(t));
+                    o
+                }
+                (_, o @ Json::Obj(_)) => o,
+                (_, v) => row_event(None, "value", v),
+            };
+            if row.event == "change" {
+                // The envelope leaves out `action` when it is `modified`; an
+                // event says it, so a consumer needs no default rule.
+                if ev.get("action").is_none() {
+                    ev.push("action", Json::str("modified"));
+                }
+                if let Some(id) = op_id {
+                    ev.push("op_id", id.clone());
+                }
+                if dry_run {
+                    // A dry run's changes are the plan (seed 14.2).
+                    let mut plan = Json::obj();
+                    let action = ev.get("action").cloned().unwrap_or(Json::Null);
+                    let target = ev.get("path").cloned().unwrap_or(Json::Null);
+                    plan.push("action", action);
+                    plan.push("target", target);
+                    plan.push("properties", ev);
+                    stream.line("aoi:plan", plan);
+                    continue;
+                }
+            }
+            stream.line(row.event, ev);
+        }
+    }
 }
 
 /// An item given as a row of the values its envelope's `fields` names, as the

@@ -167,6 +167,43 @@ pub enum Stopped {
     },
 }
 
+/// Whether a request speaks the modern protocol (its `params._meta` names a
+/// version, with the client's capabilities), or the error reply when its
+/// `_meta` names a version this server does not speak or lacks a part.
+fn modern_request(id: &Value, params: &Value) -> Result<bool, Value> {
+    let meta_version = params
+        .get("_meta")
+        .and_then(|m| m.get(META_VERSION))
+        .cloned();
+    match meta_version {
+        Some(Value::String(v)) => {
+            if !MODERN_VERSIONS.contains(&v.as_str()) {
+                return Err(unsupported(id.clone(), &v));
+            }
+            if params
+                .get("_meta")
+                .and_then(|m| m.get(META_CAPS))
+                .is_none_or(|c| !c.is_object())
+            {
+                return Err(error(
+                    id.clone(),
+                    INVALID_PARAMS,
+                    &format!("params._meta must carry {META_CAPS} (an object; {{}} for none)."),
+                    None,
+                ));
+            }
+            Ok(true)
+        }
+        Some(_) => Err(error(
+            id.clone(),
+            INVALID_PARAMS,
+            &format!("params._meta.{META_VERSION} must be a string."),
+            None,
+        )),
+        None => Ok(false),
+    }
+}
+
 impl Server {
     pub fn new(host: Host, root_arg: Option<&str>, tool_set: ToolSet) -> Server {
         // Every tool call verifies the state directory; a server re-checks its
@@ -296,38 +333,9 @@ impl Server {
         if !(params.is_object() || params.is_null()) {
             return vec![error(id, INVALID_PARAMS, "params must be an object.", None)];
         }
-        let meta_version = params
-            .get("_meta")
-            .and_then(|m| m.get(META_VERSION))
-            .cloned();
-        let modern = match meta_version {
-            Some(Value::String(v)) => {
-                if !MODERN_VERSIONS.contains(&v.as_str()) {
-                    return vec![unsupported(id, &v)];
-                }
-                if params
-                    .get("_meta")
-                    .and_then(|m| m.get(META_CAPS))
-                    .is_none_or(|c| !c.is_object())
-                {
-                    return vec![error(
-                        id,
-                        INVALID_PARAMS,
-                        &format!("params._meta must carry {META_CAPS} (an object; {{}} for none)."),
-                        None,
-                    )];
-                }
-                true
-            }
-            Some(_) => {
-                return vec![error(
-                    id,
-                    INVALID_PARAMS,
-                    &format!("params._meta.{META_VERSION} must be a string."),
-                    None,
-                )];
-            }
-            None => false,
+        let modern = match modern_request(&id, &params) {
+            Ok(m) => m,
+            Err(reply) => return vec![reply],
         };
         let result = match method {
             "initialize" => return vec![self.initialize(id, &params)],

@@ -304,21 +304,7 @@ pub fn run(ctx: &Ctx, a: &BlameArgs) -> Result<Output, CmdError> {
     let abs = ctx.path_arg(&a.path)?;
     let shown = ctx.display_path(&abs);
     // The file blamed: the work tree's, or (when a selector reads it) the revision's blob.
-    let mut bytes = match &a.rev {
-        None => Some(work_tree(ctx, a, &abs, &shown)?),
-        Some(r) if pick.needs_text() => Some(blob_at(ctx, r, &abs).ok_or_else(|| {
-            CmdError::new(
-                code::NOT_FOUND,
-                format!("{shown} is not a file at {r}."),
-                Repair::new(
-                    "list",
-                    "See which commits touched it.",
-                    shell::aitools(["git", "log", "--files", "--limit", "5"]),
-                ),
-            )
-        })?),
-        Some(_) => None,
-    };
+    let mut bytes = blamed_bytes(ctx, a, &pick, &abs, &shown)?;
     let total = a
         .rev
         .is_none()
@@ -401,6 +387,32 @@ pub fn run(ctx: &Ctx, a: &BlameArgs) -> Result<Output, CmdError> {
             .collect(),
     };
     Ok(Output::cut(&out, cut).premasked(premasked))
+}
+
+/// The bytes of the file blamed, when they are read before the blame: the work
+/// tree's, or the revision's blob when a selector reads its text.
+fn blamed_bytes(
+    ctx: &Ctx,
+    a: &BlameArgs,
+    pick: &Pick,
+    abs: &std::path::Path,
+    shown: &str,
+) -> Result<Option<Vec<u8>>, CmdError> {
+    Ok(match &a.rev {
+        None => Some(work_tree(ctx, a, abs, shown)?),
+        Some(r) if pick.needs_text() => Some(blob_at(ctx, r, abs).ok_or_else(|| {
+            CmdError::new(
+                code::NOT_FOUND,
+                format!("{shown} is not a file at {r}."),
+                Repair::new(
+                    "list",
+                    "See which commits touched it.",
+                    shell::aitools(["git", "log", "--files", "--limit", "5"]),
+                ),
+            )
+        })?),
+        Some(_) => None,
+    })
 }
 
 /// The blamed lines' texts masked as a read of the same lines would be.

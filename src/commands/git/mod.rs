@@ -122,32 +122,7 @@ pub fn git(ctx: &Ctx, args: &[String], fallback: &str) -> Result<GitOut, CmdErro
         hardening(ctx, limits).and_then(|h| gitrun::run_hardened(git_dir(ctx), &all, limits, &h));
     let (done, partial_clone) = match ran {
         Ok(r) => (r.done, r.partial_clone),
-        Err(RunError::TimedOut) => return Err(timed_out(ctx, args, timeout)),
-        Err(RunError::Refused(why)) => {
-            return Err(unavailable(format!("Not run: {why}"), fallback));
-        }
-        Err(RunError::ConfigTooLarge) => {
-            return Err(CmdError::new(
-                code::TOO_LARGE,
-                "the repository's config listing is larger than aitools keeps of one git call, so aitools cannot tell which of its programs to disable.",
-                narrow(ctx),
-            ));
-        }
-        Err(RunError::Start(StartError::NotFound)) | Err(RunError::Start(StartError::Denied)) => {
-            return Err(unavailable(
-                "git is not installed or not on PATH.".into(),
-                fallback,
-            ));
-        }
-        Err(RunError::Start(StartError::Other(e))) => {
-            return Err(unavailable(
-                format!(
-                    "git could not be started: {}.",
-                    crate::protocol::error::err_text(&e)
-                ),
-                fallback,
-            ));
-        }
+        Err(e) => return Err(not_run(ctx, args, fallback, timeout, e)),
     };
     if done.timed_out {
         return Err(timed_out(ctx, args, timeout));
@@ -168,7 +143,50 @@ pub fn git(ctx: &Ctx, args: &[String], fallback: &str) -> Result<GitOut, CmdErro
             stdout: done.stdout.bytes,
         });
     }
-    let err = String::from_utf8_lossy(&done.stderr.bytes);
+    Err(failed(
+        ctx,
+        args,
+        fallback,
+        &done.stderr.bytes,
+        partial_clone,
+    ))
+}
+
+/// Why git did not run: it timed out, a hardening check refused it, it could
+/// not be started.
+fn not_run(ctx: &Ctx, args: &[String], fallback: &str, timeout: Duration, e: RunError) -> CmdError {
+    match e {
+        RunError::TimedOut => timed_out(ctx, args, timeout),
+        RunError::Refused(why) => unavailable(format!("Not run: {why}"), fallback),
+        RunError::ConfigTooLarge => CmdError::new(
+            code::TOO_LARGE,
+            "the repository's config listing is larger than aitools keeps of one git call, so aitools cannot tell which of its programs to disable.",
+            narrow(ctx),
+        ),
+        RunError::Start(StartError::NotFound) | RunError::Start(StartError::Denied) => {
+            unavailable("git is not installed or not on PATH.".into(), fallback)
+        }
+        RunError::Start(StartError::Other(e)) => unavailable(
+            format!(
+                "git could not be started: {}.",
+                crate::protocol::error::err_text(&e)
+            ),
+            fallback,
+        ),
+    }
+}
+
+/// The error of a git that ran and failed, read off its stderr: not a work
+/// tree, an object a partial clone lacks, a revision or path that is not
+/// there, else an I/O failure quoting git's first line.
+fn failed(
+    ctx: &Ctx,
+    args: &[String],
+    fallback: &str,
+    stderr: &[u8],
+    partial_clone: bool,
+) -> CmdError {
+    let err = String::from_utf8_lossy(stderr);
     let first = err
         .lines()
         .find(|l| !l.trim().is_empty())
@@ -179,10 +197,10 @@ pub fn git(ctx: &Ctx, args: &[String], fallback: &str) -> Result<GitOut, CmdErro
         .to_string();
     let lower = err.to_ascii_lowercase();
     if lower.contains("not a git repository") {
-        return Err(unavailable(
+        return unavailable(
             format!("{} is not inside a git work tree.", git_dir(ctx).display()),
             fallback,
-        ));
+        );
     }
     let unfetched = [
         "lazy fetching disabled",
@@ -191,7 +209,7 @@ pub fn git(ctx: &Ctx, args: &[String], fallback: &str) -> Result<GitOut, CmdErro
         "missing blob",
     ];
     if partial_clone && unfetched.iter().any(|m| lower.contains(m)) {
-        return Err(not_fetched(args));
+        return not_fetched(args);
     }
     let missing = [
         "unknown revision",
@@ -208,7 +226,7 @@ pub fn git(ctx: &Ctx, args: &[String], fallback: &str) -> Result<GitOut, CmdErro
         "does not have any commits",
     ];
     if missing.iter().any(|m| lower.contains(m)) {
-        return Err(CmdError::new(
+        return CmdError::new(
             code::NOT_FOUND,
             format!("git: {first}"),
             Repair::new(
@@ -221,9 +239,9 @@ pub fn git(ctx: &Ctx, args: &[String], fallback: &str) -> Result<GitOut, CmdErro
             "status",
             "See the paths git knows.",
             "aitools git status",
-        )));
+        ));
     }
-    Err(CmdError::new(
+    CmdError::new(
         code::IO,
         format!("git failed: {first}"),
         Repair::new(
@@ -231,7 +249,7 @@ pub fn git(ctx: &Ctx, args: &[String], fallback: &str) -> Result<GitOut, CmdErro
             "Check the repository's state.",
             "aitools git status",
         ),
-    ))
+    )
 }
 
 /// A partial clone lacks objects this call reads: aitools never fetches (a fetch

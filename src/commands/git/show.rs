@@ -175,28 +175,7 @@ pub fn run(ctx: &Ctx, a: &ShowArgs) -> Result<Output, CmdError> {
             format!("{:?} is not <rev>:<path>.", a.object),
         ));
     }
-    let blob = git(
-        ctx,
-        &["cat-file".into(), "blob".into(), a.object.clone()],
-        &format!("read {}", shell::quote(path)),
-    )
-    .map_err(|e| {
-        if e.code == code::IO {
-            // cat-file says "bad file" for a tree or a missing path.
-            CmdError::new(
-                code::NOT_FOUND,
-                format!("{} is not a file at {rev}.", path),
-                Repair::new(
-                    "list",
-                    "See which commits touched it.",
-                    shell::aitools(["git", "log", "--files", "--limit", "5"]),
-                ),
-            )
-        } else {
-            e
-        }
-    })?;
-    let bytes = blob.stdout;
+    let bytes = blob_at(ctx, &a.object, rev, path)?;
     let mut out = Out {
         rev: rev.to_string(),
         path: path.to_string(),
@@ -212,33 +191,7 @@ pub fn run(ctx: &Ctx, a: &ShowArgs) -> Result<Output, CmdError> {
     let text = text.strip_prefix('\u{FEFF}').unwrap_or(&text);
     let all = split_lines(text);
     let total = all.len() as u64;
-    let picked = match &pick {
-        Pick::All => Picked::Run {
-            first: 1,
-            last: total,
-        },
-        Pick::Range(r) => {
-            if r.start > total.max(1) || total == 0 {
-                return Err(CmdError::new(
-                    code::NO_MATCH,
-                    format!(
-                        "--range starts at line {}, past the end ({total} lines).",
-                        r.start
-                    ),
-                    Repair::new(
-                        "read",
-                        "Read from the top.",
-                        shell::aitools(["git", "show", &a.object]),
-                    ),
-                ));
-            }
-            Picked::Run {
-                first: r.start,
-                last: r.end.unwrap_or(total).min(total),
-            }
-        }
-        _ => pick::resolve(&pick, text, path, a.max_lines, &ctx.argv)?,
-    };
+    let picked = picked(ctx, a, &pick, text, path, total)?;
     let (numbers, cut, next) = window(&picked, a.max_lines, &pick);
     let mut lines: Vec<String> = numbers
         .iter()
@@ -266,6 +219,72 @@ pub fn run(ctx: &Ctx, a: &ShowArgs) -> Result<Output, CmdError> {
     out.total_lines = Some(total);
     out.truncated = cut;
     Ok(Output::cut(&out, cut).premasked(premasked))
+}
+
+/// The bytes of the blob `object` (`rev:path`) names; a tree or a path not at
+/// `rev` is not found.
+fn blob_at(ctx: &Ctx, object: &str, rev: &str, path: &str) -> Result<Vec<u8>, CmdError> {
+    git(
+        ctx,
+        &["cat-file".into(), "blob".into(), object.to_string()],
+        &format!("read {}", shell::quote(path)),
+    )
+    .map_err(|e| {
+        if e.code == code::IO {
+            // cat-file says "bad file" for a tree or a missing path.
+            CmdError::new(
+                code::NOT_FOUND,
+                format!("{} is not a file at {rev}.", path),
+                Repair::new(
+                    "list",
+                    "See which commits touched it.",
+                    shell::aitools(["git", "log", "--files", "--limit", "5"]),
+                ),
+            )
+        } else {
+            e
+        }
+    })
+    .map(|blob| blob.stdout)
+}
+
+/// The lines `pick` selects of the `total` lines of `text`: all, a range
+/// (starting inside the file), or what a match or symbol selects.
+fn picked(
+    ctx: &Ctx,
+    a: &ShowArgs,
+    pick: &Pick,
+    text: &str,
+    path: &str,
+    total: u64,
+) -> Result<Picked, CmdError> {
+    Ok(match pick {
+        Pick::All => Picked::Run {
+            first: 1,
+            last: total,
+        },
+        Pick::Range(r) => {
+            if r.start > total.max(1) || total == 0 {
+                return Err(CmdError::new(
+                    code::NO_MATCH,
+                    format!(
+                        "--range starts at line {}, past the end ({total} lines).",
+                        r.start
+                    ),
+                    Repair::new(
+                        "read",
+                        "Read from the top.",
+                        shell::aitools(["git", "show", &a.object]),
+                    ),
+                ));
+            }
+            Picked::Run {
+                first: r.start,
+                last: r.end.unwrap_or(total).min(total),
+            }
+        }
+        _ => pick::resolve(pick, text, path, a.max_lines, &ctx.argv)?,
+    })
 }
 
 /// The line numbers a selection shows under `max`, whether it was cut, and the

@@ -115,112 +115,10 @@ pub fn run(ctx: &Ctx, a: &CheckArgs) -> Result<Output, CmdError> {
     let mut files = Vec::new();
     let mut problems: Vec<Json> = Vec::new();
     for arg in &a.paths {
-        let abs = ctx.path_arg(arg)?;
-        let display = ctx.display_path(&abs);
-        let meta = ctx.files().stat(&abs, true)?;
-        match meta.kind {
-            Kind::Missing => {
-                let e = std::io::Error::from(std::io::ErrorKind::NotFound);
-                return Err(candidates::not_found_or_io(ctx, arg, &abs, &e, Offer::Retry).into());
-            }
-            Kind::File => {}
-            _ => {
-                return Err(CmdError::new(
-                    code::NOT_A_FILE,
-                    format!("{display} is not a regular file."),
-                    Repair::new(
-                        "find",
-                        "List the files under it.",
-                        shell::aitools(["find", &display, "--type", "file"]),
-                    ),
-                ));
-            }
-        }
-        let name = abs.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-        let Some((format, language)) = format_of(name, a.format.as_deref()) else {
-            return Err(CmdError::new(
-                code::UNSUPPORTED_FORMAT,
-                format!("{display}: no syntax check is known for this kind of file."),
-                Repair::new(
-                    "format",
-                    "Name the format to check it as.",
-                    shell::aitools(["check", &display, "--format", "source"]),
-                ),
-            ));
-        };
-        crate::workspace::input::whole_file_budget(&display, meta.len)?;
-        let snap = ctx.files().load_follow(&abs)?;
-        ctx.files().record_read(&abs)?;
-        let body = snap
-            .bytes
-            .strip_prefix(b"\xEF\xBB\xBF")
-            .unwrap_or(&snap.bytes);
-        let text = std::str::from_utf8(body).map_err(|e| {
-            CmdError::new(
-                code::NOT_UTF8,
-                format!("{display} is not valid UTF-8 (byte {}).", e.valid_up_to()),
-                Repair::new(
-                    "info",
-                    "See the file's encoding.",
-                    shell::aitools(["info", &display]),
-                ),
-            )
-        })?;
-        let diags = match format.as_str() {
-            "json" => syntax::json(text),
-            "toml" => syntax::toml(text),
-            "yaml" => syntax::yaml(text),
-            "source" if grammar::Grammar::of_file(name).is_some() => {
-                grammar_diag(name, body).unwrap_or_else(|| balance(language, &format, text))
-            }
-            _ => balance(language, &format, text),
-        };
-        for d in diags {
-            let mut o = Json::obj();
-            o.push("path", Json::str(display.clone()));
-            o.push("line", Json::UInt(d.line as u64));
-            o.push("column", Json::UInt(d.column as u64));
-            o.push("message", Json::str(d.message));
-            problems.push(o);
-        }
-        files.push(Checked {
-            path: display,
-            format,
-        });
+        files.push(check_file(ctx, a, arg, &mut problems)?);
     }
-    if let Some(first) = problems.first() {
-        let path = first
-            .get("path")
-            .and_then(Json::as_str)
-            .unwrap_or("")
-            .to_string();
-        let line = match first.get("line") {
-            Some(Json::UInt(l)) => *l,
-            _ => 1,
-        };
-        let msg = first.get("message").and_then(Json::as_str).unwrap_or("");
-        let col = match first.get("column") {
-            Some(Json::UInt(c)) => *c,
-            _ => 1,
-        };
-        return Err(CmdError::new(
-            code::SYNTAX_ERROR,
-            format!(
-                "{} problem(s); first: {path} line {line}, column {col}: {msg}.",
-                problems.len()
-            ),
-            Repair::new(
-                "read",
-                "Read the lines around the first problem.",
-                shell::aitools([
-                    "read",
-                    &path,
-                    "--range",
-                    &format!("{}:{}", line.saturating_sub(2).max(1), line + 2),
-                ]),
-            ),
-        )
-        .with_diagnostics(Json::Arr(problems)));
+    if !problems.is_empty() {
+        return Err(syntax_error(problems));
     }
     let format = files.first().map(|f| f.format.clone()).unwrap_or_default();
     Ok(Output::ok(&CheckOut {
@@ -228,4 +126,126 @@ pub fn run(ctx: &Ctx, a: &CheckArgs) -> Result<Output, CmdError> {
         format,
         files,
     }))
+}
+
+/// Checks the file `arg` names (a regular UTF-8 file of a format with a known
+/// check), adding what is wrong with it to `problems`.
+fn check_file(
+    ctx: &Ctx,
+    a: &CheckArgs,
+    arg: &str,
+    problems: &mut Vec<Json>,
+) -> Result<Checked, CmdError> {
+    let abs = ctx.path_arg(arg)?;
+    let display = ctx.display_path(&abs);
+    let meta = ctx.files().stat(&abs, true)?;
+    match meta.kind {
+        Kind::Missing => {
+            let e = std::io::Error::from(std::io::ErrorKind::NotFound);
+            return Err(candidates::not_found_or_io(ctx, arg, &abs, &e, Offer::Retry).into());
+        }
+        Kind::File => {}
+        _ => {
+            return Err(CmdError::new(
+                code::NOT_A_FILE,
+                format!("{display} is not a regular file."),
+                Repair::new(
+                    "find",
+                    "List the files under it.",
+                    shell::aitools(["find", &display, "--type", "file"]),
+                ),
+            ));
+        }
+    }
+    let name = abs.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let Some((format, language)) = format_of(name, a.format.as_deref()) else {
+        return Err(CmdError::new(
+            code::UNSUPPORTED_FORMAT,
+            format!("{display}: no syntax check is known for this kind of file."),
+            Repair::new(
+                "format",
+                "Name the format to check it as.",
+                shell::aitools(["check", &display, "--format", "source"]),
+            ),
+        ));
+    };
+    crate::workspace::input::whole_file_budget(&display, meta.len)?;
+    let snap = ctx.files().load_follow(&abs)?;
+    ctx.files().record_read(&abs)?;
+    let body = snap
+        .bytes
+        .strip_prefix(b"\xEF\xBB\xBF")
+        .unwrap_or(&snap.bytes);
+    let text = std::str::from_utf8(body).map_err(|e| {
+        CmdError::new(
+            code::NOT_UTF8,
+            format!("{display} is not valid UTF-8 (byte {}).", e.valid_up_to()),
+            Repair::new(
+                "info",
+                "See the file's encoding.",
+                shell::aitools(["info", &display]),
+            ),
+        )
+    })?;
+    let diags = match format.as_str() {
+        "json" => syntax::json(text),
+        "toml" => syntax::toml(text),
+        "yaml" => syntax::yaml(text),
+        "source" if grammar::Grammar::of_file(name).is_some() => {
+            grammar_diag(name, body).unwrap_or_else(|| balance(language, &format, text))
+        }
+        _ => balance(language, &format, text),
+    };
+    for d in diags {
+        let mut o = Json::obj();
+        o.push("path", Json::str(display.clone()));
+        o.push("line", Json::UInt(d.line as u64));
+        o.push("column", Json::UInt(d.column as u64));
+        o.push("message", Json::str(d.message));
+        problems.push(o);
+    }
+    Ok(Checked {
+        path: display,
+        format,
+    })
+}
+
+/// `input.syntax-error` for the problems found, naming the first.
+fn syntax_error(problems: Vec<Json>) -> CmdError {
+    let first = problems.first();
+    let path = first
+        .and_then(|f| f.get("path"))
+        .and_then(Json::as_str)
+        .unwrap_or("")
+        .to_string();
+    let line = match first.and_then(|f| f.get("line")) {
+        Some(Json::UInt(l)) => *l,
+        _ => 1,
+    };
+    let msg = first
+        .and_then(|f| f.get("message"))
+        .and_then(Json::as_str)
+        .unwrap_or("");
+    let col = match first.and_then(|f| f.get("column")) {
+        Some(Json::UInt(c)) => *c,
+        _ => 1,
+    };
+    CmdError::new(
+        code::SYNTAX_ERROR,
+        format!(
+            "{} problem(s); first: {path} line {line}, column {col}: {msg}.",
+            problems.len()
+        ),
+        Repair::new(
+            "read",
+            "Read the lines around the first problem.",
+            shell::aitools([
+                "read",
+                &path,
+                "--range",
+                &format!("{}:{}", line.saturating_sub(2).max(1), line + 2),
+            ]),
+        ),
+    )
+    .with_diagnostics(Json::Arr(problems))
 }

@@ -155,25 +155,7 @@ pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
         Some(_) => files.stat(&abs, true)?.staged,
         None => None,
     };
-    let io = |e: std::io::Error| error::io_error("info", &args.path, &e);
-    let missing = |e: &std::io::Error| {
-        matches!(
-            e.kind(),
-            std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
-        )
-    };
-    let link_meta = match content.symlink_metadata() {
-        _ if gone => None,
-        Ok(m) => Some(m),
-        Err(e) if missing(&e) => None,
-        Err(e) => return Err(io(e)),
-    };
-    let target_meta = match content.metadata() {
-        _ if gone => None,
-        Ok(m) => Some(m),
-        Err(e) if missing(&e) || link_meta.is_some() => None,
-        Err(e) => return Err(io(e)),
-    };
+    let (link_meta, target_meta) = metadata_pair(&content, gone, &args.path)?;
     let is_link = link_meta
         .as_ref()
         .is_some_and(|m| m.file_type().is_symlink());
@@ -235,6 +217,50 @@ pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
         }
         return Ok(Output::from_json(obj, false));
     }
+    content_fields(ctx, args, &content, &mut obj, &meta, staged.as_ref())?;
+    Ok(Output::from_json(obj, false))
+}
+
+/// The path's own metadata and its target's (None where there is none: the
+/// path is missing or the tx removed it, or the symlink dangles).
+fn metadata_pair(
+    content: &Content,
+    gone: bool,
+    arg: &str,
+) -> Result<(Option<Metadata>, Option<Metadata>), CmdError> {
+    let io = |e: std::io::Error| error::io_error("info", arg, &e);
+    let missing = |e: &std::io::Error| {
+        matches!(
+            e.kind(),
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+        )
+    };
+    let link_meta = match content.symlink_metadata() {
+        _ if gone => None,
+        Ok(m) => Some(m),
+        Err(e) if missing(&e) => None,
+        Err(e) => return Err(io(e)),
+    };
+    let target_meta = match content.metadata() {
+        _ if gone => None,
+        Ok(m) => Some(m),
+        Err(e) if missing(&e) || link_meta.is_some() => None,
+        Err(e) => return Err(io(e)),
+    };
+    Ok((link_meta, target_meta))
+}
+
+/// A regular file's content fields, from one pass over its bytes (its hash
+/// left in the hash cache when the file is large), then mode and mtime.
+fn content_fields(
+    ctx: &Ctx,
+    args: &InfoArgs,
+    content: &Content,
+    obj: &mut Json,
+    meta: &Metadata,
+    staged: Option<&State>,
+) -> Result<(), CmdError> {
+    let io = |e: std::io::Error| error::io_error("info", &args.path, &e);
     let algorithm = args.digest.as_deref().and_then(Algorithm::from_name);
     let stamp_ns = crate::store::hashcache::now_ns();
     let file = content.open().map_err(io)?;
@@ -243,7 +269,7 @@ pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
         .map(|m| crate::store::hashcache::Key::of(&m));
     let st = stats::gather(file, algorithm).map_err(io)?;
     let lines = (!st.binary).then_some(st.lines);
-    remember_hash(ctx, &content, key, stamp_ns, &st.hash, lines);
+    remember_hash(ctx, content, key, stamp_ns, &st.hash, lines);
     let bin = st.binary;
     obj.push("size", Json::UInt(st.size));
     obj.push("lines", null_or(bin, st.lines));
@@ -259,7 +285,7 @@ pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
     obj.push("line_ending", null_or(bin, st.line_ending()));
     obj.push("trailing_newline", Json::Bool(st.trailing_newline));
     obj.push("bom", Json::Bool(st.bom));
-    stat_fields(&mut obj, &meta, staged.as_ref());
+    stat_fields(obj, meta, staged);
     obj.push("hash", Json::str(st.hash.clone()));
     obj.push(
         "approx_tokens",
@@ -274,7 +300,7 @@ pub fn run(ctx: &Ctx, args: &InfoArgs) -> Result<Output, CmdError> {
         d.push("value", Json::str(value));
         obj.push("digest", d);
     }
-    Ok(Output::from_json(obj, false))
+    Ok(())
 }
 
 /// `input.not-found` for a path `info` was asked about; a symlink whose target

@@ -525,96 +525,10 @@ pub fn patch(ctx: &Ctx, a: &DocArgs) -> Result<Output, CmdError> {
             "A JSON Patch is an array of operations: [{\"op\":\"add\",\"path\":\"/a\",\"value\":1}].",
         ));
     };
-    let src = &p.text;
-    let bad = |i: usize, m: &str| {
-        CmdError::invalid_argument(&ctx.command, format!("Patch operation {i}: {m}."))
-    };
-    let ptr_of = |i: usize, op: &Node, name: &str| -> Result<Vec<String>, CmdError> {
-        match op_field(op, name).map(|n| &n.kind) {
-            Some(Kind::Str(s)) => json_doc::parse_pointer(s).map_err(|m| bad(i, &m)),
-            _ => Err(bad(i, &format!("\"{name}\" must be a pointer string"))),
-        }
-    };
     write_json(ctx, &a.path, &a.guarded, |f| {
         let mut text = f.text.clone();
         for (i, op) in ops.iter().enumerate() {
-            let name = match op_field(op, "op").map(|n| &n.kind) {
-                Some(Kind::Str(s)) => s.clone(),
-                _ => return Err(bad(i, "\"op\" must be a string")),
-            };
-            let path = ptr_of(i, op, "path")?;
-            let value = || {
-                op_field(op, "value")
-                    .map(|n| Value::of(n, src))
-                    .ok_or_else(|| bad(i, "\"value\" is missing"))
-            };
-            let fail = |m: Miss| {
-                let e = miss_error(ctx, f, &path, m, code::NO_MATCH);
-                CmdError::new(
-                    code::NO_MATCH,
-                    format!(
-                        "Patch operation {i} ({name}) fails, so nothing was written: {}",
-                        e.message
-                    ),
-                    e.repairs().first().cloned().unwrap_or_else(|| {
-                        Repair::new(
-                            "schema",
-                            "Check the patch format.",
-                            shell::aitools(["schema", "json patch"]),
-                        )
-                    }),
-                )
-            };
-            let root = json_doc::parse(&text).map_err(|e| match e.over_budget && i > 0 {
-                true => patch_too_large(i - 1, &e.message),
-                false => file::not_json(&f.display, &text, &e, &f.display),
-            })?;
-            let found = |t: &[String]| json_doc::lookup(&root, t).ok();
-            text = match name.as_str() {
-                "add" => set_at(&text, &path, &value()?, true).map_err(fail)?,
-                "remove" => remove_at(&text, &path).map_err(fail)?,
-                "replace" => {
-                    if found(&path).is_none() {
-                        return Err(fail(Miss {
-                            resolved: 0,
-                            why: "replace needs an existing value".into(),
-                        }));
-                    }
-                    set_at(&text, &path, &value()?, false).map_err(fail)?
-                }
-                "move" | "copy" => {
-                    let from = ptr_of(i, op, "from")?;
-                    let Some(n) = found(&from) else {
-                        return Err(fail(Miss {
-                            resolved: 0,
-                            why: format!("\"from\" {} does not exist", json_doc::pointer_of(&from)),
-                        }));
-                    };
-                    let v = Value::of(n, &text);
-                    if name == "move" {
-                        if path.len() > from.len() && path[..from.len()] == from[..] {
-                            return Err(bad(i, "a value cannot move into itself"));
-                        }
-                        let t = remove_at(&text, &from).map_err(fail)?;
-                        set_at(&t, &path, &v, true).map_err(fail)?
-                    } else {
-                        set_at(&text, &path, &v, true).map_err(fail)?
-                    }
-                }
-                "test" => {
-                    let v = value()?;
-                    match found(&path) {
-                        Some(n) if json_doc::equal(n, &text, &v.node, &v.text) => text,
-                        _ => {
-                            return Err(fail(Miss {
-                                resolved: 0,
-                                why: "test: the value differs".into(),
-                            }));
-                        }
-                    }
-                }
-                other => return Err(bad(i, &format!("unknown op {other:?}"))),
-            };
+            text = patch_op(ctx, f, &p.text, text, (i, op))?;
             if text.len() as u64 > input::MAX_WHOLE_FILE {
                 let mib = input::MAX_WHOLE_FILE >> 20;
                 return Err(patch_too_large(
@@ -624,6 +538,110 @@ pub fn patch(ctx: &Ctx, a: &DocArgs) -> Result<Output, CmdError> {
             }
         }
         Ok(text)
+    })
+}
+
+/// `argument.invalid` for patch operation `i`.
+fn bad_op(ctx: &Ctx, i: usize, m: &str) -> CmdError {
+    CmdError::invalid_argument(&ctx.command, format!("Patch operation {i}: {m}."))
+}
+
+/// The pointer patch operation `i` (`op`) gives as its member `name`.
+fn op_pointer(ctx: &Ctx, i: usize, op: &Node, name: &str) -> Result<Vec<String>, CmdError> {
+    match op_field(op, name).map(|n| &n.kind) {
+        Some(Kind::Str(s)) => json_doc::parse_pointer(s).map_err(|m| bad_op(ctx, i, &m)),
+        _ => Err(bad_op(
+            ctx,
+            i,
+            &format!("\"{name}\" must be a pointer string"),
+        )),
+    }
+}
+
+/// `text` with patch operation `i` (`op`, whose values are in `src`) applied.
+fn patch_op(
+    ctx: &Ctx,
+    f: &JsonFile,
+    src: &str,
+    text: String,
+    (i, op): (usize, &Node),
+) -> Result<String, CmdError> {
+    let name = match op_field(op, "op").map(|n| &n.kind) {
+        Some(Kind::Str(s)) => s.clone(),
+        _ => return Err(bad_op(ctx, i, "\"op\" must be a string")),
+    };
+    let path = op_pointer(ctx, i, op, "path")?;
+    let value = || {
+        op_field(op, "value")
+            .map(|n| Value::of(n, src))
+            .ok_or_else(|| bad_op(ctx, i, "\"value\" is missing"))
+    };
+    let fail = |m: Miss| {
+        let e = miss_error(ctx, f, &path, m, code::NO_MATCH);
+        CmdError::new(
+            code::NO_MATCH,
+            format!(
+                "Patch operation {i} ({name}) fails, so nothing was written: {}",
+                e.message
+            ),
+            e.repairs().first().cloned().unwrap_or_else(|| {
+                Repair::new(
+                    "schema",
+                    "Check the patch format.",
+                    shell::aitools(["schema", "json patch"]),
+                )
+            }),
+        )
+    };
+    let root = json_doc::parse(&text).map_err(|e| match e.over_budget && i > 0 {
+        true => patch_too_large(i - 1, &e.message),
+        false => file::not_json(&f.display, &text, &e, &f.display),
+    })?;
+    let found = |t: &[String]| json_doc::lookup(&root, t).ok();
+    Ok(match name.as_str() {
+        "add" => set_at(&text, &path, &value()?, true).map_err(fail)?,
+        "remove" => remove_at(&text, &path).map_err(fail)?,
+        "replace" => {
+            if found(&path).is_none() {
+                return Err(fail(Miss {
+                    resolved: 0,
+                    why: "replace needs an existing value".into(),
+                }));
+            }
+            set_at(&text, &path, &value()?, false).map_err(fail)?
+        }
+        "move" | "copy" => {
+            let from = op_pointer(ctx, i, op, "from")?;
+            let Some(n) = found(&from) else {
+                return Err(fail(Miss {
+                    resolved: 0,
+                    why: format!("\"from\" {} does not exist", json_doc::pointer_of(&from)),
+                }));
+            };
+            let v = Value::of(n, &text);
+            if name == "move" {
+                if path.len() > from.len() && path[..from.len()] == from[..] {
+                    return Err(bad_op(ctx, i, "a value cannot move into itself"));
+                }
+                let t = remove_at(&text, &from).map_err(fail)?;
+                set_at(&t, &path, &v, true).map_err(fail)?
+            } else {
+                set_at(&text, &path, &v, true).map_err(fail)?
+            }
+        }
+        "test" => {
+            let v = value()?;
+            match found(&path) {
+                Some(n) if json_doc::equal(n, &text, &v.node, &v.text) => text,
+                _ => {
+                    return Err(fail(Miss {
+                        resolved: 0,
+                        why: "test: the value differs".into(),
+                    }));
+                }
+            }
+        }
+        other => return Err(bad_op(ctx, i, &format!("unknown op {other:?}"))),
     })
 }
 

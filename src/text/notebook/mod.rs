@@ -119,60 +119,8 @@ impl Notebook {
         let Kind::Obj(_) = &root.kind else {
             return Err(bad(&root, "", "the document is not an object".into(), None));
         };
-        let major = match root.member("nbformat") {
-            Some(n) if matches!(n.kind, Kind::Num) => text[n.start..n.end].to_string(),
-            Some(n) => {
-                return Err(bad(n, "/nbformat", "nbformat is not a number".into(), None));
-            }
-            None => {
-                return Err(bad(
-                    &root,
-                    "/nbformat",
-                    "it has no nbformat member".into(),
-                    Some("4"),
-                ));
-            }
-        };
-        if major != "4" {
-            return Err(NbError::Version { found: major });
-        }
-        let minor = match root.member("nbformat_minor") {
-            Some(n) => text[n.start..n.end].parse::<u64>().map_err(|_| {
-                bad(
-                    n,
-                    "/nbformat_minor",
-                    "nbformat_minor is not a whole number".into(),
-                    None,
-                )
-            })?,
-            None => {
-                return Err(bad(
-                    &root,
-                    "/nbformat_minor",
-                    "it has no nbformat_minor member".into(),
-                    Some("5"),
-                ));
-            }
-        };
-        match root.member("metadata") {
-            Some(n) if matches!(n.kind, Kind::Obj(_)) => {}
-            Some(n) => {
-                return Err(bad(
-                    n,
-                    "/metadata",
-                    "metadata is not an object".into(),
-                    None,
-                ));
-            }
-            None => {
-                return Err(bad(
-                    &root,
-                    "/metadata",
-                    "it has no metadata member".into(),
-                    Some("{}"),
-                ));
-            }
-        }
+        let minor = version(text, &root, &bad)?;
+        require_metadata(&root, &bad)?;
         let cells_node = match root.member("cells") {
             Some(n) if matches!(n.kind, Kind::Arr(_)) => n.clone(),
             Some(n) => return Err(bad(n, "/cells", "cells is not an array".into(), None)),
@@ -185,25 +133,7 @@ impl Notebook {
                 ));
             }
         };
-        let Kind::Arr(items) = &cells_node.kind else {
-            return Err(bad(&root, "/cells", "cells is not an array".into(), None));
-        };
-        let mut cells = Vec::with_capacity(items.len());
-        let mut ids: std::collections::HashSet<String> = std::collections::HashSet::new();
-        for (index, n) in items.iter().enumerate() {
-            let cell = cell_of(text, index, n, minor, &bad)?;
-            if let Some(id) = &cell.id
-                && !ids.insert(id.clone())
-            {
-                return Err(bad(
-                    n,
-                    &format!("/cells/{index}/id"),
-                    format!("cell id {id:?} is used by an earlier cell too"),
-                    None,
-                ));
-            }
-            cells.push(cell);
-        }
+        let cells = cells_of(text, &cells_node, minor, &bad)?;
         let language = str_at(&root, &["metadata", "kernelspec", "language"])
             .or_else(|| str_at(&root, &["metadata", "language_info", "name"]));
         Ok(Notebook {
@@ -347,6 +277,91 @@ pub fn split_lines(s: &str) -> Vec<&str> {
     out
 }
 
+/// The nbformat version of `root`: 4 or an error; the minor version.
+fn version(text: &str, root: &Node, bad: &Bad) -> Result<u64, NbError> {
+    let major = match root.member("nbformat") {
+        Some(n) if matches!(n.kind, Kind::Num) => text[n.start..n.end].to_string(),
+        Some(n) => {
+            return Err(bad(n, "/nbformat", "nbformat is not a number".into(), None));
+        }
+        None => {
+            return Err(bad(
+                root,
+                "/nbformat",
+                "it has no nbformat member".into(),
+                Some("4"),
+            ));
+        }
+    };
+    if major != "4" {
+        return Err(NbError::Version { found: major });
+    }
+    match root.member("nbformat_minor") {
+        Some(n) => text[n.start..n.end].parse::<u64>().map_err(|_| {
+            bad(
+                n,
+                "/nbformat_minor",
+                "nbformat_minor is not a whole number".into(),
+                None,
+            )
+        }),
+        None => Err(bad(
+            root,
+            "/nbformat_minor",
+            "it has no nbformat_minor member".into(),
+            Some("5"),
+        )),
+    }
+}
+
+/// The top-level `metadata` must be an object.
+fn require_metadata(root: &Node, bad: &Bad) -> Result<(), NbError> {
+    match root.member("metadata") {
+        Some(n) if matches!(n.kind, Kind::Obj(_)) => Ok(()),
+        Some(n) => Err(bad(
+            n,
+            "/metadata",
+            "metadata is not an object".into(),
+            None,
+        )),
+        None => Err(bad(
+            root,
+            "/metadata",
+            "it has no metadata member".into(),
+            Some("{}"),
+        )),
+    }
+}
+
+/// The cells of the `cells` array, each checked, their ids unique.
+fn cells_of(text: &str, cells_node: &Node, minor: u64, bad: &Bad) -> Result<Vec<Cell>, NbError> {
+    let Kind::Arr(items) = &cells_node.kind else {
+        return Err(bad(
+            cells_node,
+            "/cells",
+            "cells is not an array".into(),
+            None,
+        ));
+    };
+    let mut cells = Vec::with_capacity(items.len());
+    let mut ids: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for (index, n) in items.iter().enumerate() {
+        let cell = cell_of(text, index, n, minor, bad)?;
+        if let Some(id) = &cell.id
+            && !ids.insert(id.clone())
+        {
+            return Err(bad(
+                n,
+                &format!("/cells/{index}/id"),
+                format!("cell id {id:?} is used by an earlier cell too"),
+                None,
+            ));
+        }
+        cells.push(cell);
+    }
+    Ok(cells)
+}
+
 type Bad<'f> = dyn Fn(&Node, &str, String, Option<&str>) -> NbError + 'f;
 
 fn cell_of(text: &str, index: usize, n: &Node, minor: u64, bad: &Bad) -> Result<Cell, NbError> {
@@ -360,26 +375,7 @@ fn cell_of(text: &str, index: usize, n: &Node, minor: u64, bad: &Bad) -> Result<
         ));
     };
     let member = |k: &str| members.iter().rev().find(|m: &&Member| m.key == k);
-    let cell_type = match member("cell_type").map(|m| &m.value) {
-        Some(Node {
-            kind: Kind::Str(s), ..
-        }) => CellType::parse(s).ok_or_else(|| {
-            bad(
-                n,
-                &at("cell_type"),
-                format!("cell {index} has cell_type {s:?} (code, markdown or raw)"),
-                None,
-            )
-        })?,
-        _ => {
-            return Err(bad(
-                n,
-                &at("cell_type"),
-                format!("cell {index} has no cell_type string"),
-                Some("\"code\""),
-            ));
-        }
-    };
+    let cell_type = cell_type_of(index, n, member("cell_type"), bad)?;
     match member("metadata").map(|m| &m.value.kind) {
         Some(Kind::Obj(_)) => {}
         _ => {
@@ -407,64 +403,10 @@ fn cell_of(text: &str, index: usize, n: &Node, minor: u64, bad: &Bad) -> Result<
             None,
         )
     })?;
-    let id = match member("id").map(|m| &m.value) {
-        Some(Node {
-            kind: Kind::Str(s), ..
-        }) if valid_id(s) => Some(s.clone()),
-        Some(v) => {
-            return Err(bad(
-                v,
-                &at("id"),
-                format!("cell {index}'s id is not 1-64 letters, digits, - or _"),
-                None,
-            ));
-        }
-        None if minor >= 5 => {
-            return Err(bad(
-                n,
-                &at("id"),
-                format!("cell {index} has no id (nbformat 4.5 and later need one)"),
-                Some(&format!("\"cell-{index}\"")),
-            ));
-        }
-        None => None,
-    };
-    let (mut outputs, mut execution_count) = (None, None);
-    if cell_type == CellType::Code {
-        let o = member("outputs").map(|m| &m.value);
-        let Some(
-            o @ Node {
-                kind: Kind::Arr(outs),
-                ..
-            },
-        ) = o
-        else {
-            return Err(bad(
-                n,
-                &at("outputs"),
-                format!("code cell {index} has no outputs array"),
-                Some("[]"),
-            ));
-        };
-        for (k, out) in outs.iter().enumerate() {
-            check_output(text, index, k, out, bad)?;
-        }
-        let e = member("execution_count").map(|m| &m.value);
-        match e {
-            Some(e) if matches!(e.kind, Kind::Null) => {}
-            Some(e)
-                if matches!(e.kind, Kind::Num) && text[e.start..e.end].parse::<u64>().is_ok() => {}
-            _ => {
-                return Err(bad(
-                    n,
-                    &at("execution_count"),
-                    format!("code cell {index} has no execution_count (null or a whole number)"),
-                    Some("null"),
-                ));
-            }
-        }
-        outputs = Some(o.clone());
-        execution_count = e.cloned();
+    let id = id_of(index, n, member("id"), minor, bad)?;
+    let (outputs, execution_count) = if cell_type == CellType::Code {
+        let (o, e) = (member("outputs"), member("execution_count"));
+        run_state(text, index, n, o, e, bad)?
     } else if member("outputs").is_some() || member("execution_count").is_some() {
         return Err(bad(
             n,
@@ -475,7 +417,9 @@ fn cell_of(text: &str, index: usize, n: &Node, minor: u64, bad: &Bad) -> Result<
             ),
             None,
         ));
-    }
+    } else {
+        (None, None)
+    };
     Ok(Cell {
         index,
         id,
@@ -486,6 +430,107 @@ fn cell_of(text: &str, index: usize, n: &Node, minor: u64, bad: &Bad) -> Result<
         outputs,
         execution_count,
     })
+}
+
+/// Cell `index`'s `cell_type` (its member `m`): code, markdown or raw.
+fn cell_type_of(
+    index: usize,
+    n: &Node,
+    m: Option<&Member>,
+    bad: &Bad,
+) -> Result<CellType, NbError> {
+    let at = format!("/cells/{index}/cell_type");
+    match m.map(|m| &m.value) {
+        Some(Node {
+            kind: Kind::Str(s), ..
+        }) => CellType::parse(s).ok_or_else(|| {
+            bad(
+                n,
+                &at,
+                format!("cell {index} has cell_type {s:?} (code, markdown or raw)"),
+                None,
+            )
+        }),
+        _ => Err(bad(
+            n,
+            &at,
+            format!("cell {index} has no cell_type string"),
+            Some("\"code\""),
+        )),
+    }
+}
+
+/// Cell `index`'s id (its member `m`): valid when present, required from 4.5 on.
+fn id_of(
+    index: usize,
+    n: &Node,
+    m: Option<&Member>,
+    minor: u64,
+    bad: &Bad,
+) -> Result<Option<String>, NbError> {
+    let at = format!("/cells/{index}/id");
+    match m.map(|m| &m.value) {
+        Some(Node {
+            kind: Kind::Str(s), ..
+        }) if valid_id(s) => Ok(Some(s.clone())),
+        Some(v) => Err(bad(
+            v,
+            &at,
+            format!("cell {index}'s id is not 1-64 letters, digits, - or _"),
+            None,
+        )),
+        None if minor >= 5 => Err(bad(
+            n,
+            &at,
+            format!("cell {index} has no id (nbformat 4.5 and later need one)"),
+            Some(&format!("\"cell-{index}\"")),
+        )),
+        None => Ok(None),
+    }
+}
+
+/// Code cell `index`'s `outputs` (each output checked) and `execution_count`
+/// (null or a whole number), from their members `o` and `e`.
+fn run_state(
+    text: &str,
+    index: usize,
+    n: &Node,
+    o: Option<&Member>,
+    e: Option<&Member>,
+    bad: &Bad,
+) -> Result<(Option<Node>, Option<Node>), NbError> {
+    let at = |k: &str| format!("/cells/{index}/{k}");
+    let Some(
+        o @ Node {
+            kind: Kind::Arr(outs),
+            ..
+        },
+    ) = o.map(|m| &m.value)
+    else {
+        return Err(bad(
+            n,
+            &at("outputs"),
+            format!("code cell {index} has no outputs array"),
+            Some("[]"),
+        ));
+    };
+    for (k, out) in outs.iter().enumerate() {
+        check_output(text, index, k, out, bad)?;
+    }
+    let e = e.map(|m| &m.value);
+    match e {
+        Some(e) if matches!(e.kind, Kind::Null) => {}
+        Some(e) if matches!(e.kind, Kind::Num) && text[e.start..e.end].parse::<u64>().is_ok() => {}
+        _ => {
+            return Err(bad(
+                n,
+                &at("execution_count"),
+                format!("code cell {index} has no execution_count (null or a whole number)"),
+                Some("null"),
+            ));
+        }
+    }
+    Ok((Some(o.clone()), e.cloned()))
 }
 
 fn check_output(text: &str, cell: usize, k: usize, out: &Node, bad: &Bad) -> Result<(), NbError> {

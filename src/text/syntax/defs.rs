@@ -100,142 +100,181 @@ fn declarator_name(node: Node) -> Option<Node> {
 /// What `node` defines in grammar `g`, if anything; `scope` is the innermost
 /// open definition's kind.
 fn classify(g: Grammar, node: Node, src: &[u8], scope: Option<&str>) -> Option<Found> {
-    let k = node.kind();
-    let named = |kind: &'static str, opens: bool| -> Option<Found> {
-        Some(Found {
-            kind,
-            name: field_text(node, "name", src)?,
-            opens,
-            container: None,
-        })
-    };
     let in_type = matches!(
         scope,
         Some("class" | "impl" | "trait" | "interface" | "struct" | "enum" | "record" | "module")
     );
     match g {
-        Grammar::Rust => match k {
-            "function_item" | "function_signature_item" => {
-                let inside = matches!(scope, Some("impl" | "trait"));
-                named(if inside { "method" } else { "function" }, true)
-            }
-            "struct_item" => named("struct", false),
-            "enum_item" => named("enum", false),
-            "union_item" => named("union", false),
-            "trait_item" => named("trait", true),
-            "type_item" => named("type", false),
-            "mod_item" => named("module", true),
-            "const_item" => named("const", false),
-            "static_item" => named("static", false),
-            "macro_definition" => named("macro", false),
-            "impl_item" => Some(Found {
-                kind: "impl",
-                name: type_name(node.child_by_field_name("type")?, src),
+        Grammar::Rust => classify_rust(node, src, scope),
+        Grammar::Python => classify_python(node, src, scope),
+        Grammar::Go => classify_go(node, src),
+        Grammar::JavaScript | Grammar::TypeScript | Grammar::Tsx => classify_js(node, src, in_type),
+        Grammar::Java => classify_java(node, src),
+        Grammar::C | Grammar::Cpp => classify_c(g, node, src, in_type),
+        Grammar::Ruby => classify_ruby(node, src),
+    }
+}
+
+/// A definition named by the node's `name` field.
+fn named(node: Node, src: &[u8], kind: &'static str, opens: bool) -> Option<Found> {
+    Some(Found {
+        kind,
+        name: field_text(node, "name", src)?,
+        opens,
+        container: None,
+    })
+}
+
+/// What a Rust node defines: items, methods inside impls and traits, impls.
+fn classify_rust(node: Node, src: &[u8], scope: Option<&str>) -> Option<Found> {
+    let named = |kind, opens| named(node, src, kind, opens);
+    match node.kind() {
+        "function_item" | "function_signature_item" => {
+            let inside = matches!(scope, Some("impl" | "trait"));
+            named(if inside { "method" } else { "function" }, true)
+        }
+        "struct_item" => named("struct", false),
+        "enum_item" => named("enum", false),
+        "union_item" => named("union", false),
+        "trait_item" => named("trait", true),
+        "type_item" => named("type", false),
+        "mod_item" => named("module", true),
+        "const_item" => named("const", false),
+        "static_item" => named("static", false),
+        "macro_definition" => named("macro", false),
+        "impl_item" => Some(Found {
+            kind: "impl",
+            name: type_name(node.child_by_field_name("type")?, src),
+            opens: true,
+            container: None,
+        }),
+        _ => None,
+    }
+}
+
+/// What a Python node defines: functions (methods inside classes), classes.
+fn classify_python(node: Node, src: &[u8], scope: Option<&str>) -> Option<Found> {
+    match node.kind() {
+        "function_definition" => named(
+            node,
+            src,
+            if scope == Some("class") {
+                "method"
+            } else {
+                "function"
+            },
+            true,
+        ),
+        "class_definition" => named(node, src, "class", true),
+        _ => None,
+    }
+}
+
+/// What a Go node defines: functions, methods with their receiver type,
+/// types, package-level variables and constants.
+fn classify_go(node: Node, src: &[u8]) -> Option<Found> {
+    let k = node.kind();
+    match k {
+        "function_declaration" => named(node, src, "function", true),
+        "method_declaration" => {
+            let recv = node
+                .child_by_field_name("receiver")
+                .and_then(|r| r.named_child(0))
+                .and_then(|p| p.child_by_field_name("type"))
+                .map(|t| type_name(t, src));
+            Some(Found {
+                kind: "method",
+                name: field_text(node, "name", src)?,
+                opens: true,
+                container: recv,
+            })
+        }
+        "type_spec" | "type_alias" => {
+            let kind = match node.child_by_field_name("type").map(|t| t.kind()) {
+                Some("struct_type") => "struct",
+                Some("interface_type") => "interface",
+                _ => "type",
+            };
+            named(node, src, kind, false)
+        }
+        "var_spec" | "const_spec" if super::scopes::go_package_level(node) => {
+            let kind = if k == "var_spec" { "variable" } else { "const" };
+            named(node, src, kind, false)
+        }
+        _ => None,
+    }
+}
+
+/// What a JavaScript/TypeScript node defines, function-valued variables included.
+fn classify_js(node: Node, src: &[u8], in_type: bool) -> Option<Found> {
+    let named = |kind, opens| named(node, src, kind, opens);
+    match node.kind() {
+        "function_declaration" | "generator_function_declaration" | "function_signature" => {
+            named("function", true)
+        }
+        "class_declaration" | "abstract_class_declaration" | "class" => named("class", true),
+        "method_definition" | "method_signature" | "abstract_method_signature" => {
+            named("method", true)
+        }
+        "interface_declaration" => named("interface", true),
+        "enum_declaration" => named("enum", false),
+        "type_alias_declaration" => named("type", false),
+        "internal_module" | "module" => named("namespace", true),
+        "variable_declarator" => {
+            let value = node.child_by_field_name("value")?;
+            let fun = matches!(
+                value.kind(),
+                "arrow_function" | "function_expression" | "function" | "generator_function"
+            );
+            let name = node.child_by_field_name("name")?;
+            (fun && name.kind() == "identifier").then(|| Found {
+                kind: if in_type { "method" } else { "function" },
+                name: text_of(name, src),
                 opens: true,
                 container: None,
-            }),
-            _ => None,
-        },
-        Grammar::Python => match k {
-            "function_definition" => named(
-                if scope == Some("class") {
-                    "method"
-                } else {
-                    "function"
-                },
-                true,
-            ),
-            "class_definition" => named("class", true),
-            _ => None,
-        },
-        Grammar::Go => match k {
-            "function_declaration" => named("function", true),
-            "method_declaration" => {
-                let recv = node
-                    .child_by_field_name("receiver")
-                    .and_then(|r| r.named_child(0))
-                    .and_then(|p| p.child_by_field_name("type"))
-                    .map(|t| type_name(t, src));
-                Some(Found {
-                    kind: "method",
-                    name: field_text(node, "name", src)?,
-                    opens: true,
-                    container: recv,
-                })
-            }
-            "type_spec" | "type_alias" => {
-                let kind = match node.child_by_field_name("type").map(|t| t.kind()) {
-                    Some("struct_type") => "struct",
-                    Some("interface_type") => "interface",
-                    _ => "type",
-                };
-                named(kind, false)
-            }
-            "var_spec" | "const_spec" if super::scopes::go_package_level(node) => {
-                named(if k == "var_spec" { "variable" } else { "const" }, false)
-            }
-            _ => None,
-        },
-        Grammar::JavaScript | Grammar::TypeScript | Grammar::Tsx => match k {
-            "function_declaration" | "generator_function_declaration" | "function_signature" => {
-                named("function", true)
-            }
-            "class_declaration" | "abstract_class_declaration" | "class" => named("class", true),
-            "method_definition" | "method_signature" | "abstract_method_signature" => {
-                named("method", true)
-            }
-            "interface_declaration" => named("interface", true),
-            "enum_declaration" => named("enum", false),
-            "type_alias_declaration" => named("type", false),
-            "internal_module" | "module" => named("namespace", true),
-            "variable_declarator" => {
-                let value = node.child_by_field_name("value")?;
-                let fun = matches!(
-                    value.kind(),
-                    "arrow_function" | "function_expression" | "function" | "generator_function"
-                );
-                let name = node.child_by_field_name("name")?;
-                (fun && name.kind() == "identifier").then(|| Found {
-                    kind: if in_type { "method" } else { "function" },
-                    name: text_of(name, src),
-                    opens: true,
-                    container: None,
-                })
-            }
-            _ => None,
-        },
-        Grammar::Java => match k {
-            "class_declaration" => named("class", true),
-            "interface_declaration" => named("interface", true),
-            "enum_declaration" => named("enum", true),
-            "record_declaration" => named("record", true),
-            "annotation_type_declaration" => named("annotation", true),
-            "method_declaration" => named("method", true),
-            "constructor_declaration" => named("constructor", true),
-            "field_declaration" | "constant_declaration" => Some(Found {
-                kind: "field",
-                name: field_text(node.child_by_field_name("declarator")?, "name", src)?,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// What a Java node defines: types, methods, constructors, fields.
+fn classify_java(node: Node, src: &[u8]) -> Option<Found> {
+    let named = |kind, opens| named(node, src, kind, opens);
+    match node.kind() {
+        "class_declaration" => named("class", true),
+        "interface_declaration" => named("interface", true),
+        "enum_declaration" => named("enum", true),
+        "record_declaration" => named("record", true),
+        "annotation_type_declaration" => named("annotation", true),
+        "method_declaration" => named("method", true),
+        "constructor_declaration" => named("constructor", true),
+        "field_declaration" | "constant_declaration" => Some(Found {
+            kind: "field",
+            name: field_text(node.child_by_field_name("declarator")?, "name", src)?,
+            opens: false,
+            container: None,
+        }),
+        _ => None,
+    }
+}
+
+/// What a Ruby node defines: methods, classes, modules, defining assignments.
+fn classify_ruby(node: Node, src: &[u8]) -> Option<Found> {
+    match node.kind() {
+        "method" | "singleton_method" => named(node, src, "method", true),
+        "class" => named(node, src, "class", true),
+        "module" => named(node, src, "module", true),
+        "assignment" => {
+            let left = node.child_by_field_name("left")?;
+            Some(Found {
+                kind: super::scopes::ruby_defining_assignment(left)?,
+                name: text_of(left, src),
                 opens: false,
                 container: None,
-            }),
-            _ => None,
-        },
-        Grammar::C | Grammar::Cpp => classify_c(g, node, src, in_type),
-        Grammar::Ruby => match k {
-            "method" | "singleton_method" => named("method", true),
-            "class" => named("class", true),
-            "module" => named("module", true),
-            "assignment" => {
-                let left = node.child_by_field_name("left")?;
-                Some(Found {
-                    kind: super::scopes::ruby_defining_assignment(left)?,
-                    name: text_of(left, src),
-                    opens: false,
-                    container: None,
-                })
-            }
-            _ => None,
-        },
+            })
+        }
+        _ => None,
     }
 }
 
@@ -243,14 +282,7 @@ fn classify(g: Grammar, node: Node, src: &[u8], scope: Option<&str>) -> Option<F
 /// unions, enums, classes, typedefs, macros, namespaces, file-scope variables.
 fn classify_c(g: Grammar, node: Node, src: &[u8], in_type: bool) -> Option<Found> {
     let k = node.kind();
-    let named = |kind: &'static str, opens: bool| -> Option<Found> {
-        Some(Found {
-            kind,
-            name: field_text(node, "name", src)?,
-            opens,
-            container: None,
-        })
-    };
+    let named = |kind, opens| named(node, src, kind, opens);
     match k {
         "function_definition" => {
             let d = declarator_name(node.child_by_field_name("declarator")?)?;

@@ -350,137 +350,166 @@ pub fn lexis_of(lang: &str) -> Option<Lexis> {
 
 /// Unbalanced (), [], {} outside strings and comments.
 pub fn balance(text: &str, lx: &Lexis) -> Vec<Diag> {
-    let b = text.as_bytes();
     let mut i = 0;
     let mut stack: Vec<(u8, usize)> = Vec::new();
-    let mut out = Vec::new();
+    while i < text.len() {
+        let step = match skip_literal(text, lx, i) {
+            Some(step) => step,
+            None => bracket(text, &mut stack, i).map(|()| i + 1),
+        };
+        match step {
+            Ok(next) => i = next,
+            Err(d) => return vec![d],
+        }
+    }
+    stack
+        .into_iter()
+        .rev()
+        .take(MAX_DIAGS)
+        .map(|(o, p)| at(text, p, format!("'{}' is never closed", o as char)))
+        .collect()
+}
+
+/// Where the literal or comment starting at `i` ends (a Lisp character, a line
+/// or block comment, a character, a string), or what is wrong when it never
+/// ends; None when code starts at `i`.
+fn skip_literal(text: &str, lx: &Lexis, i: usize) -> Option<Result<usize, Diag>> {
+    let b = text.as_bytes();
+    let starts = |s: &str| b[i..].starts_with(s.as_bytes());
+    for p in lx.char_prefix {
+        if starts(p) && i + p.len() < b.len() {
+            // The prefix and the one character after it.
+            let ch_len = text[i + p.len()..].chars().next().map_or(1, char::len_utf8);
+            return Some(Ok(i + p.len() + ch_len));
+        }
+    }
+    if lx.line_comments.iter().any(|c| starts(c)) {
+        let mut end = i;
+        while end < b.len() && b[end] != b'\n' {
+            end += 1;
+        }
+        return Some(Ok(end));
+    }
+    if let Some((open, close)) = lx.block
+        && starts(open)
+    {
+        return Some(skip_block(text, lx.nested_block, i, (open, close)));
+    }
+    let c = b[i];
+    if lx.tick_is_char && c == b'\'' {
+        return Some(Ok(skip_tick(text, i)));
+    }
+    if lx.quotes.as_bytes().contains(&c) {
+        return Some(skip_string(text, lx, i));
+    }
+    None
+}
+
+/// The end of the block comment opening at `from` (nested when `nested`).
+fn skip_block(
+    text: &str,
+    nested: bool,
+    from: usize,
+    (open, close): (&str, &str),
+) -> Result<usize, Diag> {
+    let b = text.as_bytes();
     let starts = |i: usize, s: &str| b[i..].starts_with(s.as_bytes());
-    'scan: while i < b.len() {
-        for p in lx.char_prefix {
-            if starts(i, p) && i + p.len() < b.len() {
-                // The prefix and the one character after it.
-                let ch_len = text[i + p.len()..].chars().next().map_or(1, char::len_utf8);
-                i += p.len() + ch_len;
-                continue 'scan;
-            }
-        }
-        if lx.line_comments.iter().any(|c| starts(i, c)) {
-            while i < b.len() && b[i] != b'\n' {
-                i += 1;
-            }
-            continue;
-        }
-        if let Some((open, close)) = lx.block
-            && starts(i, open)
-        {
-            let from = i;
-            let mut depth = 1;
+    let mut depth = 1;
+    let mut i = from + open.len();
+    while i < b.len() && depth > 0 {
+        if starts(i, close) {
+            depth -= 1;
+            i += close.len();
+        } else if nested && starts(i, open) {
+            depth += 1;
             i += open.len();
-            while i < b.len() && depth > 0 {
-                if starts(i, close) {
-                    depth -= 1;
-                    i += close.len();
-                } else if lx.nested_block && starts(i, open) {
-                    depth += 1;
-                    i += open.len();
-                } else {
-                    i += 1;
-                }
-            }
-            if depth > 0 {
-                out.push(at(text, from, format!("unterminated comment {open}")));
-                return out;
-            }
-            continue;
-        }
-        let c = b[i];
-        if lx.tick_is_char && c == b'\'' {
-            // 'x', '\n', '\u{..}' are characters; 'a (a lifetime) is not.
-            let rest = &text[i + 1..];
-            let mut it = rest.char_indices();
-            match it.next() {
-                Some((_, '\\')) => {
-                    if let Some(end) = rest[1..].find('\'') {
-                        i += 1 + 1 + end + 1;
-                        continue;
-                    }
-                }
-                Some((_, ch)) if rest[ch.len_utf8()..].starts_with('\'') => {
-                    i += 1 + ch.len_utf8() + 1;
-                    continue;
-                }
-                _ => {}
-            }
+        } else {
             i += 1;
+        }
+    }
+    if depth > 0 {
+        return Err(at(text, from, format!("unterminated comment {open}")));
+    }
+    Ok(i)
+}
+
+/// Past the `'` at `i`: past a whole character literal ('x', '\n', '\u{..}'),
+/// past the tick alone when it starts no character ('a, a lifetime).
+fn skip_tick(text: &str, i: usize) -> usize {
+    let rest = &text[i + 1..];
+    let mut it = rest.char_indices();
+    match it.next() {
+        Some((_, '\\')) => {
+            if let Some(end) = rest[1..].find('\'') {
+                return i + 1 + 1 + end + 1;
+            }
+        }
+        Some((_, ch)) if rest[ch.len_utf8()..].starts_with('\'') => {
+            return i + 1 + ch.len_utf8() + 1;
+        }
+        _ => {}
+    }
+    i + 1
+}
+
+/// The end of the string whose quote is at `from` (a triple quote where the
+/// language has them).
+fn skip_string(text: &str, lx: &Lexis, from: usize) -> Result<usize, Diag> {
+    let b = text.as_bytes();
+    let c = b[from];
+    let triple = lx.triple_quotes && b[from..].starts_with(&[c, c, c]);
+    let mut i = from + if triple { 3 } else { 1 };
+    loop {
+        if i >= b.len() {
+            return Err(at(text, from, "unterminated string"));
+        }
+        if b[i] == b'\\' {
+            i += 2;
             continue;
         }
-        if lx.quotes.as_bytes().contains(&c) {
-            let from = i;
-            let triple = lx.triple_quotes && b[i..].starts_with(&[c, c, c]);
-            let q_len = if triple { 3 } else { 1 };
-            i += q_len;
-            loop {
-                if i >= b.len() {
-                    out.push(at(text, from, "unterminated string"));
-                    return out;
-                }
-                if b[i] == b'\\' {
-                    i += 2;
-                    continue;
-                }
-                if triple {
-                    if b[i..].starts_with(&[c, c, c]) {
-                        i += 3;
-                        break;
-                    }
-                } else if b[i] == c {
-                    i += 1;
-                    break;
-                } else if b[i] == b'\n' && c != b'`' && lx.quotes != "\"" {
-                    // Only Lisp, Rust and template strings span lines.
-                    out.push(at(text, from, "unterminated string"));
-                    return out;
-                }
-                i += 1;
+        if triple {
+            if b[i..].starts_with(&[c, c, c]) {
+                return Ok(i + 3);
             }
-            continue;
-        }
-        match c {
-            b'(' | b'[' | b'{' => stack.push((c, i)),
-            b')' | b']' | b'}' => {
-                let want = match c {
-                    b')' => b'(',
-                    b']' => b'[',
-                    _ => b'{',
-                };
-                match stack.pop() {
-                    Some((o, _)) if o == want => {}
-                    Some((o, p)) => {
-                        let (l, col) = line_col(text, p);
-                        out.push(at(
-                            text,
-                            i,
-                            format!(
-                                "'{}' does not close the '{}' opened at line {l}, column {col}",
-                                c as char, o as char
-                            ),
-                        ));
-                        return out;
-                    }
-                    None => {
-                        out.push(at(text, i, format!("'{}' closes nothing", c as char)));
-                        return out;
-                    }
-                }
-            }
-            _ => {}
+        } else if b[i] == c {
+            return Ok(i + 1);
+        } else if b[i] == b'\n' && c != b'`' && lx.quotes != "\"" {
+            // Only Lisp, Rust and template strings span lines.
+            return Err(at(text, from, "unterminated string"));
         }
         i += 1;
     }
-    for (o, p) in stack.into_iter().rev().take(MAX_DIAGS) {
-        out.push(at(text, p, format!("'{}' is never closed", o as char)));
+}
+
+/// An opening bracket at `i` goes on `stack`; a closing one takes its opener
+/// off, or is the error when it closes another bracket or nothing.
+fn bracket(text: &str, stack: &mut Vec<(u8, usize)>, i: usize) -> Result<(), Diag> {
+    let c = text.as_bytes()[i];
+    let want = match c {
+        b'(' | b'[' | b'{' => {
+            stack.push((c, i));
+            return Ok(());
+        }
+        b')' => b'(',
+        b']' => b'[',
+        b'}' => b'{',
+        _ => return Ok(()),
+    };
+    match stack.pop() {
+        Some((o, _)) if o == want => Ok(()),
+        Some((o, p)) => {
+            let (l, col) = line_col(text, p);
+            Err(at(
+                text,
+                i,
+                format!(
+                    "'{}' does not close the '{}' opened at line {l}, column {col}",
+                    c as char, o as char
+                ),
+            ))
+        }
+        None => Err(at(text, i, format!("'{}' closes nothing", c as char))),
     }
-    out
 }
 
 #[cfg(test)]

@@ -157,7 +157,16 @@ pub(super) fn symbol_span(
     let kind = args.kind.as_deref();
     match select::one_definition(args.path(), text, name, kind) {
         Ok(one) => Ok((one.start_line, one.end_line.max(one.start_line))),
-        Err(select::SymbolError::UnsupportedLanguage) => Err(CmdError::new(
+        Err(e) => Err(symbol_error(args, name, e).into()),
+    }
+}
+
+/// The error of a `--symbol` that names no one definition: the file's language
+/// has no outline, nothing is named so, or several are.
+fn symbol_error(args: &ReadArgs, name: &str, e: select::SymbolError) -> CmdError {
+    let kind = args.kind.as_deref();
+    match e {
+        select::SymbolError::UnsupportedLanguage => CmdError::new(
             code::UNSUPPORTED_LANGUAGE,
             format!(
                 "No language of the outline table covers {}, so --symbol cannot find definitions in it.",
@@ -168,9 +177,8 @@ pub(super) fn symbol_span(
                 "Find the definition's line with --match instead.",
                 shell::aitools(["read", args.path(), "--match", name]),
             ),
-        )
-        .into()),
-        Err(select::SymbolError::NoSymbol { .. }) => Err(CmdError::new(
+        ),
+        select::SymbolError::NoSymbol { .. } => CmdError::new(
             code::NO_MATCH,
             format!(
                 "{} has no definition named {name}{}.",
@@ -197,15 +205,14 @@ pub(super) fn symbol_span(
                     .copied()
                     .unwrap_or(name),
             ]),
-        ))
-        .into()),
-        Err(select::SymbolError::Ambiguous {
+        )),
+        select::SymbolError::Ambiguous {
             defs,
             qualified,
             kinds,
-        }) => {
+        } => {
             let Some(first) = defs.first() else {
-                return Err(CmdError::internal("an ambiguous --symbol without definitions").into());
+                return CmdError::internal("an ambiguous --symbol without definitions");
             };
             let list: Vec<Json> = defs.iter().map(Json::from_serialize).collect();
             let mut err = CmdError::new(
@@ -242,7 +249,7 @@ pub(super) fn symbol_span(
                     shell::aitools(["read", args.path(), "--symbol", name, "--kind", &kinds[0]]),
                 ));
             }
-            Err(err.into())
+            err
         }
     }
 }
