@@ -12,7 +12,6 @@ pub const MAX_FN_LINES: usize = 100;
 pub const LONG_FNS: &[(&str, &str, usize)] = &[
     ("command_error/workspace.rs", "from", 107),
     ("commands/edit/files.rs", "copy", 134),
-    ("commands/edit/move_lines.rs", "run", 147),
     ("commands/edit/patch.rs", "apply_placed", 133),
     ("commands/edit/patch.rs", "parse", 118),
     ("commands/edit/transform.rs", "apply_op", 144),

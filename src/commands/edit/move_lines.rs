@@ -1,17 +1,19 @@
 //! `move-lines`: selected lines cut from a file and put at another place in the
 //! same file or in another one — both files in one journaled op, all or nothing.
 
-use super::common::{self, SelectorArgs};
+use super::common::{self, SelectorArgs, Target};
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects};
 use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
-use crate::store::guard;
+use crate::store::guard::{self, ExpectHash};
 use crate::store::write::{self, Change, WriteRequest};
+use crate::text::decode::Encoding;
 use crate::text::doc::Doc;
-use crate::text::select::{self, Selector};
+use crate::text::select::{self, Block, Selector};
 use crate::workspace::Ctx;
 use crate::workspace::boundary::Final;
 use clap::Args;
+use std::path::Path;
 
 #[derive(Args, Debug)]
 pub struct MoveLinesArgs {
@@ -182,6 +184,132 @@ fn retarget(lines: &[String], dst: &Doc) -> Vec<String> {
         .collect()
 }
 
+/// The source's lines, which of them move, and the moved ones in order.
+struct Cut {
+    lines: Vec<String>,
+    moved: Vec<bool>,
+    taken: Vec<String>,
+}
+
+impl Cut {
+    fn new(doc: &Doc, blocks: &[Block]) -> Cut {
+        let mut moved = vec![false; doc.line_count()];
+        for b in blocks {
+            for f in moved.iter_mut().take(b.end).skip(b.start) {
+                *f = true;
+            }
+        }
+        let lines = raw_lines(doc);
+        let taken = Self::pick(&lines, &moved, true);
+        Cut {
+            lines,
+            moved,
+            taken,
+        }
+    }
+
+    /// The lines whose moved flag is `moved`, in order.
+    fn pick(lines: &[String], flags: &[bool], moved: bool) -> Vec<String> {
+        lines
+            .iter()
+            .zip(flags)
+            .filter(|(_, m)| **m == moved)
+            .map(|(l, _)| l.clone())
+            .collect()
+    }
+
+    /// The lines that stay.
+    fn kept(&self) -> Vec<String> {
+        Self::pick(&self.lines, &self.moved, false)
+    }
+
+    /// Within one file: the moved lines put back at `place`, which may not be
+    /// inside them.
+    fn within(
+        &self,
+        t: &Target,
+        blocks: &[Block],
+        place: &Place,
+        position: &str,
+    ) -> Result<Vec<Change>, CmdError> {
+        let at = resolve(&t.doc, &t.display, place)?;
+        let moved = &self.moved;
+        let inside = (at > 0 && at < moved.len() && moved[at - 1] && moved[at])
+            || blocks.iter().any(|b| at > b.start && at < b.end);
+        if inside {
+            return Err(CmdError::invalid_argument(
+                "move-lines",
+                format!("--to-position {position} is inside the lines being moved."),
+            ));
+        }
+        let mut out = Vec::with_capacity(self.lines.len());
+        for (i, l) in self.lines.iter().enumerate() {
+            if i == at {
+                out.extend(self.taken.iter().cloned());
+            }
+            if !moved[i] {
+                out.push(l.clone());
+            }
+        }
+        if at >= self.lines.len() {
+            out.extend(self.taken.iter().cloned());
+        }
+        super::edit_cmd::put_if_changed(t, join(&t.doc, &out))
+    }
+}
+
+/// Where the moved lines go in another file: its argument and path, the place,
+/// and the hashes that guard it.
+struct Destination<'a> {
+    arg: &'a str,
+    abs: &'a Path,
+    place: &'a Place,
+    expect: &'a ExpectHash,
+    enc: Option<Encoding>,
+}
+
+impl Destination<'_> {
+    /// The destination's new bytes: the moved lines placed in it, or, when it is
+    /// missing, a new file holding just them (start or end only).
+    fn bytes(&self, ctx: &Ctx, t: &Target, taken: &[String]) -> Result<Vec<u8>, CmdError> {
+        let (cmd, to_arg, place) = ("move-lines", self.arg, self.place);
+        if !ctx.files().exists(self.abs)? {
+            if !matches!(place, Place::Start | Place::End) {
+                return Err(CmdError::invalid_argument(
+                    cmd,
+                    format!(
+                        "{to_arg} does not exist yet; only start or end places lines in a new file."
+                    ),
+                ));
+            }
+            let doc = Doc::from_text(false, String::new());
+            let text = retarget(taken, &doc).concat();
+            // A new file takes the source's --encoding (and that encoding's BOM).
+            return t.encoded(Doc::from_text(false, text));
+        }
+        let d = common::load(ctx, to_arg, self.enc)?;
+        common::check_target_hash(self.expect, &d, false)?;
+        if matches!(place, Place::After(_) | Place::Before(_))
+            && self.expect.for_target(to_arg, &d.display, false).is_none()
+        {
+            return Err(CmdError::from(guard::missing_hash(
+                cmd,
+                &d.display,
+                "A --to file placed by line number",
+            ))
+            .with_first_repair(Repair::new(
+                "hash",
+                "Get the destination's hash, then pass --expect-hash PATH=HASH.",
+                shell::aitools(["info", &d.display]),
+            )));
+        }
+        let at = resolve(&d.doc, &d.display, place)?;
+        let mut lines = raw_lines(&d.doc);
+        lines.splice(at..at, retarget(taken, &d.doc));
+        d.encoded(join(&d.doc, &lines))
+    }
+}
+
 pub fn run(ctx: &Ctx, a: &MoveLinesArgs) -> Result<Output, CmdError> {
     let cmd = "move-lines";
     let Some(sel) = a.sel.parse(cmd)? else {
@@ -213,109 +341,33 @@ pub fn run(ctx: &Ctx, a: &MoveLinesArgs) -> Result<Output, CmdError> {
                 guard::check_count(cmd, &ctx.argv, expect_count, n, a.guard.dry.dry_run)?;
                 selected = Some(n);
             }
-            let mut is_moved = vec![false; t.doc.line_count()];
-            for b in &blocks {
-                for f in is_moved.iter_mut().take(b.end).skip(b.start) {
-                    *f = true;
-                }
-            }
-            let src_lines = raw_lines(&t.doc);
-            let taken: Vec<String> = src_lines
-                .iter()
-                .zip(&is_moved)
-                .filter(|(_, m)| **m)
-                .map(|(l, _)| l.clone())
-                .collect();
-            moved = taken.len();
+            let cut = Cut::new(&t.doc, &blocks);
+            moved = cut.taken.len();
             let same = match &to_abs {
                 None => true,
                 Some(p) => crate::workspace::paths::real_path(ctx.dirs(), p) == t.real,
             };
             if same {
-                let at = resolve(&t.doc, &t.display, &place)?;
-                let inside = (at > 0 && at < is_moved.len() && is_moved[at - 1] && is_moved[at])
-                    || blocks.iter().any(|b| at > b.start && at < b.end);
-                if inside {
-                    return Err(CmdError::invalid_argument(
-                        cmd,
-                        format!(
-                            "--to-position {} is inside the lines being moved.",
-                            a.to_position
-                        ),
-                    ));
-                }
-                let mut out = Vec::with_capacity(src_lines.len());
-                for (i, l) in src_lines.iter().enumerate() {
-                    if i == at {
-                        out.extend(taken.iter().cloned());
-                    }
-                    if !is_moved[i] {
-                        out.push(l.clone());
-                    }
-                }
-                if at >= src_lines.len() {
-                    out.extend(taken.iter().cloned());
-                }
-                return super::edit_cmd::put_if_changed(&t, join(&t.doc, &out));
+                return cut.within(&t, &blocks, &place, &a.to_position);
             }
             let Some(to_arg) = a.to.as_deref() else {
                 return Err(CmdError::internal("move-lines: no destination"));
             };
-            let Some(to_abs) = to_abs.clone() else {
+            let Some(to_abs) = to_abs.as_deref() else {
                 return Err(CmdError::internal("move-lines: no destination path"));
             };
-            let kept: Vec<String> = src_lines
-                .iter()
-                .zip(&is_moved)
-                .filter(|(_, m)| !**m)
-                .map(|(l, _)| l.clone())
-                .collect();
-            let src_doc = join(&t.doc, &kept);
-            let exists = ctx.files().exists(&to_abs)?;
-            let (dst_bytes, dst_display) = if exists {
-                let d = common::load(ctx, to_arg, enc)?;
-                common::check_target_hash(&expect, &d, false)?;
-                if matches!(place, Place::After(_) | Place::Before(_))
-                    && expect.for_target(to_arg, &d.display, false).is_none()
-                {
-                    return Err(CmdError::from(guard::missing_hash(
-                        cmd,
-                        &d.display,
-                        "A --to file placed by line number",
-                    ))
-                    .with_first_repair(Repair::new(
-                        "hash",
-                        "Get the destination's hash, then pass --expect-hash PATH=HASH.",
-                        shell::aitools(["info", &d.display]),
-                    )));
-                }
-                let at = resolve(&d.doc, &d.display, &place)?;
-                let mut lines = raw_lines(&d.doc);
-                let new = retarget(&taken, &d.doc);
-                lines.splice(at..at, new);
-                let doc = join(&d.doc, &lines);
-                (d.encoded(doc)?, d.display)
-            } else {
-                if !matches!(place, Place::Start | Place::End) {
-                    return Err(CmdError::invalid_argument(
-                        cmd,
-                        format!(
-                            "{to_arg} does not exist yet; only start or end places lines in a new file."
-                        ),
-                    ));
-                }
-                let doc = Doc::from_text(false, String::new());
-                let text = retarget(&taken, &doc).concat();
-                // A new file takes the source's --encoding (and that encoding's BOM).
-                (
-                    t.encoded(Doc::from_text(false, text))?,
-                    ctx.display_path(&to_abs),
-                )
+            let src_doc = join(&t.doc, &cut.kept());
+            let dst = Destination {
+                arg: to_arg,
+                abs: to_abs,
+                place: &place,
+                expect: &expect,
+                enc,
             };
-            let _ = dst_display;
+            let dst_bytes = dst.bytes(ctx, &t, &cut.taken)?;
             let mut changes = super::edit_cmd::put_if_changed(&t, src_doc)?;
             changes.push(Change::Put {
-                path: crate::workspace::paths::real_path(ctx.dirs(), &to_abs),
+                path: crate::workspace::paths::real_path(ctx.dirs(), to_abs),
                 bytes: dst_bytes,
                 mode: None,
             });
