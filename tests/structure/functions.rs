@@ -19,7 +19,6 @@ pub const LONG_FNS: &[(&str, &str, usize)] = &[
     ("commands/edit/v4a.rs", "parse", 102),
     ("commands/inspect/read.rs", "read_path", 107),
     ("commands/inspect/read.rs", "symbol_file", 114),
-    ("commands/process/wait.rs", "run", 145),
     ("discovery.rs", "unknown_command_error", 118),
     ("dispatch.rs", "run_in", 121),
     ("oui/manifest.rs", "surfaces", 108),

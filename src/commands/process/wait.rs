@@ -124,7 +124,8 @@ fn port_open(port: u16) -> bool {
         .any(|a| TcpStream::connect_timeout(a, Duration::from_millis(200)).is_ok())
 }
 
-pub fn run(ctx: &Ctx, a: &WaitArgs) -> Result<Output, CmdError> {
+/// The one condition the arguments name, after the checks on how they combine.
+fn condition(ctx: &Ctx, a: &WaitArgs) -> Result<Cond, CmdError> {
     if a.timeout > MAX_TIMEOUT {
         return Err(invalid(
             ctx,
@@ -156,47 +157,43 @@ pub fn run(ctx: &Ctx, a: &WaitArgs) -> Result<Output, CmdError> {
     if pattern.is_some() && a.file.is_none() && a.bg.is_none() {
         return Err(invalid(ctx, "--pattern goes with --file or --bg."));
     }
-    let cond = if let Some(f) = &a.file {
+    if let Some(f) = &a.file {
         let Some(re) = pattern else {
             return Err(invalid(
                 ctx,
                 "--file needs --pattern (the line to wait for).",
             ));
         };
-        Cond::Line(ctx.files().disk(&ctx.path_arg(f)?), re)
-    } else if let Some(p) = a.port {
-        Cond::Port(p)
-    } else if let Some(id) = &a.bg {
+        return Ok(Cond::Line(ctx.files().disk(&ctx.path_arg(f)?), re));
+    }
+    if let Some(p) = a.port {
+        return Ok(Cond::Port(p));
+    }
+    if let Some(id) = &a.bg {
         let j = bg::job(ctx, id)?;
-        match (pattern, a.exit) {
-            (Some(re), false) => Cond::Line(ctx.files().disk(&j.log()), re),
-            (None, true) => Cond::Exit(j),
-            _ => {
-                return Err(invalid(
-                    ctx,
-                    "--bg needs exactly one of --pattern or --exit.",
-                ));
-            }
-        }
-    } else {
-        let d = a.duration.unwrap_or_default();
-        if d > a.timeout {
-            return Err(invalid(
+        return match (pattern, a.exit) {
+            (Some(re), false) => Ok(Cond::Line(ctx.files().disk(&j.log()), re)),
+            (None, true) => Ok(Cond::Exit(j)),
+            _ => Err(invalid(
                 ctx,
-                "--duration is longer than --timeout; raise --timeout too.",
-            ));
-        }
-        Cond::Sleep(d)
-    };
-    let start = Instant::now();
-    let deadline = start + a.timeout;
-    let mut follower = Follower {
-        offset: 0,
-        mask: redact::LineMask::default(),
-    };
-    let mut o = Json::obj();
-    loop {
-        let hit = match &cond {
+                "--bg needs exactly one of --pattern or --exit.",
+            )),
+        };
+    }
+    let d = a.duration.unwrap_or_default();
+    if d > a.timeout {
+        return Err(invalid(
+            ctx,
+            "--duration is longer than --timeout; raise --timeout too.",
+        ));
+    }
+    Ok(Cond::Sleep(d))
+}
+
+impl Cond {
+    /// One poll: the field that says what held and its value, or None.
+    fn poll(&self, follower: &mut Follower) -> Option<(&'static str, Json)> {
+        match self {
             Cond::Line(p, re) => follower.next_match(p, re).map(|l| ("line", Json::Str(l))),
             Cond::Port(p) => port_open(*p).then(|| ("port", Json::UInt(u64::from(*p)))),
             Cond::Exit(j) => (!j.running()).then_some(("exit", Json::Null)),
@@ -207,34 +204,59 @@ pub fn run(ctx: &Ctx, a: &WaitArgs) -> Result<Output, CmdError> {
                     Json::UInt(u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
                 ))
             }
-        };
-        if let Some((k, v)) = hit {
-            o.push("matched", Json::Bool(true));
+        }
+    }
+
+    /// The answer once the condition held `elapsed` after the start: a bg job's
+    /// exit status, else the field `poll` gave.
+    fn matched(&self, elapsed: Duration, k: &str, v: Json) -> Output {
+        let mut o = Json::obj();
+        o.push("matched", Json::Bool(true));
+        o.push(
+            "elapsed_ms",
+            Json::UInt(u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)),
+        );
+        if let Cond::Exit(j) = self {
+            let (code, sig) = j.exit().unwrap_or((None, None));
             o.push(
-                "elapsed_ms",
-                Json::UInt(u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX)),
+                "exit_code",
+                code.map(|c| Json::Int(i64::from(c))).unwrap_or(Json::Null),
             );
-            if let Cond::Exit(j) = &cond {
-                let (code, sig) = j.exit().unwrap_or((None, None));
-                o.push(
-                    "exit_code",
-                    code.map(|c| Json::Int(i64::from(c))).unwrap_or(Json::Null),
-                );
-                o.push(
-                    "signal",
-                    sig.map(|s| Json::Int(i64::from(s))).unwrap_or(Json::Null),
-                );
-                j.push_cut(&mut o);
-            } else {
-                o.push(k, v);
-            }
-            return Ok(Output::from_json(o, false));
+            o.push(
+                "signal",
+                sig.map(|s| Json::Int(i64::from(s))).unwrap_or(Json::Null),
+            );
+            j.push_cut(&mut o);
+        } else {
+            o.push(k, v);
+        }
+        Output::from_json(o, false)
+    }
+}
+
+pub fn run(ctx: &Ctx, a: &WaitArgs) -> Result<Output, CmdError> {
+    let cond = condition(ctx, a)?;
+    let start = Instant::now();
+    let deadline = start + a.timeout;
+    let mut follower = Follower {
+        offset: 0,
+        mask: redact::LineMask::default(),
+    };
+    loop {
+        if let Some((k, v)) = cond.poll(&mut follower) {
+            return Ok(cond.matched(start.elapsed(), k, v));
         }
         if Instant::now() >= deadline {
             break;
         }
         std::thread::sleep(POLL.min(deadline.saturating_duration_since(Instant::now())));
     }
+    Err(timed_out(ctx, a))
+}
+
+/// The timeout error: wait again for longer, and for a bg job see its log (and
+/// whether a cut log may have dropped the awaited line).
+fn timed_out(ctx: &Ctx, a: &WaitArgs) -> CmdError {
     let longer = (a.timeout * 2).min(MAX_TIMEOUT);
     let words = shell::rerun(
         &ctx.argv,
@@ -267,5 +289,5 @@ pub fn run(ctx: &Ctx, a: &WaitArgs) -> Result<Output, CmdError> {
             shell::aitools(["bg", "logs", id]),
         ));
     }
-    Err(err)
+    err
 }
