@@ -14,8 +14,6 @@ pub const LONG_FNS: &[(&str, &str, usize)] = &[
     ("commands/edit/files.rs", "copy", 134),
     ("commands/edit/patch.rs", "apply_placed", 133),
     ("commands/edit/patch.rs", "parse", 118),
-    ("commands/edit/transform.rs", "apply_op", 144),
-    ("commands/edit/transform.rs", "run", 130),
     ("commands/edit/v4a.rs", "parse", 102),
     ("commands/inspect/read.rs", "read_path", 107),
     ("commands/inspect/read.rs", "symbol_file", 114),

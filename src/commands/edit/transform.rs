@@ -137,6 +137,35 @@ struct Ctxt<'a> {
     removed: usize,
 }
 
+impl Ctxt<'_> {
+    /// The line ops, in order, on each block (the last first, so the earlier
+    /// blocks' line numbers hold).
+    fn line_ops(&mut self, mut doc: Doc, blocks: &[std::ops::Range<usize>]) -> Doc {
+        let a = self.a;
+        let line_ops: Vec<&String> =
+            a.op.iter()
+                .filter(|o| LINE_OPS.contains(&o.as_str()))
+                .collect();
+        if line_ops.is_empty() {
+            return doc;
+        }
+        for b in blocks.iter().rev() {
+            let mut lines: Vec<String> = (b.start..b.end)
+                .map(|i| doc.content(i).to_string())
+                .collect();
+            for op in &line_ops {
+                lines = apply_op(self, op, lines);
+            }
+            let mut new = lines.join("\n");
+            if !lines.is_empty() {
+                new.push('\n');
+            }
+            doc = doc.replace_block(b.start, b.end, &new);
+        }
+        doc
+    }
+}
+
 /// The sort/unique key of a line: the whole line, or field --key.
 fn key_of<'l>(c: &Ctxt, line: &'l str) -> &'l str {
     let Some(k) = c.a.key else { return line };
@@ -187,10 +216,28 @@ fn wrap_line(line: &str, width: usize) -> Vec<String> {
     out
 }
 
+/// One line op on a block's lines; the lines it removed are counted in `c`.
 fn apply_op(c: &mut Ctxt, op: &str, lines: Vec<String>) -> Vec<String> {
     let before = lines.len();
-    let width = c.a.width;
     let mut lines = lines;
+    match op {
+        "sort" | "sort-numeric" | "sort-version" | "reverse" | "shuffle" | "unique" => {
+            reorder(c, op, &mut lines)
+        }
+        "delete-blank" | "squeeze-blank" | "strip-trailing" => blanks(op, &mut lines),
+        "indent" | "dedent" | "tabs-to-spaces" | "spaces-to-tabs" => {
+            whitespace(c.a.width, op, &mut lines)
+        }
+        "comment" => comment(c.comment.unwrap_or(("#", "")), &mut lines),
+        "uncomment" => uncomment(c.comment.unwrap_or(("#", "")), &mut lines),
+        _ => lines = rewrite(c.a.columns, op, lines),
+    }
+    c.removed += before.saturating_sub(lines.len());
+    lines
+}
+
+/// The ops that order lines or drop repeats, by the sort key (--key, --delimiter).
+fn reorder(c: &Ctxt, op: &str, lines: &mut Vec<String>) {
     match op {
         "sort" => lines.sort_by(|x, y| key_of(c, x).cmp(key_of(c, y)).then(x.cmp(y))),
         "sort-numeric" => lines.sort_by(|x, y| {
@@ -203,11 +250,18 @@ fn apply_op(c: &mut Ctxt, op: &str, lines: Vec<String>) -> Vec<String> {
             lines.sort_by(|x, y| ops::version_cmp(key_of(c, x), key_of(c, y)).then(x.cmp(y)))
         }
         "reverse" => lines.reverse(),
-        "shuffle" => ops::shuffle(&mut lines, c.a.seed.unwrap_or(0)),
+        "shuffle" => ops::shuffle(lines, c.a.seed.unwrap_or(0)),
         "unique" => {
             let mut seen = std::collections::HashSet::new();
             lines.retain(|l| seen.insert(key_of(c, l).to_string()));
         }
+        _ => {}
+    }
+}
+
+/// The ops on blank lines and trailing blanks.
+fn blanks(op: &str, lines: &mut Vec<String>) {
+    match op {
         "delete-blank" => lines.retain(|l| !l.trim().is_empty()),
         "squeeze-blank" => {
             let mut prev_blank = false;
@@ -219,13 +273,21 @@ fn apply_op(c: &mut Ctxt, op: &str, lines: Vec<String>) -> Vec<String> {
             });
         }
         "strip-trailing" => {
-            for l in &mut lines {
+            for l in lines {
                 l.truncate(l.trim_end_matches([' ', '\t']).len());
             }
         }
+        _ => {}
+    }
+}
+
+/// The ops on leading whitespace: indent, dedent, and tabs to or from spaces
+/// (`width` is --width: the indent, the most to dedent, or the tab stop).
+fn whitespace(width: Option<usize>, op: &str, lines: &mut [String]) {
+    match op {
         "indent" => {
             let pad = " ".repeat(width.unwrap_or(2));
-            for l in &mut lines {
+            for l in lines {
                 if !l.trim().is_empty() {
                     l.insert_str(0, &pad);
                 }
@@ -239,29 +301,15 @@ fn apply_op(c: &mut Ctxt, op: &str, lines: Vec<String>) -> Vec<String> {
                 .min()
                 .unwrap_or(0);
             let n = width.map_or(common, |w| w.min(common));
-            for l in &mut lines {
+            for l in lines {
                 let k = n.min(indent_of(l).len());
                 l.drain(..k);
             }
         }
         "tabs-to-spaces" => {
             let stop = width.unwrap_or(8).max(1);
-            for l in &mut lines {
-                if l.contains('\t') {
-                    let mut out = String::new();
-                    let mut col = 0;
-                    for ch in l.chars() {
-                        if ch == '\t' {
-                            let n = stop - col % stop;
-                            out.push_str(&" ".repeat(n));
-                            col += n;
-                        } else {
-                            out.push(ch);
-                            col += 1;
-                        }
-                    }
-                    *l = out;
-                }
+            for l in lines.iter_mut().filter(|l| l.contains('\t')) {
+                *l = tabs_to_spaces(l, stop);
             }
         }
         "spaces-to-tabs" => {
@@ -270,6 +318,31 @@ fn apply_op(c: &mut Ctxt, op: &str, lines: Vec<String>) -> Vec<String> {
                 .iter_mut()
                 .for_each(|l| *l = ops::spaces_to_tabs(l, stop));
         }
+        _ => {}
+    }
+}
+
+/// A line with each tab expanded to the next multiple of `stop` columns.
+fn tabs_to_spaces(l: &str, stop: usize) -> String {
+    let mut out = String::new();
+    let mut col = 0;
+    for ch in l.chars() {
+        if ch == '\t' {
+            let n = stop - col % stop;
+            out.push_str(&" ".repeat(n));
+            col += n;
+        } else {
+            out.push(ch);
+            col += 1;
+        }
+    }
+    out
+}
+
+/// The ops that rewrite each line's text: case, Unicode normalization, and
+/// wrapping at --columns (outside fenced blocks).
+fn rewrite(columns: usize, op: &str, mut lines: Vec<String>) -> Vec<String> {
+    match op {
         "nfc" | "nfkc" => {
             let compat = op == "nfkc";
             lines
@@ -279,57 +352,59 @@ fn apply_op(c: &mut Ctxt, op: &str, lines: Vec<String>) -> Vec<String> {
         "upper" => lines.iter_mut().for_each(|l| *l = l.to_uppercase()),
         "lower" => lines.iter_mut().for_each(|l| *l = l.to_lowercase()),
         "wrap" => {
-            let w = c.a.columns.max(1);
+            let w = columns.max(1);
             lines = ops::outside_fences(lines, |run| {
                 run.iter().flat_map(|l| wrap_line(l, w)).collect()
             });
         }
         "reflow" => {
-            let w = c.a.columns.max(1);
+            let w = columns.max(1);
             lines = ops::outside_fences(lines, |run| ops::reflow(run, w));
-        }
-        "comment" => {
-            let (open, close) = c.comment.unwrap_or(("#", ""));
-            let ind = lines
-                .iter()
-                .filter(|l| !l.trim().is_empty())
-                .map(|l| indent_of(l).len())
-                .min()
-                .unwrap_or(0);
-            for l in &mut lines {
-                if l.trim().is_empty() {
-                    continue;
-                }
-                let (head, body) = l.split_at(ind);
-                let mut s = format!("{head}{open} {body}");
-                if !close.is_empty() {
-                    s.push(' ');
-                    s.push_str(close);
-                }
-                *l = s;
-            }
-        }
-        "uncomment" => {
-            let (open, close) = c.comment.unwrap_or(("#", ""));
-            for l in &mut lines {
-                let ind = indent_of(l).len();
-                let Some(rest) = l[ind..].strip_prefix(open) else {
-                    continue;
-                };
-                let rest = rest.strip_prefix(' ').unwrap_or(rest);
-                let rest = if close.is_empty() {
-                    rest
-                } else {
-                    let r = rest.strip_suffix(close).unwrap_or(rest);
-                    r.strip_suffix(' ').unwrap_or(r)
-                };
-                *l = format!("{}{rest}", &l[..ind]);
-            }
         }
         _ => {}
     }
-    c.removed += before.saturating_sub(lines.len());
     lines
+}
+
+/// Comments out the non-blank lines at their least indent.
+fn comment((open, close): (&str, &str), lines: &mut [String]) {
+    let ind = lines
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| indent_of(l).len())
+        .min()
+        .unwrap_or(0);
+    for l in lines {
+        if l.trim().is_empty() {
+            continue;
+        }
+        let (head, body) = l.split_at(ind);
+        let mut s = format!("{head}{open} {body}");
+        if !close.is_empty() {
+            s.push(' ');
+            s.push_str(close);
+        }
+        *l = s;
+    }
+}
+
+/// Takes the comment markers (and the space after the opening one) off the
+/// lines that start with them.
+fn uncomment((open, close): (&str, &str), lines: &mut [String]) {
+    for l in lines {
+        let ind = indent_of(l).len();
+        let Some(rest) = l[ind..].strip_prefix(open) else {
+            continue;
+        };
+        let rest = rest.strip_prefix(' ').unwrap_or(rest);
+        let rest = if close.is_empty() {
+            rest
+        } else {
+            let r = rest.strip_suffix(close).unwrap_or(rest);
+            r.strip_suffix(' ').unwrap_or(r)
+        };
+        *l = format!("{}{rest}", &l[..ind]);
+    }
 }
 
 /// A whole-file op on the document.
@@ -355,11 +430,10 @@ fn file_op(doc: Doc, op: &str) -> Doc {
     }
 }
 
-pub fn run(ctx: &Ctx, a: &TransformArgs) -> Result<Output, CmdError> {
+/// The checks on the ops: each one known, whole-file ops without a selector,
+/// shuffle with a seed, and --key counted from 1.
+fn check_ops(ctx: &Ctx, a: &TransformArgs, selector: bool) -> Result<(), CmdError> {
     let cmd = "transform";
-    let sel = a.sel.parse(cmd)?;
-    let expect = guard::parse_expect_hash(cmd, &a.guard.expect_hash)?;
-    let expect_count = common::parse_count(cmd, "--expect-count", a.expect_count.as_deref())?;
     for op in &a.op {
         if !LINE_OPS.contains(&op.as_str()) && !FILE_OPS.contains(&op.as_str()) {
             return Err(CmdError::invalid_argument(
@@ -371,7 +445,7 @@ pub fn run(ctx: &Ctx, a: &TransformArgs) -> Result<Output, CmdError> {
                 ),
             ));
         }
-        if sel.is_some() && FILE_OPS.contains(&op.as_str()) {
+        if selector && FILE_OPS.contains(&op.as_str()) {
             return Err(CmdError::invalid_argument(
                 cmd,
                 format!("--op {op} acts on the whole file; drop the selector or run it alone."),
@@ -397,6 +471,15 @@ pub fn run(ctx: &Ctx, a: &TransformArgs) -> Result<Output, CmdError> {
             "--key counts fields from 1.",
         ));
     }
+    Ok(())
+}
+
+pub fn run(ctx: &Ctx, a: &TransformArgs) -> Result<Output, CmdError> {
+    let cmd = "transform";
+    let sel = a.sel.parse(cmd)?;
+    let expect = guard::parse_expect_hash(cmd, &a.guard.expect_hash)?;
+    let expect_count = common::parse_count(cmd, "--expect-count", a.expect_count.as_deref())?;
+    check_ops(ctx, a, sel.is_some())?;
     let delim = a
         .delimiter
         .as_deref()
@@ -447,25 +530,7 @@ pub fn run(ctx: &Ctx, a: &TransformArgs) -> Result<Output, CmdError> {
                 }
             };
             c.removed = 0;
-            let line_ops: Vec<&String> =
-                a.op.iter()
-                    .filter(|o| LINE_OPS.contains(&o.as_str()))
-                    .collect();
-            if !line_ops.is_empty() {
-                for b in blocks.iter().rev() {
-                    let mut lines: Vec<String> = (b.start..b.end)
-                        .map(|i| doc.content(i).to_string())
-                        .collect();
-                    for op in &line_ops {
-                        lines = apply_op(&mut c, op, lines);
-                    }
-                    let mut new = lines.join("\n");
-                    if !lines.is_empty() {
-                        new.push('\n');
-                    }
-                    doc = doc.replace_block(b.start, b.end, &new);
-                }
-            }
+            doc = c.line_ops(doc, &blocks);
             for op in a.op.iter().filter(|o| FILE_OPS.contains(&o.as_str())) {
                 doc = file_op(doc, op);
             }
