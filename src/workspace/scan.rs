@@ -42,6 +42,7 @@ mod order;
 mod ordered;
 mod sorted;
 mod staged;
+mod starts;
 use budget::Meter;
 pub use budget::{Budget, Cut};
 pub use disk::{Listed, exists_nofollow, lstat, open_file, open_listed, open_sized, real_start};
@@ -52,6 +53,7 @@ pub use ordered::walk_ordered;
 pub use sorted::threads;
 #[allow(unused_imports)]
 pub use staged::*;
+use starts::{disk_starts, git_excludes};
 
 /// A tx's changes as a scan sees them, by absolute path.
 #[derive(Debug, Default)]
@@ -585,23 +587,7 @@ impl Plan {
         // file system; those directories are checked and passed over. In-tree scans
         // skip the per-directory statfs.
         let guard_pseudo = root == Path::new("/") || starts.iter().any(|s| !s.starts_with(root));
-        let mut special: Vec<PathBuf> = Vec::new();
-        // Starts the tx removed, replaced or created are not walked on disk.
-        let disk_starts: Vec<PathBuf> = starts
-            .iter()
-            .filter(|s| match overlay.as_ref().and_then(|o| o.node(s)) {
-                None | Some(OverlayNode::Dir) => fsx_exists(s),
-                Some(_) => false,
-            })
-            .filter(|s| {
-                let pseudo = guard_pseudo && super::input::pseudo_fs(s).is_some();
-                if pseudo {
-                    special.push(s.to_path_buf());
-                }
-                !pseudo
-            })
-            .cloned()
-            .collect();
+        let (disk_starts, special) = disk_starts(starts, overlay.as_deref(), guard_pseudo);
         let special = Arc::new(Mutex::new(special));
         let manual = overlay
             .as_ref()
@@ -626,31 +612,10 @@ impl Plan {
             b.add(s);
         }
         let use_git = !opts.no_ignore;
-        // Git reads core.excludesFile from the repository's config before the user's
-        // (and honours GIT_CONFIG_GLOBAL), and matches it from the top of the work
-        // tree; the ignore crate only reads the user's and matches from the process cwd.
-        // The user's excludes file is found here too rather than by the ignore
-        // crate (it compiles a regex and reads four config files before the walk's
-        // first entry). Its rules then apply as explicit ones, which the crate also
-        // applies outside a work tree: so only when every start is inside it.
-        let work_tree = if use_git {
-            crate::workspace::git::work_tree(root)
-        } else {
-            None
+        let (work_tree, excludes) = match use_git {
+            true => git_excludes(&mut b, root, manual, &disk_starts),
+            false => (None, None),
         };
-        let excludes = work_tree.as_ref().map(|wt| {
-            b.current_dir(wt);
-            match crate::workspace::git::excludes_file(wt) {
-                crate::workspace::git::ExcludesFile::UserConfig
-                    if !manual && disk_starts.iter().all(|s| s.starts_with(wt)) =>
-                {
-                    crate::workspace::git::ExcludesFile::Path(
-                        crate::workspace::git::user_excludes_file(wt),
-                    )
-                }
-                e => e,
-            }
-        });
         let explicit_excludes = match &excludes {
             Some(crate::workspace::git::ExcludesFile::Path(f)) => {
                 if f.is_file() {
@@ -688,10 +653,20 @@ impl Plan {
             .follow_links(false)
             .max_depth(opts.max_depth)
             .threads(thread_count(opts));
-        let prune_filters = plan.filters.clone();
-        let prune_overlay = plan.overlay.clone();
-        let prune_ignorer = plan.ignorer.clone();
-        let special_ref = plan.special.clone();
+        plan.filter_entry(&mut b, guard_pseudo, manual);
+        plan.builder = Some(b);
+        Ok(plan)
+    }
+
+    /// The walker's entry filter: it passes over kernel file systems (when in
+    /// reach; noted as `special`), paths the tx staged other than as a directory,
+    /// ignored ones when the tx touched a .gitignore (`manual`), and directories
+    /// the filters prune.
+    fn filter_entry(&self, b: &mut ignore::WalkBuilder, guard_pseudo: bool, manual: bool) {
+        let prune_filters = self.filters.clone();
+        let prune_overlay = self.overlay.clone();
+        let prune_ignorer = self.ignorer.clone();
+        let special_ref = self.special.clone();
         b.filter_entry(move |d| {
             if guard_pseudo
                 && d.file_type().is_some_and(|t| t.is_dir())
@@ -714,8 +689,6 @@ impl Plan {
             }
             d.depth() == 0 || !prune_filters.prune(d)
         });
-        plan.builder = Some(b);
-        Ok(plan)
     }
 
     /// The disk walk's results plus the tx's staged files and the special paths,

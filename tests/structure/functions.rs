@@ -30,7 +30,6 @@ pub const LONG_FNS: &[(&str, &str, usize)] = &[
     ("text/diff.rs", "general", 106),
     ("text/lines.rs", "scan_holding", 109),
     ("text/select.rs", "select", 102),
-    ("workspace/scan.rs", "new", 143),
     ("workspace/scan/ordered.rs", "ordered_rest", 119),
 ];
 
