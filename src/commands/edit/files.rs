@@ -6,7 +6,7 @@ use super::common;
 use crate::handler;
 use crate::protocol::args::{DryRun, Guard};
 use crate::protocol::registry::{CommandSpec, Effects, field};
-use crate::protocol::{CmdError, Json, Output, Repair, code, error, shell, time, values};
+use crate::protocol::{CmdError, Json, Output, Repair, code, shell, time, values};
 use crate::store::files::Kind;
 use crate::store::guard::{self, ExpectHash};
 use crate::store::write::{self, Change, WriteRequest};
@@ -15,6 +15,9 @@ use crate::workspace::candidates::{self, Offer};
 use crate::workspace::{Ctx, boundary, paths};
 use clap::Args;
 use std::path::{Path, PathBuf};
+
+mod tree_copy;
+use tree_copy::TreeCopy;
 
 const ERRORS: &[&str] = crate::write_error_codes![];
 
@@ -312,112 +315,76 @@ pub fn copy(ctx: &Ctx, a: &CopyArgs) -> Result<Output, CmdError> {
                 mode: Some(snap.mode & 0o7777),
             }]);
         }
-        if meta.kind != Kind::Dir {
-            return Err(CmdError::new(
-                code::NOT_A_FILE,
-                format!("{} is neither a file nor a directory.", a.src),
-                Repair::new(
-                    "info",
-                    "Check what the path is.",
-                    shell::aitools(["info", &a.src]),
-                ),
-            ));
-        }
-        if !a.recursive {
-            let words = shell::rerun(&ctx.argv, &[], &[], &["--recursive".into()]);
-            return Err(CmdError::new(
-                code::NOT_A_FILE,
-                format!(
-                    "{} is a directory; copying a tree needs --recursive.",
-                    a.src
-                ),
-                Repair::new("recursive", "Copy the whole tree.", shell::aitools(&words)),
-            ));
-        }
-        let shown = ctx.display_path(&dst);
-        if ctx.files().exists(&dst)? {
-            return Err(exists_error(
-                &shown,
-                "Copy into a path that does not exist yet.",
-                shell::aitools(["info", &shown]),
-            ));
-        }
-        let real_src = paths::real_path(ctx.dirs(), &src);
-        if paths::real_path(ctx.dirs(), &dst).starts_with(&real_src) {
-            return Err(CmdError::invalid_argument(
-                "copy",
-                format!(
-                    "{shown} is inside {}; a tree cannot be copied into itself.",
-                    a.src
-                ),
-            ));
-        }
-        let mut changes = vec![Change::Mkdir { path: dst.clone() }];
-        let mut total = 0u64;
-        let mut stack: Vec<(PathBuf, PathBuf)> = vec![(real_src, dst.clone())];
-        while let Some((from, to)) = stack.pop() {
-            let entries = ctx.files().list_dir(&from)?;
-            let mut dirs = Vec::new();
-            for (p, kind) in entries {
-                let Some(name) = p.file_name() else { continue };
-                let target = to.join(name);
-                let m = ctx.files().stat(&p, false)?;
-                if kind == Kind::Symlink {
-                    let text = ctx
-                        .files()
-                        .link_text(&p, &m)
-                        .map_err(|e| error::io_error("copy", &paths::display(&p), &e))?;
-                    let lands = paths::real_path(ctx.dirs(), &from.join(&text));
-                    if lands.starts_with(&ctx.root) {
-                        changes.push(Change::Symlink {
-                            path: target,
-                            target: text.to_string_lossy().into_owned(),
-                        });
-                    } else {
-                        skipped.push(Skipped {
-                            path: ctx.display_path(&p),
-                            reason: "symlink leading outside the workspace",
-                        });
-                    }
-                } else if kind == Kind::Dir {
-                    changes.push(Change::Mkdir {
-                        path: target.clone(),
-                    });
-                    if m.mode & 0o7777 != 0o755 {
-                        changes.push(Change::Chmod {
-                            path: target.clone(),
-                            mode: m.mode & 0o7777,
-                        });
-                    }
-                    dirs.push((p.clone(), target));
-                } else if kind == Kind::File {
-                    total += m.len;
-                    if total > max {
-                        return Err(too_large(total, max));
-                    }
-                    let snap = ctx.files().load(&p)?;
-                    files += 1;
-                    changes.push(Change::Put {
-                        path: target,
-                        bytes: snap.bytes.clone(),
-                        mode: Some(snap.mode & 0o7777),
-                    });
-                } else {
-                    skipped.push(Skipped {
-                        path: ctx.display_path(&p),
-                        reason: "not a file, directory or symlink",
-                    });
-                }
-            }
-            // Depth-first in name order: push in reverse so the first name pops first.
-            stack.extend(dirs.into_iter().rev());
-        }
-        Ok(changes)
+        let real_src = tree_source(ctx, a, meta.kind, &src, &dst)?;
+        let mut tree = TreeCopy {
+            ctx,
+            max,
+            changes: vec![Change::Mkdir { path: dst.clone() }],
+            total: 0,
+            files: 0,
+            skipped: Vec::new(),
+        };
+        tree.walk(real_src, &dst)?;
+        files = tree.files;
+        skipped = tree.skipped;
+        Ok(tree.changes)
     })?;
     Ok(done.into_output(vec![
         ("files", Json::UInt(files)),
         ("skipped", Json::from_serialize(&skipped)),
     ]))
+}
+
+/// The real path of a tree to copy, once the checks passed: `src` is a
+/// directory, --recursive was given, `dst` does not exist and is not inside it.
+fn tree_source(
+    ctx: &Ctx,
+    a: &CopyArgs,
+    kind: Kind,
+    src: &Path,
+    dst: &Path,
+) -> Result<PathBuf, CmdError> {
+    if kind != Kind::Dir {
+        return Err(CmdError::new(
+            code::NOT_A_FILE,
+            format!("{} is neither a file nor a directory.", a.src),
+            Repair::new(
+                "info",
+                "Check what the path is.",
+                shell::aitools(["info", &a.src]),
+            ),
+        ));
+    }
+    if !a.recursive {
+        let words = shell::rerun(&ctx.argv, &[], &[], &["--recursive".into()]);
+        return Err(CmdError::new(
+            code::NOT_A_FILE,
+            format!(
+                "{} is a directory; copying a tree needs --recursive.",
+                a.src
+            ),
+            Repair::new("recursive", "Copy the whole tree.", shell::aitools(&words)),
+        ));
+    }
+    let shown = ctx.display_path(dst);
+    if ctx.files().exists(dst)? {
+        return Err(exists_error(
+            &shown,
+            "Copy into a path that does not exist yet.",
+            shell::aitools(["info", &shown]),
+        ));
+    }
+    let real_src = paths::real_path(ctx.dirs(), src);
+    if paths::real_path(ctx.dirs(), dst).starts_with(&real_src) {
+        return Err(CmdError::invalid_argument(
+            "copy",
+            format!(
+                "{shown} is inside {}; a tree cannot be copied into itself.",
+                a.src
+            ),
+        ));
+    }
+    Ok(real_src)
 }
 
 fn too_large(size: u64, max: u64) -> CmdError {
