@@ -66,6 +66,30 @@ struct GitHeader {
 }
 
 impl GitHeader {
+    /// An extended header line of a `diff --git` section (`i` is its index):
+    /// the modes, a rename; a copy is refused.
+    fn read(&mut self, line: &str, i: usize) -> Result<(), String> {
+        if let Some(m) = line.strip_prefix("new file mode ") {
+            self.new_mode = parse_mode(m);
+        } else if let Some(m) = line.strip_prefix("deleted file mode ") {
+            self.deleted_mode = parse_mode(m);
+        } else if let Some(m) = line.strip_prefix("old mode ") {
+            self.old_mode = parse_mode(m);
+        } else if let Some(m) = line.strip_prefix("new mode ") {
+            self.mode_change = self.old_mode.zip(parse_mode(m));
+        } else if line.starts_with("rename from ") {
+            // The paths are the `diff --git` line's (their a/ b/ prefixes are
+            // stripped with the others); `rename to` says nothing more.
+            self.renamed = true;
+        } else if line.starts_with("copy from ") {
+            return Err(format!(
+                "line {}: copies are not applied (git detected them); make the diff with `git diff --no-renames` (a copy is then a creation, which apply takes), or use aitools copy.",
+                i + 1
+            ));
+        }
+        Ok(())
+    }
+
     /// A section with no ---/+++ (an empty file created or deleted, a mode change
     /// or a rename with no content change) becomes a patch of its own.
     fn flush(&mut self, out: &mut Vec<FilePatch>) {
@@ -104,24 +128,7 @@ pub fn parse(diff: &str) -> Result<Vec<FilePatch>, String> {
             continue;
         }
         if git.paths.is_some() {
-            if let Some(m) = line.strip_prefix("new file mode ") {
-                git.new_mode = parse_mode(m);
-            } else if let Some(m) = line.strip_prefix("deleted file mode ") {
-                git.deleted_mode = parse_mode(m);
-            } else if let Some(m) = line.strip_prefix("old mode ") {
-                git.old_mode = parse_mode(m);
-            } else if let Some(m) = line.strip_prefix("new mode ") {
-                git.mode_change = git.old_mode.zip(parse_mode(m));
-            } else if line.starts_with("rename from ") {
-                // The paths are the `diff --git` line's (their a/ b/ prefixes are
-                // stripped with the others); `rename to` says nothing more.
-                git.renamed = true;
-            } else if line.starts_with("copy from ") {
-                return Err(format!(
-                    "line {}: copies are not applied (git detected them); make the diff with `git diff --no-renames` (a copy is then a creation, which apply takes), or use aitools copy.",
-                    i + 1
-                ));
-            }
+            git.read(line, i)?;
         }
         if line.starts_with("GIT binary patch")
             || (line.starts_with("Binary files ") && line.ends_with(" differ"))
@@ -134,56 +141,8 @@ pub fn parse(diff: &str) -> Result<Vec<FilePatch>, String> {
         if let Some(old) = line.strip_prefix("--- ") {
             let next = lines.get(i + 1).map(|l| l.strip_suffix('\r').unwrap_or(l));
             if let Some(new) = next.and_then(|n| n.strip_prefix("+++ ")) {
-                let header = std::mem::take(&mut git);
-                let header_git = header.paths;
-                let old_path = parse_path(old);
-                let new_path = parse_path(new);
-                let mut fp = FilePatch {
-                    old_path,
-                    new_path,
-                    new_mode: header.new_mode,
-                    deleted_mode: header.deleted_mode,
-                    mode_change: header.mode_change,
-                    renamed: header.renamed,
-                    hunks: Vec::new(),
-                };
-                if fp.old_path.is_none()
-                    && fp.new_path.is_none()
-                    && let Some((a, b)) = header_git
-                {
-                    fp.old_path = a;
-                    fp.new_path = b;
-                }
-                i += 2;
-                while let Some(h) = lines.get(i).filter(|l| l.starts_with("@@ ")) {
-                    let (hunk, used) = parse_hunk(&lines, i, h)?;
-                    fp.hunks.push(hunk);
-                    i += used;
-                }
-                if let Some(extra) = lines.get(i) {
-                    let more = extra.starts_with('+')
-                        || extra.starts_with(' ')
-                        || (extra.starts_with('-')
-                            && !extra.starts_with("--- ")
-                            && extra.trim_end() != "--");
-                    if more {
-                        return Err(format!(
-                            "line {}: {extra:?} follows a complete hunk; the hunk has more lines than its header counts.",
-                            i + 1
-                        ));
-                    }
-                }
-                if fp.hunks.is_empty() {
-                    return Err(format!("line {}: {} has no hunks.", i, new.trim()));
-                }
-                // `diff -N` names a missing side with the epoch as its time: an
-                // empty side there is a file created or deleted, as patch reads it.
-                if epoch(old) && fp.hunks.iter().all(|h| h.old_len == 0) {
-                    fp.old_path = None;
-                }
-                if epoch(new) && fp.hunks.iter().all(|h| h.new_len == 0) {
-                    fp.new_path = None;
-                }
+                let (fp, next) = file_patch(&lines, i, old, new, std::mem::take(&mut git))?;
+                i = next;
                 out.push(fp);
                 continue;
             }
@@ -204,6 +163,66 @@ pub fn parse(diff: &str) -> Result<Vec<FilePatch>, String> {
         );
     }
     Ok(out)
+}
+
+/// A ---/+++ file header at line `at` (`old` and `new` are its paths, `header`
+/// what a `diff --git` section said before it) and the hunks that follow.
+/// Returns the patch and the line after it.
+fn file_patch(
+    lines: &[&str],
+    at: usize,
+    old: &str,
+    new: &str,
+    header: GitHeader,
+) -> Result<(FilePatch, usize), String> {
+    let header_git = header.paths;
+    let old_path = parse_path(old);
+    let new_path = parse_path(new);
+    let mut fp = FilePatch {
+        old_path,
+        new_path,
+        new_mode: header.new_mode,
+        deleted_mode: header.deleted_mode,
+        mode_change: header.mode_change,
+        renamed: header.renamed,
+        hunks: Vec::new(),
+    };
+    if fp.old_path.is_none()
+        && fp.new_path.is_none()
+        && let Some((a, b)) = header_git
+    {
+        fp.old_path = a;
+        fp.new_path = b;
+    }
+    let mut i = at + 2;
+    while let Some(h) = lines.get(i).filter(|l| l.starts_with("@@ ")) {
+        let (hunk, used) = parse_hunk(lines, i, h)?;
+        fp.hunks.push(hunk);
+        i += used;
+    }
+    if let Some(extra) = lines.get(i) {
+        let more = extra.starts_with('+')
+            || extra.starts_with(' ')
+            || (extra.starts_with('-') && !extra.starts_with("--- ") && extra.trim_end() != "--");
+        if more {
+            return Err(format!(
+                "line {}: {extra:?} follows a complete hunk; the hunk has more lines than its header counts.",
+                i + 1
+            ));
+        }
+    }
+    if fp.hunks.is_empty() {
+        return Err(format!("line {}: {} has no hunks.", i, new.trim()));
+    }
+    // `diff -N` names a missing side with the epoch as its time: an
+    // empty side there is a file created or deleted, as patch reads it.
+    if epoch(old) && fp.hunks.iter().all(|h| h.old_len == 0) {
+        fp.old_path = None;
+    }
+    if epoch(new) && fp.hunks.iter().all(|h| h.new_len == 0) {
+        fp.new_path = None;
+    }
+    Ok((fp, i))
 }
 
 /// Whether a `---`/`+++` header's timestamp is the Unix epoch (in any zone).
@@ -425,136 +444,164 @@ pub fn apply(doc: &Doc, hunks: &[Hunk], fuzz: usize) -> Result<Doc, HunkError> {
 /// diff no longer says where the change landed).
 pub fn apply_placed(doc: &Doc, hunks: &[Hunk], fuzz: usize) -> Result<(Doc, bool), HunkError> {
     let mut moved = false;
-    let n = doc.line_count();
-    let eol = doc.dominant_eol();
-    // A patch that carries CRs says exactly which ending each added line has; one
-    // without any (an LF diff against a CR LF file) takes the file's ending.
-    let exact_eol = hunks.iter().any(|h| h.lines.iter().any(|l| l.cr));
-    let lf_or = |l: &HunkLine| match (l.cr, exact_eol) {
-        (true, _) => "\r\n",
-        (false, true) => "\n",
-        (false, false) => eol,
+    let mut out = Patched {
+        doc,
+        out: String::with_capacity(doc.text.len() + 256),
+        open_line: false,
+        eol: doc.dominant_eol(),
+        exact_eol: hunks.iter().any(|h| h.lines.iter().any(|l| l.cr)),
     };
-    let mut out = String::with_capacity(doc.text.len() + 256);
     let mut pos = 0usize;
     let mut drift: isize = 0;
-    // Whether `out` ends in a line lacking its terminator (a copied last line).
-    let mut open_line = false;
     for (hi, h) in hunks.iter().enumerate() {
-        let old: Vec<&HunkLine> = h.lines.iter().filter(|l| l.kind != Kind::Add).collect();
         let recorded = if h.old_len == 0 {
             h.old_start
         } else {
             h.old_start.saturating_sub(1)
         };
-        let expected = recorded as isize + drift;
-        let fits = |p: isize| -> bool {
-            if p < pos as isize || p as usize + old.len() > n {
-                return false;
-            }
-            let p = p as usize;
-            old.iter()
-                .enumerate()
-                .all(|(k, l)| doc.content(p + k) == without_bom(doc, p + k, &l.text))
-        };
-        let mut found: Option<usize> = None;
-        for d in 0..=fuzz as isize {
-            let (a, b) = (fits(expected - d), d > 0 && fits(expected + d));
-            if a && b {
-                return Err(HunkError {
-                    hunk: hi,
-                    expected_line: recorded + 1,
-                    ambiguous: true,
-                    message: format!(
-                        "{} fits both at line {} and at line {}; add context to the hunk.",
-                        h.header,
-                        expected - d + 1,
-                        expected + d + 1
-                    ),
-                });
-            }
-            if a {
-                found = Some((expected - d) as usize);
-                break;
-            }
-            if b {
-                found = Some((expected + d) as usize);
-                break;
-            }
+        let p = place(doc, h, hi, pos, recorded, drift, fuzz)?;
+        // Copy the untouched lines before the hunk.
+        out.copy(pos, p);
+        pos = out.hunk(h, p);
+        moved |= p != recorded;
+        drift = p as isize - recorded as isize;
+    }
+    out.copy(pos, doc.line_count());
+    Ok((Doc::from_text(doc.bom, out.out), moved))
+}
+
+/// Where hunk `hi` fits: the line nearest to where it was recorded (`recorded`,
+/// moved by the earlier hunks' `drift`), at most `fuzz` lines off and not before
+/// `pos` (the end of the previous hunk). Fitting equally well both ways is an error.
+fn place(
+    doc: &Doc,
+    h: &Hunk,
+    hi: usize,
+    pos: usize,
+    recorded: usize,
+    drift: isize,
+    fuzz: usize,
+) -> Result<usize, HunkError> {
+    let n = doc.line_count();
+    let old: Vec<&HunkLine> = h.lines.iter().filter(|l| l.kind != Kind::Add).collect();
+    let expected = recorded as isize + drift;
+    let fits = |p: isize| -> bool {
+        if p < pos as isize || p as usize + old.len() > n {
+            return false;
         }
-        let Some(p) = found else {
-            let what = if old.is_empty() {
-                format!(
-                    "line {} is past the end of the file ({n} lines)",
-                    expected + 1
-                )
-            } else {
-                format!(
-                    "its {} context/removed line(s) are not at line {} (±{fuzz})",
-                    old.len(),
-                    expected.max(0) + 1
-                )
-            };
+        let p = p as usize;
+        old.iter()
+            .enumerate()
+            .all(|(k, l)| doc.content(p + k) == without_bom(doc, p + k, &l.text))
+    };
+    for d in 0..=fuzz as isize {
+        let (a, b) = (fits(expected - d), d > 0 && fits(expected + d));
+        if a && b {
             return Err(HunkError {
                 hunk: hi,
                 expected_line: recorded + 1,
-                ambiguous: false,
-                message: format!("{} does not apply: {what}.", h.header),
+                ambiguous: true,
+                message: format!(
+                    "{} fits both at line {} and at line {}; add context to the hunk.",
+                    h.header,
+                    expected - d + 1,
+                    expected + d + 1
+                ),
             });
-        };
-        // Copy the untouched lines before the hunk.
-        let copy = doc.block_bytes(pos, p);
+        }
+        if a {
+            return Ok((expected - d) as usize);
+        }
+        if b {
+            return Ok((expected + d) as usize);
+        }
+    }
+    let what = if old.is_empty() {
+        format!(
+            "line {} is past the end of the file ({n} lines)",
+            expected + 1
+        )
+    } else {
+        format!(
+            "its {} context/removed line(s) are not at line {} (±{fuzz})",
+            old.len(),
+            expected.max(0) + 1
+        )
+    };
+    Err(HunkError {
+        hunk: hi,
+        expected_line: recorded + 1,
+        ambiguous: false,
+        message: format!("{} does not apply: {what}.", h.header),
+    })
+}
+
+/// The patched text as it is built from the document and the hunks.
+struct Patched<'d> {
+    doc: &'d Doc,
+    out: String,
+    /// Whether `out` ends in a line lacking its terminator (a copied last line).
+    open_line: bool,
+    /// The file's dominant line ending.
+    eol: &'static str,
+    /// A patch that carries CRs says exactly which ending each added line has; one
+    /// without any (an LF diff against a CR LF file) takes the file's ending.
+    exact_eol: bool,
+}
+
+impl Patched<'_> {
+    /// Copies the document's lines `from..to` as they are.
+    fn copy(&mut self, from: usize, to: usize) {
+        let doc = self.doc;
+        let bytes = doc.block_bytes(from, to);
         push_text(
-            &mut out,
-            doc.text.get(copy).unwrap_or(""),
-            &mut open_line,
-            eol,
+            &mut self.out,
+            doc.text.get(bytes).unwrap_or(""),
+            &mut self.open_line,
+            self.eol,
         );
+    }
+
+    /// A hunk placed at line `p`: context lines copied from the document, removed
+    /// ones skipped, added ones written. Returns the line after the hunk.
+    fn hunk(&mut self, h: &Hunk, p: usize) -> usize {
         let mut k = p;
         for l in &h.lines {
             match l.kind {
                 Kind::Context => {
-                    let line = doc.block_bytes(k, k + 1);
-                    push_text(
-                        &mut out,
-                        doc.text.get(line).unwrap_or(""),
-                        &mut open_line,
-                        eol,
-                    );
+                    self.copy(k, k + 1);
                     k += 1;
                 }
                 Kind::Remove => k += 1,
-                Kind::Add => {
-                    if open_line {
-                        out.push_str(eol);
-                    }
-                    let text = if out.is_empty() {
-                        without_bom(doc, 0, &l.text)
-                    } else {
-                        &l.text
-                    };
-                    out.push_str(text);
-                    if l.no_eol {
-                        open_line = true;
-                    } else {
-                        out.push_str(lf_or(l));
-                        open_line = false;
-                    }
-                }
+                Kind::Add => self.add(l),
             }
         }
-        pos = k;
-        moved |= p != recorded;
-        drift = p as isize - recorded as isize;
+        k
     }
-    let rest = doc.block_bytes(pos, n);
-    push_text(
-        &mut out,
-        doc.text.get(rest).unwrap_or(""),
-        &mut open_line,
-        eol,
-    );
-    Ok((Doc::from_text(doc.bom, out), moved))
+
+    /// An added line, in the ending the patch gives it or else the file's.
+    fn add(&mut self, l: &HunkLine) {
+        if self.open_line {
+            self.out.push_str(self.eol);
+        }
+        let text = if self.out.is_empty() {
+            without_bom(self.doc, 0, &l.text)
+        } else {
+            &l.text
+        };
+        self.out.push_str(text);
+        if l.no_eol {
+            self.open_line = true;
+        } else {
+            let end = match (l.cr, self.exact_eol) {
+                (true, _) => "\r\n",
+                (false, true) => "\n",
+                (false, false) => self.eol,
+            };
+            self.out.push_str(end);
+            self.open_line = false;
+        }
+    }
 }
 
 /// A diff of a file with a BOM shows it on line 1; the document keeps it apart.
