@@ -54,32 +54,7 @@ pub fn parse(input: &str) -> Result<Vec<Op>, String> {
         .lines()
         .map(|l| l.strip_suffix('\r').unwrap_or(l))
         .collect();
-    // Line numbers of the non-blank first and last lines.
-    let first = all.iter().position(|l| !l.trim().is_empty());
-    let last = all.iter().rposition(|l| !l.trim().is_empty());
-    let (Some(mut first), Some(mut last)) = (first, last) else {
-        return Err("the patch is empty.".into());
-    };
-    // `<<'EOF'` ... `EOF` around the patch (a shell heredoc copied whole).
-    if all.get(first).is_some_and(|l| l.trim().starts_with("<<")) && last > first {
-        first += 1;
-        last -= 1;
-        while first < last && all.get(first).is_some_and(|l| l.trim().is_empty()) {
-            first += 1;
-        }
-    }
-    if all.get(first).map(|l| l.trim()) != Some("*** Begin Patch") {
-        return Err(format!(
-            "line {}: the patch must start with *** Begin Patch.",
-            first + 1
-        ));
-    }
-    if last <= first || all.get(last).map(|l| l.trim()) != Some("*** End Patch") {
-        return Err(format!(
-            "line {}: the patch must end with *** End Patch (is it cut short?).",
-            last + 1
-        ));
-    }
+    let (first, last) = envelope(&all)?;
     let mut ops: Vec<Op> = Vec::new();
     let mut i = first + 1;
     while i < last {
@@ -92,25 +67,8 @@ pub fn parse(input: &str) -> Result<Vec<Op>, String> {
         let at = i + 1;
         if let Some(p) = line.strip_prefix("*** Add File:") {
             let path = header_path(p, at)?;
-            i += 1;
-            let mut lines = Vec::new();
-            while i < last {
-                let l = all.get(i).copied().unwrap_or("");
-                if l.starts_with("***") {
-                    break;
-                }
-                match l.strip_prefix('+') {
-                    Some(t) => lines.push(t.to_string()),
-                    None if l.trim().is_empty() && next_is_header(&all, i, last) => {}
-                    None => {
-                        return Err(format!(
-                            "line {}: {l:?}: every line of an added file starts with '+'.",
-                            i + 1
-                        ));
-                    }
-                }
-                i += 1;
-            }
+            let (lines, next) = added_lines(&all, i + 1, last)?;
+            i = next;
             ops.push(Op::Add { path, lines });
         } else if let Some(p) = line.strip_prefix("*** Delete File:") {
             ops.push(Op::Delete {
@@ -150,6 +108,63 @@ pub fn parse(input: &str) -> Result<Vec<Op>, String> {
         return Err("the patch names no file.".into());
     }
     Ok(ops)
+}
+
+/// The lines of the patch between its `*** Begin Patch` and `*** End Patch`
+/// (those two lines' indexes), a shell heredoc's `<<'EOF'` ... `EOF` around it
+/// set aside.
+fn envelope(all: &[&str]) -> Result<(usize, usize), String> {
+    // Line numbers of the non-blank first and last lines.
+    let first = all.iter().position(|l| !l.trim().is_empty());
+    let last = all.iter().rposition(|l| !l.trim().is_empty());
+    let (Some(mut first), Some(mut last)) = (first, last) else {
+        return Err("the patch is empty.".into());
+    };
+    // `<<'EOF'` ... `EOF` around the patch (a shell heredoc copied whole).
+    if all.get(first).is_some_and(|l| l.trim().starts_with("<<")) && last > first {
+        first += 1;
+        last -= 1;
+        while first < last && all.get(first).is_some_and(|l| l.trim().is_empty()) {
+            first += 1;
+        }
+    }
+    if all.get(first).map(|l| l.trim()) != Some("*** Begin Patch") {
+        return Err(format!(
+            "line {}: the patch must start with *** Begin Patch.",
+            first + 1
+        ));
+    }
+    if last <= first || all.get(last).map(|l| l.trim()) != Some("*** End Patch") {
+        return Err(format!(
+            "line {}: the patch must end with *** End Patch (is it cut short?).",
+            last + 1
+        ));
+    }
+    Ok((first, last))
+}
+
+/// An added file's `+` lines from line `i` up to the next header; blank lines
+/// just before a header are dropped. Returns them and the line after them.
+fn added_lines(all: &[&str], mut i: usize, last: usize) -> Result<(Vec<String>, usize), String> {
+    let mut lines = Vec::new();
+    while i < last {
+        let l = all.get(i).copied().unwrap_or("");
+        if l.starts_with("***") {
+            break;
+        }
+        match l.strip_prefix('+') {
+            Some(t) => lines.push(t.to_string()),
+            None if l.trim().is_empty() && next_is_header(all, i, last) => {}
+            None => {
+                return Err(format!(
+                    "line {}: {l:?}: every line of an added file starts with '+'.",
+                    i + 1
+                ));
+            }
+        }
+        i += 1;
+    }
+    Ok((lines, i))
 }
 
 /// Whether only blank lines stand between line `i` and the next `***` line.
