@@ -111,77 +111,12 @@ pub fn select(doc: &Doc, display: &str, sel: &Selector) -> Result<Vec<Block>, Bo
             let end = r.end.map(|e| (e as usize).min(total)).unwrap_or(total);
             Ok(vec![start - 1..end])
         }
-        Selector::Symbol { name, kind } => {
-            let defs = outline::find_symbol(display, &doc.text, name, kind.as_deref()).map_err(
-                |outline::OutlineError::UnsupportedLanguage(file)| {
-                    Box::new(SelectError::UnsupportedLanguage {
-                        display: display_(),
-                        file,
-                    })
-                },
-            )?;
-            let blocks: Vec<Block> = defs
-                .iter()
-                .map(|d| {
-                    let s = (d.start_line.max(1) as usize - 1).min(total);
-                    let e = (d.end_line as usize).clamp(s, total);
-                    s..e
-                })
-                .collect();
-            match blocks.len() {
-                0 => Err(Box::new(SelectError::NoSymbol {
-                    display: display_(),
-                    name: name.clone(),
-                    kind: kind.clone(),
-                })),
-                1 => Ok(blocks),
-                count => {
-                    let q: Vec<String> = outline::qualified_names(&defs)
-                        .into_iter()
-                        .flatten()
-                        .collect();
-                    Err(Box::new(SelectError::Ambiguous {
-                        display: display_(),
-                        name: name.clone(),
-                        count,
-                        qualified: if q.len() == count { q } else { Vec::new() },
-                        candidates: candidates(doc, blocks.iter().map(|b| b.start)),
-                    }))
-                }
-            }
-        }
+        Selector::Symbol { name, kind } => symbol(doc, display, name, kind.as_deref()),
         Selector::Between {
             start,
             end,
             exclusive,
-        } => {
-            let mut blocks = Vec::new();
-            let mut i = 0;
-            let mut open: Option<usize> = None;
-            while i < total {
-                if start.is_match(doc.content(i)) {
-                    match (i + 1..total).find(|&j| end.is_match(doc.content(j))) {
-                        Some(j) => {
-                            blocks.push(if *exclusive { i + 1..j } else { i..j + 1 });
-                            i = j + 1;
-                            continue;
-                        }
-                        None => {
-                            open.get_or_insert(i);
-                            break;
-                        }
-                    }
-                }
-                i += 1;
-            }
-            if blocks.is_empty() {
-                return Err(Box::new(SelectError::Between {
-                    display: display_(),
-                    start_line: open.map(|s| s + 1),
-                }));
-            }
-            Ok(blocks)
-        }
+        } => between(doc, display, start, end, *exclusive),
         Selector::Match { re, invert } => {
             let blocks: Vec<Block> = (0..total)
                 .filter(|&i| re.is_match(doc.content(i)) != *invert)
@@ -196,6 +131,93 @@ pub fn select(doc: &Doc, display: &str, sel: &Selector) -> Result<Vec<Block>, Bo
             Ok(blocks)
         }
     }
+}
+
+/// A definition's lines: the one definition named `name` (of `kind`); none or
+/// several is an error.
+fn symbol(
+    doc: &Doc,
+    display: &str,
+    name: &str,
+    kind: Option<&str>,
+) -> Result<Vec<Block>, Box<SelectError>> {
+    let total = doc.line_count();
+    let defs = outline::find_symbol(display, &doc.text, name, kind).map_err(
+        |outline::OutlineError::UnsupportedLanguage(file)| {
+            Box::new(SelectError::UnsupportedLanguage {
+                display: display.to_string(),
+                file,
+            })
+        },
+    )?;
+    let blocks: Vec<Block> = defs
+        .iter()
+        .map(|d| {
+            let s = (d.start_line.max(1) as usize - 1).min(total);
+            let e = (d.end_line as usize).clamp(s, total);
+            s..e
+        })
+        .collect();
+    match blocks.len() {
+        0 => Err(Box::new(SelectError::NoSymbol {
+            display: display.to_string(),
+            name: name.to_string(),
+            kind: kind.map(str::to_string),
+        })),
+        1 => Ok(blocks),
+        count => {
+            let q: Vec<String> = outline::qualified_names(&defs)
+                .into_iter()
+                .flatten()
+                .collect();
+            Err(Box::new(SelectError::Ambiguous {
+                display: display.to_string(),
+                name: name.to_string(),
+                count,
+                qualified: if q.len() == count { q } else { Vec::new() },
+                candidates: candidates(doc, blocks.iter().map(|b| b.start)),
+            }))
+        }
+    }
+}
+
+/// Each block from a line matching `start` to the next line matching `end`
+/// (without those two with `exclusive`); none is an error that names a start
+/// line left open.
+fn between(
+    doc: &Doc,
+    display: &str,
+    start: &Regex,
+    end: &Regex,
+    exclusive: bool,
+) -> Result<Vec<Block>, Box<SelectError>> {
+    let total = doc.line_count();
+    let mut blocks = Vec::new();
+    let mut i = 0;
+    let mut open: Option<usize> = None;
+    while i < total {
+        if start.is_match(doc.content(i)) {
+            match (i + 1..total).find(|&j| end.is_match(doc.content(j))) {
+                Some(j) => {
+                    blocks.push(if exclusive { i + 1..j } else { i..j + 1 });
+                    i = j + 1;
+                    continue;
+                }
+                None => {
+                    open.get_or_insert(i);
+                    break;
+                }
+            }
+        }
+        i += 1;
+    }
+    if blocks.is_empty() {
+        return Err(Box::new(SelectError::Between {
+            display: display.to_string(),
+            start_line: open.map(|s| s + 1),
+        }));
+    }
+    Ok(blocks)
 }
 
 /// Why `--symbol` names no one definition of a text.

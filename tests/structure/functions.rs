@@ -25,7 +25,6 @@ pub const LONG_FNS: &[(&str, &str, usize)] = &[
     ("store/recovery.rs", "set_aside", 139),
     ("text/diff.rs", "general", 106),
     ("text/lines.rs", "scan_holding", 109),
-    ("text/select.rs", "select", 102),
     ("workspace/scan/ordered.rs", "ordered_rest", 119),
 ];
 
