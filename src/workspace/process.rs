@@ -153,10 +153,27 @@ pub fn group_alive(pgid: u32) -> bool {
         })
 }
 
+/// A stream's first read buffer: most programs print a few KiB, and zeroing a
+/// pipe's 64 KiB per stream cost every short run.
+const FIRST_BUF: usize = 4 * 1024;
+
+/// Grows `buf` to a pipe's 64 KiB once a read of `n` bytes filled it.
+fn grow_after(buf: &mut Vec<u8>, n: usize) {
+    if n == buf.len() && n < 64 * 1024 {
+        buf.resize(64 * 1024, 0);
+    }
+}
+
+/// After the program ends, how long its pipes may stay open (a process left
+/// behind holds them) before its group and tagged processes are ended, and how
+/// long after that before the pipes are left.
+const LINGER: Duration = Duration::from_millis(300);
+const LINGER_AFTER_KILL: Duration = Duration::from_millis(500);
+/// The grace `job.end` gives that kill.
+const LINGER_KILL_GRACE: Duration = Duration::from_millis(200);
+
 fn reader<S: Sink>(mut from: impl Read, sink: &Mutex<Option<S>>) {
-    // Most programs print a few KiB: the buffer grows to a pipe's 64 KiB only
-    // when a read fills it (zeroing 64 KiB per stream cost every short run).
-    let mut buf = vec![0u8; 4 * 1024];
+    let mut buf = vec![0u8; FIRST_BUF];
     let feed = |f: &mut dyn FnMut(&mut S)| {
         if let Some(s) = sink.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
             f(s);
@@ -167,9 +184,7 @@ fn reader<S: Sink>(mut from: impl Read, sink: &Mutex<Option<S>>) {
             Ok(0) => break,
             Ok(n) => {
                 feed(&mut |s| s.feed(&buf[..n]));
-                if n == buf.len() && n < 64 * 1024 {
-                    buf.resize(64 * 1024, 0);
-                }
+                grow_after(&mut buf, n);
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(_) => break,
@@ -607,11 +622,11 @@ fn drain(rx: &mpsc::Receiver<()>, readers: usize, pgid: u32, job: &Job) {
     let mut got = 0;
     let mut killed = false;
     while got < readers {
-        let wait = Duration::from_millis(if killed { 500 } else { 300 });
+        let wait = if killed { LINGER_AFTER_KILL } else { LINGER };
         match rx.recv_timeout(wait) {
             Ok(()) => got += 1,
             Err(mpsc::RecvTimeoutError::Timeout) if !killed => {
-                job.end(pgid, Duration::from_millis(200));
+                job.end(pgid, LINGER_KILL_GRACE);
                 killed = true;
             }
             Err(_) => break,

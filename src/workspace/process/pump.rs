@@ -2,7 +2,10 @@
 //! thread: one `poll` over both pipes and the program's pidfd, where
 //! `run_with` otherwise starts a reader thread per stream.
 
-use super::{Deadline, Exited, Finished, Job, Limits, Sink, Started};
+use super::{
+    Deadline, Exited, FIRST_BUF, Finished, Job, LINGER, LINGER_AFTER_KILL, LINGER_KILL_GRACE,
+    Limits, Sink, Started, grow_after,
+};
 use crate::workspace::subreaper;
 use std::io::Read;
 use std::os::unix::process::ExitStatusExt;
@@ -24,12 +27,12 @@ pub(super) fn pumped<O: Sink, E: Sink>(
     let mut pipes = Pipes {
         out: child.stdout.take(),
         err: child.stderr.take(),
-        buf: vec![0u8; 4 * 1024],
+        buf: vec![0u8; FIRST_BUF],
     };
     let mut due = Deadline::new(start, limits);
     let mut ended: Option<(Option<std::process::ExitStatus>, Instant)> = None;
-    // As `drain`: a process left behind may hold the pipes open; after 300 ms
-    // the tree is ended, after 500 ms more the pipes are left.
+    // As `drain`: a process left behind may hold the pipes open; after LINGER
+    // the tree is ended, after LINGER_AFTER_KILL more the pipes are left.
     let mut killed_at: Option<Instant> = None;
     loop {
         let now = Instant::now();
@@ -42,11 +45,11 @@ pub(super) fn pumped<O: Sink, E: Sink>(
                 }
             },
             Some((_, at)) => match killed_at {
-                None if now >= at + Duration::from_millis(300) => {
-                    job.end(pgid, Duration::from_millis(200));
+                None if now >= at + LINGER => {
+                    job.end(pgid, LINGER_KILL_GRACE);
                     killed_at = Some(Instant::now());
                 }
-                Some(k) if now >= k + Duration::from_millis(500) => break,
+                Some(k) if now >= k + LINGER_AFTER_KILL => break,
                 _ => {}
             },
         }
@@ -125,9 +128,7 @@ fn read_once<S: Sink>(pipe: &mut Option<impl Read>, buf: &mut Vec<u8>, sink: &mu
         Ok(0) => {}
         Ok(n) => {
             sink.feed(&buf[..n]);
-            if n == buf.len() && n < 64 * 1024 {
-                buf.resize(64 * 1024, 0);
-            }
+            grow_after(buf, n);
             return;
         }
         Err(e) if e.kind() == std::io::ErrorKind::Interrupted => return,
