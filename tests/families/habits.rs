@@ -853,3 +853,43 @@ fn json_get_of_a_jq_array_path_is_answered_by_json_select() {
     assert_eq!(one.json["command"], "json get");
     assert_eq!(one.json["value"], "u1");
 }
+
+/// `git log -p` of a merge: its patch is `[]`, as `git log -p` shows none for
+/// a merge (the combined diff would repeat its parents' changes), and a secret
+/// its parents added is masked in their patches.
+#[test]
+fn git_log_patch_of_a_merge_is_empty_and_its_parents_are_masked() {
+    let env = TestEnv::new();
+    env.write("a.txt", "a\n");
+    env.git(&["add", "a.txt"]);
+    env.git(&["commit", "-qm", "base"]);
+    env.git(&["checkout", "-qb", "side"]);
+    env.write("k.py", "aws = \"AKIAQWERTYUIOPASDFGH\"\n");
+    env.git(&["add", "k.py"]);
+    env.git(&["commit", "-qm", "side key"]);
+    env.git(&["checkout", "-q", "-"]);
+    env.write("b.txt", "b\n");
+    env.git(&["add", "b.txt"]);
+    env.git(&["commit", "-qm", "main b"]);
+    env.git(&["merge", "-q", "--no-ff", "--no-edit", "side"]);
+    let r = env.run(&["git", "log", "-p", "-n", "3"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(!r.stdout.contains("AKIAQWERTYUIOPASDFGH"), "{}", r.stdout);
+    let items = r.json["items"].as_array().cloned().unwrap_or_default();
+    assert_eq!(items.len(), 3, "{}", r.stdout);
+    assert_eq!(
+        items[0][4],
+        serde_json::json!([]),
+        "the merge: {}",
+        r.stdout
+    );
+    let paths: Vec<&str> = items[1..]
+        .iter()
+        .filter_map(|i| i[4][0]["path"].as_str())
+        .collect();
+    assert_eq!(paths.len(), 2, "{}", r.stdout);
+    assert!(
+        paths.contains(&"k.py") && paths.contains(&"b.txt"),
+        "{paths:?}"
+    );
+}
