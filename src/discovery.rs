@@ -4,10 +4,11 @@
 use crate::handler;
 use crate::protocol::correspondence;
 use crate::protocol::host::CommandList;
+use crate::protocol::invoke::Invoked;
 use crate::protocol::registry::{
     CommandSpec, Effects, field, global_options_compact, global_options_full,
 };
-use crate::protocol::{CmdError, Json, Output, Repair, code, shell};
+use crate::protocol::{CmdError, Json, Output, Repair, agent_docs, code, shell};
 use crate::workspace::Ctx;
 use clap::Args;
 
@@ -369,77 +370,192 @@ pub fn distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
+/// A call without command words: `--version`/`-V`, `--brief`, or an error naming
+/// what stands in the command's place (an unknown option, or nothing).
+pub fn no_command(list: CommandList, argv: &[String]) -> Invoked {
+    let opts = crate::protocol::argv::options(list, argv);
+    let named = |n: &[&str]| opts.iter().any(|o| n.contains(&o.name.as_str()));
+    if named(&["--version", "-V"]) {
+        let mut v = Json::obj();
+        v.push("name", Json::str("aitools"));
+        v.push("version", Json::str(crate::protocol::host::VERSION));
+        v.push("commit", Json::str(crate::protocol::host::COMMIT));
+        return answer("version", v);
+    }
+    if named(&["--brief"]) {
+        let mut v = Json::obj();
+        v.push("brief", Json::str(agent_docs::BRIEF));
+        return answer("brief", v);
+    }
+    let globals = crate::protocol::args::global_options_taking_values();
+    let unknown = opts.iter().find(|o| !globals.contains(&o.name.as_str()));
+    let err = match unknown {
+        Some(o) => unknown_root_option(list, &o.name),
+        None => CmdError::new(
+            code::ARGUMENT_INVALID,
+            "No command given.",
+            Repair::new(
+                "help",
+                "List the commands, rules and skills.",
+                "aitools --help",
+            ),
+        ),
+    };
+    Invoked::new("aitools", Err(err))
+}
+
+/// An option aitools does not take before a command (`--bogus`); `--schema`
+/// and `--capabilities` are commands, and the repair runs the command.
+fn unknown_root_option(list: CommandList, name: &str) -> CmdError {
+    let word = name.trim_start_matches('-');
+    let repair = match list.find(word) {
+        Some(spec) => Repair::new(
+            "run",
+            format!("`{word}` is a command, not an option."),
+            format!("aitools {}", spec.name),
+        ),
+        None => Repair::new(
+            "help",
+            "List the commands and the options every command takes.",
+            "aitools --help",
+        ),
+    };
+    CmdError::new(
+        code::ARGUMENT_INVALID,
+        format!(
+            "aitools does not take {}: give a command first (aitools <command> [options]).",
+            crate::protocol::shell::quote(name)
+        ),
+        repair,
+    )
+}
+
+/// `aitools --help` (the brief, commands, rules, skills and the feedback line) or
+/// `aitools <cmd> --help` (its schema detail).
+pub fn help(list: CommandList, words: &[String]) -> Invoked {
+    if words.is_empty() {
+        let mut v = Json::obj();
+        v.push("help", Json::str(agent_docs::BRIEF));
+        v.push("commands", help_list(list));
+        v.push(
+            "globals",
+            Json::str(crate::protocol::registry::global_options_line()),
+        );
+        v.push("rules", agent_docs::rules_json());
+        v.push("skills", agent_docs::skills_json());
+        v.push("feedback", Json::str(agent_docs::FEEDBACK_LINE));
+        return answer("help", v);
+    }
+    let name = words.join(" ");
+    if let Some(spec) = list.find(&name) {
+        // The compact schema detail inside the envelope every call prints.
+        return answer("help", spec.compact());
+    }
+    if words.len() == 1 && list.is_group(&name) {
+        // `aitools tx --help`: the group's subcommands, as `schema tx` lists them.
+        let mut v = Json::obj();
+        v.push("name", Json::str(name.clone()));
+        v.push("commands", group_list(list, &name));
+        return answer("help", v);
+    }
+    let err = unknown_command_error(list, &words[0], &words[1..]);
+    Invoked::new("aitools", Err(err))
+}
+
+fn answer(command: &str, v: Json) -> Invoked {
+    Invoked::new(command, Ok(Output::from_json(v, false)))
+}
+
 /// The error for a first word that names no command, in the spec's order: a bare
 /// group, a group's subcommand typed alone, a shell command, anything else.
 pub fn unknown_command_error(list: CommandList, word: &str, rest: &[String]) -> CmdError {
     // `aitools help read` is what a person types; the flag form is ours.
     if word == "help" {
-        // `help nosuch`: the unknown word is the problem, not the word help.
-        if let Some(first) = rest.first() {
-            let known = list.is_group(first)
-                || list.find(first).is_some()
-                || (rest.len() > 1 && list.find(&rest[..2].join(" ")).is_some());
-            if !known {
-                return unknown_command_error(list, first, &rest[1..]);
-            }
-        }
-        let mut words: Vec<String> = rest.to_vec();
-        words.push("--help".to_string());
-        return CmdError::new(
-            code::ARGUMENT_INVALID,
-            "help is a flag, not a command: use --help.",
-            Repair::new(
-                "run-instead",
-                "Help is --help, after a command name or alone.",
-                shell::aitools(&words),
-            ),
-        );
+        return help_word_error(list, rest);
     }
     if list.is_group(word) {
-        let subs: Vec<&str> = list
-            .all()
-            .filter_map(|s| s.name.strip_prefix(&format!("{word} ")))
-            .collect();
-        return CmdError::new(
-            code::ARGUMENT_INVALID,
-            format!("{word} requires a subcommand: one of {}.", subs.join(", ")),
-            Repair::new(
-                "schema",
-                format!("Show the {word} subcommands and their arguments."),
-                format!("aitools schema {word}"),
-            ),
-        );
+        return bare_group_error(list, word);
     }
-    let grouped: Vec<&CommandSpec> = list
+    if let Some(err) = subcommand_alone_error(list, word, rest) {
+        return err;
+    }
+    if let Some(err) = shell_command_error(list, word, rest) {
+        return err;
+    }
+    near_miss_error(list, word)
+}
+
+/// `aitools help [WORDS]`: help is `--help`; `help nosuch` is about the unknown word.
+fn help_word_error(list: CommandList, rest: &[String]) -> CmdError {
+    if let Some(first) = rest.first() {
+        let known = list.is_group(first)
+            || list.find(first).is_some()
+            || (rest.len() > 1 && list.find(&rest[..2].join(" ")).is_some());
+        if !known {
+            return unknown_command_error(list, first, &rest[1..]);
+        }
+    }
+    let mut words: Vec<String> = rest.to_vec();
+    words.push("--help".to_string());
+    CmdError::new(
+        code::ARGUMENT_INVALID,
+        "help is a flag, not a command: use --help.",
+        Repair::new(
+            "run-instead",
+            "Help is --help, after a command name or alone.",
+            shell::aitools(&words),
+        ),
+    )
+}
+
+/// A group word without its subcommand (`aitools tx`).
+fn bare_group_error(list: CommandList, word: &str) -> CmdError {
+    let subs: Vec<&str> = list
         .all()
-        .filter(|s| s.name.split_once(' ').is_some_and(|(_, sub)| sub == word))
+        .filter_map(|s| s.name.strip_prefix(&format!("{word} ")))
         .collect();
-    if !grouped.is_empty() {
-        let mut err: Option<CmdError> = None;
-        for spec in grouped {
-            let mut words: Vec<String> = spec.name.split(' ').map(str::to_string).collect();
-            words.extend(rest.iter().cloned());
-            let repair = Repair::new(
-                "run-instead",
-                format!(
-                    "{word} is a subcommand of {}.",
-                    spec.name.split(' ').next().unwrap_or("")
-                ),
-                shell::aitools(&words),
-            );
-            err = Some(match err {
-                None => CmdError::new(
-                    code::ARGUMENT_INVALID,
-                    format!("Unknown command {word}; it is a subcommand of a group."),
-                    repair,
-                ),
-                Some(e) => e.with_repair(repair),
-            });
-        }
-        if let Some(e) = err {
-            return e;
-        }
+    CmdError::new(
+        code::ARGUMENT_INVALID,
+        format!("{word} requires a subcommand: one of {}.", subs.join(", ")),
+        Repair::new(
+            "schema",
+            format!("Show the {word} subcommands and their arguments."),
+            format!("aitools schema {word}"),
+        ),
+    )
+}
+
+/// A group's subcommand typed alone (`aitools commit`): one repair per group that has it.
+fn subcommand_alone_error(list: CommandList, word: &str, rest: &[String]) -> Option<CmdError> {
+    let mut err: Option<CmdError> = None;
+    let grouped = list
+        .all()
+        .filter(|s| s.name.split_once(' ').is_some_and(|(_, sub)| sub == word));
+    for spec in grouped {
+        let mut words: Vec<String> = spec.name.split(' ').map(str::to_string).collect();
+        words.extend(rest.iter().cloned());
+        let repair = Repair::new(
+            "run-instead",
+            format!(
+                "{word} is a subcommand of {}.",
+                spec.name.split(' ').next().unwrap_or("")
+            ),
+            shell::aitools(&words),
+        );
+        err = Some(match err {
+            None => CmdError::new(
+                code::ARGUMENT_INVALID,
+                format!("Unknown command {word}; it is a subcommand of a group."),
+                repair,
+            ),
+            Some(e) => e.with_repair(repair),
+        });
     }
+    err
+}
+
+/// A shell command with an aitools counterpart (`grep`, `sed 's/a/b/' f`).
+fn shell_command_error(list: CommandList, word: &str, rest: &[String]) -> Option<CmdError> {
     // A row whose aitools command is not registered (yet) would send the agent in a
     // loop (`find` → "use aitools find"); fall through to the generic repair.
     let registered = |row: &correspondence::Correspondence| {
@@ -449,10 +565,11 @@ pub fn unknown_command_error(list: CommandList, word: &str, rest: &[String]) -> 
     if word == "sed"
         && let Some(err) = sed_substitution(rest)
     {
-        return err;
+        return Some(err);
     }
-    if let Some(row) = correspondence::lookup(word).filter(registered) {
-        return CmdError::new(
+    let row = correspondence::lookup(word).filter(registered)?;
+    Some(
+        CmdError::new(
             code::ARGUMENT_INVALID,
             format!(
                 "{word} is a shell command, not an aitools command; use {} instead.",
@@ -464,8 +581,12 @@ pub fn unknown_command_error(list: CommandList, word: &str, rest: &[String]) -> 
             "schema",
             "List every command.",
             "aitools schema",
-        ));
-    }
+        )),
+    )
+}
+
+/// Anything else: the schema list, and the commands within two edits as candidates.
+fn near_miss_error(list: CommandList, word: &str) -> CmdError {
     let mut near: Vec<(usize, &str)> = list
         .all()
         .map(|s| (distance(word, s.name), s.name))

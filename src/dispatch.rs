@@ -11,7 +11,8 @@ use crate::protocol::argv as protocol_argv;
 use crate::protocol::envelope::{self, Rendered};
 use crate::protocol::host::Host;
 use crate::protocol::invoke::Invoked;
-use crate::protocol::{CmdError, Json, Output, Repair, agent_docs, code, values};
+use crate::protocol::registry::CommandSpec;
+use crate::protocol::{CmdError, Json, Repair, code, values};
 use crate::registry;
 use crate::store::{recovery, session::Session};
 use crate::workspace::Ctx;
@@ -474,10 +475,6 @@ fn command_name(argv: &[String]) -> String {
     }
 }
 
-fn answer(command: &str, v: Json) -> Invoked {
-    Invoked::new(command, Ok(Output::from_json(v, false)))
-}
-
 /// argv → parse → recover → run: one call's typed result.
 pub fn run(args: &[OsString]) -> Invoked {
     run_in(args, None, crate::protocol::events::Events::default())
@@ -501,80 +498,25 @@ fn run_in(
     let words = cli::command_words(&argv);
     let has = |names: &[&str]| protocol_argv::has_option(registry::LIST, &argv, names);
     if has(HELP) {
-        return help(&words);
+        return discovery::help(registry::LIST, &words);
     }
     if words.is_empty() {
-        return no_command(&argv);
+        return discovery::no_command(registry::LIST, &argv);
     }
-
     let (matches, argv, took) = match parse(args, &words, argv) {
         Ok(parsed) => parsed,
         Err(invoked) => return *invoked,
     };
-    let Some((first, mut leaf)) = matches.subcommand() else {
-        let err = discovery::unknown_command_error(registry::LIST, &words[0], &[]);
-        return Invoked::new("aitools", Err(err));
+    let (name, spec, leaf) = match leaf_command(&matches, &words) {
+        Ok(found) => found,
+        Err(err) => return Invoked::new("aitools", Err(err)),
     };
-    let mut name = first.to_string();
-    if let Some((sub, m)) = leaf.subcommand() {
-        name = format!("{first} {sub}");
-        leaf = m;
-    }
-    let Some(spec) = registry::find(&name) else {
-        let err = discovery::unknown_command_error(registry::LIST, &name, &[]);
-        return Invoked::new("aitools", Err(err));
-    };
-
-    let globals = GlobalArgs::from_arg_matches(leaf).unwrap_or_default();
-    let lock_timeout = match globals.lock_timeout.as_deref() {
-        Some(v) => match values::parse_duration(v) {
-            Ok(d) => d,
-            Err(m) => {
-                let err = CmdError::invalid_argument(&name, format!("--lock-timeout: {m}"));
-                return Invoked::new(name, Err(err));
-            }
-        },
-        None => Duration::from_secs(10),
-    };
-    let root = globals.root.as_deref();
-    let made = match nested {
-        Some(n) => Ctx::new_in(
-            &name,
-            argv.clone(),
-            root,
-            lock_timeout,
-            n.cwd.as_deref(),
-            n.session.clone().unwrap_or_else(Session::start),
-        ),
-        None => Ctx::new(&name, argv.clone(), root, lock_timeout),
-    };
-    let mut ctx = match made {
+    let mut ctx = match call_ctx(&name, argv, leaf, nested) {
         Ok(c) => c,
-        Err(e) => return Invoked::new(name, Err(e.into())),
+        Err(err) => return Invoked::new(name, Err(err)),
     };
     ctx.events = events;
-    ctx.invoker = Some(INVOKER);
-    ctx.host = Some(HOST);
-    if spec.tx {
-        ctx.tx = leaf
-            .try_get_one::<String>(crate::protocol::registry::TX_ARG)
-            .ok()
-            .flatten()
-            .cloned();
-    }
-    if spec.writes {
-        ctx.max_diff_lines = leaf
-            .try_get_one::<u64>(crate::protocol::registry::MAX_DIFF_ARG)
-            .ok()
-            .flatten()
-            .map(|n| usize::try_from(*n).unwrap_or(usize::MAX));
-        ctx.syntax_guard = leaf
-            .try_get_one::<String>(crate::protocol::registry::SYNTAX_GUARD_ARG)
-            .ok()
-            .flatten()
-            .map(|v| v == "on")
-            .or(nested.and_then(|n| n.syntax_guard));
-    }
+    take_call_options(&mut ctx, spec, leaf, nested);
     // A record that cannot run is reported (`pending_recovery`), not an error:
     // reads go on, and the write path refuses while it is pending. `recover`
     // runs the pass itself, so its answer reflects what it did.
@@ -587,19 +529,101 @@ fn run_in(
         recovery::Report::default()
     };
     let mut done = Invoked::new(name, (spec.run)(&ctx, leaf));
-    // What the handler itself read another tool's way joins the parse's.
+    done.took = with_handler_took(took, &ctx);
+    keep_tx_in_follow_ups(&ctx, &mut done);
+    done.recovery = recovery::report(&recovered);
+    done
+}
+
+/// The command clap matched (`tx commit` joins its group word) and its own matches.
+fn leaf_command<'m>(
+    matches: &'m clap::ArgMatches,
+    words: &[String],
+) -> Result<(String, &'static CommandSpec, &'m clap::ArgMatches), CmdError> {
+    let unknown = |name: &str| discovery::unknown_command_error(registry::LIST, name, &[]);
+    let Some((first, mut leaf)) = matches.subcommand() else {
+        return Err(unknown(&words[0]));
+    };
+    let mut name = first.to_string();
+    if let Some((sub, m)) = leaf.subcommand() {
+        name = format!("{first} {sub}");
+        leaf = m;
+    }
+    match registry::find(&name) {
+        Some(spec) => Ok((name, spec, leaf)),
+        None => Err(unknown(&name)),
+    }
+}
+
+/// The call's context: its root, lock timeout, and (nested) the caller's directory
+/// and session.
+fn call_ctx(
+    name: &str,
+    argv: Vec<String>,
+    leaf: &clap::ArgMatches,
+    nested: Option<&Nested>,
+) -> Result<Ctx, CmdError> {
+    let globals = GlobalArgs::from_arg_matches(leaf).unwrap_or_default();
+    let lock_timeout = match globals.lock_timeout.as_deref() {
+        Some(v) => values::parse_duration(v)
+            .map_err(|m| CmdError::invalid_argument(name, format!("--lock-timeout: {m}")))?,
+        None => Duration::from_secs(10),
+    };
+    let root = globals.root.as_deref();
+    let mut ctx = match nested {
+        Some(n) => Ctx::new_in(
+            name,
+            argv,
+            root,
+            lock_timeout,
+            n.cwd.as_deref(),
+            n.session.clone().unwrap_or_else(Session::start),
+        ),
+        None => Ctx::new(name, argv, root, lock_timeout),
+    }?;
+    ctx.invoker = Some(INVOKER);
+    ctx.host = Some(HOST);
+    Ok(ctx)
+}
+
+/// The options every tx-aware or writing command shares (`--tx`, `--max-diff-lines`,
+/// `--syntax-guard`, the last one inherited from a batch).
+fn take_call_options(
+    ctx: &mut Ctx,
+    spec: &CommandSpec,
+    leaf: &clap::ArgMatches,
+    nested: Option<&Nested>,
+) {
+    use crate::protocol::registry::{MAX_DIFF_ARG, SYNTAX_GUARD_ARG, TX_ARG};
+    if spec.tx {
+        ctx.tx = leaf.try_get_one::<String>(TX_ARG).ok().flatten().cloned();
+    }
+    if spec.writes {
+        ctx.max_diff_lines = leaf
+            .try_get_one::<u64>(MAX_DIFF_ARG)
+            .ok()
+            .flatten()
+            .map(|n| usize::try_from(*n).unwrap_or(usize::MAX));
+        ctx.syntax_guard = leaf
+            .try_get_one::<String>(SYNTAX_GUARD_ARG)
+            .ok()
+            .flatten()
+            .map(|v| v == "on")
+            .or(nested.and_then(|n| n.syntax_guard));
+    }
+}
+
+/// What the handler itself read another tool's way joins the parse's `took`.
+fn with_handler_took(took: Option<Json>, ctx: &Ctx) -> Option<Json> {
     let read = ctx.took.lock().map(|t| t.clone()).unwrap_or_default();
-    done.took = match (took, cli::habits::Habit::took_json(&read)) {
+    match (took, cli::habits::Habit::took_json(&read)) {
         (Some(Json::Obj(mut a)), Json::Obj(b)) => Some(Json::Obj({
             a.extend(b);
             a
         })),
         (t, _) if read.is_empty() => t,
         (_, b) => Some(b),
-    };
-    keep_tx_in_follow_ups(&ctx, &mut done);
-    done.recovery = recovery::report(&recovered);
-    done
+    }
 }
 
 /// clap's reading of the call. An argument clap rejects that is another tool's
@@ -678,98 +702,6 @@ fn with_tx_option(command: &str, id: &str) -> Option<String> {
 
 /// `--help`/`-h`: recognised wherever clap would parse it as the flag.
 const HELP: &[&str] = &["--help", "-h"];
-
-/// A call without command words: `--version`/`-V`, `--brief`, or an error naming
-/// what stands in the command's place (an unknown option, or nothing).
-fn no_command(argv: &[String]) -> Invoked {
-    let opts = protocol_argv::options(registry::LIST, argv);
-    let named = |n: &[&str]| opts.iter().any(|o| n.contains(&o.name.as_str()));
-    if named(&["--version", "-V"]) {
-        let mut v = Json::obj();
-        v.push("name", Json::str("aitools"));
-        v.push("version", Json::str(VERSION));
-        v.push("commit", Json::str(crate::protocol::host::COMMIT));
-        return answer("version", v);
-    }
-    if named(&["--brief"]) {
-        let mut v = Json::obj();
-        v.push("brief", Json::str(agent_docs::BRIEF));
-        return answer("brief", v);
-    }
-    let globals = crate::protocol::args::global_options_taking_values();
-    let unknown = opts.iter().find(|o| !globals.contains(&o.name.as_str()));
-    let err = match unknown {
-        Some(o) => unknown_root_option(&o.name),
-        None => CmdError::new(
-            code::ARGUMENT_INVALID,
-            "No command given.",
-            Repair::new(
-                "help",
-                "List the commands, rules and skills.",
-                "aitools --help",
-            ),
-        ),
-    };
-    Invoked::new("aitools", Err(err))
-}
-
-/// An option aitools does not take before a command (`--bogus`); `--schema`
-/// and `--capabilities` are commands, and the repair runs the command.
-fn unknown_root_option(name: &str) -> CmdError {
-    let word = name.trim_start_matches('-');
-    let repair = match registry::find(word) {
-        Some(spec) => Repair::new(
-            "run",
-            format!("`{word}` is a command, not an option."),
-            format!("aitools {}", spec.name),
-        ),
-        None => Repair::new(
-            "help",
-            "List the commands and the options every command takes.",
-            "aitools --help",
-        ),
-    };
-    CmdError::new(
-        code::ARGUMENT_INVALID,
-        format!(
-            "aitools does not take {}: give a command first (aitools <command> [options]).",
-            crate::protocol::shell::quote(name)
-        ),
-        repair,
-    )
-}
-
-/// `aitools --help` (the brief, commands, rules, skills and the feedback line) or
-/// `aitools <cmd> --help` (its schema detail).
-fn help(words: &[String]) -> Invoked {
-    if words.is_empty() {
-        let mut v = Json::obj();
-        v.push("help", Json::str(agent_docs::BRIEF));
-        v.push("commands", discovery::help_list(registry::LIST));
-        v.push(
-            "globals",
-            Json::str(crate::protocol::registry::global_options_line()),
-        );
-        v.push("rules", agent_docs::rules_json());
-        v.push("skills", agent_docs::skills_json());
-        v.push("feedback", Json::str(agent_docs::FEEDBACK_LINE));
-        return answer("help", v);
-    }
-    let name = words.join(" ");
-    if let Some(spec) = registry::find(&name) {
-        // The compact schema detail inside the envelope every call prints.
-        return answer("help", spec.compact());
-    }
-    if words.len() == 1 && registry::is_group(&name) {
-        // `aitools tx --help`: the group's subcommands, as `schema tx` lists them.
-        let mut v = Json::obj();
-        v.push("name", Json::str(name.clone()));
-        v.push("commands", discovery::group_list(registry::LIST, &name));
-        return answer("help", v);
-    }
-    let err = discovery::unknown_command_error(registry::LIST, &words[0], &words[1..]);
-    Invoked::new("aitools", Err(err))
-}
 
 #[cfg(test)]
 mod tests {

@@ -55,17 +55,7 @@ impl From<&WorkspaceError> for CmdError {
             )
             .with_repair(schema_repair(command)),
             WorkspaceError::Outside { what, why } => outside(what, why),
-            WorkspaceError::NotOpenable { arg, kind } => CmdError::new(
-                code::NOT_A_FILE,
-                format!(
-                    "{arg} is {kind}, not a regular file on disk: its size is unknown and reading it could block or never end; it was not opened."
-                ),
-                Repair::new(
-                    "info",
-                    "See what kind of path it is.",
-                    shell::aitools(["info", arg.as_str()]),
-                ),
-            ),
+            WorkspaceError::NotOpenable { arg, kind } => not_openable(arg, kind),
             WorkspaceError::TooLarge {
                 what,
                 limit,
@@ -76,18 +66,7 @@ impl From<&WorkspaceError> for CmdError {
                 display,
                 len,
                 limit,
-            } => CmdError::new(
-                code::TOO_LARGE,
-                format!(
-                    "{display} is {len} bytes, over the {} MiB this command reads whole; it was not read.",
-                    limit / (1024 * 1024)
-                ),
-                Repair::new(
-                    "read",
-                    "Read it in bounded pieces instead.",
-                    shell::aitools(["read", display.as_str(), "--range", "1:200"]),
-                ),
-            ),
+            } => whole_too_large(display, *len, *limit),
             WorkspaceError::Stdin { err, command } => CmdError::new(
                 code::IO,
                 format!("Standard input cannot be read: {}.", err_text(err)),
@@ -97,26 +76,8 @@ impl From<&WorkspaceError> for CmdError {
                     shell::aitools(["schema", command.as_str()]),
                 ),
             ),
-            WorkspaceError::Newer { value, argv } => CmdError::new(
-                code::ARGUMENT_INVALID,
-                format!(
-                    "--newer {value:?} is neither a duration (<n>ms|s|m|h|d) nor an existing path."
-                ),
-                Repair::new(
-                    "newer",
-                    "Give a duration such as 1h, or a path whose mtime is the threshold.",
-                    shell::aitools(with_newer(argv, "1h")),
-                ),
-            ),
-            WorkspaceError::BadGlob { command, message } => CmdError::new(
-                code::ARGUMENT_INVALID,
-                message.clone(),
-                Repair::new(
-                    "glob",
-                    "Use wildmatch syntax: * within a name, ** across directories, [abc], ?, and a leading ! to exclude (--glob '*.rs'); this shows the command's other filters.",
-                    shell::aitools(["schema", command.as_str()]),
-                ),
-            ),
+            WorkspaceError::Newer { value, argv } => newer(value, argv),
+            WorkspaceError::BadGlob { command, message } => bad_glob(command, message),
             WorkspaceError::UnknownLang {
                 command,
                 message,
@@ -328,4 +289,57 @@ fn unknown_lang(command: &str, message: String, argv: &[String], lang: Option<St
         _ => schema_repair(command),
     };
     CmdError::new(code::ARGUMENT_INVALID, message, repair)
+}
+
+fn not_openable(arg: &str, kind: &str) -> CmdError {
+    CmdError::new(
+        code::NOT_A_FILE,
+        format!(
+            "{arg} is {kind}, not a regular file on disk: its size is unknown and reading it could block or never end; it was not opened."
+        ),
+        Repair::new(
+            "info",
+            "See what kind of path it is.",
+            shell::aitools(["info", arg]),
+        ),
+    )
+}
+
+fn whole_too_large(display: &str, len: u64, limit: u64) -> CmdError {
+    CmdError::new(
+        code::TOO_LARGE,
+        format!(
+            "{display} is {len} bytes, over the {} MiB this command reads whole; it was not read.",
+            limit / (1024 * 1024)
+        ),
+        Repair::new(
+            "read",
+            "Read it in bounded pieces instead.",
+            shell::aitools(["read", display, "--range", "1:200"]),
+        ),
+    )
+}
+
+fn newer(value: &str, argv: &[String]) -> CmdError {
+    CmdError::new(
+        code::ARGUMENT_INVALID,
+        format!("--newer {value:?} is neither a duration (<n>ms|s|m|h|d) nor an existing path."),
+        Repair::new(
+            "newer",
+            "Give a duration such as 1h, or a path whose mtime is the threshold.",
+            shell::aitools(with_newer(argv, "1h")),
+        ),
+    )
+}
+
+fn bad_glob(command: &str, message: &str) -> CmdError {
+    CmdError::new(
+        code::ARGUMENT_INVALID,
+        message.to_string(),
+        Repair::new(
+            "glob",
+            "Use wildmatch syntax: * within a name, ** across directories, [abc], ?, and a leading ! to exclude (--glob '*.rs'); this shows the command's other filters.",
+            shell::aitools(["schema", command]),
+        ),
+    )
 }

@@ -114,49 +114,7 @@ pub fn surfaces(list: CommandList) -> Result<Vec<Surface>, BadRow> {
                     }
                     return Err(bad(&format!("no command {}", c[3])));
                 };
-                let tool = tool_name(spec);
-                if c[2] != tool && !c[2].starts_with(&format!("{tool}_")) {
-                    return Err(bad("an action id is its command's tool name (+ _suffix)"));
-                }
-                let params = match cell(c[4]) {
-                    "*" => Vec::new(),
-                    p => p
-                        .split(',')
-                        .filter(|s| !s.is_empty())
-                        .map(|s| match s.strip_suffix('!') {
-                            Some(s) => (s.to_string(), true),
-                            None => (s.to_string(), false),
-                        })
-                        .collect(),
-                };
-                let all = c[4] == "*";
-                let known = input_schema(spec);
-                let params = if all {
-                    known["properties"]
-                        .as_object()
-                        .map(|m| m.keys().map(|k| (k.clone(), false)).collect())
-                        .unwrap_or_default()
-                } else {
-                    params
-                };
-                for (p, _) in &params {
-                    if known["properties"].get(p).is_none() {
-                        return Err(bad(&format!("{} has no argument {p}", c[3])));
-                    }
-                }
-                out[i].0.actions.push(Action {
-                    id: c[2].to_string(),
-                    spec,
-                    params,
-                    fixed: words(c[5]),
-                    confirm: match c[6] {
-                        "yes" => true,
-                        "no" => false,
-                        _ => return Err(bad("confirm is yes or no")),
-                    },
-                    duration: c[7].to_string(),
-                    usage: cell(c[8]).to_string(),
-                });
+                out[i].0.actions.push(action_row(&c, spec, &bad)?);
             }
             "observe" if c.len() == 8 => {
                 let i = find_surface(&mut out, c[1]).ok_or_else(|| bad("unknown surface"))?;
@@ -166,21 +124,7 @@ pub fn surfaces(list: CommandList) -> Result<Vec<Surface>, BadRow> {
                     }
                     return Err(bad(&format!("no command {}", c[3])));
                 };
-                let watch = match cell(c[6]) {
-                    "" => Watch::Polling,
-                    w => match w.strip_prefix("every:") {
-                        Some(n) => Watch::Every(n.parse().map_err(|_| bad("every:N seconds"))?),
-                        None => Watch::Paths(w.split(',').map(String::from).collect()),
-                    },
-                };
-                out[i].0.observations.push(Observation {
-                    id: c[2].to_string(),
-                    spec,
-                    fixed: words(c[4]),
-                    frequency: c[5].to_string(),
-                    watch,
-                    description: c[7].to_string(),
-                });
+                out[i].0.observations.push(observe_row(&c, spec, &bad)?);
             }
             "code" if c.len() == 3 => {}
             _ => return Err(bad("not a surface, action, observe or code row")),
@@ -191,6 +135,81 @@ pub fn surfaces(list: CommandList) -> Result<Vec<Surface>, BadRow> {
         .map(|(s, _)| s)
         .filter(|s| !s.actions.is_empty())
         .collect())
+}
+
+/// An `action` row: its params (`*` for every argument the command takes, `!`
+/// for required), checked against the command's input schema.
+fn action_row(
+    c: &[&str],
+    spec: &'static CommandSpec,
+    bad: &dyn Fn(&str) -> BadRow,
+) -> Result<Action, BadRow> {
+    let tool = tool_name(spec);
+    if c[2] != tool && !c[2].starts_with(&format!("{tool}_")) {
+        return Err(bad("an action id is its command's tool name (+ _suffix)"));
+    }
+    let params = match cell(c[4]) {
+        "*" => Vec::new(),
+        p => p
+            .split(',')
+            .filter(|s| !s.is_empty())
+            .map(|s| match s.strip_suffix('!') {
+                Some(s) => (s.to_string(), true),
+                None => (s.to_string(), false),
+            })
+            .collect(),
+    };
+    let all = c[4] == "*";
+    let known = input_schema(spec);
+    let params = if all {
+        known["properties"]
+            .as_object()
+            .map(|m| m.keys().map(|k| (k.clone(), false)).collect())
+            .unwrap_or_default()
+    } else {
+        params
+    };
+    for (p, _) in &params {
+        if known["properties"].get(p).is_none() {
+            return Err(bad(&format!("{} has no argument {p}", c[3])));
+        }
+    }
+    Ok(Action {
+        id: c[2].to_string(),
+        spec,
+        params,
+        fixed: words(c[5]),
+        confirm: match c[6] {
+            "yes" => true,
+            "no" => false,
+            _ => return Err(bad("confirm is yes or no")),
+        },
+        duration: c[7].to_string(),
+        usage: cell(c[8]).to_string(),
+    })
+}
+
+/// An `observe` row: its watch (`every:N`, paths, or polling).
+fn observe_row(
+    c: &[&str],
+    spec: &'static CommandSpec,
+    bad: &dyn Fn(&str) -> BadRow,
+) -> Result<Observation, BadRow> {
+    let watch = match cell(c[6]) {
+        "" => Watch::Polling,
+        w => match w.strip_prefix("every:") {
+            Some(n) => Watch::Every(n.parse().map_err(|_| bad("every:N seconds"))?),
+            None => Watch::Paths(w.split(',').map(String::from).collect()),
+        },
+    };
+    Ok(Observation {
+        id: c[2].to_string(),
+        spec,
+        fixed: words(c[4]),
+        frequency: c[5].to_string(),
+        watch,
+        description: c[7].to_string(),
+    })
 }
 
 /// The OUI standard code for a failed command's aitools error code.

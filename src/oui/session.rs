@@ -321,106 +321,15 @@ impl Session {
     /// One `action:request` to its `action:result`.
     fn action(&mut self, rid: &str, payload: &Map<String, Value>) -> Value {
         let started = Instant::now();
-        let sid = payload
-            .get("surfaceId")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let aid = payload
-            .get("actionId")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let Some(surface) = self.surface(sid) else {
-            return result_err(
-                rid,
-                "SURFACE_UNAVAILABLE",
-                &format!("No surface {sid:?} is registered here."),
-                Some(json!({"surfaces": self.surfaces.iter().map(|s| &s.id).collect::<Vec<_>>()})),
-                started,
-            );
-        };
-        let Some(action): Option<Action> = surface.action(aid).cloned() else {
-            let ids: Vec<&String> = surface.actions.iter().map(|a| &a.id).collect();
-            return result_err(
-                rid,
-                "ACTION_NOT_FOUND",
-                &format!("Surface {sid} has no action {aid:?}."),
-                Some(json!({"actions": ids})),
-                started,
-            );
-        };
-        let params = payload.get("params").cloned().unwrap_or(json!({}));
-        if let Err(e) = validate::check(&action.input(), &params) {
-            return result_err(
-                rid,
-                "VALIDATION_ERROR",
-                &e.message,
-                Some(e.details),
-                started,
-            );
-        }
-        let argv = match action.argv(params.as_object().unwrap_or(&Map::new())) {
-            Ok(a) => a,
-            Err(m) => return result_err(rid, "VALIDATION_ERROR", &m, None, started),
-        };
-        // One action at a time per surface: one that outran its timeout still holds it.
-        if let Some(rx) = self.running.get(sid) {
-            match rx.try_recv() {
-                Err(mpsc::TryRecvError::Empty) => {
-                    return result_err(
-                        rid,
-                        "PRECONDITION_FAILED",
-                        &format!(
-                            "An earlier action on {sid} is still running; try again when it ends."
-                        ),
-                        None,
-                        started,
-                    );
-                }
-                _ => {
-                    self.running.remove(sid);
-                }
-            }
-        }
-        let (tx, rx) = mpsc::channel();
-        let (host, root) = (self.host, self.root.clone());
-        let spawned = std::thread::Builder::new()
-            .name(format!("oui-{aid}"))
-            .spawn(move || {
-                let _ = tx.send(run(host, argv, &root));
-            });
-        if spawned.is_err() {
-            return result_err(
-                rid,
-                "INTERNAL_ERROR",
-                "No thread could be started to run the action.",
-                None,
-                started,
-            );
-        }
-        let envelope = match rx.recv_timeout(self.timeout) {
+        let field = |k: &str| payload.get(k).and_then(Value::as_str).unwrap_or("");
+        let (sid, aid) = (field("surfaceId"), field("actionId"));
+        let ran = self.action_argv(sid, aid, payload).and_then(|argv| {
+            self.claim(sid)?;
+            self.run_bounded(sid, aid, argv)
+        });
+        let envelope = match ran {
             Ok(v) => v,
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                self.running.insert(sid.to_string(), rx);
-                return result_err(
-                    rid,
-                    "TIMEOUT",
-                    &format!(
-                        "{aid} did not finish within {} s; it may still complete (see the surface's observations).",
-                        self.timeout.as_secs_f64()
-                    ),
-                    None,
-                    started,
-                );
-            }
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                return result_err(
-                    rid,
-                    "EXECUTION_ERROR",
-                    &format!("{aid} failed unexpectedly."),
-                    None,
-                    started,
-                );
-            }
+            Err(r) => return result_err(rid, r.code, &r.message, r.details, started),
         };
         if envelope.get("status").and_then(Value::as_str) == Some("error") {
             let err = envelope.get("error").cloned().unwrap_or(json!({}));
@@ -433,6 +342,108 @@ impl Session {
             return result_err(rid, oui_code(code), &message, Some(err), started);
         }
         result_ok(rid, envelope, started)
+    }
+
+    /// The registered action's argv for these params, checked against its input schema.
+    fn action_argv(
+        &self,
+        sid: &str,
+        aid: &str,
+        payload: &Map<String, Value>,
+    ) -> Result<Vec<String>, Refused> {
+        let Some(surface) = self.surface(sid) else {
+            let ids: Vec<&String> = self.surfaces.iter().map(|s| &s.id).collect();
+            return Err(Refused::new(
+                "SURFACE_UNAVAILABLE",
+                format!("No surface {sid:?} is registered here."),
+                Some(json!({ "surfaces": ids })),
+            ));
+        };
+        let Some(action): Option<Action> = surface.action(aid).cloned() else {
+            let ids: Vec<&String> = surface.actions.iter().map(|a| &a.id).collect();
+            return Err(Refused::new(
+                "ACTION_NOT_FOUND",
+                format!("Surface {sid} has no action {aid:?}."),
+                Some(json!({ "actions": ids })),
+            ));
+        };
+        let params = payload.get("params").cloned().unwrap_or(json!({}));
+        if let Err(e) = validate::check(&action.input(), &params) {
+            return Err(Refused::new("VALIDATION_ERROR", e.message, Some(e.details)));
+        }
+        action
+            .argv(params.as_object().unwrap_or(&Map::new()))
+            .map_err(|m| Refused::new("VALIDATION_ERROR", m, None))
+    }
+
+    /// One action at a time per surface: one that outran its timeout still holds it.
+    fn claim(&mut self, sid: &str) -> Result<(), Refused> {
+        if let Some(rx) = self.running.get(sid) {
+            if let Err(mpsc::TryRecvError::Empty) = rx.try_recv() {
+                return Err(Refused::new(
+                    "PRECONDITION_FAILED",
+                    format!("An earlier action on {sid} is still running; try again when it ends."),
+                    None,
+                ));
+            }
+            self.running.remove(sid);
+        }
+        Ok(())
+    }
+
+    /// Runs `argv` on its own thread and waits up to the session's timeout; a call
+    /// that outruns it keeps the surface (see `claim`).
+    fn run_bounded(&mut self, sid: &str, aid: &str, argv: Vec<String>) -> Result<Value, Refused> {
+        let (tx, rx) = mpsc::channel();
+        let (host, root) = (self.host, self.root.clone());
+        let spawned = std::thread::Builder::new()
+            .name(format!("oui-{aid}"))
+            .spawn(move || {
+                let _ = tx.send(run(host, argv, &root));
+            });
+        if spawned.is_err() {
+            return Err(Refused::new(
+                "INTERNAL_ERROR",
+                "No thread could be started to run the action.".to_string(),
+                None,
+            ));
+        }
+        match rx.recv_timeout(self.timeout) {
+            Ok(v) => Ok(v),
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                self.running.insert(sid.to_string(), rx);
+                Err(Refused::new(
+                    "TIMEOUT",
+                    format!(
+                        "{aid} did not finish within {} s; it may still complete (see the surface's observations).",
+                        self.timeout.as_secs_f64()
+                    ),
+                    None,
+                ))
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => Err(Refused::new(
+                "EXECUTION_ERROR",
+                format!("{aid} failed unexpectedly."),
+                None,
+            )),
+        }
+    }
+}
+
+/// An action refused before or while it ran: its `action:result` error.
+struct Refused {
+    code: &'static str,
+    message: String,
+    details: Option<Value>,
+}
+
+impl Refused {
+    fn new(code: &'static str, message: String, details: Option<Value>) -> Refused {
+        Refused {
+            code,
+            message,
+            details,
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 //! `similar` misreports some op indices.
 
 use similar::{Algorithm, DiffOp};
+use std::ops::Range;
 use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone)]
@@ -368,25 +369,7 @@ fn general(
 ) -> Unified {
     let old_lines = split_lines(old);
     let new_lines = split_lines(new);
-    let runs = if old_lines.is_empty() || new_lines.is_empty() {
-        // All added or all removed: nothing to align.
-        vec![Run {
-            equal: false,
-            old: 0..old_lines.len(),
-            new: 0..new_lines.len(),
-        }]
-    } else {
-        let old_keys: Vec<_> = old_lines.iter().map(|l| key(l, o)).collect();
-        let new_keys: Vec<_> = new_lines.iter().map(|l| key(l, o)).collect();
-        let deadline = Instant::now() + Duration::from_secs(5);
-        let ops = similar::capture_diff_slices_deadline(
-            Algorithm::Myers,
-            &old_keys,
-            &new_keys,
-            Some(deadline),
-        );
-        runs(&ops, &old_keys, &new_keys)
-    };
+    let runs = aligned_runs(&old_lines, &new_lines, o);
     let changed = runs.iter().any(|r| !r.equal);
     let mut out = Unified {
         identical: !changed,
@@ -405,37 +388,7 @@ fn general(
         let (Some(first), Some(last)) = (runs.get(h.start), runs.get(h.end - 1)) else {
             continue;
         };
-        // Context cut from the equal runs at either end of the hunk.
-        let lead = if first.equal {
-            first.old_len().min(o.context)
-        } else {
-            0
-        };
-        let trail = if last.equal {
-            last.old_len().min(o.context)
-        } else {
-            0
-        };
-        let os = if first.equal {
-            first.old.end - lead
-        } else {
-            first.old.start
-        };
-        let ns = if first.equal {
-            first.new.end - lead
-        } else {
-            first.new.start
-        };
-        let oe = if last.equal {
-            last.old.start + trail
-        } else {
-            last.old.end
-        };
-        let ne = if last.equal {
-            last.new.start + trail
-        } else {
-            last.new.end
-        };
+        let (os, oe, ns, ne) = hunk_bounds(first, last, o.context);
         sink.out.hunks += 1;
         sink.push(&format!(
             "@@ -{} +{} @@\n",
@@ -462,6 +415,44 @@ fn general(
         }
     }
     out
+}
+
+/// The windows' lines as runs of equal and changed lines (Myers, 5 s at most).
+fn aligned_runs(old_lines: &[&[u8]], new_lines: &[&[u8]], o: &DiffOptions) -> Vec<Run> {
+    if old_lines.is_empty() || new_lines.is_empty() {
+        // All added or all removed: nothing to align.
+        return vec![Run {
+            equal: false,
+            old: 0..old_lines.len(),
+            new: 0..new_lines.len(),
+        }];
+    }
+    let old_keys: Vec<_> = old_lines.iter().map(|l| key(l, o)).collect();
+    let new_keys: Vec<_> = new_lines.iter().map(|l| key(l, o)).collect();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let ops = similar::capture_diff_slices_deadline(
+        Algorithm::Myers,
+        &old_keys,
+        &new_keys,
+        Some(deadline),
+    );
+    runs(&ops, &old_keys, &new_keys)
+}
+
+/// A hunk's old and new line ranges (`os..oe`, `ns..ne`): its runs, with the
+/// equal runs at either end cut to `context` lines.
+fn hunk_bounds(first: &Run, last: &Run, context: usize) -> (usize, usize, usize, usize) {
+    // An equal run has as many old lines as new.
+    let lead = first.old_len().min(context);
+    let trail = last.old_len().min(context);
+    let start = |r: &Range<usize>| if first.equal { r.end - lead } else { r.start };
+    let end = |r: &Range<usize>| if last.equal { r.start + trail } else { r.end };
+    (
+        start(&first.old),
+        end(&last.old),
+        start(&first.new),
+        end(&last.new),
+    )
 }
 
 /// A run of equal lines, or of changed lines (the old ones replaced by the new).

@@ -127,16 +127,19 @@ pub fn scan_holding<R: Read, W: Want>(
     hold: usize,
     mut sink: impl FnMut(Line<'_>),
 ) -> io::Result<Scan> {
-    let hold = hold.max(cap);
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; FIRST_CHUNK];
     let mut size: u64 = 0;
-    let mut line_no: u64 = 1; // number of the line in progress
-    let mut line_start: u64 = 0; // file offset of the line in progress
-    let mut current: Vec<u8> = Vec::new(); // wanted line in progress (capped)
-    let mut current_len: u64 = 0; // its true length
-    let mut in_progress_wanted = want.wants(1);
-    let mut collecting = true;
+    let mut lines = Lines {
+        line_no: 1,
+        line_start: 0,
+        current: Vec::new(),
+        current_len: 0,
+        wanted: want.wants(1),
+        collecting: true,
+        cap,
+        hold: hold.max(cap),
+    };
     let mut first_chunk = true;
     let mut bom = false;
     let mut last_byte: Option<u8> = None;
@@ -158,47 +161,11 @@ pub fn scan_holding<R: Read, W: Want>(
             if chunk.starts_with(BOM) {
                 bom = true;
                 skip = 3;
-                line_start = 3;
+                lines.line_start = 3;
             }
         }
         chunk = &chunk[skip..];
-        let base = chunk_offset + skip as u64;
-        if !collecting {
-            line_no += memchr::memchr_iter(b'\n', chunk).count() as u64;
-            continue;
-        }
-        let mut pos = 0usize;
-        for nl in memchr::memchr_iter(b'\n', chunk) {
-            if in_progress_wanted {
-                append_capped(&mut current, &chunk[pos..nl], hold);
-                current_len += (nl - pos) as u64;
-                emit(
-                    &mut sink,
-                    line_no,
-                    line_start,
-                    &mut current,
-                    current_len,
-                    true,
-                    cap,
-                );
-            }
-            current.clear();
-            current_len = 0;
-            line_no += 1;
-            line_start = base + nl as u64 + 1;
-            pos = nl + 1;
-            if collecting && want.done_after(line_no) {
-                collecting = false;
-                in_progress_wanted = false;
-                line_no += memchr::memchr_iter(b'\n', &chunk[pos..]).count() as u64;
-                break;
-            }
-            in_progress_wanted = want.wants(line_no);
-        }
-        if collecting && in_progress_wanted {
-            append_capped(&mut current, &chunk[pos..], hold);
-            current_len += (chunk.len() - pos) as u64;
-        }
+        lines.feed(chunk, chunk_offset + skip as u64, want, &mut sink);
     }
     let content_len = size - if bom { 3 } else { 0 };
     let trailing_newline = last_byte == Some(b'\n');
@@ -206,20 +173,12 @@ pub fn scan_holding<R: Read, W: Want>(
     let total_lines = if content_len == 0 {
         0
     } else if trailing_newline {
-        line_no - 1
+        lines.line_no - 1
     } else {
-        if collecting && in_progress_wanted && size > line_start {
-            emit(
-                &mut sink,
-                line_no,
-                line_start,
-                &mut current,
-                current_len,
-                false,
-                cap,
-            );
+        if lines.collecting && lines.wanted && size > lines.line_start {
+            lines.emit_current(&mut sink, false);
         }
-        line_no
+        lines.line_no
     };
     Ok(Scan {
         total_lines,
@@ -228,6 +187,74 @@ pub fn scan_holding<R: Read, W: Want>(
         bom,
         trailing_newline,
     })
+}
+
+/// `scan_holding`'s position in the file: the line in progress, and whether it
+/// is wanted (held up to `hold` bytes) or the wanted lines are all past.
+struct Lines {
+    /// The number of the line in progress.
+    line_no: u64,
+    /// Its file offset.
+    line_start: u64,
+    /// Its bytes so far when it is wanted (at most `hold`), and its true length.
+    current: Vec<u8>,
+    current_len: u64,
+    wanted: bool,
+    collecting: bool,
+    cap: usize,
+    hold: usize,
+}
+
+impl Lines {
+    /// One chunk read at file offset `base`: each wanted line it ends goes to the sink.
+    fn feed<W: Want>(
+        &mut self,
+        chunk: &[u8],
+        base: u64,
+        want: &mut W,
+        sink: &mut impl FnMut(Line<'_>),
+    ) {
+        if !self.collecting {
+            self.line_no += memchr::memchr_iter(b'\n', chunk).count() as u64;
+            return;
+        }
+        let mut pos = 0usize;
+        for nl in memchr::memchr_iter(b'\n', chunk) {
+            if self.wanted {
+                append_capped(&mut self.current, &chunk[pos..nl], self.hold);
+                self.current_len += (nl - pos) as u64;
+                self.emit_current(sink, true);
+            }
+            self.current.clear();
+            self.current_len = 0;
+            self.line_no += 1;
+            self.line_start = base + nl as u64 + 1;
+            pos = nl + 1;
+            if want.done_after(self.line_no) {
+                self.collecting = false;
+                self.wanted = false;
+                self.line_no += memchr::memchr_iter(b'\n', &chunk[pos..]).count() as u64;
+                return;
+            }
+            self.wanted = want.wants(self.line_no);
+        }
+        if self.wanted {
+            append_capped(&mut self.current, &chunk[pos..], self.hold);
+            self.current_len += (chunk.len() - pos) as u64;
+        }
+    }
+
+    fn emit_current(&mut self, sink: &mut impl FnMut(Line<'_>), had_lf: bool) {
+        emit(
+            sink,
+            self.line_no,
+            self.line_start,
+            &mut self.current,
+            self.current_len,
+            had_lf,
+            self.cap,
+        );
+    }
 }
 
 /// One read into `buf` (retrying an interrupted one); a read that filled it grows
