@@ -427,27 +427,7 @@ fn read_path(
     args: &ReadArgs,
     listed: Option<&std::path::Path>,
 ) -> Result<Output, CmdError> {
-    if args.max_lines == 0 {
-        return Err(invalid("--max-lines must be at least 1."));
-    }
-    let sel = selector(args)?;
-    if args.view != "text" && (args.encoding.is_some() || args.escape_invisible || args.anchors) {
-        return Err(invalid(
-            "--encoding, --escape-invisible and --anchors apply to --as text only.",
-        ));
-    }
-    if args.view == "text" && args.bytes.is_some() {
-        return Err(invalid(
-            "--bytes applies to --as hex and --as strings; add --as hex to dump bytes.",
-        ));
-    }
-    if args.view == "strings" && args.min_length == 0 {
-        return Err(invalid("--min-length must be at least 1."));
-    }
-    let span = match &args.bytes {
-        Some(b) => Some(values::parse_byte_span(b).map_err(invalid)?),
-        None => None,
-    };
+    let (sel, span) = view_options(args)?;
     let shown_abs = match listed {
         Some(p) => p.to_path_buf(),
         None => ctx.path_arg(args.path())?,
@@ -526,6 +506,33 @@ fn read_path(
     }
 }
 
+/// The view's options checked against each other: the line selector, and
+/// `--bytes`' span for the hex and strings views.
+fn view_options(args: &ReadArgs) -> Result<(Selector, Option<(u64, Option<u64>)>), CmdError> {
+    if args.max_lines == 0 {
+        return Err(invalid("--max-lines must be at least 1."));
+    }
+    let sel = selector(args)?;
+    if args.view != "text" && (args.encoding.is_some() || args.escape_invisible || args.anchors) {
+        return Err(invalid(
+            "--encoding, --escape-invisible and --anchors apply to --as text only.",
+        ));
+    }
+    if args.view == "text" && args.bytes.is_some() {
+        return Err(invalid(
+            "--bytes applies to --as hex and --as strings; add --as hex to dump bytes.",
+        ));
+    }
+    if args.view == "strings" && args.min_length == 0 {
+        return Err(invalid("--min-length must be at least 1."));
+    }
+    let span = match &args.bytes {
+        Some(b) => Some(values::parse_byte_span(b).map_err(invalid)?),
+        None => None,
+    };
+    Ok((sel, span))
+}
+
 /// The files listed by an ambiguous `read --symbol NAME` (no PATH), each with the
 /// call that reads its definition.
 const SYMBOL_FILES_SHOWN: usize = 5;
@@ -555,97 +562,108 @@ fn symbol_file(
         Ok(rel) if in_cwd => rel.to_string_lossy().into_owned(),
         _ => p.to_string_lossy().into_owned(),
     };
+    match found.as_slice() {
+        [(path, _)] => Ok((arg(path), path.clone())),
+        [] => Err(no_symbol_file(ctx, &start, name, kind, cut.is_some())),
+        several => Err(ambiguous_symbol(several, name, kind, &arg)),
+    }
+}
+
+/// No file defines the name: list the names that start so, or search for it.
+fn no_symbol_file(
+    ctx: &Ctx,
+    start: &std::path::Path,
+    name: &str,
+    kind: Option<&str>,
+    cut: bool,
+) -> CmdError {
     let last = outline::qualified_parts(name)
         .last()
         .copied()
         .unwrap_or(name)
         .to_string();
-    let with_kind = |mut words: Vec<String>| {
+    let stopped = if cut {
+        " (the scan stopped at its budget; name the file to look in it)"
+    } else {
+        ""
+    };
+    CmdError::new(
+        code::NO_MATCH,
+        format!(
+            "No file under {} defines {name}{}{stopped}.",
+            ctx.display_path(start),
+            kind.map(|k| format!(" as a {k}")).unwrap_or_default()
+        ),
+        Repair::new(
+            "defs",
+            "List the definitions whose names start so.",
+            shell::aitools(["code", "defs", &last, "--prefix"]),
+        ),
+    )
+    .with_repair(Repair::new(
+        "search",
+        "Find where the name occurs.",
+        shell::aitools(["search", &last, "--fixed"]),
+    ))
+}
+
+/// Several files define the name: each definition as a candidate, and a read of
+/// the first few files (`code defs` past them).
+fn ambiguous_symbol(
+    several: &[(std::path::PathBuf, Vec<outline::Definition>)],
+    name: &str,
+    kind: Option<&str>,
+    arg: &dyn Fn(&std::path::Path) -> String,
+) -> CmdError {
+    let read_in = |path: &std::path::Path| {
+        let mut words = vec![
+            "read".to_string(),
+            arg(path),
+            "--symbol".into(),
+            name.into(),
+        ];
         if let Some(k) = kind {
             words.push("--kind".into());
             words.push(k.to_string());
         }
-        shell::aitools(words)
+        Repair::new(
+            "read",
+            "Read the definition in this file.",
+            shell::aitools(words),
+        )
     };
-    match found.as_slice() {
-        [(path, _)] => Ok((arg(path), path.clone())),
-        [] => {
-            let stopped = cut
-                .as_ref()
-                .map(|_| " (the scan stopped at its budget; name the file to look in it)")
-                .unwrap_or_default();
-            Err(CmdError::new(
-                code::NO_MATCH,
-                format!(
-                    "No file under {} defines {name}{}{stopped}.",
-                    ctx.display_path(&start),
-                    kind.map(|k| format!(" as a {k}")).unwrap_or_default()
-                ),
-                Repair::new(
-                    "defs",
-                    "List the definitions whose names start so.",
-                    shell::aitools(["code", "defs", &last, "--prefix"]),
-                ),
-            )
-            .with_repair(Repair::new(
-                "search",
-                "Find where the name occurs.",
-                shell::aitools(["search", &last, "--fixed"]),
-            )))
+    let mut list = Vec::new();
+    let mut err = CmdError::new(
+        code::AMBIGUOUS,
+        format!(
+            "{} files define {name}: name the one to read.",
+            several.len()
+        ),
+        read_in(&several[0].0),
+    );
+    for (i, (path, found)) in several.iter().enumerate() {
+        for d in found {
+            let mut o = vec![
+                ("path".to_string(), Json::from(arg(path))),
+                ("line".to_string(), Json::from(d.start_line)),
+            ];
+            if let Some(c) = &d.container {
+                o.push(("container".to_string(), Json::from(c.clone())));
+            }
+            list.push(Json::Obj(o));
         }
-        several => {
-            let mut list = Vec::new();
-            let mut err = CmdError::new(
-                code::AMBIGUOUS,
-                format!(
-                    "{} files define {name}: name the one to read.",
-                    several.len()
-                ),
-                Repair::new(
-                    "read",
-                    "Read the definition in this file.",
-                    with_kind(vec![
-                        "read".into(),
-                        arg(&several[0].0),
-                        "--symbol".into(),
-                        name.into(),
-                    ]),
-                ),
-            );
-            for (i, (path, found)) in several.iter().enumerate() {
-                for d in found {
-                    let mut o = vec![
-                        ("path".to_string(), Json::from(arg(path))),
-                        ("line".to_string(), Json::from(d.start_line)),
-                    ];
-                    if let Some(c) = &d.container {
-                        o.push(("container".to_string(), Json::from(c.clone())));
-                    }
-                    list.push(Json::Obj(o));
-                }
-                if i > 0 && i < SYMBOL_FILES_SHOWN {
-                    err = err.with_repair(Repair::new(
-                        "read",
-                        "Read the definition in this file.",
-                        with_kind(vec![
-                            "read".into(),
-                            arg(path),
-                            "--symbol".into(),
-                            name.into(),
-                        ]),
-                    ));
-                }
-            }
-            if several.len() > SYMBOL_FILES_SHOWN {
-                err = err.with_repair(Repair::new(
-                    "defs",
-                    "List every definition of the name.",
-                    shell::aitools(["code", "defs", name]),
-                ));
-            }
-            Err(err.with_candidates(Json::Arr(list)))
+        if i > 0 && i < SYMBOL_FILES_SHOWN {
+            err = err.with_repair(read_in(path));
         }
     }
+    if several.len() > SYMBOL_FILES_SHOWN {
+        err = err.with_repair(Repair::new(
+            "defs",
+            "List every definition of the name.",
+            shell::aitools(["code", "defs", name]),
+        ));
+    }
+    err.with_candidates(Json::Arr(list))
 }
 
 fn not_a_file(arg: &str, dir: bool) -> CmdError {
