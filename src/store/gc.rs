@@ -264,12 +264,7 @@ pub fn collect(state: &Path, budget: u64, target: u64, dry_run: bool) -> io::Res
     let mut pinned = BTreeSet::new();
     pinned_in(&tx::root_dir(state), &mut pinned);
     pinned_in(&intent::dir(state), &mut pinned);
-    let mut refs: HashMap<&str, usize> = HashMap::new();
-    for e in entries.iter().filter(|e| !done.contains(e.seq)) {
-        for h in hashes(e) {
-            *refs.entry(h).or_insert(0) += 1;
-        }
-    }
+    let mut refs = live_refs(&entries, &done);
     let (sizes, temps) = blob_sizes(state)?;
     let packs = packs_on_disk(state)?;
     let total: u64 = sizes.values().sum::<u64>() + packs.iter().map(|p| p.len).sum::<u64>();
@@ -346,34 +341,69 @@ pub fn collect(state: &Path, budget: u64, target: u64, dry_run: bool) -> io::Res
     if dry_run {
         return Ok(report);
     }
-    if newly > 0 {
-        replace_file(&journal::dir(state), "collected", done.text().as_bytes())?;
-    }
-    let dir = blobs::dir(state);
-    for name in &remove {
-        match std::fs::remove_file(dir.join(name)) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
-            _ => {}
-        }
-    }
-    for &i in &remove_packs {
-        match std::fs::remove_file(pack::path(state, &packs[i].name)) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
-            _ => {}
-        }
-    }
-    if !remove_packs.is_empty() {
-        fsx::sync_dir(&pack::dir(state))?;
-    }
-    // Under the lock no write or tx op is preparing blobs: a temp file is a leftover.
-    for t in &temps {
-        let _ = std::fs::remove_file(t);
-    }
-    if !remove.is_empty() || !temps.is_empty() {
-        fsx::sync_dir(&dir)?;
-    }
+    let removal = Removal {
+        journal: (newly > 0).then(|| done.text()),
+        blobs: remove,
+        packs: remove_packs
+            .iter()
+            .map(|&i| pack::path(state, &packs[i].name))
+            .collect(),
+        temps,
+    };
+    removal.carry_out(state)?;
     write_usage(state, report.bytes_after, report.bytes_after);
     Ok(report)
+}
+
+/// How many ops not yet collected name each blob.
+fn live_refs<'e>(entries: &'e [journal::Entry], done: &Collected) -> HashMap<&'e str, usize> {
+    let mut refs: HashMap<&str, usize> = HashMap::new();
+    for e in entries.iter().filter(|e| !done.contains(e.seq)) {
+        for h in hashes(e) {
+            *refs.entry(h).or_insert(0) += 1;
+        }
+    }
+    refs
+}
+
+/// What a collection removes once planned: the journal's new `collected` text
+/// (when ops were collected), loose blobs, packs, and leftover temp files.
+struct Removal {
+    journal: Option<String>,
+    blobs: Vec<String>,
+    packs: Vec<PathBuf>,
+    temps: Vec<PathBuf>,
+}
+
+impl Removal {
+    fn carry_out(&self, state: &Path) -> io::Result<()> {
+        if let Some(text) = &self.journal {
+            replace_file(&journal::dir(state), "collected", text.as_bytes())?;
+        }
+        let dir = blobs::dir(state);
+        for path in self
+            .blobs
+            .iter()
+            .map(|name| dir.join(name))
+            .chain(self.packs.iter().cloned())
+        {
+            match std::fs::remove_file(path) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+        }
+        if !self.packs.is_empty() {
+            fsx::sync_dir(&pack::dir(state))?;
+        }
+        // Under the lock no write or tx op is preparing blobs: a temp file is a leftover.
+        for t in &self.temps {
+            let _ = std::fs::remove_file(t);
+        }
+        if !self.blobs.is_empty() || !self.temps.is_empty() {
+            fsx::sync_dir(&dir)?;
+        }
+        Ok(())
+    }
 }
 
 /// The low-water mark automatic collection aims for, so it does not run again
