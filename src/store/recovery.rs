@@ -435,96 +435,118 @@ pub fn set_aside(ctx: &Ctx, op_id: &str, dry_run: bool) -> Result<SetAside, Box<
             .as_ref()
             .is_some_and(|i| check_paths(ctx, &state, i).is_ok());
     if let (true, Some(i)) = (trusted, &rec.intent) {
-        let blobs = super::blobs::dir(&state);
-        let tmps = kept.join("temps");
-        fsx::ensure_private_dir(&tmps).map_err(io)?;
-        // Removed beneath the root: a directory swapped for a symlink meanwhile
-        // must not make an unlink act outside the workspace.
-        let tree = super::beneath::Tree::open(&ctx.root).map_err(io)?;
-        for (n, t) in i.temps.iter().enumerate() {
-            if !fsx::exists_nofollow(t) {
-                continue;
-            }
-            let to = tmps.join(format!("{n}"));
-            // A set-aside killed after this copy left it behind: the copy below
-            // creates its file exclusively, so the retry starts from nothing.
-            match std::fs::remove_file(&to) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(e)),
-                _ => {}
-            }
-            let copied = match std::fs::symlink_metadata(t) {
-                Ok(m) if m.file_type().is_symlink() => {
-                    std::fs::read_link(t).and_then(|target| std::os::unix::fs::symlink(target, &to))
-                }
-                _ => copy_private(t, &to),
-            };
-            copied.map_err(io)?;
-            if tree.remove_file(t).is_err() {
-                left_in_tree.push(
-                    crate::workspace::paths::relative_to(t, &ctx.root)
-                        .unwrap_or_else(|| t.display().to_string()),
-                );
-            }
-        }
-        let kept_blobs = kept.join("blobs");
-        fsx::ensure_private_dir(&kept_blobs).map_err(io)?;
-        let mut hashes = super::gc::hashes(&i.entry);
-        hashes.sort_unstable();
-        hashes.dedup();
-        for h in hashes {
-            let b = super::blobs::path(&state, h);
-            let to = kept_blobs.join(h);
-            // A link not yet published (a tree file's other name) is the next loop's.
-            let unpublished = i.linked.iter().any(|l| l.hash == h && l.tmp == b);
-            if fsx::exists_nofollow(&to) || unpublished {
-                continue;
-            }
-            if fsx::exists_nofollow(&b) {
-                // A copy keeps the bytes if the blob store lets the blob go. Not a
-                // hard link: a blob with two names is not sound (`blobs::kept`),
-                // so the next op that needs it would store it again.
-                copy_private(&b, &to).map_err(io)?;
-            } else if let Ok(Some(bytes)) = super::pack::find(&state, h, Some(&i.op_id)) {
-                // A packed blob gets a file of its own (its pack goes with the op).
-                fsx::write_new_synced(&to, &bytes, 0o600).map_err(io)?;
-            }
-        }
-        // A before-image kept as a link is kept under its hash, as the blobs the
-        // entry names: a copy while it is still a tree file's other name (its
-        // steps never ran), else the inode itself.
-        for l in &i.linked {
-            let Ok(m) = std::fs::symlink_metadata(&l.tmp) else {
-                continue;
-            };
-            let to = kept_blobs.join(&l.hash);
-            if fsx::exists_nofollow(&to) || l.tmp.parent() != Some(blobs.as_path()) {
-                continue;
-            }
-            if m.nlink() > 1 {
-                copy_private(&l.tmp, &to).map_err(io)?;
-                std::fs::remove_file(&l.tmp).map_err(io)?;
-            } else if l.tmp != super::blobs::path(&state, &l.hash) {
-                std::fs::rename(&l.tmp, &to).map_err(io)?;
-            } else {
-                // A copy, as above: the name in `blobs/` keeps one name.
-                copy_private(&l.tmp, &to).map_err(io)?;
-            }
-        }
-        for b in &i.blob_tmps {
-            if let (true, Some(name)) = (fsx::exists_nofollow(b), b.file_name())
-                && b.parent() == Some(blobs.as_path())
-            {
-                std::fs::rename(b, kept_blobs.join(name)).map_err(io)?;
-            }
-        }
-        fsx::sync_dir(&kept_blobs).map_err(io)?;
-        fsx::sync_dir(&tmps).map_err(io)?;
+        left_in_tree = keep_temps(ctx, i, &kept.join("temps")).map_err(io)?;
+        keep_blobs(&state, i, &kept.join("blobs")).map_err(io)?;
     }
     std::fs::rename(&path, kept.join(format!("{op_id}.intent"))).map_err(io)?;
     fsx::sync_dir(&kept).map_err(io)?;
     fsx::sync_dir(&intent::dir(&state)).map_err(io)?;
-    let seq = journal::next_seq(&state).map_err(io)?;
-    let journal_op = journal::new_op_id(&state, seq, ctx.session.settings.seed.as_deref());
+    let journal_op = journal_set_aside(ctx, &state, op_id).map_err(io)?;
+    Ok(SetAside {
+        op_id: op_id.to_string(),
+        kept_in: format!("set-aside/{op_id}"),
+        left_in_tree,
+        journal_op: Some(journal_op),
+    })
+}
+
+/// Copies each temp file the record made in the tree into `tmps` (a symlink as a
+/// symlink) and removes it from the tree; the ones that stay are returned.
+fn keep_temps(ctx: &Ctx, i: &intent::Intent, tmps: &Path) -> std::io::Result<Vec<String>> {
+    fsx::ensure_private_dir(tmps)?;
+    // Removed beneath the root: a directory swapped for a symlink meanwhile
+    // must not make an unlink act outside the workspace.
+    let tree = super::beneath::Tree::open(&ctx.root)?;
+    let mut left_in_tree = Vec::new();
+    for (n, t) in i.temps.iter().enumerate() {
+        if !fsx::exists_nofollow(t) {
+            continue;
+        }
+        let to = tmps.join(format!("{n}"));
+        // A set-aside killed after this copy left it behind: the copy below
+        // creates its file exclusively, so the retry starts from nothing.
+        match std::fs::remove_file(&to) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+        match std::fs::symlink_metadata(t) {
+            Ok(m) if m.file_type().is_symlink() => {
+                std::fs::read_link(t).and_then(|target| std::os::unix::fs::symlink(target, &to))
+            }
+            _ => copy_private(t, &to),
+        }?;
+        if tree.remove_file(t).is_err() {
+            left_in_tree.push(
+                crate::workspace::paths::relative_to(t, &ctx.root)
+                    .unwrap_or_else(|| t.display().to_string()),
+            );
+        }
+    }
+    fsx::sync_dir(tmps)?;
+    Ok(left_in_tree)
+}
+
+/// Keeps every blob the record's entry names, its linked before-images and its
+/// blob temps in `kept_blobs`.
+fn keep_blobs(state: &Path, i: &intent::Intent, kept_blobs: &Path) -> std::io::Result<()> {
+    let blobs = super::blobs::dir(state);
+    fsx::ensure_private_dir(kept_blobs)?;
+    let mut hashes = super::gc::hashes(&i.entry);
+    hashes.sort_unstable();
+    hashes.dedup();
+    for h in hashes {
+        let b = super::blobs::path(state, h);
+        let to = kept_blobs.join(h);
+        // A link not yet published (a tree file's other name) is the next loop's.
+        let unpublished = i.linked.iter().any(|l| l.hash == h && l.tmp == b);
+        if fsx::exists_nofollow(&to) || unpublished {
+            continue;
+        }
+        if fsx::exists_nofollow(&b) {
+            // A copy keeps the bytes if the blob store lets the blob go. Not a
+            // hard link: a blob with two names is not sound (`blobs::kept`),
+            // so the next op that needs it would store it again.
+            copy_private(&b, &to)?;
+        } else if let Ok(Some(bytes)) = super::pack::find(state, h, Some(&i.op_id)) {
+            // A packed blob gets a file of its own (its pack goes with the op).
+            fsx::write_new_synced(&to, &bytes, 0o600)?;
+        }
+    }
+    // A before-image kept as a link is kept under its hash, as the blobs the
+    // entry names: a copy while it is still a tree file's other name (its
+    // steps never ran), else the inode itself.
+    for l in &i.linked {
+        let Ok(m) = std::fs::symlink_metadata(&l.tmp) else {
+            continue;
+        };
+        let to = kept_blobs.join(&l.hash);
+        if fsx::exists_nofollow(&to) || l.tmp.parent() != Some(blobs.as_path()) {
+            continue;
+        }
+        if m.nlink() > 1 {
+            copy_private(&l.tmp, &to)?;
+            std::fs::remove_file(&l.tmp)?;
+        } else if l.tmp != super::blobs::path(state, &l.hash) {
+            std::fs::rename(&l.tmp, &to)?;
+        } else {
+            // A copy, as above: the name in `blobs/` keeps one name.
+            copy_private(&l.tmp, &to)?;
+        }
+    }
+    for b in &i.blob_tmps {
+        if let (true, Some(name)) = (fsx::exists_nofollow(b), b.file_name())
+            && b.parent() == Some(blobs.as_path())
+        {
+            std::fs::rename(b, kept_blobs.join(name))?;
+        }
+    }
+    fsx::sync_dir(kept_blobs)
+}
+
+/// Journals the set-aside as an op of its own; its op id.
+fn journal_set_aside(ctx: &Ctx, state: &Path, op_id: &str) -> std::io::Result<String> {
+    let seq = journal::next_seq(state)?;
+    let journal_op = journal::new_op_id(state, seq, ctx.session.settings.seed.as_deref());
     let entry = journal::Entry {
         seq,
         op_id: journal_op.clone(),
@@ -535,13 +557,8 @@ pub fn set_aside(ctx: &Ctx, op_id: &str, dry_run: bool) -> Result<SetAside, Box<
         changes: Vec::new(),
         appends: Vec::new(),
     };
-    journal::append(&state, &entry).map_err(io)?;
-    Ok(SetAside {
-        op_id: op_id.to_string(),
-        kept_in: format!("set-aside/{op_id}"),
-        left_in_tree,
-        journal_op: Some(journal_op),
-    })
+    journal::append(state, &entry)?;
+    Ok(journal_op)
 }
 
 /// Copies a tree file (a leftover temp) into the private state directory: mode

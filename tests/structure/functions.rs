@@ -14,7 +14,6 @@ pub const LONG_FNS: &[(&str, &str, usize)] = &[
     ("protocol/redact/lines.rs", "line", 128),
     ("protocol/redact/lines.rs", "normal", 105),
     ("store/intent/wire.rs", "of", 116),
-    ("store/recovery.rs", "set_aside", 139),
     ("workspace/scan/ordered.rs", "ordered_rest", 119),
 ];
 
