@@ -89,6 +89,52 @@ enum WireStep {
     },
 }
 
+impl WireStep {
+    /// A step as written: its paths relative to the root, a rename's temp by
+    /// its number when it is `<tree_prefix><n>.tmp` beside its target.
+    fn of(s: &Step, rel: &dyn Fn(&Path) -> PathBuf, tree_prefix: &str) -> WireStep {
+        match s {
+            Step::Mkdir { path, mode } => WireStep::Mkdir {
+                path: rel(path),
+                mode: *mode,
+            },
+            Step::Rename { tmp, to } => {
+                let n = temp_number(tmp.file_name(), tree_prefix, ".tmp")
+                    .filter(|_| tmp.parent().is_some() && tmp.parent() == to.parent());
+                WireStep::Rename {
+                    n,
+                    tmp: n.is_none().then(|| rel(tmp)),
+                    to: rel(to),
+                }
+            }
+            Step::Move { from, to, dev, ino } => WireStep::Move {
+                from: rel(from),
+                to: rel(to),
+                dev: *dev,
+                ino: *ino,
+            },
+            Step::Unlink { path, dev, ino } => WireStep::Unlink {
+                path: rel(path),
+                dev: *dev,
+                ino: *ino,
+            },
+            Step::Rmdir { path, dev, ino } => WireStep::Rmdir {
+                path: rel(path),
+                dev: *dev,
+                ino: *ino,
+            },
+            Step::Chmod { path, mode } => WireStep::Chmod {
+                path: rel(path),
+                mode: *mode,
+            },
+            Step::Utime { path, mtime } => WireStep::Utime {
+                path: rel(path),
+                mtime: *mtime,
+            },
+        }
+    }
+}
+
 /// The first line for `i` (no newline) and, apart, its entry's JSON: the
 /// entry is the line's last member, serialized once for the line and the
 /// journal (`{...,"entry":<entry>}`, the bytes serde writes for the whole).
@@ -127,45 +173,7 @@ impl<'a> Wire<'a> {
         let steps: Vec<WireStep> = i
             .steps
             .iter()
-            .map(|s| match s {
-                Step::Mkdir { path, mode } => WireStep::Mkdir {
-                    path: rel(path),
-                    mode: *mode,
-                },
-                Step::Rename { tmp, to } => {
-                    let n = temp_number(tmp.file_name(), &tree_prefix, ".tmp")
-                        .filter(|_| tmp.parent().is_some() && tmp.parent() == to.parent());
-                    WireStep::Rename {
-                        n,
-                        tmp: n.is_none().then(|| rel(tmp)),
-                        to: rel(to),
-                    }
-                }
-                Step::Move { from, to, dev, ino } => WireStep::Move {
-                    from: rel(from),
-                    to: rel(to),
-                    dev: *dev,
-                    ino: *ino,
-                },
-                Step::Unlink { path, dev, ino } => WireStep::Unlink {
-                    path: rel(path),
-                    dev: *dev,
-                    ino: *ino,
-                },
-                Step::Rmdir { path, dev, ino } => WireStep::Rmdir {
-                    path: rel(path),
-                    dev: *dev,
-                    ino: *ino,
-                },
-                Step::Chmod { path, mode } => WireStep::Chmod {
-                    path: rel(path),
-                    mode: *mode,
-                },
-                Step::Utime { path, mtime } => WireStep::Utime {
-                    path: rel(path),
-                    mtime: *mtime,
-                },
-            })
+            .map(|s| WireStep::of(s, &rel, &tree_prefix))
             .collect();
         let renamed: Vec<&PathBuf> = i
             .steps
