@@ -29,6 +29,23 @@ const FIXED: &[(&str, &str)] = &[
     ("gc.auto", "0"),
 ];
 
+/// The subcommands that run git's diff machinery, where `diff.external`,
+/// `diff.<driver>.command` and `diff.<driver>.textconv` (the driver named by an
+/// attribute) would run: each gets `--no-ext-diff --no-textconv` (git's porcelain
+/// `log` and `show` turn textconv on by default; no config key turns it off).
+const DIFF_RUNNERS: &[&str] = &[
+    "annotate",
+    "blame",
+    "diff",
+    "diff-files",
+    "diff-index",
+    "diff-tree",
+    "format-patch",
+    "log",
+    "show",
+    "whatchanged",
+];
+
 /// Inherited variables dropped: each redirects git to another repository, index
 /// or config than the one aitools resolved, or names a program to run.
 const DROPPED_ENV: &[&str] = &[
@@ -129,12 +146,35 @@ pub fn run_hardened(
     for kv in &h.overrides {
         cmd.arg("-c").arg(kv);
     }
-    cmd.args(args);
+    cmd.args(no_diff_programs(args));
     let done = process::run(cmd, limits).map_err(RunError::Start)?;
     Ok(Ran {
         done,
         partial_clone: h.partial_clone,
     })
+}
+
+/// `args` with `--no-ext-diff --no-textconv` after the subcommand when it is one
+/// of `DIFF_RUNNERS` (the words before it are git's own options: `-c`/`-C` take
+/// the next word).
+fn no_diff_programs(args: &[String]) -> Vec<String> {
+    let mut at = 0;
+    while let Some(a) = args.get(at) {
+        match a.as_str() {
+            "-c" | "-C" => at += 2,
+            _ if a.starts_with('-') => at += 1,
+            _ => break,
+        }
+    }
+    let mut out = args.to_vec();
+    if args
+        .get(at)
+        .is_some_and(|s| DIFF_RUNNERS.contains(&s.as_str()))
+    {
+        let flags = ["--no-ext-diff".to_string(), "--no-textconv".into()];
+        out.splice(at + 1..at + 1, flags);
+    }
+    out
 }
 
 /// git with the fixed keys, the closed transports and the cleaned environment;
@@ -377,6 +417,20 @@ mod tests {
         let l = super::parse_listing(raw);
         assert_eq!(l.filters, ["a.b", "W"]);
         assert!(l.partial_clone);
+    }
+
+    #[test]
+    fn diff_programs_are_turned_off_after_the_subcommand() {
+        let words = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+        let got = super::no_diff_programs(&words("-c a=b --literal-pathspecs show -s HEAD"));
+        assert_eq!(
+            got,
+            words("-c a=b --literal-pathspecs show --no-ext-diff --no-textconv -s HEAD")
+        );
+        let status = words("-c a=b status --porcelain");
+        assert_eq!(super::no_diff_programs(&status), status);
+        let dash_c = words("-c log status");
+        assert_eq!(super::no_diff_programs(&dash_c), dash_c);
     }
 
     #[test]

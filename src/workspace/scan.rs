@@ -40,6 +40,7 @@ mod lister;
 use lister::Dent;
 mod order;
 mod ordered;
+pub mod skipped;
 mod sorted;
 mod staged;
 mod starts;

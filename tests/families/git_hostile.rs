@@ -20,6 +20,12 @@ const CALLS: &[&[&str]] = &[
     &["git", "show", "HEAD~1:a.txt"],
     &["git", "blame", "a.txt"],
     &["git", "blame", "a.txt", "--rev", "HEAD~1"],
+    &["git", "log", "-p"],
+    &["git", "log", "-p", "a.txt"],
+    &["git", "show", "HEAD"],
+    &["git", "show", "HEAD~1", "--stat"],
+    &["history"],
+    &["history", "a.txt"],
     &["overview"],
 ];
 
@@ -266,6 +272,109 @@ fn textconv_driver() {
     env.write(".gitattributes", "*.txt diff=evil\n");
     touch_work_tree(env.root());
     check("textconv", &env, &p);
+}
+
+/// Where a vector's config section is put: the repository's own config, a file
+/// it includes, or the config of a git directory a `.git` file points at.
+#[derive(Clone, Copy)]
+enum Place {
+    Config,
+    Include,
+    GitFile,
+}
+
+/// `section` (config file text) placed at `place` in a plain workspace, with
+/// `attributes` as its `.gitattributes`; `a.txt` touched in the work tree.
+fn placed(place: Place, section: &str, attributes: &str) -> TestEnv {
+    let env = plain();
+    match place {
+        Place::Config => {
+            let config = env.path(".git/config");
+            let mut text = std::fs::read_to_string(&config).expect("config");
+            text.push_str(section);
+            std::fs::write(&config, text).expect("config");
+        }
+        Place::Include => {
+            env.write("hostile.inc", section);
+            config(env.root(), "include.path", "../hostile.inc");
+        }
+        Place::GitFile => {
+            let elsewhere = env.state.path().join("elsewhere.git");
+            std::fs::rename(env.path(".git"), &elsewhere).expect("move .git");
+            env.write(".git", format!("gitdir: {}\n", elsewhere.display()));
+            let config = elsewhere.join("config");
+            let mut text = std::fs::read_to_string(&config).expect("config");
+            text.push_str(section);
+            std::fs::write(&config, text).expect("config");
+        }
+    }
+    env.write(".gitattributes", attributes);
+    touch_work_tree(env.root());
+    env
+}
+
+const PLACES: [(Place, &str); 3] = [
+    (Place::Config, ".git/config"),
+    (Place::Include, "include.path"),
+    (Place::GitFile, "a .git file"),
+];
+
+/// `diff.external`, `diff.<driver>.command` and `diff.<driver>.textconv`, the
+/// driver named in `.gitattributes`, from each place: the patch of `git log -p`
+/// and `git show <commit>` (git's porcelain turns textconv on by default) too.
+#[test]
+fn diff_drivers_from_every_place() {
+    let p = Payload::new();
+    let section = format!(
+        "[diff]\n\texternal = {touch}\n[diff \"evil\"]\n\tcommand = {touch}\n\ttextconv = {pass}\n",
+        touch = p.touch(),
+        pass = p.pass()
+    );
+    let mut ran = Vec::new();
+    for (place, name) in PLACES {
+        let env = placed(place, &section, "*.txt diff=evil\n");
+        let hits = fired(&env, &p);
+        eprintln!("VECTOR diff drivers in {name}: {hits:?}");
+        ran.extend(hits.into_iter().map(|h| format!("{name}: {h}")));
+    }
+    assert!(ran.is_empty(), "diff drivers: the payload ran on {ran:?}");
+}
+
+/// A textconv driver alone (no external command beside it), from each place.
+#[test]
+fn textconv_from_every_place() {
+    let p = Payload::new();
+    let section = format!("[diff \"evil\"]\n\ttextconv = {}\n", p.pass());
+    let mut ran = Vec::new();
+    for (place, name) in PLACES {
+        let env = placed(place, &section, "*.txt diff=evil\n");
+        let hits = fired(&env, &p);
+        eprintln!("VECTOR textconv in {name}: {hits:?}");
+        ran.extend(hits.into_iter().map(|h| format!("{name}: {h}")));
+    }
+    assert!(ran.is_empty(), "textconv: the payload ran on {ran:?}");
+}
+
+/// `core.fsmonitor` and a clean filter together, from each place.
+#[test]
+fn fsmonitor_and_filter_from_every_place() {
+    let p = Payload::new();
+    let section = format!(
+        "[core]\n\tfsmonitor = {touch}\n[filter \"evil\"]\n\tclean = {pass}\n\tsmudge = {pass}\n\trequired = true\n",
+        touch = p.touch(),
+        pass = p.pass()
+    );
+    let mut ran = Vec::new();
+    for (place, name) in PLACES {
+        let env = placed(place, &section, "*.txt filter=evil\n");
+        let hits = fired(&env, &p);
+        eprintln!("VECTOR fsmonitor and filter in {name}: {hits:?}");
+        ran.extend(hits.into_iter().map(|h| format!("{name}: {h}")));
+    }
+    assert!(
+        ran.is_empty(),
+        "fsmonitor/filter: the payload ran on {ran:?}"
+    );
 }
 
 #[test]

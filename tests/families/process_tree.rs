@@ -707,3 +707,101 @@ fn a_reaper_whose_starter_died_first_starts_nothing() {
     kill_exact("sleep\x007871\0");
     assert_eq!(ran, (false, false), "(the program ran, runs now)");
 }
+
+/// A shell line that writes the descriptor numbers a child of `sh` holds open
+/// (the shell's own, what it was started with) to `out`, whole (a rename).
+fn list_fds(out: &str) -> String {
+    format!("ls /proc/self/fd > {out}.tmp && mv {out}.tmp {out}")
+}
+
+/// The descriptor numbers in `file` (waits at most 10 s for it to appear).
+fn fds_in(env: &TestEnv, file: &str) -> std::collections::BTreeSet<u32> {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !env.path(file).exists() && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let text = std::fs::read_to_string(env.path(file)).unwrap_or_default();
+    text.split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect()
+}
+
+/// Gives `cmd` descriptor 9, open on `file` without close-on-exec: one its
+/// caller hands on (as make hands its jobserver pipe to a recipe).
+fn hand_on_fd9(cmd: &mut std::process::Command, file: &std::fs::File) {
+    use std::os::unix::io::AsRawFd;
+    use std::os::unix::process::CommandExt;
+    let fd = file.as_raw_fd();
+    // SAFETY: dup2 on plain integers in the forked child, async-signal-safe.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::dup2(fd, 9) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+/// A program `run` or `bg start` starts (from the CLI, where the run's reaper
+/// is forked, and from `aitools mcp`, where it is exec'd) holds the descriptors
+/// the same program started directly would: 0, 1, 2 and what the caller handed
+/// on (9 here), never one of aitools' own (its files, locks, pipes, the reaper's
+/// report pipe).
+#[test]
+fn a_started_program_holds_no_descriptor_of_aitools() {
+    use crate::families::mcp::{call, session_in};
+    let env = TestEnv::new();
+    let handed = std::fs::File::open(env.root()).expect("open");
+    let mut direct = std::process::Command::new("sh");
+    direct.args(["-c", &list_fds("direct.txt")]);
+    direct
+        .current_dir(env.root())
+        .stdin(std::process::Stdio::null());
+    hand_on_fd9(&mut direct, &handed);
+    assert!(direct.status().expect("sh").success());
+    let want = fds_in(&env, "direct.txt");
+    assert!(want.contains(&9) && want.contains(&2), "{want:?}");
+    let mut run = env.command(&["run", "--", "sh", "-c", &list_fds("run.txt")]);
+    hand_on_fd9(&mut run, &handed);
+    crate::support::parse(run.output().expect("aitools run"));
+    let mut bg = env.command(&["bg", "start", "--", "sh", "-c", &list_fds("bg.txt")]);
+    hand_on_fd9(&mut bg, &handed);
+    crate::support::parse(bg.output().expect("aitools bg start"));
+    let replies = session_in(
+        &env,
+        &["--root", "."],
+        &[
+            call(
+                1,
+                "run",
+                serde_json::json!({"argv": ["sh", "-c", list_fds("mcp-run.txt")]}),
+            ),
+            call(
+                2,
+                "aitools",
+                serde_json::json!({"command": "bg start", "args": {"argv": ["sh", "-c", list_fds("mcp-bg.txt")]}}),
+            ),
+        ],
+    );
+    assert_eq!(replies.len(), 2, "{replies:?}");
+    // The HTTP server has threads, so its run's reaper is exec'd, not forked.
+    let s = crate::families::console::start(&env, &["mcp", "--http", "--port", "0"]);
+    let msg = serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "run", "arguments": {"argv": ["sh", "-c", list_fds("http-run.txt")]}}});
+    let r = crate::families::console::mcp_post(&s, &msg, &http_session(&s));
+    assert_eq!(r.0, 200, "{r:?}");
+    // The servers were started without descriptor 9: their programs hold 0-2 only.
+    let plain: std::collections::BTreeSet<u32> =
+        want.iter().copied().filter(|fd| *fd != 9).collect();
+    let got = [
+        ("run", fds_in(&env, "run.txt"), &want),
+        ("bg start", fds_in(&env, "bg.txt"), &want),
+        ("mcp run", fds_in(&env, "mcp-run.txt"), &plain),
+        ("mcp bg start", fds_in(&env, "mcp-bg.txt"), &plain),
+        ("http mcp run", fds_in(&env, "http-run.txt"), &plain),
+    ];
+    for (how, fds, want) in got {
+        assert_eq!(&fds, want, "{how}: the program's descriptors");
+    }
+}

@@ -142,6 +142,44 @@ fn snapshot_diff_agrees_with_diff_rq_of_a_copy_ignored_files_included() {
     assert_eq!(env.run(&["history"]).json["total"], 0);
 }
 
+/// `proj/` with a small file, a file over 1 KiB, a symlink to the small file, a
+/// FIFO and a socket: what `--skip-larger-than 1KiB` and the kinds leave out.
+pub fn left_out_tree(env: &TestEnv) -> std::os::unix::net::UnixListener {
+    env.write("proj/small.txt", "s\n");
+    env.write("proj/big.bin", vec![b'x'; 4096]);
+    std::os::unix::fs::symlink("small.txt", env.path("proj/link")).expect("symlink");
+    let made = Command::new("mkfifo")
+        .arg(env.path("proj/pipe"))
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    std::os::unix::net::UnixListener::bind(env.path("proj/sock")).expect("socket")
+}
+
+/// Nothing is left out silently: the file over the limit, the link (never
+/// recorded) and the FIFO and socket are each said, grouped as search says them.
+#[test]
+fn snapshot_create_says_what_it_left_out() {
+    let env = TestEnv::new();
+    let _sock = left_out_tree(&env);
+    let r = env.run(&["snapshot", "create", "proj", "--skip-larger-than", "1KiB"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.json["files"], 1, "{}", r.stdout);
+    assert_eq!(
+        r.json["skipped"],
+        serde_json::json!([
+            {"reason": "not-a-file", "count": 2, "examples": ["proj/pipe", "proj/sock"]},
+            {"reason": "symlink", "count": 1, "examples": ["proj/link"]},
+            {"reason": "too-large", "count": 1, "examples": ["proj/big.bin"]},
+        ])
+    );
+    // A tree with nothing to leave out answers no skipped at all.
+    env.write("clean/a.txt", "a\n");
+    let r = env.run(&["snapshot", "create", "clean"]);
+    assert_eq!(r.json["files"], 1, "{}", r.stdout);
+    assert!(r.json.get("skipped").is_none(), "{}", r.stdout);
+}
+
 #[test]
 fn snapshot_diff_is_bounded_with_a_continuation_and_gc_retires_old_records() {
     let env = TestEnv::new();

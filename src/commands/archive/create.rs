@@ -15,6 +15,7 @@ use crate::store::guard;
 use crate::store::write::{self, Change, WriteRequest};
 use crate::workspace::Ctx;
 use crate::workspace::boundary::Final;
+use crate::workspace::scan::skipped::skipped_list;
 use crate::workspace::scan::{self, Entry, Kind, strip_root};
 use crate::workspace::scan_args::{ScanArgs, scan_error};
 use clap::Args;
@@ -48,7 +49,7 @@ const MAX_INPUT: u64 = 1024 * 1024 * 1024;
 pub const SPEC: CommandSpec = CommandSpec {
     name: "archive create",
     summary: "Create a zip, tar, tar.gz or gz archive from workspace files (ignored files excluded).",
-    description: "Members are the regular files and symlinks the scan finds under each SRC, directories walked (ignore rules, --glob, --lang, --skip-larger-than, --newer), named relative to the workspace root, with their mode and mtime, and every directory no other member lies below (an empty one stays in the tree); the archive itself is left out. A symlink (walked, or named as SRC) is stored as a link, never followed: a relative target as written, an absolute one inside the workspace rewritten relative to the link (so it extracts the same anywhere); one whose target leaves the workspace is left out and listed in skipped. zip switches to zip64 past 65,535 members or 4 GiB. gz takes exactly one file. An existing PATH is refusal.exists unless --overwrite with --expect-hash. One journaled op: undo removes (or restores) the archive.",
+    description: "Members are the regular files and symlinks the scan finds under each SRC, directories walked (ignore rules, --glob, --lang, --skip-larger-than, --newer), named relative to the workspace root, with their mode and mtime, and every directory no other member lies below (an empty one stays in the tree); the archive itself is left out. A symlink (walked, or named as SRC) is stored as a link, never followed: a relative target as written, an absolute one inside the workspace rewritten relative to the link (so it extracts the same anywhere); one whose target leaves the workspace is left out; skipped says what was left out and why. zip switches to zip64 past 65,535 members or 4 GiB. gz takes exactly one file. An existing PATH is refusal.exists unless --overwrite with --expect-hash. One journaled op: undo removes (or restores) the archive.",
     args: <CreateArgs as clap::Args>::augment_args,
     output_fields: &[
         write::FIELD_CHANGES,
@@ -59,7 +60,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         field("format", "zip, tar, tar.gz or gz."),
         field(
             "skipped",
-            "[{path,reason}] symlinks left out: reason link-outside (the target leaves the workspace).",
+            "Only when a path was left out: [{reason,count,examples}], one per reason, examples the first 3 paths; reason is link-outside (a symlink whose target leaves the workspace), too-large (--skip-larger-than), unreadable, not-a-file (a FIFO, socket or device), non-utf8-name or special (procfs/sysfs).",
         ),
     ],
     error_codes: crate::write_error_codes![code::TOO_LARGE],
@@ -225,33 +226,50 @@ fn too_large(ctx: &Ctx) -> CmdError {
     )
 }
 
+/// A path left out, and why (a `skipped` reason).
+type Left = (PathBuf, &'static str);
+
 /// The entries the scan finds under `walk_from`, and each start that is a
-/// directory other than the root (the scan does not yield its starts).
+/// directory other than the root (the scan does not yield its starts); and
+/// what it left out: the scan's own (too-large, unreadable, ...), an entry it
+/// could not stat (unreadable), a FIFO, socket or device (not-a-file).
 fn walk(
     ctx: &Ctx,
     a: &CreateArgs,
     walk_from: &[PathBuf],
-) -> Result<Vec<(PathBuf, Walked)>, CmdError> {
+) -> Result<(Vec<(PathBuf, Walked)>, Vec<Left>), CmdError> {
     if walk_from.is_empty() {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     }
     let mut opts = a.scan.options(ctx, ctx.files().overlay()?)?;
     opts.include_dirs = true;
     let walked = scan::walk(&ctx.root, walk_from, &opts, || {
-        |e: &Entry| -> Option<Walked> {
+        |e: &Entry| -> Option<Result<Walked, &'static str>> {
             let kind = match e.kind {
                 Kind::File => Member::File,
                 Kind::Symlink => Member::Symlink,
                 Kind::Dir => Member::Dir,
-                _ => return None,
+                _ => return Some(Err("not-a-file")),
             };
-            let st = e.stat().ok()?;
-            Some((st.len, st.mode, st.mtime.0, kind))
+            let Ok(st) = e.stat() else {
+                return Some(Err("unreadable"));
+            };
+            Some(Ok((st.len, st.mode, st.mtime.0, kind)))
         }
-    });
-    let mut items = walked
-        .map_err(|e| scan_error(&ctx.command, &ctx.argv, &e))?
-        .items;
+    })
+    .map_err(|e| scan_error(&ctx.command, &ctx.argv, &e))?;
+    let mut left: Vec<Left> = walked
+        .skipped
+        .into_iter()
+        .map(|(p, r)| (p, r.name()))
+        .collect();
+    let mut items = Vec::new();
+    for (p, got) in walked.items {
+        match got {
+            Ok(w) => items.push((p, w)),
+            Err(reason) => left.push((p, reason)),
+        }
+    }
     for p in walk_from.iter().filter(|p| **p != ctx.root) {
         if let Ok(m) = ctx.files().disk(p).symlink_metadata()
             && m.is_dir()
@@ -259,7 +277,7 @@ fn walk(
             items.push((p.clone(), (0, m.mode(), m.mtime(), Member::Dir)));
         }
     }
-    Ok(items)
+    Ok((items, left))
 }
 
 /// The directories among `dirs` with no member below them (deepest first, so
@@ -285,12 +303,13 @@ fn empty_dirs(out: &mut Vec<In>, mut dirs: Vec<In>) {
 
 /// The members: the files and symlinks the scan finds under the sources, and
 /// the directories that would otherwise be lost (empty ones), sorted by name;
-/// and the symlinks left out because they lead out of the root.
-fn inputs(ctx: &Ctx, a: &CreateArgs, target: &Path) -> Result<(Vec<In>, Vec<String>), CmdError> {
+/// and what was left out: the walk's, and the symlinks that lead out of the
+/// root (link-outside).
+fn inputs(ctx: &Ctx, a: &CreateArgs, target: &Path) -> Result<(Vec<In>, Vec<Left>), CmdError> {
     let (walk_from, links) = starts(ctx, a)?;
-    let items = walk(ctx, a, &walk_from)?;
+    let (items, mut left) = walk(ctx, a, &walk_from)?;
     let target_real = crate::workspace::paths::real_path(ctx.dirs(), target);
-    let (mut out, mut outside, mut dirs) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut out, mut dirs) = (Vec::new(), Vec::new());
     let mut total = 0u64;
     let named = links.into_iter().map(|p| {
         let mtime = ctx.files().disk(&p).symlink_metadata();
@@ -303,7 +322,7 @@ fn inputs(ctx: &Ctx, a: &CreateArgs, target: &Path) -> Result<(Vec<In>, Vec<Stri
             Member::Symlink => {
                 match link_member(ctx, &p, name, mtime)? {
                     Ok(m) => out.push(m),
-                    Err(name) => outside.push(name),
+                    Err(_) => left.push((p, "link-outside")),
                 }
                 continue;
             }
@@ -343,8 +362,7 @@ fn inputs(ctx: &Ctx, a: &CreateArgs, target: &Path) -> Result<(Vec<In>, Vec<Stri
     }
     empty_dirs(&mut out, dirs);
     out.sort_by(|x, y| x.name.cmp(&y.name));
-    outside.sort();
-    Ok((out, outside))
+    Ok((out, left))
 }
 
 fn tar_bytes(files: &[In], gz: bool) -> std::io::Result<Vec<u8>> {
@@ -450,7 +468,7 @@ pub fn run(ctx: &Ctx, a: &CreateArgs) -> Result<Output, CmdError> {
     let expect = guard::parse_expect_hash(&ctx.command, &a.guard.expect_hash)?;
     let target = ctx.write_path_arg(&a.path, Final::Follow)?;
     let mut entries = 0u64;
-    let mut outside = Vec::new();
+    let mut left = Vec::new();
     let done = write::submit(
         ctx,
         &WriteRequest::new(ctx).dry_run(a.guard.dry.dry_run),
@@ -485,7 +503,7 @@ pub fn run(ctx: &Ctx, a: &CreateArgs) -> Result<Output, CmdError> {
                 guard::check_hash(&shown, h, now.as_deref())?;
             }
             let (files, out) = inputs(ctx, a, &target)?;
-            outside = out;
+            left = out;
             let bytes = encode(ctx, fmt, &files)?;
             entries = match fmt {
                 Format::Gz => 1,
@@ -502,14 +520,9 @@ pub fn run(ctx: &Ctx, a: &CreateArgs) -> Result<Output, CmdError> {
         ("entries", Json::UInt(entries)),
         ("format", Json::str(fmt.name())),
     ];
-    if !outside.is_empty() {
-        let items = outside.into_iter().map(|p| {
-            let mut o = Json::obj();
-            o.push("path", Json::str(p));
-            o.push("reason", Json::str("link-outside"));
-            o
-        });
-        fields.push(("skipped", Json::Arr(items.collect())));
+    if !left.is_empty() {
+        let groups = skipped_list(&ctx.root, left);
+        fields.push(("skipped", Json::from_serialize(&groups)));
     }
     Ok(done.into_output(fields))
 }

@@ -12,6 +12,7 @@ use crate::store::files::{Durable, OwnDir};
 use crate::store::snapshot_area;
 use crate::text::lines::{sha256_hex, sha256_reader};
 use crate::workspace::Ctx;
+use crate::workspace::scan::skipped::{Skipped, skipped_list};
 use crate::workspace::scan::{self, Entry, Kind, ScanOptions, strip_root};
 use crate::workspace::scan_args::{ScanArgs, scan_error};
 use clap::Args;
@@ -51,6 +52,10 @@ pub const CREATE: CommandSpec = CommandSpec {
         field(
             "ignore_source",
             "gitignore, builtin, or none (--no-ignore).",
+        ),
+        field(
+            "skipped",
+            "Only when a path was left out: [{reason,count,examples}], one per reason, examples the first 3 paths; reason is too-large (--skip-larger-than), unreadable, symlink (links are not recorded), not-a-file (a FIFO, socket or device), non-utf8-name or special (procfs/sysfs). snapshot diff does not see changes to them.",
         ),
     ],
     error_codes: &[code::NOT_FOUND],
@@ -187,6 +192,65 @@ fn next_id(dir: &OwnDir) -> String {
     format!("snap-{}", n + 1)
 }
 
+/// What a walk recorded and what it left out (grouped by reason).
+struct Recorded {
+    ignore_source: &'static str,
+    skipped: Vec<Skipped>,
+}
+
+/// The files `record`'s scan finds, each with its size, mtime and hash; and the
+/// paths it left out: the scan's own (too-large, unreadable, ...), a file it
+/// could not stat or read (unreadable), a symlink (never followed, so never
+/// recorded) and a FIFO, socket or device (not-a-file).
+fn record_files(
+    ctx: &Ctx,
+    record: &Record,
+    mut opts: ScanOptions,
+) -> Result<(Vec<Rec>, Recorded), CmdError> {
+    // Every kind reaches the visitor, so what is not a file can be said.
+    opts.include_dirs = true;
+    let walked = scan::walk(&ctx.root, &starts(ctx, record), &opts, || {
+        |e: &Entry| match e.kind {
+            Kind::Dir => None,
+            Kind::Symlink => Some(Err("symlink")),
+            Kind::File => Some(
+                e.stat()
+                    .ok()
+                    .and_then(|st| Some((st.len, st.mtime, hash_of(e)?)))
+                    .ok_or("unreadable"),
+            ),
+            _ => Some(Err("not-a-file")),
+        }
+    })
+    .map_err(|e| scan_error(&ctx.command, &ctx.argv, &e))?;
+    let mut left: Vec<(PathBuf, &'static str)> = walked
+        .skipped
+        .into_iter()
+        .map(|(p, r)| (p, r.name()))
+        .collect();
+    let mut files = Vec::new();
+    for (p, got) in walked.items {
+        match got {
+            Ok((s, m, h)) => files.push(Rec {
+                p: rel(ctx, &p),
+                s,
+                m,
+                h,
+            }),
+            Err(reason) => left.push((p, reason)),
+        }
+    }
+    let skipped = skipped_list(&ctx.root, left);
+    let ignore_source = walked.ignore_source;
+    Ok((
+        files,
+        Recorded {
+            ignore_source,
+            skipped,
+        },
+    ))
+}
+
 pub fn create(ctx: &Ctx, a: &CreateArgs) -> Result<Output, CmdError> {
     if let Some(n) = &a.name
         && !valid_name(n)
@@ -232,26 +296,8 @@ pub fn create(ctx: &Ctx, a: &CreateArgs) -> Result<Output, CmdError> {
         }),
         files: Vec::new(),
     };
-    let walked = scan::walk(&ctx.root, &starts(ctx, &record), &opts, || {
-        |e: &Entry| {
-            if e.kind != Kind::File {
-                return None;
-            }
-            let st = e.stat().ok()?;
-            Some((st.len, st.mtime, hash_of(e)?))
-        }
-    })
-    .map_err(|e| scan_error(&ctx.command, &ctx.argv, &e))?;
-    record.files = walked
-        .items
-        .into_iter()
-        .map(|(p, (s, m, h))| Rec {
-            p: rel(ctx, &p),
-            s,
-            m,
-            h,
-        })
-        .collect();
+    let (files, walked) = record_files(ctx, &record, opts)?;
+    record.files = files;
     let dir = area(ctx)?;
     dir.create()
         .map_err(|e| crate::store::io_fault(ctx, "the snapshot area", &e))?;
@@ -272,6 +318,9 @@ pub fn create(ctx: &Ctx, a: &CreateArgs) -> Result<Output, CmdError> {
     o.push("snapshot_id", Json::str(id));
     o.push("files", Json::UInt(record.files.len() as u64));
     o.push("ignore_source", Json::str(walked.ignore_source));
+    if !walked.skipped.is_empty() {
+        o.push("skipped", Json::from_serialize(&walked.skipped));
+    }
     Ok(Output::from_json(o, false))
 }
 

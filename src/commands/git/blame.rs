@@ -438,11 +438,7 @@ fn blame_spans(
     if spans.is_empty() {
         return Ok(Blame::default());
     }
-    let mut args = vec![
-        "blame".to_string(),
-        "--porcelain".into(),
-        "--no-textconv".into(),
-    ];
+    let mut args = vec!["blame".to_string(), "--porcelain".into()];
     for s in spans {
         args.push("-L".into());
         args.push(s.clone());

@@ -181,12 +181,7 @@ pub fn run(ctx: &Ctx, a: &DiffArgs) -> Result<Output, CmdError> {
         taken.r#ref = Some(rev);
     }
     let a = &taken;
-    let mut base = vec![
-        "diff".to_string(),
-        "--no-ext-diff".into(),
-        "--no-textconv".into(),
-        "-M".into(),
-    ];
+    let mut base = vec!["diff".to_string(), "-M".into()];
     if a.staged {
         base.push("--cached".into());
     }
@@ -317,18 +312,9 @@ pub fn commit_patch(
     pathspecs: &[String],
     budget: u64,
 ) -> Result<CommitPatch, CmdError> {
-    let base: Vec<String> = [
-        "diff-tree",
-        "-r",
-        "--root",
-        "--no-commit-id",
-        "--no-ext-diff",
-        "--no-textconv",
-        "-M",
-        sha,
-    ]
-    .map(String::from)
-    .to_vec();
+    let base: Vec<String> = ["diff-tree", "-r", "--root", "--no-commit-id", "-M", sha]
+        .map(String::from)
+        .to_vec();
     let mut tail = vec!["--".to_string()];
     tail.extend(pathspecs.iter().cloned());
     let mut ns = base.clone();

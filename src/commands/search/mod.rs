@@ -7,7 +7,7 @@ use crate::protocol::registry::CommandSpec;
 use crate::protocol::{CmdError, shell};
 use crate::workspace::Ctx;
 use crate::workspace::candidates::{self, Offer};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The scan filters live in the workspace core (`replace` takes them too).
 pub use crate::workspace::scan_args::{ScanArgs, scan_error};
@@ -67,52 +67,7 @@ pub fn start_path(ctx: &Ctx, arg: &str) -> Result<PathBuf, CmdError> {
     }
 }
 
-/// The paths a scan passed over for one reason: how many, and the first few.
-#[derive(serde::Serialize)]
-pub struct Skipped {
-    reason: &'static str,
-    count: u64,
-    examples: Vec<String>,
-}
-
-/// Example paths shown per reason: 150 skipped images cost one line, not 150.
-const SKIPPED_EXAMPLES: usize = 3;
-
-/// The `skipped` groups, one per reason (sorted by reason), each with its first
-/// paths in path order.
-pub fn skipped_list(root: &Path, mut skipped: Vec<(PathBuf, &'static str)>) -> Vec<Skipped> {
-    skipped.sort();
-    let mut groups: Vec<Skipped> = Vec::new();
-    let mut order: Vec<&'static str> = skipped.iter().map(|(_, r)| *r).collect();
-    order.sort_unstable();
-    order.dedup();
-    for reason in order {
-        let mut g = Skipped {
-            reason,
-            count: 0,
-            examples: Vec::new(),
-        };
-        for (p, _) in skipped.iter().filter(|(_, r)| *r == reason) {
-            g.count += 1;
-            if g.examples.len() < SKIPPED_EXAMPLES {
-                g.examples.push(show(root, p));
-            }
-        }
-        groups.push(g);
-    }
-    groups
-}
-
-/// How a scanned path is shown: root-relative inside the workspace, else absolute.
-pub fn show(root: &Path, path: &Path) -> String {
-    // strip_root hands back `path` itself when it is not below `root`.
-    let rel = crate::workspace::scan::strip_root(path, root);
-    if rel.as_os_str().is_empty() {
-        ".".to_string()
-    } else {
-        rel.to_string_lossy().into_owned()
-    }
-}
+pub use crate::workspace::scan::skipped::{Skipped, show, skipped_list};
 
 /// The call again with `--limit` set to `limit` (and `--stdin` replaced by the
 /// pattern it read, which stdin cannot give twice).
