@@ -634,7 +634,12 @@ fn a_killed_run_reaper_spares_another_jobs_orphan() {
         let (left, bg_alive) = (run_alive(), sleeping(&env, "bg.pid"));
         std::fs::write(env.path("go"), "").unwrap();
         let r = run.join().unwrap();
-        for marker in ["sleep\x007862\0", "sleep\x007863\0", "sleep\x007864\0"] {
+        for marker in [
+            "sleep\x007862\0",
+            "sleep\x007863\0",
+            "sleep\x007864\0",
+            "sleep\x007865\0",
+        ] {
             kill_exact(marker);
         }
         kill_exact_with("sh\0-c\0", "7865");
