@@ -434,7 +434,8 @@ fn counts_equal_ripgrep() {
     assert_eq!(strs(&r.json["paths"]), rg_without);
     let skipped = r.json["skipped"].as_array().expect("skipped");
     assert_eq!(skipped.len(), 1);
-    assert_eq!(skipped[0]["examples"], serde_json::json!(["bin/blob.bin"]));
+    // Files were found: the binary one is counted, not named (rg names none).
+    assert!(skipped[0].get("examples").is_none(), "{}", r.stdout);
     assert_eq!(skipped[0]["reason"], "binary");
     assert_eq!(skipped[0]["count"], 1);
     // The file list of the scan is rg's.
@@ -1361,9 +1362,15 @@ fn skipped_files_are_counted_by_reason_with_three_examples() {
     assert_eq!(
         r.json["skipped"],
         serde_json::json!([
-            {"reason": "binary", "count": 150, "examples": ["img/p000.png", "img/p001.png", "img/p002.png"]},
+            {"reason": "binary", "count": 150},
             {"reason": "too-large", "count": 1, "examples": ["big.txt"]}
         ])
+    );
+    // Nothing found: the first binary files are named, a place to look next.
+    let none = env.run(&["search", "zzz-nowhere", "--skip-larger-than", "1KiB"]);
+    assert_eq!(
+        none.json["skipped"][0],
+        serde_json::json!({"reason": "binary", "count": 150, "examples": ["img/p000.png", "img/p001.png", "img/p002.png"]})
     );
     assert!(
         r.stdout.len() < 600,

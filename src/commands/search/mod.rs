@@ -72,7 +72,18 @@ pub fn start_path(ctx: &Ctx, arg: &str) -> Result<PathBuf, CmdError> {
 pub struct Skipped {
     reason: &'static str,
     count: u64,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     examples: Vec<String>,
+}
+
+/// Once something was found, binary files passed over are only counted (rg
+/// says nothing of them): their names say nothing the answer needs. A file
+/// passed over for another reason (too large, unreadable) keeps its names, as
+/// it may hold what was looked for.
+pub fn count_binary_only(groups: &mut [Skipped]) {
+    for g in groups.iter_mut().filter(|g| g.reason == "binary") {
+        g.examples.clear();
+    }
 }
 
 /// Example paths shown per reason: 150 skipped images cost one line, not 150.
