@@ -193,7 +193,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         ),
         field(
             "more",
-            "When a --limit given in the call left results out (status ok): the call for the next page.",
+            "When a --limit given in the call left results out (status ok): the flag that pages on, `--offset N`, to add to this call, before any --, in place of its own --offset.",
         ),
     ],
     error_codes: &[
@@ -700,7 +700,8 @@ fn answer(ctx: &Ctx, args: &SearchArgs, asked: &Asked, found: Found, empty: u64)
             ));
     } else if left && args.limit.is_some() {
         // A limit the caller chose is an answer, not a cut to chase.
-        out.more = Some(with_offset(ctx, next, asked.stdin_pattern));
+        // The flag to add to the caller's own call, not the call again.
+        out.more = Some(format!("--offset {next}"));
     } else if left {
         out.truncated = true;
         out.next_commands
