@@ -831,6 +831,28 @@ fn a_tree_search_counts_the_binary_files_it_passed_over() {
     );
 }
 
+/// A range the caller bounded is the answer: read whole, it offers no next
+/// page (the caller chose where to stop); a range cut by --max-lines still
+/// continues to its own end.
+#[test]
+fn a_read_range_read_whole_offers_nothing_past_it() {
+    let env = TestEnv::new();
+    let text: String = (1..=50).map(|i| format!("line {i}\r\n")).collect();
+    env.write("crlf.txt", text);
+    let r = ok(env.run(&["read", "crlf.txt", "--range", "2:4"]));
+    assert_eq!(
+        r.stdout.trim_end(),
+        r#"{"schema_version":7,"status":"ok","command":"read","path":"crlf.txt","start_line":2,"lines":["line 2","line 3","line 4"],"total_lines":50,"hash":"#.to_string()
+            + &format!("\"{}\"}}", r.json["hash"].as_str().unwrap_or_default())
+    );
+    let cut = env.run(&["read", "crlf.txt", "--range", "2:40", "--max-lines", "5"]);
+    assert_eq!(cut.code, 3, "{}", cut.stdout);
+    assert_eq!(
+        cut.json["next_commands"][0],
+        "aitools read crlf.txt --range 7:40 --max-lines 5"
+    );
+}
+
 #[test]
 fn a_search_of_one_file_leaves_out_what_the_caller_knows() {
     let env = TestEnv::new();
