@@ -42,7 +42,18 @@ fn run_reports_status_and_the_same_lines_as_running_directly() {
     let small = env.run(&["run", "--head", "2", "--tail", "2", "--", "seq", "1", "4"]);
     assert_eq!(lines(&small.json["stdout"]["head"]), ["1", "2"]);
     assert_eq!(lines(&small.json["stdout"]["tail"]), ["3", "4"]);
-    assert_eq!(small.json["stdout"]["truncated"], false);
+    // Uncut, and nothing on stderr: neither says more than its count.
+    assert!(
+        small.json["stdout"].get("truncated").is_none(),
+        "{}",
+        small.stdout
+    );
+    assert_eq!(small.json["stderr"], serde_json::json!({"total_lines": 0}));
+    let one = env.run(&["run", "--", "echo", "hi"]);
+    assert_eq!(
+        one.json["stdout"],
+        serde_json::json!({"head": ["hi"], "total_lines": 1})
+    );
     // No `--`: the program's own flags stay its own.
     let echo = env.run(&["run", "echo", "--timeout", "5"]);
     assert_eq!(lines(&echo.json["stdout"]["head"]), ["--timeout 5"]);

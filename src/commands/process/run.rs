@@ -72,7 +72,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         field("duration_ms", "Wall time from start to exit."),
         field(
             "stdout",
-            "{head,tail,total_lines,truncated,matches?,total_matches?,cut_lines?,log_cut?}; head and tail never overlap; total_matches only when --grep-limit left matches out. A truncated stream's every line (cleaned, masked) is kept in a private 0600 file of the scratch area (gc removes it after a day), up to 64 MiB (log_cut true past that); next_commands reads the lines the windows left out from it, without running the program again. With --stdout-to, {path,bytes,cut?,total_bytes?,op_id}: past 64 MiB the file is cut, cut is true, total_bytes says what the program wrote and the status is partial (exit 3).",
+            "{head?,tail?,total_lines,truncated?,matches?,total_matches?,cut_lines?,log_cut?}; head and tail never overlap and an empty one is left out (a stream that printed nothing is {total_lines:0}); truncated only when true; total_matches only when --grep-limit left matches out. A truncated stream's every line (cleaned, masked) is kept in a private 0600 file of the scratch area (gc removes it after a day), up to 64 MiB (log_cut true past that); next_commands reads the lines the windows left out from it, without running the program again. With --stdout-to, {path,bytes,cut?,total_bytes?,op_id}: past 64 MiB the file is cut, cut is true, total_bytes says what the program wrote and the status is partial (exit 3).",
         ),
         field("stderr", "Same shape as stdout (never written to a file)."),
         field(
