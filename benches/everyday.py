@@ -2,11 +2,14 @@
 """Everyday agent tasks replayed through aitools and through the shell, on a real
 repository: calls, failed calls, silent failures and bytes printed per task.
 
-Usage: benches/everyday.py REPO [--bin PATH/TO/aitools] [--show]
+Usage: benches/everyday.py REPO [RIPGREP] [--bin PATH/TO/aitools] [--show]
 
 REPO is a checkout of a Python project (the tasks are written for pallets/flask:
 `git clone https://github.com/pallets/flask /tmp/flask`); it is copied, never
-changed. Without REPO the script says so and exits 0. The binary defaults to
+changed. RIPGREP, optional, is a checkout of BurntSushi/ripgrep for five more
+tasks (a file's history, a grep across a tree with binary test data, a Cargo.toml
+change, a failing test binary's output, a CRLF region); it needs rustc. Without
+REPO the script says so and exits 0. The binary defaults to
 target/release/aitools, else target/debug/aitools.
 
 Every byte a call prints (stdout + stderr) is context an agent pays for, so bytes
@@ -541,6 +544,127 @@ TASKS = [t_definition, t_rename, t_indentation, t_patch, t_log, t_restore, t_crl
          t_jq_names]
 
 
+# ------------------------------------------------------------------ ripgrep
+# Tasks on a second repository (BurntSushi/ripgrep, a Rust tree with binary test
+# data), given as the second argument: the same habits on files the flask tasks
+# never name.
+RG_PATHUTIL = "crates/ignore/src/pathutil.rs"
+
+
+def r_history():
+    def want(root):
+        return git_lines(root, "log", "-n", "5", "--format=%H", "--", RG_PATHUTIL)
+
+    def ai(r):
+        # git's spelling, as people type it for a file's history.
+        d = follow(r, ["git", "log", "--oneline", "-n", "5", "--", RG_PATHUTIL],
+                   ["git", "log", "--limit", "5", RG_PATHUTIL])
+        r.ok = same_commits(log_shas(d), want(r.root))
+
+    def sh(r):
+        p = r.sh(f"git log --oneline -n 5 -- {RG_PATHUTIL}")
+        short = [l.split()[0] for l in p.stdout.decode().splitlines()]
+        r.ok = same_commits(short, want(r.root))
+
+    return "rg: the history of a file (git log --oneline)", None, ai, sh, lambda r: r.ok
+
+
+def r_grep_tree():
+    pattern = "fn is_hidden"
+
+    def want(root):
+        p = subprocess.run(["grep", "-rn", pattern, "crates"], cwd=root, capture_output=True)
+        return sorted(":".join(l.split(":")[:2]) for l in p.stdout.decode().splitlines())
+
+    def ai(r):
+        # Across the whole tree (tests/data holds binary files): the plain call.
+        d = r.aitools("search", pattern)
+        got = []
+        for b in d.get("blocks", []):
+            got += [f"{b.get('path')}:{l.split(':', 1)[0]}" for l in b.get("lines", []) if l.split(":", 1)[0].isdigit()]
+        r.ok = sorted(got) == want(r.root)
+
+    def sh(r):
+        p = r.sh(f"grep -rn '{pattern}' .")
+        r.ok = sorted(":".join(l[2:].split(":")[:2]) for l in p.stdout.decode().splitlines()) == want(r.root)
+
+    return "rg: a definition's name across the tree", None, ai, sh, lambda r: r.ok
+
+
+def r_config():
+    old, new = "debug = 1", 'debug = "line-tables-only"'
+
+    def ai(r):
+        r.aitools("edit", "Cargo.toml", "--old", old, "--new", new, writes=["Cargo.toml"])
+
+    def sh(r):
+        r.sh(f"sed -i 's/^{old}$/{new}/' Cargo.toml", writes=["Cargo.toml"])
+        r.sh("grep -n 'line-tables-only' Cargo.toml")
+
+    def check(r):
+        t = r.read("Cargo.toml").decode()
+        return f"[profile.release]\n{new}\n" in t and old not in t
+
+    return "rg: a config change (Cargo.toml profile)", None, ai, sh, check
+
+
+WIDTH_TESTS = "width-tests"
+
+
+def r_failing_test():
+    def setup(root):
+        cases = [f"    #[test]\n    fn case_{i:02}() {{\n        assert_eq!(super::width({i}), {i} + 1);\n    }}\n" for i in range(40)]
+        cases.insert(23, '    #[test]\n    fn wide_glyph() {\n        let got = super::width(-3);\n'
+                         '        assert_eq!(got, -2, "width of a wide glyph");\n    }\n')
+        src = "pub fn width(n: i64) -> i64 {\n    if n < 0 { n - 1 } else { n + 1 }\n}\n\n#[cfg(test)]\nmod tests {\n"
+        with open(os.path.join(root, "width.rs"), "w") as f:
+            f.write(src + "\n".join(cases) + "}\n")
+        subprocess.run(["rustc", "--edition", "2021", "--test", "width.rs", "-o", WIDTH_TESTS], cwd=root, check=True)
+
+    quiet = {"RUST_BACKTRACE": "0"}
+
+    def ai(r):
+        p = r._run([r.tool, "run", f"./{WIDTH_TESTS}"], extra=quiet)
+        out = p.stdout.decode()
+        r.ok = "wide_glyph" in out and "width of a wide glyph" in out and "width.rs:" in out
+
+    def sh(r):
+        p = r._run(f"./{WIDTH_TESTS}", shell=True, extra=quiet)
+        out = p.stdout.decode() + p.stderr.decode()
+        r.ok = "wide_glyph" in out and "width of a wide glyph" in out
+
+    return "rg: a failing test's output (41 tests)", setup, ai, sh, lambda r: r.ok
+
+
+GUIDE = "GUIDE.md"
+
+
+def r_crlf_region():
+    def setup(root):
+        path = os.path.join(root, GUIDE)
+        with open(path, "rb") as f:
+            text = f.read()
+        with open(path, "wb") as f:
+            f.write(text.replace(b"\n", b"\r\n"))
+
+    def want(root):
+        with open(os.path.join(root, GUIDE), "rb") as f:
+            return [l.rstrip(b"\r").decode() for l in f.read().split(b"\n")[99:120]]
+
+    def ai(r):
+        d = r.aitools("read", GUIDE, "--range", "100:120")
+        r.ok = d.get("lines") == want(r.root)
+
+    def sh(r):
+        p = r.sh(f"sed -n '100,120p' {GUIDE}")
+        r.ok = [l.rstrip("\r") for l in p.stdout.decode().split("\n")[:-1]] == want(r.root)
+
+    return "rg: a region of a CRLF file (21 lines)", setup, ai, sh, lambda r: r.ok
+
+
+RG_TASKS = [r_history, r_grep_tree, r_config, r_failing_test, r_crlf_region]
+
+
 def copy_repo(src, dst):
     shutil.copytree(src, dst, symlinks=True, ignore=shutil.ignore_patterns(".venv", "node_modules"))
     if not os.path.isdir(os.path.join(dst, ".git")):
@@ -570,6 +694,10 @@ def main():
         print("e.g. git clone https://github.com/pallets/flask /tmp/flask && benches/everyday.py /tmp/flask")
         return 0
     repo = os.path.abspath(args[0])
+    rg = os.path.abspath(args[1]) if len(args) > 1 else None
+    if rg and not os.path.exists(os.path.join(rg, RG_PATHUTIL)):
+        print(f"everyday.py: {rg} is not a ripgrep checkout (no {RG_PATHUTIL}); the rg tasks name its files.")
+        return 0
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     for cand in [tool, f"{here}/target/release/aitools", f"{here}/target/debug/aitools", shutil.which("aitools")]:
         if cand and os.path.exists(cand):
@@ -589,7 +717,7 @@ def main():
         learn = Route(repo, tool, os.path.join(work, "learn-state"))
         learn.aitools("--help")
         learn.aitools("schema", "read", "search", "edit", "replace", "apply", "undo", "code", "defs")
-        for make in TASKS:
+        for make, src in [(t, repo) for t in TASKS] + [(t, rg) for t in RG_TASKS if rg]:
             name, setup, ai, sh, check = make()
             result = []
             routes = [("aitools", ai), ("shell", sh)]
@@ -599,33 +727,38 @@ def main():
                 base = os.path.join(work, f"{make.__name__}-{label}")
                 os.makedirs(base)
                 root = os.path.join(base, "repo")
-                copy_repo(repo, root)
+                copy_repo(src, root)
                 if setup:
                     setup(root)
                 r = Route(root, tool, os.path.join(base, "state"))
                 r.ok = False
                 route(r)
                 result.append((r.calls, r.failed, r.silent, r.bytes, check(r)))
-            rows.append((name, result))
+            rows.append((name, result, src))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
-    print(f"aitools: {tool}\nrepository: {repo}\n")
+    print(f"aitools: {tool}\nrepository: {repo}" + (f", {rg}" if rg else "") + "\n")
     head = f"{'task':<46} | {'aitools calls/fail/silent':>24} {'bytes':>7} {'end':>5} | {'shell calls/fail/silent':>23} {'bytes':>7} {'end':>5}"
     print(head)
     print("-" * len(head))
     tot = [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]]
-    for name, res in rows:
+    per = {}
+    for name, res, src in rows:
         cells = []
+        sub = per.setdefault(src, [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]])
         for k, (c, f, s, b, ok) in enumerate(res[:2]):
             cells.append(f"{f'{c}/{f}/{s}':>24} {b:>7} {'ok' if ok else 'WRONG':>5}")
             for j, v in enumerate((c, f, s, b, 0 if ok else 1)):
                 tot[k][j] += v
+                sub[k][j] += v
         print(f"{name:<46} | {cells[0]} | {cells[1][1:]}")
     print("-" * len(head))
-    t = [f"{f'{c}/{f}/{s}':>24} {b:>7} {f'{w} bad':>5}" for c, f, s, b, w in tot]
-    print(f"{'total':<46} | {t[0]} | {t[1][1:]}")
-    for name, res in rows:
+    totals = [(f"total {os.path.basename(src)}", sub) for src, sub in per.items()] if len(per) > 1 else []
+    for label, sums in totals + [("total", tot)]:
+        t = [f"{f'{c}/{f}/{s}':>24} {b:>7} {f'{w} bad':>5}" for c, f, s, b, w in sums]
+        print(f"{label:<46} | {t[0]} | {t[1][1:]}")
+    for name, res, _ in rows:
         for c, f, s, b, ok in res[2:]:
             print(f"not counted: {name}, {EXTRA[name][0]}: {c}/{f}/{s} calls/fail/silent, {b} bytes, end {'ok' if ok else 'WRONG'}")
     print(f"\nlearning aitools (--help + one schema call for read search edit replace apply undo code defs): {learn.bytes} bytes")

@@ -556,6 +556,13 @@ fn finish(
     if let Some(spec) = spec {
         drop_streamed(stream, spec, &mut env, props.get("redactions").is_some());
         replay(stream, spec, &mut env, op_id.as_ref(), dry_run);
+        // Rows made events (find's entries) name their values: not `fields`.
+        if table::events_of(spec)
+            .iter()
+            .any(|r| r.shape == "row" && env.get(r.field).is_none())
+        {
+            env.remove("fields");
+        }
     }
     skipped_warnings(stream, env.get("skipped"));
     // A check that failed (doctor) makes the run not ok.
@@ -739,13 +746,12 @@ fn skipped_warnings(stream: &Stream, skipped: Option<&Json>) {
         let noun = if count == 1 { "path" } else { "paths" };
         let mut w = Json::obj();
         w.push("code", Json::str(format!("skipped.{reason}")));
-        w.push(
-            "message",
-            Json::str(format!(
-                "{count} {noun} passed over ({reason}): {}.",
-                shown.join(", ")
-            )),
-        );
+        let list = match shown.is_empty() {
+            true => String::new(),
+            false => format!(": {}", shown.join(", ")),
+        };
+        let message = format!("{count} {noun} passed over ({reason}){list}.");
+        w.push("message", Json::str(message));
         w.push("reason", Json::str(reason));
         w.push("count", Json::UInt(count));
         if let Some(first) = examples.first() {

@@ -676,3 +676,25 @@ fn aoi_batch_streams_its_changes_as_a_write_does() {
     assert!(types.contains(&json!("change")), "{batch}");
     assert!(types.contains(&json!("aoi:plan")), "{batch}");
 }
+
+/// find's rows become `entry` events that name their values: the result event
+/// leaves the envelope's `fields` out, as it says nothing the events do not.
+#[test]
+fn aoi_find_rows_leave_fields_out_of_the_result() {
+    let env = fixture();
+    let v = validator(&env);
+    for args in [
+        &["find", "--sizes"][..],
+        &["find", "--fields", "size"][..],
+        &["find", "--long"][..],
+    ] {
+        let s = jsonl(&env, args);
+        check_stream(&v, &s, &args.join(" "));
+        let entries = s.of_type("entry");
+        assert!(!entries.is_empty(), "{args:?}: {}", s.raw);
+        assert!(entries.iter().all(|e| e.get("path").is_some()), "{}", s.raw);
+        for r in s.of_type("result") {
+            assert!(r.get("fields").is_none(), "{args:?}: {r}");
+        }
+    }
+}

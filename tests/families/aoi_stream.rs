@@ -98,16 +98,15 @@ fn aoi_search_streams_its_first_block_before_the_scan_ends() {
     check_stream(&validator(&env), &s, "search with a named pipe");
     let paths: Vec<&Value> = s.of_type("block").iter().map(|b| &b["path"]).collect();
     assert_eq!(paths, ["a/one.txt", "z.fifo"]);
-    let result = s.of_type("result");
-    // Every match was streamed: the result leaves total_matches out.
-    assert!(result[0].get("total_matches").is_none(), "{}", result[0]);
+    // Every match was streamed and something was found: nothing is left for
+    // a result event (no total_matches, no files_scanned).
+    assert!(s.of_type("result").is_empty(), "{}", s.raw);
     let shown: usize = s
         .of_type("block")
         .iter()
         .map(|b| b["match_lines"].as_array().map_or(0, Vec::len))
         .sum();
     assert_eq!(shown, 2);
-    assert_eq!(result[0]["files_scanned"], 22);
 }
 
 /// The streamed matches and blocks of a paged search over several starts are the
@@ -185,17 +184,11 @@ fn aoi_skipped_files_are_warnings() {
     let codes: Vec<&Value> = warnings.iter().map(|w| &w["code"]).collect();
     assert_eq!(codes, ["skipped.binary", "skipped.too-large"], "{}", s.raw);
     assert_eq!(warnings[0]["count"], 2);
-    assert_eq!(
-        warnings[0]["examples"],
-        serde_json::json!(["bin1.dat", "bin2.dat"])
-    );
+    // a.txt matched: the binary files are counted, not named (rg names none).
+    assert_eq!(warnings[0]["examples"], serde_json::json!([]));
+    assert_eq!(warnings[0]["message"], "2 paths passed over (binary).");
     assert_eq!(warnings[1]["target"], "big.txt");
-    assert!(
-        warnings[0]["message"]
-            .as_str()
-            .unwrap()
-            .contains("bin1.dat")
-    );
+    assert!(warnings[1]["message"].as_str().unwrap().contains("big.txt"));
     assert_eq!(s.summary()["warning_count"], 2);
     // The envelope's skipped list is the same facts.
     let r = env.run(&args);
@@ -305,10 +298,12 @@ fn aoi_search_across_the_first_files_equals_the_envelope() {
                 crate::support::expand_search(&r.json)[list],
                 "{args:?} on {threads}"
             );
+            // No result event when nothing is left to say.
             let result = events
                 .iter()
                 .find(|e| e["type"] == "result")
-                .expect("a result event");
+                .cloned()
+                .unwrap_or(Value::Null);
             for key in ["total_matches", "files_scanned"] {
                 assert_eq!(result[key], r.json[key], "{key} of {args:?} on {threads}");
             }

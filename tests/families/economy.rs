@@ -46,15 +46,12 @@ fn an_explicit_search_limit_is_an_answer_not_a_cut() {
         assert_eq!(r.json["status"], "ok");
         assert!(r.json.get("next_commands").is_none(), "{}", r.stdout);
         assert!(r.json.get("truncated").is_none(), "{}", r.stdout);
-        assert_eq!(r.json["more"], "aitools search alpha --limit 1 --offset 1");
+        // The flag to add to the call, not the call again.
+        assert_eq!(r.json["more"], "--offset 1");
         // The continuation runs and finishes the answer.
-        let more = r.json["more"].as_str().unwrap().to_string();
-        let next = env.run_line(&more);
+        let next = crate::support::run_more(&env, args, &r);
         assert_eq!(next.code, 0, "{}", next.stdout);
-        assert_eq!(
-            next.json["more"],
-            "aitools search alpha --limit 1 --offset 2"
-        );
+        assert_eq!(next.json["more"], "--offset 2");
     }
     // The default limit still cuts: partial, next_commands continues.
     let many: String = (0..20).map(|i| format!("alpha {i}\n")).collect();

@@ -486,12 +486,9 @@ fn repairs_and_next_commands_keep_options_before_double_dash() {
     env.write("-n.txt", &lines);
     let run_line = |line: &str| env.run_line(line);
     let s = env.run(&["search", "--limit", "1", "--output", "matches", "--", "-x"]);
-    let next = s.json["more"].as_str().expect("more");
-    assert_eq!(
-        next,
-        "aitools search --limit 1 --output matches --offset 1 -- -x"
-    );
-    let page = run_line(next);
+    assert_eq!(s.json["more"], "--offset 1");
+    let args = ["search", "--limit", "1", "--output", "matches", "--", "-x"];
+    let page = crate::support::run_more(&env, &args, &s);
     assert_eq!(crate::support::total_matches(&page.json), 3);
     assert_eq!(page.json["matches"][0]["line"], 2);
 

@@ -97,22 +97,27 @@ fn process_substitution_is_searched() {
 }
 
 #[test]
-fn files_with_nothing_selected_still_count_as_scanned() {
+fn files_scanned_is_said_only_when_nothing_was_selected() {
     let env = TestEnv::new();
     env.write("a/hit.txt", "needle\n");
     for i in 0..5 {
         env.write(&format!("a/miss{i}.txt"), "hay\n");
     }
     env.write("b/miss.txt", "hay\n");
+    // Something selected: how many files were searched says nothing new.
+    // Nothing selected: every file searched counts, each once.
     for (args, scanned) in [
-        (&["search", "needle"][..], 7),
-        (&["search", "needle", "a"], 6),
+        (&["search", "needle"][..], -1),
+        (&["search", "needle", "a/miss0.txt", "a/hit.txt"], -1),
+        (&["search", "needle", "--output", "count"], -1),
+        (&["search", "needle", "--output", "files-without-match"], -1),
+        (&["search", "nowhere"], 7),
+        (&["search", "nowhere", "a"], 6),
         // Nested and repeated starts: each file once.
-        (&["search", "needle", ".", "a", "a/miss0.txt"], 7),
-        (&["search", "needle", "a/miss0.txt"], -1),
-        (&["search", "needle", "a/miss0.txt", "a/hit.txt"], 2),
-        (&["search", "needle", "--output", "count"], 7),
-        (&["search", "needle", "--output", "files-without-match"], 7),
+        (&["search", "nowhere", ".", "a", "a/miss0.txt"], 7),
+        (&["search", "nowhere", "a/miss0.txt"], 1),
+        (&["search", "nowhere", "--output", "count"], 7),
+        (&["search", "nowhere", "--output", "files-without-match"], 7),
     ] {
         let r = env.run(args);
         let want = if scanned < 0 {

@@ -789,6 +789,70 @@ fn several_compact_schemas_describe_a_shared_argument_once() {
     assert_eq!(tx["type"], "string");
 }
 
+/// A search across a tree with binary files in it (a test-data directory):
+/// once something is found, the binary files are only counted, as rg names
+/// none, and how many files were searched is not said.
+#[test]
+fn a_tree_search_counts_the_binary_files_it_passed_over() {
+    let env = TestEnv::new();
+    env.write(
+        "src/lib.rs",
+        "fn a() {}\nfn is_hidden() -> bool {\n    true\n}\n",
+    );
+    env.write("src/other.rs", "fn b() {}\n");
+    for i in 0..8 {
+        env.write(
+            &format!("tests/data/sample{i}.bin"),
+            b"\x00\x01is_hidden\x00".as_slice(),
+        );
+    }
+    let r = ok(env.run(&["search", "fn is_hidden", "--context", "0"]));
+    assert_eq!(
+        r.stdout.trim_end(),
+        r#"{"schema_version":7,"status":"ok","command":"search","blocks":[{"path":"src/lib.rs","lines":["2:fn is_hidden() -> bool {"]}],"skipped":[{"reason":"binary","count":8}]}"#
+    );
+    assert!(
+        r.stdout.len() <= 170,
+        "{} bytes: {}",
+        r.stdout.len(),
+        r.stdout
+    );
+    // Nothing found: the count of files searched and the first binary files
+    // are where to look next.
+    let none = ok(env.run(&["search", "fn nowhere"]));
+    assert_eq!(none.json["files_scanned"], 2, "{}", none.stdout);
+    assert_eq!(
+        none.json["skipped"][0]["examples"],
+        serde_json::json!([
+            "tests/data/sample0.bin",
+            "tests/data/sample1.bin",
+            "tests/data/sample2.bin"
+        ])
+    );
+}
+
+/// A range the caller bounded is the answer: read whole, it offers no next
+/// page (the caller chose where to stop); a range cut by --max-lines still
+/// continues to its own end.
+#[test]
+fn a_read_range_read_whole_offers_nothing_past_it() {
+    let env = TestEnv::new();
+    let text: String = (1..=50).map(|i| format!("line {i}\r\n")).collect();
+    env.write("crlf.txt", text);
+    let r = ok(env.run(&["read", "crlf.txt", "--range", "2:4"]));
+    assert_eq!(
+        r.stdout.trim_end(),
+        r#"{"schema_version":7,"status":"ok","command":"read","path":"crlf.txt","start_line":2,"lines":["line 2","line 3","line 4"],"total_lines":50,"hash":"#.to_string()
+            + &format!("\"{}\"}}", r.json["hash"].as_str().unwrap_or_default())
+    );
+    let cut = env.run(&["read", "crlf.txt", "--range", "2:40", "--max-lines", "5"]);
+    assert_eq!(cut.code, 3, "{}", cut.stdout);
+    assert_eq!(
+        cut.json["next_commands"][0],
+        "aitools read crlf.txt --range 7:40 --max-lines 5"
+    );
+}
+
 #[test]
 fn a_search_of_one_file_leaves_out_what_the_caller_knows() {
     let env = TestEnv::new();
@@ -805,9 +869,12 @@ fn a_search_of_one_file_leaves_out_what_the_caller_knows() {
         r.stdout.trim_end(),
         r#"{"schema_version":7,"status":"ok","command":"search","blocks":[{"path":"app.log","lines":["19-line 19 ok","20:line 20 ERROR","21-line 21 ok"]}]}"#
     );
-    // A directory: how many files were searched is news.
+    // A directory: how many files were searched is news only when nothing
+    // was found there.
     let dir = ok(env.run(&["search", "ERROR", ".", "--context", "0"]));
-    assert_eq!(dir.json["files_scanned"], 2, "{}", dir.stdout);
+    assert!(dir.json.get("files_scanned").is_none(), "{}", dir.stdout);
+    let none = ok(env.run(&["search", "WARN", ".", "--context", "0"]));
+    assert_eq!(none.json["files_scanned"], 2, "{}", none.stdout);
     // A read answers its lines without approx_tokens.
     let read = ok(env.run(&["read", "app.log", "--range", "20"]));
     assert!(read.json.get("approx_tokens").is_none(), "{}", read.stdout);

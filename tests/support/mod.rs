@@ -750,3 +750,29 @@ impl std::io::Write for Patient {
         self.0.flush()
     }
 }
+
+/// The call a `more` continues: the caller's own words with `more`'s flag
+/// (`--skip 5`, `--offset 15`, `--from 20`) in place of theirs, before any `--`.
+pub fn with_more(args: &[&str], more: &str) -> Vec<String> {
+    let delta: Vec<&str> = more.split(' ').collect();
+    let end = args.iter().position(|a| *a == "--").unwrap_or(args.len());
+    let mut out: Vec<String> = Vec::new();
+    let mut it = args[..end].iter();
+    while let Some(a) = it.next() {
+        if *a == delta[0] {
+            it.next();
+        } else {
+            out.push(a.to_string());
+        }
+    }
+    out.extend(delta.iter().map(|s| s.to_string()));
+    out.extend(args[end..].iter().map(|s| s.to_string()));
+    out
+}
+
+/// Runs the page a `more` names after the call `args`.
+pub fn run_more(env: &TestEnv, args: &[&str], r: &Run) -> Run {
+    let more = r.json["more"].as_str().expect("more");
+    let next = with_more(args, more);
+    env.run(&next.iter().map(String::as_str).collect::<Vec<_>>())
+}

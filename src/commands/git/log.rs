@@ -70,7 +70,7 @@ pub enum LogField {
 pub const SPEC: CommandSpec = CommandSpec {
     name: "git log",
     summary: "Newest commits, optionally those touching a path.",
-    description: "Commits newest first from HEAD (or --rev), --limit at a time (default 20). Each item is one commit as an array of the values `fields` names (sha, author, date, subject by default; --fields picks and orders them; --files adds the paths it changed; -p its patch, git diff's files with hunks, 400 hunk lines a page, the page stopping before a commit that does not fit): the short sha git prints (%h) and the author date as YYYY-MM-DD in the author's offset (%as), or with --full the 40-hex sha and ISO 8601 with time (%H, %aI). total counts the matching commits when this page reaches the end or with --total (absent otherwise: counting walks the whole history). A page cut by the default limit is partial and next_commands continues with --skip; a page cut by an explicit --limit is ok and more holds that continuation. An unborn branch has no commits: items is empty.",
+    description: "Commits newest first from HEAD (or --rev), --limit at a time (default 20). Each item is one commit as an array of the values `fields` names (sha, author, date, subject by default; --fields picks and orders them; --files adds the paths it changed; -p its patch, git diff's files with hunks, 400 hunk lines a page, the page stopping before a commit that does not fit): the short sha git prints (%h) and the author date as YYYY-MM-DD in the author's offset (%as), or with --full the 40-hex sha and ISO 8601 with time (%H, %aI). total counts the matching commits when this page reaches the end or with --total (absent otherwise: counting walks the whole history). A page cut by the default limit is partial and next_commands continues with --skip; a page cut by an explicit --limit is ok and more holds the flag to add to the call for the next page (--skip N). An unborn branch has no commits: items is empty.",
     args: <LogArgs as clap::Args>::augment_args,
     output_fields: &[
         field(
@@ -95,7 +95,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         ),
         field(
             "more",
-            "The call for the next page, when an explicit --limit left commits out (status ok).",
+            "When an explicit --limit left commits out (status ok): the flag that pages on, `--skip N`, to add to this call, before any --, in place of its own --skip.",
         ),
     ],
     error_codes: &[
@@ -250,21 +250,10 @@ pub fn run(ctx: &Ctx, a: &LogArgs) -> Result<Output, CmdError> {
         // Known without counting when this page reaches the end.
         (!left && (a.skip == 0 || !items.is_empty())).then(|| a.skip + items.len() as u64)
     };
-    let rerun =
-        |drop: &[&str], add: &[String]| shell::aitools(shell::rerun(&ctx.argv, drop, &[], add));
-    let continuation = left.then(|| {
-        rerun(
-            &["--skip"],
-            &["--skip".into(), (a.skip + items.len() as u64).to_string()],
-        )
-    });
-    // A limit the caller chose is an answer, not a cut to chase.
+    // A limit the caller chose is an answer, not a cut to chase: `more` is
+    // then the flag to add to the caller's own call, not the call again.
     let cut = left && a.limit.is_none() || over;
-    let (mut next, more) = match continuation {
-        Some(c) if !cut => (Vec::new(), Some(c)),
-        Some(c) => (vec![c], None),
-        None => (Vec::new(), None),
-    };
+    let (mut next, more) = page_on(ctx, left, cut, a.skip + items.len() as u64);
     let fields = order(&a.fields);
     let mut names: Vec<&str> = fields.iter().map(|f| f.name()).collect();
     if a.files {
@@ -292,6 +281,20 @@ pub fn run(ctx: &Ctx, a: &LogArgs) -> Result<Output, CmdError> {
         cut,
     )
     .premasked(masked))
+}
+
+/// What follows a page: the call in `next_commands` when the page is a cut,
+/// the flag alone in `more` when the caller's own --limit ended it.
+fn page_on(ctx: &Ctx, left: bool, cut: bool, skip: u64) -> (Vec<String>, Option<String>) {
+    let skip = ["--skip".to_string(), skip.to_string()];
+    match (left, cut) {
+        (false, _) => (Vec::new(), None),
+        (true, false) => (Vec::new(), Some(skip.join(" "))),
+        (true, true) => {
+            let call = shell::rerun(&ctx.argv, &["--skip"], &[], &skip);
+            (vec![shell::aitools(call)], None)
+        }
+    }
 }
 
 #[derive(Serialize)]

@@ -25,9 +25,15 @@ pub const SPEC: CommandSpec = CommandSpec {
     args: <StatusArgs as clap::Args>::augment_args,
     output_fields: &[
         field("branch", "Current branch, or \"(detached)\"."),
-        field("upstream", "Tracked upstream branch, or null."),
-        field("ahead", "Commits ahead of upstream, or null without one."),
-        field("behind", "Commits behind upstream, or null without one."),
+        field("upstream", "Tracked upstream branch; absent without one."),
+        field(
+            "ahead",
+            "Commits ahead of upstream; absent without one (or when it is gone).",
+        ),
+        field(
+            "behind",
+            "Commits behind upstream; absent without one (or when it is gone).",
+        ),
         field(
             "staged",
             "[{path,status,from?}] index changes against HEAD; from is a rename's or copy's source.",
@@ -170,8 +176,12 @@ pub fn run(ctx: &Ctx, a: &StatusArgs) -> Result<Output, CmdError> {
     #[derive(Serialize)]
     struct Out<'a> {
         branch: &'a str,
+        // No upstream (a local branch): nothing to say, not three nulls.
+        #[serde(skip_serializing_if = "Option::is_none")]
         upstream: &'a Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
         ahead: Option<u64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
         behind: Option<u64>,
         staged: &'a [Entry],
         unstaged: &'a [Entry],

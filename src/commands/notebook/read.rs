@@ -67,7 +67,7 @@ pub const READ: CommandSpec = CommandSpec {
         field("next_commands", "The call that reads the next page."),
         field(
             "more",
-            "When a --limit given in the call left cells out (status ok): the call for the next page.",
+            "When a --limit given in the call left cells out (status ok): the flag that pages on, `--from N`, to add to this call in place of its own --from.",
         ),
     ],
     error_codes: file::READ_CODES,
@@ -150,7 +150,8 @@ pub fn read(ctx: &Ctx, a: &ReadArgs) -> Result<Output, CmdError> {
     // budget cutting the list is partial.
     let asked = a.limit.is_some() && out.cells.len() >= limit;
     if asked {
-        out.more = Some(call);
+        // The flag to add to the caller's own call, not the call again.
+        out.more = Some(format!("--from {next}"));
         Ok(Output::ok(&out))
     } else {
         out.truncated = true;

@@ -83,12 +83,17 @@ pub struct Match {
     pub text: String,
 }
 
-/// One stream's report: `{head, tail, total_lines, truncated, matches?, total_matches?}`.
+/// One stream's report: `{head?, tail?, total_lines, truncated?, matches?,
+/// total_matches?}`. An empty window and an uncut stream say nothing: a stream
+/// that printed nothing is `{"total_lines":0}`.
 #[derive(Serialize, Debug, Default)]
 pub struct Window {
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub head: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tail: Vec<String>,
     pub total_lines: u64,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub matches: Option<Vec<Match>>,

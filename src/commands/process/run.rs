@@ -53,7 +53,7 @@ pub struct RunArgs {
 pub const SPEC: CommandSpec = CommandSpec {
     name: "run",
     summary: "Run a program, no shell: status, trimmed output.",
-    description: "Runs argv directly (no shell: pipes, globs and $VARS are not expanded; run `sh -c '...'` for that), stdin closed, in its own process group, in the working directory. aitools exits 0 whenever the program started, also when it failed: a failed program's answer (a non-zero exit, a signal, a timeout) begins with failed {reason, lines}, the reason (exit 1, signal 9, timed out) and the first and last lines of each stream that show the failure (an error, an assertion, a traceback, a panic and its message, a failed test; not a backtrace frame), also when the window cut them; exit_code/signal/timed_out follow. Each stream is cleaned (ANSI escapes removed, a carriage-return redraw keeps its last state, unless --no-strip-ansi), masked (secrets become [REDACTED_SECRET] before --grep sees them) and cut to --head and --tail lines with total_lines (a default window also stops at 4 KiB, keeping one line at least; an explicit --head or --tail lifts that: the way to see more); a line over 4096 characters is cut (cut_lines). Output is read as it comes into bounded memory (the windows and counters, whatever the program prints). When the program ends, what it left running is killed: its process group, every process carrying its AITOOLS_JOB tag and every orphan it left (its aitools reaper is their subreaper: also past setsid, a double fork and env -i; it ends the tree also when aitools itself is killed); any that outlived SIGKILL are listed in not_killed.",
+    description: "Runs argv directly (no shell: pipes, globs and $VARS are not expanded; run `sh -c '...'` for that), stdin closed, in its own process group, in the working directory. aitools exits 0 whenever the program started, also when it failed: a failed program's answer (a non-zero exit, a signal, a timeout) begins with failed {reason, lines}, the reason (exit 1, signal 9, timed out) and the first and last lines of each stream that show the failure (an error, an assertion, a traceback, a panic and its message, a failed test; not a backtrace frame), also when the window cut them; exit_code (and signal, timed_out when they happened) follow. Each stream is cleaned (ANSI escapes removed, a carriage-return redraw keeps its last state, unless --no-strip-ansi), masked (secrets become [REDACTED_SECRET] before --grep sees them) and cut to --head and --tail lines with total_lines (a default window also stops at 4 KiB, keeping one line at least; an explicit --head or --tail lifts that: the way to see more); a line over 4096 characters is cut (cut_lines). Output is read as it comes into bounded memory (the windows and counters, whatever the program prints). When the program ends, what it left running is killed: its process group, every process carrying its AITOOLS_JOB tag and every orphan it left (its aitools reaper is their subreaper: also past setsid, a double fork and env -i; it ends the tree also when aitools itself is killed); any that outlived SIGKILL are listed in not_killed.",
     args: <RunArgs as clap::Args>::augment_args,
     output_fields: &[
         field(
@@ -64,12 +64,15 @@ pub const SPEC: CommandSpec = CommandSpec {
             "exit_code",
             "The program's exit code, or null when a signal ended it.",
         ),
-        field("signal", "The signal that ended it, or null."),
-        field("timed_out", "True when --timeout ended it."),
+        field("signal", "The signal that ended it; absent when none did."),
+        field(
+            "timed_out",
+            "True when --timeout ended it; absent otherwise.",
+        ),
         field("duration_ms", "Wall time from start to exit."),
         field(
             "stdout",
-            "{head,tail,total_lines,truncated,matches?,total_matches?,cut_lines?,log_cut?}; head and tail never overlap; total_matches only when --grep-limit left matches out. A truncated stream's every line (cleaned, masked) is kept in a private 0600 file of the scratch area (gc removes it after a day), up to 64 MiB (log_cut true past that); next_commands reads the lines the windows left out from it, without running the program again. With --stdout-to, {path,bytes,cut?,total_bytes?,op_id}: past 64 MiB the file is cut, cut is true, total_bytes says what the program wrote and the status is partial (exit 3).",
+            "{head?,tail?,total_lines,truncated?,matches?,total_matches?,cut_lines?,log_cut?}; head and tail never overlap and an empty one is left out (a stream that printed nothing is {total_lines:0}); truncated only when true; total_matches only when --grep-limit left matches out. A truncated stream's every line (cleaned, masked) is kept in a private 0600 file of the scratch area (gc removes it after a day), up to 64 MiB (log_cut true past that); next_commands reads the lines the windows left out from it, without running the program again. With --stdout-to, {path,bytes,cut?,total_bytes?,op_id}: past 64 MiB the file is cut, cut is true, total_bytes says what the program wrote and the status is partial (exit 3).",
         ),
         field("stderr", "Same shape as stdout (never written to a file)."),
         field(
@@ -433,13 +436,13 @@ fn answer(ctx: &Ctx, a: &RunArgs, ran: Ran) -> Output {
             .map(|c| Json::Int(i64::from(c)))
             .unwrap_or(Json::Null),
     );
-    out.push(
-        "signal",
-        d.signal
-            .map(|s| Json::Int(i64::from(s)))
-            .unwrap_or(Json::Null),
-    );
-    out.push("timed_out", Json::Bool(d.timed_out));
+    // No signal, no timeout: said only when they happened.
+    if let Some(s) = d.signal {
+        out.push("signal", Json::Int(i64::from(s)));
+    }
+    if d.timed_out {
+        out.push("timed_out", Json::Bool(true));
+    }
     out.push(
         "duration_ms",
         Json::UInt(u64::try_from(d.duration.as_millis()).unwrap_or(u64::MAX)),

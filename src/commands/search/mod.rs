@@ -69,6 +69,16 @@ pub fn start_path(ctx: &Ctx, arg: &str) -> Result<PathBuf, CmdError> {
 
 pub use crate::workspace::scan::skipped::{Skipped, show, skipped_list};
 
+/// Once something was found, binary files passed over are only counted (rg
+/// says nothing of them): their names say nothing the answer needs. A file
+/// passed over for another reason (too large, unreadable) keeps its names, as
+/// it may hold what was looked for.
+pub fn count_binary_only(groups: &mut [Skipped]) {
+    for g in groups.iter_mut().filter(|g| g.reason == "binary") {
+        g.examples.clear();
+    }
+}
+
 /// The call again with `--limit` set to `limit` (and `--stdin` replaced by the
 /// pattern it read, which stdin cannot give twice).
 pub fn with_limit(ctx: &Ctx, limit: u64, stdin_pattern: Option<&str>) -> String {

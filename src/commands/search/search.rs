@@ -172,11 +172,11 @@ pub const SPEC: CommandSpec = CommandSpec {
         ),
         field(
             "files_scanned",
-            "Text files searched (absent when the one path given is the one file searched).",
+            "Only when nothing was selected: the text files searched.",
         ),
         field(
             "skipped",
-            "Only when a file was passed over: [{reason,count,examples}], one per reason, examples the first 3 paths; reason is binary, too-large, unreadable, non-utf8-name (a path aitools cannot name), special (a procfs/sysfs directory, never scanned), or no-writer (a named pipe no process opened for writing within 1 s).",
+            "Only when a file was passed over: [{reason,count,examples?}], one per reason, examples the first 3 paths (left out for binary files once a file matched, as rg says nothing of them); reason is binary, too-large, unreadable, non-utf8-name (a path aitools cannot name), special (a procfs/sysfs directory, never scanned), or no-writer (a named pipe no process opened for writing within 1 s).",
         ),
         field(
             "ignore_source",
@@ -193,7 +193,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         ),
         field(
             "more",
-            "When a --limit given in the call left results out (status ok): the call for the next page.",
+            "When a --limit given in the call left results out (status ok): the flag that pages on, `--offset N`, to add to this call, before any --, in place of its own --offset.",
         ),
     ],
     error_codes: &[
@@ -557,7 +557,6 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
     let found = scan_and_list(ctx, &visit, &opts, output)?;
     let asked = Asked {
         output,
-        starts: &starts,
         budget: &budget,
         stdin_pattern: stdin_pattern.as_deref(),
     };
@@ -634,7 +633,6 @@ fn scan_and_list<'a>(
 /// What the answer restates of the call.
 struct Asked<'a> {
     output: Mode,
-    starts: &'a [PathBuf],
     budget: &'a scan::Budget,
     stdin_pattern: Option<&'a str>,
 }
@@ -649,7 +647,7 @@ fn answer(ctx: &Ctx, args: &SearchArgs, asked: &Asked, found: Found, empty: u64)
         mut passed,
         mut listing,
     } = found;
-    let (output, starts) = (asked.output, asked.starts);
+    let output = asked.output;
     let mut skipped: Vec<(PathBuf, &'static str)> = walked
         .skipped
         .iter()
@@ -665,14 +663,10 @@ fn answer(ctx: &Ctx, args: &SearchArgs, asked: &Asked, found: Found, empty: u64)
         paths: None,
         total_matches: Some(total_matches),
         total: None,
-        // One file named and searched: the caller knows.
-        files_scanned: (empty > 0
-            || starts.len() != 1
-            || files
-                .iter()
-                .map(|(p, _)| p.as_path())
-                .ne(starts.iter().map(PathBuf::as_path)))
-        .then_some(files.len() as u64 + empty),
+        // Only when nothing was found: how much was looked at. Once a file
+        // matched, the count says nothing the caller acts on (grep and rg say
+        // nothing either).
+        files_scanned: (total_matches == 0).then_some(files.len() as u64 + empty),
         skipped: Vec::new(),
         ignore_source: walked.ignore_source,
         truncated: false,
@@ -684,6 +678,9 @@ fn answer(ctx: &Ctx, args: &SearchArgs, asked: &Asked, found: Found, empty: u64)
     let (shown, full_limit) = list(ctx, args, output, &files, &mut listing, &mut out);
     let full_limit = full_limit.unwrap_or(total_matches);
     out.skipped = skipped_list(&ctx.root, skipped);
+    if total_matches > 0 {
+        super::count_binary_only(&mut out.skipped);
+    }
     let next = args.offset.saturating_add(shown);
     let left = next < full_limit;
     // Every selected line shown, nothing cut: total_matches says nothing new
@@ -703,7 +700,8 @@ fn answer(ctx: &Ctx, args: &SearchArgs, asked: &Asked, found: Found, empty: u64)
             ));
     } else if left && args.limit.is_some() {
         // A limit the caller chose is an answer, not a cut to chase.
-        out.more = Some(with_offset(ctx, next, asked.stdin_pattern));
+        // The flag to add to the caller's own call, not the call again.
+        out.more = Some(format!("--offset {next}"));
     } else if left {
         out.truncated = true;
         out.next_commands

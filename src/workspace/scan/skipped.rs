@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 pub struct Skipped {
     pub reason: &'static str,
     pub count: u64,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub examples: Vec<String>,
 }
 

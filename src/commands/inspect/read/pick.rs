@@ -89,7 +89,10 @@ impl Source<'_> {
     pub(super) fn pick(&self, sel: Selector) -> Result<Picked, Fail> {
         match sel {
             Selector::All => self.span(1, u64::MAX, false, false),
-            Selector::Range(r) => self.span(r.start, r.end.unwrap_or(u64::MAX), true, false),
+            Selector::Range(r) => {
+                let chosen = r.end.is_some();
+                self.span(r.start, r.end.unwrap_or(u64::MAX), true, chosen)
+            }
             Selector::Symbol(name) => {
                 let (first, last) = symbol_span(self.args, self.src, self.enc, &name)?;
                 self.span(first, last, false, true)
@@ -113,8 +116,9 @@ impl Source<'_> {
 
     /// Lines `first..=last` (the whole file, a range, a definition), at most
     /// `--max-lines` of them; a range (`lead`) also takes the lines before it for
-    /// the mask, and a whole definition (`symbol`) offers nothing past it.
-    fn span(&self, first: u64, last: u64, lead: bool, symbol: bool) -> Result<Picked, Fail> {
+    /// the mask. What the caller bounded (`chosen`: a definition, a range with
+    /// an end), read whole, offers nothing past it: the caller chose where to stop.
+    fn span(&self, first: u64, last: u64, lead: bool, chosen: bool) -> Result<Picked, Fail> {
         let max = self.args.max_lines;
         let cap_last = last.min(first.saturating_add(max - 1));
         let from = match lead {
@@ -135,8 +139,8 @@ impl Source<'_> {
         let wanted_last = last.min(scan.total_lines);
         let returned_last = first + got.len() as u64 - 1;
         let truncated = !got.is_empty() && returned_last < wanted_last;
-        // A whole definition is the answer: nothing past it is offered.
-        let whole_symbol = symbol && !truncated;
+        // A whole definition or range is the answer: nothing past it is offered.
+        let whole_symbol = chosen && !truncated;
         let mut next_words = None;
         if got.len() as u64 > 0 && returned_last < scan.total_lines && !whole_symbol {
             // A cut selection continues to its own end (the next call pages it
