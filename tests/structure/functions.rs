@@ -13,7 +13,6 @@ pub const LONG_FNS: &[(&str, &str, usize)] = &[
     ("protocol/redact/keyed.rs", "line", 244),
     ("protocol/redact/lines.rs", "line", 128),
     ("protocol/redact/lines.rs", "normal", 105),
-    ("workspace/scan/ordered.rs", "ordered_rest", 119),
 ];
 
 /// Code without comments and string or char literals (each replaced by spaces,

@@ -170,88 +170,15 @@ fn ordered_rest<T, B, V, F>(
     // their events) are not held back.
     let (job_tx, job_rx) = mpsc::channel::<Vec<Job>>();
     let job_rx = Mutex::new(job_rx);
-    let (res_tx, res_rx) = mpsc::channel::<Vec<(usize, PathBuf, Option<T>)>>();
+    let (res_tx, res_rx) = mpsc::channel::<Vec<Visited<T>>>();
     let filters = &*plan.filters;
     let meter = &plan.meter;
-    let shared_ref = shared;
     let jobs = &job_rx;
-    let make_ref = make_visitor;
     std::thread::scope(|s| {
-        s.spawn(move || {
-            let batch: RefCell<Vec<Job>> = RefCell::new(Vec::new());
-            let mut next = first;
-            let mut local = Local::new(
-                |e: &Entry| -> Option<()> {
-                    if let Some(d) = e.dent {
-                        let job = Job {
-                            idx: next,
-                            dent: d.clone(),
-                            kind: e.kind,
-                            depth: e.depth,
-                            meta: e.meta.clone(),
-                        };
-                        next += 1;
-                        let mut b = batch.borrow_mut();
-                        b.push(job);
-                        if b.len() >= batch_size(next - first) {
-                            let _ = job_tx.send(std::mem::take(&mut *b));
-                        }
-                    }
-                    None
-                },
-                filters,
-                meter,
-                shared_ref,
-            );
-            for res in listing {
-                if let ignore::WalkState::Quit = local.handle(res) {
-                    break;
-                }
-            }
-            drop(local);
-            let rest = batch.take();
-            if !rest.is_empty() {
-                let _ = job_tx.send(rest);
-            }
-        });
+        s.spawn(move || list_jobs(listing, first, filters, meter, shared, job_tx));
         for _ in 0..thread_count(opts) {
             let res_tx = res_tx.clone();
-            s.spawn(move || {
-                let mut visit = make_ref();
-                loop {
-                    let batch = match jobs.lock() {
-                        Ok(rx) => rx.recv(),
-                        Err(p) => p.into_inner().recv(),
-                    };
-                    let Ok(batch) = batch else { break };
-                    let mut out = Vec::with_capacity(batch.len());
-                    for job in batch {
-                        let Job {
-                            idx,
-                            dent,
-                            kind,
-                            depth,
-                            meta,
-                        } = job;
-                        let t = visit(&Entry {
-                            path: dent.path(),
-                            kind,
-                            depth,
-                            meta,
-                            dent: Some(&dent),
-                            staged: None,
-                        });
-                        out.push((idx, dent.into_path(), t));
-                        // The first files' results go out one by one.
-                        if idx - first < EARLY && res_tx.send(std::mem::take(&mut out)).is_err() {
-                            return;
-                        }
-                    }
-                    if !out.is_empty() && res_tx.send(out).is_err() {
-                        return;
-                    }
-                }
-            });
+            s.spawn(move || visit_jobs(jobs, first, make_visitor, res_tx));
         }
         drop(res_tx);
         let mut pending = BTreeMap::new();
@@ -268,4 +195,100 @@ fn ordered_rest<T, B, V, F>(
             }
         }
     });
+}
+
+/// A visited file: its place in path order, its path, what the visitor made of it.
+type Visited<T> = (usize, PathBuf, Option<T>);
+
+/// The lister: filters the listing and hands the files out as numbered jobs, in
+/// batches that grow past the first files.
+fn list_jobs(
+    listing: Listing,
+    first: usize,
+    filters: &Filters,
+    meter: &Meter,
+    shared: &Mutex<Acc<()>>,
+    job_tx: mpsc::Sender<Vec<Job>>,
+) {
+    let batch: RefCell<Vec<Job>> = RefCell::new(Vec::new());
+    let mut next = first;
+    let mut local = Local::new(
+        |e: &Entry| -> Option<()> {
+            if let Some(d) = e.dent {
+                let job = Job {
+                    idx: next,
+                    dent: d.clone(),
+                    kind: e.kind,
+                    depth: e.depth,
+                    meta: e.meta.clone(),
+                };
+                next += 1;
+                let mut b = batch.borrow_mut();
+                b.push(job);
+                if b.len() >= batch_size(next - first) {
+                    let _ = job_tx.send(std::mem::take(&mut *b));
+                }
+            }
+            None
+        },
+        filters,
+        meter,
+        shared,
+    );
+    for res in listing {
+        if let ignore::WalkState::Quit = local.handle(res) {
+            break;
+        }
+    }
+    drop(local);
+    let rest = batch.take();
+    if !rest.is_empty() {
+        let _ = job_tx.send(rest);
+    }
+}
+
+/// A worker: visits the jobs it takes and sends the results back, the first
+/// files' one by one.
+fn visit_jobs<T, B, V>(
+    jobs: &Mutex<mpsc::Receiver<Vec<Job>>>,
+    first: usize,
+    make_visitor: &B,
+    res_tx: mpsc::Sender<Vec<Visited<T>>>,
+) where
+    B: Fn() -> V,
+    V: FnMut(&Entry) -> Option<T>,
+{
+    let mut visit = make_visitor();
+    loop {
+        let batch = match jobs.lock() {
+            Ok(rx) => rx.recv(),
+            Err(p) => p.into_inner().recv(),
+        };
+        let Ok(batch) = batch else { break };
+        let mut out = Vec::with_capacity(batch.len());
+        for job in batch {
+            let Job {
+                idx,
+                dent,
+                kind,
+                depth,
+                meta,
+            } = job;
+            let t = visit(&Entry {
+                path: dent.path(),
+                kind,
+                depth,
+                meta,
+                dent: Some(&dent),
+                staged: None,
+            });
+            out.push((idx, dent.into_path(), t));
+            if idx - first < EARLY && res_tx.send(std::mem::take(&mut out)).is_err() {
+                return;
+            }
+        }
+        if !out.is_empty() && res_tx.send(out).is_err() {
+            return;
+        }
+    }
 }
