@@ -229,9 +229,14 @@ impl Visit<'_> {
     }
 }
 
-/// The file at `p` from disk, up to `TWIN_MAX_BYTES`.
+/// The file at `p` as the listing reads it, up to `TWIN_MAX_BYTES`.
 fn read_path(p: &Path) -> Option<Vec<u8>> {
-    let len = std::fs::symlink_metadata(p).ok()?.len();
-    (len <= TWIN_MAX_BYTES).then_some(())?;
-    std::fs::read(p).ok()
+    use std::io::Read;
+    let mut out = Vec::new();
+    scan::open_listed(p)
+        .ok()?
+        .take(TWIN_MAX_BYTES + 1)
+        .read_to_end(&mut out)
+        .ok()?;
+    (out.len() as u64 <= TWIN_MAX_BYTES).then_some(out)
 }
