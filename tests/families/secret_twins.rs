@@ -36,3 +36,51 @@ fn a_stream_masks_a_twin_shown_before_its_key() {
         );
     }
 }
+
+/// A secret in a file's or a directory's name, in every answer that lists paths:
+/// each path is masked as a path (each name on its own, its extension out of the
+/// value), never as a file's line, so the value and its bare twin (`K.log`) are
+/// masked wherever they are listed.
+#[test]
+fn a_secret_in_a_path_is_masked_in_every_listing_of_paths() {
+    let env = TestEnv::new();
+    let deep = format!("d/api_key={K}/api_key={K}.txt");
+    env.write(&deep, "x\n");
+    env.write(&format!("{K}.log"), "x\n");
+    env.write("e/password=/Tr0ub4dor3xyzQ", "x\n");
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-qm", "c"]);
+    env.run(&["snapshot", "create"]);
+    env.write(&deep, "y\n");
+    env.write(&format!("{K}.log"), "y\n");
+    env.write(&format!("s/api_key={K}.yml"), "x\n");
+    env.write(&format!("{K}.yml"), "x\n");
+    env.git(&["add", "s", &format!("{K}.yml")]);
+    env.write(&format!("new_api_key={K}.json"), "x\n");
+    env.write(&format!("{K}.new"), "x\n");
+    env.write(&format!("x1/api_key={K}.txt"), "x\n");
+    env.write(&format!("x1/{K}.log"), "x\n");
+    env.write(&format!("x2/api_key={K}.txt"), "y\n");
+    let calls: &[&[&str]] = &[
+        &["find"],
+        &["find", "--fields", "path,size"],
+        &["git", "status"],
+        &["git", "show", "--stat", "HEAD"],
+        &["git", "log", "--files"],
+        &["diff", "x1", "x2"],
+        &["snapshot", "diff", "snap-1"],
+        &["search", "x|y", ".", "--output", "files"],
+        &["search", "x|y", ".", "--output", "count"],
+        &["search", "x|y", "."],
+        &["overview"],
+    ];
+    let mut leaks = Vec::new();
+    for call in calls {
+        let r = env.run(call);
+        assert!(r.json["status"] == "ok", "{call:?}: {}", r.stdout);
+        if r.stdout.contains(K) || r.stdout.contains("Tr0ub4dor") {
+            leaks.push(format!("{call:?}: {}", r.stdout));
+        }
+    }
+    assert!(leaks.is_empty(), "{}", leaks.join("\n"));
+}

@@ -28,6 +28,7 @@ mod formats;
 mod keyed;
 mod lines;
 mod named;
+mod paths;
 mod pem;
 mod policy;
 mod prefilter;
