@@ -84,3 +84,41 @@ fn a_secret_in_a_path_is_masked_in_every_listing_of_paths() {
     }
     assert!(leaks.is_empty(), "{}", leaks.join("\n"));
 }
+
+/// A file named for its one value (`secrets/db_password`) is masked in every view
+/// of it: `git blame`, `read --as hex|strings`, and an archive's member read as
+/// text or hex.
+#[test]
+fn a_file_named_for_its_value_is_masked_in_every_view() {
+    let env = TestEnv::new();
+    env.write("secrets/db_password", format!("{K}\n"));
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-qm", "c"]);
+    let r = env.run(&["archive", "create", "a.tar", "secrets"]);
+    assert_eq!(r.json["status"], "ok", "{}", r.stdout);
+    let hex_of = |s: &str| s.bytes().map(|b| format!("{b:02x}")).collect::<String>();
+    let calls: &[&[&str]] = &[
+        &["git", "blame", "secrets/db_password"],
+        &["read", "secrets/db_password", "--as", "hex"],
+        &["read", "secrets/db_password", "--as", "strings"],
+        &["archive", "read", "a.tar", "secrets/db_password"],
+        &[
+            "archive",
+            "read",
+            "a.tar",
+            "secrets/db_password",
+            "--as",
+            "hex",
+        ],
+    ];
+    for call in calls {
+        let r = env.run(call);
+        let flat = r.stdout.replace(' ', "");
+        assert!(
+            !r.stdout.contains(&K[4..16]) && !flat.contains(&hex_of(&K[4..12])),
+            "{call:?}: {}",
+            r.stdout
+        );
+        assert_eq!(r.json["redactions"], 1, "{call:?}: {}", r.stdout);
+    }
+}
