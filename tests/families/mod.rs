@@ -87,6 +87,7 @@ mod secret_counts;
 mod secret_nested;
 mod secret_paths;
 mod secret_surfaces;
+mod secret_twins;
 mod secret_windows;
 mod snapshot_sys_time;
 mod store;

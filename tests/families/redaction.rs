@@ -321,12 +321,20 @@ proptest! {
             ],
             0..30,
         ),
-        key in prop_oneof![Just("name"), Just("DB_PASSWORD"), Just("api_key=abc123"), Just("text")],
+        key in prop_oneof![Just("name"), Just("DB_PASSWORD"), Just("api_key=abc123"), Just("text"), Just("path")],
         with_objects in any::<bool>(),
+        listed in prop_oneof![Just("lines"), Just("files"), Just("items")],
     ) {
         use aitools::protocol::{Json, redact};
         let mut tree = Json::obj();
-        tree.push("lines", Json::Arr(parts.iter().map(|p| Json::str(p.clone())).collect()));
+        // `items` rows under `fields` naming a path column (a table of paths).
+        if listed == "items" {
+            tree.push("fields", Json::Arr(vec![Json::str("path"), Json::str("text")]));
+            let rows = parts.chunks(2).map(|c| Json::Arr(c.iter().map(|p| Json::str(p.clone())).collect()));
+            tree.push("items", Json::Arr(rows.collect()));
+        } else {
+            tree.push(listed, Json::Arr(parts.iter().map(|p| Json::str(p.clone())).collect()));
+        }
         let items = parts
             .iter()
             .enumerate()

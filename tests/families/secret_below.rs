@@ -169,3 +169,32 @@ fn a_token_with_a_character_more_is_masked_where_it_is_echoed() {
         r.stdout
     );
 }
+
+/// Words alone on the line after `password =` (a diceware passphrase, unquoted)
+/// are its value; code, a sentence, a path or an option there stays shown.
+#[test]
+fn an_unquoted_passphrase_on_the_line_after_its_key_is_masked() {
+    let env = TestEnv::new();
+    env.write(
+        "a.ini",
+        "[db]\npassword =\n  correct horse battery staple\nuser = app\n",
+    );
+    env.write(
+        "b.sh",
+        "export DB_PASSWORD=\\\n  Tr0ub4dor orange 42 kite\n",
+    );
+    for f in ["a.ini", "b.sh"] {
+        let r = env.run(&["read", f]);
+        assert_eq!(r.json["redactions"], 1, "{f}: {}", r.stdout);
+        assert!(
+            !r.stdout.contains("horse battery") && !r.stdout.contains("orange 42"),
+            "{}",
+            r.stdout
+        );
+    }
+    let shown = "password =\n  get_password(user)\nx = 1\npassword =\n  Set it in the admin panel.\n\
+                 password =\n  --from-env DB_PW\nkey =\n  some words here\n";
+    env.write("c.txt", shown);
+    let r = env.run(&["read", "c.txt"]);
+    assert_eq!(r.json.get("redactions"), None, "{}", r.stdout);
+}

@@ -287,7 +287,7 @@ pub fn run(ctx: &Ctx, a: &ReadArgs) -> Result<Output, CmdError> {
         ..Out::default()
     };
     if a.view == "hex" {
-        return Ok(hex(ctx, a, range, &bytes, out));
+        return Ok(hex(ctx, a, (range, &entry), &bytes, out));
     }
     let head = &bytes[..bytes.len().min(8192)];
     if sniff::is_binary(head) {
@@ -302,11 +302,22 @@ pub fn run(ctx: &Ctx, a: &ReadArgs) -> Result<Output, CmdError> {
 fn hex(
     ctx: &Ctx,
     a: &ReadArgs,
-    range: Option<values::LineRange>,
+    (range, entry): (Option<values::LineRange>, &str),
     bytes: &[u8],
     mut out: Out,
 ) -> Output {
-    let masked = redact::mask_bytes(bytes);
+    // A member named for its one value (`secrets/db_password`) shows the mask
+    // for it, as `read` does.
+    let masked = match redact::value_named_by_path(entry, bytes) {
+        Some(r) => {
+            let mut m = bytes.get(..r.start).unwrap_or_default().to_vec();
+            m.extend_from_slice(redact::PLACEHOLDER.as_bytes());
+            m.extend_from_slice(bytes.get(r.end..).unwrap_or_default());
+            redact::tally_shown(1);
+            m
+        }
+        None => redact::mask_bytes(bytes),
+    };
     let total_rows = (masked.len() as u64).div_ceil(16);
     let first = range.map(|r| r.start).unwrap_or(1).max(1);
     let last = range
@@ -419,17 +430,7 @@ fn text(
             ))
         });
     }
-    let first = usize::try_from(start).unwrap_or(usize::MAX).max(1);
-    let lead: Vec<String> = all
-        .get(first.saturating_sub(1 + redact::LEAD_LINES)..first - 1)
-        .unwrap_or_default()
-        .iter()
-        .map(|l| l.to_string())
-        .collect();
-    let premasked = match re {
-        None => redact::mask_after_lead(&lead, &mut lines),
-        Some(_) => 0,
-    };
+    let premasked = premask(entry, &all, start, re.is_none(), &mut lines);
     let chars: usize = lines.iter().map(|l| l.chars().count()).sum();
     let partial = cut || !cut_lines.is_empty();
     out.start_line = Some(numbers.first().copied().unwrap_or(start));
@@ -510,4 +511,35 @@ fn window(all: &[&str], start: u64, end: u64, re: Option<(&Regex, bool)>, max: u
         last_seen,
         cut,
     }
+}
+
+/// The shown `lines` (from line `start` of `all`) masked as a read of the whole
+/// member masks them: a multi-line value they start inside (`whole_lines`: not a
+/// `--match` pick), and a member named for its one value.
+fn premask(
+    entry: &str,
+    all: &[&str],
+    start: u64,
+    whole_lines: bool,
+    lines: &mut [String],
+) -> usize {
+    let first = usize::try_from(start).unwrap_or(usize::MAX).max(1);
+    let lead: Vec<String> = all
+        .get(first.saturating_sub(1 + redact::LEAD_LINES)..first - 1)
+        .unwrap_or_default()
+        .iter()
+        .map(|l| l.to_string())
+        .collect();
+    let mut premasked = if whole_lines {
+        redact::mask_after_lead(&lead, lines)
+    } else {
+        0
+    };
+    // A member named for its one value (`secrets/db_password`), as `read` masks it.
+    if let ([_], [only]) = (all, &mut *lines)
+        && redact::path_names_secret(entry)
+    {
+        premasked += redact::mask_named_by_path(entry, only);
+    }
+    premasked
 }

@@ -361,7 +361,7 @@ pub fn run(ctx: &Ctx, a: &BlameArgs) -> Result<Output, CmdError> {
             (cut, cut.then_some(r))
         }
     };
-    let premasked = mask(&all, &mut blame.lines, plan.matched.is_none());
+    let premasked = mask(&shown, &all, &mut blame.lines, plan.matched.is_none());
     let (lines, commits) = short_keys(blame);
     #[derive(Serialize)]
     struct Out {
@@ -415,12 +415,13 @@ fn blamed_bytes(
     })
 }
 
-/// The blamed lines' texts masked as a read of the same lines would be.
-fn mask(all: &[String], lines: &mut [Line], run: bool) -> usize {
+/// The blamed lines' texts masked as a read of the same lines would be (a file
+/// named for its one value included: `path`).
+fn mask(path: &str, all: &[String], lines: &mut [Line], run: bool) -> usize {
     let all: Vec<&str> = all.iter().map(String::as_str).collect();
     let numbers: Vec<u64> = lines.iter().map(|l| l.n).collect();
     let mut texts: Vec<String> = lines.iter().map(|l| l.text.clone()).collect();
-    let masked = pick::premask(None, &all, &numbers, run, &mut texts);
+    let masked = pick::premask(Some(path), &all, &numbers, run, &mut texts);
     for (l, t) in lines.iter_mut().zip(texts) {
         l.text = t;
     }

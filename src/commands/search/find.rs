@@ -4,7 +4,7 @@
 use super::{ScanArgs, Skipped, default_start, scan_error, show, skipped_list, with_limit};
 use crate::handler;
 use crate::protocol::registry::{CommandSpec, Effects, field};
-use crate::protocol::{CmdError, Json, Output, code, redact, time, values};
+use crate::protocol::{CmdError, Json, Output, code, time, values};
 use crate::workspace::Ctx;
 use crate::workspace::scan::{self, Entry, Kind};
 use clap::{Args, ValueEnum};
@@ -595,11 +595,6 @@ fn row(ctx: &Ctx, fields: &[FindField], (p, r, size): &Listed) -> Json {
     let mut path = show(&ctx.root, p);
     if r.kind == Kind::Dir && !fields.contains(&FindField::Kind) {
         path.push('/');
-    }
-    // A path is no line of a file: masked as a string of its own (the
-    // envelope's pass reads an array's strings as lines).
-    if let Some((masked, _)) = redact::mask_str(&path) {
-        path = masked;
     }
     if fields == [FindField::Path] {
         return Json::Str(path);

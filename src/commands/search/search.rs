@@ -610,6 +610,7 @@ fn scan_and_list<'a>(
         files.push((p.to_path_buf(), n));
         n > 0
     };
+    visit.note_twins(ctx, opts);
     let visitor = || visit.visitor();
     let walked = if visit.ordered {
         scan::walk_ordered(&ctx.root, starts, opts, visitor, &mut take)

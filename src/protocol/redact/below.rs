@@ -80,6 +80,9 @@ pub(super) fn next_line_value(
     while let [rest @ .., b',' | b';'] = value {
         value = rest;
     }
+    if value.iter().any(u8::is_ascii_whitespace) {
+        return passphrase(value, strength).then_some(from..from + value.len());
+    }
     // Base64's `=` padding at the end is the value's own.
     let mut inner = value;
     while let [rest @ .., b'='] = inner {
@@ -103,6 +106,25 @@ pub(super) fn next_line_value(
         return None;
     }
     policy::is_secret_value(value, false, strength).then_some(from..from + value.len())
+}
+
+/// Words alone on the line after a key that strongly names a secret (`password =`
+/// then `correct horse battery staple`): a passphrase when it is 2 to 6 words,
+/// each starting with a letter or digit, none holding code's punctuation, judged
+/// as a quoted value after the key.
+fn passphrase(value: &[u8], strength: policy::Strength) -> bool {
+    let words: Vec<&[u8]> = value
+        .split(u8::is_ascii_whitespace)
+        .filter(|w| !w.is_empty())
+        .collect();
+    strength == policy::Strength::Strong
+        && (2..=6).contains(&words.len())
+        && (12..=100).contains(&value.len())
+        && words.iter().all(|w| {
+            w.first().is_some_and(u8::is_ascii_alphanumeric)
+                && !w.iter().any(|c| b"()[]{}=:;,.<>#/\\$`\"'".contains(c))
+        })
+        && policy::is_secret_value(value, true, strength)
 }
 
 /// A line deeper than a secret-named key that ended its own line (`token:`): the

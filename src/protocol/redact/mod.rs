@@ -28,6 +28,7 @@ mod formats;
 mod keyed;
 mod lines;
 mod named;
+mod paths;
 mod pem;
 mod policy;
 mod prefilter;
@@ -106,6 +107,23 @@ fn tally(n: usize) {
 /// its `redactions`, so an answer that masked says how many, whoever masked it.
 pub fn take_tally() -> usize {
     TALLY.with(|t| t.replace(0))
+}
+
+/// The secret values a whole file's keyed lines reveal (`api_key = "K"`, a YAML
+/// block under `password: |`), by `Recorded::note`'s rules: a stream notes them
+/// before it shows any file, so a bare twin (`v = "K"`) in a file streamed before
+/// the one that names it is masked as in one envelope. Not tallied.
+pub fn keyed_values(text: &[u8]) -> Vec<String> {
+    let mut m = tree::Masker::default();
+    let mut machine = lines::Lines::default();
+    for line in text.split(|&b| b == b'\n') {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if machine.state == lines::State::Normal && !prefilter::may_hold_secret(line) {
+            continue;
+        }
+        m.string(&String::from_utf8_lossy(line), &mut machine);
+    }
+    m.recorded.values().to_vec()
 }
 
 /// The longest file a command reads whole to ask `value_named_by_path`.

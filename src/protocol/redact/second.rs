@@ -61,6 +61,11 @@ impl Recorded {
         }
     }
 
+    /// The values noted so far (each once).
+    pub fn values(&self) -> &[String] {
+        &self.values
+    }
+
     /// The runs covering every value noted so far (see `runs`).
     fn runs(&mut self) {
         let covered = self.runs.last().map_or(0, |r| r.values.end);

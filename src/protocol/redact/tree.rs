@@ -9,6 +9,7 @@
 use super::echo;
 use super::json::Json;
 use super::lines::{self, Lines, Span};
+use super::paths;
 use super::second::Recorded;
 use super::{PLACEHOLDER, policy, prefilter};
 use std::ops::Range;
@@ -58,6 +59,27 @@ impl Masker {
             }
             spans.sort_by_key(|sp| sp.range.start);
         }
+        self.apply(s, spans)
+    }
+
+    /// A path (`paths`): masked whole as a string of its own, and each of its
+    /// names on its own.
+    pub fn path(&mut self, s: &str) -> Option<String> {
+        if !self.thorough && !prefilter::may_hold_secret(s.as_bytes()) {
+            return None;
+        }
+        let mut spans = lines::spans_in(s, &mut Lines::default());
+        // A name's value inside a span of the whole is not counted again, but
+        // noted (`K` of `api_key=K.txt`, for its bare twins).
+        let whole = spans.len();
+        for mut sp in paths::name_spans(s) {
+            let (start, end) = (sp.range.start, sp.range.end);
+            sp.counted &= !spans[..whole]
+                .iter()
+                .any(|o| o.range.start < end && start < o.range.end);
+            spans.push(sp);
+        }
+        spans.sort_by_key(|sp| sp.range.start);
         self.apply(s, spans)
     }
 
@@ -196,6 +218,85 @@ pub fn pointer_key(members: &[(String, Json)]) -> Option<(String, bool)> {
 /// The members that show the value a `pointer` member names.
 pub fn shows_pointed(key: &str) -> bool {
     matches!(key, "value" | "text" | "value_preview")
+}
+
+/// How a member holds paths (`paths`): a path, a list of them (at any depth), or
+/// a table whose columns (`true`: a path column) its rows are.
+pub enum PathRole {
+    One,
+    List,
+    Table(Vec<bool>),
+}
+
+/// The path columns of an object's table (`fields` naming its `items` rows'
+/// values), and whether its bare `items` are paths (by its `command`).
+pub fn path_context(members: &[(String, Json)]) -> (Option<Vec<bool>>, bool) {
+    let mut columns = None;
+    let mut bare = false;
+    for (k, v) in members {
+        match (k.as_str(), v) {
+            ("fields", Json::Arr(names)) => {
+                let c = names
+                    .iter()
+                    .map(|n| matches!(n, Json::Str(n) if paths::path_column(n)))
+                    .collect::<Vec<bool>>();
+                columns = c.iter().any(|&p| p).then_some(c);
+            }
+            ("command", Json::Str(c)) => bare = paths::bare_path_items(c),
+            _ => {}
+        }
+    }
+    (columns, bare)
+}
+
+/// The member `key: value`'s paths, given its object's `path_context`.
+pub fn path_role(key: &str, value: &Json, ctx: &(Option<Vec<bool>>, bool)) -> Option<PathRole> {
+    match value {
+        Json::Str(_) if paths::path_member(key) => Some(PathRole::One),
+        Json::Arr(_) if paths::path_list(key) => Some(PathRole::List),
+        Json::Arr(_) if key == "items" => match ctx {
+            (Some(columns), _) => Some(PathRole::Table(columns.clone())),
+            (None, true) => Some(PathRole::List),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A value that is a path or a list of them, masked as paths.
+fn walk_paths(value: &mut Json, m: &mut Masker) {
+    match value {
+        Json::Str(s) => {
+            if let Some(masked) = m.path(s) {
+                *s = masked;
+            }
+        }
+        Json::Arr(items) => items.iter_mut().for_each(|i| walk_paths(i, m)),
+        other => walk(other, m, None),
+    }
+}
+
+/// A member's paths masked by its role.
+fn walk_role(value: &mut Json, m: &mut Masker, role: &PathRole) {
+    match (role, value) {
+        (PathRole::Table(columns), Json::Arr(rows)) => {
+            for row in rows {
+                match row {
+                    Json::Arr(cells) => {
+                        for (j, c) in cells.iter_mut().enumerate() {
+                            if columns.get(j) == Some(&true) {
+                                walk_paths(c, m);
+                            } else {
+                                walk(c, m, None);
+                            }
+                        }
+                    }
+                    other => walk(other, m, None),
+                }
+            }
+        }
+        (_, value) => walk_paths(value, m),
+    }
 }
 
 /// The text of an array element as the line machine sees it: a string, or the `text`
@@ -366,44 +467,54 @@ fn walk(value: &mut Json, m: &mut Masker, lines: Option<&mut Lines>) {
                 }
             }
         }
-        Json::Obj(members) => {
-            let mut lines = lines;
-            let named = pointer_key(members);
-            let pointed_scope = pointer_scoped(members);
-            for (k, v) in members.iter_mut() {
-                let pair = m.member(k, v) || m.pointed(k, v, &named);
-                let list = keyed_list(k, v).then(|| k.clone());
-                let scope = scopes(k, v) || (pointed_scope && shows_pointed(k));
-                mask_in_place(k, m, Some(&mut Lines::default()));
-                if pair {
-                    *v = Json::str(PLACEHOLDER);
-                    continue;
-                }
-                if scope {
-                    walk_scoped(v, m);
-                    continue;
-                }
-                if let (Some(key), Json::Arr(items)) = (list, &mut *v) {
-                    for item in items.iter_mut() {
-                        if m.element(&key, item) {
-                            *item = Json::str(PLACEHOLDER);
-                        } else {
-                            walk(item, m, None);
-                        }
-                    }
-                    continue;
-                }
-                if k == "text"
-                    && matches!(v, Json::Str(_))
-                    && let Some(l) = lines.as_deref_mut()
-                {
-                    walk(v, m, Some(l));
-                    continue;
-                }
-                walk(v, m, None);
-            }
-            let _ = lines.take();
-        }
+        Json::Obj(members) => walk_object(members, m, lines),
         _ => {}
     }
+}
+
+/// An object's members (`walk`'s rules for a member: a secret-named pair, a
+/// scope, paths, a keyed list, a `text` line of the array's machine `lines`).
+fn walk_object(members: &mut [(String, Json)], m: &mut Masker, lines: Option<&mut Lines>) {
+    let mut lines = lines;
+    let named = pointer_key(members);
+    let pointed_scope = pointer_scoped(members);
+    let path_ctx = path_context(members);
+    for (k, v) in members.iter_mut() {
+        let role = path_role(k, v, &path_ctx);
+        let pair = m.member(k, v) || m.pointed(k, v, &named);
+        let list = keyed_list(k, v).then(|| k.clone());
+        let scope = scopes(k, v) || (pointed_scope && shows_pointed(k));
+        mask_in_place(k, m, Some(&mut Lines::default()));
+        if pair {
+            *v = Json::str(PLACEHOLDER);
+            continue;
+        }
+        if scope {
+            walk_scoped(v, m);
+            continue;
+        }
+        if let Some(role) = role {
+            walk_role(v, m, &role);
+            continue;
+        }
+        if let (Some(key), Json::Arr(items)) = (list, &mut *v) {
+            for item in items.iter_mut() {
+                if m.element(&key, item) {
+                    *item = Json::str(PLACEHOLDER);
+                } else {
+                    walk(item, m, None);
+                }
+            }
+            continue;
+        }
+        if k == "text"
+            && matches!(v, Json::Str(_))
+            && let Some(l) = lines.as_deref_mut()
+        {
+            walk(v, m, Some(l));
+            continue;
+        }
+        walk(v, m, None);
+    }
+    let _ = lines.take();
 }

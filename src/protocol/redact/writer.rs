@@ -7,7 +7,8 @@
 use super::json::{self, Json};
 use super::lines::{self, Lines, State};
 use super::tree::{
-    Masker, describes, keyed_list, line_text, pointer_key, pointer_scoped, scopes, shows_pointed,
+    Masker, PathRole, describes, keyed_list, line_text, path_context, path_role, pointer_key,
+    pointer_scoped, scopes, shows_pointed,
 };
 use super::{PLACEHOLDER, prefilter};
 use std::ops::Range;
@@ -82,6 +83,7 @@ impl Writer {
         let judged = !pointer.is_some_and(|p| trusted.contains(&p));
         let named = pointer_key(members).filter(|_| judged);
         let pointed_scope = judged && pointer_scoped(members);
+        let path_ctx = path_context(members);
         for (i, (k, v)) in members.iter().enumerate() {
             if i > 0 {
                 self.out.push(b',');
@@ -107,6 +109,10 @@ impl Writer {
                 self.scoped(v);
                 continue;
             }
+            if let Some(role) = path_role(k, v, &path_ctx) {
+                self.role(v, &role);
+                continue;
+            }
             if let (true, Json::Arr(items)) = (keyed_list(k, v), v) {
                 self.keyed_items(k, items);
                 continue;
@@ -121,6 +127,57 @@ impl Writer {
             self.value(v, None);
         }
         self.out.push(b'}');
+    }
+
+    /// A value that is a path or a list of them (`tree::walk_paths`).
+    fn paths(&mut self, value: &Json) {
+        match value {
+            Json::Str(s) => {
+                let masked = self.m.path(s);
+                write_str(&mut self.out, masked.as_deref().unwrap_or(s));
+            }
+            Json::Arr(items) => {
+                self.out.push(b'[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(b',');
+                    }
+                    self.paths(item);
+                }
+                self.out.push(b']');
+            }
+            other => self.value(other, None),
+        }
+    }
+
+    /// A member's paths by its role (`tree::walk_role`).
+    fn role(&mut self, value: &Json, role: &PathRole) {
+        let (PathRole::Table(columns), Json::Arr(rows)) = (role, value) else {
+            return self.paths(value);
+        };
+        self.out.push(b'[');
+        for (i, row) in rows.iter().enumerate() {
+            if i > 0 {
+                self.out.push(b',');
+            }
+            let Json::Arr(cells) = row else {
+                self.value(row, None);
+                continue;
+            };
+            self.out.push(b'[');
+            for (j, c) in cells.iter().enumerate() {
+                if j > 0 {
+                    self.out.push(b',');
+                }
+                if columns.get(j) == Some(&true) {
+                    self.paths(c);
+                } else {
+                    self.value(c, None);
+                }
+            }
+            self.out.push(b']');
+        }
+        self.out.push(b']');
     }
 
     /// A value under a key that strongly names a secret (`tree::walk_scoped`).

@@ -45,6 +45,10 @@ pub(super) fn hex_view(
                 .into_iter()
                 .map(|r| ws + r.start..ws + r.end),
         );
+        // A file named for its one value (`secrets/db_password`), read whole.
+        if low == 0 && low + buf.len() as u64 == size {
+            spans.extend(redact::value_named_by_path(args.path(), &buf));
+        }
         masked = shown_spans(&spans, a..b);
         for span in spans {
             for byte in buf.get_mut(span).unwrap_or_default() {
@@ -153,6 +157,28 @@ pub(super) fn mask_edge_runs(
     Ok(())
 }
 
+/// A file named for its one value (`secrets/db_password`): the runs inside the
+/// value show the mask, as `read` shows it.
+fn mask_named_runs(file: &mut File, path: &str, items: &mut [StringItem], size: u64) {
+    if items.is_empty() || size > redact::NAMED_MAX_BYTES as u64 || !redact::path_names_secret(path)
+    {
+        return;
+    }
+    let Ok(whole) = read_at(file, 0, size) else {
+        return;
+    };
+    let Some(r) = redact::value_named_by_path(path, &whole) else {
+        return;
+    };
+    for item in items.iter_mut() {
+        let at = item.offset as usize;
+        if at < r.end && r.start < at + item.text.len() && item.text != redact::PLACEHOLDER {
+            item.text = redact::PLACEHOLDER.to_string();
+            redact::tally_shown(1);
+        }
+    }
+}
+
 pub(super) fn strings_view(
     ctx: &Ctx,
     args: &ReadArgs,
@@ -202,6 +228,7 @@ pub(super) fn strings_view(
     }
     let mut file = reader.into_inner();
     mask_edge_runs(&mut file, &mut items, start, stop_at, size).map_err(io)?;
+    mask_named_runs(&mut file, args.path(), &mut items, size);
     let truncated = resume.is_some() || first_cut.is_some();
     let mut next_commands = Vec::new();
     if let Some(at) = resume {

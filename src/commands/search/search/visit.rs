@@ -4,7 +4,9 @@
 
 use super::sinks::{Counted, Counter, Recorder, search_disk};
 use super::{Patterns, SearchArgs, Visited, searcher};
-use crate::workspace::scan::Entry;
+use crate::protocol::redact;
+use crate::workspace::Ctx;
+use crate::workspace::scan::{self, Entry};
 use grep_regex::RegexMatcher;
 use grep_searcher::Searcher;
 use regex::bytes::Regex;
@@ -138,4 +140,103 @@ impl Visit<'_> {
         let lines = lines.filter(|_| counter.selected > 0);
         Some((counted, piped, lines))
     }
+}
+
+/// The most values the stream's first pass notes (of `redact`'s 1,024).
+const TWIN_MAX_VALUES: usize = 512;
+
+/// The largest file the stream's first pass reads for its keyed values.
+const TWIN_MAX_BYTES: u64 = 16 << 20;
+
+impl Visit<'_> {
+    /// Streaming only: a first pass over the files the stream will show (those
+    /// the scan visits, with the same options and budgets, whose selected lines
+    /// reach into the --offset/--limit window, in path order) that notes the
+    /// secret values their keyed lines reveal (`redact::keyed_values`), so a bare
+    /// twin of one (`v = "K"`) in a file streamed before the file naming it is
+    /// masked, as in the envelope. A named pipe is read once, by the scan: this
+    /// pass leaves it.
+    pub(super) fn note_twins(&self, ctx: &Ctx, opts: &scan::ScanOptions) {
+        if !ctx.events.streaming() {
+            return;
+        }
+        let visitor = || {
+            |e: &Entry| -> Option<(u64, Option<Vec<String>>)> {
+                if e.is_pipe() || e.kind != scan::Kind::File {
+                    return None;
+                }
+                // A tx's staged file is only in memory: its values are taken now.
+                if let Some(b) = e.content() {
+                    let n = self.selected_lines(b);
+                    return (n > 0).then(|| (n, Some(redact::keyed_values(b))));
+                }
+                let len = e.metadata().ok()?.len();
+                (len <= TWIN_MAX_BYTES).then_some(())?;
+                let n = self.selected_lines(&e.read().ok()?);
+                (n > 0).then_some((n, None))
+            }
+        };
+        let Ok(walked) = scan::walk(&ctx.root, self.starts, opts, visitor) else {
+            return;
+        };
+        let window = self.args.offset.saturating_add(self.args.limit());
+        let (mut seen, mut values) = (0u64, Vec::new());
+        for (p, (n, staged)) in walked.items {
+            if seen >= window || values.len() >= TWIN_MAX_VALUES {
+                break;
+            }
+            seen = seen.saturating_add(n);
+            match staged {
+                Some(v) => values.extend(v),
+                None => values.extend(
+                    read_path(&p)
+                        .map(|b| redact::keyed_values(&b))
+                        .unwrap_or_default(),
+                ),
+            }
+        }
+        // Half the stream's record budget: the values it hides itself still fit.
+        values.sort_unstable();
+        values.dedup();
+        values.truncate(TWIN_MAX_VALUES);
+        ctx.events.note_secrets(&values);
+    }
+
+    /// The lines of `bytes` the patterns select, at most (a line with a match; a
+    /// multi-line match counts once, so a window is reached no sooner than the
+    /// listing reaches it); with --invert every line; none in a binary file.
+    fn selected_lines(&self, bytes: &[u8]) -> u64 {
+        // A binary file (a NUL byte, grep's test) lists no lines.
+        if bytes.contains(&0) {
+            return 0;
+        }
+        if self.args.invert {
+            return bytes.split(|&b| b == b'\n').count() as u64;
+        }
+        let (mut n, mut at) = (0u64, 0);
+        while let Some(m) = self.pats.combined.find_at(bytes, at) {
+            n += 1;
+            let rest = bytes.get(m.end()..).unwrap_or_default();
+            match rest.iter().position(|&b| b == b'\n') {
+                Some(i) => at = m.end() + i + 1,
+                None => break,
+            }
+            if at >= bytes.len() {
+                break;
+            }
+        }
+        n
+    }
+}
+
+/// The file at `p` as the listing reads it, up to `TWIN_MAX_BYTES`.
+fn read_path(p: &Path) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    scan::open_listed(p)
+        .ok()?
+        .take(TWIN_MAX_BYTES + 1)
+        .read_to_end(&mut out)
+        .ok()?;
+    (out.len() as u64 <= TWIN_MAX_BYTES).then_some(out)
 }

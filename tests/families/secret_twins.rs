@@ -1,0 +1,124 @@
+//! Issue 29, round seven: a value masked once is masked everywhere it is shown,
+//! also when `--output jsonl` streams it before the file whose key names it, and
+//! when it is (part of) a file's name in any listing of paths.
+
+use crate::support::TestEnv;
+
+const K: &str = "Zq8v2LmP0xA1Wk3n9RtY7uB2";
+const PW: &str = "Tr0ub4dor&3xyzQ";
+
+/// `a/bare.csv` is streamed before `b/keyed.env`, whose keyed lines reveal its
+/// bare values: the stream masks them as the one envelope does.
+#[test]
+fn a_stream_masks_a_twin_shown_before_its_key() {
+    let env = TestEnv::new();
+    env.write("a/bare.csv", format!("name,v\nprod,{PW}\nci,{K}\n"));
+    env.write("b/keyed.env", format!("DB_PASSWORD={PW}\nAPI_SECRET={K}\n"));
+    for args in [
+        &["search", r"\S+", ".", "--output", "matches"][..],
+        &["search", r"\S+", "."][..],
+    ] {
+        let r = env.run(args);
+        assert!(
+            !r.stdout.contains(K) && !r.stdout.contains("Tr0ub4dor"),
+            "{}",
+            r.stdout
+        );
+        let mut argv = vec!["--output", "jsonl"];
+        argv.extend_from_slice(args);
+        let out = env.command(&argv).output().expect("spawn aitools");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("\"ok\":true"), "{text}");
+        assert!(text.contains("[REDACTED_SECRET]"), "{text}");
+        assert!(
+            !text.contains(K) && !text.contains("Tr0ub4dor"),
+            "{args:?}: {text}"
+        );
+    }
+}
+
+/// A secret in a file's or a directory's name, in every answer that lists paths:
+/// each path is masked as a path (each name on its own, its extension out of the
+/// value), never as a file's line, so the value and its bare twin (`K.log`) are
+/// masked wherever they are listed.
+#[test]
+fn a_secret_in_a_path_is_masked_in_every_listing_of_paths() {
+    let env = TestEnv::new();
+    let deep = format!("d/api_key={K}/api_key={K}.txt");
+    env.write(&deep, "x\n");
+    env.write(&format!("{K}.log"), "x\n");
+    env.write("e/password=/Tr0ub4dor3xyzQ", "x\n");
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-qm", "c"]);
+    env.run(&["snapshot", "create"]);
+    env.write(&deep, "y\n");
+    env.write(&format!("{K}.log"), "y\n");
+    env.write(&format!("s/api_key={K}.yml"), "x\n");
+    env.write(&format!("{K}.yml"), "x\n");
+    env.git(&["add", "s", &format!("{K}.yml")]);
+    env.write(&format!("new_api_key={K}.json"), "x\n");
+    env.write(&format!("{K}.new"), "x\n");
+    env.write(&format!("x1/api_key={K}.txt"), "x\n");
+    env.write(&format!("x1/{K}.log"), "x\n");
+    env.write(&format!("x2/api_key={K}.txt"), "y\n");
+    let calls: &[&[&str]] = &[
+        &["find"],
+        &["find", "--fields", "path,size"],
+        &["git", "status"],
+        &["git", "show", "--stat", "HEAD"],
+        &["git", "log", "--files"],
+        &["diff", "x1", "x2"],
+        &["snapshot", "diff", "snap-1"],
+        &["search", "x|y", ".", "--output", "files"],
+        &["search", "x|y", ".", "--output", "count"],
+        &["search", "x|y", "."],
+        &["overview"],
+    ];
+    let mut leaks = Vec::new();
+    for call in calls {
+        let r = env.run(call);
+        assert!(r.json["status"] == "ok", "{call:?}: {}", r.stdout);
+        if r.stdout.contains(K) || r.stdout.contains("Tr0ub4dor") {
+            leaks.push(format!("{call:?}: {}", r.stdout));
+        }
+    }
+    assert!(leaks.is_empty(), "{}", leaks.join("\n"));
+}
+
+/// A file named for its one value (`secrets/db_password`) is masked in every view
+/// of it: `git blame`, `read --as hex|strings`, and an archive's member read as
+/// text or hex.
+#[test]
+fn a_file_named_for_its_value_is_masked_in_every_view() {
+    let env = TestEnv::new();
+    env.write("secrets/db_password", format!("{K}\n"));
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-qm", "c"]);
+    let r = env.run(&["archive", "create", "a.tar", "secrets"]);
+    assert_eq!(r.json["status"], "ok", "{}", r.stdout);
+    let hex_of = |s: &str| s.bytes().map(|b| format!("{b:02x}")).collect::<String>();
+    let calls: &[&[&str]] = &[
+        &["git", "blame", "secrets/db_password"],
+        &["read", "secrets/db_password", "--as", "hex"],
+        &["read", "secrets/db_password", "--as", "strings"],
+        &["archive", "read", "a.tar", "secrets/db_password"],
+        &[
+            "archive",
+            "read",
+            "a.tar",
+            "secrets/db_password",
+            "--as",
+            "hex",
+        ],
+    ];
+    for call in calls {
+        let r = env.run(call);
+        let flat = r.stdout.replace(' ', "");
+        assert!(
+            !r.stdout.contains(&K[4..16]) && !flat.contains(&hex_of(&K[4..12])),
+            "{call:?}: {}",
+            r.stdout
+        );
+        assert_eq!(r.json["redactions"], 1, "{call:?}: {}", r.stdout);
+    }
+}
