@@ -562,7 +562,7 @@ fn blocks_merge_and_continue_exactly() {
         .collect();
     env.write("a.txt", &body);
     env.write("b.txt", "hit b1\n");
-    let r = env.run(&["search", "hit"]);
+    let r = env.run(&["search", "hit", "-C", "2"]);
     assert_eq!(r.code, 0);
     let ex = crate::support::expand_search(&r.json);
     let blocks = ex["blocks"].as_array().expect("blocks");
@@ -1111,7 +1111,7 @@ fn a_match_deep_in_a_long_line_is_in_the_window() {
         m.json["matches"][0]["col"].as_u64().expect("col")
     );
     assert_eq!(shown_col, 50_001);
-    let short = env.run(&["search", "short", "long.txt"]);
+    let short = env.run(&["search", "short", "long.txt", "-C", "2"]);
     assert!(
         short.json["blocks"][0].get("cut_lines").is_some(),
         "the long context line is marked"

@@ -51,7 +51,7 @@ fn a_fifo_whose_writer_comes_later_is_read() {
     assert_eq!(crate::support::total_matches(&r.json), 1, "{}", r.stdout);
     assert_eq!(r.json["blocks"][0]["path"], "pipe", "{}", r.stdout);
     assert_eq!(
-        r.json["blocks"][0]["lines"][1], "2:late needle",
+        r.json["blocks"][0]["lines"][0], "2:late needle",
         "{}",
         r.stdout
     );

@@ -1077,8 +1077,11 @@ fn a_search_answer_names_each_file_once_and_leaves_out_what_repeats() {
         r.stdout
     );
     assert!(r.json.get("total_matches").is_none(), "{}", r.stdout);
+    // No context is the default, as grep's; the same call without -C 0 answers so.
+    let bare = ok(env.run(&["search", "foo"]));
+    assert_eq!(bare.json["blocks"], r.json["blocks"], "{}", bare.stdout);
     // With context, `N-` marks a context line, `N:` a selected one.
-    let r = ok(env.run(&["search", "foo", "a.py"]));
+    let r = ok(env.run(&["search", "foo", "a.py", "-C", "2"]));
     assert_eq!(
         r.json["blocks"][0]["lines"],
         serde_json::json!([

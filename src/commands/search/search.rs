@@ -87,7 +87,7 @@ pub struct SearchArgs {
     #[arg(long, short = 'v')]
     pub invert: bool,
     /// Lines shown around each selected line (at most 10; read --range shows more).
-    #[arg(long, short = 'C', value_name = "N", default_value = "2")]
+    #[arg(long, short = 'C', value_name = "N", default_value = "0")]
     pub context: usize,
     /// Context lines before; overrides --context (at most 10).
     #[arg(long, short = 'B', value_name = "N")]
