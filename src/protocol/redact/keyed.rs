@@ -26,166 +26,131 @@ pub(super) fn line(
     scoped: bool,
     out: &mut Vec<Range<usize>>,
 ) -> Option<Open> {
-    let mut block = None;
-    let mut i = lo;
-    // Inside an object or list a strongly secret-named key opened on this line
-    // (`{"credentials": {"primary": {"value": "..."}}}`): read as `scoped`.
-    let mut scope_end = lo;
-    while i < hi {
-        let Some(rel) = memchr::memchr3(b'=', b':', b'>', &b[i..hi]) else {
+    let mut scan = LineScan {
+        b,
+        lo,
+        hi,
+        scoped,
+        out,
+        block: None,
+        i: lo,
+        scope_end: lo,
+    };
+    while scan.i < hi {
+        let Some(rel) = memchr::memchr3(b'=', b':', b'>', &b[scan.i..hi]) else {
             break;
         };
-        let p = i + rel;
-        i = p + 1;
-        let sign = b[p];
-        let next = b.get(p + 1).copied().filter(|_| p + 1 < hi);
-        let prev = if p > lo { Some(b[p - 1]) } else { None };
-        let mut after = p + 1;
-        match sign {
-            b'=' => {
-                if matches!(next, Some(b'=' | b'~')) || prev.is_some_and(operator) {
-                    if next == Some(b'=') {
-                        i = p + 2;
-                    }
-                    continue;
-                }
-                if next == Some(b'>') {
-                    after = p + 2;
-                }
-            }
-            b':' => {
-                if next == Some(b':') || prev == Some(b':') {
-                    i = p + 2;
-                    continue;
-                }
-                if next == Some(b'=') {
-                    after = p + 2;
-                }
-                // `scheme://`: a URL, handled by `url_password`.
-                if next == Some(b'/') {
-                    continue;
-                }
-            }
-            _ => {
-                // `<password>value</password>`: an XML element.
-                if let Some(r) = xml_element(b, lo, p, hi) {
-                    out.push(r);
-                }
-                continue;
-            }
-        }
-        // The key: back over blanks and a closing quote, then the identifier.
-        let mut k = p;
-        while k > lo && matches!(b[k - 1], b' ' | b'\t') {
-            k -= 1;
-        }
-        let quoted_key = k > lo && matches!(b[k - 1], b'"' | b'\'' | b'`');
-        if quoted_key {
-            k -= 1;
-        }
-        let ke = k;
-        while k > lo && is_key_byte(b[k - 1]) {
-            k -= 1;
-        }
-        if k == ke {
-            continue;
-        }
-        let mut key = &b[k..ke];
-        // `<add key="ClearTextPassword" value="..." />`: the value's name is the
-        // `key`/`name` attribute before it.
-        if key.eq_ignore_ascii_case(b"value")
-            && let Some(named) = attribute_name(&b[lo..k])
-        {
-            key = named;
-        }
-        // `read -p "Password: " PASSWORD`: the key and sign are inside a string (a
-        // prompt, a message); the quote after them closes it.
-        let opener = if k > lo && !quoted_key {
-            Some(b[k - 1])
-        } else {
-            None
+        let p = scan.i + rel;
+        scan.i = p + 1;
+        scan.at_sign(p);
+    }
+    let block = scan.block;
+    flags::user_flags(b, lo, hi, out);
+    flags::secret_flags(b, lo, hi, out);
+    url_passwords(b, lo, hi, out);
+    netrc(b, lo, hi, out);
+    block
+}
+
+/// `line`'s walk over one line's signs (`=`, `:`, `>`).
+struct LineScan<'a, 'o> {
+    b: &'a [u8],
+    lo: usize,
+    hi: usize,
+    scoped: bool,
+    out: &'o mut Vec<Range<usize>>,
+    /// What the line opens under a secret key so far.
+    block: Option<Open>,
+    /// Where the search for the next sign resumes.
+    i: usize,
+    /// Inside an object or list a strongly secret-named key opened on this line
+    /// (`{"credentials": {"primary": {"value": "..."}}}`): read as `scoped`.
+    scope_end: usize,
+}
+
+/// The key before a sign: `b[k..ke]` (a closing quote after it when `quoted`),
+/// its name (an XML element's `key`/`name` attribute for `value=`), and the byte
+/// before it when it is not quoted.
+struct Key<'a> {
+    k: usize,
+    ke: usize,
+    quoted: bool,
+    name: &'a [u8],
+    opener: Option<u8>,
+}
+
+impl<'a> LineScan<'a, '_> {
+    /// One sign at `p`: the value after the key before it, when the key names a secret.
+    fn at_sign(&mut self, p: usize) {
+        let Some(after) = self.value_start(p) else {
+            return;
         };
+        let Some(key) = self.key_before(p) else {
+            return;
+        };
+        let (b, lo, hi, sign) = (self.b, self.lo, self.hi, self.b[p]);
         if [&b"authorization"[..], b"proxy-authorization"]
             .iter()
-            .any(|a| key.eq_ignore_ascii_case(a))
+            .any(|a| key.name.eq_ignore_ascii_case(a))
         {
-            out.extend(authorization(b, after, hi));
-            continue;
+            self.out.extend(authorization(b, after, hi));
+            return;
         }
-        let in_scope = (scoped || p < scope_end) && sign == b':';
-        if in_scope && quoted_key && policy::schema_word(key) {
-            scope_end = lo;
-            block = scoped.then_some(Open::Plain).or(block);
-            continue;
+        let in_scope = (self.scoped || p < self.scope_end) && sign == b':';
+        if in_scope && key.quoted && policy::schema_word(key.name) {
+            self.scope_end = lo;
+            self.block = self.scoped.then_some(Open::Plain).or(self.block);
+            return;
         }
-        let own = policy::key_strength(key);
+        let own = policy::key_strength(key.name);
         let named = own.or_else(|| in_scope.then_some(policy::Strength::Weak));
         let plural = named
             .is_none()
-            .then(|| policy::plural_key_strength(key))
+            .then(|| policy::plural_key_strength(key.name))
             .flatten();
         if named.is_none() && plural.is_none() {
-            continue;
+            return;
         }
         // The value.
         let mut v = after;
         while v < hi && matches!(b[v], b' ' | b'\t') {
             v += 1;
         }
+        let col = (key.k - lo).saturating_sub(usize::from(key.quoted));
         if v >= hi || b[v..hi].trim_ascii_end() == b"\\" {
             let continued = v < hi;
-            let col = (k - lo).saturating_sub(usize::from(quoted_key));
-            let head = &b[lo..k];
-            block = below::value_below(head, col, (sign, quoted_key, continued), named, plural)
-                .or(block);
-            continue;
+            let head = &b[lo..key.k];
+            self.block =
+                below::value_below(head, col, (sign, key.quoted, continued), named, plural)
+                    .or(self.block);
+            return;
         }
         let q = b[v];
         if matches!(q, b'{' | b'[')
             && sign == b':'
             && named.or(plural) == Some(policy::Strength::Strong)
         {
-            let col = (k - lo).saturating_sub(usize::from(quoted_key));
-            block = scope(b, (lo, k, v, hi), col, &mut scope_end).or(block);
+            self.block = scope(b, (lo, key.k, v, hi), col, &mut self.scope_end).or(self.block);
         }
         if q == b'{' {
-            continue;
+            return;
         }
         // `api_keys: ["...", "..."]`, `tokens = [a, b]`: a list on the key's line.
         if q == b'[' {
-            match list_elements(b, v + 1, hi, out) {
-                ListEnd::Closed(e) | ListEnd::Stop(e) => i = e.max(i),
-                ListEnd::Open => block = Some(Open::Array),
+            match list_elements(b, v + 1, hi, self.out) {
+                ListEnd::Closed(e) | ListEnd::Stop(e) => self.i = e.max(self.i),
+                ListEnd::Open => self.block = Some(Open::Array),
             }
-            continue;
+            return;
         }
         let Some(strength) = named else {
-            continue;
+            return;
         };
-        if matches!(q, b'"' | b'\'' | b'`') && opener == Some(q) {
-            continue;
-        }
         if matches!(q, b'"' | b'\'' | b'`') {
-            let start = v + 1;
-            let mut e = start;
-            while e < hi && b[e] != q {
-                if b[e] == b'\\' {
-                    e += 1;
-                }
-                e += 1;
+            if key.opener != Some(q) {
+                self.quoted_value(v, q, own.is_some(), strength);
             }
-            let e = e.min(hi);
-            let value = &b[start..e];
-            // `"password": "` then `+ x`: a string built at run time.
-            let secret = match own {
-                None => policy::is_secret_element(value, true),
-                Some(_) => policy::is_secret_value(value, true, strength),
-            };
-            if secret && !value.contains(&b'\n') {
-                out.push(start..e);
-            }
-            i = (e + 1).max(i);
-            continue;
+            return;
         }
         if matches!(q, b'|' | b'>') && sign == b':' {
             let rest = &b[v + 1..hi];
@@ -193,50 +158,138 @@ pub(super) fn line(
                 .iter()
                 .all(|c| matches!(c, b'-' | b'+' | b'0'..=b'9' | b' ' | b'\t' | b'\r'))
             {
-                block = Some(Open::Block(
+                self.block = Some(Open::Block(
                     b[lo..hi]
                         .iter()
                         .take_while(|c| matches!(c, b' ' | b'\t'))
                         .count(),
                 ));
-                continue;
+                return;
             }
         }
-        let start = v;
-        let mut e = v;
-        // Where the value ends: a key first on its line (`.env`, YAML, INI, `export`)
-        // has the rest of the line (less a ` #` comment); a connection-string member
-        // (`;Password=...;`) runs to the next `;`; elsewhere the value is one word.
-        let head = &b[lo..k];
-        let line_start = head.iter().all(|c| matches!(c, b' ' | b'\t' | b'-'))
-            || head.trim_ascii_start() == b"export "
-            || head.trim_ascii_start() == b"set ";
-        let member = k > lo && b[k - 1] == b';';
-        if line_start {
-            e = hi;
-            if let Some(c) = memchr::memmem::find(&b[v..hi], b" #") {
-                e = v + c;
+        self.bare_value(p, after, v, &key, strength);
+    }
+
+    /// Where a value after the sign at `p` starts, or `None` for a sign that
+    /// is not an assignment (`==`, `::`, `://`, an XML element's `>`).
+    fn value_start(&mut self, p: usize) -> Option<usize> {
+        let (b, lo, hi) = (self.b, self.lo, self.hi);
+        let next = b.get(p + 1).copied().filter(|_| p + 1 < hi);
+        let prev = if p > lo { Some(b[p - 1]) } else { None };
+        match b[p] {
+            b'=' => {
+                if matches!(next, Some(b'=' | b'~')) || prev.is_some_and(operator) {
+                    if next == Some(b'=') {
+                        self.i = p + 2;
+                    }
+                    return None;
+                }
+                Some(if next == Some(b'>') { p + 2 } else { p + 1 })
             }
-            while e > v && b[e - 1].is_ascii_whitespace() {
-                e -= 1;
+            b':' => {
+                if next == Some(b':') || prev == Some(b':') {
+                    self.i = p + 2;
+                    return None;
+                }
+                // `scheme://`: a URL, handled by `url_password`.
+                match next {
+                    Some(b'/') => None,
+                    Some(b'=') => Some(p + 2),
+                    _ => Some(p + 1),
+                }
             }
-        } else if member || (sign == b'=' && b[v..hi].contains(&b';') && !b[v..hi].contains(&b' '))
+            _ => {
+                // `<password>value</password>`: an XML element.
+                if let Some(r) = xml_element(b, lo, p, hi) {
+                    self.out.push(r);
+                }
+                None
+            }
+        }
+    }
+
+    /// The key before the sign at `p`: back over blanks and a closing quote,
+    /// then the identifier.
+    fn key_before(&self, p: usize) -> Option<Key<'a>> {
+        let (b, lo) = (self.b, self.lo);
+        let mut k = p;
+        while k > lo && matches!(b[k - 1], b' ' | b'\t') {
+            k -= 1;
+        }
+        let quoted = k > lo && matches!(b[k - 1], b'"' | b'\'' | b'`');
+        if quoted {
+            k -= 1;
+        }
+        let ke = k;
+        while k > lo && is_key_byte(b[k - 1]) {
+            k -= 1;
+        }
+        if k == ke {
+            return None;
+        }
+        let mut name = &b[k..ke];
+        // `<add key="ClearTextPassword" value="..." />`: the value's name is the
+        // `key`/`name` attribute before it.
+        if name.eq_ignore_ascii_case(b"value")
+            && let Some(named) = attribute_name(&b[lo..k])
         {
-            while e < hi && b[e] != b';' {
-                e += 1;
-            }
-        } else {
-            while e < hi
-                && !b[e].is_ascii_whitespace()
-                && !matches!(
-                    b[e],
-                    b',' | b';' | b')' | b']' | b'}' | b'"' | b'\'' | b'`' | b'<' | b'>'
-                )
-                && !(b[e] == b'&' && query_next(&b[e + 1..hi]))
-            {
-                e += 1;
-            }
+            name = named;
         }
+        // `read -p "Password: " PASSWORD`: the key and sign are inside a string (a
+        // prompt, a message); the quote after them closes it.
+        let opener = if k > lo && !quoted {
+            Some(b[k - 1])
+        } else {
+            None
+        };
+        Some(Key {
+            k,
+            ke,
+            quoted,
+            name,
+            opener,
+        })
+    }
+
+    /// A value in quotes from `v`; `own`: its key names a secret itself (not only
+    /// by the scope it is in).
+    fn quoted_value(&mut self, v: usize, q: u8, own: bool, strength: policy::Strength) {
+        let (b, hi) = (self.b, self.hi);
+        let start = v + 1;
+        let mut e = start;
+        while e < hi && b[e] != q {
+            if b[e] == b'\\' {
+                e += 1;
+            }
+            e += 1;
+        }
+        let e = e.min(hi);
+        let value = &b[start..e];
+        // `"password": "` then `+ x`: a string built at run time.
+        let secret = if own {
+            policy::is_secret_value(value, true, strength)
+        } else {
+            policy::is_secret_element(value, true)
+        };
+        if secret && !value.contains(&b'\n') {
+            self.out.push(start..e);
+        }
+        self.i = (e + 1).max(self.i);
+    }
+
+    /// A value without quotes from `v`, after the sign at `p` (the value may start
+    /// at `after`, right past it).
+    fn bare_value(
+        &mut self,
+        p: usize,
+        after: usize,
+        v: usize,
+        key: &Key,
+        strength: policy::Strength,
+    ) {
+        let (b, hi, sign) = (self.b, self.hi, self.b[p]);
+        let start = v;
+        let e = bare_end(b, (self.lo, key.k, v, hi), sign);
         // Keep a trailing `(` call or `[` index in view for `is_code`.
         let value = &b[start..e];
         let follows = b.get(e).copied().filter(|_| e < hi);
@@ -250,18 +303,51 @@ pub(super) fn line(
         let names_itself = names_itself(value);
         if !called && !names_itself && !value.is_empty() {
             let (s, e2) = scheme_token(b, start, e, hi);
-            let tight = sign == b'=' && after == p + 1 && ke == p && start == after;
+            let tight = sign == b'=' && after == p + 1 && key.ke == p && start == after;
             if policy::is_secret_value_in(&b[s..e2], false, tight, strength) {
-                out.push(s..e2);
-                i = e2.max(i);
+                self.out.push(s..e2);
+                self.i = e2.max(self.i);
             }
         }
     }
-    flags::user_flags(b, lo, hi, out);
-    flags::secret_flags(b, lo, hi, out);
-    url_passwords(b, lo, hi, out);
-    netrc(b, lo, hi, out);
-    block
+}
+
+/// Where a value without quotes starting at `v` ends (`lo`: the line's start, `k`:
+/// its key's). A key first on its line (`.env`, YAML, INI, `export`) has the rest
+/// of the line (less a ` #` comment); a connection-string member (`;Password=...;`)
+/// runs to the next `;`; elsewhere the value is one word.
+fn bare_end(b: &[u8], (lo, k, v, hi): (usize, usize, usize, usize), sign: u8) -> usize {
+    let head = &b[lo..k];
+    let line_start = head.iter().all(|c| matches!(c, b' ' | b'\t' | b'-'))
+        || head.trim_ascii_start() == b"export "
+        || head.trim_ascii_start() == b"set ";
+    let member = k > lo && b[k - 1] == b';';
+    let mut e = v;
+    if line_start {
+        e = hi;
+        if let Some(c) = memchr::memmem::find(&b[v..hi], b" #") {
+            e = v + c;
+        }
+        while e > v && b[e - 1].is_ascii_whitespace() {
+            e -= 1;
+        }
+    } else if member || (sign == b'=' && b[v..hi].contains(&b';') && !b[v..hi].contains(&b' ')) {
+        while e < hi && b[e] != b';' {
+            e += 1;
+        }
+    } else {
+        while e < hi
+            && !b[e].is_ascii_whitespace()
+            && !matches!(
+                b[e],
+                b',' | b';' | b')' | b']' | b'}' | b'"' | b'\'' | b'`' | b'<' | b'>'
+            )
+            && !(b[e] == b'&' && query_next(&b[e + 1..hi]))
+        {
+            e += 1;
+        }
+    }
+    e
 }
 
 /// A byte before `=` that makes it an operator (`==`, `!=`, `+=`, `<=`...).
