@@ -93,117 +93,115 @@ pub fn retro(line: &str) -> Option<Range<usize>> {
     (pem::key_tail(&b[x..y]) || pem::key_body(b).is_some()).then_some(x..y)
 }
 
+/// A span masked once (not again where its text recurs).
+fn plain_span(range: Range<usize>, counted: bool) -> Span {
+    Span {
+        range,
+        counted,
+        again: false,
+    }
+}
+
 impl Lines {
     /// Spans of `s[a..e]` (one line, without its line end), appended to `out`.
     pub fn line(&mut self, s: &[u8], a: usize, e: usize, out: &mut Vec<Span>) {
         let line = &s[a..e];
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         let e = a + line.len();
-        match self.state {
-            State::Normal => {}
-            State::Private => {
-                if let Some(end) = pem::end(line) {
-                    out.push(Span {
-                        range: a..a + end,
-                        counted: false,
-                        again: false,
-                    });
-                    self.state = State::Normal;
-                    return self.normal(s, a + end, e, out);
-                }
-                if let Some((x, y)) = pem::body_core(line) {
-                    out.push(Span {
-                        range: a + x..a + y,
-                        counted: false,
-                        again: false,
-                    });
-                    return;
-                }
-                if line.iter().all(|c| c.is_ascii_whitespace()) {
-                    return;
-                }
-                // An unterminated BEGIN: the block ends where its lines stop.
-                self.state = State::Normal;
-            }
-            State::Public => {
-                if pem::end(line).is_some() {
-                    self.state = State::Normal;
-                    return;
-                }
-                if pem::body_core(line).is_some() {
-                    return;
-                }
-                self.state = State::Normal;
-            }
-            State::Body => {
-                if let Some(end) = pem::end(line) {
-                    out.push(Span {
-                        range: a..a + end,
-                        counted: true,
-                        again: false,
-                    });
-                    self.state = State::Normal;
-                    return self.normal(s, a + end, e, out);
-                }
-                if pem::key_body(line).is_none() {
-                    // A key's shorter last line (hashes and ids of full length are not).
-                    if let Some((x, y)) = pem::body_core(line)
-                        && y - x < pem::BODY_MIN
-                        && pem::key_tail(&line[x..y])
-                    {
-                        out.push(Span {
-                            range: a + x..a + y,
-                            counted: true,
-                            again: false,
-                        });
-                        self.state = State::Tail;
-                        return;
-                    }
-                    self.state = State::Normal;
-                }
-            }
-            State::Tail => {
-                self.state = State::Normal;
-                if let Some(end) = pem::end(line) {
-                    out.push(Span {
-                        range: a..a + end,
-                        counted: true,
-                        again: false,
-                    });
-                    return self.normal(s, a + end, e, out);
-                }
-                if let Some((x, y)) = pem::body_core(line)
-                    && line[x] == b'='
-                    && y - x <= 8
-                {
-                    out.push(Span {
-                        range: a + x..a + y,
-                        counted: false,
-                        again: false,
-                    });
-                    return;
-                }
-            }
+        // Each state says where the normal pass takes the line up, if it does.
+        let from = match self.state {
+            State::Normal => Some(a),
+            State::Private => self.in_private_key(line, a, out),
+            State::Public => self.in_public_key(line, a),
+            State::Body => self.in_key_body(line, a, out),
+            State::Tail => self.in_key_tail(line, a, out),
             State::Block { .. } | State::Seq(_) | State::Array | State::Next(_) => {
-                if self.keyed_line(s, a, e, out) {
-                    return;
-                }
+                (!self.keyed_line(s, a, e, out)).then_some(a)
             }
             State::Putty(n) => {
-                out.push(Span {
-                    range: a..e,
-                    counted: false,
-                    again: false,
-                });
+                out.push(plain_span(a..e, false));
                 self.state = if n > 1 {
                     State::Putty(n - 1)
                 } else {
                     State::Normal
                 };
-                return;
+                None
             }
+        };
+        if let Some(from) = from {
+            self.normal(s, from, e, out);
         }
-        self.normal(s, a, e, out);
+    }
+
+    /// A line inside a PEM private key: its body masked, its END line ends it.
+    fn in_private_key(&mut self, line: &[u8], a: usize, out: &mut Vec<Span>) -> Option<usize> {
+        if let Some(end) = pem::end(line) {
+            out.push(plain_span(a..a + end, false));
+            self.state = State::Normal;
+            return Some(a + end);
+        }
+        if let Some((x, y)) = pem::body_core(line) {
+            out.push(plain_span(a + x..a + y, false));
+            return None;
+        }
+        if line.iter().all(|c| c.is_ascii_whitespace()) {
+            return None;
+        }
+        // An unterminated BEGIN: the block ends where its lines stop.
+        self.state = State::Normal;
+        Some(a)
+    }
+
+    /// A line inside a PEM public key or certificate: shown; its END line ends it.
+    fn in_public_key(&mut self, line: &[u8], a: usize) -> Option<usize> {
+        if pem::end(line).is_some() {
+            self.state = State::Normal;
+            return None;
+        }
+        if pem::body_core(line).is_some() {
+            return None;
+        }
+        self.state = State::Normal;
+        Some(a)
+    }
+
+    /// A line inside a key's body without a BEGIN line (its lines were seen).
+    fn in_key_body(&mut self, line: &[u8], a: usize, out: &mut Vec<Span>) -> Option<usize> {
+        if let Some(end) = pem::end(line) {
+            out.push(plain_span(a..a + end, true));
+            self.state = State::Normal;
+            return Some(a + end);
+        }
+        if pem::key_body(line).is_none() {
+            // A key's shorter last line (hashes and ids of full length are not).
+            if let Some((x, y)) = pem::body_core(line)
+                && y - x < pem::BODY_MIN
+                && pem::key_tail(&line[x..y])
+            {
+                out.push(plain_span(a + x..a + y, true));
+                self.state = State::Tail;
+                return None;
+            }
+            self.state = State::Normal;
+        }
+        Some(a)
+    }
+
+    /// The line after a key's shorter last line: its END line, or `=` padding.
+    fn in_key_tail(&mut self, line: &[u8], a: usize, out: &mut Vec<Span>) -> Option<usize> {
+        self.state = State::Normal;
+        if let Some(end) = pem::end(line) {
+            out.push(plain_span(a..a + end, true));
+            return Some(a + end);
+        }
+        if let Some((x, y)) = pem::body_core(line)
+            && line[x] == b'='
+            && y - x <= 8
+        {
+            out.push(plain_span(a + x..a + y, false));
+            return None;
+        }
+        Some(a)
     }
 
     /// A line inside a value a key opened above (`State::Block`, `Seq`, `Array`):
@@ -304,24 +302,15 @@ impl Lines {
         // BEGIN and END markers both hold five dashes: one search rules both out.
         let dashes = pem::has_dashes(line);
         if let Some((at, marker_end, private)) = dashes.then(|| pem::begin(line)).flatten() {
-            let before = out.len();
             self.detect(s, a, a + at, out);
             if private {
                 match pem::end(&line[marker_end..]) {
                     Some(end) => {
-                        out.push(Span {
-                            range: a + at..a + marker_end + end,
-                            counted: true,
-                            again: false,
-                        });
+                        out.push(plain_span(a + at..a + marker_end + end, true));
                         self.detect(s, a + marker_end + end, e, out);
                     }
                     None => {
-                        out.push(Span {
-                            range: a + at..e,
-                            counted: true,
-                            again: false,
-                        });
+                        out.push(plain_span(a + at..e, true));
                         self.state = State::Private;
                     }
                 }
@@ -332,15 +321,10 @@ impl Lines {
                 }
                 self.detect(s, a + marker_end, e, out);
             }
-            let _ = before;
             return;
         }
         if let Some((at, end, true)) = dashes.then(|| pem::end_marker(line)).flatten() {
-            out.push(Span {
-                range: a + at..a + end,
-                counted: true,
-                again: false,
-            });
+            out.push(plain_span(a + at..a + end, true));
             self.closed_unopened = true;
             return self.detect(s, a + end, e, out);
         }
@@ -357,16 +341,22 @@ impl Lines {
                 self.state = State::Public;
                 return;
             }
-            out.push(Span {
-                range: a + x..a + y,
-                counted: true,
-                again: false,
-            });
+            out.push(plain_span(a + x..a + y, true));
             self.state = State::Body;
             return;
         }
-        if line.starts_with(b"PuTTY-User-Key-File-") {
+        if self.putty(s, a, e, out) {
             return;
+        }
+        self.detect(s, a, e, out);
+    }
+
+    /// A PuTTY key file's lines: its private lines (counted on `Private-Lines:`)
+    /// and MAC masked; true when the line was one of its lines.
+    fn putty(&mut self, s: &[u8], a: usize, e: usize, out: &mut Vec<Span>) -> bool {
+        let line = &s[a..e];
+        if line.starts_with(b"PuTTY-User-Key-File-") {
+            return true;
         }
         if let Some(rest) = line.strip_prefix(b"Private-Lines:") {
             let n: usize = std::str::from_utf8(rest)
@@ -376,7 +366,7 @@ impl Lines {
             if n > 0 {
                 self.state = State::Putty(n.min(4096));
             }
-            return;
+            return true;
         }
         // A PuTTY key file inside one line (a JSON string with `\n` escapes): from
         // its private lines to the end of the line.
@@ -384,25 +374,17 @@ impl Lines {
             && at > 0
         {
             self.detect(s, a, a + at, out);
-            out.push(Span {
-                range: a + at..e,
-                counted: true,
-                again: false,
-            });
-            return;
+            out.push(plain_span(a + at..e, true));
+            return true;
         }
         if let Some(rest) = line.strip_prefix(b"Private-MAC:") {
             let v = rest.iter().take_while(|c| **c == b' ').count();
             if v < rest.len() {
-                out.push(Span {
-                    range: e - rest.len() + v..e,
-                    counted: true,
-                    again: false,
-                });
+                out.push(plain_span(e - rest.len() + v..e, true));
             }
-            return;
+            return true;
         }
-        self.detect(s, a, e, out);
+        false
     }
 
     /// Token formats and key-named values in `s[a..e]`.
