@@ -527,6 +527,9 @@ pub fn find(state: &Path, op_id: &str) -> io::Result<Option<Entry>> {
     }
 }
 
+mod reverse;
+pub use reverse::ReverseMatches;
+
 /// Complete journal lines from the end backwards, read in chunks.
 pub struct ReverseLines {
     file: File,

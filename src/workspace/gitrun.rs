@@ -135,11 +135,11 @@ pub fn harden(dir: &Path, limits: Limits) -> Result<Hardening, RunError> {
 }
 
 /// `git <args>` in `dir`, hardened (see the module comment) with what `harden`
-/// found, to its end or its deadline.
+/// found, to its end or its deadline; `input`, if any, on its stdin.
 pub fn run_hardened(
     dir: &Path,
     args: &[String],
-    limits: Limits,
+    (limits, input): (Limits, Option<&[u8]>),
     h: &Hardening,
 ) -> Result<Ran, RunError> {
     let mut cmd = base(dir, h.program.as_deref());
@@ -147,7 +147,11 @@ pub fn run_hardened(
         cmd.arg("-c").arg(kv);
     }
     cmd.args(no_diff_programs(args));
-    let done = process::run(cmd, limits).map_err(RunError::Start)?;
+    let done = match input {
+        Some(input) => process::run_fed(cmd, limits, input),
+        None => process::run(cmd, limits),
+    }
+    .map_err(RunError::Start)?;
     Ok(Ran {
         done,
         partial_clone: h.partial_clone,

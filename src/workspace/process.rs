@@ -200,6 +200,33 @@ pub fn run(cmd: Command, limits: Limits) -> Result<Finished, StartError> {
     run_with(cmd, limits, Stream::with_cap(cap), Stream::with_cap(cap))
 }
 
+/// [`run`] with `input` on the program's stdin, which is then closed (a
+/// `git diff-tree --stdin`).
+pub fn run_fed(cmd: Command, limits: Limits, input: &[u8]) -> Result<Finished, StartError> {
+    let cap = limits.cap;
+    let streams = (Stream::with_cap(cap), Stream::with_cap(cap));
+    run_inner(cmd, limits, Some(input), streams)
+}
+
+/// Writes `input` to the program's stdin and closes it. Up to `PIPE_BUF`
+/// bytes go into the empty pipe at once; more are written by a thread of
+/// their own, so a program that writes before it has read all its input
+/// cannot block on a pipe nobody reads yet.
+fn feed_stdin(stdin: Option<std::process::ChildStdin>, input: &[u8]) {
+    use std::io::Write;
+    let Some(mut stdin) = stdin else { return };
+    if input.len() <= libc::PIPE_BUF {
+        // A program that ended first makes this EPIPE (SIGPIPE is ignored):
+        // its status says what happened.
+        let _ = stdin.write_all(input);
+        return;
+    }
+    let owned = input.to_vec();
+    thread::spawn(move || {
+        let _ = stdin.write_all(&owned);
+    });
+}
+
 type Shared<S> = Arc<Mutex<Option<S>>>;
 
 fn take<S: Default>(s: &Shared<S>) -> S {
@@ -461,12 +488,25 @@ impl Job {
 /// it left (in its group, or escaped by `setsid` or a double fork) is killed;
 /// those that could not be are `not_killed`.
 pub fn run_with<O: Sink + Default, E: Sink + Default>(
-    mut cmd: Command,
+    cmd: Command,
     limits: Limits,
     out: O,
     err: E,
 ) -> Result<Finished<O, E>, StartError> {
-    let (mut child, job, start) = start_supervised(&mut cmd, false, limits.watched)?;
+    run_inner(cmd, limits, None, (out, err))
+}
+
+/// [`run_with`], with `input` (if any) on a piped stdin.
+fn run_inner<O: Sink + Default, E: Sink + Default>(
+    mut cmd: Command,
+    limits: Limits,
+    input: Option<&[u8]>,
+    (out, err): (O, E),
+) -> Result<Finished<O, E>, StartError> {
+    let (mut child, job, start) = start_supervised(&mut cmd, input.is_some(), limits.watched)?;
+    if let Some(input) = input {
+        feed_stdin(child.stdin.take(), input);
+    }
     if !limits.watched
         && let Some(exited) = Exited::open(child.id())
     {

@@ -9,8 +9,7 @@ pub const MAX_FN_LINES: usize = 100;
 
 /// Today's longer functions: (file under src/, function name, its length now).
 /// Cut one below the limit and remove its row; never add a row.
-pub const LONG_FNS: &[(&str, &str, usize)] = &[
-];
+pub const LONG_FNS: &[(&str, &str, usize)] = &[];
 
 /// Code without comments and string or char literals (each replaced by spaces,
 /// newlines kept), so braces count as Rust sees them.

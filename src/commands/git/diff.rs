@@ -295,8 +295,6 @@ fn fill(
 pub struct CommitPatch {
     /// Its files, each with its hunks until the budget ran out (then summary).
     pub files: Vec<FileOut>,
-    /// Hunk lines used.
-    pub used: u64,
     /// The files past the budget, by path as git names them, with their
     /// hunk lines.
     pub summarized: Vec<(String, u64)>,
@@ -304,15 +302,23 @@ pub struct CommitPatch {
     pub masked: usize,
 }
 
-/// The patch of commit `sha` limited to `pathspecs` (git's, already checked),
-/// with hunks for at most `budget` lines (git diff's shape and masking).
-pub fn commit_patch(
+/// The patches of `shas` (newest first) limited to `pathspecs` (git's, already
+/// checked), in git diff's shape and masking, as a page of `git log -p` takes
+/// them: each commit gets hunks within what `budget` has left after the ones
+/// before it, and the list ends with the first commit the budget summarized.
+/// A constant number of git processes whatever the page's length: one
+/// `diff-tree --stdin` for the counts, one for the patches of the commits the
+/// budget can reach, one with wider context when a hunk needs it for masking.
+pub fn commit_patches(
     ctx: &Ctx,
-    sha: &str,
+    shas: &[&str],
     pathspecs: &[String],
     budget: u64,
-) -> Result<CommitPatch, CmdError> {
-    let base: Vec<String> = ["diff-tree", "-r", "--root", "--no-commit-id", "-M", sha]
+) -> Result<Vec<CommitPatch>, CmdError> {
+    if shas.is_empty() {
+        return Ok(Vec::new());
+    }
+    let base: Vec<String> = ["diff-tree", "--stdin", "--always", "-r", "--root", "-M"]
         .map(String::from)
         .to_vec();
     let mut tail = vec!["--".to_string()];
@@ -320,27 +326,198 @@ pub fn commit_patch(
     let mut ns = base.clone();
     ns.extend(["--numstat".to_string(), "-z".into()]);
     ns.extend(tail.iter().cloned());
-    let out = git(ctx, &ns, "history")?;
-    let mut files = numstat(&super::lossy(&out.stdout).0);
-    if files.is_empty() {
-        let files = Vec::new();
-        return Ok(CommitPatch {
-            files,
-            used: 0,
-            summarized: Vec::new(),
-            masked: 0,
-        });
-    }
+    let out = fed(ctx, &ns, shas)?;
+    let counts = per_commit_numstat(&super::lossy(&out.stdout).0, shas);
+    let patched = reachable(&counts, budget);
     let mut base = base;
     base.push("-p".into());
-    let (sections, masked) = masked_hunks(ctx, &base, &tail)?;
-    let (used, summarized) = fill(&mut files, sections, budget);
-    Ok(CommitPatch {
-        files,
-        used,
-        summarized,
-        masked,
-    })
+    let picked: Vec<&str> = patched.iter().map(|&i| shas[i]).collect();
+    let mut sections = match picked.is_empty() {
+        true => Vec::new(),
+        false => masked_page(ctx, &base, &tail, &picked)?,
+    };
+    let mut out = Vec::new();
+    let mut left = budget;
+    for (i, mut files) in counts.into_iter().enumerate() {
+        let (hunks, masked) = match patched.iter().position(|&k| k == i) {
+            Some(k) => std::mem::take(&mut sections[k]),
+            // Past the budget's reach: a commit before it was summarized.
+            None if !files.is_empty() => break,
+            None => (Vec::new(), 0),
+        };
+        let (used, summarized) = match files.is_empty() {
+            true => (0, Vec::new()),
+            false => fill(&mut files, hunks, left),
+        };
+        left = left.saturating_sub(used);
+        let stop = !summarized.is_empty();
+        out.push(CommitPatch {
+            files,
+            summarized,
+            masked,
+        });
+        if stop {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+/// `git <args>` with one sha a line on its stdin.
+fn fed(ctx: &Ctx, args: &[String], shas: &[&str]) -> Result<super::GitOut, CmdError> {
+    let mut input = String::new();
+    for sha in shas {
+        input.push_str(sha);
+        input.push('\n');
+    }
+    super::git_fed(ctx, args, Some(input.as_bytes()), "history")
+}
+
+/// `diff-tree --stdin --always --numstat -z` records split by commit: each
+/// commit's id is a record of its own, told from a path by where it stands (a
+/// rename's two path records follow a record with an empty path).
+fn per_commit_numstat(text: &str, shas: &[&str]) -> Vec<Vec<FileOut>> {
+    let mut parts: Vec<String> = Vec::new();
+    let mut it = text.split('\0').peekable();
+    let mut next = 0;
+    while let Some(rec) = it.next() {
+        if next < shas.len() && names(rec, shas[next]) {
+            next += 1;
+            parts.push(String::new());
+            continue;
+        }
+        let Some(cur) = parts.last_mut() else {
+            continue;
+        };
+        cur.push_str(rec);
+        cur.push('\0');
+        if rec.splitn(3, '\t').nth(2) == Some("") {
+            // A rename or copy: its source and destination are paths.
+            for _ in 0..2 {
+                if let Some(p) = it.next() {
+                    cur.push_str(p);
+                    cur.push('\0');
+                }
+            }
+        }
+    }
+    parts.resize(shas.len(), String::new());
+    parts.iter().map(|p| numstat(p)).collect()
+}
+
+/// The commits (by index) whose hunks the page's budget can reach: the first,
+/// and each later one while the changed lines before it (a floor of the hunk
+/// lines they use) fit; a commit with no file needs no patch.
+fn reachable(counts: &[Vec<FileOut>], budget: u64) -> Vec<usize> {
+    let mut floor = 0u64;
+    let mut out = Vec::new();
+    for (i, files) in counts.iter().enumerate() {
+        if i > 0 && floor > budget {
+            break;
+        }
+        if !files.is_empty() {
+            out.push(i);
+        }
+        let text = files.iter().filter(|f| !f.binary);
+        floor = floor.saturating_add(text.map(|f| f.added + f.deleted).sum::<u64>());
+    }
+    out
+}
+
+/// Each picked commit's hunks, masked (see [`masked_hunks`]), and how many
+/// values were masked in it.
+fn masked_page(
+    ctx: &Ctx,
+    base: &[String],
+    tail: &[String],
+    shas: &[&str],
+) -> Result<Vec<(Vec<Vec<String>>, usize)>, CmdError> {
+    let patch = |context: usize, shas: &[&str]| -> Result<Vec<Vec<Vec<String>>>, CmdError> {
+        let mut p = base.to_vec();
+        p.push(format!("-U{context}"));
+        p.extend(tail.iter().cloned());
+        let out = fed(ctx, &p, shas)?;
+        Ok(split_commits(&super::lossy(&out.stdout).0, shas)
+            .iter()
+            .map(|t| patch_hunks(t))
+            .collect())
+    };
+    let narrow = patch(3, shas)?;
+    let wider: Vec<&str> = shas
+        .iter()
+        .zip(&narrow)
+        .filter(|(_, s)| needs_lead(s))
+        .map(|(sha, _)| *sha)
+        .collect();
+    let mut wide = match wider.is_empty() {
+        true => Vec::new(),
+        false => patch(redact::LEAD_LINES, &wider)?,
+    }
+    .into_iter();
+    let mut out = Vec::new();
+    for mut sections in narrow {
+        let wide = match needs_lead(&sections) {
+            true => wide.next().unwrap_or_default(),
+            false => Vec::new(),
+        };
+        let n = mask_sections(&mut sections, &wide);
+        out.push((sections, n));
+    }
+    Ok(out)
+}
+
+/// `diff-tree --stdin --always -p` output split by commit: each commit's id
+/// is a line of its own (a patch's lines all start with a word or a sign).
+fn split_commits<'t>(text: &'t str, shas: &[&str]) -> Vec<&'t str> {
+    let mut out = Vec::new();
+    let mut from: Option<usize> = None;
+    let mut at = 0;
+    let mut next = 0;
+    for line in text.split_inclusive('\n') {
+        if next < shas.len() && names(line.trim_end_matches('\n'), shas[next]) {
+            if let Some(f) = from {
+                out.push(&text[f..at]);
+            }
+            from = Some(at + line.len());
+            next += 1;
+        }
+        at += line.len();
+    }
+    if let Some(f) = from {
+        out.push(&text[f..]);
+    }
+    out.resize(shas.len(), "");
+    out
+}
+
+/// Whether `id`, a line or record of git's, is the full id of commit `sha`
+/// (which may be abbreviated): hex digits alone, and `sha` their start.
+fn names(id: &str, sha: &str) -> bool {
+    id.len() >= 40 && id.starts_with(sha) && id.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Only a hunk past a file's first lines has lines before it to read.
+fn needs_lead(sections: &[Vec<String>]) -> bool {
+    let later = |h: &String| !h.starts_with("@@ -1,") || !h.contains(" +1,");
+    sections.iter().flatten().any(later)
+}
+
+/// Masks each hunk of `sections` as its file would be, the lines before it
+/// taken from `wide` (the same sections with more context); returns how many
+/// values were masked.
+fn mask_sections(sections: &mut [Vec<String>], wide: &[Vec<String>]) -> usize {
+    let mut n = 0;
+    for (i, hunks) in sections.iter_mut().enumerate() {
+        let wide = wide.get(i).map_or(&[][..], Vec::as_slice);
+        for h in hunks.iter_mut() {
+            let (old, new) = mask::seed(wide, h);
+            if let Some((masked, k)) = mask::mask_hunk(h, old, new) {
+                *h = masked;
+                n += k;
+            }
+        }
+    }
+    n
 }
 
 /// Each file's hunks (3 lines of context), masked as the files they come from
@@ -360,23 +537,11 @@ fn masked_hunks(
         Ok(patch_hunks(&super::lossy(&out.stdout).0))
     };
     let mut sections = patch(3)?;
-    // Only a hunk past a file's first lines has lines before it to read.
-    let later = |h: &String| !h.starts_with("@@ -1,") || !h.contains(" +1,");
-    let wide = match sections.iter().flatten().any(later) {
+    let wide = match needs_lead(&sections) {
         true => patch(redact::LEAD_LINES)?,
         false => Vec::new(),
     };
-    let mut n = 0;
-    for (i, hunks) in sections.iter_mut().enumerate() {
-        let wide = wide.get(i).map_or(&[][..], Vec::as_slice);
-        for h in hunks.iter_mut() {
-            let (old, new) = mask::seed(wide, h);
-            if let Some((masked, k)) = mask::mask_hunk(h, old, new) {
-                *h = masked;
-                n += k;
-            }
-        }
-    }
+    let n = mask_sections(&mut sections, &wide);
     Ok((sections, n))
 }
 
@@ -391,9 +556,9 @@ fn toplevel(ctx: &Ctx) -> Option<String> {
     Some(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-/// The call that shows one file (`path` as git names it, from the top level)
-/// of `rev`'s diff with `lines` hunk lines at least.
-pub fn file_call(ctx: &Ctx, rev: &str, path: &str, lines: u64) -> String {
+/// The call that shows each file (`path` as git names it, from the top level)
+/// of `rev`'s diff with its `lines` hunk lines at least.
+pub fn file_calls(ctx: &Ctx, rev: &str, files: &[(String, u64)]) -> Vec<String> {
     let a = DiffArgs {
         path: Vec::new(),
         staged: false,
@@ -402,7 +567,11 @@ pub fn file_call(ctx: &Ctx, rev: &str, path: &str, lines: u64) -> String {
         max_lines: DEFAULT_MAX_LINES,
         limit: 500,
     };
-    file_command(ctx, &a, toplevel(ctx).as_deref(), path, lines)
+    let top = toplevel(ctx);
+    files
+        .iter()
+        .map(|(path, lines)| file_command(ctx, &a, top.as_deref(), path, *lines))
+        .collect()
 }
 
 /// git diff's default --max-lines, also git log -p's budget for a page.
@@ -434,4 +603,37 @@ fn file_command(ctx: &Ctx, a: &DiffArgs, top: Option<&str>, path: &str, lines: u
     words.push("--".into());
     words.push(arg);
     shell::aitools(&words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{per_commit_numstat, split_commits};
+
+    const A: &str = "1111111111111111111111111111111111111111";
+    const B: &str = "2222222222222222222222222222222222222222";
+    const C: &str = "3333333333333333333333333333333333333333";
+
+    #[test]
+    fn numstat_records_are_split_by_commit_and_a_renamed_id_stays_a_path() {
+        // A: a merge (nothing); B: a rename whose destination is spelled like C;
+        // C: one file.
+        let text = format!("{A}\0{B}\01\t0\t\0old\0{C}\0{C}\02\t3\tx.txt\0");
+        let got = per_commit_numstat(&text, &[&A[..8], B, C]);
+        assert_eq!(got.len(), 3);
+        assert!(got[0].is_empty());
+        assert_eq!(got[1].len(), 1);
+        assert_eq!(got[1][0].path, C);
+        assert_eq!(got[1][0].from.as_deref(), Some("old"));
+        assert_eq!((got[2][0].path.as_str(), got[2][0].added), ("x.txt", 2));
+    }
+
+    #[test]
+    fn patch_text_is_split_at_each_commit_id_line() {
+        let text = format!("{A}\n{B}\ndiff --git a/x b/x\n+{C}\n{C}\ndiff --git a/y b/y\n");
+        let got = split_commits(&text, &[A, B, C]);
+        assert_eq!(got[0], "");
+        assert_eq!(got[1], format!("diff --git a/x b/x\n+{C}\n"));
+        assert_eq!(got[2], "diff --git a/y b/y\n");
+        assert_eq!(split_commits("", &[A]), vec![""]);
+    }
 }

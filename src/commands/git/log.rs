@@ -152,10 +152,17 @@ pub struct Item {
     pub date: String,
     pub subject: String,
     pub email: String,
+    /// The full 40-hex id (what `git diff-tree --stdin` reads).
+    pub id: String,
     pub files: Option<Vec<String>>,
 }
 
 impl Item {
+    /// The sha as the page shows it, and the full id.
+    fn ids(&self) -> (&str, &str) {
+        (&self.sha, &self.id)
+    }
+
     /// The item's values in the order of `fields`, then its files, then its
     /// patch (-p).
     fn row(self, fields: &[LogField], patch: Option<Json>) -> Json {
@@ -229,7 +236,7 @@ pub fn run(ctx: &Ctx, a: &LogArgs) -> Result<Output, CmdError> {
     items.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
     let patches = match a.patch {
         true => {
-            let shas: Vec<&str> = items.iter().map(|i| i.sha.as_str()).collect();
+            let shas: Vec<(&str, &str)> = items.iter().map(Item::ids).collect();
             let p = log_filter::patches(ctx, &shas, &paths)?;
             left |= p.stopped;
             items.truncate(p.values.len());
@@ -341,9 +348,9 @@ fn page(
     let mut args = vec![
         "log".to_string(),
         if a.full {
-            format!("--format={RS}%H%x00%an%x00%aI%x00%ae%x00%s")
+            format!("--format={RS}%H%x00%an%x00%aI%x00%ae%x00%H%x00%s")
         } else {
-            format!("--format={RS}%h%x00%an%x00%as%x00%ae%x00%s")
+            format!("--format={RS}%h%x00%an%x00%as%x00%ae%x00%H%x00%s")
         },
         format!("--max-count={most}"),
         format!("--skip={}", a.skip),
@@ -368,8 +375,8 @@ fn page(
         .collect())
 }
 
-/// One commit's record: `sha\0author\0date\0subject`, then (with --files) its
-/// paths, NUL-separated.
+/// One commit's record: `sha\0author\0date\0email\0id\0subject`, then (with
+/// --files) its paths, NUL-separated.
 fn item(rec: &str, files: bool) -> Item {
     let head = match rec.split_once('\n') {
         Some((h, _)) if !files => h,
@@ -380,6 +387,7 @@ fn item(rec: &str, files: bool) -> Item {
     let author = f.next().unwrap_or("").to_string();
     let date = f.next().unwrap_or("").to_string();
     let email = f.next().unwrap_or("").to_string();
+    let id = f.next().unwrap_or("").to_string();
     let subject_and_files = f.next().unwrap_or("");
     let (subject, first_file) = match subject_and_files.split_once('\n') {
         Some((s, r)) => (s.to_string(), r.trim_start_matches('\n').to_string()),
@@ -399,6 +407,7 @@ fn item(rec: &str, files: bool) -> Item {
         date,
         subject,
         email,
+        id,
         files,
     }
 }

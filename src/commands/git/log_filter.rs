@@ -222,24 +222,28 @@ pub struct Patches {
     pub masked: usize,
 }
 
-/// The patches of `shas` (newest first) for `pathspecs`. The page stops before
+/// The patches of `shas` (newest first; each as the page shows it and its full
+/// id) for `pathspecs`. The page stops before
 /// a commit whose patch no longer fits the budget; a first commit too large
 /// for it keeps its counts, and its files past the budget get their own call.
-pub fn patches(ctx: &Ctx, shas: &[&str], pathspecs: &[String]) -> Result<Patches, CmdError> {
+pub fn patches(
+    ctx: &Ctx,
+    shas: &[(&str, &str)],
+    pathspecs: &[String],
+) -> Result<Patches, CmdError> {
     let mut out = Patches {
         values: Vec::new(),
         next: Vec::new(),
         stopped: false,
         masked: 0,
     };
-    let mut left = diff::DEFAULT_MAX_LINES;
-    for (i, sha) in shas.iter().enumerate() {
-        let p = diff::commit_patch(ctx, sha, pathspecs, left)?;
+    let ids: Vec<&str> = shas.iter().map(|(_, id)| *id).collect();
+    let page = diff::commit_patches(ctx, &ids, pathspecs, diff::DEFAULT_MAX_LINES)?;
+    for (i, ((sha, _), p)) in shas.iter().zip(page).enumerate() {
         if !p.summarized.is_empty() && i > 0 {
             out.stopped = true;
             break;
         }
-        left = left.saturating_sub(p.used);
         out.masked += p.masked;
         out.values.push(Json::from_serialize(&p.files));
         if !p.summarized.is_empty() {
@@ -265,11 +269,7 @@ fn file_calls(ctx: &Ctx, sha: &str, paths: &[(String, u64)]) -> Vec<String> {
         return vec![shell::aitools(["git", "show", sha])];
     }
     let rev = format!("{sha}^!");
-    paths
-        .iter()
-        .take(10)
-        .map(|(p, n)| diff::file_call(ctx, &rev, p, *n))
-        .collect()
+    diff::file_calls(ctx, &rev, &paths[..paths.len().min(10)])
 }
 
 #[cfg(test)]

@@ -109,6 +109,16 @@ fn hardening(ctx: &Ctx, limits: Limits) -> Result<gitrun::Hardening, RunError> {
 /// Runs `git <args>`; a failure becomes the matching error. `fallback` is the
 /// aitools command that does the same job without git (for the repair).
 pub fn git(ctx: &Ctx, args: &[String], fallback: &str) -> Result<GitOut, CmdError> {
+    git_fed(ctx, args, None, fallback)
+}
+
+/// [`git`] with `input` on git's stdin (`diff-tree --stdin`).
+pub fn git_fed(
+    ctx: &Ctx,
+    args: &[String],
+    input: Option<&[u8]>,
+    fallback: &str,
+) -> Result<GitOut, CmdError> {
     let timeout = ctx.session.settings.git_timeout.unwrap_or(GIT_TIMEOUT);
     let limits = Limits::plain(timeout, Duration::from_secs(1), GIT_CAP);
     let extra = [
@@ -118,8 +128,8 @@ pub fn git(ctx: &Ctx, args: &[String], fallback: &str) -> Result<GitOut, CmdErro
         "color.ui=false".into(),
     ];
     let all: Vec<String> = extra.into_iter().chain(args.iter().cloned()).collect();
-    let ran =
-        hardening(ctx, limits).and_then(|h| gitrun::run_hardened(git_dir(ctx), &all, limits, &h));
+    let ran = hardening(ctx, limits)
+        .and_then(|h| gitrun::run_hardened(git_dir(ctx), &all, (limits, input), &h));
     let (done, partial_clone) = match ran {
         Ok(r) => (r.done, r.partial_clone),
         Err(e) => return Err(not_run(ctx, args, fallback, timeout, e)),

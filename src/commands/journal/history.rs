@@ -5,7 +5,7 @@ use crate::handler;
 use crate::protocol::compact::short_op_id;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Output, code, shell};
-use crate::store::journal::{self, Entry, ReverseLines};
+use crate::store::journal::{self, Entry, ReverseLines, ReverseMatches};
 use crate::store::state_dir;
 use crate::workspace::{Ctx, paths};
 use clap::Args;
@@ -80,11 +80,27 @@ fn touches(e: &Entry, rel: &str) -> bool {
             .any(|p| p == rel || (p.starts_with(rel) && p.as_bytes().get(rel.len()) == Some(&b'/')))
 }
 
-/// Whether a journal line can name `rel`: paths are JSON strings in it, so a
-/// path written without escapes must appear as it is (a cheap test before the parse).
-fn may_touch(line: &str, rel: &str) -> bool {
+/// The bytes a journal line that names `rel` must hold: paths are JSON
+/// strings in it, so a path written without escapes appears as it is. `None`
+/// when every line must be parsed (`.`, or a path JSON escapes).
+fn needle(rel: &str) -> Option<&[u8]> {
     let plain = !rel.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\');
-    rel == "." || !plain || memchr::memmem::find(line.as_bytes(), rel.as_bytes()).is_some()
+    (rel != "." && plain).then_some(rel.as_bytes())
+}
+
+/// The journal's lines from its end: all, or those holding a path's bytes.
+enum Lines<'n> {
+    All(ReverseLines),
+    Matching(Box<ReverseMatches<'n>>),
+}
+
+impl Lines<'_> {
+    fn next_line(&mut self) -> std::io::Result<Option<String>> {
+        match self {
+            Lines::All(l) => l.next_line(),
+            Lines::Matching(m) => m.next_line(),
+        }
+    }
 }
 
 fn item(e: Entry) -> Item {
@@ -102,16 +118,18 @@ fn item(e: Entry) -> Item {
 /// counting them was not asked for). With a path the journal is read until the
 /// page and one more match are found; without, the count is the newest seq + 1.
 fn page(
-    lines: &mut ReverseLines,
+    lines: ReverseLines,
     rel: Option<&str>,
     a: &HistoryArgs,
 ) -> std::io::Result<(Vec<Item>, Option<u64>)> {
     let mut items = Vec::new();
     let mut count = 0u64;
+    // Lines without the path's bytes are passed over by one search per chunk.
+    let mut lines = match rel.and_then(needle) {
+        Some(n) => Lines::Matching(Box::new(ReverseMatches::new(lines, n))),
+        None => Lines::All(lines),
+    };
     while let Some(line) = lines.next_line()? {
-        if rel.is_some_and(|r| !may_touch(&line, r)) {
-            continue;
-        }
         let Ok(e) = serde_json::from_str::<Entry>(&line) else {
             continue;
         };
@@ -145,7 +163,7 @@ pub fn run(ctx: &Ctx, a: &HistoryArgs) -> Result<Output, CmdError> {
     };
     let io = |e: std::io::Error| crate::store::io_fault(ctx, "the journal", &e);
     let (items, mut total) = match ReverseLines::open(&state).map_err(io)? {
-        Some(mut lines) => page(&mut lines, rel.as_deref(), a).map_err(io)?,
+        Some(lines) => page(lines, rel.as_deref(), a).map_err(io)?,
         None => (Vec::new(), Some(0)),
     };
     if rel.is_none() {

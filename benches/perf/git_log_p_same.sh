@@ -1,0 +1,35 @@
+#!/bin/bash
+# git_log_p_same.sh BIN BASE [REPO]: BIN and BASE answer `git log -p` byte for byte
+# alike (a page, a path, a merge, a root commit, a rename, a budget-cut page) in
+# REPO (default /tmp/tk5-flask, a flask clone; read only). h-perf7 (issue 34).
+cd "${3:-/tmp/tk5-flask}" || exit 2
+XDG_STATE_HOME=$(mktemp -d) || exit 2
+trap 'rm -rf "$XDG_STATE_HOME"' EXIT
+export XDG_STATE_HOME AITOOLS_FIXED_TIME=1796472000 AITOOLS_SEED=1
+M=$(git rev-list --merges -n1 HEAD); R=$(git rev-list --max-parents=0 HEAD | tail -1)
+REN=$(git log -M --diff-filter=R --format=%H -n1)
+fail=0; n=0
+while IFS= read -r args; do
+  n=$((n+1))
+  a=$(eval "$1 git log -p $args" 2>&1; echo "rc=$?")
+  b=$(eval "$2 git log -p $args" 2>&1; echo "rc=$?")
+  if [ "$a" != "$b" ]; then echo "DIFF: $args"; fail=1; else echo "same ($(echo -n "$a" | wc -c) B, ${a##*rc=}): $args"; fi
+done <<CASES
+--limit 1
+--limit 20
+--limit 20 src/flask/app.py
+--limit 1 --rev $M
+--limit 3 --rev $M
+--limit 1 --rev $R
+--limit 20 --rev $R~0
+--limit 5 --rev $R
+--limit 5 --skip 3
+--limit 100 docs
+--limit 40 --skip 200 --full
+--limit 3 --rev $REN
+--limit 10 --rev $REN~2 tests
+--limit 30 nothing-here.txt
+--limit 200 CHANGES.rst
+--limit 60 --skip 2000 src
+CASES
+exit $fail
