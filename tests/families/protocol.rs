@@ -34,7 +34,7 @@ fn version_and_help_are_envelopes() {
     let detail: serde_json::Value = serde_json::from_slice(&rh.stdout).unwrap();
     assert_eq!(detail["name"], "read");
     // The detail comes in the envelope like every other answer.
-    assert_eq!(detail["schema_version"], 7);
+    assert_eq!(detail["schema_version"], 8);
     assert_eq!(detail["status"], "ok");
     assert_eq!(detail["command"], "help");
     assert!(rh.stderr.is_empty());
