@@ -182,7 +182,7 @@ fn check(rule: &str) {
                     &x.stderr
                 };
                 assert!(
-                    text.starts_with("{\"schema_version\":7,\"status\":"),
+                    text.starts_with("{\"schema_version\":8,\"status\":"),
                     "{text}"
                 );
             }

@@ -49,7 +49,7 @@ fn output_is_byte_identical_for_the_same_input() {
     assert_eq!(a.stdout, b.stdout);
     assert!(
         a.stdout
-            .starts_with("{\"schema_version\":7,\"status\":\"ok\",\"command\":\"read\",")
+            .starts_with("{\"schema_version\":8,\"status\":\"ok\",\"command\":\"read\",")
     );
 }
 

@@ -104,12 +104,12 @@ fn readme_envelope_examples_are_what_the_binary_prints() {
     };
     assert_eq!(
         ok.stdout.trim_end(),
-        shown("{\"schema_version\":7,\"status\":\"partial\"")
+        shown("{\"schema_version\":8,\"status\":\"partial\"")
     );
     let err = env.run(&["read", "missing.txt"]);
     assert_eq!(
         err.stderr.trim_end(),
-        shown("{\"schema_version\":7,\"status\":\"error\"")
+        shown("{\"schema_version\":8,\"status\":\"error\"")
     );
 }
 
