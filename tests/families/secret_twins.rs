@@ -163,3 +163,27 @@ fn a_path_spelled_in_base64_letters_is_no_key_body() {
         r.stdout
     );
 }
+
+/// `find --tree` shows each name apart from its directory's: a name under a
+/// directory named for its key (`password=`) is masked there as in flat `find`,
+/// at every depth, and a plain name under one stays shown.
+#[test]
+fn a_tree_masks_a_name_under_a_key_named_directory() {
+    let env = TestEnv::new();
+    env.write("e/password=/Tr0ub4dor3xyzQ", "x\n");
+    env.write("e/f/api_key:/Tr0ub4dor3xyzR", "x\n");
+    env.write("e/password=/README.md", "x\n");
+    for args in [
+        &["find", "--output", "tree"][..],
+        &["find", "--output", "tree", "--long"][..],
+        &["find", "--output", "tree", "*", "e/password="][..],
+        &["find", "--output", "tree", "*", "e/f/api_key:"][..],
+        &["find"][..],
+    ] {
+        let r = env.run(args);
+        assert_eq!(r.json["status"], "ok", "{}", r.stdout);
+        assert!(!r.stdout.contains("Tr0ub4dor"), "{args:?}: {}", r.stdout);
+    }
+    let r = env.run(&["find", "--output", "tree", "*", "e"]);
+    assert!(r.stdout.contains("README.md"), "{}", r.stdout);
+}
