@@ -186,4 +186,11 @@ fn a_tree_masks_a_name_under_a_key_named_directory() {
     }
     let r = env.run(&["find", "--output", "tree", "*", "e"]);
     assert!(r.stdout.contains("README.md"), "{}", r.stdout);
+    // Flat, the masked name keeps its directory's slash.
+    let r = env.run(&["find"]);
+    assert!(
+        r.stdout.contains("\"e/password=/[REDACTED_SECRET]\""),
+        "{}",
+        r.stdout
+    );
 }

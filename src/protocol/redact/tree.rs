@@ -81,6 +81,15 @@ impl Masker {
             return None;
         }
         let mut spans = lines::spans_in(s, &mut Lines::default());
+        // A value read across a name's end (`password=/K`) starts at its name:
+        // the slash stays shown.
+        for sp in &mut spans {
+            let slashes = s[sp.range.clone()]
+                .bytes()
+                .take_while(|&b| b == b'/')
+                .count();
+            sp.range.start += slashes.min(sp.range.len().saturating_sub(1));
+        }
         // A name's value inside a span of the whole is not counted again, but
         // noted (`K` of `api_key=K.txt`, for its bare twins).
         let whole = spans.len();
