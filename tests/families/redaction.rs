@@ -318,12 +318,14 @@ proptest! {
                 Just("hunter2hunter2 again HUNTER2HUNTER2".to_string()),
                 "[a-z]{0,4}(password|Token)[\"' ]?[=:] ?\"?[a-z0-9]{1,8}",
                 "ghp_[A-Za-z0-9]{20}",
+                Just("password=".to_string()),
+                Just("Tr0ub4dor3xyzQ".to_string()),
             ],
             0..30,
         ),
         key in prop_oneof![Just("name"), Just("DB_PASSWORD"), Just("api_key=abc123"), Just("text"), Just("path")],
         with_objects in any::<bool>(),
-        listed in prop_oneof![Just("lines"), Just("files"), Just("items")],
+        listed in prop_oneof![Just("lines"), Just("files"), Just("items"), Just("tree")],
     ) {
         use aitools::protocol::{Json, redact};
         let mut tree = Json::obj();
@@ -332,6 +334,19 @@ proptest! {
             tree.push("fields", Json::Arr(vec![Json::str("path"), Json::str("text")]));
             let rows = parts.chunks(2).map(|c| Json::Arr(c.iter().map(|p| Json::str(p.clone())).collect()));
             tree.push("items", Json::Arr(rows.collect()));
+        } else if listed == "tree" {
+            // `find --tree` nodes, each part a directory of the one before.
+            let mut node = Json::obj();
+            node.push("name", Json::str("leaf"));
+            for p in parts.iter().rev() {
+                let mut file = Json::obj();
+                file.push("name", Json::str(p.clone()));
+                let mut dir = Json::obj();
+                dir.push("name", Json::str(p.clone()));
+                dir.push("children", Json::Arr(vec![node, file]));
+                node = dir;
+            }
+            tree.push("tree", node);
         } else {
             tree.push(listed, Json::Arr(parts.iter().map(|p| Json::str(p.clone())).collect()));
         }

@@ -194,7 +194,12 @@ fn an_unquoted_passphrase_on_the_line_after_its_key_is_masked() {
     }
     let shown = "password =\n  get_password(user)\nx = 1\npassword =\n  Set it in the admin panel.\n\
                  password =\n  --from-env DB_PW\nkey =\n  some words here\n";
-    env.write("c.txt", shown);
+    // Words at the margin are no continuation of the key's line; an indented
+    // instruction (two of prose's small words) is no passphrase.
+    let shown = format!(
+        "{shown}password =\nsome words here\n[b]\npassword =\n  Set it in the admin panel\n"
+    );
+    env.write("c.txt", &shown);
     let r = env.run(&["read", "c.txt"]);
     assert_eq!(r.json.get("redactions"), None, "{}", r.stdout);
 }

@@ -122,3 +122,75 @@ fn a_file_named_for_its_value_is_masked_in_every_view() {
         assert_eq!(r.json["redactions"], 1, "{call:?}: {}", r.stdout);
     }
 }
+
+/// A path with no extension can be made of base64's characters alone
+/// (`tests/fixtures/nonsecret/hashes/SHA256SUMS`: letters of both cases, digits
+/// and `/`); it is no key's body line, and stays shown. A name that is one
+/// (random base64 under a directory) and a secret in a name are still masked.
+#[test]
+fn a_path_spelled_in_base64_letters_is_no_key_body() {
+    let env = TestEnv::new();
+    let plain = "tests/fixtures/nonsecret/hashes/SHA256SUMS";
+    let body = "aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xY2zA4bC6dE8fG0hJ2";
+    env.write(plain, "x\n");
+    env.write(&format!("k/{body}"), "x\n");
+    env.write(&format!("d/api_key={K}/x.txt"), "x\n");
+    env.write("secrets/db_password", format!("{K}\n"));
+    env.write(
+        "list.txt",
+        format!("{plain}\nsrc/Vendor/OpenSSL3/include/x509v3\n"),
+    );
+    let r = env.run(&["find"]);
+    assert_eq!(r.json["status"], "ok", "{}", r.stdout);
+    let items: Vec<&str> = r.json["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter_map(|v| v.as_str())
+        .collect();
+    assert!(items.contains(&plain), "{}", r.stdout);
+    assert!(items.contains(&"secrets/db_password"), "{}", r.stdout);
+    assert!(
+        !r.stdout.contains(K) && !r.stdout.contains(body),
+        "{}",
+        r.stdout
+    );
+    let r = env.run(&["read", "list.txt"]);
+    assert_eq!(
+        r.lines(),
+        vec![plain, "src/Vendor/OpenSSL3/include/x509v3"],
+        "{}",
+        r.stdout
+    );
+}
+
+/// `find --tree` shows each name apart from its directory's: a name under a
+/// directory named for its key (`password=`) is masked there as in flat `find`,
+/// at every depth, and a plain name under one stays shown.
+#[test]
+fn a_tree_masks_a_name_under_a_key_named_directory() {
+    let env = TestEnv::new();
+    env.write("e/password=/Tr0ub4dor3xyzQ", "x\n");
+    env.write("e/f/api_key:/Tr0ub4dor3xyzR", "x\n");
+    env.write("e/password=/README.md", "x\n");
+    for args in [
+        &["find", "--output", "tree"][..],
+        &["find", "--output", "tree", "--long"][..],
+        &["find", "--output", "tree", "*", "e/password="][..],
+        &["find", "--output", "tree", "*", "e/f/api_key:"][..],
+        &["find"][..],
+    ] {
+        let r = env.run(args);
+        assert_eq!(r.json["status"], "ok", "{}", r.stdout);
+        assert!(!r.stdout.contains("Tr0ub4dor"), "{args:?}: {}", r.stdout);
+    }
+    let r = env.run(&["find", "--output", "tree", "*", "e"]);
+    assert!(r.stdout.contains("README.md"), "{}", r.stdout);
+    // Flat, the masked name keeps its directory's slash.
+    let r = env.run(&["find"]);
+    assert!(
+        r.stdout.contains("\"e/password=/[REDACTED_SECRET]\""),
+        "{}",
+        r.stdout
+    );
+}

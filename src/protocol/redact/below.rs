@@ -81,7 +81,9 @@ pub(super) fn next_line_value(
         value = rest;
     }
     if value.iter().any(u8::is_ascii_whitespace) {
-        return passphrase(value, strength).then_some(from..from + value.len());
+        // Only an indented line continues its key's (INI's rule); words at the
+        // margin are text of their own.
+        return (from > lo && passphrase(value, strength)).then_some(from..from + value.len());
     }
     // Base64's `=` padding at the end is the value's own.
     let mut inner = value;
@@ -108,16 +110,22 @@ pub(super) fn next_line_value(
     policy::is_secret_value(value, false, strength).then_some(from..from + value.len())
 }
 
-/// Words alone on the line after a key that strongly names a secret (`password =`
-/// then `correct horse battery staple`): a passphrase when it is 2 to 6 words,
-/// each starting with a letter or digit, none holding code's punctuation, judged
-/// as a quoted value after the key.
+/// Words alone on the (indented) line after a key that strongly names a secret
+/// (`password =` then `correct horse battery staple`): a passphrase when it is 2
+/// to 6 words, each starting with a letter or digit, none holding code's
+/// punctuation, fewer than two of them prose's small words (`PROSE`: "set it in
+/// the admin panel" is an instruction), judged as a quoted value after the key.
 fn passphrase(value: &[u8], strength: policy::Strength) -> bool {
     let words: Vec<&[u8]> = value
         .split(u8::is_ascii_whitespace)
         .filter(|w| !w.is_empty())
         .collect();
+    let prose = words
+        .iter()
+        .filter(|w| PROSE.iter().any(|p| w.eq_ignore_ascii_case(p.as_bytes())))
+        .count();
     strength == policy::Strength::Strong
+        && prose < 2
         && (2..=6).contains(&words.len())
         && (12..=100).contains(&value.len())
         && words.iter().all(|w| {
@@ -126,6 +134,13 @@ fn passphrase(value: &[u8], strength: policy::Strength) -> bool {
         })
         && policy::is_secret_value(value, true, strength)
 }
+
+/// English's small words: two of them make a line of words prose, not a passphrase.
+const PROSE: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "here", "if", "in", "is", "it",
+    "not", "of", "on", "or", "see", "set", "some", "that", "the", "there", "this", "to", "use",
+    "we", "with", "you", "your",
+];
 
 /// A line deeper than a secret-named key that ended its own line (`token:`): the
 /// key's value when the line is a scalar (plain, or a quoted string with an

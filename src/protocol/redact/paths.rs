@@ -9,8 +9,10 @@
 //! Which values: a member `path`, `from` or `name` (a string); every string in a list under
 //! `paths`, `files`, `untracked`, `staged`, `unstaged`, `added`, `removed`,
 //! `modified` (at any depth of lists); a table's column (`items` rows under a
-//! `fields` list) named so; and `find`'s bare `items`.
+//! `fields` list) named so; and `find`'s bare `items`. A `find --tree` node's
+//! `name` is judged under its parent node's (`password=` masks its children's).
 
+use super::json::Json;
 use super::lines::{self, Lines, Span};
 use super::policy;
 use std::ops::Range;
@@ -59,9 +61,12 @@ fn stem(name: &str) -> &str {
 /// The secrets in `path`'s names, each name judged on its own (its stem: a short
 /// extension left out), and a name under a directory named for its key
 /// (`password=/…`, `token:/…`); ranges in `path`.
-pub fn name_spans(path: &str) -> Vec<Span> {
+///
+/// `dir`: the directory `path` is listed under (a `find --tree` node's name
+/// below its parent's: `password=` then `K`).
+pub fn name_spans_under(dir: Option<&str>, path: &str) -> Vec<Span> {
     let mut out = Vec::new();
-    let mut key: Option<policy::Strength> = None;
+    let mut key = dir_key_of(dir);
     let mut at = 0;
     for name in path.split('/') {
         let s = stem(name);
@@ -90,6 +95,26 @@ fn span(range: Range<usize>) -> Span {
     }
 }
 
+/// The key the last name of `dir` names (`dir_key`), if any.
+pub fn dir_key_of(dir: Option<&str>) -> Option<policy::Strength> {
+    dir.and_then(|d| dir_key(d.trim_end_matches('/').rsplit('/').next().unwrap_or(d)))
+}
+
+/// The name a `find --tree` node's `children` are listed under: its `name`, when
+/// it has `children`.
+pub fn tree_dir(members: &[(String, Json)]) -> Option<String> {
+    if !members
+        .iter()
+        .any(|(k, v)| k == "children" && matches!(v, Json::Arr(_)))
+    {
+        return None;
+    }
+    members.iter().find_map(|(k, v)| match (k.as_str(), v) {
+        ("name", Json::Str(n)) => Some(n.clone()),
+        _ => None,
+    })
+}
+
 /// A directory named for its key and nothing else (`password=`, `api_key :`).
 fn dir_key(name: &str) -> Option<policy::Strength> {
     let k = name.trim_end().strip_suffix(['=', ':'])?.trim_end();
@@ -101,7 +126,7 @@ mod tests {
     use super::*;
 
     fn masked(path: &str) -> Vec<&str> {
-        name_spans(path)
+        name_spans_under(None, path)
             .into_iter()
             .map(|s| &path[s.range])
             .collect()
@@ -116,5 +141,10 @@ mod tests {
         assert!(masked("src/token.rs").is_empty());
         assert!(masked("password=/README.md").is_empty());
         assert!(masked("docs/api_key.md").is_empty());
+        let under = |d: &str, n: &str| name_spans_under(Some(d), n).len();
+        assert_eq!(under("password=", k), 1);
+        assert_eq!(under("e/token:", k), 1);
+        assert_eq!(under("e", k), 0);
+        assert_eq!(under("password=", "README.md"), 0);
     }
 }

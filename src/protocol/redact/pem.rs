@@ -157,7 +157,21 @@ pub(super) fn key_body(line: &[u8]) -> Option<(usize, usize)> {
             _ => return None,
         }
     }
-    (upper >= 6 && lower >= 6 && digit >= 3).then_some((from, line.len()))
+    (upper >= 6 && lower >= 6 && digit >= 3 && !path_shaped(&body[..run]))
+        .then_some((from, line.len()))
+}
+
+/// Whether a base64-looking run is a path without extensions
+/// (`tests/fixtures/nonsecret/hashes/SHA256SUMS`): it holds `/`, no `+`, and
+/// every name between slashes is one word: lower-case, upper-case or capitalised,
+/// digits anywhere. A run of random base64 has names that mix cases at random.
+fn path_shaped(run: &[u8]) -> bool {
+    run.contains(&b'/')
+        && !run.contains(&b'+')
+        && run.split(|&b| b == b'/').all(|name| {
+            let rest = name.get(1..).unwrap_or_default();
+            !rest.iter().any(u8::is_ascii_uppercase) || !name.iter().any(u8::is_ascii_lowercase)
+        })
 }
 
 /// Whether a body line is a full line of base64 wrapped at MIME's width (76: e-mail,

@@ -22,6 +22,9 @@ pub struct Masker {
     /// Every string runs the detectors, none is ruled out by the prefilter first
     /// (`mask_tree_reference`: what the prefilter is tested against).
     pub thorough: bool,
+    /// The name of the `find --tree` node whose `children` are being walked: a
+    /// child's `name` is judged under it (`paths::name_spans_under`).
+    pub dir: Option<String>,
 }
 
 impl Masker {
@@ -65,14 +68,32 @@ impl Masker {
     /// A path (`paths`): masked whole as a string of its own, and each of its
     /// names on its own.
     pub fn path(&mut self, s: &str) -> Option<String> {
-        if !self.thorough && !prefilter::may_hold_secret(s.as_bytes()) {
+        self.path_under(None, s)
+    }
+
+    /// `path` for `s` listed under the directory `dir` (a tree node's name under
+    /// its parent's: `password=` masks the name below it).
+    pub fn path_under(&mut self, dir: Option<&str>, s: &str) -> Option<String> {
+        if !self.thorough
+            && !prefilter::may_hold_secret(s.as_bytes())
+            && paths::dir_key_of(dir).is_none()
+        {
             return None;
         }
         let mut spans = lines::spans_in(s, &mut Lines::default());
+        // A value read across a name's end (`password=/K`) starts at its name:
+        // the slash stays shown.
+        for sp in &mut spans {
+            let slashes = s[sp.range.clone()]
+                .bytes()
+                .take_while(|&b| b == b'/')
+                .count();
+            sp.range.start += slashes.min(sp.range.len().saturating_sub(1));
+        }
         // A name's value inside a span of the whole is not counted again, but
         // noted (`K` of `api_key=K.txt`, for its bare twins).
         let whole = spans.len();
-        for mut sp in paths::name_spans(s) {
+        for mut sp in paths::name_spans_under(dir, s) {
             let (start, end) = (sp.range.start, sp.range.end);
             sp.counted &= !spans[..whole]
                 .iter()
@@ -479,7 +500,22 @@ fn walk_object(members: &mut [(String, Json)], m: &mut Masker, lines: Option<&mu
     let named = pointer_key(members);
     let pointed_scope = pointer_scoped(members);
     let path_ctx = path_context(members);
+    // A tree node: its `name` is judged under its parent's, its children's under its own.
+    let under = m.dir.take();
+    let dir = paths::tree_dir(members);
     for (k, v) in members.iter_mut() {
+        if let (Some(d), "children") = (&dir, k.as_str()) {
+            m.dir = Some(d.clone());
+            walk(v, m, None);
+            m.dir = None;
+            continue;
+        }
+        if let (Some(_), "name", Json::Str(s)) = (&under, k.as_str(), &mut *v) {
+            if let Some(masked) = m.path_under(under.as_deref(), s) {
+                *s = masked;
+            }
+            continue;
+        }
         let role = path_role(k, v, &path_ctx);
         let pair = m.member(k, v) || m.pointed(k, v, &named);
         let list = keyed_list(k, v).then(|| k.clone());
@@ -516,5 +552,6 @@ fn walk_object(members: &mut [(String, Json)], m: &mut Masker, lines: Option<&mu
         }
         walk(v, m, None);
     }
+    m.dir = under;
     let _ = lines.take();
 }

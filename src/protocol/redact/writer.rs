@@ -10,7 +10,7 @@ use super::tree::{
     Masker, PathRole, describes, keyed_list, line_text, path_context, path_role, pointer_key,
     pointer_scoped, scopes, shows_pointed,
 };
-use super::{PLACEHOLDER, prefilter};
+use super::{PLACEHOLDER, paths, prefilter};
 use std::ops::Range;
 
 fn write_str(out: &mut Vec<u8>, s: &str) {
@@ -84,6 +84,9 @@ impl Writer {
         let named = pointer_key(members).filter(|_| judged);
         let pointed_scope = judged && pointer_scoped(members);
         let path_ctx = path_context(members);
+        // A tree node (`tree::walk_object`'s rule).
+        let under = self.m.dir.take();
+        let dir = paths::tree_dir(members);
         for (i, (k, v)) in members.iter().enumerate() {
             if i > 0 {
                 self.out.push(b',');
@@ -96,6 +99,21 @@ impl Writer {
                 };
                 plain.write(v);
                 self.out = plain.out;
+                continue;
+            }
+            if let (Some(d), "children") = (&dir, k.as_str()) {
+                write_str(&mut self.out, k);
+                self.out.push(b':');
+                self.m.dir = Some(d.clone());
+                self.value(v, None);
+                self.m.dir = None;
+                continue;
+            }
+            if let (Some(_), "name", Json::Str(s)) = (&under, k.as_str(), v) {
+                write_str(&mut self.out, k);
+                self.out.push(b':');
+                let masked = self.m.path_under(under.as_deref(), s);
+                write_str(&mut self.out, masked.as_deref().unwrap_or(s));
                 continue;
             }
             let pair = self.m.member(k, v) || self.m.pointed(k, v, &named);
@@ -126,6 +144,7 @@ impl Writer {
             }
             self.value(v, None);
         }
+        self.m.dir = under;
         self.out.push(b'}');
     }
 
