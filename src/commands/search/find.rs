@@ -12,6 +12,9 @@ use serde::Serialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+mod top;
+use top::Top;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum TypeArg {
     File,
@@ -301,34 +304,27 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
     };
     let budget = args.budget.budget("find")?;
     let (opts, stat_all) = scan_options(ctx, args, budget, sizes)?;
-    let walked = scan::walk(&ctx.root, std::slice::from_ref(&start), &opts, || {
-        move |e: &Entry| {
-            if !stat_all {
-                return Some(Raw {
-                    kind: e.kind,
-                    size: 0,
-                    mode: 0,
-                    mtime: (0, 0),
-                    stated: false,
-                });
-            }
-            let m = e.stat().ok()?;
-            Some(Raw {
-                kind: e.kind,
-                size: m.len,
-                mode: m.mode,
-                mtime: m.mtime,
-                stated: true,
-            })
+    let (walked, top) = if bounded(args, &opts) {
+        let (w, t) = walk_top(ctx, args, &pattern, &start, &opts, (stat_all, sizes))?;
+        (w, Some(t))
+    } else {
+        let walked = scan::walk(&ctx.root, std::slice::from_ref(&start), &opts, || {
+            move |e: &Entry| raw_of(e, stat_all)
+        })
+        .map_err(|e| scan_error("find", &ctx.argv, &e))?;
+        (walked, None)
+    };
+    let (mut matched, total) = match &top {
+        Some(t) => (t.listed(), t.total),
+        None => {
+            let facts = DirFacts::of(args, &walked.items, &start);
+            let m = facts.select(ctx, args, &pattern, &start, &walked.items, sizes);
+            let n = m.len() as u64;
+            (m, n)
         }
-    })
-    .map_err(|e| scan_error("find", &ctx.argv, &e))?;
-
-    let facts = DirFacts::of(args, &walked.items, &start);
-    let mut matched = facts.select(ctx, args, &pattern, &start, &walked.items, sizes);
-    let total = matched.len() as u64;
+    };
     let limit = args.limit as usize;
-    let truncated = matched.len() > limit;
+    let truncated = total > limit as u64;
     let (mode, items, tree) = match args.output {
         FindOutput::Flat => {
             sort(&mut matched, args.sort);
@@ -452,7 +448,7 @@ impl<'w> DirFacts<'w> {
         pattern: &Pattern,
         start: &Path,
         items: &'w [(PathBuf, Raw)],
-        (min_size, max_size): (Option<u64>, Option<u64>),
+        bounds: (Option<u64>, Option<u64>),
     ) -> Vec<Listed<'w>> {
         let too_deep = |p: &Path| {
             args.depth.is_some_and(|d| {
@@ -466,15 +462,6 @@ impl<'w> DirFacts<'w> {
             if args.sizes && too_deep(p) {
                 continue;
             }
-            let kind_ok = match args.kind {
-                None => true,
-                Some(TypeArg::File) => r.kind == Kind::File,
-                Some(TypeArg::Dir) => r.kind == Kind::Dir,
-                Some(TypeArg::Symlink) => r.kind == Kind::Symlink,
-            };
-            if !kind_ok || !name_fits(ctx, pattern, p) {
-                continue;
-            }
             let size = match r.kind {
                 Kind::Dir if args.sizes => {
                     Some(self.dir_size.get(p.as_path()).copied().unwrap_or(0))
@@ -482,16 +469,9 @@ impl<'w> DirFacts<'w> {
                 Kind::Dir => None,
                 _ => Some(r.size),
             };
-            if min_size.is_some() || max_size.is_some() {
-                let Some(s) = size else { continue };
-                if min_size.is_some_and(|m| s < m) || max_size.is_some_and(|m| s > m) {
-                    continue;
-                }
-            }
-            if args.empty && !self.empty(p, r) {
-                continue;
-            }
-            if args.executable && !(r.kind == Kind::File && r.mode & 0o111 != 0) {
+            if !fits(args, &ctx.root, pattern, (p, r, size), bounds)
+                || (args.empty && !self.empty(p, r))
+            {
                 continue;
             }
             matched.push((p, r, size));
@@ -509,12 +489,39 @@ impl<'w> DirFacts<'w> {
     }
 }
 
+/// The filters one entry meets alone: type, pattern, size bounds (`size` is
+/// None for a directory without --sizes) and executable.
+fn fits(
+    args: &FindArgs,
+    root: &Path,
+    pattern: &Pattern,
+    (p, r, size): (&Path, &Raw, Option<u64>),
+    (min_size, max_size): (Option<u64>, Option<u64>),
+) -> bool {
+    let kind_ok = match args.kind {
+        None => true,
+        Some(TypeArg::File) => r.kind == Kind::File,
+        Some(TypeArg::Dir) => r.kind == Kind::Dir,
+        Some(TypeArg::Symlink) => r.kind == Kind::Symlink,
+    };
+    if !kind_ok || !name_fits(root, pattern, p) {
+        return false;
+    }
+    if min_size.is_some() || max_size.is_some() {
+        let Some(s) = size else { return false };
+        if min_size.is_some_and(|m| s < m) || max_size.is_some_and(|m| s > m) {
+            return false;
+        }
+    }
+    !args.executable || (r.kind == Kind::File && r.mode & 0o111 != 0)
+}
+
 /// Whether `p`'s workspace path or base name fits the pattern (any without one).
-fn name_fits(ctx: &Ctx, pattern: &Pattern, p: &Path) -> bool {
+fn name_fits(root: &Path, pattern: &Pattern, p: &Path) -> bool {
     if matches!(pattern, Pattern::None) {
         return true;
     }
-    let rel = show(&ctx.root, p);
+    let rel = show(root, p);
     let base = p
         .file_name()
         .map(|b| b.to_string_lossy().into_owned())
@@ -665,4 +672,67 @@ fn omit(node: &mut Node, rel: &[String]) {
         return omit(child, rest);
     }
     *node.omitted.get_or_insert(0) += 1;
+}
+
+/// What the walk keeps of an entry (its stat only when `stat_all`).
+fn raw_of(e: &Entry, stat_all: bool) -> Option<Raw> {
+    if !stat_all {
+        return Some(Raw {
+            kind: e.kind,
+            size: 0,
+            mode: 0,
+            mtime: (0, 0),
+            stated: false,
+        });
+    }
+    let m = e.stat().ok()?;
+    Some(Raw {
+        kind: e.kind,
+        size: m.len,
+        mode: m.mode,
+        mtime: m.mtime,
+        stated: true,
+    })
+}
+
+/// Whether the answer needs only the first --limit entries in the --sort order
+/// and their count: a flat list whose filters each look at one entry (--sizes
+/// and --empty look at what is below a directory; a tx's staged entries join
+/// after the walk).
+fn bounded(args: &FindArgs, opts: &scan::ScanOptions) -> bool {
+    matches!(args.output, FindOutput::Flat) && !args.sizes && !args.empty && opts.overlay.is_none()
+}
+
+/// The walk of a [`bounded`] find: each worker filters its entries and offers
+/// them to one [`Top`]; the walk itself keeps none.
+fn walk_top(
+    ctx: &Ctx,
+    args: &FindArgs,
+    pattern: &Pattern,
+    start: &Path,
+    opts: &scan::ScanOptions,
+    (stat_all, bounds): (bool, (Option<u64>, Option<u64>)),
+) -> Result<(scan::Walked<Raw>, Top), CmdError> {
+    let top = std::sync::Mutex::new(Top::new(args.sort, args.limit as usize));
+    let root = ctx.root.as_path();
+    let walked = scan::walk(
+        root,
+        std::slice::from_ref(&start.to_path_buf()),
+        opts,
+        || {
+            let top = &top;
+            move |e: &Entry| -> Option<Raw> {
+                let r = raw_of(e, stat_all)?;
+                let size = (r.kind != Kind::Dir).then_some(r.size);
+                if fits(args, root, pattern, (e.path, &r, size), bounds) {
+                    let mut t = top.lock().unwrap_or_else(|p| p.into_inner());
+                    t.offer(e.path, r, size);
+                }
+                None
+            }
+        },
+    )
+    .map_err(|e| scan_error("find", &ctx.argv, &e))?;
+    let top = top.into_inner().unwrap_or_else(|p| p.into_inner());
+    Ok((walked, top))
 }

@@ -43,10 +43,37 @@ impl Got {
     }
 }
 
+/// The file a text read reads, with the descriptor its binary sniff opened:
+/// the first pass takes that one (from its start), a later pass opens anew.
+/// Everything else is the `Content`'s (`Deref`).
+pub(super) struct Opened<'a> {
+    pub(super) src: &'a Content,
+    pub(super) first: std::cell::RefCell<Option<File>>,
+}
+
+impl Opened<'_> {
+    pub(super) fn open(&self) -> std::io::Result<File> {
+        match self.first.borrow_mut().take() {
+            Some(mut f) => {
+                f.seek(SeekFrom::Start(0))?;
+                Ok(f)
+            }
+            None => self.src.open(),
+        }
+    }
+}
+
+impl std::ops::Deref for Opened<'_> {
+    type Target = Content;
+    fn deref(&self) -> &Content {
+        self.src
+    }
+}
+
 /// One pass over the file's text (decoded when `enc` is set): the scan facts
 /// and the file's hash.
 pub(super) fn pass<W: lines::Want>(
-    src: &Content,
+    src: &Opened,
     enc: Option<Encoding>,
     want: &mut W,
     sink: impl FnMut(lines::Line<'_>),
@@ -57,7 +84,7 @@ pub(super) fn pass<W: lines::Want>(
 /// `pass` whose lines carry up to `hold` bytes in `Line::whole` (what a
 /// selector's pattern is matched against; the display is still cut).
 pub(super) fn pass_holding<W: lines::Want>(
-    src: &Content,
+    src: &Opened,
     enc: Option<Encoding>,
     hold: usize,
     want: &mut W,
@@ -128,7 +155,7 @@ pub(super) fn no_match(args: &ReadArgs, message: String) -> CmdError {
 /// The lines of the one definition `--symbol` (and `--kind`) name.
 pub(super) fn symbol_span(
     args: &ReadArgs,
-    src: &Content,
+    src: &Opened,
     enc: Option<Encoding>,
     name: &str,
 ) -> Result<(u64, u64), Fail> {

@@ -3,11 +3,12 @@
 //! what the answer says of them: where they start, whether they were cut short,
 //! the call that pages on. `lines_view` decodes and shows them.
 
-use super::lines_view::{Fail, Got, beyond_end, lossy, no_match, pass, pass_holding, symbol_span};
+use super::lines_view::{
+    Fail, Got, Opened, beyond_end, lossy, no_match, pass, pass_holding, symbol_span,
+};
 use super::{ReadArgs, Selector, next_command, tail};
 use crate::protocol::values::LineRange;
 use crate::protocol::{Repair, redact};
-use crate::store::files::Content;
 use crate::text::decode::Encoding;
 use crate::text::{MAX_MATCHED_LINE_BYTES, lines};
 use crate::workspace::Ctx;
@@ -80,7 +81,7 @@ fn take_lead(got: &mut Vec<Got>, before: usize) -> Vec<String> {
 pub(super) struct Source<'a> {
     pub(super) ctx: &'a Ctx,
     pub(super) args: &'a ReadArgs,
-    pub(super) src: &'a Content,
+    pub(super) src: &'a Opened<'a>,
     pub(super) enc: Option<Encoding>,
 }
 

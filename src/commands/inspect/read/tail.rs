@@ -44,7 +44,7 @@ pub(super) enum Tail {
 
 /// The last `n` lines (`n` ≥ 1) of the plain-text file `src`, when they can be
 /// had without the forward pass.
-pub(super) fn fast(ctx: &Ctx, src: &Content, n: u64) -> std::io::Result<Tail> {
+pub(super) fn fast(ctx: &Ctx, src: &Opened, n: u64) -> std::io::Result<Tail> {
     let stamp_ns = hashcache::now_ns();
     let file = src.open()?;
     let meta = file.metadata()?;

@@ -2,14 +2,15 @@
 //! picked (`pick`), decoded, cut, escaped and masked.
 
 use super::bytes::read_at;
-use super::lines_view::{Fail, lossy};
+use super::lines_view::{Fail, Opened, lossy};
 use super::pick::{Picked, Source};
 use super::{BinaryOut, ReadArgs, Selector, TextOut, hex_dump_command, next_command};
 use crate::protocol::{Output, redact, shell};
-use crate::store::files::Content;
+use crate::store::files::{Content, File};
 use crate::text::decode::Encoding;
 use crate::text::{self, MAX_LINE_BYTES, invisible, lines};
 use crate::workspace::Ctx;
+use std::io::{Seek, SeekFrom};
 
 pub(super) fn text_view(
     ctx: &Ctx,
@@ -19,36 +20,45 @@ pub(super) fn text_view(
     sel: Selector,
     enc: Option<Encoding>,
 ) -> Result<Output, Fail> {
-    if enc.is_none()
-        && let Some(out) = binary_view(ctx, args, src, &shown)?
-    {
-        return Ok(out);
+    // The sniff's descriptor is the first pass's: the file is opened once.
+    let mut first = None;
+    if enc.is_none() {
+        match binary_view(ctx, args, src, &shown)? {
+            Sniffed::Binary(out) => return Ok(out),
+            Sniffed::Text(f) => first = Some(f),
+        }
     }
+    let opened = Opened {
+        src,
+        first: std::cell::RefCell::new(first),
+    };
     let picked = Source {
         ctx,
         args,
-        src,
+        src: &opened,
         enc,
     }
     .pick(sel)?;
     Ok(shown_lines(ctx, args, shown, enc, picked))
 }
 
+/// What the sniff of a file's head found.
+enum Sniffed {
+    Binary(Output),
+    /// Text: the file as opened for the sniff.
+    Text(File),
+}
+
 /// The binary answer (size, mime, hash) when the file's head sniffs as binary,
 /// with `--encoding` offered for a UTF-16 byte order mark.
-fn binary_view(
-    ctx: &Ctx,
-    args: &ReadArgs,
-    src: &Content,
-    shown: &str,
-) -> Result<Option<Output>, Fail> {
+fn binary_view(ctx: &Ctx, args: &ReadArgs, src: &Content, shown: &str) -> Result<Sniffed, Fail> {
     let mut file = src.open()?;
     let head = read_at(&mut file, 0, text::sniff::SNIFF_BYTES as u64)?;
     if !text::sniff::is_binary(&head) {
-        return Ok(None);
+        return Ok(Sniffed::Text(file));
     }
-    drop(file);
-    let scan = lines::scan(src.open()?, &mut lines::Span { first: 0, last: 0 }, |_| {})?;
+    file.seek(SeekFrom::Start(0))?;
+    let scan = lines::scan(file, &mut lines::Span { first: 0, last: 0 }, |_| {})?;
     let utf16 = match head.get(..2) {
         Some([0xFF, 0xFE]) => Some("utf-16le"),
         Some([0xFE, 0xFF]) => Some("utf-16be"),
@@ -58,7 +68,7 @@ fn binary_view(
         .map(|e| next_command(ctx, args, &["--encoding".into(), e.into()], false))
         .into_iter()
         .collect();
-    Ok(Some(Output::ok(&BinaryOut {
+    Ok(Sniffed::Binary(Output::ok(&BinaryOut {
         mode: "text",
         path: shown.to_string(),
         binary: true,
