@@ -15,7 +15,7 @@ use crate::store::guard;
 use crate::store::write::{self, Change, WriteRequest};
 use crate::workspace::Ctx;
 use crate::workspace::boundary::Final;
-use crate::workspace::scan::skipped::skipped_list;
+use crate::workspace::scan::skipped::{kept_and_left, skipped_list};
 use crate::workspace::scan::{self, Entry, Kind, strip_root};
 use crate::workspace::scan_args::{ScanArgs, scan_error};
 use clap::Args;
@@ -258,18 +258,7 @@ fn walk(
         }
     })
     .map_err(|e| scan_error(&ctx.command, &ctx.argv, &e))?;
-    let mut left: Vec<Left> = walked
-        .skipped
-        .into_iter()
-        .map(|(p, r)| (p, r.name()))
-        .collect();
-    let mut items = Vec::new();
-    for (p, got) in walked.items {
-        match got {
-            Ok(w) => items.push((p, w)),
-            Err(reason) => left.push((p, reason)),
-        }
-    }
+    let (mut items, left) = kept_and_left(walked.items, walked.skipped);
     for p in walk_from.iter().filter(|p| **p != ctx.root) {
         if let Ok(m) = ctx.files().disk(p).symlink_metadata()
             && m.is_dir()

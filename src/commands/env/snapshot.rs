@@ -12,7 +12,7 @@ use crate::store::files::{Durable, OwnDir};
 use crate::store::snapshot_area;
 use crate::text::lines::{sha256_hex, sha256_reader};
 use crate::workspace::Ctx;
-use crate::workspace::scan::skipped::{Skipped, skipped_list};
+use crate::workspace::scan::skipped::{Skipped, kept_and_left, skipped_list};
 use crate::workspace::scan::{self, Entry, Kind, ScanOptions, strip_root};
 use crate::workspace::scan_args::{ScanArgs, scan_error};
 use clap::Args;
@@ -223,23 +223,16 @@ fn record_files(
         }
     })
     .map_err(|e| scan_error(&ctx.command, &ctx.argv, &e))?;
-    let mut left: Vec<(PathBuf, &'static str)> = walked
-        .skipped
+    let (kept, left) = kept_and_left(walked.items, walked.skipped);
+    let files = kept
         .into_iter()
-        .map(|(p, r)| (p, r.name()))
+        .map(|(p, (s, m, h))| Rec {
+            p: rel(ctx, &p),
+            s,
+            m,
+            h,
+        })
         .collect();
-    let mut files = Vec::new();
-    for (p, got) in walked.items {
-        match got {
-            Ok((s, m, h)) => files.push(Rec {
-                p: rel(ctx, &p),
-                s,
-                m,
-                h,
-            }),
-            Err(reason) => left.push((p, reason)),
-        }
-    }
     let skipped = skipped_list(&ctx.root, left);
     let ignore_source = walked.ignore_source;
     Ok((

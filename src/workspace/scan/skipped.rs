@@ -51,3 +51,22 @@ pub fn show(root: &Path, path: &Path) -> String {
         rel.to_string_lossy().into_owned()
     }
 }
+
+/// A walk's items whose visitor answered `Err(reason)` for a path it passed over,
+/// split into what was kept and every path left out (the walk's own skips and
+/// the visitor's) with its reason, ready for `skipped_list`.
+pub fn kept_and_left<T>(
+    items: Vec<(PathBuf, Result<T, &'static str>)>,
+    skipped: Vec<(PathBuf, super::SkipReason)>,
+) -> (Vec<(PathBuf, T)>, Vec<(PathBuf, &'static str)>) {
+    let mut left: Vec<(PathBuf, &'static str)> =
+        skipped.into_iter().map(|(p, r)| (p, r.name())).collect();
+    let mut kept = Vec::with_capacity(items.len());
+    for (p, got) in items {
+        match got {
+            Ok(t) => kept.push((p, t)),
+            Err(reason) => left.push((p, reason)),
+        }
+    }
+    (kept, left)
+}
