@@ -4,16 +4,13 @@
 # filters, --long, and the paths that keep the full walk (--sizes, --empty, tree).
 # h-perf8 (issue 34). A 100k-file DIR that fits the disk: make-corpus.py, then
 # h-perf8's sparse rewrite (sizes kept, no blocks) and random mtimes (see RESULTS.md).
+HERE=$(cd "$(dirname "$0")" && pwd) || exit 2
 cd "${3:?DIR}" || exit 2
 XDG_STATE_HOME=$(mktemp -d) || exit 2
 trap 'rm -rf "$XDG_STATE_HOME"' EXIT
 export XDG_STATE_HOME
-fail=0
-while IFS= read -r args; do
-  a=$(eval "$1 find $args" 2>&1; echo "rc=$?")
-  b=$(eval "$2 find $args" 2>&1; echo "rc=$?")
-  if [ "$a" != "$b" ]; then echo "DIFF: $args"; fail=1; else echo "same ($(echo -n "$a" | wc -c) B, ${a##*rc=}): $args"; fi
-done <<CASES
+. "$HERE/same_answers.sh"
+same_answers "$1" "$2" "find" <<CASES
 
 --limit 0
 --limit 10
@@ -36,4 +33,3 @@ done <<CASES
 --empty --limit 10
 --sizes --limit 10
 CASES
-exit $fail

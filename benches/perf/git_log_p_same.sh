@@ -2,19 +2,15 @@
 # git_log_p_same.sh BIN BASE [REPO]: BIN and BASE answer `git log -p` byte for byte
 # alike (a page, a path, a merge, a root commit, a rename, a budget-cut page) in
 # REPO (default /tmp/tk5-flask, a flask clone; read only). h-perf7 (issue 34).
+HERE=$(cd "$(dirname "$0")" && pwd) || exit 2
 cd "${3:-/tmp/tk5-flask}" || exit 2
 XDG_STATE_HOME=$(mktemp -d) || exit 2
 trap 'rm -rf "$XDG_STATE_HOME"' EXIT
 export XDG_STATE_HOME AITOOLS_FIXED_TIME=1796472000 AITOOLS_SEED=1
 M=$(git rev-list --merges -n1 HEAD); R=$(git rev-list --max-parents=0 HEAD | tail -1)
 REN=$(git log -M --diff-filter=R --format=%H -n1)
-fail=0; n=0
-while IFS= read -r args; do
-  n=$((n+1))
-  a=$(eval "$1 git log -p $args" 2>&1; echo "rc=$?")
-  b=$(eval "$2 git log -p $args" 2>&1; echo "rc=$?")
-  if [ "$a" != "$b" ]; then echo "DIFF: $args"; fail=1; else echo "same ($(echo -n "$a" | wc -c) B, ${a##*rc=}): $args"; fi
-done <<CASES
+. "$HERE/same_answers.sh"
+same_answers "$1" "$2" "git log -p" <<CASES
 --limit 1
 --limit 20
 --limit 20 src/flask/app.py
@@ -32,4 +28,3 @@ done <<CASES
 --limit 200 CHANGES.rst
 --limit 60 --skip 2000 src
 CASES
-exit $fail
