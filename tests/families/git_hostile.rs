@@ -319,6 +319,19 @@ const PLACES: [(Place, &str); 3] = [
     (Place::GitFile, "a .git file"),
 ];
 
+/// The calls on which the payload ran, with `section` in each place (`PLACES`)
+/// and `attrs` as `.gitattributes`, each prefixed by the place's name.
+fn ran_from_every_place(p: &Payload, section: &str, attrs: &str, label: &str) -> Vec<String> {
+    let mut ran = Vec::new();
+    for (place, name) in PLACES {
+        let env = placed(place, section, attrs);
+        let hits = fired(&env, p);
+        eprintln!("VECTOR {label} in {name}: {hits:?}");
+        ran.extend(hits.into_iter().map(|h| format!("{name}: {h}")));
+    }
+    ran
+}
+
 /// `diff.external`, `diff.<driver>.command` and `diff.<driver>.textconv`, the
 /// driver named in `.gitattributes`, from each place: the patch of `git log -p`
 /// and `git show <commit>` (git's porcelain turns textconv on by default) too.
@@ -330,13 +343,7 @@ fn diff_drivers_from_every_place() {
         touch = p.touch(),
         pass = p.pass()
     );
-    let mut ran = Vec::new();
-    for (place, name) in PLACES {
-        let env = placed(place, &section, "*.txt diff=evil\n");
-        let hits = fired(&env, &p);
-        eprintln!("VECTOR diff drivers in {name}: {hits:?}");
-        ran.extend(hits.into_iter().map(|h| format!("{name}: {h}")));
-    }
+    let ran = ran_from_every_place(&p, &section, "*.txt diff=evil\n", "diff drivers");
     assert!(ran.is_empty(), "diff drivers: the payload ran on {ran:?}");
 }
 
@@ -345,13 +352,7 @@ fn diff_drivers_from_every_place() {
 fn textconv_from_every_place() {
     let p = Payload::new();
     let section = format!("[diff \"evil\"]\n\ttextconv = {}\n", p.pass());
-    let mut ran = Vec::new();
-    for (place, name) in PLACES {
-        let env = placed(place, &section, "*.txt diff=evil\n");
-        let hits = fired(&env, &p);
-        eprintln!("VECTOR textconv in {name}: {hits:?}");
-        ran.extend(hits.into_iter().map(|h| format!("{name}: {h}")));
-    }
+    let ran = ran_from_every_place(&p, &section, "*.txt diff=evil\n", "textconv");
     assert!(ran.is_empty(), "textconv: the payload ran on {ran:?}");
 }
 
@@ -364,13 +365,7 @@ fn fsmonitor_and_filter_from_every_place() {
         touch = p.touch(),
         pass = p.pass()
     );
-    let mut ran = Vec::new();
-    for (place, name) in PLACES {
-        let env = placed(place, &section, "*.txt filter=evil\n");
-        let hits = fired(&env, &p);
-        eprintln!("VECTOR fsmonitor and filter in {name}: {hits:?}");
-        ran.extend(hits.into_iter().map(|h| format!("{name}: {h}")));
-    }
+    let ran = ran_from_every_place(&p, &section, "*.txt filter=evil\n", "fsmonitor and filter");
     assert!(
         ran.is_empty(),
         "fsmonitor/filter: the payload ran on {ran:?}"
