@@ -159,13 +159,15 @@ pub fn run_hardened(
 }
 
 /// `args` with `--no-ext-diff --no-textconv` after the subcommand when it is one
-/// of `DIFF_RUNNERS` (the words before it are git's own options: `-c`/`-C` take
-/// the next word).
+/// of `DIFF_RUNNERS` (the words before it are git's own options: `-c`, `-C` and
+/// the long options spelled without `=` take the next word, which must not be
+/// read as the subcommand and leave the flags off).
 fn no_diff_programs(args: &[String]) -> Vec<String> {
     let mut at = 0;
     while let Some(a) = args.get(at) {
         match a.as_str() {
-            "-c" | "-C" => at += 2,
+            "-c" | "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env"
+            | "--super-prefix" | "--list-cmds" => at += 2,
             _ if a.starts_with('-') => at += 1,
             _ => break,
         }
@@ -435,6 +437,13 @@ mod tests {
         assert_eq!(super::no_diff_programs(&status), status);
         let dash_c = words("-c log status");
         assert_eq!(super::no_diff_programs(&dash_c), dash_c);
+        let git_dir = words("--git-dir d -C w diff-tree --stdin -p");
+        assert_eq!(
+            super::no_diff_programs(&git_dir),
+            words("--git-dir d -C w diff-tree --no-ext-diff --no-textconv --stdin -p")
+        );
+        let named_log = words("--work-tree log status");
+        assert_eq!(super::no_diff_programs(&named_log), named_log);
     }
 
     #[test]
