@@ -180,7 +180,8 @@ impl Visit<'_> {
             return;
         };
         let window = self.args.offset.saturating_add(self.args.limit());
-        let (mut seen, mut values) = (0u64, Vec::new());
+        // A set: a value noted twice takes one place of the cap.
+        let (mut seen, mut values) = (0u64, std::collections::BTreeSet::new());
         for (p, (n, staged)) in walked.items {
             if seen >= window || values.len() >= TWIN_MAX_VALUES {
                 break;
@@ -196,22 +197,29 @@ impl Visit<'_> {
             }
         }
         // Half the stream's record budget: the values it hides itself still fit.
-        values.sort_unstable();
-        values.dedup();
-        values.truncate(TWIN_MAX_VALUES);
+        let values: Vec<String> = values.into_iter().take(TWIN_MAX_VALUES).collect();
         ctx.events.note_secrets(&values);
     }
 
     /// The lines of `bytes` the patterns select, at most (a line with a match; a
     /// multi-line match counts once, so a window is reached no sooner than the
-    /// listing reaches it); with --invert every line; none in a binary file.
+    /// listing reaches it); with --invert the lines without one; none in a
+    /// binary file.
     fn selected_lines(&self, bytes: &[u8]) -> u64 {
         // A binary file (a NUL byte, grep's test) lists no lines.
-        if bytes.contains(&0) {
+        if memchr::memchr(0, bytes).is_some() {
             return 0;
         }
         if self.args.invert {
-            return bytes.split(|&b| b == b'\n').count() as u64;
+            let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+            if body.is_empty() {
+                return 0;
+            }
+            let unmatched = body
+                .split(|&b| b == b'\n')
+                .filter(|line| !self.pats.combined.is_match(line))
+                .count();
+            return unmatched as u64;
         }
         let (mut n, mut at) = (0u64, 0);
         while let Some(m) = self.pats.combined.find_at(bytes, at) {
