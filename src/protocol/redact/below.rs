@@ -98,7 +98,6 @@ pub(super) fn next_line_value(
         && (inner.contains(&b'_') || !inner.iter().any(u8::is_ascii_lowercase));
     if value.is_empty()
         || key_shape
-        || value.iter().any(|c| c.is_ascii_whitespace())
         || inner.iter().any(|c| matches!(c, b'=' | b':'))
         || matches!(
             q,

@@ -37,20 +37,14 @@ pub(super) fn value(path: &str, text: &[u8]) -> Option<Range<usize>> {
         return None;
     }
     let strength = key_of(path)?;
-    let body = text.strip_suffix(b"\n").unwrap_or(text);
-    let body = body.strip_suffix(b"\r").unwrap_or(body);
-    let s = body.iter().take_while(|c| c.is_ascii_whitespace()).count();
-    let e = body.len()
-        - body
-            .iter()
-            .rev()
-            .take_while(|c| c.is_ascii_whitespace())
-            .count();
-    let v = body.get(s..e)?;
+    // The line end is blank too: trimming takes it.
+    let s = text.len() - text.trim_ascii_start().len();
+    let e = s + text[s..].trim_ascii_end().len();
+    let v = &text[s..e];
     let quoted = v.len() >= 2 && matches!(v[0], b'"' | b'\'') && v[v.len() - 1] == v[0];
     let (s, e) = if quoted { (s + 1, e - 1) } else { (s, e) };
-    let v = &body[s..e];
-    if v.is_empty() || v.iter().any(|c| c.is_ascii_whitespace() || *c == b'\n') {
+    let v = &text[s..e];
+    if v.is_empty() || v.iter().any(u8::is_ascii_whitespace) {
         return None;
     }
     policy::is_secret_value(v, quoted, strength).then_some(s..e)
