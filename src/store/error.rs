@@ -207,6 +207,14 @@ pub enum PendingRepair {
 
 pub use crate::protocol::error::copy_io;
 
+impl StoreError {
+    /// Whether the path a command acts on could not be read for its mode (EACCES):
+    /// a walk passes such a file over as `unreadable` instead of failing whole.
+    pub fn is_permission_denied(&self) -> bool {
+        matches!(self, StoreError::PathIo { error, .. } if error.kind() == std::io::ErrorKind::PermissionDenied)
+    }
+}
+
 impl From<Box<crate::workspace::WorkspaceError>> for Box<StoreError> {
     fn from(e: Box<crate::workspace::WorkspaceError>) -> Box<StoreError> {
         Box::new(StoreError::Workspace(e))

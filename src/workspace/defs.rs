@@ -22,16 +22,22 @@ pub fn default_start(ctx: &Ctx) -> PathBuf {
     }
 }
 
-/// A text file's contents; `None` for binary or unreadable files.
-fn read_text(e: &Entry) -> Option<String> {
-    let bytes = e.read().ok()?;
+/// A text file's contents; `Ok(None)` for a binary file or one that vanished
+/// since the walk listed it; `Err("unreadable")` for one that could not be read
+/// (its mode): a caller must not take it for a file without the name.
+fn read_text(e: &Entry) -> Result<Option<String>, &'static str> {
+    let bytes = match e.read() {
+        Ok(b) => b,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(_) => return Err("unreadable"),
+    };
     if sniff::is_binary(&bytes) {
-        return None;
+        return Ok(None);
     }
-    Some(match String::from_utf8(bytes) {
+    Ok(Some(match String::from_utf8(bytes) {
         Ok(s) => s,
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    })
+    }))
 }
 
 /// A path's last component.
@@ -41,8 +47,15 @@ pub fn base_name(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// Files found by [`scan_mentions`], in path order, and where the budget cut the scan.
-pub type Mentions<T> = (Vec<(PathBuf, T)>, Option<scan::Cut>);
+/// What [`scan_mentions`] found.
+pub struct Mentions<T> {
+    /// The files with a mention, in path order.
+    pub items: Vec<(PathBuf, T)>,
+    /// Where the budget cut the scan.
+    pub cut: Option<scan::Cut>,
+    /// The files passed over unread, with the reason (`unreadable`, `too-large`, ...).
+    pub left: Vec<(PathBuf, &'static str)>,
+}
 
 /// The scan of [`scan_mentions`] and [`find`]: within `budget`, seeing `overlay`
 /// (a tx's changes, from the store's view) over the disk.
@@ -73,15 +86,28 @@ pub fn scan_mentions<T: Send>(
             if !wanted(&base) {
                 return None;
             }
-            let text = read_text(e)?;
+            let text = match read_text(e) {
+                Ok(t) => t?,
+                Err(why) => return Some(Err(why)),
+            };
             if !text.contains(needle) {
                 return None;
             }
-            visit(&base, &text)
+            visit(&base, &text).map(Ok)
         }
     })
     .map_err(|e| scan_error(command, &ctx.argv, &e))?;
-    Ok((walked.items, walked.cut))
+    // The walk's own passes (too-large, ...) count only for files `wanted` names.
+    let own = walked
+        .skipped
+        .into_iter()
+        .filter(|(p, _)| wanted(&base_name(p)));
+    let (items, left) = scan::skipped::kept_and_left(walked.items, own.collect());
+    Ok(Mentions {
+        items,
+        cut: walked.cut,
+        left,
+    })
 }
 
 /// The definitions of `name` (or `Container.name`) under `starts`, per file.

@@ -99,6 +99,7 @@ mod tx;
 mod tx_log;
 mod tx_review;
 mod typed_errors;
+mod unreadable;
 mod util_calc;
 mod walk;
 mod write_diffs;

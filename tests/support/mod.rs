@@ -163,6 +163,45 @@ impl TestEnv {
         parse(self.isolate(c).output().expect("spawn sh"))
     }
 
+    /// Gives the workspace and the state directory to `nobody` (65534), so the
+    /// calls of [`TestEnv::run_as_nobody`] meet modes as a user does. `false`
+    /// (and nothing changed) when this process is not root or has no setpriv.
+    pub fn hand_to_nobody(&self) -> bool {
+        // SAFETY: geteuid has no preconditions.
+        let root = unsafe { libc::geteuid() } == 0;
+        let ok = |c: &mut Command| {
+            c.stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        if !root || !ok(Command::new("setpriv").arg("--version")) {
+            return false;
+        }
+        [self.root(), self.state.path()]
+            .iter()
+            .all(|p| ok(Command::new("chown").args(["-R", "65534:65534"]).arg(p)))
+    }
+
+    /// `args` run as `nobody` (root drops to it with setpriv: root reads any
+    /// mode), in this test's isolated environment; see [`TestEnv::hand_to_nobody`].
+    pub fn run_as_nobody(&self, args: &[&str]) -> Run {
+        let isolated = self.command(args);
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+            .arg(isolated.get_program())
+            .args(args)
+            .current_dir(self.root())
+            .stdin(std::process::Stdio::null());
+        for (k, v) in isolated.get_envs() {
+            match v {
+                Some(v) => c.env(k, v),
+                None => c.env_remove(k),
+            };
+        }
+        parse(c.output().expect("spawn setpriv"))
+    }
+
     /// `c` run as every command here is: in the workspace, with this test's
     /// state directory, fixed clock and seed.
     pub fn isolate(&self, mut c: Command) -> Command {

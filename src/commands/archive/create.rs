@@ -339,7 +339,16 @@ fn inputs(ctx: &Ctx, a: &CreateArgs, target: &Path) -> Result<(Vec<In>, Vec<Left
         // A file the walk listed, read at its real path, refused outside the
         // workspace and never through a symlink swapped in since the walk
         // (`Files::load_target`): an archive takes workspace files only.
-        let bytes = ctx.files().load_target(&p)?.bytes.clone();
+        let bytes = match ctx.files().load_target(&p) {
+            Ok(snap) => snap.bytes.clone(),
+            // Mode 000, or a directory above it the caller cannot search: left out
+            // and named, like a file the walk could not stat.
+            Err(e) if e.is_permission_denied() => {
+                left.push((p, "unreadable"));
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
         let mode = mode & 0o777;
         out.push(In {
             name,

@@ -584,6 +584,21 @@ fn collect(
                         path: ctx.display_real(&f),
                         reason: "unreadable",
                     }),
+                    // A file in the tree the caller may not read (mode 000): named,
+                    // like search names it, rather than failing the whole replace.
+                    Err(e)
+                        if e.code == code::IO
+                            && ctx
+                                .files()
+                                .load(&f)
+                                .err()
+                                .is_some_and(|s| s.is_permission_denied()) =>
+                    {
+                        skipped.push(Skipped {
+                            path: ctx.display_path(&f),
+                            reason: "unreadable",
+                        })
+                    }
                     Err(e) => return Err(e),
                 }
             }

@@ -546,7 +546,9 @@ fn symbol_file(
     kind: Option<&str>,
 ) -> Result<(String, std::path::PathBuf), CmdError> {
     let start = defs::default_start(ctx);
-    let (found, cut) = defs::find(
+    let defs::Mentions {
+        items: found, cut, ..
+    } = defs::find(
         ctx,
         "read",
         name,

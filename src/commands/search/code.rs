@@ -4,7 +4,7 @@
 
 use super::{chars, show, starts, with_limit};
 use crate::handler;
-use crate::protocol::registry::{CommandSpec, Effects, field};
+use crate::protocol::registry::{CommandSpec, Effects, Field, field};
 use crate::protocol::{CmdError, Output, Repair, code, shell};
 use crate::store::files::{Found, Kind};
 use crate::text::lang::{self, Language};
@@ -74,6 +74,12 @@ pub struct RefsArgs {
 
 const LANGS_DOC: &str = "Rust, Python, Go, JavaScript, TypeScript/TSX, Java, C, C++ and Ruby are parsed by their tree-sitter grammar (kinds and qualified names from the tree, end_line exact). Other definitions come from the language table shared with read --symbol: Rust, Python, JavaScript, TypeScript, Go, C, C++, Java, Kotlin, C#, Ruby, Lua, shell, Markdown headings, Common Lisp, Emacs Lisp, Scheme, Clojure, Nix, Perl, PHP and Swift. end_line is estimated by balanced braces, indentation, balanced parentheses, or the next heading of the same or a higher level.";
 
+/// The `skipped` field of code defs and code refs.
+const FIELD_SKIPPED: Field = field(
+    "skipped",
+    "Only when a file was passed over unread, so a name in it could not be seen: [{reason,count,examples}], one per reason, examples the first 3 paths; reason is unreadable (its mode), too-large, non-utf8-name or special.",
+);
+
 pub const OUTLINE: CommandSpec = CommandSpec {
     name: "code outline",
     summary: "The definitions in one source file, with line ranges.",
@@ -128,6 +134,7 @@ pub const DEFS: CommandSpec = CommandSpec {
             "True when --limit cut the list, or the scan budget cut the scan (status partial, exit 3).",
         ),
         FIELD_SCAN_CUT,
+        FIELD_SKIPPED,
         field(
             "next_commands",
             "The call again with a --limit that lists every definition, or with the spent scan budget raised.",
@@ -163,6 +170,7 @@ pub const REFS: CommandSpec = CommandSpec {
         field("approx_tokens", "ceil(characters of returned text / 4)."),
         FIELD_SCAN_CUT,
         field("lsp", super::lsp::FIELD),
+        FIELD_SKIPPED,
         field(
             "next_commands",
             "The call again with a --limit that lists every line, or with the spent scan budget raised.",
@@ -223,6 +231,10 @@ struct DefsOut {
     truncated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     scan_cut: Option<scan::Cut>,
+    /// Files passed over unread (`unreadable`, `too-large`, ...): a name in them
+    /// could not be looked for.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    skipped: Vec<super::Skipped>,
     next_commands: Vec<String>,
 }
 
@@ -262,6 +274,10 @@ struct RefsOut {
     scan_cut: Option<scan::Cut>,
     #[serde(skip_serializing_if = "Option::is_none")]
     lsp: Option<super::lsp::LspOut>,
+    /// Files passed over unread (`unreadable`, `too-large`, ...): a name in them
+    /// could not be looked for.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    skipped: Vec<super::Skipped>,
     next_commands: Vec<String>,
 }
 
@@ -358,7 +374,7 @@ pub fn run_defs(ctx: &Ctx, args: &DefsArgs) -> Result<Output, CmdError> {
     let name = args.name.as_str();
     let budget = args.budget.budget("code defs")?;
     let starts = named_starts(ctx, "code defs", name, &args.path)?;
-    let (items, cut) = defs::find(
+    let defs::Mentions { items, cut, left } = defs::find(
         ctx,
         "code defs",
         name,
@@ -392,6 +408,7 @@ pub fn run_defs(ctx: &Ctx, args: &DefsArgs) -> Result<Output, CmdError> {
             total,
             truncated,
             scan_cut: cut,
+            skipped: super::skipped_list(&ctx.root, left),
             next_commands,
         },
         truncated,
@@ -625,7 +642,11 @@ pub fn run_refs(ctx: &Ctx, args: &RefsArgs) -> Result<Output, CmdError> {
     let budget = args.budget.budget("code refs")?;
     let starts = named_starts(ctx, "code refs", name, &args.path)?;
     let include = &args.include;
-    let (items, cut) = defs::scan_mentions(
+    let defs::Mentions {
+        items,
+        cut,
+        left: passed,
+    } = defs::scan_mentions(
         ctx,
         "code refs",
         name,
@@ -679,6 +700,7 @@ pub fn run_refs(ctx: &Ctx, args: &RefsArgs) -> Result<Output, CmdError> {
             approx_tokens: crate::protocol::approx_tokens_chars(text_chars),
             scan_cut: cut,
             lsp,
+            skipped: super::skipped_list(&ctx.root, passed),
             next_commands,
         },
         truncated,

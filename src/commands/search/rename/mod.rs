@@ -221,7 +221,11 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
         .max_diff_lines(if args.diff { None } else { Some(0) });
     let mut out = Outcome::default();
     let committed = write::submit(ctx, &req, || {
-        let (mut files, cut) = defs::scan_mentions(
+        let defs::Mentions {
+            items: mut files,
+            cut,
+            left,
+        } = defs::scan_mentions(
             ctx,
             CMD,
             name,
@@ -233,6 +237,10 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
         // All or nothing: a scan the budget cut would rename only some files.
         if let Some(c) = &cut {
             return Err(scan_cut(ctx, &budget, c));
+        }
+        // Nor a file it could not read: its uses would be left behind unseen.
+        if let Some((p, why)) = left.first() {
+            return Err(passed_over(ctx, p, why, left.len()));
         }
         mark_external(&ctx.root, &mut files);
         let target = pick(ctx, args, (name, qual), &files, in_path.as_deref())?;
@@ -319,6 +327,27 @@ fn scan_cut(
             "raise",
             "Run it again with the spent scan budget raised (or name a narrower PATH).",
             crate::workspace::scan_args::raise_budget(ctx, budget, c),
+        ),
+    )
+}
+
+/// A source file the scan passed over unread (`why`; `n` in all): nothing is
+/// renamed, and the repairs show why and what uses the name.
+fn passed_over(ctx: &Ctx, p: &Path, why: &str, n: usize) -> CmdError {
+    let shown = ctx.display_path(p);
+    let others = match n {
+        1 => String::new(),
+        n => format!(" (and {} more)", n - 1),
+    };
+    CmdError::new(
+        code::IO,
+        format!(
+            "{shown}{others} was passed over ({why}); it may use the name, so nothing was renamed."
+        ),
+        Repair::new(
+            "info",
+            "See its mode and size; make it readable, or name a PATH that leaves it out.",
+            format!("aitools info {}", crate::protocol::shell::quote(&shown)),
         ),
     )
 }
