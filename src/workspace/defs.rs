@@ -97,11 +97,12 @@ pub fn scan_mentions<T: Send>(
         }
     })
     .map_err(|e| scan_error(command, &ctx.argv, &e))?;
-    // The walk's own passes (too-large, ...) count only for files `wanted` names.
+    // The walk's own passes (too-large, ...) count only for files `wanted` names;
+    // a directory it could not list (unreadable) may hold any file.
     let own = walked
         .skipped
         .into_iter()
-        .filter(|(p, _)| wanted(&base_name(p)));
+        .filter(|(p, why)| *why == scan::SkipReason::Unreadable || wanted(&base_name(p)));
     let (items, left) = scan::skipped::kept_and_left(walked.items, own.collect());
     Ok(Mentions {
         items,

@@ -92,3 +92,28 @@ fn a_refused_read_hands_back_an_info_call_that_answers() {
     assert_eq!(info.json["readable"], false, "{}", info.stdout);
     assert!(info.json.get("lines").is_none(), "{}", info.stdout);
 }
+
+/// A directory that cannot be listed may hold a match of any pattern or name:
+/// named whatever its own name, and a rename refuses around it.
+#[test]
+fn an_unreadable_directory_is_named_whatever_the_pattern() {
+    let env = TestEnv::new();
+    env.write("m.py", "def alpha():\n    pass\n");
+    env.write("sub/use.py", "from m import alpha\n");
+    if !env.hand_to_nobody() {
+        println!("skipped: dropping to another uid needs root and setpriv");
+        return;
+    }
+    std::fs::set_permissions(env.path("sub"), std::fs::Permissions::from_mode(0o000))
+        .expect("chmod");
+    for args in [&["find", "*.py"][..], &["code", "defs", "alpha"]] {
+        let r = env.run_as_nobody(args);
+        assert_eq!(r.code, 0, "{args:?}: {}", r.stdout);
+        assert_eq!(unreadable_examples(&r), ["sub"], "{args:?}: {}", r.stdout);
+    }
+    let r = env.run_as_nobody(&["code", "rename", "alpha", "beta"]);
+    assert_eq!(r.error_code(), "environment.io", "{}", r.stdout);
+    std::fs::set_permissions(env.path("sub"), std::fs::Permissions::from_mode(0o755))
+        .expect("chmod");
+    assert_eq!(env.read("m.py"), b"def alpha():\n    pass\n");
+}

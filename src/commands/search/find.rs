@@ -355,11 +355,15 @@ pub fn run(ctx: &Ctx, args: &FindArgs) -> Result<Output, CmdError> {
         scan_cut: None,
         next_commands: Vec::new(),
     };
-    // A skipped path is reported when its (lossily shown) name fits the pattern.
+    // A skipped path is reported when its (lossily shown) name fits the pattern,
+    // and a directory that could not be listed always: it may hold matches.
     let skipped = walked
         .skipped
         .iter()
-        .filter(|(p, _)| {
+        .filter(|(p, why)| {
+            if *why == crate::workspace::scan::SkipReason::Unreadable {
+                return true;
+            }
             let base = p.file_name().map(|b| b.to_string_lossy().into_owned());
             pattern.matches(&show(&ctx.root, p), &base.unwrap_or_default())
         })
