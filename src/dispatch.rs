@@ -530,6 +530,9 @@ fn run_in(
     };
     let mut done = Invoked::new(name, (spec.run)(&ctx, leaf));
     done.took = with_handler_took(took, &ctx);
+    // A handed-back call whose value starts with `-` (a file named `-rf`) is run
+    // as the caller runs it: with that value after `--`.
+    done.map_commands(&cli::handback::dash_safe);
     keep_tx_in_follow_ups(&ctx, &mut done);
     done.recovery = recovery::report(&recovered);
     done

@@ -214,9 +214,34 @@ fn subcommand_error(
     }
 }
 
+/// An option the command has, written after `--` (where every word is a value):
+/// the same call with its options before `--`.
+fn option_after_dashes(argv: &[String], command: &str, arg: &str) -> Option<CmdError> {
+    let flag = arg.split('=').next().unwrap_or(arg);
+    let after = argv.iter().skip_while(|a| *a != "--").skip(1);
+    if !after.clone().any(|a| a == arg) || !super::long_options(command).iter().any(|o| o == flag) {
+        return None;
+    }
+    let fixed = super::handback::values_last(argv)?;
+    Some(
+        CmdError::invalid_argument(
+            command,
+            format!("{flag} comes after --, where every word is a value (a path, a pattern); options go before --."),
+        )
+        .with_first_repair(Repair::new(
+            "retry",
+            "The same call with its options before --.",
+            shell::aitools(&fixed),
+        )),
+    )
+}
+
 /// An option the command lacks: a grep habit it takes another way, or the
 /// nearest option it has, with the same call spelled with it.
 fn unknown_argument(e: &clap::Error, argv: &[String], command: &str, arg: &str) -> CmdError {
+    if let Some(err) = option_after_dashes(argv, command, arg) {
+        return err;
+    }
     let (command, arg) = (command.to_string(), arg.to_string());
     // A value that starts with '-' (a pattern, a replacement) reads as an
     // option; clap names only its first letter (`-f` of `-foo`).

@@ -4,6 +4,7 @@
 
 pub mod errors;
 pub mod habits;
+pub mod handback;
 
 use crate::protocol::registry::CommandSpec;
 use crate::registry;

@@ -26,6 +26,7 @@ mod console_kill;
 mod containment;
 mod contract;
 mod convert;
+mod dash_names;
 mod dry_run_writes_nothing;
 mod durable;
 mod economy;
