@@ -534,6 +534,15 @@ fn run_in(
     // as the caller runs it: with that value after `--`.
     done.map_commands(&cli::handback::dash_safe);
     keep_tx_in_follow_ups(&ctx, &mut done);
+    // Debug builds (the tests') say on stderr, which every test checks is empty,
+    // when a call handed back would not parse as written.
+    #[cfg(debug_assertions)]
+    done.map_commands(&|c: &str| {
+        if cli::handback::unparsable(c) {
+            eprintln!("aitools (debug): a handed-back call does not parse: {c}");
+        }
+        None
+    });
     done.recovery = recovery::report(&recovered);
     done
 }

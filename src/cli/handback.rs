@@ -13,7 +13,9 @@ use crate::registry;
 pub fn dash_safe(line: &str) -> Option<String> {
     let words = shell::split(line)?;
     let (first, rest) = words.split_first()?;
-    if first != "aitools" || rest.iter().any(|w| w == "--") || !rest.iter().any(|w| odd_dash(w)) {
+    // A value spelled as an option (`--help`) is caught by the parse below.
+    let dashed = |w: &String| w.starts_with('-') && w != "-";
+    if first != "aitools" || rest.iter().any(|w| w == "--") || !rest.iter().any(dashed) {
         return None;
     }
     let names = command_words(rest);
@@ -24,27 +26,36 @@ pub fn dash_safe(line: &str) -> Option<String> {
     if parses(rest) {
         return None;
     }
-    let fixed = values_last(rest)?;
-    parses(&fixed).then(|| shell::aitools(&fixed))
+    // Values after `--`; then, if that still fails, each word spelled as an
+    // option taken for a value in turn (a name `--output=jsonl` that the
+    // command's own --output would refuse).
+    let tries =
+        std::iter::once(None).chain((0..rest.len()).filter(|&i| dashed(&rest[i])).map(Some));
+    for as_value in tries.take(8) {
+        let fixed = sorted(rest, as_value)?;
+        if parses(&fixed) {
+            return Some(shell::aitools(&fixed));
+        }
+    }
+    None
 }
 
-/// A word that starts with `-` and is not spelled as an option: `--name`,
-/// `--name=value`, `-x`, or a number.
-fn odd_dash(w: &str) -> bool {
-    let Some(body) = w.strip_prefix('-') else {
+/// Whether `line`, an aitools call handed back whole (no `<...>` placeholder
+/// for the caller to fill), fails to parse as written.
+pub fn unparsable(line: &str) -> bool {
+    if line.contains('<') {
+        return false;
+    }
+    let Some(words) = shell::split(line) else {
         return false;
     };
-    let name_like = |n: &str| {
-        !n.is_empty()
-            && n.bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    let Some(("aitools", rest)) = words.split_first().map(|(f, r)| (f.as_str(), r)) else {
+        return false;
     };
-    if let Some(long) = body.strip_prefix('-') {
-        let name = long.split('=').next().unwrap_or(long);
-        return !name_like(name);
-    }
-    let number = body.parse::<f64>().is_ok();
-    !(number || body.len() == 1 && body.bytes().all(|b| b.is_ascii_alphabetic()))
+    let full = std::iter::once("aitools").chain(rest.iter().map(String::as_str));
+    build_for(&command_words(rest))
+        .try_get_matches_from(full)
+        .is_err()
 }
 
 /// The call's words (after `aitools`) as options first and every positional
@@ -52,6 +63,11 @@ fn odd_dash(w: &str) -> bool {
 /// the words after it are sorted the same way (a caller's `edit -- f --old x`
 /// meant `--old` as the option). `None` for an unknown command.
 pub fn values_last(words: &[String]) -> Option<Vec<String>> {
+    sorted(words, None)
+}
+
+/// [`values_last`], with the word at `as_value` (when given) taken for a value.
+fn sorted(words: &[String], as_value: Option<usize>) -> Option<Vec<String>> {
     let names = command_words(words);
     let spec = registry::find(&names.join(" "))?;
     let leaf = spec.clap_command();
@@ -83,8 +99,12 @@ pub fn values_last(words: &[String]) -> Option<Vec<String>> {
     let globals_valued = global_options_taking_values();
     let (mut head, mut values) = (Vec::new(), Vec::new());
     let mut expected = names.iter().peekable();
-    let mut it = words.iter().filter(|w| *w != "--");
-    while let Some(w) = it.next() {
+    let mut it = words.iter().enumerate().filter(|(_, w)| *w != "--");
+    while let Some((i, w)) = it.next() {
+        if as_value == Some(i) {
+            values.push(w.clone());
+            continue;
+        }
         if values.is_empty() && expected.peek().is_some_and(|n| *n == w) {
             expected.next();
             head.push(w.clone());
@@ -94,7 +114,7 @@ pub fn values_last(words: &[String]) -> Option<Vec<String>> {
             Some(takes) => {
                 head.push(w.clone());
                 if takes || globals_valued.contains(&w.as_str()) {
-                    head.extend(it.next().cloned());
+                    head.extend(it.next().map(|(_, v)| v.clone()));
                 }
             }
             None => values.push(w.clone()),
@@ -122,6 +142,14 @@ mod tests {
         assert_eq!(
             dash_safe("aitools search -foo src").as_deref(),
             Some("aitools search -- -foo src")
+        );
+        assert_eq!(
+            dash_safe("aitools search --output=jsonl --fixed").as_deref(),
+            Some("aitools search --fixed -- --output=jsonl")
+        );
+        assert_eq!(
+            dash_safe("aitools code defs --help --prefix").as_deref(),
+            Some("aitools code defs --prefix -- --help")
         );
     }
 

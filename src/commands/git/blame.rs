@@ -218,8 +218,11 @@ fn work_tree(
             format!("{shown} does not exist."),
             Repair::new(
                 "find",
-                "Look for the file.",
-                shell::aitools(["find", "--name", &a.path]),
+                "Look for the file by its name.",
+                shell::aitools([
+                    "find",
+                    crate::workspace::defs::base_name(std::path::Path::new(&a.path)).as_str(),
+                ]),
             ),
         )),
         Err(e) => Err(crate::protocol::error::io_error("git blame", shown, &e)),

@@ -244,17 +244,27 @@ fn decode_text(
             &[],
             &["--encoding".into(), guess.into()],
         );
+        // `table set` writes UTF-8 only (it has no --encoding): transcode first.
+        let repair = if ctx.command == "table set" {
+            Repair::new(
+                "transcode",
+                "table set writes UTF-8: transcode the file first, then set the cell.",
+                shell::aitools(["transcode", display, "--from", guess, "--to", "utf-8"]),
+            )
+        } else {
+            Repair::new(
+                "encoding",
+                "Decode it with --encoding.",
+                shell::aitools(argv),
+            )
+        };
         CmdError::new(
             code::NOT_UTF8,
             format!(
                 "{display} is not valid UTF-8 (byte {}); it reads as {guess}.",
                 e.utf8_error().valid_up_to()
             ),
-            Repair::new(
-                "encoding",
-                "Decode it with --encoding (table set needs UTF-8: transcode it first).",
-                shell::aitools(argv),
-            ),
+            repair,
         )
     })?;
     Ok((bom, text))
@@ -382,6 +392,12 @@ fn rows_of(
         ),
         shapes::Bad::Shape(why, pointer) => {
             let repair = match pointer {
+                // `table set` has no --pointer: it edits a document's own rows.
+                Some(p) if ctx.command == "table set" => Repair::new(
+                    "pointer",
+                    "Read the array inside it; `json set` changes one of its cells by pointer.",
+                    shell::aitools(["table", "read", display, "--pointer", &p]),
+                ),
                 Some(p) => {
                     let argv =
                         shell::rerun(&ctx.argv, &["--pointer"], &[], &["--pointer".into(), p]);
