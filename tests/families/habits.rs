@@ -147,6 +147,19 @@ fn read_and_find_spellings_are_taken() {
         serde_json::json!({"-name": "pattern"}),
     );
     assert_eq!(under.json["items"][0], "src/b.rs");
+    let long = took(
+        &env,
+        &["find", "--name", "*.py"],
+        serde_json::json!({"--name": "pattern"}),
+    );
+    assert_eq!(long.json["items"], serde_json::json!(["src/a.py"]));
+    let ins = took(
+        &env,
+        &["insert", "t.txt", "--at", "end", "--text", "tail"],
+        serde_json::json!({"--text": "--content"}),
+    );
+    assert_eq!(ins.json["inserted_at"].as_array().map(Vec::len), Some(1));
+    assert!(String::from_utf8_lossy(&env.read("t.txt")).ends_with("tail\n"));
     let d = took(
         &env,
         &["find", "-type", "d"],
