@@ -169,10 +169,45 @@ fn git_diff_matches_numstat_and_patch() {
         let numstat = git_text(&env, &ns);
         let files = r.json["files"].as_array().unwrap();
         assert_eq!(files.len(), numstat.lines().count(), "{ours:?}");
-        for (f, line) in files.iter().zip(numstat.lines()) {
+        // The mode and a shown file's counts are not said: the caller chose hunks,
+        // and the hunks hold every added and deleted line (issue 32).
+        assert!(r.json.get("mode").is_none(), "{}", r.stdout);
+        let mut stat_call = ours.clone();
+        stat_call.extend(["--output", "stat"]);
+        let counted = env.run(&stat_call);
+        for ((f, line), c) in files
+            .iter()
+            .zip(numstat.lines())
+            .zip(counted.json["files"].as_array().unwrap())
+        {
             let mut cols = line.split('\t');
-            assert_eq!(f["added"].to_string(), cols.next().unwrap(), "{line}");
-            assert_eq!(f["deleted"].to_string(), cols.next().unwrap(), "{line}");
+            let (added, deleted) = (cols.next().unwrap(), cols.next().unwrap());
+            assert_eq!(c["added"].to_string(), added, "{line}");
+            assert_eq!(c["deleted"].to_string(), deleted, "{line}");
+            assert!(
+                f.get("added").is_none() && f.get("deleted").is_none(),
+                "{f}"
+            );
+            let lines: Vec<String> = f["hunks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|h| {
+                    h.as_str()
+                        .unwrap()
+                        .lines()
+                        .skip(1)
+                        .map(str::to_string)
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            let plus = lines.iter().filter(|l| l.starts_with('+')).count();
+            let minus = lines.iter().filter(|l| l.starts_with('-')).count();
+            assert_eq!(
+                (plus.to_string(), minus.to_string()),
+                (added.into(), deleted.into()),
+                "{f}"
+            );
             let path = cols.next().unwrap();
             // A rename's numstat path is "old => new".
             assert!(path.ends_with(f["path"].as_str().unwrap()), "{path} vs {f}");
@@ -204,8 +239,8 @@ fn git_diff_matches_numstat_and_patch() {
     }
     let stat = env.run(&["git", "diff", "--output", "stat"]);
     assert!(stat.json["files"][0].get("hunks").is_none());
-    // A file's mode is the answer's: not repeated (issue 32).
-    assert_eq!(stat.json["mode"], "stat");
+    // A file's mode is the caller's (--output): not repeated (issue 32).
+    assert!(stat.json.get("mode").is_none(), "{}", stat.stdout);
     assert!(
         stat.json["files"][0].get("mode").is_none(),
         "{}",

@@ -1203,8 +1203,9 @@ fn grep_rn_is_one_call_within_its_budget() {
 
 /// find and git diff leave out what the caller knows (issue 32): find's default
 /// mode and ignore rules (inside git), the estimate of paths it already holds;
-/// a git diff file's mode when it is the answer's, the count of files when every
-/// one is listed, the estimate of hunks it already holds.
+/// git diff's mode (the caller's), a shown file's counts (its hunks hold the
+/// lines), the count of files when every one is listed, the estimate of hunks it
+/// already holds.
 #[test]
 fn find_and_git_diff_leave_out_what_the_caller_knows() {
     let env = TestEnv::new();
@@ -1249,8 +1250,13 @@ fn find_and_git_diff_leave_out_what_the_caller_knows() {
     env.write("a.py", "x = 2\n");
     let d = ok(env.run(&["git", "diff"]));
     assert!(d.json["files"][0]["hunks"].is_array(), "{}", d.stdout);
-    assert!(d.json["files"][0].get("mode").is_none(), "{}", d.stdout);
-    for k in ["total_files", "approx_tokens"] {
+    // The answer's mode (the caller's --output) and a shown file's counts (its
+    // hunks hold every added and deleted line) are not said either.
+    for k in ["mode", "added", "deleted"] {
+        assert!(d.json["files"][0].get(k).is_none(), "{k}: {}", d.stdout);
+    }
+    for k in ["mode", "total_files", "approx_tokens"] {
         assert!(d.json.get(k).is_none(), "{k}: {}", d.stdout);
     }
+    assert!(d.stdout.len() <= 125, "{} B: {}", d.stdout.len(), d.stdout);
 }

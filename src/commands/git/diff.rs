@@ -42,13 +42,12 @@ pub struct DiffArgs {
 pub const SPEC: CommandSpec = CommandSpec {
     name: "git diff",
     summary: "Changed files with line counts and hunks.",
-    description: "The work tree against the index (git diff), the index against HEAD (--staged), or --ref REV / A..B; renames are detected. Paths are relative to the repository's top level. In hunks mode each file carries its hunks (each a header line and its lines, 3 lines of context) until --max-lines hunk lines are used; every later file is mode summary (counts only), the result is partial and next_commands holds one call per summarized file (up to 10) that shows it whole. Binary files have binary:true and no hunks. Untracked files are not part of a diff (see git status).",
+    description: "The work tree against the index (git diff), the index against HEAD (--staged), or --ref REV / A..B; renames are detected. Paths are relative to the repository's top level. In hunks mode each file carries its hunks (each a header line and its lines, 3 lines of context; its added/deleted counts are left out, the hunks hold the lines) until --max-lines hunk lines are used; every later file is mode summary (counts only), the result is partial and next_commands holds one call per summarized file (up to 10) that shows it whole. Binary files have binary:true and no hunks. Untracked files are not part of a diff (see git status).",
     args: <DiffArgs as clap::Args>::augment_args,
     output_fields: &[
-        field("mode", "hunks or stat."),
         field(
             "files",
-            "[{path,from?,mode?,added,deleted,binary?,hunks?}]; mode summary marks a file over --max-lines (counts only).",
+            "[{path,from?,mode?,added?,deleted?,binary?,hunks?}]; added/deleted only without hunks (stat, binary, mode summary: a file over --max-lines, counts only).",
         ),
         field(
             "total_files",
@@ -86,8 +85,12 @@ pub struct FileOut {
     /// Said only when it is not the answer's mode: a summarized file.
     #[serde(skip_serializing_if = "answers_mode")]
     pub mode: &'static str,
-    pub added: u64,
-    pub deleted: u64,
+    /// Counts only where no hunks show the lines (stat, summary, binary):
+    /// a file's hunks hold every added and deleted line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub added: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deleted: Option<u64>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub binary: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -125,8 +128,8 @@ fn numstat(text: &str) -> Vec<FileOut> {
             path,
             from,
             mode: "stat",
-            added: a.parse().unwrap_or(0),
-            deleted: d.parse().unwrap_or(0),
+            added: Some(a.parse().unwrap_or(0)),
+            deleted: Some(d.parse().unwrap_or(0)),
             binary,
             hunks: None,
         });
@@ -236,7 +239,6 @@ pub fn run(ctx: &Ctx, a: &DiffArgs) -> Result<Output, CmdError> {
     }
     #[derive(Serialize)]
     struct Out {
-        mode: &'static str,
         files: Vec<FileOut>,
         #[serde(skip_serializing_if = "Option::is_none")]
         total_files: Option<u64>,
@@ -245,10 +247,6 @@ pub fn run(ctx: &Ctx, a: &DiffArgs) -> Result<Output, CmdError> {
     }
     Ok(Output::cut(
         &Out {
-            mode: match a.output {
-                Mode::Hunks => "hunks",
-                Mode::Stat => "stat",
-            },
             // Said only when files is short of it (the listing counts the rest).
             total_files: (files.len() < total_files as usize).then_some(total_files),
             files,
@@ -281,6 +279,7 @@ fn fill(
             used += n;
             f.mode = "hunks";
             f.hunks = Some(hunks);
+            (f.added, f.deleted) = (None, None);
         } else {
             over = true;
             f.mode = "summary";
@@ -419,7 +418,10 @@ fn reachable(counts: &[Vec<FileOut>], budget: u64) -> Vec<usize> {
             out.push(i);
         }
         let text = files.iter().filter(|f| !f.binary);
-        floor = floor.saturating_add(text.map(|f| f.added + f.deleted).sum::<u64>());
+        floor = floor.saturating_add(
+            text.map(|f| f.added.unwrap_or(0) + f.deleted.unwrap_or(0))
+                .sum::<u64>(),
+        );
     }
     out
 }
@@ -624,7 +626,10 @@ mod tests {
         assert_eq!(got[1].len(), 1);
         assert_eq!(got[1][0].path, C);
         assert_eq!(got[1][0].from.as_deref(), Some("old"));
-        assert_eq!((got[2][0].path.as_str(), got[2][0].added), ("x.txt", 2));
+        assert_eq!(
+            (got[2][0].path.as_str(), got[2][0].added),
+            ("x.txt", Some(2))
+        );
     }
 
     #[test]

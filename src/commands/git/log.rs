@@ -52,7 +52,7 @@ pub struct LogArgs {
     #[arg(long)]
     pub full: bool,
     /// Each commit's patch (git log -p) as its last value: its files
-    /// [{path,added,deleted,hunks}] (a merge's: none), 400 hunk lines a page.
+    /// [{path,hunks}] (a merge's: none; counts only for a file without hunks), 400 hunk lines a page.
     #[arg(short = 'p', long = "patch")]
     pub patch: bool,
 }
@@ -79,7 +79,7 @@ pub const SPEC: CommandSpec = CommandSpec {
         ),
         field(
             "items",
-            "One array per commit, newest first: its values in the order of fields (files: an array of paths; patch: [{path,from?,mode?,added,deleted,binary?,hunks?}] as git diff's files, a merge's empty).",
+            "One array per commit, newest first: its values in the order of fields (files: an array of paths; patch: [{path,from?,mode?,added?,deleted?,binary?,hunks?}] as git diff's files, a merge's empty).",
         ),
         field(
             "total",
