@@ -25,13 +25,14 @@ struct FileStat {
 /// What `git show REV` says of the commit before its patch (all of `--stat`).
 #[derive(Serialize, Debug)]
 struct CommitHead {
-    rev: String,
     sha: String,
     author: String,
     date: String,
     message: String,
     files: Vec<FileStat>,
-    total_files: usize,
+    /// Said only when `files` is short of it (more than MAX_FILES changed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total_files: Option<usize>,
 }
 
 #[derive(Serialize, Debug)]
@@ -141,11 +142,10 @@ fn commit(ctx: &Ctx, rev: &str) -> Result<CommitHead, CmdError> {
         return Err(not_a_commit(ctx, rev));
     };
     let mut files = stat(ctx, &facts[0])?;
-    let total_files = files.len();
+    let total_files = (files.len() > MAX_FILES).then_some(files.len());
     files.truncate(MAX_FILES);
     let [sha, author, date, message] = facts;
     Ok(CommitHead {
-        rev: rev.to_string(),
         sha,
         author,
         date,

@@ -35,7 +35,7 @@ pub const SPEC: CommandSpec = CommandSpec {
     output_fields: &[
         field(
             "rev",
-            "Revision part of the object name (or the commit as given).",
+            "Revision part of the object name (<rev>:<path> form).",
         ),
         field("sha", "A commit's full sha (<commit> form)."),
         field("author", "A commit's author (<commit> form)."),
@@ -48,7 +48,10 @@ pub const SPEC: CommandSpec = CommandSpec {
             "files",
             "A commit's changed files [{path,added,deleted}] (<commit> form; 100 at most).",
         ),
-        field("total_files", "Files the commit changed (<commit> form)."),
+        field(
+            "total_files",
+            "Files the commit changed, when files is cut at 100 (<commit> form).",
+        ),
         field(
             "diff",
             "A commit's patch lines from start_line (<commit> form).",
