@@ -461,3 +461,25 @@ fn check_yaml_is_a_real_parse_with_positions() {
         assert_eq!(py, "ok.yaml ok\nindent.yaml 3 2\nvalue.yaml 1 11\n");
     }
 }
+
+/// A value (or merge patch) that is not JSON is the call's own text, not a
+/// file: every repair handed back runs, none reads a file named "The value".
+#[test]
+fn every_repair_of_a_value_that_is_not_json_runs() {
+    let env = TestEnv::new();
+    env.write("c.json", "{\"a\": {\"b\": \"x\"}}\n");
+    for args in [
+        &["json", "set", "c.json", "/a/b", "es2022"][..],
+        &["json", "merge", "c.json", "--stdin-data", "{\"a\":"],
+    ] {
+        let r = env.run(args);
+        assert_eq!(r.error_code(), "input.syntax-error", "{}", r.stdout);
+        for fix in r.json["error"]["repairs"].as_array().unwrap() {
+            let line = fix["command"].as_str().unwrap();
+            assert!(!line.contains("The "), "{line}");
+            let ran = env.run_line(line);
+            assert_eq!(ran.code, 0, "{args:?} handed back {line}: {}", ran.stdout);
+        }
+    }
+    assert_eq!(env.read("c.json"), b"{\"a\": {\"b\": \"es2022\"}}\n");
+}

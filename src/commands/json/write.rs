@@ -80,8 +80,28 @@ struct Value {
 }
 
 impl Value {
-    fn parse(what: &str, text: String) -> Result<Value, CmdError> {
-        let node = json_doc::parse(&text).map_err(|e| file::not_json(what, &text, &e, what))?;
+    /// `text`, which the call gave (not a file: no read repair names it), as JSON;
+    /// a syntax error hands back `command`'s arguments.
+    fn parse(command: &str, what: &str, text: String) -> Result<Value, CmdError> {
+        let node = json_doc::parse(&text).map_err(|e| {
+            let (code, why) = match e.over_budget {
+                true => (code::TOO_LARGE, "is past aitools' budget for a JSON value"),
+                false => (code::SYNTAX_ERROR, "is not valid JSON"),
+            };
+            let mut d = crate::protocol::Json::obj();
+            d.push("line", crate::protocol::Json::UInt(e.line as u64));
+            d.push("column", crate::protocol::Json::UInt(e.column as u64));
+            d.push("message", crate::protocol::Json::str(e.message.clone()));
+            CmdError::new(
+                code,
+                format!(
+                    "{what} {why}: {} at line {}, column {}.",
+                    e.message, e.line, e.column
+                ),
+                crate::protocol::error::schema_repair(command),
+            )
+            .with_diagnostics(crate::protocol::Json::Arr(vec![d]))
+        })?;
         Ok(Value { text, node })
     }
     fn of(n: &Node, src: &str) -> Value {
@@ -302,7 +322,7 @@ pub fn set(ctx: &Ctx, a: &SetArgs) -> Result<Output, CmdError> {
         }
     };
     guard::refuse_redacted("The value", Some(&a.path), text.as_bytes())?;
-    let v = Value::parse("The value", text.clone()).map_err(|e| {
+    let v = Value::parse(&ctx.command, "The value", text.clone()).map_err(|e| {
         e.with_first_repair(Repair::new(
             "string",
             "Set it as a JSON string.",
@@ -402,7 +422,7 @@ fn doc_input(ctx: &Ctx, a: &DocArgs, what: &str) -> Result<Value, CmdError> {
         ));
     };
     guard::refuse_redacted("The input", Some(&a.path), text.as_bytes())?;
-    Value::parse(what, text)
+    Value::parse(&ctx.command, what, text)
 }
 
 /// The patch value with null members removed at every depth (what RFC 7386
@@ -481,7 +501,7 @@ pub fn merge(ctx: &Ctx, a: &DocArgs) -> Result<Output, CmdError> {
             let r = match v {
                 // A value that is already equal is left alone, so its spelling stays.
                 Some(v) => {
-                    let v = Value::parse("The merge patch", v)?;
+                    let v = Value::parse(&ctx.command, "The merge patch", v)?;
                     let same = json_doc::parse(&text).ok().is_some_and(|root| {
                         json_doc::lookup(&root, &tokens)
                             .is_ok_and(|cur| json_doc::equal(cur, &text, &v.node, &v.text))
