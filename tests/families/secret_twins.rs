@@ -37,6 +37,28 @@ fn a_stream_masks_a_twin_shown_before_its_key() {
     }
 }
 
+/// A binary file whose first NUL is past the searcher's first buffer shows its
+/// lines before it: the stream's first pass notes their keyed values too, so a
+/// bare twin streamed before it is masked as the envelope masks it.
+#[test]
+fn a_stream_masks_a_twin_named_in_a_binary_files_text() {
+    let env = TestEnv::new();
+    env.write("a.txt", format!("v = \"{K}\" # seen\n"));
+    let mut bin = format!("api_key = \"{K}\" # seen\n").into_bytes();
+    bin.extend("filler line\n".repeat(30_000).bytes());
+    bin.extend_from_slice(b"x\0y\n");
+    env.write("b.bin", bin);
+    let r = env.run(&["search", "seen", "."]);
+    assert_eq!(r.json["redactions"], 2, "{}", r.stdout);
+    let out = env
+        .command(&["--output", "jsonl", "search", "seen", "."])
+        .output()
+        .expect("spawn aitools");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("\"path\":\"b.bin\""), "{text}");
+    assert!(!text.contains(K), "{text}");
+}
+
 /// A secret in a file's or a directory's name, in every answer that lists paths:
 /// each path is masked as a path (each name on its own, its extension out of the
 /// value), never as a file's line, so the value and its bare twin (`K.log`) are

@@ -11,6 +11,7 @@ use grep_regex::RegexMatcher;
 use grep_searcher::Searcher;
 use regex::bytes::Regex;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// What every worker of one search shares: the call, the patterns, the starts,
@@ -148,68 +149,87 @@ const TWIN_MAX_VALUES: usize = 512;
 /// The largest file the stream's first pass reads for its keyed values.
 const TWIN_MAX_BYTES: u64 = 16 << 20;
 
+/// The searcher's first buffer (grep-searcher's default capacity): a binary
+/// file whose first NUL is in it lists no line.
+const FIRST_BUFFER: usize = 64 << 10;
+
 impl Visit<'_> {
     /// Streaming only: a first pass over the files the stream will show (those
     /// the scan visits, with the same options and budgets, whose selected lines
     /// reach into the --offset/--limit window, in path order) that notes the
     /// secret values their keyed lines reveal (`redact::keyed_values`), so a bare
     /// twin of one (`v = "K"`) in a file streamed before the file naming it is
-    /// masked, as in the envelope. A named pipe is read once, by the scan: this
-    /// pass leaves it.
+    /// masked, as in the envelope. The ordered walk stops once the window is
+    /// reached: each file is read once, and the files past the window not at all.
+    /// A named pipe is read once, by the scan: this pass leaves it.
     pub(super) fn note_twins(&self, ctx: &Ctx, opts: &scan::ScanOptions) {
         if !ctx.events.streaming() {
             return;
         }
+        let halt = Arc::new(AtomicBool::new(false));
+        let opts = scan::ScanOptions {
+            halt: Some(Arc::clone(&halt)),
+            ..opts.clone()
+        };
         let visitor = || {
-            |e: &Entry| -> Option<(u64, Option<Vec<String>>)> {
-                if e.is_pipe() || e.kind != scan::Kind::File {
+            |e: &Entry| -> Option<(u64, Vec<u8>)> {
+                if halt.load(Ordering::Relaxed) || e.is_pipe() || e.kind != scan::Kind::File {
                     return None;
                 }
-                // A tx's staged file is only in memory: its values are taken now.
-                if let Some(b) = e.content() {
-                    let n = self.selected_lines(b);
-                    return (n > 0).then(|| (n, Some(redact::keyed_values(b))));
-                }
-                let len = e.metadata().ok()?.len();
-                (len <= TWIN_MAX_BYTES).then_some(())?;
-                let n = self.selected_lines(&e.read().ok()?);
-                (n > 0).then_some((n, None))
+                let (n, shown) = match e.content() {
+                    // A tx's staged file is only in memory.
+                    Some(b) => self.shown_part(b.to_vec()),
+                    None => {
+                        let len = e.metadata().ok()?.len();
+                        (len <= TWIN_MAX_BYTES).then_some(())?;
+                        self.shown_part(e.read().ok()?)
+                    }
+                };
+                (!shown.is_empty()).then_some((n, shown))
             }
-        };
-        let Ok(walked) = scan::walk(&ctx.root, self.starts, opts, visitor) else {
-            return;
         };
         let window = self.args.offset.saturating_add(self.args.limit());
         // A set: a value noted twice takes one place of the cap.
         let (mut seen, mut values) = (0u64, std::collections::BTreeSet::new());
-        for (p, (n, staged)) in walked.items {
+        let take = |_: &Path, (n, shown): (u64, Vec<u8>)| -> bool {
+            if seen < window && values.len() < TWIN_MAX_VALUES {
+                seen = seen.saturating_add(n);
+                values.extend(redact::keyed_values(&shown));
+            }
             if seen >= window || values.len() >= TWIN_MAX_VALUES {
-                break;
+                halt.store(true, Ordering::Relaxed);
             }
-            seen = seen.saturating_add(n);
-            match staged {
-                Some(v) => values.extend(v),
-                None => values.extend(
-                    read_path(&p)
-                        .map(|b| redact::keyed_values(&b))
-                        .unwrap_or_default(),
-                ),
-            }
+            false
+        };
+        if scan::walk_ordered(&ctx.root, self.starts, &opts, visitor, take).is_err() {
+            return;
         }
         // Half the stream's record budget: the values it hides itself still fit.
         let values: Vec<String> = values.into_iter().take(TWIN_MAX_VALUES).collect();
         ctx.events.note_secrets(&values);
     }
 
+    /// What the stream may show of a file's `bytes`, and the lines the patterns
+    /// select in it (none: nothing to note). A binary file (a NUL byte) shows
+    /// its lines before the NUL when the searcher met them first, past its first
+    /// buffer (a NUL in that buffer: no line at all).
+    fn shown_part(&self, mut bytes: Vec<u8>) -> (u64, Vec<u8>) {
+        match memchr::memchr(0, &bytes) {
+            Some(at) if at < FIRST_BUFFER => return (0, Vec::new()),
+            Some(at) => bytes.truncate(at),
+            None => {}
+        }
+        let n = self.selected_lines(&bytes);
+        if n == 0 {
+            return (0, Vec::new());
+        }
+        (n, bytes)
+    }
+
     /// The lines of `bytes` the patterns select, at most (a line with a match; a
     /// multi-line match counts once, so a window is reached no sooner than the
-    /// listing reaches it); with --invert the lines without one; none in a
-    /// binary file.
+    /// listing reaches it); with --invert the lines without one.
     fn selected_lines(&self, bytes: &[u8]) -> u64 {
-        // A binary file (a NUL byte, grep's test) lists no lines.
-        if memchr::memchr(0, bytes).is_some() {
-            return 0;
-        }
         if self.args.invert {
             let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
             if body.is_empty() {
@@ -235,16 +255,4 @@ impl Visit<'_> {
         }
         n
     }
-}
-
-/// The file at `p` as the listing reads it, up to `TWIN_MAX_BYTES`.
-fn read_path(p: &Path) -> Option<Vec<u8>> {
-    use std::io::Read;
-    let mut out = Vec::new();
-    scan::open_listed(p)
-        .ok()?
-        .take(TWIN_MAX_BYTES + 1)
-        .read_to_end(&mut out)
-        .ok()?;
-    (out.len() as u64 <= TWIN_MAX_BYTES).then_some(out)
 }
