@@ -46,7 +46,9 @@ mod staged;
 mod starts;
 use budget::Meter;
 pub use budget::{Budget, Cut};
-pub use disk::{Listed, exists_nofollow, lstat, open_file, open_listed, open_sized, real_start};
+pub use disk::{
+    Listed, exists_nofollow, is_fifo_at, lstat, open_file, open_listed, open_sized, real_start,
+};
 #[allow(unused_imports)]
 use filters::*;
 pub use order::{path_order, strip_root};
@@ -121,9 +123,6 @@ pub struct ScanOptions {
     /// How much the walk may do before it stops and reports `Walked::cut`;
     /// unlimited by default (a write scan, such as replace's, must see everything).
     pub budget: Budget,
-    /// Set by the caller to end the walk early (its answer is then partial, and
-    /// reports no `cut`): a pass that needs only the first files in path order.
-    pub halt: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// What an entry is (symlinks are never followed).
@@ -586,7 +585,7 @@ impl Plan {
         // Built once: the walk's per-entry filter and its directory pruning share it.
         let filters = Arc::new(Filters::new(root, opts, !opts.no_ignore && !in_git)?);
         let overlay = opts.overlay.clone();
-        let meter = Meter::new(opts.budget, opts.halt.clone());
+        let meter = Meter::new(opts.budget);
         // A scan that leaves the workspace (or a workspace at /) may reach a kernel
         // file system; those directories are checked and passed over. In-tree scans
         // skip the per-directory statfs.

@@ -1,7 +1,6 @@
 //! A scan's budget (files, bytes, wall time) and the meter its workers share.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// What one scan may spend: files visited, bytes of those files, wall time.
@@ -55,21 +54,18 @@ pub(super) struct Meter {
     bytes: AtomicU64,
     /// 0 while within budget, else 1 + the index in `REASONS`.
     stop: AtomicU8,
-    /// The caller's early end (`ScanOptions::halt`): no budget was spent.
-    halt: Option<Arc<AtomicBool>>,
 }
 
 const REASONS: [&str; 3] = ["files", "bytes", "time"];
 
 impl Meter {
-    pub(super) fn new(budget: Budget, halt: Option<Arc<AtomicBool>>) -> Meter {
+    pub(super) fn new(budget: Budget) -> Meter {
         Meter {
             budget,
             start: Instant::now(),
             files: AtomicU64::new(0),
             bytes: AtomicU64::new(0),
             stop: AtomicU8::new(0),
-            halt,
         }
     }
 
@@ -81,12 +77,7 @@ impl Meter {
 
     /// Whether the walk must stop: a budget is spent or the time is up.
     pub(super) fn spent(&self) -> bool {
-        if self.stop.load(Ordering::Relaxed) != 0
-            || self
-                .halt
-                .as_ref()
-                .is_some_and(|h| h.load(Ordering::Relaxed))
-        {
+        if self.stop.load(Ordering::Relaxed) != 0 {
             return true;
         }
         if self.budget.time != Duration::MAX && self.start.elapsed() > self.budget.time {

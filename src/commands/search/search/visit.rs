@@ -10,8 +10,8 @@ use crate::workspace::scan::{self, Entry};
 use grep_regex::RegexMatcher;
 use grep_searcher::Searcher;
 use regex::bytes::Regex;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// What every worker of one search shares: the call, the patterns, the starts,
@@ -37,6 +37,9 @@ pub(super) struct Visit<'a> {
     pub(super) drop_empty: bool,
     /// Set once the listing is full.
     pub(super) full: AtomicBool,
+    /// While a stream notes its first files' secrets (`Noting`): each file is
+    /// read once, whole, to search it and to note its keyed values.
+    pub(super) noting: AtomicBool,
     pub(super) recorded: AtomicU64,
     /// The files only counted (`drop_empty`).
     pub(super) empty: AtomicU64,
@@ -73,11 +76,11 @@ impl Visit<'_> {
         let piped = if e.is_pipe() {
             match e.read_pipe(self.pipe_cap) {
                 Ok(Some(b)) => Some(b),
-                Ok(None) => return Some((Counted::TooLarge, None, None)),
+                Ok(None) => return Some((Counted::TooLarge, None, None, None)),
                 Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
-                    return Some((Counted::NoWriter, None, None));
+                    return Some((Counted::NoWriter, None, None, None));
                 }
-                Err(_) => return Some((Counted::Unreadable, None, None)),
+                Err(_) => return Some((Counted::Unreadable, None, None, None)),
             }
         } else {
             None
@@ -102,7 +105,8 @@ impl Visit<'_> {
                 .whole_ctx
                 .get_or_insert_with(|| searcher(args, before, after, true)),
         };
-        let bytes = e.content().or(piped.as_deref());
+        let (whole, text) = self.read_for_noting(e);
+        let bytes = e.content().or(piped.as_deref()).or(whole.as_deref());
         let (res, counter, lines) = if recording {
             let mut sink = Recorder {
                 counter,
@@ -139,7 +143,11 @@ impl Visit<'_> {
         }
         // A file with nothing selected has no lines to list.
         let lines = lines.filter(|_| counter.selected > 0);
-        Some((counted, piped, lines))
+        // The text to note: its keyed values are taken in path order (`Noting`).
+        let noted = (counter.selected > 0 && self.noting.load(Ordering::Relaxed))
+            .then(|| (whole.or(text)).or_else(|| e.content().map(<[u8]>::to_vec)))
+            .flatten();
+        Some((counted, piped, lines, noted))
     }
 }
 
@@ -154,105 +162,162 @@ const TWIN_MAX_BYTES: u64 = 16 << 20;
 const FIRST_BUFFER: usize = 64 << 10;
 
 impl Visit<'_> {
-    /// Streaming only: a first pass over the files the stream will show (those
-    /// the scan visits, with the same options and budgets, whose selected lines
-    /// reach into the --offset/--limit window, in path order) that notes the
-    /// secret values their keyed lines reveal (`redact::keyed_values`), so a bare
-    /// twin of one (`v = "K"`) in a file streamed before the file naming it is
-    /// masked, as in the envelope. The ordered walk stops once the window is
-    /// reached: each file is read once, and the files past the window not at all.
-    /// A named pipe is read once, by the scan: this pass leaves it.
-    pub(super) fn note_twins(&self, ctx: &Ctx, opts: &scan::ScanOptions) {
-        if !ctx.events.streaming() {
-            return;
+    /// While the stream notes (`noting`): a file on disk read once, whole, up to
+    /// `TWIN_MAX_BYTES`: (its bytes to search and note, none for a binary file;
+    /// a binary file's text before its first NUL, to note only, when the NUL is
+    /// past the searcher's first buffer, so the stream shows the lines before it).
+    fn read_for_noting(&self, e: &Entry) -> (Option<Vec<u8>>, Option<Vec<u8>>) {
+        use std::io::Read;
+        if !self.noting.load(Ordering::Relaxed)
+            || e.is_pipe()
+            || e.kind != scan::Kind::File
+            || e.content().is_some()
+        {
+            return (None, None);
         }
-        let halt = Arc::new(AtomicBool::new(false));
-        let opts = scan::ScanOptions {
-            halt: Some(Arc::clone(&halt)),
-            ..opts.clone()
-        };
-        let visitor = || {
-            |e: &Entry| -> Option<(u64, Vec<u8>)> {
-                if halt.load(Ordering::Relaxed) || e.is_pipe() || e.kind != scan::Kind::File {
-                    return None;
-                }
-                let (n, shown) = match e.content() {
-                    // A tx's staged file is only in memory.
-                    Some(b) => self.shown_part(b.to_vec()),
-                    None => {
-                        let len = e.metadata().ok()?.len();
-                        (len <= TWIN_MAX_BYTES).then_some(())?;
-                        self.shown_part(e.read().ok()?)
-                    }
-                };
-                (!shown.is_empty()).then_some((n, shown))
-            }
-        };
-        let window = self.args.offset.saturating_add(self.args.limit());
-        // A set: a value noted twice takes one place of the cap.
-        let (mut seen, mut values) = (0u64, std::collections::BTreeSet::new());
-        let take = |_: &Path, (n, shown): (u64, Vec<u8>)| -> bool {
-            if seen < window && values.len() < TWIN_MAX_VALUES {
-                seen = seen.saturating_add(n);
-                values.extend(redact::keyed_values(&shown));
-            }
-            if seen >= window || values.len() >= TWIN_MAX_VALUES {
-                halt.store(true, Ordering::Relaxed);
-            }
-            false
-        };
-        if scan::walk_ordered(&ctx.root, self.starts, &opts, visitor, take).is_err() {
-            return;
+        let mut bytes = Vec::new();
+        let read = scan::open_listed(e.path)
+            .and_then(|f| f.take(TWIN_MAX_BYTES + 1).read_to_end(&mut bytes));
+        if read.is_err() || bytes.len() as u64 > TWIN_MAX_BYTES {
+            return (None, None);
         }
-        // Half the stream's record budget: the values it hides itself still fit.
-        let values: Vec<String> = values.into_iter().take(TWIN_MAX_VALUES).collect();
-        ctx.events.note_secrets(&values);
-    }
-
-    /// What the stream may show of a file's `bytes`, and the lines the patterns
-    /// select in it (none: nothing to note). A binary file (a NUL byte) shows
-    /// its lines before the NUL when the searcher met them first, past its first
-    /// buffer (a NUL in that buffer: no line at all).
-    fn shown_part(&self, mut bytes: Vec<u8>) -> (u64, Vec<u8>) {
         match memchr::memchr(0, &bytes) {
-            Some(at) if at < FIRST_BUFFER => return (0, Vec::new()),
-            Some(at) => bytes.truncate(at),
-            None => {}
+            None => (Some(bytes), None),
+            Some(at) if at < FIRST_BUFFER => (None, None),
+            Some(at) => {
+                bytes.truncate(at);
+                (None, Some(bytes))
+            }
         }
-        let n = self.selected_lines(&bytes);
-        if n == 0 {
-            return (0, Vec::new());
+    }
+}
+
+impl Visit<'_> {
+    /// The scan, each file handed to `take` in path order (on the ordered walk as
+    /// soon as it and every earlier one are visited). A stream holds its first
+    /// files until their secrets are noted (`Noting`); a named pipe among the
+    /// starts would hold them until it is written (`note_apart`).
+    pub(super) fn walk(
+        &self,
+        ctx: &Ctx,
+        opts: &scan::ScanOptions,
+        take: &mut impl FnMut(&Path, Visited) -> bool,
+    ) -> Result<scan::Walked<Visited>, scan::ScanError> {
+        if self.noting.load(Ordering::Relaxed) && self.starts.iter().any(|s| scan::is_fifo_at(s)) {
+            self.note_apart(ctx, opts);
         }
-        (n, bytes)
+        let mut noting = Noting::new(ctx, self);
+        let mut take_noted = |p: &Path, v: Visited| -> bool {
+            if !self.noting.load(Ordering::Relaxed) {
+                return take(p, v);
+            }
+            let mut shown = false;
+            for (p, v) in noting.take(p, v) {
+                shown |= take(&p, v);
+            }
+            shown
+        };
+        let visitor = || self.visitor();
+        let walked = if self.ordered {
+            scan::walk_ordered(&ctx.root, self.starts, opts, visitor, &mut take_noted)
+        } else {
+            scan::walk(&ctx.root, self.starts, opts, visitor).map(|mut w| {
+                for (p, c) in std::mem::take(&mut w.items) {
+                    let _ = take_noted(&p, c);
+                }
+                w
+            })
+        }?;
+        for (p, v) in noting.finish() {
+            take(&p, v);
+        }
+        Ok(walked)
     }
 
-    /// The lines of `bytes` the patterns select, at most (a line with a match; a
-    /// multi-line match counts once, so a window is reached no sooner than the
-    /// listing reaches it); with --invert the lines without one.
-    fn selected_lines(&self, bytes: &[u8]) -> u64 {
-        if self.args.invert {
-            let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
-            if body.is_empty() {
-                return 0;
-            }
-            let unmatched = body
-                .split(|&b| b == b'\n')
-                .filter(|line| !self.pats.combined.is_match(line))
-                .count();
-            return unmatched as u64;
+    /// With a named pipe among the starts the stream cannot hold its first files
+    /// (the pipe blocks until it is written): a walk over the other starts notes
+    /// their values first, and the stream holds nothing (their files are read
+    /// twice). The walk's counts are the stream's to make: they are put back.
+    pub(super) fn note_apart(&self, ctx: &Ctx, opts: &scan::ScanOptions) {
+        let others: Vec<PathBuf> = self
+            .starts
+            .iter()
+            .filter(|s| !scan::is_fifo_at(s))
+            .cloned()
+            .collect();
+        let (empty, recorded) = (
+            self.empty.load(Ordering::Relaxed),
+            self.recorded.load(Ordering::Relaxed),
+        );
+        let mut noting = Noting::new(ctx, self);
+        if !others.is_empty() {
+            let take = |p: &Path, v: Visited| -> bool {
+                drop(noting.take(p, v));
+                false
+            };
+            let _ = scan::walk_ordered(&ctx.root, &others, opts, || self.visitor(), take);
         }
-        let (mut n, mut at) = (0u64, 0);
-        while let Some(m) = self.pats.combined.find_at(bytes, at) {
-            n += 1;
-            let rest = bytes.get(m.end()..).unwrap_or_default();
-            match rest.iter().position(|&b| b == b'\n') {
-                Some(i) => at = m.end() + i + 1,
-                None => break,
-            }
-            if at >= bytes.len() {
-                break;
-            }
+        drop(noting.finish());
+        self.empty.store(empty, Ordering::Relaxed);
+        self.recorded.store(recorded, Ordering::Relaxed);
+    }
+}
+
+/// A stream's first files, held back until the secrets their keyed lines reveal
+/// (`redact::keyed_values`, at most `TWIN_MAX_VALUES`) are noted: those whose
+/// selected lines reach into the --offset/--limit window, in path order. So a
+/// bare twin of a value (`v = "K"`) in a file streamed before the file naming it
+/// is masked, as in the envelope. The scan reads each file once for both.
+pub(super) struct Noting<'a> {
+    ctx: &'a Ctx,
+    visit: &'a Visit<'a>,
+    window: u64,
+    seen: u64,
+    /// A set: a value noted twice takes one place of the cap.
+    values: BTreeSet<String>,
+    held: Vec<(PathBuf, Visited)>,
+}
+
+impl<'a> Noting<'a> {
+    pub(super) fn new(ctx: &'a Ctx, visit: &'a Visit<'a>) -> Noting<'a> {
+        let args = visit.args;
+        Noting {
+            ctx,
+            visit,
+            window: args.offset.saturating_add(args.limit()),
+            seen: 0,
+            values: BTreeSet::new(),
+            held: Vec::new(),
         }
-        n
+    }
+
+    /// Takes the next file in path order: the files to hand on now (none while
+    /// the window is not reached).
+    pub(super) fn take(&mut self, p: &Path, mut v: Visited) -> Vec<(PathBuf, Visited)> {
+        if !self.visit.noting.load(Ordering::Relaxed) {
+            return vec![(p.to_path_buf(), v)];
+        }
+        if let Counted::Text(n) | Counted::Binary(n) = v.0 {
+            self.seen = self.seen.saturating_add(n);
+        }
+        if let Some(text) = v.3.take() {
+            self.values.extend(redact::keyed_values(&text));
+        }
+        self.held.push((p.to_path_buf(), v));
+        if self.seen >= self.window || self.values.len() >= TWIN_MAX_VALUES {
+            return self.finish();
+        }
+        Vec::new()
+    }
+
+    /// Notes the values (half the stream's record budget: the values it hides
+    /// itself still fit) and hands on the files held.
+    pub(super) fn finish(&mut self) -> Vec<(PathBuf, Visited)> {
+        if self.visit.noting.swap(false, Ordering::Relaxed) {
+            let values = std::mem::take(&mut self.values);
+            let values: Vec<String> = values.into_iter().take(TWIN_MAX_VALUES).collect();
+            self.ctx.events.note_secrets(&values);
+        }
+        std::mem::take(&mut self.held)
     }
 }
