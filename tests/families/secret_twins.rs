@@ -216,3 +216,33 @@ fn a_tree_masks_a_name_under_a_key_named_directory() {
         r.stdout
     );
 }
+
+/// A key-named directory's key goes on down past a name that is not its value
+/// (`api_key=/g/K`): a random name deeper in a `find --tree` is masked as in a
+/// flat listing; plain names below it (`src/app/main.py`) stay shown.
+#[test]
+fn a_tree_masks_a_random_name_deeper_below_a_key_named_directory() {
+    let env = TestEnv::new();
+    env.write(&format!("e/api_key=/g/{K}"), "x\n");
+    env.write(&format!("e/password:/x/y/{K}.txt"), "x\n");
+    env.write("e/password=/src/app/main.py", "x\n");
+    for args in [
+        &["find", "--output", "tree"][..],
+        &["find", "--output", "tree", "*", "e/api_key="][..],
+        &["find", "--output", "tree", "*", "e/password:/x"][..],
+    ] {
+        let r = env.run(args);
+        assert_eq!(r.json["status"], "ok", "{}", r.stdout);
+        assert!(!r.stdout.contains(K), "{args:?}: {}", r.stdout);
+        let mut argv = vec!["--output", "jsonl"];
+        argv.extend_from_slice(args);
+        let out = env.command(&argv).output().expect("spawn aitools");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(!text.contains(K), "{args:?}: {text}");
+    }
+    let r = env.run(&["find", "--output", "tree", "*", "e/password="]);
+    for name in ["\"src\"", "\"app\"", "\"main.py\""] {
+        assert!(r.stdout.contains(name), "{}", r.stdout);
+    }
+    assert_eq!(r.json.get("redactions"), None, "{}", r.stdout);
+}
