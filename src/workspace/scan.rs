@@ -46,7 +46,9 @@ mod staged;
 mod starts;
 use budget::Meter;
 pub use budget::{Budget, Cut};
-pub use disk::{Listed, exists_nofollow, lstat, open_file, open_listed, open_sized, real_start};
+pub use disk::{
+    Listed, exists_nofollow, is_fifo_at, lstat, open_file, open_listed, open_sized, real_start,
+};
 #[allow(unused_imports)]
 use filters::*;
 pub use order::{path_order, strip_root};

@@ -203,3 +203,47 @@ fn an_unquoted_passphrase_on_the_line_after_its_key_is_masked() {
     let r = env.run(&["read", "c.txt"]);
     assert_eq!(r.json.get("redactions"), None, "{}", r.stdout);
 }
+
+/// A value under a password key that starts with `~/` is a home path only when
+/// no name below `~/` is a random token: `password: ~/Xq8f3Lk9Zp2Rv7Wm` is a
+/// secret, `key_file: ~/.ssh/id_ed25519` and `pw: ~/notes` are paths.
+#[test]
+fn a_random_token_after_a_tilde_is_no_home_path() {
+    let env = TestEnv::new();
+    let masked = "password: ~/Xq8f3Lk9Zp2Rv7Wm\ntoken = \"~/Hj5Tk8Lm2Qp9Xz4W\"\nsecret: ~/keys/Tr0ub4dor3xyzQ8w\n";
+    let shown = [
+        "key_file: ~/.ssh/id_ed25519",
+        "password_file: ~/secrets/db.txt",
+        "password: ~/.config/app/password.txt",
+        "PW_DIR=~/x",
+        "pw: ~/notes",
+        "token_path = \"~/.cache/gh/hosts.yml\"",
+    ];
+    env.write("home.yaml", format!("{masked}{}\n", shown.join("\n")));
+    let r = env.run(&["read", "home.yaml"]);
+    assert_eq!(r.json["redactions"], 3, "{}", r.stdout);
+    for v in ["Xq8f3Lk9", "Hj5Tk8Lm2Q", "Tr0ub4dor"] {
+        assert!(!r.stdout.contains(v), "{}", r.stdout);
+    }
+    for (i, line) in shown.iter().enumerate() {
+        assert_eq!(r.json["lines"][i + 3], *line, "{}", r.stdout);
+    }
+}
+
+/// A `\"` inside a double-quoted value on the line below its key (JSON a
+/// formatter wrapped, a YAML scalar, a sequence's item) does not end it: the
+/// whole value is masked, its tail after the escape too.
+#[test]
+fn an_escaped_quote_does_not_end_a_value_below_its_key() {
+    let env = TestEnv::new();
+    let text = "{\"db\": {\"password\":\n  \"ab\\\"cdQ8zXk3Lm9Wp2\"}}\n\
+                x = {\"api_key\":\n  \"Tr0ub\\\"4dor&3xyzQ\"}\n\
+                token:\n  \"q8Z\\\"fT3kLm9Xp2Rw7\"\n\
+                api_tokens:\n  - \"Hj5\\\"Tk8Lm2Qp9Xz4W\"\n";
+    env.write("esc.json", text);
+    let r = env.run(&["read", "esc.json"]);
+    assert_eq!(r.json["redactions"], 4, "{}", r.stdout);
+    for v in ["cdQ8zXk3", "4dor&3xyz", "fT3kLm9X", "Tk8Lm2Qp9"] {
+        assert!(!r.stdout.contains(v), "{}", r.stdout);
+    }
+}

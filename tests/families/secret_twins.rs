@@ -37,6 +37,28 @@ fn a_stream_masks_a_twin_shown_before_its_key() {
     }
 }
 
+/// A binary file whose first NUL is past the searcher's first buffer shows its
+/// lines before it: the stream's first pass notes their keyed values too, so a
+/// bare twin streamed before it is masked as the envelope masks it.
+#[test]
+fn a_stream_masks_a_twin_named_in_a_binary_files_text() {
+    let env = TestEnv::new();
+    env.write("a.txt", format!("v = \"{K}\" # seen\n"));
+    let mut bin = format!("api_key = \"{K}\" # seen\n").into_bytes();
+    bin.extend("filler line\n".repeat(30_000).bytes());
+    bin.extend_from_slice(b"x\0y\n");
+    env.write("b.bin", bin);
+    let r = env.run(&["search", "seen", "."]);
+    assert_eq!(r.json["redactions"], 2, "{}", r.stdout);
+    let out = env
+        .command(&["--output", "jsonl", "search", "seen", "."])
+        .output()
+        .expect("spawn aitools");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("\"path\":\"b.bin\""), "{text}");
+    assert!(!text.contains(K), "{text}");
+}
+
 /// A secret in a file's or a directory's name, in every answer that lists paths:
 /// each path is masked as a path (each name on its own, its extension out of the
 /// value), never as a file's line, so the value and its bare twin (`K.log`) are
@@ -193,4 +215,34 @@ fn a_tree_masks_a_name_under_a_key_named_directory() {
         "{}",
         r.stdout
     );
+}
+
+/// A key-named directory's key goes on down past a name that is not its value
+/// (`api_key=/g/K`): a random name deeper in a `find --tree` is masked as in a
+/// flat listing; plain names below it (`src/app/main.py`) stay shown.
+#[test]
+fn a_tree_masks_a_random_name_deeper_below_a_key_named_directory() {
+    let env = TestEnv::new();
+    env.write(&format!("e/api_key=/g/{K}"), "x\n");
+    env.write(&format!("e/password:/x/y/{K}.txt"), "x\n");
+    env.write("e/password=/src/app/main.py", "x\n");
+    for args in [
+        &["find", "--output", "tree"][..],
+        &["find", "--output", "tree", "*", "e/api_key="][..],
+        &["find", "--output", "tree", "*", "e/password:/x"][..],
+    ] {
+        let r = env.run(args);
+        assert_eq!(r.json["status"], "ok", "{}", r.stdout);
+        assert!(!r.stdout.contains(K), "{args:?}: {}", r.stdout);
+        let mut argv = vec!["--output", "jsonl"];
+        argv.extend_from_slice(args);
+        let out = env.command(&argv).output().expect("spawn aitools");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(!text.contains(K), "{args:?}: {text}");
+    }
+    let r = env.run(&["find", "--output", "tree", "*", "e/password="]);
+    for name in ["\"src\"", "\"app\"", "\"main.py\""] {
+        assert!(r.stdout.contains(name), "{}", r.stdout);
+    }
+    assert_eq!(r.json.get("redactions"), None, "{}", r.stdout);
 }

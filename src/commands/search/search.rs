@@ -212,8 +212,14 @@ pub const SPEC: CommandSpec = CommandSpec {
 };
 
 /// What a worker hands over for one file: its count, a named pipe's bytes
-/// (read once), and in blocks mode the lines it recorded for the listing.
-type Visited = (Counted, Option<Vec<u8>>, Option<Vec<Recorded>>);
+/// (read once), in blocks mode the lines it recorded for the listing, and
+/// while a stream notes its first files' secrets, the text to note them from.
+type Visited = (
+    Counted,
+    Option<Vec<u8>>,
+    Option<Vec<Recorded>>,
+    Option<Vec<u8>>,
+);
 
 /// `mode` at its default: left out.
 fn is_blocks(s: &&'static str) -> bool {
@@ -551,6 +557,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<Output, CmdError> {
         after: args.after.unwrap_or(args.context),
         drop_empty: output != Mode::FilesWithoutMatch && opts.overlay.is_none() && !nested,
         full: AtomicBool::new(false),
+        noting: AtomicBool::new(ctx.events.streaming()),
         recorded: AtomicU64::new(0),
         empty: AtomicU64::new(0),
     };
@@ -590,7 +597,7 @@ fn scan_and_list<'a>(
     let mut passed: Vec<(PathBuf, &'static str)> = Vec::new();
     // Returns whether the file had something to list (the ordered walk stops
     // visiting files on this thread once the first has).
-    let mut take = |p: &Path, (c, piped, lines): Visited| -> bool {
+    let mut take = |p: &Path, (c, piped, lines, _): Visited| -> bool {
         let mut pass = |why| {
             passed.push((p.to_path_buf(), why));
             false
@@ -610,19 +617,9 @@ fn scan_and_list<'a>(
         files.push((p.to_path_buf(), n));
         n > 0
     };
-    visit.note_twins(ctx, opts);
-    let visitor = || visit.visitor();
-    let walked = if visit.ordered {
-        scan::walk_ordered(&ctx.root, starts, opts, visitor, &mut take)
-    } else {
-        scan::walk(&ctx.root, starts, opts, visitor).map(|mut w| {
-            for (p, c) in std::mem::take(&mut w.items) {
-                let _ = take(&p, c);
-            }
-            w
-        })
-    }
-    .map_err(|e| scan_error("search", &ctx.argv, &e))?;
+    let walked = visit
+        .walk(ctx, opts, &mut take)
+        .map_err(|e| scan_error("search", &ctx.argv, &e))?;
     Ok(Found {
         walked,
         files,

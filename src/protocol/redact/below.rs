@@ -68,7 +68,7 @@ pub(super) fn next_line_value(
     let t = b.get(from..hi)?.trim_ascii_end();
     let &q = t.first()?;
     if matches!(q, b'"' | b'\'' | b'`') {
-        let close = 1 + memchr::memchr(q, &t[1..])?;
+        let close = closing_quote(t, q)?;
         let after = t[close + 1..].trim_ascii_start();
         if after != b"\\" && !after.iter().all(|c| b",;)]} \t".contains(c)) {
             return None;
@@ -107,6 +107,24 @@ pub(super) fn next_line_value(
         return None;
     }
     policy::is_secret_value(value, false, strength).then_some(from..from + value.len())
+}
+
+/// Where the string `t` opens with the quote `q` closes. In double quotes and
+/// backticks a `\` escapes the next byte (`"ab\"cd"` is one string: its tail is the
+/// value's too); a single-quoted string (YAML's `'C:\dir\'`) ends at its next quote.
+pub(super) fn closing_quote(t: &[u8], q: u8) -> Option<usize> {
+    if q == b'\'' {
+        return Some(1 + memchr::memchr(q, t.get(1..)?)?);
+    }
+    let mut i = 1;
+    while let Some(&c) = t.get(i) {
+        match c {
+            b'\\' => i += 2,
+            _ if c == q => return Some(i),
+            _ => i += 1,
+        }
+    }
+    None
 }
 
 /// Words alone on the (indented) line after a key that strongly names a secret
@@ -150,7 +168,7 @@ pub(super) fn continued_value(b: &[u8], from: usize, hi: usize) -> Option<Range<
     let t = line.trim_ascii_end();
     let &q = t.first()?;
     if matches!(q, b'"' | b'\'') {
-        let close = 1 + memchr::memchr(q, &t[1..])?;
+        let close = closing_quote(t, q)?;
         let after = &t[close + 1..];
         if !(after.is_empty() || after == b",") {
             return None;

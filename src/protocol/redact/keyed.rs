@@ -577,7 +577,7 @@ pub(super) fn seq_element(b: &[u8], from: usize, hi: usize) -> Option<Range<usiz
     }
     let q = *b.get(v).filter(|_| v < hi)?;
     if matches!(q, b'"' | b'\'') {
-        let e = v + 1 + memchr::memchr(q, &b[v + 1..hi])?;
+        let e = v + below::closing_quote(&b[v..hi], q)?;
         return policy::is_secret_element(&b[v + 1..e], true).then_some(v + 1..e);
     }
     if matches!(q, b'{' | b'[' | b'&' | b'*' | b'!' | b'|' | b'>' | b'#') {

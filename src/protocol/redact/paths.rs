@@ -59,11 +59,13 @@ fn stem(name: &str) -> &str {
 }
 
 /// The secrets in `path`'s names, each name judged on its own (its stem: a short
-/// extension left out), and a name under a directory named for its key
-/// (`password=/…`, `token:/…`); ranges in `path`.
+/// extension left out), and a name below a directory named for its key
+/// (`password=/…`, `token:/…`); ranges in `path`. The name right below judges
+/// as the key's value; when it is none (`api_key=/g/K`), the key goes on down,
+/// and a deeper name is masked when it looks random (`Open`).
 ///
-/// `dir`: the directory `path` is listed under (a `find --tree` node's name
-/// below its parent's: `password=` then `K`).
+/// `dir`: the directories `path` is listed under (a `find --tree` node's name
+/// below its ancestors': `password=` then `K`).
 pub fn name_spans_under(dir: Option<&str>, path: &str) -> Vec<Span> {
     let mut out = Vec::new();
     let mut key = dir_key_of(dir);
@@ -71,9 +73,7 @@ pub fn name_spans_under(dir: Option<&str>, path: &str) -> Vec<Span> {
     for name in path.split('/') {
         let s = stem(name);
         let found = lines::spans_in(s, &mut Lines::default());
-        let named = found.is_empty()
-            && key
-                .is_some_and(|k| !s.is_empty() && policy::is_secret_value(s.as_bytes(), false, k));
+        let (named, next) = below(key, name, found.is_empty());
         if named {
             out.push(span(at..at + s.len()));
         }
@@ -81,10 +81,29 @@ pub fn name_spans_under(dir: Option<&str>, path: &str) -> Vec<Span> {
             range: sp.range.start + at..sp.range.end + at,
             ..sp
         }));
-        key = dir_key(name);
+        key = next;
         at += name.len() + 1;
     }
     out
+}
+
+/// A key open over the names below a directory named for it: the strength the
+/// next name is judged with (the key's own right below it, `Weak` deeper down).
+type Open = Option<policy::Strength>;
+
+/// Judges `name` under the key `key` left open (`judged`: no detector found a
+/// secret in it already): whether its stem is the key's value, and the key left
+/// open for the name below it.
+fn below(key: Open, name: &str, judged: bool) -> (bool, Open) {
+    let s = stem(name);
+    let named = judged
+        && key.is_some_and(|k| !s.is_empty() && policy::is_secret_value(s.as_bytes(), false, k));
+    let next = match dir_key(name) {
+        Some(k) => Some(k),
+        None if named || s.is_empty() => None,
+        None => key.map(|_| policy::Strength::Weak),
+    };
+    (named, next)
 }
 
 fn span(range: Range<usize>) -> Span {
@@ -95,9 +114,22 @@ fn span(range: Range<usize>) -> Span {
     }
 }
 
-/// The key the last name of `dir` names (`dir_key`), if any.
-pub fn dir_key_of(dir: Option<&str>) -> Option<policy::Strength> {
-    dir.and_then(|d| dir_key(d.trim_end_matches('/').rsplit('/').next().unwrap_or(d)))
+/// The key left open below the names of `dir` (`below`), if any.
+pub fn dir_key_of(dir: Option<&str>) -> Open {
+    let dir = dir?.trim_end_matches('/');
+    dir.split('/').fold(None, |key, name| {
+        let judged = key.is_none() || lines::spans_in(stem(name), &mut Lines::default()).is_empty();
+        below(key, name, judged).1
+    })
+}
+
+/// The directory a `find --tree` node's children are listed under: its own
+/// name below its ancestors' (`under`).
+pub fn child_dir(under: Option<&str>, name: &str) -> String {
+    match under {
+        Some(u) => format!("{u}/{name}"),
+        None => name.to_string(),
+    }
 }
 
 /// The name a `find --tree` node's `children` are listed under: its `name`, when
@@ -146,5 +178,13 @@ mod tests {
         assert_eq!(under("e/token:", k), 1);
         assert_eq!(under("e", k), 0);
         assert_eq!(under("password=", "README.md"), 0);
+        // The key goes on down past a name that is not its value, judging the
+        // deeper ones as random or not.
+        assert_eq!(under("api_key=/g", k), 1);
+        assert_eq!(under("e/password=/src/app", k), 1);
+        assert_eq!(under("e/password=/src/app", "main.py"), 0);
+        assert_eq!(under("password=/x", "README.md"), 0);
+        assert_eq!(under("password=/Tr0ub4dor3xyzQ", k), 0);
+        assert_eq!(masked(&format!("api_key=/g/{k}")), [k]);
     }
 }

@@ -421,7 +421,7 @@ pub fn is_secret_value_in(v: &[u8], quoted: bool, tight: bool, strength: Strengt
         return false;
     }
     // A directory (`pwd: /home/u/src`, `PW_DIR=~/x`) is no password, whatever the key.
-    if is_color(v) || is_system_path(v) || v.starts_with(b"~/") {
+    if is_color(v) || is_system_path(v) || is_home_path(v) {
         return false;
     }
     match strength {
@@ -487,6 +487,23 @@ fn is_system_path(v: &[u8]) -> bool {
     ROOTS.iter().any(|r| v.starts_with(r))
         && v.iter()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'/' | b'.' | b'_' | b'-'))
+}
+
+/// A path under the home directory (`~/.ssh/id_ed25519`, `~/secrets/db.txt`): no
+/// name below `~/` is a random token (`password: ~/Xq8f3Lk9Zp2Rv7Wm` is a secret that
+/// starts with `~/`). A name is judged without its leading `.` and its extension.
+fn is_home_path(v: &[u8]) -> bool {
+    let Some(rest) = v.strip_prefix(b"~/") else {
+        return false;
+    };
+    rest.split(|&c| c == b'/').all(|name| {
+        let name = name.strip_prefix(b".").unwrap_or(name);
+        let stem = match memchr::memrchr(b'.', name) {
+            Some(d) if name.len() - d <= 6 => &name[..d],
+            _ => name,
+        };
+        !looks_random(stem)
+    })
 }
 
 fn is_uuid_like_identifier(v: &[u8]) -> bool {

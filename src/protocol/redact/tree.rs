@@ -22,8 +22,8 @@ pub struct Masker {
     /// Every string runs the detectors, none is ruled out by the prefilter first
     /// (`mask_tree_reference`: what the prefilter is tested against).
     pub thorough: bool,
-    /// The name of the `find --tree` node whose `children` are being walked: a
-    /// child's `name` is judged under it (`paths::name_spans_under`).
+    /// The names of the `find --tree` nodes down to the one whose `children` are
+    /// being walked: a child's `name` is judged under them (`paths::name_spans_under`).
     pub dir: Option<String>,
 }
 
@@ -505,7 +505,7 @@ fn walk_object(members: &mut [(String, Json)], m: &mut Masker, lines: Option<&mu
     let dir = paths::tree_dir(members);
     for (k, v) in members.iter_mut() {
         if let (Some(d), "children") = (&dir, k.as_str()) {
-            m.dir = Some(d.clone());
+            m.dir = Some(paths::child_dir(under.as_deref(), d));
             walk(v, m, None);
             m.dir = None;
             continue;

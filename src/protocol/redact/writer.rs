@@ -104,7 +104,7 @@ impl Writer {
             if let (Some(d), "children") = (&dir, k.as_str()) {
                 write_str(&mut self.out, k);
                 self.out.push(b':');
-                self.m.dir = Some(d.clone());
+                self.m.dir = Some(paths::child_dir(under.as_deref(), d));
                 self.value(v, None);
                 self.m.dir = None;
                 continue;

@@ -10,6 +10,7 @@ use crate::workspace::scan::{self, Entry};
 use grep_regex::RegexMatcher;
 use grep_searcher::Searcher;
 use regex::bytes::Regex;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -36,6 +37,9 @@ pub(super) struct Visit<'a> {
     pub(super) drop_empty: bool,
     /// Set once the listing is full.
     pub(super) full: AtomicBool,
+    /// While a stream notes its first files' secrets (`Noting`): each file is
+    /// read once, whole, to search it and to note its keyed values.
+    pub(super) noting: AtomicBool,
     pub(super) recorded: AtomicU64,
     /// The files only counted (`drop_empty`).
     pub(super) empty: AtomicU64,
@@ -72,11 +76,11 @@ impl Visit<'_> {
         let piped = if e.is_pipe() {
             match e.read_pipe(self.pipe_cap) {
                 Ok(Some(b)) => Some(b),
-                Ok(None) => return Some((Counted::TooLarge, None, None)),
+                Ok(None) => return Some((Counted::TooLarge, None, None, None)),
                 Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
-                    return Some((Counted::NoWriter, None, None));
+                    return Some((Counted::NoWriter, None, None, None));
                 }
-                Err(_) => return Some((Counted::Unreadable, None, None)),
+                Err(_) => return Some((Counted::Unreadable, None, None, None)),
             }
         } else {
             None
@@ -101,7 +105,8 @@ impl Visit<'_> {
                 .whole_ctx
                 .get_or_insert_with(|| searcher(args, before, after, true)),
         };
-        let bytes = e.content().or(piped.as_deref());
+        let (whole, text) = self.read_for_noting(e);
+        let bytes = e.content().or(piped.as_deref()).or(whole.as_deref());
         let (res, counter, lines) = if recording {
             let mut sink = Recorder {
                 counter,
@@ -138,7 +143,11 @@ impl Visit<'_> {
         }
         // A file with nothing selected has no lines to list.
         let lines = lines.filter(|_| counter.selected > 0);
-        Some((counted, piped, lines))
+        // The text to note: its keyed values are taken in path order (`Noting`).
+        let noted = (counter.selected > 0 && self.noting.load(Ordering::Relaxed))
+            .then(|| (whole.or(text)).or_else(|| e.content().map(<[u8]>::to_vec)))
+            .flatten();
+        Some((counted, piped, lines, noted))
     }
 }
 
@@ -148,103 +157,167 @@ const TWIN_MAX_VALUES: usize = 512;
 /// The largest file the stream's first pass reads for its keyed values.
 const TWIN_MAX_BYTES: u64 = 16 << 20;
 
-impl Visit<'_> {
-    /// Streaming only: a first pass over the files the stream will show (those
-    /// the scan visits, with the same options and budgets, whose selected lines
-    /// reach into the --offset/--limit window, in path order) that notes the
-    /// secret values their keyed lines reveal (`redact::keyed_values`), so a bare
-    /// twin of one (`v = "K"`) in a file streamed before the file naming it is
-    /// masked, as in the envelope. A named pipe is read once, by the scan: this
-    /// pass leaves it.
-    pub(super) fn note_twins(&self, ctx: &Ctx, opts: &scan::ScanOptions) {
-        if !ctx.events.streaming() {
-            return;
-        }
-        let visitor = || {
-            |e: &Entry| -> Option<(u64, Option<Vec<String>>)> {
-                if e.is_pipe() || e.kind != scan::Kind::File {
-                    return None;
-                }
-                // A tx's staged file is only in memory: its values are taken now.
-                if let Some(b) = e.content() {
-                    let n = self.selected_lines(b);
-                    return (n > 0).then(|| (n, Some(redact::keyed_values(b))));
-                }
-                let len = e.metadata().ok()?.len();
-                (len <= TWIN_MAX_BYTES).then_some(())?;
-                let n = self.selected_lines(&e.read().ok()?);
-                (n > 0).then_some((n, None))
-            }
-        };
-        let Ok(walked) = scan::walk(&ctx.root, self.starts, opts, visitor) else {
-            return;
-        };
-        let window = self.args.offset.saturating_add(self.args.limit());
-        // A set: a value noted twice takes one place of the cap.
-        let (mut seen, mut values) = (0u64, std::collections::BTreeSet::new());
-        for (p, (n, staged)) in walked.items {
-            if seen >= window || values.len() >= TWIN_MAX_VALUES {
-                break;
-            }
-            seen = seen.saturating_add(n);
-            match staged {
-                Some(v) => values.extend(v),
-                None => values.extend(
-                    read_path(&p)
-                        .map(|b| redact::keyed_values(&b))
-                        .unwrap_or_default(),
-                ),
-            }
-        }
-        // Half the stream's record budget: the values it hides itself still fit.
-        let values: Vec<String> = values.into_iter().take(TWIN_MAX_VALUES).collect();
-        ctx.events.note_secrets(&values);
-    }
+/// The searcher's first buffer (grep-searcher's default capacity): a binary
+/// file whose first NUL is in it lists no line.
+const FIRST_BUFFER: usize = 64 << 10;
 
-    /// The lines of `bytes` the patterns select, at most (a line with a match; a
-    /// multi-line match counts once, so a window is reached no sooner than the
-    /// listing reaches it); with --invert the lines without one; none in a
-    /// binary file.
-    fn selected_lines(&self, bytes: &[u8]) -> u64 {
-        // A binary file (a NUL byte, grep's test) lists no lines.
-        if memchr::memchr(0, bytes).is_some() {
-            return 0;
+impl Visit<'_> {
+    /// While the stream notes (`noting`): a file on disk read once, whole, up to
+    /// `TWIN_MAX_BYTES`: (its bytes to search and note, none for a binary file;
+    /// a binary file's text before its first NUL, to note only, when the NUL is
+    /// past the searcher's first buffer, so the stream shows the lines before it).
+    fn read_for_noting(&self, e: &Entry) -> (Option<Vec<u8>>, Option<Vec<u8>>) {
+        use std::io::Read;
+        if !self.noting.load(Ordering::Relaxed)
+            || e.is_pipe()
+            || e.kind != scan::Kind::File
+            || e.content().is_some()
+        {
+            return (None, None);
         }
-        if self.args.invert {
-            let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
-            if body.is_empty() {
-                return 0;
-            }
-            let unmatched = body
-                .split(|&b| b == b'\n')
-                .filter(|line| !self.pats.combined.is_match(line))
-                .count();
-            return unmatched as u64;
+        let mut bytes = Vec::new();
+        let read = scan::open_listed(e.path)
+            .and_then(|f| f.take(TWIN_MAX_BYTES + 1).read_to_end(&mut bytes));
+        if read.is_err() || bytes.len() as u64 > TWIN_MAX_BYTES {
+            return (None, None);
         }
-        let (mut n, mut at) = (0u64, 0);
-        while let Some(m) = self.pats.combined.find_at(bytes, at) {
-            n += 1;
-            let rest = bytes.get(m.end()..).unwrap_or_default();
-            match rest.iter().position(|&b| b == b'\n') {
-                Some(i) => at = m.end() + i + 1,
-                None => break,
-            }
-            if at >= bytes.len() {
-                break;
+        match memchr::memchr(0, &bytes) {
+            None => (Some(bytes), None),
+            Some(at) if at < FIRST_BUFFER => (None, None),
+            Some(at) => {
+                bytes.truncate(at);
+                (None, Some(bytes))
             }
         }
-        n
     }
 }
 
-/// The file at `p` as the listing reads it, up to `TWIN_MAX_BYTES`.
-fn read_path(p: &Path) -> Option<Vec<u8>> {
-    use std::io::Read;
-    let mut out = Vec::new();
-    scan::open_listed(p)
-        .ok()?
-        .take(TWIN_MAX_BYTES + 1)
-        .read_to_end(&mut out)
-        .ok()?;
-    (out.len() as u64 <= TWIN_MAX_BYTES).then_some(out)
+impl Visit<'_> {
+    /// The scan, each file handed to `take` in path order (on the ordered walk as
+    /// soon as it and every earlier one are visited). A stream holds its first
+    /// files until their secrets are noted (`Noting`); a named pipe among the
+    /// starts would hold them until it is written (`note_apart`).
+    pub(super) fn walk(
+        &self,
+        ctx: &Ctx,
+        opts: &scan::ScanOptions,
+        take: &mut impl FnMut(&Path, Visited) -> bool,
+    ) -> Result<scan::Walked<Visited>, scan::ScanError> {
+        if self.noting.load(Ordering::Relaxed) && self.starts.iter().any(|s| scan::is_fifo_at(s)) {
+            self.note_apart(ctx, opts);
+        }
+        let mut noting = Noting::new(ctx, self);
+        let mut take_noted = |p: &Path, v: Visited| -> bool {
+            if !self.noting.load(Ordering::Relaxed) {
+                return take(p, v);
+            }
+            let mut shown = false;
+            for (p, v) in noting.take(p, v) {
+                shown |= take(&p, v);
+            }
+            shown
+        };
+        let visitor = || self.visitor();
+        let walked = if self.ordered {
+            scan::walk_ordered(&ctx.root, self.starts, opts, visitor, &mut take_noted)
+        } else {
+            scan::walk(&ctx.root, self.starts, opts, visitor).map(|mut w| {
+                for (p, c) in std::mem::take(&mut w.items) {
+                    let _ = take_noted(&p, c);
+                }
+                w
+            })
+        }?;
+        for (p, v) in noting.finish() {
+            take(&p, v);
+        }
+        Ok(walked)
+    }
+
+    /// With a named pipe among the starts the stream cannot hold its first files
+    /// (the pipe blocks until it is written): a walk over the other starts notes
+    /// their values first, and the stream holds nothing (their files are read
+    /// twice). The walk's counts are the stream's to make: they are put back.
+    pub(super) fn note_apart(&self, ctx: &Ctx, opts: &scan::ScanOptions) {
+        let others: Vec<PathBuf> = self
+            .starts
+            .iter()
+            .filter(|s| !scan::is_fifo_at(s))
+            .cloned()
+            .collect();
+        let (empty, recorded) = (
+            self.empty.load(Ordering::Relaxed),
+            self.recorded.load(Ordering::Relaxed),
+        );
+        let mut noting = Noting::new(ctx, self);
+        if !others.is_empty() {
+            let take = |p: &Path, v: Visited| -> bool {
+                drop(noting.take(p, v));
+                false
+            };
+            let _ = scan::walk_ordered(&ctx.root, &others, opts, || self.visitor(), take);
+        }
+        drop(noting.finish());
+        self.empty.store(empty, Ordering::Relaxed);
+        self.recorded.store(recorded, Ordering::Relaxed);
+    }
+}
+
+/// A stream's first files, held back until the secrets their keyed lines reveal
+/// (`redact::keyed_values`, at most `TWIN_MAX_VALUES`) are noted: those whose
+/// selected lines reach into the --offset/--limit window, in path order. So a
+/// bare twin of a value (`v = "K"`) in a file streamed before the file naming it
+/// is masked, as in the envelope. The scan reads each file once for both.
+pub(super) struct Noting<'a> {
+    ctx: &'a Ctx,
+    visit: &'a Visit<'a>,
+    window: u64,
+    seen: u64,
+    /// A set: a value noted twice takes one place of the cap.
+    values: BTreeSet<String>,
+    held: Vec<(PathBuf, Visited)>,
+}
+
+impl<'a> Noting<'a> {
+    pub(super) fn new(ctx: &'a Ctx, visit: &'a Visit<'a>) -> Noting<'a> {
+        let args = visit.args;
+        Noting {
+            ctx,
+            visit,
+            window: args.offset.saturating_add(args.limit()),
+            seen: 0,
+            values: BTreeSet::new(),
+            held: Vec::new(),
+        }
+    }
+
+    /// Takes the next file in path order: the files to hand on now (none while
+    /// the window is not reached).
+    pub(super) fn take(&mut self, p: &Path, mut v: Visited) -> Vec<(PathBuf, Visited)> {
+        if !self.visit.noting.load(Ordering::Relaxed) {
+            return vec![(p.to_path_buf(), v)];
+        }
+        if let Counted::Text(n) | Counted::Binary(n) = v.0 {
+            self.seen = self.seen.saturating_add(n);
+        }
+        if let Some(text) = v.3.take() {
+            self.values.extend(redact::keyed_values(&text));
+        }
+        self.held.push((p.to_path_buf(), v));
+        if self.seen >= self.window || self.values.len() >= TWIN_MAX_VALUES {
+            return self.finish();
+        }
+        Vec::new()
+    }
+
+    /// Notes the values (half the stream's record budget: the values it hides
+    /// itself still fit) and hands on the files held.
+    pub(super) fn finish(&mut self) -> Vec<(PathBuf, Visited)> {
+        if self.visit.noting.swap(false, Ordering::Relaxed) {
+            let values = std::mem::take(&mut self.values);
+            let values: Vec<String> = values.into_iter().take(TWIN_MAX_VALUES).collect();
+            self.ctx.events.note_secrets(&values);
+        }
+        std::mem::take(&mut self.held)
+    }
 }
