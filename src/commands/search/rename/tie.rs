@@ -3,6 +3,7 @@
 //! tied to one of them (a receiver whose type is not declared in reach, a bare
 //! call a superclass may answer) makes the rename refuse rather than guess.
 
+use super::hierarchy::{Classes, simple};
 use super::java::{declared_type, has_override};
 use super::{Parsed, RenameArgs, show};
 use crate::protocol::json::Json;
@@ -17,47 +18,332 @@ fn owner(d: &TreeDef) -> &str {
     d.qualified.rsplit_once('.').map_or("", |(c, _)| c)
 }
 
-fn simple(q: &str) -> &str {
-    q.rsplit('.').next().unwrap_or(q)
-}
-
-/// The picked Java member and the other classes of ours defining NAME.
+/// The picked Java member, the definitions renamed with it (its overrides,
+/// and what it overrides, in our classes) and the other classes of ours
+/// defining NAME (its rivals).
 pub(super) struct Rivals<'a> {
     t: &'a TreeDef,
+    files: &'a [(PathBuf, Parsed)],
+    /// Every Java definition of NAME of the target's kind: (file, definition).
+    all: Vec<(&'a Path, &'a TreeDef)>,
+    /// The picked definition and those overriding it or overridden by it.
+    family: Vec<(&'a Path, &'a TreeDef)>,
     /// The rival definitions: (file, definition).
     defs: Vec<(&'a Path, &'a TreeDef)>,
-    /// Some definition of NAME overrides (@Override) another: which ones
-    /// are tied by inheritance is not known.
+    classes: Classes<'a>,
+    /// A rival overrides (@Override) a method of a type that is not known
+    /// (an anonymous class's, a class not scanned): it may be the target's.
     overrides: bool,
+    /// A definition renamed overrides a method no class of ours declares.
+    external: Option<(&'a Path, &'a TreeDef)>,
     /// The picked definition is a Java member.
     member: bool,
+}
+
+/// What a class sees as NAME: one of the family, a rival, several, none.
+#[derive(Clone, Copy, PartialEq)]
+enum Seen {
+    Family,
+    Rival,
+    Mixed,
+    None,
+}
+
+impl Seen {
+    fn and(self, o: Seen) -> Seen {
+        match (self, o) {
+            (Seen::None, x) | (x, Seen::None) => x,
+            (a, b) if a == b => a,
+            _ => Seen::Mixed,
+        }
+    }
 }
 
 impl<'a> Rivals<'a> {
     /// The rivals of `t` (picked in `files[i]`), when it is a Java member.
     pub(super) fn of(files: &'a [(PathBuf, Parsed)], i: usize, t: &'a TreeDef) -> Rivals<'a> {
-        let mut defs = Vec::new();
-        let mut overrides = false;
         let java = files[i].1.grammar == crate::text::syntax::grammar::Grammar::Java;
-        let member = matches!(t.kind, "method" | "field") && t.container.is_some();
-        if java && member {
-            for (p, f) in files {
-                for d in f.defs.iter().filter(|d| d.kind == t.kind) {
-                    if t.kind == "method" && has_override(f, d) {
-                        overrides = true;
-                    }
-                    // Overloads in the picked class are renamed with it.
-                    if owner(d) != owner(t) {
-                        defs.push((p.as_path(), d));
-                    }
-                }
+        let member = java && matches!(t.kind, "method" | "field") && t.container.is_some();
+        let mut r = Rivals {
+            t,
+            files,
+            all: Vec::new(),
+            family: vec![(files[i].0.as_path(), t)],
+            defs: Vec::new(),
+            classes: Classes::of(files),
+            overrides: false,
+            external: None,
+            member,
+        };
+        if !member {
+            return r;
+        }
+        for (p, f) in files
+            .iter()
+            .filter(|(_, f)| f.grammar == files[i].1.grammar)
+        {
+            for d in f
+                .defs
+                .iter()
+                .filter(|d| d.kind == t.kind && d.container.is_some())
+            {
+                r.all.push((p.as_path(), d));
             }
         }
-        Rivals {
-            t,
-            defs,
-            overrides,
-            member: java && member,
+        if t.kind == "method" {
+            r.grow_family();
+        }
+        for &(p, d) in &r.all {
+            // Overloads in the picked class are renamed with it.
+            if owner(d) != owner(t) && !r.in_family(p, d) {
+                r.defs.push((p, d));
+            }
+        }
+        if t.kind == "method" {
+            r.judge_overrides(files);
+        }
+        r
+    }
+
+    fn class_of(&self, p: &Path, d: &TreeDef) -> Option<usize> {
+        self.classes.find(p, owner(d))
+    }
+
+    fn in_family(&self, p: &Path, d: &TreeDef) -> bool {
+        self.family
+            .iter()
+            .any(|(fp, fd)| *fp == p && fd.qualified == d.qualified)
+    }
+
+    /// Adds every definition whose class is above or below a family member's.
+    fn grow_family(&mut self) {
+        loop {
+            let mut added = false;
+            for &(p, d) in &self.all {
+                if self.in_family(p, d) {
+                    continue;
+                }
+                let Some(c) = self.class_of(p, d) else {
+                    continue;
+                };
+                let above = self.classes.ancestors(c).0;
+                let related = self.family.iter().any(|&(fp, fd)| {
+                    self.class_of(fp, fd).is_some_and(|fc| {
+                        above.contains(&fc) || self.classes.ancestors(fc).0.contains(&c)
+                    })
+                });
+                if related {
+                    self.family.push((p, d));
+                    added = true;
+                }
+            }
+            if !added {
+                return;
+            }
+        }
+    }
+
+    /// Whether `c` has a class above it that defines NAME.
+    fn overrides_ours(&self, c: usize) -> bool {
+        let above = self.classes.ancestors(c).0;
+        self.all
+            .iter()
+            .any(|&(p, d)| self.class_of(p, d).is_some_and(|k| above.contains(&k)))
+    }
+
+    /// Marks a family member overriding a method none of our classes
+    /// declares, and a rival overriding one of a type that is not known.
+    fn judge_overrides(&mut self, files: &'a [(PathBuf, Parsed)]) {
+        let parsed = |p: &Path| files.iter().find(|(fp, _)| fp == p).map(|(_, f)| f);
+        for &(p, d) in &self.family {
+            if parsed(p).is_some_and(|f| has_override(f, d))
+                && self.class_of(p, d).is_none_or(|c| !self.overrides_ours(c))
+            {
+                self.external = Some((p, d));
+            }
+        }
+        for &(p, d) in &self.defs {
+            if !parsed(p).is_some_and(|f| has_override(f, d)) {
+                continue;
+            }
+            self.overrides |= match self.class_of(p, d) {
+                // A method of an anonymous or local class.
+                None => true,
+                Some(c) => !self.overrides_ours(c) && self.classes.ancestors(c).1,
+            };
+        }
+    }
+
+    /// A definition renamed with the target that overrides a method none of
+    /// our classes declares (a library's or the JDK's).
+    pub(super) fn external(&self) -> Option<(&'a Path, &'a TreeDef)> {
+        self.external
+    }
+
+    /// What the class `c` sees as NAME (its own, else its supertypes').
+    fn seen(&self, c: usize, depth: u8) -> Seen {
+        let cl = self.classes.get(c);
+        if let Some(&(p, d)) = self
+            .all
+            .iter()
+            .find(|(p, d)| *p == cl.path && owner(d) == cl.qualified)
+        {
+            return if self.in_family(p, d) {
+                Seen::Family
+            } else {
+                Seen::Rival
+            };
+        }
+        if depth > 16 {
+            return Seen::Mixed;
+        }
+        self.classes
+            .supers(c)
+            .into_iter()
+            .fold(Seen::None, |s, k| s.and(self.seen(k, depth + 1)))
+    }
+
+    /// What a type named `ty` in `path` sees as NAME.
+    fn seen_by_type(&self, ty: &str, path: &Path) -> Seen {
+        self.classes
+            .named(ty, path)
+            .into_iter()
+            .fold(Seen::None, |s, k| s.and(self.seen(k, 0)))
+    }
+
+    /// The own class `x.get()` or `get()` returns, of a use `x.get().NAME`:
+    /// the declared return type of `get` in x's class (or the enclosing one).
+    fn chained_type(&self, f: &Parsed, o: &Occurrence, path: &Path) -> Option<String> {
+        let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
+        let before = f.text.get(..o.start)?.trim_end().strip_suffix('.')?;
+        let args = before.trim_end().strip_suffix(')')?;
+        let mut depth = 1;
+        let open = args.bytes().rposition(|b| {
+            depth += match b {
+                b')' => 1,
+                b'(' => -1,
+                _ => 0,
+            };
+            depth == 0
+        })?;
+        let callee = args[..open].trim_end();
+        let start = callee.bytes().rposition(|b| !ident(b)).map_or(0, |i| i + 1);
+        let method = &callee[start..];
+        let here = enclosing(f, o.line);
+        // `new Foo(...).NAME`: a Foo.
+        let head = callee[..start].trim_end();
+        if head.ends_with("new")
+            && !head[..head.len() - 3].ends_with(|c: char| ident(c as u8))
+            && method.starts_with(|c: char| c.is_ascii_uppercase())
+        {
+            return Some(method.to_string());
+        }
+        let classes = match head.strip_suffix('.') {
+            None => vec![self.classes.find(path, here.first()?)?],
+            Some(r) => {
+                let r = r.trim_end();
+                let rs = r.bytes().rposition(|b| !ident(b)).map_or(0, |i| i + 1);
+                let x = &r[rs..];
+                // A longer chain (`a.b().get()`) is not followed.
+                if r[..rs].trim_end().ends_with(['.', ')']) {
+                    return None;
+                }
+                if x == "this" {
+                    vec![self.classes.find(path, here.first()?)?]
+                } else if x.starts_with(|c: char| c.is_ascii_uppercase()) {
+                    self.classes.named(x, path)
+                } else {
+                    self.classes.named(declared_type(f, x)?, path)
+                }
+            }
+        };
+        let mut out: Option<String> = None;
+        for k in classes {
+            let cl = self.classes.get(k);
+            let (_, pf) = self.files.iter().find(|(p, _)| p == cl.path)?;
+            let d = pf
+                .scopes
+                .iter()
+                .find(|d| d.kind == "method" && d.name == method && owner(d) == cl.qualified)?;
+            let rt = return_type(&pf.text, d)?;
+            if out.as_deref().is_some_and(|o| o != rt) {
+                return None;
+            }
+            out = Some(rt.to_string());
+        }
+        out
+    }
+
+    /// A use of NAME judged by the classes: the definition its receiver's
+    /// class (or the enclosing class, for a bare NAME) has or inherits.
+    /// `Some(None)` renamed, `Some(Some(why))` left, `None` not known here.
+    pub(super) fn resolve(
+        &self,
+        o: &Occurrence,
+        f: &Parsed,
+        path: &Path,
+    ) -> Option<Option<&'static str>> {
+        if !self.member {
+            return None;
+        }
+        if o.kind == RefKind::Definition {
+            let d = f
+                .defs
+                .iter()
+                .filter(|d| d.kind == self.t.kind && o.line >= d.start_line && o.line <= d.end_line)
+                .min_by_key(|d| d.end_line - d.start_line)?;
+            return self.in_family(path, d).then_some(None);
+        }
+        if matches!(o.kind, RefKind::Import | RefKind::String | RefKind::Comment) {
+            return None;
+        }
+        let dotted = f
+            .text
+            .get(..o.start)
+            .unwrap_or("")
+            .trim_end()
+            .ends_with('.');
+        let here = enclosing(f, o.line);
+        let inner = || here.first().and_then(|c| self.classes.find(path, c));
+        let (seen, bare) = match &o.member_of {
+            None | Some(None) if !dotted => {
+                let mut s = Seen::None;
+                for c in &here {
+                    s = self
+                        .classes
+                        .find(path, c)
+                        .map_or(Seen::None, |k| self.seen(k, 0));
+                    if s != Seen::None {
+                        break;
+                    }
+                }
+                (s, true)
+            }
+            Some(Some(obj)) if obj == "this" => (self.seen(inner()?, 0), true),
+            Some(_) if receiver_is_super(f, o) => {
+                let s = (self.classes.supers(inner()?).into_iter())
+                    .fold(Seen::None, |s, k| s.and(self.seen(k, 0)));
+                (s, true)
+            }
+            Some(Some(obj)) => {
+                let ty = if obj.starts_with(|c: char| c.is_ascii_uppercase()) {
+                    Some(obj.as_str())
+                } else {
+                    declared_type(f, obj)
+                };
+                (self.seen_by_type(ty?, path), false)
+            }
+            Some(None) => (
+                self.seen_by_type(&self.chained_type(f, o, path)?, path),
+                false,
+            ),
+            None => return None,
+        };
+        match seen {
+            Seen::Family => Some(None),
+            Seen::Rival if bare => Some(Some("shadowed")),
+            Seen::Rival => Some(Some("member")),
+            _ => None,
         }
     }
 
@@ -65,7 +351,7 @@ impl<'a> Rivals<'a> {
         !self.defs.is_empty()
     }
 
-    /// Whether the definitions override one another (or may).
+    /// Whether a rival overrides a method of a type that is not known.
     pub(super) fn overrides(&self) -> bool {
         self.any() && self.overrides
     }
@@ -152,7 +438,8 @@ impl<'a> Rivals<'a> {
                     declared_type(f, obj)
                 };
                 let ty = ty?;
-                let mine = ty == simple(own);
+                let mine =
+                    ty == simple(own) || self.family.iter().any(|(_, d)| simple(owner(d)) == ty);
                 match (mine, self.rival_named(ty)) {
                     (true, false) => Some(None),
                     (true, true) if in_target_file => Some(None),
@@ -259,4 +546,47 @@ fn enclosing(f: &Parsed, line: u64) -> Vec<&str> {
         .collect();
     cs.sort_by_key(|d| d.end_line - d.start_line);
     cs.into_iter().map(|d| d.qualified.as_str()).collect()
+}
+
+/// The declared return type of the method `d` of `text` (`Foo` of `static
+/// Foo<T> get(`), when it is a class name.
+fn return_type<'t>(text: &'t str, d: &TreeDef) -> Option<&'t str> {
+    let from: usize = text
+        .split_inclusive('\n')
+        .take(d.start_line.saturating_sub(1) as usize)
+        .map(str::len)
+        .sum();
+    let at = crate::text::syntax::refs::word_hits(text.as_bytes(), d.name.as_bytes())
+        .into_iter()
+        .find(|&at| {
+            at >= from
+                && text
+                    .get(at + d.name.len()..)
+                    .is_some_and(|r| r.trim_start().starts_with('('))
+        })?;
+    let mut ty = text.get(from..at)?.trim_end();
+    if let Some(open) = ty
+        .strip_suffix('>')
+        .and_then(|t| t.find('<').map(|i| &t[..i]))
+    {
+        ty = open.trim_end();
+    }
+    let start = ty
+        .bytes()
+        .rposition(|b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'$'))
+        .map_or(0, |i| i + 1);
+    let name = &ty[start..];
+    name.starts_with(|c: char| c.is_ascii_uppercase())
+        .then_some(name)
+}
+
+/// Whether `o` is `super.NAME`.
+fn receiver_is_super(f: &Parsed, o: &Occurrence) -> bool {
+    f.text
+        .get(..o.start)
+        .and_then(|t| t.trim_end().strip_suffix('.'))
+        .and_then(|t| t.trim_end().strip_suffix("super"))
+        .is_some_and(|t| {
+            !t.ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == '.')
+        })
 }
