@@ -802,6 +802,45 @@ fn java_rename_ties_uses_through_typed_lambdas_chained_calls_and_new() {
     );
 }
 
+/// Two classes with `unindent`, called through a fluent chain on a field
+/// declared as a nested class (another field of the same name in the outer
+/// class has another type) and through a cast.
+const CHAIN: &[(&str, &str)] = &[
+    (
+        "p/Block.java",
+        "package p;\n\nclass Block {\n    static class Builder {\n        Builder add(String s) {\n            return this;\n        }\n\n        Builder unindent() {\n            return this;\n        }\n    }\n}\n",
+    ),
+    (
+        "p/Writer.java",
+        "package p;\n\nclass Writer {\n    Writer unindent() {\n        return this;\n    }\n}\n",
+    ),
+    (
+        "p/Spec.java",
+        "package p;\n\nclass Spec {\n    final Block body = new Block();\n\n    static class Builder {\n        final Block.Builder body = new Block.Builder();\n\n        void f(Object w) {\n            body.add(\"x\").unindent();\n            ((Writer) w).unindent();\n        }\n    }\n}\n",
+    ),
+];
+
+#[test]
+fn java_rename_follows_fluent_chains_casts_and_the_nearest_declaration() {
+    let env = TestEnv::new();
+    let paths: Vec<&str> = CHAIN.iter().map(|(p, _)| *p).collect();
+    for (at, renamed) in [
+        ("p/Block.java", "body.add(\"x\").indent();"),
+        ("p/Writer.java", "((Writer) w).indent();"),
+    ] {
+        for (p, text) in CHAIN {
+            env.write(p, text);
+        }
+        let r = env.run(&["code", "rename", "unindent", "indent", "--in", at]);
+        assert_eq!(r.code, 0, "{}", r.stdout);
+        let spec = String::from_utf8(env.read("p/Spec.java")).expect("utf8");
+        assert!(spec.contains(renamed), "{at}: {spec}");
+        assert_eq!(spec.matches("indent()").count(), 2, "{spec}");
+        assert_eq!(spec.matches("unindent()").count(), 1, "{spec}");
+        assert_ne!(javac(&env, &paths), Some(false), "{at}");
+    }
+}
+
 const OUTER: &str = "package p;\n\nclass Outer {\n    static String join(String a) {\n        return a + \"!\";\n    }\n\n    String use() {\n        return join(\"x\");\n    }\n\n    static class Builder {\n        String join(String a) {\n            return a + \"?\";\n        }\n\n        String build() {\n            return join(\"y\");\n        }\n    }\n}\n";
 
 #[test]

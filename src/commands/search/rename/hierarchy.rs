@@ -87,7 +87,18 @@ impl<'a> Classes<'a> {
     /// The classes a type named `ty` in the file `from` may be: those of
     /// that file when it declares one, else every class of that simple name.
     pub(super) fn named(&self, ty: &str, from: &Path) -> Vec<usize> {
-        let ty = simple(ty);
+        if ty.contains('.') {
+            // `CodeBlock.Builder`, `p.Foo`: the classes whose name ends so.
+            let by_tail = |q: &str| q == ty || q.ends_with(&format!(".{ty}"));
+            let hits: Vec<usize> = (0..self.0.len())
+                .filter(|&i| by_tail(self.0[i].qualified))
+                .collect();
+            if hits.is_empty() {
+                // A package-qualified name: `p.Foo` is the class Foo.
+                return self.named(simple(ty), from);
+            }
+            return hits;
+        }
         let all: Vec<usize> = (0..self.0.len())
             .filter(|&i| simple(self.0[i].qualified) == ty)
             .collect();

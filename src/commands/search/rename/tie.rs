@@ -203,61 +203,80 @@ impl<'a> Rivals<'a> {
             .fold(Seen::None, |s, k| s.and(self.seen(k, depth + 1)))
     }
 
-    /// What a type named `ty` in `path` sees as NAME.
-    fn seen_by_type(&self, ty: &str, path: &Path) -> Seen {
-        self.classes
-            .named(ty, path)
+    /// What the classes `classes` (the ones a type may be) see as NAME.
+    fn seen_in(&self, classes: Vec<usize>) -> Seen {
+        classes
             .into_iter()
             .fold(Seen::None, |s, k| s.and(self.seen(k, 0)))
     }
 
-    /// The own class `x.get()` or `get()` returns, of a use `x.get().NAME`:
-    /// the declared return type of `get` in x's class (or the enclosing one).
-    fn chained_type(&self, f: &Parsed, o: &Occurrence, path: &Path) -> Option<String> {
+    /// The classes the expression that `before` ends with may be (`x`,
+    /// `this`, `Foo`, `new Foo(..)`, `((Foo) x)`, `a.get(..)` by the declared
+    /// return type of `get`, fluent chains of these), when all are known.
+    fn expr_classes(
+        &self,
+        f: &Parsed,
+        path: &Path,
+        line: u64,
+        before: &str,
+        depth: u8,
+    ) -> Option<Vec<usize>> {
         let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
-        let before = f.text.get(..o.start)?.trim_end().strip_suffix('.')?;
-        let args = before.trim_end().strip_suffix(')')?;
-        let mut depth = 1;
+        let before = before.trim_end();
+        let here = || {
+            enclosing(f, line)
+                .first()
+                .and_then(|c| self.classes.find(path, c))
+        };
+        let Some(args) = before.strip_suffix(')') else {
+            let rs = before.bytes().rposition(|b| !ident(b)).map_or(0, |i| i + 1);
+            let x = &before[rs..];
+            if before[..rs].trim_end().ends_with(['.', ')']) || x.is_empty() {
+                return None;
+            }
+            return Some(if x == "this" {
+                vec![here()?]
+            } else if x.starts_with(|c: char| c.is_ascii_uppercase()) {
+                self.classes.named(x, path)
+            } else {
+                self.classes.named(declared_dotted(f, x, line)?, path)
+            });
+        };
+        let mut open_depth = 1;
         let open = args.bytes().rposition(|b| {
-            depth += match b {
+            open_depth += match b {
                 b')' => 1,
                 b'(' => -1,
                 _ => 0,
             };
-            depth == 0
+            open_depth == 0
         })?;
         let callee = args[..open].trim_end();
         let start = callee.bytes().rposition(|b| !ident(b)).map_or(0, |i| i + 1);
         let method = &callee[start..];
-        let here = enclosing(f, o.line);
+        if method.is_empty() {
+            // `((Foo) x).NAME`: a Foo.
+            let cast = args[open + 1..].trim_start().strip_prefix('(')?;
+            let ty = cast[..cast.find(')')?].trim();
+            let plain = ty.bytes().all(|b| ident(b) || b == b'.')
+                && simple(ty).starts_with(|c: char| c.is_ascii_uppercase());
+            return plain.then(|| self.classes.named(ty, path));
+        }
         // `new Foo(...).NAME`: a Foo.
         let head = callee[..start].trim_end();
         if head.ends_with("new")
             && !head[..head.len() - 3].ends_with(|c: char| ident(c as u8))
             && method.starts_with(|c: char| c.is_ascii_uppercase())
         {
-            return Some(method.to_string());
+            return Some(self.classes.named(method, path));
         }
         let classes = match head.strip_suffix('.') {
-            None => vec![self.classes.find(path, here.first()?)?],
-            Some(r) => {
-                let r = r.trim_end();
-                let rs = r.bytes().rposition(|b| !ident(b)).map_or(0, |i| i + 1);
-                let x = &r[rs..];
-                // A longer chain (`a.b().get()`) is not followed.
-                if r[..rs].trim_end().ends_with(['.', ')']) {
-                    return None;
-                }
-                if x == "this" {
-                    vec![self.classes.find(path, here.first()?)?]
-                } else if x.starts_with(|c: char| c.is_ascii_uppercase()) {
-                    self.classes.named(x, path)
-                } else {
-                    self.classes.named(declared_type(f, x)?, path)
-                }
-            }
+            None => vec![here()?],
+            Some(_) if depth > 8 => return None,
+            Some(r) => self.expr_classes(f, path, line, r, depth + 1)?,
         };
-        let mut out: Option<String> = None;
+        // What `method` returns in each class: all must be known and agree.
+        let mut out: Option<Vec<usize>> = None;
         for k in classes {
             let cl = self.classes.get(k);
             let (_, pf) = self.files.iter().find(|(p, _)| p == cl.path)?;
@@ -265,13 +284,13 @@ impl<'a> Rivals<'a> {
                 .scopes
                 .iter()
                 .find(|d| d.kind == "method" && d.name == method && owner(d) == cl.qualified)?;
-            let rt = return_type(&pf.text, d)?;
-            if out.as_deref().is_some_and(|o| o != rt) {
+            let rt = self.classes.named(return_type(&pf.text, d)?, cl.path);
+            if out.as_ref().is_some_and(|o| *o != rt) {
                 return None;
             }
-            out = Some(rt.to_string());
+            out = Some(rt);
         }
-        out
+        out.filter(|o| !o.is_empty())
     }
 
     /// A use of NAME judged by the classes: the definition its receiver's
@@ -326,17 +345,18 @@ impl<'a> Rivals<'a> {
                 (s, true)
             }
             Some(Some(obj)) => {
-                let ty = if obj.starts_with(|c: char| c.is_ascii_uppercase()) {
-                    Some(obj.as_str())
+                let classes = if obj.starts_with(|c: char| c.is_ascii_uppercase()) {
+                    self.classes.named(obj, path)
                 } else {
-                    declared_type(f, obj)
+                    self.classes.named(declared_dotted(f, obj, o.line)?, path)
                 };
-                (self.seen_by_type(ty?, path), false)
+                (self.seen_in(classes), false)
             }
-            Some(None) => (
-                self.seen_by_type(&self.chained_type(f, o, path)?, path),
-                false,
-            ),
+            Some(None) => {
+                let before = f.text.get(..o.start)?.trim_end().strip_suffix('.')?;
+                let classes = self.expr_classes(f, path, o.line, before, 0)?;
+                (self.seen_in(classes), false)
+            }
             None => return None,
         };
         match seen {
@@ -589,4 +609,33 @@ fn receiver_is_super(f: &Parsed, o: &Occurrence) -> bool {
         .is_some_and(|t| {
             !t.ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == '.')
         })
+}
+
+/// The type `obj` is declared with in `f`, qualified as written
+/// (`CodeBlock.Builder` of `CodeBlock.Builder obj;`): the declaration in the
+/// innermost class enclosing `line` that has one, else the first.
+fn declared_dotted<'a>(f: &'a Parsed, obj: &str, line: u64) -> Option<&'a str> {
+    let decls = super::java::declared_types(f, obj);
+    let line_of = |at: usize| {
+        f.text
+            .get(..at)
+            .map_or(0, |t| t.matches('\n').count() as u64 + 1)
+    };
+    let in_class = |q: &str, at: usize| {
+        f.scopes
+            .iter()
+            .any(|d| d.qualified == q && (d.start_line..=d.end_line).contains(&line_of(at)))
+    };
+    let ty = enclosing(f, line)
+        .into_iter()
+        .find_map(|c| decls.iter().find(|(at, _)| in_class(c, *at)))
+        .or(decls.first())
+        .map(|&(_, t)| t)?;
+    let end = (ty.as_ptr() as usize).checked_sub(f.text.as_ptr() as usize)? + ty.len();
+    let head = f.text.get(..end)?;
+    let start = head
+        .bytes()
+        .rposition(|b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b == b'.'))
+        .map_or(0, |i| i + 1);
+    head.get(start..)
 }
