@@ -5,6 +5,7 @@
 use super::Parsed;
 use crate::text::syntax::defs::TreeDef;
 use crate::text::syntax::grammar::Grammar;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// One class (interface, enum, record) of a scanned Java file.
@@ -19,7 +20,8 @@ pub(super) struct Class<'a> {
     pub(super) unknown_super: bool,
 }
 
-pub(super) struct Classes<'a>(Vec<Class<'a>>);
+/// The classes, and their indices by simple name.
+pub(super) struct Classes<'a>(Vec<Class<'a>>, HashMap<&'a str, Vec<usize>>);
 
 /// java.lang supertypes, not ours.
 const LANG_SUPERS: &[&str] = &[
@@ -59,7 +61,11 @@ impl<'a> Classes<'a> {
                 });
             }
         }
-        let mut classes = Classes(list);
+        let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, c) in list.iter().enumerate() {
+            by_name.entry(simple(c.qualified)).or_default().push(i);
+        }
+        let mut classes = Classes(list, by_name);
         for i in 0..classes.0.len() {
             let c = &classes.0[i];
             let f = files.iter().find(|(p, _)| p == c.path).map(|(_, f)| f);
@@ -90,7 +96,8 @@ impl<'a> Classes<'a> {
         if ty.contains('.') {
             // `CodeBlock.Builder`, `p.Foo`: the classes whose name ends so.
             let by_tail = |q: &str| q == ty || q.ends_with(&format!(".{ty}"));
-            let hits: Vec<usize> = (0..self.0.len())
+            let hits: Vec<usize> = (self.1.get(simple(ty)).into_iter().flatten())
+                .copied()
                 .filter(|&i| by_tail(self.0[i].qualified))
                 .collect();
             if hits.is_empty() {
@@ -99,9 +106,7 @@ impl<'a> Classes<'a> {
             }
             return hits;
         }
-        let all: Vec<usize> = (0..self.0.len())
-            .filter(|&i| simple(self.0[i].qualified) == ty)
-            .collect();
+        let all: Vec<usize> = self.1.get(ty).cloned().unwrap_or_default();
         let here: Vec<usize> = all
             .iter()
             .copied()
