@@ -534,8 +534,8 @@ fn java_rename_of_an_override_of_a_jdk_method_is_refused_with_a_repair_that_work
     }
     assert_eq!(env.read("src/p/Job.java"), JOB.as_bytes());
     // An override of our own interface's method is ours, not an external
-    // symbol; renaming one of the two alone would break the override, so it is
-    // refused as ambiguous.
+    // symbol: the interface's method, its override and their uses are renamed
+    // together.
     let r = env.run(&[
         "code",
         "rename",
@@ -543,13 +543,17 @@ fn java_rename_of_an_override_of_a_jdk_method_is_refused_with_a_repair_that_work
         "apply",
         "--in",
         "src/p/Handler.java",
-        "--dry-run",
     ]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.json["renamed"]["definition"], 2, "{}", r.stdout);
     assert_eq!(
-        r.json["error"]["code"], "selection.ambiguous",
-        "{}",
-        r.stdout
+        env.read("src/p/Job.java"),
+        JOB.replace("int handle(", "int apply(").as_bytes()
     );
+    let main = String::from_utf8(env.read("src/p/Main.java")).expect("utf8");
+    assert!(main.contains("j.apply(1)"), "{main}");
+    let all = ["src/p/Job.java", "src/p/Handler.java", "src/p/Main.java"];
+    assert_ne!(javac(&env, &all), Some(false));
 }
 
 #[test]
@@ -628,7 +632,8 @@ fn java_rename_refuses_a_use_whose_receiver_could_be_another_own_class() {
     let env = TestEnv::new();
     env.write("p/Field.java", FIELD);
     env.write("p/Method.java", METHOD);
-    let user = "package p;\n\nclass Use {\n    static Method make() {\n        return new Method();\n    }\n\n    static boolean f(Field a) {\n        return a.has(1) && make().has(2);\n    }\n}\n";
+    // `s.get()` returns a type parameter: which class's has is called is not known.
+    let user = "package p;\n\nclass Use {\n    static Method make() {\n        return new Method();\n    }\n\n    static boolean f(Field a, java.util.function.Supplier<Method> s) {\n        return a.has(1) && s.get().has(2);\n    }\n}\n";
     env.write("p/Use.java", user);
     let r = env.run(RENAME_FIELDS_HAS);
     assert_eq!(r.code, 2, "{}", r.stdout);
@@ -657,27 +662,183 @@ fn java_rename_refuses_a_use_whose_receiver_could_be_another_own_class() {
     assert_eq!(env.run(&argv).code, 0, "{repair}");
 }
 
+/// A method, its override in a subclass, a subclass inheriting it, and
+/// another class with a method of the same name.
+const HIERARCHY: &[(&str, &str)] = &[
+    (
+        "p/Base.java",
+        "package p;\n\nclass Base {\n    boolean has(int m) {\n        return m > 0;\n    }\n\n    boolean twice(int m) {\n        return has(m) && has(m + 1);\n    }\n}\n",
+    ),
+    (
+        "p/Sub.java",
+        "package p;\n\nclass Sub extends Base {\n    @Override\n    boolean has(int m) {\n        return m < 0 || super.has(m);\n    }\n}\n",
+    ),
+    (
+        "p/Leaf.java",
+        "package p;\n\nclass Leaf extends Sub {\n    boolean check() {\n        return has(2) && this.has(3);\n    }\n}\n",
+    ),
+    (
+        "p/Other.java",
+        "package p;\n\nclass Other {\n    boolean has(int m) {\n        return m == 0;\n    }\n}\n",
+    ),
+    (
+        "p/Use.java",
+        "package p;\n\nclass Use {\n    static boolean f(Base b, Sub s, Leaf l, Other o) {\n        return b.has(1) && s.has(2) && l.has(3) && o.has(4) && new Leaf().has(5);\n    }\n}\n",
+    ),
+];
+
 #[test]
-fn java_rename_refuses_a_method_an_own_class_overrides() {
+fn java_rename_of_an_overridden_method_renames_the_whole_hierarchy_and_its_uses() {
+    let env = TestEnv::new();
+    let paths: Vec<&str> = HIERARCHY.iter().map(|(p, _)| *p).collect();
+    for at in ["p/Base.java", "p/Sub.java"] {
+        for (p, text) in HIERARCHY {
+            env.write(p, text);
+        }
+        let r = env.run(&["code", "rename", "has", "holds", "--in", at]);
+        assert_eq!(r.code, 0, "{}", r.stdout);
+        assert_eq!(r.json["renamed"]["definition"], 2, "{}", r.stdout);
+        for (p, text) in HIERARCHY {
+            let want = if *p == "p/Other.java" {
+                text.to_string()
+            } else {
+                // Every has but Other's and the call on an Other.
+                text.replace("has(", "holds(")
+                    .replace("o.holds(4)", "o.has(4)")
+            };
+            assert_eq!(
+                String::from_utf8(env.read(p)).expect("utf8"),
+                want,
+                "{at}: {p}"
+            );
+        }
+        assert_ne!(javac(&env, &paths), Some(false), "{at}");
+    }
+}
+
+#[test]
+fn java_rename_of_a_hierarchy_that_overrides_a_jdk_method_is_refused_and_a_rival_is_not() {
+    let env = TestEnv::new();
+    let task = "package p;\n\nimport java.util.function.Supplier;\n\nclass Task implements Supplier<String> {\n    @Override\n    public String get() {\n        return \"t\";\n    }\n}\n";
+    let later = "package p;\n\nclass Later extends Task {\n    @Override\n    public String get() {\n        return \"l\";\n    }\n}\n";
+    let cell = "package p;\n\nclass Cell {\n    String get() {\n        return \"b\";\n    }\n\n    String twice() {\n        return get() + this.get();\n    }\n}\n";
+    env.write("p/Task.java", task);
+    env.write("p/Later.java", later);
+    env.write("p/Cell.java", cell);
+    // Later.get overrides Task.get, which overrides Supplier's: not ours to rename.
+    let r = env.run(&["code", "rename", "get", "fetch", "--in", "p/Later.java"]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert_eq!(
+        r.json["error"]["code"], "refusal.external-symbol",
+        "{}",
+        r.stdout
+    );
+    let msg = r.json["error"]["message"].as_str().unwrap_or("");
+    assert!(msg.contains("Task.get at p/Task.java:6"), "{msg}");
+    assert_eq!(env.read("p/Later.java"), later.as_bytes());
+    // Cell.get overrides nothing: the others' overrides are none of its business.
+    let r = env.run(&["code", "rename", "get", "fetch", "--in", "p/Cell.java"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(
+        env.read("p/Cell.java"),
+        cell.replace("get()", "fetch()").as_bytes()
+    );
+    assert_eq!(env.read("p/Task.java"), task.as_bytes());
+    assert_ne!(
+        javac(&env, &["p/Task.java", "p/Later.java", "p/Cell.java"]),
+        Some(false)
+    );
+}
+
+#[test]
+fn java_rename_refuses_a_method_an_anonymous_class_overrides() {
     let env = TestEnv::new();
     let base =
         "package p;\n\nclass Base {\n    boolean has(int m) {\n        return m > 0;\n    }\n}\n";
-    let sub = "package p;\n\nclass Sub extends Base {\n    @Override\n    boolean has(int m) {\n        return m < 0;\n    }\n}\n";
+    let other =
+        "package p;\n\nclass Other {\n    boolean has(int m) {\n        return m == 0;\n    }\n}\n";
+    let make = "package p;\n\nclass Make {\n    static Base make() {\n        return new Base() {\n            @Override\n            boolean has(int m) {\n                return m < 0;\n            }\n        };\n    }\n}\n";
     env.write("p/Base.java", base);
-    env.write("p/Sub.java", sub);
-    for at in ["p/Base.java", "p/Sub.java"] {
-        let r = env.run(&["code", "rename", "has", "holds", "--in", at]);
-        assert_eq!(r.code, 2, "{}", r.stdout);
-        assert_eq!(
-            r.json["error"]["code"], "selection.ambiguous",
-            "{}",
-            r.stdout
-        );
-        let msg = r.json["error"]["message"].as_str().unwrap_or("");
-        assert!(msg.contains("@Override"), "{msg}");
+    env.write("p/Other.java", other);
+    env.write("p/Make.java", make);
+    let r = env.run(&["code", "rename", "has", "holds", "--in", "p/Base.java"]);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert_eq!(
+        r.json["error"]["code"], "selection.ambiguous",
+        "{}",
+        r.stdout
+    );
+    let msg = r.json["error"]["message"].as_str().unwrap_or("");
+    assert!(msg.contains("@Override"), "{msg}");
+    for (p, text) in [
+        ("p/Base.java", base),
+        ("p/Other.java", other),
+        ("p/Make.java", make),
+    ] {
+        assert_eq!(env.read(p), text.as_bytes(), "{p}");
     }
-    assert_eq!(env.read("p/Base.java"), base.as_bytes());
-    assert_eq!(env.read("p/Sub.java"), sub.as_bytes());
+}
+
+#[test]
+fn java_rename_ties_uses_through_typed_lambdas_chained_calls_and_new() {
+    let env = TestEnv::new();
+    env.write("p/Field.java", FIELD);
+    let method = "package p;\n\nclass Method {\n    boolean has(int m) {\n        return m < 0;\n    }\n\n    Field field() {\n        return new Field();\n    }\n}\n";
+    env.write("p/Method.java", method);
+    let user = "package p;\n\nimport java.util.function.Predicate;\n\nclass Use {\n    static Predicate<Field> f = (Field a) -> a.has(1);\n    static Predicate<Method> g = (Method b) -> b.has(2);\n\n    static boolean h(Method m) {\n        return m.field().has(3) && new Method().has(4) && new Field().has(5);\n    }\n}\n";
+    env.write("p/Use.java", user);
+    let r = env.run(RENAME_FIELDS_HAS);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(
+        String::from_utf8(env.read("p/Use.java")).expect("utf8"),
+        user.replace("a.has(1)", "a.holds(1)")
+            .replace("field().has(3)", "field().holds(3)")
+            .replace("Field().has(5)", "Field().holds(5)")
+    );
+    assert_eq!(env.read("p/Method.java"), method.as_bytes());
+    assert_ne!(
+        javac(&env, &["p/Field.java", "p/Method.java", "p/Use.java"]),
+        Some(false)
+    );
+}
+
+/// Two classes with `unindent`, called through a fluent chain on a field
+/// declared as a nested class (another field of the same name in the outer
+/// class has another type) and through a cast.
+const CHAIN: &[(&str, &str)] = &[
+    (
+        "p/Block.java",
+        "package p;\n\nclass Block {\n    static class Builder {\n        Builder add(String s) {\n            return this;\n        }\n\n        Builder unindent() {\n            return this;\n        }\n    }\n}\n",
+    ),
+    (
+        "p/Writer.java",
+        "package p;\n\nclass Writer {\n    Writer unindent() {\n        return this;\n    }\n}\n",
+    ),
+    (
+        "p/Spec.java",
+        "package p;\n\nclass Spec {\n    final Block body = new Block();\n\n    static class Builder {\n        final Block.Builder body = new Block.Builder();\n\n        void f(Object w) {\n            body.add(\"x\").unindent();\n            ((Writer) w).unindent();\n        }\n    }\n}\n",
+    ),
+];
+
+#[test]
+fn java_rename_follows_fluent_chains_casts_and_the_nearest_declaration() {
+    let env = TestEnv::new();
+    let paths: Vec<&str> = CHAIN.iter().map(|(p, _)| *p).collect();
+    for (at, renamed) in [
+        ("p/Block.java", "body.add(\"x\").indent();"),
+        ("p/Writer.java", "((Writer) w).indent();"),
+    ] {
+        for (p, text) in CHAIN {
+            env.write(p, text);
+        }
+        let r = env.run(&["code", "rename", "unindent", "indent", "--in", at]);
+        assert_eq!(r.code, 0, "{}", r.stdout);
+        let spec = String::from_utf8(env.read("p/Spec.java")).expect("utf8");
+        assert!(spec.contains(renamed), "{at}: {spec}");
+        assert_eq!(spec.matches("indent()").count(), 2, "{spec}");
+        assert_eq!(spec.matches("unindent()").count(), 1, "{spec}");
+        assert_ne!(javac(&env, &paths), Some(false), "{at}");
+    }
 }
 
 const OUTER: &str = "package p;\n\nclass Outer {\n    static String join(String a) {\n        return a + \"!\";\n    }\n\n    String use() {\n        return join(\"x\");\n    }\n\n    static class Builder {\n        String join(String a) {\n            return a + \"?\";\n        }\n\n        String build() {\n            return join(\"y\");\n        }\n    }\n}\n";

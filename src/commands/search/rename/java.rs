@@ -36,7 +36,13 @@ pub(super) fn library_typed(f: &Parsed, obj: &str) -> bool {
 /// Java: the type `obj` is declared with in `f` (`List<T> obj;`, `String obj
 /// =`, a parameter, `for (T obj : xs)`), the first declaration found.
 pub(super) fn declared_type<'a>(f: &'a Parsed, obj: &str) -> Option<&'a str> {
+    declared_types(f, obj).into_iter().next().map(|(_, t)| t)
+}
+
+/// Java: every declaration of `obj` in `f` with its type: (offset of `obj`, type).
+pub(super) fn declared_types<'a>(f: &'a Parsed, obj: &str) -> Vec<(usize, &'a str)> {
     let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
+    let mut out = Vec::new();
     for at in refs::word_hits(f.text.as_bytes(), obj.as_bytes()) {
         let after = f.text.get(at + obj.len()..).unwrap_or("").trim_start();
         if !after.starts_with([';', '=', ',', ')', ':']) || after.starts_with("==") {
@@ -52,10 +58,10 @@ pub(super) fn declared_type<'a>(f: &'a Parsed, obj: &str) -> Option<&'a str> {
         let start = ty.bytes().rposition(|b| !ident(b)).map_or(0, |i| i + 1);
         let name = &ty[start..];
         if name.starts_with(|c: char| c.is_ascii_uppercase()) {
-            return Some(name);
+            out.push((at, name));
         }
     }
-    None
+    out
 }
 
 /// java.lang types whose members are not ours.

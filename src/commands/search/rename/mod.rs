@@ -22,6 +22,7 @@ use crate::workspace::{defs, paths};
 use clap::Args;
 use std::path::{Path, PathBuf};
 
+mod hierarchy;
 mod java;
 mod pick;
 mod scoped;
@@ -90,7 +91,7 @@ pub struct RenameArgs {
 pub const RENAME: CommandSpec = CommandSpec {
     name: "code rename",
     summary: "Rename a symbol everywhere it is defined, used and imported.",
-    description: "Files with a compiled-in grammar below PATH (Rust, Python, Go, JavaScript, TypeScript/TSX, Java, C, C++, Ruby). Picks the one definition of NAME (a qualified NAME, --kind, --in narrow it; several left is selection.ambiguous with the qualified names as candidates); renames its definition, the uses that are not bound by a local or parameter of an enclosing function or block, imports, and member accesses: every `x.NAME` for a method or field but where x is imported from an external library (Python, JS/TS, Go, Java: a module no file in the scan is named after) and a bare NAME its file imports from one, only `module.NAME` through an imported name for a top-level symbol. A file that defines its own top-level NAME keeps it. Strings and comments only with --strings/--comments. Java: when another class of ours defines the member NAME too, a use whose receiver's type is not declared in reach, or definitions overriding one another, refuse the rename (selection.ambiguous, the definitions as candidates, the uses listed). Refuses a Java method that overrides (@Override) one no scanned file declares, a library's or the JDK's (refusal.external-symbol), a NEW that is not an identifier or a keyword (argument.invalid), and a NEW already used as a name in a file it would change (refusal.name-taken). A scan cut by its budget renames nothing (refusal.too-large). One op: all files or none; undo with aitools undo <op_id>. With --lsp a language server on PATH renames at the picked definition: its edits (changes or documentChanges) are the op, an edit outside the root refuses the rename (refusal.outside-workspace); no server, a failure or --lsp-timeout falls back to the grammar (lsp.used false with the reason), --lsp=require refuses instead (environment.unavailable).",
+    description: "Files with a compiled-in grammar below PATH (Rust, Python, Go, JavaScript, TypeScript/TSX, Java, C, C++, Ruby). Picks the one definition of NAME (a qualified NAME, --kind, --in narrow it; several left is selection.ambiguous with the qualified names as candidates); renames its definition, the uses that are not bound by a local or parameter of an enclosing function or block, imports, and member accesses: every `x.NAME` for a method or field but where x is imported from an external library (Python, JS/TS, Go, Java: a module no file in the scan is named after) and a bare NAME its file imports from one, only `module.NAME` through an imported name for a top-level symbol. A file that defines its own top-level NAME keeps it. Strings and comments only with --strings/--comments. Java: a method is renamed with the methods it overrides and that override it in our classes (read from extends/implements), and a use is tied by its receiver's class (declared type, `new T()`, a call's declared return type, `super`, the enclosing class) and what that class inherits; when another class of ours defines the member NAME too, a use that cannot be tied, or an override (@Override) by an anonymous class or through a class not scanned, refuses the rename (selection.ambiguous, the definitions as candidates, the uses listed). Refuses a Java method that overrides, or is renamed with one that overrides, (@Override) one no scanned file declares, a library's or the JDK's (refusal.external-symbol), a NEW that is not an identifier or a keyword (argument.invalid), and a NEW already used as a name in a file it would change (refusal.name-taken). A scan cut by its budget renames nothing (refusal.too-large). One op: all files or none; undo with aitools undo <op_id>. With --lsp a language server on PATH renames at the picked definition: its edits (changes or documentChanges) are the op, an edit outside the root refuses the rename (refusal.outside-workspace); no server, a failure or --lsp-timeout falls back to the grammar (lsp.used false with the reason), --lsp=require refuses instead (environment.unavailable).",
     args: <RenameArgs as clap::Args>::augment_args,
     output_fields: &[
         write::FIELD_CHANGES,
@@ -391,6 +392,11 @@ fn grammar_rename(
     if local_target.is_none() && rivals.overrides() {
         return Err(rivals.refusal(ctx, args, tpath, &[]));
     }
+    if local_target.is_none()
+        && let Some((p, d)) = rivals.external()
+    {
+        return Err(external_override(args, &tdef.name, &show(&ctx.root, p), d));
+    }
     let judge = Judge {
         tpath,
         tdef,
@@ -541,6 +547,7 @@ impl Judge<'_> {
             let why = match self.local {
                 Some(s) => local_reason(o, f, s, at, args),
                 None if self.ruby_variable => ruby_variable_reason(o, f, at, args),
+                None if let Some(w) = self.by_class(o, f, path) => w,
                 None => match skip_reason(o, f, at, self.tdef, self.member, own, args) {
                     Some(w) => Some(w),
                     None => match self.rivals.tie(o, f, at) {
@@ -558,6 +565,26 @@ impl Judge<'_> {
             }
         }
         edits
+    }
+}
+
+impl Judge<'_> {
+    /// Java: a use of a member judged by its receiver's class (or the
+    /// enclosing class), once the reasons that hold for any class are out.
+    fn by_class(&self, o: &Occurrence, f: &Parsed, path: &Path) -> Option<Option<&'static str>> {
+        let plain = f.grammar == Grammar::Java
+            && self.member.member
+            && !o.local
+            && !matches!(o.kind, RefKind::String | RefKind::Comment | RefKind::Import)
+            && !(o.member_of.is_none() && f.external.span_module(o.start).is_some())
+            && (self.member.case_label || !after_case(&f.text, o.start))
+            && !other_member_kind(f, o, self.tdef)
+            && !matches!(&o.member_of, Some(Some(obj)) if f.external_name(obj));
+        if plain {
+            self.rivals.resolve(o, f, path)
+        } else {
+            None
+        }
     }
 }
 

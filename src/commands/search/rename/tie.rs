@@ -3,6 +3,7 @@
 //! tied to one of them (a receiver whose type is not declared in reach, a bare
 //! call a superclass may answer) makes the rename refuse rather than guess.
 
+use super::hierarchy::{Classes, simple};
 use super::java::{declared_type, has_override};
 use super::{Parsed, RenameArgs, show};
 use crate::protocol::json::Json;
@@ -17,47 +18,352 @@ fn owner(d: &TreeDef) -> &str {
     d.qualified.rsplit_once('.').map_or("", |(c, _)| c)
 }
 
-fn simple(q: &str) -> &str {
-    q.rsplit('.').next().unwrap_or(q)
-}
-
-/// The picked Java member and the other classes of ours defining NAME.
+/// The picked Java member, the definitions renamed with it (its overrides,
+/// and what it overrides, in our classes) and the other classes of ours
+/// defining NAME (its rivals).
 pub(super) struct Rivals<'a> {
     t: &'a TreeDef,
+    files: &'a [(PathBuf, Parsed)],
+    /// Every Java definition of NAME of the target's kind: (file, definition).
+    all: Vec<(&'a Path, &'a TreeDef)>,
+    /// The picked definition and those overriding it or overridden by it.
+    family: Vec<(&'a Path, &'a TreeDef)>,
     /// The rival definitions: (file, definition).
     defs: Vec<(&'a Path, &'a TreeDef)>,
-    /// Some definition of NAME overrides (@Override) another: which ones
-    /// are tied by inheritance is not known.
+    classes: Classes<'a>,
+    /// A rival overrides (@Override) a method of a type that is not known
+    /// (an anonymous class's, a class not scanned): it may be the target's.
     overrides: bool,
+    /// A definition renamed overrides a method no class of ours declares.
+    external: Option<(&'a Path, &'a TreeDef)>,
     /// The picked definition is a Java member.
     member: bool,
+}
+
+/// What a class sees as NAME: one of the family, a rival, several, none.
+#[derive(Clone, Copy, PartialEq)]
+enum Seen {
+    Family,
+    Rival,
+    Mixed,
+    None,
+}
+
+impl Seen {
+    fn and(self, o: Seen) -> Seen {
+        match (self, o) {
+            (Seen::None, x) | (x, Seen::None) => x,
+            (a, b) if a == b => a,
+            _ => Seen::Mixed,
+        }
+    }
 }
 
 impl<'a> Rivals<'a> {
     /// The rivals of `t` (picked in `files[i]`), when it is a Java member.
     pub(super) fn of(files: &'a [(PathBuf, Parsed)], i: usize, t: &'a TreeDef) -> Rivals<'a> {
-        let mut defs = Vec::new();
-        let mut overrides = false;
         let java = files[i].1.grammar == crate::text::syntax::grammar::Grammar::Java;
-        let member = matches!(t.kind, "method" | "field") && t.container.is_some();
-        if java && member {
-            for (p, f) in files {
-                for d in f.defs.iter().filter(|d| d.kind == t.kind) {
-                    if t.kind == "method" && has_override(f, d) {
-                        overrides = true;
-                    }
-                    // Overloads in the picked class are renamed with it.
-                    if owner(d) != owner(t) {
-                        defs.push((p.as_path(), d));
-                    }
-                }
+        let member = java && matches!(t.kind, "method" | "field") && t.container.is_some();
+        let mut r = Rivals {
+            t,
+            files,
+            all: Vec::new(),
+            family: vec![(files[i].0.as_path(), t)],
+            defs: Vec::new(),
+            classes: Classes::of(files),
+            overrides: false,
+            external: None,
+            member,
+        };
+        if !member {
+            return r;
+        }
+        for (p, f) in files
+            .iter()
+            .filter(|(_, f)| f.grammar == files[i].1.grammar)
+        {
+            for d in f
+                .defs
+                .iter()
+                .filter(|d| d.kind == t.kind && d.container.is_some())
+            {
+                r.all.push((p.as_path(), d));
             }
         }
-        Rivals {
-            t,
-            defs,
-            overrides,
-            member: java && member,
+        if t.kind == "method" {
+            r.grow_family();
+        }
+        for &(p, d) in &r.all {
+            // Overloads in the picked class are renamed with it.
+            if owner(d) != owner(t) && !r.in_family(p, d) {
+                r.defs.push((p, d));
+            }
+        }
+        if t.kind == "method" {
+            r.judge_overrides(files);
+        }
+        r
+    }
+
+    fn class_of(&self, p: &Path, d: &TreeDef) -> Option<usize> {
+        self.classes.find(p, owner(d))
+    }
+
+    fn in_family(&self, p: &Path, d: &TreeDef) -> bool {
+        self.family
+            .iter()
+            .any(|(fp, fd)| *fp == p && fd.qualified == d.qualified)
+    }
+
+    /// Adds every definition whose class is above or below a family member's.
+    fn grow_family(&mut self) {
+        loop {
+            let mut added = false;
+            for &(p, d) in &self.all {
+                if self.in_family(p, d) {
+                    continue;
+                }
+                let Some(c) = self.class_of(p, d) else {
+                    continue;
+                };
+                let above = self.classes.ancestors(c).0;
+                let related = self.family.iter().any(|&(fp, fd)| {
+                    self.class_of(fp, fd).is_some_and(|fc| {
+                        above.contains(&fc) || self.classes.ancestors(fc).0.contains(&c)
+                    })
+                });
+                if related {
+                    self.family.push((p, d));
+                    added = true;
+                }
+            }
+            if !added {
+                return;
+            }
+        }
+    }
+
+    /// Whether `c` has a class above it that defines NAME.
+    fn overrides_ours(&self, c: usize) -> bool {
+        let above = self.classes.ancestors(c).0;
+        self.all
+            .iter()
+            .any(|&(p, d)| self.class_of(p, d).is_some_and(|k| above.contains(&k)))
+    }
+
+    /// Marks a family member overriding a method none of our classes
+    /// declares, and a rival overriding one of a type that is not known.
+    fn judge_overrides(&mut self, files: &'a [(PathBuf, Parsed)]) {
+        let parsed = |p: &Path| files.iter().find(|(fp, _)| fp == p).map(|(_, f)| f);
+        for &(p, d) in &self.family {
+            if parsed(p).is_some_and(|f| has_override(f, d))
+                && self.class_of(p, d).is_none_or(|c| !self.overrides_ours(c))
+            {
+                self.external = Some((p, d));
+            }
+        }
+        for &(p, d) in &self.defs {
+            if !parsed(p).is_some_and(|f| has_override(f, d)) {
+                continue;
+            }
+            self.overrides |= match self.class_of(p, d) {
+                // A method of an anonymous or local class.
+                None => true,
+                Some(c) => !self.overrides_ours(c) && self.classes.ancestors(c).1,
+            };
+        }
+    }
+
+    /// A definition renamed with the target that overrides a method none of
+    /// our classes declares (a library's or the JDK's).
+    pub(super) fn external(&self) -> Option<(&'a Path, &'a TreeDef)> {
+        self.external
+    }
+
+    /// What the class `c` sees as NAME (its own, else its supertypes').
+    fn seen(&self, c: usize, depth: u8) -> Seen {
+        let cl = self.classes.get(c);
+        if let Some(&(p, d)) = self
+            .all
+            .iter()
+            .find(|(p, d)| *p == cl.path && owner(d) == cl.qualified)
+        {
+            return if self.in_family(p, d) {
+                Seen::Family
+            } else {
+                Seen::Rival
+            };
+        }
+        if depth > 16 {
+            return Seen::Mixed;
+        }
+        self.classes
+            .supers(c)
+            .into_iter()
+            .fold(Seen::None, |s, k| s.and(self.seen(k, depth + 1)))
+    }
+
+    /// What the classes `classes` (the ones a type may be) see as NAME.
+    fn seen_in(&self, classes: Vec<usize>) -> Seen {
+        classes
+            .into_iter()
+            .fold(Seen::None, |s, k| s.and(self.seen(k, 0)))
+    }
+
+    /// The classes the expression that `before` ends with may be (`x`,
+    /// `this`, `Foo`, `new Foo(..)`, `((Foo) x)`, `a.get(..)` by the declared
+    /// return type of `get`, fluent chains of these), when all are known.
+    fn expr_classes(
+        &self,
+        f: &Parsed,
+        path: &Path,
+        line: u64,
+        before: &str,
+        depth: u8,
+    ) -> Option<Vec<usize>> {
+        let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
+        let before = before.trim_end();
+        let here = || {
+            enclosing(f, line)
+                .first()
+                .and_then(|c| self.classes.find(path, c))
+        };
+        let Some(args) = before.strip_suffix(')') else {
+            let rs = before.bytes().rposition(|b| !ident(b)).map_or(0, |i| i + 1);
+            let x = &before[rs..];
+            if before[..rs].trim_end().ends_with(['.', ')']) || x.is_empty() {
+                return None;
+            }
+            return Some(if x == "this" {
+                vec![here()?]
+            } else if x.starts_with(|c: char| c.is_ascii_uppercase()) {
+                self.classes.named(x, path)
+            } else {
+                self.classes.named(declared_dotted(f, x, line)?, path)
+            });
+        };
+        let mut open_depth = 1;
+        let open = args.bytes().rposition(|b| {
+            open_depth += match b {
+                b')' => 1,
+                b'(' => -1,
+                _ => 0,
+            };
+            open_depth == 0
+        })?;
+        let callee = args[..open].trim_end();
+        let start = callee.bytes().rposition(|b| !ident(b)).map_or(0, |i| i + 1);
+        let method = &callee[start..];
+        if method.is_empty() {
+            // `((Foo) x).NAME`: a Foo.
+            let cast = args[open + 1..].trim_start().strip_prefix('(')?;
+            let ty = cast[..cast.find(')')?].trim();
+            let plain = ty.bytes().all(|b| ident(b) || b == b'.')
+                && simple(ty).starts_with(|c: char| c.is_ascii_uppercase());
+            return plain.then(|| self.classes.named(ty, path));
+        }
+        // `new Foo(...).NAME`: a Foo.
+        let head = callee[..start].trim_end();
+        if head.ends_with("new")
+            && !head[..head.len() - 3].ends_with(|c: char| ident(c as u8))
+            && method.starts_with(|c: char| c.is_ascii_uppercase())
+        {
+            return Some(self.classes.named(method, path));
+        }
+        let classes = match head.strip_suffix('.') {
+            None => vec![here()?],
+            Some(_) if depth > 8 => return None,
+            Some(r) => self.expr_classes(f, path, line, r, depth + 1)?,
+        };
+        // What `method` returns in each class: all must be known and agree.
+        let mut out: Option<Vec<usize>> = None;
+        for k in classes {
+            let cl = self.classes.get(k);
+            let (_, pf) = self.files.iter().find(|(p, _)| p == cl.path)?;
+            let d = pf
+                .scopes
+                .iter()
+                .find(|d| d.kind == "method" && d.name == method && owner(d) == cl.qualified)?;
+            let rt = self.classes.named(return_type(&pf.text, d)?, cl.path);
+            if out.as_ref().is_some_and(|o| *o != rt) {
+                return None;
+            }
+            out = Some(rt);
+        }
+        out.filter(|o| !o.is_empty())
+    }
+
+    /// A use of NAME judged by the classes: the definition its receiver's
+    /// class (or the enclosing class, for a bare NAME) has or inherits.
+    /// `Some(None)` renamed, `Some(Some(why))` left, `None` not known here.
+    pub(super) fn resolve(
+        &self,
+        o: &Occurrence,
+        f: &Parsed,
+        path: &Path,
+    ) -> Option<Option<&'static str>> {
+        if !self.member {
+            return None;
+        }
+        if o.kind == RefKind::Definition {
+            let d = f
+                .defs
+                .iter()
+                .filter(|d| d.kind == self.t.kind && o.line >= d.start_line && o.line <= d.end_line)
+                .min_by_key(|d| d.end_line - d.start_line)?;
+            return self.in_family(path, d).then_some(None);
+        }
+        if matches!(o.kind, RefKind::Import | RefKind::String | RefKind::Comment) {
+            return None;
+        }
+        let dotted = f
+            .text
+            .get(..o.start)
+            .unwrap_or("")
+            .trim_end()
+            .ends_with('.');
+        let here = enclosing(f, o.line);
+        let inner = || here.first().and_then(|c| self.classes.find(path, c));
+        let (seen, bare) = match &o.member_of {
+            None | Some(None) if !dotted => {
+                let mut s = Seen::None;
+                for c in &here {
+                    s = self
+                        .classes
+                        .find(path, c)
+                        .map_or(Seen::None, |k| self.seen(k, 0));
+                    if s != Seen::None {
+                        break;
+                    }
+                }
+                (s, true)
+            }
+            Some(Some(obj)) if obj == "this" => (self.seen(inner()?, 0), true),
+            Some(_) if receiver_is_super(f, o) => {
+                let s = (self.classes.supers(inner()?).into_iter())
+                    .fold(Seen::None, |s, k| s.and(self.seen(k, 0)));
+                (s, true)
+            }
+            Some(Some(obj)) => {
+                let classes = if obj.starts_with(|c: char| c.is_ascii_uppercase()) {
+                    self.classes.named(obj, path)
+                } else {
+                    self.classes.named(declared_dotted(f, obj, o.line)?, path)
+                };
+                (self.seen_in(classes), false)
+            }
+            Some(None) => {
+                let before = f.text.get(..o.start)?.trim_end().strip_suffix('.')?;
+                let classes = self.expr_classes(f, path, o.line, before, 0)?;
+                (self.seen_in(classes), false)
+            }
+            None => return None,
+        };
+        match seen {
+            Seen::Family => Some(None),
+            Seen::Rival if bare => Some(Some("shadowed")),
+            Seen::Rival => Some(Some("member")),
+            _ => None,
         }
     }
 
@@ -65,7 +371,7 @@ impl<'a> Rivals<'a> {
         !self.defs.is_empty()
     }
 
-    /// Whether the definitions override one another (or may).
+    /// Whether a rival overrides a method of a type that is not known.
     pub(super) fn overrides(&self) -> bool {
         self.any() && self.overrides
     }
@@ -152,7 +458,8 @@ impl<'a> Rivals<'a> {
                     declared_type(f, obj)
                 };
                 let ty = ty?;
-                let mine = ty == simple(own);
+                let mine =
+                    ty == simple(own) || self.family.iter().any(|(_, d)| simple(owner(d)) == ty);
                 match (mine, self.rival_named(ty)) {
                     (true, false) => Some(None),
                     (true, true) if in_target_file => Some(None),
@@ -259,4 +566,76 @@ fn enclosing(f: &Parsed, line: u64) -> Vec<&str> {
         .collect();
     cs.sort_by_key(|d| d.end_line - d.start_line);
     cs.into_iter().map(|d| d.qualified.as_str()).collect()
+}
+
+/// The declared return type of the method `d` of `text` (`Foo` of `static
+/// Foo<T> get(`), when it is a class name.
+fn return_type<'t>(text: &'t str, d: &TreeDef) -> Option<&'t str> {
+    let from: usize = text
+        .split_inclusive('\n')
+        .take(d.start_line.saturating_sub(1) as usize)
+        .map(str::len)
+        .sum();
+    let at = crate::text::syntax::refs::word_hits(text.as_bytes(), d.name.as_bytes())
+        .into_iter()
+        .find(|&at| {
+            at >= from
+                && text
+                    .get(at + d.name.len()..)
+                    .is_some_and(|r| r.trim_start().starts_with('('))
+        })?;
+    let mut ty = text.get(from..at)?.trim_end();
+    if let Some(open) = ty
+        .strip_suffix('>')
+        .and_then(|t| t.find('<').map(|i| &t[..i]))
+    {
+        ty = open.trim_end();
+    }
+    let start = ty
+        .bytes()
+        .rposition(|b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'$'))
+        .map_or(0, |i| i + 1);
+    let name = &ty[start..];
+    name.starts_with(|c: char| c.is_ascii_uppercase())
+        .then_some(name)
+}
+
+/// Whether `o` is `super.NAME`.
+fn receiver_is_super(f: &Parsed, o: &Occurrence) -> bool {
+    f.text
+        .get(..o.start)
+        .and_then(|t| t.trim_end().strip_suffix('.'))
+        .and_then(|t| t.trim_end().strip_suffix("super"))
+        .is_some_and(|t| {
+            !t.ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == '.')
+        })
+}
+
+/// The type `obj` is declared with in `f`, qualified as written
+/// (`CodeBlock.Builder` of `CodeBlock.Builder obj;`): the declaration in the
+/// innermost class enclosing `line` that has one, else the first.
+fn declared_dotted<'a>(f: &'a Parsed, obj: &str, line: u64) -> Option<&'a str> {
+    let decls = super::java::declared_types(f, obj);
+    let line_of = |at: usize| {
+        f.text
+            .get(..at)
+            .map_or(0, |t| t.matches('\n').count() as u64 + 1)
+    };
+    let in_class = |q: &str, at: usize| {
+        f.scopes
+            .iter()
+            .any(|d| d.qualified == q && (d.start_line..=d.end_line).contains(&line_of(at)))
+    };
+    let ty = enclosing(f, line)
+        .into_iter()
+        .find_map(|c| decls.iter().find(|(at, _)| in_class(c, *at)))
+        .or(decls.first())
+        .map(|&(_, t)| t)?;
+    let end = (ty.as_ptr() as usize).checked_sub(f.text.as_ptr() as usize)? + ty.len();
+    let head = f.text.get(..end)?;
+    let start = head
+        .bytes()
+        .rposition(|b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b == b'.'))
+        .map_or(0, |i| i + 1);
+    head.get(start..)
 }
