@@ -11,6 +11,7 @@ use crate::protocol::argv as protocol_argv;
 use crate::protocol::envelope::{self, Rendered};
 use crate::protocol::host::Host;
 use crate::protocol::invoke::Invoked;
+use crate::protocol::kept::Kept;
 use crate::protocol::registry::CommandSpec;
 use crate::protocol::{CmdError, Json, Repair, code, values};
 use crate::registry;
@@ -21,6 +22,7 @@ use clap::FromArgMatches;
 use std::ffi::OsString;
 use std::io::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
 use std::time::Duration;
 
 pub use crate::protocol::host::VERSION;
@@ -401,11 +403,12 @@ pub fn invoke(args: &[OsString]) -> Rendered {
     render(run(args))
 }
 
-/// `invoke` with paths relative to `dir`, not the process's directory (MCP).
-pub fn invoke_at(args: &[OsString], dir: &std::path::Path) -> Rendered {
-    let cwd = Some(dir.to_path_buf());
+/// `invoke` with paths relative to `dir`, not the process's directory, and the
+/// server's `kept` verdicts in the call's session (MCP).
+pub fn invoke_at(args: &[OsString], dir: &std::path::Path, kept: Option<Arc<Kept>>) -> Rendered {
     let call = Nested {
-        cwd,
+        cwd: Some(dir.to_path_buf()),
+        kept,
         ..Default::default()
     };
     render(run_in(args, Some(&call), Default::default()))
@@ -420,8 +423,10 @@ pub fn invoke_with(args: &[OsString], events: crate::protocol::events::Events) -
 /// (none: a call of its own, `invoke_at`) and the directory its paths are relative to.
 #[derive(Default)]
 struct Nested {
-    session: Option<std::sync::Arc<Session>>,
+    session: Option<Arc<Session>>,
     cwd: Option<std::path::PathBuf>,
+    /// A server's verdicts, for the session of a call of its own.
+    kept: Option<Arc<Kept>>,
     /// The caller's `--syntax-guard`: an inner write without its own keeps it.
     syntax_guard: Option<bool>,
 }
@@ -453,6 +458,7 @@ fn run_nested(ctx: &Ctx, argv: &[String], cwd: Option<&std::path::Path>) -> Invo
         session: Some(ctx.session.clone()),
         cwd: cwd.map(std::path::Path::to_path_buf),
         syntax_guard: ctx.syntax_guard,
+        kept: None,
     };
     let events = crate::protocol::events::Events::default();
     catch_unwind(AssertUnwindSafe(|| run_in(&os, Some(&nested), events))).unwrap_or_else(|_| {
@@ -589,7 +595,9 @@ fn call_ctx(
             root,
             lock_timeout,
             n.cwd.as_deref(),
-            n.session.clone().unwrap_or_else(Session::start),
+            n.session
+                .clone()
+                .unwrap_or_else(|| Session::serving(n.kept.clone())),
         ),
         None => Ctx::new(name, argv, root, lock_timeout),
     }?;

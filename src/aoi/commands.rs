@@ -202,7 +202,7 @@ fn run_doctor(ctx: &Ctx, a: &DoctorArgs) -> Result<Output, CmdError> {
         ctx.events.emit_with("aoi:check", || c.clone());
         checks.push(c);
     };
-    let state = match state_dir::verify(&ctx.root) {
+    let state = match state_dir::verify(&ctx.root, ctx.session.kept()) {
         Ok(s) => {
             add(check(
                 "state_dir_trusted",
@@ -219,7 +219,7 @@ fn run_doctor(ctx: &Ctx, a: &DoctorArgs) -> Result<Output, CmdError> {
     };
     if let Some(state) = &state {
         let probe = state.join(format!(".doctor-{}", std::process::id()));
-        let writable = state_dir::ensure(&ctx.root)
+        let writable = state_dir::ensure(&ctx.root, ctx.session.kept())
             .and_then(|_| std::fs::write(&probe, b""))
             .and_then(|_| std::fs::remove_file(&probe));
         add(match writable {

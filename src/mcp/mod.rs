@@ -8,6 +8,7 @@
 
 use crate::protocol::envelope;
 use crate::protocol::host::Host;
+use crate::protocol::kept::Kept;
 use crate::protocol::registry::{CommandSpec, Effects, field};
 use crate::protocol::{CmdError, Output, Repair, code};
 use crate::workspace::Ctx;
@@ -16,6 +17,7 @@ use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The modern revision: every request carries its version and capabilities.
 pub const MODERN_VERSIONS: &[&str] = &["2026-07-28"];
@@ -152,6 +154,10 @@ pub struct Server {
     client_roots: bool,
     next_id: u64,
     pending: VecDeque<Pending>,
+    /// Verdicts on state directories kept between calls: every tool call
+    /// verifies the state directory; a server re-checks its identity and
+    /// verifies it whole only when that changed (`state_dir::verify`).
+    kept: Arc<Kept>,
 }
 
 /// Why `serve` stopped before the end of its input.
@@ -206,9 +212,6 @@ fn modern_request(id: &Value, params: &Value) -> Result<bool, Value> {
 
 impl Server {
     pub fn new(host: Host, root_arg: Option<&str>, tool_set: ToolSet) -> Server {
-        // Every tool call verifies the state directory; a server re-checks its
-        // identity and verifies it whole only when that changed.
-        crate::protocol::kept::keep();
         let (root, fixed) = match root_arg {
             Some(r) => (check_root(Path::new(r)), true),
             None => (
@@ -233,6 +236,7 @@ impl Server {
             client_roots: false,
             next_id: 0,
             pending: VecDeque::new(),
+            kept: Arc::default(),
         }
     }
 
@@ -496,7 +500,7 @@ impl Server {
             Err(m) => return Ok(self.result(bad_arguments(spec.name, m))),
         };
         let text = match &self.root {
-            Root::Dir(d) => run(self.host, argv, d),
+            Root::Dir(d) => run(self.host, argv, d, &self.kept),
             Root::Refused(why) => {
                 let err = CmdError::new(
                     code::ARGUMENT_INVALID,
@@ -679,15 +683,16 @@ fn tool_result(text: String, structured: Value, is_error: bool) -> Value {
 
 /// Runs one command in this process, exactly as `aitools <argv> --root <dir>`
 /// would; each call has its own session, so nothing a previous call cached
-/// carries over.
-fn run(host: Host, mut argv: Vec<String>, root: &Path) -> String {
+/// carries over but the server's `kept` verdicts, each re-checked before use.
+fn run(host: Host, mut argv: Vec<String>, root: &Path, kept: &Arc<Kept>) -> String {
     let at = argv.iter().position(|a| a == "--").unwrap_or(argv.len());
     // The call runs relative to the root (`invoke_at`), so `.` is the root;
     // follow-up commands in the answer stay short and still name it.
     argv.insert(at, "--root=.".to_string());
     let os: Vec<OsString> = argv.iter().map(OsString::from).collect();
-    let out =
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (host.invoke_at)(&os, root)));
+    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        (host.invoke_at)(&os, root, Some(kept.clone()))
+    }));
     match out {
         Ok(r) => r.text,
         Err(_) => {

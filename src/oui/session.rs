@@ -511,7 +511,7 @@ mod tests {
         let host = Host {
             commands: crate::registry::LIST,
             invoke: fake_invoke,
-            invoke_at: |a, _| fake_invoke(a),
+            invoke_at: |a, _, _| fake_invoke(a),
             invoke_with: fake_invoke_with,
         };
         Session::new(host, Path::new("/nonexistent-oui-root"), Map::new())

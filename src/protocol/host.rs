@@ -6,8 +6,10 @@
 use crate::protocol::args::{MODE_OPTIONS_TAKING_VALUES, global_options_taking_values};
 use crate::protocol::envelope::Rendered;
 use crate::protocol::events::Events;
+use crate::protocol::kept::Kept;
 use crate::protocol::registry::CommandSpec;
 use std::ffi::OsString;
+use std::sync::Arc;
 
 /// The binary's version.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -93,7 +95,9 @@ pub struct Host {
     pub invoke: fn(&[OsString]) -> Rendered,
     /// `invoke` with paths (and `--root`) relative to the given directory, not
     /// the process's working directory (which no server moves).
-    pub invoke_at: fn(&[OsString], &std::path::Path) -> Rendered,
+    /// A server passes what it keeps between calls (`kept`), which the call's
+    /// session carries.
+    pub invoke_at: fn(&[OsString], &std::path::Path, Option<Arc<Kept>>) -> Rendered,
     /// `invoke` with an event sink in the command's `Ctx` (the AOI JSONL mode).
     pub invoke_with: fn(&[OsString], Events) -> Rendered,
 }

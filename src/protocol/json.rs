@@ -128,30 +128,44 @@ impl Writer {
             | Json::Float(_)
             | Json::Number(_) => write_scalar(&mut self.out, value),
             Json::Str(s) => self.string(s),
-            Json::Arr(items) => {
-                self.out.push(b'[');
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push(b',');
-                    }
-                    self.write(item);
-                }
-                self.out.push(b']');
-            }
-            Json::Obj(members) => {
-                self.out.push(b'{');
-                for (i, (k, v)) in members.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push(b',');
-                    }
-                    self.string(k);
-                    self.out.push(b':');
-                    self.write(v);
-                }
-                self.out.push(b'}');
-            }
+            Json::Arr(items) => list(self, b"[]", items, |w, item| w.write(item)),
+            Json::Obj(members) => list(self, b"{}", members, |w, (k, v)| {
+                w.string(k);
+                w.out.push(b':');
+                w.write(v);
+            }),
         }
     }
+}
+
+impl Buf for Writer {
+    fn buf(&mut self) -> &mut Vec<u8> {
+        &mut self.out
+    }
+}
+
+/// A writer of JSON text into a byte buffer, whose arrays and objects `list`
+/// writes.
+pub trait Buf {
+    fn buf(&mut self) -> &mut Vec<u8>;
+}
+
+/// Writes a JSON array or object (`brackets`: `b"[]"` or `b"{}"`): each item by
+/// `each`, a comma between two.
+pub fn list<W: Buf, T>(
+    w: &mut W,
+    brackets: &[u8; 2],
+    items: impl IntoIterator<Item = T>,
+    mut each: impl FnMut(&mut W, T),
+) {
+    w.buf().push(brackets[0]);
+    for (i, item) in items.into_iter().enumerate() {
+        if i > 0 {
+            w.buf().push(b',');
+        }
+        each(w, item);
+    }
+    w.buf().push(brackets[1]);
 }
 
 /// The text of a number, boolean or null (non-finite floats print as null, as

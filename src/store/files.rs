@@ -100,7 +100,7 @@ impl<'a> Files<'a> {
     /// The workspace's state directory (created, its trust checked), where
     /// commands keep their own records.
     pub fn state_dir(&self) -> io::Result<OwnDir> {
-        super::state_dir::ensure(&self.ctx.root).map(OwnDir::at)
+        super::state_dir::ensure(&self.ctx.root, self.ctx.session.kept()).map(OwnDir::at)
     }
 }
 

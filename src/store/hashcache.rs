@@ -20,10 +20,12 @@
 //! a rehash. Its value lives in a `HashCache` the caller holds: no process-wide state.
 
 use super::state_dir;
+use crate::protocol::kept::Kept;
 use std::fs::Metadata;
 use std::io::Write;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Entries kept (the most recently written survive).
@@ -135,18 +137,21 @@ fn render(e: &Entry) -> String {
 /// The cache of one workspace's state directory.
 pub struct HashCache {
     dir: PathBuf,
-    /// The workspace whose state directory is created on the first write.
-    root: Option<PathBuf>,
+    /// The workspace whose state directory is created on the first write, and
+    /// the server's verdicts that directory is verified with.
+    root: Option<(PathBuf, Option<Arc<Kept>>)>,
 }
 
 impl HashCache {
     /// The cache in `root`'s state directory, when that directory can be trusted;
     /// None otherwise (then nothing is cached).
-    pub fn open(root: &Path) -> Option<HashCache> {
-        state_dir::verify(root).ok().map(|dir| HashCache {
-            dir,
-            root: Some(root.to_path_buf()),
-        })
+    pub fn open(root: &Path, kept: Option<Arc<Kept>>) -> Option<HashCache> {
+        state_dir::verify(root, kept.as_deref())
+            .ok()
+            .map(|dir| HashCache {
+                dir,
+                root: Some((root.to_path_buf(), kept)),
+            })
     }
 
     /// A cache kept in `dir` (tests).
@@ -188,7 +193,7 @@ impl HashCache {
         }
         if !self.dir.is_dir() {
             match &self.root {
-                Some(root) if state_dir::ensure(root).is_ok() => {}
+                Some((root, kept)) if state_dir::ensure(root, kept.as_deref()).is_ok() => {}
                 _ => return,
             }
         }

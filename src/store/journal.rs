@@ -580,13 +580,21 @@ impl ReverseLines {
             } else if self.pos == 0 {
                 return Ok(None);
             }
-            let start = self.pos.saturating_sub(64 * 1024);
-            let mut chunk = vec![0u8; (self.pos - start) as usize];
-            self.file.read_exact_at(&mut chunk, start)?;
-            chunk.extend_from_slice(&self.buf);
-            self.buf = chunk;
-            self.pos = start;
+            self.read_back(64 * 1024)?;
         }
+    }
+
+    /// Reads up to `size` bytes before what was read into the front of `buf`;
+    /// how many.
+    fn read_back(&mut self, size: u64) -> io::Result<usize> {
+        let start = self.pos.saturating_sub(size);
+        let mut chunk = vec![0u8; (self.pos - start) as usize];
+        self.file.read_exact_at(&mut chunk, start)?;
+        let added = chunk.len();
+        chunk.extend_from_slice(&self.buf);
+        self.buf = chunk;
+        self.pos = start;
+        Ok(added)
     }
 }
 

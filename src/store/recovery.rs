@@ -98,7 +98,7 @@ pub fn untrusted_error(ctx: &Ctx, u: &state_dir::Untrusted) -> Box<StoreError> {
 
 /// The state directory of this workspace once it is checked to be private.
 pub fn trusted_state(ctx: &Ctx) -> Result<PathBuf, Box<StoreError>> {
-    state_dir::verify(&ctx.root).map_err(|u| untrusted_error(ctx, &u))
+    state_dir::verify(&ctx.root, ctx.session.kept()).map_err(|u| untrusted_error(ctx, &u))
 }
 
 /// Runs recovery for the workspace; takes the lock only when something is pending.

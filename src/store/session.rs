@@ -87,14 +87,29 @@ pub struct Session {
     /// them with its intent record's first line; any left are synced when the
     /// session ends.
     unsynced: Mutex<Vec<PathBuf>>,
+    /// A long-lived server's verdicts on state directories, which it hands to
+    /// each call it runs (`protocol::kept`); none in a call of its own.
+    pub(crate) kept: Option<Arc<crate::protocol::kept::Kept>>,
 }
 
 impl Session {
     /// A session whose settings come from the environment.
     pub fn start() -> Arc<Session> {
+        Session::serving(None)
+    }
+
+    /// `start` for a call a server runs, with the server's `kept` verdicts.
+    pub fn serving(kept: Option<Arc<crate::protocol::kept::Kept>>) -> Arc<Session> {
         let mut s = Session::default();
         s.settings = Settings::from_env();
+        s.kept = kept;
         Arc::new(s)
+    }
+
+    /// The server's verdicts on state directories (`state_dir::verify`), if a
+    /// server runs this call.
+    pub fn kept(&self) -> Option<&crate::protocol::kept::Kept> {
+        self.kept.as_deref()
     }
 
     /// Directories to sync with the next intent record (see `unsynced`).

@@ -5,7 +5,7 @@
 //! its files: owner and group/other write bits of every existing directory), and
 //! there is no shared fallback such as /tmp when neither variable is set.
 
-use crate::protocol::kept;
+use crate::protocol::kept::{Identity, Kept};
 use sha2::{Digest, Sha256};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -129,20 +129,20 @@ fn check_ancestor(path: &Path, meta: &std::fs::Metadata, me: u32) -> Result<(), 
 
 /// Checks every existing directory from `/` down to the workspace's state
 /// directory and its parts; a missing one is fine (it will be created 0700).
-/// In a long-lived server (`protocol::kept`) a state directory verified before is
-/// trusted again while every directory judged private (the base's real path down
-/// to the state directory and its parts) is the same directory with the same
-/// owner and mode, or still missing (one `lstat` each, no path resolved); any
-/// change verifies the whole chain again.
-pub fn verify(root: &Path) -> Result<PathBuf, Untrusted> {
-    if !kept::on() {
+/// In a long-lived server (`kept`: `protocol::kept`, the server's own) a state
+/// directory verified before is trusted again while every directory judged
+/// private (the base's real path down to the state directory and its parts) is
+/// the same directory with the same owner and mode, or still missing (one `lstat`
+/// each, no path resolved); any change verifies the whole chain again.
+pub fn verify(root: &Path, kept: Option<&Kept>) -> Result<PathBuf, Untrusted> {
+    let Some(kept) = kept else {
         return verify_chain(root).map(|(state, _)| state);
-    }
+    };
     let state = for_root(root);
-    if kept::state_dir_holds(&state, unchanged) {
+    if kept.state_dir_holds(&state, unchanged) {
         return Ok(state);
     }
-    kept::set_state_dir(state.clone(), None);
+    kept.set_state_dir(state.clone(), None);
     let (state, chain) = verify_chain(root)?;
     let ids = chain
         .into_iter()
@@ -151,18 +151,18 @@ pub fn verify(root: &Path) -> Result<PathBuf, Untrusted> {
             (d, id)
         })
         .collect();
-    kept::set_state_dir(state.clone(), Some(ids));
+    kept.set_state_dir(state.clone(), Some(ids));
     Ok(state)
 }
 
 /// dev, inode, mode (type and permission bits) and owner, not following a symlink.
-fn identity(d: &Path) -> kept::Identity {
+fn identity(d: &Path) -> Identity {
     std::fs::symlink_metadata(d)
         .ok()
         .map(|m| (m.dev(), m.ino(), m.mode(), m.uid()))
 }
 
-fn unchanged(ids: &[(PathBuf, kept::Identity)]) -> bool {
+fn unchanged(ids: &[(PathBuf, Identity)]) -> bool {
     ids.iter().all(|(d, id)| identity(d) == *id)
 }
 
@@ -261,14 +261,14 @@ fn untrusted(u: Untrusted) -> std::io::Error {
 /// `blobs/`), each 0700, makes the new entries durable, and returns it; refuses
 /// (permission denied, with `Untrusted`'s text) a state directory someone else can
 /// write.
-pub fn ensure(root: &Path) -> std::io::Result<PathBuf> {
+pub fn ensure(root: &Path, kept: Option<&Kept>) -> std::io::Result<PathBuf> {
     let Made { state, changed, .. } = make(root)?;
     // Every directory is made first, then each changed one synced (one journal
     // commit on ext4: the first sync commits every mkdir; the rest find them done).
     sync_files_then_dirs(&[], &changed)?;
     // Checked once everything exists, so a directory someone made first (or
     // between our mkdir and now) is judged too.
-    verify(root).map_err(untrusted)?;
+    verify(root, kept).map_err(untrusted)?;
     Ok(state)
 }
 
@@ -294,7 +294,10 @@ pub fn ensure(root: &Path) -> std::io::Result<PathBuf> {
 /// plan). Only when `commit/` is made now: a state directory found with `commit/`
 /// but missing some other part (an old or partly removed one) may hold records
 /// recovery finishes before the op, so it is synced here as `ensure` does.
-pub fn ensure_deferred(root: &Path) -> std::io::Result<(PathBuf, Vec<PathBuf>, bool)> {
+pub fn ensure_deferred(
+    root: &Path,
+    kept: Option<&Kept>,
+) -> std::io::Result<(PathBuf, Vec<PathBuf>, bool)> {
     let Made {
         state,
         changed,
@@ -307,7 +310,7 @@ pub fn ensure_deferred(root: &Path) -> std::io::Result<(PathBuf, Vec<PathBuf>, b
         sync_files_then_dirs(&[], &changed)?;
         Vec::new()
     };
-    verify(root).map_err(untrusted)?;
+    verify(root, kept).map_err(untrusted)?;
     Ok((state, unsynced, blobs_new))
 }
 

@@ -161,6 +161,34 @@ fn archive_read_shows_a_members_lines_as_read_does_masked_and_hashed() {
     assert_eq!(multi.error_code(), "argument.invalid");
 }
 
+/// A `--match` line inside a YAML block scalar under a secret key is masked as
+/// `read --match` masks it (the lines before it prime the line machine), and
+/// counted; a line outside the value is shown.
+#[test]
+fn archive_read_match_masks_a_line_inside_a_multi_line_secret() {
+    let env = TestEnv::new();
+    py(
+        &env,
+        r#"
+import zipfile
+z = zipfile.ZipFile("y.zip", "w")
+z.writestr("cfg.yaml", "name: app\npassword: |\n  Zq9vLmN3xR7pT2wK\n  mUfH8sYdC4jQ6bXe\nother: mUf\n")
+z.close()
+"#,
+    );
+    let r = env.run(&["archive", "read", "y.zip", "cfg.yaml", "--match", "mUf"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert!(!r.stdout.contains("mUfH8"), "{}", r.stdout);
+    assert_eq!(
+        r.json["lines"],
+        json!(["  [REDACTED_SECRET]", "other: mUf"]),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(r.json["line_numbers"], json!([4, 5]));
+    assert_eq!(r.json["redactions"], 1, "{}", r.stdout);
+}
+
 /// A Rust member with two functions and a marked block, zipped and tarred.
 const CODE: &str = r#"
 import tarfile, zipfile, io

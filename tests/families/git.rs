@@ -629,3 +629,74 @@ fn a_repository_without_filter_drivers_costs_one_git_process() {
     assert!(calls.contains("config --list"), "{calls}");
     assert!(calls.contains("filter.evil.clean="), "{calls}");
 }
+
+/// `git log -p` over one page of 5,000 commits feeds `git diff-tree --stdin`
+/// 205 KB of ids while git answers 41 bytes a commit on its stdout: more than
+/// the two pipes hold (64 KiB each), so the feeding must never wait for git to
+/// read it (git, blocked on a full stdout nobody reads yet, would stop reading,
+/// and the call would hang until its deadline). Every commit comes back, long
+/// before the deadline.
+#[test]
+fn git_log_p_feeds_more_than_a_pipe_holds_without_waiting() {
+    use std::io::Write;
+    let env = TestEnv::new();
+    let mut stream = String::new();
+    for i in 0..5000 {
+        let msg = format!("c{i}\n");
+        stream.push_str(&format!(
+            "commit refs/heads/main\ncommitter T <t@e> {} +0000\ndata {}\n{msg}",
+            1_700_000_000 + i,
+            msg.len()
+        ));
+        if i == 0 {
+            stream.push_str("M 644 inline a.txt\ndata 2\na\n");
+        }
+    }
+    let mut imp = Command::new("git")
+        .args(["fast-import", "--quiet"])
+        .current_dir(env.root())
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .expect("git fast-import");
+    imp.stdin
+        .take()
+        .expect("stdin")
+        .write_all(stream.as_bytes())
+        .expect("feed fast-import");
+    assert!(imp.wait().expect("wait").success());
+    env.git(&["symbolic-ref", "HEAD", "refs/heads/main"]);
+    // Waited for with a limit: a feeding that waits hangs the call for good
+    // (before its deadline starts), and the test must fail, not hang.
+    let mut child = env
+        .command(&["git", "log", "-p", "--limit", "5000"])
+        .env("AITOOLS_GIT_TIMEOUT_MS", "20000")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn aitools");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let reader = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut stdout, &mut b);
+        b
+    });
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait().expect("try_wait") {
+            break Some(st);
+        }
+        if started.elapsed() > std::time::Duration::from_secs(10) {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let stdout = reader.join().expect("reader");
+    let status = status.expect("git log -p over 5,000 commits did not end in 10 s");
+    assert!(status.success(), "{}", String::from_utf8_lossy(&stdout));
+    let r: serde_json::Value = serde_json::from_slice(&stdout).expect("one JSON envelope");
+    let items = r["items"].as_array().expect("items");
+    assert_eq!(items.len(), 5000);
+    assert_eq!(items[0][3], "c4999");
+}

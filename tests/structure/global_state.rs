@@ -37,18 +37,6 @@ pub const ALLOWED: &[(&str, &str, &str)] = &[
         "PLAIN",
         "the one run reaped by this process itself",
     ),
-    // A long-lived server's verdicts on state directories, each re-checked by
-    // the identities of the directories it judged before every use.
-    (
-        "protocol/kept.rs",
-        "ON",
-        "set once by aitools mcp: keep verdicts between calls",
-    ),
-    (
-        "protocol/kept.rs",
-        "STATE_DIRS",
-        "state directories verified, with the identities each rests on",
-    ),
     // Masks a command counted on its thread before its envelope (taken per call).
     (
         "protocol/redact/mod.rs",

@@ -430,7 +430,7 @@ fn text(
             ))
         });
     }
-    let premasked = premask(entry, &all, start, re.is_none(), &mut lines);
+    let premasked = redact::premask(Some(entry), &all, &numbers, re.is_none(), &mut lines);
     let chars: usize = lines.iter().map(|l| l.chars().count()).sum();
     let partial = cut || !cut_lines.is_empty();
     out.start_line = Some(numbers.first().copied().unwrap_or(start));
@@ -511,35 +511,4 @@ fn window(all: &[&str], start: u64, end: u64, re: Option<(&Regex, bool)>, max: u
         last_seen,
         cut,
     }
-}
-
-/// The shown `lines` (from line `start` of `all`) masked as a read of the whole
-/// member masks them: a multi-line value they start inside (`whole_lines`: not a
-/// `--match` pick), and a member named for its one value.
-fn premask(
-    entry: &str,
-    all: &[&str],
-    start: u64,
-    whole_lines: bool,
-    lines: &mut [String],
-) -> usize {
-    let first = usize::try_from(start).unwrap_or(usize::MAX).max(1);
-    let lead: Vec<String> = all
-        .get(first.saturating_sub(1 + redact::LEAD_LINES)..first - 1)
-        .unwrap_or_default()
-        .iter()
-        .map(|l| l.to_string())
-        .collect();
-    let mut premasked = if whole_lines {
-        redact::mask_after_lead(&lead, lines)
-    } else {
-        0
-    };
-    // A member named for its one value (`secrets/db_password`), as `read` masks it.
-    if let ([_], [only]) = (all, &mut *lines)
-        && redact::path_names_secret(entry)
-    {
-        premasked += redact::mask_named_by_path(entry, only);
-    }
-    premasked
 }

@@ -6,7 +6,7 @@ use super::pick::{self, Pick, Picked};
 use crate::handler;
 use crate::protocol::args::LineArgs;
 use crate::protocol::registry::{CommandSpec, Effects, field};
-use crate::protocol::{CmdError, Json, Output, Repair, code, shell, values};
+use crate::protocol::{CmdError, Json, Output, Repair, code, redact, shell, values};
 use crate::workspace::Ctx;
 use clap::Args;
 use serde::Serialize;
@@ -424,7 +424,7 @@ fn mask(path: &str, all: &[String], lines: &mut [Line], run: bool) -> usize {
     let all: Vec<&str> = all.iter().map(String::as_str).collect();
     let numbers: Vec<u64> = lines.iter().map(|l| l.n).collect();
     let mut texts: Vec<String> = lines.iter().map(|l| l.text.clone()).collect();
-    let masked = pick::premask(Some(path), &all, &numbers, run, &mut texts);
+    let masked = redact::premask(Some(path), &all, &numbers, run, &mut texts);
     for (l, t) in lines.iter_mut().zip(texts) {
         l.text = t;
     }

@@ -347,10 +347,11 @@ fn page(
 ) -> Result<Vec<Item>, CmdError> {
     let mut args = vec![
         "log".to_string(),
+        // With --full the id (%H) is the sha shown: git is asked once.
         if a.full {
-            format!("--format={RS}%H%x00%an%x00%aI%x00%ae%x00%H%x00%s")
+            format!("--format={RS}%H%x00%an%x00%aI%x00%ae%x00%s")
         } else {
-            format!("--format={RS}%h%x00%an%x00%as%x00%ae%x00%H%x00%s")
+            format!("--format={RS}%H%x00%an%x00%as%x00%ae%x00%h%x00%s")
         },
         format!("--max-count={most}"),
         format!("--skip={}", a.skip),
@@ -371,23 +372,28 @@ fn page(
     Ok(text
         .split(RS)
         .filter(|r| !r.is_empty())
-        .map(|rec| item(rec, a.files))
+        .map(|rec| item(rec, a.files, a.full))
         .collect())
 }
 
-/// One commit's record: `sha\0author\0date\0email\0id\0subject`, then (with
-/// --files) its paths, NUL-separated.
-fn item(rec: &str, files: bool) -> Item {
+/// One commit's record: `id\0author\0date\0email\0sha\0subject` (without
+/// `sha\0` when `full`: the sha shown is the id), then (with --files) its paths,
+/// NUL-separated.
+fn item(rec: &str, files: bool, full: bool) -> Item {
     let head = match rec.split_once('\n') {
         Some((h, _)) if !files => h,
         _ => rec,
     };
     let mut f = head.split('\0');
-    let sha = f.next().unwrap_or("").to_string();
+    let id = f.next().unwrap_or("").to_string();
     let author = f.next().unwrap_or("").to_string();
     let date = f.next().unwrap_or("").to_string();
     let email = f.next().unwrap_or("").to_string();
-    let id = f.next().unwrap_or("").to_string();
+    let sha = if full {
+        id.clone()
+    } else {
+        f.next().unwrap_or("").to_string()
+    };
     let subject_and_files = f.next().unwrap_or("");
     let (subject, first_file) = match subject_and_files.split_once('\n') {
         Some((s, r)) => (s.to_string(), r.trim_start_matches('\n').to_string()),

@@ -6,7 +6,7 @@
 
 use crate::protocol::args::LineArgs;
 use crate::protocol::values::{self, LineRange};
-use crate::protocol::{CmdError, Json, Repair, code, redact, shell};
+use crate::protocol::{CmdError, Json, Repair, code, shell};
 use crate::text::doc::Doc;
 use crate::text::outline;
 use crate::text::select::{self, SelectError, Selector, SymbolError};
@@ -428,48 +428,4 @@ fn no_symbol(
         ));
     }
     err
-}
-
-/// Masks `shown` (the lines `numbers` of `all`, 1-based) as one line machine
-/// over the file would: a run primed with the `LEAD_LINES` lines before it, each
-/// matched line with the state the lines before it leave. A one-line file at
-/// `path` whose name is its value's key (`secrets/db_password`) is masked whole.
-/// Returns how many.
-pub fn premask(
-    path: Option<&str>,
-    all: &[&str],
-    numbers: &[u64],
-    run: bool,
-    shown: &mut [String],
-) -> usize {
-    if let (Some(p), [_], [only]) = (path, all, &mut *shown)
-        && redact::path_names_secret(p)
-        && redact::mask_named_by_path(p, only) == 1
-    {
-        return 1;
-    }
-    let Some(&first) = numbers.first() else {
-        return 0;
-    };
-    let from = first.saturating_sub(redact::LEAD_LINES as u64).max(1);
-    if run {
-        let lead: Vec<String> = (from..first)
-            .filter_map(|n| all.get((n - 1) as usize))
-            .map(|l| l.to_string())
-            .collect();
-        return redact::mask_after_lead(&lead, shown);
-    }
-    let mut primer = redact::Primer::default();
-    let mut masked = 0;
-    let mut next = numbers.iter().zip(shown.iter_mut()).peekable();
-    let last = numbers.last().copied().unwrap_or(first);
-    for n in from..=last {
-        if let Some((_, line)) = next.next_if(|(k, _)| **k == n) {
-            masked += primer.mask_next(line);
-        }
-        if let Some(l) = all.get((n - 1) as usize) {
-            primer.feed(l.as_bytes());
-        }
-    }
-    masked
 }

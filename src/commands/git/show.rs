@@ -7,7 +7,7 @@ use super::pick::{self, Pick, Picked};
 use crate::handler;
 use crate::protocol::args::LineArgs;
 use crate::protocol::registry::{CommandSpec, Effects, field};
-use crate::protocol::{CmdError, Output, Repair, code, shell, values};
+use crate::protocol::{CmdError, Output, Repair, code, redact, shell, values};
 use crate::text::lines::sha256_hex;
 use crate::workspace::Ctx;
 use clap::Args;
@@ -205,7 +205,7 @@ pub fn run(ctx: &Ctx, a: &ShowArgs) -> Result<Output, CmdError> {
         out.next_commands.push(pick::continue_at(&ctx.argv, r));
     }
     let run = matches!(picked, Picked::Run { .. });
-    let premasked = pick::premask(Some(path), &all, &numbers, run, &mut lines);
+    let premasked = redact::premask(Some(path), &all, &numbers, run, &mut lines);
     let chars: usize = lines.iter().map(|l| l.chars().count()).sum();
     out.start_line = Some(match &picked {
         Picked::Run { first, .. } => *first,

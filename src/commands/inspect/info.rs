@@ -345,7 +345,7 @@ fn remember_hash(
         return;
     }
     let same = content.metadata().map(|m| Key::of(&m) == key);
-    if let (Ok(true), Some(cache)) = (same, HashCache::open(&ctx.root)) {
+    if let (Ok(true), Some(cache)) = (same, HashCache::open(&ctx.root, ctx.session.kept.clone())) {
         cache.put(
             &key,
             stamp_ns,

@@ -63,10 +63,10 @@ pub fn run(ctx: &Ctx, a: &GcArgs) -> Result<Output, CmdError> {
         }
         None => ctx.session.settings.gc_budget,
     };
-    if a.dry_run && state_dir::verify(&ctx.root).is_ok_and(|s| !s.exists()) {
+    if a.dry_run && state_dir::verify(&ctx.root, ctx.session.kept()).is_ok_and(|s| !s.exists()) {
         return Ok(nothing_to_collect(budget));
     }
-    let state = state_dir::ensure(&ctx.root)
+    let state = state_dir::ensure(&ctx.root, ctx.session.kept())
         .map_err(|e| crate::store::io_fault(ctx, "the state directory", &e))?;
     let _lock = lock::acquire(ctx, &state)?;
     recovery::recover_locked(ctx, &state)?;

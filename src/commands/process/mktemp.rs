@@ -75,7 +75,7 @@ fn tag(ctx: &Ctx, n: u32) -> String {
 pub fn run(ctx: &Ctx, a: &MktempArgs) -> Result<Output, CmdError> {
     check_affix(ctx, "--prefix", &a.prefix)?;
     check_affix(ctx, "--suffix", &a.suffix)?;
-    let state = state_dir::ensure(&ctx.root)
+    let state = state_dir::ensure(&ctx.root, ctx.session.kept())
         .map_err(|e| crate::store::io_fault(ctx, "the state directory", &e))?;
     let path = scratch::create(&state, a.dir, &a.prefix, &a.suffix, |n| tag(ctx, n))
         .map_err(|e| crate::store::io_fault(ctx, "the scratch area", &e))?;

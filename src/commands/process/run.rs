@@ -220,9 +220,9 @@ struct Ran {
 /// Opens a log for `stream` in the scratch area when its window first drops a
 /// line (never for a stream that fits).
 fn log_opener(ctx: &Ctx, stream: &'static str) -> super::capture::Opener {
-    let root = ctx.root.clone();
+    let (root, kept) = (ctx.root.clone(), ctx.session.kept.clone());
     Box::new(move || {
-        let state = state_dir::ensure(&root).ok()?;
+        let state = state_dir::ensure(&root, kept.as_deref()).ok()?;
         let (path, file) = scratch::spill(&state, stream).ok()?;
         let out: Box<dyn std::io::Write + Send> = Box::new(std::io::BufWriter::new(file));
         Some((path.to_string_lossy().to_string(), out))

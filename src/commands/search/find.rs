@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 mod top;
-use top::Top;
+use top::{Top, sort};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum TypeArg {
@@ -531,15 +531,6 @@ fn name_fits(root: &Path, pattern: &Pattern, p: &Path) -> bool {
         .map(|b| b.to_string_lossy().into_owned())
         .unwrap_or_default();
     pattern.matches(&rel, &base)
-}
-
-/// A flat list in the --sort order (path order is the walk's).
-fn sort(matched: &mut [Listed], by: SortArg) {
-    match by {
-        SortArg::Path => {}
-        SortArg::Mtime => matched.sort_by(|a, b| b.1.mtime.cmp(&a.1.mtime).then(a.0.cmp(b.0))),
-        SortArg::Size => matched.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(b.0))),
-    }
 }
 
 /// The entries as a tree below `start`: the first `limit` listed, the others

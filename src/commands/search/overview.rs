@@ -432,7 +432,10 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
         }
         _ => InIndex::Outside,
     };
-    let walked = scan::walk(&ctx.root, std::slice::from_ref(&start), &opts, || {
+    // Each result is tallied as it comes, in path order: nothing per file is
+    // kept but a language's sample (`Sampler`).
+    let mut seen = Tallied::new(git.as_ref().map_or(0, |g| g.tracked.len()));
+    let visit = || {
         |e: &Entry| {
             if e.kind != Kind::File {
                 return (e.depth == 1).then_some(Seen::Entry(e.kind));
@@ -458,14 +461,13 @@ pub fn run(ctx: &Ctx, args: &OverviewArgs) -> Result<Output, CmdError> {
                 git: in_index(e.path),
             })
         }
+    };
+    let starts = std::slice::from_ref(&start);
+    let walked = scan::walk_ordered(&ctx.root, starts, &opts, visit, |p, s| {
+        seen.add(ctx, p, s);
+        true
     })
     .map_err(|e| super::scan_error("overview", &ctx.argv, &e))?;
-
-    let mut seen = Tallied::of(
-        ctx,
-        &walked.items,
-        git.as_ref().map_or(0, |g| g.tracked.len()),
-    );
     seen.sample_disk(scan::threads(&opts));
     let (languages, languages_total) = languages_out(seen.langs);
     let truncated = languages_total > args.limit;
@@ -521,12 +523,12 @@ fn scan_options(
     Ok(opts)
 }
 
-/// What the walk saw, summed: each language's files (those whose size is on
-/// disk only, by language, to be sampled), the build files, the top-level
-/// entries, and where the files stand in git's index.
-struct Tallied<'w> {
+/// What the walk saw, summed: each language's files (a fixed sample of those
+/// whose size is on disk only, `Sampler`), the build files, the top-level entries
+/// (the first of each in path order), and where the files stand in git's index.
+struct Tallied {
     langs: BTreeMap<&'static str, Tally>,
-    disk: BTreeMap<&'static str, Vec<&'w std::path::Path>>,
+    disk: BTreeMap<&'static str, Sampler>,
     build_files: Vec<String>,
     entries: Vec<EntryOut>,
     /// Files below the work tree not in the index, and the index entries seen.
@@ -534,94 +536,124 @@ struct Tallied<'w> {
     seen_tracked: Vec<bool>,
 }
 
-impl<'w> Tallied<'w> {
-    fn of(ctx: &Ctx, items: &'w [(std::path::PathBuf, Seen)], tracked: usize) -> Tallied<'w> {
-        let mut t = Tallied {
+/// Build files listed at most.
+const MAX_BUILD_FILES: usize = 100;
+/// Top-level entries listed at most.
+const MAX_ENTRIES: usize = 200;
+
+/// One language's files sized on disk only: how many, and the `SAMPLE_FILES` of
+/// them whose paths hash least (a sample fixed by the paths alone, whatever the
+/// walk's order or threads, kept without a list of them all).
+#[derive(Default)]
+struct Sampler {
+    files: u64,
+    kept: std::collections::BinaryHeap<(u64, std::path::PathBuf)>,
+}
+
+impl Sampler {
+    fn offer(&mut self, p: &std::path::Path) {
+        use std::hash::Hasher;
+        use std::os::unix::ffi::OsStrExt;
+        self.files += 1;
+        let mut h = Fx::default();
+        h.write(p.as_os_str().as_bytes());
+        // splitmix64's finish: every bit of the path moves the rank.
+        let mut z = h.finish();
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        let rank = z ^ (z >> 31);
+        if self.kept.len() < SAMPLE_FILES {
+            self.kept.push((rank, p.to_path_buf()));
+        } else if self.kept.peek().is_some_and(|(top, _)| rank < *top) {
+            self.kept.pop();
+            self.kept.push((rank, p.to_path_buf()));
+        }
+    }
+}
+
+impl Tallied {
+    fn new(tracked: usize) -> Tallied {
+        Tallied {
             langs: BTreeMap::new(),
             disk: BTreeMap::new(),
             build_files: Vec::new(),
             entries: Vec::new(),
             untracked: 0,
             seen_tracked: vec![false; tracked],
-        };
+        }
+    }
+
+    /// One result of the walk (they come in path order).
+    fn add(&mut self, ctx: &Ctx, p: &std::path::Path, s: Seen) {
         let name_of = |p: &std::path::Path| {
             p.file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default()
         };
-        for (p, s) in items {
-            match s {
-                Seen::Entry(kind) => t.entries.push(EntryOut {
-                    name: name_of(p),
-                    kind: kind.name(),
-                }),
-                Seen::File {
-                    lang,
-                    size,
-                    depth,
-                    build,
-                    git: in_ix,
-                } => {
-                    match in_ix {
-                        InIndex::Outside => {}
-                        InIndex::Untracked => t.untracked += 1,
-                        InIndex::Tracked(i) => {
-                            if let Some(s) = t.seen_tracked.get_mut(*i) {
-                                *s = true;
-                            }
-                        }
-                    }
-                    if *depth == 1 {
-                        t.entries.push(EntryOut {
-                            name: name_of(p),
-                            kind: "file",
-                        });
-                    }
-                    if let Some(l) = lang {
-                        let tally = t.langs.entry(l).or_default();
-                        tally.files += 1;
-                        match size {
-                            Size::Exact(lines, bytes) => {
-                                tally.lines += lines;
-                                tally.bytes += bytes;
-                            }
-                            Size::Disk => t.disk.entry(l).or_default().push(p),
-                        }
-                    }
-                    if t.build_files.len() < 100 && *build {
-                        t.build_files.push(show(&ctx.root, p));
-                    }
+        let (lang, size, depth, build, in_ix) = match s {
+            Seen::Entry(kind) => {
+                if self.entries.len() < MAX_ENTRIES {
+                    self.entries.push(EntryOut {
+                        name: name_of(p),
+                        kind: kind.name(),
+                    });
+                }
+                return;
+            }
+            Seen::File {
+                lang,
+                size,
+                depth,
+                build,
+                git,
+            } => (lang, size, depth, build, git),
+        };
+        match in_ix {
+            InIndex::Outside => {}
+            InIndex::Untracked => self.untracked += 1,
+            InIndex::Tracked(i) => {
+                if let Some(s) = self.seen_tracked.get_mut(i) {
+                    *s = true;
                 }
             }
         }
-        t.entries.truncate(200);
-        t
+        if depth == 1 && self.entries.len() < MAX_ENTRIES {
+            self.entries.push(EntryOut {
+                name: name_of(p),
+                kind: "file",
+            });
+        }
+        if let Some(l) = lang {
+            let tally = self.langs.entry(l).or_default();
+            tally.files += 1;
+            match size {
+                Size::Exact(lines, bytes) => {
+                    tally.lines += lines;
+                    tally.bytes += bytes;
+                }
+                Size::Disk => self.disk.entry(l).or_default().offer(p),
+            }
+        }
+        if self.build_files.len() < MAX_BUILD_FILES && build {
+            self.build_files.push(show(&ctx.root, p));
+        }
     }
 
-    /// An even spread of each language's files sized on disk only (in path
-    /// order, so the answer does not depend on thread timing) is read; the
-    /// others count as its mean. The samples are read together (on the scan's
-    /// threads) and added in this order, so the sums do not depend on thread
-    /// timing either.
+    /// Each language's sample (`Sampler`) is read; the others count as its
+    /// mean. The samples are read together (on the scan's threads) and added
+    /// in path order, so the sums do not depend on thread timing.
     fn sample_disk(&mut self, threads: usize) {
-        let mut picked: Vec<(&'static str, &std::path::Path)> = Vec::new();
-        for (l, files) in &self.disk {
+        let mut picked: Vec<(&'static str, std::path::PathBuf)> = Vec::new();
+        for (l, sampler) in std::mem::take(&mut self.disk) {
             let t = self.langs.entry(l).or_default();
-            let n = files.len();
-            let k = n.min(SAMPLE_FILES);
-            let picks: Vec<usize> = (0..k).map(|i| i * n / k).collect();
-            let mut next = picks.iter().peekable();
-            for (i, p) in files.iter().enumerate() {
-                if next.peek() == Some(&&i) {
-                    next.next();
-                    picked.push((*l, *p));
-                } else {
-                    t.rest += 1;
-                    t.estimated = true;
-                }
-            }
+            let mut kept: Vec<std::path::PathBuf> =
+                sampler.kept.into_iter().map(|(_, p)| p).collect();
+            kept.sort_by(|a, b| scan::path_order(a, b));
+            t.rest = sampler.files - kept.len() as u64;
+            t.estimated |= t.rest > 0;
+            picked.extend(kept.into_iter().map(|p| (l, p)));
         }
-        let paths: Vec<&std::path::Path> = picked.iter().map(|(_, p)| *p).collect();
+        let paths: Vec<&std::path::Path> = picked.iter().map(|(_, p)| p.as_path()).collect();
         let samples = read_samples(&paths, threads);
         for ((l, _), sample) in picked.iter().zip(samples) {
             self.langs.entry(l).or_default().add(sample);

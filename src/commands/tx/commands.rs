@@ -462,7 +462,7 @@ struct DropOut {
 }
 
 pub fn drop(ctx: &Ctx, a: &DropArgs) -> Result<Output, CmdError> {
-    let state = state_dir::ensure(&ctx.root)
+    let state = state_dir::ensure(&ctx.root, ctx.session.kept())
         .map_err(|e| crate::store::io_fault(ctx, "the state directory", &e))?;
     let _w = lock::acquire(ctx, &state)?;
     let _t = tx::open(ctx, &a.tx)?.lock(ctx)?;

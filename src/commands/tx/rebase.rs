@@ -89,7 +89,7 @@ fn rebase_conflict(id: &str, drift: &[tx::Conflict], diag: Json) -> CmdError {
 pub fn rebase(ctx: &Ctx, a: &RebaseArgs) -> Result<Output, CmdError> {
     let id = a.tx.as_str();
     let run = invoker(ctx)?;
-    let state = state_dir::ensure(&ctx.root)
+    let state = state_dir::ensure(&ctx.root, ctx.session.kept())
         .map_err(|e| crate::store::io_fault(ctx, "the state directory", &e))?;
     let _w = lock::acquire(ctx, &state)?;
     let _t = tx::open(ctx, id)?.lock(ctx)?;

@@ -184,6 +184,51 @@ pub fn mask_after_lead(lead: &[String], shown: &mut [String]) -> usize {
     m.count.max(usize::from(changed))
 }
 
+/// Masks `shown` (the lines `numbers` of `all`, 1-based, read apart from the
+/// rest: `git show`, `git blame`, `archive read`) as one line machine over the
+/// file would: a `run` (consecutive lines) primed with the `LEAD_LINES` lines
+/// before it, each picked line (`--match`) with the state the lines before it
+/// leave. A one-line file at `path` whose name is its value's key
+/// (`secrets/db_password`) is masked whole. Returns how many.
+pub fn premask(
+    path: Option<&str>,
+    all: &[&str],
+    numbers: &[u64],
+    run: bool,
+    shown: &mut [String],
+) -> usize {
+    if let (Some(p), [_], [only]) = (path, all, &mut *shown)
+        && path_names_secret(p)
+        && mask_named_by_path(p, only) == 1
+    {
+        return 1;
+    }
+    let Some(&first) = numbers.first() else {
+        return 0;
+    };
+    let from = first.saturating_sub(LEAD_LINES as u64).max(1);
+    if run {
+        let lead: Vec<String> = (from..first)
+            .filter_map(|n| all.get((n - 1) as usize))
+            .map(|l| l.to_string())
+            .collect();
+        return mask_after_lead(&lead, shown);
+    }
+    let mut primer = Primer::default();
+    let mut masked = 0;
+    let mut next = numbers.iter().zip(shown.iter_mut()).peekable();
+    let last = numbers.last().copied().unwrap_or(first);
+    for n in from..=last {
+        if let Some((_, line)) = next.next_if(|(k, _)| **k == n) {
+            masked += primer.mask_next(line);
+        }
+        if let Some(l) = all.get((n - 1) as usize) {
+            primer.feed(l.as_bytes());
+        }
+    }
+    masked
+}
+
 /// The line machine's state as a file's lines go by, for lines shown apart from
 /// the lines before them (`read --match`, a `search` block, `wait`'s line): fed
 /// every line in order (`feed`, cheap on a line that cannot open a multi-line

@@ -4,7 +4,7 @@
 //! walk follows `tree`'s rules (array line items share one line machine, secret-named
 //! members mask their value), then the second pass runs over the text.
 
-use super::json::{self, Json};
+use super::json::{self, Buf, Json, list};
 use super::lines::{self, Lines, State};
 use super::tree::{
     Masker, PathRole, describes, keyed_list, line_text, path_context, path_role, pointer_key,
@@ -24,6 +24,12 @@ struct Writer {
     /// The top-level object's members (by index) written as they are (taken by
     /// the first object written).
     trusted: Range<usize>,
+}
+
+impl Buf for Writer {
+    fn buf(&mut self) -> &mut Vec<u8> {
+        &mut self.out
+    }
 }
 
 impl Writer {
@@ -49,18 +55,13 @@ impl Writer {
 
     /// The elements of a list under a secret-named key (`tree`'s rule).
     fn keyed_items(&mut self, key: &str, items: &[Json]) {
-        self.out.push(b'[');
-        for (i, item) in items.iter().enumerate() {
-            if i > 0 {
-                self.out.push(b',');
-            }
-            if self.m.element(key, item) {
-                write_str(&mut self.out, PLACEHOLDER);
+        list(self, b"[]", items, |w, item| {
+            if w.m.element(key, item) {
+                write_str(&mut w.out, PLACEHOLDER);
             } else {
-                self.value(item, None);
+                w.value(item, None);
             }
-        }
-        self.out.push(b']');
+        });
     }
 
     /// Writes `s`, a string that is not a file's line, masked (`Masker::standalone`).
@@ -76,7 +77,6 @@ impl Writer {
     /// An object's members (`tree`'s rules: a secret-named member's value, a list
     /// under a secret key, a scope under a key strongly naming one, `text` lines).
     fn object(&mut self, members: &[(String, Json)], mut lines: Option<&mut Lines>) {
-        self.out.push(b'{');
         let trusted = std::mem::replace(&mut self.trusted, 0..0);
         // A trusted `pointer` is not one the others are judged by (`tree`'s rule).
         let pointer = members.iter().position(|(k, _)| k == "pointer");
@@ -87,65 +87,61 @@ impl Writer {
         // A tree node (`tree::walk_object`'s rule).
         let under = self.m.dir.take();
         let dir = paths::tree_dir(members);
-        for (i, (k, v)) in members.iter().enumerate() {
-            if i > 0 {
-                self.out.push(b',');
-            }
+        list(self, b"{}", members.iter().enumerate(), |w, (i, (k, v))| {
             if trusted.contains(&i) {
-                write_str(&mut self.out, k);
-                self.out.push(b':');
+                write_str(&mut w.out, k);
+                w.out.push(b':');
                 let mut plain = json::Writer {
-                    out: std::mem::take(&mut self.out),
+                    out: std::mem::take(&mut w.out),
                 };
                 plain.write(v);
-                self.out = plain.out;
-                continue;
+                w.out = plain.out;
+                return;
             }
             if let (Some(d), "children") = (&dir, k.as_str()) {
-                write_str(&mut self.out, k);
-                self.out.push(b':');
-                self.m.dir = Some(paths::child_dir(under.as_deref(), d));
-                self.value(v, None);
-                self.m.dir = None;
-                continue;
+                write_str(&mut w.out, k);
+                w.out.push(b':');
+                w.m.dir = Some(paths::child_dir(under.as_deref(), d));
+                w.value(v, None);
+                w.m.dir = None;
+                return;
             }
             if let (Some(_), "name", Json::Str(s)) = (&under, k.as_str(), v) {
-                write_str(&mut self.out, k);
-                self.out.push(b':');
-                let masked = self.m.path_under(under.as_deref(), s);
-                write_str(&mut self.out, masked.as_deref().unwrap_or(s));
-                continue;
+                write_str(&mut w.out, k);
+                w.out.push(b':');
+                let masked = w.m.path_under(under.as_deref(), s);
+                write_str(&mut w.out, masked.as_deref().unwrap_or(s));
+                return;
             }
-            let pair = self.m.member(k, v) || self.m.pointed(k, v, &named);
-            self.string(k, &mut Lines::default());
-            self.out.push(b':');
+            let pair = w.m.member(k, v) || w.m.pointed(k, v, &named);
+            w.string(k, &mut Lines::default());
+            w.out.push(b':');
             if pair {
-                write_str(&mut self.out, PLACEHOLDER);
-                continue;
+                write_str(&mut w.out, PLACEHOLDER);
+                return;
             }
             if scopes(k, v) || (pointed_scope && shows_pointed(k)) {
-                self.scoped(v);
-                continue;
+                w.scoped(v);
+                return;
             }
             if let Some(role) = path_role(k, v, &path_ctx) {
-                self.role(v, &role);
-                continue;
+                w.role(v, &role);
+                return;
             }
             if let (true, Json::Arr(items)) = (keyed_list(k, v), v) {
-                self.keyed_items(k, items);
-                continue;
+                w.keyed_items(k, items);
+                return;
             }
             if k == "text"
                 && matches!(v, Json::Str(_))
                 && let Some(l) = lines.as_deref_mut()
             {
-                self.value(v, Some(l));
-                continue;
+                w.value(v, Some(l));
+                return;
             }
-            self.value(v, None);
-        }
+            w.value(v, None);
+        });
         self.m.dir = under;
-        self.out.push(b'}');
     }
 
     /// A value that is a path or a list of them (`tree::walk_paths`).
@@ -155,16 +151,7 @@ impl Writer {
                 let masked = self.m.path(s);
                 write_str(&mut self.out, masked.as_deref().unwrap_or(s));
             }
-            Json::Arr(items) => {
-                self.out.push(b'[');
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push(b',');
-                    }
-                    self.paths(item);
-                }
-                self.out.push(b']');
-            }
+            Json::Arr(items) => list(self, b"[]", items, |w, item| w.paths(item)),
             other => self.value(other, None),
         }
     }
@@ -174,29 +161,18 @@ impl Writer {
         let (PathRole::Table(columns), Json::Arr(rows)) = (role, value) else {
             return self.paths(value);
         };
-        self.out.push(b'[');
-        for (i, row) in rows.iter().enumerate() {
-            if i > 0 {
-                self.out.push(b',');
-            }
+        list(self, b"[]", rows, |w, row| {
             let Json::Arr(cells) = row else {
-                self.value(row, None);
-                continue;
+                return w.value(row, None);
             };
-            self.out.push(b'[');
-            for (j, c) in cells.iter().enumerate() {
-                if j > 0 {
-                    self.out.push(b',');
-                }
+            list(w, b"[]", cells.iter().enumerate(), |w, (j, c)| {
                 if columns.get(j) == Some(&true) {
-                    self.paths(c);
+                    w.paths(c);
                 } else {
-                    self.value(c, None);
+                    w.value(c, None);
                 }
-            }
-            self.out.push(b']');
-        }
-        self.out.push(b']');
+            });
+        });
     }
 
     /// A value under a key that strongly names a secret (`tree::walk_scoped`).
@@ -204,29 +180,13 @@ impl Writer {
         match value {
             Json::Str(s) if self.m.scoped(s) => write_str(&mut self.out, PLACEHOLDER),
             Json::Str(s) => self.standalone(s),
-            Json::Arr(items) => {
-                self.out.push(b'[');
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push(b',');
-                    }
-                    self.scoped(item);
-                }
-                self.out.push(b']');
-            }
+            Json::Arr(items) => list(self, b"[]", items, |w, item| w.scoped(item)),
             Json::Obj(members) if describes(members) => self.value(value, None),
-            Json::Obj(members) => {
-                self.out.push(b'{');
-                for (i, (k, v)) in members.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push(b',');
-                    }
-                    self.string(k, &mut Lines::default());
-                    self.out.push(b':');
-                    self.scoped(v);
-                }
-                self.out.push(b'}');
-            }
+            Json::Obj(members) => list(self, b"{}", members, |w, (k, v)| {
+                w.string(k, &mut Lines::default());
+                w.out.push(b':');
+                w.scoped(v);
+            }),
             scalar => json::write_scalar(&mut self.out, scalar),
         }
     }
@@ -242,27 +202,23 @@ impl Writer {
                 };
             }
             Json::Arr(items) => {
-                self.out.push(b'[');
                 let mut l = Lines::default();
                 // Key lines just before the current item, written in clear so far
                 // (where each starts in `out`, its index): `tree`'s `pending`.
                 let mut pending: Vec<(usize, usize)> = Vec::new();
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push(b',');
-                    }
-                    let start = self.out.len();
+                list(self, b"[]", items.iter().enumerate(), |w, (i, item)| {
+                    let start = w.out.len();
                     if !line_text(item) {
                         l = Lines::default();
                         pending.clear();
-                        self.value(item, None);
-                        continue;
+                        w.value(item, None);
+                        return;
                     }
                     l.closed_unopened = false;
                     let changed = match item {
-                        Json::Str(s) => self.string(s, &mut l),
+                        Json::Str(s) => w.string(s, &mut l),
                         _ => {
-                            self.value(item, Some(&mut l));
+                            w.value(item, Some(&mut l));
                             true
                         }
                     };
@@ -275,21 +231,21 @@ impl Writer {
                             .count();
                         pending.drain(..pending.len() - keep);
                         if let Some(&(first, _)) = pending.first() {
-                            let tail = self.out.split_off(first);
+                            let tail = w.out.split_off(first);
                             for (k, &(_, p)) in pending.iter().enumerate() {
                                 if k > 0 {
-                                    self.out.push(b',');
+                                    w.out.push(b',');
                                 }
                                 if let Json::Str(s) = &items[p] {
                                     let mut masked = s.clone();
                                     if let Some(r) = lines::retro(s) {
                                         masked.replace_range(r, PLACEHOLDER);
                                     }
-                                    write_str(&mut self.out, &masked);
+                                    write_str(&mut w.out, &masked);
                                 }
                             }
-                            self.out.push(b',');
-                            self.out
+                            w.out.push(b',');
+                            w.out
                                 .extend_from_slice(tail.get(start - first..).unwrap_or_default());
                         }
                         pending.clear();
@@ -303,8 +259,7 @@ impl Writer {
                     } else {
                         pending.clear();
                     }
-                }
-                self.out.push(b']');
+                });
             }
             Json::Obj(members) => self.object(members, lines),
             scalar => json::write_scalar(&mut self.out, scalar),

@@ -3,7 +3,6 @@
 
 use super::ReverseLines;
 use std::io;
-use std::os::unix::fs::FileExt;
 
 /// The lines of a [`ReverseLines`] that hold a needle's bytes, from the end
 /// backwards: each chunk read is searched once, forward (the fast direction),
@@ -56,14 +55,8 @@ impl<'n> ReverseMatches<'n> {
     /// Reads the chunk before what was read and searches it (and the needle's
     /// length less one past it, for a match across the seam).
     fn read_back(&mut self) -> io::Result<()> {
-        let r = &mut self.lines;
-        let start = r.pos.saturating_sub(256 * 1024);
-        let mut chunk = vec![0u8; (r.pos - start) as usize];
-        r.file.read_exact_at(&mut chunk, start)?;
-        let added = chunk.len();
-        chunk.extend_from_slice(&r.buf);
-        r.buf = chunk;
-        r.pos = start;
+        let added = self.lines.read_back(256 * 1024)?;
+        let r = &self.lines;
         let reach = (added + self.needle.needle().len().saturating_sub(1)).min(r.buf.len());
         let mut found: Vec<usize> = self
             .needle

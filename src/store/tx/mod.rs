@@ -158,12 +158,12 @@ pub fn stage_apart(ctx: &Ctx) -> Result<Apart, Box<StoreError>> {
 /// nothing in the state root.
 pub(crate) fn state_for(ctx: &Ctx) -> io::Result<std::path::PathBuf> {
     if let Some(apart) = ctx.session.tx_home.get()
-        && let Ok(state) = state_dir::verify(&ctx.root)
+        && let Ok(state) = state_dir::verify(&ctx.root, ctx.session.kept())
         && !state.exists()
     {
         return Ok(apart.clone());
     }
-    state_dir::ensure(&ctx.root)
+    state_dir::ensure(&ctx.root, ctx.session.kept())
 }
 
 /// A new tx id in `dir`: `tx-<UTC>-<8 hex>`; under `AITOOLS_SEED` derived from the

@@ -94,7 +94,7 @@ fn commit<E: From<Box<StoreError>>>(
     }
     // What it makes of the state directory is synced with the intent record.
     // A blob store made now held nothing before this op (`gc::after_write`).
-    let (state, unsynced, fresh_blobs) = state_dir::ensure_deferred(&ctx.root)
+    let (state, unsynced, fresh_blobs) = state_dir::ensure_deferred(&ctx.root, ctx.session.kept())
         .map_err(|e| super::io_fault(ctx, "the state directory", &e))?;
     ctx.session.defer_sync(unsynced);
     let _lock = lock::acquire(ctx, &state)?;
@@ -191,7 +191,7 @@ fn finish_reports(
 /// The workspace's state directory when it does not exist yet (its trust
 /// checked): a dry run then has nothing to lock, recover or number against.
 fn absent_state_dir(ctx: &Ctx) -> Option<PathBuf> {
-    let state = state_dir::verify(&ctx.root).ok()?;
+    let state = state_dir::verify(&ctx.root, ctx.session.kept()).ok()?;
     (!state.exists()).then_some(state)
 }
 

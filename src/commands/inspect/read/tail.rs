@@ -52,7 +52,7 @@ pub(super) fn fast(ctx: &Ctx, src: &Opened, n: u64) -> std::io::Result<Tail> {
     if size < CACHE_MIN || n == 0 {
         return Ok(Tail::Forward(None));
     }
-    let cache = HashCache::open(&ctx.root);
+    let cache = HashCache::open(&ctx.root, ctx.session.kept.clone());
     let key = Key::of(&meta);
     let known = cache
         .as_ref()

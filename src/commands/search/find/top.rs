@@ -4,8 +4,24 @@
 use super::{Listed, Raw, SortArg};
 use std::path::{Path, PathBuf};
 
-/// The --sort key: newest or largest first (by `Reverse`), then path order.
+/// The --sort key: newest or largest first (by `Reverse`); ties in path order.
 type SortKey = std::cmp::Reverse<(Option<(i64, u32)>, Option<u64>)>;
+
+/// An entry's --sort key (the one ordering of `Top` and `sort`).
+fn key(by: SortArg, raw: &Raw, size: Option<u64>) -> SortKey {
+    std::cmp::Reverse(match by {
+        SortArg::Path => (None, None),
+        SortArg::Mtime => (Some(raw.mtime), None),
+        SortArg::Size => (None, size),
+    })
+}
+
+/// A flat list in the --sort order (path order is the walk's).
+pub(super) fn sort(matched: &mut [Listed], by: SortArg) {
+    if by != SortArg::Path {
+        matched.sort_by(|a, b| (key(by, a.1, a.2), a.0).cmp(&(key(by, b.1, b.2), b.0)));
+    }
+}
 
 /// An entry a [`Top`] keeps.
 struct Ranked {
@@ -62,11 +78,7 @@ impl Top {
 
     pub(super) fn offer(&mut self, path: &Path, raw: Raw, size: Option<u64>) {
         self.total += 1;
-        let key = std::cmp::Reverse(match self.sort {
-            SortArg::Path => (None, None),
-            SortArg::Mtime => (Some(raw.mtime), None),
-            SortArg::Size => (None, size),
-        });
+        let key = key(self.sort, &raw, size);
         if self.heap.len() >= self.limit {
             match self.heap.peek() {
                 Some(last) if (&key, path) < last.rank() => {}
@@ -94,8 +106,8 @@ impl Top {
 
 #[cfg(test)]
 mod tests {
+    use super::sort as full_sort;
     use super::*;
-    use crate::commands::search::find::sort as full_sort;
     use crate::workspace::scan::Kind;
 
     fn raw(size: u64, mtime: i64) -> Raw {
