@@ -20,11 +20,13 @@ use crate::workspace::Ctx;
 use crate::workspace::scan_args::BudgetArgs;
 use crate::workspace::{defs, paths};
 use clap::Args;
+use refusals::{name_taken, passed_over, scan_cut};
 use std::path::{Path, PathBuf};
 
 mod hierarchy;
 mod java;
 mod pick;
+mod refusals;
 mod scoped;
 mod tie;
 mod via_lsp;
@@ -310,47 +312,6 @@ impl Default for Outcome {
             lsp: None,
         }
     }
-}
-
-/// A scan the budget cut: nothing renamed, the call with the budget raised.
-fn scan_cut(
-    ctx: &Ctx,
-    budget: &crate::workspace::scan::Budget,
-    c: &crate::workspace::scan::Cut,
-) -> CmdError {
-    CmdError::new(
-        code::TOO_LARGE,
-        format!(
-            "The scan's {} budget ran out after {} files; a partial rename would leave uses behind, so nothing was renamed.",
-            c.budget, c.files
-        ),
-        Repair::new(
-            "raise",
-            "Run it again with the spent scan budget raised (or name a narrower PATH).",
-            crate::workspace::scan_args::raise_budget(ctx, budget, c),
-        ),
-    )
-}
-
-/// A source file the scan passed over unread (`why`; `n` in all): nothing is
-/// renamed, and the repairs show why and what uses the name.
-fn passed_over(ctx: &Ctx, p: &Path, why: &str, n: usize) -> CmdError {
-    let shown = ctx.display_path(p);
-    let others = match n {
-        1 => String::new(),
-        n => format!(" (and {} more)", n - 1),
-    };
-    CmdError::new(
-        code::IO,
-        format!(
-            "{shown}{others} was passed over ({why}); it may use the name, so nothing was renamed."
-        ),
-        Repair::new(
-            "info",
-            "See its mode and size; make it readable, or name a PATH that leaves it out.",
-            format!("aitools info {}", crate::protocol::shell::quote(&shown)),
-        ),
-    )
 }
 
 /// `{path, line, kind, name}` of the definition renamed.
@@ -776,45 +737,4 @@ fn top_level_reason(o: &Occurrence, f: &Parsed, name: &str, own_def: bool) -> Op
         Some(Some(obj)) if f.imports.iter().any(|i| i == obj) => None,
         Some(_) => Some("member"),
     }
-}
-
-/// The refusal of a NEW already used in a file the rename changes, with a free
-/// name to use instead.
-fn name_taken(
-    ctx: &Ctx,
-    args: &RenameArgs,
-    path: &str,
-    line: u64,
-    files: &[(PathBuf, Parsed)],
-) -> CmdError {
-    let new = &args.new;
-    let free = (2..1000)
-        .map(|i| format!("{new}{i}"))
-        .find(|c| {
-            files
-                .iter()
-                .all(|(_, f)| refs::word_hits(f.text.as_bytes(), c.as_bytes()).is_empty())
-        })
-        .unwrap_or_else(|| format!("{new}_renamed"));
-    let mut argv: Vec<String> = ctx.argv.clone();
-    if let Some(pos) = argv.iter().position(|a| a == new) {
-        argv[pos] = free.clone();
-    }
-    CmdError::new(
-        code::NAME_TAKEN,
-        format!(
-            "{new} already names something at {path}:{line}, a file the rename changes: the renamed {} would be captured by it (or capture it). Nothing was renamed.",
-            args.name
-        ),
-        Repair::new(
-            "other-name",
-            format!("Rename to {free}, a name no file involved uses."),
-            shell::aitools(argv),
-        ),
-    )
-    .with_repair(Repair::new(
-        "see",
-        format!("See where {new} is used."),
-        shell::aitools(["code", "refs", new.as_str()]),
-    ))
 }
