@@ -486,14 +486,14 @@ mod tests {
             .collect();
         let text = match words.first().map(String::as_str) {
             Some("history") => {
-                r#"{"schema_version":8,"status":"ok","command":"history","items":[],"total":0,"note":"ghp_aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5"}"#.to_string()
+                r#"{"schema_version":9,"status":"ok","command":"history","items":[],"total":0,"note":"ghp_aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5"}"#.to_string()
             }
             Some("undo") if words.iter().any(|w| w == "op-slow") => {
                 std::thread::sleep(Duration::from_millis(600));
-                r#"{"schema_version":8,"status":"ok","command":"undo"}"#.to_string()
+                r#"{"schema_version":9,"status":"ok","command":"undo"}"#.to_string()
             }
-            Some("undo") => r#"{"schema_version":8,"status":"error","command":"undo","error":{"code":"refusal.target-changed","message":"changed","exit_code":2,"repairs":[{"action":"read","detail":"d","command":"aitools read a"}]}}"#.to_string(),
-            Some(w) => format!(r#"{{"schema_version":8,"status":"ok","command":"{w}"}}"#),
+            Some("undo") => r#"{"schema_version":9,"status":"error","command":"undo","error":{"code":"refusal.target-changed","message":"changed","exit_code":2,"repairs":[{"action":"read","detail":"d","command":"aitools read a"}]}}"#.to_string(),
+            Some(w) => format!(r#"{{"schema_version":9,"status":"ok","command":"{w}"}}"#),
             None => String::new(),
         };
         Rendered {

@@ -97,7 +97,7 @@ pub struct Rendered {
 /// The envelope's shape version: it moves whenever a breaking change renames,
 /// removes, moves or retypes a member of any answer (a **Breaking** CHANGELOG
 /// entry about a field or shape), never for additions.
-pub const SCHEMA_VERSION: i64 = 8;
+pub const SCHEMA_VERSION: i64 = 9;
 
 fn header(status: &str, command: &str) -> Json {
     let mut env = Json::obj();

@@ -173,7 +173,7 @@ fn check(rule: &str) {
             let a = sample(&env);
             let b = sample(&env);
             for (x, y) in a.iter().zip(&b) {
-                assert_eq!(x.json["schema_version"], 8);
+                assert_eq!(x.json["schema_version"], 9);
                 assert_eq!(x.stdout, y.stdout);
                 assert_eq!(x.stderr, y.stderr);
                 let text = if x.code == 0 || x.code == 3 {
@@ -182,7 +182,7 @@ fn check(rule: &str) {
                     &x.stderr
                 };
                 assert!(
-                    text.starts_with("{\"schema_version\":8,\"status\":"),
+                    text.starts_with("{\"schema_version\":9,\"status\":"),
                     "{text}"
                 );
             }

@@ -34,7 +34,7 @@ fn version_and_help_are_envelopes() {
     let detail: serde_json::Value = serde_json::from_slice(&rh.stdout).unwrap();
     assert_eq!(detail["name"], "read");
     // The detail comes in the envelope like every other answer.
-    assert_eq!(detail["schema_version"], 8);
+    assert_eq!(detail["schema_version"], 9);
     assert_eq!(detail["status"], "ok");
     assert_eq!(detail["command"], "help");
     assert!(rh.stderr.is_empty());
@@ -49,7 +49,7 @@ fn output_is_byte_identical_for_the_same_input() {
     assert_eq!(a.stdout, b.stdout);
     assert!(
         a.stdout
-            .starts_with("{\"schema_version\":8,\"status\":\"ok\",\"command\":\"read\",")
+            .starts_with("{\"schema_version\":9,\"status\":\"ok\",\"command\":\"read\",")
     );
 }
 

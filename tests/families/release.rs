@@ -41,10 +41,10 @@ fn version_names_the_release_and_the_commit_built() {
     for flag in ["--version", "-V"] {
         let v = env.run(&[flag]);
         assert_eq!(v.code, 0, "{}", v.stdout);
-        assert_eq!(v.json["version"], "0.8.0", "{}", v.stdout);
+        assert_eq!(v.json["version"], "0.9.0", "{}", v.stdout);
         assert_eq!(v.json["version"], cargo_version().as_str());
-        // 0.8.0 leaves out what says nothing new (search's files_scanned once a line matched, a missing upstream, run's null signal), and more is the flag to add.
-        assert_eq!(v.json["schema_version"], 8, "{}", v.stdout);
+        // 0.9.0 leaves out the counts a diff's hunks already hold and git show's echoed rev.
+        assert_eq!(v.json["schema_version"], 9, "{}", v.stdout);
         let commit = v.json["commit"].as_str().expect("commit").to_string();
         match checkout_head() {
             Some(head) => assert!(
@@ -74,6 +74,7 @@ fn changelog_has_a_section_per_release_matching_cargo_toml() {
     assert!(heads.iter().any(|h| h.starts_with("## 0.6.0")));
     assert!(heads.iter().any(|h| h.starts_with("## 0.7.0")));
     assert!(heads.iter().any(|h| h.starts_with("## 0.8.0")));
+    assert!(heads.iter().any(|h| h.starts_with("## 0.9.0")));
     assert!(log.contains("semver"), "no versioning policy");
 }
 #[test]
@@ -104,12 +105,12 @@ fn readme_envelope_examples_are_what_the_binary_prints() {
     };
     assert_eq!(
         ok.stdout.trim_end(),
-        shown("{\"schema_version\":8,\"status\":\"partial\"")
+        shown("{\"schema_version\":9,\"status\":\"partial\"")
     );
     let err = env.run(&["read", "missing.txt"]);
     assert_eq!(
         err.stderr.trim_end(),
-        shown("{\"schema_version\":8,\"status\":\"error\"")
+        shown("{\"schema_version\":9,\"status\":\"error\"")
     );
 }
 

@@ -809,7 +809,7 @@ fn a_tree_search_counts_the_binary_files_it_passed_over() {
     let r = ok(env.run(&["search", "fn is_hidden", "--context", "0"]));
     assert_eq!(
         r.stdout.trim_end(),
-        r#"{"schema_version":8,"status":"ok","command":"search","blocks":[{"path":"src/lib.rs","lines":["2:fn is_hidden() -> bool {"]}],"skipped":[{"reason":"binary","count":8}]}"#
+        r#"{"schema_version":9,"status":"ok","command":"search","blocks":[{"path":"src/lib.rs","lines":["2:fn is_hidden() -> bool {"]}],"skipped":[{"reason":"binary","count":8}]}"#
     );
     assert!(
         r.stdout.len() <= 170,
@@ -842,7 +842,7 @@ fn a_read_range_read_whole_offers_nothing_past_it() {
     let r = ok(env.run(&["read", "crlf.txt", "--range", "2:4"]));
     assert_eq!(
         r.stdout.trim_end(),
-        r#"{"schema_version":8,"status":"ok","command":"read","path":"crlf.txt","start_line":2,"lines":["line 2","line 3","line 4"],"total_lines":50,"hash":"#.to_string()
+        r#"{"schema_version":9,"status":"ok","command":"read","path":"crlf.txt","start_line":2,"lines":["line 2","line 3","line 4"],"total_lines":50,"hash":"#.to_string()
             + &format!("\"{}\"}}", r.json["hash"].as_str().unwrap_or_default())
     );
     let cut = env.run(&["read", "crlf.txt", "--range", "2:40", "--max-lines", "5"]);
@@ -867,7 +867,7 @@ fn a_search_of_one_file_leaves_out_what_the_caller_knows() {
     }
     assert_eq!(
         r.stdout.trim_end(),
-        r#"{"schema_version":8,"status":"ok","command":"search","blocks":[{"path":"app.log","lines":["19-line 19 ok","20:line 20 ERROR","21-line 21 ok"]}]}"#
+        r#"{"schema_version":9,"status":"ok","command":"search","blocks":[{"path":"app.log","lines":["19-line 19 ok","20:line 20 ERROR","21-line 21 ok"]}]}"#
     );
     // A directory: how many files were searched is news only when nothing
     // was found there.
@@ -902,7 +902,7 @@ fn a_read_symbol_without_a_path_finds_the_one_file_that_defines_it() {
     assert_eq!(
         r.stdout.trim_end(),
         format!(
-            r#"{{"schema_version":8,"status":"ok","command":"read","path":"sub/c.py","start_line":4,"lines":["def only_here():","    return 3"],"total_lines":5,"hash":"{}"}}"#,
+            r#"{{"schema_version":9,"status":"ok","command":"read","path":"sub/c.py","start_line":4,"lines":["def only_here():","    return 3"],"total_lines":5,"hash":"{}"}}"#,
             &sha256sum(&env.path("sub/c.py"))[..12]
         )
     );

@@ -360,7 +360,7 @@ pub fn parse(out: Output) -> Run {
     );
     let json: Value =
         serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"));
-    assert_eq!(json["schema_version"], 8, "{text}");
+    assert_eq!(json["schema_version"], 9, "{text}");
     let status = json["status"].as_str().unwrap_or("");
     match code {
         0 => assert_eq!(status, "ok", "{text}"),
