@@ -537,18 +537,18 @@ fn run_in(
     let mut done = Invoked::new(name, (spec.run)(&ctx, leaf));
     done.took = with_handler_took(took, &ctx);
     // A handed-back call whose value starts with `-` (a file named `-rf`) is run
-    // as the caller runs it: with that value after `--`.
-    done.map_commands(&cli::handback::dash_safe);
-    keep_tx_in_follow_ups(&ctx, &mut done);
-    // Debug builds (the tests') say on stderr, which every test checks is empty,
-    // when a call handed back would not parse as written.
-    #[cfg(debug_assertions)]
+    // as the caller runs it: with that value after `--`. Debug builds (the
+    // tests') say on stderr, which every test checks is empty, when a call would
+    // not parse as written or was re-spelled around a generator's mistake.
     done.map_commands(&|c: &str| {
-        if cli::handback::unparsable(c) {
-            eprintln!("aitools (debug): a handed-back call does not parse: {c}");
+        let fixed = cli::handback::dash_safe(c);
+        #[cfg(debug_assertions)]
+        if let Some(m) = cli::handback::debug_report(c, fixed.as_deref(), &ctx.argv) {
+            eprintln!("aitools (debug): {m}");
         }
-        None
+        fixed
     });
+    keep_tx_in_follow_ups(&ctx, &mut done);
     done.recovery = recovery::report(&recovered);
     done
 }

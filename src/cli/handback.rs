@@ -3,7 +3,8 @@
 //! hostile or unlucky tree, a pattern `-x`) would be read as an option there,
 //! so such a call is spelled with its positional values after `--`.
 
-use super::{build_for, command_words, global_options_taking_values};
+use super::{build_for, command_words};
+use crate::protocol::argv::values_taken;
 use crate::protocol::shell;
 use crate::registry;
 
@@ -38,6 +39,25 @@ pub fn dash_safe(line: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// What a debug build reports of a handed-back `line` (with `fixed`, what
+/// [`dash_safe`] made of it, and `argv`, the caller's words): a call that does
+/// not parse, or one re-spelled by taking an option the caller never wrote for
+/// a value (`find --name F` becoming `find -- --name F`: a generator's mistake,
+/// not a value that only looks like an option).
+pub fn debug_report(line: &str, fixed: Option<&str>, argv: &[String]) -> Option<String> {
+    let Some(fixed) = fixed else {
+        return unparsable(line).then(|| format!("a handed-back call does not parse: {line}"));
+    };
+    let words = shell::split(fixed)?;
+    let after = words.iter().skip_while(|w| *w != "--").skip(1);
+    let invented = after
+        .into_iter()
+        .find(|w| w.starts_with("--") && !argv.contains(w))?;
+    Some(format!(
+        "a handed-back call took {invented} for a value: {line}"
+    ))
 }
 
 /// Whether `line`, an aitools call handed back whole (no `<...>` placeholder
@@ -76,8 +96,9 @@ fn sorted(words: &[String], as_value: Option<usize>) -> Option<Vec<String>> {
         .get_arguments()
         .chain(globals.get_arguments())
         .collect();
-    // Whether `w` is an option, and whether the next word is its value.
-    let option = |w: &str| -> Option<bool> {
+    // Whether `w` is an option, and how many of the next words are its values
+    // (`--between A B` two; `--range=1:2`, `-C3` and flags none).
+    let option = |w: &str| -> Option<usize> {
         if let Some(long) = w.strip_prefix("--") {
             let (name, joined) = match long.split_once('=') {
                 Some((n, _)) => (n, true),
@@ -87,16 +108,17 @@ fn sorted(words: &[String], as_value: Option<usize>) -> Option<Vec<String>> {
                 a.get_long() == Some(name)
                     || a.get_all_aliases().is_some_and(|al| al.contains(&name))
             })?;
-            return Some(!joined && a.get_action().takes_values());
+            return Some(if joined { 0 } else { values_taken(a) });
         }
         let mut c = w.strip_prefix('-')?.chars();
-        let (Some(short), None) = (c.next(), c.next()) else {
-            return None;
-        };
+        let short = c.next()?;
         let a = args.iter().find(|a| a.get_short() == Some(short))?;
-        Some(a.get_action().takes_values())
+        Some(if c.next().is_none() {
+            values_taken(a)
+        } else {
+            0
+        })
     };
-    let globals_valued = global_options_taking_values();
     let (mut head, mut values) = (Vec::new(), Vec::new());
     let mut expected = names.iter().peekable();
     let mut it = words.iter().enumerate().filter(|(_, w)| *w != "--");
@@ -113,9 +135,7 @@ fn sorted(words: &[String], as_value: Option<usize>) -> Option<Vec<String>> {
         match option(w) {
             Some(takes) => {
                 head.push(w.clone());
-                if takes || globals_valued.contains(&w.as_str()) {
-                    head.extend(it.next().map(|(_, v)| v.clone()));
-                }
+                head.extend(it.by_ref().take(takes).map(|(_, v)| v.clone()));
             }
             None => values.push(w.clone()),
         }
@@ -164,6 +184,36 @@ mod tests {
         ] {
             assert_eq!(dash_safe(line), None, "{line}");
         }
+    }
+
+    #[test]
+    fn a_debug_build_reports_an_option_taken_for_a_value_the_caller_never_gave() {
+        let fixed = dash_safe("aitools find --name a.rs");
+        assert_eq!(fixed.as_deref(), Some("aitools find -- --name a.rs"));
+        let argv: Vec<String> = ["git", "blame", "a.rs"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert!(debug_report("aitools find --name a.rs", fixed.as_deref(), &argv).is_some());
+        let argv: Vec<String> = ["read", "--symbol", "--help"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let line = "aitools code defs --help --prefix";
+        assert_eq!(debug_report(line, dash_safe(line).as_deref(), &argv), None);
+        assert!(debug_report("aitools read", None, &argv).is_some());
+    }
+
+    #[test]
+    fn an_option_keeps_as_many_values_as_it_takes() {
+        assert_eq!(
+            dash_safe("aitools read -x --between a b").as_deref(),
+            Some("aitools read --between a b -- -x")
+        );
+        assert_eq!(
+            dash_safe("aitools search -x -C3").as_deref(),
+            Some("aitools search -C3 -- -x")
+        );
     }
 
     #[test]

@@ -23,7 +23,7 @@ pub struct Opt {
 }
 
 /// How many words an option consumes as values (0 for a flag).
-fn values_taken(a: &clap::Arg) -> usize {
+pub fn values_taken(a: &clap::Arg) -> usize {
     if !a.get_action().takes_values() {
         return 0;
     }
