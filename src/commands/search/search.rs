@@ -213,12 +213,14 @@ pub const SPEC: CommandSpec = CommandSpec {
 
 /// What a worker hands over for one file: its count, a named pipe's bytes
 /// (read once), in blocks mode the lines it recorded for the listing, and
-/// while a stream notes its first files' secrets, the text to note them from.
+/// while a stream notes its first files' secrets, the values its keyed lines
+/// reveal (taken in the worker: a file held until the window is reached keeps
+/// at most that many short strings, never its text).
 type Visited = (
     Counted,
     Option<Vec<u8>>,
     Option<Vec<Recorded>>,
-    Option<Vec<u8>>,
+    Option<Vec<String>>,
 );
 
 /// `mode` at its default: left out.

@@ -146,7 +146,13 @@ impl Visit<'_> {
         // The text to note: its keyed values are taken in path order (`Noting`).
         let noted = (counter.selected > 0 && self.noting.load(Ordering::Relaxed))
             .then(|| (whole.or(text)).or_else(|| e.content().map(<[u8]>::to_vec)))
-            .flatten();
+            .flatten()
+            .map(|t| {
+                redact::keyed_values(&t)
+                    .into_iter()
+                    .take(TWIN_MAX_VALUES)
+                    .collect()
+            });
         Some((counted, piped, lines, noted))
     }
 }
@@ -300,8 +306,8 @@ impl<'a> Noting<'a> {
         if let Counted::Text(n) | Counted::Binary(n) = v.0 {
             self.seen = self.seen.saturating_add(n);
         }
-        if let Some(text) = v.3.take() {
-            self.values.extend(redact::keyed_values(&text));
+        if let Some(values) = v.3.take() {
+            self.values.extend(values);
         }
         self.held.push((p.to_path_buf(), v));
         if self.seen >= self.window || self.values.len() >= TWIN_MAX_VALUES {
