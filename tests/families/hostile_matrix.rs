@@ -257,6 +257,36 @@ fn every_call_handed_back_in_a_subdirectory_runs() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Called with `--root` from a directory outside the workspace, with the file
+/// given by its absolute path: what the answers hand back runs from there.
+#[test]
+fn every_call_handed_back_outside_the_root_runs() {
+    let env = hostile_tree("a b.json");
+    let outside = tempfile::tempdir().expect("tempdir");
+    let root = env.root().to_string_lossy().into_owned();
+    let run = |a: &[String]| {
+        let mut a: Vec<&str> = a.iter().map(String::as_str).collect();
+        a.splice(0..0, ["--root", root.as_str()]);
+        env.run_in(outside.path(), &a)
+    };
+    let line = |l: &str| run_line_in(&env, outside.path(), l);
+    let abs = |n: &str| env.path(n).to_string_lossy().into_owned();
+    let (p, other) = (abs("a b.json"), abs("other.json"));
+    let paths = ["a b.json", other.as_str()];
+    let (mut failures, mut ran) = (Vec::new(), 0);
+    for mut args in calls(&p, "a b.json") {
+        // The other names of the calls, in the workspace too.
+        for w in args.iter_mut().filter(|w| w.ends_with(".json") && **w != p) {
+            *w = abs(w);
+        }
+        let (f, n) = probe(&run, &line, &args, &paths);
+        failures.extend(f);
+        ran += n;
+    }
+    println!("outside the root: {ran} calls run");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// `line` (an `aitools ...` call quoted for sh) run through sh as `nobody`.
 fn run_line_as_nobody(env: &TestEnv, line: &str) -> Run {
     let rest = line.strip_prefix("aitools ").expect("an aitools call");
