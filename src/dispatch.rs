@@ -536,12 +536,12 @@ fn run_in(
     };
     let mut done = Invoked::new(name, (spec.run)(&ctx, leaf));
     done.took = with_handler_took(took, &ctx);
-    // A handed-back call whose value starts with `-` (a file named `-rf`) is run
-    // as the caller runs it: with that value after `--`.
-    done.map_commands(&cli::handback::dash_safe);
-    // Its paths, named from the root, spelled from where the caller stands.
+    // A handed-back call's paths, named from the root, spelled from where the
+    // caller stands (`w/-rf` is `-rf` from `w`); then a value that starts
+    // with `-` (a file named `-rf`) goes after `--`, as the caller runs it.
     let cwd = std::fs::canonicalize(&ctx.cwd).unwrap_or_else(|_| ctx.cwd.clone());
     done.map_commands(&|c: &str| cli::handback::from_cwd(c, &ctx.root, &cwd));
+    done.map_commands(&cli::handback::dash_safe);
     keep_tx_in_follow_ups(&ctx, &mut done);
     // Debug builds (the tests') say on stderr, which every test checks is empty,
     // when a call handed back would not parse as written.

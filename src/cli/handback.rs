@@ -55,7 +55,9 @@ pub fn from_cwd(line: &str, root: &Path, cwd: &Path) -> Option<String> {
     if cwd == root && !line.contains(" info ") {
         return None;
     }
-    let words = shell::split(line)?;
+    // A call that parses only with its values after `--` (`read -rf`).
+    let safe = dash_safe(line);
+    let words = shell::split(safe.as_deref().unwrap_or(line))?;
     let (first, rest) = words.split_first()?;
     if first != "aitools" || line.contains('<') {
         return None;
@@ -75,7 +77,14 @@ pub fn from_cwd(line: &str, root: &Path, cwd: &Path) -> Option<String> {
     for arg in leaf.get_arguments().filter(|a| value_kind(a) == "path") {
         let at = m.indices_of(arg.get_id().as_str()).into_iter().flatten();
         for (i, value) in at.zip(m.get_raw(arg.get_id().as_str()).into_iter().flatten()) {
-            let word = fixed.get_mut(offset + i).filter(|w| w.as_str() == value)?;
+            // clap does not count a `--` before the value.
+            let Some(at) = [offset + i, offset + i + 1]
+                .into_iter()
+                .find(|&j| fixed.get(j).is_some_and(|w| w.as_str() == value))
+            else {
+                continue;
+            };
+            let word = &mut fixed[at];
             let spelled = respell(word, root, cwd);
             let spelled = match (info, spelled) {
                 (true, s) => blocked_at(s.as_deref().unwrap_or(word)).or(s),
@@ -86,7 +95,9 @@ pub fn from_cwd(line: &str, root: &Path, cwd: &Path) -> Option<String> {
             }
         }
     }
-    (fixed != words).then(|| shell::aitools(&fixed[1..]))
+    (fixed != words)
+        .then(|| shell::aitools(&fixed[1..]))
+        .or(safe)
 }
 
 /// Whether something is at `p` (a refused look-up counts: it is there for all

@@ -162,6 +162,34 @@ fn caught(what: &str, f: impl FnOnce() -> Run) -> Option<Run> {
     r
 }
 
+/// The calls on `name` (from `w/` when `below`) and what they hand back.
+fn probe_name(name: &str, below: bool) -> (Vec<String>, usize) {
+    let dir = if below { "w/" } else { "" };
+    let env = hostile_tree(&format!("{dir}{name}"));
+    env.write(&format!("{dir}other.json"), "{\"k\": \"w\"}\n");
+    let cwd = env.path(dir);
+    let base = name.rsplit('/').next().unwrap_or(name);
+    let top = name.split('/').next().unwrap_or(name);
+    let paths = [name, top, "other.json"];
+    let run = |a: &[String]| {
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        env.run_in(&cwd, &a)
+    };
+    let line = |l: &str| run_line_in(&env, &cwd, l);
+    let mut all = (Vec::new(), 0);
+    let mut rows = calls(name, base);
+    if top != name {
+        rows.push(vec!["find".into(), "--".into(), top.into()]);
+        rows.push(vec!["delete".into(), "--".into(), top.into()]);
+    }
+    for args in rows {
+        let (f, n) = probe(&run, &line, &args, &paths);
+        all.0.extend(f);
+        all.1 += n;
+    }
+    all
+}
+
 fn hostile_tree(name: &str) -> TestEnv {
     let env = TestEnv::new();
     env.write(name, BODY);
@@ -171,36 +199,15 @@ fn hostile_tree(name: &str) -> TestEnv {
     env
 }
 
+/// Every other name sits in a subdirectory `w/` the calls are made from (the
+/// answers name it `w/NAME`; the caller, from `w`, `NAME`).
 #[test]
 fn every_call_handed_back_for_a_hostile_name_runs() {
     let results: Vec<(Vec<String>, usize)> = std::thread::scope(|s| {
         let jobs: Vec<_> = names()
             .into_iter()
-            .map(|name| {
-                s.spawn(move || {
-                    let env = hostile_tree(&name);
-                    let base = name.rsplit('/').next().unwrap_or(&name).to_string();
-                    let top = name.split('/').next().unwrap_or(&name).to_string();
-                    let paths = [name.as_str(), top.as_str(), "other.json"];
-                    let run = |a: &[String]| {
-                        let a: Vec<&str> = a.iter().map(String::as_str).collect();
-                        env.run(&a)
-                    };
-                    let line = |l: &str| env.run_line(l);
-                    let mut all = (Vec::new(), 0);
-                    let mut rows = calls(&name, &base);
-                    if top != name {
-                        rows.push(vec!["find".into(), "--".into(), top.clone()]);
-                        rows.push(vec!["delete".into(), "--".into(), top.clone()]);
-                    }
-                    for args in rows {
-                        let (f, n) = probe(&run, &line, &args, &paths);
-                        all.0.extend(f);
-                        all.1 += n;
-                    }
-                    all
-                })
-            })
+            .enumerate()
+            .map(|(i, name)| s.spawn(move || probe_name(&name, i % 2 == 0)))
             .collect();
         jobs.into_iter()
             .map(|j| j.join().expect("a name's probe"))
@@ -237,10 +244,24 @@ fn every_call_handed_back_in_a_subdirectory_runs() {
         env.run_in(&sub, &a)
     };
     let line = |l: &str| run_line_in(&env, &sub, l);
-    let paths = ["sub/a b.json", "other.json", "sub/deeper/c.json"];
+    let paths = [
+        "sub/a b.json",
+        "other.json",
+        "sub/deeper/c.json",
+        "-top.json",
+    ];
     let mut rows = calls("a b.json", "a b.json");
     rows.extend(calls("../other.json", "other.json"));
     rows.extend(calls("deeper/c.json", "c.json"));
+    // A name at the root that reads as an option: `-top.json` is `../-top.json`.
+    env.write("-top.json", BODY);
+    for r in [
+        &["read", "--range", "99:100", "--", "../-top.json"][..],
+        &["edit", "--old", "nope", "--new", "y", "--", "../-top.json"],
+        &["json", "get", "--", "../-top.json", "/nope"],
+    ] {
+        rows.push(r.iter().map(|s| s.to_string()).collect());
+    }
     // `other.json` is no name in `sub`: the moves meet `taken.json` there.
     for r in rows.iter_mut().filter(|r| r[0] == "move") {
         if let Some(dst) = r.last_mut().filter(|d| *d == "other.json") {
