@@ -536,10 +536,14 @@ fn run_in(
     };
     let mut done = Invoked::new(name, (spec.run)(&ctx, leaf));
     done.took = with_handler_took(took, &ctx);
-    // A handed-back call whose value starts with `-` (a file named `-rf`) is run
-    // as the caller runs it: with that value after `--`. Debug builds (the
-    // tests') say on stderr, which every test checks is empty, when a call would
-    // not parse as written or was re-spelled around a generator's mistake.
+    // A handed-back call's paths, named from the root, spelled from where the
+    // caller stands (`w/-rf` is `-rf` from `w`); then a value that starts with
+    // `-` (a file named `-rf`) goes after `--`, as the caller runs it. Debug
+    // builds (the tests') say on stderr, which every test checks is empty, when
+    // a call would not parse as written or was re-spelled around a generator's
+    // mistake.
+    let cwd = std::fs::canonicalize(&ctx.cwd).unwrap_or_else(|_| ctx.cwd.clone());
+    done.map_commands(&|c: &str| cli::handback::from_cwd(c, &ctx.root, &cwd));
     done.map_commands(&|c: &str| {
         let fixed = cli::handback::dash_safe(c);
         #[cfg(debug_assertions)]

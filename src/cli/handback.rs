@@ -5,8 +5,11 @@
 
 use super::{build_for, command_words};
 use crate::protocol::argv::values_taken;
+use crate::protocol::registry::value_kind;
 use crate::protocol::shell;
 use crate::registry;
+use std::io::ErrorKind;
+use std::path::{Component, Path, PathBuf};
 
 /// `line` rewritten with its positional values after `--` when, as written, a
 /// value would be read as an option; `None` when it parses as it is (or is not
@@ -58,6 +61,111 @@ pub fn debug_report(line: &str, fixed: Option<&str>, argv: &[String]) -> Option<
     Some(format!(
         "a handed-back call took {invented} for a value: {line}"
     ))
+}
+
+/// `line` with its path values spelled for a caller standing in `cwd`:
+/// answers name a path from the workspace `root`, and a shell resolves a
+/// relative path from where the caller stands, so a path the tree has under
+/// the root but not below `cwd` is spelled from `cwd` (`../x`, or absolute
+/// when `cwd` is outside the root). And `info` of a path that a directory on
+/// its way keeps from being looked up names that directory, which it can
+/// answer for. `None` when nothing changes.
+pub fn from_cwd(line: &str, root: &Path, cwd: &Path) -> Option<String> {
+    // From the root only `info` can change: skip the parse for the rest.
+    if cwd == root && !line.contains(" info ") {
+        return None;
+    }
+    // A call that parses only with its values after `--` (`read -rf`).
+    let safe = dash_safe(line);
+    let words = shell::split(safe.as_deref().unwrap_or(line))?;
+    let (first, rest) = words.split_first()?;
+    if first != "aitools" || line.contains('<') {
+        return None;
+    }
+    let names = command_words(rest);
+    let mut cmd = build_for(&names);
+    let matches = cmd.try_get_matches_from_mut(words.iter()).ok()?;
+    // clap counts a subcommand's indices from its own word.
+    let (mut leaf, mut m, mut offset) = (&cmd, &matches, 0);
+    for n in &names {
+        leaf = leaf.find_subcommand(n)?;
+        m = m.subcommand_matches(n)?;
+        offset += words[offset..].iter().position(|w| w == n)?;
+    }
+    let info = names.len() == 1 && names[0] == "info";
+    let mut fixed = words.clone();
+    for arg in leaf.get_arguments().filter(|a| value_kind(a) == "path") {
+        let at = m.indices_of(arg.get_id().as_str()).into_iter().flatten();
+        for (i, value) in at.zip(m.get_raw(arg.get_id().as_str()).into_iter().flatten()) {
+            // clap does not count a `--` before the value.
+            let Some(at) = [offset + i, offset + i + 1]
+                .into_iter()
+                .find(|&j| fixed.get(j).is_some_and(|w| w.as_str() == value))
+            else {
+                continue;
+            };
+            let word = &mut fixed[at];
+            let spelled = respell(word, root, cwd);
+            let spelled = match (info, spelled) {
+                (true, s) => blocked_at(s.as_deref().unwrap_or(word)).or(s),
+                (false, s) => s,
+            };
+            if let Some(s) = spelled {
+                *word = s;
+            }
+        }
+    }
+    (fixed != words)
+        .then(|| shell::aitools(&fixed[1..]))
+        .or(safe)
+}
+
+/// Whether something is at `p` (a refused look-up counts: it is there for all
+/// the caller can tell).
+fn there(p: &Path) -> bool {
+    !matches!(p.symlink_metadata(), Err(e) if e.kind() == ErrorKind::NotFound)
+}
+
+/// `value`, a path from the root that is not there from `cwd`, spelled from `cwd`.
+fn respell(value: &str, root: &Path, cwd: &Path) -> Option<String> {
+    let v = Path::new(value);
+    if value.is_empty() || value == "-" || v.is_absolute() || there(&cwd.join(v)) {
+        return None;
+    }
+    let full = root.join(v);
+    if !there(&full) {
+        return None;
+    }
+    let Ok(below) = cwd.strip_prefix(root) else {
+        return Some(full.to_string_lossy().into_owned());
+    };
+    if let Ok(inside) = v.strip_prefix(below) {
+        let s = inside.to_string_lossy();
+        return Some(if s.is_empty() {
+            ".".into()
+        } else {
+            s.into_owned()
+        });
+    }
+    let up: PathBuf = below.components().map(|_| Component::ParentDir).collect();
+    Some(up.join(v).to_string_lossy().into_owned())
+}
+
+/// For `info` of `value` whose look-up a directory on its way refuses: the
+/// nearest such directory (`info` answers its mode).
+fn blocked_at(value: &str) -> Option<String> {
+    let denied = |p: &Path| matches!(p.symlink_metadata(), Err(e) if e.kind() == ErrorKind::PermissionDenied);
+    let mut p = Path::new(value);
+    if !denied(p) {
+        return None;
+    }
+    while let Some(parent) = p.parent().filter(|q| !q.as_os_str().is_empty()) {
+        if !denied(parent) {
+            return Some(parent.to_string_lossy().into_owned());
+        }
+        p = parent;
+    }
+    None
 }
 
 /// Whether `line`, an aitools call handed back whole (no `<...>` placeholder

@@ -45,6 +45,7 @@ mod git_select;
 mod habits;
 mod holes;
 mod honest;
+mod hostile_matrix;
 mod inputs;
 mod inspect;
 mod json;
