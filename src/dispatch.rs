@@ -552,6 +552,7 @@ fn run_in(
         }
         fixed
     });
+    done.map_commands(&|c: &str| cli::handback::keep_root(c, &ctx.argv));
     keep_tx_in_follow_ups(&ctx, &mut done);
     done.recovery = recovery::report(&recovered);
     done

@@ -44,6 +44,32 @@ pub fn dash_safe(line: &str) -> Option<String> {
     None
 }
 
+/// `line` with the caller's `--root` (from `argv`) when it names none: a call
+/// handed back acts on the workspace the caller chose, wherever it is run
+/// from (without it, one run outside the root would read or write another).
+pub fn keep_root(line: &str, argv: &[String]) -> Option<String> {
+    let globals = shell::global_options(argv);
+    let mut given = globals.iter();
+    let mut words: Vec<&str> = Vec::new();
+    while let Some(w) = given.next() {
+        if w == "--root" {
+            words.push(w);
+            words.extend(given.next().map(String::as_str));
+        } else if w.starts_with("--root=") {
+            words.push(w);
+        }
+    }
+    let rest = line.strip_prefix("aitools ")?;
+    let has_root = shell::split(line)?
+        .iter()
+        .take_while(|w| *w != "--")
+        .any(|w| w == "--root" || w.starts_with("--root="));
+    if words.is_empty() || has_root {
+        return None;
+    }
+    Some(format!("aitools {} {rest}", shell::join(words)))
+}
+
 /// What a debug build reports of a handed-back `line` (with `fixed`, what
 /// [`dash_safe`] made of it, and `argv`, the caller's words): a call that does
 /// not parse, or one re-spelled by taking an option the caller never wrote for
@@ -310,6 +336,20 @@ mod tests {
         let line = "aitools code defs --help --prefix";
         assert_eq!(debug_report(line, dash_safe(line).as_deref(), &argv), None);
         assert!(debug_report("aitools read", None, &argv).is_some());
+    }
+
+    #[test]
+    fn the_callers_root_travels_with_every_call_handed_back() {
+        let argv: Vec<String> = ["--root", "/w", "read", "a"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(
+            keep_root("aitools find --type file", &argv).as_deref(),
+            Some("aitools --root /w find --type file")
+        );
+        assert_eq!(keep_root("aitools --root /w read b", &argv), None);
+        assert_eq!(keep_root("aitools find", &["find".to_string()]), None);
     }
 
     #[test]
