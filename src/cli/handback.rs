@@ -41,7 +41,9 @@ pub fn dash_safe(line: &str) -> Option<String> {
 }
 
 /// Whether `line`, an aitools call handed back whole (no `<...>` placeholder
-/// for the caller to fill), fails to parse as written.
+/// for the caller to fill), fails to parse as written. Debug builds alone ask
+/// (dispatch's check); a release build would warn of dead code.
+#[cfg(debug_assertions)]
 pub fn unparsable(line: &str) -> bool {
     if line.contains('<') {
         return false;
