@@ -69,7 +69,8 @@ corpus() {
 # The files both list, sorted, one per line.
 rg_files() { rg --files --hidden -g '!.git' | LC_ALL=C sort; }
 find_files() {
-  "$BIN" find --type file --limit 1000000 | json 'print("\n".join(i["path"] for i in d["items"]))' | LC_ALL=C sort
+  # items are paths (schema 9; objects before it)
+  "$BIN" find --type file --limit 1000000 | json 'print("\n".join(i if isinstance(i, str) else i["path"] for i in d["items"]))' | LC_ALL=C sort
 }
 # path:count of every file with a match (ours: --output count; rg -c).
 our_counts() { "$BIN" search "$1" --output count --limit 1000000 --scan-timeout 120s | json 'print("\n".join("%s:%d" % (c["path"], c["count"]) for c in d["counts"]))' | LC_ALL=C sort; }

@@ -4,14 +4,15 @@
 # interleaved run (benches/perf/ab.py: A, B, A, B, ...; median wall and CPU).
 # One entry point per row is in benches/perf/ (they call this script with a row).
 #
-#   benches/perf_read.sh [rows...]       rows: tail find overview search version (default all)
+#   benches/perf_read.sh [rows...]       rows: tail find overview search version small (default all)
 #   BIN=/other/aitools BIG=/tmp/big CORPUS=/tmp/c BIG_FILES=f165.log RUNS=10 benches/perf_read.sh find
 #
 # Rows: tail: read --tail 20 on a 165 MB and a ~1 GB file (first read: a fresh
 # state dir, vs sha256sum; repeat read: warm hash cache, vs tail -n 20); find:
 # find --type file vs rg --files (16k-file corpus); overview: overview vs rg
 # --files; search: search listing every block vs rg --json -C2 (+ peak RSS);
-# version: --version vs rg --version (RUNS x 30, and hyperfine -N when present).
+# version: --version vs rg --version (RUNS x 30, and hyperfine -N when present);
+# small: read of a 60-line file vs cat (RUNS x 30, and hyperfine -N when present).
 # Needs rg, python3, sha256sum (hyperfine optional). The big files and the corpus
 # are generated (never committed); set BIG/CORPUS to reuse ones made before.
 set -euo pipefail
@@ -19,7 +20,7 @@ cd "$(dirname "$0")/.."
 HERE="$PWD"
 if [ -z "${BIN:-}" ]; then cargo build --release -q; BIN="$PWD/target/release/aitools"; fi
 RUNS="${RUNS:-10}"
-ROWS="${*:-tail find overview search version}"
+ROWS="${*:-tail find overview search version small}"
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 export XDG_STATE_HOME="$TMP/state"; mkdir -p -m 700 "$XDG_STATE_HOME"
@@ -71,7 +72,7 @@ row_tail() { # issue 12 row 1
 rg_files() { rg --files --hidden -g '!.git' | LC_ALL=C sort; }
 find_files() {
   "$BIN" find --type file --limit 1000000 |
-    python3 -c 'import json,sys; print("\n".join(sorted(i["path"] for i in json.load(sys.stdin)["items"])))' |
+    python3 -c 'import json,sys; print("\n".join(sorted(i if isinstance(i, str) else i["path"] for i in json.load(sys.stdin)["items"])))' |
     LC_ALL=C sort
 }
 
@@ -125,6 +126,27 @@ a, b = r[0]["median"], r[1]["median"]
 print(f"{'--version (hyperfine -N, not interleaved)':36} aitools {a*1e3:9.2f} ms  ref {b*1e3:9.2f} ms  ratio {a/b:.2f}")
 PY
   fi
+}
+
+row_small() { # start-up of a workspace command: read a 60-line file vs cat
+  local ws="$TMP/small"
+  mkdir -p "$ws"; git -C "$ws" init -q
+  python3 -c 'import sys; sys.stdout.write("".join("line %02d of a small file, some words to read\n" % i for i in range(60)))' > "$ws/small.txt"
+  same "$(cd "$ws" && "$BIN" read small.txt | python3 -c 'import json,sys; print("\n".join(json.load(sys.stdin)["lines"]))')" \
+       "$(cat "$ws/small.txt")" "read small.txt lines"
+  cd "$ws"
+  AB "read small.txt / cat" "$BIN read small.txt" "cat small.txt" --runs $((RUNS * 30)) --warmup 20
+  if command -v hyperfine >/dev/null; then
+    hyperfine -N --warmup 20 --runs $((RUNS * 30)) --export-json "$TMP/s.json" \
+      "$BIN read small.txt" "cat small.txt" >/dev/null
+    python3 - "$TMP/s.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+a, b = r[0]["median"], r[1]["median"]
+print(f"{'read small.txt (hyperfine -N)':36} aitools {a*1e3:9.2f} ms  ref {b*1e3:9.2f} ms  ratio {a/b:.2f}")
+PY
+  fi
+  cd "$HERE"
 }
 
 for r in $ROWS; do "row_$r"; done

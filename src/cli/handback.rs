@@ -75,6 +75,7 @@ pub fn keep_root(line: &str, argv: &[String]) -> Option<String> {
 /// not parse, or one re-spelled by taking an option the caller never wrote for
 /// a value (`find --name F` becoming `find -- --name F`: a generator's mistake,
 /// not a value that only looks like an option).
+#[cfg(debug_assertions)]
 pub fn debug_report(line: &str, fixed: Option<&str>, argv: &[String]) -> Option<String> {
     let Some(fixed) = fixed else {
         return unparsable(line).then(|| format!("a handed-back call does not parse: {line}"));
@@ -195,7 +196,9 @@ fn blocked_at(value: &str) -> Option<String> {
 }
 
 /// Whether `line`, an aitools call handed back whole (no `<...>` placeholder
-/// for the caller to fill), fails to parse as written.
+/// for the caller to fill), fails to parse as written. Debug builds alone ask
+/// (dispatch's check); a release build would warn of dead code.
+#[cfg(debug_assertions)]
 pub fn unparsable(line: &str) -> bool {
     if line.contains('<') {
         return false;
@@ -321,6 +324,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(debug_assertions)]
     fn a_debug_build_reports_an_option_taken_for_a_value_the_caller_never_gave() {
         let fixed = dash_safe("aitools find --name a.rs");
         assert_eq!(fixed.as_deref(), Some("aitools find -- --name a.rs"));

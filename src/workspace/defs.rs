@@ -8,6 +8,7 @@ use crate::workspace::Ctx;
 use crate::workspace::error::WorkspaceError;
 use crate::workspace::scan::{self, Budget, Entry, Overlay, ScanOptions};
 use crate::workspace::scan_args::scan_error;
+use memchr::memmem::Finder;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -22,16 +23,18 @@ pub fn default_start(ctx: &Ctx) -> PathBuf {
     }
 }
 
-/// A text file's contents; `Ok(None)` for a binary file or one that vanished
-/// since the walk listed it; `Err("unreadable")` for one that could not be read
-/// (its mode): a caller must not take it for a file without the name.
-fn read_text(e: &Entry) -> Result<Option<String>, &'static str> {
+/// A text file's contents; `Ok(None)` for a binary file, one that vanished
+/// since the walk listed it, or one whose bytes lack `needle` (checked before
+/// the UTF-8 decode: a needle without U+FFFD is in the lossy text only where
+/// its bytes are in the file); `Err("unreadable")` for one that could not be
+/// read (its mode): a caller must not take it for a file without the name.
+fn read_text(e: &Entry, needle: Option<&Finder>) -> Result<Option<String>, &'static str> {
     let bytes = match e.read() {
         Ok(b) => b,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(_) => return Err("unreadable"),
     };
-    if sniff::is_binary(&bytes) {
+    if needle.is_some_and(|f| f.find(&bytes).is_none()) || sniff::is_binary(&bytes) {
         return Ok(None);
     }
     Ok(Some(match String::from_utf8(bytes) {
@@ -80,13 +83,18 @@ pub fn scan_mentions<T: Send>(
     visit: impl Fn(&str, &str) -> Option<T> + Sync,
 ) -> Result<Mentions<T>, Box<WorkspaceError>> {
     let visit = &visit;
+    // The bytes are searched first (memchr's finder, far quicker than decoding
+    // every file); a needle holding U+FFFD could match a replaced byte, so it
+    // is searched in the decoded text alone.
+    let finder = (!needle.contains('\u{FFFD}')).then(|| Finder::new(needle.as_bytes()));
+    let finder = finder.as_ref();
     let walked = scan::walk(&ctx.root, starts, &opts, || {
         move |e: &Entry| {
             let base = base_name(e.path);
             if !wanted(&base) {
                 return None;
             }
-            let text = match read_text(e) {
+            let text = match read_text(e, finder) {
                 Ok(t) => t?,
                 Err(why) => return Some(Err(why)),
             };
