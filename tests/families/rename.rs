@@ -893,3 +893,41 @@ fn java_rename_leaves_a_name_statically_imported_from_another_class() {
     assert_eq!(env.read("p/W.java"), w.as_bytes());
     assert_ne!(javac(&env, &["p/Outer.java", "p/W.java"]), Some(false));
 }
+
+/// `run` in Base, and in Other, a class outside Base's hierarchy.
+const RUN_BASE: &str = "package p;\n\nclass Base {\n    void run() {\n    }\n}\n";
+const RUN_OTHER: &str = "package p;\n\nclass Other {\n    void run() {\n    }\n}\n";
+
+/// Writes Base, Other and `files`, renames Base.run to exec, and checks
+/// each of `files` became its expected text and javac compiles them all.
+fn rename_base_run(files: &[(&str, &str, &str)]) {
+    let env = TestEnv::new();
+    env.write("p/Base.java", RUN_BASE);
+    env.write("p/Other.java", RUN_OTHER);
+    for (p, text, _) in files {
+        env.write(p, text);
+    }
+    let r = env.run(&["code", "rename", "run", "exec", "--in", "p/Base.java"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(env.read("p/Other.java"), RUN_OTHER.as_bytes());
+    for (p, _, want) in files {
+        let got = String::from_utf8(env.read(p)).expect("utf8");
+        assert_eq!(got, *want, "{p}");
+    }
+    let mut paths = vec!["p/Base.java", "p/Other.java"];
+    paths.extend(files.iter().map(|(p, _, _)| *p));
+    assert_ne!(javac(&env, &paths), Some(false));
+}
+
+#[test]
+fn java_rename_reads_the_supertypes_of_a_class_annotated_with_braces() {
+    let imp = "package p;\n\n@SuppressWarnings({\"unchecked\"})\nclass Impl extends Base {\n    @Override\n    void run() {\n    }\n}\n";
+    rename_base_run(&[("p/Impl.java", imp, &imp.replace("run()", "exec()"))]);
+}
+
+#[test]
+fn java_rename_ties_a_method_reference_by_its_receiver() {
+    let sub = "package p;\n\nclass Sub extends Base {\n    void go(Other o) {\n        take(o::run);\n        take(this::run);\n        take(Other::new);\n    }\n\n    static void take(Runnable r) {\n    }\n\n    static void take(java.util.function.Supplier<Other> s) {\n    }\n}\n";
+    let want = sub.replace("this::run", "this::exec");
+    rename_base_run(&[("p/Sub.java", sub, &want)]);
+}

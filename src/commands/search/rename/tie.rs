@@ -325,6 +325,22 @@ impl<'a> Rivals<'a> {
         let here = enclosing(f, o.line);
         let inner = || here.first().and_then(|c| self.classes.find(path, c));
         let (seen, bare) = match &o.member_of {
+            // `x::NAME`: judged by its receiver, never by the enclosing class.
+            None if let Some(recv) = method_ref(f, o) => {
+                let word = recv.rsplit(|c: char| !is_ident(c)).next().unwrap_or(recv);
+                match word {
+                    "super" if !recv[..recv.len() - 5].ends_with('.') => {
+                        let s = (self.classes.supers(inner()?).into_iter())
+                            .fold(Seen::None, |s, k| s.and(self.seen(k, 0)));
+                        (s, true)
+                    }
+                    "this" => (self.seen(inner()?, 0), true),
+                    _ => {
+                        let classes = self.expr_classes(f, path, o.line, recv, 0)?;
+                        (self.seen_in(classes), false)
+                    }
+                }
+            }
             None | Some(None) if !dotted => {
                 let mut s = Seen::None;
                 for c in &here {
@@ -412,6 +428,10 @@ impl<'a> Rivals<'a> {
             )
         {
             return Some(None);
+        }
+        if method_ref(f, o).is_some() {
+            // `x::NAME` whose receiver's class was not known.
+            return None;
         }
         let own = owner(self.t);
         let dotted = f
@@ -598,6 +618,16 @@ fn return_type<'t>(text: &'t str, d: &TreeDef) -> Option<&'t str> {
     let name = &ty[start..];
     name.starts_with(|c: char| c.is_ascii_uppercase())
         .then_some(name)
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '$'
+}
+
+/// The text before `o` up to its method reference's receiver (`..x` of `x::NAME`).
+fn method_ref<'f>(f: &'f Parsed, o: &Occurrence) -> Option<&'f str> {
+    let recv = f.text.get(..o.start)?.trim_end().strip_suffix("::")?;
+    Some(recv.trim_end())
 }
 
 /// Whether `o` is `super.NAME`.
