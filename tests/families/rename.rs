@@ -931,3 +931,10 @@ fn java_rename_ties_a_method_reference_by_its_receiver() {
     let want = sub.replace("this::run", "this::exec");
     rename_base_run(&[("p/Sub.java", sub, &want)]);
 }
+
+#[test]
+fn java_rename_ties_a_receiver_by_the_declaration_in_its_own_method() {
+    let uses = "package p;\n\nclass Uses {\n    void a() {\n        Base x = new Base();\n        x.run();\n    }\n\n    void b() {\n        Other x = new Other();\n        x.run();\n    }\n}\n";
+    let want = uses.replacen("x.run()", "x.exec()", 1);
+    rename_base_run(&[("p/Uses.java", uses, &want)]);
+}

@@ -239,7 +239,8 @@ impl<'a> Rivals<'a> {
             } else if x.starts_with(|c: char| c.is_ascii_uppercase()) {
                 self.classes.named(x, path)
             } else {
-                self.classes.named(declared_dotted(f, x, line)?, path)
+                self.classes
+                    .named(declared_dotted(f, x, offset(f, x)?)?, path)
             });
         };
         let mut open_depth = 1;
@@ -364,7 +365,7 @@ impl<'a> Rivals<'a> {
                 let classes = if obj.starts_with(|c: char| c.is_ascii_uppercase()) {
                     self.classes.named(obj, path)
                 } else {
-                    self.classes.named(declared_dotted(f, obj, o.line)?, path)
+                    self.classes.named(declared_dotted(f, obj, o.start)?, path)
                 };
                 (self.seen_in(classes), false)
             }
@@ -641,25 +642,47 @@ fn receiver_is_super(f: &Parsed, o: &Occurrence) -> bool {
         })
 }
 
-/// The type `obj` is declared with in `f`, qualified as written
-/// (`CodeBlock.Builder` of `CodeBlock.Builder obj;`): the declaration in the
-/// innermost class enclosing `line` that has one, else the first.
-fn declared_dotted<'a>(f: &'a Parsed, obj: &str, line: u64) -> Option<&'a str> {
+/// Where `part` (a slice of `f`'s text) starts in it.
+fn offset(f: &Parsed, part: &str) -> Option<usize> {
+    let at = (part.as_ptr() as usize).checked_sub(f.text.as_ptr() as usize)?;
+    (at + part.len() <= f.text.len()).then_some(at)
+}
+
+/// The type `obj` (used at byte `at`) is declared with in `f`, qualified as
+/// written (`CodeBlock.Builder` of `CodeBlock.Builder obj;`): the nearest
+/// declaration before the use in its innermost method, else one in the
+/// innermost enclosing class outside its methods (a field, a lambda's).
+fn declared_dotted<'a>(f: &'a Parsed, obj: &str, at: usize) -> Option<&'a str> {
     let decls = super::java::declared_types(f, obj);
     let line_of = |at: usize| {
         f.text
             .get(..at)
             .map_or(0, |t| t.matches('\n').count() as u64 + 1)
     };
-    let in_class = |q: &str, at: usize| {
-        f.scopes
-            .iter()
-            .any(|d| d.qualified == q && (d.start_line..=d.end_line).contains(&line_of(at)))
+    let line = line_of(at);
+    let within = |d: &TreeDef, l: u64| (d.start_line..=d.end_line).contains(&l);
+    let methods: Vec<&TreeDef> = (f.scopes.iter())
+        .filter(|d| matches!(d.kind, "method" | "constructor"))
+        .collect();
+    let method = (methods.iter())
+        .filter(|d| within(d, line))
+        .min_by_key(|d| d.end_line - d.start_line);
+    let local = method.and_then(|m| {
+        (decls.iter())
+            .filter(|(d, _)| *d < at && within(m, line_of(*d)))
+            .max_by_key(|(d, _)| *d)
+    });
+    let in_class = |q: &str, d: usize| {
+        let l = line_of(d);
+        f.scopes.iter().any(|c| c.qualified == q && within(c, l))
+            && !methods.iter().any(|m| within(m, l))
     };
-    let ty = enclosing(f, line)
-        .into_iter()
-        .find_map(|c| decls.iter().find(|(at, _)| in_class(c, *at)))
-        .or(decls.first())
+    let ty = local
+        .or_else(|| {
+            enclosing(f, line)
+                .into_iter()
+                .find_map(|c| decls.iter().find(|(d, _)| in_class(c, *d)))
+        })
         .map(|&(_, t)| t)?;
     let end = (ty.as_ptr() as usize).checked_sub(f.text.as_ptr() as usize)? + ty.len();
     let head = f.text.get(..end)?;
