@@ -938,3 +938,13 @@ fn java_rename_ties_a_receiver_by_the_declaration_in_its_own_method() {
     let want = uses.replacen("x.run()", "x.exec()", 1);
     rename_base_run(&[("p/Uses.java", uses, &want)]);
 }
+
+#[test]
+fn java_rename_judges_a_bare_call_in_an_anonymous_class_by_its_created_type() {
+    // Other's own run() and the anonymous Base's run(): Base.run is the latter's.
+    let make = "package p;\n\nclass Make extends Other {\n    Base make() {\n        run();\n        return new Base() {\n            void twice() {\n                run();\n                this.run();\n            }\n        };\n    }\n}\n";
+    let want = make
+        .replace("                run();", "                exec();")
+        .replace("this.run()", "this.exec()");
+    rename_base_run(&[("p/Make.java", make, &want)]);
+}

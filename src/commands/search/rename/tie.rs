@@ -203,6 +203,34 @@ impl<'a> Rivals<'a> {
             .fold(Seen::None, |s, k| s.and(self.seen(k, depth + 1)))
     }
 
+    /// What a bare NAME in the body `(from, to, ty)` of an anonymous class
+    /// sees: what its created type `ty` sees (`None`, the enclosing class's
+    /// then, when that type's supertypes are all known). Unknown when the
+    /// body defines NAME itself or `ty` is not one of our classes.
+    fn anon_seen(
+        &self,
+        f: &Parsed,
+        path: &Path,
+        (from, to, ty): (usize, usize, &str),
+    ) -> Option<Seen> {
+        let line_of = |at: usize| {
+            f.text
+                .get(..at)
+                .map_or(0, |t| t.matches('\n').count() as u64 + 1)
+        };
+        let (first, last) = (line_of(from), line_of(to));
+        if (f.defs.iter())
+            .any(|d| d.kind == self.t.kind && d.start_line >= first && d.end_line <= last)
+        {
+            return None;
+        }
+        let classes = self.classes.named(ty, path);
+        if classes.is_empty() || classes.iter().any(|&c| self.classes.ancestors(c).1) {
+            return None;
+        }
+        Some(self.seen_in(classes))
+    }
+
     /// What the classes `classes` (the ones a type may be) see as NAME.
     fn seen_in(&self, classes: Vec<usize>) -> Seen {
         classes
@@ -343,19 +371,25 @@ impl<'a> Rivals<'a> {
                 }
             }
             None | Some(None) if !dotted => {
-                let mut s = Seen::None;
+                let mut s = match anonymous_type(f, o) {
+                    Some(t) => self.anon_seen(f, path, t)?,
+                    None => Seen::None,
+                };
                 for c in &here {
+                    if s != Seen::None {
+                        break;
+                    }
                     s = self
                         .classes
                         .find(path, c)
                         .map_or(Seen::None, |k| self.seen(k, 0));
-                    if s != Seen::None {
-                        break;
-                    }
                 }
                 (s, true)
             }
-            Some(Some(obj)) if obj == "this" => (self.seen(inner()?, 0), true),
+            Some(Some(obj)) if obj == "this" => match anonymous_type(f, o) {
+                Some(t) => (self.anon_seen(f, path, t)?, true),
+                None => (self.seen(inner()?, 0), true),
+            },
             Some(_) if receiver_is_super(f, o) => {
                 let s = (self.classes.supers(inner()?).into_iter())
                     .fold(Seen::None, |s, k| s.and(self.seen(k, 0)));
@@ -430,7 +464,10 @@ impl<'a> Rivals<'a> {
         {
             return Some(None);
         }
-        if method_ref(f, o).is_some() {
+        let this = matches!(&o.member_of, Some(Some(obj)) if obj == "this");
+        if method_ref(f, o).is_some()
+            || (anonymous_type(f, o).is_some() && (this || !dotted_at(f, o)))
+        {
             // `x::NAME` whose receiver's class was not known.
             return None;
         }
@@ -640,6 +677,28 @@ fn receiver_is_super(f: &Parsed, o: &Occurrence) -> bool {
         .is_some_and(|t| {
             !t.ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == '.')
         })
+}
+
+/// Whether `o` follows a `.` (`x.NAME`).
+fn dotted_at(f: &Parsed, o: &Occurrence) -> bool {
+    f.text
+        .get(..o.start)
+        .unwrap_or("")
+        .trim_end()
+        .ends_with('.')
+}
+
+/// The innermost anonymous class body holding `o`, when no named class
+/// inside it holds `o`: (its byte span, its created type).
+fn anonymous_type<'f>(f: &'f Parsed, o: &Occurrence) -> Option<(usize, usize, &'f str)> {
+    let body = (f.anon.iter())
+        .filter(|(a, b, _)| *a < o.start && o.start < *b)
+        .max_by_key(|(a, _, _)| *a)?;
+    let body_line = f.text.get(..body.0)?.matches('\n').count() as u64 + 1;
+    let named_inside = (f.scopes.iter())
+        .filter(|d| matches!(d.kind, "class" | "interface" | "enum" | "record"))
+        .any(|d| d.start_line > body_line && (d.start_line..=d.end_line).contains(&o.line));
+    (!named_inside).then_some((body.0, body.1, body.2.as_str()))
 }
 
 /// Where `part` (a slice of `f`'s text) starts in it.
