@@ -948,3 +948,34 @@ fn java_rename_judges_a_bare_call_in_an_anonymous_class_by_its_created_type() {
         .replace("this.run()", "this.exec()");
     rename_base_run(&[("p/Make.java", make, &want)]);
 }
+
+#[test]
+fn java_rename_through_cyclic_interfaces_answers_at_once() {
+    // Hostile Java: five interfaces, each extending the four others.
+    let env = TestEnv::new();
+    env.write("p/Base.java", RUN_BASE);
+    env.write("p/Other.java", RUN_OTHER);
+    for i in 0..5 {
+        let others: Vec<String> = (0..5)
+            .filter(|&k| k != i)
+            .map(|k| format!("I{k}"))
+            .collect();
+        let text = format!(
+            "package p;\n\ninterface I{i} extends {} {{\n}}\n",
+            others.join(", ")
+        );
+        env.write(&format!("p/I{i}.java"), &text);
+    }
+    let uses = "package p;\n\nclass Uses {\n    void f(I0 x) {\n        x.run();\n    }\n}\n";
+    env.write("p/Uses.java", uses);
+    let started = std::time::Instant::now();
+    let r = env.run(&["code", "rename", "run", "exec", "--in", "p/Base.java"]);
+    assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
+    // Which run an I0 has is not known: refused, nothing written.
+    assert_eq!(
+        r.json["error"]["code"], "selection.ambiguous",
+        "{}",
+        r.stdout
+    );
+    assert_eq!(env.read("p/Uses.java"), uses.as_bytes());
+}

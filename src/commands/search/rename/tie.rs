@@ -11,6 +11,7 @@ use crate::protocol::{CmdError, Repair, code, shell};
 use crate::text::syntax::defs::TreeDef;
 use crate::text::syntax::refs::{Occurrence, RefKind};
 use crate::workspace::Ctx;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// The class a member definition belongs to (`A.B` of `A.B.f`).
@@ -181,7 +182,16 @@ impl<'a> Rivals<'a> {
     }
 
     /// What the class `c` sees as NAME (its own, else its supertypes').
-    fn seen(&self, c: usize, depth: u8) -> Seen {
+    fn seen(&self, c: usize) -> Seen {
+        self.seen_from(c, &mut HashSet::new())
+    }
+
+    /// `seen`, each class looked at once (`visited`): a diamond or a cycle
+    /// of supertypes (hostile Java) adds nothing the first visit did not.
+    fn seen_from(&self, c: usize, visited: &mut HashSet<usize>) -> Seen {
+        if !visited.insert(c) {
+            return Seen::None;
+        }
         let cl = self.classes.get(c);
         if let Some(&(p, d)) = self
             .all
@@ -194,13 +204,10 @@ impl<'a> Rivals<'a> {
                 Seen::Rival
             };
         }
-        if depth > 16 {
-            return Seen::Mixed;
-        }
         self.classes
             .supers(c)
             .into_iter()
-            .fold(Seen::None, |s, k| s.and(self.seen(k, depth + 1)))
+            .fold(Seen::None, |s, k| s.and(self.seen_from(k, visited)))
     }
 
     /// What a bare NAME in the body `(from, to, ty)` of an anonymous class
@@ -235,7 +242,7 @@ impl<'a> Rivals<'a> {
     fn seen_in(&self, classes: Vec<usize>) -> Seen {
         classes
             .into_iter()
-            .fold(Seen::None, |s, k| s.and(self.seen(k, 0)))
+            .fold(Seen::None, |s, k| s.and(self.seen(k)))
     }
 
     /// The classes the expression that `before` ends with may be (`x`,
@@ -360,10 +367,10 @@ impl<'a> Rivals<'a> {
                 match word {
                     "super" if !recv[..recv.len() - 5].ends_with('.') => {
                         let s = (self.classes.supers(inner()?).into_iter())
-                            .fold(Seen::None, |s, k| s.and(self.seen(k, 0)));
+                            .fold(Seen::None, |s, k| s.and(self.seen(k)));
                         (s, true)
                     }
-                    "this" => (self.seen(inner()?, 0), true),
+                    "this" => (self.seen(inner()?), true),
                     _ => {
                         let classes = self.expr_classes(f, path, o.line, recv, 0)?;
                         (self.seen_in(classes), false)
@@ -382,17 +389,17 @@ impl<'a> Rivals<'a> {
                     s = self
                         .classes
                         .find(path, c)
-                        .map_or(Seen::None, |k| self.seen(k, 0));
+                        .map_or(Seen::None, |k| self.seen(k));
                 }
                 (s, true)
             }
             Some(Some(obj)) if obj == "this" => match anonymous_type(f, o) {
                 Some(t) => (self.anon_seen(f, path, t)?, true),
-                None => (self.seen(inner()?, 0), true),
+                None => (self.seen(inner()?), true),
             },
             Some(_) if receiver_is_super(f, o) => {
                 let s = (self.classes.supers(inner()?).into_iter())
-                    .fold(Seen::None, |s, k| s.and(self.seen(k, 0)));
+                    .fold(Seen::None, |s, k| s.and(self.seen(k)));
                 (s, true)
             }
             Some(Some(obj)) => {
