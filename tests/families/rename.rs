@@ -893,3 +893,89 @@ fn java_rename_leaves_a_name_statically_imported_from_another_class() {
     assert_eq!(env.read("p/W.java"), w.as_bytes());
     assert_ne!(javac(&env, &["p/Outer.java", "p/W.java"]), Some(false));
 }
+
+/// `run` in Base, and in Other, a class outside Base's hierarchy.
+const RUN_BASE: &str = "package p;\n\nclass Base {\n    void run() {\n    }\n}\n";
+const RUN_OTHER: &str = "package p;\n\nclass Other {\n    void run() {\n    }\n}\n";
+
+/// Writes Base, Other and `files`, renames Base.run to exec, and checks
+/// each of `files` became its expected text and javac compiles them all.
+fn rename_base_run(files: &[(&str, &str, &str)]) {
+    let env = TestEnv::new();
+    env.write("p/Base.java", RUN_BASE);
+    env.write("p/Other.java", RUN_OTHER);
+    for (p, text, _) in files {
+        env.write(p, text);
+    }
+    let r = env.run(&["code", "rename", "run", "exec", "--in", "p/Base.java"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(env.read("p/Other.java"), RUN_OTHER.as_bytes());
+    for (p, _, want) in files {
+        let got = String::from_utf8(env.read(p)).expect("utf8");
+        assert_eq!(got, *want, "{p}");
+    }
+    let mut paths = vec!["p/Base.java", "p/Other.java"];
+    paths.extend(files.iter().map(|(p, _, _)| *p));
+    assert_ne!(javac(&env, &paths), Some(false));
+}
+
+#[test]
+fn java_rename_reads_the_supertypes_of_a_class_annotated_with_braces() {
+    let imp = "package p;\n\n@SuppressWarnings({\"unchecked\"})\nclass Impl extends Base {\n    @Override\n    void run() {\n    }\n}\n";
+    rename_base_run(&[("p/Impl.java", imp, &imp.replace("run()", "exec()"))]);
+}
+
+#[test]
+fn java_rename_ties_a_method_reference_by_its_receiver() {
+    let sub = "package p;\n\nclass Sub extends Base {\n    void go(Other o) {\n        take(o::run);\n        take(this::run);\n        take(Other::new);\n    }\n\n    static void take(Runnable r) {\n    }\n\n    static void take(java.util.function.Supplier<Other> s) {\n    }\n}\n";
+    let want = sub.replace("this::run", "this::exec");
+    rename_base_run(&[("p/Sub.java", sub, &want)]);
+}
+
+#[test]
+fn java_rename_ties_a_receiver_by_the_declaration_in_its_own_method() {
+    let uses = "package p;\n\nclass Uses {\n    void a() {\n        Base x = new Base();\n        x.run();\n    }\n\n    void b() {\n        Other x = new Other();\n        x.run();\n    }\n}\n";
+    let want = uses.replacen("x.run()", "x.exec()", 1);
+    rename_base_run(&[("p/Uses.java", uses, &want)]);
+}
+
+#[test]
+fn java_rename_judges_a_bare_call_in_an_anonymous_class_by_its_created_type() {
+    // Other's own run() and the anonymous Base's run(): Base.run is the latter's.
+    let make = "package p;\n\nclass Make extends Other {\n    Base make() {\n        run();\n        return new Base() {\n            void twice() {\n                run();\n                this.run();\n            }\n        };\n    }\n}\n";
+    let want = make
+        .replace("                run();", "                exec();")
+        .replace("this.run()", "this.exec()");
+    rename_base_run(&[("p/Make.java", make, &want)]);
+}
+
+#[test]
+fn java_rename_through_cyclic_interfaces_answers_at_once() {
+    // Hostile Java: five interfaces, each extending the four others.
+    let env = TestEnv::new();
+    env.write("p/Base.java", RUN_BASE);
+    env.write("p/Other.java", RUN_OTHER);
+    for i in 0..5 {
+        let others: Vec<String> = (0..5)
+            .filter(|&k| k != i)
+            .map(|k| format!("I{k}"))
+            .collect();
+        let text = format!(
+            "package p;\n\ninterface I{i} extends {} {{\n}}\n",
+            others.join(", ")
+        );
+        env.write(&format!("p/I{i}.java"), &text);
+    }
+    let uses = "package p;\n\nclass Uses {\n    void f(I0 x) {\n        x.run();\n    }\n}\n";
+    env.write("p/Uses.java", uses);
+    let started = std::time::Instant::now();
+    let r = env.run(&["code", "rename", "run", "exec", "--in", "p/Base.java"]);
+    assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
+    // Which run an I0 has is not known: refused, nothing written.
+    assert_eq!(
+        r.json["error"]["code"], "selection.ambiguous",
+        "{}",
+        r.stdout
+    );
+    assert_eq!(env.read("p/Uses.java"), uses.as_bytes());
+}

@@ -158,49 +158,47 @@ fn supers_of<'t>(text: &'t str, d: &TreeDef) -> Vec<&'t str> {
         .map(str::len)
         .sum();
     let rest = text.get(from..).unwrap_or("");
-    let head = &rest[..rest.find('{').unwrap_or(rest.len())];
-    // Blank out what is inside <...> and (...), keeping byte offsets.
-    let mut depth = 0i32;
-    let flat: Vec<bool> = head
-        .bytes()
-        .map(|b| {
-            let inside = depth > 0;
-            match b {
-                b'<' | b'(' => depth += 1,
-                b'>' | b')' => depth -= 1,
-                _ => {}
-            }
-            inside || matches!(b, b'<' | b'(' | b'>' | b')')
-        })
-        .collect();
     let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b == b'.';
+    // The words outside <...> and (...), up to the first `{` outside them
+    // after the class's own name (an annotation's `({"x"})` is not its body).
+    let mut depth = 0i32;
     let mut words: Vec<&str> = Vec::new();
     let mut start = None;
-    for (i, b) in head
-        .bytes()
-        .enumerate()
-        .chain(std::iter::once((head.len(), b' ')))
-    {
-        let keep = ident(b) && !flat.get(i).copied().unwrap_or(false);
+    let mut at = None;
+    for (i, b) in rest.bytes().enumerate() {
+        let keep = depth == 0 && ident(b);
         match (keep, start) {
             (true, None) => start = Some(i),
             (false, Some(s)) => {
-                words.push(&head[s..i]);
+                words.push(&rest[s..i]);
                 start = None;
+                if at.is_none()
+                    && words.len() >= 2
+                    && words[words.len() - 1] == d.name
+                    && matches!(
+                        words[words.len() - 2],
+                        "class" | "interface" | "enum" | "record"
+                    )
+                {
+                    at = Some(words.len());
+                }
             }
+            _ => {}
+        }
+        match b {
+            b'<' | b'(' => depth += 1,
+            b'>' | b')' => depth -= 1,
+            b'{' if depth == 0 => break,
             _ => {}
         }
     }
     // From the class's own name on.
-    let Some(at) = words
-        .windows(2)
-        .position(|w| matches!(w[0], "class" | "interface" | "enum" | "record") && w[1] == d.name)
-    else {
+    let Some(at) = at else {
         return Vec::new();
     };
     let mut out = Vec::new();
     let mut listing = false;
-    for w in &words[at + 2..] {
+    for w in &words[at..] {
         match *w {
             "extends" | "implements" => listing = true,
             "permits" => listing = false,
@@ -235,5 +233,7 @@ mod tests {
         d.kind = "record";
         assert_eq!(supers_of(rec, &d), ["I"]);
         assert!(supers_of("class Z {}\n", &class("Z", 1)).is_empty());
+        let braces = "@SuppressWarnings({\"unchecked\"})\nclass I extends B {}\n";
+        assert_eq!(supers_of(braces, &class("I", 1)), ["B"]);
     }
 }

@@ -4,7 +4,7 @@
 use super::{Parsed, RenameArgs};
 use crate::protocol::{CmdError, Repair, code, shell};
 use crate::text::syntax::defs::TreeDef;
-use crate::text::syntax::grammar::Grammar;
+use crate::text::syntax::grammar::{Grammar, Tree};
 use crate::text::syntax::refs::{self, RefKind};
 use std::path::PathBuf;
 
@@ -159,4 +159,28 @@ pub(super) fn other_member_kind(f: &Parsed, o: &refs::Occurrence, t: &TreeDef) -
             .unwrap_or("")
             .trim_end()
             .ends_with("::")
+}
+
+/// Java: the anonymous class bodies of `tree` (`new T(..) { .. }`): their
+/// byte span and T as written, type arguments left out.
+pub(super) fn anonymous_bodies(g: Grammar, tree: &Tree, src: &[u8]) -> Vec<(usize, usize, String)> {
+    let mut out = Vec::new();
+    if g != Grammar::Java {
+        return out;
+    }
+    let mut todo = vec![tree.root_node()];
+    while let Some(n) = todo.pop() {
+        let mut cursor = n.walk();
+        let kids: Vec<_> = n.named_children(&mut cursor).collect();
+        if n.kind() == "object_creation_expression"
+            && let Some(body) = kids.iter().find(|k| k.kind() == "class_body")
+            && let Some(ty) = n.child_by_field_name("type")
+        {
+            let text = String::from_utf8_lossy(&src[ty.byte_range()]);
+            let plain = text.split('<').next().unwrap_or("").trim();
+            out.push((body.start_byte(), body.end_byte(), plain.to_string()));
+        }
+        todo.extend(kids);
+    }
+    out
 }

@@ -143,6 +143,8 @@ struct Parsed {
     new_lines: Vec<u64>,
     /// C++, Ruby and Java: every definition (the classes and methods a bare NAME may be in).
     scopes: Vec<TreeDef>,
+    /// Java: the anonymous class bodies (`new T() { .. }`): byte span and T.
+    anon: Vec<(usize, usize, String)>,
 }
 
 /// A file holding NAME, parsed, when a grammar covers it.
@@ -159,6 +161,7 @@ fn parse(base: &str, text: &str, name: &str, new: &str) -> Option<Parsed> {
         external: imports::read(g, &tree, src),
         defs,
         new_lines: name_lines(g, &tree, text, new),
+        anon: java::anonymous_bodies(g, &tree, src),
         scopes: if matches!(g, Grammar::Cpp | Grammar::Ruby | Grammar::Java) {
             all
         } else {

@@ -11,6 +11,7 @@ use crate::protocol::{CmdError, Repair, code, shell};
 use crate::text::syntax::defs::TreeDef;
 use crate::text::syntax::refs::{Occurrence, RefKind};
 use crate::workspace::Ctx;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// The class a member definition belongs to (`A.B` of `A.B.f`).
@@ -181,7 +182,16 @@ impl<'a> Rivals<'a> {
     }
 
     /// What the class `c` sees as NAME (its own, else its supertypes').
-    fn seen(&self, c: usize, depth: u8) -> Seen {
+    fn seen(&self, c: usize) -> Seen {
+        self.seen_from(c, &mut HashSet::new())
+    }
+
+    /// `seen`, each class looked at once (`visited`): a diamond or a cycle
+    /// of supertypes (hostile Java) adds nothing the first visit did not.
+    fn seen_from(&self, c: usize, visited: &mut HashSet<usize>) -> Seen {
+        if !visited.insert(c) {
+            return Seen::None;
+        }
         let cl = self.classes.get(c);
         if let Some(&(p, d)) = self
             .all
@@ -194,20 +204,45 @@ impl<'a> Rivals<'a> {
                 Seen::Rival
             };
         }
-        if depth > 16 {
-            return Seen::Mixed;
-        }
         self.classes
             .supers(c)
             .into_iter()
-            .fold(Seen::None, |s, k| s.and(self.seen(k, depth + 1)))
+            .fold(Seen::None, |s, k| s.and(self.seen_from(k, visited)))
+    }
+
+    /// What a bare NAME in the body `(from, to, ty)` of an anonymous class
+    /// sees: what its created type `ty` sees (`None`, the enclosing class's
+    /// then, when that type's supertypes are all known). Unknown when the
+    /// body defines NAME itself or `ty` is not one of our classes.
+    fn anon_seen(
+        &self,
+        f: &Parsed,
+        path: &Path,
+        (from, to, ty): (usize, usize, &str),
+    ) -> Option<Seen> {
+        let line_of = |at: usize| {
+            f.text
+                .get(..at)
+                .map_or(0, |t| t.matches('\n').count() as u64 + 1)
+        };
+        let (first, last) = (line_of(from), line_of(to));
+        if (f.defs.iter())
+            .any(|d| d.kind == self.t.kind && d.start_line >= first && d.end_line <= last)
+        {
+            return None;
+        }
+        let classes = self.classes.named(ty, path);
+        if classes.is_empty() || classes.iter().any(|&c| self.classes.ancestors(c).1) {
+            return None;
+        }
+        Some(self.seen_in(classes))
     }
 
     /// What the classes `classes` (the ones a type may be) see as NAME.
     fn seen_in(&self, classes: Vec<usize>) -> Seen {
         classes
             .into_iter()
-            .fold(Seen::None, |s, k| s.and(self.seen(k, 0)))
+            .fold(Seen::None, |s, k| s.and(self.seen(k)))
     }
 
     /// The classes the expression that `before` ends with may be (`x`,
@@ -239,7 +274,8 @@ impl<'a> Rivals<'a> {
             } else if x.starts_with(|c: char| c.is_ascii_uppercase()) {
                 self.classes.named(x, path)
             } else {
-                self.classes.named(declared_dotted(f, x, line)?, path)
+                self.classes
+                    .named(declared_dotted(f, x, offset(f, x)?)?, path)
             });
         };
         let mut open_depth = 1;
@@ -325,30 +361,52 @@ impl<'a> Rivals<'a> {
         let here = enclosing(f, o.line);
         let inner = || here.first().and_then(|c| self.classes.find(path, c));
         let (seen, bare) = match &o.member_of {
+            // `x::NAME`: judged by its receiver, never by the enclosing class.
+            None if let Some(recv) = method_ref(f, o) => {
+                let word = recv.rsplit(|c: char| !is_ident(c)).next().unwrap_or(recv);
+                match word {
+                    "super" if !recv[..recv.len() - 5].ends_with('.') => {
+                        let s = (self.classes.supers(inner()?).into_iter())
+                            .fold(Seen::None, |s, k| s.and(self.seen(k)));
+                        (s, true)
+                    }
+                    "this" => (self.seen(inner()?), true),
+                    _ => {
+                        let classes = self.expr_classes(f, path, o.line, recv, 0)?;
+                        (self.seen_in(classes), false)
+                    }
+                }
+            }
             None | Some(None) if !dotted => {
-                let mut s = Seen::None;
+                let mut s = match anonymous_type(f, o) {
+                    Some(t) => self.anon_seen(f, path, t)?,
+                    None => Seen::None,
+                };
                 for c in &here {
-                    s = self
-                        .classes
-                        .find(path, c)
-                        .map_or(Seen::None, |k| self.seen(k, 0));
                     if s != Seen::None {
                         break;
                     }
+                    s = self
+                        .classes
+                        .find(path, c)
+                        .map_or(Seen::None, |k| self.seen(k));
                 }
                 (s, true)
             }
-            Some(Some(obj)) if obj == "this" => (self.seen(inner()?, 0), true),
+            Some(Some(obj)) if obj == "this" => match anonymous_type(f, o) {
+                Some(t) => (self.anon_seen(f, path, t)?, true),
+                None => (self.seen(inner()?), true),
+            },
             Some(_) if receiver_is_super(f, o) => {
                 let s = (self.classes.supers(inner()?).into_iter())
-                    .fold(Seen::None, |s, k| s.and(self.seen(k, 0)));
+                    .fold(Seen::None, |s, k| s.and(self.seen(k)));
                 (s, true)
             }
             Some(Some(obj)) => {
                 let classes = if obj.starts_with(|c: char| c.is_ascii_uppercase()) {
                     self.classes.named(obj, path)
                 } else {
-                    self.classes.named(declared_dotted(f, obj, o.line)?, path)
+                    self.classes.named(declared_dotted(f, obj, o.start)?, path)
                 };
                 (self.seen_in(classes), false)
             }
@@ -412,6 +470,13 @@ impl<'a> Rivals<'a> {
             )
         {
             return Some(None);
+        }
+        let this = matches!(&o.member_of, Some(Some(obj)) if obj == "this");
+        if method_ref(f, o).is_some()
+            || (anonymous_type(f, o).is_some() && (this || !dotted_at(f, o)))
+        {
+            // `x::NAME` whose receiver's class was not known.
+            return None;
         }
         let own = owner(self.t);
         let dotted = f
@@ -600,6 +665,16 @@ fn return_type<'t>(text: &'t str, d: &TreeDef) -> Option<&'t str> {
         .then_some(name)
 }
 
+fn is_ident(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '$'
+}
+
+/// The text before `o` up to its method reference's receiver (`..x` of `x::NAME`).
+fn method_ref<'f>(f: &'f Parsed, o: &Occurrence) -> Option<&'f str> {
+    let recv = f.text.get(..o.start)?.trim_end().strip_suffix("::")?;
+    Some(recv.trim_end())
+}
+
 /// Whether `o` is `super.NAME`.
 fn receiver_is_super(f: &Parsed, o: &Occurrence) -> bool {
     f.text
@@ -611,25 +686,69 @@ fn receiver_is_super(f: &Parsed, o: &Occurrence) -> bool {
         })
 }
 
-/// The type `obj` is declared with in `f`, qualified as written
-/// (`CodeBlock.Builder` of `CodeBlock.Builder obj;`): the declaration in the
-/// innermost class enclosing `line` that has one, else the first.
-fn declared_dotted<'a>(f: &'a Parsed, obj: &str, line: u64) -> Option<&'a str> {
+/// Whether `o` follows a `.` (`x.NAME`).
+fn dotted_at(f: &Parsed, o: &Occurrence) -> bool {
+    f.text
+        .get(..o.start)
+        .unwrap_or("")
+        .trim_end()
+        .ends_with('.')
+}
+
+/// The innermost anonymous class body holding `o`, when no named class
+/// inside it holds `o`: (its byte span, its created type).
+fn anonymous_type<'f>(f: &'f Parsed, o: &Occurrence) -> Option<(usize, usize, &'f str)> {
+    let body = (f.anon.iter())
+        .filter(|(a, b, _)| *a < o.start && o.start < *b)
+        .max_by_key(|(a, _, _)| *a)?;
+    let body_line = f.text.get(..body.0)?.matches('\n').count() as u64 + 1;
+    let named_inside = (f.scopes.iter())
+        .filter(|d| matches!(d.kind, "class" | "interface" | "enum" | "record"))
+        .any(|d| d.start_line > body_line && (d.start_line..=d.end_line).contains(&o.line));
+    (!named_inside).then_some((body.0, body.1, body.2.as_str()))
+}
+
+/// Where `part` (a slice of `f`'s text) starts in it.
+fn offset(f: &Parsed, part: &str) -> Option<usize> {
+    let at = (part.as_ptr() as usize).checked_sub(f.text.as_ptr() as usize)?;
+    (at + part.len() <= f.text.len()).then_some(at)
+}
+
+/// The type `obj` (used at byte `at`) is declared with in `f`, qualified as
+/// written (`CodeBlock.Builder` of `CodeBlock.Builder obj;`): the nearest
+/// declaration before the use in its innermost method, else one in the
+/// innermost enclosing class outside its methods (a field, a lambda's).
+fn declared_dotted<'a>(f: &'a Parsed, obj: &str, at: usize) -> Option<&'a str> {
     let decls = super::java::declared_types(f, obj);
     let line_of = |at: usize| {
         f.text
             .get(..at)
             .map_or(0, |t| t.matches('\n').count() as u64 + 1)
     };
-    let in_class = |q: &str, at: usize| {
-        f.scopes
-            .iter()
-            .any(|d| d.qualified == q && (d.start_line..=d.end_line).contains(&line_of(at)))
+    let line = line_of(at);
+    let within = |d: &TreeDef, l: u64| (d.start_line..=d.end_line).contains(&l);
+    let methods: Vec<&TreeDef> = (f.scopes.iter())
+        .filter(|d| matches!(d.kind, "method" | "constructor"))
+        .collect();
+    let method = (methods.iter())
+        .filter(|d| within(d, line))
+        .min_by_key(|d| d.end_line - d.start_line);
+    let local = method.and_then(|m| {
+        (decls.iter())
+            .filter(|(d, _)| *d < at && within(m, line_of(*d)))
+            .max_by_key(|(d, _)| *d)
+    });
+    let in_class = |q: &str, d: usize| {
+        let l = line_of(d);
+        f.scopes.iter().any(|c| c.qualified == q && within(c, l))
+            && !methods.iter().any(|m| within(m, l))
     };
-    let ty = enclosing(f, line)
-        .into_iter()
-        .find_map(|c| decls.iter().find(|(at, _)| in_class(c, *at)))
-        .or(decls.first())
+    let ty = local
+        .or_else(|| {
+            enclosing(f, line)
+                .into_iter()
+                .find_map(|c| decls.iter().find(|(d, _)| in_class(c, *d)))
+        })
         .map(|&(_, t)| t)?;
     let end = (ty.as_ptr() as usize).checked_sub(f.text.as_ptr() as usize)? + ty.len();
     let head = f.text.get(..end)?;
