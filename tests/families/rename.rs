@@ -979,3 +979,119 @@ fn java_rename_through_cyclic_interfaces_answers_at_once() {
     );
     assert_eq!(env.read("p/Uses.java"), uses.as_bytes());
 }
+
+/// Compiles `files` (under the test's root) with `g++ -std=c++17 -fsyntax-only`:
+/// whether they compiled, or None when g++ is not installed.
+fn gxx(env: &TestEnv, files: &[&str]) -> Option<bool> {
+    let out = std::process::Command::new("g++")
+        .args(["-std=c++17", "-fsyntax-only"])
+        .args(files)
+        .current_dir(env.root())
+        .output()
+        .ok()?;
+    Some(out.status.success())
+}
+
+const STORE_H: &str = "#pragma once\n#define KV_EXPORT\nnamespace kv {\nint Twice(int x);\nclass KV_EXPORT Store {\n public:\n  Store();\n  int Size() const;\n  static Store* Make();\n\n private:\n  int n_ = 2;\n};\nusing Alias = Store;\n}  // namespace kv\n";
+const STORE_CC: &str = "#include \"store.h\"\nnamespace kv {\nint Twice(int x) { return 2 * x; }\nStore::Store() {}\nint Store::Size() const { return Twice(n_); }\nStore* Store::Make() { return new Store(); }\n}  // namespace kv\n";
+const STORE_MAIN: &str = "#include \"store.h\"\nint main() {\n  kv::Store* s = kv::Store::Make();\n  return s->Size() + kv::Twice(1);\n}\n";
+
+fn store(env: &TestEnv, main: &str) {
+    env.write("store.h", STORE_H);
+    env.write("store.cc", STORE_CC);
+    env.write("main.cc", main);
+}
+
+#[test]
+fn cpp_rename_of_a_method_renames_its_declaration_in_a_header_read_as_cpp() {
+    let env = TestEnv::new();
+    store(&env, STORE_MAIN);
+    assert_ne!(gxx(&env, &["store.cc", "main.cc"]), Some(false));
+    let r = env.run(&[
+        "code", "rename", "Size", "Count", "--in", "store.cc", "--kind", "method",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(
+        env.read("store.h"),
+        STORE_H.replace("int Size()", "int Count()").as_bytes()
+    );
+    assert_eq!(
+        env.read("main.cc"),
+        STORE_MAIN.replace("s->Size()", "s->Count()").as_bytes()
+    );
+    assert_ne!(gxx(&env, &["store.cc", "main.cc"]), Some(false));
+}
+
+#[test]
+fn cpp_rename_of_a_function_in_a_namespace_renames_its_calls_inside_methods() {
+    let env = TestEnv::new();
+    store(&env, STORE_MAIN);
+    let r = env.run(&["code", "rename", "Twice", "Double", "--in", "store.cc"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let cc = String::from_utf8(env.read("store.cc")).expect("utf8");
+    assert!(cc.contains("return Double(n_);"), "{cc}");
+    assert!(!cc.contains("Twice"), "{cc}");
+    assert_ne!(gxx(&env, &["store.cc", "main.cc"]), Some(false));
+}
+
+const SHAPE_H: &str = "#pragma once\n#include <exception>\nclass Shape {\n public:\n  virtual ~Shape() {}\n  virtual int Area() const = 0;\n};\nclass Square : public Shape {\n public:\n  int Area() const override;\n};\nclass Oops : public std::exception {\n public:\n  const char* what() const noexcept override;\n};\n";
+const SHAPE_CC: &str = "#include \"shape.h\"\nint Square::Area() const { return 4; }\nconst char* Oops::what() const noexcept { return \"oops\"; }\nint main() {\n  Shape* s = new Square();\n  return s->Area();\n}\n";
+
+#[test]
+fn cpp_rename_refuses_an_override_a_constructor_and_a_use_through_an_alias() {
+    let env = TestEnv::new();
+    store(
+        &env,
+        &STORE_MAIN.replace("kv::Store::Make", "kv::Alias::Make"),
+    );
+    env.write("shape.h", SHAPE_H);
+    env.write("shape.cc", SHAPE_CC);
+    assert_ne!(gxx(&env, &["store.cc", "main.cc", "shape.cc"]), Some(false));
+    // A macro the grammar cannot read leaves the class's members unknown.
+    let odd = "#define FIELD(x) int x;\nclass Table {\n public:\n  int Size() { return 1; }\n  FIELD(a)\n  FIELD(b)\n};\nint main() {\n  Table t;\n  return t.Size();\n}\n";
+    env.write("odd.cc", odd);
+    let cases: [(&[&str], &str, &str); 5] = [
+        (
+            &["Size", "Count", "--in", "odd.cc"],
+            "input.syntax-error",
+            "at line 6",
+        ),
+        // Shape declares Area too: which `s->Area()` calls is not told.
+        (
+            &["Area", "Size2", "--in", "shape.cc"],
+            "selection.ambiguous",
+            "Shape at shape.h:6",
+        ),
+        // std::exception's what(): a library's.
+        (
+            &["what", "why", "--in", "shape.cc"],
+            "refusal.external-symbol",
+            "Oops::what",
+        ),
+        // A constructor is the class's name.
+        (
+            &["Store", "Box", "--in", "store.cc", "--kind", "method"],
+            "argument.invalid",
+            "constructor",
+        ),
+        // `kv::Alias::Make()` is Store's, through a name that is not its class.
+        (
+            &["Make", "Create", "--in", "store.cc"],
+            "selection.ambiguous",
+            "main.cc:3",
+        ),
+    ];
+    for (args, code, says) in cases {
+        let mut argv = vec!["code", "rename"];
+        argv.extend_from_slice(args);
+        let r = env.run(&argv);
+        assert_eq!(r.json["error"]["code"], code, "{args:?}: {}", r.stdout);
+        let msg = r.json["error"]["message"].as_str().unwrap_or("");
+        assert!(msg.contains(says), "{args:?}: {msg}");
+    }
+    assert_eq!(env.read("shape.h"), SHAPE_H.as_bytes());
+    assert_eq!(env.read("shape.cc"), SHAPE_CC.as_bytes());
+    assert_eq!(env.read("store.h"), STORE_H.as_bytes());
+    assert_eq!(env.read("store.cc"), STORE_CC.as_bytes());
+    assert_eq!(env.read("odd.cc"), odd.as_bytes());
+}

@@ -351,6 +351,40 @@ fn first_error_in(g: Option<Grammar>, tree: &Tree, text: &[u8]) -> Option<Syntax
     }
 }
 
+/// The grammar and tree of a file, when a compiled-in grammar covers its name
+/// and parses it within the default budget (else the caller falls back to regex).
+/// A `.h` file that C parses with more errors than C++ is C++ (a class, a
+/// namespace, a template; a macro such as `class EXPORT A` may leave errors in
+/// both): read as C its members would be missed.
+pub fn parse_file(base_name: &str, src: &[u8]) -> Option<(Grammar, Tree)> {
+    let g = Grammar::of_file(base_name)?;
+    let tree = parse(g, src).ok()?;
+    if tree.root_node().has_error()
+        && let Some(other) = g.fallback(base_name)
+        && let Ok(t) = parse(other, src)
+        && errors(&t) < errors(&tree)
+    {
+        return Some((other, t));
+    }
+    Some((g, tree))
+}
+
+/// How many error and missing nodes a tree holds.
+fn errors(tree: &Tree) -> usize {
+    let mut n = 0;
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        if node.is_error() || node.is_missing() {
+            n += 1;
+        }
+        if node.has_error() {
+            let mut c = node.walk();
+            stack.extend(node.children(&mut c));
+        }
+    }
+    n
+}
+
 /// Parses `text` as the file `base_name` and answers its first error: `Ok(None)`
 /// for a clean parse, `Err` when no grammar covers the file or the parse gave up.
 /// A `.h` file that fails as C is tried as C++ and fails only if both do.

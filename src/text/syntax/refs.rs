@@ -616,13 +616,7 @@ fn never_local(n: Node) -> bool {
     })
 }
 
-/// The grammar and tree of a file, when a compiled-in grammar covers its name
-/// and parses it within the default budget (else the caller falls back to regex).
-pub fn parse_file(base_name: &str, src: &[u8]) -> Option<(Grammar, Tree)> {
-    let g = Grammar::of_file(base_name)?;
-    let tree = super::grammar::parse(g, src).ok()?;
-    Some((g, tree))
-}
+pub use super::grammar::parse_file;
 
 /// At most this many occurrences are read off one tree.
 const MAX_OCCURRENCES: usize = 100_000;

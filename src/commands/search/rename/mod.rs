@@ -23,6 +23,7 @@ use clap::Args;
 use refusals::{name_taken, passed_over, scan_cut};
 use std::path::{Path, PathBuf};
 
+mod cpp;
 mod hierarchy;
 mod java;
 mod pick;
@@ -114,6 +115,7 @@ pub const RENAME: CommandSpec = CommandSpec {
     ],
     error_codes: crate::write_error_codes![
         code::AMBIGUOUS,
+        code::SYNTAX_ERROR,
         code::NO_MATCH,
         code::NAME_TAKEN,
         code::TOO_LARGE,
@@ -145,6 +147,8 @@ struct Parsed {
     scopes: Vec<TreeDef>,
     /// Java: the anonymous class bodies (`new T() { .. }`): byte span and T.
     anon: Vec<(usize, usize, String)>,
+    /// C++: the line spans of the parse's errors (a macro the grammar cannot read).
+    broken: Vec<(u64, u64)>,
 }
 
 /// A file holding NAME, parsed, when a grammar covers it.
@@ -164,6 +168,11 @@ fn parse(base: &str, text: &str, name: &str, new: &str) -> Option<Parsed> {
         anon: java::anonymous_bodies(g, &tree, src),
         scopes: if matches!(g, Grammar::Cpp | Grammar::Ruby | Grammar::Java) {
             all
+        } else {
+            Vec::new()
+        },
+        broken: if matches!(g, Grammar::Cpp | Grammar::C) {
+            cpp::error_spans(&tree)
         } else {
             Vec::new()
         },
@@ -264,6 +273,9 @@ pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<Output, CmdError> {
         if g == Grammar::Java && tdef.kind == "method" && overrides_external(&files, target) {
             return Err(external_override(args, name, &show(&ctx.root, tpath), tdef));
         }
+        if let Some(e) = cpp::refusal(ctx, args, &files, (tpath, tdef, &files[target.0].1)) {
+            return Err(e);
+        }
         out.symbol = symbol_json(ctx, tpath, tdef);
         if args.lsp.wanted()
             && let Some(changes) = via_lsp::lsp_rename(ctx, args, &files, (tpath, tdef), &mut out)?
@@ -338,10 +350,12 @@ fn grammar_rename(
 ) -> Result<Vec<Change>, CmdError> {
     let (tpath, tdef) = (&files[target.0].0, &files[target.0].1.defs[target.1]);
     let others = other_classes(files, tdef);
-    let member_target = Target {
+    let mut member_target = Target {
         others: &others,
         ..Target::of(tdef, &tdef.name, &files[target.0].1)
     };
+    // C++ `ns::f` is a free function, not a member of `ns`.
+    member_target.member &= !cpp::in_namespace(tdef, &files[target.0].1);
     // A definition local to a function (a nested def, a `const` in a
     // block): only the uses its binding captures are it.
     let local_target = files[target.0]
@@ -364,6 +378,7 @@ fn grammar_rename(
     let judge = Judge {
         tpath,
         tdef,
+        cpp_class: cpp::class_of(tdef, &files[target.0].1),
         member: member_target,
         local: local_target,
         // A Ruby file-level variable (`x = foo`) holds at its file's top level
@@ -387,6 +402,10 @@ fn grammar_rename(
             continue;
         }
         changes.push(renamed_file(ctx, path, f, &edits, &args.new, out)?);
+    }
+    if !untied.is_empty() && judge.cpp_class.is_some() {
+        let at = show(&ctx.root, tpath);
+        return Err(cpp::untied_refusal(args, (&at, tdef), &untied));
     }
     if !untied.is_empty() {
         return Err(rivals.refusal(ctx, args, tpath, &untied));
@@ -483,6 +502,8 @@ fn mark_external(root: &std::path::Path, files: &mut [(PathBuf, Parsed)]) {
 struct Judge<'a> {
     tpath: &'a Path,
     tdef: &'a TreeDef,
+    /// C++: the class of a member target (its simple name).
+    cpp_class: Option<String>,
     member: Target<'a>,
     /// A definition local to a function or block: the scope its binding holds in.
     local: Option<(usize, usize)>,
@@ -508,6 +529,16 @@ impl Judge<'_> {
                 .any(|d| d.container.is_none() && !self.member.member);
         let mut edits = Vec::new();
         for o in &f.occ {
+            if let Some(c) = &self.cpp_class
+                && let Some(ours) = cpp::qualified_by(o, f, c)
+            {
+                if ours {
+                    edits.push(o);
+                } else {
+                    untied.push(o.line);
+                }
+                continue;
+            }
             let why = match self.local {
                 Some(s) => local_reason(o, f, s, at, args),
                 None if self.ruby_variable => ruby_variable_reason(o, f, at, args),
