@@ -176,6 +176,15 @@ fn latin1_symbol(env: &TestEnv) -> Option<Child> {
     None
 }
 
+/// A C++ class with a macro the grammar cannot read around its members.
+fn cpp_macro_class(env: &TestEnv) -> Option<Child> {
+    env.write(
+        "odd.cc",
+        "#define FIELD(x) int x;\nclass Table {\n public:\n  int Size() { return 1; }\n  FIELD(a)\n  FIELD(b)\n};\nint main() {\n  Table t;\n  return t.Size();\n}\n",
+    );
+    None
+}
+
 fn java_override(env: &TestEnv) -> Option<Child> {
     env.write(
         "j/Job.java",
@@ -494,6 +503,7 @@ const ROWS: &[Row] = &[
     r("code rename", "refusal.too-large", &["code", "rename", "rnm", "other", "py", "--max-files", "0"]),
     r("code rename", "refusal.name-taken", &["code", "rename", "rnm", "taken", "py", "--kind", "function"]),
     r("code rename", "refusal.external-symbol", &["code", "rename", "toString", "describe", "j"]).setup(java_override),
+    r("code rename", "input.syntax-error", &["code", "rename", "Size", "Count", "--in", "odd.cc"]).setup(cpp_macro_class),
     r("code rename", "input.not-utf8", &["code", "rename", "nu8", "other", "latin.rs"]).setup(latin1_symbol),
     r("code rename", "environment.unavailable", &["code", "rename", "rnm", "other", "py", "--kind", "function", "--lsp=require"]).env(&[("PATH", "{root}")]),
     // edit
