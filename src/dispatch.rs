@@ -542,8 +542,11 @@ fn run_in(
     // builds (the tests') say on stderr, which every test checks is empty, when
     // a call would not parse as written or was re-spelled around a generator's
     // mistake.
-    let cwd = std::fs::canonicalize(&ctx.cwd).unwrap_or_else(|_| ctx.cwd.clone());
-    done.map_commands(&|c: &str| cli::handback::from_cwd(c, &ctx.root, &cwd));
+    // Resolved only for an answer that hands a call back: most answers do not.
+    let cwd = std::cell::OnceCell::new();
+    let real_cwd =
+        || cwd.get_or_init(|| std::fs::canonicalize(&ctx.cwd).unwrap_or_else(|_| ctx.cwd.clone()));
+    done.map_commands(&|c: &str| cli::handback::from_cwd(c, &ctx.root, real_cwd()));
     done.map_commands(&|c: &str| {
         let fixed = cli::handback::dash_safe(c);
         #[cfg(debug_assertions)]
