@@ -152,11 +152,7 @@ fn is_class(d: &TreeDef) -> bool {
 /// the words after `extends` and `implements`, type arguments, record
 /// components and annotation arguments left out.
 fn supers_of<'t>(text: &'t str, d: &TreeDef) -> Vec<&'t str> {
-    let from: usize = text
-        .split_inclusive('\n')
-        .take(d.start_line.saturating_sub(1) as usize)
-        .map(str::len)
-        .sum();
+    let from = line_start(text, d.start_line);
     let rest = text.get(from..).unwrap_or("");
     let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b == b'.';
     // The words outside <...> and (...), up to the first `{` outside them
@@ -207,6 +203,15 @@ fn supers_of<'t>(text: &'t str, d: &TreeDef) -> Vec<&'t str> {
         }
     }
     out
+}
+
+/// The byte offset where 1-based line `line` of `text` starts (the end of
+/// `text` past its last line).
+pub(super) fn line_start(text: &str, line: u64) -> usize {
+    text.split_inclusive('\n')
+        .take(line.saturating_sub(1) as usize)
+        .map(str::len)
+        .sum()
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! tied to one of them (a receiver whose type is not declared in reach, a bare
 //! call a superclass may answer) makes the rename refuse rather than guess.
 
-use super::hierarchy::{Classes, simple};
+use super::hierarchy::{Classes, line_start, simple};
 use super::java::{declared_type, has_override};
 use super::{Parsed, RenameArgs, show};
 use crate::protocol::json::Json;
@@ -352,12 +352,7 @@ impl<'a> Rivals<'a> {
         if matches!(o.kind, RefKind::Import | RefKind::String | RefKind::Comment) {
             return None;
         }
-        let dotted = f
-            .text
-            .get(..o.start)
-            .unwrap_or("")
-            .trim_end()
-            .ends_with('.');
+        let dotted = after_dot(f, o);
         let here = enclosing(f, o.line);
         let inner = || here.first().and_then(|c| self.classes.find(path, c));
         let (seen, bare) = match &o.member_of {
@@ -479,12 +474,7 @@ impl<'a> Rivals<'a> {
             return None;
         }
         let own = owner(self.t);
-        let dotted = f
-            .text
-            .get(..o.start)
-            .unwrap_or("")
-            .trim_end()
-            .ends_with('.');
+        let dotted = after_dot(f, o);
         let classes = enclosing(f, o.line);
         match &o.member_of {
             // A bare NAME: the innermost enclosing class defining NAME is it.
@@ -636,11 +626,7 @@ fn enclosing(f: &Parsed, line: u64) -> Vec<&str> {
 /// The declared return type of the method `d` of `text` (`Foo` of `static
 /// Foo<T> get(`), when it is a class name.
 fn return_type<'t>(text: &'t str, d: &TreeDef) -> Option<&'t str> {
-    let from: usize = text
-        .split_inclusive('\n')
-        .take(d.start_line.saturating_sub(1) as usize)
-        .map(str::len)
-        .sum();
+    let from = line_start(text, d.start_line);
     let at = crate::text::syntax::refs::word_hits(text.as_bytes(), d.name.as_bytes())
         .into_iter()
         .find(|&at| {
@@ -757,4 +743,14 @@ fn declared_dotted<'a>(f: &'a Parsed, obj: &str, at: usize) -> Option<&'a str> {
         .rposition(|b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b == b'.'))
         .map_or(0, |i| i + 1);
     head.get(start..)
+}
+
+/// Whether the use `o` in `f` follows a `.` (`x.NAME`, `f().NAME`): a member
+/// access, whatever the grammar named its receiver.
+fn after_dot(f: &Parsed, o: &Occurrence) -> bool {
+    f.text
+        .get(..o.start)
+        .unwrap_or("")
+        .trim_end()
+        .ends_with('.')
 }
